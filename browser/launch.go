@@ -1,0 +1,193 @@
+package browser
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// MarkEnv is the environment variable that carries a launch's mark. Every
+// process the browser starts inherits it, so Close can find the ones that
+// leave the process group (Chromium's crashpad handlers do).
+const MarkEnv = "EGOHOST_RUN_MARK"
+
+// Options says how to launch a browser.
+type Options struct {
+	Binary      string   // absolute path of the browser binary
+	UserDataDir string   // profile folder; empty: a fresh temporary one, removed by Close
+	Headless    bool     // --headless=new
+	Extension   string   // absolute path of an unpacked extension to load
+	URL         string   // first page; empty: about:blank
+	Args        []string // extra flags
+	Env         []string // environment; nil: this process's
+	Stderr      io.Writer
+	// Prepare runs after the profile folder exists and before the browser
+	// starts (e.g. to write a native messaging host manifest into it).
+	Prepare func(userDataDir string) error
+}
+
+// Process is a running browser.
+type Process struct {
+	cmd         *exec.Cmd
+	userDataDir string
+	removeDir   bool
+	mark        string
+	done        chan struct{}
+	waitErr     error
+	closeOnce   sync.Once
+	closeErr    error
+}
+
+// Flags returns the command-line flags for opts, without the binary.
+func Flags(opts Options, userDataDir string) []string {
+	args := []string{
+		"--user-data-dir=" + userDataDir,
+		"--no-first-run",
+		"--no-default-browser-check",
+		"--disable-background-networking",
+		"--disable-component-update",
+		"--disable-sync",
+		"--disable-quic",
+		"--remote-debugging-port=0",
+		"--window-size=1280,800",
+	}
+	if opts.Headless {
+		args = append(args, "--headless=new", "--disable-gpu")
+	}
+	if os.Geteuid() == 0 {
+		args = append(args, "--no-sandbox", "--test-type")
+	}
+	if opts.Extension != "" {
+		args = append(args, "--load-extension="+opts.Extension)
+	}
+	args = append(args, opts.Args...)
+	url := opts.URL
+	if url == "" {
+		url = "about:blank"
+	}
+	return append(args, url)
+}
+
+// Launch starts the browser. The caller must Close the returned Process.
+func Launch(ctx context.Context, opts Options) (*Process, error) {
+	if opts.Binary == "" {
+		return nil, errors.New("launch browser: no binary")
+	}
+	p := &Process{userDataDir: opts.UserDataDir, done: make(chan struct{})}
+	if p.userDataDir == "" {
+		dir, err := os.MkdirTemp("", "egohost-profile-")
+		if err != nil {
+			return nil, fmt.Errorf("launch browser: %w", err)
+		}
+		p.userDataDir, p.removeDir = dir, true
+	}
+	if opts.Extension != "" && !filepath.IsAbs(opts.Extension) {
+		p.cleanupDir()
+		return nil, fmt.Errorf("launch browser: extension path %q is not absolute", opts.Extension)
+	}
+	// A stale DevToolsActivePort from an earlier run would give a wrong port.
+	_ = os.Remove(filepath.Join(p.userDataDir, "DevToolsActivePort"))
+	if opts.Prepare != nil {
+		if err := opts.Prepare(p.userDataDir); err != nil {
+			p.cleanupDir()
+			return nil, fmt.Errorf("launch browser: prepare profile: %w", err)
+		}
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	p.mark = hex.EncodeToString(b[:])
+	env := opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = append(append([]string(nil), env...), MarkEnv+"="+p.mark)
+
+	p.cmd = exec.Command(opts.Binary, Flags(opts, p.userDataDir)...)
+	p.cmd.Env = env
+	p.cmd.Stderr = opts.Stderr
+	setProcessGroup(p.cmd)
+	if err := p.cmd.Start(); err != nil {
+		p.cleanupDir()
+		return nil, fmt.Errorf("launch browser %s: %w", opts.Binary, err)
+	}
+	go func() {
+		p.waitErr = p.cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// UserDataDir returns the profile folder.
+func (p *Process) UserDataDir() string { return p.userDataDir }
+
+// Done is closed when the browser's main process has exited.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// DevToolsURL waits for the browser to write DevToolsActivePort and returns
+// the browser-level DevTools WebSocket URL.
+func (p *Process) DevToolsURL(ctx context.Context) (string, error) {
+	path := filepath.Join(p.userDataDir, "DevToolsActivePort")
+	for {
+		if f, err := os.Open(path); err == nil {
+			sc := bufio.NewScanner(f)
+			var lines []string
+			for sc.Scan() {
+				lines = append(lines, strings.TrimSpace(sc.Text()))
+			}
+			f.Close()
+			if len(lines) >= 2 && lines[0] != "" && lines[1] != "" {
+				return "ws://127.0.0.1:" + lines[0] + lines[1], nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("devtools url: %w", ctx.Err())
+		case <-p.done:
+			return "", fmt.Errorf("devtools url: browser exited: %v", p.waitErr)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Close ends the browser, every process that carries its mark, and removes
+// a temporary profile. It is safe to call more than once.
+func (p *Process) Close() error {
+	p.closeOnce.Do(func() {
+		terminateGroup(p.cmd)
+		select {
+		case <-p.done:
+		case <-time.After(3 * time.Second):
+			killGroup(p.cmd)
+			select {
+			case <-p.done:
+			case <-time.After(3 * time.Second):
+				p.closeErr = errors.New("close browser: main process did not exit")
+			}
+		}
+		killMarked(MarkEnv + "=" + p.mark)
+		p.cleanupDir()
+	})
+	return p.closeErr
+}
+
+func (p *Process) cleanupDir() {
+	if p.removeDir {
+		// Chromium may still be flushing for a moment; try a few times.
+		for range 5 {
+			if err := os.RemoveAll(p.userDataDir); err == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+}

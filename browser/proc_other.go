@@ -1,0 +1,17 @@
+//go:build !unix
+
+package browser
+
+import "os/exec"
+
+func setProcessGroup(*exec.Cmd) {}
+
+func terminateGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		_ = cmd.Process.Kill()
+	}
+}
+
+func killGroup(cmd *exec.Cmd) { terminateGroup(cmd) }
+
+func killMarked(string) {}

@@ -1,0 +1,270 @@
+// Package cdpdirect is a direct Chrome DevTools Protocol connection over the
+// browser's DevTools WebSocket. egohost itself never uses it in production
+// (the extension relay is the production path); tests use it as an oracle
+// and benchmarks as the baseline, and it satisfies the same cdp.Session seam.
+package cdpdirect
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/target"
+	"github.com/coder/websocket"
+)
+
+// ErrClosed is returned for calls on a closed connection.
+var ErrClosed = errors.New("cdpdirect: connection closed")
+
+// ProtocolError is an error answer from the browser.
+type ProtocolError struct {
+	Method  string
+	Code    int64
+	Message string
+}
+
+func (e *ProtocolError) Error() string {
+	return fmt.Sprintf("%s: %s (%d)", e.Method, e.Message, e.Code)
+}
+
+type message struct {
+	ID        int64           `json:"id,omitempty"`
+	SessionID string          `json:"sessionId,omitempty"`
+	Method    string          `json:"method,omitempty"`
+	Params    json.RawMessage `json:"params,omitempty"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	Error     *struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	} `json:"error,omitempty"`
+}
+
+type subKey struct{ session, method string }
+
+// Conn is one DevTools WebSocket connection (the browser endpoint).
+type Conn struct {
+	ws     *websocket.Conn
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu      sync.Mutex
+	nextID  int64
+	pending map[int64]chan message
+	subs    map[subKey]map[int]chan jsonv2.Value
+	nextSub int
+	err     error
+}
+
+// Dial connects to a DevTools WebSocket URL (ws://127.0.0.1:port/devtools/...).
+func Dial(ctx context.Context, url string) (*Conn, error) {
+	ws, _, err := websocket.Dial(ctx, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("cdpdirect dial %s: %w", url, err)
+	}
+	ws.SetReadLimit(256 << 20)
+	rctx, cancel := context.WithCancel(context.Background())
+	c := &Conn{
+		ws:      ws,
+		cancel:  cancel,
+		done:    make(chan struct{}),
+		pending: make(map[int64]chan message),
+		subs:    make(map[subKey]map[int]chan jsonv2.Value),
+	}
+	go c.readLoop(rctx)
+	return c, nil
+}
+
+func (c *Conn) readLoop(ctx context.Context) {
+	defer close(c.done)
+	for {
+		_, data, err := c.ws.Read(ctx)
+		if err != nil {
+			c.fail(fmt.Errorf("%w: %v", ErrClosed, err))
+			return
+		}
+		var m message
+		if err := json.Unmarshal(data, &m); err != nil {
+			continue
+		}
+		c.mu.Lock()
+		if m.ID != 0 {
+			if ch, ok := c.pending[m.ID]; ok {
+				delete(c.pending, m.ID)
+				ch <- m
+			}
+		} else if m.Method != "" {
+			for _, ch := range c.subs[subKey{m.SessionID, m.Method}] {
+				select {
+				case ch <- jsonv2.Value(m.Params):
+				default: // a subscriber that does not read loses events, never blocks the connection
+				}
+			}
+		}
+		c.mu.Unlock()
+	}
+}
+
+func (c *Conn) fail(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err == nil {
+		c.err = err
+	}
+	for id, ch := range c.pending {
+		delete(c.pending, id)
+		close(ch)
+	}
+	for k, m := range c.subs {
+		for _, ch := range m {
+			close(ch)
+		}
+		delete(c.subs, k)
+	}
+}
+
+// Close closes the connection and waits for its reader to end.
+func (c *Conn) Close() error {
+	c.cancel()
+	err := c.ws.Close(websocket.StatusNormalClosure, "")
+	<-c.done
+	return err
+}
+
+func (c *Conn) call(ctx context.Context, session, method string, params, result any) error {
+	var raw json.RawMessage
+	if params != nil {
+		b, err := jsonv2.Marshal(params)
+		if err != nil {
+			return fmt.Errorf("%s: encode params: %w", method, err)
+		}
+		raw = b
+	}
+	ch := make(chan message, 1)
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return c.err
+	}
+	c.nextID++
+	id := c.nextID
+	c.pending[id] = ch
+	c.mu.Unlock()
+
+	b, err := json.Marshal(message{ID: id, SessionID: session, Method: method, Params: raw})
+	if err == nil {
+		err = c.ws.Write(ctx, websocket.MessageText, b)
+	}
+	if err != nil {
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	select {
+	case <-ctx.Done():
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+		return fmt.Errorf("%s: %w", method, ctx.Err())
+	case m, ok := <-ch:
+		if !ok {
+			c.mu.Lock()
+			err := c.err
+			c.mu.Unlock()
+			return fmt.Errorf("%s: %w", method, err)
+		}
+		if m.Error != nil {
+			return &ProtocolError{Method: method, Code: m.Error.Code, Message: m.Error.Message}
+		}
+		if result != nil && len(m.Result) > 0 {
+			if err := jsonv2.Unmarshal(m.Result, result); err != nil {
+				return fmt.Errorf("%s: decode result: %w", method, err)
+			}
+		}
+		return nil
+	}
+}
+
+func (c *Conn) subscribe(session, method string) (<-chan jsonv2.Value, func()) {
+	ch := make(chan jsonv2.Value, 4096)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		close(ch)
+		return ch, func() {}
+	}
+	k := subKey{session, method}
+	if c.subs[k] == nil {
+		c.subs[k] = make(map[int]chan jsonv2.Value)
+	}
+	c.nextSub++
+	n := c.nextSub
+	c.subs[k][n] = ch
+	var once sync.Once
+	return ch, func() {
+		once.Do(func() {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if m := c.subs[k]; m != nil {
+				if _, ok := m[n]; ok {
+					delete(m, n)
+					close(ch)
+				}
+			}
+		})
+	}
+}
+
+// Browser returns the browser-level session.
+func (c *Conn) Browser() *Session { return &Session{c: c} }
+
+// Session returns the flattened session with the given ID.
+func (c *Conn) Session(id target.SessionID) *Session { return &Session{c: c, id: string(id)} }
+
+// NewPage opens a new page at url and attaches a flattened session to it.
+func (c *Conn) NewPage(ctx context.Context, url string) (*Session, target.ID, error) {
+	created, err := cdp.Call(ctx, c.Browser(), target.CreateTarget, target.CreateTargetParams{URL: url})
+	if err != nil {
+		return nil, "", fmt.Errorf("new page: %w", err)
+	}
+	s, err := c.Attach(ctx, created.TargetID)
+	return s, created.TargetID, err
+}
+
+// Attach attaches a flattened session to a target.
+func (c *Conn) Attach(ctx context.Context, id target.ID) (*Session, error) {
+	flatten := true
+	att, err := cdp.Call(ctx, c.Browser(), target.AttachToTarget, target.AttachToTargetParams{TargetID: id, Flatten: &flatten})
+	if err != nil {
+		return nil, fmt.Errorf("attach %s: %w", id, err)
+	}
+	return c.Session(att.SessionID), nil
+}
+
+// Session is one CDP session on a connection; it implements cdp.Session.
+type Session struct {
+	c  *Conn
+	id string
+}
+
+var _ cdp.Session = (*Session)(nil)
+
+// ID returns the session's ID ("" for the browser session).
+func (s *Session) ID() target.SessionID { return target.SessionID(s.id) }
+
+// Call sends a command and decodes its result.
+func (s *Session) Call(ctx context.Context, method string, params, result any) error {
+	return s.c.call(ctx, s.id, method, params, result)
+}
+
+// Subscribe buffers the session's events of one method (up to 4096; more are dropped).
+func (s *Session) Subscribe(method string) (<-chan jsonv2.Value, func()) {
+	return s.c.subscribe(s.id, method)
+}
+
+// Child returns the flattened child session id on the same connection.
+func (s *Session) Child(id target.SessionID) *Session { return &Session{c: s.c, id: string(id)} }

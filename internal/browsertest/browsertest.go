@@ -1,0 +1,166 @@
+// Package browsertest launches real Chromium for tests: the binary is
+// Debian's chromium (or whatever browser.Find finds), a test that needs it
+// fails when CI=true and it is missing, and every process is ended at cleanup.
+package browsertest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/browser"
+	"github.com/egohost/egohost/cdpdirect"
+)
+
+// Binary returns the browser binary, or ends the test: it fails when CI=true
+// (a real-browser test must run in CI) and skips otherwise.
+func Binary(tb testing.TB) string {
+	tb.Helper()
+	bin, err := FindBinary()
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("CI=true but no browser: %v", err)
+		}
+		tb.Skipf("no browser: %v", err)
+	}
+	return bin
+}
+
+// FindBinary finds the browser: $EGOHOST_BROWSER, else browser.Find.
+func FindBinary() (string, error) {
+	home, _ := os.UserHomeDir()
+	return browser.Find(os.Getenv("EGOHOST_BROWSER"), runtime.GOOS, home, func(p string) bool {
+		_, err := os.Stat(p)
+		return err == nil
+	})
+}
+
+// Browser is a launched headless browser with a direct DevTools connection.
+type Browser struct {
+	Process *browser.Process
+	Conn    *cdpdirect.Conn
+}
+
+// Start launches a headless browser with opts (Binary and Headless are
+// filled in) and connects to its DevTools endpoint. Close it when done.
+func Start(ctx context.Context, opts browser.Options) (*Browser, error) {
+	if opts.Binary == "" {
+		bin, err := FindBinary()
+		if err != nil {
+			return nil, err
+		}
+		opts.Binary = bin
+	}
+	opts.Headless = true
+	p, err := browser.Launch(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	url, err := p.DevToolsURL(ctx)
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	c, err := cdpdirect.Dial(ctx, url)
+	if err != nil {
+		p.Close()
+		return nil, err
+	}
+	return &Browser{Process: p, Conn: c}, nil
+}
+
+// Close ends the connection and the browser.
+func (b *Browser) Close() error {
+	return errors.Join(b.Conn.Close(), b.Process.Close())
+}
+
+// Launch starts a headless browser for one test and closes it at cleanup.
+func Launch(tb testing.TB, opts browser.Options) *Browser {
+	tb.Helper()
+	opts.Binary = Binary(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b, err := Start(ctx, opts)
+	if err != nil {
+		tb.Fatalf("launch browser: %v", err)
+	}
+	tb.Cleanup(func() { b.Close() })
+	return b
+}
+
+// NewPage opens a page at url with a direct session and closes it at cleanup.
+func (b *Browser) NewPage(tb testing.TB, url string) *cdpdirect.Session {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	s, id, err := b.Conn.NewPage(ctx, url)
+	if err != nil {
+		tb.Fatalf("new page %s: %v", url, err)
+	}
+	if err := WaitLoaded(ctx, s); err != nil {
+		tb.Fatalf("new page %s: %v", url, err)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = b.Conn.Browser().Call(ctx, "Target.closeTarget", map[string]any{"targetId": id}, nil)
+	})
+	return s
+}
+
+// WaitLoaded polls until the session's document has finished loading
+// something other than about:blank.
+func WaitLoaded(ctx context.Context, s cdp.Session) error {
+	yes := true
+	for {
+		res, err := cdp.Call(ctx, s, cdpruntime.Evaluate, cdpruntime.EvaluateParams{
+			Expression:    "document.readyState === 'complete' && location.href !== 'about:blank'",
+			ReturnByValue: &yes,
+		})
+		if err == nil && string(res.Result.Value) == "true" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for load: %w (last error: %v)", ctx.Err(), err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// Serve serves handler on a fresh 127.0.0.1 port and returns its base URL
+// (http://127.0.0.1:PORT). The server stops at cleanup.
+func Serve(tb testing.TB, handler http.Handler) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatalf("listen: %v", err)
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	tb.Cleanup(func() { srv.Close() })
+	return fmt.Sprintf("http://%s", ln.Addr())
+}
+
+// Pages serves a map of path → HTML (or other text; the type is sniffed).
+func Pages(pages map[string]string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		if len(body) > 0 && body[0] == '<' {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		}
+		w.Write([]byte(body))
+	})
+}
