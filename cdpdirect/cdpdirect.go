@@ -267,4 +267,4 @@ func (s *Session) Subscribe(method string) (<-chan jsonv2.Value, func()) {
 }
 
 // Child returns the flattened child session id on the same connection.
-func (s *Session) Child(id target.SessionID) *Session { return &Session{c: s.c, id: string(id)} }
+func (s *Session) Child(id target.SessionID) cdp.Session { return &Session{c: s.c, id: string(id)} }

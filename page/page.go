@@ -1,0 +1,174 @@
+// Package page gives one browser tab as a CDP target with its out-of-process
+// child frames: it turns on flattened auto-attach and tracks the child
+// sessions Chrome attaches, so callers can reach every frame of the tab
+// through the same cdp.Session seam, whatever carries it (the extension
+// relay in production, a direct DevTools connection in tests).
+package page
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/target"
+)
+
+// Sessions is a tab's main session that can also address flattened child
+// sessions by ID.
+type Sessions interface {
+	cdp.Session
+	Child(id target.SessionID) cdp.Session
+}
+
+// Child is an attached child target of the tab (an out-of-process iframe or
+// a worker).
+type Child struct {
+	SessionID target.SessionID
+	TargetID  target.ID // for an iframe, also its frame ID
+	Type      string    // "iframe", "worker", …
+	URL       string
+	Parent    target.SessionID // "" when the parent is the tab's main session
+}
+
+// Page is a tab's main session plus its attached children. It implements
+// cdp.Session (the main session) and Sessions.
+type Page struct {
+	root Sessions
+
+	mu       sync.Mutex
+	children map[target.SessionID]Child
+
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+var _ Sessions = (*Page)(nil)
+
+// Open turns on auto-attach (flatten) on the tab and starts tracking its
+// children. Close the Page to stop tracking.
+func Open(ctx context.Context, root Sessions) (*Page, error) {
+	lctx, cancel := context.WithCancel(context.Background())
+	p := &Page{root: root, children: make(map[target.SessionID]Child), cancel: cancel}
+	if err := p.watch(ctx, lctx, root, ""); err != nil {
+		p.Close()
+		return nil, fmt.Errorf("open page: %w", err)
+	}
+	return p, nil
+}
+
+// watch subscribes to s's attach/detach events, turns on auto-attach on s,
+// applies the events that arrived before the reply, and keeps watching.
+func (p *Page) watch(ctx, lctx context.Context, s cdp.Session, id target.SessionID) error {
+	attached, stopA := s.Subscribe(target.AttachedToTarget.Method)
+	detached, stopD := s.Subscribe(target.DetachedFromTarget.Method)
+	no := false
+	yes := true
+	err := s.Call(ctx, target.CommandSetAutoAttach, target.SetAutoAttachParams{
+		AutoAttach: true, WaitForDebuggerOnStart: no, Flatten: &yes,
+	}, nil)
+	if err != nil {
+		stopA()
+		stopD()
+		return err
+	}
+	// Chrome sends attachedToTarget for existing children before it answers.
+	for drained := false; !drained; {
+		select {
+		case v, ok := <-attached:
+			if !ok {
+				drained = true
+				break
+			}
+			p.onAttached(ctx, lctx, v, id)
+		default:
+			drained = true
+		}
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		defer stopA()
+		defer stopD()
+		for {
+			select {
+			case <-lctx.Done():
+				return
+			case v, ok := <-attached:
+				if !ok {
+					return
+				}
+				p.onAttached(lctx, lctx, v, id)
+			case v, ok := <-detached:
+				if !ok {
+					return
+				}
+				var ev target.EventDetachedFromTarget
+				if jsonv2.Unmarshal(v, &ev) == nil {
+					p.mu.Lock()
+					delete(p.children, ev.SessionID)
+					p.mu.Unlock()
+				}
+			}
+		}
+	}()
+	return nil
+}
+
+func (p *Page) onAttached(ctx, lctx context.Context, v jsonv2.Value, parent target.SessionID) {
+	var ev target.EventAttachedToTarget
+	if jsonv2.Unmarshal(v, &ev) != nil || ev.TargetInfo == nil {
+		return
+	}
+	c := Child{SessionID: ev.SessionID, TargetID: ev.TargetInfo.TargetID, Type: ev.TargetInfo.Type, URL: ev.TargetInfo.URL, Parent: parent}
+	p.mu.Lock()
+	p.children[c.SessionID] = c
+	p.mu.Unlock()
+	if c.Type == "iframe" {
+		// Nested out-of-process frames attach to their parent frame's session.
+		_ = p.watch(ctx, lctx, p.root.Child(c.SessionID), c.SessionID)
+	}
+}
+
+// Call sends a command to the tab's main session.
+func (p *Page) Call(ctx context.Context, method string, params, result any) error {
+	return p.root.Call(ctx, method, params, result)
+}
+
+// Subscribe subscribes to an event of the tab's main session.
+func (p *Page) Subscribe(method string) (<-chan jsonv2.Value, func()) {
+	return p.root.Subscribe(method)
+}
+
+// Child returns a child session by ID.
+func (p *Page) Child(id target.SessionID) cdp.Session { return p.root.Child(id) }
+
+// Children returns the attached child targets.
+func (p *Page) Children() []Child {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]Child, 0, len(p.children))
+	for _, c := range p.children {
+		out = append(out, c)
+	}
+	return out
+}
+
+// Frame returns the child session of an out-of-process iframe by frame ID.
+func (p *Page) Frame(frameID cdp.FrameID) (cdp.Session, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.children {
+		if c.Type == "iframe" && string(c.TargetID) == string(frameID) {
+			return p.root.Child(c.SessionID), true
+		}
+	}
+	return nil, false
+}
+
+// Close stops tracking and waits for the watchers to end.
+func (p *Page) Close() {
+	p.cancel()
+	p.wg.Wait()
+}
