@@ -1,0 +1,166 @@
+// Package refmap holds a tab's snapshot refs: "@23" → the DOM node (its
+// backendNodeId, role, accessible name, frame and document) it named when
+// the snapshot was taken. It does no I/O. Every snapshot replaces the whole
+// map; a helper that gets a ref while the map is empty takes one snapshot
+// first, shared by every caller that races for it.
+package refmap
+
+import (
+	"context"
+	"strings"
+	"sync"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+)
+
+// Entry is what a ref names.
+type Entry struct {
+	Ref           string            `json:"ref"` // canonical, e.g. "23"
+	BackendNodeID cdp.BackendNodeID `json:"backendNodeId"`
+	Role          string            `json:"role"`
+	Name          string            `json:"name"`
+	Nth           int               `json:"nth"`                // index among entries with the same role and name
+	Selector      string            `json:"selector,omitempty"` // filled in when a stable selector is known
+	FrameID       cdp.FrameID       `json:"frameId,omitempty"`  // the frame the node lives in ("" = main frame)
+	SessionID     target.SessionID  `json:"sessionId,omitempty"`
+	LoaderID      cdp.LoaderID      `json:"loaderId,omitempty"` // the document the node came from
+}
+
+// ParseRef returns the canonical ref ("21") for "@21", "ref=21" or "21"
+// (surrounding white space ignored), and false for anything else.
+func ParseRef(input string) (string, bool) {
+	s := strings.TrimSpace(input)
+	switch {
+	case strings.HasPrefix(s, "@"):
+		s = s[1:]
+	case strings.HasPrefix(s, "ref="):
+		s = s[len("ref="):]
+	}
+	if s == "" || len(s) > 18 {
+		return "", false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return "", false
+		}
+	}
+	return s, true
+}
+
+// Map is one tab's refs. It is safe for concurrent use.
+type Map struct {
+	mu         sync.Mutex
+	entries    map[string]Entry
+	generation uint64
+	flight     *flight
+}
+
+type flight struct {
+	done chan struct{}
+	err  error
+}
+
+// New returns an empty map.
+func New() *Map { return &Map{entries: make(map[string]Entry)} }
+
+// Add records ref → backendNodeID in the main frame.
+func (m *Map) Add(ref string, backendNodeID cdp.BackendNodeID, role, name string, nth int) {
+	m.AddWithFrame(ref, backendNodeID, role, name, nth, "")
+}
+
+// AddWithFrame records ref → backendNodeID in the given frame.
+func (m *Map) AddWithFrame(ref string, backendNodeID cdp.BackendNodeID, role, name string, nth int, frameID cdp.FrameID) {
+	m.AddEntry(Entry{Ref: ref, BackendNodeID: backendNodeID, Role: role, Name: name, Nth: nth, FrameID: frameID})
+}
+
+// AddEntry records a whole entry under e.Ref.
+func (m *Map) AddEntry(e Entry) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.entries[e.Ref] = e
+}
+
+// Get returns the entry of a canonical ref.
+func (m *Map) Get(ref string) (Entry, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.entries[ref]
+	return e, ok
+}
+
+// Clear removes every entry.
+func (m *Map) Clear() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.entries = make(map[string]Entry)
+	m.generation++
+}
+
+// Size returns the number of entries.
+func (m *Map) Size() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.entries)
+}
+
+// Generation counts the rebuilds and clears of the map.
+func (m *Map) Generation() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.generation
+}
+
+// Rebuild discards every entry and fills the map from a snapshot's entries,
+// in one step: readers see the old map or the new one, never a mix.
+// Entries without a backendNodeId or a ref are skipped.
+func (m *Map) Rebuild(entries []Entry) {
+	fresh := make(map[string]Entry, len(entries))
+	for _, e := range entries {
+		if e.BackendNodeID == 0 || e.Ref == "" {
+			continue
+		}
+		fresh[e.Ref] = e
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.entries = fresh
+	m.generation++
+}
+
+// Ensure makes sure the map is populated before input is resolved: when
+// input is a ref and the map is empty, it calls snapshot (which is expected
+// to Rebuild the map). Callers that race share one call and all wait for
+// it. Input that is not a ref, or a populated map, costs nothing.
+func (m *Map) Ensure(ctx context.Context, input string, snapshot func(context.Context) error) error {
+	if _, ok := ParseRef(input); !ok {
+		return nil
+	}
+	m.mu.Lock()
+	if len(m.entries) > 0 {
+		m.mu.Unlock()
+		return nil
+	}
+	f := m.flight
+	leader := f == nil
+	if leader {
+		f = &flight{done: make(chan struct{})}
+		m.flight = f
+	}
+	m.mu.Unlock()
+
+	if leader {
+		f.err = snapshot(ctx)
+		m.mu.Lock()
+		m.flight = nil
+		m.mu.Unlock()
+		close(f.done)
+		return f.err
+	}
+	select {
+	case <-f.done:
+		return f.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
