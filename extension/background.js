@@ -1,0 +1,156 @@
+// The service worker: wires the native link, the request router and the chrome.* relays, and
+// answers the popup. Logic lives in the modules it imports; this file only connects them.
+
+import { DebuggerRelay } from "./debugger.js";
+import { Dispatcher, safePost } from "./dispatch.js";
+import { NativeLink } from "./native.js";
+import { buildHandlers } from "./ops.js";
+import { Router } from "./router.js";
+import { TabOps, installTabEvents, toTab } from "./tabs.js";
+
+const HOST_NAME = "com.egohost.host";
+const VERSION = chrome.runtime.getManifest().version;
+
+const state = {
+  relay: null, // latest relay event: {state, socket | error, retryMs, at}
+  welcome: null, // latest welcome event: {browserId, serviceVersion, servicePid, at}
+  protocolError: "", // latest broken frame from the host, for the popup
+  protocolErrorAt: 0,
+};
+
+// Filled in below; the closures only run once everything exists.
+let link;
+const post = (msg) => link.post(msg);
+const emit = (event) => {
+  if (link.connected) safePost(post, event);
+};
+
+const relay = new DebuggerRelay({ dbg: chrome.debugger, emit, onChange: () => saveStatusSoon() });
+const isAttached = (tabId) => relay.isAttached(tabId);
+const tabOps = new TabOps({ tabs: chrome.tabs, windows: chrome.windows, isAttached });
+const dispatcher = new Dispatcher({ handlers: buildHandlers({ relay, tabOps }), post });
+const router = new Router({
+  dispatcher,
+  onRelay(msg) {
+    state.relay = { ...msg, at: Date.now() };
+    if (msg.state === "connected") {
+      link.healthy();
+      sendHello();
+    } else {
+      state.welcome = null;
+    }
+    saveStatusSoon();
+  },
+  onWelcome(msg) {
+    state.welcome = { ...msg, at: Date.now() };
+    saveStatusSoon();
+  },
+  onProtocolError(message) {
+    console.warn(`egohost: ${message}`);
+    state.protocolError = message;
+    state.protocolErrorAt = Date.now();
+    saveStatusSoon();
+  },
+});
+
+link = new NativeLink({
+  runtime: chrome.runtime,
+  hostName: HOST_NAME,
+  onOpen: sendHello,
+  onMessage: (msg) => router.route(msg),
+  onClose(error) {
+    if (error) console.warn(`egohost: native host ${HOST_NAME}: ${error}`);
+    state.relay = null;
+    state.welcome = null;
+    router.reset();
+  },
+  onChange: () => saveStatusSoon(),
+});
+
+// Listeners are registered synchronously, at the top level, so Chrome can wake the worker for them.
+relay.install();
+installTabEvents(chrome.tabs, emit, isAttached);
+chrome.runtime.onMessage.addListener(onPopupMessage);
+
+dropStaleSessions().finally(() => link.connect());
+
+async function sendHello() {
+  let tabs = [];
+  try {
+    tabs = (await tabOps.list()).tabs;
+  } catch (err) {
+    console.warn(`egohost: hello: listing tabs: ${err.message}`);
+  }
+  emit({ event: "hello", extensionId: chrome.runtime.id, version: VERSION, userAgent: navigator.userAgent, tabs });
+}
+
+// A restarted worker may find debugger sessions its previous life left on tabs; the service link
+// they belonged to is gone with the old port, so end them. Detach fails harmlessly on sessions
+// that are not ours (DevTools, another extension).
+async function dropStaleSessions() {
+  try {
+    const targets = await chrome.debugger.getTargets();
+    await Promise.allSettled(
+      targets.filter((t) => t.attached && typeof t.tabId === "number").map((t) => chrome.debugger.detach({ tabId: t.tabId })),
+    );
+  } catch (err) {
+    console.warn(`egohost: cleaning stale debugger sessions: ${err.message}`);
+  }
+}
+
+async function statusSnapshot() {
+  const attached = [];
+  for (const tabId of relay.attachedTabIds()) {
+    try {
+      attached.push(toTab(await chrome.tabs.get(tabId), isAttached));
+    } catch {
+      attached.push({ id: tabId, title: "", url: "", attached: true });
+    }
+  }
+  return {
+    extensionId: chrome.runtime.id,
+    version: VERSION,
+    native: link.status(),
+    relay: state.relay,
+    welcome: state.welcome,
+    protocolError: state.protocolError,
+    protocolErrorAt: state.protocolErrorAt,
+    attached,
+    now: Date.now(),
+  };
+}
+
+// The popup falls back to this copy when the worker does not answer.
+let saveTimer = null;
+function saveStatusSoon() {
+  if (saveTimer !== null) return;
+  saveTimer = setTimeout(async () => {
+    saveTimer = null;
+    try {
+      await chrome.storage.session.set({ status: await statusSnapshot() });
+    } catch (err) {
+      console.warn(`egohost: saving status: ${err.message}`);
+    }
+  }, 250);
+}
+
+function onPopupMessage(msg, sender, sendResponse) {
+  if (sender.id !== chrome.runtime.id || typeof msg?.type !== "string") return false;
+  const answer = async () => {
+    switch (msg.type) {
+      case "status":
+        break;
+      case "reconnect":
+        link.reconnectNow();
+        break;
+      case "detach":
+        await relay.detach(msg.tabId, "detached_in_popup");
+        break;
+      default:
+        return { error: `unknown popup message ${msg.type}` };
+    }
+    return { status: await statusSnapshot() };
+  };
+  answer().then(sendResponse, (err) => sendResponse({ error: err.message, status: null }));
+  return true; // the answer is asynchronous
+}

@@ -1,0 +1,194 @@
+// chrome.debugger relay: attachments per tab, CDP commands, CDP events and detaches.
+
+import { Code, WireError, classifyChromeError, messageOf } from "./errors.js";
+
+const PROTOCOL_VERSION = "1.3";
+
+/**
+ * DebuggerRelay attaches chrome.debugger to tabs on demand and relays CDP both ways.
+ *
+ *   dbg   chrome.debugger (or a fake with attach, detach, sendCommand returning promises,
+ *         and onEvent / onDetach with addListener)
+ *   emit  sends an event to the service: emit({event: "cdp" | "detached", ...})
+ *
+ * One attachment per tab. Concurrent attaches of one tab share one chrome.debugger.attach call.
+ * When Chrome detaches a tab, every command in flight on it fails with `detached` at once, the
+ * service gets a `detached` event, and the next command on the tab attaches again.
+ */
+export class DebuggerRelay {
+  #sessions = new Map(); // tabId → {state: "attaching" | "attached", ready: Promise, inflight: Set}
+  #lastReason = new Map(); // tabId → reason of its latest detach
+
+  constructor({ dbg, emit, onChange = () => {} }) {
+    this.dbg = dbg;
+    this.emit = emit;
+    this.onChange = onChange;
+  }
+
+  /** install subscribes to chrome.debugger's events. */
+  install() {
+    this.dbg.onEvent.addListener((source, method, params) => this.handleEvent(source, method, params));
+    this.dbg.onDetach.addListener((source, reason) => this.handleDetach(source, reason));
+  }
+
+  /** isAttached reports whether this extension holds a debugger session on the tab. */
+  isAttached(tabId) {
+    return this.#sessions.get(tabId)?.state === "attached";
+  }
+
+  /** attachedTabIds lists the tabs with a debugger session, in attach order. */
+  attachedTabIds() {
+    return [...this.#sessions].filter(([, s]) => s.state === "attached").map(([tabId]) => tabId);
+  }
+
+  /** attach attaches to the tab unless already attached; resolves {attached: true, already}. */
+  async attach(tabId) {
+    const existing = this.#sessions.get(tabId);
+    if (existing) {
+      await existing.ready;
+      this.#check(tabId, existing);
+      return { attached: true, already: true };
+    }
+    const session = { state: "attaching", ready: null, inflight: new Set() };
+    session.ready = Promise.resolve()
+      .then(() => this.dbg.attach({ tabId }, PROTOCOL_VERSION))
+      .then(
+        () => {
+          if (this.#sessions.get(tabId) === session) {
+            session.state = "attached";
+            this.#lastReason.delete(tabId);
+            this.onChange();
+          }
+        },
+        (err) => {
+          if (this.#sessions.get(tabId) === session) this.#sessions.delete(tabId);
+          throw attachError(tabId, err);
+        },
+      );
+    this.#sessions.set(tabId, session);
+    await session.ready;
+    this.#check(tabId, session);
+    return { attached: true, already: false };
+  }
+
+  // #check fails when the session went away while the caller waited for it.
+  #check(tabId, session) {
+    if (this.#sessions.get(tabId) !== session) throw this.#detachedError(tabId);
+  }
+
+  /**
+   * detach ends our session on the tab, fails its commands in flight, and emits `detached`
+   * with the given reason. Detaching a tab we are not attached to succeeds.
+   */
+  async detach(tabId, reason = "requested") {
+    const session = this.#sessions.get(tabId);
+    if (!session) return { detached: true };
+    try {
+      await session.ready;
+    } catch {
+      return { detached: true }; // the attach failed: nothing to detach
+    }
+    try {
+      await this.dbg.detach({ tabId });
+    } catch (err) {
+      const kind = classifyChromeError(messageOf(err)).kind;
+      if (kind !== "not_attached" && kind !== "no_tab") throw new WireError(Code.internal, `detach tab ${tabId}: ${messageOf(err)}`);
+    }
+    this.#drop(tabId, session, reason);
+    return { detached: true };
+  }
+
+  /**
+   * send runs one CDP command on the tab (or on a flattened child session of it), attaching
+   * first if needed, and resolves Chrome's result object.
+   */
+  async send(tabId, method, params, sessionId) {
+    await this.attach(tabId);
+    const session = this.#sessions.get(tabId);
+    if (!session) throw this.#detachedError(tabId);
+    const target = sessionId === undefined ? { tabId } : { tabId, sessionId };
+    return new Promise((resolve, reject) => {
+      const entry = { reject };
+      session.inflight.add(entry);
+      Promise.resolve()
+        .then(() => this.dbg.sendCommand(target, method, params ?? {}))
+        .then(
+          (result) => resolve(result ?? {}),
+          (err) => reject(this.#commandError(tabId, session, method, err)),
+        )
+        .finally(() => session.inflight.delete(entry));
+    });
+  }
+
+  /** handleEvent forwards a chrome.debugger.onEvent as a `cdp` event. */
+  handleEvent(source, method, params) {
+    if (typeof source?.tabId !== "number") return;
+    const event = { event: "cdp", tabId: source.tabId };
+    if (source.sessionId !== undefined) event.sessionId = source.sessionId;
+    event.method = method;
+    event.params = params ?? {};
+    this.emit(event);
+  }
+
+  /** handleDetach handles chrome.debugger.onDetach: Chrome ended our session on a tab. */
+  handleDetach(source, reason) {
+    const tabId = source?.tabId;
+    if (typeof tabId !== "number") return;
+    const session = this.#sessions.get(tabId);
+    if (session) {
+      this.#drop(tabId, session, reason);
+    } else {
+      this.#lastReason.set(tabId, reason);
+      this.emit({ event: "detached", tabId, reason });
+    }
+  }
+
+  #drop(tabId, session, reason) {
+    if (this.#sessions.get(tabId) === session) this.#sessions.delete(tabId);
+    this.#lastReason.set(tabId, reason);
+    const err = this.#detachedError(tabId);
+    for (const entry of session.inflight) entry.reject(err);
+    session.inflight.clear();
+    this.emit({ event: "detached", tabId, reason });
+    this.onChange();
+  }
+
+  #detachedError(tabId) {
+    const reason = this.#lastReason.get(tabId) ?? "not_attached";
+    return new WireError(Code.detached, `debugger detached from tab ${tabId} (${reason})`, { reason });
+  }
+
+  #commandError(tabId, session, method, err) {
+    const message = messageOf(err);
+    const c = classifyChromeError(message);
+    switch (c.kind) {
+      case "cdp": {
+        const extra = c.cdpCode === undefined ? {} : { cdpCode: c.cdpCode };
+        return new WireError(Code.cdpError, c.message, extra);
+      }
+      case "not_attached":
+        // Chrome no longer has our session, whatever we thought: forget it so the next command re-attaches.
+        if (this.#sessions.get(tabId) === session) {
+          this.#sessions.delete(tabId);
+          this.onChange();
+        }
+        return this.#detachedError(tabId);
+      case "no_tab":
+        return new WireError(Code.noTab, `no tab with id ${tabId}`);
+      default:
+        return new WireError(Code.cdpError, `${method}: ${message}`);
+    }
+  }
+}
+
+function attachError(tabId, err) {
+  const message = messageOf(err);
+  switch (classifyChromeError(message).kind) {
+    case "already_attached":
+      return new WireError(Code.alreadyAttached, message);
+    case "no_tab":
+      return new WireError(Code.noTab, `no tab with id ${tabId}`);
+    default:
+      return new WireError(Code.attachFailed, message);
+  }
+}

@@ -1,0 +1,24 @@
+// The op handlers of PROTOCOL.md §2.1, built over the debugger relay and the tab ops.
+
+import { echoResult } from "./dispatch.js";
+
+/** buildHandlers returns the handler of every op, for a Dispatcher. */
+export function buildHandlers({ relay, tabOps }) {
+  return {
+    ping: async () => ({ pong: true }),
+    cdp: (req) => relay.send(req.tabId, req.method, req.params, req.sessionId),
+    attach: async (req) => {
+      if (!relay.isAttached(req.tabId)) await tabOps.get(req.tabId); // no_tab before attach_failed
+      return relay.attach(req.tabId);
+    },
+    detach: async (req) => {
+      if (!relay.isAttached(req.tabId)) await tabOps.get(req.tabId); // no_tab for an unknown tab
+      return relay.detach(req.tabId);
+    },
+    "tabs.list": () => tabOps.list(),
+    "tabs.open": (req) => tabOps.open({ url: req.url, active: req.active ?? true }),
+    "tabs.close": (req) => tabOps.close(req.tabId),
+    "tabs.activate": (req) => tabOps.activate(req.tabId),
+    echo: async (req) => echoResult(req.data),
+  };
+}

@@ -1,0 +1,86 @@
+// Tabs through chrome.tabs: the Tab shape of PROTOCOL.md §2.1, the tabs.* ops, and tab events.
+
+import { Code, WireError, classifyChromeError, messageOf } from "./errors.js";
+
+/** toTab converts a chrome.tabs.Tab to the wire's Tab. isAttached(tabId) tells whether we debug it. */
+export function toTab(tab, isAttached = () => false) {
+  return {
+    id: tab.id,
+    windowId: tab.windowId,
+    // A tab created a moment ago has an empty url and its destination in pendingUrl.
+    url: tab.url || tab.pendingUrl || "",
+    title: tab.title ?? "",
+    active: Boolean(tab.active),
+    status: tab.status ?? "unloaded",
+    attached: isAttached(tab.id),
+  };
+}
+
+/**
+ * TabOps implements the tabs.* ops over chrome.tabs and chrome.windows (or fakes of them whose
+ * methods return promises).
+ */
+export class TabOps {
+  constructor({ tabs, windows, isAttached = () => false }) {
+    this.tabs = tabs;
+    this.windows = windows;
+    this.isAttached = isAttached;
+  }
+
+  async list() {
+    const all = await this.tabs.query({});
+    return { tabs: all.filter((t) => typeof t.id === "number").map((t) => toTab(t, this.isAttached)) };
+  }
+
+  async get(tabId) {
+    return toTab(await call(tabId, () => this.tabs.get(tabId)), this.isAttached);
+  }
+
+  async open({ url, active = true }) {
+    const props = { active };
+    if (url !== undefined) props.url = url;
+    const tab = await call(undefined, () => this.tabs.create(props));
+    return { tab: toTab(tab, this.isAttached) };
+  }
+
+  async close(tabId) {
+    await call(tabId, () => this.tabs.remove(tabId));
+    return { closed: true };
+  }
+
+  async activate(tabId) {
+    let tab = await call(tabId, () => this.tabs.update(tabId, { active: true }));
+    if (this.windows && typeof tab.windowId === "number") {
+      await call(tabId, () => this.windows.update(tab.windowId, { focused: true }));
+      tab = await call(tabId, () => this.tabs.get(tabId));
+    }
+    return { tab: toTab(tab, this.isAttached) };
+  }
+}
+
+// call runs one chrome.tabs call and maps "No tab with id" to no_tab, anything else to internal.
+async function call(tabId, fn) {
+  try {
+    return await fn();
+  } catch (err) {
+    const message = messageOf(err);
+    if (classifyChromeError(message).kind === "no_tab") throw new WireError(Code.noTab, `no tab with id ${tabId}`);
+    throw new WireError(Code.internal, message);
+  }
+}
+
+// The Tab fields a tab.updated event is about; changes to others (favicon, audible, …) are not sent.
+const TAB_FIELDS = ["url", "title", "status", "discarded"];
+
+/**
+ * installTabEvents forwards chrome.tabs events to the service as tab.created, tab.updated,
+ * tab.removed and tab.activated.
+ */
+export function installTabEvents(tabs, emit, isAttached = () => false) {
+  tabs.onCreated.addListener((tab) => emit({ event: "tab.created", tab: toTab(tab, isAttached) }));
+  tabs.onUpdated.addListener((tabId, change, tab) => {
+    if (TAB_FIELDS.some((f) => f in change)) emit({ event: "tab.updated", tab: toTab(tab, isAttached) });
+  });
+  tabs.onRemoved.addListener((tabId) => emit({ event: "tab.removed", tabId }));
+  tabs.onActivated.addListener(({ tabId, windowId }) => emit({ event: "tab.activated", tabId, windowId }));
+}
