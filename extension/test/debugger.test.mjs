@@ -1,0 +1,175 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { DebuggerRelay } from "../debugger.js";
+import { FakeDebugger, collector, deferred, tick } from "./fakes.mjs";
+
+function setup() {
+  const dbg = new FakeDebugger();
+  const { events, emit } = collector();
+  const relay = new DebuggerRelay({ dbg, emit });
+  relay.install();
+  return { dbg, events, relay };
+}
+
+async function rejection(promise) {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  assert.fail("want a rejection");
+}
+
+test("concurrent attaches of one tab share one chrome.debugger.attach", async () => {
+  const { dbg, relay } = setup();
+  const gate = deferred();
+  dbg.attachImpl = () => gate.promise;
+  const calls = [relay.attach(7), relay.attach(7), relay.send(7, "Page.enable"), relay.send(7, "Runtime.enable")];
+  await tick();
+  assert.equal(dbg.count("attach"), 1);
+  assert.equal(relay.isAttached(7), false, "attaching is not attached yet");
+  gate.resolve();
+  const [first, second, r1, r2] = await Promise.all(calls);
+  assert.deepEqual(first, { attached: true, already: false });
+  assert.deepEqual(second, { attached: true, already: true });
+  assert.deepEqual(r1, { echo: { method: "Page.enable", params: {} } });
+  assert.deepEqual(r2, { echo: { method: "Runtime.enable", params: {} } });
+  assert.equal(dbg.count("attach"), 1);
+  assert.deepEqual(relay.attachedTabIds(), [7]);
+  assert.deepEqual(await relay.attach(7), { attached: true, already: true });
+  assert.equal(dbg.count("attach"), 1);
+});
+
+test("attach errors map to already_attached, no_tab, attach_failed (shared by concurrent callers)", async () => {
+  const cases = [
+    ["Another debugger is already attached to the tab with id: 5.", "already_attached", /Another debugger/],
+    ["No tab with given id 5.", "no_tab", /no tab with id 5/],
+    ["Cannot access a chrome:// URL", "attach_failed", /^Cannot access a chrome:\/\/ URL$/],
+  ];
+  for (const [chromeText, code, pattern] of cases) {
+    const { dbg, relay } = setup();
+    dbg.attachImpl = async () => {
+      throw new Error(chromeText);
+    };
+    const errs = await Promise.all([rejection(relay.attach(5)), rejection(relay.send(5, "Page.enable"))]);
+    for (const err of errs) {
+      assert.equal(err.code, code, chromeText);
+      assert.match(err.message, pattern);
+    }
+    assert.equal(dbg.count("attach"), 1);
+    assert.equal(relay.isAttached(5), false);
+    // A failed attach is forgotten: the next call tries again.
+    dbg.attachImpl = async () => {};
+    assert.deepEqual(await relay.attach(5), { attached: true, already: false });
+  }
+});
+
+test("commands go to the tab or its child session, with Chrome's result", async () => {
+  const { dbg, relay } = setup();
+  dbg.commandImpl = async (target, method, params) => ({ target, method, params });
+  assert.deepEqual(await relay.send(3, "Runtime.evaluate", { expression: "1" }), {
+    target: { tabId: 3 },
+    method: "Runtime.evaluate",
+    params: { expression: "1" },
+  });
+  assert.deepEqual((await relay.send(3, "Page.enable", undefined, "S1")).target, { tabId: 3, sessionId: "S1" });
+  dbg.commandImpl = async () => undefined;
+  assert.deepEqual(await relay.send(3, "Page.enable"), {});
+});
+
+test("command failures: cdp_error with Chrome's code and message", async () => {
+  const { dbg, relay } = setup();
+  dbg.commandImpl = async (target, method) => {
+    if (method === "Foo.bar") throw new Error(`{"code":-32601,"message":"'Foo.bar' wasn't found"}`);
+    if (method === "Runtime.evaluate") {
+      throw new Error(`{"code":-32602,"data":"Failed to deserialize params.expression","message":"Invalid parameters"}`);
+    }
+    throw new Error("something odd");
+  };
+  assert.deepEqual((await rejection(relay.send(1, "Foo.bar"))).toWire(), {
+    code: "cdp_error",
+    message: "'Foo.bar' wasn't found",
+    cdpCode: -32601,
+  });
+  assert.deepEqual((await rejection(relay.send(1, "Runtime.evaluate", { expression: 5 }))).toWire(), {
+    code: "cdp_error",
+    message: "Invalid parameters: Failed to deserialize params.expression",
+    cdpCode: -32602,
+  });
+  assert.deepEqual((await rejection(relay.send(1, "Page.odd"))).toWire(), { code: "cdp_error", message: "Page.odd: something odd" });
+  assert.equal(relay.isAttached(1), true, "a CDP error leaves the session alone");
+});
+
+test("onDetach: detached event, in-flight commands fail with the reason, the next command re-attaches", async () => {
+  const { dbg, events, relay } = setup();
+  await relay.attach(9);
+  const hang = deferred();
+  dbg.commandImpl = () => hang.promise;
+  const inflight = relay.send(9, "Runtime.evaluate", { expression: "await new Promise(() => {})" });
+  await tick();
+
+  dbg.chromeDetaches(9, "canceled_by_user");
+  const err = await rejection(inflight);
+  assert.deepEqual(err.toWire(), { code: "detached", message: "debugger detached from tab 9 (canceled_by_user)", reason: "canceled_by_user" });
+  assert.deepEqual(events, [{ event: "detached", tabId: 9, reason: "canceled_by_user" }]);
+  assert.equal(relay.isAttached(9), false);
+  hang.reject(new Error("Detached while handling command.")); // Chrome's late answer changes nothing
+
+  dbg.commandImpl = async () => ({ ok: true });
+  assert.deepEqual(await relay.send(9, "Page.enable"), { ok: true });
+  assert.equal(dbg.count("attach"), 2);
+  assert.equal(relay.isAttached(9), true);
+});
+
+test("a command Chrome says is not attached forgets the session, maps to detached, and re-attaches next time", async () => {
+  const { dbg, relay } = setup();
+  await relay.attach(4);
+  dbg.attached.delete(4); // Chrome lost our session without telling us
+  const err = await rejection(relay.send(4, "Page.enable"));
+  assert.equal(err.code, "detached");
+  assert.equal(err.extra.reason, "not_attached");
+  assert.equal(relay.isAttached(4), false);
+  await relay.send(4, "Page.enable");
+  assert.equal(dbg.count("attach"), 2);
+});
+
+test("a tab closed under a command is no_tab", async () => {
+  const { dbg, relay } = setup();
+  dbg.commandImpl = async () => {
+    throw new Error("No tab with given id 2.");
+  };
+  assert.equal((await rejection(relay.send(2, "Page.enable"))).code, "no_tab");
+});
+
+test("detach: emits detached with the reason, fails commands in flight, is idempotent", async () => {
+  const { dbg, events, relay } = setup();
+  assert.deepEqual(await relay.detach(6), { detached: true });
+  assert.equal(dbg.count("detach"), 0, "nothing to detach");
+  await relay.attach(6);
+  const hang = deferred();
+  dbg.commandImpl = () => hang.promise;
+  const inflight = relay.send(6, "Runtime.evaluate");
+  await tick();
+  assert.deepEqual(await relay.detach(6, "requested"), { detached: true });
+  assert.equal((await rejection(inflight)).extra.reason, "requested");
+  assert.deepEqual(events, [{ event: "detached", tabId: 6, reason: "requested" }]);
+  assert.equal(relay.isAttached(6), false);
+  assert.equal(dbg.attached.has(6), false);
+});
+
+test("CDP events are forwarded with tabId and sessionId", () => {
+  const { dbg, events } = setup();
+  dbg.onEvent.fire({ tabId: 3 }, "Page.loadEventFired", { timestamp: 1 });
+  dbg.onEvent.fire({ tabId: 3, sessionId: "S2" }, "Runtime.consoleAPICalled", { type: "log" });
+  dbg.onEvent.fire({ targetId: "T" }, "Ignored.event", {});
+  assert.deepEqual(events, [
+    { event: "cdp", tabId: 3, method: "Page.loadEventFired", params: { timestamp: 1 } },
+    { event: "cdp", tabId: 3, sessionId: "S2", method: "Runtime.consoleAPICalled", params: { type: "log" } },
+  ]);
+});
+
+test("onDetach of a tab we did not track still tells the service", () => {
+  const { dbg, events } = setup();
+  dbg.onDetach.fire({ tabId: 12 }, "target_closed");
+  assert.deepEqual(events, [{ event: "detached", tabId: 12, reason: "target_closed" }]);
+});

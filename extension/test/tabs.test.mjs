@@ -1,0 +1,86 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { buildHandlers } from "../ops.js";
+import { DebuggerRelay } from "../debugger.js";
+import { TabOps, installTabEvents, toTab } from "../tabs.js";
+import { FakeDebugger, FakeTabs, collector } from "./fakes.mjs";
+
+const TABS = [
+  { id: 1, windowId: 1, url: "https://a.example/", title: "A", active: true, status: "complete" },
+  { id: 2, windowId: 1, url: "https://b.example/", title: "B", active: false, status: "loading" },
+];
+
+test("toTab gives the wire shape, pendingUrl while loading", () => {
+  assert.deepEqual(toTab(TABS[0], (id) => id === 1), {
+    id: 1,
+    windowId: 1,
+    url: "https://a.example/",
+    title: "A",
+    active: true,
+    status: "complete",
+    attached: true,
+  });
+  const fresh = toTab({ id: 3, windowId: 2, url: "", pendingUrl: "https://c.example/", active: false, status: "loading" });
+  assert.equal(fresh.url, "https://c.example/");
+  assert.equal(fresh.title, "");
+  assert.equal(fresh.attached, false);
+});
+
+function setup() {
+  const tabs = new FakeTabs(TABS);
+  const windows = { focused: [], update: async (id, props) => windows.focused.push([id, props]) };
+  const dbg = new FakeDebugger();
+  const relay = new DebuggerRelay({ dbg, emit: () => {} });
+  const tabOps = new TabOps({ tabs, windows, isAttached: (id) => relay.isAttached(id) });
+  return { tabs, windows, dbg, relay, tabOps, h: buildHandlers({ relay, tabOps }) };
+}
+
+test("tabs ops: list, open, activate, close, and no_tab for unknown tabs", async () => {
+  const { windows, relay, h } = setup();
+  await relay.attach(2);
+  assert.deepEqual(
+    (await h["tabs.list"]({})).tabs.map((t) => [t.id, t.attached]),
+    [
+      [1, false],
+      [2, true],
+    ],
+  );
+  const { tab } = await h["tabs.open"]({ url: "https://c.example/", active: true });
+  assert.equal(tab.url, "https://c.example/");
+  assert.equal(tab.status, "loading");
+  assert.deepEqual((await h["tabs.activate"]({ tabId: 2 })).tab.active, true);
+  assert.deepEqual(windows.focused, [[1, { focused: true }]]);
+  assert.deepEqual(await h["tabs.close"]({ tabId: 1 }), { closed: true });
+  for (const op of ["tabs.close", "tabs.activate", "attach", "detach"]) {
+    await assert.rejects(h[op]({ tabId: 1 }), (err) => err.code === "no_tab" && /no tab with id 1/.test(err.message), op);
+  }
+});
+
+test("ping, echo, attach and detach handlers", async () => {
+  const { dbg, h } = setup();
+  assert.deepEqual(await h.ping({}), { pong: true });
+  assert.deepEqual(await h.echo({ data: "😀" }), { data: "😀", length: 1 });
+  assert.deepEqual(await h.attach({ tabId: 1 }), { attached: true, already: false });
+  assert.deepEqual(await h.attach({ tabId: 1 }), { attached: true, already: true });
+  assert.deepEqual(await h.detach({ tabId: 1 }), { detached: true });
+  assert.deepEqual(await h.detach({ tabId: 1 }), { detached: true });
+  assert.equal(dbg.count("detach"), 1);
+});
+
+test("tab events are forwarded; updates only for fields of the Tab shape", () => {
+  const tabs = new FakeTabs();
+  const { events, emit } = collector();
+  installTabEvents(tabs, emit, () => false);
+  tabs.onCreated.fire(TABS[0]);
+  tabs.onUpdated.fire(1, { favIconUrl: "x" }, TABS[0]);
+  tabs.onUpdated.fire(1, { status: "complete" }, TABS[0]);
+  tabs.onActivated.fire({ tabId: 2, windowId: 1 });
+  tabs.onRemoved.fire(1, { windowId: 1, isWindowClosing: false });
+  assert.deepEqual(
+    events.map((e) => e.event),
+    ["tab.created", "tab.updated", "tab.activated", "tab.removed"],
+  );
+  assert.deepEqual(events[0].tab, toTab(TABS[0]));
+  assert.deepEqual(events[2], { event: "tab.activated", tabId: 2, windowId: 1 });
+  assert.deepEqual(events[3], { event: "tab.removed", tabId: 1 });
+});
