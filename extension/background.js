@@ -74,6 +74,13 @@ chrome.runtime.onMessage.addListener(onPopupMessage);
 
 dropStaleSessions().finally(() => link.connect());
 
+// While the port is closed nothing else keeps the worker alive between retries (up to 30 s apart,
+// and Chrome stops an idle worker after 30 s, timers and all). Any extension API call resets
+// that idle clock.
+setInterval(() => {
+  if (!link.connected) chrome.runtime.getPlatformInfo().catch(() => {});
+}, 20_000);
+
 async function sendHello() {
   let tabs = [];
   try {

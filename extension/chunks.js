@@ -32,10 +32,12 @@ export function decodeBase64(text) {
  * ChunkAssembler rebuilds one chunked message at a time. feed() returns the parsed message when
  * the last chunk arrives, undefined before that, and throws ChunkError (dropping the partial
  * message) when the sequence is broken: a chunk out of order, a count or chunk id that changes
- * mid-message, bad base64, invalid UTF-8 or invalid JSON.
+ * mid-message, bad base64, invalid UTF-8 or invalid JSON. The broken message's later frames are
+ * then dropped without further errors.
  */
 export class ChunkAssembler {
   #current = null; // {chunk, count, next, parts: string[], decoder, prefix}
+  #broken = null; // id of the chunked message that failed; its remaining frames are dropped quietly
 
   /** pending reports whether a message is partly received. */
   get pending() {
@@ -45,13 +47,19 @@ export class ChunkAssembler {
   /** reset drops any partly received message (e.g. when the port closes). */
   reset() {
     this.#current = null;
+    this.#broken = null;
   }
 
   feed(frame) {
+    // After a failure, the rest of that message's frames say nothing new: drop them without
+    // another error, so the first (telling) error is the one reported.
+    if (this.#current === null && this.#broken !== null && frame?.chunk === this.#broken && frame?.index !== 0) return undefined;
+    this.#broken = null;
     try {
       return this.#feed(frame);
     } catch (err) {
       const id = this.#current ? idFromPrefix(this.#current.prefix) : undefined;
+      this.#broken = this.#current?.chunk ?? (typeof frame?.chunk === "string" ? frame.chunk : null);
       this.#current = null;
       if (err instanceof ChunkError) {
         if (id !== undefined && err.id === undefined) err.id = id;

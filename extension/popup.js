@@ -74,7 +74,9 @@ function render(status, note) {
     $("welcome-pid").textContent = view.welcome.pid;
   }
 
-  const protocolError = status?.protocolError ? `Last protocol error: ${status.protocolError}` : "";
+  const protocolError = status?.protocolError
+    ? `Last protocol error (${new Date(status.protocolErrorAt).toLocaleTimeString()}): ${status.protocolError}`
+    : "";
   show($("protocol-error"), protocolError);
 
   renderAttached(view.attached);

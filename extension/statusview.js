@@ -8,7 +8,7 @@
 export function nativeHint(lastError) {
   const e = String(lastError ?? "");
   if (/native messaging host not found/i.test(e)) {
-    return "Chrome found no host manifest for com.egohost.host. Run `egohost install`, then press Reconnect.";
+    return "Chrome found no host manifest for com.egohost.host. Run `egohost install`, then press Reconnect now.";
   }
   if (/access to the specified native messaging host is forbidden/i.test(e) || /^access .*forbidden/i.test(e)) {
     return "The host manifest does not allow this extension ID. Re-run `egohost install` (its allowed_origins must name the ID below).";

@@ -69,13 +69,19 @@ test("out-of-order chunk is an error and drops the partial message", () => {
   a.feed(frames[0]);
   assertChunkError(() => a.feed(frames[2]), /got index 2, expected 1 \(out of order\)/);
   assert.equal(a.pending, false);
-  // The rest of the broken message cannot continue it.
-  assertChunkError(() => a.feed(frames[1]), /no message in progress/);
+  // The rest of the broken message is dropped quietly: one error per broken message.
+  assert.equal(a.feed(frames[1]), undefined);
+  assert.equal(a.feed(frames[3]), undefined);
+  // The next message assembles normally.
+  const next = { id: 5, op: "ping" };
+  assert.deepEqual(feedAll(a, chunkFrames(next, 3, "c2")), [next]);
 });
 
-test("first chunk with index > 0 is an error", () => {
-  const frames = chunkFrames({ id: 5, op: "echo" }, 4);
-  assertChunkError(() => new ChunkAssembler().feed(frames[1]), /expected index 0/);
+test("a stray chunk of an unknown message is an error", () => {
+  const frames = chunkFrames({ id: 5, op: "echo" }, 4, "stray");
+  const a = new ChunkAssembler();
+  assertChunkError(() => a.feed(frames[1]), /no message in progress/);
+  assert.equal(a.feed(frames[2]), undefined, "its siblings add no second error");
 });
 
 test("a count that changes mid-message is an error", () => {
