@@ -1,0 +1,296 @@
+// Package config loads egohost's configuration: the defaults shipped in
+// config.yaml, then a user file, then EGOHOST_* environment variables, each
+// overriding the one before. It resolves empty paths to per-user defaults and
+// validates every value, so the rest of the program receives a Config it can
+// trust.
+//
+// The package reads nothing from the process's environment by itself: the
+// caller passes the environment, the home directory and the OS in Options,
+// which keeps tests hermetic.
+package config
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"maps"
+	"os"
+	"path"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/viper"
+
+	"github.com/egohost/egohost"
+)
+
+// MaxBrowserFrameLimit is the largest accepted value of
+// limits.max_browser_frame: Chrome itself refuses to post a message of
+// 64 MiB or more, so a larger cap would only delay the failure.
+const MaxBrowserFrameLimit = 64 << 20
+
+// EnvPrefix starts the name of every environment variable that overrides a
+// key, e.g. EGOHOST_TIMEOUTS_REQUEST for timeouts.request.
+const EnvPrefix = "EGOHOST_"
+
+// EnvConfigFile names the environment variable that points at the user file
+// when Options.File is empty.
+const EnvConfigFile = "EGOHOST_CONFIG"
+
+// Config is egohost's validated configuration, with every path resolved.
+type Config struct {
+	// Listen is the loopback host:port of the agents' WebSocket.
+	Listen string
+	// StateDir holds the relay socket, the token and service.json.
+	StateDir string
+	// Socket is the relay <-> service socket path.
+	Socket string
+	// TokenFile is the agents' bearer token file.
+	TokenFile string
+	// AllowedExtensionIDs are the extension IDs allowed to use the host.
+	AllowedExtensionIDs []string
+	// HostName is the native messaging host name (manifest file name).
+	HostName string
+	// Browser is the browser binary for `egohost launch`; empty means
+	// look for one.
+	Browser string
+	// Timeouts groups the timeouts.* keys.
+	Timeouts Timeouts
+	// Limits groups the limits.* keys.
+	Limits Limits
+	// LogLevel is the minimum level logged.
+	LogLevel slog.Level
+	// File is the user config file that was read, or "" if none was.
+	File string
+}
+
+// Timeouts holds the timeouts.* keys. Every one is positive.
+type Timeouts struct {
+	Request time.Duration // one agent request, end to end
+	Connect time.Duration // relay -> service dial, client -> service dial
+	Launch  time.Duration // browser start until the link is up
+	Action  time.Duration // default auto-wait for actions and resolution
+}
+
+// Limits holds the limits.* keys, in bytes. Every one is positive.
+type Limits struct {
+	MaxBrowserFrame int // browser -> host frame cap, at most 64 MiB
+	MaxRPCMessage   int // agent <-> service WebSocket message cap
+}
+
+// Options tells Load where to look. The zero value loads the defaults only,
+// resolved for the running OS with no home directory and no environment.
+type Options struct {
+	// File is an explicit user config file (the --config flag). When
+	// empty, $EGOHOST_CONFIG is used, else <Home>/.config/egohost/config.yaml
+	// if it exists. An explicit or $EGOHOST_CONFIG file must exist.
+	File string
+	// Getenv looks up an environment variable; "" means unset. Pass
+	// os.Getenv in production. Nil means an empty environment.
+	Getenv func(string) string
+	// Home is the user's home directory (os.UserHomeDir in production).
+	Home string
+	// GOOS selects the per-OS default paths; empty means runtime.GOOS.
+	GOOS string
+}
+
+// Keys of the configuration, as written in config.yaml.
+const (
+	keyListen          = "listen"
+	keyStateDir        = "state_dir"
+	keySocket          = "socket"
+	keyTokenFile       = "token_file"
+	keyAllowedIDs      = "allowed_extension_ids"
+	keyHostName        = "host_name"
+	keyBrowser         = "browser"
+	keyRequest         = "timeouts.request"
+	keyConnect         = "timeouts.connect"
+	keyLaunch          = "timeouts.launch"
+	keyAction          = "timeouts.action"
+	keyMaxBrowserFrame = "limits.max_browser_frame"
+	keyMaxRPCMessage   = "limits.max_rpc_message"
+	keyLogLevel        = "log_level"
+)
+
+// EnvVar returns the environment variable that overrides key, e.g.
+// EGOHOST_TIMEOUTS_REQUEST for "timeouts.request".
+func EnvVar(key string) string {
+	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(key, ".", "_"))
+}
+
+// DefaultFile returns the user config file looked for when neither
+// Options.File nor $EGOHOST_CONFIG names one.
+func DefaultFile(goos, home string) string {
+	return joinPath(goos, home, ".config", "egohost", "config.yaml")
+}
+
+// Load reads the defaults, the user file and the environment, in that
+// order of increasing precedence, and returns the validated result.
+// Every error names the offending key (and file, for unknown keys).
+func Load(opts Options) (*Config, error) {
+	if opts.GOOS == "" {
+		opts.GOOS = runtime.GOOS
+	}
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+
+	v := viper.New()
+	v.SetConfigType("yaml")
+	if err := v.ReadConfig(bytes.NewReader(egohost.DefaultConfig())); err != nil {
+		return nil, fmt.Errorf("config: read defaults: %w", err)
+	}
+	known := v.AllKeys()
+	slices.Sort(known)
+
+	src := sources{}
+	file, err := userFile(opts, getenv)
+	if err != nil {
+		return nil, err
+	}
+	if file != "" {
+		settings, err := readUserFile(file, known)
+		if err != nil {
+			return nil, err
+		}
+		if err := v.MergeConfigMap(settings); err != nil {
+			return nil, fmt.Errorf("config: merge %s: %w", file, err)
+		}
+		for _, k := range flatKeys(settings, "") {
+			src[k] = file
+		}
+	}
+
+	for _, k := range known {
+		name := EnvVar(k)
+		if val := getenv(name); val != "" {
+			v.Set(k, val)
+			src[k] = "$" + name
+		}
+	}
+
+	c, err := decode(v, src)
+	if err != nil {
+		return nil, err
+	}
+	c.File = file
+	if err := c.resolvePaths(opts.GOOS, opts.Home, getenv, src); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// sources records where each overridden key was set, for error messages.
+type sources map[string]string
+
+// userFile picks the user config file, or "" if there is none.
+func userFile(opts Options, getenv func(string) string) (string, error) {
+	if opts.File != "" {
+		return opts.File, nil
+	}
+	if f := getenv(EnvConfigFile); f != "" {
+		return f, nil
+	}
+	if opts.Home == "" {
+		return "", nil
+	}
+	f := DefaultFile(opts.GOOS, opts.Home)
+	if _, err := os.Stat(f); err != nil {
+		if os.IsNotExist(err) {
+			return "", nil
+		}
+		return "", fmt.Errorf("config: stat %s: %w", f, err)
+	}
+	return f, nil
+}
+
+// readUserFile parses a user file and refuses keys the defaults do not
+// have: a typo must not be silently ignored.
+func readUserFile(file string, known []string) (map[string]any, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("config: read user file: %w", err)
+	}
+	uv := viper.New()
+	switch ext := strings.ToLower(path.Ext(strings.ReplaceAll(file, `\`, "/"))); ext {
+	case ".json", ".toml", ".yml":
+		uv.SetConfigType(ext[1:])
+	default:
+		uv.SetConfigType("yaml")
+	}
+	if err := uv.ReadConfig(bytes.NewReader(data)); err != nil {
+		return nil, fmt.Errorf("config: parse %s: %w", file, err)
+	}
+	settings := uv.AllSettings()
+	for _, k := range flatKeys(settings, "") {
+		if _, ok := slices.BinarySearch(known, k); ok {
+			continue
+		}
+		if isSection(k, known) {
+			return nil, fmt.Errorf("config: %s: %q is a section: set its keys (%s)", file, k, strings.Join(sectionKeys(k, known), ", "))
+		}
+		return nil, &UnknownKeyError{File: file, Key: k}
+	}
+	return settings, nil
+}
+
+// flatKeys lists the dotted leaf keys of a nested settings map. An empty
+// nested map contributes nothing.
+func flatKeys(m map[string]any, prefix string) []string {
+	var keys []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		full := prefix + k
+		if sub, ok := m[k].(map[string]any); ok {
+			keys = append(keys, flatKeys(sub, full+".")...)
+			continue
+		}
+		keys = append(keys, full)
+	}
+	return keys
+}
+
+func isSection(k string, known []string) bool {
+	return len(sectionKeys(k, known)) > 0
+}
+
+func sectionKeys(k string, known []string) []string {
+	var keys []string
+	for _, kk := range known {
+		if strings.HasPrefix(kk, k+".") {
+			keys = append(keys, kk)
+		}
+	}
+	return keys
+}
+
+// KeyError reports a bad value for a key.
+type KeyError struct {
+	Key    string // dotted key, e.g. "timeouts.request"
+	Value  string // the value as given
+	Reason string // e.g. "is not a duration"
+	Source string // where the value came from: a file, "$EGOHOST_…", or "" for the defaults
+}
+
+// Error implements error: `config: timeouts.request: "abc" is not a
+// duration (from $EGOHOST_TIMEOUTS_REQUEST)`.
+func (e *KeyError) Error() string {
+	msg := fmt.Sprintf("config: %s: %q %s", e.Key, e.Value, e.Reason)
+	if e.Source != "" {
+		msg += " (from " + e.Source + ")"
+	}
+	return msg
+}
+
+// UnknownKeyError reports a key in a user file that egohost does not know.
+type UnknownKeyError struct {
+	File string
+	Key  string
+}
+
+// Error implements error.
+func (e *UnknownKeyError) Error() string {
+	return fmt.Sprintf("config: %s: unknown key %q", e.File, e.Key)
+}

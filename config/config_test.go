@@ -1,0 +1,425 @@
+package config
+
+import (
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const testID = "aokapgkciafkaelljglcdibalbfomkdb"
+
+// env returns a Getenv over m.
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+// writeFile writes content to dir/name and returns its path.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// defaults is config.yaml's content for a linux user with home and no
+// XDG_RUNTIME_DIR.
+func defaults(home string) *Config {
+	run := home + "/.cache/egohost/run"
+	return &Config{
+		Listen:              "127.0.0.1:47821",
+		StateDir:            run,
+		Socket:              run + "/relay.sock",
+		TokenFile:           run + "/token",
+		AllowedExtensionIDs: []string{testID},
+		HostName:            "com.egohost.host",
+		Browser:             "",
+		Timeouts: Timeouts{
+			Request: 30 * time.Second,
+			Connect: 5 * time.Second,
+			Launch:  30 * time.Second,
+			Action:  5 * time.Second,
+		},
+		Limits:   Limits{MaxBrowserFrame: 64 << 20, MaxRPCMessage: 64 << 20},
+		LogLevel: slog.LevelInfo,
+	}
+}
+
+func TestLoadDefaults(t *testing.T) {
+	home := t.TempDir()
+	got, err := Load(Options{Home: home, GOOS: "linux"})
+	if err != nil {
+		t.Fatalf("got error %v, want nil", err)
+	}
+	if diff := cmp.Diff(defaults(home), got); diff != "" {
+		t.Errorf("defaults mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestLoadLayers(t *testing.T) {
+	home := t.TempDir()
+	userYAML := `
+listen: "[::1]:9000"
+timeouts:
+  request: 2s
+limits:
+  max_browser_frame: 1MB
+allowed_extension_ids: [bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb, cccccccccccccccccccccccccccccccc]
+log_level: debug
+`
+	file := writeFile(t, t.TempDir(), "custom.yaml", userYAML)
+	homeFile := writeFile(t, home, ".config/egohost/config.yaml", "listen: localhost:1234\n")
+	envFile := writeFile(t, t.TempDir(), "env.yaml", "browser: /opt/chromium\n")
+	jsonFile := writeFile(t, t.TempDir(), "c.json", `{"timeouts": {"action": "9s"}, "host_name": "org.x_y"}`)
+
+	tests := []struct {
+		name   string
+		opts   Options
+		modify func(c *Config)
+	}{
+		{
+			name: "explicit file overrides defaults",
+			opts: Options{File: file},
+			modify: func(c *Config) {
+				c.File = file
+				c.Listen = "[::1]:9000"
+				c.Timeouts.Request = 2 * time.Second
+				c.Limits.MaxBrowserFrame = 1000000
+				c.AllowedExtensionIDs = []string{"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "cccccccccccccccccccccccccccccccc"}
+				c.LogLevel = slog.LevelDebug
+			},
+		},
+		{
+			name: "environment overrides file",
+			opts: Options{File: file, Getenv: env(map[string]string{
+				"EGOHOST_TIMEOUTS_REQUEST":       "3m",
+				"EGOHOST_LISTEN":                 "127.0.0.2:1",
+				"EGOHOST_ALLOWED_EXTENSION_IDS":  "dddddddddddddddddddddddddddddddd, " + testID,
+				"EGOHOST_LIMITS_MAX_RPC_MESSAGE": "1048576",
+				"EGOHOST_LOG_LEVEL":              "WARN",
+				"EGOHOST_STATE_DIR":              "/srv/state",
+			})},
+			modify: func(c *Config) {
+				c.File = file
+				c.Listen = "127.0.0.2:1"
+				c.Timeouts.Request = 3 * time.Minute
+				c.Limits.MaxBrowserFrame = 1000000
+				c.Limits.MaxRPCMessage = 1 << 20
+				c.AllowedExtensionIDs = []string{"dddddddddddddddddddddddddddddddd", testID}
+				c.LogLevel = slog.LevelWarn
+				c.StateDir = "/srv/state"
+				c.Socket = "/srv/state/relay.sock"
+				c.TokenFile = "/srv/state/token"
+			},
+		},
+		{
+			name:   "home file when nothing else names one",
+			opts:   Options{},
+			modify: func(c *Config) { c.File = homeFile; c.Listen = "localhost:1234" },
+		},
+		{
+			name:   "EGOHOST_CONFIG beats the home file",
+			opts:   Options{Getenv: env(map[string]string{"EGOHOST_CONFIG": envFile})},
+			modify: func(c *Config) { c.File = envFile; c.Browser = "/opt/chromium" },
+		},
+		{
+			name:   "explicit file beats EGOHOST_CONFIG",
+			opts:   Options{File: jsonFile, Getenv: env(map[string]string{"EGOHOST_CONFIG": envFile})},
+			modify: func(c *Config) { c.File = jsonFile; c.Timeouts.Action = 9 * time.Second; c.HostName = "org.x_y" },
+		},
+		{
+			name: "empty environment value means unset",
+			opts: Options{Getenv: env(map[string]string{"EGOHOST_LISTEN": "", "EGOHOST_CONFIG": ""})},
+			modify: func(c *Config) {
+				c.File = homeFile
+				c.Listen = "localhost:1234"
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opts.Home, tt.opts.GOOS = home, "linux"
+			got, err := Load(tt.opts)
+			if err != nil {
+				t.Fatalf("got error %v, want nil", err)
+			}
+			want := defaults(home)
+			tt.modify(want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("config mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLoadBadValues(t *testing.T) {
+	tests := []struct {
+		key, value string
+		wantMsg    string
+	}{
+		{"timeouts.request", "abc", `config: timeouts.request: "abc" is not a duration`},
+		{"timeouts.connect", "5", `config: timeouts.connect: "5" is not a duration`},
+		{"timeouts.launch", "0s", `config: timeouts.launch: "0s" must be positive`},
+		{"timeouts.action", "-1s", `config: timeouts.action: "-1s" must be positive`},
+		{"limits.max_browser_frame", "lots", `config: limits.max_browser_frame: "lots" is not a size`},
+		{"limits.max_browser_frame", "65MiB", `config: limits.max_browser_frame: "65MiB" exceeds the maximum of 67108864 bytes`},
+		{"limits.max_browser_frame", "0", `config: limits.max_browser_frame: "0" must be positive`},
+		{"limits.max_rpc_message", "12XB", `config: limits.max_rpc_message: "12XB" is not a size`},
+		{"limits.max_rpc_message", "99999999999999999999", `config: limits.max_rpc_message: "99999999999999999999" is not a size`},
+		{"listen", "0.0.0.0:80", `config: listen: "0.0.0.0:80" is not a loopback address`},
+		{"listen", "192.168.1.2:80", `config: listen: "192.168.1.2:80" is not a loopback address`},
+		{"listen", "example.com:80", `config: listen: "example.com:80" is not a loopback address`},
+		{"listen", ":8080", `config: listen: ":8080" is not a loopback address`},
+		{"listen", "127.0.0.1", `config: listen: "127.0.0.1" is not host:port`},
+		{"listen", "127.0.0.1:http", `config: listen: "127.0.0.1:http" has no valid port`},
+		{"listen", "127.0.0.1:70000", `config: listen: "127.0.0.1:70000" has no valid port`},
+		{"allowed_extension_ids", "abc", `config: allowed_extension_ids: "abc" is not an extension ID`},
+		{"allowed_extension_ids", testID + ",zokapgkciafkaelljglcdibalbfomkdb", `config: allowed_extension_ids: "zokapgkciafkaelljglcdibalbfomkdb" is not an extension ID`},
+		{"allowed_extension_ids", " , ", `config: allowed_extension_ids: "" must name at least one extension ID`},
+		{"host_name", ".com.x", `config: host_name: ".com.x" is not a native messaging host name`},
+		{"host_name", "com.x.", `config: host_name: "com.x." is not a native messaging host name`},
+		{"host_name", "com..x", `config: host_name: "com..x" is not a native messaging host name`},
+		{"host_name", "Com.X", `config: host_name: "Com.X" is not a native messaging host name`},
+		{"host_name", "com-x", `config: host_name: "com-x" is not a native messaging host name`},
+		{"log_level", "verbose", `config: log_level: "verbose" is not a log level`},
+		{"state_dir", "relative/dir", `config: state_dir: "relative/dir" is not an absolute path`},
+		{"socket", "relay.sock", `config: socket: "relay.sock" is not an absolute path`},
+		{"token_file", "token", `config: token_file: "token" is not an absolute path`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key+"="+tt.value, func(t *testing.T) {
+			name := EnvVar(tt.key)
+			_, err := Load(Options{Home: t.TempDir(), GOOS: "linux", Getenv: env(map[string]string{name: tt.value})})
+			if err == nil {
+				t.Fatalf("got nil error, want %q", tt.wantMsg)
+			}
+			if !strings.HasPrefix(err.Error(), tt.wantMsg) {
+				t.Errorf("got error %q, want it to start with %q", err, tt.wantMsg)
+			}
+			if !strings.HasSuffix(err.Error(), "(from $"+name+")") {
+				t.Errorf("got error %q, want it to name its source $%s", err, name)
+			}
+			var ke *KeyError
+			if !errors.As(err, &ke) || ke.Key != tt.key {
+				t.Errorf("got %#v, want a *KeyError for %s", err, tt.key)
+			}
+		})
+	}
+}
+
+func TestLoadBadFileValue(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "c.yaml", "timeouts:\n  request: abc\n")
+	_, err := Load(Options{File: file, GOOS: "linux", Home: t.TempDir()})
+	want := `config: timeouts.request: "abc" is not a duration (from ` + file + `)`
+	if err == nil || err.Error() != want {
+		t.Errorf("got error %v, want %q", err, want)
+	}
+}
+
+func TestLoadFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		content string // "" means the file does not exist
+		wantMsg string
+		wantKey string // for *UnknownKeyError
+	}{
+		{name: "missing explicit file", wantMsg: "config: read user file: "},
+		{name: "top-level typo", content: "listn: 127.0.0.1:1\n", wantMsg: `unknown key "listn"`, wantKey: "listn"},
+		{name: "nested typo", content: "timeouts:\n  reqest: 2s\n", wantMsg: `unknown key "timeouts.reqest"`, wantKey: "timeouts.reqest"},
+		{name: "unknown section", content: "extra:\n  a: 1\n", wantMsg: `unknown key "extra.a"`, wantKey: "extra.a"},
+		{name: "section given a value", content: "timeouts: 5s\n", wantMsg: `"timeouts" is a section`},
+		{name: "list where a value goes", content: "listen: [a, b]\n", wantMsg: `config: listen: "[a b]" is not a single value`},
+		{name: "not YAML", content: "listen: [\n", wantMsg: "config: parse "},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(dir, "missing.yaml")
+			if tt.content != "" {
+				file = writeFile(t, dir, strings.Repeat("x", i+1)+".yaml", tt.content)
+			}
+			_, err := Load(Options{File: file, GOOS: "linux", Home: t.TempDir()})
+			if err == nil || !strings.Contains(err.Error(), tt.wantMsg) {
+				t.Fatalf("got error %v, want one containing %q", err, tt.wantMsg)
+			}
+			if tt.wantKey != "" {
+				var uk *UnknownKeyError
+				if !errors.As(err, &uk) || uk.Key != tt.wantKey || uk.File != file {
+					t.Errorf("got %#v, want *UnknownKeyError{File: %q, Key: %q}", err, file, tt.wantKey)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadEmptySectionIsFine(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "c.yaml", "# only a comment\ntimeouts: {}\n")
+	if _, err := Load(Options{File: file, GOOS: "linux", Home: t.TempDir()}); err != nil {
+		t.Errorf("got error %v, want nil", err)
+	}
+}
+
+func TestLoadPaths(t *testing.T) {
+	tests := []struct {
+		name                         string
+		goos, home                   string
+		env                          map[string]string
+		wantState, wantSock, wantTok string
+	}{
+		{
+			name: "linux with XDG_RUNTIME_DIR", goos: "linux", home: "/home/u",
+			env:       map[string]string{"XDG_RUNTIME_DIR": "/run/user/1000"},
+			wantState: "/run/user/1000/egohost", wantSock: "/run/user/1000/egohost/relay.sock", wantTok: "/run/user/1000/egohost/token",
+		},
+		{
+			name: "linux without XDG_RUNTIME_DIR", goos: "linux", home: "/home/u",
+			wantState: "/home/u/.cache/egohost/run", wantSock: "/home/u/.cache/egohost/run/relay.sock", wantTok: "/home/u/.cache/egohost/run/token",
+		},
+		{
+			name: "freebsd ignores a relative XDG_RUNTIME_DIR", goos: "freebsd", home: "/home/u",
+			env:       map[string]string{"XDG_RUNTIME_DIR": "run"},
+			wantState: "/home/u/.cache/egohost/run", wantSock: "/home/u/.cache/egohost/run/relay.sock", wantTok: "/home/u/.cache/egohost/run/token",
+		},
+		{
+			name: "darwin", goos: "darwin", home: "/Users/u",
+			env:       map[string]string{"XDG_RUNTIME_DIR": "/tmp/x"},
+			wantState: "/Users/u/Library/Application Support/egohost",
+			wantSock:  "/Users/u/Library/Application Support/egohost/relay.sock",
+			wantTok:   "/Users/u/Library/Application Support/egohost/token",
+		},
+		{
+			name: "windows with LOCALAPPDATA", goos: "windows", home: `C:\Users\u`,
+			env:       map[string]string{"LOCALAPPDATA": `D:\Local\`},
+			wantState: `D:\Local\egohost`, wantSock: `D:\Local\egohost\relay.sock`, wantTok: `D:\Local\egohost\token`,
+		},
+		{
+			name: "windows without LOCALAPPDATA", goos: "windows", home: `C:\Users\u`,
+			wantState: `C:\Users\u\AppData\Local\egohost`, wantSock: `C:\Users\u\AppData\Local\egohost\relay.sock`, wantTok: `C:\Users\u\AppData\Local\egohost\token`,
+		},
+		{
+			name: "explicit state_dir", goos: "linux", home: "/home/u",
+			env:       map[string]string{"EGOHOST_STATE_DIR": "/var/egohost", "XDG_RUNTIME_DIR": "/run/user/1000"},
+			wantState: "/var/egohost", wantSock: "/var/egohost/relay.sock", wantTok: "/var/egohost/token",
+		},
+		{
+			name: "explicit socket and token, with ~", goos: "linux", home: "/home/u",
+			env:       map[string]string{"EGOHOST_SOCKET": "/tmp/s.sock", "EGOHOST_TOKEN_FILE": "~/tok"},
+			wantState: "/home/u/.cache/egohost/run", wantSock: "/tmp/s.sock", wantTok: "/home/u/tok",
+		},
+		{
+			name: "windows explicit ~ state dir", goos: "windows", home: `C:\Users\u`,
+			env:       map[string]string{"EGOHOST_STATE_DIR": `~\eh`},
+			wantState: `C:\Users\u\eh`, wantSock: `C:\Users\u\eh\relay.sock`, wantTok: `C:\Users\u\eh\token`,
+		},
+		{
+			name: "no home but XDG_RUNTIME_DIR", goos: "linux",
+			env:       map[string]string{"XDG_RUNTIME_DIR": "/run/user/7"},
+			wantState: "/run/user/7/egohost", wantSock: "/run/user/7/egohost/relay.sock", wantTok: "/run/user/7/egohost/token",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Load(Options{Home: tt.home, GOOS: tt.goos, Getenv: env(tt.env)})
+			if err != nil {
+				t.Fatalf("got error %v, want nil", err)
+			}
+			got := [3]string{c.StateDir, c.Socket, c.TokenFile}
+			want := [3]string{tt.wantState, tt.wantSock, tt.wantTok}
+			if got != want {
+				t.Errorf("got state, socket, token %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+func TestLoadNoHome(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		wantMsg string
+	}{
+		{name: "no default state dir", wantMsg: `config: state_dir: "" has no default`},
+		{name: "~ without home", env: map[string]string{"EGOHOST_STATE_DIR": "~/x"}, wantMsg: `config: state_dir: "~/x" uses ~ but the home directory is unknown`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(Options{GOOS: "linux", Getenv: env(tt.env)})
+			if err == nil || !strings.HasPrefix(err.Error(), tt.wantMsg) {
+				t.Errorf("got error %v, want one starting with %q", err, tt.wantMsg)
+			}
+		})
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    int
+		wantErr bool
+	}{
+		{in: "1048576", want: 1 << 20},
+		{in: "64MiB", want: 64 << 20},
+		{in: "64mib", want: 64 << 20},
+		{in: "1MB", want: 1000000},
+		{in: "1 MB", want: 1000000},
+		{in: "2KiB", want: 2048},
+		{in: "3kb", want: 3000},
+		{in: "1GiB", want: 1 << 30},
+		{in: "5B", want: 5},
+		{in: " 7 ", want: 7},
+		{in: "", wantErr: true},
+		{in: "MiB", wantErr: true},
+		{in: "1.5MiB", wantErr: true},
+		{in: "-1", wantErr: true},
+		{in: "1TB", wantErr: true},
+		{in: "99999999999GiB", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseSize(tt.in)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("got error %v, want error %v", err, tt.wantErr)
+			}
+			if got != tt.want {
+				t.Errorf("got %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEnvVar(t *testing.T) {
+	tests := []struct{ key, want string }{
+		{"listen", "EGOHOST_LISTEN"},
+		{"state_dir", "EGOHOST_STATE_DIR"},
+		{"timeouts.request", "EGOHOST_TIMEOUTS_REQUEST"},
+		{"limits.max_browser_frame", "EGOHOST_LIMITS_MAX_BROWSER_FRAME"},
+	}
+	for _, tt := range tests {
+		if got := EnvVar(tt.key); got != tt.want {
+			t.Errorf("EnvVar(%q): got %q, want %q", tt.key, got, tt.want)
+		}
+	}
+}
+
+func TestDefaultFile(t *testing.T) {
+	tests := []struct{ goos, home, want string }{
+		{"linux", "/home/u", "/home/u/.config/egohost/config.yaml"},
+		{"darwin", "/Users/u", "/Users/u/.config/egohost/config.yaml"},
+		{"windows", `C:\Users\u`, `C:\Users\u\.config\egohost\config.yaml`},
+	}
+	for _, tt := range tests {
+		if got := DefaultFile(tt.goos, tt.home); got != tt.want {
+			t.Errorf("DefaultFile(%q, %q): got %q, want %q", tt.goos, tt.home, got, tt.want)
+		}
+	}
+}
