@@ -29,7 +29,25 @@ export class TabOps {
 
   async list() {
     const all = await this.tabs.query({});
-    return { tabs: all.filter((t) => typeof t.id === "number").map((t) => toTab(t, this.isAttached)) };
+    // The last focused window's tabs carry focused: true, so "the active tab" is unambiguous
+    // when several windows are open.
+    let focusedWindow;
+    if (this.windows?.getLastFocused) {
+      try {
+        focusedWindow = (await this.windows.getLastFocused({}))?.id;
+      } catch {
+        focusedWindow = undefined;
+      }
+    }
+    return {
+      tabs: all
+        .filter((t) => typeof t.id === "number")
+        .map((t) => {
+          const out = toTab(t, this.isAttached);
+          if (focusedWindow !== undefined && t.windowId === focusedWindow) out.focused = true;
+          return out;
+        }),
+    };
   }
 
   async get(tabId) {

@@ -84,3 +84,15 @@ test("tab events are forwarded; updates only for fields of the Tab shape", () =>
   assert.deepEqual(events[2], { event: "tab.activated", tabId: 2, windowId: 1 });
   assert.deepEqual(events[3], { event: "tab.removed", tabId: 1 });
 });
+
+test("tabs.list marks the last focused window's tabs as focused", async () => {
+  const tabs = new FakeTabs([...TABS, { id: 5, windowId: 2, url: "https://d.example/", title: "D", active: true, status: "complete" }]);
+  const windows = { getLastFocused: async () => ({ id: 2 }), update: async () => {} };
+  const tabOps = new TabOps({ tabs, windows });
+  const listed = (await tabOps.list()).tabs.map((t) => [t.id, t.focused === true]);
+  assert.deepEqual(listed, [
+    [1, false],
+    [2, false],
+    [5, true],
+  ]);
+});
