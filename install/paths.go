@@ -1,0 +1,126 @@
+package install
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Browser names a Chromium-based browser whose manifest locations egohost
+// knows.
+type Browser string
+
+// The browsers egohost installs a host manifest for.
+const (
+	Chrome   Browser = "chrome"
+	Chromium Browser = "chromium"
+	Edge     Browser = "edge"
+	Brave    Browser = "brave"
+)
+
+// Browsers returns every known browser, in a stable order.
+func Browsers() []Browser {
+	return []Browser{Chrome, Chromium, Edge, Brave}
+}
+
+// ParseBrowser returns the Browser named s (case-insensitive).
+func ParseBrowser(s string) (Browser, error) {
+	b := Browser(strings.ToLower(strings.TrimSpace(s)))
+	for _, known := range Browsers() {
+		if b == known {
+			return b, nil
+		}
+	}
+	return "", fmt.Errorf("parse browser: unknown browser %q (want chrome, chromium, edge or brave)", s)
+}
+
+// userDataDirs holds, per browser, the folder (relative to the per-user
+// configuration root) that holds NativeMessagingHosts, as each browser
+// documents it.
+var userDataDirs = map[Browser]struct{ linux, darwin string }{
+	Chrome:   {linux: "google-chrome", darwin: "Google/Chrome"},
+	Chromium: {linux: "chromium", darwin: "Chromium"},
+	Edge:     {linux: "microsoft-edge", darwin: "Microsoft Edge"},
+	Brave:    {linux: "BraveSoftware/Brave-Browser", darwin: "BraveSoftware/Brave-Browser"},
+}
+
+// UserManifestDir returns the folder where browser b looks for per-user
+// host manifests (<name>.json) on goos, for the user whose home is home:
+//
+//   - linux (and other unixes): <home>/.config/<browser>/NativeMessagingHosts,
+//     e.g. ~/.config/google-chrome/NativeMessagingHosts. (The browser
+//     follows $XDG_CONFIG_HOME when it is set; this function assumes the
+//     default.)
+//   - darwin: <home>/Library/Application Support/<browser>/NativeMessagingHosts.
+//   - windows: browsers find manifests through the registry (see
+//     RegistryKey), not a fixed folder; this returns egohost's own
+//     <home>\AppData\Local\egohost\NativeMessagingHosts, the same for
+//     every browser, where the file should be written before the key
+//     points at it.
+//
+// A browser started with --user-data-dir reads ProfileManifestDir instead.
+func UserManifestDir(b Browser, goos, home string) (string, error) {
+	dirs, ok := userDataDirs[b]
+	if !ok {
+		return "", fmt.Errorf("manifest dir: unknown browser %q", b)
+	}
+	if home == "" {
+		return "", fmt.Errorf("manifest dir: %s on %s: home directory unknown", b, goos)
+	}
+	switch goos {
+	case "windows":
+		return winJoin(home, `AppData\Local\egohost\NativeMessagingHosts`), nil
+	case "darwin":
+		return path.Join(home, "Library/Application Support", dirs.darwin, "NativeMessagingHosts"), nil
+	default:
+		return path.Join(home, ".config", dirs.linux, "NativeMessagingHosts"), nil
+	}
+}
+
+// registryRoots holds, per browser, the HKCU key under which it looks up
+// native messaging hosts on Windows. Brave reads Google Chrome's key.
+var registryRoots = map[Browser]string{
+	Chrome:   `HKCU\Software\Google\Chrome\NativeMessagingHosts`,
+	Chromium: `HKCU\Software\Chromium\NativeMessagingHosts`,
+	Edge:     `HKCU\Software\Microsoft\Edge\NativeMessagingHosts`,
+	Brave:    `HKCU\Software\Google\Chrome\NativeMessagingHosts`,
+}
+
+// RegistryKey returns the per-user Windows registry key whose default
+// value must be the path of host name's manifest for browser b, e.g.
+// HKCU\Software\Google\Chrome\NativeMessagingHosts\com.egohost.host. It is
+// data only: this package writes no registry.
+func RegistryKey(b Browser, name string) (string, error) {
+	root, ok := registryRoots[b]
+	if !ok {
+		return "", fmt.Errorf("registry key: unknown browser %q", b)
+	}
+	if !ValidHostName(name) {
+		return "", fmt.Errorf("registry key: bad host name %q", name)
+	}
+	return root + `\` + name, nil
+}
+
+// ProfileManifestDir returns the folder a Chromium-based browser started
+// with --user-data-dir=userDataDir reads host manifests from. (With that
+// flag, Chromium on Linux does not read the per-user folder.)
+func ProfileManifestDir(userDataDir string) string {
+	return filepath.Join(userDataDir, "NativeMessagingHosts")
+}
+
+// winJoin joins Windows path elements with backslashes.
+func winJoin(elem ...string) string {
+	var b strings.Builder
+	for _, e := range elem {
+		e = strings.ReplaceAll(e, "/", `\`)
+		if b.Len() > 0 {
+			e = strings.TrimLeft(e, `\`)
+			if !strings.HasSuffix(b.String(), `\`) {
+				b.WriteByte('\\')
+			}
+		}
+		b.WriteString(e)
+	}
+	return b.String()
+}

@@ -1,0 +1,225 @@
+package install
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestSystemdUserUnit(t *testing.T) {
+	got, err := SystemdUserUnit(ServiceConfig{Executable: "/home/u/bin/egohost"})
+	if err != nil {
+		t.Fatalf("got error %v, want nil", err)
+	}
+	want := `[Unit]
+Description=egohost: lets local agents drive your own browser
+StartLimitIntervalSec=60
+StartLimitBurst=10
+
+[Service]
+Type=simple
+ExecStart=/home/u/bin/egohost serve
+Restart=always
+RestartSec=2
+
+[Install]
+WantedBy=default.target
+`
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("unit mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestSystemdUserUnitQuoting(t *testing.T) {
+	tests := []struct {
+		name     string
+		cfg      ServiceConfig
+		wantLine string
+		wantErr  string
+	}{
+		{
+			name:     "space in path",
+			cfg:      ServiceConfig{Executable: "/home/u/My Apps/egohost"},
+			wantLine: `ExecStart="/home/u/My Apps/egohost" serve`,
+		},
+		{
+			name:     "specifier and variable",
+			cfg:      ServiceConfig{Executable: "/opt/egohost", Args: []string{"serve", "--config=/x/%h/$HOME"}},
+			wantLine: `ExecStart=/opt/egohost serve --config=/x/%%h/$$HOME`,
+		},
+		{
+			name:     "quotes and backslashes",
+			cfg:      ServiceConfig{Executable: "/opt/egohost", Args: []string{`a"b`, `c\d`, "", "it's"}},
+			wantLine: `ExecStart=/opt/egohost "a\"b" "c\\d" "" "it's"`,
+		},
+		{
+			name:     "description with percent",
+			cfg:      ServiceConfig{Executable: "/opt/egohost", Description: "100% egohost"},
+			wantLine: "Description=100%% egohost",
+		},
+		{name: "relative executable", cfg: ServiceConfig{Executable: "egohost"}, wantErr: "is not an absolute path"},
+		{name: "newline in argument", cfg: ServiceConfig{Executable: "/opt/egohost", Args: []string{"a\nb"}}, wantErr: "line break"},
+		{name: "template action", cfg: ServiceConfig{Executable: "/opt/{{Path}}"}, wantErr: `"{{"`},
+		{name: "newline in description", cfg: ServiceConfig{Executable: "/opt/egohost", Description: "a\n[Service]"}, wantErr: "line break"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := SystemdUserUnit(tt.cfg)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("got error %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("got error %v, want nil", err)
+			}
+			if !strings.Contains(got, "\n"+tt.wantLine+"\n") {
+				t.Errorf("got unit\n%s\nwant the line %q", got, tt.wantLine)
+			}
+		})
+	}
+}
+
+func TestKardianosConfig(t *testing.T) {
+	tests := []struct {
+		goos        string
+		wantSystemd bool
+	}{
+		{goos: "linux", wantSystemd: true},
+		{goos: "darwin", wantSystemd: false},
+		{goos: "windows", wantSystemd: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.goos, func(t *testing.T) {
+			c := ServiceConfig{Executable: "/opt/egohost"}.withDefaults()
+			kc, err := kardianosConfig(c, tt.goos)
+			if err != nil {
+				t.Fatalf("got error %v, want nil", err)
+			}
+			if kc.Name != "egohost" || kc.Executable != "/opt/egohost" {
+				t.Errorf("got name %q, executable %q, want egohost, /opt/egohost", kc.Name, kc.Executable)
+			}
+			if diff := cmp.Diff([]string{"serve"}, kc.Arguments); diff != "" {
+				t.Errorf("arguments mismatch (-want +got):\n%s", diff)
+			}
+			if got := kc.Option["UserService"]; got != true {
+				t.Errorf("got UserService %v, want true", got)
+			}
+			unit, ok := kc.Option["SystemdScript"].(string)
+			if ok != tt.wantSystemd {
+				t.Fatalf("got SystemdScript set %v, want %v", ok, tt.wantSystemd)
+			}
+			if ok && (!strings.Contains(unit, "WantedBy=default.target\n") || strings.Contains(unit, "multi-user.target")) {
+				t.Errorf("got unit\n%s\nwant WantedBy=default.target only", unit)
+			}
+		})
+	}
+	if _, err := kardianosConfig(ServiceConfig{Executable: "bin/egohost"}.withDefaults(), "linux"); err == nil {
+		t.Error("got nil error for a relative executable, want one")
+	}
+}
+
+func TestNewService(t *testing.T) {
+	tests := []struct {
+		name    string
+		cfg     ServiceConfig
+		wantErr bool
+	}{
+		{name: "defaults", cfg: ServiceConfig{Executable: "/opt/egohost"}},
+		{name: "custom args", cfg: ServiceConfig{Name: "egohost-dev", Executable: "/opt/egohost", Args: []string{"serve", "--config=/x.yaml"}}},
+		{name: "relative executable", cfg: ServiceConfig{Executable: "egohost"}, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := NewService(tt.cfg)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("got error %v, want error %v", err, tt.wantErr)
+			}
+			if err == nil && s.Platform() == "" {
+				t.Error("got empty platform, want the service manager's name")
+			}
+		})
+	}
+}
+
+func TestInstallRefusedOnWindows(t *testing.T) {
+	s, err := newService(ServiceConfig{Executable: "/opt/egohost"}, "windows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Install(); !errors.Is(err, ErrUserServiceUnsupported) {
+		t.Errorf("got error %v, want ErrUserServiceUnsupported", err)
+	}
+}
+
+func TestStatusString(t *testing.T) {
+	tests := []struct {
+		s    Status
+		want string
+	}{{StatusUnknown, "unknown"}, {StatusRunning, "running"}, {StatusStopped, "stopped"}, {Status(9), "unknown"}}
+	for _, tt := range tests {
+		if got := tt.s.String(); got != tt.want {
+			t.Errorf("Status(%d).String(): got %q, want %q", tt.s, got, tt.want)
+		}
+	}
+}
+
+func TestRun(t *testing.T) {
+	errBody := errors.New("body failed")
+	tests := []struct {
+		name      string
+		body      func(ctx context.Context) error
+		cancelCtx bool
+		wantErr   error
+	}{
+		{name: "body returns nil", body: func(context.Context) error { return nil }},
+		{name: "body fails", body: func(context.Context) error { return errBody }, wantErr: errBody},
+		{
+			name:      "ctx cancelled stops the body",
+			body:      func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() },
+			cancelCtx: true,
+			wantErr:   context.Canceled,
+		},
+	}
+	for _, mode := range []struct {
+		name        string
+		interactive bool
+	}{{"interactive", true}, {"under the service manager", false}} {
+		for _, tt := range tests {
+			t.Run(mode.name+"/"+tt.name, func(t *testing.T) {
+				s, err := NewService(ServiceConfig{Executable: "/opt/egohost"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				started := make(chan struct{})
+				body := func(ctx context.Context) error { close(started); return tt.body(ctx) }
+				done := make(chan error, 1)
+				go func() { done <- s.run(ctx, body, mode.interactive) }()
+
+				select {
+				case <-started:
+				case <-time.After(10 * time.Second):
+					t.Fatal("body not started after 10s")
+				}
+				if tt.cancelCtx {
+					cancel()
+				}
+				select {
+				case err := <-done:
+					if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil && err != nil) {
+						t.Errorf("got error %v, want %v", err, tt.wantErr)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatal("Run did not return after 10s")
+				}
+			})
+		}
+	}
+}
