@@ -114,9 +114,28 @@ func Launch(ctx context.Context, opts Options) (*Process, error) {
 
 	p.cmd = exec.Command(opts.Binary, Flags(opts, p.userDataDir)...)
 	p.cmd.Env = env
-	p.cmd.Stderr = opts.Stderr
+	// Our own pipe, not exec's copying goroutine: Chromium's helpers that
+	// leave the process group keep stderr open, and Wait would wait for them.
+	var pw *os.File
+	if opts.Stderr != nil {
+		pr, w, err := os.Pipe()
+		if err != nil {
+			p.cleanupDir()
+			return nil, fmt.Errorf("launch browser: %w", err)
+		}
+		pw = w
+		p.cmd.Stderr = pw
+		go func() {
+			io.Copy(opts.Stderr, pr)
+			pr.Close()
+		}()
+	}
 	setProcessGroup(p.cmd)
-	if err := p.cmd.Start(); err != nil {
+	err := p.cmd.Start()
+	if pw != nil {
+		pw.Close()
+	}
+	if err != nil {
 		p.cleanupDir()
 		return nil, fmt.Errorf("launch browser %s: %w", opts.Binary, err)
 	}

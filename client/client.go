@@ -1,0 +1,197 @@
+// Package client is a Go client for the egohost service's agent API
+// (JSON-RPC 2.0 over a loopback WebSocket with a bearer token). The CLI and
+// the end-to-end tests use it; so can any Go program.
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/coder/websocket"
+
+	"github.com/egohost/egohost/protocol"
+)
+
+// ErrClosed is returned by calls on a closed client.
+var ErrClosed = errors.New("client: connection closed")
+
+// Client is one agent connection. It is safe for concurrent use.
+type Client struct {
+	ws     *websocket.Conn
+	cancel context.CancelFunc
+	done   chan struct{}
+	notes  chan protocol.Message
+
+	mu      sync.Mutex
+	nextID  int64
+	pending map[string]chan protocol.Message
+	err     error
+}
+
+// Options tune a Client.
+type Options struct {
+	// Header adds HTTP headers to the handshake (tests use it to send an Origin).
+	Header http.Header
+	// ReadLimit caps one message from the service (default 256 MiB).
+	ReadLimit int64
+}
+
+// Dial connects to the service at addr (host:port) with the bearer token.
+func Dial(ctx context.Context, addr, token string, opts Options) (*Client, error) {
+	h := http.Header{}
+	for k, v := range opts.Header {
+		h[k] = v
+	}
+	h.Set("Authorization", "Bearer "+token)
+	ws, resp, err := websocket.Dial(ctx, "ws://"+addr+protocol.Path, &websocket.DialOptions{HTTPHeader: h})
+	if err != nil {
+		if resp != nil && resp.Body != nil {
+			var body struct {
+				Error *protocol.Error `json:"error"`
+			}
+			b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+			if json.Unmarshal(b, &body) == nil && body.Error != nil {
+				return nil, fmt.Errorf("connect to egohost at %s: %w", addr, body.Error)
+			}
+		}
+		return nil, fmt.Errorf("connect to egohost at %s: %w (is `egohost serve` running?)", addr, err)
+	}
+	limit := opts.ReadLimit
+	if limit <= 0 {
+		limit = 256 << 20
+	}
+	ws.SetReadLimit(limit)
+	rctx, cancel := context.WithCancel(context.Background())
+	c := &Client{
+		ws:      ws,
+		cancel:  cancel,
+		done:    make(chan struct{}),
+		notes:   make(chan protocol.Message, 4096),
+		pending: make(map[string]chan protocol.Message),
+	}
+	go c.read(rctx)
+	return c, nil
+}
+
+func (c *Client) read(ctx context.Context) {
+	defer close(c.done)
+	defer close(c.notes)
+	for {
+		_, data, err := c.ws.Read(ctx)
+		if err != nil {
+			c.fail(fmt.Errorf("%w: %v", ErrClosed, err))
+			return
+		}
+		var m protocol.Message
+		if json.Unmarshal(data, &m) != nil {
+			continue
+		}
+		if m.Method != "" && len(m.ID) == 0 {
+			select {
+			case c.notes <- m:
+			default: // nobody reads notifications fast enough: drop
+			}
+			continue
+		}
+		c.mu.Lock()
+		ch, ok := c.pending[string(m.ID)]
+		delete(c.pending, string(m.ID))
+		c.mu.Unlock()
+		if ok {
+			ch <- m
+		}
+	}
+}
+
+func (c *Client) fail(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err == nil {
+		c.err = err
+	}
+	for id, ch := range c.pending {
+		delete(c.pending, id)
+		close(ch)
+	}
+}
+
+// Notifications returns the channel of notifications (cdp.event, …). It is
+// closed when the connection ends.
+func (c *Client) Notifications() <-chan protocol.Message { return c.notes }
+
+// Call calls method with params and decodes the result into result (which
+// may be nil, or a *json.RawMessage). A service error is a *protocol.Error.
+func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	var raw json.RawMessage
+	if params != nil {
+		b, err := json.Marshal(params)
+		if err != nil {
+			return fmt.Errorf("%s: encode params: %w", method, err)
+		}
+		raw = b
+	}
+	ch := make(chan protocol.Message, 1)
+	c.mu.Lock()
+	if c.err != nil {
+		err := c.err
+		c.mu.Unlock()
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	c.nextID++
+	id := strconv.FormatInt(c.nextID, 10)
+	c.pending[id] = ch
+	c.mu.Unlock()
+	b, err := json.Marshal(protocol.Request{JSONRPC: protocol.Version, ID: json.RawMessage(id), Method: method, Params: raw})
+	if err == nil {
+		err = c.ws.Write(ctx, websocket.MessageText, b)
+	}
+	if err != nil {
+		c.forget(id)
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	select {
+	case m, ok := <-ch:
+		if !ok {
+			c.mu.Lock()
+			err := c.err
+			c.mu.Unlock()
+			return fmt.Errorf("%s: %w", method, err)
+		}
+		if m.Error != nil {
+			return m.Error
+		}
+		if result != nil {
+			if rm, ok := result.(*json.RawMessage); ok {
+				*rm = append((*rm)[:0], m.Result...)
+				return nil
+			}
+			if err := json.Unmarshal(m.Result, result); err != nil {
+				return fmt.Errorf("%s: decode result: %w", method, err)
+			}
+		}
+		return nil
+	case <-ctx.Done():
+		c.forget(id)
+		return fmt.Errorf("%s: %w", method, ctx.Err())
+	}
+}
+
+func (c *Client) forget(id string) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
+}
+
+// Close closes the connection.
+func (c *Client) Close() error {
+	err := c.ws.Close(websocket.StatusNormalClosure, "")
+	c.cancel()
+	<-c.done
+	return err
+}

@@ -1,0 +1,155 @@
+package protocol
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Method names (requests an agent sends).
+const (
+	MethodPing           = "ping"
+	MethodBrowsersList   = "browsers.list"
+	MethodTabsList       = "tabs.list"
+	MethodTabsOpen       = "tabs.open"
+	MethodTabsClose      = "tabs.close"
+	MethodTabsSelect     = "tabs.select"
+	MethodCDPSend        = "cdp.send"
+	MethodCDPSubscribe   = "cdp.subscribe"
+	MethodCDPUnsubscribe = "cdp.unsubscribe"
+	MethodDebugEcho      = "debug.echo"
+)
+
+// Notification names (messages the service sends without an ID).
+const (
+	NotifyCDPEvent    = "cdp.event"
+	NotifyTabDetached = "tab.detached"
+)
+
+// Target names a tab. Browser may be empty when one browser is connected;
+// Tab 0 means the browser's active tab.
+type Target struct {
+	Browser string `json:"browser,omitempty"`
+	Tab     int    `json:"tab,omitempty"`
+}
+
+// Browser is one connected browser link (one profile with the extension).
+type Browser struct {
+	ID          string    `json:"id"`
+	ExtensionID string    `json:"extensionId"`
+	Version     string    `json:"version"`
+	UserAgent   string    `json:"userAgent"`
+	ConnectedAt time.Time `json:"connectedAt"`
+	RelayPID    int       `json:"relayPid"`
+}
+
+// Tab is a browser tab.
+type Tab struct {
+	ID       int    `json:"id"`
+	Browser  string `json:"browser"`
+	WindowID int    `json:"windowId"`
+	URL      string `json:"url"`
+	Title    string `json:"title"`
+	Active   bool   `json:"active"`
+	Status   string `json:"status,omitempty"`
+	Attached bool   `json:"attached"`
+	Focused  bool   `json:"focused,omitempty"` // in the last focused window
+}
+
+// PingResult answers ping.
+type PingResult struct {
+	Version  string `json:"version"`
+	PID      int    `json:"pid"`
+	Browsers int    `json:"browsers"`
+}
+
+// BrowsersListResult answers browsers.list.
+type BrowsersListResult struct {
+	Browsers []Browser `json:"browsers"`
+}
+
+// TabsListParams are the params of tabs.list.
+type TabsListParams struct {
+	Browser string `json:"browser,omitempty"`
+}
+
+// TabsListResult answers tabs.list.
+type TabsListResult struct {
+	Tabs []Tab `json:"tabs"`
+}
+
+// TabsOpenParams are the params of tabs.open.
+type TabsOpenParams struct {
+	Browser string `json:"browser,omitempty"`
+	URL     string `json:"url"`
+	// Background opens the tab without activating it.
+	Background bool `json:"background,omitempty"`
+}
+
+// TabResult answers tabs.open and tabs.select.
+type TabResult struct {
+	Tab Tab `json:"tab"`
+}
+
+// TabParams names one tab (tabs.close, tabs.select).
+type TabParams struct {
+	Target
+}
+
+// CDPSendParams are the params of cdp.send.
+type CDPSendParams struct {
+	Target
+	SessionID string          `json:"sessionId,omitempty"` // flattened child session (iframe)
+	Method    string          `json:"method"`
+	Params    json.RawMessage `json:"params,omitempty"`
+	TimeoutMs int             `json:"timeoutMs,omitempty"`
+}
+
+// CDPSubscribeParams are the params of cdp.subscribe.
+type CDPSubscribeParams struct {
+	Target
+	// Methods filters events by method name; empty means every event of the tab.
+	Methods []string `json:"methods,omitempty"`
+}
+
+// CDPSubscribeResult answers cdp.subscribe.
+type CDPSubscribeResult struct {
+	Subscription string `json:"subscription"`
+	Tab          int    `json:"tab"`
+	Browser      string `json:"browser"`
+}
+
+// CDPUnsubscribeParams are the params of cdp.unsubscribe.
+type CDPUnsubscribeParams struct {
+	Subscription string `json:"subscription"`
+}
+
+// CDPEvent is the params of a cdp.event notification.
+type CDPEvent struct {
+	Subscription string          `json:"subscription"`
+	Browser      string          `json:"browser"`
+	Tab          int             `json:"tab"`
+	SessionID    string          `json:"sessionId,omitempty"`
+	Method       string          `json:"method"`
+	Params       json.RawMessage `json:"params,omitempty"`
+}
+
+// TabDetached is the params of a tab.detached notification.
+type TabDetached struct {
+	Subscription string `json:"subscription"`
+	Browser      string `json:"browser"`
+	Tab          int    `json:"tab"`
+	Reason       string `json:"reason"`
+}
+
+// DebugEchoParams are the params of debug.echo: Data goes to the extension
+// and back (chunked on the way there when it is large).
+type DebugEchoParams struct {
+	Browser string `json:"browser,omitempty"`
+	Data    string `json:"data"`
+}
+
+// DebugEchoResult answers debug.echo.
+type DebugEchoResult struct {
+	Length int    `json:"length"`
+	SHA256 string `json:"sha256"`
+}

@@ -1,0 +1,192 @@
+// Package protocol is the agents' wire contract: JSON-RPC 2.0 messages over
+// a WebSocket, the method names, and the error codes (append-only; see
+// PROTOCOL.md). Both the service and its clients import it.
+package protocol
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Version is the JSON-RPC version string.
+const Version = "2.0"
+
+// Path is the HTTP path of the agents' WebSocket endpoint.
+const Path = "/rpc"
+
+// Request is a JSON-RPC request, or a notification when ID is empty.
+type Request struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params,omitempty"`
+}
+
+// Response is a JSON-RPC response.
+type Response struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+}
+
+// Message is anything the service sends an agent: a Response (ID set) or a
+// notification (Method set).
+type Message struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+}
+
+// Code is a JSON-RPC error code. Ours are stable and append-only.
+type Code int
+
+// JSON-RPC's own codes.
+const (
+	CodeParseError     Code = -32700
+	CodeInvalidRequest Code = -32600
+	CodeMethodNotFound Code = -32601
+	CodeInvalidParams  Code = -32602
+	CodeInternal       Code = -32603
+)
+
+// egohost's codes. Never renumber; only append.
+const (
+	CodeUnauthorized     Code = 1000 // missing or wrong bearer token (HTTP 401)
+	CodeNoBrowser        Code = 1001 // no browser is connected (extension not running, relay down)
+	CodeTabNotFound      Code = 1002 // no such tab, or the tab was closed
+	CodeCDP              Code = 1003 // Chrome answered the CDP command with an error; data.cdpCode/cdpMessage
+	CodeTimeout          Code = 1004 // the request's deadline passed; data.cause has the last cause if any
+	CodeAlreadyAttached  Code = 1005 // another debugger (DevTools, another extension) holds the tab
+	CodeDetached         Code = 1006 // the debugger was detached (tab closed, user pressed Cancel); data.reason
+	CodeBrowserGone      Code = 1007 // the browser link dropped while the request was in flight
+	CodeTooLarge         Code = 1008 // a message exceeded a size cap
+	CodeAmbiguousBrowser Code = 1009 // several browsers are connected and none was named
+	CodeAttachFailed     Code = 1010 // chrome.debugger.attach failed (e.g. a chrome:// page)
+	CodeExtension        Code = 1011 // the extension reported another error; data.extensionCode
+	CodeForbiddenOrigin  Code = 1012 // the request carried a browser Origin header (HTTP 403)
+	CodeForbiddenHost    Code = 1013 // the Host header is not a loopback address (HTTP 403)
+	CodeBadFrame         Code = 1014 // a malformed or oversized frame on the browser leg
+	CodeNotFound         Code = 1100 // no element matches (transient: may appear later)
+	CodeAmbiguous        Code = 1101 // several elements match a single-element target; data.count
+	CodeStaleRef         Code = 1102 // the ref's document navigated away; take a new snapshot
+	CodeUnknownRef       Code = 1103 // no such ref in the tab's snapshot
+	CodeSyntax           Code = 1104 // the locator does not parse; data.offset
+	CodeNotActionable    Code = 1105 // the element is not visible/stable/enabled/editable or is covered; data.reason
+	CodeJSException      Code = 1106 // the page threw while evaluating; data.exception
+	CodeNavigation       Code = 1107 // navigation failed (net error, aborted)
+	CodeUnsupported      Code = 1108 // the operation is not possible on this target
+)
+
+// Name returns the stable short name of a code.
+func (c Code) Name() string {
+	switch c {
+	case CodeParseError:
+		return "parse_error"
+	case CodeInvalidRequest:
+		return "invalid_request"
+	case CodeMethodNotFound:
+		return "method_not_found"
+	case CodeInvalidParams:
+		return "invalid_params"
+	case CodeInternal:
+		return "internal"
+	case CodeUnauthorized:
+		return "unauthorized"
+	case CodeNoBrowser:
+		return "no_browser"
+	case CodeTabNotFound:
+		return "tab_not_found"
+	case CodeCDP:
+		return "cdp_error"
+	case CodeTimeout:
+		return "timeout"
+	case CodeAlreadyAttached:
+		return "already_attached"
+	case CodeDetached:
+		return "detached"
+	case CodeBrowserGone:
+		return "browser_gone"
+	case CodeTooLarge:
+		return "too_large"
+	case CodeAmbiguousBrowser:
+		return "ambiguous_browser"
+	case CodeAttachFailed:
+		return "attach_failed"
+	case CodeExtension:
+		return "extension_error"
+	case CodeForbiddenOrigin:
+		return "forbidden_origin"
+	case CodeForbiddenHost:
+		return "forbidden_host"
+	case CodeBadFrame:
+		return "bad_frame"
+	case CodeNotFound:
+		return "not_found"
+	case CodeAmbiguous:
+		return "ambiguous"
+	case CodeStaleRef:
+		return "stale_ref"
+	case CodeUnknownRef:
+		return "unknown_ref"
+	case CodeSyntax:
+		return "syntax_error"
+	case CodeNotActionable:
+		return "not_actionable"
+	case CodeJSException:
+		return "js_exception"
+	case CodeNavigation:
+		return "navigation_failed"
+	case CodeUnsupported:
+		return "unsupported"
+	}
+	return fmt.Sprintf("code_%d", int(c))
+}
+
+// Error is a JSON-RPC error object. Data always has "name" (Code.Name) and,
+// for resolution errors, "kind": "transient" or "permanent".
+type Error struct {
+	Code    Code           `json:"code"`
+	Message string         `json:"message"`
+	Data    map[string]any `json:"data,omitempty"`
+}
+
+// Errorf returns an *Error with code c and a formatted message.
+func Errorf(c Code, format string, args ...any) *Error {
+	return &Error{Code: c, Message: fmt.Sprintf(format, args...), Data: map[string]any{"name": c.Name()}}
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s (%s %d)", e.Message, e.Code.Name(), int(e.Code))
+}
+
+// With returns e with one more data field.
+func (e *Error) With(key string, value any) *Error {
+	if e.Data == nil {
+		e.Data = map[string]any{"name": e.Code.Name()}
+	}
+	e.Data[key] = value
+	return e
+}
+
+// Is makes errors.Is(err, &Error{Code: c}) match any *Error with code c.
+func (e *Error) Is(target error) bool {
+	var t *Error
+	return errors.As(target, &t) && t.Code == e.Code && t.Message == ""
+}
+
+// Sentinel returns an *Error usable with errors.Is to test for code c.
+func Sentinel(c Code) error { return &Error{Code: c} }
+
+// CodeOf returns the code of err when it is an *Error, else CodeInternal.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}

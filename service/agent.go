@@ -1,0 +1,171 @@
+package service
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/coder/websocket"
+
+	"github.com/egohost/egohost/protocol"
+)
+
+func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc(protocol.Path, func(w http.ResponseWriter, r *http.Request) {
+		if e := s.authorize(r); e != nil {
+			status := http.StatusForbidden
+			if e.Code == protocol.CodeUnauthorized {
+				status = http.StatusUnauthorized
+			}
+			s.log.Warn("agent refused", "code", e.Code.Name(), "remote", r.RemoteAddr, "origin", r.Header.Get("Origin"), "host", r.Host)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			json.NewEncoder(w).Encode(map[string]any{"error": e})
+			return
+		}
+		ws, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		wg.Add(1)
+		defer wg.Done()
+		a := &agent{s: s, ws: ws, subs: make(map[string]func())}
+		a.serve(ctx)
+	})
+	return mux
+}
+
+// authorize applies the checks that keep web pages and other users out:
+// no browser Origin, a loopback Host (no DNS rebinding), the bearer token.
+func (s *Service) authorize(r *http.Request) *protocol.Error {
+	if o := r.Header.Get("Origin"); o != "" {
+		return protocol.Errorf(protocol.CodeForbiddenOrigin, "requests from web pages are refused (Origin: %s)", o)
+	}
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if !isLoopbackHost(host) {
+		return protocol.Errorf(protocol.CodeForbiddenHost, "Host %q is not a loopback address", r.Host)
+	}
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.token)) != 1 {
+		return protocol.Errorf(protocol.CodeUnauthorized, "missing or wrong bearer token (see the token file)")
+	}
+	return nil
+}
+
+// agent is one connected agent.
+type agent struct {
+	s  *Service
+	ws *websocket.Conn
+
+	writeMu sync.Mutex
+	mu      sync.Mutex
+	subs    map[string]func() // subscription → cancel
+	nextSub int
+	subWG   sync.WaitGroup // subscription forwarders
+}
+
+func (a *agent) serve(ctx context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+		a.mu.Lock()
+		for _, c := range a.subs {
+			c()
+		}
+		a.subs = nil
+		a.mu.Unlock()
+		a.subWG.Wait()
+		a.ws.CloseNow()
+	}()
+	a.ws.SetReadLimit(int64(a.s.opts.MaxRPCMessage))
+	for {
+		typ, data, err := a.ws.Read(ctx)
+		if err != nil {
+			if websocket.CloseStatus(err) == websocket.StatusMessageTooBig {
+				a.s.log.Warn("agent message too big", "limit", a.s.opts.MaxRPCMessage)
+			}
+			return
+		}
+		if typ != websocket.MessageText {
+			a.reply(ctx, nil, nil, protocol.Errorf(protocol.CodeInvalidRequest, "binary messages are not JSON-RPC"))
+			continue
+		}
+		var req protocol.Request
+		if err := json.Unmarshal(data, &req); err != nil {
+			a.reply(ctx, json.RawMessage("null"), nil, protocol.Errorf(protocol.CodeParseError, "parse error: %v", err))
+			continue
+		}
+		if req.JSONRPC != protocol.Version || req.Method == "" {
+			a.reply(ctx, req.ID, nil, protocol.Errorf(protocol.CodeInvalidRequest, `invalid request: need "jsonrpc": "2.0" and a method`))
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := a.s.dispatch(ctx, a, req.Method, req.Params)
+			if len(req.ID) == 0 {
+				return // a notification gets no reply
+			}
+			a.reply(ctx, req.ID, res, err)
+		}()
+	}
+}
+
+// reply sends a response. Errors that are not *protocol.Error become internal.
+func (a *agent) reply(ctx context.Context, id json.RawMessage, result any, err error) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	resp := protocol.Response{JSONRPC: protocol.Version, ID: id}
+	if err != nil {
+		resp.Error = toProtocolError(err)
+	} else {
+		b, merr := json.Marshal(result)
+		if merr != nil {
+			resp.Error = protocol.Errorf(protocol.CodeInternal, "encode result: %v", merr)
+		} else {
+			resp.Result = b
+		}
+	}
+	a.write(ctx, resp)
+}
+
+func (a *agent) notify(ctx context.Context, method string, params any) {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return
+	}
+	a.write(ctx, protocol.Message{JSONRPC: protocol.Version, Method: method, Params: b})
+}
+
+func (a *agent) write(ctx context.Context, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return
+	}
+	a.writeMu.Lock()
+	defer a.writeMu.Unlock()
+	_ = a.ws.Write(ctx, websocket.MessageText, b)
+}
+
+func toProtocolError(err error) *protocol.Error {
+	var pe *protocol.Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return protocol.Errorf(protocol.CodeTimeout, "%v", err)
+	}
+	return protocol.Errorf(protocol.CodeInternal, "%v", err)
+}

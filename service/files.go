@@ -1,0 +1,143 @@
+package service
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// ensurePrivateDir creates dir (0700) if needed and refuses one that other
+// users can write or read.
+func ensurePrivateDir(dir string) error {
+	if dir == "" || dir == "." {
+		return errors.New("state dir: empty path")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("state dir: %w", err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("state dir: %w", err)
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("state dir %s is open to other users (%v) and chmod failed: %w", dir, fi.Mode().Perm(), err)
+		}
+	}
+	return nil
+}
+
+// writePrivateFile writes data to path (0600) atomically.
+func writePrivateFile(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// LoadOrCreateToken reads the agents' token from path, or creates one
+// (32 random bytes, hex) with mode 0600. A token file that other users can
+// read is refused: anyone holding the token drives the browser.
+func LoadOrCreateToken(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		var raw [32]byte
+		if _, err := rand.Read(raw[:]); err != nil {
+			return "", fmt.Errorf("token: %w", err)
+		}
+		tok := hex.EncodeToString(raw[:])
+		if err := writePrivateFile(path, []byte(tok+"\n")); err != nil {
+			return "", fmt.Errorf("token: create %s: %w", path, err)
+		}
+		return tok, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("token: %w", err)
+	}
+	if runtime.GOOS != "windows" {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return "", fmt.Errorf("token: %w", err)
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			return "", fmt.Errorf("token: %s is readable by other users (%v): run chmod 600 on it or delete it", path, fi.Mode().Perm())
+		}
+	}
+	tok := strings.TrimSpace(string(b))
+	if len(tok) < 32 {
+		return "", fmt.Errorf("token: %s holds a token shorter than 32 characters", path)
+	}
+	return tok, nil
+}
+
+// ReadToken reads an existing token file (for clients).
+func ReadToken(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read token: %w (is the service running? `egohost serve` creates it)", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// listenSocket listens on a unix socket that only this user may use. A
+// stale socket file (no one answers) is removed; a live one means another
+// service is running.
+func listenSocket(path string) (net.Listener, error) {
+	if c, err := net.DialTimeout("unix", path, 500*time.Millisecond); err == nil {
+		c.Close()
+		return nil, fmt.Errorf("socket %s: another egohost service is already running", path)
+	}
+	_ = os.Remove(path)
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, fmt.Errorf("listen on socket %s: %w", path, err)
+	}
+	if runtime.GOOS != "windows" {
+		if err := os.Chmod(path, 0o600); err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("socket %s: chmod: %w", path, err)
+		}
+	}
+	return ln, nil
+}
+
+// checkLoopback refuses a listen address that is not loopback.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q: %w", addr, err)
+	}
+	if !isLoopbackHost(host) {
+		return fmt.Errorf("%q is not a loopback address: egohost only listens on 127.0.0.1, ::1 or localhost", addr)
+	}
+	return nil
+}
+
+func isLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,382 @@
+package service
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/egohost/egohost/nativemsg"
+	"github.com/egohost/egohost/protocol"
+)
+
+// chunkThreshold is the largest message sent to the extension in one frame;
+// larger ones go as base64 chunks of chunkPiece raw bytes (PROTOCOL.md §2.4).
+const (
+	chunkThreshold = 786432
+	chunkPiece     = 589824 // divisible by 3: every piece is whole base64
+)
+
+// extError is an error reply from the extension (PROTOCOL.md §2.2).
+type extError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Reason  string `json:"reason,omitempty"`
+	CDPCode *int64 `json:"cdpCode,omitempty"`
+}
+
+// inbound is any frame from the extension (or the relay): a reply or an event.
+type inbound struct {
+	ID        *int64          `json:"id,omitempty"`
+	Result    json.RawMessage `json:"result,omitempty"`
+	Error     *extError       `json:"error,omitempty"`
+	Event     string          `json:"event,omitempty"`
+	TabID     int             `json:"tabId,omitempty"`
+	WindowID  int             `json:"windowId,omitempty"`
+	SessionID string          `json:"sessionId,omitempty"`
+	Method    string          `json:"method,omitempty"`
+	Params    json.RawMessage `json:"params,omitempty"`
+	Reason    string          `json:"reason,omitempty"`
+	Tab       *protocol.Tab   `json:"tab,omitempty"`
+	// hello
+	ExtensionID string         `json:"extensionId,omitempty"`
+	Version     string         `json:"version,omitempty"`
+	UserAgent   string         `json:"userAgent,omitempty"`
+	Tabs        []protocol.Tab `json:"tabs,omitempty"`
+}
+
+type reply struct {
+	result json.RawMessage
+	err    error
+}
+
+type pendingCall struct {
+	tabID int
+	op    string
+	ch    chan reply
+}
+
+// subscriber receives a link's events that its filter accepts. deliver must
+// not block; done is called once when the link closes or the subscriber
+// is removed.
+type subscriber struct {
+	filter  func(*inbound) bool
+	deliver func(*inbound)
+	done    func()
+}
+
+// link is one connected browser (one relay connection, one profile).
+type link struct {
+	id        string
+	relayPID  int
+	origin    string
+	conn      net.Conn
+	w         *nativemsg.Writer
+	log       *slog.Logger
+	connected time.Time
+
+	sendMu sync.Mutex // keeps one message's chunks together
+
+	mu       sync.Mutex
+	nextID   int64
+	nextSub  int
+	pending  map[int64]pendingCall
+	subs     map[int]*subscriber
+	hello    *inbound
+	ready    chan struct{} // closed at the first hello
+	closed   chan struct{}
+	closeErr error
+	chunkSeq int
+	tabs     map[int]*tabState
+}
+
+func newLink(id string, conn net.Conn, origin string, pid int, log *slog.Logger) *link {
+	return &link{
+		id:        id,
+		relayPID:  pid,
+		origin:    origin,
+		conn:      conn,
+		w:         nativemsg.NewWriter(conn, nativemsg.MaxHostFrame),
+		log:       log.With("browser", id),
+		connected: time.Now(),
+		pending:   make(map[int64]pendingCall),
+		subs:      make(map[int]*subscriber),
+		ready:     make(chan struct{}),
+		closed:    make(chan struct{}),
+		tabs:      make(map[int]*tabState),
+	}
+}
+
+// info describes the link for browsers.list.
+func (l *link) info() protocol.Browser {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := protocol.Browser{ID: l.id, ConnectedAt: l.connected, RelayPID: l.relayPID}
+	if l.hello != nil {
+		b.ExtensionID, b.Version, b.UserAgent = l.hello.ExtensionID, l.hello.Version, l.hello.UserAgent
+	}
+	return b
+}
+
+// send writes one message to the extension, chunked when large.
+func (l *link) send(msg []byte) error {
+	l.sendMu.Lock()
+	defer l.sendMu.Unlock()
+	if len(msg) <= chunkThreshold {
+		return l.w.Write(msg)
+	}
+	l.mu.Lock()
+	l.chunkSeq++
+	name := "c" + strconv.Itoa(l.chunkSeq)
+	l.mu.Unlock()
+	count := (len(msg) + chunkPiece - 1) / chunkPiece
+	for i := range count {
+		piece := msg[i*chunkPiece : min(len(msg), (i+1)*chunkPiece)]
+		frame, err := json.Marshal(struct {
+			Chunk string `json:"chunk"`
+			Index int    `json:"index"`
+			Count int    `json:"count"`
+			Data  string `json:"data"`
+		}{name, i, count, base64.StdEncoding.EncodeToString(piece)})
+		if err != nil {
+			return err
+		}
+		if err := l.w.Write(frame); err != nil {
+			return fmt.Errorf("send chunk %d/%d: %w", i+1, count, err)
+		}
+	}
+	return nil
+}
+
+// call sends a request with op and fields to the extension and waits for
+// its reply, the context's end, or the link's end.
+func (l *link) call(ctx context.Context, op string, tabID int, fields map[string]any) (json.RawMessage, error) {
+	ch := make(chan reply, 1)
+	l.mu.Lock()
+	select {
+	case <-l.closed:
+		l.mu.Unlock()
+		return nil, protocol.Errorf(protocol.CodeBrowserGone, "browser %s disconnected", l.id)
+	default:
+	}
+	l.nextID++
+	id := l.nextID
+	l.pending[id] = pendingCall{tabID: tabID, op: op, ch: ch}
+	l.mu.Unlock()
+
+	req := make(map[string]any, len(fields)+2)
+	for k, v := range fields {
+		req[k] = v
+	}
+	req["id"] = id
+	req["op"] = op
+	msg, err := json.Marshal(req)
+	if err == nil {
+		err = l.send(msg)
+	}
+	if err != nil {
+		l.forget(id)
+		if errors.Is(err, nativemsg.ErrFrameTooLarge) {
+			return nil, protocol.Errorf(protocol.CodeTooLarge, "%s: %v", op, err)
+		}
+		return nil, protocol.Errorf(protocol.CodeBrowserGone, "%s: send to browser %s: %v", op, l.id, err)
+	}
+	select {
+	case r := <-ch:
+		return r.result, r.err
+	case <-ctx.Done():
+		l.forget(id)
+		return nil, protocol.Errorf(protocol.CodeTimeout, "%s: no answer from browser %s: %v", op, l.id, ctx.Err())
+	}
+}
+
+func (l *link) forget(id int64) {
+	l.mu.Lock()
+	delete(l.pending, id)
+	l.mu.Unlock()
+}
+
+// serve reads the extension's frames until the connection ends. It fails
+// every pending call and ends every subscriber before it returns.
+func (l *link) serve(r *nativemsg.Reader) error {
+	var err error
+	for {
+		var frame []byte
+		frame, err = r.Read()
+		if err != nil {
+			break
+		}
+		var in inbound
+		if uerr := json.Unmarshal(frame, &in); uerr != nil {
+			l.log.Warn("malformed frame from browser", "err", uerr, "bytes", len(frame))
+			l.notifyError(protocol.CodeBadFrame, "malformed frame: "+uerr.Error())
+			continue
+		}
+		l.handle(&in)
+	}
+	if errors.Is(err, nativemsg.ErrFrameTooLarge) || errors.Is(err, nativemsg.ErrTruncated) {
+		l.notifyError(protocol.CodeBadFrame, err.Error())
+	}
+	l.shutdown(err)
+	return err
+}
+
+// notifyError tells the extension (through the relay) about a problem with
+// what it sent; the popup shows it.
+func (l *link) notifyError(code protocol.Code, msg string) {
+	b, _ := json.Marshal(map[string]any{"event": "error", "code": code.Name(), "message": msg})
+	_ = l.send(b)
+}
+
+func (l *link) handle(in *inbound) {
+	if in.ID != nil {
+		l.mu.Lock()
+		p, ok := l.pending[*in.ID]
+		delete(l.pending, *in.ID)
+		l.mu.Unlock()
+		if !ok {
+			return // the caller gave up (timeout); the reply is late
+		}
+		if in.Error != nil {
+			p.ch <- reply{err: extensionError(p.op, in.Error)}
+		} else {
+			p.ch <- reply{result: in.Result}
+		}
+		return
+	}
+	switch in.Event {
+	case "hello":
+		l.mu.Lock()
+		first := l.hello == nil
+		l.hello = in
+		l.mu.Unlock()
+		if first {
+			close(l.ready)
+		}
+		l.log.Info("browser hello", "extension", in.ExtensionID, "version", in.Version, "tabs", len(in.Tabs))
+		b, _ := json.Marshal(map[string]any{"event": "welcome", "browserId": l.id, "serviceVersion": Version, "servicePid": pidOf()})
+		if err := l.send(b); err != nil {
+			l.log.Warn("send welcome", "err", err)
+		}
+	case "detached":
+		l.failTab(in.TabID, protocol.Errorf(protocol.CodeDetached, "debugger detached from tab %d: %s", in.TabID, in.Reason).With("reason", in.Reason))
+		l.dropTab(in.TabID)
+	case "tab.removed":
+		l.failTab(in.TabID, protocol.Errorf(protocol.CodeTabNotFound, "tab %d was closed", in.TabID))
+		l.dropTab(in.TabID)
+	}
+	l.mu.Lock()
+	var targets []*subscriber
+	for _, s := range l.subs {
+		if s.filter(in) {
+			targets = append(targets, s)
+		}
+	}
+	l.mu.Unlock()
+	for _, s := range targets {
+		s.deliver(in)
+	}
+}
+
+// failTab fails the pending CDP calls of one tab.
+func (l *link) failTab(tabID int, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for id, p := range l.pending {
+		if p.tabID == tabID && tabID != 0 {
+			delete(l.pending, id)
+			p.ch <- reply{err: err}
+		}
+	}
+}
+
+func (l *link) shutdown(cause error) {
+	l.mu.Lock()
+	select {
+	case <-l.closed:
+		l.mu.Unlock()
+		return
+	default:
+	}
+	l.closeErr = cause
+	close(l.closed)
+	pending := l.pending
+	l.pending = make(map[int64]pendingCall)
+	subs := l.subs
+	l.subs = make(map[int]*subscriber)
+	tabs := l.tabs
+	l.tabs = make(map[int]*tabState)
+	l.mu.Unlock()
+	for _, p := range pending {
+		p.ch <- reply{err: protocol.Errorf(protocol.CodeBrowserGone, "%s: browser %s disconnected", p.op, l.id)}
+	}
+	for _, s := range subs {
+		s.done()
+	}
+	for _, t := range tabs {
+		t.close()
+	}
+	l.conn.Close()
+}
+
+// subscribe adds a subscriber and returns the func that removes it.
+func (l *link) subscribe(s *subscriber) (cancel func()) {
+	l.mu.Lock()
+	select {
+	case <-l.closed:
+		l.mu.Unlock()
+		s.done()
+		return func() {}
+	default:
+	}
+	l.nextSub++
+	n := l.nextSub
+	l.subs[n] = s
+	l.mu.Unlock()
+	return func() {
+		l.mu.Lock()
+		_, ok := l.subs[n]
+		delete(l.subs, n)
+		l.mu.Unlock()
+		if ok {
+			s.done()
+		}
+	}
+}
+
+// extensionError maps an extension error reply to a protocol error.
+func extensionError(op string, e *extError) error {
+	var code protocol.Code
+	switch e.Code {
+	case "no_tab":
+		code = protocol.CodeTabNotFound
+	case "already_attached":
+		code = protocol.CodeAlreadyAttached
+	case "attach_failed":
+		code = protocol.CodeAttachFailed
+	case "detached":
+		code = protocol.CodeDetached
+	case "cdp_error":
+		code = protocol.CodeCDP
+	case "too_large":
+		code = protocol.CodeTooLarge
+	case "bad_request", "unknown_op":
+		code = protocol.CodeInvalidParams
+	default:
+		code = protocol.CodeExtension
+	}
+	pe := protocol.Errorf(code, "%s: %s", op, e.Message).With("extensionCode", e.Code)
+	if e.Reason != "" {
+		pe.With("reason", e.Reason)
+	}
+	if e.CDPCode != nil {
+		pe.With("cdpCode", *e.CDPCode)
+	}
+	return pe
+}

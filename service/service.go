@@ -1,0 +1,272 @@
+// Package service is the long-running egohost process: it accepts browser
+// links from relays on an owner-only local socket, serves agents JSON-RPC
+// over a loopback WebSocket with a bearer token, and routes CDP between them.
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/egohost/egohost/nativemsg"
+)
+
+// Version is the service's version, reported to agents and the extension.
+const Version = "0.1.0"
+
+func pidOf() int { return os.Getpid() }
+
+// Options configure a Service.
+type Options struct {
+	Listen          string        // loopback host:port for agents (port 0: any free port)
+	Socket          string        // relay socket path
+	StateDir        string        // holds service.json
+	TokenFile       string        // agents' bearer token (created 0600 when missing)
+	AllowedIDs      []string      // extension IDs a relay may speak for
+	RequestTimeout  time.Duration // default deadline of one agent request
+	ActionTimeout   time.Duration // default auto-wait of actions and resolution
+	MaxBrowserFrame int           // cap of one frame from the browser
+	MaxRPCMessage   int           // cap of one agent WebSocket message
+	Logger          *slog.Logger
+}
+
+// Service is the egohost service.
+type Service struct {
+	opts  Options
+	log   *slog.Logger
+	token string
+
+	mu      sync.Mutex
+	links   map[string]*link
+	order   []string // link IDs in connection order
+	nextID  int
+	changed chan struct{} // closed and replaced whenever links change
+
+	ln      net.Listener // relay socket
+	httpLn  net.Listener
+	httpSrv *http.Server
+}
+
+// StateFile is the name of the file (in the state dir) where a running
+// service says where it listens: {"addr", "pid", "socket", "version"}.
+const StateFile = "service.json"
+
+// State is the content of StateFile.
+type State struct {
+	Addr    string `json:"addr"`
+	PID     int    `json:"pid"`
+	Socket  string `json:"socket"`
+	Version string `json:"version"`
+}
+
+// New prepares a service: state dir, token, and both listeners. Serve runs it.
+func New(opts Options) (*Service, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = 30 * time.Second
+	}
+	if opts.ActionTimeout <= 0 {
+		opts.ActionTimeout = 5 * time.Second
+	}
+	if opts.MaxBrowserFrame <= 0 {
+		opts.MaxBrowserFrame = 64 << 20
+	}
+	if opts.MaxRPCMessage <= 0 {
+		opts.MaxRPCMessage = 64 << 20
+	}
+	s := &Service{opts: opts, log: opts.Logger, links: make(map[string]*link), changed: make(chan struct{})}
+	for _, dir := range []string{opts.StateDir, filepath.Dir(opts.Socket), filepath.Dir(opts.TokenFile)} {
+		if err := ensurePrivateDir(dir); err != nil {
+			return nil, fmt.Errorf("start service: %w", err)
+		}
+	}
+	tok, err := LoadOrCreateToken(opts.TokenFile)
+	if err != nil {
+		return nil, fmt.Errorf("start service: %w", err)
+	}
+	s.token = tok
+	if err := checkLoopback(opts.Listen); err != nil {
+		return nil, fmt.Errorf("start service: listen: %w", err)
+	}
+	if s.ln, err = listenSocket(opts.Socket); err != nil {
+		return nil, fmt.Errorf("start service: %w", err)
+	}
+	if s.httpLn, err = net.Listen("tcp", opts.Listen); err != nil {
+		s.ln.Close()
+		return nil, fmt.Errorf("start service: listen %s: %w", opts.Listen, err)
+	}
+	return s, nil
+}
+
+// Addr returns the agents' listen address (host:port).
+func (s *Service) Addr() string { return s.httpLn.Addr().String() }
+
+// Token returns the agents' bearer token.
+func (s *Service) Token() string { return s.token }
+
+// Serve runs until ctx ends. It returns only when every goroutine it
+// started has ended.
+func (s *Service) Serve(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	state := State{Addr: s.Addr(), PID: os.Getpid(), Socket: s.opts.Socket, Version: Version}
+	statePath := filepath.Join(s.opts.StateDir, StateFile)
+	if b, err := json.Marshal(state); err == nil {
+		if err := writePrivateFile(statePath, b); err != nil {
+			s.log.Warn("write state file", "err", err)
+		}
+	}
+	defer os.Remove(statePath)
+
+	var wg sync.WaitGroup
+	s.httpSrv = &http.Server{
+		Handler:           s.routes(ctx, &wg),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	errc := make(chan error, 2)
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		err := s.httpSrv.Serve(s.httpLn)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		errc <- err
+	}()
+	go func() {
+		defer wg.Done()
+		errc <- s.acceptRelays(ctx, &wg)
+	}()
+	s.log.Info("egohost service ready", "agents", "ws://"+s.Addr()+"/rpc", "socket", s.opts.Socket, "pid", os.Getpid())
+
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+		cancel()
+	}
+	shutCtx, done := context.WithTimeout(context.Background(), 3*time.Second)
+	defer done()
+	_ = s.httpSrv.Shutdown(shutCtx)
+	s.httpSrv.Close()
+	s.ln.Close()
+	s.mu.Lock()
+	for _, l := range s.links {
+		l.conn.Close()
+	}
+	s.mu.Unlock()
+	wg.Wait()
+	os.Remove(s.opts.Socket)
+	return err
+}
+
+func (s *Service) acceptRelays(ctx context.Context, wg *sync.WaitGroup) error {
+	for {
+		conn, err := s.ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			return fmt.Errorf("accept relay: %w", err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.serveRelay(ctx, conn)
+		}()
+	}
+}
+
+// relayHello is the relay's first frame (PROTOCOL.md §2.5).
+type relayHello struct {
+	Relay  string `json:"relay"`
+	Origin string `json:"origin"`
+	PID    int    `json:"pid"`
+}
+
+func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
+	defer conn.Close()
+	if err := checkPeer(conn); err != nil {
+		s.log.Warn("relay refused", "err", err)
+		return
+	}
+	r := nativemsg.NewReader(conn, s.opts.MaxBrowserFrame)
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	first, err := r.Read()
+	if err != nil {
+		s.log.Warn("relay handshake", "err", err)
+		return
+	}
+	conn.SetReadDeadline(time.Time{})
+	var h relayHello
+	if err := json.Unmarshal(first, &h); err != nil || h.Relay != "hello" {
+		s.log.Warn("relay handshake: not a hello frame", "err", err)
+		writeError(conn, "bad_frame", "first frame must be the relay hello")
+		return
+	}
+	if !originAllowed(h.Origin, s.opts.AllowedIDs) {
+		s.log.Warn("relay refused: origin not allowed", "origin", h.Origin)
+		writeError(conn, "forbidden_origin", "extension origin "+h.Origin+" is not in allowed_extension_ids")
+		return
+	}
+	s.mu.Lock()
+	s.nextID++
+	l := newLink("b"+strconv.Itoa(s.nextID), conn, h.Origin, h.PID, s.log)
+	s.links[l.id] = l
+	s.order = append(s.order, l.id)
+	s.notifyChanged()
+	s.mu.Unlock()
+	s.log.Info("browser link up", "browser", l.id, "origin", h.Origin, "relayPid", h.PID)
+
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	err = l.serve(r)
+	s.mu.Lock()
+	delete(s.links, l.id)
+	for i, id := range s.order {
+		if id == l.id {
+			s.order = append(s.order[:i], s.order[i+1:]...)
+			break
+		}
+	}
+	s.notifyChanged()
+	s.mu.Unlock()
+	if err != nil && !errors.Is(err, net.ErrClosed) && ctx.Err() == nil {
+		s.log.Warn("browser link down", "browser", l.id, "err", err)
+	} else {
+		s.log.Info("browser link down", "browser", l.id)
+	}
+}
+
+// notifyChanged wakes whoever waits for links to change. s.mu is held.
+func (s *Service) notifyChanged() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+func writeError(conn net.Conn, code, msg string) {
+	b, _ := json.Marshal(map[string]any{"event": "error", "code": code, "message": msg})
+	conn.SetWriteDeadline(time.Now().Add(time.Second))
+	_ = nativemsg.NewWriter(conn, nativemsg.MaxHostFrame).Write(b)
+}
+
+func originAllowed(origin string, ids []string) bool {
+	for _, id := range ids {
+		if origin == "chrome-extension://"+id+"/" || origin == "chrome-extension://"+id {
+			return true
+		}
+	}
+	return false
+}

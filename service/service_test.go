@@ -1,0 +1,384 @@
+package service
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/egohost/egohost/client"
+	"github.com/egohost/egohost/nativemsg"
+	"github.com/egohost/egohost/protocol"
+)
+
+const testExt = "aokapgkciafkaelljglcdibalbfomkdb"
+
+// fixture is a running service with a private state dir.
+type fixture struct {
+	s      *Service
+	dir    string
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	// Unix socket paths are short: keep the dir short too.
+	dir, err := os.MkdirTemp("", "egs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	s, err := New(Options{
+		Listen:         "127.0.0.1:0",
+		Socket:         filepath.Join(dir, "relay.sock"),
+		StateDir:       dir,
+		TokenFile:      filepath.Join(dir, "token"),
+		AllowedIDs:     []string{testExt},
+		RequestTimeout: 5 * time.Second,
+		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &fixture{s: s, dir: dir, cancel: cancel, done: make(chan error, 1)}
+	go func() { f.done <- s.Serve(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-f.done:
+		case <-time.After(10 * time.Second):
+			t.Error("Serve did not return within 10 s of cancel")
+		}
+	})
+	return f
+}
+
+func (f *fixture) agent(t *testing.T) *client.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, f.s.Addr(), f.s.Token(), client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// fakeExt is a scripted extension speaking through the relay socket.
+type fakeExt struct {
+	t    *testing.T
+	conn net.Conn
+	r    *nativemsg.Reader
+	w    *nativemsg.Writer
+}
+
+func (f *fixture) connectExt(t *testing.T, origin string) *fakeExt {
+	t.Helper()
+	conn, err := net.Dial("unix", f.s.opts.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	e := &fakeExt{t: t, conn: conn, r: nativemsg.NewReader(conn, 64<<20), w: nativemsg.NewWriter(conn, 64<<20)}
+	e.send(map[string]any{"relay": "hello", "origin": origin, "pid": 1})
+	return e
+}
+
+func (e *fakeExt) send(v any) {
+	b, _ := json.Marshal(v)
+	if err := e.w.Write(b); err != nil {
+		e.t.Fatalf("fake extension send: %v", err)
+	}
+}
+
+// read reads the next frame from the service, reassembling chunks.
+func (e *fakeExt) read() map[string]any {
+	e.t.Helper()
+	e.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	var pieces []string
+	for {
+		b, err := e.r.Read()
+		if err != nil {
+			e.t.Fatalf("fake extension read: %v", err)
+		}
+		if len(b) > nativemsg.MaxHostFrame {
+			e.t.Fatalf("service sent a %d-byte frame, over Chrome's cap", len(b))
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			e.t.Fatalf("bad frame from service: %v", err)
+		}
+		if _, ok := m["chunk"]; !ok {
+			return m
+		}
+		pieces = append(pieces, m["data"].(string))
+		if int(m["index"].(float64)) == int(m["count"].(float64))-1 {
+			raw, err := base64.StdEncoding.DecodeString(strings.Join(pieces, ""))
+			if err != nil {
+				e.t.Fatalf("chunks: %v", err)
+			}
+			var whole map[string]any
+			if err := json.Unmarshal(raw, &whole); err != nil {
+				e.t.Fatalf("chunks: %v", err)
+			}
+			return whole
+		}
+	}
+}
+
+func (e *fakeExt) hello() {
+	e.send(map[string]any{"event": "hello", "extensionId": testExt, "version": "0.1.0", "userAgent": "fake"})
+	if m := e.read(); m["event"] != "welcome" {
+		e.t.Fatalf("after hello: got %v, want welcome", m)
+	}
+}
+
+func wantCode(t *testing.T, err error, want protocol.Code) {
+	t.Helper()
+	var pe *protocol.Error
+	if !errors.As(err, &pe) || pe.Code != want {
+		t.Fatalf("got error %v, want code %s", err, want.Name())
+	}
+}
+
+func TestNoBrowser(t *testing.T) {
+	f := newFixture(t)
+	a := f.agent(t)
+	err := a.Call(context.Background(), protocol.MethodTabsList, nil, nil)
+	wantCode(t, err, protocol.CodeNoBrowser)
+}
+
+func TestCDPRoundTripAndChunking(t *testing.T) {
+	f := newFixture(t)
+	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
+	ext.hello()
+	a := f.agent(t)
+	big := strings.Repeat("é", 1<<20) // 2 MiB of UTF-8: must be chunked
+	type result struct {
+		raw json.RawMessage
+		err error
+	}
+	resc := make(chan result, 1)
+	go func() {
+		var raw json.RawMessage
+		params, _ := json.Marshal(map[string]string{"expression": big})
+		err := a.Call(context.Background(), protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 7}, Method: "Runtime.evaluate", Params: params}, &raw)
+		resc <- result{raw, err}
+	}()
+	req := ext.read()
+	if req["op"] != "cdp" || req["tabId"].(float64) != 7 || req["method"] != "Runtime.evaluate" {
+		t.Fatalf("request: got %v", req)
+	}
+	if got := req["params"].(map[string]any)["expression"].(string); got != big {
+		t.Fatalf("reassembled expression: got %d bytes, want %d", len(got), len(big))
+	}
+	ext.send(map[string]any{"id": req["id"], "result": map[string]any{"result": map[string]any{"value": 2}}})
+	r := <-resc
+	if r.err != nil || !strings.Contains(string(r.raw), `"value":2`) {
+		t.Fatalf("cdp.send: got %s, %v", r.raw, r.err)
+	}
+}
+
+func TestPendingCallsFailWhenLinkDrops(t *testing.T) {
+	f := newFixture(t)
+	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
+	ext.hello()
+	a := f.agent(t)
+	errc := make(chan error, 1)
+	go func() {
+		errc <- a.Call(context.Background(), protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 3}, Method: "Page.reload"}, nil)
+	}()
+	ext.read()
+	ext.conn.Close()
+	select {
+	case err := <-errc:
+		wantCode(t, err, protocol.CodeBrowserGone)
+	case <-time.After(5 * time.Second):
+		t.Fatal("pending call hung after the link dropped")
+	}
+}
+
+func TestDetachedEventFailsPendingCalls(t *testing.T) {
+	f := newFixture(t)
+	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
+	ext.hello()
+	a := f.agent(t)
+	errc := make(chan error, 1)
+	go func() {
+		errc <- a.Call(context.Background(), protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 3}, Method: "Page.reload"}, nil)
+	}()
+	ext.read()
+	ext.send(map[string]any{"event": "detached", "tabId": 3, "reason": "canceled_by_user"})
+	select {
+	case err := <-errc:
+		wantCode(t, err, protocol.CodeDetached)
+		if !strings.Contains(err.Error(), "canceled_by_user") {
+			t.Errorf("error %q does not name the reason", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("pending call hung after detach")
+	}
+}
+
+func TestExtensionErrorCodesMap(t *testing.T) {
+	tests := []struct {
+		ext  string
+		want protocol.Code
+	}{
+		{"no_tab", protocol.CodeTabNotFound},
+		{"already_attached", protocol.CodeAlreadyAttached},
+		{"attach_failed", protocol.CodeAttachFailed},
+		{"detached", protocol.CodeDetached},
+		{"cdp_error", protocol.CodeCDP},
+		{"too_large", protocol.CodeTooLarge},
+		{"unknown_op", protocol.CodeInvalidParams},
+		{"internal", protocol.CodeExtension},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ext, func(t *testing.T) {
+			wantCode(t, extensionError("cdp", &extError{Code: tt.ext, Message: "m"}), tt.want)
+		})
+	}
+}
+
+func TestRequestTimeout(t *testing.T) {
+	f := newFixture(t)
+	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
+	ext.hello()
+	a := f.agent(t)
+	start := time.Now()
+	err := a.Call(context.Background(), protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 1}, Method: "Page.reload", TimeoutMs: 200}, nil)
+	wantCode(t, err, protocol.CodeTimeout)
+	if time.Since(start) > 4*time.Second {
+		t.Errorf("timeout took %v", time.Since(start))
+	}
+	// The late reply is dropped and the link still works.
+	req := ext.read()
+	ext.send(map[string]any{"id": req["id"], "result": map[string]any{}})
+	go func() {
+		req := ext.read()
+		ext.send(map[string]any{"id": req["id"], "result": map[string]any{"tabs": []any{}}})
+	}()
+	if err := a.Call(context.Background(), protocol.MethodTabsList, nil, nil); err != nil {
+		t.Fatalf("after a timeout: %v", err)
+	}
+}
+
+func TestRelayRefusals(t *testing.T) {
+	f := newFixture(t)
+	t.Run("foreign extension", func(t *testing.T) {
+		ext := f.connectExt(t, "chrome-extension://bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb/")
+		m := ext.read()
+		if m["code"] != "forbidden_origin" {
+			t.Fatalf("got %v, want forbidden_origin", m)
+		}
+	})
+	t.Run("not a hello", func(t *testing.T) {
+		conn, err := net.Dial("unix", f.s.opts.Socket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		nativemsg.NewWriter(conn, 1<<20).Write([]byte(`{"event":"hello"}`))
+		e := &fakeExt{t: t, conn: conn, r: nativemsg.NewReader(conn, 1<<20)}
+		if m := e.read(); m["code"] != "bad_frame" {
+			t.Fatalf("got %v, want bad_frame", m)
+		}
+	})
+	t.Run("malformed JSON frame", func(t *testing.T) {
+		ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
+		ext.hello()
+		ext.w.Write([]byte(`{not json`))
+		if m := ext.read(); m["code"] != "bad_frame" {
+			t.Fatalf("got %v, want bad_frame", m)
+		}
+	})
+	t.Run("oversized frame", func(t *testing.T) {
+		conn, err := net.Dial("unix", f.s.opts.Socket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		w := nativemsg.NewWriter(conn, 1<<20)
+		w.Write([]byte(`{"relay":"hello","origin":"chrome-extension://` + testExt + `/"}`))
+		conn.Write([]byte{0xff, 0xff, 0xff, 0x7f}) // a 2 GiB length
+		e := &fakeExt{t: t, conn: conn, r: nativemsg.NewReader(conn, 1<<20)}
+		for {
+			m := e.read()
+			if m["event"] == "error" {
+				if m["code"] != "bad_frame" {
+					t.Fatalf("got %v, want bad_frame", m)
+				}
+				return
+			}
+		}
+	})
+	a := f.agent(t)
+	if err := a.Call(context.Background(), protocol.MethodPing, nil, nil); err != nil {
+		t.Fatalf("service broke: %v", err)
+	}
+}
+
+func TestAgentRefusals(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	_, err := client.Dial(ctx, f.s.Addr(), "wrong", client.Options{})
+	wantCode(t, err, protocol.CodeUnauthorized)
+	_, err = client.Dial(ctx, f.s.Addr(), f.s.Token(), client.Options{Header: http.Header{"Origin": {"https://example.com"}}})
+	wantCode(t, err, protocol.CodeForbiddenOrigin)
+}
+
+func TestMalformedRPC(t *testing.T) {
+	f := newFixture(t)
+	a := f.agent(t)
+	err := a.Call(context.Background(), protocol.MethodCDPSend, map[string]any{"method": "nodot"}, nil)
+	wantCode(t, err, protocol.CodeInvalidParams)
+	err = a.Call(context.Background(), protocol.MethodCDPSend, map[string]any{"method": "A.b", "params": []int{1}}, nil)
+	wantCode(t, err, protocol.CodeInvalidParams)
+}
+
+func TestTokenFileMustBePrivate(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "token")
+	tok, err := LoadOrCreateToken(path)
+	if err != nil || len(tok) != 64 {
+		t.Fatalf("create: got %q, %v", tok, err)
+	}
+	fi, _ := os.Stat(path)
+	if got := fi.Mode().Perm(); got != 0o600 {
+		t.Errorf("token mode: got %v, want 0600", got)
+	}
+	again, err := LoadOrCreateToken(path)
+	if err != nil || again != tok {
+		t.Errorf("reload: got %q, %v; want the same token", again, err)
+	}
+	os.Chmod(path, 0o644)
+	if _, err := LoadOrCreateToken(path); err == nil {
+		t.Error("a world-readable token file was accepted")
+	}
+}
+
+func TestListenMustBeLoopback(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:1", "192.168.1.2:80", ":8080", "example.com:1"} {
+		if err := checkLoopback(addr); err == nil {
+			t.Errorf("checkLoopback(%q): got nil, want an error", addr)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:0", "[::1]:80", "localhost:1"} {
+		if err := checkLoopback(addr); err != nil {
+			t.Errorf("checkLoopback(%q): %v", addr, err)
+		}
+	}
+}

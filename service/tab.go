@@ -1,0 +1,161 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/egohost/egohost/page"
+)
+
+// tabSession is a CDP session of one tab (or one of its flattened child
+// sessions) carried by the browser link: the production side of the
+// cdp.Session seam.
+type tabSession struct {
+	l         *link
+	tabID     int
+	sessionID string
+}
+
+var _ page.Sessions = (*tabSession)(nil)
+
+// Call sends one CDP command through the extension and decodes its result.
+func (s *tabSession) Call(ctx context.Context, method string, params, result any) error {
+	fields := map[string]any{"tabId": s.tabID, "method": method}
+	if s.sessionID != "" {
+		fields["sessionId"] = s.sessionID
+	}
+	if params != nil {
+		raw, err := jsonv2.Marshal(params)
+		if err != nil {
+			return fmt.Errorf("%s: encode params: %w", method, err)
+		}
+		fields["params"] = json.RawMessage(raw)
+	}
+	res, err := s.l.call(ctx, "cdp", s.tabID, fields)
+	if err != nil {
+		return err
+	}
+	if result != nil && len(res) > 0 {
+		if err := jsonv2.Unmarshal(res, result); err != nil {
+			return fmt.Errorf("%s: decode result: %w", method, err)
+		}
+	}
+	return nil
+}
+
+// Subscribe buffers this session's events of one method (4096 at most;
+// a subscriber that does not read loses events rather than block the link).
+func (s *tabSession) Subscribe(method string) (<-chan jsonv2.Value, func()) {
+	q := newQueue[jsonv2.Value](4096)
+	cancel := s.l.subscribe(&subscriber{
+		filter: func(in *inbound) bool {
+			return in.Event == "cdp" && in.TabID == s.tabID && in.SessionID == s.sessionID && in.Method == method
+		},
+		deliver: func(in *inbound) { q.put(jsonv2.Value(in.Params)) },
+		done:    q.close,
+	})
+	return q.ch, cancel
+}
+
+// Child returns a flattened child session of the same tab.
+func (s *tabSession) Child(id target.SessionID) cdp.Session {
+	return &tabSession{l: s.l, tabID: s.tabID, sessionID: string(id)}
+}
+
+// queue is a channel that can be fed without blocking and closed once,
+// safely against concurrent puts.
+type queue[T any] struct {
+	mu     sync.Mutex
+	ch     chan T
+	closed bool
+}
+
+func newQueue[T any](n int) *queue[T] { return &queue[T]{ch: make(chan T, n)} }
+
+// put delivers v, or drops it when the queue is full or closed.
+func (q *queue[T]) put(v T) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return false
+	}
+	select {
+	case q.ch <- v:
+		return true
+	default:
+		return false
+	}
+}
+
+func (q *queue[T]) close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !q.closed {
+		q.closed = true
+		close(q.ch)
+	}
+}
+
+// tabState is what the service keeps per tab: its page (the main session
+// and out-of-process frames), opened on first use.
+type tabState struct {
+	id   int
+	mu   sync.Mutex
+	page *page.Page
+}
+
+func (t *tabState) close() {
+	t.mu.Lock()
+	p := t.page
+	t.page = nil
+	t.mu.Unlock()
+	if p != nil {
+		p.Close()
+	}
+}
+
+// tab returns the state of a tab, creating it on first use.
+func (l *link) tab(id int) *tabState {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t, ok := l.tabs[id]
+	if !ok {
+		t = &tabState{id: id}
+		l.tabs[id] = t
+	}
+	return t
+}
+
+// dropTab forgets a tab's state (closed or detached).
+func (l *link) dropTab(id int) {
+	l.mu.Lock()
+	t := l.tabs[id]
+	delete(l.tabs, id)
+	l.mu.Unlock()
+	if t != nil {
+		go t.close() // never block the link's reader on the page's watchers
+	}
+}
+
+// page returns the tab's page, opening it (auto-attach to child frames) on
+// first use.
+func (l *link) page(ctx context.Context, tabID int) (*page.Page, error) {
+	t := l.tab(tabID)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.page != nil {
+		return t.page, nil
+	}
+	p, err := page.Open(ctx, &tabSession{l: l, tabID: tabID})
+	if err != nil {
+		return nil, err
+	}
+	t.page = p
+	return p, nil
+}
