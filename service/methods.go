@@ -414,4 +414,3 @@ func (s *Service) debugEcho(ctx context.Context, _ *agent, params json.RawMessag
 	sum := sha256.Sum256([]byte(res.Data))
 	return protocol.DebugEchoResult{Length: len(res.Data), SHA256: hex.EncodeToString(sum[:])}, nil
 }
-
