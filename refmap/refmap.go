@@ -2,7 +2,9 @@
 // backendNodeId, role, accessible name, frame and document) it named when
 // the snapshot was taken. It does no I/O. Every snapshot replaces the whole
 // map; a helper that gets a ref while the map is empty takes one snapshot
-// first, shared by every caller that races for it.
+// first, shared by every caller that races for it. Numbering gives the same
+// node the same ref in every snapshot of a tab and never gives a number to
+// a second node.
 package refmap
 
 import (
@@ -25,6 +27,10 @@ type Entry struct {
 	FrameID       cdp.FrameID       `json:"frameId,omitempty"`  // the frame the node lives in ("" = main frame)
 	SessionID     target.SessionID  `json:"sessionId,omitempty"`
 	LoaderID      cdp.LoaderID      `json:"loaderId,omitempty"` // the document the node came from
+	// Local is the node's number in the snapshot registry of its frame's
+	// document (snapshot resolves it to BackendNodeID when the ref is used,
+	// so a snapshot need not fetch every backendNodeId). 0 = none.
+	Local int64 `json:"local,omitempty"`
 }
 
 // ParseRef returns the canonical ref ("21") for "@21", "ref=21" or "21"
@@ -113,11 +119,12 @@ func (m *Map) Generation() uint64 {
 
 // Rebuild discards every entry and fills the map from a snapshot's entries,
 // in one step: readers see the old map or the new one, never a mix.
-// Entries without a backendNodeId or a ref are skipped.
+// Entries without a ref, or with neither a backendNodeId nor a Local
+// number to find the node by, are skipped.
 func (m *Map) Rebuild(entries []Entry) {
 	fresh := make(map[string]Entry, len(entries))
 	for _, e := range entries {
-		if e.BackendNodeID == 0 || e.Ref == "" {
+		if e.Ref == "" || (e.BackendNodeID == 0 && e.Local == 0) {
 			continue
 		}
 		fresh[e.Ref] = e
@@ -126,6 +133,17 @@ func (m *Map) Rebuild(entries []Entry) {
 	defer m.mu.Unlock()
 	m.entries = fresh
 	m.generation++
+}
+
+// Entries returns a copy of every entry, in no particular order.
+func (m *Map) Entries() []Entry {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Entry, 0, len(m.entries))
+	for _, e := range m.entries {
+		out = append(out, e)
+	}
+	return out
 }
 
 // Ensure makes sure the map is populated before input is resolved: when
