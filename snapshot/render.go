@@ -1,0 +1,295 @@
+package snapshot
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// line is one line of a rendering.
+type line struct {
+	depth  int
+	bullet bool // an unnamed list item's first line: "- " before the text
+	text   string
+	ref    string
+}
+
+func (l line) String() string {
+	var b strings.Builder
+	b.Grow(2*l.depth + 2 + len(l.text))
+	for range l.depth {
+		b.WriteString("  ")
+	}
+	if l.bullet {
+		b.WriteString("- ")
+	}
+	b.WriteString(l.text)
+	return b.String()
+}
+
+// fromContent lists the roles whose name is their text: their text
+// children repeat the name and are not written again.
+var fromContent = map[string]bool{
+	"button": true, "link": true, "tab": true, "menuitem": true, "menuitemcheckbox": true,
+	"menuitemradio": true, "option": true, "heading": true, "cell": true, "gridcell": true,
+	"columnheader": true, "rowheader": true, "checkbox": true, "radio": true, "switch": true,
+	"treeitem": true, "tooltip": true, "DisclosureTriangle": true,
+}
+
+// contextRoles are kept in interactive-only snapshots when something
+// inside them is kept; headings are kept always.
+var contextRoles = map[string]bool{
+	"banner": true, "main": true, "navigation": true, "contentinfo": true, "complementary": true,
+	"region": true, "form": true, "search": true, "dialog": true, "alertdialog": true,
+	"menu": true, "menubar": true, "tablist": true, "tabpanel": true, "tree": true, "grid": true,
+	"treegrid": true, "toolbar": true, "radiogroup": true, "iframe": true, "table": true,
+	"row": true, "listbox": true, "group": true,
+}
+
+func header(n *Node, interactive bool) string {
+	var b strings.Builder
+	b.WriteString(n.Role)
+	name := n.Name
+	if (n.Role == "row" || n.Role == "cell" || n.Role == "gridcell") && !interactive && !allText(n.Kids) {
+		name = "" // the cells and their content say it
+	}
+	if name != "" {
+		b.WriteByte(' ')
+		b.WriteString(strconv.Quote(name))
+	}
+	attrs := append([]string(nil), n.States...)
+	if n.URL != "" && !interactive {
+		attrs = append(attrs, "url="+n.URL)
+	}
+	if n.Ref != "" {
+		attrs = append(attrs, "ref="+n.Ref)
+	}
+	if len(attrs) > 0 {
+		b.WriteString(" [")
+		b.WriteString(strings.Join(attrs, " "))
+		b.WriteByte(']')
+	}
+	return b.String()
+}
+
+func allText(ns []*Node) bool {
+	for _, n := range ns {
+		if n.Text == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// build renders a tree as lines.
+func build(ns []*Node, depth int, interactive bool, out []line) []line {
+	for _, n := range ns {
+		if n.Text != "" {
+			if !interactive {
+				out = append(out, line{depth: depth, text: n.Text})
+			}
+			continue
+		}
+		if interactive {
+			out = buildInteractive(n, depth, out)
+			continue
+		}
+		kids := n.Kids
+		inline := n.Value
+		if n.Name != "" && fromContent[n.Role] && allText(kids) {
+			kids = nil // the text is the name
+		}
+		if inline == "" && len(kids) == 1 && kids[0].Text != "" {
+			inline, kids = kids[0].Text, nil
+		}
+		if n.Role == "listitem" && n.Name == "" && n.Ref == "" && len(n.States) == 0 {
+			if inline != "" {
+				out = append(out, line{depth: depth, bullet: true, text: inline})
+				continue
+			}
+			if len(kids) > 0 {
+				first := len(out)
+				out = build(kids, depth+1, false, out)
+				if len(out) > first {
+					out[first].depth, out[first].bullet = depth, true
+					continue
+				}
+			}
+		}
+		text := header(n, false)
+		if inline != "" {
+			text += ": " + inline
+		}
+		out = append(out, line{depth: depth, text: text, ref: n.Ref})
+		out = build(kids, depth+1, false, out)
+	}
+	return out
+}
+
+func buildInteractive(n *Node, depth int, out []line) []line {
+	switch {
+	case n.Ref != "":
+		text := header(n, true)
+		if n.Value != "" {
+			text += ": " + n.Value
+		} else if n.Name == "" {
+			if t := textOf(n.Kids, 80); t != "" {
+				text += ": " + t
+			}
+		}
+		out = append(out, line{depth: depth, text: text, ref: n.Ref})
+		return build(n.Kids, depth+1, true, out)
+	case n.Role == "heading":
+		return append(out, line{depth: depth, text: header(n, true)})
+	case contextRoles[n.Role]:
+		at := len(out)
+		out = append(out, line{depth: depth, text: header(n, true)})
+		out = build(n.Kids, depth+1, true, out)
+		if len(out) == at+1 {
+			out = out[:at] // nothing inside to act on
+		}
+		return out
+	default:
+		return build(n.Kids, depth, true, out)
+	}
+}
+
+// render fills s.Text, s.lines, s.Truncated and the line stats.
+func render(s *Snapshot, tree []*Node, opts Options) {
+	s.lines = build(tree, 0, opts.Interactive, nil)
+	s.Stats.Lines = len(s.lines)
+	out := make([]outLine, 0, len(s.lines))
+	for _, l := range s.lines {
+		str := l.String()
+		s.Stats.Chars += len(str) + 1
+		out = append(out, outLine{str, l.ref})
+	}
+	if opts.Diff != nil {
+		out = diffLines(opts.Diff.lines, s.lines)
+	}
+	s.Text, s.Truncated = cut(out, opts.Start, opts.MaxChars)
+}
+
+// outLine is a line of the text an agent reads.
+type outLine struct {
+	text string
+	ref  string
+}
+
+// markerReserve is room kept under MaxChars for the cut marker.
+const markerReserve = 220
+
+// cut applies Start and MaxChars and writes the markers.
+func cut(out []outLine, start, maxChars int) (string, Truncation) {
+	tr := Truncation{TotalLines: len(out)}
+	if start < 0 {
+		start = 0
+	}
+	if start > len(out) {
+		start = len(out)
+	}
+	tr.FirstLine = start
+	var b strings.Builder
+	if start > 0 {
+		fmt.Fprintf(&b, "[lines 1-%d not shown: this is from line %d of %d]\n", start, start+1, len(out))
+		tr.Cut = true
+		tr.HiddenRefs += countRefs(out[:start])
+	}
+	budget := maxChars
+	if budget > 0 {
+		budget -= markerReserve
+		if budget < 0 {
+			budget = 0
+		}
+	}
+	end := len(out)
+	used := 0
+	for i := start; i < len(out); i++ {
+		n := len(out[i].text) + 1
+		if maxChars > 0 && used+n > budget && (i > start || budget == 0) {
+			end = i
+			break
+		}
+		used += n
+	}
+	for _, l := range out[start:end] {
+		b.WriteString(l.text)
+		b.WriteByte('\n')
+	}
+	tr.ShownLines = end - start
+	if end < len(out) {
+		tr.Cut = true
+		tr.Next = end
+		rest := out[end:]
+		chars := 0
+		for _, l := range rest {
+			chars += len(l.text) + 1
+		}
+		refs := countRefs(rest)
+		tr.HiddenRefs += refs
+		fmt.Fprintf(&b, "[cut: lines %d-%d of %d not shown (%d chars, %d refs%s). Get them with start=%d (same options), or narrow with scope (a ref or locator), viewport or interactive-only]\n",
+			end+1, len(out), len(out), chars, refs, refRange(rest), end)
+	}
+	return b.String(), tr
+}
+
+func countRefs(ls []outLine) int {
+	n := 0
+	for _, l := range ls {
+		if l.ref != "" {
+			n++
+		}
+	}
+	return n
+}
+
+func refRange(ls []outLine) string {
+	first, last := "", ""
+	for _, l := range ls {
+		if l.ref != "" {
+			if first == "" {
+				first = l.ref
+			}
+			last = l.ref
+		}
+	}
+	switch {
+	case first == "":
+		return ""
+	case first == last:
+		return ": @" + first
+	default:
+		return ": @" + first + " … @" + last
+	}
+}
+
+// textOf joins the text under ns, cut to about max bytes.
+func textOf(ns []*Node, max int) string {
+	var b strings.Builder
+	var walk func([]*Node)
+	walk = func(ns []*Node) {
+		for _, n := range ns {
+			if b.Len() >= max {
+				return
+			}
+			if n.Text != "" {
+				if b.Len() > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString(n.Text)
+			}
+			walk(n.Kids)
+		}
+	}
+	walk(ns)
+	s := b.String()
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}

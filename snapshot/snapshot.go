@@ -1,0 +1,617 @@
+// Package snapshot takes the text snapshot an agent reads of a tab: an
+// indented tree of roles, accessible names and states, with a ref on every
+// element the agent can act on. It computes roles and names in the page (one
+// small script per frame, in an isolated world), so only the compact tree
+// crosses chrome.debugger, never the page's full accessibility tree; the
+// backendNodeId behind a ref is fetched when the ref is used. A Tab keeps a
+// tab's refs and previous snapshot, takes a snapshot lazily when a ref comes
+// before any snapshot, and fails closed on refs from a navigated document.
+package snapshot
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/dom"
+	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/refmap"
+)
+
+//go:embed snapshot.js
+var script string
+
+// worldName names egohost's isolated world in every frame; the page's own
+// scripts cannot reach it.
+const worldName = "egohost"
+
+// globalKey is where snapshot.js keeps its state in the world; bump the
+// version when the script's interface changes.
+const globalKey = "__egohostSnapshot1"
+
+// Target is a tab as Take needs it: its main session, its out-of-process
+// child frames and their sessions. *page.Page satisfies it.
+type Target interface {
+	cdp.Session
+	Child(id target.SessionID) cdp.Session
+	Children() []page.Child
+}
+
+var _ Target = (*page.Page)(nil)
+
+// Options says what a snapshot shows.
+type Options struct {
+	// Interactive shows only elements with refs, under the landmarks,
+	// headings and containers that give them context; no plain text.
+	Interactive bool
+	// Scope is a ref ("@12"): the snapshot shows that element's subtree
+	// only. Only Tab.Snapshot resolves refs; Take rejects it.
+	Scope string
+	// ScopeNode is a node the caller resolved (e.g. from a locator): the
+	// snapshot shows its subtree only. ScopeSession is the session it
+	// belongs to ("" = the tab's main session).
+	ScopeNode    cdp.BackendNodeID
+	ScopeSession target.SessionID
+	// Viewport shows only elements that intersect the viewport.
+	Viewport bool
+	// MaxChars caps the text (0 = no cap). What is cut is named in a
+	// marker line that says how to get it (Start).
+	MaxChars int
+	// Start skips the first Start lines of the text (paging through a
+	// snapshot cut by MaxChars; the marker gives the number).
+	Start int
+	// Diff is a previous snapshot of the same tab: the text then shows
+	// only what changed, with unchanged lines collapsed.
+	Diff *Snapshot
+	// DiffPrevious makes Tab.Snapshot diff against the tab's previous
+	// snapshot (ignored by Take).
+	DiffPrevious bool
+	// Numbering gives refs their numbers; a Tab passes its own so the same
+	// element keeps its ref. nil: a fresh numbering.
+	Numbering *refmap.Numbering
+
+	allRefs bool // tests: a ref on every element the text shows
+}
+
+// Snapshot is one snapshot of a tab.
+type Snapshot struct {
+	// Text is what the agent reads (see docs/snapshot.md).
+	Text string
+	// Entries are the refs the snapshot found, in document order, even
+	// those the text does not show (cut by MaxChars or Start).
+	Entries []refmap.Entry
+	// Truncated says what MaxChars and Start left out.
+	Truncated Truncation
+	// Stats counts what the snapshot saw and cost.
+	Stats Stats
+	// URL and Title are the main frame's.
+	URL, Title string
+
+	lines []line // the whole rendering, for diffs
+}
+
+// Truncation says what a snapshot's text left out.
+type Truncation struct {
+	Cut        bool // the text is not the whole snapshot
+	FirstLine  int  // first line shown (0-based)
+	ShownLines int
+	TotalLines int
+	// Next is the Start that shows the rest (0 when nothing follows).
+	Next int
+	// HiddenRefs counts refs on lines the text does not show.
+	HiddenRefs int
+}
+
+// Stats counts what a snapshot saw and what it cost.
+type Stats struct {
+	Elements int           // elements walked in the page
+	Refs     int           // refs handed out
+	Frames   int           // frame documents walked
+	Lines    int           // lines of the whole rendering
+	Chars    int           // characters of the whole rendering
+	Bytes    int           // bytes of tree the page sent back
+	Took     time.Duration // wall time of Take
+	// FrameErrors lists frames that could not be walked (their iframe
+	// shows no content); the snapshot itself still succeeds.
+	FrameErrors []string
+}
+
+// ErrWrongFrame means a scope node is not in the frame asked.
+var errWrongFrame = errors.New("scope node is not in this frame")
+
+// Take snapshots the tab t.
+func Take(ctx context.Context, t Target, opts Options) (*Snapshot, error) {
+	if opts.Scope != "" {
+		return nil, errors.New("snapshot: scope by ref needs a Tab (Tab.Snapshot); pass ScopeNode")
+	}
+	var sc *scope
+	if opts.ScopeNode != 0 {
+		sc = &scope{session: opts.ScopeSession, backendNodeID: opts.ScopeNode}
+	}
+	return take(ctx, t, opts, sc)
+}
+
+// scope is a resolved scope: a node by backendNodeId in a session, or a
+// snapshot-local node in a frame.
+type scope struct {
+	session       target.SessionID
+	backendNodeID cdp.BackendNodeID
+	frameID       cdp.FrameID
+	local         int64
+}
+
+// frameDoc is one frame document to walk.
+type frameDoc struct {
+	session   cdp.Session
+	sessionID target.SessionID
+	frame     *cdp.Frame
+	root      bool // the session's root frame
+
+	tree    []*Node
+	owners  []cdp.BackendNodeID // the backendNodeIds of the iframes in tree, by placeholder index
+	places  []*Node             // the placeholders, by index
+	url     string
+	title   string
+	elems   int
+	bytes   int
+	err     error
+	isScope bool // the scope node lives here
+}
+
+func take(ctx context.Context, t Target, opts Options, sc *scope) (*Snapshot, error) {
+	start := time.Now()
+	numbering := opts.Numbering
+	if numbering == nil {
+		numbering = refmap.NewNumbering()
+	}
+	docs, children, err := frames(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	jsOpts := map[string]any{"viewport": opts.Viewport, "allIds": opts.allRefs}
+	// Walk every frame document at once.
+	var wg sync.WaitGroup
+	for _, d := range docs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d.err = walk(ctx, d, jsOpts, sc)
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("snapshot: %w", err)
+	}
+	var main *frameDoc
+	for _, d := range docs {
+		if d.sessionID == "" && d.root {
+			main = d
+		}
+	}
+	if main == nil || main.err != nil {
+		if main == nil {
+			return nil, errors.New("snapshot: no main frame")
+		}
+		return nil, fmt.Errorf("snapshot: main frame: %w", main.err)
+	}
+	top := main
+	if sc != nil {
+		top = nil
+		for _, d := range docs {
+			if d.isScope {
+				top = d
+			}
+		}
+		if top == nil {
+			return nil, fmt.Errorf("snapshot: scope node %d: not found in any frame of the tab", sc.backendNodeID)
+		}
+	}
+	stitch(ctx, t, docs, children)
+
+	s := &Snapshot{URL: main.url, Title: main.title}
+	for _, d := range docs {
+		s.Stats.Elements += d.elems
+		s.Stats.Bytes += d.bytes
+		if d.err == nil {
+			s.Stats.Frames++
+		} else if !errors.Is(d.err, errWrongFrame) {
+			s.Stats.FrameErrors = append(s.Stats.FrameErrors, fmt.Sprintf("%s (%s): %v", d.frame.ID, d.frame.URL, d.err))
+		}
+	}
+	s.Entries = number(top.tree, numbering)
+	s.Stats.Refs = len(s.Entries)
+	render(s, top.tree, opts)
+	s.Stats.Took = time.Since(start)
+	return s, nil
+}
+
+// frames lists the frame documents of the tab: the local frames of the
+// main session and of every out-of-process iframe's session.
+func frames(ctx context.Context, t Target) ([]*frameDoc, []page.Child, error) {
+	type sess struct {
+		id target.SessionID
+		s  cdp.Session
+	}
+	list := []sess{{"", t}}
+	var kids []page.Child
+	for _, c := range t.Children() {
+		if c.Type == "iframe" {
+			kids = append(kids, c)
+			list = append(list, sess{c.SessionID, t.Child(c.SessionID)})
+		}
+	}
+	trees := make([]*cdppage.FrameTree, len(list))
+	errs := make([]error, len(list))
+	var wg sync.WaitGroup
+	for i, s := range list {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := cdp.Call(ctx, s.s, cdppage.GetFrameTree, cdp.Empty{})
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			trees[i] = res.FrameTree
+		}()
+	}
+	wg.Wait()
+	if errs[0] != nil {
+		return nil, nil, fmt.Errorf("snapshot: get frame tree: %w", errs[0])
+	}
+	var docs []*frameDoc
+	for i, s := range list {
+		if trees[i] == nil { // a child that went away meanwhile
+			continue
+		}
+		var add func(ft *cdppage.FrameTree, root bool)
+		add = func(ft *cdppage.FrameTree, root bool) {
+			if ft == nil || ft.Frame == nil {
+				return
+			}
+			docs = append(docs, &frameDoc{session: s.s, sessionID: s.id, frame: ft.Frame, root: root})
+			for _, c := range ft.ChildFrames {
+				add(c, false)
+			}
+		}
+		add(trees[i], true)
+	}
+	return docs, kids, nil
+}
+
+// world returns the execution context of egohost's isolated world in a
+// frame of a session.
+func world(ctx context.Context, s cdp.Session, frameID cdp.FrameID) (runtime.ExecutionContextID, error) {
+	no := false
+	w, err := cdp.Call(ctx, s, cdppage.CreateIsolatedWorld, cdppage.CreateIsolatedWorldParams{
+		FrameID: frameID, WorldName: worldName, GrantUniveralAccess: &no,
+	})
+	if err != nil {
+		return 0, fmt.Errorf("create isolated world in frame %s: %w", frameID, err)
+	}
+	return w.ExecutionContextID, nil
+}
+
+// deep asks for deep serialization: the result's DOM nodes come back with
+// their backendNodeId and loaderId.
+func deep() *runtime.SerializationOptions {
+	one := int64(1)
+	return &runtime.SerializationOptions{
+		Serialization:        runtime.SerializationOptionsSerializationDeep,
+		MaxDepth:             &one,
+		AdditionalParameters: jsonv2.Value(`{"maxNodeDepth":0,"includeShadowTree":"none"}`),
+	}
+}
+
+// install is the expression that yields the world's snapshot object,
+// loading snapshot.js the first time.
+func install() string {
+	return "(globalThis." + globalKey + " ||= (" + script + ")())"
+}
+
+// walk runs snapshot.js in one frame document.
+func walk(ctx context.Context, d *frameDoc, jsOpts map[string]any, sc *scope) error {
+	cid, err := world(ctx, d.session, d.frame.ID)
+	if err != nil {
+		return err
+	}
+	optsJSON, err := json.Marshal(jsOpts)
+	if err != nil {
+		return fmt.Errorf("walk frame: %w", err)
+	}
+	yes := true
+	var res *runtime.RemoteObject
+	var exc *runtime.ExceptionDetails
+	switch {
+	case sc != nil && sc.local != 0 && sc.frameID == d.frame.ID:
+		r, err := cdp.Call(ctx, d.session, runtime.Evaluate, runtime.EvaluateParams{
+			Expression: fmt.Sprintf("(() => { const s = %s; const el = s.resolve(%d); return el ? s.snapshot(%s, el) : [JSON.stringify({gone: true})]; })()",
+				install(), sc.local, optsJSON),
+			ContextID: cid, Silent: &yes, SerializationOptions: deep(),
+		})
+		if err != nil {
+			return fmt.Errorf("walk frame: evaluate: %w", err)
+		}
+		res, exc = r.Result, r.ExceptionDetails
+		d.isScope = true
+	case sc != nil && sc.backendNodeID != 0 && sc.session == d.sessionID:
+		rn, err := cdp.Call(ctx, d.session, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: sc.backendNodeID, ExecutionContextID: cid})
+		if err != nil {
+			return fmt.Errorf("%w: %v", errWrongFrame, err)
+		}
+		r, err := cdp.Call(ctx, d.session, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			FunctionDeclaration: "function(opts) { return " + install() + ".snapshot(opts, this); }",
+			ObjectID:            rn.Object.ObjectID,
+			Arguments:           []*runtime.CallArgument{{Value: optsJSON}},
+			Silent:              &yes, SerializationOptions: deep(),
+		})
+		_ = d.session.Call(ctx, runtime.CommandReleaseObject, runtime.ReleaseObjectParams{ObjectID: rn.Object.ObjectID}, nil)
+		if err != nil {
+			return fmt.Errorf("walk frame: call: %w", err)
+		}
+		res, exc = r.Result, r.ExceptionDetails
+		d.isScope = true
+	default:
+		r, err := cdp.Call(ctx, d.session, runtime.Evaluate, runtime.EvaluateParams{
+			Expression: install() + ".snapshot(" + string(optsJSON) + ")",
+			ContextID:  cid, Silent: &yes, SerializationOptions: deep(),
+		})
+		if err != nil {
+			return fmt.Errorf("walk frame: evaluate: %w", err)
+		}
+		res, exc = r.Result, r.ExceptionDetails
+	}
+	if exc != nil {
+		msg := exc.Text
+		if exc.Exception != nil && exc.Exception.Description != "" {
+			msg = exc.Exception.Description
+		}
+		return fmt.Errorf("walk frame: script failed: %s", msg)
+	}
+	if res == nil || res.DeepSerializedValue == nil {
+		return errors.New("walk frame: no result")
+	}
+	var items []struct {
+		Type  string          `json:"type"`
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(res.DeepSerializedValue.Value, &items); err != nil || len(items) == 0 {
+		return fmt.Errorf("walk frame: decode result: %v", err)
+	}
+	var text string
+	if err := json.Unmarshal(items[0].Value, &text); err != nil {
+		return fmt.Errorf("walk frame: decode tree: %w", err)
+	}
+	d.bytes = len(text)
+	var out struct {
+		T          []json.RawMessage `json:"t"`
+		E          int               `json:"e"`
+		Title      string            `json:"title"`
+		URL        string            `json:"url"`
+		WrongFrame bool              `json:"wrongFrame"`
+		Gone       bool              `json:"gone"`
+	}
+	if err := json.Unmarshal([]byte(text), &out); err != nil {
+		return fmt.Errorf("walk frame: decode tree: %w", err)
+	}
+	if out.WrongFrame {
+		d.isScope = false
+		return errWrongFrame
+	}
+	if out.Gone {
+		return fmt.Errorf("%w: the scope element is no longer in the latest snapshot", ErrGone)
+	}
+	d.elems, d.title, d.url = out.E, out.Title, out.URL
+	for _, it := range items[1:] {
+		var n struct {
+			BackendNodeID cdp.BackendNodeID `json:"backendNodeId"`
+		}
+		_ = json.Unmarshal(it.Value, &n)
+		d.owners = append(d.owners, n.BackendNodeID)
+	}
+	d.places = make([]*Node, len(d.owners))
+	tree, err := decode(out.T, d)
+	if err != nil {
+		return fmt.Errorf("walk frame: %w", err)
+	}
+	d.tree = tree
+	return nil
+}
+
+// Node is one node of a snapshot's tree: an element (Role set) or a run
+// of text (Text set).
+type Node struct {
+	Role   string
+	Name   string
+	Text   string
+	Ref    string   // "" when the element has no ref
+	States []string // rendered states: "checked", "level=2", …
+	Value  string   // a control's value
+	URL    string   // a link's target
+	Kids   []*Node
+
+	local     int64
+	frame     *frameDoc
+	placement int // iframe placeholder index, -1 otherwise
+}
+
+type rawNode struct {
+	R string            `json:"r"`
+	N string            `json:"n"`
+	I int64             `json:"i"`
+	S map[string]any    `json:"s"`
+	C []json.RawMessage `json:"c"`
+	V string            `json:"v"`
+	U *string           `json:"u"`
+	F *int              `json:"f"`
+}
+
+// stateOrder is the order states are written in.
+var stateOrder = []string{"checked", "pressed", "selected", "expanded", "disabled", "required", "level"}
+
+func decode(raw []json.RawMessage, d *frameDoc) ([]*Node, error) {
+	out := make([]*Node, 0, len(raw))
+	for _, r := range raw {
+		if len(r) > 0 && r[0] == '"' {
+			var s string
+			if err := json.Unmarshal(r, &s); err != nil {
+				return nil, fmt.Errorf("decode text: %w", err)
+			}
+			out = append(out, &Node{Text: s, placement: -1})
+			continue
+		}
+		var rn rawNode
+		if err := json.Unmarshal(r, &rn); err != nil {
+			return nil, fmt.Errorf("decode node: %w", err)
+		}
+		n := &Node{Role: rn.R, Name: rn.N, Value: rn.V, local: rn.I, frame: d, placement: -1}
+		if rn.U != nil {
+			n.URL = shortURL(*rn.U, d.url)
+		}
+		for _, k := range stateOrder {
+			v, ok := rn.S[k]
+			if !ok {
+				continue
+			}
+			switch x := v.(type) {
+			case bool:
+				switch {
+				case k == "expanded" && !x:
+					n.States = append(n.States, "collapsed")
+				case x:
+					n.States = append(n.States, k)
+				}
+			case float64:
+				n.States = append(n.States, k+"="+strconv.Itoa(int(x)))
+			case string:
+				n.States = append(n.States, k+"="+x)
+			}
+		}
+		if rn.F != nil {
+			n.placement = *rn.F
+			if *rn.F >= 0 && *rn.F < len(d.places) {
+				d.places[*rn.F] = n
+			}
+		}
+		kids, err := decode(rn.C, d)
+		if err != nil {
+			return nil, err
+		}
+		n.Kids = kids
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// shortURL writes a same-origin URL as its path.
+func shortURL(u, base string) string {
+	origin := func(s string) string {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			return ""
+		}
+		j := strings.IndexByte(s[i+3:], '/')
+		if j < 0 {
+			return s
+		}
+		return s[:i+3+j]
+	}
+	if o := origin(u); o != "" && o == origin(base) {
+		if p := u[len(o):]; p != "" {
+			return p
+		}
+		return "/"
+	}
+	return u
+}
+
+// stitch puts each child frame's tree under its iframe placeholder.
+func stitch(ctx context.Context, t Target, docs []*frameDoc, kids []page.Child) {
+	type owner struct {
+		session target.SessionID
+		id      cdp.BackendNodeID
+	}
+	places := make(map[owner]*Node)
+	for _, d := range docs {
+		for i, id := range d.owners {
+			if id != 0 && d.places[i] != nil {
+				places[owner{d.sessionID, id}] = d.places[i]
+			}
+		}
+	}
+	if len(places) == 0 {
+		return
+	}
+	parentOf := make(map[target.SessionID]target.SessionID)
+	for _, c := range kids {
+		parentOf[c.SessionID] = c.Parent
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for _, d := range docs {
+		if d.err != nil || (d.root && d.sessionID == "") {
+			continue
+		}
+		// A local child frame's owner lives in the same session; an
+		// out-of-process frame's in its parent's session.
+		sess, sid := d.session, d.sessionID
+		if d.root {
+			sid = parentOf[d.sessionID]
+			if sid == "" {
+				sess = t
+			} else {
+				sess = t.Child(sid)
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fo, err := cdp.Call(ctx, sess, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: d.frame.ID})
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if p := places[owner{sid, fo.BackendNodeID}]; p != nil {
+				p.Kids = d.tree
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// number gives every element with a local id its tab-wide ref, in document
+// order, and returns the entries.
+func number(tree []*Node, numbering *refmap.Numbering) []refmap.Entry {
+	var out []refmap.Entry
+	seen := make(map[[2]string]int)
+	var walkTree func([]*Node)
+	walkTree = func(ns []*Node) {
+		for _, n := range ns {
+			if n.local != 0 && n.frame != nil {
+				f := n.frame
+				n.Ref = numbering.Ref(refmap.Key{FrameID: f.frame.ID, LoaderID: f.frame.LoaderID, Node: n.local})
+				k := [2]string{n.Role, n.Name}
+				out = append(out, refmap.Entry{
+					Ref: n.Ref, Role: n.Role, Name: n.Name, Nth: seen[k],
+					FrameID: f.frame.ID, SessionID: f.sessionID, LoaderID: f.frame.LoaderID, Local: n.local,
+				})
+				seen[k]++
+			}
+			walkTree(n.Kids)
+		}
+	}
+	walkTree(tree)
+	return out
+}

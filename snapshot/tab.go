@@ -1,0 +1,234 @@
+package snapshot
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+	"github.com/egohost/egohost/refmap"
+)
+
+// Errors of Lookup, for errors.Is.
+var (
+	// ErrStaleRef: the ref names a node of a document that is gone (the
+	// page or its frame navigated), or a node the latest snapshot no
+	// longer has. Take a new snapshot.
+	ErrStaleRef = errors.New("stale ref")
+	// ErrUnknownRef: the tab never handed out this ref.
+	ErrUnknownRef = errors.New("unknown ref")
+	// ErrNotRef: the input is not a ref ("@12", "ref=12" or "12").
+	ErrNotRef = errors.New("not a ref")
+	// ErrGone: the element was removed from its (still current) document
+	// after the snapshot. Lookup returns the entry with it, so a caller
+	// may look for a unique element with the same role and name.
+	ErrGone = errors.New("element removed from the page")
+)
+
+// Tab is one tab's snapshot state: its ref map, the numbering that keeps
+// an element's ref the same across snapshots, and the previous snapshot
+// for diffs. Use one Tab per tab; it is safe for concurrent use.
+type Tab struct {
+	t         Target
+	refs      *refmap.Map
+	numbering *refmap.Numbering
+
+	mu   sync.Mutex // one snapshot at a time
+	prev *Snapshot
+}
+
+// NewTab returns the snapshot state of the tab t.
+func NewTab(t Target) *Tab {
+	return &Tab{t: t, refs: refmap.New(), numbering: refmap.NewNumbering()}
+}
+
+// Refs returns the tab's ref map.
+func (t *Tab) Refs() *refmap.Map { return t.refs }
+
+// Previous returns the tab's latest snapshot taken with Snapshot (nil
+// before the first).
+func (t *Tab) Previous() *Snapshot {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.prev
+}
+
+// Snapshot takes a snapshot of the tab and rebuilds its ref map from it.
+// opts.Scope may be a ref of this tab; opts.DiffPrevious diffs against
+// the previous snapshot.
+func (t *Tab) Snapshot(ctx context.Context, opts Options) (*Snapshot, error) {
+	return t.snapshot(ctx, opts, true)
+}
+
+func (t *Tab) snapshot(ctx context.Context, opts Options, keep bool) (*Snapshot, error) {
+	var sc *scope
+	if opts.Scope != "" {
+		e, err := t.entry(opts.Scope)
+		if err != nil {
+			return nil, fmt.Errorf("snapshot scope: %w", err)
+		}
+		sc = &scope{session: e.SessionID, frameID: e.FrameID, local: e.Local, backendNodeID: e.BackendNodeID}
+		if e.Local != 0 {
+			sc.backendNodeID = 0
+		}
+	} else if opts.ScopeNode != 0 {
+		sc = &scope{session: opts.ScopeSession, backendNodeID: opts.ScopeNode}
+	}
+	opts.Numbering = t.numbering
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if opts.DiffPrevious && opts.Diff == nil {
+		opts.Diff = t.prev
+	}
+	s, err := take(ctx, t.t, opts, sc)
+	if err != nil {
+		return nil, err
+	}
+	t.refs.Rebuild(s.Entries)
+	docs := make(map[cdp.FrameID]cdp.LoaderID)
+	for _, e := range s.Entries {
+		docs[e.FrameID] = e.LoaderID
+	}
+	if sc == nil {
+		// Forget the numbers of documents that are gone (their refs stay
+		// stale forever: numbers are never handed out twice).
+		t.numbering.Forget(func(f cdp.FrameID, l cdp.LoaderID) bool { return docs[f] == l })
+	}
+	if keep {
+		t.prev = s
+	}
+	return s, nil
+}
+
+// entry returns the map's entry for a ref input, or why there is none.
+func (t *Tab) entry(input string) (refmap.Entry, error) {
+	ref, ok := refmap.ParseRef(input)
+	if !ok {
+		return refmap.Entry{}, fmt.Errorf("%w: %q (want @N, ref=N or N)", ErrNotRef, input)
+	}
+	if e, ok := t.refs.Get(ref); ok {
+		return e, nil
+	}
+	if t.numbering.Issued(ref) {
+		return refmap.Entry{}, fmt.Errorf("%w @%s: the latest snapshot no longer has it (the page changed); take a new snapshot", ErrStaleRef, ref)
+	}
+	return refmap.Entry{}, fmt.Errorf("%w @%s: this tab's latest snapshot has %d refs; take a new snapshot and use one of its refs", ErrUnknownRef, ref, t.refs.Size())
+}
+
+// Lookup returns the entry of a ref with its BackendNodeID filled in. When
+// the tab has no refs yet it takes a snapshot first (one, shared by every
+// caller that races for it). A ref whose document navigated fails with
+// ErrStaleRef; a ref the tab never handed out with ErrUnknownRef; a ref
+// whose element was removed returns its entry with ErrGone.
+func (t *Tab) Lookup(ctx context.Context, input string) (refmap.Entry, error) {
+	err := t.refs.Ensure(ctx, input, func(ctx context.Context) error {
+		_, err := t.snapshot(ctx, Options{Interactive: true}, false)
+		return err
+	})
+	if err != nil {
+		return refmap.Entry{}, fmt.Errorf("lookup %s: lazy snapshot: %w", input, err)
+	}
+	e, err := t.entry(input)
+	if err != nil {
+		return refmap.Entry{}, err
+	}
+	if e.Local == 0 {
+		return e, nil // the backendNodeId came with the snapshot
+	}
+	return t.resolve(ctx, e)
+}
+
+// resolve finds the element of a lazily resolved entry in its frame's
+// isolated world, and checks that the frame still shows the document the
+// ref came from.
+func (t *Tab) resolve(ctx context.Context, e refmap.Entry) (refmap.Entry, error) {
+	s := cdp.Session(t.t)
+	if e.SessionID != "" {
+		if !t.hasChild(e.SessionID) {
+			return e, fmt.Errorf("%w @%s: its frame is gone (the page navigated); take a new snapshot", ErrStaleRef, e.Ref)
+		}
+		s = t.t.Child(e.SessionID)
+	}
+	cid, err := world(ctx, s, e.FrameID)
+	if err != nil {
+		if ctx.Err() == nil && !t.hasFrame(ctx, s, e.FrameID) {
+			return e, fmt.Errorf("%w @%s: its frame is gone (the page navigated); take a new snapshot", ErrStaleRef, e.Ref)
+		}
+		return e, fmt.Errorf("lookup @%s: %w", e.Ref, err)
+	}
+	yes := true
+	r, err := cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: fmt.Sprintf("(() => { const s = globalThis.%s; const el = s ? s.resolve(%d) : null; return [document, el, !!(el && el.isConnected)]; })()",
+			globalKey, e.Local),
+		ContextID: cid, Silent: &yes, SerializationOptions: deep(),
+	})
+	if err != nil {
+		return e, fmt.Errorf("lookup @%s: evaluate: %w", e.Ref, err)
+	}
+	if r.ExceptionDetails != nil || r.Result == nil || r.Result.DeepSerializedValue == nil {
+		return e, fmt.Errorf("lookup @%s: resolve script failed", e.Ref)
+	}
+	var items []struct {
+		Type  string          `json:"type"`
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(r.Result.DeepSerializedValue.Value, &items); err != nil || len(items) != 3 {
+		return e, fmt.Errorf("lookup @%s: decode: %v", e.Ref, err)
+	}
+	var doc, el struct {
+		BackendNodeID cdp.BackendNodeID `json:"backendNodeId"`
+		LoaderID      cdp.LoaderID      `json:"loaderId"`
+	}
+	_ = json.Unmarshal(items[0].Value, &doc)
+	if doc.LoaderID != e.LoaderID {
+		return e, fmt.Errorf("%w @%s: the page navigated; take a new snapshot", ErrStaleRef, e.Ref)
+	}
+	if items[1].Type != "node" {
+		return e, fmt.Errorf("%w @%s: the latest snapshot of its frame no longer has it; take a new snapshot", ErrStaleRef, e.Ref)
+	}
+	if err := json.Unmarshal(items[1].Value, &el); err != nil || el.BackendNodeID == 0 {
+		return e, fmt.Errorf("lookup @%s: decode node: %v", e.Ref, err)
+	}
+	e.BackendNodeID = el.BackendNodeID
+	if string(items[2].Value) != "true" {
+		return e, fmt.Errorf("ref @%s (%s %q): %w", e.Ref, e.Role, e.Name, ErrGone)
+	}
+	return e, nil
+}
+
+func (t *Tab) hasChild(id target.SessionID) bool {
+	for _, c := range t.t.Children() {
+		if c.SessionID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *Tab) hasFrame(ctx context.Context, s cdp.Session, id cdp.FrameID) bool {
+	res, err := cdp.Call(ctx, s, cdppage.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		return false
+	}
+	var find func(ft *cdppage.FrameTree) bool
+	find = func(ft *cdppage.FrameTree) bool {
+		if ft == nil || ft.Frame == nil {
+			return false
+		}
+		if ft.Frame.ID == id {
+			return true
+		}
+		for _, c := range ft.ChildFrames {
+			if find(c) {
+				return true
+			}
+		}
+		return false
+	}
+	return find(res.FrameTree)
+}
