@@ -122,6 +122,7 @@ type Stats struct {
 	Chars    int           // characters of the whole rendering
 	Bytes    int           // bytes of tree the page sent back
 	Took     time.Duration // wall time of Take
+	PageTime time.Duration // time the script took in the page (summed over frames)
 	// FrameErrors lists frames that could not be walked (their iframe
 	// shows no content); the snapshot itself still succeeds.
 	FrameErrors []string
@@ -167,6 +168,7 @@ type frameDoc struct {
 	bytes   int
 	err     error
 	isScope bool // the scope node lives here
+	pageMs  int  // time the script took in the page
 }
 
 func take(ctx context.Context, t Target, opts Options, sc *scope) (*Snapshot, error) {
@@ -179,7 +181,7 @@ func take(ctx context.Context, t Target, opts Options, sc *scope) (*Snapshot, er
 	if err != nil {
 		return nil, err
 	}
-	jsOpts := map[string]any{"viewport": opts.Viewport, "allIds": opts.allRefs}
+	jsOpts := map[string]any{"viewport": opts.Viewport, "interactive": opts.Interactive, "allIds": opts.allRefs}
 	// Walk every frame document at once.
 	var wg sync.WaitGroup
 	for _, d := range docs {
@@ -223,6 +225,7 @@ func take(ctx context.Context, t Target, opts Options, sc *scope) (*Snapshot, er
 	for _, d := range docs {
 		s.Stats.Elements += d.elems
 		s.Stats.Bytes += d.bytes
+		s.Stats.PageTime += time.Duration(d.pageMs) * time.Millisecond
 		if d.err == nil {
 			s.Stats.Frames++
 		} else if !errors.Is(d.err, errWrongFrame) {
@@ -336,7 +339,7 @@ func walk(ctx context.Context, d *frameDoc, jsOpts map[string]any, sc *scope) er
 	switch {
 	case sc != nil && sc.local != 0 && sc.frameID == d.frame.ID:
 		r, err := cdp.Call(ctx, d.session, runtime.Evaluate, runtime.EvaluateParams{
-			Expression: fmt.Sprintf("(() => { const s = %s; const el = s.resolve(%d); return el ? s.snapshot(%s, el) : [JSON.stringify({gone: true})]; })()",
+			Expression: fmt.Sprintf("(() => { const s = %s; const el = s.resolve(%d); return el ? s.snapshot(%s, el) : ['gone']; })()",
 				install(), sc.local, optsJSON),
 			ContextID: cid, Silent: &yes, SerializationOptions: deep(),
 		})
@@ -394,25 +397,13 @@ func walk(ctx context.Context, d *frameDoc, jsOpts map[string]any, sc *scope) er
 		return fmt.Errorf("walk frame: decode tree: %w", err)
 	}
 	d.bytes = len(text)
-	var out struct {
-		T          []json.RawMessage `json:"t"`
-		E          int               `json:"e"`
-		Title      string            `json:"title"`
-		URL        string            `json:"url"`
-		WrongFrame bool              `json:"wrongFrame"`
-		Gone       bool              `json:"gone"`
-	}
-	if err := json.Unmarshal([]byte(text), &out); err != nil {
-		return fmt.Errorf("walk frame: decode tree: %w", err)
-	}
-	if out.WrongFrame {
+	switch text {
+	case "wrong-frame":
 		d.isScope = false
 		return errWrongFrame
-	}
-	if out.Gone {
+	case "gone":
 		return fmt.Errorf("%w: the scope element is no longer in the latest snapshot", ErrGone)
 	}
-	d.elems, d.title, d.url = out.E, out.Title, out.URL
 	for _, it := range items[1:] {
 		var n struct {
 			BackendNodeID cdp.BackendNodeID `json:"backendNodeId"`
@@ -421,7 +412,7 @@ func walk(ctx context.Context, d *frameDoc, jsOpts map[string]any, sc *scope) er
 		d.owners = append(d.owners, n.BackendNodeID)
 	}
 	d.places = make([]*Node, len(d.owners))
-	tree, err := decode(out.T, d)
+	tree, err := d.parse(text)
 	if err != nil {
 		return fmt.Errorf("walk frame: %w", err)
 	}
@@ -446,94 +437,67 @@ type Node struct {
 	placement int // iframe placeholder index, -1 otherwise
 }
 
-type rawNode struct {
-	R string            `json:"r"`
-	N string            `json:"n"`
-	I int64             `json:"i"`
-	S map[string]any    `json:"s"`
-	C []json.RawMessage `json:"c"`
-	V string            `json:"v"`
-	U *string           `json:"u"`
-	F *int              `json:"f"`
-}
-
-// stateOrder is the order states are written in.
-var stateOrder = []string{"checked", "pressed", "selected", "expanded", "disabled", "required", "level"}
-
-func decode(raw []json.RawMessage, d *frameDoc) ([]*Node, error) {
-	out := make([]*Node, 0, len(raw))
-	for _, r := range raw {
-		if len(r) > 0 && r[0] == '"' {
-			var s string
-			if err := json.Unmarshal(r, &s); err != nil {
-				return nil, fmt.Errorf("decode text: %w", err)
-			}
-			out = append(out, &Node{Text: s, placement: -1})
+// parse reads snapshot.js's output: a header line (elements walked,
+// milliseconds, iframes, URL, title), then one record per node: depth,
+// role ("" for text), name or text, local id, states, url, value, iframe
+// index, split by tabs.
+func (d *frameDoc) parse(text string) ([]*Node, error) {
+	head, body, _ := strings.Cut(text, "\n")
+	hf := strings.SplitN(head, "\t", 5)
+	if len(hf) != 5 {
+		return nil, fmt.Errorf("parse tree: bad header %q", head)
+	}
+	d.elems, _ = strconv.Atoi(hf[0])
+	d.pageMs, _ = strconv.Atoi(hf[1])
+	d.url, d.title = hf[3], hf[4]
+	var top []*Node
+	var stack []*Node // stack[i] is the latest node at depth i
+	for rec := range strings.SplitSeq(body, "\n") {
+		if rec == "" {
 			continue
 		}
-		var rn rawNode
-		if err := json.Unmarshal(r, &rn); err != nil {
-			return nil, fmt.Errorf("decode node: %w", err)
-		}
-		n := &Node{Role: rn.R, Name: rn.N, Value: rn.V, local: rn.I, frame: d, placement: -1}
-		if rn.U != nil {
-			n.URL = shortURL(*rn.U, d.url)
-		}
-		for _, k := range stateOrder {
-			v, ok := rn.S[k]
-			if !ok {
-				continue
+		var f [8]string
+		i := 0
+		for field := range strings.SplitSeq(rec, "\t") {
+			if i < len(f) {
+				f[i] = field
 			}
-			switch x := v.(type) {
-			case bool:
-				switch {
-				case k == "expanded" && !x:
-					n.States = append(n.States, "collapsed")
-				case x:
-					n.States = append(n.States, k)
+			i++
+		}
+		depth, err := strconv.Atoi(f[0])
+		if err != nil || depth < 0 || depth > len(stack) {
+			return nil, fmt.Errorf("parse tree: bad record %q", rec)
+		}
+		n := &Node{placement: -1, frame: d}
+		if f[1] == "" {
+			n.Text = f[2]
+		} else {
+			n.Role, n.Name, n.Value = f[1], f[2], f[6]
+			if f[3] != "" {
+				n.local, _ = strconv.ParseInt(f[3], 10, 64)
+			}
+			if f[4] != "" {
+				n.States = strings.Split(f[4], ",")
+			}
+			n.URL = f[5]
+			if f[7] != "" {
+				k, err := strconv.Atoi(f[7])
+				if err == nil && k >= 0 && k < len(d.places) {
+					n.placement = k
+					d.places[k] = n
 				}
-			case float64:
-				n.States = append(n.States, k+"="+strconv.Itoa(int(x)))
-			case string:
-				n.States = append(n.States, k+"="+x)
 			}
 		}
-		if rn.F != nil {
-			n.placement = *rn.F
-			if *rn.F >= 0 && *rn.F < len(d.places) {
-				d.places[*rn.F] = n
-			}
+		stack = stack[:depth]
+		if depth == 0 {
+			top = append(top, n)
+		} else {
+			p := stack[depth-1]
+			p.Kids = append(p.Kids, n)
 		}
-		kids, err := decode(rn.C, d)
-		if err != nil {
-			return nil, err
-		}
-		n.Kids = kids
-		out = append(out, n)
+		stack = append(stack, n)
 	}
-	return out, nil
-}
-
-// shortURL writes a same-origin URL as its path.
-func shortURL(u, base string) string {
-	origin := func(s string) string {
-		i := strings.Index(s, "://")
-		if i < 0 {
-			return ""
-		}
-		j := strings.IndexByte(s[i+3:], '/')
-		if j < 0 {
-			return s
-		}
-		return s[:i+3+j]
-	}
-	if o := origin(u); o != "" && o == origin(base) {
-		if p := u[len(o):]; p != "" {
-			return p
-		}
-		return "/"
-	}
-	return u
+	return top, nil
 }
 
 // stitch puts each child frame's tree under its iframe placeholder.

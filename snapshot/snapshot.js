@@ -77,24 +77,12 @@
   }
 
   function style(el) {
-    let st = S.styles.get(el);
-    if (!st) {
-      st = el.ownerDocument.defaultView.getComputedStyle(el);
-      S.styles.set(el, st);
-    }
-    return st;
+    return el.ownerDocument.defaultView.getComputedStyle(el);
   }
 
   function ariaHidden(el) {
     const v = el.getAttribute('aria-hidden');
     return v !== null && v.trim().toLowerCase() === 'true';
-  }
-
-  // hidden reports whether el is outside the accessibility tree on its own
-  // account (its ancestors are checked by the walk).
-  function hiddenSelf(el) {
-    if (ariaHidden(el) || el.inert) return true;
-    return style(el).display === 'none';
   }
 
   // isHidden walks up (used for nodes reached by reference, not by the walk).
@@ -304,8 +292,8 @@
     return out.join('');
   }
 
-  function isBlock(el) {
-    const d = style(el).display;
+  function isBlock(st) {
+    const d = st.display;
     return !(d.startsWith('inline') || d === 'contents' || d === 'ruby' || d === 'ruby-text');
   }
 
@@ -340,8 +328,10 @@
   function textAlt(el, ctx) {
     if (el.nodeType === 3) return el.data;
     if (el.nodeType !== 1) return '';
-    if (ctx.visited.has(el)) return '';
-    ctx.visited.add(el);
+    if (ctx.visited) {
+      if (ctx.visited.has(el)) return '';
+      ctx.visited.add(el);
+    }
     const tag = el.localName;
     if (SKIP.has(tag)) return '';
     if (!ctx.hiddenOk && (ariaHidden(el) || style(el).display === 'none')) return '';
@@ -393,13 +383,15 @@
   function fromContent(el, ctx) {
     const sub = { recursion: true, labelledby: ctx.labelledby, hiddenOk: ctx.hiddenOk, visited: ctx.visited };
     let out = pseudo(el, '::before');
-    const kids = flatChildren(el);
-    for (const k of kids) {
+    const kids = el.shadowRoot || el.localName === 'slot' ? flatChildren(el) : el.childNodes;
+    for (let i = 0; i < kids.length; i++) {
+      const k = kids[i];
       if (k.nodeType === 3) { out += k.data; continue; }
       if (k.nodeType !== 1) continue;
-      if (!ctx.hiddenOk && k.localName !== 'slot' && (style(k).display === 'none' || ariaHidden(k) || style(k).visibility !== 'visible')) continue;
+      const kst = style(k);
+      if (!ctx.hiddenOk && k.localName !== 'slot' && (kst.display === 'none' || ariaHidden(k) || kst.visibility !== 'visible')) continue;
       const t = textAlt(k, sub);
-      if (k.localName !== 'slot' && isBlock(k)) out += ' ' + t + ' ';
+      if (k.localName !== 'slot' && isBlock(kst)) out += ' ' + t + ' ';
       else out += t;
     }
     out += pseudo(el, '::after');
@@ -488,9 +480,8 @@
   }
 
   function states(el, tag, role) {
-    const s = {};
-    let any = false;
-    const set = (k, v) => { s[k] = v; any = true; };
+    const s = [];
+    const set = (k, v) => { s.push(v === true ? k : k === 'expanded' ? 'collapsed' : k + '=' + v); };
     if (role === 'checkbox' || role === 'radio' || role === 'switch' || role === 'menuitemcheckbox' || role === 'menuitemradio') {
       let c = tristate(el.getAttribute('aria-checked'));
       if (tag === 'input') c = el.indeterminate ? 'mixed' : el.checked;
@@ -507,15 +498,15 @@
       set('level', l > 0 ? l : (/^h[1-6]$/.test(tag) ? Number(tag[1]) : 2));
     }
     const ex = tristate(el.getAttribute('aria-expanded'));
-    if (ex !== null) set('expanded', ex === true);
-    else if (role === 'DisclosureTriangle') set('expanded', !!(el.parentElement && el.parentElement.open));
+    if (ex !== null) set('expanded', ex === true ? true : 'false');
+    else if (role === 'DisclosureTriangle') set('expanded', el.parentElement && el.parentElement.open ? true : 'false');
     if (role === 'option' || role === 'tab' || role === 'row' || role === 'gridcell' || role === 'treeitem') {
       const sel = tag === 'option' ? el.selected : tristate(el.getAttribute('aria-selected')) === true;
       if (sel) set('selected', true);
     }
-    if (el.matches(':disabled') || tristate(el.getAttribute('aria-disabled')) === true) set('disabled', true);
+    if (('disabled' in el && el.matches(':disabled')) || tristate(el.getAttribute('aria-disabled')) === true) set('disabled', true);
     if ((tag === 'input' || tag === 'textarea' || tag === 'select') && el.required) set('required', true);
-    return any ? s : null;
+    return s.length ? s.join(',') : null;
   }
 
   // --- the walk -----------------------------------------------------------
@@ -545,12 +536,16 @@
   const BREAK = 0; // marks a block boundary between runs of text
 
   function visitChildren(el, out, visible) {
-    for (const k of flatChildren(el)) visit(k, out, visible);
+    if (el.shadowRoot || el.localName === 'slot') {
+      for (const k of flatChildren(el)) visit(k, out, visible);
+      return;
+    }
+    for (let k = el.firstChild; k; k = k.nextSibling) visit(k, out, visible);
   }
 
   function visit(node, out, visible) {
     if (node.nodeType === 3) {
-      if (visible && !S.inLabel) pushText(out, node.data);
+      if (visible && !S.inLabel && !S.interactive) pushText(out, node.data);
       return;
     }
     if (node.nodeType !== 1) return;
@@ -559,9 +554,17 @@
     if (SKIP.has(tag)) return;
     S.count++;
     if (S.modal && !el.contains(S.modal) && !S.modal.contains(el)) return;
-    if (hiddenSelf(el)) return;
-    if (S.viewport && !inViewport(el)) return;
+    if (ariaHidden(el) || el.inert) return;
     const st = style(el);
+    if (st.display === 'none') return;
+    if (S.viewport && !inViewport(el)) return;
+    const parentCursor = S.cursor;
+    S.cursor = st.cursor;
+    visitElement(el, tag, st, parentCursor, out, visible);
+    S.cursor = parentCursor;
+  }
+
+  function visitElement(el, tag, st, parentCursor, out, visible) {
     const vis = st.visibility === 'visible';
     if (tag === 'slot') { visitChildren(el, out, visible); return; }
     // Text that is already a name: a table's caption, a fieldset's legend,
@@ -579,15 +582,15 @@
     }
     let role = roleOf(el, tag);
     if (tag === 'iframe' || tag === 'frame') {
-      const n = textAlt(el, { visited: new Set() }) || el.getAttribute('title') || '';
+      const n = textAlt(el, { visited: null }) || el.getAttribute('title') || '';
       out.push({ r: 'iframe', n: norm(n), f: S.frames.push(el) - 1 });
       return;
     }
-    const block = isBlock(el);
+    const block = isBlock(st);
     let interactive = INTERACTIVE.has(role);
     if (role === 'option' && el.closest('select,datalist')) interactive = false;
     if (!interactive && !S.inClickable && (focusable(el) || el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable) || el.hasAttribute('onclick') ||
-      (st.cursor === 'pointer' && !(el.parentElement && style(el.parentElement).cursor === 'pointer')))) {
+      (st.cursor === 'pointer' && parentCursor !== 'pointer'))) {
       if (el.isContentEditable && role === 'generic') role = 'textbox';
       interactive = role !== 'none' && role !== 'presentation' && tag !== 'body' && tag !== 'html' && tag !== 'label' && !(tag === 'svg' || el.closest('label'));
     }
@@ -605,13 +608,20 @@
       if (block) out.push(BREAK);
       return;
     }
+    if (S.interactive && !interactive && !CONTEXT.has(role)) {
+      visitChildren(el, out, false);
+      return;
+    }
     const n = { r: role };
-    const name = NO_NAME.has(role) ? '' : norm(textAlt(el, { visited: new Set() }));
+    const name = NO_NAME.has(role) ? '' : norm(textAlt(el, { visited: null }));
     if (name) n.n = name;
     if (interactive || S.allIds) n.i = localId(el);
     const s = states(el, tag, role);
     if (s) n.s = s;
-    if (role === 'link' && el.href) n.u = el.getAttribute('href') === null ? '' : el.href;
+    if (role === 'link' && el.href && !S.interactive) {
+      const h = String(el.href);
+      n.u = h.startsWith(S.origin + '/') ? h.slice(S.origin.length) : h;
+    }
     const v = controlValue(el, role);
     if (v !== null && v !== '' && role !== 'progressbar' && role !== 'meter' || (role === 'progressbar' || role === 'meter') && v) {
       n.v = (el.type === 'password') ? '•'.repeat(Math.min(v.length, 8)) : norm(String(v));
@@ -689,14 +699,15 @@
   }
 
   function snapshot(opts, scope) {
+    const t0 = performance.now();
     const doc = document;
     S = {
-      styles: new Map(), frames: [], count: 0, viewport: !!opts.viewport, inClickable: false,
-      modal: null, pseudo: true, inLabel: false, allIds: !!opts.allIds,
+      frames: [], count: 0, cursor: 'auto', viewport: !!opts.viewport, inClickable: false,
+      modal: null, pseudo: true, inLabel: false, allIds: !!opts.allIds, interactive: !!opts.interactive, origin: location.origin,
     };
     try { S.modal = doc.querySelector(':modal'); } catch (e) { S.modal = null; }
     S.pseudo = hasPseudoRules(doc);
-    if (scope && scope.ownerDocument !== doc) return JSON.stringify({ wrongFrame: true });
+    if (scope && scope.ownerDocument !== doc) return ['wrong-frame'];
     live = new Map();
     const top = [];
     const start = scope || doc.body || doc.documentElement;
@@ -709,11 +720,26 @@
         visitChildren(start, top, true);
       }
     }
-    const res = { t: tidy(top), e: S.count, title: doc.title, url: doc.URL };
-    if (S.frames.length) res.f = S.frames.length;
+    const lines = [];
+    emit(tidy(top), 0, lines);
     const frames = S.frames;
+    const head = [S.count, Math.round(performance.now() - t0), frames.length, doc.URL, doc.title.replace(/\s+/g, ' ')].join('\t');
     S = null;
-    return [JSON.stringify(res), ...frames];
+    return [head + '\n' + lines.join('\n'), ...frames];
+  }
+
+  // emit writes the tree as one record per line, fields split by tabs
+  // (names and text are white-space-normalised, so they hold neither):
+  //   depth, role ("" for text), name or text, local id, states, url, value, frame index
+  function emit(nodes, depth, lines) {
+    for (const n of nodes) {
+      if (typeof n === 'string') { lines.push(depth + '\t\t' + n); continue; }
+      let rec = depth + '\t' + n.r + '\t' + (n.n || '') + '\t' + (n.i || '') + '\t' + (n.s || '') + '\t' + (n.u || '') + '\t' + (n.v || '') + '\t' + (n.f === undefined ? '' : n.f);
+      let end = rec.length;
+      while (rec.charCodeAt(end - 1) === 9) end--;
+      lines.push(end === rec.length ? rec : rec.slice(0, end));
+      if (n.c) emit(n.c, depth + 1, lines);
+    }
   }
 
   // resolve returns the element with a local id from the latest snapshot.
