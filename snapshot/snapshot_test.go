@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/egohost/egohost/browser"
 	"github.com/egohost/egohost/internal/browsertest"
@@ -313,5 +314,79 @@ func TestTabsAreIsolated(t *testing.T) {
 	}
 	if _, err := tb.Lookup(ctx, "@"+ref); !errors.Is(err, snapshot.ErrUnknownRef) {
 		t.Errorf("tab A's ref on tab B: got %v, want ErrUnknownRef", err)
+	}
+}
+
+func TestOptions(t *testing.T) {
+	var items strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&items, `<li><button>Item %d</button></li>`, i)
+	}
+	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": `<!doctype html>
+<nav><a href="/home">Home</a></nav><ul id=list>` + items.String() + `</ul><p>Footer text</p>`}))
+	b := browsertest.Launch(t, browser.Options{})
+	p, ctx := open(t, b, srv+"/")
+	tab := snapshot.NewTab(p)
+
+	full, err := tab.Snapshot(ctx, snapshot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, err := tab.Snapshot(ctx, snapshot.Options{Interactive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(i.Text, "Footer text") || !strings.Contains(i.Text, `button "Item 59"`) || len(i.Text) >= len(full.Text) {
+		t.Errorf("interactive:\n%s", i.Text)
+	}
+
+	v, err := tab.Snapshot(ctx, snapshot.Options{Viewport: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(v.Text, `button "Item 0"`) || strings.Contains(v.Text, `button "Item 59"`) {
+		t.Errorf("viewport: want the first items only:\n%s", v.Text)
+	}
+
+	doc, err := cdp.Call(ctx, p, dom.GetDocument, dom.GetDocumentParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := cdp.Call(ctx, p, dom.QuerySelector, dom.QuerySelectorParams{NodeID: doc.Root.NodeID, Selector: "nav"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := cdp.Call(ctx, p, dom.DescribeNode, dom.DescribeNodeParams{NodeID: q.NodeID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := tab.Snapshot(ctx, snapshot.Options{ScopeNode: d.Node.BackendNodeID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "navigation\n  link \"Home\" [url=/home ref=1]\n"; sc.Text != want {
+		t.Errorf("scope node: got %q, want %q", sc.Text, want)
+	}
+	sr, err := tab.Snapshot(ctx, snapshot.Options{Scope: "@1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "link \"Home\" [url=/home ref=1]\n"; sr.Text != want {
+		t.Errorf("scope ref: got %q, want %q", sr.Text, want)
+	}
+
+	base, err := tab.Snapshot(ctx, snapshot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cdp.Call(ctx, p, runtimeEvaluate, evalParams(`document.querySelector('#list li:nth-child(30) button').textContent = 'Changed'`)); err != nil {
+		t.Fatal(err)
+	}
+	diff, err := tab.Snapshot(ctx, snapshot.Options{DiffPrevious: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(diff.Text, `+   - button "Changed"`) || !strings.Contains(diff.Text, `-   - button "Item 29"`) || !strings.Contains(diff.Text, "unchanged lines") || len(diff.Text) > len(base.Text)/4 {
+		t.Errorf("diff:\n%s", diff.Text)
 	}
 }

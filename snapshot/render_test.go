@@ -1,0 +1,121 @@
+package snapshot
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func parseTree(t *testing.T, records string) []*Node {
+	t.Helper()
+	d := &frameDoc{}
+	tree, err := d.parse("1\t0\t0\thttp://x/\tT\n" + records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tree
+}
+
+func TestRender(t *testing.T) {
+	tests := []struct {
+		name        string
+		records     string
+		interactive bool
+		want        string
+	}{
+		{"text and heading", "0\theading\tTitle\t\tlevel=1\n1\t\tTitle\n0\t\tHello", false,
+			"heading \"Title\" [level=1]\nHello\n"},
+		{"list items as bullets", "0\tlist\n1\tlistitem\n2\t\tone\n1\tlistitem\n2\tlink\tGo\t7\t\t/go\n2\t\tafter", false,
+			"list\n  - one\n  - link \"Go\" [url=/go ref=7]\n    after\n"},
+		{"value and states", "0\ttextbox\tEmail\t3\tdisabled,required\t\ta@b.c", false,
+			"textbox \"Email\" [disabled required ref=3]: a@b.c\n"},
+		{"interactive keeps context", "0\tmain\n1\theading\tH\t\tlevel=2\n1\tlist\n2\tbutton\tB\t4\n0\tnavigation\n1\t\ttext", true,
+			"main\n  heading \"H\" [level=2]\n  button \"B\" [ref=4]\n"},
+		{"generic clickable shows its text", "0\tgeneric\t\t5\n1\t\tClick me", true,
+			"generic [ref=5]: Click me\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tree := parseTree(t, tt.records)
+			for _, n := range walkNodes(tree) {
+				if n.local != 0 {
+					n.Ref = itoa(n.local)
+				}
+			}
+			s := &Snapshot{}
+			render(s, tree, Options{Interactive: tt.interactive})
+			if diff := cmp.Diff(tt.want, s.Text); diff != "" {
+				t.Errorf("text (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func walkNodes(ns []*Node) []*Node {
+	var out []*Node
+	for _, n := range ns {
+		out = append(out, n)
+		out = append(out, walkNodes(n.Kids)...)
+	}
+	return out
+}
+
+func itoa(i int64) string { return strconv.FormatInt(i, 10) }
+
+func lines(texts ...string) []line {
+	var out []line
+	for _, s := range texts {
+		d := (len(s) - len(strings.TrimLeft(s, " "))) / 2
+		out = append(out, line{depth: d, text: strings.TrimLeft(s, " ")})
+	}
+	return out
+}
+
+func TestDiff(t *testing.T) {
+	prev := lines("main", "  list", "    a", "    b", "    c", "    d", "  footer")
+	cur := lines("main", "  list", "    a", "    b", "    c2", "    d", "  footer")
+	got := diffLines(prev, cur)
+	var texts []string
+	for _, l := range got {
+		texts = append(texts, l.text)
+	}
+	want := []string{
+		"[diff against the previous snapshot: 1 added, 1 removed, 6 unchanged; \"+ \" added, \"- \" removed]",
+		"  main",
+		"    list",
+		"      … 2 unchanged lines",
+		"- " + "    c",
+		"+ " + "    c2",
+		"      … 2 unchanged lines",
+	}
+	if diff := cmp.Diff(want, texts); diff != "" {
+		t.Errorf("diff (-want +got):\n%s", diff)
+	}
+	if got := diffLines(cur, cur); len(got) != 1 || !strings.HasPrefix(got[0].text, "[no changes") {
+		t.Errorf("no change: got %v", got)
+	}
+}
+
+func TestCut(t *testing.T) {
+	var out []outLine
+	for i := range 100 {
+		out = append(out, outLine{text: strings.Repeat("x", 49), ref: itoa(int64(i % 10))})
+	}
+	text, tr := cut(out, 0, 1000)
+	if len(text) > 1000 || !tr.Cut || tr.Next == 0 || tr.ShownLines+tr.FirstLine != tr.Next {
+		t.Fatalf("cut: %d chars, %+v", len(text), tr)
+	}
+	if !strings.Contains(text, "start=") {
+		t.Errorf("marker lacks how to get the rest:\n%s", text)
+	}
+	// Paging with Next shows the next lines.
+	text2, tr2 := cut(out, tr.Next, 1000)
+	if tr2.FirstLine != tr.Next || !strings.HasPrefix(text2, "[lines 1-") {
+		t.Errorf("next page: %+v\n%s", tr2, text2)
+	}
+	if text, tr := cut(out, 0, 0); tr.Cut || strings.Count(text, "\n") != 100 {
+		t.Errorf("no cap: %+v", tr)
+	}
+}
