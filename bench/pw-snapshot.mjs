@@ -41,12 +41,12 @@ async function main() {
       const page = await context.newPage();
       try {
         await page.goto(url, { waitUntil: 'load' });
-        await page.locator('body').ariaSnapshot(); // warm-up, as the Go side warms up too
+        await page.locator('body').ariaSnapshot({ timeout: 600000 }); // warm-up, as the Go side warms up too
         const times = [];
         let chars = 0;
         for (let i = 0; i < opts.runs; i++) {
           const start = performance.now();
-          const text = await page.locator('body').ariaSnapshot();
+          const text = await page.locator('body').ariaSnapshot({ timeout: 600000 });
           times.push(performance.now() - start);
           chars = text.length;
         }
