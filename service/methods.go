@@ -17,7 +17,19 @@ import (
 // handler runs one method. params is the raw JSON params (may be empty).
 type handler func(ctx context.Context, a *agent, params json.RawMessage) (any, error)
 
+// handlers returns every method: the core ones below, and those that other
+// files of this package add (one file per capability).
 func (s *Service) handlers() map[string]handler {
+	all := make(map[string]handler)
+	for _, group := range []map[string]handler{s.coreHandlers(), s.pageHandlers()} {
+		for name, h := range group {
+			all[name] = h
+		}
+	}
+	return all
+}
+
+func (s *Service) coreHandlers() map[string]handler {
 	return map[string]handler{
 		protocol.MethodPing:           s.ping,
 		protocol.MethodBrowsersList:   s.browsersList,
@@ -244,7 +256,7 @@ func (s *Service) tabsClose(ctx context.Context, _ *agent, params json.RawMessag
 	if err != nil {
 		return nil, err
 	}
-	if _, err := l.call(ctx, "tabs.close", id, map[string]any{"tabId": id}); err != nil {
+	if _, err := l.call(ctx, "tabs.close", 0, map[string]any{"tabId": id}); err != nil {
 		return nil, err
 	}
 	return map[string]any{"closed": true, "tab": id}, nil
@@ -262,7 +274,7 @@ func (s *Service) tabsSelect(ctx context.Context, _ *agent, params json.RawMessa
 	if err != nil {
 		return nil, err
 	}
-	raw, err := l.call(ctx, "tabs.activate", p.Tab, map[string]any{"tabId": p.Tab})
+	raw, err := l.call(ctx, "tabs.activate", 0, map[string]any{"tabId": p.Tab})
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -243,7 +244,7 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 	}
 	s.notifyChanged()
 	s.mu.Unlock()
-	if err != nil && !errors.Is(err, net.ErrClosed) && ctx.Err() == nil {
+	if err != nil && !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.EOF) && ctx.Err() == nil {
 		s.log.Warn("browser link down", "browser", l.id, "err", err)
 	} else {
 		s.log.Info("browser link down", "browser", l.id)

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/egohost/egohost/client"
+	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/service"
+)
+
+// verb is a CLI command that is one call to the running service.
+type verb struct {
+	usage  string
+	method string
+	// params builds the call's params from the positional args.
+	params func(args []string, t protocol.Target) (any, error)
+	// human prints the result for people (--json prints it raw).
+	human func(w io.Writer, raw json.RawMessage) error
+}
+
+// verbs returns every client verb: the core ones below and those other
+// files add (one file per capability).
+func (e *env) verbs() map[string]verb {
+	all := make(map[string]verb)
+	for _, group := range []map[string]verb{coreVerbs(), pageVerbs()} {
+		for name, v := range group {
+			all[name] = v
+		}
+	}
+	return all
+}
+
+func coreVerbs() map[string]verb {
+	return map[string]verb{
+		"tabs": {
+			usage: "tabs", method: protocol.MethodTabsList,
+			params: func(args []string, t protocol.Target) (any, error) {
+				if len(args) > 0 {
+					return nil, usageError("tabs takes no arguments")
+				}
+				return protocol.TabsListParams{Browser: t.Browser}, nil
+			},
+			human: printTabs,
+		},
+		"open": {
+			usage: "open URL", method: protocol.MethodTabsOpen,
+			params: func(args []string, t protocol.Target) (any, error) {
+				if len(args) != 1 {
+					return nil, usageError("usage: egohost open URL")
+				}
+				return protocol.TabsOpenParams{Browser: t.Browser, URL: args[0]}, nil
+			},
+			human: func(w io.Writer, raw json.RawMessage) error {
+				var r protocol.TabResult
+				if err := json.Unmarshal(raw, &r); err != nil {
+					return err
+				}
+				_, err := fmt.Fprintf(w, "opened tab %d: %s\n", r.Tab.ID, r.Tab.URL)
+				return err
+			},
+		},
+		"close": {
+			usage: "close [--tab ID]", method: protocol.MethodTabsClose,
+			params: func(args []string, t protocol.Target) (any, error) {
+				if len(args) > 0 {
+					return nil, usageError("usage: egohost close [--tab ID]")
+				}
+				return protocol.TabParams{Target: t}, nil
+			},
+			human: func(w io.Writer, raw json.RawMessage) error {
+				var r struct{ Tab int }
+				json.Unmarshal(raw, &r)
+				_, err := fmt.Fprintf(w, "closed tab %d\n", r.Tab)
+				return err
+			},
+		},
+		"tab": {
+			usage: "tab ID", method: protocol.MethodTabsSelect,
+			params: func(args []string, t protocol.Target) (any, error) {
+				if len(args) != 1 {
+					return nil, usageError("usage: egohost tab ID")
+				}
+				id, err := strconv.Atoi(args[0])
+				if err != nil {
+					return nil, usageError(fmt.Sprintf("tab: %q is not a tab ID", args[0]))
+				}
+				t.Tab = id
+				return protocol.TabParams{Target: t}, nil
+			},
+			human: func(w io.Writer, raw json.RawMessage) error {
+				var r protocol.TabResult
+				if err := json.Unmarshal(raw, &r); err != nil {
+					return err
+				}
+				_, err := fmt.Fprintf(w, "selected tab %d: %s\n", r.Tab.ID, r.Tab.URL)
+				return err
+			},
+		},
+		"cdp": {
+			usage: "cdp METHOD [PARAMS_JSON]", method: protocol.MethodCDPSend,
+			params: func(args []string, t protocol.Target) (any, error) {
+				if len(args) < 1 || len(args) > 2 {
+					return nil, usageError("usage: egohost cdp METHOD [PARAMS_JSON]")
+				}
+				p := protocol.CDPSendParams{Target: t, Method: args[0]}
+				if len(args) == 2 {
+					if !json.Valid([]byte(args[1])) {
+						return nil, usageError(fmt.Sprintf("cdp: PARAMS_JSON is not valid JSON: %s", args[1]))
+					}
+					p.Params = json.RawMessage(args[1])
+				}
+				return p, nil
+			},
+			human: printIndented,
+		},
+	}
+}
+
+func printIndented(w io.Writer, raw json.RawMessage) error {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+		_, err = w.Write(raw)
+		return err
+	}
+	buf.WriteByte('\n')
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+func printTabs(w io.Writer, raw json.RawMessage) error {
+	var r protocol.TabsListResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TAB\tACTIVE\tATTACHED\tTITLE\tURL")
+	for _, t := range r.Tabs {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", t.ID, yes(t.Active), yes(t.Attached), clip(t.Title, 40), t.URL)
+	}
+	return tw.Flush()
+}
+
+func yes(b bool) string {
+	if b {
+		return "*"
+	}
+	return ""
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// callVerb parses the common flags, calls the service and prints the result.
+func (e *env) callVerb(ctx context.Context, v verb, args []string) error {
+	var t protocol.Target
+	var tab, timeout string
+	var asJSON bool
+	t.Browser, args = takeFlag(args, "--browser")
+	tab, args = takeFlag(args, "--tab")
+	timeout, args = takeFlag(args, "--timeout")
+	asJSON, args = takeBool(args, "--json")
+	if tab != "" {
+		id, err := strconv.Atoi(tab)
+		if err != nil {
+			return usageError(fmt.Sprintf("--tab %q is not a tab ID", tab))
+		}
+		t.Tab = id
+	}
+	for _, a := range args {
+		if strings.HasPrefix(a, "--") {
+			return usageError(fmt.Sprintf("unknown flag %s (usage: egohost %s)", a, v.usage))
+		}
+	}
+	params, err := v.params(args, t)
+	if err != nil {
+		return err
+	}
+	d := e.cfg.Timeouts.Request
+	if timeout != "" {
+		if d, err = time.ParseDuration(timeout); err != nil {
+			return usageError(fmt.Sprintf("--timeout %q: %v", timeout, err))
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	c, err := e.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	var raw json.RawMessage
+	if err := c.Call(ctx, v.method, params, &raw); err != nil {
+		return err
+	}
+	if asJSON {
+		_, err := fmt.Fprintf(e.stdout, "%s\n", raw)
+		return err
+	}
+	return v.human(e.stdout, raw)
+}
+
+// serviceAddr returns where the running service listens: its state file,
+// else the configured address.
+func (e *env) serviceAddr() string {
+	if st, ok := e.readState(); ok {
+		return st.Addr
+	}
+	return e.cfg.Listen
+}
+
+// dial connects to the running service.
+func (e *env) dial(ctx context.Context) (*client.Client, error) {
+	addr := e.serviceAddr()
+	tok, err := service.ReadToken(e.cfg.TokenFile)
+	if err != nil {
+		return nil, fmt.Errorf("the egohost service is not running or was never started: %w", err)
+	}
+	dctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Connect)
+	defer cancel()
+	return client.Dial(dctx, addr, tok, client.Options{})
+}
+
+func (e *env) status(ctx context.Context, args []string) error {
+	asJSON, _ := takeBool(args, "--json")
+	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Request)
+	defer cancel()
+	c, err := e.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	var ping protocol.PingResult
+	if err := c.Call(ctx, protocol.MethodPing, nil, &ping); err != nil {
+		return err
+	}
+	var bl protocol.BrowsersListResult
+	if err := c.Call(ctx, protocol.MethodBrowsersList, nil, &bl); err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(e.stdout).Encode(map[string]any{"service": ping, "browsers": bl.Browsers})
+	}
+	fmt.Fprintf(e.stdout, "service: up (version %s, pid %d) at ws://%s/rpc\n", ping.Version, ping.PID, e.serviceAddr())
+	if len(bl.Browsers) == 0 {
+		fmt.Fprintln(e.stdout, "browsers: none connected (start one with `egohost launch`, or open the extension's popup to see why)")
+	}
+	for _, b := range bl.Browsers {
+		fmt.Fprintf(e.stdout, "browser %s: extension %s %s, connected %s, %s\n", b.ID, b.ExtensionID, b.Version, b.ConnectedAt.Format(time.TimeOnly), b.UserAgent)
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"path/filepath"
+
+	"github.com/egohost/egohost/relay"
+	"github.com/egohost/egohost/service"
+)
+
+func (e *env) serviceOptions() service.Options {
+	c := e.cfg
+	return service.Options{
+		Listen:          c.Listen,
+		Socket:          c.Socket,
+		StateDir:        c.StateDir,
+		TokenFile:       c.TokenFile,
+		AllowedIDs:      c.AllowedExtensionIDs,
+		RequestTimeout:  c.Timeouts.Request,
+		ActionTimeout:   c.Timeouts.Action,
+		MaxBrowserFrame: c.Limits.MaxBrowserFrame,
+		MaxRPCMessage:   c.Limits.MaxRPCMessage,
+		Logger:          e.log,
+	}
+}
+
+func (e *env) serve(ctx context.Context, args []string) error {
+	if len(args) > 0 {
+		return usageError(fmt.Sprintf("serve takes no arguments, got %q", args))
+	}
+	s, err := service.New(e.serviceOptions())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "egohost service: agents on ws://%s/rpc (token in %s), relays on %s\n", s.Addr(), e.cfg.TokenFile, e.cfg.Socket)
+	return s.Serve(ctx)
+}
+
+// runRelay is relay mode: Chrome started us for an extension.
+func runRelay(origin string, stdin io.Reader, stdout, stderr io.Writer) error {
+	// Chrome may close our stderr; a log line must then fail, not kill the
+	// relay with SIGPIPE (Go's default for fds 1 and 2).
+	signal.Ignore(syscall.SIGPIPE)
+	cfg, err := loadConfig("")
+	if err != nil {
+		return fmt.Errorf("relay: %w", err)
+	}
+	log := newLogger(stderr, cfg.LogLevel).With("relay", os.Getpid())
+	return relay.Run(context.Background(), stdin, stdout, relay.Options{
+		Origin:          origin,
+		AllowedIDs:      cfg.AllowedExtensionIDs,
+		Socket:          cfg.Socket,
+		DialTimeout:     cfg.Timeouts.Connect,
+		MaxBrowserFrame: cfg.Limits.MaxBrowserFrame,
+		Logger:          log,
+	})
+}
+
+// readState reads the running service's state file, if any.
+func (e *env) readState() (service.State, bool) {
+	var st service.State
+	b, err := os.ReadFile(filepath.Join(e.cfg.StateDir, service.StateFile))
+	if err != nil || json.Unmarshal(b, &st) != nil || st.Addr == "" {
+		return st, false
+	}
+	return st, true
+}
+
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}

@@ -1,0 +1,271 @@
+package e2e
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/egohost/egohost/client"
+	"github.com/egohost/egohost/protocol"
+)
+
+func ctxT(t testing.TB, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func wantCode(t testing.TB, err error, want protocol.Code) *protocol.Error {
+	t.Helper()
+	var pe *protocol.Error
+	if !errors.As(err, &pe) {
+		t.Fatalf("got error %v, want a protocol error with code %s", err, want.Name())
+	}
+	if pe.Code != want {
+		t.Fatalf("got code %s (%v), want %s", pe.Code.Name(), pe, want.Name())
+	}
+	return pe
+}
+
+// The chain, end to end: an agent's CDP commands reach a real tab through the
+// service, the relay, native messaging and chrome.debugger, and come back.
+func TestChainEvaluateDOMAndEvents(t *testing.T) {
+	c := startChain(t)
+	base := serve(t, map[string]string{"/": `<title>chain</title><h1 id="h">Hello, chain</h1><ul><li>a</li><li>b</li></ul>`})
+	tab := c.openTab(t, base+"/")
+	ctx := ctxT(t, 20*time.Second)
+
+	v, err := c.eval(ctx, tab, "document.title + ' ' + document.getElementById('h').textContent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(v), `"chain Hello, chain"`; got != want {
+		t.Errorf("Runtime.evaluate: got %s, want %s", got, want)
+	}
+
+	var doc struct {
+		Root struct {
+			NodeName string            `json:"nodeName"`
+			Children []json.RawMessage `json:"children"`
+		} `json:"root"`
+	}
+	if err := c.agent.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: tab, Method: "DOM.getDocument", Params: json.RawMessage(`{"depth":-1}`)}, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Root.NodeName != "#document" || len(doc.Root.Children) == 0 {
+		t.Errorf("DOM.getDocument: got root %q with %d children, want #document with children", doc.Root.NodeName, len(doc.Root.Children))
+	}
+	var raw json.RawMessage
+	c.agent.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: tab, Method: "DOM.getDocument", Params: json.RawMessage(`{"depth":-1}`)}, &raw)
+	if !strings.Contains(string(raw), "Hello, chain") {
+		t.Errorf("DOM.getDocument: the tree does not hold the page's text")
+	}
+
+	var sub protocol.CDPSubscribeResult
+	if err := c.agent.Call(ctx, protocol.MethodCDPSubscribe, protocol.CDPSubscribeParams{Target: tab, Methods: []string{"Runtime.consoleAPICalled"}}, &sub); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.agent.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: tab, Method: "Runtime.enable"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.eval(ctx, tab, `console.log("ping from page", 42)`); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			t.Fatal("no Runtime.consoleAPICalled event within 20 s")
+		case m := <-c.agent.Notifications():
+			var ev protocol.CDPEvent
+			json.Unmarshal(m.Params, &ev)
+			if m.Method != protocol.NotifyCDPEvent || ev.Subscription != sub.Subscription || !strings.Contains(string(ev.Params), "ping from page") {
+				continue
+			}
+			if ev.Tab != tab.Tab || ev.Method != "Runtime.consoleAPICalled" {
+				t.Errorf("event: got tab %d method %s, want tab %d Runtime.consoleAPICalled", ev.Tab, ev.Method, tab.Tab)
+			}
+			goto unsubscribed
+		}
+	}
+unsubscribed:
+	if err := c.agent.Call(ctx, protocol.MethodCDPUnsubscribe, protocol.CDPUnsubscribeParams{Subscription: sub.Subscription}, nil); err != nil {
+		t.Errorf("unsubscribe: %v", err)
+	}
+	err = c.agent.Call(ctx, protocol.MethodCDPUnsubscribe, protocol.CDPUnsubscribeParams{Subscription: sub.Subscription}, nil)
+	wantCode(t, err, protocol.CodeInvalidParams)
+
+	var tabs protocol.TabsListResult
+	if err := c.agent.Call(ctx, protocol.MethodTabsList, nil, &tabs); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, tb := range tabs.Tabs {
+		if tb.ID == tab.Tab {
+			found = true
+			if !tb.Attached || tb.URL != base+"/" {
+				t.Errorf("tabs.list: got %+v, want attached at %s", tb, base+"/")
+			}
+		}
+	}
+	if !found {
+		t.Errorf("tabs.list: tab %d missing from %+v", tab.Tab, tabs.Tabs)
+	}
+}
+
+// Chrome's own errors come back classified, and nothing breaks after them.
+func TestChainErrors(t *testing.T) {
+	c := startChain(t)
+	base := serve(t, map[string]string{"/": `<title>errors</title>`})
+	tab := c.openTab(t, base+"/")
+	ctx := ctxT(t, 20*time.Second)
+
+	err := c.agent.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: tab, Method: "Nope.nothing"}, nil)
+	wantCode(t, err, protocol.CodeCDP)
+	err = c.agent.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 987654}, Method: "Runtime.evaluate", Params: json.RawMessage(`{"expression":"1"}`)}, nil)
+	wantCode(t, err, protocol.CodeTabNotFound)
+	err = c.agent.Call(ctx, "no.such.method", nil, nil)
+	wantCode(t, err, protocol.CodeMethodNotFound)
+	err = c.agent.Call(ctx, protocol.MethodCDPSend, map[string]any{"method": "Runtime.evaluate", "bogus": 1}, nil)
+	wantCode(t, err, protocol.CodeInvalidParams)
+	err = c.agent.Call(ctx, protocol.MethodTabsList, protocol.TabsListParams{Browser: "b99"}, nil)
+	wantCode(t, err, protocol.CodeNoBrowser)
+
+	if v, err := c.eval(ctx, tab, "6*7"); err != nil || string(v) != "42" {
+		t.Errorf("after errors: got %s, %v; want 42", v, err)
+	}
+}
+
+// A tab closed while a command waits on it gives an error at once, not a hang.
+func TestChainClosedTabMidCall(t *testing.T) {
+	c := startChain(t)
+	base := serve(t, map[string]string{"/": `<title>slow</title>`})
+	tab := c.openTab(t, base+"/")
+	ctx := ctxT(t, 30*time.Second)
+
+	errc := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		_, err := c.eval(ctx, tab, "new Promise(r => setTimeout(r, 60000))")
+		errc <- err
+	}()
+	time.Sleep(300 * time.Millisecond) // let the call reach the page
+	if err := c.agent.Call(ctx, protocol.MethodTabsClose, protocol.TabParams{Target: tab}, nil); err != nil {
+		t.Fatalf("tabs.close: %v", err)
+	}
+	select {
+	case err := <-errc:
+		var pe *protocol.Error
+		if !errors.As(err, &pe) || (pe.Code != protocol.CodeDetached && pe.Code != protocol.CodeTabNotFound) {
+			t.Fatalf("pending call after tab close: got %v, want detached or tab_not_found", err)
+		}
+		t.Logf("pending call failed after %v with %v", time.Since(start).Round(time.Millisecond), err)
+	case <-ctx.Done():
+		t.Fatal("pending call never returned after its tab closed")
+	}
+	_, err := c.eval(ctx, tab, "1")
+	wantCode(t, err, protocol.CodeTabNotFound)
+}
+
+// The service restarts: the relay notices, reconnects, and the next call works.
+func TestChainServiceRestart(t *testing.T) {
+	c := startChain(t)
+	base := serve(t, map[string]string{"/": `<title>restart</title>`})
+	tab := c.openTab(t, base+"/")
+	ctx := ctxT(t, 60*time.Second)
+
+	c.svc.stop()
+	if _, err := c.eval(ctx, tab, "1"); err == nil {
+		t.Fatal("call through a stopped service succeeded")
+	}
+	c.svc = startService(t, c.svc.stateDir)
+	c.agent = c.svc.dial(t)
+	b := c.waitLink(t)
+	t.Logf("relay reconnected as browser %s", b.ID)
+	v, err := c.eval(ctx, tab, "document.title")
+	if err != nil || string(v) != `"restart"` {
+		t.Fatalf("after restart: got %s, %v; want \"restart\"", v, err)
+	}
+}
+
+// A host→browser payload far over Chrome's 1 MiB frame cap arrives intact
+// (the service chunks it, the extension reassembles it).
+func TestChainLargePayload(t *testing.T) {
+	c := startChain(t)
+	ctx := ctxT(t, 60*time.Second)
+	// 3 MiB of mixed ASCII and multibyte text, so chunks split runes.
+	var sb strings.Builder
+	for sb.Len() < 3<<20 {
+		sb.WriteString("egohost ✓ ünïcødé 漢字 <tag> \"quote\" \\ ")
+	}
+	data := sb.String()
+	var res protocol.DebugEchoResult
+	if err := c.agent.Call(ctx, protocol.MethodDebugEcho, protocol.DebugEchoParams{Data: data}, &res); err != nil {
+		t.Fatalf("debug.echo of %d bytes: %v\nservice log:\n%s", len(data), err, c.svc.logs)
+	}
+	sum := sha256.Sum256([]byte(data))
+	if res.Length != len(data) || res.SHA256 != hex.EncodeToString(sum[:]) {
+		t.Errorf("echo: got %d bytes sha %s, want %d bytes sha %x", res.Length, res.SHA256, len(data), sum)
+	}
+	// A large CDP command too: evaluate a 2 MiB expression.
+	tab := c.openTab(t, serve(t, map[string]string{"/": "<title>big</title>"})+"/")
+	expr := "'" + strings.Repeat("x", 2<<20) + "'.length"
+	v, err := c.eval(ctx, tab, expr)
+	if err != nil || string(v) != "2097152" {
+		t.Errorf("2 MiB expression: got %s, %v; want 2097152", v, err)
+	}
+}
+
+// What must be refused is refused, with its code.
+func TestChainRefusals(t *testing.T) {
+	c := startChain(t)
+	ctx := ctxT(t, 20*time.Second)
+
+	_, err := client.Dial(ctx, c.svc.addr, strings.Repeat("0", 64), client.Options{})
+	wantCode(t, err, protocol.CodeUnauthorized)
+	_, err = client.Dial(ctx, c.svc.addr, "", client.Options{})
+	wantCode(t, err, protocol.CodeUnauthorized)
+	_, err = client.Dial(ctx, c.svc.addr, c.svc.token, client.Options{Header: http.Header{"Origin": {"http://evil.example"}}})
+	wantCode(t, err, protocol.CodeForbiddenOrigin)
+
+	// A real web page in the real browser tries to reach the service.
+	base := serve(t, map[string]string{"/": `<title>evil</title>`})
+	tab := c.openTab(t, base+"/")
+	v, err := c.eval(ctx, tab, `new Promise(res => {
+		const ws = new WebSocket("ws://`+c.svc.addr+`/rpc");
+		ws.onopen = () => res("open");
+		ws.onerror = () => res("refused");
+		setTimeout(() => res("timeout"), 5000);
+	})`)
+	if err != nil || string(v) != `"refused"` {
+		t.Errorf("web page WebSocket to the service: got %s, %v; want \"refused\"", v, err)
+	}
+	if !c.svc.logs.contains("forbidden_origin") {
+		t.Errorf("service log does not record the refused origin:\n%s", c.svc.logs)
+	}
+
+	// DNS rebinding: a Host header that is not loopback.
+	req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+c.svc.addr+protocol.Path, nil)
+	req.Host = "attacker.example:80"
+	req.Header.Set("Authorization", "Bearer "+c.svc.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct{ Error *protocol.Error }
+	json.NewDecoder(resp.Body).Decode(&body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || body.Error == nil || body.Error.Code != protocol.CodeForbiddenHost {
+		t.Errorf("foreign Host: got %d %+v, want 403 forbidden_host", resp.StatusCode, body.Error)
+	}
+
+	// The service still works for the real agent.
+	if err := c.agent.Call(ctx, protocol.MethodPing, nil, nil); err != nil {
+		t.Errorf("ping after refusals: %v", err)
+	}
+}

@@ -1,0 +1,321 @@
+// Package e2e tests the whole chain for real: Debian Chromium with the real
+// extension, Chrome's native messaging starting the real egohost binary in
+// relay mode, the real service in its own process, and agents over the
+// real WebSocket. Nothing is faked here.
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/egohost/egohost/browser"
+	"github.com/egohost/egohost/cdpdirect"
+	"github.com/egohost/egohost/client"
+	"github.com/egohost/egohost/extension"
+	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/launcher"
+	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/service"
+)
+
+// hostBinary is the egohost binary built once for the package's tests.
+type suite struct {
+	bin     string // built egohost binary
+	browser string // browser binary ("" when missing)
+}
+
+func newSuite() (*suite, func(), error) {
+	dir, err := os.MkdirTemp("", "egohost-e2e-bin-")
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup := func() { os.RemoveAll(dir) }
+	bin := filepath.Join(dir, "egohost")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	cmd := exec.Command("go", "build", "-o", bin, "github.com/egohost/egohost/cmd/egohost")
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		cleanup()
+		return nil, nil, fmt.Errorf("build egohost: %w", err)
+	}
+	s := &suite{bin: bin}
+	s.browser, _ = browsertest.FindBinary()
+	return s, cleanup, nil
+}
+
+var theSuite *suite // set by TestMain; read-only afterwards
+
+func TestMain(m *testing.M) {
+	s, cleanup, err := newSuite()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	theSuite = s
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
+
+// svc is an `egohost serve` process with its own state dir.
+type svc struct {
+	t        testing.TB
+	stateDir string
+	cmd      *exec.Cmd
+	addr     string
+	token    string
+	logs     *logBuffer
+	done     chan struct{}
+}
+
+// logBuffer collects a process's stderr for failure messages.
+type logBuffer struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logBuffer) add(s string) {
+	l.mu.Lock()
+	l.lines = append(l.lines, s)
+	l.mu.Unlock()
+}
+
+// Write collects whole lines.
+func (l *logBuffer) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		l.add(line)
+	}
+	return len(p), nil
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+func (l *logBuffer) contains(s string) bool {
+	return strings.Contains(l.String(), s)
+}
+
+// env returns the environment that points egohost (service and relay) at stateDir.
+func chainEnv(stateDir string) []string {
+	return append(os.Environ(),
+		"EGOHOST_STATE_DIR="+stateDir,
+		"EGOHOST_LISTEN=127.0.0.1:0",
+		"EGOHOST_LOG_LEVEL=debug",
+		"EGOHOST_CONFIG=", // never a user's config file
+	)
+}
+
+func startService(t testing.TB, stateDir string) *svc {
+	t.Helper()
+	s := &svc{t: t, stateDir: stateDir, logs: &logBuffer{}, done: make(chan struct{})}
+	os.Remove(filepath.Join(stateDir, service.StateFile))
+	s.cmd = exec.Command(theSuite.bin, "serve")
+	s.cmd.Env = chainEnv(stateDir)
+	pr, err := s.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Start(); err != nil {
+		t.Fatalf("start service: %v", err)
+	}
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			s.logs.add(sc.Text())
+		}
+	}()
+	go func() { s.cmd.Wait(); close(s.done) }()
+	t.Cleanup(s.stop)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		b, err := os.ReadFile(filepath.Join(stateDir, service.StateFile))
+		var st service.State
+		if err == nil && json.Unmarshal(b, &st) == nil && st.Addr != "" && st.PID == s.cmd.Process.Pid {
+			s.addr = st.Addr
+			break
+		}
+		select {
+		case <-s.done:
+			t.Fatalf("service exited at start:\n%s", s.logs)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("service did not start in 15 s:\n%s", s.logs)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.token, err = service.ReadToken(filepath.Join(stateDir, "token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (s *svc) stop() {
+	if s.cmd.Process == nil {
+		return
+	}
+	s.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-s.done:
+	case <-time.After(5 * time.Second):
+		s.cmd.Process.Kill()
+		<-s.done
+	}
+}
+
+// dial connects an agent to the service.
+func (s *svc) dial(t testing.TB) *client.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := client.Dial(ctx, s.addr, s.token, client.Options{})
+	if err != nil {
+		t.Fatalf("dial service: %v\nservice log:\n%s", err, s.logs)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// chain is a service plus a browser whose extension is linked to it.
+type chain struct {
+	svc    *svc
+	proc   *browser.Process
+	direct *cdpdirect.Conn // direct DevTools connection to the same browser (oracle, baseline)
+	agent  *client.Client
+	stderr *logBuffer
+}
+
+// requireBrowser returns the browser binary; it fails when CI=true and
+// none is installed, and skips otherwise.
+func requireBrowser(t testing.TB) string {
+	t.Helper()
+	return browsertest.Binary(t)
+}
+
+// startChain starts a service and a headless browser with the extension and
+// waits until the browser's link is up.
+func startChain(t testing.TB) *chain {
+	t.Helper()
+	bin := requireBrowser(t)
+	stateDir := t.TempDir()
+	c := &chain{svc: startService(t, stateDir), stderr: &logBuffer{}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	proc, err := launcher.Launch(ctx, launcher.Options{
+		Browser:      bin,
+		Host:         theSuite.bin,
+		HostName:     "com.egohost.host",
+		ExtensionIDs: []string{extension.ID},
+		ExtensionDir: filepath.Join(stateDir, "extension"),
+		Headless:     true,
+		Env:          chainEnv(stateDir),
+		Stderr:       c.stderr,
+	})
+	if err != nil {
+		t.Fatalf("launch: %v", err)
+	}
+	c.proc = proc
+	t.Cleanup(func() { proc.Close() })
+	url, err := proc.DevToolsURL(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.direct, err = cdpdirect.Dial(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.direct.Close() })
+	c.agent = c.svc.dial(t)
+	c.waitLink(t)
+	return c
+}
+
+// waitLink waits until a browser with the extension is connected.
+func (c *chain) waitLink(t testing.TB) protocol.Browser {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		var bl protocol.BrowsersListResult
+		err := c.agent.Call(ctx, protocol.MethodBrowsersList, nil, &bl)
+		if err == nil {
+			for _, b := range bl.Browsers {
+				if b.ExtensionID == extension.ID {
+					return b
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no browser link after 30 s (last error %v)\nservice log:\n%s\nbrowser stderr:\n%s", err, c.svc.logs, c.stderr)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// openTab opens url in a new tab through the chain and waits for it to load.
+func (c *chain) openTab(t testing.TB, url string) protocol.Target {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var r protocol.TabResult
+	if err := c.agent.Call(ctx, protocol.MethodTabsOpen, protocol.TabsOpenParams{URL: url}, &r); err != nil {
+		t.Fatalf("tabs.open: %v", err)
+	}
+	tab := protocol.Target{Tab: r.Tab.ID}
+	for {
+		v, err := c.eval(ctx, tab, "document.readyState === 'complete' && location.href !== 'about:blank'")
+		if err == nil && string(v) == "true" {
+			return tab
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("tab %d never loaded %s: %v", r.Tab.ID, url, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// eval runs Runtime.evaluate through the chain and returns the value's JSON.
+func (c *chain) eval(ctx context.Context, tab protocol.Target, expr string) (json.RawMessage, error) {
+	return evalWith(ctx, c.agent, tab, expr)
+}
+
+func evalWith(ctx context.Context, agent *client.Client, tab protocol.Target, expr string) (json.RawMessage, error) {
+	params, _ := json.Marshal(map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true})
+	var res struct {
+		Result struct {
+			Value json.RawMessage `json:"value"`
+		} `json:"result"`
+		ExceptionDetails *struct {
+			Text string `json:"text"`
+		} `json:"exceptionDetails"`
+	}
+	if err := agent.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: tab, Method: "Runtime.evaluate", Params: params}, &res); err != nil {
+		return nil, err
+	}
+	if res.ExceptionDetails != nil {
+		return nil, fmt.Errorf("page threw: %s", res.ExceptionDetails.Text)
+	}
+	return res.Result.Value, nil
+}
+
+// serve serves pages on 127.0.0.1 for one test.
+func serve(t testing.TB, pages map[string]string) string {
+	return browsertest.Serve(t, browsertest.Pages(pages))
+}
+

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian/Ubuntu machine lacks to build, demo and test
+# egohost: Debian's Chromium (never a downloaded browser), the Go modules,
+# and playwright-core for the same-run peer benchmarks. Safe to rerun.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+if ! command -v go >/dev/null 2>&1; then
+  echo "setup: Go is not installed (need Go 1.26): https://go.dev/doc/install" >&2
+  exit 1
+fi
+if [ ! -x /usr/lib/chromium/chromium ] && ! command -v chromium >/dev/null 2>&1; then
+  echo "setup: installing Debian's chromium (about a minute)..." >&2
+  sudo_ apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive sudo_ apt-get install -y -qq chromium >/dev/null
+fi
+go mod download
+if command -v npm >/dev/null 2>&1; then
+  (cd bench && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+else
+  echo "setup: npm not found: the Playwright comparison benchmarks will not run" >&2
+fi
+echo "setup: ok ($(/usr/lib/chromium/chromium --version 2>/dev/null || chromium --version), $(go version | cut -d' ' -f3))" >&2

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs every test: formatting and vet, the Go tests with the race detector
+# (unit, fuzz seeds, and the real-Chromium end-to-end tests), and the
+# extension's JavaScript tests. Set CI=true to make a missing Chromium fail.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bench/*'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt needed on:" $unformatted >&2
+  exit 1
+fi
+go vet ./...
+node --test extension/test/
+go test -race -count=1 -timeout 15m ./...
