@@ -318,4 +318,3 @@ func evalWith(ctx context.Context, agent *client.Client, tab protocol.Target, ex
 func serve(t testing.TB, pages map[string]string) string {
 	return browsertest.Serve(t, browsertest.Pages(pages))
 }
-

@@ -8,8 +8,8 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"syscall"
 	"path/filepath"
+	"syscall"
 
 	"github.com/egohost/egohost/relay"
 	"github.com/egohost/egohost/service"
