@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/snapshot"
 )
 
 // tabSession is a CDP session of one tab (or one of its flattened child
@@ -108,12 +109,14 @@ type tabState struct {
 	id   int
 	mu   sync.Mutex
 	page *page.Page
+	snap *snapshot.Tab // refs and previous snapshot; lives as long as page
 }
 
 func (t *tabState) close() {
 	t.mu.Lock()
 	p := t.page
 	t.page = nil
+	t.snap = nil
 	t.mu.Unlock()
 	if p != nil {
 		p.Close()
@@ -143,19 +146,19 @@ func (l *link) dropTab(id int) {
 	}
 }
 
-// page returns the tab's page, opening it (auto-attach to child frames) on
-// first use.
-func (l *link) page(ctx context.Context, tabID int) (*page.Page, error) {
+// page returns the tab's page and snapshot state, opening the page
+// (auto-attach to child frames) on first use.
+func (l *link) page(ctx context.Context, tabID int) (*page.Page, *snapshot.Tab, error) {
 	t := l.tab(tabID)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.page != nil {
-		return t.page, nil
+		return t.page, t.snap, nil
 	}
 	p, err := page.Open(ctx, &tabSession{l: l, tabID: tabID})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	t.page = p
-	return p, nil
+	t.page, t.snap = p, snapshot.NewTab(p)
+	return t.page, t.snap, nil
 }

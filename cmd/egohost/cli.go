@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -20,17 +19,19 @@ import (
 type verb struct {
 	usage  string
 	method string
-	// params builds the call's params from the positional args.
-	params func(args []string, t protocol.Target) (any, error)
+	// params builds the call's params from the verb's command line.
+	params func(a *argv, t protocol.Target) (any, error)
 	// human prints the result for people (--json prints it raw).
 	human func(w io.Writer, raw json.RawMessage) error
+	// jsonParams, if set, adjusts the params when --json is given.
+	jsonParams func(params any) any
 }
 
 // verbs returns every client verb: the core ones below and those other
 // files add (one file per capability).
 func (e *env) verbs() map[string]verb {
 	all := make(map[string]verb)
-	for _, group := range []map[string]verb{coreVerbs(), pageVerbs()} {
+	for _, group := range []map[string]verb{coreVerbs(), snapshotVerbs(), resolveVerbs(), actionVerbs()} {
 		for name, v := range group {
 			all[name] = v
 		}
@@ -42,7 +43,11 @@ func coreVerbs() map[string]verb {
 	return map[string]verb{
 		"tabs": {
 			usage: "tabs", method: protocol.MethodTabsList,
-			params: func(args []string, t protocol.Target) (any, error) {
+			params: func(a *argv, t protocol.Target) (any, error) {
+				args, err := a.rest("tabs")
+				if err != nil {
+					return nil, err
+				}
 				if len(args) > 0 {
 					return nil, usageError("tabs takes no arguments")
 				}
@@ -52,7 +57,11 @@ func coreVerbs() map[string]verb {
 		},
 		"open": {
 			usage: "open URL", method: protocol.MethodTabsOpen,
-			params: func(args []string, t protocol.Target) (any, error) {
+			params: func(a *argv, t protocol.Target) (any, error) {
+				args, err := a.rest("open URL")
+				if err != nil {
+					return nil, err
+				}
 				if len(args) != 1 {
 					return nil, usageError("usage: egohost open URL")
 				}
@@ -69,7 +78,11 @@ func coreVerbs() map[string]verb {
 		},
 		"close": {
 			usage: "close [--tab ID]", method: protocol.MethodTabsClose,
-			params: func(args []string, t protocol.Target) (any, error) {
+			params: func(a *argv, t protocol.Target) (any, error) {
+				args, err := a.rest("close [--tab ID]")
+				if err != nil {
+					return nil, err
+				}
 				if len(args) > 0 {
 					return nil, usageError("usage: egohost close [--tab ID]")
 				}
@@ -84,7 +97,11 @@ func coreVerbs() map[string]verb {
 		},
 		"tab": {
 			usage: "tab ID", method: protocol.MethodTabsSelect,
-			params: func(args []string, t protocol.Target) (any, error) {
+			params: func(a *argv, t protocol.Target) (any, error) {
+				args, err := a.rest("tab ID")
+				if err != nil {
+					return nil, err
+				}
 				if len(args) != 1 {
 					return nil, usageError("usage: egohost tab ID")
 				}
@@ -106,7 +123,11 @@ func coreVerbs() map[string]verb {
 		},
 		"cdp": {
 			usage: "cdp METHOD [PARAMS_JSON]", method: protocol.MethodCDPSend,
-			params: func(args []string, t protocol.Target) (any, error) {
+			params: func(a *argv, t protocol.Target) (any, error) {
+				args, err := a.rest("cdp METHOD [PARAMS_JSON]")
+				if err != nil {
+					return nil, err
+				}
 				if len(args) < 1 || len(args) > 2 {
 					return nil, usageError("usage: egohost cdp METHOD [PARAMS_JSON]")
 				}
@@ -178,14 +199,12 @@ func (e *env) callVerb(ctx context.Context, v verb, args []string) error {
 		}
 		t.Tab = id
 	}
-	for _, a := range args {
-		if strings.HasPrefix(a, "--") {
-			return usageError(fmt.Sprintf("unknown flag %s (usage: egohost %s)", a, v.usage))
-		}
-	}
-	params, err := v.params(args, t)
+	params, err := v.params(&argv{args: args}, t)
 	if err != nil {
 		return err
+	}
+	if asJSON && v.jsonParams != nil {
+		params = v.jsonParams(params)
 	}
 	d := e.cfg.Timeouts.Request
 	if timeout != "" {

@@ -1,0 +1,5 @@
+package main
+
+func resolveVerbs() map[string]verb {
+	return map[string]verb{}
+}

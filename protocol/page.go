@@ -1,0 +1,67 @@
+package protocol
+
+// Page-level methods: snapshots, resolution, actions.
+const (
+	MethodSnapshot = "snapshot"
+	MethodResolve  = "resolve"
+)
+
+// SnapshotParams are the params of snapshot.
+type SnapshotParams struct {
+	Target
+	// Interactive shows only elements an agent can act on, with their context.
+	Interactive bool `json:"interactive,omitempty"`
+	// Scope limits the snapshot to one element's subtree: a @ref or a locator.
+	Scope string `json:"scope,omitempty"`
+	// Viewport shows only what intersects the viewport.
+	Viewport bool `json:"viewport,omitempty"`
+	// MaxChars caps the text; a marker line says what was cut and how to get it.
+	MaxChars int `json:"maxChars,omitempty"`
+	// Start skips the first Start lines (paging after a cut; the marker gives it).
+	Start int `json:"start,omitempty"`
+	// Diff shows only what changed since the tab's previous snapshot.
+	Diff bool `json:"diff,omitempty"`
+	// Refs adds the refs with their backendNodeIds to the result.
+	Refs bool `json:"refs,omitempty"`
+}
+
+// Ref describes one ref of a snapshot.
+type Ref struct {
+	Ref           string `json:"ref"`
+	Role          string `json:"role"`
+	Name          string `json:"name"`
+	BackendNodeID int64  `json:"backendNodeId,omitempty"`
+	FrameID       string `json:"frameId,omitempty"`
+	SessionID     string `json:"sessionId,omitempty"`
+}
+
+// SnapshotResult answers snapshot.
+type SnapshotResult struct {
+	Text      string        `json:"text"`
+	URL       string        `json:"url"`
+	Title     string        `json:"title"`
+	Tab       int           `json:"tab"`
+	Refs      []Ref         `json:"refs,omitempty"`
+	Truncated *SnapshotCut  `json:"truncated,omitempty"`
+	Stats     SnapshotStats `json:"stats"`
+}
+
+// SnapshotCut says what MaxChars/Start left out.
+type SnapshotCut struct {
+	FirstLine  int `json:"firstLine"`
+	ShownLines int `json:"shownLines"`
+	TotalLines int `json:"totalLines"`
+	Next       int `json:"next"` // the Start that shows the rest; 0 when nothing follows
+	HiddenRefs int `json:"hiddenRefs"`
+}
+
+// SnapshotStats counts what a snapshot saw and cost.
+type SnapshotStats struct {
+	Elements    int      `json:"elements"`
+	Refs        int      `json:"refs"`
+	Frames      int      `json:"frames"`
+	Chars       int      `json:"chars"`
+	Bytes       int      `json:"bytes"`
+	TookMs      float64  `json:"tookMs"`
+	FrameErrors []string `json:"frameErrors,omitempty"`
+}
