@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -312,6 +313,11 @@ func evalWith(ctx context.Context, agent *client.Client, tab protocol.Target, ex
 		return nil, fmt.Errorf("page threw: %s", res.ExceptionDetails.Text)
 	}
 	return res.Result.Value, nil
+}
+
+// serveHandler serves h on 127.0.0.1 for one test.
+func serveHandler(t testing.TB, h http.Handler) string {
+	return browsertest.Serve(t, h)
 }
 
 // serve serves pages on 127.0.0.1 for one test.

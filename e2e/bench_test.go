@@ -1,0 +1,176 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/egohost/egohost/cdpdirect"
+	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/snapshot/snapshotbench"
+)
+
+// latencies summarises a set of round trips.
+type latencies []time.Duration
+
+func (l latencies) pct(p float64) time.Duration {
+	s := slices.Clone(l)
+	slices.Sort(s)
+	i := int(float64(len(s)-1) * p)
+	return s[i]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// directTab attaches a direct DevTools session to the tab the chain opened
+// at url (the same tab the relayed calls drive).
+func (c *chain) directTab(tb testing.TB, url string) *cdpdirect.Session {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	targets, err := cdp.Call(ctx, c.direct.Browser(), target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, ti := range targets.TargetInfos {
+		if ti.Type == "page" && ti.URL == url {
+			s, err := c.direct.Attach(ctx, ti.TargetID)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return s
+		}
+	}
+	tb.Fatalf("no page target at %s", url)
+	return nil
+}
+
+// BenchmarkRoundTrip compares one Runtime.evaluate("document.title") on the
+// same tab: relayed (agent → WebSocket → service → relay → native messaging
+// → extension → chrome.debugger, and back) vs a direct DevTools WebSocket.
+// A third column, debug.echo, crosses the same chain without CDP: it shows
+// what chrome.debugger itself costs.
+// Run: go test ./e2e -run '^$' -bench RoundTrip -benchtime 2000x
+func BenchmarkRoundTrip(b *testing.B) {
+	c := startChain(b)
+	url := serve(b, map[string]string{"/": "<title>bench</title>"}) + "/"
+	tab := c.openTab(b, url)
+	direct := c.directTab(b, url)
+	ctx := context.Background()
+	params := json.RawMessage(`{"expression":"document.title","returnByValue":true}`)
+	yes := true
+	relayed := func() error {
+		return c.agent.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: tab, Method: "Runtime.evaluate", Params: params}, nil)
+	}
+	viaDirect := func() error {
+		_, err := cdp.Call(ctx, direct, runtime.Evaluate, runtime.EvaluateParams{Expression: "document.title", ReturnByValue: &yes})
+		return err
+	}
+	ping := func() error {
+		return c.agent.Call(ctx, protocol.MethodDebugEcho, protocol.DebugEchoParams{Data: "x"}, nil)
+	}
+	n := max(b.N, 50)
+	var rel, dir, png latencies
+	for range 20 { // warm both paths
+		relayed()
+		viaDirect()
+	}
+	b.ResetTimer()
+	// Alternate the two paths, so machine noise hits both columns alike.
+	for range n {
+		t := time.Now()
+		if err := relayed(); err != nil {
+			b.Fatal(err)
+		}
+		rel = append(rel, time.Since(t))
+		t = time.Now()
+		if err := viaDirect(); err != nil {
+			b.Fatal(err)
+		}
+		dir = append(dir, time.Since(t))
+		t = time.Now()
+		if err := ping(); err != nil {
+			b.Fatal(err)
+		}
+		png = append(png, time.Since(t))
+	}
+	b.StopTimer()
+	b.ReportMetric(ms(png.pct(0.5)), "echo-p50-ms")
+	b.ReportMetric(ms(rel.pct(0.5)), "relayed-p50-ms")
+	b.ReportMetric(ms(rel.pct(0.99)), "relayed-p99-ms")
+	b.ReportMetric(ms(dir.pct(0.5)), "direct-p50-ms")
+	b.ReportMetric(ms(dir.pct(0.99)), "direct-p99-ms")
+	b.ReportMetric(ms(rel.pct(0.5)-dir.pct(0.5)), "added-p50-ms")
+	b.Logf("%d calls each: relayed median %.3f ms p99 %.3f ms; direct median %.3f ms p99 %.3f ms; added median %.3f ms; echo through the chain without CDP: median %.3f ms p99 %.3f ms",
+		n, ms(rel.pct(0.5)), ms(rel.pct(0.99)), ms(dir.pct(0.5)), ms(dir.pct(0.99)), ms(rel.pct(0.5)-dir.pct(0.5)), ms(png.pct(0.5)), ms(png.pct(0.99)))
+}
+
+// BenchmarkSnapshotsRelayed measures full and interactive-only snapshots
+// through the whole chain (the agent's snapshot method) against Playwright's
+// ariaSnapshot on the same browser and pages, in one run.
+// Run: go test ./e2e -run '^$' -bench SnapshotsRelayed -benchtime 5x -timeout 30m
+func BenchmarkSnapshotsRelayed(b *testing.B) {
+	c := startChain(b)
+	srv := serveHandler(b, snapshotbench.Handler(snapshotbench.Sizes))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	endpoint, err := c.proc.DevToolsURL(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	runs := max(b.N, 1)
+	measure := func(tab protocol.Target, interactive bool) (snapshotbench.Result, error) {
+		var times []float64
+		var last protocol.SnapshotResult
+		for i := range runs + 1 { // the first is a warm-up
+			t := time.Now()
+			if err := c.agent.Call(ctx, protocol.MethodSnapshot, protocol.SnapshotParams{Target: tab, Interactive: interactive}, &last); err != nil {
+				return snapshotbench.Result{}, err
+			}
+			if i > 0 {
+				times = append(times, float64(time.Since(t).Microseconds())/1000)
+			}
+		}
+		slices.Sort(times)
+		return snapshotbench.Result{Runs: runs, MedianMs: times[len(times)/2], MinMs: times[0], Chars: len([]rune(last.Text)), Refs: last.Stats.Refs, Bytes: last.Stats.Bytes}, nil
+	}
+	var rows []snapshotbench.Row
+	for _, n := range snapshotbench.Sizes {
+		url := fmt.Sprintf("%s/list/%d", srv, n)
+		tab := c.openTab(b, url)
+		row := snapshotbench.Row{Items: n}
+		if row.Full, err = measure(tab, false); err != nil {
+			b.Fatal(err)
+		}
+		if row.Interactive, err = measure(tab, true); err != nil {
+			b.Fatal(err)
+		}
+		script, _ := filepath.Abs("../bench/pw-snapshot.mjs")
+		pw, err := snapshotbench.Playwright(ctx, script, endpoint, []string{url}, runs)
+		switch {
+		case errors.Is(err, snapshotbench.ErrNoNode) && os.Getenv("CI") != "true":
+			b.Logf("no Playwright column: %v", err)
+		case err != nil:
+			b.Fatal(err)
+		default:
+			row.PW, row.HavePW = pw[0], true
+		}
+		rows = append(rows, row)
+		c.agent.Call(ctx, protocol.MethodTabsClose, protocol.TabParams{Target: tab}, nil)
+		b.ReportMetric(row.Full.MedianMs, fmt.Sprintf("full-ms/%d", n))
+		b.ReportMetric(row.Interactive.MedianMs, fmt.Sprintf("i-ms/%d", n))
+		b.ReportMetric(row.PW.MedianMs, fmt.Sprintf("pw-ms/%d", n))
+	}
+	b.Logf("relayed, runs per cell: %d (median)\n%s", runs, strings.TrimSpace(snapshotbench.Table(rows)))
+}
