@@ -6,7 +6,6 @@ import (
 	"math"
 	"net"
 	"net/netip"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -140,39 +139,65 @@ func (d *decoder) size(key string, max int) int {
 	return n
 }
 
-// sizeRE splits "64MiB" into number and unit.
-var sizeRE = regexp.MustCompile(`^([0-9]+)\s*([A-Za-z]*)$`)
-
-// sizeUnits maps lower-case units to their multiplier: SI units are powers
-// of 1000, IEC units (KiB, MiB, GiB) powers of 1024.
-var sizeUnits = map[string]uint64{
-	"": 1, "b": 1,
-	"k": 1000, "kb": 1000, "kib": 1 << 10,
-	"m": 1000 * 1000, "mb": 1000 * 1000, "mib": 1 << 20,
-	"g": 1000 * 1000 * 1000, "gb": 1000 * 1000 * 1000, "gib": 1 << 30,
+// sizeUnit returns the multiplier of a lower-case unit: SI units are
+// powers of 1000, IEC units (KiB, MiB, GiB) powers of 1024.
+func sizeUnit(unit string) (uint64, bool) {
+	switch unit {
+	case "", "b":
+		return 1, true
+	case "k", "kb":
+		return 1000, true
+	case "kib":
+		return 1 << 10, true
+	case "m", "mb":
+		return 1000 * 1000, true
+	case "mib":
+		return 1 << 20, true
+	case "g", "gb":
+		return 1000 * 1000 * 1000, true
+	case "gib":
+		return 1 << 30, true
+	}
+	return 0, false
 }
 
 // ParseSize parses a byte count: a plain number ("1048576") or a number
 // with a unit, SI ("1MB" = 1,000,000) or IEC ("64MiB" = 67,108,864).
 // Units are case-insensitive.
 func ParseSize(s string) (int, error) {
-	m := sizeRE.FindStringSubmatch(strings.TrimSpace(s))
-	if m == nil {
+	t := strings.TrimSpace(s)
+	digits := strings.IndexFunc(t, func(r rune) bool { return r < '0' || r > '9' })
+	if digits < 0 {
+		digits = len(t)
+	}
+	if digits == 0 {
 		return 0, fmt.Errorf("parse size %q: want a number with an optional unit", s)
 	}
-	mult, ok := sizeUnits[strings.ToLower(m[2])]
+	unit := strings.ToLower(strings.TrimSpace(t[digits:]))
+	mult, ok := sizeUnit(unit)
 	if !ok {
-		return 0, fmt.Errorf("parse size %q: unknown unit %q", s, m[2])
+		return 0, fmt.Errorf("parse size %q: unknown unit %q", s, t[digits:])
 	}
-	n, err := strconv.ParseUint(m[1], 10, 64)
+	n, err := strconv.ParseUint(t[:digits], 10, 64)
 	if err != nil || n > math.MaxInt/mult {
 		return 0, fmt.Errorf("parse size %q: too large", s)
 	}
 	return int(n * mult), nil
 }
 
-// extensionIDRE is Chrome's extension ID: 32 letters a-p.
-var extensionIDRE = regexp.MustCompile(`^[a-p]{32}$`)
+// validExtensionID reports whether id is a Chrome extension ID: 32
+// letters a-p.
+func validExtensionID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if c < 'a' || c > 'p' {
+			return false
+		}
+	}
+	return true
+}
 
 func (d *decoder) extensionIDs(key string) []string {
 	var ids []string
@@ -199,7 +224,7 @@ func (d *decoder) extensionIDs(key string) []string {
 		return nil
 	}
 	for _, id := range ids {
-		if !extensionIDRE.MatchString(id) {
+		if !validExtensionID(id) {
 			d.fail(key, id, "is not an extension ID (32 letters a-p)")
 			return nil
 		}
@@ -207,16 +232,27 @@ func (d *decoder) extensionIDs(key string) []string {
 	return ids
 }
 
-// hostNameRE is Chrome's rule for native messaging host names: lower-case
-// alphanumerics, underscores and dots, no leading or trailing dot, no "..".
-var hostNameRE = regexp.MustCompile(`^[a-z0-9_]+(\.[a-z0-9_]+)*$`)
+// validHostName applies Chrome's rule for native messaging host names:
+// lower-case alphanumerics, underscores and dots, no leading or trailing
+// dot, no "..".
+func validHostName(name string) bool {
+	if name == "" || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") || strings.Contains(name, "..") {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
 
 func (d *decoder) hostName(key string) string {
 	s := d.str(key)
 	if d.err != nil {
 		return ""
 	}
-	if !hostNameRE.MatchString(s) {
+	if !validHostName(s) {
 		d.fail(key, s, "is not a native messaging host name ([a-z0-9_.], no leading, trailing or double dot)")
 		return ""
 	}

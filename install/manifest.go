@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
@@ -43,14 +42,19 @@ func NewHostManifest(name, binary string, extensionIDs []string) HostManifest {
 	}
 }
 
-// hostNameRE is Chrome's rule for native messaging host names: lower-case
-// alphanumerics, underscores and dots, no leading or trailing dot, no "..".
-var hostNameRE = regexp.MustCompile(`^[a-z0-9_]+(\.[a-z0-9_]+)*$`)
-
 // ValidHostName reports whether name follows Chrome's rule for native
-// messaging host names.
+// messaging host names: lower-case alphanumerics, underscores and dots,
+// no leading or trailing dot, no "..".
 func ValidHostName(name string) bool {
-	return hostNameRE.MatchString(name)
+	if name == "" || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") || strings.Contains(name, "..") {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // Validate checks the manifest against Chrome's rules: a valid host name,

@@ -35,14 +35,21 @@ func ParseBrowser(s string) (Browser, error) {
 	return "", fmt.Errorf("parse browser: unknown browser %q (want chrome, chromium, edge or brave)", s)
 }
 
-// userDataDirs holds, per browser, the folder (relative to the per-user
-// configuration root) that holds NativeMessagingHosts, as each browser
-// documents it.
-var userDataDirs = map[Browser]struct{ linux, darwin string }{
-	Chrome:   {linux: "google-chrome", darwin: "Google/Chrome"},
-	Chromium: {linux: "chromium", darwin: "Chromium"},
-	Edge:     {linux: "microsoft-edge", darwin: "Microsoft Edge"},
-	Brave:    {linux: "BraveSoftware/Brave-Browser", darwin: "BraveSoftware/Brave-Browser"},
+// userDataDir returns the folder, relative to the per-user configuration
+// root, that holds browser b's NativeMessagingHosts on linux and on darwin,
+// as each browser documents it.
+func userDataDir(b Browser) (linux, darwin string, ok bool) {
+	switch b {
+	case Chrome:
+		return "google-chrome", "Google/Chrome", true
+	case Chromium:
+		return "chromium", "Chromium", true
+	case Edge:
+		return "microsoft-edge", "Microsoft Edge", true
+	case Brave:
+		return "BraveSoftware/Brave-Browser", "BraveSoftware/Brave-Browser", true
+	}
+	return "", "", false
 }
 
 // UserManifestDir returns the folder where browser b looks for per-user
@@ -61,7 +68,7 @@ var userDataDirs = map[Browser]struct{ linux, darwin string }{
 //
 // A browser started with --user-data-dir reads ProfileManifestDir instead.
 func UserManifestDir(b Browser, goos, home string) (string, error) {
-	dirs, ok := userDataDirs[b]
+	linux, darwin, ok := userDataDir(b)
 	if !ok {
 		return "", fmt.Errorf("manifest dir: unknown browser %q", b)
 	}
@@ -72,19 +79,24 @@ func UserManifestDir(b Browser, goos, home string) (string, error) {
 	case "windows":
 		return winJoin(home, `AppData\Local\egohost\NativeMessagingHosts`), nil
 	case "darwin":
-		return path.Join(home, "Library/Application Support", dirs.darwin, "NativeMessagingHosts"), nil
+		return path.Join(home, "Library/Application Support", darwin, "NativeMessagingHosts"), nil
 	default:
-		return path.Join(home, ".config", dirs.linux, "NativeMessagingHosts"), nil
+		return path.Join(home, ".config", linux, "NativeMessagingHosts"), nil
 	}
 }
 
-// registryRoots holds, per browser, the HKCU key under which it looks up
-// native messaging hosts on Windows. Brave reads Google Chrome's key.
-var registryRoots = map[Browser]string{
-	Chrome:   `HKCU\Software\Google\Chrome\NativeMessagingHosts`,
-	Chromium: `HKCU\Software\Chromium\NativeMessagingHosts`,
-	Edge:     `HKCU\Software\Microsoft\Edge\NativeMessagingHosts`,
-	Brave:    `HKCU\Software\Google\Chrome\NativeMessagingHosts`,
+// registryRoot returns the HKCU key under which browser b looks up native
+// messaging hosts on Windows. Brave reads Google Chrome's key.
+func registryRoot(b Browser) (string, bool) {
+	switch b {
+	case Chrome, Brave:
+		return `HKCU\Software\Google\Chrome\NativeMessagingHosts`, true
+	case Chromium:
+		return `HKCU\Software\Chromium\NativeMessagingHosts`, true
+	case Edge:
+		return `HKCU\Software\Microsoft\Edge\NativeMessagingHosts`, true
+	}
+	return "", false
 }
 
 // RegistryKey returns the per-user Windows registry key whose default
@@ -92,7 +104,7 @@ var registryRoots = map[Browser]string{
 // HKCU\Software\Google\Chrome\NativeMessagingHosts\com.egohost.host. It is
 // data only: this package writes no registry.
 func RegistryKey(b Browser, name string) (string, error) {
-	root, ok := registryRoots[b]
+	root, ok := registryRoot(b)
 	if !ok {
 		return "", fmt.Errorf("registry key: unknown browser %q", b)
 	}
