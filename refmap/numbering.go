@@ -15,18 +15,47 @@ type Key struct {
 	Node     int64
 }
 
-// Numbering hands out a tab's ref numbers: the same key gets the same ref
-// for as long as Numbering remembers it, and a number is never given to a
-// second key, so an old ref can never silently name another node. Refs are
-// short decimal strings counting from "1". It is safe for concurrent use.
-type Numbering struct {
+// Counter hands out ref numbers, counting from 1. Numberings that share one
+// (the service gives every tab the same) never hand out the same number, so
+// a ref of one tab is unknown on every other tab instead of naming some
+// element there. It is safe for concurrent use.
+type Counter struct {
 	mu   sync.Mutex
-	refs map[Key]string
 	next uint64
 }
 
-// NewNumbering returns a numbering that starts at "1".
-func NewNumbering() *Numbering { return &Numbering{refs: make(map[Key]string), next: 1} }
+// NewCounter returns a counter that starts at 1.
+func NewCounter() *Counter { return &Counter{next: 1} }
+
+func (c *Counter) take() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v := c.next
+	c.next++
+	return v
+}
+
+// span is a run [lo, hi) of numbers one numbering handed out.
+type span struct{ lo, hi uint64 }
+
+// Numbering hands out a tab's ref numbers: the same key gets the same ref
+// for as long as Numbering remembers it, and a number is never given to a
+// second key, so an old ref can never silently name another node. Refs are
+// short decimal strings. It is safe for concurrent use.
+type Numbering struct {
+	mu     sync.Mutex
+	refs   map[Key]string
+	c      *Counter
+	issued []span // runs of numbers handed out, in order
+}
+
+// NewNumbering returns a numbering with a counter of its own (from "1").
+func NewNumbering() *Numbering { return NewSharedNumbering(NewCounter()) }
+
+// NewSharedNumbering returns a numbering that draws from c.
+func NewSharedNumbering(c *Counter) *Numbering {
+	return &Numbering{refs: make(map[Key]string), c: c}
+}
 
 // Ref returns k's ref, handing out the next number the first time.
 func (n *Numbering) Ref(k Key) string {
@@ -35,8 +64,13 @@ func (n *Numbering) Ref(k Key) string {
 	if r, ok := n.refs[k]; ok {
 		return r
 	}
-	r := strconv.FormatUint(n.next, 10)
-	n.next++
+	v := n.c.take()
+	if last := len(n.issued) - 1; last >= 0 && n.issued[last].hi == v {
+		n.issued[last].hi++
+	} else {
+		n.issued = append(n.issued, span{v, v + 1})
+	}
+	r := strconv.FormatUint(v, 10)
 	n.refs[k] = r
 	return r
 }
@@ -49,7 +83,12 @@ func (n *Numbering) Issued(ref string) bool {
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return v >= 1 && v < n.next
+	for _, s := range n.issued {
+		if v >= s.lo && v < s.hi {
+			return true
+		}
+	}
+	return false
 }
 
 // Forget drops the keys of documents for which keep returns false (a

@@ -14,6 +14,7 @@ import (
 
 	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/refmap"
 )
 
 // chunkThreshold is the largest message sent to the extension in one frame;
@@ -94,6 +95,7 @@ type link struct {
 	closeErr error
 	chunkSeq int
 	tabs     map[int]*tabState
+	refs     *refmap.Counter // shared by the link's tabs: refs never repeat across tabs
 }
 
 func newLink(id string, conn net.Conn, origin string, pid int, log *slog.Logger) *link {
@@ -110,6 +112,7 @@ func newLink(id string, conn net.Conn, origin string, pid int, log *slog.Logger)
 		ready:     make(chan struct{}),
 		closed:    make(chan struct{}),
 		tabs:      make(map[int]*tabState),
+		refs:      refmap.NewCounter(),
 	}
 }
 

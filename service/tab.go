@@ -159,6 +159,6 @@ func (l *link) page(ctx context.Context, tabID int) (*page.Page, *snapshot.Tab, 
 	if err != nil {
 		return nil, nil, err
 	}
-	t.page, t.snap = p, snapshot.NewTab(p)
+	t.page, t.snap = p, snapshot.NewTabShared(p, l.refs)
 	return t.page, t.snap, nil
 }

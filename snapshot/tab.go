@@ -42,9 +42,16 @@ type Tab struct {
 	prev *Snapshot
 }
 
-// NewTab returns the snapshot state of the tab t.
+// NewTab returns the snapshot state of the tab t, with refs counting from 1.
 func NewTab(t Target) *Tab {
-	return &Tab{t: t, refs: refmap.New(), numbering: refmap.NewNumbering()}
+	return NewTabShared(t, refmap.NewCounter())
+}
+
+// NewTabShared returns the snapshot state of the tab t, drawing ref numbers
+// from c. Tabs that share a counter never share a ref: a ref of one tab is
+// an unknown ref on the others.
+func NewTabShared(t Target, c *refmap.Counter) *Tab {
+	return &Tab{t: t, refs: refmap.New(), numbering: refmap.NewSharedNumbering(c)}
 }
 
 // Refs returns the tab's ref map.
@@ -68,7 +75,9 @@ func (t *Tab) Snapshot(ctx context.Context, opts Options) (*Snapshot, error) {
 func (t *Tab) snapshot(ctx context.Context, opts Options, keep bool) (*Snapshot, error) {
 	var sc *scope
 	if opts.Scope != "" {
-		e, err := t.entry(opts.Scope)
+		// Lookup, not just the map: a ref whose page navigated must fail
+		// closed as stale before the walk.
+		e, err := t.Lookup(ctx, opts.Scope)
 		if err != nil {
 			return nil, fmt.Errorf("snapshot scope: %w", err)
 		}
