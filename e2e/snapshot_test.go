@@ -1,10 +1,10 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -156,9 +156,6 @@ func TestSnapshotCLI(t *testing.T) {
 	if err == nil || !strings.Contains(errOut, "tab_not_found") {
 		t.Errorf("unknown tab: got %v %q, want tab_not_found", err, errOut)
 	}
-	_ = context.Background
 }
 
-func itoa(n int) string { return strings.TrimSpace(strings.Replace(json.Number(jsonInt(n)).String(), " ", "", -1)) }
-
-func jsonInt(n int) string { b, _ := json.Marshal(n); return string(b) }
+func itoa(n int) string { return strconv.Itoa(n) }
