@@ -1,0 +1,244 @@
+package resolver
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+	"github.com/egohost/egohost/page"
+)
+
+// worldName is egohost's isolated world in every frame (the snapshot
+// package uses the same one); the page's scripts cannot reach it.
+const worldName = "egohost"
+
+// doc is one frame's document: the session that reaches it and its frame.
+type doc struct {
+	sid     target.SessionID // "" = the tab's main session
+	s       cdp.Session
+	frameID cdp.FrameID // "" = the session's root frame, not looked up yet
+	root    bool        // the session's root frame
+	parent  target.SessionID
+}
+
+// matchFrame is the FrameID a Match reports: "" for the tab's main frame.
+func (d doc) matchFrame() cdp.FrameID {
+	if d.sid == "" && d.root {
+		return ""
+	}
+	return d.frameID
+}
+
+func (r *Resolver) session(sid target.SessionID) cdp.Session {
+	if sid == "" {
+		return r.tab
+	}
+	return r.tab.Child(sid)
+}
+
+// mainDoc is the tab's main frame.
+func (r *Resolver) mainDoc() doc { return doc{s: r.tab, root: true} }
+
+// documents lists every frame of the tab: the main session's frame tree
+// (pre-order, the main frame first), then each out-of-process iframe's
+// session with its own in-process frames.
+func (r *Resolver) documents(ctx context.Context) ([]doc, error) {
+	var docs []doc
+	add := func(sid target.SessionID, s cdp.Session, parent target.SessionID) error {
+		ft, err := cdp.Call(ctx, s, cdppage.GetFrameTree, cdp.Empty{})
+		if err != nil {
+			return fmt.Errorf("frame tree: %w", err)
+		}
+		if ft.FrameTree == nil || ft.FrameTree.Frame == nil {
+			return fmt.Errorf("frame tree: empty")
+		}
+		r.mu.Lock()
+		r.roots[sid] = ft.FrameTree.Frame.ID
+		r.mu.Unlock()
+		var walk func(t *cdppage.FrameTree, root bool)
+		walk = func(t *cdppage.FrameTree, root bool) {
+			if t == nil || t.Frame == nil {
+				return
+			}
+			docs = append(docs, doc{sid: sid, s: s, frameID: t.Frame.ID, root: root, parent: parent})
+			for _, c := range t.ChildFrames {
+				walk(c, false)
+			}
+		}
+		walk(ft.FrameTree, true)
+		return nil
+	}
+	if err := add("", r.tab, ""); err != nil {
+		return nil, err
+	}
+	// Out-of-process frames: parents before children, then by target ID
+	// (Chrome does not say where they sit among their siblings).
+	kids := r.tab.Children()
+	slices.SortFunc(kids, func(a, b pageChild) int {
+		if c := cmp.Compare(depth(kids, a), depth(kids, b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.TargetID, b.TargetID)
+	})
+	for _, c := range kids {
+		if c.Type != "iframe" {
+			continue
+		}
+		if err := add(c.SessionID, r.tab.Child(c.SessionID), c.Parent); err != nil {
+			// A frame that detaches while we look is not an error.
+			continue
+		}
+	}
+	return docs, nil
+}
+
+type pageChild = page.Child
+
+// depth counts c's out-of-process ancestors.
+func depth(kids []pageChild, c pageChild) int {
+	d := 0
+	for p := c.Parent; p != "" && d < len(kids); d++ {
+		i := slices.IndexFunc(kids, func(k pageChild) bool { return k.SessionID == p })
+		if i < 0 {
+			break
+		}
+		p = kids[i].Parent
+	}
+	return d
+}
+
+// rootFrame returns (and remembers) a session's root frame.
+func (r *Resolver) rootFrame(ctx context.Context, sid target.SessionID, s cdp.Session) (cdp.FrameID, error) {
+	r.mu.Lock()
+	id, ok := r.roots[sid]
+	r.mu.Unlock()
+	if ok {
+		return id, nil
+	}
+	ft, err := cdp.Call(ctx, s, cdppage.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		return "", fmt.Errorf("frame tree: %w", err)
+	}
+	if ft.FrameTree == nil || ft.FrameTree.Frame == nil {
+		return "", fmt.Errorf("frame tree: empty")
+	}
+	r.mu.Lock()
+	r.roots[sid] = ft.FrameTree.Frame.ID
+	r.mu.Unlock()
+	return ft.FrameTree.Frame.ID, nil
+}
+
+// world returns the execution context of egohost's isolated world in d's
+// frame, creating it when needed. fresh forgets the remembered one (after
+// Chrome said it is gone).
+func (r *Resolver) world(ctx context.Context, d *doc, fresh bool) (runtime.ExecutionContextID, error) {
+	if d.frameID == "" {
+		id, err := r.rootFrame(ctx, d.sid, d.s)
+		if err != nil {
+			return 0, err
+		}
+		d.frameID = id
+	}
+	key := frameKey{d.sid, d.frameID}
+	r.mu.Lock()
+	if fresh {
+		delete(r.worlds, key)
+		if d.root {
+			delete(r.roots, d.sid)
+		}
+	}
+	cid, ok := r.worlds[key]
+	r.mu.Unlock()
+	if ok {
+		return cid, nil
+	}
+	no := false
+	w, err := cdp.Call(ctx, d.s, cdppage.CreateIsolatedWorld, cdppage.CreateIsolatedWorldParams{
+		FrameID: d.frameID, WorldName: worldName, GrantUniveralAccess: &no,
+	})
+	if err != nil {
+		return 0, fmt.Errorf("isolated world in frame %s: %w", d.frameID, err)
+	}
+	r.mu.Lock()
+	r.worlds[key] = w.ExecutionContextID
+	r.mu.Unlock()
+	return w.ExecutionContextID, nil
+}
+
+// offsets computes, once per resolution, where frames sit in the tab's
+// top-level viewport.
+type offsets struct {
+	r        *Resolver
+	sessions map[target.SessionID][2]float64
+}
+
+func (r *Resolver) newOffsets() *offsets {
+	return &offsets{r: r, sessions: map[target.SessionID][2]float64{"": {0, 0}}}
+}
+
+// ownerOrigin is the top-left of the content box of the iframe element
+// that shows frame f, in the coordinates of session s's root viewport.
+func ownerOrigin(ctx context.Context, s cdp.Session, f cdp.FrameID) ([2]float64, error) {
+	owner, err := cdp.Call(ctx, s, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: f})
+	if err != nil {
+		return [2]float64{}, fmt.Errorf("frame owner of %s: %w", f, err)
+	}
+	bm, err := cdp.Call(ctx, s, dom.GetBoxModel, dom.GetBoxModelParams{BackendNodeID: owner.BackendNodeID})
+	if err != nil {
+		return [2]float64{}, fmt.Errorf("box of the iframe of %s: %w", f, err)
+	}
+	if bm.Model == nil || len(bm.Model.Content) < 8 {
+		return [2]float64{}, fmt.Errorf("box of the iframe of %s: %w", f, ErrNoBox)
+	}
+	q := bm.Model.Content
+	return [2]float64{min(q[0], q[2], q[4], q[6]), min(q[1], q[3], q[5], q[7])}, nil
+}
+
+// session returns the offset of a session's root viewport.
+func (o *offsets) session(ctx context.Context, sid target.SessionID) ([2]float64, error) {
+	if off, ok := o.sessions[sid]; ok {
+		return off, nil
+	}
+	var c *pageChild
+	for _, k := range o.r.tab.Children() {
+		if k.SessionID == sid {
+			c = &k
+			break
+		}
+	}
+	if c == nil {
+		return [2]float64{}, fmt.Errorf("session %s: frame gone", sid)
+	}
+	parent, err := o.session(ctx, c.Parent)
+	if err != nil {
+		return [2]float64{}, err
+	}
+	in, err := ownerOrigin(ctx, o.r.session(c.Parent), cdp.FrameID(c.TargetID))
+	if err != nil {
+		return [2]float64{}, err
+	}
+	off := [2]float64{parent[0] + in[0], parent[1] + in[1]}
+	o.sessions[sid] = off
+	return off, nil
+}
+
+// doc returns the offset of d's viewport: its session's, plus its iframe's
+// place when d is not the session's root frame (Chrome measures boxes of
+// same-process frames from the session's root viewport).
+func (o *offsets) doc(ctx context.Context, d doc) ([2]float64, error) {
+	off, err := o.session(ctx, d.sid)
+	if err != nil || d.root {
+		return off, err
+	}
+	in, err := ownerOrigin(ctx, d.s, d.frameID)
+	if err != nil {
+		return [2]float64{}, err
+	}
+	return [2]float64{off[0] + in[0], off[1] + in[1]}, nil
+}

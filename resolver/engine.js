@@ -1,0 +1,618 @@
+// engine.js finds the elements of a locator in one frame's document, in one
+// Runtime.evaluate: it runs the locator's steps, counts, picks and measures,
+// and returns only what Go needs. It runs in egohost's isolated world, so
+// the page's own scripts cannot change what it sees, and it keeps no state
+// between calls. Go evaluates `(<this file>)(spec)`; spec is:
+//
+//   steps:  [{op: 'query', kind, sel | role | text}, {op: 'nth', n},
+//            {op: 'hasText' | 'hasNotText', text}, {op: 'has' | 'hasNot', steps},
+//            {op: 'visible', visible}]
+//           text = {v, exact, re, flags}; role = {role, name: text|null, hidden}
+//   mode:   'count'  → {n, frames}
+//           'center' → {n, frames, at, box}     box: centre of the content box
+//           'object' → the element itself when the pick is final here, else
+//                      a JSON string {n, frames, at}
+//           'list'   → [JSON string {n, frames, boxes}, element, element, …]
+//   pick:   {nth: i} (-1: last) or {strict: true}; offset: matches in the
+//           documents before this one (the tab's frames are one sequence).
+//   limit:  measure at most this many elements in 'list' mode.
+//
+// Semantics follow Playwright's selector engines (injected script,
+// playwright-core 1.64): text and has-text as internal:text /
+// internal:has-text, label as internal:label, placeholder/alt/title as
+// internal:attr, testid as internal:testid, css piercing open shadow roots.
+// Roles are computed in the page as a superset of what Chrome computes
+// (every role an element could have, every string its name could come
+// from); when the role step is the last query, Go checks each candidate
+// against Chrome's own accessibility tree.
+(spec) => {
+  'use strict';
+
+  // ---- the document: open shadow roots and frames (one scan) ------------
+
+  let scanned = null;
+  function scan() {
+    if (scanned) return scanned;
+    const roots = [];
+    let frames = 0;
+    const visit = (root) => {
+      for (const el of root.querySelectorAll('*')) {
+        const t = el.localName;
+        if (t === 'iframe' || t === 'frame') frames++;
+        if (el.shadowRoot) {
+          roots.push(el.shadowRoot);
+          visit(el.shadowRoot);
+        }
+      }
+    };
+    visit(document);
+    scanned = { roots, frames };
+    return scanned;
+  }
+
+  // shadowRootsIn returns the open shadow roots inside root (a document,
+  // shadow root or element), including root's own.
+  function shadowRootsIn(root) {
+    const all = scan().roots;
+    if (!all.length) return all;
+    if (root.nodeType === 9) return all;
+    return all.filter((sr) => sr !== root && composedContains(root, sr.host));
+  }
+
+  function parentComposed(n) {
+    if (n.assignedSlot) return n.assignedSlot;
+    const p = n.parentNode;
+    if (p && p.nodeType === 11 && p.host) return p.host;
+    return p;
+  }
+
+  function composedContains(root, n) {
+    const top = root.nodeType === 11 ? root.host : root;
+    for (let e = n; e; e = e.parentNode && e.parentNode.nodeType === 11 ? e.parentNode.host : e.parentNode) {
+      if (e === top) return root.nodeType !== 11 || n !== top;
+    }
+    return false;
+  }
+
+  // allElements lists the elements under root (not root), open shadow
+  // trees right after their host.
+  function allElements(root) {
+    if (!scan().roots.length) return Array.from(root.querySelectorAll('*'));
+    const out = [];
+    const visit = (r) => {
+      if (r.shadowRoot) visitScope(r.shadowRoot);
+      for (const el of r.querySelectorAll('*')) {
+        out.push(el);
+        if (el.shadowRoot) visitScope(el.shadowRoot);
+      }
+    };
+    const visitScope = (sr) => {
+      for (const el of sr.querySelectorAll('*')) {
+        out.push(el);
+        if (el.shadowRoot) visitScope(el.shadowRoot);
+      }
+    };
+    // Hosts inside shadow trees are visited through visitScope; a nested
+    // host's tree is not listed twice because querySelectorAll stays in
+    // its own tree.
+    visit(root);
+    return out;
+  }
+
+  // ---- text (Playwright's elementText / createTextMatcher) --------------
+
+  const normWS = (s) => s.replace(/[\u200b\u00ad]/g, '').trim().replace(/\s+/g, ' ');
+
+  function skipText(el) {
+    const t = el.nodeName;
+    return t === 'SCRIPT' || t === 'NOSCRIPT' || t === 'STYLE' || (el.ownerDocument.head && el.ownerDocument.head.contains(el));
+  }
+
+  const textCache = new Map();
+  function elementText(root) {
+    let v = textCache.get(root);
+    if (v !== undefined) return v;
+    v = { full: '', normalized: '' };
+    if (root.nodeType === 11 || !skipText(root)) {
+      if (root.nodeType === 1 && root.localName === 'input' && (root.type === 'submit' || root.type === 'button' || root.type === 'reset')) {
+        v = { full: root.value, normalized: normWS(root.value) };
+      } else {
+        for (let c = root.firstChild; c; c = c.nextSibling) {
+          if (c.nodeType === 3) v.full += c.nodeValue || '';
+          else if (c.nodeType === 1) v.full += elementText(c).full;
+        }
+        if (root.shadowRoot) v.full += elementText(root.shadowRoot).full;
+        if (v.full) v.normalized = normWS(v.full);
+      }
+    }
+    textCache.set(root, v);
+    return v;
+  }
+
+  // textMatcher returns (elementText) => bool and its kind.
+  function textMatcher(t) {
+    if (t.re !== undefined) {
+      const re = new RegExp(t.re, t.flags);
+      return { kind: 'regex', match: (et) => { re.lastIndex = 0; return re.test(et.full); } };
+    }
+    const want = normWS(t.v);
+    if (t.exact) return { kind: 'strict', match: (et) => et.normalized === want };
+    const lower = want.toLowerCase();
+    return { kind: 'lax', match: (et) => et.normalized.toLowerCase().includes(lower) };
+  }
+
+  // attrMatcher is Playwright's createAttributeMatcher: no white space
+  // normalisation.
+  function attrMatcher(t) {
+    if (t.re !== undefined) {
+      const re = new RegExp(t.re, t.flags);
+      return (s) => { re.lastIndex = 0; return re.test(s); };
+    }
+    if (t.exact) return (s) => s === t.v;
+    const lower = t.v.toLowerCase();
+    return (s) => s.toLowerCase().includes(lower);
+  }
+
+  function matchesText(el, m) {
+    if (skipText(el)) return 'none';
+    if (!m.match(elementText(el))) return 'none';
+    for (let c = el.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 1 && m.match(elementText(c))) return 'selfAndChildren';
+    }
+    if (el.shadowRoot && m.match(elementText(el.shadowRoot))) return 'selfAndChildren';
+    return 'self';
+  }
+
+  // ---- engines: (root, step) → elements ----------------------------------
+
+  function queryCSS(root, sel) {
+    let out = Array.from(root.querySelectorAll(sel));
+    for (const sr of shadowRootsIn(root)) {
+      const more = sr.querySelectorAll(sel);
+      if (more.length) out = out.concat(Array.from(more));
+    }
+    return out;
+  }
+
+  function queryXPath(root, sel) {
+    if (sel.startsWith('/') && root.nodeType !== 9) sel = '.' + sel;
+    const doc = root.nodeType === 9 ? root : root.ownerDocument;
+    const it = doc.evaluate(sel, root, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+    const out = [];
+    for (let i = 0; i < it.snapshotLength; i++) {
+      const n = it.snapshotItem(i);
+      if (n.nodeType === 1) out.push(n);
+    }
+    return out;
+  }
+
+  function queryText(root, t) {
+    const m = textMatcher(t);
+    const out = [];
+    let lastNone = null;
+    const add = (el) => {
+      if (m.kind === 'lax' && lastNone && lastNone.contains(el)) return;
+      const r = matchesText(el, m);
+      if (r === 'none') lastNone = el;
+      if (r === 'self') out.push(el);
+    };
+    if (root.nodeType === 1) add(root);
+    for (const el of allElements(root)) add(el);
+    return out;
+  }
+
+  function byId(el, id) {
+    const r = el.getRootNode();
+    return (r.getElementById ? r.getElementById(id) : null) || el.ownerDocument.getElementById(id);
+  }
+
+  const LABELABLE = new Set(['BUTTON', 'METER', 'OUTPUT', 'PROGRESS', 'SELECT', 'TEXTAREA']);
+  function labelTexts(el) {
+    const lb = el.getAttribute('aria-labelledby');
+    if (lb !== null) {
+      const refs = [];
+      for (const id of lb.split(/\s+/)) {
+        const r = id && byId(el, id);
+        if (r) refs.push(r);
+      }
+      if (refs.length) return refs.map(elementText);
+    }
+    const al = el.getAttribute('aria-label');
+    if (al !== null && al.trim()) return [{ full: al, normalized: normWS(al) }];
+    if (LABELABLE.has(el.nodeName) || (el.nodeName === 'INPUT' && el.type !== 'hidden')) {
+      if (el.labels) return Array.from(el.labels, elementText);
+    }
+    return [];
+  }
+
+  function queryLabel(root, t) {
+    const m = textMatcher(t);
+    return allElements(root).filter((el) => labelTexts(el).some((lt) => m.match(lt)));
+  }
+
+  function queryAttr(root, attr, t) {
+    const m = attrMatcher(t);
+    return queryCSS(root, '[' + attr + ']').filter((el) => m(el.getAttribute(attr)));
+  }
+
+  // ---- roles: every role an element could have in Chrome -----------------
+
+  const canonRole = (r) => (r === 'image' ? 'img' : r === 'presentation' ? 'none' : r);
+
+  function inputRoles(el) {
+    switch ((el.getAttribute('type') || 'text').trim().toLowerCase()) {
+      case 'button': case 'image': case 'reset': case 'submit': return ['button'];
+      case 'checkbox': return ['checkbox', 'switch'];
+      case 'radio': return ['radio'];
+      case 'range': return ['slider'];
+      case 'number': return ['spinbutton'];
+      case 'hidden': return ['none'];
+      case 'file': return ['button'];
+      case 'color': return ['colorwell', 'button'];
+      case 'date': return ['date', 'datetime'];
+      case 'datetime-local': case 'month': case 'week': return ['datetime', 'date'];
+      case 'time': return ['inputtime', 'time'];
+      case 'search': return ['searchbox', 'combobox', 'textbox'];
+      default: return ['textbox', 'combobox', 'searchbox'];
+    }
+  }
+
+  function implicitRoles(el) {
+    switch (el.localName) {
+      case 'a': case 'area': return el.hasAttribute('href') || el.hasAttribute('xlink:href') ? ['link'] : ['generic'];
+      case 'abbr': return ['abbr', 'generic'];
+      case 'address': return ['group', 'generic'];
+      case 'article': return ['article'];
+      case 'aside': return ['complementary', 'generic'];
+      case 'audio': return ['audio'];
+      case 'b': case 'i': case 'u': case 'span': case 'div': case 'small': case 'bdi': case 'bdo': case 'data': case 'q': case 'samp': case 'var': case 'kbd': case 'cite':
+        return ['generic'];
+      case 'blockquote': return ['blockquote'];
+      case 'body': return ['generic', 'document'];
+      case 'br': return ['linebreak'];
+      case 'button': return ['button'];
+      case 'canvas': return ['canvas', 'generic'];
+      case 'caption': return ['caption'];
+      case 'code': return ['code'];
+      case 'datalist': return ['listbox'];
+      case 'dd': return ['definition'];
+      case 'del': case 's': return ['deletion', 'generic'];
+      case 'details': return ['group'];
+      case 'dfn': case 'dt': return ['term'];
+      case 'dialog': return ['dialog'];
+      case 'dl': return ['list', 'descriptionlist'];
+      case 'em': return ['emphasis'];
+      case 'embed': case 'object': return ['embeddedobject', 'pluginobject', 'generic'];
+      case 'fieldset': return ['group'];
+      case 'figcaption': return ['figcaption', 'generic'];
+      case 'figure': return ['figure'];
+      case 'footer': return ['contentinfo', 'sectionfooter', 'generic'];
+      case 'form': return ['form', 'generic'];
+      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return ['heading'];
+      case 'header': return ['banner', 'sectionheader', 'generic'];
+      case 'hgroup': return ['group', 'generic'];
+      case 'hr': return ['separator'];
+      case 'html': return ['generic', 'document', 'rootwebarea'];
+      case 'iframe': case 'frame': return ['iframe', 'iframepresentational'];
+      case 'img': case 'image': return ['img', 'none', 'generic'];
+      case 'input': return inputRoles(el);
+      case 'ins': return ['insertion', 'generic'];
+      case 'label': return ['labeltext', 'generic'];
+      case 'legend': return ['legend'];
+      case 'li': return ['listitem', 'generic'];
+      case 'main': return ['main'];
+      case 'mark': return ['mark'];
+      case 'math': return ['math'];
+      case 'menu': case 'ol': case 'ul': return ['list'];
+      case 'meter': return ['meter'];
+      case 'nav': return ['navigation'];
+      case 'optgroup': return ['group'];
+      case 'option': return ['option', 'menulistoption'];
+      case 'output': return ['status'];
+      case 'p': return ['paragraph'];
+      case 'pre': return ['pre', 'generic'];
+      case 'progress': return ['progressbar'];
+      case 'ruby': return ['ruby'];
+      case 'search': return ['search'];
+      case 'section': return ['region', 'generic'];
+      case 'select': return ['combobox', 'listbox'];
+      case 'strong': return ['strong'];
+      case 'sub': return ['subscript'];
+      case 'sup': return ['superscript'];
+      case 'summary': return ['disclosuretriangle', 'button', 'generic'];
+      case 'svg': return ['img', 'graphics-document', 'svgroot', 'generic'];
+      case 'table': return ['table', 'layouttable'];
+      case 'tbody': case 'thead': case 'tfoot': return ['rowgroup'];
+      case 'td': return ['cell', 'gridcell', 'layouttablecell'];
+      case 'th': return ['columnheader', 'rowheader', 'cell', 'gridcell'];
+      case 'tr': return ['row', 'layouttablerow'];
+      case 'textarea': return ['textbox'];
+      case 'time': return ['time'];
+      case 'video': return ['video'];
+      default: return ['generic'];
+    }
+  }
+
+  // Roles the tables above can produce, and ARIA's: for any other role (one
+  // of Chrome's own, say) every element is a candidate.
+  const KNOWN = new Set(['abbr', 'alert', 'alertdialog', 'application', 'article', 'audio', 'banner',
+    'blockquote', 'button', 'canvas', 'caption', 'cell', 'checkbox', 'code', 'colorwell', 'columnheader',
+    'combobox', 'complementary', 'contentinfo', 'date', 'datetime', 'definition', 'deletion',
+    'descriptionlist', 'dialog', 'disclosuretriangle', 'document', 'embeddedobject', 'emphasis', 'feed',
+    'figcaption', 'figure', 'form', 'generic', 'graphics-document', 'grid', 'gridcell', 'group', 'heading',
+    'iframe', 'iframepresentational', 'img', 'inputtime', 'insertion', 'labeltext', 'layouttable',
+    'layouttablecell', 'layouttablerow', 'legend', 'linebreak', 'link', 'list', 'listbox', 'listitem',
+    'log', 'main', 'mark', 'marquee', 'math', 'menu', 'menubar', 'menuitem', 'menuitemcheckbox',
+    'menuitemradio', 'menulistoption', 'meter', 'navigation', 'none', 'note', 'option', 'paragraph',
+    'pluginobject', 'pre', 'progressbar', 'radio', 'radiogroup', 'region', 'rootwebarea', 'row',
+    'rowgroup', 'rowheader', 'ruby', 'scrollbar', 'search', 'searchbox', 'sectionfooter', 'sectionheader',
+    'separator', 'slider', 'spinbutton', 'status', 'strong', 'subscript', 'superscript', 'svgroot',
+    'switch', 'tab', 'table', 'tablist', 'tabpanel', 'term', 'textbox', 'time', 'timer', 'toolbar',
+    'tooltip', 'tree', 'treegrid', 'treeitem', 'video']);
+
+  function mayHaveRole(el, role) {
+    const explicit = el.getAttribute('role');
+    if (explicit) {
+      for (const tok of explicit.trim().toLowerCase().split(/\s+/)) {
+        if (canonRole(tok) === role) return true;
+      }
+    }
+    if (!KNOWN.has(role)) return true;
+    // A custom element may set its role through ElementInternals, which
+    // the page cannot read.
+    if (el.localName.includes('-')) return true;
+    if (role === 'textbox' && el.isContentEditable) return true;
+    return implicitRoles(el).includes(role);
+  }
+
+  // hiddenForAria: elements Chrome leaves out of the accessibility tree
+  // (display:none, visibility:hidden, aria-hidden, inert). Conservative:
+  // when unsure, not hidden.
+  function hiddenForAria(el) {
+    for (let e = el; e && e.nodeType === 1; e = parentComposed(e)) {
+      const ah = e.getAttribute('aria-hidden');
+      if (ah !== null && ah.trim().toLowerCase() === 'true') return true;
+      if (e.inert) return true;
+    }
+    const t = el.localName;
+    if (t === 'option' || t === 'optgroup') return false;
+    if (t === 'area' || t === 'slot') return false;
+    const st = getComputedStyle(el);
+    if (st.display === 'contents') return false;
+    return !el.checkVisibility({ visibilityProperty: true });
+  }
+
+  function pseudoText(el) {
+    let out = '';
+    for (const which of ['::before', '::after']) {
+      const c = getComputedStyle(el, which).content;
+      if (c && c !== 'none' && c !== 'normal') out += c.replace(/^["']|["']$/g, '');
+    }
+    return out;
+  }
+
+  // nameSources lists strings Chrome's accessible name of el could be made
+  // from, or contain. Cheap ones first.
+  function* nameSources(el) {
+    yield el.getAttribute('aria-label');
+    const lb = el.getAttribute('aria-labelledby');
+    if (lb) {
+      const parts = [];
+      for (const id of lb.split(/\s+/)) {
+        const r = id && byId(el, id);
+        if (r) parts.push(deepText(r, false), deepText(r, true));
+      }
+      yield parts.join(' ');
+    }
+    yield el.getAttribute('title');
+    yield el.getAttribute('alt');
+    yield el.getAttribute('placeholder');
+    yield el.getAttribute('aria-placeholder');
+    yield el.getAttribute('aria-valuetext');
+    const t = el.localName;
+    if (t === 'input') {
+      yield el.value;
+      const type = (el.getAttribute('type') || '').toLowerCase();
+      if (type === 'submit' || type === 'image') yield 'Submit';
+      if (type === 'reset') yield 'Reset';
+    }
+    if (el.labels) for (const l of el.labels) yield deepText(l, false);
+    const text = deepText(el, false);
+    yield text;
+    yield deepText(el, true);
+    if (!text.trim()) yield pseudoText(el);
+  }
+
+  // deepText is el's text through open shadow roots; with alts, a
+  // descendant's aria-label / alt / title / value stands for its content
+  // (the way name-from-content reads it).
+  function deepText(el, alts) {
+    if (!alts && !scan().roots.length) return el.textContent || '';
+    let out = '';
+    const walk = (n) => {
+      for (let c = n.firstChild; c; c = c.nextSibling) {
+        if (c.nodeType === 3) { out += c.nodeValue; continue; }
+        if (c.nodeType !== 1) continue;
+        if (alts) {
+          const a = c.getAttribute('aria-label') || c.getAttribute('alt') ||
+            (c.localName === 'input' ? c.value : null) || c.getAttribute('title');
+          if (a) { out += ' ' + a + ' '; continue; }
+        }
+        walk(c);
+      }
+      if (n.shadowRoot) walk(n.shadowRoot);
+    };
+    walk(el);
+    return out;
+  }
+
+  const squash = (s) => s.replace(/[\s\u200b\u00ad]+/g, '').toLowerCase();
+
+  // nameMayMatch is a superset test: could el's accessible name match t?
+  function nameMayMatch(el, t) {
+    if (t.re !== undefined) {
+      const re = new RegExp(t.re, t.flags);
+      for (const s of nameSources(el)) {
+        if (s && (re.lastIndex = 0, re.test(normWS(s)))) return true;
+      }
+      return false;
+    }
+    const want = squash(t.v);
+    if (!want) return true;
+    for (const s of nameSources(el)) {
+      if (s && squash(s).includes(want)) return true;
+    }
+    return false;
+  }
+
+  function queryRole(root, r) {
+    const out = [];
+    for (const el of allElements(root)) {
+      if (!mayHaveRole(el, r.role)) continue;
+      if (r.name && !nameMayMatch(el, r.name)) continue;
+      if (!r.hidden && hiddenForAria(el)) continue;
+      out.push(el);
+    }
+    return out;
+  }
+
+  // ---- visibility (Playwright's isElementVisible) ------------------------
+
+  function visible(el) {
+    const st = getComputedStyle(el);
+    if (st.display === 'contents') {
+      for (let c = el.firstChild; c; c = c.nextSibling) {
+        if (c.nodeType === 1 && visible(c)) return true;
+        if (c.nodeType === 3 && c.nodeValue.trim()) {
+          const r = document.createRange();
+          r.selectNodeContents(c);
+          const rects = r.getClientRects();
+          for (const rc of rects) if (rc.width > 0 && rc.height > 0) return true;
+        }
+      }
+      return false;
+    }
+    if (!el.checkVisibility({ visibilityProperty: true })) return false;
+    const rect = el.getBoundingClientRect();
+    return rect.width > 0 && rect.height > 0;
+  }
+
+  // ---- running the steps ---------------------------------------------------
+
+  function queryStep(root, st) {
+    switch (st.kind) {
+      case 'css': return queryCSS(root, st.sel);
+      case 'xpath': return queryXPath(root, st.sel);
+      case 'text': return queryText(root, st.text);
+      case 'label': return queryLabel(root, st.text);
+      case 'placeholder': case 'alt': case 'title': return queryAttr(root, st.kind, st.text);
+      case 'testid': return queryAttr(root, 'data-testid', st.text);
+      case 'role': return queryRole(root, st.role);
+    }
+    throw new Error('unknown kind ' + st.kind);
+  }
+
+  function run(steps, root) {
+    let cur = [root];
+    for (const st of steps) {
+      switch (st.op) {
+        case 'query': {
+          const seen = new Set();
+          const next = [];
+          for (const r of cur) {
+            for (const el of queryStep(r, st)) {
+              if (!seen.has(el)) { seen.add(el); next.push(el); }
+            }
+          }
+          cur = next;
+          break;
+        }
+        case 'nth':
+          cur = st.n === -1 ? cur.slice(-1) : cur.slice(st.n, st.n + 1);
+          break;
+        case 'hasText': case 'hasNotText': {
+          const m = textMatcher(st.text);
+          const want = st.op === 'hasText';
+          cur = cur.filter((el) => el.nodeType === 1 && (want ? !skipText(el) && m.match(elementText(el)) : !m.match(elementText(el))));
+          break;
+        }
+        case 'has': case 'hasNot': {
+          const want = st.op === 'has';
+          cur = cur.filter((el) => el.nodeType === 1 && (run(st.steps, el).length > 0) === want);
+          break;
+        }
+        case 'visible':
+          cur = cur.filter((el) => el.nodeType === 1 && visible(el) === st.visible);
+          break;
+        default:
+          throw new Error('unknown op ' + st.op);
+      }
+    }
+    return cur.filter((el) => el.nodeType === 1);
+  }
+
+  // ---- geometry --------------------------------------------------------------
+
+  // box returns the centre of el's content box in this frame's viewport,
+  // and its border box size; null when el has no box (not rendered, or
+  // empty).
+  function box(el) {
+    const r = el.getBoundingClientRect();
+    if (!(r.width > 0 && r.height > 0)) return null;
+    const st = getComputedStyle(el);
+    const px = (v) => parseFloat(v) || 0;
+    let l = px(st.borderLeftWidth) + px(st.paddingLeft);
+    let rt = px(st.borderRightWidth) + px(st.paddingRight);
+    let t = px(st.borderTopWidth) + px(st.paddingTop);
+    let b = px(st.borderBottomWidth) + px(st.paddingBottom);
+    // Scale the insets when a transform scales the element.
+    const ow = el.offsetWidth, oh = el.offsetHeight;
+    if (ow > 0 && Math.abs(ow - r.width) > 0.5) { const k = r.width / ow; l *= k; rt *= k; }
+    if (oh > 0 && Math.abs(oh - r.height) > 0.5) { const k = r.height / oh; t *= k; b *= k; }
+    if (st.display.startsWith('inline') && st.display !== 'inline-block' && st.display !== 'inline-flex' && st.display !== 'inline-grid' && st.display !== 'inline-table') {
+      t = b = 0; // an inline box's vertical padding does not move its content
+    }
+    return {
+      x: r.left + l + (r.width - l - rt) / 2,
+      y: r.top + t + (r.height - t - b) / 2,
+      w: r.width,
+      h: r.height,
+    };
+  }
+
+  // ---- main ------------------------------------------------------------------
+
+  let els;
+  try {
+    els = run(spec.steps, document);
+  } catch (e) {
+    const err = { error: String(e && e.message || e), syntax: !!(e && (e.name === 'SyntaxError' || e.name === 'NamespaceError')) };
+    return spec.mode === 'list' ? [JSON.stringify(err), []] : spec.mode === 'object' ? JSON.stringify(err) : err;
+  }
+  const n = els.length;
+  const frames = scan().frames;
+  const pick = spec.pick || {};
+  let at = -1;
+  if (pick.strict) at = n === 1 ? 0 : -1;
+  else if (pick.nth === -1) at = n - 1;
+  else if (pick.nth !== undefined) at = pick.nth - (spec.offset || 0);
+  if (at >= n) at = -1;
+
+  switch (spec.mode) {
+    case 'count':
+      return { n, frames };
+    case 'center':
+      return { n, frames, at, box: at >= 0 ? box(els[at]) : null };
+    case 'object': {
+      const final = at >= 0 && (frames === 0 || (pick.nth !== undefined && pick.nth >= 0));
+      if (final) return els[at];
+      return JSON.stringify({ n, frames, at });
+    }
+    case 'list': {
+      const limit = spec.limit === undefined ? n : spec.limit;
+      const boxes = n <= limit ? els.map(box) : null;
+      return [JSON.stringify({ n, frames, boxes }), ...els];
+    }
+  }
+  return { error: 'unknown mode ' + spec.mode };
+}

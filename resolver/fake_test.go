@@ -1,0 +1,790 @@
+package resolver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/dom"
+	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/internal/cdpfake"
+	"github.com/egohost/egohost/locator"
+	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/refmap"
+	"github.com/egohost/egohost/snapshot"
+)
+
+// fakeDoc plays engine.js for one document: its matches, their boxes
+// (nil: no box) and its iframes.
+type fakeDoc struct {
+	ids    []cdp.BackendNodeID
+	boxes  []*jsBox
+	frames int
+	err    string // a script error
+	syntax bool
+}
+
+func (d fakeDoc) answer(spec jsSpec) (*runtime.RemoteObject, error) {
+	if d.err != "" {
+		res := jsResult{Error: d.err, Syntax: d.syntax}
+		return encode(spec.Mode, res, nil)
+	}
+	n := len(d.ids)
+	at := -1
+	switch p := spec.Pick; {
+	case p == nil:
+	case p.Strict:
+		if n == 1 {
+			at = 0
+		}
+	case *p.Nth == -1:
+		at = n - 1
+	default:
+		at = *p.Nth - spec.Offset
+	}
+	if at >= n {
+		at = -1
+	}
+	res := jsResult{N: n, Frames: d.frames, At: at}
+	switch spec.Mode {
+	case modeCenter:
+		if at >= 0 {
+			res.Box = d.boxes[at]
+		}
+	case modeObject:
+		if at >= 0 && (d.frames == 0 || spec.Pick.Nth != nil && *spec.Pick.Nth >= 0) {
+			return &runtime.RemoteObject{Type: "object", Subtype: "node", ObjectID: runtime.RemoteObjectID(fmt.Sprintf("obj-%d", d.ids[at]))}, nil
+		}
+	case modeList:
+		if spec.Limit == nil || n <= *spec.Limit {
+			res.Boxes = d.boxes
+		}
+		return encode(spec.Mode, res, d.ids)
+	}
+	return encode(spec.Mode, res, nil)
+}
+
+func encode(m mode, res jsResult, ids []cdp.BackendNodeID) (*runtime.RemoteObject, error) {
+	head, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	switch m {
+	case modeObject:
+		s, _ := json.Marshal(string(head))
+		return &runtime.RemoteObject{Type: "string", Value: s}, nil
+	case modeList:
+		items := []any{map[string]any{"type": "string", "value": string(head)}}
+		for _, id := range ids {
+			items = append(items, map[string]any{"type": "node", "value": map[string]any{"backendNodeId": id}})
+		}
+		v, _ := json.Marshal(items)
+		return &runtime.RemoteObject{Type: "object", DeepSerializedValue: &runtime.DeepSerializedValue{Type: "array", Value: v}}, nil
+	}
+	return &runtime.RemoteObject{Type: "object", Value: head}, nil
+}
+
+// ax is a fake accessibility node.
+type ax struct {
+	role, name string
+	ignored    bool
+	props      map[string]string
+}
+
+// fakeTab is a scripted tab: documents by execution context, accessibility
+// nodes and box models by backendNodeId.
+type fakeTab struct {
+	*cdpfake.Session
+	mu     sync.Mutex
+	docs   map[runtime.ExecutionContextID]fakeDoc
+	worlds map[cdp.FrameID]runtime.ExecutionContextID
+	ax     map[cdp.BackendNodeID]ax
+	boxes  map[cdp.BackendNodeID][]float64
+	specs  []jsSpec
+}
+
+// newFakeTab returns a tab whose main frame ("MAIN", world context 1)
+// shows main, plus child frames of the main session.
+func newFakeTab(t *testing.T, main fakeDoc, kids ...fakeFrame) *fakeTab {
+	f := &fakeTab{
+		Session: cdpfake.New(),
+		docs:    map[runtime.ExecutionContextID]fakeDoc{1: main},
+		worlds:  map[cdp.FrameID]runtime.ExecutionContextID{"MAIN": 1},
+		ax:      map[cdp.BackendNodeID]ax{},
+		boxes:   map[cdp.BackendNodeID][]float64{},
+	}
+	tree := &cdppage.FrameTree{Frame: &cdp.Frame{ID: "MAIN"}}
+	for i, k := range kids {
+		cid := runtime.ExecutionContextID(10 + i)
+		f.docs[cid] = k.doc
+		f.worlds[k.id] = cid
+		tree.ChildFrames = append(tree.ChildFrames, &cdppage.FrameTree{Frame: &cdp.Frame{ID: k.id, ParentID: "MAIN"}})
+		f.boxes[k.owner] = k.ownerQuad
+	}
+	f.serve(t, f.Session, tree)
+	return f
+}
+
+type fakeFrame struct {
+	id        cdp.FrameID
+	doc       fakeDoc
+	owner     cdp.BackendNodeID
+	ownerQuad []float64
+}
+
+// serve scripts a session: frame tree, worlds, the engine, the
+// accessibility tree, box models and frame owners.
+func (f *fakeTab) serve(t *testing.T, s *cdpfake.Session, tree *cdppage.FrameTree) {
+	s.Reply(cdppage.CommandGetFrameTree, cdppage.GetFrameTreeResult{FrameTree: tree})
+	s.Handle(cdppage.CommandCreateIsolatedWorld, func(_ context.Context, raw json.RawMessage) (any, error) {
+		var p cdppage.CreateIsolatedWorldParams
+		json.Unmarshal(raw, &p)
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		cid, ok := f.worlds[p.FrameID]
+		if !ok {
+			return nil, &cdpfake.Error{Method: cdppage.CommandCreateIsolatedWorld, Message: "No frame for given id found"}
+		}
+		return cdppage.CreateIsolatedWorldResult{ExecutionContextID: cid}, nil
+	})
+	s.Handle(runtime.CommandEvaluate, func(_ context.Context, raw json.RawMessage) (any, error) {
+		var p runtime.EvaluateParams
+		if err := json.Unmarshal(raw, &p); err != nil {
+			t.Fatalf("evaluate params: %v", err)
+		}
+		if strings.HasPrefix(p.Expression, "((a) =>") { // the regular expression check
+			var args []json.RawMessage
+			json.Unmarshal([]byte(strings.TrimSuffix(p.Expression[strings.LastIndex(p.Expression, ")(")+2:], ")")), &args)
+			var names []string
+			json.Unmarshal(args[2], &names)
+			var src string
+			json.Unmarshal(args[0], &src)
+			out := make([]bool, len(names))
+			for i, n := range names {
+				out[i] = strings.Contains(strings.ToLower(n), strings.ToLower(src))
+			}
+			v, _ := json.Marshal(out)
+			return runtime.EvaluateResult{Result: &runtime.RemoteObject{Type: "object", Value: v}}, nil
+		}
+		prefix := "(" + engineJS + ")("
+		if !strings.HasPrefix(p.Expression, prefix) {
+			t.Fatalf("evaluate: not the engine: %.60q", p.Expression)
+		}
+		var spec jsSpec
+		if err := json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimPrefix(p.Expression, prefix), ")")), &spec); err != nil {
+			t.Fatalf("evaluate spec: %v", err)
+		}
+		f.mu.Lock()
+		d, ok := f.docs[p.ContextID]
+		f.specs = append(f.specs, spec)
+		f.mu.Unlock()
+		if !ok {
+			return nil, &cdpfake.Error{Method: runtime.CommandEvaluate, Message: "Cannot find context with specified id"}
+		}
+		obj, err := d.answer(spec)
+		if err != nil {
+			return nil, err
+		}
+		return runtime.EvaluateResult{Result: obj}, nil
+	})
+	s.Handle(accessibility.CommandGetPartialAXTree, func(_ context.Context, raw json.RawMessage) (any, error) {
+		var p accessibility.GetPartialAXTreeParams
+		json.Unmarshal(raw, &p)
+		f.mu.Lock()
+		a, ok := f.ax[p.BackendNodeID]
+		f.mu.Unlock()
+		if !ok {
+			return nil, &cdpfake.Error{Method: accessibility.CommandGetPartialAXTree, Message: "No node with given id found"}
+		}
+		n := &accessibility.Node{NodeID: "1", Ignored: a.ignored, BackendDOMNodeID: p.BackendNodeID,
+			Role: &accessibility.Value{Type: "role", Value: jsonv2.Value(quoteJSON(a.role))}}
+		if !a.ignored {
+			n.Name = &accessibility.Value{Type: "computedString", Value: jsonv2.Value(quoteJSON(a.name))}
+		}
+		for k, v := range a.props {
+			n.Properties = append(n.Properties, &accessibility.Property{Name: accessibility.PropertyName(k), Value: &accessibility.Value{Type: "token", Value: jsonv2.Value(quoteJSON(v))}})
+		}
+		return accessibility.GetPartialAXTreeResult{Nodes: []*accessibility.Node{n}}, nil
+	})
+	s.Handle(dom.CommandGetBoxModel, func(_ context.Context, raw json.RawMessage) (any, error) {
+		var p dom.GetBoxModelParams
+		json.Unmarshal(raw, &p)
+		f.mu.Lock()
+		q, ok := f.boxes[p.BackendNodeID]
+		f.mu.Unlock()
+		if !ok {
+			return nil, &cdpfake.Error{Method: dom.CommandGetBoxModel, Message: "Could not compute box model."}
+		}
+		return dom.GetBoxModelResult{Model: &dom.BoxModel{Content: q, Width: int64(q[2] - q[0]), Height: int64(q[5] - q[1])}}, nil
+	})
+	s.Handle(dom.CommandGetFrameOwner, func(_ context.Context, raw json.RawMessage) (any, error) {
+		var p dom.GetFrameOwnerParams
+		json.Unmarshal(raw, &p)
+		for i := range tree.ChildFrames {
+			if c := tree.ChildFrames[i]; c.Frame.ID == p.FrameID {
+				return dom.GetFrameOwnerResult{BackendNodeID: cdp.BackendNodeID(100 + i)}, nil
+			}
+		}
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if id, ok := oopOwners[p.FrameID]; ok {
+			return dom.GetFrameOwnerResult{BackendNodeID: id}, nil
+		}
+		return nil, &cdpfake.Error{Method: dom.CommandGetFrameOwner, Message: "Frame with the given id was not found."}
+	})
+}
+
+var oopOwners = map[cdp.FrameID]cdp.BackendNodeID{"OOP": 200}
+
+func quoteJSON(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func quad(x, y, w, h float64) []float64 { return []float64{x, y, x + w, y, x + w, y + h, x, y + h} }
+
+func ids(n int) []cdp.BackendNodeID {
+	out := make([]cdp.BackendNodeID, n)
+	for i := range out {
+		out[i] = cdp.BackendNodeID(i + 1)
+	}
+	return out
+}
+
+func boxes(n int) []*jsBox {
+	out := make([]*jsBox, n)
+	for i := range out {
+		out[i] = &jsBox{X: float64(10 * (i + 1)), Y: 5, W: 8, H: 8}
+	}
+	return out
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// wantErr checks an error's kind, cause and message.
+func wantErr(t *testing.T, err error, kind Kind, cause error, msg string) *Error {
+	t.Helper()
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("got %v (%T), want a *resolver.Error", err, err)
+	}
+	if e.Kind != kind {
+		t.Errorf("kind: got %s, want %s (%v)", e.Kind, kind, err)
+	}
+	if cause != nil && !errors.Is(err, cause) {
+		t.Errorf("got %v, want errors.Is %v", err, cause)
+	}
+	if !strings.Contains(err.Error(), msg) {
+		t.Errorf("message: got %q, want it to contain %q", err.Error(), msg)
+	}
+	return e
+}
+
+func TestLocatorErrors(t *testing.T) {
+	noBox := fakeDoc{ids: ids(1), boxes: []*jsBox{nil}}
+	tests := []struct {
+		name   string
+		doc    fakeDoc
+		target string
+		kind   Kind
+		cause  error
+		msg    string
+		count  int
+	}{
+		{"no match", fakeDoc{}, "#missing", Transient, ErrNotFound, "css=#missing matched 0 elements", 0},
+		{"strict", fakeDoc{ids: ids(3), boxes: boxes(3)}, "button", Permanent, ErrAmbiguous,
+			"strict mode: css=button matched 3 elements; add nth=… or make it more specific", 3},
+		{"nth out of range", fakeDoc{ids: ids(2), boxes: boxes(2)}, "li >> nth=5", Transient, ErrNotFound, "nth=5 is out of range", 2},
+		{"stacked nth", fakeDoc{ids: ids(2), boxes: boxes(2)}, "li >> nth=1 >> nth=1", Transient, ErrNotFound, "pick nothing", 0},
+		{"no box", noBox, "#hidden", Transient, ErrNoBox, "has no box", 1},
+		{"invalid css", fakeDoc{err: "'[' is not a valid selector.", syntax: true}, "[", Permanent, nil, "is not a valid selector", 0},
+		{"script error", fakeDoc{err: "boom"}, "#x", Permanent, nil, "boom", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeTab(t, tt.doc)
+			_, err := New(f, nil).Center(ctxT(t), tt.target)
+			e := wantErr(t, err, tt.kind, tt.cause, tt.msg)
+			if e.Count != tt.count {
+				t.Errorf("count: got %d, want %d", e.Count, tt.count)
+			}
+			if e.Target != tt.target {
+				t.Errorf("target: got %q, want %q", e.Target, tt.target)
+			}
+		})
+	}
+}
+
+func TestInvalidSelectorIsASyntaxError(t *testing.T) {
+	f := newFakeTab(t, fakeDoc{err: "bad", syntax: true})
+	_, err := New(f, nil).Center(ctxT(t), "a[")
+	var se *locator.SyntaxError
+	if !errors.As(err, &se) || se.Offset != -1 || se.Input != "a[" {
+		t.Fatalf("got %v, want a *locator.SyntaxError without offset", err)
+	}
+}
+
+func TestParseErrorIsPermanentAndCallsNothing(t *testing.T) {
+	f := newFakeTab(t, fakeDoc{})
+	_, err := New(f, nil).Center(ctxT(t), `role=button[name="x"`)
+	wantErr(t, err, Permanent, nil, "unclosed [ at offset 11")
+	var se *locator.SyntaxError
+	if !errors.As(err, &se) || se.Offset != 11 {
+		t.Errorf("got %v, want a *locator.SyntaxError at offset 11", err)
+	}
+	if n := len(f.Calls()); n != 0 {
+		t.Errorf("calls: got %d, want none", n)
+	}
+}
+
+func TestEvaluateFailureIsTransient(t *testing.T) {
+	f := newFakeTab(t, fakeDoc{})
+	f.Fail(runtime.CommandEvaluate, "Target closed")
+	_, err := New(f, nil).Center(ctxT(t), "#x")
+	wantErr(t, err, Transient, nil, "Target closed")
+}
+
+func TestStaleWorldIsRemade(t *testing.T) {
+	f := newFakeTab(t, fakeDoc{ids: ids(1), boxes: boxes(1)})
+	r := New(f, nil)
+	ctx := ctxT(t)
+	if _, err := r.Center(ctx, "#x"); err != nil {
+		t.Fatal(err)
+	}
+	// The frame navigates: its old world's context is gone, a new one exists.
+	f.mu.Lock()
+	f.docs[7] = f.docs[1]
+	delete(f.docs, 1)
+	f.worlds["MAIN"] = 7
+	f.mu.Unlock()
+	pt, err := r.Center(ctx, "#x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pt.X != 10 || pt.Y != 5 {
+		t.Errorf("point: got %+v, want (10, 5)", pt)
+	}
+	if n := f.Count(cdppage.CommandCreateIsolatedWorld); n != 2 {
+		t.Errorf("isolated worlds made: got %d, want 2 (one per document)", n)
+	}
+}
+
+func TestPicks(t *testing.T) {
+	tests := []struct {
+		target string
+		want   float64 // X of the picked box
+	}{
+		{"li >> nth=0", 10},
+		{"li >> nth=2", 30},
+		{"li >> last", 40},
+		{"li >> nth=-1", 40},
+		{"li >> nth=1 >> nth=0", 20},
+	}
+	for _, tt := range tests {
+		f := newFakeTab(t, fakeDoc{ids: ids(4), boxes: boxes(4)})
+		pt, err := New(f, nil).Center(ctxT(t), tt.target)
+		if err != nil {
+			t.Errorf("Center(%q): %v", tt.target, err)
+			continue
+		}
+		if pt.X != tt.want {
+			t.Errorf("Center(%q): got x %v, want %v", tt.target, pt.X, tt.want)
+		}
+	}
+}
+
+func TestFramesAreOneSequence(t *testing.T) {
+	// The main frame has 1 match; an in-process frame whose iframe's
+	// content box starts at (100, 200) has 2.
+	child := fakeFrame{id: "F1", doc: fakeDoc{ids: []cdp.BackendNodeID{11, 12}, boxes: boxes(2)}, owner: 100, ownerQuad: quad(100, 200, 300, 150)}
+	main := fakeDoc{ids: []cdp.BackendNodeID{1}, boxes: boxes(1), frames: 1}
+	ctx := ctxT(t)
+
+	f := newFakeTab(t, main, child)
+	_, err := New(f, nil).Center(ctx, "button")
+	wantErr(t, err, Permanent, ErrAmbiguous, "matched 3 elements")
+
+	f = newFakeTab(t, main, child)
+	pt, err := New(f, nil).Center(ctx, "button >> last")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Point{X: 100 + 20, Y: 200 + 5}); pt != want {
+		t.Errorf("last: got %+v, want %+v", pt, want)
+	}
+	f = newFakeTab(t, main, child)
+	pt, err = New(f, nil).Center(ctx, "button >> nth=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Point{X: 100 + 10, Y: 200 + 5}); pt != want {
+		t.Errorf("nth=1: got %+v, want %+v", pt, want)
+	}
+	f = newFakeTab(t, main, child)
+	r := New(f, nil)
+	for range 2 { // the first call learns the main frame's ID
+		pt, err = r.Center(ctx, "button >> nth=0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (Point{X: 10, Y: 5}); pt != want {
+			t.Errorf("nth=0: got %+v, want %+v", pt, want)
+		}
+	}
+	if n := f.Count(cdppage.CommandGetFrameTree); n != 1 {
+		t.Errorf("nth=0 in the main frame looked at the frame tree %d times, want once (for the main frame's ID)", n)
+	}
+	f = newFakeTab(t, main, child)
+	n, err := New(f, nil).Count(ctx, "button")
+	if err != nil || n != 3 {
+		t.Errorf("Count: got %d, %v; want 3", n, err)
+	}
+	f = newFakeTab(t, main, child)
+	f.ax[1] = ax{role: "button", name: "A"}
+	f.ax[11] = ax{role: "button", name: "B"}
+	f.ax[12] = ax{role: "button", name: "C"}
+	all, err := New(f, nil).All(ctx, "button")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range all {
+		got = append(got, fmt.Sprintf("%d %s %s %s %v", m.BackendNodeID, m.Role, m.Name, m.FrameID, m.Box))
+	}
+	want := []string{"1 button A  (10.0, 5.0) 8.0×8.0", "11 button B F1 (110.0, 205.0) 8.0×8.0", "12 button C F1 (120.0, 205.0) 8.0×8.0"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("All:\ngot  %q\nwant %q", got, want)
+	}
+}
+
+func TestOutOfProcessFrameOffset(t *testing.T) {
+	main := fakeDoc{frames: 1}
+	f := newFakeTab(t, main)
+	f.boxes[200] = quad(40, 60, 200, 100) // the iframe of the out-of-process frame "OOP"
+	kid := f.AddChild(page.Child{SessionID: "S1", TargetID: "OOP", Type: "iframe"})
+	kidTab := &fakeTab{Session: kid, docs: map[runtime.ExecutionContextID]fakeDoc{3: {ids: []cdp.BackendNodeID{9}, boxes: boxes(1)}},
+		worlds: map[cdp.FrameID]runtime.ExecutionContextID{"OOP": 3}, ax: map[cdp.BackendNodeID]ax{}, boxes: map[cdp.BackendNodeID][]float64{9: quad(1, 2, 10, 10)}}
+	kidTab.serve(t, kid, &cdppage.FrameTree{Frame: &cdp.Frame{ID: "OOP"}})
+	ctx := ctxT(t)
+	pt, err := New(f, nil).Center(ctx, "#x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Point{X: 40 + 10, Y: 60 + 5, SessionID: "S1"}); pt != want {
+		t.Errorf("got %+v, want %+v", pt, want)
+	}
+	obj, err := New(f, nil).Object(ctx, "#x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Object{ObjectID: "obj-9", SessionID: "S1"}); obj != want {
+		t.Errorf("object: got %+v, want %+v", obj, want)
+	}
+}
+
+func TestRoleIsCheckedAgainstTheAccessibilityTree(t *testing.T) {
+	// The page offers five candidates; Chrome says which are buttons named
+	// "Save…".
+	doc := fakeDoc{ids: ids(5), boxes: boxes(5)}
+	setup := func(t *testing.T) *fakeTab {
+		f := newFakeTab(t, doc)
+		f.ax[1] = ax{role: "button", name: "Save draft"}
+		f.ax[2] = ax{role: "button", name: "Save", ignored: true} // hidden
+		f.ax[3] = ax{role: "link", name: "Save"}                  // not a button
+		f.ax[4] = ax{role: "button", name: "Cancel"}
+		f.ax[5] = ax{role: "button", name: "save  ALL", props: map[string]string{"disabled": "true"}}
+		return f
+	}
+	ctx := ctxT(t)
+	tests := []struct {
+		target string
+		count  int
+		x      float64 // of the one match, when count is 1
+	}{
+		{`role=button[name="save"]`, 2, 0},
+		{`role=button[name="Save draft"s]`, 1, 10},
+		{`role=button[name="Save"s]`, 0, 0},
+		{`role=button[name="save all"]`, 1, 50},
+		{`role=button[name="save"][disabled]`, 1, 50},
+		{`role=button[name="save"][disabled=false]`, 1, 10},
+		{`role=button[name=/ALL/]`, 1, 50},
+		{`role=button`, 3, 0},
+		{`role=button[include-hidden][name="x"]`, 1, 20}, // an ignored node: the page's test stands
+		{`role=link`, 1, 30},
+	}
+	for _, tt := range tests {
+		t.Run(tt.target, func(t *testing.T) {
+			f := setup(t)
+			n, err := New(f, nil).Count(ctx, tt.target)
+			if err != nil || n != tt.count {
+				t.Errorf("Count: got %d, %v; want %d", n, err, tt.count)
+			}
+			pt, err := New(setup(t), nil).Center(ctx, tt.target)
+			switch tt.count {
+			case 0:
+				wantErr(t, err, Transient, ErrNotFound, "matched 0 elements")
+			case 1:
+				if err != nil || pt.X != tt.x {
+					t.Errorf("Center: got %+v, %v; want x %v", pt, err, tt.x)
+				}
+			default:
+				wantErr(t, err, Permanent, ErrAmbiguous, fmt.Sprintf("matched %d elements", tt.count))
+			}
+		})
+	}
+}
+
+func TestRolePicksCheckOnlyWhatTheyNeed(t *testing.T) {
+	doc := fakeDoc{ids: ids(100), boxes: boxes(100)}
+	f := newFakeTab(t, doc)
+	for i := 1; i <= 100; i++ {
+		f.ax[cdp.BackendNodeID(i)] = ax{role: "button", name: fmt.Sprint(i)}
+	}
+	f.boxes[100] = quad(990, 0, 20, 10) // more candidates than the page measures
+	ctx := ctxT(t)
+	pt, err := New(f, nil).Center(ctx, "role=button >> last")
+	if err != nil || pt.X != 1000 {
+		t.Fatalf("last: got %+v, %v", pt, err)
+	}
+	if n := f.Count(accessibility.CommandGetPartialAXTree); n > 2*parallelCalls {
+		t.Errorf("last checked %d candidates, want at most one batch (%d)", n, 2*parallelCalls)
+	}
+}
+
+func TestStrictRoleWithManyCandidatesStopsAtTwo(t *testing.T) {
+	n := verifyAll + 50
+	f := newFakeTab(t, fakeDoc{ids: ids(n), boxes: nil})
+	for i := 1; i <= n; i++ {
+		f.ax[cdp.BackendNodeID(i)] = ax{role: "button"}
+	}
+	_, err := New(f, nil).Center(ctxT(t), "role=button")
+	e := wantErr(t, err, Permanent, ErrAmbiguous, "matched at least ")
+	if e.Count < 2 || !strings.Contains(err.Error(), fmt.Sprintf("at least %d elements", e.Count)) {
+		t.Errorf("count: got %d in %q, want at least 2, named", e.Count, err)
+	}
+	if c := f.Count(accessibility.CommandGetPartialAXTree); c >= n {
+		t.Errorf("checked %d of %d candidates, want fewer", c, n)
+	}
+}
+
+func TestRoleMeasuresWithBoxModelWhenThePageDidNot(t *testing.T) {
+	n := measureLimit + 1
+	f := newFakeTab(t, fakeDoc{ids: ids(n), boxes: boxes(n)})
+	for i := 1; i <= n; i++ {
+		f.ax[cdp.BackendNodeID(i)] = ax{role: "button", name: fmt.Sprint("b", i)}
+	}
+	f.boxes[7] = quad(10, 20, 30, 40)
+	pt, err := New(f, nil).Center(ctxT(t), `role=button[name="b7"s]`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Point{X: 25, Y: 40}); pt != want {
+		t.Errorf("got %+v, want %+v", pt, want)
+	}
+}
+
+// fakeRefs is a scripted ref map.
+type fakeRefs struct {
+	e   refmap.Entry
+	err error
+}
+
+func (f fakeRefs) Lookup(context.Context, string) (refmap.Entry, error) { return f.e, f.err }
+
+func TestRefs(t *testing.T) {
+	entry := refmap.Entry{Ref: "5", BackendNodeID: 42, Role: "button", Name: "Save"}
+	ctx := ctxT(t)
+
+	t.Run("box", func(t *testing.T) {
+		f := newFakeTab(t, fakeDoc{})
+		f.boxes[42] = quad(10, 10, 20, 20)
+		pt, err := New(f, fakeRefs{e: entry}).Center(ctx, "@5")
+		if err != nil || pt != (Point{X: 20, Y: 20}) {
+			t.Fatalf("got %+v, %v; want (20, 20)", pt, err)
+		}
+	})
+	t.Run("out-of-process frame", func(t *testing.T) {
+		f := newFakeTab(t, fakeDoc{})
+		f.boxes[200] = quad(40, 60, 200, 100)
+		kid := f.AddChild(page.Child{SessionID: "S1", TargetID: "OOP", Type: "iframe"})
+		kid.Reply(dom.CommandGetBoxModel, dom.GetBoxModelResult{Model: &dom.BoxModel{Content: quad(1, 1, 2, 2)}})
+		e := entry
+		e.SessionID, e.FrameID = "S1", "OOP"
+		pt, err := New(f, fakeRefs{e: e}).Center(ctx, "@5")
+		if want := (Point{X: 42, Y: 62, SessionID: "S1"}); err != nil || pt != want {
+			t.Fatalf("got %+v, %v; want %+v", pt, err, want)
+		}
+	})
+	t.Run("no refs", func(t *testing.T) {
+		_, err := New(newFakeTab(t, fakeDoc{}), nil).Center(ctx, "@5")
+		wantErr(t, err, Permanent, ErrNoRefs, "refs are not available")
+	})
+	t.Run("stale fails closed", func(t *testing.T) {
+		f := newFakeTab(t, fakeDoc{ids: ids(1), boxes: boxes(1)})
+		f.ax[1] = ax{role: "button", name: "Save"}
+		err := fmt.Errorf("%w @5: the page navigated; take a new snapshot", snapshot.ErrStaleRef)
+		_, err = New(f, fakeRefs{e: entry, err: err}).Center(ctx, "@5")
+		wantErr(t, err, Permanent, ErrStaleRef, "the page navigated")
+		if !errors.Is(err, snapshot.ErrStaleRef) {
+			t.Errorf("got %v, want errors.Is snapshot.ErrStaleRef", err)
+		}
+		if n := len(f.Calls()); n != 0 {
+			t.Errorf("a stale ref made %d calls, want none (no fallback)", n)
+		}
+	})
+	t.Run("unknown", func(t *testing.T) {
+		err := fmt.Errorf("%w @9", snapshot.ErrUnknownRef)
+		_, err = New(newFakeTab(t, fakeDoc{}), fakeRefs{err: err}).Center(ctx, "@9")
+		wantErr(t, err, Permanent, snapshot.ErrUnknownRef, "@9")
+	})
+	t.Run("lookup fails", func(t *testing.T) {
+		_, err := New(newFakeTab(t, fakeDoc{}), fakeRefs{err: errors.New("lazy snapshot: boom")}).Center(ctx, "@5")
+		wantErr(t, err, Transient, nil, "boom")
+	})
+	t.Run("no box and still there: no fallback", func(t *testing.T) {
+		f := newFakeTab(t, fakeDoc{ids: ids(1), boxes: boxes(1)})
+		f.ax[1] = ax{role: "button", name: "Save"}
+		f.Reply(dom.CommandResolveNode, dom.ResolveNodeResult{Object: &runtime.RemoteObject{ObjectID: "o"}})
+		f.Reply(runtime.CommandCallFunctionOn, runtime.CallFunctionOnResult{Result: &runtime.RemoteObject{Type: "boolean", Value: jsonv2.Value("true")}})
+		f.Reply(runtime.CommandReleaseObject, nil)
+		_, err := New(f, fakeRefs{e: entry}).Center(ctx, "@5")
+		wantErr(t, err, Transient, ErrNoBox, "ref @5 (button \"Save\") has no box")
+		if n := f.Count(runtime.CommandEvaluate); n != 0 {
+			t.Errorf("fell back (%d evaluations), want no fallback", n)
+		}
+	})
+	fallback := func(t *testing.T, matches int, gone string) (*fakeTab, Point, error) {
+		f := newFakeTab(t, fakeDoc{ids: ids(matches), boxes: boxes(matches)})
+		for i := 1; i <= matches; i++ {
+			f.ax[cdp.BackendNodeID(i)] = ax{role: "button", name: "Save"}
+		}
+		var refs fakeRefs
+		switch gone {
+		case "removed": // the snapshot saw it disconnected
+			refs = fakeRefs{e: entry, err: fmt.Errorf("ref @5: %w", snapshot.ErrGone)}
+		case "collected": // the node does not exist any more
+			refs = fakeRefs{e: entry}
+			f.Fail(dom.CommandResolveNode, "No node with given id found")
+		case "detached": // it exists but is out of the document
+			refs = fakeRefs{e: entry}
+			f.Reply(dom.CommandResolveNode, dom.ResolveNodeResult{Object: &runtime.RemoteObject{ObjectID: "o"}})
+			f.Reply(runtime.CommandCallFunctionOn, runtime.CallFunctionOnResult{Result: &runtime.RemoteObject{Type: "boolean", Value: jsonv2.Value("false")}})
+			f.Reply(runtime.CommandReleaseObject, nil)
+		}
+		pt, err := New(f, refs).Center(ctx, "@5")
+		return f, pt, err
+	}
+	for _, gone := range []string{"removed", "collected", "detached"} {
+		t.Run("fallback "+gone+" unique", func(t *testing.T) {
+			f, pt, err := fallback(t, 1, gone)
+			if err != nil || pt != (Point{X: 10, Y: 5}) {
+				t.Fatalf("got %+v, %v; want the clone at (10, 5)", pt, err)
+			}
+			f.mu.Lock()
+			spec := f.specs[len(f.specs)-1]
+			f.mu.Unlock()
+			if r := spec.Steps[0].Role; r == nil || r.Role != "button" || r.Name == nil || r.Name.V != "Save" || !r.Name.Exact {
+				t.Errorf("fallback query: got %+v, want role button, exact name Save", spec.Steps[0])
+			}
+		})
+	}
+	t.Run("fallback ambiguous", func(t *testing.T) {
+		_, _, err := fallback(t, 2, "removed")
+		wantErr(t, err, Permanent, ErrAmbiguous, "2 elements now have its role button and name \"Save\": not guessing")
+	})
+	t.Run("fallback none", func(t *testing.T) {
+		_, _, err := fallback(t, 0, "collected")
+		wantErr(t, err, Transient, ErrNotFound, "no element has its role button")
+	})
+	t.Run("object", func(t *testing.T) {
+		f := newFakeTab(t, fakeDoc{})
+		f.Reply(dom.CommandResolveNode, dom.ResolveNodeResult{Object: &runtime.RemoteObject{ObjectID: "obj-42"}})
+		f.Reply(runtime.CommandCallFunctionOn, runtime.CallFunctionOnResult{Result: &runtime.RemoteObject{Type: "boolean", Value: jsonv2.Value("true")}})
+		obj, err := New(f, fakeRefs{e: entry}).Object(ctx, "@5")
+		if err != nil || obj.ObjectID != "obj-42" {
+			t.Fatalf("got %+v, %v", obj, err)
+		}
+		var p dom.ResolveNodeParams
+		for _, c := range f.Calls() {
+			if c.Method == dom.CommandResolveNode {
+				json.Unmarshal(c.Params, &p)
+			}
+		}
+		if p.ExecutionContextID != 1 {
+			t.Errorf("resolveNode in context %d, want egohost's world (1)", p.ExecutionContextID)
+		}
+	})
+}
+
+func TestWait(t *testing.T) {
+	notYet := &Error{Kind: Transient, Op: "resolve", Target: "#x", Err: causef(ErrNotFound, "css=#x matched 0 elements")}
+	t.Run("retries transient errors", func(t *testing.T) {
+		calls := 0
+		v, err := Wait(ctxT(t), func(context.Context) (int, error) {
+			calls++
+			if calls < 3 {
+				return 0, notYet
+			}
+			return 7, nil
+		})
+		if err != nil || v != 7 || calls != 3 {
+			t.Fatalf("got %d, %v after %d calls; want 7 after 3", v, err, calls)
+		}
+	})
+	t.Run("stops at a permanent error", func(t *testing.T) {
+		calls := 0
+		perm := &Error{Kind: Permanent, Op: "resolve", Err: ErrAmbiguous}
+		_, err := Wait(ctxT(t), func(context.Context) (int, error) {
+			calls++
+			return 0, perm
+		})
+		if err != perm || calls != 1 {
+			t.Fatalf("got %v after %d calls; want the permanent error after 1", err, calls)
+		}
+	})
+	t.Run("timeout carries the last cause", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+		defer cancel()
+		_, err := Wait(ctx, func(context.Context) (int, error) { return 0, notYet })
+		e := wantErr(t, err, Permanent, ErrNotFound, "matched 0 elements")
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("got %v, want errors.Is context.DeadlineExceeded", err)
+		}
+		if e.Op != "wait" || e.Target != "#x" {
+			t.Errorf("got op %q target %q, want wait #x", e.Op, e.Target)
+		}
+	})
+	t.Run("schedule", func(t *testing.T) {
+		var got []time.Duration
+		for i := range 7 {
+			got = append(got, backoff(i))
+		}
+		want := []time.Duration{0, 20 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond, 500 * time.Millisecond, 500 * time.Millisecond, 500 * time.Millisecond}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("schedule: got %v, want %v", got, want)
+		}
+	})
+}
+
+func TestChromeSays(t *testing.T) {
+	gone := &cdpfake.Error{Method: "DOM.resolveNode", Message: "No node with given id found"}
+	if !chromeSays(gone, chromeNodeGone) || chromeSays(gone, chromeContextGone) || chromeSays(nil, chromeNodeGone) {
+		t.Error("chromeSays: wrong classification of Chrome's messages")
+	}
+	if !chromeSays(fmt.Errorf("evaluate: %w", &cdpfake.Error{Message: "Cannot find context with specified id"}), chromeContextGone) {
+		t.Error("chromeSays: context gone not recognised through wrapping")
+	}
+}

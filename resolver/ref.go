@@ -1,0 +1,273 @@
+package resolver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/locator"
+	"github.com/egohost/egohost/refmap"
+	"github.com/egohost/egohost/snapshot"
+)
+
+// lookup finds a ref's entry. gone reports that the element was removed
+// from its (still current) document: the caller may fall back to role and
+// name.
+func (r *Resolver) lookup(ctx context.Context, p parsed) (e refmap.Entry, gone bool, err error) {
+	if r.refs == nil {
+		return e, false, &Error{Kind: Permanent, Op: "lookup", Target: p.input, Err: ErrNoRefs}
+	}
+	e, err = r.refs.Lookup(ctx, p.input)
+	switch {
+	case err == nil:
+		return e, false, nil
+	case errors.Is(err, snapshot.ErrGone):
+		return e, true, nil
+	case errors.Is(err, snapshot.ErrStaleRef), errors.Is(err, snapshot.ErrUnknownRef), errors.Is(err, snapshot.ErrNotRef):
+		return e, false, &Error{Kind: Permanent, Op: "lookup", Target: p.input, Err: err}
+	}
+	return e, false, classify("lookup", p.input, err)
+}
+
+// entryDoc is the document of a ref's node.
+func (r *Resolver) entryDoc(ctx context.Context, e refmap.Entry) (doc, error) {
+	d := doc{sid: e.SessionID, s: r.session(e.SessionID), frameID: e.FrameID, root: e.FrameID == ""}
+	if d.frameID != "" {
+		root, err := r.rootFrame(ctx, d.sid, d.s)
+		if err != nil {
+			return d, err
+		}
+		d.root = root == d.frameID
+	}
+	return d, nil
+}
+
+// refCenter: DOM.getBoxModel of the ref's node; when the node is gone, the
+// unique element with its role and name.
+func (r *Resolver) refCenter(ctx context.Context, p parsed) (Point, error) {
+	e, gone, err := r.lookup(ctx, p)
+	if err != nil {
+		return Point{}, err
+	}
+	if !gone {
+		s := r.session(e.SessionID)
+		bm, err := cdp.Call(ctx, s, dom.GetBoxModel, dom.GetBoxModelParams{BackendNodeID: e.BackendNodeID})
+		if err == nil {
+			x, y, ok := quadCenter(bm.Model)
+			if !ok {
+				return Point{}, noBox(p, e)
+			}
+			off, err := r.newOffsets().session(ctx, e.SessionID)
+			if err != nil {
+				return Point{}, classify("box", p.input, err)
+			}
+			return Point{X: x + off[0], Y: y + off[1], SessionID: e.SessionID}, nil
+		}
+		if ctx.Err() != nil {
+			return Point{}, classify("box", p.input, err)
+		}
+		alive, perr := r.connected(ctx, s, e.BackendNodeID)
+		if perr != nil {
+			return Point{}, classify("box", p.input, perr)
+		}
+		if alive {
+			// There, but not rendered: wait for it, never guess another.
+			return Point{}, noBox(p, e)
+		}
+	}
+	el, err := r.fallback(ctx, p, e, modeCenter)
+	return el.point, err
+}
+
+func noBox(p parsed, e refmap.Entry) error {
+	return &Error{Kind: Transient, Op: "box", Target: p.input, Count: 1,
+		Err: causef(ErrNoBox, "ref @%s (%s %q) has no box (not rendered, hidden or zero-sized)", e.Ref, e.Role, e.Name)}
+}
+
+// refObject: DOM.resolveNode of the ref's node in egohost's world; when
+// the node is gone, the unique element with its role and name.
+func (r *Resolver) refObject(ctx context.Context, p parsed) (Object, error) {
+	e, gone, err := r.lookup(ctx, p)
+	if err != nil {
+		return Object{}, err
+	}
+	if !gone {
+		d, err := r.entryDoc(ctx, e)
+		if err != nil {
+			return Object{}, classify("object", p.input, err)
+		}
+		obj, alive, err := r.resolveConnected(ctx, &d, e.BackendNodeID)
+		if err != nil {
+			return Object{}, classify("object", p.input, err)
+		}
+		if alive {
+			return Object{ObjectID: obj, SessionID: e.SessionID}, nil
+		}
+	}
+	el, err := r.fallback(ctx, p, e, modeObject)
+	return el.object, err
+}
+
+// refMatch describes a ref's element (its fallback when it is gone).
+func (r *Resolver) refMatch(ctx context.Context, p parsed) (Match, error) {
+	e, gone, err := r.lookup(ctx, p)
+	if err != nil {
+		return Match{}, err
+	}
+	d, err := r.entryDoc(ctx, e)
+	if err != nil {
+		return Match{}, classify("lookup", p.input, err)
+	}
+	id := e.BackendNodeID
+	if !gone {
+		alive, err := r.connected(ctx, d.s, id)
+		if err != nil {
+			return Match{}, classify("lookup", p.input, err)
+		}
+		gone = !alive
+	}
+	if gone {
+		docs, f, err := r.fallbackNode(ctx, p, e)
+		if err != nil {
+			return Match{}, err
+		}
+		d, id = docs[f.d], f.id
+	}
+	n, err := axNode(ctx, d.s, id)
+	if err != nil {
+		return Match{}, classify("lookup", p.input, err)
+	}
+	m := Match{BackendNodeID: id, FrameID: d.matchFrame(), SessionID: d.sid}
+	m.Role, m.Name = axRoleName(n)
+	if pt, err := r.boxCenter(ctx, p, d.sid, d.s, id); err == nil {
+		m.Box = &Box{X: pt.X, Y: pt.Y}
+		if bm, err := cdp.Call(ctx, d.s, dom.GetBoxModel, dom.GetBoxModelParams{BackendNodeID: id}); err == nil && bm.Model != nil {
+			m.Box.Width, m.Box.Height = float64(bm.Model.Width), float64(bm.Model.Height)
+		}
+	}
+	return m, nil
+}
+
+// connected reports whether a node still exists and is in its document.
+func (r *Resolver) connected(ctx context.Context, s cdp.Session, id cdp.BackendNodeID) (bool, error) {
+	res, err := cdp.Call(ctx, s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id, ObjectGroup: "egohost-probe"})
+	if err != nil {
+		if chromeSays(err, chromeNodeGone) {
+			return false, nil
+		}
+		return false, fmt.Errorf("resolve node: %w", err)
+	}
+	if res.Object == nil || res.Object.ObjectID == "" {
+		return false, nil
+	}
+	defer func() {
+		_ = s.Call(context.WithoutCancel(ctx), runtime.CommandReleaseObject, runtime.ReleaseObjectParams{ObjectID: res.Object.ObjectID}, nil)
+	}()
+	return isConnected(ctx, s, res.Object.ObjectID)
+}
+
+func isConnected(ctx context.Context, s cdp.Session, obj runtime.RemoteObjectID) (bool, error) {
+	yes := true
+	c, err := cdp.Call(ctx, s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: "function() { return this.isConnected; }",
+		ObjectID:            obj,
+		ReturnByValue:       &yes,
+		Silent:              &yes,
+	})
+	if err != nil {
+		return false, fmt.Errorf("isConnected: %w", err)
+	}
+	return c.Result != nil && string(c.Result.Value) == "true", nil
+}
+
+// resolveConnected resolves a node to an object in egohost's world of d,
+// and reports whether it is still in its document (the object is released
+// when not).
+func (r *Resolver) resolveConnected(ctx context.Context, d *doc, id cdp.BackendNodeID) (runtime.RemoteObjectID, bool, error) {
+	var res dom.ResolveNodeResult
+	for attempt := 0; ; attempt++ {
+		cid, err := r.world(ctx, d, attempt > 0)
+		if err != nil {
+			return "", false, err
+		}
+		res, err = cdp.Call(ctx, d.s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id, ExecutionContextID: cid})
+		if err != nil && attempt == 0 && chromeSays(err, chromeContextGone) {
+			continue
+		}
+		if err != nil {
+			if chromeSays(err, chromeNodeGone) {
+				return "", false, nil
+			}
+			return "", false, fmt.Errorf("resolve node: %w", err)
+		}
+		break
+	}
+	if res.Object == nil || res.Object.ObjectID == "" {
+		return "", false, nil
+	}
+	obj := res.Object.ObjectID
+	alive, err := isConnected(ctx, d.s, obj)
+	if err != nil || !alive {
+		_ = d.s.Call(context.WithoutCancel(ctx), runtime.CommandReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj}, nil)
+		return "", false, err
+	}
+	return obj, true, nil
+}
+
+// fallbackNode finds the one element of the ref's document with the ref's
+// role and exactly its name. None: transient (it may come back); several:
+// permanent (never guess).
+func (r *Resolver) fallbackNode(ctx context.Context, p parsed, e refmap.Entry) ([]doc, found, error) {
+	if e.Role == "" {
+		return nil, found{}, &Error{Kind: Permanent, Op: "fallback", Target: p.input,
+			Err: causef(ErrNotFound, "ref @%s: the element was removed and the ref has no role to look for; take a new snapshot", e.Ref)}
+	}
+	d, err := r.entryDoc(ctx, e)
+	if err != nil {
+		return nil, found{}, classify("fallback", p.input, err)
+	}
+	role := locator.Role{Role: canonRole(e.Role), Name: &locator.Text{Value: e.Name, Exact: true}}
+	l := locator.Locator{Steps: []locator.Step{{Op: locator.OpQuery, Kind: locator.KindRole, Role: role}}}
+	pl := newPlan(parsed{input: p.input, loc: l})
+	limit := measureLimit
+	res, err := r.eval(ctx, &d, jsSpec{Steps: pl.steps, Mode: modeList, Limit: &limit})
+	if err != nil {
+		return nil, found{}, classify("fallback", p.input, err)
+	}
+	if err := pl.scriptError(res); err != nil {
+		return nil, found{}, err
+	}
+	docs := []doc{d}
+	fs := make([]found, len(res.ids))
+	for i, id := range res.ids {
+		fs[i] = found{id: id}
+		if res.Boxes != nil && i < len(res.Boxes) {
+			fs[i].box, fs[i].measured = res.Boxes[i], true
+		}
+	}
+	f, err := r.pickVerified(ctx, pl, docs, fs)
+	var re *Error
+	if errors.As(err, &re) {
+		what := fmt.Sprintf("role %s and name %q", e.Role, e.Name)
+		switch {
+		case errors.Is(err, ErrAmbiguous):
+			re.Err = causef(ErrAmbiguous, "ref @%s: the element was removed, and %d elements now have its %s: not guessing; take a new snapshot", e.Ref, re.Count, what)
+		case errors.Is(err, ErrNotFound):
+			re.Err = causef(ErrNotFound, "ref @%s: the element was removed, and no element has its %s", e.Ref, what)
+		}
+		re.Op = "fallback"
+	}
+	return docs, f, err
+}
+
+// fallback resolves a gone ref through fallbackNode.
+func (r *Resolver) fallback(ctx context.Context, p parsed, e refmap.Entry, m mode) (element, error) {
+	docs, f, err := r.fallbackNode(ctx, p, e)
+	if err != nil {
+		return element{}, err
+	}
+	return r.finishNode(ctx, p, docs[f.d], f, m)
+}

@@ -1,0 +1,217 @@
+// Package resolver turns a ref ("@12") or a locator (css, xpath, role,
+// text, label, placeholder, alt, title, testid, chained with >> and
+// filtered, with nth / last) into an element of a tab: the centre of its
+// content box in top-level viewport coordinates, a remote object, or the
+// list of matches. It is seed 000's five-stage pipeline over a CDP
+// executor passed in explicitly (the extension relay, a direct DevTools
+// connection or a fake), and it works in every frame of the tab (same
+// process or not) and in open shadow roots.
+//
+// Locators other than role run as one Runtime.evaluate per frame that
+// finds, counts, checks strictness and measures. Role locators run the same
+// way to find candidates, and every candidate is then checked against
+// Chrome's own accessibility tree (Accessibility.getPartialAXTree), so roles
+// and names are Chrome's. Errors are *Error values, transient (no match
+// yet: retry with Wait) or permanent (ambiguous, invalid, stale).
+package resolver
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+	"github.com/egohost/egohost/locator"
+	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/refmap"
+)
+
+// Tab is the tab a Resolver works on: its main session, and the sessions
+// of its out-of-process iframes. *page.Page satisfies it.
+type Tab interface {
+	cdp.Session
+	Child(id target.SessionID) cdp.Session
+	Children() []page.Child
+}
+
+var _ Tab = (*page.Page)(nil)
+
+// Refs looks up the snapshot refs of the tab. *snapshot.Tab satisfies it.
+// Lookup's errors are classified with errors.Is: snapshot.ErrGone (the
+// element was removed: fall back to role and name), snapshot.ErrStaleRef
+// (the document navigated: fail closed), snapshot.ErrUnknownRef and
+// snapshot.ErrNotRef (permanent); anything else is transient.
+type Refs interface {
+	Lookup(ctx context.Context, input string) (refmap.Entry, error)
+}
+
+// Point is a place to click: the centre of an element's content box in
+// the tab's top-level viewport (CSS pixels), whatever frame the element is
+// in. SessionID is the session the element lives in ("" for the tab's
+// main session; an out-of-process iframe's otherwise).
+type Point struct {
+	X, Y      float64
+	SessionID target.SessionID
+}
+
+// Object is a remote object for an element, in egohost's isolated world
+// of the element's frame, reachable through SessionID ("" for the tab's
+// main session). The caller releases it when done.
+type Object struct {
+	ObjectID  runtime.RemoteObjectID
+	SessionID target.SessionID
+}
+
+// Match is one element a locator matches.
+type Match struct {
+	BackendNodeID cdp.BackendNodeID
+	// Role and Name are Chrome's computed role and accessible name ("none"
+	// and "" for an element hidden from the accessibility tree).
+	Role, Name string
+	FrameID    cdp.FrameID      // "" for the tab's main frame
+	SessionID  target.SessionID // "" for the tab's main session
+	// Box is the element's box in top-level viewport coordinates; nil when
+	// it has none (not rendered, or empty).
+	Box *Box
+}
+
+// Box is an element's geometry: the centre of its content box and the size
+// of its border box, in top-level viewport CSS pixels.
+type Box struct {
+	X, Y          float64
+	Width, Height float64
+}
+
+// Resolver resolves refs and locators on one tab. It is safe for
+// concurrent use. It remembers, per frame, the context of egohost's
+// isolated world (Chrome forgets it when the frame navigates, and the
+// Resolver then makes a new one).
+type Resolver struct {
+	tab  Tab
+	refs Refs
+
+	mu     sync.Mutex
+	worlds map[frameKey]runtime.ExecutionContextID
+	roots  map[target.SessionID]cdp.FrameID // a session's root frame
+}
+
+type frameKey struct {
+	session target.SessionID
+	frame   cdp.FrameID
+}
+
+// New returns a Resolver for tab. refs may be nil: refs then fail with
+// ErrNoRefs.
+func New(tab Tab, refs Refs) *Resolver {
+	return &Resolver{
+		tab:    tab,
+		refs:   refs,
+		worlds: make(map[frameKey]runtime.ExecutionContextID),
+		roots:  make(map[target.SessionID]cdp.FrameID),
+	}
+}
+
+// parsed is a target: a ref or a locator.
+type parsed struct {
+	input string
+	ref   string // canonical ref, or ""
+	loc   locator.Locator
+}
+
+func parse(input string) (parsed, error) {
+	if ref, ok := refmap.ParseRef(input); ok {
+		return parsed{input: input, ref: ref}, nil
+	}
+	l, err := locator.Parse(input)
+	if err != nil {
+		return parsed{}, &Error{Kind: Permanent, Op: "parse", Target: input, Err: err}
+	}
+	return parsed{input: input, loc: l}, nil
+}
+
+// Center resolves target (a ref or a locator) to exactly one element and
+// returns the centre of its content box in top-level viewport coordinates.
+// A locator must match one element unless it ends with nth= or last.
+func (r *Resolver) Center(ctx context.Context, target string) (Point, error) {
+	p, err := parse(target)
+	if err != nil {
+		return Point{}, err
+	}
+	if p.ref != "" {
+		return r.refCenter(ctx, p)
+	}
+	el, err := r.one(ctx, p, modeCenter)
+	if err != nil {
+		return Point{}, err
+	}
+	return el.point, nil
+}
+
+// Object resolves target to exactly one element and returns a remote
+// object for it.
+func (r *Resolver) Object(ctx context.Context, target string) (Object, error) {
+	p, err := parse(target)
+	if err != nil {
+		return Object{}, err
+	}
+	if p.ref != "" {
+		return r.refObject(ctx, p)
+	}
+	el, err := r.one(ctx, p, modeObject)
+	if err != nil {
+		return Object{}, err
+	}
+	return el.object, nil
+}
+
+// All returns every element target matches, in document order (the main
+// frame first, then the other frames), with Chrome's role and name for
+// each. No match is not an error. A ref gives its one element.
+func (r *Resolver) All(ctx context.Context, target string) ([]Match, error) {
+	p, err := parse(target)
+	if err != nil {
+		return nil, err
+	}
+	if p.ref != "" {
+		m, err := r.refMatch(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		return []Match{m}, nil
+	}
+	return r.all(ctx, p)
+}
+
+// Count returns how many elements target matches (0 is not an error).
+func (r *Resolver) Count(ctx context.Context, target string) (int, error) {
+	p, err := parse(target)
+	if err != nil {
+		return 0, err
+	}
+	if p.ref != "" {
+		if _, err := r.refMatch(ctx, p); err != nil {
+			if IsTransient(err) {
+				return 0, nil
+			}
+			return 0, err
+		}
+		return 1, nil
+	}
+	return r.count(ctx, p)
+}
+
+func (p parsed) String() string {
+	if p.ref != "" {
+		return "@" + p.ref
+	}
+	return p.loc.String()
+}
+
+func (b *Box) String() string {
+	if b == nil {
+		return "no box"
+	}
+	return fmt.Sprintf("(%.1f, %.1f) %.1f×%.1f", b.X, b.Y, b.Width, b.Height)
+}

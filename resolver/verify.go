@@ -1,0 +1,227 @@
+package resolver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/locator"
+)
+
+// check asks Chrome's accessibility tree about fs[i] for each i in idx: it
+// fills in the role and name, and ok: whether the element matches the
+// plan's role step (always, for a plan without one).
+func (r *Resolver) check(ctx context.Context, pl plan, docs []doc, fs []found, idx []int) error {
+	err := parallel(len(idx), func(k int) error {
+		f := &fs[idx[k]]
+		if f.checked {
+			return nil
+		}
+		n, err := axNode(ctx, docs[f.d].s, f.id)
+		if err != nil {
+			return err
+		}
+		f.checked = true
+		f.role, f.name = axRoleName(n)
+		f.ok = pl.verify == nil || roleOK(n, pl.verify)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if v := pl.verify; v != nil && v.Name != nil && v.Name.Regex {
+		return r.checkRegex(ctx, v.Name, docs, fs, idx)
+	}
+	return nil
+}
+
+// axNode returns the accessibility node of a DOM node (nil when the node
+// is gone).
+func axNode(ctx context.Context, s cdp.Session, id cdp.BackendNodeID) (*accessibility.Node, error) {
+	no := false
+	res, err := cdp.Call(ctx, s, accessibility.GetPartialAXTree, accessibility.GetPartialAXTreeParams{BackendNodeID: id, FetchRelatives: &no})
+	if err != nil {
+		if chromeSays(err, chromeNodeGone) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("accessibility node: %w", err)
+	}
+	for _, n := range res.Nodes {
+		if n.BackendDOMNodeID == id {
+			return n, nil
+		}
+	}
+	if len(res.Nodes) > 0 {
+		return res.Nodes[0], nil
+	}
+	return nil, nil
+}
+
+// axRoleName is a node's role and name ("none" and "" when it is gone or
+// hidden from the tree).
+func axRoleName(n *accessibility.Node) (string, string) {
+	if n == nil || n.Ignored {
+		return "none", ""
+	}
+	return axValue(n.Role), axValue(n.Name)
+}
+
+func axValue(v *accessibility.Value) string {
+	if v == nil {
+		return ""
+	}
+	return valueString(v.Value)
+}
+
+// valueString renders an accessibility value: strings as they are, other
+// JSON as its text.
+func valueString(raw jsonv2.Value) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+func prop(n *accessibility.Node, name string) (string, bool) {
+	for _, p := range n.Properties {
+		if p != nil && string(p.Name) == name && p.Value != nil {
+			return valueString(p.Value.Value), true
+		}
+	}
+	return "", false
+}
+
+// roleOK reports whether an accessibility node matches a role step (its
+// name is checked here unless it is a regular expression).
+func roleOK(n *accessibility.Node, want *locator.Role) bool {
+	if n == nil {
+		return false
+	}
+	if n.Ignored {
+		// Hidden from the tree: Chrome no longer says its role; the page's
+		// candidate test stands.
+		return want.IncludeHidden
+	}
+	role, name := axRoleName(n)
+	if canonRole(role) != canonRole(want.Role) {
+		return false
+	}
+	if want.Name != nil && !want.Name.Regex {
+		if !nameMatches(name, *want.Name) {
+			return false
+		}
+	}
+	state := func(name string, s locator.State, absent string) bool {
+		if s == locator.Any {
+			return true
+		}
+		v, ok := prop(n, name)
+		if !ok {
+			v = absent
+		}
+		return v == s.String()
+	}
+	if !state("checked", want.Checked, "false") || !state("pressed", want.Pressed, "false") ||
+		!state("selected", want.Selected, "false") || !state("expanded", want.Expanded, "") ||
+		!state("disabled", want.Disabled, "false") {
+		return false
+	}
+	if want.Level != 0 {
+		v, _ := prop(n, "level")
+		if l, err := strconv.Atoi(v); err != nil || l != want.Level {
+			return false
+		}
+	}
+	return true
+}
+
+// nameMatches is Playwright's role-name test: white space normalised,
+// case-insensitive substring, or equality when exact.
+func nameMatches(name string, t locator.Text) bool {
+	n, w := normalizeSpace(name), normalizeSpace(t.Value)
+	if t.Exact {
+		return n == w
+	}
+	return strings.Contains(strings.ToUpper(n), strings.ToUpper(w))
+}
+
+func isJSSpace(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' }
+
+// normalizeSpace is Playwright's normalizeWhiteSpace: drop zero-width
+// spaces and soft hyphens, trim, collapse runs of white space.
+func normalizeSpace(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		switch {
+		case r == '\u200b' || r == '\u00ad':
+		case isJSSpace(r):
+			space = b.Len() > 0
+		default:
+			if space {
+				b.WriteByte(' ')
+				space = false
+			}
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// checkRegex tests the names of the candidates that passed the role test
+// against a JavaScript regular expression, in the page (Go's regexp is not
+// JavaScript's).
+func (r *Resolver) checkRegex(ctx context.Context, t *locator.Text, docs []doc, fs []found, idx []int) error {
+	var names []string
+	var which []int
+	for _, i := range idx {
+		if fs[i].ok && fs[i].role != "none" {
+			names = append(names, normalizeSpace(fs[i].name))
+			which = append(which, i)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	args, err := json.Marshal([]any{t.Value, t.Flags, names})
+	if err != nil {
+		return err
+	}
+	d := docs[0]
+	cid, err := r.world(ctx, &d, false)
+	if err != nil {
+		return err
+	}
+	yes := true
+	res, err := cdp.Call(ctx, d.s, runtime.Evaluate, runtime.EvaluateParams{
+		Expression:    "((a) => { const re = new RegExp(a[0], a[1]); return a[2].map((n) => { re.lastIndex = 0; return re.test(n); }); })(" + string(args) + ")",
+		ContextID:     cid,
+		ReturnByValue: &yes,
+		Silent:        &yes,
+	})
+	if err != nil {
+		return fmt.Errorf("regular expression: %w", err)
+	}
+	if res.ExceptionDetails != nil {
+		return fmt.Errorf("regular expression: %s", exceptionText(res.ExceptionDetails))
+	}
+	var ok []bool
+	if err := jsonv2.Unmarshal(res.Result.Value, &ok); err != nil || len(ok) != len(which) {
+		return fmt.Errorf("regular expression: bad result")
+	}
+	for k, i := range which {
+		fs[i].ok = ok[k]
+	}
+	return nil
+}
