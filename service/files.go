@@ -95,7 +95,7 @@ func LoadOrCreateToken(path string) (string, error) {
 func ReadToken(path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", fmt.Errorf("read token: %w (is the service running? `egohost serve` creates it)", err)
+		return "", fmt.Errorf("read token: %w", err)
 	}
 	return strings.TrimSpace(string(b)), nil
 }

@@ -60,6 +60,7 @@ type reply struct {
 type pendingCall struct {
 	tabID int
 	op    string
+	name  string // what errors name: the CDP method for cdp calls, else op
 	ch    chan reply
 }
 
@@ -170,7 +171,11 @@ func (l *link) call(ctx context.Context, op string, tabID int, fields map[string
 	}
 	l.nextID++
 	id := l.nextID
-	l.pending[id] = pendingCall{tabID: tabID, op: op, ch: ch}
+	name := op
+	if m, ok := fields["method"].(string); ok && op == "cdp" {
+		name = m
+	}
+	l.pending[id] = pendingCall{tabID: tabID, op: op, name: name, ch: ch}
 	l.mu.Unlock()
 
 	req := make(map[string]any, len(fields)+2)
@@ -247,7 +252,7 @@ func (l *link) handle(in *inbound) {
 			return // the caller gave up (timeout); the reply is late
 		}
 		if in.Error != nil {
-			p.ch <- reply{err: extensionError(p.op, in.Error)}
+			p.ch <- reply{err: extensionError(p.name, in.Error)}
 		} else {
 			p.ch <- reply{result: in.Result}
 		}
@@ -262,7 +267,11 @@ func (l *link) handle(in *inbound) {
 		if first {
 			close(l.ready)
 		}
-		l.log.Info("browser hello", "extension", in.ExtensionID, "version", in.Version, "tabs", len(in.Tabs))
+		level := slog.LevelDebug // the extension says hello again after every relay reconnect
+		if first {
+			level = slog.LevelInfo
+		}
+		l.log.Log(context.Background(), level, "browser hello", "extension", in.ExtensionID, "version", in.Version, "tabs", len(in.Tabs))
 		b, _ := json.Marshal(map[string]any{"event": "welcome", "browserId": l.id, "serviceVersion": Version, "servicePid": pidOf()})
 		if err := l.send(b); err != nil {
 			l.log.Warn("send welcome", "err", err)

@@ -244,7 +244,7 @@ func (e *env) dial(ctx context.Context) (*client.Client, error) {
 	addr := e.serviceAddr()
 	tok, err := service.ReadToken(e.cfg.TokenFile)
 	if err != nil {
-		return nil, fmt.Errorf("the egohost service is not running or was never started: %w", err)
+		return nil, fmt.Errorf("the egohost service has never run for this user (%w): start it with `egohost serve` or `egohost launch`", err)
 	}
 	dctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Connect)
 	defer cancel()

@@ -29,6 +29,9 @@ func filterStderr(w io.Writer) io.Writer {
 }
 
 func noise(line string) bool {
+	if strings.TrimSpace(line) == "" {
+		return true
+	}
 	for _, n := range []string{"dbus", "Failed to connect to the bus", "vulkan", "Vulkan", "dawn", "Dawn", "gpu", "GPU", "DevTools listening", "Fontconfig", "sandbox", "ALSA"} {
 		if strings.Contains(line, n) {
 			return true
