@@ -569,9 +569,6 @@
     const ow = el.offsetWidth, oh = el.offsetHeight;
     if (ow > 0 && Math.abs(ow - r.width) > 0.5) { const k = r.width / ow; l *= k; rt *= k; }
     if (oh > 0 && Math.abs(oh - r.height) > 0.5) { const k = r.height / oh; t *= k; b *= k; }
-    if (st.display.startsWith('inline') && st.display !== 'inline-block' && st.display !== 'inline-flex' && st.display !== 'inline-grid' && st.display !== 'inline-table') {
-      t = b = 0; // an inline box's vertical padding does not move its content
-    }
     return {
       x: r.left + l + (r.width - l - rt) / 2,
       y: r.top + t + (r.height - t - b) / 2,
