@@ -190,12 +190,12 @@ func TestKindsAndFramesInChromium(t *testing.T) {
 		{`role=heading[level=2]`, "h2"},
 		{`role=heading[name="third"]`, "h3"},
 		{`role=heading[name=/^resolver/i]`, "title"},
-		{`role=button[name="Hidden"]`, ""},                        // display:none: not in the tree
-		{`role=button[name="Secret"]`, ""},                        // aria-hidden
-		{`role=button[name="Hidden"][include-hidden]`, "hidden"},  // asked for
-		{`role=button[name="Buy"] >> nth=1`, "buybread"},          // nth over all matches
-		{`role=button[name="Buy"] >> last`, "buyeggs"},            // last
-		{`css=li >> has-text=bread >> role=button`, "buybread"}, // scoped
+		{`role=button[name="Hidden"]`, ""},                       // display:none: not in the tree
+		{`role=button[name="Secret"]`, ""},                       // aria-hidden
+		{`role=button[name="Hidden"][include-hidden]`, "hidden"}, // asked for
+		{`role=button[name="Buy"] >> nth=1`, "buybread"},         // nth over all matches
+		{`role=button[name="Buy"] >> last`, "buyeggs"},           // last
+		{`css=li >> has-text=bread >> role=button`, "buybread"},  // scoped
 		// text: substring, case-insensitive, white space normalised; exact.
 		{"text=text WITH bold", "para"},
 		{`text="bold words"`, "bold"},
