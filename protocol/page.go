@@ -65,3 +65,50 @@ type SnapshotStats struct {
 	TookMs      float64  `json:"tookMs"`
 	FrameErrors []string `json:"frameErrors,omitempty"`
 }
+
+// ResolveParams are the params of resolve.
+type ResolveParams struct {
+	Target
+	// Element is a @ref or a locator (see the README's grammar).
+	Element string `json:"target"`
+	// Wait retries while nothing matches, until TimeoutMs (default
+	// timeouts.action) passes.
+	Wait      bool `json:"wait,omitempty"`
+	TimeoutMs int  `json:"timeoutMs,omitempty"`
+}
+
+// Box is an element's geometry in top-level viewport CSS pixels: the
+// centre of its content box and the size of its border box.
+type Box struct {
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	Width  float64 `json:"width"`
+	Height float64 `json:"height"`
+}
+
+// Match is one element a target matches.
+type Match struct {
+	BackendNodeID int64  `json:"backendNodeId"`
+	Role          string `json:"role"`
+	Name          string `json:"name"`
+	FrameID       string `json:"frameId,omitempty"`
+	SessionID     string `json:"sessionId,omitempty"`
+	Box           *Box   `json:"box,omitempty"` // nil: not rendered
+}
+
+// Point is where an action on the element would happen: the centre of its
+// content box in top-level viewport CSS pixels.
+type Point struct {
+	X         float64 `json:"x"`
+	Y         float64 `json:"y"`
+	SessionID string  `json:"sessionId,omitempty"`
+}
+
+// ResolveResult answers resolve.
+type ResolveResult struct {
+	Count   int     `json:"count"`
+	Matches []Match `json:"matches"`
+	// Center is set when the target picks exactly one element.
+	Center *Point  `json:"center,omitempty"`
+	TookMs float64 `json:"tookMs"`
+}

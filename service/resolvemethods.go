@@ -2,18 +2,87 @@ package service
 
 import (
 	"context"
+	"encoding/json"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/resolver"
 )
 
 func (s *Service) resolveHandlers() map[string]handler {
-	return map[string]handler{}
+	return map[string]handler{
+		protocol.MethodResolve: s.resolve,
+	}
+}
+
+func (s *Service) resolve(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
+	var p protocol.ResolveParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if p.Element == "" {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "resolve: target is empty")
+	}
+	tc, err := s.tabContext(ctx, p.Target)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	find := func(ctx context.Context) ([]resolver.Match, error) {
+		ms, err := tc.res.All(ctx, p.Element)
+		if err == nil && len(ms) == 0 && p.Wait {
+			return nil, &resolver.Error{Kind: resolver.Transient, Op: "resolve", Target: p.Element, Err: resolver.ErrNotFound}
+		}
+		return ms, err
+	}
+	var ms []resolver.Match
+	if p.Wait {
+		wctx, cancel := context.WithTimeout(ctx, s.actionTimeout(p.TimeoutMs))
+		defer cancel()
+		ms, err = resolver.Wait(wctx, find)
+	} else {
+		ms, err = find(ctx)
+	}
+	if err != nil {
+		return nil, classify(err)
+	}
+	res := protocol.ResolveResult{Count: len(ms), Matches: make([]protocol.Match, 0, len(ms))}
+	for _, m := range ms {
+		pm := protocol.Match{BackendNodeID: int64(m.BackendNodeID), Role: m.Role, Name: m.Name, FrameID: string(m.FrameID), SessionID: string(m.SessionID)}
+		if m.Box != nil {
+			pm.Box = &protocol.Box{X: m.Box.X, Y: m.Box.Y, Width: m.Box.Width, Height: m.Box.Height}
+		}
+		res.Matches = append(res.Matches, pm)
+	}
+	if len(ms) == 1 && ms[0].Box != nil {
+		res.Center = &protocol.Point{X: ms[0].Box.X, Y: ms[0].Box.Y, SessionID: string(ms[0].SessionID)}
+	}
+	res.TookMs = float64(time.Since(start).Microseconds()) / 1000
+	return res, nil
+}
+
+// actionTimeout is a call's auto-wait: its own timeoutMs, else timeouts.action.
+func (s *Service) actionTimeout(ms int) time.Duration {
+	if ms > 0 {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return s.opts.ActionTimeout
 }
 
 // scopeNode resolves a locator to the one node a scoped snapshot starts at.
 func (s *Service) scopeNode(ctx context.Context, tc *tabContext, locator string) (cdp.BackendNodeID, target.SessionID, error) {
-	return 0, "", protocol.Errorf(protocol.CodeUnsupported, "snapshot scope by locator %q: the resolver is not wired yet; use a @ref", locator)
+	ms, err := tc.res.All(ctx, locator)
+	if err != nil {
+		return 0, "", err
+	}
+	switch len(ms) {
+	case 1:
+		return ms[0].BackendNodeID, ms[0].SessionID, nil
+	case 0:
+		return 0, "", protocol.Errorf(protocol.CodeNotFound, "snapshot scope %s: no element matches", locator).With("kind", "transient")
+	}
+	return 0, "", protocol.Errorf(protocol.CodeAmbiguous, "snapshot scope %s: %d elements match; add nth=… or make it more specific", locator, len(ms)).With("count", len(ms)).With("kind", "permanent")
 }

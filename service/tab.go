@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/resolver"
 	"github.com/egohost/egohost/snapshot"
 )
 
@@ -109,7 +110,8 @@ type tabState struct {
 	id   int
 	mu   sync.Mutex
 	page *page.Page
-	snap *snapshot.Tab // refs and previous snapshot; lives as long as page
+	snap *snapshot.Tab      // refs and previous snapshot; lives as long as page
+	res  *resolver.Resolver // remembers the frames' isolated worlds; lives as long as page
 }
 
 func (t *tabState) close() {
@@ -117,6 +119,7 @@ func (t *tabState) close() {
 	p := t.page
 	t.page = nil
 	t.snap = nil
+	t.res = nil
 	t.mu.Unlock()
 	if p != nil {
 		p.Close()
@@ -146,19 +149,21 @@ func (l *link) dropTab(id int) {
 	}
 }
 
-// page returns the tab's page and snapshot state, opening the page
-// (auto-attach to child frames) on first use.
-func (l *link) page(ctx context.Context, tabID int) (*page.Page, *snapshot.Tab, error) {
+// page returns the tab's page, snapshot state and resolver, opening the
+// page (auto-attach to child frames) on first use.
+func (l *link) page(ctx context.Context, tabID int) (*tabState, error) {
 	t := l.tab(tabID)
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.page != nil {
-		return t.page, t.snap, nil
+		return t, nil
 	}
 	p, err := page.Open(ctx, &tabSession{l: l, tabID: tabID})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	t.page, t.snap = p, snapshot.NewTabShared(p, l.refs)
-	return t.page, t.snap, nil
+	t.page = p
+	t.snap = snapshot.NewTabShared(p, l.refs)
+	t.res = resolver.New(p, t.snap)
+	return t, nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/egohost/egohost/page"
 	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/resolver"
 	"github.com/egohost/egohost/snapshot"
 )
 
@@ -12,19 +13,25 @@ import (
 type tabContext struct {
 	link  *link
 	tabID int
-	page  *page.Page    // main session + out-of-process frames
-	snap  *snapshot.Tab // the tab's refs and previous snapshot
+	page  *page.Page         // main session + out-of-process frames
+	snap  *snapshot.Tab      // the tab's refs and previous snapshot
+	res   *resolver.Resolver // refs and locators → elements
 }
 
 // tabContext resolves a target to its tab and opens the tab's page.
-func (s *Service) tabContext(ctx context.Context, t protocol.Target) (*tabContext, error) {
-	l, id, err := s.target(ctx, t)
+func (s *Service) tabContext(ctx context.Context, target protocol.Target) (*tabContext, error) {
+	l, id, err := s.target(ctx, target)
 	if err != nil {
 		return nil, err
 	}
-	p, snap, err := l.page(ctx, id)
+	t, err := l.page(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	return &tabContext{link: l, tabID: id, page: p, snap: snap}, nil
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.page == nil {
+		return nil, protocol.Errorf(protocol.CodeDetached, "tab %d was detached", id)
+	}
+	return &tabContext{link: l, tabID: id, page: t.page, snap: t.snap, res: t.res}, nil
 }

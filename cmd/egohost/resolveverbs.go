@@ -1,5 +1,65 @@
 package main
 
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/egohost/egohost/protocol"
+)
+
 func resolveVerbs() map[string]verb {
-	return map[string]verb{}
+	const usage = "resolve TARGET [--wait] [--timeout D] [--json]"
+	return map[string]verb{
+		"resolve": {
+			usage: usage, method: protocol.MethodResolve,
+			params: func(a *argv, t protocol.Target) (any, error) {
+				wait := a.boolean("--wait")
+				rest, err := a.rest(usage)
+				if err != nil {
+					return nil, err
+				}
+				if len(rest) != 1 {
+					return nil, usageError("usage: egohost " + usage + " (TARGET is a @ref or a locator; quote it)")
+				}
+				return protocol.ResolveParams{Target: t, Element: rest[0], Wait: wait}, nil
+			},
+			human: printResolve,
+		},
+	}
+}
+
+func printResolve(w io.Writer, raw json.RawMessage) error {
+	var r protocol.ResolveResult
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return err
+	}
+	noun := "elements"
+	if r.Count == 1 {
+		noun = "element"
+	}
+	fmt.Fprintf(w, "%d %s", r.Count, noun)
+	if r.Center != nil {
+		fmt.Fprintf(w, ", centre (%.1f, %.1f)", r.Center.X, r.Center.Y)
+	}
+	fmt.Fprintf(w, " in %.1f ms\n", r.TookMs)
+	if r.Count == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tBACKEND NODE\tROLE\tNAME\tBOX\tFRAME")
+	for i, m := range r.Matches {
+		box := "not rendered"
+		if m.Box != nil {
+			box = fmt.Sprintf("(%.0f, %.0f) %.0f×%.0f", m.Box.X, m.Box.Y, m.Box.Width, m.Box.Height)
+		}
+		frame := "main"
+		if m.FrameID != "" {
+			frame = clip(m.FrameID, 12)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\n", strconv.Itoa(i), m.BackendNodeID, m.Role, clip(strconv.Quote(m.Name), 40), box, frame)
+	}
+	return tw.Flush()
 }
