@@ -1,0 +1,159 @@
+package actions
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// releaseTimeout bounds the clean-up calls made after an action.
+const releaseTimeout = 2 * time.Second
+
+// ActOptions are the options every element action takes.
+type ActOptions struct {
+	// Timeout bounds the auto-wait for the element to be actionable
+	// (Options.Timeout when zero).
+	Timeout time.Duration
+	// Force skips the checks that are not essential (visible, stable,
+	// enabled, editable, receives events).
+	Force bool
+	// Settle overrides Options.Settle when not nil.
+	Settle *Settle
+}
+
+// Result says what an action did, what it waited for and for how long.
+type Result struct {
+	// Took is the whole action, waits included.
+	Took time.Duration
+	// Element describes the element acted on, e.g. `<button id="buy">Buy</button>`.
+	Element string
+	// Point is where a pointer action happened (top-level viewport).
+	Point *Point
+	// Waited is the auto-wait before acting.
+	Waited Waited
+	// Settled is the settle after acting.
+	Settled Settled
+	// Dialog is a JavaScript dialog the action opened: it is still open.
+	Dialog *Dialog
+
+	// Value is the element's value after fill or type.
+	Value *string
+	// Selected lists the selected options' values after select.
+	Selected []string
+	// Checked is the state after check or uncheck.
+	Checked *bool
+	// Scroll is the window's scroll position after scroll.
+	Scroll *Point
+}
+
+// Waited is an auto-wait: how long, how many attempts, and the reasons
+// seen while waiting (e.g. "element is covered by <div id="banner">").
+type Waited struct {
+	Took     time.Duration
+	Attempts int
+	Reasons  []string
+}
+
+// Settled says how the page settled after an action.
+type Settled struct {
+	Took time.Duration
+	// For lists what was waited for: "navigation", "domcontentloaded",
+	// "dom quiet".
+	For []string
+	// Navigated is set when the action started a navigation of the main
+	// frame; URL is where it went.
+	Navigated bool
+	URL       string
+	// Capped is set when the settle ran out of its cap before the page was
+	// quiet.
+	Capped bool
+	// Skipped says why no settle happened ("off", "dialog").
+	Skipped string
+}
+
+// hooks are the steps of an element action.
+type hooks struct {
+	// before runs on the element before the checks; done ends the action
+	// there (e.g. a checkbox already checked). Its errors are retried when
+	// transient.
+	before func(ctx context.Context, el Element, res *Result) (done bool, err error)
+	// do acts; its errors are final (the action may have happened).
+	do func(ctx context.Context, el Element, at Point, res *Result) error
+}
+
+// act is the frame of every element action: it finds target, checks c and
+// calls do with the element and its action point, retrying transient
+// failures until the timeout; then it lets the page settle.
+func (r *Runner) act(ctx context.Context, op, target string, o ActOptions, c checks, do func(ctx context.Context, el Element, at Point, res *Result) error) (*Result, error) {
+	return r.actWith(ctx, op, target, o, c, hooks{do: do})
+}
+
+// actWith is act with a before hook.
+func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c checks, h hooks) (*Result, error) {
+	if r.find == nil {
+		return nil, errors.New(op + ": no element finder")
+	}
+	start := time.Now()
+	w := r.watch(ctx, op)
+	defer w.close()
+	res := &Result{}
+	var log waitLog
+	dispatched := false
+	var final error
+	err := r.retry(w.ctx, op, target, timeout(o.Timeout, r.opts.Timeout), &log, func(ctx context.Context, n int) error {
+		el, err := r.find.Find(ctx, target)
+		if err != nil {
+			return err
+		}
+		defer r.release(el)
+		if h.before != nil {
+			done, err := h.before(ctx, el, res)
+			if err != nil {
+				return err
+			}
+			if done {
+				return nil
+			}
+		}
+		at, desc, err := r.actionable(ctx, el, c, o.Force, n)
+		res.Element = desc
+		if err != nil {
+			return err
+		}
+		if err := w.waitReady(); err != nil && w.ctx.Err() != nil {
+			return err
+		}
+		w.drain()
+		dispatched = true
+		final = h.do(ctx, el, at, res)
+		return nil
+	})
+	res.Waited = Waited{Took: log.took, Attempts: log.attempts, Reasons: log.reasons}
+	if d := w.opened(); d != nil {
+		if !dispatched {
+			return nil, &DialogOpenError{Op: op, Dialog: *d}
+		}
+		// The action opened the dialog: it happened, and the dialog waits
+		// for an answer.
+		res.Dialog = d
+		res.Settled.Skipped = "dialog"
+		res.Took = time.Since(start)
+		return res, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if final != nil {
+		return nil, final
+	}
+	s := r.opts.Settle
+	if o.Settle != nil {
+		s = o.Settle.withDefaults()
+	}
+	res.Settled = r.settle(w, s)
+	if d := w.opened(); d != nil {
+		res.Dialog = d
+	}
+	res.Took = time.Since(start)
+	return res, nil
+}

@@ -1,0 +1,151 @@
+// Package actions does what a person does with a page, over CDP: it
+// clicks, types, fills, selects, checks, drags, uploads, scrolls, focuses,
+// takes screenshots, waits, navigates, answers JavaScript dialogs and
+// evaluates scripts. Before acting on an element it checks what Playwright
+// checks (attached, visible, stable, enabled, editable, receives events at
+// the action point) and waits for those checks with Playwright's backoff
+// until a timeout; after acting it lets the page settle for a short,
+// capped time and says what it waited for.
+//
+// A Runner works on one tab through the cdp.Session seam (the extension
+// relay in production, a direct DevTools connection in tests), and finds
+// elements through a Finder (the resolver in production).
+package actions
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+	"github.com/egohost/egohost/page"
+)
+
+// Tab is the tab a Runner acts on: its main session and the sessions of
+// its out-of-process iframes. *page.Page satisfies it.
+type Tab interface {
+	cdp.Session
+	Child(id target.SessionID) cdp.Session
+	Children() []page.Child
+}
+
+var _ Tab = (*page.Page)(nil)
+
+// Element is one element found by a Finder: a remote object in the
+// session of the element's frame.
+type Element struct {
+	ObjectID  cdpruntime.RemoteObjectID
+	SessionID target.SessionID // "" for the tab's main session
+}
+
+// Finder finds the one element a target (a locator or a @ref) names. Its
+// errors say whether waiting may help: Options.Transient decides.
+type Finder interface {
+	Find(ctx context.Context, target string) (Element, error)
+}
+
+// FinderFunc adapts a function to Finder.
+type FinderFunc func(ctx context.Context, target string) (Element, error)
+
+// Find calls f.
+func (f FinderFunc) Find(ctx context.Context, target string) (Element, error) { return f(ctx, target) }
+
+// Options tune a Runner. The zero value is usable.
+type Options struct {
+	// Timeout is the default auto-wait of actions and waits (5 s).
+	Timeout time.Duration
+	// NavigationTimeout is the default wait of goto, back, forward and
+	// reload (20 s).
+	NavigationTimeout time.Duration
+	// Settle is the default settle after an action.
+	Settle Settle
+	// Transient reports whether a Finder error may clear by waiting
+	// (default: the error, or one it wraps, has a Transient() bool method
+	// that returns true).
+	Transient func(error) bool
+	// GOOS is the browser's operating system, for ControlOrMeta and the
+	// editing commands of macOS (default: runtime.GOOS).
+	GOOS string
+}
+
+// Settle says how long to let the page settle after an action.
+type Settle struct {
+	// Off skips the settle.
+	Off bool
+	// Quiet is how long the DOM must go without mutations (100 ms).
+	Quiet time.Duration
+	// Cap bounds the whole settle, a navigation included (2 s).
+	Cap time.Duration
+}
+
+func (s Settle) withDefaults() Settle {
+	if s.Quiet <= 0 {
+		s.Quiet = 100 * time.Millisecond
+	}
+	if s.Cap <= 0 {
+		s.Cap = 2 * time.Second
+	}
+	return s
+}
+
+// Runner acts on one tab. It is safe for concurrent use, but actions on
+// one tab should not overlap (as a person's would not).
+type Runner struct {
+	tab  Tab
+	find Finder
+	opts Options
+	kb   *keyboard
+}
+
+// New returns a Runner for tab that finds elements with find (which may be
+// nil when only tab-level operations are used).
+func New(tab Tab, find Finder, opts Options) *Runner {
+	if opts.Timeout <= 0 {
+		opts.Timeout = 5 * time.Second
+	}
+	if opts.NavigationTimeout <= 0 {
+		opts.NavigationTimeout = 20 * time.Second
+	}
+	opts.Settle = opts.Settle.withDefaults()
+	if opts.Transient == nil {
+		opts.Transient = hasTransient
+	}
+	if opts.GOOS == "" {
+		opts.GOOS = runtime.GOOS
+	}
+	return &Runner{tab: tab, find: find, opts: opts, kb: usKeyboard()}
+}
+
+// session returns the CDP session of an element's frame.
+func (r *Runner) session(id target.SessionID) cdp.Session {
+	if id == "" {
+		return r.tab
+	}
+	return r.tab.Child(id)
+}
+
+// transient reports whether an attempt's error may clear by waiting.
+func (r *Runner) transient(err error) bool {
+	var na *NotActionableError
+	if errors.As(err, &na) {
+		return true
+	}
+	return r.opts.Transient(err)
+}
+
+// hasTransient is the default Options.Transient.
+func hasTransient(err error) bool {
+	var t interface{ Transient() bool }
+	return errors.As(err, &t) && t.Transient()
+}
+
+// timeout returns d, or def when d is not positive.
+func timeout(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}

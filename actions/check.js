@@ -1,0 +1,171 @@
+// check measures an element and runs the actionability checks Playwright
+// documents: visible, stable, enabled, editable, receives events. `this` is
+// the element. o = {visible, stable, enabled, editable, hit, scroll, retarget}:
+//   scroll: 0 = scroll into view if needed, 1..3 = force the alignment
+//           end / center / start (to get out from under sticky headers).
+//   retarget: "label" checks a label's control instead (fill, select);
+//           "button" accepts a hit anywhere in the enclosing button or link.
+// It returns {ok: true, x, y, top, tx, ty, box, desc} (x, y: the action
+// point in the element's frame; tx, ty: the same in the top-level viewport
+// when every parent frame is reachable from here, top: whether it was; box:
+// the element's border box [left, top, width, height] in those coordinates)
+// or {ok: false, reason, cover, desc}.
+async function check(o) {
+  const describe = (n) => {
+    if (!n || n.nodeType !== 1) return String(n && n.nodeName ? n.nodeName.toLowerCase() : n);
+    let s = "<" + n.localName;
+    if (n.id) s += ' id="' + n.id + '"';
+    const cls = typeof n.className === "string" ? n.className.trim().split(/\s+/).filter(Boolean).slice(0, 3) : [];
+    if (cls.length) s += ' class="' + cls.join(" ") + '"';
+    for (const a of ["name", "role", "type", "aria-label", "data-testid"]) {
+      const v = n.getAttribute(a);
+      if (v) s += " " + a + '="' + v.slice(0, 40) + '"';
+    }
+    s += ">";
+    const text = (n.innerText || n.textContent || "").trim().replace(/\s+/g, " ");
+    if (text && n.children.length < 20) s += text.length > 40 ? text.slice(0, 39) + "…" : text;
+    return s;
+  };
+  let el = this;
+  if (!el || !el.isConnected) return { ok: false, reason: "not attached", desc: describe(el) };
+  if (el.nodeType !== 1) el = el.parentElement;
+  if (!el) return { ok: false, reason: "not attached", desc: "" };
+  if (o.retarget === "label" && el.localName === "label" && el.control) el = el.control;
+  const desc = describe(el);
+  const fail = (reason, extra) => ({ ok: false, reason, desc, ...extra });
+  const win = el.ownerDocument.defaultView;
+
+  const visibleNow = () => {
+    const r = el.getBoundingClientRect();
+    if (r.width <= 0 || r.height <= 0) return false;
+    const st = win.getComputedStyle(el);
+    return st.visibility !== "hidden" && st.visibility !== "collapse";
+  };
+  if (o.visible && !visibleNow()) return fail("not visible");
+
+  if (o.enabled || o.editable) {
+    const disabled =
+      (typeof el.matches === "function" && el.matches(":disabled")) || !!el.closest('[aria-disabled="true"]');
+    if (disabled) return fail("disabled");
+  }
+  if (o.editable) {
+    const tag = el.localName;
+    const textInput = tag === "input" || tag === "textarea";
+    if (!textInput && !el.isContentEditable && tag !== "select") {
+      return fail("unsupported", {
+        detail: "element is not an <input>, <textarea>, <select> or [contenteditable] element",
+      });
+    }
+    if ((textInput && el.readOnly) || el.getAttribute("aria-readonly") === "true") return fail("not editable");
+  }
+
+  // Scroll into view: only if needed on the first attempt, then force the
+  // alignments one after another.
+  const inView = () => {
+    const r = el.getBoundingClientRect();
+    return r.top >= 0 && r.left >= 0 && r.bottom <= win.innerHeight && r.right <= win.innerWidth;
+  };
+  const aligns = ["end", "center", "start"];
+  if (o.scroll > 0) {
+    const a = aligns[(o.scroll - 1) % 3];
+    el.scrollIntoView({ block: a, inline: a, behavior: "instant" });
+  } else if (!inView()) {
+    el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+  }
+
+  const frame = () =>
+    new Promise((resolve) => {
+      let done = false;
+      const finish = () => {
+        if (!done) {
+          done = true;
+          resolve();
+        }
+      };
+      win.requestAnimationFrame(finish);
+      // A background tab runs no animation frames: do not wait for them.
+      win.setTimeout(finish, 100);
+    });
+  const rect = () => {
+    const r = el.getBoundingClientRect();
+    return [r.left, r.top, r.width, r.height];
+  };
+  if (o.stable) {
+    await frame();
+    const a = rect();
+    await frame();
+    const b = rect();
+    if (!el.isConnected) return fail("not attached");
+    if (a.some((v, i) => v !== b[i])) return fail("not stable");
+  }
+  if (o.visible && !visibleNow()) return fail("not visible");
+
+  // The action point: the centre of the first box of the element (a link
+  // that wraps lines has one per line) clipped to the viewport.
+  const boxes = [...el.getClientRects()].filter((r) => r.width > 0 && r.height > 0);
+  const box = boxes[0] || el.getBoundingClientRect();
+  const left = Math.max(box.left, 0);
+  const top = Math.max(box.top, 0);
+  const right = Math.min(box.right, win.innerWidth);
+  const bottom = Math.min(box.bottom, win.innerHeight);
+  if (right <= left || bottom <= top) {
+    if (o.hit) return fail("outside the viewport");
+  }
+  const x = right > left ? (left + right) / 2 : box.left + box.width / 2;
+  const y = bottom > top ? (top + bottom) / 2 : box.top + box.height / 2;
+
+  // Receives events: the element hit at the point must be it or inside it.
+  let expect = el;
+  if (o.retarget === "button") {
+    const b = el.closest("button, a, [role=button], [role=link]");
+    if (b) expect = b;
+  }
+  const hitAt = (doc, px, py) => {
+    let hit = doc.elementFromPoint(px, py);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(px, py);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  };
+  const inside = (n, want) => {
+    for (; n; n = n.parentNode || n.host) if (n === want) return true;
+    return false;
+  };
+  // A label hit for its own control counts as the control.
+  const accepts = (hit, want) =>
+    inside(hit, want) || (hit && hit.localName === "label" && hit.control === want) ||
+    (hit && hit.closest && hit.closest("label") && hit.closest("label").control === want);
+
+  if (o.hit) {
+    const hit = hitAt(el.ownerDocument, x, y);
+    if (!accepts(hit, expect)) return fail("covered", { cover: describe(hit) });
+  }
+  // Walk up same-origin parent frames: to top-level coordinates, and the
+  // frame element must receive the events too.
+  let tx = x, ty = y, w = win, reached = true;
+  for (;;) {
+    let fe = null;
+    try {
+      fe = w.frameElement;
+    } catch {
+      fe = null;
+    }
+    if (!fe) {
+      reached = w === w.top;
+      break;
+    }
+    const r = fe.getBoundingClientRect();
+    const st = w.parent.getComputedStyle(fe);
+    tx += r.left + fe.clientLeft + parseFloat(st.paddingLeft || "0");
+    ty += r.top + fe.clientTop + parseFloat(st.paddingTop || "0");
+    if (o.hit) {
+      const hit = hitAt(fe.ownerDocument, tx, ty);
+      if (!inside(hit, fe)) return fail("covered", { cover: describe(hit) });
+    }
+    w = w.parent;
+  }
+  const br = el.getBoundingClientRect();
+  return { ok: true, x, y, top: reached, tx, ty, desc, box: [br.left + tx - x, br.top + ty - y, br.width, br.height] };
+}

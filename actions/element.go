@@ -1,0 +1,272 @@
+package actions
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/dom"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+)
+
+//go:embed check.js
+var checkJS string
+
+// Point is a place in the tab's top-level viewport, in CSS pixels.
+type Point struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+}
+
+// checks are the actionability checks an action needs.
+type checks struct {
+	Visible  bool   `json:"visible"`
+	Stable   bool   `json:"stable"`
+	Enabled  bool   `json:"enabled"`
+	Editable bool   `json:"editable"`
+	Hit      bool   `json:"hit"`
+	Retarget string `json:"retarget,omitempty"`
+	Scroll   int    `json:"scroll"`
+}
+
+// forced keeps what force cannot skip: a box to point at.
+func (c checks) forced() checks {
+	return checks{Retarget: c.Retarget, Scroll: c.Scroll}
+}
+
+// checkResult is what check.js returns.
+type checkResult struct {
+	OK     bool    `json:"ok"`
+	Reason string  `json:"reason"`
+	Cover  string  `json:"cover"`
+	Detail string  `json:"detail"`
+	Desc   string  `json:"desc"`
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	Top    bool    `json:"top"`
+	TX     float64   `json:"tx"`
+	TY     float64   `json:"ty"`
+	Box    []float64 `json:"box"`
+}
+
+// Box is a rectangle in the tab's top-level viewport, in CSS pixels.
+type Box struct {
+	X, Y, Width, Height float64
+}
+
+// spot is where an element is: its action point and its border box.
+type spot struct {
+	at   Point
+	box  Box
+	desc string
+}
+
+// callOn runs fn (a JavaScript function's source) with the element as
+// `this` and args as its arguments, awaits it, and decodes its value into
+// out (which may be nil). A script exception is an error; the element's
+// document going away is a transient NotAttached.
+func (r *Runner) callOn(ctx context.Context, el Element, fn string, out any, args ...any) error {
+	var cargs []*cdpruntime.CallArgument
+	for _, a := range args {
+		b, err := json.Marshal(a)
+		if err != nil {
+			return fmt.Errorf("encode argument: %w", err)
+		}
+		cargs = append(cargs, &cdpruntime.CallArgument{Value: jsonv2.Value(b)})
+	}
+	yes := true
+	res, err := cdp.Call(ctx, r.session(el.SessionID), cdpruntime.CallFunctionOn, cdpruntime.CallFunctionOnParams{
+		FunctionDeclaration: fn,
+		ObjectID:            el.ObjectID,
+		Arguments:           cargs,
+		ReturnByValue:       &yes,
+		AwaitPromise:        &yes,
+		Silent:              &yes,
+	})
+	if err != nil {
+		if chromeContextGone(err) {
+			return &NotActionableError{Reason: NotAttached, Detail: "its document went away"}
+		}
+		return err
+	}
+	if res.ExceptionDetails != nil {
+		return &JSError{Op: "injected script", Text: exceptionText(res.ExceptionDetails), Line: res.ExceptionDetails.LineNumber, Column: res.ExceptionDetails.ColumnNumber}
+	}
+	if out != nil && res.Result != nil && len(res.Result.Value) > 0 {
+		if err := json.Unmarshal(res.Result.Value, out); err != nil {
+			return fmt.Errorf("decode script result: %w", err)
+		}
+	}
+	return nil
+}
+
+// release lets the page forget an element's remote object.
+func (r *Runner) release(el Element) {
+	if el.ObjectID == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	defer cancel()
+	_, _ = cdp.Call(ctx, r.session(el.SessionID), cdpruntime.ReleaseObject, cdpruntime.ReleaseObjectParams{ObjectID: el.ObjectID})
+}
+
+// actionable runs the checks on el (attempt n picks the scroll alignment)
+// and returns the action point in the top-level viewport and the
+// element's description.
+func (r *Runner) actionable(ctx context.Context, el Element, c checks, force bool, n int) (Point, string, error) {
+	s, err := r.measure(ctx, el, c, force, n)
+	return s.at, s.desc, err
+}
+
+// measure is actionable with the element's box.
+func (r *Runner) measure(ctx context.Context, el Element, c checks, force bool, n int) (spot, error) {
+	if n > 0 {
+		c.Scroll = (n-1)%3 + 1
+	}
+	if force {
+		c = c.forced()
+	}
+	var res checkResult
+	if err := r.callOn(ctx, el, checkJS, &res, c); err != nil {
+		return spot{}, err
+	}
+	if !res.OK {
+		if res.Reason == "unsupported" {
+			return spot{desc: res.Desc}, unsupported("%s: %s", res.Desc, res.Detail)
+		}
+		return spot{desc: res.Desc}, &NotActionableError{Reason: Reason(res.Reason), Cover: res.Cover, Element: res.Desc, Detail: res.Detail}
+	}
+	if res.Top && el.SessionID == "" && len(res.Box) == 4 {
+		return spot{at: Point{X: res.TX, Y: res.TY}, box: Box{res.Box[0], res.Box[1], res.Box[2], res.Box[3]}, desc: res.Desc}, nil
+	}
+	// The element's frame is not reachable from its script (an
+	// out-of-process or cross-origin frame): ask Chrome for its box, then
+	// add the offsets of the out-of-process frames above it.
+	p, box, err := r.quadCenter(ctx, el)
+	if err != nil {
+		return spot{desc: res.Desc}, err
+	}
+	off, err := r.frameOffset(ctx, el.SessionID)
+	if err != nil {
+		return spot{desc: res.Desc}, err
+	}
+	box.X += off.X
+	box.Y += off.Y
+	return spot{at: Point{X: p.X + off.X, Y: p.Y + off.Y}, box: box, desc: res.Desc}, nil
+}
+
+// quadCenter returns the centre of an element's first content quad and the
+// bounds of all its quads, in the viewport of its session's root frame.
+func (r *Runner) quadCenter(ctx context.Context, el Element) (Point, Box, error) {
+	q, err := cdp.Call(ctx, r.session(el.SessionID), dom.GetContentQuads, dom.GetContentQuadsParams{ObjectID: el.ObjectID})
+	if err != nil {
+		if chromeContextGone(err) {
+			return Point{}, Box{}, &NotActionableError{Reason: NotAttached, Detail: "its document went away"}
+		}
+		return Point{}, Box{}, fmt.Errorf("element box: %w", err)
+	}
+	var at *Point
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, quad := range q.Quads {
+		if len(quad) != 8 {
+			continue
+		}
+		if at == nil {
+			at = &Point{X: (quad[0] + quad[2] + quad[4] + quad[6]) / 4, Y: (quad[1] + quad[3] + quad[5] + quad[7]) / 4}
+		}
+		for i := 0; i < 8; i += 2 {
+			minX, maxX = math.Min(minX, quad[i]), math.Max(maxX, quad[i])
+			minY, maxY = math.Min(minY, quad[i+1]), math.Max(maxY, quad[i+1])
+		}
+	}
+	if at == nil {
+		return Point{}, Box{}, &NotActionableError{Reason: NotVisible, Detail: "it has no box"}
+	}
+	return *at, Box{X: minX, Y: minY, Width: maxX - minX, Height: maxY - minY}, nil
+}
+
+// frameOffset returns where the viewport of an out-of-process frame's
+// session starts in the tab's top-level viewport: the content box of each
+// <iframe> that owns it, summed up to the main session.
+func (r *Runner) frameOffset(ctx context.Context, sid target.SessionID) (Point, error) {
+	var off Point
+	for depth := 0; sid != "" && depth < 32; depth++ {
+		var child *struct {
+			frame  cdp.FrameID
+			parent target.SessionID
+		}
+		for _, c := range r.tab.Children() {
+			if c.SessionID == sid {
+				child = &struct {
+					frame  cdp.FrameID
+					parent target.SessionID
+				}{cdp.FrameID(c.TargetID), c.Parent}
+				break
+			}
+		}
+		if child == nil {
+			return off, &NotActionableError{Reason: NotAttached, Detail: "its frame is gone"}
+		}
+		parent := r.session(child.parent)
+		owner, err := cdp.Call(ctx, parent, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: child.frame})
+		if err != nil {
+			return off, fmt.Errorf("frame owner: %w", err)
+		}
+		box, err := cdp.Call(ctx, parent, dom.GetBoxModel, dom.GetBoxModelParams{BackendNodeID: owner.BackendNodeID})
+		if err != nil {
+			return off, fmt.Errorf("frame box: %w", err)
+		}
+		if box.Model == nil || len(box.Model.Content) < 2 {
+			return off, &NotActionableError{Reason: NotVisible, Detail: "its frame has no box"}
+		}
+		off.X += box.Model.Content[0]
+		off.Y += box.Model.Content[1]
+		sid = child.parent
+	}
+	return off, nil
+}
+
+// exceptionText is the most telling text of a script exception.
+func exceptionText(d *cdpruntime.ExceptionDetails) string {
+	if d.Exception != nil && d.Exception.Description != "" {
+		s := d.Exception.Description
+		if i := strings.IndexByte(s, '\n'); i > 0 {
+			s = s[:i] // the first line: "TypeError: x is not a function"
+		}
+		return s
+	}
+	if d.Exception != nil && len(d.Exception.Value) > 0 {
+		return d.Text + " " + string(d.Exception.Value)
+	}
+	return d.Text
+}
+
+// chromeContextGone reports whether err is Chrome saying that the
+// object's or context's document went away (navigation, frame removed).
+// Matching Chrome's text lives here only.
+func chromeContextGone(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	s := err.Error()
+	for _, t := range []string{
+		"Cannot find context with specified id",
+		"Execution context was destroyed",
+		"Inspected target navigated or closed",
+		"Could not find object with given id",
+		"Node is detached from document",
+		"Cannot find object with id",
+	} {
+		if strings.Contains(s, t) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,54 @@
+// fill prepares an element for typed text, as Playwright does: `this` is
+// the element (a label stands for its control). Inputs whose value is not
+// typed (date, time, color, range…) get the value set directly with input
+// and change events. Others are focused with their text selected (or the
+// caret at the end when appending): the caller then inserts the text.
+// o = {value, append}. Returns {done, value} | {needsInput, prefix} | {error}.
+function fill(o) {
+  let el = this;
+  if (el.nodeType !== 1) el = el.parentElement;
+  if (el && el.localName === "label" && el.control) el = el.control;
+  if (!el || !el.isConnected) return { error: "element is not attached" };
+  const direct = ["color", "date", "time", "datetime-local", "month", "range", "week"];
+  const never = ["checkbox", "radio", "file", "button", "submit", "reset", "image", "hidden"];
+  if (el.localName === "input") {
+    const type = (el.type || "text").toLowerCase();
+    if (never.includes(type)) return { error: 'an <input type="' + type + '"> cannot be filled' };
+    if (direct.includes(type)) {
+      const value = o.append ? el.value + o.value : o.value.trim();
+      el.focus();
+      el.value = value;
+      if (el.value !== value) return { error: "malformed value " + JSON.stringify(value) + ' for <input type="' + type + '">' };
+      el.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+      el.dispatchEvent(new Event("change", { bubbles: true }));
+      return { done: true, value: el.value };
+    }
+    if (type === "number" && o.value.trim() !== "" && isNaN(Number(o.value))) {
+      return { error: "cannot type text into an <input type=number>: " + JSON.stringify(o.value) };
+    }
+  } else if (el.localName !== "textarea" && !el.isContentEditable) {
+    return { error: "element is not an <input>, <textarea> or [contenteditable] element" };
+  }
+  el.focus();
+  if (el.localName === "input" || el.localName === "textarea") {
+    if (!o.append) {
+      el.select();
+      return { needsInput: true, prefix: "" };
+    }
+    try {
+      el.setSelectionRange(el.value.length, el.value.length);
+      return { needsInput: true, prefix: "" };
+    } catch {
+      // email and number inputs have no caret API: replace everything.
+      el.select();
+      return { needsInput: true, prefix: el.value };
+    }
+  }
+  const range = el.ownerDocument.createRange();
+  range.selectNodeContents(el);
+  if (o.append) range.collapse(false);
+  const sel = el.ownerDocument.defaultView.getSelection();
+  sel.removeAllRanges();
+  sel.addRange(range);
+  return { needsInput: true, prefix: "" };
+}

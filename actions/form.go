@@ -1,0 +1,289 @@
+package actions
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/input"
+)
+
+var (
+	//go:embed fill.js
+	fillJS string
+	//go:embed select.js
+	selectJS string
+	//go:embed checked.js
+	checkedJS string
+	//go:embed focus.js
+	focusJS string
+	//go:embed value.js
+	valueJS string
+)
+
+// FillOptions tune Fill.
+type FillOptions struct {
+	ActOptions
+	// Append adds the text at the end instead of replacing the content.
+	Append bool
+}
+
+// Fill replaces the content of an input, a textarea or a contenteditable
+// element with text (or appends it), after the checks Playwright makes for
+// fill: visible, enabled, editable. The text goes in as one Input.insertText,
+// so the page sees the beforeinput and input events typing fires; change
+// fires when the element loses focus, as after typing. Inputs whose value
+// is not typed (date, time, color, range…) get the value set directly,
+// with input and change events.
+func (r *Runner) Fill(ctx context.Context, target, text string, o FillOptions) (*Result, error) {
+	c := checks{Visible: true, Enabled: true, Editable: true, Retarget: "label"}
+	return r.act(ctx, "fill", target, o.ActOptions, c, func(ctx context.Context, el Element, _ Point, res *Result) error {
+		var prep struct {
+			Done       bool   `json:"done"`
+			Value      string `json:"value"`
+			NeedsInput bool   `json:"needsInput"`
+			Prefix     string `json:"prefix"`
+			Error      string `json:"error"`
+		}
+		if err := r.callOn(ctx, el, fillJS, &prep, map[string]any{"value": text, "append": o.Append}); err != nil {
+			return fmt.Errorf("fill %s: %w", target, err)
+		}
+		switch {
+		case prep.Error != "":
+			return fmt.Errorf("fill %s: %w", target, unsupported("%s", prep.Error))
+		case prep.Done:
+			res.Value = &prep.Value
+			return nil
+		}
+		insert := prep.Prefix + text
+		if insert == "" {
+			// Nothing to type: delete the selection, as a person would.
+			strokes, err := r.kb.parseCombo("Delete", r.opts.GOOS)
+			if err == nil {
+				err = r.pressStrokes(ctx, strokes)
+			}
+			if err != nil {
+				return fmt.Errorf("fill %s: %w", target, err)
+			}
+		} else if _, err := cdp.Call(ctx, r.tab, input.InsertText, input.InsertTextParams{Text: insert}); err != nil {
+			return fmt.Errorf("fill %s: insert text: %w", target, err)
+		}
+		res.Value = r.valueOf(ctx, el)
+		return nil
+	})
+}
+
+// valueOf reads an editable element's value (nil when it has none).
+func (r *Runner) valueOf(ctx context.Context, el Element) *string {
+	var v *string
+	if err := r.callOn(ctx, el, valueJS, &v); err != nil {
+		return nil
+	}
+	return v
+}
+
+// SelectOptions tune Select: which options to select. A value matches an
+// option's value or its label; Labels match labels only; Indexes are
+// 0-based positions. Nothing at all deselects every option.
+type SelectOptions struct {
+	ActOptions
+	Values  []string
+	Labels  []string
+	Indexes []int
+}
+
+// Select selects options of a <select> (several when it is multiple),
+// after the checks for selectOption: visible, enabled. It waits for the
+// options to exist, then fires input and change.
+func (r *Runner) Select(ctx context.Context, target string, o SelectOptions) (*Result, error) {
+	c := checks{Visible: true, Enabled: true, Retarget: "label"}
+	return r.act(ctx, "select", target, o.ActOptions, c, func(ctx context.Context, el Element, _ Point, res *Result) error {
+		return r.selectOn(ctx, el, target, o, res)
+	})
+}
+
+func (r *Runner) selectOn(ctx context.Context, el Element, target string, o SelectOptions, res *Result) error {
+	var out struct {
+		Selected       []string `json:"selected"`
+		Missing        []string `json:"missing"`
+		Have           []string `json:"have"`
+		DisabledOption *string  `json:"disabledOption"`
+		Error          string   `json:"error"`
+	}
+	arg := map[string]any{"values": nonNil(o.Values), "labels": nonNil(o.Labels), "indexes": o.Indexes}
+	if err := r.callOn(ctx, el, selectJS, &out, arg); err != nil {
+		return fmt.Errorf("select %s: %w", target, err)
+	}
+	switch {
+	case out.Error != "":
+		return fmt.Errorf("select %s: %w", target, unsupported("%s", out.Error))
+	case len(out.Missing) > 0:
+		return &NotActionableError{Reason: NoOption, Detail: fmt.Sprintf("no option matches %s (options: %s)", strings.Join(out.Missing, ", "), strings.Join(out.Have, ", "))}
+	case out.DisabledOption != nil:
+		return &NotActionableError{Reason: Disabled, Detail: fmt.Sprintf("option %q is disabled", *out.DisabledOption)}
+	}
+	if out.Selected == nil {
+		out.Selected = []string{}
+	}
+	res.Selected = out.Selected
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// SetChecked checks (want true) or unchecks a checkbox, a radio button or
+// a switch with a real click, after the click's checks, unless it already
+// is in that state; then it verifies that the state changed.
+func (r *Runner) SetChecked(ctx context.Context, target string, want bool, o ActOptions) (*Result, error) {
+	op := "check"
+	if !want {
+		op = "uncheck"
+	}
+	c := checks{Visible: true, Stable: true, Enabled: true, Hit: true}
+	return r.actWith(ctx, op, target, o, c, hooks{
+		before: func(ctx context.Context, el Element, res *Result) (bool, error) {
+			state, radio, err := r.checkedState(ctx, el)
+			if err != nil {
+				return false, fmt.Errorf("%s %s: %w", op, target, err)
+			}
+			if state == want {
+				res.Checked = &state
+				return true, nil
+			}
+			if radio && !want {
+				return false, fmt.Errorf("%s %s: %w", op, target, unsupported("a radio button cannot be unchecked: check another one of its group"))
+			}
+			return false, nil
+		},
+		do: func(ctx context.Context, el Element, at Point, res *Result) error {
+			res.Point = &at
+			if err := r.clickAt(ctx, at, input.MouseButtonLeft, 1, 1, 0); err != nil {
+				return fmt.Errorf("%s %s: %w", op, target, err)
+			}
+			// The state may follow the click a frame later (a framework
+			// re-rendering): look a few times before failing.
+			var state bool
+			for i := 0; i < 5; i++ {
+				s, _, err := r.checkedState(ctx, el)
+				if err != nil {
+					return fmt.Errorf("%s %s: after the click: %w", op, target, err)
+				}
+				state = s
+				if state == want {
+					break
+				}
+				if err := sleep(ctx, 50*time.Millisecond); err != nil {
+					return err
+				}
+			}
+			res.Checked = &state
+			if state != want {
+				return fmt.Errorf("%s %s: %w", op, target, unsupported("clicking the element did not change its state (still %s)", onOff(state)))
+			}
+			return nil
+		},
+	})
+}
+
+func onOff(b bool) string {
+	if b {
+		return "checked"
+	}
+	return "unchecked"
+}
+
+// checkedState reads an element's checked state.
+func (r *Runner) checkedState(ctx context.Context, el Element) (state, radio bool, err error) {
+	var out struct {
+		State bool   `json:"state"`
+		Radio bool   `json:"radio"`
+		Error string `json:"error"`
+	}
+	if err := r.callOn(ctx, el, checkedJS, &out); err != nil {
+		return false, false, err
+	}
+	if out.Error != "" {
+		return false, false, unsupported("%s", out.Error)
+	}
+	return out.State, out.Radio, nil
+}
+
+// Focus focuses the element target names (it must be attached; nothing
+// else is checked, as in Playwright).
+func (r *Runner) Focus(ctx context.Context, target string, o ActOptions) (*Result, error) {
+	return r.act(ctx, "focus", target, o, checks{}, func(ctx context.Context, el Element, _ Point, res *Result) error {
+		if err := r.focusElement(ctx, el); err != nil {
+			return fmt.Errorf("focus %s: %w", target, err)
+		}
+		return nil
+	})
+}
+
+// focusElement focuses el and checks that the focus landed on it.
+func (r *Runner) focusElement(ctx context.Context, el Element) error {
+	var out struct {
+		Focused   bool   `json:"focused"`
+		Focusable bool   `json:"focusable"`
+		Active    string `json:"active"`
+	}
+	if err := r.callOn(ctx, el, focusJS, &out); err != nil {
+		return err
+	}
+	if !out.Focused {
+		if !out.Focusable {
+			return unsupported("the element cannot take the focus (the focus is on <%s>)", out.Active)
+		}
+		return fmt.Errorf("the focus did not land on the element (it is on <%s>)", out.Active)
+	}
+	return nil
+}
+
+// SetFiles sets the files of an <input type=file> (DOM.setFileInputFiles,
+// which fires input and change). The paths are on the browser's machine.
+// Nothing but attachment is checked, as in Playwright.
+func (r *Runner) SetFiles(ctx context.Context, target string, files []string, o ActOptions) (*Result, error) {
+	return r.act(ctx, "upload", target, o, checks{}, func(ctx context.Context, el Element, _ Point, res *Result) error {
+		var kind struct {
+			File     bool `json:"file"`
+			Multiple bool `json:"multiple"`
+		}
+		err := r.callOn(ctx, el, `function () { return { file: this.localName === "input" && this.type === "file", multiple: !!this.multiple }; }`, &kind)
+		if err != nil {
+			return fmt.Errorf("upload %s: %w", target, err)
+		}
+		if !kind.File {
+			return fmt.Errorf("upload %s: %w", target, unsupported("element is not an <input type=file>"))
+		}
+		if len(files) > 1 && !kind.Multiple {
+			return fmt.Errorf("upload %s: %w", target, unsupported("the <input type=file> takes one file, %d were given", len(files)))
+		}
+		if files == nil {
+			files = []string{}
+		}
+		if _, err := cdp.Call(ctx, r.session(el.SessionID), dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: files, ObjectID: el.ObjectID}); err != nil {
+			return fmt.Errorf("upload %s: %w", target, err)
+		}
+		return nil
+	})
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctxErr(ctx)
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,167 @@
+package actions_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/egohost/egohost/actions"
+	"github.com/egohost/egohost/browser"
+	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/resolver"
+)
+
+// shared is one headless browser for the package's tests (each test has
+// its own tab); started on first use, closed by TestMain.
+type shared struct {
+	once sync.Once
+	b    *browsertest.Browser
+	err  error
+}
+
+var theBrowser shared // test-only: one browser for every test of the package
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if theBrowser.b != nil {
+		theBrowser.b.Close()
+	}
+	os.Exit(code)
+}
+
+func sharedBrowser(t *testing.T) *browsertest.Browser {
+	t.Helper()
+	bin := browsertest.Binary(t) // fails under CI=true when missing, skips otherwise
+	theBrowser.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		theBrowser.b, theBrowser.err = browsertest.Start(ctx, browser.Options{Binary: bin})
+	})
+	if theBrowser.err != nil {
+		t.Fatalf("launch browser: %v", theBrowser.err)
+	}
+	return theBrowser.b
+}
+
+// tab is a test's page: the Runner, the page, and a direct session.
+type tab struct {
+	t    *testing.T
+	r    *actions.Runner
+	p    *page.Page
+	ctx  context.Context
+	base string
+}
+
+// open serves pages, opens path in a new tab and returns a Runner on it
+// that finds elements with the real resolver.
+func open(t *testing.T, pages map[string]string, path string) *tab {
+	t.Helper()
+	return openWith(t, browsertest.Pages(pages), path, actions.Options{})
+}
+
+func openWith(t *testing.T, h http.Handler, path string, opts actions.Options) *tab {
+	t.Helper()
+	b := sharedBrowser(t)
+	base := browsertest.Serve(t, h)
+	s := b.NewPage(t, base+path)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	p, err := page.Open(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	res := resolver.New(p, nil)
+	find := actions.FinderFunc(func(ctx context.Context, tgt string) (actions.Element, error) {
+		o, err := res.Object(ctx, tgt)
+		return actions.Element{ObjectID: o.ObjectID, SessionID: o.SessionID}, err
+	})
+	if opts.Transient == nil {
+		opts.Transient = resolver.IsTransient
+	}
+	return &tab{t: t, r: actions.New(p, find, opts), p: p, ctx: ctx, base: base}
+}
+
+// eval evaluates expr in the page (awaiting promises) and returns its JSON.
+func (tb *tab) eval(expr string) string {
+	tb.t.Helper()
+	yes := true
+	res, err := cdp.Call(tb.ctx, tb.p, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: expr, ReturnByValue: &yes, AwaitPromise: &yes})
+	if err != nil {
+		tb.t.Fatalf("eval %s: %v", expr, err)
+	}
+	if res.ExceptionDetails != nil {
+		tb.t.Fatalf("eval %s: threw %s", expr, res.ExceptionDetails.Text)
+	}
+	return string(res.Result.Value)
+}
+
+// evalString evaluates expr and decodes a string.
+func (tb *tab) evalString(expr string) string {
+	tb.t.Helper()
+	var s string
+	raw := tb.eval(expr)
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		tb.t.Fatalf("eval %s: %s is not a string", expr, raw)
+	}
+	return s
+}
+
+// want fails the test unless expr evaluates to the JSON want.
+func (tb *tab) want(expr, want string) {
+	tb.t.Helper()
+	if got := tb.eval(expr); got != want {
+		tb.t.Errorf("%s: got %s, want %s", expr, got, want)
+	}
+}
+
+// children lists the tab's out-of-process frames' sessions.
+func (tb *tab) children() []target.SessionID {
+	var ids []target.SessionID
+	for _, c := range tb.p.Children() {
+		ids = append(ids, c.SessionID)
+	}
+	return ids
+}
+
+// html wraps a body in a page with a log the tests read.
+func html(body string) string {
+	return `<!doctype html><html><head><meta charset=utf-8><style>body{margin:0;font:16px sans-serif}</style>
+<script>window.events = []; function log(s) { window.events.push(s); }</script></head><body>` + body + `</body></html>`
+}
+
+// short is a context for a call that must end.
+func short(t *testing.T, d time.Duration) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// ok fails the test at once on an action's error.
+func (tb *tab) ok(res *actions.Result, err error) *actions.Result {
+	tb.t.Helper()
+	if err != nil {
+		tb.t.Fatal(err)
+	}
+	return res
+}
+
+func contains(t *testing.T, what, got, want string) {
+	t.Helper()
+	if !strings.Contains(got, want) {
+		t.Errorf("%s: got %q, want it to contain %q", what, got, want)
+	}
+}
+
+var _ = fmt.Sprint

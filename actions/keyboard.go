@@ -1,0 +1,190 @@
+package actions
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+)
+
+// PressOptions tune Press and Type.
+type PressOptions struct {
+	ActOptions
+	// Target, when set, is focused first (after it is attached and
+	// enabled); otherwise the keys go to the focused element.
+	Target string
+	// Delay waits between keys when typing (0: none).
+	Delay time.Duration
+}
+
+// Press presses a key or a combo ("Enter", "Control+a", "Shift+Tab",
+// "ControlOrMeta+a"): the modifiers go down in order, the key goes down
+// and up, the modifiers go up in reverse order.
+func (r *Runner) Press(ctx context.Context, combo string, o PressOptions) (*Result, error) {
+	strokes, err := r.kb.parseCombo(combo, r.opts.GOOS)
+	if err != nil {
+		return nil, err
+	}
+	return r.keys(ctx, "press", o, func(ctx context.Context) error {
+		return r.pressStrokes(ctx, strokes)
+	})
+}
+
+// Type types text key by key into the focused element (or o.Target,
+// focused first): characters of the US layout as key presses, others
+// (é, 中, emoji) as text input, as Playwright does.
+func (r *Runner) Type(ctx context.Context, text string, o PressOptions) (*Result, error) {
+	return r.keys(ctx, "type", o, func(ctx context.Context) error {
+		for i, c := range text {
+			if i > 0 && o.Delay > 0 {
+				t := time.NewTimer(o.Delay)
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					return ctxErr(ctx)
+				case <-t.C:
+				}
+			}
+			ch := string(c)
+			if d, ok := r.kb.lookup(ch); ok && (d.key == ch || d.shiftKey == ch || ch == "\n" || ch == "\r") {
+				strokes, err := r.kb.parseCombo(ch, r.opts.GOOS)
+				if ch == "\n" || ch == "\r" {
+					strokes, err = r.kb.parseCombo("Enter", r.opts.GOOS)
+				}
+				if err != nil {
+					return err
+				}
+				if err := r.pressStrokes(ctx, strokes); err != nil {
+					return err
+				}
+				continue
+			}
+			if _, err := cdp.Call(ctx, r.tab, input.InsertText, input.InsertTextParams{Text: ch}); err != nil {
+				return fmt.Errorf("insert %q: %w", ch, err)
+			}
+		}
+		return nil
+	})
+}
+
+// keys runs do after focusing o.Target (when set), then settles.
+func (r *Runner) keys(ctx context.Context, op string, o PressOptions, do func(ctx context.Context) error) (*Result, error) {
+	if o.Target != "" {
+		c := checks{Enabled: true}
+		return r.act(ctx, op, o.Target, o.ActOptions, c, func(ctx context.Context, el Element, _ Point, res *Result) error {
+			if err := r.focusElement(ctx, el); err != nil {
+				return fmt.Errorf("%s: %w", op, err)
+			}
+			if err := do(ctx); err != nil {
+				return fmt.Errorf("%s: %w", op, err)
+			}
+			res.Value = r.valueOf(ctx, el)
+			return nil
+		})
+	}
+	return r.unbound(ctx, op, o.ActOptions, func(ctx context.Context, res *Result) error {
+		if err := do(ctx); err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+		return nil
+	})
+}
+
+// unbound runs an action that needs no element (keys to the focused
+// element, a wheel over the viewport) with the same dialog watch and
+// settle as element actions.
+func (r *Runner) unbound(ctx context.Context, op string, o ActOptions, do func(ctx context.Context, res *Result) error) (*Result, error) {
+	start := time.Now()
+	w := r.watch(ctx, op)
+	defer w.close()
+	res := &Result{}
+	if err := w.waitReady(); err != nil && w.ctx.Err() != nil {
+		if d := w.opened(); d != nil {
+			return nil, &DialogOpenError{Op: op, Dialog: *d}
+		}
+		return nil, err
+	}
+	w.drain()
+	err := do(w.ctx, res)
+	if d := w.opened(); d != nil {
+		res.Dialog = d
+		res.Settled.Skipped = "dialog"
+		res.Took = time.Since(start)
+		return res, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s := r.opts.Settle
+	if o.Settle != nil {
+		s = o.Settle.withDefaults()
+	}
+	res.Settled = r.settle(w, s)
+	res.Dialog = w.opened()
+	res.Took = time.Since(start)
+	return res, nil
+}
+
+// pressStrokes sends the key events of one combo.
+func (r *Runner) pressStrokes(ctx context.Context, strokes []stroke) error {
+	var mods int64
+	for _, s := range strokes {
+		mods |= s.modifier
+		if err := r.keyEvent(ctx, true, s, mods); err != nil {
+			return err
+		}
+	}
+	for i := len(strokes) - 1; i >= 0; i-- {
+		s := strokes[i]
+		if err := r.keyEvent(ctx, false, s, mods); err != nil {
+			return err
+		}
+		mods &^= s.modifier
+	}
+	return nil
+}
+
+// keyEvent sends one keyDown (keyDown with text, rawKeyDown without) or
+// keyUp.
+func (r *Runner) keyEvent(ctx context.Context, down bool, s stroke, mods int64) error {
+	p := input.DispatchKeyEventParams{
+		Type:                  input.DispatchKeyEventTypeKeyUp,
+		Modifiers:             mods,
+		Key:                   s.key,
+		Code:                  s.def.code,
+		WindowsVirtualKeyCode: s.def.keyCode,
+		NativeVirtualKeyCode:  s.def.keyCode,
+		Location:              s.def.location,
+	}
+	if down {
+		p.Type = input.DispatchKeyEventTypeRawKeyDown
+		if s.text != "" {
+			p.Type = input.DispatchKeyEventTypeKeyDown
+			p.Text = s.text
+			p.UnmodifiedText = s.text
+		}
+		if r.opts.GOOS == "darwin" {
+			p.Commands = macCommands(mods&^s.modifier, s.def.code)
+		}
+	}
+	if _, err := cdp.Call(ctx, r.tab, input.DispatchKeyEvent, p); err != nil {
+		return fmt.Errorf("key %s %s: %w", s.key, p.Type, err)
+	}
+	return nil
+}
+
+// modifiers returns the modifier bits of key names (Shift, Control, Alt,
+// Meta, ControlOrMeta).
+func (r *Runner) modifiers(names []string) (int64, error) {
+	var mods int64
+	for _, n := range names {
+		bit := modifierBit(n, r.opts.GOOS)
+		if bit == 0 {
+			return 0, fmt.Errorf("unknown modifier %q: want Shift, Control, Alt, Meta or ControlOrMeta", n)
+		}
+		mods |= bit
+	}
+	return mods, nil
+}

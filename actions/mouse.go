@@ -1,0 +1,114 @@
+package actions
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+)
+
+// ClickOptions tune Click.
+type ClickOptions struct {
+	ActOptions
+	// Button is "left" (default), "right" or "middle".
+	Button string
+	// Count is 1 (default) for a click, 2 for a double click.
+	Count int
+	// Modifiers are keys held during the click: "Shift", "Control", "Alt",
+	// "Meta", "ControlOrMeta".
+	Modifiers []string
+}
+
+// Click clicks the element target names at the centre of its first box,
+// after the checks Playwright makes for a click: visible, stable, enabled,
+// receives events.
+func (r *Runner) Click(ctx context.Context, target string, o ClickOptions) (*Result, error) {
+	button, mask, err := mouseButton(o.Button)
+	if err != nil {
+		return nil, err
+	}
+	count := o.Count
+	switch {
+	case count == 0:
+		count = 1
+	case count < 0 || count > 3:
+		return nil, fmt.Errorf("click %s: click count %d: want 1, 2 or 3", target, count)
+	}
+	mods, err := r.modifiers(o.Modifiers)
+	if err != nil {
+		return nil, fmt.Errorf("click %s: %w", target, err)
+	}
+	op := "click"
+	if count == 2 {
+		op = "dblclick"
+	}
+	c := checks{Visible: true, Stable: true, Enabled: true, Hit: true, Retarget: "button"}
+	return r.act(ctx, op, target, o.ActOptions, c, func(ctx context.Context, el Element, at Point, res *Result) error {
+		res.Point = &at
+		if err := r.clickAt(ctx, at, button, mask, count, mods); err != nil {
+			return fmt.Errorf("%s %s: %w", op, target, err)
+		}
+		return nil
+	})
+}
+
+// Hover moves the mouse over the element target names, after the checks
+// for hover: visible, stable, receives events.
+func (r *Runner) Hover(ctx context.Context, target string, o ActOptions) (*Result, error) {
+	c := checks{Visible: true, Stable: true, Hit: true, Retarget: "button"}
+	return r.act(ctx, "hover", target, o, c, func(ctx context.Context, el Element, at Point, res *Result) error {
+		res.Point = &at
+		if err := r.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, at, input.MouseButtonNone, 0, 0, 0); err != nil {
+			return fmt.Errorf("hover %s: %w", target, err)
+		}
+		return nil
+	})
+}
+
+// clickAt moves to at and presses and releases the button count times, as
+// Playwright does (a double click is two press/release pairs, the second
+// with clickCount 2).
+func (r *Runner) clickAt(ctx context.Context, at Point, button input.MouseButton, mask int64, count int, mods int64) error {
+	if err := r.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, at, input.MouseButtonNone, 0, 0, mods); err != nil {
+		return err
+	}
+	for i := 1; i <= count; i++ {
+		if err := r.mouse(ctx, input.DispatchMouseEventTypeMousePressed, at, button, mask, int64(i), mods); err != nil {
+			return err
+		}
+		if err := r.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, at, button, 0, int64(i), mods); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mouse dispatches one mouse event on the tab's main session (Chrome routes
+// it to the frame under the point).
+func (r *Runner) mouse(ctx context.Context, typ input.DispatchMouseEventType, at Point, button input.MouseButton, buttons, count, mods int64) error {
+	_, err := cdp.Call(ctx, r.tab, input.DispatchMouseEvent, input.DispatchMouseEventParams{
+		Type: typ, X: round2(at.X), Y: round2(at.Y), Button: button, Buttons: buttons, ClickCount: count, Modifiers: mods,
+	})
+	if err != nil {
+		return fmt.Errorf("%s at (%.0f, %.0f): %w", typ, at.X, at.Y, err)
+	}
+	return nil
+}
+
+// mouseButton returns the CDP button and its bit in the buttons mask.
+func mouseButton(name string) (input.MouseButton, int64, error) {
+	switch name {
+	case "", "left":
+		return input.MouseButtonLeft, 1, nil
+	case "right":
+		return input.MouseButtonRight, 2, nil
+	case "middle":
+		return input.MouseButtonMiddle, 4, nil
+	}
+	return "", 0, fmt.Errorf("unknown mouse button %q: want left, right or middle", name)
+}
+
+// round2 rounds to 1/100 of a CSS pixel (Chrome takes fractions).
+func round2(v float64) float64 { return math.Round(v*100) / 100 }

@@ -1,0 +1,113 @@
+package actions
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// pause returns the pause after failed attempt n (0-based): Playwright's
+// actionability backoff, 0, 20, 100, 100, 500 ms, then 500 ms again and
+// again.
+func pause(n int) time.Duration {
+	switch n {
+	case 0:
+		return 0
+	case 1:
+		return 20 * time.Millisecond
+	case 2, 3:
+		return 100 * time.Millisecond
+	}
+	return 500 * time.Millisecond
+}
+
+// waitLog is what a retry loop waited for: how long, how many attempts,
+// and the distinct reasons it saw, in order.
+type waitLog struct {
+	attempts int
+	took     time.Duration
+	reasons  []string
+}
+
+func (w *waitLog) saw(err error) {
+	s := err.Error()
+	for _, r := range w.reasons {
+		if r == s {
+			return
+		}
+	}
+	if len(w.reasons) < 8 {
+		w.reasons = append(w.reasons, s)
+	}
+}
+
+// retry runs attempt until it succeeds, fails with an error that is not
+// transient, or the timeout passes. A timeout returns a *TimeoutError with
+// the last attempt's error; the end of ctx returns its cause.
+func (r *Runner) retry(ctx context.Context, op, target string, d time.Duration, log *waitLog, attempt func(ctx context.Context, n int) error) error {
+	return r.retryEvery(ctx, op, target, d, log, pause, attempt)
+}
+
+// poll is the schedule of waits (a page condition, not an action): 0, 20,
+// 50, 100 ms, then every 100 ms.
+func poll(n int) time.Duration {
+	switch n {
+	case 0:
+		return 0
+	case 1:
+		return 20 * time.Millisecond
+	case 2:
+		return 50 * time.Millisecond
+	}
+	return 100 * time.Millisecond
+}
+
+// retryEvery is retry with a pause schedule.
+func (r *Runner) retryEvery(ctx context.Context, op, target string, d time.Duration, log *waitLog, sched func(int) time.Duration, attempt func(ctx context.Context, n int) error) error {
+	start := time.Now()
+	tctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	var last error
+	for n := 0; ; n++ {
+		err := attempt(tctx, n)
+		if log != nil {
+			log.attempts = n + 1
+			log.took = time.Since(start)
+		}
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctxErr(ctx)
+		}
+		if tctx.Err() != nil {
+			// The deadline passed inside the attempt: its error is the
+			// context's; the one before says more.
+			if last == nil || !isCtxErr(err) {
+				last = err
+			}
+			return &TimeoutError{Op: op, Target: target, Timeout: d, Attempts: n + 1, Last: last}
+		}
+		if !r.transient(err) {
+			return err
+		}
+		last = err
+		if log != nil {
+			log.saw(err)
+		}
+		t := time.NewTimer(sched(n))
+		select {
+		case <-t.C:
+		case <-tctx.Done():
+			t.Stop()
+			if ctx.Err() != nil {
+				return ctxErr(ctx)
+			}
+			return &TimeoutError{Op: op, Target: target, Timeout: d, Attempts: n + 1, Last: last}
+		}
+	}
+}
+
+func isCtxErr(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
+}

@@ -1,0 +1,99 @@
+package actions
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdppage "github.com/chromedp/cdproto/page"
+)
+
+// ScreenshotOptions tune Screenshot. With neither FullPage nor Target it
+// captures the viewport.
+type ScreenshotOptions struct {
+	// FullPage captures the whole scrollable page.
+	FullPage bool
+	// Target captures one element (scrolled into view, visible and stable
+	// first, waiting up to Timeout).
+	Target  string
+	Timeout time.Duration
+}
+
+// Shot is a screenshot: PNG bytes and their size in CSS pixels.
+type Shot struct {
+	PNG           []byte
+	Width, Height float64
+	// Element describes the element captured (Target only).
+	Element string
+}
+
+// Screenshot captures the viewport, the full page or one element as PNG.
+func (r *Runner) Screenshot(ctx context.Context, o ScreenshotOptions) (*Shot, error) {
+	if o.FullPage && o.Target != "" {
+		return nil, fmt.Errorf("screenshot: full page and an element are exclusive")
+	}
+	yes := true
+	p := cdppage.CaptureScreenshotParams{Format: cdppage.CaptureScreenshotFormatPng}
+	shot := &Shot{}
+	switch {
+	case o.Target != "":
+		if r.find == nil {
+			return nil, fmt.Errorf("screenshot %s: no element finder", o.Target)
+		}
+		var s spot
+		err := r.retry(ctx, "screenshot", o.Target, timeout(o.Timeout, r.opts.Timeout), nil, func(ctx context.Context, n int) error {
+			el, err := r.find.Find(ctx, o.Target)
+			if err != nil {
+				return err
+			}
+			defer r.release(el)
+			s, err = r.measure(ctx, el, checks{Visible: true, Stable: true}, false, n)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		m, err := cdp.Call(ctx, r.tab, cdppage.GetLayoutMetrics, cdp.Empty{})
+		if err != nil {
+			return nil, fmt.Errorf("screenshot %s: layout metrics: %w", o.Target, err)
+		}
+		var px, py float64
+		if m.CSSVisualViewport != nil {
+			px, py = m.CSSVisualViewport.PageX, m.CSSVisualViewport.PageY
+		}
+		if s.box.Width < 1 || s.box.Height < 1 {
+			return nil, fmt.Errorf("screenshot %s: %w", o.Target, &NotActionableError{Reason: NotVisible, Element: s.desc, Detail: "it has an empty box"})
+		}
+		p.Clip = &cdppage.Viewport{X: s.box.X + px, Y: s.box.Y + py, Width: s.box.Width, Height: s.box.Height, Scale: 1}
+		p.CaptureBeyondViewport = &yes
+		shot.Width, shot.Height, shot.Element = s.box.Width, s.box.Height, s.desc
+	case o.FullPage:
+		m, err := cdp.Call(ctx, r.tab, cdppage.GetLayoutMetrics, cdp.Empty{})
+		if err != nil {
+			return nil, fmt.Errorf("screenshot: layout metrics: %w", err)
+		}
+		if m.CSSContentSize == nil {
+			return nil, fmt.Errorf("screenshot: the page reports no content size")
+		}
+		w, h := math.Ceil(m.CSSContentSize.Width), math.Ceil(m.CSSContentSize.Height)
+		p.Clip = &cdppage.Viewport{X: 0, Y: 0, Width: w, Height: h, Scale: 1}
+		p.CaptureBeyondViewport = &yes
+		shot.Width, shot.Height = w, h
+	default:
+		m, err := cdp.Call(ctx, r.tab, cdppage.GetLayoutMetrics, cdp.Empty{})
+		if err == nil && m.CSSVisualViewport != nil {
+			shot.Width, shot.Height = m.CSSVisualViewport.ClientWidth, m.CSSVisualViewport.ClientHeight
+		}
+	}
+	res, err := cdp.Call(ctx, r.tab, cdppage.CaptureScreenshot, p)
+	if err != nil {
+		return nil, fmt.Errorf("screenshot: %w", err)
+	}
+	if len(res.Data) == 0 {
+		return nil, fmt.Errorf("screenshot: Chrome returned no image")
+	}
+	shot.PNG = res.Data
+	return shot, nil
+}

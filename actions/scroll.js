@@ -1,0 +1,34 @@
+// scrolled reports the scroll positions under a point of the main frame's
+// viewport (the window and every scrolling ancestor of the element there).
+// With `before` (an earlier report) it waits, up to waitMs, for them to
+// change and then to hold still for two frames. It returns {key, x, y}: key
+// fingerprints the positions, x and y are the window's scroll position.
+async (px, py, before, waitMs) => {
+  const snap = () => {
+    const parts = [window.scrollX, window.scrollY];
+    for (let n = document.elementFromPoint(px, py); n; n = n.parentElement) {
+      if (n.scrollHeight > n.clientHeight || n.scrollWidth > n.clientWidth) parts.push(n.scrollLeft, n.scrollTop);
+    }
+    return parts.join(",");
+  };
+  const frame = () =>
+    new Promise((resolve) => {
+      requestAnimationFrame(() => resolve());
+      setTimeout(resolve, 50);
+    });
+  let key = snap();
+  if (before !== null) {
+    const start = performance.now();
+    while (key === before && performance.now() - start < waitMs) {
+      await frame();
+      key = snap();
+    }
+    for (let still = 0; still < 2 && performance.now() - start < waitMs; ) {
+      await frame();
+      const k = snap();
+      still = k === key ? still + 1 : 0;
+      key = k;
+    }
+  }
+  return { key, x: window.scrollX, y: window.scrollY };
+}

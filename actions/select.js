@@ -1,0 +1,31 @@
+// select selects the options of a <select> (`this`; a label stands for its
+// control) that match o = {values, labels, indexes}: a value matches an
+// option's value or its label, a label its label, an index its position.
+// Then it fires input and change, as a person's choice does. An empty
+// request deselects all. Returns {selected: [values]} | {missing: [what]} |
+// {error}.
+function select(o) {
+  let el = this;
+  if (el.nodeType !== 1) el = el.parentElement;
+  if (el && el.localName === "label" && el.control) el = el.control;
+  if (!el || el.localName !== "select") return { error: "element is not a <select> element" };
+  const options = [...el.options];
+  const chosen = [];
+  const missing = [];
+  const pick = (what, test) => {
+    const opt = options.find(test);
+    if (!opt) missing.push(what);
+    else if (!chosen.includes(opt)) chosen.push(opt);
+  };
+  for (const v of o.values || []) pick(JSON.stringify(v), (x) => x.value === v || x.label === v || x.text.trim() === v);
+  for (const l of o.labels || []) pick("label " + JSON.stringify(l), (x) => x.label === l || x.text.trim() === l);
+  for (const i of o.indexes || []) pick("index " + i, (x) => x.index === i);
+  if (missing.length) return { missing, have: options.slice(0, 20).map((x) => x.value + (x.label !== x.value ? " (" + x.label + ")" : "")) };
+  if (chosen.length > 1 && !el.multiple) return { error: "the <select> takes one option, " + chosen.length + " were given" };
+  const disabled = chosen.find((x) => x.disabled);
+  if (disabled) return { disabledOption: disabled.value };
+  for (const x of options) x.selected = chosen.includes(x);
+  el.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+  el.dispatchEvent(new Event("change", { bubbles: true }));
+  return { selected: [...el.selectedOptions].map((x) => x.value) };
+}

@@ -1,0 +1,219 @@
+package actions
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
+)
+
+//go:embed quiet.js
+var quietJS string
+
+// settle lets the page settle after an action, within s.Cap: it follows a
+// navigation of the main frame the action started (to its
+// DOMContentLoaded), then waits for s.Quiet without DOM mutations.
+func (r *Runner) settle(w *watch, s Settle) Settled {
+	if s.Off {
+		return Settled{Skipped: "off"}
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(w.ctx, s.Cap)
+	defer cancel()
+	var out Settled
+	defer func() { out.Took = time.Since(start) }()
+	// Navigation events that arrived with the action's own reply.
+	for {
+		ev, ok := w.next()
+		if !ok {
+			break
+		}
+		if w.isMain(ev) && (ev.kind == navStarted || ev.kind == navCommitted) {
+			r.followNavigation(ctx, w, ev, &out)
+			break
+		}
+	}
+	for round := 0; round < 4; round++ {
+		if ctx.Err() != nil {
+			out.Capped = true
+			return out
+		}
+		q, nav, navigated := r.quietOrNavigation(ctx, w, s)
+		if navigated {
+			r.followNavigation(ctx, w, nav, &out)
+			continue
+		}
+		if q.err != nil {
+			if chromeContextGone(q.err) {
+				// The document went away under the observer: a navigation
+				// whose events we will see now.
+				r.followNavigation(ctx, w, navEvent{}, &out)
+				continue
+			}
+			if ctx.Err() != nil {
+				out.Capped = true
+			}
+			return out
+		}
+		out.For = appendOnce(out.For, "dom quiet")
+		if !q.Quiet {
+			out.Capped = true
+		}
+		return out
+	}
+	return out
+}
+
+type quietResult struct {
+	Quiet     bool    `json:"quiet"`
+	Mutations int     `json:"mutations"`
+	Ms        float64 `json:"ms"`
+	err       error
+}
+
+// quietOrNavigation runs the DOM-quiet observer in the main frame while
+// watching for a navigation of the main frame; a navigation wins.
+func (r *Runner) quietOrNavigation(ctx context.Context, w *watch, s Settle) (quietResult, navEvent, bool) {
+	qctx, qcancel := context.WithCancel(ctx)
+	defer qcancel()
+	done := make(chan quietResult, 1)
+	go func() { done <- r.quiet(qctx, s, ctx) }()
+	for {
+		select {
+		case q := <-done:
+			return q, navEvent{}, false
+		case ev := <-w.nav:
+			if w.isMain(ev) && (ev.kind == navStarted || ev.kind == navCommitted) {
+				qcancel()
+				<-done
+				return quietResult{}, ev, true
+			}
+		}
+	}
+}
+
+// quiet evaluates quiet.js in the main frame's page world.
+func (r *Runner) quiet(ctx context.Context, s Settle, capCtx context.Context) quietResult {
+	capMs := s.Cap.Milliseconds()
+	if dl, ok := capCtx.Deadline(); ok {
+		capMs = time.Until(dl).Milliseconds()
+	}
+	if capMs < 1 {
+		return quietResult{err: context.DeadlineExceeded}
+	}
+	yes := true
+	res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, cdpruntime.EvaluateParams{
+		Expression:    fmt.Sprintf("(%s)(%d, %d)", quietJS, s.Quiet.Milliseconds(), capMs),
+		ReturnByValue: &yes,
+		AwaitPromise:  &yes,
+		Silent:        &yes,
+	})
+	if err != nil {
+		return quietResult{err: err}
+	}
+	if res.ExceptionDetails != nil {
+		// "Promise was collected" and the like: the document went away.
+		return quietResult{err: fmt.Errorf("dom quiet: %s", exceptionText(res.ExceptionDetails))}
+	}
+	var q quietResult
+	if res.Result != nil {
+		if err := json.Unmarshal(res.Result.Value, &q); err != nil {
+			return quietResult{err: fmt.Errorf("dom quiet: %w", err)}
+		}
+	}
+	return q
+}
+
+// followNavigation waits, within ctx, for a navigation of the main frame
+// to commit and reach DOMContentLoaded (or to end: a same-document
+// navigation, a download, a cancelled load). first is the event that
+// announced it (the zero navEvent when only its effects were seen).
+func (r *Runner) followNavigation(ctx context.Context, w *watch, first navEvent, out *Settled) {
+	out.Navigated = true
+	out.For = appendOnce(out.For, "navigation")
+	loader := first.loaderID
+	committed := first.kind == navCommitted
+	if first.url != "" {
+		out.URL = first.url
+	}
+	if committed && first.bfcache {
+		return
+	}
+	// Events reach the watch on one channel per method, so a lifecycle
+	// event may come before the commit it belongs to: remember them.
+	loaded := make(map[cdp.LoaderID]bool)
+	for {
+		select {
+		case <-ctx.Done():
+			out.Capped = true
+			return
+		case ev := <-w.nav:
+			if !w.isMain(ev) {
+				continue
+			}
+			switch ev.kind {
+			case navCommitted:
+				committed, loader, out.URL = true, ev.loaderID, ev.url
+				if ev.bfcache {
+					return
+				}
+				if loaded[loader] {
+					out.For = appendOnce(out.For, "domcontentloaded")
+					return
+				}
+			case navSameDoc:
+				out.URL = ev.url
+				if !committed {
+					return
+				}
+			case navStopped:
+				if !committed {
+					return // no new document: a download, or the load was cancelled
+				}
+			case navLifecycle:
+				if ev.name != "DOMContentLoaded" && ev.name != "load" {
+					continue
+				}
+				if committed && ev.loaderID == loader {
+					out.For = appendOnce(out.For, "domcontentloaded")
+					return
+				}
+				loaded[ev.loaderID] = true
+			}
+		}
+	}
+}
+
+// next returns a navigation event that already arrived, if any.
+func (w *watch) next() (navEvent, bool) {
+	select {
+	case ev := <-w.nav:
+		return ev, true
+	default:
+		return navEvent{}, false
+	}
+}
+
+// isMain reports whether ev is about the main frame (navCommitted events
+// are main-frame only already).
+func (w *watch) isMain(ev navEvent) bool {
+	select {
+	case <-w.ready:
+	default:
+		return ev.kind == navCommitted
+	}
+	return ev.kind == navCommitted || ev.frameID == w.mainFrame
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, v := range list {
+		if v == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
