@@ -43,14 +43,14 @@ func (c checks) forced() checks {
 
 // checkResult is what check.js returns.
 type checkResult struct {
-	OK     bool    `json:"ok"`
-	Reason string  `json:"reason"`
-	Cover  string  `json:"cover"`
-	Detail string  `json:"detail"`
-	Desc   string  `json:"desc"`
-	X      float64 `json:"x"`
-	Y      float64 `json:"y"`
-	Top    bool    `json:"top"`
+	OK     bool      `json:"ok"`
+	Reason string    `json:"reason"`
+	Cover  string    `json:"cover"`
+	Detail string    `json:"detail"`
+	Desc   string    `json:"desc"`
+	X      float64   `json:"x"`
+	Y      float64   `json:"y"`
+	Top    bool      `json:"top"`
 	TX     float64   `json:"tx"`
 	TY     float64   `json:"ty"`
 	Box    []float64 `json:"box"`

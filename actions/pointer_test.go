@@ -145,7 +145,7 @@ func TestClickScrollsIntoView(t *testing.T) {
 
 func TestClickNavigates(t *testing.T) {
 	tb := open(t, map[string]string{
-		"/":      html(`<a id=next href="/second" style="display:inline-block;margin:20px">Next page</a>`),
+		"/":       html(`<a id=next href="/second" style="display:inline-block;margin:20px">Next page</a>`),
 		"/second": html(`<h1>Second</h1><script>document.title = 'second'</script>`),
 	}, "/")
 	res := tb.ok(tb.r.Click(tb.ctx, "text=Next page", actions.ClickOptions{}))
