@@ -30,13 +30,17 @@
 
   // ---- the document: open shadow roots and frames (one scan) ------------
 
+  // scan walks the document once: every element in order (an open shadow
+  // tree right after its host), the open shadow roots, and the frames.
   let scanned = null;
   function scan() {
     if (scanned) return scanned;
+    const all = [];
     const roots = [];
     let frames = 0;
     const visit = (root) => {
       for (const el of root.querySelectorAll('*')) {
+        all.push(el);
         const t = el.localName;
         if (t === 'iframe' || t === 'frame') frames++;
         if (el.shadowRoot) {
@@ -46,7 +50,7 @@
       }
     };
     visit(document);
-    scanned = { roots, frames };
+    scanned = { all, roots, frames };
     return scanned;
   }
 
@@ -77,24 +81,16 @@
   // allElements lists the elements under root (not root), open shadow
   // trees right after their host.
   function allElements(root) {
+    if (root.nodeType === 9) return scan().all;
     if (!scan().roots.length) return Array.from(root.querySelectorAll('*'));
     const out = [];
     const visit = (r) => {
-      if (r.shadowRoot) visitScope(r.shadowRoot);
       for (const el of r.querySelectorAll('*')) {
         out.push(el);
-        if (el.shadowRoot) visitScope(el.shadowRoot);
+        if (el.shadowRoot) visit(el.shadowRoot);
       }
     };
-    const visitScope = (sr) => {
-      for (const el of sr.querySelectorAll('*')) {
-        out.push(el);
-        if (el.shadowRoot) visitScope(el.shadowRoot);
-      }
-    };
-    // Hosts inside shadow trees are visited through visitScope; a nested
-    // host's tree is not listed twice because querySelectorAll stays in
-    // its own tree.
+    if (root.shadowRoot) visit(root.shadowRoot);
     visit(root);
     return out;
   }
@@ -108,26 +104,32 @@
     return t === 'SCRIPT' || t === 'NOSCRIPT' || t === 'STYLE' || (el.ownerDocument.head && el.ownerDocument.head.contains(el));
   }
 
+  // elementText is an element's (or shadow root's) text: its text nodes
+  // and its children's text, through open shadow roots, without scripts and
+  // styles; a submit/button/reset input's value. Normalised and lower-case
+  // forms are computed when first asked for.
   const textCache = new Map();
   function elementText(root) {
     let v = textCache.get(root);
     if (v !== undefined) return v;
-    v = { full: '', normalized: '' };
+    let full = '';
     if (root.nodeType === 11 || !skipText(root)) {
       if (root.nodeType === 1 && root.localName === 'input' && (root.type === 'submit' || root.type === 'button' || root.type === 'reset')) {
-        v = { full: root.value, normalized: normWS(root.value) };
+        full = root.value;
       } else {
         for (let c = root.firstChild; c; c = c.nextSibling) {
-          if (c.nodeType === 3) v.full += c.nodeValue || '';
-          else if (c.nodeType === 1) v.full += elementText(c).full;
+          if (c.nodeType === 3) full += c.nodeValue;
+          else if (c.nodeType === 1) full += elementText(c).full;
         }
-        if (root.shadowRoot) v.full += elementText(root.shadowRoot).full;
-        if (v.full) v.normalized = normWS(v.full);
+        if (root.shadowRoot) full += elementText(root.shadowRoot).full;
       }
     }
+    v = { full, n: null, lo: null };
     textCache.set(root, v);
     return v;
   }
+  const normOf = (et) => (et.n === null ? (et.n = et.full ? normWS(et.full) : '') : et.n);
+  const lowerOf = (et) => (et.lo === null ? (et.lo = normOf(et).toLowerCase()) : et.lo);
 
   // textMatcher returns (elementText) => bool and its kind.
   function textMatcher(t) {
@@ -136,9 +138,9 @@
       return { kind: 'regex', match: (et) => { re.lastIndex = 0; return re.test(et.full); } };
     }
     const want = normWS(t.v);
-    if (t.exact) return { kind: 'strict', match: (et) => et.normalized === want };
+    if (t.exact) return { kind: 'strict', match: (et) => normOf(et) === want };
     const lower = want.toLowerCase();
-    return { kind: 'lax', match: (et) => et.normalized.toLowerCase().includes(lower) };
+    return { kind: 'lax', match: (et) => lowerOf(et).includes(lower) };
   }
 
   // attrMatcher is Playwright's createAttributeMatcher: no white space
@@ -186,18 +188,47 @@
     return out;
   }
 
+  // queryText is Playwright's internal:text engine: the innermost elements
+  // whose text matches. An element's text contains each descendant's, so
+  // for substring and exact matches the search only goes down into
+  // elements whose text contains the wanted text; a regular expression
+  // looks at every element.
   function queryText(root, t) {
     const m = textMatcher(t);
     const out = [];
-    let lastNone = null;
-    const add = (el) => {
-      if (m.kind === 'lax' && lastNone && lastNone.contains(el)) return;
-      const r = matchesText(el, m);
-      if (r === 'none') lastNone = el;
-      if (r === 'self') out.push(el);
+    if (m.kind === 'regex') {
+      let lastNone = null;
+      const add = (el) => {
+        const r = matchesText(el, m);
+        if (r === 'none') lastNone = el;
+        if (r === 'self') out.push(el);
+      };
+      if (root.nodeType === 1) add(root);
+      for (const el of allElements(root)) add(el);
+      return out;
+    }
+    const want = normWS(t.v);
+    const lower = want.toLowerCase();
+    const contains = m.kind === 'lax' ? (et) => lowerOf(et).includes(lower) : (et) => normOf(et).includes(want);
+    const visit = (el) => {
+      if (skipText(el) || !contains(elementText(el))) return;
+      const self = m.match(elementText(el));
+      let child = false;
+      for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
+        if (self && !child && m.match(elementText(c))) child = true;
+        visit(c);
+      }
+      if (el.shadowRoot) {
+        if (self && !child && m.match(elementText(el.shadowRoot))) child = true;
+        for (let c = el.shadowRoot.firstElementChild; c; c = c.nextElementSibling) visit(c);
+      }
+      if (self && !child) out.push(el);
     };
-    if (root.nodeType === 1) add(root);
-    for (const el of allElements(root)) add(el);
+    if (root.nodeType === 1) {
+      visit(root);
+    } else {
+      for (let c = root.firstElementChild; c; c = c.nextElementSibling) visit(c);
+    }
     return out;
   }
 
@@ -218,7 +249,7 @@
       if (refs.length) return refs.map(elementText);
     }
     const al = el.getAttribute('aria-label');
-    if (al !== null && al.trim()) return [{ full: al, normalized: normWS(al) }];
+    if (al !== null && al.trim()) return [{ full: al, n: null, lo: null }];
     if (LABELABLE.has(el.nodeName) || (el.nodeName === 'INPUT' && el.type !== 'hidden')) {
       if (el.labels) return Array.from(el.labels, elementText);
     }
@@ -257,81 +288,34 @@
     }
   }
 
-  function implicitRoles(el) {
-    switch (el.localName) {
-      case 'a': case 'area': return el.hasAttribute('href') || el.hasAttribute('xlink:href') ? ['link'] : ['generic'];
-      case 'abbr': return ['abbr', 'generic'];
-      case 'address': return ['group', 'generic'];
-      case 'article': return ['article'];
-      case 'aside': return ['complementary', 'generic'];
-      case 'audio': return ['audio'];
-      case 'b': case 'i': case 'u': case 'span': case 'div': case 'small': case 'bdi': case 'bdo': case 'data': case 'q': case 'samp': case 'var': case 'kbd': case 'cite':
-        return ['generic'];
-      case 'blockquote': return ['blockquote'];
-      case 'body': return ['generic', 'document'];
-      case 'br': return ['linebreak'];
-      case 'button': return ['button'];
-      case 'canvas': return ['canvas', 'generic'];
-      case 'caption': return ['caption'];
-      case 'code': return ['code'];
-      case 'datalist': return ['listbox'];
-      case 'dd': return ['definition'];
-      case 'del': case 's': return ['deletion', 'generic'];
-      case 'details': return ['group'];
-      case 'dfn': case 'dt': return ['term'];
-      case 'dialog': return ['dialog'];
-      case 'dl': return ['list', 'descriptionlist'];
-      case 'em': return ['emphasis'];
-      case 'embed': case 'object': return ['embeddedobject', 'pluginobject', 'generic'];
-      case 'fieldset': return ['group'];
-      case 'figcaption': return ['figcaption', 'generic'];
-      case 'figure': return ['figure'];
-      case 'footer': return ['contentinfo', 'sectionfooter', 'generic'];
-      case 'form': return ['form', 'generic'];
-      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6': return ['heading'];
-      case 'header': return ['banner', 'sectionheader', 'generic'];
-      case 'hgroup': return ['group', 'generic'];
-      case 'hr': return ['separator'];
-      case 'html': return ['generic', 'document', 'rootwebarea'];
-      case 'iframe': case 'frame': return ['iframe', 'iframepresentational'];
-      case 'img': case 'image': return ['img', 'none', 'generic'];
-      case 'input': return inputRoles(el);
-      case 'ins': return ['insertion', 'generic'];
-      case 'label': return ['labeltext', 'generic'];
-      case 'legend': return ['legend'];
-      case 'li': return ['listitem', 'generic'];
-      case 'main': return ['main'];
-      case 'mark': return ['mark'];
-      case 'math': return ['math'];
-      case 'menu': case 'ol': case 'ul': return ['list'];
-      case 'meter': return ['meter'];
-      case 'nav': return ['navigation'];
-      case 'optgroup': return ['group'];
-      case 'option': return ['option', 'menulistoption'];
-      case 'output': return ['status'];
-      case 'p': return ['paragraph'];
-      case 'pre': return ['pre', 'generic'];
-      case 'progress': return ['progressbar'];
-      case 'ruby': return ['ruby'];
-      case 'search': return ['search'];
-      case 'section': return ['region', 'generic'];
-      case 'select': return ['combobox', 'listbox'];
-      case 'strong': return ['strong'];
-      case 'sub': return ['subscript'];
-      case 'sup': return ['superscript'];
-      case 'summary': return ['disclosuretriangle', 'button', 'generic'];
-      case 'svg': return ['img', 'graphics-document', 'svgroot', 'generic'];
-      case 'table': return ['table', 'layouttable'];
-      case 'tbody': case 'thead': case 'tfoot': return ['rowgroup'];
-      case 'td': return ['cell', 'gridcell', 'layouttablecell'];
-      case 'th': return ['columnheader', 'rowheader', 'cell', 'gridcell'];
-      case 'tr': return ['row', 'layouttablerow'];
-      case 'textarea': return ['textbox'];
-      case 'time': return ['time'];
-      case 'video': return ['video'];
-      default: return ['generic'];
-    }
-  }
+  // TAG_ROLES lists, per tag, every role Chrome may give it without a role
+  // attribute (inputs and links depend on attributes: see roleTest).
+  const TAG_ROLES = {
+    a: ['link', 'generic'], area: ['link', 'generic'], abbr: ['abbr', 'generic'],
+    address: ['group', 'generic'], article: ['article'], aside: ['complementary', 'generic'],
+    audio: ['audio'], blockquote: ['blockquote'], body: ['generic', 'document'], br: ['linebreak'],
+    button: ['button'], canvas: ['canvas', 'generic'], caption: ['caption'], code: ['code'],
+    datalist: ['listbox'], dd: ['definition'], del: ['deletion', 'generic'], s: ['deletion', 'generic'],
+    details: ['group'], dfn: ['term'], dt: ['term'], dialog: ['dialog'], dl: ['list', 'descriptionlist'],
+    em: ['emphasis'], embed: ['embeddedobject', 'pluginobject', 'generic'],
+    object: ['embeddedobject', 'pluginobject', 'generic'], fieldset: ['group'],
+    figcaption: ['figcaption', 'generic'], figure: ['figure'],
+    footer: ['contentinfo', 'sectionfooter', 'generic'], form: ['form', 'generic'],
+    h1: ['heading'], h2: ['heading'], h3: ['heading'], h4: ['heading'], h5: ['heading'], h6: ['heading'],
+    header: ['banner', 'sectionheader', 'generic'], hgroup: ['group', 'generic'], hr: ['separator'],
+    html: ['generic', 'document', 'rootwebarea'], iframe: ['iframe', 'iframepresentational'],
+    frame: ['iframe', 'iframepresentational'], img: ['img', 'none', 'generic'], image: ['img', 'none', 'generic'],
+    input: [], ins: ['insertion', 'generic'], label: ['labeltext', 'generic'], legend: ['legend'],
+    li: ['listitem', 'generic'], main: ['main'], mark: ['mark'], math: ['math'], menu: ['list'],
+    ol: ['list'], ul: ['list'], meter: ['meter'], nav: ['navigation'], optgroup: ['group'],
+    option: ['option', 'menulistoption'], output: ['status'], p: ['paragraph'], pre: ['pre', 'generic'],
+    progress: ['progressbar'], ruby: ['ruby'], search: ['search'], section: ['region', 'generic'],
+    select: ['combobox', 'listbox'], strong: ['strong'], sub: ['subscript'], sup: ['superscript'],
+    summary: ['disclosuretriangle', 'button', 'generic'], svg: ['img', 'graphics-document', 'svgroot', 'generic'],
+    table: ['table', 'layouttable'], tbody: ['rowgroup'], thead: ['rowgroup'], tfoot: ['rowgroup'],
+    td: ['cell', 'gridcell', 'layouttablecell'], th: ['columnheader', 'rowheader', 'cell', 'gridcell'],
+    tr: ['row', 'layouttablerow'], textarea: ['textbox'], time: ['time'], video: ['video'],
+  };
 
   // Roles the tables above can produce, and ARIA's: for any other role (one
   // of Chrome's own, say) every element is a candidate.
@@ -350,19 +334,35 @@
     'switch', 'tab', 'table', 'tablist', 'tabpanel', 'term', 'textbox', 'time', 'timer', 'toolbar',
     'tooltip', 'tree', 'treegrid', 'treeitem', 'video']);
 
-  function mayHaveRole(el, role) {
-    const explicit = el.getAttribute('role');
-    if (explicit) {
-      for (const tok of explicit.trim().toLowerCase().split(/\s+/)) {
-        if (canonRole(tok) === role) return true;
+  // roleTest returns a test: could Chrome give el the role?
+  function roleTest(role) {
+    if (!KNOWN.has(role)) return () => true;
+    const tags = new Set();
+    for (const tag in TAG_ROLES) if (TAG_ROLES[tag].includes(role)) tags.add(tag);
+    if (role === 'button' || role === 'checkbox' || role === 'switch' || role === 'radio' || role === 'slider' ||
+      role === 'spinbutton' || role === 'searchbox' || role === 'combobox' || role === 'textbox' || role === 'none' ||
+      role === 'colorwell' || role === 'date' || role === 'datetime' || role === 'inputtime' || role === 'time') tags.add('input');
+    return (el) => {
+      const explicit = el.getAttribute('role');
+      if (explicit) {
+        for (const tok of explicit.trim().toLowerCase().split(/\s+/)) {
+          if (canonRole(tok) === role) return true;
+        }
       }
-    }
-    if (!KNOWN.has(role)) return true;
-    // A custom element may set its role through ElementInternals, which
-    // the page cannot read.
-    if (el.localName.includes('-')) return true;
-    if (role === 'textbox' && el.isContentEditable) return true;
-    return implicitRoles(el).includes(role);
+      const t = el.localName;
+      if (tags.has(t)) {
+        if (t === 'input') return inputRoles(el).includes(role);
+        if (t === 'a' || t === 'area') {
+          return el.hasAttribute('href') || el.hasAttribute('xlink:href') ? role === 'link' : role === 'generic';
+        }
+        return true;
+      }
+      // A custom element may set its role through ElementInternals, which
+      // the page cannot read.
+      if (t.includes('-')) return true;
+      if (role === 'generic' && !(t in TAG_ROLES)) return true;
+      return role === 'textbox' && el.isContentEditable;
+    };
   }
 
   // hiddenForAria: elements Chrome leaves out of the accessibility tree
@@ -392,9 +392,12 @@
   }
 
   // nameSources lists strings Chrome's accessible name of el could be made
-  // from, or contain. Cheap ones first.
+  // from, or contain; the likeliest first.
   function* nameSources(el) {
+    const text = deepText(el, false);
+    yield text;
     yield el.getAttribute('aria-label');
+    yield el.getAttribute('title');
     const lb = el.getAttribute('aria-labelledby');
     if (lb) {
       const parts = [];
@@ -404,7 +407,6 @@
       }
       yield parts.join(' ');
     }
-    yield el.getAttribute('title');
     yield el.getAttribute('alt');
     yield el.getAttribute('placeholder');
     yield el.getAttribute('aria-placeholder');
@@ -417,9 +419,7 @@
       if (type === 'reset') yield 'Reset';
     }
     if (el.labels) for (const l of el.labels) yield deepText(l, false);
-    const text = deepText(el, false);
-    yield text;
-    yield deepText(el, true);
+    if (el.firstElementChild || el.shadowRoot) yield deepText(el, true);
     if (!text.trim()) yield pseudoText(el);
   }
 
@@ -467,8 +467,9 @@
 
   function queryRole(root, r) {
     const out = [];
+    const mayHaveRole = roleTest(r.role);
     for (const el of allElements(root)) {
-      if (!mayHaveRole(el, r.role)) continue;
+      if (!mayHaveRole(el)) continue;
       if (r.name && !nameMayMatch(el, r.name)) continue;
       if (!r.hidden && hiddenForAria(el)) continue;
       out.push(el);

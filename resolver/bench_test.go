@@ -1,0 +1,143 @@
+package resolver_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/egohost/egohost/browser"
+	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/resolver"
+	"github.com/egohost/egohost/resolver/resolverbench"
+)
+
+// BenchmarkResolve measures resolve-to-centre by role, by text and by css
+// on a page of 5,000 list items over a direct DevTools session, and
+// Playwright's locator.boundingBox() for the same elements on the same
+// browser, and logs the table of docs/benchmarks.md. Each cell is the
+// median of b.N resolutions (run with -benchtime Nx).
+func BenchmarkResolve(b *testing.B) {
+	srv := browsertest.Serve(b, resolverbench.Handler())
+	br := browsertest.Launch(b, browser.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	endpoint, err := br.Process.DevToolsURL(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	url := srv + "/list"
+	counter := &resolverbench.Counter{Sessions: br.NewPage(b, url)}
+	p, err := page.Open(ctx, counter)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	r := resolver.New(p, nil)
+	runs := b.N
+	rows := make([]resolverbench.Row, len(resolverbench.Cases))
+	var selectors []string
+	for i, c := range resolverbench.Cases {
+		rows[i].Case = c
+		if rows[i].Egohost, err = resolverbench.Measure(ctx, r, counter, c.Egohost, runs); err != nil {
+			b.Fatalf("%s: %v", c.Egohost, err)
+		}
+		selectors = append(selectors, c.Playwright)
+	}
+	script, _ := filepath.Abs("../bench/pw-resolve.mjs")
+	pw, err := resolverbench.Playwright(ctx, script, endpoint, url, selectors, runs)
+	switch {
+	case errors.Is(err, resolverbench.ErrNoNode) && os.Getenv("CI") != "true":
+		b.Logf("no Playwright column: %v (install node and run npm ci in bench/)", err)
+	case err != nil:
+		b.Fatal(err)
+	default:
+		for i := range rows {
+			rows[i].PW, rows[i].HavePW = pw[i], true
+			rows[i].SameSpot = math.Abs(pw[i].X-rows[i].Egohost.X) < 1 && math.Abs(pw[i].Y-rows[i].Egohost.Y) < 1
+		}
+	}
+	for _, row := range rows {
+		b.ReportMetric(row.Egohost.MedianMs, row.Case.Name+"-ms")
+		if row.HavePW {
+			b.ReportMetric(row.PW.MedianMs, row.Case.Name+"-pw-ms")
+		}
+	}
+	// Printed, not logged: the testing package cuts long benchmark logs.
+	fmt.Printf("%d items, runs per cell: %d (median)\n%s", resolverbench.Items, runs, resolverbench.Table(rows))
+}
+
+// The same locators pick the same elements as Playwright's (getByRole,
+// getByText, getByLabel… semantics), on the same page in the same browser.
+func TestSameElementsAsPlaywright(t *testing.T) {
+	b := browsertest.Launch(t, browser.Options{})
+	url := fixture(t)
+	p, ctx := tab(t, b, url)
+	r := resolver.New(p, nil)
+	cases := []struct{ ours, theirs string }{
+		{"#save", "#save"},
+		{`role=button[name="save draft"]`, `internal:role=button[name="save draft"i]`},
+		{`role=button[name="Save"s]`, `internal:role=button[name="Save"s]`},
+		{`role=button[name="close"]`, `internal:role=button[name="close"i]`},
+		{`role=textbox[name="email"]`, `internal:role=textbox[name="email"i]`},
+		{`role=checkbox[checked]`, `internal:role=checkbox[checked=true]`},
+		{`role=heading[level=2]`, `internal:role=heading[level=2]`},
+		{`role=link[name="home"]`, `internal:role=link[name="home"i]`},
+		{`role=img[name="cat"]`, `internal:role=img[name="cat"i]`},
+		{`role=button[name="Buy"] >> nth=1`, `internal:role=button[name="Buy"i] >> nth=1`},
+		{`role=button[name="Buy"] >> last`, `internal:role=button[name="Buy"i] >> nth=-1`},
+		{"text=text WITH bold", `internal:text="text WITH bold"i`},
+		{`text="bold words"`, `internal:text="bold words"s`},
+		{"text=Row", `internal:text="Row"i`},
+		{"label=Email", `internal:label="Email"i`},
+		{"label=Search the", `internal:label="Search the"i`},
+		{"placeholder=example.com", `internal:attr=[placeholder="example.com"i]`},
+		{"alt=a cat", `internal:attr=[alt="a cat"i]`},
+		{"title=helpful", `internal:attr=[title="helpful"i]`},
+		{"testid=row-1", `internal:testid=[data-testid="row-1"s]`},
+		{"xpath=//a[@href='/home']", "xpath=//a[@href='/home']"},
+		{`css=li >> has-text="Eggs"i >> css=button`, `li >> internal:has-text="Eggs"i >> button`},
+		{`css=li >> has=#buybread`, `li >> internal:has="#buybread"`},
+		{`.dup >> nth=2`, `.dup >> nth=2`},
+		{"#sbtn", "#sbtn"},
+		{"text=Shadow text", `internal:text="Shadow text"i`},
+		{`role=button[name="shadow"]`, `internal:role=button[name="shadow"i]`},
+		{"placeholder=Shadow field", `internal:attr=[placeholder="Shadow field"i]`},
+	}
+	var theirs []string
+	for _, c := range cases {
+		theirs = append(theirs, c.theirs)
+	}
+	script, _ := filepath.Abs("../bench/pw-resolve.mjs")
+	pw, err := resolverbench.Playwright(ctx, script, endpointOf(t, ctx, b), url, theirs, 0)
+	if errors.Is(err, resolverbench.ErrNoNode) && os.Getenv("CI") != "true" {
+		t.Skipf("no Playwright: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cases {
+		pt, err := r.Center(ctx, c.ours)
+		if err != nil {
+			t.Errorf("%s: %v", c.ours, err)
+			continue
+		}
+		if math.Abs(pt.X-pw[i].X) > 1 || math.Abs(pt.Y-pw[i].Y) > 1 {
+			t.Errorf("%s: egohost (%.1f, %.1f), Playwright %s (%.1f, %.1f)", c.ours, pt.X, pt.Y, c.theirs, pw[i].X, pw[i].Y)
+		}
+	}
+}
+
+func endpointOf(t *testing.T, ctx context.Context, b *browsertest.Browser) string {
+	t.Helper()
+	ep, err := b.Process.DevToolsURL(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ep
+}

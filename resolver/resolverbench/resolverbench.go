@@ -1,0 +1,252 @@
+// Package resolverbench measures egohost's resolver against Playwright on
+// the same page of the same browser in one run: resolve-to-centre by role,
+// by text and by css on a page of 5,000 list items (each a link, a button
+// and a span), over any resolver.Tab (a direct DevTools session or the
+// extension relay), and Playwright's locator.boundingBox() through
+// bench/pw-resolve.mjs run by node against the same browser's DevTools
+// endpoint.
+package resolverbench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/target"
+	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/resolver"
+)
+
+// Items is the size of the benchmark page.
+const Items = 5000
+
+// ListPage returns a page of n list items, each a link, a button and a
+// span (the snapshot benchmark's page).
+func ListPage(n int) string {
+	var b strings.Builder
+	b.WriteString("<!doctype html><title>list ")
+	fmt.Fprint(&b, n)
+	b.WriteString("</title><ul>")
+	for i := range n {
+		fmt.Fprintf(&b, `<li><a href="/item/%d">Link %d</a> <button>Button %d</button> <span>Span %d</span></li>`, i, i, i, i)
+	}
+	b.WriteString("</ul>")
+	return b.String()
+}
+
+// Handler serves ListPage(Items) at /list.
+func Handler() http.Handler {
+	body := ListPage(Items)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/list" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(body))
+	})
+}
+
+// Case is one row: the same element found by egohost's locator and by
+// Playwright's selector (getByRole / getByText semantics).
+type Case struct {
+	Name       string
+	Egohost    string
+	Playwright string
+}
+
+// Cases target the last item, so both engines scan the whole page.
+var Cases = []Case{
+	{"role", `role=button[name="Button 4999"]`, `internal:role=button[name="Button 4999"i]`},
+	{"text", `text=Span 4999`, `internal:text="Span 4999"i`},
+	{"css", `css=a[href="/item/4999"]`, `css=a[href="/item/4999"]`},
+}
+
+// Result is one measured cell.
+type Result struct {
+	Runs     int
+	MedianMs float64
+	MinMs    float64
+	X, Y     float64 // the centre found
+	Bytes    int     // CDP bytes per resolution (egohost only; 0 unknown)
+	Calls    int     // CDP calls per resolution (egohost only)
+}
+
+// Counter wraps a tab's sessions and counts the calls and result bytes
+// that cross them.
+type Counter struct {
+	page.Sessions
+	calls, bytes atomic.Int64
+}
+
+// Call counts one call and its result's size.
+func (c *Counter) Call(ctx context.Context, method string, params, result any) error {
+	return count(ctx, c, c.Sessions, method, params, result)
+}
+
+// Child returns the counted child session.
+func (c *Counter) Child(id target.SessionID) cdp.Session {
+	return &counted{Session: c.Sessions.Child(id), c: c}
+}
+
+type counted struct {
+	cdp.Session
+	c *Counter
+}
+
+func (s *counted) Call(ctx context.Context, method string, params, result any) error {
+	return count(ctx, s.c, s.Session, method, params, result)
+}
+
+func count(ctx context.Context, c *Counter, s cdp.Session, method string, params, result any) error {
+	var raw jsonv2.Value
+	err := s.Call(ctx, method, params, &raw)
+	c.calls.Add(1)
+	c.bytes.Add(int64(len(raw)))
+	if err != nil || result == nil || len(raw) == 0 {
+		return err
+	}
+	return jsonv2.Unmarshal(raw, result)
+}
+
+// Reset zeroes the counts and returns the previous ones.
+func (c *Counter) Reset() (calls, bytes int) {
+	return int(c.calls.Swap(0)), int(c.bytes.Swap(0))
+}
+
+// Measure resolves locator to a centre runs times (after one warm-up) and
+// returns the median and minimum. counter, when not nil, counts the CDP
+// traffic of the resolver's tab.
+func Measure(ctx context.Context, r *resolver.Resolver, counter *Counter, locator string, runs int) (Result, error) {
+	if _, err := r.Center(ctx, locator); err != nil {
+		return Result{}, err
+	}
+	if counter != nil {
+		counter.Reset()
+	}
+	times := make([]float64, 0, runs)
+	var pt resolver.Point
+	for range runs {
+		start := time.Now()
+		var err error
+		if pt, err = r.Center(ctx, locator); err != nil {
+			return Result{}, err
+		}
+		times = append(times, float64(time.Since(start).Microseconds())/1000)
+	}
+	res := Result{Runs: runs, MedianMs: median(times), MinMs: slices.Min(times), X: pt.X, Y: pt.Y}
+	if counter != nil {
+		calls, bytes := counter.Reset()
+		res.Calls, res.Bytes = calls/runs, bytes/runs
+	}
+	return res, nil
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	m := len(s) / 2
+	if len(s)%2 == 1 {
+		return s[m]
+	}
+	return (s[m-1] + s[m]) / 2
+}
+
+// ErrNoNode means node (or playwright-core in bench/) is not installed.
+var ErrNoNode = errors.New("node or playwright-core not available")
+
+// Playwright runs script (bench/pw-resolve.mjs) against the browser at
+// endpoint on url: each selector resolved with locator.boundingBox() runs
+// times after a warm-up. The results follow the selectors' order; X and Y
+// are the bounding box's centre.
+func Playwright(ctx context.Context, script, endpoint, url string, selectors []string, runs int) ([]Result, error) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoNode, err)
+	}
+	args := append([]string{script, "--endpoint", endpoint, "--url", url, "--runs", fmt.Sprint(runs), "--timeout", "60000"}, selectors...)
+	cmd := exec.CommandContext(ctx, node, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		if strings.Contains(stderr.String(), "Cannot find package 'playwright-core'") {
+			return nil, fmt.Errorf("%w: run npm ci in bench/", ErrNoNode)
+		}
+		return nil, fmt.Errorf("pw-resolve: %v: %s", err, stderr.String())
+	}
+	var res []Result
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		var line struct {
+			Selector string   `json:"selector"`
+			Error    string   `json:"error"`
+			Runs     int      `json:"runs"`
+			MedianMs float64  `json:"medianMs"`
+			MinMs    float64  `json:"minMs"`
+			Box      *pwBoxes `json:"box"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			return nil, fmt.Errorf("pw-resolve: %q: %w", sc.Text(), err)
+		}
+		if line.Error != "" {
+			return nil, fmt.Errorf("pw-resolve %s: %s", line.Selector, line.Error)
+		}
+		r := Result{Runs: line.Runs, MedianMs: line.MedianMs, MinMs: line.MinMs}
+		if line.Box != nil {
+			r.X, r.Y = line.Box.X+line.Box.Width/2, line.Box.Y+line.Box.Height/2
+		}
+		res = append(res, r)
+	}
+	if len(res) != len(selectors) {
+		return nil, fmt.Errorf("pw-resolve: %d results for %d selectors", len(res), len(selectors))
+	}
+	return res, nil
+}
+
+type pwBoxes struct {
+	X, Y, Width, Height float64
+}
+
+// Row is one line of the table: a case, egohost's cell and Playwright's.
+type Row struct {
+	Case     Case
+	Egohost  Result
+	PW       Result
+	HavePW   bool
+	SameSpot bool // both found the same centre (within a pixel)
+}
+
+// Table renders rows as the Markdown table of docs/benchmarks.md.
+func Table(rows []Row) string {
+	var b strings.Builder
+	b.WriteString("| locator | egohost median (min) | CDP calls, bytes | Playwright `boundingBox()` median (min) | ratio | same element |\n")
+	b.WriteString("|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		pw, ratio, same := "n/a", "n/a", "n/a"
+		if r.HavePW {
+			pw = fmt.Sprintf("%.2f ms (%.2f)", r.PW.MedianMs, r.PW.MinMs)
+			if r.PW.MedianMs > 0 {
+				ratio = fmt.Sprintf("%.2f×", r.Egohost.MedianMs/r.PW.MedianMs)
+			}
+			same = "no"
+			if r.SameSpot {
+				same = "yes"
+			}
+		}
+		fmt.Fprintf(&b, "| %s `%s` | %.2f ms (%.2f) | %d, %d B | %s | %s | %s |\n",
+			r.Case.Name, r.Case.Egohost, r.Egohost.MedianMs, r.Egohost.MinMs, r.Egohost.Calls, r.Egohost.Bytes, pw, ratio, same)
+	}
+	return b.String()
+}
