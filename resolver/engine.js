@@ -382,13 +382,14 @@
     return !el.checkVisibility({ visibilityProperty: true });
   }
 
-  function pseudoText(el) {
-    let out = '';
-    for (const which of ['::before', '::after']) {
-      const c = getComputedStyle(el, which).content;
-      if (c && c !== 'none' && c !== 'normal') out += c.replace(/^["']|["']$/g, '');
-    }
-    return out;
+  function pseudoText(el, which = '::before') {
+    const c = getComputedStyle(el, which).content;
+    if (!c || c === 'none' || c === 'normal') return '';
+    const out = [];
+    const re = /"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'/g;
+    let m;
+    while ((m = re.exec(c))) out.push((m[1] ?? m[2]).replace(/\\(.)/g, '$1'));
+    return out.join(' ');
   }
 
   // nameSources lists strings Chrome's accessible name of el could be made
@@ -419,8 +420,42 @@
       if (type === 'reset') yield 'Reset';
     }
     if (el.labels) for (const l of el.labels) yield deepText(l, false);
-    if (el.firstElementChild || el.shadowRoot) yield deepText(el, true);
-    if (!text.trim()) yield pseudoText(el);
+    if (el.firstElementChild || el.shadowRoot) {
+      yield deepText(el, true);
+      yield el.innerText; // without hidden descendants' text
+    }
+    if (hasPseudoContent()) yield pseudoText(el) + ' ' + text + ' ' + pseudoText(el, '::after');
+  }
+
+  // hasPseudoContent reports whether any style sheet may give an element
+  // ::before / ::after content (which Chrome puts in accessible names).
+  let pseudoRules = null;
+  function hasPseudoContent() {
+    if (pseudoRules !== null) return pseudoRules;
+    const sheets = [...document.styleSheets, ...(document.adoptedStyleSheets || [])];
+    for (const sr of scan().roots) sheets.push(...sr.styleSheets, ...(sr.adoptedStyleSheets || []));
+    const visit = (rules) => {
+      for (const rule of rules) {
+        if (rule.selectorText !== undefined && /:(before|after|marker)/i.test(rule.selectorText)) return true;
+        if (rule.cssRules && visit(rule.cssRules)) return true;
+      }
+      return false;
+    };
+    pseudoRules = false;
+    for (const sheet of sheets) {
+      let rules;
+      try {
+        rules = sheet.cssRules;
+      } catch (e) {
+        pseudoRules = true; // a cross-origin sheet: assume it may
+        break;
+      }
+      if (visit(rules)) {
+        pseudoRules = true;
+        break;
+      }
+    }
+    return pseudoRules;
   }
 
   // deepText is el's text through open shadow roots; with alts, a
@@ -470,7 +505,8 @@
     const mayHaveRole = roleTest(r.role);
     for (const el of allElements(root)) {
       if (!mayHaveRole(el)) continue;
-      if (r.name && !nameMayMatch(el, r.name)) continue;
+      // A custom element may name itself through ElementInternals.
+      if (r.name && !el.localName.includes('-') && !nameMayMatch(el, r.name)) continue;
       if (!r.hidden && hiddenForAria(el)) continue;
       out.push(el);
     }
