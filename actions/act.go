@@ -77,8 +77,12 @@ type hooks struct {
 	// there (e.g. a checkbox already checked). Its errors are retried when
 	// transient.
 	before func(ctx context.Context, el Element, res *Result) (done bool, err error)
-	// do acts; its errors are final (the action may have happened).
+	// do acts; its errors are final (the action may have happened)
+	// unless retryDo is set.
 	do func(ctx context.Context, el Element, at Point, res *Result) error
+	// retryDo retries do's transient errors: do changes nothing when it
+	// fails that way (select with options still missing).
+	retryDo bool
 }
 
 // act is the frame of every element action: it finds target, checks c and
@@ -126,6 +130,11 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 		w.drain()
 		dispatched = true
 		final = h.do(ctx, el, at, res)
+		if final != nil && h.retryDo && r.transient(final) {
+			dispatched = false
+			err, final = final, nil
+			return err
+		}
 		return nil
 	})
 	res.Waited = Waited{Took: log.took, Attempts: log.attempts, Reasons: log.reasons}

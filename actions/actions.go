@@ -129,11 +129,7 @@ func (r *Runner) session(id target.SessionID) cdp.Session {
 
 // transient reports whether an attempt's error may clear by waiting.
 func (r *Runner) transient(err error) bool {
-	var na *NotActionableError
-	if errors.As(err, &na) {
-		return true
-	}
-	return r.opts.Transient(err)
+	return hasTransient(err) || r.opts.Transient(err)
 }
 
 // hasTransient is the default Options.Transient.

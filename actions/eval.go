@@ -3,7 +3,9 @@ package actions
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -35,9 +37,14 @@ func (r *Runner) Evaluate(ctx context.Context, expr string, d time.Duration) (*E
 	defer cancel()
 	w := r.watch(ctx, "eval")
 	defer w.close()
-	res, err := r.evaluate(w.ctx, expr)
+	res, err := r.evaluate(w.ctx, expr, false)
+	var je *JSError
+	if errors.As(err, &je) && strings.Contains(je.Text, "await is only valid") {
+		// Top-level await: evaluate as the console does.
+		res, err = r.evaluate(w.ctx, expr, true)
+	}
 	if err == nil && res.Type == "function" {
-		res, err = r.evaluate(w.ctx, "("+expr+")()")
+		res, err = r.evaluate(w.ctx, "("+expr+")()", false)
 	}
 	if dl := w.opened(); dl != nil {
 		return &EvalResult{Type: "undefined", Value: json.RawMessage("null"), Dialog: dl, Took: time.Since(start)}, nil
@@ -52,15 +59,18 @@ func (r *Runner) Evaluate(ctx context.Context, expr string, d time.Duration) (*E
 	return res, nil
 }
 
-func (r *Runner) evaluate(ctx context.Context, expr string) (*EvalResult, error) {
+func (r *Runner) evaluate(ctx context.Context, expr string, repl bool) (*EvalResult, error) {
 	yes := true
-	res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, cdpruntime.EvaluateParams{
+	p := cdpruntime.EvaluateParams{
 		Expression:    expr,
 		ReturnByValue: &yes,
 		AwaitPromise:  &yes,
 		UserGesture:   &yes,
-		ReplMode:      &yes,
-	})
+	}
+	if repl {
+		p.ReplMode = &yes
+	}
+	res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, p)
 	if err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
 	}

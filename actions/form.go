@@ -101,8 +101,11 @@ type SelectOptions struct {
 // options to exist, then fires input and change.
 func (r *Runner) Select(ctx context.Context, target string, o SelectOptions) (*Result, error) {
 	c := checks{Visible: true, Enabled: true, Retarget: "label"}
-	return r.act(ctx, "select", target, o.ActOptions, c, func(ctx context.Context, el Element, _ Point, res *Result) error {
-		return r.selectOn(ctx, el, target, o, res)
+	return r.actWith(ctx, "select", target, o.ActOptions, c, hooks{
+		do: func(ctx context.Context, el Element, _ Point, res *Result) error {
+			return r.selectOn(ctx, el, target, o, res)
+		},
+		retryDo: true, // the options may not be there yet
 	})
 }
 

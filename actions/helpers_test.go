@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 
@@ -82,7 +83,8 @@ func openWith(t *testing.T, h http.Handler, path string, opts actions.Options) *
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Close)
-	res := resolver.New(p, nil)
+	safe := safeTab{p}
+	res := resolver.New(safe, nil)
 	find := actions.FinderFunc(func(ctx context.Context, tgt string) (actions.Element, error) {
 		o, err := res.Object(ctx, tgt)
 		return actions.Element{ObjectID: o.ObjectID, SessionID: o.SessionID}, err
@@ -90,7 +92,51 @@ func openWith(t *testing.T, h http.Handler, path string, opts actions.Options) *
 	if opts.Transient == nil {
 		opts.Transient = resolver.IsTransient
 	}
-	return &tab{t: t, r: actions.New(p, find, opts), p: p, ctx: ctx, base: base}
+	return &tab{t: t, r: actions.New(safe, find, opts), p: p, ctx: ctx, base: base}
+}
+
+// safeTab gives the Runner a page whose calls never abort a write on the
+// shared direct connection: cdpdirect passes the caller's context to the
+// WebSocket write, and a context that ends there closes the whole
+// connection (the extension relay in production writes without one). A
+// call whose context ends returns at once; its reply is read and dropped.
+type safeTab struct{ *page.Page }
+
+func (s safeTab) Call(ctx context.Context, method string, params, result any) error {
+	return safeCall(ctx, s.Page, method, params, result)
+}
+
+func (s safeTab) Child(id target.SessionID) cdp.Session { return safeSession{s.Page.Child(id)} }
+
+type safeSession struct{ cdp.Session }
+
+func (s safeSession) Call(ctx context.Context, method string, params, result any) error {
+	return safeCall(ctx, s.Session, method, params, result)
+}
+
+func safeCall(ctx context.Context, s cdp.Session, method string, params, result any) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	type reply struct {
+		raw jsonv2.Value
+		err error
+	}
+	done := make(chan reply, 1)
+	go func() {
+		var raw jsonv2.Value
+		err := s.Call(context.WithoutCancel(ctx), method, params, &raw)
+		done <- reply{raw, err}
+	}()
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("%s: %w", method, ctx.Err())
+	case r := <-done:
+		if r.err != nil || result == nil || len(r.raw) == 0 {
+			return r.err
+		}
+		return jsonv2.Unmarshal(r.raw, result)
+	}
 }
 
 // eval evaluates expr in the page (awaiting promises) and returns its JSON.

@@ -1,8 +1,10 @@
 package actions
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image/png"
 	"math"
 	"time"
 
@@ -21,10 +23,10 @@ type ScreenshotOptions struct {
 	Timeout time.Duration
 }
 
-// Shot is a screenshot: PNG bytes and their size in CSS pixels.
+// Shot is a screenshot: PNG bytes and the image's size in pixels.
 type Shot struct {
 	PNG           []byte
-	Width, Height float64
+	Width, Height int
 	// Element describes the element captured (Target only).
 	Element string
 }
@@ -68,7 +70,7 @@ func (r *Runner) Screenshot(ctx context.Context, o ScreenshotOptions) (*Shot, er
 		}
 		p.Clip = &cdppage.Viewport{X: s.box.X + px, Y: s.box.Y + py, Width: s.box.Width, Height: s.box.Height, Scale: 1}
 		p.CaptureBeyondViewport = &yes
-		shot.Width, shot.Height, shot.Element = s.box.Width, s.box.Height, s.desc
+		shot.Element = s.desc
 	case o.FullPage:
 		m, err := cdp.Call(ctx, r.tab, cdppage.GetLayoutMetrics, cdp.Empty{})
 		if err != nil {
@@ -80,12 +82,6 @@ func (r *Runner) Screenshot(ctx context.Context, o ScreenshotOptions) (*Shot, er
 		w, h := math.Ceil(m.CSSContentSize.Width), math.Ceil(m.CSSContentSize.Height)
 		p.Clip = &cdppage.Viewport{X: 0, Y: 0, Width: w, Height: h, Scale: 1}
 		p.CaptureBeyondViewport = &yes
-		shot.Width, shot.Height = w, h
-	default:
-		m, err := cdp.Call(ctx, r.tab, cdppage.GetLayoutMetrics, cdp.Empty{})
-		if err == nil && m.CSSVisualViewport != nil {
-			shot.Width, shot.Height = m.CSSVisualViewport.ClientWidth, m.CSSVisualViewport.ClientHeight
-		}
 	}
 	res, err := cdp.Call(ctx, r.tab, cdppage.CaptureScreenshot, p)
 	if err != nil {
@@ -94,6 +90,10 @@ func (r *Runner) Screenshot(ctx context.Context, o ScreenshotOptions) (*Shot, er
 	if len(res.Data) == 0 {
 		return nil, fmt.Errorf("screenshot: Chrome returned no image")
 	}
-	shot.PNG = res.Data
+	cfg, err := png.DecodeConfig(bytes.NewReader(res.Data))
+	if err != nil {
+		return nil, fmt.Errorf("screenshot: Chrome's image: %w", err)
+	}
+	shot.PNG, shot.Width, shot.Height = res.Data, cfg.Width, cfg.Height
 	return shot, nil
 }

@@ -43,9 +43,10 @@ func (r *Runner) Scroll(ctx context.Context, o ScrollOptions) (*Result, error) {
 		if err := r.evalMain(ctx, fmt.Sprintf("(%s)(%g, %g, null, 0)", scrollJS, at.X, at.Y), &before); err != nil {
 			return fmt.Errorf("scroll: %w", err)
 		}
-		_, err := cdp.Call(ctx, r.tab, input.DispatchMouseEvent, input.DispatchMouseEventParams{
+		// Chrome wants both deltas, and cdproto's params omit a zero.
+		err := r.tab.Call(ctx, input.DispatchMouseEvent.Method, wheelParams{
 			Type: input.DispatchMouseEventTypeMouseWheel, X: round2(at.X), Y: round2(at.Y), DeltaX: o.DX, DeltaY: o.DY,
-		})
+		}, nil)
 		if err != nil {
 			return fmt.Errorf("scroll: wheel: %w", err)
 		}
@@ -69,6 +70,16 @@ func (r *Runner) Scroll(ctx context.Context, o ScrollOptions) (*Result, error) {
 		}
 		return wheel(ctx, Point{X: vp.W / 2, Y: vp.H / 2}, res)
 	})
+}
+
+// wheelParams are Input.dispatchMouseEvent's params for a wheel event,
+// with both deltas always present.
+type wheelParams struct {
+	Type   input.DispatchMouseEventType `json:"type"`
+	X      float64                      `json:"x"`
+	Y      float64                      `json:"y"`
+	DeltaX float64                      `json:"deltaX"`
+	DeltaY float64                      `json:"deltaY"`
 }
 
 type scrolled struct {
