@@ -80,6 +80,8 @@ const (
 	CodeJSException      Code = 1106 // the page threw while evaluating; data.exception
 	CodeNavigation       Code = 1107 // navigation failed (net error, aborted)
 	CodeUnsupported      Code = 1108 // the operation is not possible on this target
+	CodeDialogOpen       Code = 1109 // a JavaScript dialog blocks the page; data.dialog (answer it with the dialog method)
+	CodeDownloadFailed   Code = 1110 // the download was interrupted; data.download
 )
 
 // Name returns the stable short name of a code.
@@ -143,6 +145,10 @@ func (c Code) Name() string {
 		return "navigation_failed"
 	case CodeUnsupported:
 		return "unsupported"
+	case CodeDialogOpen:
+		return "dialog_open"
+	case CodeDownloadFailed:
+		return "download_failed"
 	}
 	return fmt.Sprintf("code_%d", int(c))
 }

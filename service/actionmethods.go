@@ -1,6 +1,596 @@
 package service
 
-// actionHandlers are the actions, waits and navigation methods.
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/egohost/egohost/actions"
+	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/resolver"
+)
+
+// actionHandlers are the actions, waits and navigation methods
+// (docs/protocol-actions.md).
 func (s *Service) actionHandlers() map[string]handler {
-	return map[string]handler{}
+	return map[string]handler{
+		protocol.MethodClick:      s.click,
+		protocol.MethodHover:      s.elementAction(protocol.MethodHover),
+		protocol.MethodCheck:      s.elementAction(protocol.MethodCheck),
+		protocol.MethodUncheck:    s.elementAction(protocol.MethodUncheck),
+		protocol.MethodFocus:      s.elementAction(protocol.MethodFocus),
+		protocol.MethodFill:       s.fill,
+		protocol.MethodType:       s.typeText,
+		protocol.MethodPress:      s.press,
+		protocol.MethodSelect:     s.selectOptions,
+		protocol.MethodDrag:       s.drag,
+		protocol.MethodUpload:     s.upload,
+		protocol.MethodScroll:     s.scroll,
+		protocol.MethodWait:       s.wait,
+		protocol.MethodGoto:       s.gotoURL,
+		protocol.MethodBack:       s.history(protocol.MethodBack),
+		protocol.MethodForward:    s.history(protocol.MethodForward),
+		protocol.MethodReload:     s.history(protocol.MethodReload),
+		protocol.MethodEval:       s.eval,
+		protocol.MethodScreenshot: s.screenshot,
+		protocol.MethodDialog:     s.dialog,
+		protocol.MethodDownload:   s.download,
+	}
+}
+
+// downloadItem is a download as the extension reports it in a "download"
+// event (extension/downloads.js, from chrome.downloads).
+type downloadItem struct {
+	ID         int    `json:"id"`
+	URL        string `json:"url"`
+	FinalURL   string `json:"finalUrl,omitempty"`
+	Filename   string `json:"filename"`
+	Mime       string `json:"mime,omitempty"`
+	State      string `json:"state"` // in_progress, interrupted, complete
+	Bytes      int64  `json:"bytes"`
+	TotalBytes int64  `json:"totalBytes"`
+	Error      string `json:"error,omitempty"`
+}
+
+// withRunner runs fn with an actions.Runner on the target's tab. The
+// context fn gets ends, with a clear cause, when the tab is closed, its
+// debugger detached or the browser gone, so nothing waits on a dead tab.
+func (s *Service) withRunner(ctx context.Context, t protocol.Target, op string, fn func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error)) (any, error) {
+	tc, err := s.tabContext(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	ctx, stop := guard(ctx, tc, op)
+	defer stop()
+	find := actions.FinderFunc(func(ctx context.Context, target string) (actions.Element, error) {
+		o, err := tc.res.Object(ctx, target)
+		return actions.Element{ObjectID: o.ObjectID, SessionID: o.SessionID}, err
+	})
+	r := actions.New(tc.page, find, actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient})
+	res, err := fn(ctx, tc, r)
+	if err != nil {
+		return nil, actionError(err)
+	}
+	return res, nil
+}
+
+// guard returns a context that ends when the tab is closed or detached,
+// or the browser link goes; stop releases it.
+func guard(ctx context.Context, tc *tabContext, op string) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	unsubscribe := tc.link.subscribe(&subscriber{
+		filter: func(in *inbound) bool {
+			return (in.Event == "tab.removed" || in.Event == "detached") && in.TabID == tc.tabID
+		},
+		deliver: func(in *inbound) {
+			if in.Event == "tab.removed" {
+				cancel(protocol.Errorf(protocol.CodeTabNotFound, "%s: tab %d was closed", op, tc.tabID))
+				return
+			}
+			cancel(protocol.Errorf(protocol.CodeDetached, "%s: the debugger was detached from tab %d (%s)", op, tc.tabID, in.Reason).With("reason", in.Reason))
+		},
+		done: func() {
+			cancel(protocol.Errorf(protocol.CodeBrowserGone, "%s: browser %s disconnected", op, tc.link.id))
+		},
+	})
+	return ctx, func() {
+		cancel(nil)
+		unsubscribe()
+	}
+}
+
+// actionError gives an error of the actions package its protocol code.
+func actionError(err error) error {
+	var (
+		pe *protocol.Error
+		te *actions.TimeoutError
+		na *actions.NotActionableError
+		je *actions.JSError
+		ne *actions.NavigationError
+		de *actions.DialogOpenError
+	)
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case protocol.CodeTabNotFound, protocol.CodeDetached, protocol.CodeBrowserGone, protocol.CodeNoBrowser:
+			return pe // what really happened, whatever wrapped it
+		}
+	}
+	timedOut := errors.As(err, &te)
+	withTimeout := func(e *protocol.Error) *protocol.Error {
+		if timedOut {
+			e.With("timeoutMs", te.Timeout.Milliseconds()).With("attempts", te.Attempts)
+		}
+		return e
+	}
+	switch {
+	case errors.As(err, &de):
+		return protocol.Errorf(protocol.CodeDialogOpen, "%v", err).With("dialog", de.Dialog)
+	case errors.As(err, &na):
+		e := protocol.Errorf(protocol.CodeNotActionable, "%v", err).With("kind", "transient").With("reason", string(na.Reason))
+		if na.Cover != "" {
+			e.With("cover", na.Cover)
+		}
+		if na.Element != "" {
+			e.With("element", na.Element)
+		}
+		return withTimeout(e)
+	case errors.As(err, &je):
+		return protocol.Errorf(protocol.CodeJSException, "%v", err).With("exception", je.Text).With("line", je.Line+1).With("column", je.Column+1)
+	case errors.As(err, &ne):
+		return protocol.Errorf(protocol.CodeNavigation, "%v", err).With("errorText", ne.Text)
+	case errors.Is(err, actions.ErrUnsupported):
+		return protocol.Errorf(protocol.CodeUnsupported, "%v", err).With("kind", "permanent")
+	case errors.Is(err, actions.ErrInvalid):
+		return protocol.Errorf(protocol.CodeInvalidParams, "%v", err)
+	case timedOut:
+		if te.Last != nil {
+			var c *protocol.Error
+			if errors.As(classify(te.Last), &c) && c.Code != protocol.CodeInternal && c.Code != protocol.CodeTimeout {
+				e := protocol.Errorf(c.Code, "%v", err)
+				for k, v := range c.Data {
+					if k != "name" {
+						e.With(k, v)
+					}
+				}
+				return withTimeout(e)
+			}
+		}
+		return withTimeout(protocol.Errorf(protocol.CodeTimeout, "%v", err))
+	}
+	return classify(err)
+}
+
+func millis(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }
+
+func tookMs(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// actOptions converts the wire's action options.
+func actOptions(o protocol.ActionOptions) actions.ActOptions {
+	a := actions.ActOptions{Timeout: millis(o.TimeoutMs), Force: o.Force}
+	switch {
+	case o.NoSettle:
+		a.Settle = &actions.Settle{Off: true}
+	case o.SettleMs > 0:
+		a.Settle = &actions.Settle{Cap: millis(o.SettleMs)}
+	}
+	return a
+}
+
+func dialogOf(d *actions.Dialog) *protocol.Dialog {
+	if d == nil {
+		return nil
+	}
+	return &protocol.Dialog{Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt, URL: d.URL}
+}
+
+// actionResult converts an action's result.
+func actionResult(op string, tab int, r *actions.Result) protocol.ActionResult {
+	out := protocol.ActionResult{
+		Action: op, Tab: tab, Element: r.Element, TookMs: tookMs(r.Took),
+		Waited:  protocol.Waited{Ms: tookMs(r.Waited.Took), Attempts: r.Waited.Attempts, Reasons: r.Waited.Reasons},
+		Settled: protocol.Settled{Ms: tookMs(r.Settled.Took), For: r.Settled.For, Navigated: r.Settled.Navigated, URL: r.Settled.URL, Capped: r.Settled.Capped, Skipped: r.Settled.Skipped},
+		Dialog:  dialogOf(r.Dialog), Value: r.Value, Selected: r.Selected, Checked: r.Checked,
+	}
+	if r.Point != nil {
+		out.Point = &protocol.Point{X: r.Point.X, Y: r.Point.Y}
+	}
+	if r.Scroll != nil {
+		out.Scroll = &protocol.Point{X: r.Scroll.X, Y: r.Scroll.Y}
+	}
+	return out
+}
+
+func needElement(op, element string) error {
+	if element == "" {
+		return protocol.Errorf(protocol.CodeInvalidParams, "%s: target is empty (a @ref or a locator)", op)
+	}
+	return nil
+}
+
+func (s *Service) click(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
+	var p protocol.ClickParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if err := needElement("click", p.Element); err != nil {
+		return nil, err
+	}
+	return s.withRunner(ctx, p.Target, "click", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		res, err := r.Click(ctx, p.Element, actions.ClickOptions{ActOptions: actOptions(p.ActionOptions), Button: p.Button, Count: p.Count, Modifiers: p.Modifiers})
+		if err != nil {
+			return nil, err
+		}
+		return actionResult("click", tc.tabID, res), nil
+	})
+}
+
+// elementAction is a method that takes one element: hover, check,
+// uncheck, focus.
+func (s *Service) elementAction(op string) handler {
+	return func(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
+		var p protocol.ElementParams
+		if err := decode(params, &p); err != nil {
+			return nil, err
+		}
+		if err := needElement(op, p.Element); err != nil {
+			return nil, err
+		}
+		return s.withRunner(ctx, p.Target, op, func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+			o := actOptions(p.ActionOptions)
+			var res *actions.Result
+			var err error
+			switch op {
+			case protocol.MethodHover:
+				res, err = r.Hover(ctx, p.Element, o)
+			case protocol.MethodCheck:
+				res, err = r.SetChecked(ctx, p.Element, true, o)
+			case protocol.MethodUncheck:
+				res, err = r.SetChecked(ctx, p.Element, false, o)
+			case protocol.MethodFocus:
+				res, err = r.Focus(ctx, p.Element, o)
+			}
+			if err != nil {
+				return nil, err
+			}
+			return actionResult(op, tc.tabID, res), nil
+		})
+	}
+}
+
+func (s *Service) fill(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
+	var p protocol.FillParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if err := needElement("fill", p.Element); err != nil {
+		return nil, err
+	}
+	return s.withRunner(ctx, p.Target, "fill", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		res, err := r.Fill(ctx, p.Element, p.Text, actions.FillOptions{ActOptions: actOptions(p.ActionOptions), Append: p.Append})
+		if err != nil {
+			return nil, err
+		}
+		return actionResult("fill", tc.tabID, res), nil
+	})
+}
+
+func (s *Service) typeText(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
+	var p protocol.TypeParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if p.DelayMs < 0 {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "type: delayMs must not be negative")
+	}
+	return s.withRunner(ctx, p.Target, "type", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		res, err := r.Type(ctx, p.Text, actions.PressOptions{ActOptions: actOptions(p.ActionOptions), Target: p.Element, Delay: millis(p.DelayMs)})
+		if err != nil {
+			return nil, err
+		}
+		return actionResult("type", tc.tabID, res), nil
+	})
+}
+
+func (s *Service) press(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
+	var p protocol.PressParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if p.Key == "" {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "press: key is empty")
+	}
+	return s.withRunner(ctx, p.Target, "press", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		res, err := r.Press(ctx, p.Key, actions.PressOptions{ActOptions: actOptions(p.ActionOptions), Target: p.Element})
+		if err != nil {
+			return nil, err
+		}
+		return actionResult("press", tc.tabID, res), nil
+	})
+}
+
+func (s *Service) selectOptions(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
+	var p protocol.SelectParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if err := needElement("select", p.Element); err != nil {
+		return nil, err
+	}
+	return s.withRunner(ctx, p.Target, "select", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		res, err := r.Select(ctx, p.Element, actions.SelectOptions{ActOptions: actOptions(p.ActionOptions), Values: p.Values, Labels: p.Labels, Indexes: p.Indexes})
+		if err != nil {
+			return nil, err
+		}
+		return actionResult("select", tc.tabID, res), nil
+	})
+}
+
+func (s *Service) drag(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
+	var p protocol.DragParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if p.Element == "" || p.To == "" {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "drag: needs a target and a to (each a @ref or a locator)")
+	}
+	return s.withRunner(ctx, p.Target, "drag", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		res, err := r.Drag(ctx, p.Element, p.To, actOptions(p.ActionOptions))
+		if err != nil {
+			return nil, err
+		}
+		return actionResult("drag", tc.tabID, res), nil
+	})
+}
+
+func (s *Service) upload(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
+	var p protocol.UploadParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if err := needElement("upload", p.Element); err != nil {
+		return nil, err
+	}
+	for _, f := range p.Files {
+		if !filepath.IsAbs(f) {
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "upload: %q is not an absolute path", f)
+		}
+		st, err := os.Stat(f)
+		if err != nil {
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "upload: %v", err)
+		}
+		if !st.Mode().IsRegular() {
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "upload: %s is not a regular file", f)
+		}
+	}
+	return s.withRunner(ctx, p.Target, "upload", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		res, err := r.SetFiles(ctx, p.Element, p.Files, actOptions(p.ActionOptions))
+		if err != nil {
+			return nil, err
+		}
+		return actionResult("upload", tc.tabID, res), nil
+	})
+}
+
+func (s *Service) scroll(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
+	var p protocol.ScrollParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if p.Element == "" && p.DX == 0 && p.DY == 0 {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "scroll: give a target to scroll into view, or a delta (dx, dy)")
+	}
+	return s.withRunner(ctx, p.Target, "scroll", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		res, err := r.Scroll(ctx, actions.ScrollOptions{ActOptions: actOptions(p.ActionOptions), Target: p.Element, DX: p.DX, DY: p.DY})
+		if err != nil {
+			return nil, err
+		}
+		return actionResult("scroll", tc.tabID, res), nil
+	})
+}
+
+func (s *Service) wait(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
+	var p protocol.WaitParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	return s.withRunner(ctx, p.Target, "wait", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		res, err := r.Wait(ctx, actions.WaitOptions{
+			Target: p.Element, State: p.State, Text: p.Text, Gone: p.Gone, URL: p.URL, Load: p.Load, Function: p.Function,
+			Timeout: millis(p.TimeoutMs),
+		})
+		if err != nil {
+			return nil, err
+		}
+		out := protocol.WaitResult{Tab: tc.tabID, What: res.What, TookMs: tookMs(res.Took), Attempts: res.Attempts, Element: res.Element}
+		if len(res.Value) > 0 && string(res.Value) != "null" {
+			out.Value = res.Value
+		}
+		return out, nil
+	})
+}
+
+func navResult(tab int, r *actions.NavResult) protocol.NavResult {
+	return protocol.NavResult{
+		Tab: tab, URL: r.URL, Title: r.Title, Reached: r.Reached, SameDocument: r.SameDocument, Download: r.Download,
+		TookMs: tookMs(r.Took), Dialog: dialogOf(r.Dialog),
+	}
+}
+
+func (s *Service) gotoURL(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
+	var p protocol.GotoParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if p.URL == "" {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "goto: url is empty")
+	}
+	return s.withRunner(ctx, p.Target, "goto", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		res, err := r.Goto(ctx, p.URL, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
+		if err != nil {
+			return nil, err
+		}
+		return navResult(tc.tabID, res), nil
+	})
+}
+
+// history is back, forward or reload.
+func (s *Service) history(op string) handler {
+	return func(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
+		var p protocol.NavParams
+		if err := decode(params, &p); err != nil {
+			return nil, err
+		}
+		return s.withRunner(ctx, p.Target, op, func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+			o := actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)}
+			var res *actions.NavResult
+			var err error
+			switch op {
+			case protocol.MethodBack:
+				res, err = r.Back(ctx, o)
+			case protocol.MethodForward:
+				res, err = r.Forward(ctx, o)
+			default:
+				res, err = r.Reload(ctx, o)
+			}
+			if err != nil {
+				return nil, err
+			}
+			return navResult(tc.tabID, res), nil
+		})
+	}
+}
+
+func (s *Service) eval(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
+	var p protocol.EvalParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if p.Expression == "" {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "eval: expression is empty")
+	}
+	return s.withRunner(ctx, p.Target, "eval", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		res, err := r.Evaluate(ctx, p.Expression, millis(p.TimeoutMs))
+		if err != nil {
+			return nil, err
+		}
+		return protocol.EvalResult{Tab: tc.tabID, Value: res.Value, Type: res.Type, Description: res.Description, TookMs: tookMs(res.Took), Dialog: dialogOf(res.Dialog)}, nil
+	})
+}
+
+func (s *Service) screenshot(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
+	var p protocol.ScreenshotParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	if p.Path != "" && !filepath.IsAbs(p.Path) {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "screenshot: path %q is not absolute", p.Path)
+	}
+	return s.withRunner(ctx, p.Target, "screenshot", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		start := time.Now()
+		shot, err := r.Screenshot(ctx, actions.ScreenshotOptions{FullPage: p.FullPage, Target: p.Element, Timeout: millis(p.TimeoutMs)})
+		if err != nil {
+			return nil, err
+		}
+		out := protocol.ScreenshotResult{Tab: tc.tabID, Bytes: len(shot.PNG), Width: shot.Width, Height: shot.Height, Element: shot.Element}
+		if p.Path != "" {
+			if err := os.WriteFile(p.Path, shot.PNG, 0o600); err != nil {
+				return nil, protocol.Errorf(protocol.CodeInvalidParams, "screenshot: write: %v", err)
+			}
+			out.Path = p.Path
+		} else {
+			out.Data = shot.PNG
+		}
+		out.TookMs = tookMs(time.Since(start))
+		return out, nil
+	})
+}
+
+func (s *Service) dialog(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
+	var p protocol.DialogParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	return s.withRunner(ctx, p.Target, "dialog", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		res, err := r.HandleDialog(ctx, p.Accept, p.PromptText, millis(p.TimeoutMs))
+		if err != nil {
+			return nil, err
+		}
+		return protocol.DialogResult{Tab: tc.tabID, Accepted: res.Accepted, Dialog: dialogOf(res.Dialog), TookMs: tookMs(res.Took)}, nil
+	})
+}
+
+// download waits for the browser's next download (chrome.downloads events
+// from the extension) to start and to finish, after clicking p.Click when
+// given.
+func (s *Service) download(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
+	var p protocol.DownloadParams
+	if err := decode(params, &p); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	l, err := s.pickLink(ctx, p.Browser)
+	if err != nil {
+		return nil, err
+	}
+	d := millis(p.TimeoutMs)
+	if d <= 0 {
+		d = 30 * time.Second
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl)-time.Second < d {
+		d = max(time.Until(dl)-time.Second, time.Second)
+	}
+	wctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	q := newQueue[downloadItem](256)
+	unsubscribe := l.subscribe(&subscriber{
+		filter:  func(in *inbound) bool { return in.Event == "download" && in.Download != nil },
+		deliver: func(in *inbound) { q.put(*in.Download) },
+		done:    q.close,
+	})
+	defer unsubscribe()
+	if p.Click != "" {
+		_, err := s.withRunner(wctx, p.Target, "download", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+			return r.Click(ctx, p.Click, actions.ClickOptions{ActOptions: actions.ActOptions{Settle: &actions.Settle{Off: true}}})
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	id := -1
+	for {
+		select {
+		case <-wctx.Done():
+			if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return nil, ctx.Err()
+			}
+			if id < 0 {
+				return nil, protocol.Errorf(protocol.CodeTimeout, "download: no download started within %v", d)
+			}
+			return nil, protocol.Errorf(protocol.CodeTimeout, "download: download %d did not finish within %v", id, d).With("download", id)
+		case it, ok := <-q.ch:
+			if !ok {
+				return nil, protocol.Errorf(protocol.CodeBrowserGone, "download: browser %s disconnected", l.id)
+			}
+			if id < 0 {
+				id = it.ID
+			}
+			if it.ID != id {
+				continue
+			}
+			res := protocol.DownloadResult{ID: it.ID, URL: it.URL, Filename: it.Filename, Mime: it.Mime, Bytes: it.Bytes, State: it.State, Error: it.Error}
+			if it.FinalURL != "" {
+				res.URL = it.FinalURL
+			}
+			switch it.State {
+			case "complete":
+				res.TookMs = tookMs(time.Since(start))
+				return res, nil
+			case "interrupted":
+				return nil, protocol.Errorf(protocol.CodeDownloadFailed, "download %d of %s was interrupted: %s", it.ID, res.URL, it.Error).With("download", res)
+			}
+		}
+	}
 }

@@ -45,6 +45,8 @@ type inbound struct {
 	Params    json.RawMessage `json:"params,omitempty"`
 	Reason    string          `json:"reason,omitempty"`
 	Tab       *protocol.Tab   `json:"tab,omitempty"`
+	// download (extension/downloads.js)
+	Download *downloadItem `json:"download,omitempty"`
 	// hello
 	ExtensionID string         `json:"extensionId,omitempty"`
 	Version     string         `json:"version,omitempty"`

@@ -1,0 +1,349 @@
+package protocol
+
+// Actions, waits, navigation, evaluation, screenshots, dialogs and
+// downloads: the methods that act on a tab's page (docs/protocol-actions.md).
+// Every one takes a Target (browser, tab) and answers with a result that
+// says what it did, what it waited for and for how long.
+const (
+	MethodClick      = "click"      // ClickParams → ActionResult (dblclick, right click: Count, Button)
+	MethodHover      = "hover"      // ElementParams → ActionResult
+	MethodFill       = "fill"       // FillParams → ActionResult
+	MethodType       = "type"       // TypeParams → ActionResult
+	MethodPress      = "press"      // PressParams → ActionResult
+	MethodSelect     = "select"     // SelectParams → ActionResult
+	MethodCheck      = "check"      // ElementParams → ActionResult
+	MethodUncheck    = "uncheck"    // ElementParams → ActionResult
+	MethodDrag       = "drag"       // DragParams → ActionResult
+	MethodUpload     = "upload"     // UploadParams → ActionResult
+	MethodScroll     = "scroll"     // ScrollParams → ActionResult
+	MethodFocus      = "focus"      // ElementParams → ActionResult
+	MethodWait       = "wait"       // WaitParams → WaitResult
+	MethodGoto       = "goto"       // GotoParams → NavResult
+	MethodBack       = "back"       // NavParams → NavResult
+	MethodForward    = "forward"    // NavParams → NavResult
+	MethodReload     = "reload"     // NavParams → NavResult
+	MethodEval       = "eval"       // EvalParams → EvalResult
+	MethodScreenshot = "screenshot" // ScreenshotParams → ScreenshotResult
+	MethodDialog     = "dialog"     // DialogParams → DialogResult
+	MethodDownload   = "download"   // DownloadParams → DownloadResult
+)
+
+// ActionOptions are the options every element action takes.
+type ActionOptions struct {
+	// TimeoutMs bounds the auto-wait for the element to be actionable
+	// (default timeouts.action, 5 s). The request's own deadline
+	// (timeouts.request) bounds everything.
+	TimeoutMs int `json:"timeoutMs,omitempty"`
+	// Force skips the checks that are not essential: visible, stable,
+	// enabled, editable, receives events.
+	Force bool `json:"force,omitempty"`
+	// NoSettle replies right after the action, without waiting for a
+	// navigation it started or for the DOM to go quiet.
+	NoSettle bool `json:"noSettle,omitempty"`
+	// SettleMs caps the settle (default 2000).
+	SettleMs int `json:"settleMs,omitempty"`
+}
+
+// ElementParams name one element: hover, check, uncheck, focus.
+type ElementParams struct {
+	Target
+	// Element is a @ref or a locator.
+	Element string `json:"target"`
+	ActionOptions
+}
+
+// ClickParams are the params of click.
+type ClickParams struct {
+	Target
+	Element string `json:"target"`
+	// Button is left (default), right or middle.
+	Button string `json:"button,omitempty"`
+	// Count is 1 (default), or 2 for a double click.
+	Count int `json:"count,omitempty"`
+	// Modifiers are held during the click: Shift, Control, Alt, Meta,
+	// ControlOrMeta.
+	Modifiers []string `json:"modifiers,omitempty"`
+	ActionOptions
+}
+
+// FillParams are the params of fill.
+type FillParams struct {
+	Target
+	Element string `json:"target"`
+	Text    string `json:"text"`
+	// Append adds Text at the end instead of replacing the content.
+	Append bool `json:"append,omitempty"`
+	ActionOptions
+}
+
+// TypeParams are the params of type: Text typed key by key into Element
+// (focused first) or into the focused element.
+type TypeParams struct {
+	Target
+	Element string `json:"target,omitempty"`
+	Text    string `json:"text"`
+	// DelayMs waits between keys.
+	DelayMs int `json:"delayMs,omitempty"`
+	ActionOptions
+}
+
+// PressParams are the params of press: a key or a combo ("Enter",
+// "Control+a", "Shift+Tab", "ControlOrMeta+a") pressed in Element
+// (focused first) or in the focused element.
+type PressParams struct {
+	Target
+	Element string `json:"target,omitempty"`
+	Key     string `json:"key"`
+	ActionOptions
+}
+
+// SelectParams are the params of select. A value matches an option's
+// value or label; Labels match labels only; Indexes are 0-based. None at
+// all deselects every option.
+type SelectParams struct {
+	Target
+	Element string   `json:"target"`
+	Values  []string `json:"values,omitempty"`
+	Labels  []string `json:"labels,omitempty"`
+	Indexes []int    `json:"indexes,omitempty"`
+	ActionOptions
+}
+
+// DragParams are the params of drag: Element is dragged onto To.
+type DragParams struct {
+	Target
+	Element string `json:"target"`
+	To      string `json:"to"`
+	ActionOptions
+}
+
+// UploadParams are the params of upload: absolute paths of files on the
+// browser's machine, set on an <input type=file>.
+type UploadParams struct {
+	Target
+	Element string   `json:"target"`
+	Files   []string `json:"files"`
+	ActionOptions
+}
+
+// ScrollParams are the params of scroll: without a delta, Element is
+// scrolled into view; with one, the mouse wheel turns by (DX, DY) CSS
+// pixels over Element, or over the viewport's centre.
+type ScrollParams struct {
+	Target
+	Element string  `json:"target,omitempty"`
+	DX      float64 `json:"dx,omitempty"`
+	DY      float64 `json:"dy,omitempty"`
+	ActionOptions
+}
+
+// ActionResult answers the element actions.
+type ActionResult struct {
+	Action string `json:"action"`
+	Tab    int    `json:"tab"`
+	// Element describes the element acted on: `<button id="buy">Buy</button>`.
+	Element string `json:"element,omitempty"`
+	// Point is where a pointer action happened (top-level viewport).
+	Point  *Point  `json:"point,omitempty"`
+	TookMs float64 `json:"tookMs"`
+	// Waited is the auto-wait before acting.
+	Waited Waited `json:"waited"`
+	// Settled is the settle after acting.
+	Settled Settled `json:"settled"`
+	// Dialog is a JavaScript dialog the action opened; it is still open
+	// (answer it with the dialog method).
+	Dialog *Dialog `json:"dialog,omitempty"`
+	// Value is the element's value after fill, type or press in an element.
+	Value *string `json:"value,omitempty"`
+	// Selected are the selected options' values after select.
+	Selected []string `json:"selected,omitempty"`
+	// Checked is the state after check or uncheck.
+	Checked *bool `json:"checked,omitempty"`
+	// Scroll is the window's scroll position after scroll.
+	Scroll *Point `json:"scroll,omitempty"`
+}
+
+// Waited says how long an action waited for its element and why.
+type Waited struct {
+	Ms       float64 `json:"ms"`
+	Attempts int     `json:"attempts"`
+	// Reasons are the distinct reasons seen while waiting, e.g.
+	// `element is covered by <div id="cookie-banner">`.
+	Reasons []string `json:"reasons,omitempty"`
+}
+
+// Settled says how the page settled after an action.
+type Settled struct {
+	Ms float64 `json:"ms"`
+	// For lists what was waited for: navigation, domcontentloaded, dom quiet.
+	For []string `json:"for,omitempty"`
+	// Navigated is set when the action started a navigation of the main
+	// frame; URL is where it went.
+	Navigated bool   `json:"navigated,omitempty"`
+	URL       string `json:"url,omitempty"`
+	// Capped is set when the settle ran out of time first.
+	Capped bool `json:"capped,omitempty"`
+	// Skipped says why there was no settle: "off", "dialog".
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// Dialog is a JavaScript dialog.
+type Dialog struct {
+	Type          string `json:"type"` // alert, confirm, prompt, beforeunload
+	Message       string `json:"message"`
+	DefaultPrompt string `json:"defaultPrompt,omitempty"`
+	URL           string `json:"url,omitempty"`
+}
+
+// WaitParams say what to wait for: exactly one of Element (with State),
+// Text, URL, Load or Function.
+type WaitParams struct {
+	Target
+	// Element is a @ref or a locator; State is attached, visible
+	// (default), hidden or detached.
+	Element string `json:"target,omitempty"`
+	State   string `json:"state,omitempty"`
+	// Text is text to appear in the page (case-insensitive, white space
+	// normalised) or, with Gone, to disappear.
+	Text string `json:"text,omitempty"`
+	Gone bool   `json:"gone,omitempty"`
+	// URL is the main frame's URL to wait for: exact, a glob (* within a
+	// path segment, ** across) or /a regular expression/flags.
+	URL string `json:"url,omitempty"`
+	// Load is a load state of the current document: load,
+	// domcontentloaded, networkidle.
+	Load string `json:"load,omitempty"`
+	// Function is a JavaScript expression or function to become truthy.
+	Function  string `json:"function,omitempty"`
+	TimeoutMs int    `json:"timeoutMs,omitempty"`
+}
+
+// WaitResult answers wait.
+type WaitResult struct {
+	Tab      int     `json:"tab"`
+	What     string  `json:"what"`
+	TookMs   float64 `json:"tookMs"`
+	Attempts int     `json:"attempts"`
+	// Value is the truthy value (function) or the URL (url, load).
+	Value any `json:"value,omitempty"`
+	// Element describes the element waited for, when it is there.
+	Element string `json:"element,omitempty"`
+}
+
+// NavParams are the params of back, forward and reload.
+type NavParams struct {
+	Target
+	// Until is the load state to wait for: load (default),
+	// domcontentloaded, networkidle or commit.
+	Until     string `json:"until,omitempty"`
+	TimeoutMs int    `json:"timeoutMs,omitempty"` // default 20000
+}
+
+// GotoParams are the params of goto.
+type GotoParams struct {
+	Target
+	URL       string `json:"url"`
+	Until     string `json:"until,omitempty"`
+	TimeoutMs int    `json:"timeoutMs,omitempty"`
+}
+
+// NavResult answers goto, back, forward and reload.
+type NavResult struct {
+	Tab   int    `json:"tab"`
+	URL   string `json:"url"`
+	Title string `json:"title"`
+	// Reached is the load state reached.
+	Reached      string  `json:"reached,omitempty"`
+	SameDocument bool    `json:"sameDocument,omitempty"`
+	Download     bool    `json:"download,omitempty"`
+	TookMs       float64 `json:"tookMs"`
+	// Dialog is a JavaScript dialog the page opened while loading.
+	Dialog *Dialog `json:"dialog,omitempty"`
+}
+
+// EvalParams are the params of eval: a JavaScript expression (or a
+// function, which is called) evaluated in the page; promises are awaited.
+type EvalParams struct {
+	Target
+	Expression string `json:"expression"`
+	TimeoutMs  int    `json:"timeoutMs,omitempty"`
+}
+
+// EvalResult answers eval.
+type EvalResult struct {
+	Tab int `json:"tab"`
+	// Value is the value as JSON (null for undefined and for what JSON
+	// cannot hold: Description then says what it was).
+	Value       any     `json:"value"`
+	Type        string  `json:"type"`
+	Description string  `json:"description,omitempty"`
+	TookMs      float64 `json:"tookMs"`
+	Dialog      *Dialog `json:"dialog,omitempty"`
+}
+
+// ScreenshotParams are the params of screenshot: the viewport, the full
+// page, or one element.
+type ScreenshotParams struct {
+	Target
+	FullPage bool `json:"fullPage,omitempty"`
+	// Element captures one element (a @ref or a locator).
+	Element string `json:"target,omitempty"`
+	// Path, an absolute path, makes the service write the PNG there
+	// instead of returning it in Data.
+	Path      string `json:"path,omitempty"`
+	TimeoutMs int    `json:"timeoutMs,omitempty"`
+}
+
+// ScreenshotResult answers screenshot.
+type ScreenshotResult struct {
+	Tab int `json:"tab"`
+	// Data is the PNG (base64 in JSON) unless Path was given.
+	Data    []byte  `json:"data,omitempty"`
+	Path    string  `json:"path,omitempty"`
+	Bytes   int     `json:"bytes"`
+	Width   int     `json:"width"`
+	Height  int     `json:"height"`
+	Element string  `json:"element,omitempty"`
+	TookMs  float64 `json:"tookMs"`
+}
+
+// DialogParams are the params of dialog: answer the open JavaScript
+// dialog, or the next one to open within TimeoutMs.
+type DialogParams struct {
+	Target
+	Accept bool `json:"accept"`
+	// PromptText is the answer to a prompt.
+	PromptText string `json:"promptText,omitempty"`
+	TimeoutMs  int    `json:"timeoutMs,omitempty"`
+}
+
+// DialogResult answers dialog.
+type DialogResult struct {
+	Tab      int     `json:"tab"`
+	Accepted bool    `json:"accepted"`
+	Dialog   *Dialog `json:"dialog,omitempty"`
+	TookMs   float64 `json:"tookMs"`
+}
+
+// DownloadParams are the params of download: wait for the next download
+// of the browser to start and finish. With Click, the element is clicked
+// first (after the wait has started, so a fast download is not missed).
+type DownloadParams struct {
+	Target
+	Click     string `json:"click,omitempty"`
+	TimeoutMs int    `json:"timeoutMs,omitempty"` // default 30000
+}
+
+// DownloadResult answers download: the finished download (chrome.downloads).
+type DownloadResult struct {
+	ID  int    `json:"id"`
+	URL string `json:"url"`
+	// Filename is the absolute path the browser saved the file to.
+	Filename string `json:"filename"`
+	Mime     string `json:"mime,omitempty"`
+	Bytes    int64  `json:"bytes"`
+	// State is complete, or interrupted (Error says why).
+	State  string  `json:"state"`
+	Error  string  `json:"error,omitempty"`
+	TookMs float64 `json:"tookMs"`
+}
