@@ -3,6 +3,7 @@
 
 import { DebuggerRelay } from "./debugger.js";
 import { Dispatcher, safePost } from "./dispatch.js";
+import { installDownloadEvents } from "./downloads.js";
 import { NativeLink } from "./native.js";
 import { buildHandlers } from "./ops.js";
 import { Router } from "./router.js";
@@ -70,6 +71,7 @@ link = new NativeLink({
 // Listeners are registered synchronously, at the top level, so Chrome can wake the worker for them.
 relay.install();
 installTabEvents(chrome.tabs, emit, isAttached);
+installDownloadEvents(chrome.downloads, emit);
 chrome.runtime.onMessage.addListener(onPopupMessage);
 
 dropStaleSessions().finally(() => link.connect());
