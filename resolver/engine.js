@@ -113,7 +113,9 @@
     let v = textCache.get(root);
     if (v !== undefined) return v;
     let full = '';
-    if (root.nodeType === 11 || !skipText(root)) {
+    if (root.nodeType === 1 && !impure().has(root)) {
+      full = root.textContent; // the same, computed natively
+    } else if (root.nodeType === 11 || !skipText(root)) {
       if (root.nodeType === 1 && root.localName === 'input' && (root.type === 'submit' || root.type === 'button' || root.type === 'reset')) {
         full = root.value;
       } else {
@@ -127,6 +129,26 @@
     v = { full, n: null, lo: null };
     textCache.set(root, v);
     return v;
+  }
+  // impure holds the elements whose text is not their textContent: those
+  // with a script, style, noscript, head, button-like input or open shadow
+  // root inside (or being one).
+  let impureSet = null;
+  function impure() {
+    if (impureSet) return impureSet;
+    impureSet = new Set();
+    const mark = (el) => {
+      for (let e = el; e && e.nodeType === 1 && !impureSet.has(e); e = e.parentNode && e.parentNode.nodeType === 11 ? e.parentNode.host : e.parentNode) {
+        impureSet.add(e);
+      }
+    };
+    const special = 'script,style,noscript,head,input[type=submit i],input[type=button i],input[type=reset i]';
+    for (const el of document.querySelectorAll(special)) mark(el);
+    for (const sr of scan().roots) {
+      mark(sr.host);
+      for (const el of sr.querySelectorAll(special)) mark(el);
+    }
+    return impureSet;
   }
   const normOf = (et) => (et.n === null ? (et.n = et.full ? normWS(et.full) : '') : et.n);
   const lowerOf = (et) => (et.lo === null ? (et.lo = normOf(et).toLowerCase()) : et.lo);
