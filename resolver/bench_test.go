@@ -94,6 +94,8 @@ func TestSameElementsAsPlaywright(t *testing.T) {
 		{"text=text WITH bold", `internal:text="text WITH bold"i`},
 		{`text="bold words"`, `internal:text="bold words"s`},
 		{"text=Row", `internal:text="Row"i`},
+		{"text=glued words", `internal:text="glued words"i`},
+		{"text=Send it", `internal:text="Send it"i`},
 		{"label=Email", `internal:label="Email"i`},
 		{"label=Search the", `internal:label="Search the"i`},
 		{"placeholder=example.com", `internal:attr=[placeholder="example.com"i]`},

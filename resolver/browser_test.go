@@ -64,6 +64,7 @@ func fixture(t *testing.T) (mainURL string) {
 <div id=row data-testid="row-1">Row one</div>
 <a id=home href="/home" onclick="return false">Home page</a>
 <p id=para>Some   text with <b id=bold>bold   words</b> inside</p>
+<p id=scripted>Glue<script>var gluex = 1;</script>d words</p>
 <div style="display:none"><button id=hidden>Hidden thing</button></div>
 <button id=ariahidden aria-hidden=true>Secret thing</button>
 <h2 id=h2>Second level</h2><div role=heading aria-level=3 id=h3>Third level</div>
@@ -201,6 +202,8 @@ func TestKindsAndFramesInChromium(t *testing.T) {
 		{`text="bold words"`, "bold"},
 		{`text:exact:"Some text with bold words inside"`, "para"},
 		{"text=/b.ld/", "bold"},
+		{"text=glued words", "scripted"},
+		{"text=Send it", "send"},
 		{`"Row one"`, "row"},
 		// label, placeholder, alt, title, testid.
 		{"label=Email", "email"},
