@@ -1,0 +1,322 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"image/png"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/protocol"
+)
+
+// cli runs the egohost binary against the chain's service, on one tab.
+func (c *chain) cli(tab protocol.Target, args ...string) (stdout, stderr string, code int) {
+	cmd := exec.Command(theSuite.bin, append(args, "--tab", itoa(tab.Tab))...)
+	cmd.Env = chainEnv(c.svc.stateDir)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		code = -1
+		errb.WriteString(err.Error())
+	}
+	return out.String(), errb.String(), code
+}
+
+// actionPages are the fixture pages of the action tests.
+func actionPages() map[string]string {
+	page := func(body string) string {
+		return `<!doctype html><html><head><meta charset=utf-8><style>body{margin:0;font:16px sans-serif}</style>
+<script>window.events = []; function log(s) { window.events.push(s); }</script></head><body>` + body + `</body></html>`
+	}
+	return map[string]string{
+		"/overlay": page(`<button id=b style="margin:50px" onclick="log('button')">Go</button>
+<div id=overlay onclick="log('overlay')" style="position:fixed;inset:0;background:rgba(0,0,0,.3)"></div>`),
+		"/banner": page(`<button id=b style="margin:50px" onclick="log('button')">Go</button>
+<div id=cookie-banner style="position:fixed;inset:0;background:#eee">We use cookies</div>`),
+		"/disabled": page(`<button id=pay disabled style="margin:20px" onclick="log('paid')">Pay</button>`),
+		"/late":     page(`<div id=box></div>`),
+		"/nav":      page(`<a id=next href="/second" style="display:inline-block;margin:20px">Next page</a><button id=alert onclick="alert('Saved!')">Alert</button>`),
+		"/second":   page(`<title>second</title><h1>Second</h1><button id=again>Again</button>`),
+		"/form": page(`<title>form</title><form action="/done" method=get>
+<label>Name <input id=name name=name></label>
+<label>Colour <select id=colour name=colour><option value=r>Red</option><option value=g>Green</option></select></label>
+<label><input id=agree type=checkbox name=agree value=yes> I agree</label>
+<button id=send>Send</button></form>`),
+		"/done":     page(`<title>done</title><p id=result></p><script>result.textContent = location.search</script>`),
+		"/download": page(`<a id=dl href="/report.csv">Get the report</a>`),
+	}
+}
+
+// serveActions serves the pages and /report.csv as an attachment.
+func serveActions(t *testing.T) string {
+	pages := browsertest.Pages(actionPages())
+	return browsertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/report.csv" {
+			w.Header().Set("Content-Type", "text/csv")
+			w.Header().Set("Content-Disposition", `attachment; filename="report.csv"`)
+			w.Write([]byte("name,colour\nAda,green\n"))
+			return
+		}
+		pages.ServeHTTP(w, r)
+	}))
+}
+
+// Actions through the whole chain: every CDP command crosses the
+// extension, and the auto-waits are driven by the classified errors.
+func TestActionsThroughChain(t *testing.T) {
+	c := startChain(t)
+	base := serveActions(t)
+	ctx := ctxT(t, 120*time.Second)
+	call := func(method string, params, result any) error {
+		return c.agent.Call(ctx, method, params, result)
+	}
+
+	t.Run("overlay that goes away", func(t *testing.T) {
+		tab := c.openTab(t, base+"/overlay")
+		if _, err := c.eval(ctx, tab, "setTimeout(() => document.getElementById('overlay').remove(), 300)"); err != nil {
+			t.Fatal(err)
+		}
+		var r protocol.ActionResult
+		if err := call(protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#b"}, &r); err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := c.eval(ctx, tab, "window.events"); string(v) != `["button"]` {
+			t.Errorf("events: got %s, want the button's click only", v)
+		}
+		if r.Waited.Attempts > 1 && (len(r.Waited.Reasons) == 0 || !strings.Contains(r.Waited.Reasons[0], `covered by <div id="overlay">`)) {
+			t.Errorf("waited %+v, want the overlay named", r.Waited)
+		}
+	})
+
+	t.Run("covered for good", func(t *testing.T) {
+		tab := c.openTab(t, base+"/banner")
+		err := call(protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#b", ActionOptions: protocol.ActionOptions{TimeoutMs: 800}}, nil)
+		pe := wantCode(t, err, protocol.CodeNotActionable)
+		if cover, _ := pe.Data["cover"].(string); !strings.Contains(cover, `<div id="cookie-banner">`) {
+			t.Errorf("cover: got %v, want the banner", pe.Data)
+		}
+		if !strings.Contains(pe.Message, `covered by <div id="cookie-banner">`) || pe.Data["reason"] != "covered" {
+			t.Errorf("error: %v %v", pe, pe.Data)
+		}
+		_, errOut, code := c.cli(tab, "click", "#b", "--within", "500ms")
+		if code != 1 || !strings.Contains(errOut, `covered by <div id="cookie-banner">`) || !strings.Contains(errOut, "not_actionable") {
+			t.Errorf("egohost click: exit %d, stderr %q", code, errOut)
+		}
+	})
+
+	t.Run("disabled then enabled", func(t *testing.T) {
+		tab := c.openTab(t, base+"/disabled")
+		if _, err := c.eval(ctx, tab, "setTimeout(() => document.getElementById('pay').disabled = false, 300)"); err != nil {
+			t.Fatal(err)
+		}
+		if err := call(protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "role=button[name=Pay]"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := c.eval(ctx, tab, "window.events"); string(v) != `["paid"]` {
+			t.Errorf("events: got %s", v)
+		}
+	})
+
+	t.Run("appears after 500 ms", func(t *testing.T) {
+		tab := c.openTab(t, base+"/late")
+		if _, err := c.eval(ctx, tab, `setTimeout(() => { box.innerHTML = '<button onclick="log(1)">Late</button>'; }, 500)`); err != nil {
+			t.Fatal(err)
+		}
+		var r protocol.ActionResult
+		if err := call(protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "text=Late"}, &r); err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := c.eval(ctx, tab, "window.events"); string(v) != `[1]` {
+			t.Errorf("events: got %s", v)
+		}
+		var w protocol.WaitResult
+		if _, err := c.eval(ctx, tab, `setTimeout(() => box.remove(), 200)`); err != nil {
+			t.Fatal(err)
+		}
+		if err := call(protocol.MethodWait, protocol.WaitParams{Target: tab, Element: "#box", State: "detached"}, &w); err != nil {
+			t.Fatalf("wait detached: %v", err)
+		}
+	})
+
+	t.Run("click that navigates, then a stale ref", func(t *testing.T) {
+		tab := c.openTab(t, base+"/nav")
+		var snap protocol.SnapshotResult
+		if err := call(protocol.MethodSnapshot, protocol.SnapshotParams{Target: tab, Interactive: true, Refs: true}, &snap); err != nil {
+			t.Fatal(err)
+		}
+		ref := ""
+		for _, r := range snap.Refs {
+			if r.Name == "Next page" {
+				ref = "@" + r.Ref
+			}
+		}
+		if ref == "" {
+			t.Fatalf("no ref for the link in\n%s", snap.Text)
+		}
+		var r protocol.ActionResult
+		if err := call(protocol.MethodClick, protocol.ClickParams{Target: tab, Element: ref}, &r); err != nil {
+			t.Fatal(err)
+		}
+		if !r.Settled.Navigated || r.Settled.URL != base+"/second" {
+			t.Errorf("settled: got %+v, want a navigation to /second", r.Settled)
+		}
+		err := call(protocol.MethodClick, protocol.ClickParams{Target: tab, Element: ref}, nil)
+		pe := wantCode(t, err, protocol.CodeStaleRef)
+		if !strings.Contains(pe.Message, "snapshot") {
+			t.Errorf("stale ref: %v, want a hint to take a new snapshot", pe)
+		}
+		var nav protocol.NavResult
+		if err := call(protocol.MethodBack, protocol.NavParams{Target: tab}, &nav); err != nil || nav.URL != base+"/nav" {
+			t.Fatalf("back: got %+v, %v", nav, err)
+		}
+	})
+
+	t.Run("dialogs", func(t *testing.T) {
+		tab := c.openTab(t, base+"/nav")
+		var r protocol.ActionResult
+		if err := call(protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#alert"}, &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Dialog == nil || r.Dialog.Message != "Saved!" {
+			t.Fatalf("dialog: got %+v, want the alert", r.Dialog)
+		}
+		out, errOut, code := c.cli(tab, "dialog", "accept")
+		if code != 0 || !strings.Contains(out, "accepted") {
+			t.Errorf("egohost dialog accept: exit %d\n%s%s", code, out, errOut)
+		}
+		var ev protocol.EvalResult
+		if err := call(protocol.MethodEval, protocol.EvalParams{Target: tab, Expression: "document.title.length + 1"}, &ev); err != nil {
+			t.Fatalf("eval after the dialog: %v", err)
+		}
+		err := call(protocol.MethodEval, protocol.EvalParams{Target: tab, Expression: "null.x"}, nil)
+		pe := wantCode(t, err, protocol.CodeJSException)
+		if ex, _ := pe.Data["exception"].(string); !strings.Contains(ex, "TypeError") {
+			t.Errorf("exception: %v", pe.Data)
+		}
+	})
+
+	t.Run("a tab closed during a wait", func(t *testing.T) {
+		tab := c.openTab(t, base+"/late")
+		done := make(chan error, 1)
+		go func() {
+			done <- call(protocol.MethodWait, protocol.WaitParams{Target: tab, Text: "never there", TimeoutMs: 25000}, nil)
+		}()
+		// Close it once the wait has begun polling the page.
+		time.Sleep(300 * time.Millisecond)
+		if err := call(protocol.MethodTabsClose, protocol.TabParams{Target: tab}, nil); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-done:
+			pe := wantCode(t, err, protocol.CodeTabNotFound)
+			if !strings.Contains(pe.Message, "closed") {
+				t.Errorf("error: %v", pe)
+			}
+		case <-ctx.Done():
+			t.Fatal("the wait hung after its tab was closed")
+		}
+	})
+}
+
+// A person's form, end to end through the CLI: goto, fill, select, check,
+// click, wait for the URL, read the result; screenshots and a download.
+func TestActionsCLI(t *testing.T) {
+	c := startChain(t)
+	base := serveActions(t)
+	tab := c.openTab(t, base+"/nav")
+	run := func(args ...string) string {
+		t.Helper()
+		out, errOut, code := c.cli(tab, args...)
+		if code != 0 {
+			t.Fatalf("egohost %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
+		}
+		return out
+	}
+	out := run("goto", base+"/form")
+	if !strings.Contains(out, `"form": load`) {
+		t.Errorf("goto: %q", out)
+	}
+	out = run("fill", "label=Name", "Ada Lovelace")
+	if !strings.HasPrefix(out, `filled <input id="name" name="name"> → "Ada Lovelace"`) {
+		t.Errorf("fill: %q", out)
+	}
+	if out = run("select", "label=Colour", "Green"); !strings.Contains(out, "→ g") {
+		t.Errorf("select: %q", out)
+	}
+	if out = run("check", "#agree"); !strings.Contains(out, "→ checked") {
+		t.Errorf("check: %q", out)
+	}
+	out = run("click", "role=button[name=Send]")
+	if !strings.Contains(out, "navigated to "+base+"/done?") {
+		t.Errorf("click: %q", out)
+	}
+	run("wait", "--url", "**/done?*")
+	out = run("eval", "document.getElementById('result').textContent")
+	if got, want := strings.TrimSpace(out), "?name=Ada+Lovelace&colour=g&agree=yes"; got != want {
+		t.Errorf("submitted: got %q, want %q", got, want)
+	}
+	out = run("back", "--json")
+	var nav protocol.NavResult
+	if err := json.Unmarshal([]byte(out), &nav); err != nil || nav.URL != base+"/form" {
+		t.Errorf("back --json: %q", out)
+	}
+	run("focus", "label=Name")
+	run("press", "ControlOrMeta+a")
+	run("type", "Grace")
+	if out = run("eval", "document.activeElement.value"); strings.TrimSpace(out) != "Grace" {
+		t.Errorf("focus, select all, type: the focused field holds %q", out)
+	}
+	run("press", "Tab")
+	if out = run("eval", "document.activeElement.id"); strings.TrimSpace(out) != "colour" {
+		t.Errorf("press Tab: the focus is on %q, want colour", out)
+	}
+	run("reload")
+
+	dir := t.TempDir()
+	shot := filepath.Join(dir, "page.png")
+	if out = run("screenshot", shot, "--target", "#send"); !strings.Contains(out, "wrote "+shot) {
+		t.Errorf("screenshot: %q", out)
+	}
+	b, err := os.ReadFile(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+		t.Errorf("screenshot: not a PNG: %v", err)
+	}
+	run("screenshot", filepath.Join(dir, "full.png"), "--full")
+
+	_, errOut, code := c.cli(tab, "fill", "#send", "x", "--within", "300ms")
+	if code != 1 || !strings.Contains(errOut, "unsupported") {
+		t.Errorf("fill a button: exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, code = c.cli(tab, "click")
+	if code == 0 || !strings.Contains(errOut, "usage") {
+		t.Errorf("click without a target: exit %d, stderr %q", code, errOut)
+	}
+
+	// A download: the click starts it, chrome.downloads reports where it went.
+	run("goto", base+"/download")
+	out = run("download", "--click", "#dl", "--json")
+	var dl protocol.DownloadResult
+	if err := json.Unmarshal([]byte(out), &dl); err != nil {
+		t.Fatalf("download --json: %q: %v", out, err)
+	}
+	t.Cleanup(func() { os.Remove(dl.Filename) })
+	if dl.State != "complete" || filepath.Base(dl.Filename) == "" || !strings.HasSuffix(dl.URL, "/report.csv") {
+		t.Errorf("download: %+v", dl)
+	}
+	if got, err := os.ReadFile(dl.Filename); err != nil || string(got) != "name,colour\nAda,green\n" {
+		t.Errorf("downloaded file %s: %q, %v", dl.Filename, got, err)
+	}
+}
