@@ -556,3 +556,32 @@ func TestRefsInChromium(t *testing.T) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// After a navigation the resolver makes a new world and loads its script
+// there again.
+func TestNavigationInChromium(t *testing.T) {
+	b := browsertest.Launch(t, browser.Options{})
+	base := browsertest.Serve(t, browsertest.Pages(map[string]string{
+		"/one": `<!doctype html><button id=x style="margin-left:10px">One</button>`,
+		"/two": `<!doctype html><button id=x style="margin-left:200px">Two</button>`,
+	}))
+	p, ctx := tab0(t, b, base+"/one")
+	r := resolver.New(p, nil)
+	one, err := r.Center(ctx, "#x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Call(ctx, cdppage.CommandNavigate, cdppage.NavigateParams{URL: base + "/two"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	two, err := resolver.Wait(ctx, func(ctx context.Context) (resolver.Point, error) {
+		pt, err := r.Center(ctx, "role=button[name=Two]")
+		return pt, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if two.X-one.X < 150 {
+		t.Errorf("after navigating: got %+v, before %+v; want the second page's button", two, one)
+	}
+}

@@ -110,6 +110,7 @@ type fakeTab struct {
 	ax     map[cdp.BackendNodeID]ax
 	boxes  map[cdp.BackendNodeID][]float64
 	specs  []jsSpec
+	loaded map[runtime.ExecutionContextID]bool // worlds with the engine
 }
 
 // newFakeTab returns a tab whose main frame ("MAIN", world context 1)
@@ -121,6 +122,7 @@ func newFakeTab(t *testing.T, main fakeDoc, kids ...fakeFrame) *fakeTab {
 		worlds:  map[cdp.FrameID]runtime.ExecutionContextID{"MAIN": 1},
 		ax:      map[cdp.BackendNodeID]ax{},
 		boxes:   map[cdp.BackendNodeID][]float64{},
+		loaded:  map[runtime.ExecutionContextID]bool{},
 	}
 	tree := &cdppage.FrameTree{Frame: &cdp.Frame{ID: "MAIN"}}
 	for i, k := range kids {
@@ -175,12 +177,32 @@ func (f *fakeTab) serve(t *testing.T, s *cdpfake.Session, tree *cdppage.FrameTre
 			v, _ := json.Marshal(out)
 			return runtime.EvaluateResult{Result: &runtime.RemoteObject{Type: "object", Value: v}}, nil
 		}
-		prefix := "(" + engineJS + ")("
-		if !strings.HasPrefix(p.Expression, prefix) {
+		// The engine is loaded once per world: the first call finds none.
+		var specJSON string
+		call := "(globalThis." + engineKey + " ? globalThis." + engineKey + "("
+		install := "(globalThis." + engineKey + " = (" + engineJS + "))("
+		switch {
+		case strings.HasPrefix(p.Expression, call):
+			specJSON = p.Expression[len(call):strings.LastIndex(p.Expression, ") : ")]
+			f.mu.Lock()
+			loaded := f.loaded[p.ContextID]
+			f.mu.Unlock()
+			if !loaded {
+				v, _ := json.Marshal(noEngine)
+				return runtime.EvaluateResult{Result: &runtime.RemoteObject{Type: "string", Value: v}}, nil
+			}
+		case strings.HasPrefix(p.Expression, install):
+			specJSON = strings.TrimSuffix(p.Expression[len(install):], ")")
+			f.mu.Lock()
+			if _, ok := f.docs[p.ContextID]; ok {
+				f.loaded[p.ContextID] = true
+			}
+			f.mu.Unlock()
+		default:
 			t.Fatalf("evaluate: not the engine: %.60q", p.Expression)
 		}
 		var spec jsSpec
-		if err := json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimPrefix(p.Expression, prefix), ")")), &spec); err != nil {
+		if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
 			t.Fatalf("evaluate spec: %v", err)
 		}
 		f.mu.Lock()
@@ -380,6 +402,18 @@ func TestStaleWorldIsRemade(t *testing.T) {
 	if n := f.Count(cdppage.CommandCreateIsolatedWorld); n != 2 {
 		t.Errorf("isolated worlds made: got %d, want 2 (one per document)", n)
 	}
+	if _, err := r.Center(ctx, "#x"); err != nil {
+		t.Fatal(err)
+	}
+	var installs int
+	for _, c := range f.Calls() {
+		if c.Method == runtime.CommandEvaluate && strings.Contains(string(c.Params), "= ("+quoteJSON(engineJS)[1:20]) {
+			installs++
+		}
+	}
+	if installs != 2 {
+		t.Errorf("engine loaded %d times, want 2 (once per document)", installs)
+	}
 }
 
 func TestPicks(t *testing.T) {
@@ -476,7 +510,8 @@ func TestOutOfProcessFrameOffset(t *testing.T) {
 	f.boxes[200] = quad(40, 60, 200, 100) // the iframe of the out-of-process frame "OOP"
 	kid := f.AddChild(page.Child{SessionID: "S1", TargetID: "OOP", Type: "iframe"})
 	kidTab := &fakeTab{Session: kid, docs: map[runtime.ExecutionContextID]fakeDoc{3: {ids: []cdp.BackendNodeID{9}, boxes: boxes(1)}},
-		worlds: map[cdp.FrameID]runtime.ExecutionContextID{"OOP": 3}, ax: map[cdp.BackendNodeID]ax{}, boxes: map[cdp.BackendNodeID][]float64{9: quad(1, 2, 10, 10)}}
+		worlds: map[cdp.FrameID]runtime.ExecutionContextID{"OOP": 3}, ax: map[cdp.BackendNodeID]ax{}, boxes: map[cdp.BackendNodeID][]float64{9: quad(1, 2, 10, 10)},
+		loaded: map[runtime.ExecutionContextID]bool{}}
 	kidTab.serve(t, kid, &cdppage.FrameTree{Frame: &cdp.Frame{ID: "OOP"}})
 	ctx := ctxT(t)
 	pt, err := New(f, nil).Center(ctx, "#x")

@@ -2,10 +2,13 @@ package resolver
 
 import (
 	"context"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -19,6 +22,19 @@ import (
 
 //go:embed engine.js
 var engineJS string
+
+// engineKey is where engine.js is kept in egohost's world of a frame, so
+// it crosses chrome.debugger and is compiled once per document, not on
+// every call. The key names the script's version: a new build never calls
+// an old engine left in a page.
+var engineKey = func() string {
+	sum := sha256.Sum256([]byte(engineJS))
+	return "__egohostResolver_" + hex.EncodeToString(sum[:6])
+}()
+
+// noEngine is what the call expression returns when the world has no
+// engine yet.
+const noEngine = "egohost: no resolver engine"
 
 // mode is what the page script returns.
 type mode string
@@ -260,14 +276,18 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 	if err != nil {
 		return jsResult{}, fmt.Errorf("encode spec: %w", err)
 	}
-	expr := "(" + engineJS + ")(" + string(b) + ")"
+	call := "(globalThis." + engineKey + " ? globalThis." + engineKey + "(" + string(b) + ") : " + strconv.Quote(noEngine) + ")"
+	install := "(globalThis." + engineKey + " = (" + engineJS + "))(" + string(b) + ")"
+	expr := call
 	yes := true
 	var res runtime.EvaluateResult
+	remade, fresh := false, false
 	for attempt := 0; ; attempt++ {
-		cid, err := r.world(ctx, d, attempt > 0)
+		cid, err := r.world(ctx, d, fresh)
 		if err != nil {
 			return jsResult{}, err
 		}
+		fresh = false
 		params := runtime.EvaluateParams{Expression: expr, ContextID: cid, Silent: &yes}
 		switch spec.Mode {
 		case modeCount, modeCenter:
@@ -276,11 +296,16 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 			params.SerializationOptions = deep()
 		}
 		res, err = cdp.Call(ctx, d.s, runtime.Evaluate, params)
-		if err != nil && attempt == 0 && chromeSays(err, chromeContextGone) {
-			continue // the frame navigated since we made the world
+		if err != nil && !remade && chromeSays(err, chromeContextGone) {
+			remade, fresh = true, true // the frame navigated since we made the world
+			continue
 		}
 		if err != nil {
 			return jsResult{}, fmt.Errorf("evaluate: %w", err)
+		}
+		if expr == call && attempt < 3 && isNoEngine(res.Result) {
+			expr = install // a new document: load the engine
+			continue
 		}
 		break
 	}
@@ -310,6 +335,20 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 		return jsResult{}, fmt.Errorf("evaluate: decode %s result: %w", spec.Mode, err)
 	}
 	return out, nil
+}
+
+// isNoEngine reports whether a call found no engine in the world.
+func isNoEngine(o *runtime.RemoteObject) bool {
+	if o == nil || o.Type != "string" {
+		return false
+	}
+	var s string
+	if o.DeepSerializedValue != nil {
+		_ = json.Unmarshal(o.DeepSerializedValue.Value, &s)
+	} else {
+		_ = json.Unmarshal(o.Value, &s)
+	}
+	return s == noEngine
 }
 
 // deep asks for deep serialization: DOM nodes in the result come back with
