@@ -71,6 +71,12 @@ type Settled struct {
 	Skipped string
 }
 
+// finalError marks an error of do that must not be retried even with retryDo
+// (what failed had already started to act).
+type finalError struct{ error }
+
+func (f finalError) Unwrap() error { return f.error }
+
 // hooks are the steps of an element action.
 type hooks struct {
 	// before runs on the element before the checks; done ends the action
@@ -104,12 +110,18 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 	var log waitLog
 	dispatched := false
 	var final error
+	var acted Element // released after the settle, off the critical path
 	err := r.retry(w.ctx, op, target, timeout(o.Timeout, r.opts.Timeout), &log, func(ctx context.Context, n int) error {
 		el, err := r.find.Find(ctx, target)
 		if err != nil {
 			return err
 		}
-		defer r.release(el)
+		release := true
+		defer func() {
+			if release {
+				r.release(w.ctx, el)
+			}
+		}()
 		if h.before != nil {
 			done, err := h.before(ctx, el, res)
 			if err != nil {
@@ -129,9 +141,11 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 		}
 		w.drain()
 		dispatched = true
+		release, acted = false, el
 		final = h.do(ctx, el, at, res)
-		if final != nil && h.retryDo && r.transient(final) {
+		if final != nil && h.retryDo && r.transient(final) && !errors.As(final, new(finalError)) {
 			dispatched = false
+			release, acted = true, Element{}
 			err, final = final, nil
 			return err
 		}
@@ -143,7 +157,8 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 			return nil, &DialogOpenError{Op: op, Dialog: *d}
 		}
 		// The action opened the dialog: it happened, and the dialog waits
-		// for an answer.
+		// for an answer. (The element's remote object stays: the page
+		// cannot answer while the dialog is open; a navigation frees it.)
 		res.Dialog = d
 		res.Settled.Skipped = "dialog"
 		res.Took = time.Since(start)
@@ -155,6 +170,11 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 	if final != nil {
 		return nil, final
 	}
+	released := make(chan struct{})
+	go func() {
+		defer close(released)
+		r.release(w.ctx, acted)
+	}()
 	s := r.opts.Settle
 	if o.Settle != nil {
 		s = o.Settle.withDefaults()
@@ -163,6 +183,7 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 	if d := w.opened(); d != nil {
 		res.Dialog = d
 	}
+	<-released
 	res.Took = time.Since(start)
 	return res, nil
 }

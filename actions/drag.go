@@ -41,7 +41,7 @@ func (r *Runner) locate(ctx context.Context, op, target string, c checks, force 
 		if err != nil {
 			return err
 		}
-		defer r.release(el)
+		defer r.release(ctx, el)
 		at, _, err = r.actionable(ctx, el, c, force, n)
 		return err
 	})

@@ -107,12 +107,13 @@ func (r *Runner) callOn(ctx context.Context, el Element, fn string, out any, arg
 	return nil
 }
 
-// release lets the page forget an element's remote object.
-func (r *Runner) release(el Element) {
-	if el.ObjectID == "" {
+// release lets the page forget an element's remote object. It gives up
+// when ctx ends (a dialog blocks the page) or after releaseTimeout.
+func (r *Runner) release(ctx context.Context, el Element) {
+	if el.ObjectID == "" || ctx.Err() != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), releaseTimeout)
+	ctx, cancel := context.WithTimeout(ctx, releaseTimeout)
 	defer cancel()
 	_, _ = cdp.Call(ctx, r.session(el.SessionID), cdpruntime.ReleaseObject, cdpruntime.ReleaseObjectParams{ObjectID: el.ObjectID})
 }

@@ -20,6 +20,7 @@ const (
 	Covered         Reason = "covered"
 	OutsideViewport Reason = "outside the viewport"
 	NoOption        Reason = "no matching option"
+	NotFocused      Reason = "not focused"
 )
 
 // NotActionableError says why an element cannot be acted on yet. It is
@@ -42,6 +43,8 @@ func (e *NotActionableError) Error() string {
 		s = "element is covered by " + e.Cover
 	case NoOption:
 		s = "no option matches"
+	case NotFocused:
+		s = "the element did not take the focus"
 	default:
 		s = "element is " + string(e.Reason)
 	}
@@ -65,6 +68,15 @@ var ErrUnsupported = errors.New("not possible on this element")
 // unsupported returns an error that wraps ErrUnsupported.
 func unsupported(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrUnsupported, fmt.Sprintf(format, args...))
+}
+
+// ErrInvalid is the cause of a call whose input is wrong (an unknown key,
+// mouse button, load state or element state; a bad URL pattern).
+var ErrInvalid = errors.New("invalid input")
+
+// invalid returns an error that wraps ErrInvalid.
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
 }
 
 // TimeoutError is an action or a wait that ran out of time. It wraps the

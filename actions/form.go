@@ -223,11 +223,14 @@ func (r *Runner) checkedState(ctx context.Context, el Element) (state, radio boo
 // Focus focuses the element target names (it must be attached; nothing
 // else is checked, as in Playwright).
 func (r *Runner) Focus(ctx context.Context, target string, o ActOptions) (*Result, error) {
-	return r.act(ctx, "focus", target, o, checks{}, func(ctx context.Context, el Element, _ Point, res *Result) error {
-		if err := r.focusElement(ctx, el); err != nil {
-			return fmt.Errorf("focus %s: %w", target, err)
-		}
-		return nil
+	return r.actWith(ctx, "focus", target, o, checks{}, hooks{
+		do: func(ctx context.Context, el Element, _ Point, res *Result) error {
+			if err := r.focusElement(ctx, el); err != nil {
+				return fmt.Errorf("focus %s: %w", target, err)
+			}
+			return nil
+		},
+		retryDo: true, // focusing changes nothing when it fails
 	})
 }
 
@@ -245,7 +248,7 @@ func (r *Runner) focusElement(ctx context.Context, el Element) error {
 		if !out.Focusable {
 			return unsupported("the element cannot take the focus (the focus is on <%s>)", out.Active)
 		}
-		return fmt.Errorf("the focus did not land on the element (it is on <%s>)", out.Active)
+		return &NotActionableError{Reason: NotFocused, Detail: "the focus is on <" + out.Active + ">"}
 	}
 	return nil
 }

@@ -71,7 +71,7 @@ func TestFill(t *testing.T) {
 	tb.ok(tb.r.Fill(tb.ctx, "label=Nickname", "Ada", actions.FillOptions{}))
 	tb.want("document.getElementById('nick').value", `"Ada"`)
 
-	short := actions.FillOptions{ActOptions: actions.ActOptions{Timeout: 300 * time.Millisecond}}
+	short := actions.FillOptions{ActOptions: actions.ActOptions{Timeout: 1500 * time.Millisecond}}
 	for _, c := range []struct {
 		target string
 		reason actions.Reason
@@ -146,7 +146,7 @@ func TestSelect(t *testing.T) {
 	if len(res.Selected) != 2 {
 		t.Errorf("multiple: got %v, want [one three]", res.Selected)
 	}
-	short := actions.ActOptions{Timeout: 300 * time.Millisecond}
+	short := actions.ActOptions{Timeout: 1500 * time.Millisecond}
 	_, err := tb.r.Select(tb.ctx, "#color", actions.SelectOptions{ActOptions: short, Values: []string{"purple"}})
 	var na *actions.NotActionableError
 	if !errors.As(err, &na) || na.Reason != actions.NoOption {

@@ -73,15 +73,18 @@ func (r *Runner) Type(ctx context.Context, text string, o PressOptions) (*Result
 func (r *Runner) keys(ctx context.Context, op string, o PressOptions, do func(ctx context.Context) error) (*Result, error) {
 	if o.Target != "" {
 		c := checks{Enabled: true}
-		return r.act(ctx, op, o.Target, o.ActOptions, c, func(ctx context.Context, el Element, _ Point, res *Result) error {
-			if err := r.focusElement(ctx, el); err != nil {
-				return fmt.Errorf("%s: %w", op, err)
-			}
-			if err := do(ctx); err != nil {
-				return fmt.Errorf("%s: %w", op, err)
-			}
-			res.Value = r.valueOf(ctx, el)
-			return nil
+		return r.actWith(ctx, op, o.Target, o.ActOptions, c, hooks{
+			do: func(ctx context.Context, el Element, _ Point, res *Result) error {
+				if err := r.focusElement(ctx, el); err != nil {
+					return fmt.Errorf("%s: %w", op, err)
+				}
+				if err := do(ctx); err != nil {
+					return finalError{fmt.Errorf("%s: %w", op, err)}
+				}
+				res.Value = r.valueOf(ctx, el)
+				return nil
+			},
+			retryDo: true, // until the focus lands; keys sent are final
 		})
 	}
 	return r.unbound(ctx, op, o.ActOptions, func(ctx context.Context, res *Result) error {
@@ -182,7 +185,7 @@ func (r *Runner) modifiers(names []string) (int64, error) {
 	for _, n := range names {
 		bit := modifierBit(n, r.opts.GOOS)
 		if bit == 0 {
-			return 0, fmt.Errorf("unknown modifier %q: want Shift, Control, Alt, Meta or ControlOrMeta", n)
+			return 0, invalid("unknown modifier %q: want Shift, Control, Alt, Meta or ControlOrMeta", n)
 		}
 		mods |= bit
 	}

@@ -154,7 +154,7 @@ type stroke struct {
 // "Enter", "A") into its strokes, modifiers first.
 func (kb *keyboard) parseCombo(combo, goos string) ([]stroke, error) {
 	if combo == "" {
-		return nil, fmt.Errorf("press: empty key")
+		return nil, invalid("press: empty key")
 	}
 	parts := splitCombo(combo)
 	var mods int64
@@ -169,15 +169,15 @@ func (kb *keyboard) parseCombo(combo, goos string) ([]stroke, error) {
 			}
 		}
 		if p == "" {
-			return nil, fmt.Errorf("press %q: empty key in the combo", combo)
+			return nil, invalid("press %q: empty key in the combo", combo)
 		}
 		d, ok := kb.lookup(name)
 		if !ok {
-			return nil, fmt.Errorf("press %q: unknown key %q (keys are named as KeyboardEvent.key or .code: a, A, Enter, Tab, ArrowLeft, KeyA, Digit1, F5, Control, Shift, Alt, Meta, ControlOrMeta)", combo, p)
+			return nil, invalid("press %q: unknown key %q (keys are named as KeyboardEvent.key or .code: a, A, Enter, Tab, ArrowLeft, KeyA, Digit1, F5, Control, Shift, Alt, Meta, ControlOrMeta)", combo, p)
 		}
 		bit := modifierBit(name, goos)
 		if bit == 0 && i < len(parts)-1 {
-			return nil, fmt.Errorf("press %q: %q is not a modifier (Shift, Control, Alt, Meta, ControlOrMeta)", combo, p)
+			return nil, invalid("press %q: %q is not a modifier (Shift, Control, Alt, Meta, ControlOrMeta)", combo, p)
 		}
 		strokes = append(strokes, stroke{def: d, key: d.key, text: d.text, modifier: bit})
 		mods |= bit

@@ -34,7 +34,7 @@ func (r *Runner) Click(ctx context.Context, target string, o ClickOptions) (*Res
 	case count == 0:
 		count = 1
 	case count < 0 || count > 3:
-		return nil, fmt.Errorf("click %s: click count %d: want 1, 2 or 3", target, count)
+		return nil, fmt.Errorf("click %s: %w", target, invalid("click count %d: want 1, 2 or 3", count))
 	}
 	mods, err := r.modifiers(o.Modifiers)
 	if err != nil {
@@ -107,7 +107,7 @@ func mouseButton(name string) (input.MouseButton, int64, error) {
 	case "middle":
 		return input.MouseButtonMiddle, 4, nil
 	}
-	return "", 0, fmt.Errorf("unknown mouse button %q: want left, right or middle", name)
+	return "", 0, invalid("unknown mouse button %q: want left, right or middle", name)
 }
 
 // round2 rounds to 1/100 of a CSS pixel (Chrome takes fractions).

@@ -31,7 +31,7 @@ func lifecycleName(state string) (string, error) {
 	case LoadCommit:
 		return "", nil
 	}
-	return "", fmt.Errorf("unknown load state %q: want load, domcontentloaded, networkidle or commit", state)
+	return "", invalid("unknown load state %q: want load, domcontentloaded, networkidle or commit", state)
 }
 
 // NavOptions tune Goto, Back, Forward and Reload.
@@ -262,7 +262,7 @@ func (r *Runner) WaitLoad(ctx context.Context, state string, d time.Duration) (*
 		return nil, fmt.Errorf("wait: %w", err)
 	}
 	if want == "" {
-		return nil, fmt.Errorf("wait: the load state commit is for navigations; want load, domcontentloaded or networkidle")
+		return nil, fmt.Errorf("wait: %w", invalid("the load state commit is for navigations; want load, domcontentloaded or networkidle"))
 	}
 	d = timeout(d, r.opts.Timeout)
 	tctx, cancel := context.WithTimeout(ctx, d)

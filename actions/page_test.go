@@ -118,7 +118,7 @@ func TestNavigation(t *testing.T) {
 	}
 	tb.want("document.readyState", `"interactive"`)
 	// load of a new document does not come from the old one's readyState.
-	_, err = tb.r.Goto(tb.ctx, tb.base+"/slow", actions.NavOptions{Timeout: 500 * time.Millisecond})
+	_, err = tb.r.Goto(tb.ctx, tb.base+"/slow", actions.NavOptions{Timeout: 2 * time.Second})
 	var te *actions.TimeoutError
 	if !errors.As(err, &te) {
 		t.Fatalf("goto a page that never loads: got %v, want a timeout", err)

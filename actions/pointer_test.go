@@ -83,7 +83,7 @@ func TestClickCoveredForGood(t *testing.T) {
 	tb := open(t, map[string]string{"/": html(`
 <button id=b style="margin:50px" onclick="log('button')">Go</button>
 <div id=cookie-banner onclick="log('banner')" style="position:fixed;inset:0">We use cookies</div>`)}, "/")
-	_, err := tb.r.Click(tb.ctx, "#b", actions.ClickOptions{ActOptions: actions.ActOptions{Timeout: 700 * time.Millisecond}})
+	_, err := tb.r.Click(tb.ctx, "#b", actions.ClickOptions{ActOptions: actions.ActOptions{Timeout: 1500 * time.Millisecond}})
 	var te *actions.TimeoutError
 	if !errors.As(err, &te) {
 		t.Fatalf("got %v, want a timeout", err)
@@ -102,7 +102,7 @@ func TestClickCoveredForGood(t *testing.T) {
 
 func TestClickWaitsForEnabled(t *testing.T) {
 	tb := open(t, map[string]string{"/": html(`<button id=b disabled onclick="log('clicked')" style="margin:20px">Pay</button>`)}, "/")
-	_, err := tb.r.Click(tb.ctx, "#b", actions.ClickOptions{ActOptions: actions.ActOptions{Timeout: 300 * time.Millisecond}})
+	_, err := tb.r.Click(tb.ctx, "#b", actions.ClickOptions{ActOptions: actions.ActOptions{Timeout: 1500 * time.Millisecond}})
 	var na *actions.NotActionableError
 	if !errors.As(err, &na) || na.Reason != actions.Disabled {
 		t.Fatalf("got %v, want disabled", err)
@@ -129,7 +129,7 @@ func TestClickWaitsForVisibleAndStable(t *testing.T) {
 <button id=h style="visibility:hidden" onclick="log('hidden')">Hidden</button>`)}, "/")
 	tb.ok(tb.r.Click(tb.ctx, "#b", actions.ClickOptions{}))
 	tb.want("window.events", `["moving"]`)
-	_, err := tb.r.Click(tb.ctx, "#h", actions.ClickOptions{ActOptions: actions.ActOptions{Timeout: 300 * time.Millisecond}})
+	_, err := tb.r.Click(tb.ctx, "#h", actions.ClickOptions{ActOptions: actions.ActOptions{Timeout: 1500 * time.Millisecond}})
 	var na *actions.NotActionableError
 	if !errors.As(err, &na) || na.Reason != actions.NotVisible {
 		t.Fatalf("got %v, want not visible", err)

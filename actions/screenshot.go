@@ -34,7 +34,7 @@ type Shot struct {
 // Screenshot captures the viewport, the full page or one element as PNG.
 func (r *Runner) Screenshot(ctx context.Context, o ScreenshotOptions) (*Shot, error) {
 	if o.FullPage && o.Target != "" {
-		return nil, fmt.Errorf("screenshot: full page and an element are exclusive")
+		return nil, fmt.Errorf("screenshot: %w", invalid("full page and an element are exclusive"))
 	}
 	yes := true
 	p := cdppage.CaptureScreenshotParams{Format: cdppage.CaptureScreenshotFormatPng}
@@ -50,7 +50,7 @@ func (r *Runner) Screenshot(ctx context.Context, o ScreenshotOptions) (*Shot, er
 			if err != nil {
 				return err
 			}
-			defer r.release(el)
+			defer r.release(ctx, el)
 			s, err = r.measure(ctx, el, checks{Visible: true, Stable: true}, false, n)
 			return err
 		})

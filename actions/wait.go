@@ -69,7 +69,7 @@ func (r *Runner) Wait(ctx context.Context, o WaitOptions) (*WaitResult, error) {
 		}
 	}
 	if set != 1 {
-		return nil, fmt.Errorf("wait: give exactly one of a target, text, url, load state or function (got %d)", set)
+		return nil, fmt.Errorf("wait: %w", invalid("give exactly one of a target, text, url, load state or function (got %d)", set))
 	}
 	d := timeout(o.Timeout, r.opts.Timeout)
 	if o.Load != "" {
@@ -92,7 +92,7 @@ func (r *Runner) Wait(ctx context.Context, o WaitOptions) (*WaitResult, error) {
 		switch state {
 		case StateAttached, StateVisible, StateHidden, StateDetached:
 		default:
-			return nil, fmt.Errorf("wait: unknown state %q: want attached, visible, hidden or detached", o.State)
+			return nil, fmt.Errorf("wait: %w", invalid("unknown state %q: want attached, visible, hidden or detached", o.State))
 		}
 		if r.find == nil {
 			return nil, errors.New("wait: no element finder")
@@ -189,7 +189,7 @@ func (r *Runner) waitState(ctx context.Context, target, state string, res *WaitR
 		}
 		return err
 	}
-	defer r.release(el)
+	defer r.release(ctx, el)
 	var vis struct {
 		Visible bool   `json:"visible"`
 		Desc    string `json:"desc"`
@@ -241,7 +241,7 @@ func URLMatcher(pattern string) (func(string) bool, error) {
 				}
 				re, err := regexp.Compile(src)
 				if err != nil {
-					return nil, fmt.Errorf("url pattern %s: %w", pattern, err)
+					return nil, invalid("url pattern %s: %v", pattern, err)
 				}
 				return re.MatchString, nil
 			}
@@ -264,7 +264,7 @@ func URLMatcher(pattern string) (func(string) bool, error) {
 		b.WriteString("$")
 		re, err := regexp.Compile(b.String())
 		if err != nil {
-			return nil, fmt.Errorf("url glob %s: %w", pattern, err)
+			return nil, invalid("url glob %s: %v", pattern, err)
 		}
 		return re.MatchString, nil
 	}

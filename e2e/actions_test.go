@@ -100,7 +100,7 @@ func TestActionsThroughChain(t *testing.T) {
 
 	t.Run("covered for good", func(t *testing.T) {
 		tab := c.openTab(t, base+"/banner")
-		err := call(protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#b", ActionOptions: protocol.ActionOptions{TimeoutMs: 800}}, nil)
+		err := call(protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#b", ActionOptions: protocol.ActionOptions{TimeoutMs: 2000}}, nil)
 		pe := wantCode(t, err, protocol.CodeNotActionable)
 		if cover, _ := pe.Data["cover"].(string); !strings.Contains(cover, `<div id="cookie-banner">`) {
 			t.Errorf("cover: got %v, want the banner", pe.Data)
@@ -108,7 +108,7 @@ func TestActionsThroughChain(t *testing.T) {
 		if !strings.Contains(pe.Message, `covered by <div id="cookie-banner">`) || pe.Data["reason"] != "covered" {
 			t.Errorf("error: %v %v", pe, pe.Data)
 		}
-		_, errOut, code := c.cli(tab, "click", "#b", "--within", "500ms")
+		_, errOut, code := c.cli(tab, "click", "#b", "--within", "2s")
 		if code != 1 || !strings.Contains(errOut, `covered by <div id="cookie-banner">`) || !strings.Contains(errOut, "not_actionable") {
 			t.Errorf("egohost click: exit %d, stderr %q", code, errOut)
 		}
@@ -296,7 +296,7 @@ func TestActionsCLI(t *testing.T) {
 	}
 	run("screenshot", filepath.Join(dir, "full.png"), "--full")
 
-	_, errOut, code := c.cli(tab, "fill", "#send", "x", "--within", "300ms")
+	_, errOut, code := c.cli(tab, "fill", "#send", "x", "--within", "2s")
 	if code != 1 || !strings.Contains(errOut, "unsupported") {
 		t.Errorf("fill a button: exit %d, stderr %q", code, errOut)
 	}

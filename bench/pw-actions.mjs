@@ -1,0 +1,73 @@
+// pw-actions.mjs times Playwright's click, fill, press and goto on a page of
+// a browser that is already running, so that egohost's action benchmark and
+// Playwright's run on the same browser and the same pages in the same run.
+//
+//   node pw-actions.mjs --endpoint ws://127.0.0.1:PORT/devtools/browser/ID \
+//        [--runs 20] PAGE_URL OTHER_URL
+//
+// PAGE_URL has a button #b, a text input #name; goto alternates between
+// OTHER_URL and PAGE_URL. It never launches or downloads a browser: it
+// attaches with connectOverCDP. It prints one JSON object per operation:
+//   {"op": "click", "runs": 20, "medianMs": 12.3, "minMs": 10.1}
+import { chromium } from 'playwright-core';
+
+function parseArgs(argv) {
+  const opts = { endpoint: '', runs: 20, urls: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--endpoint') opts.endpoint = argv[++i];
+    else if (a === '--runs') opts.runs = Number(argv[++i]);
+    else if (a.startsWith('--')) throw new Error(`unknown flag ${a}`);
+    else opts.urls.push(a);
+  }
+  if (!opts.endpoint) throw new Error('--endpoint is required (the browser\'s DevTools WebSocket URL)');
+  if (!(opts.runs >= 1)) throw new Error('--runs must be at least 1');
+  if (opts.urls.length !== 2) throw new Error('want PAGE_URL and OTHER_URL');
+  return opts;
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const round = (x) => Math.round(x * 10) / 10;
+
+// time runs fn once to warm up, then `runs` times, and prints the result.
+async function time(op, runs, fn) {
+  await fn(-1);
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await fn(i);
+    times.push(performance.now() - start);
+  }
+  console.log(JSON.stringify({ op, runs, medianMs: round(median(times)), minMs: round(Math.min(...times)) }));
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const [pageURL, otherURL] = opts.urls;
+  const browser = await chromium.connectOverCDP(opts.endpoint);
+  try {
+    const context = browser.contexts()[0] ?? await browser.newContext();
+    const page = await context.newPage();
+    try {
+      await page.goto(pageURL, { waitUntil: 'load' });
+      await time('click', opts.runs, () => page.click('#b'));
+      await time('fill', opts.runs, (i) => page.fill('#name', `Ada Lovelace ${i}`));
+      await time('press', opts.runs, () => page.press('#name', 'Enter'));
+      await time('goto', opts.runs, (i) => page.goto(i % 2 ? pageURL : otherURL, { waitUntil: 'load' }));
+    } finally {
+      await page.close();
+    }
+  } finally {
+    // Disconnect only: the browser belongs to the caller.
+    await browser.close();
+  }
+}
+
+main().catch((err) => {
+  console.error(`pw-actions: ${err.stack || err}`);
+  process.exit(1);
+});
