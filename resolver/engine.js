@@ -12,10 +12,14 @@
 //           'center' → {n, frames, at, box}     box: centre of the content box
 //           'object' → the element itself when the pick is final here, else
 //                      a JSON string {n, frames, at}
-//           'list'   → [JSON string {n, frames, boxes}, element, element, …]
+//           'list'   → [JSON string {n, frames, from, boxes}, element, …]: the
+//                      matches from index `from` (negative: from the end),
+//                      at most `max` of them
+
 //   pick:   {nth: i} (-1: last) or {strict: true}; offset: matches in the
 //           documents before this one (the tab's frames are one sequence).
-//   limit:  measure at most this many elements in 'list' mode.
+//   limit:  in 'list' mode, measure the elements only when there are at most
+//           this many.
 //
 // Semantics follow Playwright's selector engines (injected script,
 // playwright-core 1.64): text and has-text as internal:text /
@@ -665,9 +669,13 @@
       return JSON.stringify({ n, frames, at });
     }
     case 'list': {
+      // A window of the matches: from (negative: from the end), at most max.
+      let from = spec.from || 0;
+      if (from < 0) from = Math.max(0, n + from);
+      const part = spec.max === undefined ? els.slice(from) : els.slice(from, from + spec.max);
       const limit = spec.limit === undefined ? n : spec.limit;
-      const boxes = n <= limit ? els.map(box) : null;
-      return [JSON.stringify({ n, frames, boxes }), ...els];
+      const boxes = part.length <= limit ? part.map(box) : null;
+      return [JSON.stringify({ n, frames, from, boxes }), ...part];
     }
   }
   return { error: 'unknown mode ' + spec.mode };

@@ -65,10 +65,21 @@ func (d fakeDoc) answer(spec jsSpec) (*runtime.RemoteObject, error) {
 			return &runtime.RemoteObject{Type: "object", Subtype: "node", ObjectID: runtime.RemoteObjectID(fmt.Sprintf("obj-%d", d.ids[at]))}, nil
 		}
 	case modeList:
-		if spec.Limit == nil || n <= *spec.Limit {
-			res.Boxes = d.boxes
+		from := spec.From
+		if from < 0 {
+			from = max(0, n+from)
 		}
-		return encode(spec.Mode, res, d.ids)
+		to := n
+		if spec.Max != nil {
+			to = min(n, from+*spec.Max)
+		}
+		res.From = from
+		if spec.Limit == nil || to-from <= *spec.Limit {
+			if d.boxes != nil {
+				res.Boxes = d.boxes[from:to]
+			}
+		}
+		return encode(spec.Mode, res, d.ids[from:to])
 	}
 	return encode(spec.Mode, res, nil)
 }
@@ -612,6 +623,62 @@ func TestStrictRoleWithManyCandidatesStopsAtTwo(t *testing.T) {
 	}
 	if c := f.Count(accessibility.CommandGetPartialAXTree); c >= n {
 		t.Errorf("checked %d of %d candidates, want fewer", c, n)
+	}
+}
+
+func TestRolePicksFetchAWindowFirst(t *testing.T) {
+	n := 3 * verifyAll
+	setup := func(t *testing.T, buttons ...int) *fakeTab {
+		f := newFakeTab(t, fakeDoc{ids: ids(n), boxes: boxes(n)})
+		for i := 1; i <= n; i++ {
+			f.ax[cdp.BackendNodeID(i)] = ax{role: "link"}
+		}
+		for _, b := range buttons {
+			f.ax[cdp.BackendNodeID(b)] = ax{role: "button"}
+			f.boxes[cdp.BackendNodeID(b)] = quad(float64(b), 0, 2, 2)
+		}
+		return f
+	}
+	lists := func(f *fakeTab) (windows []string) {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		for _, s := range f.specs {
+			if s.Mode == modeList {
+				m := "all"
+				if s.Max != nil {
+					m = fmt.Sprint(*s.Max)
+				}
+				windows = append(windows, fmt.Sprintf("%d+%s", s.From, m))
+			}
+		}
+		return windows
+	}
+	ctx := ctxT(t)
+	tests := []struct {
+		target  string
+		buttons []int
+		x       float64 // 0: an error
+		windows string
+	}{
+		{"role=button >> nth=0", []int{3, 700}, 4, fmt.Sprintf("[0+%d]", verifyAll)},
+		{"role=button >> last", []int{3, 700}, 701, fmt.Sprintf("[-%d+%d]", verifyAll, verifyAll)},
+		{"role=button >> last", []int{3}, 4, fmt.Sprintf("[-%d+%d 0+all]", verifyAll, verifyAll)},
+		{"role=button", []int{700}, 701, fmt.Sprintf("[0+%d 0+all]", verifyAll)},
+		{"role=button", []int{3, 5}, 0, fmt.Sprintf("[0+%d]", verifyAll)},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.target, tt.buttons), func(t *testing.T) {
+			f := setup(t, tt.buttons...)
+			pt, err := New(f, nil).Center(ctx, tt.target)
+			if tt.x == 0 {
+				wantErr(t, err, Permanent, ErrAmbiguous, "matched at least 2 elements")
+			} else if err != nil || pt.X != tt.x {
+				t.Errorf("got %+v, %v; want x %v", pt, err, tt.x)
+			}
+			if got := fmt.Sprint(lists(f)); got != tt.windows {
+				t.Errorf("windows fetched: got %s, want %s", got, tt.windows)
+			}
+		})
 	}
 }
 

@@ -93,6 +93,8 @@ type (
 		Pick   *jsPick  `json:"pick,omitempty"`
 		Offset int      `json:"offset,omitempty"`
 		Limit  *int     `json:"limit,omitempty"`
+		From   int      `json:"from,omitempty"`
+		Max    *int     `json:"max,omitempty"`
 	}
 	jsBox struct {
 		X float64 `json:"x"`
@@ -105,6 +107,7 @@ type (
 		N      int      `json:"n"`
 		Frames int      `json:"frames"`
 		At     int      `json:"at"`
+		From   int      `json:"from"`
 		Box    *jsBox   `json:"box"`
 		Boxes  []*jsBox `json:"boxes"`
 		Error  string   `json:"error"`
@@ -394,7 +397,7 @@ func decodeList(v *runtime.DeepSerializedValue) (jsResult, error) {
 		}
 		out.ids = append(out.ids, n.BackendNodeID)
 	}
-	if len(out.ids) != out.N && out.Error == "" {
+	if len(out.ids) > out.N && out.Error == "" {
 		return jsResult{}, fmt.Errorf("%d nodes for %d matches", len(out.ids), out.N)
 	}
 	return out, nil
@@ -557,38 +560,54 @@ type found struct {
 	role, name string
 }
 
+// window is the part of a document's matches list mode returns: from
+// (negative: from the end) and at most max (0: all).
+type window struct{ from, max int }
+
 // list runs the script in list mode in every frame and returns the matches
-// in document order.
-func (r *Resolver) list(ctx context.Context, pl plan, limit int) ([]doc, []found, error) {
+// in document order, and whether they are all of them: with a window, a
+// page without frames returns that part of its matches only.
+func (r *Resolver) list(ctx context.Context, pl plan, limit int, win window) ([]doc, []found, bool, error) {
 	main := r.mainDoc()
 	spec := jsSpec{Steps: pl.steps, Mode: modeList, Limit: &limit}
+	all := spec
+	if win.max > 0 {
+		spec.From, spec.Max = win.from, &win.max
+	}
 	res, err := r.eval(ctx, &main, spec)
 	if err != nil {
-		return nil, nil, classify("resolve", pl.p.input, err)
+		return nil, nil, false, classify("resolve", pl.p.input, err)
 	}
 	if err := pl.scriptError(res); err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	docs := []doc{main}
 	results := []jsResult{res}
+	complete := len(res.ids) == res.N
 	if res.Frames > 0 {
+		// Several documents: one sequence, so every match of each.
 		if docs, err = r.documents(ctx); err != nil {
-			return nil, nil, classify("resolve", pl.p.input, err)
+			return nil, nil, false, classify("resolve", pl.p.input, err)
 		}
 		docs[0] = main
 		results = make([]jsResult, len(docs))
 		results[0] = res
-		err = parallel(len(docs)-1, func(i int) error {
-			res, err := r.eval(ctx, &docs[i+1], spec)
+		first := 1
+		if !complete {
+			first = 0
+		}
+		err = parallel(len(docs)-first, func(i int) error {
+			res, err := r.eval(ctx, &docs[i+first], all)
 			if err == nil {
 				err = pl.scriptError(res)
 			}
-			results[i+1] = res
+			results[i+first] = res
 			return err
 		})
 		if err != nil {
-			return nil, nil, classify("resolve", pl.p.input, err)
+			return nil, nil, false, classify("resolve", pl.p.input, err)
 		}
+		complete = true
 	}
 	var out []found
 	for k, res := range results {
@@ -600,7 +619,7 @@ func (r *Resolver) list(ctx context.Context, pl plan, limit int) ([]doc, []found
 			out = append(out, f)
 		}
 	}
-	return docs, out, nil
+	return docs, out, complete, nil
 }
 
 // count counts a locator's matches in every frame.
@@ -608,7 +627,7 @@ func (r *Resolver) count(ctx context.Context, p parsed) (int, error) {
 	pl := newPlan(p)
 	var total int
 	if pl.verify != nil {
-		docs, fs, err := r.list(ctx, pl, 0)
+		docs, fs, _, err := r.list(ctx, pl, 0, window{})
 		if err != nil {
 			return 0, err
 		}
@@ -664,7 +683,7 @@ func (r *Resolver) count(ctx context.Context, p parsed) (int, error) {
 // all lists a locator's matches with Chrome's role and name.
 func (r *Resolver) all(ctx context.Context, p parsed) ([]Match, error) {
 	pl := newPlan(p)
-	docs, fs, err := r.list(ctx, pl, 1<<30)
+	docs, fs, _, err := r.list(ctx, pl, 1<<30, window{})
 	if err != nil {
 		return nil, err
 	}
@@ -710,36 +729,59 @@ func allIndexes(n int) []int {
 }
 
 // oneVerified resolves a role locator: candidates from the page, checked
-// against the accessibility tree until the pick is decided.
+// against the accessibility tree until the pick is decided. It first
+// fetches a window of the candidates (the first ones, or the last ones for
+// last), and all of them only when that window does not decide.
 func (r *Resolver) oneVerified(ctx context.Context, pl plan, m mode) (element, error) {
 	if pl.never {
 		_, err := pl.choose(0)
 		return element{}, err
 	}
-	docs, fs, err := r.list(ctx, pl, measureLimit)
+	win := window{max: verifyAll}
+	switch {
+	case pl.picked && pl.nth == -1:
+		win.from = -verifyAll
+	case pl.picked && pl.nth >= verifyAll:
+		win.max = pl.nth + verifyAll
+	}
+	docs, fs, complete, err := r.list(ctx, pl, measureLimit, win)
 	if err != nil {
 		return element{}, err
 	}
-	chosen, err := r.pickVerified(ctx, pl, docs, fs)
+	chosen, err := r.pickVerified(ctx, pl, docs, fs, complete)
+	if errors.Is(err, errNeedAll) {
+		if docs, fs, _, err = r.list(ctx, pl, measureLimit, window{}); err != nil {
+			return element{}, err
+		}
+		chosen, err = r.pickVerified(ctx, pl, docs, fs, true)
+	}
 	if err != nil {
 		return element{}, err
 	}
 	return r.finishNode(ctx, pl.p, docs[chosen.d], chosen, m)
 }
 
+// errNeedAll: a window of the candidates did not decide the pick.
+var errNeedAll = errors.New("need every candidate")
+
 // pickVerified checks candidates in order (from the end for last) until
-// the pick is decided.
-func (r *Resolver) pickVerified(ctx context.Context, pl plan, docs []doc, fs []found) (found, error) {
+// the pick is decided. With only some of the candidates (complete false:
+// the first ones, or the last ones for last), it returns errNeedAll when
+// they do not decide.
+func (r *Resolver) pickVerified(ctx context.Context, pl plan, docs []doc, fs []found, complete bool) (found, error) {
 	order := allIndexes(len(fs))
 	if pl.picked && pl.nth == -1 {
 		for i, j := 0, len(order)-1; i < j; i, j = i+1, j-1 {
 			order[i], order[j] = order[j], order[i]
 		}
 	}
+	// A strict pick checks every candidate when there are few, so that its
+	// error names the exact count; else it stops at the second match.
+	checkAll := !pl.picked && complete && len(fs) <= verifyAll
 	need := 1 // matches that decide the pick
 	switch {
-	case !pl.picked && len(fs) <= verifyAll:
-		need = len(fs) + 1 // check them all: the error names the exact count
+	case checkAll:
+		need = len(fs) + 1
 	case !pl.picked:
 		need = 2
 	case pl.nth > 0:
@@ -748,7 +790,7 @@ func (r *Resolver) pickVerified(ctx context.Context, pl plan, docs []doc, fs []f
 	var hits []int
 	for start := 0; start < len(order) && len(hits) < need; start += parallelCalls * 2 {
 		batch := order[start:min(len(order), start+parallelCalls*2)]
-		if !pl.picked && len(fs) <= verifyAll {
+		if checkAll {
 			batch = order[start:]
 		}
 		if err := r.check(ctx, pl, docs, fs, batch); err != nil {
@@ -759,15 +801,23 @@ func (r *Resolver) pickVerified(ctx context.Context, pl plan, docs []doc, fs []f
 				hits = append(hits, i)
 			}
 		}
-		if !pl.picked && len(fs) <= verifyAll {
+		if checkAll {
 			break
 		}
 	}
 	switch {
+	case !pl.picked && len(hits) > 1:
+		return found{}, pl.ambiguous(len(hits), !complete || len(fs) > verifyAll)
+	case !complete:
+		// Not decided by the first (or last) candidates alone.
+		if pl.picked && (pl.nth == -1 && len(hits) > 0 || pl.nth >= 0 && len(hits) > pl.nth) {
+			break
+		}
+		return found{}, errNeedAll
+	}
+	switch {
 	case !pl.picked && len(hits) == 1:
 		return fs[hits[0]], nil
-	case !pl.picked && len(hits) > 1:
-		return found{}, pl.ambiguous(len(hits), len(fs) > verifyAll)
 	case pl.picked && pl.nth == -1 && len(hits) > 0:
 		return fs[hits[0]], nil
 	case pl.picked && pl.nth >= 0 && len(hits) > pl.nth:

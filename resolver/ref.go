@@ -248,7 +248,7 @@ func (r *Resolver) fallbackNode(ctx context.Context, p parsed, e refmap.Entry) (
 			fs[i].box, fs[i].measured = res.Boxes[i], true
 		}
 	}
-	f, err := r.pickVerified(ctx, pl, docs, fs)
+	f, err := r.pickVerified(ctx, pl, docs, fs, true)
 	var re *Error
 	if errors.As(err, &re) {
 		what := fmt.Sprintf("role %s and name %q", e.Role, e.Name)
