@@ -40,9 +40,10 @@ func BenchmarkResolve(b *testing.B) {
 	defer p.Close()
 	r := resolver.New(p, nil)
 	runs := b.N
-	rows := make([]resolverbench.Row, len(resolverbench.Cases))
+	cases := resolverbench.Cases()
+	rows := make([]resolverbench.Row, len(cases))
 	var selectors []string
-	for i, c := range resolverbench.Cases {
+	for i, c := range cases {
 		rows[i].Case = c
 		if rows[i].Egohost, err = resolverbench.Measure(ctx, r, counter, c.Egohost, runs); err != nil {
 			b.Fatalf("%s: %v", c.Egohost, err)

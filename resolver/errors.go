@@ -62,6 +62,7 @@ type Error struct {
 	Err    error
 }
 
+// Error returns "OP TARGET: cause".
 func (e *Error) Error() string {
 	return e.Op + " " + e.Target + ": " + e.Err.Error()
 }

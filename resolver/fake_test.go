@@ -267,16 +267,12 @@ func (f *fakeTab) serve(t *testing.T, s *cdpfake.Session, tree *cdppage.FrameTre
 				return dom.GetFrameOwnerResult{BackendNodeID: cdp.BackendNodeID(100 + i)}, nil
 			}
 		}
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		if id, ok := oopOwners[p.FrameID]; ok {
-			return dom.GetFrameOwnerResult{BackendNodeID: id}, nil
+		if p.FrameID == "OOP" { // the out-of-process frame's iframe
+			return dom.GetFrameOwnerResult{BackendNodeID: 200}, nil
 		}
 		return nil, &cdpfake.Error{Method: dom.CommandGetFrameOwner, Message: "Frame with the given id was not found."}
 	})
 }
-
-var oopOwners = map[cdp.FrameID]cdp.BackendNodeID{"OOP": 200}
 
 func quoteJSON(s string) string {
 	b, _ := json.Marshal(s)

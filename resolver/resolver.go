@@ -209,6 +209,7 @@ func (p parsed) String() string {
 	return p.loc.String()
 }
 
+// String prints the box as "(x, y) w×h", or "no box" for nil.
 func (b *Box) String() string {
 	if b == nil {
 		return "no box"
