@@ -185,6 +185,18 @@ func (e *Error) Is(target error) bool {
 	return errors.As(target, &t) && t.Code == e.Code && t.Message == ""
 }
 
+// Permanent reports whether retrying the same request cannot succeed
+// because the tab, its debugger or its browser is gone. Waiting helpers
+// (the resolver's Wait) stop at once on such errors instead of polling a
+// closed tab until their timeout.
+func (e *Error) Permanent() bool {
+	switch e.Code {
+	case CodeNoBrowser, CodeTabNotFound, CodeDetached, CodeBrowserGone, CodeAttachFailed, CodeAlreadyAttached, CodeTooLarge:
+		return true
+	}
+	return false
+}
+
 // Sentinel returns an *Error usable with errors.Is to test for code c.
 func Sentinel(c Code) error { return &Error{Code: c} }
 

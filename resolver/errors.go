@@ -105,15 +105,21 @@ func (t *timeoutError) Error() string {
 
 func (t *timeoutError) Unwrap() []error { return []error{t.ctxErr, t.last} }
 
-// classify wraps a failed CDP call or lookup: the context's own end stays
-// what it is, anything else is transient (the page may be navigating).
+// permanenter is an error that knows retrying cannot cure it, such as the
+// transport's "the tab was closed" or "the browser disconnected".
+type permanenter interface{ Permanent() bool }
+
+// classify wraps a failed CDP call or lookup: the context's own end and an
+// error that says it is permanent stay permanent; anything else is
+// transient (the page may be navigating).
 func classify(op, target string, err error) error {
 	var e *Error
 	if errors.As(err, &e) {
 		return err
 	}
 	kind := Transient
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	var p permanenter
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &p) && p.Permanent()) {
 		kind = Permanent
 	}
 	return &Error{Kind: kind, Op: op, Target: target, Err: err}
