@@ -130,7 +130,11 @@ type NavigationError struct {
 	Op   string
 	URL  string
 	Text string // Chrome's errorText, e.g. "net::ERR_CONNECTION_REFUSED"
+	Err  error  // the failed command's error, if one failed
 }
+
+// Unwrap returns the failed command's error.
+func (e *NavigationError) Unwrap() error { return e.Err }
 
 func (e *NavigationError) Error() string {
 	if e.URL == "" {

@@ -50,7 +50,7 @@ func (r *Runner) Evaluate(ctx context.Context, expr string, d time.Duration) (*E
 		return &EvalResult{Type: "undefined", Value: json.RawMessage("null"), Dialog: dl, Took: time.Since(start)}, nil
 	}
 	if err != nil {
-		if ctx.Err() != nil && isCtxErr(err) {
+		if ctx.Err() != nil { // however the transport words it
 			return nil, &TimeoutError{Op: "eval", Timeout: timeout(d, r.opts.Timeout)}
 		}
 		return nil, err

@@ -66,10 +66,10 @@ func (r *Runner) Goto(ctx context.Context, url string, o NavOptions) (*NavResult
 	return r.navigate(ctx, "goto", url, o, func(ctx context.Context) (cdp.FrameID, cdp.LoaderID, *NavResult, error) {
 		nav, err := cdp.Call(ctx, r.tab, cdppage.Navigate, cdppage.NavigateParams{URL: url})
 		if err != nil {
-			if isCtxErr(err) {
+			if ctx.Err() != nil || isCtxErr(err) {
 				return "", "", nil, err
 			}
-			return "", "", nil, &NavigationError{Op: "goto", URL: url, Text: err.Error()}
+			return "", "", nil, &NavigationError{Op: "goto", URL: url, Text: err.Error(), Err: err}
 		}
 		if nav.IsDownload {
 			return "", "", &NavResult{URL: url, Download: true}, nil
@@ -159,8 +159,6 @@ func (r *Runner) navigate(ctx context.Context, op, url string, o NavOptions, sta
 			var last error
 			if len(reached) > 0 {
 				last = fmt.Errorf("the page reached %s but not %s", strings.Join(reached, ", "), until)
-			} else if err != nil && !isCtxErr(err) {
-				last = err
 			}
 			return nil, &TimeoutError{Op: op, Target: url, Timeout: d, Last: last}
 		}

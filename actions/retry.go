@@ -81,9 +81,10 @@ func (r *Runner) retryEvery(ctx context.Context, op, target string, d time.Durat
 			return ctxErr(ctx)
 		}
 		if tctx.Err() != nil {
-			// The deadline passed inside the attempt: its error is the
-			// context's; the one before says more.
-			if last == nil || !isCtxErr(err) {
+			// The deadline passed inside the attempt, which was cut short
+			// (its error is the context's, however the transport words
+			// it): the attempt before says why we were still waiting.
+			if last == nil {
 				last = err
 			}
 			return &TimeoutError{Op: op, Target: target, Timeout: d, Attempts: n + 1, Last: last}
