@@ -169,7 +169,7 @@ func (r *Runner) SetChecked(ctx context.Context, target string, want bool, o Act
 		},
 		do: func(ctx context.Context, el Element, at Point, res *Result) error {
 			res.Point = &at
-			if err := r.clickAt(ctx, at, input.MouseButtonLeft, 1, 1, 0); err != nil {
+			if err := r.guardedClick(ctx, el, at, "", o.Force, input.MouseButtonLeft, 1, 1, 0); err != nil {
 				return fmt.Errorf("%s %s: %w", op, target, err)
 			}
 			// The state may follow the click a frame later (a framework
@@ -178,22 +178,23 @@ func (r *Runner) SetChecked(ctx context.Context, target string, want bool, o Act
 			for i := 0; i < 5; i++ {
 				s, _, err := r.checkedState(ctx, el)
 				if err != nil {
-					return fmt.Errorf("%s %s: after the click: %w", op, target, err)
+					return finalError{fmt.Errorf("%s %s: after the click: %w", op, target, err)}
 				}
 				state = s
 				if state == want {
 					break
 				}
 				if err := sleep(ctx, 50*time.Millisecond); err != nil {
-					return err
+					return finalError{err}
 				}
 			}
 			res.Checked = &state
 			if state != want {
-				return fmt.Errorf("%s %s: %w", op, target, unsupported("clicking the element did not change its state (still %s)", onOff(state)))
+				return finalError{fmt.Errorf("%s %s: %w", op, target, unsupported("clicking the element did not change its state (still %s)", onOff(state)))}
 			}
 			return nil
 		},
+		retryDo: true, // a click the guard stopped changed nothing
 	})
 }
 

@@ -2,6 +2,7 @@ package actions
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"math"
 
@@ -45,13 +46,53 @@ func (r *Runner) Click(ctx context.Context, target string, o ClickOptions) (*Res
 		op = "dblclick"
 	}
 	c := checks{Visible: true, Stable: true, Enabled: true, Hit: true, Retarget: "button"}
-	return r.act(ctx, op, target, o.ActOptions, c, func(ctx context.Context, el Element, at Point, res *Result) error {
-		res.Point = &at
-		if err := r.clickAt(ctx, at, button, mask, count, mods); err != nil {
-			return fmt.Errorf("%s %s: %w", op, target, err)
-		}
-		return nil
+	return r.actWith(ctx, op, target, o.ActOptions, c, hooks{
+		do: func(ctx context.Context, el Element, at Point, res *Result) error {
+			res.Point = &at
+			if err := r.guardedClick(ctx, el, at, c.Retarget, o.Force, button, mask, count, mods); err != nil {
+				return fmt.Errorf("%s %s: %w", op, target, err)
+			}
+			return nil
+		},
+		retryDo: true, // a click the guard stopped changed nothing
 	})
+}
+
+var (
+	//go:embed intercept.js
+	interceptJS string
+	//go:embed intercepted.js
+	interceptedJS string
+)
+
+// guardedClick clicks at `at` with a guard in the element's window: a
+// press that lands on another element (one that slid over it since the
+// checks, or a viewport that changed) is stopped before the page sees it
+// and reported as covered, so the action retries. force clicks unguarded.
+// Errors after the first event is sent are final.
+func (r *Runner) guardedClick(ctx context.Context, el Element, at Point, retarget string, force bool, button input.MouseButton, mask int64, count int, mods int64) error {
+	if !force {
+		if err := r.callOn(ctx, el, interceptJS, nil, map[string]string{"retarget": retarget}); err != nil {
+			return err
+		}
+	}
+	if err := r.clickAt(ctx, at, button, mask, count, mods); err != nil {
+		return finalError{err}
+	}
+	if force {
+		return nil
+	}
+	var got struct {
+		Blocked string `json:"blocked"`
+		Seen    int    `json:"seen"`
+	}
+	if err := r.callOn(ctx, el, interceptedJS, &got); err != nil {
+		return nil // the page went on (a navigation): the click happened
+	}
+	if got.Blocked != "" {
+		return &NotActionableError{Reason: Covered, Cover: got.Blocked, Detail: "the click landed on it and was stopped"}
+	}
+	return nil
 }
 
 // Hover moves the mouse over the element target names, after the checks

@@ -199,3 +199,27 @@ document.addEventListener('mouseup', (e) => { if (dragging) { dragging = false; 
 	tb.ok(tb.r.Drag(tb.ctx, "#knob", "#rail", actions.ActOptions{}))
 	tb.want("window.events", `["down","up rail,knob"]`)
 }
+
+// A popup that opens when the mouse moves in, over the button, between the
+// checks and the press: the guard stops the press on the popup (the page
+// never sees it), and the click retries once the popup is gone.
+func TestClickGuardStopsMisclicks(t *testing.T) {
+	tb := open(t, map[string]string{"/": html(`
+<button id=b style="margin:50px" onclick="log('button')">Go</button>
+<div id=pop style="display:none;position:fixed;inset:0" onmousedown="log('pop down')" onclick="log('pop')"></div>
+<script>
+let shown = false;
+document.addEventListener('mousemove', () => {
+  if (shown) return;
+  shown = true;
+  pop.style.display = 'block';
+  setTimeout(() => { pop.style.display = 'none'; }, 300);
+});
+</script>`)}, "/")
+	res := tb.ok(tb.r.Click(tb.ctx, "#b", actions.ClickOptions{}))
+	tb.want("window.events", `["button"]`)
+	if res.Waited.Attempts < 2 || len(res.Waited.Reasons) == 0 {
+		t.Fatalf("waited %+v, want the stopped click among the reasons", res.Waited)
+	}
+	contains(t, "reason", res.Waited.Reasons[0], `covered by <div id="pop">`)
+}
