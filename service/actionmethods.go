@@ -319,6 +319,11 @@ func (s *Service) selectOptions(ctx context.Context, _ *agent, params json.RawMe
 	if err := needElement("select", p.Element); err != nil {
 		return nil, err
 	}
+	for _, i := range p.Indexes {
+		if i < 0 {
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "select: index %d is negative", i)
+		}
+	}
 	return s.withRunner(ctx, p.Target, "select", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Select(ctx, p.Element, actions.SelectOptions{ActOptions: actOptions(p.ActionOptions), Values: p.Values, Labels: p.Labels, Indexes: p.Indexes})
 		if err != nil {
