@@ -67,7 +67,7 @@ type Settled struct {
 	// Capped is set when the settle ran out of its cap before the page was
 	// quiet.
 	Capped bool
-	// Skipped says why no settle happened ("off", "dialog").
+	// Skipped says why no settle happened ("off", "dialog", "no action").
 	Skipped string
 }
 
@@ -169,6 +169,11 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 	}
 	if final != nil {
 		return nil, final
+	}
+	if !dispatched { // nothing to do (a checkbox already checked): nothing to settle
+		res.Settled.Skipped = "no action"
+		res.Took = time.Since(start)
+		return res, nil
 	}
 	released := make(chan struct{})
 	go func() {

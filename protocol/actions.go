@@ -183,7 +183,7 @@ type Settled struct {
 	URL       string `json:"url,omitempty"`
 	// Capped is set when the settle ran out of time first.
 	Capped bool `json:"capped,omitempty"`
-	// Skipped says why there was no settle: "off", "dialog".
+	// Skipped says why there was no settle: "off", "dialog", "no action".
 	Skipped string `json:"skipped,omitempty"`
 }
 
