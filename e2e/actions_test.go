@@ -108,7 +108,7 @@ func TestActionsThroughChain(t *testing.T) {
 		if !strings.Contains(pe.Message, `covered by <div id="cookie-banner">`) || pe.Data["reason"] != "covered" {
 			t.Errorf("error: %v %v", pe, pe.Data)
 		}
-		_, errOut, code := c.cli(tab, "click", "#b", "--within", "2s")
+		_, errOut, code := c.cli(tab, "click", "#b", "--timeout", "2s")
 		if code != 1 || !strings.Contains(errOut, `covered by <div id="cookie-banner">`) || !strings.Contains(errOut, "not_actionable") {
 			t.Errorf("egohost click: exit %d, stderr %q", code, errOut)
 		}
@@ -296,7 +296,7 @@ func TestActionsCLI(t *testing.T) {
 	}
 	run("screenshot", filepath.Join(dir, "full.png"), "--full")
 
-	_, errOut, code := c.cli(tab, "fill", "#send", "x", "--within", "2s")
+	_, errOut, code := c.cli(tab, "fill", "#send", "x", "--timeout", "2s")
 	if code != 1 || !strings.Contains(errOut, "unsupported") {
 		t.Errorf("fill a button: exit %d, stderr %q", code, errOut)
 	}

@@ -14,11 +14,11 @@ import (
 )
 
 // actionVerbs are the actions, waits and navigation verbs. TARGET is a
-// @ref or a locator (quote it). Every verb that waits takes --within D,
-// the auto-wait (default: the service's timeouts.action); --timeout bounds
-// the whole call.
+// @ref or a locator (quote it). --timeout D is the verb's auto-wait
+// (default: the service's timeouts.action); the call itself may take a
+// little longer (see callVerb).
 func actionVerbs() map[string]verb {
-	const act = " [--force] [--no-settle] [--within D]"
+	const act = " [--force] [--no-settle] [--timeout D]"
 	v := map[string]verb{
 		"click":      clickVerb("click TARGET [--button left|right|middle] [--count N] [--modifiers Shift,Control,…]"+act, 0, ""),
 		"dblclick":   clickVerb("dblclick TARGET [--modifiers …]"+act, 2, ""),
@@ -173,13 +173,13 @@ func actionVerbs() map[string]verb {
 		human: printAction("scrolled"),
 	}
 	v["wait"] = verb{
-		usage:  "wait TARGET [--state attached|visible|hidden|detached] | wait --text T [--gone] | wait --url PATTERN | wait --load load|domcontentloaded|networkidle | wait --fn JS  [--within D]",
+		usage:  "wait TARGET [--state attached|visible|hidden|detached] | wait --text T [--gone] | wait --url PATTERN | wait --load load|domcontentloaded|networkidle | wait --fn JS  [--timeout D]",
 		method: protocol.MethodWait,
 		params: func(a *argv, t protocol.Target) (any, error) {
 			p := protocol.WaitParams{
 				Target: t, State: a.flag("--state"), Text: a.flag("--text"), Gone: a.boolean("--gone"),
 				URL: a.flag("--url"), Load: a.flag("--load"), Function: a.flag("--fn", "--function"),
-				TimeoutMs: int(duration(a, "--within").Milliseconds()),
+				TimeoutMs: a.timeoutMs(),
 			}
 			args, err := a.rest(v["wait"].usage)
 			if err != nil {
@@ -217,9 +217,9 @@ func actionVerbs() map[string]verb {
 		},
 	}
 	v["goto"] = verb{
-		usage: "goto URL [--until load|domcontentloaded|networkidle|commit] [--within D]", method: protocol.MethodGoto,
+		usage: "goto URL [--until load|domcontentloaded|networkidle|commit] [--timeout D]", method: protocol.MethodGoto,
 		params: func(a *argv, t protocol.Target) (any, error) {
-			p := protocol.GotoParams{Target: t, Until: a.flag("--until"), TimeoutMs: int(duration(a, "--within").Milliseconds())}
+			p := protocol.GotoParams{Target: t, Until: a.flag("--until"), TimeoutMs: a.timeoutMs()}
 			args, err := a.rest(v["goto"].usage)
 			if err != nil {
 				return nil, err
@@ -233,11 +233,11 @@ func actionVerbs() map[string]verb {
 		human: printNav,
 	}
 	for _, name := range []string{protocol.MethodBack, protocol.MethodForward, protocol.MethodReload} {
-		usage := name + " [--until load|domcontentloaded|networkidle|commit] [--within D]"
+		usage := name + " [--until load|domcontentloaded|networkidle|commit] [--timeout D]"
 		v[name] = verb{
 			usage: usage, method: name,
 			params: func(a *argv, t protocol.Target) (any, error) {
-				p := protocol.NavParams{Target: t, Until: a.flag("--until"), TimeoutMs: int(duration(a, "--within").Milliseconds())}
+				p := protocol.NavParams{Target: t, Until: a.flag("--until"), TimeoutMs: a.timeoutMs()}
 				args, err := a.rest(usage)
 				if err != nil {
 					return nil, err
@@ -251,9 +251,9 @@ func actionVerbs() map[string]verb {
 		}
 	}
 	v["eval"] = verb{
-		usage: "eval JS [--within D]", method: protocol.MethodEval,
+		usage: "eval JS [--timeout D]", method: protocol.MethodEval,
 		params: func(a *argv, t protocol.Target) (any, error) {
-			p := protocol.EvalParams{Target: t, TimeoutMs: int(duration(a, "--within").Milliseconds())}
+			p := protocol.EvalParams{Target: t, TimeoutMs: a.timeoutMs()}
 			args, err := a.rest("eval JS")
 			if err != nil {
 				return nil, err
@@ -294,9 +294,9 @@ func actionVerbs() map[string]verb {
 		},
 	}
 	v["screenshot"] = verb{
-		usage: "screenshot FILE [--full] [--target TARGET] [--within D]", method: protocol.MethodScreenshot,
+		usage: "screenshot FILE [--full] [--target TARGET] [--timeout D]", method: protocol.MethodScreenshot,
 		params: func(a *argv, t protocol.Target) (any, error) {
-			p := protocol.ScreenshotParams{Target: t, FullPage: a.boolean("--full"), Element: a.flag("--target"), TimeoutMs: int(duration(a, "--within").Milliseconds())}
+			p := protocol.ScreenshotParams{Target: t, FullPage: a.boolean("--full"), Element: a.flag("--target"), TimeoutMs: a.timeoutMs()}
 			args, err := a.rest(v["screenshot"].usage)
 			if err != nil {
 				return nil, err
@@ -328,9 +328,9 @@ func actionVerbs() map[string]verb {
 		},
 	}
 	v["dialog"] = verb{
-		usage: "dialog accept|dismiss [TEXT] [--within D]", method: protocol.MethodDialog,
+		usage: "dialog accept|dismiss [TEXT] [--timeout D]", method: protocol.MethodDialog,
 		params: func(a *argv, t protocol.Target) (any, error) {
-			p := protocol.DialogParams{Target: t, TimeoutMs: int(duration(a, "--within").Milliseconds())}
+			p := protocol.DialogParams{Target: t, TimeoutMs: a.timeoutMs()}
 			args, err := a.rest(v["dialog"].usage)
 			if err != nil {
 				return nil, err
@@ -362,9 +362,9 @@ func actionVerbs() map[string]verb {
 		},
 	}
 	v["download"] = verb{
-		usage: "download [--click TARGET] [--within D]", method: protocol.MethodDownload,
+		usage: "download [--click TARGET] [--timeout D]", method: protocol.MethodDownload,
 		params: func(a *argv, t protocol.Target) (any, error) {
-			p := protocol.DownloadParams{Target: t, Click: a.flag("--click"), TimeoutMs: int(duration(a, "--within").Milliseconds())}
+			p := protocol.DownloadParams{Target: t, Click: a.flag("--click"), TimeoutMs: a.timeoutMs()}
 			args, err := a.rest(v["download"].usage)
 			if err != nil {
 				return nil, err
@@ -441,7 +441,7 @@ func actionFlags(a *argv) protocol.ActionOptions {
 	return protocol.ActionOptions{
 		Force:     a.boolean("--force"),
 		NoSettle:  a.boolean("--no-settle"),
-		TimeoutMs: int(duration(a, "--within").Milliseconds()),
+		TimeoutMs: a.timeoutMs(),
 	}
 }
 

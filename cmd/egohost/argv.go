@@ -4,15 +4,21 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // argv is a verb's command line after the common flags: the verb takes its
 // own flags with flag/boolean/int, then its positional args with rest,
 // which refuses any flag nobody took.
 type argv struct {
-	args []string
-	err  error
+	args    []string
+	err     error
+	timeout time.Duration // --timeout, taken by callVerb (0 = not given)
 }
+
+// timeoutMs is --timeout in milliseconds (0 = the service's default), for
+// the verbs whose params carry a timeoutMs.
+func (a *argv) timeoutMs() int { return int(a.timeout.Milliseconds()) }
 
 // flag takes "--name VALUE" or "--name=VALUE" (aliases allowed).
 func (a *argv) flag(names ...string) string {

@@ -199,18 +199,27 @@ func (e *env) callVerb(ctx context.Context, v verb, args []string) error {
 		}
 		t.Tab = id
 	}
-	params, err := v.params(&argv{args: args}, t)
+	var d time.Duration
+	if timeout != "" {
+		var err error
+		if d, err = time.ParseDuration(timeout); err != nil || d <= 0 {
+			return usageError(fmt.Sprintf("--timeout %q is not a positive duration (e.g. 500ms, 10s)", timeout))
+		}
+	}
+	params, err := v.params(&argv{args: args, timeout: d}, t)
 	if err != nil {
 		return err
 	}
 	if asJSON && v.jsonParams != nil {
 		params = v.jsonParams(params)
 	}
-	d := e.cfg.Timeouts.Request
-	if timeout != "" {
-		if d, err = time.ParseDuration(timeout); err != nil {
-			return usageError(fmt.Sprintf("--timeout %q: %v", timeout, err))
-		}
+	// --timeout is the verb's own wait; the call gets the request deadline,
+	// or a little more than the wait so that the service's answer (with the
+	// wait's last cause) arrives before the client gives up.
+	if d+5*time.Second > e.cfg.Timeouts.Request {
+		d += 5 * time.Second
+	} else {
+		d = e.cfg.Timeouts.Request
 	}
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()

@@ -47,11 +47,23 @@ Service and setup:
   egohost status                         is the service up, which browsers are connected
   egohost demo [--headed]                launch, drive a page through the whole chain, exit
 
-Talking to the running service (common flags: --browser ID, --tab ID, --json):
-  egohost tabs                           list tabs
-  egohost open URL                       open a tab
-  egohost close [--tab ID]               close a tab (default: the active one)
-  egohost cdp METHOD [PARAMS_JSON]       send one CDP command, print its result
+Talking to the running service (common flags: --browser ID, --tab ID (default: the active
+tab), --json, --timeout D (the verb's wait; default timeouts.action)):
+  egohost tabs | tab ID | open URL | close      list, select, open, close tabs
+  egohost snapshot [-i] [--scope X] [--viewport] [--max N] [--start N] [--diff]
+  egohost resolve TARGET [--wait]                count and list what TARGET matches
+  egohost click|dblclick|rightclick|hover|focus|check|uncheck TARGET [--force] [--no-settle]
+  egohost fill TARGET TEXT [--append]            egohost type [TARGET] TEXT
+  egohost press KEY [--target TARGET]            egohost select TARGET VALUE… [--by value|label|index]
+  egohost drag FROM TO                           egohost upload TARGET FILE…
+  egohost scroll TARGET | scroll [TARGET] --dy N
+  egohost wait TARGET [--state S] | --text T [--gone] | --url P | --load L | --fn JS
+  egohost goto URL [--until load|domcontentloaded|networkidle]    egohost back|forward|reload
+  egohost eval JS                                egohost screenshot FILE [--full] [--target TARGET]
+  egohost dialog accept [TEXT] | dialog dismiss  egohost download [--click TARGET]
+  egohost cdp METHOD [PARAMS_JSON]               send one CDP command, print its result
+TARGET is a @ref from a snapshot or a locator: 'role=button[name="Save"]', 'text=Sign in',
+'label=Email', '#id', 'css=li >> nth=2' (see docs/locators.md).
 
 Global flags: --config FILE (default $EGOHOST_CONFIG or ~/.config/egohost/config.yaml)
 Chrome starts "egohost chrome-extension://<id>/" itself: that is relay mode.

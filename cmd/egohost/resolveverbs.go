@@ -24,7 +24,7 @@ func resolveVerbs() map[string]verb {
 				if len(rest) != 1 {
 					return nil, usageError("usage: egohost " + usage + " (TARGET is a @ref or a locator; quote it)")
 				}
-				return protocol.ResolveParams{Target: t, Element: rest[0], Wait: wait}, nil
+				return protocol.ResolveParams{Target: t, Element: rest[0], Wait: wait, TimeoutMs: a.timeoutMs()}, nil
 			},
 			human: printResolve,
 		},
