@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -156,7 +157,7 @@ func (c *Conn) call(ctx context.Context, session, method string, params, result 
 
 	b, err := json.Marshal(message{ID: id, SessionID: session, Method: method, Params: raw})
 	if err == nil {
-		err = c.ws.Write(ctx, websocket.MessageText, b)
+		err = c.write(b)
 	}
 	if err != nil {
 		c.mu.Lock()
@@ -268,3 +269,12 @@ func (s *Session) Subscribe(method string) (<-chan jsonv2.Value, func()) {
 
 // Child returns the flattened child session id on the same connection.
 func (s *Session) Child(id target.SessionID) cdp.Session { return &Session{c: s.c, id: string(id)} }
+
+// write sends one message. It does not take the caller's context: the
+// WebSocket library closes the whole connection when a write's context
+// ends mid-frame, and one caller's deadline must not cut everyone off.
+func (c *Conn) write(b []byte) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return c.ws.Write(ctx, websocket.MessageText, b)
+}

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -149,7 +150,7 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 	c.mu.Unlock()
 	b, err := json.Marshal(protocol.Request{JSONRPC: protocol.Version, ID: json.RawMessage(id), Method: method, Params: raw})
 	if err == nil {
-		err = c.ws.Write(ctx, websocket.MessageText, b)
+		err = c.write(b)
 	}
 	if err != nil {
 		c.forget(id)
@@ -194,4 +195,13 @@ func (c *Client) Close() error {
 	c.cancel()
 	<-c.done
 	return err
+}
+
+// write sends one message. It does not take the caller's context: the
+// WebSocket library closes the whole connection when a write's context
+// ends mid-frame, and one caller's deadline must not cut everyone off.
+func (c *Client) write(b []byte) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return c.ws.Write(ctx, websocket.MessageText, b)
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -156,7 +157,12 @@ func (a *agent) write(ctx context.Context, v any) {
 	}
 	a.writeMu.Lock()
 	defer a.writeMu.Unlock()
-	_ = a.ws.Write(ctx, websocket.MessageText, b)
+	// Not the request's context: the WebSocket library closes the whole
+	// connection when a write's context ends mid-frame. A stuck agent is
+	// cut off after the write timeout instead.
+	wctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_ = a.ws.Write(wctx, websocket.MessageText, b)
 }
 
 func toProtocolError(err error) *protocol.Error {
