@@ -18,6 +18,7 @@ import (
 
 	"github.com/egohost/egohost/cdpdirect"
 	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/resolver/resolverbench"
 	"github.com/egohost/egohost/snapshot/snapshotbench"
 )
 
@@ -173,4 +174,65 @@ func BenchmarkSnapshotsRelayed(b *testing.B) {
 		b.ReportMetric(row.PW.MedianMs, fmt.Sprintf("pw-ms/%d", n))
 	}
 	b.Logf("relayed, runs per cell: %d (median)\n%s", runs, strings.TrimSpace(snapshotbench.Table(rows)))
+}
+
+// BenchmarkResolveRelayed resolves by role, text and css on the 5,000-item
+// page through the whole chain (the agent's resolve method) and compares
+// with Playwright's locator.boundingBox() on the same browser, in one run.
+// Run: go test ./e2e -run '^$' -bench ResolveRelayed -benchtime 30x -timeout 20m
+func BenchmarkResolveRelayed(b *testing.B) {
+	c := startChain(b)
+	srv := serveHandler(b, resolverbench.Handler())
+	url := srv + "/list"
+	tab := c.openTab(b, url)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	endpoint, err := c.proc.DevToolsURL(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	runs := max(b.N, 1)
+	cases := resolverbench.Cases()
+	var selectors []string
+	for _, cs := range cases {
+		selectors = append(selectors, cs.Playwright)
+	}
+	script, _ := filepath.Abs("../bench/pw-resolve.mjs")
+	pw, err := resolverbench.Playwright(ctx, script, endpoint, url, selectors, runs)
+	havePW := true
+	switch {
+	case errors.Is(err, resolverbench.ErrNoNode) && os.Getenv("CI") != "true":
+		b.Logf("no Playwright column: %v", err)
+		havePW = false
+	case err != nil:
+		b.Fatal(err)
+	}
+	var rows []resolverbench.Row
+	for i, cs := range cases {
+		var times []float64
+		var last protocol.ResolveResult
+		for j := range runs + 1 { // the first is a warm-up
+			t := time.Now()
+			if err := c.agent.Call(ctx, protocol.MethodResolve, protocol.ResolveParams{Target: tab, Element: cs.Egohost}, &last); err != nil {
+				b.Fatalf("%s: %v", cs.Egohost, err)
+			}
+			if j > 0 {
+				times = append(times, float64(time.Since(t).Microseconds())/1000)
+			}
+		}
+		if last.Count != 1 || last.Center == nil {
+			b.Fatalf("%s: got %d matches, want 1", cs.Egohost, last.Count)
+		}
+		slices.Sort(times)
+		row := resolverbench.Row{Case: cs, Egohost: resolverbench.Result{Runs: runs, MedianMs: times[len(times)/2], MinMs: times[0], X: last.Center.X, Y: last.Center.Y}}
+		if havePW {
+			row.PW, row.HavePW = pw[i], true
+			dx, dy := row.PW.X-row.Egohost.X, row.PW.Y-row.Egohost.Y
+			row.SameSpot = dx*dx+dy*dy <= 1
+		}
+		rows = append(rows, row)
+		b.ReportMetric(row.Egohost.MedianMs, cs.Name+"-ms")
+		b.ReportMetric(row.PW.MedianMs, cs.Name+"-pw-ms")
+	}
+	b.Logf("relayed (agent → service → relay → extension → chrome.debugger), %d runs per cell (median)\n%s", runs, strings.TrimSpace(resolverbench.Table(rows)))
 }
