@@ -190,6 +190,15 @@ func TestActionsThroughChain(t *testing.T) {
 		if r.Dialog == nil || r.Dialog.Message != "Saved!" {
 			t.Fatalf("dialog: got %+v, want the alert", r.Dialog)
 		}
+		// While the alert is open, calls fail at once naming it, not at their timeout.
+		start := time.Now()
+		err := call(protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#alert"}, nil)
+		if pe := wantCode(t, err, protocol.CodeDialogOpen); !strings.Contains(pe.Message, "Saved!") {
+			t.Errorf("click under an open dialog: %v, want the dialog named", pe)
+		}
+		err = call(protocol.MethodSnapshot, protocol.SnapshotParams{Target: tab}, nil)
+		wantCode(t, err, protocol.CodeDialogOpen)
+		t.Logf("calls under an open dialog failed after %v", time.Since(start).Round(time.Millisecond))
 		out, errOut, code := c.cli(tab, "dialog", "accept")
 		if code != 0 || !strings.Contains(out, "accepted") {
 			t.Errorf("egohost dialog accept: exit %d\n%s%s", code, out, errOut)
@@ -198,7 +207,7 @@ func TestActionsThroughChain(t *testing.T) {
 		if err := call(protocol.MethodEval, protocol.EvalParams{Target: tab, Expression: "document.title.length + 1"}, &ev); err != nil {
 			t.Fatalf("eval after the dialog: %v", err)
 		}
-		err := call(protocol.MethodEval, protocol.EvalParams{Target: tab, Expression: "null.x"}, nil)
+		err = call(protocol.MethodEval, protocol.EvalParams{Target: tab, Expression: "null.x"}, nil)
 		pe := wantCode(t, err, protocol.CodeJSException)
 		if ex, _ := pe.Data["exception"].(string); !strings.Contains(ex, "TypeError") {
 			t.Errorf("exception: %v", pe.Data)

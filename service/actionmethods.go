@@ -63,6 +63,11 @@ func (s *Service) withRunner(ctx context.Context, t protocol.Target, op string, 
 	if err != nil {
 		return nil, err
 	}
+	if op != "dialog" {
+		if err := tc.checkDialog(op); err != nil {
+			return nil, err
+		}
+	}
 	ctx, stop := guard(ctx, tc, op)
 	defer stop()
 	find := actions.FinderFunc(func(ctx context.Context, target string) (actions.Element, error) {

@@ -281,6 +281,10 @@ func (l *link) handle(in *inbound) {
 	case "detached":
 		l.failTab(in.TabID, protocol.Errorf(protocol.CodeDetached, "debugger detached from tab %d: %s", in.TabID, in.Reason).With("reason", in.Reason))
 		l.dropTab(in.TabID)
+	case "cdp":
+		if in.SessionID == "" {
+			l.trackDialog(in)
+		}
 	case "tab.removed":
 		l.failTab(in.TabID, protocol.Errorf(protocol.CodeTabNotFound, "tab %d was closed", in.TabID))
 		l.dropTab(in.TabID)

@@ -30,6 +30,9 @@ func (s *Service) resolve(ctx context.Context, _ *agent, params json.RawMessage)
 	if err != nil {
 		return nil, err
 	}
+	if err := tc.checkDialog("resolve"); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	find := func(ctx context.Context) ([]resolver.Match, error) {
 		ms, err := tc.res.All(ctx, p.Element)

@@ -27,6 +27,9 @@ func (s *Service) snapshot(ctx context.Context, _ *agent, params json.RawMessage
 	if err != nil {
 		return nil, err
 	}
+	if err := tc.checkDialog("snapshot"); err != nil {
+		return nil, err
+	}
 	opts := snapshot.Options{
 		Interactive:  p.Interactive,
 		Viewport:     p.Viewport,

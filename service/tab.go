@@ -10,7 +10,10 @@ import (
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
 
+	cdppage "github.com/chromedp/cdproto/page"
+
 	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
 	"github.com/egohost/egohost/snapshot"
 )
@@ -112,6 +115,49 @@ type tabState struct {
 	page *page.Page
 	snap *snapshot.Tab      // refs and previous snapshot; lives as long as page
 	res  *resolver.Resolver // remembers the frames' isolated worlds; lives as long as page
+	// dialog is the JavaScript dialog open on the tab, if any: while it is
+	// open the page answers nothing, so calls fail at once instead of
+	// waiting for their timeout.
+	dialog *protocol.Dialog
+}
+
+// trackDialog follows Page.javascriptDialogOpening/Closed of a tab's main
+// frame (they flow once anyone enabled the Page domain on the tab).
+func (l *link) trackDialog(in *inbound) {
+	switch in.Method {
+	case cdppage.JavascriptDialogOpening.Method:
+		var ev struct {
+			URL           string `json:"url"`
+			Message       string `json:"message"`
+			Type          string `json:"type"`
+			DefaultPrompt string `json:"defaultPrompt"`
+		}
+		if json.Unmarshal(in.Params, &ev) != nil {
+			return
+		}
+		t := l.tab(in.TabID)
+		t.mu.Lock()
+		t.dialog = &protocol.Dialog{Type: ev.Type, Message: ev.Message, DefaultPrompt: ev.DefaultPrompt, URL: ev.URL}
+		t.mu.Unlock()
+	case cdppage.JavascriptDialogClosed.Method:
+		t := l.tab(in.TabID)
+		t.mu.Lock()
+		t.dialog = nil
+		t.mu.Unlock()
+	}
+}
+
+// openDialog returns the dialog open on a tab, or nil.
+func (l *link) openDialog(tabID int) *protocol.Dialog {
+	l.mu.Lock()
+	t := l.tabs[tabID]
+	l.mu.Unlock()
+	if t == nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.dialog
 }
 
 func (t *tabState) close() {

@@ -35,3 +35,12 @@ func (s *Service) tabContext(ctx context.Context, target protocol.Target) (*tabC
 	}
 	return &tabContext{link: l, tabID: id, page: t.page, snap: t.snap, res: t.res}, nil
 }
+
+// checkDialog fails at once when a JavaScript dialog blocks the tab: the
+// page would answer nothing until someone answers the dialog.
+func (tc *tabContext) checkDialog(op string) error {
+	if d := tc.link.openDialog(tc.tabID); d != nil {
+		return protocol.Errorf(protocol.CodeDialogOpen, "%s: a %s dialog blocks tab %d (%q): answer it with `egohost dialog accept|dismiss`", op, d.Type, tc.tabID, d.Message).With("dialog", d)
+	}
+	return nil
+}
