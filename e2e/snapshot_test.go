@@ -15,7 +15,10 @@ import (
 	"github.com/egohost/egohost/protocol"
 )
 
-var refRE = regexp.MustCompile(`ref=(\d+)`)
+// refRE finds the ref of an element line: after the role, the quoted name
+// and the [states], before any ": value" (a "- " bullet or a diff's "+ "
+// may come first). An "@N" in a name, a value or a text line is not one.
+var refRE = regexp.MustCompile(`(?m)^[ +-]*[A-Za-z]+(?: "(?:[^"\\]|\\.)*")?(?: \[[^\]]*\])? @(\d+)(?:: |$)`)
 
 // Snapshots through the whole chain: refs reach into a cross-origin iframe
 // (a second 127.0.0.1 port) and an open shadow root, resolve to the right

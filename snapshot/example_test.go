@@ -18,7 +18,7 @@ func Example() {
 		if err != nil {
 			return err
 		}
-		fmt.Print(s.Text) // e.g. `button "Save" [ref=3]`
+		fmt.Print(s.Text) // e.g. `button "Save" @3`
 		e, err := tab.Lookup(ctx, "@3")
 		switch {
 		case errors.Is(err, snapshot.ErrStaleRef):

@@ -62,15 +62,41 @@ func header(n *Node, interactive bool) string {
 	if n.URL != "" && !interactive {
 		attrs = append(attrs, "url="+n.URL)
 	}
-	if n.Ref != "" {
-		attrs = append(attrs, "ref="+n.Ref)
-	}
 	if len(attrs) > 0 {
 		b.WriteString(" [")
 		b.WriteString(strings.Join(attrs, " "))
 		b.WriteByte(']')
 	}
+	if n.Ref != "" {
+		// The ref ends the header, before any ": value": written as the
+		// agent passes it back.
+		b.WriteString(" @")
+		b.WriteString(n.Ref)
+	}
 	return b.String()
+}
+
+// plainText returns a text line as written: quoted when it has what
+// reads as a ref (an "@N" at the end or before ": "), so that only
+// element lines carry refs.
+func plainText(s string) string {
+	for i := strings.IndexByte(s, '@'); i >= 0; {
+		if i == 0 || s[i-1] == ' ' {
+			j := i + 1
+			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+				j++
+			}
+			if j > i+1 && (j == len(s) || strings.HasPrefix(s[j:], ": ")) {
+				return strconv.Quote(s)
+			}
+		}
+		k := strings.IndexByte(s[i+1:], '@')
+		if k < 0 {
+			break
+		}
+		i += 1 + k
+	}
+	return s
 }
 
 func allText(ns []*Node) bool {
@@ -87,7 +113,7 @@ func build(ns []*Node, depth int, interactive bool, out []line) []line {
 	for _, n := range ns {
 		if n.Text != "" {
 			if !interactive {
-				out = append(out, line{depth: depth, text: n.Text})
+				out = append(out, line{depth: depth, text: plainText(n.Text)})
 			}
 			continue
 		}
@@ -105,7 +131,7 @@ func build(ns []*Node, depth int, interactive bool, out []line) []line {
 		}
 		if n.Role == "listitem" && n.Name == "" && n.Ref == "" && len(n.States) == 0 {
 			if inline != "" {
-				out = append(out, line{depth: depth, bullet: true, text: inline})
+				out = append(out, line{depth: depth, bullet: true, text: plainText(inline)})
 				continue
 			}
 			if len(kids) > 0 {

@@ -28,13 +28,15 @@ func TestRender(t *testing.T) {
 		{"text and heading", "0\theading\tTitle\t\tlevel=1\n1\t\tTitle\n0\t\tHello", false,
 			"heading \"Title\" [level=1]\nHello\n"},
 		{"list items as bullets", "0\tlist\n1\tlistitem\n2\t\tone\n1\tlistitem\n2\tlink\tGo\t7\t\t/go\n2\t\tafter", false,
-			"list\n  - one\n  - link \"Go\" [url=/go ref=7]\n    after\n"},
+			"list\n  - one\n  - link \"Go\" [url=/go] @7\n    after\n"},
 		{"value and states", "0\ttextbox\tEmail\t3\tdisabled,required\t\ta@b.c", false,
-			"textbox \"Email\" [disabled required ref=3]: a@b.c\n"},
+			"textbox \"Email\" [disabled required] @3: a@b.c\n"},
 		{"interactive keeps context", "0\tmain\n1\theading\tH\t\tlevel=2\n1\tlist\n2\tbutton\tB\t4\n0\tnavigation\n1\t\ttext", true,
-			"main\n  heading \"H\" [level=2]\n  button \"B\" [ref=4]\n"},
+			"main\n  heading \"H\" [level=2]\n  button \"B\" @4\n"},
 		{"generic clickable shows its text", "0\tgeneric\t\t5\n1\t\tClick me", true,
-			"generic [ref=5]: Click me\n"},
+			"generic @5: Click me\n"},
+		{"text that reads as a ref is quoted", "0\t\tPrice @5\n0\t\tReply @12: ok\n0\t\tmail ada@5 or @6.50\n0\tlist\n1\tlistitem\n2\t\tItem @3\n0\tbutton\tSave @4\t9\n0\tstatus\n1\t\tsaved @2", false,
+			"\"Price @5\"\n\"Reply @12: ok\"\nmail ada@5 or @6.50\nlist\n  - \"Item @3\"\nbutton \"Save @4\" @9\nstatus: saved @2\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -364,14 +364,14 @@ func TestOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "navigation\n  link \"Home\" [url=/home ref=1]\n"; sc.Text != want {
+	if want := "navigation\n  link \"Home\" [url=/home] @1\n"; sc.Text != want {
 		t.Errorf("scope node: got %q, want %q", sc.Text, want)
 	}
 	sr, err := tab.Snapshot(ctx, snapshot.Options{Scope: "@1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "link \"Home\" [url=/home ref=1]\n"; sr.Text != want {
+	if want := "link \"Home\" [url=/home] @1\n"; sr.Text != want {
 		t.Errorf("scope ref: got %q, want %q", sr.Text, want)
 	}
 
