@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/egohost/egohost/chromeext"
+
 	"fmt"
 	"log/slog"
 	"math"
@@ -185,20 +187,6 @@ func ParseSize(s string) (int, error) {
 	return int(n * mult), nil
 }
 
-// validExtensionID reports whether id is a Chrome extension ID: 32
-// letters a-p.
-func validExtensionID(id string) bool {
-	if len(id) != 32 {
-		return false
-	}
-	for _, c := range []byte(id) {
-		if c < 'a' || c > 'p' {
-			return false
-		}
-	}
-	return true
-}
-
 func (d *decoder) extensionIDs(key string) []string {
 	var ids []string
 	switch val := d.v.Get(key).(type) {
@@ -224,7 +212,7 @@ func (d *decoder) extensionIDs(key string) []string {
 		return nil
 	}
 	for _, id := range ids {
-		if !validExtensionID(id) {
+		if !chromeext.ValidID(id) {
 			d.fail(key, id, "is not an extension ID (32 letters a-p)")
 			return nil
 		}
@@ -232,27 +220,12 @@ func (d *decoder) extensionIDs(key string) []string {
 	return ids
 }
 
-// validHostName applies Chrome's rule for native messaging host names:
-// lower-case alphanumerics, underscores and dots, no leading or trailing
-// dot, no "..".
-func validHostName(name string) bool {
-	if name == "" || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") || strings.Contains(name, "..") {
-		return false
-	}
-	for _, c := range []byte(name) {
-		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '.') {
-			return false
-		}
-	}
-	return true
-}
-
 func (d *decoder) hostName(key string) string {
 	s := d.str(key)
 	if d.err != nil {
 		return ""
 	}
-	if !validHostName(s) {
+	if !chromeext.ValidHostName(s) {
 		d.fail(key, s, "is not a native messaging host name ([a-z0-9_.], no leading, trailing or double dot)")
 		return ""
 	}

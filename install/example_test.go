@@ -3,11 +3,12 @@ package install_test
 import (
 	"fmt"
 
+	"github.com/egohost/egohost/chromeext"
 	"github.com/egohost/egohost/install"
 )
 
 func Example() {
-	id, err := install.ExtensionID("MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAxQyXh4zHk3XN43PkJddKX3RcmgBRbyhuItgaDSQ6pjK1tnq4pcqY6nefwArX9SbhAzv+IKfTWLAFs2UyloozcQAyvRIrrRyV2pLKwHdybuJPXDjEcBVwIH3TXLxThM2FHgUb/Gnj4MTKCC94R/XQlEfETAUMxScJyBAmfoI0alSASny1x4BlfSX4k2Ym1VP5en1w/DyfjF8XwsT9vU6edO5SwphHItBdbVBZpA+sFbQxpGBIee/v25ggydtuP1UEjeH+7Rjb7nFMeaHnAkuSBbDdLkdPgBy1nuWYxz920AAIjoujCa0xRrFKGcdxN7h9C/3Ma+6DIc0uAXON7+w3AwIDAQAB")
+	id, err := chromeext.ID("MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAxQyXh4zHk3XN43PkJddKX3RcmgBRbyhuItgaDSQ6pjK1tnq4pcqY6nefwArX9SbhAzv+IKfTWLAFs2UyloozcQAyvRIrrRyV2pLKwHdybuJPXDjEcBVwIH3TXLxThM2FHgUb/Gnj4MTKCC94R/XQlEfETAUMxScJyBAmfoI0alSASny1x4BlfSX4k2Ym1VP5en1w/DyfjF8XwsT9vU6edO5SwphHItBdbVBZpA+sFbQxpGBIee/v25ggydtuP1UEjeH+7Rjb7nFMeaHnAkuSBbDdLkdPgBy1nuWYxz920AAIjoujCa0xRrFKGcdxN7h9C/3Ma+6DIc0uAXON7+w3AwIDAQAB")
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,6 +1,8 @@
 package install
 
 import (
+	"github.com/egohost/egohost/chromeext"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,7 +33,7 @@ type HostManifest struct {
 func NewHostManifest(name, binary string, extensionIDs []string) HostManifest {
 	origins := make([]string, len(extensionIDs))
 	for i, id := range extensionIDs {
-		origins[i] = Origin(id)
+		origins[i] = chromeext.Origin(id)
 	}
 	return HostManifest{
 		Name:           name,
@@ -42,27 +44,12 @@ func NewHostManifest(name, binary string, extensionIDs []string) HostManifest {
 	}
 }
 
-// ValidHostName reports whether name follows Chrome's rule for native
-// messaging host names: lower-case alphanumerics, underscores and dots,
-// no leading or trailing dot, no "..".
-func ValidHostName(name string) bool {
-	if name == "" || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") || strings.Contains(name, "..") {
-		return false
-	}
-	for _, c := range []byte(name) {
-		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '.') {
-			return false
-		}
-	}
-	return true
-}
-
 // Validate checks the manifest against Chrome's rules: a valid host name,
 // an absolute binary path (on the running OS), type "stdio", and at least
 // one well-formed origin with its trailing slash.
 func (m HostManifest) Validate() error {
 	switch {
-	case !ValidHostName(m.Name):
+	case !chromeext.ValidHostName(m.Name):
 		return fmt.Errorf("host manifest: name %q: want [a-z0-9_.] with no leading, trailing or double dot", m.Name)
 	case !filepath.IsAbs(m.Path):
 		return fmt.Errorf("host manifest: path %q is not absolute", m.Path)
@@ -74,7 +61,7 @@ func (m HostManifest) Validate() error {
 	for _, o := range m.AllowedOrigins {
 		id, ok := strings.CutPrefix(o, "chrome-extension://")
 		id, slash := strings.CutSuffix(id, "/")
-		if !ok || !slash || !ValidExtensionID(id) {
+		if !ok || !slash || !chromeext.ValidID(id) {
 			return fmt.Errorf("host manifest: origin %q: want chrome-extension://<32 letters a-p>/", o)
 		}
 	}
@@ -129,7 +116,7 @@ func WriteManifest(dir string, m HostManifest) (path string, err error) {
 // RemoveManifest deletes dir/<name>.json. A manifest that is not there is
 // not an error.
 func RemoveManifest(dir, name string) error {
-	if !ValidHostName(name) {
+	if !chromeext.ValidHostName(name) {
 		return fmt.Errorf("remove manifest: bad host name %q", name)
 	}
 	err := os.Remove(filepath.Join(dir, name+".json"))

@@ -1,6 +1,8 @@
 package install
 
 import (
+	"github.com/egohost/egohost/chromeext"
+
 	"fmt"
 	"path"
 	"path/filepath"
@@ -108,7 +110,7 @@ func RegistryKey(b Browser, name string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("registry key: unknown browser %q", b)
 	}
-	if !ValidHostName(name) {
+	if !chromeext.ValidHostName(name) {
 		return "", fmt.Errorf("registry key: bad host name %q", name)
 	}
 	return root + `\` + name, nil

@@ -7,6 +7,8 @@
 package relay
 
 import (
+	"github.com/egohost/egohost/chromeext"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,7 +18,6 @@ import (
 	"net"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -91,30 +92,6 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// ParseOrigin returns the extension ID in origin, which must be
-// "chrome-extension://<id>/" (the trailing slash is optional) with a
-// well-formed ID (32 letters a-p).
-func ParseOrigin(origin string) (string, error) {
-	id, ok := strings.CutPrefix(origin, "chrome-extension://")
-	id = strings.TrimSuffix(id, "/")
-	if !ok || !validID(id) {
-		return "", fmt.Errorf("parse origin %q: want chrome-extension://<32 letters a-p>/", origin)
-	}
-	return id, nil
-}
-
-func validID(id string) bool {
-	if len(id) != 32 {
-		return false
-	}
-	for _, c := range []byte(id) {
-		if c < 'a' || c > 'p' {
-			return false
-		}
-	}
-	return true
-}
-
 // Run relays frames between the browser (stdin, stdout) and the service
 // (opts.Socket) until stdin ends or ctx is cancelled.
 //
@@ -147,7 +124,7 @@ func validID(id string) bool {
 // until its pending read or write completes; main can pass a pollable
 // stdin (syscall.SetNonblock on fd 0, then os.NewFile) to avoid that.
 func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) error {
-	id, err := ParseOrigin(opts.Origin)
+	id, err := chromeext.ParseOrigin(opts.Origin)
 	if err != nil {
 		return fmt.Errorf("relay: %w", err)
 	}

@@ -328,31 +328,6 @@ func (r strictReader) Read([]byte) (int, error) {
 	return 0, io.EOF
 }
 
-func TestParseOrigin(t *testing.T) {
-	tests := []struct {
-		origin  string
-		want    string
-		wantErr bool
-	}{
-		{origin: testOrigin, want: testID},
-		{origin: "chrome-extension://" + testID, want: testID},
-		{origin: "chrome-extension://" + testID + "//", wantErr: true},
-		{origin: "chrome-extension://short/", wantErr: true},
-		{origin: "chrome-extension://" + strings.ToUpper(testID) + "/", wantErr: true},
-		{origin: "moz-extension://" + testID + "/", wantErr: true},
-		{origin: "--parent-window=0", wantErr: true},
-		{origin: "", wantErr: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.origin, func(t *testing.T) {
-			got, err := ParseOrigin(tt.origin)
-			if (err != nil) != tt.wantErr || got != tt.want {
-				t.Errorf("got %q, %v, want %q, error %v", got, err, tt.want, tt.wantErr)
-			}
-		})
-	}
-}
-
 func TestRunRefusesOrigin(t *testing.T) {
 	other := strings.Repeat("b", 32)
 	tests := []struct {

@@ -4,6 +4,9 @@
 package service
 
 import (
+	"github.com/egohost/egohost/chromeext"
+	"slices"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -264,10 +267,6 @@ func writeError(conn net.Conn, code, msg string) {
 }
 
 func originAllowed(origin string, ids []string) bool {
-	for _, id := range ids {
-		if origin == "chrome-extension://"+id+"/" || origin == "chrome-extension://"+id {
-			return true
-		}
-	}
-	return false
+	id, err := chromeext.ParseOrigin(origin)
+	return err == nil && slices.Contains(ids, id)
 }

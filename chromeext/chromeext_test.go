@@ -1,4 +1,4 @@
-package install
+package chromeext
 
 import (
 	"strings"
@@ -9,9 +9,7 @@ import (
 // base64 DER SubjectPublicKeyInfo of its RSA public key.
 const testKey = "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAxQyXh4zHk3XN43PkJddKX3RcmgBRbyhuItgaDSQ6pjK1tnq4pcqY6nefwArX9SbhAzv+IKfTWLAFs2UyloozcQAyvRIrrRyV2pLKwHdybuJPXDjEcBVwIH3TXLxThM2FHgUb/Gnj4MTKCC94R/XQlEfETAUMxScJyBAmfoI0alSASny1x4BlfSX4k2Ym1VP5en1w/DyfjF8XwsT9vU6edO5SwphHItBdbVBZpA+sFbQxpGBIee/v25ggydtuP1UEjeH+7Rjb7nFMeaHnAkuSBbDdLkdPgBy1nuWYxz920AAIjoujCa0xRrFKGcdxN7h9C/3Ma+6DIc0uAXON7+w3AwIDAQAB"
 
-const testID = "aokapgkciafkaelljglcdibalbfomkdb"
-
-func TestExtensionID(t *testing.T) {
+func TestID(t *testing.T) {
 	tests := []struct {
 		name    string
 		key     string
@@ -25,7 +23,7 @@ func TestExtensionID(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ExtensionID(tt.key)
+			got, err := ID(tt.key)
 			if tt.wantErr != "" {
 				if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
 					t.Errorf("got error %v, want one starting with %q", err, tt.wantErr)
@@ -38,14 +36,14 @@ func TestExtensionID(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
-			if !ValidExtensionID(got) {
-				t.Errorf("got %q, which ValidExtensionID refuses", got)
+			if !ValidID(got) {
+				t.Errorf("got %q, which ValidID refuses", got)
 			}
 		})
 	}
 }
 
-func TestValidExtensionID(t *testing.T) {
+func TestValidID(t *testing.T) {
 	tests := []struct {
 		id   string
 		want bool
@@ -59,8 +57,8 @@ func TestValidExtensionID(t *testing.T) {
 		{"", false},
 	}
 	for _, tt := range tests {
-		if got := ValidExtensionID(tt.id); got != tt.want {
-			t.Errorf("ValidExtensionID(%q): got %v, want %v", tt.id, got, tt.want)
+		if got := ValidID(tt.id); got != tt.want {
+			t.Errorf("ValidID(%q): got %v, want %v", tt.id, got, tt.want)
 		}
 	}
 }
@@ -68,5 +66,32 @@ func TestValidExtensionID(t *testing.T) {
 func TestOrigin(t *testing.T) {
 	if got, want := Origin(testID), "chrome-extension://"+testID+"/"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+const testID = "aokapgkciafkaelljglcdibalbfomkdb"
+
+func TestParseOrigin(t *testing.T) {
+	tests := []struct {
+		origin  string
+		want    string
+		wantErr bool
+	}{
+		{origin: "chrome-extension://" + testID + "/", want: testID},
+		{origin: "chrome-extension://" + testID, want: testID},
+		{origin: "chrome-extension://" + testID + "//", wantErr: true},
+		{origin: "chrome-extension://short/", wantErr: true},
+		{origin: "chrome-extension://" + strings.ToUpper(testID) + "/", wantErr: true},
+		{origin: "moz-extension://" + testID + "/", wantErr: true},
+		{origin: "--parent-window=0", wantErr: true},
+		{origin: "", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.origin, func(t *testing.T) {
+			got, err := ParseOrigin(tt.origin)
+			if (err != nil) != tt.wantErr || got != tt.want {
+				t.Errorf("got %q, %v, want %q, error %v", got, err, tt.want, tt.wantErr)
+			}
+		})
 	}
 }

@@ -1,0 +1,3 @@
+package install
+
+const testID = "aokapgkciafkaelljglcdibalbfomkdb"
