@@ -1,0 +1,57 @@
+package egohost
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestImportEdges keeps the packages' edges as design.md draws them: the
+// leaves stay pure, and each outside dependency has one home.
+func TestImportEdges(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const mod = "github.com/egohost/egohost"
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		imports[strings.TrimPrefix(f[0], mod+"/")] = f[1:]
+	}
+	stdlibOnly := []string{"nativemsg", "locator", "chromeext"}
+	for _, pkg := range stdlibOnly {
+		for _, imp := range imports[pkg] {
+			if strings.Contains(strings.Split(imp, "/")[0], ".") {
+				t.Errorf("%s imports %s: it must use the standard library only", pkg, imp)
+			}
+		}
+	}
+	only := map[string]string{ // dependency → the one package that may import it
+		"github.com/kardianos/service": "install",
+		"github.com/spf13/viper":       "config",
+	}
+	for pkg, imps := range imports {
+		for _, imp := range imps {
+			if owner, ok := only[imp]; ok && pkg != owner {
+				t.Errorf("%s imports %s: only %s may", pkg, imp, owner)
+			}
+		}
+	}
+	noIO := []string{"refmap", "locator"}
+	for _, pkg := range noIO {
+		for _, imp := range imports[pkg] {
+			switch imp {
+			case "os", "net", "net/http", "os/exec", "io/ioutil":
+				t.Errorf("%s imports %s: it must do no I/O", pkg, imp)
+			}
+		}
+	}
+	for pkg, imps := range imports {
+		for _, imp := range imps {
+			if imp == mod+"/cmd/egohost" || (strings.HasPrefix(imp, mod+"/e2e")) {
+				t.Errorf("%s imports %s", pkg, imp)
+			}
+		}
+	}
+}
