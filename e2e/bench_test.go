@@ -173,7 +173,8 @@ func BenchmarkSnapshotsRelayed(b *testing.B) {
 		b.ReportMetric(row.Interactive.MedianMs, fmt.Sprintf("i-ms/%d", n))
 		b.ReportMetric(row.PW.MedianMs, fmt.Sprintf("pw-ms/%d", n))
 	}
-	b.Logf("relayed, runs per cell: %d (median)\n%s", runs, strings.TrimSpace(snapshotbench.Table(rows)))
+	// Printed, not logged: go test cuts a benchmark's log after a few lines.
+	fmt.Printf("relayed snapshots, runs per cell: %d (median)\n%s\n", runs, strings.TrimSpace(snapshotbench.Table(rows)))
 }
 
 // BenchmarkResolveRelayed resolves by role, text and css on the 5,000-item
@@ -234,5 +235,5 @@ func BenchmarkResolveRelayed(b *testing.B) {
 		b.ReportMetric(row.Egohost.MedianMs, cs.Name+"-ms")
 		b.ReportMetric(row.PW.MedianMs, cs.Name+"-pw-ms")
 	}
-	b.Logf("relayed (agent → service → relay → extension → chrome.debugger), %d runs per cell (median)\n%s", runs, strings.TrimSpace(resolverbench.Table(rows)))
+	fmt.Printf("relayed resolution (agent → service → relay → extension → chrome.debugger), %d runs per cell (median)\n%s\n", runs, strings.TrimSpace(resolverbench.Table(rows)))
 }

@@ -599,10 +599,12 @@
     if (fold) {
       if (block) out.push(BREAK);
       if (role !== 'separator') {
-        const b = pseudo(el, '::before');
+        // Generated text is text: an interactive-only snapshot shows none,
+        // so it skips the two style lookups.
+        const b = S.interactive ? '' : pseudo(el, '::before');
         if (b) pushText(out, b);
         visitChildren(el, out, !S.inLabel);
-        const a = pseudo(el, '::after');
+        const a = S.interactive ? '' : pseudo(el, '::after');
         if (a) pushText(out, a);
       }
       if (block) out.push(BREAK);
@@ -632,13 +634,13 @@
       const kids = [];
       const wasClickable = S.inClickable;
       if (interactive) S.inClickable = true;
-      const b = pseudo(el, '::before');
+      const b = S.interactive ? '' : pseudo(el, '::before');
       if (b) pushText(kids, b);
       const wasLabel = S.inLabel;
       S.inLabel = false;
       visitChildren(el, kids, true);
       S.inLabel = wasLabel;
-      const a = pseudo(el, '::after');
+      const a = S.interactive ? '' : pseudo(el, '::after');
       if (a) pushText(kids, a);
       S.inClickable = wasClickable;
       const c = tidy(kids);
