@@ -86,6 +86,23 @@ setTimeout(() => { const b = document.createElement('button'); b.textContent = '
 		t.Errorf("centre: got (%.1f, %.1f), the page says (%.1f, %.1f)", r.Center.X, r.Center.Y, want[0], want[1])
 	}
 
+	// The seed's return modes: one element's centre, or a remote object.
+	var one protocol.ResolveResult
+	if err := c.agent.Call(ctx, protocol.MethodResolve, protocol.ResolveParams{Target: tab, Element: "#save", Mode: protocol.ResolveCenter}, &one); err != nil || one.Center == nil || *one.Center != *r.Center {
+		t.Errorf("mode center: got %+v, %v; want %+v", one.Center, err, r.Center)
+	}
+	if err := c.agent.Call(ctx, protocol.MethodResolve, protocol.ResolveParams{Target: tab, Element: "#save", Mode: protocol.ResolveObject}, &one); err != nil || one.Object == nil || one.Object.ObjectID == "" {
+		t.Errorf("mode object: got %+v, %v", one.Object, err)
+	}
+	err = c.agent.Call(ctx, protocol.MethodResolve, protocol.ResolveParams{Target: tab, Element: "css=button.item", Mode: protocol.ResolveCenter}, nil)
+	if pe := wantCode(t, err, protocol.CodeAmbiguous); !strings.Contains(pe.Message, "3") || pe.Data["kind"] != "permanent" {
+		t.Errorf("strict centre of 3 elements: %v %v, want ambiguous naming 3, permanent", pe, pe.Data)
+	}
+	err = c.agent.Call(ctx, protocol.MethodResolve, protocol.ResolveParams{Target: tab, Element: "#nope", Mode: protocol.ResolveCenter, Wait: true, TimeoutMs: 300}, nil)
+	if pe := wantCode(t, err, protocol.CodeTimeout); !strings.Contains(pe.Message, "#nope") {
+		t.Errorf("wait for a missing element: %v, want a timeout naming the target and its last cause", pe)
+	}
+
 	// Waiting: an element that appears after 500 ms.
 	r, err = resolve("text=Late", true)
 	if err != nil || r.Count != 1 {

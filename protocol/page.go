@@ -71,11 +71,24 @@ type ResolveParams struct {
 	Target
 	// Element is a @ref or a locator (see the README's grammar).
 	Element string `json:"target"`
-	// Wait retries while nothing matches, until TimeoutMs (default
+	// Mode is what to return: "matches" (default: the count and every
+	// match), "center" (exactly one element's centre: several matches are
+	// an ambiguous error unless nth/last picks one) or "object" (exactly one
+	// element as a remote object in egohost's isolated world).
+	Mode string `json:"mode,omitempty"`
+	// Wait retries while nothing matches (and, for center and object, while
+	// the element is not rendered), until TimeoutMs (default
 	// timeouts.action) passes.
 	Wait      bool `json:"wait,omitempty"`
 	TimeoutMs int  `json:"timeoutMs,omitempty"`
 }
+
+// Resolve modes.
+const (
+	ResolveMatches = "matches"
+	ResolveCenter  = "center"
+	ResolveObject  = "object"
+)
 
 // Box is an element's geometry in top-level viewport CSS pixels: the
 // centre of its content box and the size of its border box.
@@ -109,6 +122,15 @@ type ResolveResult struct {
 	Count   int     `json:"count"`
 	Matches []Match `json:"matches"`
 	// Center is set when the target picks exactly one element.
-	Center *Point  `json:"center,omitempty"`
+	Center *Point `json:"center,omitempty"`
+	// Object is set in mode "object".
+	Object *Object `json:"object,omitempty"`
 	TookMs float64 `json:"tookMs"`
+}
+
+// Object is a remote object of an element, in egohost's isolated world of
+// its frame, reachable through SessionID ("" = the tab's main session).
+type Object struct {
+	ObjectID  string `json:"objectId"`
+	SessionID string `json:"sessionId,omitempty"`
 }

@@ -34,6 +34,13 @@ func (s *Service) resolve(ctx context.Context, _ *agent, params json.RawMessage)
 		return nil, err
 	}
 	start := time.Now()
+	switch p.Mode {
+	case "", protocol.ResolveMatches:
+	case protocol.ResolveCenter, protocol.ResolveObject:
+		return s.resolveOne(ctx, tc, p, start)
+	default:
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "resolve: mode %q is not matches, center or object", p.Mode)
+	}
 	find := func(ctx context.Context) ([]resolver.Match, error) {
 		ms, err := tc.res.All(ctx, p.Element)
 		if err == nil && len(ms) == 0 && p.Wait {
@@ -63,6 +70,33 @@ func (s *Service) resolve(ctx context.Context, _ *agent, params json.RawMessage)
 	if len(ms) == 1 && ms[0].Box != nil {
 		res.Center = &protocol.Point{X: ms[0].Box.X, Y: ms[0].Box.Y, SessionID: string(ms[0].SessionID)}
 	}
+	res.TookMs = float64(time.Since(start).Microseconds()) / 1000
+	return res, nil
+}
+
+// resolveOne resolves to exactly one element: its centre or an object.
+func (s *Service) resolveOne(ctx context.Context, tc *tabContext, p protocol.ResolveParams, start time.Time) (any, error) {
+	var res protocol.ResolveResult
+	one := func(ctx context.Context) (protocol.ResolveResult, error) {
+		if p.Mode == protocol.ResolveObject {
+			o, err := tc.res.Object(ctx, p.Element)
+			return protocol.ResolveResult{Count: 1, Object: &protocol.Object{ObjectID: string(o.ObjectID), SessionID: string(o.SessionID)}}, err
+		}
+		pt, err := tc.res.Center(ctx, p.Element)
+		return protocol.ResolveResult{Count: 1, Center: &protocol.Point{X: pt.X, Y: pt.Y, SessionID: string(pt.SessionID)}}, err
+	}
+	var err error
+	if p.Wait {
+		wctx, cancel := context.WithTimeout(ctx, s.actionTimeout(p.TimeoutMs))
+		defer cancel()
+		res, err = resolver.Wait(wctx, one)
+	} else {
+		res, err = one(ctx)
+	}
+	if err != nil {
+		return nil, classify(err)
+	}
+	res.Matches = []protocol.Match{}
 	res.TookMs = float64(time.Since(start).Microseconds()) / 1000
 	return res, nil
 }

@@ -11,12 +11,19 @@ import (
 )
 
 func resolveVerbs() map[string]verb {
-	const usage = "resolve TARGET [--wait] [--timeout D] [--json]"
+	const usage = "resolve TARGET [--center|--object] [--wait] [--timeout D] [--json]"
 	return map[string]verb{
 		"resolve": {
 			usage: usage, method: protocol.MethodResolve,
 			params: func(a *argv, t protocol.Target) (any, error) {
 				wait := a.boolean("--wait")
+				mode := protocol.ResolveMatches
+				if a.boolean("--center") {
+					mode = protocol.ResolveCenter
+				}
+				if a.boolean("--object") {
+					mode = protocol.ResolveObject
+				}
 				rest, err := a.rest(usage)
 				if err != nil {
 					return nil, err
@@ -24,7 +31,7 @@ func resolveVerbs() map[string]verb {
 				if len(rest) != 1 {
 					return nil, usageError("usage: egohost " + usage + " (TARGET is a @ref or a locator; quote it)")
 				}
-				return protocol.ResolveParams{Target: t, Element: rest[0], Wait: wait, TimeoutMs: a.timeoutMs()}, nil
+				return protocol.ResolveParams{Target: t, Element: rest[0], Mode: mode, Wait: wait, TimeoutMs: a.timeoutMs()}, nil
 			},
 			human: printResolve,
 		},
@@ -34,6 +41,14 @@ func resolveVerbs() map[string]verb {
 func printResolve(w io.Writer, raw json.RawMessage) error {
 	var r protocol.ResolveResult
 	if err := json.Unmarshal(raw, &r); err != nil {
+		return err
+	}
+	if r.Object != nil {
+		_, err := fmt.Fprintf(w, "object %s (session %q) in %.1f ms\n", r.Object.ObjectID, r.Object.SessionID, r.TookMs)
+		return err
+	}
+	if r.Center != nil && len(r.Matches) == 0 {
+		_, err := fmt.Fprintf(w, "centre (%.1f, %.1f) in %.1f ms\n", r.Center.X, r.Center.Y, r.TookMs)
 		return err
 	}
 	noun := "elements"
