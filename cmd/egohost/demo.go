@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/egohost/egohost/client"
@@ -131,6 +133,16 @@ func (e *env) demo(ctx context.Context, args []string) error {
 	}
 	step("DOM.getDocument", fmt.Sprintf("%d bytes of DOM tree", len(doc.Root)), time.Since(t))
 
+	var snap protocol.SnapshotResult
+	t = time.Now()
+	if err := c.Call(ctx, protocol.MethodSnapshot, protocol.SnapshotParams{Target: tab, Interactive: true}, &snap); err != nil {
+		return err
+	}
+	step("snapshot -i", fmt.Sprintf("%d refs, %d characters", snap.Stats.Refs, snap.Stats.Chars), time.Since(t))
+	for _, line := range strings.Split(strings.TrimRight(snap.Text, "\n"), "\n") {
+		fmt.Fprintf(e.stdout, "      │ %s\n", line)
+	}
+
 	var sub protocol.CDPSubscribeResult
 	if err := c.Call(ctx, protocol.MethodCDPSubscribe, protocol.CDPSubscribeParams{Target: tab, Methods: []string{"Runtime.consoleAPICalled"}}, &sub); err != nil {
 		return err
@@ -138,10 +150,17 @@ func (e *env) demo(ctx context.Context, args []string) error {
 	if err := c.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: tab, Method: "Runtime.enable"}, nil); err != nil {
 		return err
 	}
-	t = time.Now()
-	if _, _, err := eval(`document.getElementById('name').value = 'agent'; document.getElementById('go').click(); document.getElementById('out').textContent`); err != nil {
+	var acted protocol.ActionResult
+	if err := c.Call(ctx, protocol.MethodFill, protocol.FillParams{Target: tab, Element: "label=Name", Text: "agent"}, &acted); err != nil {
 		return err
 	}
+	step("fill label=Name", "agent", time.Duration(acted.TookMs*float64(time.Millisecond)))
+	ref := refOf(snap.Text, "Say hello")
+	if err := c.Call(ctx, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: ref}, &acted); err != nil {
+		return err
+	}
+	step("click "+ref, fmt.Sprintf("%s at (%.0f, %.0f)", acted.Element, acted.Point.X, acted.Point.Y), time.Duration(acted.TookMs*float64(time.Millisecond)))
+	t = time.Now()
 	got, err := waitConsole(ctx, c, "greeted agent")
 	if err != nil {
 		return err
@@ -157,6 +176,16 @@ func (e *env) demo(ctx context.Context, args []string) error {
 	c.Call(ctx, protocol.MethodPing, nil, &ping)
 	fmt.Fprintf(e.stdout, "demo passed in %s: every call above crossed the real extension, native messaging and the relay.\n", round(time.Since(t0)))
 	return nil
+}
+
+// refOf returns the ref ("@N") of the snapshot line that names name.
+func refOf(text, name string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if i := strings.LastIndex(line, " @"); i >= 0 && strings.Contains(line, strconv.Quote(name)) {
+			return strings.TrimSpace(line[i:])
+		}
+	}
+	return "text=" + name
 }
 
 // waitReady polls until the tab's document has loaded.
