@@ -24,7 +24,7 @@ async function check(o) {
     s += ">";
     const text = (n.innerText || n.textContent || "").trim().replace(/\s+/g, " ");
     if (text && n.children.length < 20) s += text.length > 40 ? text.slice(0, 39) + "…" : text;
-    return s;
+    return s + "</" + n.localName + ">";
   };
   let el = this;
   if (!el || !el.isConnected) return { ok: false, reason: "not attached", desc: describe(el) };

@@ -18,7 +18,7 @@ if [ ! -x /usr/lib/chromium/chromium ] && ! command -v chromium >/dev/null 2>&1;
 fi
 go mod download
 if command -v npm >/dev/null 2>&1; then
-  (cd bench && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  (cd bench && npm ci --no-audit --no-fund --no-update-notifier --loglevel=error >/dev/null)
 else
   echo "setup: npm not found: the Playwright comparison benchmarks will not run" >&2
 fi
