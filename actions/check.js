@@ -24,7 +24,8 @@ async function check(o) {
     s += ">";
     const text = (n.innerText || n.textContent || "").trim().replace(/\s+/g, " ");
     if (text && n.children.length < 20) s += text.length > 40 ? text.slice(0, 39) + "…" : text;
-    return s + "</" + n.localName + ">";
+    const empty = /^(area|base|br|col|embed|hr|img|input|link|meta|source|track|wbr)$/.test(n.localName);
+    return empty ? s : s + "</" + n.localName + ">";
   };
   let el = this;
   if (!el || !el.isConnected) return { ok: false, reason: "not attached", desc: describe(el) };
