@@ -32,12 +32,9 @@ func actionVerbs() map[string]verb {
 		usage: "fill TARGET TEXT [--append]" + act, method: protocol.MethodFill,
 		params: func(a *argv, t protocol.Target) (any, error) {
 			p := protocol.FillParams{Target: t, Append: a.boolean("--append"), ActionOptions: actionFlags(a)}
-			args, err := a.rest(v["fill"].usage)
+			args, err := a.exactly(2, v["fill"].usage)
 			if err != nil {
 				return nil, err
-			}
-			if len(args) != 2 {
-				return nil, usageError("usage: egohost fill TARGET TEXT [--append] (quote the text)")
 			}
 			p.Element, p.Text = args[0], args[1]
 			return p, nil
@@ -69,12 +66,9 @@ func actionVerbs() map[string]verb {
 		usage: "press KEY [--target TARGET]" + act, method: protocol.MethodPress,
 		params: func(a *argv, t protocol.Target) (any, error) {
 			p := protocol.PressParams{Target: t, Element: a.flag("--target"), ActionOptions: actionFlags(a)}
-			args, err := a.rest("press KEY [--target TARGET]")
+			args, err := a.exactly(1, "press KEY [--target TARGET]")
 			if err != nil {
 				return nil, err
-			}
-			if len(args) != 1 {
-				return nil, usageError("usage: egohost press KEY (e.g. Enter, Tab, Control+a, Shift+Tab, ControlOrMeta+a)")
 			}
 			p.Key = args[0]
 			return p, nil
@@ -118,12 +112,9 @@ func actionVerbs() map[string]verb {
 		usage: "drag FROM TO" + act, method: protocol.MethodDrag,
 		params: func(a *argv, t protocol.Target) (any, error) {
 			p := protocol.DragParams{Target: t, ActionOptions: actionFlags(a)}
-			args, err := a.rest("drag FROM TO")
+			args, err := a.exactly(2, "drag FROM TO")
 			if err != nil {
 				return nil, err
-			}
-			if len(args) != 2 {
-				return nil, usageError("usage: egohost drag FROM TO")
 			}
 			p.Element, p.To = args[0], args[1]
 			return p, nil
@@ -220,12 +211,9 @@ func actionVerbs() map[string]verb {
 		usage: "goto URL [--until load|domcontentloaded|networkidle|commit] [--timeout D]", method: protocol.MethodGoto,
 		params: func(a *argv, t protocol.Target) (any, error) {
 			p := protocol.GotoParams{Target: t, Until: a.flag("--until"), TimeoutMs: a.timeoutMs()}
-			args, err := a.rest(v["goto"].usage)
+			args, err := a.exactly(1, v["goto"].usage)
 			if err != nil {
 				return nil, err
-			}
-			if len(args) != 1 {
-				return nil, usageError("usage: egohost " + v["goto"].usage)
 			}
 			p.URL = args[0]
 			return p, nil
@@ -238,12 +226,8 @@ func actionVerbs() map[string]verb {
 			usage: usage, method: name,
 			params: func(a *argv, t protocol.Target) (any, error) {
 				p := protocol.NavParams{Target: t, Until: a.flag("--until"), TimeoutMs: a.timeoutMs()}
-				args, err := a.rest(usage)
-				if err != nil {
+				if _, err := a.exactly(0, usage); err != nil {
 					return nil, err
-				}
-				if len(args) != 0 {
-					return nil, usageError("usage: egohost " + usage)
 				}
 				return p, nil
 			},
@@ -254,12 +238,9 @@ func actionVerbs() map[string]verb {
 		usage: "eval JS [--timeout D]", method: protocol.MethodEval,
 		params: func(a *argv, t protocol.Target) (any, error) {
 			p := protocol.EvalParams{Target: t, TimeoutMs: a.timeoutMs()}
-			args, err := a.rest("eval JS")
+			args, err := a.exactly(1, "eval JS")
 			if err != nil {
 				return nil, err
-			}
-			if len(args) != 1 {
-				return nil, usageError("usage: egohost eval JS (quote the script; a function is called)")
 			}
 			p.Expression = args[0]
 			return p, nil
@@ -297,12 +278,9 @@ func actionVerbs() map[string]verb {
 		usage: "screenshot FILE [--full] [--target TARGET] [--timeout D]", method: protocol.MethodScreenshot,
 		params: func(a *argv, t protocol.Target) (any, error) {
 			p := protocol.ScreenshotParams{Target: t, FullPage: a.boolean("--full"), Element: a.flag("--target"), TimeoutMs: a.timeoutMs()}
-			args, err := a.rest(v["screenshot"].usage)
+			args, err := a.exactly(1, v["screenshot"].usage)
 			if err != nil {
 				return nil, err
-			}
-			if len(args) != 1 {
-				return nil, usageError("usage: egohost " + v["screenshot"].usage)
 			}
 			if p.FullPage && p.Element != "" {
 				return nil, usageError("screenshot: --full and --target are exclusive")
@@ -365,12 +343,8 @@ func actionVerbs() map[string]verb {
 		usage: "download [--click TARGET] [--timeout D]", method: protocol.MethodDownload,
 		params: func(a *argv, t protocol.Target) (any, error) {
 			p := protocol.DownloadParams{Target: t, Click: a.flag("--click"), TimeoutMs: a.timeoutMs()}
-			args, err := a.rest(v["download"].usage)
-			if err != nil {
+			if _, err := a.exactly(0, v["download"].usage); err != nil {
 				return nil, err
-			}
-			if len(args) != 0 {
-				return nil, usageError("usage: egohost " + v["download"].usage + " (waits for the browser's next download; --click starts it)")
 			}
 			return p, nil
 		},
@@ -402,12 +376,9 @@ func clickVerb(usage string, count int, button string) verb {
 			if m := a.flag("--modifiers"); m != "" {
 				p.Modifiers = strings.Split(m, ",")
 			}
-			args, err := a.rest(usage)
+			args, err := a.exactly(1, usage)
 			if err != nil {
 				return nil, err
-			}
-			if len(args) != 1 {
-				return nil, usageError("usage: egohost " + usage + " (TARGET is a @ref or a locator; quote it)")
 			}
 			p.Element = args[0]
 			return p, nil
@@ -422,12 +393,9 @@ func elementVerb(name, usage, method string) verb {
 		usage: usage, method: method,
 		params: func(a *argv, t protocol.Target) (any, error) {
 			p := protocol.ElementParams{Target: t, ActionOptions: actionFlags(a)}
-			args, err := a.rest(usage)
+			args, err := a.exactly(1, usage)
 			if err != nil {
 				return nil, err
-			}
-			if len(args) != 1 {
-				return nil, usageError("usage: egohost " + usage + " (TARGET is a @ref or a locator; quote it)")
 			}
 			p.Element = args[0]
 			return p, nil

@@ -80,3 +80,16 @@ func isNumber(s string) bool {
 	_, err := strconv.ParseFloat(s, 64)
 	return err == nil
 }
+
+// exactly returns the positional args when there are n of them, else a
+// usage error saying how to call the verb.
+func (a *argv) exactly(n int, usage string) ([]string, error) {
+	args, err := a.rest(usage)
+	if err != nil {
+		return nil, err
+	}
+	if len(args) != n {
+		return nil, usageError("usage: egohost " + usage)
+	}
+	return args, nil
+}

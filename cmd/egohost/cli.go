@@ -58,12 +58,9 @@ func coreVerbs() map[string]verb {
 		"open": {
 			usage: "open URL", method: protocol.MethodTabsOpen,
 			params: func(a *argv, t protocol.Target) (any, error) {
-				args, err := a.rest("open URL")
+				args, err := a.exactly(1, "open URL")
 				if err != nil {
 					return nil, err
-				}
-				if len(args) != 1 {
-					return nil, usageError("usage: egohost open URL")
 				}
 				return protocol.TabsOpenParams{Browser: t.Browser, URL: args[0]}, nil
 			},
@@ -98,12 +95,9 @@ func coreVerbs() map[string]verb {
 		"tab": {
 			usage: "tab ID", method: protocol.MethodTabsSelect,
 			params: func(a *argv, t protocol.Target) (any, error) {
-				args, err := a.rest("tab ID")
+				args, err := a.exactly(1, "tab ID")
 				if err != nil {
 					return nil, err
-				}
-				if len(args) != 1 {
-					return nil, usageError("usage: egohost tab ID")
 				}
 				id, err := strconv.Atoi(args[0])
 				if err != nil {

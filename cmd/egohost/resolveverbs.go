@@ -24,12 +24,9 @@ func resolveVerbs() map[string]verb {
 				if a.boolean("--object") {
 					mode = protocol.ResolveObject
 				}
-				rest, err := a.rest(usage)
+				rest, err := a.exactly(1, usage)
 				if err != nil {
 					return nil, err
-				}
-				if len(rest) != 1 {
-					return nil, usageError("usage: egohost " + usage + " (TARGET is a @ref or a locator; quote it)")
 				}
 				return protocol.ResolveParams{Target: t, Element: rest[0], Mode: mode, Wait: wait, TimeoutMs: a.timeoutMs()}, nil
 			},
