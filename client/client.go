@@ -5,6 +5,9 @@ package client
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,6 +44,48 @@ type Options struct {
 	Header http.Header
 	// ReadLimit caps one message from the service (default 256 MiB).
 	ReadLimit int64
+	// SkipProof sends the token without first making the listener prove
+	// it is the service (tests of the service's own refusals use it).
+	SkipProof bool
+}
+
+// ErrNotService means the process at the address could not prove it holds
+// the token: it is not the egohost service (another user's process may
+// have taken the port), and the token was not sent to it.
+var ErrNotService = errors.New("the listener is not the egohost service")
+
+// checkService makes the listener at addr prove it holds the token before
+// the token is sent (protocol.HelloPath).
+func checkService(ctx context.Context, addr, token string, h http.Header) error {
+	var c [32]byte
+	if _, err := rand.Read(c[:]); err != nil {
+		return fmt.Errorf("connect to egohost: %w", err)
+	}
+	challenge := hex.EncodeToString(c[:])
+	req, err := http.NewRequestWithContext(ctx, "GET", "http://"+addr+protocol.HelloPath+"?c="+challenge, nil)
+	if err != nil {
+		return fmt.Errorf("connect to egohost at %s: %w", addr, err)
+	}
+	for k, v := range h {
+		req.Header[k] = v
+	}
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		return fmt.Errorf("connect to egohost at %s: %w (is `egohost serve` running?)", addr, err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Proof string          `json:"proof"`
+		Error *protocol.Error `json:"error"`
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	if json.Unmarshal(b, &body) == nil && body.Error != nil {
+		return fmt.Errorf("connect to egohost at %s: %w", addr, body.Error)
+	}
+	if !hmac.Equal([]byte(body.Proof), []byte(protocol.Proof(token, challenge))) {
+		return fmt.Errorf("connect to egohost at %s: %w: it could not prove it holds our token (another token file, or another process on the port), so the token was not sent", addr, ErrNotService)
+	}
+	return nil
 }
 
 // Dial connects to the service at addr (host:port) with the bearer token.
@@ -48,6 +93,11 @@ func Dial(ctx context.Context, addr, token string, opts Options) (*Client, error
 	h := http.Header{}
 	for k, v := range opts.Header {
 		h[k] = v
+	}
+	if !opts.SkipProof {
+		if err := checkService(ctx, addr, token, h); err != nil {
+			return nil, err
+		}
 	}
 	h.Set("Authorization", "Bearer "+token)
 	ws, resp, err := websocket.Dial(ctx, "ws://"+addr+protocol.Path, &websocket.DialOptions{HTTPHeader: h})

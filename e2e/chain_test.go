@@ -226,10 +226,13 @@ func TestChainRefusals(t *testing.T) {
 	c := startChain(t)
 	ctx := ctxT(t, 20*time.Second)
 
-	_, err := client.Dial(ctx, c.svc.addr, strings.Repeat("0", 64), client.Options{})
+	_, err := client.Dial(ctx, c.svc.addr, strings.Repeat("0", 64), client.Options{SkipProof: true})
 	wantCode(t, err, protocol.CodeUnauthorized)
-	_, err = client.Dial(ctx, c.svc.addr, "", client.Options{})
+	_, err = client.Dial(ctx, c.svc.addr, "", client.Options{SkipProof: true})
 	wantCode(t, err, protocol.CodeUnauthorized)
+	if _, err = client.Dial(ctx, c.svc.addr, strings.Repeat("0", 64), client.Options{}); !errors.Is(err, client.ErrNotService) {
+		t.Errorf("a client with a wrong token: got %v, want ErrNotService (it must not send its token)", err)
+	}
 	_, err = client.Dial(ctx, c.svc.addr, c.svc.token, client.Options{Header: http.Header{"Origin": {"http://evil.example"}}})
 	wantCode(t, err, protocol.CodeForbiddenOrigin)
 

@@ -33,6 +33,9 @@ const dispatcher = new Dispatcher({ handlers: buildHandlers({ relay, tabOps }), 
 const router = new Router({
   dispatcher,
   onRelay(msg) {
+    // The service behind the relay changed (went down, or a new one answered): a chunked
+    // message half received from the old one can never complete.
+    router.reset();
     state.relay = { ...msg, at: Date.now() };
     if (msg.state === "connected") {
       link.healthy();

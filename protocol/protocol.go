@@ -4,6 +4,9 @@
 package protocol
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +17,21 @@ const Version = "2.0"
 
 // Path is the HTTP path of the agents' WebSocket endpoint.
 const Path = "/rpc"
+
+// HelloPath is where a client makes the service prove it holds the token
+// before the client sends it: GET /hello?c=<64 hex characters of random
+// challenge> answers {"service": "egohost", "version", "proof"}, proof
+// being Proof(token, challenge). A process that took the port while the
+// service was down cannot answer, and never sees the token.
+const HelloPath = "/hello"
+
+// Proof is the service's answer to a hello challenge: hex HMAC-SHA256 of
+// "egohost-service-proof:" + challenge, keyed with the token.
+func Proof(token, challenge string) string {
+	m := hmac.New(sha256.New, []byte(token))
+	m.Write([]byte("egohost-service-proof:" + challenge))
+	return hex.EncodeToString(m.Sum(nil))
+}
 
 // Request is a JSON-RPC request, or a notification when ID is empty.
 type Request struct {

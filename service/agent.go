@@ -18,6 +18,21 @@ import (
 
 func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc(protocol.HelloPath, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if e := s.checkCaller(r); e != nil {
+			w.WriteHeader(http.StatusForbidden)
+			json.NewEncoder(w).Encode(map[string]any{"error": e})
+			return
+		}
+		c := r.URL.Query().Get("c")
+		if len(c) < 32 || len(c) > 128 {
+			w.WriteHeader(http.StatusBadRequest)
+			json.NewEncoder(w).Encode(map[string]any{"error": protocol.Errorf(protocol.CodeInvalidRequest, "hello: c must be 32 to 128 characters of random challenge")})
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"service": "egohost", "version": Version, "proof": protocol.Proof(s.token, c)})
+	})
 	mux.HandleFunc(protocol.Path, func(w http.ResponseWriter, r *http.Request) {
 		if e := s.authorize(r); e != nil {
 			status := http.StatusForbidden
@@ -30,12 +45,18 @@ func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
 			json.NewEncoder(w).Encode(map[string]any{"error": e})
 			return
 		}
+		// Counted before the hijack: once Accept takes the connection the
+		// HTTP server's Shutdown no longer tracks it, and Serve must wait.
+		wg.Add(1)
+		defer wg.Done()
+		if ctx.Err() != nil {
+			http.Error(w, "egohost is shutting down", http.StatusServiceUnavailable)
+			return
+		}
 		ws, err := websocket.Accept(w, r, nil)
 		if err != nil {
 			return
 		}
-		wg.Add(1)
-		defer wg.Done()
 		a := &agent{s: s, ws: ws, subs: make(map[string]func())}
 		a.serve(ctx)
 	})
@@ -45,6 +66,19 @@ func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
 // authorize applies the checks that keep web pages and other users out:
 // no browser Origin, a loopback Host (no DNS rebinding), the bearer token.
 func (s *Service) authorize(r *http.Request) *protocol.Error {
+	if e := s.checkCaller(r); e != nil {
+		return e
+	}
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.token)) != 1 {
+		return protocol.Errorf(protocol.CodeUnauthorized, "missing or wrong bearer token (see the token file)")
+	}
+	return nil
+}
+
+// checkCaller refuses web pages (any Origin) and DNS rebinding (a Host
+// that is not loopback).
+func (s *Service) checkCaller(r *http.Request) *protocol.Error {
 	if o := r.Header.Get("Origin"); o != "" {
 		return protocol.Errorf(protocol.CodeForbiddenOrigin, "requests from web pages are refused (Origin: %s)", o)
 	}
@@ -54,10 +88,6 @@ func (s *Service) authorize(r *http.Request) *protocol.Error {
 	}
 	if !isLoopbackHost(host) {
 		return protocol.Errorf(protocol.CodeForbiddenHost, "Host %q is not a loopback address", r.Host)
-	}
-	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.token)) != 1 {
-		return protocol.Errorf(protocol.CodeUnauthorized, "missing or wrong bearer token (see the token file)")
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/egohost/egohost/nativemsg"
@@ -87,8 +88,9 @@ type link struct {
 
 	sendMu sync.Mutex // keeps one message's chunks together
 
+	ids *atomic.Int64 // request and chunk numbers, unique across links and restarts
+
 	mu       sync.Mutex
-	nextID   int64
 	nextSub  int
 	pending  map[int64]pendingCall
 	subs     map[int]*subscriber
@@ -96,13 +98,13 @@ type link struct {
 	ready    chan struct{} // closed at the first hello
 	closed   chan struct{}
 	closeErr error
-	chunkSeq int
 	tabs     map[int]*tabState
 	refs     *refmap.Counter // shared by the link's tabs: refs never repeat across tabs
 }
 
-func newLink(id string, conn net.Conn, origin string, pid int, log *slog.Logger) *link {
+func newLink(id string, conn net.Conn, origin string, pid int, ids *atomic.Int64, log *slog.Logger) *link {
 	return &link{
+		ids:       ids,
 		id:        id,
 		relayPID:  pid,
 		origin:    origin,
@@ -130,17 +132,29 @@ func (l *link) info() protocol.Browser {
 	return b
 }
 
+// frameWriteTimeout bounds one frame's write to the relay: a relay that
+// stops reading must not hold every caller (and the link's reader).
+const frameWriteTimeout = 10 * time.Second
+
+// writeFrame writes one frame with a deadline; a write that fails ends the
+// link (the stream is out of step after a partial write).
+func (l *link) writeFrame(frame []byte) error {
+	l.conn.SetWriteDeadline(time.Now().Add(frameWriteTimeout))
+	err := l.w.Write(frame)
+	if err != nil && !errors.Is(err, nativemsg.ErrFrameTooLarge) {
+		l.conn.Close()
+	}
+	return err
+}
+
 // send writes one message to the extension, chunked when large.
 func (l *link) send(msg []byte) error {
 	l.sendMu.Lock()
 	defer l.sendMu.Unlock()
 	if len(msg) <= chunkThreshold {
-		return l.w.Write(msg)
+		return l.writeFrame(msg)
 	}
-	l.mu.Lock()
-	l.chunkSeq++
-	name := "c" + strconv.Itoa(l.chunkSeq)
-	l.mu.Unlock()
+	name := "c" + strconv.FormatInt(l.ids.Add(1), 10)
 	count := (len(msg) + chunkPiece - 1) / chunkPiece
 	for i := range count {
 		piece := msg[i*chunkPiece : min(len(msg), (i+1)*chunkPiece)]
@@ -153,7 +167,7 @@ func (l *link) send(msg []byte) error {
 		if err != nil {
 			return err
 		}
-		if err := l.w.Write(frame); err != nil {
+		if err := l.writeFrame(frame); err != nil {
 			return fmt.Errorf("send chunk %d/%d: %w", i+1, count, err)
 		}
 	}
@@ -171,8 +185,10 @@ func (l *link) call(ctx context.Context, op string, tabID int, fields map[string
 		return nil, protocol.Errorf(protocol.CodeBrowserGone, "browser %s disconnected", l.id)
 	default:
 	}
-	l.nextID++
-	id := l.nextID
+	// Unique across links: a late reply to a request of a dropped link
+	// (the extension answers through the relay's next connection) must
+	// never match a request of the new one.
+	id := l.ids.Add(1)
 	name := op
 	if m, ok := fields["method"].(string); ok && op == "cdp" {
 		name = m

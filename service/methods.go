@@ -305,7 +305,7 @@ func (s *Service) cdpSend(ctx context.Context, _ *agent, params json.RawMessage)
 	if p.SessionID != "" {
 		fields["sessionId"] = p.SessionID
 	}
-	if len(p.Params) > 0 {
+	if len(p.Params) > 0 && string(p.Params) != "null" {
 		fields["params"] = p.Params
 	}
 	raw, err := l.call(ctx, "cdp", id, fields)

@@ -4,8 +4,11 @@
 package service
 
 import (
+	"crypto/rand"
+	"encoding/binary"
 	"github.com/egohost/egohost/chromeext"
 	"slices"
+	"sync/atomic"
 
 	"context"
 	"encoding/json"
@@ -53,6 +56,7 @@ type Service struct {
 	links   map[string]*link
 	order   []string // link IDs in connection order
 	nextID  int
+	ids     atomic.Int64  // request and chunk numbers of every link
 	changed chan struct{} // closed and replaced whenever links change
 
 	ln      net.Listener // relay socket
@@ -90,6 +94,12 @@ func New(opts Options) (*Service, error) {
 		opts.MaxRPCMessage = 64 << 20
 	}
 	s := &Service{opts: opts, log: opts.Logger, links: make(map[string]*link), changed: make(chan struct{})}
+	// Start the numbering at a random point below 2^52 (exact in the
+	// extension's JavaScript numbers), so a restarted service does not
+	// reuse the numbers of the one before.
+	var seed [8]byte
+	_, _ = rand.Read(seed[:])
+	s.ids.Store(int64(binary.LittleEndian.Uint64(seed[:]) >> 13))
 	for _, dir := range []string{opts.StateDir, filepath.Dir(opts.Socket), filepath.Dir(opts.TokenFile)} {
 		if err := ensurePrivateDir(dir); err != nil {
 			return nil, fmt.Errorf("start service: %w", err)
@@ -177,14 +187,25 @@ func (s *Service) Serve(ctx context.Context) error {
 }
 
 func (s *Service) acceptRelays(ctx context.Context, wg *sync.WaitGroup) error {
+	var delay time.Duration
 	for {
 		conn, err := s.ln.Accept()
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
 				return nil
 			}
-			return fmt.Errorf("accept relay: %w", err)
+			// Out of file descriptors and the like: wait and try again, as
+			// net/http does, rather than end the service.
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+			s.log.Warn("accept relay", "err", err, "retry", delay)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(delay):
+			}
+			continue
 		}
+		delay = 0
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -227,7 +248,7 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 	}
 	s.mu.Lock()
 	s.nextID++
-	l := newLink("b"+strconv.Itoa(s.nextID), conn, h.Origin, h.PID, s.log)
+	l := newLink("b"+strconv.Itoa(s.nextID), conn, h.Origin, h.PID, &s.ids, s.log)
 	s.links[l.id] = l
 	s.order = append(s.order, l.id)
 	s.notifyChanged()

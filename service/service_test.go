@@ -334,8 +334,13 @@ func TestRelayRefusals(t *testing.T) {
 func TestAgentRefusals(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	_, err := client.Dial(ctx, f.s.Addr(), "wrong", client.Options{})
+	_, err := client.Dial(ctx, f.s.Addr(), "wrong", client.Options{SkipProof: true})
 	wantCode(t, err, protocol.CodeUnauthorized)
+	// A client with the wrong token cannot get the service's proof either,
+	// and so does not send its token.
+	if _, err := client.Dial(ctx, f.s.Addr(), "wrong", client.Options{}); !errors.Is(err, client.ErrNotService) {
+		t.Errorf("dial with a wrong token: got %v, want ErrNotService", err)
+	}
 	_, err = client.Dial(ctx, f.s.Addr(), f.s.Token(), client.Options{Header: http.Header{"Origin": {"https://example.com"}}})
 	wantCode(t, err, protocol.CodeForbiddenOrigin)
 }
@@ -380,5 +385,95 @@ func TestListenMustBeLoopback(t *testing.T) {
 		if err := checkLoopback(addr); err != nil {
 			t.Errorf("checkLoopback(%q): %v", addr, err)
 		}
+	}
+}
+
+// A late reply to a request of a dropped link arrives through the relay's
+// next connection: it must never answer a request of the new link.
+func TestLateReplyFromOldLinkIsDropped(t *testing.T) {
+	f := newFixture(t)
+	a := f.agent(t)
+	old := f.connectExt(t, "chrome-extension://"+testExt+"/")
+	old.hello()
+	go a.Call(context.Background(), protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 1}, Method: "Runtime.evaluate", Params: json.RawMessage(`{"expression":"document.cookie"}`)}, nil)
+	first := old.read()
+	old.conn.Close()
+
+	fresh := f.connectExt(t, "chrome-extension://"+testExt+"/")
+	fresh.hello()
+	type result struct {
+		raw json.RawMessage
+		err error
+	}
+	resc := make(chan result, 1)
+	go func() {
+		var raw json.RawMessage
+		// The old link may still be registered for a moment: name none and
+		// retry until the only browser is the new one.
+		for {
+			err := a.Call(context.Background(), protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 1}, Method: "Runtime.evaluate", Params: json.RawMessage(`{"expression":"2+2"}`)}, &raw)
+			if protocol.CodeOf(err) == protocol.CodeAmbiguousBrowser {
+				time.Sleep(10 * time.Millisecond)
+				continue
+			}
+			resc <- result{raw, err}
+			return
+		}
+	}()
+	second := fresh.read()
+	if second["id"] == first["id"] {
+		t.Fatalf("the new link reused request id %v", first["id"])
+	}
+	fresh.send(map[string]any{"id": first["id"], "result": map[string]any{"result": map[string]any{"value": "SECRET"}}})
+	fresh.send(map[string]any{"id": second["id"], "result": map[string]any{"result": map[string]any{"value": 4}}})
+	r := <-resc
+	if r.err != nil || strings.Contains(string(r.raw), "SECRET") || !strings.Contains(string(r.raw), `"value":4`) {
+		t.Fatalf("got %s, %v; want the new request's own answer", r.raw, r.err)
+	}
+}
+
+// A dialog event that arrives while a tab's page is being opened must not
+// stall the link's reader (it used to wait for the tab's lock).
+func TestDialogEventDuringPageOpen(t *testing.T) {
+	f := newFixture(t)
+	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
+	ext.hello()
+	a := f.agent(t)
+	errc := make(chan error, 1)
+	go func() {
+		errc <- a.Call(context.Background(), protocol.MethodSnapshot, protocol.SnapshotParams{Target: protocol.Target{Tab: 5}}, nil)
+	}()
+	req := ext.read() // Target.setAutoAttach from page.Open
+	ext.send(map[string]any{"event": "cdp", "tabId": 5, "method": "Page.javascriptDialogOpening", "params": map[string]any{"type": "alert", "message": "hi", "url": "http://x/"}})
+	ext.send(map[string]any{"id": req["id"], "result": map[string]any{}})
+	select {
+	case err := <-errc:
+		wantCode(t, err, protocol.CodeDialogOpen)
+	case <-time.After(4 * time.Second):
+		t.Fatal("snapshot hung: the dialog event stalled the link")
+	}
+}
+
+// A process that took the port while the service was down never receives
+// the token: it cannot answer the hello challenge.
+func TestClientRefusesImpostor(t *testing.T) {
+	var sawToken bool
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			sawToken = true
+		}
+		w.Write([]byte(`{"service":"egohost","proof":"00"}`))
+	})}
+	go srv.Serve(ln)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err = client.Dial(ctx, ln.Addr().String(), strings.Repeat("a", 64), client.Options{})
+	if !errors.Is(err, client.ErrNotService) || sawToken {
+		t.Errorf("got %v (token seen by the impostor: %v), want ErrNotService and no token sent", err, sawToken)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -117,8 +118,10 @@ type tabState struct {
 	res  *resolver.Resolver // remembers the frames' isolated worlds; lives as long as page
 	// dialog is the JavaScript dialog open on the tab, if any: while it is
 	// open the page answers nothing, so calls fail at once instead of
-	// waiting for their timeout.
-	dialog *protocol.Dialog
+	// waiting for their timeout. Atomic, not under mu: the link's reader
+	// sets it, and must never wait for mu (page holds mu across CDP calls
+	// whose replies that same reader delivers).
+	dialog atomic.Pointer[protocol.Dialog]
 }
 
 // trackDialog follows Page.javascriptDialogOpening/Closed of a tab's main
@@ -135,15 +138,9 @@ func (l *link) trackDialog(in *inbound) {
 		if json.Unmarshal(in.Params, &ev) != nil {
 			return
 		}
-		t := l.tab(in.TabID)
-		t.mu.Lock()
-		t.dialog = &protocol.Dialog{Type: ev.Type, Message: ev.Message, DefaultPrompt: ev.DefaultPrompt, URL: ev.URL}
-		t.mu.Unlock()
+		l.tab(in.TabID).dialog.Store(&protocol.Dialog{Type: ev.Type, Message: ev.Message, DefaultPrompt: ev.DefaultPrompt, URL: ev.URL})
 	case cdppage.JavascriptDialogClosed.Method:
-		t := l.tab(in.TabID)
-		t.mu.Lock()
-		t.dialog = nil
-		t.mu.Unlock()
+		l.tab(in.TabID).dialog.Store(nil)
 	}
 }
 
@@ -155,9 +152,7 @@ func (l *link) openDialog(tabID int) *protocol.Dialog {
 	if t == nil {
 		return nil
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.dialog
+	return t.dialog.Load()
 }
 
 func (t *tabState) close() {
