@@ -585,3 +585,65 @@ func TestNavigationInChromium(t *testing.T) {
 		t.Errorf("after navigating: got %+v, before %+v; want the second page's button", two, one)
 	}
 }
+
+// A ref from a fresh snapshot after a navigation resolves to its own node,
+// never through the role+name fallback (the remembered world of the old
+// document made Chrome answer "does not belong to the document"); and after
+// a cross-site navigation a remembered context ID that now names another
+// context is not used.
+func TestRefsAfterNavigationInChromium(t *testing.T) {
+	b := browsertest.Launch(t, browser.Options{})
+	base := browsertest.Serve(t, browsertest.Pages(map[string]string{
+		"/one":   `<!doctype html><button id=x>One</button>`,
+		"/two":   `<!doctype html><button id=a>Buy</button><button id=b>Buy</button>`,
+		"/inner": `<!doctype html><button id=inner>Inner</button>`,
+	}))
+	other := strings.Replace(base, "127.0.0.1", "localhost", 1)
+	p, ctx := tab0(t, b, base+"/one")
+	st := snapshot.NewTab(p)
+	r := resolver.New(p, st)
+	if _, err := r.Center(ctx, "#x"); err != nil { // remember a world in /one
+		t.Fatal(err)
+	}
+	if err := p.Call(ctx, cdppage.CommandNavigate, cdppage.NavigateParams{URL: base + "/two"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := browsertest.WaitLoaded(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := st.Snapshot(ctx, snapshot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Entries) != 2 {
+		t.Fatalf("got %d refs, want the two buttons:\n%s", len(snap.Entries), snap.Text)
+	}
+	for i, e := range snap.Entries {
+		o, err := r.Object(ctx, "@"+e.Ref)
+		if err != nil {
+			t.Fatalf("Object(@%s) after a navigation: %v", e.Ref, err)
+		}
+		id, err := idOf(ctx, p, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"a", "b"}[i]; id != want {
+			t.Errorf("@%s: got #%s, want #%s", e.Ref, id, want)
+		}
+	}
+
+	// Cross-site: a new renderer process hands out context IDs again.
+	if err := p.Call(ctx, cdppage.CommandNavigate, cdppage.NavigateParams{URL: other + "/two"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := browsertest.WaitLoaded(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.Object(ctx, "css=button")
+	if !errors.Is(err, resolver.ErrAmbiguous) {
+		t.Errorf("css=button on a page with two buttons after a cross-site navigation: got %v, want ErrAmbiguous", err)
+	}
+	if n, err := r.Count(ctx, "#a"); err != nil || n != 1 {
+		t.Errorf("Count(#a) after a cross-site navigation: got %d, %v; want 1", n, err)
+	}
+}

@@ -3,8 +3,11 @@ package resolver
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -134,14 +137,32 @@ func (r *Resolver) rootFrame(ctx context.Context, sid target.SessionID, s cdp.Se
 	return ft.FrameTree.Frame.ID, nil
 }
 
+// worldRef is a remembered isolated world: its context ID, and the token
+// egohost stored in it. Context IDs are numbers that a new renderer process
+// hands out again from 1, so after a cross-site navigation a remembered ID
+// may name another context (another frame's, or the page's own world): the
+// token tells egohost's world from any other.
+type worldRef struct {
+	cid   runtime.ExecutionContextID
+	token string
+}
+
+// worldTokenKey is the global that holds a world's token.
+const worldTokenKey = "__egohostWorld1"
+
 // world returns the execution context of egohost's isolated world in d's
 // frame, creating it when needed. fresh forgets the remembered one (after
-// Chrome said it is gone).
+// Chrome said it is gone, or its token did not match).
 func (r *Resolver) world(ctx context.Context, d *doc, fresh bool) (runtime.ExecutionContextID, error) {
+	w, err := r.worldRef(ctx, d, fresh)
+	return w.cid, err
+}
+
+func (r *Resolver) worldRef(ctx context.Context, d *doc, fresh bool) (worldRef, error) {
 	if d.frameID == "" {
 		id, err := r.rootFrame(ctx, d.sid, d.s)
 		if err != nil {
-			return 0, err
+			return worldRef{}, err
 		}
 		d.frameID = id
 	}
@@ -153,22 +174,31 @@ func (r *Resolver) world(ctx context.Context, d *doc, fresh bool) (runtime.Execu
 			delete(r.roots, d.sid)
 		}
 	}
-	cid, ok := r.worlds[key]
+	w, ok := r.worlds[key]
 	r.mu.Unlock()
 	if ok {
-		return cid, nil
+		return w, nil
 	}
 	no := false
-	w, err := cdp.Call(ctx, d.s, cdppage.CreateIsolatedWorld, cdppage.CreateIsolatedWorldParams{
+	made, err := cdp.Call(ctx, d.s, cdppage.CreateIsolatedWorld, cdppage.CreateIsolatedWorldParams{
 		FrameID: d.frameID, WorldName: worldName, GrantUniveralAccess: &no,
 	})
 	if err != nil {
-		return 0, fmt.Errorf("isolated world in frame %s: %w", d.frameID, err)
+		return worldRef{}, fmt.Errorf("isolated world in frame %s: %w", d.frameID, err)
+	}
+	var tok [12]byte
+	_, _ = rand.Read(tok[:])
+	w = worldRef{cid: made.ExecutionContextID, token: hex.EncodeToString(tok[:])}
+	yes := true
+	if _, err := cdp.Call(ctx, d.s, runtime.Evaluate, runtime.EvaluateParams{
+		Expression: "globalThis." + worldTokenKey + " = " + strconv.Quote(w.token), ContextID: w.cid, Silent: &yes,
+	}); err != nil {
+		return worldRef{}, fmt.Errorf("isolated world in frame %s: %w", d.frameID, err)
 	}
 	r.mu.Lock()
-	r.worlds[key] = w.ExecutionContextID
+	r.worlds[key] = w
 	r.mu.Unlock()
-	return w.ExecutionContextID, nil
+	return w, nil
 }
 
 // offsets computes, once per resolution, where frames sit in the tab's

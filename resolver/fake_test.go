@@ -188,13 +188,21 @@ func (f *fakeTab) serve(t *testing.T, s *cdpfake.Session, tree *cdppage.FrameTre
 			v, _ := json.Marshal(out)
 			return runtime.EvaluateResult{Result: &runtime.RemoteObject{Type: "object", Value: v}}, nil
 		}
+		// Each world gets its token when it is made; calls are guarded by it.
+		if strings.HasPrefix(p.Expression, "globalThis."+worldTokenKey+" = ") {
+			return runtime.EvaluateResult{Result: &runtime.RemoteObject{Type: "string"}}, nil
+		}
+		expr := p.Expression
+		if g := "(globalThis." + worldTokenKey + " !== "; strings.HasPrefix(expr, g) {
+			expr = strings.TrimSuffix(expr[strings.Index(expr, " : ")+3:], ")")
+		}
 		// The engine is loaded once per world: the first call finds none.
 		var specJSON string
 		call := "(globalThis." + engineKey + " ? globalThis." + engineKey + "("
 		install := "(globalThis." + engineKey + " = (" + engineJS + "))("
 		switch {
-		case strings.HasPrefix(p.Expression, call):
-			specJSON = p.Expression[len(call):strings.LastIndex(p.Expression, ") : ")]
+		case strings.HasPrefix(expr, call):
+			specJSON = expr[len(call):strings.LastIndex(expr, ") : ")]
 			f.mu.Lock()
 			loaded := f.loaded[p.ContextID]
 			f.mu.Unlock()
@@ -202,8 +210,8 @@ func (f *fakeTab) serve(t *testing.T, s *cdpfake.Session, tree *cdppage.FrameTre
 				v, _ := json.Marshal(noEngine)
 				return runtime.EvaluateResult{Result: &runtime.RemoteObject{Type: "string", Value: v}}, nil
 			}
-		case strings.HasPrefix(p.Expression, install):
-			specJSON = strings.TrimSuffix(p.Expression[len(install):], ")")
+		case strings.HasPrefix(expr, install):
+			specJSON = strings.TrimSuffix(expr[len(install):], ")")
 			f.mu.Lock()
 			if _, ok := f.docs[p.ContextID]; ok {
 				f.loaded[p.ContextID] = true

@@ -273,25 +273,37 @@ func (pl plan) ambiguous(n int, atLeast bool) error {
 		Err: causef(ErrAmbiguous, "strict mode: %s matched %s elements; add nth=… or make it more specific", pl.p.loc, count)}
 }
 
+// wrongWorld is what the page script answers in a context that is not
+// egohost's world.
+const wrongWorld = "egohost:wrong-world"
+
+func isString(o *runtime.RemoteObject, want string) bool {
+	return o != nil && o.Type == "string" && string(o.Value) == strconv.Quote(want)
+}
+
 // eval runs the page script in one document.
 func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, error) {
 	b, err := json.Marshal(spec)
 	if err != nil {
 		return jsResult{}, fmt.Errorf("encode spec: %w", err)
 	}
-	call := "(globalThis." + engineKey + " ? globalThis." + engineKey + "(" + string(b) + ") : " + strconv.Quote(noEngine) + ")"
-	install := "(globalThis." + engineKey + " = (" + engineJS + "))(" + string(b) + ")"
-	expr := call
 	yes := true
 	var res runtime.EvaluateResult
-	remade, fresh := false, false
+	remade, fresh, install := false, false, false
 	for attempt := 0; ; attempt++ {
-		cid, err := r.world(ctx, d, fresh)
+		w, err := r.worldRef(ctx, d, fresh)
 		if err != nil {
 			return jsResult{}, err
 		}
 		fresh = false
-		params := runtime.EvaluateParams{Expression: expr, ContextID: cid, Silent: &yes}
+		// Only in egohost's own world (its token): a remembered context ID
+		// may name another context after a cross-site navigation.
+		guard := "globalThis." + worldTokenKey + " !== " + strconv.Quote(w.token) + " ? " + strconv.Quote(wrongWorld) + " : "
+		expr := "(" + guard + "(globalThis." + engineKey + " ? globalThis." + engineKey + "(" + string(b) + ") : " + strconv.Quote(noEngine) + "))"
+		if install {
+			expr = "(" + guard + "(globalThis." + engineKey + " = (" + engineJS + "))(" + string(b) + "))"
+		}
+		params := runtime.EvaluateParams{Expression: expr, ContextID: w.cid, Silent: &yes}
 		switch spec.Mode {
 		case modeCount, modeCenter:
 			params.ReturnByValue = &yes
@@ -306,8 +318,12 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 		if err != nil {
 			return jsResult{}, fmt.Errorf("evaluate: %w", err)
 		}
-		if expr == call && attempt < 3 && isNoEngine(res.Result) {
-			expr = install // a new document: load the engine
+		if !remade && isString(res.Result, wrongWorld) {
+			remade, fresh = true, true // the ID now names another context
+			continue
+		}
+		if !install && attempt < 3 && isNoEngine(res.Result) {
+			install = true // a new document: load the engine
 			continue
 		}
 		break

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	cdppage "github.com/chromedp/cdproto/page"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -194,7 +195,10 @@ func (r *Resolver) resolveConnected(ctx context.Context, d *doc, id cdp.BackendN
 			return "", false, err
 		}
 		res, err = cdp.Call(ctx, d.s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id, ExecutionContextID: cid})
-		if err != nil && attempt == 0 && chromeSays(err, chromeContextGone) {
+		// A remembered world of an older document makes Chrome say the
+		// node does not belong to it: try once more in a fresh world
+		// before believing the node is gone.
+		if err != nil && attempt == 0 && (chromeSays(err, chromeContextGone) || chromeSays(err, chromeNodeGone)) {
 			continue
 		}
 		if err != nil {
@@ -260,7 +264,47 @@ func (r *Resolver) fallbackNode(ctx context.Context, p parsed, e refmap.Entry) (
 		}
 		re.Op = "fallback"
 	}
+	if err == nil {
+		// The fallback ran in whatever document the frame shows now: if it
+		// is not the ref's document, the page navigated, and the element
+		// found is not the one the ref named.
+		if serr := r.sameDocument(ctx, d, e); serr != nil {
+			return nil, found{}, serr
+		}
+	}
 	return docs, f, err
+}
+
+// sameDocument fails with a permanent ErrStaleRef when the ref's frame no
+// longer shows the document the ref came from.
+func (r *Resolver) sameDocument(ctx context.Context, d doc, e refmap.Entry) error {
+	if e.LoaderID == "" {
+		return nil
+	}
+	ft, err := cdp.Call(ctx, d.s, cdppage.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		return classify("fallback", "@"+e.Ref, err)
+	}
+	var loader cdp.LoaderID
+	var walk func(t *cdppage.FrameTree)
+	walk = func(t *cdppage.FrameTree) {
+		if t == nil || t.Frame == nil || loader != "" {
+			return
+		}
+		if t.Frame.ID == d.frameID || (d.frameID == "" && t.Frame.ParentID == "") {
+			loader = t.Frame.LoaderID
+			return
+		}
+		for _, c := range t.ChildFrames {
+			walk(c)
+		}
+	}
+	walk(ft.FrameTree)
+	if loader != e.LoaderID {
+		return &Error{Kind: Permanent, Op: "fallback", Target: "@" + e.Ref,
+			Err: causef(ErrStaleRef, "stale ref @%s: the page navigated; take a new snapshot", e.Ref)}
+	}
+	return nil
 }
 
 // fallback resolves a gone ref through fallbackNode.

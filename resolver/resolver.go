@@ -93,7 +93,7 @@ type Resolver struct {
 	refs Refs
 
 	mu     sync.Mutex
-	worlds map[frameKey]runtime.ExecutionContextID
+	worlds map[frameKey]worldRef
 	roots  map[target.SessionID]cdp.FrameID // a session's root frame
 }
 
@@ -108,7 +108,7 @@ func New(tab Tab, refs Refs) *Resolver {
 	return &Resolver{
 		tab:    tab,
 		refs:   refs,
-		worlds: make(map[frameKey]runtime.ExecutionContextID),
+		worlds: make(map[frameKey]worldRef),
 		roots:  make(map[target.SessionID]cdp.FrameID),
 	}
 }
