@@ -17,15 +17,14 @@ var quietJS string
 // settle lets the page settle after an action, within s.Cap: it follows a
 // navigation of the main frame the action started (to its
 // DOMContentLoaded), then waits for s.Quiet without DOM mutations.
-func (r *Runner) settle(w *watch, s Settle) Settled {
+func (r *Runner) settle(w *watch, s Settle) (out Settled) {
 	if s.Off {
 		return Settled{Skipped: "off"}
 	}
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(w.ctx, s.Cap)
 	defer cancel()
-	var out Settled
-	defer func() { out.Took = time.Since(start) }()
+	defer func() { out.Took = time.Since(start) }() // out is the named result: set after every return
 	// Navigation events that arrived with the action's own reply.
 	for {
 		ev, ok := w.next()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/egohost/egohost/resolver"
 	"regexp"
 	"strings"
 	"time"
@@ -184,7 +185,9 @@ func pageErr(err error) error {
 func (r *Runner) waitState(ctx context.Context, target, state string, res *WaitResult) error {
 	el, err := r.find.Find(ctx, target)
 	if err != nil {
-		if r.transient(err) && (state == StateHidden || state == StateDetached) {
+		// Only "nothing matches" means hidden or detached: another passing
+		// error (the page is navigating) says nothing about the element.
+		if errors.Is(err, resolver.ErrNotFound) && (state == StateHidden || state == StateDetached) {
 			return nil // not there: hidden and detached both hold
 		}
 		return err

@@ -20,18 +20,37 @@ type Key struct {
 // a ref of one tab is unknown on every other tab instead of naming some
 // element there. It is safe for concurrent use.
 type Counter struct {
-	mu   sync.Mutex
-	next uint64
+	mu      sync.Mutex
+	next    uint64
+	limit   uint64            // numbers below limit are reserved
+	reserve func(upTo uint64) // nil: nothing to reserve
 }
 
 // NewCounter returns a counter that starts at 1.
 func NewCounter() *Counter { return &Counter{next: 1} }
+
+// reserveBlock is how many numbers a reserved counter reserves at a time.
+const reserveBlock = 1000
+
+// NewReservedCounter returns a counter that starts at start (at least 1)
+// and calls reserve(upTo) before it hands out a number at or above what it
+// reserved, in blocks of a thousand. A caller that stores upTo and starts
+// its next counter there (a restarted service) never hands out a number
+// again, so an agent's ref from before the restart cannot name another
+// element. reserve is called with the counter's lock held: keep it short.
+func NewReservedCounter(start uint64, reserve func(upTo uint64)) *Counter {
+	return &Counter{next: max(start, 1), reserve: reserve}
+}
 
 func (c *Counter) take() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v := c.next
 	c.next++
+	if c.reserve != nil && v >= c.limit {
+		c.limit = v + reserveBlock
+		c.reserve(c.limit)
+	}
 	return v
 }
 

@@ -9,6 +9,7 @@ package refmap
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 
@@ -154,10 +155,22 @@ func (m *Map) Ensure(ctx context.Context, input string, snapshot func(context.Co
 	if _, ok := ParseRef(input); !ok {
 		return nil
 	}
+	for {
+		err, retry := m.ensureOnce(ctx, snapshot)
+		if !retry {
+			return err
+		}
+	}
+}
+
+// ensureOnce is one round of Ensure. retry is true when this caller
+// followed a leader whose own context ended: its snapshot says nothing
+// about this caller, whose context is still alive, so it tries again.
+func (m *Map) ensureOnce(ctx context.Context, snapshot func(context.Context) error) (err error, retry bool) {
 	m.mu.Lock()
 	if len(m.entries) > 0 {
 		m.mu.Unlock()
-		return nil
+		return nil, false
 	}
 	f := m.flight
 	leader := f == nil
@@ -173,12 +186,15 @@ func (m *Map) Ensure(ctx context.Context, input string, snapshot func(context.Co
 		m.flight = nil
 		m.mu.Unlock()
 		close(f.done)
-		return f.err
+		return f.err, false
 	}
 	select {
 	case <-f.done:
-		return f.err
+		if f.err != nil && ctx.Err() == nil && (errors.Is(f.err, context.DeadlineExceeded) || errors.Is(f.err, context.Canceled)) {
+			return nil, true
+		}
+		return f.err, false
 	case <-ctx.Done():
-		return ctx.Err()
+		return ctx.Err(), false
 	}
 }

@@ -270,3 +270,58 @@ func TestNumbering(t *testing.T) {
 		}
 	}
 }
+
+func TestReservedCounterContinuesAfterRestart(t *testing.T) {
+	var stored uint64
+	c := NewReservedCounter(0, func(upTo uint64) { stored = upTo })
+	n := NewSharedNumbering(c)
+	first := n.Ref(Key{Node: 1})
+	if first != "1" || stored != 1001 {
+		t.Fatalf("got ref %s and reservation %d, want 1 and 1001", first, stored)
+	}
+	// A restart starts where the last reservation ended: no number repeats.
+	again := NewSharedNumbering(NewReservedCounter(stored, func(upTo uint64) { stored = upTo }))
+	if got := again.Ref(Key{Node: 1}); got != "1001" {
+		t.Errorf("after a restart: got ref %s, want 1001", got)
+	}
+	if stored != 2001 {
+		t.Errorf("reservation after the restart: got %d, want 2001", stored)
+	}
+}
+
+// A follower whose leader gave up (its own, shorter deadline) takes the
+// snapshot itself instead of failing with the leader's timeout.
+func TestEnsureFollowerOutlivesLeader(t *testing.T) {
+	m := New()
+	leaderIn := make(chan struct{})
+	leaderCtx, cancelLeader := context.WithCancel(context.Background())
+	leaderDone := make(chan error, 1)
+	go func() {
+		leaderDone <- m.Ensure(leaderCtx, "@1", func(ctx context.Context) error {
+			close(leaderIn)
+			<-ctx.Done()
+			return ctx.Err()
+		})
+	}()
+	<-leaderIn
+	followerDone := make(chan error, 1)
+	go func() {
+		followerDone <- m.Ensure(context.Background(), "@1", func(context.Context) error {
+			m.Rebuild([]Entry{{Ref: "1", BackendNodeID: 7}})
+			return nil
+		})
+	}()
+	time.Sleep(20 * time.Millisecond) // let the follower join the flight
+	cancelLeader()
+	if err := <-leaderDone; !errors.Is(err, context.Canceled) {
+		t.Errorf("leader: got %v, want context.Canceled", err)
+	}
+	select {
+	case err := <-followerDone:
+		if err != nil || m.Size() != 1 {
+			t.Errorf("follower: got %v with %d entries, want its own snapshot", err, m.Size())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("follower hung")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	cdppage "github.com/chromedp/cdproto/page"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -165,7 +166,7 @@ func (r *Resolver) connected(ctx context.Context, s cdp.Session, id cdp.BackendN
 		return false, nil
 	}
 	defer func() {
-		_ = s.Call(context.WithoutCancel(ctx), runtime.CommandReleaseObject, runtime.ReleaseObjectParams{ObjectID: res.Object.ObjectID}, nil)
+		release(ctx, s, res.Object.ObjectID)
 	}()
 	return isConnected(ctx, s, res.Object.ObjectID)
 }
@@ -215,7 +216,7 @@ func (r *Resolver) resolveConnected(ctx context.Context, d *doc, id cdp.BackendN
 	obj := res.Object.ObjectID
 	alive, err := isConnected(ctx, d.s, obj)
 	if err != nil || !alive {
-		_ = d.s.Call(context.WithoutCancel(ctx), runtime.CommandReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj}, nil)
+		release(ctx, d.s, obj)
 		return "", false, err
 	}
 	return obj, true, nil
@@ -314,4 +315,12 @@ func (r *Resolver) fallback(ctx context.Context, p parsed, e refmap.Entry, m mod
 		return element{}, err
 	}
 	return r.finishNode(ctx, p, docs[f.d], f, m)
+}
+
+// release frees a remote object, also after ctx ended, but never waits
+// long: a page blocked by a dialog answers nothing.
+func release(ctx context.Context, s cdp.Session, obj runtime.RemoteObjectID) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	_ = s.Call(rctx, runtime.CommandReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj}, nil)
 }

@@ -24,10 +24,19 @@ func classify(err error) error {
 		kind = re.Kind.String()
 	}
 	var pe *protocol.Error
-	if errors.As(err, &pe) {
-		if errors.Is(err, context.DeadlineExceeded) && pe.Code != protocol.CodeTimeout {
-			return protocol.Errorf(protocol.CodeTimeout, "%v", err).With("cause", pe.Data["name"])
+	if errors.As(err, &pe) && pe.Permanent() {
+		return pe // the tab, its debugger or the browser went: that is what happened
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		// The whole message: a wait's timeout names its target and the
+		// last cause it saw, whatever the transport said at the deadline.
+		e := protocol.Errorf(protocol.CodeTimeout, "%v", err).With("kind", "permanent")
+		if re != nil {
+			e.With("target", re.Target)
 		}
+		return e
+	}
+	if pe != nil {
 		return err
 	}
 	var se *locator.SyntaxError
@@ -35,12 +44,6 @@ func classify(err error) error {
 	switch {
 	case errors.As(err, &se):
 		return protocol.Errorf(protocol.CodeSyntax, "%v", err).With("offset", se.Offset).With("kind", "permanent")
-	case errors.Is(err, context.DeadlineExceeded):
-		e := protocol.Errorf(protocol.CodeTimeout, "%v", err).With("kind", "permanent")
-		if re != nil {
-			e.With("target", re.Target)
-		}
-		return e
 	case errors.Is(err, snapshot.ErrStaleRef):
 		code = protocol.CodeStaleRef
 	case errors.Is(err, snapshot.ErrUnknownRef):

@@ -99,10 +99,10 @@ type link struct {
 	closed   chan struct{}
 	closeErr error
 	tabs     map[int]*tabState
-	refs     *refmap.Counter // shared by the link's tabs: refs never repeat across tabs
+	refs     *refmap.Counter // shared by every tab of every link: refs never repeat
 }
 
-func newLink(id string, conn net.Conn, origin string, pid int, ids *atomic.Int64, log *slog.Logger) *link {
+func newLink(id string, conn net.Conn, origin string, pid int, ids *atomic.Int64, refs *refmap.Counter, log *slog.Logger) *link {
 	return &link{
 		ids:       ids,
 		id:        id,
@@ -117,7 +117,7 @@ func newLink(id string, conn net.Conn, origin string, pid int, ids *atomic.Int64
 		ready:     make(chan struct{}),
 		closed:    make(chan struct{}),
 		tabs:      make(map[int]*tabState),
-		refs:      refmap.NewCounter(),
+		refs:      refs,
 	}
 }
 
@@ -218,7 +218,7 @@ func (l *link) call(ctx context.Context, op string, tabID int, fields map[string
 		return r.result, r.err
 	case <-ctx.Done():
 		l.forget(id)
-		return nil, protocol.Errorf(protocol.CodeTimeout, "%s: no answer from browser %s: %v", op, l.id, ctx.Err())
+		return nil, &callTimeout{pe: protocol.Errorf(protocol.CodeTimeout, "%s: no answer from browser %s: %v", op, l.id, ctx.Err()), ctxErr: ctx.Err()}
 	}
 }
 
@@ -414,3 +414,14 @@ func extensionError(op string, e *extError) error {
 	}
 	return pe
 }
+
+// callTimeout is a call whose context ended: it is a protocol error for
+// the agent and matches the context's error with errors.Is, so waiting
+// helpers know their deadline passed (and keep the cause they saw before).
+type callTimeout struct {
+	pe     *protocol.Error
+	ctxErr error
+}
+
+func (e *callTimeout) Error() string   { return e.pe.Error() }
+func (e *callTimeout) Unwrap() []error { return []error{e.pe, e.ctxErr} }

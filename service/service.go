@@ -7,7 +7,9 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"github.com/egohost/egohost/chromeext"
+	"github.com/egohost/egohost/refmap"
 	"slices"
+	"strings"
 	"sync/atomic"
 
 	"context"
@@ -56,8 +58,9 @@ type Service struct {
 	links   map[string]*link
 	order   []string // link IDs in connection order
 	nextID  int
-	ids     atomic.Int64  // request and chunk numbers of every link
-	changed chan struct{} // closed and replaced whenever links change
+	ids     atomic.Int64    // request and chunk numbers of every link
+	refs    *refmap.Counter // ref numbers of every tab of every link, kept across restarts
+	changed chan struct{}   // closed and replaced whenever links change
 
 	ln      net.Listener // relay socket
 	httpLn  net.Listener
@@ -105,6 +108,7 @@ func New(opts Options) (*Service, error) {
 			return nil, fmt.Errorf("start service: %w", err)
 		}
 	}
+	s.refs = refCounter(filepath.Join(opts.StateDir, refsFile), s.log)
 	tok, err := LoadOrCreateToken(opts.TokenFile)
 	if err != nil {
 		return nil, fmt.Errorf("start service: %w", err)
@@ -248,7 +252,7 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 	}
 	s.mu.Lock()
 	s.nextID++
-	l := newLink("b"+strconv.Itoa(s.nextID), conn, h.Origin, h.PID, &s.ids, s.log)
+	l := newLink("b"+strconv.Itoa(s.nextID), conn, h.Origin, h.PID, &s.ids, s.refs, s.log)
 	s.links[l.id] = l
 	s.order = append(s.order, l.id)
 	s.notifyChanged()
@@ -290,4 +294,25 @@ func writeError(conn net.Conn, code, msg string) {
 func originAllowed(origin string, ids []string) bool {
 	id, err := chromeext.ParseOrigin(origin)
 	return err == nil && slices.Contains(ids, id)
+}
+
+// refsFile (in the state dir) holds the first ref number the next service
+// may hand out.
+const refsFile = "refs-next"
+
+// refCounter continues the ref numbers where the last service reserved
+// them, so no ref is ever given to two elements, across relay reconnects
+// and service restarts.
+func refCounter(path string, log *slog.Logger) *refmap.Counter {
+	var start uint64 = 1
+	if b, err := os.ReadFile(path); err == nil {
+		if v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil {
+			start = v
+		}
+	}
+	return refmap.NewReservedCounter(start, func(upTo uint64) {
+		if err := writePrivateFile(path, []byte(strconv.FormatUint(upTo, 10)+"\n")); err != nil {
+			log.Warn("reserve ref numbers", "err", err)
+		}
+	})
 }

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
@@ -67,6 +68,9 @@ func (s *Service) snapshot(ctx context.Context, _ *agent, params json.RawMessage
 	if p.Refs {
 		for _, e := range snap.Entries {
 			full, err := tc.snap.Lookup(ctx, "@"+e.Ref)
+			if errors.Is(err, snapshot.ErrGone) || errors.Is(err, snapshot.ErrStaleRef) {
+				continue // the page changed since the snapshot: leave the ref out
+			}
 			if err != nil {
 				return nil, classify(err)
 			}
