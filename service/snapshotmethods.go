@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"encoding/json"
-	"errors"
 
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
@@ -66,17 +65,16 @@ func (s *Service) snapshot(ctx context.Context, _ *agent, params json.RawMessage
 		res.Truncated = &protocol.SnapshotCut{FirstLine: t.FirstLine, ShownLines: t.ShownLines, TotalLines: t.TotalLines, Next: t.Next, HiddenRefs: t.HiddenRefs}
 	}
 	if p.Refs {
-		for _, e := range snap.Entries {
-			full, err := tc.snap.Lookup(ctx, "@"+e.Ref)
-			if errors.Is(err, snapshot.ErrGone) || errors.Is(err, snapshot.ErrStaleRef) {
-				continue // the page changed since the snapshot: leave the ref out
-			}
-			if err != nil {
-				return nil, classify(err)
-			}
+		// One round trip per frame; refs whose element went since the
+		// snapshot are left out.
+		entries, err := tc.snap.Resolve(ctx, snap.Entries)
+		if err != nil {
+			return nil, classify(err)
+		}
+		for _, e := range entries {
 			res.Refs = append(res.Refs, protocol.Ref{
-				Ref: full.Ref, Role: full.Role, Name: full.Name, BackendNodeID: int64(full.BackendNodeID),
-				FrameID: string(full.FrameID), SessionID: string(full.SessionID),
+				Ref: e.Ref, Role: e.Role, Name: e.Name, BackendNodeID: int64(e.BackendNodeID),
+				FrameID: string(e.FrameID), SessionID: string(e.SessionID),
 			})
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -243,4 +245,90 @@ func (t *Tab) hasFrame(ctx context.Context, s cdp.Session, id cdp.FrameID) bool 
 		return false
 	}
 	return find(res.FrameTree)
+}
+
+// Resolve fills in the BackendNodeID of every entry of a snapshot of this
+// tab, with one round trip per frame (Lookup takes one per ref). Entries
+// whose element was removed, or whose frame navigated, are left out.
+func (t *Tab) Resolve(ctx context.Context, entries []refmap.Entry) ([]refmap.Entry, error) {
+	type frameKey struct {
+		session target.SessionID
+		frame   cdp.FrameID
+	}
+	groups := make(map[frameKey][]int)
+	var order []frameKey
+	out := make([]refmap.Entry, 0, len(entries))
+	for i, e := range entries {
+		if e.Local == 0 {
+			continue // the backendNodeId came with the snapshot
+		}
+		k := frameKey{e.SessionID, e.FrameID}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	resolved := make(map[int]cdp.BackendNodeID)
+	for _, k := range order {
+		idx := groups[k]
+		s := cdp.Session(t.t)
+		if k.session != "" {
+			if !t.hasChild(k.session) {
+				continue // the frame's process is gone
+			}
+			s = t.t.Child(k.session)
+		}
+		cid, err := world(ctx, s, k.frame)
+		if err != nil {
+			continue // the frame is gone
+		}
+		locals := make([]string, len(idx))
+		for j, i := range idx {
+			locals[j] = strconv.FormatInt(int64(entries[i].Local), 10)
+		}
+		yes := true
+		r, err := cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
+			Expression: fmt.Sprintf("(() => { const s = globalThis.%s; return [document].concat([%s].map((n) => { const el = s ? s.resolve(n) : null; return el && el.isConnected ? el : null; })); })()",
+				globalKey, strings.Join(locals, ",")),
+			ContextID: cid, Silent: &yes, SerializationOptions: deep(),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("resolve refs: %w", err)
+		}
+		if r.ExceptionDetails != nil || r.Result == nil || r.Result.DeepSerializedValue == nil {
+			return nil, fmt.Errorf("resolve refs: the resolve script failed")
+		}
+		var items []struct {
+			Type  string          `json:"type"`
+			Value json.RawMessage `json:"value"`
+		}
+		if err := json.Unmarshal(r.Result.DeepSerializedValue.Value, &items); err != nil || len(items) != len(idx)+1 {
+			return nil, fmt.Errorf("resolve refs: decode: %v", err)
+		}
+		var node struct {
+			BackendNodeID cdp.BackendNodeID `json:"backendNodeId"`
+			LoaderID      cdp.LoaderID      `json:"loaderId"`
+		}
+		_ = json.Unmarshal(items[0].Value, &node)
+		if len(idx) > 0 && node.LoaderID != entries[idx[0]].LoaderID {
+			continue // the frame navigated since the snapshot
+		}
+		for j, i := range idx {
+			node.BackendNodeID = 0
+			if items[j+1].Type == "node" && json.Unmarshal(items[j+1].Value, &node) == nil && node.BackendNodeID != 0 {
+				resolved[i] = node.BackendNodeID
+			}
+		}
+	}
+	for i, e := range entries {
+		if e.Local != 0 {
+			id, ok := resolved[i]
+			if !ok {
+				continue
+			}
+			e.BackendNodeID = id
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
