@@ -26,28 +26,15 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/egohost/egohost/page"
 	"github.com/egohost/egohost/resolver"
+	"github.com/egohost/egohost/snapshot/snapshotbench"
 )
 
 // Items is the size of the benchmark page.
 const Items = 5000
 
-// ListPage returns a page of n list items, each a link, a button and a
-// span (the snapshot benchmark's page).
-func ListPage(n int) string {
-	var b strings.Builder
-	b.WriteString("<!doctype html><title>list ")
-	fmt.Fprint(&b, n)
-	b.WriteString("</title><ul>")
-	for i := range n {
-		fmt.Fprintf(&b, `<li><a href="/item/%d">Link %d</a> <button>Button %d</button> <span>Span %d</span></li>`, i, i, i, i)
-	}
-	b.WriteString("</ul>")
-	return b.String()
-}
-
-// Handler serves ListPage(Items) at /list.
+// Handler serves snapshotbench.ListPage(Items) at /list.
 func Handler() http.Handler {
-	body := ListPage(Items)
+	body := snapshotbench.ListPage(Items) // the same page as the snapshot benchmark
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/list" {
 			http.NotFound(w, r)
@@ -148,22 +135,12 @@ func Measure(ctx context.Context, r *resolver.Resolver, counter *Counter, locato
 		}
 		times = append(times, float64(time.Since(start).Microseconds())/1000)
 	}
-	res := Result{Runs: runs, MedianMs: median(times), MinMs: slices.Min(times), X: pt.X, Y: pt.Y}
+	res := Result{Runs: runs, MedianMs: snapshotbench.Median(times), MinMs: slices.Min(times), X: pt.X, Y: pt.Y}
 	if counter != nil {
 		calls, bytes := counter.Reset()
 		res.Calls, res.Bytes = calls/runs, bytes/runs
 	}
 	return res, nil
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	m := len(s) / 2
-	if len(s)%2 == 1 {
-		return s[m]
-	}
-	return (s[m-1] + s[m]) / 2
 }
 
 // ErrNoNode means node (or playwright-core in bench/) is not installed.

@@ -88,12 +88,13 @@ func Measure(ctx context.Context, t snapshot.Target, opts snapshot.Options, runs
 		last = s
 	}
 	return Result{
-		Runs: runs, MedianMs: median(times), MinMs: slices.Min(times),
+		Runs: runs, MedianMs: Median(times), MinMs: slices.Min(times),
 		Chars: len([]rune(last.Text)), Refs: last.Stats.Refs, Bytes: last.Stats.Bytes,
 	}, nil
 }
 
-func median(xs []float64) float64 {
+// Median returns the median of xs (not empty).
+func Median(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	if len(s)%2 == 1 {
