@@ -61,7 +61,7 @@ func (e *env) install(args []string) error {
 		for _, b := range browsers {
 			if runtime.GOOS == "windows" {
 				key, _ := install.RegistryKey(b, e.cfg.HostName)
-				fmt.Fprintf(e.stderr, "note: on Windows, also set the registry key %s to the manifest path (see manual-tests/windows.md)\n", key)
+				fmt.Fprintf(e.stderr, "note: on Windows, also set the registry key %s to the manifest path (see manual-tests/README.md, section Windows)\n", key)
 			}
 			dir, err := install.UserManifestDir(b, runtime.GOOS, home)
 			if err != nil {
