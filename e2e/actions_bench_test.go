@@ -1,13 +1,10 @@
 package e2e
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
+	"github.com/egohost/egohost/internal/nodescript"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -140,35 +137,24 @@ func actionTable(rows []actionTime) string {
 // playwrightActions runs bench/pw-actions.mjs against the browser at
 // endpoint and returns the median ms per operation.
 func playwrightActions(ctx context.Context, endpoint, pageURL, otherURL string, runs int) (map[string]float64, error) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return nil, fmt.Errorf("playwright actions: %w", err)
-	}
 	script, err := filepath.Abs("../bench/pw-actions.mjs")
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, node, script, "--endpoint", endpoint, "--runs", fmt.Sprint(runs), pageURL, otherURL)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	type line struct {
+		Op       string  `json:"op"`
+		MedianMs float64 `json:"medianMs"`
+	}
+	lines, err := nodescript.Lines[line](ctx, script, "--endpoint", endpoint, "--runs", fmt.Sprint(runs), pageURL, otherURL)
 	if err != nil {
-		return nil, fmt.Errorf("playwright actions: %w: %s", err, stderr.String())
+		return nil, err
 	}
 	res := make(map[string]float64)
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		var r struct {
-			Op       string  `json:"op"`
-			MedianMs float64 `json:"medianMs"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return nil, fmt.Errorf("playwright actions: decode %q: %w", sc.Text(), err)
-		}
-		res[r.Op] = r.MedianMs
+	for _, l := range lines {
+		res[l.Op] = l.MedianMs
 	}
 	if len(res) != 4 {
-		return nil, fmt.Errorf("playwright actions: got %d results, want 4:\n%s", len(res), out)
+		return nil, fmt.Errorf("playwright actions: got %d results, want 4", len(res))
 	}
 	return res, nil
 }

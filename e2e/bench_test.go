@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/egohost/egohost/internal/nodescript"
 	"os"
 	"path/filepath"
 	"slices"
@@ -160,7 +161,7 @@ func BenchmarkSnapshotsRelayed(b *testing.B) {
 		script, _ := filepath.Abs("../bench/pw-snapshot.mjs")
 		pw, err := snapshotbench.Playwright(ctx, script, endpoint, []string{url}, runs)
 		switch {
-		case errors.Is(err, snapshotbench.ErrNoNode) && os.Getenv("CI") != "true":
+		case errors.Is(err, nodescript.ErrNoNode) && os.Getenv("CI") != "true":
 			b.Logf("no Playwright column: %v", err)
 		case err != nil:
 			b.Fatal(err)
@@ -202,7 +203,7 @@ func BenchmarkResolveRelayed(b *testing.B) {
 	pw, err := resolverbench.Playwright(ctx, script, endpoint, url, selectors, runs)
 	havePW := true
 	switch {
-	case errors.Is(err, resolverbench.ErrNoNode) && os.Getenv("CI") != "true":
+	case errors.Is(err, nodescript.ErrNoNode) && os.Getenv("CI") != "true":
 		b.Logf("no Playwright column: %v", err)
 		havePW = false
 	case err != nil:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/egohost/egohost/internal/nodescript"
 	"math"
 	"os"
 	"path/filepath"
@@ -53,7 +54,7 @@ func BenchmarkResolve(b *testing.B) {
 	script, _ := filepath.Abs("../bench/pw-resolve.mjs")
 	pw, err := resolverbench.Playwright(ctx, script, endpoint, url, selectors, runs)
 	switch {
-	case errors.Is(err, resolverbench.ErrNoNode) && os.Getenv("CI") != "true":
+	case errors.Is(err, nodescript.ErrNoNode) && os.Getenv("CI") != "true":
 		b.Logf("no Playwright column: %v (install node and run npm ci in bench/)", err)
 	case err != nil:
 		b.Fatal(err)
@@ -118,7 +119,7 @@ func TestSameElementsAsPlaywright(t *testing.T) {
 	}
 	script, _ := filepath.Abs("../bench/pw-resolve.mjs")
 	pw, err := resolverbench.Playwright(ctx, script, endpointOf(t, ctx, b), url, theirs, 0)
-	if errors.Is(err, resolverbench.ErrNoNode) && os.Getenv("CI") != "true" {
+	if errors.Is(err, nodescript.ErrNoNode) && os.Getenv("CI") != "true" {
 		t.Skipf("no Playwright: %v", err)
 	}
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/egohost/egohost/internal/nodescript"
 	"os"
 	"path/filepath"
 	"testing"
@@ -49,7 +50,7 @@ func BenchmarkSnapshots(b *testing.B) {
 		script, _ := filepath.Abs("../bench/pw-snapshot.mjs")
 		pw, err := snapshotbench.Playwright(ctx, script, endpoint, []string{url}, runs)
 		switch {
-		case errors.Is(err, snapshotbench.ErrNoNode) && os.Getenv("CI") != "true":
+		case errors.Is(err, nodescript.ErrNoNode) && os.Getenv("CI") != "true":
 			b.Logf("no Playwright column: %v (install node and run npm ci in bench/)", err)
 		case err != nil:
 			b.Fatal(err)

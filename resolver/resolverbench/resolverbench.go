@@ -8,14 +8,10 @@
 package resolverbench
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
+	"github.com/egohost/egohost/internal/nodescript"
 	"net/http"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -143,49 +139,32 @@ func Measure(ctx context.Context, r *resolver.Resolver, counter *Counter, locato
 	return res, nil
 }
 
-// ErrNoNode means node (or playwright-core in bench/) is not installed.
-var ErrNoNode = errors.New("node or playwright-core not available")
-
 // Playwright runs script (bench/pw-resolve.mjs) against the browser at
 // endpoint on url: each selector resolved with locator.boundingBox() runs
 // times after a warm-up. The results follow the selectors' order; X and Y
 // are the bounding box's centre.
 func Playwright(ctx context.Context, script, endpoint, url string, selectors []string, runs int) ([]Result, error) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNoNode, err)
+	type line struct {
+		Selector string   `json:"selector"`
+		Error    string   `json:"error"`
+		Runs     int      `json:"runs"`
+		MedianMs float64  `json:"medianMs"`
+		MinMs    float64  `json:"minMs"`
+		Box      *pwBoxes `json:"box"`
 	}
-	args := append([]string{script, "--endpoint", endpoint, "--url", url, "--runs", fmt.Sprint(runs), "--timeout", "60000"}, selectors...)
-	cmd := exec.CommandContext(ctx, node, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	args := append([]string{"--endpoint", endpoint, "--url", url, "--runs", fmt.Sprint(runs), "--timeout", "60000"}, selectors...)
+	lines, err := nodescript.Lines[line](ctx, script, args...)
 	if err != nil {
-		if strings.Contains(stderr.String(), "Cannot find package 'playwright-core'") {
-			return nil, fmt.Errorf("%w: run npm ci in bench/", ErrNoNode)
-		}
-		return nil, fmt.Errorf("pw-resolve: %v: %s", err, stderr.String())
+		return nil, err
 	}
 	var res []Result
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		var line struct {
-			Selector string   `json:"selector"`
-			Error    string   `json:"error"`
-			Runs     int      `json:"runs"`
-			MedianMs float64  `json:"medianMs"`
-			MinMs    float64  `json:"minMs"`
-			Box      *pwBoxes `json:"box"`
+	for _, l := range lines {
+		if l.Error != "" {
+			return nil, fmt.Errorf("pw-resolve %s: %s", l.Selector, l.Error)
 		}
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			return nil, fmt.Errorf("pw-resolve: %q: %w", sc.Text(), err)
-		}
-		if line.Error != "" {
-			return nil, fmt.Errorf("pw-resolve %s: %s", line.Selector, line.Error)
-		}
-		r := Result{Runs: line.Runs, MedianMs: line.MedianMs, MinMs: line.MinMs}
-		if line.Box != nil {
-			r.X, r.Y = line.Box.X+line.Box.Width/2, line.Box.Y+line.Box.Height/2
+		r := Result{Runs: l.Runs, MedianMs: l.MedianMs, MinMs: l.MinMs}
+		if l.Box != nil {
+			r.X, r.Y = l.Box.X+l.Box.Width/2, l.Box.Y+l.Box.Height/2
 		}
 		res = append(res, r)
 	}

@@ -7,14 +7,10 @@
 package snapshotbench
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
+	"github.com/egohost/egohost/internal/nodescript"
 	"net/http"
-	"os/exec"
 	"slices"
 	"strings"
 	"time"
@@ -103,42 +99,28 @@ func Median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// ErrNoNode is returned by Playwright when node is not installed.
-var ErrNoNode = errors.New("node not found")
-
 // Playwright runs script (bench/pw-snapshot.mjs) with node against the
 // browser at endpoint (its DevTools WebSocket URL) on urls, and returns a
-// result per URL.
+// result per URL. Without node or playwright-core the error matches
+// nodescript.ErrNoNode.
 func Playwright(ctx context.Context, script, endpoint string, urls []string, runs int) ([]Result, error) {
-	node, err := exec.LookPath("node")
+	type line struct {
+		URL      string  `json:"url"`
+		Runs     int     `json:"runs"`
+		MedianMs float64 `json:"medianMs"`
+		MinMs    float64 `json:"minMs"`
+		Chars    int     `json:"chars"`
+	}
+	lines, err := nodescript.Lines[line](ctx, script, append([]string{"--endpoint", endpoint, "--runs", fmt.Sprint(runs)}, urls...)...)
 	if err != nil {
-		return nil, fmt.Errorf("playwright bench: %w", ErrNoNode)
+		return nil, err
 	}
-	args := append([]string{script, "--endpoint", endpoint, "--runs", fmt.Sprint(runs)}, urls...)
-	cmd := exec.CommandContext(ctx, node, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("playwright bench: %w: %s", err, stderr.String())
+	if len(lines) != len(urls) {
+		return nil, fmt.Errorf("playwright bench: got %d results for %d pages", len(lines), len(urls))
 	}
-	var res []Result
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		var r struct {
-			URL      string  `json:"url"`
-			Runs     int     `json:"runs"`
-			MedianMs float64 `json:"medianMs"`
-			MinMs    float64 `json:"minMs"`
-			Chars    int     `json:"chars"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return nil, fmt.Errorf("playwright bench: decode %q: %w", sc.Text(), err)
-		}
-		res = append(res, Result{Runs: r.Runs, MedianMs: r.MedianMs, MinMs: r.MinMs, Chars: r.Chars})
-	}
-	if len(res) != len(urls) {
-		return nil, fmt.Errorf("playwright bench: got %d results for %d pages", len(res), len(urls))
+	res := make([]Result, len(lines))
+	for i, r := range lines {
+		res[i] = Result{Runs: r.Runs, MedianMs: r.MedianMs, MinMs: r.MinMs, Chars: r.Chars}
 	}
 	return res, nil
 }
