@@ -2,7 +2,6 @@ package actions_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -153,17 +152,6 @@ func (tb *tab) eval(expr string) string {
 	return string(res.Result.Value)
 }
 
-// evalString evaluates expr and decodes a string.
-func (tb *tab) evalString(expr string) string {
-	tb.t.Helper()
-	var s string
-	raw := tb.eval(expr)
-	if err := json.Unmarshal([]byte(raw), &s); err != nil {
-		tb.t.Fatalf("eval %s: %s is not a string", expr, raw)
-	}
-	return s
-}
-
 // want fails the test unless expr evaluates to the JSON want.
 func (tb *tab) want(expr, want string) {
 	tb.t.Helper()
@@ -185,13 +173,6 @@ func (tb *tab) children() []target.SessionID {
 func html(body string) string {
 	return `<!doctype html><html><head><meta charset=utf-8><style>body{margin:0;font:16px sans-serif}</style>
 <script>window.events = []; function log(s) { window.events.push(s); }</script></head><body>` + body + `</body></html>`
-}
-
-// short is a context for a call that must end.
-func short(t *testing.T, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
 }
 
 // ok fails the test at once on an action's error.

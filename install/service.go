@@ -62,31 +62,9 @@ func (c ServiceConfig) withDefaults() ServiceConfig {
 	return c
 }
 
-// Status is the state of the installed service.
-type Status int
-
-// Service states.
-const (
-	StatusUnknown Status = iota
-	StatusRunning
-	StatusStopped
-)
-
-// String returns "unknown", "running" or "stopped".
-func (s Status) String() string {
-	switch s {
-	case StatusRunning:
-		return "running"
-	case StatusStopped:
-		return "stopped"
-	default:
-		return "unknown"
-	}
-}
-
 // Service is egohost's per-user system service: a systemd user unit on
-// Linux, a launchd agent on macOS. Install, Uninstall, Start, Stop and
-// Status call the OS's service manager (systemctl --user, launchctl) and
+// Linux, a launchd agent on macOS. Install, Uninstall, Start and Stop
+// call the OS's service manager (systemctl --user, launchctl) and
 // return when it does; kardianos/service gives them no context to cancel.
 //
 // A systemd user service starts at login; to keep it running without a
@@ -248,31 +226,6 @@ func (s *Service) Stop() error {
 		return fmt.Errorf("stop service: %w", mapErr(err))
 	}
 	return nil
-}
-
-// Restart stops and starts the service.
-func (s *Service) Restart() error {
-	if err := s.svc.Restart(); err != nil {
-		return fmt.Errorf("restart service: %w", mapErr(err))
-	}
-	return nil
-}
-
-// Status reports whether the service is running. A service that is not
-// installed gives StatusUnknown and an error matching ErrNotInstalled.
-func (s *Service) Status() (Status, error) {
-	st, err := s.svc.Status()
-	if err != nil {
-		return StatusUnknown, fmt.Errorf("service status: %w", mapErr(err))
-	}
-	switch st {
-	case service.StatusRunning:
-		return StatusRunning, nil
-	case service.StatusStopped:
-		return StatusStopped, nil
-	default:
-		return StatusUnknown, nil
-	}
 }
 
 // Platform names the service manager in use, e.g. "linux-systemd".

@@ -157,18 +157,6 @@ func TestInstallRefusedOnWindows(t *testing.T) {
 	}
 }
 
-func TestStatusString(t *testing.T) {
-	tests := []struct {
-		s    Status
-		want string
-	}{{StatusUnknown, "unknown"}, {StatusRunning, "running"}, {StatusStopped, "stopped"}, {Status(9), "unknown"}}
-	for _, tt := range tests {
-		if got := tt.s.String(); got != tt.want {
-			t.Errorf("Status(%d).String(): got %q, want %q", tt.s, got, tt.want)
-		}
-	}
-}
-
 func TestRun(t *testing.T) {
 	errBody := errors.New("body failed")
 	tests := []struct {

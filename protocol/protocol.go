@@ -197,12 +197,6 @@ func (e *Error) With(key string, value any) *Error {
 	return e
 }
 
-// Is makes errors.Is(err, &Error{Code: c}) match any *Error with code c.
-func (e *Error) Is(target error) bool {
-	var t *Error
-	return errors.As(target, &t) && t.Code == e.Code && t.Message == ""
-}
-
 // Permanent reports whether retrying the same request cannot succeed
 // because the tab, its debugger or its browser is gone. Waiting helpers
 // (the resolver's Wait) stop at once on such errors instead of polling a
@@ -214,9 +208,6 @@ func (e *Error) Permanent() bool {
 	}
 	return false
 }
-
-// Sentinel returns an *Error usable with errors.Is to test for code c.
-func Sentinel(c Code) error { return &Error{Code: c} }
 
 // CodeOf returns the code of err when it is an *Error, else CodeInternal.
 func CodeOf(err error) Code {

@@ -18,10 +18,10 @@ import (
 type handler func(ctx context.Context, a *agent, params json.RawMessage) (any, error)
 
 // handlers returns every method: the core ones below, and those that other
-// files of this package add (one file per capability).
+// files of this package add (one file per capability). New builds it once.
 func (s *Service) handlers() map[string]handler {
 	all := make(map[string]handler)
-	for _, group := range []map[string]handler{s.coreHandlers(), s.pageHandlers()} {
+	for _, group := range []map[string]handler{s.coreHandlers(), s.snapshotHandlers(), s.resolveHandlers(), s.actionHandlers()} {
 		for name, h := range group {
 			all[name] = h
 		}
@@ -46,7 +46,7 @@ func (s *Service) coreHandlers() map[string]handler {
 
 // dispatch runs a method with the service's request deadline.
 func (s *Service) dispatch(ctx context.Context, a *agent, method string, params json.RawMessage) (any, error) {
-	h, ok := s.handlers()[method]
+	h, ok := s.methods[method]
 	if !ok {
 		return nil, protocol.Errorf(protocol.CodeMethodNotFound, "unknown method %q", method)
 	}
@@ -127,34 +127,6 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
-}
-
-// WaitBrowser blocks until at least one browser link has said hello.
-func (s *Service) WaitBrowser(ctx context.Context) (protocol.Browser, error) {
-	for {
-		s.mu.Lock()
-		changed := s.changed
-		var l *link
-		if len(s.order) > 0 {
-			l = s.links[s.order[len(s.order)-1]]
-		}
-		s.mu.Unlock()
-		if l != nil {
-			select {
-			case <-l.ready:
-				return l.info(), nil
-			case <-l.closed:
-				continue
-			case <-ctx.Done():
-				return protocol.Browser{}, ctx.Err()
-			}
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return protocol.Browser{}, ctx.Err()
-		}
-	}
 }
 
 func (s *Service) listTabs(ctx context.Context, l *link) ([]protocol.Tab, error) {

@@ -58,9 +58,10 @@ type Service struct {
 	links   map[string]*link
 	order   []string // link IDs in connection order
 	nextID  int
-	ids     atomic.Int64    // request and chunk numbers of every link
-	refs    *refmap.Counter // ref numbers of every tab of every link, kept across restarts
-	changed chan struct{}   // closed and replaced whenever links change
+	methods map[string]handler // the agents' methods, built once
+	ids     atomic.Int64       // request and chunk numbers of every link
+	refs    *refmap.Counter    // ref numbers of every tab of every link, kept across restarts
+	changed chan struct{}      // closed and replaced whenever links change
 
 	ln      net.Listener // relay socket
 	httpLn  net.Listener
@@ -108,6 +109,7 @@ func New(opts Options) (*Service, error) {
 			return nil, fmt.Errorf("start service: %w", err)
 		}
 	}
+	s.methods = s.handlers()
 	s.refs = refCounter(filepath.Join(opts.StateDir, refsFile), s.log)
 	tok, err := LoadOrCreateToken(opts.TokenFile)
 	if err != nil {

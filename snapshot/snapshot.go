@@ -40,7 +40,7 @@ const worldName = "egohost"
 // version when the script's interface changes.
 const globalKey = "__egohostSnapshot1"
 
-// Target is a tab as Take needs it: its main session, its out-of-process
+// Target is a tab as a snapshot needs it: its main session, its out-of-process
 // child frames and their sessions. *page.Page satisfies it.
 type Target interface {
 	cdp.Session
@@ -56,7 +56,7 @@ type Options struct {
 	// headings and containers that give them context; no plain text.
 	Interactive bool
 	// Scope is a ref ("@12"): the snapshot shows that element's subtree
-	// only. Only Tab.Snapshot resolves refs; Take rejects it.
+	// only. Tab.Snapshot resolves it.
 	Scope string
 	// ScopeNode is a node the caller resolved (e.g. from a locator): the
 	// snapshot shows its subtree only. ScopeSession is the session it
@@ -75,7 +75,7 @@ type Options struct {
 	// only what changed, with unchanged lines collapsed.
 	Diff *Snapshot
 	// DiffPrevious makes Tab.Snapshot diff against the tab's previous
-	// snapshot (ignored by Take).
+	// snapshot.
 	DiffPrevious bool
 	// Numbering gives refs their numbers; a Tab passes its own so the same
 	// element keeps its ref. nil: a fresh numbering.
@@ -121,7 +121,7 @@ type Stats struct {
 	Lines    int           // lines of the whole rendering
 	Chars    int           // characters of the whole rendering
 	Bytes    int           // bytes of tree the page sent back
-	Took     time.Duration // wall time of Take
+	Took     time.Duration // wall time of the snapshot
 	PageTime time.Duration // time the script took in the page (summed over frames)
 	// FrameErrors lists frames that could not be walked (their iframe
 	// shows no content); the snapshot itself still succeeds.
@@ -130,18 +130,6 @@ type Stats struct {
 
 // ErrWrongFrame means a scope node is not in the frame asked.
 var errWrongFrame = errors.New("scope node is not in this frame")
-
-// Take snapshots the tab t.
-func Take(ctx context.Context, t Target, opts Options) (*Snapshot, error) {
-	if opts.Scope != "" {
-		return nil, errors.New("snapshot: scope by ref needs a Tab (Tab.Snapshot); pass ScopeNode")
-	}
-	var sc *scope
-	if opts.ScopeNode != 0 {
-		sc = &scope{session: opts.ScopeSession, backendNodeID: opts.ScopeNode}
-	}
-	return take(ctx, t, opts, sc)
-}
 
 // scope is a resolved scope: a node by backendNodeId in a session, or a
 // snapshot-local node in a frame.

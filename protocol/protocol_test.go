@@ -1,0 +1,65 @@
+package protocol
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// Every published code has its own stable name (PROTOCOL.md §3.3).
+func TestCodeNames(t *testing.T) {
+	codes := []Code{CodeParseError, CodeInvalidRequest, CodeMethodNotFound, CodeInvalidParams, CodeInternal,
+		CodeUnauthorized, CodeNoBrowser, CodeTabNotFound, CodeCDP, CodeTimeout, CodeAlreadyAttached, CodeDetached,
+		CodeBrowserGone, CodeTooLarge, CodeAmbiguousBrowser, CodeAttachFailed, CodeExtension, CodeForbiddenOrigin,
+		CodeForbiddenHost, CodeBadFrame, CodeNotFound, CodeAmbiguous, CodeStaleRef, CodeUnknownRef, CodeSyntax,
+		CodeNotActionable, CodeJSException, CodeNavigation, CodeUnsupported, CodeDialogOpen, CodeDownloadFailed}
+	seen := map[string]Code{}
+	for _, c := range codes {
+		name := c.Name()
+		if strings.HasPrefix(name, "code_") {
+			t.Errorf("code %d has no name", int(c))
+		}
+		if other, dup := seen[name]; dup {
+			t.Errorf("codes %d and %d share the name %q", int(other), int(c), name)
+		}
+		seen[name] = c
+	}
+	if got := Code(4242).Name(); got != "code_4242" {
+		t.Errorf("unknown code: got %q, want code_4242", got)
+	}
+}
+
+func TestErrorCarriesItsCode(t *testing.T) {
+	e := Errorf(CodeStaleRef, "stale ref @%d", 3).With("kind", "permanent")
+	wrapped := fmt.Errorf("click: %w", e)
+	if CodeOf(wrapped) != CodeStaleRef || CodeOf(errors.New("x")) != CodeInternal {
+		t.Errorf("CodeOf: got %v and %v", CodeOf(wrapped), CodeOf(errors.New("x")))
+	}
+	if got, want := e.Error(), "stale ref @3 (stale_ref 1102)"; got != want {
+		t.Errorf("Error(): got %q, want %q", got, want)
+	}
+	if e.Data["name"] != "stale_ref" || e.Data["kind"] != "permanent" {
+		t.Errorf("data: got %v", e.Data)
+	}
+}
+
+func TestPermanent(t *testing.T) {
+	for _, c := range []Code{CodeTabNotFound, CodeDetached, CodeBrowserGone, CodeNoBrowser} {
+		if !(&Error{Code: c}).Permanent() {
+			t.Errorf("%s: got transient, want permanent", c.Name())
+		}
+	}
+	for _, c := range []Code{CodeCDP, CodeTimeout, CodeNotFound} {
+		if (&Error{Code: c}).Permanent() {
+			t.Errorf("%s: got permanent, want it left to the caller", c.Name())
+		}
+	}
+}
+
+func TestProof(t *testing.T) {
+	a, b := Proof("token-a", "challenge"), Proof("token-b", "challenge")
+	if len(a) != 64 || a == b || a != Proof("token-a", "challenge") || a == Proof("token-a", "other") {
+		t.Errorf("Proof: got %q and %q; want 64 hex characters, keyed by the token and the challenge", a, b)
+	}
+}
