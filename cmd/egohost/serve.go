@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/egohost/egohost/install"
 	"github.com/egohost/egohost/relay"
 	"github.com/egohost/egohost/service"
 )
@@ -40,7 +41,18 @@ func (e *env) serve(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "egohost service: agents on ws://%s/rpc (token in %s), relays on %s\n", s.Addr(), e.cfg.TokenFile, e.cfg.Socket)
-	return s.Serve(ctx)
+	// Under the OS's service manager (launchd, systemd), kardianos turns its
+	// stop requests into ctx's end; from a terminal Run calls Serve directly.
+	self, err := selfPath()
+	if err != nil {
+		return s.Serve(ctx)
+	}
+	svc, err := install.NewService(install.ServiceConfig{Executable: self})
+	if err != nil {
+		e.log.Debug("serve without the service manager", "err", err)
+		return s.Serve(ctx)
+	}
+	return svc.Run(ctx, s.Serve)
 }
 
 // runRelay is relay mode: Chrome started us for an extension.
