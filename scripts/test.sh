@@ -10,6 +10,7 @@ if [ -n "$unformatted" ]; then
   echo "gofmt needed on:" $unformatted >&2
   exit 1
 fi
+go mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run go mod tidy" >&2; exit 1; }
 go vet ./...
 node --test extension/test/
 go test -race -count=1 -timeout 15m ./...
