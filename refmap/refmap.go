@@ -64,8 +64,9 @@ type Map struct {
 }
 
 type flight struct {
-	done chan struct{}
-	err  error
+	done      chan struct{}
+	err       error
+	followers int // callers waiting on this flight (guarded by Map.mu)
 }
 
 // New returns an empty map.
@@ -177,6 +178,8 @@ func (m *Map) ensureOnce(ctx context.Context, snapshot func(context.Context) err
 	if leader {
 		f = &flight{done: make(chan struct{})}
 		m.flight = f
+	} else {
+		f.followers++
 	}
 	m.mu.Unlock()
 

@@ -207,7 +207,9 @@ func TestEnsureSharesTheError(t *testing.T) {
 			})
 		}()
 	}
-	time.Sleep(10 * time.Millisecond)
+	// Release the leader only once the other four are waiting on its
+	// flight: then exactly one snapshot may run.
+	waitFollowers(t, m, 4)
 	close(release)
 	wg.Wait()
 	for i, err := range errs {
@@ -215,12 +217,16 @@ func TestEnsureSharesTheError(t *testing.T) {
 			t.Errorf("caller %d: got %v, want boom", i, err)
 		}
 	}
+	if got := calls.Load(); got != 1 {
+		t.Errorf("snapshots taken by 5 racing callers: got %d, want 1", got)
+	}
 	// A failed snapshot is not remembered: the next caller tries again.
-	if err := m.Ensure(context.Background(), "@1", func(context.Context) error { return nil }); err != nil {
+	again := false
+	if err := m.Ensure(context.Background(), "@1", func(context.Context) error { again = true; return nil }); err != nil {
 		t.Error(err)
 	}
-	if calls.Load() > 5 {
-		t.Errorf("calls: %d", calls.Load())
+	if !again {
+		t.Error("a failed snapshot was remembered: the next caller did not take one")
 	}
 }
 
@@ -323,5 +329,27 @@ func TestEnsureFollowerOutlivesLeader(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("follower hung")
+	}
+}
+
+// waitFollowers waits (up to 10 s) until n callers are waiting on m's
+// current snapshot flight.
+func waitFollowers(t *testing.T, m *Map, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		m.mu.Lock()
+		got := 0
+		if m.flight != nil {
+			got = m.flight.followers
+		}
+		m.mu.Unlock()
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("followers of the snapshot flight: got %d, want %d", got, n)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
