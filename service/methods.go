@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,8 +15,27 @@ import (
 	"github.com/egohost/egohost/protocol"
 )
 
-// handler runs one method. params is the raw JSON params (may be empty).
-type handler func(ctx context.Context, a *agent, params json.RawMessage) (any, error)
+// handler runs one method. Only typed makes one, so the params of every
+// method in the table are decoded by decodeParams and by nothing else: a
+// new method cannot forget to refuse unknown fields or a wrong JSON type.
+type handler struct {
+	run func(ctx context.Context, a *agent, params json.RawMessage) (any, error)
+}
+
+// typed makes the handler of a method whose params are a P (a struct;
+// noParams for methods that take none).
+func typed[P any](fn func(ctx context.Context, a *agent, p P) (any, error)) handler {
+	return handler{run: func(ctx context.Context, a *agent, params json.RawMessage) (any, error) {
+		var p P
+		if err := decodeParams(params, &p); err != nil {
+			return nil, err
+		}
+		return fn(ctx, a, p)
+	}}
+}
+
+// noParams are the params of a method that takes none: absent, null or {}.
+type noParams struct{}
 
 // handlers returns every method: the core ones below, and those that other
 // files of this package add (one file per capability). New builds it once.
@@ -31,16 +51,16 @@ func (s *Service) handlers() map[string]handler {
 
 func (s *Service) coreHandlers() map[string]handler {
 	return map[string]handler{
-		protocol.MethodPing:           s.ping,
-		protocol.MethodBrowsersList:   s.browsersList,
-		protocol.MethodTabsList:       s.tabsList,
-		protocol.MethodTabsOpen:       s.tabsOpen,
-		protocol.MethodTabsClose:      s.tabsClose,
-		protocol.MethodTabsSelect:     s.tabsSelect,
-		protocol.MethodCDPSend:        s.cdpSend,
-		protocol.MethodCDPSubscribe:   s.cdpSubscribe,
-		protocol.MethodCDPUnsubscribe: s.cdpUnsubscribe,
-		protocol.MethodDebugEcho:      s.debugEcho,
+		protocol.MethodPing:           typed(s.ping),
+		protocol.MethodBrowsersList:   typed(s.browsersList),
+		protocol.MethodTabsList:       typed(s.tabsList),
+		protocol.MethodTabsOpen:       typed(s.tabsOpen),
+		protocol.MethodTabsClose:      typed(s.tabsClose),
+		protocol.MethodTabsSelect:     typed(s.tabsSelect),
+		protocol.MethodCDPSend:        typed(s.cdpSend),
+		protocol.MethodCDPSubscribe:   typed(s.cdpSubscribe),
+		protocol.MethodCDPUnsubscribe: typed(s.cdpUnsubscribe),
+		protocol.MethodDebugEcho:      typed(s.debugEcho),
 	}
 }
 
@@ -52,29 +72,52 @@ func (s *Service) dispatch(ctx context.Context, a *agent, method string, params 
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 	defer cancel()
-	return h(ctx, a, params)
+	return h.run(ctx, a, params)
 }
 
-// decode unmarshals params strictly into v.
-func decode(params json.RawMessage, v any) error {
-	if len(params) == 0 || string(params) == "null" {
+// decodeParams unmarshals params strictly into v: absent or null is the
+// zero value; anything else must be a JSON object whose every field v
+// knows, each of the right JSON type. Every failure is invalid_params.
+func decodeParams(params json.RawMessage, v any) error {
+	trimmed := bytes.TrimSpace(params)
+	if len(trimmed) == 0 || string(trimmed) == "null" {
 		return nil
 	}
-	dec := json.NewDecoder(strings.NewReader(string(params)))
+	if trimmed[0] != '{' {
+		return protocol.Errorf(protocol.CodeInvalidParams, "invalid params: must be a JSON object (params by name), got %s", jsonKind(trimmed[0]))
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return protocol.Errorf(protocol.CodeInvalidParams, "invalid params: %v", err)
 	}
+	if dec.More() {
+		return protocol.Errorf(protocol.CodeInvalidParams, "invalid params: data after the object")
+	}
 	return nil
 }
 
-func (s *Service) ping(ctx context.Context, _ *agent, _ json.RawMessage) (any, error) {
+// jsonKind names the JSON type that starts with c.
+func jsonKind(c byte) string {
+	switch {
+	case c == '[':
+		return "an array"
+	case c == '"':
+		return "a string"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	default:
+		return "a number"
+	}
+}
+
+func (s *Service) ping(ctx context.Context, _ *agent, _ noParams) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return protocol.PingResult{Version: Version, PID: os.Getpid(), Browsers: len(s.links)}, nil
 }
 
-func (s *Service) browsersList(ctx context.Context, _ *agent, _ json.RawMessage) (any, error) {
+func (s *Service) browsersList(ctx context.Context, _ *agent, _ noParams) (any, error) {
 	s.mu.Lock()
 	links := make([]*link, 0, len(s.order))
 	for _, id := range s.order {
@@ -175,11 +218,7 @@ func (s *Service) target(ctx context.Context, t protocol.Target) (*link, int, er
 	return l, id, err
 }
 
-func (s *Service) tabsList(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.TabsListParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) tabsList(ctx context.Context, _ *agent, p protocol.TabsListParams) (any, error) {
 	l, err := s.pickLink(ctx, p.Browser)
 	if err != nil {
 		return nil, err
@@ -200,11 +239,7 @@ func (s *Service) tabReply(raw json.RawMessage, l *link, op string) (any, error)
 	return res, nil
 }
 
-func (s *Service) tabsOpen(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.TabsOpenParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) tabsOpen(ctx context.Context, _ *agent, p protocol.TabsOpenParams) (any, error) {
 	if p.URL == "" {
 		p.URL = "about:blank"
 	}
@@ -219,11 +254,7 @@ func (s *Service) tabsOpen(ctx context.Context, _ *agent, params json.RawMessage
 	return s.tabReply(raw, l, "tabs.open")
 }
 
-func (s *Service) tabsClose(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.TabParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) tabsClose(ctx context.Context, _ *agent, p protocol.TabParams) (any, error) {
 	l, id, err := s.target(ctx, p.Target)
 	if err != nil {
 		return nil, err
@@ -234,11 +265,7 @@ func (s *Service) tabsClose(ctx context.Context, _ *agent, params json.RawMessag
 	return map[string]any{"closed": true, "tab": id}, nil
 }
 
-func (s *Service) tabsSelect(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.TabParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) tabsSelect(ctx context.Context, _ *agent, p protocol.TabParams) (any, error) {
 	if p.Tab == 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "tabs.select needs a tab")
 	}
@@ -253,11 +280,7 @@ func (s *Service) tabsSelect(ctx context.Context, _ *agent, params json.RawMessa
 	return s.tabReply(raw, l, "tabs.select")
 }
 
-func (s *Service) cdpSend(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.CDPSendParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) cdpSend(ctx context.Context, _ *agent, p protocol.CDPSendParams) (any, error) {
 	if p.Method == "" || !strings.Contains(p.Method, ".") {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cdp.send: method %q is not Domain.method", p.Method)
 	}
@@ -290,11 +313,7 @@ func (s *Service) cdpSend(ctx context.Context, _ *agent, params json.RawMessage)
 	return raw, nil
 }
 
-func (s *Service) cdpSubscribe(ctx context.Context, a *agent, params json.RawMessage) (any, error) {
-	var p protocol.CDPSubscribeParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) cdpSubscribe(ctx context.Context, a *agent, p protocol.CDPSubscribeParams) (any, error) {
 	l, id, err := s.target(ctx, p.Target)
 	if err != nil {
 		return nil, err
@@ -365,22 +384,14 @@ func (a *agent) unsubscribe(name string) bool {
 	return ok
 }
 
-func (s *Service) cdpUnsubscribe(ctx context.Context, a *agent, params json.RawMessage) (any, error) {
-	var p protocol.CDPUnsubscribeParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) cdpUnsubscribe(ctx context.Context, a *agent, p protocol.CDPUnsubscribeParams) (any, error) {
 	if !a.unsubscribe(p.Subscription) {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "no subscription %q", p.Subscription)
 	}
 	return map[string]any{"unsubscribed": true}, nil
 }
 
-func (s *Service) debugEcho(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.DebugEchoParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) debugEcho(ctx context.Context, _ *agent, p protocol.DebugEchoParams) (any, error) {
 	l, err := s.pickLink(ctx, p.Browser)
 	if err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
@@ -11,15 +10,11 @@ import (
 
 func (s *Service) snapshotHandlers() map[string]handler {
 	return map[string]handler{
-		protocol.MethodSnapshot: s.snapshot,
+		protocol.MethodSnapshot: typed(s.snapshot),
 	}
 }
 
-func (s *Service) snapshot(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.SnapshotParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) snapshot(ctx context.Context, _ *agent, p protocol.SnapshotParams) (any, error) {
 	if p.MaxChars < 0 || p.Start < 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "snapshot: maxChars and start must not be negative")
 	}
