@@ -392,8 +392,12 @@ func (s *Service) gotoURL(ctx context.Context, _ *agent, p protocol.GotoParams) 
 	if p.URL == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "goto: url is empty")
 	}
+	url, err := navURL("goto", p.URL)
+	if err != nil {
+		return nil, err
+	}
 	return s.withRunner(ctx, p.Target, "goto", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
-		res, err := r.Goto(ctx, p.URL, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
+		res, err := r.Goto(ctx, url, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
 		if err != nil {
 			return nil, err
 		}

@@ -6,13 +6,16 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/weburl"
 )
 
 // handler runs one method. Only typed makes one, so the params of every
@@ -230,28 +233,92 @@ func (s *Service) tabsList(ctx context.Context, _ *agent, p protocol.TabsListPar
 	return protocol.TabsListResult{Tabs: tabs}, nil
 }
 
-func (s *Service) tabReply(raw json.RawMessage, l *link, op string) (any, error) {
+func (s *Service) tabReply(raw json.RawMessage, l *link, op string) (protocol.TabResult, error) {
 	var res protocol.TabResult
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, protocol.Errorf(protocol.CodeExtension, "%s: bad reply: %v", op, err)
+		return res, protocol.Errorf(protocol.CodeExtension, "%s: bad reply: %v", op, err)
 	}
 	res.Tab.Browser = l.id
 	return res, nil
 }
 
-func (s *Service) tabsOpen(ctx context.Context, _ *agent, p protocol.TabsOpenParams) (any, error) {
-	if p.URL == "" {
-		p.URL = "about:blank"
+// navURL turns what an agent gave as an address into the URL to load
+// (weburl.Normalize), or an invalid_params error saying why it cannot be.
+func navURL(op, raw string) (string, error) {
+	u, err := weburl.Normalize(raw)
+	if err != nil {
+		return "", protocol.Errorf(protocol.CodeInvalidParams, "%s: %v", op, err)
 	}
+	return u, nil
+}
+
+// checkUntil refuses an unknown load state before anything happens.
+func checkUntil(op, until string) error {
+	switch until {
+	case "", actions.LoadLoad, actions.LoadDOMContentLoaded, actions.LoadNetworkIdle, actions.LoadCommit:
+		return nil
+	}
+	return protocol.Errorf(protocol.CodeInvalidParams, "%s: unknown load state %q: want load, domcontentloaded, networkidle or commit", op, until)
+}
+
+// tabsOpen opens a tab and, unless noWait, loads the URL in it the way
+// goto does and waits for its load state: an agent's next call finds the
+// page there.
+func (s *Service) tabsOpen(ctx context.Context, _ *agent, p protocol.TabsOpenParams) (any, error) {
+	url := "about:blank"
+	if p.URL != "" {
+		var err error
+		if url, err = navURL("tabs.open", p.URL); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkUntil("tabs.open", p.Until); err != nil {
+		return nil, err
+	}
+	if p.NoWait && (p.Until != "" || p.TimeoutMs != 0) {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "tabs.open: noWait excludes until and timeoutMs")
+	}
+	if p.TimeoutMs < 0 {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "tabs.open: timeoutMs must not be negative")
+	}
+	wait := !p.NoWait && url != "about:blank"
 	l, err := s.pickLink(ctx, p.Browser)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := l.call(ctx, "tabs.open", 0, map[string]any{"url": p.URL, "active": !p.Background})
+	first := url
+	if wait {
+		// Navigated below with Page.navigate, which names the new
+		// document: a tab created with the URL would first show an
+		// about:blank that is already "loaded".
+		first = "about:blank"
+	}
+	raw, err := l.call(ctx, "tabs.open", 0, map[string]any{"url": first, "active": !p.Background})
 	if err != nil {
 		return nil, err
 	}
-	return s.tabReply(raw, l, "tabs.open")
+	res, err := s.tabReply(raw, l, "tabs.open")
+	if err != nil || !wait {
+		return res, err
+	}
+	nav, err := s.withRunner(ctx, protocol.Target{Browser: l.id, Tab: res.Tab.ID}, "open", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		n, err := r.Goto(ctx, url, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
+		if err != nil {
+			return nil, err
+		}
+		return navResult(tc.tabID, n), nil
+	})
+	if err != nil {
+		var pe *protocol.Error
+		if errors.As(err, &pe) {
+			pe.With("tab", res.Tab.ID) // the tab is open: say which it is
+		}
+		return nil, err
+	}
+	n := nav.(protocol.NavResult)
+	res.Tab.URL, res.Tab.Title, res.Tab.Status = n.URL, n.Title, ""
+	res.Nav = &n
+	return res, nil
 }
 
 func (s *Service) tabsClose(ctx context.Context, _ *agent, p protocol.TabParams) (any, error) {

@@ -56,21 +56,30 @@ func coreVerbs() map[string]verb {
 			human: printTabs,
 		},
 		"open": {
-			usage: "open URL", method: protocol.MethodTabsOpen,
+			usage: "open URL [--until load|domcontentloaded|networkidle|commit] [--no-wait] [--timeout D]", method: protocol.MethodTabsOpen,
 			params: func(a *argv, t protocol.Target) (any, error) {
-				args, err := a.exactly(1, "open URL")
+				p := protocol.TabsOpenParams{Browser: t.Browser, Until: a.flag("--until"), NoWait: a.boolean("--no-wait"), TimeoutMs: a.timeoutMs()}
+				args, err := a.exactly(1, "open URL [--until load|domcontentloaded|networkidle|commit] [--no-wait] [--timeout D]")
 				if err != nil {
 					return nil, err
 				}
-				return protocol.TabsOpenParams{Browser: t.Browser, URL: args[0]}, nil
+				if p.NoWait && (p.Until != "" || p.TimeoutMs != 0) {
+					return nil, usageError("open: --no-wait excludes --until and --timeout")
+				}
+				p.URL = args[0]
+				return p, nil
 			},
 			human: func(w io.Writer, raw json.RawMessage) error {
 				var r protocol.TabResult
 				if err := json.Unmarshal(raw, &r); err != nil {
 					return err
 				}
-				_, err := fmt.Fprintf(w, "opened tab %d: %s\n", r.Tab.ID, r.Tab.URL)
-				return err
+				if r.Nav == nil {
+					_, err := fmt.Fprintf(w, "opened tab %d: %s (not waiting for its load)\n", r.Tab.ID, r.Tab.URL)
+					return err
+				}
+				fmt.Fprintf(w, "opened tab %d: ", r.Tab.ID)
+				return printNavResult(w, *r.Nav)
 			},
 		},
 		"close": {

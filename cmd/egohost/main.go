@@ -49,7 +49,9 @@ Service and setup:
 
 Talking to the running service (common flags: --browser ID, --tab ID (default: the active
 tab), --json, --timeout D (the verb's wait; default timeouts.action)):
-  egohost tabs | tab ID | open URL | close      list, select, open, close tabs
+  egohost tabs | tab ID | close                 list, select, close tabs
+  egohost open URL [--until S] [--no-wait]       open a tab and wait for its load (like goto);
+                                                 example.com means https://, localhost:3000 http://
   egohost snapshot [-i] [--scope X] [--viewport] [--max N] [--start N] [--diff]
   egohost resolve TARGET [--wait]                count and list what TARGET matches
   egohost click|dblclick|rightclick|hover|focus|check|uncheck TARGET [--force] [--no-settle]
