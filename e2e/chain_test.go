@@ -272,3 +272,48 @@ func TestChainRefusals(t *testing.T) {
 		t.Errorf("ping after refusals: %v", err)
 	}
 }
+
+// The service dies mid-call: the CLI says so in words, with its own exit
+// code, instead of the WebSocket library's error.
+func TestCLIServiceDiesMidCall(t *testing.T) {
+	c := startChain(t)
+	base := serve(t, map[string]string{"/": `<title>mid-call</title>`})
+	tab := c.openTab(t, base+"/")
+	ctx := ctxT(t, 60*time.Second)
+
+	type result struct {
+		stdout, stderr string
+		code           int
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, errOut, code := c.cli(tab, "eval", "document.title = 'in flight', new Promise(() => {})", "--timeout", "40s")
+		done <- result{out, errOut, code}
+	}()
+	// The eval is in flight once the page's title changed.
+	for {
+		v, err := c.eval(ctx, tab, "document.title")
+		if err == nil && string(v) == `"in flight"` {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the CLI's eval never reached the page: %s, %v", v, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := c.svc.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-done:
+		want := "egohost: the egohost service stopped while `egohost eval` was waiting for its answer (it may or may not have been done); is it restarting?"
+		if r.code != 3 || !strings.HasPrefix(r.stderr, want) {
+			t.Errorf("CLI when the service died: exit %d, stderr %q; want exit 3 and %q", r.code, r.stderr, want)
+		}
+		if strings.Contains(r.stderr, "frame") || strings.Contains(r.stderr, "EOF") {
+			t.Errorf("CLI stderr shows the library's error: %q", r.stderr)
+		}
+	case <-ctx.Done():
+		t.Fatal("the CLI did not return after the service died")
+	}
+}

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -233,7 +235,7 @@ func (e *env) callVerb(ctx context.Context, v verb, args []string) error {
 	defer c.Close()
 	var raw json.RawMessage
 	if err := c.Call(ctx, v.method, params, &raw); err != nil {
-		return err
+		return lostService(strings.Fields(v.usage)[0], err)
 	}
 	if asJSON {
 		_, err := fmt.Fprintf(e.stdout, "%s\n", raw)
@@ -274,11 +276,11 @@ func (e *env) status(ctx context.Context, args []string) error {
 	defer c.Close()
 	var ping protocol.PingResult
 	if err := c.Call(ctx, protocol.MethodPing, nil, &ping); err != nil {
-		return err
+		return lostService("status", err)
 	}
 	var bl protocol.BrowsersListResult
 	if err := c.Call(ctx, protocol.MethodBrowsersList, nil, &bl); err != nil {
-		return err
+		return lostService("status", err)
 	}
 	if asJSON {
 		return json.NewEncoder(e.stdout).Encode(map[string]any{"service": ping, "browsers": bl.Browsers})
@@ -291,4 +293,25 @@ func (e *env) status(ctx context.Context, args []string) error {
 		fmt.Fprintf(e.stdout, "browser %s: extension %s %s, connected %s, %s\n", b.ID, b.ExtensionID, b.Version, b.ConnectedAt.Format(time.TimeOnly), b.UserAgent)
 	}
 	return nil
+}
+
+// serviceLostError is a call the service never answered because its
+// connection ended (exit code 3).
+type serviceLostError struct {
+	verb string
+	err  error
+}
+
+func (e *serviceLostError) Error() string {
+	return fmt.Sprintf("the egohost service stopped while `egohost %s` was waiting for its answer (it may or may not have been done); is it restarting? `egohost status` tells when it is back", e.verb)
+}
+
+func (e *serviceLostError) Unwrap() error { return e.err }
+
+// lostService words a lost connection for people; other errors pass.
+func lostService(verb string, err error) error {
+	if errors.Is(err, client.ErrConnectionLost) {
+		return &serviceLostError{verb: verb, err: err}
+	}
+	return err
 }
