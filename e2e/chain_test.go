@@ -6,8 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -316,4 +319,51 @@ func TestCLIServiceDiesMidCall(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the CLI did not return after the service died")
 	}
+}
+
+// 8 agents × 500 pipelined requests through the whole chain: every one is
+// answered, with its own result. Each agent has far more requests in
+// flight than limits.max_in_flight (64), so the cap's backpressure is in
+// play: the excess waits in the agents' sockets, nothing is refused or lost.
+func TestChainPipelinedLoad(t *testing.T) {
+	const agents, perAgent = 8, 500
+	c := startChain(t)
+	base := serve(t, map[string]string{"/": `<title>load</title>`})
+	tab := c.openTab(t, base+"/")
+	ctx := ctxT(t, 120*time.Second)
+
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, agents*perAgent)
+	for a := range agents {
+		agent := c.svc.dial(t)
+		for i := range perAgent {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				n := a*perAgent + i
+				v, err := evalWith(ctx, agent, tab, strconv.Itoa(n)+" * 2")
+				if err != nil {
+					errs <- fmt.Errorf("agent %d request %d: %w", a, i, err)
+					return
+				}
+				if string(v) != strconv.Itoa(2*n) {
+					errs <- fmt.Errorf("agent %d request %d: got %s, want %d", a, i, v, 2*n)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	failed := 0
+	for err := range errs {
+		if failed++; failed <= 10 {
+			t.Error(err)
+		}
+	}
+	if failed > 0 {
+		t.Fatalf("%d of %d requests failed", failed, agents*perAgent)
+	}
+	took := time.Since(start)
+	t.Logf("%d agents × %d pipelined requests, all answered in %v (%.0f requests/s)", agents, perAgent, took.Round(time.Millisecond), float64(agents*perAgent)/took.Seconds())
 }
