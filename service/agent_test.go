@@ -39,6 +39,9 @@ func TestEveryMethodRefusesBadParams(t *testing.T) {
 	}{
 		{"unknown field", `{"bogus":1}`},
 		{"unknown field beside known ones", `{"browser":"b1","bogus":1}`},
+		{"known field in the wrong case", `{"BROWSER":"b1"}`},
+		{"known field of the wrong type", `{"browser":1}`},
+		{"object inside an array", `[{"browser":"b1"}]`},
 		{"empty array", `[]`},
 		{"array", `[1,2]`},
 		{"string", `"x"`},
@@ -53,6 +56,28 @@ func TestEveryMethodRefusesBadParams(t *testing.T) {
 				err := a.Call(ctx, m, json.RawMessage(b.params), nil)
 				wantCode(t, err, protocol.CodeInvalidParams)
 			})
+		}
+	}
+}
+
+// The error says what was wrong, in words an agent can act on.
+func TestBadParamsMessages(t *testing.T) {
+	f := newFixture(t)
+	a := f.agent(t)
+	tests := []struct {
+		method, params, want string
+	}{
+		{protocol.MethodTabsList, `{"Browser":"b1"}`, `unknown field "Browser" (did you mean "browser"?)`},
+		{protocol.MethodPing, `{"bogus":1}`, `unknown field "bogus" (this method takes no params)`},
+		{protocol.MethodTabsClose, `{"tabb":1}`, `unknown field "tabb" (known: browser, tab)`},
+		{protocol.MethodBrowsersList, `[]`, `must be a JSON object (params by name), got an array`},
+		{protocol.MethodTabsClose, `{"tab":"7"}`, `cannot unmarshal string into Go struct field`},
+	}
+	for _, tt := range tests {
+		err := a.Call(context.Background(), tt.method, json.RawMessage(tt.params), nil)
+		var pe *protocol.Error
+		if !errors.As(err, &pe) || pe.Code != protocol.CodeInvalidParams || !strings.Contains(pe.Message, tt.want) {
+			t.Errorf("%s %s: got %v, want invalid_params saying %q", tt.method, tt.params, err, tt.want)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package service
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -17,28 +16,6 @@ import (
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/weburl"
 )
-
-// handler runs one method. Only typed makes one, so the params of every
-// method in the table are decoded by decodeParams and by nothing else: a
-// new method cannot forget to refuse unknown fields or a wrong JSON type.
-type handler struct {
-	run func(ctx context.Context, a *agent, params json.RawMessage) (any, error)
-}
-
-// typed makes the handler of a method whose params are a P (a struct;
-// noParams for methods that take none).
-func typed[P any](fn func(ctx context.Context, a *agent, p P) (any, error)) handler {
-	return handler{run: func(ctx context.Context, a *agent, params json.RawMessage) (any, error) {
-		var p P
-		if err := decodeParams(params, &p); err != nil {
-			return nil, err
-		}
-		return fn(ctx, a, p)
-	}}
-}
-
-// noParams are the params of a method that takes none: absent, null or {}.
-type noParams struct{}
 
 // handlers returns every method: the core ones below, and those that other
 // files of this package add (one file per capability). New builds it once.
@@ -76,42 +53,6 @@ func (s *Service) dispatch(ctx context.Context, a *agent, method string, params 
 	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 	defer cancel()
 	return h.run(ctx, a, params)
-}
-
-// decodeParams unmarshals params strictly into v: absent or null is the
-// zero value; anything else must be a JSON object whose every field v
-// knows, each of the right JSON type. Every failure is invalid_params.
-func decodeParams(params json.RawMessage, v any) error {
-	trimmed := bytes.TrimSpace(params)
-	if len(trimmed) == 0 || string(trimmed) == "null" {
-		return nil
-	}
-	if trimmed[0] != '{' {
-		return protocol.Errorf(protocol.CodeInvalidParams, "invalid params: must be a JSON object (params by name), got %s", jsonKind(trimmed[0]))
-	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return protocol.Errorf(protocol.CodeInvalidParams, "invalid params: %v", err)
-	}
-	if dec.More() {
-		return protocol.Errorf(protocol.CodeInvalidParams, "invalid params: data after the object")
-	}
-	return nil
-}
-
-// jsonKind names the JSON type that starts with c.
-func jsonKind(c byte) string {
-	switch {
-	case c == '[':
-		return "an array"
-	case c == '"':
-		return "a string"
-	case c == 't' || c == 'f':
-		return "a boolean"
-	default:
-		return "a number"
-	}
 }
 
 func (s *Service) ping(ctx context.Context, _ *agent, _ noParams) (any, error) {
