@@ -76,8 +76,8 @@ func coreVerbs() map[string]verb {
 				if err := json.Unmarshal(raw, &r); err != nil {
 					return err
 				}
-				if r.Nav == nil {
-					_, err := fmt.Fprintf(w, "opened tab %d: %s (not waiting for its load)\n", r.Tab.ID, r.Tab.URL)
+				if r.Nav == nil { // --no-wait, or about:blank
+					_, err := fmt.Fprintf(w, "opened tab %d: %s\n", r.Tab.ID, r.Tab.URL)
 					return err
 				}
 				fmt.Fprintf(w, "opened tab %d: ", r.Tab.ID)
