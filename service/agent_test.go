@@ -271,7 +271,56 @@ func TestInFlightCapRefusesWhenStuck(t *testing.T) {
 			t.Errorf("gate call: %v", err)
 		}
 	}
-	if err := a.Call(ctx, protocol.MethodPing, nil, nil); err != nil {
-		t.Errorf("ping once the slots are free: got %v, want success", err)
+	// A slot is given back just after its reply is sent: retry on busy,
+	// as the error says to.
+	for {
+		err := a.Call(ctx, protocol.MethodPing, nil, nil)
+		if err == nil {
+			break
+		}
+		if protocol.CodeOf(err) != protocol.CodeBusy || ctx.Err() != nil {
+			t.Fatalf("ping once the slots are free: got %v, want success", err)
+		}
+	}
+}
+
+// With the cap reached, the next request is not read until a request
+// ends: its answer comes after the answer that freed the slot.
+func TestInFlightCapHoldsTheNextRequest(t *testing.T) {
+	const limit = 2
+	g := newGate(limit)
+	f := newFixtureWith(t, func(o *Options) { o.MaxInFlight = limit }, g.install)
+	ws := rawAgent(t, f)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	send := func(msg string) {
+		if err := ws.Write(ctx, websocket.MessageText, []byte(msg)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next := func() protocol.Response {
+		_, data, err := ws.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r protocol.Response
+		if err := json.Unmarshal(data, &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"test.gate","params":{"n":1}}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"test.gate","params":{"n":2}}`)
+	g.waitStarted(t)
+	g.waitStarted(t)
+	send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	g.release <- struct{}{}
+	first, second := next(), next()
+	if string(first.ID) == "3" || string(second.ID) != "3" || second.Error != nil {
+		t.Errorf("got answers to ids %s then %s (%v), want a gate's answer, then the ping's", first.ID, second.ID, second.Error)
+	}
+	g.release <- struct{}{}
+	if last := next(); last.Error != nil || (string(last.ID) != "1" && string(last.ID) != "2") {
+		t.Errorf("last answer: got %+v, want the other gate's", last)
 	}
 }
