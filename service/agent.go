@@ -144,6 +144,9 @@ func (a *agent) serve(ctx context.Context) {
 			continue
 		}
 		if !admitted {
+			admitted = slots.admit(ctx)
+		}
+		if !admitted {
 			// Every slot has been busy for a whole request deadline: the
 			// requests in flight overran theirs, or the agent does not
 			// read its replies. Refuse rather than queue without bound.
@@ -191,22 +194,24 @@ func parseRequest(typ websocket.MessageType, data []byte) (protocol.Request, *pr
 // slots caps the requests one connection has in flight.
 type slots struct {
 	ch      chan struct{}
-	wait    time.Duration // longest wait for a free slot
-	stalled bool          // the last wait ran out: wait only stalledGrace until a slot frees
+	wait    time.Duration // longest wait for a free slot before reading
+	stalled bool          // the last wait ran out: read without waiting, then admit
 }
 
-// stalledGrace is how long a stalled connection's message waits for a
-// slot before it is refused: enough for a reply that overtook the release
-// of its own slot (the slot is given back just after the reply is sent).
-const stalledGrace = 100 * time.Millisecond
+// stalledGrace is how long a message read while stalled waits for a slot
+// before it is refused. It covers a reply that overtook the release of its
+// own slot (a slot is given back just after its reply is sent), and it
+// paces a stuck connection's refusals.
+const stalledGrace = time.Second
 
 func newSlots(n int, wait time.Duration) *slots {
 	return &slots{ch: make(chan struct{}, n), wait: wait}
 }
 
-// acquire takes a slot, waiting while all are busy. It reports false
-// (without a slot) when none freed within the wait; after that it waits
-// only stalledGrace until a slot frees again. It fails only when ctx ends.
+// acquire takes a slot before the next message is read, waiting while all
+// are busy: the backpressure. It reports false (without a slot) when none
+// freed within the wait, and, once stalled, at once; admit then decides
+// about the message read. It fails only when ctx ends.
 func (s *slots) acquire(ctx context.Context) (bool, error) {
 	select {
 	case s.ch <- struct{}{}:
@@ -214,21 +219,35 @@ func (s *slots) acquire(ctx context.Context) (bool, error) {
 		return true, nil
 	default:
 	}
-	wait := s.wait
 	if s.stalled {
-		wait = min(wait, stalledGrace)
+		return false, ctx.Err()
 	}
-	t := time.NewTimer(wait)
+	t := time.NewTimer(s.wait)
 	defer t.Stop()
 	select {
 	case s.ch <- struct{}{}:
-		s.stalled = false
 		return true, nil
 	case <-t.C:
 		s.stalled = true
 		return false, nil
 	case <-ctx.Done():
 		return false, ctx.Err()
+	}
+}
+
+// admit takes a slot for a message read without one, waiting at most
+// stalledGrace: slots may have freed while the message was awaited.
+func (s *slots) admit(ctx context.Context) bool {
+	t := time.NewTimer(stalledGrace)
+	defer t.Stop()
+	select {
+	case s.ch <- struct{}{}:
+		s.stalled = false
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
 	}
 }
 
