@@ -120,7 +120,8 @@ func (e *fakeExt) send(v any) {
 // read reads the next frame from the service, reassembling chunks.
 func (e *fakeExt) read() map[string]any {
 	e.t.Helper()
-	e.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	// Generous: 2 MiB under the race detector on a loaded machine takes seconds.
+	e.conn.SetReadDeadline(time.Now().Add(30 * time.Second))
 	var pieces []string
 	for {
 		b, err := e.r.Read()
@@ -175,7 +176,8 @@ func TestNoBrowser(t *testing.T) {
 }
 
 func TestCDPRoundTripAndChunking(t *testing.T) {
-	f := newFixture(t)
+	// 2 MiB each way takes seconds under the race detector on a loaded machine.
+	f := newFixtureWith(t, func(o *Options) { o.RequestTimeout = time.Minute }, nil)
 	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
 	ext.hello()
 	a := f.agent(t)
