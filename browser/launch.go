@@ -34,6 +34,13 @@ type Options struct {
 	// Prepare runs after the profile folder exists and before the browser
 	// starts (e.g. to write a native messaging host manifest into it).
 	Prepare func(userDataDir string) error
+	// DevToolsPortForTests opens Chrome's DevTools port
+	// (--remote-debugging-port=0), which lets any local process drive the
+	// browser without egohost's token. For tests that need a direct
+	// DevTools connection only: Launch refuses it unless UserDataDir is
+	// empty (a fresh temporary profile), so it never opens on a user's
+	// profile. egohost launch never sets it.
+	DevToolsPortForTests bool
 }
 
 // Process is a running browser.
@@ -41,6 +48,7 @@ type Process struct {
 	cmd         *exec.Cmd
 	userDataDir string
 	removeDir   bool
+	devTools    bool // launched with DevToolsPortForTests
 	mark        string
 	done        chan struct{}
 	waitErr     error
@@ -58,8 +66,10 @@ func Flags(opts Options, userDataDir string) []string {
 		"--disable-component-update",
 		"--disable-sync",
 		"--disable-quic",
-		"--remote-debugging-port=0",
 		"--window-size=1280,800",
+	}
+	if opts.DevToolsPortForTests {
+		args = append(args, "--remote-debugging-port=0")
 	}
 	if opts.Headless {
 		args = append(args, "--headless=new", "--disable-gpu")
@@ -83,7 +93,15 @@ func Launch(ctx context.Context, opts Options) (*Process, error) {
 	if opts.Binary == "" {
 		return nil, errors.New("launch browser: no binary")
 	}
-	p := &Process{userDataDir: opts.UserDataDir, done: make(chan struct{})}
+	if opts.DevToolsPortForTests && opts.UserDataDir != "" {
+		return nil, errors.New("launch browser: DevToolsPortForTests opens an unauthenticated DevTools port: it is only for a fresh temporary profile, not " + opts.UserDataDir)
+	}
+	for _, a := range opts.Args {
+		if strings.HasPrefix(a, "--remote-debugging-") {
+			return nil, fmt.Errorf("launch browser: refusing %s: egohost never opens a DevTools port on a profile (tests use DevToolsPortForTests)", a)
+		}
+	}
+	p := &Process{userDataDir: opts.UserDataDir, devTools: opts.DevToolsPortForTests, done: make(chan struct{})}
 	if p.userDataDir == "" {
 		dir, err := os.MkdirTemp("", "egohost-profile-")
 		if err != nil {
@@ -95,7 +113,9 @@ func Launch(ctx context.Context, opts Options) (*Process, error) {
 		p.cleanupDir()
 		return nil, fmt.Errorf("launch browser: extension path %q is not absolute", opts.Extension)
 	}
-	// A stale DevToolsActivePort from an earlier run would give a wrong port.
+	// A stale DevToolsActivePort from an earlier run (of an egohost that
+	// opened the port) would give a wrong port, or tell local processes
+	// where to look.
 	_ = os.Remove(filepath.Join(p.userDataDir, "DevToolsActivePort"))
 	if opts.Prepare != nil {
 		if err := opts.Prepare(p.userDataDir); err != nil {
@@ -153,8 +173,12 @@ func (p *Process) UserDataDir() string { return p.userDataDir }
 func (p *Process) Done() <-chan struct{} { return p.done }
 
 // DevToolsURL waits for the browser to write DevToolsActivePort and returns
-// the browser-level DevTools WebSocket URL.
+// the browser-level DevTools WebSocket URL. Only a browser launched with
+// DevToolsPortForTests has one.
 func (p *Process) DevToolsURL(ctx context.Context) (string, error) {
+	if !p.devTools {
+		return "", errors.New("devtools url: the browser was launched without a DevTools port (only DevToolsPortForTests opens one)")
+	}
 	path := filepath.Join(p.userDataDir, "DevToolsActivePort")
 	for {
 		if f, err := os.Open(path); err == nil {

@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -22,15 +23,22 @@ import (
 	"github.com/egohost/egohost/protocol"
 )
 
-// ErrClosed is returned by calls on a closed client.
+// ErrClosed is returned by calls on a client that Close closed.
 var ErrClosed = errors.New("client: connection closed")
+
+// ErrConnectionLost is returned by calls in flight, and by later calls,
+// when the connection ended without Close: the service stopped or
+// restarted, or the network dropped the connection. A call in flight may
+// or may not have run.
+var ErrConnectionLost = errors.New("the connection to the egohost service was lost")
 
 // Client is one agent connection. It is safe for concurrent use.
 type Client struct {
-	ws     *websocket.Conn
-	cancel context.CancelFunc
-	done   chan struct{}
-	notes  chan protocol.Message
+	ws      *websocket.Conn
+	cancel  context.CancelFunc
+	done    chan struct{}
+	notes   chan protocol.Message
+	closing atomic.Bool // Close was called
 
 	mu      sync.Mutex
 	nextID  int64
@@ -136,7 +144,11 @@ func (c *Client) read(ctx context.Context) {
 	for {
 		_, data, err := c.ws.Read(ctx)
 		if err != nil {
-			c.fail(fmt.Errorf("%w: %v", ErrClosed, err))
+			if ctx.Err() != nil || c.closing.Load() {
+				c.fail(ErrClosed)
+			} else {
+				c.fail(fmt.Errorf("%w (%v)", ErrConnectionLost, err))
+			}
 			return
 		}
 		var m protocol.Message
@@ -200,7 +212,15 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 	c.mu.Unlock()
 	b, err := json.Marshal(protocol.Request{JSONRPC: protocol.Version, ID: json.RawMessage(id), Method: method, Params: raw})
 	if err == nil {
-		err = c.write(b)
+		if err = c.write(b); err != nil {
+			c.mu.Lock()
+			if c.err != nil { // the reader saw why first
+				err = c.err
+			} else {
+				err = fmt.Errorf("%w (%v)", ErrConnectionLost, err)
+			}
+			c.mu.Unlock()
+		}
 	}
 	if err != nil {
 		c.forget(id)
@@ -241,6 +261,7 @@ func (c *Client) forget(id string) {
 
 // Close closes the connection.
 func (c *Client) Close() error {
+	c.closing.Store(true)
 	err := c.ws.Close(websocket.StatusNormalClosure, "")
 	c.cancel()
 	<-c.done

@@ -74,11 +74,18 @@ type Timeouts struct {
 	Action  time.Duration // default auto-wait for actions and resolution
 }
 
-// Limits holds the limits.* keys, in bytes. Every one is positive.
+// Limits holds the limits.* keys. Every one is positive.
 type Limits struct {
-	MaxBrowserFrame int // browser -> host frame cap, at most 64 MiB
-	MaxRPCMessage   int // agent <-> service WebSocket message cap
+	MaxBrowserFrame int // browser -> host frame cap in bytes, at most 64 MiB
+	MaxRPCMessage   int // agent <-> service WebSocket message cap in bytes
+	// MaxInFlight is how many requests one agent connection may have
+	// running at once (at most MaxInFlightLimit); the service reads no
+	// more of that connection until one ends.
+	MaxInFlight int
 }
+
+// MaxInFlightLimit is the largest accepted value of limits.max_in_flight.
+const MaxInFlightLimit = 4096
 
 // Options tells Load where to look. The zero value loads the defaults only,
 // resolved for the running OS with no home directory and no environment.
@@ -111,6 +118,7 @@ const (
 	keyAction          = "timeouts.action"
 	keyMaxBrowserFrame = "limits.max_browser_frame"
 	keyMaxRPCMessage   = "limits.max_rpc_message"
+	keyMaxInFlight     = "limits.max_in_flight"
 	keyLogLevel        = "log_level"
 )
 

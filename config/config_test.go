@@ -50,7 +50,7 @@ func defaults(home string) *Config {
 			Launch:  30 * time.Second,
 			Action:  5 * time.Second,
 		},
-		Limits:   Limits{MaxBrowserFrame: 64 << 20, MaxRPCMessage: 64 << 20},
+		Limits:   Limits{MaxBrowserFrame: 64 << 20, MaxRPCMessage: 64 << 20, MaxInFlight: 64},
 		LogLevel: slog.LevelInfo,
 	}
 }
@@ -106,6 +106,7 @@ log_level: debug
 				"EGOHOST_LISTEN":                 "127.0.0.2:1",
 				"EGOHOST_ALLOWED_EXTENSION_IDS":  "dddddddddddddddddddddddddddddddd, " + testID,
 				"EGOHOST_LIMITS_MAX_RPC_MESSAGE": "1048576",
+				"EGOHOST_LIMITS_MAX_IN_FLIGHT":   "8",
 				"EGOHOST_LOG_LEVEL":              "WARN",
 				"EGOHOST_STATE_DIR":              "/srv/state",
 			})},
@@ -115,6 +116,7 @@ log_level: debug
 				c.Timeouts.Request = 3 * time.Minute
 				c.Limits.MaxBrowserFrame = 1000000
 				c.Limits.MaxRPCMessage = 1 << 20
+				c.Limits.MaxInFlight = 8
 				c.AllowedExtensionIDs = []string{"dddddddddddddddddddddddddddddddd", testID}
 				c.LogLevel = slog.LevelWarn
 				c.StateDir = "/srv/state"
@@ -176,6 +178,9 @@ func TestLoadBadValues(t *testing.T) {
 		{"limits.max_browser_frame", "0", `config: limits.max_browser_frame: "0" must be positive`},
 		{"limits.max_rpc_message", "12XB", `config: limits.max_rpc_message: "12XB" is not a size`},
 		{"limits.max_rpc_message", "99999999999999999999", `config: limits.max_rpc_message: "99999999999999999999" is not a size`},
+		{"limits.max_in_flight", "many", `config: limits.max_in_flight: "many" is not a whole number`},
+		{"limits.max_in_flight", "0", `config: limits.max_in_flight: "0" must be positive`},
+		{"limits.max_in_flight", "5000", `config: limits.max_in_flight: "5000" exceeds the maximum of 4096`},
 		{"listen", "0.0.0.0:80", `config: listen: "0.0.0.0:80" is not a loopback address`},
 		{"listen", "192.168.1.2:80", `config: listen: "192.168.1.2:80" is not a loopback address`},
 		{"listen", "example.com:80", `config: listen: "example.com:80" is not a loopback address`},

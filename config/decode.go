@@ -42,6 +42,7 @@ func decode(v *viper.Viper, src sources) (*Config, error) {
 		Limits: Limits{
 			MaxBrowserFrame: d.size(keyMaxBrowserFrame, MaxBrowserFrameLimit),
 			MaxRPCMessage:   d.size(keyMaxRPCMessage, math.MaxInt),
+			MaxInFlight:     d.count(keyMaxInFlight, MaxInFlightLimit),
 		},
 		LogLevel: d.logLevel(keyLogLevel),
 	}
@@ -136,6 +137,27 @@ func (d *decoder) size(key string, max int) int {
 		return 0
 	case n > max:
 		d.fail(key, s, fmt.Sprintf("exceeds the maximum of %d bytes", max))
+		return 0
+	}
+	return n
+}
+
+// count returns a whole number from 1 to max.
+func (d *decoder) count(key string, max int) int {
+	s := d.str(key)
+	if d.err != nil {
+		return 0
+	}
+	n, err := strconv.Atoi(s)
+	switch {
+	case err != nil:
+		d.fail(key, s, "is not a whole number")
+		return 0
+	case n <= 0:
+		d.fail(key, s, "must be positive")
+		return 0
+	case n > max:
+		d.fail(key, s, fmt.Sprintf("exceeds the maximum of %d", max))
 		return 0
 	}
 	return n

@@ -6,8 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -271,4 +274,96 @@ func TestChainRefusals(t *testing.T) {
 	if err := c.agent.Call(ctx, protocol.MethodPing, nil, nil); err != nil {
 		t.Errorf("ping after refusals: %v", err)
 	}
+}
+
+// The service dies mid-call: the CLI says so in words, with its own exit
+// code, instead of the WebSocket library's error.
+func TestCLIServiceDiesMidCall(t *testing.T) {
+	c := startChain(t)
+	base := serve(t, map[string]string{"/": `<title>mid-call</title>`})
+	tab := c.openTab(t, base+"/")
+	ctx := ctxT(t, 60*time.Second)
+
+	type result struct {
+		stdout, stderr string
+		code           int
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, errOut, code := c.cli(tab, "eval", "document.title = 'in flight', new Promise(() => {})", "--timeout", "40s")
+		done <- result{out, errOut, code}
+	}()
+	// The eval is in flight once the page's title changed.
+	for {
+		v, err := c.eval(ctx, tab, "document.title")
+		if err == nil && string(v) == `"in flight"` {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the CLI's eval never reached the page: %s, %v", v, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := c.svc.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-done:
+		want := "egohost: the egohost service stopped while `egohost eval` was waiting for its answer (it may or may not have been done); is it restarting?"
+		if r.code != 3 || !strings.HasPrefix(r.stderr, want) {
+			t.Errorf("CLI when the service died: exit %d, stderr %q; want exit 3 and %q", r.code, r.stderr, want)
+		}
+		if strings.Contains(r.stderr, "frame") || strings.Contains(r.stderr, "EOF") {
+			t.Errorf("CLI stderr shows the library's error: %q", r.stderr)
+		}
+	case <-ctx.Done():
+		t.Fatal("the CLI did not return after the service died")
+	}
+}
+
+// 8 agents × 500 pipelined requests through the whole chain: every one is
+// answered, with its own result. Each agent has far more requests in
+// flight than limits.max_in_flight (64), so the cap's backpressure is in
+// play: the excess waits in the agents' sockets, nothing is refused or lost.
+func TestChainPipelinedLoad(t *testing.T) {
+	const agents, perAgent = 8, 500
+	c := startChain(t)
+	base := serve(t, map[string]string{"/": `<title>load</title>`})
+	tab := c.openTab(t, base+"/")
+	ctx := ctxT(t, 120*time.Second)
+
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, agents*perAgent)
+	for a := range agents {
+		agent := c.svc.dial(t)
+		for i := range perAgent {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				n := a*perAgent + i
+				v, err := evalWith(ctx, agent, tab, strconv.Itoa(n)+" * 2")
+				if err != nil {
+					errs <- fmt.Errorf("agent %d request %d: %w", a, i, err)
+					return
+				}
+				if string(v) != strconv.Itoa(2*n) {
+					errs <- fmt.Errorf("agent %d request %d: got %s, want %d", a, i, v, 2*n)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	failed := 0
+	for err := range errs {
+		if failed++; failed <= 10 {
+			t.Error(err)
+		}
+	}
+	if failed > 0 {
+		t.Fatalf("%d of %d requests failed", failed, agents*perAgent)
+	}
+	took := time.Since(start)
+	t.Logf("%d agents × %d pipelined requests, all answered in %v (%.0f requests/s)", agents, perAgent, took.Round(time.Millisecond), float64(agents*perAgent)/took.Seconds())
 }

@@ -227,6 +227,8 @@ func startChain(t testing.TB) *chain {
 		Headless:     true,
 		Env:          chainEnv(stateDir),
 		Stderr:       c.stderr,
+		// The oracle and the baselines talk to the browser directly.
+		DevToolsPortForTests: true,
 	})
 	if err != nil {
 		t.Fatalf("launch: %v", err)

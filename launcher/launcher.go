@@ -30,6 +30,9 @@ type Options struct {
 	Env          []string // browser (and so relay) environment; nil = this process's
 	Args         []string // extra browser flags
 	Stderr       io.Writer
+	// DevToolsPortForTests is browser.Options.DevToolsPortForTests: a
+	// direct DevTools port for tests, never for users.
+	DevToolsPortForTests bool
 }
 
 // Launch writes the extension and the host manifest and starts the browser.
@@ -49,14 +52,15 @@ func Launch(ctx context.Context, o Options) (*browser.Process, error) {
 	}
 	manifest := install.NewHostManifest(o.HostName, o.Host, o.ExtensionIDs)
 	return browser.Launch(ctx, browser.Options{
-		Binary:      o.Browser,
-		UserDataDir: o.UserDataDir,
-		Headless:    o.Headless,
-		Extension:   ext,
-		URL:         o.URL,
-		Args:        o.Args,
-		Env:         o.Env,
-		Stderr:      o.Stderr,
+		Binary:               o.Browser,
+		UserDataDir:          o.UserDataDir,
+		Headless:             o.Headless,
+		Extension:            ext,
+		URL:                  o.URL,
+		Args:                 o.Args,
+		Env:                  o.Env,
+		Stderr:               o.Stderr,
+		DevToolsPortForTests: o.DevToolsPortForTests,
 		Prepare: func(udd string) error {
 			_, err := install.WriteManifest(install.ProfileManifestDir(udd), manifest)
 			return err

@@ -80,14 +80,26 @@ type TabsListResult struct {
 // TabsOpenParams are the params of tabs.open.
 type TabsOpenParams struct {
 	Browser string `json:"browser,omitempty"`
-	URL     string `json:"url"`
+	// URL is a URL or a bare host ("example.com" → https://, a loopback
+	// host → http://); empty means about:blank.
+	URL string `json:"url"`
 	// Background opens the tab without activating it.
 	Background bool `json:"background,omitempty"`
+	// Until is the load state to wait for, as goto's: load (default),
+	// domcontentloaded, networkidle or commit.
+	Until string `json:"until,omitempty"`
+	// NoWait returns as soon as the tab exists, without waiting for its load.
+	NoWait bool `json:"noWait,omitempty"`
+	// TimeoutMs bounds the wait for the load state (default: the
+	// navigation timeout, as goto's).
+	TimeoutMs int `json:"timeoutMs,omitempty"`
 }
 
 // TabResult answers tabs.open and tabs.select.
 type TabResult struct {
 	Tab Tab `json:"tab"`
+	// Nav is what tabs.open's wait for the load reached (absent with noWait).
+	Nav *NavResult `json:"nav,omitempty"`
 }
 
 // TabParams names one tab (tabs.close, tabs.select).

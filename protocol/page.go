@@ -23,6 +23,9 @@ type SnapshotParams struct {
 	Diff bool `json:"diff,omitempty"`
 	// Refs adds the refs with their backendNodeIds to the result.
 	Refs bool `json:"refs,omitempty"`
+	// TimeoutMs bounds the wait for a document that is still being parsed
+	// to reach DOMContentLoaded (default timeouts.action).
+	TimeoutMs int `json:"timeoutMs,omitempty"`
 }
 
 // Ref describes one ref of a snapshot.

@@ -100,6 +100,7 @@ const (
 	CodeUnsupported      Code = 1108 // the operation is not possible on this target
 	CodeDialogOpen       Code = 1109 // a JavaScript dialog blocks the page; data.dialog (answer it with the dialog method)
 	CodeDownloadFailed   Code = 1110 // the download was interrupted; data.download
+	CodeBusy             Code = 1111 // the connection's in-flight cap stayed full for a whole request deadline; data.limit
 )
 
 // Name returns the stable short name of a code.
@@ -167,6 +168,8 @@ func (c Code) Name() string {
 		return "dialog_open"
 	case CodeDownloadFailed:
 		return "download_failed"
+	case CodeBusy:
+		return "busy"
 	}
 	return fmt.Sprintf("code_%d", int(c))
 }

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -17,27 +16,27 @@ import (
 // (docs/protocol-actions.md).
 func (s *Service) actionHandlers() map[string]handler {
 	return map[string]handler{
-		protocol.MethodClick:      s.click,
+		protocol.MethodClick:      typed(s.click),
 		protocol.MethodHover:      s.elementAction(protocol.MethodHover),
 		protocol.MethodCheck:      s.elementAction(protocol.MethodCheck),
 		protocol.MethodUncheck:    s.elementAction(protocol.MethodUncheck),
 		protocol.MethodFocus:      s.elementAction(protocol.MethodFocus),
-		protocol.MethodFill:       s.fill,
-		protocol.MethodType:       s.typeText,
-		protocol.MethodPress:      s.press,
-		protocol.MethodSelect:     s.selectOptions,
-		protocol.MethodDrag:       s.drag,
-		protocol.MethodUpload:     s.upload,
-		protocol.MethodScroll:     s.scroll,
-		protocol.MethodWait:       s.wait,
-		protocol.MethodGoto:       s.gotoURL,
+		protocol.MethodFill:       typed(s.fill),
+		protocol.MethodType:       typed(s.typeText),
+		protocol.MethodPress:      typed(s.press),
+		protocol.MethodSelect:     typed(s.selectOptions),
+		protocol.MethodDrag:       typed(s.drag),
+		protocol.MethodUpload:     typed(s.upload),
+		protocol.MethodScroll:     typed(s.scroll),
+		protocol.MethodWait:       typed(s.wait),
+		protocol.MethodGoto:       typed(s.gotoURL),
 		protocol.MethodBack:       s.history(protocol.MethodBack),
 		protocol.MethodForward:    s.history(protocol.MethodForward),
 		protocol.MethodReload:     s.history(protocol.MethodReload),
-		protocol.MethodEval:       s.eval,
-		protocol.MethodScreenshot: s.screenshot,
-		protocol.MethodDialog:     s.dialog,
-		protocol.MethodDownload:   s.download,
+		protocol.MethodEval:       typed(s.eval),
+		protocol.MethodScreenshot: typed(s.screenshot),
+		protocol.MethodDialog:     typed(s.dialog),
+		protocol.MethodDownload:   typed(s.download),
 	}
 }
 
@@ -215,11 +214,7 @@ func needElement(op, element string) error {
 	return nil
 }
 
-func (s *Service) click(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.ClickParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) click(ctx context.Context, _ *agent, p protocol.ClickParams) (any, error) {
 	if err := needElement("click", p.Element); err != nil {
 		return nil, err
 	}
@@ -235,11 +230,7 @@ func (s *Service) click(ctx context.Context, _ *agent, params json.RawMessage) (
 // elementAction is a method that takes one element: hover, check,
 // uncheck, focus.
 func (s *Service) elementAction(op string) handler {
-	return func(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-		var p protocol.ElementParams
-		if err := decode(params, &p); err != nil {
-			return nil, err
-		}
+	return typed(func(ctx context.Context, _ *agent, p protocol.ElementParams) (any, error) {
 		if err := needElement(op, p.Element); err != nil {
 			return nil, err
 		}
@@ -262,14 +253,10 @@ func (s *Service) elementAction(op string) handler {
 			}
 			return actionResult(op, tc.tabID, res), nil
 		})
-	}
+	})
 }
 
-func (s *Service) fill(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.FillParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) fill(ctx context.Context, _ *agent, p protocol.FillParams) (any, error) {
 	if err := needElement("fill", p.Element); err != nil {
 		return nil, err
 	}
@@ -282,11 +269,7 @@ func (s *Service) fill(ctx context.Context, _ *agent, params json.RawMessage) (a
 	})
 }
 
-func (s *Service) typeText(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.TypeParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) typeText(ctx context.Context, _ *agent, p protocol.TypeParams) (any, error) {
 	if p.DelayMs < 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "type: delayMs must not be negative")
 	}
@@ -299,11 +282,7 @@ func (s *Service) typeText(ctx context.Context, _ *agent, params json.RawMessage
 	})
 }
 
-func (s *Service) press(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.PressParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) press(ctx context.Context, _ *agent, p protocol.PressParams) (any, error) {
 	if p.Key == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "press: key is empty")
 	}
@@ -316,11 +295,7 @@ func (s *Service) press(ctx context.Context, _ *agent, params json.RawMessage) (
 	})
 }
 
-func (s *Service) selectOptions(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.SelectParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) selectOptions(ctx context.Context, _ *agent, p protocol.SelectParams) (any, error) {
 	if err := needElement("select", p.Element); err != nil {
 		return nil, err
 	}
@@ -338,11 +313,7 @@ func (s *Service) selectOptions(ctx context.Context, _ *agent, params json.RawMe
 	})
 }
 
-func (s *Service) drag(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.DragParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) drag(ctx context.Context, _ *agent, p protocol.DragParams) (any, error) {
 	if p.Element == "" || p.To == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "drag: needs a target and a to (each a @ref or a locator)")
 	}
@@ -355,11 +326,7 @@ func (s *Service) drag(ctx context.Context, _ *agent, params json.RawMessage) (a
 	})
 }
 
-func (s *Service) upload(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.UploadParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) upload(ctx context.Context, _ *agent, p protocol.UploadParams) (any, error) {
 	if err := needElement("upload", p.Element); err != nil {
 		return nil, err
 	}
@@ -384,11 +351,7 @@ func (s *Service) upload(ctx context.Context, _ *agent, params json.RawMessage) 
 	})
 }
 
-func (s *Service) scroll(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.ScrollParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) scroll(ctx context.Context, _ *agent, p protocol.ScrollParams) (any, error) {
 	if p.Element == "" && p.DX == 0 && p.DY == 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "scroll: give a target to scroll into view, or a delta (dx, dy)")
 	}
@@ -401,11 +364,7 @@ func (s *Service) scroll(ctx context.Context, _ *agent, params json.RawMessage) 
 	})
 }
 
-func (s *Service) wait(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.WaitParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) wait(ctx context.Context, _ *agent, p protocol.WaitParams) (any, error) {
 	return s.withRunner(ctx, p.Target, "wait", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Wait(ctx, actions.WaitOptions{
 			Target: p.Element, State: p.State, Text: p.Text, Gone: p.Gone, URL: p.URL, Load: p.Load, Function: p.Function,
@@ -429,16 +388,16 @@ func navResult(tab int, r *actions.NavResult) protocol.NavResult {
 	}
 }
 
-func (s *Service) gotoURL(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.GotoParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) gotoURL(ctx context.Context, _ *agent, p protocol.GotoParams) (any, error) {
 	if p.URL == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "goto: url is empty")
 	}
+	url, err := navURL("goto", p.URL)
+	if err != nil {
+		return nil, err
+	}
 	return s.withRunner(ctx, p.Target, "goto", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
-		res, err := r.Goto(ctx, p.URL, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
+		res, err := r.Goto(ctx, url, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
 		if err != nil {
 			return nil, err
 		}
@@ -448,11 +407,7 @@ func (s *Service) gotoURL(ctx context.Context, _ *agent, params json.RawMessage)
 
 // history is back, forward or reload.
 func (s *Service) history(op string) handler {
-	return func(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-		var p protocol.NavParams
-		if err := decode(params, &p); err != nil {
-			return nil, err
-		}
+	return typed(func(ctx context.Context, _ *agent, p protocol.NavParams) (any, error) {
 		return s.withRunner(ctx, p.Target, op, func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 			o := actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)}
 			var res *actions.NavResult
@@ -470,14 +425,10 @@ func (s *Service) history(op string) handler {
 			}
 			return navResult(tc.tabID, res), nil
 		})
-	}
+	})
 }
 
-func (s *Service) eval(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.EvalParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) eval(ctx context.Context, _ *agent, p protocol.EvalParams) (any, error) {
 	if p.Expression == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "eval: expression is empty")
 	}
@@ -490,11 +441,7 @@ func (s *Service) eval(ctx context.Context, _ *agent, params json.RawMessage) (a
 	})
 }
 
-func (s *Service) screenshot(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.ScreenshotParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) screenshot(ctx context.Context, _ *agent, p protocol.ScreenshotParams) (any, error) {
 	if p.Path != "" && !filepath.IsAbs(p.Path) {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "screenshot: path %q is not absolute", p.Path)
 	}
@@ -518,11 +465,7 @@ func (s *Service) screenshot(ctx context.Context, _ *agent, params json.RawMessa
 	})
 }
 
-func (s *Service) dialog(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.DialogParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) dialog(ctx context.Context, _ *agent, p protocol.DialogParams) (any, error) {
 	return s.withRunner(ctx, p.Target, "dialog", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.HandleDialog(ctx, p.Accept, p.PromptText, millis(p.TimeoutMs))
 		if err != nil {
@@ -535,11 +478,7 @@ func (s *Service) dialog(ctx context.Context, _ *agent, params json.RawMessage) 
 // download waits for the browser's next download (chrome.downloads events
 // from the extension) to start and to finish, after clicking p.Click when
 // given.
-func (s *Service) download(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.DownloadParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) download(ctx context.Context, _ *agent, p protocol.DownloadParams) (any, error) {
 	start := time.Now()
 	l, err := s.pickLink(ctx, p.Browser)
 	if err != nil {

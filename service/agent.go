@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
@@ -120,7 +121,15 @@ func (a *agent) serve(ctx context.Context) {
 		a.ws.CloseNow()
 	}()
 	a.ws.SetReadLimit(int64(a.s.opts.MaxRPCMessage))
+	slots := newSlots(a.s.opts.MaxInFlight, a.s.opts.RequestTimeout)
 	for {
+		// Backpressure: with MaxInFlight requests running, read nothing
+		// more until one ends. A pipelining agent is slowed down by its
+		// own socket, and loses nothing.
+		admitted, err := slots.acquire(ctx)
+		if err != nil {
+			return
+		}
 		typ, data, err := a.ws.Read(ctx)
 		if err != nil {
 			if websocket.CloseStatus(err) == websocket.StatusMessageTooBig {
@@ -128,28 +137,124 @@ func (a *agent) serve(ctx context.Context) {
 			}
 			return
 		}
-		if typ != websocket.MessageText {
-			a.reply(ctx, nil, nil, protocol.Errorf(protocol.CodeInvalidRequest, "binary messages are not JSON-RPC"))
+		req, perr := parseRequest(typ, data)
+		if perr != nil {
+			slots.release(admitted)
+			a.reply(ctx, req.ID, nil, perr)
 			continue
 		}
-		var req protocol.Request
-		if err := json.Unmarshal(data, &req); err != nil {
-			a.reply(ctx, json.RawMessage("null"), nil, protocol.Errorf(protocol.CodeParseError, "parse error: %v", err))
-			continue
+		if !admitted {
+			admitted = slots.admit(ctx)
 		}
-		if req.JSONRPC != protocol.Version || req.Method == "" {
-			a.reply(ctx, req.ID, nil, protocol.Errorf(protocol.CodeInvalidRequest, `invalid request: need "jsonrpc": "2.0" and a method`))
+		if !admitted {
+			// Every slot has been busy for a whole request deadline: the
+			// requests in flight overran theirs, or the agent does not
+			// read its replies. Refuse rather than queue without bound.
+			a.s.log.Warn("agent over its in-flight cap", "limit", a.s.opts.MaxInFlight, "method", req.Method)
+			if len(req.ID) > 0 {
+				a.reply(ctx, req.ID, nil, protocol.Errorf(protocol.CodeBusy,
+					"busy: this connection has had %d requests in flight for over %v; retry when some have answered", a.s.opts.MaxInFlight, a.s.opts.RequestTimeout).
+					With("limit", a.s.opts.MaxInFlight))
+			}
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer slots.release(true)
 			res, err := a.s.dispatch(ctx, a, req.Method, req.Params)
 			if len(req.ID) == 0 {
 				return // a notification gets no reply
 			}
 			a.reply(ctx, req.ID, res, err)
 		}()
+	}
+}
+
+// parseRequest checks one agent message. On error, the returned request
+// carries the ID to answer (null when unknown).
+func parseRequest(typ websocket.MessageType, data []byte) (protocol.Request, *protocol.Error) {
+	if typ != websocket.MessageText {
+		return protocol.Request{}, protocol.Errorf(protocol.CodeInvalidRequest, "binary messages are not JSON-RPC")
+	}
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+		return protocol.Request{}, protocol.Errorf(protocol.CodeInvalidRequest,
+			"batches are not supported: send each request as its own message (requests on one connection run concurrently)")
+	}
+	var req protocol.Request
+	if err := json.Unmarshal(data, &req); err != nil {
+		return protocol.Request{}, protocol.Errorf(protocol.CodeParseError, "parse error: %v", err)
+	}
+	if req.JSONRPC != protocol.Version || req.Method == "" {
+		return req, protocol.Errorf(protocol.CodeInvalidRequest, `invalid request: need "jsonrpc": "2.0" and a method`)
+	}
+	return req, nil
+}
+
+// slots caps the requests one connection has in flight.
+type slots struct {
+	ch      chan struct{}
+	wait    time.Duration // longest wait for a free slot before reading
+	stalled bool          // the last wait ran out: read without waiting, then admit
+}
+
+// stalledGrace is how long a message read while stalled waits for a slot
+// before it is refused. It covers a reply that overtook the release of its
+// own slot (a slot is given back just after its reply is sent), and it
+// paces a stuck connection's refusals.
+const stalledGrace = time.Second
+
+func newSlots(n int, wait time.Duration) *slots {
+	return &slots{ch: make(chan struct{}, n), wait: wait}
+}
+
+// acquire takes a slot before the next message is read, waiting while all
+// are busy: the backpressure. It reports false (without a slot) when none
+// freed within the wait, and, once stalled, at once; admit then decides
+// about the message read. It fails only when ctx ends.
+func (s *slots) acquire(ctx context.Context) (bool, error) {
+	select {
+	case s.ch <- struct{}{}:
+		s.stalled = false
+		return true, nil
+	default:
+	}
+	if s.stalled {
+		return false, ctx.Err()
+	}
+	t := time.NewTimer(s.wait)
+	defer t.Stop()
+	select {
+	case s.ch <- struct{}{}:
+		return true, nil
+	case <-t.C:
+		s.stalled = true
+		return false, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}
+
+// admit takes a slot for a message read without one, waiting at most
+// stalledGrace: slots may have freed while the message was awaited.
+func (s *slots) admit(ctx context.Context) bool {
+	t := time.NewTimer(stalledGrace)
+	defer t.Stop()
+	select {
+	case s.ch <- struct{}{}:
+		s.stalled = false
+		return true
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// release gives back a slot that acquire admitted.
+func (s *slots) release(admitted bool) {
+	if admitted {
+		<-s.ch
 	}
 }
 

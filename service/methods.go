@@ -5,17 +5,17 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/weburl"
 )
-
-// handler runs one method. params is the raw JSON params (may be empty).
-type handler func(ctx context.Context, a *agent, params json.RawMessage) (any, error)
 
 // handlers returns every method: the core ones below, and those that other
 // files of this package add (one file per capability). New builds it once.
@@ -31,16 +31,16 @@ func (s *Service) handlers() map[string]handler {
 
 func (s *Service) coreHandlers() map[string]handler {
 	return map[string]handler{
-		protocol.MethodPing:           s.ping,
-		protocol.MethodBrowsersList:   s.browsersList,
-		protocol.MethodTabsList:       s.tabsList,
-		protocol.MethodTabsOpen:       s.tabsOpen,
-		protocol.MethodTabsClose:      s.tabsClose,
-		protocol.MethodTabsSelect:     s.tabsSelect,
-		protocol.MethodCDPSend:        s.cdpSend,
-		protocol.MethodCDPSubscribe:   s.cdpSubscribe,
-		protocol.MethodCDPUnsubscribe: s.cdpUnsubscribe,
-		protocol.MethodDebugEcho:      s.debugEcho,
+		protocol.MethodPing:           typed(s.ping),
+		protocol.MethodBrowsersList:   typed(s.browsersList),
+		protocol.MethodTabsList:       typed(s.tabsList),
+		protocol.MethodTabsOpen:       typed(s.tabsOpen),
+		protocol.MethodTabsClose:      typed(s.tabsClose),
+		protocol.MethodTabsSelect:     typed(s.tabsSelect),
+		protocol.MethodCDPSend:        typed(s.cdpSend),
+		protocol.MethodCDPSubscribe:   typed(s.cdpSubscribe),
+		protocol.MethodCDPUnsubscribe: typed(s.cdpUnsubscribe),
+		protocol.MethodDebugEcho:      typed(s.debugEcho),
 	}
 }
 
@@ -52,29 +52,16 @@ func (s *Service) dispatch(ctx context.Context, a *agent, method string, params 
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 	defer cancel()
-	return h(ctx, a, params)
+	return h.run(ctx, a, params)
 }
 
-// decode unmarshals params strictly into v.
-func decode(params json.RawMessage, v any) error {
-	if len(params) == 0 || string(params) == "null" {
-		return nil
-	}
-	dec := json.NewDecoder(strings.NewReader(string(params)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return protocol.Errorf(protocol.CodeInvalidParams, "invalid params: %v", err)
-	}
-	return nil
-}
-
-func (s *Service) ping(ctx context.Context, _ *agent, _ json.RawMessage) (any, error) {
+func (s *Service) ping(ctx context.Context, _ *agent, _ noParams) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return protocol.PingResult{Version: Version, PID: os.Getpid(), Browsers: len(s.links)}, nil
 }
 
-func (s *Service) browsersList(ctx context.Context, _ *agent, _ json.RawMessage) (any, error) {
+func (s *Service) browsersList(ctx context.Context, _ *agent, _ noParams) (any, error) {
 	s.mu.Lock()
 	links := make([]*link, 0, len(s.order))
 	for _, id := range s.order {
@@ -175,11 +162,7 @@ func (s *Service) target(ctx context.Context, t protocol.Target) (*link, int, er
 	return l, id, err
 }
 
-func (s *Service) tabsList(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.TabsListParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) tabsList(ctx context.Context, _ *agent, p protocol.TabsListParams) (any, error) {
 	l, err := s.pickLink(ctx, p.Browser)
 	if err != nil {
 		return nil, err
@@ -191,39 +174,95 @@ func (s *Service) tabsList(ctx context.Context, _ *agent, params json.RawMessage
 	return protocol.TabsListResult{Tabs: tabs}, nil
 }
 
-func (s *Service) tabReply(raw json.RawMessage, l *link, op string) (any, error) {
+func (s *Service) tabReply(raw json.RawMessage, l *link, op string) (protocol.TabResult, error) {
 	var res protocol.TabResult
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, protocol.Errorf(protocol.CodeExtension, "%s: bad reply: %v", op, err)
+		return res, protocol.Errorf(protocol.CodeExtension, "%s: bad reply: %v", op, err)
 	}
 	res.Tab.Browser = l.id
 	return res, nil
 }
 
-func (s *Service) tabsOpen(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.TabsOpenParams
-	if err := decode(params, &p); err != nil {
+// navURL turns what an agent gave as an address into the URL to load
+// (weburl.Normalize), or an invalid_params error saying why it cannot be.
+func navURL(op, raw string) (string, error) {
+	u, err := weburl.Normalize(raw)
+	if err != nil {
+		return "", protocol.Errorf(protocol.CodeInvalidParams, "%s: %v", op, err)
+	}
+	return u, nil
+}
+
+// checkUntil refuses an unknown load state before anything happens.
+func checkUntil(op, until string) error {
+	switch until {
+	case "", actions.LoadLoad, actions.LoadDOMContentLoaded, actions.LoadNetworkIdle, actions.LoadCommit:
+		return nil
+	}
+	return protocol.Errorf(protocol.CodeInvalidParams, "%s: unknown load state %q: want load, domcontentloaded, networkidle or commit", op, until)
+}
+
+// tabsOpen opens a tab and, unless noWait, loads the URL in it the way
+// goto does and waits for its load state: an agent's next call finds the
+// page there.
+func (s *Service) tabsOpen(ctx context.Context, _ *agent, p protocol.TabsOpenParams) (any, error) {
+	url := "about:blank"
+	if p.URL != "" {
+		var err error
+		if url, err = navURL("tabs.open", p.URL); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkUntil("tabs.open", p.Until); err != nil {
 		return nil, err
 	}
-	if p.URL == "" {
-		p.URL = "about:blank"
+	if p.NoWait && (p.Until != "" || p.TimeoutMs != 0) {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "tabs.open: noWait excludes until and timeoutMs")
 	}
+	if p.TimeoutMs < 0 {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "tabs.open: timeoutMs must not be negative")
+	}
+	wait := !p.NoWait && url != "about:blank"
 	l, err := s.pickLink(ctx, p.Browser)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := l.call(ctx, "tabs.open", 0, map[string]any{"url": p.URL, "active": !p.Background})
+	first := url
+	if wait {
+		// Navigated below with Page.navigate, which names the new
+		// document: a tab created with the URL would first show an
+		// about:blank that is already "loaded".
+		first = "about:blank"
+	}
+	raw, err := l.call(ctx, "tabs.open", 0, map[string]any{"url": first, "active": !p.Background})
 	if err != nil {
 		return nil, err
 	}
-	return s.tabReply(raw, l, "tabs.open")
-}
-
-func (s *Service) tabsClose(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.TabParams
-	if err := decode(params, &p); err != nil {
+	res, err := s.tabReply(raw, l, "tabs.open")
+	if err != nil || !wait {
+		return res, err
+	}
+	nav, err := s.withRunner(ctx, protocol.Target{Browser: l.id, Tab: res.Tab.ID}, "open", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		n, err := r.Goto(ctx, url, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
+		if err != nil {
+			return nil, err
+		}
+		return navResult(tc.tabID, n), nil
+	})
+	if err != nil {
+		var pe *protocol.Error
+		if errors.As(err, &pe) {
+			pe.With("tab", res.Tab.ID) // the tab is open: say which it is
+		}
 		return nil, err
 	}
+	n := nav.(protocol.NavResult)
+	res.Tab.URL, res.Tab.Title, res.Tab.Status = n.URL, n.Title, ""
+	res.Nav = &n
+	return res, nil
+}
+
+func (s *Service) tabsClose(ctx context.Context, _ *agent, p protocol.TabParams) (any, error) {
 	l, id, err := s.target(ctx, p.Target)
 	if err != nil {
 		return nil, err
@@ -234,11 +273,7 @@ func (s *Service) tabsClose(ctx context.Context, _ *agent, params json.RawMessag
 	return map[string]any{"closed": true, "tab": id}, nil
 }
 
-func (s *Service) tabsSelect(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.TabParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) tabsSelect(ctx context.Context, _ *agent, p protocol.TabParams) (any, error) {
 	if p.Tab == 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "tabs.select needs a tab")
 	}
@@ -253,11 +288,7 @@ func (s *Service) tabsSelect(ctx context.Context, _ *agent, params json.RawMessa
 	return s.tabReply(raw, l, "tabs.select")
 }
 
-func (s *Service) cdpSend(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.CDPSendParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) cdpSend(ctx context.Context, _ *agent, p protocol.CDPSendParams) (any, error) {
 	if p.Method == "" || !strings.Contains(p.Method, ".") {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cdp.send: method %q is not Domain.method", p.Method)
 	}
@@ -290,11 +321,7 @@ func (s *Service) cdpSend(ctx context.Context, _ *agent, params json.RawMessage)
 	return raw, nil
 }
 
-func (s *Service) cdpSubscribe(ctx context.Context, a *agent, params json.RawMessage) (any, error) {
-	var p protocol.CDPSubscribeParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) cdpSubscribe(ctx context.Context, a *agent, p protocol.CDPSubscribeParams) (any, error) {
 	l, id, err := s.target(ctx, p.Target)
 	if err != nil {
 		return nil, err
@@ -365,22 +392,14 @@ func (a *agent) unsubscribe(name string) bool {
 	return ok
 }
 
-func (s *Service) cdpUnsubscribe(ctx context.Context, a *agent, params json.RawMessage) (any, error) {
-	var p protocol.CDPUnsubscribeParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) cdpUnsubscribe(ctx context.Context, a *agent, p protocol.CDPUnsubscribeParams) (any, error) {
 	if !a.unsubscribe(p.Subscription) {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "no subscription %q", p.Subscription)
 	}
 	return map[string]any{"unsubscribed": true}, nil
 }
 
-func (s *Service) debugEcho(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.DebugEchoParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) debugEcho(ctx context.Context, _ *agent, p protocol.DebugEchoParams) (any, error) {
 	l, err := s.pickLink(ctx, p.Browser)
 	if err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -14,15 +13,11 @@ import (
 
 func (s *Service) resolveHandlers() map[string]handler {
 	return map[string]handler{
-		protocol.MethodResolve: s.resolve,
+		protocol.MethodResolve: typed(s.resolve),
 	}
 }
 
-func (s *Service) resolve(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.ResolveParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) resolve(ctx context.Context, _ *agent, p protocol.ResolveParams) (any, error) {
 	if p.Element == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "resolve: target is empty")
 	}

@@ -45,6 +45,7 @@ type Options struct {
 	ActionTimeout   time.Duration // default auto-wait of actions and resolution
 	MaxBrowserFrame int           // cap of one frame from the browser
 	MaxRPCMessage   int           // cap of one agent WebSocket message
+	MaxInFlight     int           // requests one agent connection may have running at once
 	Logger          *slog.Logger
 }
 
@@ -96,6 +97,9 @@ func New(opts Options) (*Service, error) {
 	}
 	if opts.MaxRPCMessage <= 0 {
 		opts.MaxRPCMessage = 64 << 20
+	}
+	if opts.MaxInFlight <= 0 {
+		opts.MaxInFlight = 64
 	}
 	s := &Service{opts: opts, log: opts.Logger, links: make(map[string]*link), changed: make(chan struct{})}
 	// Start the numbering at a random point below 2^52 (exact in the

@@ -32,13 +32,20 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
+	return newFixtureWith(t, nil, nil)
+}
+
+// newFixtureWith is newFixture with changed options and, before Serve
+// starts, changes to the service (tests add methods of their own).
+func newFixtureWith(t *testing.T, opts func(*Options), before func(*Service)) *fixture {
+	t.Helper()
 	// Unix socket paths are short: keep the dir short too.
 	dir, err := os.MkdirTemp("", "egs")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	s, err := New(Options{
+	o := Options{
 		Listen:         "127.0.0.1:0",
 		Socket:         filepath.Join(dir, "relay.sock"),
 		StateDir:       dir,
@@ -46,9 +53,16 @@ func newFixture(t *testing.T) *fixture {
 		AllowedIDs:     []string{testExt},
 		RequestTimeout: 5 * time.Second,
 		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	}
+	if opts != nil {
+		opts(&o)
+	}
+	s, err := New(o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if before != nil {
+		before(s)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &fixture{s: s, dir: dir, cancel: cancel, done: make(chan error, 1)}
@@ -106,7 +120,8 @@ func (e *fakeExt) send(v any) {
 // read reads the next frame from the service, reassembling chunks.
 func (e *fakeExt) read() map[string]any {
 	e.t.Helper()
-	e.conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	// Generous: 2 MiB under the race detector on a loaded machine takes seconds.
+	e.conn.SetReadDeadline(time.Now().Add(30 * time.Second))
 	var pieces []string
 	for {
 		b, err := e.r.Read()
@@ -161,7 +176,8 @@ func TestNoBrowser(t *testing.T) {
 }
 
 func TestCDPRoundTripAndChunking(t *testing.T) {
-	f := newFixture(t)
+	// 2 MiB each way takes seconds under the race detector on a loaded machine.
+	f := newFixtureWith(t, func(o *Options) { o.RequestTimeout = time.Minute }, nil)
 	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
 	ext.hello()
 	a := f.agent(t)

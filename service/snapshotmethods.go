@@ -2,8 +2,14 @@ package service
 
 import (
 	"context"
-	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
+
+	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
 	"github.com/egohost/egohost/snapshot"
@@ -11,15 +17,11 @@ import (
 
 func (s *Service) snapshotHandlers() map[string]handler {
 	return map[string]handler{
-		protocol.MethodSnapshot: s.snapshot,
+		protocol.MethodSnapshot: typed(s.snapshot),
 	}
 }
 
-func (s *Service) snapshot(ctx context.Context, _ *agent, params json.RawMessage) (any, error) {
-	var p protocol.SnapshotParams
-	if err := decode(params, &p); err != nil {
-		return nil, err
-	}
+func (s *Service) snapshot(ctx context.Context, _ *agent, p protocol.SnapshotParams) (any, error) {
 	if p.MaxChars < 0 || p.Start < 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "snapshot: maxChars and start must not be negative")
 	}
@@ -28,6 +30,12 @@ func (s *Service) snapshot(ctx context.Context, _ *agent, params json.RawMessage
 		return nil, err
 	}
 	if err := tc.checkDialog("snapshot"); err != nil {
+		return nil, err
+	}
+	if p.TimeoutMs < 0 {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "snapshot: timeoutMs must not be negative")
+	}
+	if err := s.waitParsed(ctx, tc, millis(p.TimeoutMs)); err != nil {
 		return nil, err
 	}
 	opts := snapshot.Options{
@@ -52,8 +60,12 @@ func (s *Service) snapshot(ctx context.Context, _ *agent, params json.RawMessage
 	if err != nil {
 		return nil, classify(err)
 	}
+	text := snap.Text
+	if strings.TrimSpace(text) == "" {
+		text = emptyText(p, snap.URL)
+	}
 	res := protocol.SnapshotResult{
-		Text: snap.Text, URL: snap.URL, Title: snap.Title, Tab: tc.tabID,
+		Text: text, URL: snap.URL, Title: snap.Title, Tab: tc.tabID,
 		Stats: protocol.SnapshotStats{
 			Elements: snap.Stats.Elements, Refs: snap.Stats.Refs, Frames: snap.Stats.Frames,
 			Chars: snap.Stats.Chars, Bytes: snap.Stats.Bytes,
@@ -79,4 +91,37 @@ func (s *Service) snapshot(ctx context.Context, _ *agent, params json.RawMessage
 		}
 	}
 	return res, nil
+}
+
+// waitParsed waits, within d (default timeouts.action), for a document
+// that is still being parsed to reach DOMContentLoaded, so that a
+// snapshot taken just after a tab opened shows the page, not nothing.
+func (s *Service) waitParsed(ctx context.Context, tc *tabContext, d time.Duration) error {
+	yes := true
+	res, err := cdp.Call(ctx, tc.page, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: "document.readyState", ReturnByValue: &yes})
+	if err != nil || res.Result == nil || string(res.Result.Value) != `"loading"` {
+		return nil // parsed, or broken: the snapshot itself says which
+	}
+	_, err = s.withRunner(ctx, protocol.Target{Browser: tc.link.id, Tab: tc.tabID}, "snapshot", func(ctx context.Context, _ *tabContext, r *actions.Runner) (any, error) {
+		return r.WaitLoad(ctx, actions.LoadDOMContentLoaded, d)
+	})
+	return err
+}
+
+// emptyText is the one line a snapshot that found nothing to show says
+// instead of nothing.
+func emptyText(p protocol.SnapshotParams, url string) string {
+	switch {
+	case p.Scope != "":
+		return fmt.Sprintf("(nothing to show in %s: %s)\n", p.Scope, url)
+	case p.Interactive && p.Viewport:
+		return fmt.Sprintf("(no interactive elements in the viewport: %s)\n", url)
+	case p.Interactive:
+		return fmt.Sprintf("(no interactive elements: %s)\n", url)
+	case p.Viewport:
+		return fmt.Sprintf("(nothing in the viewport: %s)\n", url)
+	case p.Start > 0:
+		return fmt.Sprintf("(nothing from line %d on: %s)\n", p.Start, url)
+	}
+	return fmt.Sprintf("(empty page: %s)\n", url)
 }

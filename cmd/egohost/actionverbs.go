@@ -509,6 +509,10 @@ func printNav(w io.Writer, raw json.RawMessage) error {
 	if err := json.Unmarshal(raw, &r); err != nil {
 		return err
 	}
+	return printNavResult(w, r)
+}
+
+func printNavResult(w io.Writer, r protocol.NavResult) error {
 	switch {
 	case r.Download:
 		fmt.Fprintf(w, "%s started a download (egohost download waits for it)\n", r.URL)

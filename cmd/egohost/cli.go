@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -56,21 +58,30 @@ func coreVerbs() map[string]verb {
 			human: printTabs,
 		},
 		"open": {
-			usage: "open URL", method: protocol.MethodTabsOpen,
+			usage: "open URL [--until load|domcontentloaded|networkidle|commit] [--no-wait] [--timeout D]", method: protocol.MethodTabsOpen,
 			params: func(a *argv, t protocol.Target) (any, error) {
-				args, err := a.exactly(1, "open URL")
+				p := protocol.TabsOpenParams{Browser: t.Browser, Until: a.flag("--until"), NoWait: a.boolean("--no-wait"), TimeoutMs: a.timeoutMs()}
+				args, err := a.exactly(1, "open URL [--until load|domcontentloaded|networkidle|commit] [--no-wait] [--timeout D]")
 				if err != nil {
 					return nil, err
 				}
-				return protocol.TabsOpenParams{Browser: t.Browser, URL: args[0]}, nil
+				if p.NoWait && (p.Until != "" || p.TimeoutMs != 0) {
+					return nil, usageError("open: --no-wait excludes --until and --timeout")
+				}
+				p.URL = args[0]
+				return p, nil
 			},
 			human: func(w io.Writer, raw json.RawMessage) error {
 				var r protocol.TabResult
 				if err := json.Unmarshal(raw, &r); err != nil {
 					return err
 				}
-				_, err := fmt.Fprintf(w, "opened tab %d: %s\n", r.Tab.ID, r.Tab.URL)
-				return err
+				if r.Nav == nil { // --no-wait, or about:blank
+					_, err := fmt.Fprintf(w, "opened tab %d: %s\n", r.Tab.ID, r.Tab.URL)
+					return err
+				}
+				fmt.Fprintf(w, "opened tab %d: ", r.Tab.ID)
+				return printNavResult(w, *r.Nav)
 			},
 		},
 		"close": {
@@ -224,7 +235,7 @@ func (e *env) callVerb(ctx context.Context, v verb, args []string) error {
 	defer c.Close()
 	var raw json.RawMessage
 	if err := c.Call(ctx, v.method, params, &raw); err != nil {
-		return err
+		return lostService(strings.Fields(v.usage)[0], err)
 	}
 	if asJSON {
 		_, err := fmt.Fprintf(e.stdout, "%s\n", raw)
@@ -265,11 +276,11 @@ func (e *env) status(ctx context.Context, args []string) error {
 	defer c.Close()
 	var ping protocol.PingResult
 	if err := c.Call(ctx, protocol.MethodPing, nil, &ping); err != nil {
-		return err
+		return lostService("status", err)
 	}
 	var bl protocol.BrowsersListResult
 	if err := c.Call(ctx, protocol.MethodBrowsersList, nil, &bl); err != nil {
-		return err
+		return lostService("status", err)
 	}
 	if asJSON {
 		return json.NewEncoder(e.stdout).Encode(map[string]any{"service": ping, "browsers": bl.Browsers})
@@ -282,4 +293,25 @@ func (e *env) status(ctx context.Context, args []string) error {
 		fmt.Fprintf(e.stdout, "browser %s: extension %s %s, connected %s, %s\n", b.ID, b.ExtensionID, b.Version, b.ConnectedAt.Format(time.TimeOnly), b.UserAgent)
 	}
 	return nil
+}
+
+// serviceLostError is a call the service never answered because its
+// connection ended (exit code 3).
+type serviceLostError struct {
+	verb string
+	err  error
+}
+
+func (e *serviceLostError) Error() string {
+	return fmt.Sprintf("the egohost service stopped while `egohost %s` was waiting for its answer (it may or may not have been done); is it restarting? `egohost status` tells when it is back", e.verb)
+}
+
+func (e *serviceLostError) Unwrap() error { return e.err }
+
+// lostService words a lost connection for people; other errors pass.
+func lostService(verb string, err error) error {
+	if errors.Is(err, client.ErrConnectionLost) {
+		return &serviceLostError{verb: verb, err: err}
+	}
+	return err
 }

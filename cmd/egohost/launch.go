@@ -17,6 +17,7 @@ import (
 	"github.com/egohost/egohost/launcher"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/service"
+	"github.com/egohost/egohost/weburl"
 )
 
 // chain is a running browser wired to a service (ours or one already running).
@@ -175,7 +176,11 @@ func (e *env) launch(ctx context.Context, args []string) error {
 		return usageError("usage: egohost launch [--headless] [--user-data-dir DIR] [URL]")
 	}
 	if len(args) == 1 {
-		o.url = args[0]
+		u, err := weburl.Normalize(args[0])
+		if err != nil {
+			return usageError("launch: " + err.Error())
+		}
+		o.url = u
 	}
 	if o.userDataDir == "" {
 		home, err := os.UserHomeDir()

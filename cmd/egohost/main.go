@@ -49,7 +49,9 @@ Service and setup:
 
 Talking to the running service (common flags: --browser ID, --tab ID (default: the active
 tab), --json, --timeout D (the verb's wait; default timeouts.action)):
-  egohost tabs | tab ID | open URL | close      list, select, open, close tabs
+  egohost tabs | tab ID | close                 list, select, close tabs
+  egohost open URL [--until S] [--no-wait]       open a tab and wait for its load (like goto);
+                                                 example.com means https://, localhost:3000 http://
   egohost snapshot [-i] [--scope X] [--viewport] [--max N] [--start N] [--diff]
   egohost resolve TARGET [--wait]                count and list what TARGET matches
   egohost click|dblclick|rightclick|hover|focus|check|uncheck TARGET [--force] [--no-settle]
@@ -66,6 +68,8 @@ TARGET is a @ref from a snapshot or a locator: 'role=button[name="Save"]', 'text
 'label=Email', '#id', 'css=li >> nth=2' (see docs/locators.md).
 
 Global flags: --config FILE (default $EGOHOST_CONFIG or ~/.config/egohost/config.yaml)
+Exit codes: 0 done, 1 failed (the error names its code), 2 command-line mistake, 3 the service
+stopped while the command waited for its answer.
 Chrome starts "egohost chrome-extension://<id>/" itself: that is relay mode.
 `
 
@@ -134,9 +138,18 @@ func exitCode(stderr io.Writer, err error) int {
 		fmt.Fprintf(stderr, "egohost: %v\n", err)
 		return 2
 	}
+	var le *serviceLostError
+	if errors.As(err, &le) {
+		fmt.Fprintf(stderr, "egohost: %v\n", err)
+		return exitServiceLost
+	}
 	fmt.Fprintf(stderr, "egohost: %v\n", err)
 	return 1
 }
+
+// exitServiceLost is the exit code of a command whose call the service
+// never answered because it stopped mid-call.
+const exitServiceLost = 3
 
 // usageError is a mistake in the command line (exit code 2).
 type usageError string

@@ -28,6 +28,7 @@ func (e *env) serviceOptions() service.Options {
 		ActionTimeout:   c.Timeouts.Action,
 		MaxBrowserFrame: c.Limits.MaxBrowserFrame,
 		MaxRPCMessage:   c.Limits.MaxRPCMessage,
+		MaxInFlight:     c.Limits.MaxInFlight,
 		Logger:          e.log,
 	}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 func snapshotVerbs() map[string]verb {
-	const usage = "snapshot [-i|--interactive] [--scope @REF|LOCATOR] [--viewport] [--max N] [--start N] [--diff] [--json]"
+	const usage = "snapshot [-i|--interactive] [--scope @REF|LOCATOR] [--viewport] [--max N] [--start N] [--diff] [--timeout D] [--json]"
 	return map[string]verb{
 		"snapshot": {
 			usage: usage, method: protocol.MethodSnapshot,
@@ -22,6 +22,7 @@ func snapshotVerbs() map[string]verb {
 					MaxChars:    a.int("--max"),
 					Start:       a.int("--start"),
 					Diff:        a.boolean("--diff"),
+					TimeoutMs:   a.timeoutMs(),
 				}
 				rest, err := a.rest(usage)
 				if err != nil {

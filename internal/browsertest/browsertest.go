@@ -49,8 +49,9 @@ type Browser struct {
 	Conn    *cdpdirect.Conn
 }
 
-// Start launches a headless browser with opts (Binary and Headless are
-// filled in) and connects to its DevTools endpoint. Close it when done.
+// Start launches a headless browser with opts (Binary, Headless and the
+// test-only DevToolsPortForTests filled in: opts.UserDataDir must be
+// empty) and connects to its DevTools endpoint. Close it when done.
 func Start(ctx context.Context, opts browser.Options) (*Browser, error) {
 	if opts.Binary == "" {
 		bin, err := FindBinary()
@@ -60,6 +61,7 @@ func Start(ctx context.Context, opts browser.Options) (*Browser, error) {
 		opts.Binary = bin
 	}
 	opts.Headless = true
+	opts.DevToolsPortForTests = true
 	p, err := browser.Launch(ctx, opts)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,47 @@
+package browser
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A browser egohost launches for a user never opens Chrome's DevTools
+// port; only the test-only option does.
+func TestFlagsOpenNoDevToolsPortByDefault(t *testing.T) {
+	for _, opts := range []Options{{}, {Headless: true}, {Extension: "/ext", URL: "https://example.com"}} {
+		for _, f := range Flags(opts, "/profile") {
+			if strings.HasPrefix(f, "--remote-debugging") {
+				t.Errorf("Flags(%+v) has %s, want no DevTools port", opts, f)
+			}
+		}
+	}
+	if got := Flags(Options{DevToolsPortForTests: true}, "/tmp/p"); !slices.Contains(got, "--remote-debugging-port=0") {
+		t.Errorf("Flags with DevToolsPortForTests: got %v, want --remote-debugging-port=0", got)
+	}
+}
+
+func TestLaunchRefusesADevToolsPortOnAProfile(t *testing.T) {
+	tests := []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"test option on a named profile", Options{Binary: "/bin/true", UserDataDir: t.TempDir(), DevToolsPortForTests: true}, "only for a fresh temporary profile"},
+		{"port flag in Args", Options{Binary: "/bin/true", Args: []string{"--remote-debugging-port=9222"}}, "refusing --remote-debugging-port=9222"},
+		{"pipe flag in Args", Options{Binary: "/bin/true", Args: []string{"--remote-debugging-pipe"}}, "refusing --remote-debugging-pipe"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := Launch(context.Background(), tt.opts)
+			if err == nil {
+				p.Close()
+				t.Fatalf("got a launched browser, want an error saying %q", tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want it to say %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,101 @@
+package weburl
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestNormalize(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"bare host gets https", "example.com", "https://example.com"},
+		{"bare host with path and query", "example.com/a/b?c=1#d", "https://example.com/a/b?c=1#d"},
+		{"bare host with port", "example.com:8443/x", "https://example.com:8443/x"},
+		{"subdomain", "docs.example.co.uk", "https://docs.example.co.uk"},
+		{"trailing dot", "example.com.", "https://example.com."},
+		{"surrounding space is trimmed", "  example.com  ", "https://example.com"},
+		{"localhost gets http", "localhost", "http://localhost"},
+		{"localhost with port", "localhost:8080/app", "http://localhost:8080/app"},
+		{"dev .localhost name", "api.localhost:3000", "http://api.localhost:3000"},
+		{"loopback IPv4 with port", "127.0.0.1:5173/", "http://127.0.0.1:5173/"},
+		{"other loopback IPv4", "127.1.2.3", "http://127.1.2.3"},
+		{"loopback IPv6", "[::1]:8080", "http://[::1]:8080"},
+		{"LAN IPv4 gets https", "192.168.1.10", "https://192.168.1.10"},
+		{"https kept", "https://example.com/x", "https://example.com/x"},
+		{"http kept", "http://example.com", "http://example.com"},
+		{"scheme in capitals kept", "HTTPS://Example.com", "HTTPS://Example.com"},
+		{"about:blank", "about:blank", "about:blank"},
+		{"data URL", "data:text/html,<h1>hi</h1>", "data:text/html,<h1>hi</h1>"},
+		{"file URL", "file:///tmp/page.html", "file:///tmp/page.html"},
+		{"chrome page", "chrome://version", "chrome://version"},
+		{"internationalised host", "bücher.example", "https://bücher.example"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Normalize(tt.in)
+			if err != nil || got != tt.want {
+				t.Errorf("Normalize(%q): got %q, %v, want %q", tt.in, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestNormalizeRefuses(t *testing.T) {
+	tests := []struct {
+		name, in, wantReason string
+	}{
+		{"empty", "", "empty"},
+		{"spaces only", "   ", "empty"},
+		{"words", "hello world", "white space"},
+		{"single word", "example", "not a host name"},
+		{"relative path", "/login", "relative"},
+		{"dot path", "./page.html", "relative"},
+		{"javascript", "javascript:alert(1)", "does not navigate to javascript"},
+		{"extension page", "chrome-extension://abc/x.html", "does not navigate to chrome-extension"},
+		{"mailto", "mailto:ada@example.com", "does not navigate to mailto"},
+		{"http without host", "http://", "no host"},
+		{"https without host", "https:///path", "no host"},
+		{"port out of range", "example.com:70000", "port 70000"},
+		{"port zero", "localhost:0", "port 0"},
+		{"bad label", "exa$mple.com", "not a host name"},
+		{"empty label", "example..com", "not a host name"},
+		{"numeric top-level domain", "1.2.3", "not a host name"},
+		{"user info without scheme", "ada@example.com", "user name"},
+		{"IPv6 zone", "[fe80::1%25eth0]", "not a host name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Normalize(tt.in)
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("Normalize(%q): got %q, %v, want an *Error", tt.in, got, err)
+			}
+			if !strings.Contains(e.Error(), tt.wantReason) {
+				t.Errorf("Normalize(%q): got error %q, want it to say %q", tt.in, e, tt.wantReason)
+			}
+		})
+	}
+}
+
+// FuzzNormalize: no panic, and every accepted address is accepted again
+// unchanged (normalizing twice changes nothing) and has a scheme.
+func FuzzNormalize(f *testing.F) {
+	for _, s := range []string{"example.com", "localhost:8080/x", "[::1]:1", "https://a.b", "about:blank", "a b", "javascript:x", "1.2.3", "x:1", "::", "[", "%zz.com"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := Normalize(s)
+		if err != nil {
+			return
+		}
+		again, err := Normalize(got)
+		if err != nil || again != got {
+			t.Errorf("Normalize(%q) = %q, then Normalize(%q) = %q, %v: want it unchanged", s, got, got, again, err)
+		}
+		if _, _, ok := cutScheme(got); !ok {
+			t.Errorf("Normalize(%q) = %q has no scheme", s, got)
+		}
+	})
+}
