@@ -55,15 +55,38 @@ func (s *tabSession) Call(ctx context.Context, method string, params, result any
 	return nil
 }
 
-// Subscribe buffers this session's events of one method (4096 at most;
-// a subscriber that does not read loses events rather than block the link).
+// subscribeBuffer is how many events of one method a subscription holds
+// for a slow reader (more are dropped rather than block the link): the
+// readers are goroutines that drain it at once, so a small buffer does,
+// and a call does not pay for thousands of slots it never uses.
+const subscribeBuffer = 64
+
+// Subscribe buffers this session's events of one method.
 func (s *tabSession) Subscribe(method string) (<-chan jsonv2.Value, func()) {
-	q := newQueue[jsonv2.Value](4096)
+	q := newQueue[jsonv2.Value](subscribeBuffer)
 	cancel := s.l.subscribe(&subscriber{
 		filter: func(in *inbound) bool {
 			return in.Event == "cdp" && in.TabID == s.tabID && in.SessionID == s.sessionID && in.Method == method
 		},
 		deliver: func(in *inbound) { q.put(jsonv2.Value(in.Params)) },
+		done:    q.close,
+	})
+	return q.ch, cancel
+}
+
+// Stream buffers this session's events of several methods on one channel,
+// in the order the link received them.
+func (s *tabSession) Stream(methods ...string) (<-chan page.Event, func()) {
+	want := make(map[string]bool, len(methods))
+	for _, m := range methods {
+		want[m] = true
+	}
+	q := newQueue[page.Event](page.StreamBuffer)
+	cancel := s.l.subscribe(&subscriber{
+		filter: func(in *inbound) bool {
+			return in.Event == "cdp" && in.TabID == s.tabID && in.SessionID == s.sessionID && want[in.Method]
+		},
+		deliver: func(in *inbound) { q.put(page.Event{Method: in.Method, Params: jsonv2.Value(in.Params)}) },
 		done:    q.close,
 	})
 	return q.ch, cancel
