@@ -41,6 +41,34 @@ func (s *Service) actionHandlers() map[string]handler {
 	}
 }
 
+// unreportedProbe bounds how long the dialog method waits for a tab's
+// first answer before it treats the tab as blocked by a dialog Chrome did
+// not report.
+const unreportedProbe = time.Second
+
+// dialogUnreported answers the dialog method on a tab that has answered
+// nothing since the attach: a dialog that opened before egohost attached,
+// which only a navigation closes (actions.DismissUnreported). done is
+// false when the tab answers: the ordinary path handles it.
+func (s *Service) dialogUnreported(ctx context.Context, t protocol.Target, timeout time.Duration) (any, bool, error) {
+	l, id, err := s.target(ctx, t)
+	if err != nil {
+		return nil, true, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, min(timeout, unreportedProbe))
+	err = l.reachable(pctx, l.tab(id))
+	cancel()
+	var pe *protocol.Error
+	if err == nil || !errors.As(err, &pe) || pe.Code != protocol.CodeDialogOpen {
+		return nil, false, nil
+	}
+	res, err := actions.DismissUnreported(ctx, &tabSession{l: l, tabID: id}, timeout)
+	if err != nil {
+		return nil, true, actionError(err)
+	}
+	return protocol.DialogResult{Tab: id, Accepted: res.Accepted, Dialog: dialogOf(res.Dialog), TookMs: tookMs(res.Took), Unreported: true}, true, nil
+}
+
 // downloadItem is a download as the extension reports it in a "download"
 // event (extension/downloads.js, from chrome.downloads).
 type downloadItem struct {
@@ -58,9 +86,29 @@ type downloadItem struct {
 // withRunner runs fn with an actions.Runner on the target's tab. The
 // context fn gets ends, with a clear cause, when the tab is closed, its
 // debugger detached or the browser gone, so nothing waits on a dead tab.
-func (s *Service) withRunner(ctx context.Context, t protocol.Target, op string, fn func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error)) (any, error) {
-	tc, err := s.tabContext(ctx, t)
+// timeout is the call's own timeout (the default action timeout when
+// zero): it bounds reaching the tab too (the attach, and the wait for a
+// tab that answers nothing), so a blocked tab fails within it.
+func (s *Service) withRunner(ctx context.Context, t protocol.Target, op string, timeout time.Duration, fn func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error)) (any, error) {
+	if timeout <= 0 {
+		timeout = s.opts.ActionTimeout
+	}
+	if op == "dialog" {
+		res, done, err := s.dialogUnreported(ctx, t, timeout)
+		if done {
+			return res, err
+		}
+	}
+	sctx, cancel := context.WithTimeout(ctx, timeout)
+	tc, err := s.tabContext(sctx, t)
+	cancel()
 	if err != nil {
+		if ctx.Err() == nil && sctx.Err() != nil {
+			var pe *protocol.Error
+			if !errors.As(err, &pe) || pe.Code == protocol.CodeTimeout {
+				return nil, protocol.Errorf(protocol.CodeTimeout, "%s: tab not reached within %v: %v", op, timeout, err)
+			}
+		}
 		return nil, err
 	}
 	if op != "dialog" {
@@ -223,7 +271,7 @@ func (s *Service) click(ctx context.Context, _ *agent, params json.RawMessage) (
 	if err := needElement("click", p.Element); err != nil {
 		return nil, err
 	}
-	return s.withRunner(ctx, p.Target, "click", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "click", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Click(ctx, p.Element, actions.ClickOptions{ActOptions: actOptions(p.ActionOptions), Button: p.Button, Count: p.Count, Modifiers: p.Modifiers})
 		if err != nil {
 			return nil, err
@@ -243,7 +291,7 @@ func (s *Service) elementAction(op string) handler {
 		if err := needElement(op, p.Element); err != nil {
 			return nil, err
 		}
-		return s.withRunner(ctx, p.Target, op, func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		return s.withRunner(ctx, p.Target, op, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 			o := actOptions(p.ActionOptions)
 			var res *actions.Result
 			var err error
@@ -273,7 +321,7 @@ func (s *Service) fill(ctx context.Context, _ *agent, params json.RawMessage) (a
 	if err := needElement("fill", p.Element); err != nil {
 		return nil, err
 	}
-	return s.withRunner(ctx, p.Target, "fill", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "fill", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Fill(ctx, p.Element, p.Text, actions.FillOptions{ActOptions: actOptions(p.ActionOptions), Append: p.Append})
 		if err != nil {
 			return nil, err
@@ -290,7 +338,7 @@ func (s *Service) typeText(ctx context.Context, _ *agent, params json.RawMessage
 	if p.DelayMs < 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "type: delayMs must not be negative")
 	}
-	return s.withRunner(ctx, p.Target, "type", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "type", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Type(ctx, p.Text, actions.PressOptions{ActOptions: actOptions(p.ActionOptions), Target: p.Element, Delay: millis(p.DelayMs)})
 		if err != nil {
 			return nil, err
@@ -307,7 +355,7 @@ func (s *Service) press(ctx context.Context, _ *agent, params json.RawMessage) (
 	if p.Key == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "press: key is empty")
 	}
-	return s.withRunner(ctx, p.Target, "press", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "press", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Press(ctx, p.Key, actions.PressOptions{ActOptions: actOptions(p.ActionOptions), Target: p.Element})
 		if err != nil {
 			return nil, err
@@ -329,7 +377,7 @@ func (s *Service) selectOptions(ctx context.Context, _ *agent, params json.RawMe
 			return nil, protocol.Errorf(protocol.CodeInvalidParams, "select: index %d is negative", i)
 		}
 	}
-	return s.withRunner(ctx, p.Target, "select", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "select", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Select(ctx, p.Element, actions.SelectOptions{ActOptions: actOptions(p.ActionOptions), Values: p.Values, Labels: p.Labels, Indexes: p.Indexes})
 		if err != nil {
 			return nil, err
@@ -346,7 +394,7 @@ func (s *Service) drag(ctx context.Context, _ *agent, params json.RawMessage) (a
 	if p.Element == "" || p.To == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "drag: needs a target and a to (each a @ref or a locator)")
 	}
-	return s.withRunner(ctx, p.Target, "drag", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "drag", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Drag(ctx, p.Element, p.To, actOptions(p.ActionOptions))
 		if err != nil {
 			return nil, err
@@ -375,7 +423,7 @@ func (s *Service) upload(ctx context.Context, _ *agent, params json.RawMessage) 
 			return nil, protocol.Errorf(protocol.CodeInvalidParams, "upload: %s is not a regular file", f)
 		}
 	}
-	return s.withRunner(ctx, p.Target, "upload", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "upload", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.SetFiles(ctx, p.Element, p.Files, actOptions(p.ActionOptions))
 		if err != nil {
 			return nil, err
@@ -392,7 +440,7 @@ func (s *Service) scroll(ctx context.Context, _ *agent, params json.RawMessage) 
 	if p.Element == "" && p.DX == 0 && p.DY == 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "scroll: give a target to scroll into view, or a delta (dx, dy)")
 	}
-	return s.withRunner(ctx, p.Target, "scroll", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "scroll", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Scroll(ctx, actions.ScrollOptions{ActOptions: actOptions(p.ActionOptions), Target: p.Element, DX: p.DX, DY: p.DY})
 		if err != nil {
 			return nil, err
@@ -406,7 +454,7 @@ func (s *Service) wait(ctx context.Context, _ *agent, params json.RawMessage) (a
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
-	return s.withRunner(ctx, p.Target, "wait", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "wait", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Wait(ctx, actions.WaitOptions{
 			Target: p.Element, State: p.State, Text: p.Text, Gone: p.Gone, URL: p.URL, Load: p.Load, Function: p.Function,
 			Timeout: millis(p.TimeoutMs),
@@ -437,7 +485,7 @@ func (s *Service) gotoURL(ctx context.Context, _ *agent, params json.RawMessage)
 	if p.URL == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "goto: url is empty")
 	}
-	return s.withRunner(ctx, p.Target, "goto", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "goto", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Goto(ctx, p.URL, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
 		if err != nil {
 			return nil, err
@@ -453,7 +501,7 @@ func (s *Service) history(op string) handler {
 		if err := decode(params, &p); err != nil {
 			return nil, err
 		}
-		return s.withRunner(ctx, p.Target, op, func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		return s.withRunner(ctx, p.Target, op, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 			o := actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)}
 			var res *actions.NavResult
 			var err error
@@ -481,7 +529,7 @@ func (s *Service) eval(ctx context.Context, _ *agent, params json.RawMessage) (a
 	if p.Expression == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "eval: expression is empty")
 	}
-	return s.withRunner(ctx, p.Target, "eval", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "eval", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Evaluate(ctx, p.Expression, millis(p.TimeoutMs))
 		if err != nil {
 			return nil, err
@@ -498,7 +546,7 @@ func (s *Service) screenshot(ctx context.Context, _ *agent, params json.RawMessa
 	if p.Path != "" && !filepath.IsAbs(p.Path) {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "screenshot: path %q is not absolute", p.Path)
 	}
-	return s.withRunner(ctx, p.Target, "screenshot", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "screenshot", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		start := time.Now()
 		shot, err := r.Screenshot(ctx, actions.ScreenshotOptions{FullPage: p.FullPage, Target: p.Element, Timeout: millis(p.TimeoutMs)})
 		if err != nil {
@@ -523,7 +571,7 @@ func (s *Service) dialog(ctx context.Context, _ *agent, params json.RawMessage) 
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
-	return s.withRunner(ctx, p.Target, "dialog", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "dialog", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.HandleDialog(ctx, p.Accept, p.PromptText, millis(p.TimeoutMs))
 		if err != nil {
 			return nil, err
@@ -562,7 +610,7 @@ func (s *Service) download(ctx context.Context, _ *agent, params json.RawMessage
 	})
 	defer unsubscribe()
 	if p.Click != "" {
-		_, err := s.withRunner(wctx, p.Target, "download", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		_, err := s.withRunner(wctx, p.Target, "download", 0, func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 			return r.Click(ctx, p.Click, actions.ClickOptions{ActOptions: actions.ActOptions{Settle: &actions.Settle{Off: true}}})
 		})
 		if err != nil {
