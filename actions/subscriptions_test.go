@@ -33,7 +33,7 @@ func (t *countingTab) Stream(methods ...string) (<-chan page.Event, func()) {
 }
 
 func (t *countingTab) Child(target.SessionID) cdp.Session { return t.Session }
-func (t *countingTab) Children() []page.Child              { return nil }
+func (t *countingTab) Children() []page.Child             { return nil }
 
 // An eval watches the tab's page events (dialogs, navigations) through one
 // subscription, not one per event method: each subscription is a buffer
