@@ -99,16 +99,8 @@ func (s *Service) withRunner(ctx context.Context, t protocol.Target, op string, 
 			return res, err
 		}
 	}
-	sctx, cancel := context.WithTimeout(ctx, timeout)
-	tc, err := s.tabContext(sctx, t)
-	cancel()
+	tc, err := s.tabContextWithin(ctx, t, op, timeout)
 	if err != nil {
-		if ctx.Err() == nil && sctx.Err() != nil {
-			var pe *protocol.Error
-			if !errors.As(err, &pe) || pe.Code == protocol.CodeTimeout {
-				return nil, protocol.Errorf(protocol.CodeTimeout, "%s: tab not reached within %v: %v", op, timeout, err)
-			}
-		}
 		return nil, err
 	}
 	if op != "dialog" {

@@ -23,7 +23,7 @@ func (s *Service) snapshot(ctx context.Context, _ *agent, params json.RawMessage
 	if p.MaxChars < 0 || p.Start < 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "snapshot: maxChars and start must not be negative")
 	}
-	tc, err := s.tabContext(ctx, p.Target)
+	tc, err := s.tabContextWithin(ctx, p.Target, "snapshot", 0)
 	if err != nil {
 		return nil, err
 	}
