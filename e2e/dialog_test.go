@@ -21,10 +21,17 @@ func TestDialogOpenBeforeAttach(t *testing.T) {
 	shown := make(chan struct{})
 	var once sync.Once
 	pages := browsertest.Pages(map[string]string{"/": `<title>alert on load</title><button id=x onclick="window.clicked = true">x</button>
-<script>window.before = 42; navigator.sendBeacon('/shown'); alert('hello from load'); window.after = 1</script>`})
+<script>window.before = 42; navigator.sendBeacon('/shown'); alert('hello from load'); window.after = 1</script>`,
+		"/confirm": `<title>confirm on load</title><script>navigator.sendBeacon('/shown'); window.answer = confirm('sure?')</script>`})
+	confirmShown := make(chan struct{})
+	var confirmOnce sync.Once
 	base := serveHandler(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/shown" {
-			once.Do(func() { close(shown) })
+			if strings.HasSuffix(r.Referer(), "/confirm") {
+				confirmOnce.Do(func() { close(confirmShown) })
+			} else {
+				once.Do(func() { close(shown) })
+			}
 			return
 		}
 		pages.ServeHTTP(w, r)
@@ -73,5 +80,29 @@ func TestDialogOpenBeforeAttach(t *testing.T) {
 	v, err := c.eval(ctx, tab, "window.clicked === true")
 	if err != nil || string(v) != "true" {
 		t.Errorf("the click did not reach the page: %s, %v", v, err)
+	}
+
+	// A confirm() open before the attach: Chrome lets egohost only dismiss
+	// it, even when asked to accept, and says so.
+	if err := c.agent.Call(ctx, protocol.MethodTabsOpen, protocol.TabsOpenParams{URL: base + "/confirm"}, &opened); err != nil {
+		t.Fatal(err)
+	}
+	tab = protocol.Target{Tab: opened.Tab.ID}
+	select {
+	case <-confirmShown:
+	case <-ctx.Done():
+		t.Fatal("the page never reached its confirm")
+	}
+	time.Sleep(300 * time.Millisecond)
+	var dr protocol.DialogResult
+	if err := c.agent.Call(ctx, protocol.MethodDialog, protocol.DialogParams{Target: tab, Accept: true}, &dr); err != nil {
+		t.Fatalf("dialog accept on an unreported confirm: %v", err)
+	}
+	if !dr.Unreported || dr.Accepted {
+		t.Errorf("dialog accept: got %+v, want unreported and not accepted", dr)
+	}
+	v, err = c.eval(ctx, tab, "window.answer")
+	if err != nil || string(v) != "false" {
+		t.Errorf("confirm() returned %s (%v), want false (dismissed)", v, err)
 	}
 }
