@@ -28,6 +28,7 @@ import (
 // its out-of-process iframes. *page.Page satisfies it.
 type Tab interface {
 	cdp.Session
+	page.Streamer
 	Child(id target.SessionID) cdp.Session
 	Children() []page.Child
 }

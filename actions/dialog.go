@@ -3,6 +3,7 @@ package actions
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -79,4 +80,67 @@ func (r *Runner) HandleDialog(ctx context.Context, accept bool, promptText strin
 // chromeNoDialog reports whether err is Chrome saying no dialog is open.
 func chromeNoDialog(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "No dialog is showing")
+}
+
+// DismissUnreported closes a JavaScript dialog that Chrome never reported:
+// one that opened before the debugger attached. Page.handleJavaScriptDialog
+// does not know such a dialog, but Chrome closes a tab's dialog (dismissed:
+// confirm returns false, prompt null) when a navigation starts, so a
+// same-document navigation to the page's own URL closes it without a
+// reload: the page keeps its state, and its URL gains "#" when it had no
+// fragment. It fails when no dialog closed within d (the tab was busy, not
+// blocked by a dialog; the "#" then lands when the page is free).
+func DismissUnreported(ctx context.Context, s cdp.Session, d time.Duration) (*DialogResult, error) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	closed, stop := s.Subscribe(cdppage.JavascriptDialogClosed.Method)
+	defer stop()
+	// Chrome reports the close only to a client with the Page domain on;
+	// the part of Page.enable that does so answers in the browser, the
+	// rest waits for the blocked page: run it aside.
+	var wg sync.WaitGroup
+	ectx, ecancel := context.WithCancel(ctx)
+	defer func() { ecancel(); wg.Wait() }()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_, _ = cdp.Call(ectx, s, cdppage.Enable, cdppage.EnableParams{})
+	}()
+	hist, err := cdp.Call(ctx, s, cdppage.GetNavigationHistory, cdp.Empty{})
+	if err != nil {
+		return nil, fmt.Errorf("dialog: page's URL: %w", err)
+	}
+	if hist.CurrentIndex < 0 || hist.CurrentIndex >= int64(len(hist.Entries)) {
+		return nil, fmt.Errorf("dialog: page's URL: no current history entry")
+	}
+	u, err := sameDocumentURL(hist.Entries[hist.CurrentIndex].URL)
+	if err != nil {
+		return nil, fmt.Errorf("dialog: %w", err)
+	}
+	if _, err := cdp.Call(ctx, s, cdppage.Navigate, cdppage.NavigateParams{URL: u}); err != nil {
+		return nil, fmt.Errorf("dialog: close by navigating to %s: %w", u, err)
+	}
+	select {
+	case _, ok := <-closed:
+		if !ok {
+			return nil, fmt.Errorf("dialog: the tab went away")
+		}
+		return &DialogResult{Dialog: &Dialog{Type: "unknown"}, Accepted: false, Took: time.Since(start)}, nil
+	case <-ctx.Done():
+		return nil, &TimeoutError{Op: "dialog", Timeout: d, Last: fmt.Errorf("no JavaScript dialog closed: the page is busy, not blocked by a dialog")}
+	}
+}
+
+// sameDocumentURL returns a URL whose navigation stays in the document at
+// raw: raw itself when it has a fragment, else raw with an empty one.
+func sameDocumentURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		return "", fmt.Errorf("page URL %q cannot take a fragment", raw)
+	}
+	if strings.Contains(raw, "#") {
+		return raw, nil
+	}
+	return raw + "#", nil
 }

@@ -142,8 +142,8 @@ func (r *Runner) followNavigation(ctx context.Context, w *watch, first navEvent,
 	if committed && first.bfcache {
 		return
 	}
-	// Events reach the watch on one channel per method, so a lifecycle
-	// event may come before the commit it belongs to: remember them.
+	// A lifecycle event may be read before the commit it belongs to is
+	// known (the commit came with the action's reply): remember them.
 	loaded := make(map[cdp.LoaderID]bool)
 	for {
 		select {

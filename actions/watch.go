@@ -7,6 +7,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	cdppage "github.com/chromedp/cdproto/page"
+
+	"github.com/egohost/egohost/page"
 )
 
 // Dialog is a JavaScript dialog (alert, confirm, prompt, beforeunload).
@@ -38,6 +40,10 @@ const (
 	navStopped                      // the frame stopped loading (also when a navigation became a download)
 )
 
+// navBuffer is how many navigation events a watch keeps for its reader
+// (the settle); a navigation brings a dozen or so.
+const navBuffer = 128
+
 // watch follows a tab's page events for the length of one call: the
 // JavaScript dialogs (one ends the call's context) and the navigations of
 // the main frame. Its goroutines end at close.
@@ -64,19 +70,19 @@ type watch struct {
 // its lifecycle events on, in the background: call wait to be sure.
 func (r *Runner) watch(ctx context.Context, op string) *watch {
 	wctx, cancel := context.WithCancelCause(ctx)
-	w := &watch{ctx: wctx, cancel: cancel, ready: make(chan struct{}), nav: make(chan navEvent, 1024)}
-	sub := func(method string) <-chan jsonv2.Value {
-		ch, stop := r.tab.Subscribe(method)
-		w.stops = append(w.stops, stop)
-		return ch
-	}
-	dialogs := sub(cdppage.JavascriptDialogOpening.Method)
-	requested := sub(cdppage.FrameRequestedNavigation.Method)
-	started := sub(cdppage.FrameStartedNavigating.Method)
-	navigated := sub(cdppage.FrameNavigated.Method)
-	sameDoc := sub(cdppage.NavigatedWithinDocument.Method)
-	lifecycle := sub(cdppage.LifecycleEvent.Method)
-	stopped := sub(cdppage.FrameStoppedLoading.Method)
+	w := &watch{ctx: wctx, cancel: cancel, ready: make(chan struct{}), nav: make(chan navEvent, navBuffer)}
+	// One stream for every method a watch needs, in arrival order: a call
+	// holds one small subscription, not one per method.
+	events, stop := r.tab.Stream(
+		cdppage.JavascriptDialogOpening.Method,
+		cdppage.FrameRequestedNavigation.Method,
+		cdppage.FrameStartedNavigating.Method,
+		cdppage.FrameNavigated.Method,
+		cdppage.NavigatedWithinDocument.Method,
+		cdppage.LifecycleEvent.Method,
+		cdppage.FrameStoppedLoading.Method,
+	)
+	w.stops = append(w.stops, stop)
 
 	w.wg.Add(2)
 	go func() {
@@ -104,19 +110,24 @@ func (r *Runner) watch(ctx context.Context, op string) *watch {
 		put := func(e navEvent) {
 			select {
 			case w.nav <- e:
-			default: // nobody reads: drop (the channel is large)
+			default: // nobody reads: drop
 			}
 		}
 		for {
+			var e page.Event
 			select {
 			case <-wctx.Done():
 				return
-			case v, ok := <-dialogs:
+			case ev, ok := <-events:
 				if !ok {
 					return
 				}
+				e = ev
+			}
+			switch e.Method {
+			case cdppage.JavascriptDialogOpening.Method:
 				var ev cdppage.EventJavascriptDialogOpening
-				if jsonv2.Unmarshal(v, &ev) == nil {
+				if jsonv2.Unmarshal(e.Params, &ev) == nil {
 					d := &Dialog{Type: string(ev.Type), Message: ev.Message, DefaultPrompt: ev.DefaultPrompt, URL: ev.URL}
 					w.mu.Lock()
 					w.dialog = d
@@ -124,66 +135,40 @@ func (r *Runner) watch(ctx context.Context, op string) *watch {
 					w.cancel(&DialogOpenError{Op: op, Dialog: *d})
 					return
 				}
-			case v, ok := <-requested:
-				if !ok {
-					requested = nil
-					continue
-				}
+			case cdppage.FrameRequestedNavigation.Method:
 				var ev cdppage.EventFrameRequestedNavigation
-				if jsonv2.Unmarshal(v, &ev) == nil {
+				if jsonv2.Unmarshal(e.Params, &ev) == nil {
 					put(navEvent{kind: navStarted, frameID: ev.FrameID, url: ev.URL})
 				}
-			case v, ok := <-started:
-				if !ok {
-					started = nil
-					continue
-				}
+			case cdppage.FrameStartedNavigating.Method:
 				var ev cdppage.EventFrameStartedNavigating
-				if jsonv2.Unmarshal(v, &ev) == nil {
-					kind := navStarted
+				if jsonv2.Unmarshal(e.Params, &ev) == nil {
 					switch ev.NavigationType {
 					case cdppage.FrameStartedNavigatingNavigationTypeSameDocument, cdppage.FrameStartedNavigatingNavigationTypeHistorySameDocument:
-						kind = 0 // the navigatedWithinDocument that follows says it all
-					}
-					if kind != 0 {
-						put(navEvent{kind: kind, frameID: ev.FrameID, loaderID: ev.LoaderID, url: ev.URL})
+						// the navigatedWithinDocument that follows says it all
+					default:
+						put(navEvent{kind: navStarted, frameID: ev.FrameID, loaderID: ev.LoaderID, url: ev.URL})
 					}
 				}
-			case v, ok := <-navigated:
-				if !ok {
-					navigated = nil
-					continue
-				}
+			case cdppage.FrameNavigated.Method:
 				var ev cdppage.EventFrameNavigated
-				if jsonv2.Unmarshal(v, &ev) == nil && ev.Frame != nil && ev.Frame.ParentID == "" {
+				if jsonv2.Unmarshal(e.Params, &ev) == nil && ev.Frame != nil && ev.Frame.ParentID == "" {
 					put(navEvent{kind: navCommitted, frameID: ev.Frame.ID, loaderID: ev.Frame.LoaderID, url: ev.Frame.URL,
 						bfcache: ev.Type == cdppage.NavigationTypeBackForwardCacheRestore})
 				}
-			case v, ok := <-sameDoc:
-				if !ok {
-					sameDoc = nil
-					continue
-				}
+			case cdppage.NavigatedWithinDocument.Method:
 				var ev cdppage.EventNavigatedWithinDocument
-				if jsonv2.Unmarshal(v, &ev) == nil {
+				if jsonv2.Unmarshal(e.Params, &ev) == nil {
 					put(navEvent{kind: navSameDoc, frameID: ev.FrameID, url: ev.URL})
 				}
-			case v, ok := <-lifecycle:
-				if !ok {
-					lifecycle = nil
-					continue
-				}
+			case cdppage.LifecycleEvent.Method:
 				var ev cdppage.EventLifecycleEvent
-				if jsonv2.Unmarshal(v, &ev) == nil {
+				if jsonv2.Unmarshal(e.Params, &ev) == nil {
 					put(navEvent{kind: navLifecycle, frameID: ev.FrameID, loaderID: ev.LoaderID, name: ev.Name})
 				}
-			case v, ok := <-stopped:
-				if !ok {
-					stopped = nil
-					continue
-				}
+			case cdppage.FrameStoppedLoading.Method:
 				var ev cdppage.EventFrameStoppedLoading
-				if jsonv2.Unmarshal(v, &ev) == nil {
+				if jsonv2.Unmarshal(e.Params, &ev) == nil {
 					put(navEvent{kind: navStopped, frameID: ev.FrameID})
 				}
 			}

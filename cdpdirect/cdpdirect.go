@@ -16,6 +16,8 @@ import (
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
 	"github.com/coder/websocket"
+
+	"github.com/egohost/egohost/page"
 )
 
 // ErrClosed is returned for calls on a closed connection.
@@ -56,6 +58,7 @@ type Conn struct {
 	nextID  int64
 	pending map[int64]chan message
 	subs    map[subKey]map[int]chan jsonv2.Value
+	streams map[int]*stream
 	nextSub int
 	err     error
 }
@@ -74,6 +77,7 @@ func Dial(ctx context.Context, url string) (*Conn, error) {
 		done:    make(chan struct{}),
 		pending: make(map[int64]chan message),
 		subs:    make(map[subKey]map[int]chan jsonv2.Value),
+		streams: make(map[int]*stream),
 	}
 	go c.readLoop(rctx)
 	return c, nil
@@ -104,6 +108,14 @@ func (c *Conn) readLoop(ctx context.Context) {
 				default: // a subscriber that does not read loses events, never blocks the connection
 				}
 			}
+			for _, st := range c.streams {
+				if st.session == m.SessionID && st.methods[m.Method] {
+					select {
+					case st.ch <- page.Event{Method: m.Method, Params: jsonv2.Value(m.Params)}:
+					default:
+					}
+				}
+			}
 		}
 		c.mu.Unlock()
 	}
@@ -124,6 +136,10 @@ func (c *Conn) fail(err error) {
 			close(ch)
 		}
 		delete(c.subs, k)
+	}
+	for n, st := range c.streams {
+		close(st.ch)
+		delete(c.streams, n)
 	}
 }
 
@@ -220,6 +236,40 @@ func (c *Conn) subscribe(session, method string) (<-chan jsonv2.Value, func()) {
 	}
 }
 
+// stream is one Stream subscription.
+type stream struct {
+	session string
+	methods map[string]bool
+	ch      chan page.Event
+}
+
+func (c *Conn) stream(session string, methods []string) (<-chan page.Event, func()) {
+	st := &stream{session: session, methods: make(map[string]bool, len(methods)), ch: make(chan page.Event, page.StreamBuffer)}
+	for _, m := range methods {
+		st.methods[m] = true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		close(st.ch)
+		return st.ch, func() {}
+	}
+	c.nextSub++
+	n := c.nextSub
+	c.streams[n] = st
+	var once sync.Once
+	return st.ch, func() {
+		once.Do(func() {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if _, ok := c.streams[n]; ok {
+				delete(c.streams, n)
+				close(st.ch)
+			}
+		})
+	}
+}
+
 // Browser returns the browser-level session.
 func (c *Conn) Browser() *Session { return &Session{c: c} }
 
@@ -265,6 +315,11 @@ func (s *Session) Call(ctx context.Context, method string, params, result any) e
 // Subscribe buffers the session's events of one method (up to 4096; more are dropped).
 func (s *Session) Subscribe(method string) (<-chan jsonv2.Value, func()) {
 	return s.c.subscribe(s.id, method)
+}
+
+// Stream buffers the session's events of several methods on one channel.
+func (s *Session) Stream(methods ...string) (<-chan page.Event, func()) {
+	return s.c.stream(s.id, methods)
 }
 
 // Child returns the flattened child session id on the same connection.

@@ -4,6 +4,9 @@ import { Code, WireError, classifyChromeError, messageOf } from "./errors.js";
 
 const PROTOCOL_VERSION = "1.3";
 
+/** ATTACH_TIMEOUT_MS bounds one chrome.debugger.attach: a tab that never answers fails the attach. */
+export const ATTACH_TIMEOUT_MS = 10_000;
+
 /**
  * DebuggerRelay attaches chrome.debugger to tabs on demand and relays CDP both ways.
  *
@@ -19,10 +22,11 @@ export class DebuggerRelay {
   #sessions = new Map(); // tabId → {state: "attaching" | "attached", ready: Promise, inflight: Set}
   #lastReason = new Map(); // tabId → reason of its latest detach
 
-  constructor({ dbg, emit, onChange = () => {} }) {
+  constructor({ dbg, emit, onChange = () => {}, attachTimeoutMs = ATTACH_TIMEOUT_MS }) {
     this.dbg = dbg;
     this.emit = emit;
     this.onChange = onChange;
+    this.attachTimeoutMs = attachTimeoutMs;
   }
 
   /** install subscribes to chrome.debugger's events. */
@@ -50,8 +54,7 @@ export class DebuggerRelay {
       return { attached: true, already: true };
     }
     const session = { state: "attaching", ready: null, inflight: new Set() };
-    session.ready = Promise.resolve()
-      .then(() => this.dbg.attach({ tabId }, PROTOCOL_VERSION))
+    session.ready = this.#attachWithin(tabId)
       .then(
         () => {
           if (this.#sessions.get(tabId) === session) {
@@ -69,6 +72,23 @@ export class DebuggerRelay {
     await session.ready;
     this.#check(tabId, session);
     return { attached: true, already: false };
+  }
+
+  // #attachWithin runs chrome.debugger.attach, failing after attachTimeoutMs. An attach that
+  // succeeds after its caller gave up is undone, so no session is left that nobody tracks.
+  #attachWithin(tabId) {
+    const attach = Promise.resolve().then(() => this.dbg.attach({ tabId }, PROTOCOL_VERSION));
+    let timer;
+    const expired = new Promise((_, reject) => {
+      timer = setTimeout(() => {
+        attach.then(
+          () => this.dbg.detach({ tabId }).catch(() => {}),
+          () => {},
+        );
+        reject(new Error(`attaching to tab ${tabId} took over ${this.attachTimeoutMs} ms`));
+      }, this.attachTimeoutMs);
+    });
+    return Promise.race([attach, expired]).finally(() => clearTimeout(timer));
   }
 
   // #check fails when the session went away while the caller waited for it.

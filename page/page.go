@@ -16,11 +16,30 @@ import (
 )
 
 // Sessions is a tab's main session that can also address flattened child
-// sessions by ID.
+// sessions by ID, and stream several events' methods on one channel.
 type Sessions interface {
 	cdp.Session
+	Streamer
 	Child(id target.SessionID) cdp.Session
 }
+
+// Event is one CDP event of a session: its method and its params.
+type Event struct {
+	Method string
+	Params jsonv2.Value
+}
+
+// Streamer delivers the events of several methods of one session on one
+// channel, in the order they arrived: one subscription where a watcher
+// needs many methods. A reader that falls StreamBuffer events behind loses
+// the newest ones rather than block the session; cancel ends the stream
+// (the channel closes).
+type Streamer interface {
+	Stream(methods ...string) (events <-chan Event, cancel func())
+}
+
+// StreamBuffer is how many events a stream holds for a slow reader.
+const StreamBuffer = 256
 
 // Child is an attached child target of the tab (an out-of-process iframe or
 // a worker).
@@ -139,6 +158,11 @@ func (p *Page) Call(ctx context.Context, method string, params, result any) erro
 // Subscribe subscribes to an event of the tab's main session.
 func (p *Page) Subscribe(method string) (<-chan jsonv2.Value, func()) {
 	return p.root.Subscribe(method)
+}
+
+// Stream streams events of the tab's main session.
+func (p *Page) Stream(methods ...string) (<-chan Event, func()) {
+	return p.root.Stream(methods...)
 }
 
 // Child returns a child session by ID.

@@ -323,6 +323,10 @@ type DialogResult struct {
 	Accepted bool    `json:"accepted"`
 	Dialog   *Dialog `json:"dialog,omitempty"`
 	TookMs   float64 `json:"tookMs"`
+	// Unreported is set when the dialog had opened before egohost attached:
+	// Chrome never said what it was (Dialog.Type is "unknown") and lets
+	// egohost only dismiss it, so Accepted is false even for accept.
+	Unreported bool `json:"unreported,omitempty"`
 }
 
 // DownloadParams are the params of download: wait for the next download

@@ -23,6 +23,9 @@ const (
 const (
 	NotifyCDPEvent    = "cdp.event"
 	NotifyTabDetached = "tab.detached"
+	// NotifySubscriptionEnded says a cdp.subscribe subscription ended
+	// without the agent asking (its browser link went away).
+	NotifySubscriptionEnded = "cdp.subscriptionEnded"
 )
 
 // Target names a tab. Browser may be empty when one browser is connected;
@@ -151,6 +154,18 @@ type TabDetached struct {
 	Browser      string `json:"browser"`
 	Tab          int    `json:"tab"`
 	Reason       string `json:"reason"`
+}
+
+// SubscriptionEnded is the params of a cdp.subscriptionEnded notification:
+// the subscription is gone (cdp.unsubscribe no longer knows it) and no
+// event follows on it. Reason is "browser_disconnected" when the browser
+// link ended (the relay or the browser stopped, or the link broke).
+type SubscriptionEnded struct {
+	Subscription string `json:"subscription"`
+	Browser      string `json:"browser"`
+	Tab          int    `json:"tab"`
+	Reason       string `json:"reason"`
+	Message      string `json:"message"`
 }
 
 // DebugEchoParams are the params of debug.echo: Data goes to the extension

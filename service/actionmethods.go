@@ -40,6 +40,34 @@ func (s *Service) actionHandlers() map[string]handler {
 	}
 }
 
+// unreportedProbe bounds how long the dialog method waits for a tab's
+// first answer before it treats the tab as blocked by a dialog Chrome did
+// not report.
+const unreportedProbe = time.Second
+
+// dialogUnreported answers the dialog method on a tab that has answered
+// nothing since the attach: a dialog that opened before egohost attached,
+// which only a navigation closes (actions.DismissUnreported). done is
+// false when the tab answers: the ordinary path handles it.
+func (s *Service) dialogUnreported(ctx context.Context, t protocol.Target, timeout time.Duration) (any, bool, error) {
+	l, id, err := s.target(ctx, t)
+	if err != nil {
+		return nil, true, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, min(timeout, unreportedProbe))
+	err = l.reachable(pctx, l.tab(id))
+	cancel()
+	var pe *protocol.Error
+	if err == nil || !errors.As(err, &pe) || pe.Code != protocol.CodeDialogOpen {
+		return nil, false, nil
+	}
+	res, err := actions.DismissUnreported(ctx, &tabSession{l: l, tabID: id}, timeout)
+	if err != nil {
+		return nil, true, actionError(err)
+	}
+	return protocol.DialogResult{Tab: id, Accepted: res.Accepted, Dialog: dialogOf(res.Dialog), TookMs: tookMs(res.Took), Unreported: true}, true, nil
+}
+
 // downloadItem is a download as the extension reports it in a "download"
 // event (extension/downloads.js, from chrome.downloads).
 type downloadItem struct {
@@ -57,8 +85,20 @@ type downloadItem struct {
 // withRunner runs fn with an actions.Runner on the target's tab. The
 // context fn gets ends, with a clear cause, when the tab is closed, its
 // debugger detached or the browser gone, so nothing waits on a dead tab.
-func (s *Service) withRunner(ctx context.Context, t protocol.Target, op string, fn func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error)) (any, error) {
-	tc, err := s.tabContext(ctx, t)
+// timeout is the call's own timeout (the default action timeout when
+// zero): it bounds reaching the tab too (the attach, and the wait for a
+// tab that answers nothing), so a blocked tab fails within it.
+func (s *Service) withRunner(ctx context.Context, t protocol.Target, op string, timeout time.Duration, fn func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error)) (any, error) {
+	if timeout <= 0 {
+		timeout = s.opts.ActionTimeout
+	}
+	if op == "dialog" {
+		res, done, err := s.dialogUnreported(ctx, t, timeout)
+		if done {
+			return res, err
+		}
+	}
+	tc, err := s.tabContextWithin(ctx, t, op, timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +258,7 @@ func (s *Service) click(ctx context.Context, _ *agent, p protocol.ClickParams) (
 	if err := needElement("click", p.Element); err != nil {
 		return nil, err
 	}
-	return s.withRunner(ctx, p.Target, "click", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "click", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Click(ctx, p.Element, actions.ClickOptions{ActOptions: actOptions(p.ActionOptions), Button: p.Button, Count: p.Count, Modifiers: p.Modifiers})
 		if err != nil {
 			return nil, err
@@ -234,7 +274,7 @@ func (s *Service) elementAction(op string) handler {
 		if err := needElement(op, p.Element); err != nil {
 			return nil, err
 		}
-		return s.withRunner(ctx, p.Target, op, func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		return s.withRunner(ctx, p.Target, op, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 			o := actOptions(p.ActionOptions)
 			var res *actions.Result
 			var err error
@@ -260,7 +300,7 @@ func (s *Service) fill(ctx context.Context, _ *agent, p protocol.FillParams) (an
 	if err := needElement("fill", p.Element); err != nil {
 		return nil, err
 	}
-	return s.withRunner(ctx, p.Target, "fill", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "fill", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Fill(ctx, p.Element, p.Text, actions.FillOptions{ActOptions: actOptions(p.ActionOptions), Append: p.Append})
 		if err != nil {
 			return nil, err
@@ -273,7 +313,7 @@ func (s *Service) typeText(ctx context.Context, _ *agent, p protocol.TypeParams)
 	if p.DelayMs < 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "type: delayMs must not be negative")
 	}
-	return s.withRunner(ctx, p.Target, "type", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "type", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Type(ctx, p.Text, actions.PressOptions{ActOptions: actOptions(p.ActionOptions), Target: p.Element, Delay: millis(p.DelayMs)})
 		if err != nil {
 			return nil, err
@@ -286,7 +326,7 @@ func (s *Service) press(ctx context.Context, _ *agent, p protocol.PressParams) (
 	if p.Key == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "press: key is empty")
 	}
-	return s.withRunner(ctx, p.Target, "press", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "press", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Press(ctx, p.Key, actions.PressOptions{ActOptions: actOptions(p.ActionOptions), Target: p.Element})
 		if err != nil {
 			return nil, err
@@ -304,7 +344,7 @@ func (s *Service) selectOptions(ctx context.Context, _ *agent, p protocol.Select
 			return nil, protocol.Errorf(protocol.CodeInvalidParams, "select: index %d is negative", i)
 		}
 	}
-	return s.withRunner(ctx, p.Target, "select", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "select", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Select(ctx, p.Element, actions.SelectOptions{ActOptions: actOptions(p.ActionOptions), Values: p.Values, Labels: p.Labels, Indexes: p.Indexes})
 		if err != nil {
 			return nil, err
@@ -317,7 +357,7 @@ func (s *Service) drag(ctx context.Context, _ *agent, p protocol.DragParams) (an
 	if p.Element == "" || p.To == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "drag: needs a target and a to (each a @ref or a locator)")
 	}
-	return s.withRunner(ctx, p.Target, "drag", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "drag", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Drag(ctx, p.Element, p.To, actOptions(p.ActionOptions))
 		if err != nil {
 			return nil, err
@@ -342,7 +382,7 @@ func (s *Service) upload(ctx context.Context, _ *agent, p protocol.UploadParams)
 			return nil, protocol.Errorf(protocol.CodeInvalidParams, "upload: %s is not a regular file", f)
 		}
 	}
-	return s.withRunner(ctx, p.Target, "upload", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "upload", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.SetFiles(ctx, p.Element, p.Files, actOptions(p.ActionOptions))
 		if err != nil {
 			return nil, err
@@ -355,7 +395,7 @@ func (s *Service) scroll(ctx context.Context, _ *agent, p protocol.ScrollParams)
 	if p.Element == "" && p.DX == 0 && p.DY == 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "scroll: give a target to scroll into view, or a delta (dx, dy)")
 	}
-	return s.withRunner(ctx, p.Target, "scroll", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "scroll", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Scroll(ctx, actions.ScrollOptions{ActOptions: actOptions(p.ActionOptions), Target: p.Element, DX: p.DX, DY: p.DY})
 		if err != nil {
 			return nil, err
@@ -365,7 +405,7 @@ func (s *Service) scroll(ctx context.Context, _ *agent, p protocol.ScrollParams)
 }
 
 func (s *Service) wait(ctx context.Context, _ *agent, p protocol.WaitParams) (any, error) {
-	return s.withRunner(ctx, p.Target, "wait", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "wait", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Wait(ctx, actions.WaitOptions{
 			Target: p.Element, State: p.State, Text: p.Text, Gone: p.Gone, URL: p.URL, Load: p.Load, Function: p.Function,
 			Timeout: millis(p.TimeoutMs),
@@ -396,7 +436,7 @@ func (s *Service) gotoURL(ctx context.Context, _ *agent, p protocol.GotoParams) 
 	if err != nil {
 		return nil, err
 	}
-	return s.withRunner(ctx, p.Target, "goto", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "goto", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Goto(ctx, url, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
 		if err != nil {
 			return nil, err
@@ -408,7 +448,7 @@ func (s *Service) gotoURL(ctx context.Context, _ *agent, p protocol.GotoParams) 
 // history is back, forward or reload.
 func (s *Service) history(op string) handler {
 	return typed(func(ctx context.Context, _ *agent, p protocol.NavParams) (any, error) {
-		return s.withRunner(ctx, p.Target, op, func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		return s.withRunner(ctx, p.Target, op, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 			o := actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)}
 			var res *actions.NavResult
 			var err error
@@ -432,7 +472,7 @@ func (s *Service) eval(ctx context.Context, _ *agent, p protocol.EvalParams) (an
 	if p.Expression == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "eval: expression is empty")
 	}
-	return s.withRunner(ctx, p.Target, "eval", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "eval", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Evaluate(ctx, p.Expression, millis(p.TimeoutMs))
 		if err != nil {
 			return nil, err
@@ -445,7 +485,7 @@ func (s *Service) screenshot(ctx context.Context, _ *agent, p protocol.Screensho
 	if p.Path != "" && !filepath.IsAbs(p.Path) {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "screenshot: path %q is not absolute", p.Path)
 	}
-	return s.withRunner(ctx, p.Target, "screenshot", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "screenshot", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		start := time.Now()
 		shot, err := r.Screenshot(ctx, actions.ScreenshotOptions{FullPage: p.FullPage, Target: p.Element, Timeout: millis(p.TimeoutMs)})
 		if err != nil {
@@ -466,7 +506,7 @@ func (s *Service) screenshot(ctx context.Context, _ *agent, p protocol.Screensho
 }
 
 func (s *Service) dialog(ctx context.Context, _ *agent, p protocol.DialogParams) (any, error) {
-	return s.withRunner(ctx, p.Target, "dialog", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, p.Target, "dialog", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.HandleDialog(ctx, p.Accept, p.PromptText, millis(p.TimeoutMs))
 		if err != nil {
 			return nil, err
@@ -501,7 +541,7 @@ func (s *Service) download(ctx context.Context, _ *agent, p protocol.DownloadPar
 	})
 	defer unsubscribe()
 	if p.Click != "" {
-		_, err := s.withRunner(wctx, p.Target, "download", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		_, err := s.withRunner(wctx, p.Target, "download", 0, func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 			return r.Click(ctx, p.Click, actions.ClickOptions{ActOptions: actions.ActOptions{Settle: &actions.Settle{Off: true}}})
 		})
 		if err != nil {

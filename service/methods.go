@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/egohost/egohost/actions"
@@ -242,7 +244,7 @@ func (s *Service) tabsOpen(ctx context.Context, _ *agent, p protocol.TabsOpenPar
 	if err != nil || !wait {
 		return res, err
 	}
-	nav, err := s.withRunner(ctx, protocol.Target{Browser: l.id, Tab: res.Tab.ID}, "open", func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	nav, err := s.withRunner(ctx, protocol.Target{Browser: l.id, Tab: res.Tab.ID}, "open", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		n, err := r.Goto(ctx, url, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
 		if err != nil {
 			return nil, err
@@ -339,7 +341,8 @@ func (s *Service) cdpSubscribe(ctx context.Context, a *agent, p protocol.CDPSubs
 	name := "s" + strconv.Itoa(a.nextSub)
 	a.mu.Unlock()
 
-	q := newQueue[*inbound](4096)
+	q := newQueue[*inbound](agentSubscriptionBuffer)
+	var unsubscribed atomic.Bool // the agent ended it (or left): no notice
 	cancel := l.subscribe(&subscriber{
 		filter: func(in *inbound) bool {
 			switch in.Event {
@@ -369,9 +372,19 @@ func (s *Service) cdpSubscribe(ctx context.Context, a *agent, p protocol.CDPSubs
 			}
 			a.notify(context.Background(), protocol.NotifyTabDetached, protocol.TabDetached{Subscription: name, Browser: l.id, Tab: in.TabID, Reason: reason})
 		}
+		if unsubscribed.Load() {
+			return
+		}
+		// The link ended under the subscription: say so, once, so the
+		// agent does not wait for events that will never come.
+		a.forget(name)
+		a.notify(context.Background(), protocol.NotifySubscriptionEnded, protocol.SubscriptionEnded{
+			Subscription: name, Browser: l.id, Tab: id, Reason: "browser_disconnected",
+			Message: fmt.Sprintf("browser %s disconnected (its relay or the browser stopped): subscribe again once it is back in browsers.list", l.id),
+		})
 	}()
 	a.mu.Lock()
-	a.subs[name] = cancel
+	a.subs[name] = func() { unsubscribed.Store(true); cancel() }
 	a.mu.Unlock()
 	// Events flow only while the debugger is attached: attach now.
 	if _, err := l.call(ctx, "attach", id, map[string]any{"tabId": id}); err != nil {
@@ -379,6 +392,17 @@ func (s *Service) cdpSubscribe(ctx context.Context, a *agent, p protocol.CDPSubs
 		return nil, err
 	}
 	return protocol.CDPSubscribeResult{Subscription: name, Tab: id, Browser: l.id}, nil
+}
+
+// agentSubscriptionBuffer is how many events a cdp.subscribe subscription
+// holds for a slow agent (more are dropped, never slowing the link).
+const agentSubscriptionBuffer = 4096
+
+// forget drops a subscription that already ended.
+func (a *agent) forget(name string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.subs, name)
 }
 
 func (a *agent) unsubscribe(name string) bool {

@@ -21,7 +21,7 @@ func (s *Service) resolve(ctx context.Context, _ *agent, p protocol.ResolveParam
 	if p.Element == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "resolve: target is empty")
 	}
-	tc, err := s.tabContext(ctx, p.Target)
+	tc, err := s.tabContextWithin(ctx, p.Target, "resolve", millis(p.TimeoutMs))
 	if err != nil {
 		return nil, err
 	}

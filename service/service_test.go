@@ -459,6 +459,11 @@ func TestDialogEventDuringPageOpen(t *testing.T) {
 	go func() {
 		errc <- a.Call(context.Background(), protocol.MethodSnapshot, protocol.SnapshotParams{Target: protocol.Target{Tab: 5}}, nil)
 	}()
+	probe := ext.read() // Page.enable: the tab's first answer since the attach
+	if probe["method"] != "Page.enable" {
+		t.Fatalf("first request: got %v, want Page.enable", probe["method"])
+	}
+	ext.send(map[string]any{"id": probe["id"], "result": map[string]any{}})
 	req := ext.read() // Target.setAutoAttach from page.Open
 	ext.send(map[string]any{"event": "cdp", "tabId": 5, "method": "Page.javascriptDialogOpening", "params": map[string]any{"type": "alert", "message": "hi", "url": "http://x/"}})
 	ext.send(map[string]any{"id": req["id"], "result": map[string]any{}})
@@ -491,5 +496,73 @@ func TestClientRefusesImpostor(t *testing.T) {
 	_, err = client.Dial(ctx, ln.Addr().String(), strings.Repeat("a", 64), client.Options{})
 	if !errors.Is(err, client.ErrNotService) || sawToken {
 		t.Errorf("got %v (token seen by the impostor: %v), want ErrNotService and no token sent", err, sawToken)
+	}
+}
+
+// A tab that answers nothing since the attach (a dialog Chrome never
+// reported) fails a click within the click's own timeout with dialog_open,
+// and the dialog method dismisses it with a same-document navigation.
+func TestUnreportedDialog(t *testing.T) {
+	f := newFixture(t)
+	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
+	ext.hello()
+	a := f.agent(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		errc <- a.Call(ctx, protocol.MethodClick, protocol.ClickParams{Target: protocol.Target{Tab: 5}, Element: "#x", ActionOptions: protocol.ActionOptions{TimeoutMs: 500}}, nil)
+	}()
+	probe := ext.read()
+	if probe["method"] != "Page.enable" {
+		t.Fatalf("first request: got %v, want Page.enable", probe["method"])
+	}
+	// No answer: the page is blocked.
+	select {
+	case err := <-errc:
+		wantCode(t, err, protocol.CodeDialogOpen)
+		var pe *protocol.Error
+		if errors.As(err, &pe); pe.Data["unreported"] != true {
+			t.Errorf("data: got %v, want unreported: true", pe.Data)
+		}
+	case <-ctx.Done():
+		t.Fatal("the click outlived its timeout on a blocked tab")
+	}
+
+	type result struct {
+		res protocol.DialogResult
+		err error
+	}
+	resc := make(chan result, 1)
+	go func() {
+		var r protocol.DialogResult
+		err := a.Call(ctx, protocol.MethodDialog, protocol.DialogParams{Target: protocol.Target{Tab: 5}, Accept: true, TimeoutMs: 3000}, &r)
+		resc <- result{r, err}
+	}()
+	var navigated string
+	for navigated == "" {
+		req := ext.read()
+		switch req["method"] {
+		case "Page.enable":
+			// stays unanswered, like the blocked page's
+		case "Page.getNavigationHistory":
+			ext.send(map[string]any{"id": req["id"], "result": map[string]any{"currentIndex": 0, "entries": []any{map[string]any{"id": 1, "url": "http://x/page", "title": "", "userTypedURL": "", "transitionType": "link"}}}})
+		case "Page.navigate":
+			navigated, _ = req["params"].(map[string]any)["url"].(string)
+			ext.send(map[string]any{"id": req["id"], "result": map[string]any{"frameId": "F"}})
+			ext.send(map[string]any{"event": "cdp", "tabId": 5, "method": "Page.javascriptDialogClosed", "params": map[string]any{"result": false, "userInput": ""}})
+		default:
+			t.Fatalf("unexpected request %v", req)
+		}
+	}
+	if navigated != "http://x/page#" {
+		t.Errorf("navigated to %q, want the page's own URL with an empty fragment", navigated)
+	}
+	r := <-resc
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if !r.res.Unreported || r.res.Accepted || r.res.Dialog == nil || r.res.Dialog.Type != "unknown" {
+		t.Errorf("dialog: got %+v, want unreported, not accepted, type unknown", r.res)
 	}
 }

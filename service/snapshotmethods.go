@@ -25,7 +25,7 @@ func (s *Service) snapshot(ctx context.Context, _ *agent, p protocol.SnapshotPar
 	if p.MaxChars < 0 || p.Start < 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "snapshot: maxChars and start must not be negative")
 	}
-	tc, err := s.tabContext(ctx, p.Target)
+	tc, err := s.tabContextWithin(ctx, p.Target, "snapshot", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func (s *Service) waitParsed(ctx context.Context, tc *tabContext, d time.Duratio
 	if err != nil || res.Result == nil || string(res.Result.Value) != `"loading"` {
 		return nil // parsed, or broken: the snapshot itself says which
 	}
-	_, err = s.withRunner(ctx, protocol.Target{Browser: tc.link.id, Tab: tc.tabID}, "snapshot", func(ctx context.Context, _ *tabContext, r *actions.Runner) (any, error) {
+	_, err = s.withRunner(ctx, protocol.Target{Browser: tc.link.id, Tab: tc.tabID}, "snapshot", d, func(ctx context.Context, _ *tabContext, r *actions.Runner) (any, error) {
 		return r.WaitLoad(ctx, actions.LoadDOMContentLoaded, d)
 	})
 	return err

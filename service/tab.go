@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -55,15 +56,38 @@ func (s *tabSession) Call(ctx context.Context, method string, params, result any
 	return nil
 }
 
-// Subscribe buffers this session's events of one method (4096 at most;
-// a subscriber that does not read loses events rather than block the link).
+// subscribeBuffer is how many events of one method a subscription holds
+// for a slow reader (more are dropped rather than block the link): the
+// readers are goroutines that drain it at once, so a small buffer does,
+// and a call does not pay for thousands of slots it never uses.
+const subscribeBuffer = 64
+
+// Subscribe buffers this session's events of one method.
 func (s *tabSession) Subscribe(method string) (<-chan jsonv2.Value, func()) {
-	q := newQueue[jsonv2.Value](4096)
+	q := newQueue[jsonv2.Value](subscribeBuffer)
 	cancel := s.l.subscribe(&subscriber{
 		filter: func(in *inbound) bool {
 			return in.Event == "cdp" && in.TabID == s.tabID && in.SessionID == s.sessionID && in.Method == method
 		},
 		deliver: func(in *inbound) { q.put(jsonv2.Value(in.Params)) },
+		done:    q.close,
+	})
+	return q.ch, cancel
+}
+
+// Stream buffers this session's events of several methods on one channel,
+// in the order the link received them.
+func (s *tabSession) Stream(methods ...string) (<-chan page.Event, func()) {
+	want := make(map[string]bool, len(methods))
+	for _, m := range methods {
+		want[m] = true
+	}
+	q := newQueue[page.Event](page.StreamBuffer)
+	cancel := s.l.subscribe(&subscriber{
+		filter: func(in *inbound) bool {
+			return in.Event == "cdp" && in.TabID == s.tabID && in.SessionID == s.sessionID && want[in.Method]
+		},
+		deliver: func(in *inbound) { q.put(page.Event{Method: in.Method, Params: jsonv2.Value(in.Params)}) },
 		done:    q.close,
 	})
 	return q.ch, cancel
@@ -122,6 +146,69 @@ type tabState struct {
 	// sets it, and must never wait for mu (page holds mu across CDP calls
 	// whose replies that same reader delivers).
 	dialog atomic.Pointer[protocol.Dialog]
+
+	// answered closes when the tab answered its first command since the
+	// attach (Page.enable, which also makes Chrome report the dialogs
+	// that open from then on). Until then the tab may be blocked by a
+	// dialog that opened before egohost attached, which Chrome never
+	// reports. Under mu; nil until the first use.
+	answered  chan struct{}
+	stopProbe context.CancelFunc
+}
+
+// errUnreportedDialog is the error of a call on a tab whose renderer has
+// answered nothing since the attach.
+func errUnreportedDialog(tabID int, waited time.Duration) error {
+	return protocol.Errorf(protocol.CodeDialogOpen,
+		"tab %d answered nothing for %v since egohost attached: a JavaScript dialog that opened before the attach is most likely open "+
+			"(Chrome does not report those), or a script keeps the page busy; `egohost dialog dismiss` closes such a dialog",
+		tabID, waited.Round(time.Millisecond)).
+		With("dialog", protocol.Dialog{Type: "unknown"}).With("unreported", true)
+}
+
+// probeReserve is the part of a call's time kept to answer it with
+// dialog_open rather than let the deadline answer with a bare timeout.
+const probeReserve = 200 * time.Millisecond
+
+// reachable waits, within ctx, until the tab has answered its first
+// command since the attach. It fails with dialog_open (unreported)
+// shortly before ctx's deadline when the tab answers nothing.
+func (l *link) reachable(ctx context.Context, t *tabState) error {
+	t.mu.Lock()
+	if t.answered == nil {
+		answered := make(chan struct{})
+		pctx, cancel := context.WithCancel(context.Background())
+		t.answered, t.stopProbe = answered, cancel
+		go func() {
+			defer close(answered)
+			// It lasts as long as the renderer is blocked: the tab's close
+			// ends it. Its error does not matter here: the calls that
+			// follow meet whatever is wrong with the tab themselves.
+			_ = (&tabSession{l: l, tabID: t.id}).Call(pctx, cdppage.Enable.Method, cdppage.EnableParams{}, nil)
+		}()
+	}
+	answered := t.answered
+	t.mu.Unlock()
+	select {
+	case <-answered:
+		return nil
+	default:
+	}
+	start := time.Now()
+	var expire <-chan time.Time
+	if dl, ok := ctx.Deadline(); ok {
+		timer := time.NewTimer(max(time.Until(dl)-min(probeReserve, time.Until(dl)/10), 0))
+		defer timer.Stop()
+		expire = timer.C
+	}
+	select {
+	case <-answered:
+		return nil
+	case <-expire:
+		return errUnreportedDialog(t.id, time.Since(start))
+	case <-ctx.Done():
+		return protocol.Errorf(protocol.CodeTimeout, "tab %d: no answer: %v", t.id, ctx.Err())
+	}
 }
 
 // trackDialog follows Page.javascriptDialogOpening/Closed of a tab's main
@@ -157,6 +244,10 @@ func (l *link) openDialog(tabID int) *protocol.Dialog {
 
 func (t *tabState) close() {
 	t.mu.Lock()
+	if t.stopProbe != nil {
+		t.stopProbe()
+	}
+	answered := t.answered
 	p := t.page
 	t.page = nil
 	t.snap = nil
@@ -164,6 +255,9 @@ func (t *tabState) close() {
 	t.mu.Unlock()
 	if p != nil {
 		p.Close()
+	}
+	if answered != nil {
+		<-answered // the probe ends with its context
 	}
 }
 
@@ -194,6 +288,9 @@ func (l *link) dropTab(id int) {
 // page (auto-attach to child frames) on first use.
 func (l *link) page(ctx context.Context, tabID int) (*tabState, error) {
 	t := l.tab(tabID)
+	if err := l.reachable(ctx, t); err != nil {
+		return nil, err
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.page != nil {

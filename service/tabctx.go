@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"errors"
+	"time"
 
 	"github.com/egohost/egohost/page"
 	"github.com/egohost/egohost/protocol"
@@ -34,6 +36,25 @@ func (s *Service) tabContext(ctx context.Context, target protocol.Target) (*tabC
 		return nil, protocol.Errorf(protocol.CodeDetached, "tab %d was detached", id)
 	}
 	return &tabContext{link: l, tabID: id, page: t.page, snap: t.snap, res: t.res}, nil
+}
+
+// tabContextWithin is tabContext bounded by a call's own timeout (the
+// default action timeout when zero): reaching the tab (the attach, and the
+// wait for a tab that answers nothing since the attach) fails within it.
+func (s *Service) tabContextWithin(ctx context.Context, target protocol.Target, op string, timeout time.Duration) (*tabContext, error) {
+	if timeout <= 0 {
+		timeout = s.opts.ActionTimeout
+	}
+	sctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tc, err := s.tabContext(sctx, target)
+	if err != nil && ctx.Err() == nil && sctx.Err() != nil {
+		var pe *protocol.Error
+		if !errors.As(err, &pe) || pe.Code == protocol.CodeTimeout {
+			return nil, protocol.Errorf(protocol.CodeTimeout, "%s: tab not reached within %v: %v", op, timeout, err)
+		}
+	}
+	return tc, err
 }
 
 // checkDialog fails at once when a JavaScript dialog blocks the tab: the

@@ -331,6 +331,10 @@ func actionVerbs() map[string]verb {
 			if r.Accepted {
 				verb = "accepted"
 			}
+			if r.Unreported {
+				_, err := fmt.Fprintln(w, "dismissed a dialog that opened before egohost attached (Chrome did not say what it was, and lets egohost only dismiss it)")
+				return err
+			}
 			if r.Dialog == nil {
 				_, err := fmt.Fprintf(w, "%s the dialog\n", verb)
 				return err

@@ -173,3 +173,22 @@ test("onDetach of a tab we did not track still tells the service", () => {
   dbg.onDetach.fire({ tabId: 12 }, "target_closed");
   assert.deepEqual(events, [{ event: "detached", tabId: 12, reason: "target_closed" }]);
 });
+
+test("an attach that never answers fails after the attach timeout, and a late one is undone", async () => {
+  const dbg = new FakeDebugger();
+  const { emit } = collector();
+  const relay = new DebuggerRelay({ dbg, emit, attachTimeoutMs: 20 });
+  relay.install();
+  const gate = deferred();
+  dbg.attachImpl = () => gate.promise;
+  const err = await rejection(relay.send(7, "Page.enable"));
+  assert.equal(err.code, "attach_failed");
+  assert.match(err.message, /tab 7 took over 20 ms/);
+  assert.equal(relay.isAttached(7), false);
+  gate.resolve(); // Chrome finishes the attach after all: egohost lets go of the tab
+  await tick();
+  await tick();
+  assert.equal(dbg.attached.has(7), false, "the late attach was detached");
+  dbg.attachImpl = async () => {};
+  assert.deepEqual(await relay.attach(7), { attached: true, already: false }, "the next attach starts afresh");
+});

@@ -111,6 +111,13 @@ func (s *Session) Subscribe(string) (<-chan jsonv2.Value, func()) {
 	return ch, func() { once.Do(func() { close(ch) }) }
 }
 
+// Stream implements page.Streamer; the fake sends no events.
+func (s *Session) Stream(...string) (<-chan page.Event, func()) {
+	ch := make(chan page.Event)
+	var once sync.Once
+	return ch, func() { once.Do(func() { close(ch) }) }
+}
+
 // Calls returns the calls so far.
 func (s *Session) Calls() []Call {
 	s.mu.Lock()
