@@ -100,6 +100,7 @@ const (
 	CodeUnsupported      Code = 1108 // the operation is not possible on this target
 	CodeDialogOpen       Code = 1109 // a JavaScript dialog blocks the page; data.dialog (answer it with the dialog method)
 	CodeDownloadFailed   Code = 1110 // the download was interrupted; data.download
+	CodeForeignRef       Code = 1111 // the target is another tool's ref (@e12, e12, ref=e5); refs here are @N
 )
 
 // Name returns the stable short name of a code.
@@ -167,6 +168,8 @@ func (c Code) Name() string {
 		return "dialog_open"
 	case CodeDownloadFailed:
 		return "download_failed"
+	case CodeForeignRef:
+		return "foreign_ref"
 	}
 	return fmt.Sprintf("code_%d", int(c))
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/egohost/egohost/config"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -164,7 +165,7 @@ func actionVerbs() map[string]verb {
 		human: printAction("scrolled"),
 	}
 	v["wait"] = verb{
-		usage:  "wait TARGET [--state attached|visible|hidden|detached] | wait --text T [--gone] | wait --url PATTERN | wait --load load|domcontentloaded|networkidle | wait --fn JS  [--timeout D]",
+		usage:  "wait TARGET [--state attached|visible|hidden|detached] | wait --text T [--gone] | wait --url PATTERN | wait --load load|domcontentloaded|networkidle | wait --fn JS  [--timeout D] | wait --ms N",
 		method: protocol.MethodWait,
 		params: func(a *argv, t protocol.Target) (any, error) {
 			p := protocol.WaitParams{
@@ -180,6 +181,13 @@ func actionVerbs() map[string]verb {
 				return nil, usageError("usage: egohost " + v["wait"].usage)
 			}
 			if len(args) == 1 {
+				if _, err := config.ParseDuration(args[0]); err == nil {
+					msg := fmt.Sprintf("wait %s: a number or a duration is a sleep (egohost wait %s, with no other flag but --json)", args[0], args[0])
+					if _, err := strconv.Atoi(args[0]); err == nil {
+						msg += "; to wait for the element with ref " + args[0] + ", write @" + args[0]
+					}
+					return nil, usageError(msg)
+				}
 				p.Element = args[0]
 			}
 			n := 0
@@ -413,15 +421,15 @@ func actionFlags(a *argv) protocol.ActionOptions {
 	}
 }
 
-// duration takes "--name D" (a Go duration such as 500ms or 10s).
+// duration takes "--name D": milliseconds (1500) or a Go duration (500ms, 10s).
 func duration(a *argv, name string) time.Duration {
 	v := a.flag(name)
 	if v == "" {
 		return 0
 	}
-	d, err := time.ParseDuration(v)
+	d, err := config.ParseDuration(v)
 	if (err != nil || d < 0) && a.err == nil {
-		a.err = usageError(fmt.Sprintf("%s %q is not a duration (e.g. 500ms, 10s)", name, v))
+		a.err = usageError(fmt.Sprintf("%s %q is not a duration (milliseconds like 1500, or 500ms, 10s)", name, v))
 	}
 	return d
 }

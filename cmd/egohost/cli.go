@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/client"
+	"github.com/egohost/egohost/config"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/service"
 )
@@ -93,15 +94,15 @@ func coreVerbs() map[string]verb {
 			},
 		},
 		"tab": {
-			usage: "tab ID", method: protocol.MethodTabsSelect,
+			usage: "tab ID | tab --index N", method: protocol.MethodTabsSelect,
 			params: func(a *argv, t protocol.Target) (any, error) {
-				args, err := a.exactly(1, "tab ID")
+				args, err := a.exactly(1, "tab ID | tab --index N")
 				if err != nil {
 					return nil, err
 				}
 				id, err := strconv.Atoi(args[0])
 				if err != nil {
-					return nil, usageError(fmt.Sprintf("tab: %q is not a tab ID", args[0]))
+					return nil, usageError(fmt.Sprintf("tab: %q is not a tab ID (by position: egohost tab --index N)", args[0]))
 				}
 				t.Tab = id
 				return protocol.TabParams{Target: t}, nil
@@ -156,9 +157,9 @@ func printTabs(w io.Writer, raw json.RawMessage) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TAB\tACTIVE\tATTACHED\tTITLE\tURL")
-	for _, t := range r.Tabs {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", t.ID, yes(t.Active), yes(t.Attached), clip(t.Title, 40), t.URL)
+	fmt.Fprintln(tw, "#\tTAB\tACTIVE\tATTACHED\tTITLE\tURL")
+	for i, t := range r.Tabs {
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\n", i, t.ID, yes(t.Active), yes(t.Attached), clip(t.Title, 40), t.URL)
 	}
 	return tw.Flush()
 }
@@ -196,8 +197,8 @@ func (e *env) callVerb(ctx context.Context, v verb, args []string) error {
 	var d time.Duration
 	if timeout != "" {
 		var err error
-		if d, err = time.ParseDuration(timeout); err != nil || d <= 0 {
-			return usageError(fmt.Sprintf("--timeout %q is not a positive duration (e.g. 500ms, 10s)", timeout))
+		if d, err = config.ParseDuration(timeout); err != nil || d <= 0 {
+			return usageError(fmt.Sprintf("--timeout %q is not a positive duration (milliseconds like 1500, or 500ms, 10s)", timeout))
 		}
 	}
 	params, err := v.params(&argv{args: args, timeout: d}, t)

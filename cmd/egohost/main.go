@@ -49,7 +49,8 @@ Service and setup:
 
 Talking to the running service (common flags: --browser ID, --tab ID (default: the active
 tab), --json, --timeout D (the verb's wait; default timeouts.action)):
-  egohost tabs | tab ID | open URL | close      list, select, open, close tabs
+  egohost tabs | tab ID | tab --index N | open URL | close
+                                                 list, select (by ID or position), open, close tabs
   egohost snapshot [-i] [--scope X] [--viewport] [--max N] [--start N] [--diff]
   egohost resolve TARGET [--wait]                count and list what TARGET matches
   egohost click|dblclick|rightclick|hover|focus|check|uncheck TARGET [--force] [--no-settle]
@@ -57,12 +58,13 @@ tab), --json, --timeout D (the verb's wait; default timeouts.action)):
   egohost press KEY [--target TARGET]            egohost select TARGET VALUE… [--by value|label|index]
   egohost drag FROM TO                           egohost upload TARGET FILE…
   egohost scroll TARGET | scroll [TARGET] --dy N
-  egohost wait TARGET [--state S] | --text T [--gone] | --url P | --load L | --fn JS
+  egohost wait TARGET [--state S] | --text T [--gone] | --url P | --load L | --fn JS | --ms N
   egohost goto URL [--until load|domcontentloaded|networkidle]    egohost back|forward|reload
   egohost eval JS                                egohost screenshot FILE [--full] [--target TARGET]
   egohost dialog accept [TEXT] | dialog dismiss  egohost download [--click TARGET]
   egohost cdp METHOD [PARAMS_JSON]               send one CDP command, print its result
-TARGET is a @ref from a snapshot or a locator: 'role=button[name="Save"]', 'text=Sign in',
+Durations take milliseconds (1500) or units (1.5s, 500ms), in flags and in EGOHOST_TIMEOUTS_*.
+TARGET is a @ref from a snapshot (@12, not e12) or a locator: 'role=button[name="Save"]', 'text=Sign in',
 'label=Email', '#id', 'css=li >> nth=2' (see docs/locators.md).
 
 Global flags: --config FILE (default $EGOHOST_CONFIG or ~/.config/egohost/config.yaml)
@@ -103,6 +105,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cerr = e.demo(ctx, rest)
 	case "status":
 		cerr = e.status(ctx, rest)
+	case "wait":
+		cerr = e.wait(ctx, rest)
+	case "tab":
+		cerr = e.tab(ctx, rest)
 	default:
 		verb, ok := e.verbs()[cmd]
 		if !ok {
