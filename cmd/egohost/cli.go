@@ -228,7 +228,7 @@ func (e *env) callVerb(ctx context.Context, v verb, args []string) error {
 		return err
 	}
 	if asJSON {
-		_, err := fmt.Fprintf(e.stdout, "%s\n", raw)
+		_, err := fmt.Fprintf(e.stdout, "%s\n", unescapeHTML(raw))
 		return err
 	}
 	return v.human(e.stdout, raw)
@@ -273,7 +273,7 @@ func (e *env) status(ctx context.Context, args []string) error {
 		return err
 	}
 	if asJSON {
-		return json.NewEncoder(e.stdout).Encode(map[string]any{"service": ping, "browsers": bl.Browsers})
+		return printJSON(e.stdout, map[string]any{"service": ping, "browsers": bl.Browsers})
 	}
 	fmt.Fprintf(e.stdout, "service: up (version %s, pid %d) at ws://%s/rpc\n", ping.Version, ping.PID, e.serviceAddr())
 	if len(bl.Browsers) == 0 {

@@ -135,3 +135,41 @@ func printJSON(w io.Writer, v any) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
+
+// unescapeHTML undoes encoding/json's HTML escaping in a JSON text: the
+// \u0026, \u003c and \u003e escapes inside strings become the characters
+// themselves, so `?a=1&b=2` reads as typed. Every other
+// byte is kept; the result decodes to the same value.
+func unescapeHTML(raw []byte) []byte {
+	out := make([]byte, 0, len(raw))
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case c == '"':
+			inString = !inString
+		case inString && c == '\\' && i+1 < len(raw):
+			if i+6 <= len(raw) && raw[i+1] == 'u' {
+				switch string(raw[i+2 : i+6]) {
+				case "0026":
+					out = append(out, '&')
+					i += 5
+					continue
+				case "003c", "003C":
+					out = append(out, '<')
+					i += 5
+					continue
+				case "003e", "003E":
+					out = append(out, '>')
+					i += 5
+					continue
+				}
+			}
+			out = append(out, c, raw[i+1]) // an escape pair, kept whole
+			i++
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
