@@ -41,10 +41,15 @@ Service and setup:
   egohost launch [--headless] [--user-data-dir DIR] [URL]
                                          start Chromium/Chrome with the extension; runs the
                                          service too if none is running
-  egohost install [--user-data-dir DIR] [--browser NAME] [--service]
-                                         register the native messaging host (and the service)
-  egohost uninstall [--service]          remove what install wrote
+  egohost install [--user-data-dir DIR] [--browser NAME] [--service] [--allow-temporary]
+                                         register the native messaging host for every browser
+                                         found (and the service); safe to run again
+  egohost uninstall [--browser NAME] [--service]
+                                         remove what install wrote
   egohost status                         is the service up, which browsers are connected
+  egohost doctor [--json] [--user-data-dir DIR]
+                                         check every link of the chain (binary, host manifests,
+                                         service, port, permissions, relay, extension, unit)
   egohost demo [--headed]                launch, drive a page through the whole chain, exit
 
 Talking to the running service (common flags: --browser ID, --tab ID (default: the active
@@ -81,6 +86,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(stdout, usage)
 		return 0
+	}
+	if args[0] == "doctor" { // it reports a bad configuration as one of its checks
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return exitCode(stderr, doctorCmd(ctx, cfgFile, args[1:], stdout, stderr))
 	}
 	cfg, err := loadConfig(cfgFile)
 	if err != nil {
@@ -129,6 +139,9 @@ func loadConfig(file string) (*config.Config, error) {
 func exitCode(stderr io.Writer, err error) int {
 	if err == nil {
 		return 0
+	}
+	if errors.Is(err, errReported) {
+		return 1
 	}
 	var pe *protocol.Error
 	if errors.As(err, &pe) {
