@@ -105,7 +105,9 @@ func TestDoctorFileChecks(t *testing.T) {
 			check: "token permissions", wantStatus: checkFail, wantDetail: "open to other users", wantFix: "chmod 600"},
 		{name: "state folder open", breakIt: func(t *testing.T, d *doctor) { os.Chmod(d.cfg.StateDir, 0o755) },
 			check: "state folder permissions", wantStatus: checkFail, wantDetail: "open to other users", wantFix: "chmod 700"},
-		{name: "bad config", breakIt: func(t *testing.T, d *doctor) { d.cfgErr = errors.New(`config: timeouts.action: "abc" is not a duration`) },
+		{name: "bad config", breakIt: func(t *testing.T, d *doctor) {
+			d.cfgErr = errors.New(`config: timeouts.action: "abc" is not a duration`)
+		},
 			check: "config", wantStatus: checkFail, wantDetail: "timeouts.action", wantFix: "correct that value"},
 		{name: "no service", breakIt: func(*testing.T, *doctor) {},
 			check: "service", wantStatus: checkFail, wantDetail: "connection refused", wantFix: "egohost serve"},
