@@ -20,12 +20,13 @@ import (
 // sleepRequest reports whether a wait command line asks for a plain
 // sleep: `wait --ms N` (N in milliseconds, or a duration), or `wait D`
 // where D is a bare number of milliseconds or a duration ("1.5s"). Only
-// --json may come with it. A number can never be a locator (CSS names do
+// --json and the common flags (ignored) may come with it. A number can never be a locator (CSS names do
 // not start with a digit), so this takes nothing away; a ref is @N.
 func sleepRequest(args []string) (d time.Duration, asJSON, ok bool, err error) {
 	a := &argv{args: args}
 	ms := a.flag("--ms")
 	asJSON = a.boolean("--json")
+	a.flag("--browser", "--tab", "--timeout") // the common flags mean nothing to a sleep
 	rest, restErr := a.rest("wait --ms N")
 	if ms == "" {
 		if restErr != nil || len(rest) != 1 {
@@ -42,7 +43,7 @@ func sleepRequest(args []string) (d time.Duration, asJSON, ok bool, err error) {
 		return d, asJSON, true, nil
 	}
 	if restErr != nil || len(rest) != 0 {
-		return 0, false, false, usageError("usage: egohost wait --ms N (sleeps N milliseconds; it takes no TARGET and no other flag but --json)")
+		return 0, false, false, usageError("usage: egohost wait --ms N (sleeps N milliseconds; it takes no TARGET, and no other flag but --json)")
 	}
 	d, err = config.ParseDuration(ms)
 	if err != nil || d < 0 {
