@@ -32,7 +32,7 @@ func TestHumanMessages(t *testing.T) {
 		{name: "type into the focused element", verb: "type", args: []string{"hello"},
 			raw: `{"action":"type","element":"<textarea>","value":"hello","tookMs":30}`, want: "typed \"hello\" into <textarea> → \"hello\" in 30 ms\n"},
 		{name: "tabs with positions", verb: "tabs",
-			raw: `{"tabs":[{"id":7,"url":"about:blank","title":"a"},{"id":9,"active":true,"attached":true,"url":"http://x/","title":"b"}]}`,
+			raw:  `{"tabs":[{"id":7,"url":"about:blank","title":"a"},{"id":9,"active":true,"attached":true,"url":"http://x/","title":"b"}]}`,
 			want: "#  TAB  ACTIVE  ATTACHED  TITLE  URL\n0  7                      a      about:blank\n1  9    *       *         b      http://x/\n"},
 	}
 	for _, tt := range tests {
