@@ -139,8 +139,9 @@ func (e *env) runInstall(o installOptions) error {
 		if !o.allowTemporary {
 			return fmt.Errorf("install: this egohost is %s, %s: it will be gone, and the browser could no longer start the host.\n"+
 				"Install a stable binary and run its install instead:\n"+
-				"  go install github.com/egohost/egohost/cmd/egohost@latest && \"$(go env GOPATH)/bin/egohost\" install\n"+
-				"or: go build -o ~/bin/egohost ./cmd/egohost && ~/bin/egohost install\n"+
+				"  go install ./cmd/egohost (in a clone; or github.com/egohost/egohost/cmd/egohost@latest)\n"+
+				"  \"$(go env GOPATH)/bin/egohost\" install\n"+
+				"or: go build -o ~/.local/bin/egohost ./cmd/egohost && ~/.local/bin/egohost install\n"+
 				"(--allow-temporary installs it anyway)", self, why)
 		}
 		fmt.Fprintf(e.stderr, "warning: %s is temporary (%s); the manifest will break when it goes\n", self, why)
@@ -222,7 +223,7 @@ func (e *env) installOne(t target, m install.HostManifest, keysDone map[string]b
 func printNextStep(w io.Writer, extDir string) {
 	fmt.Fprintf(w, `
 Next: load the extension into your browser (once per profile):
-  1. open chrome://extensions (edge://extensions, brave://extensions, vivaldi:extensions)
+  1. open chrome://extensions (edge://extensions, brave://extensions, vivaldi://extensions)
   2. turn on "Developer mode" (top right)
   3. click "Load unpacked" and choose %s
      (or the extension/ folder of an egohost clone); its ID must be %s
