@@ -122,6 +122,12 @@ func TestCLIMessagesAndHabits(t *testing.T) {
 		if err != nil || !strings.HasPrefix(string(out), "selected tab ") {
 			t.Errorf("tab --index 0: %v, %q", err, out)
 		}
+		cmd = exec.Command(theSuite.bin, "tab", "1")
+		cmd.Env = chainEnv(c.svc.stateDir)
+		out, err = cmd.CombinedOutput()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "tab_not_found") || !strings.Contains(string(out), "use egohost tab --index 1") {
+			t.Errorf("tab 1: %v, %q", err, out)
+		}
 		cmd = exec.Command(theSuite.bin, "tab", "--index", "99")
 		cmd.Env = chainEnv(c.svc.stateDir)
 		out, err = cmd.CombinedOutput()

@@ -89,7 +89,17 @@ func (e *env) wait(ctx context.Context, args []string) error {
 func (e *env) tab(ctx context.Context, args []string) error {
 	index, rest := takeFlag(args, "--index")
 	if index == "" {
-		return e.callVerb(ctx, e.verbs()["tab"], args)
+		err := e.callVerb(ctx, e.verbs()["tab"], args)
+		if protocol.CodeOf(err) == protocol.CodeTabNotFound {
+			a := &argv{args: args}
+			a.flag("--browser", "--tab", "--timeout")
+			a.boolean("--json")
+			if pos, _ := a.rest("tab ID"); len(pos) == 1 && len(pos[0]) <= 3 {
+				// Chrome's tab IDs are large: a small number was likely a position.
+				return fmt.Errorf("%w; for the tab at position %s of `egohost tabs`, use egohost tab --index %s", err, pos[0], pos[0])
+			}
+		}
+		return err
 	}
 	n, err := strconv.Atoi(index)
 	if err != nil || n < 0 {
