@@ -202,7 +202,13 @@ func (d *doctor) checkBinary() check {
 func (d *doctor) checkManifests() []check {
 	want := install.NewHostManifest(d.cfg.HostName, d.self, d.cfg.AllowedExtensionIDs)
 	var targets []target
-	for _, udd := range d.userDataDirs {
+	udds := d.userDataDirs
+	// The profile `egohost launch` uses by default (see launch.go), when
+	// it has been used.
+	if lp := filepath.Join(d.home, ".local", "share", "egohost", "profile"); d.exists(lp) && !slices.Contains(udds, lp) {
+		udds = append(udds, lp)
+	}
+	for _, udd := range udds {
 		targets = append(targets, target{name: "profile " + udd, loc: install.Location{Dir: install.ProfileManifestDir(udd), ProfileDir: udd}})
 	}
 	locs, err := install.Locations(d.goos, d.home)

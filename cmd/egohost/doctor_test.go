@@ -95,6 +95,10 @@ func TestDoctorFileChecks(t *testing.T) {
 			check: "host manifest, chromium", wantStatus: checkFail, wantDetail: "lack chrome-extension://aokapgkciafkaelljglcdibalbfomkdb/", wantFix: "egohost install"},
 		{name: "profile without manifest", breakIt: func(t *testing.T, d *doctor) { d.userDataDirs = []string{filepath.Join(d.home, "profile")} },
 			check: "host manifest, profile " + "PROFILE", wantStatus: checkFail, wantDetail: "is missing", wantFix: "egohost install --user-data-dir"},
+		{name: "launch's profile without manifest", breakIt: func(t *testing.T, d *doctor) {
+			os.MkdirAll(filepath.Join(d.home, ".local/share/egohost/profile"), 0o700)
+		},
+			check: "host manifest, profile " + "LAUNCH", wantStatus: checkFail, wantDetail: "is missing", wantFix: "egohost install --user-data-dir"},
 		{name: "snap browser", breakIt: func(t *testing.T, d *doctor) {
 			m := install.NewHostManifest(d.cfg.HostName, d.self, d.cfg.AllowedExtensionIDs)
 			if _, err := install.WriteManifest(filepath.Join(d.home, "snap/chromium/common/chromium/NativeMessagingHosts"), m); err != nil {
@@ -137,6 +141,7 @@ func TestDoctorFileChecks(t *testing.T) {
 			d := newTestDoctor(t)
 			tt.breakIt(t, d)
 			name := strings.Replace(tt.check, "PROFILE", filepath.Join(d.home, "profile"), 1)
+			name = strings.Replace(name, "LAUNCH", filepath.Join(d.home, ".local/share/egohost/profile"), 1)
 			r := d.run(context.Background())
 			c := find(t, r, name)
 			if c.Status != tt.wantStatus || !strings.Contains(c.Detail, tt.wantDetail) || !strings.Contains(c.Fix, tt.wantFix) {
