@@ -56,6 +56,8 @@ type doctor struct {
 	exists           func(string) bool
 	// dial connects to the running service (nil error = it answered).
 	dial func(ctx context.Context) (*client.Client, error)
+	// getenv reads doctor's own environment (nil: empty).
+	getenv func(string) string
 }
 
 // doctorCmd runs `egohost doctor [--json] [--user-data-dir DIR]…`. It
@@ -96,7 +98,7 @@ func doctorCmd(ctx context.Context, cfgFile string, args []string, stdout, stder
 	d := &doctor{
 		goos: runtime.GOOS, home: home, self: self, tempDirs: tempDirs(),
 		cfg: cfg, cfgErr: cfgErr, userDataDirs: udds, exists: exists,
-		dial: e.dial,
+		dial: e.dial, getenv: os.Getenv,
 	}
 	r := d.run(ctx)
 	if asJSON {
@@ -348,6 +350,19 @@ func (d *doctor) checkRelay(ctx context.Context) check {
 	}
 	conn.Close()
 	c.Status, c.Detail = checkOK, d.cfg.Socket+" answers"
+	// The relay is started by the browser, with the browser's
+	// environment: variables set only in this shell do not reach it.
+	var set []string
+	for _, k := range []string{config.EnvConfigFile, config.EnvVar("state_dir"), config.EnvVar("socket")} {
+		if d.getenv != nil && d.getenv(k) != "" {
+			set = append(set, "$"+k)
+		}
+	}
+	if len(set) > 0 {
+		c.Status = checkWarn
+		c.Detail += "; " + strings.Join(set, ", ") + " set here: the relay sees it only if the browser was started with it"
+		c.Fix = "put the setting in ~/.config/egohost/config.yaml instead, so the relay Chrome starts reads it too"
+	}
 	return c
 }
 
