@@ -188,16 +188,31 @@ func Locations(goos, home string) ([]Location, error) {
 	return all, nil
 }
 
-// Present returns the locations whose browser has run for this user
-// (its ProfileDir exists, as exists says).
+// LocalState is the file a Chromium-based browser writes in its user
+// data folder when it first runs there.
+const LocalState = "Local State"
+
+// Present returns the locations whose browser has run for this user: its
+// ProfileDir holds LocalState, as exists says. (A browser run with
+// --user-data-dir elsewhere may still create its default folder, for
+// crash reports, without that file.)
 func Present(locs []Location, exists func(path string) bool) []Location {
 	var out []Location
 	for _, l := range locs {
-		if exists(l.ProfileDir) {
+		if exists(l.profileFile(LocalState)) {
 			out = append(out, l)
 		}
 	}
 	return out
+}
+
+// profileFile returns ProfileDir/name, with the separator ProfileDir
+// uses (paths here are built for goos, not for the running OS).
+func (l Location) profileFile(name string) string {
+	if strings.Contains(l.ProfileDir, `\`) && !strings.Contains(l.ProfileDir, "/") {
+		return winJoin(l.ProfileDir, name)
+	}
+	return path.Join(l.ProfileDir, name)
 }
 
 // UserManifestDir returns the main folder where browser b looks for

@@ -197,7 +197,10 @@ func TestPresent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	have := map[string]bool{"/home/u/snap/chromium/common/chromium": true}
+	have := map[string]bool{
+		"/home/u/snap/chromium/common/chromium/Local State": true,
+		"/home/u/.config/chromium":                          true, // crash reports of a --user-data-dir run only
+	}
 	got := Present(locs, func(p string) bool { return have[p] })
 	if len(got) != 1 || got[0].Variant != "snap" || !got[0].Sandboxed() {
 		t.Errorf("got %v, want the snap location only, sandboxed", got)
@@ -240,5 +243,17 @@ func TestTemporaryBinary(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestPresentWindows(t *testing.T) {
+	locs, err := BrowserLocations(Edge, "windows", `C:\Users\u`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `C:\Users\u\AppData\Local\Microsoft\Edge\User Data\Local State`
+	got := Present(locs, func(p string) bool { return p == want })
+	if len(got) != 1 {
+		t.Errorf("got %v, want the Edge location (looked for %s)", got, want)
 	}
 }

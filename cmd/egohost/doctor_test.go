@@ -32,9 +32,7 @@ func newTestDoctor(t *testing.T) *doctor {
 		tempDirs: []string{filepath.Join(home, "tmp")}, cfg: cfg, exists: exists,
 		dial: func(context.Context) (*client.Client, error) { return nil, errors.New("connection refused") },
 	}
-	if err := os.MkdirAll(filepath.Join(home, ".config/chromium/Default"), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	ranBrowser(t, filepath.Join(home, ".config/chromium"))
 	m := install.NewHostManifest(cfg.HostName, d.self, cfg.AllowedExtensionIDs)
 	if _, err := install.WriteManifest(filepath.Join(home, ".config/chromium/NativeMessagingHosts"), m); err != nil {
 		t.Fatal(err)
@@ -100,6 +98,7 @@ func TestDoctorFileChecks(t *testing.T) {
 		},
 			check: "host manifest, profile " + "LAUNCH", wantStatus: checkFail, wantDetail: "is missing", wantFix: "egohost install --user-data-dir"},
 		{name: "snap browser", breakIt: func(t *testing.T, d *doctor) {
+			ranBrowser(t, filepath.Join(d.home, "snap/chromium/common/chromium"))
 			m := install.NewHostManifest(d.cfg.HostName, d.self, d.cfg.AllowedExtensionIDs)
 			if _, err := install.WriteManifest(filepath.Join(d.home, "snap/chromium/common/chromium/NativeMessagingHosts"), m); err != nil {
 				t.Fatal(err)

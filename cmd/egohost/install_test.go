@@ -43,9 +43,12 @@ func TestInstallTwiceUninstallTwice(t *testing.T) {
 	home := t.TempDir()
 	// A user who has run Chromium (deb) and Chromium (snap).
 	for _, d := range []string{".config/chromium", "snap/chromium/common/chromium"} {
-		if err := os.MkdirAll(filepath.Join(home, d), 0o700); err != nil {
-			t.Fatal(err)
-		}
+		ranBrowser(t, filepath.Join(home, d))
+	}
+	// Chromium run with --user-data-dir elsewhere leaves this, and no
+	// Local State: Chrome has not run here.
+	if err := os.MkdirAll(filepath.Join(home, ".config/google-chrome/Crash Reports"), 0o700); err != nil {
+		t.Fatal(err)
 	}
 	deb := filepath.Join(home, ".config/chromium/NativeMessagingHosts/com.egohost.host.json")
 	snap := filepath.Join(home, "snap/chromium/common/chromium/NativeMessagingHosts/com.egohost.host.json")
@@ -131,4 +134,15 @@ func mustRead(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// ranBrowser makes dir look like a browser's user data folder.
+func ranBrowser(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Local State"), []byte("{}"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
