@@ -5,6 +5,7 @@
 //           end / center / start (to get out from under sticky headers).
 //   retarget: "label" checks a label's control instead (fill, select);
 //           "button" accepts a hit anywhere in the enclosing button or link.
+//   describe: only describe the element ({ok: true, desc}); nothing else.
 // It returns {ok: true, x, y, top, tx, ty, box, desc} (x, y: the action
 // point in the element's frame; tx, ty: the same in the top-level viewport
 // when every parent frame is reachable from here, top: whether it was; box:
@@ -33,6 +34,7 @@ async function check(o) {
   if (!el) return { ok: false, reason: "not attached", desc: "" };
   if (o.retarget === "label" && el.localName === "label" && el.control) el = el.control;
   const desc = describe(el);
+  if (o.describe) return { ok: true, desc };
   const fail = (reason, extra) => ({ ok: false, reason, desc, ...extra });
   const win = el.ownerDocument.defaultView;
 

@@ -34,6 +34,8 @@ type checks struct {
 	Hit      bool   `json:"hit"`
 	Retarget string `json:"retarget,omitempty"`
 	Scroll   int    `json:"scroll"`
+	// Describe only describes the element: no check, no scroll.
+	Describe bool `json:"describe,omitempty"`
 }
 
 // forced keeps what force cannot skip: a box to point at.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
 )
 
 // PressOptions tune Press and Type.
@@ -88,6 +89,7 @@ func (r *Runner) keys(ctx context.Context, op string, o PressOptions, do func(ct
 		})
 	}
 	return r.unbound(ctx, op, o.ActOptions, func(ctx context.Context, res *Result) error {
+		res.Element = r.describeFocused(ctx)
 		if err := do(ctx); err != nil {
 			return fmt.Errorf("%s: %w", op, err)
 		}
@@ -190,4 +192,38 @@ func (r *Runner) modifiers(names []string) (int64, error) {
 		mods |= bit
 	}
 	return mods, nil
+}
+
+// focusedJS is the element that has the focus, through shadow roots and
+// same-origin frames, or null when nothing has (the page's body gets the
+// keys). An out-of-process frame is reported as its <iframe>.
+const focusedJS = `(() => {
+  let a = document.activeElement;
+  for (;;) {
+    if (a && a.shadowRoot && a.shadowRoot.activeElement) { a = a.shadowRoot.activeElement; continue; }
+    let d = null;
+    try { d = a && a.contentDocument; } catch (e) { d = null; }
+    if (d && d.activeElement && d.activeElement !== d.body && d.activeElement !== d.documentElement) { a = d.activeElement; continue; }
+    break;
+  }
+  return a && a !== document.body && a !== document.documentElement ? a : null;
+})()`
+
+// describeFocused describes the element the keys are about to go to (as
+// element actions describe theirs), or returns "" when nothing has the
+// focus or the page cannot say (a description is not worth failing the
+// keys for).
+func (r *Runner) describeFocused(ctx context.Context) string {
+	yes := true
+	res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: focusedJS, Silent: &yes})
+	if err != nil || res.ExceptionDetails != nil || res.Result == nil || res.Result.ObjectID == "" {
+		return ""
+	}
+	el := Element{ObjectID: res.Result.ObjectID}
+	defer r.release(ctx, el)
+	var c checkResult
+	if err := r.callOn(ctx, el, checkJS, &c, checks{Describe: true}); err != nil {
+		return ""
+	}
+	return c.Desc
 }

@@ -103,6 +103,7 @@ log_level: debug
 			name: "environment overrides file",
 			opts: Options{File: file, Getenv: env(map[string]string{
 				"EGOHOST_TIMEOUTS_REQUEST":       "3m",
+				"EGOHOST_TIMEOUTS_ACTION":        "5000",
 				"EGOHOST_LISTEN":                 "127.0.0.2:1",
 				"EGOHOST_ALLOWED_EXTENSION_IDS":  "dddddddddddddddddddddddddddddddd, " + testID,
 				"EGOHOST_LIMITS_MAX_RPC_MESSAGE": "1048576",
@@ -114,6 +115,7 @@ log_level: debug
 				c.File = file
 				c.Listen = "127.0.0.2:1"
 				c.Timeouts.Request = 3 * time.Minute
+				c.Timeouts.Action = 5 * time.Second
 				c.Limits.MaxBrowserFrame = 1000000
 				c.Limits.MaxRPCMessage = 1 << 20
 				c.Limits.MaxInFlight = 8
@@ -170,7 +172,8 @@ func TestLoadBadValues(t *testing.T) {
 		wantMsg    string
 	}{
 		{"timeouts.request", "abc", `config: timeouts.request: "abc" is not a duration`},
-		{"timeouts.connect", "5", `config: timeouts.connect: "5" is not a duration`},
+		{"timeouts.connect", "5x", `config: timeouts.connect: "5x" is not a duration`},
+		{"timeouts.action", "0", `config: timeouts.action: "0" must be positive`},
 		{"timeouts.launch", "0s", `config: timeouts.launch: "0s" must be positive`},
 		{"timeouts.action", "-1s", `config: timeouts.action: "-1s" must be positive`},
 		{"limits.max_browser_frame", "lots", `config: limits.max_browser_frame: "lots" is not a size`},
@@ -225,7 +228,7 @@ func TestLoadBadValues(t *testing.T) {
 func TestLoadBadFileValue(t *testing.T) {
 	file := writeFile(t, t.TempDir(), "c.yaml", "timeouts:\n  request: abc\n")
 	_, err := Load(Options{File: file, GOOS: "linux", Home: t.TempDir()})
-	want := `config: timeouts.request: "abc" is not a duration (from ` + file + `)`
+	want := `config: timeouts.request: "abc" is not a duration (e.g. 5000 for milliseconds, 500ms, 10s) (from ` + file + `)`
 	if err == nil || err.Error() != want {
 		t.Errorf("got error %v, want %q", err, want)
 	}
@@ -426,5 +429,54 @@ func TestDefaultFile(t *testing.T) {
 		if got := DefaultFile(tt.goos, tt.home); got != tt.want {
 			t.Errorf("DefaultFile(%q, %q): got %q, want %q", tt.goos, tt.home, got, tt.want)
 		}
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    time.Duration
+		wantErr bool
+	}{
+		{in: "1500", want: 1500 * time.Millisecond},
+		{in: " 5000 ", want: 5 * time.Second},
+		{in: "0", want: 0},
+		{in: "-20", want: -20 * time.Millisecond},
+		{in: "1.5s", want: 1500 * time.Millisecond},
+		{in: "500ms", want: 500 * time.Millisecond},
+		{in: "2m", want: 2 * time.Minute},
+		{in: "1.5", wantErr: true},
+		{in: "", wantErr: true},
+		{in: "5x", wantErr: true},
+		{in: "99999999999999999", wantErr: true},
+	}
+	for _, tt := range tests {
+		got, err := ParseDuration(tt.in)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("ParseDuration(%q): got %v, %v, want %v, error %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func FuzzParseDuration(f *testing.F) {
+	for _, s := range []string{"1500", "1.5s", "500ms", "", "-1", "99999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseDuration(s)
+		if err != nil && d != 0 {
+			t.Errorf("ParseDuration(%q): got %v with error %v, want 0", s, d, err)
+		}
+	})
+}
+
+func TestLoadMillisecondsInFile(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "c.yaml", "timeouts:\n  action: 2500\n")
+	c, err := Load(Options{File: file, GOOS: "linux", Home: t.TempDir()})
+	if err != nil {
+		t.Fatalf("got error %v, want nil", err)
+	}
+	if got, want := c.Timeouts.Action, 2500*time.Millisecond; got != want {
+		t.Errorf("got timeouts.action %v, want %v", got, want)
 	}
 }

@@ -109,9 +109,9 @@ func (d *decoder) duration(key string) time.Duration {
 	if d.err != nil {
 		return 0
 	}
-	dur, err := time.ParseDuration(s)
+	dur, err := ParseDuration(s)
 	if err != nil {
-		d.fail(key, s, "is not a duration")
+		d.fail(key, s, "is not a duration (e.g. 5000 for milliseconds, 500ms, 10s)")
 		return 0
 	}
 	if dur <= 0 {
@@ -119,6 +119,25 @@ func (d *decoder) duration(key string) time.Duration {
 		return 0
 	}
 	return dur
+}
+
+// ParseDuration parses a duration: a whole number of milliseconds
+// ("1500", as Playwright takes timeouts) or a Go duration ("1.5s",
+// "500ms", "2m"). Surrounding white space is ignored; the sign is kept
+// (callers decide whether zero or negative is allowed).
+func ParseDuration(s string) (time.Duration, error) {
+	t := strings.TrimSpace(s)
+	if n, err := strconv.ParseInt(t, 10, 64); err == nil {
+		if n > math.MaxInt64/int64(time.Millisecond) || n < math.MinInt64/int64(time.Millisecond) {
+			return 0, fmt.Errorf("parse duration %q: too large", s)
+		}
+		return time.Duration(n) * time.Millisecond, nil
+	}
+	d, err := time.ParseDuration(t)
+	if err != nil {
+		return 0, fmt.Errorf("parse duration %q: want milliseconds (1500) or a duration (1.5s, 500ms)", s)
+	}
+	return d, nil
 }
 
 func (d *decoder) size(key string, max int) int {

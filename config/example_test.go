@@ -33,5 +33,5 @@ func ExampleLoad() {
 	// Output:
 	// 127.0.0.1:47821 2s 67108864
 	// /run/user/1000/egohost/relay.sock
-	// config: timeouts.request: "abc" is not a duration (from $EGOHOST_TIMEOUTS_REQUEST)
+	// config: timeouts.request: "abc" is not a duration (e.g. 5000 for milliseconds, 500ms, 10s) (from $EGOHOST_TIMEOUTS_REQUEST)
 }

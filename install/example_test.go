@@ -16,21 +16,21 @@ func Example() {
 	m := install.NewHostManifest("com.egohost.host", "/usr/local/bin/egohost", []string{id})
 	fmt.Println(m.AllowedOrigins[0])
 
-	for _, b := range install.Browsers() {
-		dir, _ := install.UserManifestDir(b, "linux", "/home/ada")
-		key, _ := install.RegistryKey(b, m.Name)
-		fmt.Printf("%-8s %s\n         %s\n", b, dir, key)
+	locs, _ := install.BrowserLocations(install.Chromium, "linux", "/home/ada")
+	for _, l := range locs {
+		fmt.Printf("%-18s %s\n", l, l.Dir)
 	}
-	// Then: install.WriteManifest(dir, m) for each browser present.
+	win, _ := install.BrowserLocations(install.Edge, "windows", `C:\Users\ada`)
+	fmt.Printf("%-18s %s\n%18s %s\n", win[0], win[0].Dir, "", win[0].RegistryKey+`\`+m.Name)
+	// Then: install.WriteManifest(l.Dir, m) for each location in
+	// install.Present(locs, exists), and on Windows
+	// install.SetRegistryValue(key, the manifest's path).
 
 	// Output:
 	// chrome-extension://aokapgkciafkaelljglcdibalbfomkdb/
-	// chrome   /home/ada/.config/google-chrome/NativeMessagingHosts
-	//          HKCU\Software\Google\Chrome\NativeMessagingHosts\com.egohost.host
-	// chromium /home/ada/.config/chromium/NativeMessagingHosts
-	//          HKCU\Software\Chromium\NativeMessagingHosts\com.egohost.host
-	// edge     /home/ada/.config/microsoft-edge/NativeMessagingHosts
-	//          HKCU\Software\Microsoft\Edge\NativeMessagingHosts\com.egohost.host
-	// brave    /home/ada/.config/BraveSoftware/Brave-Browser/NativeMessagingHosts
-	//          HKCU\Software\Google\Chrome\NativeMessagingHosts\com.egohost.host
+	// chromium           /home/ada/.config/chromium/NativeMessagingHosts
+	// chromium (snap)    /home/ada/snap/chromium/common/chromium/NativeMessagingHosts
+	// chromium (flatpak) /home/ada/.var/app/org.chromium.Chromium/config/chromium/NativeMessagingHosts
+	// edge               C:\Users\ada\AppData\Local\egohost\NativeMessagingHosts
+	//                    HKCU\Software\Microsoft\Edge\NativeMessagingHosts\com.egohost.host
 }

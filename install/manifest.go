@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -124,4 +125,72 @@ func RemoveManifest(dir, name string) error {
 		return fmt.Errorf("remove manifest: %w", err)
 	}
 	return nil
+}
+
+// ManifestState is what InspectManifest found.
+type ManifestState int
+
+// The states of an installed manifest.
+const (
+	// ManifestMissing: no <name>.json in the folder.
+	ManifestMissing ManifestState = iota
+	// ManifestUpToDate: the file is the manifest egohost would write.
+	ManifestUpToDate
+	// ManifestDifferent: a valid manifest that differs (another binary,
+	// other origins, …); Detail says how.
+	ManifestDifferent
+	// ManifestInvalid: unreadable, not JSON, or breaking Chrome's rules;
+	// Detail says why.
+	ManifestInvalid
+)
+
+// ManifestReport is what InspectManifest found at Path.
+type ManifestReport struct {
+	Path   string
+	State  ManifestState
+	Detail string // why it is different or invalid
+	Found  HostManifest
+}
+
+// InspectManifest reads dir/<want.Name>.json and compares it with want,
+// the manifest egohost would write. Every failure is part of the report
+// (a read error is ManifestInvalid), so that a caller can show it next to
+// the others.
+func InspectManifest(dir string, want HostManifest) ManifestReport {
+	r := ManifestReport{Path: filepath.Join(dir, want.Name+".json")}
+	data, err := os.ReadFile(r.Path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		r.State = ManifestMissing
+		return r
+	case err != nil:
+		r.State, r.Detail = ManifestInvalid, err.Error()
+		return r
+	}
+	if err := json.Unmarshal(data, &r.Found); err != nil {
+		r.State, r.Detail = ManifestInvalid, "not valid JSON: "+err.Error()
+		return r
+	}
+	if err := r.Found.Validate(); err != nil {
+		r.State, r.Detail = ManifestInvalid, err.Error()
+		return r
+	}
+	var diffs []string
+	if r.Found.Name != want.Name {
+		diffs = append(diffs, fmt.Sprintf("name is %q, not %q", r.Found.Name, want.Name))
+	}
+	if r.Found.Path != want.Path {
+		diffs = append(diffs, fmt.Sprintf("points at %s, not this binary (%s)", r.Found.Path, want.Path))
+	}
+	for _, o := range want.AllowedOrigins {
+		if !slices.Contains(r.Found.AllowedOrigins, o) {
+			diffs = append(diffs, fmt.Sprintf("allowed_origins %v lack %s", r.Found.AllowedOrigins, o))
+		}
+	}
+	if len(diffs) > 0 {
+		r.State, r.Detail = ManifestDifferent, strings.Join(diffs, "; ")
+		return r
+	}
+	r.State = ManifestUpToDate
+	return r
 }

@@ -163,3 +163,47 @@ func TestRemoveManifest(t *testing.T) {
 		t.Error("got nil error for a bad name, want one")
 	}
 }
+
+func TestInspectManifest(t *testing.T) {
+	want := NewHostManifest("com.egohost.host", "/opt/egohost", []string{testID})
+	other := NewHostManifest("com.egohost.host", "/old/egohost", []string{strings.Repeat("b", 32)})
+	tests := []struct {
+		name       string
+		content    string // "" = no file
+		wantState  ManifestState
+		wantDetail string
+	}{
+		{name: "missing", wantState: ManifestMissing},
+		{name: "up to date", content: mustJSON(t, want), wantState: ManifestUpToDate},
+		{name: "other binary and origin", content: mustJSON(t, other), wantState: ManifestDifferent,
+			wantDetail: "points at /old/egohost, not this binary (/opt/egohost); allowed_origins [chrome-extension://bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb/] lack chrome-extension://" + testID + "/"},
+		{name: "not JSON", content: "{", wantState: ManifestInvalid, wantDetail: "not valid JSON"},
+		{name: "breaks Chrome's rules", content: `{"name":"com.egohost.host","path":"egohost","type":"stdio","allowed_origins":["chrome-extension://` + testID + `/"]}`, wantState: ManifestInvalid, wantDetail: "is not absolute"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tt.content != "" {
+				if err := os.WriteFile(filepath.Join(dir, "com.egohost.host.json"), []byte(tt.content), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := InspectManifest(dir, want)
+			if r.State != tt.wantState || !strings.Contains(r.Detail, tt.wantDetail) {
+				t.Errorf("got state %v, detail %q; want %v, %q", r.State, r.Detail, tt.wantState, tt.wantDetail)
+			}
+			if want := filepath.Join(dir, "com.egohost.host.json"); r.Path != want {
+				t.Errorf("got path %q, want %q", r.Path, want)
+			}
+		})
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

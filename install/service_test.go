@@ -3,6 +3,9 @@ package install
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -209,5 +212,81 @@ func TestRun(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+func TestUserManagerProblem(t *testing.T) {
+	tests := []struct {
+		name, goos, platform, runtimeDir string
+		have                             []string
+		want                             string // substring; "" = fine
+	}{
+		{name: "systemd with a user manager", goos: "linux", platform: "linux-systemd", runtimeDir: "/run/user/1000", have: []string{"/run/user/1000/systemd/private"}},
+		{name: "systemd without a user manager", goos: "linux", platform: "linux-systemd", runtimeDir: "/run/user/1000", want: "systemd's user manager is not running"},
+		{name: "no runtime dir", goos: "linux", platform: "linux-systemd", want: "systemd's user manager is not running"},
+		{name: "SystemV", goos: "linux", platform: "unix-systemv", want: "init is unix-systemv, not systemd"},
+		{name: "launchd", goos: "darwin", platform: "darwin-launchd"},
+		{name: "windows", goos: "windows", platform: "windows-service", want: "system account"},
+		{name: "freebsd", goos: "freebsd", platform: "freebsd", want: "not supported on freebsd"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := userManagerProblem(tt.goos, tt.platform, tt.runtimeDir, func(p string) bool { return slices.Contains(tt.have, p) })
+			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestUnitPath(t *testing.T) {
+	tests := []struct{ goos, home, want string }{
+		{"linux", "/home/u", "/home/u/.config/systemd/user/egohost.service"},
+		{"darwin", "/Users/u", "/Users/u/Library/LaunchAgents/egohost.plist"},
+		{"windows", `C:\Users\u`, ""},
+	}
+	for _, tt := range tests {
+		if got := UnitPath(tt.goos, tt.home, "egohost"); got != tt.want {
+			t.Errorf("UnitPath(%q): got %q, want %q", tt.goos, got, tt.want)
+		}
+	}
+}
+
+// State reads the unit file: missing, stale (another binary), up to date
+// and enabled.
+func TestServiceStateFromFiles(t *testing.T) {
+	home := t.TempDir()
+	s, err := newService(ServiceConfig{Executable: "/opt/egohost"}, "linux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.State(home)
+	if err != nil || st.Installed {
+		t.Fatalf("no unit: got %+v, %v; want not installed", st, err)
+	}
+	unit := UnitPath("linux", home, "egohost")
+	if err := os.MkdirAll(filepath.Dir(unit), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := SystemdUserUnit(ServiceConfig{Executable: "/old/egohost"})
+	if err := os.WriteFile(unit, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = s.State(home); err != nil || !st.Installed || st.UpToDate || st.Enabled {
+		t.Errorf("stale unit: got %+v, %v; want installed, not up to date, not enabled", st, err)
+	}
+	cur, _ := SystemdUserUnit(ServiceConfig{Executable: "/opt/egohost"})
+	if err := os.WriteFile(unit, []byte(cur), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := enabledPath("linux", home, "egohost")
+	if err := os.MkdirAll(filepath.Dir(link), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(unit, link); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = s.State(home); err != nil || !st.Installed || !st.UpToDate || !st.Enabled {
+		t.Errorf("current unit: got %+v, %v; want installed, up to date, enabled", st, err)
 	}
 }

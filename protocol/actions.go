@@ -298,13 +298,15 @@ type ScreenshotParams struct {
 type ScreenshotResult struct {
 	Tab int `json:"tab"`
 	// Data is the PNG (base64 in JSON) unless Path was given.
-	Data    []byte  `json:"data,omitempty"`
-	Path    string  `json:"path,omitempty"`
-	Bytes   int     `json:"bytes"`
-	Width   int     `json:"width"`
-	Height  int     `json:"height"`
-	Element string  `json:"element,omitempty"`
-	TookMs  float64 `json:"tookMs"`
+	Data    []byte `json:"data,omitempty"`
+	Path    string `json:"path,omitempty"`
+	Bytes   int    `json:"bytes"`
+	Width   int    `json:"width"`
+	Height  int    `json:"height"`
+	Element string `json:"element,omitempty"`
+	// FullPage is set when the image is the whole page, not the viewport.
+	FullPage bool    `json:"fullPage,omitempty"`
+	TookMs   float64 `json:"tookMs"`
 }
 
 // DialogParams are the params of dialog: answer the open JavaScript

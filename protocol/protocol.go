@@ -101,6 +101,7 @@ const (
 	CodeDialogOpen       Code = 1109 // a JavaScript dialog blocks the page; data.dialog (answer it with the dialog method)
 	CodeDownloadFailed   Code = 1110 // the download was interrupted; data.download
 	CodeBusy             Code = 1111 // the connection's in-flight cap stayed full for a whole request deadline; data.limit
+	CodeForeignRef       Code = 1112 // the target is another tool's ref (@e12, e12, ref=e5); refs here are @N
 )
 
 // Name returns the stable short name of a code.
@@ -170,6 +171,8 @@ func (c Code) Name() string {
 		return "download_failed"
 	case CodeBusy:
 		return "busy"
+	case CodeForeignRef:
+		return "foreign_ref"
 	}
 	return fmt.Sprintf("code_%d", int(c))
 }

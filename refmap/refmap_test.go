@@ -353,3 +353,44 @@ func waitFollowers(t *testing.T, m *Map, n int) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+var foreignRefTests = []struct {
+	in   string
+	want bool
+}{
+	{"@e12", true},
+	{"e12", true},
+	{"ref=e5", true},
+	{"[ref=e5]", true},
+	{" E7 ", true},
+	{"REF=e1", true},
+	{"@12", false},
+	{"12", false},
+	{"e", false},
+	{"@e", false},
+	{"email", false},
+	{"e1x", false},
+	{"[ref=e5", false},
+	{"#e12", false},
+	{"", false},
+}
+
+func TestForeignRef(t *testing.T) {
+	for _, tt := range foreignRefTests {
+		if got := ForeignRef(tt.in); got != tt.want {
+			t.Errorf("ForeignRef(%q): got %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func FuzzForeignRef(f *testing.F) {
+	for _, tt := range foreignRefTests {
+		f.Add(tt.in)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		// Never both: an input is our ref, another tool's, or neither.
+		if _, ok := ParseRef(in); ok && ForeignRef(in) {
+			t.Errorf("%q is both a ref and a foreign ref", in)
+		}
+	})
+}

@@ -3,8 +3,11 @@ package resolver
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/egohost/egohost/refmap"
 )
 
 type goneError struct{}
@@ -42,5 +45,21 @@ func TestClassifyKeepsPermanentTransportErrors(t *testing.T) {
 	})
 	if calls != 1 || !errors.As(err, new(goneError)) {
 		t.Errorf("Wait: got %d calls and %v, want 1 call ending with the tab-closed error", calls, err)
+	}
+}
+
+// Another tool's ref fails at once, says what refs look like here, and is
+// never read as our ref of the same number.
+func TestParseForeignRef(t *testing.T) {
+	for _, in := range []string{"@e12", "e12", "ref=e5", "[ref=e5]"} {
+		_, err := parse(in)
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != Permanent || !errors.Is(err, refmap.ErrForeignRef) {
+			t.Errorf("parse(%q): got %v, want a permanent error matching refmap.ErrForeignRef", in, err)
+			continue
+		}
+		if want := "refs here are @N (see `egohost snapshot`)"; !strings.Contains(err.Error(), want) {
+			t.Errorf("parse(%q): got %q, want it to say %q", in, err, want)
+		}
 	}
 }

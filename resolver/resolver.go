@@ -124,6 +124,9 @@ func parse(input string) (parsed, error) {
 	if ref, ok := refmap.ParseRef(input); ok {
 		return parsed{input: input, ref: ref}, nil
 	}
+	if refmap.ForeignRef(input) {
+		return parsed{}, &Error{Kind: Permanent, Op: "parse", Target: input, Err: fmt.Errorf("%q is not a ref here: %w", input, refmap.ErrForeignRef)}
+	}
 	l, err := locator.Parse(input)
 	if err != nil {
 		return parsed{}, &Error{Kind: Permanent, Op: "parse", Target: input, Err: err}

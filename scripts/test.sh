@@ -12,5 +12,10 @@ if [ -n "$unformatted" ]; then
 fi
 go mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run go mod tidy" >&2; exit 1; }
 go vet ./...
+# The per-OS files (registry, launchd, peer credentials) compile and vet
+# on every OS they are for, so they never rot unseen on Linux CI.
+for goos in windows darwin; do
+  GOOS=$goos go vet ./...
+done
 node --test extension/test/
 go test -race -count=1 -timeout 15m ./...

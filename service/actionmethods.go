@@ -491,7 +491,7 @@ func (s *Service) screenshot(ctx context.Context, _ *agent, p protocol.Screensho
 		if err != nil {
 			return nil, err
 		}
-		out := protocol.ScreenshotResult{Tab: tc.tabID, Bytes: len(shot.PNG), Width: shot.Width, Height: shot.Height, Element: shot.Element}
+		out := protocol.ScreenshotResult{Tab: tc.tabID, Bytes: len(shot.PNG), Width: shot.Width, Height: shot.Height, Element: shot.Element, FullPage: p.FullPage}
 		if p.Path != "" {
 			if err := os.WriteFile(p.Path, shot.PNG, 0o600); err != nil {
 				return nil, protocol.Errorf(protocol.CodeInvalidParams, "screenshot: write: %v", err)

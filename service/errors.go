@@ -6,6 +6,7 @@ import (
 
 	"github.com/egohost/egohost/locator"
 	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/refmap"
 	"github.com/egohost/egohost/resolver"
 	"github.com/egohost/egohost/snapshot"
 )
@@ -42,6 +43,8 @@ func classify(err error) error {
 	var se *locator.SyntaxError
 	code := protocol.CodeInternal
 	switch {
+	case errors.Is(err, refmap.ErrForeignRef):
+		code = protocol.CodeForeignRef
 	case errors.As(err, &se):
 		return protocol.Errorf(protocol.CodeSyntax, "%v", err).With("offset", se.Offset).With("kind", "permanent")
 	case errors.Is(err, snapshot.ErrStaleRef):

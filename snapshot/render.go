@@ -193,6 +193,8 @@ func render(s *Snapshot, tree []*Node, opts Options) {
 	}
 	if opts.Diff != nil {
 		out = diffLines(opts.Diff.lines, s.lines)
+	} else if opts.noDiff != "" {
+		out = append([]outLine{{text: opts.noDiff}}, out...)
 	}
 	s.Text, s.Truncated = cut(out, opts.Start, opts.MaxChars)
 }

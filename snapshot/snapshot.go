@@ -75,13 +75,16 @@ type Options struct {
 	// only what changed, with unchanged lines collapsed.
 	Diff *Snapshot
 	// DiffPrevious makes Tab.Snapshot diff against the tab's previous
-	// snapshot.
+	// snapshot of the same shape (Interactive, Viewport and scope equal);
+	// when there is none, the text is the whole snapshot under a marker
+	// line that says so.
 	DiffPrevious bool
 	// Numbering gives refs their numbers; a Tab passes its own so the same
 	// element keeps its ref. nil: a fresh numbering.
 	Numbering *refmap.Numbering
 
-	allRefs bool // tests: a ref on every element the text shows
+	allRefs bool   // tests: a ref on every element the text shows
+	noDiff  string // a diff was asked with nothing to compare to: the marker line
 }
 
 // Snapshot is one snapshot of a tab.

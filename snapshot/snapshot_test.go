@@ -379,6 +379,11 @@ func TestOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// An interactive snapshot in between: the full diff below must still
+	// compare with the full snapshot, not report the plain text as removed.
+	if _, err := tab.Snapshot(ctx, snapshot.Options{Interactive: true}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := cdp.Call(ctx, p, runtimeEvaluate, evalParams(`document.querySelector('#list li:nth-child(30) button').textContent = 'Changed'`)); err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +391,23 @@ func TestOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(diff.Text, `+   - button "Changed"`) || !strings.Contains(diff.Text, `-   - button "Item 29"`) || !strings.Contains(diff.Text, "unchanged lines") || len(diff.Text) > len(base.Text)/4 {
+	if !strings.Contains(diff.Text, "1 added, 1 removed") || !strings.Contains(diff.Text, `+   - button "Changed"`) || !strings.Contains(diff.Text, `-   - button "Item 29"`) || !strings.Contains(diff.Text, "unchanged lines") || len(diff.Text) > len(base.Text)/4 {
 		t.Errorf("diff:\n%s", diff.Text)
+	}
+	idiff, err := tab.Snapshot(ctx, snapshot.Options{Interactive: true, DiffPrevious: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(idiff.Text, "1 added, 1 removed") {
+		t.Errorf("interactive diff against the earlier interactive snapshot:\n%s", idiff.Text)
+	}
+	// No earlier interactive viewport snapshot: say so, then the whole
+	// snapshot.
+	vdiff, err := tab.Snapshot(ctx, snapshot.Options{Interactive: true, Viewport: true, DiffPrevious: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[diff: no earlier interactive (-i), viewport snapshot of this tab to compare with (a diff compares like with like); the whole snapshot follows]\n"; !strings.HasPrefix(vdiff.Text, want) || !strings.Contains(vdiff.Text, "@") {
+		t.Errorf("viewport diff with nothing to compare: got\n%s\nwant it to start with %q", vdiff.Text, want)
 	}
 }

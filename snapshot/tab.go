@@ -41,7 +41,65 @@ type Tab struct {
 	numbering *refmap.Numbering
 
 	mu   sync.Mutex // one snapshot at a time
-	prev *Snapshot
+	prev *Snapshot  // the latest snapshot, of any shape
+	// byShape keeps the latest snapshot of each shape, so that a diff
+	// compares like with like (an interactive snapshot with the previous
+	// interactive one, never with a full one). At most maxShapes.
+	byShape map[shape]*Snapshot
+	shapes  []shape // byShape's keys, oldest first
+}
+
+// maxShapes bounds the snapshots a Tab keeps for diffs (one per shape:
+// full, interactive, viewport, a few scopes).
+const maxShapes = 8
+
+// shape is what a snapshot covers and how it renders: two snapshots diff
+// line for line only when their shapes are equal.
+type shape struct {
+	interactive, viewport bool
+	scope                 string
+	scopeNode             cdp.BackendNodeID
+	scopeSession          target.SessionID
+}
+
+func shapeOf(opts Options) shape {
+	return shape{interactive: opts.Interactive, viewport: opts.Viewport, scope: opts.Scope, scopeNode: opts.ScopeNode, scopeSession: opts.ScopeSession}
+}
+
+// String names a shape for people: "full", "interactive (-i)", "viewport, scope @3".
+func (s shape) String() string {
+	var parts []string
+	if s.interactive {
+		parts = append(parts, "interactive (-i)")
+	}
+	if s.viewport {
+		parts = append(parts, "viewport")
+	}
+	switch {
+	case s.scope != "":
+		parts = append(parts, "scope "+s.scope)
+	case s.scopeNode != 0:
+		parts = append(parts, "the same scope")
+	}
+	if len(parts) == 0 {
+		return "full"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// remember keeps s as the latest snapshot of its shape.
+func (t *Tab) remember(k shape, s *Snapshot) {
+	if t.byShape == nil {
+		t.byShape = make(map[shape]*Snapshot)
+	}
+	if _, ok := t.byShape[k]; !ok {
+		if len(t.shapes) == maxShapes {
+			delete(t.byShape, t.shapes[0])
+			t.shapes = t.shapes[1:]
+		}
+		t.shapes = append(t.shapes, k)
+	}
+	t.byShape[k] = s
 }
 
 // NewTab returns the snapshot state of the tab t, with refs counting from 1.
@@ -93,8 +151,12 @@ func (t *Tab) snapshot(ctx context.Context, opts Options, keep bool) (*Snapshot,
 	opts.Numbering = t.numbering
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	k := shapeOf(opts)
 	if opts.DiffPrevious && opts.Diff == nil {
-		opts.Diff = t.prev
+		opts.Diff = t.byShape[k]
+		if opts.Diff == nil {
+			opts.noDiff = fmt.Sprintf("[diff: no earlier %s snapshot of this tab to compare with (a diff compares like with like); the whole snapshot follows]", k)
+		}
 	}
 	s, err := take(ctx, t.t, opts, sc)
 	if err != nil {
@@ -115,6 +177,7 @@ func (t *Tab) snapshot(ctx context.Context, opts Options, keep bool) (*Snapshot,
 	}
 	if keep {
 		t.prev = s
+		t.remember(k, s)
 	}
 	return s, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/egohost/egohost/config"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -41,6 +42,7 @@ func actionVerbs() map[string]verb {
 		},
 		human: printAction("filled"),
 	}
+	var typed, pressed string // for the printers: known once the params are parsed
 	v["type"] = verb{
 		usage: "type [TARGET] TEXT [--delay D]" + act, method: protocol.MethodType,
 		params: func(a *argv, t protocol.Target) (any, error) {
@@ -58,9 +60,10 @@ func actionVerbs() map[string]verb {
 			default:
 				return nil, usageError("usage: egohost type [TARGET] TEXT (without TARGET the keys go to the focused element)")
 			}
+			typed = strconv.Quote(clip(p.Text, 40))
 			return p, nil
 		},
-		human: printAction("typed into"),
+		human: printKeys("typed", "into", &typed),
 	}
 	v["press"] = verb{
 		usage: "press KEY [--target TARGET]" + act, method: protocol.MethodPress,
@@ -71,9 +74,10 @@ func actionVerbs() map[string]verb {
 				return nil, err
 			}
 			p.Key = args[0]
+			pressed = p.Key
 			return p, nil
 		},
-		human: printAction("pressed"),
+		human: printKeys("pressed", "on", &pressed),
 	}
 	v["select"] = verb{
 		usage: "select TARGET VALUE… [--by value|label|index]" + act, method: protocol.MethodSelect,
@@ -164,7 +168,7 @@ func actionVerbs() map[string]verb {
 		human: printAction("scrolled"),
 	}
 	v["wait"] = verb{
-		usage:  "wait TARGET [--state attached|visible|hidden|detached] | wait --text T [--gone] | wait --url PATTERN | wait --load load|domcontentloaded|networkidle | wait --fn JS  [--timeout D]",
+		usage:  "wait TARGET [--state attached|visible|hidden|detached] | wait --text T [--gone] | wait --url PATTERN | wait --load load|domcontentloaded|networkidle | wait --fn JS  [--timeout D] | wait --ms N",
 		method: protocol.MethodWait,
 		params: func(a *argv, t protocol.Target) (any, error) {
 			p := protocol.WaitParams{
@@ -180,6 +184,13 @@ func actionVerbs() map[string]verb {
 				return nil, usageError("usage: egohost " + v["wait"].usage)
 			}
 			if len(args) == 1 {
+				if _, err := config.ParseDuration(args[0]); err == nil {
+					msg := fmt.Sprintf("wait %s: a number or a duration is a sleep (egohost wait %s, with no other flag but --json)", args[0], args[0])
+					if _, err := strconv.Atoi(args[0]); err == nil {
+						msg += "; to wait for the element with ref " + args[0] + ", write @" + args[0]
+					}
+					return nil, usageError(msg)
+				}
 				p.Element = args[0]
 			}
 			n := 0
@@ -200,8 +211,9 @@ func actionVerbs() map[string]verb {
 			}
 			fmt.Fprintf(w, "waited %s for %s", ms(r.TookMs), r.What)
 			if r.Value != nil {
-				b, _ := json.Marshal(r.Value)
-				fmt.Fprintf(w, ": %s", clip(string(b), 200))
+				var b bytes.Buffer
+				printJSON(&b, r.Value)
+				fmt.Fprintf(w, ": %s", clip(strings.TrimSuffix(b.String(), "\n"), 200))
 			}
 			_, err := fmt.Fprintln(w)
 			return err
@@ -298,8 +310,11 @@ func actionVerbs() map[string]verb {
 				return err
 			}
 			what := "viewport"
-			if r.Element != "" {
+			switch {
+			case r.Element != "":
 				what = r.Element
+			case r.FullPage:
+				what = "full page"
 			}
 			_, err := fmt.Fprintf(w, "wrote %s: %s, %d×%d, %s\n", r.Path, what, r.Width, r.Height, size(r.Bytes))
 			return err
@@ -417,15 +432,15 @@ func actionFlags(a *argv) protocol.ActionOptions {
 	}
 }
 
-// duration takes "--name D" (a Go duration such as 500ms or 10s).
+// duration takes "--name D": milliseconds (1500) or a Go duration (500ms, 10s).
 func duration(a *argv, name string) time.Duration {
 	v := a.flag(name)
 	if v == "" {
 		return 0
 	}
-	d, err := time.ParseDuration(v)
+	d, err := config.ParseDuration(v)
 	if (err != nil || d < 0) && a.err == nil {
-		a.err = usageError(fmt.Sprintf("%s %q is not a duration (e.g. 500ms, 10s)", name, v))
+		a.err = usageError(fmt.Sprintf("%s %q is not a duration (milliseconds like 1500, or 500ms, 10s)", name, v))
 	}
 	return d
 }
@@ -451,56 +466,78 @@ func printAction(did string) func(w io.Writer, raw json.RawMessage) error {
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return err
 		}
-		var b bytes.Buffer
-		b.WriteString(did)
-		if r.Element != "" {
-			b.WriteString(" " + clip(r.Element, 80))
-		}
-		switch {
-		case r.Value != nil:
-			fmt.Fprintf(&b, " → %q", clip(*r.Value, 80))
-		case r.Selected != nil:
-			fmt.Fprintf(&b, " → %s", strings.Join(r.Selected, ", "))
-		case r.Checked != nil:
-			if *r.Checked {
-				b.WriteString(" → checked")
-			} else {
-				b.WriteString(" → unchecked")
-			}
-		case r.Scroll != nil:
-			fmt.Fprintf(&b, " → window at (%.0f, %.0f)", r.Scroll.X, r.Scroll.Y)
-		}
-		fmt.Fprintf(&b, " in %s", ms(r.TookMs))
-		var notes []string
-		if r.Waited.Attempts > 1 {
-			n := fmt.Sprintf("waited %s", ms(r.Waited.Ms))
-			if len(r.Waited.Reasons) > 0 {
-				n += ": " + strings.Join(r.Waited.Reasons, "; ")
-			}
-			notes = append(notes, n)
-		}
-		if len(r.Settled.For) > 0 {
-			n := fmt.Sprintf("settled %s: %s", ms(r.Settled.Ms), strings.Join(r.Settled.For, ", "))
-			if r.Settled.Capped {
-				n += " (capped)"
-			}
-			notes = append(notes, n)
-		}
-		if len(notes) > 0 {
-			fmt.Fprintf(&b, " (%s)", strings.Join(notes, "; "))
-		}
-		b.WriteByte('\n')
-		if r.Settled.Navigated && r.Settled.URL != "" {
-			fmt.Fprintf(&b, "navigated to %s\n", r.Settled.URL)
-		}
-		if _, err := w.Write(b.Bytes()); err != nil {
+		return writeAction(w, did, r)
+	}
+}
+
+// printKeys prints the result of press or type: which element had the
+// focus (the keys went there), or that nothing had. *what is the key or
+// the text, known once the params are parsed.
+func printKeys(did, to string, what *string) func(w io.Writer, raw json.RawMessage) error {
+	return func(w io.Writer, raw json.RawMessage) error {
+		var r protocol.ActionResult
+		if err := json.Unmarshal(raw, &r); err != nil {
 			return err
 		}
-		if r.Dialog != nil {
-			return printDialogOpened(w, r.Dialog)
+		if r.Element == "" {
+			return writeAction(w, did+" "+*what+" with nothing focused (the page got the keys)", r)
 		}
-		return nil
+		return writeAction(w, did+" "+*what+" "+to, r)
 	}
+}
+
+// writeAction writes an action's result: what was done to which element,
+// then what was waited for.
+func writeAction(w io.Writer, did string, r protocol.ActionResult) error {
+	var b bytes.Buffer
+	b.WriteString(did)
+	if r.Element != "" {
+		b.WriteString(" " + clip(r.Element, 80))
+	}
+	switch {
+	case r.Value != nil:
+		fmt.Fprintf(&b, " → %q", clip(*r.Value, 80))
+	case r.Selected != nil:
+		fmt.Fprintf(&b, " → %s", strings.Join(r.Selected, ", "))
+	case r.Checked != nil:
+		if *r.Checked {
+			b.WriteString(" → checked")
+		} else {
+			b.WriteString(" → unchecked")
+		}
+	case r.Scroll != nil:
+		fmt.Fprintf(&b, " → window at (%.0f, %.0f)", r.Scroll.X, r.Scroll.Y)
+	}
+	fmt.Fprintf(&b, " in %s", ms(r.TookMs))
+	var notes []string
+	if r.Waited.Attempts > 1 {
+		n := fmt.Sprintf("waited %s", ms(r.Waited.Ms))
+		if len(r.Waited.Reasons) > 0 {
+			n += ": " + strings.Join(r.Waited.Reasons, "; ")
+		}
+		notes = append(notes, n)
+	}
+	if len(r.Settled.For) > 0 {
+		n := fmt.Sprintf("settled %s: %s", ms(r.Settled.Ms), strings.Join(r.Settled.For, ", "))
+		if r.Settled.Capped {
+			n += " (capped)"
+		}
+		notes = append(notes, n)
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(notes, "; "))
+	}
+	b.WriteByte('\n')
+	if r.Settled.Navigated && r.Settled.URL != "" {
+		fmt.Fprintf(&b, "navigated to %s\n", r.Settled.URL)
+	}
+	if _, err := w.Write(b.Bytes()); err != nil {
+		return err
+	}
+	if r.Dialog != nil {
+		return printDialogOpened(w, r.Dialog)
+	}
+	return nil
 }
 
 func printDialogOpened(w io.Writer, d *protocol.Dialog) error {

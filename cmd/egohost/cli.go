@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/client"
+	"github.com/egohost/egohost/config"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/service"
 )
@@ -104,15 +105,15 @@ func coreVerbs() map[string]verb {
 			},
 		},
 		"tab": {
-			usage: "tab ID", method: protocol.MethodTabsSelect,
+			usage: "tab ID | tab --index N", method: protocol.MethodTabsSelect,
 			params: func(a *argv, t protocol.Target) (any, error) {
-				args, err := a.exactly(1, "tab ID")
+				args, err := a.exactly(1, "tab ID | tab --index N")
 				if err != nil {
 					return nil, err
 				}
 				id, err := strconv.Atoi(args[0])
 				if err != nil {
-					return nil, usageError(fmt.Sprintf("tab: %q is not a tab ID", args[0]))
+					return nil, usageError(fmt.Sprintf("tab: %q is not a tab ID (by position: egohost tab --index N)", args[0]))
 				}
 				t.Tab = id
 				return protocol.TabParams{Target: t}, nil
@@ -167,9 +168,9 @@ func printTabs(w io.Writer, raw json.RawMessage) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TAB\tACTIVE\tATTACHED\tTITLE\tURL")
-	for _, t := range r.Tabs {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", t.ID, yes(t.Active), yes(t.Attached), clip(t.Title, 40), t.URL)
+	fmt.Fprintln(tw, "#\tTAB\tACTIVE\tATTACHED\tTITLE\tURL")
+	for i, t := range r.Tabs {
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\n", i, t.ID, yes(t.Active), yes(t.Attached), clip(t.Title, 40), t.URL)
 	}
 	return tw.Flush()
 }
@@ -207,8 +208,8 @@ func (e *env) callVerb(ctx context.Context, v verb, args []string) error {
 	var d time.Duration
 	if timeout != "" {
 		var err error
-		if d, err = time.ParseDuration(timeout); err != nil || d <= 0 {
-			return usageError(fmt.Sprintf("--timeout %q is not a positive duration (e.g. 500ms, 10s)", timeout))
+		if d, err = config.ParseDuration(timeout); err != nil || d <= 0 {
+			return usageError(fmt.Sprintf("--timeout %q is not a positive duration (milliseconds like 1500, or 500ms, 10s)", timeout))
 		}
 	}
 	params, err := v.params(&argv{args: args, timeout: d}, t)
@@ -238,7 +239,7 @@ func (e *env) callVerb(ctx context.Context, v verb, args []string) error {
 		return lostService(strings.Fields(v.usage)[0], err)
 	}
 	if asJSON {
-		_, err := fmt.Fprintf(e.stdout, "%s\n", raw)
+		_, err := fmt.Fprintf(e.stdout, "%s\n", unescapeHTML(raw))
 		return err
 	}
 	return v.human(e.stdout, raw)
@@ -283,7 +284,7 @@ func (e *env) status(ctx context.Context, args []string) error {
 		return lostService("status", err)
 	}
 	if asJSON {
-		return json.NewEncoder(e.stdout).Encode(map[string]any{"service": ping, "browsers": bl.Browsers})
+		return printJSON(e.stdout, map[string]any{"service": ping, "browsers": bl.Browsers})
 	}
 	fmt.Fprintf(e.stdout, "service: up (version %s, pid %d) at ws://%s/rpc\n", ping.Version, ping.PID, e.serviceAddr())
 	if len(bl.Browsers) == 0 {

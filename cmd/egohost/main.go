@@ -41,15 +41,20 @@ Service and setup:
   egohost launch [--headless] [--user-data-dir DIR] [URL]
                                          start Chromium/Chrome with the extension; runs the
                                          service too if none is running
-  egohost install [--user-data-dir DIR] [--browser NAME] [--service]
-                                         register the native messaging host (and the service)
-  egohost uninstall [--service]          remove what install wrote
+  egohost install [--user-data-dir DIR] [--browser NAME] [--service] [--allow-temporary]
+                                         register the native messaging host for every browser
+                                         found (and the service); safe to run again
+  egohost uninstall [--browser NAME] [--service]
+                                         remove what install wrote
   egohost status                         is the service up, which browsers are connected
+  egohost doctor [--json] [--user-data-dir DIR]
+                                         check every link of the chain (binary, host manifests,
+                                         service, port, permissions, relay, extension, unit)
   egohost demo [--headed]                launch, drive a page through the whole chain, exit
 
 Talking to the running service (common flags: --browser ID, --tab ID (default: the active
 tab), --json, --timeout D (the verb's wait; default timeouts.action)):
-  egohost tabs | tab ID | close                 list, select, close tabs
+  egohost tabs | tab ID | tab --index N | close  list, select (by ID or position), close tabs
   egohost open URL [--until S] [--no-wait]       open a tab and wait for its load (like goto);
                                                  example.com means https://, localhost:3000 http://
   egohost snapshot [-i] [--scope X] [--viewport] [--max N] [--start N] [--diff]
@@ -59,12 +64,13 @@ tab), --json, --timeout D (the verb's wait; default timeouts.action)):
   egohost press KEY [--target TARGET]            egohost select TARGET VALUE… [--by value|label|index]
   egohost drag FROM TO                           egohost upload TARGET FILE…
   egohost scroll TARGET | scroll [TARGET] --dy N
-  egohost wait TARGET [--state S] | --text T [--gone] | --url P | --load L | --fn JS
+  egohost wait TARGET [--state S] | --text T [--gone] | --url P | --load L | --fn JS | --ms N
   egohost goto URL [--until load|domcontentloaded|networkidle]    egohost back|forward|reload
   egohost eval JS                                egohost screenshot FILE [--full] [--target TARGET]
   egohost dialog accept [TEXT] | dialog dismiss  egohost download [--click TARGET]
   egohost cdp METHOD [PARAMS_JSON]               send one CDP command, print its result
-TARGET is a @ref from a snapshot or a locator: 'role=button[name="Save"]', 'text=Sign in',
+Durations take milliseconds (1500) or units (1.5s, 500ms), in flags and in EGOHOST_TIMEOUTS_*.
+TARGET is a @ref from a snapshot (@12, not e12) or a locator: 'role=button[name="Save"]', 'text=Sign in',
 'label=Email', '#id', 'css=li >> nth=2' (see docs/locators.md).
 
 Global flags: --config FILE (default $EGOHOST_CONFIG or ~/.config/egohost/config.yaml)
@@ -83,6 +89,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(stdout, usage)
 		return 0
+	}
+	if args[0] == "doctor" { // it reports a bad configuration as one of its checks
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return exitCode(stderr, doctorCmd(ctx, cfgFile, args[1:], stdout, stderr))
 	}
 	cfg, err := loadConfig(cfgFile)
 	if err != nil {
@@ -107,6 +118,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cerr = e.demo(ctx, rest)
 	case "status":
 		cerr = e.status(ctx, rest)
+	case "wait":
+		cerr = e.wait(ctx, rest)
+	case "tab":
+		cerr = e.tab(ctx, rest)
 	default:
 		verb, ok := e.verbs()[cmd]
 		if !ok {
@@ -127,6 +142,9 @@ func loadConfig(file string) (*config.Config, error) {
 func exitCode(stderr io.Writer, err error) int {
 	if err == nil {
 		return 0
+	}
+	if errors.Is(err, errReported) {
+		return 1
 	}
 	var pe *protocol.Error
 	if errors.As(err, &pe) {
