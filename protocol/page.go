@@ -91,7 +91,8 @@ const (
 )
 
 // Box is an element's geometry in top-level viewport CSS pixels: the
-// centre of its content box and the size of its border box.
+// centre of its border box (of its first line, for an inline element that
+// wraps) and the size of its border box.
 type Box struct {
 	X      float64 `json:"x"`
 	Y      float64 `json:"y"`
@@ -110,7 +111,7 @@ type Match struct {
 }
 
 // Point is where an action on the element would happen: the centre of its
-// content box in top-level viewport CSS pixels.
+// border box in top-level viewport CSS pixels.
 type Point struct {
 	X         float64 `json:"x"`
 	Y         float64 `json:"y"`

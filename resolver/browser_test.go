@@ -291,9 +291,9 @@ func sessionOf(p *page.Page, o resolver.Object) cdp.Session {
 	return p.Child(o.SessionID)
 }
 
-// Center is the centre of DOM.getBoxModel's content quad, in top-level
-// coordinates.
-func TestCenterIsTheContentQuadCentre(t *testing.T) {
+// Center is the centre of DOM.getBoxModel's border quad, in top-level
+// coordinates, measured in the page (a locator) or with CDP (a ref).
+func TestCenterIsTheBorderQuadCentre(t *testing.T) {
 	b := browsertest.Launch(t, browser.Options{})
 	url := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": `<!doctype html><body style="margin:0">
 <button id=a style="padding:3px 20px 9px 1px;border-width:1px 7px 2px 4px">asymmetric</button>
@@ -302,11 +302,19 @@ func TestCenterIsTheContentQuadCentre(t *testing.T) {
 <span id=d style="display:inline-block;padding:4px 9px;border:2px solid">inline-block</span>
 <div style="height:2000px"></div><button id=far>far below</button>`})) + "/"
 	p, ctx := tab0(t, b, url)
-	r := resolver.New(p, nil)
+	st := snapshot.NewTab(p)
+	snap, err := st.Snapshot(ctx, snapshot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := resolver.New(p, st)
+	refs := map[string]string{"a": "asymmetric", "b": "inline link"} // the names of the elements with refs
 	for _, id := range []string{"a", "b", "c", "d", "far"} {
-		pt, err := r.Center(ctx, "#"+id)
-		if err != nil {
-			t.Fatalf("#%s: %v", id, err)
+		targets := []string{"#" + id}
+		for _, e := range snap.Entries {
+			if e.Name == refs[id] {
+				targets = append(targets, "@"+e.Ref)
+			}
 		}
 		obj, err := r.Object(ctx, "#"+id)
 		if err != nil {
@@ -316,10 +324,16 @@ func TestCenterIsTheContentQuadCentre(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q := bm.Model.Content
+		q := bm.Model.Border
 		wx, wy := (q[0]+q[2]+q[4]+q[6])/4, (q[1]+q[3]+q[5]+q[7])/4
-		if math.Abs(pt.X-wx) > 0.5 || math.Abs(pt.Y-wy) > 0.5 {
-			t.Errorf("#%s: Center (%.2f, %.2f), content quad centre (%.2f, %.2f)", id, pt.X, pt.Y, wx, wy)
+		for _, target := range targets {
+			pt, err := r.Center(ctx, target)
+			if err != nil {
+				t.Fatalf("%s: %v", target, err)
+			}
+			if math.Abs(pt.X-wx) > 0.5 || math.Abs(pt.Y-wy) > 0.5 {
+				t.Errorf("#%s as %s: Center (%.2f, %.2f), border quad centre (%.2f, %.2f)", id, target, pt.X, pt.Y, wx, wy)
+			}
 		}
 	}
 }

@@ -28,7 +28,7 @@ func Example() {
 	// tab's *page.Page over the extension relay, and its *snapshot.Tab).
 	tab := cdpfake.New()
 	tab.Reply(dom.CommandGetBoxModel, dom.GetBoxModelResult{Model: &dom.BoxModel{
-		Content: []float64{10, 20, 110, 20, 110, 60, 10, 60},
+		Border: []float64{10, 20, 110, 20, 110, 60, 10, 60},
 	}})
 	r := resolver.New(tab, refs{"12": {Ref: "12", BackendNodeID: 7, Role: "button", Name: "Save"}})
 

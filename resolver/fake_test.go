@@ -265,7 +265,18 @@ func (f *fakeTab) serve(t *testing.T, s *cdpfake.Session, tree *cdppage.FrameTre
 		if !ok {
 			return nil, &cdpfake.Error{Method: dom.CommandGetBoxModel, Message: "Could not compute box model."}
 		}
-		return dom.GetBoxModelResult{Model: &dom.BoxModel{Content: q, Width: int64(q[2] - q[0]), Height: int64(q[5] - q[1])}}, nil
+		return dom.GetBoxModelResult{Model: &dom.BoxModel{Content: q, Border: q, Width: int64(q[2] - q[0]), Height: int64(q[5] - q[1])}}, nil
+	})
+	s.Handle(dom.CommandGetContentQuads, func(_ context.Context, raw json.RawMessage) (any, error) {
+		var p dom.GetContentQuadsParams
+		json.Unmarshal(raw, &p)
+		f.mu.Lock()
+		q, ok := f.boxes[p.BackendNodeID]
+		f.mu.Unlock()
+		if !ok {
+			return nil, &cdpfake.Error{Method: dom.CommandGetContentQuads, Message: "Could not compute content quads."}
+		}
+		return dom.GetContentQuadsResult{Quads: []dom.Quad{q}}, nil
 	})
 	s.Handle(dom.CommandGetFrameOwner, func(_ context.Context, raw json.RawMessage) (any, error) {
 		var p dom.GetFrameOwnerParams
@@ -726,7 +737,7 @@ func TestRefs(t *testing.T) {
 		f := newFakeTab(t, fakeDoc{})
 		f.boxes[200] = quad(40, 60, 200, 100)
 		kid := f.AddChild(page.Child{SessionID: "S1", TargetID: "OOP", Type: "iframe"})
-		kid.Reply(dom.CommandGetBoxModel, dom.GetBoxModelResult{Model: &dom.BoxModel{Content: quad(1, 1, 2, 2)}})
+		kid.Reply(dom.CommandGetBoxModel, dom.GetBoxModelResult{Model: &dom.BoxModel{Border: quad(1, 1, 2, 2)}})
 		e := entry
 		e.SessionID, e.FrameID = "S1", "OOP"
 		pt, err := New(f, fakeRefs{e: e}).Center(ctx, "@5")

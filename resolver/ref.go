@@ -47,8 +47,8 @@ func (r *Resolver) entryDoc(ctx context.Context, e refmap.Entry) (doc, error) {
 	return d, nil
 }
 
-// refCenter: DOM.getBoxModel of the ref's node; when the node is gone, the
-// unique element with its role and name.
+// refCenter: the centre of the ref's node's border box (nodeBox); when
+// the node is gone, the fallback's element.
 func (r *Resolver) refCenter(ctx context.Context, p parsed) (Point, error) {
 	e, gone, err := r.lookup(ctx, p)
 	if err != nil {
@@ -56,28 +56,23 @@ func (r *Resolver) refCenter(ctx context.Context, p parsed) (Point, error) {
 	}
 	if !gone {
 		s := r.session(e.SessionID)
-		bm, err := cdp.Call(ctx, s, dom.GetBoxModel, dom.GetBoxModelParams{BackendNodeID: e.BackendNodeID})
+		pt, err := r.boxCenter(ctx, p, e.SessionID, s, e.BackendNodeID)
 		if err == nil {
-			x, y, ok := quadCenter(bm.Model)
-			if !ok {
-				return Point{}, noBox(p, e)
-			}
-			off, err := r.newOffsets().session(ctx, e.SessionID)
-			if err != nil {
-				return Point{}, classify("box", p.input, err)
-			}
-			return Point{X: x + off[0], Y: y + off[1], SessionID: e.SessionID}, nil
+			return pt, nil
 		}
 		if ctx.Err() != nil {
-			return Point{}, classify("box", p.input, err)
+			return Point{}, err
 		}
 		alive, perr := r.connected(ctx, s, e.BackendNodeID)
 		if perr != nil {
 			return Point{}, classify("box", p.input, perr)
 		}
 		if alive {
-			// There, but not rendered: wait for it, never guess another.
-			return Point{}, noBox(p, e)
+			if errors.Is(err, ErrNoBox) {
+				// There, but not rendered: wait for it, never guess another.
+				return Point{}, noBox(p, e)
+			}
+			return Point{}, err
 		}
 	}
 	el, err := r.fallback(ctx, p, e, modeCenter)
@@ -144,11 +139,8 @@ func (r *Resolver) refMatch(ctx context.Context, p parsed) (Match, error) {
 	}
 	m := Match{BackendNodeID: id, FrameID: d.matchFrame(), SessionID: d.sid}
 	m.Role, m.Name = axRoleName(n)
-	if pt, err := r.boxCenter(ctx, p, d.sid, d.s, id); err == nil {
-		m.Box = &Box{X: pt.X, Y: pt.Y}
-		if bm, err := cdp.Call(ctx, d.s, dom.GetBoxModel, dom.GetBoxModelParams{BackendNodeID: id}); err == nil && bm.Model != nil {
-			m.Box.Width, m.Box.Height = float64(bm.Model.Width), float64(bm.Model.Height)
-		}
+	if b, err := r.nodeBox(ctx, p, d.sid, d.s, id); err == nil {
+		m.Box = &b
 	}
 	return m, nil
 }
