@@ -531,12 +531,12 @@ func TestRefsInChromium(t *testing.T) {
 	t.Run("replaced by two clones", func(t *testing.T) {
 		_, ctx, r, ref := run(t, `const b = document.getElementById('stale'); b.replaceWith(b.cloneNode(true), b.cloneNode(true)); true`)
 		_, err := r.Center(ctx, ref)
-		if !errors.Is(err, resolver.ErrAmbiguous) || resolver.IsTransient(err) || !strings.Contains(err.Error(), "not guessing") {
-			t.Errorf("Center: got %v, want a permanent ErrAmbiguous", err)
+		if !errors.Is(err, resolver.ErrStaleRef) || resolver.IsTransient(err) || !strings.Contains(err.Error(), "not guessing") {
+			t.Errorf("Center: got %v, want a permanent ErrStaleRef", err)
 		}
 		_, err = r.Object(ctx, ref)
-		if !errors.Is(err, resolver.ErrAmbiguous) {
-			t.Errorf("Object: got %v, want ErrAmbiguous", err)
+		if !errors.Is(err, resolver.ErrStaleRef) {
+			t.Errorf("Object: got %v, want ErrStaleRef", err)
 		}
 	})
 	t.Run("removed", func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/egohost/egohost/internal/cdpfake"
 	"github.com/egohost/egohost/refmap"
@@ -20,6 +21,21 @@ func (m refs) Lookup(_ context.Context, input string) (refmap.Entry, error) {
 		return e, nil
 	}
 	return refmap.Entry{}, fmt.Errorf("no ref %s", input)
+}
+
+// Twins: every entry is the only one with its role and name.
+func (m refs) Twins(_ context.Context, e refmap.Entry) ([]refmap.Entry, error) {
+	return []refmap.Entry{e}, nil
+}
+
+// Owner: the map knows no node but its own.
+func (m refs) Owner(_ context.Context, _ refmap.Entry, id cdp.BackendNodeID) (bool, string, error) {
+	for _, e := range m {
+		if e.BackendNodeID == id {
+			return true, e.Ref, nil
+		}
+	}
+	return false, "", nil
 }
 
 func Example() {

@@ -43,8 +43,17 @@ var _ Tab = (*page.Page)(nil)
 // element was removed: fall back to role and name), snapshot.ErrStaleRef
 // (the document navigated: fail closed), snapshot.ErrUnknownRef and
 // snapshot.ErrNotRef (permanent); anything else is transient.
+//
+// Twins and Owner serve the fallback for a removed element (see
+// fallbackNode): Twins lists the latest snapshot's entries with a ref's
+// role and name in its document, in document order, each with its
+// element's BackendNodeID when that is still in the page (0 when not);
+// Owner reports whether a snapshot gave an element of that document a ref,
+// and which ref the latest snapshot gives it.
 type Refs interface {
 	Lookup(ctx context.Context, input string) (refmap.Entry, error)
+	Twins(ctx context.Context, e refmap.Entry) ([]refmap.Entry, error)
+	Owner(ctx context.Context, e refmap.Entry, id cdp.BackendNodeID) (owned bool, ref string, err error)
 }
 
 // Point is a place to click: the centre of an element's border box (of
