@@ -30,6 +30,7 @@ type Ref struct {
 	Ref           string `json:"ref"`
 	Role          string `json:"role"`
 	Name          string `json:"name"`
+	Nth           int    `json:"nth"` // index among the snapshot's refs with the same role and name, in document order
 	BackendNodeID int64  `json:"backendNodeId,omitempty"`
 	FrameID       string `json:"frameId,omitempty"`
 	SessionID     string `json:"sessionId,omitempty"`
