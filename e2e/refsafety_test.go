@@ -14,7 +14,8 @@ import (
 // Issue 17 through the whole chain and the CLI: a removed twin's ref is
 // stale instead of clicking the other twin; an invalid selector is a
 // syntax error at once in list mode and with --wait; a button that is all
-// padding has a centre for its ref; snapshot --json gives each ref's nth.
+// padding has a centre for its ref; snapshot --json gives each ref's nth;
+// a failed call with --json prints the error object with its kind.
 func TestRefSafetyThroughChain(t *testing.T) {
 	c := startChain(t)
 	base := serve(t, map[string]string{"/": `<title>safety</title><body style="margin:0">
@@ -85,5 +86,12 @@ func TestRefSafetyThroughChain(t *testing.T) {
 		if code != 1 || !strings.Contains(errOut, "syntax_error") {
 			t.Errorf("egohost %s: exit %d, want 1 and syntax_error\n%s%s", strings.Join(args, " "), code, out, errOut)
 		}
+	}
+
+	// With --json, the error object is on stdout, with its kind.
+	out, _, _ = c.cli(tab, "resolve", "div[", "--json")
+	var failed struct{ Error protocol.Error }
+	if err := json.Unmarshal([]byte(out), &failed); err != nil || failed.Error.Code != protocol.CodeSyntax || failed.Error.Data["kind"] != "permanent" {
+		t.Errorf("egohost resolve div[ --json: stdout %q, want the error object with code 1104 and kind permanent", out)
 	}
 }
