@@ -848,6 +848,13 @@ func TestRefs(t *testing.T) {
 		_, _, err := fallback(t, 2, "removed")
 		wantErr(t, err, Permanent, ErrStaleRef, "stale ref @5: the element was removed, and 2 elements now have its role button and name \"Save\" where the snapshot had 1; not guessing")
 	})
+	t.Run("fallback: many look-alikes are not all checked", func(t *testing.T) {
+		f, _, err := fallbackWith(t, 100, fakeRefs{e: entry})
+		wantErr(t, err, Permanent, ErrStaleRef, fmt.Sprintf("at least %d elements now have its role button and name \"Save\" where the snapshot had 1", 2*parallelCalls))
+		if n := f.Count(accessibility.CommandGetPartialAXTree); n > 2*parallelCalls {
+			t.Errorf("checked %d candidates with the accessibility tree, want at most %d", n, 2*parallelCalls)
+		}
+	})
 	twin := func(ref string, nth int, id cdp.BackendNodeID) refmap.Entry {
 		return refmap.Entry{Ref: ref, Role: "button", Name: "Save", Nth: nth, BackendNodeID: id}
 	}

@@ -258,27 +258,40 @@ func (r *Resolver) fallbackNode(ctx context.Context, p parsed, e refmap.Entry) (
 			fs[i].box, fs[i].measured = res.Boxes[i], true
 		}
 	}
-	if err := r.check(ctx, pl, docs, fs, allIndexes(len(fs))); err != nil {
-		return nil, found{}, classify("fallback", p.input, err)
-	}
-	var now []found
-	for _, f := range fs {
-		if f.ok {
-			now = append(now, f)
-		}
-	}
-	if len(now) == 0 {
-		return nil, found{}, &Error{Kind: Transient, Op: "fallback", Target: p.input,
-			Err: causef(ErrNotFound, "ref @%s: the element was removed, and no element has its %s", e.Ref, what)}
+	notFound := &Error{Kind: Transient, Op: "fallback", Target: p.input,
+		Err: causef(ErrNotFound, "ref @%s: the element was removed, and no element has its %s", e.Ref, what)}
+	if len(fs) == 0 {
+		return nil, found{}, notFound
 	}
 	twins, err := r.refs.Twins(ctx, e)
 	if err != nil {
 		return nil, found{}, classify("fallback", p.input, err)
 	}
 	k := slices.IndexFunc(twins, func(t refmap.Entry) bool { return t.Ref == e.Ref })
-	switch {
-	case k < 0:
+	if k < 0 {
 		return nil, found{}, stale("the latest snapshot no longer has it")
+	}
+	// Check the candidates in order, and stop once there are more than
+	// the snapshot had: the count alone decides then.
+	var now []found
+	checked := 0
+	for checked < len(fs) && len(now) <= len(twins) {
+		batch := allIndexes(len(fs))[checked:min(len(fs), checked+parallelCalls*2)]
+		checked += len(batch)
+		if err := r.check(ctx, pl, docs, fs, batch); err != nil {
+			return nil, found{}, classify("fallback", p.input, err)
+		}
+		for _, i := range batch {
+			if fs[i].ok {
+				now = append(now, fs[i])
+			}
+		}
+	}
+	switch {
+	case len(now) == 0:
+		return nil, found{}, notFound
+	case len(now) > len(twins) && checked < len(fs):
+		return nil, found{}, stale("at least %d elements now have its %s where the snapshot had %d", len(now), what, len(twins))
 	case len(now) != len(twins):
 		return nil, found{}, stale("%d elements now have its %s where the snapshot had %d", len(now), what, len(twins))
 	}
