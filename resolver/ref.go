@@ -274,9 +274,9 @@ func (r *Resolver) fallbackNode(ctx context.Context, p parsed, e refmap.Entry) (
 	// Check the candidates in order, and stop once there are more than
 	// the snapshot had: the count alone decides then.
 	var now []found
-	checked := 0
+	order, checked := allIndexes(len(fs)), 0
 	for checked < len(fs) && len(now) <= len(twins) {
-		batch := allIndexes(len(fs))[checked:min(len(fs), checked+parallelCalls*2)]
+		batch := order[checked:min(len(fs), checked+parallelCalls*2)]
 		checked += len(batch)
 		if err := r.check(ctx, pl, docs, fs, batch); err != nil {
 			return nil, found{}, classify("fallback", p.input, err)
