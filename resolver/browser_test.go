@@ -131,8 +131,30 @@ func idOf(ctx context.Context, p *page.Page, o resolver.Object) (string, error) 
 }
 
 // clickAt clicks the top-level viewport at pt and returns the id the
-// click landed on, read in the document of o.
+// click landed on, read in the document of o ("" when it landed in no
+// element of that document). The click reaches an out-of-process frame's
+// renderer after Input.dispatchMouseEvent returns, so the note is waited
+// for (at most 5 s).
 func clickAt(ctx context.Context, p *page.Page, pt resolver.Point, o resolver.Object) (string, error) {
+	s := cdp.Session(p)
+	if o.SessionID != "" {
+		s = p.Child(o.SessionID)
+	}
+	yes := true
+	read := func(fn string) (string, error) {
+		res, err := cdp.Call(ctx, s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			FunctionDeclaration: fn, ObjectID: o.ObjectID, ReturnByValue: &yes,
+		})
+		if err != nil {
+			return "", err
+		}
+		var id string
+		_ = jsonUnmarshal(res.Result.Value, &id)
+		return id, nil
+	}
+	if _, err := read("function() { this.ownerDocument.documentElement.dataset.clicked = ''; return ''; }"); err != nil {
+		return "", err
+	}
 	for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {
 		err := p.Call(ctx, input.CommandDispatchMouseEvent, input.DispatchMouseEventParams{
 			Type: typ, X: pt.X, Y: pt.Y, Button: input.MouseButtonLeft, ClickCount: 1,
@@ -141,21 +163,14 @@ func clickAt(ctx context.Context, p *page.Page, pt resolver.Point, o resolver.Ob
 			return "", err
 		}
 	}
-	s := cdp.Session(p)
-	if o.SessionID != "" {
-		s = p.Child(o.SessionID)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		id, err := read("function() { return this.ownerDocument.documentElement.dataset.clicked || ''; }")
+		if err != nil || id != "" || time.Now().After(deadline) {
+			return id, err
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	yes := true
-	res, err := cdp.Call(ctx, s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: "function() { return this.ownerDocument.documentElement.dataset.clicked || ''; }",
-		ObjectID:            o.ObjectID, ReturnByValue: &yes,
-	})
-	if err != nil {
-		return "", err
-	}
-	var id string
-	_ = jsonUnmarshal(res.Result.Value, &id)
-	return id, nil
 }
 
 // Every kind, in every kind of frame and in a shadow root: the locator
@@ -506,6 +521,38 @@ func TestRefsInChromium(t *testing.T) {
 		}
 		if got, _ := clickAt(ctx, p, pt, obj); got != "obtn" {
 			t.Errorf("click at Center (%+v) landed on #%s, want #obtn", pt, got)
+		}
+	})
+	t.Run("in an out-of-process frame, rendered again", func(t *testing.T) {
+		p, ctx := tab(t, b, url)
+		st := snapshot.NewTab(p)
+		ref := refFor(t, ctx, st, "button", "Remote button")
+		r := resolver.New(p, st)
+		before, err := r.Object(ctx, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		yes := true
+		if _, err := cdp.Call(ctx, p.Child(before.SessionID), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			FunctionDeclaration: "function() { const c = this.cloneNode(true); c.dataset.clone = 'yes'; this.replaceWith(c); }", ObjectID: before.ObjectID, ReturnByValue: &yes,
+		}); err != nil {
+			t.Fatal(err)
+		}
+		obj, err := r.Object(ctx, ref)
+		if err != nil {
+			t.Fatalf("Object after the element was rendered again: %v", err)
+		}
+		res, err := cdp.Call(ctx, p.Child(obj.SessionID), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			FunctionDeclaration: "function() { return this.isConnected && this.dataset.clone; }", ObjectID: obj.ObjectID, ReturnByValue: &yes})
+		if err != nil || string(res.Result.Value) != `"yes"` {
+			t.Errorf("Object: got %s, %v; want the connected clone", res.Result.Value, err)
+		}
+		pt, err := r.Center(ctx, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := clickAt(ctx, p, pt, obj); got != "obtn" {
+			t.Errorf("click at Center (%+v) landed on #%s, want the clone of #obtn", pt, got)
 		}
 	})
 	t.Run("replaced by an identical clone", func(t *testing.T) {
