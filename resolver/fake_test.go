@@ -861,7 +861,7 @@ func TestRefs(t *testing.T) {
 	t.Run("fallback: a removed twin", func(t *testing.T) {
 		// @4 is node 1, still there; @5 was the second: one look-alike left.
 		_, _, err := fallbackWith(t, 1, fakeRefs{e: entry, twins: []refmap.Entry{twin("4", 0, 1), twin("5", 1, 0)}, owners: map[cdp.BackendNodeID]string{1: "4"}})
-		wantErr(t, err, Permanent, ErrStaleRef, "1 elements now have its role button and name \"Save\" where the snapshot had 2")
+		wantErr(t, err, Permanent, ErrStaleRef, "1 element now has its role button and name \"Save\" where the snapshot had 2")
 	})
 	t.Run("fallback: in its place among twins", func(t *testing.T) {
 		// @4 (node 1) and @6 (node 3) are where they were; node 2 took @5's place.

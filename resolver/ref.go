@@ -292,6 +292,8 @@ func (r *Resolver) fallbackNode(ctx context.Context, p parsed, e refmap.Entry) (
 		return nil, found{}, notFound
 	case len(now) > len(twins) && checked < len(fs):
 		return nil, found{}, stale("at least %d elements now have its %s where the snapshot had %d", len(now), what, len(twins))
+	case len(now) == 1 && len(twins) > 1:
+		return nil, found{}, stale("1 element now has its %s where the snapshot had %d", what, len(twins))
 	case len(now) != len(twins):
 		return nil, found{}, stale("%d elements now have its %s where the snapshot had %d", len(now), what, len(twins))
 	}
