@@ -35,6 +35,7 @@ var parseTests = []struct {
 	{"css with quoted >>", `a[title=">>"] >> span`, loc(css(`a[title=">>"]`), css("span"))},
 	{"css pseudo", "input:checked", loc(css("input:checked"))},
 	{"label: as css pseudo", "label:has(input)", loc(css("label:has(input)"))},
+	{"an element named internal is css", "internal:hover", loc(css("internal:hover"))},
 	{"label: as css pseudo at end", "label:first-child", loc(css("label:first-child"))},
 	{"title: as css pseudo chained", "title:empty >> nth=0", loc(css("title:empty"), nth(0))},
 	{"has-text suffix", `button:has-text("Skip to Checkout")`, loc(css("button"), Step{Op: OpHasText, Text: Text{Value: "Skip to Checkout"}})},
@@ -202,6 +203,11 @@ func TestParseErrors(t *testing.T) {
 		{`has="css=a >> "`, 4, "in the quoted locator: empty step"},
 		{"text=\xff", 5, "invalid UTF-8"},
 		{`css= >> a`, 0, "empty selector"},
+		{`internal:nth=1;loc=role:button[name="Download"]`, 0, "end the locator with >> nth=N"},
+		{`internal:last;css:li`, 0, ">> last"},
+		{`internal:scope:%7B%22base%22%3A%22form%22%7D`, 0, "chain the steps with >>"},
+		{`css=form >> internal:filter:%7B%7D`, 12, "internal:filter: encoding is not accepted"},
+		{`internal:role=button[name="Save"i]`, 0, "engine-internal selector internal:role"},
 	}
 	for _, tt := range tests {
 		_, err := Parse(tt.in)

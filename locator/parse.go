@@ -163,6 +163,9 @@ func (p *parser) step(depth int) ([]Step, error) {
 		}
 	}
 	start := p.pos
+	if hint, ok := internalSpelling(p.rest()); ok {
+		return nil, p.errf(start, "%s", hint)
+	}
 	i := p.pos
 	for i < len(p.in) && (p.in[i] >= 'a' && p.in[i] <= 'z' || p.in[i] == '-') {
 		i++
@@ -201,6 +204,34 @@ func (p *parser) step(depth int) ([]Step, error) {
 		return []Step{{Op: OpNth, Nth: 0}}, nil
 	}
 	return p.css(start)
+}
+
+// internalSpelling recognises the engine-internal selectors of ego-lite's
+// facade and Playwright ("internal:nth=1;…", "internal:scope:…",
+// "internal:role=…"): they are not accepted (docs/locators.md, "Choices"),
+// and the message says what to write instead. A CSS selector for an
+// element named "internal" with a pseudo-class ("internal:hover") is not
+// one of them.
+func internalSpelling(s string) (string, bool) {
+	const pre = "internal:"
+	if !strings.HasPrefix(s, pre) {
+		return "", false
+	}
+	i := len(pre)
+	for i < len(s) && (s[i] >= 'a' && s[i] <= 'z' || s[i] == '-') {
+		i++
+	}
+	if i == len(pre) || i == len(s) || (s[i] != '=' && s[i] != ';' && s[i] != ':') {
+		return "", false
+	}
+	switch name := s[len(pre):i]; name {
+	case "nth", "last":
+		return "ego-lite's " + pre + name + " prefix is not accepted: end the locator with >> nth=N or >> last (e.g. css=li >> nth=1)", true
+	case "scope", "filter":
+		return "ego-lite's " + pre + name + ": encoding is not accepted: chain the steps with >> (e.g. css=form >> role=button, css=li >> has-text=Milk)", true
+	default:
+		return "the engine-internal selector " + pre + name + " is not accepted: write the locator with its kind (role=, text=, label=, css=, …; see docs/locators.md)", true
+	}
 }
 
 // cssAfterColon reports whether "name:" at off starts a CSS pseudo-class

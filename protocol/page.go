@@ -33,6 +33,7 @@ type Ref struct {
 	Ref           string `json:"ref"`
 	Role          string `json:"role"`
 	Name          string `json:"name"`
+	Nth           int    `json:"nth"` // index among the snapshot's refs with the same role and name, in document order
 	BackendNodeID int64  `json:"backendNodeId,omitempty"`
 	FrameID       string `json:"frameId,omitempty"`
 	SessionID     string `json:"sessionId,omitempty"`
@@ -94,7 +95,8 @@ const (
 )
 
 // Box is an element's geometry in top-level viewport CSS pixels: the
-// centre of its content box and the size of its border box.
+// centre of its border box (of its first line, for an inline element that
+// wraps) and the size of its border box.
 type Box struct {
 	X      float64 `json:"x"`
 	Y      float64 `json:"y"`
@@ -113,7 +115,7 @@ type Match struct {
 }
 
 // Point is where an action on the element would happen: the centre of its
-// content box in top-level viewport CSS pixels.
+// border box in top-level viewport CSS pixels.
 type Point struct {
 	X         float64 `json:"x"`
 	Y         float64 `json:"y"`

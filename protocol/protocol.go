@@ -91,7 +91,7 @@ const (
 	CodeBadFrame         Code = 1014 // a malformed or oversized frame on the browser leg
 	CodeNotFound         Code = 1100 // no element matches (transient: may appear later)
 	CodeAmbiguous        Code = 1101 // several elements match a single-element target; data.count
-	CodeStaleRef         Code = 1102 // the ref's document navigated away; take a new snapshot
+	CodeStaleRef         Code = 1102 // the ref's document navigated away, or its removed element cannot be found for certain; take a new snapshot
 	CodeUnknownRef       Code = 1103 // no such ref in the tab's snapshot
 	CodeSyntax           Code = 1104 // the locator does not parse; data.offset
 	CodeNotActionable    Code = 1105 // the element is not visible/stable/enabled/editable or is covered; data.reason

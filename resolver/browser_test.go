@@ -131,8 +131,30 @@ func idOf(ctx context.Context, p *page.Page, o resolver.Object) (string, error) 
 }
 
 // clickAt clicks the top-level viewport at pt and returns the id the
-// click landed on, read in the document of o.
+// click landed on, read in the document of o ("" when it landed in no
+// element of that document). The click reaches an out-of-process frame's
+// renderer after Input.dispatchMouseEvent returns, so the note is waited
+// for (at most 5 s).
 func clickAt(ctx context.Context, p *page.Page, pt resolver.Point, o resolver.Object) (string, error) {
+	s := cdp.Session(p)
+	if o.SessionID != "" {
+		s = p.Child(o.SessionID)
+	}
+	yes := true
+	read := func(fn string) (string, error) {
+		res, err := cdp.Call(ctx, s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			FunctionDeclaration: fn, ObjectID: o.ObjectID, ReturnByValue: &yes,
+		})
+		if err != nil {
+			return "", err
+		}
+		var id string
+		_ = jsonUnmarshal(res.Result.Value, &id)
+		return id, nil
+	}
+	if _, err := read("function() { this.ownerDocument.documentElement.dataset.clicked = ''; return ''; }"); err != nil {
+		return "", err
+	}
 	for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {
 		err := p.Call(ctx, input.CommandDispatchMouseEvent, input.DispatchMouseEventParams{
 			Type: typ, X: pt.X, Y: pt.Y, Button: input.MouseButtonLeft, ClickCount: 1,
@@ -141,21 +163,14 @@ func clickAt(ctx context.Context, p *page.Page, pt resolver.Point, o resolver.Ob
 			return "", err
 		}
 	}
-	s := cdp.Session(p)
-	if o.SessionID != "" {
-		s = p.Child(o.SessionID)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		id, err := read("function() { return this.ownerDocument.documentElement.dataset.clicked || ''; }")
+		if err != nil || id != "" || time.Now().After(deadline) {
+			return id, err
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	yes := true
-	res, err := cdp.Call(ctx, s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: "function() { return this.ownerDocument.documentElement.dataset.clicked || ''; }",
-		ObjectID:            o.ObjectID, ReturnByValue: &yes,
-	})
-	if err != nil {
-		return "", err
-	}
-	var id string
-	_ = jsonUnmarshal(res.Result.Value, &id)
-	return id, nil
 }
 
 // Every kind, in every kind of frame and in a shadow root: the locator
@@ -291,9 +306,9 @@ func sessionOf(p *page.Page, o resolver.Object) cdp.Session {
 	return p.Child(o.SessionID)
 }
 
-// Center is the centre of DOM.getBoxModel's content quad, in top-level
-// coordinates.
-func TestCenterIsTheContentQuadCentre(t *testing.T) {
+// Center is the centre of DOM.getBoxModel's border quad, in top-level
+// coordinates, measured in the page (a locator) or with CDP (a ref).
+func TestCenterIsTheBorderQuadCentre(t *testing.T) {
 	b := browsertest.Launch(t, browser.Options{})
 	url := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": `<!doctype html><body style="margin:0">
 <button id=a style="padding:3px 20px 9px 1px;border-width:1px 7px 2px 4px">asymmetric</button>
@@ -302,11 +317,19 @@ func TestCenterIsTheContentQuadCentre(t *testing.T) {
 <span id=d style="display:inline-block;padding:4px 9px;border:2px solid">inline-block</span>
 <div style="height:2000px"></div><button id=far>far below</button>`})) + "/"
 	p, ctx := tab0(t, b, url)
-	r := resolver.New(p, nil)
+	st := snapshot.NewTab(p)
+	snap, err := st.Snapshot(ctx, snapshot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := resolver.New(p, st)
+	refs := map[string]string{"a": "asymmetric", "b": "inline link"} // the names of the elements with refs
 	for _, id := range []string{"a", "b", "c", "d", "far"} {
-		pt, err := r.Center(ctx, "#"+id)
-		if err != nil {
-			t.Fatalf("#%s: %v", id, err)
+		targets := []string{"#" + id}
+		for _, e := range snap.Entries {
+			if e.Name == refs[id] {
+				targets = append(targets, "@"+e.Ref)
+			}
 		}
 		obj, err := r.Object(ctx, "#"+id)
 		if err != nil {
@@ -316,10 +339,16 @@ func TestCenterIsTheContentQuadCentre(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q := bm.Model.Content
+		q := bm.Model.Border
 		wx, wy := (q[0]+q[2]+q[4]+q[6])/4, (q[1]+q[3]+q[5]+q[7])/4
-		if math.Abs(pt.X-wx) > 0.5 || math.Abs(pt.Y-wy) > 0.5 {
-			t.Errorf("#%s: Center (%.2f, %.2f), content quad centre (%.2f, %.2f)", id, pt.X, pt.Y, wx, wy)
+		for _, target := range targets {
+			pt, err := r.Center(ctx, target)
+			if err != nil {
+				t.Fatalf("%s: %v", target, err)
+			}
+			if math.Abs(pt.X-wx) > 0.5 || math.Abs(pt.Y-wy) > 0.5 {
+				t.Errorf("#%s as %s: Center (%.2f, %.2f), border quad centre (%.2f, %.2f)", id, target, pt.X, pt.Y, wx, wy)
+			}
 		}
 	}
 }
@@ -494,6 +523,38 @@ func TestRefsInChromium(t *testing.T) {
 			t.Errorf("click at Center (%+v) landed on #%s, want #obtn", pt, got)
 		}
 	})
+	t.Run("in an out-of-process frame, rendered again", func(t *testing.T) {
+		p, ctx := tab(t, b, url)
+		st := snapshot.NewTab(p)
+		ref := refFor(t, ctx, st, "button", "Remote button")
+		r := resolver.New(p, st)
+		before, err := r.Object(ctx, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		yes := true
+		if _, err := cdp.Call(ctx, p.Child(before.SessionID), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			FunctionDeclaration: "function() { const c = this.cloneNode(true); c.dataset.clone = 'yes'; this.replaceWith(c); }", ObjectID: before.ObjectID, ReturnByValue: &yes,
+		}); err != nil {
+			t.Fatal(err)
+		}
+		obj, err := r.Object(ctx, ref)
+		if err != nil {
+			t.Fatalf("Object after the element was rendered again: %v", err)
+		}
+		res, err := cdp.Call(ctx, p.Child(obj.SessionID), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			FunctionDeclaration: "function() { return this.isConnected && this.dataset.clone; }", ObjectID: obj.ObjectID, ReturnByValue: &yes})
+		if err != nil || string(res.Result.Value) != `"yes"` {
+			t.Errorf("Object: got %s, %v; want the connected clone", res.Result.Value, err)
+		}
+		pt, err := r.Center(ctx, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := clickAt(ctx, p, pt, obj); got != "obtn" {
+			t.Errorf("click at Center (%+v) landed on #%s, want the clone of #obtn", pt, got)
+		}
+	})
 	t.Run("replaced by an identical clone", func(t *testing.T) {
 		p, ctx, r, ref := run(t, `const b = document.getElementById('stale'); const c = b.cloneNode(true); c.dataset.clone = 'yes'; b.replaceWith(c); true`)
 		obj, err := r.Object(ctx, ref)
@@ -517,12 +578,12 @@ func TestRefsInChromium(t *testing.T) {
 	t.Run("replaced by two clones", func(t *testing.T) {
 		_, ctx, r, ref := run(t, `const b = document.getElementById('stale'); b.replaceWith(b.cloneNode(true), b.cloneNode(true)); true`)
 		_, err := r.Center(ctx, ref)
-		if !errors.Is(err, resolver.ErrAmbiguous) || resolver.IsTransient(err) || !strings.Contains(err.Error(), "not guessing") {
-			t.Errorf("Center: got %v, want a permanent ErrAmbiguous", err)
+		if !errors.Is(err, resolver.ErrStaleRef) || resolver.IsTransient(err) || !strings.Contains(err.Error(), "not guessing") {
+			t.Errorf("Center: got %v, want a permanent ErrStaleRef", err)
 		}
 		_, err = r.Object(ctx, ref)
-		if !errors.Is(err, resolver.ErrAmbiguous) {
-			t.Errorf("Object: got %v, want ErrAmbiguous", err)
+		if !errors.Is(err, resolver.ErrStaleRef) {
+			t.Errorf("Object: got %v, want ErrStaleRef", err)
 		}
 	})
 	t.Run("removed", func(t *testing.T) {

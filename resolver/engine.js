@@ -9,7 +9,7 @@
 //            {op: 'visible', visible}]
 //           text = {v, exact, re, flags}; role = {role, name: text|null, hidden}
 //   mode:   'count'  → {n, frames}
-//           'center' → {n, frames, at, box}     box: centre of the content box
+//           'center' → {n, frames, at, box}     box: centre of the border box
 //           'object' → the element itself when the pick is final here, else
 //                      a JSON string {n, frames, at}
 //           'list'   → [JSON string {n, frames, from, boxes}, element, …]: the
@@ -616,28 +616,19 @@
 
   // ---- geometry --------------------------------------------------------------
 
-  // box returns the centre of el's content box in this frame's viewport,
-  // and its border box size; null when el has no box (not rendered, or
-  // empty).
+  // box returns the centre of el's border box in this frame's viewport
+  // (of its first box with an area: an inline element that wraps has one
+  // per line), and the size of its bounds; null when el has no box (not
+  // rendered, or empty). It is the point DOM.getContentQuads gives Go and
+  // the actions click at.
   function box(el) {
     const r = el.getBoundingClientRect();
     if (!(r.width > 0 && r.height > 0)) return null;
-    const st = getComputedStyle(el);
-    const px = (v) => parseFloat(v) || 0;
-    let l = px(st.borderLeftWidth) + px(st.paddingLeft);
-    let rt = px(st.borderRightWidth) + px(st.paddingRight);
-    let t = px(st.borderTopWidth) + px(st.paddingTop);
-    let b = px(st.borderBottomWidth) + px(st.paddingBottom);
-    // Scale the insets when a transform scales the element.
-    const ow = el.offsetWidth, oh = el.offsetHeight;
-    if (ow > 0 && Math.abs(ow - r.width) > 0.5) { const k = r.width / ow; l *= k; rt *= k; }
-    if (oh > 0 && Math.abs(oh - r.height) > 0.5) { const k = r.height / oh; t *= k; b *= k; }
-    return {
-      x: r.left + l + (r.width - l - rt) / 2,
-      y: r.top + t + (r.height - t - b) / 2,
-      w: r.width,
-      h: r.height,
-    };
+    let f = r;
+    for (const c of el.getClientRects()) {
+      if (c.width > 0 && c.height > 0) { f = c; break; }
+    }
+    return { x: f.left + f.width / 2, y: f.top + f.height / 2, w: r.width, h: r.height };
   }
 
   // ---- main ------------------------------------------------------------------
@@ -647,7 +638,9 @@
     els = run(spec.steps, document);
   } catch (e) {
     const err = { error: String(e && e.message || e), syntax: !!(e && (e.name === 'SyntaxError' || e.name === 'NamespaceError')) };
-    return spec.mode === 'list' ? [JSON.stringify(err), []] : spec.mode === 'object' ? JSON.stringify(err) : err;
+    // Every mode reports the error in its own header shape: list mode as
+    // the header of an empty list.
+    return spec.mode === 'list' ? [JSON.stringify(err)] : spec.mode === 'object' ? JSON.stringify(err) : err;
   }
   const n = els.length;
   const frames = scan().frames;

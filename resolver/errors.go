@@ -133,6 +133,11 @@ var (
 		"Execution context was destroyed",
 		"Inspected target navigated or closed",
 	}
+	// DOM.getBoxModel of an element with no layout box (display: none or
+	// contents, not connected).
+	chromeNoBox = []string{
+		"Could not compute box model",
+	}
 	chromeNodeGone = []string{
 		"No node with given id found",
 		"Could not find node with given id",

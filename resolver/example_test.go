@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/egohost/egohost/internal/cdpfake"
 	"github.com/egohost/egohost/refmap"
@@ -22,13 +23,28 @@ func (m refs) Lookup(_ context.Context, input string) (refmap.Entry, error) {
 	return refmap.Entry{}, fmt.Errorf("no ref %s", input)
 }
 
+// Twins: every entry is the only one with its role and name.
+func (m refs) Twins(_ context.Context, e refmap.Entry) ([]refmap.Entry, error) {
+	return []refmap.Entry{e}, nil
+}
+
+// Owner: the map knows no node but its own.
+func (m refs) Owner(_ context.Context, _ refmap.Entry, id cdp.BackendNodeID) (bool, string, error) {
+	for _, e := range m {
+		if e.BackendNodeID == id {
+			return true, e.Ref, nil
+		}
+	}
+	return false, "", nil
+}
+
 func Example() {
 	ctx := context.Background()
 	// A scripted tab stands in for a real one here (in production: the
 	// tab's *page.Page over the extension relay, and its *snapshot.Tab).
 	tab := cdpfake.New()
 	tab.Reply(dom.CommandGetBoxModel, dom.GetBoxModelResult{Model: &dom.BoxModel{
-		Content: []float64{10, 20, 110, 20, 110, 60, 10, 60},
+		Border: []float64{10, 20, 110, 20, 110, 60, 10, 60},
 	}})
 	r := resolver.New(tab, refs{"12": {Ref: "12", BackendNodeID: 7, Role: "button", Name: "Save"}})
 

@@ -265,7 +265,18 @@ func (f *fakeTab) serve(t *testing.T, s *cdpfake.Session, tree *cdppage.FrameTre
 		if !ok {
 			return nil, &cdpfake.Error{Method: dom.CommandGetBoxModel, Message: "Could not compute box model."}
 		}
-		return dom.GetBoxModelResult{Model: &dom.BoxModel{Content: q, Width: int64(q[2] - q[0]), Height: int64(q[5] - q[1])}}, nil
+		return dom.GetBoxModelResult{Model: &dom.BoxModel{Content: q, Border: q, Width: int64(q[2] - q[0]), Height: int64(q[5] - q[1])}}, nil
+	})
+	s.Handle(dom.CommandGetContentQuads, func(_ context.Context, raw json.RawMessage) (any, error) {
+		var p dom.GetContentQuadsParams
+		json.Unmarshal(raw, &p)
+		f.mu.Lock()
+		q, ok := f.boxes[p.BackendNodeID]
+		f.mu.Unlock()
+		if !ok {
+			return nil, &cdpfake.Error{Method: dom.CommandGetContentQuads, Message: "Could not compute content quads."}
+		}
+		return dom.GetContentQuadsResult{Quads: []dom.Quad{q}}, nil
 	})
 	s.Handle(dom.CommandGetFrameOwner, func(_ context.Context, raw json.RawMessage) (any, error) {
 		var p dom.GetFrameOwnerParams
@@ -702,13 +713,30 @@ func TestRoleMeasuresWithBoxModelWhenThePageDidNot(t *testing.T) {
 	}
 }
 
-// fakeRefs is a scripted ref map.
+// fakeRefs is a scripted ref map: one entry, its twins (by default the
+// entry alone, removed) and the nodes that have refs.
 type fakeRefs struct {
-	e   refmap.Entry
-	err error
+	e      refmap.Entry
+	err    error
+	twins  []refmap.Entry
+	owners map[cdp.BackendNodeID]string
 }
 
 func (f fakeRefs) Lookup(context.Context, string) (refmap.Entry, error) { return f.e, f.err }
+
+func (f fakeRefs) Twins(context.Context, refmap.Entry) ([]refmap.Entry, error) {
+	if f.twins == nil {
+		e := f.e
+		e.BackendNodeID = 0
+		return []refmap.Entry{e}, nil
+	}
+	return f.twins, nil
+}
+
+func (f fakeRefs) Owner(_ context.Context, _ refmap.Entry, id cdp.BackendNodeID) (bool, string, error) {
+	ref, ok := f.owners[id]
+	return ok, ref, nil
+}
 
 func TestRefs(t *testing.T) {
 	entry := refmap.Entry{Ref: "5", BackendNodeID: 42, Role: "button", Name: "Save"}
@@ -726,7 +754,7 @@ func TestRefs(t *testing.T) {
 		f := newFakeTab(t, fakeDoc{})
 		f.boxes[200] = quad(40, 60, 200, 100)
 		kid := f.AddChild(page.Child{SessionID: "S1", TargetID: "OOP", Type: "iframe"})
-		kid.Reply(dom.CommandGetBoxModel, dom.GetBoxModelResult{Model: &dom.BoxModel{Content: quad(1, 1, 2, 2)}})
+		kid.Reply(dom.CommandGetBoxModel, dom.GetBoxModelResult{Model: &dom.BoxModel{Border: quad(1, 1, 2, 2)}})
 		e := entry
 		e.SessionID, e.FrameID = "S1", "OOP"
 		pt, err := New(f, fakeRefs{e: e}).Center(ctx, "@5")
@@ -772,6 +800,15 @@ func TestRefs(t *testing.T) {
 			t.Errorf("fell back (%d evaluations), want no fallback", n)
 		}
 	})
+	fallbackWith := func(t *testing.T, matches int, refs fakeRefs) (*fakeTab, Point, error) {
+		f := newFakeTab(t, fakeDoc{ids: ids(matches), boxes: boxes(matches)})
+		for i := 1; i <= matches; i++ {
+			f.ax[cdp.BackendNodeID(i)] = ax{role: "button", name: "Save"}
+		}
+		refs.err = fmt.Errorf("ref @5: %w", snapshot.ErrGone)
+		pt, err := New(f, refs).Center(ctx, "@5")
+		return f, pt, err
+	}
 	fallback := func(t *testing.T, matches int, gone string) (*fakeTab, Point, error) {
 		f := newFakeTab(t, fakeDoc{ids: ids(matches), boxes: boxes(matches)})
 		for i := 1; i <= matches; i++ {
@@ -807,9 +844,48 @@ func TestRefs(t *testing.T) {
 			}
 		})
 	}
-	t.Run("fallback ambiguous", func(t *testing.T) {
+	t.Run("fallback: more look-alikes than the snapshot had", func(t *testing.T) {
 		_, _, err := fallback(t, 2, "removed")
-		wantErr(t, err, Permanent, ErrAmbiguous, "2 elements now have its role button and name \"Save\": not guessing")
+		wantErr(t, err, Permanent, ErrStaleRef, "stale ref @5: the element was removed, and 2 elements now have its role button and name \"Save\" where the snapshot had 1; not guessing")
+	})
+	t.Run("fallback: many look-alikes are not all checked", func(t *testing.T) {
+		f, _, err := fallbackWith(t, 100, fakeRefs{e: entry})
+		wantErr(t, err, Permanent, ErrStaleRef, fmt.Sprintf("at least %d elements now have its role button and name \"Save\" where the snapshot had 1", 2*parallelCalls))
+		if n := f.Count(accessibility.CommandGetPartialAXTree); n > 2*parallelCalls {
+			t.Errorf("checked %d candidates with the accessibility tree, want at most %d", n, 2*parallelCalls)
+		}
+	})
+	twin := func(ref string, nth int, id cdp.BackendNodeID) refmap.Entry {
+		return refmap.Entry{Ref: ref, Role: "button", Name: "Save", Nth: nth, BackendNodeID: id}
+	}
+	t.Run("fallback: a removed twin", func(t *testing.T) {
+		// @4 is node 1, still there; @5 was the second: one look-alike left.
+		_, _, err := fallbackWith(t, 1, fakeRefs{e: entry, twins: []refmap.Entry{twin("4", 0, 1), twin("5", 1, 0)}, owners: map[cdp.BackendNodeID]string{1: "4"}})
+		wantErr(t, err, Permanent, ErrStaleRef, "1 element now has its role button and name \"Save\" where the snapshot had 2")
+	})
+	t.Run("fallback: in its place among twins", func(t *testing.T) {
+		// @4 (node 1) and @6 (node 3) are where they were; node 2 took @5's place.
+		_, pt, err := fallbackWith(t, 3, fakeRefs{e: entry, twins: []refmap.Entry{twin("4", 0, 1), twin("5", 1, 0), twin("6", 2, 3)}, owners: map[cdp.BackendNodeID]string{1: "4", 3: "6"}})
+		if want := (Point{X: 20, Y: 5}); err != nil || pt != want {
+			t.Fatalf("got %+v, %v; want node 2 at %+v", pt, err, want)
+		}
+	})
+	t.Run("fallback: the twins moved", func(t *testing.T) {
+		// @4 is node 2 now, in @5's place.
+		_, _, err := fallbackWith(t, 2, fakeRefs{e: entry, twins: []refmap.Entry{twin("5", 0, 0), twin("4", 1, 1)}, owners: map[cdp.BackendNodeID]string{1: "4"}})
+		wantErr(t, err, Permanent, ErrStaleRef, "@4, another element with its role button and name \"Save\", is not where the snapshot saw it")
+	})
+	t.Run("fallback: a twin rendered again too", func(t *testing.T) {
+		_, _, err := fallbackWith(t, 2, fakeRefs{e: entry, twins: []refmap.Entry{twin("5", 0, 0), twin("4", 1, 0)}})
+		wantErr(t, err, Permanent, ErrStaleRef, "@4, another element")
+	})
+	t.Run("fallback: the one in its place has a ref", func(t *testing.T) {
+		_, _, err := fallbackWith(t, 1, fakeRefs{e: entry, owners: map[cdp.BackendNodeID]string{1: "9"}})
+		wantErr(t, err, Permanent, ErrStaleRef, "the element in its place is @9")
+	})
+	t.Run("fallback: the one in its place had a ref", func(t *testing.T) {
+		_, _, err := fallbackWith(t, 1, fakeRefs{e: entry, owners: map[cdp.BackendNodeID]string{1: ""}})
+		wantErr(t, err, Permanent, ErrStaleRef, "had a ref of its own in an earlier snapshot")
 	})
 	t.Run("fallback none", func(t *testing.T) {
 		_, _, err := fallback(t, 0, "collected")

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	cdppage "github.com/chromedp/cdproto/page"
+	"slices"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/egohost/egohost/locator"
 	"github.com/egohost/egohost/refmap"
@@ -47,8 +48,8 @@ func (r *Resolver) entryDoc(ctx context.Context, e refmap.Entry) (doc, error) {
 	return d, nil
 }
 
-// refCenter: DOM.getBoxModel of the ref's node; when the node is gone, the
-// unique element with its role and name.
+// refCenter: the centre of the ref's node's border box (nodeBox); when
+// the node is gone, the fallback's element.
 func (r *Resolver) refCenter(ctx context.Context, p parsed) (Point, error) {
 	e, gone, err := r.lookup(ctx, p)
 	if err != nil {
@@ -56,28 +57,23 @@ func (r *Resolver) refCenter(ctx context.Context, p parsed) (Point, error) {
 	}
 	if !gone {
 		s := r.session(e.SessionID)
-		bm, err := cdp.Call(ctx, s, dom.GetBoxModel, dom.GetBoxModelParams{BackendNodeID: e.BackendNodeID})
+		pt, err := r.boxCenter(ctx, p, e.SessionID, s, e.BackendNodeID)
 		if err == nil {
-			x, y, ok := quadCenter(bm.Model)
-			if !ok {
-				return Point{}, noBox(p, e)
-			}
-			off, err := r.newOffsets().session(ctx, e.SessionID)
-			if err != nil {
-				return Point{}, classify("box", p.input, err)
-			}
-			return Point{X: x + off[0], Y: y + off[1], SessionID: e.SessionID}, nil
+			return pt, nil
 		}
 		if ctx.Err() != nil {
-			return Point{}, classify("box", p.input, err)
+			return Point{}, err
 		}
 		alive, perr := r.connected(ctx, s, e.BackendNodeID)
 		if perr != nil {
 			return Point{}, classify("box", p.input, perr)
 		}
 		if alive {
-			// There, but not rendered: wait for it, never guess another.
-			return Point{}, noBox(p, e)
+			if errors.Is(err, ErrNoBox) {
+				// There, but not rendered: wait for it, never guess another.
+				return Point{}, noBox(p, e)
+			}
+			return Point{}, err
 		}
 	}
 	el, err := r.fallback(ctx, p, e, modeCenter)
@@ -144,11 +140,8 @@ func (r *Resolver) refMatch(ctx context.Context, p parsed) (Match, error) {
 	}
 	m := Match{BackendNodeID: id, FrameID: d.matchFrame(), SessionID: d.sid}
 	m.Role, m.Name = axRoleName(n)
-	if pt, err := r.boxCenter(ctx, p, d.sid, d.s, id); err == nil {
-		m.Box = &Box{X: pt.X, Y: pt.Y}
-		if bm, err := cdp.Call(ctx, d.s, dom.GetBoxModel, dom.GetBoxModelParams{BackendNodeID: id}); err == nil && bm.Model != nil {
-			m.Box.Width, m.Box.Height = float64(bm.Model.Width), float64(bm.Model.Height)
-		}
+	if b, err := r.nodeBox(ctx, p, d.sid, d.s, id); err == nil {
+		m.Box = &b
 	}
 	return m, nil
 }
@@ -222,10 +215,22 @@ func (r *Resolver) resolveConnected(ctx context.Context, d *doc, id cdp.BackendN
 	return obj, true, nil
 }
 
-// fallbackNode finds the one element of the ref's document with the ref's
-// role and exactly its name. None: transient (it may come back); several:
-// permanent (never guess).
+// fallbackNode finds the element that took a removed ref's place: an
+// element of the ref's document with the ref's role and exactly its name.
+// It never guesses. With C the elements that have the role and name now
+// (checked against Chrome's accessibility tree, in document order) and T
+// the latest snapshot's refs with them in that document (the ref is T[k]),
+// it takes C[k] only when C and T are as many, every other T[j] is still
+// in the page as C[j], and no snapshot gave C[k] a ref: the ref's element
+// rendered again in its place among its look-alikes. No C at all is a
+// transient ErrNotFound (it may be rendered again); anything else is a
+// permanent ErrStaleRef naming the ref.
 func (r *Resolver) fallbackNode(ctx context.Context, p parsed, e refmap.Entry) ([]doc, found, error) {
+	what := fmt.Sprintf("role %s and name %q", e.Role, e.Name)
+	stale := func(format string, args ...any) error {
+		return &Error{Kind: Permanent, Op: "fallback", Target: p.input,
+			Err: causef(ErrStaleRef, "stale ref @%s: the element was removed, and %s; not guessing: take a new snapshot", e.Ref, fmt.Sprintf(format, args...))}
+	}
 	if e.Role == "" {
 		return nil, found{}, &Error{Kind: Permanent, Op: "fallback", Target: p.input,
 			Err: causef(ErrNotFound, "ref @%s: the element was removed and the ref has no role to look for; take a new snapshot", e.Ref)}
@@ -253,27 +258,70 @@ func (r *Resolver) fallbackNode(ctx context.Context, p parsed, e refmap.Entry) (
 			fs[i].box, fs[i].measured = res.Boxes[i], true
 		}
 	}
-	f, err := r.pickVerified(ctx, pl, docs, fs, true)
-	var re *Error
-	if errors.As(err, &re) {
-		what := fmt.Sprintf("role %s and name %q", e.Role, e.Name)
-		switch {
-		case errors.Is(err, ErrAmbiguous):
-			re.Err = causef(ErrAmbiguous, "ref @%s: the element was removed, and %d elements now have its %s: not guessing; take a new snapshot", e.Ref, re.Count, what)
-		case errors.Is(err, ErrNotFound):
-			re.Err = causef(ErrNotFound, "ref @%s: the element was removed, and no element has its %s", e.Ref, what)
-		}
-		re.Op = "fallback"
+	notFound := &Error{Kind: Transient, Op: "fallback", Target: p.input,
+		Err: causef(ErrNotFound, "ref @%s: the element was removed, and no element has its %s", e.Ref, what)}
+	if len(fs) == 0 {
+		return nil, found{}, notFound
 	}
-	if err == nil {
-		// The fallback ran in whatever document the frame shows now: if it
-		// is not the ref's document, the page navigated, and the element
-		// found is not the one the ref named.
-		if serr := r.sameDocument(ctx, d, e); serr != nil {
-			return nil, found{}, serr
+	twins, err := r.refs.Twins(ctx, e)
+	if err != nil {
+		return nil, found{}, classify("fallback", p.input, err)
+	}
+	k := slices.IndexFunc(twins, func(t refmap.Entry) bool { return t.Ref == e.Ref })
+	if k < 0 {
+		return nil, found{}, stale("the latest snapshot no longer has it")
+	}
+	// Check the candidates in order, and stop once there are more than
+	// the snapshot had: the count alone decides then.
+	var now []found
+	order, checked := allIndexes(len(fs)), 0
+	for checked < len(fs) && len(now) <= len(twins) {
+		batch := order[checked:min(len(fs), checked+parallelCalls*2)]
+		checked += len(batch)
+		if err := r.check(ctx, pl, docs, fs, batch); err != nil {
+			return nil, found{}, classify("fallback", p.input, err)
+		}
+		for _, i := range batch {
+			if fs[i].ok {
+				now = append(now, fs[i])
+			}
 		}
 	}
-	return docs, f, err
+	switch {
+	case len(now) == 0:
+		return nil, found{}, notFound
+	case len(now) > len(twins) && checked < len(fs):
+		return nil, found{}, stale("at least %d elements now have its %s where the snapshot had %d", len(now), what, len(twins))
+	case len(now) == 1 && len(twins) > 1:
+		return nil, found{}, stale("1 element now has its %s where the snapshot had %d", what, len(twins))
+	case len(now) != len(twins):
+		return nil, found{}, stale("%d elements now have its %s where the snapshot had %d", len(now), what, len(twins))
+	}
+	for j, t := range twins {
+		if j == k {
+			continue
+		}
+		if t.BackendNodeID == 0 || now[j].id != t.BackendNodeID {
+			return nil, found{}, stale("@%s, another element with its %s, is not where the snapshot saw it", t.Ref, what)
+		}
+	}
+	f := now[k]
+	owned, owner, err := r.refs.Owner(ctx, e, f.id)
+	switch {
+	case err != nil:
+		return nil, found{}, classify("fallback", p.input, err)
+	case owned && owner != "":
+		return nil, found{}, stale("the element in its place is @%s", owner)
+	case owned:
+		return nil, found{}, stale("the element in its place had a ref of its own in an earlier snapshot")
+	}
+	// The fallback ran in whatever document the frame shows now: if it is
+	// not the ref's document, the page navigated, and the element found is
+	// not the one the ref named.
+	if err := r.sameDocument(ctx, d, e); err != nil {
+		return nil, found{}, err
+	}
+	return docs, f, nil
 }
 
 // sameDocument fails with a permanent ErrStaleRef when the ref's frame no

@@ -1,7 +1,7 @@
 // Package resolver turns a ref ("@12") or a locator (css, xpath, role,
 // text, label, placeholder, alt, title, testid, chained with >> and
 // filtered, with nth / last) into an element of a tab: the centre of its
-// content box in top-level viewport coordinates, a remote object, or the
+// border box in top-level viewport coordinates, a remote object, or the
 // list of matches. It is seed 000's five-stage pipeline over a CDP
 // executor passed in explicitly (the extension relay, a direct DevTools
 // connection or a fake), and it works in every frame of the tab (same
@@ -43,13 +43,22 @@ var _ Tab = (*page.Page)(nil)
 // element was removed: fall back to role and name), snapshot.ErrStaleRef
 // (the document navigated: fail closed), snapshot.ErrUnknownRef and
 // snapshot.ErrNotRef (permanent); anything else is transient.
+//
+// Twins and Owner serve the fallback for a removed element (see
+// fallbackNode): Twins lists the latest snapshot's entries with a ref's
+// role and name in its document, in document order, each with its
+// element's BackendNodeID when that is still in the page (0 when not);
+// Owner reports whether a snapshot gave an element of that document a ref,
+// and which ref the latest snapshot gives it.
 type Refs interface {
 	Lookup(ctx context.Context, input string) (refmap.Entry, error)
+	Twins(ctx context.Context, e refmap.Entry) ([]refmap.Entry, error)
+	Owner(ctx context.Context, e refmap.Entry, id cdp.BackendNodeID) (owned bool, ref string, err error)
 }
 
-// Point is a place to click: the centre of an element's content box in
-// the tab's top-level viewport (CSS pixels), whatever frame the element is
-// in. SessionID is the session the element lives in ("" for the tab's
+// Point is a place to click: the centre of an element's border box (of
+// its first line, for an inline element that wraps) in the tab's
+// top-level viewport (CSS pixels), whatever frame the element is in. SessionID is the session the element lives in ("" for the tab's
 // main session; an out-of-process iframe's otherwise).
 type Point struct {
 	X, Y      float64
@@ -77,8 +86,8 @@ type Match struct {
 	Box *Box
 }
 
-// Box is an element's geometry: the centre of its content box and the size
-// of its border box, in top-level viewport CSS pixels.
+// Box is an element's geometry: the centre of its border box (as Point)
+// and the size of its border box, in top-level viewport CSS pixels.
 type Box struct {
 	X, Y          float64
 	Width, Height float64
@@ -135,7 +144,7 @@ func parse(input string) (parsed, error) {
 }
 
 // Center resolves target (a ref or a locator) to exactly one element and
-// returns the centre of its content box in top-level viewport coordinates.
+// returns the centre of its border box in top-level viewport coordinates.
 // A locator must match one element unless it ends with nth= or last.
 func (r *Resolver) Center(ctx context.Context, target string) (Point, error) {
 	p, err := parse(target)

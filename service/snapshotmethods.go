@@ -85,7 +85,7 @@ func (s *Service) snapshot(ctx context.Context, _ *agent, p protocol.SnapshotPar
 		}
 		for _, e := range entries {
 			res.Refs = append(res.Refs, protocol.Ref{
-				Ref: e.Ref, Role: e.Role, Name: e.Name, BackendNodeID: int64(e.BackendNodeID),
+				Ref: e.Ref, Role: e.Role, Name: e.Name, Nth: e.Nth, BackendNodeID: int64(e.BackendNodeID),
 				FrameID: string(e.FrameID), SessionID: string(e.SessionID),
 			})
 		}

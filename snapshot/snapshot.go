@@ -38,7 +38,7 @@ const worldName = "egohost"
 
 // globalKey is where snapshot.js keeps its state in the world; bump the
 // version when the script's interface changes.
-const globalKey = "__egohostSnapshot1"
+const globalKey = "__egohostSnapshot2"
 
 // Target is a tab as a snapshot needs it: its main session, its out-of-process
 // child frames and their sessions. *page.Page satisfies it.

@@ -5,7 +5,8 @@
 // compact tree as a JSON string. Elements an agent can act on get a local id
 // that is stable for the life of the document (a WeakMap keeps it), so Go
 // can map it to a tab-wide ref without fetching backendNodeIds up front:
-// resolve(id) hands the element back when a ref is used.
+// resolve(id) hands the element back when a ref is used, and localOf(el)
+// says which element had one.
 //
 // The expression that loads this file evaluates to a factory; Go calls
 //   (globalThis[KEY] ||= factory()).snapshot(opts, scopeElement?)
@@ -750,5 +751,11 @@
     return el || null;
   }
 
-  return { snapshot, resolve };
+  // localOf returns an element's local id: not 0 when a snapshot of this
+  // document gave it a ref (the latest one, or an earlier one).
+  function localOf(el) {
+    return ids.get(el) || 0;
+  }
+
+  return { snapshot, resolve, localOf };
 })

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
@@ -394,4 +397,91 @@ func (t *Tab) Resolve(ctx context.Context, entries []refmap.Entry) ([]refmap.Ent
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// Twins returns the entries of the latest snapshot that have e's role and
+// name in e's document (e among them), in document order, each with the
+// BackendNodeID of its element when that is still in the page and 0 when
+// it is not. An entry's Nth is its index among every entry of the tab
+// with its role and name; Twins keeps those of one document.
+func (t *Tab) Twins(ctx context.Context, e refmap.Entry) ([]refmap.Entry, error) {
+	var twins []refmap.Entry
+	for _, x := range t.refs.Entries() {
+		if x.Role == e.Role && x.Name == e.Name && x.FrameID == e.FrameID && x.LoaderID == e.LoaderID && x.SessionID == e.SessionID {
+			twins = append(twins, x)
+		}
+	}
+	slices.SortFunc(twins, func(a, b refmap.Entry) int { return a.Nth - b.Nth })
+	live, err := t.Resolve(ctx, twins)
+	if err != nil {
+		return nil, fmt.Errorf("twins of @%s: %w", e.Ref, err)
+	}
+	ids := make(map[string]cdp.BackendNodeID, len(live))
+	for _, x := range live {
+		ids[x.Ref] = x.BackendNodeID
+	}
+	for i := range twins {
+		if twins[i].Local != 0 {
+			twins[i].BackendNodeID = ids[twins[i].Ref]
+		}
+	}
+	return twins, nil
+}
+
+// Owner reports whether a snapshot of the tab gave the element id (of e's
+// frame document) a ref, and its ref in the latest snapshot ("" when the
+// latest has none for it: it had one in an earlier snapshot).
+func (t *Tab) Owner(ctx context.Context, e refmap.Entry, id cdp.BackendNodeID) (bool, string, error) {
+	for _, x := range t.refs.Entries() {
+		if x.Local == 0 && x.BackendNodeID == id && x.SessionID == e.SessionID {
+			return true, x.Ref, nil // an entry that came with its backendNodeId
+		}
+	}
+	s := cdp.Session(t.t)
+	if e.SessionID != "" {
+		if !t.hasChild(e.SessionID) {
+			return false, "", fmt.Errorf("%w @%s: its frame is gone (the page navigated); take a new snapshot", ErrStaleRef, e.Ref)
+		}
+		s = t.t.Child(e.SessionID)
+	}
+	cid, err := world(ctx, s, e.FrameID)
+	if err != nil {
+		return false, "", fmt.Errorf("owner of node %d: %w", id, err)
+	}
+	rn, err := cdp.Call(ctx, s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id, ExecutionContextID: cid})
+	if err != nil {
+		return false, "", fmt.Errorf("owner of node %d: %w", id, err)
+	}
+	if rn.Object == nil || rn.Object.ObjectID == "" {
+		return false, "", fmt.Errorf("owner of node %d: no object", id)
+	}
+	defer func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		_ = s.Call(rctx, runtime.CommandReleaseObject, runtime.ReleaseObjectParams{ObjectID: rn.Object.ObjectID}, nil)
+	}()
+	yes := true
+	c, err := cdp.Call(ctx, s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: "function() { const s = globalThis." + globalKey + "; return s ? s.localOf(this) : 0; }",
+		ObjectID:            rn.Object.ObjectID, ReturnByValue: &yes, Silent: &yes,
+	})
+	if err != nil {
+		return false, "", fmt.Errorf("owner of node %d: %w", id, err)
+	}
+	if c.ExceptionDetails != nil || c.Result == nil {
+		return false, "", fmt.Errorf("owner of node %d: the script failed", id)
+	}
+	var local int64
+	if err := json.Unmarshal(c.Result.Value, &local); err != nil {
+		return false, "", fmt.Errorf("owner of node %d: decode: %w", id, err)
+	}
+	if local == 0 {
+		return false, "", nil
+	}
+	for _, x := range t.refs.Entries() {
+		if x.Local == local && x.FrameID == e.FrameID && x.LoaderID == e.LoaderID && x.SessionID == e.SessionID {
+			return true, x.Ref, nil
+		}
+	}
+	return true, "", nil
 }

@@ -236,6 +236,16 @@ func (e *env) callVerb(ctx context.Context, v verb, args []string) error {
 	defer c.Close()
 	var raw json.RawMessage
 	if err := c.Call(ctx, v.method, params, &raw); err != nil {
+		// With --json a failed call prints its JSON-RPC error object too
+		// (code, message, data with name and kind), for a program to read.
+		var pe *protocol.Error
+		if asJSON && errors.As(err, &pe) {
+			if b, merr := json.Marshal(struct {
+				Error *protocol.Error `json:"error"`
+			}{pe}); merr == nil {
+				fmt.Fprintf(e.stdout, "%s\n", b)
+			}
+		}
 		return lostService(strings.Fields(v.usage)[0], err)
 	}
 	if asJSON {
