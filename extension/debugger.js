@@ -4,6 +4,9 @@ import { Code, WireError, classifyChromeError, messageOf } from "./errors.js";
 
 const PROTOCOL_VERSION = "1.3";
 
+// NOT_ATTACHED is the `detached` reason when a command finds that Chrome no longer has our session.
+export const NOT_ATTACHED = "not_attached";
+
 /**
  * DebuggerRelay attaches chrome.debugger to tabs on demand and relays CDP both ways.
  *
@@ -154,7 +157,7 @@ export class DebuggerRelay {
   }
 
   #detachedError(tabId) {
-    const reason = this.#lastReason.get(tabId) ?? "not_attached";
+    const reason = this.#lastReason.get(tabId) ?? NOT_ATTACHED;
     return new WireError(Code.detached, `debugger detached from tab ${tabId} (${reason})`, { reason });
   }
 
@@ -167,11 +170,10 @@ export class DebuggerRelay {
         return new WireError(Code.cdpError, c.message, extra);
       }
       case "not_attached":
-        // Chrome no longer has our session, whatever we thought: forget it so the next command re-attaches.
-        if (this.#sessions.get(tabId) === session) {
-          this.#sessions.delete(tabId);
-          this.onChange();
-        }
+        // Chrome no longer has our session, whatever we thought (something other than this relay
+        // detached it, and Chrome sends no onDetach for that): end it the way every detach ends,
+        // so the service and its subscribers hear `detached`, and the next command re-attaches.
+        if (this.#sessions.get(tabId) === session) this.#drop(tabId, session, NOT_ATTACHED);
         return this.#detachedError(tabId);
       case "no_tab":
         return new WireError(Code.noTab, `no tab with id ${tabId}`);

@@ -121,16 +121,39 @@ test("onDetach: detached event, in-flight commands fail with the reason, the nex
   assert.equal(relay.isAttached(9), true);
 });
 
-test("a command Chrome says is not attached forgets the session, maps to detached, and re-attaches next time", async () => {
-  const { dbg, relay } = setup();
+test("a command Chrome says is not attached ends the session like any detach: detached event, in-flight commands fail, re-attach next time", async () => {
+  const { dbg, events, relay } = setup();
   await relay.attach(4);
-  dbg.attached.delete(4); // Chrome lost our session without telling us
+  const hang = deferred();
+  dbg.commandImpl = () => hang.promise;
+  const inflight = relay.send(4, "Runtime.evaluate", { expression: "await new Promise(() => {})" });
+  await tick();
+  dbg.attached.delete(4); // something else detached our session; Chrome sends no onDetach for that
   const err = await rejection(relay.send(4, "Page.enable"));
   assert.equal(err.code, "detached");
   assert.equal(err.extra.reason, "not_attached");
+  assert.equal((await rejection(inflight)).extra.reason, "not_attached", "the other command in flight fails too");
+  assert.deepEqual(events, [{ event: "detached", tabId: 4, reason: "not_attached" }]);
   assert.equal(relay.isAttached(4), false);
+  assert.deepEqual(relay.attachedTabIds(), []);
+
+  dbg.commandImpl = async () => ({ ok: true });
   await relay.send(4, "Page.enable");
   assert.equal(dbg.count("attach"), 2);
+  assert.equal(relay.isAttached(4), true);
+  assert.equal(events.length, 1, "a re-attach emits nothing");
+});
+
+test("concurrent commands that all find the session gone report one detached event", async () => {
+  const { dbg, events, relay } = setup();
+  await relay.attach(8);
+  dbg.attached.delete(8);
+  const errs = await Promise.all([rejection(relay.send(8, "A.a")), rejection(relay.send(8, "B.b"))]);
+  assert.deepEqual(
+    errs.map((e) => e.code),
+    ["detached", "detached"],
+  );
+  assert.deepEqual(events, [{ event: "detached", tabId: 8, reason: "not_attached" }]);
 });
 
 test("a tab closed under a command is no_tab", async () => {
