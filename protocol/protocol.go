@@ -100,6 +100,9 @@ const (
 	CodeUnsupported      Code = 1108 // the operation is not possible on this target
 	CodeDialogOpen       Code = 1109 // a JavaScript dialog blocks the page; data.dialog (answer it with the dialog method)
 	CodeDownloadFailed   Code = 1110 // the download was interrupted; data.download
+	// A browser the service knows (seen within timeouts.reconnect) is
+	// reconnecting and did not come back within the call's timeout; data.browser.
+	CodeBrowserReconnecting Code = 1015
 )
 
 // Name returns the stable short name of a code.
@@ -167,6 +170,8 @@ func (c Code) Name() string {
 		return "dialog_open"
 	case CodeDownloadFailed:
 		return "download_failed"
+	case CodeBrowserReconnecting:
+		return "browser_reconnecting"
 	}
 	return fmt.Sprintf("code_%d", int(c))
 }

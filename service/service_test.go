@@ -38,7 +38,14 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	s, err := New(Options{
+	return newFixtureIn(t, dir, nil)
+}
+
+// newFixtureIn runs a service on state dir dir; modify (if not nil)
+// changes its options first.
+func newFixtureIn(t *testing.T, dir string, modify func(*Options)) *fixture {
+	t.Helper()
+	opts := Options{
 		Listen:         "127.0.0.1:0",
 		Socket:         filepath.Join(dir, "relay.sock"),
 		StateDir:       dir,
@@ -46,7 +53,11 @@ func newFixture(t *testing.T) *fixture {
 		AllowedIDs:     []string{testExt},
 		RequestTimeout: 5 * time.Second,
 		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	}
+	if modify != nil {
+		modify(&opts)
+	}
+	s, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,10 +150,24 @@ func (e *fakeExt) read() map[string]any {
 }
 
 func (e *fakeExt) hello() {
-	e.send(map[string]any{"event": "hello", "extensionId": testExt, "version": "0.1.0", "userAgent": "fake"})
-	if m := e.read(); m["event"] != "welcome" {
+	e.helloAs("")
+}
+
+// helloAs says hello with a browser key ("" = none, as an older
+// extension) and returns the browser ID the welcome gives.
+func (e *fakeExt) helloAs(key string) string {
+	e.t.Helper()
+	hello := map[string]any{"event": "hello", "extensionId": testExt, "version": "0.1.0", "userAgent": "fake"}
+	if key != "" {
+		hello["browserKey"] = key
+	}
+	e.send(hello)
+	m := e.read()
+	if m["event"] != "welcome" {
 		e.t.Fatalf("after hello: got %v, want welcome", m)
 	}
+	id, _ := m["browserId"].(string)
+	return id
 }
 
 func wantCode(t *testing.T, err error, want protocol.Code) {
