@@ -97,7 +97,7 @@ func TestBrowserIDStableAcrossReconnectsAndRestarts(t *testing.T) {
 // timeouts.reconnect.
 func TestCallsWaitForAReconnectingBrowser(t *testing.T) {
 	f := newFixtureIn(t, shortDir(t), func(o *Options) {
-		o.RequestTimeout = time.Second // the call's own timeout
+		o.RequestTimeout = time.Second             // the call's own timeout
 		o.ReconnectGrace = 2500 * time.Millisecond // ends halfway through the third call below
 	})
 	agent := f.agent(t)
