@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	browserdomain "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/extensions"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/egohost/egohost/browser"
@@ -261,5 +263,117 @@ func keepInstalled(t testing.TB, udd, id string) {
 	}
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// detachBehindTheRelay ends the extension's debugger session on a tab the
+// way nothing in egohost does: chrome.debugger.detach called in the
+// extension's worker by someone else (a test-only direct DevTools session
+// on the worker). Chrome sends no onDetach for it, so the extension only
+// learns it when it next asks Chrome.
+func detachBehindTheRelay(ctx context.Context, t testing.TB, c *chain, tabID int) {
+	t.Helper()
+	id, ok := workerTarget(ctx, t, c.direct)
+	if !ok {
+		t.Fatal("no service worker target for the extension")
+	}
+	yes := true
+	att, err := cdp.Call(ctx, c.direct.Browser(), target.AttachToTarget, target.AttachToTargetParams{TargetID: id, Flatten: &yes})
+	if err != nil {
+		t.Fatalf("attach to the worker: %v", err)
+	}
+	defer cdp.Call(ctx, c.direct.Browser(), target.DetachFromTarget, target.DetachFromTargetParams{SessionID: att.SessionID})
+	res, err := cdp.Call(ctx, c.direct.Session(att.SessionID), cdpruntime.Evaluate, cdpruntime.EvaluateParams{
+		Expression:    fmt.Sprintf(`chrome.debugger.detach({tabId: %d}).then(() => "detached", (e) => e.message)`, tabID),
+		AwaitPromise:  &yes,
+		ReturnByValue: &yes,
+	})
+	if err != nil || string(res.Result.Value) != `"detached"` {
+		t.Fatalf("chrome.debugger.detach in the worker: got %s, %v", res.Result.Value, err)
+	}
+}
+
+// waitTabDetached waits for the tab.detached notification of subscription sub.
+func waitTabDetached(ctx context.Context, t testing.TB, c *chain, sub string) protocol.TabDetached {
+	t.Helper()
+	for {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no tab.detached for subscription %s\nservice log:\n%s", sub, c.svc.logs)
+		case m := <-c.agent.Notifications():
+			if m.Method != protocol.NotifyTabDetached {
+				continue
+			}
+			var d protocol.TabDetached
+			if err := json.Unmarshal(m.Params, &d); err != nil {
+				t.Fatalf("tab.detached params %s: %v", m.Params, err)
+			}
+			if d.Subscription == sub {
+				return d
+			}
+		}
+	}
+}
+
+// tabAttached reports what tabs.list says of the tab's debugger.
+func tabAttached(ctx context.Context, t testing.TB, c *chain, tabID int) bool {
+	t.Helper()
+	var tabs protocol.TabsListResult
+	if err := c.agent.Call(ctx, protocol.MethodTabsList, nil, &tabs); err != nil {
+		t.Fatalf("tabs.list: %v", err)
+	}
+	for _, tb := range tabs.Tabs {
+		if tb.ID == tabID {
+			return tb.Attached
+		}
+	}
+	t.Fatalf("tabs.list: no tab %d in %+v", tabID, tabs.Tabs)
+	return false
+}
+
+// A debugger session ended by someone else reaches the service like every
+// other detach: cdp.subscribe subscribers get tab.detached, `tabs` shows
+// the tab detached, and the next command attaches again. Both ways the
+// extension can learn it: listing the tabs, and a command that finds the
+// session gone.
+func TestChainReportsADetachItDidNotCause(t *testing.T) {
+	c := startChain(t)
+	base := serve(t, map[string]string{"/": `<title>detach</title>`})
+	tab := c.openTab(t, base+"/")
+	ctx := ctxT(t, 30*time.Second)
+	var sub protocol.CDPSubscribeResult
+	if err := c.agent.Call(ctx, protocol.MethodCDPSubscribe, protocol.CDPSubscribeParams{Target: tab}, &sub); err != nil {
+		t.Fatal(err)
+	}
+
+	// Found by listing the tabs.
+	detachBehindTheRelay(ctx, t, c, tab.Tab)
+	if tabAttached(ctx, t, c, tab.Tab) {
+		t.Error("tabs.list after the detach: the tab still shows attached")
+	}
+	if d := waitTabDetached(ctx, t, c, sub.Subscription); d.Tab != tab.Tab || d.Reason != "not_attached" {
+		t.Errorf("tab.detached: got %+v, want tab %d reason not_attached", d, tab.Tab)
+	}
+
+	// Found by a command.
+	if _, err := c.eval(ctx, tab, "1"); err != nil {
+		t.Fatalf("a command after the detach (attaches again): %v", err)
+	}
+	if !tabAttached(ctx, t, c, tab.Tab) {
+		t.Fatal("the command did not attach again")
+	}
+	detachBehindTheRelay(ctx, t, c, tab.Tab)
+	_, err := c.eval(ctx, tab, "2")
+	if pe := wantCode(t, err, protocol.CodeDetached); pe.Data["reason"] != "not_attached" {
+		t.Errorf("the command that found the session gone: got %v, want reason not_attached", pe)
+	}
+	if d := waitTabDetached(ctx, t, c, sub.Subscription); d.Reason != "not_attached" {
+		t.Errorf("tab.detached after the command: got %+v, want reason not_attached", d)
+	}
+	if tabAttached(ctx, t, c, tab.Tab) {
+		t.Error("tabs.list after the command: the tab still shows attached")
+	}
+	if v, err := c.eval(ctx, tab, "6*7"); err != nil || string(v) != "42" {
+		t.Errorf("the next command: got %s, %v; want 42 (attached again)", v, err)
 	}
 }

@@ -123,6 +123,27 @@ export class DebuggerRelay {
     });
   }
 
+  /**
+   * reconcile ends, like any detach, the sessions Chrome no longer has: something other than this
+   * relay detached them, and Chrome sends no onDetach for that. chrome.debugger.getTargets tells
+   * whether any debugger is attached to a tab; a session attached before the question and not
+   * attached in the answer is gone.
+   */
+  async reconcile() {
+    const before = [...this.#sessions].filter(([, s]) => s.state === "attached");
+    if (before.length === 0 || typeof this.dbg.getTargets !== "function") return;
+    let targets;
+    try {
+      targets = await this.dbg.getTargets();
+    } catch {
+      return; // no answer: nothing learned
+    }
+    const live = new Set(targets.filter((t) => t.attached && typeof t.tabId === "number").map((t) => t.tabId));
+    for (const [tabId, session] of before) {
+      if (!live.has(tabId) && this.#sessions.get(tabId) === session) this.#drop(tabId, session, NOT_ATTACHED);
+    }
+  }
+
   /** handleEvent forwards a chrome.debugger.onEvent as a `cdp` event. */
   handleEvent(source, method, params) {
     if (typeof source?.tabId !== "number") return;

@@ -196,3 +196,48 @@ test("onDetach of a tab we did not track still tells the service", () => {
   dbg.onDetach.fire({ tabId: 12 }, "target_closed");
   assert.deepEqual(events, [{ event: "detached", tabId: 12, reason: "target_closed" }]);
 });
+
+test("reconcile ends the sessions Chrome no longer has, like any detach", async () => {
+  const { dbg, events, relay } = setup();
+  await relay.attach(1);
+  await relay.attach(2);
+  const hang = deferred();
+  dbg.commandImpl = () => hang.promise;
+  const inflight = relay.send(2, "Runtime.evaluate");
+  await tick();
+  dbg.knownTabs = [1, 2, 3];
+  dbg.attached.delete(2); // detached by something else, no onDetach
+  await relay.reconcile();
+  assert.deepEqual(relay.attachedTabIds(), [1]);
+  assert.deepEqual(events, [{ event: "detached", tabId: 2, reason: "not_attached" }]);
+  assert.equal((await rejection(inflight)).extra.reason, "not_attached");
+  await relay.reconcile();
+  assert.equal(events.length, 1, "nothing more to report");
+});
+
+test("reconcile asks Chrome nothing when no session is attached, and keeps a session attached during the question", async () => {
+  const { dbg, events, relay } = setup();
+  await relay.reconcile();
+  assert.equal(dbg.count("getTargets"), 0);
+
+  await relay.attach(5);
+  const answer = deferred();
+  dbg.getTargets = async () => answer.promise;
+  const pending = relay.reconcile();
+  await relay.attach(6); // attached after the question: Chrome's answer does not know it yet
+  answer.resolve([{ tabId: 5, attached: true }]);
+  await pending;
+  assert.deepEqual(relay.attachedTabIds(), [5, 6]);
+  assert.deepEqual(events, []);
+});
+
+test("reconcile survives getTargets failing", async () => {
+  const { dbg, events, relay } = setup();
+  await relay.attach(5);
+  dbg.getTargets = async () => {
+    throw new Error("boom");
+  };
+  await relay.reconcile();
+  assert.deepEqual(relay.attachedTabIds(), [5]);
+  assert.deepEqual(events, []);
+});
