@@ -377,3 +377,38 @@ func TestChainReportsADetachItDidNotCause(t *testing.T) {
 		t.Errorf("the next command: got %s, %v; want 42 (attached again)", v, err)
 	}
 }
+
+// The same browser keeps its ID when its relay is killed and when the
+// service restarts, and an agent that named it is served across the blip.
+func TestChainBrowserIDSurvivesRelayAndServiceRestarts(t *testing.T) {
+	c := startChain(t)
+	b := c.waitLink(t)
+	ctx := ctxT(t, 60*time.Second)
+
+	relay, err := os.FindProcess(b.RelayPID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := relay.Kill(); err != nil {
+		t.Fatalf("kill relay %d: %v", b.RelayPID, err)
+	}
+	// Named, right away: the service waits for the known browser.
+	var tabs protocol.TabsListResult
+	if err := c.agent.Call(ctx, protocol.MethodTabsList, protocol.TabsListParams{Browser: b.ID}, &tabs); err != nil {
+		t.Fatalf("tabs.list naming %s just after its relay was killed: %v\nservice log:\n%s", b.ID, err, c.svc.logs)
+	}
+	after := c.waitLink(t)
+	if after.ID != b.ID || after.RelayPID == b.RelayPID {
+		t.Fatalf("after the relay was killed: got browser %s (relay %d), want %s with a new relay", after.ID, after.RelayPID, b.ID)
+	}
+
+	c.svc.stop()
+	c.svc = startService(t, c.svc.stateDir)
+	c.agent = c.svc.dial(t)
+	if err := c.agent.Call(ctx, protocol.MethodTabsList, protocol.TabsListParams{Browser: b.ID}, &tabs); err != nil {
+		t.Fatalf("tabs.list naming %s just after a service restart: %v\nservice log:\n%s", b.ID, err, c.svc.logs)
+	}
+	if again := c.waitLink(t); again.ID != b.ID {
+		t.Fatalf("after a service restart: got browser %s, want %s", again.ID, b.ID)
+	}
+}

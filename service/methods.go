@@ -101,8 +101,16 @@ func (s *Service) pickLink(ctx context.Context, name string) (*link, error) {
 		l, until, err := s.chooseLink(name)
 		changed := s.changed
 		s.mu.Unlock()
-		if l != nil || until.IsZero() {
-			return l, err
+		if l != nil {
+			select {
+			case <-l.closed: // dropped, not yet taken out: wait for that
+				until = time.Now().Add(s.opts.ReconnectGrace)
+			default:
+				return l, nil
+			}
+		}
+		if until.IsZero() {
+			return nil, err
 		}
 		wait := time.NewTimer(time.Until(until))
 		select {
@@ -228,15 +236,23 @@ func (s *Service) tabsList(ctx context.Context, _ *agent, params json.RawMessage
 	if err := decode(params, &p); err != nil {
 		return nil, err
 	}
-	l, err := s.pickLink(ctx, p.Browser)
-	if err != nil {
-		return nil, err
+	// Listing changes nothing, so a link that drops under it is no reason
+	// to fail: ask the browser again once it is back (pickLink waits for a
+	// known browser within ctx).
+	for {
+		l, err := s.pickLink(ctx, p.Browser)
+		if err != nil {
+			return nil, err
+		}
+		tabs, err := s.listTabs(ctx, l)
+		if protocol.CodeOf(err) == protocol.CodeBrowserGone && ctx.Err() == nil {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return protocol.TabsListResult{Tabs: tabs}, nil
 	}
-	tabs, err := s.listTabs(ctx, l)
-	if err != nil {
-		return nil, err
-	}
-	return protocol.TabsListResult{Tabs: tabs}, nil
 }
 
 func (s *Service) tabReply(raw json.RawMessage, l *link, op string) (any, error) {
