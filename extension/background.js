@@ -79,11 +79,13 @@ relay.install();
 installTabEvents(chrome.tabs, emit, isAttached);
 installDownloadEvents(chrome.downloads, emit);
 chrome.runtime.onMessage.addListener(onPopupMessage);
-// Events that start a stopped worker. Starting runs this file, which connects (below); the
-// listeners only make sure Chrome starts the worker for them: the browser started (with no tab
-// event, e.g. no window), the extension was installed or updated, the wake alarm fired, a window
-// opened.
-const wake = () => link.wake();
+// Connect once the sessions a previous worker left are dropped (they would answer the new link).
+const cleaned = dropStaleSessions();
+cleaned.finally(() => link.connect());
+// Events that start a stopped worker. Starting runs this file, which connects (above); the
+// listeners make sure Chrome starts the worker for them: the browser started (with no tab event,
+// e.g. no window), the extension was installed or updated, the wake alarm fired, a window opened.
+const wake = () => cleaned.finally(() => link.wake());
 chrome.runtime.onStartup.addListener(wake);
 chrome.runtime.onInstalled.addListener(wake);
 chrome.alarms.onAlarm.addListener((alarm) => {
@@ -94,7 +96,6 @@ chrome.windows.onCreated.addListener(wake);
 ensureWakeAlarm({ alarms: chrome.alarms, management: chrome.management }).catch((err) =>
   console.warn(`egohost: wake alarm: ${err.message}`),
 );
-dropStaleSessions().finally(() => link.connect());
 
 // While the port is closed nothing else keeps the worker alive between retries (up to 30 s apart,
 // and Chrome stops an idle worker after 30 s, timers and all). Any extension API call resets
