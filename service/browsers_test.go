@@ -246,3 +246,37 @@ func TestRegistryFile(t *testing.T) {
 		}
 	})
 }
+
+// A relay that has connected but whose extension has not said hello yet
+// is a browser on its way: a call waits for its hello instead of failing.
+func TestCallsWaitForABrowserThatHasNotSaidHello(t *testing.T) {
+	f := newFixtureIn(t, shortDir(t), nil)
+	agent := f.agent(t)
+	ext := f.connectExt(t, testOrigin)
+	deadline := time.Now().Add(5 * time.Second)
+	for { // the service has taken the relay's handshake
+		f.s.mu.Lock()
+		waiting := f.s.waiting
+		f.s.mu.Unlock()
+		if waiting == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the relay's handshake was not taken within 5 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- agent.Call(context.Background(), protocol.MethodTabsList, nil, nil) }()
+	ext.send(map[string]any{"event": "hello", "extensionId": testExt, "browserKey": keyA})
+	for {
+		m := ext.read()
+		if m["op"] == "tabs.list" {
+			ext.send(map[string]any{"id": m["id"], "result": map[string]any{"tabs": []any{}}})
+			break
+		}
+	}
+	if err := <-errc; err != nil {
+		t.Fatalf("tabs.list while the browser said hello: %v", err)
+	}
+}
