@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/extensions"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/serviceworker"
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/egohost/egohost/browser"
@@ -62,7 +63,8 @@ func (c *chain) waitNoBrowser(t testing.TB, why string) {
 	}
 }
 
-// Chrome stops the extension's service worker with no tab attached: the
+// Chrome stops the extension's service worker with no tab attached
+// (Target.closeTarget on it, then ServiceWorker.stopAllWorkers): the
 // native port closes with it and the relay exits. Without touching the
 // browser, `tabs` works again within 2 s, with the same browser ID: the
 // wake alarm restarts the worker, and the service holds the call while the
@@ -77,8 +79,12 @@ func TestChainRecoversWhenChromeStopsTheWorker(t *testing.T) {
 			t.Fatal("no service worker target for the extension")
 		}
 		stopped := time.Now()
-		if _, err := cdp.Call(ctx, c.direct.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: id}); err != nil {
-			t.Fatalf("Target.closeTarget on the worker: %v", err)
+		if round == 0 {
+			if _, err := cdp.Call(ctx, c.direct.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: id}); err != nil {
+				t.Fatalf("Target.closeTarget on the worker: %v", err)
+			}
+		} else {
+			stopAllWorkers(ctx, t, c.direct)
 		}
 		c.waitNoBrowser(t, "worker stopped")
 		down := time.Since(stopped)
@@ -102,6 +108,34 @@ func TestChainRecoversWhenChromeStopsTheWorker(t *testing.T) {
 			t.Fatalf("round %d: tabs.list after the worker restart: got %+v, want tabs of browser %s (the same ID)", round, tabs.Tabs, before.ID)
 		}
 	}
+}
+
+// stopAllWorkers stops every service worker with ServiceWorker.stopAllWorkers
+// through a page session of the direct DevTools connection.
+func stopAllWorkers(ctx context.Context, t testing.TB, direct *cdpdirect.Conn) {
+	t.Helper()
+	res, err := cdp.Call(ctx, direct.Browser(), target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		t.Fatalf("Target.getTargets: %v", err)
+	}
+	for _, ti := range res.TargetInfos {
+		if ti.Type != "page" {
+			continue
+		}
+		page, err := direct.Attach(ctx, ti.TargetID)
+		if err != nil {
+			t.Fatalf("attach to page %s: %v", ti.URL, err)
+		}
+		defer cdp.Call(ctx, direct.Browser(), target.DetachFromTarget, target.DetachFromTargetParams{SessionID: page.ID()})
+		if _, err := cdp.Call(ctx, page, serviceworker.Enable, cdp.Empty{}); err != nil {
+			t.Fatalf("ServiceWorker.enable: %v", err)
+		}
+		if _, err := cdp.Call(ctx, page, serviceworker.StopAllWorkers, cdp.Empty{}); err != nil {
+			t.Fatalf("ServiceWorker.stopAllWorkers: %v", err)
+		}
+		return
+	}
+	t.Fatal("no page target to run ServiceWorker.stopAllWorkers on")
 }
 
 // launchProfile starts a headless browser on a kept profile with no
