@@ -72,6 +72,9 @@ type Timeouts struct {
 	Connect time.Duration // relay -> service dial, client -> service dial
 	Launch  time.Duration // browser start until the link is up
 	Action  time.Duration // default auto-wait for actions and resolution
+	// Reconnect is how long after a known browser's link drops the
+	// service waits for it to come back (instead of answering no_browser).
+	Reconnect time.Duration
 }
 
 // Limits holds the limits.* keys. Every one is positive.
@@ -116,6 +119,7 @@ const (
 	keyConnect         = "timeouts.connect"
 	keyLaunch          = "timeouts.launch"
 	keyAction          = "timeouts.action"
+	keyReconnect       = "timeouts.reconnect"
 	keyMaxBrowserFrame = "limits.max_browser_frame"
 	keyMaxRPCMessage   = "limits.max_rpc_message"
 	keyMaxInFlight     = "limits.max_in_flight"

@@ -34,10 +34,11 @@ func decode(v *viper.Viper, src sources) (*Config, error) {
 		HostName:            d.hostName(keyHostName),
 		Browser:             d.str(keyBrowser),
 		Timeouts: Timeouts{
-			Request: d.duration(keyRequest),
-			Connect: d.duration(keyConnect),
-			Launch:  d.duration(keyLaunch),
-			Action:  d.duration(keyAction),
+			Request:   d.duration(keyRequest),
+			Connect:   d.duration(keyConnect),
+			Launch:    d.duration(keyLaunch),
+			Action:    d.duration(keyAction),
+			Reconnect: d.duration(keyReconnect),
 		},
 		Limits: Limits{
 			MaxBrowserFrame: d.size(keyMaxBrowserFrame, MaxBrowserFrameLimit),

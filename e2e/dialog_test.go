@@ -38,8 +38,8 @@ func TestDialogOpenBeforeAttach(t *testing.T) {
 	}))
 	ctx := ctxT(t, 90*time.Second)
 	var opened protocol.TabResult
-	// tabs.open does not attach the debugger: the alert opens unseen.
-	if err := c.agent.Call(ctx, protocol.MethodTabsOpen, protocol.TabsOpenParams{URL: base + "/"}, &opened); err != nil {
+	// tabs.open with noWait does not attach the debugger: the alert opens unseen.
+	if err := c.agent.Call(ctx, protocol.MethodTabsOpen, protocol.TabsOpenParams{URL: base + "/", NoWait: true}, &opened); err != nil {
 		t.Fatal(err)
 	}
 	tab := protocol.Target{Tab: opened.Tab.ID}
@@ -84,7 +84,7 @@ func TestDialogOpenBeforeAttach(t *testing.T) {
 
 	// A confirm() open before the attach: Chrome lets egohost only dismiss
 	// it, even when asked to accept, and says so.
-	if err := c.agent.Call(ctx, protocol.MethodTabsOpen, protocol.TabsOpenParams{URL: base + "/confirm"}, &opened); err != nil {
+	if err := c.agent.Call(ctx, protocol.MethodTabsOpen, protocol.TabsOpenParams{URL: base + "/confirm", NoWait: true}, &opened); err != nil {
 		t.Fatal(err)
 	}
 	tab = protocol.Target{Tab: opened.Tab.ID}

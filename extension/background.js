@@ -4,13 +4,16 @@
 import { DebuggerRelay } from "./debugger.js";
 import { Dispatcher, safePost } from "./dispatch.js";
 import { installDownloadEvents } from "./downloads.js";
+import { cachedBrowserKey } from "./identity.js";
 import { NativeLink } from "./native.js";
 import { buildHandlers } from "./ops.js";
 import { Router } from "./router.js";
 import { TabOps, installTabEvents, toTab } from "./tabs.js";
+import { ALARM, ensureWakeAlarm } from "./wake.js";
 
 const HOST_NAME = "com.egohost.host";
 const VERSION = chrome.runtime.getManifest().version;
+const browserKey = cachedBrowserKey(chrome.storage.local);
 
 const state = {
   relay: null, // latest relay event: {state, socket | error, retryMs, at}
@@ -76,8 +79,23 @@ relay.install();
 installTabEvents(chrome.tabs, emit, isAttached);
 installDownloadEvents(chrome.downloads, emit);
 chrome.runtime.onMessage.addListener(onPopupMessage);
+// Connect once the sessions a previous worker left are dropped (they would answer the new link).
+const cleaned = dropStaleSessions();
+cleaned.finally(() => link.connect());
+// Events that start a stopped worker. Starting runs this file, which connects (above); the
+// listeners make sure Chrome starts the worker for them: the browser started (with no tab event,
+// e.g. no window), the extension was installed or updated, the wake alarm fired, a window opened.
+const wake = () => cleaned.finally(() => link.wake());
+chrome.runtime.onStartup.addListener(wake);
+chrome.runtime.onInstalled.addListener(wake);
+chrome.alarms.onAlarm.addListener((alarm) => {
+  if (alarm.name === ALARM) wake();
+});
+chrome.windows.onCreated.addListener(wake);
 
-dropStaleSessions().finally(() => link.connect());
+ensureWakeAlarm({ alarms: chrome.alarms, management: chrome.management }).catch((err) =>
+  console.warn(`egohost: wake alarm: ${err.message}`),
+);
 
 // While the port is closed nothing else keeps the worker alive between retries (up to 30 s apart,
 // and Chrome stops an idle worker after 30 s, timers and all). Any extension API call resets
@@ -93,7 +111,13 @@ async function sendHello() {
   } catch (err) {
     console.warn(`egohost: hello: listing tabs: ${err.message}`);
   }
-  emit({ event: "hello", extensionId: chrome.runtime.id, version: VERSION, userAgent: navigator.userAgent, tabs });
+  let key;
+  try {
+    key = await browserKey();
+  } catch (err) {
+    console.warn(`egohost: hello: reading the browser key: ${err.message}`); // the service gives a fresh ID
+  }
+  emit({ event: "hello", extensionId: chrome.runtime.id, version: VERSION, userAgent: navigator.userAgent, browserKey: key, tabs });
 }
 
 // A restarted worker may find debugger sessions its previous life left on tabs; the service link

@@ -7,6 +7,9 @@ const PROTOCOL_VERSION = "1.3";
 /** ATTACH_TIMEOUT_MS bounds one chrome.debugger.attach: a tab that never answers fails the attach. */
 export const ATTACH_TIMEOUT_MS = 10_000;
 
+// NOT_ATTACHED is the `detached` reason when a command finds that Chrome no longer has our session.
+export const NOT_ATTACHED = "not_attached";
+
 /**
  * DebuggerRelay attaches chrome.debugger to tabs on demand and relays CDP both ways.
  *
@@ -140,6 +143,27 @@ export class DebuggerRelay {
     });
   }
 
+  /**
+   * reconcile ends, like any detach, the sessions Chrome no longer has: something other than this
+   * relay detached them, and Chrome sends no onDetach for that. chrome.debugger.getTargets tells
+   * whether any debugger is attached to a tab; a session attached before the question and not
+   * attached in the answer is gone.
+   */
+  async reconcile() {
+    const before = [...this.#sessions].filter(([, s]) => s.state === "attached");
+    if (before.length === 0 || typeof this.dbg.getTargets !== "function") return;
+    let targets;
+    try {
+      targets = await this.dbg.getTargets();
+    } catch {
+      return; // no answer: nothing learned
+    }
+    const live = new Set(targets.filter((t) => t.attached && typeof t.tabId === "number").map((t) => t.tabId));
+    for (const [tabId, session] of before) {
+      if (!live.has(tabId) && this.#sessions.get(tabId) === session) this.#drop(tabId, session, NOT_ATTACHED);
+    }
+  }
+
   /** handleEvent forwards a chrome.debugger.onEvent as a `cdp` event. */
   handleEvent(source, method, params) {
     if (typeof source?.tabId !== "number") return;
@@ -174,7 +198,7 @@ export class DebuggerRelay {
   }
 
   #detachedError(tabId) {
-    const reason = this.#lastReason.get(tabId) ?? "not_attached";
+    const reason = this.#lastReason.get(tabId) ?? NOT_ATTACHED;
     return new WireError(Code.detached, `debugger detached from tab ${tabId} (${reason})`, { reason });
   }
 
@@ -187,11 +211,10 @@ export class DebuggerRelay {
         return new WireError(Code.cdpError, c.message, extra);
       }
       case "not_attached":
-        // Chrome no longer has our session, whatever we thought: forget it so the next command re-attaches.
-        if (this.#sessions.get(tabId) === session) {
-          this.#sessions.delete(tabId);
-          this.onChange();
-        }
+        // Chrome no longer has our session, whatever we thought (something other than this relay
+        // detached it, and Chrome sends no onDetach for that): end it the way every detach ends,
+        // so the service and its subscribers hear `detached`, and the next command re-attaches.
+        if (this.#sessions.get(tabId) === session) this.#drop(tabId, session, NOT_ATTACHED);
         return this.#detachedError(tabId);
       case "no_tab":
         return new WireError(Code.noTab, `no tab with id ${tabId}`);

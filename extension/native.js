@@ -78,6 +78,16 @@ export class NativeLink {
     this.onOpen();
   }
 
+  /**
+   * wake connects unless a port is open or a retry is already scheduled (so the wake alarm never
+   * defeats the backoff). A worker Chrome stopped and started again has no retry scheduled: it
+   * connects at once.
+   */
+  wake() {
+    if (this.#port || this.#timer !== null) return;
+    this.connect();
+  }
+
   /** post sends one message to the host. It throws when no port is open or Chrome refuses the message. */
   post(msg) {
     if (!this.#port) throw new Error("native host not connected");

@@ -15,7 +15,10 @@ export function buildHandlers({ relay, tabOps }) {
       if (!relay.isAttached(req.tabId)) await tabOps.get(req.tabId); // no_tab for an unknown tab
       return relay.detach(req.tabId);
     },
-    "tabs.list": () => tabOps.list(),
+    "tabs.list": async () => {
+      await relay.reconcile(); // `attached` must be the truth, also after a detach Chrome did not report
+      return tabOps.list();
+    },
     "tabs.open": (req) => tabOps.open({ url: req.url, active: req.active ?? true }),
     "tabs.close": (req) => tabOps.close(req.tabId),
     "tabs.activate": (req) => tabOps.activate(req.tabId),

@@ -102,6 +102,9 @@ const (
 	CodeDownloadFailed   Code = 1110 // the download was interrupted; data.download
 	CodeBusy             Code = 1111 // the connection's in-flight cap stayed full for a whole request deadline; data.limit
 	CodeForeignRef       Code = 1112 // the target is another tool's ref (@e12, e12, ref=e5); refs here are @N
+	// A browser the service knows (seen within timeouts.reconnect) is
+	// reconnecting and did not come back within the call's timeout; data.browser.
+	CodeBrowserReconnecting Code = 1015
 )
 
 // Name returns the stable short name of a code.
@@ -173,6 +176,8 @@ func (c Code) Name() string {
 		return "busy"
 	case CodeForeignRef:
 		return "foreign_ref"
+	case CodeBrowserReconnecting:
+		return "browser_reconnecting"
 	}
 	return fmt.Sprintf("code_%d", int(c))
 }

@@ -158,7 +158,7 @@ func actionError(err error) error {
 	)
 	if errors.As(err, &pe) {
 		switch pe.Code {
-		case protocol.CodeTabNotFound, protocol.CodeDetached, protocol.CodeBrowserGone, protocol.CodeNoBrowser:
+		case protocol.CodeTabNotFound, protocol.CodeDetached, protocol.CodeBrowserGone, protocol.CodeNoBrowser, protocol.CodeBrowserReconnecting:
 			return pe // what really happened, whatever wrapped it
 		}
 	}

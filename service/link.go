@@ -52,6 +52,7 @@ type inbound struct {
 	ExtensionID string         `json:"extensionId,omitempty"`
 	Version     string         `json:"version,omitempty"`
 	UserAgent   string         `json:"userAgent,omitempty"`
+	BrowserKey  string         `json:"browserKey,omitempty"` // the profile's stable identity (extension/identity.js)
 	Tabs        []protocol.Tab `json:"tabs,omitempty"`
 }
 
@@ -78,7 +79,11 @@ type subscriber struct {
 
 // link is one connected browser (one relay connection, one profile).
 type link struct {
+	// id and key are set once, by register at the first hello, in the
+	// reader's goroutine; agents only reach a link after that.
 	id        string
+	key       string // the profile's browser key, "" when it sent none
+	register  func(*link, *inbound)
 	relayPID  int
 	origin    string
 	conn      net.Conn
@@ -95,26 +100,26 @@ type link struct {
 	pending  map[int64]pendingCall
 	subs     map[int]*subscriber
 	hello    *inbound
-	ready    chan struct{} // closed at the first hello
 	closed   chan struct{}
 	closeErr error
 	tabs     map[int]*tabState
 	refs     *refmap.Counter // shared by every tab of every link: refs never repeat
 }
 
-func newLink(id string, conn net.Conn, origin string, pid int, ids *atomic.Int64, refs *refmap.Counter, log *slog.Logger) *link {
+// newLink makes a link for a relay connection. It has no ID until its
+// first hello, when it calls register (which sets id, key and log).
+func newLink(conn net.Conn, origin string, pid int, ids *atomic.Int64, refs *refmap.Counter, log *slog.Logger, register func(*link, *inbound)) *link {
 	return &link{
 		ids:       ids,
-		id:        id,
+		register:  register,
 		relayPID:  pid,
 		origin:    origin,
 		conn:      conn,
 		w:         nativemsg.NewWriter(conn, nativemsg.MaxHostFrame),
-		log:       log.With("browser", id),
+		log:       log.With("relayPid", pid),
 		connected: time.Now(),
 		pending:   make(map[int64]pendingCall),
 		subs:      make(map[int]*subscriber),
-		ready:     make(chan struct{}),
 		closed:    make(chan struct{}),
 		tabs:      make(map[int]*tabState),
 		refs:      refs,
@@ -280,10 +285,13 @@ func (l *link) handle(in *inbound) {
 	case "hello":
 		l.mu.Lock()
 		first := l.hello == nil
+		if !first && in.BrowserKey != l.hello.BrowserKey {
+			l.log.Warn("a later hello names another browser key: kept the first", "key", in.BrowserKey)
+		}
 		l.hello = in
 		l.mu.Unlock()
 		if first {
-			close(l.ready)
+			l.register(l, in)
 		}
 		level := slog.LevelDebug // the extension says hello again after every relay reconnect
 		if first {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -77,38 +78,93 @@ func (s *Service) browsersList(ctx context.Context, _ *agent, _ noParams) (any, 
 	return res, nil
 }
 
-// pickLink returns the named browser link, or the only one. It waits for
-// the link's hello.
+// pickLink returns the named browser link, or the only one. While the
+// browser it needs is on its way (a known browser that dropped less than
+// timeouts.reconnect ago, or a relay that has not said hello yet), it waits
+// for it within ctx: a call made while the extension reconnects succeeds
+// if the browser is back in time, and fails with browser_reconnecting if
+// not.
 func (s *Service) pickLink(ctx context.Context, name string) (*link, error) {
-	s.mu.Lock()
-	var l *link
-	switch {
-	case name != "":
-		l = s.links[name]
-		if l == nil {
-			ids := strings.Join(s.order, ", ")
-			s.mu.Unlock()
-			return nil, protocol.Errorf(protocol.CodeNoBrowser, "no browser %q (connected: %s)", name, orNone(ids))
+	for {
+		s.mu.Lock()
+		l, until, err := s.chooseLink(name)
+		changed := s.changed
+		s.mu.Unlock()
+		if l != nil {
+			select {
+			case <-l.closed: // dropped, not yet taken out: wait for that
+				until = time.Now().Add(s.opts.ReconnectGrace)
+			default:
+				return l, nil
+			}
 		}
-	case len(s.order) == 0:
-		s.mu.Unlock()
-		return nil, protocol.Errorf(protocol.CodeNoBrowser, "no browser is connected: start one with `egohost launch`, or check the extension's popup")
-	case len(s.order) > 1:
-		ids := strings.Join(s.order, ", ")
-		s.mu.Unlock()
-		return nil, protocol.Errorf(protocol.CodeAmbiguousBrowser, "%d browsers are connected (%s): name one with \"browser\"", strings.Count(ids, ",")+1, ids)
+		if until.IsZero() {
+			return nil, err
+		}
+		wait := time.NewTimer(time.Until(until))
+		select {
+		case <-changed:
+		case <-wait.C: // its grace ended: look again, it is no longer reconnecting
+		case <-ctx.Done():
+			wait.Stop()
+			s.mu.Lock()
+			l, _, err = s.chooseLink(name) // the error says how long it has been gone by now
+			s.mu.Unlock()
+			return l, err
+		}
+		wait.Stop()
+	}
+}
+
+// chooseLink picks the link for name ("" = the only one) among the links
+// up now. When there is none yet but one may come, it returns when to stop
+// waiting for it and the error to give if the wait ends
+// (browser_reconnecting); a zero time means do not wait. s.mu is held.
+func (s *Service) chooseLink(name string) (*link, time.Time, error) {
+	if name != "" {
+		if l := s.links[name]; l != nil {
+			return l, time.Time{}, nil
+		}
+		if end, ok := s.known.reconnecting(s.opts.ReconnectGrace)[name]; ok {
+			return nil, end, protocol.Errorf(protocol.CodeBrowserReconnecting, "browser %s is reconnecting (its extension went away %s ago) and did not come back in time: try again; the extension's popup shows why it is down", name, s.awayFor(name)).With("browser", name)
+		}
+		if s.waiting > 0 {
+			return nil, time.Now().Add(s.opts.ReconnectGrace), protocol.Errorf(protocol.CodeBrowserReconnecting, "no browser %q yet: a browser is connecting but did not say hello in time", name).With("browser", name)
+		}
+		return nil, time.Time{}, protocol.Errorf(protocol.CodeNoBrowser, "no browser %q (connected: %s)", name, orNone(strings.Join(s.order, ", ")))
+	}
+	switch len(s.order) {
+	case 1:
+		return s.links[s.order[0]], time.Time{}, nil
+	case 0:
 	default:
-		l = s.links[s.order[0]]
+		ids := strings.Join(s.order, ", ")
+		return nil, time.Time{}, protocol.Errorf(protocol.CodeAmbiguousBrowser, "%d browsers are connected (%s): name one with \"browser\"", len(s.order), ids)
 	}
-	s.mu.Unlock()
-	select {
-	case <-l.ready:
-		return l, nil
-	case <-l.closed:
-		return nil, protocol.Errorf(protocol.CodeBrowserGone, "browser %s disconnected", l.id)
-	case <-ctx.Done():
-		return nil, protocol.Errorf(protocol.CodeTimeout, "browser %s connected but never said hello", l.id)
+	var ids []string
+	var until time.Time
+	for id, end := range s.known.reconnecting(s.opts.ReconnectGrace) {
+		ids = append(ids, id)
+		if end.After(until) {
+			until = end
+		}
 	}
+	slices.Sort(ids)
+	switch {
+	case len(ids) > 0:
+		return nil, until, protocol.Errorf(protocol.CodeBrowserReconnecting, "browser %s is reconnecting (its extension went away %s ago) and did not come back in time: try again; the extension's popup shows why it is down", strings.Join(ids, ", "), s.awayFor(ids[0])).With("browser", ids[0])
+	case s.waiting > 0:
+		return nil, time.Now().Add(s.opts.ReconnectGrace), protocol.Errorf(protocol.CodeBrowserReconnecting, "a browser is connecting but did not say hello in time")
+	}
+	return nil, time.Time{}, protocol.Errorf(protocol.CodeNoBrowser, "no browser is connected: start one with `egohost launch`, or check the extension's popup")
+}
+
+// awayFor says how long ago the browser with id dropped. s.mu is held.
+func (s *Service) awayFor(id string) string {
+	if k := s.known.Known[s.known.keyOf(id)]; k != nil {
+		return time.Since(k.LastSeen).Round(100 * time.Millisecond).String()
+	}
+	return "a moment"
 }
 
 func orNone(s string) string {
@@ -165,15 +221,23 @@ func (s *Service) target(ctx context.Context, t protocol.Target) (*link, int, er
 }
 
 func (s *Service) tabsList(ctx context.Context, _ *agent, p protocol.TabsListParams) (any, error) {
-	l, err := s.pickLink(ctx, p.Browser)
-	if err != nil {
-		return nil, err
+	// Listing changes nothing, so a link that drops under it is no reason
+	// to fail: ask the browser again once it is back (pickLink waits for a
+	// known browser within ctx).
+	for {
+		l, err := s.pickLink(ctx, p.Browser)
+		if err != nil {
+			return nil, err
+		}
+		tabs, err := s.listTabs(ctx, l)
+		if protocol.CodeOf(err) == protocol.CodeBrowserGone && ctx.Err() == nil {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return protocol.TabsListResult{Tabs: tabs}, nil
 	}
-	tabs, err := s.listTabs(ctx, l)
-	if err != nil {
-		return nil, err
-	}
-	return protocol.TabsListResult{Tabs: tabs}, nil
 }
 
 func (s *Service) tabReply(raw json.RawMessage, l *link, op string) (protocol.TabResult, error) {

@@ -43,6 +43,7 @@ type Options struct {
 	AllowedIDs      []string      // extension IDs a relay may speak for
 	RequestTimeout  time.Duration // default deadline of one agent request
 	ActionTimeout   time.Duration // default auto-wait of actions and resolution
+	ReconnectGrace  time.Duration // how long a known browser that dropped counts as reconnecting
 	MaxBrowserFrame int           // cap of one frame from the browser
 	MaxRPCMessage   int           // cap of one agent WebSocket message
 	MaxInFlight     int           // requests one agent connection may have running at once
@@ -56,9 +57,10 @@ type Service struct {
 	token string
 
 	mu      sync.Mutex
-	links   map[string]*link
-	order   []string // link IDs in connection order
-	nextID  int
+	links   map[string]*link   // by browser ID, from their first hello
+	order   []string           // link IDs in connection order
+	known   *registry          // browser IDs by profile key, and when each was last connected
+	waiting int                // relay connections that have not said hello yet
 	methods map[string]handler // the agents' methods, built once
 	ids     atomic.Int64       // request and chunk numbers of every link
 	refs    *refmap.Counter    // ref numbers of every tab of every link, kept across restarts
@@ -92,6 +94,9 @@ func New(opts Options) (*Service, error) {
 	if opts.ActionTimeout <= 0 {
 		opts.ActionTimeout = 5 * time.Second
 	}
+	if opts.ReconnectGrace <= 0 {
+		opts.ReconnectGrace = 60 * time.Second
+	}
 	if opts.MaxBrowserFrame <= 0 {
 		opts.MaxBrowserFrame = 64 << 20
 	}
@@ -102,6 +107,7 @@ func New(opts Options) (*Service, error) {
 		opts.MaxInFlight = 64
 	}
 	s := &Service{opts: opts, log: opts.Logger, links: make(map[string]*link), changed: make(chan struct{})}
+	var err error
 	// Start the numbering at a random point below 2^52 (exact in the
 	// extension's JavaScript numbers), so a restarted service does not
 	// reuse the numbers of the one before.
@@ -114,6 +120,9 @@ func New(opts Options) (*Service, error) {
 		}
 	}
 	s.methods = s.handlers()
+	if s.known, err = loadRegistry(filepath.Join(opts.StateDir, browsersFile), time.Now); err != nil {
+		s.log.Warn("known browsers forgotten: browser IDs start over", "err", err)
+	}
 	s.refs = refCounter(filepath.Join(opts.StateDir, refsFile), s.log)
 	tok, err := LoadOrCreateToken(opts.TokenFile)
 	if err != nil {
@@ -256,32 +265,105 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 		writeError(conn, "forbidden_origin", "extension origin "+h.Origin+" is not in allowed_extension_ids")
 		return
 	}
+	l := newLink(conn, h.Origin, h.PID, &s.ids, s.refs, s.log, s.register)
 	s.mu.Lock()
-	s.nextID++
-	l := newLink("b"+strconv.Itoa(s.nextID), conn, h.Origin, h.PID, &s.ids, s.refs, s.log)
-	s.links[l.id] = l
-	s.order = append(s.order, l.id)
+	s.waiting++ // until its hello, the browser is on its way: agents wait for it
 	s.notifyChanged()
 	s.mu.Unlock()
-	s.log.Info("browser link up", "browser", l.id, "origin", h.Origin, "relayPid", h.PID)
+	s.log.Debug("relay connected", "origin", h.Origin, "relayPid", h.PID)
 
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	err = l.serve(r)
-	s.mu.Lock()
-	delete(s.links, l.id)
-	for i, id := range s.order {
-		if id == l.id {
-			s.order = append(s.order[:i], s.order[i+1:]...)
-			break
-		}
+	s.unregister(l)
+	if l.id == "" {
+		s.log.Info("relay left before the browser said hello", "relayPid", h.PID)
+		return
 	}
-	s.notifyChanged()
-	s.mu.Unlock()
 	if err != nil && !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.EOF) && ctx.Err() == nil {
 		s.log.Warn("browser link down", "browser", l.id, "err", err)
 	} else {
 		s.log.Info("browser link down", "browser", l.id)
+	}
+}
+
+// takeoverWait bounds how long a hello waits for an older link of the same
+// browser key to go (the same browser reconnecting while its previous
+// relay is still on its way out) before the newcomer gets a fresh ID.
+const takeoverWait = time.Second
+
+// register gives a link its browser ID at its first hello and makes it
+// reachable to agents. A browser that sends its key gets the ID the key
+// had before (the same across relay and service restarts); one without a
+// key, or a second live browser with the same key (a copied profile),
+// gets a fresh ID.
+func (s *Service) register(l *link, in *inbound) {
+	key := in.BrowserKey
+	if key != "" && !browserKeyPattern.MatchString(key) {
+		l.log.Warn("hello with a malformed browser key: a fresh browser ID instead", "key", key)
+		key = ""
+	}
+	deadline := time.NewTimer(takeoverWait)
+	defer deadline.Stop()
+	s.mu.Lock()
+	for key != "" {
+		id, _ := s.known.idFor(key)
+		if s.links[id] == nil {
+			break
+		}
+		changed := s.changed
+		s.mu.Unlock()
+		select {
+		case <-changed:
+			s.mu.Lock()
+			continue
+		case <-deadline.C:
+		}
+		s.mu.Lock()
+		if s.links[id] != nil {
+			l.log.Warn("another connected browser has the same browser key (a copied profile?): a fresh browser ID for this one", "other", id)
+			key = ""
+		}
+	}
+	if key != "" {
+		l.id, _ = s.known.idFor(key)
+		s.known.setConnected(key, true)
+	} else {
+		l.id = s.known.fresh()
+	}
+	l.key = key
+	l.log = s.log.With("browser", l.id)
+	s.links[l.id] = l
+	s.order = append(s.order, l.id)
+	s.waiting--
+	s.saveKnown()
+	s.notifyChanged()
+	s.mu.Unlock()
+	s.log.Info("browser link up", "browser", l.id, "origin", l.origin, "relayPid", l.relayPID, "stableId", key != "")
+}
+
+// unregister removes a link that ended, and records when its browser was
+// last seen.
+func (s *Service) unregister(l *link) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l.id == "" {
+		s.waiting--
+	} else if s.links[l.id] == l {
+		delete(s.links, l.id)
+		s.order = slices.DeleteFunc(s.order, func(id string) bool { return id == l.id })
+		if l.key != "" {
+			s.known.setConnected(l.key, false)
+			s.saveKnown()
+		}
+	}
+	s.notifyChanged()
+}
+
+// saveKnown writes the known browsers. s.mu is held.
+func (s *Service) saveKnown() {
+	if err := s.known.save(); err != nil {
+		s.log.Warn("remember browser IDs", "err", err)
 	}
 }
 

@@ -45,7 +45,22 @@ func newFixtureWith(t *testing.T, opts func(*Options), before func(*Service)) *f
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	o := Options{
+	return newFixtureAt(t, dir, opts, before)
+}
+
+// newFixtureIn runs a service on state dir dir; modify (if not nil)
+// changes its options first.
+func newFixtureIn(t *testing.T, dir string, modify func(*Options)) *fixture {
+	t.Helper()
+	return newFixtureAt(t, dir, modify, nil)
+}
+
+// newFixtureAt runs a service on state dir dir; modify (if not nil)
+// changes its options first, before (if not nil) the service before
+// Serve starts.
+func newFixtureAt(t *testing.T, dir string, modify func(*Options), before func(*Service)) *fixture {
+	t.Helper()
+	opts := Options{
 		Listen:         "127.0.0.1:0",
 		Socket:         filepath.Join(dir, "relay.sock"),
 		StateDir:       dir,
@@ -54,10 +69,10 @@ func newFixtureWith(t *testing.T, opts func(*Options), before func(*Service)) *f
 		RequestTimeout: 5 * time.Second,
 		Logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
-	if opts != nil {
-		opts(&o)
+	if modify != nil {
+		modify(&opts)
 	}
-	s, err := New(o)
+	s, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,10 +169,24 @@ func (e *fakeExt) read() map[string]any {
 }
 
 func (e *fakeExt) hello() {
-	e.send(map[string]any{"event": "hello", "extensionId": testExt, "version": "0.1.0", "userAgent": "fake"})
-	if m := e.read(); m["event"] != "welcome" {
+	e.helloAs("")
+}
+
+// helloAs says hello with a browser key ("" = none, as an older
+// extension) and returns the browser ID the welcome gives.
+func (e *fakeExt) helloAs(key string) string {
+	e.t.Helper()
+	hello := map[string]any{"event": "hello", "extensionId": testExt, "version": "0.1.0", "userAgent": "fake"}
+	if key != "" {
+		hello["browserKey"] = key
+	}
+	e.send(hello)
+	m := e.read()
+	if m["event"] != "welcome" {
 		e.t.Fatalf("after hello: got %v, want welcome", m)
 	}
+	id, _ := m["browserId"].(string)
+	return id
 }
 
 func wantCode(t *testing.T, err error, want protocol.Code) {

@@ -26,6 +26,7 @@ func (e *env) serviceOptions() service.Options {
 		AllowedIDs:      c.AllowedExtensionIDs,
 		RequestTimeout:  c.Timeouts.Request,
 		ActionTimeout:   c.Timeouts.Action,
+		ReconnectGrace:  c.Timeouts.Reconnect,
 		MaxBrowserFrame: c.Limits.MaxBrowserFrame,
 		MaxRPCMessage:   c.Limits.MaxRPCMessage,
 		MaxInFlight:     c.Limits.MaxInFlight,

@@ -121,16 +121,39 @@ test("onDetach: detached event, in-flight commands fail with the reason, the nex
   assert.equal(relay.isAttached(9), true);
 });
 
-test("a command Chrome says is not attached forgets the session, maps to detached, and re-attaches next time", async () => {
-  const { dbg, relay } = setup();
+test("a command Chrome says is not attached ends the session like any detach: detached event, in-flight commands fail, re-attach next time", async () => {
+  const { dbg, events, relay } = setup();
   await relay.attach(4);
-  dbg.attached.delete(4); // Chrome lost our session without telling us
+  const hang = deferred();
+  dbg.commandImpl = () => hang.promise;
+  const inflight = relay.send(4, "Runtime.evaluate", { expression: "await new Promise(() => {})" });
+  await tick();
+  dbg.attached.delete(4); // something else detached our session; Chrome sends no onDetach for that
   const err = await rejection(relay.send(4, "Page.enable"));
   assert.equal(err.code, "detached");
   assert.equal(err.extra.reason, "not_attached");
+  assert.equal((await rejection(inflight)).extra.reason, "not_attached", "the other command in flight fails too");
+  assert.deepEqual(events, [{ event: "detached", tabId: 4, reason: "not_attached" }]);
   assert.equal(relay.isAttached(4), false);
+  assert.deepEqual(relay.attachedTabIds(), []);
+
+  dbg.commandImpl = async () => ({ ok: true });
   await relay.send(4, "Page.enable");
   assert.equal(dbg.count("attach"), 2);
+  assert.equal(relay.isAttached(4), true);
+  assert.equal(events.length, 1, "a re-attach emits nothing");
+});
+
+test("concurrent commands that all find the session gone report one detached event", async () => {
+  const { dbg, events, relay } = setup();
+  await relay.attach(8);
+  dbg.attached.delete(8);
+  const errs = await Promise.all([rejection(relay.send(8, "A.a")), rejection(relay.send(8, "B.b"))]);
+  assert.deepEqual(
+    errs.map((e) => e.code),
+    ["detached", "detached"],
+  );
+  assert.deepEqual(events, [{ event: "detached", tabId: 8, reason: "not_attached" }]);
 });
 
 test("a tab closed under a command is no_tab", async () => {
@@ -191,4 +214,49 @@ test("an attach that never answers fails after the attach timeout, and a late on
   assert.equal(dbg.attached.has(7), false, "the late attach was detached");
   dbg.attachImpl = async () => {};
   assert.deepEqual(await relay.attach(7), { attached: true, already: false }, "the next attach starts afresh");
+});
+
+test("reconcile ends the sessions Chrome no longer has, like any detach", async () => {
+  const { dbg, events, relay } = setup();
+  await relay.attach(1);
+  await relay.attach(2);
+  const hang = deferred();
+  dbg.commandImpl = () => hang.promise;
+  const inflight = relay.send(2, "Runtime.evaluate");
+  await tick();
+  dbg.knownTabs = [1, 2, 3];
+  dbg.attached.delete(2); // detached by something else, no onDetach
+  await relay.reconcile();
+  assert.deepEqual(relay.attachedTabIds(), [1]);
+  assert.deepEqual(events, [{ event: "detached", tabId: 2, reason: "not_attached" }]);
+  assert.equal((await rejection(inflight)).extra.reason, "not_attached");
+  await relay.reconcile();
+  assert.equal(events.length, 1, "nothing more to report");
+});
+
+test("reconcile asks Chrome nothing when no session is attached, and keeps a session attached during the question", async () => {
+  const { dbg, events, relay } = setup();
+  await relay.reconcile();
+  assert.equal(dbg.count("getTargets"), 0);
+
+  await relay.attach(5);
+  const answer = deferred();
+  dbg.getTargets = async () => answer.promise;
+  const pending = relay.reconcile();
+  await relay.attach(6); // attached after the question: Chrome's answer does not know it yet
+  answer.resolve([{ tabId: 5, attached: true }]);
+  await pending;
+  assert.deepEqual(relay.attachedTabIds(), [5, 6]);
+  assert.deepEqual(events, []);
+});
+
+test("reconcile survives getTargets failing", async () => {
+  const { dbg, events, relay } = setup();
+  await relay.attach(5);
+  dbg.getTargets = async () => {
+    throw new Error("boom");
+  };
+  await relay.reconcile();
+  assert.deepEqual(relay.attachedTabIds(), [5]);
+  assert.deepEqual(events, []);
 });

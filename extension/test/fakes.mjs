@@ -53,6 +53,13 @@ export class FakeDebugger {
     if (!this.attached.has(target.tabId)) throw new Error(`Debugger is not attached to the tab with id: ${target.tabId}.`);
     return this.commandImpl(target, method, params);
   }
+  async getTargets() {
+    this.calls.push(["getTargets"]);
+    return [...this.tabIds].map((tabId) => ({ tabId, type: "page", attached: this.attached.has(tabId) }));
+  }
+  get tabIds() {
+    return new Set([...this.attached, ...(this.knownTabs ?? [])]);
+  }
   /** chromeDetaches simulates Chrome ending a session (tab closed, user cancelled). */
   chromeDetaches(tabId, reason) {
     this.attached.delete(tabId);

@@ -154,3 +154,17 @@ test("reconnectNow drops the port, cancels the pending retry and connects at onc
   assert.equal(link.connected, true);
   assert.equal(timers.pending.length, 0);
 });
+
+test("wake connects a closed link at once, and does nothing while a port is open or a retry is scheduled", () => {
+  const { runtime, timers, link } = setup();
+  link.wake(); // a worker Chrome just started: no port, no retry
+  assert.equal(runtime.ports.length, 1);
+  link.wake();
+  assert.equal(runtime.ports.length, 1, "a port is open");
+  runtime.disconnect(runtime.ports[0], "Native host has exited.");
+  link.wake();
+  link.wake();
+  assert.equal(runtime.ports.length, 1, "the backoff's retry is pending: the alarm must not defeat it");
+  timers.runAll();
+  assert.equal(runtime.ports.length, 2);
+});

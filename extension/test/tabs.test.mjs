@@ -56,6 +56,25 @@ test("tabs ops: list, open, activate, close, and no_tab for unknown tabs", async
   }
 });
 
+test("tabs.list shows a tab detached by something else as not attached, and reports the detach", async () => {
+  const tabs = new FakeTabs(TABS);
+  const dbg = new FakeDebugger();
+  const events = [];
+  const relay = new DebuggerRelay({ dbg, emit: (e) => events.push(e) });
+  const tabOps = new TabOps({ tabs, isAttached: (id) => relay.isAttached(id) });
+  const h = buildHandlers({ relay, tabOps });
+  await relay.attach(2);
+  dbg.attached.delete(2); // no onDetach for this one
+  assert.deepEqual(
+    (await h["tabs.list"]({})).tabs.map((t) => [t.id, t.attached]),
+    [
+      [1, false],
+      [2, false],
+    ],
+  );
+  assert.deepEqual(events, [{ event: "detached", tabId: 2, reason: "not_attached" }]);
+});
+
 test("ping, echo, attach and detach handlers", async () => {
   const { dbg, h } = setup();
   assert.deepEqual(await h.ping({}), { pong: true });
