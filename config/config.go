@@ -72,12 +72,18 @@ type Timeouts struct {
 	Connect time.Duration // relay -> service dial, client -> service dial
 	Launch  time.Duration // browser start until the link is up
 	Action  time.Duration // default auto-wait for actions and resolution
+	// Script is a script's default wall-clock limit; ScriptMax the
+	// longest one may ask for (at least Script).
+	Script    time.Duration
+	ScriptMax time.Duration
 }
 
 // Limits holds the limits.* keys, in bytes. Every one is positive.
 type Limits struct {
 	MaxBrowserFrame int // browser -> host frame cap, at most 64 MiB
 	MaxRPCMessage   int // agent <-> service WebSocket message cap
+	ScriptMemory    int // heap growth a running script may cause
+	ScriptOutput    int // a script's console output cap
 }
 
 // Options tells Load where to look. The zero value loads the defaults only,
@@ -109,8 +115,12 @@ const (
 	keyConnect         = "timeouts.connect"
 	keyLaunch          = "timeouts.launch"
 	keyAction          = "timeouts.action"
+	keyScript          = "timeouts.script"
+	keyScriptMax       = "timeouts.script_max"
 	keyMaxBrowserFrame = "limits.max_browser_frame"
 	keyMaxRPCMessage   = "limits.max_rpc_message"
+	keyScriptMemory    = "limits.script_memory"
+	keyScriptOutput    = "limits.script_output"
 	keyLogLevel        = "log_level"
 )
 

@@ -45,12 +45,14 @@ func defaults(home string) *Config {
 		HostName:            "com.egohost.host",
 		Browser:             "",
 		Timeouts: Timeouts{
-			Request: 30 * time.Second,
-			Connect: 5 * time.Second,
-			Launch:  30 * time.Second,
-			Action:  5 * time.Second,
+			Request:   30 * time.Second,
+			Connect:   5 * time.Second,
+			Launch:    30 * time.Second,
+			Action:    5 * time.Second,
+			Script:    30 * time.Second,
+			ScriptMax: 5 * time.Minute,
 		},
-		Limits:   Limits{MaxBrowserFrame: 64 << 20, MaxRPCMessage: 64 << 20},
+		Limits:   Limits{MaxBrowserFrame: 64 << 20, MaxRPCMessage: 64 << 20, ScriptMemory: 256 << 20, ScriptOutput: 64 << 10},
 		LogLevel: slog.LevelInfo,
 	}
 }

@@ -34,16 +34,23 @@ func decode(v *viper.Viper, src sources) (*Config, error) {
 		HostName:            d.hostName(keyHostName),
 		Browser:             d.str(keyBrowser),
 		Timeouts: Timeouts{
-			Request: d.duration(keyRequest),
-			Connect: d.duration(keyConnect),
-			Launch:  d.duration(keyLaunch),
-			Action:  d.duration(keyAction),
+			Request:   d.duration(keyRequest),
+			Connect:   d.duration(keyConnect),
+			Launch:    d.duration(keyLaunch),
+			Action:    d.duration(keyAction),
+			Script:    d.duration(keyScript),
+			ScriptMax: d.duration(keyScriptMax),
 		},
 		Limits: Limits{
 			MaxBrowserFrame: d.size(keyMaxBrowserFrame, MaxBrowserFrameLimit),
 			MaxRPCMessage:   d.size(keyMaxRPCMessage, math.MaxInt),
+			ScriptMemory:    d.size(keyScriptMemory, math.MaxInt),
+			ScriptOutput:    d.size(keyScriptOutput, math.MaxInt),
 		},
 		LogLevel: d.logLevel(keyLogLevel),
+	}
+	if d.err == nil && c.Timeouts.Script > c.Timeouts.ScriptMax {
+		d.fail(keyScript, c.Timeouts.Script.String(), "exceeds timeouts.script_max ("+c.Timeouts.ScriptMax.String()+")")
 	}
 	if d.err != nil {
 		return nil, d.err

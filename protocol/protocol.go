@@ -100,6 +100,8 @@ const (
 	CodeUnsupported      Code = 1108 // the operation is not possible on this target
 	CodeDialogOpen       Code = 1109 // a JavaScript dialog blocks the page; data.dialog (answer it with the dialog method)
 	CodeDownloadFailed   Code = 1110 // the download was interrupted; data.download
+	CodeScript           Code = 1120 // a script threw or does not compile; data.line, data.column, data.output
+	CodeScriptLimit      Code = 1121 // a script hit the memory, call-depth or screenshot guard; data.output
 )
 
 // Name returns the stable short name of a code.
@@ -167,6 +169,10 @@ func (c Code) Name() string {
 		return "dialog_open"
 	case CodeDownloadFailed:
 		return "download_failed"
+	case CodeScript:
+		return "script_error"
+	case CodeScriptLimit:
+		return "script_limit"
 	}
 	return fmt.Sprintf("code_%d", int(c))
 }

@@ -13,7 +13,8 @@ func TestCodeNames(t *testing.T) {
 		CodeUnauthorized, CodeNoBrowser, CodeTabNotFound, CodeCDP, CodeTimeout, CodeAlreadyAttached, CodeDetached,
 		CodeBrowserGone, CodeTooLarge, CodeAmbiguousBrowser, CodeAttachFailed, CodeExtension, CodeForbiddenOrigin,
 		CodeForbiddenHost, CodeBadFrame, CodeNotFound, CodeAmbiguous, CodeStaleRef, CodeUnknownRef, CodeSyntax,
-		CodeNotActionable, CodeJSException, CodeNavigation, CodeUnsupported, CodeDialogOpen, CodeDownloadFailed}
+		CodeNotActionable, CodeJSException, CodeNavigation, CodeUnsupported, CodeDialogOpen, CodeDownloadFailed,
+		CodeScript, CodeScriptLimit}
 	seen := map[string]Code{}
 	for _, c := range codes {
 		name := c.Name()

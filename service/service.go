@@ -45,6 +45,10 @@ type Options struct {
 	ActionTimeout   time.Duration // default auto-wait of actions and resolution
 	MaxBrowserFrame int           // cap of one frame from the browser
 	MaxRPCMessage   int           // cap of one agent WebSocket message
+	ScriptTimeout   time.Duration // a script's default wall-clock limit
+	ScriptMax       time.Duration // the longest a script may ask for
+	ScriptMemory    int64         // heap growth a running script may cause
+	ScriptOutput    int           // a script's console output cap
 	Logger          *slog.Logger
 }
 
@@ -97,6 +101,10 @@ func New(opts Options) (*Service, error) {
 	if opts.MaxRPCMessage <= 0 {
 		opts.MaxRPCMessage = 64 << 20
 	}
+	if opts.ScriptTimeout <= 0 {
+		opts.ScriptTimeout = 30 * time.Second
+	}
+	opts.ScriptMax = max(opts.ScriptMax, opts.ScriptTimeout)
 	s := &Service{opts: opts, log: opts.Logger, links: make(map[string]*link), changed: make(chan struct{})}
 	// Start the numbering at a random point below 2^52 (exact in the
 	// extension's JavaScript numbers), so a restarted service does not

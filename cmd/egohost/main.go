@@ -62,6 +62,9 @@ tab), --json, --timeout D (the verb's wait; default timeouts.action)):
   egohost eval JS                                egohost screenshot FILE [--full] [--target TARGET]
   egohost dialog accept [TEXT] | dialog dismiss  egohost download [--click TARGET]
   egohost cdp METHOD [PARAMS_JSON]               send one CDP command, print its result
+  egohost run [FILE|-] [--file PATH]… [--out DIR]
+                                         run a Playwright-shaped script (stdin by default) in the
+                                         service's sandbox: one call, prints what it logs
 TARGET is a @ref from a snapshot or a locator: 'role=button[name="Save"]', 'text=Sign in',
 'label=Email', '#id', 'css=li >> nth=2' (see docs/locators.md).
 
@@ -103,6 +106,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cerr = e.demo(ctx, rest)
 	case "status":
 		cerr = e.status(ctx, rest)
+	case "run":
+		cerr = e.runScript(ctx, rest)
 	default:
 		verb, ok := e.verbs()[cmd]
 		if !ok {

@@ -28,6 +28,10 @@ func (e *env) serviceOptions() service.Options {
 		ActionTimeout:   c.Timeouts.Action,
 		MaxBrowserFrame: c.Limits.MaxBrowserFrame,
 		MaxRPCMessage:   c.Limits.MaxRPCMessage,
+		ScriptTimeout:   c.Timeouts.Script,
+		ScriptMax:       c.Timeouts.ScriptMax,
+		ScriptMemory:    int64(c.Limits.ScriptMemory),
+		ScriptOutput:    c.Limits.ScriptOutput,
 		Logger:          e.log,
 	}
 }
