@@ -213,6 +213,11 @@ func (r *run) exec(ctx context.Context, prog *goja.Program) (json.RawMessage, er
 		case <-ctx.Done():
 			return nil, r.failure(ctx, ctx.Err())
 		}
+		// As in Node: a rejection nobody handled once the microtasks ran
+		// ends the run (a failing call the script did not await).
+		if e := r.unhandled(p); e != nil {
+			return nil, e
+		}
 	}
 	if ctx.Err() != nil {
 		return nil, r.failure(ctx, ctx.Err())
@@ -220,12 +225,24 @@ func (r *run) exec(ctx context.Context, prog *goja.Program) (json.RawMessage, er
 	if p.State() == goja.PromiseStateRejected {
 		return nil, r.thrown(p.Result())
 	}
-	if len(r.unhand) > 0 {
-		e := r.thrown(r.unhand[0].Result())
-		e.Message = "unhandled rejection (a call without await?): " + e.Message
+	if e := r.unhandled(p); e != nil {
 		return nil, e
 	}
 	return r.value(p.Result()), nil
+}
+
+// unhandled is the first rejection nobody handled, other than the
+// script's own promise (reported as the script's failure).
+func (r *run) unhandled(main *goja.Promise) *protocol.Error {
+	for _, q := range r.unhand {
+		if q == main {
+			continue
+		}
+		e := r.thrown(q.Result())
+		e.Message = "unhandled rejection (a call without await?): " + e.Message
+		return e
+	}
+	return nil
 }
 
 // failure turns what stopped the VM into the run's error.
