@@ -190,6 +190,9 @@ func (r *run) exec(ctx context.Context, prog *goja.Program) (json.RawMessage, er
 		r.unhand = slices.DeleteFunc(r.unhand, func(q *goja.Promise) bool { return q == p })
 	})
 	if err := r.install(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, r.failure(ctx, err)
+		}
 		return nil, fmt.Errorf("script: set up the facade: %w", err)
 	}
 	v, err := r.vm.RunProgram(prog)
