@@ -98,7 +98,7 @@ func TestScriptFacade(t *testing.T) {
 		{"click navigates, waitForURL, goBack, goForward, reload", `await page.getByLabel('Name').fill('Zoe'); await page.getByTestId('place-order').click(); await page.waitForURL(/\/thanks/); const t = await page.title(); await page.goBack(); const b = await page.title(); await page.goForward(); await page.reload(); [t, b, await page.locator('#msg').textContent()]`,
 			"", `["Thanks","Shop","Zoe"]`},
 		{"waitForLoadState, waitForTimeout, waitForFunction", `await page.waitForLoadState('load'); await page.waitForTimeout(10); await page.waitForFunction(() => document.querySelector('#late') !== null)`, "", `true`},
-		{"evaluate function with arg, and string", `[await page.evaluate((a) => a.x * 2, {x: 21}), await page.evaluate('1+1'), (await page.content()).includes('<h1>Checkout</h1>')]`, "", `[42,2,true]`},
+		{"evaluate function with arg, and string", `[await page.evaluate((a) => a.x * 2, {x: 21}), await page.evaluate('1+1'), (await page.content()).includes('<h1>Checkout</h1>'), await page.locator('h1').evaluate((el, s) => el.textContent + s, '!')]`, "", `[42,2,true,"Checkout!"]`},
 		{"snapshot refs as locators", `const s = await page.snapshot({interactive: true}); const m = s.match(/button "Place order".*@(\d+)/); await page.locator('@' + m[1]).textContent()`, "", `"Place order"`},
 		{"page shortcuts", `await page.fill('input[name=city]', 'Paris'); await page.inputValue('input[name=city]')`, "", `"Paris"`},
 		{"mouse", `const b = await page.locator('#dbl').boundingBox(); await page.mouse.dblclick(b.x + b.width / 2, b.y + b.height / 2); await page.mouse.wheel(0, 300); [await page.locator('#dbl').textContent(), (await page.evaluate('scrollY')) > 0]`,

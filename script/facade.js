@@ -166,7 +166,11 @@
     isEnabled(o) { return onElement(this._page, this._sel, function () { return !this.disabled && this.getAttribute('aria-disabled') !== 'true'; }, null, o); }
     async isDisabled(o) { return !(await this.isEnabled(o)); }
     isEditable(o) { return onElement(this._page, this._sel, function () { return !this.disabled && !this.readOnly && (this.isContentEditable || 'value' in this); }, null, o); }
-    evaluate(fn, arg, o) { return onElement(this._page, this._sel, fn, arg, o); }
+    // evaluate(fn, arg) calls fn(element, arg) in the page, as Playwright does.
+    evaluate(fn, arg, o) {
+      if (typeof fn !== 'function' && typeof fn !== 'string') fail('evaluate: want a function');
+      return onElement(this._page, this._sel, 'function (a) { return (' + String(fn) + ')(this, a) }', arg, o);
+    }
     async count() { return (await call('resolve', { ...this._page._t, target: this._sel })).count; }
     async all() {
       const n = await this.count();

@@ -89,8 +89,7 @@ var methods = map[string]bool{
 	protocol.MethodTabsClose: true,
 }
 
-// errTimeout and errCanceled are the causes of a run's end by its clock
-// and by its caller.
+// errTimeout is the cause of a run's end by its clock.
 var errTimeout = errors.New("script timed out")
 
 // limitError is a guard's verdict; it ends the run with CodeScriptLimit.
