@@ -1,14 +1,18 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/egohost/egohost/protocol"
 )
 
 // checkoutScript is the 5-field checkout task as one `egohost run`.
@@ -60,7 +64,13 @@ func BenchmarkScriptCheckout(b *testing.B) {
 		r.chars += len(stdout)
 		return stdout
 	}
+	front := func() {
+		if err := c.agent.Call(context.Background(), protocol.MethodTabsSelect, protocol.TabParams{Target: tab}, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
 	script := func() taskRun {
+		front()
 		var r taskRun
 		out := cli(&r, "run", file)
 		if out != "ordered for Ada Lovelace\n" {
@@ -70,6 +80,7 @@ func BenchmarkScriptCheckout(b *testing.B) {
 	}
 	refs := regexp.MustCompile(`(?m)^\s*(\w+) "([^"]*)".*@(\d+)`)
 	steps := func() taskRun {
+		front()
 		var r taskRun
 		cli(&r, "goto", shop)
 		snap := cli(&r, "snapshot", "-i")
@@ -87,13 +98,89 @@ func BenchmarkScriptCheckout(b *testing.B) {
 		}
 		return r
 	}
+	// Playwright MCP's best path: navigate, snapshot, fill_form, click
+	// (4 calls), when EGOHOST_PLAYWRIGHT_MCP names its cli.js.
+	var mcp func() taskRun
+	if cliJS := os.Getenv("EGOHOST_PLAYWRIGHT_MCP"); cliJS != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		endpoint, err := c.proc.DevToolsURL(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		peer, err := startMCPPeer(ctx, cliJS, endpoint, b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer peer.close()
+		// Its own tab, brought to the front before each of its runs (as
+		// egohost's is before each of egohost's): Playwright's stability
+		// check needs animation frames, which background tabs do not get.
+		if _, err := peer.tool(ctx, "browser_tabs", map[string]any{"action": "new"}); err != nil {
+			b.Fatal(err)
+		}
+		list, err := peer.tool(ctx, "browser_tabs", map[string]any{"action": "list"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		cur := regexp.MustCompile(`(\d+):? \(current\)`).FindStringSubmatch(list)
+		if cur == nil {
+			b.Fatalf("Playwright MCP's current tab is not in its list:\n%s", list)
+		}
+		mcpTab, _ := strconv.Atoi(cur[1])
+		pwRefs := regexp.MustCompile(`(\w+) "([^"]*)".*\[ref=(\w+)\]`)
+		mcp = func() taskRun {
+			var r taskRun
+			if _, err := peer.tool(ctx, "browser_tabs", map[string]any{"action": "select", "index": mcpTab}); err != nil {
+				b.Fatal(err)
+			}
+			call := func(name string, args map[string]any) string {
+				start := time.Now()
+				out, err := peer.tool(ctx, name, args)
+				r.wall += time.Since(start)
+				if err != nil {
+					b.Fatalf("Playwright MCP %s: %v", name, err)
+				}
+				r.calls++
+				r.chars += len(out)
+				return out
+			}
+			call("browser_navigate", map[string]any{"url": shop})
+			snap := call("browser_snapshot", map[string]any{})
+			ref := map[string]string{}
+			for _, m := range pwRefs.FindAllStringSubmatch(snap, -1) {
+				ref[m[2]] = m[3]
+			}
+			if ref["Name"] == "" || ref["Place order"] == "" {
+				b.Fatalf("no refs in Playwright MCP's snapshot:\n%s", snap)
+			}
+			field := func(name, typ, value string) map[string]any {
+				return map[string]any{"name": name, "type": typ, "target": ref[name], "value": value}
+			}
+			call("browser_fill_form", map[string]any{"fields": []any{
+				field("Name", "textbox", "Ada Lovelace"), field("Email", "textbox", "ada@example.com"),
+				field("Address", "textbox", "12 Analytical Street"), field("City", "textbox", "London"),
+				field("Country", "combobox", "Germany"),
+			}})
+			if out := call("browser_click", map[string]any{"element": "Place order button", "target": ref["Place order"]}); !strings.Contains(out, "Page Title: Thanks") {
+				b.Fatalf("after Playwright MCP's click the page shows:\n%s", out)
+			}
+			return r
+		}
+	}
 	runs := min(b.N, 20)
-	var byScript, bySteps []taskRun
+	var byScript, bySteps, byMCP []taskRun
 	script() // warm-up
 	steps()
+	if mcp != nil {
+		mcp()
+	}
 	for range runs {
 		byScript = append(byScript, script())
 		bySteps = append(bySteps, steps())
+		if mcp != nil {
+			byMCP = append(byMCP, mcp())
+		}
 	}
 	med := func(rs []taskRun) taskRun {
 		slices.SortFunc(rs, func(a, b taskRun) int { return int(a.wall - b.wall) })
@@ -108,4 +195,12 @@ func BenchmarkScriptCheckout(b *testing.B) {
 		"| ratio | %.2f× | %.2f× | %.2f× |",
 		runs, s.calls, s.chars, ms(s.wall), p.calls, p.chars, ms(p.wall),
 		float64(s.calls)/float64(p.calls), float64(s.chars)/float64(p.chars), ms(s.wall)/ms(p.wall))
+	if mcp != nil {
+		m := med(byMCP)
+		b.ReportMetric(ms(m.wall), "pwmcp-ms")
+		b.Logf("Playwright MCP (navigate, snapshot, fill_form, click), same browser and page, median of %d\n"+
+			"| way | calls | characters returned | wall time |\n|---|---:|---:|---:|\n| Playwright MCP | %d | %d | %.0f ms |\n"+
+			"| egohost run / Playwright MCP | %.2f× | %.2f× | %.2f× |",
+			runs, m.calls, m.chars, ms(m.wall), float64(s.calls)/float64(m.calls), float64(s.chars)/float64(m.chars), ms(s.wall)/ms(m.wall))
+	}
 }
