@@ -107,7 +107,7 @@ func TestScriptFacade(t *testing.T) {
 		{"browser tabs, newTab, tab", `const p = await browser.newTab(location_ + '?second'); const t = await p.title(); const listed = (await browser.tabs()).some((x) => x.id === p.id); const again = await browser.tab(p.id).url(); await p.close(); [t, listed, again.endsWith('?second'), page.url().endsWith('/shop')]`,
 			"", `["Shop",true,true,true]`},
 		{"help", `help('keyboard')`, "page.keyboard: press(key)", ``},
-		{"caught error has the stable code", `try { await page.locator('#nope').click({timeout: 200}) } catch (e) { console.log(e.name, e.code) }`, "not_found 1100\n", ``},
+		{"caught error has the stable code", `try { await page.locator('#nope').click({timeout: 1500}) } catch (e) { console.log(e.name, e.code) }`, "not_found 1100\n", ``},
 		{"setTimeout and promises", `const order = []; await Promise.all([page.title().then(() => order.push('a')), new Promise((r) => setTimeout(() => { order.push('b'); r() }, 5))]); order.length`, "", `2`},
 	}
 	for _, tt := range tests {

@@ -99,11 +99,16 @@
       return l;
     }
 
+    // As in Playwright, only the actions that may navigate (click, press,
+    // drag) wait after acting, for the navigation and a quiet DOM; the
+    // others answer at once (noWaitAfter: false asks for the settle).
     _act(method, extra, o) {
       o = o || {};
+      const settles = method === 'click' || method === 'press' || method === 'drag';
+      const noSettle = o.noWaitAfter === undefined ? !settles : !!o.noWaitAfter;
       return call(method, {
         ...this._page._t, target: this._sel, timeoutMs: ms(o), force: o.force || undefined,
-        noSettle: o.noWaitAfter || undefined, ...extra,
+        noSettle: noSettle || undefined, ...extra,
       });
     }
     click(o) {
@@ -329,7 +334,7 @@
 
   const docs = {
     page: 'page: the tab the script runs on (--tab, default the active tab). goto(url, {waitUntil, timeout}), reload(), goBack(), goForward(), url() (sync), title(), content(), evaluate(fn|string, arg), locator(sel), getByRole/Text/Label/Placeholder/AltText/Title/TestId, keyboard, mouse, waitForURL(url|RegExp), waitForLoadState(state), waitForFunction(fn|string, arg), waitForSelector(sel, {state}), waitForTimeout(ms), snapshot({interactive, scope, viewport, maxChars, start, diff}), screenshot({fullPage, name}), cdp(method, params), bringToFront(), close(); and page.click(sel)… shortcuts for every locator action.',
-    locator: 'locator: page.locator(sel) or page.getBy…(). Selectors are egohost targets: a @ref from page.snapshot(), or a locator (css, role=, text=, label=, … see docs/locators.md). Chaining: locator(sel), getBy…(), nth(i), first(), last(), filter({hasText, hasNotText, has, hasNot, visible}). Actions (auto-wait, strict): click({button, clickCount, modifiers, force, timeout}), dblclick(), hover(), focus(), check(), uncheck(), setChecked(bool), fill(text), clear(), type(text, {delay}), pressSequentially(), press(key), selectOption(v|[v]|{label}|{index}), setInputFiles(paths run was given), dragTo(locator), scrollIntoViewIfNeeded(), waitFor({state: attached|visible|hidden|detached}). Reads: textContent(), innerText(), innerHTML(), inputValue(), getAttribute(name), isVisible(), isHidden(), isChecked(), isEnabled(), isDisabled(), isEditable(), count(), all(), allTextContents(), allInnerTexts(), boundingBox(), evaluate(fn, arg), screenshot({name}).',
+    locator: 'locator: page.locator(sel) or page.getBy…(). Selectors are egohost targets: a @ref from page.snapshot(), or a locator (css, role=, text=, label=, … see docs/locators.md). Chaining: locator(sel), getBy…(), nth(i), first(), last(), filter({hasText, hasNotText, has, hasNot, visible}). Actions (auto-wait, strict; click, press and dragTo then wait for a navigation they started and a quiet DOM, the others do not unless {noWaitAfter: false}): click({button, clickCount, modifiers, force, timeout, noWaitAfter}), dblclick(), hover(), focus(), check(), uncheck(), setChecked(bool), fill(text), clear(), type(text, {delay}), pressSequentially(), press(key), selectOption(v|[v]|{label}|{index}), setInputFiles(paths run was given), dragTo(locator), scrollIntoViewIfNeeded(), waitFor({state: attached|visible|hidden|detached}). Reads: textContent(), innerText(), innerHTML(), inputValue(), getAttribute(name), isVisible(), isHidden(), isChecked(), isEnabled(), isDisabled(), isEditable(), count(), all(), allTextContents(), allInnerTexts(), boundingBox(), evaluate(fn, arg), screenshot({name}).',
     getByRole: "getByRole(role, {name, exact, checked, pressed, selected, expanded, disabled, level, includeHidden}): roles and names as Chrome computes them; name matches as a substring in any case unless exact: true, or a RegExp.",
     keyboard: 'page.keyboard: press(key) ("Enter", "Control+a", "ControlOrMeta+a"), type(text, {delay}), insertText(text); keys go to the focused element.',
     mouse: 'page.mouse: move(x, y), down(), up(), click(x, y, {button, clickCount}), dblclick(x, y), wheel(dx, dy); CSS pixels of the viewport.',
