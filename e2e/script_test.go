@@ -101,7 +101,7 @@ func TestScriptFacade(t *testing.T) {
 		{"evaluate function with arg, and string", `[await page.evaluate((a) => a.x * 2, {x: 21}), await page.evaluate('1+1'), (await page.content()).includes('<h1>Checkout</h1>'), await page.locator('h1').evaluate((el, s) => el.textContent + s, '!')]`, "", `[42,2,true,"Checkout!"]`},
 		{"snapshot refs as locators", `const s = await page.snapshot({interactive: true}); const m = s.match(/button "Place order".*@(\d+)/); await page.locator('@' + m[1]).textContent()`, "", `"Place order"`},
 		{"page shortcuts", `await page.fill('input[name=city]', 'Paris'); await page.inputValue('input[name=city]')`, "", `"Paris"`},
-		{"mouse", `const b = await page.locator('#dbl').boundingBox(); await page.mouse.dblclick(b.x + b.width / 2, b.y + b.height / 2); await page.mouse.wheel(0, 300); [await page.locator('#dbl').textContent(), (await page.evaluate('scrollY')) > 0]`,
+		{"mouse", `await page.locator('#late').waitFor(); const b = await page.locator('#dbl').boundingBox(); await page.mouse.dblclick(b.x + b.width / 2, b.y + b.height / 2); await page.mouse.wheel(0, 300); [await page.locator('#dbl').textContent(), (await page.evaluate('scrollY')) > 0]`,
 			"", `["double",true]`},
 		{"cdp", `(await cdp('Runtime.evaluate', {expression: '6*7', returnByValue: true})).result.value`, "", `42`},
 		{"browser tabs, newTab, tab", `const p = await browser.newTab(location_ + '?second'); const t = await p.title(); const listed = (await browser.tabs()).some((x) => x.id === p.id); const again = await browser.tab(p.id).url(); await p.close(); [t, listed, again.endsWith('?second'), page.url().endsWith('/shop')]`,
