@@ -30,12 +30,23 @@ func TestImportEdges(t *testing.T) {
 	only := map[string]string{ // dependency → the one package that may import it
 		"github.com/kardianos/service": "install",
 		"github.com/spf13/viper":       "config",
+		"github.com/dop251/goja":       "script",
 	}
 	for pkg, imps := range imports {
 		for _, imp := range imps {
 			if owner, ok := only[imp]; ok && pkg != owner {
 				t.Errorf("%s imports %s: only %s may", pkg, imp, owner)
 			}
+		}
+	}
+	// The script sandbox reaches the browser through the service's
+	// methods only: no I/O of its own, no other package of ours.
+	for _, imp := range imports["script"] {
+		switch {
+		case imp == "os" || imp == "os/exec" || strings.HasPrefix(imp, "net"):
+			t.Errorf("script imports %s: scripts must reach nothing but the browser", imp)
+		case strings.HasPrefix(imp, mod+"/") && imp != mod+"/protocol":
+			t.Errorf("script imports %s: it may use only protocol of ours", imp)
 		}
 	}
 	noIO := []string{"refmap", "locator"}

@@ -276,3 +276,15 @@ func (c *Client) write(b []byte) error {
 	defer cancel()
 	return c.ws.Write(ctx, websocket.MessageText, b)
 }
+
+// RunScript runs a script in the service's sandbox (script.run) and
+// returns what it logged, its value and its screenshots. A failing script
+// is a *protocol.Error whose Data["output"] holds what it logged first.
+// ctx should outlast the script's own timeout.
+func (c *Client) RunScript(ctx context.Context, p protocol.ScriptRunParams) (*protocol.ScriptRunResult, error) {
+	var res protocol.ScriptRunResult
+	if err := c.Call(ctx, protocol.MethodScriptRun, p, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}

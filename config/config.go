@@ -75,6 +75,10 @@ type Timeouts struct {
 	// Reconnect is how long after a known browser's link drops the
 	// service waits for it to come back (instead of answering no_browser).
 	Reconnect time.Duration
+	// Script is a script's default wall-clock limit; ScriptMax the
+	// longest one may ask for (at least Script).
+	Script    time.Duration
+	ScriptMax time.Duration
 }
 
 // Limits holds the limits.* keys. Every one is positive.
@@ -84,7 +88,9 @@ type Limits struct {
 	// MaxInFlight is how many requests one agent connection may have
 	// running at once (at most MaxInFlightLimit); the service reads no
 	// more of that connection until one ends.
-	MaxInFlight int
+	MaxInFlight  int
+	ScriptMemory int // heap growth a running script may cause
+	ScriptOutput int // a script's console output cap
 }
 
 // MaxInFlightLimit is the largest accepted value of limits.max_in_flight.
@@ -123,6 +129,10 @@ const (
 	keyMaxBrowserFrame = "limits.max_browser_frame"
 	keyMaxRPCMessage   = "limits.max_rpc_message"
 	keyMaxInFlight     = "limits.max_in_flight"
+	keyScript          = "timeouts.script"
+	keyScriptMax       = "timeouts.script_max"
+	keyScriptMemory    = "limits.script_memory"
+	keyScriptOutput    = "limits.script_output"
 	keyLogLevel        = "log_level"
 )
 

@@ -50,8 +50,10 @@ func defaults(home string) *Config {
 			Launch:    30 * time.Second,
 			Action:    5 * time.Second,
 			Reconnect: 60 * time.Second,
+			Script:    30 * time.Second,
+			ScriptMax: 5 * time.Minute,
 		},
-		Limits:   Limits{MaxBrowserFrame: 64 << 20, MaxRPCMessage: 64 << 20, MaxInFlight: 64},
+		Limits:   Limits{MaxBrowserFrame: 64 << 20, MaxRPCMessage: 64 << 20, MaxInFlight: 64, ScriptMemory: 256 << 20, ScriptOutput: 64 << 10},
 		LogLevel: slog.LevelInfo,
 	}
 }

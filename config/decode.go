@@ -39,13 +39,20 @@ func decode(v *viper.Viper, src sources) (*Config, error) {
 			Launch:    d.duration(keyLaunch),
 			Action:    d.duration(keyAction),
 			Reconnect: d.duration(keyReconnect),
+			Script:    d.duration(keyScript),
+			ScriptMax: d.duration(keyScriptMax),
 		},
 		Limits: Limits{
 			MaxBrowserFrame: d.size(keyMaxBrowserFrame, MaxBrowserFrameLimit),
 			MaxRPCMessage:   d.size(keyMaxRPCMessage, math.MaxInt),
 			MaxInFlight:     d.count(keyMaxInFlight, MaxInFlightLimit),
+			ScriptMemory:    d.size(keyScriptMemory, math.MaxInt),
+			ScriptOutput:    d.size(keyScriptOutput, math.MaxInt),
 		},
 		LogLevel: d.logLevel(keyLogLevel),
+	}
+	if d.err == nil && c.Timeouts.Script > c.Timeouts.ScriptMax {
+		d.fail(keyScript, c.Timeouts.Script.String(), "exceeds timeouts.script_max ("+c.Timeouts.ScriptMax.String()+")")
 	}
 	if d.err != nil {
 		return nil, d.err

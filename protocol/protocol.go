@@ -105,6 +105,8 @@ const (
 	// A browser the service knows (seen within timeouts.reconnect) is
 	// reconnecting and did not come back within the call's timeout; data.browser.
 	CodeBrowserReconnecting Code = 1015
+	CodeScript              Code = 1120 // a script threw or does not compile; data.line, data.column, data.output
+	CodeScriptLimit         Code = 1121 // a script hit the memory, call-depth or screenshot guard; data.output
 )
 
 // Name returns the stable short name of a code.
@@ -178,6 +180,10 @@ func (c Code) Name() string {
 		return "foreign_ref"
 	case CodeBrowserReconnecting:
 		return "browser_reconnecting"
+	case CodeScript:
+		return "script_error"
+	case CodeScriptLimit:
+		return "script_limit"
 	}
 	return fmt.Sprintf("code_%d", int(c))
 }

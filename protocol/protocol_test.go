@@ -14,7 +14,8 @@ func TestCodeNames(t *testing.T) {
 		CodeBrowserGone, CodeTooLarge, CodeAmbiguousBrowser, CodeAttachFailed, CodeExtension, CodeForbiddenOrigin,
 		CodeForbiddenHost, CodeBadFrame, CodeNotFound, CodeAmbiguous, CodeStaleRef, CodeUnknownRef, CodeSyntax,
 		CodeNotActionable, CodeJSException, CodeNavigation, CodeUnsupported, CodeDialogOpen, CodeDownloadFailed, CodeBusy,
-		CodeForeignRef, CodeBrowserReconnecting}
+		CodeForeignRef, CodeBrowserReconnecting,
+		CodeScript, CodeScriptLimit}
 	seen := map[string]Code{}
 	for _, c := range codes {
 		name := c.Name()

@@ -24,7 +24,7 @@ import (
 // files of this package add (one file per capability). New builds it once.
 func (s *Service) handlers() map[string]handler {
 	all := make(map[string]handler)
-	for _, group := range []map[string]handler{s.coreHandlers(), s.snapshotHandlers(), s.resolveHandlers(), s.actionHandlers()} {
+	for _, group := range []map[string]handler{s.coreHandlers(), s.snapshotHandlers(), s.resolveHandlers(), s.actionHandlers(), s.scriptHandlers()} {
 		for name, h := range group {
 			all[name] = h
 		}
@@ -53,7 +53,13 @@ func (s *Service) dispatch(ctx context.Context, a *agent, method string, params 
 	if !ok {
 		return nil, protocol.Errorf(protocol.CodeMethodNotFound, "unknown method %q", method)
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+	timeout := s.opts.RequestTimeout
+	if method == protocol.MethodScriptRun {
+		// A script has its own clock (timeouts.script, at most
+		// timeouts.script_max); each of its calls gets the request deadline.
+		timeout = max(timeout, s.opts.ScriptMax+5*time.Second)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	return h.run(ctx, a, params)
 }

@@ -47,6 +47,10 @@ type Options struct {
 	MaxBrowserFrame int           // cap of one frame from the browser
 	MaxRPCMessage   int           // cap of one agent WebSocket message
 	MaxInFlight     int           // requests one agent connection may have running at once
+	ScriptTimeout   time.Duration // a script's default wall-clock limit
+	ScriptMax       time.Duration // the longest a script may ask for
+	ScriptMemory    int64         // heap growth a running script may cause
+	ScriptOutput    int           // a script's console output cap
 	Logger          *slog.Logger
 }
 
@@ -106,6 +110,10 @@ func New(opts Options) (*Service, error) {
 	if opts.MaxInFlight <= 0 {
 		opts.MaxInFlight = 64
 	}
+	if opts.ScriptTimeout <= 0 {
+		opts.ScriptTimeout = 30 * time.Second
+	}
+	opts.ScriptMax = max(opts.ScriptMax, opts.ScriptTimeout)
 	s := &Service{opts: opts, log: opts.Logger, links: make(map[string]*link), changed: make(chan struct{})}
 	var err error
 	// Start the numbering at a random point below 2^52 (exact in the

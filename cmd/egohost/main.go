@@ -69,6 +69,9 @@ tab), --json, --timeout D (the verb's wait; default timeouts.action)):
   egohost eval JS                                egohost screenshot FILE [--full] [--target TARGET]
   egohost dialog accept [TEXT] | dialog dismiss  egohost download [--click TARGET]
   egohost cdp METHOD [PARAMS_JSON]               send one CDP command, print its result
+  egohost run [FILE|-] [--file PATH]… [--out DIR]
+                                         run a Playwright-shaped script (stdin by default) in the
+                                         service's sandbox: one call, prints what it logs
 Durations take milliseconds (1500) or units (1.5s, 500ms), in flags and in EGOHOST_TIMEOUTS_*.
 TARGET is a @ref from a snapshot (@12, not e12) or a locator: 'role=button[name="Save"]', 'text=Sign in',
 'label=Email', '#id', 'css=li >> nth=2' (see docs/locators.md).
@@ -122,6 +125,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cerr = e.wait(ctx, rest)
 	case "tab":
 		cerr = e.tab(ctx, rest)
+	case "run":
+		cerr = e.runScript(ctx, rest)
 	default:
 		verb, ok := e.verbs()[cmd]
 		if !ok {

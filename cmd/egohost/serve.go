@@ -30,6 +30,10 @@ func (e *env) serviceOptions() service.Options {
 		MaxBrowserFrame: c.Limits.MaxBrowserFrame,
 		MaxRPCMessage:   c.Limits.MaxRPCMessage,
 		MaxInFlight:     c.Limits.MaxInFlight,
+		ScriptTimeout:   c.Timeouts.Script,
+		ScriptMax:       c.Timeouts.ScriptMax,
+		ScriptMemory:    int64(c.Limits.ScriptMemory),
+		ScriptOutput:    c.Limits.ScriptOutput,
 		Logger:          e.log,
 	}
 }

@@ -1,0 +1,91 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/script"
+)
+
+func (s *Service) scriptHandlers() map[string]handler {
+	return map[string]handler{
+		protocol.MethodScriptRun: typed(s.scriptRun),
+	}
+}
+
+// scriptCalls runs a script's browser calls: the agents' own handlers,
+// each with the request deadline, as if the agent had sent it.
+type scriptCalls struct {
+	s *Service
+	a *agent
+}
+
+// Call implements script.Service.
+func (c scriptCalls) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	h, ok := c.s.methods[method]
+	if !ok || method == protocol.MethodScriptRun {
+		return nil, protocol.Errorf(protocol.CodeMethodNotFound, "unknown method %q", method)
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.s.opts.RequestTimeout)
+	defer cancel()
+	res, err := h.run(ctx, c.a, params)
+	if err != nil {
+		return nil, toProtocolError(err)
+	}
+	if raw, ok := res.(json.RawMessage); ok {
+		return raw, nil
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeInternal, "%s: encode result: %v", method, err)
+	}
+	return b, nil
+}
+
+func (s *Service) scriptRun(ctx context.Context, a *agent, p protocol.ScriptRunParams) (any, error) {
+	if strings.TrimSpace(p.Script) == "" {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "script.run: script is empty")
+	}
+	timeout := s.opts.ScriptTimeout
+	switch {
+	case p.TimeoutMs < 0:
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "script.run: timeoutMs must not be negative")
+	case p.TimeoutMs > 0:
+		timeout = millis(p.TimeoutMs)
+	}
+	if timeout > s.opts.ScriptMax {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "script.run: a timeout of %v exceeds timeouts.script_max (%v)", timeout, s.opts.ScriptMax)
+	}
+	files := make([]string, 0, len(p.Files))
+	for _, f := range p.Files {
+		if !filepath.IsAbs(f) {
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "script.run: file %q is not an absolute path", f)
+		}
+		st, err := os.Stat(f)
+		if err != nil {
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "script.run: %v", err)
+		}
+		if !st.Mode().IsRegular() {
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "script.run: %s is not a regular file", f)
+		}
+		files = append(files, filepath.Clean(f))
+	}
+	// The script's page stays the tab that is active now, whatever tabs
+	// it opens. Without a browser the script still runs: its calls fail
+	// with the reason.
+	t := p.Target
+	if l, id, err := s.target(ctx, t); err == nil {
+		t = protocol.Target{Browser: l.id, Tab: id}
+	}
+	return script.Run(ctx, scriptCalls{s: s, a: a}, p.Script, script.Options{
+		Target:    t,
+		Timeout:   timeout,
+		MaxMemory: s.opts.ScriptMemory,
+		MaxOutput: s.opts.ScriptOutput,
+		Files:     files,
+	})
+}
