@@ -1,9 +1,9 @@
 package e2e
 
 import (
+	"os"
 	"encoding/json"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -65,7 +65,7 @@ func TestSubscriptionEndsWhenTheRelayDies(t *testing.T) {
 	if err := c.agent.Call(ctx, protocol.MethodBrowsersList, nil, &bl); err != nil || len(bl.Browsers) != 1 {
 		t.Fatalf("browsers.list: %+v, %v", bl, err)
 	}
-	if err := syscall.Kill(bl.Browsers[0].RelayPID, syscall.SIGKILL); err != nil {
+	if err := killPID(bl.Browsers[0].RelayPID); err != nil {
 		t.Fatalf("kill the relay (pid %d): %v", bl.Browsers[0].RelayPID, err)
 	}
 	var ended protocol.SubscriptionEnded
@@ -85,4 +85,13 @@ func TestSubscriptionEndsWhenTheRelayDies(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitNote("the console event after the relay came back", consoleOn(again.Subscription, "after the relay came back"))
+}
+
+// killPID kills process pid at once (SIGKILL on Unix).
+func killPID(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Kill()
 }
