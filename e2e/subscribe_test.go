@@ -1,8 +1,8 @@
 package e2e
 
 import (
-	"os"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
