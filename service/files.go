@@ -122,8 +122,8 @@ func listenSocket(path string) (net.Listener, error) {
 	return ln, nil
 }
 
-// checkLoopback refuses a listen address that is not loopback.
-func checkLoopback(addr string) error {
+// CheckLoopback refuses a listen address that is not loopback.
+func CheckLoopback(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("%q: %w", addr, err)

@@ -21,7 +21,7 @@ type handler func(ctx context.Context, a *agent, params json.RawMessage) (any, e
 // files of this package add (one file per capability). New builds it once.
 func (s *Service) handlers() map[string]handler {
 	all := make(map[string]handler)
-	for _, group := range []map[string]handler{s.coreHandlers(), s.snapshotHandlers(), s.resolveHandlers(), s.actionHandlers()} {
+	for _, group := range []map[string]handler{s.coreHandlers(), s.snapshotHandlers(), s.resolveHandlers(), s.actionHandlers(), s.recordHandlers(), s.cookieHandlers()} {
 		for name, h := range group {
 			all[name] = h
 		}

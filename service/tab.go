@@ -122,6 +122,9 @@ type tabState struct {
 	// sets it, and must never wait for mu (page holds mu across CDP calls
 	// whose replies that same reader delivers).
 	dialog atomic.Pointer[protocol.Dialog]
+	// rec records the tab's console and network while the page is open
+	// (record.go). Atomic: the link's reader feeds it.
+	rec atomic.Pointer[tabRecord]
 }
 
 // trackDialog follows Page.javascriptDialogOpening/Closed of a tab's main
@@ -161,6 +164,7 @@ func (t *tabState) close() {
 	t.page = nil
 	t.snap = nil
 	t.res = nil
+	t.rec.Store(nil)
 	t.mu.Unlock()
 	if p != nil {
 		p.Close()
@@ -206,5 +210,9 @@ func (l *link) page(ctx context.Context, tabID int) (*tabState, error) {
 	t.page = p
 	t.snap = snapshot.NewTabShared(p, l.refs)
 	t.res = resolver.New(p, t.snap)
+	t.rec.Store(newTabRecord())
+	if err := startRecording(ctx, &tabSession{l: l, tabID: tabID}); err != nil {
+		l.log.Warn("record console and network", "tab", tabID, "err", err)
+	}
 	return t, nil
 }

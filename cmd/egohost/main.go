@@ -46,6 +46,8 @@ Service and setup:
   egohost uninstall [--service]          remove what install wrote
   egohost status                         is the service up, which browsers are connected
   egohost demo [--headed]                launch, drive a page through the whole chain, exit
+  egohost mcp [--http 127.0.0.1:PORT]    MCP server (stdio, or streamable HTTP with the token)
+                                         for agents, over the running service
 
 Talking to the running service (common flags: --browser ID, --tab ID (default: the active
 tab), --json, --timeout D (the verb's wait; default timeouts.action)):
@@ -62,6 +64,8 @@ tab), --json, --timeout D (the verb's wait; default timeouts.action)):
   egohost eval JS                                egohost screenshot FILE [--full] [--target TARGET]
   egohost dialog accept [TEXT] | dialog dismiss  egohost download [--click TARGET]
   egohost cdp METHOD [PARAMS_JSON]               send one CDP command, print its result
+  egohost console [--level L] [--clear]          egohost network [--static] [--clear]
+  egohost cookies [get [NAME] | set NAME VALUE [--domain D] [--path P] | clear [NAME]]
 TARGET is a @ref from a snapshot or a locator: 'role=button[name="Save"]', 'text=Sign in',
 'label=Email', '#id', 'css=li >> nth=2' (see docs/locators.md).
 
@@ -103,7 +107,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cerr = e.demo(ctx, rest)
 	case "status":
 		cerr = e.status(ctx, rest)
+	case "mcp":
+		cerr = e.mcp(ctx, rest)
 	default:
+		cmd, rest = subVerb(cmd, rest)
 		verb, ok := e.verbs()[cmd]
 		if !ok {
 			fmt.Fprintf(stderr, "egohost: unknown command %q\n\n%s", cmd, usage)
