@@ -57,6 +57,8 @@ type tools struct {
 	mu   sync.Mutex
 	tab  int  // 0: the browser's active tab
 	full bool // the latest snapshot showed every element
+	// dialogOpen is the JavaScript dialog a tool saw open, until answered.
+	dialogOpen *protocol.Dialog
 }
 
 func (t *tools) target() protocol.Target {

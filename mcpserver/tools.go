@@ -208,6 +208,10 @@ func (t *tools) navigate(ctx context.Context, in NavigateIn) *mcp.CallToolResult
 		return failure(err)
 	}
 	t.setTab(r.Tab)
+	if r.Dialog != nil {
+		t.sawDialog(r.Dialog)
+		return text(navOutcome("navigated to "+r.URL, r))
+	}
 	return t.page(ctx, navOutcome("navigated to "+r.URL, r))
 }
 
@@ -217,6 +221,14 @@ func navOutcome(what string, r protocol.NavResult) string {
 		s += "; " + dialogLine(r.Dialog)
 	}
 	return s
+}
+
+// sawDialog remembers the dialog an action opened, so browser_handle_dialog
+// can name what it answered.
+func (t *tools) sawDialog(d *protocol.Dialog) {
+	t.mu.Lock()
+	t.dialogOpen = d
+	t.mu.Unlock()
 }
 
 func dialogLine(d *protocol.Dialog) string {
@@ -264,6 +276,7 @@ func (t *tools) acted(ctx context.Context, verb string, r protocol.ActionResult)
 		line += "; navigated to " + r.Settled.URL
 	}
 	if r.Dialog != nil {
+		t.sawDialog(r.Dialog)
 		line += "; " + dialogLine(r.Dialog)
 		return text(line) // the page is blocked: a snapshot would fail
 	}
@@ -431,6 +444,12 @@ func (t *tools) dialog(ctx context.Context, in DialogIn) *mcp.CallToolResult {
 		verb = "accepted"
 	}
 	line := verb + " the dialog"
+	t.mu.Lock()
+	if r.Dialog == nil {
+		r.Dialog = t.dialogOpen
+	}
+	t.dialogOpen = nil
+	t.mu.Unlock()
 	if r.Dialog != nil {
 		line = fmt.Sprintf("%s the %s dialog %q", verb, r.Dialog.Type, r.Dialog.Message)
 	}
@@ -597,6 +616,7 @@ func (t *tools) evaluate(ctx context.Context, in EvaluateIn) *mcp.CallToolResult
 		out = r.Description
 	}
 	if r.Dialog != nil {
+		t.sawDialog(r.Dialog)
 		out += "\n" + dialogLine(r.Dialog)
 	}
 	return text(out)
