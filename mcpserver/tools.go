@@ -14,9 +14,9 @@ import (
 // Element names one element. Target is ours; Ref and Element are what
 // prompts written for Playwright MCP send.
 type Element struct {
-	Target  string `json:"target,omitempty" jsonschema:"@ref from a snapshot, or a locator: role=button[name=\"Save\"], text=…, label=…, CSS"`
-	Ref     string `json:"ref,omitempty" jsonschema:"same as target"`
-	About   string `json:"element,omitempty" jsonschema:"what the element is, for the user (not used to find it)"`
+	Target string `json:"target,omitempty" jsonschema:"@ref from a snapshot, or a locator: role=button[name=\"Save\"], text=…, label=…, CSS"`
+	Ref    string `json:"ref,omitempty" jsonschema:"same as target"`
+	About  string `json:"element,omitempty" jsonschema:"what the element is, for the user (not used to find it)"`
 }
 
 // target returns the element's @ref or locator.
