@@ -72,7 +72,7 @@ func serveMCP(t *testing.T) string {
 
 // startMCP runs `egohost mcp` (the real binary, stdio) against the state
 // dir's service and connects the SDK's client to it.
-func startMCP(t *testing.T, stateDir string, args ...string) (*mcp.ClientSession, *logBuffer) {
+func startMCP(t testing.TB, stateDir string, args ...string) (*mcp.ClientSession, *logBuffer) {
 	t.Helper()
 	cmd := exec.Command(theSuite.bin, append([]string{"mcp"}, args...)...)
 	cmd.Env = chainEnv(stateDir)
@@ -95,7 +95,7 @@ type toolResult struct {
 	isErr  bool
 }
 
-func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) toolResult {
+func callTool(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any) toolResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
