@@ -99,6 +99,9 @@ func callTool(t testing.TB, cs *mcp.ClientSession, name string, args map[string]
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	if args == nil {
+		args = map[string]any{} // Playwright MCP refuses null arguments
+	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		t.Fatalf("%s %v: %v", name, args, err)
@@ -207,6 +210,12 @@ func TestMCPThroughChain(t *testing.T) {
 		ok(t, cs, "browser_snapshot", map[string]any{"diff": true}, "[no changes since the previous snapshot")
 		ok(t, cs, "browser_snapshot", map[string]any{"maxChars": 60}, "start=")
 		ok(t, cs, "browser_snapshot", map[string]any{"scope": "role=combobox"}, `combobox "Country"`)
+		if out := ok(t, cs, "browser_navigate", map[string]any{"url": base + "/thanks", "snapshot": "none"}, "navigated to "+base+"/thanks"); strings.Contains(out, "link") {
+			t.Errorf("snapshot none answered a snapshot:\n%s", out)
+		}
+		ok(t, cs, "browser_navigate", map[string]any{"url": base + "/thanks", "snapshot": "full"}, `heading "Thank you" [level=1]`, `link "Back to the shop"`)
+		fails(t, cs, "browser_navigate", map[string]any{"url": base + "/thanks", "snapshot": "some"}, "invalid_params")
+		ok(t, cs, "browser_navigate", map[string]any{"url": base + "/checkout"})
 	})
 
 	t.Run("stale ref after navigating", func(t *testing.T) {
@@ -233,7 +242,7 @@ func TestMCPThroughChain(t *testing.T) {
 		ok(t, cs, "browser_hover", map[string]any{"target": "#hov"}, "hovered", `+ `, `button "Tooltip"`)
 	})
 	t.Run("drag", func(t *testing.T) {
-		ok(t, cs, "browser_drag", map[string]any{"startElement": "Drag", "startRef": "#src", "endElement": "Drop", "endRef": "#dst"}, "dragged")
+		ok(t, cs, "browser_drag", map[string]any{"startElement": "Drag", "startTarget": "#src", "endElement": "Drop", "endTarget": "#dst"}, "dragged")
 		if got := evalTab("document.getElementById('dst').dataset.dropped"); got != `"yes"` {
 			t.Errorf("drop: got %s, want yes", got)
 		}
@@ -302,6 +311,7 @@ func TestMCPThroughChain(t *testing.T) {
 		if strings.Contains(net, "pixel.png") {
 			t.Errorf("static resources listed without includeStatic:\n%s", net)
 		}
+		ok(t, cs, "browser_network_requests", map[string]any{"static": true}, base+"/pixel.png")
 		ok(t, cs, "browser_network_requests", map[string]any{"includeStatic": true}, base+"/pixel.png")
 		fails(t, cs, "browser_console_messages", map[string]any{"level": "loud"}, "invalid_params")
 	})

@@ -139,7 +139,8 @@ func oneLine(s string) string {
 }
 
 // snapshot takes a snapshot of the session's tab: the page after a
-// navigation (diff false) or what changed since the previous one.
+// navigation (diff false) or what changed since the previous one (of the
+// same kind as the previous one).
 func (t *tools) snapshot(ctx context.Context, diff bool) (protocol.SnapshotResult, error) {
 	t.mu.Lock()
 	full := t.full
@@ -147,6 +148,10 @@ func (t *tools) snapshot(ctx context.Context, diff bool) (protocol.SnapshotResul
 	if !diff {
 		full = t.opts.FullSnapshots
 	}
+	return t.snapshotAs(ctx, diff, full)
+}
+
+func (t *tools) snapshotAs(ctx context.Context, diff, full bool) (protocol.SnapshotResult, error) {
 	var res protocol.SnapshotResult
 	err := t.call(ctx, protocol.MethodSnapshot, protocol.SnapshotParams{
 		Target: t.target(), Interactive: !full, Diff: diff, MaxChars: t.opts.MaxChars,
@@ -161,7 +166,12 @@ func (t *tools) snapshot(ctx context.Context, diff bool) (protocol.SnapshotResul
 
 // page renders a navigation's outcome with the new page's snapshot.
 func (t *tools) page(ctx context.Context, outcome string) *mcp.CallToolResult {
-	snap, err := t.snapshot(ctx, false)
+	return t.pageAs(ctx, outcome, t.opts.FullSnapshots)
+}
+
+// pageAs is page with every element (full) or the interactive ones.
+func (t *tools) pageAs(ctx context.Context, outcome string, full bool) *mcp.CallToolResult {
+	snap, err := t.snapshotAs(ctx, false, full)
 	if err != nil {
 		return text(outcome + "\n(no snapshot: " + errorLine(err) + ")")
 	}

@@ -32,6 +32,24 @@ func (e Element) target() (string, error) {
 	return "", fmt.Errorf("no target: give a @ref from browser_snapshot or a locator")
 }
 
+// oneOf returns the one value given under several names (aliases).
+func oneOf(values ...string) (string, error) {
+	got := ""
+	for _, v := range values {
+		switch {
+		case v == "" || v == got:
+		case got != "":
+			return "", fmt.Errorf("%q and %q differ: give one", got, v)
+		default:
+			got = v
+		}
+	}
+	if got == "" {
+		return "", fmt.Errorf("no target: give a @ref from browser_snapshot or a locator")
+	}
+	return got, nil
+}
+
 // optTarget is target for tools where the element is optional.
 func (e Element) optTarget() (string, error) {
 	if e.Target == "" && e.Ref == "" {
@@ -46,7 +64,8 @@ func badArgs(err error) *mcp.CallToolResult {
 }
 
 type NavigateIn struct {
-	URL string `json:"url" jsonschema:"the URL to open in the current tab"`
+	URL      string `json:"url" jsonschema:"the URL to open in the current tab"`
+	Snapshot string `json:"snapshot,omitempty" jsonschema:"what to return of the page: interactive (default), full (every element and text) or none"`
 }
 
 type NoIn struct{}
@@ -98,6 +117,8 @@ type PressIn struct {
 type DragIn struct {
 	Target       string `json:"target,omitempty" jsonschema:"element to drag: @ref or locator"`
 	To           string `json:"to,omitempty" jsonschema:"element to drop it on: @ref or locator"`
+	StartTarget  string `json:"startTarget,omitempty" jsonschema:"same as target"`
+	EndTarget    string `json:"endTarget,omitempty" jsonschema:"same as to"`
 	StartRef     string `json:"startRef,omitempty" jsonschema:"same as target"`
 	EndRef       string `json:"endRef,omitempty" jsonschema:"same as to"`
 	StartElement string `json:"startElement,omitempty" jsonschema:"what is dragged, for the user"`
@@ -142,13 +163,14 @@ type ScreenshotIn struct {
 }
 
 type ConsoleIn struct {
-	Level      string `json:"level,omitempty" jsonschema:"debug (default: all), info, warning or error: that level and worse"`
+	Level      string `json:"level,omitempty" jsonschema:"error, warning, info (default) or debug: that level and worse"`
 	OnlyErrors bool   `json:"onlyErrors,omitempty" jsonschema:"same as level error"`
 	Clear      bool   `json:"clear,omitempty" jsonschema:"forget them after reading"`
 }
 
 type NetworkIn struct {
-	IncludeStatic bool `json:"includeStatic,omitempty" jsonschema:"also images, fonts, scripts, style sheets, media"`
+	Static        bool `json:"static,omitempty" jsonschema:"also images, fonts, scripts, style sheets, media"`
+	IncludeStatic bool `json:"includeStatic,omitempty" jsonschema:"same as static"`
 	Clear         bool `json:"clear,omitempty" jsonschema:"forget them after reading"`
 }
 
@@ -180,7 +202,7 @@ func add[In any](srv *mcp.Server, name, desc string, readOnly bool, h handler[In
 }
 
 func (t *tools) register(srv *mcp.Server) {
-	add(srv, "browser_navigate", "Open a URL in the current tab; returns the page's snapshot.", false, t.navigate)
+	add(srv, "browser_navigate", "Open a URL in the current tab; returns the page's snapshot (interactive elements by default).", false, t.navigate)
 	add(srv, "browser_navigate_back", "Go back in the current tab's history; returns the page's snapshot.", false, t.back)
 	add(srv, "browser_snapshot", "The current page as an accessibility tree with @refs (interactive elements only unless interactive=false).", true, t.snapshotTool)
 	add(srv, "browser_click", "Click an element; returns what changed.", false, t.click)
@@ -203,6 +225,11 @@ func (t *tools) register(srv *mcp.Server) {
 }
 
 func (t *tools) navigate(ctx context.Context, in NavigateIn) *mcp.CallToolResult {
+	switch in.Snapshot {
+	case "", "interactive", "full", "none":
+	default:
+		return badArgs(fmt.Errorf("snapshot %q is not interactive, full or none", in.Snapshot))
+	}
 	var r protocol.NavResult
 	if err := t.call(ctx, protocol.MethodGoto, protocol.GotoParams{Target: t.target(), URL: in.URL}, &r); err != nil {
 		return failure(err)
@@ -211,6 +238,12 @@ func (t *tools) navigate(ctx context.Context, in NavigateIn) *mcp.CallToolResult
 	if r.Dialog != nil {
 		t.sawDialog(r.Dialog)
 		return text(navOutcome("navigated to "+r.URL, r))
+	}
+	switch in.Snapshot {
+	case "none":
+		return text(navOutcome("navigated to "+r.URL, r))
+	case "full":
+		return t.pageAs(ctx, navOutcome("navigated to "+r.URL, r), true)
 	}
 	return t.page(ctx, navOutcome("navigated to "+r.URL, r))
 }
@@ -404,11 +437,11 @@ func (t *tools) hover(ctx context.Context, in Element) *mcp.CallToolResult {
 }
 
 func (t *tools) drag(ctx context.Context, in DragIn) *mcp.CallToolResult {
-	from, err := Element{Target: in.Target, Ref: in.StartRef}.target()
+	from, err := oneOf(in.Target, in.StartTarget, in.StartRef)
 	if err != nil {
 		return badArgs(fmt.Errorf("what to drag: %w", err))
 	}
-	to, err := Element{Target: in.To, Ref: in.EndRef}.target()
+	to, err := oneOf(in.To, in.EndTarget, in.EndRef)
 	if err != nil {
 		return badArgs(fmt.Errorf("where to drop: %w", err))
 	}
@@ -645,7 +678,7 @@ func (t *tools) screenshot(ctx context.Context, in ScreenshotIn) *mcp.CallToolRe
 }
 
 func (t *tools) console(ctx context.Context, in ConsoleIn) *mcp.CallToolResult {
-	level := in.Level
+	level := cmpOr(in.Level, "info")
 	if in.OnlyErrors {
 		level = "error"
 	}
@@ -669,7 +702,7 @@ func (t *tools) console(ctx context.Context, in ConsoleIn) *mcp.CallToolResult {
 
 func (t *tools) network(ctx context.Context, in NetworkIn) *mcp.CallToolResult {
 	var r protocol.NetworkListResult
-	if err := t.call(ctx, protocol.MethodNetworkList, protocol.NetworkListParams{Target: t.target(), Static: in.IncludeStatic, Clear: in.Clear}, &r); err != nil {
+	if err := t.call(ctx, protocol.MethodNetworkList, protocol.NetworkListParams{Target: t.target(), Static: in.Static || in.IncludeStatic, Clear: in.Clear}, &r); err != nil {
 		return failure(err)
 	}
 	var b strings.Builder
