@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
@@ -71,10 +72,16 @@ func newTabRecord() *tabRecord {
 	}
 }
 
+// recordStartTimeout bounds the start of a tab's record: a browser that
+// does not answer must not take the whole request's deadline.
+const recordStartTimeout = 5 * time.Second
+
 // startRecording turns on the CDP domains whose events the record needs on
 // the tab's main session. Runtime.enable also replays the console messages
 // the page logged before.
 func startRecording(ctx context.Context, s *tabSession) error {
+	ctx, cancel := context.WithTimeout(ctx, recordStartTimeout)
+	defer cancel()
 	if err := s.Call(ctx, network.CommandEnable, network.EnableParams{}, nil); err != nil {
 		return err
 	}
