@@ -199,6 +199,9 @@ func benchTasks(base string, orders chan string) []benchTask {
 // browser) in one run: calls, characters answered and wall time per task.
 // Run: go test ./e2e -run '^$' -bench MCPVersusPlaywrightMCP -benchtime 5x -timeout 30m
 func BenchmarkMCPVersusPlaywrightMCP(b *testing.B) {
+	// The 15,000-element page takes seconds per snapshot on a loaded
+	// machine: both servers get 120 s per call instead of 30.
+	b.Setenv("EGOHOST_TIMEOUTS_REQUEST", "120s")
 	c := startChain(b)
 	orders := make(chan string, 1)
 	pages := benchPagesHandler(orders)
@@ -217,7 +220,7 @@ func BenchmarkMCPVersusPlaywrightMCP(b *testing.B) {
 		}
 		b.Skipf("Playwright MCP is missing (install Node.js and run npm ci in bench/)")
 	}
-	pwCmd := exec.Command(node, cli, "--cdp-endpoint", endpoint)
+	pwCmd := exec.Command(node, cli, "--cdp-endpoint", endpoint, "--timeout-action", "120000", "--timeout-navigation", "120000")
 	pwLogs := &logBuffer{}
 	pwCmd.Stderr = pwLogs
 	pwCS, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: pwCmd}, nil)

@@ -97,7 +97,7 @@ type toolResult struct {
 
 func callTool(t testing.TB, cs *mcp.ClientSession, name string, args map[string]any) toolResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
 	if args == nil {
 		args = map[string]any{} // Playwright MCP refuses null arguments

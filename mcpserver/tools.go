@@ -535,18 +535,21 @@ func (t *tools) tabs(ctx context.Context, in TabsIn) *mcp.CallToolResult {
 		return text(renderTabs(tabs, cur))
 	case "new":
 		var r protocol.TabResult
-		if err := t.call(ctx, protocol.MethodTabsOpen, protocol.TabsOpenParams{URL: in.URL}, &r); err != nil {
+		if err := t.call(ctx, protocol.MethodTabsOpen, protocol.TabsOpenParams{}, &r); err != nil {
 			return failure(err)
 		}
 		t.setTab(r.Tab.ID)
+		outcome := fmt.Sprintf("opened tab %d", r.Tab.ID)
 		if in.URL != "" && in.URL != "about:blank" {
-			// tabs.open returns once the tab exists: wait for its load.
-			var w protocol.WaitResult
-			if err := t.call(ctx, protocol.MethodWait, protocol.WaitParams{Target: t.target(), Load: "load", TimeoutMs: 20000}, &w); err != nil {
+			// goto waits for the load of the document it navigated to
+			// (tabs.open returns once the tab exists).
+			var nav protocol.NavResult
+			if err := t.call(ctx, protocol.MethodGoto, protocol.GotoParams{Target: t.target(), URL: in.URL}, &nav); err != nil {
 				return failure(err)
 			}
+			outcome = navOutcome(outcome+" at "+nav.URL, nav)
 		}
-		return t.page(ctx, fmt.Sprintf("opened tab %d", r.Tab.ID))
+		return t.page(ctx, outcome)
 	case "select":
 		tabs, _, err := t.tabList(ctx)
 		if err != nil {
