@@ -86,36 +86,60 @@ func mcpBenchPages() map[string]string {
 }
 
 // mcpAgent is one MCP server driven as a scripted agent would: it counts
-// calls, the characters the server answered and the wall time.
+// calls, the characters the server answered and the wall time. The first
+// failure ends its run (err); the table reports it.
 type mcpAgent struct {
+	tb    testing.TB
 	name  string
 	cs    *mcp.ClientSession
 	calls int
 	chars int
+	err   error
 }
 
-func (a *mcpAgent) call(tb testing.TB, tool string, args map[string]any) string {
-	tb.Helper()
+func (a *mcpAgent) failf(format string, args ...any) {
+	if a.err == nil {
+		a.err = fmt.Errorf(format, args...)
+	}
+}
+
+// call calls a tool and counts it.
+func (a *mcpAgent) call(tool string, args map[string]any) string {
+	out := a.setup(tool, args)
+	if a.err == nil {
+		a.calls++
+		a.chars += len([]rune(out))
+	}
+	return out
+}
+
+// setup calls a tool without counting it (set-up of a measured task).
+func (a *mcpAgent) setup(tool string, args map[string]any) string {
+	if a.err != nil {
+		return ""
+	}
 	start := time.Now()
-	r := callTool(tb, a.cs, tool, args)
+	r := callTool(a.tb, a.cs, tool, args)
 	if os.Getenv("EGOHOST_BENCH_TRACE") != "" {
 		fmt.Fprintf(os.Stderr, "    %s %s: %.0f ms, %d chars\n", a.name, tool, float64(time.Since(start).Microseconds())/1000, len([]rune(r.text)))
 	}
 	if r.isErr {
-		tb.Fatalf("%s %s %v: %s", a.name, tool, args, r.text)
+		a.failf("%s: %s", tool, strings.Join(strings.Fields(r.text), " "))
+		return ""
 	}
-	a.calls++
-	a.chars += len([]rune(r.text))
 	return r.text
 }
 
 // refIn finds a line's ref in either server's snapshot: `@12` (egohost)
 // or `[ref=e12]` (Playwright MCP).
-func refIn(tb testing.TB, snap, line string) string {
-	tb.Helper()
+func (a *mcpAgent) refIn(snap, line string) string {
+	if a.err != nil {
+		return ""
+	}
 	m := regexp.MustCompile(regexp.QuoteMeta(line) + `[^\n]*?(?:(@\d+)|\[ref=(\w+)\])`).FindStringSubmatch(snap)
 	if m == nil {
-		tb.Fatalf("no ref for %q in:\n%.3000s", line, snap)
+		a.failf("no ref for %q in its snapshot", line)
+		return ""
 	}
 	return m[1] + m[2]
 }
@@ -124,64 +148,66 @@ func refIn(tb testing.TB, snap, line string) string {
 type taskResult struct {
 	calls, chars int
 	ms           float64
+	err          error
 }
 
 // benchTask is a task an agent does through an MCP server.
 type benchTask struct {
 	name string
-	run  func(tb testing.TB, a *mcpAgent, pw bool)
+	run  func(a *mcpAgent, pw bool)
 }
 
 func benchTasks(base string, orders chan string) []benchTask {
 	// The 5-field checkout: the fewest calls each server allows.
-	checkout := func(tb testing.TB, a *mcpAgent, pw bool) {
-		snap := a.call(tb, "browser_navigate", map[string]any{"url": base + "/checkout"})
-		if !strings.Contains(snap, `textbox "Full name"`) {
-			snap = a.call(tb, "browser_snapshot", nil) // the page's refs
+	checkout := func(a *mcpAgent, pw bool) {
+		snap := a.call("browser_navigate", map[string]any{"url": base + "/checkout"})
+		if a.err == nil && !strings.Contains(snap, `textbox "Full name"`) {
+			snap = a.call("browser_snapshot", nil) // the page's refs
 		}
 		fields := []map[string]any{
-			{"name": "Full name", "type": "textbox", "target": refIn(tb, snap, `textbox "Full name"`), "value": "Ada Lovelace"},
-			{"name": "Email", "type": "textbox", "target": refIn(tb, snap, `textbox "Email"`), "value": "ada@example.com"},
-			{"name": "Address", "type": "textbox", "target": refIn(tb, snap, `textbox "Address"`), "value": "12 St James's Square"},
-			{"name": "Country", "type": "combobox", "target": refIn(tb, snap, `combobox "Country"`), "value": "Germany"},
-			{"name": "Terms", "type": "checkbox", "target": refIn(tb, snap, `checkbox "I accept the terms of sale"`), "value": "true"},
+			{"name": "Full name", "type": "textbox", "target": a.refIn(snap, `textbox "Full name"`), "value": "Ada Lovelace"},
+			{"name": "Email", "type": "textbox", "target": a.refIn(snap, `textbox "Email"`), "value": "ada@example.com"},
+			{"name": "Address", "type": "textbox", "target": a.refIn(snap, `textbox "Address"`), "value": "12 St James's Square"},
+			{"name": "Country", "type": "combobox", "target": a.refIn(snap, `combobox "Country"`), "value": "Germany"},
+			{"name": "Terms", "type": "checkbox", "target": a.refIn(snap, `checkbox "I accept the terms of sale"`), "value": "true"},
 		}
-		a.call(tb, "browser_fill_form", map[string]any{"fields": fields})
-		a.call(tb, "browser_click", map[string]any{"element": "Place order", "target": refIn(tb, snap, `button "Place order"`)})
+		a.call("browser_fill_form", map[string]any{"fields": fields})
+		a.call("browser_click", map[string]any{"element": "Place order", "target": a.refIn(snap, `button "Place order"`)})
+		if a.err != nil {
+			return
+		}
 		select {
 		case q := <-orders:
 			if want := "name=Ada+Lovelace&email=ada%40example.com&address=12+St+James%27s+Square&country=de&terms=yes"; q != want {
-				tb.Fatalf("%s placed the order %q, want %q", a.name, q, want)
+				a.failf("placed the order %q, want %q", q, want)
 			}
 		case <-time.After(10 * time.Second):
-			tb.Fatalf("%s: no order reached the server", a.name)
+			a.failf("no order reached the server")
 		}
 	}
 	// Reading a page: open it and read its text (egohost: a navigation
 	// that answers the full snapshot).
-	read := func(path, want string) func(tb testing.TB, a *mcpAgent, pw bool) {
-		return func(tb testing.TB, a *mcpAgent, pw bool) {
+	read := func(path, want string) func(a *mcpAgent, pw bool) {
+		return func(a *mcpAgent, pw bool) {
 			args := map[string]any{"url": base + path}
 			if !pw {
 				args["snapshot"] = "full"
 			}
-			out := a.call(tb, "browser_navigate", args)
-			if !strings.Contains(out, want) {
-				out = a.call(tb, "browser_snapshot", nil)
+			out := a.call("browser_navigate", args)
+			if a.err == nil && !strings.Contains(out, want) {
+				out = a.call("browser_snapshot", nil)
 			}
-			if !strings.Contains(out, want) {
-				tb.Fatalf("%s: %q is not in what it read of %s", a.name, want, path)
+			if a.err == nil && !strings.Contains(out, want) {
+				a.failf("%q is not in what it read of %s", want, path)
 			}
 		}
 	}
 	// One snapshot of a page already open (what an agent re-reads); the
 	// navigation is set-up, not counted.
-	snap := func(path string) func(tb testing.TB, a *mcpAgent, pw bool) {
-		return func(tb testing.TB, a *mcpAgent, pw bool) {
-			if r := callTool(tb, a.cs, "browser_navigate", map[string]any{"url": base + path}); r.isErr {
-				tb.Fatalf("%s: %s", a.name, r.text)
-			}
-			a.call(tb, "browser_snapshot", nil)
+	snap := func(path string) func(a *mcpAgent, pw bool) {
+		return func(a *mcpAgent, pw bool) {
+			a.setup("browser_navigate", map[string]any{"url": base + path})
+			a.call("browser_snapshot", nil)
 		}
 	}
 	return []benchTask{
@@ -220,7 +246,9 @@ func BenchmarkMCPVersusPlaywrightMCP(b *testing.B) {
 		}
 		b.Skipf("Playwright MCP is missing (install Node.js and run npm ci in bench/)")
 	}
-	pwCmd := exec.Command(node, cli, "--cdp-endpoint", endpoint, "--timeout-action", "120000", "--timeout-navigation", "120000")
+	out := b.TempDir() // Playwright MCP writes logs and snapshots under its working directory
+	pwCmd := exec.Command(node, cli, "--cdp-endpoint", endpoint, "--timeout-action", "120000", "--timeout-navigation", "120000", "--output-dir", out)
+	pwCmd.Dir = out
 	pwLogs := &logBuffer{}
 	pwCmd.Stderr = pwLogs
 	pwCS, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: pwCmd}, nil)
@@ -277,11 +305,17 @@ func BenchmarkMCPVersusPlaywrightMCP(b *testing.B) {
 		} else {
 			front(egoTab)
 		}
-		a := &mcpAgent{name: name, cs: cs}
+		a := &mcpAgent{tb: b, name: name, cs: cs}
 		start := time.Now()
-		task.run(b, a, pw)
-		r := taskResult{calls: a.calls, chars: a.chars, ms: float64(time.Since(start).Microseconds()) / 1000}
-		fmt.Fprintf(os.Stderr, "  %s: %d calls, %d chars, %.0f ms\n", name, r.calls, r.chars, r.ms)
+		task.run(a, pw)
+		r := taskResult{calls: a.calls, chars: a.chars, ms: float64(time.Since(start).Microseconds()) / 1000, err: a.err}
+		fmt.Fprintf(os.Stderr, "  %s: %d calls, %d chars, %.0f ms, error %v\n", name, r.calls, r.chars, r.ms, r.err)
+		if r.err != nil && !pw {
+			b.Errorf("egohost, %s: %v", task.name, r.err)
+		}
+		// Leave one heavy page alive at a time: the agent's tab goes blank
+		// (set-up, not measured).
+		callTool(b, cs, "browser_navigate", map[string]any{"url": "about:blank"})
 		return r
 	}
 	for i, task := range tasks {
@@ -294,26 +328,52 @@ func BenchmarkMCPVersusPlaywrightMCP(b *testing.B) {
 			cells[i].pw = append(cells[i].pw, measure(pwCS, "Playwright MCP", true, task))
 		}
 	}
-	median := func(rs []taskResult) taskResult {
-		ms := make([]float64, len(rs))
-		for i, r := range rs {
-			ms[i] = r.ms
+	// median is the median time of the runs that succeeded, with the calls
+	// and chars of the last of them; failed counts the others.
+	median := func(rs []taskResult) (taskResult, int, error) {
+		var ms []float64
+		var last taskResult
+		var firstErr error
+		for _, r := range rs {
+			if r.err != nil {
+				if firstErr == nil {
+					firstErr = r.err
+				}
+				continue
+			}
+			ms = append(ms, r.ms)
+			last = r
+		}
+		if len(ms) == 0 {
+			return taskResult{}, len(rs), firstErr
 		}
 		slices.Sort(ms)
-		last := rs[len(rs)-1]
-		return taskResult{calls: last.calls, chars: last.chars, ms: ms[len(ms)/2]}
+		last.ms = ms[len(ms)/2]
+		return last, len(rs) - len(ms), firstErr
 	}
 	var tb strings.Builder
 	fmt.Fprintf(&tb, "| task | egohost calls | PW MCP calls | egohost chars | PW MCP chars | chars ratio | egohost ms | PW MCP ms | time ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	var failures []string
 	for i, task := range tasks {
-		e, p := median(cells[i].ego), median(cells[i].pw)
+		e, eFailed, eErr := median(cells[i].ego)
+		p, pFailed, pErr := median(cells[i].pw)
+		if eFailed+pFailed > 0 {
+			failures = append(failures, fmt.Sprintf("%s: egohost failed %d of %d runs (%v), Playwright MCP %d of %d (%v)", task.name, eFailed, runs, eErr, pFailed, runs, pErr))
+		}
+		if p.ms == 0 || e.ms == 0 {
+			fmt.Fprintf(&tb, "| %s | %d | %d | %d | %d | – | %.0f | %.0f | – |\n", task.name, e.calls, p.calls, e.chars, p.chars, e.ms, p.ms)
+			continue
+		}
 		fmt.Fprintf(&tb, "| %s | %d | %d | %d | %d | %.2f× | %.0f | %.0f | %.2f× |\n",
 			task.name, e.calls, p.calls, e.chars, p.chars, float64(e.chars)/float64(p.chars), e.ms, p.ms, e.ms/p.ms)
 		b.ReportMetric(e.ms, fmt.Sprintf("ego-ms/%d", i))
 		b.ReportMetric(p.ms, fmt.Sprintf("pw-ms/%d", i))
 	}
+	for _, f := range failures {
+		tb.WriteString("\n" + f)
+	}
 	// Printed, not logged: go test cuts a benchmark's log after a few lines.
-	fmt.Printf("MCP servers side by side, %d runs per cell (median time; calls and chars of the last run)\n%s", runs, tb.String())
+	fmt.Printf("MCP servers side by side, %d runs per cell (median time of the runs that succeeded; calls and chars of the last one)\n%s\n", runs, tb.String())
 }
 
 // benchPagesHandler serves mcpBenchPages and sends each order's query to orders.
