@@ -11,16 +11,16 @@ import (
 	"github.com/egohost/egohost/protocol"
 )
 
-// Element names one element. Target is ours; Ref and Element are what
+// elementArg names one element. Target is ours; Ref and Element are what
 // prompts written for Playwright MCP send.
-type Element struct {
+type elementArg struct {
 	Target string `json:"target,omitempty" jsonschema:"@ref from a snapshot, or a locator: role=button[name=\"Save\"], text=…, label=…, CSS"`
 	Ref    string `json:"ref,omitempty" jsonschema:"same as target"`
 	About  string `json:"element,omitempty" jsonschema:"what the element is, for the user (not used to find it)"`
 }
 
 // target returns the element's @ref or locator.
-func (e Element) target() (string, error) {
+func (e elementArg) target() (string, error) {
 	switch {
 	case e.Target != "" && e.Ref != "" && e.Target != e.Ref:
 		return "", fmt.Errorf("target %q and ref %q differ: give one", e.Target, e.Ref)
@@ -51,7 +51,7 @@ func oneOf(values ...string) (string, error) {
 }
 
 // optTarget is target for tools where the element is optional.
-func (e Element) optTarget() (string, error) {
+func (e elementArg) optTarget() (string, error) {
 	if e.Target == "" && e.Ref == "" {
 		return "", nil
 	}
@@ -63,14 +63,18 @@ func badArgs(err error) *mcp.CallToolResult {
 	return failure(protocol.Errorf(protocol.CodeInvalidParams, "%v", err))
 }
 
-type NavigateIn struct {
+// The tools' arguments: the SDK infers each tool's input schema from its
+// type (descriptions from the jsonschema tags; fields without omitempty
+// are required). testdata/tools.golden keeps the result.
+
+type navigateIn struct {
 	URL      string `json:"url" jsonschema:"the URL to open in the current tab"`
 	Snapshot string `json:"snapshot,omitempty" jsonschema:"what to return of the page: interactive (default), full (every element and text) or none"`
 }
 
-type NoIn struct{}
+type noIn struct{}
 
-type SnapshotIn struct {
+type snapshotIn struct {
 	Interactive *bool  `json:"interactive,omitempty" jsonschema:"only elements you can act on, with their context (default true); false: every element and text"`
 	Scope       string `json:"scope,omitempty" jsonschema:"only this element's subtree: a @ref or a locator"`
 	MaxChars    int    `json:"maxChars,omitempty" jsonschema:"cap on the text; a last line says how to page on"`
@@ -78,21 +82,21 @@ type SnapshotIn struct {
 	Diff        bool   `json:"diff,omitempty" jsonschema:"only what changed since the previous snapshot"`
 }
 
-type ClickIn struct {
-	Element
+type clickIn struct {
+	elementArg
 	DoubleClick bool     `json:"doubleClick,omitempty" jsonschema:"double click"`
 	Button      string   `json:"button,omitempty" jsonschema:"left (default), right or middle"`
 	Modifiers   []string `json:"modifiers,omitempty" jsonschema:"keys held: Alt, Control, ControlOrMeta, Meta, Shift"`
 }
 
-type TypeIn struct {
-	Element
+type typeIn struct {
+	elementArg
 	Text   string `json:"text" jsonschema:"text to put in the field (replaces its content)"`
 	Submit bool   `json:"submit,omitempty" jsonschema:"press Enter after"`
 	Slowly bool   `json:"slowly,omitempty" jsonschema:"type key by key (for pages that react to each key)"`
 }
 
-type FormField struct {
+type formField struct {
 	Target string `json:"target,omitempty" jsonschema:"@ref or locator of the field"`
 	Ref    string `json:"ref,omitempty" jsonschema:"same as target"`
 	Name   string `json:"name,omitempty" jsonschema:"the field's name, for the user"`
@@ -100,21 +104,21 @@ type FormField struct {
 	Value  string `json:"value" jsonschema:"text; true or false for checkbox and radio; the option's label for combobox"`
 }
 
-type FillFormIn struct {
-	Fields []FormField `json:"fields" jsonschema:"fields to fill, in order"`
+type fillFormIn struct {
+	Fields []formField `json:"fields" jsonschema:"fields to fill, in order"`
 }
 
-type SelectIn struct {
-	Element
+type selectIn struct {
+	elementArg
 	Values []string `json:"values" jsonschema:"options to select, by value or label"`
 }
 
-type PressIn struct {
+type pressIn struct {
 	Key    string `json:"key" jsonschema:"a key or combo: Enter, ArrowLeft, a, Control+a, Shift+Tab"`
 	Target string `json:"target,omitempty" jsonschema:"element to press it in (default: the focused one)"`
 }
 
-type DragIn struct {
+type dragIn struct {
 	Target       string `json:"target,omitempty" jsonschema:"element to drag: @ref or locator"`
 	To           string `json:"to,omitempty" jsonschema:"element to drop it on: @ref or locator"`
 	StartTarget  string `json:"startTarget,omitempty" jsonschema:"same as target"`
@@ -125,23 +129,23 @@ type DragIn struct {
 	EndElement   string `json:"endElement,omitempty" jsonschema:"where it is dropped, for the user"`
 }
 
-type UploadIn struct {
-	Element
+type uploadIn struct {
+	elementArg
 	Paths []string `json:"paths" jsonschema:"absolute paths of the files; empty clears the input"`
 }
 
-type DialogIn struct {
+type dialogIn struct {
 	Accept     bool   `json:"accept" jsonschema:"accept (true) or dismiss (false)"`
 	PromptText string `json:"promptText,omitempty" jsonschema:"the answer to a prompt"`
 }
 
-type TabsIn struct {
+type tabsIn struct {
 	Action string `json:"action" jsonschema:"list, new, select or close"`
 	Index  *int   `json:"index,omitempty" jsonschema:"tab index from the list, for select and close (close: default the current tab)"`
 	URL    string `json:"url,omitempty" jsonschema:"URL for new"`
 }
 
-type WaitIn struct {
+type waitIn struct {
 	Text     string  `json:"text,omitempty" jsonschema:"text to appear"`
 	TextGone string  `json:"textGone,omitempty" jsonschema:"text to disappear"`
 	Time     float64 `json:"time,omitempty" jsonschema:"seconds to wait (at most 30)"`
@@ -151,34 +155,34 @@ type WaitIn struct {
 	Timeout  float64 `json:"timeout,omitempty" jsonschema:"seconds before giving up (default 5)"`
 }
 
-type EvaluateIn struct {
+type evaluateIn struct {
 	Function string `json:"function" jsonschema:"JavaScript expression or () => { … } run in the page; promises are awaited"`
 }
 
-type ScreenshotIn struct {
-	Element
+type screenshotIn struct {
+	elementArg
 	FullPage bool   `json:"fullPage,omitempty" jsonschema:"the whole scrollable page"`
 	Filename string `json:"filename,omitempty" jsonschema:"absolute path: save the PNG there instead of returning it"`
 	Type     string `json:"type,omitempty" jsonschema:"png (the only format)"`
 }
 
-type ConsoleIn struct {
+type consoleIn struct {
 	Level      string `json:"level,omitempty" jsonschema:"error, warning, info (default) or debug: that level and worse"`
 	OnlyErrors bool   `json:"onlyErrors,omitempty" jsonschema:"same as level error"`
 	Clear      bool   `json:"clear,omitempty" jsonschema:"forget them after reading"`
 }
 
-type NetworkIn struct {
+type networkIn struct {
 	Static        bool `json:"static,omitempty" jsonschema:"also images, fonts, scripts, style sheets, media"`
 	IncludeStatic bool `json:"includeStatic,omitempty" jsonschema:"same as static"`
 	Clear         bool `json:"clear,omitempty" jsonschema:"forget them after reading"`
 }
 
-type ResolveIn struct {
-	Element
+type resolveIn struct {
+	elementArg
 }
 
-type CookiesIn struct {
+type cookiesIn struct {
 	Action   string  `json:"action,omitempty" jsonschema:"get (default), set or clear"`
 	Name     string  `json:"name,omitempty" jsonschema:"cookie name (get, clear: only this one; set: required)"`
 	Value    string  `json:"value,omitempty" jsonschema:"set: the value"`
@@ -224,7 +228,7 @@ func (t *tools) register(srv *mcp.Server) {
 	add(srv, "browser_cookies", "The current page's cookies. set and clear change the user's real browser profile.", false, t.cookies)
 }
 
-func (t *tools) navigate(ctx context.Context, in NavigateIn) *mcp.CallToolResult {
+func (t *tools) navigate(ctx context.Context, in navigateIn) *mcp.CallToolResult {
 	switch in.Snapshot {
 	case "", "interactive", "full", "none":
 	default:
@@ -268,7 +272,7 @@ func dialogLine(d *protocol.Dialog) string {
 	return fmt.Sprintf("a %s dialog is open: %q (answer it with browser_handle_dialog)", d.Type, d.Message)
 }
 
-func (t *tools) back(ctx context.Context, _ NoIn) *mcp.CallToolResult {
+func (t *tools) back(ctx context.Context, _ noIn) *mcp.CallToolResult {
 	var r protocol.NavResult
 	if err := t.call(ctx, protocol.MethodBack, protocol.NavParams{Target: t.target()}, &r); err != nil {
 		return failure(err)
@@ -276,7 +280,7 @@ func (t *tools) back(ctx context.Context, _ NoIn) *mcp.CallToolResult {
 	return t.page(ctx, navOutcome("went back to "+r.URL, r))
 }
 
-func (t *tools) snapshotTool(ctx context.Context, in SnapshotIn) *mcp.CallToolResult {
+func (t *tools) snapshotTool(ctx context.Context, in snapshotIn) *mcp.CallToolResult {
 	full := in.Interactive != nil && !*in.Interactive
 	var res protocol.SnapshotResult
 	err := t.call(ctx, protocol.MethodSnapshot, protocol.SnapshotParams{
@@ -316,7 +320,7 @@ func (t *tools) acted(ctx context.Context, verb string, r protocol.ActionResult)
 	return t.changes(ctx, line, r.Settled.Navigated)
 }
 
-func (t *tools) click(ctx context.Context, in ClickIn) *mcp.CallToolResult {
+func (t *tools) click(ctx context.Context, in clickIn) *mcp.CallToolResult {
 	target, err := in.target()
 	if err != nil {
 		return badArgs(err)
@@ -333,7 +337,7 @@ func (t *tools) click(ctx context.Context, in ClickIn) *mcp.CallToolResult {
 	return t.acted(ctx, verb, r)
 }
 
-func (t *tools) typeText(ctx context.Context, in TypeIn) *mcp.CallToolResult {
+func (t *tools) typeText(ctx context.Context, in typeIn) *mcp.CallToolResult {
 	target, err := in.target()
 	if err != nil {
 		return badArgs(err)
@@ -357,13 +361,13 @@ func (t *tools) typeText(ctx context.Context, in TypeIn) *mcp.CallToolResult {
 	return t.acted(ctx, verb, r)
 }
 
-func (t *tools) fillForm(ctx context.Context, in FillFormIn) *mcp.CallToolResult {
+func (t *tools) fillForm(ctx context.Context, in fillFormIn) *mcp.CallToolResult {
 	if len(in.Fields) == 0 {
 		return badArgs(fmt.Errorf("no fields"))
 	}
 	var last protocol.ActionResult
 	for i, f := range in.Fields {
-		target, err := Element{Target: f.Target, Ref: f.Ref}.target()
+		target, err := elementArg{Target: f.Target, Ref: f.Ref}.target()
 		if err != nil {
 			return badArgs(fmt.Errorf("field %d (%s): %w", i+1, f.Name, err))
 		}
@@ -404,7 +408,7 @@ func (t *tools) fillForm(ctx context.Context, in FillFormIn) *mcp.CallToolResult
 	return t.acted(ctx, fmt.Sprintf("filled %d fields", len(in.Fields)), last)
 }
 
-func (t *tools) selectOption(ctx context.Context, in SelectIn) *mcp.CallToolResult {
+func (t *tools) selectOption(ctx context.Context, in selectIn) *mcp.CallToolResult {
 	target, err := in.target()
 	if err != nil {
 		return badArgs(err)
@@ -416,7 +420,7 @@ func (t *tools) selectOption(ctx context.Context, in SelectIn) *mcp.CallToolResu
 	return t.acted(ctx, "selected in", r)
 }
 
-func (t *tools) press(ctx context.Context, in PressIn) *mcp.CallToolResult {
+func (t *tools) press(ctx context.Context, in pressIn) *mcp.CallToolResult {
 	var r protocol.ActionResult
 	if err := t.call(ctx, protocol.MethodPress, protocol.PressParams{Target: t.target(), Element: in.Target, Key: in.Key}, &r); err != nil {
 		return failure(err)
@@ -424,7 +428,7 @@ func (t *tools) press(ctx context.Context, in PressIn) *mcp.CallToolResult {
 	return t.acted(ctx, "pressed "+in.Key+" in", r)
 }
 
-func (t *tools) hover(ctx context.Context, in Element) *mcp.CallToolResult {
+func (t *tools) hover(ctx context.Context, in elementArg) *mcp.CallToolResult {
 	target, err := in.target()
 	if err != nil {
 		return badArgs(err)
@@ -436,7 +440,7 @@ func (t *tools) hover(ctx context.Context, in Element) *mcp.CallToolResult {
 	return t.acted(ctx, "hovered", r)
 }
 
-func (t *tools) drag(ctx context.Context, in DragIn) *mcp.CallToolResult {
+func (t *tools) drag(ctx context.Context, in dragIn) *mcp.CallToolResult {
 	from, err := oneOf(in.Target, in.StartTarget, in.StartRef)
 	if err != nil {
 		return badArgs(fmt.Errorf("what to drag: %w", err))
@@ -452,7 +456,7 @@ func (t *tools) drag(ctx context.Context, in DragIn) *mcp.CallToolResult {
 	return t.acted(ctx, "dragged", r)
 }
 
-func (t *tools) upload(ctx context.Context, in UploadIn) *mcp.CallToolResult {
+func (t *tools) upload(ctx context.Context, in uploadIn) *mcp.CallToolResult {
 	target, err := in.optTarget()
 	if err != nil {
 		return badArgs(err)
@@ -467,7 +471,7 @@ func (t *tools) upload(ctx context.Context, in UploadIn) *mcp.CallToolResult {
 	return t.acted(ctx, fmt.Sprintf("set %d file(s) on", len(in.Paths)), r)
 }
 
-func (t *tools) dialog(ctx context.Context, in DialogIn) *mcp.CallToolResult {
+func (t *tools) dialog(ctx context.Context, in dialogIn) *mcp.CallToolResult {
 	var r protocol.DialogResult
 	if err := t.call(ctx, protocol.MethodDialog, protocol.DialogParams{Target: t.target(), Accept: in.Accept, PromptText: in.PromptText}, &r); err != nil {
 		return failure(err)
@@ -519,7 +523,7 @@ func renderTabs(tabs []protocol.Tab, cur int) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-func (t *tools) tabs(ctx context.Context, in TabsIn) *mcp.CallToolResult {
+func (t *tools) tabs(ctx context.Context, in tabsIn) *mcp.CallToolResult {
 	pick := func(tabs []protocol.Tab) (protocol.Tab, error) {
 		if in.Index == nil || *in.Index < 0 || *in.Index >= len(tabs) {
 			return protocol.Tab{}, protocol.Errorf(protocol.CodeInvalidParams, "index must be 0 to %d (see browser_tabs list)", len(tabs)-1)
@@ -595,7 +599,7 @@ func (t *tools) tabs(ctx context.Context, in TabsIn) *mcp.CallToolResult {
 	return badArgs(fmt.Errorf("action %q is not list, new, select or close", in.Action))
 }
 
-func (t *tools) waitFor(ctx context.Context, in WaitIn) *mcp.CallToolResult {
+func (t *tools) waitFor(ctx context.Context, in waitIn) *mcp.CallToolResult {
 	if in.Text == "" && in.TextGone == "" && in.Time <= 0 && in.Target == "" && in.URL == "" {
 		return badArgs(fmt.Errorf("give text, textGone, time, target or url"))
 	}
@@ -642,7 +646,7 @@ func cmpOr(s, def string) string {
 	return s
 }
 
-func (t *tools) evaluate(ctx context.Context, in EvaluateIn) *mcp.CallToolResult {
+func (t *tools) evaluate(ctx context.Context, in evaluateIn) *mcp.CallToolResult {
 	var r protocol.EvalResult
 	if err := t.call(ctx, protocol.MethodEval, protocol.EvalParams{Target: t.target(), Expression: in.Function}, &r); err != nil {
 		return failure(err)
@@ -658,7 +662,7 @@ func (t *tools) evaluate(ctx context.Context, in EvaluateIn) *mcp.CallToolResult
 	return text(out)
 }
 
-func (t *tools) screenshot(ctx context.Context, in ScreenshotIn) *mcp.CallToolResult {
+func (t *tools) screenshot(ctx context.Context, in screenshotIn) *mcp.CallToolResult {
 	target, err := in.optTarget()
 	if err != nil {
 		return badArgs(err)
@@ -680,7 +684,7 @@ func (t *tools) screenshot(ctx context.Context, in ScreenshotIn) *mcp.CallToolRe
 	}}
 }
 
-func (t *tools) console(ctx context.Context, in ConsoleIn) *mcp.CallToolResult {
+func (t *tools) console(ctx context.Context, in consoleIn) *mcp.CallToolResult {
 	level := cmpOr(in.Level, "info")
 	if in.OnlyErrors {
 		level = "error"
@@ -703,7 +707,7 @@ func (t *tools) console(ctx context.Context, in ConsoleIn) *mcp.CallToolResult {
 	return text(b.String())
 }
 
-func (t *tools) network(ctx context.Context, in NetworkIn) *mcp.CallToolResult {
+func (t *tools) network(ctx context.Context, in networkIn) *mcp.CallToolResult {
 	var r protocol.NetworkListResult
 	if err := t.call(ctx, protocol.MethodNetworkList, protocol.NetworkListParams{Target: t.target(), Static: in.Static || in.IncludeStatic, Clear: in.Clear}, &r); err != nil {
 		return failure(err)
@@ -733,7 +737,7 @@ func requestLine(q protocol.NetworkRequest) string {
 	return s
 }
 
-func (t *tools) resolve(ctx context.Context, in ResolveIn) *mcp.CallToolResult {
+func (t *tools) resolve(ctx context.Context, in resolveIn) *mcp.CallToolResult {
 	target, err := in.target()
 	if err != nil {
 		return badArgs(err)
@@ -755,7 +759,7 @@ func (t *tools) resolve(ctx context.Context, in ResolveIn) *mcp.CallToolResult {
 	return text(b.String())
 }
 
-func (t *tools) cookies(ctx context.Context, in CookiesIn) *mcp.CallToolResult {
+func (t *tools) cookies(ctx context.Context, in cookiesIn) *mcp.CallToolResult {
 	var r protocol.CookiesResult
 	switch cmpOr(in.Action, "get") {
 	case "get":
