@@ -77,7 +77,7 @@ func (d *decoder) listen(key string) string {
 	if d.err != nil {
 		return ""
 	}
-	if err := CheckLoopback(s); err != nil {
+	if err := checkLoopback(s); err != nil {
 		d.fail(key, s, err.Error())
 		return ""
 	}
@@ -85,7 +85,7 @@ func (d *decoder) listen(key string) string {
 }
 
 // checkLoopback accepts host:port where host is localhost or a loopback IP.
-func CheckLoopback(s string) error {
+func checkLoopback(s string) error {
 	host, port, err := net.SplitHostPort(s)
 	if err != nil {
 		return fmt.Errorf("is not host:port")

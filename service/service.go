@@ -116,7 +116,7 @@ func New(opts Options) (*Service, error) {
 		return nil, fmt.Errorf("start service: %w", err)
 	}
 	s.token = tok
-	if err := CheckLoopback(opts.Listen); err != nil {
+	if err := checkLoopback(opts.Listen); err != nil {
 		return nil, fmt.Errorf("start service: listen: %w", err)
 	}
 	if s.ln, err = listenSocket(opts.Socket); err != nil {
