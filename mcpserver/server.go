@@ -17,6 +17,11 @@ import (
 	"github.com/egohost/egohost/protocol"
 )
 
+// ErrServiceDown marks a Caller's error that means the service cannot be
+// reached (not running, never started): tools answer it as service_down
+// with the fix.
+var ErrServiceDown = errors.New("the egohost service is not reachable")
+
 // Caller is the service's agent API: client.Client implements it.
 type Caller interface {
 	Call(ctx context.Context, method string, params, result any) error
@@ -99,12 +104,11 @@ func failure(err error) *mcp.CallToolResult {
 // errorLine renders an error as one line: "code_name: message; next step".
 func errorLine(err error) string {
 	var pe *protocol.Error
-	if !errors.As(err, &pe) {
-		msg := oneLine(err.Error())
-		if strings.Contains(msg, "is `egohost serve` running?") || strings.Contains(msg, "has never run") || strings.Contains(msg, "connection refused") {
-			return "service_down: " + msg + "; start the service and a browser with `egohost launch` (or `egohost serve` and your browser with the extension)"
-		}
-		return "error: " + msg
+	switch {
+	case errors.Is(err, ErrServiceDown):
+		return "service_down: " + oneLine(err.Error()) + "; start the service and a browser with `egohost launch` (or `egohost serve` and your browser with the extension)"
+	case !errors.As(err, &pe):
+		return "error: " + oneLine(err.Error())
 	}
 	line := pe.Code.Name() + ": " + oneLine(pe.Message)
 	if hint := nextStep[pe.Code]; hint != "" && !strings.Contains(line, hint) {

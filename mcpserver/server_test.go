@@ -3,7 +3,9 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,6 +126,8 @@ func TestErrorsAreOneLineWithCodeAndNextStep(t *testing.T) {
 		{"stale ref", protocol.Errorf(protocol.CodeStaleRef, "stale ref @8: the page navigated"), "stale_ref: stale ref @8: the page navigated; call browser_snapshot for fresh refs"},
 		{"no browser", protocol.Errorf(protocol.CodeNoBrowser, "no browser is connected"), "no_browser: no browser is connected; start one with `egohost launch`, or open your browser with the egohost extension"},
 		{"multi-line message", protocol.Errorf(protocol.CodeJSException, "page threw:\n  TypeError: x"), "js_exception: page threw: TypeError: x; fix the script"},
+		{"service down", fmt.Errorf("%w: dial 127.0.0.1:47821: connection refused", ErrServiceDown), "service_down: the egohost service is not reachable: dial 127.0.0.1:47821: connection refused; start the service and a browser with `egohost launch` (or `egohost serve` and your browser with the extension)"},
+		{"another error", errors.New("click: connection dropped"), "error: click: connection dropped"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

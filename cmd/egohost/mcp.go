@@ -112,7 +112,7 @@ func (s *serviceConn) get(ctx context.Context) (*client.Client, error) {
 	}
 	c, err := s.e.dial(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", mcpserver.ErrServiceDown, err)
 	}
 	s.c = c
 	return c, nil
