@@ -3,9 +3,11 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
@@ -13,11 +15,25 @@ import (
 	"github.com/egohost/egohost/protocol"
 )
 
-// Capacities of a tab's recordings: the newest entries are kept.
+// Capacities of a tab's recordings: the newest entries are kept, each
+// text clipped (a console.log of a huge string, a data: URL).
 const (
 	maxConsoleMessages = 1000
 	maxNetworkRequests = 1000
+	maxRecordedText    = 4096 // bytes of a message's text or a URL
 )
+
+// clip cuts s to maxRecordedText bytes (at a rune boundary) and says so.
+func clip(s string) string {
+	if len(s) <= maxRecordedText {
+		return s
+	}
+	cut := maxRecordedText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes in all)", len(s))
+}
 
 // ring keeps the last n values put into it.
 type ring[T any] struct {
@@ -174,9 +190,9 @@ func (r *tabRecord) add(method string, params json.RawMessage) {
 		for i, a := range ev.Args {
 			parts[i] = a.text()
 		}
-		m := protocol.ConsoleMessage{Level: consoleLevel(ev.Type), Type: ev.Type, Text: strings.Join(parts, " "), Time: ev.Timestamp}
+		m := protocol.ConsoleMessage{Level: consoleLevel(ev.Type), Type: ev.Type, Text: clip(strings.Join(parts, " ")), Time: ev.Timestamp}
 		if ev.StackTrace != nil && len(ev.StackTrace.CallFrames) > 0 {
-			m.URL, m.Line = ev.StackTrace.CallFrames[0].URL, ev.StackTrace.CallFrames[0].LineNumber+1
+			m.URL, m.Line = clip(ev.StackTrace.CallFrames[0].URL), ev.StackTrace.CallFrames[0].LineNumber+1
 		}
 		r.mu.Lock()
 		r.console.put(m)
@@ -203,7 +219,7 @@ func (r *tabRecord) add(method string, params json.RawMessage) {
 		} else if e != nil {
 			text = "Uncaught " + e.text()
 		}
-		m := protocol.ConsoleMessage{Level: "error", Type: "exception", Text: text, URL: ev.Details.URL, Line: ev.Details.LineNumber + 1, Time: ev.Timestamp}
+		m := protocol.ConsoleMessage{Level: "error", Type: "exception", Text: clip(text), URL: clip(ev.Details.URL), Line: ev.Details.LineNumber + 1, Time: ev.Timestamp}
 		r.mu.Lock()
 		r.console.put(m)
 		r.mu.Unlock()
@@ -231,7 +247,7 @@ func (r *tabRecord) add(method string, params json.RawMessage) {
 			// A redirect ends the previous hop under the same ID.
 			prev.Status, prev.StatusText, prev.MimeType, prev.Finished = ev.RedirectResponse.Status, ev.RedirectResponse.StatusText, ev.RedirectResponse.MimeType, true
 		}
-		req := &protocol.NetworkRequest{Method: ev.Request.Method, URL: ev.Request.URL, Type: ev.Type, Time: ev.WallTime * 1000}
+		req := &protocol.NetworkRequest{Method: ev.Request.Method, URL: clip(ev.Request.URL), Type: ev.Type, Time: ev.WallTime * 1000}
 		if old, evicted := r.requests.put(req); evicted {
 			if id := r.ids[old]; r.byID[id] == old {
 				delete(r.byID, id)

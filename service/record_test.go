@@ -3,7 +3,9 @@ package service
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -133,5 +135,23 @@ func TestRecordNetworkIsBounded(t *testing.T) {
 	}
 	if len(r.byID) != maxNetworkRequests || len(r.ids) != maxNetworkRequests {
 		t.Errorf("index sizes %d, %d; want %d", len(r.byID), len(r.ids), maxNetworkRequests)
+	}
+}
+
+// A huge console message or data: URL is clipped: the ring's memory stays
+// bounded by count and size.
+func TestRecordClipsHugeText(t *testing.T) {
+	r := newTabRecord()
+	huge := strings.Repeat("é", 1<<20)
+	b, _ := json.Marshal(map[string]any{"type": "log", "args": []map[string]any{{"type": "string", "value": huge}}})
+	r.add("Runtime.consoleAPICalled", b)
+	b, _ = json.Marshal(map[string]any{"requestId": "1", "request": map[string]any{"url": "data:text/plain," + huge, "method": "GET"}})
+	r.add("Network.requestWillBeSent", b)
+	msgs, _ := r.consoleMessages("debug", false)
+	reqs, _ := r.networkRequests(true, false)
+	for _, s := range []string{msgs[0].Text, reqs[0].URL} {
+		if len(s) > maxRecordedText+64 || !utf8.ValidString(s) || !strings.HasSuffix(s, " bytes in all)") {
+			t.Errorf("got %d bytes ending %q, want at most about %d, valid UTF-8, saying it was clipped", len(s), s[max(0, len(s)-40):], maxRecordedText)
+		}
 	}
 }
