@@ -13,8 +13,8 @@ const (
 // ConsoleListParams are the params of console.list.
 type ConsoleListParams struct {
 	Target
-	// Level keeps messages of this level and more severe: debug, info
-	// (default: all), warning, error.
+	// Level keeps messages of this level and more severe: debug (the
+	// default: every message), info, warning, error.
 	Level string `json:"level,omitempty"`
 	// Clear empties the tab's buffer after reading it.
 	Clear bool `json:"clear,omitempty"`
