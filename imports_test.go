@@ -49,6 +49,20 @@ func TestImportEdges(t *testing.T) {
 			t.Errorf("script imports %s: it may use only protocol of ours", imp)
 		}
 	}
+	// The MCP front end speaks to the service through the agent API only
+	// (protocol types), and only it and the command wiring know the SDK.
+	for _, imp := range imports["mcpserver"] {
+		if strings.HasPrefix(imp, mod+"/") && imp != mod+"/protocol" {
+			t.Errorf("mcpserver imports %s: it may use only protocol of ours (a tool is a service call)", imp)
+		}
+	}
+	for pkg, imps := range imports {
+		for _, imp := range imps {
+			if strings.HasPrefix(imp, "github.com/modelcontextprotocol/") && pkg != "mcpserver" && pkg != "cmd/egohost" {
+				t.Errorf("%s imports %s: only mcpserver and cmd/egohost may", pkg, imp)
+			}
+		}
+	}
 	noIO := []string{"refmap", "locator"}
 	for _, pkg := range noIO {
 		for _, imp := range imports[pkg] {

@@ -64,22 +64,28 @@ func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
 	return mux
 }
 
-// authorize applies the checks that keep web pages and other users out:
+func (s *Service) authorize(r *http.Request) *protocol.Error { return Authorize(r, s.token) }
+
+func (s *Service) checkCaller(r *http.Request) *protocol.Error { return CheckCaller(r) }
+
+// Authorize applies the checks that keep web pages and other users out:
 // no browser Origin, a loopback Host (no DNS rebinding), the bearer token.
-func (s *Service) authorize(r *http.Request) *protocol.Error {
-	if e := s.checkCaller(r); e != nil {
+// Every HTTP front end of egohost (the service, `egohost mcp --http`)
+// uses it.
+func Authorize(r *http.Request, token string) *protocol.Error {
+	if e := CheckCaller(r); e != nil {
 		return e
 	}
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(s.token)) != 1 {
+	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(token)) != 1 {
 		return protocol.Errorf(protocol.CodeUnauthorized, "missing or wrong bearer token (see the token file)")
 	}
 	return nil
 }
 
-// checkCaller refuses web pages (any Origin) and DNS rebinding (a Host
+// CheckCaller refuses web pages (any Origin) and DNS rebinding (a Host
 // that is not loopback).
-func (s *Service) checkCaller(r *http.Request) *protocol.Error {
+func CheckCaller(r *http.Request) *protocol.Error {
 	if o := r.Header.Get("Origin"); o != "" {
 		return protocol.Errorf(protocol.CodeForbiddenOrigin, "requests from web pages are refused (Origin: %s)", o)
 	}

@@ -122,6 +122,11 @@ func listenSocket(path string) (net.Listener, error) {
 	return ln, nil
 }
 
+// CheckLoopback refuses a listen address that is not loopback: every
+// listener of egohost for agents (the service, `egohost mcp --http`) uses
+// it.
+func CheckLoopback(addr string) error { return checkLoopback(addr) }
+
 // checkLoopback refuses a listen address that is not loopback.
 func checkLoopback(addr string) error {
 	host, _, err := net.SplitHostPort(addr)

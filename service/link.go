@@ -309,6 +309,7 @@ func (l *link) handle(in *inbound) {
 		if in.SessionID == "" {
 			l.trackDialog(in)
 		}
+		l.record(in)
 	case "tab.removed":
 		l.failTab(in.TabID, protocol.Errorf(protocol.CodeTabNotFound, "tab %d was closed", in.TabID))
 		l.dropTab(in.TabID)

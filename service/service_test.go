@@ -496,6 +496,15 @@ func TestDialogEventDuringPageOpen(t *testing.T) {
 	req := ext.read() // Target.setAutoAttach from page.Open
 	ext.send(map[string]any{"event": "cdp", "tabId": 5, "method": "Page.javascriptDialogOpening", "params": map[string]any{"type": "alert", "message": "hi", "url": "http://x/"}})
 	ext.send(map[string]any{"id": req["id"], "result": map[string]any{}})
+	// The opened page starts its console and network record (record.go):
+	// Network.enable, then Runtime.enable.
+	for _, want := range []string{"Network.enable", "Runtime.enable"} {
+		r := ext.read()
+		if r["method"] != want {
+			t.Fatalf("got %v, want %s", r["method"], want)
+		}
+		ext.send(map[string]any{"id": r["id"], "result": map[string]any{}})
+	}
 	select {
 	case err := <-errc:
 		wantCode(t, err, protocol.CodeDialogOpen)

@@ -154,6 +154,10 @@ type tabState struct {
 	// reports. Under mu; nil until the first use.
 	answered  chan struct{}
 	stopProbe context.CancelFunc
+
+	// rec records the tab's console and network while the page is open
+	// (record.go). Atomic: the link's reader feeds it.
+	rec atomic.Pointer[tabRecord]
 }
 
 // errUnreportedDialog is the error of a call on a tab whose renderer has
@@ -252,6 +256,7 @@ func (t *tabState) close() {
 	t.page = nil
 	t.snap = nil
 	t.res = nil
+	t.rec.Store(nil)
 	t.mu.Unlock()
 	if p != nil {
 		p.Close()
@@ -303,5 +308,9 @@ func (l *link) page(ctx context.Context, tabID int) (*tabState, error) {
 	t.page = p
 	t.snap = snapshot.NewTabShared(p, l.refs)
 	t.res = resolver.New(p, t.snap)
+	t.rec.Store(newTabRecord())
+	if err := startRecording(ctx, &tabSession{l: l, tabID: tabID}); err != nil {
+		l.log.Warn("record console and network", "tab", tabID, "err", err)
+	}
 	return t, nil
 }

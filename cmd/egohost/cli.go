@@ -34,7 +34,7 @@ type verb struct {
 // files add (one file per capability).
 func (e *env) verbs() map[string]verb {
 	all := make(map[string]verb)
-	for _, group := range []map[string]verb{coreVerbs(), snapshotVerbs(), resolveVerbs(), actionVerbs()} {
+	for _, group := range []map[string]verb{coreVerbs(), snapshotVerbs(), resolveVerbs(), actionVerbs(), recordVerbs()} {
 		for name, v := range group {
 			all[name] = v
 		}

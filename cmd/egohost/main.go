@@ -51,6 +51,8 @@ Service and setup:
                                          check every link of the chain (binary, host manifests,
                                          service, port, permissions, relay, extension, unit)
   egohost demo [--headed]                launch, drive a page through the whole chain, exit
+  egohost mcp [--http 127.0.0.1:PORT]    MCP server (stdio, or streamable HTTP with the token)
+                                         for agents, over the running service
 
 Talking to the running service (common flags: --browser ID, --tab ID (default: the active
 tab), --json, --timeout D (the verb's wait; default timeouts.action)):
@@ -72,6 +74,8 @@ tab), --json, --timeout D (the verb's wait; default timeouts.action)):
   egohost run [FILE|-] [--file PATH]… [--out DIR]
                                          run a Playwright-shaped script (stdin by default) in the
                                          service's sandbox: one call, prints what it logs
+  egohost console [--level L] [--clear]          egohost network [--static] [--clear]
+  egohost cookies [get [NAME] | set NAME VALUE [--domain D] [--path P] | clear [NAME]]
 Durations take milliseconds (1500) or units (1.5s, 500ms), in flags and in EGOHOST_TIMEOUTS_*.
 TARGET is a @ref from a snapshot (@12, not e12) or a locator: 'role=button[name="Save"]', 'text=Sign in',
 'label=Email', '#id', 'css=li >> nth=2' (see docs/locators.md).
@@ -127,7 +131,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		cerr = e.tab(ctx, rest)
 	case "run":
 		cerr = e.runScript(ctx, rest)
+	case "mcp":
+		cerr = e.mcp(ctx, rest)
 	default:
+		cmd, rest = subVerb(cmd, rest)
 		verb, ok := e.verbs()[cmd]
 		if !ok {
 			fmt.Fprintf(stderr, "egohost: unknown command %q\n\n%s", cmd, usage)

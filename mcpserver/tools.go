@@ -1,0 +1,800 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/egohost/egohost/protocol"
+)
+
+// elementArg names one element. Target is ours; Ref and Element are what
+// prompts written for Playwright MCP send.
+type elementArg struct {
+	Target string `json:"target,omitempty" jsonschema:"@ref from a snapshot, or a locator: role=button[name=\"Save\"], text=…, label=…, CSS"`
+	Ref    string `json:"ref,omitempty" jsonschema:"same as target"`
+	About  string `json:"element,omitempty" jsonschema:"what the element is, for the user (not used to find it)"`
+}
+
+// target returns the element's @ref or locator.
+func (e elementArg) target() (string, error) {
+	switch {
+	case e.Target != "" && e.Ref != "" && e.Target != e.Ref:
+		return "", fmt.Errorf("target %q and ref %q differ: give one", e.Target, e.Ref)
+	case e.Target != "":
+		return e.Target, nil
+	case e.Ref != "":
+		return e.Ref, nil
+	}
+	return "", fmt.Errorf("no target: give a @ref from browser_snapshot or a locator")
+}
+
+// oneOf returns the one value given under several names (aliases).
+func oneOf(values ...string) (string, error) {
+	got := ""
+	for _, v := range values {
+		switch {
+		case v == "" || v == got:
+		case got != "":
+			return "", fmt.Errorf("%q and %q differ: give one", got, v)
+		default:
+			got = v
+		}
+	}
+	if got == "" {
+		return "", fmt.Errorf("no target: give a @ref from browser_snapshot or a locator")
+	}
+	return got, nil
+}
+
+// optTarget is target for tools where the element is optional.
+func (e elementArg) optTarget() (string, error) {
+	if e.Target == "" && e.Ref == "" {
+		return "", nil
+	}
+	return e.target()
+}
+
+// badArgs is the one-line error of arguments that do not fit.
+func badArgs(err error) *mcp.CallToolResult {
+	return failure(protocol.Errorf(protocol.CodeInvalidParams, "%v", err))
+}
+
+// The tools' arguments: the SDK infers each tool's input schema from its
+// type (descriptions from the jsonschema tags; fields without omitempty
+// are required). testdata/tools.golden keeps the result.
+
+type navigateIn struct {
+	URL      string `json:"url" jsonschema:"the URL to open in the current tab"`
+	Snapshot string `json:"snapshot,omitempty" jsonschema:"what to return of the page: interactive (default), full (every element and text) or none"`
+}
+
+type noIn struct{}
+
+type snapshotIn struct {
+	Interactive *bool  `json:"interactive,omitempty" jsonschema:"only elements you can act on, with their context (default true); false: every element and text"`
+	Scope       string `json:"scope,omitempty" jsonschema:"only this element's subtree: a @ref or a locator"`
+	MaxChars    int    `json:"maxChars,omitempty" jsonschema:"cap on the text; a last line says how to page on"`
+	Start       int    `json:"start,omitempty" jsonschema:"first line to show (paging after a cut)"`
+	Diff        bool   `json:"diff,omitempty" jsonschema:"only what changed since the previous snapshot"`
+}
+
+type clickIn struct {
+	elementArg
+	DoubleClick bool     `json:"doubleClick,omitempty" jsonschema:"double click"`
+	Button      string   `json:"button,omitempty" jsonschema:"left (default), right or middle"`
+	Modifiers   []string `json:"modifiers,omitempty" jsonschema:"keys held: Alt, Control, ControlOrMeta, Meta, Shift"`
+}
+
+type typeIn struct {
+	elementArg
+	Text   string `json:"text" jsonschema:"text to put in the field (replaces its content)"`
+	Submit bool   `json:"submit,omitempty" jsonschema:"press Enter after"`
+	Slowly bool   `json:"slowly,omitempty" jsonschema:"type key by key (for pages that react to each key)"`
+}
+
+type formField struct {
+	Target string `json:"target,omitempty" jsonschema:"@ref or locator of the field"`
+	Ref    string `json:"ref,omitempty" jsonschema:"same as target"`
+	Name   string `json:"name,omitempty" jsonschema:"the field's name, for the user"`
+	Type   string `json:"type" jsonschema:"textbox, checkbox, radio, combobox or slider"`
+	Value  string `json:"value" jsonschema:"text; true or false for checkbox and radio; the option's label for combobox"`
+}
+
+type fillFormIn struct {
+	Fields []formField `json:"fields" jsonschema:"fields to fill, in order"`
+}
+
+type selectIn struct {
+	elementArg
+	Values []string `json:"values" jsonschema:"options to select, by value or label"`
+}
+
+type pressIn struct {
+	Key    string `json:"key" jsonschema:"a key or combo: Enter, ArrowLeft, a, Control+a, Shift+Tab"`
+	Target string `json:"target,omitempty" jsonschema:"element to press it in (default: the focused one)"`
+}
+
+type dragIn struct {
+	Target       string `json:"target,omitempty" jsonschema:"element to drag: @ref or locator"`
+	To           string `json:"to,omitempty" jsonschema:"element to drop it on: @ref or locator"`
+	StartTarget  string `json:"startTarget,omitempty" jsonschema:"same as target"`
+	EndTarget    string `json:"endTarget,omitempty" jsonschema:"same as to"`
+	StartRef     string `json:"startRef,omitempty" jsonschema:"same as target"`
+	EndRef       string `json:"endRef,omitempty" jsonschema:"same as to"`
+	StartElement string `json:"startElement,omitempty" jsonschema:"what is dragged, for the user"`
+	EndElement   string `json:"endElement,omitempty" jsonschema:"where it is dropped, for the user"`
+}
+
+type uploadIn struct {
+	elementArg
+	Paths []string `json:"paths" jsonschema:"absolute paths of the files; empty clears the input"`
+}
+
+type dialogIn struct {
+	Accept     bool   `json:"accept" jsonschema:"accept (true) or dismiss (false)"`
+	PromptText string `json:"promptText,omitempty" jsonschema:"the answer to a prompt"`
+}
+
+type tabsIn struct {
+	Action string `json:"action" jsonschema:"list, new, select or close"`
+	Index  *int   `json:"index,omitempty" jsonschema:"tab index from the list, for select and close (close: default the current tab)"`
+	URL    string `json:"url,omitempty" jsonschema:"URL for new"`
+}
+
+type waitIn struct {
+	Text     string  `json:"text,omitempty" jsonschema:"text to appear"`
+	TextGone string  `json:"textGone,omitempty" jsonschema:"text to disappear"`
+	Time     float64 `json:"time,omitempty" jsonschema:"seconds to wait (at most 30)"`
+	Target   string  `json:"target,omitempty" jsonschema:"element to wait for: @ref or locator"`
+	State    string  `json:"state,omitempty" jsonschema:"with target: visible (default), hidden, attached or detached"`
+	URL      string  `json:"url,omitempty" jsonschema:"URL to reach: exact, glob (**/done) or /regexp/"`
+	Timeout  float64 `json:"timeout,omitempty" jsonschema:"seconds before giving up (default 5)"`
+}
+
+type evaluateIn struct {
+	Function string `json:"function" jsonschema:"JavaScript expression or () => { … } run in the page; promises are awaited"`
+}
+
+type screenshotIn struct {
+	elementArg
+	FullPage bool   `json:"fullPage,omitempty" jsonschema:"the whole scrollable page"`
+	Filename string `json:"filename,omitempty" jsonschema:"absolute path: save the PNG there instead of returning it"`
+	Type     string `json:"type,omitempty" jsonschema:"png (the only format)"`
+}
+
+type consoleIn struct {
+	Level      string `json:"level,omitempty" jsonschema:"error, warning, info (default) or debug: that level and worse"`
+	OnlyErrors bool   `json:"onlyErrors,omitempty" jsonschema:"same as level error"`
+	Clear      bool   `json:"clear,omitempty" jsonschema:"forget them after reading"`
+}
+
+type networkIn struct {
+	Static        bool `json:"static,omitempty" jsonschema:"also images, fonts, scripts, style sheets, media"`
+	IncludeStatic bool `json:"includeStatic,omitempty" jsonschema:"same as static"`
+	Clear         bool `json:"clear,omitempty" jsonschema:"forget them after reading"`
+}
+
+type resolveIn struct {
+	elementArg
+}
+
+type cookiesIn struct {
+	Action   string  `json:"action,omitempty" jsonschema:"get (default), set or clear"`
+	Name     string  `json:"name,omitempty" jsonschema:"cookie name (get, clear: only this one; set: required)"`
+	Value    string  `json:"value,omitempty" jsonschema:"set: the value"`
+	Domain   string  `json:"domain,omitempty" jsonschema:"set: domain (default the page's host)"`
+	Path     string  `json:"path,omitempty" jsonschema:"set: path"`
+	Expires  float64 `json:"expires,omitempty" jsonschema:"set: expiry, seconds since the epoch (default: a session cookie)"`
+	HTTPOnly bool    `json:"httpOnly,omitempty"`
+	Secure   bool    `json:"secure,omitempty"`
+	SameSite string  `json:"sameSite,omitempty" jsonschema:"Strict, Lax or None"`
+}
+
+// handler is a tool's body: it returns the tool's result, already
+// rendered (errors too).
+type handler[In any] func(ctx context.Context, in In) *mcp.CallToolResult
+
+func add[In any](srv *mcp.Server, name, desc string, readOnly bool, h handler[In]) {
+	mcp.AddTool(srv, &mcp.Tool{Name: name, Description: desc, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: readOnly}},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+			return h(ctx, in), nil, nil
+		})
+}
+
+func (t *tools) register(srv *mcp.Server) {
+	add(srv, "browser_navigate", "Open a URL in the current tab; returns the page's snapshot (interactive elements by default).", false, t.navigate)
+	add(srv, "browser_navigate_back", "Go back in the current tab's history; returns the page's snapshot.", false, t.back)
+	add(srv, "browser_snapshot", "The current page as an accessibility tree with @refs (interactive elements only unless interactive=false).", true, t.snapshotTool)
+	add(srv, "browser_click", "Click an element; returns what changed.", false, t.click)
+	add(srv, "browser_type", "Fill a text field (optionally key by key, then Enter); returns what changed.", false, t.typeText)
+	add(srv, "browser_fill_form", "Fill several fields in one call (textbox, checkbox, radio, combobox, slider); returns what changed.", false, t.fillForm)
+	add(srv, "browser_select_option", "Select options in a <select>; returns what changed.", false, t.selectOption)
+	add(srv, "browser_press_key", "Press a key or combo; returns what changed.", false, t.press)
+	add(srv, "browser_hover", "Move the mouse over an element; returns what changed.", false, t.hover)
+	add(srv, "browser_drag", "Drag an element onto another; returns what changed.", false, t.drag)
+	add(srv, "browser_file_upload", "Set the files of a file input (default: the page's only input[type=file]).", false, t.upload)
+	add(srv, "browser_handle_dialog", "Accept or dismiss the open (or next) JavaScript dialog.", false, t.dialog)
+	add(srv, "browser_tabs", "List, open, select or close tabs; new and select return the page's snapshot.", false, t.tabs)
+	add(srv, "browser_wait_for", "Wait for text to appear or go, an element state, a URL, or some seconds.", true, t.waitFor)
+	add(srv, "browser_evaluate", "Run JavaScript in the page and return its JSON value.", false, t.evaluate)
+	add(srv, "browser_take_screenshot", "PNG of the viewport, the full page or one element.", true, t.screenshot)
+	add(srv, "browser_console_messages", "Console messages and uncaught errors of the current tab, oldest first.", true, t.console)
+	add(srv, "browser_network_requests", "Requests of the current tab, oldest first (static resources left out by default).", true, t.network)
+	add(srv, "browser_resolve", "What a locator or @ref matches: the count and each element.", true, t.resolve)
+	add(srv, "browser_cookies", "The current page's cookies. set and clear change the user's real browser profile.", false, t.cookies)
+}
+
+func (t *tools) navigate(ctx context.Context, in navigateIn) *mcp.CallToolResult {
+	switch in.Snapshot {
+	case "", "interactive", "full", "none":
+	default:
+		return badArgs(fmt.Errorf("snapshot %q is not interactive, full or none", in.Snapshot))
+	}
+	var r protocol.NavResult
+	if err := t.call(ctx, protocol.MethodGoto, protocol.GotoParams{Target: t.target(), URL: in.URL}, &r); err != nil {
+		return failure(err)
+	}
+	t.setTab(r.Tab)
+	if r.Dialog != nil {
+		t.sawDialog(r.Dialog)
+		return text(navOutcome("navigated to "+r.URL, r))
+	}
+	switch in.Snapshot {
+	case "none":
+		return text(navOutcome("navigated to "+r.URL, r))
+	case "full":
+		return t.pageAs(ctx, navOutcome("navigated to "+r.URL, r), true)
+	}
+	return t.page(ctx, navOutcome("navigated to "+r.URL, r))
+}
+
+func navOutcome(what string, r protocol.NavResult) string {
+	s := fmt.Sprintf("%s (%s in %.0f ms)", what, r.Reached, r.TookMs)
+	if r.Dialog != nil {
+		s += "; " + dialogLine(r.Dialog)
+	}
+	return s
+}
+
+// sawDialog remembers the dialog an action opened, so browser_handle_dialog
+// can name what it answered.
+func (t *tools) sawDialog(d *protocol.Dialog) {
+	t.mu.Lock()
+	t.dialogOpen = d
+	t.mu.Unlock()
+}
+
+func dialogLine(d *protocol.Dialog) string {
+	return fmt.Sprintf("a %s dialog is open: %q (answer it with browser_handle_dialog)", d.Type, d.Message)
+}
+
+func (t *tools) back(ctx context.Context, _ noIn) *mcp.CallToolResult {
+	var r protocol.NavResult
+	if err := t.call(ctx, protocol.MethodBack, protocol.NavParams{Target: t.target()}, &r); err != nil {
+		return failure(err)
+	}
+	return t.page(ctx, navOutcome("went back to "+r.URL, r))
+}
+
+func (t *tools) snapshotTool(ctx context.Context, in snapshotIn) *mcp.CallToolResult {
+	full := in.Interactive != nil && !*in.Interactive
+	var res protocol.SnapshotResult
+	err := t.call(ctx, protocol.MethodSnapshot, protocol.SnapshotParams{
+		Target: t.target(), Interactive: !full, Scope: in.Scope, MaxChars: in.MaxChars, Start: in.Start, Diff: in.Diff,
+	}, &res)
+	if err != nil {
+		return failure(err)
+	}
+	if in.Scope == "" && in.Start == 0 {
+		t.mu.Lock()
+		t.full = full
+		t.mu.Unlock()
+	}
+	return text(pageHeader(res) + "\n" + res.Text)
+}
+
+// acted renders an element action's result.
+func (t *tools) acted(ctx context.Context, verb string, r protocol.ActionResult) *mcp.CallToolResult {
+	line := verb
+	if r.Element != "" {
+		line += " " + r.Element
+	}
+	switch {
+	case r.Checked != nil:
+		line += fmt.Sprintf(" (checked: %t)", *r.Checked)
+	case r.Selected != nil:
+		line += fmt.Sprintf(" (selected: %s)", strings.Join(r.Selected, ", "))
+	}
+	if r.Settled.Navigated {
+		line += "; navigated to " + r.Settled.URL
+	}
+	if r.Dialog != nil {
+		t.sawDialog(r.Dialog)
+		line += "; " + dialogLine(r.Dialog)
+		return text(line) // the page is blocked: a snapshot would fail
+	}
+	return t.changes(ctx, line, r.Settled.Navigated)
+}
+
+func (t *tools) click(ctx context.Context, in clickIn) *mcp.CallToolResult {
+	target, err := in.target()
+	if err != nil {
+		return badArgs(err)
+	}
+	p := protocol.ClickParams{Target: t.target(), Element: target, Button: in.Button, Modifiers: in.Modifiers}
+	verb := "clicked"
+	if in.DoubleClick {
+		p.Count, verb = 2, "double-clicked"
+	}
+	var r protocol.ActionResult
+	if err := t.call(ctx, protocol.MethodClick, p, &r); err != nil {
+		return failure(err)
+	}
+	return t.acted(ctx, verb, r)
+}
+
+func (t *tools) typeText(ctx context.Context, in typeIn) *mcp.CallToolResult {
+	target, err := in.target()
+	if err != nil {
+		return badArgs(err)
+	}
+	var r protocol.ActionResult
+	if in.Slowly {
+		err = t.call(ctx, protocol.MethodType, protocol.TypeParams{Target: t.target(), Element: target, Text: in.Text, ActionOptions: protocol.ActionOptions{NoSettle: in.Submit}}, &r)
+	} else {
+		err = t.call(ctx, protocol.MethodFill, protocol.FillParams{Target: t.target(), Element: target, Text: in.Text, ActionOptions: protocol.ActionOptions{NoSettle: in.Submit}}, &r)
+	}
+	if err != nil {
+		return failure(err)
+	}
+	verb := "filled"
+	if in.Submit {
+		if err := t.call(ctx, protocol.MethodPress, protocol.PressParams{Target: t.target(), Element: target, Key: "Enter"}, &r); err != nil {
+			return failure(err)
+		}
+		verb = "filled and submitted"
+	}
+	return t.acted(ctx, verb, r)
+}
+
+func (t *tools) fillForm(ctx context.Context, in fillFormIn) *mcp.CallToolResult {
+	if len(in.Fields) == 0 {
+		return badArgs(fmt.Errorf("no fields"))
+	}
+	var last protocol.ActionResult
+	for i, f := range in.Fields {
+		target, err := elementArg{Target: f.Target, Ref: f.Ref}.target()
+		if err != nil {
+			return badArgs(fmt.Errorf("field %d (%s): %w", i+1, f.Name, err))
+		}
+		// Only the last field waits for the page to settle.
+		opts := protocol.ActionOptions{NoSettle: i < len(in.Fields)-1}
+		var method string
+		var params any
+		switch f.Type {
+		case "textbox", "slider":
+			method, params = protocol.MethodFill, protocol.FillParams{Target: t.target(), Element: target, Text: f.Value, ActionOptions: opts}
+		case "checkbox", "radio":
+			method = protocol.MethodCheck
+			switch f.Value {
+			case "true":
+			case "false":
+				method = protocol.MethodUncheck
+			default:
+				return badArgs(fmt.Errorf("field %d (%s): a %s's value is true or false, not %q", i+1, f.Name, f.Type, f.Value))
+			}
+			params = protocol.ElementParams{Target: t.target(), Element: target, ActionOptions: opts}
+		case "combobox":
+			method, params = protocol.MethodSelect, protocol.SelectParams{Target: t.target(), Element: target, Values: []string{f.Value}, ActionOptions: opts}
+		default:
+			return badArgs(fmt.Errorf("field %d (%s): type %q is not textbox, checkbox, radio, combobox or slider", i+1, f.Name, f.Type))
+		}
+		if err := t.call(ctx, method, params, &last); err != nil {
+			done := ""
+			if i > 0 {
+				done = fmt.Sprintf(" (fields 1-%d are filled)", i)
+			}
+			return failure(fmt.Errorf("field %d (%s)%s: %w", i+1, f.Name, done, err))
+		}
+		if last.Dialog != nil {
+			return text(fmt.Sprintf("filled %d of %d fields; %s", i+1, len(in.Fields), dialogLine(last.Dialog)))
+		}
+	}
+	last.Element = ""
+	return t.acted(ctx, fmt.Sprintf("filled %d fields", len(in.Fields)), last)
+}
+
+func (t *tools) selectOption(ctx context.Context, in selectIn) *mcp.CallToolResult {
+	target, err := in.target()
+	if err != nil {
+		return badArgs(err)
+	}
+	var r protocol.ActionResult
+	if err := t.call(ctx, protocol.MethodSelect, protocol.SelectParams{Target: t.target(), Element: target, Values: in.Values}, &r); err != nil {
+		return failure(err)
+	}
+	return t.acted(ctx, "selected in", r)
+}
+
+func (t *tools) press(ctx context.Context, in pressIn) *mcp.CallToolResult {
+	var r protocol.ActionResult
+	if err := t.call(ctx, protocol.MethodPress, protocol.PressParams{Target: t.target(), Element: in.Target, Key: in.Key}, &r); err != nil {
+		return failure(err)
+	}
+	return t.acted(ctx, "pressed "+in.Key+" in", r)
+}
+
+func (t *tools) hover(ctx context.Context, in elementArg) *mcp.CallToolResult {
+	target, err := in.target()
+	if err != nil {
+		return badArgs(err)
+	}
+	var r protocol.ActionResult
+	if err := t.call(ctx, protocol.MethodHover, protocol.ElementParams{Target: t.target(), Element: target}, &r); err != nil {
+		return failure(err)
+	}
+	return t.acted(ctx, "hovered", r)
+}
+
+func (t *tools) drag(ctx context.Context, in dragIn) *mcp.CallToolResult {
+	from, err := oneOf(in.Target, in.StartTarget, in.StartRef)
+	if err != nil {
+		return badArgs(fmt.Errorf("what to drag: %w", err))
+	}
+	to, err := oneOf(in.To, in.EndTarget, in.EndRef)
+	if err != nil {
+		return badArgs(fmt.Errorf("where to drop: %w", err))
+	}
+	var r protocol.ActionResult
+	if err := t.call(ctx, protocol.MethodDrag, protocol.DragParams{Target: t.target(), Element: from, To: to}, &r); err != nil {
+		return failure(err)
+	}
+	return t.acted(ctx, "dragged", r)
+}
+
+func (t *tools) upload(ctx context.Context, in uploadIn) *mcp.CallToolResult {
+	target, err := in.optTarget()
+	if err != nil {
+		return badArgs(err)
+	}
+	if target == "" {
+		target = "css=input[type=file]"
+	}
+	var r protocol.ActionResult
+	if err := t.call(ctx, protocol.MethodUpload, protocol.UploadParams{Target: t.target(), Element: target, Files: in.Paths}, &r); err != nil {
+		return failure(err)
+	}
+	return t.acted(ctx, fmt.Sprintf("set %d file(s) on", len(in.Paths)), r)
+}
+
+func (t *tools) dialog(ctx context.Context, in dialogIn) *mcp.CallToolResult {
+	var r protocol.DialogResult
+	if err := t.call(ctx, protocol.MethodDialog, protocol.DialogParams{Target: t.target(), Accept: in.Accept, PromptText: in.PromptText}, &r); err != nil {
+		return failure(err)
+	}
+	verb := "dismissed"
+	if r.Accepted {
+		verb = "accepted"
+	}
+	line := verb + " the dialog"
+	t.mu.Lock()
+	if r.Dialog == nil {
+		r.Dialog = t.dialogOpen
+	}
+	t.dialogOpen = nil
+	t.mu.Unlock()
+	if r.Dialog != nil {
+		line = fmt.Sprintf("%s the %s dialog %q", verb, r.Dialog.Type, r.Dialog.Message)
+	}
+	return t.changes(ctx, line, false)
+}
+
+// tabList lists the browser's tabs; the session's tab (or the active one)
+// is marked current.
+func (t *tools) tabList(ctx context.Context) ([]protocol.Tab, int, error) {
+	var r protocol.TabsListResult
+	if err := t.call(ctx, protocol.MethodTabsList, protocol.TabsListParams{}, &r); err != nil {
+		return nil, 0, err
+	}
+	cur := t.target().Tab
+	if cur == 0 {
+		for _, tab := range r.Tabs {
+			if tab.Active && (tab.Focused || cur == 0) {
+				cur = tab.ID
+			}
+		}
+	}
+	return r.Tabs, cur, nil
+}
+
+func renderTabs(tabs []protocol.Tab, cur int) string {
+	var b strings.Builder
+	for i, tab := range tabs {
+		mark := ""
+		if tab.ID == cur {
+			mark = " (current)"
+		}
+		fmt.Fprintf(&b, "%d: %q %s [tab %d]%s\n", i, tab.Title, tab.URL, tab.ID, mark)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func (t *tools) tabs(ctx context.Context, in tabsIn) *mcp.CallToolResult {
+	pick := func(tabs []protocol.Tab) (protocol.Tab, error) {
+		if in.Index == nil || *in.Index < 0 || *in.Index >= len(tabs) {
+			return protocol.Tab{}, protocol.Errorf(protocol.CodeInvalidParams, "index must be 0 to %d (see browser_tabs list)", len(tabs)-1)
+		}
+		return tabs[*in.Index], nil
+	}
+	switch in.Action {
+	case "list":
+		tabs, cur, err := t.tabList(ctx)
+		if err != nil {
+			return failure(err)
+		}
+		return text(renderTabs(tabs, cur))
+	case "new":
+		var r protocol.TabResult
+		if err := t.call(ctx, protocol.MethodTabsOpen, protocol.TabsOpenParams{}, &r); err != nil {
+			return failure(err)
+		}
+		t.setTab(r.Tab.ID)
+		outcome := fmt.Sprintf("opened tab %d", r.Tab.ID)
+		if in.URL != "" && in.URL != "about:blank" {
+			// goto waits for the load of the document it navigated to
+			// (tabs.open returns once the tab exists).
+			var nav protocol.NavResult
+			if err := t.call(ctx, protocol.MethodGoto, protocol.GotoParams{Target: t.target(), URL: in.URL}, &nav); err != nil {
+				return failure(err)
+			}
+			outcome = navOutcome(outcome+" at "+nav.URL, nav)
+		}
+		return t.page(ctx, outcome)
+	case "select":
+		tabs, _, err := t.tabList(ctx)
+		if err != nil {
+			return failure(err)
+		}
+		tab, err := pick(tabs)
+		if err != nil {
+			return failure(err)
+		}
+		if err := t.call(ctx, protocol.MethodTabsSelect, protocol.TabParams{Target: protocol.Target{Tab: tab.ID}}, nil); err != nil {
+			return failure(err)
+		}
+		t.setTab(tab.ID)
+		return t.page(ctx, fmt.Sprintf("selected tab %d", tab.ID))
+	case "close":
+		target := t.target()
+		if in.Index != nil {
+			tabs, _, err := t.tabList(ctx)
+			if err != nil {
+				return failure(err)
+			}
+			tab, err := pick(tabs)
+			if err != nil {
+				return failure(err)
+			}
+			target = protocol.Target{Tab: tab.ID}
+		}
+		var r struct {
+			Tab int `json:"tab"`
+		}
+		if err := t.call(ctx, protocol.MethodTabsClose, protocol.TabParams{Target: target}, &r); err != nil {
+			return failure(err)
+		}
+		if t.target().Tab == r.Tab {
+			t.setTab(0)
+		}
+		tabs, cur, err := t.tabList(ctx)
+		if err != nil {
+			return failure(err)
+		}
+		return text(fmt.Sprintf("closed tab %d\n%s", r.Tab, renderTabs(tabs, cur)))
+	}
+	return badArgs(fmt.Errorf("action %q is not list, new, select or close", in.Action))
+}
+
+func (t *tools) waitFor(ctx context.Context, in waitIn) *mcp.CallToolResult {
+	if in.Text == "" && in.TextGone == "" && in.Time <= 0 && in.Target == "" && in.URL == "" {
+		return badArgs(fmt.Errorf("give text, textGone, time, target or url"))
+	}
+	if in.Time > 0 {
+		d := time.Duration(min(in.Time, 30) * float64(time.Second))
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+			return failure(ctx.Err())
+		}
+	}
+	timeout := int(in.Timeout * 1000)
+	var done []string
+	if in.Time > 0 {
+		done = append(done, fmt.Sprintf("%gs", min(in.Time, 30)))
+	}
+	steps := []struct {
+		p    protocol.WaitParams
+		what string
+	}{
+		{protocol.WaitParams{Text: in.TextGone, Gone: true}, fmt.Sprintf("%q to go", in.TextGone)},
+		{protocol.WaitParams{Text: in.Text}, fmt.Sprintf("%q", in.Text)},
+		{protocol.WaitParams{Element: in.Target, State: in.State}, in.Target + " " + cmpOr(in.State, "visible")},
+		{protocol.WaitParams{URL: in.URL}, "URL " + in.URL},
+	}
+	for _, s := range steps {
+		if s.p.Text == "" && s.p.Element == "" && s.p.URL == "" {
+			continue
+		}
+		s.p.Target, s.p.TimeoutMs = t.target(), timeout
+		var r protocol.WaitResult
+		if err := t.call(ctx, protocol.MethodWait, s.p, &r); err != nil {
+			return failure(err)
+		}
+		done = append(done, s.what)
+	}
+	return t.changes(ctx, "waited for "+strings.Join(done, ", "), in.URL != "")
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func (t *tools) evaluate(ctx context.Context, in evaluateIn) *mcp.CallToolResult {
+	var r protocol.EvalResult
+	if err := t.call(ctx, protocol.MethodEval, protocol.EvalParams{Target: t.target(), Expression: in.Function}, &r); err != nil {
+		return failure(err)
+	}
+	out := jsonText(r.Value)
+	if r.Description != "" && r.Value == nil {
+		out = r.Description
+	}
+	if r.Dialog != nil {
+		t.sawDialog(r.Dialog)
+		out += "\n" + dialogLine(r.Dialog)
+	}
+	return text(out)
+}
+
+func (t *tools) screenshot(ctx context.Context, in screenshotIn) *mcp.CallToolResult {
+	target, err := in.optTarget()
+	if err != nil {
+		return badArgs(err)
+	}
+	if in.Type != "" && in.Type != "png" {
+		return badArgs(fmt.Errorf("type %q: only png is supported", in.Type))
+	}
+	var r protocol.ScreenshotResult
+	if err := t.call(ctx, protocol.MethodScreenshot, protocol.ScreenshotParams{Target: t.target(), FullPage: in.FullPage, Element: target, Path: in.Filename}, &r); err != nil {
+		return failure(err)
+	}
+	line := fmt.Sprintf("screenshot %dx%d, %d bytes", r.Width, r.Height, r.Bytes)
+	if r.Path != "" {
+		return text(line + " saved to " + r.Path)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.TextContent{Text: line},
+		&mcp.ImageContent{MIMEType: "image/png", Data: r.Data},
+	}}
+}
+
+func (t *tools) console(ctx context.Context, in consoleIn) *mcp.CallToolResult {
+	level := cmpOr(in.Level, "info")
+	if in.OnlyErrors {
+		level = "error"
+	}
+	var r protocol.ConsoleListResult
+	if err := t.call(ctx, protocol.MethodConsoleList, protocol.ConsoleListParams{Target: t.target(), Level: level, Clear: in.Clear}, &r); err != nil {
+		return failure(err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d console messages (tab %d)", len(r.Messages), r.Tab)
+	if r.Dropped > 0 {
+		fmt.Fprintf(&b, "; %d older ones were dropped", r.Dropped)
+	}
+	for _, m := range r.Messages {
+		fmt.Fprintf(&b, "\n[%s] %s", m.Level, m.Text)
+		if m.URL != "" {
+			fmt.Fprintf(&b, " (%s:%d)", m.URL, m.Line)
+		}
+	}
+	return text(b.String())
+}
+
+func (t *tools) network(ctx context.Context, in networkIn) *mcp.CallToolResult {
+	var r protocol.NetworkListResult
+	if err := t.call(ctx, protocol.MethodNetworkList, protocol.NetworkListParams{Target: t.target(), Static: in.Static || in.IncludeStatic, Clear: in.Clear}, &r); err != nil {
+		return failure(err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d requests (tab %d)", len(r.Requests), r.Tab)
+	if r.Dropped > 0 {
+		fmt.Fprintf(&b, "; %d older ones were dropped", r.Dropped)
+	}
+	for _, q := range r.Requests {
+		fmt.Fprintf(&b, "\n%s", requestLine(q))
+	}
+	return text(b.String())
+}
+
+// requestLine renders a request as "[GET] url => [200] OK".
+func requestLine(q protocol.NetworkRequest) string {
+	s := fmt.Sprintf("[%s] %s", q.Method, q.URL)
+	switch {
+	case q.Failed != "":
+		s += " => failed: " + q.Failed
+	case q.Status != 0:
+		s += fmt.Sprintf(" => [%d] %s", q.Status, q.StatusText)
+	default:
+		s += " => pending"
+	}
+	return s
+}
+
+func (t *tools) resolve(ctx context.Context, in resolveIn) *mcp.CallToolResult {
+	target, err := in.target()
+	if err != nil {
+		return badArgs(err)
+	}
+	var r protocol.ResolveResult
+	if err := t.call(ctx, protocol.MethodResolve, protocol.ResolveParams{Target: t.target(), Element: target}, &r); err != nil {
+		return failure(err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s matches %d element(s)", target, r.Count)
+	for i, m := range r.Matches {
+		fmt.Fprintf(&b, "\n%d: %s %q", i+1, m.Role, m.Name)
+		if m.Box == nil {
+			b.WriteString(" (not rendered)")
+		} else {
+			fmt.Fprintf(&b, " at (%.0f, %.0f) %.0fx%.0f", m.Box.X, m.Box.Y, m.Box.Width, m.Box.Height)
+		}
+	}
+	return text(b.String())
+}
+
+func (t *tools) cookies(ctx context.Context, in cookiesIn) *mcp.CallToolResult {
+	var r protocol.CookiesResult
+	switch cmpOr(in.Action, "get") {
+	case "get":
+		if err := t.call(ctx, protocol.MethodCookiesGet, protocol.CookiesGetParams{Target: t.target(), Name: in.Name}, &r); err != nil {
+			return failure(err)
+		}
+	case "set":
+		p := protocol.CookiesSetParams{Target: t.target(), Name: in.Name, Value: in.Value, Domain: in.Domain, Path: in.Path,
+			Expires: in.Expires, HTTPOnly: in.HTTPOnly, Secure: in.Secure, SameSite: in.SameSite}
+		if err := t.call(ctx, protocol.MethodCookiesSet, p, &r); err != nil {
+			return failure(err)
+		}
+	case "clear":
+		var c protocol.CookiesClearResult
+		if err := t.call(ctx, protocol.MethodCookiesClear, protocol.CookiesClearParams{Target: t.target(), Name: in.Name}, &c); err != nil {
+			return failure(err)
+		}
+		return text(fmt.Sprintf("deleted %d cookie(s) of %s", c.Deleted, c.URL))
+	default:
+		return badArgs(fmt.Errorf("action %q is not get, set or clear", in.Action))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d cookie(s) of %s", len(r.Cookies), r.URL)
+	for _, c := range r.Cookies {
+		fmt.Fprintf(&b, "\n%s=%s (domain %s, path %s", c.Name, c.Value, c.Domain, c.Path)
+		if c.HTTPOnly {
+			b.WriteString(", httpOnly")
+		}
+		if c.Secure {
+			b.WriteString(", secure")
+		}
+		if c.SameSite != "" {
+			b.WriteString(", sameSite " + c.SameSite)
+		}
+		b.WriteString(")")
+	}
+	return text(b.String())
+}

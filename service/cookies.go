@@ -1,0 +1,134 @@
+package service
+
+import (
+	"context"
+	"net/url"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	cdppage "github.com/chromedp/cdproto/page"
+
+	"github.com/egohost/egohost/protocol"
+)
+
+// cookieHandlers read and write the cookies of a tab's URL: the user's
+// real profile.
+func (s *Service) cookieHandlers() map[string]handler {
+	return map[string]handler{
+		protocol.MethodCookiesGet:   typed(s.cookiesGet),
+		protocol.MethodCookiesSet:   typed(s.cookiesSet),
+		protocol.MethodCookiesClear: typed(s.cookiesClear),
+	}
+}
+
+// cookieTab returns the target's main session and its main frame's URL,
+// which must be http(s): cookies belong to an origin.
+func (s *Service) cookieTab(ctx context.Context, t protocol.Target, op string) (*tabSession, int, string, error) {
+	l, id, err := s.target(ctx, t)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	sess := &tabSession{l: l, tabID: id}
+	var tree cdppage.GetFrameTreeResult
+	if err := sess.Call(ctx, cdppage.CommandGetFrameTree, nil, &tree); err != nil {
+		return nil, 0, "", err
+	}
+	if tree.FrameTree == nil || tree.FrameTree.Frame == nil {
+		return nil, 0, "", protocol.Errorf(protocol.CodeInternal, "%s: tab %d has no main frame", op, id)
+	}
+	u := tree.FrameTree.Frame.URL
+	if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") {
+		return nil, 0, "", protocol.Errorf(protocol.CodeUnsupported, "%s: tab %d shows %q, which has no cookies: navigate to an http(s) page first", op, id, u)
+	}
+	return sess, id, u, nil
+}
+
+func (s *Service) tabCookies(ctx context.Context, sess *tabSession, u, name string) ([]protocol.Cookie, error) {
+	var res network.GetCookiesResult
+	if err := sess.Call(ctx, network.CommandGetCookies, network.GetCookiesParams{URLs: []string{u}}, &res); err != nil {
+		return nil, err
+	}
+	out := []protocol.Cookie{}
+	for _, c := range res.Cookies {
+		if name != "" && c.Name != name {
+			continue
+		}
+		pc := protocol.Cookie{
+			Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path,
+			HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: string(c.SameSite),
+		}
+		if !c.Session {
+			pc.Expires = c.Expires
+		}
+		out = append(out, pc)
+	}
+	return out, nil
+}
+
+func (s *Service) cookiesGet(ctx context.Context, _ *agent, p protocol.CookiesGetParams) (any, error) {
+	sess, id, u, err := s.cookieTab(ctx, p.Target, "cookies.get")
+	if err != nil {
+		return nil, err
+	}
+	cookies, err := s.tabCookies(ctx, sess, u, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	return protocol.CookiesResult{Tab: id, URL: u, Cookies: cookies}, nil
+}
+
+func (s *Service) cookiesSet(ctx context.Context, _ *agent, p protocol.CookiesSetParams) (any, error) {
+	if p.Name == "" {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cookies.set needs a name")
+	}
+	switch p.SameSite {
+	case "", "Strict", "Lax", "None":
+	default:
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cookies.set: sameSite %q is not Strict, Lax or None", p.SameSite)
+	}
+	sess, id, u, err := s.cookieTab(ctx, p.Target, "cookies.set")
+	if err != nil {
+		return nil, err
+	}
+	cp := network.SetCookieParams{
+		Name: p.Name, Value: p.Value, URL: u, Domain: p.Domain, Path: p.Path,
+		SameSite: network.CookieSameSite(p.SameSite), Expires: cdp.TimeSinceEpoch(p.Expires),
+	}
+	if p.HTTPOnly {
+		cp.HTTPOnly = &p.HTTPOnly
+	}
+	if p.Secure {
+		cp.Secure = &p.Secure
+	}
+	if err := sess.Call(ctx, network.CommandSetCookie, cp, nil); err != nil {
+		return nil, err
+	}
+	cookies, err := s.tabCookies(ctx, sess, u, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	if len(cookies) == 0 {
+		// Chrome refused it silently (a Secure cookie on http, a domain
+		// that is not the page's, …).
+		return nil, protocol.Errorf(protocol.CodeUnsupported, "cookies.set: Chrome did not keep cookie %q for %s (check domain, path, secure and sameSite)", p.Name, u)
+	}
+	return protocol.CookiesResult{Tab: id, URL: u, Cookies: cookies}, nil
+}
+
+func (s *Service) cookiesClear(ctx context.Context, _ *agent, p protocol.CookiesClearParams) (any, error) {
+	sess, id, u, err := s.cookieTab(ctx, p.Target, "cookies.clear")
+	if err != nil {
+		return nil, err
+	}
+	cookies, err := s.tabCookies(ctx, sess, u, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cookies {
+		dp := network.DeleteCookiesParams{Name: c.Name, Domain: c.Domain, Path: c.Path}
+		if err := sess.Call(ctx, network.CommandDeleteCookies, dp, nil); err != nil {
+			return nil, err
+		}
+	}
+	return protocol.CookiesClearResult{Tab: id, URL: u, Deleted: len(cookies)}, nil
+}

@@ -1,0 +1,402 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/egohost/egohost/protocol"
+)
+
+// Capacities of a tab's recordings: the newest entries are kept, each
+// text clipped (a console.log of a huge string, a data: URL).
+const (
+	maxConsoleMessages = 1000
+	maxNetworkRequests = 1000
+	maxRecordedText    = 4096 // bytes of a message's text or a URL
+)
+
+// clip cuts s to maxRecordedText bytes (at a rune boundary) and says so.
+func clip(s string) string {
+	if len(s) <= maxRecordedText {
+		return s
+	}
+	cut := maxRecordedText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes in all)", len(s))
+}
+
+// ring keeps the last n values put into it.
+type ring[T any] struct {
+	buf     []T
+	next    int // where the next value goes once buf is full
+	dropped int
+	n       int
+}
+
+func newRing[T any](n int) ring[T] { return ring[T]{n: n} }
+
+// put adds v, dropping the oldest value when the ring is full; it returns
+// the value dropped, if any.
+func (r *ring[T]) put(v T) (old T, evicted bool) {
+	if len(r.buf) < r.n {
+		r.buf = append(r.buf, v)
+		return old, false
+	}
+	old = r.buf[r.next]
+	r.buf[r.next] = v
+	r.next = (r.next + 1) % r.n
+	r.dropped++
+	return old, true
+}
+
+// all returns the values, oldest first.
+func (r *ring[T]) all() []T {
+	out := make([]T, 0, len(r.buf))
+	out = append(out, r.buf[r.next:]...)
+	return append(out, r.buf[:r.next]...)
+}
+
+func (r *ring[T]) reset() { *r = newRing[T](r.n) }
+
+// tabRecord is what the service records of one followed tab: its console
+// messages, uncaught exceptions and network requests, in bounded rings.
+// The link's reader feeds it; it never blocks on anything but its mutex.
+type tabRecord struct {
+	mu       sync.Mutex
+	console  ring[protocol.ConsoleMessage]
+	requests ring[*protocol.NetworkRequest]
+	byID     map[string]*protocol.NetworkRequest // requests still in the ring, by Chrome's request ID
+	ids      map[*protocol.NetworkRequest]string
+}
+
+func newTabRecord() *tabRecord {
+	return &tabRecord{
+		console:  newRing[protocol.ConsoleMessage](maxConsoleMessages),
+		requests: newRing[*protocol.NetworkRequest](maxNetworkRequests),
+		byID:     make(map[string]*protocol.NetworkRequest),
+		ids:      make(map[*protocol.NetworkRequest]string),
+	}
+}
+
+// recordStartTimeout bounds the start of a tab's record: a browser that
+// does not answer must not take the whole request's deadline.
+const recordStartTimeout = 5 * time.Second
+
+// startRecording turns on the CDP domains whose events the record needs on
+// the tab's main session. Runtime.enable also replays the console messages
+// the page logged before.
+func startRecording(ctx context.Context, s *tabSession) error {
+	ctx, cancel := context.WithTimeout(ctx, recordStartTimeout)
+	defer cancel()
+	if err := s.Call(ctx, network.CommandEnable, network.EnableParams{}, nil); err != nil {
+		return err
+	}
+	return s.Call(ctx, runtime.CommandEnable, nil, nil)
+}
+
+// record feeds a CDP event of the main session to its tab's record, if the
+// tab is followed.
+func (l *link) record(in *inbound) {
+	if in.SessionID != "" {
+		return
+	}
+	switch in.Method {
+	case runtime.ConsoleAPICalled.Method, runtime.ExceptionThrown.Method,
+		network.RequestWillBeSent.Method, network.ResponseReceived.Method,
+		network.LoadingFinished.Method, network.LoadingFailed.Method:
+	default:
+		return
+	}
+	l.mu.Lock()
+	t := l.tabs[in.TabID]
+	l.mu.Unlock()
+	if t == nil {
+		return
+	}
+	if rec := t.rec.Load(); rec != nil {
+		rec.add(in.Method, in.Params)
+	}
+}
+
+// remoteValue is the part of a Runtime.RemoteObject a console line shows.
+type remoteValue struct {
+	Type                string          `json:"type"`
+	Value               json.RawMessage `json:"value"`
+	UnserializableValue string          `json:"unserializableValue"`
+	Description         string          `json:"description"`
+}
+
+func (v remoteValue) text() string {
+	switch {
+	case v.Type == "string":
+		var s string
+		if json.Unmarshal(v.Value, &s) == nil {
+			return s
+		}
+	case v.UnserializableValue != "":
+		return v.UnserializableValue
+	case v.Description != "":
+		return v.Description
+	case len(v.Value) > 0:
+		return string(v.Value)
+	}
+	return v.Type
+}
+
+type callFrame struct {
+	URL        string `json:"url"`
+	LineNumber int    `json:"lineNumber"`
+}
+
+// consoleLevel maps a console call's type to a level.
+func consoleLevel(typ string) string {
+	switch typ {
+	case "error", "assert":
+		return "error"
+	case "warning":
+		return "warning"
+	case "debug":
+		return "debug"
+	}
+	return "info"
+}
+
+// add records one event. Events it cannot decode are ignored.
+func (r *tabRecord) add(method string, params json.RawMessage) {
+	switch method {
+	case runtime.ConsoleAPICalled.Method:
+		var ev struct {
+			Type       string        `json:"type"`
+			Args       []remoteValue `json:"args"`
+			Timestamp  float64       `json:"timestamp"`
+			StackTrace *struct {
+				CallFrames []callFrame `json:"callFrames"`
+			} `json:"stackTrace"`
+		}
+		if json.Unmarshal(params, &ev) != nil {
+			return
+		}
+		parts := make([]string, len(ev.Args))
+		for i, a := range ev.Args {
+			parts[i] = a.text()
+		}
+		m := protocol.ConsoleMessage{Level: consoleLevel(ev.Type), Type: ev.Type, Text: clip(strings.Join(parts, " ")), Time: ev.Timestamp}
+		if ev.StackTrace != nil && len(ev.StackTrace.CallFrames) > 0 {
+			m.URL, m.Line = clip(ev.StackTrace.CallFrames[0].URL), ev.StackTrace.CallFrames[0].LineNumber+1
+		}
+		r.mu.Lock()
+		r.console.put(m)
+		r.mu.Unlock()
+	case runtime.ExceptionThrown.Method:
+		var ev struct {
+			Timestamp float64 `json:"timestamp"`
+			Details   struct {
+				Text       string       `json:"text"`
+				LineNumber int          `json:"lineNumber"`
+				URL        string       `json:"url"`
+				Exception  *remoteValue `json:"exception"`
+			} `json:"exceptionDetails"`
+		}
+		if json.Unmarshal(params, &ev) != nil {
+			return
+		}
+		text := ev.Details.Text
+		if e := ev.Details.Exception; e != nil && e.Description != "" {
+			// The description is "TypeError: x is null\n    at …": the
+			// first line names the error; the stack is left out.
+			first, _, _ := strings.Cut(e.Description, "\n")
+			text = "Uncaught " + first
+		} else if e != nil {
+			text = "Uncaught " + e.text()
+		}
+		m := protocol.ConsoleMessage{Level: "error", Type: "exception", Text: clip(text), URL: clip(ev.Details.URL), Line: ev.Details.LineNumber + 1, Time: ev.Timestamp}
+		r.mu.Lock()
+		r.console.put(m)
+		r.mu.Unlock()
+	case network.RequestWillBeSent.Method:
+		var ev struct {
+			RequestID string  `json:"requestId"`
+			WallTime  float64 `json:"wallTime"`
+			Type      string  `json:"type"`
+			Request   struct {
+				URL    string `json:"url"`
+				Method string `json:"method"`
+			} `json:"request"`
+			RedirectResponse *struct {
+				Status     int    `json:"status"`
+				StatusText string `json:"statusText"`
+				MimeType   string `json:"mimeType"`
+			} `json:"redirectResponse"`
+		}
+		if json.Unmarshal(params, &ev) != nil {
+			return
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if prev := r.byID[ev.RequestID]; prev != nil && ev.RedirectResponse != nil {
+			// A redirect ends the previous hop under the same ID.
+			prev.Status, prev.StatusText, prev.MimeType, prev.Finished = ev.RedirectResponse.Status, ev.RedirectResponse.StatusText, ev.RedirectResponse.MimeType, true
+		}
+		req := &protocol.NetworkRequest{Method: ev.Request.Method, URL: clip(ev.Request.URL), Type: ev.Type, Time: ev.WallTime * 1000}
+		if old, evicted := r.requests.put(req); evicted {
+			if id := r.ids[old]; r.byID[id] == old {
+				delete(r.byID, id)
+			}
+			delete(r.ids, old)
+		}
+		r.byID[ev.RequestID] = req
+		r.ids[req] = ev.RequestID
+	case network.ResponseReceived.Method:
+		var ev struct {
+			RequestID string `json:"requestId"`
+			Type      string `json:"type"`
+			Response  struct {
+				Status     int    `json:"status"`
+				StatusText string `json:"statusText"`
+				MimeType   string `json:"mimeType"`
+			} `json:"response"`
+		}
+		if json.Unmarshal(params, &ev) != nil {
+			return
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if req := r.byID[ev.RequestID]; req != nil {
+			req.Status, req.StatusText, req.MimeType = ev.Response.Status, ev.Response.StatusText, ev.Response.MimeType
+			if req.Type == "" {
+				req.Type = ev.Type
+			}
+		}
+	case network.LoadingFinished.Method:
+		var ev struct {
+			RequestID         string  `json:"requestId"`
+			EncodedDataLength float64 `json:"encodedDataLength"`
+		}
+		if json.Unmarshal(params, &ev) != nil {
+			return
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if req := r.byID[ev.RequestID]; req != nil {
+			req.Finished, req.Bytes = true, int64(ev.EncodedDataLength)
+		}
+	case network.LoadingFailed.Method:
+		var ev struct {
+			RequestID string `json:"requestId"`
+			ErrorText string `json:"errorText"`
+			Canceled  bool   `json:"canceled"`
+		}
+		if json.Unmarshal(params, &ev) != nil {
+			return
+		}
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if req := r.byID[ev.RequestID]; req != nil {
+			req.Finished, req.Failed = true, ev.ErrorText
+			if req.Failed == "" && ev.Canceled {
+				req.Failed = "canceled"
+			}
+		}
+	}
+}
+
+// levelRank orders console levels by severity.
+var levelRank = map[string]int{"debug": 0, "info": 1, "warning": 2, "error": 3}
+
+// consoleMessages returns the messages at level or above, oldest first.
+func (r *tabRecord) consoleMessages(level string, clear bool) ([]protocol.ConsoleMessage, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	all, dropped := r.console.all(), r.console.dropped
+	if clear {
+		r.console.reset()
+	}
+	out := make([]protocol.ConsoleMessage, 0, len(all))
+	for _, m := range all {
+		if levelRank[m.Level] >= levelRank[level] {
+			out = append(out, m)
+		}
+	}
+	return out, dropped
+}
+
+// staticTypes are the resource types network.list leaves out unless asked.
+var staticTypes = map[string]bool{"Image": true, "Font": true, "Stylesheet": true, "Script": true, "Media": true, "Manifest": true, "TextTrack": true}
+
+// networkRequests returns copies of the requests, oldest first.
+func (r *tabRecord) networkRequests(static, clear bool) ([]protocol.NetworkRequest, int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	all, dropped := r.requests.all(), r.requests.dropped
+	if clear {
+		r.requests.reset()
+		r.byID = make(map[string]*protocol.NetworkRequest)
+		r.ids = make(map[*protocol.NetworkRequest]string)
+	}
+	out := make([]protocol.NetworkRequest, 0, len(all))
+	for _, req := range all {
+		if static || !staticTypes[req.Type] {
+			out = append(out, *req)
+		}
+	}
+	return out, dropped
+}
+
+func (s *Service) recordHandlers() map[string]handler {
+	return map[string]handler{
+		protocol.MethodConsoleList: typed(s.consoleList),
+		protocol.MethodNetworkList: typed(s.networkList),
+	}
+}
+
+// tabRecordOf opens the target's page (which starts its recording) and
+// returns its record.
+func (s *Service) tabRecordOf(ctx context.Context, t protocol.Target) (*tabRecord, int, error) {
+	l, id, err := s.target(ctx, t)
+	if err != nil {
+		return nil, 0, err
+	}
+	ts, err := l.page(ctx, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	rec := ts.rec.Load()
+	if rec == nil {
+		return nil, 0, protocol.Errorf(protocol.CodeDetached, "tab %d was detached", id)
+	}
+	return rec, id, nil
+}
+
+func (s *Service) consoleList(ctx context.Context, _ *agent, p protocol.ConsoleListParams) (any, error) {
+	if p.Level == "" {
+		p.Level = "debug"
+	}
+	if _, ok := levelRank[p.Level]; !ok {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "console.list: level %q is not debug, info, warning or error", p.Level)
+	}
+	rec, id, err := s.tabRecordOf(ctx, p.Target)
+	if err != nil {
+		return nil, err
+	}
+	msgs, dropped := rec.consoleMessages(p.Level, p.Clear)
+	return protocol.ConsoleListResult{Tab: id, Messages: msgs, Dropped: dropped}, nil
+}
+
+func (s *Service) networkList(ctx context.Context, _ *agent, p protocol.NetworkListParams) (any, error) {
+	rec, id, err := s.tabRecordOf(ctx, p.Target)
+	if err != nil {
+		return nil, err
+	}
+	reqs, dropped := rec.networkRequests(p.Static, p.Clear)
+	return protocol.NetworkListResult{Tab: id, Requests: reqs, Dropped: dropped}, nil
+}

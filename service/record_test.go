@@ -1,0 +1,157 @@
+package service
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/egohost/egohost/protocol"
+)
+
+func TestRingKeepsTheNewest(t *testing.T) {
+	tests := []struct {
+		name        string
+		puts        int
+		want        []int
+		wantDropped int
+	}{
+		{"empty", 0, []int{}, 0},
+		{"under capacity", 2, []int{0, 1}, 0},
+		{"full", 3, []int{0, 1, 2}, 0},
+		{"wrapped once", 4, []int{1, 2, 3}, 1},
+		{"wrapped twice", 7, []int{4, 5, 6}, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newRing[int](3)
+			for i := range tt.puts {
+				r.put(i)
+			}
+			if d := cmp.Diff(tt.want, r.all()); d != "" {
+				t.Errorf("all (-want +got):\n%s", d)
+			}
+			if r.dropped != tt.wantDropped {
+				t.Errorf("dropped: got %d, want %d", r.dropped, tt.wantDropped)
+			}
+		})
+	}
+}
+
+func event(t *testing.T, r *tabRecord, method, params string) {
+	t.Helper()
+	if !json.Valid([]byte(params)) {
+		t.Fatalf("bad fixture %s", params)
+	}
+	r.add(method, json.RawMessage(params))
+}
+
+func TestRecordConsole(t *testing.T) {
+	r := newTabRecord()
+	event(t, r, "Runtime.consoleAPICalled", `{"type":"log","args":[{"type":"string","value":"hello"},{"type":"number","value":42,"description":"42"},{"type":"object","description":"Object"}],"timestamp":1000,
+		"stackTrace":{"callFrames":[{"url":"http://x/a.js","lineNumber":4}]}}`)
+	event(t, r, "Runtime.consoleAPICalled", `{"type":"warning","args":[{"type":"number","unserializableValue":"NaN"}],"timestamp":1001}`)
+	event(t, r, "Runtime.consoleAPICalled", `{"type":"debug","args":[],"timestamp":1002}`)
+	event(t, r, "Runtime.exceptionThrown", `{"timestamp":1003,"exceptionDetails":{"text":"Uncaught","lineNumber":9,"url":"http://x/b.js",
+		"exception":{"type":"object","description":"TypeError: x is null\n    at f (http://x/b.js:10:3)"}}}`)
+	r.add("Runtime.consoleAPICalled", json.RawMessage(`not json`)) // ignored
+	all := []protocol.ConsoleMessage{
+		{Level: "info", Type: "log", Text: "hello 42 Object", URL: "http://x/a.js", Line: 5, Time: 1000},
+		{Level: "warning", Type: "warning", Text: "NaN", Time: 1001},
+		{Level: "debug", Type: "debug", Text: "", Time: 1002},
+		{Level: "error", Type: "exception", Text: "Uncaught TypeError: x is null", URL: "http://x/b.js", Line: 10, Time: 1003},
+	}
+	tests := []struct {
+		level string
+		want  []protocol.ConsoleMessage
+	}{
+		{"debug", all},
+		{"info", []protocol.ConsoleMessage{all[0], all[1], all[3]}},
+		{"warning", []protocol.ConsoleMessage{all[1], all[3]}},
+		{"error", []protocol.ConsoleMessage{all[3]}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.level, func(t *testing.T) {
+			got, dropped := r.consoleMessages(tt.level, false)
+			if d := cmp.Diff(tt.want, got); d != "" || dropped != 0 {
+				t.Errorf("messages (-want +got), dropped %d:\n%s", dropped, d)
+			}
+		})
+	}
+	if got, _ := r.consoleMessages("debug", true); len(got) != 4 {
+		t.Fatalf("got %d messages, want 4 before clearing", len(got))
+	}
+	if got, _ := r.consoleMessages("debug", false); len(got) != 0 {
+		t.Errorf("got %d messages after clear, want 0", len(got))
+	}
+}
+
+func TestRecordNetwork(t *testing.T) {
+	r := newTabRecord()
+	event(t, r, "Network.requestWillBeSent", `{"requestId":"1","wallTime":2,"type":"Document","request":{"url":"http://x/old","method":"GET"}}`)
+	event(t, r, "Network.requestWillBeSent", `{"requestId":"1","wallTime":3,"type":"Document","request":{"url":"http://x/new","method":"GET"},
+		"redirectResponse":{"status":301,"statusText":"Moved Permanently","mimeType":"text/html"}}`)
+	event(t, r, "Network.responseReceived", `{"requestId":"1","type":"Document","response":{"status":200,"statusText":"OK","mimeType":"text/html"}}`)
+	event(t, r, "Network.loadingFinished", `{"requestId":"1","encodedDataLength":512}`)
+	event(t, r, "Network.requestWillBeSent", `{"requestId":"2","wallTime":4,"type":"Image","request":{"url":"http://x/a.png","method":"GET"}}`)
+	event(t, r, "Network.requestWillBeSent", `{"requestId":"3","wallTime":5,"type":"Fetch","request":{"url":"http://x/api","method":"POST"}}`)
+	event(t, r, "Network.loadingFailed", `{"requestId":"3","errorText":"net::ERR_CONNECTION_REFUSED"}`)
+	event(t, r, "Network.responseReceived", `{"requestId":"unknown","response":{"status":200}}`)
+
+	doc := []protocol.NetworkRequest{
+		{Method: "GET", URL: "http://x/old", Type: "Document", Status: 301, StatusText: "Moved Permanently", MimeType: "text/html", Finished: true, Time: 2000},
+		{Method: "GET", URL: "http://x/new", Type: "Document", Status: 200, StatusText: "OK", MimeType: "text/html", Finished: true, Bytes: 512, Time: 3000},
+	}
+	img := protocol.NetworkRequest{Method: "GET", URL: "http://x/a.png", Type: "Image", Time: 4000}
+	api := protocol.NetworkRequest{Method: "POST", URL: "http://x/api", Type: "Fetch", Failed: "net::ERR_CONNECTION_REFUSED", Finished: true, Time: 5000}
+	got, _ := r.networkRequests(false, false)
+	if d := cmp.Diff(append(doc, api), got); d != "" {
+		t.Errorf("without static (-want +got):\n%s", d)
+	}
+	got, _ = r.networkRequests(true, false)
+	if d := cmp.Diff(append(doc, img, api), got); d != "" {
+		t.Errorf("with static (-want +got):\n%s", d)
+	}
+}
+
+// The ring forgets the oldest requests and their IDs: a late event of a
+// dropped request changes nothing, and memory stays bounded.
+func TestRecordNetworkIsBounded(t *testing.T) {
+	r := newTabRecord()
+	n := maxNetworkRequests + 10
+	for i := range n {
+		event(t, r, "Network.requestWillBeSent", fmt.Sprintf(`{"requestId":"%d","type":"XHR","request":{"url":"http://x/%d","method":"GET"}}`, i, i))
+	}
+	event(t, r, "Network.responseReceived", `{"requestId":"0","response":{"status":200}}`)
+	got, dropped := r.networkRequests(true, false)
+	if len(got) != maxNetworkRequests || dropped != 10 {
+		t.Fatalf("got %d requests, %d dropped; want %d, 10", len(got), dropped, maxNetworkRequests)
+	}
+	if got[0].URL != "http://x/10" || got[0].Status != 0 {
+		t.Errorf("oldest kept: got %+v, want http://x/10 untouched", got[0])
+	}
+	if len(r.byID) != maxNetworkRequests || len(r.ids) != maxNetworkRequests {
+		t.Errorf("index sizes %d, %d; want %d", len(r.byID), len(r.ids), maxNetworkRequests)
+	}
+}
+
+// A huge console message or data: URL is clipped: the ring's memory stays
+// bounded by count and size.
+func TestRecordClipsHugeText(t *testing.T) {
+	r := newTabRecord()
+	huge := strings.Repeat("é", 1<<20)
+	b, _ := json.Marshal(map[string]any{"type": "log", "args": []map[string]any{{"type": "string", "value": huge}}})
+	r.add("Runtime.consoleAPICalled", b)
+	b, _ = json.Marshal(map[string]any{"requestId": "1", "request": map[string]any{"url": "data:text/plain," + huge, "method": "GET"}})
+	r.add("Network.requestWillBeSent", b)
+	msgs, _ := r.consoleMessages("debug", false)
+	reqs, _ := r.networkRequests(true, false)
+	for _, s := range []string{msgs[0].Text, reqs[0].URL} {
+		if len(s) > maxRecordedText+64 || !utf8.ValidString(s) || !strings.HasSuffix(s, " bytes in all)") {
+			t.Errorf("got %d bytes ending %q, want at most about %d, valid UTF-8, saying it was clipped", len(s), s[max(0, len(s)-40):], maxRecordedText)
+		}
+	}
+}
