@@ -38,8 +38,9 @@ type Options struct {
 	// (--remote-debugging-port=0), which lets any local process drive the
 	// browser without egohost's token. For tests that need a direct
 	// DevTools connection only: Launch refuses it unless UserDataDir is
-	// empty (a fresh temporary profile), so it never opens on a user's
-	// profile. egohost launch never sets it.
+	// empty (a fresh temporary profile) or inside the temporary directory
+	// (a test's kept profile), so it never opens on a user's profile.
+	// egohost launch never sets it.
 	DevToolsPortForTests bool
 }
 
@@ -93,8 +94,8 @@ func Launch(ctx context.Context, opts Options) (*Process, error) {
 	if opts.Binary == "" {
 		return nil, errors.New("launch browser: no binary")
 	}
-	if opts.DevToolsPortForTests && opts.UserDataDir != "" {
-		return nil, errors.New("launch browser: DevToolsPortForTests opens an unauthenticated DevTools port: it is only for a fresh temporary profile, not " + opts.UserDataDir)
+	if opts.DevToolsPortForTests && opts.UserDataDir != "" && !inTempDir(opts.UserDataDir) {
+		return nil, errors.New("launch browser: DevToolsPortForTests opens an unauthenticated DevTools port: it is only for a test profile in the temporary directory, not " + opts.UserDataDir)
 	}
 	for _, a := range opts.Args {
 		if strings.HasPrefix(a, "--remote-debugging-") {
@@ -171,6 +172,18 @@ func (p *Process) UserDataDir() string { return p.userDataDir }
 
 // Done is closed when the browser's main process has exited.
 func (p *Process) Done() <-chan struct{} { return p.done }
+
+// inTempDir reports whether dir lies inside the system's temporary
+// directory: the only place a profile may get a test-only DevTools port
+// (a user's profile, egohost launch's among them, never lives there).
+func inTempDir(dir string) bool {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(filepath.Clean(os.TempDir()), abs)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
 
 // DevToolsURL waits for the browser to write DevToolsActivePort and returns
 // the browser-level DevTools WebSocket URL. Only a browser launched with
