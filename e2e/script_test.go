@@ -255,12 +255,15 @@ func TestScriptSandbox(t *testing.T) {
 		{"1 GB array", `new Array(1 << 30).fill(0).length`, protocol.CodeScriptLimit, "memory limit"},
 		{"growing array", `const big = 'x'.repeat(1 << 20); const a = []; while (true) a.push(big + a.length)`, protocol.CodeScriptLimit, "memory limit"},
 		{"promise nothing settles", `await new Promise(() => {})`, protocol.CodeScript, "nothing will settle"},
-		{"unhandled rejection", `page.locator('#nope').click({timeout: 100}); await page.waitForTimeout(1000)`, protocol.CodeNotFound, "unhandled rejection"},
+		{"unhandled rejection", `page.locator('#nope').click({timeout: 2000}); await page.waitForTimeout(20000)`, protocol.CodeNotFound, "unhandled rejection"},
 	}
 	for _, tt := range failures {
 		t.Run(tt.name, func(t *testing.T) {
 			timeout := 1000
-			if tt.code == protocol.CodeScriptLimit {
+			switch {
+			case tt.name == "unhandled rejection":
+				timeout = 30000 // the rejection, not the clock, must end it (a loaded machine takes a while to say not_found)
+			case tt.code == protocol.CodeScriptLimit:
 				timeout = 60000 // the guard, not the clock, must stop it
 			}
 			_, err := c.runScript(t, protocol.ScriptRunParams{Target: tab, Script: tt.script, TimeoutMs: timeout})
