@@ -16,8 +16,21 @@ import (
 	"github.com/chromedp/cdproto/target"
 )
 
-//go:embed check.js
-var checkJS string
+var (
+	//go:embed check.js
+	checkJS string
+	//go:embed observe.js
+	observeJS string
+)
+
+// actionableJS runs check.js and, when the checks pass, in the same call
+// (one round trip per attempt): starts a click's guard (intercept.js) and
+// the settle's watch of the page (observe.js), just before the action.
+func actionableJS() string {
+	return "async function(o) { const r = await (" + checkJS + ").call(this, o);\n" +
+		"if (r.ok && o.guard) (" + interceptJS + ").call(this, {retarget: o.retarget});\n" +
+		"if (r.ok && o.observe) (" + observeJS + ").call(this);\nreturn r; }"
+}
 
 // Point is a place in the tab's top-level viewport, in CSS pixels.
 type Point struct {
@@ -36,11 +49,16 @@ type checks struct {
 	Scroll   int    `json:"scroll"`
 	// Describe only describes the element: no check, no scroll.
 	Describe bool `json:"describe,omitempty"`
+	// Guard starts a click's guard when the checks pass (guardedClick).
+	Guard bool `json:"guard,omitempty"`
+	// Observe starts the settle's watch when the checks pass.
+	Observe bool `json:"observe,omitempty"`
 }
 
-// forced keeps what force cannot skip: a box to point at.
+// forced keeps what force cannot skip: a box to point at, and the
+// settle's watch.
 func (c checks) forced() checks {
-	return checks{Retarget: c.Retarget, Scroll: c.Scroll}
+	return checks{Retarget: c.Retarget, Scroll: c.Scroll, Observe: c.Observe}
 }
 
 // checkResult is what check.js returns.
@@ -137,7 +155,7 @@ func (r *Runner) measure(ctx context.Context, el Element, c checks, force bool, 
 		c = c.forced()
 	}
 	var res checkResult
-	if err := r.callOn(ctx, el, checkJS, &res, c); err != nil {
+	if err := r.callOn(ctx, el, r.checkFn, &res, c); err != nil {
 		return spot{}, err
 	}
 	if !res.OK {

@@ -102,7 +102,7 @@ func (r *Runner) keys(ctx context.Context, op string, o PressOptions, do func(ct
 // settle as element actions.
 func (r *Runner) unbound(ctx context.Context, op string, o ActOptions, do func(ctx context.Context, res *Result) error) (*Result, error) {
 	start := time.Now()
-	w := r.watch(ctx, op)
+	w := r.actionWatch(ctx, op)
 	defer w.close()
 	res := &Result{}
 	if err := w.waitReady(); err != nil && w.ctx.Err() != nil {
@@ -112,6 +112,7 @@ func (r *Runner) unbound(ctx context.Context, op string, o ActOptions, do func(c
 		return nil, err
 	}
 	w.drain()
+	w.arm()
 	err := do(w.ctx, res)
 	if d := w.opened(); d != nil {
 		res.Dialog = d
@@ -126,7 +127,7 @@ func (r *Runner) unbound(ctx context.Context, op string, o ActOptions, do func(c
 	if o.Settle != nil {
 		s = o.Settle.withDefaults()
 	}
-	res.Settled = r.settle(w, s)
+	res.Settled = r.settle(w, s, Element{})
 	res.Dialog = w.opened()
 	res.Took = time.Since(start)
 	return res, nil
