@@ -104,7 +104,7 @@ type Runner struct {
 	opts  Options
 	kb    *keyboard
 	setup *TabSetup
-	// checkFn is the checks' script (actionableJS()), built once.
+	// checkFn is the checks' script (actionableJS("")), built once.
 	checkFn string
 }
 
@@ -128,7 +128,7 @@ func New(tab Tab, find Finder, opts Options) *Runner {
 	if setup == nil {
 		setup = &TabSetup{}
 	}
-	return &Runner{tab: tab, find: find, opts: opts, kb: usKeyboard(), setup: setup, checkFn: actionableJS()}
+	return &Runner{tab: tab, find: find, opts: opts, kb: usKeyboard(), setup: setup, checkFn: actionableJS("")}
 }
 
 // session returns the CDP session of an element's frame.
