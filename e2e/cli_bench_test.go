@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,7 +16,8 @@ import (
 )
 
 // BenchmarkCLICost splits what one CLI call (`egohost tabs`) costs:
-// the process start (`egohost help`: no configuration, no connection),
+// the floor of any process (/bin/true), the process start (`egohost
+// help`: no configuration, no connection),
 // the start with the configuration read (an unknown verb: it loads the
 // configuration, then fails), and in the benchmark's own process the
 // token read, the service's proof, the WebSocket handshake and the call.
@@ -56,6 +58,7 @@ func BenchmarkCLICost(b *testing.B) {
 			return nil
 		}
 	}
+	measure("exec of /bin/true (the floor of any process)", func() error { return exec.Command("/bin/true").Run() })
 	measure("process start (`egohost help`)", exit(0, "help"))
 	measure("start + configuration (an unknown verb)", exit(2, "no-such-verb"))
 	measure("a whole call (`egohost tabs`)", exit(0, "tabs"))
