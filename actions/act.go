@@ -58,7 +58,7 @@ type Waited struct {
 type Settled struct {
 	Took time.Duration
 	// For lists what was waited for: "navigation", "domcontentloaded",
-	// "dom quiet".
+	// "network" (requests the action started), "dom quiet".
 	For []string
 	// Navigated is set when the action started a navigation of the main
 	// frame; URL is where it went.

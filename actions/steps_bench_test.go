@@ -101,7 +101,7 @@ func BenchmarkClickSteps(b *testing.B) {
 		o, err := res.Object(ctx, tgt)
 		return actions.Element{ObjectID: o.ObjectID, SessionID: o.SessionID}, err
 	})
-	r := actions.New(rec, find, actions.Options{Transient: resolver.IsTransient})
+	r := actions.New(rec, find, actions.Options{Transient: resolver.IsTransient, Timeout: time.Minute})
 	if _, err := r.Click(ctx, "css=li:first-child > button", actions.ClickOptions{}); err != nil {
 		b.Fatal(err) // the per-tab setup, and Chrome's first layout of the page
 	}
