@@ -23,8 +23,8 @@ var (
 // navigation of the main frame the action started (to its
 // DOMContentLoaded), then waits for the DOM to be quiet. With el (the
 // element acted on, whose checks started observe.js) it ends after one
-// animation frame when nothing happened in it: no DOM mutation, no
-// navigation, no request the action started still in flight; otherwise,
+// animation frame when nothing happened since the action: no DOM mutation,
+// no navigation, no request the action started still in flight; otherwise,
 // and without el, it waits for s.Quiet without DOM mutations, counted from
 // the action when el is set.
 func (r *Runner) settle(w *watch, s Settle, el Element) (out Settled) {

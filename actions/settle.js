@@ -2,10 +2,11 @@
 // the page, with the watch observe.js started before the action. First one
 // animation frame and a task after it: the work the action scheduled for
 // now (microtasks, setTimeout(0), animation frames) has run. When nothing
-// mutated the DOM in that frame and no navigation began, it is done
-// (early). Otherwise it waits until the DOM has gone quietMs without a
-// mutation, counted from the last mutation since the action began, or
-// capMs. It resolves {quiet, early, mutations, ms, navigating}, or
+// mutated the DOM since the action began and no navigation began, it is
+// done (early): nothing was set off. Otherwise something is going on, and
+// it waits until the DOM has gone quietMs without a mutation, counted from
+// the last mutation since the action began (the action itself when none),
+// or capMs. It resolves {quiet, early, mutations, ms, navigating}, or
 // {missing: true} when no watch was started.
 async function settle(quietMs, capMs) {
   const el = this.nodeType === 1 ? this : this.parentElement;
@@ -25,7 +26,7 @@ async function settle(quietMs, capMs) {
       win.requestAnimationFrame(next);
       win.setTimeout(next, 100); // a background tab runs no animation frames
     });
-    if (s.last < begin && !s.navigating) {
+    if (s.last < 0 && !s.navigating) {
       return { quiet: true, early: true, mutations: s.mutations, ms: performance.now() - begin };
     }
     for (;;) {
