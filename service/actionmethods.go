@@ -113,7 +113,7 @@ func (s *Service) withRunner(ctx context.Context, t protocol.Target, op string, 
 		o, err := tc.res.Object(ctx, target)
 		return actions.Element{ObjectID: o.ObjectID, SessionID: o.SessionID}, err
 	})
-	r := actions.New(tc.page, find, actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient})
+	r := actions.New(tc.page, find, actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient, Setup: tc.acts})
 	res, err := fn(ctx, tc, r)
 	if err != nil {
 		return nil, actionError(err)
