@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
@@ -34,7 +33,18 @@ type chainOptions struct {
 	userDataDir string
 	url         string
 	quiet       bool
+	verbose     bool // the browser's own stderr to ours
 }
+
+// launchError is a browser that exited early or never connected; reason
+// is what it said last.
+type launchError struct {
+	err    error
+	reason string
+}
+
+func (e *launchError) Error() string { return e.err.Error() }
+func (e *launchError) Unwrap() error { return e.err }
 
 // startChain makes sure a service runs (starting one in this process if
 // none answers), launches the browser with the extension and waits until
@@ -163,18 +173,7 @@ func findBrowser(cfg *config.Config) (string, error) {
 	})
 }
 
-func (e *env) launch(ctx context.Context, args []string) error {
-	var o chainOptions
-	o.headless, args = takeBool(args, "--headless")
-	o.userDataDir, args = takeFlag(args, "--user-data-dir")
-	for _, a := range args {
-		if strings.HasPrefix(a, "--") {
-			return usageError("unknown flag " + a + " (usage: egohost launch [--headless] [--user-data-dir DIR] [URL])")
-		}
-	}
-	if len(args) > 1 {
-		return usageError("usage: egohost launch [--headless] [--user-data-dir DIR] [URL]")
-	}
+func (e *env) launch(ctx context.Context, o chainOptions, args []string) error {
 	if len(args) == 1 {
 		u, err := weburl.Normalize(args[0])
 		if err != nil {
