@@ -180,6 +180,8 @@ func TestGolden(t *testing.T) {
 		{"cookies-help", []string{"cookies", "--help"}},
 		{"launch-help", []string{"launch", "--help"}},
 		{"version", []string{"--version"}},
+		{"help-unknown", []string{"help", "clik"}},
+		{"help-cookies-set", []string{"help", "cookies", "set"}},
 		{"unknown-verb", []string{"clik", "@3"}},
 		{"unknown-flag", []string{"fill", "@3", "x", "--apend"}},
 		{"missing-arg", []string{"fill", "@3"}},
@@ -227,3 +229,29 @@ func parseReal(t *testing.T, args ...string) parsed {
 }
 
 func itoa(n int) string { return string(rune('0' + n)) }
+
+// Shell completion: the scripts, and what they ask the binary for.
+func TestCompletion(t *testing.T) {
+	tests := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"completion", "bash"}, []string{"bash completion V2 for egohost"}},
+		{[]string{"completion", "zsh"}, []string{"#compdef egohost"}},
+		{[]string{"completion", "fish"}, []string{"complete -c egohost"}},
+		{[]string{"__complete", "cl"}, []string{"click\tclick an element", "close\t"}},
+		{[]string{"__complete", "snapshot", "--s"}, []string{"--scope\t", "--start\t"}},
+		{[]string{"__complete", "help", "scr"}, []string{"screenshot\t", "scroll\t"}},
+		{[]string{"__complete", "cookies", ""}, []string{"set\t", "clear\t"}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			p := parseReal(t, tt.args...)
+			for _, w := range tt.want {
+				if p.code != 0 || !strings.Contains(p.stdout, w) {
+					t.Errorf("got exit %d, stdout %.300q; want %q", p.code, p.stdout, w)
+				}
+			}
+		})
+	}
+}

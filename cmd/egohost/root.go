@@ -113,6 +113,7 @@ func (c *cli) newRoot() *cobra.Command {
 		&cobra.Group{ID: "read", Title: "Reading the page:"},
 		&cobra.Group{ID: "agents", Title: "Scripts and agents:"},
 	)
+	root.SetHelpCommand(helpCommand(root))
 	root.SetHelpCommandGroupID("setup")
 	root.SetCompletionCommandGroupID("setup")
 	for _, cmd := range c.setupCommands() {
@@ -169,6 +170,39 @@ func jsonRequested(args []string) bool {
 		}
 	}
 	return false
+}
+
+// helpCommand is `egohost help [VERB…]`: the verb's help, or a usage
+// error with suggestions for a verb that does not exist.
+func helpCommand(root *cobra.Command) *cobra.Command {
+	return &cobra.Command{
+		Use:     "help [command]",
+		Short:   "help about any command",
+		Example: "  egohost help click\n  egohost help cookies set",
+		ValidArgsFunction: func(_ *cobra.Command, args []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			var names []cobra.Completion
+			if len(args) == 0 {
+				for _, c := range root.Commands() {
+					if c.IsAvailableCommand() && strings.HasPrefix(c.Name(), prefix) {
+						names = append(names, cobra.CompletionWithDesc(c.Name(), c.Short))
+					}
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			target, rest, err := root.Find(args)
+			if err != nil || len(rest) > 0 {
+				name := strings.Join(args, " ")
+				msg := fmt.Sprintf("help: unknown command %q", name)
+				if s := root.SuggestionsFor(args[0]); len(s) > 0 {
+					msg += fmt.Sprintf("; did you mean %s?", strings.Join(s, " or "))
+				}
+				return usageError(msg + " (egohost --help lists them all)")
+			}
+			return target.Help()
+		},
+	}
 }
 
 // durationValue is a flag holding a duration: milliseconds (1500) or a
