@@ -48,7 +48,7 @@ func TestBrowserStderr(t *testing.T) {
 		for i := range 12 {
 			fmt.Fprintf(b, "line %d\n", i)
 		}
-		fmt.Fprint(b, "Missing X server or $DISPLAY")
+		fmt.Fprint(b, "[26469:26469:1201/091520.870322:ERROR:ui/ozone/platform/x11/ozone_platform_x11.cc:257] Missing X server or $DISPLAY")
 	}
 	want := "line 4\nline 5\nline 6\nline 7\nline 8\nline 9\nline 10\nline 11\nMissing X server or $DISPLAY"
 	if got := quiet.Tail(); got != want {
