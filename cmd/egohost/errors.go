@@ -94,6 +94,11 @@ var cliWordList = []struct {
 	{regexp.MustCompile(`\bmaxChars and start must not be negative`), "--max and --start must not be negative"},
 	{regexp.MustCompile(`\btimeoutMs must not be negative`), "--timeout must not be negative"},
 	{regexp.MustCompile(`\bnoWait excludes until and timeoutMs`), "--no-wait excludes --until and --timeout"},
+	{regexp.MustCompile(`\bdelayMs must not be negative`), "--delay must not be negative"},
+	{regexp.MustCompile(`cookies\.set: sameSite (".*?") is not`), "cookies set: --same-site $1 is not"},
+	{regexp.MustCompile(`\bclick count (-?\d+): want`), "click --count $1: want"},
+	{regexp.MustCompile(`\bunknown mouse button (".*?"): want`), "unknown --button $1: want"},
+	{regexp.MustCompile(`script\.run: a timeout of (\S+) exceeds`), "run: --timeout $1 exceeds"},
 }
 
 // cliWords rewrites the service's words for its params (which are right

@@ -72,6 +72,10 @@ func TestCLIWords(t *testing.T) {
 		{`2 browsers are connected (b1, b2): name one with "browser"`, "2 browsers are connected (b1, b2): name one with --browser ID"},
 		{"snapshot: maxChars and start must not be negative", "snapshot: --max and --start must not be negative"},
 		{"tabs.open: noWait excludes until and timeoutMs", "tabs.open: --no-wait excludes --until and --timeout"},
+		{`cookies.set: sameSite "x" is not Strict, Lax or None`, `cookies set: --same-site "x" is not Strict, Lax or None`},
+		{"click count 4: want 1, 2 or 3", "click --count 4: want 1, 2 or 3"},
+		{`unknown mouse button "x": want left, right or middle`, `unknown --button "x": want left, right or middle`},
+		{"script.run: a timeout of 2h0m0s exceeds timeouts.script_max (10m0s)", "run: --timeout 2h0m0s exceeds timeouts.script_max (10m0s)"},
 		{"no element matches #start", "no element matches #start"},
 	}
 	for _, tt := range tests {
