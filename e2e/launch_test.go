@@ -265,13 +265,22 @@ func TestLaunchRefusesAProfileInUse(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("SingletonLock is a symlink on Linux and macOS; this test reads /proc")
 	}
-	profile := t.TempDir()
+	// Not t.TempDir: the other browser's helper processes may still be
+	// writing into the profile for a moment after it is killed.
+	profile, err := os.MkdirTemp("", "egohost-inuse-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	// The user's own browser, not egohost's, with its DevTools port file.
 	other := exec.Command(bin, "--headless=new", "--no-sandbox", "--user-data-dir="+profile, "--remote-debugging-port=0", "about:blank")
 	if err := other.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
+	t.Cleanup(func() {
+		other.Process.Kill()
+		other.Wait()
+		removeWithin(t, profile, 10*time.Second)
+	})
 	port := filepath.Join(profile, "DevToolsActivePort")
 	deadline := time.Now().Add(30 * time.Second)
 	var before []byte
@@ -328,5 +337,23 @@ func TestLaunchReportsEarlyExit(t *testing.T) {
 	}
 	if l.stderr.contains("Failed to connect to the bus") {
 		t.Errorf("Chromium's noise reached the terminal without --verbose:\n%s", l.stderr)
+	}
+}
+
+// removeWithin removes dir, retrying while processes that are ending still
+// write into it, for up to d.
+func removeWithin(t *testing.T, dir string, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		err := os.RemoveAll(dir)
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Logf("remove %s: %v", dir, err)
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
