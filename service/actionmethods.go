@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/actions"
+	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
 )
@@ -61,25 +62,11 @@ func (s *Service) dialogUnreported(ctx context.Context, t protocol.Target, timeo
 	if err == nil || !errors.As(err, &pe) || pe.Code != protocol.CodeDialogOpen {
 		return nil, false, nil
 	}
-	res, err := actions.DismissUnreported(ctx, &tabSession{l: l, tabID: id}, timeout)
+	res, err := actions.DismissUnreported(ctx, l.Session(id), timeout)
 	if err != nil {
 		return nil, true, actionError(err)
 	}
 	return protocol.DialogResult{Tab: id, Accepted: res.Accepted, Dialog: dialogOf(res.Dialog), TookMs: tookMs(res.Took), Unreported: true}, true, nil
-}
-
-// downloadItem is a download as the extension reports it in a "download"
-// event (extension/downloads.js, from chrome.downloads).
-type downloadItem struct {
-	ID         int    `json:"id"`
-	URL        string `json:"url"`
-	FinalURL   string `json:"finalUrl,omitempty"`
-	Filename   string `json:"filename"`
-	Mime       string `json:"mime,omitempty"`
-	State      string `json:"state"` // in_progress, interrupted, complete
-	Bytes      int64  `json:"bytes"`
-	TotalBytes int64  `json:"totalBytes"`
-	Error      string `json:"error,omitempty"`
 }
 
 // withRunner runs fn with an actions.Runner on the target's tab. The
@@ -125,18 +112,18 @@ func (s *Service) withRunner(ctx context.Context, t protocol.Target, op string, 
 // or the browser link goes; stop releases it.
 func guard(ctx context.Context, tc *tabContext, op string) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	unsubscribe := tc.link.subscribe(&subscriber{
-		filter: func(in *inbound) bool {
+	unsubscribe := tc.link.Subscribe(&browserlink.Subscriber{
+		Filter: func(in *browserlink.Message) bool {
 			return (in.Event == "tab.removed" || in.Event == "detached") && in.TabID == tc.tabID
 		},
-		deliver: func(in *inbound) {
+		Deliver: func(in *browserlink.Message) {
 			if in.Event == "tab.removed" {
 				cancel(protocol.Errorf(protocol.CodeTabNotFound, "%s: tab %d was closed", op, tc.tabID))
 				return
 			}
 			cancel(protocol.Errorf(protocol.CodeDetached, "%s: the debugger was detached from tab %d (%s)", op, tc.tabID, in.Reason).With("reason", in.Reason))
 		},
-		done: func() {
+		Done: func() {
 			cancel(protocol.Errorf(protocol.CodeBrowserGone, "%s: browser %s disconnected", op, tc.link.id))
 		},
 	})
@@ -533,11 +520,11 @@ func (s *Service) download(ctx context.Context, _ *agent, p protocol.DownloadPar
 	}
 	wctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	q := newQueue[downloadItem](256)
-	unsubscribe := l.subscribe(&subscriber{
-		filter:  func(in *inbound) bool { return in.Event == "download" && in.Download != nil },
-		deliver: func(in *inbound) { q.put(*in.Download) },
-		done:    q.close,
+	q := browserlink.NewQueue[browserlink.Download](256)
+	unsubscribe := l.Subscribe(&browserlink.Subscriber{
+		Filter:  func(in *browserlink.Message) bool { return in.Event == "download" && in.Download != nil },
+		Deliver: func(in *browserlink.Message) { q.Put(*in.Download) },
+		Done:    q.Close,
 	})
 	defer unsubscribe()
 	if p.Click != "" {
@@ -559,7 +546,7 @@ func (s *Service) download(ctx context.Context, _ *agent, p protocol.DownloadPar
 				return nil, protocol.Errorf(protocol.CodeTimeout, "download: no download started within %v", d)
 			}
 			return nil, protocol.Errorf(protocol.CodeTimeout, "download: download %d did not finish within %v", id, d).With("download", id)
-		case it, ok := <-q.ch:
+		case it, ok := <-q.C:
 			if !ok {
 				return nil, protocol.Errorf(protocol.CodeBrowserGone, "download: browser %s disconnected", l.id)
 			}
