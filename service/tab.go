@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-
 	cdppage "github.com/chromedp/cdproto/page"
 
 	"github.com/egohost/egohost/browserlink"
