@@ -24,13 +24,12 @@ import (
 	"github.com/egohost/egohost/page"
 )
 
-// Tab is the tab a Runner acts on: its main session and the sessions of
-// its out-of-process iframes. *page.Page satisfies it.
+// Tab is the tab a Runner acts on: a page.Tab whose sessions also stream
+// events (the watchers of navigation, dialogs and settling). *page.Page
+// satisfies it.
 type Tab interface {
-	cdp.Session
+	page.Tab
 	page.Streamer
-	Child(id target.SessionID) cdp.Session
-	Children() []page.Child
 }
 
 var _ Tab = (*page.Page)(nil)

@@ -23,6 +23,17 @@ type Sessions interface {
 	Child(id target.SessionID) cdp.Session
 }
 
+// Tab is a tab as the page-level packages (snapshot, resolver, actions)
+// work on it: its main session, and the sessions of its out-of-process
+// child frames. *Page satisfies it; tests may give fakes.
+type Tab interface {
+	cdp.Session
+	Child(id target.SessionID) cdp.Session
+	Children() []Child
+}
+
+var _ Tab = (*Page)(nil)
+
 // Event is one CDP event of a session: its method and its params.
 type Event struct {
 	Method string

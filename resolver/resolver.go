@@ -28,16 +28,6 @@ import (
 	"github.com/egohost/egohost/refmap"
 )
 
-// Tab is the tab a Resolver works on: its main session, and the sessions
-// of its out-of-process iframes. *page.Page satisfies it.
-type Tab interface {
-	cdp.Session
-	Child(id target.SessionID) cdp.Session
-	Children() []page.Child
-}
-
-var _ Tab = (*page.Page)(nil)
-
 // Refs looks up the snapshot refs of the tab. *snapshot.Tab satisfies it.
 // Lookup's errors are classified with errors.Is: snapshot.ErrGone (the
 // element was removed: fall back to role and name), snapshot.ErrStaleRef
@@ -98,7 +88,7 @@ type Box struct {
 // isolated world (Chrome forgets it when the frame navigates, and the
 // Resolver then makes a new one).
 type Resolver struct {
-	tab  Tab
+	tab  page.Tab
 	refs Refs
 
 	mu     sync.Mutex
@@ -113,7 +103,7 @@ type frameKey struct {
 
 // New returns a Resolver for tab. refs may be nil: refs then fail with
 // ErrNoRefs.
-func New(tab Tab, refs Refs) *Resolver {
+func New(tab page.Tab, refs Refs) *Resolver {
 	return &Resolver{
 		tab:    tab,
 		refs:   refs,
