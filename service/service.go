@@ -292,7 +292,7 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 		s.log.Info("relay left before the browser said hello", "relayPid", h.PID)
 		return
 	}
-	if err != nil && !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.EOF) && ctx.Err() == nil {
+	if !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.EOF) && ctx.Err() == nil { // Serve's error is never nil
 		s.log.Warn("browser link down", "browser", l.id, "err", err)
 	} else {
 		s.log.Info("browser link down", "browser", l.id)
