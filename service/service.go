@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/chromeext"
+	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/refmap"
 	"github.com/egohost/egohost/relay"
 	"slices"
@@ -75,18 +76,6 @@ type Service struct {
 	ln      net.Listener // relay socket
 	httpLn  net.Listener
 	httpSrv *http.Server
-}
-
-// StateFile is the name of the file (in the state dir) where a running
-// service says where it listens: {"addr", "pid", "socket", "version"}.
-const StateFile = "service.json"
-
-// State is the content of StateFile.
-type State struct {
-	Addr    string `json:"addr"`
-	PID     int    `json:"pid"`
-	Socket  string `json:"socket"`
-	Version string `json:"version"`
 }
 
 // New prepares a service: state dir, token, and both listeners. Serve runs it.
@@ -163,8 +152,8 @@ func (s *Service) Token() string { return s.token }
 func (s *Service) Serve(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	state := State{Addr: s.Addr(), PID: os.Getpid(), Socket: s.opts.Socket, Version: Version}
-	statePath := filepath.Join(s.opts.StateDir, StateFile)
+	state := client.State{Addr: s.Addr(), PID: os.Getpid(), Socket: s.opts.Socket, Version: Version}
+	statePath := filepath.Join(s.opts.StateDir, client.StateFile)
 	if b, err := json.Marshal(state); err == nil {
 		if err := writePrivateFile(statePath, b); err != nil {
 			s.log.Warn("write state file", "err", err)

@@ -75,7 +75,7 @@ func (e *env) startChain(ctx context.Context, o chainOptions) (*chain, error) {
 			fmt.Fprintf(e.stderr, "started the egohost service: agents on ws://%s/rpc\n", ch.addr)
 		}
 	}
-	if ch.token, err = service.ReadToken(e.cfg.TokenFile); err != nil {
+	if ch.token, err = client.ReadToken(e.cfg.TokenFile); err != nil {
 		if svcStop != nil {
 			svcStop()
 		}
