@@ -2,11 +2,11 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	cdppage "github.com/chromedp/cdproto/page"
 
 	"github.com/egohost/egohost/browserlink"
@@ -104,16 +104,11 @@ func (l *link) reachable(ctx context.Context, t *tabState) error {
 func (l *link) trackDialog(in *browserlink.Message) {
 	switch in.Method {
 	case cdppage.JavascriptDialogOpening.Method:
-		var ev struct {
-			URL           string `json:"url"`
-			Message       string `json:"message"`
-			Type          string `json:"type"`
-			DefaultPrompt string `json:"defaultPrompt"`
-		}
-		if json.Unmarshal(in.Params, &ev) != nil {
+		var ev cdppage.EventJavascriptDialogOpening
+		if jsonv2.Unmarshal(in.Params, &ev) != nil {
 			return
 		}
-		l.tab(in.TabID).dialog.Store(&protocol.Dialog{Type: ev.Type, Message: ev.Message, DefaultPrompt: ev.DefaultPrompt, URL: ev.URL})
+		l.tab(in.TabID).dialog.Store(&protocol.Dialog{Type: string(ev.Type), Message: ev.Message, DefaultPrompt: ev.DefaultPrompt, URL: ev.URL})
 	case cdppage.JavascriptDialogClosed.Method:
 		l.tab(in.TabID).dialog.Store(nil)
 	}
