@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
-	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/egohost/egohost/page"
 )
@@ -35,11 +34,8 @@ type Tab interface {
 var _ Tab = (*page.Page)(nil)
 
 // Element is one element found by a Finder: a remote object in the
-// session of the element's frame.
-type Element struct {
-	ObjectID  cdpruntime.RemoteObjectID
-	SessionID target.SessionID // "" for the tab's main session
-}
+// session of the element's frame (what resolver.Object is too).
+type Element = page.Object
 
 // Finder finds the one element a target (a locator or a @ref) names. Its
 // errors say whether waiting may help: Options.Transient decides.

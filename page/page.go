@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 )
 
@@ -33,6 +34,14 @@ type Tab interface {
 }
 
 var _ Tab = (*Page)(nil)
+
+// Object is a remote object (an element) in one of the tab's sessions:
+// the session of its frame, "" for the tab's main session. The resolver
+// finds them and the actions act on them.
+type Object struct {
+	ObjectID  runtime.RemoteObjectID
+	SessionID target.SessionID
+}
 
 // Event is one CDP event of a session: its method and its params.
 type Event struct {

@@ -21,7 +21,6 @@ import (
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/egohost/egohost/locator"
 	"github.com/egohost/egohost/page"
@@ -58,10 +57,7 @@ type Point struct {
 // Object is a remote object for an element, in egohost's isolated world
 // of the element's frame, reachable through SessionID ("" for the tab's
 // main session). The caller releases it when done.
-type Object struct {
-	ObjectID  runtime.RemoteObjectID
-	SessionID target.SessionID
-}
+type Object = page.Object
 
 // Match is one element a locator matches.
 type Match struct {

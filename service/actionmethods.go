@@ -96,10 +96,7 @@ func (s *Service) withRunner(ctx context.Context, t protocol.Target, op string, 
 	}
 	ctx, stop := guard(ctx, tc, op)
 	defer stop()
-	find := actions.FinderFunc(func(ctx context.Context, target string) (actions.Element, error) {
-		o, err := tc.res.Object(ctx, target)
-		return actions.Element{ObjectID: o.ObjectID, SessionID: o.SessionID}, err
-	})
+	find := actions.FinderFunc(tc.res.Object)
 	r := actions.New(tc.page, find, actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient})
 	res, err := fn(ctx, tc, r)
 	if err != nil {
