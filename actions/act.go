@@ -58,7 +58,7 @@ type Waited struct {
 type Settled struct {
 	Took time.Duration
 	// For lists what was waited for: "navigation", "domcontentloaded",
-	// "dom quiet".
+	// "network" (requests the action started), "dom quiet".
 	For []string
 	// Navigated is set when the action started a navigation of the main
 	// frame; URL is where it went.
@@ -104,13 +104,18 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 		return nil, errors.New(op + ": no element finder")
 	}
 	start := time.Now()
-	w := r.watch(ctx, op)
+	w := r.actionWatch(ctx, op)
 	defer w.close()
+	s := r.opts.Settle
+	if o.Settle != nil {
+		s = o.Settle.withDefaults()
+	}
+	c.Observe = !s.Off // the settle's watch starts with the checks
 	res := &Result{}
 	var log waitLog
 	dispatched := false
 	var final error
-	var acted Element // released after the settle, off the critical path
+	var acted Element // released after the settle, after the reply
 	err := r.retry(w.ctx, op, target, timeout(o.Timeout, r.opts.Timeout), &log, func(ctx context.Context, n int) error {
 		el, err := r.find.Find(ctx, target)
 		if err != nil {
@@ -140,6 +145,7 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 			return err
 		}
 		w.drain()
+		w.arm()
 		dispatched = true
 		release, acted = false, el
 		final = h.do(ctx, el, at, res)
@@ -175,20 +181,14 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 		res.Took = time.Since(start)
 		return res, nil
 	}
-	released := make(chan struct{})
-	go func() {
-		defer close(released)
-		r.release(w.ctx, acted)
-	}()
-	s := r.opts.Settle
-	if o.Settle != nil {
-		s = o.Settle.withDefaults()
-	}
-	res.Settled = r.settle(w, s)
+	res.Settled = r.settle(w, s, acted)
 	if d := w.opened(); d != nil {
 		res.Dialog = d
+	} else {
+		// After the settle (which may use the element), and off the
+		// reply's path: the page forgets the element's remote object.
+		go r.release(context.WithoutCancel(ctx), acted)
 	}
-	<-released
 	res.Took = time.Since(start)
 	return res, nil
 }

@@ -62,6 +62,10 @@ type Options struct {
 	// (default: the error, or one it wraps, has a Transient() bool method
 	// that returns true).
 	Transient func(error) bool
+	// Setup is the tab's per-tab setup, shared by the Runners of one tab
+	// so that an action does not send it again (a Runner of its own when
+	// nil).
+	Setup *TabSetup
 	// GOOS is the browser's operating system, for ControlOrMeta and the
 	// editing commands of macOS (default: runtime.GOOS).
 	GOOS string
@@ -90,10 +94,13 @@ func (s Settle) withDefaults() Settle {
 // Runner acts on one tab. It is safe for concurrent use, but actions on
 // one tab should not overlap (as a person's would not).
 type Runner struct {
-	tab  Tab
-	find Finder
-	opts Options
-	kb   *keyboard
+	tab   Tab
+	find  Finder
+	opts  Options
+	kb    *keyboard
+	setup *TabSetup
+	// checkFn is the checks' script (actionableJS("")), built once.
+	checkFn string
 }
 
 // New returns a Runner for tab that finds elements with find (which may be
@@ -112,7 +119,11 @@ func New(tab Tab, find Finder, opts Options) *Runner {
 	if opts.GOOS == "" {
 		opts.GOOS = runtime.GOOS
 	}
-	return &Runner{tab: tab, find: find, opts: opts, kb: usKeyboard()}
+	setup := opts.Setup
+	if setup == nil {
+		setup = &TabSetup{}
+	}
+	return &Runner{tab: tab, find: find, opts: opts, kb: usKeyboard(), setup: setup, checkFn: actionableJS("")}
 }
 
 // session returns the CDP session of an element's frame.

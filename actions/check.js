@@ -94,7 +94,9 @@ async function check(o) {
     return [r.left, r.top, r.width, r.height];
   };
   if (o.stable) {
-    await frame();
+    // Stable over two frames: the box now (the layout the next frame
+    // paints; reading it brings style and layout up to date) and the box
+    // in the next animation frame, after that frame's animations ticked.
     const a = rect();
     await frame();
     const b = rect();

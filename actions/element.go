@@ -17,8 +17,26 @@ import (
 	"github.com/egohost/egohost/internal/cdperr"
 )
 
-//go:embed check.js
-var checkJS string
+var (
+	//go:embed check.js
+	checkJS string
+	//go:embed observe.js
+	observeJS string
+)
+
+// actionableJS runs check.js and, when the checks pass, in the same call
+// (one round trip per attempt): starts the settle's watch of the page
+// (observe.js), runs then (the first step of the action, e.g. fill.js,
+// with the second argument; its value is r.then) and starts a click's
+// guard (intercept.js), just before the action.
+func actionableJS(then string) string {
+	s := "async function(o, a) { const r = await (" + checkJS + ").call(this, o);\n" +
+		"if (r.ok && o.observe) (" + observeJS + ").call(this);\n"
+	if then != "" {
+		s += "if (r.ok) r.then = await (" + then + ").call(this, a);\n"
+	}
+	return s + "if (r.ok && o.guard) (" + interceptJS + ").call(this, {retarget: o.retarget});\nreturn r; }"
+}
 
 // Point is a place in the tab's top-level viewport, in CSS pixels.
 type Point struct {
@@ -37,11 +55,22 @@ type checks struct {
 	Scroll   int    `json:"scroll"`
 	// Describe only describes the element: no check, no scroll.
 	Describe bool `json:"describe,omitempty"`
+	// Guard starts a click's guard when the checks pass (guardedClick).
+	Guard bool `json:"guard,omitempty"`
+	// Observe starts the settle's watch when the checks pass.
+	Observe bool `json:"observe,omitempty"`
+	// then is the first step of the action, run in the checks' call when
+	// they pass (a script with `this` the element, and thenArg); its
+	// value goes to *thenOut.
+	then    string
+	thenArg any
+	thenOut *json.RawMessage
 }
 
-// forced keeps what force cannot skip: a box to point at.
+// forced keeps what force cannot skip: a box to point at, and the
+// settle's watch.
 func (c checks) forced() checks {
-	return checks{Retarget: c.Retarget, Scroll: c.Scroll}
+	return checks{Retarget: c.Retarget, Scroll: c.Scroll, Observe: c.Observe, then: c.then, thenArg: c.thenArg, thenOut: c.thenOut}
 }
 
 // checkResult is what check.js returns.
@@ -57,6 +86,8 @@ type checkResult struct {
 	TX     float64   `json:"tx"`
 	TY     float64   `json:"ty"`
 	Box    []float64 `json:"box"`
+	// Then is the value of checks.then.
+	Then json.RawMessage `json:"then"`
 }
 
 // Box is a rectangle in the tab's top-level viewport, in CSS pixels.
@@ -138,8 +169,15 @@ func (r *Runner) measure(ctx context.Context, el Element, c checks, force bool, 
 		c = c.forced()
 	}
 	var res checkResult
-	if err := r.callOn(ctx, el, checkJS, &res, c); err != nil {
+	fn := r.checkFn
+	if c.then != "" {
+		fn = actionableJS(c.then)
+	}
+	if err := r.callOn(ctx, el, fn, &res, c, c.thenArg); err != nil {
 		return spot{}, err
+	}
+	if c.thenOut != nil && res.OK {
+		*c.thenOut = res.Then
 	}
 	if !res.OK {
 		if res.Reason == "unsupported" {

@@ -3,6 +3,7 @@ package actions
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -40,7 +41,10 @@ type FillOptions struct {
 // is not typed (date, time, color, range…) get the value set directly,
 // with input and change events.
 func (r *Runner) Fill(ctx context.Context, target, text string, o FillOptions) (*Result, error) {
-	c := checks{Visible: true, Enabled: true, Editable: true, Retarget: "label"}
+	// fill.js runs in the checks' call: one round trip less.
+	arg := map[string]any{"value": text, "append": o.Append}
+	var prepped json.RawMessage
+	c := checks{Visible: true, Enabled: true, Editable: true, Retarget: "label", then: fillJS, thenArg: arg, thenOut: &prepped}
 	return r.act(ctx, "fill", target, o.ActOptions, c, func(ctx context.Context, el Element, _ Point, res *Result) error {
 		var prep struct {
 			Done       bool   `json:"done"`
@@ -49,8 +53,12 @@ func (r *Runner) Fill(ctx context.Context, target, text string, o FillOptions) (
 			Prefix     string `json:"prefix"`
 			Error      string `json:"error"`
 		}
-		if err := r.callOn(ctx, el, fillJS, &prep, map[string]any{"value": text, "append": o.Append}); err != nil {
-			return fmt.Errorf("fill %s: %w", target, err)
+		if len(prepped) == 0 || string(prepped) == "null" {
+			if err := r.callOn(ctx, el, fillJS, &prep, arg); err != nil {
+				return fmt.Errorf("fill %s: %w", target, err)
+			}
+		} else if err := json.Unmarshal(prepped, &prep); err != nil {
+			return fmt.Errorf("fill %s: decode script result: %w", target, err)
 		}
 		switch {
 		case prep.Error != "":
@@ -169,7 +177,7 @@ func (r *Runner) SetChecked(ctx context.Context, target string, want bool, o Act
 		},
 		do: func(ctx context.Context, el Element, at Point, res *Result) error {
 			res.Point = &at
-			if err := r.guardedClick(ctx, el, at, "", o.Force, input.MouseButtonLeft, 1, 1, 0); err != nil {
+			if err := r.guardedClick(ctx, el, at, "", o.Force, false, input.MouseButtonLeft, 1, 1, 0); err != nil {
 				return fmt.Errorf("%s %s: %w", op, target, err)
 			}
 			// The state may follow the click a frame later (a framework
@@ -237,13 +245,22 @@ func (r *Runner) Focus(ctx context.Context, target string, o ActOptions) (*Resul
 
 // focusElement focuses el and checks that the focus landed on it.
 func (r *Runner) focusElement(ctx context.Context, el Element) error {
+	var out json.RawMessage
+	if err := r.callOn(ctx, el, focusJS, &out); err != nil {
+		return err
+	}
+	return focused(out)
+}
+
+// focused reads focus.js's answer: nil when the focus landed.
+func focused(raw json.RawMessage) error {
 	var out struct {
 		Focused   bool   `json:"focused"`
 		Focusable bool   `json:"focusable"`
 		Active    string `json:"active"`
 	}
-	if err := r.callOn(ctx, el, focusJS, &out); err != nil {
-		return err
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return fmt.Errorf("decode script result: %w", err)
 	}
 	if !out.Focused {
 		if !out.Focusable {

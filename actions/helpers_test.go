@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func sharedBrowser(t *testing.T) *browsertest.Browser {
+func sharedBrowser(t testing.TB) *browsertest.Browser {
 	t.Helper()
 	bin := browsertest.Binary(t) // fails under CI=true when missing, skips otherwise
 	theBrowser.once.Do(func() {

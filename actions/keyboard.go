@@ -2,6 +2,7 @@ package actions
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -73,10 +74,16 @@ func (r *Runner) Type(ctx context.Context, text string, o PressOptions) (*Result
 // keys runs do after focusing o.Target (when set), then settles.
 func (r *Runner) keys(ctx context.Context, op string, o PressOptions, do func(ctx context.Context) error) (*Result, error) {
 	if o.Target != "" {
-		c := checks{Enabled: true}
+		// focus.js runs in the checks' call: one round trip less.
+		var focus json.RawMessage
+		c := checks{Enabled: true, then: focusJS, thenOut: &focus}
 		return r.actWith(ctx, op, o.Target, o.ActOptions, c, hooks{
 			do: func(ctx context.Context, el Element, _ Point, res *Result) error {
-				if err := r.focusElement(ctx, el); err != nil {
+				err := focused(focus)
+				if len(focus) == 0 || string(focus) == "null" {
+					err = r.focusElement(ctx, el)
+				}
+				if err != nil {
 					return fmt.Errorf("%s: %w", op, err)
 				}
 				if err := do(ctx); err != nil {
@@ -102,7 +109,7 @@ func (r *Runner) keys(ctx context.Context, op string, o PressOptions, do func(ct
 // settle as element actions.
 func (r *Runner) unbound(ctx context.Context, op string, o ActOptions, do func(ctx context.Context, res *Result) error) (*Result, error) {
 	start := time.Now()
-	w := r.watch(ctx, op)
+	w := r.actionWatch(ctx, op)
 	defer w.close()
 	res := &Result{}
 	if err := w.waitReady(); err != nil && w.ctx.Err() != nil {
@@ -112,6 +119,7 @@ func (r *Runner) unbound(ctx context.Context, op string, o ActOptions, do func(c
 		return nil, err
 	}
 	w.drain()
+	w.arm()
 	err := do(w.ctx, res)
 	if d := w.opened(); d != nil {
 		res.Dialog = d
@@ -126,7 +134,7 @@ func (r *Runner) unbound(ctx context.Context, op string, o ActOptions, do func(c
 	if o.Settle != nil {
 		s = o.Settle.withDefaults()
 	}
-	res.Settled = r.settle(w, s)
+	res.Settled = r.settle(w, s, Element{})
 	res.Dialog = w.opened()
 	res.Took = time.Since(start)
 	return res, nil

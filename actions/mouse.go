@@ -45,11 +45,12 @@ func (r *Runner) Click(ctx context.Context, target string, o ClickOptions) (*Res
 	if count == 2 {
 		op = "dblclick"
 	}
-	c := checks{Visible: true, Stable: true, Enabled: true, Hit: true, Retarget: "button"}
+	// The guard starts in the checks' call (Guard): one round trip less.
+	c := checks{Visible: true, Stable: true, Enabled: true, Hit: true, Retarget: "button", Guard: !o.Force}
 	return r.actWith(ctx, op, target, o.ActOptions, c, hooks{
 		do: func(ctx context.Context, el Element, at Point, res *Result) error {
 			res.Point = &at
-			if err := r.guardedClick(ctx, el, at, c.Retarget, o.Force, button, mask, count, mods); err != nil {
+			if err := r.guardedClick(ctx, el, at, c.Retarget, o.Force, c.Guard, button, mask, count, mods); err != nil {
 				return fmt.Errorf("%s %s: %w", op, target, err)
 			}
 			return nil
@@ -68,10 +69,11 @@ var (
 // guardedClick clicks at `at` with a guard in the element's window: a
 // press that lands on another element (one that slid over it since the
 // checks, or a viewport that changed) is stopped before the page sees it
-// and reported as covered, so the action retries. force clicks unguarded.
+// and reported as covered, so the action retries. force clicks unguarded;
+// guarded says the checks' call started the guard already.
 // Errors after the first event is sent are final.
-func (r *Runner) guardedClick(ctx context.Context, el Element, at Point, retarget string, force bool, button input.MouseButton, mask int64, count int, mods int64) error {
-	if !force {
+func (r *Runner) guardedClick(ctx context.Context, el Element, at Point, retarget string, force, guarded bool, button input.MouseButton, mask int64, count int, mods int64) error {
+	if !force && !guarded {
 		if err := r.callOn(ctx, el, interceptJS, nil, map[string]string{"retarget": retarget}); err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -11,13 +12,22 @@ import (
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 )
 
-//go:embed quiet.js
-var quietJS string
+var (
+	//go:embed quiet.js
+	quietJS string
+	//go:embed settle.js
+	settleJS string
+)
 
 // settle lets the page settle after an action, within s.Cap: it follows a
 // navigation of the main frame the action started (to its
-// DOMContentLoaded), then waits for s.Quiet without DOM mutations.
-func (r *Runner) settle(w *watch, s Settle) (out Settled) {
+// DOMContentLoaded), then waits for the DOM to be quiet. With el (the
+// element acted on, whose checks started observe.js) it ends after one
+// animation frame when nothing happened since the action: no DOM mutation,
+// no navigation, no request the action started still in flight; otherwise,
+// and without el, it waits for s.Quiet without DOM mutations, counted from
+// the action when el is set.
+func (r *Runner) settle(w *watch, s Settle, el Element) (out Settled) {
 	if s.Off {
 		return Settled{Skipped: "off"}
 	}
@@ -41,13 +51,24 @@ func (r *Runner) settle(w *watch, s Settle) (out Settled) {
 			out.Capped = true
 			return out
 		}
-		q, nav, navigated := r.quietOrNavigation(ctx, w, s)
+		q, nav, navigated := r.quietOrNavigation(ctx, w, s, el)
+		el = Element{} // once: the later rounds watch the main frame's document
+		if !navigated && q.Early {
+			// Nothing in the page: a navigation or a request the action
+			// started may still be on its way.
+			if ev, ok := w.nextNavigation(); ok {
+				nav, navigated = ev, true
+			} else if r.requests(ctx, w) {
+				out.For = appendOnce(out.For, "network")
+				continue // then the DOM quiet window
+			}
+		}
 		if navigated {
 			r.followNavigation(ctx, w, nav, &out)
 			continue
 		}
 		if q.err != nil {
-			if chromeContextGone(q.err) {
+			if q.gone || chromeContextGone(q.err) {
 				// The document went away under the observer: a navigation
 				// whose events we will see now.
 				r.followNavigation(ctx, w, navEvent{}, &out)
@@ -69,18 +90,29 @@ func (r *Runner) settle(w *watch, s Settle) (out Settled) {
 
 type quietResult struct {
 	Quiet     bool    `json:"quiet"`
+	Early     bool    `json:"early"`   // one frame with nothing in it (settle.js)
+	Missing   bool    `json:"missing"` // settle.js found no watch: use quiet.js
 	Mutations int     `json:"mutations"`
 	Ms        float64 `json:"ms"`
 	err       error
+	gone      bool // the document went away under settle.js
 }
 
 // quietOrNavigation runs the DOM-quiet observer in the main frame while
 // watching for a navigation of the main frame; a navigation wins.
-func (r *Runner) quietOrNavigation(ctx context.Context, w *watch, s Settle) (quietResult, navEvent, bool) {
+func (r *Runner) quietOrNavigation(ctx context.Context, w *watch, s Settle, el Element) (quietResult, navEvent, bool) {
 	qctx, qcancel := context.WithCancel(ctx)
 	defer qcancel()
 	done := make(chan quietResult, 1)
-	go func() { done <- r.quiet(qctx, s, ctx) }()
+	go func() {
+		if el.ObjectID != "" {
+			if q := r.settleOn(qctx, el, s, ctx); !q.Missing {
+				done <- q
+				return
+			}
+		}
+		done <- r.quiet(qctx, s, ctx)
+	}()
 	for {
 		select {
 		case q := <-done:
@@ -125,6 +157,48 @@ func (r *Runner) quiet(ctx context.Context, s Settle, capCtx context.Context) qu
 		}
 	}
 	return q
+}
+
+// settleOn runs settle.js on the element acted on.
+func (r *Runner) settleOn(ctx context.Context, el Element, s Settle, capCtx context.Context) quietResult {
+	capMs := s.Cap.Milliseconds()
+	if dl, ok := capCtx.Deadline(); ok {
+		capMs = time.Until(dl).Milliseconds()
+	}
+	if capMs < 1 {
+		return quietResult{err: context.DeadlineExceeded}
+	}
+	var q quietResult
+	if err := r.callOn(ctx, el, settleJS, &q, s.Quiet.Milliseconds(), capMs); err != nil {
+		var na *NotActionableError
+		// The element's document went away: a navigation.
+		return quietResult{err: err, gone: errors.As(err, &na) && na.Reason == NotAttached}
+	}
+	return q
+}
+
+// requests waits, within ctx, until the requests the action started have
+// ended. It reports whether there were any.
+func (r *Runner) requests(ctx context.Context, w *watch) bool {
+	n, idle := w.inFlight()
+	if n == 0 {
+		return false
+	}
+	for n > 0 {
+		select {
+		case <-ctx.Done():
+			return true
+		case <-idle:
+		case ev := <-w.nav:
+			if w.isMain(ev) && (ev.kind == navStarted || ev.kind == navCommitted) {
+				// A navigation: the settle's next round follows it.
+				w.unread(ev)
+				return true
+			}
+		}
+		n, idle = w.inFlight()
+	}
+	return true
 }
 
 // followNavigation waits, within ctx, for a navigation of the main frame
@@ -184,6 +258,28 @@ func (r *Runner) followNavigation(ctx context.Context, w *watch, first navEvent,
 				loaded[ev.loaderID] = true
 			}
 		}
+	}
+}
+
+// nextNavigation returns the first main-frame navigation start or commit
+// among the events that already arrived, if any.
+func (w *watch) nextNavigation() (navEvent, bool) {
+	for {
+		ev, ok := w.next()
+		if !ok {
+			return navEvent{}, false
+		}
+		if w.isMain(ev) && (ev.kind == navStarted || ev.kind == navCommitted) {
+			return ev, true
+		}
+	}
+}
+
+// unread puts an event back for the next reader (dropped when full).
+func (w *watch) unread(ev navEvent) {
+	select {
+	case w.nav <- ev:
+	default:
 	}
 }
 

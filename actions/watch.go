@@ -6,6 +6,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/network"
 	cdppage "github.com/chromedp/cdproto/page"
 
 	"github.com/egohost/egohost/page"
@@ -61,19 +62,37 @@ type watch struct {
 
 	mu     sync.Mutex
 	dialog *Dialog
+	// armed is set when the action is dispatched: the requests started
+	// from then on are the action's; reqs holds those still in flight,
+	// and idle is signalled when a request ends.
+	armed bool
+	reqs  map[network.RequestID]bool
+	idle  chan struct{}
 
 	stops []func()
 	wg    sync.WaitGroup
 }
 
 // watch subscribes to the tab's page events and turns the Page domain and
-// its lifecycle events on, in the background: call wait to be sure.
+// its lifecycle events on, in the background: call wait to be sure. It
+// reads the main frame's current document (for the waits on a load).
 func (r *Runner) watch(ctx context.Context, op string) *watch {
+	return r.watchWith(ctx, op, true)
+}
+
+// actionWatch is watch for an action: the main frame's current document is
+// not needed (its ID is cached per tab), and the Network domain is on, so
+// that the settle sees the requests the action starts.
+func (r *Runner) actionWatch(ctx context.Context, op string) *watch {
+	return r.watchWith(ctx, op, false)
+}
+
+func (r *Runner) watchWith(ctx context.Context, op string, document bool) *watch {
 	wctx, cancel := context.WithCancelCause(ctx)
-	w := &watch{ctx: wctx, cancel: cancel, ready: make(chan struct{}), nav: make(chan navEvent, navBuffer)}
+	w := &watch{ctx: wctx, cancel: cancel, ready: make(chan struct{}), nav: make(chan navEvent, navBuffer), reqs: make(map[network.RequestID]bool)}
 	// One stream for every method a watch needs, in arrival order: a call
 	// holds one small subscription, not one per method.
-	events, stop := r.tab.Stream(
+	methods := []string{
 		cdppage.JavascriptDialogOpening.Method,
 		cdppage.FrameRequestedNavigation.Method,
 		cdppage.FrameStartedNavigating.Method,
@@ -81,19 +100,23 @@ func (r *Runner) watch(ctx context.Context, op string) *watch {
 		cdppage.NavigatedWithinDocument.Method,
 		cdppage.LifecycleEvent.Method,
 		cdppage.FrameStoppedLoading.Method,
-	)
+	}
+	if !document {
+		methods = append(methods, network.RequestWillBeSent.Method, network.LoadingFinished.Method, network.LoadingFailed.Method)
+	}
+	events, stop := r.tab.Stream(methods...)
 	w.stops = append(w.stops, stop)
 
 	w.wg.Add(2)
 	go func() {
 		defer w.wg.Done()
 		defer close(w.ready)
-		if _, err := cdp.Call(wctx, r.tab, cdppage.Enable, cdppage.EnableParams{}); err != nil {
+		if err := r.setup.enable(wctx, r.tab, !document, document); err != nil {
 			w.setupErr = err
 			return
 		}
-		if _, err := cdp.Call(wctx, r.tab, cdppage.SetLifecycleEventsEnabled, cdppage.SetLifecycleEventsEnabledParams{Enabled: true}); err != nil {
-			w.setupErr = err
+		if frame := r.setup.frame(); frame != "" && !document {
+			w.mainFrame = frame
 			return
 		}
 		tree, err := cdp.Call(wctx, r.tab, cdppage.GetFrameTree, cdp.Empty{})
@@ -103,6 +126,7 @@ func (r *Runner) watch(ctx context.Context, op string) *watch {
 		}
 		if tree.FrameTree != nil && tree.FrameTree.Frame != nil {
 			w.mainFrame, w.loaderID, w.url = tree.FrameTree.Frame.ID, tree.FrameTree.Frame.LoaderID, tree.FrameTree.Frame.URL
+			r.setup.setFrame(w.mainFrame)
 		}
 	}()
 	go func() {
@@ -166,6 +190,21 @@ func (r *Runner) watch(ctx context.Context, op string) *watch {
 				if jsonv2.Unmarshal(e.Params, &ev) == nil {
 					put(navEvent{kind: navLifecycle, frameID: ev.FrameID, loaderID: ev.LoaderID, name: ev.Name})
 				}
+			case network.RequestWillBeSent.Method:
+				var ev network.EventRequestWillBeSent
+				if jsonv2.Unmarshal(e.Params, &ev) == nil && ev.Type != network.ResourceTypeEventSource && ev.Type != network.ResourceTypeWebSocket {
+					w.request(ev.RequestID, true)
+				}
+			case network.LoadingFinished.Method:
+				var ev network.EventLoadingFinished
+				if jsonv2.Unmarshal(e.Params, &ev) == nil {
+					w.request(ev.RequestID, false)
+				}
+			case network.LoadingFailed.Method:
+				var ev network.EventLoadingFailed
+				if jsonv2.Unmarshal(e.Params, &ev) == nil {
+					w.request(ev.RequestID, false)
+				}
 			case cdppage.FrameStoppedLoading.Method:
 				var ev cdppage.EventFrameStoppedLoading
 				if jsonv2.Unmarshal(e.Params, &ev) == nil {
@@ -185,6 +224,44 @@ func (w *watch) waitReady() error {
 	case <-w.ctx.Done():
 		return ctxErr(w.ctx)
 	}
+}
+
+// request records a network request starting or ending.
+func (w *watch) request(id network.RequestID, started bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case started && w.armed:
+		w.reqs[id] = true
+	case !started && w.reqs[id]:
+		delete(w.reqs, id)
+		if w.idle != nil {
+			close(w.idle)
+			w.idle = nil
+		}
+	}
+}
+
+// inFlight returns how many requests the action started are still in
+// flight and, when some are, a channel closed when one of them ends.
+func (w *watch) inFlight() (int, <-chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.reqs) == 0 {
+		return 0, nil
+	}
+	if w.idle == nil {
+		w.idle = make(chan struct{})
+	}
+	return len(w.reqs), w.idle
+}
+
+// arm marks the dispatch of the action: the requests that start from now
+// on are its own.
+func (w *watch) arm() {
+	w.mu.Lock()
+	w.armed = true
+	w.mu.Unlock()
 }
 
 // drain forgets the navigation events seen so far (those before an action).

@@ -3,8 +3,11 @@
 // Playwright's run on the same browser and the same pages in the same run.
 //
 //   node pw-actions.mjs --endpoint ws://127.0.0.1:PORT/devtools/browser/ID \
-//        [--runs 20] PAGE_URL OTHER_URL
+//        [--runs 20] [--list LIST_URL] PAGE_URL OTHER_URL
 //
+// With --list it times click by role and by css and ariaSnapshot on
+// LIST_URL (e2e.BenchmarkActionsList's 5,000-item page), then fill and
+// press on PAGE_URL, and no goto.
 // PAGE_URL has a button #b, a text input #name; goto alternates between
 // OTHER_URL and PAGE_URL. It never launches or downloads a browser: it
 // attaches with connectOverCDP. It prints one JSON object per operation:
@@ -12,11 +15,12 @@
 import { chromium } from 'playwright-core';
 
 function parseArgs(argv) {
-  const opts = { endpoint: '', runs: 20, urls: [] };
+  const opts = { endpoint: '', runs: 20, urls: [], list: '' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--endpoint') opts.endpoint = argv[++i];
     else if (a === '--runs') opts.runs = Number(argv[++i]);
+    else if (a === '--list') opts.list = argv[++i];
     else if (a.startsWith('--')) throw new Error(`unknown flag ${a}`);
     else opts.urls.push(a);
   }
@@ -53,6 +57,19 @@ async function main() {
     const context = browser.contexts()[0] ?? await browser.newContext();
     const page = await context.newPage();
     try {
+      if (opts.list) {
+        // The list page of e2e.BenchmarkActionsList (5,000 items): click
+        // the last item's button by role and by css, then its ariaSnapshot;
+        // fill and press on PAGE_URL. No goto.
+        await page.goto(opts.list, { waitUntil: 'load' });
+        await time('click by role', opts.runs, () => page.getByRole('button', { name: 'Button 4999', exact: true }).click());
+        await time('click by css', opts.runs, () => page.click('css=li:last-child > button'));
+        await time('ariaSnapshot', opts.runs, () => page.locator('body').ariaSnapshot());
+        await page.goto(pageURL, { waitUntil: 'load' });
+        await time('fill', opts.runs, (i) => page.fill('#name', `Ada Lovelace ${i}`));
+        await time('press', opts.runs, () => page.press('#name', 'Enter'));
+        return;
+      }
       await page.goto(pageURL, { waitUntil: 'load' });
       await time('click', opts.runs, () => page.click('#b'));
       await time('fill', opts.runs, (i) => page.fill('#name', `Ada Lovelace ${i}`));

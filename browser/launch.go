@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -38,8 +39,9 @@ type Options struct {
 	// (--remote-debugging-port=0), which lets any local process drive the
 	// browser without egohost's token. For tests that need a direct
 	// DevTools connection only: Launch refuses it unless UserDataDir is
-	// empty (a fresh temporary profile), so it never opens on a user's
-	// profile. egohost launch never sets it.
+	// empty (a fresh temporary profile) or inside the temporary directory
+	// (a test's kept profile), so it never opens on a user's profile.
+	// egohost launch never sets it.
 	DevToolsPortForTests bool
 }
 
@@ -93,8 +95,8 @@ func Launch(ctx context.Context, opts Options) (*Process, error) {
 	if opts.Binary == "" {
 		return nil, errors.New("launch browser: no binary")
 	}
-	if opts.DevToolsPortForTests && opts.UserDataDir != "" {
-		return nil, errors.New("launch browser: DevToolsPortForTests opens an unauthenticated DevTools port: it is only for a fresh temporary profile, not " + opts.UserDataDir)
+	if opts.DevToolsPortForTests && opts.UserDataDir != "" && !inTempDir(opts.UserDataDir) {
+		return nil, errors.New("launch browser: DevToolsPortForTests opens an unauthenticated DevTools port: it is only for a test profile in the temporary directory, not " + opts.UserDataDir)
 	}
 	for _, a := range opts.Args {
 		if strings.HasPrefix(a, "--remote-debugging-") {
@@ -113,10 +115,14 @@ func Launch(ctx context.Context, opts Options) (*Process, error) {
 		p.cleanupDir()
 		return nil, fmt.Errorf("launch browser: extension path %q is not absolute", opts.Extension)
 	}
-	// A stale DevToolsActivePort from an earlier run (of an egohost that
-	// opened the port) would give a wrong port, or tell local processes
-	// where to look.
-	_ = os.Remove(filepath.Join(p.userDataDir, "DevToolsActivePort"))
+	// A profile a running browser holds is left alone: Chromium would hand
+	// our URL to that browser (without the extension) and exit, and every
+	// file written here would change the running browser's profile.
+	if !p.removeDir {
+		if owner, inUse := profileOwner(p.userDataDir); inUse {
+			return nil, &ProfileInUseError{Dir: p.userDataDir, Owner: owner}
+		}
+	}
 	if opts.Prepare != nil {
 		if err := opts.Prepare(p.userDataDir); err != nil {
 			p.cleanupDir()
@@ -166,11 +172,70 @@ func Launch(ctx context.Context, opts Options) (*Process, error) {
 	return p, nil
 }
 
+// ProfileInUseError is a profile that a running browser holds (its
+// SingletonLock names a live process on this machine).
+type ProfileInUseError struct {
+	Dir   string
+	Owner string // the lock's "host-pid"
+}
+
+func (e *ProfileInUseError) Error() string {
+	return fmt.Sprintf("launch browser: the profile %s is in use by another browser (process %s): close that browser, or use another profile (--user-data-dir)", e.Dir, e.Owner)
+}
+
+// profileOwner reports whether a live process on this machine holds the
+// profile's SingletonLock (a symlink to "host-pid", on Linux and macOS).
+func profileOwner(dir string) (string, bool) {
+	target, err := os.Readlink(filepath.Join(dir, "SingletonLock"))
+	if err != nil {
+		return "", false
+	}
+	i := strings.LastIndexByte(target, '-')
+	if i < 0 {
+		return "", false
+	}
+	host, _ := os.Hostname()
+	pid, err := strconv.Atoi(target[i+1:])
+	if err != nil || target[:i] != host || !processAlive(pid) {
+		return "", false // stale, or another machine's: Chromium says so itself
+	}
+	return target, true
+}
+
+// Started reports whether the process pid was started by this browser
+// (it carries the launch's mark); known is false where that cannot be
+// told (no /proc).
+func (p *Process) Started(pid int) (started, known bool) {
+	return hasMark(pid, MarkEnv+"="+p.mark)
+}
+
+// Err is how the browser's main process ended, once Done is closed.
+func (p *Process) Err() error {
+	select {
+	case <-p.done:
+		return p.waitErr
+	default:
+		return nil
+	}
+}
+
 // UserDataDir returns the profile folder.
 func (p *Process) UserDataDir() string { return p.userDataDir }
 
 // Done is closed when the browser's main process has exited.
 func (p *Process) Done() <-chan struct{} { return p.done }
+
+// inTempDir reports whether dir lies inside the system's temporary
+// directory: the only place a profile may get a test-only DevTools port
+// (a user's profile, egohost launch's among them, never lives there).
+func inTempDir(dir string) bool {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(filepath.Clean(os.TempDir()), abs)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
 
 // DevToolsURL waits for the browser to write DevToolsActivePort and returns
 // the browser-level DevTools WebSocket URL. Only a browser launched with

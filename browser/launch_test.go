@@ -2,6 +2,8 @@ package browser
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -28,7 +30,8 @@ func TestLaunchRefusesADevToolsPortOnAProfile(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{"test option on a named profile", Options{Binary: "/bin/true", UserDataDir: t.TempDir(), DevToolsPortForTests: true}, "only for a fresh temporary profile"},
+		{"test option on a user's profile", Options{Binary: "/bin/true", UserDataDir: "/home/ada/.local/share/egohost/profile", DevToolsPortForTests: true}, "only for a test profile in the temporary directory"},
+		{"test option on a relative profile", Options{Binary: "/bin/true", UserDataDir: "profile", DevToolsPortForTests: true}, "only for a test profile in the temporary directory"},
 		{"port flag in Args", Options{Binary: "/bin/true", Args: []string{"--remote-debugging-port=9222"}}, "refusing --remote-debugging-port=9222"},
 		{"pipe flag in Args", Options{Binary: "/bin/true", Args: []string{"--remote-debugging-pipe"}}, "refusing --remote-debugging-pipe"},
 	}
@@ -43,5 +46,25 @@ func TestLaunchRefusesADevToolsPortOnAProfile(t *testing.T) {
 				t.Errorf("got %v, want it to say %q", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestInTempDir(t *testing.T) {
+	tmp := os.TempDir()
+	tests := []struct {
+		dir  string
+		want bool
+	}{
+		{filepath.Join(tmp, "TestX", "001", "profile"), true},
+		{tmp, false},
+		{filepath.Join(tmp, ".."), false},
+		{filepath.Join(tmp, "..", "home", "profile"), false},
+		{tmp + "-not-inside", false},
+		{"/home/ada/.local/share/egohost/profile", false},
+	}
+	for _, tt := range tests {
+		if got := inTempDir(tt.dir); got != tt.want {
+			t.Errorf("inTempDir(%q): got %v, want %v", tt.dir, got, tt.want)
+		}
 	}
 }

@@ -27,6 +27,22 @@ func killGroup(cmd *exec.Cmd) {
 	}
 }
 
+// processAlive reports whether a process with this ID exists.
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || err == syscall.EPERM
+}
+
+// hasMark reports whether the process's environment holds mark (Linux
+// /proc); known is false when it cannot be read.
+func hasMark(pid int, mark string) (has, known bool) {
+	env, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "environ"))
+	if err != nil {
+		return false, false
+	}
+	return bytes.Contains(append(append([]byte{0}, env...), 0), append(append([]byte{0}, mark...), 0)), true
+}
+
 // killMarked kills every process whose environment holds mark (Linux /proc).
 func killMarked(mark string) {
 	self := os.Getpid()

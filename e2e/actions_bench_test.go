@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"github.com/egohost/egohost/internal/nodescript"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,7 +11,9 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/internal/nodescript"
 	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/resolver/resolverbench"
 )
 
 // benchPages are the pages of the action benchmark: a button, a text
@@ -155,6 +156,194 @@ func playwrightActions(ctx context.Context, endpoint, pageURL, otherURL string, 
 	}
 	if len(res) != 4 {
 		return nil, fmt.Errorf("playwright actions: got %d results, want 4", len(res))
+	}
+	return res, nil
+}
+
+// listRow is one row of BenchmarkActionsList: the same operation timed
+// three ways (the agent's RPC, the service's own tookMs, a CLI process)
+// against Playwright's.
+type listRow struct {
+	op             string
+	rpc, took, cli float64 // medians, ms
+	pw             float64 // 0: no Playwright figure
+	pwOp           string
+}
+
+// BenchmarkActionsList times the actions issue 14 sets targets for, on the
+// 5,000-item list page (20,000 elements) and on the small form page, in
+// one run on one browser: click by role and by css (the last item's
+// button, so the resolver scans the page), with and without the settle,
+// fill and press without the settle, and the interactive-only snapshot.
+// Each egohost cell is timed three ways: the agent's call over the
+// WebSocket (rpc), the service's own time for it (tookMs in the reply)
+// and a CLI process (`egohost click … --tab N`). Playwright
+// (bench/pw-actions.mjs --list) runs the same operations over a direct
+// DevTools connection.
+// Run: go test ./e2e -run '^$' -bench ActionsList -benchtime 7x -timeout 30m
+func BenchmarkActionsList(b *testing.B) {
+	if b.N == 1 {
+		return // the testing package's probe run: measure once, in the real run
+	}
+	c := startChain(b)
+	srv := browsertest.Serve(b, browsertest.Pages(benchPages()))
+	list := serveHandler(b, resolverbench.Handler()) + "/list"
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
+	defer cancel()
+	runs := min(b.N, 50)
+	median := func(xs []float64) float64 {
+		slices.Sort(xs)
+		return xs[len(xs)/2]
+	}
+	measure := func(op string, rpc func(i int) (float64, error), cli func(i int) []string) listRow {
+		var r, t, cl []float64
+		for i := -1; i < runs; i++ { // -1 is a warm-up
+			start := time.Now()
+			took, err := rpc(i)
+			if err != nil {
+				b.Fatalf("%s: %v", op, err)
+			}
+			if i >= 0 {
+				r = append(r, ms(time.Since(start)))
+				t = append(t, took)
+			}
+		}
+		row := listRow{op: op, rpc: median(r), took: median(t)}
+		if cli != nil {
+			for i := -1; i < runs; i++ {
+				start := time.Now()
+				if out, errOut, code := c.run(cli(i)...); code != 0 {
+					b.Fatalf("%s (cli): exit %d: %s%s", op, code, out, errOut)
+				}
+				if i >= 0 {
+					cl = append(cl, ms(time.Since(start)))
+				}
+			}
+			row.cli = median(cl)
+		}
+		return row
+	}
+	listTab := c.openTab(b, list)
+	// The first look at the 20,000-element page pays Chrome's style and
+	// layout of it (seconds): once, before anything is timed.
+	if err := c.agent.Call(ctx, protocol.MethodSnapshot, protocol.SnapshotParams{Target: listTab, Interactive: true}, nil); err != nil {
+		b.Fatalf("warm-up snapshot: %v", err)
+	}
+	action := func(method string, params any) (float64, error) {
+		var res protocol.ActionResult
+		err := c.agent.Call(ctx, method, params, &res)
+		return res.TookMs, err
+	}
+	click := func(tab protocol.Target, target string, noSettle bool) func(int) (float64, error) {
+		return func(int) (float64, error) {
+			return action(protocol.MethodClick, protocol.ClickParams{Target: tab, Element: target, ActionOptions: protocol.ActionOptions{NoSettle: noSettle}})
+		}
+	}
+	cliArgs := func(tab protocol.Target, args ...string) func(int) []string {
+		return func(int) []string { return append(args, "--tab", itoa(tab.Tab)) }
+	}
+	const role, css = `role=button[name="Button 4999"]`, `css=li:last-child > button`
+	rows := []listRow{
+		measure("click by role, no settle", click(listTab, role, true), cliArgs(listTab, "click", role, "--no-settle")),
+		measure("click by css, no settle", click(listTab, css, true), cliArgs(listTab, "click", css, "--no-settle")),
+		measure("click by role, default settle", click(listTab, role, false), cliArgs(listTab, "click", role)),
+		measure("click by css, default settle", click(listTab, css, false), cliArgs(listTab, "click", css)),
+	}
+	// A tab in the background gets no input events: the form's tab opens
+	// (in front) once the list's clicks are done.
+	formTab := c.openTab(b, srv+"/page")
+	rows = append(rows,
+		measure("fill, no settle", func(i int) (float64, error) {
+			return action(protocol.MethodFill, protocol.FillParams{Target: formTab, Element: "#name", Text: fmt.Sprintf("Ada Lovelace %d", i), ActionOptions: protocol.ActionOptions{NoSettle: true}})
+		}, func(i int) []string {
+			return []string{"fill", "#name", fmt.Sprintf("Ada Lovelace %d", i), "--no-settle", "--tab", itoa(formTab.Tab)}
+		}),
+		measure("press, no settle", func(int) (float64, error) {
+			return action(protocol.MethodPress, protocol.PressParams{Target: formTab, Element: "#name", Key: "Enter", ActionOptions: protocol.ActionOptions{NoSettle: true}})
+		}, cliArgs(formTab, "press", "Enter", "--target", "#name", "--no-settle")),
+		measure("snapshot -i, 5,000 items", func(int) (float64, error) {
+			start := time.Now()
+			err := c.agent.Call(ctx, protocol.MethodSnapshot, protocol.SnapshotParams{Target: listTab, Interactive: true}, nil)
+			return ms(time.Since(start)), err // no tookMs in a snapshot's reply: the rpc time
+		}, nil),
+		measure("tabs (a bare call)", func(int) (float64, error) {
+			start := time.Now()
+			err := c.agent.Call(ctx, protocol.MethodTabsList, protocol.TabsListParams{}, nil)
+			return ms(time.Since(start)), err
+		}, func(int) []string { return []string{"tabs"} }),
+	)
+	endpoint, err := c.proc.DevToolsURL(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pw, err := playwrightList(ctx, endpoint, srv+"/page", list, runs)
+	switch {
+	case err != nil && os.Getenv("CI") != "true":
+		b.Logf("no Playwright column: %v", err)
+	case err != nil:
+		b.Fatal(err)
+	}
+	pwOf := map[string]string{
+		"click by role, no settle": "click by role", "click by role, default settle": "click by role",
+		"click by css, no settle": "click by css", "click by css, default settle": "click by css",
+		"fill, no settle": "fill", "press, no settle": "press", "snapshot -i, 5,000 items": "ariaSnapshot",
+	}
+	for i := range rows {
+		if op, ok := pwOf[rows[i].op]; ok && pw[op] > 0 {
+			rows[i].pw, rows[i].pwOp = pw[op], op
+		}
+		b.ReportMetric(rows[i].rpc, strings.NewReplacer(" ", "", ",", "").Replace(rows[i].op)+"-ms")
+	}
+	// Printed, not logged: go test cuts a benchmark's log after a few lines.
+	fmt.Printf("actions relayed (agent → service → relay → extension → chrome.debugger) vs Playwright direct, same browser, %d runs per cell (median)\n%s\n", runs, listTable(rows))
+}
+
+// listTable formats BenchmarkActionsList's rows for docs/benchmarks.md.
+func listTable(rows []listRow) string {
+	var s strings.Builder
+	s.WriteString("| operation | egohost rpc ms | service ms | CLI ms | Playwright ms | rpc / PW | CLI / PW |\n")
+	s.WriteString("|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range rows {
+		cli, pw, ratio, cliRatio := "–", "–", "–", "–"
+		if r.cli > 0 {
+			cli = fmt.Sprintf("%.1f", r.cli)
+		}
+		if r.pw > 0 {
+			pw = fmt.Sprintf("%.1f (%s)", r.pw, r.pwOp)
+			ratio = fmt.Sprintf("%.2f×", r.rpc/r.pw)
+			if r.cli > 0 {
+				cliRatio = fmt.Sprintf("%.2f×", r.cli/r.pw)
+			}
+		}
+		fmt.Fprintf(&s, "| %s | %.1f | %.1f | %s | %s | %s | %s |\n", r.op, r.rpc, r.took, cli, pw, ratio, cliRatio)
+	}
+	return strings.TrimSpace(s.String())
+}
+
+// playwrightList runs bench/pw-actions.mjs --list against the browser at
+// endpoint: click by role and by css on the list page, fill and press on
+// the form page, ariaSnapshot of the list page; median ms per operation.
+func playwrightList(ctx context.Context, endpoint, pageURL, listURL string, runs int) (map[string]float64, error) {
+	script, err := filepath.Abs("../bench/pw-actions.mjs")
+	if err != nil {
+		return nil, err
+	}
+	type line struct {
+		Op       string  `json:"op"`
+		MedianMs float64 `json:"medianMs"`
+	}
+	lines, err := nodescript.Lines[line](ctx, script, "--endpoint", endpoint, "--runs", fmt.Sprint(runs), "--list", listURL, pageURL, pageURL)
+	if err != nil {
+		return nil, err
+	}
+	res := make(map[string]float64)
+	for _, l := range lines {
+		res[l.Op] = l.MedianMs
+	}
+	for _, op := range []string{"click by role", "click by css", "fill", "press", "ariaSnapshot"} {
+		if res[op] <= 0 {
+			return nil, fmt.Errorf("playwright list actions: no %q result", op)
+		}
 	}
 	return res, nil
 }

@@ -274,6 +274,19 @@ func TestMCPThroughChain(t *testing.T) {
 		ok(t, cs, "browser_evaluate", map[string]any{"function": "() => ({title: document.title, n: 1 + 1})"}, `{"n":2,"title":"play"}`)
 		fails(t, cs, "browser_evaluate", map[string]any{"function": "() => { throw new TypeError('nope') }"}, "js_exception", "nope")
 	})
+	t.Run("run_script", func(t *testing.T) {
+		ok(t, cs, "browser_run_script", map[string]any{"script": "console.log('title:', await page.title()); await page.locator('#dst').count()"}, "title: play", "=> 1")
+		fails(t, cs, "browser_run_script", map[string]any{"script": "throw new Error('boom')"}, "script_error", "boom")
+		fails(t, cs, "browser_run_script", map[string]any{"script": " "}, "invalid_params")
+		r := callTool(t, cs, "browser_run_script", map[string]any{"script": "console.log('first step done'); await page.locator('#nowhere').click({timeout: 300})", "timeoutMs": 10000})
+		if !r.isErr || !strings.HasPrefix(r.text, "not_found: line 1, ") || !strings.HasSuffix(r.text, "\nlogged before it failed:\nfirst step done") {
+			t.Errorf("a failing script: got %q (error %t), want the failing call's line (not_found, with the script's line), then what it logged", r.text, r.isErr)
+		}
+		shot := callTool(t, cs, "browser_run_script", map[string]any{"script": "await page.screenshot()"})
+		if shot.isErr || len(shot.images) != 1 {
+			t.Errorf("a script's screenshot: got %q, %d images, want 1 image", shot.text, len(shot.images))
+		}
+	})
 	t.Run("screenshot", func(t *testing.T) {
 		r := callTool(t, cs, "browser_take_screenshot", map[string]any{"ref": "#dst"})
 		if r.isErr || len(r.images) != 1 {

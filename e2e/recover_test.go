@@ -154,6 +154,9 @@ func launchProfile(t testing.TB, c *chain, udd string, args ...string) *browser.
 		Env:          chainEnv(c.svc.stateDir),
 		Args:         args,
 		Stderr:       c.stderr,
+		// A throwaway test profile: the direct connection is the test's
+		// oracle and its way to stop the worker.
+		DevToolsPortForTests: true,
 	})
 	if err != nil {
 		t.Fatalf("launch: %v", err)

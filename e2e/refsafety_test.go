@@ -83,7 +83,7 @@ func TestRefSafetyThroughChain(t *testing.T) {
 		{"resolve", "div[", "--center"},
 	} {
 		out, errOut, code := c.cli(tab, args...)
-		if code != 1 || !strings.Contains(errOut, "syntax_error") {
+		if code != 1 || !strings.Contains(out+errOut, "syntax_error") { // --json: on stdout
 			t.Errorf("egohost %s: exit %d, want 1 and syntax_error\n%s%s", strings.Join(args, " "), code, out, errOut)
 		}
 	}

@@ -88,8 +88,8 @@ func TestScriptFacade(t *testing.T) {
 		{"check, uncheck, isChecked", `const terms = page.getByLabel('I accept'); await terms.check(); const a = await terms.isChecked(); await terms.uncheck(); [a, await terms.isChecked()]`, "", `[true,false]`},
 		{"selectOption by value and label", `const c = page.getByLabel('Country'); const v = await c.selectOption('de'); await c.selectOption({label: 'France'}); [v, await c.inputValue()]`, "", `[["de"],"fr"]`},
 		{"isVisible", `[await page.locator('#hidden').isVisible(), await page.locator('h1').isVisible(), await page.locator('#nope').isVisible()]`, "", `[false,true,false]`},
-		{"hover", `await page.locator('#hover-target').hover(); await page.locator('#hover-target').textContent()`, "", `"hovered"`},
-		{"dblclick", `await page.locator('#dbl').dblclick(); await page.locator('#dbl').textContent()`, "", `"double"`},
+		{"hover", `await page.locator('#late').waitFor(); await page.locator('#hover-target').hover(); await page.locator('#hover-target').textContent()`, "", `"hovered"`},
+		{"dblclick", `await page.locator('#late').waitFor(); await page.locator('#dbl').dblclick(); await page.locator('#dbl').textContent()`, "", `"double"`},
 		{"click", `await page.getByRole('button', {name: 'Buy'}).first().click(); 'clicked'`, "", `"clicked"`},
 		{"type, press, keyboard", `await page.locator('#keys').type('ab'); await page.locator('#keys').press('End'); await page.keyboard.type('c'); await page.keyboard.press('Tab'); [await page.locator('#keys').inputValue(), await page.evaluate(() => window.lastKey)]`,
 			"", `["abc","Tab"]`},
@@ -255,12 +255,15 @@ func TestScriptSandbox(t *testing.T) {
 		{"1 GB array", `new Array(1 << 30).fill(0).length`, protocol.CodeScriptLimit, "memory limit"},
 		{"growing array", `const big = 'x'.repeat(1 << 20); const a = []; while (true) a.push(big + a.length)`, protocol.CodeScriptLimit, "memory limit"},
 		{"promise nothing settles", `await new Promise(() => {})`, protocol.CodeScript, "nothing will settle"},
-		{"unhandled rejection", `page.locator('#nope').click({timeout: 100}); await page.waitForTimeout(1000)`, protocol.CodeNotFound, "unhandled rejection"},
+		{"unhandled rejection", `page.locator('#nope').click({timeout: 2000}); await page.waitForTimeout(20000)`, protocol.CodeNotFound, "unhandled rejection"},
 	}
 	for _, tt := range failures {
 		t.Run(tt.name, func(t *testing.T) {
 			timeout := 1000
-			if tt.code == protocol.CodeScriptLimit {
+			switch {
+			case tt.name == "unhandled rejection":
+				timeout = 30000 // the rejection, not the clock, must end it (a loaded machine takes a while to say not_found)
+			case tt.code == protocol.CodeScriptLimit:
 				timeout = 60000 // the guard, not the clock, must stop it
 			}
 			_, err := c.runScript(t, protocol.ScriptRunParams{Target: tab, Script: tt.script, TimeoutMs: timeout})

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -159,6 +160,11 @@ type evaluateIn struct {
 	Function string `json:"function" jsonschema:"JavaScript expression or () => { … } run in the page; promises are awaited"`
 }
 
+type runScriptIn struct {
+	Script    string `json:"script" jsonschema:"Playwright-style JavaScript run in egohost's sandbox against the current tab (await page.getByLabel('Email').fill('a@b.c'); console.log(await page.title())); returns what it logs and its last expression; help() lists the API"`
+	TimeoutMs int    `json:"timeoutMs,omitempty" jsonschema:"bound on the whole script in ms (default 30000)"`
+}
+
 type screenshotIn struct {
 	elementArg
 	FullPage bool   `json:"fullPage,omitempty" jsonschema:"the whole scrollable page"`
@@ -221,6 +227,7 @@ func (t *tools) register(srv *mcp.Server) {
 	add(srv, "browser_tabs", "List, open, select or close tabs; new and select return the page's snapshot.", false, t.tabs)
 	add(srv, "browser_wait_for", "Wait for text to appear or go, an element state, a URL, or some seconds.", true, t.waitFor)
 	add(srv, "browser_evaluate", "Run JavaScript in the page and return its JSON value.", false, t.evaluate)
+	add(srv, "browser_run_script", "Run a whole task as one script in egohost's sandbox (Playwright-shaped page API, no file or network access): fewer calls and tokens than one tool per step.", false, t.runScript)
 	add(srv, "browser_take_screenshot", "PNG of the viewport, the full page or one element.", true, t.screenshot)
 	add(srv, "browser_console_messages", "Console messages and uncaught errors of the current tab, oldest first.", true, t.console)
 	add(srv, "browser_network_requests", "Requests of the current tab, oldest first (static resources left out by default).", true, t.network)
@@ -660,6 +667,42 @@ func (t *tools) evaluate(ctx context.Context, in evaluateIn) *mcp.CallToolResult
 		out += "\n" + dialogLine(r.Dialog)
 	}
 	return text(out)
+}
+
+// runScript runs script.run on the current tab: its log, its value and
+// its screenshots come back; a failing script's error line is followed by
+// what it logged before it failed.
+func (t *tools) runScript(ctx context.Context, in runScriptIn) *mcp.CallToolResult {
+	if strings.TrimSpace(in.Script) == "" {
+		return badArgs(fmt.Errorf("script is empty"))
+	}
+	var r protocol.ScriptRunResult
+	err := t.call(ctx, protocol.MethodScriptRun, protocol.ScriptRunParams{Target: t.target(), Script: in.Script, TimeoutMs: in.TimeoutMs}, &r)
+	if err != nil {
+		res := failure(err)
+		var pe *protocol.Error
+		if errors.As(err, &pe) {
+			if out, _ := pe.Data["output"].(string); out != "" {
+				res.Content = append(res.Content, &mcp.TextContent{Text: "logged before it failed:\n" + strings.TrimRight(out, "\n")})
+			}
+		}
+		return res
+	}
+	out := strings.TrimRight(r.Output, "\n")
+	if len(r.Value) > 0 {
+		if out != "" {
+			out += "\n"
+		}
+		out += "=> " + string(r.Value)
+	}
+	if out == "" {
+		out = fmt.Sprintf("done (%d calls, %.0f ms, nothing logged)", r.Calls, r.TookMs)
+	}
+	content := []mcp.Content{&mcp.TextContent{Text: out}}
+	for _, shot := range r.Screenshots {
+		content = append(content, &mcp.ImageContent{MIMEType: "image/png", Data: shot.Data})
+	}
+	return &mcp.CallToolResult{Content: content}
 }
 
 func (t *tools) screenshot(ctx context.Context, in screenshotIn) *mcp.CallToolResult {

@@ -179,7 +179,8 @@ type Waited struct {
 // Settled says how the page settled after an action.
 type Settled struct {
 	Ms float64 `json:"ms"`
-	// For lists what was waited for: navigation, domcontentloaded, dom quiet.
+	// For lists what was waited for: navigation, domcontentloaded, network
+	// (requests the action started), dom quiet.
 	For []string `json:"for,omitempty"`
 	// Navigated is set when the action started a navigation of the main
 	// frame; URL is where it went.

@@ -109,6 +109,15 @@ const (
 	CodeScriptLimit         Code = 1121 // a script hit the memory, call-depth or screenshot guard; data.output
 )
 
+// The CLI's own codes, in its --json errors; never on the wire.
+const (
+	CodeUsage        Code = 1200 // a mistake in the command line (exit code 2)
+	CodeServiceLost  Code = 1201 // the service stopped while the command waited for its answer (exit code 3)
+	CodeServiceDown  Code = 1202 // no service answers, or it has never run for this user
+	CodeLaunchFailed Code = 1203 // the browser exited or never connected; data.reason
+	CodeFailed       Code = 1204 // any other failure on the CLI's side
+)
+
 // Name returns the stable short name of a code.
 func (c Code) Name() string {
 	switch c {
@@ -184,6 +193,16 @@ func (c Code) Name() string {
 		return "script_error"
 	case CodeScriptLimit:
 		return "script_limit"
+	case CodeUsage:
+		return "usage"
+	case CodeServiceLost:
+		return "service_lost"
+	case CodeServiceDown:
+		return "service_down"
+	case CodeLaunchFailed:
+		return "launch_failed"
+	case CodeFailed:
+		return "failed"
 	}
 	return fmt.Sprintf("code_%d", int(c))
 }

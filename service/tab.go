@@ -9,6 +9,7 @@ import (
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	cdppage "github.com/chromedp/cdproto/page"
 
+	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/page"
 	"github.com/egohost/egohost/protocol"
@@ -24,6 +25,7 @@ type tabState struct {
 	page *page.Page
 	snap *snapshot.Tab      // refs and previous snapshot; lives as long as page
 	res  *resolver.Resolver // remembers the frames' isolated worlds; lives as long as page
+	acts *actions.TabSetup  // the actions' per-tab setup (Page, lifecycle, Network on); lives as long as page
 	// dialog is the JavaScript dialog open on the tab, if any: while it is
 	// open the page answers nothing, so calls fail at once instead of
 	// waiting for their timeout. Atomic, not under mu: the link's reader
@@ -136,6 +138,7 @@ func (t *tabState) close() {
 	t.snap = nil
 	t.res = nil
 	t.rec.Store(nil)
+	t.acts = nil
 	t.mu.Unlock()
 	if p != nil {
 		p.Close()
@@ -191,5 +194,6 @@ func (l *link) page(ctx context.Context, tabID int) (*tabState, error) {
 	if err := startRecording(ctx, l.Session(tabID)); err != nil {
 		l.log.Warn("record console and network", "tab", tabID, "err", err)
 	}
+	t.acts = &actions.TabSetup{}
 	return t, nil
 }

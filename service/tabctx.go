@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/page"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
@@ -18,6 +19,7 @@ type tabContext struct {
 	page  *page.Page         // main session + out-of-process frames
 	snap  *snapshot.Tab      // the tab's refs and previous snapshot
 	res   *resolver.Resolver // refs and locators → elements
+	acts  *actions.TabSetup  // the actions' per-tab setup
 }
 
 // tabContext resolves a target to its tab and opens the tab's page.
@@ -35,7 +37,7 @@ func (s *Service) tabContext(ctx context.Context, target protocol.Target) (*tabC
 	if t.page == nil {
 		return nil, protocol.Errorf(protocol.CodeDetached, "tab %d was detached", id)
 	}
-	return &tabContext{link: l, tabID: id, page: t.page, snap: t.snap, res: t.res}, nil
+	return &tabContext{link: l, tabID: id, page: t.page, snap: t.snap, res: t.res, acts: t.acts}, nil
 }
 
 // tabContextWithin is tabContext bounded by a call's own timeout (the

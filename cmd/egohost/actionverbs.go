@@ -8,7 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/egohost/egohost/config"
 	"github.com/egohost/egohost/protocol"
@@ -19,190 +20,190 @@ import (
 // (default: the service's timeouts.action); the call itself may take a
 // little longer (see callVerb).
 func actionVerbs() map[string]verb {
-	const act = " [--force] [--no-settle] [--timeout D]"
+	const actLong = "Waits until the element is actionable (visible, stable, enabled, receives events), acts,\nthen waits for what the action set off to settle (--no-settle skips that; --force skips the checks)."
 	v := map[string]verb{
-		"click":      clickVerb("click TARGET [--button left|right|middle] [--count N] [--modifiers Shift,Control,…]"+act, 0, ""),
-		"dblclick":   clickVerb("dblclick TARGET [--modifiers …]"+act, 2, ""),
-		"rightclick": clickVerb("rightclick TARGET [--modifiers …]"+act, 0, "right"),
-		"hover":      elementVerb("hover", "hover TARGET"+act, protocol.MethodHover),
-		"check":      elementVerb("check", "check TARGET"+act, protocol.MethodCheck),
-		"uncheck":    elementVerb("uncheck", "uncheck TARGET"+act, protocol.MethodUncheck),
-		"focus":      elementVerb("focus", "focus TARGET"+act, protocol.MethodFocus),
+		"click": clickVerb("click", "click an element", 0, "",
+			"  egohost click @12\n  egohost click 'role=button[name=\"Save\"]'\n  egohost click 'text=Next' --modifiers Shift"),
+		"dblclick":   clickVerb("dblclick", "double-click an element", 2, "", "  egohost dblclick @7"),
+		"rightclick": clickVerb("rightclick", "right-click an element (opens its context menu)", 0, "right", "  egohost rightclick @7"),
+		"hover":      elementVerb("hover", "move the mouse over an element", protocol.MethodHover),
+		"check":      elementVerb("check", "check a checkbox or radio button", protocol.MethodCheck),
+		"uncheck":    elementVerb("uncheck", "uncheck a checkbox", protocol.MethodUncheck),
+		"focus":      elementVerb("focus", "focus an element", protocol.MethodFocus),
 	}
 	v["fill"] = verb{
-		usage: "fill TARGET TEXT [--append]" + act, method: protocol.MethodFill,
-		params: func(a *argv, t protocol.Target) (any, error) {
-			p := protocol.FillParams{Target: t, Append: a.boolean("--append"), ActionOptions: actionFlags(a)}
-			args, err := a.exactly(2, v["fill"].usage)
-			if err != nil {
-				return nil, err
+		use: "fill TARGET TEXT", short: "replace an input's value with TEXT (--append adds to it)", group: "act",
+		long:    actLong + "\nA TEXT that starts with a dash goes after --: egohost fill @3 -- --text.",
+		example: "  egohost fill label=Email me@example.com\n  egohost fill @3 ' more' --append\n  egohost fill @3 -- --not-a-flag",
+		args:    nArgs(2, 2), method: protocol.MethodFill,
+		flags: func(fs *pflag.FlagSet) paramsFunc {
+			app := fs.Bool("append", false, "append TEXT to the current value")
+			act := actionFlags(fs)
+			return func(c common, args []string) (any, error) {
+				return protocol.FillParams{Target: c.Target, Element: args[0], Text: args[1], Append: *app, ActionOptions: act(c)}, nil
 			}
-			p.Element, p.Text = args[0], args[1]
-			return p, nil
 		},
 		human: printAction("filled"),
 	}
 	var typed, pressed string // for the printers: known once the params are parsed
 	v["type"] = verb{
-		usage: "type [TARGET] TEXT [--delay D]" + act, method: protocol.MethodType,
-		params: func(a *argv, t protocol.Target) (any, error) {
-			delay := duration(a, "--delay")
-			p := protocol.TypeParams{Target: t, DelayMs: int(delay.Milliseconds()), ActionOptions: actionFlags(a)}
-			args, err := a.rest("type [TARGET] TEXT")
-			if err != nil {
-				return nil, err
+		use: "type [TARGET] TEXT", short: "type TEXT key by key (into TARGET, else the focused element)", group: "act",
+		example: "  egohost type @5 'hello world'\n  egohost type 'more text' --delay 50",
+		args:    nArgs(1, 2), method: protocol.MethodType,
+		flags: func(fs *pflag.FlagSet) paramsFunc {
+			delay := newDuration(fs, "delay", false, "pause between keys")
+			act := actionFlags(fs)
+			return func(c common, args []string) (any, error) {
+				p := protocol.TypeParams{Target: c.Target, DelayMs: int(delay.Milliseconds()), ActionOptions: act(c)}
+				if len(args) == 1 {
+					p.Text = args[0]
+				} else {
+					p.Element, p.Text = args[0], args[1]
+				}
+				typed = strconv.Quote(clip(p.Text, 40))
+				return p, nil
 			}
-			switch len(args) {
-			case 1:
-				p.Text = args[0]
-			case 2:
-				p.Element, p.Text = args[0], args[1]
-			default:
-				return nil, usageError("usage: egohost type [TARGET] TEXT (without TARGET the keys go to the focused element)")
-			}
-			typed = strconv.Quote(clip(p.Text, 40))
-			return p, nil
 		},
 		human: printKeys("typed", "into", &typed),
 	}
 	v["press"] = verb{
-		usage: "press KEY [--target TARGET]" + act, method: protocol.MethodPress,
-		params: func(a *argv, t protocol.Target) (any, error) {
-			p := protocol.PressParams{Target: t, Element: a.flag("--target"), ActionOptions: actionFlags(a)}
-			args, err := a.exactly(1, "press KEY [--target TARGET]")
-			if err != nil {
-				return nil, err
+		use: "press KEY", short: "press a key or a chord (Enter, Control+A) on the focused element", group: "act",
+		example: "  egohost press Enter\n  egohost press Control+A --target @4",
+		args:    nArgs(1, 1), method: protocol.MethodPress,
+		flags: func(fs *pflag.FlagSet) paramsFunc {
+			target := fs.String("target", "", "focus this `TARGET` first")
+			act := actionFlags(fs)
+			return func(c common, args []string) (any, error) {
+				pressed = args[0]
+				return protocol.PressParams{Target: c.Target, Element: *target, Key: args[0], ActionOptions: act(c)}, nil
 			}
-			p.Key = args[0]
-			pressed = p.Key
-			return p, nil
 		},
 		human: printKeys("pressed", "on", &pressed),
 	}
 	v["select"] = verb{
-		usage: "select TARGET VALUE… [--by value|label|index]" + act, method: protocol.MethodSelect,
-		params: func(a *argv, t protocol.Target) (any, error) {
-			by := a.flag("--by")
-			p := protocol.SelectParams{Target: t, ActionOptions: actionFlags(a)}
-			args, err := a.rest("select TARGET VALUE…")
-			if err != nil {
-				return nil, err
-			}
-			if len(args) < 1 {
-				return nil, usageError("usage: egohost select TARGET VALUE… (no VALUE deselects all)")
-			}
-			p.Element = args[0]
-			for _, s := range args[1:] {
-				switch by {
-				case "", "value":
-					p.Values = append(p.Values, s)
-				case "label":
-					p.Labels = append(p.Labels, s)
-				case "index":
-					n, err := strconv.Atoi(s)
-					if err != nil || n < 0 {
-						return nil, usageError(fmt.Sprintf("select --by index: %q is not an index", s))
+		use: "select TARGET [VALUE…]", short: "select options of a <select> (no VALUE deselects all)", group: "act",
+		example: "  egohost select @9 blue\n  egohost select label=Size Large --by label",
+		args:    nArgs(1, -1), method: protocol.MethodSelect,
+		flags: func(fs *pflag.FlagSet) paramsFunc {
+			by := fs.String("by", "value", "match VALUEs by value|label|index")
+			act := actionFlags(fs)
+			return func(c common, args []string) (any, error) {
+				p := protocol.SelectParams{Target: c.Target, Element: args[0], ActionOptions: act(c)}
+				for _, s := range args[1:] {
+					switch *by {
+					case "", "value":
+						p.Values = append(p.Values, s)
+					case "label":
+						p.Labels = append(p.Labels, s)
+					case "index":
+						n, err := strconv.Atoi(s)
+						if err != nil || n < 0 {
+							return nil, usageError(fmt.Sprintf("select --by index: %q is not an index", s))
+						}
+						p.Indexes = append(p.Indexes, n)
+					default:
+						return nil, usageError(fmt.Sprintf("select --by %q: want value, label or index", *by))
 					}
-					p.Indexes = append(p.Indexes, n)
-				default:
-					return nil, usageError(fmt.Sprintf("select --by %q: want value, label or index", by))
 				}
+				return p, nil
 			}
-			return p, nil
 		},
 		human: printAction("selected in"),
 	}
 	v["drag"] = verb{
-		usage: "drag FROM TO" + act, method: protocol.MethodDrag,
-		params: func(a *argv, t protocol.Target) (any, error) {
-			p := protocol.DragParams{Target: t, ActionOptions: actionFlags(a)}
-			args, err := a.exactly(2, "drag FROM TO")
-			if err != nil {
-				return nil, err
+		use: "drag FROM TO", short: "drag one element onto another", group: "act",
+		example: "  egohost drag @4 @9",
+		args:    nArgs(2, 2), method: protocol.MethodDrag,
+		flags: func(fs *pflag.FlagSet) paramsFunc {
+			act := actionFlags(fs)
+			return func(c common, args []string) (any, error) {
+				return protocol.DragParams{Target: c.Target, Element: args[0], To: args[1], ActionOptions: act(c)}, nil
 			}
-			p.Element, p.To = args[0], args[1]
-			return p, nil
 		},
 		human: printAction("dragged"),
 	}
 	v["upload"] = verb{
-		usage: "upload TARGET FILE…" + act, method: protocol.MethodUpload,
-		params: func(a *argv, t protocol.Target) (any, error) {
-			p := protocol.UploadParams{Target: t, ActionOptions: actionFlags(a)}
-			args, err := a.rest("upload TARGET FILE…")
-			if err != nil {
-				return nil, err
-			}
-			if len(args) < 1 {
-				return nil, usageError("usage: egohost upload TARGET FILE… (no FILE clears the input)")
-			}
-			p.Element = args[0]
-			p.Files = []string{}
-			for _, f := range args[1:] {
-				abs, err := filepath.Abs(f)
-				if err != nil {
-					return nil, usageError(fmt.Sprintf("upload: %v", err))
+		use: "upload TARGET [FILE…]", short: "set the files of a file input (no FILE clears it)", group: "act",
+		example: "  egohost upload 'css=input[type=file]' report.pdf",
+		args:    nArgs(1, -1), method: protocol.MethodUpload,
+		flags: func(fs *pflag.FlagSet) paramsFunc {
+			act := actionFlags(fs)
+			return func(c common, args []string) (any, error) {
+				p := protocol.UploadParams{Target: c.Target, Element: args[0], Files: []string{}, ActionOptions: act(c)}
+				for _, f := range args[1:] {
+					abs, err := filepath.Abs(f)
+					if err != nil {
+						return nil, usageError(fmt.Sprintf("upload: %v", err))
+					}
+					p.Files = append(p.Files, abs)
 				}
-				p.Files = append(p.Files, abs)
+				return p, nil
 			}
-			return p, nil
 		},
 		human: printAction("uploaded to"),
 	}
 	v["scroll"] = verb{
-		usage: "scroll [TARGET] [--dx N] [--dy N]" + act, method: protocol.MethodScroll,
-		params: func(a *argv, t protocol.Target) (any, error) {
-			p := protocol.ScrollParams{Target: t, DX: float(a, "--dx"), DY: float(a, "--dy"), ActionOptions: actionFlags(a)}
-			args, err := a.rest("scroll [TARGET] [--dx N] [--dy N]")
-			if err != nil {
-				return nil, err
+		use: "scroll [TARGET] [--dy N] [--dx N]", short: "scroll an element into view, or turn the wheel", group: "act",
+		example: "  egohost scroll @40\n  egohost scroll --dy 600\n  egohost scroll @3 --dy -200",
+		args:    nArgs(0, 1), method: protocol.MethodScroll,
+		flags: func(fs *pflag.FlagSet) paramsFunc {
+			dx := fs.Float64("dx", 0, "wheel pixels to the right")
+			dy := fs.Float64("dy", 0, "wheel pixels down")
+			act := actionFlags(fs)
+			return func(c common, args []string) (any, error) {
+				p := protocol.ScrollParams{Target: c.Target, DX: *dx, DY: *dy, ActionOptions: act(c)}
+				switch {
+				case len(args) == 1:
+					p.Element = args[0]
+				case p.DX == 0 && p.DY == 0:
+					return nil, usageError("usage: egohost scroll TARGET (into view), or scroll [TARGET] --dy N [--dx N] (the wheel)")
+				}
+				return p, nil
 			}
-			switch {
-			case len(args) == 1:
-				p.Element = args[0]
-			case len(args) > 1 || (p.DX == 0 && p.DY == 0):
-				return nil, usageError("usage: egohost scroll TARGET (into view), or scroll [TARGET] --dy N [--dx N] (the wheel)")
-			}
-			return p, nil
 		},
 		human: printAction("scrolled"),
 	}
 	v["wait"] = verb{
-		usage:  "wait TARGET [--state attached|visible|hidden|detached] | wait --text T [--gone] | wait --url PATTERN | wait --load load|domcontentloaded|networkidle | wait --fn JS  [--timeout D] | wait --ms N",
-		method: protocol.MethodWait,
-		params: func(a *argv, t protocol.Target) (any, error) {
-			p := protocol.WaitParams{
-				Target: t, State: a.flag("--state"), Text: a.flag("--text"), Gone: a.boolean("--gone"),
-				URL: a.flag("--url"), Load: a.flag("--load"), Function: a.flag("--fn", "--function"),
-				TimeoutMs: a.timeoutMs(),
-			}
-			args, err := a.rest(v["wait"].usage)
-			if err != nil {
-				return nil, err
-			}
-			if len(args) > 1 {
-				return nil, usageError("usage: egohost " + v["wait"].usage)
-			}
-			if len(args) == 1 {
-				if _, err := config.ParseDuration(args[0]); err == nil {
-					msg := fmt.Sprintf("wait %s: a number or a duration is a sleep (egohost wait %s, with no other flag but --json)", args[0], args[0])
-					if _, err := strconv.Atoi(args[0]); err == nil {
-						msg += "; to wait for the element with ref " + args[0] + ", write @" + args[0]
+		use:   "wait TARGET | --text T | --url P | --load L | --fn JS | --ms N | N",
+		short: "wait for an element, text, URL, load state or function; or sleep", group: "act",
+		long: "Waits for one thing: TARGET (--state attached|visible|hidden|detached, default visible),\n" +
+			"--text T (--gone for its absence), --url PATTERN (glob, or /regexp/), --load STATE, or\n" +
+			"--fn JS (until it returns a truthy value). `wait --ms N` and `wait N` sleep N milliseconds\n" +
+			"(or a duration: 1.5s); a bare number is never a ref (write @N for one).",
+		example: "  egohost wait @12 --state hidden\n  egohost wait --text Saved\n  egohost wait --url '**/done'\n  egohost wait 1500",
+		args:    nArgs(0, 1), method: protocol.MethodWait,
+		flags: func(fs *pflag.FlagSet) paramsFunc {
+			state := fs.String("state", "", "for TARGET: attached|visible|hidden|detached")
+			text := fs.String("text", "", "wait for this text in the page")
+			gone := fs.Bool("gone", false, "with --text: wait for the text to go")
+			url := fs.String("url", "", "wait for the URL to match this PATTERN")
+			load := fs.String("load", "", "wait for load|domcontentloaded|networkidle")
+			fn := fs.String("fn", "", "wait until this JS returns a truthy value")
+			fs.StringVar(fn, "function", "", "the same as --fn")
+			fs.MarkHidden("function")
+			return func(c common, args []string) (any, error) {
+				p := protocol.WaitParams{Target: c.Target, State: *state, Text: *text, Gone: *gone, URL: *url, Load: *load, Function: *fn, TimeoutMs: c.timeoutMs()}
+				if len(args) == 1 {
+					if _, err := config.ParseDuration(args[0]); err == nil {
+						msg := fmt.Sprintf("wait %s: a number or a duration is a sleep (egohost wait %s, with no other flag but --json)", args[0], args[0])
+						if _, err := strconv.Atoi(args[0]); err == nil {
+							msg += "; to wait for the element with ref " + args[0] + ", write @" + args[0]
+						}
+						return nil, usageError(msg)
 					}
-					return nil, usageError(msg)
+					p.Element = args[0]
 				}
-				p.Element = args[0]
-			}
-			n := 0
-			for _, s := range []string{p.Element, p.Text, p.URL, p.Load, p.Function} {
-				if s != "" {
-					n++
+				n := 0
+				for _, s := range []string{p.Element, p.Text, p.URL, p.Load, p.Function} {
+					if s != "" {
+						n++
+					}
 				}
+				if n != 1 {
+					return nil, usageError("wait for one thing: TARGET, --text, --url, --load or --fn (or sleep: --ms N)")
+				}
+				return p, nil
 			}
-			if n != 1 {
-				return nil, usageError("wait for one thing: TARGET, --text, --url, --load or --fn")
-			}
-			return p, nil
 		},
 		human: func(w io.Writer, raw json.RawMessage) error {
 			var r protocol.WaitResult
@@ -220,43 +221,37 @@ func actionVerbs() map[string]verb {
 		},
 	}
 	v["goto"] = verb{
-		usage: "goto URL [--until load|domcontentloaded|networkidle|commit] [--timeout D]", method: protocol.MethodGoto,
-		params: func(a *argv, t protocol.Target) (any, error) {
-			p := protocol.GotoParams{Target: t, Until: a.flag("--until"), TimeoutMs: a.timeoutMs()}
-			args, err := a.exactly(1, v["goto"].usage)
-			if err != nil {
-				return nil, err
+		use: "goto URL", short: "navigate the tab to URL and wait for its load", group: "tabs",
+		example: "  egohost goto example.com\n  egohost goto https://example.com/app --until networkidle",
+		args:    nArgs(1, 1), method: protocol.MethodGoto,
+		flags: func(fs *pflag.FlagSet) paramsFunc {
+			until := untilFlag(fs)
+			return func(c common, args []string) (any, error) {
+				return protocol.GotoParams{Target: c.Target, URL: args[0], Until: *until, TimeoutMs: c.timeoutMs()}, nil
 			}
-			p.URL = args[0]
-			return p, nil
 		},
 		human: printNav,
 	}
-	for _, name := range []string{protocol.MethodBack, protocol.MethodForward, protocol.MethodReload} {
-		usage := name + " [--until load|domcontentloaded|networkidle|commit] [--timeout D]"
+	for name, short := range map[string]string{protocol.MethodBack: "go back in the tab's history", protocol.MethodForward: "go forward in the tab's history", protocol.MethodReload: "reload the page"} {
 		v[name] = verb{
-			usage: usage, method: name,
-			params: func(a *argv, t protocol.Target) (any, error) {
-				p := protocol.NavParams{Target: t, Until: a.flag("--until"), TimeoutMs: a.timeoutMs()}
-				if _, err := a.exactly(0, usage); err != nil {
-					return nil, err
+			use: name, short: short, group: "tabs",
+			args: nArgs(0, 0), method: name,
+			flags: func(fs *pflag.FlagSet) paramsFunc {
+				until := untilFlag(fs)
+				return func(c common, _ []string) (any, error) {
+					return protocol.NavParams{Target: c.Target, Until: *until, TimeoutMs: c.timeoutMs()}, nil
 				}
-				return p, nil
 			},
 			human: printNav,
 		}
 	}
 	v["eval"] = verb{
-		usage: "eval JS [--timeout D]", method: protocol.MethodEval,
-		params: func(a *argv, t protocol.Target) (any, error) {
-			p := protocol.EvalParams{Target: t, TimeoutMs: a.timeoutMs()}
-			args, err := a.exactly(1, "eval JS")
-			if err != nil {
-				return nil, err
-			}
-			p.Expression = args[0]
-			return p, nil
-		},
+		use: "eval JS", short: "evaluate JavaScript in the page, print its value", group: "read",
+		example: "  egohost eval document.title\n  egohost eval 'await fetch(\"/api\").then(r => r.status)'",
+		args:    nArgs(1, 1), method: protocol.MethodEval,
+		flags: noFlags(func(c common, args []string) (any, error) {
+			return protocol.EvalParams{Target: c.Target, Expression: args[0], TimeoutMs: c.timeoutMs()}, nil
+		}),
 		human: func(w io.Writer, raw json.RawMessage) error {
 			var r struct {
 				Value       json.RawMessage  `json:"value"`
@@ -287,22 +282,24 @@ func actionVerbs() map[string]verb {
 		},
 	}
 	v["screenshot"] = verb{
-		usage: "screenshot FILE [--full] [--target TARGET] [--timeout D]", method: protocol.MethodScreenshot,
-		params: func(a *argv, t protocol.Target) (any, error) {
-			p := protocol.ScreenshotParams{Target: t, FullPage: a.boolean("--full"), Element: a.flag("--target"), TimeoutMs: a.timeoutMs()}
-			args, err := a.exactly(1, v["screenshot"].usage)
-			if err != nil {
-				return nil, err
+		use: "screenshot FILE", short: "write a PNG of the viewport, the full page or an element", group: "read",
+		example: "  egohost screenshot page.png\n  egohost screenshot all.png --full\n  egohost screenshot form.png --target '#form'",
+		args:    nArgs(1, 1), method: protocol.MethodScreenshot,
+		flags: func(fs *pflag.FlagSet) paramsFunc {
+			full := fs.Bool("full", false, "the whole page, not just the viewport")
+			target := fs.String("target", "", "only this element (`TARGET`)")
+			return func(c common, args []string) (any, error) {
+				p := protocol.ScreenshotParams{Target: c.Target, FullPage: *full, Element: *target, TimeoutMs: c.timeoutMs()}
+				if p.FullPage && p.Element != "" {
+					return nil, usageError("screenshot: --full and --target are exclusive")
+				}
+				abs, err := filepath.Abs(args[0])
+				if err != nil {
+					return nil, usageError(fmt.Sprintf("screenshot: %v", err))
+				}
+				p.Path = abs
+				return p, nil
 			}
-			if p.FullPage && p.Element != "" {
-				return nil, usageError("screenshot: --full and --target are exclusive")
-			}
-			abs, err := filepath.Abs(args[0])
-			if err != nil {
-				return nil, usageError(fmt.Sprintf("screenshot: %v", err))
-			}
-			p.Path = abs
-			return p, nil
 		},
 		human: func(w io.Writer, raw json.RawMessage) error {
 			var r protocol.ScreenshotResult
@@ -321,22 +318,19 @@ func actionVerbs() map[string]verb {
 		},
 	}
 	v["dialog"] = verb{
-		usage: "dialog accept|dismiss [TEXT] [--timeout D]", method: protocol.MethodDialog,
-		params: func(a *argv, t protocol.Target) (any, error) {
-			p := protocol.DialogParams{Target: t, TimeoutMs: a.timeoutMs()}
-			args, err := a.rest(v["dialog"].usage)
-			if err != nil {
-				return nil, err
-			}
-			if len(args) < 1 || len(args) > 2 || (args[0] != "accept" && args[0] != "dismiss") || (args[0] == "dismiss" && len(args) == 2) {
+		use: "dialog accept [TEXT] | dialog dismiss", short: "answer the JavaScript dialog (alert, confirm, prompt)", group: "act",
+		example: "  egohost dialog accept\n  egohost dialog accept 'my answer'\n  egohost dialog dismiss",
+		args:    nArgs(1, 2), method: protocol.MethodDialog,
+		flags: noFlags(func(c common, args []string) (any, error) {
+			if (args[0] != "accept" && args[0] != "dismiss") || (args[0] == "dismiss" && len(args) == 2) {
 				return nil, usageError("usage: egohost dialog accept [TEXT] | dialog dismiss (TEXT answers a prompt)")
 			}
-			p.Accept = args[0] == "accept"
+			p := protocol.DialogParams{Target: c.Target, Accept: args[0] == "accept", TimeoutMs: c.timeoutMs()}
 			if len(args) == 2 {
 				p.PromptText = args[1]
 			}
 			return p, nil
-		},
+		}),
 		human: func(w io.Writer, raw json.RawMessage) error {
 			var r protocol.DialogResult
 			if err := json.Unmarshal(raw, &r); err != nil {
@@ -359,13 +353,14 @@ func actionVerbs() map[string]verb {
 		},
 	}
 	v["download"] = verb{
-		usage: "download [--click TARGET] [--timeout D]", method: protocol.MethodDownload,
-		params: func(a *argv, t protocol.Target) (any, error) {
-			p := protocol.DownloadParams{Target: t, Click: a.flag("--click"), TimeoutMs: a.timeoutMs()}
-			if _, err := a.exactly(0, v["download"].usage); err != nil {
-				return nil, err
+		use: "download", short: "wait for a download (--click TARGET starts it) and print where it went", group: "act",
+		example: "  egohost download --click 'text=Export CSV'",
+		args:    nArgs(0, 0), method: protocol.MethodDownload,
+		flags: func(fs *pflag.FlagSet) paramsFunc {
+			click := fs.String("click", "", "click this `TARGET` to start the download")
+			return func(c common, _ []string) (any, error) {
+				return protocol.DownloadParams{Target: c.Target, Click: *click, TimeoutMs: c.timeoutMs()}, nil
 			}
-			return p, nil
 		},
 		human: func(w io.Writer, raw json.RawMessage) error {
 			var r protocol.DownloadResult
@@ -376,86 +371,63 @@ func actionVerbs() map[string]verb {
 			return err
 		},
 	}
+	for name, vb := range v {
+		if vb.group == "" {
+			vb.group = "act"
+		}
+		if vb.long == "" && vb.group == "act" && name != "dialog" && name != "download" && name != "wait" {
+			vb.long = actLong
+		}
+		v[name] = vb
+	}
 	return v
 }
 
+// untilFlag declares --until, the load state a navigation waits for.
+func untilFlag(fs *pflag.FlagSet) *string {
+	return fs.String("until", "", "wait for load|domcontentloaded|networkidle|commit (default load)")
+}
+
 // clickVerb is click, dblclick or rightclick.
-func clickVerb(usage string, count int, button string) verb {
-	name, _, _ := strings.Cut(usage, " ")
+func clickVerb(name, short string, count int, button, example string) verb {
 	return verb{
-		usage: usage, method: protocol.MethodClick,
-		params: func(a *argv, t protocol.Target) (any, error) {
-			p := protocol.ClickParams{Target: t, Button: button, Count: count, ActionOptions: actionFlags(a)}
-			if b := a.flag("--button"); b != "" {
-				p.Button = b
+		use: name + " TARGET", short: short, example: example,
+		args: nArgs(1, 1), method: protocol.MethodClick,
+		flags: func(fs *pflag.FlagSet) paramsFunc {
+			btn := fs.String("button", button, "left|right|middle")
+			n := fs.Int("count", count, "clicks (2 is a double click)")
+			mods := fs.StringSlice("modifiers", nil, "keys held: Shift,Control,Alt,Meta")
+			act := actionFlags(fs)
+			return func(c common, args []string) (any, error) {
+				return protocol.ClickParams{Target: c.Target, Element: args[0], Button: *btn, Count: *n, Modifiers: *mods, ActionOptions: act(c)}, nil
 			}
-			if n := a.int("--count"); n != 0 {
-				p.Count = n
-			}
-			if m := a.flag("--modifiers"); m != "" {
-				p.Modifiers = strings.Split(m, ",")
-			}
-			args, err := a.exactly(1, usage)
-			if err != nil {
-				return nil, err
-			}
-			p.Element = args[0]
-			return p, nil
 		},
 		human: printAction(map[string]string{"click": "clicked", "dblclick": "double-clicked", "rightclick": "right-clicked"}[name]),
 	}
 }
 
 // elementVerb is a verb that takes one TARGET: hover, check, uncheck, focus.
-func elementVerb(name, usage, method string) verb {
+func elementVerb(name, short, method string) verb {
 	return verb{
-		usage: usage, method: method,
-		params: func(a *argv, t protocol.Target) (any, error) {
-			p := protocol.ElementParams{Target: t, ActionOptions: actionFlags(a)}
-			args, err := a.exactly(1, usage)
-			if err != nil {
-				return nil, err
+		use: name + " TARGET", short: short, example: "  egohost " + name + " @12",
+		args: nArgs(1, 1), method: method,
+		flags: func(fs *pflag.FlagSet) paramsFunc {
+			act := actionFlags(fs)
+			return func(c common, args []string) (any, error) {
+				return protocol.ElementParams{Target: c.Target, Element: args[0], ActionOptions: act(c)}, nil
 			}
-			p.Element = args[0]
-			return p, nil
 		},
 		human: printAction(map[string]string{"hover": "hovered", "check": "checked", "uncheck": "unchecked", "focus": "focused"}[name]),
 	}
 }
 
-// actionFlags takes the flags every action has.
-func actionFlags(a *argv) protocol.ActionOptions {
-	return protocol.ActionOptions{
-		Force:     a.boolean("--force"),
-		NoSettle:  a.boolean("--no-settle"),
-		TimeoutMs: a.timeoutMs(),
+// actionFlags declares the flags every action has.
+func actionFlags(fs *pflag.FlagSet) func(common) protocol.ActionOptions {
+	force := fs.Bool("force", false, "skip the actionability checks")
+	noSettle := fs.Bool("no-settle", false, "return without waiting for what the action set off")
+	return func(c common) protocol.ActionOptions {
+		return protocol.ActionOptions{Force: *force, NoSettle: *noSettle, TimeoutMs: c.timeoutMs()}
 	}
-}
-
-// duration takes "--name D": milliseconds (1500) or a Go duration (500ms, 10s).
-func duration(a *argv, name string) time.Duration {
-	v := a.flag(name)
-	if v == "" {
-		return 0
-	}
-	d, err := config.ParseDuration(v)
-	if (err != nil || d < 0) && a.err == nil {
-		a.err = usageError(fmt.Sprintf("%s %q is not a duration (milliseconds like 1500, or 500ms, 10s)", name, v))
-	}
-	return d
-}
-
-// float takes "--name N".
-func float(a *argv, name string) float64 {
-	v := a.flag(name)
-	if v == "" {
-		return 0
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil && a.err == nil {
-		a.err = usageError(fmt.Sprintf("%s %q is not a number", name, v))
-	}
-	return f
 }
 
 // printAction prints an action's result for people: what was done to

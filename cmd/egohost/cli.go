@@ -12,21 +12,48 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/egohost/egohost/client"
-	"github.com/egohost/egohost/config"
 	"github.com/egohost/egohost/protocol"
 )
 
 // verb is a CLI command that is one call to the running service.
 type verb struct {
-	usage  string
-	method string
-	// params builds the call's params from the verb's command line.
-	params func(a *argv, t protocol.Target) (any, error)
+	use     string // the usage line after "egohost ", e.g. "click TARGET"
+	short   string // one line for the list of commands
+	long    string // more, for the verb's --help (optional)
+	example string
+	group   string // the help's group: tabs, act, read
+	args    cobra.PositionalArgs
+	method  string
+	// flags declares the verb's own flags on fs and returns what builds
+	// the call's params once the command line is parsed.
+	flags func(fs *pflag.FlagSet) paramsFunc
 	// human prints the result for people (--json prints it raw).
 	human func(w io.Writer, raw json.RawMessage) error
 	// jsonParams, if set, adjusts the params when --json is given.
 	jsonParams func(params any) any
+}
+
+// paramsFunc builds a call's params from the common flags and the
+// positional args.
+type paramsFunc func(c common, args []string) (any, error)
+
+// common are the flags every verb takes: --browser, --tab, --timeout.
+type common struct {
+	protocol.Target
+	timeout time.Duration // --timeout, the verb's own wait (0 = the service's default)
+}
+
+// timeoutMs is --timeout in milliseconds (0 = the service's default), for
+// the verbs whose params carry a timeoutMs.
+func (c common) timeoutMs() int { return int(c.timeout.Milliseconds()) }
+
+// noFlags is a verb's flags when it has none of its own.
+func noFlags(build paramsFunc) func(*pflag.FlagSet) paramsFunc {
+	return func(*pflag.FlagSet) paramsFunc { return build }
 }
 
 // verbs returns every client verb: the core ones below and those other
@@ -44,32 +71,28 @@ func (e *env) verbs() map[string]verb {
 func coreVerbs() map[string]verb {
 	return map[string]verb{
 		"tabs": {
-			usage: "tabs", method: protocol.MethodTabsList,
-			params: func(a *argv, t protocol.Target) (any, error) {
-				args, err := a.rest("tabs")
-				if err != nil {
-					return nil, err
-				}
-				if len(args) > 0 {
-					return nil, usageError("tabs takes no arguments")
-				}
-				return protocol.TabsListParams{Browser: t.Browser}, nil
-			},
+			use: "tabs", short: "list the tabs (# is the position for tab --index)", group: "tabs",
+			args: nArgs(0, 0), method: protocol.MethodTabsList,
+			flags: noFlags(func(c common, _ []string) (any, error) {
+				return protocol.TabsListParams{Browser: c.Browser}, nil
+			}),
 			human: printTabs,
 		},
 		"open": {
-			usage: "open URL [--until load|domcontentloaded|networkidle|commit] [--no-wait] [--timeout D]", method: protocol.MethodTabsOpen,
-			params: func(a *argv, t protocol.Target) (any, error) {
-				p := protocol.TabsOpenParams{Browser: t.Browser, Until: a.flag("--until"), NoWait: a.boolean("--no-wait"), TimeoutMs: a.timeoutMs()}
-				args, err := a.exactly(1, "open URL [--until load|domcontentloaded|networkidle|commit] [--no-wait] [--timeout D]")
-				if err != nil {
-					return nil, err
+			use: "open URL", short: "open a tab and wait for its load (like goto)", group: "tabs",
+			long:    "Opens URL in a new tab, selects it and waits for its load.\nexample.com means https://example.com, localhost:3000 means http://localhost:3000.",
+			example: "  egohost open example.com\n  egohost open localhost:3000/login --until networkidle\n  egohost open https://example.com --no-wait",
+			args:    nArgs(1, 1), method: protocol.MethodTabsOpen,
+			flags: func(fs *pflag.FlagSet) paramsFunc {
+				until := fs.String("until", "", "wait for load|domcontentloaded|networkidle|commit (default load)")
+				noWait := fs.Bool("no-wait", false, "return as soon as the tab exists")
+				return func(c common, args []string) (any, error) {
+					p := protocol.TabsOpenParams{Browser: c.Browser, URL: args[0], Until: *until, NoWait: *noWait, TimeoutMs: c.timeoutMs()}
+					if p.NoWait && (p.Until != "" || p.TimeoutMs != 0) {
+						return nil, usageError("open: --no-wait excludes --until and --timeout")
+					}
+					return p, nil
 				}
-				if p.NoWait && (p.Until != "" || p.TimeoutMs != 0) {
-					return nil, usageError("open: --no-wait excludes --until and --timeout")
-				}
-				p.URL = args[0]
-				return p, nil
 			},
 			human: func(w io.Writer, raw json.RawMessage) error {
 				var r protocol.TabResult
@@ -85,17 +108,12 @@ func coreVerbs() map[string]verb {
 			},
 		},
 		"close": {
-			usage: "close [--tab ID]", method: protocol.MethodTabsClose,
-			params: func(a *argv, t protocol.Target) (any, error) {
-				args, err := a.rest("close [--tab ID]")
-				if err != nil {
-					return nil, err
-				}
-				if len(args) > 0 {
-					return nil, usageError("usage: egohost close [--tab ID]")
-				}
-				return protocol.TabParams{Target: t}, nil
-			},
+			use: "close", short: "close the tab (--tab ID, default the selected one)", group: "tabs",
+			example: "  egohost close\n  egohost close --tab 123",
+			args:    nArgs(0, 0), method: protocol.MethodTabsClose,
+			flags: noFlags(func(c common, _ []string) (any, error) {
+				return protocol.TabParams{Target: c.Target}, nil
+			}),
 			human: func(w io.Writer, raw json.RawMessage) error {
 				var r struct{ Tab int }
 				json.Unmarshal(raw, &r)
@@ -104,19 +122,21 @@ func coreVerbs() map[string]verb {
 			},
 		},
 		"tab": {
-			usage: "tab ID | tab --index N", method: protocol.MethodTabsSelect,
-			params: func(a *argv, t protocol.Target) (any, error) {
-				args, err := a.exactly(1, "tab ID | tab --index N")
-				if err != nil {
-					return nil, err
+			use: "tab ID | tab --index N", short: "select a tab by Chrome tab ID, or by position with --index", group: "tabs",
+			long:    "Selects the tab the next commands act on: by its Chrome tab ID (the TAB column of\n`egohost tabs`), or by its position with --index (the # column, from 0).",
+			example: "  egohost tab 1234567\n  egohost tab --index 0",
+			args:    nArgs(0, 1), method: protocol.MethodTabsSelect,
+			flags: noFlags(func(c common, args []string) (any, error) {
+				if len(args) != 1 {
+					return nil, usageError("usage: egohost tab ID | tab --index N")
 				}
 				id, err := strconv.Atoi(args[0])
 				if err != nil {
 					return nil, usageError(fmt.Sprintf("tab: %q is not a tab ID (by position: egohost tab --index N)", args[0]))
 				}
-				t.Tab = id
-				return protocol.TabParams{Target: t}, nil
-			},
+				c.Tab = id
+				return protocol.TabParams{Target: c.Target}, nil
+			}),
 			human: func(w io.Writer, raw json.RawMessage) error {
 				var r protocol.TabResult
 				if err := json.Unmarshal(raw, &r); err != nil {
@@ -127,16 +147,11 @@ func coreVerbs() map[string]verb {
 			},
 		},
 		"cdp": {
-			usage: "cdp METHOD [PARAMS_JSON]", method: protocol.MethodCDPSend,
-			params: func(a *argv, t protocol.Target) (any, error) {
-				args, err := a.rest("cdp METHOD [PARAMS_JSON]")
-				if err != nil {
-					return nil, err
-				}
-				if len(args) < 1 || len(args) > 2 {
-					return nil, usageError("usage: egohost cdp METHOD [PARAMS_JSON]")
-				}
-				p := protocol.CDPSendParams{Target: t, Method: args[0]}
+			use: "cdp METHOD [PARAMS_JSON]", short: "send one CDP command, print its result", group: "read",
+			example: "  egohost cdp Page.reload\n  egohost cdp Runtime.evaluate '{\"expression\":\"1+1\"}'",
+			args:    nArgs(1, 2), method: protocol.MethodCDPSend,
+			flags: noFlags(func(c common, args []string) (any, error) {
+				p := protocol.CDPSendParams{Target: c.Target, Method: args[0]}
 				if len(args) == 2 {
 					if !json.Valid([]byte(args[1])) {
 						return nil, usageError(fmt.Sprintf("cdp: PARAMS_JSON is not valid JSON: %s", args[1]))
@@ -144,7 +159,7 @@ func coreVerbs() map[string]verb {
 					p.Params = json.RawMessage(args[1])
 				}
 				return p, nil
-			},
+			}),
 			human: printIndented,
 		},
 	}
@@ -188,39 +203,67 @@ func clip(s string, n int) string {
 	return s
 }
 
-// callVerb parses the common flags, calls the service and prints the result.
-func (e *env) callVerb(ctx context.Context, v verb, args []string) error {
-	var t protocol.Target
-	var tab, timeout string
-	var asJSON bool
-	t.Browser, args = takeFlag(args, "--browser")
-	tab, args = takeFlag(args, "--tab")
-	timeout, args = takeFlag(args, "--timeout")
-	asJSON, args = takeBool(args, "--json")
-	if tab != "" {
-		id, err := strconv.Atoi(tab)
+// verbCommand makes a verb's command: its own flags, the common ones,
+// and a run that calls the service and prints the result.
+func (c *cli) verbCommand(name string, v verb) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     v.use,
+		Short:   v.short,
+		Long:    v.long,
+		Example: v.example,
+		GroupID: v.group,
+		Args:    v.args,
+	}
+	if cmd.Long != "" {
+		cmd.Long = strings.ToUpper(v.short[:1]) + v.short[1:] + ".\n\n" + v.long
+	}
+	fs := cmd.Flags()
+	build := v.flags(fs)
+	co := commonFlags(fs)
+	cmd.RunE = c.with(func(ctx context.Context, e *env, _ *cobra.Command, args []string) error {
+		cm, err := co()
 		if err != nil {
-			return usageError(fmt.Sprintf("--tab %q is not a tab ID", tab))
+			return err
 		}
-		t.Tab = id
-	}
-	var d time.Duration
-	if timeout != "" {
-		var err error
-		if d, err = config.ParseDuration(timeout); err != nil || d <= 0 {
-			return usageError(fmt.Sprintf("--timeout %q is not a positive duration (milliseconds like 1500, or 500ms, 10s)", timeout))
+		params, err := build(cm, args)
+		if err != nil {
+			return err
 		}
+		if c.call != nil {
+			return c.call(name, params)
+		}
+		return e.callVerb(ctx, name, v, cm.timeout, params)
+	})
+	return cmd
+}
+
+// commonFlags declares --browser, --tab and --timeout on fs.
+func commonFlags(fs *pflag.FlagSet) func() (common, error) {
+	browser := fs.String("browser", "", "the browser `ID` (see egohost status; needed when several are connected)")
+	tab := fs.String("tab", "", "the tab `ID` (default: the selected tab)")
+	timeout := newDuration(fs, "timeout", true, "the verb's own wait (default timeouts.action)")
+	return func() (common, error) {
+		c := common{Target: protocol.Target{Browser: *browser}, timeout: *timeout}
+		if *tab != "" {
+			id, err := strconv.Atoi(*tab)
+			if err != nil {
+				return c, usageError(fmt.Sprintf("--tab %q is not a tab ID", *tab))
+			}
+			c.Tab = id
+		}
+		return c, nil
 	}
-	params, err := v.params(&argv{args: args, timeout: d}, t)
-	if err != nil {
-		return err
-	}
-	if asJSON && v.jsonParams != nil {
+}
+
+// callVerb calls the service and prints the result.
+func (e *env) callVerb(ctx context.Context, name string, v verb, timeout time.Duration, params any) error {
+	if e.json && v.jsonParams != nil {
 		params = v.jsonParams(params)
 	}
 	// --timeout is the verb's own wait; the call gets the request deadline,
 	// or a little more than the wait so that the service's answer (with the
 	// wait's last cause) arrives before the client gives up.
+	d := timeout
 	if d+5*time.Second > e.cfg.Timeouts.Request {
 		d += 5 * time.Second
 	} else {
@@ -235,19 +278,9 @@ func (e *env) callVerb(ctx context.Context, v verb, args []string) error {
 	defer c.Close()
 	var raw json.RawMessage
 	if err := c.Call(ctx, v.method, params, &raw); err != nil {
-		// With --json a failed call prints its JSON-RPC error object too
-		// (code, message, data with name and kind), for a program to read.
-		var pe *protocol.Error
-		if asJSON && errors.As(err, &pe) {
-			if b, merr := json.Marshal(struct {
-				Error *protocol.Error `json:"error"`
-			}{pe}); merr == nil {
-				fmt.Fprintf(e.stdout, "%s\n", b)
-			}
-		}
-		return lostService(strings.Fields(v.usage)[0], err)
+		return lostService(name, err)
 	}
-	if asJSON {
+	if e.json {
 		_, err := fmt.Fprintf(e.stdout, "%s\n", unescapeHTML(raw))
 		return err
 	}
@@ -268,15 +301,18 @@ func (e *env) dial(ctx context.Context) (*client.Client, error) {
 	addr := e.serviceAddr()
 	tok, err := client.ReadToken(e.cfg.TokenFile)
 	if err != nil {
-		return nil, fmt.Errorf("the egohost service has never run for this user (%w): start it with `egohost serve` or `egohost launch`", err)
+		return nil, &serviceDownError{fmt.Errorf("the egohost service has never run for this user (%w): start it with `egohost serve` or `egohost launch`", err)}
 	}
 	dctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Connect)
 	defer cancel()
-	return client.Dial(dctx, addr, tok, client.Options{})
+	c, err := client.Dial(dctx, addr, tok, client.Options{})
+	if err != nil {
+		return nil, &serviceDownError{err}
+	}
+	return c, nil
 }
 
-func (e *env) status(ctx context.Context, args []string) error {
-	asJSON, _ := takeBool(args, "--json")
+func (e *env) status(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Request)
 	defer cancel()
 	c, err := e.dial(ctx)
@@ -292,7 +328,7 @@ func (e *env) status(ctx context.Context, args []string) error {
 	if err := c.Call(ctx, protocol.MethodBrowsersList, nil, &bl); err != nil {
 		return lostService("status", err)
 	}
-	if asJSON {
+	if e.json {
 		return printJSON(e.stdout, map[string]any{"service": ping, "browsers": bl.Browsers})
 	}
 	fmt.Fprintf(e.stdout, "service: up (version %s, pid %d) at ws://%s/rpc\n", ping.Version, ping.PID, e.serviceAddr())

@@ -36,11 +36,7 @@ document.getElementById('f').addEventListener('submit', e => {
 
 // demo launches a browser with the extension in a throwaway profile, runs
 // a private service, drives a page through the whole chain and exits.
-func (e *env) demo(ctx context.Context, args []string) error {
-	headed, args := takeBool(args, "--headed")
-	if len(args) > 0 {
-		return usageError("usage: egohost demo [--headed]")
-	}
+func (e *env) demo(ctx context.Context, headed bool) error {
 	// A private state dir and port: the demo never touches a running service.
 	dir, err := os.MkdirTemp("", "egohost-demo-")
 	if err != nil {

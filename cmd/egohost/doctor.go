@@ -63,25 +63,7 @@ type doctor struct {
 // doctorCmd runs `egohost doctor [--json] [--user-data-dir DIR]…`. It
 // runs even when the configuration does not load: that is one of its
 // checks.
-func doctorCmd(ctx context.Context, cfgFile string, args []string, stdout, stderr io.Writer) error {
-	var asJSON bool
-	asJSON, args = takeBool(args, "--json")
-	var udds []string
-	for {
-		var udd string
-		udd, args = takeFlag(args, "--user-data-dir")
-		if udd == "" {
-			break
-		}
-		abs, err := filepath.Abs(udd)
-		if err != nil {
-			return usageError(fmt.Sprintf("doctor --user-data-dir %q: %v", udd, err))
-		}
-		udds = append(udds, abs)
-	}
-	if len(args) > 0 {
-		return usageError(fmt.Sprintf("unexpected %q (usage: egohost doctor [--json] [--user-data-dir DIR])", args))
-	}
+func doctorCmd(ctx context.Context, cfgFile string, asJSON bool, udds []string, stdout, stderr io.Writer) error {
 	home, _ := os.UserHomeDir()
 	self, err := selfPath()
 	if err != nil {

@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/egohost/egohost/config"
 	"github.com/egohost/egohost/protocol"
 )
@@ -17,39 +20,38 @@ import (
 // `wait 2000`) instead of reading 2000 as a ref, and `tab --index N`
 // selects the Nth tab of `egohost tabs` instead of a Chrome tab ID.
 
-// sleepRequest reports whether a wait command line asks for a plain
+// waitFlags are the wait verb's own flags: any of them makes a wait for
+// something in the page, never a sleep.
+var waitFlags = []string{"state", "text", "gone", "url", "load", "fn", "function"}
+
+// sleepRequest reports whether a parsed wait command line asks for a plain
 // sleep: `wait --ms N` (N in milliseconds, or a duration), or `wait D`
-// where D is a bare number of milliseconds or a duration ("1.5s"). Only
-// --json and the common flags (ignored) may come with it. A number can never be a locator (CSS names do
-// not start with a digit), so this takes nothing away; a ref is @N.
-func sleepRequest(args []string) (d time.Duration, asJSON, ok bool, err error) {
-	a := &argv{args: args}
-	ms := a.flag("--ms")
-	asJSON = a.boolean("--json")
-	a.flag("--browser", "--tab", "--timeout") // the common flags mean nothing to a sleep
-	rest, restErr := a.rest("wait --ms N")
-	if ms == "" {
-		if restErr != nil || len(rest) != 1 {
-			return 0, false, false, nil
+// where D is a bare number of milliseconds or a duration ("1.5s"), with
+// none of wait's own flags (the common ones mean nothing to a sleep). A
+// number can never be a locator (CSS names do not start with a digit), so
+// this takes nothing away; a ref is @N.
+func sleepRequest(fs *pflag.FlagSet, ms time.Duration, args []string) (time.Duration, bool, error) {
+	other := false
+	for _, f := range waitFlags {
+		other = other || fs.Changed(f)
+	}
+	if !fs.Changed("ms") {
+		if len(args) != 1 || other {
+			return 0, false, nil
 		}
-		d, perr := config.ParseDuration(rest[0])
-		if perr != nil {
-			return 0, false, false, nil
+		d, err := config.ParseDuration(args[0])
+		if err != nil {
+			return 0, false, nil
 		}
-		ms = rest[0]
 		if d < 0 {
-			return 0, false, false, usageError(fmt.Sprintf("wait %s: a sleep must not be negative", ms))
+			return 0, false, usageError(fmt.Sprintf("wait %s: a sleep must not be negative", args[0]))
 		}
-		return d, asJSON, true, nil
+		return d, true, nil
 	}
-	if restErr != nil || len(rest) != 0 {
-		return 0, false, false, usageError("usage: egohost wait --ms N (sleeps N milliseconds; it takes no TARGET, and no other flag but --json)")
+	if len(args) != 0 || other {
+		return 0, false, usageError("usage: egohost wait --ms N (sleeps N milliseconds; it takes no TARGET, and no other flag but --json)")
 	}
-	d, err = config.ParseDuration(ms)
-	if err != nil || d < 0 {
-		return 0, false, false, usageError(fmt.Sprintf("wait --ms %q: want milliseconds (1500) or a duration (1.5s)", ms))
-	}
-	return d, asJSON, true, nil
+	return ms, true, nil
 }
 
 // sleepResult is what `wait --ms` prints with --json.
@@ -58,16 +60,28 @@ type sleepResult struct {
 	TookMs float64 `json:"tookMs"`
 }
 
-// wait sleeps when asked to (see sleepRequest), else waits for something
-// in the page through the service.
-func (e *env) wait(ctx context.Context, args []string) error {
-	d, asJSON, ok, err := sleepRequest(args)
-	if err != nil {
-		return err
+// addSleep gives the wait command its sleep: --ms N, or a bare N.
+func (c *cli) addSleep(cmd *cobra.Command) {
+	ms := newDuration(cmd.Flags(), "ms", false, "sleep N milliseconds (or a duration: 1.5s)")
+	wait := cmd.RunE
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		d, ok, err := sleepRequest(cmd.Flags(), *ms, args)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return wait(cmd, args)
+		}
+		e, err := c.env()
+		if err != nil {
+			return err
+		}
+		return e.sleep(cmd.Context(), d)
 	}
-	if !ok {
-		return e.callVerb(ctx, e.verbs()["wait"], args)
-	}
+}
+
+// sleep sleeps d and says how long it took.
+func (e *env) sleep(ctx context.Context, d time.Duration) error {
 	start := time.Now()
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -77,55 +91,56 @@ func (e *env) wait(ctx context.Context, args []string) error {
 	case <-t.C:
 	}
 	r := sleepResult{What: "sleep " + d.String(), TookMs: float64(time.Since(start).Microseconds()) / 1000}
-	if asJSON {
+	if e.json {
 		return printJSON(e.stdout, r)
 	}
-	_, err = fmt.Fprintf(e.stdout, "slept %s\n", ms(r.TookMs))
+	_, err := fmt.Fprintf(e.stdout, "slept %s\n", ms(r.TookMs))
 	return err
 }
 
-// tab selects a tab by Chrome tab ID (`tab 123`) or by its position in
-// `egohost tabs` (`tab --index 0`, counted from 0 as the list's # column).
-func (e *env) tab(ctx context.Context, args []string) error {
-	index, rest := takeFlag(args, "--index")
-	if index == "" {
-		err := e.callVerb(ctx, e.verbs()["tab"], args)
-		if protocol.CodeOf(err) == protocol.CodeTabNotFound {
-			a := &argv{args: args}
-			a.flag("--browser", "--tab", "--timeout")
-			a.boolean("--json")
-			if pos, _ := a.rest("tab ID"); len(pos) == 1 && len(pos[0]) <= 3 {
+// addIndex gives the tab command --index N: the Nth tab of `egohost tabs`
+// (counted from 0 as the list's # column) instead of a Chrome tab ID.
+func (c *cli) addIndex(cmd *cobra.Command) {
+	index := cmd.Flags().Int("index", 0, "select the tab at position `N` of egohost tabs (from 0)")
+	selectTab := cmd.RunE
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if !cmd.Flags().Changed("index") {
+			err := selectTab(cmd, args)
+			if protocol.CodeOf(err) == protocol.CodeTabNotFound && len(args) == 1 && len(args[0]) <= 3 {
 				// Chrome's tab IDs are large: a small number was likely a position.
-				return fmt.Errorf("%w; for the tab at position %s of `egohost tabs`, use egohost tab --index %s", err, pos[0], pos[0])
+				return fmt.Errorf("%w; for the tab at position %s of `egohost tabs`, use egohost tab --index %s", err, args[0], args[0])
 			}
+			return err
 		}
-		return err
+		if len(args) > 0 {
+			return usageError("usage: egohost tab ID | tab --index N (not both)")
+		}
+		if *index < 0 {
+			return usageError(fmt.Sprintf("tab --index %d: want a position in `egohost tabs` (0, 1, …)", *index))
+		}
+		e, err := c.env()
+		if err != nil {
+			return err
+		}
+		browser, _ := cmd.Flags().GetString("browser")
+		lctx, cancel := context.WithTimeout(cmd.Context(), e.cfg.Timeouts.Request)
+		defer cancel()
+		cl, err := e.dial(lctx)
+		if err != nil {
+			return err
+		}
+		var list protocol.TabsListResult
+		err = cl.Call(lctx, protocol.MethodTabsList, protocol.TabsListParams{Browser: browser}, &list)
+		cl.Close()
+		if err != nil {
+			return lostService("tab", err)
+		}
+		id, err := tabAtIndex(list.Tabs, *index)
+		if err != nil {
+			return err
+		}
+		return selectTab(cmd, []string{strconv.Itoa(id)})
 	}
-	n, err := strconv.Atoi(index)
-	if err != nil || n < 0 {
-		return usageError(fmt.Sprintf("tab --index %q: want a position in `egohost tabs` (0, 1, …)", index))
-	}
-	browser, _ := takeFlag(rest, "--browser")
-	if pos, _ := (&argv{args: rest}).rest("tab --index N"); len(pos) > 0 {
-		return usageError("usage: egohost tab ID | tab --index N (not both)")
-	}
-	lctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Request)
-	defer cancel()
-	c, err := e.dial(lctx)
-	if err != nil {
-		return err
-	}
-	var list protocol.TabsListResult
-	err = c.Call(lctx, protocol.MethodTabsList, protocol.TabsListParams{Browser: browser}, &list)
-	c.Close()
-	if err != nil {
-		return err
-	}
-	id, err := tabAtIndex(list.Tabs, n)
-	if err != nil {
-		return err
-	}
-	return e.callVerb(ctx, e.verbs()["tab"], append(rest, strconv.Itoa(id)))
 }
 
 // tabAtIndex returns the ID of the nth tab of a tabs.list answer.

@@ -44,29 +44,6 @@ type installOptions struct {
 	allowTemporary bool   // point the manifest at a temporary build anyway
 }
 
-func (e *env) install(args []string) error {
-	var o installOptions
-	o.userDataDir, args = takeFlag(args, "--user-data-dir")
-	o.browser, args = takeFlag(args, "--browser")
-	o.service, args = takeBool(args, "--service")
-	o.allowTemporary, args = takeBool(args, "--allow-temporary")
-	if len(args) > 0 {
-		return usageError(fmt.Sprintf("unexpected %q (usage: egohost install [--user-data-dir DIR] [--browser NAME] [--service] [--allow-temporary])", args))
-	}
-	return e.runInstall(o)
-}
-
-func (e *env) uninstall(args []string) error {
-	var o installOptions
-	o.userDataDir, args = takeFlag(args, "--user-data-dir")
-	o.browser, args = takeFlag(args, "--browser")
-	o.service, args = takeBool(args, "--service")
-	if len(args) > 0 {
-		return usageError(fmt.Sprintf("unexpected %q (usage: egohost uninstall [--user-data-dir DIR] [--browser NAME] [--service])", args))
-	}
-	return e.runUninstall(o)
-}
-
 // target is one place a manifest goes: a browser location or a profile.
 type target struct {
 	name string // for people: "chrome", "chromium (snap)", "profile DIR"

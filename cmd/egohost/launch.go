@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
@@ -34,7 +33,18 @@ type chainOptions struct {
 	userDataDir string
 	url         string
 	quiet       bool
+	verbose     bool // the browser's own stderr to ours
 }
+
+// launchError is a browser that exited early or never connected; reason
+// is what it said last.
+type launchError struct {
+	err    error
+	reason string
+}
+
+func (e *launchError) Error() string { return e.err.Error() }
+func (e *launchError) Unwrap() error { return e.err }
 
 // startChain makes sure a service runs (starting one in this process if
 // none answers), launches the browser with the extension and waits until
@@ -53,7 +63,15 @@ func (e *env) startChain(ctx context.Context, o chainOptions) (*chain, error) {
 	}
 	ch := &chain{}
 	var svcStop func() error
+	// The browsers already connected: the one launched here is none of them.
+	before := map[string]bool{}
 	if c, err := e.dial(ctx); err == nil {
+		var bl protocol.BrowsersListResult
+		if c.Call(ctx, protocol.MethodBrowsersList, nil, &bl) == nil {
+			for _, b := range bl.Browsers {
+				before[b.ID] = true
+			}
+		}
 		c.Close()
 		ch.addr = e.serviceAddr()
 		if !o.quiet {
@@ -87,9 +105,9 @@ func (e *env) startChain(ctx context.Context, o chainOptions) (*chain, error) {
 	}
 	// The relay must find this service's socket even when it was moved by flags.
 	envv = append(envv, config.EnvVar("socket")+"="+e.cfg.Socket)
-	var stderr = e.stderr
-	if o.quiet {
-		stderr = nil
+	out := &browserStderr{}
+	if o.verbose {
+		out.w = e.stderr
 	}
 	proc, err := launcher.Launch(ctx, launcher.Options{
 		Browser:      bin,
@@ -101,11 +119,15 @@ func (e *env) startChain(ctx context.Context, o chainOptions) (*chain, error) {
 		Headless:     o.headless,
 		URL:          o.url,
 		Env:          envv,
-		Stderr:       filterStderr(stderr),
+		Stderr:       out,
 	})
 	if err != nil {
 		if svcStop != nil {
 			svcStop()
+		}
+		var pe *browser.ProfileInUseError
+		if errors.As(err, &pe) {
+			return nil, &launchError{err: err, reason: "profile in use by " + pe.Owner}
 		}
 		return nil, err
 	}
@@ -119,17 +141,36 @@ func (e *env) startChain(ctx context.Context, o chainOptions) (*chain, error) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Launch)
 	defer cancel()
-	b, err := waitBrowser(wctx, ch.addr, ch.token, proc)
+	b, err := waitBrowser(wctx, ch.addr, ch.token, proc, before)
 	if err != nil {
 		ch.stop()
-		return nil, fmt.Errorf("launch: the browser started but its extension never connected: %w (run with log_level: debug, or open the extension's popup)", err)
+		reason := out.Tail()
+		select {
+		case <-proc.Done():
+			msg := fmt.Sprintf("launch: the browser exited before its extension connected (%v)", proc.Err())
+			if proc.Err() == nil {
+				msg = "launch: the browser exited at once (it may have handed the page to a browser already running on this profile)"
+			}
+			if reason != "" {
+				msg += "; it said:\n" + reason
+			}
+			return nil, &launchError{err: errors.New(msg), reason: reason}
+		default:
+		}
+		msg := fmt.Sprintf("launch: the browser started but its extension never connected: %v (run with --verbose and log_level: debug, or open the extension's popup)", err)
+		if reason != "" {
+			msg += "; the browser said:\n" + reason
+		}
+		return nil, &launchError{err: errors.New(msg), reason: reason}
 	}
 	ch.browser = b
 	return ch, nil
 }
 
-// waitBrowser polls the service until a browser link says hello.
-func waitBrowser(ctx context.Context, addr, token string, proc *browser.Process) (protocol.Browser, error) {
+// waitBrowser polls the service until the browser launched as proc says
+// hello: its relay carries the launch's mark; where marks cannot be read,
+// the first browser that was not connected before.
+func waitBrowser(ctx context.Context, addr, token string, proc *browser.Process, before map[string]bool) (protocol.Browser, error) {
 	c, err := client.Dial(ctx, addr, token, client.Options{})
 	if err != nil {
 		return protocol.Browser{}, err
@@ -140,10 +181,8 @@ func waitBrowser(ctx context.Context, addr, token string, proc *browser.Process)
 		if err := c.Call(ctx, protocol.MethodBrowsersList, nil, &bl); err != nil {
 			return protocol.Browser{}, err
 		}
-		for _, b := range bl.Browsers {
-			if b.ExtensionID != "" {
-				return b, nil
-			}
+		if b, ok := launched(bl.Browsers, proc.Started, before); ok {
+			return b, nil
 		}
 		select {
 		case <-ctx.Done():
@@ -155,6 +194,22 @@ func waitBrowser(ctx context.Context, addr, token string, proc *browser.Process)
 	}
 }
 
+// launched picks the launched browser among those connected: the one
+// whose relay process started knows (by its mark), else one that was not
+// connected before.
+func launched(browsers []protocol.Browser, started func(pid int) (yes, known bool), before map[string]bool) (protocol.Browser, bool) {
+	for _, b := range browsers {
+		if b.ExtensionID == "" {
+			continue
+		}
+		yes, known := started(b.RelayPID)
+		if yes || (!known && !before[b.ID]) {
+			return b, true
+		}
+	}
+	return protocol.Browser{}, false
+}
+
 func findBrowser(cfg *config.Config) (string, error) {
 	home, _ := os.UserHomeDir()
 	return browser.Find(cfg.Browser, runtime.GOOS, home, func(p string) bool {
@@ -163,17 +218,13 @@ func findBrowser(cfg *config.Config) (string, error) {
 	})
 }
 
-func (e *env) launch(ctx context.Context, args []string) error {
-	var o chainOptions
-	o.headless, args = takeBool(args, "--headless")
-	o.userDataDir, args = takeFlag(args, "--user-data-dir")
-	for _, a := range args {
-		if strings.HasPrefix(a, "--") {
-			return usageError("unknown flag " + a + " (usage: egohost launch [--headless] [--user-data-dir DIR] [URL])")
+func (e *env) launch(ctx context.Context, o chainOptions, args []string) error {
+	if o.userDataDir != "" {
+		abs, err := filepath.Abs(o.userDataDir)
+		if err != nil {
+			return fmt.Errorf("launch: %w", err)
 		}
-	}
-	if len(args) > 1 {
-		return usageError("usage: egohost launch [--headless] [--user-data-dir DIR] [URL]")
+		o.userDataDir = abs
 	}
 	if len(args) == 1 {
 		u, err := weburl.Normalize(args[0])
@@ -193,8 +244,12 @@ func (e *env) launch(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "browser %s connected (extension %s, %s)\nprofile: %s\nagents: ws://%s/rpc, token in %s\ntry: egohost tabs    (Ctrl-C ends the browser)\n",
-		ch.browser.ID, ch.browser.ExtensionID, ch.browser.UserAgent, ch.proc.UserDataDir(), ch.addr, e.cfg.TokenFile)
+	if e.json {
+		printJSON(e.stdout, map[string]any{"browser": ch.browser, "profile": ch.proc.UserDataDir(), "agents": "ws://" + ch.addr + "/rpc", "tokenFile": e.cfg.TokenFile})
+	} else {
+		fmt.Fprintf(e.stdout, "browser %s connected (extension %s, %s)\nprofile: %s\nagents: ws://%s/rpc, token in %s\ntry: egohost tabs    (Ctrl-C ends the browser)\n",
+			ch.browser.ID, ch.browser.ExtensionID, ch.browser.UserAgent, ch.proc.UserDataDir(), ch.addr, e.cfg.TokenFile)
+	}
 	select {
 	case <-ctx.Done():
 	case <-ch.proc.Done():

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
 
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/mcpserver"
@@ -18,23 +18,31 @@ import (
 	"github.com/egohost/egohost/service"
 )
 
-// mcp serves the MCP tools over stdio (or streamable HTTP with --http),
-// as an agent of the running service. It starts nothing else.
-func (e *env) mcp(ctx context.Context, args []string) error {
-	httpAddr, args := takeFlag(args, "--http")
-	maxChars, args := takeFlag(args, "--max-chars")
-	full, args := takeBool(args, "--full-snapshots")
-	if len(args) > 0 {
-		return usageError(fmt.Sprintf("usage: egohost mcp [--http 127.0.0.1:PORT] [--full-snapshots] [--max-chars N], got %q", args))
+// mcpCommand is `egohost mcp`: the MCP tools over stdio (or streamable
+// HTTP with --http), as an agent of the running service. It starts
+// nothing else.
+func (c *cli) mcpCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "mcp",
+		Short:   "MCP server for agents (stdio, or streamable HTTP with the token), over the running service",
+		Example: "  claude mcp add egohost -- egohost mcp\n  egohost mcp --http 127.0.0.1:8765",
+		GroupID: "agents",
+		Args:    nArgs(0, 0),
 	}
-	opts := mcpserver.Options{Version: service.Version, FullSnapshots: full}
-	if maxChars != "" {
-		n, err := strconv.Atoi(maxChars)
-		if err != nil || n < 0 {
-			return usageError(fmt.Sprintf("--max-chars %q is not a number of characters", maxChars))
+	httpAddr := cmd.Flags().String("http", "", "serve streamable HTTP on this loopback `ADDR` (127.0.0.1:PORT) instead of stdio")
+	maxChars := cmd.Flags().Int("max-chars", 0, "cut snapshots after N characters (default: the service's)")
+	full := cmd.Flags().Bool("full-snapshots", false, "every action returns a full snapshot, not a diff")
+	cmd.RunE = c.with(func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
+		if *maxChars < 0 {
+			return usageError(fmt.Sprintf("--max-chars %d is not a number of characters", *maxChars))
 		}
-		opts.MaxChars = n
-	}
+		return e.mcp(ctx, *httpAddr, *maxChars, *full)
+	})
+	return cmd
+}
+
+func (e *env) mcp(ctx context.Context, httpAddr string, maxChars int, full bool) error {
+	opts := mcpserver.Options{Version: service.Version, FullSnapshots: full, MaxChars: maxChars}
 	conn := &serviceConn{e: e}
 	defer conn.close()
 	// Say at once what is missing; the tools say it again until it is fixed.

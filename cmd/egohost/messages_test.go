@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/spf13/pflag"
+
+	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -34,11 +37,22 @@ func TestHumanMessages(t *testing.T) {
 		{name: "tabs with positions", verb: "tabs",
 			raw:  `{"tabs":[{"id":7,"url":"about:blank","title":"a"},{"id":9,"active":true,"attached":true,"url":"http://x/","title":"b"}]}`,
 			want: "#  TAB  ACTIVE  ATTACHED  TITLE  URL\n0  7                      a      about:blank\n1  9    *       *         b      http://x/\n"},
+		{name: "a cut snapshot names the flags", verb: "snapshot",
+			raw:  `{"text":"- button \"a\" [ref=@1]\n[cut: lines 3-9 of 9 not shown (100 chars, 2 refs). Get them with start=3 (same options), or narrow with scope (a ref or locator), viewport or interactive-only]\n"}`,
+			want: "- button \"a\" [ref=@1]\n[cut: lines 3-9 of 9 not shown (100 chars, 2 refs). Get them with --start 3 (same options), or narrow with --scope (a ref or locator), --viewport or -i]\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := verbs[tt.verb]
-			if _, err := v.params(&argv{args: tt.args}, protocol.Target{}); err != nil {
+			// The printers of press and type learn the key from the params.
+			verbs = (&env{}).verbs()
+			v = verbs[tt.verb]
+			fs := pflag.NewFlagSet(tt.verb, pflag.ContinueOnError)
+			build := v.flags(fs)
+			if err := fs.Parse(tt.args); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := build(common{}, fs.Args()); err != nil {
 				t.Fatalf("params: %v", err)
 			}
 			var b strings.Builder
@@ -52,50 +66,41 @@ func TestHumanMessages(t *testing.T) {
 	}
 }
 
-func TestSleepRequest(t *testing.T) {
-	tests := []struct {
-		args             []string
-		want             time.Duration
-		wantJSON, wantOK bool
-		wantErr          string
-	}{
-		{args: []string{"2000"}, want: 2 * time.Second, wantOK: true},
-		{args: []string{"1.5s", "--json"}, want: 1500 * time.Millisecond, wantJSON: true, wantOK: true},
-		{args: []string{"--ms", "50", "--tab", "3"}, want: 50 * time.Millisecond, wantOK: true},
-		{args: []string{"--ms=250ms"}, want: 250 * time.Millisecond, wantOK: true},
-		{args: []string{"@2000"}},
-		{args: []string{"#id"}},
-		{args: []string{"--text", "Saved"}},
-		{args: []string{"2000", "--state", "visible"}}, // the wait verb refuses it
-		{args: []string{"--ms", "50", "#id"}, wantErr: "usage: egohost wait --ms N"},
-		{args: []string{"--ms", "soon"}, wantErr: `wait --ms "soon"`},
-		{args: []string{"-5"}, wantErr: "must not be negative"},
+// The service's words for its params become the CLI's flags.
+func TestCLIWords(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`2 browsers are connected (b1, b2): name one with "browser"`, "2 browsers are connected (b1, b2): name one with --browser ID"},
+		{"snapshot: maxChars and start must not be negative", "snapshot: --max and --start must not be negative"},
+		{"tabs.open: noWait excludes until and timeoutMs", "tabs.open: --no-wait excludes --until and --timeout"},
+		{`cookies.set: sameSite "x" is not Strict, Lax or None`, `cookies set: --same-site "x" is not Strict, Lax or None`},
+		{"click count 4: want 1, 2 or 3", "click --count 4: want 1, 2 or 3"},
+		{`unknown mouse button "x": want left, right or middle`, `unknown --button "x": want left, right or middle`},
+		{"script.run: a timeout of 2h0m0s exceeds timeouts.script_max (10m0s)", "run: --timeout 2h0m0s exceeds timeouts.script_max (10m0s)"},
+		{"no element matches #start", "no element matches #start"},
 	}
 	for _, tt := range tests {
-		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			d, asJSON, ok, err := sleepRequest(tt.args)
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Errorf("got error %v, want one with %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil || d != tt.want || asJSON != tt.wantJSON || ok != tt.wantOK {
-				t.Errorf("got %v, %v, %v, %v; want %v, %v, %v", d, asJSON, ok, err, tt.want, tt.wantJSON, tt.wantOK)
-			}
-		})
+		if got := cliWords(tt.in); got != tt.want {
+			t.Errorf("cliWords(%q): got %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }
 
-// A bare number is never a ref for wait, and --timeout takes milliseconds.
-func TestWaitAndTimeoutParams(t *testing.T) {
-	v := (&env{}).verbs()["wait"]
-	if _, err := v.params(&argv{args: []string{"2000", "--state", "visible"}}, protocol.Target{}); err == nil || !strings.Contains(err.Error(), "write @2000") {
-		t.Errorf("wait 2000 --state visible: got %v, want a usage error pointing at @2000", err)
+// A service error printed with --json keeps its code and data, in the
+// CLI's words.
+func TestJSONServiceError(t *testing.T) {
+	var out, errb strings.Builder
+	err := protocol.Errorf(protocol.CodeAmbiguousBrowser, `2 browsers are connected (b1, b2): name one with "browser"`)
+	if code := exitCode(&out, &errb, true, err); code != 1 || errb.Len() != 0 {
+		t.Fatalf("got exit %d, stderr %q; want 1 and nothing", code, errb.String())
 	}
-	p, err := v.params(&argv{args: []string{"@2000"}, timeout: 1500 * time.Millisecond}, protocol.Target{})
-	if wp, _ := p.(protocol.WaitParams); err != nil || wp.Element != "@2000" || wp.TimeoutMs != 1500 {
-		t.Errorf("wait @2000: got %+v, %v; want the ref and timeoutMs 1500", p, err)
+	want := `{"error":{"code":1009,"name":"ambiguous_browser","message":"2 browsers are connected (b1, b2): name one with --browser ID","data":{"name":"ambiguous_browser"}}}` + "\n"
+	if out.String() != want {
+		t.Errorf("got %s, want %s", out.String(), want)
+	}
+	out.Reset()
+	lost := lostService("click", fmt.Errorf("call: %w", client.ErrConnectionLost))
+	if code := exitCode(&out, &errb, true, lost); code != 3 || !strings.Contains(out.String(), `"name":"service_lost"`) {
+		t.Errorf("service lost: got exit %d, %s; want 3 and service_lost", code, out.String())
 	}
 }
 

@@ -7,43 +7,25 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/egohost/egohost/protocol"
 )
-
-// subVerb turns "cookies [get|set|clear] …" into the verb "cookies get"
-// (the default), "cookies set" or "cookies clear".
-func subVerb(cmd string, args []string) (string, []string) {
-	if cmd != "cookies" {
-		return cmd, args
-	}
-	if len(args) > 0 {
-		switch args[0] {
-		case "get", "set", "clear":
-			return cmd + " " + args[0], args[1:]
-		}
-	}
-	return cmd + " get", args
-}
 
 // recordVerbs read what the service records of a tab (console, network)
 // and the tab's cookies.
 func recordVerbs() map[string]verb {
-	const (
-		consoleUsage = "console [--level debug|info|warning|error] [--clear]"
-		networkUsage = "network [--static] [--clear]"
-		getUsage     = "cookies [get] [NAME]"
-		setUsage     = "cookies set NAME VALUE [--domain D] [--path P] [--expires UNIX_SECONDS] [--http-only] [--secure] [--same-site Strict|Lax|None]"
-		clearUsage   = "cookies clear [NAME]"
-	)
 	return map[string]verb{
 		"console": {
-			usage: consoleUsage, method: protocol.MethodConsoleList,
-			params: func(a *argv, t protocol.Target) (any, error) {
-				p := protocol.ConsoleListParams{Target: t, Level: a.flag("--level"), Clear: a.boolean("--clear")}
-				if _, err := a.exactly(0, consoleUsage); err != nil {
-					return nil, err
+			use: "console", short: "print the tab's console messages (recorded since egohost attached)", group: "read",
+			example: "  egohost console --level error\n  egohost console --clear",
+			args:    nArgs(0, 0), method: protocol.MethodConsoleList,
+			flags: func(fs *pflag.FlagSet) paramsFunc {
+				level := fs.String("level", "", "only this level and above: debug|info|warning|error")
+				clear := fs.Bool("clear", false, "forget them once printed")
+				return func(c common, _ []string) (any, error) {
+					return protocol.ConsoleListParams{Target: c.Target, Level: *level, Clear: *clear}, nil
 				}
-				return p, nil
 			},
 			human: func(w io.Writer, raw json.RawMessage) error {
 				var r protocol.ConsoleListResult
@@ -64,13 +46,15 @@ func recordVerbs() map[string]verb {
 			},
 		},
 		"network": {
-			usage: networkUsage, method: protocol.MethodNetworkList,
-			params: func(a *argv, t protocol.Target) (any, error) {
-				p := protocol.NetworkListParams{Target: t, Static: a.boolean("--static"), Clear: a.boolean("--clear")}
-				if _, err := a.exactly(0, networkUsage); err != nil {
-					return nil, err
+			use: "network", short: "print the tab's requests (recorded since egohost attached)", group: "read",
+			example: "  egohost network\n  egohost network --static --clear",
+			args:    nArgs(0, 0), method: protocol.MethodNetworkList,
+			flags: func(fs *pflag.FlagSet) paramsFunc {
+				static := fs.Bool("static", false, "include images, fonts, stylesheets and scripts")
+				clear := fs.Bool("clear", false, "forget them once printed")
+				return func(c common, _ []string) (any, error) {
+					return protocol.NetworkListParams{Target: c.Target, Static: *static, Clear: *clear}, nil
 				}
-				return p, nil
 			},
 			human: func(w io.Writer, raw json.RawMessage) error {
 				var r protocol.NetworkListResult
@@ -94,56 +78,49 @@ func recordVerbs() map[string]verb {
 			},
 		},
 		"cookies get": {
-			usage: getUsage, method: protocol.MethodCookiesGet,
-			params: func(a *argv, t protocol.Target) (any, error) {
-				args, err := a.rest(getUsage)
-				if err != nil {
-					return nil, err
-				}
-				if len(args) > 1 {
-					return nil, usageError("usage: egohost " + getUsage)
-				}
-				p := protocol.CookiesGetParams{Target: t}
+			use: "get [NAME]", short: "print the tab's cookies (or one)", group: "read",
+			example: "  egohost cookies\n  egohost cookies get session",
+			args:    nArgs(0, 1), method: protocol.MethodCookiesGet,
+			flags: noFlags(func(c common, args []string) (any, error) {
+				p := protocol.CookiesGetParams{Target: c.Target}
 				if len(args) == 1 {
 					p.Name = args[0]
 				}
 				return p, nil
-			},
+			}),
 			human: printCookies,
 		},
 		"cookies set": {
-			usage: setUsage, method: protocol.MethodCookiesSet,
-			params: func(a *argv, t protocol.Target) (any, error) {
-				p := protocol.CookiesSetParams{
-					Target: t, Domain: a.flag("--domain"), Path: a.flag("--path"),
-					HTTPOnly: a.boolean("--http-only"), Secure: a.boolean("--secure"), SameSite: a.flag("--same-site"),
-					Expires: float64(a.int("--expires")),
+			use: "set NAME VALUE", short: "set a cookie for the tab's page", group: "read",
+			example: "  egohost cookies set theme dark\n  egohost cookies set sid abc --domain .example.com --secure --same-site Lax",
+			args:    nArgs(2, 2), method: protocol.MethodCookiesSet,
+			flags: func(fs *pflag.FlagSet) paramsFunc {
+				domain := fs.String("domain", "", "the cookie's domain (default: the page's host)")
+				path := fs.String("path", "", "the cookie's path")
+				expires := fs.Int("expires", 0, "expiry in `UNIX_SECONDS` (default: a session cookie)")
+				httpOnly := fs.Bool("http-only", false, "hide it from the page's JavaScript")
+				secure := fs.Bool("secure", false, "send it over HTTPS only")
+				sameSite := fs.String("same-site", "", "Strict|Lax|None")
+				return func(c common, args []string) (any, error) {
+					return protocol.CookiesSetParams{
+						Target: c.Target, Name: args[0], Value: args[1], Domain: *domain, Path: *path,
+						HTTPOnly: *httpOnly, Secure: *secure, SameSite: *sameSite, Expires: float64(*expires),
+					}, nil
 				}
-				args, err := a.exactly(2, setUsage)
-				if err != nil {
-					return nil, err
-				}
-				p.Name, p.Value = args[0], args[1]
-				return p, nil
 			},
 			human: printCookies,
 		},
 		"cookies clear": {
-			usage: clearUsage, method: protocol.MethodCookiesClear,
-			params: func(a *argv, t protocol.Target) (any, error) {
-				args, err := a.rest(clearUsage)
-				if err != nil {
-					return nil, err
-				}
-				if len(args) > 1 {
-					return nil, usageError("usage: egohost " + clearUsage)
-				}
-				p := protocol.CookiesClearParams{Target: t}
+			use: "clear [NAME]", short: "delete the tab's cookies (or one)", group: "read",
+			example: "  egohost cookies clear\n  egohost cookies clear session",
+			args:    nArgs(0, 1), method: protocol.MethodCookiesClear,
+			flags: noFlags(func(c common, args []string) (any, error) {
+				p := protocol.CookiesClearParams{Target: c.Target}
 				if len(args) == 1 {
 					p.Name = args[0]
 				}
 				return p, nil
-			},
+			}),
 			human: func(w io.Writer, raw json.RawMessage) error {
 				var r protocol.CookiesClearResult
 				if err := json.Unmarshal(raw, &r); err != nil {

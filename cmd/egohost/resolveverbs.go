@@ -7,28 +7,31 @@ import (
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/spf13/pflag"
+
 	"github.com/egohost/egohost/protocol"
 )
 
 func resolveVerbs() map[string]verb {
-	const usage = "resolve TARGET [--center|--object] [--wait] [--timeout D] [--json]"
 	return map[string]verb{
 		"resolve": {
-			usage: usage, method: protocol.MethodResolve,
-			params: func(a *argv, t protocol.Target) (any, error) {
-				wait := a.boolean("--wait")
-				mode := protocol.ResolveMatches
-				if a.boolean("--center") {
-					mode = protocol.ResolveCenter
+			use: "resolve TARGET", short: "count and list what TARGET matches (without acting)", group: "read",
+			example: "  egohost resolve 'role=link'\n  egohost resolve @12 --center\n  egohost resolve '#late' --wait",
+			args:    nArgs(1, 1), method: protocol.MethodResolve,
+			flags: func(fs *pflag.FlagSet) paramsFunc {
+				wait := fs.Bool("wait", false, "wait until something matches")
+				center := fs.Bool("center", false, "also the centre of the single match")
+				object := fs.Bool("object", false, "a remote object ID of the single match")
+				return func(c common, args []string) (any, error) {
+					mode := protocol.ResolveMatches
+					if *center {
+						mode = protocol.ResolveCenter
+					}
+					if *object {
+						mode = protocol.ResolveObject
+					}
+					return protocol.ResolveParams{Target: c.Target, Element: args[0], Mode: mode, Wait: *wait, TimeoutMs: c.timeoutMs()}, nil
 				}
-				if a.boolean("--object") {
-					mode = protocol.ResolveObject
-				}
-				rest, err := a.exactly(1, usage)
-				if err != nil {
-					return nil, err
-				}
-				return protocol.ResolveParams{Target: t, Element: rest[0], Mode: mode, Wait: wait, TimeoutMs: a.timeoutMs()}, nil
 			},
 			human: printResolve,
 		},

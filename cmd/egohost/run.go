@@ -8,46 +8,48 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/egohost/egohost/protocol"
 )
 
-const runUsage = "run [FILE|-] [--tab ID] [--browser ID] [--timeout D] [--json] [--file PATH]… [--out DIR]"
+// runCommand is `egohost run`: one script, read from FILE or stdin, runs
+// in the service's sandbox (script.run); its output, value and
+// screenshots come back in one reply.
+func (c *cli) runCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run [FILE|-]",
+		Short: "run a Playwright-shaped script in the service's sandbox (stdin by default)",
+		Long: "Runs one script against the tab in the service: page.click, page.fill, page.goto,\n" +
+			"page.screenshot… in one call, printing what it logs and its value (docs/scripts.md).",
+		Example: "  egohost run flow.js\n  echo 'await page.goto(\"example.com\"); console.log(await page.title())' | egohost run\n" +
+			"  egohost run upload.js --file report.pdf --out shots/",
+		GroupID: "agents",
+		Args:    nArgs(0, 1),
+	}
+	fs := cmd.Flags()
+	out := fs.String("out", "", "save the script's screenshots in `DIR` (default: here)")
+	files := fs.StringArray("file", nil, "a file the script may upload (`PATH`, repeatable)")
+	co := commonFlags(fs)
+	fs.Lookup("timeout").Usage = "the script's time limit (default timeouts.script)"
+	cmd.RunE = c.with(func(ctx context.Context, e *env, _ *cobra.Command, args []string) error {
+		cm, err := co()
+		if err != nil {
+			return err
+		}
+		return e.runScript(ctx, cm, args, *files, *out)
+	})
+	return cmd
+}
 
-// runScript is `egohost run`: one script, read from FILE or stdin, runs in
-// the service's sandbox (script.run); its output, value and screenshots
-// come back in one reply.
-func (e *env) runScript(ctx context.Context, args []string) error {
-	var t protocol.Target
-	var tab, timeout, out string
-	var asJSON bool
-	t.Browser, args = takeFlag(args, "--browser")
-	tab, args = takeFlag(args, "--tab")
-	timeout, args = takeFlag(args, "--timeout")
-	out, args = takeFlag(args, "--out")
-	asJSON, args = takeBool(args, "--json")
-	files, args := takeAll(args, "--file")
-	a := &argv{args: args}
-	rest, err := a.rest(runUsage)
-	if err != nil {
-		return err
-	}
-	if len(rest) > 1 {
-		return usageError("usage: egohost " + runUsage)
-	}
-	if tab != "" {
-		if t.Tab, err = strconv.Atoi(tab); err != nil {
-			return usageError(fmt.Sprintf("--tab %q is not a tab ID", tab))
-		}
-	}
+func (e *env) runScript(ctx context.Context, cm common, rest, files []string, out string) error {
+	var err error
 	d := e.cfg.Timeouts.Script
-	if timeout != "" {
-		if d, err = time.ParseDuration(timeout); err != nil || d <= 0 {
-			return usageError(fmt.Sprintf("--timeout %q is not a positive duration (e.g. 10s, 2m)", timeout))
-		}
+	if cm.timeout > 0 {
+		d = cm.timeout
 	}
 	for i, f := range files {
 		if files[i], err = filepath.Abs(f); err != nil {
@@ -58,10 +60,7 @@ func (e *env) runScript(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	p := protocol.ScriptRunParams{Target: t, Script: src, Files: files}
-	if timeout != "" {
-		p.TimeoutMs = int(d.Milliseconds())
-	}
+	p := protocol.ScriptRunParams{Target: cm.Target, Script: src, Files: files, TimeoutMs: cm.timeoutMs()}
 	ctx, cancel := context.WithTimeout(ctx, d+10*time.Second)
 	defer cancel()
 	c, err := e.dial(ctx)
@@ -72,18 +71,15 @@ func (e *env) runScript(ctx context.Context, args []string) error {
 	var raw json.RawMessage
 	err = c.Call(ctx, protocol.MethodScriptRun, p, &raw)
 	var pe *protocol.Error
-	if errors.As(err, &pe) {
-		if asJSON {
-			json.NewEncoder(e.stdout).Encode(map[string]any{"error": pe})
-		} else if o, _ := pe.Data["output"].(string); o != "" {
+	if errors.As(err, &pe) && !e.json { // with --json the output is in the error's data
+		if o, _ := pe.Data["output"].(string); o != "" {
 			io.WriteString(e.stdout, o)
 		}
-		return err
 	}
 	if err != nil {
-		return err
+		return lostService("run", err)
 	}
-	if asJSON {
+	if e.json {
 		_, err := fmt.Fprintf(e.stdout, "%s\n", raw)
 		return err
 	}
@@ -141,20 +137,4 @@ func (e *env) saveShots(shots []protocol.ScriptScreenshot, dir string) error {
 		fmt.Fprintf(e.stdout, "screenshot saved: %s (%dx%d)\n", path, s.Width, s.Height)
 	}
 	return nil
-}
-
-// takeAll removes every "--name value" / "--name=value" from args.
-func takeAll(args []string, name string) (vals, rest []string) {
-	for i := 0; i < len(args); i++ {
-		switch a := args[i]; {
-		case a == name && i+1 < len(args):
-			vals = append(vals, args[i+1])
-			i++
-		case strings.HasPrefix(a, name+"="):
-			vals = append(vals, strings.TrimPrefix(a, name+"="))
-		default:
-			rest = append(rest, a)
-		}
-	}
-	return vals, rest
 }

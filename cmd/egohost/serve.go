@@ -37,10 +37,7 @@ func (e *env) serviceOptions() service.Options {
 	}
 }
 
-func (e *env) serve(ctx context.Context, args []string) error {
-	if len(args) > 0 {
-		return usageError(fmt.Sprintf("serve takes no arguments, got %q", args))
-	}
+func (e *env) serve(ctx context.Context) error {
 	s, err := service.New(e.serviceOptions())
 	if err != nil {
 		return err

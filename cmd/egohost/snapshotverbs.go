@@ -5,33 +5,34 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/spf13/pflag"
+
 	"github.com/egohost/egohost/protocol"
 )
 
 func snapshotVerbs() map[string]verb {
-	const usage = "snapshot [-i|--interactive] [--scope @REF|LOCATOR] [--viewport] [--max N] [--start N] [--diff] [--timeout D] [--json]"
 	return map[string]verb{
 		"snapshot": {
-			usage: usage, method: protocol.MethodSnapshot,
-			params: func(a *argv, t protocol.Target) (any, error) {
-				p := protocol.SnapshotParams{
-					Target:      t,
-					Interactive: a.boolean("-i", "--interactive"),
-					Scope:       a.flag("--scope", "-s"),
-					Viewport:    a.boolean("--viewport"),
-					MaxChars:    a.int("--max"),
-					Start:       a.int("--start"),
-					Diff:        a.boolean("--diff"),
-					TimeoutMs:   a.timeoutMs(),
+			use: "snapshot", short: "print the page's accessibility tree with @refs for the other verbs", group: "read",
+			long: "Prints the page as an indented tree of roles and names; every element an agent can act on\n" +
+				"gets a @ref (@12) that click, fill, wait… take as TARGET. Long pages are cut: --start N\n" +
+				"gets the rest, --scope, --viewport and -i narrow it. --diff prints what changed since the\n" +
+				"last snapshot taken with the same options.",
+			example: "  egohost snapshot -i\n  egohost snapshot --scope 'role=form' --max 4000\n  egohost snapshot --diff",
+			args:    nArgs(0, 0), method: protocol.MethodSnapshot,
+			flags: func(fs *pflag.FlagSet) paramsFunc {
+				interactive := fs.BoolP("interactive", "i", false, "only the elements one can act on")
+				scope := fs.StringP("scope", "s", "", "only under this element (`@REF or LOCATOR`)")
+				viewport := fs.Bool("viewport", false, "only what is in the viewport")
+				maxChars := fs.Int("max", 0, "cut after N characters (default: the service's)")
+				start := fs.Int("start", 0, "start at line N (the cut note says which)")
+				diff := fs.Bool("diff", false, "print what changed since the last snapshot")
+				return func(c common, _ []string) (any, error) {
+					return protocol.SnapshotParams{
+						Target: c.Target, Interactive: *interactive, Scope: *scope, Viewport: *viewport,
+						MaxChars: *maxChars, Start: *start, Diff: *diff, TimeoutMs: c.timeoutMs(),
+					}, nil
 				}
-				rest, err := a.rest(usage)
-				if err != nil {
-					return nil, err
-				}
-				if len(rest) > 0 {
-					return nil, usageError("usage: egohost " + usage)
-				}
-				return p, nil
 			},
 			// --json also carries every ref with its backendNodeId.
 			jsonParams: func(p any) any {
@@ -44,7 +45,7 @@ func snapshotVerbs() map[string]verb {
 				if err := json.Unmarshal(raw, &r); err != nil {
 					return err
 				}
-				_, err := fmt.Fprint(w, r.Text)
+				_, err := fmt.Fprint(w, cliWords(r.Text))
 				if len(r.Text) > 0 && r.Text[len(r.Text)-1] != '\n' {
 					fmt.Fprintln(w)
 				}

@@ -1,0 +1,167 @@
+package actions_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	cdpruntime "github.com/chromedp/cdproto/runtime"
+
+	"github.com/egohost/egohost/actions"
+	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/resolver"
+	"github.com/egohost/egohost/resolver/resolverbench"
+)
+
+// recorder is the Runner's tab with every CDP call of the main session
+// recorded: the step it belongs to, when it started and how long it took.
+type recorder struct {
+	safeTab
+	mu    sync.Mutex
+	start time.Time
+	calls []recorded
+}
+
+type recorded struct {
+	step     string
+	at, took time.Duration
+}
+
+func (r *recorder) Call(ctx context.Context, method string, params, result any) error {
+	begin := time.Now()
+	err := r.safeTab.Call(ctx, method, params, result)
+	r.mu.Lock()
+	r.calls = append(r.calls, recorded{step: step(method, params), at: begin.Sub(r.start), took: time.Since(begin)})
+	r.mu.Unlock()
+	return err
+}
+
+func (r *recorder) reset() {
+	r.mu.Lock()
+	r.start, r.calls = time.Now(), nil
+	r.mu.Unlock()
+}
+
+// step names the step of an action a CDP call belongs to.
+func step(method string, params any) string {
+	switch p := params.(type) {
+	case cdpruntime.CallFunctionOnParams:
+		for _, s := range []struct{ marker, step string }{
+			{"function check(", "actionability (scroll, visible, stable, enabled, hit-test)"},
+			{"function intercepted(", "guard read back"},
+			{"function intercept(", "guard"},
+			{"function settle(", "settle"},
+		} {
+			if strings.Contains(p.FunctionDeclaration, s.marker) {
+				return s.step + ": " + method
+			}
+		}
+	case cdpruntime.EvaluateParams:
+		if strings.Contains(p.Expression, "quietMs") {
+			return "settle (dom quiet): " + method
+		}
+		return "resolve: " + method
+	}
+	switch method {
+	case "Input.dispatchMouseEvent":
+		return "dispatch: " + method
+	case "Runtime.releaseObject":
+		return "release: " + method
+	case "Accessibility.getPartialAXTree", "DOM.describeNode":
+		return "resolve: " + method
+	}
+	return "setup: " + method
+}
+
+// BenchmarkClickSteps instruments one click on the 5,000-item list page
+// over a direct DevTools connection: every CDP call the Runner makes, by
+// step, with its count and time, for a click by css and by role, with and
+// without the settle. The first click on the tab (the per-tab setup) is
+// left out. Over the extension relay each call costs ~1.5 ms more.
+// Run: go test ./actions -run '^$' -bench ClickSteps -benchtime 10x
+func BenchmarkClickSteps(b *testing.B) {
+	bb := sharedBrowser(b)
+	base := browsertest.Serve(b, resolverbench.Handler())
+	s := bb.NewPage(b, base+"/list")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	p, err := page.Open(ctx, s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	rec := &recorder{safeTab: safeTab{p}}
+	res := resolver.New(rec, nil)
+	find := actions.FinderFunc(res.Object)
+	r := actions.New(rec, find, actions.Options{Transient: resolver.IsTransient, Timeout: time.Minute})
+	if _, err := r.Click(ctx, "css=li:first-child > button", actions.ClickOptions{}); err != nil {
+		b.Fatal(err) // the per-tab setup, and Chrome's first layout of the page
+	}
+	runs := max(b.N, 1)
+	var out strings.Builder
+	for _, c := range []struct {
+		name, target string
+		noSettle     bool
+	}{
+		{"click by css, no settle", `css=li:last-child > button`, true},
+		{"click by role, no settle", `role=button[name="Button 4999"]`, true},
+		{"click by css, default settle", `css=li:last-child > button`, false},
+	} {
+		type agg struct {
+			n    int
+			took time.Duration
+		}
+		steps := map[string]*agg{}
+		var total []time.Duration
+		var last []recorded
+		for range runs {
+			rec.reset()
+			o := actions.ClickOptions{}
+			if c.noSettle {
+				o.Settle = &actions.Settle{Off: true}
+			}
+			start := time.Now()
+			if _, err := r.Click(ctx, c.target, o); err != nil {
+				b.Fatal(err)
+			}
+			total = append(total, time.Since(start))
+			time.Sleep(20 * time.Millisecond) // the release after the reply
+			rec.mu.Lock()
+			last = append([]recorded(nil), rec.calls...)
+			for _, call := range rec.calls {
+				a := steps[call.step]
+				if a == nil {
+					a = &agg{}
+					steps[call.step] = a
+				}
+				a.n++
+				a.took += call.took
+			}
+			rec.mu.Unlock()
+		}
+		sort.Slice(total, func(i, j int) bool { return total[i] < total[j] })
+		fmt.Fprintf(&out, "\n%s: median %.1f ms over %d clicks, direct connection\n", c.name, ms(total[len(total)/2]), runs)
+		fmt.Fprintf(&out, "| step: CDP method | calls per click | ms per click |\n|---|---:|---:|\n")
+		names := make([]string, 0, len(steps))
+		for k := range steps {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			fmt.Fprintf(&out, "| %s | %.1f | %.1f |\n", k, float64(steps[k].n)/float64(runs), ms(steps[k].took)/float64(runs))
+		}
+		fmt.Fprintf(&out, "last click's calls (start ms, took ms):\n")
+		for _, call := range last {
+			fmt.Fprintf(&out, "  %6.1f %6.1f %s\n", ms(call.at), ms(call.took), call.step)
+		}
+		b.ReportMetric(ms(total[len(total)/2]), strings.NewReplacer(" ", "", ",", "").Replace(c.name)+"-ms")
+	}
+	fmt.Println(out.String())
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

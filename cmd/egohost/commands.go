@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// verbCommands returns a command per verb; "cookies get|set|clear" are
+// subcommands of cookies, which alone is get.
+func (c *cli) verbCommands() []*cobra.Command {
+	verbs := (&env{}).verbs()
+	names := make([]string, 0, len(verbs))
+	for name := range verbs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var cmds, cookies []*cobra.Command
+	for _, name := range names {
+		v := verbs[name]
+		if strings.HasPrefix(name, "cookies ") {
+			v.group = ""
+			cookies = append(cookies, c.verbCommand(name, v))
+			continue
+		}
+		cmd := c.verbCommand(name, v)
+		switch name {
+		case "wait":
+			c.addSleep(cmd)
+		case "tab":
+			c.addIndex(cmd)
+		}
+		cmds = append(cmds, cmd)
+	}
+	// Bare "cookies [NAME]" is "cookies get [NAME]".
+	get := verbs["cookies get"]
+	get.use = "cookies [NAME] | cookies get|set|clear …"
+	get.short = "print, set or delete the tab's cookies"
+	get.example = "  egohost cookies\n  egohost cookies set theme dark\n  egohost cookies clear session"
+	parent := c.verbCommand("cookies get", get)
+	parent.AddCommand(cookies...)
+	return append(cmds, parent)
+}
+
+// setupCommands are the commands that set up and run the chain.
+func (c *cli) setupCommands() []*cobra.Command {
+	serve := &cobra.Command{
+		Use:   "serve",
+		Short: "run the service in the foreground",
+		Long: "Runs the egohost service: agents connect to ws://LISTEN/rpc with the token, relays\n" +
+			"(started by the browser for the extension) on the socket. Under the OS's service manager\n" +
+			"(install --service) it runs as a user service.",
+		Args: nArgs(0, 0),
+		RunE: c.with(func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
+			return e.serve(ctx)
+		}),
+	}
+
+	var launch chainOptions
+	launchCmd := &cobra.Command{
+		Use:   "launch [URL]",
+		Short: "start Chromium/Chrome with the extension (and the service if none runs)",
+		Long: "Starts the browser with the extension loaded, in its own profile, runs the service too if\n" +
+			"none is running, and waits until the extension connects. It prints the new browser's ID and\n" +
+			"ends the browser on Ctrl-C. Chromium's own messages stay hidden unless --verbose; when the\n" +
+			"browser exits early, launch fails with its last words (e.g. the profile is in use).",
+		Example: "  egohost launch\n  egohost launch --headless example.com\n  egohost launch --user-data-dir ~/work-profile",
+		Args:    nArgs(0, 1),
+		RunE: c.with(func(ctx context.Context, e *env, _ *cobra.Command, args []string) error {
+			return e.launch(ctx, launch, args)
+		}),
+	}
+	launchCmd.Flags().BoolVar(&launch.headless, "headless", false, "no window")
+	launchCmd.Flags().StringVar(&launch.userDataDir, "user-data-dir", "", "the browser profile `DIR` (default ~/.local/share/egohost/profile)")
+	launchCmd.Flags().BoolVar(&launch.verbose, "verbose", false, "show the browser's own messages")
+
+	var inst installOptions
+	installCmd := &cobra.Command{
+		Use:   "install",
+		Short: "register the native messaging host for every browser found (and the service); safe to run again",
+		Example: "  egohost install\n  egohost install --browser chromium --service\n" +
+			"  egohost install --user-data-dir ~/work-profile",
+		Args: nArgs(0, 0),
+		RunE: c.with(func(_ context.Context, e *env, _ *cobra.Command, _ []string) error {
+			return e.runInstall(inst)
+		}),
+	}
+	installCmd.Flags().StringVar(&inst.userDataDir, "user-data-dir", "", "only this browser profile `DIR`")
+	installCmd.Flags().StringVar(&inst.browser, "browser", "", "only this browser (`NAME`: chrome, chromium, brave, edge, …)")
+	installCmd.Flags().BoolVar(&inst.service, "service", false, "install and start the per-user service too")
+	installCmd.Flags().BoolVar(&inst.allowTemporary, "allow-temporary", false, "point the manifest at a temporary build anyway")
+
+	var uninst installOptions
+	uninstallCmd := &cobra.Command{
+		Use:   "uninstall",
+		Short: "remove what install wrote",
+		Args:  nArgs(0, 0),
+		RunE: c.with(func(_ context.Context, e *env, _ *cobra.Command, _ []string) error {
+			return e.runUninstall(uninst)
+		}),
+	}
+	uninstallCmd.Flags().StringVar(&uninst.userDataDir, "user-data-dir", "", "only this browser profile `DIR`")
+	uninstallCmd.Flags().StringVar(&uninst.browser, "browser", "", "only this browser (`NAME`)")
+	uninstallCmd.Flags().BoolVar(&uninst.service, "service", false, "remove the per-user service too")
+
+	status := &cobra.Command{
+		Use:   "status",
+		Short: "is the service up, which browsers are connected",
+		Args:  nArgs(0, 0),
+		RunE: c.with(func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
+			return e.status(ctx)
+		}),
+	}
+
+	var udds []string
+	doctor := &cobra.Command{
+		Use:   "doctor",
+		Short: "check every link of the chain, each with its fix",
+		Long: "Checks the binary, the host manifests, the configuration, the service, its port, the\n" +
+			"files' permissions, the relay, the extension and the service unit; prints each as ✓ or ✗\n" +
+			"with what to do. Exits 1 when a check fails.",
+		Example: "  egohost doctor\n  egohost doctor --json --user-data-dir ~/work-profile",
+		Args:    nArgs(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			// Doctor runs without a loadable configuration: that is one of its checks.
+			abs := make([]string, 0, len(udds))
+			for _, d := range udds {
+				a, err := filepath.Abs(d)
+				if err != nil {
+					return usageError(fmt.Sprintf("doctor --user-data-dir %q: %v", d, err))
+				}
+				abs = append(abs, a)
+			}
+			return doctorCmd(cmd.Context(), c.cfgFile, c.asJSON, abs, c.stdout, c.stderr)
+		},
+	}
+	doctor.Flags().StringArrayVar(&udds, "user-data-dir", nil, "also check this browser profile `DIR` (repeatable)")
+
+	var headed bool
+	demo := &cobra.Command{
+		Use:   "demo",
+		Short: "launch a throwaway browser, drive a page through the whole chain, exit",
+		Args:  nArgs(0, 0),
+		RunE: c.with(func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
+			return e.demo(ctx, headed)
+		}),
+	}
+	demo.Flags().BoolVar(&headed, "headed", false, "show the browser window")
+
+	return []*cobra.Command{serve, launchCmd, installCmd, uninstallCmd, status, doctor, demo}
+}
