@@ -63,6 +63,26 @@ func TestImportEdges(t *testing.T) {
 			}
 		}
 	}
+	// The browser link is the client of the extension's op protocol only:
+	// it knows the wire, the frames and the CDP session seam, not the
+	// agents' API, the tabs' state or the page logic above it; and only
+	// the service drives it.
+	for _, imp := range imports["browserlink"] {
+		switch strings.TrimPrefix(imp, mod+"/") {
+		case "nativemsg", "page", "protocol":
+		default:
+			if strings.HasPrefix(imp, mod+"/") {
+				t.Errorf("browserlink imports %s: it may use only nativemsg, page and protocol of ours", imp)
+			}
+		}
+	}
+	for pkg, imps := range imports {
+		for _, imp := range imps {
+			if imp == mod+"/browserlink" && pkg != "service" {
+				t.Errorf("%s imports browserlink: only service may", pkg)
+			}
+		}
+	}
 	noIO := []string{"refmap", "locator"}
 	for _, pkg := range noIO {
 		for _, imp := range imports[pkg] {

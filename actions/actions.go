@@ -19,28 +19,23 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
-	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/egohost/egohost/page"
 )
 
-// Tab is the tab a Runner acts on: its main session and the sessions of
-// its out-of-process iframes. *page.Page satisfies it.
+// Tab is the tab a Runner acts on: a page.Tab whose sessions also stream
+// events (the watchers of navigation, dialogs and settling). *page.Page
+// satisfies it.
 type Tab interface {
-	cdp.Session
+	page.Tab
 	page.Streamer
-	Child(id target.SessionID) cdp.Session
-	Children() []page.Child
 }
 
 var _ Tab = (*page.Page)(nil)
 
 // Element is one element found by a Finder: a remote object in the
-// session of the element's frame.
-type Element struct {
-	ObjectID  cdpruntime.RemoteObjectID
-	SessionID target.SessionID // "" for the tab's main session
-}
+// session of the element's frame (what resolver.Object is too).
+type Element = page.Object
 
 // Finder finds the one element a target (a locator or a @ref) names. Its
 // errors say whether waiting may help: Options.Transient decides.

@@ -7,13 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
+
+	"github.com/egohost/egohost/internal/cdperr"
 )
 
 var (
@@ -275,39 +276,13 @@ func (r *Runner) frameOffset(ctx context.Context, sid target.SessionID) (Point, 
 }
 
 // exceptionText is the most telling text of a script exception.
-func exceptionText(d *cdpruntime.ExceptionDetails) string {
-	if d.Exception != nil && d.Exception.Description != "" {
-		s := d.Exception.Description
-		if i := strings.IndexByte(s, '\n'); i > 0 {
-			s = s[:i] // the first line: "TypeError: x is not a function"
-		}
-		return s
-	}
-	if d.Exception != nil && len(d.Exception.Value) > 0 {
-		return d.Text + " " + string(d.Exception.Value)
-	}
-	return d.Text
-}
+func exceptionText(d *cdpruntime.ExceptionDetails) string { return cdperr.ExceptionText(d) }
 
 // chromeContextGone reports whether err is Chrome saying that the
 // object's or context's document went away (navigation, frame removed).
-// Matching Chrome's text lives here only.
 func chromeContextGone(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return false
 	}
-	s := err.Error()
-	for _, t := range []string{
-		"Cannot find context with specified id",
-		"Execution context was destroyed",
-		"Inspected target navigated or closed",
-		"Could not find object with given id",
-		"Node is detached from document",
-		"Cannot find object with id",
-	} {
-		if strings.Contains(s, t) {
-			return true
-		}
-	}
-	return false
+	return cdperr.ContextGone(err) || cdperr.ObjectGone(err)
 }

@@ -19,10 +19,7 @@ func Example() {
 	ctx := context.Background()
 	var p *page.Page // page.Open(ctx, session)
 	res := resolver.New(p, nil)
-	find := actions.FinderFunc(func(ctx context.Context, target string) (actions.Element, error) {
-		o, err := res.Object(ctx, target)
-		return actions.Element{ObjectID: o.ObjectID, SessionID: o.SessionID}, err
-	})
+	find := actions.FinderFunc(res.Object)
 	r := actions.New(p, find, actions.Options{Timeout: 5 * time.Second, Transient: resolver.IsTransient})
 
 	if _, err := r.Goto(ctx, "https://example.test/login", actions.NavOptions{Until: actions.LoadDOMContentLoaded}); err != nil {

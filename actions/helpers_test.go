@@ -84,10 +84,7 @@ func openWith(t *testing.T, h http.Handler, path string, opts actions.Options) *
 	t.Cleanup(p.Close)
 	safe := safeTab{p}
 	res := resolver.New(safe, nil)
-	find := actions.FinderFunc(func(ctx context.Context, tgt string) (actions.Element, error) {
-		o, err := res.Object(ctx, tgt)
-		return actions.Element{ObjectID: o.ObjectID, SessionID: o.SessionID}, err
-	})
+	find := actions.FinderFunc(res.Object)
 	if opts.Transient == nil {
 		opts.Transient = resolver.IsTransient
 	}

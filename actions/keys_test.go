@@ -154,17 +154,6 @@ func FuzzURLMatcher(f *testing.F) {
 	})
 }
 
-func TestPauses(t *testing.T) {
-	var got []time.Duration
-	for n := 0; n < 7; n++ {
-		got = append(got, pause(n))
-	}
-	ms := time.Millisecond
-	if want := []time.Duration{0, 20 * ms, 100 * ms, 100 * ms, 500 * ms, 500 * ms, 500 * ms}; !cmp.Equal(got, want) {
-		t.Errorf("pauses: got %v, want Playwright's %v", got, want)
-	}
-}
-
 func TestChromeErrors(t *testing.T) {
 	for _, c := range []struct {
 		err  error

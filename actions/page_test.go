@@ -125,11 +125,11 @@ func TestNavigation(t *testing.T) {
 	}
 	contains(t, "timeout", err.Error(), "reached")
 	close(release)
-	res, err = tb.r.WaitLoad(tb.ctx, actions.LoadLoad, 0)
+	_, err = tb.r.WaitLoad(tb.ctx, actions.LoadLoad, 0)
 	if err != nil {
 		t.Fatalf("wait load: %v", err)
 	}
-	res, err = tb.r.Goto(tb.ctx, tb.base+"/two#part", actions.NavOptions{Until: actions.LoadNetworkIdle})
+	_, err = tb.r.Goto(tb.ctx, tb.base+"/two#part", actions.NavOptions{Until: actions.LoadNetworkIdle})
 	if err != nil {
 		t.Fatalf("goto networkidle: %v", err)
 	}
@@ -150,7 +150,7 @@ func TestNavigation(t *testing.T) {
 		t.Fatalf("forward: got %+v, %v", res, err)
 	}
 	tb.eval("window.marker = 1")
-	res, err = tb.r.Reload(tb.ctx, actions.NavOptions{})
+	_, err = tb.r.Reload(tb.ctx, actions.NavOptions{})
 	if err != nil {
 		t.Fatalf("reload: %v", err)
 	}

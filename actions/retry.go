@@ -4,22 +4,9 @@ import (
 	"context"
 	"errors"
 	"time"
-)
 
-// pause returns the pause after failed attempt n (0-based): Playwright's
-// actionability backoff, 0, 20, 100, 100, 500 ms, then 500 ms again and
-// again.
-func pause(n int) time.Duration {
-	switch n {
-	case 0:
-		return 0
-	case 1:
-		return 20 * time.Millisecond
-	case 2, 3:
-		return 100 * time.Millisecond
-	}
-	return 500 * time.Millisecond
-}
+	"github.com/egohost/egohost/internal/backoff"
+)
 
 // waitLog is what a retry loop waited for: how long, how many attempts,
 // and the distinct reasons it saw, in order.
@@ -45,7 +32,7 @@ func (w *waitLog) saw(err error) {
 // transient, or the timeout passes. A timeout returns a *TimeoutError with
 // the last attempt's error; the end of ctx returns its cause.
 func (r *Runner) retry(ctx context.Context, op, target string, d time.Duration, log *waitLog, attempt func(ctx context.Context, n int) error) error {
-	return r.retryEvery(ctx, op, target, d, log, pause, attempt)
+	return r.retryEvery(ctx, op, target, d, log, backoff.Playwright, attempt)
 }
 
 // poll is the schedule of waits (a page condition, not an action): 0, 20,
@@ -67,46 +54,35 @@ func (r *Runner) retryEvery(ctx context.Context, op, target string, d time.Durat
 	start := time.Now()
 	tctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	var last error
-	for n := 0; ; n++ {
-		err := attempt(tctx, n)
-		if log != nil {
-			log.attempts = n + 1
-			log.took = time.Since(start)
-		}
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return ctxErr(ctx)
-		}
-		if tctx.Err() != nil {
-			// The deadline passed inside the attempt, which was cut short
-			// (its error is the context's, however the transport words
-			// it): the attempt before says why we were still waiting.
-			if last == nil {
-				last = err
+	attempts, last, err := backoff.Loop(tctx, sched,
+		func(n int) error {
+			err := attempt(tctx, n)
+			if log != nil {
+				log.attempts = n + 1
+				log.took = time.Since(start)
 			}
-			return &TimeoutError{Op: op, Target: target, Timeout: d, Attempts: n + 1, Last: last}
-		}
-		if !r.transient(err) {
 			return err
-		}
-		last = err
-		if log != nil {
-			log.saw(err)
-		}
-		t := time.NewTimer(sched(n))
-		select {
-		case <-t.C:
-		case <-tctx.Done():
-			t.Stop()
-			if ctx.Err() != nil {
-				return ctxErr(ctx)
+		},
+		func(err error) bool {
+			if !r.transient(err) {
+				return false
 			}
-			return &TimeoutError{Op: op, Target: target, Timeout: d, Attempts: n + 1, Last: last}
-		}
+			if log != nil {
+				log.saw(err)
+			}
+			return true
+		},
+		// The deadline passed inside the attempt, which was cut short (its
+		// error is the context's, however the transport words it): the
+		// attempt before says why we were still waiting.
+		func(error) bool { return tctx.Err() != nil })
+	switch {
+	case !errors.Is(err, backoff.ErrStopped):
+		return err
+	case ctx.Err() != nil:
+		return ctxErr(ctx)
 	}
+	return &TimeoutError{Op: op, Target: target, Timeout: d, Attempts: attempts, Last: last}
 }
 
 func isCtxErr(err error) bool {

@@ -97,10 +97,7 @@ func BenchmarkClickSteps(b *testing.B) {
 	defer p.Close()
 	rec := &recorder{safeTab: safeTab{p}}
 	res := resolver.New(rec, nil)
-	find := actions.FinderFunc(func(ctx context.Context, tgt string) (actions.Element, error) {
-		o, err := res.Object(ctx, tgt)
-		return actions.Element{ObjectID: o.ObjectID, SessionID: o.SessionID}, err
-	})
+	find := actions.FinderFunc(res.Object)
 	r := actions.New(rec, find, actions.Options{Transient: resolver.IsTransient, Timeout: time.Minute})
 	if _, err := r.Click(ctx, "css=li:first-child > button", actions.ClickOptions{}); err != nil {
 		b.Fatal(err) // the per-tab setup, and Chrome's first layout of the page

@@ -5,7 +5,9 @@ package browser
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime"
 )
 
 // ErrNotFound is returned by Find when no browser binary is found.
@@ -78,4 +80,14 @@ func Find(explicit, goos, home string, exists func(string) bool) (string, error)
 		}
 	}
 	return "", fmt.Errorf("find browser: %w (install Debian's chromium, or set browser: in config.yaml)", ErrNotFound)
+}
+
+// FindHere is Find on this machine: explicit when it is set, else the
+// first candidate for this OS, whichever is a file that exists.
+func FindHere(explicit string) (string, error) {
+	home, _ := os.UserHomeDir()
+	return Find(explicit, runtime.GOOS, home, func(p string) bool {
+		fi, err := os.Stat(p)
+		return err == nil && !fi.IsDir()
+	})
 }

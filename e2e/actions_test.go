@@ -218,10 +218,14 @@ func TestActionsThroughChain(t *testing.T) {
 		tab := c.openTab(t, base+"/late")
 		done := make(chan error, 1)
 		go func() {
-			done <- call(protocol.MethodWait, protocol.WaitParams{Target: tab, Text: "never there", TimeoutMs: 25000}, nil)
+			done <- call(protocol.MethodWait, protocol.WaitParams{Target: tab, Function: "() => { window.polled = true; return false }", TimeoutMs: 25000}, nil)
 		}()
 		// Close it once the wait has begun polling the page.
-		time.Sleep(300 * time.Millisecond)
+		waitFor(t, ctx, func() bool {
+			var ev protocol.EvalResult
+			err := call(protocol.MethodEval, protocol.EvalParams{Target: tab, Expression: "window.polled === true"}, &ev)
+			return err == nil && ev.Value == true
+		})
 		if err := call(protocol.MethodTabsClose, protocol.TabParams{Target: tab}, nil); err != nil {
 			t.Fatal(err)
 		}

@@ -154,10 +154,14 @@ func TestChainClosedTabMidCall(t *testing.T) {
 	errc := make(chan error, 1)
 	start := time.Now()
 	go func() {
-		_, err := c.eval(ctx, tab, "new Promise(r => setTimeout(r, 60000))")
+		_, err := c.eval(ctx, tab, "window.inCall = true, new Promise(r => setTimeout(r, 60000))")
 		errc <- err
 	}()
-	time.Sleep(300 * time.Millisecond) // let the call reach the page
+	// Close it once the call runs in the page.
+	waitFor(t, ctx, func() bool {
+		v, err := c.eval(ctx, tab, "window.inCall === true")
+		return err == nil && string(v) == "true"
+	})
 	if err := c.agent.Call(ctx, protocol.MethodTabsClose, protocol.TabParams{Target: tab}, nil); err != nil {
 		t.Fatalf("tabs.close: %v", err)
 	}

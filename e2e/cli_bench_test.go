@@ -12,7 +12,6 @@ import (
 
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/service"
 )
 
 // BenchmarkCLICost splits what one CLI call (`egohost tabs`) costs:
@@ -64,7 +63,7 @@ func BenchmarkCLICost(b *testing.B) {
 	measure("a whole call (`egohost tabs`)", exit(0, "tabs"))
 	tokenFile := filepath.Join(c.svc.stateDir, "token")
 	measure("in process: read the token", func() error {
-		_, err := service.ReadToken(tokenFile)
+		_, err := client.ReadToken(tokenFile)
 		return err
 	})
 	dial := func(o client.Options, call bool) func() error {

@@ -26,7 +26,6 @@ import (
 	"github.com/egohost/egohost/internal/browsertest"
 	"github.com/egohost/egohost/launcher"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/service"
 )
 
 // hostBinary is the egohost binary built once for the package's tests.
@@ -124,7 +123,7 @@ func chainEnv(stateDir string) []string {
 func startService(t testing.TB, stateDir string) *svc {
 	t.Helper()
 	s := &svc{t: t, stateDir: stateDir, logs: &logBuffer{}, done: make(chan struct{})}
-	os.Remove(filepath.Join(stateDir, service.StateFile))
+	os.Remove(filepath.Join(stateDir, client.StateFile))
 	s.cmd = exec.Command(theSuite.bin, "serve")
 	s.cmd.Env = chainEnv(stateDir)
 	pr, err := s.cmd.StderrPipe()
@@ -144,8 +143,8 @@ func startService(t testing.TB, stateDir string) *svc {
 	t.Cleanup(s.stop)
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		b, err := os.ReadFile(filepath.Join(stateDir, service.StateFile))
-		var st service.State
+		b, err := os.ReadFile(filepath.Join(stateDir, client.StateFile))
+		var st client.State
 		if err == nil && json.Unmarshal(b, &st) == nil && st.Addr != "" && st.PID == s.cmd.Process.Pid {
 			s.addr = st.Addr
 			break
@@ -160,7 +159,7 @@ func startService(t testing.TB, stateDir string) *svc {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	s.token, err = service.ReadToken(filepath.Join(stateDir, "token"))
+	s.token, err = client.ReadToken(filepath.Join(stateDir, "token"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -326,7 +326,7 @@ func detachBehindTheRelay(ctx context.Context, t testing.TB, c *chain, tabID int
 	if err != nil {
 		t.Fatalf("attach to the worker: %v", err)
 	}
-	defer cdp.Call(ctx, c.direct.Browser(), target.DetachFromTarget, target.DetachFromTargetParams{SessionID: att.SessionID})
+	defer cdp.Call(ctx, c.direct.Browser(), target.DetachFromTarget, target.DetachFromTargetParams{SessionID: att.SessionID}) //lint:ignore S1016 the two types only happen to share their fields
 	res, err := cdp.Call(ctx, c.direct.Session(att.SessionID), cdpruntime.Evaluate, cdpruntime.EvaluateParams{
 		Expression:    fmt.Sprintf(`chrome.debugger.detach({tabId: %d}).then(() => "detached", (e) => e.message)`, tabID),
 		AwaitPromise:  &yes,

@@ -292,9 +292,7 @@ func BenchmarkScriptPaginate(b *testing.B) {
 		total := 0
 		for {
 			snap := cli(&r, "snapshot")
-			for _, m := range regexp.MustCompile(`Item \d-\d`).FindAllString(snap, -1) {
-				names = append(names, m)
-			}
+			names = append(names, regexp.MustCompile(`Item \d-\d`).FindAllString(snap, -1)...)
 			for _, m := range regexp.MustCompile(`\b(\d+)\.00\b`).FindAllStringSubmatch(snap, -1) {
 				n, _ := strconv.Atoi(m[1])
 				total += n

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 )
 
@@ -21,6 +22,25 @@ type Sessions interface {
 	cdp.Session
 	Streamer
 	Child(id target.SessionID) cdp.Session
+}
+
+// Tab is a tab as the page-level packages (snapshot, resolver, actions)
+// work on it: its main session, and the sessions of its out-of-process
+// child frames. *Page satisfies it; tests may give fakes.
+type Tab interface {
+	cdp.Session
+	Child(id target.SessionID) cdp.Session
+	Children() []Child
+}
+
+var _ Tab = (*Page)(nil)
+
+// Object is a remote object (an element) in one of the tab's sessions:
+// the session of its frame, "" for the tab's main session. The resolver
+// finds them and the actions act on them.
+type Object struct {
+	ObjectID  runtime.RemoteObjectID
+	SessionID target.SessionID
 }
 
 // Event is one CDP event of a session: its method and its params.

@@ -44,6 +44,10 @@ type ActionOptions struct {
 	SettleMs int `json:"settleMs,omitempty"`
 }
 
+// ActionOptionsOf is the options: every params type that embeds
+// ActionOptions has it, so the service runs them with one helper.
+func (o ActionOptions) ActionOptionsOf() ActionOptions { return o }
+
 // ElementParams name one element: hover, check, uncheck, focus.
 type ElementParams struct {
 	Target

@@ -35,6 +35,10 @@ type Target struct {
 	Tab     int    `json:"tab,omitempty"`
 }
 
+// TargetOf is the target: every params type that embeds a Target has it,
+// so the service routes them with one helper.
+func (t Target) TargetOf() Target { return t }
+
 // Browser is one connected browser link (one profile with the extension).
 type Browser struct {
 	ID          string    `json:"id"`

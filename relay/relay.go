@@ -287,8 +287,9 @@ func (r *relay) loop(runCtx, liveCtx context.Context, frames <-chan []byte) erro
 	}
 }
 
-// handshake is the first frame on every connection to the service.
-type handshake struct {
+// Handshake is the first frame on every connection to the service
+// (PROTOCOL.md §2.5).
+type Handshake struct {
 	Relay  string `json:"relay"`
 	Origin string `json:"origin"`
 	PID    int    `json:"pid"`
@@ -301,7 +302,7 @@ func (r *relay) dial(ctx context.Context) (net.Conn, *nativemsg.Writer, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("dial service: %w", err)
 	}
-	hello, err := json.Marshal(handshake{Relay: "hello", Origin: r.origin, PID: os.Getpid()})
+	hello, err := json.Marshal(Handshake{Relay: "hello", Origin: r.origin, PID: os.Getpid()})
 	if err != nil {
 		conn.Close()
 		return nil, nil, fmt.Errorf("send handshake: %w", err)

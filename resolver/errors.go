@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/egohost/egohost/snapshot"
@@ -123,38 +122,4 @@ func classify(op, target string, err error) error {
 		kind = Permanent
 	}
 	return &Error{Kind: kind, Op: op, Target: target, Err: err}
-}
-
-// Chrome's error texts, matched in one place (chromium
-// third_party/blink/renderer/core/inspector/*.cc).
-var (
-	chromeContextGone = []string{
-		"Cannot find context with specified id",
-		"Execution context was destroyed",
-		"Inspected target navigated or closed",
-	}
-	// DOM.getBoxModel of an element with no layout box (display: none or
-	// contents, not connected).
-	chromeNoBox = []string{
-		"Could not compute box model",
-	}
-	chromeNodeGone = []string{
-		"No node with given id found",
-		"Could not find node with given id",
-		"Node with given id does not belong to the document",
-	}
-)
-
-// chromeSays reports whether err's text contains one of Chrome's messages.
-func chromeSays(err error, texts []string) bool {
-	if err == nil {
-		return false
-	}
-	s := err.Error()
-	for _, t := range texts {
-		if strings.Contains(s, t) {
-			return true
-		}
-	}
-	return false
 }

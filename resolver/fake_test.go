@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/internal/cdperr"
 	"github.com/egohost/egohost/internal/cdpfake"
 	"github.com/egohost/egohost/locator"
 	"github.com/egohost/egohost/page"
@@ -949,24 +950,14 @@ func TestWait(t *testing.T) {
 			t.Errorf("got op %q target %q, want wait #x", e.Op, e.Target)
 		}
 	})
-	t.Run("schedule", func(t *testing.T) {
-		var got []time.Duration
-		for i := range 7 {
-			got = append(got, backoff(i))
-		}
-		want := []time.Duration{0, 20 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond, 500 * time.Millisecond, 500 * time.Millisecond, 500 * time.Millisecond}
-		if fmt.Sprint(got) != fmt.Sprint(want) {
-			t.Errorf("schedule: got %v, want %v", got, want)
-		}
-	})
 }
 
 func TestChromeSays(t *testing.T) {
 	gone := &cdpfake.Error{Method: "DOM.resolveNode", Message: "No node with given id found"}
-	if !chromeSays(gone, chromeNodeGone) || chromeSays(gone, chromeContextGone) || chromeSays(nil, chromeNodeGone) {
-		t.Error("chromeSays: wrong classification of Chrome's messages")
+	if !cdperr.NodeGone(gone) || cdperr.ContextGone(gone) || cdperr.NodeGone(nil) {
+		t.Error("cdperr: wrong classification of Chrome's messages")
 	}
-	if !chromeSays(fmt.Errorf("evaluate: %w", &cdpfake.Error{Message: "Cannot find context with specified id"}), chromeContextGone) {
-		t.Error("chromeSays: context gone not recognised through wrapping")
+	if !cdperr.ContextGone(fmt.Errorf("evaluate: %w", &cdpfake.Error{Message: "Cannot find context with specified id"})) {
+		t.Error("cdperr: context gone not recognised through wrapping")
 	}
 }

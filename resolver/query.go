@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
+	"github.com/egohost/egohost/internal/cdperr"
 	"github.com/egohost/egohost/locator"
 )
 
@@ -311,7 +312,7 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 			params.SerializationOptions = deep()
 		}
 		res, err = cdp.Call(ctx, d.s, runtime.Evaluate, params)
-		if err != nil && !remade && chromeSays(err, chromeContextGone) {
+		if err != nil && !remade && cdperr.ContextGone(err) {
 			remade, fresh = true, true // the frame navigated since we made the world
 			continue
 		}
@@ -329,7 +330,7 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 		break
 	}
 	if res.ExceptionDetails != nil {
-		return jsResult{}, fmt.Errorf("evaluate: %s", exceptionText(res.ExceptionDetails))
+		return jsResult{}, fmt.Errorf("evaluate: %s", cdperr.ExceptionText(res.ExceptionDetails))
 	}
 	if res.Result == nil {
 		return jsResult{}, fmt.Errorf("evaluate: no result")
@@ -420,13 +421,6 @@ func decodeList(v *runtime.DeepSerializedValue) (jsResult, error) {
 		return jsResult{}, fmt.Errorf("%d nodes for %d matches", len(out.ids), out.N)
 	}
 	return out, nil
-}
-
-func exceptionText(d *runtime.ExceptionDetails) string {
-	if d.Exception != nil && d.Exception.Description != "" {
-		return d.Exception.Description
-	}
-	return d.Text
 }
 
 // scriptError turns the script's own error report into a permanent error.
@@ -857,7 +851,7 @@ func (r *Resolver) finishNode(ctx context.Context, p parsed, d doc, f found, m m
 			return element{}, classify("object", p.input, err)
 		}
 		res, err := cdp.Call(ctx, d.s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: f.id, ExecutionContextID: cid})
-		if err != nil && chromeSays(err, chromeContextGone) {
+		if err != nil && cdperr.ContextGone(err) {
 			if cid, err = r.world(ctx, &d, true); err == nil {
 				res, err = cdp.Call(ctx, d.s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: f.id, ExecutionContextID: cid})
 			}
@@ -909,7 +903,7 @@ func (r *Resolver) nodeBox(ctx context.Context, p parsed, sid target.SessionID, 
 	}()
 	bm, berr = cdp.Call(ctx, s, dom.GetBoxModel, dom.GetBoxModelParams{BackendNodeID: id})
 	wg.Wait()
-	if berr != nil && !chromeSays(berr, chromeNoBox) {
+	if berr != nil && !cdperr.NoBox(berr) {
 		return Box{}, classify("box", p.input, berr)
 	}
 	var border []float64

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/internal/cdperr"
 	"github.com/egohost/egohost/locator"
 	"github.com/egohost/egohost/refmap"
 	"github.com/egohost/egohost/snapshot"
@@ -150,7 +151,7 @@ func (r *Resolver) refMatch(ctx context.Context, p parsed) (Match, error) {
 func (r *Resolver) connected(ctx context.Context, s cdp.Session, id cdp.BackendNodeID) (bool, error) {
 	res, err := cdp.Call(ctx, s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id, ObjectGroup: "egohost-probe"})
 	if err != nil {
-		if chromeSays(err, chromeNodeGone) {
+		if cdperr.NodeGone(err) {
 			return false, nil
 		}
 		return false, fmt.Errorf("resolve node: %w", err)
@@ -192,11 +193,11 @@ func (r *Resolver) resolveConnected(ctx context.Context, d *doc, id cdp.BackendN
 		// A remembered world of an older document makes Chrome say the
 		// node does not belong to it: try once more in a fresh world
 		// before believing the node is gone.
-		if err != nil && attempt == 0 && (chromeSays(err, chromeContextGone) || chromeSays(err, chromeNodeGone)) {
+		if err != nil && attempt == 0 && (cdperr.ContextGone(err) || cdperr.NodeGone(err)) {
 			continue
 		}
 		if err != nil {
-			if chromeSays(err, chromeNodeGone) {
+			if cdperr.NodeGone(err) {
 				return "", false, nil
 			}
 			return "", false, fmt.Errorf("resolve node: %w", err)

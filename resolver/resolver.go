@@ -21,22 +21,11 @@ import (
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/egohost/egohost/locator"
 	"github.com/egohost/egohost/page"
 	"github.com/egohost/egohost/refmap"
 )
-
-// Tab is the tab a Resolver works on: its main session, and the sessions
-// of its out-of-process iframes. *page.Page satisfies it.
-type Tab interface {
-	cdp.Session
-	Child(id target.SessionID) cdp.Session
-	Children() []page.Child
-}
-
-var _ Tab = (*page.Page)(nil)
 
 // Refs looks up the snapshot refs of the tab. *snapshot.Tab satisfies it.
 // Lookup's errors are classified with errors.Is: snapshot.ErrGone (the
@@ -68,10 +57,7 @@ type Point struct {
 // Object is a remote object for an element, in egohost's isolated world
 // of the element's frame, reachable through SessionID ("" for the tab's
 // main session). The caller releases it when done.
-type Object struct {
-	ObjectID  runtime.RemoteObjectID
-	SessionID target.SessionID
-}
+type Object = page.Object
 
 // Match is one element a locator matches.
 type Match struct {
@@ -98,7 +84,7 @@ type Box struct {
 // isolated world (Chrome forgets it when the frame navigates, and the
 // Resolver then makes a new one).
 type Resolver struct {
-	tab  Tab
+	tab  page.Tab
 	refs Refs
 
 	mu     sync.Mutex
@@ -113,7 +99,7 @@ type frameKey struct {
 
 // New returns a Resolver for tab. refs may be nil: refs then fail with
 // ErrNoRefs.
-func New(tab Tab, refs Refs) *Resolver {
+func New(tab page.Tab, refs Refs) *Resolver {
 	return &Resolver{
 		tab:    tab,
 		refs:   refs,

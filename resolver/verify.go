@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/internal/cdperr"
 	"github.com/egohost/egohost/locator"
 )
 
@@ -48,7 +49,7 @@ func axNode(ctx context.Context, s cdp.Session, id cdp.BackendNodeID) (*accessib
 	no := false
 	res, err := cdp.Call(ctx, s, accessibility.GetPartialAXTree, accessibility.GetPartialAXTreeParams{BackendNodeID: id, FetchRelatives: &no})
 	if err != nil {
-		if chromeSays(err, chromeNodeGone) {
+		if cdperr.NodeGone(err) {
 			return nil, nil
 		}
 		return nil, fmt.Errorf("accessibility node: %w", err)
@@ -214,7 +215,7 @@ func (r *Resolver) checkRegex(ctx context.Context, t *locator.Text, docs []doc, 
 		return fmt.Errorf("regular expression: %w", err)
 	}
 	if res.ExceptionDetails != nil {
-		return fmt.Errorf("regular expression: %s", exceptionText(res.ExceptionDetails))
+		return fmt.Errorf("regular expression: %s", cdperr.ExceptionText(res.ExceptionDetails))
 	}
 	var ok []bool
 	if err := jsonv2.Unmarshal(res.Result.Value, &ok); err != nil || len(ok) != len(which) {

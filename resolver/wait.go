@@ -4,17 +4,9 @@ import (
 	"context"
 	"errors"
 	"time"
-)
 
-// backoff is the pause before attempt i (from 0): Playwright's auto-wait
-// schedule, 0, 20, 100, 100, 500 ms, then 500 ms.
-func backoff(i int) time.Duration {
-	schedule := [...]time.Duration{0, 20 * time.Millisecond, 100 * time.Millisecond, 100 * time.Millisecond, 500 * time.Millisecond}
-	if i < len(schedule) {
-		return schedule[i]
-	}
-	return 500 * time.Millisecond
-}
+	"github.com/egohost/egohost/internal/backoff"
+)
 
 // Wait calls fn until it succeeds, fails with an error that is not
 // transient (see IsTransient), or ctx ends, pausing on Playwright's
@@ -27,39 +19,30 @@ func backoff(i int) time.Duration {
 //	})
 func Wait[T any](ctx context.Context, fn func(context.Context) (T, error)) (T, error) {
 	start := time.Now()
-	var (
-		zero T
-		last error
-	)
-	for i := 0; ; i++ {
-		if d := backoff(i); d > 0 {
-			t := time.NewTimer(d)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return zero, timedOut(ctx, last, start, i)
-			case <-t.C:
-			}
-		} else if ctx.Err() != nil {
-			return zero, timedOut(ctx, last, start, i)
-		}
-		v, err := fn(ctx)
-		if err == nil {
-			return v, nil
-		}
-		if ctx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
-			// The attempt was cut short by the deadline: keep the cause
-			// of the one before, which says why we were still waiting.
-			if last == nil {
-				last = err
-			}
-			return zero, timedOut(ctx, last, start, i+1)
-		}
-		if !IsTransient(err) {
-			return zero, err
-		}
-		last = err
+	var zero, v T
+	if ctx.Err() != nil {
+		return zero, timedOut(ctx, nil, start, 0)
 	}
+	attempts, last, err := backoff.Loop(ctx,
+		func(n int) time.Duration { return backoff.Playwright(n + 1) }, // Playwright's pause before attempt n+1
+		func(int) error {
+			var err error
+			v, err = fn(ctx)
+			return err
+		},
+		IsTransient,
+		// The attempt was cut short by the deadline: the cause of the one
+		// before says why we were still waiting.
+		func(err error) bool {
+			return ctx.Err() != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled))
+		})
+	switch {
+	case err == nil:
+		return v, nil
+	case errors.Is(err, backoff.ErrStopped):
+		return zero, timedOut(ctx, last, start, attempts)
+	}
+	return zero, err
 }
 
 func timedOut(ctx context.Context, last error, start time.Time, attempts int) error {

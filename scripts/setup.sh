@@ -17,6 +17,8 @@ if [ ! -x /usr/lib/chromium/chromium ] && ! command -v chromium >/dev/null 2>&1;
   DEBIAN_FRONTEND=noninteractive sudo_ apt-get install -y -qq chromium >/dev/null
 fi
 go mod download
+# The linter scripts/test.sh runs, at the version it was made clean with.
+go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 if command -v npm >/dev/null 2>&1; then
   (cd bench && npm ci --no-audit --no-fund --no-update-notifier --loglevel=error >/dev/null)
 else

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/actions"
+	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
 )
@@ -16,18 +17,18 @@ import (
 // (docs/protocol-actions.md).
 func (s *Service) actionHandlers() map[string]handler {
 	return map[string]handler{
-		protocol.MethodClick:      typed(s.click),
-		protocol.MethodHover:      s.elementAction(protocol.MethodHover),
-		protocol.MethodCheck:      s.elementAction(protocol.MethodCheck),
-		protocol.MethodUncheck:    s.elementAction(protocol.MethodUncheck),
-		protocol.MethodFocus:      s.elementAction(protocol.MethodFocus),
-		protocol.MethodFill:       typed(s.fill),
-		protocol.MethodType:       typed(s.typeText),
-		protocol.MethodPress:      typed(s.press),
-		protocol.MethodSelect:     typed(s.selectOptions),
-		protocol.MethodDrag:       typed(s.drag),
-		protocol.MethodUpload:     typed(s.upload),
-		protocol.MethodScroll:     typed(s.scroll),
+		protocol.MethodClick:      act(s, protocol.MethodClick, checkClick, runClick),
+		protocol.MethodHover:      act(s, protocol.MethodHover, checkElement, runHover),
+		protocol.MethodCheck:      act(s, protocol.MethodCheck, checkElement, runCheck),
+		protocol.MethodUncheck:    act(s, protocol.MethodUncheck, checkElement, runUncheck),
+		protocol.MethodFocus:      act(s, protocol.MethodFocus, checkElement, runFocus),
+		protocol.MethodFill:       act(s, protocol.MethodFill, checkFill, runFill),
+		protocol.MethodType:       act(s, protocol.MethodType, checkType, runType),
+		protocol.MethodPress:      act(s, protocol.MethodPress, checkPress, runPress),
+		protocol.MethodSelect:     act(s, protocol.MethodSelect, checkSelect, runSelect),
+		protocol.MethodDrag:       act(s, protocol.MethodDrag, checkDrag, runDrag),
+		protocol.MethodUpload:     act(s, protocol.MethodUpload, checkUpload, runUpload),
+		protocol.MethodScroll:     act(s, protocol.MethodScroll, checkScroll, runScroll),
 		protocol.MethodWait:       typed(s.wait),
 		protocol.MethodGoto:       typed(s.gotoURL),
 		protocol.MethodBack:       s.history(protocol.MethodBack),
@@ -61,25 +62,11 @@ func (s *Service) dialogUnreported(ctx context.Context, t protocol.Target, timeo
 	if err == nil || !errors.As(err, &pe) || pe.Code != protocol.CodeDialogOpen {
 		return nil, false, nil
 	}
-	res, err := actions.DismissUnreported(ctx, &tabSession{l: l, tabID: id}, timeout)
+	res, err := actions.DismissUnreported(ctx, l.Session(id), timeout)
 	if err != nil {
-		return nil, true, actionError(err)
+		return nil, true, classify(err)
 	}
 	return protocol.DialogResult{Tab: id, Accepted: res.Accepted, Dialog: dialogOf(res.Dialog), TookMs: tookMs(res.Took), Unreported: true}, true, nil
-}
-
-// downloadItem is a download as the extension reports it in a "download"
-// event (extension/downloads.js, from chrome.downloads).
-type downloadItem struct {
-	ID         int    `json:"id"`
-	URL        string `json:"url"`
-	FinalURL   string `json:"finalUrl,omitempty"`
-	Filename   string `json:"filename"`
-	Mime       string `json:"mime,omitempty"`
-	State      string `json:"state"` // in_progress, interrupted, complete
-	Bytes      int64  `json:"bytes"`
-	TotalBytes int64  `json:"totalBytes"`
-	Error      string `json:"error,omitempty"`
 }
 
 // withRunner runs fn with an actions.Runner on the target's tab. The
@@ -109,14 +96,11 @@ func (s *Service) withRunner(ctx context.Context, t protocol.Target, op string, 
 	}
 	ctx, stop := guard(ctx, tc, op)
 	defer stop()
-	find := actions.FinderFunc(func(ctx context.Context, target string) (actions.Element, error) {
-		o, err := tc.res.Object(ctx, target)
-		return actions.Element{ObjectID: o.ObjectID, SessionID: o.SessionID}, err
-	})
+	find := actions.FinderFunc(tc.res.Object)
 	r := actions.New(tc.page, find, actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient, Setup: tc.acts})
 	res, err := fn(ctx, tc, r)
 	if err != nil {
-		return nil, actionError(err)
+		return nil, classify(err)
 	}
 	return res, nil
 }
@@ -125,18 +109,18 @@ func (s *Service) withRunner(ctx context.Context, t protocol.Target, op string, 
 // or the browser link goes; stop releases it.
 func guard(ctx context.Context, tc *tabContext, op string) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	unsubscribe := tc.link.subscribe(&subscriber{
-		filter: func(in *inbound) bool {
+	unsubscribe := tc.link.Subscribe(&browserlink.Subscriber{
+		Filter: func(in *browserlink.Message) bool {
 			return (in.Event == "tab.removed" || in.Event == "detached") && in.TabID == tc.tabID
 		},
-		deliver: func(in *inbound) {
+		Deliver: func(in *browserlink.Message) {
 			if in.Event == "tab.removed" {
 				cancel(protocol.Errorf(protocol.CodeTabNotFound, "%s: tab %d was closed", op, tc.tabID))
 				return
 			}
 			cancel(protocol.Errorf(protocol.CodeDetached, "%s: the debugger was detached from tab %d (%s)", op, tc.tabID, in.Reason).With("reason", in.Reason))
 		},
-		done: func() {
+		Done: func() {
 			cancel(protocol.Errorf(protocol.CodeBrowserGone, "%s: browser %s disconnected", op, tc.link.id))
 		},
 	})
@@ -144,67 +128,6 @@ func guard(ctx context.Context, tc *tabContext, op string) (context.Context, fun
 		cancel(nil)
 		unsubscribe()
 	}
-}
-
-// actionError gives an error of the actions package its protocol code.
-func actionError(err error) error {
-	var (
-		pe *protocol.Error
-		te *actions.TimeoutError
-		na *actions.NotActionableError
-		je *actions.JSError
-		ne *actions.NavigationError
-		de *actions.DialogOpenError
-	)
-	if errors.As(err, &pe) {
-		switch pe.Code {
-		case protocol.CodeTabNotFound, protocol.CodeDetached, protocol.CodeBrowserGone, protocol.CodeNoBrowser, protocol.CodeBrowserReconnecting:
-			return pe // what really happened, whatever wrapped it
-		}
-	}
-	timedOut := errors.As(err, &te)
-	withTimeout := func(e *protocol.Error) *protocol.Error {
-		if timedOut {
-			e.With("timeoutMs", te.Timeout.Milliseconds()).With("attempts", te.Attempts)
-		}
-		return e
-	}
-	switch {
-	case errors.As(err, &de):
-		return protocol.Errorf(protocol.CodeDialogOpen, "%v", err).With("dialog", de.Dialog)
-	case errors.As(err, &na):
-		e := protocol.Errorf(protocol.CodeNotActionable, "%v", err).With("kind", "transient").With("reason", string(na.Reason))
-		if na.Cover != "" {
-			e.With("cover", na.Cover)
-		}
-		if na.Element != "" {
-			e.With("element", na.Element)
-		}
-		return withTimeout(e)
-	case errors.As(err, &je):
-		return protocol.Errorf(protocol.CodeJSException, "%v", err).With("exception", je.Text).With("line", je.Line+1).With("column", je.Column+1)
-	case errors.As(err, &ne):
-		return protocol.Errorf(protocol.CodeNavigation, "%v", err).With("errorText", ne.Text)
-	case errors.Is(err, actions.ErrUnsupported):
-		return protocol.Errorf(protocol.CodeUnsupported, "%v", err).With("kind", "permanent")
-	case errors.Is(err, actions.ErrInvalid):
-		return protocol.Errorf(protocol.CodeInvalidParams, "%v", err)
-	case timedOut:
-		if te.Last != nil {
-			var c *protocol.Error
-			if errors.As(classify(te.Last), &c) && c.Code != protocol.CodeInternal && c.Code != protocol.CodeTimeout {
-				e := protocol.Errorf(c.Code, "%v", err)
-				for k, v := range c.Data {
-					if k != "name" {
-						e.With(k, v)
-					}
-				}
-				return withTimeout(e)
-			}
-		}
-		return withTimeout(protocol.Errorf(protocol.CodeTimeout, "%v", err))
-	}
-	return classify(err)
 }
 
 func millis(ms int) time.Duration { return time.Duration(ms) * time.Millisecond }
@@ -254,40 +177,23 @@ func needElement(op, element string) error {
 	return nil
 }
 
-func (s *Service) click(ctx context.Context, _ *agent, p protocol.ClickParams) (any, error) {
-	if err := needElement("click", p.Element); err != nil {
-		return nil, err
-	}
-	return s.withRunner(ctx, p.Target, "click", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
-		res, err := r.Click(ctx, p.Element, actions.ClickOptions{ActOptions: actOptions(p.ActionOptions), Button: p.Button, Count: p.Count, Modifiers: p.Modifiers})
-		if err != nil {
-			return nil, err
-		}
-		return actionResult("click", tc.tabID, res), nil
-	})
+// actParams are the params of an element action: each embeds a
+// protocol.Target and protocol.ActionOptions.
+type actParams interface {
+	TargetOf() protocol.Target
+	ActionOptionsOf() protocol.ActionOptions
 }
 
-// elementAction is a method that takes one element: hover, check,
-// uncheck, focus.
-func (s *Service) elementAction(op string) handler {
-	return typed(func(ctx context.Context, _ *agent, p protocol.ElementParams) (any, error) {
-		if err := needElement(op, p.Element); err != nil {
+// act is the one shape of the element actions: decode the params (typed),
+// check them, make one Runner call on their tab, answer an ActionResult.
+func act[P actParams](s *Service, op string, check func(op string, p P) error, run func(context.Context, *actions.Runner, P, actions.ActOptions) (*actions.Result, error)) handler {
+	return typed(func(ctx context.Context, _ *agent, p P) (any, error) {
+		if err := check(op, p); err != nil {
 			return nil, err
 		}
-		return s.withRunner(ctx, p.Target, op, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
-			o := actOptions(p.ActionOptions)
-			var res *actions.Result
-			var err error
-			switch op {
-			case protocol.MethodHover:
-				res, err = r.Hover(ctx, p.Element, o)
-			case protocol.MethodCheck:
-				res, err = r.SetChecked(ctx, p.Element, true, o)
-			case protocol.MethodUncheck:
-				res, err = r.SetChecked(ctx, p.Element, false, o)
-			case protocol.MethodFocus:
-				res, err = r.Focus(ctx, p.Element, o)
-			}
+		o := p.ActionOptionsOf()
+		return s.withRunner(ctx, p.TargetOf(), op, millis(o.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+			res, err := run(ctx, r, p, actOptions(o))
 			if err != nil {
 				return nil, err
 			}
@@ -296,112 +202,118 @@ func (s *Service) elementAction(op string) handler {
 	})
 }
 
-func (s *Service) fill(ctx context.Context, _ *agent, p protocol.FillParams) (any, error) {
-	if err := needElement("fill", p.Element); err != nil {
-		return nil, err
-	}
-	return s.withRunner(ctx, p.Target, "fill", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
-		res, err := r.Fill(ctx, p.Element, p.Text, actions.FillOptions{ActOptions: actOptions(p.ActionOptions), Append: p.Append})
-		if err != nil {
-			return nil, err
-		}
-		return actionResult("fill", tc.tabID, res), nil
-	})
+func checkClick(op string, p protocol.ClickParams) error { return needElement(op, p.Element) }
+
+func runClick(ctx context.Context, r *actions.Runner, p protocol.ClickParams, o actions.ActOptions) (*actions.Result, error) {
+	return r.Click(ctx, p.Element, actions.ClickOptions{ActOptions: o, Button: p.Button, Count: p.Count, Modifiers: p.Modifiers})
 }
 
-func (s *Service) typeText(ctx context.Context, _ *agent, p protocol.TypeParams) (any, error) {
+// checkElement checks the params of hover, check, uncheck and focus.
+func checkElement(op string, p protocol.ElementParams) error { return needElement(op, p.Element) }
+
+func runHover(ctx context.Context, r *actions.Runner, p protocol.ElementParams, o actions.ActOptions) (*actions.Result, error) {
+	return r.Hover(ctx, p.Element, o)
+}
+
+func runCheck(ctx context.Context, r *actions.Runner, p protocol.ElementParams, o actions.ActOptions) (*actions.Result, error) {
+	return r.SetChecked(ctx, p.Element, true, o)
+}
+
+func runUncheck(ctx context.Context, r *actions.Runner, p protocol.ElementParams, o actions.ActOptions) (*actions.Result, error) {
+	return r.SetChecked(ctx, p.Element, false, o)
+}
+
+func runFocus(ctx context.Context, r *actions.Runner, p protocol.ElementParams, o actions.ActOptions) (*actions.Result, error) {
+	return r.Focus(ctx, p.Element, o)
+}
+
+func checkFill(op string, p protocol.FillParams) error { return needElement(op, p.Element) }
+
+func runFill(ctx context.Context, r *actions.Runner, p protocol.FillParams, o actions.ActOptions) (*actions.Result, error) {
+	return r.Fill(ctx, p.Element, p.Text, actions.FillOptions{ActOptions: o, Append: p.Append})
+}
+
+func checkType(op string, p protocol.TypeParams) error {
 	if p.DelayMs < 0 {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "type: delayMs must not be negative")
+		return protocol.Errorf(protocol.CodeInvalidParams, "type: delayMs must not be negative")
 	}
-	return s.withRunner(ctx, p.Target, "type", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
-		res, err := r.Type(ctx, p.Text, actions.PressOptions{ActOptions: actOptions(p.ActionOptions), Target: p.Element, Delay: millis(p.DelayMs)})
-		if err != nil {
-			return nil, err
-		}
-		return actionResult("type", tc.tabID, res), nil
-	})
+	return nil
 }
 
-func (s *Service) press(ctx context.Context, _ *agent, p protocol.PressParams) (any, error) {
+func runType(ctx context.Context, r *actions.Runner, p protocol.TypeParams, o actions.ActOptions) (*actions.Result, error) {
+	return r.Type(ctx, p.Text, actions.PressOptions{ActOptions: o, Target: p.Element, Delay: millis(p.DelayMs)})
+}
+
+func checkPress(op string, p protocol.PressParams) error {
 	if p.Key == "" {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "press: key is empty")
+		return protocol.Errorf(protocol.CodeInvalidParams, "press: key is empty")
 	}
-	return s.withRunner(ctx, p.Target, "press", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
-		res, err := r.Press(ctx, p.Key, actions.PressOptions{ActOptions: actOptions(p.ActionOptions), Target: p.Element})
-		if err != nil {
-			return nil, err
-		}
-		return actionResult("press", tc.tabID, res), nil
-	})
+	return nil
 }
 
-func (s *Service) selectOptions(ctx context.Context, _ *agent, p protocol.SelectParams) (any, error) {
-	if err := needElement("select", p.Element); err != nil {
-		return nil, err
+func runPress(ctx context.Context, r *actions.Runner, p protocol.PressParams, o actions.ActOptions) (*actions.Result, error) {
+	return r.Press(ctx, p.Key, actions.PressOptions{ActOptions: o, Target: p.Element})
+}
+
+func checkSelect(op string, p protocol.SelectParams) error {
+	if err := needElement(op, p.Element); err != nil {
+		return err
 	}
 	for _, i := range p.Indexes {
 		if i < 0 {
-			return nil, protocol.Errorf(protocol.CodeInvalidParams, "select: index %d is negative", i)
+			return protocol.Errorf(protocol.CodeInvalidParams, "select: index %d is negative", i)
 		}
 	}
-	return s.withRunner(ctx, p.Target, "select", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
-		res, err := r.Select(ctx, p.Element, actions.SelectOptions{ActOptions: actOptions(p.ActionOptions), Values: p.Values, Labels: p.Labels, Indexes: p.Indexes})
-		if err != nil {
-			return nil, err
-		}
-		return actionResult("select", tc.tabID, res), nil
-	})
+	return nil
 }
 
-func (s *Service) drag(ctx context.Context, _ *agent, p protocol.DragParams) (any, error) {
+func runSelect(ctx context.Context, r *actions.Runner, p protocol.SelectParams, o actions.ActOptions) (*actions.Result, error) {
+	return r.Select(ctx, p.Element, actions.SelectOptions{ActOptions: o, Values: p.Values, Labels: p.Labels, Indexes: p.Indexes})
+}
+
+func checkDrag(op string, p protocol.DragParams) error {
 	if p.Element == "" || p.To == "" {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "drag: needs a target and a to (each a @ref or a locator)")
+		return protocol.Errorf(protocol.CodeInvalidParams, "drag: needs a target and a to (each a @ref or a locator)")
 	}
-	return s.withRunner(ctx, p.Target, "drag", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
-		res, err := r.Drag(ctx, p.Element, p.To, actOptions(p.ActionOptions))
-		if err != nil {
-			return nil, err
-		}
-		return actionResult("drag", tc.tabID, res), nil
-	})
+	return nil
 }
 
-func (s *Service) upload(ctx context.Context, _ *agent, p protocol.UploadParams) (any, error) {
-	if err := needElement("upload", p.Element); err != nil {
-		return nil, err
+func runDrag(ctx context.Context, r *actions.Runner, p protocol.DragParams, o actions.ActOptions) (*actions.Result, error) {
+	return r.Drag(ctx, p.Element, p.To, o)
+}
+
+func checkUpload(op string, p protocol.UploadParams) error {
+	if err := needElement(op, p.Element); err != nil {
+		return err
 	}
 	for _, f := range p.Files {
 		if !filepath.IsAbs(f) {
-			return nil, protocol.Errorf(protocol.CodeInvalidParams, "upload: %q is not an absolute path", f)
+			return protocol.Errorf(protocol.CodeInvalidParams, "upload: %q is not an absolute path", f)
 		}
 		st, err := os.Stat(f)
 		if err != nil {
-			return nil, protocol.Errorf(protocol.CodeInvalidParams, "upload: %v", err)
+			return protocol.Errorf(protocol.CodeInvalidParams, "upload: %v", err)
 		}
 		if !st.Mode().IsRegular() {
-			return nil, protocol.Errorf(protocol.CodeInvalidParams, "upload: %s is not a regular file", f)
+			return protocol.Errorf(protocol.CodeInvalidParams, "upload: %s is not a regular file", f)
 		}
 	}
-	return s.withRunner(ctx, p.Target, "upload", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
-		res, err := r.SetFiles(ctx, p.Element, p.Files, actOptions(p.ActionOptions))
-		if err != nil {
-			return nil, err
-		}
-		return actionResult("upload", tc.tabID, res), nil
-	})
+	return nil
 }
 
-func (s *Service) scroll(ctx context.Context, _ *agent, p protocol.ScrollParams) (any, error) {
+func runUpload(ctx context.Context, r *actions.Runner, p protocol.UploadParams, o actions.ActOptions) (*actions.Result, error) {
+	return r.SetFiles(ctx, p.Element, p.Files, o)
+}
+
+func checkScroll(op string, p protocol.ScrollParams) error {
 	if p.Element == "" && p.DX == 0 && p.DY == 0 {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "scroll: give a target to scroll into view, or a delta (dx, dy)")
+		return protocol.Errorf(protocol.CodeInvalidParams, "scroll: give a target to scroll into view, or a delta (dx, dy)")
 	}
-	return s.withRunner(ctx, p.Target, "scroll", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
-		res, err := r.Scroll(ctx, actions.ScrollOptions{ActOptions: actOptions(p.ActionOptions), Target: p.Element, DX: p.DX, DY: p.DY})
-		if err != nil {
-			return nil, err
-		}
-		return actionResult("scroll", tc.tabID, res), nil
-	})
+	return nil
+}
+
+func runScroll(ctx context.Context, r *actions.Runner, p protocol.ScrollParams, o actions.ActOptions) (*actions.Result, error) {
+	return r.Scroll(ctx, actions.ScrollOptions{ActOptions: o, Target: p.Element, DX: p.DX, DY: p.DY})
 }
 
 func (s *Service) wait(ctx context.Context, _ *agent, p protocol.WaitParams) (any, error) {
@@ -533,11 +445,11 @@ func (s *Service) download(ctx context.Context, _ *agent, p protocol.DownloadPar
 	}
 	wctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	q := newQueue[downloadItem](256)
-	unsubscribe := l.subscribe(&subscriber{
-		filter:  func(in *inbound) bool { return in.Event == "download" && in.Download != nil },
-		deliver: func(in *inbound) { q.put(*in.Download) },
-		done:    q.close,
+	q := browserlink.NewQueue[browserlink.Download](256)
+	unsubscribe := l.Subscribe(&browserlink.Subscriber{
+		Filter:  func(in *browserlink.Message) bool { return in.Event == "download" && in.Download != nil },
+		Deliver: func(in *browserlink.Message) { q.Put(*in.Download) },
+		Done:    q.Close,
 	})
 	defer unsubscribe()
 	if p.Click != "" {
@@ -559,7 +471,7 @@ func (s *Service) download(ctx context.Context, _ *agent, p protocol.DownloadPar
 				return nil, protocol.Errorf(protocol.CodeTimeout, "download: no download started within %v", d)
 			}
 			return nil, protocol.Errorf(protocol.CodeTimeout, "download: download %d did not finish within %v", id, d).With("download", id)
-		case it, ok := <-q.ch:
+		case it, ok := <-q.C:
 			if !ok {
 				return nil, protocol.Errorf(protocol.CodeBrowserGone, "download: browser %s disconnected", l.id)
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	cdppage "github.com/chromedp/cdproto/page"
 
+	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -23,12 +24,12 @@ func (s *Service) cookieHandlers() map[string]handler {
 
 // cookieTab returns the target's main session and its main frame's URL,
 // which must be http(s): cookies belong to an origin.
-func (s *Service) cookieTab(ctx context.Context, t protocol.Target, op string) (*tabSession, int, string, error) {
+func (s *Service) cookieTab(ctx context.Context, t protocol.Target, op string) (*browserlink.Session, int, string, error) {
 	l, id, err := s.target(ctx, t)
 	if err != nil {
 		return nil, 0, "", err
 	}
-	sess := &tabSession{l: l, tabID: id}
+	sess := l.Session(id)
 	var tree cdppage.GetFrameTreeResult
 	if err := sess.Call(ctx, cdppage.CommandGetFrameTree, nil, &tree); err != nil {
 		return nil, 0, "", err
@@ -43,7 +44,7 @@ func (s *Service) cookieTab(ctx context.Context, t protocol.Target, op string) (
 	return sess, id, u, nil
 }
 
-func (s *Service) tabCookies(ctx context.Context, sess *tabSession, u, name string) ([]protocol.Cookie, error) {
+func (s *Service) tabCookies(ctx context.Context, sess *browserlink.Session, u, name string) ([]protocol.Cookie, error) {
 	var res network.GetCookiesResult
 	if err := sess.Call(ctx, network.CommandGetCookies, network.GetCookiesParams{URLs: []string{u}}, &res); err != nil {
 		return nil, err

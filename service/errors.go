@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/locator"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
@@ -11,11 +12,75 @@ import (
 	"github.com/egohost/egohost/snapshot"
 )
 
-// classify turns the page-level packages' errors into protocol errors with
-// stable codes and their kind (transient / permanent). A protocol error
-// from the browser link (tab closed, browser gone, …) wins over the
-// resolver's wrapping: it says what really happened.
+// classify turns the errors of the page-level packages (actions,
+// resolver, snapshot, locator, refmap) into protocol errors with stable
+// codes and their kind (transient / permanent): the one mapping every
+// handler uses. A protocol error from the browser link (tab closed,
+// browser gone, …) wins over any wrapping: it says what really happened.
 func classify(err error) error {
+	var (
+		pe *protocol.Error
+		te *actions.TimeoutError
+		na *actions.NotActionableError
+		je *actions.JSError
+		ne *actions.NavigationError
+		de *actions.DialogOpenError
+	)
+	if errors.As(err, &pe) {
+		switch pe.Code {
+		case protocol.CodeTabNotFound, protocol.CodeDetached, protocol.CodeBrowserGone, protocol.CodeNoBrowser, protocol.CodeBrowserReconnecting:
+			return pe // what really happened, whatever wrapped it
+		}
+	}
+	timedOut := errors.As(err, &te)
+	withTimeout := func(e *protocol.Error) *protocol.Error {
+		if timedOut {
+			e.With("timeoutMs", te.Timeout.Milliseconds()).With("attempts", te.Attempts)
+		}
+		return e
+	}
+	switch {
+	case errors.As(err, &de):
+		return protocol.Errorf(protocol.CodeDialogOpen, "%v", err).With("dialog", de.Dialog)
+	case errors.As(err, &na):
+		e := protocol.Errorf(protocol.CodeNotActionable, "%v", err).With("kind", "transient").With("reason", string(na.Reason))
+		if na.Cover != "" {
+			e.With("cover", na.Cover)
+		}
+		if na.Element != "" {
+			e.With("element", na.Element)
+		}
+		return withTimeout(e)
+	case errors.As(err, &je):
+		return protocol.Errorf(protocol.CodeJSException, "%v", err).With("exception", je.Text).With("line", je.Line+1).With("column", je.Column+1)
+	case errors.As(err, &ne):
+		return protocol.Errorf(protocol.CodeNavigation, "%v", err).With("errorText", ne.Text)
+	case errors.Is(err, actions.ErrUnsupported):
+		return protocol.Errorf(protocol.CodeUnsupported, "%v", err).With("kind", "permanent")
+	case errors.Is(err, actions.ErrInvalid):
+		return protocol.Errorf(protocol.CodeInvalidParams, "%v", err)
+	case timedOut:
+		if te.Last != nil {
+			var c *protocol.Error
+			if errors.As(pageError(te.Last), &c) && c.Code != protocol.CodeInternal && c.Code != protocol.CodeTimeout {
+				e := protocol.Errorf(c.Code, "%v", err)
+				for k, v := range c.Data {
+					if k != "name" {
+						e.With(k, v)
+					}
+				}
+				return withTimeout(e)
+			}
+		}
+		return withTimeout(protocol.Errorf(protocol.CodeTimeout, "%v", err))
+	}
+	return pageError(err)
+}
+
+// pageError is classify's part for the resolver's, snapshot's, locator's
+// and refmap's errors; it also names the last cause an action's timeout
+// saw (as it is, not as an action's error).
+func pageError(err error) error {
 	if err == nil {
 		return nil
 	}

@@ -91,15 +91,6 @@ func LoadOrCreateToken(path string) (string, error) {
 	return tok, nil
 }
 
-// ReadToken reads an existing token file (for clients).
-func ReadToken(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("read token: %w", err)
-	}
-	return strings.TrimSpace(string(b)), nil
-}
-
 // listenSocket listens on a unix socket that only this user may use. A
 // stale socket file (no one answers) is removed; a live one means another
 // service is running.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/actions"
+	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/weburl"
 )
@@ -98,7 +99,7 @@ func (s *Service) pickLink(ctx context.Context, name string) (*link, error) {
 		s.mu.Unlock()
 		if l != nil {
 			select {
-			case <-l.closed: // dropped, not yet taken out: wait for that
+			case <-l.Closed(): // dropped, not yet taken out: wait for that
 				until = time.Now().Add(s.opts.ReconnectGrace)
 			default:
 				return l, nil
@@ -181,7 +182,7 @@ func orNone(s string) string {
 }
 
 func (s *Service) listTabs(ctx context.Context, l *link) ([]protocol.Tab, error) {
-	raw, err := l.call(ctx, "tabs.list", 0, nil)
+	raw, err := l.Call(ctx, browserlink.TabsList{})
 	if err != nil {
 		return nil, err
 	}
@@ -306,7 +307,7 @@ func (s *Service) tabsOpen(ctx context.Context, _ *agent, p protocol.TabsOpenPar
 		// about:blank that is already "loaded".
 		first = "about:blank"
 	}
-	raw, err := l.call(ctx, "tabs.open", 0, map[string]any{"url": first, "active": !p.Background})
+	raw, err := l.Call(ctx, browserlink.TabsOpen{URL: first, Active: !p.Background})
 	if err != nil {
 		return nil, err
 	}
@@ -339,7 +340,7 @@ func (s *Service) tabsClose(ctx context.Context, _ *agent, p protocol.TabParams)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := l.call(ctx, "tabs.close", 0, map[string]any{"tabId": id}); err != nil {
+	if _, err := l.Call(ctx, browserlink.TabsClose{TabID: id}); err != nil {
 		return nil, err
 	}
 	return map[string]any{"closed": true, "tab": id}, nil
@@ -353,7 +354,7 @@ func (s *Service) tabsSelect(ctx context.Context, _ *agent, p protocol.TabParams
 	if err != nil {
 		return nil, err
 	}
-	raw, err := l.call(ctx, "tabs.activate", 0, map[string]any{"tabId": p.Tab})
+	raw, err := l.Call(ctx, browserlink.TabsActivate{TabID: p.Tab})
 	if err != nil {
 		return nil, err
 	}
@@ -376,14 +377,11 @@ func (s *Service) cdpSend(ctx context.Context, _ *agent, p protocol.CDPSendParam
 	if err != nil {
 		return nil, err
 	}
-	fields := map[string]any{"tabId": id, "method": p.Method}
-	if p.SessionID != "" {
-		fields["sessionId"] = p.SessionID
-	}
+	op := browserlink.CDP{TabID: id, Method: p.Method, SessionID: p.SessionID}
 	if len(p.Params) > 0 && string(p.Params) != "null" {
-		fields["params"] = p.Params
+		op.Params = p.Params
 	}
-	raw, err := l.call(ctx, "cdp", id, fields)
+	raw, err := l.Call(ctx, op)
 	if err != nil {
 		return nil, err
 	}
@@ -411,10 +409,10 @@ func (s *Service) cdpSubscribe(ctx context.Context, a *agent, p protocol.CDPSubs
 	name := "s" + strconv.Itoa(a.nextSub)
 	a.mu.Unlock()
 
-	q := newQueue[*inbound](agentSubscriptionBuffer)
+	q := browserlink.NewQueue[*browserlink.Message](agentSubscriptionBuffer)
 	var unsubscribed atomic.Bool // the agent ended it (or left): no notice
-	cancel := l.subscribe(&subscriber{
-		filter: func(in *inbound) bool {
+	cancel := l.Subscribe(&browserlink.Subscriber{
+		Filter: func(in *browserlink.Message) bool {
 			switch in.Event {
 			case "cdp":
 				return in.TabID == id && (len(methods) == 0 || methods[in.Method])
@@ -423,13 +421,13 @@ func (s *Service) cdpSubscribe(ctx context.Context, a *agent, p protocol.CDPSubs
 			}
 			return false
 		},
-		deliver: func(in *inbound) { q.put(in) },
-		done:    q.close,
+		Deliver: func(in *browserlink.Message) { q.Put(in) },
+		Done:    q.Close,
 	})
 	a.subWG.Add(1)
 	go func() {
 		defer a.subWG.Done()
-		for in := range q.ch {
+		for in := range q.C {
 			if in.Event == "cdp" {
 				a.notify(context.Background(), protocol.NotifyCDPEvent, protocol.CDPEvent{
 					Subscription: name, Browser: l.id, Tab: in.TabID, SessionID: in.SessionID, Method: in.Method, Params: in.Params,
@@ -457,7 +455,7 @@ func (s *Service) cdpSubscribe(ctx context.Context, a *agent, p protocol.CDPSubs
 	a.subs[name] = func() { unsubscribed.Store(true); cancel() }
 	a.mu.Unlock()
 	// Events flow only while the debugger is attached: attach now.
-	if _, err := l.call(ctx, "attach", id, map[string]any{"tabId": id}); err != nil {
+	if _, err := l.Call(ctx, browserlink.Attach{TabID: id}); err != nil {
 		a.unsubscribe(name)
 		return nil, err
 	}
@@ -498,7 +496,7 @@ func (s *Service) debugEcho(ctx context.Context, _ *agent, p protocol.DebugEchoP
 	if err != nil {
 		return nil, err
 	}
-	raw, err := l.call(ctx, "echo", 0, map[string]any{"data": p.Data})
+	raw, err := l.Call(ctx, browserlink.Echo{Data: p.Data})
 	if err != nil {
 		return nil, err
 	}

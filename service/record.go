@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 
+	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -95,7 +96,7 @@ const recordStartTimeout = 5 * time.Second
 // startRecording turns on the CDP domains whose events the record needs on
 // the tab's main session. Runtime.enable also replays the console messages
 // the page logged before.
-func startRecording(ctx context.Context, s *tabSession) error {
+func startRecording(ctx context.Context, s *browserlink.Session) error {
 	ctx, cancel := context.WithTimeout(ctx, recordStartTimeout)
 	defer cancel()
 	if err := s.Call(ctx, network.CommandEnable, network.EnableParams{}, nil); err != nil {
@@ -106,7 +107,7 @@ func startRecording(ctx context.Context, s *tabSession) error {
 
 // record feeds a CDP event of the main session to its tab's record, if the
 // tab is followed.
-func (l *link) record(in *inbound) {
+func (l *link) record(in *browserlink.Message) {
 	if in.SessionID != "" {
 		return
 	}

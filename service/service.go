@@ -6,8 +6,11 @@ package service
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/chromeext"
+	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/refmap"
+	"github.com/egohost/egohost/relay"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -73,18 +76,6 @@ type Service struct {
 	ln      net.Listener // relay socket
 	httpLn  net.Listener
 	httpSrv *http.Server
-}
-
-// StateFile is the name of the file (in the state dir) where a running
-// service says where it listens: {"addr", "pid", "socket", "version"}.
-const StateFile = "service.json"
-
-// State is the content of StateFile.
-type State struct {
-	Addr    string `json:"addr"`
-	PID     int    `json:"pid"`
-	Socket  string `json:"socket"`
-	Version string `json:"version"`
 }
 
 // New prepares a service: state dir, token, and both listeners. Serve runs it.
@@ -161,8 +152,8 @@ func (s *Service) Token() string { return s.token }
 func (s *Service) Serve(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	state := State{Addr: s.Addr(), PID: os.Getpid(), Socket: s.opts.Socket, Version: Version}
-	statePath := filepath.Join(s.opts.StateDir, StateFile)
+	state := client.State{Addr: s.Addr(), PID: os.Getpid(), Socket: s.opts.Socket, Version: Version}
+	statePath := filepath.Join(s.opts.StateDir, client.StateFile)
 	if b, err := json.Marshal(state); err == nil {
 		if err := writePrivateFile(statePath, b); err != nil {
 			s.log.Warn("write state file", "err", err)
@@ -205,7 +196,7 @@ func (s *Service) Serve(ctx context.Context) error {
 	s.ln.Close()
 	s.mu.Lock()
 	for _, l := range s.links {
-		l.conn.Close()
+		l.Close()
 	}
 	s.mu.Unlock()
 	wg.Wait()
@@ -241,13 +232,6 @@ func (s *Service) acceptRelays(ctx context.Context, wg *sync.WaitGroup) error {
 	}
 }
 
-// relayHello is the relay's first frame (PROTOCOL.md §2.5).
-type relayHello struct {
-	Relay  string `json:"relay"`
-	Origin string `json:"origin"`
-	PID    int    `json:"pid"`
-}
-
 func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 	defer conn.Close()
 	if err := checkPeer(conn); err != nil {
@@ -262,7 +246,7 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 		return
 	}
 	conn.SetReadDeadline(time.Time{})
-	var h relayHello
+	var h relay.Handshake
 	if err := json.Unmarshal(first, &h); err != nil || h.Relay != "hello" {
 		s.log.Warn("relay handshake: not a hello frame", "err", err)
 		writeError(conn, "bad_frame", "first frame must be the relay hello")
@@ -273,7 +257,16 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 		writeError(conn, "forbidden_origin", "extension origin "+h.Origin+" is not in allowed_extension_ids")
 		return
 	}
-	l := newLink(conn, h.Origin, h.PID, &s.ids, s.refs, s.log, s.register)
+	l := &link{relayPID: h.PID, origin: h.Origin, connected: time.Now(), tabs: make(map[int]*tabState), refs: s.refs}
+	l.Link = browserlink.New(conn, browserlink.Options{
+		IDs:            &s.ids,
+		Log:            s.log.With("relayPid", h.PID),
+		Hello:          func(in *browserlink.Message) { s.register(l, in) },
+		Event:          l.event,
+		Closed:         l.closeTabs,
+		ServiceVersion: Version,
+		ServicePID:     pidOf(),
+	})
 	s.mu.Lock()
 	s.waiting++ // until its hello, the browser is on its way: agents wait for it
 	s.notifyChanged()
@@ -282,13 +275,13 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
-	err = l.serve(r)
+	err = l.Serve(r)
 	s.unregister(l)
 	if l.id == "" {
 		s.log.Info("relay left before the browser said hello", "relayPid", h.PID)
 		return
 	}
-	if err != nil && !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.EOF) && ctx.Err() == nil {
+	if !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.EOF) && ctx.Err() == nil { // Serve's error is never nil
 		s.log.Warn("browser link down", "browser", l.id, "err", err)
 	} else {
 		s.log.Info("browser link down", "browser", l.id)
@@ -305,10 +298,10 @@ const takeoverWait = time.Second
 // had before (the same across relay and service restarts); one without a
 // key, or a second live browser with the same key (a copied profile),
 // gets a fresh ID.
-func (s *Service) register(l *link, in *inbound) {
+func (s *Service) register(l *link, in *browserlink.Message) {
 	key := in.BrowserKey
 	if key != "" && !browserKeyPattern.MatchString(key) {
-		l.log.Warn("hello with a malformed browser key: a fresh browser ID instead", "key", key)
+		s.log.With("relayPid", l.relayPID).Warn("hello with a malformed browser key: a fresh browser ID instead", "key", key)
 		key = ""
 	}
 	deadline := time.NewTimer(takeoverWait)
@@ -329,7 +322,7 @@ func (s *Service) register(l *link, in *inbound) {
 		}
 		s.mu.Lock()
 		if s.links[id] != nil {
-			l.log.Warn("another connected browser has the same browser key (a copied profile?): a fresh browser ID for this one", "other", id)
+			s.log.With("relayPid", l.relayPID).Warn("another connected browser has the same browser key (a copied profile?): a fresh browser ID for this one", "other", id)
 			key = ""
 		}
 	}
@@ -341,6 +334,7 @@ func (s *Service) register(l *link, in *inbound) {
 	}
 	l.key = key
 	l.log = s.log.With("browser", l.id)
+	l.SetID(l.id, l.log)
 	s.links[l.id] = l
 	s.order = append(s.order, l.id)
 	s.waiting--

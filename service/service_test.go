@@ -277,27 +277,6 @@ func TestDetachedEventFailsPendingCalls(t *testing.T) {
 	}
 }
 
-func TestExtensionErrorCodesMap(t *testing.T) {
-	tests := []struct {
-		ext  string
-		want protocol.Code
-	}{
-		{"no_tab", protocol.CodeTabNotFound},
-		{"already_attached", protocol.CodeAlreadyAttached},
-		{"attach_failed", protocol.CodeAttachFailed},
-		{"detached", protocol.CodeDetached},
-		{"cdp_error", protocol.CodeCDP},
-		{"too_large", protocol.CodeTooLarge},
-		{"unknown_op", protocol.CodeInvalidParams},
-		{"internal", protocol.CodeExtension},
-	}
-	for _, tt := range tests {
-		t.Run(tt.ext, func(t *testing.T) {
-			wantCode(t, extensionError("cdp", &extError{Code: tt.ext, Message: "m"}), tt.want)
-		})
-	}
-}
-
 func TestRequestTimeout(t *testing.T) {
 	f := newFixture(t)
 	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")

@@ -2,136 +2,20 @@ package service
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
-	"github.com/chromedp/cdproto/target"
-
 	cdppage "github.com/chromedp/cdproto/page"
 
 	"github.com/egohost/egohost/actions"
+	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/page"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
 	"github.com/egohost/egohost/snapshot"
 )
-
-// tabSession is a CDP session of one tab (or one of its flattened child
-// sessions) carried by the browser link: the production side of the
-// cdp.Session seam.
-type tabSession struct {
-	l         *link
-	tabID     int
-	sessionID string
-}
-
-var _ page.Sessions = (*tabSession)(nil)
-
-// Call sends one CDP command through the extension and decodes its result.
-func (s *tabSession) Call(ctx context.Context, method string, params, result any) error {
-	fields := map[string]any{"tabId": s.tabID, "method": method}
-	if s.sessionID != "" {
-		fields["sessionId"] = s.sessionID
-	}
-	if params != nil {
-		raw, err := jsonv2.Marshal(params)
-		if err != nil {
-			return fmt.Errorf("%s: encode params: %w", method, err)
-		}
-		fields["params"] = json.RawMessage(raw)
-	}
-	res, err := s.l.call(ctx, "cdp", s.tabID, fields)
-	if err != nil {
-		return err
-	}
-	if result != nil && len(res) > 0 {
-		if err := jsonv2.Unmarshal(res, result); err != nil {
-			return fmt.Errorf("%s: decode result: %w", method, err)
-		}
-	}
-	return nil
-}
-
-// subscribeBuffer is how many events of one method a subscription holds
-// for a slow reader (more are dropped rather than block the link): the
-// readers are goroutines that drain it at once, so a small buffer does,
-// and a call does not pay for thousands of slots it never uses.
-const subscribeBuffer = 64
-
-// Subscribe buffers this session's events of one method.
-func (s *tabSession) Subscribe(method string) (<-chan jsonv2.Value, func()) {
-	q := newQueue[jsonv2.Value](subscribeBuffer)
-	cancel := s.l.subscribe(&subscriber{
-		filter: func(in *inbound) bool {
-			return in.Event == "cdp" && in.TabID == s.tabID && in.SessionID == s.sessionID && in.Method == method
-		},
-		deliver: func(in *inbound) { q.put(jsonv2.Value(in.Params)) },
-		done:    q.close,
-	})
-	return q.ch, cancel
-}
-
-// Stream buffers this session's events of several methods on one channel,
-// in the order the link received them.
-func (s *tabSession) Stream(methods ...string) (<-chan page.Event, func()) {
-	want := make(map[string]bool, len(methods))
-	for _, m := range methods {
-		want[m] = true
-	}
-	q := newQueue[page.Event](page.StreamBuffer)
-	cancel := s.l.subscribe(&subscriber{
-		filter: func(in *inbound) bool {
-			return in.Event == "cdp" && in.TabID == s.tabID && in.SessionID == s.sessionID && want[in.Method]
-		},
-		deliver: func(in *inbound) { q.put(page.Event{Method: in.Method, Params: jsonv2.Value(in.Params)}) },
-		done:    q.close,
-	})
-	return q.ch, cancel
-}
-
-// Child returns a flattened child session of the same tab.
-func (s *tabSession) Child(id target.SessionID) cdp.Session {
-	return &tabSession{l: s.l, tabID: s.tabID, sessionID: string(id)}
-}
-
-// queue is a channel that can be fed without blocking and closed once,
-// safely against concurrent puts.
-type queue[T any] struct {
-	mu     sync.Mutex
-	ch     chan T
-	closed bool
-}
-
-func newQueue[T any](n int) *queue[T] { return &queue[T]{ch: make(chan T, n)} }
-
-// put delivers v, or drops it when the queue is full or closed.
-func (q *queue[T]) put(v T) bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.closed {
-		return false
-	}
-	select {
-	case q.ch <- v:
-		return true
-	default:
-		return false
-	}
-}
-
-func (q *queue[T]) close() {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if !q.closed {
-		q.closed = true
-		close(q.ch)
-	}
-}
 
 // tabState is what the service keeps per tab: its page (the main session
 // and out-of-process frames), opened on first use.
@@ -190,7 +74,7 @@ func (l *link) reachable(ctx context.Context, t *tabState) error {
 			// It lasts as long as the renderer is blocked: the tab's close
 			// ends it. Its error does not matter here: the calls that
 			// follow meet whatever is wrong with the tab themselves.
-			_ = (&tabSession{l: l, tabID: t.id}).Call(pctx, cdppage.Enable.Method, cdppage.EnableParams{}, nil)
+			_ = l.Session(t.id).Call(pctx, cdppage.Enable.Method, cdppage.EnableParams{}, nil)
 		}()
 	}
 	answered := t.answered
@@ -219,19 +103,14 @@ func (l *link) reachable(ctx context.Context, t *tabState) error {
 
 // trackDialog follows Page.javascriptDialogOpening/Closed of a tab's main
 // frame (they flow once anyone enabled the Page domain on the tab).
-func (l *link) trackDialog(in *inbound) {
+func (l *link) trackDialog(in *browserlink.Message) {
 	switch in.Method {
 	case cdppage.JavascriptDialogOpening.Method:
-		var ev struct {
-			URL           string `json:"url"`
-			Message       string `json:"message"`
-			Type          string `json:"type"`
-			DefaultPrompt string `json:"defaultPrompt"`
-		}
-		if json.Unmarshal(in.Params, &ev) != nil {
+		var ev cdppage.EventJavascriptDialogOpening
+		if jsonv2.Unmarshal(in.Params, &ev) != nil {
 			return
 		}
-		l.tab(in.TabID).dialog.Store(&protocol.Dialog{Type: ev.Type, Message: ev.Message, DefaultPrompt: ev.DefaultPrompt, URL: ev.URL})
+		l.tab(in.TabID).dialog.Store(&protocol.Dialog{Type: string(ev.Type), Message: ev.Message, DefaultPrompt: ev.DefaultPrompt, URL: ev.URL})
 	case cdppage.JavascriptDialogClosed.Method:
 		l.tab(in.TabID).dialog.Store(nil)
 	}
@@ -304,7 +183,7 @@ func (l *link) page(ctx context.Context, tabID int) (*tabState, error) {
 	if t.page != nil {
 		return t, nil
 	}
-	p, err := page.Open(ctx, &tabSession{l: l, tabID: tabID})
+	p, err := page.Open(ctx, l.Session(tabID))
 	if err != nil {
 		return nil, err
 	}
@@ -312,7 +191,7 @@ func (l *link) page(ctx context.Context, tabID int) (*tabState, error) {
 	t.snap = snapshot.NewTabShared(p, l.refs)
 	t.res = resolver.New(p, t.snap)
 	t.rec.Store(newTabRecord())
-	if err := startRecording(ctx, &tabSession{l: l, tabID: tabID}); err != nil {
+	if err := startRecording(ctx, l.Session(tabID)); err != nil {
 		l.log.Warn("record console and network", "tab", tabID, "err", err)
 	}
 	t.acts = &actions.TabSetup{}

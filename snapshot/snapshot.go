@@ -40,16 +40,6 @@ const worldName = "egohost"
 // version when the script's interface changes.
 const globalKey = "__egohostSnapshot2"
 
-// Target is a tab as a snapshot needs it: its main session, its out-of-process
-// child frames and their sessions. *page.Page satisfies it.
-type Target interface {
-	cdp.Session
-	Child(id target.SessionID) cdp.Session
-	Children() []page.Child
-}
-
-var _ Target = (*page.Page)(nil)
-
 // Options says what a snapshot shows.
 type Options struct {
 	// Interactive shows only elements with refs, under the landmarks,
@@ -162,7 +152,7 @@ type frameDoc struct {
 	pageMs  int  // time the script took in the page
 }
 
-func take(ctx context.Context, t Target, opts Options, sc *scope) (*Snapshot, error) {
+func take(ctx context.Context, t page.Tab, opts Options, sc *scope) (*Snapshot, error) {
 	start := time.Now()
 	numbering := opts.Numbering
 	if numbering == nil {
@@ -232,7 +222,7 @@ func take(ctx context.Context, t Target, opts Options, sc *scope) (*Snapshot, er
 
 // frames lists the frame documents of the tab: the local frames of the
 // main session and of every out-of-process iframe's session.
-func frames(ctx context.Context, t Target) ([]*frameDoc, []page.Child, error) {
+func frames(ctx context.Context, t page.Tab) ([]*frameDoc, []page.Child, error) {
 	type sess struct {
 		id target.SessionID
 		s  cdp.Session
@@ -492,7 +482,7 @@ func (d *frameDoc) parse(text string) ([]*Node, error) {
 }
 
 // stitch puts each child frame's tree under its iframe placeholder.
-func stitch(ctx context.Context, t Target, docs []*frameDoc, kids []page.Child) {
+func stitch(ctx context.Context, t page.Tab, docs []*frameDoc, kids []page.Child) {
 	type owner struct {
 		session target.SessionID
 		id      cdp.BackendNodeID

@@ -16,6 +16,7 @@ import (
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
+	"github.com/egohost/egohost/page"
 	"github.com/egohost/egohost/refmap"
 )
 
@@ -39,7 +40,7 @@ var (
 // an element's ref the same across snapshots, and the previous snapshot
 // for diffs. Use one Tab per tab; it is safe for concurrent use.
 type Tab struct {
-	t         Target
+	t         page.Tab
 	refs      *refmap.Map
 	numbering *refmap.Numbering
 
@@ -106,14 +107,14 @@ func (t *Tab) remember(k shape, s *Snapshot) {
 }
 
 // NewTab returns the snapshot state of the tab t, with refs counting from 1.
-func NewTab(t Target) *Tab {
+func NewTab(t page.Tab) *Tab {
 	return NewTabShared(t, refmap.NewCounter())
 }
 
 // NewTabShared returns the snapshot state of the tab t, drawing ref numbers
 // from c. Tabs that share a counter never share a ref: a ref of one tab is
 // an unknown ref on the others.
-func NewTabShared(t Target, c *refmap.Counter) *Tab {
+func NewTabShared(t page.Tab, c *refmap.Counter) *Tab {
 	return &Tab{t: t, refs: refmap.New(), numbering: refmap.NewSharedNumbering(c)}
 }
 

@@ -17,7 +17,6 @@ import (
 
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/service"
 )
 
 // verb is a CLI command that is one call to the running service.
@@ -300,7 +299,7 @@ func (e *env) serviceAddr() string {
 // dial connects to the running service.
 func (e *env) dial(ctx context.Context) (*client.Client, error) {
 	addr := e.serviceAddr()
-	tok, err := service.ReadToken(e.cfg.TokenFile)
+	tok, err := client.ReadToken(e.cfg.TokenFile)
 	if err != nil {
 		return nil, &serviceDownError{fmt.Errorf("the egohost service has never run for this user (%w): start it with `egohost serve` or `egohost launch`", err)}
 	}

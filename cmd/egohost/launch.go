@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"time"
 
@@ -93,7 +92,7 @@ func (e *env) startChain(ctx context.Context, o chainOptions) (*chain, error) {
 			fmt.Fprintf(e.stderr, "started the egohost service: agents on ws://%s/rpc\n", ch.addr)
 		}
 	}
-	if ch.token, err = service.ReadToken(e.cfg.TokenFile); err != nil {
+	if ch.token, err = client.ReadToken(e.cfg.TokenFile); err != nil {
 		if svcStop != nil {
 			svcStop()
 		}
@@ -210,13 +209,7 @@ func launched(browsers []protocol.Browser, started func(pid int) (yes, known boo
 	return protocol.Browser{}, false
 }
 
-func findBrowser(cfg *config.Config) (string, error) {
-	home, _ := os.UserHomeDir()
-	return browser.Find(cfg.Browser, runtime.GOOS, home, func(p string) bool {
-		fi, err := os.Stat(p)
-		return err == nil && !fi.IsDir()
-	})
-}
+func findBrowser(cfg *config.Config) (string, error) { return browser.FindHere(cfg.Browser) }
 
 func (e *env) launch(ctx context.Context, o chainOptions, args []string) error {
 	if o.userDataDir != "" {

@@ -66,7 +66,7 @@ func (e *env) mcpHTTP(ctx context.Context, addr string, conn *serviceConn, opts 
 	if err := service.CheckLoopback(addr); err != nil {
 		return usageError(fmt.Sprintf("mcp --http: %v", err))
 	}
-	token, err := service.ReadToken(e.cfg.TokenFile)
+	token, err := client.ReadToken(e.cfg.TokenFile)
 	if err != nil {
 		return fmt.Errorf("mcp --http: the service's token (%w): start the service once with `egohost serve` or `egohost launch`", err)
 	}

@@ -2,15 +2,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
+	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/install"
 	"github.com/egohost/egohost/relay"
 	"github.com/egohost/egohost/service"
@@ -79,14 +78,7 @@ func runRelay(origin string, stdin io.Reader, stdout, stderr io.Writer) error {
 }
 
 // readState reads the running service's state file, if any.
-func (e *env) readState() (service.State, bool) {
-	var st service.State
-	b, err := os.ReadFile(filepath.Join(e.cfg.StateDir, service.StateFile))
-	if err != nil || json.Unmarshal(b, &st) != nil || st.Addr == "" {
-		return st, false
-	}
-	return st, true
-}
+func (e *env) readState() (client.State, bool) { return client.ReadState(e.cfg.StateDir) }
 
 func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))

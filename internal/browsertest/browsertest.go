@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"runtime"
 	"testing"
 	"time"
 
@@ -35,13 +34,7 @@ func Binary(tb testing.TB) string {
 }
 
 // FindBinary finds the browser: $EGOHOST_BROWSER, else browser.Find.
-func FindBinary() (string, error) {
-	home, _ := os.UserHomeDir()
-	return browser.Find(os.Getenv("EGOHOST_BROWSER"), runtime.GOOS, home, func(p string) bool {
-		_, err := os.Stat(p)
-		return err == nil
-	})
-}
+func FindBinary() (string, error) { return browser.FindHere(os.Getenv("EGOHOST_BROWSER")) }
 
 // Browser is a launched headless browser with a direct DevTools connection.
 type Browser struct {

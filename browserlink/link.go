@@ -1,0 +1,391 @@
+// Package browserlink is the service's client of the extension's op
+// protocol (PROTOCOL.md §2): one Link per connected browser, with its
+// pending calls, the chunking of large requests, the fan-out of the
+// browser's events, and the CDP session the page layer drives through it.
+package browserlink
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/egohost/egohost/nativemsg"
+	"github.com/egohost/egohost/protocol"
+)
+
+// chunkThreshold is the largest message sent to the extension in one frame;
+// larger ones go as base64 chunks of chunkPiece raw bytes (PROTOCOL.md §2.4).
+const (
+	chunkThreshold = 786432
+	chunkPiece     = 589824 // divisible by 3: every piece is whole base64
+)
+
+type reply struct {
+	result json.RawMessage
+	err    error
+}
+
+type pendingCall struct {
+	tabID int
+	op    string
+	name  string // what errors name: the CDP method for cdp calls, else op
+	ch    chan reply
+}
+
+// Subscriber receives a link's events that its Filter accepts. Deliver
+// must not block; Done is called once when the link closes or the
+// subscriber is removed.
+type Subscriber struct {
+	Filter  func(*Message) bool
+	Deliver func(*Message)
+	Done    func()
+}
+
+// Options configure a Link.
+type Options struct {
+	// IDs numbers requests and chunks; shared by every link of a service
+	// so numbers are unique across links.
+	IDs *atomic.Int64
+	// Log receives the link's logs.
+	Log *slog.Logger
+	// Hello is called, in the reader's goroutine, at the browser's first
+	// hello; it must give the link its ID (SetID) before it returns.
+	Hello func(*Message)
+	// Event is called, in the reader's goroutine, with every event before
+	// the subscribers get it. It must not block.
+	Event func(*Message)
+	// Closed is called once when the link ends, after the pending calls
+	// failed and the subscribers ended.
+	Closed func()
+	// ServiceVersion and ServicePID are what the welcome event says.
+	ServiceVersion string
+	ServicePID     int
+}
+
+// Link is one connected browser (one relay connection, one profile).
+type Link struct {
+	opts Options
+	conn net.Conn
+	w    *nativemsg.Writer
+
+	sendMu sync.Mutex // keeps one message's chunks together
+
+	mu      sync.Mutex
+	id      string
+	log     *slog.Logger
+	nextSub int
+	pending map[int64]pendingCall
+	subs    map[int]*Subscriber
+	hello   *Message
+	closed  chan struct{}
+}
+
+// New makes a link for a relay connection. It has no ID until its first
+// hello.
+func New(conn net.Conn, opts Options) *Link {
+	return &Link{
+		opts:    opts,
+		conn:    conn,
+		w:       nativemsg.NewWriter(conn, nativemsg.MaxHostFrame),
+		log:     opts.Log,
+		pending: make(map[int64]pendingCall),
+		subs:    make(map[int]*Subscriber),
+		closed:  make(chan struct{}),
+	}
+}
+
+// SetID names the link (its browser ID) and logs under that name.
+func (l *Link) SetID(id string, log *slog.Logger) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.id = id
+	l.log = log
+}
+
+// ID is the link's browser ID, "" before its first hello.
+func (l *Link) ID() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.id
+}
+
+func (l *Link) logger() *slog.Logger {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.log
+}
+
+// Hello is the browser's latest hello, nil before the first.
+func (l *Link) Hello() *Message {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.hello
+}
+
+// Closed is closed when the link ends.
+func (l *Link) Closed() <-chan struct{} { return l.closed }
+
+// frameWriteTimeout bounds one frame's write to the relay: a relay that
+// stops reading must not hold every caller (and the link's reader).
+const frameWriteTimeout = 10 * time.Second
+
+// writeFrame writes one frame with a deadline; a write that fails ends the
+// link (the stream is out of step after a partial write).
+func (l *Link) writeFrame(frame []byte) error {
+	l.conn.SetWriteDeadline(time.Now().Add(frameWriteTimeout))
+	err := l.w.Write(frame)
+	if err != nil && !errors.Is(err, nativemsg.ErrFrameTooLarge) {
+		l.conn.Close()
+	}
+	return err
+}
+
+// send writes one message to the extension, chunked when large.
+func (l *Link) send(msg []byte) error {
+	l.sendMu.Lock()
+	defer l.sendMu.Unlock()
+	if len(msg) <= chunkThreshold {
+		return l.writeFrame(msg)
+	}
+	name := "c" + strconv.FormatInt(l.opts.IDs.Add(1), 10)
+	count := (len(msg) + chunkPiece - 1) / chunkPiece
+	for i := range count {
+		piece := msg[i*chunkPiece : min(len(msg), (i+1)*chunkPiece)]
+		frame, err := json.Marshal(chunk{name, i, count, base64.StdEncoding.EncodeToString(piece)})
+		if err != nil {
+			return err
+		}
+		if err := l.writeFrame(frame); err != nil {
+			return fmt.Errorf("send chunk %d/%d: %w", i+1, count, err)
+		}
+	}
+	return nil
+}
+
+// chunk is one piece of a large message (PROTOCOL.md §2.4).
+type chunk struct {
+	Chunk string `json:"chunk"`
+	Index int    `json:"index"`
+	Count int    `json:"count"`
+	Data  string `json:"data"`
+}
+
+// Call sends a request to the extension and waits for its reply, the
+// context's end, or the link's end.
+func (l *Link) Call(ctx context.Context, op Op) (json.RawMessage, error) {
+	ch := make(chan reply, 1)
+	name := op.opName()
+	l.mu.Lock()
+	select {
+	case <-l.closed:
+		l.mu.Unlock()
+		return nil, protocol.Errorf(protocol.CodeBrowserGone, "browser %s disconnected", l.id)
+	default:
+	}
+	// Unique across links: a late reply to a request of a dropped link
+	// (the extension answers through the relay's next connection) must
+	// never match a request of the new one.
+	id := l.opts.IDs.Add(1)
+	l.pending[id] = pendingCall{tabID: op.tab(), op: name, name: errName(op), ch: ch}
+	l.mu.Unlock()
+
+	msg, err := encodeRequest(id, op)
+	if err == nil {
+		err = l.send(msg)
+	}
+	if err != nil {
+		l.forget(id)
+		if errors.Is(err, nativemsg.ErrFrameTooLarge) {
+			return nil, protocol.Errorf(protocol.CodeTooLarge, "%s: %v", name, err)
+		}
+		return nil, protocol.Errorf(protocol.CodeBrowserGone, "%s: send to browser %s: %v", name, l.ID(), err)
+	}
+	select {
+	case r := <-ch:
+		return r.result, r.err
+	case <-ctx.Done():
+		l.forget(id)
+		return nil, &callTimeout{pe: protocol.Errorf(protocol.CodeTimeout, "%s: no answer from browser %s: %v", name, l.ID(), ctx.Err()), ctxErr: ctx.Err()}
+	}
+}
+
+func (l *Link) forget(id int64) {
+	l.mu.Lock()
+	delete(l.pending, id)
+	l.mu.Unlock()
+}
+
+// Serve reads the extension's frames until the connection ends. It fails
+// every pending call and ends every subscriber before it returns.
+func (l *Link) Serve(r *nativemsg.Reader) error {
+	var err error
+	for {
+		var frame []byte
+		frame, err = r.Read()
+		if err != nil {
+			break
+		}
+		var in Message
+		if uerr := json.Unmarshal(frame, &in); uerr != nil {
+			l.logger().Warn("malformed frame from browser", "err", uerr, "bytes", len(frame))
+			l.notifyError(protocol.CodeBadFrame, "malformed frame: "+uerr.Error())
+			continue
+		}
+		l.handle(&in)
+	}
+	if errors.Is(err, nativemsg.ErrFrameTooLarge) || errors.Is(err, nativemsg.ErrTruncated) {
+		l.notifyError(protocol.CodeBadFrame, err.Error())
+	}
+	l.shutdown()
+	return err
+}
+
+// notice is an event the service sends the extension (PROTOCOL.md §2.3).
+type notice struct {
+	Event          string `json:"event"`
+	Code           string `json:"code,omitempty"`
+	Message        string `json:"message,omitempty"`
+	BrowserID      string `json:"browserId,omitempty"`
+	ServiceVersion string `json:"serviceVersion,omitempty"`
+	ServicePID     int    `json:"servicePid,omitempty"`
+}
+
+// notifyError tells the extension (through the relay) about a problem with
+// what it sent; the popup shows it.
+func (l *Link) notifyError(code protocol.Code, msg string) {
+	b, _ := json.Marshal(notice{Event: "error", Code: code.Name(), Message: msg})
+	_ = l.send(b)
+}
+
+func (l *Link) handle(in *Message) {
+	if in.ID != nil {
+		l.mu.Lock()
+		p, ok := l.pending[*in.ID]
+		delete(l.pending, *in.ID)
+		l.mu.Unlock()
+		if !ok {
+			return // the caller gave up (timeout); the reply is late
+		}
+		if in.Error != nil {
+			p.ch <- reply{err: extensionError(p.name, in.Error)}
+		} else {
+			p.ch <- reply{result: in.Result}
+		}
+		return
+	}
+	switch in.Event {
+	case "hello":
+		l.mu.Lock()
+		first := l.hello == nil
+		if !first && in.BrowserKey != l.hello.BrowserKey {
+			l.log.Warn("a later hello names another browser key: kept the first", "key", in.BrowserKey)
+		}
+		l.hello = in
+		l.mu.Unlock()
+		if first {
+			l.opts.Hello(in)
+		}
+		level := slog.LevelDebug // the extension says hello again after every relay reconnect
+		if first {
+			level = slog.LevelInfo
+		}
+		l.logger().Log(context.Background(), level, "browser hello", "extension", in.ExtensionID, "version", in.Version, "tabs", len(in.Tabs))
+		b, _ := json.Marshal(notice{Event: "welcome", BrowserID: l.ID(), ServiceVersion: l.opts.ServiceVersion, ServicePID: l.opts.ServicePID})
+		if err := l.send(b); err != nil {
+			l.logger().Warn("send welcome", "err", err)
+		}
+	case "detached":
+		l.FailTab(in.TabID, protocol.Errorf(protocol.CodeDetached, "debugger detached from tab %d: %s", in.TabID, in.Reason).With("reason", in.Reason))
+	case "tab.removed":
+		l.FailTab(in.TabID, protocol.Errorf(protocol.CodeTabNotFound, "tab %d was closed", in.TabID))
+	}
+	if l.opts.Event != nil {
+		l.opts.Event(in)
+	}
+	l.mu.Lock()
+	var targets []*Subscriber
+	for _, s := range l.subs {
+		if s.Filter(in) {
+			targets = append(targets, s)
+		}
+	}
+	l.mu.Unlock()
+	for _, s := range targets {
+		s.Deliver(in)
+	}
+}
+
+// FailTab fails the pending calls of one tab.
+func (l *Link) FailTab(tabID int, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for id, p := range l.pending {
+		if p.tabID == tabID && tabID != 0 {
+			delete(l.pending, id)
+			p.ch <- reply{err: err}
+		}
+	}
+}
+
+func (l *Link) shutdown() {
+	l.mu.Lock()
+	select {
+	case <-l.closed:
+		l.mu.Unlock()
+		return
+	default:
+	}
+	close(l.closed)
+	pending := l.pending
+	l.pending = make(map[int64]pendingCall)
+	subs := l.subs
+	l.subs = make(map[int]*Subscriber)
+	id := l.id
+	l.mu.Unlock()
+	for _, p := range pending {
+		p.ch <- reply{err: protocol.Errorf(protocol.CodeBrowserGone, "%s: browser %s disconnected", p.op, id)}
+	}
+	for _, s := range subs {
+		s.Done()
+	}
+	if l.opts.Closed != nil {
+		l.opts.Closed()
+	}
+	l.conn.Close()
+}
+
+// Subscribe adds a subscriber and returns the func that removes it.
+func (l *Link) Subscribe(s *Subscriber) (cancel func()) {
+	l.mu.Lock()
+	select {
+	case <-l.closed:
+		l.mu.Unlock()
+		s.Done()
+		return func() {}
+	default:
+	}
+	l.nextSub++
+	n := l.nextSub
+	l.subs[n] = s
+	l.mu.Unlock()
+	return func() {
+		l.mu.Lock()
+		_, ok := l.subs[n]
+		delete(l.subs, n)
+		l.mu.Unlock()
+		if ok {
+			s.Done()
+		}
+	}
+}
+
+// Close drops the connection: Serve then returns and ends the link.
+func (l *Link) Close() error { return l.conn.Close() }

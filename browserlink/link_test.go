@@ -1,0 +1,79 @@
+package browserlink
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/egohost/egohost/protocol"
+)
+
+func TestExtensionErrorCodesMap(t *testing.T) {
+	tests := []struct {
+		ext  string
+		want protocol.Code
+	}{
+		{"no_tab", protocol.CodeTabNotFound},
+		{"already_attached", protocol.CodeAlreadyAttached},
+		{"attach_failed", protocol.CodeAttachFailed},
+		{"detached", protocol.CodeDetached},
+		{"cdp_error", protocol.CodeCDP},
+		{"too_large", protocol.CodeTooLarge},
+		{"unknown_op", protocol.CodeInvalidParams},
+		{"internal", protocol.CodeExtension},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ext, func(t *testing.T) {
+			err := extensionError("cdp", &ExtError{Code: tt.ext, Message: "m"})
+			var pe *protocol.Error
+			if !errors.As(err, &pe) || pe.Code != tt.want {
+				t.Fatalf("got error %v, want code %s", err, tt.want.Name())
+			}
+		})
+	}
+}
+
+// TestEncodeRequest pins each op's request as PROTOCOL.md §2.1 and
+// extension/dispatch.js read it.
+func TestEncodeRequest(t *testing.T) {
+	tests := []struct {
+		name string
+		op   Op
+		want string
+	}{
+		{"cdp", CDP{TabID: 3, Method: "Runtime.evaluate", Params: json.RawMessage(`{"expression":"1+1"}`)},
+			`{"id":7,"op":"cdp","tabId":3,"method":"Runtime.evaluate","params":{"expression":"1+1"}}`},
+		{"cdp of a child session without params", CDP{TabID: 3, Method: "Page.enable", SessionID: "S1"},
+			`{"id":7,"op":"cdp","tabId":3,"method":"Page.enable","sessionId":"S1"}`},
+		{"attach", Attach{TabID: 3}, `{"id":7,"op":"attach","tabId":3}`},
+		{"tabs.list", TabsList{}, `{"id":7,"op":"tabs.list"}`},
+		{"tabs.open", TabsOpen{URL: "https://example.com/", Active: false}, `{"id":7,"op":"tabs.open","url":"https://example.com/","active":false}`},
+		{"tabs.close", TabsClose{TabID: 3}, `{"id":7,"op":"tabs.close","tabId":3}`},
+		{"tabs.activate", TabsActivate{TabID: 3}, `{"id":7,"op":"tabs.activate","tabId":3}`},
+		{"echo", Echo{Data: "x"}, `{"id":7,"op":"echo","data":"x"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := encodeRequest(7, tt.op)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got, want any
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatalf("request %s is not JSON: %v", b, err)
+			}
+			json.Unmarshal([]byte(tt.want), &want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("request (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestEncodeRequestBadParams(t *testing.T) {
+	if _, err := encodeRequest(1, CDP{TabID: 1, Method: "X", Params: json.RawMessage(`{`)}); err == nil {
+		t.Fatal("got no error for params that are not JSON")
+	}
+}

@@ -1,0 +1,93 @@
+package browserlink
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Op is a request to the extension (PROTOCOL.md §2.1): one of the op
+// types below. Its JSON is the request's fields; Call adds "id" and "op".
+type Op interface {
+	// opName is the request's "op".
+	opName() string
+	// tab is the tab whose detach or close fails the call in flight
+	// (0: none).
+	tab() int
+}
+
+// CDP sends one CDP command to a tab (or one of its flattened child
+// sessions); the reply is Chrome's result object.
+type CDP struct {
+	TabID     int             `json:"tabId"`
+	Method    string          `json:"method"`
+	SessionID string          `json:"sessionId,omitempty"`
+	Params    json.RawMessage `json:"params,omitempty"`
+}
+
+// Attach attaches the debugger to a tab: {"attached", "already"}.
+type Attach struct {
+	TabID int `json:"tabId"`
+}
+
+// TabsList lists the browser's tabs: {"tabs": [Tab]}.
+type TabsList struct{}
+
+// TabsOpen opens a tab: {"tab": Tab}.
+type TabsOpen struct {
+	URL    string `json:"url"`
+	Active bool   `json:"active"`
+}
+
+// TabsClose closes a tab: {"closed": true}.
+type TabsClose struct {
+	TabID int `json:"tabId"`
+}
+
+// TabsActivate activates a tab and focuses its window: {"tab": Tab}.
+type TabsActivate struct {
+	TabID int `json:"tabId"`
+}
+
+// Echo sends data back: {"data", "length"}.
+type Echo struct {
+	Data any `json:"data"`
+}
+
+func (CDP) opName() string          { return "cdp" }
+func (Attach) opName() string       { return "attach" }
+func (TabsList) opName() string     { return "tabs.list" }
+func (TabsOpen) opName() string     { return "tabs.open" }
+func (TabsClose) opName() string    { return "tabs.close" }
+func (TabsActivate) opName() string { return "tabs.activate" }
+func (Echo) opName() string         { return "echo" }
+
+func (o CDP) tab() int        { return o.TabID }
+func (o Attach) tab() int     { return o.TabID }
+func (TabsList) tab() int     { return 0 }
+func (TabsOpen) tab() int     { return 0 }
+func (TabsClose) tab() int    { return 0 }
+func (TabsActivate) tab() int { return 0 }
+func (Echo) tab() int         { return 0 }
+
+// errName is what a call's errors name: the CDP method for cdp calls,
+// else the op.
+func errName(op Op) string {
+	if c, ok := op.(CDP); ok {
+		return c.Method
+	}
+	return op.opName()
+}
+
+// encodeRequest is the request's JSON: {"id", "op", …the op's fields}.
+func encodeRequest(id int64, op Op) ([]byte, error) {
+	fields, err := json.Marshal(op)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode request: %w", op.opName(), err)
+	}
+	name, _ := json.Marshal(op.opName())
+	msg := fmt.Appendf(nil, `{"id":%d,"op":%s`, id, name)
+	if len(fields) > 2 { // more than "{}"
+		msg = append(msg, ',')
+	}
+	return append(msg, fields[1:]...), nil
+}

@@ -1,0 +1,40 @@
+package client
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// StateFile is the name of the file (in the state dir) where a running
+// service says where it listens: {"addr", "pid", "socket", "version"}.
+const StateFile = "service.json"
+
+// State is the content of StateFile.
+type State struct {
+	Addr    string `json:"addr"`
+	PID     int    `json:"pid"`
+	Socket  string `json:"socket"`
+	Version string `json:"version"`
+}
+
+// ReadState reads the state file of the service that runs (or last ran)
+// with stateDir; ok is false when there is none, or it says no address.
+func ReadState(stateDir string) (st State, ok bool) {
+	b, err := os.ReadFile(filepath.Join(stateDir, StateFile))
+	if err != nil || json.Unmarshal(b, &st) != nil || st.Addr == "" {
+		return st, false
+	}
+	return st, true
+}
+
+// ReadToken reads the service's token file (the bearer token Dial needs).
+func ReadToken(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("read token: %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
