@@ -70,8 +70,12 @@ func (r *Runner) settle(w *watch, s Settle, el Element) (out Settled) {
 		if q.err != nil {
 			if q.gone || chromeContextGone(q.err) {
 				// The document went away under the observer: a navigation
-				// whose events we will see now.
-				r.followNavigation(ctx, w, navEvent{}, &out)
+				// whose events we will see now, unless it is the one
+				// already followed above (then the next round watches the
+				// new document; a later navigation shows in its events).
+				if !out.Navigated {
+					r.followNavigation(ctx, w, navEvent{}, &out)
+				}
 				continue
 			}
 			if ctx.Err() != nil {
