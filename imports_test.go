@@ -69,10 +69,10 @@ func TestImportEdges(t *testing.T) {
 	// the service drives it.
 	for _, imp := range imports["browserlink"] {
 		switch strings.TrimPrefix(imp, mod+"/") {
-		case "nativemsg", "page", "protocol":
+		case "nativemsg", "cdptab", "protocol":
 		default:
 			if strings.HasPrefix(imp, mod+"/") {
-				t.Errorf("browserlink imports %s: it may use only nativemsg, page and protocol of ours", imp)
+				t.Errorf("browserlink imports %s: it may use only nativemsg, cdptab and protocol of ours", imp)
 			}
 		}
 	}

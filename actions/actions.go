@@ -20,22 +20,22 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
-	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/cdptab"
 )
 
-// Tab is the tab a Runner acts on: a page.Tab whose sessions also stream
-// events (the watchers of navigation, dialogs and settling). *page.Page
+// Tab is the tab a Runner acts on: a cdptab.Tab whose sessions also stream
+// events (the watchers of navigation, dialogs and settling). *cdptab.Page
 // satisfies it.
 type Tab interface {
-	page.Tab
-	page.Streamer
+	cdptab.Tab
+	cdptab.Streamer
 }
 
-var _ Tab = (*page.Page)(nil)
+var _ Tab = (*cdptab.Page)(nil)
 
 // Element is one element found by a Finder: a remote object in the
 // session of the element's frame (what resolver.Object is too).
-type Element = page.Object
+type Element = cdptab.Object
 
 // Finder finds the one element a target (a locator or a @ref) names. Its
 // errors say whether waiting may help: Options.Transient decides.

@@ -10,7 +10,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
-	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/page"
 )
 
 // DialogResult says which dialog was answered and how.
@@ -31,7 +31,7 @@ func (r *Runner) HandleDialog(ctx context.Context, accept bool, promptText strin
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	events, stop := r.tab.Subscribe(cdppage.JavascriptDialogOpening.Method)
+	events, stop := r.tab.Subscribe(page.JavascriptDialogOpening.Method)
 	defer stop()
 	// Events flow only with the Page domain on; turning it on blocks while
 	// a dialog is open, so it runs aside and the answer is tried at once.
@@ -41,11 +41,11 @@ func (r *Runner) HandleDialog(ctx context.Context, accept bool, promptText strin
 	defer func() { ecancel(); wg.Wait() }()
 	go func() {
 		defer wg.Done()
-		_, _ = cdp.Call(ectx, r.tab, cdppage.Enable, cdppage.EnableParams{})
+		_, _ = cdp.Call(ectx, r.tab, page.Enable, page.EnableParams{})
 	}()
 	var seen *Dialog
 	for {
-		_, err := cdp.Call(ctx, r.tab, cdppage.HandleJavaScriptDialog, cdppage.HandleJavaScriptDialogParams{Accept: accept, PromptText: promptText})
+		_, err := cdp.Call(ctx, r.tab, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept, PromptText: promptText})
 		if err == nil {
 			return &DialogResult{Dialog: seen, Accepted: accept, Took: time.Since(start)}, nil
 		}
@@ -68,7 +68,7 @@ func (r *Runner) HandleDialog(ctx context.Context, accept bool, promptText strin
 			return nil, &TimeoutError{Op: "dialog", Timeout: d, Last: fmt.Errorf("no JavaScript dialog opened")}
 		case v, ok := <-events:
 			t.Stop()
-			var ev cdppage.EventJavascriptDialogOpening
+			var ev page.EventJavascriptDialogOpening
 			if ok && jsonv2.Unmarshal(v, &ev) == nil {
 				seen = &Dialog{Type: string(ev.Type), Message: ev.Message, DefaultPrompt: ev.DefaultPrompt, URL: ev.URL}
 			}
@@ -94,7 +94,7 @@ func DismissUnreported(ctx context.Context, s cdp.Session, d time.Duration) (*Di
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	closed, stop := s.Subscribe(cdppage.JavascriptDialogClosed.Method)
+	closed, stop := s.Subscribe(page.JavascriptDialogClosed.Method)
 	defer stop()
 	// Chrome reports the close only to a client with the Page domain on;
 	// the part of Page.enable that does so answers in the browser, the
@@ -105,9 +105,9 @@ func DismissUnreported(ctx context.Context, s cdp.Session, d time.Duration) (*Di
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		_, _ = cdp.Call(ectx, s, cdppage.Enable, cdppage.EnableParams{})
+		_, _ = cdp.Call(ectx, s, page.Enable, page.EnableParams{})
 	}()
-	hist, err := cdp.Call(ctx, s, cdppage.GetNavigationHistory, cdp.Empty{})
+	hist, err := cdp.Call(ctx, s, page.GetNavigationHistory, cdp.Empty{})
 	if err != nil {
 		return nil, fmt.Errorf("dialog: page's URL: %w", err)
 	}
@@ -118,7 +118,7 @@ func DismissUnreported(ctx context.Context, s cdp.Session, d time.Duration) (*Di
 	if err != nil {
 		return nil, fmt.Errorf("dialog: %w", err)
 	}
-	if _, err := cdp.Call(ctx, s, cdppage.Navigate, cdppage.NavigateParams{URL: u}); err != nil {
+	if _, err := cdp.Call(ctx, s, page.Navigate, page.NavigateParams{URL: u}); err != nil {
 		return nil, fmt.Errorf("dialog: close by navigating to %s: %w", u, err)
 	}
 	select {

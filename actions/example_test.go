@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/actions"
-	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/resolver"
 )
 
@@ -17,7 +17,7 @@ import (
 // element covers it.
 func Example() {
 	ctx := context.Background()
-	var p *page.Page // page.Open(ctx, session)
+	var p *cdptab.Page // cdptab.Open(ctx, session)
 	res := resolver.New(p, nil)
 	find := actions.FinderFunc(res.Object)
 	r := actions.New(p, find, actions.Options{Timeout: 5 * time.Second, Transient: resolver.IsTransient})

@@ -17,8 +17,8 @@ import (
 
 	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/browser"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
-	"github.com/egohost/egohost/page"
 	"github.com/egohost/egohost/resolver"
 )
 
@@ -58,7 +58,7 @@ func sharedBrowser(t testing.TB) *browsertest.Browser {
 type tab struct {
 	t    *testing.T
 	r    *actions.Runner
-	p    *page.Page
+	p    *cdptab.Page
 	ctx  context.Context
 	base string
 }
@@ -77,7 +77,7 @@ func openWith(t *testing.T, h http.Handler, path string, opts actions.Options) *
 	s := b.NewPage(t, base+path)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
-	p, err := page.Open(ctx, s)
+	p, err := cdptab.Open(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func openWith(t *testing.T, h http.Handler, path string, opts actions.Options) *
 // WebSocket write, and a context that ends there closes the whole
 // connection (the extension relay in production writes without one). A
 // call whose context ends returns at once; its reply is read and dropped.
-type safeTab struct{ *page.Page }
+type safeTab struct{ *cdptab.Page }
 
 func (s safeTab) Call(ctx context.Context, method string, params, result any) error {
 	return safeCall(ctx, s.Page, method, params, result)

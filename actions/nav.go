@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
-	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/page"
 )
 
 // Load states, as Playwright names them.
@@ -64,7 +64,7 @@ type NavResult struct {
 // document's readyState).
 func (r *Runner) Goto(ctx context.Context, url string, o NavOptions) (*NavResult, error) {
 	return r.navigate(ctx, "goto", url, o, func(ctx context.Context) (cdp.FrameID, cdp.LoaderID, *NavResult, error) {
-		nav, err := cdp.Call(ctx, r.tab, cdppage.Navigate, cdppage.NavigateParams{URL: url})
+		nav, err := cdp.Call(ctx, r.tab, page.Navigate, page.NavigateParams{URL: url})
 		if err != nil {
 			if ctx.Err() != nil || isCtxErr(err) {
 				return "", "", nil, err
@@ -97,7 +97,7 @@ func (r *Runner) Forward(ctx context.Context, o NavOptions) (*NavResult, error) 
 // Reload reloads the page.
 func (r *Runner) Reload(ctx context.Context, o NavOptions) (*NavResult, error) {
 	return r.navigate(ctx, "reload", "", o, func(ctx context.Context) (cdp.FrameID, cdp.LoaderID, *NavResult, error) {
-		if _, err := cdp.Call(ctx, r.tab, cdppage.Reload, cdppage.ReloadParams{}); err != nil {
+		if _, err := cdp.Call(ctx, r.tab, page.Reload, page.ReloadParams{}); err != nil {
 			return "", "", nil, fmt.Errorf("reload: %w", err)
 		}
 		return "", "", nil, nil
@@ -106,7 +106,7 @@ func (r *Runner) Reload(ctx context.Context, o NavOptions) (*NavResult, error) {
 
 func (r *Runner) history(ctx context.Context, op string, delta int64, o NavOptions) (*NavResult, error) {
 	return r.navigate(ctx, op, "", o, func(ctx context.Context) (cdp.FrameID, cdp.LoaderID, *NavResult, error) {
-		h, err := cdp.Call(ctx, r.tab, cdppage.GetNavigationHistory, cdp.Empty{})
+		h, err := cdp.Call(ctx, r.tab, page.GetNavigationHistory, cdp.Empty{})
 		if err != nil {
 			return "", "", nil, fmt.Errorf("%s: history: %w", op, err)
 		}
@@ -118,7 +118,7 @@ func (r *Runner) history(ctx context.Context, op string, delta int64, o NavOptio
 			}
 			return "", "", nil, &NavigationError{Op: op, Text: "there is no " + where + " page in the tab's history"}
 		}
-		if _, err := cdp.Call(ctx, r.tab, cdppage.NavigateToHistoryEntry, cdppage.NavigateToHistoryEntryParams{EntryID: h.Entries[i].ID}); err != nil {
+		if _, err := cdp.Call(ctx, r.tab, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: h.Entries[i].ID}); err != nil {
 			return "", "", nil, fmt.Errorf("%s: %w", op, err)
 		}
 		return "", "", nil, nil
@@ -243,7 +243,7 @@ func (r *Runner) waitLoaded(w *watch, frame cdp.FrameID, loader cdp.LoaderID, wa
 func (r *Runner) where(ctx context.Context, res *NavResult) *NavResult {
 	hctx, cancel := context.WithTimeout(ctx, releaseTimeout)
 	defer cancel()
-	h, err := cdp.Call(hctx, r.tab, cdppage.GetNavigationHistory, cdp.Empty{})
+	h, err := cdp.Call(hctx, r.tab, page.GetNavigationHistory, cdp.Empty{})
 	if err == nil && h.CurrentIndex >= 0 && h.CurrentIndex < int64(len(h.Entries)) && h.Entries[h.CurrentIndex] != nil {
 		e := h.Entries[h.CurrentIndex]
 		res.URL, res.Title = e.URL, e.Title

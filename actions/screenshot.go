@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
-	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/page"
 )
 
 // ScreenshotOptions tune Screenshot. With neither FullPage nor Target it
@@ -37,7 +37,7 @@ func (r *Runner) Screenshot(ctx context.Context, o ScreenshotOptions) (*Shot, er
 		return nil, fmt.Errorf("screenshot: %w", invalid("full page and an element are exclusive"))
 	}
 	yes := true
-	p := cdppage.CaptureScreenshotParams{Format: cdppage.CaptureScreenshotFormatPng}
+	p := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}
 	shot := &Shot{}
 	switch {
 	case o.Target != "":
@@ -57,7 +57,7 @@ func (r *Runner) Screenshot(ctx context.Context, o ScreenshotOptions) (*Shot, er
 		if err != nil {
 			return nil, err
 		}
-		m, err := cdp.Call(ctx, r.tab, cdppage.GetLayoutMetrics, cdp.Empty{})
+		m, err := cdp.Call(ctx, r.tab, page.GetLayoutMetrics, cdp.Empty{})
 		if err != nil {
 			return nil, fmt.Errorf("screenshot %s: layout metrics: %w", o.Target, err)
 		}
@@ -68,11 +68,11 @@ func (r *Runner) Screenshot(ctx context.Context, o ScreenshotOptions) (*Shot, er
 		if s.box.Width < 1 || s.box.Height < 1 {
 			return nil, fmt.Errorf("screenshot %s: %w", o.Target, &NotActionableError{Reason: NotVisible, Element: s.desc, Detail: "it has an empty box"})
 		}
-		p.Clip = &cdppage.Viewport{X: s.box.X + px, Y: s.box.Y + py, Width: s.box.Width, Height: s.box.Height, Scale: 1}
+		p.Clip = &page.Viewport{X: s.box.X + px, Y: s.box.Y + py, Width: s.box.Width, Height: s.box.Height, Scale: 1}
 		p.CaptureBeyondViewport = &yes
 		shot.Element = s.desc
 	case o.FullPage:
-		m, err := cdp.Call(ctx, r.tab, cdppage.GetLayoutMetrics, cdp.Empty{})
+		m, err := cdp.Call(ctx, r.tab, page.GetLayoutMetrics, cdp.Empty{})
 		if err != nil {
 			return nil, fmt.Errorf("screenshot: layout metrics: %w", err)
 		}
@@ -80,10 +80,10 @@ func (r *Runner) Screenshot(ctx context.Context, o ScreenshotOptions) (*Shot, er
 			return nil, fmt.Errorf("screenshot: the page reports no content size")
 		}
 		w, h := math.Ceil(m.CSSContentSize.Width), math.Ceil(m.CSSContentSize.Height)
-		p.Clip = &cdppage.Viewport{X: 0, Y: 0, Width: w, Height: h, Scale: 1}
+		p.Clip = &page.Viewport{X: 0, Y: 0, Width: w, Height: h, Scale: 1}
 		p.CaptureBeyondViewport = &yes
 	}
-	res, err := cdp.Call(ctx, r.tab, cdppage.CaptureScreenshot, p)
+	res, err := cdp.Call(ctx, r.tab, page.CaptureScreenshot, p)
 	if err != nil {
 		return nil, fmt.Errorf("screenshot: %w", err)
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
-	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/page"
 )
 
 // TabSetup remembers the per-tab setup actions need, so that each action
@@ -29,15 +29,15 @@ type TabSetup struct {
 // waits for a load state read.
 func (t *TabSetup) enable(ctx context.Context, s cdp.Session, withNetwork, replay bool) error {
 	t.mu.Lock()
-	page, netw := t.page, t.network
+	pageOn, netw := t.page, t.network
 	t.mu.Unlock()
-	if !page {
-		if _, err := cdp.Call(ctx, s, cdppage.Enable, cdppage.EnableParams{}); err != nil {
+	if !pageOn {
+		if _, err := cdp.Call(ctx, s, page.Enable, page.EnableParams{}); err != nil {
 			return err
 		}
 	}
-	if !page || replay {
-		if _, err := cdp.Call(ctx, s, cdppage.SetLifecycleEventsEnabled, cdppage.SetLifecycleEventsEnabledParams{Enabled: true}); err != nil {
+	if !pageOn || replay {
+		if _, err := cdp.Call(ctx, s, page.SetLifecycleEventsEnabled, page.SetLifecycleEventsEnabledParams{Enabled: true}); err != nil {
 			return err
 		}
 		t.mu.Lock()

@@ -12,8 +12,8 @@ import (
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 
 	"github.com/egohost/egohost/actions"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
-	"github.com/egohost/egohost/page"
 	"github.com/egohost/egohost/resolver"
 	"github.com/egohost/egohost/resolver/resolverbench"
 )
@@ -90,7 +90,7 @@ func BenchmarkClickSteps(b *testing.B) {
 	s := bb.NewPage(b, base+"/list")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	p, err := page.Open(ctx, s)
+	p, err := cdptab.Open(ctx, s)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/egohost/egohost/actions"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/cdpfake"
-	"github.com/egohost/egohost/page"
 )
 
 // countingTab is a fake tab that counts the event subscriptions a call
@@ -27,13 +27,13 @@ func (t *countingTab) Subscribe(method string) (<-chan jsonv2.Value, func()) {
 	return t.Session.Subscribe(method)
 }
 
-func (t *countingTab) Stream(methods ...string) (<-chan page.Event, func()) {
+func (t *countingTab) Stream(methods ...string) (<-chan cdptab.Event, func()) {
 	t.streams.Add(1)
 	return t.Session.Stream(methods...)
 }
 
 func (t *countingTab) Child(target.SessionID) cdp.Session { return t.Session }
-func (t *countingTab) Children() []page.Child             { return nil }
+func (t *countingTab) Children() []cdptab.Child           { return nil }
 
 // An eval watches the tab's page events (dialogs, navigations) through one
 // subscription, not one per event method: each subscription is a buffer

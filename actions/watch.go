@@ -7,9 +7,9 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/network"
-	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/page"
 
-	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/cdptab"
 )
 
 // Dialog is a JavaScript dialog (alert, confirm, prompt, beforeunload).
@@ -93,13 +93,13 @@ func (r *Runner) watchWith(ctx context.Context, op string, document bool) *watch
 	// One stream for every method a watch needs, in arrival order: a call
 	// holds one small subscription, not one per method.
 	methods := []string{
-		cdppage.JavascriptDialogOpening.Method,
-		cdppage.FrameRequestedNavigation.Method,
-		cdppage.FrameStartedNavigating.Method,
-		cdppage.FrameNavigated.Method,
-		cdppage.NavigatedWithinDocument.Method,
-		cdppage.LifecycleEvent.Method,
-		cdppage.FrameStoppedLoading.Method,
+		page.JavascriptDialogOpening.Method,
+		page.FrameRequestedNavigation.Method,
+		page.FrameStartedNavigating.Method,
+		page.FrameNavigated.Method,
+		page.NavigatedWithinDocument.Method,
+		page.LifecycleEvent.Method,
+		page.FrameStoppedLoading.Method,
 	}
 	if !document {
 		methods = append(methods, network.RequestWillBeSent.Method, network.LoadingFinished.Method, network.LoadingFailed.Method)
@@ -119,7 +119,7 @@ func (r *Runner) watchWith(ctx context.Context, op string, document bool) *watch
 			w.mainFrame = frame
 			return
 		}
-		tree, err := cdp.Call(wctx, r.tab, cdppage.GetFrameTree, cdp.Empty{})
+		tree, err := cdp.Call(wctx, r.tab, page.GetFrameTree, cdp.Empty{})
 		if err != nil {
 			w.setupErr = err
 			return
@@ -138,7 +138,7 @@ func (r *Runner) watchWith(ctx context.Context, op string, document bool) *watch
 			}
 		}
 		for {
-			var e page.Event
+			var e cdptab.Event
 			select {
 			case <-wctx.Done():
 				return
@@ -149,8 +149,8 @@ func (r *Runner) watchWith(ctx context.Context, op string, document bool) *watch
 				e = ev
 			}
 			switch e.Method {
-			case cdppage.JavascriptDialogOpening.Method:
-				var ev cdppage.EventJavascriptDialogOpening
+			case page.JavascriptDialogOpening.Method:
+				var ev page.EventJavascriptDialogOpening
 				if jsonv2.Unmarshal(e.Params, &ev) == nil {
 					d := &Dialog{Type: string(ev.Type), Message: ev.Message, DefaultPrompt: ev.DefaultPrompt, URL: ev.URL}
 					w.mu.Lock()
@@ -159,34 +159,34 @@ func (r *Runner) watchWith(ctx context.Context, op string, document bool) *watch
 					w.cancel(&DialogOpenError{Op: op, Dialog: *d})
 					return
 				}
-			case cdppage.FrameRequestedNavigation.Method:
-				var ev cdppage.EventFrameRequestedNavigation
+			case page.FrameRequestedNavigation.Method:
+				var ev page.EventFrameRequestedNavigation
 				if jsonv2.Unmarshal(e.Params, &ev) == nil {
 					put(navEvent{kind: navStarted, frameID: ev.FrameID, url: ev.URL})
 				}
-			case cdppage.FrameStartedNavigating.Method:
-				var ev cdppage.EventFrameStartedNavigating
+			case page.FrameStartedNavigating.Method:
+				var ev page.EventFrameStartedNavigating
 				if jsonv2.Unmarshal(e.Params, &ev) == nil {
 					switch ev.NavigationType {
-					case cdppage.FrameStartedNavigatingNavigationTypeSameDocument, cdppage.FrameStartedNavigatingNavigationTypeHistorySameDocument:
+					case page.FrameStartedNavigatingNavigationTypeSameDocument, page.FrameStartedNavigatingNavigationTypeHistorySameDocument:
 						// the navigatedWithinDocument that follows says it all
 					default:
 						put(navEvent{kind: navStarted, frameID: ev.FrameID, loaderID: ev.LoaderID, url: ev.URL})
 					}
 				}
-			case cdppage.FrameNavigated.Method:
-				var ev cdppage.EventFrameNavigated
+			case page.FrameNavigated.Method:
+				var ev page.EventFrameNavigated
 				if jsonv2.Unmarshal(e.Params, &ev) == nil && ev.Frame != nil && ev.Frame.ParentID == "" {
 					put(navEvent{kind: navCommitted, frameID: ev.Frame.ID, loaderID: ev.Frame.LoaderID, url: ev.Frame.URL,
-						bfcache: ev.Type == cdppage.NavigationTypeBackForwardCacheRestore})
+						bfcache: ev.Type == page.NavigationTypeBackForwardCacheRestore})
 				}
-			case cdppage.NavigatedWithinDocument.Method:
-				var ev cdppage.EventNavigatedWithinDocument
+			case page.NavigatedWithinDocument.Method:
+				var ev page.EventNavigatedWithinDocument
 				if jsonv2.Unmarshal(e.Params, &ev) == nil {
 					put(navEvent{kind: navSameDoc, frameID: ev.FrameID, url: ev.URL})
 				}
-			case cdppage.LifecycleEvent.Method:
-				var ev cdppage.EventLifecycleEvent
+			case page.LifecycleEvent.Method:
+				var ev page.EventLifecycleEvent
 				if jsonv2.Unmarshal(e.Params, &ev) == nil {
 					put(navEvent{kind: navLifecycle, frameID: ev.FrameID, loaderID: ev.LoaderID, name: ev.Name})
 				}
@@ -205,8 +205,8 @@ func (r *Runner) watchWith(ctx context.Context, op string, document bool) *watch
 				if jsonv2.Unmarshal(e.Params, &ev) == nil {
 					w.request(ev.RequestID, false)
 				}
-			case cdppage.FrameStoppedLoading.Method:
-				var ev cdppage.EventFrameStoppedLoading
+			case page.FrameStoppedLoading.Method:
+				var ev page.EventFrameStoppedLoading
 				if jsonv2.Unmarshal(e.Params, &ev) == nil {
 					put(navEvent{kind: navStopped, frameID: ev.FrameID})
 				}

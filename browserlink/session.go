@@ -9,7 +9,7 @@ import (
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
 
-	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/cdptab"
 )
 
 // Session is a CDP session of one tab (or one of its flattened child
@@ -21,7 +21,7 @@ type Session struct {
 	sessionID string
 }
 
-var _ page.Sessions = (*Session)(nil)
+var _ cdptab.Sessions = (*Session)(nil)
 
 // Session is the main CDP session of a tab.
 func (l *Link) Session(tabID int) *Session { return &Session{l: l, tabID: tabID} }
@@ -69,17 +69,17 @@ func (s *Session) Subscribe(method string) (<-chan jsonv2.Value, func()) {
 
 // Stream buffers this session's events of several methods on one channel,
 // in the order the link received them.
-func (s *Session) Stream(methods ...string) (<-chan page.Event, func()) {
+func (s *Session) Stream(methods ...string) (<-chan cdptab.Event, func()) {
 	want := make(map[string]bool, len(methods))
 	for _, m := range methods {
 		want[m] = true
 	}
-	q := NewQueue[page.Event](page.StreamBuffer)
+	q := NewQueue[cdptab.Event](cdptab.StreamBuffer)
 	cancel := s.l.Subscribe(&Subscriber{
 		Filter: func(in *Message) bool {
 			return in.Event == "cdp" && in.TabID == s.tabID && in.SessionID == s.sessionID && want[in.Method]
 		},
-		Deliver: func(in *Message) { q.Put(page.Event{Method: in.Method, Params: jsonv2.Value(in.Params)}) },
+		Deliver: func(in *Message) { q.Put(cdptab.Event{Method: in.Method, Params: jsonv2.Value(in.Params)}) },
 		Done:    q.Close,
 	})
 	return q.C, cancel

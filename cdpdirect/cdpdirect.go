@@ -17,7 +17,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/coder/websocket"
 
-	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/cdptab"
 )
 
 // ErrClosed is returned for calls on a closed connection.
@@ -111,7 +111,7 @@ func (c *Conn) readLoop(ctx context.Context) {
 			for _, st := range c.streams {
 				if st.session == m.SessionID && st.methods[m.Method] {
 					select {
-					case st.ch <- page.Event{Method: m.Method, Params: jsonv2.Value(m.Params)}:
+					case st.ch <- cdptab.Event{Method: m.Method, Params: jsonv2.Value(m.Params)}:
 					default:
 					}
 				}
@@ -240,11 +240,11 @@ func (c *Conn) subscribe(session, method string) (<-chan jsonv2.Value, func()) {
 type stream struct {
 	session string
 	methods map[string]bool
-	ch      chan page.Event
+	ch      chan cdptab.Event
 }
 
-func (c *Conn) stream(session string, methods []string) (<-chan page.Event, func()) {
-	st := &stream{session: session, methods: make(map[string]bool, len(methods)), ch: make(chan page.Event, page.StreamBuffer)}
+func (c *Conn) stream(session string, methods []string) (<-chan cdptab.Event, func()) {
+	st := &stream{session: session, methods: make(map[string]bool, len(methods)), ch: make(chan cdptab.Event, cdptab.StreamBuffer)}
 	for _, m := range methods {
 		st.methods[m] = true
 	}
@@ -318,7 +318,7 @@ func (s *Session) Subscribe(method string) (<-chan jsonv2.Value, func()) {
 }
 
 // Stream buffers the session's events of several methods on one channel.
-func (s *Session) Stream(methods ...string) (<-chan page.Event, func()) {
+func (s *Session) Stream(methods ...string) (<-chan cdptab.Event, func()) {
 	return s.c.stream(s.id, methods)
 }
 

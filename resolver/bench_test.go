@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/browser"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
-	"github.com/egohost/egohost/page"
 	"github.com/egohost/egohost/resolver"
 	"github.com/egohost/egohost/resolver/resolverbench"
 )
@@ -34,7 +34,7 @@ func BenchmarkResolve(b *testing.B) {
 	}
 	url := srv + "/list"
 	counter := &resolverbench.Counter{Sessions: br.NewPage(b, url)}
-	p, err := page.Open(ctx, counter)
+	p, err := cdptab.Open(ctx, counter)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,12 +13,12 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/input"
-	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/egohost/egohost/browser"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
 	"github.com/egohost/egohost/locator"
-	"github.com/egohost/egohost/page"
 	"github.com/egohost/egohost/resolver"
 	"github.com/egohost/egohost/snapshot"
 )
@@ -85,12 +85,12 @@ sr.innerHTML = '<button id=sbtn>Shadow button</button> <span id=stext>Shadow tex
 }
 
 // tab opens the fixture in a fresh tab and waits for its frames.
-func tab(t *testing.T, b *browsertest.Browser, url string) (*page.Page, context.Context) {
+func tab(t *testing.T, b *browsertest.Browser, url string) (*cdptab.Page, context.Context) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	s := b.NewPage(t, url)
-	p, err := page.Open(ctx, s)
+	p, err := cdptab.Open(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func tab(t *testing.T, b *browsertest.Browser, url string) (*page.Page, context.
 }
 
 // idOf returns the id attribute of a resolved element.
-func idOf(ctx context.Context, p *page.Page, o resolver.Object) (string, error) {
+func idOf(ctx context.Context, p *cdptab.Page, o resolver.Object) (string, error) {
 	s := cdp.Session(p)
 	if o.SessionID != "" {
 		s = p.Child(o.SessionID)
@@ -135,7 +135,7 @@ func idOf(ctx context.Context, p *page.Page, o resolver.Object) (string, error) 
 // element of that document). The click reaches an out-of-process frame's
 // renderer after Input.dispatchMouseEvent returns, so the note is waited
 // for (at most 5 s).
-func clickAt(ctx context.Context, p *page.Page, pt resolver.Point, o resolver.Object) (string, error) {
+func clickAt(ctx context.Context, p *cdptab.Page, pt resolver.Point, o resolver.Object) (string, error) {
 	s := cdp.Session(p)
 	if o.SessionID != "" {
 		s = p.Child(o.SessionID)
@@ -299,7 +299,7 @@ func TestKindsAndFramesInChromium(t *testing.T) {
 	}
 }
 
-func sessionOf(p *page.Page, o resolver.Object) cdp.Session {
+func sessionOf(p *cdptab.Page, o resolver.Object) cdp.Session {
 	if o.SessionID == "" {
 		return p
 	}
@@ -354,11 +354,11 @@ func TestCenterIsTheBorderQuadCentre(t *testing.T) {
 }
 
 // tab0 opens url in a fresh tab (no frames to wait for).
-func tab0(t *testing.T, b *browsertest.Browser, url string) (*page.Page, context.Context) {
+func tab0(t *testing.T, b *browsertest.Browser, url string) (*cdptab.Page, context.Context) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	p, err := page.Open(ctx, b.NewPage(t, url))
+	p, err := cdptab.Open(ctx, b.NewPage(t, url))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,7 +472,7 @@ func refFor(t *testing.T, ctx context.Context, st *snapshot.Tab, role, name stri
 func TestRefsInChromium(t *testing.T) {
 	b := browsertest.Launch(t, browser.Options{})
 	url := fixture(t)
-	run := func(t *testing.T, js string) (*page.Page, context.Context, *resolver.Resolver, string) {
+	run := func(t *testing.T, js string) (*cdptab.Page, context.Context, *resolver.Resolver, string) {
 		p, ctx := tab(t, b, url)
 		st := snapshot.NewTab(p)
 		ref := refFor(t, ctx, st, "button", "Stale me")
@@ -602,7 +602,7 @@ func TestRefsInChromium(t *testing.T) {
 	})
 	t.Run("navigated: fail closed", func(t *testing.T) {
 		p, ctx, r, ref := run(t, "")
-		if err := p.Call(ctx, cdppage.CommandNavigate, cdppage.NavigateParams{URL: strings.TrimSuffix(url, "/") + "/home"}, nil); err != nil {
+		if err := p.Call(ctx, page.CommandNavigate, page.NavigateParams{URL: strings.TrimSuffix(url, "/") + "/home"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		if err := browsertest.WaitLoaded(ctx, p); err != nil {
@@ -632,7 +632,7 @@ func TestNavigationInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Call(ctx, cdppage.CommandNavigate, cdppage.NavigateParams{URL: base + "/two"}, nil); err != nil {
+	if err := p.Call(ctx, page.CommandNavigate, page.NavigateParams{URL: base + "/two"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	two, err := resolver.Wait(ctx, func(ctx context.Context) (resolver.Point, error) {
@@ -666,7 +666,7 @@ func TestRefsAfterNavigationInChromium(t *testing.T) {
 	if _, err := r.Center(ctx, "#x"); err != nil { // remember a world in /one
 		t.Fatal(err)
 	}
-	if err := p.Call(ctx, cdppage.CommandNavigate, cdppage.NavigateParams{URL: base + "/two"}, nil); err != nil {
+	if err := p.Call(ctx, page.CommandNavigate, page.NavigateParams{URL: base + "/two"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := browsertest.WaitLoaded(ctx, p); err != nil {
@@ -694,7 +694,7 @@ func TestRefsAfterNavigationInChromium(t *testing.T) {
 	}
 
 	// Cross-site: a new renderer process hands out context IDs again.
-	if err := p.Call(ctx, cdppage.CommandNavigate, cdppage.NavigateParams{URL: other + "/two"}, nil); err != nil {
+	if err := p.Call(ctx, page.CommandNavigate, page.NavigateParams{URL: other + "/two"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := browsertest.WaitLoaded(ctx, p); err != nil {

@@ -13,9 +13,9 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/egohost/egohost/browser"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
 	"github.com/egohost/egohost/locator"
-	"github.com/egohost/egohost/page"
 	"github.com/egohost/egohost/resolver"
 	"github.com/egohost/egohost/snapshot"
 )
@@ -61,7 +61,7 @@ func TestSyntaxErrorInEveryModeInChromium(t *testing.T) {
 // pageRect is an element's first box with an area (getClientRects: the
 // border box, one per line for an inline element), in the top-level
 // viewport of a page without frames.
-func pageRect(t *testing.T, ctx context.Context, p *page.Page, id string) (x, y, w, h float64) {
+func pageRect(t *testing.T, ctx context.Context, p *cdptab.Page, id string) (x, y, w, h float64) {
 	t.Helper()
 	yes := true
 	res, err := cdp.Call(ctx, p, runtime.Evaluate, runtime.EvaluateParams{ReturnByValue: &yes, Expression: fmt.Sprintf(
@@ -257,7 +257,7 @@ func TestRefFallbackNeverClicksTheWrongThingInChromium(t *testing.T) {
 }
 
 // pageObject is the page's document element, to read what a click hit.
-func pageObject(t *testing.T, ctx context.Context, p *page.Page) runtime.RemoteObjectID {
+func pageObject(t *testing.T, ctx context.Context, p *cdptab.Page) runtime.RemoteObjectID {
 	t.Helper()
 	res, err := cdp.Call(ctx, p, runtime.Evaluate, runtime.EvaluateParams{Expression: "document.body"})
 	if err != nil || res.Result == nil || res.Result.ObjectID == "" {
@@ -267,7 +267,7 @@ func pageObject(t *testing.T, ctx context.Context, p *page.Page) runtime.RemoteO
 }
 
 // nodeID is the id attribute of a node.
-func nodeID(t *testing.T, ctx context.Context, p *page.Page, id cdp.BackendNodeID) string {
+func nodeID(t *testing.T, ctx context.Context, p *cdptab.Page, id cdp.BackendNodeID) string {
 	t.Helper()
 	res, err := cdp.Call(ctx, p, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id})
 	if err != nil || res.Object == nil {

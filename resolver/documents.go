@@ -11,10 +11,10 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
-	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
-	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/cdptab"
 )
 
 // worldName is egohost's isolated world in every frame (the snapshot
@@ -54,7 +54,7 @@ func (r *Resolver) mainDoc() doc { return doc{s: r.tab, root: true} }
 func (r *Resolver) documents(ctx context.Context) ([]doc, error) {
 	var docs []doc
 	add := func(sid target.SessionID, s cdp.Session, parent target.SessionID) error {
-		ft, err := cdp.Call(ctx, s, cdppage.GetFrameTree, cdp.Empty{})
+		ft, err := cdp.Call(ctx, s, page.GetFrameTree, cdp.Empty{})
 		if err != nil {
 			return fmt.Errorf("frame tree: %w", err)
 		}
@@ -64,8 +64,8 @@ func (r *Resolver) documents(ctx context.Context) ([]doc, error) {
 		r.mu.Lock()
 		r.roots[sid] = ft.FrameTree.Frame.ID
 		r.mu.Unlock()
-		var walk func(t *cdppage.FrameTree, root bool)
-		walk = func(t *cdppage.FrameTree, root bool) {
+		var walk func(t *page.FrameTree, root bool)
+		walk = func(t *page.FrameTree, root bool) {
 			if t == nil || t.Frame == nil {
 				return
 			}
@@ -101,7 +101,7 @@ func (r *Resolver) documents(ctx context.Context) ([]doc, error) {
 	return docs, nil
 }
 
-type pageChild = page.Child
+type pageChild = cdptab.Child
 
 // depth counts c's out-of-process ancestors.
 func depth(kids []pageChild, c pageChild) int {
@@ -124,7 +124,7 @@ func (r *Resolver) rootFrame(ctx context.Context, sid target.SessionID, s cdp.Se
 	if ok {
 		return id, nil
 	}
-	ft, err := cdp.Call(ctx, s, cdppage.GetFrameTree, cdp.Empty{})
+	ft, err := cdp.Call(ctx, s, page.GetFrameTree, cdp.Empty{})
 	if err != nil {
 		return "", fmt.Errorf("frame tree: %w", err)
 	}
@@ -180,7 +180,7 @@ func (r *Resolver) worldRef(ctx context.Context, d *doc, fresh bool) (worldRef, 
 		return w, nil
 	}
 	no := false
-	made, err := cdp.Call(ctx, d.s, cdppage.CreateIsolatedWorld, cdppage.CreateIsolatedWorldParams{
+	made, err := cdp.Call(ctx, d.s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
 		FrameID: d.frameID, WorldName: worldName, GrantUniveralAccess: &no,
 	})
 	if err != nil {

@@ -41,7 +41,7 @@ func (m refs) Owner(_ context.Context, _ refmap.Entry, id cdp.BackendNodeID) (bo
 func Example() {
 	ctx := context.Background()
 	// A scripted tab stands in for a real one here (in production: the
-	// tab's *page.Page over the extension relay, and its *snapshot.Tab).
+	// tab's *cdptab.Page over the extension relay, and its *snapshot.Tab).
 	tab := cdpfake.New()
 	tab.Reply(dom.CommandGetBoxModel, dom.GetBoxModelResult{Model: &dom.BoxModel{
 		Border: []float64{10, 20, 110, 20, 110, 60, 10, 60},

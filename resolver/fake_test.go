@@ -14,12 +14,12 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
-	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/cdperr"
 	"github.com/egohost/egohost/internal/cdpfake"
 	"github.com/egohost/egohost/locator"
-	"github.com/egohost/egohost/page"
 	"github.com/egohost/egohost/refmap"
 	"github.com/egohost/egohost/snapshot"
 )
@@ -136,12 +136,12 @@ func newFakeTab(t *testing.T, main fakeDoc, kids ...fakeFrame) *fakeTab {
 		boxes:   map[cdp.BackendNodeID][]float64{},
 		loaded:  map[runtime.ExecutionContextID]bool{},
 	}
-	tree := &cdppage.FrameTree{Frame: &cdp.Frame{ID: "MAIN"}}
+	tree := &page.FrameTree{Frame: &cdp.Frame{ID: "MAIN"}}
 	for i, k := range kids {
 		cid := runtime.ExecutionContextID(10 + i)
 		f.docs[cid] = k.doc
 		f.worlds[k.id] = cid
-		tree.ChildFrames = append(tree.ChildFrames, &cdppage.FrameTree{Frame: &cdp.Frame{ID: k.id, ParentID: "MAIN"}})
+		tree.ChildFrames = append(tree.ChildFrames, &page.FrameTree{Frame: &cdp.Frame{ID: k.id, ParentID: "MAIN"}})
 		f.boxes[k.owner] = k.ownerQuad
 	}
 	f.serve(t, f.Session, tree)
@@ -157,18 +157,18 @@ type fakeFrame struct {
 
 // serve scripts a session: frame tree, worlds, the engine, the
 // accessibility tree, box models and frame owners.
-func (f *fakeTab) serve(t *testing.T, s *cdpfake.Session, tree *cdppage.FrameTree) {
-	s.Reply(cdppage.CommandGetFrameTree, cdppage.GetFrameTreeResult{FrameTree: tree})
-	s.Handle(cdppage.CommandCreateIsolatedWorld, func(_ context.Context, raw json.RawMessage) (any, error) {
-		var p cdppage.CreateIsolatedWorldParams
+func (f *fakeTab) serve(t *testing.T, s *cdpfake.Session, tree *page.FrameTree) {
+	s.Reply(page.CommandGetFrameTree, page.GetFrameTreeResult{FrameTree: tree})
+	s.Handle(page.CommandCreateIsolatedWorld, func(_ context.Context, raw json.RawMessage) (any, error) {
+		var p page.CreateIsolatedWorldParams
 		json.Unmarshal(raw, &p)
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		cid, ok := f.worlds[p.FrameID]
 		if !ok {
-			return nil, &cdpfake.Error{Method: cdppage.CommandCreateIsolatedWorld, Message: "No frame for given id found"}
+			return nil, &cdpfake.Error{Method: page.CommandCreateIsolatedWorld, Message: "No frame for given id found"}
 		}
-		return cdppage.CreateIsolatedWorldResult{ExecutionContextID: cid}, nil
+		return page.CreateIsolatedWorldResult{ExecutionContextID: cid}, nil
 	})
 	s.Handle(runtime.CommandEvaluate, func(_ context.Context, raw json.RawMessage) (any, error) {
 		var p runtime.EvaluateParams
@@ -426,7 +426,7 @@ func TestStaleWorldIsRemade(t *testing.T) {
 	if pt.X != 10 || pt.Y != 5 {
 		t.Errorf("point: got %+v, want (10, 5)", pt)
 	}
-	if n := f.Count(cdppage.CommandCreateIsolatedWorld); n != 2 {
+	if n := f.Count(page.CommandCreateIsolatedWorld); n != 2 {
 		t.Errorf("isolated worlds made: got %d, want 2 (one per document)", n)
 	}
 	if _, err := r.Center(ctx, "#x"); err != nil {
@@ -505,7 +505,7 @@ func TestFramesAreOneSequence(t *testing.T) {
 			t.Errorf("nth=0: got %+v, want %+v", pt, want)
 		}
 	}
-	if n := f.Count(cdppage.CommandGetFrameTree); n != 1 {
+	if n := f.Count(page.CommandGetFrameTree); n != 1 {
 		t.Errorf("nth=0 in the main frame looked at the frame tree %d times, want once (for the main frame's ID)", n)
 	}
 	f = newFakeTab(t, main, child)
@@ -535,11 +535,11 @@ func TestOutOfProcessFrameOffset(t *testing.T) {
 	main := fakeDoc{frames: 1}
 	f := newFakeTab(t, main)
 	f.boxes[200] = quad(40, 60, 200, 100) // the iframe of the out-of-process frame "OOP"
-	kid := f.AddChild(page.Child{SessionID: "S1", TargetID: "OOP", Type: "iframe"})
+	kid := f.AddChild(cdptab.Child{SessionID: "S1", TargetID: "OOP", Type: "iframe"})
 	kidTab := &fakeTab{Session: kid, docs: map[runtime.ExecutionContextID]fakeDoc{3: {ids: []cdp.BackendNodeID{9}, boxes: boxes(1)}},
 		worlds: map[cdp.FrameID]runtime.ExecutionContextID{"OOP": 3}, ax: map[cdp.BackendNodeID]ax{}, boxes: map[cdp.BackendNodeID][]float64{9: quad(1, 2, 10, 10)},
 		loaded: map[runtime.ExecutionContextID]bool{}}
-	kidTab.serve(t, kid, &cdppage.FrameTree{Frame: &cdp.Frame{ID: "OOP"}})
+	kidTab.serve(t, kid, &page.FrameTree{Frame: &cdp.Frame{ID: "OOP"}})
 	ctx := ctxT(t)
 	pt, err := New(f, nil).Center(ctx, "#x")
 	if err != nil {
@@ -754,7 +754,7 @@ func TestRefs(t *testing.T) {
 	t.Run("out-of-process frame", func(t *testing.T) {
 		f := newFakeTab(t, fakeDoc{})
 		f.boxes[200] = quad(40, 60, 200, 100)
-		kid := f.AddChild(page.Child{SessionID: "S1", TargetID: "OOP", Type: "iframe"})
+		kid := f.AddChild(cdptab.Child{SessionID: "S1", TargetID: "OOP", Type: "iframe"})
 		kid.Reply(dom.CommandGetBoxModel, dom.GetBoxModelResult{Model: &dom.BoxModel{Border: quad(1, 1, 2, 2)}})
 		e := entry
 		e.SessionID, e.FrameID = "S1", "OOP"

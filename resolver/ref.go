@@ -9,7 +9,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
-	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/egohost/egohost/internal/cdperr"
 	"github.com/egohost/egohost/locator"
@@ -331,13 +331,13 @@ func (r *Resolver) sameDocument(ctx context.Context, d doc, e refmap.Entry) erro
 	if e.LoaderID == "" {
 		return nil
 	}
-	ft, err := cdp.Call(ctx, d.s, cdppage.GetFrameTree, cdp.Empty{})
+	ft, err := cdp.Call(ctx, d.s, page.GetFrameTree, cdp.Empty{})
 	if err != nil {
 		return classify("fallback", "@"+e.Ref, err)
 	}
 	var loader cdp.LoaderID
-	var walk func(t *cdppage.FrameTree)
-	walk = func(t *cdppage.FrameTree) {
+	var walk func(t *page.FrameTree)
+	walk = func(t *page.FrameTree) {
 		if t == nil || t.Frame == nil || loader != "" {
 			return
 		}

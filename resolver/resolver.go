@@ -22,8 +22,8 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/locator"
-	"github.com/egohost/egohost/page"
 	"github.com/egohost/egohost/refmap"
 )
 
@@ -57,7 +57,7 @@ type Point struct {
 // Object is a remote object for an element, in egohost's isolated world
 // of the element's frame, reachable through SessionID ("" for the tab's
 // main session). The caller releases it when done.
-type Object = page.Object
+type Object = cdptab.Object
 
 // Match is one element a locator matches.
 type Match struct {
@@ -84,7 +84,7 @@ type Box struct {
 // isolated world (Chrome forgets it when the frame navigates, and the
 // Resolver then makes a new one).
 type Resolver struct {
-	tab  page.Tab
+	tab  cdptab.Tab
 	refs Refs
 
 	mu     sync.Mutex
@@ -99,7 +99,7 @@ type frameKey struct {
 
 // New returns a Resolver for tab. refs may be nil: refs then fail with
 // ErrNoRefs.
-func New(tab page.Tab, refs Refs) *Resolver {
+func New(tab cdptab.Tab, refs Refs) *Resolver {
 	return &Resolver{
 		tab:    tab,
 		refs:   refs,

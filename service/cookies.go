@@ -6,7 +6,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
-	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/page"
 
 	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/protocol"
@@ -30,8 +30,8 @@ func (s *Service) cookieTab(ctx context.Context, t protocol.Target, op string) (
 		return nil, 0, "", err
 	}
 	sess := l.Session(id)
-	var tree cdppage.GetFrameTreeResult
-	if err := sess.Call(ctx, cdppage.CommandGetFrameTree, nil, &tree); err != nil {
+	var tree page.GetFrameTreeResult
+	if err := sess.Call(ctx, page.CommandGetFrameTree, nil, &tree); err != nil {
 		return nil, 0, "", err
 	}
 	if tree.FrameTree == nil || tree.FrameTree.Frame == nil {

@@ -472,7 +472,7 @@ func TestDialogEventDuringPageOpen(t *testing.T) {
 		t.Fatalf("first request: got %v, want Page.enable", probe["method"])
 	}
 	ext.send(map[string]any{"id": probe["id"], "result": map[string]any{}})
-	req := ext.read() // Target.setAutoAttach from page.Open
+	req := ext.read() // Target.setAutoAttach from cdptab.Open
 	ext.send(map[string]any{"event": "cdp", "tabId": 5, "method": "Page.javascriptDialogOpening", "params": map[string]any{"type": "alert", "message": "hi", "url": "http://x/"}})
 	ext.send(map[string]any{"id": req["id"], "result": map[string]any{}})
 	// The opened page starts its console and network record (record.go):

@@ -7,11 +7,11 @@ import (
 	"time"
 
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
-	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/page"
 
 	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/browserlink"
-	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
 	"github.com/egohost/egohost/snapshot"
@@ -22,7 +22,7 @@ import (
 type tabState struct {
 	id   int
 	mu   sync.Mutex
-	page *page.Page
+	page *cdptab.Page
 	snap *snapshot.Tab      // refs and previous snapshot; lives as long as page
 	res  *resolver.Resolver // remembers the frames' isolated worlds; lives as long as page
 	acts *actions.TabSetup  // the actions' per-tab setup (Page, lifecycle, Network on); lives as long as page
@@ -74,7 +74,7 @@ func (l *link) reachable(ctx context.Context, t *tabState) error {
 			// It lasts as long as the renderer is blocked: the tab's close
 			// ends it. Its error does not matter here: the calls that
 			// follow meet whatever is wrong with the tab themselves.
-			_ = l.Session(t.id).Call(pctx, cdppage.Enable.Method, cdppage.EnableParams{}, nil)
+			_ = l.Session(t.id).Call(pctx, page.Enable.Method, page.EnableParams{}, nil)
 		}()
 	}
 	answered := t.answered
@@ -105,13 +105,13 @@ func (l *link) reachable(ctx context.Context, t *tabState) error {
 // frame (they flow once anyone enabled the Page domain on the tab).
 func (l *link) trackDialog(in *browserlink.Message) {
 	switch in.Method {
-	case cdppage.JavascriptDialogOpening.Method:
-		var ev cdppage.EventJavascriptDialogOpening
+	case page.JavascriptDialogOpening.Method:
+		var ev page.EventJavascriptDialogOpening
 		if jsonv2.Unmarshal(in.Params, &ev) != nil {
 			return
 		}
 		l.tab(in.TabID).dialog.Store(&protocol.Dialog{Type: string(ev.Type), Message: ev.Message, DefaultPrompt: ev.DefaultPrompt, URL: ev.URL})
-	case cdppage.JavascriptDialogClosed.Method:
+	case page.JavascriptDialogClosed.Method:
 		l.tab(in.TabID).dialog.Store(nil)
 	}
 }
@@ -183,7 +183,7 @@ func (l *link) page(ctx context.Context, tabID int) (*tabState, error) {
 	if t.page != nil {
 		return t, nil
 	}
-	p, err := page.Open(ctx, l.Session(tabID))
+	p, err := cdptab.Open(ctx, l.Session(tabID))
 	if err != nil {
 		return nil, err
 	}

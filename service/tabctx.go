@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/actions"
-	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
 	"github.com/egohost/egohost/snapshot"
@@ -16,7 +16,7 @@ import (
 type tabContext struct {
 	link  *link
 	tabID int
-	page  *page.Page         // main session + out-of-process frames
+	page  *cdptab.Page       // main session + out-of-process frames
 	snap  *snapshot.Tab      // the tab's refs and previous snapshot
 	res   *resolver.Resolver // refs and locators → elements
 	acts  *actions.TabSetup  // the actions' per-tab setup

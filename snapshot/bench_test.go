@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/browser"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
-	"github.com/egohost/egohost/page"
 	"github.com/egohost/egohost/snapshot"
 	"github.com/egohost/egohost/snapshot/snapshotbench"
 )
@@ -36,7 +36,7 @@ func BenchmarkSnapshots(b *testing.B) {
 		url := fmt.Sprintf("%s/list/%d", srv, n)
 		row := snapshotbench.Row{Items: n}
 		s := br.NewPage(b, url)
-		p, err := page.Open(ctx, s)
+		p, err := cdptab.Open(ctx, s)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -5,14 +5,14 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/snapshot"
 )
 
 // One Tab per browser tab: snapshot it, then resolve a ref the agent
 // sends back.
 func Example() {
-	run := func(ctx context.Context, p *page.Page) error {
+	run := func(ctx context.Context, p *cdptab.Page) error {
 		tab := snapshot.NewTab(p)
 		s, err := tab.Snapshot(ctx, snapshot.Options{Interactive: true, MaxChars: 20000})
 		if err != nil {

@@ -11,8 +11,8 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/egohost/egohost/browser"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
-	"github.com/egohost/egohost/page"
 )
 
 // fidelityPages are fixtures whose roles and names must match Chrome's own
@@ -84,7 +84,7 @@ func TestFidelityWithChromeAccessibilityTree(t *testing.T) {
 			s := b.NewPage(t, base+"/"+name)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			p, err := page.Open(ctx, s)
+			p, err := cdptab.Open(ctx, s)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/browser"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
-	"github.com/egohost/egohost/page"
 	"github.com/egohost/egohost/snapshot"
 )
 
@@ -25,7 +25,7 @@ func TestResolveMatchesLookup(t *testing.T) {
 	s := b.NewPage(t, base+"/")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	p, err := page.Open(ctx, s)
+	p, err := cdptab.Open(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}

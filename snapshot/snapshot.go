@@ -22,10 +22,10 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
-	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
-	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/refmap"
 )
 
@@ -152,7 +152,7 @@ type frameDoc struct {
 	pageMs  int  // time the script took in the page
 }
 
-func take(ctx context.Context, t page.Tab, opts Options, sc *scope) (*Snapshot, error) {
+func take(ctx context.Context, t cdptab.Tab, opts Options, sc *scope) (*Snapshot, error) {
 	start := time.Now()
 	numbering := opts.Numbering
 	if numbering == nil {
@@ -222,27 +222,27 @@ func take(ctx context.Context, t page.Tab, opts Options, sc *scope) (*Snapshot, 
 
 // frames lists the frame documents of the tab: the local frames of the
 // main session and of every out-of-process iframe's session.
-func frames(ctx context.Context, t page.Tab) ([]*frameDoc, []page.Child, error) {
+func frames(ctx context.Context, t cdptab.Tab) ([]*frameDoc, []cdptab.Child, error) {
 	type sess struct {
 		id target.SessionID
 		s  cdp.Session
 	}
 	list := []sess{{"", t}}
-	var kids []page.Child
+	var kids []cdptab.Child
 	for _, c := range t.Children() {
 		if c.Type == "iframe" {
 			kids = append(kids, c)
 			list = append(list, sess{c.SessionID, t.Child(c.SessionID)})
 		}
 	}
-	trees := make([]*cdppage.FrameTree, len(list))
+	trees := make([]*page.FrameTree, len(list))
 	errs := make([]error, len(list))
 	var wg sync.WaitGroup
 	for i, s := range list {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := cdp.Call(ctx, s.s, cdppage.GetFrameTree, cdp.Empty{})
+			res, err := cdp.Call(ctx, s.s, page.GetFrameTree, cdp.Empty{})
 			if err != nil {
 				errs[i] = err
 				return
@@ -259,8 +259,8 @@ func frames(ctx context.Context, t page.Tab) ([]*frameDoc, []page.Child, error) 
 		if trees[i] == nil { // a child that went away meanwhile
 			continue
 		}
-		var add func(ft *cdppage.FrameTree, root bool)
-		add = func(ft *cdppage.FrameTree, root bool) {
+		var add func(ft *page.FrameTree, root bool)
+		add = func(ft *page.FrameTree, root bool) {
 			if ft == nil || ft.Frame == nil {
 				return
 			}
@@ -278,7 +278,7 @@ func frames(ctx context.Context, t page.Tab) ([]*frameDoc, []page.Child, error) 
 // frame of a session.
 func world(ctx context.Context, s cdp.Session, frameID cdp.FrameID) (runtime.ExecutionContextID, error) {
 	no := false
-	w, err := cdp.Call(ctx, s, cdppage.CreateIsolatedWorld, cdppage.CreateIsolatedWorldParams{
+	w, err := cdp.Call(ctx, s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
 		FrameID: frameID, WorldName: worldName, GrantUniveralAccess: &no,
 	})
 	if err != nil {
@@ -482,7 +482,7 @@ func (d *frameDoc) parse(text string) ([]*Node, error) {
 }
 
 // stitch puts each child frame's tree under its iframe placeholder.
-func stitch(ctx context.Context, t page.Tab, docs []*frameDoc, kids []page.Child) {
+func stitch(ctx context.Context, t cdptab.Tab, docs []*frameDoc, kids []cdptab.Child) {
 	type owner struct {
 		session target.SessionID
 		id      cdp.BackendNodeID

@@ -12,20 +12,20 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
-	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/page"
 	"github.com/egohost/egohost/browser"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
-	"github.com/egohost/egohost/page"
 	"github.com/egohost/egohost/refmap"
 	"github.com/egohost/egohost/snapshot"
 )
 
 // open opens url in a new tab of b and returns its page.
-func open(t *testing.T, b *browsertest.Browser, url string) (*page.Page, context.Context) {
+func open(t *testing.T, b *browsertest.Browser, url string) (*cdptab.Page, context.Context) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	p, err := page.Open(ctx, b.NewPage(t, url))
+	p, err := cdptab.Open(ctx, b.NewPage(t, url))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,12 +131,12 @@ func TestLazySnapshotTwentyCallers(t *testing.T) {
 
 // countingTarget counts Page.getFrameTree calls (one per snapshot).
 type countingTarget struct {
-	*page.Page
+	*cdptab.Page
 	frameTrees atomic.Int64
 }
 
 func (c *countingTarget) Call(ctx context.Context, method string, params, result any) error {
-	if method == cdppage.CommandGetFrameTree {
+	if method == page.CommandGetFrameTree {
 		c.frameTrees.Add(1)
 	}
 	return c.Page.Call(ctx, method, params, result)
@@ -155,7 +155,7 @@ func TestStaleAfterNavigation(t *testing.T) {
 	if _, err := tab.Lookup(ctx, "@"+ref); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cdp.Call(ctx, p, cdppage.Navigate, cdppage.NavigateParams{URL: srv + "/next"}); err != nil {
+	if _, err := cdp.Call(ctx, p, page.Navigate, page.NavigateParams{URL: srv + "/next"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := browsertest.WaitLoaded(ctx, p); err != nil {

@@ -13,10 +13,10 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
-	cdppage "github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
-	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/refmap"
 )
 
@@ -40,7 +40,7 @@ var (
 // an element's ref the same across snapshots, and the previous snapshot
 // for diffs. Use one Tab per tab; it is safe for concurrent use.
 type Tab struct {
-	t         page.Tab
+	t         cdptab.Tab
 	refs      *refmap.Map
 	numbering *refmap.Numbering
 
@@ -107,14 +107,14 @@ func (t *Tab) remember(k shape, s *Snapshot) {
 }
 
 // NewTab returns the snapshot state of the tab t, with refs counting from 1.
-func NewTab(t page.Tab) *Tab {
+func NewTab(t cdptab.Tab) *Tab {
 	return NewTabShared(t, refmap.NewCounter())
 }
 
 // NewTabShared returns the snapshot state of the tab t, drawing ref numbers
 // from c. Tabs that share a counter never share a ref: a ref of one tab is
 // an unknown ref on the others.
-func NewTabShared(t page.Tab, c *refmap.Counter) *Tab {
+func NewTabShared(t cdptab.Tab, c *refmap.Counter) *Tab {
 	return &Tab{t: t, refs: refmap.New(), numbering: refmap.NewSharedNumbering(c)}
 }
 
@@ -292,12 +292,12 @@ func (t *Tab) hasChild(id target.SessionID) bool {
 }
 
 func (t *Tab) hasFrame(ctx context.Context, s cdp.Session, id cdp.FrameID) bool {
-	res, err := cdp.Call(ctx, s, cdppage.GetFrameTree, cdp.Empty{})
+	res, err := cdp.Call(ctx, s, page.GetFrameTree, cdp.Empty{})
 	if err != nil {
 		return false
 	}
-	var find func(ft *cdppage.FrameTree) bool
-	find = func(ft *cdppage.FrameTree) bool {
+	var find func(ft *page.FrameTree) bool
+	find = func(ft *page.FrameTree) bool {
 		if ft == nil || ft.Frame == nil {
 			return false
 		}

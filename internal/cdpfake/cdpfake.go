@@ -2,7 +2,7 @@
 // handler (or a fixed reply, or a failure), every call is recorded, and
 // a session can carry child sessions the way a tab carries its
 // out-of-process iframes. It satisfies cdp.Session, and with children the
-// Tab shape the resolver and the snapshot take (*page.Page's methods).
+// Tab shape the resolver and the snapshot take (*cdptab.Page's methods).
 package cdpfake
 
 import (
@@ -14,7 +14,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
-	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/cdptab"
 )
 
 // Handler answers one call: the params as JSON in, a result (marshalled to
@@ -44,7 +44,7 @@ type Session struct {
 	handlers map[string]Handler
 	calls    []Call
 	children map[target.SessionID]*Session
-	info     []page.Child
+	info     []cdptab.Child
 }
 
 // New returns a session with no handlers: every call fails until one is set.
@@ -111,9 +111,9 @@ func (s *Session) Subscribe(string) (<-chan jsonv2.Value, func()) {
 	return ch, func() { once.Do(func() { close(ch) }) }
 }
 
-// Stream implements page.Streamer; the fake sends no events.
-func (s *Session) Stream(...string) (<-chan page.Event, func()) {
-	ch := make(chan page.Event)
+// Stream implements cdptab.Streamer; the fake sends no events.
+func (s *Session) Stream(...string) (<-chan cdptab.Event, func()) {
+	ch := make(chan cdptab.Event)
 	var once sync.Once
 	return ch, func() { once.Do(func() { close(ch) }) }
 }
@@ -137,7 +137,7 @@ func (s *Session) Count(method string) int {
 }
 
 // AddChild attaches a child session (an out-of-process iframe) and returns it.
-func (s *Session) AddChild(c page.Child) *Session {
+func (s *Session) AddChild(c cdptab.Child) *Session {
 	kid := New()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -158,8 +158,8 @@ func (s *Session) Child(id target.SessionID) cdp.Session {
 }
 
 // Children lists the attached children.
-func (s *Session) Children() []page.Child {
+func (s *Session) Children() []cdptab.Child {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]page.Child(nil), s.info...)
+	return append([]cdptab.Child(nil), s.info...)
 }

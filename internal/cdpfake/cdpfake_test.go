@@ -7,8 +7,8 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/cdpfake"
-	"github.com/egohost/egohost/page"
 )
 
 func TestSession(t *testing.T) {
@@ -31,7 +31,7 @@ func TestSession(t *testing.T) {
 	if got := s.Calls(); len(got) != 3 || got[0].Method != dom.CommandGetBoxModel || string(got[0].Params) != `{"backendNodeId":7}` {
 		t.Errorf("calls: got %+v", got)
 	}
-	kid := s.AddChild(page.Child{SessionID: "K", Type: "iframe"})
+	kid := s.AddChild(cdptab.Child{SessionID: "K", Type: "iframe"})
 	kid.Reply(dom.CommandGetBoxModel, dom.GetBoxModelResult{})
 	if _, err := cdp.Call(ctx, s.Child("K"), dom.GetBoxModel, dom.GetBoxModelParams{}); err != nil {
 		t.Errorf("child call: %v", err)

@@ -20,7 +20,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
-	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/resolver"
 	"github.com/egohost/egohost/snapshot/snapshotbench"
 )
@@ -72,7 +72,7 @@ type Result struct {
 // Counter wraps a tab's sessions and counts the calls and result bytes
 // that cross them.
 type Counter struct {
-	page.Sessions
+	cdptab.Sessions
 	calls, bytes atomic.Int64
 }
 

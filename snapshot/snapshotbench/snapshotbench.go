@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/egohost/egohost/page"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/snapshot"
 )
 
@@ -65,7 +65,7 @@ type Result struct {
 
 // Measure takes runs snapshots of t with opts (after one warm-up) and
 // returns the median time and the size of the text.
-func Measure(ctx context.Context, t page.Tab, opts snapshot.Options, runs int) (Result, error) {
+func Measure(ctx context.Context, t cdptab.Tab, opts snapshot.Options, runs int) (Result, error) {
 	if runs < 1 {
 		runs = 1
 	}

@@ -1,4 +1,4 @@
-package page_test
+package cdptab_test
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/egohost/egohost/browser"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
-	"github.com/egohost/egohost/page"
 )
 
 func TestOpenTracksOutOfProcessFrames(t *testing.T) {
@@ -22,12 +22,12 @@ func TestOpenTracksOutOfProcessFrames(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	p, err := page.Open(ctx, s)
+	p, err := cdptab.Open(ctx, s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	var kids []page.Child
+	var kids []cdptab.Child
 	for ctx.Err() == nil {
 		if kids = p.Children(); len(kids) > 0 {
 			break

@@ -1,9 +1,9 @@
-// Package page gives one browser tab as a CDP target with its out-of-process
+// Package cdptab gives one browser tab as a CDP target with its out-of-process
 // child frames: it turns on flattened auto-attach and tracks the child
 // sessions Chrome attaches, so callers can reach every frame of the tab
 // through the same cdp.Session seam, whatever carries it (the extension
 // relay in production, a direct DevTools connection in tests).
-package page
+package cdptab
 
 import (
 	"context"

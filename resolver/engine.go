@@ -1,0 +1,316 @@
+package resolver
+
+import (
+	"context"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/internal/cdperr"
+	"github.com/egohost/egohost/locator"
+)
+
+//go:embed engine.js
+var engineJS string
+
+// engineKey is where engine.js is kept in egohost's world of a frame, so
+// it crosses chrome.debugger and is compiled once per document, not on
+// every call. The key names the script's version: a new build never calls
+// an old engine left in a page.
+var engineKey = func() string {
+	sum := sha256.Sum256([]byte(engineJS))
+	return "__egohostResolver_" + hex.EncodeToString(sum[:6])
+}()
+
+// noEngine is what the call expression returns when the world has no
+// engine yet.
+const noEngine = "egohost: no resolver engine"
+
+// mode is what the page script returns.
+type mode string
+
+const (
+	modeCount  mode = "count"
+	modeCenter mode = "center"
+	modeObject mode = "object"
+	modeList   mode = "list"
+)
+
+// The JSON the page script takes (see engine.js).
+type (
+	jsText struct {
+		V     string  `json:"v"`
+		Exact bool    `json:"exact,omitempty"`
+		Re    *string `json:"re,omitempty"`
+		Flags string  `json:"flags,omitempty"`
+	}
+	jsRole struct {
+		Role   string  `json:"role"`
+		Name   *jsText `json:"name,omitempty"`
+		Hidden bool    `json:"hidden,omitempty"`
+	}
+	jsStep struct {
+		Op      string   `json:"op"`
+		Kind    string   `json:"kind,omitempty"`
+		Sel     string   `json:"sel,omitempty"`
+		Text    *jsText  `json:"text,omitempty"`
+		Role    *jsRole  `json:"role,omitempty"`
+		N       int      `json:"n"`
+		Steps   []jsStep `json:"steps,omitempty"`
+		Visible bool     `json:"visible"`
+	}
+	jsPick struct {
+		Nth    *int `json:"nth,omitempty"`
+		Strict bool `json:"strict,omitempty"`
+	}
+	jsSpec struct {
+		Steps  []jsStep `json:"steps"`
+		Mode   mode     `json:"mode"`
+		Pick   *jsPick  `json:"pick,omitempty"`
+		Offset int      `json:"offset,omitempty"`
+		Limit  *int     `json:"limit,omitempty"`
+		From   int      `json:"from,omitempty"`
+		Max    *int     `json:"max,omitempty"`
+	}
+	jsBox struct {
+		X float64 `json:"x"`
+		Y float64 `json:"y"`
+		W float64 `json:"w"`
+		H float64 `json:"h"`
+	}
+	// jsResult is the script's answer in one document.
+	jsResult struct {
+		N      int      `json:"n"`
+		Frames int      `json:"frames"`
+		At     int      `json:"at"`
+		From   int      `json:"from"`
+		Box    *jsBox   `json:"box"`
+		Boxes  []*jsBox `json:"boxes"`
+		Error  string   `json:"error"`
+		Syntax bool     `json:"syntax"`
+
+		object runtime.RemoteObjectID // modeObject: the element
+		ids    []cdp.BackendNodeID    // modeList: the elements
+	}
+)
+
+func toJSText(t locator.Text) *jsText {
+	j := &jsText{V: t.Value, Exact: t.Exact}
+	if t.Regex {
+		src := t.Value
+		j = &jsText{Re: &src, Flags: t.Flags}
+	}
+	return j
+}
+
+// canonRole folds Chrome's and ARIA's synonyms: image → img,
+// presentation → none.
+func canonRole(r string) string {
+	r = strings.ToLower(r)
+	switch r {
+	case "image":
+		return "img"
+	case "presentation":
+		return "none"
+	}
+	return r
+}
+
+func toJSSteps(steps []locator.Step) []jsStep {
+	out := make([]jsStep, 0, len(steps))
+	for _, s := range steps {
+		j := jsStep{}
+		switch s.Op {
+		case locator.OpQuery:
+			j.Op, j.Kind = "query", s.Kind.String()
+			switch s.Kind {
+			case locator.KindCSS, locator.KindXPath:
+				j.Sel = s.Selector
+			case locator.KindRole:
+				j.Role = &jsRole{Role: canonRole(s.Role.Role), Hidden: s.Role.IncludeHidden}
+				if s.Role.Name != nil {
+					j.Role.Name = toJSText(*s.Role.Name)
+				}
+			default:
+				j.Text = toJSText(s.Text)
+			}
+		case locator.OpNth:
+			j.Op, j.N = "nth", s.Nth
+		case locator.OpHasText, locator.OpHasNotText:
+			j.Op = "hasText"
+			if s.Op == locator.OpHasNotText {
+				j.Op = "hasNotText"
+			}
+			j.Text = toJSText(s.Text)
+		case locator.OpHas, locator.OpHasNot:
+			j.Op = "has"
+			if s.Op == locator.OpHasNot {
+				j.Op = "hasNot"
+			}
+			if s.Sub != nil {
+				j.Steps = toJSSteps(s.Sub.Steps)
+			}
+		case locator.OpVisible:
+			j.Op, j.Visible = "visible", s.Visible
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+// wrongWorld is what the page script answers in a context that is not
+// egohost's world.
+const wrongWorld = "egohost:wrong-world"
+
+func isString(o *runtime.RemoteObject, want string) bool {
+	return o != nil && o.Type == "string" && string(o.Value) == strconv.Quote(want)
+}
+
+// eval runs the page script in one document.
+func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, error) {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return jsResult{}, fmt.Errorf("encode spec: %w", err)
+	}
+	yes := true
+	var res runtime.EvaluateResult
+	remade, fresh, install := false, false, false
+	for attempt := 0; ; attempt++ {
+		w, err := r.worldRef(ctx, d, fresh)
+		if err != nil {
+			return jsResult{}, err
+		}
+		fresh = false
+		// Only in egohost's own world (its token): a remembered context ID
+		// may name another context after a cross-site navigation.
+		guard := "globalThis." + worldTokenKey + " !== " + strconv.Quote(w.token) + " ? " + strconv.Quote(wrongWorld) + " : "
+		expr := "(" + guard + "(globalThis." + engineKey + " ? globalThis." + engineKey + "(" + string(b) + ") : " + strconv.Quote(noEngine) + "))"
+		if install {
+			expr = "(" + guard + "(globalThis." + engineKey + " = (" + engineJS + "))(" + string(b) + "))"
+		}
+		params := runtime.EvaluateParams{Expression: expr, ContextID: w.cid, Silent: &yes}
+		switch spec.Mode {
+		case modeCount, modeCenter:
+			params.ReturnByValue = &yes
+		case modeList:
+			params.SerializationOptions = deep()
+		}
+		res, err = cdp.Call(ctx, d.s, runtime.Evaluate, params)
+		if err != nil && !remade && cdperr.ContextGone(err) {
+			remade, fresh = true, true // the frame navigated since we made the world
+			continue
+		}
+		if err != nil {
+			return jsResult{}, fmt.Errorf("evaluate: %w", err)
+		}
+		if !remade && isString(res.Result, wrongWorld) {
+			remade, fresh = true, true // the ID now names another context
+			continue
+		}
+		if !install && attempt < 3 && isNoEngine(res.Result) {
+			install = true // a new document: load the engine
+			continue
+		}
+		break
+	}
+	if res.ExceptionDetails != nil {
+		return jsResult{}, fmt.Errorf("evaluate: %s", cdperr.ExceptionText(res.ExceptionDetails))
+	}
+	if res.Result == nil {
+		return jsResult{}, fmt.Errorf("evaluate: no result")
+	}
+	var out jsResult
+	switch spec.Mode {
+	case modeCount, modeCenter:
+		err = jsonv2.Unmarshal(res.Result.Value, &out)
+	case modeObject:
+		if res.Result.Subtype == "node" && res.Result.ObjectID != "" {
+			out.object = res.Result.ObjectID
+			return out, nil
+		}
+		var s string
+		if err = jsonv2.Unmarshal(res.Result.Value, &s); err == nil {
+			err = json.Unmarshal([]byte(s), &out)
+		}
+	case modeList:
+		out, err = decodeList(res.Result.DeepSerializedValue)
+	}
+	if err != nil {
+		return jsResult{}, fmt.Errorf("evaluate: decode %s result: %w", spec.Mode, err)
+	}
+	return out, nil
+}
+
+// isNoEngine reports whether a call found no engine in the world.
+func isNoEngine(o *runtime.RemoteObject) bool {
+	if o == nil || o.Type != "string" {
+		return false
+	}
+	var s string
+	if o.DeepSerializedValue != nil {
+		_ = json.Unmarshal(o.DeepSerializedValue.Value, &s)
+	} else {
+		_ = json.Unmarshal(o.Value, &s)
+	}
+	return s == noEngine
+}
+
+// deep asks for deep serialization: DOM nodes in the result come back with
+// their backendNodeId.
+func deep() *runtime.SerializationOptions {
+	one := int64(1)
+	return &runtime.SerializationOptions{
+		Serialization:        runtime.SerializationOptionsSerializationDeep,
+		MaxDepth:             &one,
+		AdditionalParameters: jsonv2.Value(`{"maxNodeDepth":0,"includeShadowTree":"none"}`),
+	}
+}
+
+// decodeList reads [JSON string, node, node, …].
+func decodeList(v *runtime.DeepSerializedValue) (jsResult, error) {
+	if v == nil {
+		return jsResult{}, errors.New("no deep value")
+	}
+	var items []struct {
+		Type  string          `json:"type"`
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(v.Value, &items); err != nil {
+		return jsResult{}, err
+	}
+	if len(items) == 0 || items[0].Type != "string" {
+		return jsResult{}, errors.New("no header")
+	}
+	var head string
+	if err := json.Unmarshal(items[0].Value, &head); err != nil {
+		return jsResult{}, err
+	}
+	var out jsResult
+	if err := json.Unmarshal([]byte(head), &out); err != nil {
+		return jsResult{}, err
+	}
+	if out.Error != "" {
+		return out, nil // the script's own error (a syntax error…): what follows is not the matches
+	}
+	for _, it := range items[1:] {
+		var n struct {
+			BackendNodeID cdp.BackendNodeID `json:"backendNodeId"`
+		}
+		if it.Type != "node" || json.Unmarshal(it.Value, &n) != nil || n.BackendNodeID == 0 {
+			return jsResult{}, fmt.Errorf("element %d: not a node", len(out.ids))
+		}
+		out.ids = append(out.ids, n.BackendNodeID)
+	}
+	if len(out.ids) > out.N {
+		return jsResult{}, fmt.Errorf("%d nodes for %d matches", len(out.ids), out.N)
+	}
+	return out, nil
+}

@@ -1,0 +1,111 @@
+package resolver
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/egohost/egohost/locator"
+)
+
+// plan is a parsed locator ready to run: its steps without the trailing
+// nth / last, which pick one element from all the frames' matches.
+type plan struct {
+	p      parsed
+	steps  []jsStep
+	nth    int  // the pick: -1 last
+	picked bool // false: strict (exactly one)
+	never  bool // stacked trailing picks that can match nothing (nth=1 >> nth=1)
+	// verify is the role of the last query step when only filters follow
+	// it: its candidates are checked against Chrome's accessibility tree.
+	verify *locator.Role
+}
+
+func newPlan(p parsed) plan {
+	steps := p.loc.Steps
+	end := len(steps)
+	for end > 0 && steps[end-1].Op == locator.OpNth {
+		end--
+	}
+	pl := plan{p: p, steps: toJSSteps(steps[:end])}
+	if end < len(steps) {
+		pl.nth, pl.picked = steps[end].Nth, true
+		for _, s := range steps[end+1:] {
+			if s.Nth != 0 && s.Nth != -1 {
+				pl.never = true
+			}
+		}
+	}
+	for i := end - 1; i >= 0; i-- {
+		s := steps[i]
+		if s.Op == locator.OpNth {
+			break // a pick between the role and the end picks among unchecked candidates
+		}
+		if s.Op == locator.OpQuery {
+			if s.Kind == locator.KindRole {
+				r := s.Role
+				pl.verify = &r
+			}
+			break
+		}
+	}
+	return pl
+}
+
+func (pl plan) jsPick() *jsPick {
+	if !pl.picked {
+		return &jsPick{Strict: true}
+	}
+	n := pl.nth
+	return &jsPick{Nth: &n}
+}
+
+// choose applies the plan's pick to total matches: the index, or an error.
+func (pl plan) choose(total int) (int, error) {
+	switch {
+	case pl.never:
+		return 0, pl.notFound(0, "the stacked nth= steps pick nothing")
+	case !pl.picked && total == 0:
+		return 0, pl.notFound(0, "")
+	case !pl.picked && total > 1:
+		return 0, pl.ambiguous(total, false)
+	case !pl.picked:
+		return 0, nil
+	case pl.nth == -1 && total > 0:
+		return total - 1, nil
+	case pl.nth >= 0 && pl.nth < total:
+		return pl.nth, nil
+	}
+	if total == 0 {
+		return 0, pl.notFound(0, "")
+	}
+	return 0, pl.notFound(total, fmt.Sprintf("nth=%d is out of range", pl.nth))
+}
+
+func (pl plan) notFound(n int, why string) error {
+	msg := fmt.Sprintf("%s matched %d elements", pl.p.loc, n)
+	if why != "" {
+		msg += ": " + why
+	}
+	return &Error{Kind: Transient, Op: "resolve", Target: pl.p.input, Count: n, Err: causef(ErrNotFound, "%s", msg)}
+}
+
+func (pl plan) ambiguous(n int, atLeast bool) error {
+	count := fmt.Sprint(n)
+	if atLeast {
+		count = "at least " + count
+	}
+	return &Error{Kind: Permanent, Op: "resolve", Target: pl.p.input, Count: n,
+		Err: causef(ErrAmbiguous, "strict mode: %s matched %s elements; add nth=… or make it more specific", pl.p.loc, count)}
+}
+
+// scriptError turns the script's own error report into a permanent error.
+func (pl plan) scriptError(res jsResult) error {
+	if res.Error == "" {
+		return nil
+	}
+	if res.Syntax {
+		return &Error{Kind: Permanent, Op: "resolve", Target: pl.p.input,
+			Err: &locator.SyntaxError{Input: pl.p.input, Offset: -1, Msg: res.Error}}
+	}
+	return &Error{Kind: Permanent, Op: "resolve", Target: pl.p.input, Err: errors.New(res.Error)}
+}
