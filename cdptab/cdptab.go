@@ -216,3 +216,16 @@ func (p *Page) Close() {
 	p.cancel()
 	p.wg.Wait()
 }
+
+// DeepNodes are the serialization options under which DOM nodes in an
+// evaluation's result come back with their backendNodeId and loaderId
+// (deep serialization, one level, no shadow trees): how the resolver and
+// the snapshot get nodes back from one in-page call.
+func DeepNodes() *runtime.SerializationOptions {
+	one := int64(1)
+	return &runtime.SerializationOptions{
+		Serialization:        runtime.SerializationOptionsSerializationDeep,
+		MaxDepth:             &one,
+		AdditionalParameters: jsonv2.Value(`{"maxNodeDepth":0,"includeShadowTree":"none"}`),
+	}
+}

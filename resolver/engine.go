@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/cdperr"
 	"github.com/egohost/egohost/locator"
 )
@@ -201,7 +202,7 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 		case modeCount, modeCenter:
 			params.ReturnByValue = &yes
 		case modeList:
-			params.SerializationOptions = deep()
+			params.SerializationOptions = cdptab.DeepNodes()
 		}
 		res, err = cdp.Call(ctx, d.s, runtime.Evaluate, params)
 		if err != nil && !remade && cdperr.ContextGone(err) {
@@ -261,17 +262,6 @@ func isNoEngine(o *runtime.RemoteObject) bool {
 		_ = json.Unmarshal(o.Value, &s)
 	}
 	return s == noEngine
-}
-
-// deep asks for deep serialization: DOM nodes in the result come back with
-// their backendNodeId.
-func deep() *runtime.SerializationOptions {
-	one := int64(1)
-	return &runtime.SerializationOptions{
-		Serialization:        runtime.SerializationOptionsSerializationDeep,
-		MaxDepth:             &one,
-		AdditionalParameters: jsonv2.Value(`{"maxNodeDepth":0,"includeShadowTree":"none"}`),
-	}
 }
 
 // decodeList reads [JSON string, node, node, …].

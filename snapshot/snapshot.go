@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -287,17 +286,6 @@ func world(ctx context.Context, s cdp.Session, frameID cdp.FrameID) (runtime.Exe
 	return w.ExecutionContextID, nil
 }
 
-// deep asks for deep serialization: the result's DOM nodes come back with
-// their backendNodeId and loaderId.
-func deep() *runtime.SerializationOptions {
-	one := int64(1)
-	return &runtime.SerializationOptions{
-		Serialization:        runtime.SerializationOptionsSerializationDeep,
-		MaxDepth:             &one,
-		AdditionalParameters: jsonv2.Value(`{"maxNodeDepth":0,"includeShadowTree":"none"}`),
-	}
-}
-
 // install is the expression that yields the world's snapshot object,
 // loading snapshot.js the first time.
 func install() string {
@@ -322,7 +310,7 @@ func walk(ctx context.Context, d *frameDoc, jsOpts map[string]any, sc *scope) er
 		r, err := cdp.Call(ctx, d.session, runtime.Evaluate, runtime.EvaluateParams{
 			Expression: fmt.Sprintf("(() => { const s = %s; const el = s.resolve(%d); return el ? s.snapshot(%s, el) : ['gone']; })()",
 				install(), sc.local, optsJSON),
-			ContextID: cid, Silent: &yes, SerializationOptions: deep(),
+			ContextID: cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
 		})
 		if err != nil {
 			return fmt.Errorf("walk frame: evaluate: %w", err)
@@ -338,7 +326,7 @@ func walk(ctx context.Context, d *frameDoc, jsOpts map[string]any, sc *scope) er
 			FunctionDeclaration: "function(opts) { return " + install() + ".snapshot(opts, this); }",
 			ObjectID:            rn.Object.ObjectID,
 			Arguments:           []*runtime.CallArgument{{Value: optsJSON}},
-			Silent:              &yes, SerializationOptions: deep(),
+			Silent:              &yes, SerializationOptions: cdptab.DeepNodes(),
 		})
 		_ = d.session.Call(ctx, runtime.CommandReleaseObject, runtime.ReleaseObjectParams{ObjectID: rn.Object.ObjectID}, nil)
 		if err != nil {
@@ -349,7 +337,7 @@ func walk(ctx context.Context, d *frameDoc, jsOpts map[string]any, sc *scope) er
 	default:
 		r, err := cdp.Call(ctx, d.session, runtime.Evaluate, runtime.EvaluateParams{
 			Expression: install() + ".snapshot(" + string(optsJSON) + ")",
-			ContextID:  cid, Silent: &yes, SerializationOptions: deep(),
+			ContextID:  cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
 		})
 		if err != nil {
 			return fmt.Errorf("walk frame: evaluate: %w", err)

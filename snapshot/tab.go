@@ -246,7 +246,7 @@ func (t *Tab) resolve(ctx context.Context, e refmap.Entry) (refmap.Entry, error)
 	r, err := cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: fmt.Sprintf("(() => { const s = globalThis.%s; const el = s ? s.resolve(%d) : null; return [document, el, !!(el && el.isConnected)]; })()",
 			globalKey, e.Local),
-		ContextID: cid, Silent: &yes, SerializationOptions: deep(),
+		ContextID: cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
 	})
 	if err != nil {
 		return e, fmt.Errorf("lookup @%s: evaluate: %w", e.Ref, err)
@@ -357,7 +357,7 @@ func (t *Tab) Resolve(ctx context.Context, entries []refmap.Entry) ([]refmap.Ent
 		r, err := cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
 			Expression: fmt.Sprintf("(() => { const s = globalThis.%s; return [document].concat([%s].map((n) => { const el = s ? s.resolve(n) : null; return el && el.isConnected ? el : null; })); })()",
 				globalKey, strings.Join(locals, ",")),
-			ContextID: cid, Silent: &yes, SerializationOptions: deep(),
+			ContextID: cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("resolve refs: %w", err)
