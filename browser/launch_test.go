@@ -31,7 +31,6 @@ func TestLaunchRefusesADevToolsPortOnAProfile(t *testing.T) {
 		want string
 	}{
 		{"test option on a user's profile", Options{Binary: "/bin/true", UserDataDir: "/home/ada/.local/share/egohost/profile", DevToolsPortForTests: true}, "only for a test profile in the temporary directory"},
-		{"test option on a relative profile", Options{Binary: "/bin/true", UserDataDir: "profile", DevToolsPortForTests: true}, "only for a test profile in the temporary directory"},
 		{"port flag in Args", Options{Binary: "/bin/true", Args: []string{"--remote-debugging-port=9222"}}, "refusing --remote-debugging-port=9222"},
 		{"pipe flag in Args", Options{Binary: "/bin/true", Args: []string{"--remote-debugging-pipe"}}, "refusing --remote-debugging-pipe"},
 	}
