@@ -68,9 +68,8 @@ func (r *Runner) HandleDialog(ctx context.Context, accept bool, promptText strin
 			return nil, &TimeoutError{Op: "dialog", Timeout: d, Last: fmt.Errorf("no JavaScript dialog opened")}
 		case v, ok := <-events:
 			t.Stop()
-			var ev page.EventJavascriptDialogOpening
-			if ok && jsonv2.Unmarshal(v, &ev) == nil {
-				seen = &Dialog{Type: string(ev.Type), Message: ev.Message, DefaultPrompt: ev.DefaultPrompt, URL: ev.URL}
+			if d, good := dialogOf(v); ok && good {
+				seen = d
 			}
 		case <-t.C:
 		}
@@ -143,4 +142,13 @@ func sameDocumentURL(raw string) (string, error) {
 		return raw, nil
 	}
 	return raw + "#", nil
+}
+
+// dialogOf decodes a Page.javascriptDialogOpening event's params.
+func dialogOf(params jsonv2.Value) (*Dialog, bool) {
+	var ev page.EventJavascriptDialogOpening
+	if jsonv2.Unmarshal(params, &ev) != nil {
+		return nil, false
+	}
+	return &Dialog{Type: string(ev.Type), Message: ev.Message, DefaultPrompt: ev.DefaultPrompt, URL: ev.URL}, true
 }

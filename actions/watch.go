@@ -150,9 +150,7 @@ func (r *Runner) watchWith(ctx context.Context, op string, document bool) *watch
 			}
 			switch e.Method {
 			case page.JavascriptDialogOpening.Method:
-				var ev page.EventJavascriptDialogOpening
-				if jsonv2.Unmarshal(e.Params, &ev) == nil {
-					d := &Dialog{Type: string(ev.Type), Message: ev.Message, DefaultPrompt: ev.DefaultPrompt, URL: ev.URL}
+				if d, ok := dialogOf(e.Params); ok {
 					w.mu.Lock()
 					w.dialog = d
 					w.mu.Unlock()

@@ -1,36 +1,13 @@
 package service
 
-import (
-	"fmt"
-	"net"
-	"os"
+import "golang.org/x/sys/unix"
 
-	"golang.org/x/sys/unix"
-)
-
-// checkPeer refuses a socket peer that runs as another user: macOS gives
-// the peer's credentials through getsockopt(SOL_LOCAL, LOCAL_PEERCRED).
-func checkPeer(conn net.Conn) error {
-	uc, ok := conn.(*net.UnixConn)
-	if !ok {
-		return nil
-	}
-	raw, err := uc.SyscallConn()
+// peerUID is the uid of the process at the other end of a unix socket:
+// macOS gives it through getsockopt(SOL_LOCAL, LOCAL_PEERCRED).
+func peerUID(fd int) (uint32, error) {
+	cred, err := unix.GetsockoptXucred(fd, unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
 	if err != nil {
-		return fmt.Errorf("peer credentials: %w", err)
+		return 0, err
 	}
-	var cred *unix.Xucred
-	var cerr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, cerr = unix.GetsockoptXucred(int(fd), unix.SOL_LOCAL, unix.LOCAL_PEERCRED)
-	}); err != nil {
-		return fmt.Errorf("peer credentials: %w", err)
-	}
-	if cerr != nil {
-		return fmt.Errorf("peer credentials: %w", cerr)
-	}
-	if int(cred.Uid) != os.Getuid() {
-		return fmt.Errorf("peer uid %d is not this user (%d)", cred.Uid, os.Getuid())
-	}
-	return nil
+	return cred.Uid, nil
 }

@@ -1,0 +1,34 @@
+//go:build linux || darwin
+
+package service
+
+import (
+	"fmt"
+	"net"
+	"os"
+)
+
+// checkPeer refuses a socket peer that runs as another user (peerUID is
+// the OS's way of asking the kernel who is at the other end).
+func checkPeer(conn net.Conn) error {
+	uc, ok := conn.(*net.UnixConn)
+	if !ok {
+		return nil
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return fmt.Errorf("peer credentials: %w", err)
+	}
+	var uid uint32
+	var uerr error
+	if err := raw.Control(func(fd uintptr) { uid, uerr = peerUID(int(fd)) }); err != nil {
+		return fmt.Errorf("peer credentials: %w", err)
+	}
+	if uerr != nil {
+		return fmt.Errorf("peer credentials: %w", uerr)
+	}
+	if int(uid) != os.Getuid() {
+		return fmt.Errorf("peer uid %d is not this user (%d)", uid, os.Getuid())
+	}
+	return nil
+}
