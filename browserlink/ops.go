@@ -91,3 +91,37 @@ func encodeRequest(id int64, op Op) ([]byte, error) {
 	}
 	return append(msg, fields[1:]...), nil
 }
+
+// GroupsAdd puts tabs into a tab group (a new one when GroupID is 0) and
+// sets its title and colour when given: {"groupId"}.
+type GroupsAdd struct {
+	TabIDs  []int  `json:"tabIds"`
+	GroupID int    `json:"groupId,omitempty"`
+	Title   string `json:"title,omitempty"`
+	Color   string `json:"color,omitempty"`
+}
+
+// GroupsUpdate retitles or recolours a tab group: {"group": Group}.
+type GroupsUpdate struct {
+	GroupID int    `json:"groupId"`
+	Title   string `json:"title,omitempty"`
+	Color   string `json:"color,omitempty"`
+}
+
+// GroupsList lists the browser's tab groups: {"groups": [Group]}.
+type GroupsList struct{}
+
+// Group is a Chrome tab group as the extension reports it.
+type Group struct {
+	ID       int    `json:"id"`
+	Title    string `json:"title"`
+	Color    string `json:"color"`
+	WindowID int    `json:"windowId"`
+}
+
+func (GroupsAdd) opName() string    { return "groups.add" }
+func (GroupsUpdate) opName() string { return "groups.update" }
+func (GroupsList) opName() string   { return "groups.list" }
+func (GroupsAdd) tab() int          { return 0 }
+func (GroupsUpdate) tab() int       { return 0 }
+func (GroupsList) tab() int         { return 0 }

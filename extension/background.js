@@ -2,6 +2,7 @@
 // answers the popup. Logic lives in the modules it imports; this file only connects them.
 
 import { DebuggerRelay } from "./debugger.js";
+import { GroupOps } from "./groups.js";
 import { Dispatcher, safePost } from "./dispatch.js";
 import { installDownloadEvents } from "./downloads.js";
 import { cachedBrowserKey } from "./identity.js";
@@ -32,7 +33,8 @@ const emit = (event) => {
 const relay = new DebuggerRelay({ dbg: chrome.debugger, emit, onChange: () => saveStatusSoon() });
 const isAttached = (tabId) => relay.isAttached(tabId);
 const tabOps = new TabOps({ tabs: chrome.tabs, windows: chrome.windows, isAttached });
-const dispatcher = new Dispatcher({ handlers: buildHandlers({ relay, tabOps }), post });
+const groupOps = new GroupOps({ tabs: chrome.tabs, tabGroups: chrome.tabGroups });
+const dispatcher = new Dispatcher({ handlers: buildHandlers({ relay, tabOps, groupOps }), post });
 const router = new Router({
   dispatcher,
   onRelay(msg) {

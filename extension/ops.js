@@ -3,7 +3,7 @@
 import { echoResult } from "./dispatch.js";
 
 /** buildHandlers returns the handler of every op, for a Dispatcher. */
-export function buildHandlers({ relay, tabOps }) {
+export function buildHandlers({ relay, tabOps, groupOps }) {
   return {
     ping: async () => ({ pong: true }),
     cdp: (req) => relay.send(req.tabId, req.method, req.params, req.sessionId),
@@ -23,5 +23,8 @@ export function buildHandlers({ relay, tabOps }) {
     "tabs.close": (req) => tabOps.close(req.tabId),
     "tabs.activate": (req) => tabOps.activate(req.tabId),
     echo: async (req) => echoResult(req.data),
+    "groups.add": (req) => groupOps.add(req),
+    "groups.update": (req) => groupOps.update(req),
+    "groups.list": () => groupOps.list(),
   };
 }

@@ -13,6 +13,8 @@ export function toTab(tab, isAttached = () => false) {
     active: Boolean(tab.active),
     status: tab.status ?? "unloaded",
     attached: isAttached(tab.id),
+    // Chrome's tab group (an egohost space when the service knows it); absent when ungrouped.
+    ...(typeof tab.groupId === "number" && tab.groupId >= 0 ? { groupId: tab.groupId } : {}),
   };
 }
 
@@ -88,7 +90,8 @@ async function call(tabId, fn) {
 }
 
 // The Tab fields a tab.updated event is about; changes to others (favicon, audible, …) are not sent.
-const TAB_FIELDS = ["url", "title", "status", "discarded"];
+// groupId: the person dragged the tab into or out of a group (a space), or egohost grouped it.
+const TAB_FIELDS = ["url", "title", "status", "discarded", "groupId"];
 
 /**
  * installTabEvents forwards chrome.tabs events to the service as tab.created, tab.updated,

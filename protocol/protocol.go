@@ -107,6 +107,8 @@ const (
 	CodeBrowserReconnecting Code = 1015
 	CodeScript              Code = 1120 // a script threw or does not compile; data.line, data.column, data.output
 	CodeScriptLimit         Code = 1121 // a script hit the memory, call-depth or screenshot guard; data.output
+	CodeNotInSpace          Code = 1130 // the tab (or the ref's tab) is not in the calling agent's spaces; data.tab, data.claim
+	CodeUserInControl       Code = 1131 // the person took the space over: stop, and wait (spaces.waitForControl); data.space
 )
 
 // The CLI's own codes, in its --json errors; never on the wire.
@@ -193,6 +195,10 @@ func (c Code) Name() string {
 		return "script_error"
 	case CodeScriptLimit:
 		return "script_limit"
+	case CodeNotInSpace:
+		return "not_in_space"
+	case CodeUserInControl:
+		return "user_in_control"
 	case CodeUsage:
 		return "usage"
 	case CodeServiceLost:

@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/spaces"
 )
 
 func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
@@ -54,11 +55,24 @@ func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
 			http.Error(w, "egohost is shutting down", http.StatusServiceUnavailable)
 			return
 		}
+		name := r.Header.Get(protocol.AgentHeader)
+		if name != "" {
+			if err := spaces.CheckName(name); err != nil {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				json.NewEncoder(w).Encode(map[string]any{"error": protocol.Errorf(protocol.CodeInvalidParams, "%s header: %v", protocol.AgentHeader, err)})
+				return
+			}
+		}
 		ws, err := websocket.Accept(w, r, nil)
 		if err != nil {
 			return
 		}
 		a := &agent{s: s, ws: ws, subs: make(map[string]func())}
+		if name != "" {
+			a.setName(name)
+		}
+		defer a.leave()
 		a.serve(ctx)
 	})
 	return mux
@@ -103,6 +117,11 @@ func CheckCaller(r *http.Request) *protocol.Error {
 type agent struct {
 	s  *Service
 	ws *websocket.Conn
+
+	// name is the agent's name (the X-Egohost-Agent header or hello);
+	// "" is the person: the owner's own connection without a name. Set
+	// once, under mu; read it with agentName.
+	name string
 
 	writeMu sync.Mutex
 	mu      sync.Mutex
