@@ -25,10 +25,10 @@ type tabState struct {
 	// two agents granted the same tab never interleave a click's steps.
 	acting chan struct{}
 	mu     sync.Mutex
-	page *cdptab.Page
-	snap *snapshot.Tab      // refs and previous snapshot; lives as long as page
-	res  *resolver.Resolver // remembers the frames' isolated worlds; lives as long as page
-	acts *actions.TabSetup  // the actions' per-tab setup (Page, lifecycle, Network on); lives as long as page
+	page   *cdptab.Page
+	snap   *snapshot.Tab      // refs and previous snapshot; lives as long as page
+	res    *resolver.Resolver // remembers the frames' isolated worlds; lives as long as page
+	acts   *actions.TabSetup  // the actions' per-tab setup (Page, lifecycle, Network on); lives as long as page
 	// dialog is the JavaScript dialog open on the tab, if any: while it is
 	// open the page answers nothing, so calls fail at once instead of
 	// waiting for their timeout. Atomic, not under mu: the link's reader

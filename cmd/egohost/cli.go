@@ -60,7 +60,7 @@ func noFlags(build paramsFunc) func(*pflag.FlagSet) paramsFunc {
 // files add (one file per capability).
 func (e *env) verbs() map[string]verb {
 	all := make(map[string]verb)
-	for _, group := range []map[string]verb{coreVerbs(), snapshotVerbs(), resolveVerbs(), actionVerbs(), recordVerbs()} {
+	for _, group := range []map[string]verb{coreVerbs(), snapshotVerbs(), resolveVerbs(), actionVerbs(), recordVerbs(), spaceVerbs()} {
 		for name, v := range group {
 			all[name] = v
 		}
@@ -305,7 +305,7 @@ func (e *env) dial(ctx context.Context) (*client.Client, error) {
 	}
 	dctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Connect)
 	defer cancel()
-	c, err := client.Dial(dctx, addr, tok, client.Options{})
+	c, err := client.Dial(dctx, addr, tok, client.Options{Agent: e.agent})
 	if err != nil {
 		return nil, &serviceDownError{err}
 	}
