@@ -36,6 +36,10 @@ type TabsList struct{}
 type TabsOpen struct {
 	URL    string `json:"url"`
 	Active bool   `json:"active"`
+	// WindowID opens it in that window; NewWindow as the first tab of a
+	// new unfocused window (an agent's space).
+	WindowID  int  `json:"windowId,omitempty"`
+	NewWindow bool `json:"newWindow,omitempty"`
 }
 
 // TabsClose closes a tab: {"closed": true}.
@@ -46,6 +50,8 @@ type TabsClose struct {
 // TabsActivate activates a tab and focuses its window: {"tab": Tab}.
 type TabsActivate struct {
 	TabID int `json:"tabId"`
+	// NoFocus leaves the window's focus as it is (an agent's space).
+	NoFocus bool `json:"noFocus,omitempty"`
 }
 
 // Echo sends data back: {"data", "length"}.

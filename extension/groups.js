@@ -18,7 +18,13 @@ export class GroupOps {
   /** add puts tabIds into groupId (a new group when absent) and sets the title and colour given. */
   async add({ tabIds, groupId, title, color }) {
     const options = { tabIds };
-    if (groupId !== undefined) options.groupId = groupId;
+    if (groupId !== undefined) {
+      options.groupId = groupId;
+    } else {
+      // A new group goes to the "current" window unless told: keep it in its first tab's window.
+      const first = await call(tabIds, () => this.tabs.get(tabIds[0]));
+      options.createProperties = { windowId: first.windowId };
+    }
     const id = await call(tabIds, () => this.tabs.group(options));
     if (title !== undefined || color !== undefined) await this.update({ groupId: id, title, color });
     return { groupId: id };

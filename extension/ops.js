@@ -19,9 +19,9 @@ export function buildHandlers({ relay, tabOps, groupOps }) {
       await relay.reconcile(); // `attached` must be the truth, also after a detach Chrome did not report
       return tabOps.list();
     },
-    "tabs.open": (req) => tabOps.open({ url: req.url, active: req.active ?? true }),
+    "tabs.open": (req) => tabOps.open({ url: req.url, active: req.active ?? true, windowId: req.windowId, newWindow: req.newWindow }),
     "tabs.close": (req) => tabOps.close(req.tabId),
-    "tabs.activate": (req) => tabOps.activate(req.tabId),
+    "tabs.activate": (req) => tabOps.activate(req.tabId, { noFocus: req.noFocus }),
     echo: async (req) => echoResult(req.data),
     "groups.add": (req) => groupOps.add(req),
     "groups.update": (req) => groupOps.update(req),

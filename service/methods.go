@@ -347,7 +347,18 @@ func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenPar
 		// about:blank that is already "loaded".
 		first = "about:blank"
 	}
-	raw, err := l.Call(ctx, browserlink.TabsOpen{URL: first, Active: !p.Background})
+	op := browserlink.TabsOpen{URL: first, Active: !p.Background}
+	if space != nil {
+		// In the space's own window (a new one for its first tab): there
+		// its tab is active, so it renders and takes input, and the
+		// person's window and focus stay as they are.
+		op.Active, op.WindowID, op.NewWindow = true, space.Window, space.Window == 0
+	}
+	raw, err := l.Call(ctx, op)
+	if err != nil && space != nil && !op.NewWindow && protocol.CodeOf(err) != protocol.CodeBrowserGone {
+		op.WindowID, op.NewWindow = 0, true // its window was closed
+		raw, err = l.Call(ctx, op)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -356,6 +367,7 @@ func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenPar
 		return res, err
 	}
 	if space != nil {
+		s.spaces.reg.Update(space.ID, func(x *spaces.Space) { x.Window = res.Tab.WindowID })
 		sp, err := s.addToSpace(ctx, l, *space, res.Tab.ID)
 		if err != nil {
 			return nil, protocol.Errorf(protocol.CodeOf(err), "tabs.open: tab %d opened but not put into space %s: %v", res.Tab.ID, space.ID, err).With("tab", res.Tab.ID)

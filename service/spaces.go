@@ -146,6 +146,16 @@ func errUserInControl(sp spaces.Space) error {
 // touch records the tab an agent used as its space's default tab, and
 // wakes an idle space.
 func (s *Service) touch(ctx context.Context, l *link, sp spaces.Space, tabID int) {
+	if !l.isActive(tabID) {
+		// Make it the active tab of the space's window: a background tab
+		// neither renders nor takes input. The person's focus stays.
+		raw, err := l.Call(ctx, browserlink.TabsActivate{TabID: tabID, NoFocus: true})
+		if err != nil {
+			l.log.Warn("activate a space's tab", "space", sp.ID, "tab", tabID, "err", err)
+		} else if res, err := s.tabReply(raw, l, "tabs.activate"); err == nil {
+			l.setActive(tabID, res.Tab.WindowID)
+		}
+	}
 	if sp.LastTab != tabID {
 		s.spaces.reg.Update(sp.ID, func(x *spaces.Space) { x.LastTab = tabID })
 	}
@@ -240,7 +250,7 @@ func (s *Service) syncSpaces(ctx context.Context, l *link) {
 		if !ok {
 			continue
 		}
-		sp := s.spaces.reg.Adopt(agent, task, l.id, g.ID, g.Color, st)
+		sp := s.spaces.reg.Adopt(agent, task, l.id, g.ID, g.WindowID, g.Color, st)
 		l.log.Info("space rebuilt from its tab group", "space", sp.ID, "agent", agent, "group", g.ID)
 	}
 	l.synced = true

@@ -70,6 +70,9 @@ type Space struct {
 	// deletes an empty group).
 	Group   int    `json:"group,omitempty"`
 	Color   string `json:"color"`
+	// Window is the browser window of the space's tabs (each space has its
+	// own, so its active tab renders and takes input); 0 when unknown.
+	Window  int    `json:"window,omitempty"`
 	LastTab int    `json:"lastTab,omitempty"` // the tab the agent used last: its default tab
 	State   State  `json:"state"`
 }
@@ -167,11 +170,11 @@ func (r *Registry) Add(agent, task, browser string) Space {
 }
 
 // Adopt records a space rebuilt from a group found in browser.
-func (r *Registry) Adopt(agent, task, browser string, group int, color string, st State) Space {
+func (r *Registry) Adopt(agent, task, browser string, group, window int, color string, st State) Space {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.next++
-	sp := &Space{ID: "s" + strconv.Itoa(r.next), Agent: agent, Task: task, Browser: browser, Group: group, Color: color, State: st}
+	sp := &Space{ID: "s" + strconv.Itoa(r.next), Agent: agent, Task: task, Browser: browser, Group: group, Window: window, Color: color, State: st}
 	r.spaces[sp.ID] = sp
 	if st == Person {
 		r.resumed[sp.ID] = make(chan struct{})

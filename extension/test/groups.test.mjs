@@ -13,7 +13,12 @@ function fakeChrome() {
   return {
     member,
     tabs: {
-      async group({ tabIds, groupId }) {
+      async get(tabId) {
+        if (tabId === 404) throw new Error("No tab with id: 404.");
+        return { id: tabId, windowId: 1 };
+      },
+      async group({ tabIds, groupId, createProperties }) {
+        if (groupId === undefined) assert.deepEqual(createProperties, { windowId: 1 });
         if (tabIds.includes(404)) throw new Error("No tab with id: 404.");
         const id = groupId ?? next++;
         if (!groups.has(id)) groups.set(id, { id, title: "", color: "grey", windowId: 1 });
