@@ -27,13 +27,13 @@ type link struct {
 
 	mu     sync.Mutex
 	tabs   map[int]*tabState
-	groups map[int]int     // tab → its Chrome tab group (tabs in none are absent), from the hello and tab events
+	groups map[int]int // tab → its Chrome tab group (tabs in none are absent), from the hello and tab events
 	// active is each window's active tab, and activeIn the window a tab
 	// was last seen active in (tab.activated events, the hello): a
 	// space's tab must be active in its window to render and take input.
-	active   map[int]int // window → tab
-	activeIn map[int]int // tab → window
-	refs   *refmap.Counter // shared by every tab of every link: refs never repeat
+	active   map[int]int     // window → tab
+	activeIn map[int]int     // tab → window
+	refs     *refmap.Counter // shared by every tab of every link: refs never repeat
 
 	// syncMu guards synced: whether the spaces were reconciled with this
 	// browser's tab groups (service/spaces.go), once per link.

@@ -68,13 +68,13 @@ type Space struct {
 	Browser string `json:"browser"`
 	// Group is the Chrome tab group; 0 while the space has no tab (Chrome
 	// deletes an empty group).
-	Group   int    `json:"group,omitempty"`
-	Color   string `json:"color"`
+	Group int    `json:"group,omitempty"`
+	Color string `json:"color"`
 	// Window is the browser window of the space's tabs (each space has its
 	// own, so its active tab renders and takes input); 0 when unknown.
-	Window  int    `json:"window,omitempty"`
-	LastTab int    `json:"lastTab,omitempty"` // the tab the agent used last: its default tab
-	State   State  `json:"state"`
+	Window  int   `json:"window,omitempty"`
+	LastTab int   `json:"lastTab,omitempty"` // the tab the agent used last: its default tab
+	State   State `json:"state"`
 }
 
 // Title is the group title that records the space: a state marker, the
