@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
-	"errors"
 	"net"
 	"net/http"
 	"strings"
@@ -116,7 +115,11 @@ func CheckCaller(r *http.Request) *protocol.Error {
 // agent is one connected agent.
 type agent struct {
 	s  *Service
-	ws *websocket.Conn
+	ws *websocket.Conn // nil for the person agent (the popup channel)
+
+	// person marks the person at a browser, calling through its popup:
+	// the owner, on any tab of that browser.
+	person bool
 
 	// name is the agent's name (the X-Egohost-Agent header or hello);
 	// "" is the person: the owner's own connection without a name. Set
@@ -311,6 +314,9 @@ func (a *agent) notify(ctx context.Context, method string, params any) {
 }
 
 func (a *agent) write(ctx context.Context, v any) {
+	if a.ws == nil {
+		return // the person agent: the popup channel carries no notifications
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return
@@ -325,13 +331,4 @@ func (a *agent) write(ctx context.Context, v any) {
 	_ = a.ws.Write(wctx, websocket.MessageText, b)
 }
 
-func toProtocolError(err error) *protocol.Error {
-	var pe *protocol.Error
-	if errors.As(err, &pe) {
-		return pe
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return protocol.Errorf(protocol.CodeTimeout, "%v", err)
-	}
-	return protocol.Errorf(protocol.CodeInternal, "%v", err)
-}
+func toProtocolError(err error) *protocol.Error { return protocol.AsError(err) }
