@@ -243,6 +243,50 @@ func TestSpacesThreeAgents(t *testing.T) {
 		}
 	})
 
+	t.Run("take over and hand back from the popup", func(t *testing.T) {
+		page := popupPage(t, c)
+		button := func(want string) {
+			t.Helper()
+			expr := fmt.Sprintf(`(() => { const b = document.querySelector('#spaces-list li[data-space=%q] button'); if (!b || b.textContent !== %q || b.disabled) return false; b.click(); return true; })()`, bob.space, want)
+			for {
+				var res struct {
+					Result struct {
+						Value bool `json:"value"`
+					} `json:"result"`
+				}
+				yes := true
+				if err := page.Call(ctx, cdpruntime.CommandEvaluate, cdpruntime.EvaluateParams{Expression: expr, ReturnByValue: &yes}, &res); err != nil {
+					t.Fatalf("popup: %v", err)
+				}
+				if res.Result.Value {
+					return
+				}
+				if ctx.Err() != nil {
+					t.Fatalf("the popup never showed %q for bob's space", want)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+		button("Take over")
+		for {
+			err := bob.click(ctx, 0, "#b")
+			if protocol.CodeOf(err) == protocol.CodeUserInControl {
+				break
+			}
+			if err != nil || ctx.Err() != nil {
+				t.Fatalf("bob's click after the popup's Take over: %v, want user_in_control", err)
+			}
+		}
+		button("Hand back")
+		var r protocol.SpaceResult
+		if err := bob.c.Call(ctx, protocol.MethodSpacesWaitForControl, protocol.SpacesWaitParams{TimeoutMs: 20000}, &r); err != nil {
+			t.Fatalf("bob waits for the popup's Hand back: %v", err)
+		}
+		if err := bob.click(ctx, 0, "#b"); err != nil {
+			t.Fatalf("bob after the popup's Hand back: %v", err)
+		}
+	})
+
 	t.Run("a tab the person drags out leaves the space", func(t *testing.T) {
 		carol := agents[2]
 		var r protocol.TabResult

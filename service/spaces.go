@@ -553,6 +553,12 @@ func (s *Service) control(ctx context.Context, a *agent, op, id string, st space
 	l := s.links[sp.Browser]
 	s.mu.Unlock()
 	s.retitle(ctx, l, sp)
+	if st == spaces.Person && l != nil && sp.LastTab != 0 {
+		// Bring the space's tab to the person: its window comes to the front.
+		if _, err := l.Call(ctx, browserlink.TabsActivate{TabID: sp.LastTab}); err != nil {
+			l.log.Warn("show the taken-over space's tab", "space", sp.ID, "tab", sp.LastTab, "err", err)
+		}
+	}
 	s.saveSpaces()
 	s.log.Info("space control", "space", sp.ID, "agent", sp.Agent, "state", sp.State)
 	return protocol.SpaceResult{Space: s.wire(sp, "")}, nil
