@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -466,4 +467,89 @@ func extensionEval(t testing.TB, ctx context.Context, c *chain, expr string) {
 		return
 	}
 	t.Fatal("the extension's service worker is not among the browser's targets")
+}
+
+// cliAs runs the egohost binary as an agent (EGOHOST_AGENT; "" = the person).
+func cliAs(c *chain, agent string, args ...string) (stdout, stderr string, code int) {
+	cmd := exec.Command(theSuite.bin, args...)
+	cmd.Env = append(chainEnv(c.svc.stateDir), "EGOHOST_AGENT="+agent)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		code = -1
+		errb.WriteString(err.Error())
+	}
+	return out.String(), errb.String(), code
+}
+
+// CLI calls with the same agent name share one session (its space, its
+// default tab), other names and the person see it as theirs or not; and
+// `egohost mcp` is an agent named after its MCP client.
+func TestSpacesCLIAndMCP(t *testing.T) {
+	c := startChain(t)
+	base := spacePages(t)
+	ctx := ctxT(t, 2*time.Minute)
+	user := c.openTab(t, base+"/p?who=person").Tab
+
+	if out, errb, code := cliAs(c, "dave", "open", base+"/p?who=dave"); code != 0 {
+		t.Fatalf("dave open: exit %d\n%s%s", code, out, errb)
+	}
+	for range 2 { // separate processes, one session: the default tab is dave's
+		if out, errb, code := cliAs(c, "dave", "click", "#b"); code != 0 {
+			t.Fatalf("dave click: exit %d\n%s%s", code, out, errb)
+		}
+	}
+	var list protocol.SpacesListResult
+	if err := c.agent.Call(ctx, protocol.MethodSpacesList, nil, &list); err != nil || len(list.Spaces) != 1 || list.Spaces[0].Agent != "dave" || len(list.Spaces[0].Tabs) != 1 {
+		t.Fatalf("spaces after dave's CLI calls: %+v, %v; want dave's one space with one tab", list, err)
+	}
+	dave := list.Spaces[0]
+	if got := pageText(t, ctx, c, dave.Tabs[0], "document.getElementById('c').textContent"); got != "2" {
+		t.Errorf("dave's page counted %s clicks, want 2", got)
+	}
+	if got := pageText(t, ctx, c, user, "document.getElementById('c').textContent"); got != "0" {
+		t.Errorf("the person's tab counted %s clicks, want 0", got)
+	}
+	if out, errb, code := cliAs(c, "erin", "click", "#b", "--tab", itoa(dave.Tabs[0])); code == 0 || !strings.Contains(errb, "not_in_space") {
+		t.Errorf("erin clicking dave's tab: exit %d, stderr %q; want not_in_space\n%s", code, errb, out)
+	}
+	if _, errb, code := cliAs(c, "bad name", "click", "#b"); code != 2 || !strings.Contains(errb, "agent name") {
+		t.Errorf("--agent 'bad name': exit %d, stderr %q; want a usage error naming the agent name", code, errb)
+	}
+	if out, errb, code := cliAs(c, "", "space"); code != 0 || !strings.Contains(out, "🤖 dave") {
+		t.Errorf("the person's `egohost space`: exit %d, %q%s; want dave's space", code, out, errb)
+	}
+	if out, errb, code := cliAs(c, "", "space", "take-over", dave.ID); code != 0 {
+		t.Fatalf("take-over: exit %d\n%s%s", code, out, errb)
+	}
+	if _, errb, code := cliAs(c, "dave", "click", "#b"); code == 0 || !strings.Contains(errb, "user_in_control") {
+		t.Errorf("dave while the person has his space: exit %d, %q; want user_in_control", code, errb)
+	}
+	if out, errb, code := cliAs(c, "", "space", "hand-back", dave.ID); code != 0 {
+		t.Fatalf("hand-back: exit %d\n%s%s", code, out, errb)
+	}
+	if out, errb, code := cliAs(c, "dave", "space", "wait", "--timeout", "5s"); code != 0 || !strings.Contains(out, "working") {
+		t.Errorf("dave's space wait after the hand back: exit %d, %q%s", code, out, errb)
+	}
+
+	// The MCP client "e2e" is the agent e2e: its first navigate opens its
+	// own space, away from the person's tab.
+	cs, logs := startMCP(t, c.svc.stateDir)
+	r := callTool(t, cs, "browser_navigate", map[string]any{"url": base + "/p?who=mcp"})
+	if r.isErr {
+		t.Fatalf("browser_navigate: %s\n%s", r.text, logs)
+	}
+	var e2e protocol.SpacesListResult
+	if err := c.agent.Call(ctx, protocol.MethodSpacesList, protocol.SpacesListParams{Agent: "e2e"}, &e2e); err != nil || len(e2e.Spaces) != 1 || len(e2e.Spaces[0].Tabs) != 1 {
+		t.Fatalf("the MCP agent's spaces: %+v, %v; want one with its tab", e2e, err)
+	}
+	if got := pageText(t, ctx, c, e2e.Spaces[0].Tabs[0], "document.title"); got != "mcp" {
+		t.Errorf("the MCP agent's tab shows %q, want the page it navigated to", got)
+	}
+	if got := pageText(t, ctx, c, user, "document.title"); got != "person" {
+		t.Errorf("the person's tab shows %q after the MCP navigate, want it untouched", got)
+	}
 }

@@ -37,6 +37,9 @@ type Options struct {
 	// MaxChars caps the snapshots navigation, tab and action tools return
 	// (0: no cap); the agent pages on with browser_snapshot.
 	MaxChars int
+	// OnClient, if set, gets the MCP client's name once the session is
+	// initialized (egohost mcp names its agent after it).
+	OnClient func(ctx context.Context, name string)
 }
 
 // New returns an MCP server whose tools call c. Each MCP session should
@@ -45,8 +48,17 @@ func New(c Caller, opts Options) *mcp.Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
+	var initialized func(context.Context, *mcp.InitializedRequest)
+	if opts.OnClient != nil {
+		initialized = func(ctx context.Context, req *mcp.InitializedRequest) {
+			if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
+				opts.OnClient(ctx, p.ClientInfo.Name)
+			}
+		}
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "egohost", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions: "Drives the user's own, logged-in browser. Targets are @refs from a snapshot or locators (role=button[name=\"Save\"], text=…, label=…, CSS). Actions answer with what changed; call browser_snapshot only when you need the whole page.",
+		InitializedHandler: initialized,
+		Instructions:       "Drives the user's own, logged-in browser. Targets are @refs from a snapshot or locators (role=button[name=\"Save\"], text=…, label=…, CSS). Actions answer with what changed; call browser_snapshot only when you need the whole page.",
 	})
 	t := &tools{c: c, opts: opts}
 	t.register(srv)

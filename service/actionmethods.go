@@ -360,6 +360,20 @@ func (s *Service) gotoURL(ctx context.Context, a *agent, p protocol.GotoParams) 
 	if err != nil {
 		return nil, err
 	}
+	if p.Tab == 0 && s.needsFirstTab(ctx, a, p.Browser) {
+		// A named agent's first goto opens its space's first tab there.
+		if err := checkUntil("goto", p.Until); err != nil {
+			return nil, err
+		}
+		res, err := s.tabsOpen(ctx, a, protocol.TabsOpenParams{Browser: p.Browser, URL: url, Until: p.Until, TimeoutMs: p.TimeoutMs})
+		if err != nil {
+			return nil, err
+		}
+		if nav := res.(protocol.TabResult).Nav; nav != nil {
+			return *nav, nil
+		}
+		return protocol.NavResult{Tab: res.(protocol.TabResult).Tab.ID, URL: url}, nil
+	}
 	return s.withRunner(ctx, a, p.Target, "goto", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Goto(ctx, url, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
 		if err != nil {

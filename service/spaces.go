@@ -187,6 +187,31 @@ func (s *Service) defaultTab(ctx context.Context, a *agent, l *link) (int, error
 	return tabs[len(tabs)-1], nil
 }
 
+// needsFirstTab reports whether a named agent has no tab of its own to go
+// to in the browser (no current space there, or one with no tab left).
+func (s *Service) needsFirstTab(ctx context.Context, a *agent, browser string) bool {
+	name := a.agentName()
+	if isPerson(name) {
+		return false
+	}
+	sp, ok := s.spaces.reg.Current(name)
+	if !ok {
+		return true
+	}
+	if browser != "" && browser != sp.Browser {
+		return false // another browser: the ordinary path says what is wrong
+	}
+	s.mu.Lock()
+	l := s.links[sp.Browser]
+	s.mu.Unlock()
+	if l == nil {
+		return false
+	}
+	s.syncSpaces(ctx, l)
+	sp, _ = s.spaces.reg.Get(sp.ID)
+	return len(l.tabsInGroup(sp.Group)) == 0
+}
+
 // spaceOf returns the space a call names (the agent's current one when
 // empty). An agent reaches only its own; the person reaches any.
 func (s *Service) spaceOf(a *agent, id string) (spaces.Space, error) {

@@ -38,6 +38,26 @@ func CheckName(name string) error {
 	return nil
 }
 
+// NameFrom makes an agent name of a client's self-description (an MCP
+// client's name, "Claude Code" → "Claude-Code"): characters a name cannot
+// have become '-', and it is cut to MaxName; fallback when nothing is left.
+func NameFrom(client, fallback string) string {
+	b := []byte(strings.TrimSpace(client))
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_') {
+			b[i] = '-'
+		}
+	}
+	name := strings.TrimLeft(string(b), "-._")
+	if len(name) > MaxName {
+		name = name[:MaxName]
+	}
+	if CheckName(name) != nil {
+		return fallback
+	}
+	return name
+}
+
 // MaxTask is the longest task text a space's title carries.
 const MaxTask = 80
 

@@ -122,3 +122,19 @@ func TestRegistry(t *testing.T) {
 		t.Fatal("removed space still there")
 	}
 }
+
+func TestNameFrom(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"claude-code", "claude-code"},
+		{"Claude Code", "Claude-Code"},
+		{"  cursor (vscode)  ", "cursor--vscode-"},
+		{"émile", "mile"},
+		{"", "mcp"},
+		{"!!!", "mcp"},
+		{strings.Repeat("x", 40), strings.Repeat("x", MaxName)},
+	} {
+		if got := NameFrom(tc.in, "mcp"); got != tc.want {
+			t.Errorf("NameFrom(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
