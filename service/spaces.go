@@ -84,6 +84,13 @@ func (a *agent) setName(name string) {
 	a.s.log.Info("agent connected", "agent", name)
 }
 
+// connected reports whether the named agent has a connection open.
+func (s *Service) connected(name string) bool {
+	s.spaces.mu.Lock()
+	defer s.spaces.mu.Unlock()
+	return s.spaces.conns[name] > 0
+}
+
 // leave counts the connection's agent as gone.
 func (a *agent) leave() {
 	name := a.agentName()
@@ -570,8 +577,12 @@ func (s *Service) control(ctx context.Context, a *agent, op, id string, st space
 	if id == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "%s: name a space (see spaces.list)", op)
 	}
-	if _, err := s.spaceOf(a, id); err != nil {
+	cur, err := s.spaceOf(a, id)
+	if err != nil {
 		return nil, err
+	}
+	if st == spaces.Working && !s.connected(cur.Agent) {
+		st = spaces.Idle // handed back to an agent that is not there
 	}
 	sp, _ := s.spaces.reg.SetState(id, st)
 	s.mu.Lock()
@@ -624,6 +635,14 @@ func (s *Service) spacesWaitForControl(ctx context.Context, a *agent, p protocol
 	sp, ok := s.spaces.reg.Get(sp.ID)
 	if !ok {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "space %s was ended while you waited", p.Space)
+	}
+	if sp.State == spaces.Idle && sp.Agent == a.agentName() { // its agent is back
+		sp, _ = s.spaces.reg.SetState(sp.ID, spaces.Working)
+		s.mu.Lock()
+		l := s.links[sp.Browser]
+		s.mu.Unlock()
+		s.retitle(ctx, l, sp)
+		s.saveSpaces()
 	}
 	return protocol.SpaceResult{Space: s.wire(sp, a.agentName())}, nil
 }
