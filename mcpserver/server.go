@@ -37,8 +37,8 @@ type Options struct {
 	// MaxChars caps the snapshots navigation, tab and action tools return
 	// (0: no cap); the agent pages on with browser_snapshot.
 	MaxChars int
-	// OnClient, if set, gets the MCP client's name once the session is
-	// initialized (egohost mcp names its agent after it).
+	// OnClient, if set, gets the MCP client's name before the session's
+	// first tool runs (egohost mcp names its agent after it).
 	OnClient func(ctx context.Context, name string)
 }
 
@@ -48,17 +48,8 @@ func New(c Caller, opts Options) *mcp.Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	var initialized func(context.Context, *mcp.InitializedRequest)
-	if opts.OnClient != nil {
-		initialized = func(ctx context.Context, req *mcp.InitializedRequest) {
-			if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
-				opts.OnClient(ctx, p.ClientInfo.Name)
-			}
-		}
-	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "egohost", Version: opts.Version}, &mcp.ServerOptions{
-		InitializedHandler: initialized,
-		Instructions:       "Drives the user's own, logged-in browser. Targets are @refs from a snapshot or locators (role=button[name=\"Save\"], text=…, label=…, CSS). Actions answer with what changed; call browser_snapshot only when you need the whole page.",
+		Instructions: "Drives the user's own, logged-in browser. Targets are @refs from a snapshot or locators (role=button[name=\"Save\"], text=…, label=…, CSS). Actions answer with what changed; call browser_snapshot only when you need the whole page.",
 	})
 	t := &tools{c: c, opts: opts}
 	t.register(srv)
@@ -70,6 +61,8 @@ func New(c Caller, opts Options) *mcp.Server {
 type tools struct {
 	c    Caller
 	opts Options
+
+	named sync.Once // OnClient was told the client's name
 
 	mu   sync.Mutex
 	tab  int  // 0: the browser's active tab
