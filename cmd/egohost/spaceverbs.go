@@ -15,14 +15,14 @@ import (
 // spaceVerbs are the subcommands of "space": an agent's spaces (tab
 // groups), and the person's take over / hand back.
 func spaceVerbs() map[string]verb {
-	one := func(method string) func(c common, args []string) (any, error) {
-		return func(c common, args []string) (any, error) {
-			p := protocol.SpaceParams{}
-			if len(args) == 1 {
-				p.Space = args[0]
-			}
-			return p, nil
+	// one builds the params of a verb that names one space (or none: the
+	// agent's current space).
+	one := func(c common, args []string) (any, error) {
+		p := protocol.SpaceParams{}
+		if len(args) == 1 {
+			p.Space = args[0]
 		}
+		return p, nil
 	}
 	return map[string]verb{
 		"space list": {
@@ -54,7 +54,7 @@ func spaceVerbs() map[string]verb {
 		},
 		"space use": {
 			use: "use SPACE", short: "make SPACE the agent's current space", group: "agents",
-			args: nArgs(1, 1), method: protocol.MethodSpacesUse, flags: noFlags(one("")),
+			args: nArgs(1, 1), method: protocol.MethodSpacesUse, flags: noFlags(one),
 			human: printSpace("using space"),
 		},
 		"space claim": {
@@ -90,17 +90,17 @@ func spaceVerbs() map[string]verb {
 		},
 		"space close": {
 			use: "close [SPACE]", short: "end a space and close its tabs", group: "agents",
-			args: nArgs(0, 1), method: protocol.MethodSpacesClose, flags: noFlags(one("")),
+			args: nArgs(0, 1), method: protocol.MethodSpacesClose, flags: noFlags(one),
 			human: printEnded,
 		},
 		"space take-over": {
 			use: "take-over SPACE", short: "the person takes a space over: its agent's calls fail with user_in_control", group: "agents",
-			args: nArgs(1, 1), method: protocol.MethodSpacesTakeOver, flags: noFlags(one("")),
+			args: nArgs(1, 1), method: protocol.MethodSpacesTakeOver, flags: noFlags(one),
 			human: printSpace("you have space"),
 		},
 		"space hand-back": {
 			use: "hand-back SPACE", short: "hand a space back to its agent", group: "agents",
-			args: nArgs(1, 1), method: protocol.MethodSpacesHandBack, flags: noFlags(one("")),
+			args: nArgs(1, 1), method: protocol.MethodSpacesHandBack, flags: noFlags(one),
 			human: printSpace("handed back space"),
 		},
 		"space wait": {
