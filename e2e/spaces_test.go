@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -208,6 +209,7 @@ func TestSpacesThreeAgents(t *testing.T) {
 		if r.Space.State != "person" || !strings.HasPrefix(r.Space.Title, "✋ alice") {
 			t.Fatalf("taken over: %+v, want state person and a ✋ title", r.Space)
 		}
+		waitTitle(t, ctx, c, "✋ alice: task of alice") // in Chrome, for the person to see
 		e := wantCode(t, alice.click(ctx, 0, "#b"), protocol.CodeUserInControl)
 		if !strings.Contains(e.Message, "wait") {
 			t.Errorf("user_in_control says %q, want it to tell the agent to wait", e.Message)
@@ -239,6 +241,7 @@ func TestSpacesThreeAgents(t *testing.T) {
 		if err := alice.click(ctx, 0, "#b"); err != nil {
 			t.Fatalf("alice after the hand back: %v", err)
 		}
+		waitTitle(t, ctx, c, "🤖 alice: task of alice")
 		if got := pageText(t, ctx, c, alice.tab, "document.getElementById('c').textContent"); got != "4" {
 			t.Errorf("alice's page counted %s clicks, want 4 (2 of hers, the person's, 1 after the hand back)", got)
 		}
@@ -437,8 +440,9 @@ func TestSpacesSameTabActionsDoNotInterleave(t *testing.T) {
 }
 
 // extensionEval runs an expression in the extension's service worker, as
-// the person's own actions in Chrome would (drag a tab out of a group).
-func extensionEval(t testing.TB, ctx context.Context, c *chain, expr string) {
+// the person's own actions in Chrome would (drag a tab out of a group),
+// and returns its value as JSON.
+func extensionEval(t testing.TB, ctx context.Context, c *chain, expr string) json.RawMessage {
 	t.Helper()
 	var targets target.GetTargetsResult
 	if err := c.direct.Browser().Call(ctx, target.CommandGetTargets, target.GetTargetsParams{}, &targets); err != nil {
@@ -454,19 +458,49 @@ func extensionEval(t testing.TB, ctx context.Context, c *chain, expr string) {
 		}
 		yes := true
 		var res struct {
+			Result struct {
+				Value json.RawMessage `json:"value"`
+			} `json:"result"`
 			ExceptionDetails *struct {
 				Text string `json:"text"`
 			} `json:"exceptionDetails"`
 		}
-		if err := sess.Call(ctx, cdpruntime.CommandEvaluate, cdpruntime.EvaluateParams{Expression: expr, AwaitPromise: &yes}, &res); err != nil {
+		if err := sess.Call(ctx, cdpruntime.CommandEvaluate, cdpruntime.EvaluateParams{Expression: expr, AwaitPromise: &yes, ReturnByValue: &yes}, &res); err != nil {
 			t.Fatalf("evaluate %q in the extension: %v", expr, err)
 		}
 		if res.ExceptionDetails != nil {
 			t.Fatalf("evaluate %q in the extension threw: %s", expr, res.ExceptionDetails.Text)
 		}
-		return
+		return res.Result.Value
 	}
 	t.Fatal("the extension's service worker is not among the browser's targets")
+	return nil
+}
+
+// groupTitles returns the titles of the browser's tab groups, as Chrome has them.
+func groupTitles(t testing.TB, ctx context.Context, c *chain) []string {
+	t.Helper()
+	var titles []string
+	raw := extensionEval(t, ctx, c, "chrome.tabGroups.query({}).then((gs) => gs.map((g) => g.title))")
+	if err := json.Unmarshal(raw, &titles); err != nil {
+		t.Fatalf("group titles %s: %v", raw, err)
+	}
+	return titles
+}
+
+// waitTitle waits until Chrome has a tab group titled want.
+func waitTitle(t testing.TB, ctx context.Context, c *chain, want string) {
+	t.Helper()
+	for {
+		titles := groupTitles(t, ctx, c)
+		if slices.Contains(titles, want) {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("no tab group titled %q in Chrome; the groups: %q", want, titles)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // cliAs runs the egohost binary as an agent (EGOHOST_AGENT; "" = the person).
@@ -510,6 +544,9 @@ func TestSpacesCLIAndMCP(t *testing.T) {
 	if got := pageText(t, ctx, c, dave.Tabs[0], "document.getElementById('c').textContent"); got != "2" {
 		t.Errorf("dave's page counted %s clicks, want 2", got)
 	}
+	// Dave's CLI processes have ended: his group is marked idle in Chrome
+	// (after a few seconds without a connection), his tabs stay.
+	waitTitle(t, ctx, c, "💤 dave")
 	if got := pageText(t, ctx, c, user, "document.getElementById('c').textContent"); got != "0" {
 		t.Errorf("the person's tab counted %s clicks, want 0", got)
 	}
@@ -519,12 +556,13 @@ func TestSpacesCLIAndMCP(t *testing.T) {
 	if _, errb, code := cliAs(c, "bad name", "click", "#b"); code != 2 || !strings.Contains(errb, "agent name") {
 		t.Errorf("--agent 'bad name': exit %d, stderr %q; want a usage error naming the agent name", code, errb)
 	}
-	if out, errb, code := cliAs(c, "", "space"); code != 0 || !strings.Contains(out, "🤖 dave") {
+	if out, errb, code := cliAs(c, "", "space"); code != 0 || !strings.Contains(out, "💤 dave") {
 		t.Errorf("the person's `egohost space`: exit %d, %q%s; want dave's space", code, out, errb)
 	}
 	if out, errb, code := cliAs(c, "", "space", "take-over", dave.ID); code != 0 {
 		t.Fatalf("take-over: exit %d\n%s%s", code, out, errb)
 	}
+	waitTitle(t, ctx, c, "✋ dave")
 	if _, errb, code := cliAs(c, "dave", "click", "#b"); code == 0 || !strings.Contains(errb, "user_in_control") {
 		t.Errorf("dave while the person has his space: exit %d, %q; want user_in_control", code, errb)
 	}
@@ -534,6 +572,7 @@ func TestSpacesCLIAndMCP(t *testing.T) {
 	if out, errb, code := cliAs(c, "dave", "space", "wait", "--timeout", "5s"); code != 0 || !strings.Contains(out, "working") {
 		t.Errorf("dave's space wait after the hand back: exit %d, %q%s", code, out, errb)
 	}
+	waitTitle(t, ctx, c, "🤖 dave")
 
 	// The MCP client "e2e" is the agent e2e: its first navigate opens its
 	// own space, away from the person's tab.
