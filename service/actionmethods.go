@@ -348,6 +348,9 @@ func (s *Service) gotoURL(ctx context.Context, _ *agent, p protocol.GotoParams) 
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkDestination(ctx, url); err != nil {
+		return nil, err
+	}
 	return s.withRunner(ctx, p.Target, "goto", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Goto(ctx, url, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
 		if err != nil {

@@ -27,6 +27,8 @@ type link struct {
 	mu   sync.Mutex
 	tabs map[int]*tabState
 	refs *refmap.Counter // shared by every tab of every link: refs never repeat
+
+	urls tabURLs // each tab's current URL, for the origin rules (access.go)
 }
 
 // info describes the link for browsers.list.
@@ -41,6 +43,7 @@ func (l *link) info() protocol.Browser {
 // event keeps the tabs' state in step with the browser's events; the
 // link calls it in its reader's goroutine, before the subscribers.
 func (l *link) event(in *browserlink.Message) {
+	l.urls.track(in)
 	switch in.Event {
 	case "detached", "tab.removed":
 		l.dropTab(in.TabID)

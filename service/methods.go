@@ -25,7 +25,7 @@ import (
 // files of this package add (one file per capability). New builds it once.
 func (s *Service) handlers() map[string]handler {
 	all := make(map[string]handler)
-	for _, group := range []map[string]handler{s.coreHandlers(), s.snapshotHandlers(), s.resolveHandlers(), s.actionHandlers(), s.scriptHandlers(), s.recordHandlers(), s.cookieHandlers()} {
+	for _, group := range []map[string]handler{s.coreHandlers(), s.snapshotHandlers(), s.resolveHandlers(), s.actionHandlers(), s.scriptHandlers(), s.recordHandlers(), s.cookieHandlers(), s.pairHandlers()} {
 		for name, h := range group {
 			all[name] = h
 		}
@@ -50,19 +50,18 @@ func (s *Service) coreHandlers() map[string]handler {
 
 // dispatch runs a method with the service's request deadline.
 func (s *Service) dispatch(ctx context.Context, a *agent, method string, params json.RawMessage) (any, error) {
-	h, ok := s.methods[method]
-	if !ok {
-		return nil, protocol.Errorf(protocol.CodeMethodNotFound, "unknown method %q", method)
-	}
 	timeout := s.opts.RequestTimeout
-	if method == protocol.MethodScriptRun {
+	switch method {
+	case protocol.MethodScriptRun:
 		// A script has its own clock (timeouts.script, at most
 		// timeouts.script_max); each of its calls gets the request deadline.
 		timeout = max(timeout, s.opts.ScriptMax+5*time.Second)
+	case protocol.MethodPairRequest:
+		timeout = max(timeout, pairWaitMax+5*time.Second) // the person's answer, within its waitMs
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return h.run(ctx, a, params)
+	return s.call(ctx, a, method, params)
 }
 
 func (s *Service) ping(ctx context.Context, _ *agent, _ noParams) (any, error) {
@@ -224,7 +223,13 @@ func (s *Service) target(ctx context.Context, t protocol.Target) (*link, int, er
 		return nil, 0, err
 	}
 	id, err := s.pickTab(ctx, l, t.Tab)
-	return l, id, err
+	if err != nil {
+		return l, id, err
+	}
+	if err := s.checkScope(ctx, l, id); err != nil {
+		return nil, 0, err
+	}
+	return l, id, nil
 }
 
 func (s *Service) tabsList(ctx context.Context, _ *agent, p protocol.TabsListParams) (any, error) {
@@ -294,6 +299,9 @@ func (s *Service) tabsOpen(ctx context.Context, _ *agent, p protocol.TabsOpenPar
 	}
 	if p.TimeoutMs < 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "tabs.open: timeoutMs must not be negative")
+	}
+	if err := s.checkDestination(ctx, url); err != nil {
+		return nil, err
 	}
 	wait := !p.NoWait && url != "about:blank"
 	l, err := s.pickLink(ctx, p.Browser)

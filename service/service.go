@@ -6,9 +6,11 @@ package service
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/chromeext"
 	"github.com/egohost/egohost/client"
+	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/refmap"
 	"github.com/egohost/egohost/relay"
 	"slices"
@@ -54,7 +56,15 @@ type Options struct {
 	ScriptMax       time.Duration // the longest a script may ask for
 	ScriptMemory    int64         // heap growth a running script may cause
 	ScriptOutput    int           // a script's console output cap
-	Logger          *slog.Logger
+	// OriginRules are the paired agents' origin rules by agent name ("*":
+	// every paired agent), config agents.origins.
+	OriginRules map[string]pairing.Rules
+	// AuditMaxSize is the audit log's size before it rotates (config
+	// audit.max_size); 0 means 10 MiB.
+	AuditMaxSize int64
+	// PairLimits cap the pairing requests (zero: pairing.DefaultLimits).
+	PairLimits pairing.Limits
+	Logger     *slog.Logger
 }
 
 // Service is the egohost service.
@@ -64,14 +74,21 @@ type Service struct {
 	token string
 
 	mu      sync.Mutex
-	links   map[string]*link   // by browser ID, from their first hello
-	order   []string           // link IDs in connection order
-	known   *registry          // browser IDs by profile key, and when each was last connected
-	waiting int                // relay connections that have not said hello yet
-	methods map[string]handler // the agents' methods, built once
-	ids     atomic.Int64       // request and chunk numbers of every link
-	refs    *refmap.Counter    // ref numbers of every tab of every link, kept across restarts
-	changed chan struct{}      // closed and replaced whenever links change
+	links   map[string]*link      // by browser ID, from their first hello
+	order   []string              // link IDs in connection order
+	known   *registry             // browser IDs by profile key, and when each was last connected
+	waiting int                   // relay connections that have not said hello yet
+	methods map[string]handler    // the agents' methods, built once
+	needs   map[string]methodNeed // what each method requires of its caller (access.go)
+	ids     atomic.Int64          // request and chunk numbers of every link
+	refs    *refmap.Counter       // ref numbers of every tab of every link, kept across restarts
+	changed chan struct{}         // closed and replaced whenever links change
+
+	pairs   *pairing.Store   // paired agents (access.go, pairmethods.go)
+	pending *pairing.Pending // pairing requests waiting for the person
+	audit   *audit.Log       // every call that reaches a tab
+	connMu  sync.Mutex
+	conns   map[*agent]struct{} // live agent connections, so a revoke can cut them
 
 	ln      net.Listener // relay socket
 	httpLn  net.Listener
@@ -119,6 +136,21 @@ func New(opts Options) (*Service, error) {
 		}
 	}
 	s.methods = s.handlers()
+	s.needs = methodNeeds()
+	if s.pairs, err = pairing.Open(filepath.Join(opts.StateDir, agentsFile), time.Now); err != nil {
+		return nil, fmt.Errorf("start service: %w", err)
+	}
+	lim := opts.PairLimits
+	if lim.MaxPending <= 0 {
+		lim = pairing.DefaultLimits
+	}
+	s.pending = pairing.NewPending(lim, time.Now, s.pairingChanged)
+	s.conns = make(map[*agent]struct{})
+	for name, r := range opts.OriginRules {
+		if err := r.CheckPatterns(); err != nil {
+			return nil, fmt.Errorf("start service: origin rules of %q: %w", name, err)
+		}
+	}
 	if s.known, err = loadRegistry(filepath.Join(opts.StateDir, browsersFile), time.Now); err != nil {
 		s.log.Warn("known browsers forgotten: browser IDs start over", "err", err)
 	}
@@ -137,6 +169,11 @@ func New(opts Options) (*Service, error) {
 	if s.httpLn, err = net.Listen("tcp", opts.Listen); err != nil {
 		s.ln.Close()
 		return nil, fmt.Errorf("start service: listen %s: %w", opts.Listen, err)
+	}
+	if s.audit, err = audit.Open(s.auditPath(), opts.AuditMaxSize); err != nil {
+		s.ln.Close()
+		s.httpLn.Close()
+		return nil, fmt.Errorf("start service: %w", err)
 	}
 	return s, nil
 }
@@ -201,6 +238,7 @@ func (s *Service) Serve(ctx context.Context) error {
 	s.mu.Unlock()
 	wg.Wait()
 	os.Remove(s.opts.Socket)
+	s.audit.Close()
 	return err
 }
 
@@ -385,6 +423,16 @@ func originAllowed(origin string, ids []string) bool {
 	id, err := chromeext.ParseOrigin(origin)
 	return err == nil && slices.Contains(ids, id)
 }
+
+// agentsFile (in the state dir) holds the paired agents, their tokens
+// hashed; auditFile the audit log (AuditFile).
+const agentsFile = "agents.json"
+
+// AuditFile is the audit log's name in the state dir (rotated to
+// AuditFile.1).
+const AuditFile = "audit.log"
+
+func (s *Service) auditPath() string { return filepath.Join(s.opts.StateDir, AuditFile) }
 
 // refsFile (in the state dir) holds the first ref number the next service
 // may hand out.
