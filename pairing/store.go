@@ -18,7 +18,6 @@ import (
 	"github.com/egohost/egohost/protocol"
 )
 
-
 // Agent is a paired agent as the store keeps it: never its token, only
 // the token's SHA-256.
 type Agent struct {
