@@ -68,6 +68,7 @@ type Pending struct {
 type waiting struct {
 	Request
 	answer chan bool // buffered 1: the decision
+	shown  bool      // described: List shows it, Decide answers it
 }
 
 // NewPending makes an empty list; changed (may be nil) is called whenever
@@ -90,12 +91,11 @@ func (p *Pending) Ask(ctx context.Context, req Request, wait time.Duration, desc
 		return req, err
 	}
 	if describe != nil {
-		proc := describe()
-		p.mu.Lock()
-		w.Process = proc
-		p.mu.Unlock()
-		req.Process = proc
+		req.Process = describe()
 	}
+	p.mu.Lock()
+	w.Process, w.shown = req.Process, true
+	p.mu.Unlock()
 	p.notify()
 	defer func() {
 		p.remove(w)
@@ -127,6 +127,7 @@ func (p *Pending) add(w *waiting) error {
 	if p.tokens < 1 {
 		return fmt.Errorf("pair %s: %w: too many pairing requests lately, try again in %v", w.Name, ErrBusy, p.lim.Every)
 	}
+	p.tokens-- // every attempt counts, refused or not: a flood stays a trickle
 	if len(p.reqs) >= p.lim.MaxPending {
 		return fmt.Errorf("pair %s: %w: %d requests already wait for the person", w.Name, ErrBusy, len(p.reqs))
 	}
@@ -135,7 +136,6 @@ func (p *Pending) add(w *waiting) error {
 			return fmt.Errorf("pair %s: %w: a request for this name already waits", w.Name, ErrBusy)
 		}
 	}
-	p.tokens--
 	p.reqs = append(p.reqs, w)
 	return nil
 }
@@ -157,7 +157,7 @@ func (p *Pending) Decide(nameOrID string, approve bool) (Request, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, w := range p.reqs {
-		if w.Name == nameOrID || w.ID == nameOrID {
+		if w.shown && (w.Name == nameOrID || w.ID == nameOrID) {
 			select {
 			case w.answer <- approve:
 			default:
@@ -175,6 +175,9 @@ func (p *Pending) List() []Request {
 	defer p.mu.Unlock()
 	out := make([]Request, 0, len(p.reqs))
 	for _, w := range p.reqs {
+		if !w.shown {
+			continue
+		}
 		r := w.Request
 		r.Scopes = slices.Clone(r.Scopes)
 		out = append(out, r)

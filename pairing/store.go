@@ -220,3 +220,6 @@ func (s *Store) save() error {
 func HashToken(token string) string { return protocol.TokenHash(token) }
 
 func tokenID(token string) (string, bool) { return protocol.AgentTokenID(token) }
+
+// Path is the store's file.
+func (s *Store) Path() string { return s.path }

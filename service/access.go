@@ -126,12 +126,12 @@ func methodNeeds() map[string]methodNeed {
 
 		protocol.MethodSnapshot:    {need: pairing.NeedRead},
 		protocol.MethodResolve:     {need: pairing.NeedRead},
-		protocol.MethodScreenshot:  {need: pairing.NeedRead},
+		protocol.MethodScreenshot:  {need: pairing.NeedRead, raise: writesFile("path")},
 		protocol.MethodConsoleList: {need: pairing.NeedRead},
 		protocol.MethodNetworkList: {need: pairing.NeedRead},
 		protocol.MethodWait:        {need: pairing.NeedRead, raise: waitNeed},
 		// A script's calls are checked one by one, as the agent's own.
-		protocol.MethodScriptRun: {need: pairing.NeedRead},
+		protocol.MethodScriptRun: {need: pairing.NeedRead, raise: writesFile("files")},
 
 		protocol.MethodClick:        {need: pairing.NeedAct},
 		protocol.MethodHover:        {need: pairing.NeedAct},
@@ -181,6 +181,20 @@ func waitNeed(params json.RawMessage) pairing.Need {
 		return pairing.NeedAct
 	}
 	return pairing.NeedRead
+}
+
+// writesFile: a call that names files on disk (a screenshot saved to a
+// path, a script's files) does more than read the page.
+func writesFile(field string) func(json.RawMessage) pairing.Need {
+	return func(params json.RawMessage) pairing.Need {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(params, &m) == nil {
+			if v, ok := m[field]; ok && string(v) != "null" && string(v) != `""` && string(v) != "[]" {
+				return pairing.NeedAct
+			}
+		}
+		return pairing.NeedRead
+	}
 }
 
 // needOf returns what a call of method with params requires.

@@ -362,6 +362,9 @@ func (s *Service) tabsSelect(ctx context.Context, _ *agent, p protocol.TabParams
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkScope(ctx, l, p.Tab); err != nil {
+		return nil, err
+	}
 	raw, err := l.Call(ctx, browserlink.TabsActivate{TabID: p.Tab})
 	if err != nil {
 		return nil, err
