@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -404,4 +405,32 @@ func TestAuditLogsCallsWithoutValues(t *testing.T) {
 		t.Errorf("audit.tail limit 1: got %+v, want the eval line", tail.Entries)
 	}
 	var _ json.RawMessage
+}
+
+// FuzzPairRequest: any pair.request params on the wire are decoded and
+// checked without a panic, and what passes is a valid name and scopes.
+func FuzzPairRequest(f *testing.F) {
+	f.Add([]byte(`{"name":"bot","scopes":["read","cdp"],"waitMs":1000}`))
+	f.Add([]byte(`{"name":"bot","scopes":"read"}`))
+	f.Add([]byte(`{"name":"","waitMs":-1}`))
+	f.Add([]byte(`{"Name":"x"}`))
+	f.Add([]byte(`[1,2]`))
+	f.Add([]byte(`null`))
+	fields := fieldNames(reflect.TypeOf(protocol.PairRequestParams{}))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var p protocol.PairRequestParams
+		if decodeParams(raw, fields, &p) != nil {
+			return
+		}
+		scopes, wait, err := checkPairParams(p)
+		if err != nil {
+			if protocol.CodeOf(err) != protocol.CodeInvalidParams {
+				t.Errorf("%s: got %v, want invalid_params", raw, err)
+			}
+			return
+		}
+		if pairing.CheckName(p.Name) != nil || len(scopes) == 0 || wait <= 0 || wait > pairWaitMax {
+			t.Errorf("%s: accepted name %q scopes %v wait %v", raw, p.Name, scopes, wait)
+		}
+	})
 }
