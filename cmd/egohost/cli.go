@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -296,13 +297,30 @@ func (e *env) serviceAddr() string {
 	return e.cfg.Listen
 }
 
-// dial connects to the running service.
+// dial connects to the running service: as the paired agent whose token
+// $EGOHOST_AGENT_TOKEN_FILE names, else with the owner token.
 func (e *env) dial(ctx context.Context) (*client.Client, error) {
-	addr := e.serviceAddr()
+	if f := os.Getenv(EnvAgentTokenFile); f != "" {
+		tok, err := client.ReadToken(f)
+		if err != nil {
+			return nil, fmt.Errorf("$%s: %w (pair with `egohost pair --name NAME`)", EnvAgentTokenFile, err)
+		}
+		return e.dialWith(ctx, tok)
+	}
+	return e.dialOwner(ctx)
+}
+
+// dialOwner connects with the owner token (the person's own CLI).
+func (e *env) dialOwner(ctx context.Context) (*client.Client, error) {
 	tok, err := client.ReadToken(e.cfg.TokenFile)
 	if err != nil {
 		return nil, &serviceDownError{fmt.Errorf("the egohost service has never run for this user (%w): start it with `egohost serve` or `egohost launch`", err)}
 	}
+	return e.dialWith(ctx, tok)
+}
+
+func (e *env) dialWith(ctx context.Context, tok string) (*client.Client, error) {
+	addr := e.serviceAddr()
 	dctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Connect)
 	defer cancel()
 	c, err := client.Dial(dctx, addr, tok, client.Options{})
