@@ -72,7 +72,9 @@ func TestFollow(t *testing.T) {
 	defer cancel()
 	got := make(chan Entry, 10)
 	done := make(chan error, 1)
-	go func() { done <- Follow(ctx, path, -1, 5*time.Millisecond, Filter{Agent: "a"}, func(e Entry) { got <- e }) }()
+	go func() {
+		done <- Follow(ctx, path, -1, 5*time.Millisecond, Filter{Agent: "a"}, func(e Entry) { got <- e })
+	}()
 	// Follow starts at the end it sees: wait until it has, by appending
 	// until the first one comes through.
 	for i := 1; ; i++ {
