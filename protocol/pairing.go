@@ -151,3 +151,43 @@ func ProofKey(token string) (key, agentID string) {
 	}
 	return token, ""
 }
+
+// Popup methods of pairing (PROTOCOL.md §2.6, §1.6).
+const (
+	// MethodPopupAgents returns the paired agents, the requests waiting
+	// and the last calls of the audit log, for the popup's agents panel.
+	MethodPopupAgents = "popup.agents"
+	// MethodPopupPairingDecide is the popup's approve / deny buttons.
+	MethodPopupPairingDecide = "popup.pairing.decide"
+)
+
+// PopupAgentsParams are the params of popup.agents.
+type PopupAgentsParams struct {
+	Agent string `json:"agent,omitempty"` // only this agent's calls
+	Limit int    `json:"limit,omitempty"` // calls to return (default 20, at most 200)
+}
+
+// PopupAgentsResult answers popup.agents.
+type PopupAgentsResult struct {
+	AgentsListResult
+	Calls []AuditEntry `json:"calls"` // the last calls, oldest first
+}
+
+// PopupPairingDecideParams are the params of popup.pairing.decide: the
+// request by its id (or its agent's name) and the person's answer.
+type PopupPairingDecideParams struct {
+	ID      string `json:"id,omitempty"`
+	Name    string `json:"name,omitempty"`
+	Approve bool   `json:"approve"`
+}
+
+// NoticePairing is the topic of the notice the service pushes to every
+// browser when pairing requests come or go: params PairingNotice.
+const NoticePairing = "pairing"
+
+// PairingNotice are the params of the pairing notice: the icon's badge
+// ("1", "2", … while requests wait; "" when none) and the requests.
+type PairingNotice struct {
+	Badge   string           `json:"badge"`
+	Pending []PairingRequest `json:"pending"`
+}

@@ -38,16 +38,20 @@ type grant struct {
 	scopes  []pairing.Scope
 }
 
-// ownerGrant is the owner token's: everything.
-var ownerGrant = grant{kind: grantOwner}
+// ownerGrant is the owner token's: everything. personGrant is the same
+// for the person at a browser's popup (the audit log names it "person").
+var (
+	ownerGrant  = grant{kind: grantOwner}
+	personGrant = grant{kind: grantOwner, name: "person"}
+)
 
 // auditName is how the audit log names the caller.
 func (g grant) auditName() string {
-	switch g.kind {
-	case grantOwner:
-		return "owner"
-	case grantPaired:
+	switch {
+	case g.name != "":
 		return g.name
+	case g.kind == grantOwner:
+		return "owner"
 	}
 	return "(unpaired)"
 }

@@ -434,3 +434,55 @@ func FuzzPairRequest(f *testing.F) {
 		}
 	})
 }
+
+// The person answers at the popup: the pairing request reaches the
+// extension as a notice with a badge, the popup's agents panel lists it
+// with the process that asked, and popup.pairing.decide approves it.
+func TestPairingAtThePopup(t *testing.T) {
+	f := newFixture(t)
+	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
+	ext.hello()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	got := make(chan error, 1)
+	go func() {
+		_, err := client.Pair(ctx, f.s.Addr(), protocol.PairRequestParams{Name: "claude", Scopes: []string{"space", "cdp"}}, client.Options{})
+		got <- err
+	}()
+	n := ext.read()
+	params, _ := n["params"].(map[string]any)
+	if n["event"] != "notice" || n["topic"] != protocol.NoticePairing || params["badge"] != "1" {
+		t.Fatalf("got %v, want the pairing notice with badge 1", n)
+	}
+	ext.send(map[string]any{"call": 1, "method": protocol.MethodPopupAgents})
+	reply := ext.read()
+	b, _ := json.Marshal(reply["result"])
+	var panel protocol.PopupAgentsResult
+	if err := json.Unmarshal(b, &panel); err != nil || len(panel.Pending) != 1 {
+		t.Fatalf("popup.agents: got %v (%v), want one pending request", reply, err)
+	}
+	req := panel.Pending[0]
+	if req.Name != "claude" || strings.Join(req.Scopes, ",") != "cdp,space" {
+		t.Errorf("pending: got %+v", req)
+	}
+	if runtime.GOOS == "linux" && (req.Process == nil || req.Process.PID != os.Getpid()) {
+		t.Errorf("pending process: got %+v, want this test's pid %d", req.Process, os.Getpid())
+	}
+	ext.send(map[string]any{"call": 2, "method": protocol.MethodPopupPairingDecide, "params": map[string]any{"id": req.ID, "approve": true}})
+	// The call's reply, and the notice that clears the badge, in either order.
+	for replied, cleared := false, false; !replied || !cleared; {
+		m := ext.read()
+		switch p, _ := m["params"].(map[string]any); {
+		case m["event"] == "callReply":
+			if m["error"] != nil {
+				t.Fatalf("popup.pairing.decide: %v", m["error"])
+			}
+			replied = true
+		case m["topic"] == protocol.NoticePairing && p["badge"] == "":
+			cleared = true
+		}
+	}
+	if err := <-got; err != nil {
+		t.Fatalf("pair after the popup approved: %v", err)
+	}
+}

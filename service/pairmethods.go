@@ -3,6 +3,9 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/egohost/egohost/audit"
@@ -88,11 +91,7 @@ func (s *Service) agentsList(ctx context.Context, _ *agent, _ noParams) (any, er
 			Revoked: ag.Revoked, Connected: s.connectedAs(ag.ID),
 		})
 	}
-	for _, r := range s.pending.List() {
-		res.Pending = append(res.Pending, protocol.PairingRequest{
-			ID: r.ID, Name: r.Name, Scopes: scopeNames(r.Scopes), Process: peerOf(r.Process), Asked: r.Asked, Expires: r.Expires,
-		})
-	}
+	res.Pending = s.pendingRequests()
 	return res, nil
 }
 
@@ -218,9 +217,83 @@ func (s *Service) cutRevoked() int {
 	return len(cut)
 }
 
-// pairingChanged tells the person that pairing requests came or went.
+// pairingChanged tells every browser's extension that pairing requests
+// came or went: the icon's badge counts them, the popup lists them.
 func (s *Service) pairingChanged() {
-	for _, r := range s.pending.List() {
-		s.log.Info("pairing request waits: approve it in the extension's popup or with `egohost agents approve "+r.Name+"`", "request", r.Summary())
+	n := s.pairingNotice()
+	for _, r := range n.Pending {
+		s.log.Info("pairing request waits: approve or deny it in the extension's popup, or with `egohost agents approve|deny "+r.Name+"`", "agent", r.Name, "scopes", strings.Join(r.Scopes, ","), "process", procSummary(r.Process))
 	}
+	s.mu.Lock()
+	links := make([]*link, 0, len(s.links))
+	for _, l := range s.links {
+		links = append(links, l)
+	}
+	s.mu.Unlock()
+	for _, l := range links {
+		if err := l.Notify(protocol.NoticePairing, n); err != nil {
+			s.log.Debug("pairing notice", "browser", l.id, "err", err)
+		}
+	}
+}
+
+func (s *Service) pairingNotice() protocol.PairingNotice {
+	n := protocol.PairingNotice{Pending: s.pendingRequests()}
+	if len(n.Pending) > 0 {
+		n.Badge = strconv.Itoa(len(n.Pending))
+	}
+	return n
+}
+
+func procSummary(p *protocol.PeerProcess) string {
+	if p == nil {
+		return "unknown"
+	}
+	return fmt.Sprintf("%s (pid %d, uid %d)", p.Exe, p.PID, p.UID)
+}
+
+func (s *Service) pendingRequests() []protocol.PairingRequest {
+	out := []protocol.PairingRequest{}
+	for _, r := range s.pending.List() {
+		out = append(out, protocol.PairingRequest{
+			ID: r.ID, Name: r.Name, Scopes: scopeNames(r.Scopes), Process: peerOf(r.Process), Asked: r.Asked, Expires: r.Expires,
+		})
+	}
+	return out
+}
+
+// popupAgents is the popup's agents panel: who is paired, who waits, and
+// the last calls.
+func (s *Service) popupAgents(ctx context.Context, _ *link, p protocol.PopupAgentsParams) (any, error) {
+	if p.Limit < 0 || p.Limit > 200 {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "popup.agents: limit must be between 1 and 200")
+	}
+	if p.Limit == 0 {
+		p.Limit = 20
+	}
+	l, err := s.agentsList(ctx, nil, noParams{})
+	if err != nil {
+		return nil, err
+	}
+	calls, err := audit.Read(s.auditPath(), audit.Filter{Agent: p.Agent, Limit: p.Limit})
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeInternal, "popup.agents: %v", err)
+	}
+	if calls == nil {
+		calls = []audit.Entry{}
+	}
+	return protocol.PopupAgentsResult{AgentsListResult: l.(protocol.AgentsListResult), Calls: calls}, nil
+}
+
+// popupPairingDecide is the popup's approve and deny buttons.
+func (s *Service) popupPairingDecide(ctx context.Context, l *link, p protocol.PopupPairingDecideParams) (any, error) {
+	key := p.ID
+	if key == "" {
+		key = p.Name
+	}
+	if key == "" {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "popup.pairing.decide: give the request's id (or name)")
+	}
+	s.log.Info("pairing answered at the popup", "browser", l.id, "request", key, "approved", p.Approve)
+	return s.decide(key, p.Approve)
 }
