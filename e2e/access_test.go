@@ -196,7 +196,7 @@ func methodParams(tab int, origin string) map[string]any {
 var needs = map[string]string{
 	protocol.MethodSnapshot: "read", protocol.MethodResolve: "read", protocol.MethodScreenshot: "read",
 	protocol.MethodConsoleList: "read", protocol.MethodNetworkList: "read", protocol.MethodScriptRun: "read",
-	protocol.MethodWait: "act", // with a function
+	protocol.MethodWait:    "act", // with a function
 	protocol.MethodCDPSend: "cdp", protocol.MethodCDPSubscribe: "cdp",
 }
 
