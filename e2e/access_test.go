@@ -510,3 +510,62 @@ func TestMCPPairsItselfOnce(t *testing.T) {
 		t.Errorf("after the second start: %+v %v, want the one pairing, still valid", l.Agents, err)
 	}
 }
+
+// The person approves in the real popup: the request shows there with
+// the agent's name, its scopes and the process that asked, the icon's
+// badge counts it, and the Approve button pairs the agent.
+func TestPairingPopupApprove(t *testing.T) {
+	c := startChain(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	type paired struct {
+		res *protocol.PairRequestResult
+		err error
+	}
+	got := make(chan paired, 1)
+	go func() {
+		res, err := client.Pair(ctx, c.svc.addr, protocol.PairRequestParams{Name: "popup-bot", Scopes: []string{"read"}}, client.Options{})
+		got <- paired{res, err}
+	}()
+	page := popupPage(t, c)
+	eval := func(expr string) string {
+		var res struct {
+			Result struct {
+				Value json.RawMessage `json:"value"`
+			} `json:"result"`
+		}
+		if err := page.Call(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true, "returnByValue": true}, &res); err != nil {
+			t.Fatalf("popup: %v", err)
+		}
+		return string(res.Result.Value)
+	}
+	for {
+		text := eval(`(async () => { const r = document.querySelector("#pairing-requests .request"); return r ? r.textContent + " badge=" + await chrome.action.getBadgeText({}) : ""; })()`)
+		if strings.Contains(text, "popup-bot") {
+			for _, want := range []string{"read pages", "(pid " + strconv.Itoa(os.Getpid()) + ")", "badge=1"} {
+				if !strings.Contains(text, want) {
+					t.Errorf("the popup's request %s: want %q in it", text, want)
+				}
+			}
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the pairing request never showed in the popup")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	eval(`document.querySelector("#pairing-requests button.approve").click(), true`)
+	p := <-got
+	if p.err != nil {
+		t.Fatalf("pair after Approve in the popup: %v", p.err)
+	}
+	if cl := dialToken(t, c, p.res.Token); cl.Call(ctx, protocol.MethodPing, nil, nil) != nil {
+		t.Error("the token from the popup's approval does not work")
+	}
+	for eval(`chrome.action.getBadgeText({})`) != `""` {
+		if ctx.Err() != nil {
+			t.Fatal("the badge never cleared after the approval")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
