@@ -69,6 +69,16 @@ func isAgentToken(tok string) bool {
 	return ok
 }
 
+// checkAgentName is for the agent naming itself (the hello method, the
+// X-Egohost-Agent header): a paired token's name is the paired one, and
+// another is refused.
+func (g grant) checkAgentName(name string) error {
+	if g.kind == grantPaired && name != "" && name != g.name {
+		return protocol.Errorf(protocol.CodeInvalidParams, "this token is paired as %q: it cannot call itself %q (pair that name with `egohost pair --name %s`)", g.name, name, name)
+	}
+	return nil
+}
+
 // identify authenticates an agent's WebSocket request: no browser Origin,
 // a loopback Host, then the owner token, a paired agent's token, or no
 // token at all (a connection that may only ask to pair). A wrong token

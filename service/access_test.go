@@ -486,3 +486,51 @@ func TestPairingAtThePopup(t *testing.T) {
 		t.Fatalf("pair after the popup approved: %v", err)
 	}
 }
+
+// BenchmarkCallOverhead: what the grant check and the audit line add to
+// a call (need read: audited; need none: not), measured in process
+// without a browser or the WebSocket.
+func BenchmarkCallOverhead(b *testing.B) {
+	dir := b.TempDir()
+	s, err := New(Options{Listen: "127.0.0.1:0", Socket: dir + "/relay.sock", StateDir: dir, TokenFile: dir + "/token", AllowedIDs: []string{testExt}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.audit.Close()
+	noop := typed(func(context.Context, *agent, protocol.ElementParams) (any, error) { return nil, nil })
+	s.methods["bench.audited"], s.needs["bench.audited"] = noop, methodNeed{need: pairing.NeedRead}
+	s.methods["bench.plain"], s.needs["bench.plain"] = noop, methodNeed{need: pairing.NeedNone}
+	params := json.RawMessage(`{"tab":7,"target":"role=button[name=\"Save\"]"}`)
+	a := &agent{s: s, grant: grant{kind: grantPaired, name: "bot", scopes: []pairing.Scope{pairing.Space}}}
+	for _, m := range []string{"bench.plain", "bench.audited"} {
+		b.Run(m, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := s.call(context.Background(), a, m, params); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckAgentName(t *testing.T) {
+	paired := grant{kind: grantPaired, name: "claude"}
+	tests := []struct {
+		name    string
+		g       grant
+		as      string
+		wantErr bool
+	}{
+		{"paired, its own name", paired, "claude", false},
+		{"paired, no name", paired, "", false},
+		{"paired, another name", paired, "codex", true},
+		{"owner, any name", ownerGrant, "codex", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.g.checkAgentName(tt.as); (err != nil) != tt.wantErr {
+				t.Errorf("got %v, want error %v", err, tt.wantErr)
+			}
+		})
+	}
+}
