@@ -7,7 +7,6 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -55,14 +54,6 @@ func (g grant) auditName() string {
 	}
 	return "(unpaired)"
 }
-
-// allTabs reports whether the grant reaches every tab, not only the
-// agent's own spaces (the space check asks it).
-func (g grant) allTabs() bool {
-	return g.kind == grantOwner || (g.kind == grantPaired && has(g.scopes, pairing.AllTabs))
-}
-
-func has(scopes []pairing.Scope, s pairing.Scope) bool { return slices.Contains(scopes, s) }
 
 func isAgentToken(tok string) bool {
 	_, ok := protocol.AgentTokenID(tok)
