@@ -314,8 +314,7 @@ func TestDeniedOriginAfterNavigation(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := startChainIn(t, stateDir)
-	var base string
-	base = serve(t, map[string]string{"/": accessPage, "/away": accessPage})
+	base := serve(t, map[string]string{"/": accessPage, "/away": accessPage})
 	denied := strings.Replace(base, "127.0.0.1", "localhost", 1)
 	bot := dialToken(t, c, pairDirect(t, c, "bot", "space", "all-tabs"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
