@@ -16,6 +16,7 @@ export function scopeWords(scopes) {
 
 /** processWords names the process that asked, as far as the OS told. */
 export function processWords(p) {
+  if (p?.otherUser) return `a process of ANOTHER OS USER (uid ${p.uid}): deny unless you expect it`;
   if (!p || !p.pid) return "an unknown process (the OS did not say which)";
   return `${p.exe || "?"} (pid ${p.pid})`;
 }

@@ -47,6 +47,9 @@ type PeerProcess struct {
 	PID int    `json:"pid,omitempty"`
 	Exe string `json:"exe,omitempty"`
 	UID int    `json:"uid"`
+	// OtherUser is set when the socket belongs to another OS user than
+	// the service's (its process is then not visible: no pid, no exe).
+	OtherUser bool `json:"otherUser,omitempty"`
 }
 
 // PairedAgent is one pairing in agents.list.

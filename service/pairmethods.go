@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -107,7 +108,7 @@ func peerOf(p *pairing.Process) *protocol.PeerProcess {
 	if p == nil {
 		return nil
 	}
-	return &protocol.PeerProcess{PID: p.PID, Exe: p.Exe, UID: p.UID}
+	return &protocol.PeerProcess{PID: p.PID, Exe: p.Exe, UID: p.UID, OtherUser: p.UID >= 0 && p.UID != os.Getuid()}
 }
 
 // agentsDecide answers a pairing request by its agent name (or id).

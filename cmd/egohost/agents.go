@@ -200,6 +200,9 @@ func (c *cli) agentsCommand() *cobra.Command {
 }
 
 func procWords(p *protocol.PeerProcess) string {
+	if p != nil && p.OtherUser {
+		return fmt.Sprintf("a process of another OS user (uid %d)", p.UID)
+	}
 	if p == nil || p.PID == 0 {
 		return "an unknown process"
 	}

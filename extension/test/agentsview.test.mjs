@@ -20,6 +20,7 @@ test("a pending request names the agent, its scopes in words and the process", (
 
 test("an unknown process and scope are said so", () => {
   assert.match(processWords(null), /unknown process/);
+  assert.match(processWords({ uid: 1001, otherUser: true }), /ANOTHER OS USER \(uid 1001\)/);
   assert.deepEqual(scopeWords(["root"]), ["unknown scope root"]);
   assert.equal(secondsLeft("garbage", 0), 0);
   assert.equal(secondsLeft("2026-12-01T10:00:00Z", Date.parse("2026-12-01T11:00:00Z")), 0);
