@@ -534,3 +534,15 @@ func TestCheckAgentName(t *testing.T) {
 		})
 	}
 }
+
+func TestPeerOfOtherUser(t *testing.T) {
+	if got := peerOf(&pairing.Process{UID: os.Getuid() + 1}); !got.OtherUser {
+		t.Errorf("another uid: got %+v, want otherUser", got)
+	}
+	if got := peerOf(&pairing.Process{PID: 1, UID: os.Getuid()}); got.OtherUser {
+		t.Errorf("our uid: got %+v, want not otherUser", got)
+	}
+	if peerOf(nil) != nil {
+		t.Error("no process: want nil")
+	}
+}
