@@ -166,8 +166,10 @@ func TestStore(t *testing.T) {
 	if _, err := s2.Revoke("bot"); !errors.Is(err, ErrNoAgent) {
 		t.Errorf("revoking twice: got %v, want ErrNoAgent", err)
 	}
-	if _, _, err := s2.Add("no spaces", nil, nil); err == nil {
-		t.Error("a name with a space was accepted")
+	for _, bad := range []string{"no spaces", "owner", "Person", "-x", strings.Repeat("a", 65)} {
+		if _, _, err := s2.Add(bad, nil, nil); err == nil {
+			t.Errorf("name %q was accepted", bad)
+		}
 	}
 }
 

@@ -45,9 +45,14 @@ var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // CheckName refuses names the CLI, the popup and the audit log could not
 // show plainly: 1 to 64 of letters, digits, '.', '_', '-', starting with a
 // letter or digit.
+// "owner" and "person" are taken: the audit log's names for the owner
+// token and the person at the popup.
 func CheckName(name string) error {
 	if !namePattern.MatchString(name) {
 		return fmt.Errorf("agent name %q: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
+	}
+	if strings.EqualFold(name, "owner") || strings.EqualFold(name, "person") {
+		return fmt.Errorf("agent name %q is reserved (the audit log's name for the owner and the person)", name)
 	}
 	return nil
 }
