@@ -49,6 +49,15 @@ func TestImportEdges(t *testing.T) {
 			t.Errorf("script imports %s: it may use only protocol of ours", imp)
 		}
 	}
+	// Pairing and the audit log are asked by the service; they call
+	// nothing of ours back but the wire types.
+	for _, pkg := range []string{"pairing", "audit"} {
+		for _, imp := range imports[pkg] {
+			if strings.HasPrefix(imp, mod+"/") && imp != mod+"/protocol" {
+				t.Errorf("%s imports %s: it may use only protocol of ours", pkg, imp)
+			}
+		}
+	}
 	// The MCP front end speaks to the service through the agent API only
 	// (protocol types), and only it and the command wiring know the SDK.
 	for _, imp := range imports["mcpserver"] {

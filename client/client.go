@@ -73,7 +73,12 @@ func checkService(ctx context.Context, addr, token string, h http.Header) error 
 		return fmt.Errorf("connect to egohost: %w", err)
 	}
 	challenge := hex.EncodeToString(c[:])
-	req, err := http.NewRequestWithContext(ctx, "GET", "http://"+addr+protocol.HelloPath+"?c="+challenge, nil)
+	key, agentID := protocol.ProofKey(token)
+	query := "?c=" + challenge
+	if agentID != "" {
+		query += "&agent=" + agentID
+	}
+	req, err := http.NewRequestWithContext(ctx, "GET", "http://"+addr+protocol.HelloPath+query, nil)
 	if err != nil {
 		return fmt.Errorf("connect to egohost at %s: %w", addr, err)
 	}
@@ -93,24 +98,29 @@ func checkService(ctx context.Context, addr, token string, h http.Header) error 
 	if json.Unmarshal(b, &body) == nil && body.Error != nil {
 		return fmt.Errorf("connect to egohost at %s: %w", addr, body.Error)
 	}
-	if !hmac.Equal([]byte(body.Proof), []byte(protocol.Proof(token, challenge))) {
+	if !hmac.Equal([]byte(body.Proof), []byte(protocol.Proof(key, challenge))) {
 		return fmt.Errorf("connect to egohost at %s: %w: it could not prove it holds our token (another token file, or another process on the port), so the token was not sent", addr, ErrNotService)
 	}
 	return nil
 }
 
-// Dial connects to the service at addr (host:port) with the bearer token.
+// Dial connects to the service at addr (host:port) with the bearer token:
+// the owner token, or a paired agent's. With no token the connection may
+// only ask to pair (Pair); the service then proves nothing, as there is
+// no secret to prove it with.
 func Dial(ctx context.Context, addr, token string, opts Options) (*Client, error) {
 	h := http.Header{}
 	for k, v := range opts.Header {
 		h[k] = v
 	}
-	if !opts.SkipProof {
+	if !opts.SkipProof && token != "" {
 		if err := checkService(ctx, addr, token, h); err != nil {
 			return nil, err
 		}
 	}
-	h.Set("Authorization", "Bearer "+token)
+	if token != "" {
+		h.Set("Authorization", "Bearer "+token)
+	}
 	if opts.Agent != "" {
 		h.Set(protocol.AgentHeader, opts.Agent)
 	}
@@ -290,6 +300,22 @@ func (c *Client) write(b []byte) error {
 func (c *Client) RunScript(ctx context.Context, p protocol.ScriptRunParams) (*protocol.ScriptRunResult, error) {
 	var res protocol.ScriptRunResult
 	if err := c.Call(ctx, protocol.MethodScriptRun, p, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// Pair asks the service at addr to pair an agent (pair.request) on a
+// connection without a token, and waits for the person's answer (at most
+// wait; 0 means the service's default). It returns the new token.
+func Pair(ctx context.Context, addr string, p protocol.PairRequestParams, opts Options) (*protocol.PairRequestResult, error) {
+	c, err := Dial(ctx, addr, "", opts)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	var res protocol.PairRequestResult
+	if err := c.Call(ctx, protocol.MethodPairRequest, p, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil

@@ -62,6 +62,11 @@ type Config struct {
 	Limits Limits
 	// Agents groups the agents.* keys.
 	Agents Agents
+	// AgentOrigins are the paired agents' origin rules by agent name
+	// ("*": every paired agent), agents.origins.
+	AgentOrigins map[string]OriginRules
+	// AuditMaxSize is the audit log's size before it rotates, audit.max_size.
+	AuditMaxSize int
 	// LogLevel is the minimum level logged.
 	LogLevel slog.Level
 	// File is the user config file that was read, or "" if none was.
@@ -101,6 +106,12 @@ type Limits struct {
 	MaxInFlight  int
 	ScriptMemory int // heap growth a running script may cause
 	ScriptOutput int // a script's console output cap
+}
+
+// OriginRules are one agent's origin patterns (agents.origins.NAME).
+type OriginRules struct {
+	Allow []string
+	Deny  []string
 }
 
 // MaxInFlightLimit is the largest accepted value of limits.max_in_flight.
@@ -145,6 +156,8 @@ const (
 	keyScriptOutput    = "limits.script_output"
 	keyLogLevel        = "log_level"
 	keyAllTabs         = "agents.all_tabs"
+	keyAgentOrigins    = "agents.origins"
+	keyAuditMaxSize    = "audit.max_size"
 )
 
 // EnvVar returns the environment variable that overrides key, e.g.
@@ -262,6 +275,9 @@ func readUserFile(file string, known []string) (map[string]any, error) {
 		if _, ok := slices.BinarySearch(known, k); ok {
 			continue
 		}
+		if originKey(k) {
+			continue // agents.origins.NAME.allow|deny: names are the user's
+		}
 		if isSection(k, known) {
 			return nil, fmt.Errorf("config: %s: %q is a section: set its keys (%s)", file, k, strings.Join(sectionKeys(k, known), ", "))
 		}
@@ -283,6 +299,16 @@ func flatKeys(m map[string]any, prefix string) []string {
 		keys = append(keys, full)
 	}
 	return keys
+}
+
+// originKey reports whether k is agents.origins.NAME.allow or .deny.
+func originKey(k string) bool {
+	rest, ok := strings.CutPrefix(k, keyAgentOrigins+".")
+	if !ok {
+		return false
+	}
+	i := strings.LastIndex(rest, ".")
+	return i > 0 && (rest[i+1:] == "allow" || rest[i+1:] == "deny")
 }
 
 func isSection(k string, known []string) bool {

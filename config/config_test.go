@@ -53,8 +53,39 @@ func defaults(home string) *Config {
 			Script:    30 * time.Second,
 			ScriptMax: 5 * time.Minute,
 		},
-		Limits:   Limits{MaxBrowserFrame: 64 << 20, MaxRPCMessage: 64 << 20, MaxInFlight: 64, ScriptMemory: 256 << 20, ScriptOutput: 64 << 10},
-		LogLevel: slog.LevelInfo,
+		Limits:       Limits{MaxBrowserFrame: 64 << 20, MaxRPCMessage: 64 << 20, MaxInFlight: 64, ScriptMemory: 256 << 20, ScriptOutput: 64 << 10},
+		AgentOrigins: map[string]OriginRules{},
+		AuditMaxSize: 10 << 20,
+		LogLevel:     slog.LevelInfo,
+	}
+}
+
+// The agents' origin rules are a map by the user's own agent names.
+func TestLoadAgentOrigins(t *testing.T) {
+	home := t.TempDir()
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	yaml := "agents:\n  origins:\n    claude:\n      deny: [\"*.bank.example\"]\n    \"*\":\n      allow: [\"*.example.com\", localhost]\naudit:\n  max_size: 1MiB\n"
+	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(Options{Home: home, GOOS: "linux", File: file})
+	if err != nil {
+		t.Fatalf("got error %v, want nil", err)
+	}
+	want := map[string]OriginRules{"claude": {Deny: []string{"*.bank.example"}}, "*": {Allow: []string{"*.example.com", "localhost"}}}
+	if diff := cmp.Diff(want, got.AgentOrigins); diff != "" {
+		t.Errorf("agents.origins mismatch (-want +got):\n%s", diff)
+	}
+	if got.AuditMaxSize != 1<<20 {
+		t.Errorf("got audit.max_size %d, want %d", got.AuditMaxSize, 1<<20)
+	}
+
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(bad, []byte("agents:\n  origins:\n    claude:\n      block: [x]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(Options{Home: home, GOOS: "linux", File: bad}); err == nil || !strings.Contains(err.Error(), "agents.origins.claude.block") {
+		t.Errorf("agents.origins.claude.block: got error %v, want it named as unknown", err)
 	}
 }
 

@@ -50,8 +50,10 @@ func decode(v *viper.Viper, src sources) (*Config, error) {
 			ScriptMemory:    d.size(keyScriptMemory, math.MaxInt),
 			ScriptOutput:    d.size(keyScriptOutput, math.MaxInt),
 		},
-		Agents:   Agents{AllTabs: d.agentNames(keyAllTabs)},
-		LogLevel: d.logLevel(keyLogLevel),
+		Agents:       Agents{AllTabs: d.agentNames(keyAllTabs)},
+		AgentOrigins: d.origins(keyAgentOrigins),
+		AuditMaxSize: d.size(keyAuditMaxSize, math.MaxInt),
+		LogLevel:     d.logLevel(keyLogLevel),
 	}
 	if d.err == nil && c.Timeouts.Script > c.Timeouts.ScriptMax {
 		d.fail(keyScript, c.Timeouts.Script.String(), "exceeds timeouts.script_max ("+c.Timeouts.ScriptMax.String()+")")
@@ -269,6 +271,48 @@ func (d *decoder) extensionIDs(key string) []string {
 		}
 	}
 	return ids
+}
+
+// origins decodes agents.origins: agent name → {allow, deny} lists of
+// origin patterns (checked by the service at start).
+func (d *decoder) origins(key string) map[string]OriginRules {
+	out := make(map[string]OriginRules)
+	raw, ok := d.v.Get(key).(map[string]any)
+	if !ok {
+		if v := d.v.Get(key); v != nil && fmt.Sprint(v) != "map[]" {
+			d.fail(key, fmt.Sprint(v), "is not a map of agent names to {allow, deny}")
+		}
+		return out
+	}
+	for name, v := range raw {
+		m, ok := v.(map[string]any)
+		if !ok {
+			d.fail(key+"."+name, fmt.Sprint(v), "is not {allow: [...], deny: [...]}")
+			return out
+		}
+		var r OriginRules
+		for field, list := range m {
+			items, ok := list.([]any)
+			if !ok {
+				d.fail(key+"."+name+"."+field, fmt.Sprint(list), "is not a list of origin patterns")
+				return out
+			}
+			for _, it := range items {
+				pat, ok := it.(string)
+				if !ok || strings.TrimSpace(pat) == "" {
+					d.fail(key+"."+name+"."+field, fmt.Sprint(it), "is not an origin pattern")
+					return out
+				}
+				if field == "allow" {
+					r.Allow = append(r.Allow, pat)
+				} else {
+					r.Deny = append(r.Deny, pat)
+				}
+			}
+		}
+		out[name] = r
+	}
+	return out
 }
 
 func (d *decoder) hostName(key string) string {

@@ -235,8 +235,14 @@ func TestChainRefusals(t *testing.T) {
 
 	_, err := client.Dial(ctx, c.svc.addr, strings.Repeat("0", 64), client.Options{SkipProof: true})
 	wantCode(t, err, protocol.CodeUnauthorized)
-	_, err = client.Dial(ctx, c.svc.addr, "", client.Options{SkipProof: true})
-	wantCode(t, err, protocol.CodeUnauthorized)
+	// Without a token the connection opens, but may only ask to pair
+	// (PROTOCOL.md §3.7): everything else is unauthorized.
+	none, err := client.Dial(ctx, c.svc.addr, "", client.Options{SkipProof: true})
+	if err != nil {
+		t.Fatalf("dial without a token: %v", err)
+	}
+	wantCode(t, none.Call(ctx, protocol.MethodTabsList, nil, nil), protocol.CodeUnauthorized)
+	none.Close()
 	if _, err = client.Dial(ctx, c.svc.addr, strings.Repeat("0", 64), client.Options{}); !errors.Is(err, client.ErrNotService) {
 		t.Errorf("a client with a wrong token: got %v, want ErrNotService (it must not send its token)", err)
 	}

@@ -112,12 +112,22 @@ func (l *logBuffer) contains(s string) bool {
 
 // env returns the environment that points egohost (service and relay) at stateDir.
 func chainEnv(stateDir string) []string {
+	config := "" // never a user's config file; a test's own in the state dir
+	if f := filepath.Join(stateDir, "config.yaml"); fileExists(f) {
+		config = f
+	}
 	return append(os.Environ(),
 		"EGOHOST_STATE_DIR="+stateDir,
 		"EGOHOST_LISTEN=127.0.0.1:0",
 		"EGOHOST_LOG_LEVEL=debug",
-		"EGOHOST_CONFIG=", // never a user's config file
+		"EGOHOST_CONFIG="+config,
+		"EGOHOST_AGENT_TOKEN_FILE=", // the owner's CLI unless a test says otherwise
 	)
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func startService(t testing.TB, stateDir string) *svc {
@@ -212,8 +222,14 @@ func requireBrowser(t testing.TB) string {
 // waits until the browser's link is up.
 func startChain(t testing.TB) *chain {
 	t.Helper()
+	return startChainIn(t, t.TempDir())
+}
+
+// startChainIn is startChain on a state dir the test prepared (a
+// config.yaml there is the service's config file).
+func startChainIn(t testing.TB, stateDir string) *chain {
+	t.Helper()
 	bin := requireBrowser(t)
-	stateDir := t.TempDir()
 	c := &chain{svc: startService(t, stateDir), stderr: &logBuffer{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -85,6 +85,7 @@ func startMCP(t testing.TB, stateDir string, args ...string) (*mcp.ClientSession
 		t.Fatalf("connect to egohost mcp: %v\nstderr:\n%s", err, logs)
 	}
 	t.Cleanup(func() { cs.Close() })
+	approvePairing(t, stateDir, "mcp") // egohost mcp pairs itself on first use: the person says yes
 	return cs, logs
 }
 

@@ -110,6 +110,12 @@ const (
 	CodeScriptLimit         Code = 1121 // a script hit the memory, call-depth or screenshot guard; data.output
 	CodeNotInSpace          Code = 1130 // the tab (or the ref's tab) is not in the calling agent's spaces; data.tab, data.claim
 	CodeUserInControl       Code = 1131 // the person took the space over: stop, and wait (spaces.waitForControl); data.space
+	// Pairing, scopes and origin rules (PROTOCOL.md §3.7).
+	CodeScopeDenied          Code = 1140 // the agent's scopes do not grant the method; data.need, data.scope
+	CodeForbiddenOriginScope Code = 1141 // the tab's origin is denied to this agent by its origin rules; data.origin, data.rule
+	CodePairingDenied        Code = 1142 // the person denied the pairing request, or nobody answered in time; data.reason
+	CodeRevoked              Code = 1143 // the agent's token was revoked (HTTP 401, or the live connection is cut)
+	CodePairingBusy          Code = 1144 // too many pairing requests wait or came lately, or one for the name already waits
 )
 
 // The CLI's own codes, in its --json errors; never on the wire.
@@ -200,6 +206,16 @@ func (c Code) Name() string {
 		return "not_in_space"
 	case CodeUserInControl:
 		return "user_in_control"
+	case CodeScopeDenied:
+		return "scope_denied"
+	case CodeForbiddenOriginScope:
+		return "forbidden_origin_scope"
+	case CodePairingDenied:
+		return "pairing_denied"
+	case CodeRevoked:
+		return "revoked"
+	case CodePairingBusy:
+		return "pairing_busy"
 	case CodeUsage:
 		return "usage"
 	case CodeServiceLost:

@@ -360,6 +360,9 @@ func (s *Service) gotoURL(ctx context.Context, a *agent, p protocol.GotoParams) 
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkDestination(ctx, url); err != nil {
+		return nil, err
+	}
 	if p.Tab == 0 && s.needsFirstTab(ctx, a, p.Browser) {
 		// A named agent's first goto opens its space's first tab there.
 		if err := checkUntil("goto", p.Until); err != nil {

@@ -32,12 +32,19 @@ func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
 			json.NewEncoder(w).Encode(map[string]any{"error": protocol.Errorf(protocol.CodeInvalidRequest, "hello: c must be 32 to 128 characters of random challenge")})
 			return
 		}
-		json.NewEncoder(w).Encode(map[string]any{"service": "egohost", "version": Version, "proof": protocol.Proof(s.token, c)})
+		key, ok := s.proofKey(r.URL.Query().Get("agent"))
+		if !ok {
+			w.WriteHeader(http.StatusUnauthorized)
+			json.NewEncoder(w).Encode(map[string]any{"error": protocol.Errorf(protocol.CodeUnauthorized, "hello: no paired agent with that token id (revoked, or paired with another service)")})
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"service": "egohost", "version": Version, "proof": protocol.Proof(key, c)})
 	})
 	mux.HandleFunc(protocol.Path, func(w http.ResponseWriter, r *http.Request) {
-		if e := s.authorize(r); e != nil {
+		g, e := s.identify(r)
+		if e != nil {
 			status := http.StatusForbidden
-			if e.Code == protocol.CodeUnauthorized {
+			if e.Code == protocol.CodeUnauthorized || e.Code == protocol.CodeRevoked {
 				status = http.StatusUnauthorized
 			}
 			s.log.Warn("agent refused", "code", e.Code.Name(), "remote", r.RemoteAddr, "origin", r.Header.Get("Origin"), "host", r.Host)
@@ -56,18 +63,27 @@ func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
 		}
 		name := r.Header.Get(protocol.AgentHeader)
 		if name != "" {
-			if err := spaces.CheckName(name); err != nil {
+			var err error
+			if err = spaces.CheckName(name); err != nil {
+				err = protocol.Errorf(protocol.CodeInvalidParams, "%s header: %v", protocol.AgentHeader, err)
+			} else {
+				err = g.checkAgentName(name)
+			}
+			if err != nil {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusBadRequest)
-				json.NewEncoder(w).Encode(map[string]any{"error": protocol.Errorf(protocol.CodeInvalidParams, "%s header: %v", protocol.AgentHeader, err)})
+				json.NewEncoder(w).Encode(map[string]any{"error": protocol.AsError(err)})
 				return
 			}
+		}
+		if g.kind == grantPaired {
+			name = g.name // a paired agent is always the agent it was paired as: in its spaces
 		}
 		ws, err := websocket.Accept(w, r, nil)
 		if err != nil {
 			return
 		}
-		a := &agent{s: s, ws: ws, subs: make(map[string]func())}
+		a := &agent{s: s, ws: ws, subs: make(map[string]func()), grant: g, remote: r.RemoteAddr}
 		if name != "" {
 			a.setName(name)
 		}
@@ -76,8 +92,6 @@ func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
 	})
 	return mux
 }
-
-func (s *Service) authorize(r *http.Request) *protocol.Error { return Authorize(r, s.token) }
 
 func (s *Service) checkCaller(r *http.Request) *protocol.Error { return CheckCaller(r) }
 
@@ -131,12 +145,28 @@ type agent struct {
 	subs    map[string]func() // subscription → cancel
 	nextSub int
 	subWG   sync.WaitGroup // subscription forwarders
+
+	grant  grant              // what it may do (access.go)
+	remote string             // its address, to find the process that asked to pair
+	stop   context.CancelFunc // ends serve: set before the connection is listed in s.conns
 }
+
+// cut closes the connection at once (its token was revoked): the read
+// ends, and so do the contexts of its calls in flight.
+func (a *agent) cut() { a.stop() }
 
 func (a *agent) serve(ctx context.Context) {
 	ctx, cancel := context.WithCancel(ctx)
+	a.stop = cancel
+	a.s.addConn(a)
+	if a.grant.kind == grantPaired {
+		if _, ok := a.s.pairs.ByID(a.grant.tokenID); !ok {
+			cancel() // revoked between the handshake and now
+		}
+	}
 	var wg sync.WaitGroup
 	defer func() {
+		a.s.dropConn(a)
 		cancel()
 		wg.Wait()
 		a.mu.Lock()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -166,6 +167,7 @@ func newGate(n int) *gate {
 }
 
 func (g *gate) install(s *Service) {
+	s.needs[methodGate] = methodNeed{need: pairing.NeedNone}
 	s.methods[methodGate] = typed(func(ctx context.Context, _ *agent, p struct {
 		N int `json:"n"`
 	}) (any, error) {

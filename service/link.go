@@ -40,6 +40,8 @@ type link struct {
 	// browser's tab groups (service/spaces.go), once per link.
 	syncMu sync.Mutex
 	synced bool
+
+	urls tabURLs // each tab's current URL, for the origin rules (access.go)
 }
 
 // setGroups records the tabs' groups the hello listed.
@@ -127,6 +129,7 @@ func (l *link) info() protocol.Browser {
 // event keeps the tabs' state in step with the browser's events; the
 // link calls it in its reader's goroutine, before the subscribers.
 func (l *link) event(in *browserlink.Message) {
+	l.urls.track(in)
 	switch in.Event {
 	case "tab.created", "tab.updated":
 		if in.Tab != nil {

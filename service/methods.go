@@ -26,7 +26,7 @@ import (
 // files of this package add (one file per capability). New builds it once.
 func (s *Service) handlers() map[string]handler {
 	all := make(map[string]handler)
-	for _, group := range []map[string]handler{s.coreHandlers(), s.snapshotHandlers(), s.resolveHandlers(), s.actionHandlers(), s.scriptHandlers(), s.recordHandlers(), s.cookieHandlers(), s.spacesHandlers()} {
+	for _, group := range []map[string]handler{s.coreHandlers(), s.snapshotHandlers(), s.resolveHandlers(), s.actionHandlers(), s.scriptHandlers(), s.recordHandlers(), s.cookieHandlers(), s.spacesHandlers(), s.pairHandlers()} {
 		for name, h := range group {
 			all[name] = h
 		}
@@ -51,19 +51,18 @@ func (s *Service) coreHandlers() map[string]handler {
 
 // dispatch runs a method with the service's request deadline.
 func (s *Service) dispatch(ctx context.Context, a *agent, method string, params json.RawMessage) (any, error) {
-	h, ok := s.methods[method]
-	if !ok {
-		return nil, protocol.Errorf(protocol.CodeMethodNotFound, "unknown method %q", method)
-	}
 	timeout := s.opts.RequestTimeout
-	if method == protocol.MethodScriptRun {
+	switch method {
+	case protocol.MethodScriptRun:
 		// A script has its own clock (timeouts.script, at most
 		// timeouts.script_max); each of its calls gets the request deadline.
 		timeout = max(timeout, s.opts.ScriptMax+5*time.Second)
+	case protocol.MethodPairRequest:
+		timeout = max(timeout, pairWaitMax+5*time.Second) // the person's answer, within its waitMs
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return h.run(ctx, a, params)
+	return s.call(ctx, a, method, params)
 }
 
 func (s *Service) ping(ctx context.Context, _ *agent, _ noParams) (any, error) {
@@ -243,6 +242,9 @@ func (s *Service) target(ctx context.Context, a *agent, t protocol.Target) (*lin
 	if err != nil {
 		return nil, 0, err
 	}
+	if err := s.checkScope(ctx, l, id); err != nil {
+		return nil, 0, err
+	}
 	if err := s.checkSpace(ctx, a, l, id); err != nil {
 		return nil, 0, err
 	}
@@ -322,6 +324,9 @@ func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenPar
 	}
 	if p.TimeoutMs < 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "tabs.open: timeoutMs must not be negative")
+	}
+	if err := s.checkDestination(ctx, url); err != nil {
+		return nil, err
 	}
 	wait := !p.NoWait && url != "about:blank"
 	name := a.agentName()
@@ -417,6 +422,9 @@ func (s *Service) tabsSelect(ctx context.Context, a *agent, p protocol.TabParams
 	}
 	l, _, err := s.target(ctx, a, p.Target)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.checkScope(ctx, l, p.Tab); err != nil {
 		return nil, err
 	}
 	raw, err := l.Call(ctx, browserlink.TabsActivate{TabID: p.Tab})

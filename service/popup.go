@@ -36,7 +36,9 @@ func popupTyped[P any](fn func(ctx context.Context, l *link, p P) (any, error)) 
 
 func (s *Service) popupHandlers() map[string]popupHandler {
 	return map[string]popupHandler{
-		protocol.MethodPopupStatus: popupTyped(s.popupStatus),
+		protocol.MethodPopupStatus:        popupTyped(s.popupStatus),
+		protocol.MethodPopupAgents:        popupTyped(s.popupAgents),
+		protocol.MethodPopupPairingDecide: popupTyped(s.popupPairingDecide),
 	}
 }
 

@@ -26,13 +26,12 @@ type scriptCalls struct {
 
 // Call implements script.Service.
 func (c scriptCalls) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	h, ok := c.s.methods[method]
-	if !ok || method == protocol.MethodScriptRun {
+	if method == protocol.MethodScriptRun || method == protocol.MethodPairRequest {
 		return nil, protocol.Errorf(protocol.CodeMethodNotFound, "unknown method %q", method)
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.s.opts.RequestTimeout)
 	defer cancel()
-	res, err := h.run(ctx, c.a, params)
+	res, err := c.s.call(ctx, c.a, method, params) // the agent's grant and the audit log, as for its own calls
 	if err != nil {
 		return nil, toProtocolError(err)
 	}

@@ -6,9 +6,11 @@ package service
 import (
 	"crypto/rand"
 	"encoding/binary"
+	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/chromeext"
 	"github.com/egohost/egohost/client"
+	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/refmap"
 	"github.com/egohost/egohost/relay"
 	"slices"
@@ -55,7 +57,15 @@ type Options struct {
 	ScriptMemory    int64         // heap growth a running script may cause
 	ScriptOutput    int           // a script's console output cap
 	AllTabs         []string      // agents the user granted every tab, not only their spaces' (agents.all_tabs)
-	Logger          *slog.Logger
+	// OriginRules are the paired agents' origin rules by agent name ("*":
+	// every paired agent), config agents.origins.
+	OriginRules map[string]pairing.Rules
+	// AuditMaxSize is the audit log's size before it rotates (config
+	// audit.max_size); 0 means 10 MiB.
+	AuditMaxSize int64
+	// PairLimits cap the pairing requests (zero: pairing.DefaultLimits).
+	PairLimits pairing.Limits
+	Logger     *slog.Logger
 }
 
 // Service is the egohost service.
@@ -70,11 +80,18 @@ type Service struct {
 	known        *registry               // browser IDs by profile key, and when each was last connected
 	waiting      int                     // relay connections that have not said hello yet
 	methods      map[string]handler      // the agents' methods, built once
+	needs        map[string]methodNeed   // what each method requires of its caller (access.go)
 	popupMethods map[string]popupHandler // the popup channel's own methods
 	ids          atomic.Int64            // request and chunk numbers of every link
 	refs         *refmap.Counter         // ref numbers of every tab of every link, kept across restarts
 	changed      chan struct{}           // closed and replaced whenever links change
 	spaces       *agentSpaces            // the agents' spaces (spaces.go)
+
+	pairs   *pairing.Store   // paired agents (access.go, pairmethods.go)
+	pending *pairing.Pending // pairing requests waiting for the person
+	audit   *audit.Log       // every call that reaches a tab
+	connMu  sync.Mutex
+	conns   map[*agent]struct{} // live agent connections, so a revoke can cut them
 
 	ln      net.Listener // relay socket
 	httpLn  net.Listener
@@ -123,6 +140,21 @@ func New(opts Options) (*Service, error) {
 	}
 	s.methods = s.handlers()
 	s.spaces = newAgentSpaces(opts.StateDir, s.log)
+	s.needs = methodNeeds()
+	if s.pairs, err = pairing.Open(filepath.Join(opts.StateDir, agentsFile), time.Now); err != nil {
+		return nil, fmt.Errorf("start service: %w", err)
+	}
+	lim := opts.PairLimits
+	if lim.MaxPending <= 0 {
+		lim = pairing.DefaultLimits
+	}
+	s.pending = pairing.NewPending(lim, time.Now, s.pairingChanged)
+	s.conns = make(map[*agent]struct{})
+	for name, r := range opts.OriginRules {
+		if err := r.CheckPatterns(); err != nil {
+			return nil, fmt.Errorf("start service: origin rules of %q: %w", name, err)
+		}
+	}
 	s.popupMethods = s.popupHandlers()
 	if s.known, err = loadRegistry(filepath.Join(opts.StateDir, browsersFile), time.Now); err != nil {
 		s.log.Warn("known browsers forgotten: browser IDs start over", "err", err)
@@ -142,6 +174,11 @@ func New(opts Options) (*Service, error) {
 	if s.httpLn, err = net.Listen("tcp", opts.Listen); err != nil {
 		s.ln.Close()
 		return nil, fmt.Errorf("start service: listen %s: %w", opts.Listen, err)
+	}
+	if s.audit, err = audit.Open(s.auditPath(), opts.AuditMaxSize); err != nil {
+		s.ln.Close()
+		s.httpLn.Close()
+		return nil, fmt.Errorf("start service: %w", err)
 	}
 	return s, nil
 }
@@ -210,6 +247,7 @@ func (s *Service) Serve(ctx context.Context) error {
 	s.mu.Unlock()
 	wg.Wait()
 	os.Remove(s.opts.Socket)
+	s.audit.Close()
 	return err
 }
 
@@ -267,7 +305,7 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 		return
 	}
 	l := &link{relayPID: h.PID, origin: h.Origin, connected: time.Now(), tabs: make(map[int]*tabState), refs: s.refs}
-	l.person = &agent{s: s, person: true, name: personName}
+	l.person = &agent{s: s, person: true, name: personName, grant: personGrant}
 	l.Link = browserlink.New(conn, browserlink.Options{
 		IDs:            &s.ids,
 		Log:            s.log.With("relayPid", h.PID),
@@ -397,6 +435,16 @@ func originAllowed(origin string, ids []string) bool {
 	id, err := chromeext.ParseOrigin(origin)
 	return err == nil && slices.Contains(ids, id)
 }
+
+// agentsFile (in the state dir) holds the paired agents, their tokens
+// hashed; auditFile the audit log (AuditFile).
+const agentsFile = "agents.json"
+
+// AuditFile is the audit log's name in the state dir (rotated to
+// AuditFile.1).
+const AuditFile = "audit.log"
+
+func (s *Service) auditPath() string { return filepath.Join(s.opts.StateDir, AuditFile) }
 
 // refsFile (in the state dir) holds the first ref number the next service
 // may hand out.

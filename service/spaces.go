@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/browserlink"
+	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
 	"github.com/egohost/egohost/spaces"
@@ -134,7 +135,7 @@ func (s *Service) checkSpace(ctx context.Context, a *agent, l *link, tabID int) 
 		s.touch(ctx, l, sp, tabID)
 		return nil
 	}
-	if s.allTabs(name) {
+	if s.allTabs(name) || slices.Contains(a.grant.scopes, pairing.AllTabs) {
 		return nil
 	}
 	if inSpace {
@@ -390,6 +391,9 @@ func (s *Service) hello(ctx context.Context, a *agent, p protocol.HelloParams) (
 	if err := spaces.CheckName(p.Agent); err != nil {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "hello: %v", err)
 	}
+	if err := a.grant.checkAgentName(p.Agent); err != nil {
+		return nil, err
+	}
 	if cur := a.agentName(); cur != "" && cur != p.Agent {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "hello: this connection is agent %s already: a connection has one name (open another connection for agent %s)", cur, p.Agent)
 	}
@@ -481,6 +485,12 @@ func (s *Service) spacesClaim(ctx context.Context, a *agent, p protocol.SpacesCl
 	name, err := needAgent(a, "spaces.claim")
 	if err != nil {
 		return nil, err
+	}
+	if a.grant.kind == grantPaired && !slices.Contains(a.grant.scopes, pairing.AllTabs) {
+		// Its scope is its own spaces: taking the person's tab is the
+		// person's call (dragging the tab into the agent's group does it).
+		return nil, protocol.Errorf(protocol.CodeScopeDenied, "spaces.claim: agent %s was paired without all-tabs, so it cannot take the person's tabs: ask the person to drag the tab into your tab group, or pair again with --scope all-tabs", name).
+			With("need", "all-tabs")
 	}
 	if p.Tab == 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "spaces.claim: name the tab to claim")

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -299,13 +300,31 @@ func (e *env) serviceAddr() string {
 // dial connects to the running service as the command's agent (--agent).
 func (e *env) dial(ctx context.Context) (*client.Client, error) { return e.dialAs(ctx, e.agent) }
 
-// dialAs connects to the running service as the agent name ("" = the person).
+// dialAs connects to the running service as the agent name ("" = the
+// person): as the paired agent whose token $EGOHOST_AGENT_TOKEN_FILE names,
+// else with the owner token.
 func (e *env) dialAs(ctx context.Context, agent string) (*client.Client, error) {
-	addr := e.serviceAddr()
+	if f := os.Getenv(EnvAgentTokenFile); f != "" {
+		tok, err := client.ReadToken(f)
+		if err != nil {
+			return nil, fmt.Errorf("$%s: %w (pair with `egohost pair --name NAME`)", EnvAgentTokenFile, err)
+		}
+		return e.dialWith(ctx, tok, agent)
+	}
+	return e.dialOwner(ctx, agent)
+}
+
+// dialOwner connects with the owner token (the person's own CLI).
+func (e *env) dialOwner(ctx context.Context, agent string) (*client.Client, error) {
 	tok, err := client.ReadToken(e.cfg.TokenFile)
 	if err != nil {
 		return nil, &serviceDownError{fmt.Errorf("the egohost service has never run for this user (%w): start it with `egohost serve` or `egohost launch`", err)}
 	}
+	return e.dialWith(ctx, tok, agent)
+}
+
+func (e *env) dialWith(ctx context.Context, tok, agent string) (*client.Client, error) {
+	addr := e.serviceAddr()
 	dctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Connect)
 	defer cancel()
 	c, err := client.Dial(dctx, addr, tok, client.Options{Agent: agent})

@@ -31,35 +31,54 @@ func (c *cli) mcpCommand() *cobra.Command {
 		Args:    nArgs(0, 0),
 	}
 	httpAddr := cmd.Flags().String("http", "", "serve streamable HTTP on this loopback `ADDR` (127.0.0.1:PORT) instead of stdio")
+	name := cmd.Flags().String("name", "mcp", "the agent `NAME` to pair as on first use (the token is kept in <state_dir>/agents/NAME.token)")
+	scopes := cmd.Flags().StringSlice("scope", nil, "`SCOPE`s to ask for when pairing: space (default), read, all-tabs, cdp")
+	owner := cmd.Flags().Bool("owner", false, "use the owner token instead of pairing (as the person's own CLI does)")
 	maxChars := cmd.Flags().Int("max-chars", 0, "cut snapshots after N characters (default: the service's)")
 	full := cmd.Flags().Bool("full-snapshots", false, "every action returns a full snapshot, not a diff")
 	cmd.RunE = c.with(func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
 		if *maxChars < 0 {
 			return usageError(fmt.Sprintf("--max-chars %d is not a number of characters", *maxChars))
 		}
-		return e.mcp(ctx, *httpAddr, *maxChars, *full)
+		pair := &mcpPairing{e: e, name: *name, scopes: *scopes, owner: *owner || *httpAddr != ""}
+		return e.mcp(ctx, *httpAddr, *maxChars, *full, pair)
 	})
 	return cmd
 }
 
-func (e *env) mcp(ctx context.Context, httpAddr string, maxChars int, full bool) error {
+func (e *env) mcp(ctx context.Context, httpAddr string, maxChars int, full bool, pair *mcpPairing) error {
 	opts := mcpserver.Options{Version: service.Version, FullSnapshots: full, MaxChars: maxChars}
-	conn := &serviceConn{e: e, agent: e.agent}
-	if e.agent == "" && httpAddr == "" {
-		// The MCP client's name is the agent's (one client on stdio): its
-		// tabs go into its own space, never the person's focused tab.
+	conn := &serviceConn{e: e, pair: pair, agent: e.agent}
+	if pair.owner && e.agent == "" && httpAddr == "" {
+		// With the owner token, the MCP client's name is the agent's (one
+		// client on stdio): its tabs go into its own space, never the
+		// person's focused tab. A paired token carries its own name.
 		opts.OnClient = conn.nameAfter
 	}
 	defer conn.close()
-	// Say at once what is missing; the tools say it again until it is fixed.
-	if c, err := conn.get(ctx); err != nil {
-		fmt.Fprintf(e.stderr, "egohost mcp: %v\n", err)
-	} else {
+	defer pair.close()
+	// Say at once what is missing (and ask to pair, the first time); the
+	// tools say it again until it is fixed. In the background: the MCP
+	// client must not wait for the person's approval to start.
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	checkCtx, stopCheck := context.WithCancel(ctx)
+	defer stopCheck()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c, err := conn.get(checkCtx)
+		if err != nil {
+			if checkCtx.Err() == nil {
+				fmt.Fprintf(e.stderr, "egohost mcp: %v\n", err)
+			}
+			return
+		}
 		var bl protocol.BrowsersListResult
-		if err := c.Call(ctx, protocol.MethodBrowsersList, nil, &bl); err == nil && len(bl.Browsers) == 0 {
+		if err := c.Call(checkCtx, protocol.MethodBrowsersList, nil, &bl); err == nil && len(bl.Browsers) == 0 {
 			fmt.Fprintln(e.stderr, "egohost mcp: the service runs but no browser is connected: start one with `egohost launch`, or open your browser with the egohost extension")
 		}
-	}
+	}()
 	if httpAddr == "" {
 		return mcpserver.New(conn, opts).Run(ctx, &mcp.StdioTransport{})
 	}
@@ -114,9 +133,10 @@ func (e *env) mcpHTTP(ctx context.Context, addr string, conn *serviceConn, opts 
 // first use, and again after the service restarted.
 type serviceConn struct {
 	e     *env
+	pair  *mcpPairing
 	mu    sync.Mutex
 	c     *client.Client
-	agent string // the agent name the connection carries ("" = the person)
+	agent string // the agent name an owner-token connection carries ("" = the person)
 }
 
 // nameAfter names the connection's agent after the MCP client, once.
@@ -140,13 +160,25 @@ func (s *serviceConn) nameAfter(ctx context.Context, client string) {
 }
 
 func (s *serviceConn) get(ctx context.Context) (*client.Client, error) {
+	tok, err := s.pair.token(ctx)
+	if err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.c != nil {
 		return s.c, nil
 	}
-	c, err := s.e.dialAs(ctx, s.agent)
+	agent := s.agent
+	if !s.pair.owner {
+		agent = "" // a paired token carries its own name
+	}
+	c, err := s.e.dialWith(ctx, tok, agent)
 	if err != nil {
+		var pe *protocol.Error
+		if errors.As(err, &pe) && pe.Code == protocol.CodeRevoked {
+			return nil, fmt.Errorf("egohost mcp: %w: delete %s and restart egohost mcp to ask the person again", err, s.e.agentTokenPath(s.pair.name))
+		}
 		return nil, fmt.Errorf("%w: %w", mcpserver.ErrServiceDown, err)
 	}
 	s.c = c
@@ -182,4 +214,98 @@ func (s *serviceConn) close() {
 		s.c.Close()
 		s.c = nil
 	}
+}
+
+// mcpPairing is the MCP server's token: the owner's (--owner, --http),
+// else its own paired token, kept owner-only in <state_dir>/agents/NAME.token
+// and asked for on first use. The pairing runs in the background (the
+// person may take minutes); tool calls wait for it within their own time.
+type mcpPairing struct {
+	e      *env
+	name   string
+	scopes []string
+	owner  bool
+
+	mu     sync.Mutex
+	tok    string
+	done   chan struct{} // closed when the pairing in progress ends
+	err    error         // its error, until a new pairing starts
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func (p *mcpPairing) token(ctx context.Context) (string, error) {
+	if p.owner {
+		tok, err := client.ReadToken(p.e.cfg.TokenFile)
+		if err != nil {
+			return "", fmt.Errorf("%w: the egohost service has never run for this user (%w): start it with `egohost serve` or `egohost launch`", mcpserver.ErrServiceDown, err)
+		}
+		return tok, nil
+	}
+	path := p.e.agentTokenPath(p.name)
+	p.mu.Lock()
+	if p.tok == "" {
+		if tok, err := client.ReadToken(path); err == nil && tok != "" {
+			p.tok = tok
+		}
+	}
+	if p.tok != "" {
+		tok := p.tok
+		p.mu.Unlock()
+		return tok, nil
+	}
+	if p.done == nil {
+		p.start(path)
+	}
+	done := p.done
+	p.mu.Unlock()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return "", fmt.Errorf("egohost mcp waits for the person to approve its pairing as %q: approve it in the extension's popup or with `egohost agents approve %s`, then call again", p.name, p.name)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tok != "" {
+		return p.tok, nil
+	}
+	err := p.err
+	p.done = nil // the next call asks again
+	return "", err
+}
+
+// start asks to pair in the background. p.mu is held.
+func (p *mcpPairing) start(path string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p.cancel = cancel
+	done := make(chan struct{})
+	p.done = done
+	p.wg.Add(1)
+	fmt.Fprintf(p.e.stderr, "egohost mcp: asking to pair as %q: approve it in the extension's popup or with `egohost agents approve %s`\n", p.name, p.name)
+	go func() {
+		defer p.wg.Done()
+		defer close(done)
+		res, err := p.e.pairAs(ctx, p.name, p.scopes, 10*time.Minute)
+		if err == nil {
+			err = writeAgentToken(path, res.Token)
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if err != nil {
+			p.err = fmt.Errorf("%w: pairing as %q: %w", mcpserver.ErrServiceDown, p.name, err)
+			return
+		}
+		p.tok, p.err = res.Token, nil
+		fmt.Fprintf(p.e.stderr, "egohost mcp: paired as %q (token in %s)\n", p.name, path)
+	}()
+}
+
+// close ends a pairing in progress and waits for it.
+func (p *mcpPairing) close() {
+	p.mu.Lock()
+	if p.cancel != nil {
+		p.cancel()
+	}
+	p.mu.Unlock()
+	p.wg.Wait()
 }

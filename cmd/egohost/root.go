@@ -131,7 +131,7 @@ func (c *cli) newRoot() *cobra.Command {
 	for _, cmd := range c.verbCommands() {
 		root.AddCommand(cmd)
 	}
-	root.AddCommand(c.runCommand(), c.mcpCommand())
+	root.AddCommand(c.runCommand(), c.mcpCommand(), c.pairCommand(), c.agentsCommand(), c.auditCommand())
 	return root
 }
 

@@ -10,7 +10,9 @@ import (
 	"syscall"
 
 	"github.com/egohost/egohost/client"
+	"github.com/egohost/egohost/config"
 	"github.com/egohost/egohost/install"
+	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/relay"
 	"github.com/egohost/egohost/service"
 )
@@ -34,8 +36,18 @@ func (e *env) serviceOptions() service.Options {
 		ScriptMemory:    int64(c.Limits.ScriptMemory),
 		ScriptOutput:    c.Limits.ScriptOutput,
 		AllTabs:         c.Agents.AllTabs,
+		OriginRules:     originRules(c.AgentOrigins),
+		AuditMaxSize:    int64(c.AuditMaxSize),
 		Logger:          e.log,
 	}
+}
+
+func originRules(in map[string]config.OriginRules) map[string]pairing.Rules {
+	out := make(map[string]pairing.Rules, len(in))
+	for name, r := range in {
+		out[name] = pairing.Rules{Allow: r.Allow, Deny: r.Deny}
+	}
+	return out
 }
 
 func (e *env) serve(ctx context.Context) error {

@@ -1,0 +1,196 @@
+package protocol
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"time"
+)
+
+// Pairing, paired agents and the audit log (PROTOCOL.md §3.7).
+const (
+	// MethodPairRequest asks the person for a token; the one method a
+	// connection without a token may call.
+	MethodPairRequest   = "pair.request"
+	MethodAgentsList    = "agents.list"
+	MethodAgentsApprove = "agents.approve"
+	MethodAgentsDeny    = "agents.deny"
+	MethodAgentsRevoke  = "agents.revoke"
+	MethodAuditTail     = "audit.tail"
+)
+
+// PairRequestParams are the params of pair.request.
+type PairRequestParams struct {
+	Name   string   `json:"name"`
+	Scopes []string `json:"scopes,omitempty"` // default ["space"]
+	// WaitMs is how long to wait for the person's answer (default
+	// 120000, at most 600000).
+	WaitMs int `json:"waitMs,omitempty"`
+}
+
+// PairRequestResult answers an approved pair.request: the agent's token,
+// shown this once (the service keeps only its hash).
+type PairRequestResult struct {
+	Name   string   `json:"name"`
+	Token  string   `json:"token"`
+	Scopes []string `json:"scopes"`
+}
+
+// AgentNameParams name a paired agent or a pairing request
+// (agents.approve, agents.deny, agents.revoke).
+type AgentNameParams struct {
+	Name string `json:"name"`
+}
+
+// PeerProcess is the process that asked to pair, where the OS tells.
+type PeerProcess struct {
+	PID int    `json:"pid,omitempty"`
+	Exe string `json:"exe,omitempty"`
+	UID int    `json:"uid"`
+	// OtherUser is set when the socket belongs to another OS user than
+	// the service's (its process is then not visible: no pid, no exe).
+	OtherUser bool `json:"otherUser,omitempty"`
+}
+
+// PairedAgent is one pairing in agents.list.
+type PairedAgent struct {
+	Name      string       `json:"name"`
+	Scopes    []string     `json:"scopes"`
+	Paired    time.Time    `json:"paired"`
+	Process   *PeerProcess `json:"process,omitempty"`
+	Revoked   bool         `json:"revoked,omitempty"`
+	Connected int          `json:"connected"` // live connections with its token
+}
+
+// PairingRequest is a pairing request waiting for the person.
+type PairingRequest struct {
+	ID      string       `json:"id"`
+	Name    string       `json:"name"`
+	Scopes  []string     `json:"scopes"`
+	Process *PeerProcess `json:"process,omitempty"`
+	Asked   time.Time    `json:"asked"`
+	Expires time.Time    `json:"expires"`
+}
+
+// AgentsListResult answers agents.list.
+type AgentsListResult struct {
+	Agents  []PairedAgent    `json:"agents"`
+	Pending []PairingRequest `json:"pending"`
+}
+
+// AgentsRevokeResult answers agents.revoke.
+type AgentsRevokeResult struct {
+	Name string `json:"name"`
+	Cut  int    `json:"cut"` // live connections closed
+}
+
+// AuditTailParams are the params of audit.tail.
+type AuditTailParams struct {
+	Agent string `json:"agent,omitempty"`
+	Since string `json:"since,omitempty"` // RFC 3339 time
+	Limit int    `json:"limit,omitempty"` // default 50, at most 1000
+}
+
+// AuditEntry is one line of the audit log (PROTOCOL.md §3.7).
+type AuditEntry struct {
+	Time     time.Time `json:"time"`
+	Agent    string    `json:"agent"`
+	Method   string    `json:"method"`
+	Browser  string    `json:"browser,omitempty"`
+	Tab      int       `json:"tab,omitempty"`
+	Origin   string    `json:"origin,omitempty"`
+	Target   string    `json:"target,omitempty"`
+	Key      string    `json:"key,omitempty"`
+	Length   *int      `json:"length,omitempty"`
+	SHA256   string    `json:"sha256,omitempty"`
+	URL      string    `json:"url,omitempty"`
+	Result   string    `json:"result"`
+	Duration float64   `json:"ms"`
+}
+
+// AuditTailResult answers audit.tail.
+type AuditTailResult struct {
+	Entries []AuditEntry `json:"entries"`
+}
+
+// AgentTokenPrefix starts every paired agent's token:
+// "egoa_<id>_<secret>", id 16 hex digits (which pairing), secret 64
+// (256 random bits).
+const AgentTokenPrefix = "egoa_"
+
+// AgentTokenID returns the id part of a paired agent's token, and whether
+// token has that shape at all.
+func AgentTokenID(token string) (string, bool) {
+	rest, ok := strings.CutPrefix(token, AgentTokenPrefix)
+	if !ok {
+		return "", false
+	}
+	id, secret, ok := strings.Cut(rest, "_")
+	if !ok || len(id) != 16 || len(secret) != 64 || !isHex(id) || !isHex(secret) {
+		return "", false
+	}
+	return id, true
+}
+
+func isHex(s string) bool {
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
+// TokenHash is the hex SHA-256 of a token: what the service keeps of a
+// paired agent's token, and the key of its hello proof.
+func TokenHash(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// ProofKey returns the key of the hello proof (HelloPath) for token, and
+// the agent id the client sends with its challenge (&agent=ID): the owner
+// token proves with itself; a paired agent's token with its hash, all the
+// service keeps of it.
+func ProofKey(token string) (key, agentID string) {
+	if id, ok := AgentTokenID(token); ok {
+		return TokenHash(token), id
+	}
+	return token, ""
+}
+
+// Popup methods of pairing (PROTOCOL.md §2.6, §3.7).
+const (
+	// MethodPopupAgents returns the paired agents, the requests waiting
+	// and the last calls of the audit log, for the popup's agents panel.
+	MethodPopupAgents = "popup.agents"
+	// MethodPopupPairingDecide is the popup's approve / deny buttons.
+	MethodPopupPairingDecide = "popup.pairing.decide"
+)
+
+// PopupAgentsParams are the params of popup.agents.
+type PopupAgentsParams struct {
+	Agent string `json:"agent,omitempty"` // only this agent's calls
+	Limit int    `json:"limit,omitempty"` // calls to return (default 20, at most 200)
+}
+
+// PopupAgentsResult answers popup.agents.
+type PopupAgentsResult struct {
+	AgentsListResult
+	Calls []AuditEntry `json:"calls"` // the last calls, oldest first
+}
+
+// PopupPairingDecideParams are the params of popup.pairing.decide: the
+// request by its id (or its agent's name) and the person's answer.
+type PopupPairingDecideParams struct {
+	ID      string `json:"id,omitempty"`
+	Name    string `json:"name,omitempty"`
+	Approve bool   `json:"approve"`
+}
+
+// NoticePairing is the topic of the notice the service pushes to every
+// browser when pairing requests come or go: params PairingNotice.
+const NoticePairing = "pairing"
+
+// PairingNotice are the params of the pairing notice: the icon's badge
+// ("1", "2", … while requests wait; "" when none) and the requests.
+type PairingNotice struct {
+	Badge   string           `json:"badge"`
+	Pending []PairingRequest `json:"pending"`
+}

@@ -1,0 +1,444 @@
+package service
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/egohost/egohost/audit"
+	"github.com/egohost/egohost/pairing"
+	"github.com/egohost/egohost/protocol"
+)
+
+// This file is who may do what: the owner token, paired agents' tokens
+// and their scopes, the per-tab origin rules, and the audit log of every
+// call that reaches a tab. Pairing itself is in pairmethods.go.
+
+// grantKind says how a connection authenticated.
+type grantKind int
+
+const (
+	grantUnpaired grantKind = iota // no token: it may only ask to pair
+	grantOwner                     // the owner token (the person's own CLI)
+	grantPaired                    // a paired agent's token
+)
+
+// grant is what an agent connection may do.
+type grant struct {
+	kind    grantKind
+	name    string // the paired agent's name ("" for the owner)
+	tokenID string // the paired token's id part
+	scopes  []pairing.Scope
+}
+
+// ownerGrant is the owner token's: everything. personGrant is the same
+// for the person at a browser's popup (the audit log names it "person").
+var (
+	ownerGrant  = grant{kind: grantOwner}
+	personGrant = grant{kind: grantOwner, name: "person"}
+)
+
+// auditName is how the audit log names the caller.
+func (g grant) auditName() string {
+	switch {
+	case g.name != "":
+		return g.name
+	case g.kind == grantOwner:
+		return "owner"
+	}
+	return "(unpaired)"
+}
+
+func isAgentToken(tok string) bool {
+	_, ok := protocol.AgentTokenID(tok)
+	return ok
+}
+
+// checkAgentName is for the agent naming itself (the hello method, the
+// X-Egohost-Agent header): a paired token's name is the paired one, and
+// another is refused.
+func (g grant) checkAgentName(name string) error {
+	if g.kind == grantPaired && name != "" && name != g.name {
+		return protocol.Errorf(protocol.CodeInvalidParams, "this token is paired as %q: it cannot call itself %q (pair that name with `egohost pair --name %s`)", g.name, name, name)
+	}
+	return nil
+}
+
+// identify authenticates an agent's WebSocket request: no browser Origin,
+// a loopback Host, then the owner token, a paired agent's token, or no
+// token at all (a connection that may only ask to pair). A wrong token
+// is refused (401), a revoked one with revoked.
+func (s *Service) identify(r *http.Request) (grant, *protocol.Error) {
+	if e := CheckCaller(r); e != nil {
+		return grant{}, e
+	}
+	auth := r.Header.Get("Authorization")
+	if auth == "" {
+		return grant{kind: grantUnpaired}, nil
+	}
+	tok, ok := strings.CutPrefix(auth, "Bearer ")
+	tok = strings.TrimSpace(tok)
+	if ok && subtle.ConstantTimeCompare([]byte(tok), []byte(s.token)) == 1 {
+		return ownerGrant, nil
+	}
+	if ok && isAgentToken(tok) {
+		a, err := s.pairs.Lookup(tok)
+		switch {
+		case err == nil:
+			return grant{kind: grantPaired, name: a.Name, tokenID: a.ID, scopes: a.Scopes}, nil
+		case errors.Is(err, pairing.ErrRevoked):
+			return grant{}, protocol.Errorf(protocol.CodeRevoked, "the token of agent %q was revoked: pair again with `egohost pair --name %s`", a.Name, a.Name)
+		}
+	}
+	return grant{}, protocol.Errorf(protocol.CodeUnauthorized, "missing or wrong bearer token (see the token file, or pair with `egohost pair`)")
+}
+
+// proofKey is the key of the hello proof for the token a client holds:
+// the owner token, or the hash of the paired token whose id it names.
+func (s *Service) proofKey(agentID string) (string, bool) {
+	if agentID == "" {
+		return s.token, true
+	}
+	a, ok := s.pairs.ByID(agentID)
+	return a.Hash, ok
+}
+
+// methodNeed is what a method requires of its caller (see needs).
+type methodNeed struct {
+	need pairing.Need
+	// raise, if set, may ask more of a call given its params (wait with a
+	// function runs page JavaScript, as eval does).
+	raise func(params json.RawMessage) pairing.Need
+}
+
+// methodNeeds declares what every method requires (New copies it to
+// s.needs). A method missing here is refused to everyone (s.call fails
+// closed), and TestEveryMethodDeclaresANeed fails: no method can be
+// added without deciding who may call it.
+func methodNeeds() map[string]methodNeed {
+	return map[string]methodNeed{
+		protocol.MethodPing:           {need: pairing.NeedNone},
+		protocol.MethodBrowsersList:   {need: pairing.NeedNone},
+		protocol.MethodTabsList:       {need: pairing.NeedNone},
+		protocol.MethodCDPUnsubscribe: {need: pairing.NeedNone},
+		protocol.MethodDebugEcho:      {need: pairing.NeedNone},
+
+		protocol.MethodSnapshot:    {need: pairing.NeedRead},
+		protocol.MethodResolve:     {need: pairing.NeedRead},
+		protocol.MethodScreenshot:  {need: pairing.NeedRead, raise: writesFile("path")},
+		protocol.MethodConsoleList: {need: pairing.NeedRead},
+		protocol.MethodNetworkList: {need: pairing.NeedRead},
+		protocol.MethodWait:        {need: pairing.NeedRead, raise: waitNeed},
+		// A script's calls are checked one by one, as the agent's own.
+		protocol.MethodScriptRun: {need: pairing.NeedRead, raise: writesFile("files")},
+
+		protocol.MethodClick:        {need: pairing.NeedAct},
+		protocol.MethodHover:        {need: pairing.NeedAct},
+		protocol.MethodCheck:        {need: pairing.NeedAct},
+		protocol.MethodUncheck:      {need: pairing.NeedAct},
+		protocol.MethodFocus:        {need: pairing.NeedAct},
+		protocol.MethodFill:         {need: pairing.NeedAct},
+		protocol.MethodType:         {need: pairing.NeedAct},
+		protocol.MethodPress:        {need: pairing.NeedAct},
+		protocol.MethodSelect:       {need: pairing.NeedAct},
+		protocol.MethodDrag:         {need: pairing.NeedAct},
+		protocol.MethodUpload:       {need: pairing.NeedAct},
+		protocol.MethodScroll:       {need: pairing.NeedAct},
+		protocol.MethodGoto:         {need: pairing.NeedAct},
+		protocol.MethodBack:         {need: pairing.NeedAct},
+		protocol.MethodForward:      {need: pairing.NeedAct},
+		protocol.MethodReload:       {need: pairing.NeedAct},
+		protocol.MethodEval:         {need: pairing.NeedAct},
+		protocol.MethodDialog:       {need: pairing.NeedAct},
+		protocol.MethodDownload:     {need: pairing.NeedAct},
+		protocol.MethodTabsOpen:     {need: pairing.NeedAct},
+		protocol.MethodTabsClose:    {need: pairing.NeedAct},
+		protocol.MethodTabsSelect:   {need: pairing.NeedAct},
+		protocol.MethodCookiesGet:   {need: pairing.NeedAct}, // session cookies are credentials
+		protocol.MethodCookiesSet:   {need: pairing.NeedAct},
+		protocol.MethodCookiesClear: {need: pairing.NeedAct},
+
+		protocol.MethodCDPSend:      {need: pairing.NeedCDP},
+		protocol.MethodCDPSubscribe: {need: pairing.NeedCDP},
+
+		protocol.MethodAgentsList:    {need: pairing.NeedOwner},
+		protocol.MethodAgentsApprove: {need: pairing.NeedOwner},
+		protocol.MethodAgentsDeny:    {need: pairing.NeedOwner},
+		protocol.MethodAgentsRevoke:  {need: pairing.NeedOwner},
+		protocol.MethodAuditTail:     {need: pairing.NeedOwner},
+
+		protocol.MethodPairRequest: {need: pairing.NeedPairing},
+
+		// Spaces (service/spaces.go): an agent names itself, lists and
+		// waits on its own spaces; making and changing spaces acts on
+		// tabs; taking over and handing back is the person's.
+		protocol.MethodHello:                {need: pairing.NeedNone},
+		protocol.MethodSpacesList:           {need: pairing.NeedNone},
+		protocol.MethodSpacesWaitForControl: {need: pairing.NeedNone},
+		protocol.MethodSpacesNew:            {need: pairing.NeedAct},
+		protocol.MethodSpacesUse:            {need: pairing.NeedAct},
+		protocol.MethodSpacesClaim:          {need: pairing.NeedAct}, // and all-tabs for a paired agent (spacesClaim)
+		protocol.MethodSpacesComplete:       {need: pairing.NeedAct},
+		protocol.MethodSpacesClose:          {need: pairing.NeedAct},
+		protocol.MethodSpacesTakeOver:       {need: pairing.NeedOwner},
+		protocol.MethodSpacesHandBack:       {need: pairing.NeedOwner},
+	}
+}
+
+// waitNeed: a wait for a function runs page JavaScript.
+func waitNeed(params json.RawMessage) pairing.Need {
+	var p struct {
+		Function string `json:"function"`
+	}
+	if json.Unmarshal(params, &p) == nil && p.Function != "" {
+		return pairing.NeedAct
+	}
+	return pairing.NeedRead
+}
+
+// writesFile: a call that names files on disk (a screenshot saved to a
+// path, a script's files) does more than read the page.
+func writesFile(field string) func(json.RawMessage) pairing.Need {
+	return func(params json.RawMessage) pairing.Need {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(params, &m) == nil {
+			if v, ok := m[field]; ok && string(v) != "null" && string(v) != `""` && string(v) != "[]" {
+				return pairing.NeedAct
+			}
+		}
+		return pairing.NeedRead
+	}
+}
+
+// needOf returns what a call of method with params requires.
+func (s *Service) needOf(method string, params json.RawMessage) (pairing.Need, bool) {
+	n, ok := s.needs[method]
+	if !ok {
+		return 0, false
+	}
+	if n.raise != nil {
+		return max(n.need, n.raise(params)), true
+	}
+	return n.need, true
+}
+
+// permit checks a call against the caller's grant, before anything runs.
+func (g grant) permit(method string, need pairing.Need) error {
+	switch {
+	case need == pairing.NeedPairing:
+		return nil
+	case g.kind == grantUnpaired:
+		return protocol.Errorf(protocol.CodeUnauthorized, "%s: this connection has no token: pair first (pair.request, or `egohost pair --name NAME`)", method)
+	case g.kind == grantOwner:
+		return nil
+	case pairing.Grants(g.scopes, need):
+		return nil
+	}
+	return protocol.Errorf(protocol.CodeScopeDenied, "%s: agent %q was not granted %s (its scopes: %s); pair again asking for it", method, g.name, pairing.ScopeFor(need), scopeList(g.scopes)).
+		With("need", need.String()).With("scope", pairing.ScopeFor(need))
+}
+
+func scopeList(scopes []pairing.Scope) string {
+	out := make([]string, len(scopes))
+	for i, s := range scopes {
+		out[i] = string(s)
+	}
+	return strings.Join(out, ", ")
+}
+
+// call is one call in flight, as the access checks and the audit log see
+// it. The context of the handler carries it (callFrom): the tab checks
+// deep in target() find the caller there.
+type call struct {
+	g      grant
+	method string
+	need   pairing.Need
+
+	mu      sync.Mutex
+	browser string
+	tab     int
+	origin  string
+}
+
+type callKey struct{}
+
+func withCall(ctx context.Context, c *call) context.Context {
+	return context.WithValue(ctx, callKey{}, c)
+}
+
+func callFrom(ctx context.Context) *call {
+	c, _ := ctx.Value(callKey{}).(*call)
+	return c
+}
+
+// call runs one method for an agent: the grant check, the handler, and
+// the audit line. dispatch and a script's calls both come here.
+func (s *Service) call(ctx context.Context, a *agent, method string, params json.RawMessage) (any, error) {
+	h, ok := s.methods[method]
+	if !ok {
+		return nil, protocol.Errorf(protocol.CodeMethodNotFound, "unknown method %q", method)
+	}
+	need, ok := s.needOf(method, params)
+	if !ok {
+		return nil, protocol.Errorf(protocol.CodeInternal, "%s: the method declares no scope, so nobody may call it (a bug: add it to service/access.go's needs)", method)
+	}
+	c := &call{g: a.grant, method: method, need: need}
+	start := time.Now()
+	var res any
+	err := a.grant.permit(method, need)
+	if err == nil {
+		res, err = h.run(withCall(ctx, c), a, params)
+	}
+	if need >= pairing.NeedRead && need <= pairing.NeedCDP {
+		s.auditCall(c, params, err, time.Since(start))
+	}
+	return res, err
+}
+
+// checkScope checks the caller of the call in ctx against a tab it is
+// about to reach: its origin rules (on the tab's URL now, from the
+// browser's events or a fresh look, never from the agent's last goto).
+// The space check (checkSpace) sits next to it. It also notes the tab
+// for the audit log.
+func (s *Service) checkScope(ctx context.Context, l *link, tabID int) error {
+	c := callFrom(ctx)
+	if c == nil {
+		return protocol.Errorf(protocol.CodeInternal, "tab %d reached outside an agent's call", tabID)
+	}
+	var url string
+	if c.g.kind == grantOwner {
+		url, _ = l.urls.get(tabID) // the audit's origin, when known: the owner has no rules to check
+	} else {
+		var err error
+		if url, err = s.tabURL(ctx, l, tabID); err != nil {
+			return err
+		}
+	}
+	c.mu.Lock()
+	if c.tab == 0 {
+		c.browser, c.tab, c.origin = l.id, tabID, pairing.Origin(url)
+	}
+	c.mu.Unlock()
+	if c.g.kind != grantPaired {
+		return nil
+	}
+	if ok, rule := s.rulesFor(c.g.name).Permits(url); !ok {
+		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: tab %d is on %s, which agent %q may not reach (%s)", c.method, tabID, orNone(pairing.Origin(url)), c.g.name, rule).
+			With("tab", tabID).With("origin", pairing.Origin(url)).With("rule", rule)
+	}
+	return nil
+}
+
+// checkDestination refuses to take a tab to a URL the caller's origin
+// rules deny (goto, tabs.open): the page would load before any later
+// call could be refused.
+func (s *Service) checkDestination(ctx context.Context, dest string) error {
+	c := callFrom(ctx)
+	if c == nil || c.g.kind != grantPaired {
+		return nil
+	}
+	if ok, rule := s.rulesFor(c.g.name).Permits(dest); !ok {
+		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: %s is an origin agent %q may not reach (%s)", c.method, pairing.Origin(dest), c.g.name, rule).
+			With("origin", pairing.Origin(dest)).With("rule", rule)
+	}
+	return nil
+}
+
+// rulesFor returns the origin rules of a paired agent: its own
+// (agents.origins.NAME) after those for every agent ("*").
+func (s *Service) rulesFor(name string) pairing.Rules {
+	all, own := s.opts.OriginRules["*"], s.opts.OriginRules[name]
+	return pairing.Rules{Allow: append(append([]string(nil), all.Allow...), own.Allow...), Deny: append(append([]string(nil), all.Deny...), own.Deny...)}
+}
+
+// auditCall appends the call's line to the audit log: what was asked and
+// how it ended, never a value the agent typed.
+func (s *Service) auditCall(c *call, params json.RawMessage, err error, took time.Duration) {
+	if s.audit == nil {
+		return
+	}
+	e := auditEntry(c.method, params)
+	e.Time = time.Now().UTC()
+	e.Agent = c.g.auditName()
+	c.mu.Lock()
+	e.Browser, e.Tab, e.Origin = c.browser, c.tab, c.origin
+	c.mu.Unlock()
+	e.Result = "ok"
+	if err != nil {
+		e.Result = toProtocolError(err).Code.Name()
+	}
+	e.Duration = float64(took.Microseconds()) / 1000
+	if err := s.audit.Append(e); err != nil {
+		s.log.Warn("audit log", "err", err)
+	}
+}
+
+// auditEntry picks from a call's params what the audit log may show: the
+// target (a locator or @ref), a named key, the destination without its
+// query; of text, prompts and scripts only a length (and a script's
+// hash). Never a value.
+func auditEntry(method string, params json.RawMessage) audit.Entry {
+	var p struct {
+		Target     string  `json:"target"`
+		To         string  `json:"to"`
+		Text       *string `json:"text"`
+		Key        string  `json:"key"`
+		Expression *string `json:"expression"`
+		Function   *string `json:"function"`
+		PromptText *string `json:"promptText"`
+		URL        string  `json:"url"`
+		Method     string  `json:"method"`
+		Name       string  `json:"name"`
+	}
+	_ = json.Unmarshal(params, &p)
+	var e audit.Entry
+	e.Method = method
+	e.Target = p.Target
+	if p.To != "" {
+		e.Target += " -> " + p.To
+	}
+	length := func(s string) *int { n := len([]rune(s)); return &n }
+	switch {
+	case p.Text != nil:
+		e.Length = length(*p.Text)
+	case p.PromptText != nil:
+		e.Length = length(*p.PromptText)
+	case p.Expression != nil:
+		e.Length, e.SHA256 = length(*p.Expression), protocol.TokenHash(*p.Expression)
+	case p.Function != nil:
+		e.Length, e.SHA256 = length(*p.Function), protocol.TokenHash(*p.Function)
+	}
+	if p.Key != "" {
+		if len([]rune(p.Key)) > 1 && !strings.Contains(p.Key, " ") {
+			e.Key = p.Key // a named key or combo: Enter, Control+a
+		} else {
+			e.Length = length(p.Key)
+		}
+	}
+	switch method {
+	case protocol.MethodCDPSend:
+		e.Target = p.Method // the CDP method, never its params
+	case protocol.MethodCookiesGet, protocol.MethodCookiesSet, protocol.MethodCookiesClear:
+		e.Target = p.Name // the cookie's name, never its value
+	}
+	if p.URL != "" {
+		e.URL = stripQuery(p.URL)
+	}
+	return e
+}
+
+// stripQuery drops a URL's query and fragment (they may carry tokens).
+func stripQuery(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	u.RawQuery, u.Fragment, u.User = "", "", nil
+	return u.String()
+}

@@ -1,0 +1,300 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/egohost/egohost/audit"
+	"github.com/egohost/egohost/pairing"
+	"github.com/egohost/egohost/protocol"
+)
+
+// pairHandlers are pairing, the paired agents, and the audit log
+// (PROTOCOL.md §3.7).
+func (s *Service) pairHandlers() map[string]handler {
+	return map[string]handler{
+		protocol.MethodPairRequest:   typed(s.pairRequest),
+		protocol.MethodAgentsList:    typed(s.agentsList),
+		protocol.MethodAgentsApprove: typed(s.agentsDecide(true)),
+		protocol.MethodAgentsDeny:    typed(s.agentsDecide(false)),
+		protocol.MethodAgentsRevoke:  typed(s.agentsRevoke),
+		protocol.MethodAuditTail:     typed(s.auditTail),
+	}
+}
+
+// Pairing waits: the default and the longest.
+const (
+	pairWait    = 2 * time.Minute
+	pairWaitMax = 10 * time.Minute
+)
+
+// checkPairParams validates a pair.request before anything waits.
+func checkPairParams(p protocol.PairRequestParams) ([]pairing.Scope, time.Duration, error) {
+	if err := pairing.CheckName(p.Name); err != nil {
+		return nil, 0, protocol.Errorf(protocol.CodeInvalidParams, "pair.request: %v", err)
+	}
+	scopes, err := pairing.ParseScopes(p.Scopes)
+	if err != nil {
+		return nil, 0, protocol.Errorf(protocol.CodeInvalidParams, "pair.request: %v", err)
+	}
+	wait := pairWait
+	switch {
+	case p.WaitMs < 0 || p.WaitMs > int(pairWaitMax/time.Millisecond):
+		return nil, 0, protocol.Errorf(protocol.CodeInvalidParams, "pair.request: waitMs must be between 0 and %d", pairWaitMax.Milliseconds())
+	case p.WaitMs > 0:
+		wait = millis(p.WaitMs)
+	}
+	return scopes, wait, nil
+}
+
+// pairRequest asks the person (popup, or `egohost agents approve`) to
+// pair an agent, waits for the answer, and returns the new token.
+func (s *Service) pairRequest(ctx context.Context, a *agent, p protocol.PairRequestParams) (any, error) {
+	scopes, wait, err := checkPairParams(p)
+	if err != nil {
+		return nil, err
+	}
+	req := pairing.Request{Name: p.Name, Scopes: scopes}
+	req, err = s.pending.Ask(ctx, req, wait, func() *pairing.Process { return pairing.LookupPeer(a.remote) })
+	switch {
+	case errors.Is(err, pairing.ErrBusy):
+		return nil, protocol.Errorf(protocol.CodePairingBusy, "%v", err)
+	case errors.Is(err, pairing.ErrDenied):
+		return nil, protocol.Errorf(protocol.CodePairingDenied, "%v", err).With("reason", "denied")
+	case errors.Is(err, pairing.ErrExpired):
+		return nil, protocol.Errorf(protocol.CodePairingDenied, "%v", err).With("reason", "expired")
+	case err != nil:
+		return nil, err
+	}
+	tok, ag, err := s.pairs.Add(p.Name, scopes, req.Process)
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeInternal, "pair.request: %v", err)
+	}
+	s.cutRevoked() // an earlier pairing of the name is revoked now
+	s.log.Info("agent paired", "agent", ag.Name, "scopes", scopeList(ag.Scopes))
+	names := make([]string, len(ag.Scopes))
+	for i, sc := range ag.Scopes {
+		names[i] = string(sc)
+	}
+	return protocol.PairRequestResult{Name: ag.Name, Token: tok, Scopes: names}, nil
+}
+
+func (s *Service) agentsList(ctx context.Context, _ *agent, _ noParams) (any, error) {
+	res := protocol.AgentsListResult{Agents: []protocol.PairedAgent{}, Pending: []protocol.PairingRequest{}}
+	for _, ag := range s.pairs.List() {
+		res.Agents = append(res.Agents, protocol.PairedAgent{
+			Name: ag.Name, Scopes: scopeNames(ag.Scopes), Paired: ag.Paired, Process: peerOf(ag.Process),
+			Revoked: ag.Revoked, Connected: s.connectedAs(ag.ID),
+		})
+	}
+	res.Pending = s.pendingRequests()
+	return res, nil
+}
+
+func scopeNames(scopes []pairing.Scope) []string {
+	out := make([]string, len(scopes))
+	for i, s := range scopes {
+		out[i] = string(s)
+	}
+	return out
+}
+
+func peerOf(p *pairing.Process) *protocol.PeerProcess {
+	if p == nil {
+		return nil
+	}
+	return &protocol.PeerProcess{PID: p.PID, Exe: p.Exe, UID: p.UID, OtherUser: p.UID >= 0 && p.UID != os.Getuid()}
+}
+
+// agentsDecide answers a pairing request by its agent name (or id).
+func (s *Service) agentsDecide(approve bool) func(ctx context.Context, _ *agent, p protocol.AgentNameParams) (any, error) {
+	return func(ctx context.Context, _ *agent, p protocol.AgentNameParams) (any, error) {
+		return s.decide(p.Name, approve)
+	}
+}
+
+// decide answers a pairing request; the popup's buttons come here too.
+func (s *Service) decide(nameOrID string, approve bool) (any, error) {
+	req, err := s.pending.Decide(nameOrID, approve)
+	if errors.Is(err, pairing.ErrNoRequest) {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "%v (see `egohost agents list`)", err)
+	}
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "%v", err)
+	}
+	s.log.Info("pairing answered", "agent", req.Name, "approved", approve)
+	return map[string]any{"name": req.Name, "approved": approve}, nil
+}
+
+func (s *Service) agentsRevoke(ctx context.Context, _ *agent, p protocol.AgentNameParams) (any, error) {
+	ag, err := s.pairs.Revoke(p.Name)
+	if errors.Is(err, pairing.ErrNoAgent) {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "%v (see `egohost agents list`)", err)
+	}
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeInternal, "%v", err)
+	}
+	n := s.cutRevoked()
+	s.log.Info("agent revoked", "agent", ag.Name, "connectionsCut", n)
+	return protocol.AgentsRevokeResult{Name: ag.Name, Cut: n}, nil
+}
+
+// auditTail returns the last calls from the audit log.
+func (s *Service) auditTail(ctx context.Context, _ *agent, p protocol.AuditTailParams) (any, error) {
+	f := audit.Filter{Agent: p.Agent, Limit: p.Limit}
+	if f.Limit == 0 {
+		f.Limit = 50
+	}
+	if f.Limit < 0 || f.Limit > 1000 {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "audit.tail: limit must be between 1 and 1000")
+	}
+	if p.Since != "" {
+		t, err := time.Parse(time.RFC3339, p.Since)
+		if err != nil {
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "audit.tail: since: %v", err)
+		}
+		f.Since = t
+	}
+	entries, err := audit.Read(s.auditPath(), f)
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeInternal, "audit.tail: %v", err)
+	}
+	if entries == nil {
+		entries = []audit.Entry{}
+	}
+	return protocol.AuditTailResult{Entries: entries}, nil
+}
+
+// connections: every live agent connection, so a revoke can cut them.
+
+func (s *Service) addConn(a *agent) {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	s.conns[a] = struct{}{}
+}
+
+func (s *Service) dropConn(a *agent) {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	delete(s.conns, a)
+}
+
+// connectedAs counts the live connections with a paired token's id.
+func (s *Service) connectedAs(tokenID string) int {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	n := 0
+	for a := range s.conns {
+		if a.grant.kind == grantPaired && a.grant.tokenID == tokenID {
+			n++
+		}
+	}
+	return n
+}
+
+// cutRevoked closes at once every connection whose paired token is no
+// longer valid, and returns how many it closed. Their calls in flight end
+// with their context.
+func (s *Service) cutRevoked() int {
+	s.connMu.Lock()
+	var cut []*agent
+	for a := range s.conns {
+		if a.grant.kind != grantPaired {
+			continue
+		}
+		if _, ok := s.pairs.ByID(a.grant.tokenID); !ok {
+			cut = append(cut, a)
+		}
+	}
+	s.connMu.Unlock()
+	for _, a := range cut {
+		a.cut()
+	}
+	return len(cut)
+}
+
+// pairingChanged tells every browser's extension that pairing requests
+// came or went: the icon's badge counts them, the popup lists them.
+func (s *Service) pairingChanged() {
+	n := s.pairingNotice()
+	for _, r := range n.Pending {
+		s.log.Info("pairing request waits: approve or deny it in the extension's popup, or with `egohost agents approve|deny "+r.Name+"`", "agent", r.Name, "scopes", strings.Join(r.Scopes, ","), "process", procSummary(r.Process))
+	}
+	s.mu.Lock()
+	links := make([]*link, 0, len(s.links))
+	for _, l := range s.links {
+		links = append(links, l)
+	}
+	s.mu.Unlock()
+	for _, l := range links {
+		if err := l.Notify(protocol.NoticePairing, n); err != nil {
+			s.log.Debug("pairing notice", "browser", l.id, "err", err)
+		}
+	}
+}
+
+func (s *Service) pairingNotice() protocol.PairingNotice {
+	n := protocol.PairingNotice{Pending: s.pendingRequests()}
+	if len(n.Pending) > 0 {
+		n.Badge = strconv.Itoa(len(n.Pending))
+	}
+	return n
+}
+
+func procSummary(p *protocol.PeerProcess) string {
+	if p == nil {
+		return "unknown"
+	}
+	return fmt.Sprintf("%s (pid %d, uid %d)", p.Exe, p.PID, p.UID)
+}
+
+func (s *Service) pendingRequests() []protocol.PairingRequest {
+	out := []protocol.PairingRequest{}
+	for _, r := range s.pending.List() {
+		out = append(out, protocol.PairingRequest{
+			ID: r.ID, Name: r.Name, Scopes: scopeNames(r.Scopes), Process: peerOf(r.Process), Asked: r.Asked, Expires: r.Expires,
+		})
+	}
+	return out
+}
+
+// popupAgents is the popup's agents panel: who is paired, who waits, and
+// the last calls.
+func (s *Service) popupAgents(ctx context.Context, _ *link, p protocol.PopupAgentsParams) (any, error) {
+	if p.Limit < 0 || p.Limit > 200 {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "popup.agents: limit must be between 1 and 200")
+	}
+	if p.Limit == 0 {
+		p.Limit = 20
+	}
+	l, err := s.agentsList(ctx, nil, noParams{})
+	if err != nil {
+		return nil, err
+	}
+	calls, err := audit.Read(s.auditPath(), audit.Filter{Agent: p.Agent, Limit: p.Limit})
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeInternal, "popup.agents: %v", err)
+	}
+	if calls == nil {
+		calls = []audit.Entry{}
+	}
+	return protocol.PopupAgentsResult{AgentsListResult: l.(protocol.AgentsListResult), Calls: calls}, nil
+}
+
+// popupPairingDecide is the popup's approve and deny buttons.
+func (s *Service) popupPairingDecide(ctx context.Context, l *link, p protocol.PopupPairingDecideParams) (any, error) {
+	key := p.ID
+	if key == "" {
+		key = p.Name
+	}
+	if key == "" {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "popup.pairing.decide: give the request's id (or name)")
+	}
+	s.log.Info("pairing answered at the popup", "browser", l.id, "request", key, "approved", p.Approve)
+	return s.decide(key, p.Approve)
+}
