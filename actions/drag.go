@@ -26,6 +26,9 @@ func (r *Runner) Drag(ctx context.Context, from, to string, o ActOptions) (*Resu
 			return err
 		}
 		res.Point = &dst
+		if res.hidden {
+			return fmt.Errorf("drag %s to %s: %w", from, to, unsupported("the tab is in the background (its document is hidden), where Chrome does not complete a drag's mouse moves: show the tab to drag"))
+		}
 		if err := r.dragBetween(ctx, el, src, dst); err != nil {
 			return fmt.Errorf("drag %s to %s: %w", from, to, err)
 		}

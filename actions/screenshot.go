@@ -31,7 +31,14 @@ type Shot struct {
 	Element string
 }
 
+// hiddenShotTimeout bounds a background tab's capture (see Screenshot).
+const hiddenShotTimeout = 3 * time.Second
+
 // Screenshot captures the viewport, the full page or one element as PNG.
+// A background (hidden) tab is captured while Chrome still keeps its last
+// frame (a few seconds after it was hidden); after that Chrome answers
+// no capture of it, and Screenshot fails after hiddenShotTimeout with
+// ErrUnsupported saying so.
 func (r *Runner) Screenshot(ctx context.Context, o ScreenshotOptions) (*Shot, error) {
 	if o.FullPage && o.Target != "" {
 		return nil, fmt.Errorf("screenshot: %w", invalid("full page and an element are exclusive"))
@@ -39,6 +46,7 @@ func (r *Runner) Screenshot(ctx context.Context, o ScreenshotOptions) (*Shot, er
 	yes := true
 	p := page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}
 	shot := &Shot{}
+	hidden := false // the document is hidden (a background tab)
 	switch {
 	case o.Target != "":
 		if r.find == nil {
@@ -52,6 +60,7 @@ func (r *Runner) Screenshot(ctx context.Context, o ScreenshotOptions) (*Shot, er
 			}
 			defer r.release(ctx, el)
 			s, err = r.measure(ctx, el, checks{Visible: true, Stable: true}, false, n)
+			hidden = s.hidden
 			return err
 		})
 		if err != nil {
@@ -83,8 +92,25 @@ func (r *Runner) Screenshot(ctx context.Context, o ScreenshotOptions) (*Shot, er
 		p.Clip = &page.Viewport{X: 0, Y: 0, Width: w, Height: h, Scale: 1}
 		p.CaptureBeyondViewport = &yes
 	}
-	res, err := cdp.Call(ctx, r.tab, page.CaptureScreenshot, p)
+	if o.Target == "" {
+		if err := r.evalMain(ctx, "document.hidden", &hidden); err != nil {
+			return nil, fmt.Errorf("screenshot: %w", err)
+		}
+	}
+	cctx := ctx
+	if hidden {
+		// A background tab that has not drawn for a few seconds never
+		// answers: Chrome captures the next frame, which a hidden tab
+		// does not draw.
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithTimeout(ctx, hiddenShotTimeout)
+		defer cancel()
+	}
+	res, err := cdp.Call(cctx, r.tab, page.CaptureScreenshot, p)
 	if err != nil {
+		if hidden && ctx.Err() == nil && cctx.Err() != nil {
+			return nil, fmt.Errorf("screenshot: %w", unsupported("the tab is in the background (its document is hidden) and Chrome has stopped drawing it: show the tab to take a screenshot"))
+		}
 		return nil, fmt.Errorf("screenshot: %w", err)
 	}
 	if len(res.Data) == 0 {
