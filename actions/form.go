@@ -159,7 +159,7 @@ func (r *Runner) SetChecked(ctx context.Context, target string, want bool, o Act
 	if !want {
 		op = "uncheck"
 	}
-	c := checks{Visible: true, Stable: true, Enabled: true, Hit: true, Hover: true}
+	c := checks{Visible: true, Stable: true, Enabled: true, Hit: true}
 	return r.actWith(ctx, op, target, o, c, hooks{
 		before: func(ctx context.Context, el Element, res *Result) (bool, error) {
 			state, radio, err := r.checkedState(ctx, el)
@@ -177,7 +177,7 @@ func (r *Runner) SetChecked(ctx context.Context, target string, want bool, o Act
 		},
 		do: func(ctx context.Context, el Element, at Point, res *Result) error {
 			res.Point = &at
-			if err := r.guardedClick(ctx, el, at, "", o.Force, false, res.hovered, input.MouseButtonLeft, 1, 1, 0); err != nil {
+			if err := r.guardedClick(ctx, el, at, "", o.Force, false, res.hidden, input.MouseButtonLeft, 1, 1, 0); err != nil {
 				return fmt.Errorf("%s %s: %w", op, target, err)
 			}
 			// The state may follow the click a frame later (a framework

@@ -46,11 +46,11 @@ func (r *Runner) Click(ctx context.Context, target string, o ClickOptions) (*Res
 		op = "dblclick"
 	}
 	// The guard starts in the checks' call (Guard): one round trip less.
-	c := checks{Visible: true, Stable: true, Enabled: true, Hit: true, Retarget: "button", Guard: !o.Force, Hover: true}
+	c := checks{Visible: true, Stable: true, Enabled: true, Hit: true, Retarget: "button", Guard: !o.Force}
 	return r.actWith(ctx, op, target, o.ActOptions, c, hooks{
 		do: func(ctx context.Context, el Element, at Point, res *Result) error {
 			res.Point = &at
-			if err := r.guardedClick(ctx, el, at, c.Retarget, o.Force, c.Guard, res.hovered, button, mask, count, mods); err != nil {
+			if err := r.guardedClick(ctx, el, at, c.Retarget, o.Force, c.Guard, res.hidden, button, mask, count, mods); err != nil {
 				return fmt.Errorf("%s %s: %w", op, target, err)
 			}
 			return nil
@@ -70,16 +70,16 @@ var (
 // press that lands on another element (one that slid over it since the
 // checks, or a viewport that changed) is stopped before the page sees it
 // and reported as covered, so the action retries. force clicks unguarded;
-// guarded says the checks' call started the guard already; moved says
-// it moved the mouse there in the page (a hidden tab: see clickAt).
+// guarded says the checks' call started the guard already; hidden says
+// the document is hidden (a background tab: no mouse move, see clickAt).
 // Errors after the first event is sent are final.
-func (r *Runner) guardedClick(ctx context.Context, el Element, at Point, retarget string, force, guarded, moved bool, button input.MouseButton, mask int64, count int, mods int64) error {
+func (r *Runner) guardedClick(ctx context.Context, el Element, at Point, retarget string, force, guarded, hidden bool, button input.MouseButton, mask int64, count int, mods int64) error {
 	if !force && !guarded {
 		if err := r.callOn(ctx, el, interceptJS, nil, map[string]string{"retarget": retarget}); err != nil {
 			return err
 		}
 	}
-	if err := r.clickAt(ctx, at, !moved, button, mask, count, mods); err != nil {
+	if err := r.clickAt(ctx, at, !hidden, button, mask, count, mods); err != nil {
 		return finalError{err}
 	}
 	if force {
@@ -118,9 +118,11 @@ func (r *Runner) Hover(ctx context.Context, target string, o ActOptions) (*Resul
 // clickAt moves to at (unless move is false) and presses and releases the
 // button count times, as Playwright does (a double click is two
 // press/release pairs, the second with clickCount 2). A hidden tab gets
-// no trusted move: Chrome answers it only after an animation frame, which
-// a background tab never runs (the checks moved the mouse in the page,
-// hover.js); its presses and releases complete at once.
+// no move: Chrome answers a trusted one only after an animation frame,
+// which a background tab never runs. Its presses and releases complete
+// at once, and the first press at a new point fires the trusted over and
+// enter events a move would have (but no pointermove or mousemove).
+// Events dispatched in the page instead would make those twice.
 func (r *Runner) clickAt(ctx context.Context, at Point, move bool, button input.MouseButton, mask int64, count int, mods int64) error {
 	if move {
 		if err := r.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, at, input.MouseButtonNone, 0, 0, mods); err != nil {

@@ -31,14 +31,15 @@ type Shot struct {
 	Element string
 }
 
-// hiddenShotTimeout bounds a background tab's capture (see Screenshot).
-const hiddenShotTimeout = 3 * time.Second
+const (
+	// hiddenShotTimeout bounds a background tab's capture (captureHidden).
+	hiddenShotTimeout = 3 * time.Second
+	// hiddenShotEvery is how often captureHidden asks again.
+	hiddenShotEvery = 250 * time.Millisecond
+)
 
 // Screenshot captures the viewport, the full page or one element as PNG.
-// A background (hidden) tab is captured while Chrome still keeps its last
-// frame (a few seconds after it was hidden); after that Chrome answers
-// no capture of it, and Screenshot fails after hiddenShotTimeout with
-// ErrUnsupported saying so.
+// A background (hidden) tab is captured too (captureHidden).
 func (r *Runner) Screenshot(ctx context.Context, o ScreenshotOptions) (*Shot, error) {
 	if o.FullPage && o.Target != "" {
 		return nil, fmt.Errorf("screenshot: %w", invalid("full page and an element are exclusive"))
@@ -97,20 +98,12 @@ func (r *Runner) Screenshot(ctx context.Context, o ScreenshotOptions) (*Shot, er
 			return nil, fmt.Errorf("screenshot: %w", err)
 		}
 	}
-	cctx := ctx
+	capture := r.capture
 	if hidden {
-		// A background tab that has not drawn for a few seconds never
-		// answers: Chrome captures the next frame, which a hidden tab
-		// does not draw.
-		var cancel context.CancelFunc
-		cctx, cancel = context.WithTimeout(ctx, hiddenShotTimeout)
-		defer cancel()
+		capture = r.captureHidden
 	}
-	res, err := cdp.Call(cctx, r.tab, page.CaptureScreenshot, p)
+	res, err := capture(ctx, p)
 	if err != nil {
-		if hidden && ctx.Err() == nil && cctx.Err() != nil {
-			return nil, fmt.Errorf("screenshot: %w", unsupported("the tab is in the background (its document is hidden) and Chrome has stopped drawing it: show the tab to take a screenshot"))
-		}
 		return nil, fmt.Errorf("screenshot: %w", err)
 	}
 	if len(res.Data) == 0 {
@@ -122,4 +115,55 @@ func (r *Runner) Screenshot(ctx context.Context, o ScreenshotOptions) (*Shot, er
 	}
 	shot.PNG, shot.Width, shot.Height = res.Data, cfg.Width, cfg.Height
 	return shot, nil
+}
+
+// capture takes one screenshot.
+func (r *Runner) capture(ctx context.Context, p page.CaptureScreenshotParams) (page.CaptureScreenshotResult, error) {
+	return cdp.Call(ctx, r.tab, page.CaptureScreenshot, p)
+}
+
+// captureHidden takes a screenshot of a hidden (background) tab. Chrome
+// captures the tab's next frame, and a tab hidden for more than a few
+// seconds draws none until something else asks for a frame: a second
+// capture does (measured in Chromium 156: of two overlapping captures,
+// one or both answer). So it asks again every hiddenShotEvery until one
+// answers, the others cancelled, within hiddenShotTimeout; then it fails
+// with ErrUnsupported.
+func (r *Runner) captureHidden(ctx context.Context, p page.CaptureScreenshotParams) (page.CaptureScreenshotResult, error) {
+	cctx, cancel := context.WithTimeout(ctx, hiddenShotTimeout)
+	defer cancel() // the captures still out
+	type answer struct {
+		res page.CaptureScreenshotResult
+		err error
+	}
+	answers := make(chan answer, int(hiddenShotTimeout/hiddenShotEvery)+1)
+	ask := func() {
+		res, err := r.capture(cctx, p)
+		answers <- answer{res, err}
+	}
+	go ask()
+	tick := time.NewTicker(hiddenShotEvery)
+	defer tick.Stop()
+	out := 1
+	for {
+		select {
+		case a := <-answers:
+			out--
+			if a.err == nil || cctx.Err() == nil {
+				return a.res, a.err
+			}
+			if out > 0 {
+				continue
+			}
+			if ctx.Err() != nil {
+				return page.CaptureScreenshotResult{}, a.err
+			}
+			return page.CaptureScreenshotResult{}, unsupported("the tab is in the background (its document is hidden) and Chrome drew no frame of it in %v: show the tab to take a screenshot", hiddenShotTimeout)
+		case <-tick.C:
+			if cctx.Err() == nil && out < cap(answers) {
+				out++
+				go ask()
+			}
+		}
+	}
 }

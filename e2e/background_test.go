@@ -17,6 +17,7 @@ import (
 const backgroundPage = `<!doctype html><html><head><meta charset=utf-8><title>bg</title>
 <style>body{margin:0;font:16px sans-serif} #box{height:80px;overflow:auto;width:200px} #tall{height:3000px}</style>
 <script>
+window.seq = []; for (const t of ["pointerover","pointerenter","mouseover","mouseenter","pointermove","mousemove","pointerdown","mousedown","pointerup","mouseup","click"]) addEventListener(t, (e) => { if (e.target.id === "go") seq.push(t + (e.isTrusted ? "" : "*")) }, true);
 window.got = {click: 0, dbl: 0, ctx: 0, over: 0, enter: 0, move: 0, hoverClick: 0, keys: [], load: 0, wheel: 0};
 </script></head><body>
 <button id=go onclick="got.click++" ondblclick="got.dbl++" oncontextmenu="got.ctx++; return false">Go</button>
@@ -126,6 +127,14 @@ func TestActionsInBackgroundTab(t *testing.T) {
 			}
 		} else if len(shot.Data) == 0 {
 			t.Error("screenshot: no image")
+		}
+		if err := c.agent.Call(ctx, protocol.MethodScreenshot, protocol.ScreenshotParams{Target: tab, Element: "#go"}, &shot); err != nil || len(shot.Data) == 0 {
+			t.Errorf("screenshot of an element: %v", err)
+		}
+		// The clicks on #go were trusted events only, entering it as a
+		// person's mouse does (a hidden tab: no move events).
+		if got := eval("seq.slice(0, 2).join() + ' ' + seq.some((t) => t.endsWith('*'))"); got != `"pointerover,mouseover false"` {
+			t.Errorf("events on #go: got %s, want trusted pointerover, mouseover first (all: %s)", got, eval("seq"))
 		}
 		e, seen := took["screenshot"]
 		if !seen {
