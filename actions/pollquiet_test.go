@@ -1,0 +1,50 @@
+package actions
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// pollQuiet drives a hidden tab's quiet window from Go: it asks again
+// (poll) while the page answers pending, and ends at the cap.
+func TestPollQuiet(t *testing.T) {
+	s := Settle{Quiet: 20 * time.Millisecond, Cap: time.Second}
+	pending := quietResult{Pending: true, Since: 5, Mutations: 3}
+	quiet := quietResult{Quiet: true, Mutations: 3}
+	tests := []struct {
+		name      string
+		answers   []quietResult // the page's answers, in order; the last repeats
+		cap       time.Duration
+		wantCalls int
+		want      quietResult
+	}{
+		{"a visible tab: one call", []quietResult{quiet}, time.Second, 1, quiet},
+		{"hidden: pending, then quiet", []quietResult{pending, pending, quiet}, time.Second, 3, quiet},
+		{"an error ends it", []quietResult{pending, {err: errors.New("gone")}}, time.Second, 2, quietResult{}},
+		{"the cap ends it, not quiet", []quietResult{pending}, 50 * time.Millisecond, -1, quietResult{Mutations: 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), tt.cap)
+			defer cancel()
+			var polls []bool
+			got := pollQuiet(ctx, s, func(poll bool) quietResult {
+				polls = append(polls, poll)
+				return tt.answers[min(len(polls), len(tt.answers))-1]
+			})
+			if tt.wantCalls > 0 && len(polls) != tt.wantCalls {
+				t.Errorf("calls: got %d, want %d", len(polls), tt.wantCalls)
+			}
+			for i, p := range polls {
+				if p != (i > 0) {
+					t.Errorf("call %d: poll %v, want %v", i, p, i > 0)
+				}
+			}
+			if got.Quiet != tt.want.Quiet || got.Pending || got.Mutations != tt.want.Mutations || (got.err != nil) != (tt.answers[len(tt.answers)-1].err != nil) {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
