@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
@@ -115,6 +116,9 @@ func (r *Runner) Hover(ctx context.Context, target string, o ActOptions) (*Resul
 	})
 }
 
+// moveTimeout bounds the mouse move before a press (clickAt).
+const moveTimeout = time.Second
+
 // clickAt moves to at (unless move is false) and presses and releases the
 // button count times, as Playwright does (a double click is two
 // press/release pairs, the second with clickCount 2). A hidden tab gets
@@ -125,7 +129,14 @@ func (r *Runner) Hover(ctx context.Context, target string, o ActOptions) (*Resul
 // Events dispatched in the page instead would make those twice.
 func (r *Runner) clickAt(ctx context.Context, at Point, move bool, button input.MouseButton, mask int64, count int, mods int64) error {
 	if move {
-		if err := r.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, at, input.MouseButtonNone, 0, 0, mods); err != nil {
+		// Bounded: a tab hidden since the checks (the person switched
+		// tabs) never answers the move. The press goes on after it: Chrome
+		// keeps the order of input events, and the press dispatches the
+		// move still queued.
+		mctx, cancel := context.WithTimeout(ctx, moveTimeout)
+		err := r.mouse(mctx, input.DispatchMouseEventTypeMouseMoved, at, input.MouseButtonNone, 0, 0, mods)
+		cancel()
+		if err != nil && (ctx.Err() != nil || mctx.Err() == nil) {
 			return err
 		}
 	}

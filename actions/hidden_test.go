@@ -2,9 +2,18 @@ package actions
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/egohost/egohost/cdptab"
+	"github.com/egohost/egohost/internal/cdpfake"
 )
 
 // pollQuiet drives a hidden tab's quiet window from Go: it asks again
@@ -46,5 +55,46 @@ func TestPollQuiet(t *testing.T) {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// fakeTab is a cdpfake session as a Tab with no child sessions.
+type fakeTab struct{ *cdpfake.Session }
+
+func (t fakeTab) Child(target.SessionID) cdp.Session { return t.Session }
+func (t fakeTab) Children() []cdptab.Child           { return nil }
+
+// A tab hidden after the checks (the person switched tabs) never answers
+// the mouse move before a press: the click goes on with the press and the
+// release (Chrome dispatches the queued move before the press).
+func TestClickAtAfterAMoveWithoutAnswer(t *testing.T) {
+	fake := cdpfake.New()
+	fake.Handle(input.DispatchMouseEvent.Method, func(ctx context.Context, raw json.RawMessage) (any, error) {
+		var p input.DispatchMouseEventParams
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return nil, err
+		}
+		if p.Type == input.DispatchMouseEventTypeMouseMoved {
+			<-ctx.Done() // an animation frame that never comes
+			return nil, ctx.Err()
+		}
+		return struct{}{}, nil
+	})
+	r := New(fakeTab{fake}, nil, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.clickAt(ctx, Point{X: 10, Y: 20}, true, input.MouseButtonLeft, 1, 1, 0); err != nil {
+		t.Fatalf("clickAt: %v", err)
+	}
+	var got []string
+	for _, c := range fake.Calls() {
+		var p input.DispatchMouseEventParams
+		if err := json.Unmarshal(c.Params, &p); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(p.Type))
+	}
+	if want := "mouseMoved mousePressed mouseReleased"; strings.Join(got, " ") != want {
+		t.Errorf("events: got %v, want %s", got, want)
 	}
 }
