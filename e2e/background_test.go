@@ -117,6 +117,8 @@ func TestActionsInBackgroundTab(t *testing.T) {
 		act("upload", protocol.MethodUpload, protocol.UploadParams{Target: tab, Element: "#file", Files: []string{upload}}, "document.getElementById('file').files[0].name", `"note.txt"`)
 		act("scroll into view", protocol.MethodScroll, protocol.ScrollParams{Target: tab, Element: "#far"}, "scrollY > 1000", "true")
 		act("scroll wheel", protocol.MethodScroll, protocol.ScrollParams{Target: tab, Element: "#box", DY: 100}, "[document.getElementById('box').scrollTop, got.wheel]", "[100,1]")
+		eval("window.y0 = scrollY")
+		act("scroll wheel (viewport)", protocol.MethodScroll, protocol.ScrollParams{Target: tab, DY: 300}, "scrollY - window.y0", "300")
 		act("focus", protocol.MethodFocus, el("#name"), "document.activeElement.id", `"name"`)
 		act("wait for an element", protocol.MethodWait, protocol.WaitParams{Target: tab, Element: "#go", State: "visible"}, "", "")
 		act("wait for a function", protocol.MethodWait, protocol.WaitParams{Target: tab, Function: "() => got.click === 4"}, "", "")
