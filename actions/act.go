@@ -44,6 +44,11 @@ type Result struct {
 	Checked *bool
 	// Scroll is the window's scroll position after scroll.
 	Scroll *Point
+
+	// hidden: the checks found the document hidden (a background tab);
+	// hovered: they moved the mouse to the action point in the page
+	// (checks.Hover), so the action must not send a trusted mouse move.
+	hidden, hovered bool
 }
 
 // Waited is an auto-wait: how long, how many attempts, and the reasons
@@ -136,8 +141,9 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 				return nil
 			}
 		}
-		at, desc, err := r.actionable(ctx, el, c, o.Force, n)
-		res.Element = desc
+		sp, err := r.measure(ctx, el, c, o.Force, n)
+		at := sp.at
+		res.Element, res.hidden, res.hovered = sp.desc, sp.hidden, sp.hovered
 		if err != nil {
 			return err
 		}

@@ -6,11 +6,13 @@
 //   retarget: "label" checks a label's control instead (fill, select);
 //           "button" accepts a hit anywhere in the enclosing button or link.
 //   describe: only describe the element ({ok: true, desc}); nothing else.
-// It returns {ok: true, x, y, top, tx, ty, box, desc} (x, y: the action
+// It returns {ok: true, x, y, top, tx, ty, box, desc, hidden} (x, y: the action
 // point in the element's frame; tx, ty: the same in the top-level viewport
 // when every parent frame is reachable from here, top: whether it was; box:
-// the element's border box [left, top, width, height] in those coordinates)
-// or {ok: false, reason, cover, desc}.
+// the element's border box [left, top, width, height] in those coordinates;
+// hidden: the document is hidden, i.e. its tab is in the background, where
+// Chrome runs no animation frames and aligns timers to 1 s wake-ups) or
+// {ok: false, reason, cover, desc}.
 async function check(o) {
   const describe = (n) => {
     if (!n || n.nodeType !== 1) return String(n && n.nodeName ? n.nodeName.toLowerCase() : n);
@@ -76,8 +78,17 @@ async function check(o) {
     el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
   }
 
+  // The next frame; a hidden document runs no animation frames (and its
+  // timers wait for Chrome's 1 s wake-ups): there, the next task.
+  const hidden = !!win.document.hidden;
   const frame = () =>
     new Promise((resolve) => {
+      if (hidden) {
+        const ch = new win.MessageChannel();
+        ch.port1.onmessage = () => resolve();
+        ch.port2.postMessage(0);
+        return;
+      }
       let done = false;
       const finish = () => {
         if (!done) {
@@ -172,5 +183,5 @@ async function check(o) {
     w = w.parent;
   }
   const br = el.getBoundingClientRect();
-  return { ok: true, x, y, top: reached, tx, ty, desc, box: [br.left + tx - x, br.top + ty - y, br.width, br.height] };
+  return { ok: true, x, y, top: reached, tx, ty, desc, hidden, box: [br.left + tx - x, br.top + ty - y, br.width, br.height] };
 }

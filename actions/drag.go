@@ -16,10 +16,15 @@ import (
 // drag is intercepted and replayed with Input.dispatchDragEvent (as
 // Playwright does), so dragstart, dragenter, dragover and drop all fire.
 // Both elements get the hover checks: visible, stable, receives events.
+// A hidden (background) tab cannot be dragged in: ErrUnsupported, before
+// any event.
 func (r *Runner) Drag(ctx context.Context, from, to string, o ActOptions) (*Result, error) {
 	c := checks{Visible: true, Stable: true, Hit: true}
 	start := time.Now()
 	return r.act(ctx, "drag", from, o, c, func(ctx context.Context, el Element, src Point, res *Result) error {
+		if res.hidden {
+			return fmt.Errorf("drag %s to %s: %w", from, to, unsupported("the tab is in the background (its document is hidden), where Chrome does not complete a drag's mouse moves: show the tab to drag"))
+		}
 		left := timeout(o.Timeout, r.opts.Timeout) - time.Since(start)
 		dst, err := r.locate(ctx, "drag", to, c, o.Force, max(left, time.Second))
 		if err != nil {

@@ -22,19 +22,24 @@ var (
 	checkJS string
 	//go:embed observe.js
 	observeJS string
+	//go:embed hover.js
+	hoverJS string
 )
 
 // actionableJS runs check.js and, when the checks pass, in the same call
 // (one round trip per attempt): starts the settle's watch of the page
 // (observe.js), runs then (the first step of the action, e.g. fill.js,
-// with the second argument; its value is r.then) and starts a click's
-// guard (intercept.js), just before the action.
+// with the second argument; its value is r.then), moves the mouse to the
+// action point in the page when the document is hidden (hover.js: Chrome
+// cannot complete a trusted mouse move there) and starts a click's guard
+// (intercept.js), just before the action.
 func actionableJS(then string) string {
 	s := "async function(o, a) { const r = await (" + checkJS + ").call(this, o);\n" +
 		"if (r.ok && o.observe) (" + observeJS + ").call(this);\n"
 	if then != "" {
 		s += "if (r.ok) r.then = await (" + then + ").call(this, a);\n"
 	}
+	s += "if (r.ok && o.hover && r.hidden) r.hovered = (" + hoverJS + ").call(this, r.x, r.y);\n"
 	return s + "if (r.ok && o.guard) (" + interceptJS + ").call(this, {retarget: o.retarget});\nreturn r; }"
 }
 
@@ -59,6 +64,10 @@ type checks struct {
 	Guard bool `json:"guard,omitempty"`
 	// Observe starts the settle's watch when the checks pass.
 	Observe bool `json:"observe,omitempty"`
+	// Hover moves the mouse to the action point in the page when the
+	// checks pass and the document is hidden (a pointer action: the
+	// trusted move cannot complete there).
+	Hover bool `json:"hover,omitempty"`
 	// then is the first step of the action, run in the checks' call when
 	// they pass (a script with `this` the element, and thenArg); its
 	// value goes to *thenOut.
@@ -70,7 +79,7 @@ type checks struct {
 // forced keeps what force cannot skip: a box to point at, and the
 // settle's watch.
 func (c checks) forced() checks {
-	return checks{Retarget: c.Retarget, Scroll: c.Scroll, Observe: c.Observe, then: c.then, thenArg: c.thenArg, thenOut: c.thenOut}
+	return checks{Retarget: c.Retarget, Scroll: c.Scroll, Observe: c.Observe, Hover: c.Hover, then: c.then, thenArg: c.thenArg, thenOut: c.thenOut}
 }
 
 // checkResult is what check.js returns.
@@ -86,6 +95,10 @@ type checkResult struct {
 	TX     float64   `json:"tx"`
 	TY     float64   `json:"ty"`
 	Box    []float64 `json:"box"`
+	// Hidden says the document is hidden (a background tab).
+	Hidden bool `json:"hidden"`
+	// Hovered says hover.js moved the mouse there (checks.Hover).
+	Hovered bool `json:"hovered"`
 	// Then is the value of checks.then.
 	Then json.RawMessage `json:"then"`
 }
@@ -100,6 +113,9 @@ type spot struct {
 	at   Point
 	box  Box
 	desc string
+	// hidden: the document is hidden (a background tab); hovered: the
+	// checks moved the mouse to at in the page (checks.Hover).
+	hidden, hovered bool
 }
 
 // callOn runs fn (a JavaScript function's source) with the element as
@@ -186,7 +202,7 @@ func (r *Runner) measure(ctx context.Context, el Element, c checks, force bool, 
 		return spot{desc: res.Desc}, &NotActionableError{Reason: Reason(res.Reason), Cover: res.Cover, Element: res.Desc, Detail: res.Detail}
 	}
 	if res.Top && el.SessionID == "" && len(res.Box) == 4 {
-		return spot{at: Point{X: res.TX, Y: res.TY}, box: Box{res.Box[0], res.Box[1], res.Box[2], res.Box[3]}, desc: res.Desc}, nil
+		return spot{at: Point{X: res.TX, Y: res.TY}, box: Box{res.Box[0], res.Box[1], res.Box[2], res.Box[3]}, desc: res.Desc, hidden: res.Hidden, hovered: res.Hovered}, nil
 	}
 	// The element's frame is not reachable from its script (an
 	// out-of-process or cross-origin frame): ask Chrome for its box, then
@@ -201,7 +217,7 @@ func (r *Runner) measure(ctx context.Context, el Element, c checks, force bool, 
 	}
 	box.X += off.X
 	box.Y += off.Y
-	return spot{at: Point{X: p.X + off.X, Y: p.Y + off.Y}, box: box, desc: res.Desc}, nil
+	return spot{at: Point{X: p.X + off.X, Y: p.Y + off.Y}, box: box, desc: res.Desc, hidden: res.Hidden, hovered: res.Hovered}, nil
 }
 
 // quadCenter returns the centre of an element's first content quad and the

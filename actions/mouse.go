@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
@@ -50,7 +51,7 @@ func (r *Runner) Click(ctx context.Context, target string, o ClickOptions) (*Res
 	return r.actWith(ctx, op, target, o.ActOptions, c, hooks{
 		do: func(ctx context.Context, el Element, at Point, res *Result) error {
 			res.Point = &at
-			if err := r.guardedClick(ctx, el, at, c.Retarget, o.Force, c.Guard, button, mask, count, mods); err != nil {
+			if err := r.guardedClick(ctx, el, at, c.Retarget, o.Force, c.Guard, res.hidden, button, mask, count, mods); err != nil {
 				return fmt.Errorf("%s %s: %w", op, target, err)
 			}
 			return nil
@@ -70,15 +71,16 @@ var (
 // press that lands on another element (one that slid over it since the
 // checks, or a viewport that changed) is stopped before the page sees it
 // and reported as covered, so the action retries. force clicks unguarded;
-// guarded says the checks' call started the guard already.
+// guarded says the checks' call started the guard already; hidden says
+// the document is hidden (a background tab: no mouse move, see clickAt).
 // Errors after the first event is sent are final.
-func (r *Runner) guardedClick(ctx context.Context, el Element, at Point, retarget string, force, guarded bool, button input.MouseButton, mask int64, count int, mods int64) error {
+func (r *Runner) guardedClick(ctx context.Context, el Element, at Point, retarget string, force, guarded, hidden bool, button input.MouseButton, mask int64, count int, mods int64) error {
 	if !force && !guarded {
 		if err := r.callOn(ctx, el, interceptJS, nil, map[string]string{"retarget": retarget}); err != nil {
 			return err
 		}
 	}
-	if err := r.clickAt(ctx, at, button, mask, count, mods); err != nil {
+	if err := r.clickAt(ctx, at, !hidden, button, mask, count, mods); err != nil {
 		return finalError{err}
 	}
 	if force {
@@ -98,11 +100,15 @@ func (r *Runner) guardedClick(ctx context.Context, el Element, at Point, retarge
 }
 
 // Hover moves the mouse over the element target names, after the checks
-// for hover: visible, stable, receives events.
+// for hover: visible, stable, receives events. In a hidden (background)
+// tab the checks' call moves the mouse in the page instead (hover.js).
 func (r *Runner) Hover(ctx context.Context, target string, o ActOptions) (*Result, error) {
-	c := checks{Visible: true, Stable: true, Hit: true, Retarget: "button"}
+	c := checks{Visible: true, Stable: true, Hit: true, Retarget: "button", Hover: true}
 	return r.act(ctx, "hover", target, o, c, func(ctx context.Context, el Element, at Point, res *Result) error {
 		res.Point = &at
+		if res.hovered {
+			return nil
+		}
 		if err := r.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, at, input.MouseButtonNone, 0, 0, 0); err != nil {
 			return fmt.Errorf("hover %s: %w", target, err)
 		}
@@ -110,12 +116,29 @@ func (r *Runner) Hover(ctx context.Context, target string, o ActOptions) (*Resul
 	})
 }
 
-// clickAt moves to at and presses and releases the button count times, as
-// Playwright does (a double click is two press/release pairs, the second
-// with clickCount 2).
-func (r *Runner) clickAt(ctx context.Context, at Point, button input.MouseButton, mask int64, count int, mods int64) error {
-	if err := r.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, at, input.MouseButtonNone, 0, 0, mods); err != nil {
-		return err
+// moveTimeout bounds the mouse move before a press (clickAt).
+const moveTimeout = time.Second
+
+// clickAt moves to at (unless move is false) and presses and releases the
+// button count times, as Playwright does (a double click is two
+// press/release pairs, the second with clickCount 2). A hidden tab gets
+// no move: Chrome answers a trusted one only after an animation frame,
+// which a background tab never runs. Its presses and releases complete
+// at once, and the first press at a new point fires the trusted over and
+// enter events a move would have (but no pointermove or mousemove).
+// Events dispatched in the page instead would make those twice.
+func (r *Runner) clickAt(ctx context.Context, at Point, move bool, button input.MouseButton, mask int64, count int, mods int64) error {
+	if move {
+		// Bounded: a tab hidden since the checks (the person switched
+		// tabs) never answers the move. The press goes on after it: Chrome
+		// keeps the order of input events, and the press dispatches the
+		// move still queued.
+		mctx, cancel := context.WithTimeout(ctx, moveTimeout)
+		err := r.mouse(mctx, input.DispatchMouseEventTypeMouseMoved, at, input.MouseButtonNone, 0, 0, mods)
+		cancel()
+		if err != nil && (ctx.Err() != nil || mctx.Err() == nil) {
+			return err
+		}
 	}
 	for i := 1; i <= count; i++ {
 		if err := r.mouse(ctx, input.DispatchMouseEventTypeMousePressed, at, button, mask, int64(i), mods); err != nil {

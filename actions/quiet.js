@@ -1,7 +1,40 @@
 // quiet resolves when the document has gone quietMs without a DOM mutation,
 // or after capMs. It resolves {quiet, mutations, ms}.
-(quietMs, capMs) =>
-  new Promise((resolve) => {
+//
+// A hidden document (a background tab) aligns its timers to Chrome's 1 s
+// wake-ups: there it resolves at once {pending: true, since} (since: ms
+// since the last mutation) and keeps its observer; the caller waits and
+// calls again with poll set, until it resolves {quiet: true}.
+(quietMs, capMs, poll) => {
+  const prev = window.__egohostQuiet;
+  if (document.hidden || (poll && prev)) {
+    let q = prev;
+    if (!poll || !q) {
+      if (q) q.stop();
+      const t0 = performance.now();
+      q = { start: t0, last: t0, mutations: 0 };
+      const obs = new MutationObserver((records) => {
+        q.last = performance.now();
+        q.mutations += records.length;
+      });
+      obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      const timer = setTimeout(() => q.stop(), 30000);
+      q.stop = () => {
+        obs.disconnect();
+        clearTimeout(timer);
+        if (window.__egohostQuiet === q) delete window.__egohostQuiet;
+      };
+      window.__egohostQuiet = q;
+    }
+    const now = performance.now();
+    const since = now - q.last;
+    if (since >= quietMs || now - q.start >= capMs) {
+      q.stop();
+      return { quiet: since >= quietMs, mutations: q.mutations, ms: now - q.start };
+    }
+    return { pending: true, since, mutations: q.mutations, ms: now - q.start };
+  }
+  return new Promise((resolve) => {
     const start = performance.now();
     let last = start;
     let mutations = 0;
@@ -21,4 +54,5 @@
       setTimeout(tick, Math.max(5, Math.min(quietMs - (now - last), capMs - (now - start))));
     };
     setTimeout(tick, quietMs);
-  })
+  });
+}

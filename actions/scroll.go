@@ -11,8 +11,12 @@ import (
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 )
 
-//go:embed scroll.js
-var scrollJS string
+var (
+	//go:embed scroll.js
+	scrollJS string
+	//go:embed wheel.js
+	wheelJS string
+)
 
 // ScrollOptions tune Scroll.
 type ScrollOptions struct {
@@ -26,7 +30,9 @@ type ScrollOptions struct {
 
 // Scroll scrolls the element o.Target into view (when there is no delta),
 // or turns the mouse wheel by (DX, DY) over it or over the viewport's
-// centre. Result.Scroll is the window's scroll position after.
+// centre. Result.Scroll is the window's scroll position after. A hidden
+// (background) tab gets no trusted wheel from Chrome: there the wheel is
+// turned in the page (wheel.js).
 func (r *Runner) Scroll(ctx context.Context, o ScrollOptions) (*Result, error) {
 	if o.Target != "" && o.DX == 0 && o.DY == 0 {
 		return r.act(ctx, "scroll", o.Target, o.ActOptions, checks{Visible: true, Stable: true}, func(ctx context.Context, _ Element, at Point, res *Result) error {
@@ -43,15 +49,24 @@ func (r *Runner) Scroll(ctx context.Context, o ScrollOptions) (*Result, error) {
 		if err := r.evalMain(ctx, fmt.Sprintf("(%s)(%g, %g, null, 0)", scrollJS, at.X, at.Y), &before); err != nil {
 			return fmt.Errorf("scroll: %w", err)
 		}
-		// Chrome wants both deltas, and cdproto's params omit a zero.
-		err := r.tab.Call(ctx, input.DispatchMouseEvent.Method, wheelParams{
-			Type: input.DispatchMouseEventTypeMouseWheel, X: round2(at.X), Y: round2(at.Y), DeltaX: o.DX, DeltaY: o.DY,
-		}, nil)
-		if err != nil {
-			return fmt.Errorf("scroll: wheel: %w", err)
+		waitMs := 1000
+		if before.Hidden {
+			// Scrolled at once, in the page: nothing to wait for.
+			if err := r.evalMain(ctx, fmt.Sprintf("(%s)(%g, %g, %g, %g)", wheelJS, at.X, at.Y, o.DX, o.DY), nil); err != nil {
+				return fmt.Errorf("scroll: wheel: %w", err)
+			}
+			waitMs = 0
+		} else {
+			// Chrome wants both deltas, and cdproto's params omit a zero.
+			err := r.tab.Call(ctx, input.DispatchMouseEvent.Method, wheelParams{
+				Type: input.DispatchMouseEventTypeMouseWheel, X: round2(at.X), Y: round2(at.Y), DeltaX: o.DX, DeltaY: o.DY,
+			}, nil)
+			if err != nil {
+				return fmt.Errorf("scroll: wheel: %w", err)
+			}
 		}
 		key, _ := json.Marshal(before.Key)
-		if err := r.evalMain(ctx, fmt.Sprintf("(%s)(%g, %g, %s, 1000)", scrollJS, at.X, at.Y, key), &after); err != nil {
+		if err := r.evalMain(ctx, fmt.Sprintf("(%s)(%g, %g, %s, %d)", scrollJS, at.X, at.Y, key, waitMs), &after); err != nil {
 			return fmt.Errorf("scroll: %w", err)
 		}
 		res.Point = &at
@@ -83,9 +98,10 @@ type wheelParams struct {
 }
 
 type scrolled struct {
-	Key string  `json:"key"`
-	X   float64 `json:"x"`
-	Y   float64 `json:"y"`
+	Key    string  `json:"key"`
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	Hidden bool    `json:"hidden"`
 }
 
 // evalMain evaluates expr in the main frame's page world, awaits it and

@@ -2,8 +2,11 @@
 // viewport (the window and every scrolling ancestor of the element there).
 // With `before` (an earlier report) it waits, up to waitMs, for them to
 // change and then to hold still for two frames. It returns {key, x, y}: key
-// fingerprints the positions, x and y are the window's scroll position.
+// fingerprints the positions, x and y are the window's scroll position,
+// hidden says the document is hidden (a background tab: no animation
+// frames, so a frame is a task there).
 async (px, py, before, waitMs) => {
+  const hidden = document.hidden;
   const snap = () => {
     const parts = [window.scrollX, window.scrollY];
     for (let n = document.elementFromPoint(px, py); n; n = n.parentElement) {
@@ -13,6 +16,12 @@ async (px, py, before, waitMs) => {
   };
   const frame = () =>
     new Promise((resolve) => {
+      if (hidden) {
+        const ch = new MessageChannel();
+        ch.port1.onmessage = () => resolve();
+        ch.port2.postMessage(0);
+        return;
+      }
       requestAnimationFrame(() => resolve());
       setTimeout(resolve, 50);
     });
@@ -30,5 +39,5 @@ async (px, py, before, waitMs) => {
       key = k;
     }
   }
-  return { key, x: window.scrollX, y: window.scrollY };
+  return { key, x: window.scrollX, y: window.scrollY, hidden };
 }

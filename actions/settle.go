@@ -98,8 +98,12 @@ type quietResult struct {
 	Missing   bool    `json:"missing"` // settle.js found no watch: use quiet.js
 	Mutations int     `json:"mutations"`
 	Ms        float64 `json:"ms"`
-	err       error
-	gone      bool // the document went away under settle.js
+	// Pending: a hidden document, not quiet yet; Since is how long it has
+	// been without a mutation, in ms (see pollQuiet).
+	Pending bool    `json:"pending"`
+	Since   float64 `json:"since"`
+	err     error
+	gone    bool // the document went away under settle.js
 }
 
 // quietOrNavigation runs the DOM-quiet observer in the main frame while
@@ -140,25 +144,48 @@ func (r *Runner) quiet(ctx context.Context, s Settle, capCtx context.Context) qu
 	if capMs < 1 {
 		return quietResult{err: context.DeadlineExceeded}
 	}
-	yes := true
-	res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, cdpruntime.EvaluateParams{
-		Expression:    fmt.Sprintf("(%s)(%d, %d)", quietJS, s.Quiet.Milliseconds(), capMs),
-		ReturnByValue: &yes,
-		AwaitPromise:  &yes,
-		Silent:        &yes,
-	})
-	if err != nil {
-		return quietResult{err: err}
-	}
-	if res.ExceptionDetails != nil {
-		// "Promise was collected" and the like: the document went away.
-		return quietResult{err: fmt.Errorf("dom quiet: %s", exceptionText(res.ExceptionDetails))}
-	}
-	var q quietResult
-	if res.Result != nil {
-		if err := json.Unmarshal(res.Result.Value, &q); err != nil {
-			return quietResult{err: fmt.Errorf("dom quiet: %w", err)}
+	return pollQuiet(ctx, s, func(poll bool) quietResult {
+		if poll {
+			capMs = s.Cap.Milliseconds() // counted in the page from the first call
 		}
+		yes := true
+		res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, cdpruntime.EvaluateParams{
+			Expression:    fmt.Sprintf("(%s)(%d, %d, %t)", quietJS, s.Quiet.Milliseconds(), capMs, poll),
+			ReturnByValue: &yes,
+			AwaitPromise:  &yes,
+			Silent:        &yes,
+		})
+		if err != nil {
+			return quietResult{err: err}
+		}
+		if res.ExceptionDetails != nil {
+			// "Promise was collected" and the like: the document went away.
+			return quietResult{err: fmt.Errorf("dom quiet: %s", exceptionText(res.ExceptionDetails))}
+		}
+		var q quietResult
+		if res.Result != nil {
+			if err := json.Unmarshal(res.Result.Value, &q); err != nil {
+				return quietResult{err: fmt.Errorf("dom quiet: %w", err)}
+			}
+		}
+		return q
+	})
+}
+
+// pollQuiet runs a quiet observer (call) until it answers: in a visible
+// tab the first call waits in the page. A hidden tab's timers wait for
+// Chrome's 1 s wake-ups, so there the page answers at once (Pending, with
+// the time since the last mutation) and the waiting is done here: sleep
+// until the quiet window would end, ask again (poll), within ctx (the
+// cap: then the answer is not quiet).
+func pollQuiet(ctx context.Context, s Settle, call func(poll bool) quietResult) quietResult {
+	q := call(false)
+	for q.err == nil && q.Pending {
+		wait := max(s.Quiet-time.Duration(q.Since*float64(time.Millisecond)), 5*time.Millisecond)
+		if err := sleep(ctx, wait); err != nil {
+			return quietResult{Mutations: q.Mutations, Ms: q.Ms}
+		}
+		q = call(true)
 	}
 	return q
 }
@@ -172,13 +199,18 @@ func (r *Runner) settleOn(ctx context.Context, el Element, s Settle, capCtx cont
 	if capMs < 1 {
 		return quietResult{err: context.DeadlineExceeded}
 	}
-	var q quietResult
-	if err := r.callOn(ctx, el, settleJS, &q, s.Quiet.Milliseconds(), capMs); err != nil {
-		var na *NotActionableError
-		// The element's document went away: a navigation.
-		return quietResult{err: err, gone: errors.As(err, &na) && na.Reason == NotAttached}
-	}
-	return q
+	return pollQuiet(ctx, s, func(poll bool) quietResult {
+		if poll {
+			capMs = s.Cap.Milliseconds() // counted in the page from the first call
+		}
+		var q quietResult
+		if err := r.callOn(ctx, el, settleJS, &q, s.Quiet.Milliseconds(), capMs, poll); err != nil {
+			var na *NotActionableError
+			// The element's document went away: a navigation.
+			return quietResult{err: err, gone: errors.As(err, &na) && na.Reason == NotAttached}
+		}
+		return q
+	})
 }
 
 // requests waits, within ctx, until the requests the action started have

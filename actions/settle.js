@@ -8,26 +8,44 @@
 // the last mutation since the action began (the action itself when none),
 // or capMs. It resolves {quiet, early, mutations, ms, navigating}, or
 // {missing: true} when no watch was started.
-async function settle(quietMs, capMs) {
+//
+// A hidden document (a background tab) runs no animation frames and its
+// timers wait for Chrome's 1 s wake-ups: there the frame is a task
+// (MessageChannel), and instead of waiting it resolves at once
+// {pending: true, since} (since: ms since the last mutation), keeping the
+// watch; the caller waits and calls again with poll set (no first frame),
+// until it resolves {quiet: true}.
+async function settle(quietMs, capMs, poll) {
   const el = this.nodeType === 1 ? this : this.parentElement;
   const win = (el || this).ownerDocument.defaultView;
   const s = win && win.__egohostSettle;
   if (!s) return { missing: true };
-  const begin = performance.now();
+  const hidden = !!win.document.hidden;
+  if (!poll) s.begin = performance.now();
+  const begin = s.begin || performance.now();
+  let keep = false;
   try {
-    await new Promise((resolve) => {
-      let done = false;
-      const next = () => {
-        if (!done) {
-          done = true;
-          win.setTimeout(resolve, 0);
+    if (!poll) {
+      await new Promise((resolve) => {
+        let done = false;
+        const next = () => {
+          if (!done) {
+            done = true;
+            win.setTimeout(resolve, 0);
+          }
+        };
+        if (hidden) {
+          const ch = new win.MessageChannel();
+          ch.port1.onmessage = next;
+          ch.port2.postMessage(0);
+          return;
         }
-      };
-      win.requestAnimationFrame(next);
-      win.setTimeout(next, 100); // a background tab runs no animation frames
-    });
-    if (s.last < 0 && !s.navigating) {
-      return { quiet: true, early: true, mutations: s.mutations, ms: performance.now() - begin };
+        win.requestAnimationFrame(next);
+        win.setTimeout(next, 100); // a background tab runs no animation frames
+      });
+      if (s.last < 0 && !s.navigating) {
+        return { quiet: true, early: true, mutations: s.mutations, ms: performance.now() - begin };
+      }
     }
     for (;;) {
       const now = performance.now();
@@ -35,11 +53,15 @@ async function settle(quietMs, capMs) {
       if (since >= quietMs || now - begin >= capMs) {
         return { quiet: since >= quietMs, mutations: s.mutations, ms: now - begin, navigating: s.navigating };
       }
+      if (hidden || poll) {
+        keep = true;
+        return { pending: true, since, mutations: s.mutations, ms: now - begin, navigating: s.navigating };
+      }
       await new Promise((resolve) =>
         win.setTimeout(resolve, Math.max(5, Math.min(quietMs - since, capMs - (now - begin)))),
       );
     }
   } finally {
-    s.stop();
+    if (!keep) s.stop();
   }
 }
