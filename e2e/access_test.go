@@ -483,6 +483,10 @@ func TestMCPPairsItselfOnce(t *testing.T) {
 	base := serve(t, map[string]string{"/": accessPage})
 	c.openTab(t, base+"/")
 	cs, _ := startMCP(t, c.svc.stateDir) // approves "mcp" when it asks
+	// A paired agent works in its own space: its first navigate opens it.
+	if r := callTool(t, cs, "browser_navigate", map[string]any{"url": base + "/"}); r.isErr {
+		t.Fatalf("navigate through the paired MCP: %+v", r)
+	}
 	if r := callTool(t, cs, "browser_snapshot", nil); r.isErr || !strings.Contains(r.text, "button") {
 		t.Fatalf("snapshot through the paired MCP: %+v", r)
 	}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -85,7 +86,9 @@ func startMCP(t testing.TB, stateDir string, args ...string) (*mcp.ClientSession
 		t.Fatalf("connect to egohost mcp: %v\nstderr:\n%s", err, logs)
 	}
 	t.Cleanup(func() { cs.Close() })
-	approvePairing(t, stateDir, "mcp") // egohost mcp pairs itself on first use: the person says yes
+	if !slices.Contains(args, "--owner") {
+		approvePairing(t, stateDir, "mcp") // egohost mcp pairs itself on first use: the person says yes
+	}
 	return cs, logs
 }
 

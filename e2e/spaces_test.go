@@ -574,21 +574,27 @@ func TestSpacesCLIAndMCP(t *testing.T) {
 	}
 	waitTitle(t, ctx, c, "🤖 dave")
 
-	// The MCP client "e2e" is the agent e2e: its first navigate opens its
+	// egohost mcp pairs itself as the agent mcp; with --owner it is named
+	// after the MCP client ("e2e"). Either way its first navigate opens its
 	// own space, away from the person's tab.
-	cs, logs := startMCP(t, c.svc.stateDir)
-	r := callTool(t, cs, "browser_navigate", map[string]any{"url": base + "/p?who=mcp"})
-	if r.isErr {
-		t.Fatalf("browser_navigate: %s\n%s", r.text, logs)
-	}
-	var e2e protocol.SpacesListResult
-	if err := c.agent.Call(ctx, protocol.MethodSpacesList, protocol.SpacesListParams{Agent: "e2e"}, &e2e); err != nil || len(e2e.Spaces) != 1 || len(e2e.Spaces[0].Tabs) != 1 {
-		t.Fatalf("the MCP agent's spaces: %+v, %v; want one with its tab", e2e, err)
-	}
-	if got := pageText(t, ctx, c, e2e.Spaces[0].Tabs[0], "document.title"); got != "mcp" {
-		t.Errorf("the MCP agent's tab shows %q, want the page it navigated to", got)
-	}
-	if got := pageText(t, ctx, c, user, "document.title"); got != "person" {
-		t.Errorf("the person's tab shows %q after the MCP navigate, want it untouched", got)
+	for _, tt := range []struct {
+		agent string
+		args  []string
+	}{{"mcp", nil}, {"e2e", []string{"--owner"}}} {
+		cs, logs := startMCP(t, c.svc.stateDir, tt.args...)
+		r := callTool(t, cs, "browser_navigate", map[string]any{"url": base + "/p?who=" + tt.agent})
+		if r.isErr {
+			t.Fatalf("%s: browser_navigate: %s\n%s", tt.agent, r.text, logs)
+		}
+		var sl protocol.SpacesListResult
+		if err := c.agent.Call(ctx, protocol.MethodSpacesList, protocol.SpacesListParams{Agent: tt.agent}, &sl); err != nil || len(sl.Spaces) != 1 || len(sl.Spaces[0].Tabs) != 1 {
+			t.Fatalf("the MCP agent %s's spaces: %+v, %v; want one with its tab", tt.agent, sl, err)
+		}
+		if got := pageText(t, ctx, c, sl.Spaces[0].Tabs[0], "document.title"); got != tt.agent {
+			t.Errorf("the MCP agent %s's tab shows %q, want the page it navigated to", tt.agent, got)
+		}
+		if got := pageText(t, ctx, c, user, "document.title"); got != "person" {
+			t.Errorf("the person's tab shows %q after the MCP navigate, want it untouched", got)
+		}
 	}
 }
