@@ -232,4 +232,3 @@ func TestEscapeCancelsAPick(t *testing.T) {
 		t.Errorf("got %v, want ErrCancelled", err)
 	}
 }
-
