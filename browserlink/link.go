@@ -65,6 +65,13 @@ type Options struct {
 	// Closed is called once when the link ends, after the pending calls
 	// failed and the subscribers ended.
 	Closed func()
+	// Call answers a request the extension makes of the service (the
+	// popup channel, PROTOCOL.md §2.6). It runs in its own goroutine with
+	// a context that ends with the link; nil refuses every call.
+	Call func(ctx context.Context, method string, params json.RawMessage) (any, error)
+	// MaxCalls caps the extension's calls running at once (default 16):
+	// one more is refused with busy.
+	MaxCalls int
 	// ServiceVersion and ServicePID are what the welcome event says.
 	ServiceVersion string
 	ServicePID     int
@@ -86,19 +93,30 @@ type Link struct {
 	subs    map[int]*Subscriber
 	hello   *Message
 	closed  chan struct{}
+
+	calls    chan struct{}   // slots of the extension's calls running
+	callCtx  context.Context // ends with the link: cancels those calls
+	callStop context.CancelFunc
 }
 
 // New makes a link for a relay connection. It has no ID until its first
 // hello.
 func New(conn net.Conn, opts Options) *Link {
+	if opts.MaxCalls <= 0 {
+		opts.MaxCalls = 16
+	}
+	ctx, stop := context.WithCancel(context.Background())
 	return &Link{
-		opts:    opts,
-		conn:    conn,
-		w:       nativemsg.NewWriter(conn, nativemsg.MaxHostFrame),
-		log:     opts.Log,
-		pending: make(map[int64]pendingCall),
-		subs:    make(map[int]*Subscriber),
-		closed:  make(chan struct{}),
+		calls:    make(chan struct{}, opts.MaxCalls),
+		callCtx:  ctx,
+		callStop: stop,
+		opts:     opts,
+		conn:     conn,
+		w:        nativemsg.NewWriter(conn, nativemsg.MaxHostFrame),
+		log:      opts.Log,
+		pending:  make(map[int64]pendingCall),
+		subs:     make(map[int]*Subscriber),
+		closed:   make(chan struct{}),
 	}
 }
 
@@ -266,6 +284,10 @@ func (l *Link) notifyError(code protocol.Code, msg string) {
 }
 
 func (l *Link) handle(in *Message) {
+	if in.Call != nil && in.ID == nil {
+		l.serveCall(in)
+		return
+	}
 	if in.ID != nil {
 		l.mu.Lock()
 		p, ok := l.pending[*in.ID]
@@ -344,6 +366,7 @@ func (l *Link) shutdown() {
 	default:
 	}
 	close(l.closed)
+	l.callStop()
 	pending := l.pending
 	l.pending = make(map[int64]pendingCall)
 	subs := l.subs

@@ -9,7 +9,10 @@ import (
 // Message is any frame from the extension (or the relay): a reply or an
 // event (PROTOCOL.md §2.1, §2.3).
 type Message struct {
-	ID        *int64          `json:"id,omitempty"`
+	ID *int64 `json:"id,omitempty"`
+	// Call numbers a request the extension makes of the service (the
+	// popup channel, PROTOCOL.md §2.6); Method and Params are the call's.
+	Call      *int64          `json:"call,omitempty"`
 	Result    json.RawMessage `json:"result,omitempty"`
 	Error     *ExtError       `json:"error,omitempty"`
 	Event     string          `json:"event,omitempty"`

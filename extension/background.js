@@ -8,6 +8,7 @@ import { cachedBrowserKey } from "./identity.js";
 import { NativeLink } from "./native.js";
 import { buildHandlers } from "./ops.js";
 import { Router } from "./router.js";
+import { Notices, ServiceCalls } from "./servicecalls.js";
 import { TabOps, installTabEvents, toTab } from "./tabs.js";
 import { ALARM, ensureWakeAlarm } from "./wake.js";
 
@@ -29,6 +30,10 @@ const emit = (event) => {
   if (link.connected) safePost(post, event);
 };
 
+// The popup's calls of the service (PROTOCOL.md §2.6) need the relay connected to the service.
+const calls = new ServiceCalls({ post, connected: () => link.connected && state.relay?.state === "connected" });
+const notices = new Notices({ storage: chrome.storage.session, action: chrome.action, runtime: chrome.runtime });
+
 const relay = new DebuggerRelay({ dbg: chrome.debugger, emit, onChange: () => saveStatusSoon() });
 const isAttached = (tabId) => relay.isAttached(tabId);
 const tabOps = new TabOps({ tabs: chrome.tabs, windows: chrome.windows, isAttached });
@@ -40,6 +45,7 @@ const router = new Router({
     // message half received from the old one can never complete.
     router.reset();
     state.relay = { ...msg, at: Date.now() };
+    calls.failAll(`the service behind the relay changed (${msg.state})`);
     if (msg.state === "connected") {
       link.healthy();
       sendHello();
@@ -51,6 +57,10 @@ const router = new Router({
   onWelcome(msg) {
     state.welcome = { ...msg, at: Date.now() };
     saveStatusSoon();
+  },
+  onEvent(msg) {
+    if (msg.event === "callReply") calls.onReply(msg);
+    else if (msg.event === "notice") notices.onNotice(msg);
   },
   onProtocolError(message) {
     console.warn(`egohost: ${message}`);
@@ -70,6 +80,7 @@ link = new NativeLink({
     state.relay = null;
     state.welcome = null;
     router.reset();
+    calls.failAll(error ? `the native host closed: ${error}` : "the native host closed");
   },
   onChange: () => saveStatusSoon(),
 });
@@ -172,6 +183,11 @@ function saveStatusSoon() {
 
 function onPopupMessage(msg, sender, sendResponse) {
   if (sender.id !== chrome.runtime.id || typeof msg?.type !== "string") return false;
+  if (msg.type === "service.call") {
+    // {type: "service.call", method, params} → {result} | {error: {code, name, message, data}}
+    calls.call(msg.method, msg.params).then(sendResponse);
+    return true;
+  }
   const answer = async () => {
     switch (msg.type) {
       case "status":

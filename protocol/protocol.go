@@ -4,6 +4,7 @@
 package protocol
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -222,6 +223,19 @@ func Errorf(c Code, format string, args ...any) *Error {
 
 func (e *Error) Error() string {
 	return fmt.Sprintf("%s (%s %d)", e.Message, e.Code.Name(), int(e.Code))
+}
+
+// AsError gives the wire form of any error: the *Error it wraps, timeout
+// for a context deadline, else internal.
+func AsError(err error) *Error {
+	var pe *Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return Errorf(CodeTimeout, "%v", err)
+	}
+	return Errorf(CodeInternal, "%v", err)
 }
 
 // With returns e with one more data field.

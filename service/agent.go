@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
-	"errors"
 	"net"
 	"net/http"
 	"strings"
@@ -102,7 +101,11 @@ func CheckCaller(r *http.Request) *protocol.Error {
 // agent is one connected agent.
 type agent struct {
 	s  *Service
-	ws *websocket.Conn
+	ws *websocket.Conn // nil for the person agent (the popup channel)
+
+	// person marks the person at a browser, calling through its popup:
+	// the owner, on any tab of that browser.
+	person bool
 
 	writeMu sync.Mutex
 	mu      sync.Mutex
@@ -292,6 +295,9 @@ func (a *agent) notify(ctx context.Context, method string, params any) {
 }
 
 func (a *agent) write(ctx context.Context, v any) {
+	if a.ws == nil {
+		return // the person agent: the popup channel carries no notifications
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return
@@ -306,13 +312,4 @@ func (a *agent) write(ctx context.Context, v any) {
 	_ = a.ws.Write(wctx, websocket.MessageText, b)
 }
 
-func toProtocolError(err error) *protocol.Error {
-	var pe *protocol.Error
-	if errors.As(err, &pe) {
-		return pe
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return protocol.Errorf(protocol.CodeTimeout, "%v", err)
-	}
-	return protocol.Errorf(protocol.CodeInternal, "%v", err)
-}
+func toProtocolError(err error) *protocol.Error { return protocol.AsError(err) }

@@ -23,6 +23,7 @@ type link struct {
 	origin    string
 	log       *slog.Logger
 	connected time.Time
+	person    *agent // the person at this browser: the popup's calls run as it
 
 	mu   sync.Mutex
 	tabs map[int]*tabState

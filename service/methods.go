@@ -92,6 +92,9 @@ func (s *Service) browsersList(ctx context.Context, _ *agent, _ noParams) (any, 
 // if the browser is back in time, and fails with browser_reconnecting if
 // not.
 func (s *Service) pickLink(ctx context.Context, name string) (*link, error) {
+	if h := home(ctx); name == "" && h != nil {
+		name = h.id // the popup's calls go to its own browser
+	}
 	for {
 		s.mu.Lock()
 		l, until, err := s.chooseLink(name)

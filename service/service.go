@@ -63,15 +63,16 @@ type Service struct {
 	log   *slog.Logger
 	token string
 
-	mu      sync.Mutex
-	links   map[string]*link   // by browser ID, from their first hello
-	order   []string           // link IDs in connection order
-	known   *registry          // browser IDs by profile key, and when each was last connected
-	waiting int                // relay connections that have not said hello yet
-	methods map[string]handler // the agents' methods, built once
-	ids     atomic.Int64       // request and chunk numbers of every link
-	refs    *refmap.Counter    // ref numbers of every tab of every link, kept across restarts
-	changed chan struct{}      // closed and replaced whenever links change
+	mu           sync.Mutex
+	links        map[string]*link        // by browser ID, from their first hello
+	order        []string                // link IDs in connection order
+	known        *registry               // browser IDs by profile key, and when each was last connected
+	waiting      int                     // relay connections that have not said hello yet
+	methods      map[string]handler      // the agents' methods, built once
+	popupMethods map[string]popupHandler // the popup channel's own methods
+	ids          atomic.Int64            // request and chunk numbers of every link
+	refs         *refmap.Counter         // ref numbers of every tab of every link, kept across restarts
+	changed      chan struct{}           // closed and replaced whenever links change
 
 	ln      net.Listener // relay socket
 	httpLn  net.Listener
@@ -119,6 +120,7 @@ func New(opts Options) (*Service, error) {
 		}
 	}
 	s.methods = s.handlers()
+	s.popupMethods = s.popupHandlers()
 	if s.known, err = loadRegistry(filepath.Join(opts.StateDir, browsersFile), time.Now); err != nil {
 		s.log.Warn("known browsers forgotten: browser IDs start over", "err", err)
 	}
@@ -258,12 +260,14 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 		return
 	}
 	l := &link{relayPID: h.PID, origin: h.Origin, connected: time.Now(), tabs: make(map[int]*tabState), refs: s.refs}
+	l.person = &agent{s: s, person: true}
 	l.Link = browserlink.New(conn, browserlink.Options{
 		IDs:            &s.ids,
 		Log:            s.log.With("relayPid", h.PID),
 		Hello:          func(in *browserlink.Message) { s.register(l, in) },
 		Event:          l.event,
 		Closed:         l.closeTabs,
+		Call:           s.popupCall(l),
 		ServiceVersion: Version,
 		ServicePID:     pidOf(),
 	})

@@ -1,0 +1,92 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+
+	"github.com/egohost/egohost/protocol"
+)
+
+// The popup channel (PROTOCOL.md §2.6): the extension's own pages (the
+// popup) call the service over their browser's native link. A method named
+// popup.* is one of popupHandlers; any other name runs the agents' handler
+// as the person at that browser (the link's person agent), whose calls
+// without a browser go to that same browser.
+
+// popupHandler runs one popup.* method for the link whose extension asked.
+// Only popupTyped makes one, so its params are decoded strictly.
+type popupHandler struct {
+	run func(ctx context.Context, l *link, params json.RawMessage) (any, error)
+}
+
+func popupTyped[P any](fn func(ctx context.Context, l *link, p P) (any, error)) popupHandler {
+	var zero P
+	fields := fieldNames(reflect.TypeOf(zero))
+	return popupHandler{run: func(ctx context.Context, l *link, params json.RawMessage) (any, error) {
+		var p P
+		if err := decodeParams(params, fields, &p); err != nil {
+			return nil, err
+		}
+		return fn(ctx, l, p)
+	}}
+}
+
+func (s *Service) popupHandlers() map[string]popupHandler {
+	return map[string]popupHandler{
+		protocol.MethodPopupStatus: popupTyped(s.popupStatus),
+	}
+}
+
+// notForThePopup are agent methods the popup channel does not carry: their
+// notifications need an agent connection to arrive on.
+var notForThePopup = map[string]bool{
+	protocol.MethodCDPSubscribe:   true,
+	protocol.MethodCDPUnsubscribe: true,
+}
+
+// popupCall answers one call from l's extension.
+func (s *Service) popupCall(l *link) func(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	return func(ctx context.Context, method string, params json.RawMessage) (any, error) {
+		ctx = withHome(ctx, l)
+		if strings.HasPrefix(method, protocol.PopupPrefix) {
+			h, ok := s.popupMethods[method]
+			if !ok {
+				return nil, protocol.Errorf(protocol.CodeMethodNotFound, "unknown popup method %q", method)
+			}
+			ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+			defer cancel()
+			return h.run(ctx, l, params)
+		}
+		if notForThePopup[method] {
+			return nil, protocol.Errorf(protocol.CodeMethodNotFound, "%s is for agent connections: the popup channel carries no notifications", method)
+		}
+		return s.dispatch(ctx, l.person, method, params)
+	}
+}
+
+// homeKey keys the browser link a popup call came from.
+type homeKey struct{}
+
+func withHome(ctx context.Context, l *link) context.Context {
+	return context.WithValue(ctx, homeKey{}, l)
+}
+
+// home is the browser a popup call came from, nil for agents' calls.
+func home(ctx context.Context) *link {
+	l, _ := ctx.Value(homeKey{}).(*link)
+	return l
+}
+
+func (s *Service) popupStatus(ctx context.Context, l *link, _ noParams) (any, error) {
+	return protocol.PopupStatusResult{
+		Browser:   l.id,
+		Version:   Version,
+		PID:       os.Getpid(),
+		Endpoint:  "ws://" + s.Addr() + protocol.Path,
+		TokenFile: s.opts.TokenFile,
+		StateDir:  s.opts.StateDir,
+	}, nil
+}
