@@ -108,6 +108,10 @@ const (
 	CodeBrowserReconnecting Code = 1015
 	CodeScript              Code = 1120 // a script threw or does not compile; data.line, data.column, data.output
 	CodeScriptLimit         Code = 1121 // a script hit the memory, call-depth or screenshot guard; data.output
+	// The person switched off all automation of this browser in the
+	// popup (Stop all automation); nothing reaches its tabs until they
+	// switch it back on. data.browser.
+	CodeAutomationStopped Code = 1140
 )
 
 // The CLI's own codes, in its --json errors; never on the wire.
@@ -194,6 +198,8 @@ func (c Code) Name() string {
 		return "script_error"
 	case CodeScriptLimit:
 		return "script_limit"
+	case CodeAutomationStopped:
+		return "automation_stopped"
 	case CodeUsage:
 		return "usage"
 	case CodeServiceLost:

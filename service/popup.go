@@ -35,9 +35,13 @@ func popupTyped[P any](fn func(ctx context.Context, l *link, p P) (any, error)) 
 }
 
 func (s *Service) popupHandlers() map[string]popupHandler {
-	return map[string]popupHandler{
+	all := map[string]popupHandler{
 		protocol.MethodPopupStatus: popupTyped(s.popupStatus),
 	}
+	for name, h := range s.popupFrontHandlers() {
+		all[name] = h
+	}
+	return all
 }
 
 // notForThePopup are agent methods the popup channel does not carry: their

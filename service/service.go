@@ -337,6 +337,7 @@ func (s *Service) register(l *link, in *browserlink.Message) {
 		l.id = s.known.fresh()
 	}
 	l.key = key
+	l.popup.setStopped(in.AutomationStopped) // the extension's switch survives its restarts
 	l.log = s.log.With("browser", l.id)
 	l.SetID(l.id, l.log)
 	s.links[l.id] = l
