@@ -90,7 +90,8 @@ func (s *Service) popupHighlight(ctx context.Context, l *link, p protocol.PopupH
 			h := protocol.PopupHighlight{Target: target, Role: m.Role, Name: m.Name}
 			if m.Box != nil {
 				h.Box = &protocol.Box{X: m.Box.X, Y: m.Box.Y, Width: m.Box.Width, Height: m.Box.Height}
-				boxes = append(boxes, overlay.Box{X: m.Box.X, Y: m.Box.Y, Width: m.Box.Width, Height: m.Box.Height, Label: boxLabel(target, i, len(ms), m)})
+				// The resolver's box is the centre and the size; the overlay draws from the top-left.
+				boxes = append(boxes, overlay.Box{X: m.Box.X - m.Box.Width/2, Y: m.Box.Y - m.Box.Height/2, Width: m.Box.Width, Height: m.Box.Height, Label: boxLabel(target, i, len(ms), m)})
 			}
 			res.Matches = append(res.Matches, h)
 		}
