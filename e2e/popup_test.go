@@ -428,6 +428,8 @@ func TestPopupStopAllAutomation(t *testing.T) {
 	pop.click(ctx, "#automation")
 	pop.waitFor(ctx, "the switch on", `document.getElementById('automation').getAttribute('aria-checked') === 'true'`)
 	if out, errOut, code := c.cli(tab, "snapshot", "-i"); code != 0 || !strings.Contains(out, `button "Buy now"`) {
-		t.Fatalf("snapshot after switching back on: exit %d %s %s", code, out, errOut)
+		var note string
+		pop.eval(ctx, `document.getElementById('worker-note').textContent`, &note)
+		t.Fatalf("snapshot after switching back on: exit %d %s %s (popup note %q)\nservice log:\n%s", code, out, errOut, note, c.svc.logs)
 	}
 }

@@ -207,14 +207,12 @@ function onPopupMessage(msg, sender, sendResponse) {
         break;
       case "automation": {
         // Stop all: refuse attaches at once, detach every tab, then tell the service (which
-        // refuses agents' calls). Back on: the service first, then attaches are allowed again.
+        // refuses agents' calls). The switch changes here first, so a hello sent meanwhile (the
+        // relay reconnecting) carries the new state too and the service cannot end up with the old.
         const stopped = msg.stopped === true;
-        if (stopped) {
-          await automation.set(true);
-          await relay.detachAll(STOPPED);
-        }
+        await automation.set(stopped);
+        if (stopped) await relay.detachAll(STOPPED);
         const service = await calls.call("popup.automation", { stopped });
-        if (!stopped) await automation.set(false);
         showStopped();
         return { status: await statusSnapshot(), service };
       }
