@@ -72,10 +72,13 @@ export function splitAt(input, offset) {
   return { before, at: first, after: rest.slice(first.length) };
 }
 
-// syntaxMessage keeps the reason of a syntax error, without the input the popup already shows.
-function syntaxMessage(message) {
-  const m = /: (.*?)(?: at offset \d+)?(?: \(syntax_error \d+\))?$/.exec(String(message ?? ""));
-  return m ? m[1] : String(message ?? "");
+// syntaxMessage keeps the reason of a syntax error ("unclosed ["), without the operation, the
+// input the popup already shows, the offset it marks and the code.
+export function syntaxMessage(message) {
+  let m = String(message ?? "");
+  const quoted = m.lastIndexOf('": ');
+  if (quoted >= 0) m = m.slice(quoted + 3);
+  return m.replace(/ \(syntax_error \d+\)$/, "").replace(/ at offset -?\d+$/, "");
 }
 
 /**

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FIX_NAMES, explainError } from "../errorhelp.js";
-import { Debouncer, pickView, splitAt, testerView } from "../locatorview.js";
+import { Debouncer, pickView, splitAt, syntaxMessage, testerView } from "../locatorview.js";
 import { snapshotLines, snapshotSummary } from "../snapshotview.js";
 import { agentsView, describeStatus } from "../statusview.js";
 
@@ -64,6 +64,11 @@ test("testerView: counts, syntax errors marked at their offset, other errors in 
 
   const stopped = testerView("#a", { error: { code: 1140, name: "automation_stopped", message: "automation is stopped" } }, explainError);
   assert.deepEqual([stopped.kind, stopped.text], ["error", explainError({ name: "automation_stopped" })]);
+});
+
+test("syntaxMessage keeps the reason", () => {
+  assert.equal(syntaxMessage('resolve: invalid locator "role=button[name=\\"Buy\\"": unclosed [ at offset 11 (syntax_error 1104)'), "unclosed [");
+  assert.equal(syntaxMessage("invalid selector"), "invalid selector");
 });
 
 test("splitAt counts UTF-8 bytes, as the service does", () => {
