@@ -240,7 +240,8 @@ async function pick() {
   try {
     const answer = await serviceCall("popup.pick", { tab: target.id });
     if (answer.error) {
-      $("pick-state").textContent = explainError(answer.error);
+      $("pick-state").textContent =
+        answer.error.name === "timeout" ? "Nothing was picked in time; press Pick an element to try again." : explainError(answer.error);
       return;
     }
     showPick(answer.result);

@@ -103,21 +103,23 @@ func (s *Service) popupHighlight(ctx context.Context, l *link, p protocol.PopupH
 	return res, nil
 }
 
-// boxLabel is what a highlight box says: the ref, or the match's number
-// when a locator matches several, and the element's role and name.
+// boxLabel is what a highlight box says: the match's number when a
+// locator matches several (the popup lists who they are; long labels of
+// neighbours would cover each other), else the ref if it is one and the
+// element's role and name.
 func boxLabel(target string, i, n int, m resolver.Match) string {
+	if n > 1 {
+		return fmt.Sprintf("%d/%d", i+1, n)
+	}
 	var b strings.Builder
-	switch {
-	case strings.HasPrefix(target, "@"):
+	if strings.HasPrefix(target, "@") {
 		b.WriteString(target + " ")
-	case n > 1:
-		fmt.Fprintf(&b, "%d/%d ", i+1, n)
 	}
 	b.WriteString(m.Role)
 	if m.Name != "" {
 		name := m.Name
-		if len(name) > 40 {
-			name = name[:40] + "…"
+		if r := []rune(name); len(r) > 40 {
+			name = string(r[:40]) + "…"
 		}
 		fmt.Fprintf(&b, " %q", name)
 	}
