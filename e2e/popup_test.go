@@ -351,8 +351,7 @@ func TestPopupPanelsInChromium(t *testing.T) {
 		pg.waitFor(ctx, "the picker to end", `document.querySelector('egohost-overlay') === null`)
 
 		again := openPopup(ctx, t, c, tab.Tab)
-		again.click(ctx, "#tab-locator")
-		again.waitFor(ctx, "the last pick", `document.getElementById('pick-locator').textContent !== ''`)
+		again.waitFor(ctx, "the last pick, on the Locators panel", `document.getElementById('pick-locator').textContent !== '' && !document.getElementById('panel-locator').hidden`)
 		again.screenshot(ctx, "popup-pick")
 		var locator, ref string
 		again.eval(ctx, `document.getElementById('pick-locator').textContent`, &locator)

@@ -24,12 +24,12 @@ $("snapshot").addEventListener("click", takeSnapshot);
 $("pick").addEventListener("click", pick);
 $("copy-locator").addEventListener("click", () => copy($("pick-locator").textContent));
 $("copy-ref").addEventListener("click", () => copy($("pick-ref").textContent));
-setupTabs();
+const selectPanel = setupTabs();
 setupTester();
 setupSnapshotList();
 
 chrome.runtime.onMessage.addListener((msg) => {
-  if (msg?.type === "notice" && msg.topic === "pick") showPick(msg.params);
+  if (msg?.type === "notice" && msg.topic === "pick") showFreshPick(msg.params);
 });
 
 init();
@@ -42,7 +42,14 @@ async function init() {
   refresh();
   setInterval(refresh, 1000);
   const last = await serviceCall("popup.lastPick");
-  if (last.result?.pick) showPick(last.result.pick);
+  if (last.result?.pick) showFreshPick(last.result.pick);
+}
+
+// showFreshPick shows a pick, on the Locators panel when it is of this tab and recent: the popup
+// was opened again just after it (it closed as the person clicked into the page).
+function showFreshPick(p) {
+  showPick(p);
+  if (p && !p.cancelled && p.tab === target.id && Date.now() - p.at < 60_000) selectPanel("tab-locator", false);
 }
 
 // chooseTarget is the tab the popup works on: ?tab=N when the popup is opened as a page, else the
@@ -75,14 +82,14 @@ async function serviceCall(method, params) {
 
 function setupTabs() {
   const tabs = [...document.querySelectorAll('[role="tab"]')];
-  const select = (tab) => {
+  const select = (tab, focus = true) => {
     for (const t of tabs) {
       const on = t === tab;
       t.setAttribute("aria-selected", String(on));
       t.tabIndex = on ? 0 : -1;
       $(t.getAttribute("aria-controls")).hidden = !on;
     }
-    if (tab.id === "tab-locator") $("locator").focus();
+    if (focus && tab.id === "tab-locator") $("locator").focus();
   };
   for (const t of tabs) {
     t.addEventListener("click", () => select(t));
@@ -96,6 +103,7 @@ function setupTabs() {
       select(next);
     });
   }
+  return (id, focus) => select($(id), focus);
 }
 
 // ---- This tab: the snapshot ----
