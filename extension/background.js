@@ -62,7 +62,7 @@ const router = new Router({
   },
   onEvent(msg) {
     if (msg.event === "callReply") calls.onReply(msg);
-    else if (msg.event === "notice") notices.onNotice(msg);
+    else if (msg.event === "notice") notices.onNotice(msg).then(() => automation.stopped && showStopped()); // "off" wins the badge
   },
   onProtocolError(message) {
     console.warn(`egohost: ${message}`);
