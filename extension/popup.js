@@ -13,8 +13,15 @@ let busy = false;
 let target = { id: 0, title: "", url: "" }; // the tab the panels work on
 let agentsInfo = null;
 
-// An open popup keeps a port to the worker: when it closes, the worker takes its boxes off the page.
+// An open popup keeps a port to the worker: when it closes, the worker takes its boxes off the page
+// it drew in (told once it draws: a popup that only looked at the status attaches nothing).
 const port = chrome.runtime.connect({ name: "popup" });
+let drew = false;
+function drawing() {
+  if (drew) return;
+  drew = true;
+  port.postMessage({ tab: target.id });
+}
 
 $("extension-id").textContent = chrome.runtime.id;
 $("version").textContent = `v${chrome.runtime.getManifest().version}`;
@@ -37,7 +44,6 @@ init();
 async function init() {
   if (new URLSearchParams(location.search).has("tab")) document.documentElement.classList.add("page");
   target = await chooseTarget();
-  port.postMessage({ tab: target.id });
   $("target-tab").textContent = target.id ? `${target.title || target.url || "(untitled)"} (tab ${target.id})` : "no web page in this window";
   refresh();
   setInterval(refresh, 1000);
@@ -176,6 +182,7 @@ function setupSnapshotList() {
 // highlight boxes the targets' elements in the page (none: takes the boxes off).
 async function highlight(targets, seq, debouncer) {
   if (!target.id) return null;
+  drawing();
   const answer = await serviceCall("popup.highlight", { tab: target.id, targets });
   return debouncer.isLatest(seq) ? answer : null;
 }
@@ -243,6 +250,7 @@ function renderTester(input, answer) {
 
 async function pick() {
   if (!target.id) return;
+  drawing();
   $("pick").disabled = true;
   $("pick-state").textContent = "Click an element in the page (Esc cancels). If this popup closes, open it again to see the result.";
   try {

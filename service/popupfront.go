@@ -66,6 +66,19 @@ func (l *link) checkAutomation() error {
 		With("browser", l.id)
 }
 
+// hasPage reports whether the service has the tab open (attached).
+func (l *link) hasPage(tabID int) bool {
+	l.mu.Lock()
+	t := l.tabs[tabID]
+	l.mu.Unlock()
+	if t == nil {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.page != nil
+}
+
 // popupTarget is the tab a popup method works on, in the popup's browser.
 func popupTarget(l *link, tab int) protocol.Target {
 	return protocol.Target{Browser: l.id, Tab: tab}
@@ -127,6 +140,12 @@ func boxLabel(target string, i, n int, m resolver.Match) string {
 }
 
 func (s *Service) popupClear(ctx context.Context, l *link, p protocol.PopupTabParams) (any, error) {
+	if p.Tab != 0 && !l.hasPage(p.Tab) {
+		// Not attached since (or ever): nothing drawn there, and no reason to attach now.
+		return struct {
+			Cleared bool `json:"cleared"`
+		}{true}, nil
+	}
 	tc, err := s.tabContextWithin(ctx, popupTarget(l, p.Tab), "popup.clear", 0)
 	if err != nil {
 		return nil, err

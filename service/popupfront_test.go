@@ -173,3 +173,16 @@ func TestBoxLabel(t *testing.T) {
 		})
 	}
 }
+
+// Closing a popup that drew nothing must not attach the debugger to the
+// tab just to clear it.
+func TestPopupClearOfAnUnattachedTabAsksNothing(t *testing.T) {
+	f := newFixture(t)
+	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
+	ext.hello()
+	ext.send(map[string]any{"call": 1, "method": protocol.MethodPopupClear, "params": map[string]any{"tab": 5}})
+	m := ext.read()
+	if m["event"] != "callReply" || m["result"].(map[string]any)["cleared"] != true {
+		t.Fatalf("got %v, want the call's reply (cleared) before any request to the extension", m)
+	}
+}
