@@ -1,8 +1,8 @@
 // egohost's overlay, installed once per page in an isolated world of the main frame
-// (overlay.go evaluates this file and keeps the object it returns in a global).
-// It draws highlight boxes over elements, shows the picker's hint, and describes a picked element. The DOM it adds is one
-// <egohost-overlay> element in the top layer (a manual popover), its content in a shadow root,
-// so the page's styles do not reach it and it sits above everything the page shows.
+// (overlay.go evaluates this file and keeps the object it returns in a global). It draws
+// highlight boxes, shows the picker's hint and describes a picked element. The DOM it adds is
+// one <egohost-overlay> element in the top layer (a manual popover), its content in a shadow
+// root, so the page's styles do not reach it and it sits above everything the page shows.
 () => {
   const TAG = "egohost-overlay";
   const STYLE = `
@@ -39,9 +39,9 @@
     return root;
   }
 
-  function drawBox(layer, b, cls) {
+  function drawBox(layer, b) {
     const el = document.createElement("div");
-    el.className = cls;
+    el.className = "box";
     el.style.left = `${b.x}px`;
     el.style.top = `${b.y}px`;
     el.style.width = `${Math.max(b.width, 2)}px`;
@@ -64,9 +64,13 @@
   }
 
   function show(list) {
+    if (list.length === 0) {
+      clear();
+      return 0;
+    }
     ensure();
     boxes.replaceChildren();
-    for (const b of list) drawBox(boxes, b, "box");
+    for (const b of list) drawBox(boxes, b);
     addEventListener("scroll", onMove, { capture: true, passive: true });
     addEventListener("resize", onMove, { passive: true });
     return list.length;

@@ -40,7 +40,7 @@ func open(t *testing.T) (cdp.Session, context.Context) {
 func inMain(ctx context.Context, t *testing.T, s cdp.Session, expr string, v any) {
 	t.Helper()
 	yes := true
-	res, err := cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ReturnByValue: &yes})
+	res, err := cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ReturnByValue: &yes, AwaitPromise: &yes})
 	if err != nil || res.ExceptionDetails != nil {
 		t.Fatalf("evaluate %s: %v %v", expr, err, res.ExceptionDetails)
 	}
@@ -92,6 +92,31 @@ func TestShowDrawsBoxesOnTopAndClearRemovesThem(t *testing.T) {
 	inMain(ctx, t, s, `document.querySelectorAll('egohost-overlay').length`, &left)
 	if left != 0 {
 		t.Errorf("after Clear: got %d overlay elements, want 0", left)
+	}
+	// Showing no boxes adds nothing to the page.
+	if err := overlay.Show(ctx, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	inMain(ctx, t, s, `document.querySelectorAll('egohost-overlay').length`, &left)
+	if left != 0 {
+		t.Errorf("after showing no boxes: got %d overlay elements, want 0", left)
+	}
+}
+
+func TestScrollTakesTheBoxesOff(t *testing.T) {
+	s, ctx := open(t)
+	if err := overlay.Show(ctx, s, []overlay.Box{{X: 40, Y: 50, Width: 120, Height: 30}}); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	inMain(ctx, t, s, `document.body.style.height = '3000px'; scrollTo(0, 200); new Promise((r) => requestAnimationFrame(() => r(document.querySelectorAll('egohost-overlay').length)))`, &n)
+	for n != 0 {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("after a scroll: got %d overlay elements, want 0 (the boxes no longer match the elements)", n)
+		case <-time.After(10 * time.Millisecond):
+		}
+		inMain(ctx, t, s, `document.querySelectorAll('egohost-overlay').length`, &n)
 	}
 }
 
