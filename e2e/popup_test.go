@@ -187,6 +187,16 @@ func (p *ui) selectAll(ctx context.Context) {
 	}
 }
 
+// pressTab presses Tab through Input.dispatchKeyEvent.
+func (p *ui) pressTab(ctx context.Context) {
+	p.t.Helper()
+	for _, typ := range []input.DispatchKeyEventType{input.DispatchKeyEventTypeRawKeyDown, input.DispatchKeyEventTypeKeyUp} {
+		if _, err := cdp.Call(ctx, p.s, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: typ, Key: "Tab", Code: "Tab", WindowsVirtualKeyCode: 9}); err != nil {
+			p.t.Fatal(err)
+		}
+	}
+}
+
 // overlayBoxes are the highlight boxes egohost drew in the page.
 func (p *ui) overlayBoxes(ctx context.Context) []rect {
 	p.t.Helper()
@@ -290,6 +300,10 @@ func TestPopupPanelsInChromium(t *testing.T) {
 
 		pop.click(ctx, fmt.Sprintf(`#snapshot-lines li[data-ref=%q] button.ref`, ref))
 		pop.waitFor(ctx, "the copy", fmt.Sprintf(`document.getElementById('copied').dataset.text === %q`, ref))
+		// The keyboard: Tab from that ref to the next one (the Email field's) boxes it.
+		pop.pressTab(ctx)
+		pg.waitBoxes(ctx, "tabbing to the next ref", []rect{pg.rectOf(ctx, "#email")})
+
 		var title string
 		pg.eval(ctx, `document.title`, &title)
 		if title != "Shop" {

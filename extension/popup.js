@@ -48,7 +48,16 @@ async function init() {
   refresh();
   setInterval(refresh, 1000);
   const last = await serviceCall("popup.lastPick");
-  if (last.result?.pick) showFreshPick(last.result.pick);
+  let p = last.result?.pick ?? null;
+  if (!p) {
+    // The service's copy is per link: after a reconnect, the worker's copy of the pick notice.
+    try {
+      p = (await chrome.storage.session.get("notices")).notices?.pick?.params ?? null;
+    } catch {
+      // none saved
+    }
+  }
+  if (p) showFreshPick(p);
 }
 
 // showFreshPick shows a pick, on the Locators panel when it is of this tab and recent: the popup

@@ -185,7 +185,7 @@ func (s *Service) popupPick(ctx context.Context, l *link, p protocol.PopupTabPar
 		l.popup.pick = res
 		l.popup.mu.Unlock()
 		if err := l.Notify(protocol.NoticePick, res); err != nil {
-			l.log.Warn("pick notice", "err", err)
+			s.log.Warn("pick notice", "browser", l.id, "err", err)
 		}
 	}
 	return res, nil
@@ -203,7 +203,7 @@ func (s *Service) popupLastPick(ctx context.Context, l *link, _ noParams) (any, 
 func (s *Service) popupAutomation(ctx context.Context, l *link, p protocol.PopupAutomationParams) (any, error) {
 	if p.Stopped != nil {
 		l.popup.setStopped(*p.Stopped)
-		l.log.Info("automation switched by the person", "stopped", *p.Stopped)
+		s.log.Info("automation switched by the person", "browser", l.id, "stopped", *p.Stopped)
 	}
 	return protocol.PopupAutomationResult{Stopped: l.popup.isStopped()}, nil
 }
