@@ -53,6 +53,10 @@ func TestEncodeRequest(t *testing.T) {
 		{"tabs.close", TabsClose{TabID: 3}, `{"id":7,"op":"tabs.close","tabId":3}`},
 		{"tabs.activate", TabsActivate{TabID: 3}, `{"id":7,"op":"tabs.activate","tabId":3}`},
 		{"echo", Echo{Data: "x"}, `{"id":7,"op":"echo","data":"x"}`},
+		{"groups.add to a new group", GroupsAdd{TabIDs: []int{3}, Title: "🤖 a", Color: "blue"}, `{"id":7,"op":"groups.add","tabIds":[3],"title":"🤖 a","color":"blue"}`},
+		{"groups.add to a group", GroupsAdd{TabIDs: []int{3, 4}, GroupID: 9}, `{"id":7,"op":"groups.add","tabIds":[3,4],"groupId":9}`},
+		{"groups.update", GroupsUpdate{GroupID: 9, Title: "✋ a"}, `{"id":7,"op":"groups.update","groupId":9,"title":"✋ a"}`},
+		{"groups.list", GroupsList{}, `{"id":7,"op":"groups.list"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

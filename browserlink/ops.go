@@ -36,6 +36,10 @@ type TabsList struct{}
 type TabsOpen struct {
 	URL    string `json:"url"`
 	Active bool   `json:"active"`
+	// WindowID opens it in that window; NewWindow as the first tab of a
+	// new unfocused window (an agent's space).
+	WindowID  int  `json:"windowId,omitempty"`
+	NewWindow bool `json:"newWindow,omitempty"`
 }
 
 // TabsClose closes a tab: {"closed": true}.
@@ -46,6 +50,8 @@ type TabsClose struct {
 // TabsActivate activates a tab and focuses its window: {"tab": Tab}.
 type TabsActivate struct {
 	TabID int `json:"tabId"`
+	// NoFocus leaves the window's focus as it is (an agent's space).
+	NoFocus bool `json:"noFocus,omitempty"`
 }
 
 // Echo sends data back: {"data", "length"}.
@@ -91,3 +97,37 @@ func encodeRequest(id int64, op Op) ([]byte, error) {
 	}
 	return append(msg, fields[1:]...), nil
 }
+
+// GroupsAdd puts tabs into a tab group (a new one when GroupID is 0) and
+// sets its title and colour when given: {"groupId"}.
+type GroupsAdd struct {
+	TabIDs  []int  `json:"tabIds"`
+	GroupID int    `json:"groupId,omitempty"`
+	Title   string `json:"title,omitempty"`
+	Color   string `json:"color,omitempty"`
+}
+
+// GroupsUpdate retitles or recolours a tab group: {"group": Group}.
+type GroupsUpdate struct {
+	GroupID int    `json:"groupId"`
+	Title   string `json:"title,omitempty"`
+	Color   string `json:"color,omitempty"`
+}
+
+// GroupsList lists the browser's tab groups: {"groups": [Group]}.
+type GroupsList struct{}
+
+// Group is a Chrome tab group as the extension reports it.
+type Group struct {
+	ID       int    `json:"id"`
+	Title    string `json:"title"`
+	Color    string `json:"color"`
+	WindowID int    `json:"windowId"`
+}
+
+func (GroupsAdd) opName() string    { return "groups.add" }
+func (GroupsUpdate) opName() string { return "groups.update" }
+func (GroupsList) opName() string   { return "groups.list" }
+func (GroupsAdd) tab() int          { return 0 }
+func (GroupsUpdate) tab() int       { return 0 }
+func (GroupsList) tab() int         { return 0 }

@@ -52,6 +52,9 @@ type Options struct {
 	Header http.Header
 	// ReadLimit caps one message from the service (default 256 MiB).
 	ReadLimit int64
+	// Agent names the connection's agent (the X-Egohost-Agent header): its
+	// calls act in its own spaces. Empty: the person.
+	Agent string
 	// SkipProof sends the token without first making the listener prove
 	// it is the service (tests of the service's own refusals use it).
 	SkipProof bool
@@ -108,6 +111,9 @@ func Dial(ctx context.Context, addr, token string, opts Options) (*Client, error
 		}
 	}
 	h.Set("Authorization", "Bearer "+token)
+	if opts.Agent != "" {
+		h.Set(protocol.AgentHeader, opts.Agent)
+	}
 	ws, resp, err := websocket.Dial(ctx, "ws://"+addr+protocol.Path, &websocket.DialOptions{HTTPHeader: h})
 	if err != nil {
 		if resp != nil && resp.Body != nil {

@@ -60,10 +60,20 @@ type Config struct {
 	Timeouts Timeouts
 	// Limits groups the limits.* keys.
 	Limits Limits
+	// Agents groups the agents.* keys.
+	Agents Agents
 	// LogLevel is the minimum level logged.
 	LogLevel slog.Level
 	// File is the user config file that was read, or "" if none was.
 	File string
+}
+
+// Agents holds the agents.* keys.
+type Agents struct {
+	// AllTabs names the agents the user granted every tab: they may act
+	// on tabs outside their own spaces (never on a space the person took
+	// over).
+	AllTabs []string
 }
 
 // Timeouts holds the timeouts.* keys. Every one is positive.
@@ -134,6 +144,7 @@ const (
 	keyScriptMemory    = "limits.script_memory"
 	keyScriptOutput    = "limits.script_output"
 	keyLogLevel        = "log_level"
+	keyAllTabs         = "agents.all_tabs"
 )
 
 // EnvVar returns the environment variable that overrides key, e.g.

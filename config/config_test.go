@@ -203,6 +203,7 @@ func TestLoadBadValues(t *testing.T) {
 		{"host_name", "Com.X", `config: host_name: "Com.X" is not a native messaging host name`},
 		{"host_name", "com-x", `config: host_name: "com-x" is not a native messaging host name`},
 		{"log_level", "verbose", `config: log_level: "verbose" is not a log level`},
+		{"agents.all_tabs", "alice,bad name", `config: agents.all_tabs: "bad name" is not an agent name (letters, digits, '.', '_', '-'; at most 32)`},
 		{"state_dir", "relative/dir", `config: state_dir: "relative/dir" is not an absolute path`},
 		{"socket", "relay.sock", `config: socket: "relay.sock" is not an absolute path`},
 		{"token_file", "token", `config: token_file: "token" is not an absolute path`},

@@ -2,6 +2,7 @@ package config
 
 import (
 	"github.com/egohost/egohost/chromeext"
+	"github.com/egohost/egohost/spaces"
 
 	"fmt"
 	"log/slog"
@@ -49,6 +50,7 @@ func decode(v *viper.Viper, src sources) (*Config, error) {
 			ScriptMemory:    d.size(keyScriptMemory, math.MaxInt),
 			ScriptOutput:    d.size(keyScriptOutput, math.MaxInt),
 		},
+		Agents:   Agents{AllTabs: d.agentNames(keyAllTabs)},
 		LogLevel: d.logLevel(keyLogLevel),
 	}
 	if d.err == nil && c.Timeouts.Script > c.Timeouts.ScriptMax {
@@ -298,4 +300,35 @@ func (d *decoder) logLevel(key string) slog.Level {
 	}
 	d.fail(key, s, "is not a log level (debug, info, warn, error)")
 	return 0
+}
+
+// agentNames reads a list of agent names (a YAML list, or comma-separated
+// from the environment); it may be empty.
+func (d *decoder) agentNames(key string) []string {
+	var names []string
+	switch val := d.v.Get(key).(type) {
+	case nil:
+	case string:
+		for n := range strings.SplitSeq(val, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				names = append(names, n)
+			}
+		}
+	case []any:
+		for _, item := range val {
+			names = append(names, strings.TrimSpace(fmt.Sprint(item)))
+		}
+	case []string:
+		names = append(names, val...)
+	default:
+		d.fail(key, fmt.Sprint(val), "is not a list of agent names")
+		return nil
+	}
+	for _, n := range names {
+		if err := spaces.CheckName(n); err != nil {
+			d.fail(key, n, "is not an agent name (letters, digits, '.', '_', '-'; at most 32)")
+			return nil
+		}
+	}
+	return names
 }

@@ -3,6 +3,7 @@
 
 import { AutomationSwitch, REASON as STOPPED } from "./automation.js";
 import { DebuggerRelay } from "./debugger.js";
+import { GroupOps } from "./groups.js";
 import { Dispatcher, safePost } from "./dispatch.js";
 import { installDownloadEvents } from "./downloads.js";
 import { cachedBrowserKey } from "./identity.js";
@@ -39,7 +40,8 @@ const automation = new AutomationSwitch({ storage: chrome.storage.local });
 const relay = new DebuggerRelay({ dbg: chrome.debugger, emit, onChange: () => saveStatusSoon(), guard: () => automation.refusal() });
 const isAttached = (tabId) => relay.isAttached(tabId);
 const tabOps = new TabOps({ tabs: chrome.tabs, windows: chrome.windows, isAttached });
-const dispatcher = new Dispatcher({ handlers: buildHandlers({ relay, tabOps }), post });
+const groupOps = new GroupOps({ tabs: chrome.tabs, tabGroups: chrome.tabGroups });
+const dispatcher = new Dispatcher({ handlers: buildHandlers({ relay, tabOps, groupOps }), post });
 const router = new Router({
   dispatcher,
   onRelay(msg) {

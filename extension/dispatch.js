@@ -11,11 +11,17 @@ export const OPS = Object.freeze({
   attach: { tabId: "tabId" },
   detach: { tabId: "tabId" },
   "tabs.list": {},
-  "tabs.open": { url: "string?", active: "bool?" },
+  "tabs.open": { url: "string?", active: "bool?", windowId: "tabId?", newWindow: "bool?" },
   "tabs.close": { tabId: "tabId" },
-  "tabs.activate": { tabId: "tabId" },
+  "tabs.activate": { tabId: "tabId", noFocus: "bool?" },
   echo: { data: "any?" },
+  "groups.add": { tabIds: "tabIds", groupId: "tabId?", title: "string?", color: "color?" },
+  "groups.update": { groupId: "tabId", title: "string?", color: "color?" },
+  "groups.list": {},
 });
+
+/** GROUP_COLORS are Chrome's tab group colours (chrome.tabGroups.Color). */
+export const GROUP_COLORS = Object.freeze(["grey", "blue", "red", "yellow", "green", "pink", "purple", "cyan", "orange"]);
 
 /**
  * validateRequest checks a request's shape. It returns the error object for a bad one
@@ -54,13 +60,24 @@ function hasKind(value, kind) {
       return typeof value === "boolean";
     case "object":
       return value !== null && typeof value === "object" && !Array.isArray(value);
+    case "tabIds":
+      return Array.isArray(value) && value.length > 0 && value.every((v) => Number.isInteger(v) && v >= 0);
+    case "color":
+      return GROUP_COLORS.includes(value);
     default:
       return true;
   }
 }
 
 function describeKind(kind) {
-  return { tabId: "a tab id (non-negative integer)", string: "a string", bool: "a boolean", object: "a JSON object" }[kind.replace("?", "")] ?? kind;
+  return {
+    tabId: "a tab id (non-negative integer)",
+    tabIds: "a non-empty array of tab ids",
+    string: "a string",
+    bool: "a boolean",
+    object: "a JSON object",
+    color: `one of ${GROUP_COLORS.join(", ")}`,
+  }[kind.replace("?", "")] ?? kind;
 }
 
 /**

@@ -3,7 +3,7 @@
 import { echoResult } from "./dispatch.js";
 
 /** buildHandlers returns the handler of every op, for a Dispatcher. */
-export function buildHandlers({ relay, tabOps }) {
+export function buildHandlers({ relay, tabOps, groupOps }) {
   return {
     ping: async () => ({ pong: true }),
     cdp: (req) => relay.send(req.tabId, req.method, req.params, req.sessionId),
@@ -19,9 +19,12 @@ export function buildHandlers({ relay, tabOps }) {
       await relay.reconcile(); // `attached` must be the truth, also after a detach Chrome did not report
       return tabOps.list();
     },
-    "tabs.open": (req) => tabOps.open({ url: req.url, active: req.active ?? true }),
+    "tabs.open": (req) => tabOps.open({ url: req.url, active: req.active ?? true, windowId: req.windowId, newWindow: req.newWindow }),
     "tabs.close": (req) => tabOps.close(req.tabId),
-    "tabs.activate": (req) => tabOps.activate(req.tabId),
+    "tabs.activate": (req) => tabOps.activate(req.tabId, { noFocus: req.noFocus }),
     echo: async (req) => echoResult(req.data),
+    "groups.add": (req) => groupOps.add(req),
+    "groups.update": (req) => groupOps.update(req),
+    "groups.list": () => groupOps.list(),
   };
 }

@@ -13,6 +13,8 @@ export function toTab(tab, isAttached = () => false) {
     active: Boolean(tab.active),
     status: tab.status ?? "unloaded",
     attached: isAttached(tab.id),
+    // Chrome's tab group (an egohost space when the service knows it); absent when ungrouped.
+    ...(typeof tab.groupId === "number" && tab.groupId >= 0 ? { groupId: tab.groupId } : {}),
   };
 }
 
@@ -54,9 +56,21 @@ export class TabOps {
     return toTab(await call(tabId, () => this.tabs.get(tabId)), this.isAttached);
   }
 
-  async open({ url, active = true }) {
+  /**
+   * open opens a tab: in windowId when given, or as the first tab of a new unfocused window
+   * (newWindow: an agent's space gets its own window, where its active tab renders and takes
+   * input, without taking the person's focus).
+   */
+  async open({ url, active = true, windowId, newWindow = false }) {
+    if (newWindow) {
+      const props = { focused: false };
+      if (url !== undefined) props.url = url;
+      const win = await call(undefined, () => this.windows.create(props));
+      return { tab: toTab(win.tabs[0], this.isAttached) };
+    }
     const props = { active };
     if (url !== undefined) props.url = url;
+    if (windowId !== undefined) props.windowId = windowId;
     const tab = await call(undefined, () => this.tabs.create(props));
     return { tab: toTab(tab, this.isAttached) };
   }
@@ -66,9 +80,10 @@ export class TabOps {
     return { closed: true };
   }
 
-  async activate(tabId) {
+  /** activate makes tabId its window's active tab and, unless noFocus, focuses the window. */
+  async activate(tabId, { noFocus = false } = {}) {
     let tab = await call(tabId, () => this.tabs.update(tabId, { active: true }));
-    if (this.windows && typeof tab.windowId === "number") {
+    if (!noFocus && this.windows && typeof tab.windowId === "number") {
       await call(tabId, () => this.windows.update(tab.windowId, { focused: true }));
       tab = await call(tabId, () => this.tabs.get(tabId));
     }
@@ -88,7 +103,8 @@ async function call(tabId, fn) {
 }
 
 // The Tab fields a tab.updated event is about; changes to others (favicon, audible, …) are not sent.
-const TAB_FIELDS = ["url", "title", "status", "discarded"];
+// groupId: the person dragged the tab into or out of a group (a space), or egohost grouped it.
+const TAB_FIELDS = ["url", "title", "status", "discarded", "groupId"];
 
 /**
  * installTabEvents forwards chrome.tabs events to the service as tab.created, tab.updated,

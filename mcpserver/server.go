@@ -37,6 +37,9 @@ type Options struct {
 	// MaxChars caps the snapshots navigation, tab and action tools return
 	// (0: no cap); the agent pages on with browser_snapshot.
 	MaxChars int
+	// OnClient, if set, gets the MCP client's name before the session's
+	// first tool runs (egohost mcp names its agent after it).
+	OnClient func(ctx context.Context, name string)
 }
 
 // New returns an MCP server whose tools call c. Each MCP session should
@@ -58,6 +61,8 @@ func New(c Caller, opts Options) *mcp.Server {
 type tools struct {
 	c    Caller
 	opts Options
+
+	named sync.Once // OnClient was told the client's name
 
 	mu   sync.Mutex
 	tab  int  // 0: the browser's active tab

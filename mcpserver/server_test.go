@@ -209,3 +209,39 @@ func TestFillFormIsOneServiceCallPerFieldThenOneDiff(t *testing.T) {
 		t.Errorf("got %q, want the outcome line then the diff", got)
 	}
 }
+
+// The MCP client's name reaches OnClient once, before the first tool's
+// call to the service.
+func TestOnClientNamesTheAgentFirst(t *testing.T) {
+	f := &fakeService{answers: map[string]any{}}
+	var names []string
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	opts := Options{Version: "test", OnClient: func(_ context.Context, name string) {
+		f.mu.Lock()
+		f.calls = append(f.calls, "OnClient "+name)
+		f.mu.Unlock()
+		names = append(names, name)
+	}}
+	ss, err := New(f, opts).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "Claude Code"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	for range 2 {
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "browser_console_messages", Arguments: map[string]any{}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(names) != 1 || names[0] != "Claude Code" {
+		t.Fatalf("OnClient got %q, want [Claude Code] once", names)
+	}
+	if len(f.calls) == 0 || f.calls[0] != "OnClient Claude Code" {
+		t.Fatalf("calls %q: want OnClient before the first service call", f.calls)
+	}
+}

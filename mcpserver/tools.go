@@ -204,35 +204,49 @@ type cookiesIn struct {
 // rendered (errors too).
 type handler[In any] func(ctx context.Context, in In) *mcp.CallToolResult
 
-func add[In any](srv *mcp.Server, name, desc string, readOnly bool, h handler[In]) {
+func add[In any](t *tools, srv *mcp.Server, name, desc string, readOnly bool, h handler[In]) {
 	mcp.AddTool(srv, &mcp.Tool{Name: name, Description: desc, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: readOnly}},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+			t.identify(ctx, req)
 			return h(ctx, in), nil, nil
 		})
 }
 
+// identify tells Options.OnClient the MCP client's name, once, before
+// the session's first tool runs.
+func (t *tools) identify(ctx context.Context, req *mcp.CallToolRequest) {
+	if t.opts.OnClient == nil || req == nil || req.Session == nil {
+		return
+	}
+	t.named.Do(func() {
+		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
+			t.opts.OnClient(ctx, p.ClientInfo.Name)
+		}
+	})
+}
+
 func (t *tools) register(srv *mcp.Server) {
-	add(srv, "browser_navigate", "Open a URL in the current tab; returns the page's snapshot (interactive elements by default).", false, t.navigate)
-	add(srv, "browser_navigate_back", "Go back in the current tab's history; returns the page's snapshot.", false, t.back)
-	add(srv, "browser_snapshot", "The current page as an accessibility tree with @refs (interactive elements only unless interactive=false).", true, t.snapshotTool)
-	add(srv, "browser_click", "Click an element; returns what changed.", false, t.click)
-	add(srv, "browser_type", "Fill a text field (optionally key by key, then Enter); returns what changed.", false, t.typeText)
-	add(srv, "browser_fill_form", "Fill several fields in one call (textbox, checkbox, radio, combobox, slider); returns what changed.", false, t.fillForm)
-	add(srv, "browser_select_option", "Select options in a <select>; returns what changed.", false, t.selectOption)
-	add(srv, "browser_press_key", "Press a key or combo; returns what changed.", false, t.press)
-	add(srv, "browser_hover", "Move the mouse over an element; returns what changed.", false, t.hover)
-	add(srv, "browser_drag", "Drag an element onto another; returns what changed.", false, t.drag)
-	add(srv, "browser_file_upload", "Set the files of a file input (default: the page's only input[type=file]).", false, t.upload)
-	add(srv, "browser_handle_dialog", "Accept or dismiss the open (or next) JavaScript dialog.", false, t.dialog)
-	add(srv, "browser_tabs", "List, open, select or close tabs; new and select return the page's snapshot.", false, t.tabs)
-	add(srv, "browser_wait_for", "Wait for text to appear or go, an element state, a URL, or some seconds.", true, t.waitFor)
-	add(srv, "browser_evaluate", "Run JavaScript in the page and return its JSON value.", false, t.evaluate)
-	add(srv, "browser_run_script", "Run a whole task as one script in egohost's sandbox (Playwright-shaped page API, no file or network access): fewer calls and tokens than one tool per step.", false, t.runScript)
-	add(srv, "browser_take_screenshot", "PNG of the viewport, the full page or one element.", true, t.screenshot)
-	add(srv, "browser_console_messages", "Console messages and uncaught errors of the current tab, oldest first.", true, t.console)
-	add(srv, "browser_network_requests", "Requests of the current tab, oldest first (static resources left out by default).", true, t.network)
-	add(srv, "browser_resolve", "What a locator or @ref matches: the count and each element.", true, t.resolve)
-	add(srv, "browser_cookies", "The current page's cookies. set and clear change the user's real browser profile.", false, t.cookies)
+	add(t, srv, "browser_navigate", "Open a URL in the current tab; returns the page's snapshot (interactive elements by default).", false, t.navigate)
+	add(t, srv, "browser_navigate_back", "Go back in the current tab's history; returns the page's snapshot.", false, t.back)
+	add(t, srv, "browser_snapshot", "The current page as an accessibility tree with @refs (interactive elements only unless interactive=false).", true, t.snapshotTool)
+	add(t, srv, "browser_click", "Click an element; returns what changed.", false, t.click)
+	add(t, srv, "browser_type", "Fill a text field (optionally key by key, then Enter); returns what changed.", false, t.typeText)
+	add(t, srv, "browser_fill_form", "Fill several fields in one call (textbox, checkbox, radio, combobox, slider); returns what changed.", false, t.fillForm)
+	add(t, srv, "browser_select_option", "Select options in a <select>; returns what changed.", false, t.selectOption)
+	add(t, srv, "browser_press_key", "Press a key or combo; returns what changed.", false, t.press)
+	add(t, srv, "browser_hover", "Move the mouse over an element; returns what changed.", false, t.hover)
+	add(t, srv, "browser_drag", "Drag an element onto another; returns what changed.", false, t.drag)
+	add(t, srv, "browser_file_upload", "Set the files of a file input (default: the page's only input[type=file]).", false, t.upload)
+	add(t, srv, "browser_handle_dialog", "Accept or dismiss the open (or next) JavaScript dialog.", false, t.dialog)
+	add(t, srv, "browser_tabs", "List, open, select or close tabs; new and select return the page's snapshot.", false, t.tabs)
+	add(t, srv, "browser_wait_for", "Wait for text to appear or go, an element state, a URL, or some seconds.", true, t.waitFor)
+	add(t, srv, "browser_evaluate", "Run JavaScript in the page and return its JSON value.", false, t.evaluate)
+	add(t, srv, "browser_run_script", "Run a whole task as one script in egohost's sandbox (Playwright-shaped page API, no file or network access): fewer calls and tokens than one tool per step.", false, t.runScript)
+	add(t, srv, "browser_take_screenshot", "PNG of the viewport, the full page or one element.", true, t.screenshot)
+	add(t, srv, "browser_console_messages", "Console messages and uncaught errors of the current tab, oldest first.", true, t.console)
+	add(t, srv, "browser_network_requests", "Requests of the current tab, oldest first (static resources left out by default).", true, t.network)
+	add(t, srv, "browser_resolve", "What a locator or @ref matches: the count and each element.", true, t.resolve)
+	add(t, srv, "browser_cookies", "The current page's cookies. set and clear change the user's real browser profile.", false, t.cookies)
 }
 
 func (t *tools) navigate(ctx context.Context, in navigateIn) *mcp.CallToolResult {

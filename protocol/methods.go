@@ -63,6 +63,8 @@ type Tab struct {
 	Status   string `json:"status,omitempty"`
 	Attached bool   `json:"attached"`
 	Focused  bool   `json:"focused,omitempty"` // in the last focused window
+	GroupID  int    `json:"groupId,omitempty"` // Chrome's tab group, if any
+	Space    string `json:"space,omitempty"`   // the egohost space the tab is in, if any
 }
 
 // PingResult answers ping.

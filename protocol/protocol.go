@@ -108,6 +108,8 @@ const (
 	CodeBrowserReconnecting Code = 1015
 	CodeScript              Code = 1120 // a script threw or does not compile; data.line, data.column, data.output
 	CodeScriptLimit         Code = 1121 // a script hit the memory, call-depth or screenshot guard; data.output
+	CodeNotInSpace          Code = 1130 // the tab (or the ref's tab) is not in the calling agent's spaces; data.tab, data.claim
+	CodeUserInControl       Code = 1131 // the person took the space over: stop, and wait (spaces.waitForControl); data.space
 	// The person switched off all automation of this browser in the
 	// popup (Stop all automation); nothing reaches its tabs until they
 	// switch it back on. data.browser.
@@ -200,6 +202,10 @@ func (c Code) Name() string {
 		return "script_limit"
 	case CodeAutomationStopped:
 		return "automation_stopped"
+	case CodeNotInSpace:
+		return "not_in_space"
+	case CodeUserInControl:
+		return "user_in_control"
 	case CodeUsage:
 		return "usage"
 	case CodeServiceLost:

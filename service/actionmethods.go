@@ -50,8 +50,8 @@ const unreportedProbe = time.Second
 // nothing since the attach: a dialog that opened before egohost attached,
 // which only a navigation closes (actions.DismissUnreported). done is
 // false when the tab answers: the ordinary path handles it.
-func (s *Service) dialogUnreported(ctx context.Context, t protocol.Target, timeout time.Duration) (any, bool, error) {
-	l, id, err := s.target(ctx, t)
+func (s *Service) dialogUnreported(ctx context.Context, a *agent, t protocol.Target, timeout time.Duration) (any, bool, error) {
+	l, id, err := s.target(ctx, a, t)
 	if err != nil {
 		return nil, true, err
 	}
@@ -75,17 +75,17 @@ func (s *Service) dialogUnreported(ctx context.Context, t protocol.Target, timeo
 // timeout is the call's own timeout (the default action timeout when
 // zero): it bounds reaching the tab too (the attach, and the wait for a
 // tab that answers nothing), so a blocked tab fails within it.
-func (s *Service) withRunner(ctx context.Context, t protocol.Target, op string, timeout time.Duration, fn func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error)) (any, error) {
+func (s *Service) withRunner(ctx context.Context, a *agent, t protocol.Target, op string, timeout time.Duration, fn func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error)) (any, error) {
 	if timeout <= 0 {
 		timeout = s.opts.ActionTimeout
 	}
 	if op == "dialog" {
-		res, done, err := s.dialogUnreported(ctx, t, timeout)
+		res, done, err := s.dialogUnreported(ctx, a, t, timeout)
 		if done {
 			return res, err
 		}
 	}
-	tc, err := s.tabContextWithin(ctx, t, op, timeout)
+	tc, err := s.tabContextWithin(ctx, a, t, op, timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,12 @@ func (s *Service) withRunner(ctx context.Context, t protocol.Target, op string, 
 	}
 	ctx, stop := guard(ctx, tc, op)
 	defer stop()
-	find := actions.FinderFunc(tc.res.Object)
+	find := actions.FinderFunc(func(ctx context.Context, target string) (actions.Element, error) {
+		if err := s.checkRef(ctx, a, tc, target); err != nil {
+			return actions.Element{}, err
+		}
+		return tc.res.Object(ctx, target)
+	})
 	r := actions.New(tc.page, find, actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient, Setup: tc.acts})
 	res, err := fn(ctx, tc, r)
 	if err != nil {
@@ -187,12 +192,19 @@ type actParams interface {
 // act is the one shape of the element actions: decode the params (typed),
 // check them, make one Runner call on their tab, answer an ActionResult.
 func act[P actParams](s *Service, op string, check func(op string, p P) error, run func(context.Context, *actions.Runner, P, actions.ActOptions) (*actions.Result, error)) handler {
-	return typed(func(ctx context.Context, _ *agent, p P) (any, error) {
+	return typed(func(ctx context.Context, a *agent, p P) (any, error) {
 		if err := check(op, p); err != nil {
 			return nil, err
 		}
 		o := p.ActionOptionsOf()
-		return s.withRunner(ctx, p.TargetOf(), op, millis(o.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		return s.withRunner(ctx, a, p.TargetOf(), op, millis(o.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+			// One element action at a time per tab: two agents granted
+			// the same tab never interleave a click's steps.
+			unlock, err := tc.link.tab(tc.tabID).lockActions(ctx)
+			if err != nil {
+				return nil, err
+			}
+			defer unlock()
 			res, err := run(ctx, r, p, actOptions(o))
 			if err != nil {
 				return nil, err
@@ -316,8 +328,8 @@ func runScroll(ctx context.Context, r *actions.Runner, p protocol.ScrollParams, 
 	return r.Scroll(ctx, actions.ScrollOptions{ActOptions: o, Target: p.Element, DX: p.DX, DY: p.DY})
 }
 
-func (s *Service) wait(ctx context.Context, _ *agent, p protocol.WaitParams) (any, error) {
-	return s.withRunner(ctx, p.Target, "wait", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+func (s *Service) wait(ctx context.Context, a *agent, p protocol.WaitParams) (any, error) {
+	return s.withRunner(ctx, a, p.Target, "wait", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Wait(ctx, actions.WaitOptions{
 			Target: p.Element, State: p.State, Text: p.Text, Gone: p.Gone, URL: p.URL, Load: p.Load, Function: p.Function,
 			Timeout: millis(p.TimeoutMs),
@@ -340,7 +352,7 @@ func navResult(tab int, r *actions.NavResult) protocol.NavResult {
 	}
 }
 
-func (s *Service) gotoURL(ctx context.Context, _ *agent, p protocol.GotoParams) (any, error) {
+func (s *Service) gotoURL(ctx context.Context, a *agent, p protocol.GotoParams) (any, error) {
 	if p.URL == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "goto: url is empty")
 	}
@@ -348,7 +360,21 @@ func (s *Service) gotoURL(ctx context.Context, _ *agent, p protocol.GotoParams) 
 	if err != nil {
 		return nil, err
 	}
-	return s.withRunner(ctx, p.Target, "goto", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	if p.Tab == 0 && s.needsFirstTab(ctx, a, p.Browser) {
+		// A named agent's first goto opens its space's first tab there.
+		if err := checkUntil("goto", p.Until); err != nil {
+			return nil, err
+		}
+		res, err := s.tabsOpen(ctx, a, protocol.TabsOpenParams{Browser: p.Browser, URL: url, Until: p.Until, TimeoutMs: p.TimeoutMs})
+		if err != nil {
+			return nil, err
+		}
+		if nav := res.(protocol.TabResult).Nav; nav != nil {
+			return *nav, nil
+		}
+		return protocol.NavResult{Tab: res.(protocol.TabResult).Tab.ID, URL: url}, nil
+	}
+	return s.withRunner(ctx, a, p.Target, "goto", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Goto(ctx, url, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
 		if err != nil {
 			return nil, err
@@ -359,8 +385,8 @@ func (s *Service) gotoURL(ctx context.Context, _ *agent, p protocol.GotoParams) 
 
 // history is back, forward or reload.
 func (s *Service) history(op string) handler {
-	return typed(func(ctx context.Context, _ *agent, p protocol.NavParams) (any, error) {
-		return s.withRunner(ctx, p.Target, op, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return typed(func(ctx context.Context, a *agent, p protocol.NavParams) (any, error) {
+		return s.withRunner(ctx, a, p.Target, op, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 			o := actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)}
 			var res *actions.NavResult
 			var err error
@@ -380,11 +406,11 @@ func (s *Service) history(op string) handler {
 	})
 }
 
-func (s *Service) eval(ctx context.Context, _ *agent, p protocol.EvalParams) (any, error) {
+func (s *Service) eval(ctx context.Context, a *agent, p protocol.EvalParams) (any, error) {
 	if p.Expression == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "eval: expression is empty")
 	}
-	return s.withRunner(ctx, p.Target, "eval", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, a, p.Target, "eval", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Evaluate(ctx, p.Expression, millis(p.TimeoutMs))
 		if err != nil {
 			return nil, err
@@ -393,11 +419,11 @@ func (s *Service) eval(ctx context.Context, _ *agent, p protocol.EvalParams) (an
 	})
 }
 
-func (s *Service) screenshot(ctx context.Context, _ *agent, p protocol.ScreenshotParams) (any, error) {
+func (s *Service) screenshot(ctx context.Context, a *agent, p protocol.ScreenshotParams) (any, error) {
 	if p.Path != "" && !filepath.IsAbs(p.Path) {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "screenshot: path %q is not absolute", p.Path)
 	}
-	return s.withRunner(ctx, p.Target, "screenshot", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, a, p.Target, "screenshot", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		start := time.Now()
 		shot, err := r.Screenshot(ctx, actions.ScreenshotOptions{FullPage: p.FullPage, Target: p.Element, Timeout: millis(p.TimeoutMs)})
 		if err != nil {
@@ -417,8 +443,8 @@ func (s *Service) screenshot(ctx context.Context, _ *agent, p protocol.Screensho
 	})
 }
 
-func (s *Service) dialog(ctx context.Context, _ *agent, p protocol.DialogParams) (any, error) {
-	return s.withRunner(ctx, p.Target, "dialog", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+func (s *Service) dialog(ctx context.Context, a *agent, p protocol.DialogParams) (any, error) {
+	return s.withRunner(ctx, a, p.Target, "dialog", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.HandleDialog(ctx, p.Accept, p.PromptText, millis(p.TimeoutMs))
 		if err != nil {
 			return nil, err
@@ -430,7 +456,7 @@ func (s *Service) dialog(ctx context.Context, _ *agent, p protocol.DialogParams)
 // download waits for the browser's next download (chrome.downloads events
 // from the extension) to start and to finish, after clicking p.Click when
 // given.
-func (s *Service) download(ctx context.Context, _ *agent, p protocol.DownloadParams) (any, error) {
+func (s *Service) download(ctx context.Context, a *agent, p protocol.DownloadParams) (any, error) {
 	start := time.Now()
 	l, err := s.pickLink(ctx, p.Browser)
 	if err != nil {
@@ -453,7 +479,7 @@ func (s *Service) download(ctx context.Context, _ *agent, p protocol.DownloadPar
 	})
 	defer unsubscribe()
 	if p.Click != "" {
-		_, err := s.withRunner(wctx, p.Target, "download", 0, func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		_, err := s.withRunner(wctx, a, p.Target, "download", 0, func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 			return r.Click(ctx, p.Click, actions.ClickOptions{ActOptions: actions.ActOptions{Settle: &actions.Settle{Off: true}}})
 		})
 		if err != nil {

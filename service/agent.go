@@ -14,6 +14,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/spaces"
 )
 
 func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
@@ -53,11 +54,24 @@ func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
 			http.Error(w, "egohost is shutting down", http.StatusServiceUnavailable)
 			return
 		}
+		name := r.Header.Get(protocol.AgentHeader)
+		if name != "" {
+			if err := spaces.CheckName(name); err != nil {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				json.NewEncoder(w).Encode(map[string]any{"error": protocol.Errorf(protocol.CodeInvalidParams, "%s header: %v", protocol.AgentHeader, err)})
+				return
+			}
+		}
 		ws, err := websocket.Accept(w, r, nil)
 		if err != nil {
 			return
 		}
 		a := &agent{s: s, ws: ws, subs: make(map[string]func())}
+		if name != "" {
+			a.setName(name)
+		}
+		defer a.leave()
 		a.serve(ctx)
 	})
 	return mux
@@ -106,6 +120,11 @@ type agent struct {
 	// person marks the person at a browser, calling through its popup:
 	// the owner, on any tab of that browser.
 	person bool
+
+	// name is the agent's name (the X-Egohost-Agent header or hello);
+	// "" is the person: the owner's own connection without a name. Set
+	// once, under mu; read it with agentName.
+	name string
 
 	writeMu sync.Mutex
 	mu      sync.Mutex

@@ -24,8 +24,8 @@ func (s *Service) cookieHandlers() map[string]handler {
 
 // cookieTab returns the target's main session and its main frame's URL,
 // which must be http(s): cookies belong to an origin.
-func (s *Service) cookieTab(ctx context.Context, t protocol.Target, op string) (*browserlink.Session, int, string, error) {
-	l, id, err := s.target(ctx, t)
+func (s *Service) cookieTab(ctx context.Context, a *agent, t protocol.Target, op string) (*browserlink.Session, int, string, error) {
+	l, id, err := s.target(ctx, a, t)
 	if err != nil {
 		return nil, 0, "", err
 	}
@@ -66,8 +66,8 @@ func (s *Service) tabCookies(ctx context.Context, sess *browserlink.Session, u, 
 	return out, nil
 }
 
-func (s *Service) cookiesGet(ctx context.Context, _ *agent, p protocol.CookiesGetParams) (any, error) {
-	sess, id, u, err := s.cookieTab(ctx, p.Target, "cookies.get")
+func (s *Service) cookiesGet(ctx context.Context, a *agent, p protocol.CookiesGetParams) (any, error) {
+	sess, id, u, err := s.cookieTab(ctx, a, p.Target, "cookies.get")
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (s *Service) cookiesGet(ctx context.Context, _ *agent, p protocol.CookiesGe
 	return protocol.CookiesResult{Tab: id, URL: u, Cookies: cookies}, nil
 }
 
-func (s *Service) cookiesSet(ctx context.Context, _ *agent, p protocol.CookiesSetParams) (any, error) {
+func (s *Service) cookiesSet(ctx context.Context, a *agent, p protocol.CookiesSetParams) (any, error) {
 	if p.Name == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cookies.set needs a name")
 	}
@@ -87,7 +87,7 @@ func (s *Service) cookiesSet(ctx context.Context, _ *agent, p protocol.CookiesSe
 	default:
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cookies.set: sameSite %q is not Strict, Lax or None", p.SameSite)
 	}
-	sess, id, u, err := s.cookieTab(ctx, p.Target, "cookies.set")
+	sess, id, u, err := s.cookieTab(ctx, a, p.Target, "cookies.set")
 	if err != nil {
 		return nil, err
 	}
@@ -116,8 +116,8 @@ func (s *Service) cookiesSet(ctx context.Context, _ *agent, p protocol.CookiesSe
 	return protocol.CookiesResult{Tab: id, URL: u, Cookies: cookies}, nil
 }
 
-func (s *Service) cookiesClear(ctx context.Context, _ *agent, p protocol.CookiesClearParams) (any, error) {
-	sess, id, u, err := s.cookieTab(ctx, p.Target, "cookies.clear")
+func (s *Service) cookiesClear(ctx context.Context, a *agent, p protocol.CookiesClearParams) (any, error) {
+	sess, id, u, err := s.cookieTab(ctx, a, p.Target, "cookies.clear")
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/spaces"
 	"github.com/egohost/egohost/weburl"
 )
 
@@ -25,7 +26,7 @@ import (
 // files of this package add (one file per capability). New builds it once.
 func (s *Service) handlers() map[string]handler {
 	all := make(map[string]handler)
-	for _, group := range []map[string]handler{s.coreHandlers(), s.snapshotHandlers(), s.resolveHandlers(), s.actionHandlers(), s.scriptHandlers(), s.recordHandlers(), s.cookieHandlers()} {
+	for _, group := range []map[string]handler{s.coreHandlers(), s.snapshotHandlers(), s.resolveHandlers(), s.actionHandlers(), s.scriptHandlers(), s.recordHandlers(), s.cookieHandlers(), s.spacesHandlers()} {
 		for name, h := range group {
 			all[name] = h
 		}
@@ -205,11 +206,15 @@ func (s *Service) listTabs(ctx context.Context, l *link) ([]protocol.Tab, error)
 	return res.Tabs, nil
 }
 
-// pickTab returns the tab ID: the given one, or the active tab of the last
-// focused window.
-func (s *Service) pickTab(ctx context.Context, l *link, tab int) (int, error) {
+// pickTab returns the tab ID: the given one; else, for the person, the
+// active tab of the last focused window; for a named agent, its space's
+// last active tab (never the person's focused tab).
+func (s *Service) pickTab(ctx context.Context, a *agent, l *link, tab int) (int, error) {
 	if tab != 0 {
 		return tab, nil
+	}
+	if !isPerson(a.agentName()) {
+		return s.defaultTab(ctx, a, l)
 	}
 	tabs, err := s.listTabs(ctx, l)
 	if err != nil {
@@ -224,16 +229,30 @@ func (s *Service) pickTab(ctx context.Context, l *link, tab int) (int, error) {
 	return 0, protocol.Errorf(protocol.CodeTabNotFound, "browser %s has no active tab", l.id)
 }
 
-func (s *Service) target(ctx context.Context, t protocol.Target) (*link, int, error) {
+// target resolves the tab a call is for, and checks that the calling
+// agent may act on it (checkSpace). A named agent that names no browser
+// gets its current space's.
+func (s *Service) target(ctx context.Context, a *agent, t protocol.Target) (*link, int, error) {
+	if t.Browser == "" && !isPerson(a.agentName()) {
+		if sp, ok := s.spaces.reg.Current(a.agentName()); ok && t.Tab == 0 {
+			t.Browser = sp.Browser
+		}
+	}
 	l, err := s.pickLink(ctx, t.Browser)
 	if err != nil {
 		return nil, 0, err
 	}
-	id, err := s.pickTab(ctx, l, t.Tab)
-	return l, id, err
+	id, err := s.pickTab(ctx, a, l, t.Tab)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := s.checkSpace(ctx, a, l, id); err != nil {
+		return nil, 0, err
+	}
+	return l, id, nil
 }
 
-func (s *Service) tabsList(ctx context.Context, _ *agent, p protocol.TabsListParams) (any, error) {
+func (s *Service) tabsList(ctx context.Context, a *agent, p protocol.TabsListParams) (any, error) {
 	// Listing changes nothing, so a link that drops under it is no reason
 	// to fail: ask the browser again once it is back (pickLink waits for a
 	// known browser within ctx).
@@ -248,6 +267,12 @@ func (s *Service) tabsList(ctx context.Context, _ *agent, p protocol.TabsListPar
 		}
 		if err != nil {
 			return nil, err
+		}
+		s.syncSpaces(ctx, l)
+		for i := range tabs {
+			if sp, ok := s.spaces.reg.ByGroup(l.id, tabs[i].GroupID); ok {
+				tabs[i].Space = sp.ID
+			}
 		}
 		return protocol.TabsListResult{Tabs: tabs}, nil
 	}
@@ -284,7 +309,7 @@ func checkUntil(op, until string) error {
 // tabsOpen opens a tab and, unless noWait, loads the URL in it the way
 // goto does and waits for its load state: an agent's next call finds the
 // page there.
-func (s *Service) tabsOpen(ctx context.Context, _ *agent, p protocol.TabsOpenParams) (any, error) {
+func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenParams) (any, error) {
 	url := "about:blank"
 	if p.URL != "" {
 		var err error
@@ -302,9 +327,24 @@ func (s *Service) tabsOpen(ctx context.Context, _ *agent, p protocol.TabsOpenPar
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "tabs.open: timeoutMs must not be negative")
 	}
 	wait := !p.NoWait && url != "about:blank"
-	l, err := s.pickLink(ctx, p.Browser)
+	name := a.agentName()
+	browser := p.Browser
+	if browser == "" && !isPerson(name) {
+		if sp, ok := s.spaces.reg.Current(name); ok {
+			browser = sp.Browser
+		}
+	}
+	l, err := s.pickLink(ctx, browser)
 	if err != nil {
 		return nil, err
+	}
+	var space *spaces.Space // a named agent's tabs open in its current space
+	if !isPerson(name) {
+		sp, err := s.spaceFor(ctx, a, l)
+		if err != nil {
+			return nil, err
+		}
+		space = &sp
 	}
 	first := url
 	if wait {
@@ -313,15 +353,37 @@ func (s *Service) tabsOpen(ctx context.Context, _ *agent, p protocol.TabsOpenPar
 		// about:blank that is already "loaded".
 		first = "about:blank"
 	}
-	raw, err := l.Call(ctx, browserlink.TabsOpen{URL: first, Active: !p.Background})
+	op := browserlink.TabsOpen{URL: first, Active: !p.Background}
+	if space != nil {
+		// In the space's own window (a new one for its first tab): there
+		// its tab is active, so it renders and takes input, and the
+		// person's window and focus stay as they are.
+		op.Active, op.WindowID, op.NewWindow = true, space.Window, space.Window == 0
+	}
+	raw, err := l.Call(ctx, op)
+	if err != nil && space != nil && !op.NewWindow && protocol.CodeOf(err) != protocol.CodeBrowserGone {
+		op.WindowID, op.NewWindow = 0, true // its window was closed
+		raw, err = l.Call(ctx, op)
+	}
 	if err != nil {
 		return nil, err
 	}
 	res, err := s.tabReply(raw, l, "tabs.open")
-	if err != nil || !wait {
+	if err != nil {
 		return res, err
 	}
-	nav, err := s.withRunner(ctx, protocol.Target{Browser: l.id, Tab: res.Tab.ID}, "open", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	if space != nil {
+		s.spaces.reg.Update(space.ID, func(x *spaces.Space) { x.Window = res.Tab.WindowID })
+		sp, err := s.addToSpace(ctx, l, *space, res.Tab.ID)
+		if err != nil {
+			return nil, protocol.Errorf(protocol.CodeOf(err), "tabs.open: tab %d opened but not put into space %s: %v", res.Tab.ID, space.ID, err).With("tab", res.Tab.ID)
+		}
+		res.Tab.GroupID, res.Tab.Space = sp.Group, sp.ID
+	}
+	if !wait {
+		return res, nil
+	}
+	nav, err := s.withRunner(ctx, a, protocol.Target{Browser: l.id, Tab: res.Tab.ID}, "open", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		n, err := r.Goto(ctx, url, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
 		if err != nil {
 			return nil, err
@@ -341,8 +403,8 @@ func (s *Service) tabsOpen(ctx context.Context, _ *agent, p protocol.TabsOpenPar
 	return res, nil
 }
 
-func (s *Service) tabsClose(ctx context.Context, _ *agent, p protocol.TabParams) (any, error) {
-	l, id, err := s.target(ctx, p.Target)
+func (s *Service) tabsClose(ctx context.Context, a *agent, p protocol.TabParams) (any, error) {
+	l, id, err := s.target(ctx, a, p.Target)
 	if err != nil {
 		return nil, err
 	}
@@ -352,11 +414,11 @@ func (s *Service) tabsClose(ctx context.Context, _ *agent, p protocol.TabParams)
 	return map[string]any{"closed": true, "tab": id}, nil
 }
 
-func (s *Service) tabsSelect(ctx context.Context, _ *agent, p protocol.TabParams) (any, error) {
+func (s *Service) tabsSelect(ctx context.Context, a *agent, p protocol.TabParams) (any, error) {
 	if p.Tab == 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "tabs.select needs a tab")
 	}
-	l, err := s.pickLink(ctx, p.Browser)
+	l, _, err := s.target(ctx, a, p.Target)
 	if err != nil {
 		return nil, err
 	}
@@ -367,7 +429,7 @@ func (s *Service) tabsSelect(ctx context.Context, _ *agent, p protocol.TabParams
 	return s.tabReply(raw, l, "tabs.select")
 }
 
-func (s *Service) cdpSend(ctx context.Context, _ *agent, p protocol.CDPSendParams) (any, error) {
+func (s *Service) cdpSend(ctx context.Context, a *agent, p protocol.CDPSendParams) (any, error) {
 	if p.Method == "" || !strings.Contains(p.Method, ".") {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cdp.send: method %q is not Domain.method", p.Method)
 	}
@@ -379,7 +441,7 @@ func (s *Service) cdpSend(ctx context.Context, _ *agent, p protocol.CDPSendParam
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(p.TimeoutMs)*time.Millisecond)
 		defer cancel()
 	}
-	l, id, err := s.target(ctx, p.Target)
+	l, id, err := s.target(ctx, a, p.Target)
 	if err != nil {
 		return nil, err
 	}
@@ -398,7 +460,7 @@ func (s *Service) cdpSend(ctx context.Context, _ *agent, p protocol.CDPSendParam
 }
 
 func (s *Service) cdpSubscribe(ctx context.Context, a *agent, p protocol.CDPSubscribeParams) (any, error) {
-	l, id, err := s.target(ctx, p.Target)
+	l, id, err := s.target(ctx, a, p.Target)
 	if err != nil {
 		return nil, err
 	}

@@ -362,8 +362,8 @@ func (s *Service) recordHandlers() map[string]handler {
 
 // tabRecordOf opens the target's page (which starts its recording) and
 // returns its record.
-func (s *Service) tabRecordOf(ctx context.Context, t protocol.Target) (*tabRecord, int, error) {
-	l, id, err := s.target(ctx, t)
+func (s *Service) tabRecordOf(ctx context.Context, a *agent, t protocol.Target) (*tabRecord, int, error) {
+	l, id, err := s.target(ctx, a, t)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -378,14 +378,14 @@ func (s *Service) tabRecordOf(ctx context.Context, t protocol.Target) (*tabRecor
 	return rec, id, nil
 }
 
-func (s *Service) consoleList(ctx context.Context, _ *agent, p protocol.ConsoleListParams) (any, error) {
+func (s *Service) consoleList(ctx context.Context, a *agent, p protocol.ConsoleListParams) (any, error) {
 	if p.Level == "" {
 		p.Level = "debug"
 	}
 	if _, ok := levelRank[p.Level]; !ok {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "console.list: level %q is not debug, info, warning or error", p.Level)
 	}
-	rec, id, err := s.tabRecordOf(ctx, p.Target)
+	rec, id, err := s.tabRecordOf(ctx, a, p.Target)
 	if err != nil {
 		return nil, err
 	}
@@ -393,8 +393,8 @@ func (s *Service) consoleList(ctx context.Context, _ *agent, p protocol.ConsoleL
 	return protocol.ConsoleListResult{Tab: id, Messages: msgs, Dropped: dropped}, nil
 }
 
-func (s *Service) networkList(ctx context.Context, _ *agent, p protocol.NetworkListParams) (any, error) {
-	rec, id, err := s.tabRecordOf(ctx, p.Target)
+func (s *Service) networkList(ctx context.Context, a *agent, p protocol.NetworkListParams) (any, error) {
+	rec, id, err := s.tabRecordOf(ctx, a, p.Target)
 	if err != nil {
 		return nil, err
 	}

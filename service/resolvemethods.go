@@ -17,11 +17,11 @@ func (s *Service) resolveHandlers() map[string]handler {
 	}
 }
 
-func (s *Service) resolve(ctx context.Context, _ *agent, p protocol.ResolveParams) (any, error) {
+func (s *Service) resolve(ctx context.Context, a *agent, p protocol.ResolveParams) (any, error) {
 	if p.Element == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "resolve: target is empty")
 	}
-	tc, err := s.tabContextWithin(ctx, p.Target, "resolve", millis(p.TimeoutMs))
+	tc, err := s.tabContextWithin(ctx, a, p.Target, "resolve", millis(p.TimeoutMs))
 	if err != nil {
 		return nil, err
 	}

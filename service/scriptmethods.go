@@ -78,7 +78,7 @@ func (s *Service) scriptRun(ctx context.Context, a *agent, p protocol.ScriptRunP
 	// it opens. Without a browser the script still runs: its calls fail
 	// with the reason.
 	t := p.Target
-	if l, id, err := s.target(ctx, t); err == nil {
+	if l, id, err := s.target(ctx, a, t); err == nil {
 		t = protocol.Target{Browser: l.id, Tab: id}
 	}
 	return script.Run(ctx, scriptCalls{s: s, a: a}, p.Script, script.Options{

@@ -54,6 +54,7 @@ type Options struct {
 	ScriptMax       time.Duration // the longest a script may ask for
 	ScriptMemory    int64         // heap growth a running script may cause
 	ScriptOutput    int           // a script's console output cap
+	AllTabs         []string      // agents the user granted every tab, not only their spaces' (agents.all_tabs)
 	Logger          *slog.Logger
 }
 
@@ -73,6 +74,7 @@ type Service struct {
 	ids          atomic.Int64            // request and chunk numbers of every link
 	refs         *refmap.Counter         // ref numbers of every tab of every link, kept across restarts
 	changed      chan struct{}           // closed and replaced whenever links change
+	spaces       *agentSpaces            // the agents' spaces (spaces.go)
 
 	ln      net.Listener // relay socket
 	httpLn  net.Listener
@@ -120,6 +122,7 @@ func New(opts Options) (*Service, error) {
 		}
 	}
 	s.methods = s.handlers()
+	s.spaces = newAgentSpaces(opts.StateDir, s.log)
 	s.popupMethods = s.popupHandlers()
 	if s.known, err = loadRegistry(filepath.Join(opts.StateDir, browsersFile), time.Now); err != nil {
 		s.log.Warn("known browsers forgotten: browser IDs start over", "err", err)
@@ -170,7 +173,11 @@ func (s *Service) Serve(ctx context.Context) error {
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	errc := make(chan error, 2)
-	wg.Add(2)
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		s.idleLoop(ctx)
+	}()
 	go func() {
 		defer wg.Done()
 		err := s.httpSrv.Serve(s.httpLn)
@@ -260,7 +267,7 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 		return
 	}
 	l := &link{relayPID: h.PID, origin: h.Origin, connected: time.Now(), tabs: make(map[int]*tabState), refs: s.refs}
-	l.person = &agent{s: s, person: true}
+	l.person = &agent{s: s, person: true, name: personName}
 	l.Link = browserlink.New(conn, browserlink.Options{
 		IDs:            &s.ids,
 		Log:            s.log.With("relayPid", h.PID),
@@ -338,6 +345,7 @@ func (s *Service) register(l *link, in *browserlink.Message) {
 	}
 	l.key = key
 	l.popup.setStopped(in.AutomationStopped) // the extension's switch survives its restarts
+	l.setGroups(in.Tabs)
 	l.log = s.log.With("browser", l.id)
 	l.SetID(l.id, l.log)
 	s.links[l.id] = l

@@ -21,11 +21,11 @@ func (s *Service) snapshotHandlers() map[string]handler {
 	}
 }
 
-func (s *Service) snapshot(ctx context.Context, _ *agent, p protocol.SnapshotParams) (any, error) {
+func (s *Service) snapshot(ctx context.Context, a *agent, p protocol.SnapshotParams) (any, error) {
 	if p.MaxChars < 0 || p.Start < 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "snapshot: maxChars and start must not be negative")
 	}
-	tc, err := s.tabContextWithin(ctx, p.Target, "snapshot", 0)
+	tc, err := s.tabContextWithin(ctx, a, p.Target, "snapshot", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +35,7 @@ func (s *Service) snapshot(ctx context.Context, _ *agent, p protocol.SnapshotPar
 	if p.TimeoutMs < 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "snapshot: timeoutMs must not be negative")
 	}
-	if err := s.waitParsed(ctx, tc, millis(p.TimeoutMs)); err != nil {
+	if err := s.waitParsed(ctx, a, tc, millis(p.TimeoutMs)); err != nil {
 		return nil, err
 	}
 	opts := snapshot.Options{
@@ -96,13 +96,13 @@ func (s *Service) snapshot(ctx context.Context, _ *agent, p protocol.SnapshotPar
 // waitParsed waits, within d (default timeouts.action), for a document
 // that is still being parsed to reach DOMContentLoaded, so that a
 // snapshot taken just after a tab opened shows the page, not nothing.
-func (s *Service) waitParsed(ctx context.Context, tc *tabContext, d time.Duration) error {
+func (s *Service) waitParsed(ctx context.Context, a *agent, tc *tabContext, d time.Duration) error {
 	yes := true
 	res, err := cdp.Call(ctx, tc.page, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: "document.readyState", ReturnByValue: &yes})
 	if err != nil || res.Result == nil || string(res.Result.Value) != `"loading"` {
 		return nil // parsed, or broken: the snapshot itself says which
 	}
-	_, err = s.withRunner(ctx, protocol.Target{Browser: tc.link.id, Tab: tc.tabID}, "snapshot", d, func(ctx context.Context, _ *tabContext, r *actions.Runner) (any, error) {
+	_, err = s.withRunner(ctx, a, protocol.Target{Browser: tc.link.id, Tab: tc.tabID}, "snapshot", d, func(ctx context.Context, _ *tabContext, r *actions.Runner) (any, error) {
 		return r.WaitLoad(ctx, actions.LoadDOMContentLoaded, d)
 	})
 	return err

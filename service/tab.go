@@ -20,12 +20,15 @@ import (
 // tabState is what the service keeps per tab: its page (the main session
 // and out-of-process frames), opened on first use.
 type tabState struct {
-	id   int
-	mu   sync.Mutex
-	page *cdptab.Page
-	snap *snapshot.Tab      // refs and previous snapshot; lives as long as page
-	res  *resolver.Resolver // remembers the frames' isolated worlds; lives as long as page
-	acts *actions.TabSetup  // the actions' per-tab setup (Page, lifecycle, Network on); lives as long as page
+	id int
+	// acting is the tab's action lock: one element action at a time, so
+	// two agents granted the same tab never interleave a click's steps.
+	acting chan struct{}
+	mu     sync.Mutex
+	page   *cdptab.Page
+	snap   *snapshot.Tab      // refs and previous snapshot; lives as long as page
+	res    *resolver.Resolver // remembers the frames' isolated worlds; lives as long as page
+	acts   *actions.TabSetup  // the actions' per-tab setup (Page, lifecycle, Network on); lives as long as page
 	// dialog is the JavaScript dialog open on the tab, if any: while it is
 	// open the page answers nothing, so calls fail at once instead of
 	// waiting for their timeout. Atomic, not under mu: the link's reader
@@ -154,7 +157,7 @@ func (l *link) tab(id int) *tabState {
 	defer l.mu.Unlock()
 	t, ok := l.tabs[id]
 	if !ok {
-		t = &tabState{id: id}
+		t = &tabState{id: id, acting: make(chan struct{}, 1)}
 		l.tabs[id] = t
 	}
 	return t
@@ -196,4 +199,15 @@ func (l *link) page(ctx context.Context, tabID int) (*tabState, error) {
 	}
 	t.acts = &actions.TabSetup{}
 	return t, nil
+}
+
+// lockActions waits, within ctx, for the tab's action lock; the function
+// it returns releases it.
+func (t *tabState) lockActions(ctx context.Context) (func(), error) {
+	select {
+	case t.acting <- struct{}{}:
+		return func() { <-t.acting }, nil
+	case <-ctx.Done():
+		return nil, protocol.Errorf(protocol.CodeTimeout, "tab %d: another action on this tab did not end in time: %v", t.id, ctx.Err())
+	}
 }

@@ -23,8 +23,8 @@ type tabContext struct {
 }
 
 // tabContext resolves a target to its tab and opens the tab's page.
-func (s *Service) tabContext(ctx context.Context, target protocol.Target) (*tabContext, error) {
-	l, id, err := s.target(ctx, target)
+func (s *Service) tabContext(ctx context.Context, a *agent, target protocol.Target) (*tabContext, error) {
+	l, id, err := s.target(ctx, a, target)
 	if err != nil {
 		return nil, err
 	}
@@ -43,13 +43,13 @@ func (s *Service) tabContext(ctx context.Context, target protocol.Target) (*tabC
 // tabContextWithin is tabContext bounded by a call's own timeout (the
 // default action timeout when zero): reaching the tab (the attach, and the
 // wait for a tab that answers nothing since the attach) fails within it.
-func (s *Service) tabContextWithin(ctx context.Context, target protocol.Target, op string, timeout time.Duration) (*tabContext, error) {
+func (s *Service) tabContextWithin(ctx context.Context, a *agent, target protocol.Target, op string, timeout time.Duration) (*tabContext, error) {
 	if timeout <= 0 {
 		timeout = s.opts.ActionTimeout
 	}
 	sctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	tc, err := s.tabContext(sctx, target)
+	tc, err := s.tabContext(sctx, a, target)
 	if err != nil && ctx.Err() == nil && sctx.Err() != nil {
 		var pe *protocol.Error
 		if !errors.As(err, &pe) || pe.Code == protocol.CodeTimeout {

@@ -60,7 +60,7 @@ func noFlags(build paramsFunc) func(*pflag.FlagSet) paramsFunc {
 // files add (one file per capability).
 func (e *env) verbs() map[string]verb {
 	all := make(map[string]verb)
-	for _, group := range []map[string]verb{coreVerbs(), snapshotVerbs(), resolveVerbs(), actionVerbs(), recordVerbs()} {
+	for _, group := range []map[string]verb{coreVerbs(), snapshotVerbs(), resolveVerbs(), actionVerbs(), recordVerbs(), spaceVerbs()} {
 		for name, v := range group {
 			all[name] = v
 		}
@@ -296,8 +296,11 @@ func (e *env) serviceAddr() string {
 	return e.cfg.Listen
 }
 
-// dial connects to the running service.
-func (e *env) dial(ctx context.Context) (*client.Client, error) {
+// dial connects to the running service as the command's agent (--agent).
+func (e *env) dial(ctx context.Context) (*client.Client, error) { return e.dialAs(ctx, e.agent) }
+
+// dialAs connects to the running service as the agent name ("" = the person).
+func (e *env) dialAs(ctx context.Context, agent string) (*client.Client, error) {
 	addr := e.serviceAddr()
 	tok, err := client.ReadToken(e.cfg.TokenFile)
 	if err != nil {
@@ -305,7 +308,7 @@ func (e *env) dial(ctx context.Context) (*client.Client, error) {
 	}
 	dctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Connect)
 	defer cancel()
-	c, err := client.Dial(dctx, addr, tok, client.Options{})
+	c, err := client.Dial(dctx, addr, tok, client.Options{Agent: agent})
 	if err != nil {
 		return nil, &serviceDownError{err}
 	}

@@ -19,12 +19,17 @@ func (c *cli) verbCommands() []*cobra.Command {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	var cmds, cookies []*cobra.Command
+	var cmds, cookies, space []*cobra.Command
 	for _, name := range names {
 		v := verbs[name]
 		if strings.HasPrefix(name, "cookies ") {
 			v.group = ""
 			cookies = append(cookies, c.verbCommand(name, v))
+			continue
+		}
+		if strings.HasPrefix(name, "space ") {
+			v.group = ""
+			space = append(space, c.verbCommand(name, v))
 			continue
 		}
 		cmd := c.verbCommand(name, v)
@@ -43,7 +48,17 @@ func (c *cli) verbCommands() []*cobra.Command {
 	get.example = "  egohost cookies\n  egohost cookies set theme dark\n  egohost cookies clear session"
 	parent := c.verbCommand("cookies get", get)
 	parent.AddCommand(cookies...)
-	return append(cmds, parent)
+	// Bare "space" is "space list".
+	list := verbs["space list"]
+	list.use = "space | space list|new|use|claim|complete|close|take-over|hand-back|wait …"
+	list.short = "an agent's spaces (tab groups); the person takes them over and hands them back"
+	list.long = "A named agent (--agent NAME, $EGOHOST_AGENT) works in its own spaces: Chrome tab groups titled with\n" +
+		"its name. Its tabs open there, its default tab is its space's last tab (never the person's), and\n" +
+		"tabs outside its spaces are refused with not_in_space."
+	list.example = "  egohost --agent alice space new --task 'compare prices' example.com\n  egohost space\n  egohost space take-over s1\n  egohost space hand-back s1"
+	spaceCmd := c.verbCommand("space list", list)
+	spaceCmd.AddCommand(space...)
+	return append(cmds, parent, spaceCmd)
 }
 
 // setupCommands are the commands that set up and run the chain.

@@ -25,7 +25,8 @@ type env struct {
 	stdout, stderr io.Writer
 	cfg            *config.Config
 	log            *slog.Logger
-	json           bool // --json
+	json           bool   // --json
+	agent          string // --agent: the agent name sent to the service ("" = the person)
 }
 
 func loadConfig(file string) (*config.Config, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/egohost/egohost/mcpserver"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/service"
+	"github.com/egohost/egohost/spaces"
 )
 
 // mcpCommand is `egohost mcp`: the MCP tools over stdio (or streamable
@@ -43,7 +44,12 @@ func (c *cli) mcpCommand() *cobra.Command {
 
 func (e *env) mcp(ctx context.Context, httpAddr string, maxChars int, full bool) error {
 	opts := mcpserver.Options{Version: service.Version, FullSnapshots: full, MaxChars: maxChars}
-	conn := &serviceConn{e: e}
+	conn := &serviceConn{e: e, agent: e.agent}
+	if e.agent == "" && httpAddr == "" {
+		// The MCP client's name is the agent's (one client on stdio): its
+		// tabs go into its own space, never the person's focused tab.
+		opts.OnClient = conn.nameAfter
+	}
 	defer conn.close()
 	// Say at once what is missing; the tools say it again until it is fixed.
 	if c, err := conn.get(ctx); err != nil {
@@ -107,9 +113,30 @@ func (e *env) mcpHTTP(ctx context.Context, addr string, conn *serviceConn, opts 
 // serviceConn is the MCP server's connection to the service: dialled on
 // first use, and again after the service restarted.
 type serviceConn struct {
-	e  *env
-	mu sync.Mutex
-	c  *client.Client
+	e     *env
+	mu    sync.Mutex
+	c     *client.Client
+	agent string // the agent name the connection carries ("" = the person)
+}
+
+// nameAfter names the connection's agent after the MCP client, once.
+func (s *serviceConn) nameAfter(ctx context.Context, client string) {
+	s.mu.Lock()
+	if s.agent != "" {
+		s.mu.Unlock()
+		return
+	}
+	s.agent = spaces.NameFrom(client, "mcp")
+	c, name := s.c, s.agent
+	s.mu.Unlock()
+	if c == nil {
+		return // the next dial carries it
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.e.cfg.Timeouts.Request)
+	defer cancel()
+	if err := c.Call(ctx, protocol.MethodHello, protocol.HelloParams{Agent: name}, nil); err != nil {
+		fmt.Fprintf(s.e.stderr, "egohost mcp: naming the agent %s: %v\n", name, err)
+	}
 }
 
 func (s *serviceConn) get(ctx context.Context) (*client.Client, error) {
@@ -118,7 +145,7 @@ func (s *serviceConn) get(ctx context.Context) (*client.Client, error) {
 	if s.c != nil {
 		return s.c, nil
 	}
-	c, err := s.e.dial(ctx)
+	c, err := s.e.dialAs(ctx, s.agent)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", mcpserver.ErrServiceDown, err)
 	}

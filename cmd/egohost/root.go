@@ -17,6 +17,7 @@ import (
 
 	"github.com/egohost/egohost/config"
 	"github.com/egohost/egohost/service"
+	"github.com/egohost/egohost/spaces"
 )
 
 // version is egohost's version, set at build time with
@@ -40,6 +41,7 @@ type cli struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	cfgFile        string // --config
+	agent          string // --agent, $EGOHOST_AGENT: the agent this command acts as ("" = the person)
 	asJSON         bool   // --json: every output and every error is JSON
 	// ran is set once cobra has parsed the command line and runs the
 	// command: an error before that is a command-line mistake (exit 2).
@@ -54,7 +56,12 @@ func (c *cli) env() (*env, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &env{stdin: c.stdin, stdout: c.stdout, stderr: c.stderr, cfg: cfg, log: newLogger(c.stderr, cfg.LogLevel), json: c.asJSON}, nil
+	if c.agent != "" {
+		if err := spaces.CheckName(c.agent); err != nil {
+			return nil, usageError(fmt.Sprintf("--agent: %v", err))
+		}
+	}
+	return &env{stdin: c.stdin, stdout: c.stdout, stderr: c.stderr, cfg: cfg, log: newLogger(c.stderr, cfg.LogLevel), json: c.asJSON, agent: c.agent}, nil
 }
 
 // with wraps a command's body: it loads the configuration first.
@@ -106,6 +113,7 @@ func (c *cli) newRoot() *cobra.Command {
 	pf := root.PersistentFlags()
 	pf.StringVar(&c.cfgFile, "config", "", "configuration file (default $EGOHOST_CONFIG or ~/.config/egohost/config.yaml)")
 	pf.BoolVar(&c.asJSON, "json", false, "print results and errors as JSON")
+	pf.StringVar(&c.agent, "agent", os.Getenv("EGOHOST_AGENT"), "act as the agent `NAME`, in its own spaces (default $EGOHOST_AGENT; none: you, on your active tab)")
 	root.AddGroup(
 		&cobra.Group{ID: "setup", Title: "Service and setup:"},
 		&cobra.Group{ID: "tabs", Title: "Tabs and pages:"},

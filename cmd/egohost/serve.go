@@ -33,6 +33,7 @@ func (e *env) serviceOptions() service.Options {
 		ScriptMax:       c.Timeouts.ScriptMax,
 		ScriptMemory:    int64(c.Limits.ScriptMemory),
 		ScriptOutput:    c.Limits.ScriptOutput,
+		AllTabs:         c.Agents.AllTabs,
 		Logger:          e.log,
 	}
 }

@@ -1,0 +1,752 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/egohost/egohost/browserlink"
+	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/refmap"
+	"github.com/egohost/egohost/spaces"
+)
+
+// spacesFile (in the state dir) holds the spaces, so a restarted service
+// finds them (the groups' titles are the record when it is lost).
+const spacesFile = "spaces.json"
+
+// personName is the agent name of the person: the popup's calls, and the
+// owner's own connections, which carry no name.
+const personName = "person"
+
+// idleGrace is how long an agent may have no connection before its
+// spaces are marked idle (a CLI agent connects once per command).
+const idleGrace = 3 * time.Second
+
+// agentSpaces is the service's part of the agents and their spaces: the
+// registry, and how many connections each named agent has.
+type agentSpaces struct {
+	reg    *spaces.Registry
+	path   string
+	saveMu sync.Mutex
+
+	mu    sync.Mutex
+	conns map[string]int       // agent → connections open now
+	left  map[string]time.Time // agent → when its last connection ended
+}
+
+func newAgentSpaces(stateDir string, log interface{ Warn(string, ...any) }) *agentSpaces {
+	path := filepath.Join(stateDir, spacesFile)
+	var saved spaces.Saved
+	if b, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(b, &saved); err != nil {
+			log.Warn("spaces file unreadable: spaces are rebuilt from the tab groups", "file", path, "err", err)
+			saved = spaces.Saved{}
+		}
+	}
+	return &agentSpaces{reg: spaces.New(saved), path: path, conns: make(map[string]int), left: make(map[string]time.Time)}
+}
+
+// save writes the registry to the state dir.
+func (as *agentSpaces) save() error {
+	as.saveMu.Lock()
+	defer as.saveMu.Unlock()
+	b, err := json.Marshal(as.reg.Save())
+	if err != nil {
+		return err
+	}
+	return writePrivateFile(as.path, b)
+}
+
+// agentName is the agent's name, "" for the person.
+func (a *agent) agentName() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.name
+}
+
+// setName names the connection's agent and counts it as connected.
+func (a *agent) setName(name string) {
+	a.mu.Lock()
+	a.name = name
+	a.mu.Unlock()
+	as := a.s.spaces
+	as.mu.Lock()
+	as.conns[name]++
+	as.mu.Unlock()
+	a.s.log.Info("agent connected", "agent", name)
+}
+
+// connected reports whether the named agent has a connection open.
+func (s *Service) connected(name string) bool {
+	s.spaces.mu.Lock()
+	defer s.spaces.mu.Unlock()
+	return s.spaces.conns[name] > 0
+}
+
+// leave counts the connection's agent as gone.
+func (a *agent) leave() {
+	name := a.agentName()
+	if name == "" {
+		return
+	}
+	as := a.s.spaces
+	as.mu.Lock()
+	as.conns[name]--
+	if as.conns[name] <= 0 {
+		delete(as.conns, name)
+		as.left[name] = time.Now()
+	}
+	as.mu.Unlock()
+	a.s.log.Info("agent left", "agent", name)
+}
+
+// isPerson reports whether the caller is the person (the owner's own
+// connection without a name, or the popup): every tab is theirs, the
+// active tab is their default, and they are never told user_in_control.
+func isPerson(name string) bool { return name == "" || name == personName }
+
+// allTabs reports whether the user granted the named agent every tab
+// (config agents.all_tabs): it may act outside its spaces.
+func (s *Service) allTabs(name string) bool { return slices.Contains(s.opts.AllTabs, name) }
+
+// checkSpace refuses an agent's call on a tab that is not in its spaces
+// (not_in_space, saying how to claim it) or whose space the person has
+// taken over (user_in_control). The person passes.
+func (s *Service) checkSpace(ctx context.Context, a *agent, l *link, tabID int) error {
+	name := a.agentName()
+	if isPerson(name) {
+		return nil
+	}
+	s.syncSpaces(ctx, l)
+	sp, inSpace := s.spaces.reg.ByGroup(l.id, l.groupOf(tabID))
+	if inSpace && sp.State == spaces.Person {
+		return errUserInControl(sp)
+	}
+	if inSpace && sp.Agent == name {
+		s.touch(ctx, l, sp, tabID)
+		return nil
+	}
+	if s.allTabs(name) {
+		return nil
+	}
+	if inSpace {
+		return protocol.Errorf(protocol.CodeNotInSpace, "tab %d is in agent %s's space %s, not in agent %s's spaces: use your own tabs (spaces.list), or open one (tabs.open)", tabID, sp.Agent, sp.ID, name).
+			With("tab", tabID).With("space", sp.ID).With("owner", sp.Agent)
+	}
+	return protocol.Errorf(protocol.CodeNotInSpace, "tab %d is not in agent %s's spaces (it is the person's): claim it with spaces.claim {\"tab\": %d} (`egohost --agent %s space claim %d`), or open your own with tabs.open", tabID, name, tabID, name, tabID).
+		With("tab", tabID).With("claim", fmt.Sprintf("egohost --agent %s space claim %d", name, tabID))
+}
+
+func errUserInControl(sp spaces.Space) error {
+	return protocol.Errorf(protocol.CodeUserInControl, "the person has taken over space %s (agent %s): stop and wait until they hand it back (spaces.waitForControl, `egohost space wait`); do not retry in a loop", sp.ID, sp.Agent).
+		With("space", sp.ID).With("agent", sp.Agent)
+}
+
+// touch records the tab an agent used as its space's default tab, and
+// wakes an idle space.
+func (s *Service) touch(ctx context.Context, l *link, sp spaces.Space, tabID int) {
+	if !l.isActive(tabID) {
+		// Make it the active tab of the space's window: a background tab
+		// neither renders nor takes input. The person's focus stays.
+		raw, err := l.Call(ctx, browserlink.TabsActivate{TabID: tabID, NoFocus: true})
+		if err != nil {
+			l.log.Warn("activate a space's tab", "space", sp.ID, "tab", tabID, "err", err)
+		} else if res, err := s.tabReply(raw, l, "tabs.activate"); err == nil {
+			l.setActive(tabID, res.Tab.WindowID)
+		}
+	}
+	if sp.LastTab != tabID {
+		s.spaces.reg.Update(sp.ID, func(x *spaces.Space) { x.LastTab = tabID })
+	}
+	if sp.State == spaces.Idle {
+		if sp, ok := s.spaces.reg.SetState(sp.ID, spaces.Working); ok {
+			s.retitle(ctx, l, sp)
+			s.saveSpaces()
+		}
+	}
+}
+
+// defaultTab is a named agent's tab when it names none: its current
+// space's last active tab, never the person's focused tab.
+func (s *Service) defaultTab(ctx context.Context, a *agent, l *link) (int, error) {
+	name := a.agentName()
+	s.syncSpaces(ctx, l)
+	sp, ok := s.spaces.reg.Current(name)
+	if !ok || sp.Browser != l.id {
+		return 0, protocol.Errorf(protocol.CodeNotInSpace, "agent %s has no space in browser %s yet, and names no tab: open one (tabs.open, `egohost --agent %s open URL`) or claim one (spaces.claim)", name, l.id, name).
+			With("agent", name)
+	}
+	tabs := l.tabsInGroup(sp.Group)
+	if len(tabs) == 0 {
+		return 0, protocol.Errorf(protocol.CodeTabNotFound, "agent %s's space %s has no tab left: open one with tabs.open", name, sp.ID).With("space", sp.ID)
+	}
+	if slices.Contains(tabs, sp.LastTab) {
+		return sp.LastTab, nil
+	}
+	return tabs[len(tabs)-1], nil
+}
+
+// needsFirstTab reports whether a named agent has no tab of its own to go
+// to in the browser (no current space there, or one with no tab left).
+func (s *Service) needsFirstTab(ctx context.Context, a *agent, browser string) bool {
+	name := a.agentName()
+	if isPerson(name) {
+		return false
+	}
+	sp, ok := s.spaces.reg.Current(name)
+	if !ok {
+		return true
+	}
+	if browser != "" && browser != sp.Browser {
+		return false // another browser: the ordinary path says what is wrong
+	}
+	s.mu.Lock()
+	l := s.links[sp.Browser]
+	s.mu.Unlock()
+	if l == nil {
+		return false
+	}
+	s.syncSpaces(ctx, l)
+	sp, _ = s.spaces.reg.Get(sp.ID)
+	return len(l.tabsInGroup(sp.Group)) == 0
+}
+
+// spaceOf returns the space a call names (the agent's current one when
+// empty). An agent reaches only its own; the person reaches any.
+func (s *Service) spaceOf(a *agent, id string) (spaces.Space, error) {
+	name := a.agentName()
+	if id == "" {
+		if isPerson(name) {
+			return spaces.Space{}, protocol.Errorf(protocol.CodeInvalidParams, "name a space (the person has no current space; see spaces.list)")
+		}
+		sp, ok := s.spaces.reg.Current(name)
+		if !ok {
+			return spaces.Space{}, protocol.Errorf(protocol.CodeNotInSpace, "agent %s has no space: spaces.new or tabs.open makes one", name).With("agent", name)
+		}
+		return sp, nil
+	}
+	sp, ok := s.spaces.reg.Get(id)
+	if !ok {
+		return spaces.Space{}, protocol.Errorf(protocol.CodeInvalidParams, "no space %q (see spaces.list)", id)
+	}
+	if !isPerson(name) && sp.Agent != name {
+		return spaces.Space{}, protocol.Errorf(protocol.CodeNotInSpace, "space %s is agent %s's, not agent %s's", sp.ID, sp.Agent, name).With("space", sp.ID).With("owner", sp.Agent)
+	}
+	return sp, nil
+}
+
+// syncSpaces reconciles the spaces of a browser with its tab groups, once
+// per link (after a relay or service restart): a known space whose group
+// is gone has no tab; a group titled by egohost that no space knows (the
+// state file was lost) becomes a space again.
+func (s *Service) syncSpaces(ctx context.Context, l *link) {
+	l.syncMu.Lock()
+	defer l.syncMu.Unlock()
+	if l.synced {
+		return
+	}
+	raw, err := l.Call(ctx, browserlink.GroupsList{})
+	if err != nil {
+		l.log.Warn("list tab groups: spaces not reconciled yet", "err", err)
+		return
+	}
+	var res struct {
+		Groups []browserlink.Group `json:"groups"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		l.log.Warn("list tab groups: bad reply", "err", err)
+		return
+	}
+	live := make(map[int]bool)
+	for _, g := range res.Groups {
+		live[g.ID] = true
+	}
+	for _, sp := range s.spaces.reg.List("") {
+		if sp.Browser == l.id && sp.Group != 0 && !live[sp.Group] {
+			s.spaces.reg.Update(sp.ID, func(x *spaces.Space) { x.Group = 0 })
+		}
+	}
+	for _, g := range res.Groups {
+		if _, ok := s.spaces.reg.ByGroup(l.id, g.ID); ok {
+			continue
+		}
+		agent, task, st, ok := spaces.ParseTitle(g.Title)
+		if !ok {
+			continue
+		}
+		sp := s.spaces.reg.Adopt(agent, task, l.id, g.ID, g.WindowID, g.Color, st)
+		l.log.Info("space rebuilt from its tab group", "space", sp.ID, "agent", agent, "group", g.ID)
+	}
+	l.synced = true
+	s.saveSpaces()
+}
+
+// saveSpaces persists the registry; a failure is logged (the groups'
+// titles still hold the record).
+func (s *Service) saveSpaces() {
+	if err := s.spaces.save(); err != nil {
+		s.log.Warn("save spaces", "err", err)
+	}
+}
+
+// retitle writes a space's title and colour to its group.
+func (s *Service) retitle(ctx context.Context, l *link, sp spaces.Space) {
+	if sp.Group == 0 || l == nil {
+		return
+	}
+	if _, err := l.Call(ctx, browserlink.GroupsUpdate{GroupID: sp.Group, Title: sp.Title(), Color: sp.Color}); err != nil {
+		l.log.Warn("retitle space group", "space", sp.ID, "group", sp.Group, "err", err)
+	}
+}
+
+// addToSpace puts tabs into a space's group (a new group when it has
+// none left) and returns the space as it is now.
+func (s *Service) addToSpace(ctx context.Context, l *link, sp spaces.Space, tabs ...int) (spaces.Space, error) {
+	op := browserlink.GroupsAdd{TabIDs: tabs}
+	if sp.Group != 0 && len(l.tabsInGroup(sp.Group)) > 0 {
+		op.GroupID = sp.Group
+	} else {
+		op.Title, op.Color = sp.Title(), sp.Color
+	}
+	raw, err := l.Call(ctx, op)
+	if err != nil {
+		return sp, err
+	}
+	var res struct {
+		GroupID int `json:"groupId"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil || res.GroupID <= 0 {
+		return sp, protocol.Errorf(protocol.CodeExtension, "groups.add: bad reply %s", raw)
+	}
+	for _, t := range tabs {
+		l.setGroup(t, res.GroupID)
+	}
+	sp, _ = s.spaces.reg.Update(sp.ID, func(x *spaces.Space) { x.Group = res.GroupID; x.LastTab = tabs[len(tabs)-1] })
+	s.saveSpaces()
+	return sp, nil
+}
+
+// spaceFor returns the named agent's current space in browser l, making
+// one when it has none there.
+func (s *Service) spaceFor(ctx context.Context, a *agent, l *link) (spaces.Space, error) {
+	name := a.agentName()
+	s.syncSpaces(ctx, l)
+	if sp, ok := s.spaces.reg.Current(name); ok && sp.Browser == l.id {
+		if sp.State == spaces.Person {
+			return sp, errUserInControl(sp)
+		}
+		return sp, nil
+	}
+	for _, sp := range s.spaces.reg.List(name) { // its space in this browser
+		if sp.Browser == l.id {
+			s.spaces.reg.Use(name, sp.ID)
+			return s.spaceFor(ctx, a, l)
+		}
+	}
+	sp := s.spaces.reg.Add(name, "", l.id)
+	s.log.Info("space created", "space", sp.ID, "agent", name, "browser", l.id)
+	return sp, nil
+}
+
+// wire converts a space for agents, with its tabs as the link sees them.
+func (s *Service) wire(sp spaces.Space, caller string) protocol.Space {
+	out := protocol.Space{ID: sp.ID, Agent: sp.Agent, Task: sp.Task, Browser: sp.Browser, Group: sp.Group, Title: sp.Title(), Color: sp.Color, State: string(sp.State), LastTab: sp.LastTab, Tabs: []int{}}
+	s.mu.Lock()
+	l := s.links[sp.Browser]
+	s.mu.Unlock()
+	if l != nil && sp.Group != 0 {
+		out.Tabs = l.tabsInGroup(sp.Group)
+	}
+	if cur, ok := s.spaces.reg.Current(caller); ok && cur.ID == sp.ID && !isPerson(caller) {
+		out.Current = true
+	}
+	return out
+}
+
+func (s *Service) spacesHandlers() map[string]handler {
+	return map[string]handler{
+		protocol.MethodHello:                typed(s.hello),
+		protocol.MethodSpacesList:           typed(s.spacesList),
+		protocol.MethodSpacesNew:            typed(s.spacesNew),
+		protocol.MethodSpacesUse:            typed(s.spacesUse),
+		protocol.MethodSpacesClaim:          typed(s.spacesClaim),
+		protocol.MethodSpacesComplete:       typed(s.spacesComplete),
+		protocol.MethodSpacesClose:          typed(s.spacesClose),
+		protocol.MethodSpacesTakeOver:       typed(s.spacesTakeOver),
+		protocol.MethodSpacesHandBack:       typed(s.spacesHandBack),
+		protocol.MethodSpacesWaitForControl: typed(s.spacesWaitForControl),
+	}
+}
+
+func (s *Service) hello(ctx context.Context, a *agent, p protocol.HelloParams) (any, error) {
+	if err := spaces.CheckName(p.Agent); err != nil {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "hello: %v", err)
+	}
+	if cur := a.agentName(); cur != "" && cur != p.Agent {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "hello: this connection is agent %s already: a connection has one name (open another connection for agent %s)", cur, p.Agent)
+	}
+	if a.agentName() == "" {
+		a.setName(p.Agent)
+	}
+	res := protocol.HelloResult{Agent: p.Agent, Version: Version}
+	if sp, ok := s.spaces.reg.Current(p.Agent); ok {
+		w := s.wire(sp, p.Agent)
+		res.Space = &w
+	}
+	return res, nil
+}
+
+func (s *Service) spacesList(ctx context.Context, a *agent, p protocol.SpacesListParams) (any, error) {
+	name := a.agentName()
+	s.mu.Lock()
+	links := make([]*link, 0, len(s.links))
+	for _, l := range s.links {
+		links = append(links, l)
+	}
+	s.mu.Unlock()
+	for _, l := range links {
+		s.syncSpaces(ctx, l)
+	}
+	filter := p.Agent
+	if filter == "" && !isPerson(name) && !p.All {
+		filter = name
+	}
+	res := protocol.SpacesListResult{Spaces: []protocol.Space{}}
+	for _, sp := range s.spaces.reg.List(filter) {
+		res.Spaces = append(res.Spaces, s.wire(sp, name))
+	}
+	return res, nil
+}
+
+// needAgent refuses a spaces method the person cannot call.
+func needAgent(a *agent, op string) (string, error) {
+	name := a.agentName()
+	if isPerson(name) {
+		return "", protocol.Errorf(protocol.CodeInvalidRequest, "%s is for a named agent: connect with --agent NAME (EGOHOST_AGENT, the %s header, or hello)", op, protocol.AgentHeader)
+	}
+	return name, nil
+}
+
+func (s *Service) spacesNew(ctx context.Context, a *agent, p protocol.SpacesNewParams) (any, error) {
+	name, err := needAgent(a, "spaces.new")
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Task) > spaces.MaxTask || strings.ContainsAny(p.Task, "\n\r") {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "spaces.new: task must be one line of at most %d bytes", spaces.MaxTask)
+	}
+	l, err := s.pickLink(ctx, p.Browser)
+	if err != nil {
+		return nil, err
+	}
+	s.syncSpaces(ctx, l)
+	sp := s.spaces.reg.Add(name, p.Task, l.id)
+	s.log.Info("space created", "space", sp.ID, "agent", name, "browser", l.id, "task", p.Task)
+	s.saveSpaces()
+	opened, err := s.tabsOpen(ctx, a, protocol.TabsOpenParams{Browser: l.id, URL: p.URL, Background: p.Background})
+	if err != nil {
+		return nil, err
+	}
+	tab := opened.(protocol.TabResult).Tab
+	sp, _ = s.spaces.reg.Get(sp.ID)
+	return protocol.SpaceResult{Space: s.wire(sp, name), Tab: &tab}, nil
+}
+
+func (s *Service) spacesUse(ctx context.Context, a *agent, p protocol.SpaceParams) (any, error) {
+	name, err := needAgent(a, "spaces.use")
+	if err != nil {
+		return nil, err
+	}
+	if p.Space == "" {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "spaces.use: name a space")
+	}
+	sp, err := s.spaceOf(a, p.Space)
+	if err != nil {
+		return nil, err
+	}
+	s.spaces.reg.Use(name, sp.ID)
+	s.saveSpaces()
+	return protocol.SpaceResult{Space: s.wire(sp, name)}, nil
+}
+
+func (s *Service) spacesClaim(ctx context.Context, a *agent, p protocol.SpacesClaimParams) (any, error) {
+	name, err := needAgent(a, "spaces.claim")
+	if err != nil {
+		return nil, err
+	}
+	if p.Tab == 0 {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "spaces.claim: name the tab to claim")
+	}
+	l, err := s.pickLink(ctx, p.Browser)
+	if err != nil {
+		return nil, err
+	}
+	s.syncSpaces(ctx, l)
+	if other, ok := s.spaces.reg.ByGroup(l.id, l.groupOf(p.Tab)); ok {
+		if other.Agent == name {
+			return protocol.SpaceResult{Space: s.wire(other, name)}, nil
+		}
+		return nil, protocol.Errorf(protocol.CodeNotInSpace, "spaces.claim: tab %d is in agent %s's space %s: only the person can take it from there", p.Tab, other.Agent, other.ID).
+			With("tab", p.Tab).With("space", other.ID).With("owner", other.Agent)
+	}
+	var sp spaces.Space
+	if p.Space != "" {
+		if sp, err = s.spaceOf(a, p.Space); err != nil {
+			return nil, err
+		}
+		if sp.Browser != l.id {
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "spaces.claim: space %s is in browser %s, tab %d in browser %s", sp.ID, sp.Browser, p.Tab, l.id)
+		}
+		if sp.State == spaces.Person {
+			return nil, errUserInControl(sp)
+		}
+	} else if sp, err = s.spaceFor(ctx, a, l); err != nil {
+		return nil, err
+	}
+	if sp, err = s.addToSpace(ctx, l, sp, p.Tab); err != nil {
+		return nil, err
+	}
+	s.log.Info("tab claimed", "agent", name, "space", sp.ID, "tab", p.Tab)
+	return protocol.SpaceResult{Space: s.wire(sp, name)}, nil
+}
+
+// endSpace ends a space: its tabs are closed, or kept for the person in
+// a group marked done.
+func (s *Service) endSpace(ctx context.Context, a *agent, id string, keep bool) (any, error) {
+	sp, err := s.spaceOf(a, id)
+	if err != nil {
+		return nil, err
+	}
+	if sp.State == spaces.Person && !isPerson(a.agentName()) {
+		return nil, errUserInControl(sp)
+	}
+	res := protocol.SpacesCompleteResult{Space: sp.ID, Closed: []int{}, Kept: []int{}}
+	s.mu.Lock()
+	l := s.links[sp.Browser]
+	s.mu.Unlock()
+	if l != nil && sp.Group != 0 {
+		tabs := l.tabsInGroup(sp.Group)
+		if keep {
+			if _, err := l.Call(ctx, browserlink.GroupsUpdate{GroupID: sp.Group, Title: sp.DoneTitle()}); err != nil {
+				return nil, err
+			}
+			res.Kept = tabs
+		} else {
+			for _, t := range tabs {
+				if _, err := l.Call(ctx, browserlink.TabsClose{TabID: t}); err != nil && protocol.CodeOf(err) != protocol.CodeTabNotFound {
+					return nil, err
+				}
+				res.Closed = append(res.Closed, t)
+			}
+		}
+	}
+	s.spaces.reg.Remove(sp.ID)
+	s.saveSpaces()
+	s.log.Info("space ended", "space", sp.ID, "agent", sp.Agent, "keep", keep, "by", orPerson(a.agentName()))
+	return res, nil
+}
+
+func orPerson(name string) string {
+	if name == "" {
+		return personName
+	}
+	return name
+}
+
+func (s *Service) spacesComplete(ctx context.Context, a *agent, p protocol.SpacesCompleteParams) (any, error) {
+	return s.endSpace(ctx, a, p.Space, p.Keep)
+}
+
+func (s *Service) spacesClose(ctx context.Context, a *agent, p protocol.SpaceParams) (any, error) {
+	return s.endSpace(ctx, a, p.Space, false)
+}
+
+// control moves a space between the agent and the person.
+func (s *Service) control(ctx context.Context, a *agent, op, id string, st spaces.State) (any, error) {
+	if !isPerson(a.agentName()) {
+		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "%s is the person's (the popup, or the CLI without --agent): an agent cannot take a space over or hand it back", op)
+	}
+	if id == "" {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "%s: name a space (see spaces.list)", op)
+	}
+	cur, err := s.spaceOf(a, id)
+	if err != nil {
+		return nil, err
+	}
+	if st == spaces.Working && !s.connected(cur.Agent) {
+		st = spaces.Idle // handed back to an agent that is not there
+	}
+	sp, _ := s.spaces.reg.SetState(id, st)
+	s.mu.Lock()
+	l := s.links[sp.Browser]
+	s.mu.Unlock()
+	s.retitle(ctx, l, sp)
+	if st == spaces.Person && l != nil && sp.LastTab != 0 {
+		// Bring the space's tab to the person: its window comes to the front.
+		if _, err := l.Call(ctx, browserlink.TabsActivate{TabID: sp.LastTab}); err != nil {
+			l.log.Warn("show the taken-over space's tab", "space", sp.ID, "tab", sp.LastTab, "err", err)
+		}
+	}
+	s.saveSpaces()
+	s.log.Info("space control", "space", sp.ID, "agent", sp.Agent, "state", sp.State)
+	return protocol.SpaceResult{Space: s.wire(sp, "")}, nil
+}
+
+func (s *Service) spacesTakeOver(ctx context.Context, a *agent, p protocol.SpaceParams) (any, error) {
+	return s.control(ctx, a, "spaces.takeOver", p.Space, spaces.Person)
+}
+
+func (s *Service) spacesHandBack(ctx context.Context, a *agent, p protocol.SpaceParams) (any, error) {
+	return s.control(ctx, a, "spaces.handBack", p.Space, spaces.Working)
+}
+
+func (s *Service) spacesWaitForControl(ctx context.Context, a *agent, p protocol.SpacesWaitParams) (any, error) {
+	sp, err := s.spaceOf(a, p.Space)
+	if err != nil {
+		return nil, err
+	}
+	if p.TimeoutMs < 0 {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "spaces.waitForControl: timeoutMs must not be negative")
+	}
+	d := millis(p.TimeoutMs)
+	if dl, ok := ctx.Deadline(); ok && (d == 0 || time.Until(dl)-time.Second < d) {
+		d = max(time.Until(dl)-time.Second, 0)
+	}
+	resumed := s.spaces.reg.Resumed(sp.ID)
+	if resumed != nil {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-resumed:
+		case <-t.C:
+			return nil, protocol.Errorf(protocol.CodeTimeout, "spaces.waitForControl: the person still has space %s after %v", sp.ID, d).With("space", sp.ID)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	sp, ok := s.spaces.reg.Get(sp.ID)
+	if !ok {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "space %s was ended while you waited", p.Space)
+	}
+	if sp.State == spaces.Idle && sp.Agent == a.agentName() { // its agent is back
+		sp, _ = s.spaces.reg.SetState(sp.ID, spaces.Working)
+		s.mu.Lock()
+		l := s.links[sp.Browser]
+		s.mu.Unlock()
+		s.retitle(ctx, l, sp)
+		s.saveSpaces()
+	}
+	return protocol.SpaceResult{Space: s.wire(sp, a.agentName())}, nil
+}
+
+// markIdle marks idle the working spaces whose agent has had no
+// connection for idleGrace. Serve runs it every second.
+func (s *Service) markIdle(ctx context.Context, now time.Time) {
+	as := s.spaces
+	as.mu.Lock()
+	gone := make(map[string]bool)
+	for name, at := range as.left {
+		if as.conns[name] == 0 && now.Sub(at) >= idleGrace {
+			gone[name] = true
+			delete(as.left, name)
+		}
+	}
+	as.mu.Unlock()
+	if len(gone) == 0 {
+		return
+	}
+	for _, sp := range as.reg.List("") {
+		if !gone[sp.Agent] || sp.State != spaces.Working {
+			continue
+		}
+		sp, _ = as.reg.SetState(sp.ID, spaces.Idle)
+		s.mu.Lock()
+		l := s.links[sp.Browser]
+		s.mu.Unlock()
+		s.retitle(ctx, l, sp)
+		s.log.Info("space idle: its agent left", "space", sp.ID, "agent", sp.Agent)
+	}
+	s.saveSpaces()
+}
+
+// idleLoop runs markIdle until ctx ends.
+func (s *Service) idleLoop(ctx context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			s.markIdle(cctx, now)
+			cancel()
+		}
+	}
+}
+
+// checkRef refuses a ref that another tab handed out when the agent may
+// not use that tab: not_in_space, not a click on whatever this tab has.
+func (s *Service) checkRef(ctx context.Context, a *agent, tc *tabContext, target string) error {
+	if isPerson(a.agentName()) {
+		return nil
+	}
+	ref, ok := refmap.ParseRef(target)
+	if !ok {
+		return nil
+	}
+	if _, ok := tc.snap.Refs().Get(ref); ok {
+		return nil
+	}
+	l, tab, found := s.refTab(ref)
+	if !found {
+		return nil
+	}
+	if err := s.checkSpace(ctx, a, l, tab); err != nil {
+		var pe *protocol.Error
+		if errors.As(err, &pe) && pe.Code == protocol.CodeNotInSpace {
+			return protocol.Errorf(protocol.CodeNotInSpace, "ref @%s belongs to tab %d, which is not in agent %s's spaces: take a snapshot of your own tab and use its refs", ref, tab, a.agentName()).
+				With("tab", tab).With("ref", "@"+ref)
+		}
+		return err
+	}
+	return nil
+}
+
+// refTab finds the tab whose latest snapshot handed out ref.
+func (s *Service) refTab(ref string) (*link, int, bool) {
+	s.mu.Lock()
+	links := make([]*link, 0, len(s.links))
+	for _, l := range s.links {
+		links = append(links, l)
+	}
+	s.mu.Unlock()
+	for _, l := range links {
+		l.mu.Lock()
+		tabs := make([]*tabState, 0, len(l.tabs))
+		for _, t := range l.tabs {
+			tabs = append(tabs, t)
+		}
+		l.mu.Unlock()
+		for _, t := range tabs {
+			t.mu.Lock()
+			snap := t.snap
+			t.mu.Unlock()
+			if snap == nil {
+				continue
+			}
+			if _, ok := snap.Refs().Get(ref); ok {
+				return l, t.id, true
+			}
+		}
+	}
+	return nil, 0, false
+}

@@ -1,0 +1,349 @@
+// Package spaces keeps the agents' spaces: which named agent owns which
+// Chrome tab group of which browser, each agent's current space, and
+// whether the person has taken a space over. It does no I/O: the service
+// drives Chrome and persists the State this package hands it.
+package spaces
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// MaxName is the longest agent name.
+const MaxName = 32
+
+// ErrName is the error of an agent name that is not allowed.
+var ErrName = errors.New("invalid agent name")
+
+// CheckName reports whether name can name an agent: 1 to MaxName
+// characters of A-Z, a-z, 0-9, '.', '_' and '-', starting with a letter
+// or digit (so it reads well in a tab group title and a log line).
+func CheckName(name string) error {
+	if name == "" {
+		return fmt.Errorf("%w: empty", ErrName)
+	}
+	if len(name) > MaxName {
+		return fmt.Errorf("%w %q: longer than %d characters", ErrName, name, MaxName)
+	}
+	for i, c := range name {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+		if !ok && (i == 0 || c != '.' && c != '_' && c != '-') {
+			return fmt.Errorf("%w %q: use letters, digits, '.', '_' and '-' (starting with a letter or digit)", ErrName, name)
+		}
+	}
+	return nil
+}
+
+// NameFrom makes an agent name of a client's self-description (an MCP
+// client's name, "Claude Code" → "Claude-Code"): characters a name cannot
+// have become '-', and it is cut to MaxName; fallback when nothing is left.
+func NameFrom(client, fallback string) string {
+	b := []byte(strings.TrimSpace(client))
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_') {
+			b[i] = '-'
+		}
+	}
+	name := strings.TrimLeft(string(b), "-._")
+	if len(name) > MaxName {
+		name = name[:MaxName]
+	}
+	if CheckName(name) != nil {
+		return fallback
+	}
+	return name
+}
+
+// MaxTask is the longest task text a space's title carries.
+const MaxTask = 80
+
+// State says who is in control of a space.
+type State string
+
+// The states of a space, each with the marker its group title starts with.
+const (
+	Working State = "working" // the agent drives it
+	Person  State = "person"  // the person took it over: agents' calls fail with user_in_control
+	Idle    State = "idle"    // its agent is not connected
+)
+
+var markers = map[State]string{Working: "🤖", Person: "✋", Idle: "💤"}
+
+// doneMarker starts the title of a group whose space was completed with
+// keep: the tabs are the person's now, and no space is rebuilt from it.
+const doneMarker = "✅"
+
+// Colors are Chrome's tab group colours, in the order new spaces take them.
+var Colors = []string{"blue", "red", "yellow", "green", "pink", "purple", "cyan", "orange"}
+
+// Space is one agent's tab group in one browser.
+type Space struct {
+	ID      string `json:"id"`
+	Agent   string `json:"agent"`
+	Task    string `json:"task,omitempty"`
+	Browser string `json:"browser"`
+	// Group is the Chrome tab group; 0 while the space has no tab (Chrome
+	// deletes an empty group).
+	Group int    `json:"group,omitempty"`
+	Color string `json:"color"`
+	// Window is the browser window of the space's tabs (each space has its
+	// own, so its active tab renders and takes input); 0 when unknown.
+	Window  int   `json:"window,omitempty"`
+	LastTab int   `json:"lastTab,omitempty"` // the tab the agent used last: its default tab
+	State   State `json:"state"`
+}
+
+// Title is the group title that records the space: a state marker, the
+// agent's name and its task.
+func (sp Space) Title() string {
+	t := markers[sp.State] + " " + sp.Agent
+	if sp.Task != "" {
+		t += ": " + sp.Task
+	}
+	return t
+}
+
+// DoneTitle is the title of the group of a space completed with keep.
+func (sp Space) DoneTitle() string {
+	return doneMarker + " " + strings.TrimPrefix(sp.Title(), markers[sp.State]+" ")
+}
+
+// ParseTitle reads a group title written by Title: ok is false for any
+// other title (the person's own groups, completed spaces).
+func ParseTitle(title string) (agent, task string, st State, ok bool) {
+	for s, m := range markers {
+		rest, found := strings.CutPrefix(title, m+" ")
+		if !found {
+			continue
+		}
+		agent, task, _ = strings.Cut(rest, ": ")
+		if CheckName(agent) != nil {
+			return "", "", "", false
+		}
+		return agent, task, s, true
+	}
+	return "", "", "", false
+}
+
+// Registry holds every space. It is safe for concurrent use.
+type Registry struct {
+	mu      sync.Mutex
+	next    int
+	spaces  map[string]*Space
+	current map[string]string        // agent → its current space's ID
+	resumed map[string]chan struct{} // space ID → closed when the person hands it back
+}
+
+// Saved is what a Registry persists.
+type Saved struct {
+	Next    int               `json:"next"`
+	Spaces  []Space           `json:"spaces"`
+	Current map[string]string `json:"current,omitempty"`
+}
+
+// New returns a registry holding what was saved.
+func New(saved Saved) *Registry {
+	r := &Registry{next: saved.Next, spaces: make(map[string]*Space), current: make(map[string]string), resumed: make(map[string]chan struct{})}
+	for _, sp := range saved.Spaces {
+		if sp.ID == "" || CheckName(sp.Agent) != nil {
+			continue
+		}
+		r.spaces[sp.ID] = &sp
+		if sp.State == Person {
+			r.resumed[sp.ID] = make(chan struct{})
+		}
+	}
+	for a, id := range saved.Current {
+		if sp := r.spaces[id]; sp != nil && sp.Agent == a {
+			r.current[a] = id
+		}
+	}
+	return r
+}
+
+// Save returns what to persist.
+func (r *Registry) Save() Saved {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := Saved{Next: r.next, Spaces: r.listLocked(func(*Space) bool { return true }), Current: make(map[string]string, len(r.current))}
+	for a, id := range r.current {
+		s.Current[a] = id
+	}
+	return s
+}
+
+// Add makes a new space for agent in browser and makes it the agent's
+// current one. Its colour is the first one the agent's other spaces do
+// not use.
+func (r *Registry) Add(agent, task, browser string) Space {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.next++
+	sp := &Space{ID: "s" + strconv.Itoa(r.next), Agent: agent, Task: task, Browser: browser, State: Working, Color: r.freeColor()}
+	r.spaces[sp.ID] = sp
+	r.current[agent] = sp.ID
+	return *sp
+}
+
+// Adopt records a space rebuilt from a group found in browser.
+func (r *Registry) Adopt(agent, task, browser string, group, window int, color string, st State) Space {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.next++
+	sp := &Space{ID: "s" + strconv.Itoa(r.next), Agent: agent, Task: task, Browser: browser, Group: group, Window: window, Color: color, State: st}
+	r.spaces[sp.ID] = sp
+	if st == Person {
+		r.resumed[sp.ID] = make(chan struct{})
+	}
+	if _, ok := r.current[agent]; !ok {
+		r.current[agent] = sp.ID
+	}
+	return *sp
+}
+
+// freeColor picks the colour the fewest spaces use. r.mu is held.
+func (r *Registry) freeColor() string {
+	used := make(map[string]int)
+	for _, sp := range r.spaces {
+		used[sp.Color]++
+	}
+	best := Colors[0]
+	for _, c := range Colors {
+		if used[c] < used[best] {
+			best = c
+		}
+	}
+	return best
+}
+
+// Get returns a space by ID.
+func (r *Registry) Get(id string) (Space, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if sp := r.spaces[id]; sp != nil {
+		return *sp, true
+	}
+	return Space{}, false
+}
+
+// ByGroup returns the space of a browser's tab group.
+func (r *Registry) ByGroup(browser string, group int) (Space, bool) {
+	if group <= 0 {
+		return Space{}, false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, sp := range r.spaces {
+		if sp.Browser == browser && sp.Group == group {
+			return *sp, true
+		}
+	}
+	return Space{}, false
+}
+
+// Current returns the agent's current space.
+func (r *Registry) Current(agent string) (Space, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if sp := r.spaces[r.current[agent]]; sp != nil {
+		return *sp, true
+	}
+	return Space{}, false
+}
+
+// Use makes a space the agent's current one.
+func (r *Registry) Use(agent, id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.current[agent] = id
+}
+
+// List returns the spaces (all of them when agent is ""), by ID.
+func (r *Registry) List(agent string) []Space {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.listLocked(func(sp *Space) bool { return agent == "" || sp.Agent == agent })
+}
+
+func (r *Registry) listLocked(keep func(*Space) bool) []Space {
+	out := []Space{}
+	for _, sp := range r.spaces {
+		if keep(sp) {
+			out = append(out, *sp)
+		}
+	}
+	slices.SortFunc(out, func(a, b Space) int {
+		an, _ := strconv.Atoi(strings.TrimPrefix(a.ID, "s"))
+		bn, _ := strconv.Atoi(strings.TrimPrefix(b.ID, "s"))
+		return an - bn
+	})
+	return out
+}
+
+// Update changes a space with fn, under the registry's lock, and returns
+// it as changed; ok is false when there is no such space.
+func (r *Registry) Update(id string, fn func(*Space)) (Space, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sp := r.spaces[id]
+	if sp == nil {
+		return Space{}, false
+	}
+	fn(sp)
+	return *sp, true
+}
+
+// Remove forgets a space; whoever waits for it to be handed back stops
+// waiting.
+func (r *Registry) Remove(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sp := r.spaces[id]
+	if sp == nil {
+		return
+	}
+	delete(r.spaces, id)
+	if r.current[sp.Agent] == id {
+		delete(r.current, sp.Agent)
+	}
+	if ch := r.resumed[id]; ch != nil {
+		close(ch)
+		delete(r.resumed, id)
+	}
+}
+
+// SetState moves a space to st. Taking it over (Person) makes Resumed
+// wait; any other state releases the waiters.
+func (r *Registry) SetState(id string, st State) (Space, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sp := r.spaces[id]
+	if sp == nil {
+		return Space{}, false
+	}
+	sp.State = st
+	ch := r.resumed[id]
+	switch {
+	case st == Person && ch == nil:
+		r.resumed[id] = make(chan struct{})
+	case st != Person && ch != nil:
+		close(ch)
+		delete(r.resumed, id)
+	}
+	return *sp, true
+}
+
+// Resumed returns a channel closed when the person hands the space back
+// (or it is removed); nil when the agent is in control.
+func (r *Registry) Resumed(id string) <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ch := r.resumed[id]; ch != nil {
+		return ch
+	}
+	return nil
+}

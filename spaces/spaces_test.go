@@ -1,0 +1,140 @@
+package spaces
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestCheckName(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{
+		{"alice", true},
+		{"claude-code.2_b", true},
+		{"A1", true},
+		{"", false},
+		{"-lead", false},
+		{"has space", false},
+		{"colon:name", false},
+		{"émile", false},
+		{strings.Repeat("a", MaxName), true},
+		{strings.Repeat("a", MaxName+1), false},
+	} {
+		err := CheckName(tc.name)
+		if got := err == nil; got != tc.ok {
+			t.Errorf("CheckName(%q) = %v, want ok %v", tc.name, err, tc.ok)
+		}
+		if err != nil && !errors.Is(err, ErrName) {
+			t.Errorf("CheckName(%q) = %v, want ErrName", tc.name, err)
+		}
+	}
+}
+
+func TestTitleRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sp   Space
+		want string
+	}{
+		{"working without task", Space{Agent: "alice", State: Working}, "🤖 alice"},
+		{"working with task", Space{Agent: "bob", Task: "book: a flight", State: Working}, "🤖 bob: book: a flight"},
+		{"taken over", Space{Agent: "carol", Task: "x", State: Person}, "✋ carol: x"},
+		{"idle", Space{Agent: "dave", State: Idle}, "💤 dave"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.sp.Title(); got != tc.want {
+				t.Fatalf("Title() = %q, want %q", got, tc.want)
+			}
+			agent, task, st, ok := ParseTitle(tc.want)
+			if !ok || agent != tc.sp.Agent || task != tc.sp.Task || st != tc.sp.State {
+				t.Fatalf("ParseTitle(%q) = %q, %q, %q, %v; want %q, %q, %q", tc.want, agent, task, st, ok, tc.sp.Agent, tc.sp.Task, tc.sp.State)
+			}
+		})
+	}
+}
+
+func TestParseTitleRefusesOthers(t *testing.T) {
+	for _, title := range []string{"", "work", "alice", "🤖", "🤖 bad name", "✅ alice: done", Space{Agent: "alice", State: Working}.DoneTitle()} {
+		if a, _, _, ok := ParseTitle(title); ok {
+			t.Errorf("ParseTitle(%q) = agent %q, want not ours", title, a)
+		}
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	r := New(Saved{})
+	a1 := r.Add("alice", "one", "b1")
+	b1 := r.Add("bob", "", "b1")
+	a2 := r.Add("alice", "two", "b1")
+	if a1.Color == b1.Color || b1.Color == a2.Color {
+		t.Fatalf("colours %s %s %s: want each space its own", a1.Color, b1.Color, a2.Color)
+	}
+	if cur, _ := r.Current("alice"); cur.ID != a2.ID {
+		t.Fatalf("alice's current space is %s, want the newest %s", cur.ID, a2.ID)
+	}
+	r.Update(a1.ID, func(sp *Space) { sp.Group = 7 })
+	if sp, ok := r.ByGroup("b1", 7); !ok || sp.ID != a1.ID {
+		t.Fatalf("ByGroup(b1, 7) = %v, %v; want %s", sp.ID, ok, a1.ID)
+	}
+	if _, ok := r.ByGroup("b2", 7); ok {
+		t.Fatal("ByGroup found a group of another browser")
+	}
+	if got := len(r.List("alice")); got != 2 {
+		t.Fatalf("alice has %d spaces, want 2", got)
+	}
+
+	// Take over and hand back release the waiters.
+	if r.Resumed(a1.ID) != nil {
+		t.Fatal("a working space has a resume channel")
+	}
+	r.SetState(a1.ID, Person)
+	ch := r.Resumed(a1.ID)
+	select {
+	case <-ch:
+		t.Fatal("resumed before the hand back")
+	default:
+	}
+	r.SetState(a1.ID, Working)
+	<-ch
+
+	// What was saved comes back.
+	r.SetState(b1.ID, Person)
+	back := New(r.Save())
+	if diff := cmp.Diff(r.List(""), back.List("")); diff != "" {
+		t.Fatalf("reloaded spaces differ (-before +after):\n%s", diff)
+	}
+	if back.Resumed(b1.ID) == nil {
+		t.Fatal("a reloaded taken-over space has no resume channel")
+	}
+	if cur, _ := back.Current("alice"); cur.ID != a2.ID {
+		t.Fatalf("reloaded current space %s, want %s", cur.ID, a2.ID)
+	}
+	if next := back.Add("erin", "", "b1"); next.ID == a1.ID || next.ID == b1.ID || next.ID == a2.ID {
+		t.Fatalf("reloaded registry reused ID %s", next.ID)
+	}
+
+	r.Remove(b1.ID)
+	if _, ok := r.Get(b1.ID); ok {
+		t.Fatal("removed space still there")
+	}
+}
+
+func TestNameFrom(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"claude-code", "claude-code"},
+		{"Claude Code", "Claude-Code"},
+		{"  cursor (vscode)  ", "cursor--vscode-"},
+		{"émile", "mile"},
+		{"", "mcp"},
+		{"!!!", "mcp"},
+		{strings.Repeat("x", 40), strings.Repeat("x", MaxName)},
+	} {
+		if got := NameFrom(tc.in, "mcp"); got != tc.want {
+			t.Errorf("NameFrom(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
