@@ -72,6 +72,13 @@ func TestImportEdges(t *testing.T) {
 			}
 		}
 	}
+	// The popup's overlay only draws and picks over a CDP session: it
+	// finds nothing itself (the resolver does), so it imports nothing of ours.
+	for _, imp := range imports["overlay"] {
+		if strings.HasPrefix(imp, mod+"/") {
+			t.Errorf("overlay imports %s: it may use none of our packages", imp)
+		}
+	}
 	// The browser link is the client of the extension's op protocol only:
 	// it knows the wire, the frames and the CDP session seam, not the
 	// agents' API, the tabs' state or the page logic above it; and only

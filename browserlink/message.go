@@ -31,6 +31,8 @@ type Message struct {
 	UserAgent   string         `json:"userAgent,omitempty"`
 	BrowserKey  string         `json:"browserKey,omitempty"` // the profile's stable identity (extension/identity.js)
 	Tabs        []protocol.Tab `json:"tabs,omitempty"`
+	// AutomationStopped is the extension's Stop-all switch (hello; PROTOCOL.md §2.6).
+	AutomationStopped bool `json:"automationStopped,omitempty"`
 }
 
 // ExtError is an error reply from the extension (PROTOCOL.md §2.2).
@@ -71,6 +73,8 @@ func extensionError(op string, e *ExtError) error {
 		code = protocol.CodeCDP
 	case "too_large":
 		code = protocol.CodeTooLarge
+	case "automation_stopped":
+		code = protocol.CodeAutomationStopped
 	case "bad_request", "unknown_op":
 		code = protocol.CodeInvalidParams
 	default:

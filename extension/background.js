@@ -1,6 +1,7 @@
 // The service worker: wires the native link, the request router and the chrome.* relays, and
 // answers the popup. Logic lives in the modules it imports; this file only connects them.
 
+import { AutomationSwitch, REASON as STOPPED } from "./automation.js";
 import { DebuggerRelay } from "./debugger.js";
 import { GroupOps } from "./groups.js";
 import { Dispatcher, safePost } from "./dispatch.js";
@@ -35,7 +36,8 @@ const emit = (event) => {
 const calls = new ServiceCalls({ post, connected: () => link.connected && state.relay?.state === "connected" });
 const notices = new Notices({ storage: chrome.storage.session, action: chrome.action, runtime: chrome.runtime });
 
-const relay = new DebuggerRelay({ dbg: chrome.debugger, emit, onChange: () => saveStatusSoon() });
+const automation = new AutomationSwitch({ storage: chrome.storage.local });
+const relay = new DebuggerRelay({ dbg: chrome.debugger, emit, onChange: () => saveStatusSoon(), guard: () => automation.refusal() });
 const isAttached = (tabId) => relay.isAttached(tabId);
 const tabOps = new TabOps({ tabs: chrome.tabs, windows: chrome.windows, isAttached });
 const groupOps = new GroupOps({ tabs: chrome.tabs, tabGroups: chrome.tabGroups });
@@ -62,7 +64,7 @@ const router = new Router({
   },
   onEvent(msg) {
     if (msg.event === "callReply") calls.onReply(msg);
-    else if (msg.event === "notice") notices.onNotice(msg);
+    else if (msg.event === "notice") notices.onNotice(msg).then(() => automation.stopped && showStopped()); // "off" wins the badge
   },
   onProtocolError(message) {
     console.warn(`egohost: ${message}`);
@@ -92,8 +94,10 @@ relay.install();
 installTabEvents(chrome.tabs, emit, isAttached);
 installDownloadEvents(chrome.downloads, emit);
 chrome.runtime.onMessage.addListener(onPopupMessage);
-// Connect once the sessions a previous worker left are dropped (they would answer the new link).
-const cleaned = dropStaleSessions();
+chrome.runtime.onConnect.addListener(onPopupPort);
+// Connect once the sessions a previous worker left are dropped (they would answer the new link)
+// and the Stop-all switch is read (the hello carries it).
+const cleaned = Promise.all([dropStaleSessions(), automation.load().then(showStopped)]);
 cleaned.finally(() => link.connect());
 // Events that start a stopped worker. Starting runs this file, which connects (above); the
 // listeners make sure Chrome starts the worker for them: the browser started (with no tab event,
@@ -130,7 +134,9 @@ async function sendHello() {
   } catch (err) {
     console.warn(`egohost: hello: reading the browser key: ${err.message}`); // the service gives a fresh ID
   }
-  emit({ event: "hello", extensionId: chrome.runtime.id, version: VERSION, userAgent: navigator.userAgent, browserKey: key, tabs });
+  const hello = { event: "hello", extensionId: chrome.runtime.id, version: VERSION, userAgent: navigator.userAgent, browserKey: key, tabs };
+  if (automation.stopped) hello.automationStopped = true;
+  emit(hello);
 }
 
 // A restarted worker may find debugger sessions its previous life left on tabs; the service link
@@ -165,6 +171,7 @@ async function statusSnapshot() {
     protocolError: state.protocolError,
     protocolErrorAt: state.protocolErrorAt,
     attached,
+    automationStopped: automation.stopped,
     now: Date.now(),
   };
 }
@@ -200,6 +207,17 @@ function onPopupMessage(msg, sender, sendResponse) {
       case "detach":
         await relay.detach(msg.tabId, "detached_in_popup");
         break;
+      case "automation": {
+        // Stop all: refuse attaches at once, detach every tab, then tell the service (which
+        // refuses agents' calls). The switch changes here first, so a hello sent meanwhile (the
+        // relay reconnecting) carries the new state too and the service cannot end up with the old.
+        const stopped = msg.stopped === true;
+        await automation.set(stopped);
+        if (stopped) await relay.detachAll(STOPPED);
+        const service = await calls.call("popup.automation", { stopped });
+        showStopped();
+        return { status: await statusSnapshot(), service };
+      }
       default:
         return { error: `unknown popup message ${msg.type}` };
     }
@@ -207,4 +225,25 @@ function onPopupMessage(msg, sender, sendResponse) {
   };
   answer().then(sendResponse, (err) => sendResponse({ error: err.message, status: null }));
   return true; // the answer is asynchronous
+}
+
+// The Stop-all switch shows on the icon while it is off.
+function showStopped() {
+  chrome.action
+    .setBadgeText({ text: automation.stopped ? "off" : "" })
+    .catch((err) => console.warn(`egohost: badge: ${err.message}`));
+}
+
+// An open popup keeps a port named "popup" and tells it the tab it highlights in; when the popup
+// closes (the port disconnects) its boxes are taken off that page. A pick in progress stays: the
+// popup closes as the person clicks into the page to pick.
+function onPopupPort(port) {
+  if (port.name !== "popup" || port.sender?.id !== chrome.runtime.id) return;
+  let tab = 0;
+  port.onMessage.addListener((msg) => {
+    if (Number.isInteger(msg?.tab)) tab = msg.tab;
+  });
+  port.onDisconnect.addListener(() => {
+    if (tab > 0) calls.call("popup.clear", { tab });
+  });
 }

@@ -16,6 +16,7 @@ export const NOT_ATTACHED = "not_attached";
  *   dbg   chrome.debugger (or a fake with attach, detach, sendCommand returning promises,
  *         and onEvent / onDetach with addListener)
  *   emit  sends an event to the service: emit({event: "cdp" | "detached", ...})
+ *   guard () => a WireError that refuses new attaches, or null (the Stop-all switch)
  *
  * One attachment per tab. Concurrent attaches of one tab share one chrome.debugger.attach call.
  * When Chrome detaches a tab, every command in flight on it fails with `detached` at once, the
@@ -25,8 +26,9 @@ export class DebuggerRelay {
   #sessions = new Map(); // tabId → {state: "attaching" | "attached", ready: Promise, inflight: Set}
   #lastReason = new Map(); // tabId → reason of its latest detach
 
-  constructor({ dbg, emit, onChange = () => {}, attachTimeoutMs = ATTACH_TIMEOUT_MS }) {
+  constructor({ dbg, emit, onChange = () => {}, attachTimeoutMs = ATTACH_TIMEOUT_MS, guard = () => null }) {
     this.dbg = dbg;
+    this.guard = guard;
     this.emit = emit;
     this.onChange = onChange;
     this.attachTimeoutMs = attachTimeoutMs;
@@ -56,6 +58,8 @@ export class DebuggerRelay {
       this.#check(tabId, existing);
       return { attached: true, already: true };
     }
+    const refused = this.guard();
+    if (refused) throw refused;
     const session = { state: "attaching", ready: null, inflight: new Set() };
     session.ready = this.#attachWithin(tabId)
       .then(
@@ -119,6 +123,11 @@ export class DebuggerRelay {
     }
     this.#drop(tabId, session, reason);
     return { detached: true };
+  }
+
+  /** detachAll detaches every tab this relay attached (or is attaching), with the given reason. */
+  async detachAll(reason) {
+    await Promise.allSettled([...this.#sessions.keys()].map((tabId) => this.detach(tabId, reason)));
   }
 
   /**

@@ -15,6 +15,7 @@ export const Code = Object.freeze({
   cdpError: "cdp_error",
   tooLarge: "too_large",
   internal: "internal",
+  automationStopped: "automation_stopped",
 });
 
 /**

@@ -42,6 +42,7 @@ export function describeStatus(status, now = Date.now()) {
       relay: { dot: "grey", state: "unknown" },
       welcome: null,
       attached: [],
+      automation: { dot: "grey", state: "unknown" },
     };
   }
   const native = status.native ?? {};
@@ -74,14 +75,20 @@ export function describeStatus(status, now = Date.now()) {
       : { dot: "amber", state: "reachable, waiting for welcome…" };
     if (relay.socket) view.relay.detail = `socket ${relay.socket}`;
   } else if (relay.state === "service_down") {
-    view.relay = { dot: "red", state: "service_down", error: relay.error || "(no error text)" };
+    view.relay = { dot: "red", state: "not running (service_down)", error: relay.error || "(no error text)" };
     if (typeof relay.retryMs === "number") {
       const at = (relay.at ?? now) + relay.retryMs;
       view.relay.detail = at > now ? `The relay retries in ${formatSeconds(at - now)}.` : "The relay is retrying.";
     }
-    view.relay.hint = "Is the egohost service running? Start it with `egohost serve`.";
+    view.relay.hint =
+      "The host runs, but no egohost service answers on its socket. Start it with `egohost serve` (or `egohost install` to run it as a user service); this browser reconnects by itself.";
   } else {
     view.relay = { dot: "amber", state: String(relay.state) };
+  }
+  if (status.automationStopped) {
+    view.automation = { dot: "red", state: "stopped", hint: "Agents' calls are refused and no tab is attached. Switch automation back on at the top." };
+  } else {
+    view.automation = { dot: "green", state: "on" };
   }
 
   const w = status.welcome;
@@ -93,4 +100,18 @@ export function describeStatus(status, now = Date.now()) {
     };
   }
   return view;
+}
+
+/**
+ * agentsView is the "Agents connect" block: where agents connect and where the token lives, from
+ * popup.status's result; null when the service has not answered.
+ */
+export function agentsView(info) {
+  if (!info || typeof info !== "object") return null;
+  return {
+    endpoint: info.endpoint ?? "",
+    tokenFile: info.tokenFile ?? "",
+    browser: info.browser ?? "",
+    hint: "Agents and the CLI read the token from that file (owner-only). `egohost mcp` gives MCP clients the same access.",
+  };
 }

@@ -47,6 +47,9 @@ type Browser struct {
 	UserAgent   string    `json:"userAgent"`
 	ConnectedAt time.Time `json:"connectedAt"`
 	RelayPID    int       `json:"relayPid"`
+	// AutomationStopped: the person switched off all automation of this
+	// browser in the popup; its calls fail with automation_stopped.
+	AutomationStopped bool `json:"automationStopped,omitempty"`
 }
 
 // Tab is a browser tab.

@@ -116,6 +116,10 @@ const (
 	CodePairingDenied        Code = 1142 // the person denied the pairing request, or nobody answered in time; data.reason
 	CodeRevoked              Code = 1143 // the agent's token was revoked (HTTP 401, or the live connection is cut)
 	CodePairingBusy          Code = 1144 // too many pairing requests wait or came lately, or one for the name already waits
+	// The person switched off all automation of this browser in the
+	// popup (Stop all automation); nothing reaches its tabs until they
+	// switch it back on. data.browser.
+	CodeAutomationStopped Code = 1150
 )
 
 // The CLI's own codes, in its --json errors; never on the wire.
@@ -202,6 +206,8 @@ func (c Code) Name() string {
 		return "script_error"
 	case CodeScriptLimit:
 		return "script_limit"
+	case CodeAutomationStopped:
+		return "automation_stopped"
 	case CodeNotInSpace:
 		return "not_in_space"
 	case CodeUserInControl:

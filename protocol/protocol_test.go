@@ -15,7 +15,7 @@ func TestCodeNames(t *testing.T) {
 		CodeForbiddenHost, CodeBadFrame, CodeNotFound, CodeAmbiguous, CodeStaleRef, CodeUnknownRef, CodeSyntax,
 		CodeNotActionable, CodeJSException, CodeNavigation, CodeUnsupported, CodeDialogOpen, CodeDownloadFailed, CodeBusy,
 		CodeForeignRef, CodeBrowserReconnecting,
-		CodeScript, CodeScriptLimit, CodeNotInSpace, CodeUserInControl}
+		CodeScript, CodeScriptLimit, CodeNotInSpace, CodeUserInControl, CodeAutomationStopped}
 	seen := map[string]Code{}
 	for _, c := range codes {
 		name := c.Name()

@@ -24,7 +24,8 @@ type link struct {
 	origin    string
 	log       *slog.Logger
 	connected time.Time
-	person    *agent // the person at this browser: the popup's calls run as it
+	person    *agent     // the person at this browser: the popup's calls run as it
+	popup     popupState // the person's Stop-all switch and latest pick (popupfront.go)
 
 	mu     sync.Mutex
 	tabs   map[int]*tabState
@@ -123,6 +124,7 @@ func (l *link) info() protocol.Browser {
 	if h := l.Hello(); h != nil {
 		b.ExtensionID, b.Version, b.UserAgent = h.ExtensionID, h.Version, h.UserAgent
 	}
+	b.AutomationStopped = l.popup.isStopped()
 	return b
 }
 

@@ -105,6 +105,9 @@ func (s *Service) pickLink(ctx context.Context, name string) (*link, error) {
 			case <-l.Closed(): // dropped, not yet taken out: wait for that
 				until = time.Now().Add(s.opts.ReconnectGrace)
 			default:
+				if err := l.checkAutomation(); err != nil {
+					return nil, err
+				}
 				return l, nil
 			}
 		}

@@ -35,11 +35,15 @@ func popupTyped[P any](fn func(ctx context.Context, l *link, p P) (any, error)) 
 }
 
 func (s *Service) popupHandlers() map[string]popupHandler {
-	return map[string]popupHandler{
+	all := map[string]popupHandler{
 		protocol.MethodPopupStatus:        popupTyped(s.popupStatus),
 		protocol.MethodPopupAgents:        popupTyped(s.popupAgents),
 		protocol.MethodPopupPairingDecide: popupTyped(s.popupPairingDecide),
 	}
+	for name, h := range s.popupFrontHandlers() {
+		all[name] = h
+	}
+	return all
 }
 
 // notForThePopup are agent methods the popup channel does not carry: their

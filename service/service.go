@@ -382,6 +382,7 @@ func (s *Service) register(l *link, in *browserlink.Message) {
 		l.id = s.known.fresh()
 	}
 	l.key = key
+	l.popup.setStopped(in.AutomationStopped) // the extension's switch survives its restarts
 	l.setGroups(in.Tabs)
 	l.log = s.log.With("browser", l.id)
 	l.SetID(l.id, l.log)

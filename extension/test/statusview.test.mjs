@@ -37,7 +37,8 @@ test("describeStatus: service down, then connected with welcome", () => {
     { native: { connected: true, hostSeen: true }, relay: { state: "service_down", error: "dial unix: connection refused", retryMs: 800, at: 1000 } },
     1200,
   );
-  assert.deepEqual([down.native.dot, down.relay.dot, down.relay.state], ["green", "red", "service_down"]);
+  assert.deepEqual([down.native.dot, down.relay.dot, down.relay.state], ["green", "red", "not running (service_down)"]);
+  assert.match(down.relay.hint, /egohost serve/);
   assert.equal(down.relay.error, "dial unix: connection refused");
   assert.equal(down.relay.detail, "The relay retries in 0.6 s.");
 
