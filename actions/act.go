@@ -117,9 +117,13 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 	var final error
 	var acted Element // released after the settle, after the reply
 	err := r.retry(w.ctx, op, target, timeout(o.Timeout, r.opts.Timeout), &log, func(ctx context.Context, n int) error {
-		el, err := r.find.Find(ctx, target)
-		if err != nil {
-			return err
+		var el Element
+		var at spot
+		var err error
+		if h.before == nil {
+			el, at, err = r.findChecked(ctx, target, c, o.Force, n)
+		} else {
+			el, err = r.find.Find(ctx, target)
 		}
 		release := true
 		defer func() {
@@ -127,7 +131,7 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 				r.release(w.ctx, el)
 			}
 		}()
-		if h.before != nil {
+		if h.before != nil && err == nil {
 			done, err := h.before(ctx, el, res)
 			if err != nil {
 				return err
@@ -135,9 +139,11 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 			if done {
 				return nil
 			}
+			at, err = r.measure(ctx, el, c, o.Force, n)
 		}
-		at, desc, err := r.actionable(ctx, el, c, o.Force, n)
-		res.Element = desc
+		if el.ObjectID != "" {
+			res.Element = at.desc
+		}
 		if err != nil {
 			return err
 		}
@@ -148,7 +154,7 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 		w.arm()
 		dispatched = true
 		release, acted = false, el
-		final = h.do(ctx, el, at, res)
+		final = h.do(ctx, el, at.at, res)
 		if final != nil && h.retryDo && r.transient(final) && !errors.As(final, new(finalError)) {
 			dispatched = false
 			release, acted = true, Element{}

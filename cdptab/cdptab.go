@@ -7,6 +7,7 @@ package cdptab
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -41,6 +42,25 @@ var _ Tab = (*Page)(nil)
 type Object struct {
 	ObjectID  runtime.RemoteObjectID
 	SessionID target.SessionID
+	// Boxed says that ObjectID is not the element itself but an array
+	// whose second item is the element: what a resolution that ran a
+	// function on the element in the same page call returns (the call's
+	// one result holds the function's value and the element). A function
+	// meant for the element runs on it as Boxed(fn) does.
+	Boxed bool
+}
+
+// Boxed wraps a JavaScript function's source so that, called on a boxed
+// Object, it runs with `this` the element (the array's second item).
+func Boxed(fn string) string {
+	return "function(...a) { return (" + fn + ").apply(this[1], a); }"
+}
+
+// Called is what a function run on an element gave: its value (JSON;
+// null when it returned nothing) or the exception it threw.
+type Called struct {
+	Value     json.RawMessage
+	Exception string
 }
 
 // Event is one CDP event of a session: its method and its params.

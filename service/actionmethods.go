@@ -96,8 +96,7 @@ func (s *Service) withRunner(ctx context.Context, t protocol.Target, op string, 
 	}
 	ctx, stop := guard(ctx, tc, op)
 	defer stop()
-	find := actions.FinderFunc(tc.res.Object)
-	r := actions.New(tc.page, find, actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient, Setup: tc.acts})
+	r := actions.New(tc.page, actions.FindCallers(tc.res.Object, tc.res.ObjectCall), actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient, Setup: tc.acts})
 	res, err := fn(ctx, tc, r)
 	if err != nil {
 		return nil, classify(err)
