@@ -43,6 +43,19 @@ func (r *recorder) Call(ctx context.Context, method string, params, result any) 
 	return err
 }
 
+// CallSequence records each command of a sequence with the sequence's
+// time (they share one round trip).
+func (r *recorder) CallSequence(ctx context.Context, cmds []cdptab.Command) error {
+	begin := time.Now()
+	err := r.safeTab.CallSequence(ctx, cmds)
+	r.mu.Lock()
+	for _, c := range cmds {
+		r.calls = append(r.calls, recorded{step: step(c.Method, c.Params) + " (in one sequence)", at: begin.Sub(r.start), took: time.Since(begin)})
+	}
+	r.mu.Unlock()
+	return err
+}
+
 func (r *recorder) reset() {
 	r.mu.Lock()
 	r.start, r.calls = time.Now(), nil

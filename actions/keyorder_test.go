@@ -1,0 +1,44 @@
+package actions_test
+
+import (
+	"testing"
+
+	"github.com/egohost/egohost/actions"
+)
+
+// keyLog is a page that logs every key event of its input, with the
+// modifiers held, in the order the page sees them.
+const keyLog = `<input id=k aria-label=Keys><script>
+for (const t of ["keydown", "keypress", "keyup"]) k.addEventListener(t, (e) =>
+  log(t + " " + e.key + (e.shiftKey ? " +shift" : "") + (e.ctrlKey ? " +ctrl" : "")));
+</script>`
+
+// The key events of a combo go to Chrome in one sequence (one round trip):
+// the page must see them in a person's order, modifiers first down and
+// last up, each key's keypress between its keydown and keyup.
+func TestPressKeepsTheKeysInOrder(t *testing.T) {
+	tb := open(t, map[string]string{"/": html(keyLog)}, "/")
+	off := actions.ActOptions{Settle: &actions.Settle{Off: true}}
+	for _, c := range []struct{ combo, want string }{
+		{"Enter", `["keydown Enter","keypress Enter","keyup Enter"]`},
+		{"Shift+1", `["keydown Shift +shift","keydown ! +shift","keypress ! +shift","keyup ! +shift","keyup Shift"]`},
+		{"Control+Shift+ArrowLeft", `["keydown Control +ctrl","keydown Shift +shift +ctrl","keydown ArrowLeft +shift +ctrl","keyup ArrowLeft +shift +ctrl","keyup Shift +ctrl","keyup Control"]`},
+	} {
+		tb.eval(`window.events = []`)
+		if _, err := tb.r.Press(tb.ctx, c.combo, actions.PressOptions{Target: "#k", ActOptions: off}); err != nil {
+			t.Fatalf("press %s: %v", c.combo, err)
+		}
+		if got := tb.eval(`window.events`); got != c.want {
+			t.Errorf("press %s: got %s, want %s", c.combo, got, c.want)
+		}
+	}
+	tb.eval(`window.events = []; k.value = ""`)
+	if _, err := tb.r.Type(tb.ctx, "aB", actions.PressOptions{Target: "#k", ActOptions: off}); err != nil {
+		t.Fatal(err)
+	}
+	want := `["keydown a","keypress a","keyup a","keydown B","keypress B","keyup B"]`
+	if got := tb.eval(`window.events`); got != want {
+		t.Errorf("type aB: got %s, want %s", got, want)
+	}
+	tb.want(`k.value`, `"aB"`)
+}
