@@ -221,17 +221,16 @@ const focusedJS = `(() => {
 // describeFocused describes the element the keys are about to go to (as
 // element actions describe theirs), or returns "" when nothing has the
 // focus or the page cannot say (a description is not worth failing the
-// keys for).
+// keys for). One evaluation: the focused element and its description.
 func (r *Runner) describeFocused(ctx context.Context) string {
 	yes := true
-	res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: focusedJS, Silent: &yes})
-	if err != nil || res.ExceptionDetails != nil || res.Result == nil || res.Result.ObjectID == "" {
+	expr := "(() => { const a = " + focusedJS + "; return a ? (" + checkJS + ").call(a, { describe: true }) : null; })()"
+	res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: expr, Silent: &yes, ReturnByValue: &yes, AwaitPromise: &yes})
+	if err != nil || res.ExceptionDetails != nil || res.Result == nil {
 		return ""
 	}
-	el := Element{ObjectID: res.Result.ObjectID}
-	defer r.release(ctx, el)
 	var c checkResult
-	if err := r.callOn(ctx, el, checkJS, &c, checks{Describe: true}); err != nil {
+	if json.Unmarshal(res.Result.Value, &c) != nil {
 		return ""
 	}
 	return c.Desc

@@ -32,6 +32,19 @@ func TestPressKeepsTheKeysInOrder(t *testing.T) {
 			t.Errorf("press %s: got %s, want %s", c.combo, got, c.want)
 		}
 	}
+	// Without a target the keys go to the focused element, described in
+	// the reply (one evaluation, then the keys).
+	tb.eval(`window.events = []; k.focus()`)
+	res, err := tb.r.Press(tb.ctx, "Enter", actions.PressOptions{ActOptions: off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `<input id="k" aria-label="Keys">`; res.Element != want {
+		t.Errorf("press without a target: got element %q, want %q", res.Element, want)
+	}
+	if got, want := tb.eval(`window.events`), `["keydown Enter","keypress Enter","keyup Enter"]`; got != want {
+		t.Errorf("press without a target: got %s, want %s", got, want)
+	}
 	tb.eval(`window.events = []; k.value = ""`)
 	if _, err := tb.r.Type(tb.ctx, "aB", actions.PressOptions{Target: "#k", ActOptions: off}); err != nil {
 		t.Fatal(err)
