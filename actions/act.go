@@ -132,7 +132,8 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 			}
 		}()
 		if h.before != nil && err == nil {
-			done, err := h.before(ctx, el, res)
+			var done bool
+			done, err = h.before(ctx, el, res)
 			if err != nil {
 				return err
 			}

@@ -1,7 +1,9 @@
 package actions_test
 
 import (
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/egohost/egohost/actions"
 )
@@ -54,4 +56,18 @@ func TestPressKeepsTheKeysInOrder(t *testing.T) {
 		t.Errorf("type aB: got %s, want %s", got, want)
 	}
 	tb.want(`k.value`, `"aB"`)
+}
+
+// check reads the box's state first (a step before the checks): when the
+// checks then fail (a cover), the action waits and fails, it never clicks.
+func TestCheckWaitsForItsChecksAfterReadingTheState(t *testing.T) {
+	tb := open(t, map[string]string{"/": html(`<input type=checkbox id=box aria-label=Agree onclick="log('clicked')">
+<div id=cover style="position:fixed;inset:0;background:#eee"></div>`)}, "/")
+	_, err := tb.r.SetChecked(tb.ctx, "#box", true, actions.ActOptions{Timeout: 700 * time.Millisecond})
+	var na *actions.NotActionableError
+	if !errors.As(err, &na) || na.Reason != actions.Covered {
+		t.Fatalf("got %v, want the cover named", err)
+	}
+	tb.want(`window.events`, `[]`)
+	tb.want(`box.checked`, `false`)
 }

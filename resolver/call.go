@@ -2,9 +2,12 @@ package resolver
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -18,7 +21,12 @@ import (
 type jsCall struct {
 	fn   string
 	args []byte
+	key  string // where the function is kept in egohost's world
 }
+
+// noCallFn is what the call expression returns when the world does not
+// keep the function yet.
+const noCallFn = "egohost: no call function"
 
 func newCall(fn string, args []any) (*jsCall, error) {
 	if args == nil {
@@ -28,7 +36,8 @@ func newCall(fn string, args []any) (*jsCall, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode arguments: %w", err)
 	}
-	return &jsCall{fn: fn, args: b}, nil
+	sum := sha256.Sum256([]byte(fn))
+	return &jsCall{fn: fn, args: b, key: "__egohostCall_" + hex.EncodeToString(sum[:8])}, nil
 }
 
 // envelope is what a call answers: {v: its value} or {x: the exception it
@@ -54,11 +63,21 @@ func (e envelope) called() cdptab.Called {
 // around wraps the engine's object-mode expression: when it gives an
 // element, the function runs on it and the result is [envelope, element];
 // anything else (the engine's answer as a string) passes through. The
-// wrapper's names are unlikely ones: the function's source sits in their
-// scope.
-func (c *jsCall) around(expr string) string {
+// function is kept in egohost's world under its key, like the engine, so
+// that the expression stays small (its arguments change from call to
+// call, and V8 compiles a new source every time): install sends its
+// source, once per document.
+func (c *jsCall) around(expr string, install bool) string {
+	fn := "globalThis." + c.key
+	if install {
+		fn = "(globalThis." + c.key + " = (" + c.fn + "))"
+	}
+	// Installed inside the arrow, after the engine found an element (only
+	// in egohost's own world); the arrow's names are unlikely ones, as the
+	// function's source then sits in their scope.
 	return "(async (__egohostEl) => { if (__egohostEl === null || typeof __egohostEl !== \"object\") return __egohostEl; " +
-		"let __egohostR; try { __egohostR = { v: await (" + c.fn + ").apply(__egohostEl, " + string(c.args) + ") }; } " +
+		"const __egohostF = " + fn + "; if (!__egohostF) return " + strconv.Quote(noCallFn) + "; " +
+		"let __egohostR; try { __egohostR = { v: await __egohostF.apply(__egohostEl, " + string(c.args) + ") }; } " +
 		"catch (__egohostE) { __egohostR = { x: String(__egohostE) }; } return [JSON.stringify(__egohostR), __egohostEl]; })(" + expr + ")"
 }
 

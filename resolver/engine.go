@@ -207,7 +207,7 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 	}
 	yes := true
 	var res runtime.EvaluateResult
-	remade, fresh, install := false, false, false
+	remade, fresh, install, installCall := false, false, false, false
 	for attempt := 0; ; attempt++ {
 		w, err := r.worldRef(ctx, d, fresh)
 		if err != nil {
@@ -226,7 +226,7 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 		case spec.Mode == modeObject && spec.call != nil:
 			// One result for two things: [the call's envelope, the
 			// element], with the array's object ID (the boxed element).
-			params.Expression = spec.call.around(expr)
+			params.Expression = spec.call.around(expr, installCall)
 			params.AwaitPromise = &yes
 			params.SerializationOptions = cdptab.DeepNodes()
 		case spec.Mode == modeCount, spec.Mode == modeCenter:
@@ -248,6 +248,10 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 		}
 		if !install && attempt < 3 && isNoEngine(res.Result) {
 			install = true // a new document: load the engine
+			continue
+		}
+		if spec.call != nil && !installCall && attempt < 3 && isString(res.Result, noCallFn) {
+			installCall = true // a new document, or a new function: load it
 			continue
 		}
 		break
