@@ -122,9 +122,13 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 	var final error
 	var acted Element // released after the settle, after the reply
 	err := r.retry(w.ctx, op, target, timeout(o.Timeout, r.opts.Timeout), &log, func(ctx context.Context, n int) error {
-		el, err := r.find.Find(ctx, target)
-		if err != nil {
-			return err
+		var el Element
+		var at spot
+		var err error
+		if h.before == nil {
+			el, at, err = r.findChecked(ctx, target, c, o.Force, n)
+		} else {
+			el, err = r.find.Find(ctx, target)
 		}
 		release := true
 		defer func() {
@@ -132,18 +136,21 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 				r.release(w.ctx, el)
 			}
 		}()
-		if h.before != nil {
-			done, err := h.before(ctx, el, res)
+		if h.before != nil && err == nil {
+			var done bool
+			done, err = h.before(ctx, el, res)
 			if err != nil {
 				return err
 			}
 			if done {
 				return nil
 			}
+			at, err = r.measure(ctx, el, c, o.Force, n)
 		}
-		sp, err := r.measure(ctx, el, c, o.Force, n)
-		at := sp.at
-		res.Element, res.hidden, res.hovered = sp.desc, sp.hidden, sp.hovered
+		if el.ObjectID != "" {
+			res.Element = at.desc
+		}
+		res.hidden, res.hovered = at.hidden, at.hovered
 		if err != nil {
 			return err
 		}
@@ -154,7 +161,7 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 		w.arm()
 		dispatched = true
 		release, acted = false, el
-		final = h.do(ctx, el, at, res)
+		final = h.do(ctx, el, at.at, res)
 		if final != nil && h.retryDo && r.transient(final) && !errors.As(final, new(finalError)) {
 			dispatched = false
 			release, acted = true, Element{}

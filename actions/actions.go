@@ -43,6 +43,36 @@ type Finder interface {
 	Find(ctx context.Context, target string) (Element, error)
 }
 
+// FindCaller is a Finder that can also run a function on the element it
+// finds in the same call to the page (resolver.Resolver.ObjectCall): fn
+// is a JavaScript function's source with `this` the element, awaited, and
+// args its arguments. The element may be boxed (cdptab.Object.Boxed). An
+// exception of fn is in the Called, not an error.
+type FindCaller interface {
+	Finder
+	FindCall(ctx context.Context, target, fn string, args ...any) (Element, cdptab.Called, error)
+}
+
+// FindCallFunc is the function form of FindCaller.FindCall.
+type FindCallFunc func(ctx context.Context, target, fn string, args ...any) (Element, cdptab.Called, error)
+
+// FindCallers makes a FindCaller of its two functions (a resolver's Object
+// and ObjectCall).
+func FindCallers(find FinderFunc, call FindCallFunc) FindCaller { return findCaller{find, call} }
+
+type findCaller struct {
+	find FinderFunc
+	call FindCallFunc
+}
+
+func (f findCaller) Find(ctx context.Context, target string) (Element, error) {
+	return f.find(ctx, target)
+}
+
+func (f findCaller) FindCall(ctx context.Context, target, fn string, args ...any) (Element, cdptab.Called, error) {
+	return f.call(ctx, target, fn, args...)
+}
+
 // FinderFunc adapts a function to Finder.
 type FinderFunc func(ctx context.Context, target string) (Element, error)
 

@@ -14,6 +14,7 @@ import (
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/cdperr"
 )
 
@@ -131,6 +132,9 @@ func (r *Runner) callOn(ctx context.Context, el Element, fn string, out any, arg
 		}
 		cargs = append(cargs, &cdpruntime.CallArgument{Value: jsonv2.Value(b)})
 	}
+	if el.Boxed {
+		fn = cdptab.Boxed(fn)
+	}
 	yes := true
 	res, err := cdp.Call(ctx, r.session(el.SessionID), cdpruntime.CallFunctionOn, cdpruntime.CallFunctionOnParams{
 		FunctionDeclaration: fn,
@@ -157,6 +161,30 @@ func (r *Runner) callOn(ctx context.Context, el Element, fn string, out any, arg
 	return nil
 }
 
+// unboxed returns the element itself for a boxed one (what the CDP
+// methods that take an element's object need), and the function that
+// releases it; an element that is not boxed comes back as it is.
+func (r *Runner) unboxed(ctx context.Context, el Element) (Element, func(), error) {
+	if !el.Boxed {
+		return el, func() {}, nil
+	}
+	res, err := cdp.Call(ctx, r.session(el.SessionID), cdpruntime.CallFunctionOn, cdpruntime.CallFunctionOnParams{
+		FunctionDeclaration: "function() { return this[1]; }",
+		ObjectID:            el.ObjectID,
+	})
+	if err != nil {
+		if chromeContextGone(err) {
+			return Element{}, nil, &NotActionableError{Reason: NotAttached, Detail: "its document went away"}
+		}
+		return Element{}, nil, fmt.Errorf("element: %w", err)
+	}
+	if res.ExceptionDetails != nil || res.Result == nil || res.Result.ObjectID == "" {
+		return Element{}, nil, &NotActionableError{Reason: NotAttached, Detail: "the element is gone"}
+	}
+	inner := Element{ObjectID: res.Result.ObjectID, SessionID: el.SessionID}
+	return inner, func() { r.release(context.WithoutCancel(ctx), inner) }, nil
+}
+
 // release lets the page forget an element's remote object. It gives up
 // when ctx ends (a dialog blocks the page) or after releaseTimeout.
 func (r *Runner) release(ctx context.Context, el Element) {
@@ -178,20 +206,62 @@ func (r *Runner) actionable(ctx context.Context, el Element, c checks, force boo
 
 // measure is actionable with the element's box.
 func (r *Runner) measure(ctx context.Context, el Element, c checks, force bool, n int) (spot, error) {
+	c, fn := r.checkScript(c, force, n)
+	var res checkResult
+	if err := r.callOn(ctx, el, fn, &res, c, c.thenArg); err != nil {
+		return spot{}, err
+	}
+	return r.spotOf(ctx, el, c, res)
+}
+
+// checkScript returns the checks of attempt n (which picks the scroll
+// alignment) and the script that runs them.
+func (r *Runner) checkScript(c checks, force bool, n int) (checks, string) {
 	if n > 0 {
 		c.Scroll = (n-1)%3 + 1
 	}
 	if force {
 		c = c.forced()
 	}
-	var res checkResult
 	fn := r.checkFn
 	if c.then != "" {
 		fn = actionableJS(c.then)
 	}
-	if err := r.callOn(ctx, el, fn, &res, c, c.thenArg); err != nil {
-		return spot{}, err
+	return c, fn
+}
+
+// findChecked finds target and runs the checks on it. With a FindCaller,
+// the resolution and the checks are one call to the page; otherwise a
+// Find, then the checks' call. The element comes back whenever it was
+// found (also when a check failed): the caller releases it.
+func (r *Runner) findChecked(ctx context.Context, target string, c checks, force bool, n int) (Element, spot, error) {
+	fc, ok := r.find.(FindCaller)
+	if !ok {
+		el, err := r.find.Find(ctx, target)
+		if err != nil {
+			return Element{}, spot{}, err
+		}
+		s, err := r.measure(ctx, el, c, force, n)
+		return el, s, err
 	}
+	c, fn := r.checkScript(c, force, n)
+	el, called, err := fc.FindCall(ctx, target, fn, c, c.thenArg)
+	if err != nil {
+		return Element{}, spot{}, err
+	}
+	if called.Exception != "" {
+		return el, spot{}, &JSError{Op: "injected script", Text: called.Exception}
+	}
+	var res checkResult
+	if err := json.Unmarshal(called.Value, &res); err != nil {
+		return el, spot{}, fmt.Errorf("decode script result: %w", err)
+	}
+	s, err := r.spotOf(ctx, el, c, res)
+	return el, s, err
+}
+
+// spotOf reads the checks' result on el.
+func (r *Runner) spotOf(ctx context.Context, el Element, c checks, res checkResult) (spot, error) {
 	if c.thenOut != nil && res.OK {
 		*c.thenOut = res.Then
 	}
@@ -223,6 +293,11 @@ func (r *Runner) measure(ctx context.Context, el Element, c checks, force bool, 
 // quadCenter returns the centre of an element's first content quad and the
 // bounds of all its quads, in the viewport of its session's root frame.
 func (r *Runner) quadCenter(ctx context.Context, el Element) (Point, Box, error) {
+	el, done, err := r.unboxed(ctx, el)
+	if err != nil {
+		return Point{}, Box{}, err
+	}
+	defer done()
 	q, err := cdp.Call(ctx, r.session(el.SessionID), dom.GetContentQuads, dom.GetContentQuadsParams{ObjectID: el.ObjectID})
 	if err != nil {
 		if chromeContextGone(err) {

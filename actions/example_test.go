@@ -19,7 +19,7 @@ func Example() {
 	ctx := context.Background()
 	var p *cdptab.Page // cdptab.Open(ctx, session)
 	res := resolver.New(p, nil)
-	find := actions.FinderFunc(res.Object)
+	find := actions.FindCallers(res.Object, res.ObjectCall)
 	r := actions.New(p, find, actions.Options{Timeout: 5 * time.Second, Transient: resolver.IsTransient})
 
 	if _, err := r.Goto(ctx, "https://example.test/login", actions.NavOptions{Until: actions.LoadDOMContentLoaded}); err != nil {

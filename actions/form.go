@@ -293,6 +293,11 @@ func (r *Runner) SetFiles(ctx context.Context, target string, files []string, o 
 		if files == nil {
 			files = []string{}
 		}
+		el, done, err := r.unboxed(ctx, el)
+		if err != nil {
+			return fmt.Errorf("upload %s: %w", target, err)
+		}
+		defer done()
 		if _, err := cdp.Call(ctx, r.session(el.SessionID), dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: files, ObjectID: el.ObjectID}); err != nil {
 			return fmt.Errorf("upload %s: %w", target, err)
 		}

@@ -84,7 +84,7 @@ func openWith(t *testing.T, h http.Handler, path string, opts actions.Options) *
 	t.Cleanup(p.Close)
 	safe := safeTab{p}
 	res := resolver.New(safe, nil)
-	find := actions.FinderFunc(res.Object)
+	find := actions.FindCallers(res.Object, res.ObjectCall)
 	if opts.Transient == nil {
 		opts.Transient = resolver.IsTransient
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/cdptab"
 )
 
 // PressOptions tune Press and Type.
@@ -140,28 +141,31 @@ func (r *Runner) unbound(ctx context.Context, op string, o ActOptions, do func(c
 	return res, nil
 }
 
-// pressStrokes sends the key events of one combo.
+// pressStrokes sends the key events of one combo, in one sequence (one
+// round trip: Chrome's input queue keeps them in order, as a person's
+// keys).
 func (r *Runner) pressStrokes(ctx context.Context, strokes []stroke) error {
 	var mods int64
+	var cmds []cdptab.Command
 	for _, s := range strokes {
 		mods |= s.modifier
-		if err := r.keyEvent(ctx, true, s, mods); err != nil {
-			return err
-		}
+		cmds = append(cmds, r.keyEvent(true, s, mods))
 	}
 	for i := len(strokes) - 1; i >= 0; i-- {
 		s := strokes[i]
-		if err := r.keyEvent(ctx, false, s, mods); err != nil {
-			return err
-		}
+		// A modifier's own keyup no longer has it held, as in a browser.
 		mods &^= s.modifier
+		cmds = append(cmds, r.keyEvent(false, s, mods))
+	}
+	if err := cdptab.CallSequence(ctx, r.tab, cmds); err != nil {
+		return fmt.Errorf("key %s: %w", strokes[len(strokes)-1].key, err)
 	}
 	return nil
 }
 
-// keyEvent sends one keyDown (keyDown with text, rawKeyDown without) or
+// keyEvent is one keyDown (keyDown with text, rawKeyDown without) or
 // keyUp.
-func (r *Runner) keyEvent(ctx context.Context, down bool, s stroke, mods int64) error {
+func (r *Runner) keyEvent(down bool, s stroke, mods int64) cdptab.Command {
 	p := input.DispatchKeyEventParams{
 		Type:                  input.DispatchKeyEventTypeKeyUp,
 		Modifiers:             mods,
@@ -182,10 +186,7 @@ func (r *Runner) keyEvent(ctx context.Context, down bool, s stroke, mods int64) 
 			p.Commands = macCommands(mods&^s.modifier, s.def.code)
 		}
 	}
-	if _, err := cdp.Call(ctx, r.tab, input.DispatchKeyEvent, p); err != nil {
-		return fmt.Errorf("key %s %s: %w", s.key, p.Type, err)
-	}
-	return nil
+	return cdptab.Command{Method: input.DispatchKeyEvent.Method, Params: p}
 }
 
 // modifiers returns the modifier bits of key names (Shift, Control, Alt,
@@ -220,17 +221,16 @@ const focusedJS = `(() => {
 // describeFocused describes the element the keys are about to go to (as
 // element actions describe theirs), or returns "" when nothing has the
 // focus or the page cannot say (a description is not worth failing the
-// keys for).
+// keys for). One evaluation: the focused element and its description.
 func (r *Runner) describeFocused(ctx context.Context) string {
 	yes := true
-	res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: focusedJS, Silent: &yes})
-	if err != nil || res.ExceptionDetails != nil || res.Result == nil || res.Result.ObjectID == "" {
+	expr := "(() => { const a = " + focusedJS + "; return a ? (" + checkJS + ").call(a, { describe: true }) : null; })()"
+	res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: expr, Silent: &yes, ReturnByValue: &yes, AwaitPromise: &yes})
+	if err != nil || res.ExceptionDetails != nil || res.Result == nil {
 		return ""
 	}
-	el := Element{ObjectID: res.Result.ObjectID}
-	defer r.release(ctx, el)
 	var c checkResult
-	if err := r.callOn(ctx, el, checkJS, &c, checks{Describe: true}); err != nil {
+	if json.Unmarshal(res.Result.Value, &c) != nil {
 		return ""
 	}
 	return c.Desc

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 
 	"github.com/egohost/egohost/actions"
@@ -41,6 +43,19 @@ func (r *recorder) Call(ctx context.Context, method string, params, result any) 
 	return err
 }
 
+// CallSequence records each command of a sequence with the sequence's
+// time (they share one round trip).
+func (r *recorder) CallSequence(ctx context.Context, cmds []cdptab.Command) error {
+	begin := time.Now()
+	err := r.safeTab.CallSequence(ctx, cmds)
+	r.mu.Lock()
+	for _, c := range cmds {
+		r.calls = append(r.calls, recorded{step: step(c.Method, c.Params) + " (in one sequence)", at: begin.Sub(r.start), took: time.Since(begin)})
+	}
+	r.mu.Unlock()
+	return err
+}
+
 func (r *recorder) reset() {
 	r.mu.Lock()
 	r.start, r.calls = time.Now(), nil
@@ -56,6 +71,7 @@ func step(method string, params any) string {
 			{"function intercepted(", "guard read back"},
 			{"function intercept(", "guard"},
 			{"function settle(", "settle"},
+			{"function value(", "value read back"},
 		} {
 			if strings.Contains(p.FunctionDeclaration, s.marker) {
 				return s.step + ": " + method
@@ -65,10 +81,13 @@ func step(method string, params any) string {
 		if strings.Contains(p.Expression, "quietMs") {
 			return "settle (dom quiet): " + method
 		}
+		if strings.Contains(p.Expression, "function check(") {
+			return "resolve + actionability: " + method
+		}
 		return "resolve: " + method
 	}
 	switch method {
-	case "Input.dispatchMouseEvent":
+	case "Input.dispatchMouseEvent", "Input.dispatchKeyEvent", "Input.insertText":
 		return "dispatch: " + method
 	case "Runtime.releaseObject":
 		return "release: " + method
@@ -86,32 +105,65 @@ func step(method string, params any) string {
 // Run: go test ./actions -run '^$' -bench ClickSteps -benchtime 10x
 func BenchmarkClickSteps(b *testing.B) {
 	bb := sharedBrowser(b)
-	base := browsertest.Serve(b, resolverbench.Handler())
-	s := bb.NewPage(b, base+"/list")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	p, err := cdptab.Open(ctx, s)
-	if err != nil {
+	open := func(url string) (*recorder, *actions.Runner) {
+		p, err := cdptab.Open(ctx, bb.NewPage(b, url))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(p.Close)
+		rec := &recorder{safeTab: safeTab{p}}
+		res := resolver.New(rec, nil)
+		find := actions.FindCallers(res.Object, res.ObjectCall)
+		return rec, actions.New(rec, find, actions.Options{Transient: resolver.IsTransient, Timeout: time.Minute})
+	}
+	list, lr := open(browsertest.Serve(b, resolverbench.Handler()) + "/list")
+	if _, err := lr.Click(ctx, "css=li:first-child > button", actions.ClickOptions{}); err != nil {
+		b.Fatal(err) // the per-tab setup, and Chrome's first layout of the page
+	}
+	form, fr := open(browsertest.Serve(b, browsertest.Pages(map[string]string{
+		"/form": `<!doctype html><title>form</title><input id=name aria-label="Name"><p>Some text.</p>`,
+	})) + "/form")
+	if _, err := fr.Fill(ctx, "#name", "warm-up", actions.FillOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	defer p.Close()
-	rec := &recorder{safeTab: safeTab{p}}
-	res := resolver.New(rec, nil)
-	find := actions.FinderFunc(res.Object)
-	r := actions.New(rec, find, actions.Options{Transient: resolver.IsTransient, Timeout: time.Minute})
-	if _, err := r.Click(ctx, "css=li:first-child > button", actions.ClickOptions{}); err != nil {
-		b.Fatal(err) // the per-tab setup, and Chrome's first layout of the page
+	off := &actions.Settle{Off: true}
+	click := func(target string, noSettle bool) func(r *actions.Runner) error {
+		return func(r *actions.Runner) error {
+			o := actions.ClickOptions{}
+			if noSettle {
+				o.Settle = off
+			}
+			_, err := r.Click(ctx, target, o)
+			return err
+		}
 	}
 	runs := max(b.N, 1)
 	var out strings.Builder
 	for _, c := range []struct {
-		name, target string
-		noSettle     bool
+		name string
+		rec  *recorder
+		r    *actions.Runner
+		do   func(r *actions.Runner) error
 	}{
-		{"click by css, no settle", `css=li:last-child > button`, true},
-		{"click by role, no settle", `role=button[name="Button 4999"]`, true},
-		{"click by css, default settle", `css=li:last-child > button`, false},
+		{"click by css, no settle", list, lr, click(`css=li:last-child > button`, true)},
+		{"click by role, no settle", list, lr, click(`role=button[name="Button 4999"]`, true)},
+		{"click by css, default settle", list, lr, click(`css=li:last-child > button`, false)},
+		{"fill, no settle", form, fr, func(r *actions.Runner) error {
+			_, err := r.Fill(ctx, "#name", "Ada Lovelace", actions.FillOptions{ActOptions: actions.ActOptions{Settle: off}})
+			return err
+		}},
+		{"press, no settle", form, fr, func(r *actions.Runner) error {
+			_, err := r.Press(ctx, "Enter", actions.PressOptions{Target: "#name", ActOptions: actions.ActOptions{Settle: off}})
+			return err
+		}},
 	} {
+		rec, r := c.rec, c.r
+		// Only the tab in front gets input events.
+		if _, err := cdp.Call(ctx, rec, page.BringToFront, cdp.Empty{}); err != nil {
+			b.Fatal(err)
+		}
 		type agg struct {
 			n    int
 			took time.Duration
@@ -121,12 +173,8 @@ func BenchmarkClickSteps(b *testing.B) {
 		var last []recorded
 		for range runs {
 			rec.reset()
-			o := actions.ClickOptions{}
-			if c.noSettle {
-				o.Settle = &actions.Settle{Off: true}
-			}
 			start := time.Now()
-			if _, err := r.Click(ctx, c.target, o); err != nil {
+			if err := c.do(r); err != nil {
 				b.Fatal(err)
 			}
 			total = append(total, time.Since(start))

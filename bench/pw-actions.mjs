@@ -5,6 +5,8 @@
 //   node pw-actions.mjs --endpoint ws://127.0.0.1:PORT/devtools/browser/ID \
 //        [--runs 20] [--list LIST_URL] PAGE_URL OTHER_URL
 //
+// With --form it times fill and press on PAGE_URL only (one block of
+// e2e.BenchmarkFillPressInterleaved).
 // With --list it times click by role and by css and ariaSnapshot on
 // LIST_URL (e2e.BenchmarkActionsList's 5,000-item page), then fill and
 // press on PAGE_URL, and no goto.
@@ -15,12 +17,13 @@
 import { chromium } from 'playwright-core';
 
 function parseArgs(argv) {
-  const opts = { endpoint: '', runs: 20, urls: [], list: '' };
+  const opts = { endpoint: '', runs: 20, urls: [], list: '', form: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--endpoint') opts.endpoint = argv[++i];
     else if (a === '--runs') opts.runs = Number(argv[++i]);
     else if (a === '--list') opts.list = argv[++i];
+    else if (a === '--form') opts.form = true;
     else if (a.startsWith('--')) throw new Error(`unknown flag ${a}`);
     else opts.urls.push(a);
   }
@@ -57,6 +60,15 @@ async function main() {
     const context = browser.contexts()[0] ?? await browser.newContext();
     const page = await context.newPage();
     try {
+      if (opts.form) {
+        // One block of e2e.BenchmarkFillPressInterleaved: fill and press
+        // on PAGE_URL only, in a tab brought to the front.
+        await page.goto(pageURL, { waitUntil: 'load' });
+        await page.bringToFront();
+        await time('fill', opts.runs, (i) => page.fill('#name', `Ada Lovelace ${i}`));
+        await time('press', opts.runs, () => page.press('#name', 'Enter'));
+        return;
+      }
       if (opts.list) {
         // The list page of e2e.BenchmarkActionsList (5,000 items): click
         // the last item's button by role and by css, then its ariaSnapshot;

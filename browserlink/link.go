@@ -199,13 +199,55 @@ type chunk struct {
 // Call sends a request to the extension and waits for its reply, the
 // context's end, or the link's end.
 func (l *Link) Call(ctx context.Context, op Op) (json.RawMessage, error) {
+	c, err := l.start(op)
+	if err != nil {
+		return nil, err
+	}
+	return l.wait(ctx, c)
+}
+
+// CallSequence sends requests to the extension in order, each without
+// waiting for the previous reply (the extension hands them to Chrome in
+// the order they arrive), then waits for every reply. It returns the
+// replies and the first error.
+func (l *Link) CallSequence(ctx context.Context, ops []Op) ([]json.RawMessage, error) {
+	started := make([]started, 0, len(ops))
+	var first error
+	for _, op := range ops {
+		c, err := l.start(op)
+		if err != nil {
+			first = err
+			break
+		}
+		started = append(started, c)
+	}
+	out := make([]json.RawMessage, len(started))
+	for i, c := range started {
+		res, err := l.wait(ctx, c)
+		out[i] = res
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	return out, first
+}
+
+// started is a request sent, waiting for its reply.
+type started struct {
+	id   int64
+	name string
+	ch   chan reply
+}
+
+// start registers and sends a request.
+func (l *Link) start(op Op) (started, error) {
 	ch := make(chan reply, 1)
 	name := op.opName()
 	l.mu.Lock()
 	select {
 	case <-l.closed:
 		l.mu.Unlock()
-		return nil, protocol.Errorf(protocol.CodeBrowserGone, "browser %s disconnected", l.id)
+		return started{}, protocol.Errorf(protocol.CodeBrowserGone, "browser %s disconnected", l.id)
 	default:
 	}
 	// Unique across links: a late reply to a request of a dropped link
@@ -222,16 +264,22 @@ func (l *Link) Call(ctx context.Context, op Op) (json.RawMessage, error) {
 	if err != nil {
 		l.forget(id)
 		if errors.Is(err, nativemsg.ErrFrameTooLarge) {
-			return nil, protocol.Errorf(protocol.CodeTooLarge, "%s: %v", name, err)
+			return started{}, protocol.Errorf(protocol.CodeTooLarge, "%s: %v", name, err)
 		}
-		return nil, protocol.Errorf(protocol.CodeBrowserGone, "%s: send to browser %s: %v", name, l.ID(), err)
+		return started{}, protocol.Errorf(protocol.CodeBrowserGone, "%s: send to browser %s: %v", name, l.ID(), err)
 	}
+	return started{id: id, name: name, ch: ch}, nil
+}
+
+// wait waits for a started request's reply, the context's end, or the
+// link's end.
+func (l *Link) wait(ctx context.Context, c started) (json.RawMessage, error) {
 	select {
-	case r := <-ch:
+	case r := <-c.ch:
 		return r.result, r.err
 	case <-ctx.Done():
-		l.forget(id)
-		return nil, &callTimeout{pe: protocol.Errorf(protocol.CodeTimeout, "%s: no answer from browser %s: %v", name, l.ID(), ctx.Err()), ctxErr: ctx.Err()}
+		l.forget(c.id)
+		return nil, &callTimeout{pe: protocol.Errorf(protocol.CodeTimeout, "%s: no answer from browser %s: %v", c.name, l.ID(), ctx.Err()), ctxErr: ctx.Err()}
 	}
 }
 

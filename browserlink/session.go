@@ -21,7 +21,10 @@ type Session struct {
 	sessionID string
 }
 
-var _ cdptab.Sessions = (*Session)(nil)
+var (
+	_ cdptab.Sessions  = (*Session)(nil)
+	_ cdptab.Sequencer = (*Session)(nil)
+)
 
 // Session is the main CDP session of a tab.
 func (l *Link) Session(tabID int) *Session { return &Session{l: l, tabID: tabID} }
@@ -43,6 +46,36 @@ func (s *Session) Call(ctx context.Context, method string, params, result any) e
 	if result != nil && len(res) > 0 {
 		if err := jsonv2.Unmarshal(res, result); err != nil {
 			return fmt.Errorf("%s: decode result: %w", method, err)
+		}
+	}
+	return nil
+}
+
+// CallSequence sends CDP commands through the extension in order, each
+// without waiting for the previous reply, and decodes their results
+// (cdptab.Sequencer): one round trip for the lot.
+func (s *Session) CallSequence(ctx context.Context, cmds []cdptab.Command) error {
+	ops := make([]Op, len(cmds))
+	for i, c := range cmds {
+		op := CDP{TabID: s.tabID, Method: c.Method, SessionID: s.sessionID}
+		if c.Params != nil {
+			raw, err := jsonv2.Marshal(c.Params)
+			if err != nil {
+				return fmt.Errorf("%s: encode params: %w", c.Method, err)
+			}
+			op.Params = raw
+		}
+		ops[i] = op
+	}
+	res, err := s.l.CallSequence(ctx, ops)
+	if err != nil {
+		return err
+	}
+	for i, c := range cmds {
+		if c.Result != nil && len(res[i]) > 0 {
+			if err := jsonv2.Unmarshal(res[i], c.Result); err != nil {
+				return fmt.Errorf("%s: decode result: %w", c.Method, err)
+			}
 		}
 	}
 	return nil

@@ -152,11 +152,27 @@ func (c *Conn) Close() error {
 }
 
 func (c *Conn) call(ctx context.Context, session, method string, params, result any) error {
+	p, err := c.send(session, method, params)
+	if err != nil {
+		return err
+	}
+	return c.wait(ctx, p, result)
+}
+
+// sent is a command sent, waiting for its reply.
+type sent struct {
+	id     int64
+	method string
+	ch     chan message
+}
+
+// send registers and writes one command.
+func (c *Conn) send(session, method string, params any) (sent, error) {
 	var raw json.RawMessage
 	if params != nil {
 		b, err := jsonv2.Marshal(params)
 		if err != nil {
-			return fmt.Errorf("%s: encode params: %w", method, err)
+			return sent{}, fmt.Errorf("%s: encode params: %w", method, err)
 		}
 		raw = b
 	}
@@ -164,7 +180,7 @@ func (c *Conn) call(ctx context.Context, session, method string, params, result 
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
-		return c.err
+		return sent{}, c.err
 	}
 	c.nextID++
 	id := c.nextID
@@ -179,15 +195,21 @@ func (c *Conn) call(ctx context.Context, session, method string, params, result 
 		c.mu.Lock()
 		delete(c.pending, id)
 		c.mu.Unlock()
-		return fmt.Errorf("%s: %w", method, err)
+		return sent{}, fmt.Errorf("%s: %w", method, err)
 	}
+	return sent{id: id, method: method, ch: ch}, nil
+}
+
+// wait waits for a sent command's reply and decodes its result.
+func (c *Conn) wait(ctx context.Context, p sent, result any) error {
+	method := p.method
 	select {
 	case <-ctx.Done():
 		c.mu.Lock()
-		delete(c.pending, id)
+		delete(c.pending, p.id)
 		c.mu.Unlock()
 		return fmt.Errorf("%s: %w", method, ctx.Err())
-	case m, ok := <-ch:
+	case m, ok := <-p.ch:
 		if !ok {
 			c.mu.Lock()
 			err := c.err
@@ -302,7 +324,10 @@ type Session struct {
 	id string
 }
 
-var _ cdp.Session = (*Session)(nil)
+var (
+	_ cdp.Session      = (*Session)(nil)
+	_ cdptab.Sequencer = (*Session)(nil)
+)
 
 // ID returns the session's ID ("" for the browser session).
 func (s *Session) ID() target.SessionID { return target.SessionID(s.id) }
@@ -310,6 +335,27 @@ func (s *Session) ID() target.SessionID { return target.SessionID(s.id) }
 // Call sends a command and decodes its result.
 func (s *Session) Call(ctx context.Context, method string, params, result any) error {
 	return s.c.call(ctx, s.id, method, params, result)
+}
+
+// CallSequence writes commands in order, each without waiting for the
+// previous reply, then waits for every reply (cdptab.Sequencer).
+func (s *Session) CallSequence(ctx context.Context, cmds []cdptab.Command) error {
+	ps := make([]sent, 0, len(cmds))
+	var first error
+	for _, cmd := range cmds {
+		p, err := s.c.send(s.id, cmd.Method, cmd.Params)
+		if err != nil {
+			first = err
+			break
+		}
+		ps = append(ps, p)
+	}
+	for i, p := range ps {
+		if err := s.c.wait(ctx, p, cmds[i].Result); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // Subscribe buffers the session's events of one method (up to 4096; more are dropped).

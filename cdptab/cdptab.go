@@ -7,6 +7,7 @@ package cdptab
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -41,6 +42,25 @@ var _ Tab = (*Page)(nil)
 type Object struct {
 	ObjectID  runtime.RemoteObjectID
 	SessionID target.SessionID
+	// Boxed says that ObjectID is not the element itself but an array
+	// whose second item is the element: what a resolution that ran a
+	// function on the element in the same page call returns (the call's
+	// one result holds the function's value and the element). A function
+	// meant for the element runs on it as Boxed(fn) does.
+	Boxed bool
+}
+
+// Boxed wraps a JavaScript function's source so that, called on a boxed
+// Object, it runs with `this` the element (the array's second item).
+func Boxed(fn string) string {
+	return "function(...a) { return (" + fn + ").apply(this[1], a); }"
+}
+
+// Called is what a function run on an element gave: its value (JSON;
+// null when it returned nothing) or the exception it threw.
+type Called struct {
+	Value     json.RawMessage
+	Exception string
 }
 
 // Event is one CDP event of a session: its method and its params.
@@ -56,6 +76,38 @@ type Event struct {
 // (the channel closes).
 type Streamer interface {
 	Stream(methods ...string) (events <-chan Event, cancel func())
+}
+
+// Command is one CDP command of a sequence: its method, its params, and
+// where its result is decoded (nil: dropped).
+type Command struct {
+	Method         string
+	Params, Result any
+}
+
+// Sequencer is a session that sends several commands in one go, in order,
+// without waiting for each reply before sending the next: Chrome runs a
+// session's commands in the order they arrive, so a sequence costs one
+// round trip where one call per command costs one each.
+type Sequencer interface {
+	// CallSequence sends cmds in order and waits for every reply; it
+	// returns the first command's error that failed (the commands after
+	// it were already sent).
+	CallSequence(ctx context.Context, cmds []Command) error
+}
+
+// CallSequence sends cmds on s in order: in one go when s is a Sequencer,
+// else one call after another (stopping at the first error).
+func CallSequence(ctx context.Context, s cdp.Session, cmds []Command) error {
+	if q, ok := s.(Sequencer); ok {
+		return q.CallSequence(ctx, cmds)
+	}
+	for _, c := range cmds {
+		if err := s.Call(ctx, c.Method, c.Params, c.Result); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // StreamBuffer is how many events a stream holds for a slow reader.
@@ -173,6 +225,12 @@ func (p *Page) onAttached(ctx, lctx context.Context, v jsonv2.Value, parent targ
 // Call sends a command to the tab's main session.
 func (p *Page) Call(ctx context.Context, method string, params, result any) error {
 	return p.root.Call(ctx, method, params, result)
+}
+
+// CallSequence sends commands to the tab's main session in order, in one
+// go when the session can (Sequencer).
+func (p *Page) CallSequence(ctx context.Context, cmds []Command) error {
+	return CallSequence(ctx, p.root, cmds)
 }
 
 // Subscribe subscribes to an event of the tab's main session.

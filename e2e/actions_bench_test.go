@@ -347,3 +347,102 @@ func playwrightList(ctx context.Context, endpoint, pageURL, listURL string, runs
 	}
 	return res, nil
 }
+
+// BenchmarkFillPressInterleaved times fill and press without the settle,
+// egohost through the whole chain against Playwright on the same browser,
+// in alternating blocks: a block is N egohost fills and presses, then N of
+// Playwright's (bench/pw-actions.mjs --form, in its own tab brought to the
+// front; egohost's tab is brought back before its block). On a machine
+// whose load moves, the ratio within a block is what compares; the median
+// of the blocks' ratios is reported.
+// Run: go test ./e2e -run '^$' -bench FillPressInterleaved -benchtime 5x -timeout 30m
+func BenchmarkFillPressInterleaved(b *testing.B) {
+	if b.N == 1 {
+		return // the testing package's probe run: measure once, in the real run
+	}
+	c := startChain(b)
+	srv := browsertest.Serve(b, browsertest.Pages(benchPages()))
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
+	defer cancel()
+	endpoint, err := c.proc.DevToolsURL(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	script, err := filepath.Abs("../bench/pw-actions.mjs")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tab := c.openTab(b, srv+"/page")
+	runs := min(b.N, 50)
+	const blocks = 7
+	noSettle := protocol.ActionOptions{NoSettle: true}
+	ops := []struct {
+		name string
+		call func(i int) (float64, error)
+	}{
+		{"fill", func(i int) (float64, error) {
+			var r protocol.ActionResult
+			err := c.agent.Call(ctx, protocol.MethodFill, protocol.FillParams{Target: tab, Element: "#name", Text: fmt.Sprintf("Ada Lovelace %d", i), ActionOptions: noSettle}, &r)
+			return r.TookMs, err
+		}},
+		{"press", func(int) (float64, error) {
+			var r protocol.ActionResult
+			err := c.agent.Call(ctx, protocol.MethodPress, protocol.PressParams{Target: tab, Element: "#name", Key: "Enter", ActionOptions: noSettle}, &r)
+			return r.TookMs, err
+		}},
+	}
+	median := func(xs []float64) float64 {
+		xs = slices.Clone(xs)
+		slices.Sort(xs)
+		return xs[len(xs)/2]
+	}
+	type line struct {
+		Op       string  `json:"op"`
+		MedianMs float64 `json:"medianMs"`
+	}
+	rpc, took, pw, ratio := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
+	for block := range blocks {
+		if err := c.agent.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: tab, Method: "Page.bringToFront"}, nil); err != nil {
+			b.Fatal(err)
+		}
+		mine := map[string]float64{}
+		for _, op := range ops {
+			var r, t []float64
+			for i := -1; i < runs; i++ { // -1 is a warm-up
+				start := time.Now()
+				tk, err := op.call(block*100 + i)
+				if err != nil {
+					b.Fatalf("%s: %v", op.name, err)
+				}
+				if i >= 0 {
+					r, t = append(r, ms(time.Since(start))), append(t, tk)
+				}
+			}
+			mine[op.name] = median(r)
+			rpc[op.name] = append(rpc[op.name], median(r))
+			took[op.name] = append(took[op.name], median(t))
+		}
+		lines, err := nodescript.Lines[line](ctx, script, "--endpoint", endpoint, "--runs", fmt.Sprint(runs), "--form", srv+"/page", srv+"/page")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, l := range lines {
+			if m, ok := mine[l.Op]; ok && l.MedianMs > 0 {
+				pw[l.Op] = append(pw[l.Op], l.MedianMs)
+				ratio[l.Op] = append(ratio[l.Op], m/l.MedianMs)
+			}
+		}
+	}
+	var s strings.Builder
+	s.WriteString("| operation | egohost rpc ms | service ms | Playwright ms | rpc / PW, median of the blocks (range) |\n|---|---:|---:|---:|---|\n")
+	for _, op := range ops {
+		rs := slices.Clone(ratio[op.name])
+		if len(rs) == 0 {
+			b.Fatalf("%s: no Playwright figure", op.name)
+		}
+		slices.Sort(rs)
+		fmt.Fprintf(&s, "| %s, no settle | %.1f | %.1f | %.1f | %.2f× (%.2f–%.2f×) |\n", op.name, median(rpc[op.name]), median(took[op.name]), median(pw[op.name]), median(rs), rs[0], rs[len(rs)-1])
+		b.ReportMetric(median(rs), op.name+"-ratio")
+	}
+	fmt.Printf("fill and press relayed vs Playwright direct, %d blocks of %d runs each, alternating (medians)\n%s", blocks, runs, s.String())
+}

@@ -43,6 +43,10 @@ func actionPages() map[string]string {
 <div id=overlay onclick="log('overlay')" style="position:fixed;inset:0;background:rgba(0,0,0,.3)"></div>`),
 		"/banner": page(`<button id=b style="margin:50px" onclick="log('button')">Go</button>
 <div id=cookie-banner style="position:fixed;inset:0;background:#eee">We use cookies</div>`),
+		"/keys": page(`<input id=k aria-label=Keys><script>
+for (const t of ["keydown", "keypress", "keyup"]) k.addEventListener(t, (e) =>
+  log(t + " " + e.key + (e.shiftKey ? " +shift" : "") + (e.ctrlKey ? " +ctrl" : "")));
+</script>`),
 		"/disabled": page(`<button id=pay disabled style="margin:20px" onclick="log('paid')">Pay</button>`),
 		"/late":     page(`<div id=box></div>`),
 		"/nav":      page(`<a id=next href="/second" style="display:inline-block;margin:20px">Next page</a><button id=alert onclick="alert('Saved!')">Alert</button>`),
@@ -111,6 +115,27 @@ func TestActionsThroughChain(t *testing.T) {
 		_, errOut, code := c.cli(tab, "click", "#b", "--timeout", "2s")
 		if code != 1 || !strings.Contains(errOut, `covered by <div id="cookie-banner">`) || !strings.Contains(errOut, "not_actionable") {
 			t.Errorf("egohost click: exit %d, stderr %q", code, errOut)
+		}
+	})
+
+	// A combo's key events cross the relay in one sequence (one round
+	// trip): the page sees them in order all the same.
+	t.Run("keys in order", func(t *testing.T) {
+		tab := c.openTab(t, base+"/keys")
+		for _, k := range []struct{ combo, want string }{
+			{"Enter", `["keydown Enter","keypress Enter","keyup Enter"]`},
+			{"Control+Shift+ArrowLeft", `["keydown Control +ctrl","keydown Shift +shift +ctrl","keydown ArrowLeft +shift +ctrl","keyup ArrowLeft +shift +ctrl","keyup Shift +ctrl","keyup Control"]`},
+		} {
+			if _, err := c.eval(ctx, tab, "window.events = []"); err != nil {
+				t.Fatal(err)
+			}
+			var r protocol.ActionResult
+			if err := call(protocol.MethodPress, protocol.PressParams{Target: tab, Element: "#k", Key: k.combo, ActionOptions: protocol.ActionOptions{NoSettle: true}}, &r); err != nil {
+				t.Fatalf("press %s: %v", k.combo, err)
+			}
+			if v, _ := c.eval(ctx, tab, "window.events"); string(v) != k.want {
+				t.Errorf("press %s: got %s, want %s", k.combo, v, k.want)
+			}
 		}
 	})
 

@@ -80,6 +80,10 @@ type (
 		Limit  *int     `json:"limit,omitempty"`
 		From   int      `json:"from,omitempty"`
 		Max    *int     `json:"max,omitempty"`
+
+		// call, in object mode, runs a function on the element found in
+		// the same evaluation (ObjectCall).
+		call *jsCall
 	}
 	jsBox struct {
 		X float64 `json:"x"`
@@ -99,6 +103,8 @@ type (
 		Syntax bool     `json:"syntax"`
 
 		object runtime.RemoteObjectID // modeObject: the element
+		boxed  bool                   // object is [call's envelope, element]
+		called cdptab.Called          // the call's outcome, when boxed
 		ids    []cdp.BackendNodeID    // modeList: the elements
 	}
 )
@@ -172,7 +178,25 @@ func toJSSteps(steps []locator.Step) []jsStep {
 const wrongWorld = "egohost:wrong-world"
 
 func isString(o *runtime.RemoteObject, want string) bool {
-	return o != nil && o.Type == "string" && string(o.Value) == strconv.Quote(want)
+	s, ok := stringValue(o)
+	return ok && s == want
+}
+
+// stringValue is a string result's value, returned by value or deep
+// serialized.
+func stringValue(o *runtime.RemoteObject) (string, bool) {
+	if o == nil || o.Type != "string" {
+		return "", false
+	}
+	var s string
+	raw := o.Value
+	if o.DeepSerializedValue != nil {
+		raw = o.DeepSerializedValue.Value
+	}
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
 }
 
 // eval runs the page script in one document.
@@ -183,7 +207,7 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 	}
 	yes := true
 	var res runtime.EvaluateResult
-	remade, fresh, install := false, false, false
+	remade, fresh, install, installCall := false, false, false, false
 	for attempt := 0; ; attempt++ {
 		w, err := r.worldRef(ctx, d, fresh)
 		if err != nil {
@@ -198,10 +222,16 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 			expr = "(" + guard + "(globalThis." + engineKey + " = (" + engineJS + "))(" + string(b) + "))"
 		}
 		params := runtime.EvaluateParams{Expression: expr, ContextID: w.cid, Silent: &yes}
-		switch spec.Mode {
-		case modeCount, modeCenter:
+		switch {
+		case spec.Mode == modeObject && spec.call != nil:
+			// One result for two things: [the call's envelope, the
+			// element], with the array's object ID (the boxed element).
+			params.Expression = spec.call.around(expr, installCall)
+			params.AwaitPromise = &yes
+			params.SerializationOptions = cdptab.DeepNodes()
+		case spec.Mode == modeCount, spec.Mode == modeCenter:
 			params.ReturnByValue = &yes
-		case modeList:
+		case spec.Mode == modeList:
 			params.SerializationOptions = cdptab.DeepNodes()
 		}
 		res, err = cdp.Call(ctx, d.s, runtime.Evaluate, params)
@@ -218,6 +248,10 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 		}
 		if !install && attempt < 3 && isNoEngine(res.Result) {
 			install = true // a new document: load the engine
+			continue
+		}
+		if spec.call != nil && !installCall && attempt < 3 && isString(res.Result, noCallFn) {
+			installCall = true // a new document, or a new function: load it
 			continue
 		}
 		break
@@ -237,8 +271,18 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 			out.object = res.Result.ObjectID
 			return out, nil
 		}
-		var s string
-		if err = jsonv2.Unmarshal(res.Result.Value, &s); err == nil {
+		if res.Result.Subtype == "array" && res.Result.ObjectID != "" {
+			out.called, err = decodeBoxed(res.Result.DeepSerializedValue)
+			if err != nil {
+				return jsResult{}, fmt.Errorf("evaluate: decode %s result: %w", spec.Mode, err)
+			}
+			out.object, out.boxed = res.Result.ObjectID, true
+			return out, nil
+		}
+		s, ok := stringValue(res.Result)
+		if !ok {
+			err = errors.New("neither an element nor a string")
+		} else {
 			err = json.Unmarshal([]byte(s), &out)
 		}
 	case modeList:
@@ -252,16 +296,7 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 
 // isNoEngine reports whether a call found no engine in the world.
 func isNoEngine(o *runtime.RemoteObject) bool {
-	if o == nil || o.Type != "string" {
-		return false
-	}
-	var s string
-	if o.DeepSerializedValue != nil {
-		_ = json.Unmarshal(o.DeepSerializedValue.Value, &s)
-	} else {
-		_ = json.Unmarshal(o.Value, &s)
-	}
-	return s == noEngine
+	return isString(o, noEngine)
 }
 
 // decodeList reads [JSON string, node, node, …].

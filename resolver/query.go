@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/egohost/egohost/cdptab"
 )
 
 // parallel runs f(i) for i in [0, n), at most parallelCalls at once, and
@@ -32,16 +33,27 @@ func parallel(n int, f func(i int) error) error {
 type element struct {
 	point  Point
 	object Object
+	called cdptab.Called // the call's outcome, when object is boxed
 }
 
 // one resolves a locator to exactly one element (or the picked one).
 func (r *Resolver) one(ctx context.Context, p parsed, m mode) (element, error) {
+	return r.oneWith(ctx, p, m, nil)
+}
+
+// oneCall is one in object mode with a call on the element, in the same
+// evaluation where the page's pick is final.
+func (r *Resolver) oneCall(ctx context.Context, p parsed, c *jsCall) (element, error) {
+	return r.oneWith(ctx, p, modeObject, c)
+}
+
+func (r *Resolver) oneWith(ctx context.Context, p parsed, m mode, c *jsCall) (element, error) {
 	pl := newPlan(p)
 	if pl.verify != nil {
 		return r.oneVerified(ctx, pl, m)
 	}
 	main := r.mainDoc()
-	res, err := r.eval(ctx, &main, jsSpec{Steps: pl.steps, Mode: m, Pick: pl.jsPick()})
+	res, err := r.eval(ctx, &main, jsSpec{Steps: pl.steps, Mode: m, Pick: pl.jsPick(), call: c})
 	if err != nil {
 		return element{}, classify("resolve", p.input, err)
 	}
@@ -101,7 +113,7 @@ func (r *Resolver) one(ctx context.Context, p parsed, m mode) (element, error) {
 		return r.finish(ctx, pl, main, res, m)
 	}
 	n := local
-	again, err := r.eval(ctx, &docs[k], jsSpec{Steps: pl.steps, Mode: m, Pick: &jsPick{Nth: &n}})
+	again, err := r.eval(ctx, &docs[k], jsSpec{Steps: pl.steps, Mode: m, Pick: &jsPick{Nth: &n}, call: c})
 	if err != nil {
 		return element{}, classify("resolve", p.input, err)
 	}
@@ -121,7 +133,7 @@ func (r *Resolver) finish(ctx context.Context, pl plan, d doc, res jsResult, m m
 		if res.object == "" {
 			return element{}, pl.notFound(res.N, "the page changed while resolving")
 		}
-		return element{object: Object{ObjectID: res.object, SessionID: d.sid}}, nil
+		return element{object: Object{ObjectID: res.object, SessionID: d.sid, Boxed: res.boxed}, called: res.called}, nil
 	default:
 		if res.Box == nil {
 			return element{}, &Error{Kind: Transient, Op: "resolve", Target: pl.p.input, Count: 1,

@@ -183,11 +183,26 @@ func isConnected(ctx context.Context, s cdp.Session, obj runtime.RemoteObjectID)
 // and reports whether it is still in its document (the object is released
 // when not).
 func (r *Resolver) resolveConnected(ctx context.Context, d *doc, id cdp.BackendNodeID) (runtime.RemoteObjectID, bool, error) {
+	obj, err := r.resolveIn(ctx, d, id)
+	if err != nil || obj == "" {
+		return "", false, err
+	}
+	alive, err := isConnected(ctx, d.s, obj)
+	if err != nil || !alive {
+		release(ctx, d.s, obj)
+		return "", false, err
+	}
+	return obj, true, nil
+}
+
+// resolveIn resolves a node to an object in egohost's world of d ("" when
+// Chrome no longer has the node).
+func (r *Resolver) resolveIn(ctx context.Context, d *doc, id cdp.BackendNodeID) (runtime.RemoteObjectID, error) {
 	var res dom.ResolveNodeResult
 	for attempt := 0; ; attempt++ {
 		cid, err := r.world(ctx, d, attempt > 0)
 		if err != nil {
-			return "", false, err
+			return "", err
 		}
 		res, err = cdp.Call(ctx, d.s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id, ExecutionContextID: cid})
 		// A remembered world of an older document makes Chrome say the
@@ -198,22 +213,16 @@ func (r *Resolver) resolveConnected(ctx context.Context, d *doc, id cdp.BackendN
 		}
 		if err != nil {
 			if cdperr.NodeGone(err) {
-				return "", false, nil
+				return "", nil
 			}
-			return "", false, fmt.Errorf("resolve node: %w", err)
+			return "", fmt.Errorf("resolve node: %w", err)
 		}
 		break
 	}
-	if res.Object == nil || res.Object.ObjectID == "" {
-		return "", false, nil
+	if res.Object == nil {
+		return "", nil
 	}
-	obj := res.Object.ObjectID
-	alive, err := isConnected(ctx, d.s, obj)
-	if err != nil || !alive {
-		release(ctx, d.s, obj)
-		return "", false, err
-	}
-	return obj, true, nil
+	return res.Object.ObjectID, nil
 }
 
 // fallbackNode finds the element that took a removed ref's place: an

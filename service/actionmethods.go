@@ -9,6 +9,7 @@ import (
 
 	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/browserlink"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
 )
@@ -96,13 +97,21 @@ func (s *Service) withRunner(ctx context.Context, a *agent, t protocol.Target, o
 	}
 	ctx, stop := guard(ctx, tc, op)
 	defer stop()
+	// A ref another agent's tab handed out is not_in_space before anything
+	// reaches the page (checkRef), on both ways of finding.
 	find := actions.FinderFunc(func(ctx context.Context, target string) (actions.Element, error) {
 		if err := s.checkRef(ctx, a, tc, target); err != nil {
 			return actions.Element{}, err
 		}
 		return tc.res.Object(ctx, target)
 	})
-	r := actions.New(tc.page, find, actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient, Setup: tc.acts})
+	call := actions.FindCallFunc(func(ctx context.Context, target, fn string, args ...any) (actions.Element, cdptab.Called, error) {
+		if err := s.checkRef(ctx, a, tc, target); err != nil {
+			return actions.Element{}, cdptab.Called{}, err
+		}
+		return tc.res.ObjectCall(ctx, target, fn, args...)
+	})
+	r := actions.New(tc.page, actions.FindCallers(find, call), actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient, Setup: tc.acts})
 	res, err := fn(ctx, tc, r)
 	if err != nil {
 		return nil, classify(err)

@@ -541,6 +541,13 @@
       for (const k of flatChildren(el)) visit(k, out, visible);
       return;
     }
+    if (S.interactive) {
+      // No text in an interactive-only snapshot: only elements matter,
+      // and skipping the text nodes spares the isolated world their
+      // wrappers.
+      for (let k = el.firstElementChild; k; k = k.nextElementSibling) visit(k, out, visible);
+      return;
+    }
     for (let k = el.firstChild; k; k = k.nextSibling) visit(k, out, visible);
   }
 
@@ -587,7 +594,9 @@
       out.push({ r: 'iframe', n: norm(n), f: S.frames.push(el) - 1 });
       return;
     }
-    const block = isBlock(st);
+    // Block boundaries only separate runs of text, which an
+    // interactive-only snapshot has none of.
+    const block = !S.interactive && isBlock(st);
     let interactive = INTERACTIVE.has(role);
     if (role === 'option' && el.closest('select,datalist')) interactive = false;
     if (!interactive && !S.inClickable && (focusable(el) || el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable) || el.hasAttribute('onclick') ||

@@ -1,0 +1,233 @@
+package resolver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/cdptab"
+	"github.com/egohost/egohost/internal/cdperr"
+)
+
+// jsCall is a function to run on the element a resolution finds: its
+// source and its arguments as a JSON array.
+type jsCall struct {
+	fn   string
+	args []byte
+	key  string // where the function is kept in egohost's world
+}
+
+// noCallFn is what the call expression returns when the world does not
+// keep the function yet.
+const noCallFn = "egohost: no call function"
+
+func newCall(fn string, args []any) (*jsCall, error) {
+	if args == nil {
+		args = []any{}
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return nil, fmt.Errorf("encode arguments: %w", err)
+	}
+	sum := sha256.Sum256([]byte(fn))
+	return &jsCall{fn: fn, args: b, key: "__egohostCall_" + hex.EncodeToString(sum[:8])}, nil
+}
+
+// envelope is what a call answers: {v: its value} or {x: the exception it
+// threw}, as a JSON string; {gone: true} when the element is no longer in
+// its document (a ref's node checked on the way).
+type envelope struct {
+	V    json.RawMessage `json:"v"`
+	X    *string         `json:"x"`
+	Gone bool            `json:"gone"`
+}
+
+func (e envelope) called() cdptab.Called {
+	if e.X != nil {
+		return cdptab.Called{Exception: *e.X}
+	}
+	v := e.V
+	if len(v) == 0 {
+		v = json.RawMessage("null")
+	}
+	return cdptab.Called{Value: v}
+}
+
+// around wraps the engine's object-mode expression: when it gives an
+// element, the function runs on it and the result is [envelope, element];
+// anything else (the engine's answer as a string) passes through. The
+// function is kept in egohost's world under its key, like the engine, so
+// that the expression stays small (its arguments change from call to
+// call, and V8 compiles a new source every time): install sends its
+// source, once per document.
+func (c *jsCall) around(expr string, install bool) string {
+	fn := "globalThis." + c.key
+	if install {
+		fn = "(globalThis." + c.key + " = (" + c.fn + "))"
+	}
+	// Installed inside the arrow, after the engine found an element (only
+	// in egohost's own world); the arrow's names are unlikely ones, as the
+	// function's source then sits in their scope.
+	return "(async (__egohostEl) => { if (__egohostEl === null || typeof __egohostEl !== \"object\") return __egohostEl; " +
+		"const __egohostF = " + fn + "; if (!__egohostF) return " + strconv.Quote(noCallFn) + "; " +
+		"let __egohostR; try { __egohostR = { v: await __egohostF.apply(__egohostEl, " + string(c.args) + ") }; } " +
+		"catch (__egohostE) { __egohostR = { x: String(__egohostE) }; } return [JSON.stringify(__egohostR), __egohostEl]; })(" + expr + ")"
+}
+
+// decodeBoxed reads [envelope, node].
+func decodeBoxed(v *runtime.DeepSerializedValue) (cdptab.Called, error) {
+	if v == nil {
+		return cdptab.Called{}, errors.New("no deep value")
+	}
+	var items []struct {
+		Type  string          `json:"type"`
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(v.Value, &items); err != nil {
+		return cdptab.Called{}, err
+	}
+	if len(items) != 2 || items[0].Type != "string" || items[1].Type != "node" {
+		return cdptab.Called{}, fmt.Errorf("want [envelope, node], got %d items", len(items))
+	}
+	var s string
+	if err := json.Unmarshal(items[0].Value, &s); err != nil {
+		return cdptab.Called{}, err
+	}
+	var e envelope
+	if err := json.Unmarshal([]byte(s), &e); err != nil {
+		return cdptab.Called{}, fmt.Errorf("envelope: %w", err)
+	}
+	return e.called(), nil
+}
+
+// ObjectCall resolves target to exactly one element, as Object does, and
+// runs a function on it (fn, a JavaScript function's source, with `this`
+// the element and args as its arguments, awaited): the element and the
+// function's outcome come back together. For a locator the resolver finds
+// with one evaluation (css, text, xpath…), the resolution and the function
+// are that one evaluation, and the Object is boxed (cdptab.Object.Boxed);
+// for a ref, the function runs in the call that checks the ref's node is
+// still in its document. An exception of the function is in the Called,
+// not an error. The caller releases the Object.
+func (r *Resolver) ObjectCall(ctx context.Context, target, fn string, args ...any) (Object, cdptab.Called, error) {
+	p, err := parse(target)
+	if err != nil {
+		return Object{}, cdptab.Called{}, err
+	}
+	c, err := newCall(fn, args)
+	if err != nil {
+		return Object{}, cdptab.Called{}, &Error{Kind: Permanent, Op: "call", Target: target, Err: err}
+	}
+	var el element
+	if p.ref != "" {
+		var called cdptab.Called
+		var done bool
+		el.object, called, done, err = r.refObjectCall(ctx, p, c)
+		if err != nil || done {
+			return el.object, called, err
+		}
+	} else if el, err = r.oneCall(ctx, p, c); err != nil {
+		return Object{}, cdptab.Called{}, err
+	}
+	if el.object.Boxed {
+		return el.object, el.called, nil
+	}
+	// Found another way (a role locator, a frame's pick): call it now.
+	called, _, err := r.callObject(ctx, el.object, c, false)
+	if err != nil {
+		release(ctx, r.session(el.object.SessionID), el.object.ObjectID)
+		return Object{}, cdptab.Called{}, classify("call", p.input, err)
+	}
+	return el.object, called, nil
+}
+
+// refObjectCall is refObject with the call: done is false when the ref's
+// node is gone and its fallback (not yet called) is in the Object.
+func (r *Resolver) refObjectCall(ctx context.Context, p parsed, c *jsCall) (Object, cdptab.Called, bool, error) {
+	e, gone, err := r.lookup(ctx, p)
+	if err != nil {
+		return Object{}, cdptab.Called{}, false, err
+	}
+	if !gone {
+		d, err := r.entryDoc(ctx, e)
+		if err != nil {
+			return Object{}, cdptab.Called{}, false, classify("object", p.input, err)
+		}
+		obj, err := r.resolveIn(ctx, &d, e.BackendNodeID)
+		if err != nil {
+			return Object{}, cdptab.Called{}, false, classify("object", p.input, err)
+		}
+		if obj != "" {
+			o := Object{ObjectID: obj, SessionID: e.SessionID}
+			called, alive, err := r.callObject(ctx, o, c, true)
+			if err != nil {
+				release(ctx, d.s, obj)
+				return Object{}, cdptab.Called{}, false, classify("object", p.input, err)
+			}
+			if alive {
+				return o, called, true, nil
+			}
+			release(ctx, d.s, obj)
+		}
+	}
+	el, err := r.fallback(ctx, p, e, modeObject)
+	return el.object, cdptab.Called{}, false, err
+}
+
+// callObject runs c on an element's object; with connected, it first
+// checks that the element is in its document (alive false when not, and
+// c does not run).
+func (r *Resolver) callObject(ctx context.Context, o Object, c *jsCall, connected bool) (cdptab.Called, bool, error) {
+	check := ""
+	if connected {
+		check = "if (!this.isConnected) return JSON.stringify({ gone: true }); "
+	}
+	var args []any
+	if err := json.Unmarshal(c.args, &args); err != nil {
+		return cdptab.Called{}, false, fmt.Errorf("decode arguments: %w", err)
+	}
+	cargs := make([]*runtime.CallArgument, 0, len(args))
+	for _, a := range args {
+		b, err := json.Marshal(a)
+		if err != nil {
+			return cdptab.Called{}, false, fmt.Errorf("encode argument: %w", err)
+		}
+		cargs = append(cargs, &runtime.CallArgument{Value: jsonv2.Value(b)})
+	}
+	yes := true
+	body := "let __egohostR; try { __egohostR = { v: await (" + c.fn + ").apply(this, __egohostA) }; } " +
+		"catch (__egohostE) { __egohostR = { x: String(__egohostE) }; } return JSON.stringify(__egohostR);"
+	res, err := cdp.Call(ctx, r.session(o.SessionID), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: "async function(...__egohostA) { " + check + body + " }",
+		ObjectID:            o.ObjectID,
+		Arguments:           cargs,
+		ReturnByValue:       &yes,
+		AwaitPromise:        &yes,
+		Silent:              &yes,
+	})
+	if err != nil {
+		return cdptab.Called{}, false, fmt.Errorf("call on the element: %w", err)
+	}
+	if res.ExceptionDetails != nil {
+		return cdptab.Called{Exception: cdperr.ExceptionText(res.ExceptionDetails)}, true, nil
+	}
+	s, ok := stringValue(res.Result)
+	if !ok {
+		return cdptab.Called{}, false, errors.New("call on the element: no envelope")
+	}
+	var e envelope
+	if err := json.Unmarshal([]byte(s), &e); err != nil {
+		return cdptab.Called{}, false, fmt.Errorf("call on the element: envelope: %w", err)
+	}
+	if e.Gone {
+		return cdptab.Called{}, false, nil
+	}
+	return e.called(), true, nil
+}

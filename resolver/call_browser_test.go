@@ -1,0 +1,104 @@
+package resolver_test
+
+import (
+	"context"
+
+	"encoding/json"
+	"errors"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/cdptab"
+	"testing"
+
+	"github.com/egohost/egohost/browser"
+	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/resolver"
+	"github.com/egohost/egohost/snapshot"
+)
+
+// ObjectCall finds the same element as Object, in every kind of frame and
+// for every way of finding (one evaluation, a role check, a ref), runs the
+// function on it with its arguments, and gives back an Object that
+// functions can run on afterwards.
+func TestObjectCallInChromium(t *testing.T) {
+	b := browsertest.Launch(t, browser.Options{})
+	url := fixture(t)
+	p, ctx := tab(t, b, url)
+	st := snapshot.NewTab(p)
+	r := resolver.New(p, st)
+	const fn = `async function(a, b) { await new Promise((r) => requestAnimationFrame(r)); return { id: this.id, sum: a.n + b }; }`
+	for _, tt := range []struct {
+		name, target, id string
+		boxed            bool
+	}{
+		{"css", "#save", "save", true},
+		{"text", "text=Framed button", "fbtn", true},
+		{"in a shadow root", "#sbtn", "sbtn", true},
+		{"in a same-process frame", "#cbtn", "cbtn", true},
+		{"in an out-of-process frame", "#obtn", "obtn", true},
+		{"role", `role=button[name="Save draft"]`, "savedraft", false},
+		{"ref", refFor(t, ctx, st, "button", "Stale me"), "stale", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			obj, called, err := r.ObjectCall(ctx, tt.target, fn, map[string]int{"n": 40}, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if called.Exception != "" {
+				t.Fatalf("exception: %s", called.Exception)
+			}
+			var got struct {
+				ID  string `json:"id"`
+				Sum int    `json:"sum"`
+			}
+			if err := json.Unmarshal(called.Value, &got); err != nil {
+				t.Fatalf("value %s: %v", called.Value, err)
+			}
+			if got.ID != tt.id || got.Sum != 42 {
+				t.Errorf("got %+v, want id %s and sum 42", got, tt.id)
+			}
+			if obj.Boxed != tt.boxed {
+				t.Errorf("got boxed %v, want %v", obj.Boxed, tt.boxed)
+			}
+			// The Object is the element for the functions that follow.
+			inner := obj
+			if obj.Boxed {
+				inner.ObjectID, inner.Boxed = unbox(t, ctx, p, obj), false
+			}
+			if id, err := idOf(ctx, p, inner); err != nil || id != tt.id {
+				t.Errorf("the object is #%s (%v), want #%s", id, err, tt.id)
+			}
+		})
+	}
+	t.Run("an exception is the call's, not an error", func(t *testing.T) {
+		obj, called, err := r.ObjectCall(ctx, "#save", `function() { throw new Error("boom"); }`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if called.Exception != "Error: boom" || obj.ObjectID == "" {
+			t.Errorf("got exception %q, object %q; want Error: boom and the element", called.Exception, obj.ObjectID)
+		}
+	})
+	t.Run("resolution errors are the resolver's", func(t *testing.T) {
+		for target, want := range map[string]error{"#nothing-here": resolver.ErrNotFound, ".dup": resolver.ErrAmbiguous} {
+			_, _, err := r.ObjectCall(ctx, target, `function() { return 1; }`)
+			if !errors.Is(err, want) {
+				t.Errorf("%s: got %v, want %v", target, err, want)
+			}
+		}
+	})
+}
+
+// unbox returns the element of a boxed Object.
+func unbox(t *testing.T, ctx context.Context, p *cdptab.Page, o resolver.Object) runtime.RemoteObjectID {
+	t.Helper()
+	s := cdp.Session(p)
+	if o.SessionID != "" {
+		s = p.Child(o.SessionID)
+	}
+	res, err := cdp.Call(ctx, s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{FunctionDeclaration: "function() { return this[1]; }", ObjectID: o.ObjectID})
+	if err != nil || res.Result == nil || res.Result.Subtype != "node" {
+		t.Fatalf("unbox: %+v, %v", res, err)
+	}
+	return res.Result.ObjectID
+}
