@@ -159,7 +159,11 @@ func loadCall(ctx context.Context, cl *client.Client, tab, i int) (string, time.
 		return res.Result.Value, time.Since(start), err
 	}
 	var res protocol.EvalResult
-	err := cl.Call(ctx, protocol.MethodEval, protocol.EvalParams{Target: protocol.Target{Tab: tab}, Expression: expr}, &res)
+	// eval's own deadline (5 s by default) counts its wait behind the
+	// calls queued on the tab: with 4,000 in flight on one tab that wait
+	// alone can pass it on a loaded machine. Loss is what is counted here,
+	// not queueing, so the deadline is the request's.
+	err := cl.Call(ctx, protocol.MethodEval, protocol.EvalParams{Target: protocol.Target{Tab: tab}, Expression: expr, TimeoutMs: 25000}, &res)
 	got, _ := res.Value.(string)
 	return got, time.Since(start), err
 }
