@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -65,6 +66,9 @@ func (s *Service) popupCall(l *link) func(ctx context.Context, method string, pa
 			}
 			ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 			defer cancel()
+			// The person's own call: the tabs it reaches are checked (and
+			// noted) as the person's; the popup's views are not audited.
+			ctx = withCall(ctx, &call{g: personGrant, method: method, need: pairing.NeedRead})
 			return h.run(ctx, l, params)
 		}
 		if notForThePopup[method] {
