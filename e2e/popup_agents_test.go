@@ -2,9 +2,14 @@ package e2e
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
 
 	"github.com/egohost/egohost/protocol"
 )
@@ -37,9 +42,17 @@ func TestPopupAgentsTab(t *testing.T) {
 	alice, bob := agents[0], agents[1]
 
 	pop := openPopup(ctx, t, c, user)
-	pop.click(ctx, "#tab-agents")
-	pop.waitFor(ctx, "the Agents tab selected", `document.getElementById('tab-agents').getAttribute('aria-selected') === 'true' && !document.getElementById('panel-agents').hidden`)
-	card := func(name string) string { return fmt.Sprintf(`document.querySelector('#agents-list li.agent-card[data-agent=%q]')`, name) }
+	// The tablist by keyboard, as the other tabs: Status, then the left arrow.
+	pop.click(ctx, "#tab-status")
+	for _, typ := range []input.DispatchKeyEventType{input.DispatchKeyEventTypeRawKeyDown, input.DispatchKeyEventTypeKeyUp} {
+		if _, err := cdp.Call(ctx, pop.s, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: typ, Key: "ArrowLeft", Code: "ArrowLeft", WindowsVirtualKeyCode: 37}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pop.waitFor(ctx, "the Agents tab selected by the arrow key, and focused", `document.getElementById('tab-agents').getAttribute('aria-selected') === 'true' && !document.getElementById('panel-agents').hidden && document.activeElement.id === 'tab-agents'`)
+	card := func(name string) string {
+		return fmt.Sprintf(`document.querySelector('#agents-list li.agent-card[data-agent=%q]')`, name)
+	}
 	for _, a := range agents {
 		pop.waitFor(ctx, a.name+"'s card with its space, tab and last calls", fmt.Sprintf(`(() => {
 			const c = %s; if (!c) return false;
@@ -64,6 +77,16 @@ func TestPopupAgentsTab(t *testing.T) {
 			t.Errorf("alice doing now: got %q, want nothing", got)
 		}
 		pop.screenshot(ctx, "popup-agents")
+		if os.Getenv("EGOHOST_SCREENSHOTS") != "" {
+			dark := func(v string) {
+				if _, err := cdp.Call(ctx, pop.s, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: v}}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			dark("dark")
+			pop.screenshot(ctx, "popup-agents-dark")
+			dark("")
+		}
 
 		pop.click(ctx, `#agents-list li.agent-card[data-agent="bob"] button.disconnect`)
 		select {
