@@ -115,6 +115,9 @@ func TestPopupAgentsInFlightAndDisconnect(t *testing.T) {
 		wantPopupCode(t, ext.popupResult(5, protocol.MethodPopupDisconnect, bad, &cut), protocol.CodeInvalidParams)
 	}
 	wantPopupCode(t, ext.popupResult(6, protocol.MethodPopupAgents, map[string]any{"perAgent": 21}, &panel), protocol.CodeInvalidParams)
+	// The panel's Revoke is agents.revoke run as the person, who may: an
+	// unknown name is the answer, not a refusal.
+	wantPopupCode(t, ext.popupResult(7, protocol.MethodAgentsRevoke, map[string]any{"name": "nobody"}, &cut), protocol.CodeInvalidParams)
 }
 
 func wantPopupCode(t *testing.T, e *protocol.Error, want protocol.Code) {
