@@ -22,7 +22,7 @@ const recentPerAgent = 20
 
 // inflight is one call an agent connection is waiting on.
 type inflight struct {
-	target string
+	params json.RawMessage // its target is read from them only when the popup asks
 	since  time.Time
 }
 
@@ -32,7 +32,7 @@ func (a *agent) track(c *call, params json.RawMessage) func() {
 	if a.person || a.ws == nil {
 		return func() {}
 	}
-	in := inflight{target: auditEntry(c.method, params).Target, since: time.Now()}
+	in := inflight{params: params, since: time.Now()}
 	a.mu.Lock()
 	if a.inflight == nil {
 		a.inflight = make(map[*call]inflight)
@@ -68,7 +68,7 @@ func (a *agent) live() protocol.AgentConnection {
 		r.c.mu.Lock()
 		tab := r.c.tab
 		r.c.mu.Unlock()
-		conn.Calls = append(conn.Calls, protocol.CallInFlight{Method: r.c.method, Target: r.in.target, Tab: tab, Since: r.in.since.UTC()})
+		conn.Calls = append(conn.Calls, protocol.CallInFlight{Method: r.c.method, Target: auditEntry(r.c.method, r.in.params).Target, Tab: tab, Since: r.in.since.UTC()})
 	}
 	return conn
 }
