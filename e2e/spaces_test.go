@@ -251,7 +251,7 @@ func TestSpacesThreeAgents(t *testing.T) {
 		page := popupPage(t, c)
 		button := func(want string) {
 			t.Helper()
-			expr := fmt.Sprintf(`(() => { const b = document.querySelector('#spaces-list li[data-space=%q] button'); if (!b || b.textContent !== %q || b.disabled) return false; b.click(); return true; })()`, bob.space, want)
+			expr := fmt.Sprintf(`(() => { const b = document.querySelector('#agents-list li[data-space=%q] button.space-toggle'); if (!b || b.textContent !== %q || b.disabled) return false; b.click(); return true; })()`, bob.space, want)
 			for {
 				var res struct {
 					Result struct {

@@ -1,8 +1,11 @@
-// The popup's agents panel: pairing requests with Approve / Deny, the paired agents, and their
-// last calls. It asks the service over the popup channel (popup.agents, popup.pairing.decide),
-// and refreshes when the service pushes a pairing notice.
+// The popup's Agents tab: pairing requests with Approve / Deny at the top, then one card per agent
+// (agentsview.js's agentCards): connected or not, paired or owner token, its scopes, its spaces with
+// Take over / Hand back, what it is doing now, its last 20 calls, Disconnect and Revoke. It asks the
+// service over the popup channel (popup.agents, spaces.list, popup.disconnect, agents.revoke,
+// popup.pairing.decide; PROTOCOL.md §2.6) every second while the popup is open, and updates only the
+// parts of a card that changed, so nothing flickers and a focused button keeps its focus.
 
-import { describeAgents } from "./agentsview.js";
+import { agentCards, describeAgents, disconnectParams } from "./agentsview.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -21,68 +24,240 @@ function el(tag, cls, text) {
   return e;
 }
 
-async function refresh() {
-  const answer = await call("popup.agents", { limit: 10 });
-  const note = $("agents-error");
-  if (answer.error) {
-    note.textContent = `Agents: ${answer.error.message}`;
-    note.hidden = false;
-    return;
-  }
-  note.hidden = true;
-  render(describeAgents(answer.result, Date.now()));
+function button(text, focusKey, onClick, cls = "") {
+  const b = el("button", cls, text);
+  b.type = "button";
+  b.dataset.focus = focusKey;
+  b.addEventListener("click", onClick);
+  return b;
 }
 
-function render(view) {
-  const pending = $("pairing-requests");
-  pending.replaceChildren();
-  for (const r of view.pending) {
-    const li = el("li", "request");
-    li.append(el("div", "line", ""), el("div", "small", `asks for: ${r.scopes.join("; ")}`), el("div", "small muted", `from ${r.process} · ${r.left} s left`));
-    li.firstChild.append(el("strong", "", r.name), el("span", "muted", " wants to drive this browser"));
-    const buttons = el("div", "buttons");
-    const approve = el("button", "approve", "Approve");
-    const deny = el("button", "deny", "Deny");
-    approve.type = deny.type = "button";
-    approve.addEventListener("click", () => decide(r.id, true, li));
-    deny.addEventListener("click", () => decide(r.id, false, li));
-    buttons.append(approve, deny);
-    li.append(buttons);
-    pending.append(li);
-  }
-  $("pairing-none").hidden = view.pending.length > 0;
+let refreshing = false;
 
-  const agents = $("paired-agents");
-  agents.replaceChildren();
-  for (const a of view.agents) {
-    const li = el("li", a.revoked ? "muted" : "");
-    li.append(el("strong", "", a.name), el("span", "muted small", ` ${a.scopes} · ${a.state}`));
-    agents.append(li);
+async function refresh() {
+  if (refreshing) return;
+  refreshing = true;
+  try {
+    const [agents, spaces, tabs] = await Promise.all([
+      call("popup.agents", { limit: 1, perAgent: 20 }),
+      call("spaces.list", { all: true }),
+      chrome.tabs.query({}).catch(() => []),
+    ]);
+    const problem = agents.error?.message ?? spaces.error?.message ?? "";
+    showError(problem ? `Agents: ${problem}` : "");
+    if (agents.error) return;
+    const titles = new Map(tabs.map((t) => [t.id, t.title || t.url || `tab ${t.id}`]));
+    const now = Date.now();
+    renderPending(describeAgents(agents.result, now).pending);
+    renderCards(agentCards(agents.result, spaces.error ? null : spaces.result, titles, now));
+  } finally {
+    refreshing = false;
   }
-  $("agents-none").hidden = view.agents.length > 0;
+}
 
-  const calls = $("agent-calls");
-  calls.replaceChildren();
-  for (const c of view.calls) {
-    const li = el("li", c.ok ? "small" : "small failed");
-    li.textContent = `${c.time} ${c.agent} ${c.what} ${c.where}${c.ok ? "" : ` → ${c.result}`}`;
-    calls.append(li);
+function showError(text) {
+  const note = $("agents-error");
+  note.textContent = text;
+  note.hidden = !text;
+}
+
+// ---- pairing requests ----
+
+let pendingKey = "";
+
+function renderPending(pending) {
+  const count = $("agents-pending-count");
+  count.textContent = pending.length ? String(pending.length) : "";
+  count.hidden = !pending.length;
+  const key = JSON.stringify(pending.map((r) => [r.id, r.name, r.scopes, r.process]));
+  $("pairing-none").hidden = pending.length > 0;
+  const list = $("pairing-requests");
+  if (key === pendingKey) {
+    // Only the seconds left change: update them in place.
+    for (const r of pending) {
+      const left = list.querySelector(`li[data-request="${CSS.escape(r.id)}"] .left`);
+      if (left) left.textContent = `${r.left} s left`;
+    }
+    return;
   }
-  $("calls-none").hidden = view.calls.length > 0;
+  pendingKey = key;
+  list.replaceChildren(
+    ...pending.map((r) => {
+      const li = el("li", "request");
+      li.dataset.request = r.id;
+      const head = el("div", "line");
+      head.append(el("strong", "", r.name), el("span", "muted", " wants to drive this browser"));
+      const from = el("div", "small muted", `from ${r.process} · `);
+      from.append(el("span", "left", `${r.left} s left`));
+      const buttons = el("div", "buttons");
+      buttons.append(
+        button("Approve", `approve-${r.id}`, () => decide(r.id, true, li), "approve"),
+        button("Deny", `deny-${r.id}`, () => decide(r.id, false, li), "deny"),
+      );
+      li.append(head, el("div", "small", `asks for: ${r.scopes.join("; ")}`), from, buttons);
+      return li;
+    }),
+  );
 }
 
 async function decide(id, approve, li) {
   for (const b of li.querySelectorAll("button")) b.disabled = true;
   const answer = await call("popup.pairing.decide", { id, approve });
-  if (answer.error) {
-    $("agents-error").textContent = `Could not answer: ${answer.error.message}`;
-    $("agents-error").hidden = false;
-  }
+  if (answer.error) showError(`Could not answer: ${answer.error.message}`);
   refresh();
+}
+
+// ---- agent cards ----
+
+// Each card is a <li> kept across refreshes; each of its parts is rebuilt only when its content
+// changed (parts[name] = the JSON it was built from).
+const cardsByKey = new Map();
+
+function renderCards(cards) {
+  const list = $("agents-list");
+  const seen = new Set();
+  cards.forEach((card, i) => {
+    seen.add(card.key);
+    let li = cardsByKey.get(card.key);
+    if (!li) {
+      li = el("li", "agent-card");
+      li.dataset.agent = card.key;
+      li.parts = {};
+      for (const part of ["head", "meta", "spaces", "doing", "calls"]) {
+        li.parts[part] = { node: el("div", `agent-${part}`), key: null };
+        li.append(li.parts[part].node);
+      }
+      cardsByKey.set(card.key, li);
+    }
+    li.classList.toggle("revoked", card.revoked);
+    li.dataset.connected = String(card.connected);
+    update(li.parts.head, [card.name, card.state, card.canDisconnect, card.canRevoke, card.connections], () => head(card));
+    update(li.parts.meta, [card.kind, card.scopes, card.processes], () => meta(card));
+    update(li.parts.spaces, card.spaces, () => spaces(card));
+    update(li.parts.doing, card.doing, () => doing(card));
+    update(li.parts.calls, card.calls, () => calls(card, li.parts.calls.node.querySelector("details")?.open ?? true));
+    if (list.children[i] !== li) list.insertBefore(li, list.children[i] ?? null);
+  });
+  for (const [key, li] of cardsByKey) {
+    if (!seen.has(key)) {
+      li.remove();
+      cardsByKey.delete(key);
+    }
+  }
+  $("agents-none").hidden = cards.length > 0;
+}
+
+// update rebuilds one part when its data changed, giving focus back to the button that had it.
+function update(part, data, build) {
+  const key = JSON.stringify(data);
+  if (key === part.key) return;
+  part.key = key;
+  const focused = part.node.contains(document.activeElement) ? document.activeElement.dataset.focus : undefined;
+  part.node.replaceChildren(...build());
+  if (focused) part.node.querySelector(`[data-focus="${CSS.escape(focused)}"]`)?.focus();
+}
+
+function head(card) {
+  const line = el("div", "line");
+  const dot = el("span", `dot ${card.connected ? "green" : "grey"}`);
+  dot.setAttribute("aria-hidden", "true");
+  line.append(dot, el("strong", "agent-name", card.name), el("span", "agent-state muted small", ` ${card.state}`));
+  const buttons = el("div", "buttons");
+  if (card.canDisconnect) {
+    const b = button("Disconnect", "disconnect", async () => {
+      b.disabled = true;
+      const answer = await call("popup.disconnect", disconnectParams(card));
+      if (answer.error) showError(`Could not disconnect ${card.name}: ${answer.error.message}`);
+      refresh();
+    }, "disconnect");
+    b.title = `Cut ${card.name}'s connections now (its calls in flight fail); it may connect again`;
+    buttons.append(b);
+  }
+  if (card.canRevoke) {
+    const b = button("Revoke", "revoke", async () => {
+      if (b.dataset.armed !== "yes") {
+        b.dataset.armed = "yes"; // a second press confirms: revoking cannot be undone
+        b.textContent = "Really revoke?";
+        return;
+      }
+      b.disabled = true;
+      const answer = await call("agents.revoke", { name: card.key });
+      if (answer.error) showError(`Could not revoke ${card.name}: ${answer.error.message}`);
+      refresh();
+    }, "revoke");
+    b.title = `Revoke ${card.name}'s pairing: its token stops working; it must pair again`;
+    buttons.append(b);
+  }
+  return [line, buttons];
+}
+
+function meta(card) {
+  const parts = [card.kind, `scopes: ${card.scopes}`, ...card.processes];
+  return [el("div", "small muted", parts.join(" · "))];
+}
+
+function spaces(card) {
+  if (!card.spaces.length) return [];
+  const list = el("ul", "agent-spaces");
+  list.setAttribute("aria-label", `${card.name}'s spaces`);
+  for (const sp of card.spaces) {
+    const li = el("li", "space");
+    li.dataset.space = sp.id;
+    li.dataset.state = sp.state;
+    const row = el("div", "space-row");
+    const swatch = el("span", `swatch ${sp.color}`);
+    swatch.title = sp.color;
+    const text = el("span", "space-text");
+    text.append(el("span", "", sp.title), el("span", `space-state ${sp.state}`, ` — ${sp.stateLabel}`));
+    const b = button(sp.button, `space-${sp.id}`, async () => {
+      b.disabled = true;
+      const answer = await call(sp.method, { space: sp.id });
+      if (answer.error) showError(`${sp.button}: ${answer.error.message}`);
+      refresh();
+    }, "space-toggle");
+    b.setAttribute("aria-label", `${sp.button} ${sp.title}`);
+    row.append(swatch, text, b);
+    const tabs = el("ul", "space-tabs small muted");
+    for (const t of sp.tabs) {
+      const tl = el("li", "", t.title);
+      tl.title = `tab ${t.id}`;
+      tabs.append(tl);
+    }
+    li.append(row, tabs);
+    list.append(li);
+  }
+  return [list];
+}
+
+function doing(card) {
+  if (!card.doing.length) return card.connected ? [el("div", "small muted", "Doing now: nothing (waiting for its next call)")] : [];
+  const list = el("ul", "agent-now small");
+  list.setAttribute("aria-label", `${card.name} is doing now`);
+  for (const d of card.doing) {
+    const li = el("li");
+    li.append(el("span", "now-badge", "now"), ` ${d.what}${d.where ? ` · ${d.where}` : ""} · since ${d.since} (${d.for})`);
+    list.append(li);
+  }
+  return [list];
+}
+
+function calls(card, open) {
+  if (!card.calls.length) return [];
+  const details = document.createElement("details");
+  details.open = open; // as the person left it
+  details.append(el("summary", "small", `Last ${card.calls.length} call${card.calls.length === 1 ? "" : "s"}`));
+  const list = el("ol", "agent-calls small");
+  for (const c of card.calls) {
+    const li = el("li", c.ok ? "" : "failed");
+    li.append(el("span", "muted", c.time), ` ${c.what}${c.where ? ` · ${c.where}` : ""} `, el("span", `result ${c.ok ? "ok" : "bad"}`, c.result));
+    list.append(li);
+  }
+  details.append(list);
+  return [details];
 }
 
 chrome.runtime.onMessage.addListener((msg) => {
   if (msg?.type === "notice" && msg.topic === "pairing") refresh();
 });
 refresh();
-setInterval(refresh, 5000);
+setInterval(refresh, 1000);

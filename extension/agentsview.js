@@ -57,3 +57,127 @@ export function describeAgents(res, now) {
   const calls = (res?.calls ?? []).slice().reverse().map(callWords); // newest first
   return { pending, agents, calls };
 }
+
+// ---- the Agents tab: one card per agent (popup.agents with perAgent, spaces.list, tab titles) ----
+
+/** YOU is the card key of the owner token's connections without a name: the person's own CLI. */
+export const YOU = "";
+
+const pad = (n) => String(n).padStart(2, "0");
+
+/** clock is a time of day in the person's time zone, HH:MM:SS ("" when unknown). */
+export function clock(iso) {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? "" : `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+/** ago says how long since iso, in words short enough for a line ("3 s", "2 min", "1 h"). */
+export function ago(iso, now) {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return "";
+  const s = Math.max(0, Math.floor((now - t) / 1000));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min`;
+  return `${Math.floor(s / 3600)} h`;
+}
+
+const SPACE_STATES = { working: "agent working", person: "you have it", idle: "agent idle" };
+
+// keyOf is the card an audit name or connection name belongs to ("owner" is the owner token
+// without a name: the person's CLI).
+const keyOf = (name) => (name === "owner" ? YOU : (name ?? YOU));
+
+/**
+ * agentCards turns popup.agents (with perAgent), spaces.list ({all: true}) and the browser's tab
+ * titles (id → title) into one card per agent, sorted by name with "you (CLI)" last. The person's
+ * popup calls ("person") are not an agent's and get no card.
+ */
+export function agentCards(res, spacesResult, titles, now) {
+  const cards = new Map();
+  const card = (key) => {
+    if (!cards.has(key)) {
+      cards.set(key, {
+        key,
+        name: key === YOU ? "you (CLI)" : key,
+        kind: key === YOU ? "owner token" : "",
+        scopes: key === YOU ? "everything (owner token)" : "",
+        revoked: false,
+        connections: [],
+        processes: [],
+        spaces: [],
+        doing: [],
+        calls: [],
+      });
+    }
+    return cards.get(key);
+  };
+  for (const a of res?.agents ?? []) {
+    const c = card(a.name);
+    c.kind = a.revoked ? "paired, revoked" : "paired";
+    c.paired = !a.revoked;
+    c.revoked = Boolean(a.revoked);
+    c.scopes = (a.scopes ?? []).join(", ");
+  }
+  for (const conn of res?.connections ?? []) {
+    const c = card(keyOf(conn.agent));
+    if (!c.kind) c.kind = conn.paired ? "paired" : "owner token";
+    if (!c.scopes && !conn.paired) c.scopes = "everything (owner token)";
+    c.connections.push(conn.id);
+    if (conn.process?.pid) {
+      const p = processWords(conn.process);
+      if (!c.processes.includes(p)) c.processes.push(p);
+    }
+    for (const call of conn.calls ?? []) {
+      c.doing.push({
+        what: `${call.method}${call.target ? ` ${call.target}` : ""}`,
+        where: call.tab ? `tab ${call.tab}` : "",
+        since: clock(call.since),
+        for: ago(call.since, now),
+        at: Date.parse(call.since) || 0,
+      });
+    }
+  }
+  for (const sp of spacesResult?.spaces ?? []) {
+    const c = card(keyOf(sp.agent));
+    const taken = sp.state === "person";
+    c.spaces.push({
+      id: String(sp.id ?? ""),
+      title: sp.title || `${sp.agent ?? "?"}${sp.task ? `: ${sp.task}` : ""}`,
+      color: sp.color ?? "grey",
+      state: sp.state ?? "",
+      stateLabel: SPACE_STATES[sp.state] ?? sp.state ?? "",
+      tabs: (sp.tabs ?? []).map((id) => ({ id, title: titles?.get?.(id) ?? titles?.[id] ?? `tab ${id}` })),
+      button: taken ? "Hand back" : "Take over",
+      method: taken ? "spaces.handBack" : "spaces.takeOver",
+    });
+  }
+  for (const [name, calls] of Object.entries(res?.recent ?? {})) {
+    if (name === "person") continue;
+    const c = card(keyOf(name));
+    c.calls = calls
+      .slice(-20)
+      .reverse()
+      .map((e) => {
+        const w = callWords(e);
+        return { time: clock(e.time), what: w.what, where: w.where, result: w.result, ok: w.ok };
+      });
+  }
+  const out = [...cards.values()];
+  for (const c of out) {
+    c.doing.sort((x, y) => x.at - y.at);
+    for (const d of c.doing) delete d.at;
+    c.connected = c.connections.length;
+    c.kind ||= "owner token"; // known only from its calls or spaces: not paired
+    c.scopes ||= "everything (owner token)";
+    c.state = c.connected ? `connected (${c.connected})` : "not connected";
+    c.canDisconnect = c.connected > 0;
+    c.canRevoke = Boolean(c.paired);
+  }
+  out.sort((x, y) => (x.key === YOU) - (y.key === YOU) || x.key.localeCompare(y.key));
+  return out;
+}
+
+/** disconnectParams are popup.disconnect's params for a card: by name, or the connections of "you". */
+export function disconnectParams(card) {
+  return card.key === YOU ? { connections: card.connections } : { agent: card.key };
+}

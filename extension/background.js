@@ -198,6 +198,9 @@ function onPopupMessage(msg, sender, sendResponse) {
     return true;
   }
   const answer = async () => {
+    // A worker just started answers only once it has read the Stop-all switch: before, its status
+    // would say "on" for a switch that is off, and the popup's next press would turn it off again.
+    await cleaned.catch(() => {});
     switch (msg.type) {
       case "status":
         break;

@@ -168,12 +168,57 @@ const (
 type PopupAgentsParams struct {
 	Agent string `json:"agent,omitempty"` // only this agent's calls
 	Limit int    `json:"limit,omitempty"` // calls to return (default 20, at most 200)
+	// PerAgent, when > 0 (at most 20), also returns each agent's last
+	// PerAgent calls in Recent.
+	PerAgent int `json:"perAgent,omitempty"`
 }
 
 // PopupAgentsResult answers popup.agents.
 type PopupAgentsResult struct {
 	AgentsListResult
 	Calls []AuditEntry `json:"calls"` // the last calls, oldest first
+	// Connections are the live agent connections, with their calls in
+	// flight (the popup's "doing now").
+	Connections []AgentConnection `json:"connections"`
+	// Recent is each agent's last calls (audit name → entries, oldest
+	// first), with perAgent > 0.
+	Recent map[string][]AuditEntry `json:"recent,omitempty"`
+}
+
+// AgentConnection is one live agent connection.
+type AgentConnection struct {
+	ID     uint64 `json:"id"`
+	Agent  string `json:"agent"`  // its name; "" is the owner token without a name (the person's CLI)
+	Paired bool   `json:"paired"` // a paired agent's token (else the owner token)
+	// Since is when it connected.
+	Since   time.Time      `json:"since"`
+	Process *PeerProcess   `json:"process,omitempty"` // the process at the other end, when the OS says
+	Calls   []CallInFlight `json:"calls"`             // its calls running now, oldest first
+}
+
+// CallInFlight is a call an agent is waiting on.
+type CallInFlight struct {
+	Method string    `json:"method"`
+	Target string    `json:"target,omitempty"` // as in the audit log: a locator or @ref, never a value
+	Tab    int       `json:"tab,omitempty"`    // once the call has reached a tab
+	Since  time.Time `json:"since"`
+}
+
+// MethodPopupDisconnect cuts an agent's live connections now, without
+// revoking anything: the agent may connect again.
+const MethodPopupDisconnect = "popup.disconnect"
+
+// PopupDisconnectParams name the connections to cut: every one of the
+// agent named Agent, or those numbered in Connections (popup.agents'
+// ids; the owner's connections without a name are cut this way).
+type PopupDisconnectParams struct {
+	Agent       string   `json:"agent,omitempty"`
+	Connections []uint64 `json:"connections,omitempty"`
+}
+
+// PopupDisconnectResult says how many connections were cut.
+type PopupDisconnectResult struct {
+	Cut int `json:"cut"`
 }
 
 // PopupPairingDecideParams are the params of popup.pairing.decide: the

@@ -4,5 +4,5 @@
 set -eu
 cd "$(dirname "$0")/.."
 mkdir -p docs/img
-EGOHOST_SCREENSHOTS="$PWD/docs/img" CI=true go test -count=1 -run 'TestPopupPanelsInChromium|TestPopupStopAllAutomation' ./e2e
+EGOHOST_SCREENSHOTS="$PWD/docs/img" CI=true go test -count=1 -run 'TestPopupPanelsInChromium|TestPopupStopAllAutomation|TestPopupAgentsTab' ./e2e
 ls -l docs/img/popup-*.png docs/img/page-highlight.png

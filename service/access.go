@@ -259,6 +259,7 @@ type call struct {
 	g      grant
 	method string
 	need   pairing.Need
+	agent  string // the connection's name (hello, X-Egohost-Agent): the audit's name for an owner token that has one
 
 	mu      sync.Mutex
 	browser string
@@ -288,8 +289,9 @@ func (s *Service) call(ctx context.Context, a *agent, method string, params json
 	if !ok {
 		return nil, protocol.Errorf(protocol.CodeInternal, "%s: the method declares no scope, so nobody may call it (a bug: add it to service/access.go's needs)", method)
 	}
-	c := &call{g: a.grant, method: method, need: need}
+	c := &call{g: a.grant, method: method, need: need, agent: a.agentName()}
 	start := time.Now()
+	defer a.track(c, params)()
 	var res any
 	err := a.grant.permit(method, need)
 	if err == nil {
@@ -366,6 +368,9 @@ func (s *Service) auditCall(c *call, params json.RawMessage, err error, took tim
 	e := auditEntry(c.method, params)
 	e.Time = time.Now().UTC()
 	e.Agent = c.g.auditName()
+	if c.g.kind == grantOwner && c.g.name == "" && c.agent != "" {
+		e.Agent = c.agent // an owner-token agent that named itself
+	}
 	c.mu.Lock()
 	e.Browser, e.Tab, e.Origin = c.browser, c.tab, c.origin
 	c.mu.Unlock()
@@ -377,6 +382,7 @@ func (s *Service) auditCall(c *call, params json.RawMessage, err error, took tim
 	if err := s.audit.Append(e); err != nil {
 		s.log.Warn("audit log", "err", err)
 	}
+	s.recent.add(e)
 }
 
 // auditEntry picks from a call's params what the audit log may show: the

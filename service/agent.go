@@ -13,6 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/spaces"
 )
@@ -83,7 +84,7 @@ func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
 		if err != nil {
 			return
 		}
-		a := &agent{s: s, ws: ws, subs: make(map[string]func()), grant: g, remote: r.RemoteAddr}
+		a := &agent{s: s, ws: ws, subs: make(map[string]func()), grant: g, remote: r.RemoteAddr, id: s.connSeq.Add(1), since: time.Now()}
 		if name != "" {
 			a.setName(name)
 		}
@@ -149,6 +150,12 @@ type agent struct {
 	grant  grant              // what it may do (access.go)
 	remote string             // its address, to find the process that asked to pair
 	stop   context.CancelFunc // ends serve: set before the connection is listed in s.conns
+
+	id       uint64             // the connection's number (popup.agents)
+	since    time.Time          // when it connected
+	inflight map[*call]inflight // its calls running now, under mu (agentslive.go)
+	procOnce sync.Once
+	proc     *pairing.Process // the process at the other end, looked up once when asked
 }
 
 // cut closes the connection at once (its token was revoked): the read

@@ -272,18 +272,27 @@ func (s *Service) popupAgents(ctx context.Context, _ *link, p protocol.PopupAgen
 	if p.Limit == 0 {
 		p.Limit = 20
 	}
+	if p.PerAgent < 0 || p.PerAgent > recentPerAgent {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "popup.agents: perAgent must be between 0 and %d", recentPerAgent)
+	}
 	l, err := s.agentsList(ctx, nil, noParams{})
 	if err != nil {
 		return nil, err
 	}
-	calls, err := audit.Read(s.auditPath(), audit.Filter{Agent: p.Agent, Limit: p.Limit})
-	if err != nil {
+	var calls []audit.Entry
+	if p.Agent == "" {
+		calls = s.recent.tail(p.Limit) // the popup asks every second: from memory
+	} else if calls, err = audit.Read(s.auditPath(), audit.Filter{Agent: p.Agent, Limit: p.Limit}); err != nil {
 		return nil, protocol.Errorf(protocol.CodeInternal, "popup.agents: %v", err)
 	}
 	if calls == nil {
 		calls = []audit.Entry{}
 	}
-	return protocol.PopupAgentsResult{AgentsListResult: l.(protocol.AgentsListResult), Calls: calls}, nil
+	res := protocol.PopupAgentsResult{AgentsListResult: l.(protocol.AgentsListResult), Calls: calls, Connections: s.liveConnections()}
+	if p.PerAgent > 0 {
+		res.Recent = s.recent.last(p.PerAgent)
+	}
+	return res, nil
 }
 
 // popupPairingDecide is the popup's approve and deny buttons.

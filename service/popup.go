@@ -40,6 +40,7 @@ func (s *Service) popupHandlers() map[string]popupHandler {
 		protocol.MethodPopupStatus:        popupTyped(s.popupStatus),
 		protocol.MethodPopupAgents:        popupTyped(s.popupAgents),
 		protocol.MethodPopupPairingDecide: popupTyped(s.popupPairingDecide),
+		protocol.MethodPopupDisconnect:    popupTyped(s.popupDisconnect),
 	}
 	for name, h := range s.popupFrontHandlers() {
 		all[name] = h

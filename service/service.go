@@ -92,6 +92,8 @@ type Service struct {
 	audit   *audit.Log       // every call that reaches a tab
 	connMu  sync.Mutex
 	conns   map[*agent]struct{} // live agent connections, so a revoke can cut them
+	connSeq atomic.Uint64       // connection numbers (popup.agents, popup.disconnect)
+	recent  *recentCalls        // each agent's last calls, for the popup (agentslive.go)
 
 	ln      net.Listener // relay socket
 	httpLn  net.Listener
@@ -180,6 +182,7 @@ func New(opts Options) (*Service, error) {
 		s.httpLn.Close()
 		return nil, fmt.Errorf("start service: %w", err)
 	}
+	s.recent = loadRecentCalls(s.auditPath(), recentPerAgent, s.log)
 	return s, nil
 }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { callWords, describeAgents, processWords, scopeWords, secondsLeft } from "../agentsview.js";
+import { agentCards, ago, callWords, clock, describeAgents, disconnectParams, processWords, scopeWords, secondsLeft } from "../agentsview.js";
 
 test("a pending request names the agent, its scopes in words and the process", () => {
   const now = Date.parse("2026-12-01T10:00:00Z");
@@ -42,4 +42,88 @@ test("calls show newest first, with lengths and never a value", () => {
   assert.equal(v.calls[1].where, "tab 7 https://example.com");
   assert.equal(v.calls[1].time, "10:00:01");
   assert.equal(callWords({ method: "goto", url: "https://a.example/x", length: 0, result: "ok" }).what, "goto (0 chars) https://a.example/x");
+});
+
+// The Agents tab's cards (agentCards), read in UTC so the clock is the same everywhere.
+process.env.TZ = "UTC";
+
+const panel = {
+  agents: [
+    { name: "claude", scopes: ["space", "read"], connected: 1 },
+    { name: "gone", scopes: ["read"], revoked: true, connected: 0 },
+  ],
+  pending: [],
+  calls: [],
+  connections: [
+    { id: 7, agent: "claude", paired: true, since: "2026-12-01T10:00:00Z", process: { pid: 42, exe: "/usr/bin/node" }, calls: [] },
+    {
+      id: 9,
+      agent: "",
+      paired: false,
+      since: "2026-12-01T10:00:00Z",
+      calls: [
+        { method: "click", target: "#late", tab: 5, since: "2026-12-01T10:00:08Z" },
+        { method: "wait", target: "text=never", since: "2026-12-01T10:00:01Z" },
+      ],
+    },
+    { id: 10, agent: "bob", paired: false, since: "2026-12-01T10:00:00Z", calls: [] },
+  ],
+  recent: {
+    owner: [{ time: "2026-12-01T09:59:00Z", agent: "owner", method: "goto", url: "https://a.example/", tab: 5, result: "ok" }],
+    bob: Array.from({ length: 25 }, (_, i) => ({ time: `2026-12-01T09:00:${String(i).padStart(2, "0")}Z`, agent: "bob", method: "click", target: `#b${i}`, tab: 3, result: i === 24 ? "user_in_control" : "ok" })),
+    person: [{ time: "2026-12-01T09:59:00Z", agent: "person", method: "snapshot", tab: 1, result: "ok" }],
+  },
+};
+const spacesRes = {
+  spaces: [
+    { id: "s1", agent: "bob", title: "🤖 bob: book", color: "blue", state: "person", tabs: [3, 4] },
+    { id: "s2", agent: "claude", title: "🤖 claude", color: "red", state: "working", tabs: [] },
+  ],
+};
+
+test("agentCards: one card per agent, sorted, you (CLI) last, the person's popup calls left out", () => {
+  const cards = agentCards(panel, spacesRes, new Map([[3, "Bob's page"]]), Date.parse("2026-12-01T10:00:10Z"));
+  assert.deepEqual(
+    cards.map((c) => [c.key, c.name, c.kind, c.scopes, c.state, c.canDisconnect, c.canRevoke]),
+    [
+      ["bob", "bob", "owner token", "everything (owner token)", "connected (1)", true, false],
+      ["claude", "claude", "paired", "space, read", "connected (1)", true, true],
+      ["gone", "gone", "paired, revoked", "read", "not connected", false, false],
+      ["", "you (CLI)", "owner token", "everything (owner token)", "connected (1)", true, false],
+    ],
+  );
+  const [bob, claude, , you] = cards;
+  assert.deepEqual(claude.processes, ["/usr/bin/node (pid 42)"]);
+  assert.deepEqual(
+    bob.spaces.map((s) => [s.id, s.title, s.color, s.stateLabel, s.button, s.method, s.tabs]),
+    [["s1", "🤖 bob: book", "blue", "you have it", "Hand back", "spaces.handBack", [{ id: 3, title: "Bob's page" }, { id: 4, title: "tab 4" }]]],
+  );
+  assert.equal(claude.spaces[0].button, "Take over");
+  assert.deepEqual(you.doing, [
+    { what: "wait text=never", where: "", since: "10:00:01", for: "9 s" },
+    { what: "click #late", where: "tab 5", since: "10:00:08", for: "2 s" },
+  ]);
+  assert.equal(bob.calls.length, 20, "the last 20 calls");
+  assert.deepEqual(bob.calls[0], { time: "09:00:24", what: "click #b24", where: "tab 3", result: "user_in_control", ok: false });
+  assert.equal(bob.calls[19].what, "click #b5");
+  assert.deepEqual(you.calls.map((c) => c.what), ["goto https://a.example/"]);
+  assert.deepEqual(disconnectParams(you), { connections: [9] });
+  assert.deepEqual(disconnectParams(bob), { agent: "bob" });
+});
+
+test("agentCards survives a missing or odd answer", () => {
+  assert.deepEqual(agentCards(null, null, null, 0), []);
+  assert.deepEqual(agentCards({ connections: [{ id: 1, agent: "x", calls: [{ method: "m", since: "bad" }] }] }, { spaces: [] }, new Map(), 0)[0].doing, [
+    { what: "m", where: "", since: "", for: "" },
+  ]);
+});
+
+test("ago and clock", () => {
+  const now = Date.parse("2026-12-01T12:00:00Z");
+  assert.equal(ago("2026-12-01T11:59:59Z", now), "1 s");
+  assert.equal(ago("2026-12-01T11:55:00Z", now), "5 min");
+  assert.equal(ago("2026-12-01T09:00:00Z", now), "3 h");
+  assert.equal(ago("2026-12-01T12:00:05Z", now), "0 s");
+  assert.equal(clock("2026-12-01T08:07:06Z"), "08:07:06");
+  assert.equal(clock("nope"), "");
 });

@@ -1,0 +1,136 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
+
+	"github.com/egohost/egohost/protocol"
+)
+
+// The popup's Agents tab (issue 12 item 3) in real Chromium with the real
+// extension, service and CLI: two agents with spaces and calls show with
+// their spaces and last calls; a call in flight shows as doing now; Take
+// over (real clicks) makes the agent's next CLI call fail with
+// user_in_control and Hand back lets it through again; Disconnect cuts the
+// agent's live connection (its call in flight fails) and it connects
+// again.
+func TestPopupAgentsTab(t *testing.T) {
+	c := startChain(t)
+	base := spacePages(t)
+	ctx := ctxT(t, 3*time.Minute)
+	user := c.openTab(t, base+"/p?who=person").Tab
+
+	agents := []*spaceAgent{{name: "alice"}, {name: "bob"}}
+	for _, a := range agents {
+		a.c = dialAgent(t, c.svc, a.name)
+		var r protocol.SpaceResult
+		if err := a.c.Call(ctx, protocol.MethodSpacesNew, protocol.SpacesNewParams{Task: "task of " + a.name, URL: base + "/p?who=" + a.name}, &r); err != nil {
+			t.Fatalf("%s: spaces.new: %v", a.name, err)
+		}
+		a.space, a.tab = r.Space.ID, r.Tab.ID
+		if err := a.click(ctx, 0, "#b"); err != nil {
+			t.Fatalf("%s click: %v", a.name, err)
+		}
+	}
+	alice, bob := agents[0], agents[1]
+
+	pop := openPopup(ctx, t, c, user)
+	// The tablist by keyboard, as the other tabs: Status, then the left arrow.
+	pop.click(ctx, "#tab-status")
+	for _, typ := range []input.DispatchKeyEventType{input.DispatchKeyEventTypeRawKeyDown, input.DispatchKeyEventTypeKeyUp} {
+		if _, err := cdp.Call(ctx, pop.s, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: typ, Key: "ArrowLeft", Code: "ArrowLeft", WindowsVirtualKeyCode: 37}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pop.waitFor(ctx, "the Agents tab selected by the arrow key, and focused", `document.getElementById('tab-agents').getAttribute('aria-selected') === 'true' && !document.getElementById('panel-agents').hidden && document.activeElement.id === 'tab-agents'`)
+	card := func(name string) string {
+		return fmt.Sprintf(`document.querySelector('#agents-list li.agent-card[data-agent=%q]')`, name)
+	}
+	for _, a := range agents {
+		pop.waitFor(ctx, a.name+"'s card with its space, tab and last calls", fmt.Sprintf(`(() => {
+			const c = %s; if (!c) return false;
+			const sp = c.querySelector('li[data-space=%q]');
+			const calls = [...c.querySelectorAll('.agent-calls li')].map((li) => li.textContent);
+			return c.querySelector('.agent-name').textContent === %q && c.querySelector('.agent-state').textContent.includes('connected (1)')
+				&& c.querySelector('.agent-meta').textContent.includes('owner token')
+				&& sp && sp.textContent.includes('task of %s') && sp.querySelector('.space-tabs').textContent.includes(%q)
+				&& sp.querySelector('button.space-toggle').textContent === 'Take over'
+				&& calls.some((t) => t.includes('click #b') && t.includes('tab %d') && t.endsWith('ok'));
+		})()`, card(a.name), a.space, a.name, a.name, a.name, a.tab))
+	}
+	pop.waitFor(ctx, "the person's own connection as you (CLI)", card("")+`?.querySelector('.agent-name').textContent === 'you (CLI)'`)
+
+	t.Run("a call in flight shows as doing now", func(t *testing.T) {
+		waited := make(chan error, 1)
+		go func() {
+			waited <- bob.c.Call(ctx, protocol.MethodWait, protocol.WaitParams{Element: "#never", TimeoutMs: 20000}, nil)
+		}()
+		pop.waitFor(ctx, "bob doing the wait now", card("bob")+`?.querySelector('.agent-now')?.textContent.includes('wait #never')`)
+		if got := evalString(pop, card("alice")+`.querySelector('.agent-now')?.textContent ?? ''`); got != "" {
+			t.Errorf("alice doing now: got %q, want nothing", got)
+		}
+		pop.screenshot(ctx, "popup-agents")
+		if os.Getenv("EGOHOST_SCREENSHOTS") != "" {
+			dark := func(v string) {
+				if _, err := cdp.Call(ctx, pop.s, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: v}}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			dark("dark")
+			pop.screenshot(ctx, "popup-agents-dark")
+			dark("")
+		}
+
+		pop.click(ctx, `#agents-list li.agent-card[data-agent="bob"] button.disconnect`)
+		select {
+		case err := <-waited:
+			if err == nil {
+				t.Fatal("bob's wait succeeded after Disconnect, want it cut")
+			}
+		case <-ctx.Done():
+			t.Fatal("bob's wait never ended after Disconnect")
+		}
+		pop.waitFor(ctx, "bob no longer doing anything", card("bob")+`?.querySelector('.agent-now') === null`)
+		again := dialAgent(t, c.svc, "bob")
+		if err := again.Call(ctx, protocol.MethodClick, protocol.ClickParams{Element: "#b"}, nil); err != nil {
+			t.Fatalf("bob after Disconnect: %v", err)
+		}
+		if got := pageText(t, ctx, c, bob.tab, "document.getElementById('c').textContent"); got != "2" {
+			t.Errorf("bob's page counted %s clicks, want 2 (bob reconnected into his space)", got)
+		}
+		pop.waitFor(ctx, "bob connected again", card("bob")+`?.querySelector('.agent-state').textContent.includes('connected (1)')`)
+	})
+
+	t.Run("take over and hand back", func(t *testing.T) {
+		toggle := fmt.Sprintf(`#agents-list li.agent-card[data-agent="alice"] li[data-space=%q] button.space-toggle`, alice.space)
+		pop.click(ctx, toggle)
+		pop.waitFor(ctx, "alice's space taken over", fmt.Sprintf(`document.querySelector(%q)?.textContent === 'Hand back'`, toggle))
+		if out, errb, code := cliAs(c, "alice", "click", "#b"); code == 0 || !strings.Contains(errb, "user_in_control") {
+			t.Fatalf("alice's CLI click in a taken-over space: exit %d, stderr %q, want user_in_control\n%s", code, errb, out)
+		}
+		pop.waitFor(ctx, "the refused call in alice's last calls", card("alice")+`.querySelector('.agent-calls li.failed')?.textContent.includes('user_in_control')`)
+		pop.click(ctx, toggle)
+		pop.waitFor(ctx, "alice's space handed back", fmt.Sprintf(`document.querySelector(%q)?.textContent === 'Take over'`, toggle))
+		if out, errb, code := cliAs(c, "alice", "click", "#b"); code != 0 {
+			t.Fatalf("alice's CLI click after Hand back: exit %d\n%s%s", code, out, errb)
+		}
+		if got := pageText(t, ctx, c, alice.tab, "document.getElementById('c').textContent"); got != "2" {
+			t.Errorf("alice's page counted %s clicks, want 2 (the refused one never landed)", got)
+		}
+	})
+}
+
+// evalString evaluates expr in the page and returns its string value.
+func evalString(p *ui, expr string) string {
+	p.t.Helper()
+	var s string
+	p.eval(ctxT(p.t, 10*time.Second), expr, &s)
+	return s
+}
