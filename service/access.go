@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -354,6 +355,40 @@ func (s *Service) checkDestination(ctx context.Context, dest string) error {
 
 // rulesFor returns the origin rules of a paired agent: its own
 // (agents.origins.NAME) after those for every agent ("*").
+// visibleTabs is what a caller may see of tabs: everything for the owner
+// and the person; for a paired agent only the tabs it could act on — those
+// of its own spaces (every tab with all-tabs), less those on an origin its
+// rules deny. The person's other tabs' URLs and titles (a query string may
+// carry a token) are none of its business.
+func (s *Service) visibleTabs(a *agent, l *link, tabs []protocol.Tab) []protocol.Tab {
+	g := a.grant
+	if g.kind != grantPaired {
+		return tabs
+	}
+	allTabs := slices.Contains(g.scopes, pairing.AllTabs)
+	rules := s.rulesFor(g.name)
+	out := make([]protocol.Tab, 0, len(tabs))
+	for _, t := range tabs {
+		if !allTabs {
+			if sp, ok := s.spaces.reg.ByGroup(l.id, t.GroupID); !ok || sp.Agent != g.name {
+				continue
+			}
+		}
+		if ok, _ := rules.Permits(t.URL); !ok {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// ownSpacesOnly reports whether a caller may list only its own spaces: a
+// paired agent without all-tabs (other agents' tasks and tabs are not its
+// business).
+func ownSpacesOnly(a *agent) bool {
+	return a.grant.kind == grantPaired && !slices.Contains(a.grant.scopes, pairing.AllTabs)
+}
+
 func (s *Service) rulesFor(name string) pairing.Rules {
 	all, own := s.opts.OriginRules["*"], s.opts.OriginRules[name]
 	return pairing.Rules{Allow: append(append([]string(nil), all.Allow...), own.Allow...), Deny: append(append([]string(nil), all.Deny...), own.Deny...)}

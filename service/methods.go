@@ -276,7 +276,7 @@ func (s *Service) tabsList(ctx context.Context, a *agent, p protocol.TabsListPar
 				tabs[i].Space = sp.ID
 			}
 		}
-		return protocol.TabsListResult{Tabs: tabs}, nil
+		return protocol.TabsListResult{Tabs: s.visibleTabs(a, l, tabs)}, nil
 	}
 }
 

@@ -420,7 +420,7 @@ func (s *Service) spacesList(ctx context.Context, a *agent, p protocol.SpacesLis
 		s.syncSpaces(ctx, l)
 	}
 	filter := p.Agent
-	if filter == "" && !isPerson(name) && !p.All {
+	if filter == "" && !isPerson(name) && !p.All || ownSpacesOnly(a) {
 		filter = name
 	}
 	res := protocol.SpacesListResult{Spaces: []protocol.Space{}}
