@@ -224,9 +224,10 @@ func TestActionsThroughChain(t *testing.T) {
 		err = call(protocol.MethodSnapshot, protocol.SnapshotParams{Target: tab}, nil)
 		wantCode(t, err, protocol.CodeDialogOpen)
 		t.Logf("calls under an open dialog failed after %v", time.Since(start).Round(time.Millisecond))
+		// The reply names the dialog the earlier click opened.
 		out, errOut, code := c.cli(tab, "dialog", "accept")
-		if code != 0 || !strings.Contains(out, "accepted") {
-			t.Errorf("egohost dialog accept: exit %d\n%s%s", code, out, errOut)
+		if code != 0 || !strings.Contains(out, "accepted") || !strings.Contains(out, "Saved!") {
+			t.Errorf("egohost dialog accept: exit %d\n%s%s; want the alert \"Saved!\" named", code, out, errOut)
 		}
 		var ev protocol.EvalResult
 		if err := call(protocol.MethodEval, protocol.EvalParams{Target: tab, Expression: "document.title.length + 1"}, &ev); err != nil {

@@ -457,11 +457,18 @@ func (s *Service) screenshot(ctx context.Context, a *agent, p protocol.Screensho
 
 func (s *Service) dialog(ctx context.Context, a *agent, p protocol.DialogParams) (any, error) {
 	return s.withRunner(ctx, a, p.Target, "dialog", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		// A dialog an earlier call opened: the runner's own watch starts
+		// after it, so the tab's record is what says which one this is.
+		seen := tc.link.openDialog(tc.tabID)
 		res, err := r.HandleDialog(ctx, p.Accept, p.PromptText, millis(p.TimeoutMs))
 		if err != nil {
 			return nil, err
 		}
-		return protocol.DialogResult{Tab: tc.tabID, Accepted: res.Accepted, Dialog: dialogOf(res.Dialog), TookMs: tookMs(res.Took)}, nil
+		d := dialogOf(res.Dialog)
+		if d == nil {
+			d = seen
+		}
+		return protocol.DialogResult{Tab: tc.tabID, Accepted: res.Accepted, Dialog: d, TookMs: tookMs(res.Took)}, nil
 	})
 }
 
