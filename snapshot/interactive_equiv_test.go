@@ -3,7 +3,9 @@ package snapshot_test
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -73,15 +75,15 @@ customElements.define('my-card', class extends HTMLElement { constructor() { sup
 <script>d.showModal()</script>`,
 }
 
-// The interactive-only walk skips text nodes and block boundaries (it
-// shows no text): on every page it must give exactly what the walk
-// before that change gave (testdata/snapshot-before-i14.js), run side by
-// side in one isolated world of each page.
+var updateWalk = flag.Bool("update", false, "rewrite testdata/interactive/*.golden from the current walk")
+
+// TestInteractiveWalkUnchanged pins the interactive-only walk's records on
+// each page (the header, whose second field is the time taken, left out)
+// to the answers recorded in testdata/interactive/ from the walk as it was
+// before it skipped text nodes (the two gave the same records, side by
+// side, when the change was made). A change to what the walk decides is
+// interactive shows here; -update records the new answers after review.
 func TestInteractiveWalkUnchanged(t *testing.T) {
-	before, err := os.ReadFile("testdata/snapshot-before-i14.js")
-	if err != nil {
-		t.Fatal(err)
-	}
 	now, err := os.ReadFile("snapshot.js")
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +91,8 @@ func TestInteractiveWalkUnchanged(t *testing.T) {
 	b := browsertest.Launch(t, browser.Options{})
 	srv := browsertest.Serve(t, browsertest.Pages(equivPages))
 	for path := range equivPages {
-		t.Run(strings.TrimPrefix(path, "/"), func(t *testing.T) {
+		name := strings.TrimPrefix(path, "/")
+		t.Run(name, func(t *testing.T) {
 			s := b.NewPage(t, srv+path)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
@@ -117,16 +120,27 @@ func TestInteractiveWalkUnchanged(t *testing.T) {
 				}
 				return out
 			}
-			eval("globalThis.before = (" + string(before) + ")(); globalThis.now = (" + string(now) + ")(); ''")
-			for _, opts := range []string{`{interactive: true}`, `{interactive: true, viewport: true}`} {
-				// The records without the header (its second field is the time taken).
-				got := eval("now.snapshot(" + opts + ")[0].replace(/^[^\\n]*\\n?/, '')")
-				want := eval("before.snapshot(" + opts + ")[0].replace(/^[^\\n]*\\n?/, '')")
-				if got != want {
-					t.Errorf("%s: the walk changed its answer\n got:\n%s\nwant:\n%s", opts, got, want)
+			eval("globalThis.now = (" + string(now) + ")(); ''")
+			for _, v := range []struct{ suffix, opts string }{{"", `{interactive: true}`}, {"-viewport", `{interactive: true, viewport: true}`}} {
+				got := eval("now.snapshot(" + v.opts + ")[0].replace(/^[^\\n]*\\n?/, '')")
+				file := filepath.Join("testdata", "interactive", name+v.suffix+".golden")
+				if *updateWalk {
+					if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+						t.Fatal(err)
+					}
 				}
-				if strings.Count(want, "\n") < 2 {
-					t.Errorf("%s: want a few records, got %q", opts, want)
+				want, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatalf("%v (record it with -update)", err)
+				}
+				if got != string(want) {
+					t.Errorf("%s: the walk changed its answer\n got:\n%s\nwant:\n%s", v.opts, got, want)
+				}
+				if strings.Count(got, "\n") < 2 {
+					t.Errorf("%s: want a few records, got %q", v.opts, got)
 				}
 			}
 		})
