@@ -22,15 +22,21 @@ type handler struct {
 // typed makes the handler of a method whose params are a P (a struct;
 // noParams for methods that take none).
 func typed[P any](fn func(ctx context.Context, a *agent, p P) (any, error)) handler {
+	return handler{run: strict(fn)}
+}
+
+// strict wraps fn, called with a caller C (an agent, or the link of a
+// popup), so that its params are decoded by decodeParams.
+func strict[C, P any](fn func(ctx context.Context, c C, p P) (any, error)) func(context.Context, C, json.RawMessage) (any, error) {
 	var zero P
 	fields := fieldNames(reflect.TypeOf(zero))
-	return handler{run: func(ctx context.Context, a *agent, params json.RawMessage) (any, error) {
+	return func(ctx context.Context, c C, params json.RawMessage) (any, error) {
 		var p P
 		if err := decodeParams(params, fields, &p); err != nil {
 			return nil, err
 		}
-		return fn(ctx, a, p)
-	}}
+		return fn(ctx, c, p)
+	}
 }
 
 // noParams are the params of a method that takes none: absent, null or {}.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"reflect"
 	"strings"
 
 	"github.com/egohost/egohost/pairing"
@@ -24,15 +23,7 @@ type popupHandler struct {
 }
 
 func popupTyped[P any](fn func(ctx context.Context, l *link, p P) (any, error)) popupHandler {
-	var zero P
-	fields := fieldNames(reflect.TypeOf(zero))
-	return popupHandler{run: func(ctx context.Context, l *link, params json.RawMessage) (any, error) {
-		var p P
-		if err := decodeParams(params, fields, &p); err != nil {
-			return nil, err
-		}
-		return fn(ctx, l, p)
-	}}
+	return popupHandler{run: strict(fn)}
 }
 
 func (s *Service) popupHandlers() map[string]popupHandler {
