@@ -155,8 +155,10 @@ func errUserInControl(sp spaces.Space) error {
 // wakes an idle space.
 func (s *Service) touch(ctx context.Context, l *link, sp spaces.Space, tabID int) {
 	if !l.isActive(tabID) {
-		// Make it the active tab of the space's window: a background tab
-		// neither renders nor takes input. The person's focus stays.
+		// Make it the active tab of the space's own window (the person's
+		// focus stays): actions work on a background tab too (actions/,
+		// "A background tab"), but a shown tab draws its screenshots at
+		// once and its hover is the browser's own (CSS :hover follows).
 		raw, err := l.Call(ctx, browserlink.TabsActivate{TabID: tabID, NoFocus: true})
 		if err != nil {
 			l.log.Warn("activate a space's tab", "space", sp.ID, "tab", tabID, "err", err)
