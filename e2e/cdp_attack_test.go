@@ -384,3 +384,64 @@ func TestAboutBlankFragmentDoesNotCrash(t *testing.T) {
 		}
 	}
 }
+
+// A sessionId reaches only a child session of the agent's own tab, on an
+// origin its rules permit: here an out-of-process frame from localhost,
+// which bot's rules deny, inside a page of 127.0.0.1.
+func TestCDPChildSessions(t *testing.T) {
+	stateDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("agents:\n  origins:\n    bot: {deny: [localhost]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := startChainIn(t, stateDir)
+	var base string
+	base = browsertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/frame" {
+			w.Write([]byte(`<title>frame</title><button>inside the frame</button>`))
+			return
+		}
+		frame := strings.Replace(base, "127.0.0.1", "localhost", 1) + "/frame"
+		w.Write([]byte(`<title>outer</title><button>outside</button><iframe src="` + frame + `"></iframe>`))
+	}))
+	bot := dialToken(t, c, pairDirect(t, c, "bot", "space", "cdp"))
+	free := dialToken(t, c, pairDirect(t, c, "free", "space", "all-tabs", "cdp"))
+	tab := openAs(t, bot, base+"/")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	// The frame's session, as the owner's snapshot names it.
+	var child string
+	for child == "" {
+		var snap protocol.SnapshotResult
+		if err := c.agent.Call(ctx, protocol.MethodSnapshot, map[string]any{"tab": tab, "refs": true}, &snap); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range snap.Refs {
+			if r.Name == "inside the frame" && r.SessionID != "" {
+				child = string(r.SessionID)
+			}
+		}
+		if child == "" && ctx.Err() != nil {
+			t.Fatalf("no out-of-process frame in the snapshot:\n%s", snap.Text)
+		}
+	}
+	eval := func(who *client.Client, session string) error {
+		return who.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{
+			Target: protocol.Target{Tab: tab}, SessionID: session, Method: "Runtime.evaluate",
+			Params: json.RawMessage(`{"expression":"document.title","returnByValue":true}`),
+		}, nil)
+	}
+	if err := eval(free, child); err != nil {
+		t.Fatalf("an agent without rules, in the frame's session: %v", err)
+	}
+	if err := eval(bot, child); protocol.CodeOf(err) != protocol.CodeForbiddenOriginScope {
+		t.Errorf("bot in the frame's session (localhost, denied): got %v, want forbidden_origin_scope", err)
+	}
+	if err := eval(bot, "0123456789ABCDEF0123456789ABCDEF"); protocol.CodeOf(err) != protocol.CodeScopeDenied {
+		t.Errorf("bot in a session that is no child of its tab: got %v, want scope_denied", err)
+	}
+	if err := eval(bot, ""); err != nil {
+		t.Errorf("bot in its tab's own session: %v", err)
+	}
+}

@@ -261,7 +261,7 @@ var cdpRules = sortRules(slices.Concat(
 		deny("Autofill", "the person's autofill data and forms"),
 		deny("DeviceAccess", "it grants sites the person's Bluetooth and USB devices"),
 		deny("Cast", "the person's cast devices"),
-		deny(dom.CommandSetFileInputFiles, "it gives the page any local file by its path (an agent uploads bytes with `upload`)"),
+		deny(dom.CommandSetFileInputFiles, "it gives the page any local file by its path"),
 		deny(dom.CommandGetFileInfo, "it reveals the local path of a file the person chose"),
 		deny(dom.CommandDisable, sharedSession),
 		deny(input.CommandSetIgnoreInputEvents, "the person could no longer use the tab, in this and later documents"),

@@ -96,13 +96,20 @@ func (s *Service) checkChildSession(ctx context.Context, l *link, tab int, p pro
 		if string(c.SessionID) != p.SessionID {
 			continue
 		}
-		if browserPage(c.URL) {
-			return cdpRefused(p.Method, "session "+p.SessionID+" is a browser, DevTools or extension page ("+pairing.Origin(c.URL)+")")
-		}
-		if err := s.checkOriginRead(ctx, c.URL); err != nil {
+		// What the child shows now: the URL of its attach may be its
+		// first about:blank.
+		info, err := cdp.Call(ctx, pg.Child(c.SessionID), target.GetTargetInfo, target.GetTargetInfoParams{})
+		if err != nil {
 			return err
 		}
-		return nil
+		u := c.URL
+		if info.TargetInfo != nil {
+			u = info.TargetInfo.URL
+		}
+		if browserPage(u) {
+			return cdpRefused(p.Method, "session "+p.SessionID+" is a browser, DevTools or extension page ("+pairing.Origin(u)+")")
+		}
+		return s.checkOriginRead(ctx, u)
 	}
 	return cdpRefused(p.Method, "session "+p.SessionID+" is not a child session of tab "+strconv.Itoa(tab)+" (an out-of-process frame or worker egohost attached)")
 }
