@@ -15,7 +15,6 @@ import (
 	"github.com/chromedp/cdproto/domdebugger"
 	"github.com/chromedp/cdproto/domsnapshot"
 	"github.com/chromedp/cdproto/emulation"
-	"github.com/chromedp/cdproto/heapprofiler"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/io"
@@ -166,11 +165,6 @@ var cdpRules = sortRules(slices.Concat(
 		emulation.CommandSetUserAgentOverride, emulation.CommandSetAutomationOverride,
 		emulation.CommandSetSmallViewportHeightDifferenceOverride, emulation.CommandGetScreenInfos),
 	allow(CheckNone,
-		heapprofiler.CommandAddInspectedHeapObject, heapprofiler.CommandCollectGarbage, heapprofiler.CommandDisable,
-		heapprofiler.CommandEnable, heapprofiler.CommandGetHeapObjectID, heapprofiler.CommandGetObjectByHeapObjectID,
-		heapprofiler.CommandGetSamplingProfile, heapprofiler.CommandStartSampling, heapprofiler.CommandStartTrackingHeapObjects,
-		heapprofiler.CommandStopSampling, heapprofiler.CommandStopTrackingHeapObjects, heapprofiler.CommandTakeHeapSnapshot),
-	allow(CheckNone,
 		input.CommandDispatchDragEvent, input.CommandDispatchKeyEvent, input.CommandInsertText, input.CommandImeSetComposition,
 		input.CommandDispatchMouseEvent, input.CommandDispatchTouchEvent, input.CommandCancelDragging,
 		input.CommandEmulateTouchFromMouseEvent, input.CommandSetInterceptDrags, input.CommandSynthesizePinchGesture,
@@ -187,7 +181,7 @@ var cdpRules = sortRules(slices.Concat(
 		network.CommandEnable, network.CommandEmulateNetworkConditionsByRule, network.CommandOverrideNetworkState,
 		network.CommandConfigureDurableMessages, network.CommandGetRequestPostData, network.CommandReplayXHR,
 		network.CommandSetBlockedURLs, network.CommandSetBypassServiceWorker, network.CommandSetCacheDisabled,
-		network.CommandSetExtraHTTPHeaders, network.CommandSetAttachDebugStack, network.CommandGetSecurityIsolationStatus,
+		network.CommandSetAttachDebugStack, network.CommandGetSecurityIsolationStatus,
 		network.CommandEnableReportingAPI, network.CommandFetchSchemefulSite),
 	allow(CheckOwnCookies, network.CommandGetCookies, network.CommandSetCookie, network.CommandSetCookies, network.CommandDeleteCookies),
 	allow(CheckOriginRead, network.CommandGetResponseBody, network.CommandSearchInResponseBody, network.CommandStreamResourceContent),
@@ -256,6 +250,7 @@ var cdpRules = sortRules(slices.Concat(
 		deny("Tethering", "it opens ports on the machine"),
 		deny("Tracing", "it records the whole browser (every tab's URLs and content) and streams it"),
 		deny("Memory", "process-wide memory controls and dumps"),
+		deny("HeapProfiler", "the renderer's whole heap, which the person's other tabs of the site may share"),
 		deny("WebAuthn", "virtual authenticators answer the tab's sign-ins, also those of later documents"),
 		deny("FedCm", "it signs the person in to sites with their identity provider's accounts"),
 		deny("Autofill", "the person's autofill data and forms"),
@@ -270,6 +265,7 @@ var cdpRules = sortRules(slices.Concat(
 		deny("Network.getAllCookies", "every cookie of the browser, every site's session included"),
 		deny(network.CommandLoadNetworkResource, "it fetches any URL with the person's cookies, past CORS"),
 		deny(network.CommandSetCookieControls, "the browser's third-party cookie settings"),
+		deny(network.CommandSetExtraHTTPHeaders, "the headers go with every later request of the tab, to any origin, the person's own after a take over too (a Cookie header would sign them in as someone else)"),
 		deny(network.CommandDisable, sharedSession),
 		deny(overlay.CommandDisable, sharedSession),
 		deny(page.CommandAddScriptToEvaluateOnNewDocument, laterDocuments),
