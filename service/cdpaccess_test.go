@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
+
+	"github.com/chromedp/cdproto/network"
 
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
@@ -34,6 +37,11 @@ func (e *fakeExt) frames() <-chan map[string]any {
 // (groups.list with no groups, anything else with {}), and returns the
 // first cdp op that reached the extension (nil: none) and the call's error.
 func cdpThrough(t *testing.T, ext *fakeExt, frames <-chan map[string]any, call func() error) (map[string]any, error) {
+	return cdpAnswering(t, ext, frames, nil, call)
+}
+
+// cdpAnswering is cdpThrough with the results of some CDP methods given.
+func cdpAnswering(t *testing.T, ext *fakeExt, frames <-chan map[string]any, answers map[string]any, call func() error) (map[string]any, error) {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- call() }()
@@ -46,12 +54,14 @@ func cdpThrough(t *testing.T, ext *fakeExt, frames <-chan map[string]any, call f
 			if !ok {
 				t.Fatal("the service closed the extension's link")
 			}
-			if req["op"] == "cdp" && op == nil {
+			var result any = map[string]any{}
+			if a, ok := answers[fmt.Sprint(req["method"])]; ok && req["op"] == "cdp" {
+				result = a
+			} else if req["op"] == "cdp" && op == nil {
 				op = req
 			}
-			result := map[string]any{}
 			if req["op"] == "groups.list" {
-				result["groups"] = []any{}
+				result = map[string]any{"groups": []any{}}
 			}
 			if req["id"] != nil {
 				ext.send(map[string]any{"id": req["id"], "result": result})
@@ -248,5 +258,66 @@ func BenchmarkCDPRuleOf(b *testing.B) {
 		if !pairing.CDPRuleOf("Runtime.evaluate").Allow {
 			b.Fatal("refused")
 		}
+	}
+}
+
+// The checks that depend on the agent's origin rules: where a raw
+// navigation goes (a history entry's URL too), and which origins' resources
+// it reads past CORS.
+func TestCDPOriginRules(t *testing.T) {
+	f := newFixtureWith(t, func(o *Options) {
+		o.OriginRules = map[string]pairing.Rules{"bot": {Deny: []string{"*.bank.example"}}}
+	}, nil)
+	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
+	ext.hello()
+	ext.send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://example.com/a", "windowId": 1}})
+	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs, pairing.CDP)
+	waitForRegistry(t, f, 7)
+	// Two requests of the tab, as the record keeps them once it is followed.
+	f.s.mu.Lock()
+	for _, l := range f.s.links {
+		rec := newTabRecord()
+		for id, u := range map[string]string{"r1": "https://api.bank.example/me", "r2": "https://example.com/data"} {
+			rec.add(network.RequestWillBeSent.Method, json.RawMessage(`{"requestId":"`+id+`","request":{"url":"`+u+`","method":"GET"},"timestamp":1}`))
+		}
+		l.tab(7).rec.Store(rec)
+	}
+	f.s.mu.Unlock()
+	frames := ext.frames()
+	history := map[string]any{"Page.getNavigationHistory": map[string]any{"currentIndex": 1, "entries": []any{
+		map[string]any{"id": 3, "url": "https://www.bank.example/", "userTypedURL": "", "title": "", "transitionType": "link"},
+		map[string]any{"id": 4, "url": "https://example.com/a", "userTypedURL": "", "title": "", "transitionType": "link"},
+		map[string]any{"id": 5, "url": "https://example.com/b", "userTypedURL": "", "title": "", "transitionType": "link"},
+	}}}
+	tests := []struct {
+		name   string
+		method string
+		params any
+		want   protocol.Code
+	}{
+		{"navigate to a denied origin", "Page.navigate", map[string]any{"url": "https://www.bank.example/"}, protocol.CodeForbiddenOriginScope},
+		{"navigate to an allowed one", "Page.navigate", map[string]any{"url": "https://example.com/b"}, 0},
+		{"back to a denied origin", "Page.navigateToHistoryEntry", map[string]any{"entryId": 3}, protocol.CodeForbiddenOriginScope},
+		{"forward to an allowed one", "Page.navigateToHistoryEntry", map[string]any{"entryId": 5}, 0},
+		{"a denied origin's script", "Page.getResourceContent", map[string]any{"frameId": "F", "url": "https://cdn.bank.example/app.js"}, protocol.CodeForbiddenOriginScope},
+		{"an allowed origin's script", "Page.getResourceContent", map[string]any{"frameId": "F", "url": "https://example.com/app.js"}, 0},
+		{"a response egohost did not record", "Network.getResponseBody", map[string]any{"requestId": "1000.1"}, protocol.CodeScopeDenied},
+		{"a denied origin's response", "Network.getResponseBody", map[string]any{"requestId": "r1"}, protocol.CodeForbiddenOriginScope},
+		{"an allowed origin's response", "Network.getResponseBody", map[string]any{"requestId": "r2"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := map[string]any{"tab": 7, "method": tt.method, "params": tt.params}
+			op, err := cdpAnswering(t, ext, frames, history, func() error { return bot.Call(context.Background(), protocol.MethodCDPSend, p, nil) })
+			if tt.want == 0 {
+				if err != nil || op == nil || op["method"] != tt.method {
+					t.Fatalf("got %v, the browser got %v; want %s sent", err, op, tt.method)
+				}
+				return
+			}
+			if protocol.CodeOf(err) != tt.want || (op != nil && op["method"] == tt.method) {
+				t.Fatalf("got %v (the browser got %v), want %s and nothing sent", err, op, tt.want.Name())
+			}
+		})
 	}
 }
