@@ -117,6 +117,11 @@ func DismissUnreported(ctx context.Context, s cdp.Session, d time.Duration) (*Di
 	if err != nil {
 		return nil, fmt.Errorf("dialog: %w", err)
 	}
+	if aboutWithFragment(u) {
+		// That navigation crashes Chromium on a tab's initial about:blank
+		// (AboutFragment): the person's whole browser would go with it.
+		return nil, fmt.Errorf("dialog: %w", unsupported("the dialog blocks %s, where the navigation that closes it would crash the browser: close the tab", hist.Entries[hist.CurrentIndex].URL))
+	}
 	if _, err := cdp.Call(ctx, s, page.Navigate, page.NavigateParams{URL: u}); err != nil {
 		return nil, fmt.Errorf("dialog: close by navigating to %s: %w", u, err)
 	}

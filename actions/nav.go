@@ -2,12 +2,15 @@ package actions
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
 )
 
 // Load states, as Playwright names them.
@@ -64,6 +67,18 @@ type NavResult struct {
 // document's readyState).
 func (r *Runner) Goto(ctx context.Context, url string, o NavOptions) (*NavResult, error) {
 	return r.navigate(ctx, "goto", url, o, func(ctx context.Context) (cdp.FrameID, cdp.LoaderID, *NavResult, error) {
+		same, _, err := AboutFragment(ctx, r.tab, url, "")
+		if err != nil {
+			return "", "", nil, fmt.Errorf("goto: %w", err)
+		}
+		if same {
+			// Page.navigate would crash the browser (AboutFragment): the
+			// page makes the same fragment navigation itself.
+			if err := r.assignLocation(ctx, url); err != nil {
+				return "", "", nil, fmt.Errorf("goto: %w", err)
+			}
+			return "", "", &NavResult{SameDocument: true}, nil
+		}
 		nav, err := cdp.Call(ctx, r.tab, page.Navigate, page.NavigateParams{URL: url})
 		if err != nil {
 			if ctx.Err() != nil || isCtxErr(err) {
@@ -82,6 +97,88 @@ func (r *Runner) Goto(ctx context.Context, url string, o NavOptions) (*NavResult
 		}
 		return nav.FrameID, nav.LoaderID, nil, nil
 	})
+}
+
+// AboutFragment reports whether Page.navigate to rawURL, in the frame
+// frameID ("" or the main frame's ID: the main frame), would be a
+// same-document (fragment) navigation of the main frame's about: document,
+// and returns the main frame's ID. Through chrome.debugger, Chromium 156
+// crashes the whole browser — every tab of the person's profile — on
+// such a navigation of a tab's initial about:blank document (`open
+// about:blank#x`; issue 22), so nobody may send it: goto makes it in the
+// page instead, and raw cdp.send refuses it. Other URLs cost nothing (no
+// call is made).
+func AboutFragment(ctx context.Context, s cdp.Session, rawURL string, frameID cdp.FrameID) (bool, cdp.FrameID, error) {
+	if !aboutWithFragment(rawURL) {
+		return false, "", nil
+	}
+	tree, err := cdp.Call(ctx, s, page.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		return false, "", fmt.Errorf("main frame: %w", err)
+	}
+	if tree.FrameTree == nil || tree.FrameTree.Frame == nil {
+		return false, "", nil
+	}
+	main := tree.FrameTree.Frame
+	if frameID != "" && frameID != main.ID {
+		return false, main.ID, nil // a child frame's about:blank takes it (checked in Chromium 156)
+	}
+	return sameDocument(main.URL, rawURL), main.ID, nil
+}
+
+// aboutWithFragment reports whether raw, read as Chrome reads a URL (tabs
+// and newlines dropped, leading and trailing spaces and control
+// characters trimmed, the scheme in any case), is an about: URL with a
+// fragment.
+func aboutWithFragment(raw string) bool {
+	u := chromeURL(raw)
+	return len(u) >= len("about:") && strings.EqualFold(u[:len("about:")], "about:") && strings.Contains(u, "#")
+}
+
+// sameDocument reports whether navigating from the document at current to
+// dest stays in the document: they differ at most in the fragment and dest
+// has one. It errs towards yes (case and percent-escapes ignored).
+func sameDocument(current, dest string) bool {
+	dest = chromeURL(dest)
+	base, _, hasFragment := strings.Cut(dest, "#")
+	cur, _, _ := strings.Cut(chromeURL(current), "#")
+	norm := func(s string) string {
+		if u, err := url.PathUnescape(s); err == nil {
+			s = u
+		}
+		return strings.ToLower(s)
+	}
+	return hasFragment && norm(base) == norm(cur)
+}
+
+// chromeURL is raw as the URL standard's parser first cleans it: every
+// ASCII tab and newline removed, leading and trailing C0 controls and
+// spaces trimmed.
+func chromeURL(raw string) string {
+	raw = strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, raw)
+	return strings.TrimFunc(raw, func(r rune) bool { return r <= ' ' })
+}
+
+// assignLocation makes the main frame's page navigate itself to u (a
+// same-document navigation: it returns once it is done).
+func (r *Runner) assignLocation(ctx context.Context, u string) error {
+	q, err := json.Marshal(u)
+	if err != nil {
+		return err
+	}
+	res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: "location.href = " + string(q) + ", undefined"})
+	if err != nil {
+		return fmt.Errorf("set location: %w", err)
+	}
+	if res.ExceptionDetails != nil {
+		return fmt.Errorf("set location: %s", res.ExceptionDetails.Text)
+	}
+	return nil
 }
 
 // Back goes one page back in the tab's history.

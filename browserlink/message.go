@@ -75,6 +75,8 @@ func extensionError(op string, e *ExtError) error {
 		code = protocol.CodeTooLarge
 	case "automation_stopped":
 		code = protocol.CodeAutomationStopped
+	case "forbidden_page":
+		code = protocol.CodeForbiddenOriginScope
 	case "bad_request", "unknown_op":
 		code = protocol.CodeInvalidParams
 	default:

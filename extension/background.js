@@ -2,14 +2,16 @@
 // answers the popup. Logic lives in the modules it imports; this file only connects them.
 
 import { AutomationSwitch, REASON as STOPPED } from "./automation.js";
-import { DebuggerRelay } from "./debugger.js";
+import { DebuggerRelay, FORBIDDEN_PAGE } from "./debugger.js";
 import { GroupOps } from "./groups.js";
 import { Dispatcher, safePost } from "./dispatch.js";
 import { installDownloadEvents } from "./downloads.js";
 import { cachedBrowserKey } from "./identity.js";
 import { NativeLink } from "./native.js";
 import { buildHandlers } from "./ops.js";
+import { PageGuard } from "./pageguard.js";
 import { Router } from "./router.js";
+import { popupSenderRefusal } from "./senders.js";
 import { Notices, ServiceCalls } from "./servicecalls.js";
 import { TabOps, installTabEvents, toTab } from "./tabs.js";
 import { ALARM, ensureWakeAlarm } from "./wake.js";
@@ -37,7 +39,8 @@ const calls = new ServiceCalls({ post, connected: () => link.connected && state.
 const notices = new Notices({ storage: chrome.storage.session, action: chrome.action, runtime: chrome.runtime });
 
 const automation = new AutomationSwitch({ storage: chrome.storage.local });
-const relay = new DebuggerRelay({ dbg: chrome.debugger, emit, onChange: () => saveStatusSoon(), guard: () => automation.refusal() });
+const pages = new PageGuard({ tabs: chrome.tabs });
+const relay = new DebuggerRelay({ dbg: chrome.debugger, emit, onChange: () => saveStatusSoon(), guard: () => automation.refusal(), pages });
 const isAttached = (tabId) => relay.isAttached(tabId);
 const tabOps = new TabOps({ tabs: chrome.tabs, windows: chrome.windows, isAttached });
 const groupOps = new GroupOps({ tabs: chrome.tabs, tabGroups: chrome.tabGroups });
@@ -94,6 +97,11 @@ relay.install();
 installTabEvents(chrome.tabs, emit, isAttached);
 installDownloadEvents(chrome.downloads, emit);
 chrome.runtime.onMessage.addListener(onPopupMessage);
+// A debugged tab that goes to a browser, DevTools or extension page is let go at once (pageguard.js).
+chrome.tabs.onUpdated.addListener((tabId, _change, tab) => {
+  if (relay.isAttached(tabId) && pages.noteTab(tabId, tab)) relay.detach(tabId, FORBIDDEN_PAGE).catch(() => {});
+});
+chrome.tabs.onRemoved.addListener((tabId) => relay.forgetTab(tabId));
 chrome.runtime.onConnect.addListener(onPopupPort);
 // Connect once the sessions a previous worker left are dropped (they would answer the new link)
 // and the Stop-all switch is read (the hello carries it).
@@ -190,8 +198,20 @@ function saveStatusSoon() {
   }, 250);
 }
 
+// refusedSender says why a message or port sender may not speak for the person ("" when it may).
+function refusedSender(sender) {
+  const why = popupSenderRefusal(sender, { extensionId: chrome.runtime.id, controlled: (tabId) => relay.wasControlled(tabId) });
+  if (why !== "" && sender?.id === chrome.runtime.id) console.warn(`egohost: refused a popup-channel call from ${sender?.url}: ${why}`);
+  return why;
+}
+
 function onPopupMessage(msg, sender, sendResponse) {
   if (sender.id !== chrome.runtime.id || typeof msg?.type !== "string") return false;
+  const refused = refusedSender(sender);
+  if (refused !== "") {
+    sendResponse({ error: { code: 1140, name: "scope_denied", message: `only the egohost popup may make this call: ${refused}`, data: {} } });
+    return false;
+  }
   if (msg.type === "service.call") {
     // {type: "service.call", method, params} → {result} | {error: {code, name, message, data}}
     calls.call(msg.method, msg.params).then(sendResponse);
@@ -241,7 +261,7 @@ function showStopped() {
 // closes (the port disconnects) its boxes are taken off that page. A pick in progress stays: the
 // popup closes as the person clicks into the page to pick.
 function onPopupPort(port) {
-  if (port.name !== "popup" || port.sender?.id !== chrome.runtime.id) return;
+  if (port.name !== "popup" || port.sender?.id !== chrome.runtime.id || refusedSender(port.sender) !== "") return;
   let tab = 0;
   port.onMessage.addListener((msg) => {
     if (Number.isInteger(msg?.tab)) tab = msg.tab;

@@ -10,6 +10,10 @@ export const ATTACH_TIMEOUT_MS = 10_000;
 // NOT_ATTACHED is the `detached` reason when a command finds that Chrome no longer has our session.
 export const NOT_ATTACHED = "not_attached";
 
+// FORBIDDEN_PAGE is the `detached` reason when a debugged tab went to a browser, DevTools or
+// extension page (pageguard.js).
+export const FORBIDDEN_PAGE = "forbidden_page";
+
 /**
  * DebuggerRelay attaches chrome.debugger to tabs on demand and relays CDP both ways.
  *
@@ -17,6 +21,8 @@ export const NOT_ATTACHED = "not_attached";
  *         and onEvent / onDetach with addListener)
  *   emit  sends an event to the service: emit({event: "cdp" | "detached", ...})
  *   guard () => a WireError that refuses new attaches, or null (the Stop-all switch)
+ *   pages a PageGuard (pageguard.js): no attach to, and no command on, a browser, DevTools or
+ *         extension page; a tab that navigates to one is detached (reason forbidden_page)
  *
  * One attachment per tab. Concurrent attaches of one tab share one chrome.debugger.attach call.
  * When Chrome detaches a tab, every command in flight on it fails with `detached` at once, the
@@ -25,10 +31,12 @@ export const NOT_ATTACHED = "not_attached";
 export class DebuggerRelay {
   #sessions = new Map(); // tabId → {state: "attaching" | "attached", ready: Promise, inflight: Set}
   #lastReason = new Map(); // tabId → reason of its latest detach
+  #controlled = new Set(); // tabs this relay has attached to since the worker started
 
-  constructor({ dbg, emit, onChange = () => {}, attachTimeoutMs = ATTACH_TIMEOUT_MS, guard = () => null }) {
+  constructor({ dbg, emit, onChange = () => {}, attachTimeoutMs = ATTACH_TIMEOUT_MS, guard = () => null, pages = null }) {
     this.dbg = dbg;
     this.guard = guard;
+    this.pages = pages;
     this.emit = emit;
     this.onChange = onChange;
     this.attachTimeoutMs = attachTimeoutMs;
@@ -43,6 +51,20 @@ export class DebuggerRelay {
   /** isAttached reports whether this extension holds a debugger session on the tab. */
   isAttached(tabId) {
     return this.#sessions.get(tabId)?.state === "attached";
+  }
+
+  /**
+   * wasControlled reports whether this relay attached to the tab since the worker started (it may
+   * have run code in the tab's document, which a detach does not undo).
+   */
+  wasControlled(tabId) {
+    return this.#controlled.has(tabId) || this.#sessions.has(tabId);
+  }
+
+  /** forgetTab drops what is known of a closed tab. */
+  forgetTab(tabId) {
+    this.#controlled.delete(tabId);
+    this.pages?.forget(tabId);
   }
 
   /** attachedTabIds lists the tabs with a debugger session, in attach order. */
@@ -61,11 +83,14 @@ export class DebuggerRelay {
     const refused = this.guard();
     if (refused) throw refused;
     const session = { state: "attaching", ready: null, inflight: new Set() };
-    session.ready = this.#attachWithin(tabId)
+    session.ready = Promise.resolve()
+      .then(() => this.pages?.checkAttach(tabId))
+      .then(() => this.#attachWithin(tabId))
       .then(
         () => {
           if (this.#sessions.get(tabId) === session) {
             session.state = "attached";
+            this.#controlled.add(tabId);
             this.#lastReason.delete(tabId);
             this.onChange();
           }
@@ -138,6 +163,7 @@ export class DebuggerRelay {
     await this.attach(tabId);
     const session = this.#sessions.get(tabId);
     if (!session) throw this.#detachedError(tabId);
+    this.pages?.checkSend(tabId, sessionId);
     const target = sessionId === undefined ? { tabId } : { tabId, sessionId };
     return new Promise((resolve, reject) => {
       const entry = { reject };
@@ -176,6 +202,7 @@ export class DebuggerRelay {
   /** handleEvent forwards a chrome.debugger.onEvent as a `cdp` event. */
   handleEvent(source, method, params) {
     if (typeof source?.tabId !== "number") return;
+    if (this.pages?.noteEvent(source, method, params)) this.detach(source.tabId, FORBIDDEN_PAGE).catch(() => {});
     const event = { event: "cdp", tabId: source.tabId };
     if (source.sessionId !== undefined) event.sessionId = source.sessionId;
     event.method = method;
@@ -198,6 +225,7 @@ export class DebuggerRelay {
 
   #drop(tabId, session, reason) {
     if (this.#sessions.get(tabId) === session) this.#sessions.delete(tabId);
+    this.pages?.forget(tabId); // the next attach looks again
     this.#lastReason.set(tabId, reason);
     const err = this.#detachedError(tabId);
     for (const entry of session.inflight) entry.reject(err);
@@ -234,6 +262,7 @@ export class DebuggerRelay {
 }
 
 function attachError(tabId, err) {
+  if (err instanceof WireError) return err;
   const message = messageOf(err);
   switch (classifyChromeError(message).kind) {
     case "already_attached":

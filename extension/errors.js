@@ -16,6 +16,7 @@ export const Code = Object.freeze({
   tooLarge: "too_large",
   internal: "internal",
   automationStopped: "automation_stopped",
+  forbiddenPage: "forbidden_page",
 });
 
 /**

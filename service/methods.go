@@ -251,6 +251,9 @@ func (s *Service) target(ctx context.Context, a *agent, t protocol.Target) (*lin
 	if err := s.checkSpace(ctx, a, l, id); err != nil {
 		return nil, 0, err
 	}
+	if err := s.checkBrowserPage(ctx, a, l, id); err != nil {
+		return nil, 0, err
+	}
 	return l, id, nil
 }
 
@@ -444,6 +447,9 @@ func (s *Service) cdpSend(ctx context.Context, a *agent, p protocol.CDPSendParam
 	if len(p.Params) > 0 && p.Params[0] != '{' && string(p.Params) != "null" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cdp.send: params must be a JSON object")
 	}
+	if err := checkCDPMethod(a, p.Method); err != nil {
+		return nil, err
+	}
 	if p.TimeoutMs > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(p.TimeoutMs)*time.Millisecond)
@@ -451,6 +457,9 @@ func (s *Service) cdpSend(ctx context.Context, a *agent, p protocol.CDPSendParam
 	}
 	l, id, err := s.target(ctx, a, p.Target)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.checkCDPParams(ctx, a, l, id, p); err != nil {
 		return nil, err
 	}
 	op := browserlink.CDP{TabID: id, Method: p.Method, SessionID: p.SessionID}

@@ -1,0 +1,447 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/egohost/egohost/client"
+	"github.com/egohost/egohost/extension"
+	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/protocol"
+)
+
+// Raw CDP in a paired agent's hands, as a prompt injection would use it
+// (issue 22, item 6), and the navigation that crashed the person's whole
+// browser (item 14): real Chromium, the real extension, relay and service.
+
+var popupURL = "chrome-extension://" + extension.ID + "/popup.html"
+
+// cdpSend is a raw CDP call through the chain as agent c.
+func cdpSend(ctx context.Context, c *client.Client, tab int, method string, params, out any) error {
+	raw, _ := json.Marshal(params)
+	if params == nil {
+		raw = nil
+	}
+	return c.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: tab}, Method: method, Params: raw}, out)
+}
+
+// openAs opens url in a tab of agent c's own space and returns the tab.
+func openAs(t *testing.T, c *client.Client, url string) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var r protocol.TabResult
+	if err := c.Call(ctx, protocol.MethodTabsOpen, map[string]any{"url": url}, &r); err != nil {
+		t.Fatalf("tabs.open %s: %v", url, err)
+	}
+	return r.Tab.ID
+}
+
+// pendingPairing starts a pairing request for name that waits for the
+// person, and returns once the service lists it.
+func pendingPairing(t *testing.T, c *chain, name string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		client.Pair(ctx, c.svc.addr, protocol.PairRequestParams{Name: name, WaitMs: 120000}, client.Options{})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	wctx, wcancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer wcancel()
+	for !isPending(wctx, t, c, name) {
+		if wctx.Err() != nil {
+			t.Fatalf("the pairing request of %s never showed", name)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func isPending(ctx context.Context, t *testing.T, c *chain, name string) bool {
+	t.Helper()
+	var l protocol.AgentsListResult
+	if err := c.agent.Call(ctx, protocol.MethodAgentsList, nil, &l); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range l.Pending {
+		if r.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// automationStopped reads the Stop-all switch as the service holds it.
+func automationStopped(t *testing.T, c *chain) bool {
+	t.Helper()
+	var bl protocol.BrowsersListResult
+	if err := c.agent.Call(context.Background(), protocol.MethodBrowsersList, nil, &bl); err != nil {
+		t.Fatal(err)
+	}
+	return len(bl.Browsers) > 0 && bl.Browsers[0].AutomationStopped
+}
+
+// attachTarget attaches the test's own DevTools session to the page
+// target at url (the oracle: it is not the extension's debugger).
+func attachTarget(ctx context.Context, t *testing.T, c *chain, url string) *ui {
+	t.Helper()
+	for {
+		res, err := cdp.Call(ctx, c.direct.Browser(), target.GetTargets, target.GetTargetsParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ti := range res.TargetInfos {
+			if ti.Type == "page" && ti.URL == url {
+				s, err := c.direct.Attach(ctx, ti.TargetID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return &ui{t: t, s: s, id: ti.TargetID}
+			}
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("no page target at %s", url)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// The attack of issue 22: a paired agent with the cdp scope takes its own
+// tab to the extension's popup page and runs chrome.runtime.sendMessage
+// there, which the extension's worker takes as the person (approve a
+// pairing, switch Stop all). Every wall is tried on its own: the service
+// refuses the navigation and the tab, the extension refuses to debug the
+// page whoever asks, and the worker refuses the popup page's messages when
+// its tab is one egohost's debugger controlled.
+func TestCDPPopupAttackRefused(t *testing.T) {
+	c := startChain(t)
+	base := serve(t, map[string]string{"/": `<title>agent page</title><p>hello`})
+	bot := dialToken(t, c, pairDirect(t, c, "bot", "space", "cdp"))
+	tab := openAs(t, bot, base+"/")
+	pendingPairing(t, c, "mallory")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	// 1. The agent navigates its tab to the popup with raw CDP.
+	err := cdpSend(ctx, bot, tab, "Page.navigate", map[string]any{"url": popupURL}, nil)
+	if protocol.CodeOf(err) != protocol.CodeScopeDenied {
+		t.Errorf("cdp Page.navigate to the popup: got %v, want scope_denied", err)
+	}
+	// 2. … and, had it got there (or were it there already), asks the
+	// popup's channel to approve its accomplice and to stop nothing.
+	approve := `chrome.runtime.sendMessage({type: "service.call", method: "popup.pairing.decide", params: {name: "mallory", approve: true}}).then(JSON.stringify)`
+	var out json.RawMessage
+	err = cdpSend(ctx, bot, tab, "Runtime.evaluate", map[string]any{"expression": approve, "awaitPromise": true, "returnByValue": true}, &out)
+	t.Logf("the agent's sendMessage: %v %s", err, out)
+	if !isPending(ctx, t, c, "mallory") {
+		t.Fatal("the agent approved a pairing through the popup page")
+	}
+
+	// The page gets there anyway (here: the test's own DevTools connection
+	// navigates it, as a person typing the address would).
+	page := attachTarget(ctx, t, c, base+"/")
+	if err := page.s.Call(ctx, "Page.navigate", map[string]any{"url": popupURL}, nil); err != nil {
+		t.Fatal(err)
+	}
+	page.waitFor(ctx, "the popup page in the agent's tab", `location.href.startsWith("chrome-extension:") && document.readyState === "complete"`)
+	// The service refuses the tab to the agent, for raw CDP and the rest.
+	for _, call := range []struct {
+		method string
+		params any
+	}{
+		{protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: tab}, Method: "Runtime.evaluate", Params: json.RawMessage(`{"expression":"1"}`)}},
+		{protocol.MethodEval, map[string]any{"tab": tab, "expression": approve}},
+		{protocol.MethodSnapshot, map[string]any{"tab": tab}},
+	} {
+		if err := waitRefused(ctx, bot, call.method, call.params); protocol.CodeOf(err) != protocol.CodeForbiddenOriginScope {
+			t.Errorf("%s on the popup page as the agent: got %v, want forbidden_origin_scope", call.method, err)
+		}
+	}
+	// The extension refuses to debug the page even for the owner (whom
+	// the service lets through): no egohost call runs code there.
+	err = cdpSend(ctx, c.agent, tab, "Runtime.evaluate", map[string]any{"expression": approve, "awaitPromise": true}, nil)
+	if pe := (*protocol.Error)(nil); !errors.As(err, &pe) || pe.Code != protocol.CodeForbiddenOriginScope || pe.Data["extensionCode"] != "forbidden_page" {
+		t.Errorf("owner's Runtime.evaluate on the popup page: got %v, want forbidden_page from the extension", err)
+	}
+	// And code that got into the page anyway (the oracle runs it) is not
+	// the person: the worker refuses the popup page of a tab egohost's
+	// debugger controlled.
+	var answer string
+	page.eval(ctx, approve, &answer)
+	if !strings.Contains(answer, "scope_denied") {
+		t.Errorf("sendMessage from the popup page in the agent's tab: got %s, want scope_denied", answer)
+	}
+	page.eval(ctx, `chrome.runtime.sendMessage({type: "automation", stopped: true}).then(JSON.stringify)`, &answer)
+	if !strings.Contains(answer, "scope_denied") {
+		t.Errorf("Stop all from the popup page in the agent's tab: got %s, want scope_denied", answer)
+	}
+	if !isPending(ctx, t, c, "mallory") {
+		t.Error("the pairing was approved from the agent's tab")
+	}
+	if automationStopped(t, c) {
+		t.Error("Stop all was switched from the agent's tab")
+	}
+
+	// The popup in a tab nobody debugs (the person's, the tests') still works.
+	popup := popupPage(t, c)
+	a, err := serviceCall(ctx, popup, protocol.MethodPopupStatus, nil)
+	for (err != nil || a.Error != nil && a.Error.Name == "service_down") && ctx.Err() == nil {
+		time.Sleep(50 * time.Millisecond) // the page is still loading
+		a, err = serviceCall(ctx, popup, protocol.MethodPopupStatus, nil)
+	}
+	if err != nil || a.Error != nil {
+		t.Errorf("popup.status from the popup in its own tab: %v %+v", err, a.Error)
+	}
+}
+
+// waitRefused calls method until it fails with something else than a
+// refusal for a tab the service has not yet seen move (the tab's URL comes
+// with the browser's tab events), and returns the error.
+func waitRefused(ctx context.Context, c *client.Client, method string, params any) error {
+	for {
+		err := c.Call(ctx, method, params, nil)
+		if protocol.CodeOf(err) == protocol.CodeForbiddenOriginScope || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// DOM.setFileInputFiles reads a local file by its path: refused to a
+// paired agent, and nothing reaches the input.
+func TestCDPFileInputRefused(t *testing.T) {
+	c := startChain(t)
+	base := serve(t, map[string]string{"/": `<title>upload</title><input type=file id=f>`})
+	bot := dialToken(t, c, pairDirect(t, c, "bot", "space", "cdp"))
+	tab := openAs(t, bot, base+"/")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	secret := filepath.Join(t.TempDir(), "id_rsa")
+	if err := os.WriteFile(secret, []byte("PRIVATE KEY"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var obj struct {
+		Result struct {
+			ObjectID string `json:"objectId"`
+		} `json:"result"`
+	}
+	if err := cdpSend(ctx, bot, tab, "Runtime.evaluate", map[string]any{"expression": `document.getElementById("f")`}, &obj); err != nil {
+		t.Fatal(err)
+	}
+	err := cdpSend(ctx, bot, tab, "DOM.setFileInputFiles", map[string]any{"files": []string{secret}, "objectId": obj.Result.ObjectID}, nil)
+	var pe *protocol.Error
+	if !errors.As(err, &pe) || pe.Code != protocol.CodeScopeDenied || pe.Data["method"] != "DOM.setFileInputFiles" {
+		t.Errorf("DOM.setFileInputFiles with %s: got %v, want scope_denied naming the method", secret, err)
+	}
+	v, err := evalWith(ctx, c.agent, protocol.Target{Tab: tab}, `document.getElementById("f").files.length`)
+	if err != nil || string(v) != "0" {
+		t.Errorf("the input holds %s files (%v), want 0", v, err)
+	}
+	// The owner keeps raw CDP whole.
+	if err := cdpSend(ctx, c.agent, tab, "DOM.setFileInputFiles", map[string]any{"files": []string{secret}, "objectId": obj.Result.ObjectID}, nil); err != nil {
+		t.Errorf("the owner's DOM.setFileInputFiles: %v", err)
+	}
+}
+
+// Cookies of another origin (here localhost, while the agent's tab is on
+// 127.0.0.1) are out of a paired agent's reach through raw CDP; its own
+// origin's are not.
+func TestCDPCookiesRefused(t *testing.T) {
+	c := startChain(t)
+	base := browsertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/login" {
+			http.SetCookie(w, &http.Cookie{Name: "session", Value: "s3cr3t-of-the-person", HttpOnly: true, Path: "/"})
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<title>t</title><p>hi`))
+	}))
+	other := strings.Replace(base, "127.0.0.1", "localhost", 1)
+	c.openTab(t, other+"/login") // the person logs in on the other origin
+	bot := dialToken(t, c, pairDirect(t, c, "bot", "space", "cdp"))
+	tab := openAs(t, bot, base+"/")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	for _, tt := range []struct {
+		method string
+		params any
+	}{
+		{"Network.getAllCookies", nil},
+		{"Storage.getCookies", nil},
+		{"Network.getCookies", map[string]any{"urls": []string{other + "/"}}},
+		{"Network.getCookies", nil},
+		{"Network.deleteCookies", map[string]any{"name": "session", "url": other + "/"}},
+		{"Network.setCookie", map[string]any{"name": "session", "value": "fixed", "url": other + "/"}},
+	} {
+		var out json.RawMessage
+		err := cdpSend(ctx, bot, tab, tt.method, tt.params, &out)
+		if protocol.CodeOf(err) != protocol.CodeScopeDenied {
+			t.Errorf("%s %v: got %v, want scope_denied", tt.method, tt.params, err)
+		}
+		if strings.Contains(string(out), "s3cr3t") {
+			t.Errorf("%s gave the agent the person's session cookie: %s", tt.method, out)
+		}
+	}
+	var own json.RawMessage
+	if err := cdpSend(ctx, bot, tab, "Network.getCookies", map[string]any{"urls": []string{base + "/"}}, &own); err != nil {
+		t.Errorf("cookies of the agent's own origin: %v", err)
+	}
+	var all struct {
+		Cookies []struct{ Name, Value string } `json:"cookies"`
+	}
+	if err := cdpSend(ctx, c.agent, tab, "Network.getCookies", map[string]any{"urls": []string{other + "/"}}, &all); err != nil || !strings.Contains(fmt.Sprint(all.Cookies), "s3cr3t") {
+		t.Errorf("the person's cookie, read by the owner: %v %v (it must be there for the test to mean anything)", err, all.Cookies)
+	}
+}
+
+// browserAlive fails the test when the browser is gone or the person's
+// tab at url no longer exists.
+func browserAlive(t *testing.T, c *chain, url, after string) {
+	t.Helper()
+	select {
+	case <-c.proc.Done():
+		t.Fatalf("the browser died after %s", after)
+	default:
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := cdp.Call(ctx, c.direct.Browser(), target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		t.Fatalf("the browser does not answer after %s: %v", after, err)
+	}
+	for _, ti := range res.TargetInfos {
+		if ti.Type == "page" && ti.URL == url {
+			return
+		}
+	}
+	t.Fatalf("the person's tab at %s is gone after %s", url, after)
+}
+
+// No command may crash the browser (issue 22, item 14): Page.navigate to a
+// fragment of a tab's initial about:blank, through chrome.debugger, took
+// Chromium 156 down with every tab of the person's profile. open, goto
+// and raw CDP, for the owner and a paired agent.
+func TestAboutBlankFragmentDoesNotCrash(t *testing.T) {
+	c := startChain(t)
+	base := serve(t, map[string]string{"/": `<title>person</title><p>the person's page`})
+	c.openTab(t, base+"/")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	var opened protocol.TabResult
+	err := c.agent.Call(ctx, protocol.MethodTabsOpen, map[string]any{"url": "about:blank#x"}, &opened)
+	browserAlive(t, c, base+"/", "open about:blank#x")
+	if err != nil {
+		t.Fatalf("open about:blank#x: %v", err)
+	}
+	if opened.Nav == nil || !strings.HasSuffix(opened.Nav.URL, "#x") || !opened.Nav.SameDocument {
+		t.Errorf("open about:blank#x: got %+v, want a same-document navigation to about:blank#x", opened.Nav)
+	}
+
+	var fresh protocol.TabResult
+	if err := c.agent.Call(ctx, protocol.MethodTabsOpen, map[string]any{"url": "about:blank", "noWait": true}, &fresh); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.agent.Call(ctx, protocol.MethodSnapshot, map[string]any{"tab": fresh.Tab.ID}, nil); err != nil {
+		t.Fatal(err) // the tab is followed: its initial document has committed
+	}
+	var nav protocol.NavResult
+	err = c.agent.Call(ctx, protocol.MethodGoto, map[string]any{"tab": fresh.Tab.ID, "url": "about:blank#y"}, &nav)
+	browserAlive(t, c, base+"/", "goto about:blank#y on a tab never navigated")
+	if err != nil || !strings.HasSuffix(nav.URL, "#y") {
+		t.Errorf("goto about:blank#y: %+v %v, want the tab at about:blank#y", nav, err)
+	}
+
+	// Raw CDP: refused to everyone, the owner too.
+	bot := dialToken(t, c, pairDirect(t, c, "bot", "space", "cdp"))
+	botTab := openAs(t, bot, "about:blank")
+	if err := bot.Call(ctx, protocol.MethodSnapshot, map[string]any{"tab": botTab}, nil); err != nil {
+		t.Fatal(err) // followed: its initial document has committed
+	}
+	for _, who := range []struct {
+		name string
+		c    *client.Client
+		tab  int
+	}{{"owner", c.agent, fresh.Tab.ID}, {"bot", bot, botTab}} {
+		for _, u := range []string{"about:blank#z", "about:blank#", " ABOUT:blank#z"} {
+			err := cdpSend(ctx, who.c, who.tab, "Page.navigate", map[string]any{"url": u}, nil)
+			browserAlive(t, c, base+"/", who.name+"'s cdp Page.navigate "+u)
+			if protocol.CodeOf(err) != protocol.CodeUnsupported {
+				t.Errorf("%s's cdp Page.navigate %q: got %v, want unsupported", who.name, u, err)
+			}
+		}
+	}
+}
+
+// A sessionId reaches only a child session of the agent's own tab, on an
+// origin its rules permit: here an out-of-process frame from localhost,
+// which bot's rules deny, inside a page of 127.0.0.1.
+func TestCDPChildSessions(t *testing.T) {
+	stateDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("agents:\n  origins:\n    bot: {deny: [localhost]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := startChainIn(t, stateDir)
+	var base string
+	base = browsertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/frame" {
+			w.Write([]byte(`<title>frame</title><button>inside the frame</button>`))
+			return
+		}
+		frame := strings.Replace(base, "127.0.0.1", "localhost", 1) + "/frame"
+		w.Write([]byte(`<title>outer</title><button>outside</button><iframe src="` + frame + `"></iframe>`))
+	}))
+	bot := dialToken(t, c, pairDirect(t, c, "bot", "space", "cdp"))
+	free := dialToken(t, c, pairDirect(t, c, "free", "space", "all-tabs", "cdp"))
+	tab := openAs(t, bot, base+"/")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	// The frame's session, as the owner's snapshot names it.
+	var child string
+	for child == "" {
+		var snap protocol.SnapshotResult
+		if err := c.agent.Call(ctx, protocol.MethodSnapshot, map[string]any{"tab": tab, "refs": true}, &snap); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range snap.Refs {
+			if r.Name == "inside the frame" && r.SessionID != "" {
+				child = string(r.SessionID)
+			}
+		}
+		if child == "" && ctx.Err() != nil {
+			t.Fatalf("no out-of-process frame in the snapshot:\n%s", snap.Text)
+		}
+	}
+	eval := func(who *client.Client, session string) error {
+		return who.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{
+			Target: protocol.Target{Tab: tab}, SessionID: session, Method: "Runtime.evaluate",
+			Params: json.RawMessage(`{"expression":"document.title","returnByValue":true}`),
+		}, nil)
+	}
+	if err := eval(free, child); err != nil {
+		t.Fatalf("an agent without rules, in the frame's session: %v", err)
+	}
+	if err := eval(bot, child); protocol.CodeOf(err) != protocol.CodeForbiddenOriginScope {
+		t.Errorf("bot in the frame's session (localhost, denied): got %v, want forbidden_origin_scope", err)
+	}
+	if err := eval(bot, "0123456789ABCDEF0123456789ABCDEF"); protocol.CodeOf(err) != protocol.CodeScopeDenied {
+		t.Errorf("bot in a session that is no child of its tab: got %v, want scope_denied", err)
+	}
+	if err := eval(bot, ""); err != nil {
+		t.Errorf("bot in its tab's own session: %v", err)
+	}
+}

@@ -1,0 +1,372 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/egohost/egohost/actions"
+	"github.com/egohost/egohost/pairing"
+	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/weburl"
+)
+
+// This file is what raw CDP may do (PROTOCOL.md §3.7.1): the allow-list of
+// methods a paired agent may send (pairing.CDPRuleOf) with the checks of
+// their params, the child sessions it may name, the pages nobody but the
+// person may reach (the browser's, DevTools', extensions'), and the one
+// navigation that crashes the browser, refused to everyone.
+
+// checkCDPMethod refuses, before anything else, a CDP method the caller
+// may not send: a paired agent sends only what the allow-list names.
+func checkCDPMethod(a *agent, method string) error {
+	if a.grant.kind != grantPaired {
+		return nil
+	}
+	if r := pairing.CDPRuleOf(method); !r.Allow {
+		return cdpRefused(method, r.Why)
+	}
+	return nil
+}
+
+// cdpRefused is the error of a raw CDP call the caller may not make.
+func cdpRefused(method, why string) error {
+	return protocol.Errorf(protocol.CodeScopeDenied, "cdp.send: %s is refused to paired agents: %s (PROTOCOL.md §3.7.1)", method, why).
+		With("need", pairing.NeedCDP.String()).With("method", method).With("why", why)
+}
+
+// checkCDPParams checks, once the tab is known, what a CDP call's params
+// reach: for a paired agent its session and the checks its method's rule
+// names; for everyone the navigation that crashes the browser.
+func (s *Service) checkCDPParams(ctx context.Context, a *agent, l *link, tab int, p protocol.CDPSendParams) error {
+	var sess cdp.Session = l.Session(tab)
+	if p.SessionID != "" {
+		sess = l.Session(tab).Child(target.SessionID(p.SessionID))
+	}
+	if a.grant.kind == grantPaired {
+		if p.SessionID != "" {
+			if err := s.checkChildSession(ctx, l, tab, p); err != nil {
+				return err
+			}
+		}
+		if err := s.checkCDPRule(ctx, a, l, tab, sess, p); err != nil {
+			return err
+		}
+	}
+	if p.Method == page.CommandNavigate && p.SessionID == "" {
+		var np struct {
+			URL     string      `json:"url"`
+			FrameID cdp.FrameID `json:"frameId"`
+		}
+		_ = json.Unmarshal(p.Params, &np)
+		crashes, _, err := actions.AboutFragment(ctx, sess, np.URL, np.FrameID)
+		if err != nil {
+			return err
+		}
+		if crashes {
+			return protocol.Errorf(protocol.CodeUnsupported, "cdp.send: Page.navigate to %q is a fragment of the tab's about: document, which crashes the whole browser through chrome.debugger: set location.hash with Runtime.evaluate, or use goto", np.URL).
+				With("method", p.Method)
+		}
+	}
+	return nil
+}
+
+// checkChildSession lets a paired agent name only a child session of that
+// very tab (one egohost attached: an out-of-process frame, a worker) on a
+// page it may reach.
+func (s *Service) checkChildSession(ctx context.Context, l *link, tab int, p protocol.CDPSendParams) error {
+	t, err := l.page(ctx, tab)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	pg := t.page
+	t.mu.Unlock()
+	if pg == nil {
+		return protocol.Errorf(protocol.CodeDetached, "tab %d was detached", tab)
+	}
+	for _, c := range pg.Children() {
+		if string(c.SessionID) != p.SessionID {
+			continue
+		}
+		// What the child shows now: the URL of its attach may be its
+		// first about:blank.
+		info, err := cdp.Call(ctx, pg.Child(c.SessionID), target.GetTargetInfo, target.GetTargetInfoParams{})
+		if err != nil {
+			return err
+		}
+		u := c.URL
+		if info.TargetInfo != nil {
+			u = info.TargetInfo.URL
+		}
+		if browserPage(u) {
+			return cdpRefused(p.Method, "session "+p.SessionID+" is a browser, DevTools or extension page ("+pairing.Origin(u)+")")
+		}
+		return s.checkOriginRead(ctx, u)
+	}
+	return cdpRefused(p.Method, "session "+p.SessionID+" is not a child session of tab "+strconv.Itoa(tab)+" (an out-of-process frame or worker egohost attached)")
+}
+
+// checkCDPRule runs the check the method's rule names.
+func (s *Service) checkCDPRule(ctx context.Context, a *agent, l *link, tab int, sess cdp.Session, p protocol.CDPSendParams) error {
+	switch pairing.CDPRuleOf(p.Method).Check {
+	case pairing.CheckNavigation:
+		dest, err := navigationDest(ctx, sess, p)
+		if err != nil || dest == "" {
+			return err
+		}
+		return s.checkCDPDestination(ctx, p.Method, dest)
+	case pairing.CheckOwnCookies:
+		u, err := s.tabURL(ctx, l, tab)
+		if err != nil {
+			return err
+		}
+		if why := foreignCookies(p.Method, p.Params, u); why != "" {
+			return cdpRefused(p.Method, why)
+		}
+	case pairing.CheckOriginRead:
+		return s.checkResourceRead(ctx, a, l, tab, p)
+	}
+	return nil
+}
+
+// navigationDest is where a navigation method would take the frame: its
+// url, or the URL of the history entry it names ("" for an entry the tab
+// does not have: Chrome refuses it).
+func navigationDest(ctx context.Context, sess cdp.Session, p protocol.CDPSendParams) (string, error) {
+	switch p.Method {
+	case page.CommandNavigate:
+		var np struct {
+			URL string `json:"url"`
+		}
+		if err := json.Unmarshal(p.Params, &np); err != nil || np.URL == "" {
+			return "", cdpRefused(p.Method, "it needs a url")
+		}
+		return np.URL, nil
+	case page.CommandNavigateToHistoryEntry:
+		var hp struct {
+			EntryID int64 `json:"entryId"`
+		}
+		_ = json.Unmarshal(p.Params, &hp)
+		h, err := cdp.Call(ctx, sess, page.GetNavigationHistory, cdp.Empty{})
+		if err != nil {
+			return "", err
+		}
+		for _, e := range h.Entries {
+			if e != nil && e.ID == hp.EntryID {
+				return e.URL, nil
+			}
+		}
+	}
+	return "", nil
+}
+
+// checkCDPDestination is goto's destination check for a raw navigation: an
+// address goto takes as it is (no javascript:, no unknown scheme, nothing
+// a parser could read two ways), never a browser, DevTools or extension
+// page, and then the caller's destination check (origin rules).
+func (s *Service) checkCDPDestination(ctx context.Context, method, dest string) error {
+	n, err := weburl.Normalize(dest)
+	if err != nil {
+		return cdpRefused(method, err.Error())
+	}
+	if n != strings.TrimSpace(dest) {
+		return cdpRefused(method, "give a full URL ("+n+"), as Chrome needs")
+	}
+	if browserPage(n) {
+		return cdpRefused(method, "it goes to a browser, DevTools or extension page ("+n+"), which only the person may open")
+	}
+	return s.checkDestination(ctx, n)
+}
+
+// foreignCookies says why a cookie call reaches beyond the tab's own
+// origin at tabURL, or "" when it does not.
+func foreignCookies(method string, params json.RawMessage, tabURL string) string {
+	tu, err := url.Parse(tabURL)
+	if err != nil || (tu.Scheme != "http" && tu.Scheme != "https") || tu.Hostname() == "" {
+		return "the tab shows " + orNone(tabURL) + ", which has no cookies"
+	}
+	host := strings.ToLower(tu.Hostname())
+	type cookie struct {
+		URL    string  `json:"url"`
+		Domain *string `json:"domain"`
+	}
+	var p struct {
+		URLs    *[]string `json:"urls"`
+		Cookies []cookie  `json:"cookies"`
+		cookie
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return "its params do not decode: " + err.Error()
+	}
+	var urls []string
+	var domains []string
+	switch method {
+	case network.CommandGetCookies:
+		if p.URLs == nil || len(*p.URLs) == 0 {
+			return "name the urls (the tab's own origin): without them Chrome answers the cookies of every frame of the page, other origins' too"
+		}
+		urls = *p.URLs
+	case network.CommandSetCookies:
+		if len(p.Cookies) == 0 {
+			return ""
+		}
+		for _, c := range p.Cookies {
+			if c.URL == "" && c.Domain == nil {
+				return "every cookie needs a url or a domain of the tab's origin"
+			}
+			if c.URL != "" {
+				urls = append(urls, c.URL)
+			}
+			if c.Domain != nil {
+				domains = append(domains, *c.Domain)
+			}
+		}
+	default: // setCookie, deleteCookies
+		if p.URL == "" && p.Domain == nil {
+			return "give a url or a domain of the tab's origin"
+		}
+		if p.URL != "" {
+			urls = append(urls, p.URL)
+		}
+		if p.Domain != nil {
+			domains = append(domains, *p.Domain)
+		}
+	}
+	for _, raw := range urls {
+		u, err := url.Parse(raw)
+		if err != nil || strings.ContainsAny(raw, "\\@ \t\r\n") || (u.Scheme != "http" && u.Scheme != "https") || strings.ToLower(u.Hostname()) != host {
+			return "url " + raw + " is not of the tab's origin (" + host + ")"
+		}
+	}
+	for _, d := range domains {
+		d = strings.ToLower(strings.TrimPrefix(d, "."))
+		if d == "" || strings.Trim(d, "abcdefghijklmnopqrstuvwxyz0123456789.-") != "" || (host != d && !strings.HasSuffix(host, "."+d)) {
+			return "domain " + d + " is not the tab's host (" + host + ") or a parent of it"
+		}
+	}
+	return ""
+}
+
+// checkResourceRead checks that a resource a method reads (a request's
+// response, a frame's resource) is at a URL the agent's origin rules
+// permit: reading it past CORS must not reach an origin the agent may not.
+func (s *Service) checkResourceRead(ctx context.Context, a *agent, l *link, tab int, p protocol.CDPSendParams) error {
+	var rp struct {
+		URL       string `json:"url"`
+		RequestID string `json:"requestId"`
+	}
+	_ = json.Unmarshal(p.Params, &rp)
+	if rp.URL != "" {
+		return s.checkOriginRead(ctx, rp.URL)
+	}
+	if s.rulesFor(a.grant.name).Empty() {
+		return nil // nothing to keep it from
+	}
+	if u, ok := l.requestURL(tab, rp.RequestID); ok {
+		return s.checkOriginRead(ctx, u)
+	}
+	return cdpRefused(p.Method, "request "+rp.RequestID+" is not one egohost recorded on tab "+strconv.Itoa(tab)+", so its URL cannot be checked against the agent's origin rules (a followed tab's requests are recorded, PROTOCOL.md §3.1.1)")
+}
+
+// checkOriginRead refuses to let a paired agent read what is at rawURL when
+// its origin rules deny that origin.
+func (s *Service) checkOriginRead(ctx context.Context, rawURL string) error {
+	c := callFrom(ctx)
+	if c == nil || c.g.kind != grantPaired {
+		return nil
+	}
+	if ok, rule := s.rulesFor(c.g.name).Permits(rawURL); !ok {
+		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: %s is an origin agent %q may not read (%s)", c.method, orNone(pairing.Origin(rawURL)), c.g.name, rule).
+			With("origin", pairing.Origin(rawURL)).With("rule", rule)
+	}
+	return nil
+}
+
+// requestURL returns the URL of a request the tab's record holds.
+func (l *link) requestURL(tab int, requestID string) (string, bool) {
+	l.mu.Lock()
+	t := l.tabs[tab]
+	l.mu.Unlock()
+	if t == nil {
+		return "", false
+	}
+	rec := t.rec.Load()
+	if rec == nil {
+		return "", false
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if r := rec.byID[requestID]; r != nil {
+		return r.URL, true
+	}
+	return "", false
+}
+
+// checkBrowserPage refuses a tab that shows a browser, DevTools or
+// extension page to everyone but the person: code run there would speak
+// with the extension's own rights (its popup approves pairings and stops
+// automation; issue 22).
+func (s *Service) checkBrowserPage(ctx context.Context, a *agent, l *link, tab int) error {
+	if isPerson(a.agentName()) {
+		return nil
+	}
+	u, err := s.tabURL(ctx, l, tab)
+	if err != nil {
+		return err
+	}
+	if !browserPage(u) {
+		return nil
+	}
+	const rule = "browser or extension page"
+	method := "call"
+	if c := callFrom(ctx); c != nil {
+		method = c.method
+	}
+	return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: tab %d shows %s, a %s that only the person may use", method, tab, orNone(pairing.Origin(u)), rule).
+		With("tab", tab).With("origin", pairing.Origin(u)).With("rule", rule)
+}
+
+// browserSchemes are the schemes of pages that belong to the browser or an
+// extension, not to the web.
+var browserSchemes = map[string]bool{
+	"chrome-extension": true, "chrome": true, "chrome-untrusted": true, "chrome-search": true,
+	"devtools": true, "edge": true, "brave": true, "opera": true, "vivaldi": true,
+}
+
+// browserPage reports whether rawURL is (or wraps, in view-source: or
+// blob:) a browser, DevTools or extension page, or an about: page other
+// than about:blank and about:srcdoc. It reads the URL as Chrome does
+// (tabs and newlines dropped, the scheme in any case).
+func browserPage(rawURL string) bool {
+	u := strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, rawURL)
+	u = strings.TrimFunc(u, func(r rune) bool { return r <= ' ' })
+	scheme, rest, ok := strings.Cut(u, ":")
+	if !ok {
+		return false
+	}
+	switch scheme = strings.ToLower(scheme); {
+	case browserSchemes[scheme]:
+		return true
+	case scheme == "view-source" || scheme == "blob":
+		return browserPage(rest)
+	case scheme == "about":
+		page, _, _ := strings.Cut(rest, "?")
+		page, _, _ = strings.Cut(page, "#")
+		page = strings.ToLower(page)
+		return page != "blank" && page != "srcdoc"
+	}
+	return false
+}
