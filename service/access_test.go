@@ -154,7 +154,6 @@ func TestRefusedCallsReachNothing(t *testing.T) {
 	reader, _ := f.pairAgent(t, "reader", pairing.Read)
 	spacer, _ := f.pairAgent(t, "spacer", pairing.Space)
 	denied, _ := f.pairAgent(t, "denied", pairing.Space, pairing.AllTabs, pairing.CDP)
-	none := f.unpaired(t)
 	waitForRegistry(t, f, 7)
 
 	ctx := context.Background()
@@ -174,7 +173,9 @@ func TestRefusedCallsReachNothing(t *testing.T) {
 			c    *client.Client
 			want protocol.Code
 		}
-		cases := []refusal{{"unpaired", none, protocol.CodeUnauthorized}}
+		// A fresh connection each: one without a token is closed after a
+		// few refusals (tokenless.go).
+		cases := []refusal{{"unpaired", f.unpaired(t), protocol.CodeUnauthorized}}
 		if need >= pairing.NeedAct {
 			cases = append(cases, refusal{"read-only", reader, protocol.CodeScopeDenied})
 		}
