@@ -231,9 +231,9 @@ func TestPairingNeverSilentlyReplaces(t *testing.T) {
 	want := []string{
 		"owner agents.approve bot  invalid_params",
 		"owner agents.approve bot space ok",
-		"bot pair.request  space approved",
+		"(unpaired) pair.request bot space approved",
 		"owner agents.deny other  ok",
-		"other pair.request  space denied",
+		"(unpaired) pair.request other space denied",
 		"owner agents.revoke bot  ok",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -71,7 +71,9 @@ func (s *Service) pairRequest(ctx context.Context, a *agent, p protocol.PairRequ
 		return nil, protocol.Errorf(protocol.CodePairingBusy, "%v", askErr)
 	}
 	res, err := s.pairAnswered(req, askErr)
-	s.auditDecision(p.Name, protocol.MethodPairRequest, "", err, func(e *audit.Entry) {
+	// The caller is nobody yet: the line names it as such, and the name it
+	// asked for as the target (a request is no proof of being that agent).
+	s.auditDecision(a.auditName(), protocol.MethodPairRequest, p.Name, err, func(e *audit.Entry) {
 		e.Time = start.UTC()
 		e.Scopes = scopeNames(req.Scopes) // those granted, when approved
 		e.Process = procWords(peerOf(req.Process))
