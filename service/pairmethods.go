@@ -183,7 +183,7 @@ func (s *Service) decideRequest(nameOrID string, ans pairing.Answer, replace boo
 		return pairing.Request{Name: nameOrID}, protocol.Errorf(protocol.CodeInvalidParams, "no pairing request waiting for %q (see `egohost agents list`)", nameOrID)
 	}
 	if old, paired := s.livePairing(req.Name); ans.Approve && paired && !replace {
-		return req, protocol.Errorf(protocol.CodeInvalidParams, "%s is paired already (since %s, scopes %s): approving this request replaces that pairing and revokes its token; approve it with replace (`egohost agents approve %s --replace`, or the popup's Replace button) if that is what you want",
+		return req, protocol.Errorf(protocol.CodeInvalidParams, "%s is paired already (since %s, scopes %s): approving this request replaces that pairing and revokes its token; approve it with replace (`egohost agents approve %s --yes --replace`, or the popup's Replace pairing button) if that is what you want",
 			req.Name, old.Paired.Local().Format(time.DateTime), scopeList(old.Scopes), req.Name).With("replaces", req.Name)
 	}
 	// By its id: a request that ended meanwhile is never confused with a
