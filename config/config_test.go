@@ -412,6 +412,7 @@ func TestDataDir(t *testing.T) {
 		{"windows without LOCALAPPDATA", "windows", `C:\Users\u`, nil, `C:\Users\u\AppData\Local\egohost`},
 		{"state_dir alone keeps both", "linux", "/home/u", map[string]string{"EGOHOST_STATE_DIR": "/tmp/t1"}, "/tmp/t1"},
 		{"data_dir explicit", "linux", "/home/u", map[string]string{"EGOHOST_STATE_DIR": "/tmp/t1", "EGOHOST_DATA_DIR": "~/keep"}, "/home/u/keep"},
+		{"no home, no XDG_STATE_HOME: the state dir", "linux", "", map[string]string{"XDG_RUNTIME_DIR": "/run/user/7"}, "/run/user/7/egohost"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -437,7 +438,6 @@ func TestLoadNoHome(t *testing.T) {
 	}{
 		{name: "no default state dir", wantMsg: `config: state_dir: "" has no default`},
 		{name: "~ without home", env: map[string]string{"EGOHOST_STATE_DIR": "~/x"}, wantMsg: `config: state_dir: "~/x" uses ~ but the home directory is unknown`},
-		{name: "no default data dir", env: map[string]string{"XDG_RUNTIME_DIR": "/run/user/7"}, wantMsg: `config: data_dir: "" has no default`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -35,18 +35,16 @@ func (c *Config) resolvePaths(goos, home string, getenv func(string) string, src
 		c.StateDir = dir
 	}
 	if c.DataDir == "" {
-		if explicitState {
-			// A state dir the user chose is theirs to keep: the durable
-			// files stay with it, as before data_dir existed (and a test
-			// that sets only state_dir never writes to the user's home).
-			c.DataDir = c.StateDir
-		} else {
-			dir, ok := DefaultDataDir(goos, home, getenv)
-			if !ok {
-				return &KeyError{Key: keyDataDir, Value: "", Reason: "has no default: set it (or state_dir), or give a home directory"}
-			}
-			c.DataDir = dir
+		// A state dir the user chose is theirs to keep: the durable files
+		// stay with it, as before data_dir existed (and a test that sets
+		// only state_dir never writes to the user's home). With no home
+		// and no XDG_STATE_HOME there is no other place known: the state
+		// dir too (the relay, started by the browser, must still start).
+		dir, ok := DefaultDataDir(goos, home, getenv)
+		if explicitState || !ok {
+			dir = c.StateDir
 		}
+		c.DataDir = dir
 	}
 	if c.Socket == "" {
 		c.Socket = joinPath(goos, c.StateDir, "relay.sock")
@@ -99,7 +97,7 @@ func DefaultStateDir(goos, home string, getenv func(string) string) (string, boo
 
 // DefaultDataDir returns the per-user folder of durable state used when
 // data_dir and state_dir are empty, and false when it cannot be known (no
-// home directory):
+// home directory: the state dir is used then):
 //
 //   - linux and other unixes: $XDG_STATE_HOME/egohost, else
 //     <home>/.local/state/egohost (the XDG base directory spec's place for
