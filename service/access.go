@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/pairing"
@@ -452,7 +453,7 @@ func auditEntry(method string, params json.RawMessage) audit.Entry {
 	if p.To != "" {
 		e.Target += " -> " + p.To
 	}
-	length := func(s string) *int { n := len([]rune(s)); return &n }
+	length := func(s string) *int { n := utf8.RuneCountInString(s); return &n }
 	switch {
 	case p.Text != nil:
 		e.Length = length(*p.Text)
@@ -464,7 +465,7 @@ func auditEntry(method string, params json.RawMessage) audit.Entry {
 		e.Length, e.SHA256 = length(*p.Function), protocol.TokenHash(*p.Function)
 	}
 	if p.Key != "" {
-		if len([]rune(p.Key)) > 1 && !strings.Contains(p.Key, " ") {
+		if utf8.RuneCountInString(p.Key) > 1 && !strings.Contains(p.Key, " ") {
 			e.Key = p.Key // a named key or combo: Enter, Control+a
 		} else {
 			e.Length = length(p.Key)

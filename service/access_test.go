@@ -527,11 +527,16 @@ func BenchmarkCallOverhead(b *testing.B) {
 	s.methods["bench.audited"], s.needs["bench.audited"] = noop, methodNeed{need: pairing.NeedRead}
 	s.methods["bench.plain"], s.needs["bench.plain"] = noop, methodNeed{need: pairing.NeedNone}
 	params := json.RawMessage(`{"tab":7,"target":"role=button[name=\"Save\"]"}`)
+	// A target far over the audit's cap: what cutting it costs.
+	long, _ := json.Marshal(map[string]any{"tab": 7, "target": strings.Repeat("é", 32<<10)})
 	a := &agent{s: s, grant: grant{kind: grantPaired, name: "bot", scopes: []pairing.Scope{pairing.Space}}}
-	for _, m := range []string{"bench.plain", "bench.audited"} {
-		b.Run(m, func(b *testing.B) {
+	for _, bc := range []struct {
+		name, method string
+		params       json.RawMessage
+	}{{"bench.plain", "bench.plain", params}, {"bench.audited", "bench.audited", params}, {"bench.audited-64KiB-target", "bench.audited", long}} {
+		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := s.call(context.Background(), a, m, params); err != nil {
+				if _, err := s.call(context.Background(), a, bc.method, bc.params); err != nil {
 					b.Fatal(err)
 				}
 			}
