@@ -193,6 +193,19 @@ func TestRotationKeepsFiles(t *testing.T) {
 	if _, err := os.Stat(path + ".4"); !os.IsNotExist(err) {
 		t.Errorf("%s.4 exists (%v): keep is 3", path, err)
 	}
+
+	// A smaller keep later: the next rotation drops the files past it.
+	l, err = Open(path, 300, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		l.Append(entry("a", 100+i, t0))
+	}
+	l.Close()
+	if files, _ := logFiles(path); !cmp.Equal(files, []string{path + ".1", path}) {
+		t.Errorf("after keep went from 3 to 1: files %v, want %s.1 and %s", files, path, path)
+	}
 }
 
 // Follow passes over an overlong line and goes on with the next ones.

@@ -114,10 +114,18 @@ func (l *Log) Append(e Entry) error {
 }
 
 // rotate shifts the files by one (path → path.1 → path.2 …, dropping
-// path.keep) and starts a new one. l.mu is held.
+// path.keep, and any older one a larger keep left) and starts a new one.
+// l.mu is held.
 func (l *Log) rotate() error {
 	l.f.Close()
 	l.f = nil
+	if files, err := logFiles(l.path); err == nil {
+		for _, p := range files {
+			if n, ok := rotatedNumber(l.path, p); ok && n >= l.keep {
+				os.Remove(p)
+			}
+		}
+	}
 	for i := l.keep - 1; i >= 1; i-- {
 		err := os.Rename(rotated(l.path, i), rotated(l.path, i+1))
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -132,6 +140,16 @@ func (l *Log) rotate() error {
 
 // rotated is the name of the i-th rotated file (1: the newest).
 func rotated(path string, i int) string { return path + "." + strconv.Itoa(i) }
+
+// rotatedNumber is the i of a rotated file's name p, and whether p is one.
+func rotatedNumber(path, p string) (int, bool) {
+	rest, ok := strings.CutPrefix(p, path+".")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest)
+	return n, err == nil && n > 0 && strconv.Itoa(n) == rest
+}
 
 // Close closes the file.
 func (l *Log) Close() error {
@@ -230,10 +248,8 @@ func logFiles(path string) ([]string, error) {
 	}
 	var nums []int
 	for _, e := range ents {
-		if rest, ok := strings.CutPrefix(e.Name(), base+"."); ok {
-			if n, err := strconv.Atoi(rest); err == nil && n > 0 && strconv.Itoa(n) == rest {
-				nums = append(nums, n)
-			}
+		if n, ok := rotatedNumber(base, e.Name()); ok {
+			nums = append(nums, n)
 		}
 	}
 	slices.Sort(nums)
