@@ -1,6 +1,8 @@
-// Package audit is the log of what agents did to tabs: one JSON line per
-// call, appended to an owner-only file that is rotated by size, and read
-// back with filters (egohost audit, the popup's agents panel).
+// Package audit is the log of what agents did to tabs and what the person
+// decided: one JSON line per event, every field an agent controls capped,
+// appended to an owner-only file that is rotated by size (a few files
+// kept), and read back with filters past any bad line (egohost audit,
+// the popup's agents panel).
 package audit
 
 import (
@@ -12,6 +14,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,26 +26,44 @@ import (
 
 // Entry is one call (protocol.AuditEntry). It never holds typed text,
 // evaluated source or any other value an agent sent: fill, type and press
-// log a length, eval a hash and a length.
+// log a length, eval a hash and a length. Every text field is capped
+// (Sanitise) when it is written and when it is read.
 type Entry = protocol.AuditEntry
 
-// Log appends entries to a file, rotating it at MaxSize: the file moves
-// to path.1 (the one before is dropped). It is safe for concurrent use.
+// DefaultMaxSize is the log's size before it rotates when Open is given
+// none; DefaultKeep how many rotated files it keeps.
+const (
+	DefaultMaxSize = 10 << 20
+	DefaultKeep    = 5
+)
+
+// MaxLine is the longest line the readers take; a longer one (never
+// written by Append, whose entries are capped) is skipped.
+const MaxLine = 64 << 10
+
+// Log appends entries to a file, rotating it at maxSize: the file moves
+// to path.1, path.1 to path.2 and so on, and the one past path.keep is
+// dropped. It is safe for concurrent use.
 type Log struct {
 	path    string
 	maxSize int64
+	keep    int
 
 	mu   sync.Mutex
 	f    *os.File
 	size int64
 }
 
-// Open opens (creating 0600) the log at path; maxSize ≤ 0 means 10 MiB.
-func Open(path string, maxSize int64) (*Log, error) {
+// Open opens (creating 0600) the log at path. maxSize ≤ 0 means
+// DefaultMaxSize, keep ≤ 0 DefaultKeep.
+func Open(path string, maxSize int64, keep int) (*Log, error) {
 	if maxSize <= 0 {
-		maxSize = 10 << 20
+		maxSize = DefaultMaxSize
 	}
-	l := &Log{path: path, maxSize: maxSize}
+	if keep <= 0 {
+		keep = DefaultKeep
+	}
+	l := &Log{path: path, maxSize: maxSize, keep: keep}
 	if err := l.open(); err != nil {
 		return nil, err
 	}
@@ -64,9 +88,9 @@ func (l *Log) open() error {
 	return nil
 }
 
-// Append writes one entry.
+// Append writes one entry, capped (Sanitise).
 func (l *Log) Append(e Entry) error {
-	b, err := json.Marshal(e)
+	b, err := json.Marshal(Sanitise(e))
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
@@ -89,14 +113,42 @@ func (l *Log) Append(e Entry) error {
 	return nil
 }
 
-// rotate moves the file to path.1 and starts a new one. l.mu is held.
+// rotate shifts the files by one (path → path.1 → path.2 …, dropping
+// path.keep, and any older one a larger keep left) and starts a new one.
+// l.mu is held.
 func (l *Log) rotate() error {
 	l.f.Close()
 	l.f = nil
-	if err := os.Rename(l.path, l.path+".1"); err != nil {
+	if files, err := logFiles(l.path); err == nil {
+		for _, p := range files {
+			if n, ok := rotatedNumber(l.path, p); ok && n >= l.keep {
+				os.Remove(p)
+			}
+		}
+	}
+	for i := l.keep - 1; i >= 1; i-- {
+		err := os.Rename(rotated(l.path, i), rotated(l.path, i+1))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("audit: rotate: %w", err)
+		}
+	}
+	if err := os.Rename(l.path, rotated(l.path, 1)); err != nil {
 		return fmt.Errorf("audit: rotate: %w", err)
 	}
 	return l.open()
+}
+
+// rotated is the name of the i-th rotated file (1: the newest).
+func rotated(path string, i int) string { return path + "." + strconv.Itoa(i) }
+
+// rotatedNumber is the i of a rotated file's name p, and whether p is one.
+func rotatedNumber(path, p string) (int, bool) {
+	rest, ok := strings.CutPrefix(p, path+".")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest)
+	return n, err == nil && n > 0 && strconv.Itoa(n) == rest
 }
 
 // Close closes the file.
@@ -123,44 +175,139 @@ func (f Filter) Match(e Entry) bool {
 	return (f.Agent == "" || e.Agent == f.Agent) && (f.Since.IsZero() || !e.Time.Before(f.Since))
 }
 
-// Read returns the entries of the log at path (the rotated file first)
-// that pass f, oldest first. Lines that do not parse are skipped.
-func Read(path string, f Filter) ([]Entry, error) {
-	var out []Entry
-	for _, p := range []string{path + ".1", path} {
-		b, err := os.ReadFile(p)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read audit log: %w", err)
-		}
-		out = append(out, parse(bytes.NewReader(b), f)...)
-	}
-	if f.Limit > 0 && len(out) > f.Limit {
-		out = out[len(out)-f.Limit:]
-	}
-	return out, nil
+// Result is what Scan read.
+type Result struct {
+	Entries []Entry // oldest first
+	// Skipped counts the lines that were not entries (not JSON, or over
+	// MaxLine): they are passed over, never the end of the reading.
+	Skipped int
 }
 
-func parse(r io.Reader, f Filter) []Entry {
-	var out []Entry
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		var e Entry
-		if json.Unmarshal(sc.Bytes(), &e) == nil && f.Match(e) {
-			out = append(out, e)
+// Read returns the entries of the log at path (the oldest rotated file
+// first) that pass f, oldest first. Lines that are not entries are
+// skipped (Scan counts them).
+func Read(path string, f Filter) ([]Entry, error) {
+	r, err := Scan(path, f)
+	return r.Entries, err
+}
+
+// Scan is Read, also counting the lines it skipped.
+func Scan(path string, f Filter) (Result, error) {
+	var res Result
+	files, err := logFiles(path)
+	if err != nil {
+		return res, err
+	}
+	for _, p := range files {
+		file, err := os.Open(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // rotated away under us
+		}
+		if err != nil {
+			return res, fmt.Errorf("read audit log: %w", err)
+		}
+		lr := newLineReader(file)
+		for {
+			line, err := lr.next()
+			if err != nil {
+				break
+			}
+			e, ok := parseLine(line)
+			switch {
+			case !ok:
+				res.Skipped++
+			case f.Match(e):
+				res.Entries = append(res.Entries, e)
+				if f.Limit > 0 && len(res.Entries) >= 2*f.Limit {
+					res.Entries = append(res.Entries[:0], res.Entries[len(res.Entries)-f.Limit:]...)
+				}
+			}
+		}
+		res.Skipped += lr.overlong
+		file.Close()
+	}
+	if f.Limit > 0 && len(res.Entries) > f.Limit {
+		res.Entries = res.Entries[len(res.Entries)-f.Limit:]
+	}
+	return res, nil
+}
+
+// logFiles lists the log's files, the oldest rotated one first and path
+// itself last (those that exist).
+func logFiles(path string) ([]string, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read audit log: %w", err)
+	}
+	var nums []int
+	for _, e := range ents {
+		if n, ok := rotatedNumber(base, e.Name()); ok {
+			nums = append(nums, n)
 		}
 	}
-	return out
+	slices.Sort(nums)
+	out := make([]string, 0, len(nums)+1)
+	for i := len(nums) - 1; i >= 0; i-- {
+		out = append(out, rotated(path, nums[i]))
+	}
+	return append(out, path), nil
+}
+
+// parseLine decodes one line into a capped entry.
+func parseLine(line []byte) (Entry, bool) {
+	var e Entry
+	if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &e) != nil {
+		return e, false
+	}
+	return Sanitise(e), true
+}
+
+// lineReader splits a file into lines of at most MaxLine bytes, passing
+// over (and counting) longer ones without holding them.
+type lineReader struct {
+	r        *bufio.Reader
+	overlong int
+}
+
+func newLineReader(r io.Reader) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, MaxLine)}
+}
+
+// next returns the next whole line without its newline; an unfinished
+// last line (being written) is left out. The slice is valid until the
+// next call.
+func (lr *lineReader) next() ([]byte, error) {
+	for {
+		line, err := lr.r.ReadSlice('\n')
+		switch {
+		case err == nil:
+			return line[:len(line)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			lr.overlong++
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = lr.r.ReadSlice('\n')
+			}
+			if err != nil {
+				return nil, err
+			}
+		default:
+			return nil, err
+		}
+	}
 }
 
 // Follow calls fn with each entry appended to the log at path from offset
 // on (the file's size when Follow starts, if offset < 0) until ctx ends,
 // polling every interval. A rotation starts it over at the new file's
-// start.
-func Follow(ctx context.Context, path string, offset int64, interval time.Duration, f Filter, fn func(Entry)) error {
+// start. skipped (may be nil) is told of each line that is not an entry.
+func Follow(ctx context.Context, path string, offset int64, interval time.Duration, f Filter, fn func(Entry), skipped func()) error {
 	if offset < 0 {
 		if st, err := os.Stat(path); err == nil {
 			offset = st.Size()
@@ -169,29 +316,56 @@ func Follow(ctx context.Context, path string, offset int64, interval time.Durati
 		}
 	}
 	var partial []byte
+	discarding := false // inside a line over MaxLine: drop up to its end
+	skip := func() {
+		if skipped != nil {
+			skipped()
+		}
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		st, err := os.Stat(path)
 		if err == nil {
 			if st.Size() < offset {
-				offset, partial = 0, nil // rotated
+				offset, partial, discarding = 0, nil, false // rotated
 			}
 			if st.Size() > offset {
 				file, err := os.Open(path)
 				if err != nil {
 					return fmt.Errorf("follow audit log: %w", err)
 				}
-				b := make([]byte, st.Size()-offset)
+				b := make([]byte, min(st.Size()-offset, 1<<20))
 				n, _ := file.ReadAt(b, offset)
 				file.Close()
 				offset += int64(n)
-				partial = append(partial, b[:n]...)
-				if i := bytes.LastIndexByte(partial, '\n'); i >= 0 {
-					for _, e := range parse(bytes.NewReader(partial[:i+1]), f) {
-						fn(e)
+				for chunk := b[:n]; len(chunk) > 0; {
+					i := bytes.IndexByte(chunk, '\n')
+					if i < 0 {
+						if !discarding {
+							partial = append(partial, chunk...)
+							if len(partial) > MaxLine {
+								partial, discarding = nil, true
+								skip()
+							}
+						}
+						break
 					}
-					partial = append([]byte(nil), partial[i+1:]...)
+					if discarding {
+						discarding = false
+					} else {
+						line := append(partial, chunk[:i]...)
+						if e, ok := parseLine(line); !ok {
+							skip()
+						} else if f.Match(e) {
+							fn(e)
+						}
+					}
+					partial = partial[:0]
+					chunk = chunk[i+1:]
+				}
+				if st.Size() > offset {
+					continue // more to read now
 				}
 			}
 		}

@@ -15,7 +15,7 @@ func entry(agent string, i int, at time.Time) Entry {
 
 func TestAppendRotateRead(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "audit.log")
-	l, err := Open(path, 400)
+	l, err := Open(path, 400, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestAppendRotateRead(t *testing.T) {
 
 func TestFollow(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "audit.log")
-	l, err := Open(path, 0)
+	l, err := Open(path, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestFollow(t *testing.T) {
 	got := make(chan Entry, 10)
 	done := make(chan error, 1)
 	go func() {
-		done <- Follow(ctx, path, -1, 5*time.Millisecond, Filter{Agent: "a"}, func(e Entry) { got <- e })
+		done <- Follow(ctx, path, -1, 5*time.Millisecond, Filter{Agent: "a"}, func(e Entry) { got <- e }, nil)
 	}()
 	// Follow starts at the end it sees: wait until it has, by appending
 	// until the first one comes through.

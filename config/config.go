@@ -43,8 +43,15 @@ const EnvConfigFile = "EGOHOST_CONFIG"
 type Config struct {
 	// Listen is the loopback host:port of the agents' WebSocket.
 	Listen string
-	// StateDir holds the relay socket, the token and service.json.
+	// StateDir holds the service's live files: the relay socket, the
+	// owner token and service.json (a runtime folder: it may be wiped at
+	// logout).
 	StateDir string
+	// DataDir holds what must outlive a logout: the paired agents and
+	// their tokens, the known browsers, the spaces, the ref counter and
+	// the audit log. Empty in the configuration: state_dir when that is
+	// set, else DefaultDataDir.
+	DataDir string
 	// Socket is the relay <-> service socket path.
 	Socket string
 	// TokenFile is the agents' bearer token file.
@@ -67,6 +74,8 @@ type Config struct {
 	AgentOrigins map[string]OriginRules
 	// AuditMaxSize is the audit log's size before it rotates, audit.max_size.
 	AuditMaxSize int
+	// AuditKeep is how many rotated audit files are kept, audit.keep.
+	AuditKeep int
 	// LogLevel is the minimum level logged.
 	LogLevel slog.Level
 	// File is the user config file that was read, or "" if none was.
@@ -117,6 +126,9 @@ type OriginRules struct {
 // MaxInFlightLimit is the largest accepted value of limits.max_in_flight.
 const MaxInFlightLimit = 4096
 
+// MaxAuditKeep is the largest accepted value of audit.keep.
+const MaxAuditKeep = 100
+
 // Options tells Load where to look. The zero value loads the defaults only,
 // resolved for the running OS with no home directory and no environment.
 type Options struct {
@@ -137,6 +149,7 @@ type Options struct {
 const (
 	keyListen          = "listen"
 	keyStateDir        = "state_dir"
+	keyDataDir         = "data_dir"
 	keySocket          = "socket"
 	keyTokenFile       = "token_file"
 	keyAllowedIDs      = "allowed_extension_ids"
@@ -158,6 +171,7 @@ const (
 	keyAllTabs         = "agents.all_tabs"
 	keyAgentOrigins    = "agents.origins"
 	keyAuditMaxSize    = "audit.max_size"
+	keyAuditKeep       = "audit.keep"
 )
 
 // EnvVar returns the environment variable that overrides key, e.g.

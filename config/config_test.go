@@ -39,6 +39,7 @@ func defaults(home string) *Config {
 	return &Config{
 		Listen:              "127.0.0.1:47821",
 		StateDir:            run,
+		DataDir:             home + "/.local/state/egohost",
 		Socket:              run + "/relay.sock",
 		TokenFile:           run + "/token",
 		AllowedExtensionIDs: []string{testID},
@@ -56,6 +57,7 @@ func defaults(home string) *Config {
 		Limits:       Limits{MaxBrowserFrame: 64 << 20, MaxRPCMessage: 64 << 20, MaxInFlight: 64, ScriptMemory: 256 << 20, ScriptOutput: 64 << 10},
 		AgentOrigins: map[string]OriginRules{},
 		AuditMaxSize: 10 << 20,
+		AuditKeep:    5,
 		LogLevel:     slog.LevelInfo,
 	}
 }
@@ -64,7 +66,7 @@ func defaults(home string) *Config {
 func TestLoadAgentOrigins(t *testing.T) {
 	home := t.TempDir()
 	file := filepath.Join(t.TempDir(), "c.yaml")
-	yaml := "agents:\n  origins:\n    claude:\n      deny: [\"*.bank.example\"]\n    \"*\":\n      allow: [\"*.example.com\", localhost]\naudit:\n  max_size: 1MiB\n"
+	yaml := "agents:\n  origins:\n    claude:\n      deny: [\"*.bank.example\"]\n    \"*\":\n      allow: [\"*.example.com\", localhost]\naudit:\n  max_size: 1MiB\n  keep: 3\n"
 	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -76,8 +78,13 @@ func TestLoadAgentOrigins(t *testing.T) {
 	if diff := cmp.Diff(want, got.AgentOrigins); diff != "" {
 		t.Errorf("agents.origins mismatch (-want +got):\n%s", diff)
 	}
-	if got.AuditMaxSize != 1<<20 {
-		t.Errorf("got audit.max_size %d, want %d", got.AuditMaxSize, 1<<20)
+	if got.AuditMaxSize != 1<<20 || got.AuditKeep != 3 {
+		t.Errorf("got audit.max_size %d, keep %d, want %d, 3", got.AuditMaxSize, got.AuditKeep, 1<<20)
+	}
+	for _, keep := range []string{"0", "101", "x"} {
+		if _, err := Load(Options{Home: home, GOOS: "linux", Getenv: env(map[string]string{"EGOHOST_AUDIT_KEEP": keep})}); err == nil || !strings.Contains(err.Error(), "audit.keep") {
+			t.Errorf("audit.keep %s: got %v, want an error naming audit.keep", keep, err)
+		}
 	}
 
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
@@ -156,6 +163,7 @@ log_level: debug
 				c.AllowedExtensionIDs = []string{"dddddddddddddddddddddddddddddddd", testID}
 				c.LogLevel = slog.LevelWarn
 				c.StateDir = "/srv/state"
+				c.DataDir = "/srv/state"
 				c.Socket = "/srv/state/relay.sock"
 				c.TokenFile = "/srv/state/token"
 			},
@@ -366,7 +374,7 @@ func TestLoadPaths(t *testing.T) {
 		},
 		{
 			name: "no home but XDG_RUNTIME_DIR", goos: "linux",
-			env:       map[string]string{"XDG_RUNTIME_DIR": "/run/user/7"},
+			env:       map[string]string{"XDG_RUNTIME_DIR": "/run/user/7", "XDG_STATE_HOME": "/var/lib/u"},
 			wantState: "/run/user/7/egohost", wantSock: "/run/user/7/egohost/relay.sock", wantTok: "/run/user/7/egohost/token",
 		},
 	}
@@ -382,6 +390,43 @@ func TestLoadPaths(t *testing.T) {
 				t.Errorf("got state, socket, token %q, want %q", got, want)
 			}
 		})
+	}
+}
+
+// The durable state's folder, per OS: never the runtime dir (a tmpfs on
+// Linux) unless the user chose that dir as state_dir; a state_dir set
+// alone keeps everything together (the e2e tests rely on it: they set
+// only EGOHOST_STATE_DIR and must never write to the real home).
+func TestDataDir(t *testing.T) {
+	tests := []struct {
+		name, goos, home string
+		env              map[string]string
+		want             string
+	}{
+		{"linux default", "linux", "/home/u", map[string]string{"XDG_RUNTIME_DIR": "/run/user/1000"}, "/home/u/.local/state/egohost"},
+		{"linux XDG_STATE_HOME", "linux", "/home/u", map[string]string{"XDG_STATE_HOME": "/data/st"}, "/data/st/egohost"},
+		{"linux relative XDG_STATE_HOME ignored", "linux", "/home/u", map[string]string{"XDG_STATE_HOME": "st"}, "/home/u/.local/state/egohost"},
+		{"freebsd", "freebsd", "/home/u", nil, "/home/u/.local/state/egohost"},
+		{"darwin", "darwin", "/Users/u", map[string]string{"XDG_STATE_HOME": "/x"}, "/Users/u/Library/Application Support/egohost"},
+		{"windows LOCALAPPDATA", "windows", `C:\Users\u`, map[string]string{"LOCALAPPDATA": `D:\Local`}, `D:\Local\egohost`},
+		{"windows without LOCALAPPDATA", "windows", `C:\Users\u`, nil, `C:\Users\u\AppData\Local\egohost`},
+		{"state_dir alone keeps both", "linux", "/home/u", map[string]string{"EGOHOST_STATE_DIR": "/tmp/t1"}, "/tmp/t1"},
+		{"data_dir explicit", "linux", "/home/u", map[string]string{"EGOHOST_STATE_DIR": "/tmp/t1", "EGOHOST_DATA_DIR": "~/keep"}, "/home/u/keep"},
+		{"no home, no XDG_STATE_HOME: the state dir", "linux", "", map[string]string{"XDG_RUNTIME_DIR": "/run/user/7"}, "/run/user/7/egohost"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Load(Options{Home: tt.home, GOOS: tt.goos, Getenv: env(tt.env)})
+			if err != nil {
+				t.Fatalf("got error %v, want nil", err)
+			}
+			if c.DataDir != tt.want {
+				t.Errorf("got data dir %q, want %q", c.DataDir, tt.want)
+			}
+		})
+	}
+	if _, err := Load(Options{Home: "/home/u", GOOS: "linux", Getenv: env(map[string]string{"EGOHOST_DATA_DIR": "rel"})}); err == nil || !strings.Contains(err.Error(), "data_dir") {
+		t.Errorf("relative data_dir: got %v, want an error naming data_dir", err)
 	}
 }
 

@@ -29,6 +29,7 @@ func decode(v *viper.Viper, src sources) (*Config, error) {
 	c := &Config{
 		Listen:              d.listen(keyListen),
 		StateDir:            d.str(keyStateDir),
+		DataDir:             d.str(keyDataDir),
 		Socket:              d.str(keySocket),
 		TokenFile:           d.str(keyTokenFile),
 		AllowedExtensionIDs: d.extensionIDs(keyAllowedIDs),
@@ -53,6 +54,7 @@ func decode(v *viper.Viper, src sources) (*Config, error) {
 		Agents:       Agents{AllTabs: d.agentNames(keyAllTabs)},
 		AgentOrigins: d.origins(keyAgentOrigins),
 		AuditMaxSize: d.size(keyAuditMaxSize, math.MaxInt),
+		AuditKeep:    d.count(keyAuditKeep, MaxAuditKeep),
 		LogLevel:     d.logLevel(keyLogLevel),
 	}
 	if d.err == nil && c.Timeouts.Script > c.Timeouts.ScriptMax {

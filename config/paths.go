@@ -20,18 +20,31 @@ func (c *Config) resolvePaths(goos, home string, getenv func(string) string, src
 	for _, f := range []struct {
 		key string
 		p   *string
-	}{{keyStateDir, &c.StateDir}, {keySocket, &c.Socket}, {keyTokenFile, &c.TokenFile}, {keyBrowser, &c.Browser}} {
+	}{{keyStateDir, &c.StateDir}, {keyDataDir, &c.DataDir}, {keySocket, &c.Socket}, {keyTokenFile, &c.TokenFile}, {keyBrowser, &c.Browser}} {
 		if err := expand(f.key, f.p); err != nil {
 			return err
 		}
 	}
 
+	explicitState := c.StateDir != ""
 	if c.StateDir == "" {
 		dir, ok := DefaultStateDir(goos, home, getenv)
 		if !ok {
 			return &KeyError{Key: keyStateDir, Value: "", Reason: "has no default: set it, or give a home directory"}
 		}
 		c.StateDir = dir
+	}
+	if c.DataDir == "" {
+		// A state dir the user chose is theirs to keep: the durable files
+		// stay with it, as before data_dir existed (and a test that sets
+		// only state_dir never writes to the user's home). With no home
+		// and no XDG_STATE_HOME there is no other place known: the state
+		// dir too (the relay, started by the browser, must still start).
+		dir, ok := DefaultDataDir(goos, home, getenv)
+		if explicitState || !ok {
+			dir = c.StateDir
+		}
+		c.DataDir = dir
 	}
 	if c.Socket == "" {
 		c.Socket = joinPath(goos, c.StateDir, "relay.sock")
@@ -40,7 +53,7 @@ func (c *Config) resolvePaths(goos, home string, getenv func(string) string, src
 		c.TokenFile = joinPath(goos, c.StateDir, "token")
 	}
 	for _, f := range []struct{ key, p string }{
-		{keyStateDir, c.StateDir}, {keySocket, c.Socket}, {keyTokenFile, c.TokenFile},
+		{keyStateDir, c.StateDir}, {keyDataDir, c.DataDir}, {keySocket, c.Socket}, {keyTokenFile, c.TokenFile},
 	} {
 		if !isAbs(goos, f.p) {
 			return &KeyError{Key: f.key, Value: f.p, Reason: "is not an absolute path", Source: src[f.key]}
@@ -79,6 +92,33 @@ func DefaultStateDir(goos, home string, getenv func(string) string) (string, boo
 			return "", false
 		}
 		return joinPath(goos, home, ".cache", "egohost", "run"), true
+	}
+}
+
+// DefaultDataDir returns the per-user folder of durable state used when
+// data_dir and state_dir are empty, and false when it cannot be known (no
+// home directory: the state dir is used then):
+//
+//   - linux and other unixes: $XDG_STATE_HOME/egohost, else
+//     <home>/.local/state/egohost (the XDG base directory spec's place for
+//     state that outlives a reboot; never $XDG_RUNTIME_DIR, a tmpfs);
+//   - darwin: <home>/Library/Application Support/egohost;
+//   - windows: %LOCALAPPDATA%\egohost, else <home>\AppData\Local\egohost.
+//
+// On darwin and windows it is the default state dir too: their default
+// state dir is not wiped at logout.
+func DefaultDataDir(goos, home string, getenv func(string) string) (string, bool) {
+	switch goos {
+	case "windows", "darwin":
+		return DefaultStateDir(goos, home, getenv)
+	default:
+		if d := getenv("XDG_STATE_HOME"); d != "" && isAbs(goos, d) {
+			return joinPath(goos, d, "egohost"), true
+		}
+		if home == "" {
+			return "", false
+		}
+		return joinPath(goos, home, ".local", "state", "egohost"), true
 	}
 }
 

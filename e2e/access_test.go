@@ -229,11 +229,16 @@ func TestAccessRefusalsChangeNothing(t *testing.T) {
 	deniedAgent := dialToken(t, c, pairDirect(t, c, "denied", "space", "all-tabs", "cdp"))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	none, err := client.Dial(ctx, c.svc.addr, "", client.Options{})
-	if err != nil {
-		t.Fatal(err)
+	// A connection without a token is closed after a few refused calls:
+	// a fresh one for each method.
+	tokenless := func() *client.Client {
+		none, err := client.Dial(ctx, c.svc.addr, "", client.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { none.Close() })
+		return none
 	}
-	defer none.Close()
 	revokedTok := pairDirect(t, c, "revoked", "space", "all-tabs", "cdp")
 	if err := c.agent.Call(ctx, protocol.MethodAgentsRevoke, protocol.AgentNameParams{Name: "revoked"}, nil); err != nil {
 		t.Fatal(err)
@@ -255,7 +260,7 @@ func TestAccessRefusalsChangeNothing(t *testing.T) {
 			c    *client.Client
 			want protocol.Code
 		}
-		cases := []who{{"unpaired", none, protocol.CodeUnauthorized}, {"denied", deniedAgent, protocol.CodeForbiddenOriginScope}}
+		cases := []who{{"unpaired", tokenless(), protocol.CodeUnauthorized}, {"denied", deniedAgent, protocol.CodeForbiddenOriginScope}}
 		switch needOf(m) {
 		case "act":
 			cases = append(cases, who{"reader", reader, protocol.CodeScopeDenied})
@@ -403,8 +408,12 @@ func TestPairCLIAndRevoke(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if out, errOut, code := runCLI(env, "agents", "approve", "writer"); code != 0 {
-		t.Fatalf("agents approve: %d %s %s", code, out, errOut)
+	// approve shows what it would grant, and grants it only with --yes.
+	if out, errOut, code := runCLI(env, "agents", "approve", "writer"); code != 2 || !strings.Contains(out, "all-tabs") || !strings.Contains(out, "every tab") || !strings.Contains(errOut, "--yes") {
+		t.Fatalf("agents approve without --yes: code %d, want 2 with the scopes shown\n%s%s", code, out, errOut)
+	}
+	if out, errOut, code := runCLI(env, "agents", "approve", "writer", "--yes"); code != 0 {
+		t.Fatalf("agents approve --yes: %d %s %s", code, out, errOut)
 	}
 	if err := pair.Wait(); err != nil {
 		t.Fatalf("egohost pair: %v\n%s", err, pairErr.String())

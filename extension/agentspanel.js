@@ -69,7 +69,7 @@ function renderPending(pending) {
   const count = $("agents-pending-count");
   count.textContent = pending.length ? String(pending.length) : "";
   count.hidden = !pending.length;
-  const key = JSON.stringify(pending.map((r) => [r.id, r.name, r.scopes, r.process]));
+  const key = JSON.stringify(pending.map((r) => [r.id, r.name, r.scopes, r.process, r.replaces]));
   $("pairing-none").hidden = pending.length > 0;
   const list = $("pairing-requests");
   if (key === pendingKey) {
@@ -90,19 +90,24 @@ function renderPending(pending) {
       const from = el("div", "small muted", `from ${r.process} · `);
       from.append(el("span", "left", `${r.left} s left`));
       const buttons = el("div", "buttons");
+      // A request under a paired name replaces that pairing only with the person's explicit
+      // approval: the warning is shown and the button says what it does.
+      const replace = Boolean(r.replaces);
       buttons.append(
-        button("Approve", `approve-${r.id}`, () => decide(r.id, true, li), "approve"),
-        button("Deny", `deny-${r.id}`, () => decide(r.id, false, li), "deny"),
+        button(replace ? "Replace pairing" : "Approve", `approve-${r.id}`, () => decide(r.id, true, li, replace), "approve"),
+        button("Deny", `deny-${r.id}`, () => decide(r.id, false, li, false), "deny"),
       );
-      li.append(head, el("div", "small", `asks for: ${r.scopes.join("; ")}`), from, buttons);
+      li.append(head, el("div", "small", `asks for: ${r.scopes.join("; ")}`), from);
+      if (replace) li.append(el("div", "small warning", `⚠ ${r.replaces}`));
+      li.append(buttons);
       return li;
     }),
   );
 }
 
-async function decide(id, approve, li) {
+async function decide(id, approve, li, replace) {
   for (const b of li.querySelectorAll("button")) b.disabled = true;
-  const answer = await call("popup.pairing.decide", { id, approve });
+  const answer = await call("popup.pairing.decide", replace ? { id, approve, replace } : { id, approve });
   if (answer.error) showError(`Could not answer: ${answer.error.message}`);
   refresh();
 }

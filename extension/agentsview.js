@@ -34,9 +34,23 @@ export function callWords(c) {
   if (c.key) what += ` key ${c.key}`;
   if (c.length !== undefined && c.length !== null) what += ` (${c.length} chars)`;
   if (c.url) what += ` ${c.url}`;
+  if (c.scopes?.length) what += ` scopes ${c.scopes.join(",")}`;
+  if (c.process) what += ` from ${c.process}`;
   const where = c.tab ? `tab ${c.tab}${c.origin ? ` ${c.origin}` : ""}` : "";
   const time = typeof c.time === "string" ? c.time.slice(11, 19) : "";
   return { time, agent: c.agent ?? "", what, where, ok: c.result === "ok", result: c.result ?? "" };
+}
+
+/**
+ * replacesWords warns that approving a request replaces a live pairing of the same name ("" when
+ * it does not): the person must see it before the Replace button revokes that pairing's token.
+ */
+export function replacesWords(r) {
+  const old = r?.replaces;
+  if (!old) return "";
+  const since = typeof old.paired === "string" ? old.paired.slice(0, 10) : "";
+  const scopes = (old.scopes ?? []).join(", ") || "no scope";
+  return `${r.name} is paired already (${scopes}${since ? `, since ${since}` : ""}): approving replaces that pairing and revokes its token`;
 }
 
 /** describeAgents turns popup.agents' result into what the panel shows. */
@@ -47,6 +61,7 @@ export function describeAgents(res, now) {
     scopes: scopeWords(r.scopes),
     process: processWords(r.process),
     left: secondsLeft(r.expires, now),
+    replaces: replacesWords(r),
   }));
   const agents = (res?.agents ?? []).map((a) => ({
     name: a.name,

@@ -3,6 +3,7 @@ package pairing
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"os"
@@ -182,8 +183,9 @@ func TestPendingDecideAndLimits(t *testing.T) {
 	p := NewPending(Limits{MaxPending: 2, Burst: 3, Every: time.Minute}, c.now, nil)
 	ctx := context.Background()
 	res := make(chan error, 1)
+	seven := func() *Process { return &Process{PID: 7} }
 	go func() {
-		_, err := p.Ask(ctx, Request{Name: "a", Scopes: []Scope{Read}}, time.Minute, func() *Process { return &Process{PID: 7} })
+		_, err := p.Ask(ctx, Request{Name: "a", Scopes: []Scope{Read}}, time.Minute, seven)
 		res <- err
 	}()
 	waitList(t, p, 1)
@@ -191,36 +193,109 @@ func TestPendingDecideAndLimits(t *testing.T) {
 		t.Errorf("the request's process: got %+v, want pid 7", got.Process)
 	}
 	// The same name again: busy.
-	if _, err := p.Ask(ctx, Request{Name: "a"}, time.Minute, nil); !errors.Is(err, ErrBusy) {
+	if _, err := p.Ask(ctx, Request{Name: "a"}, time.Minute, seven); !errors.Is(err, ErrBusy) {
 		t.Errorf("second request for a: got %v, want ErrBusy", err)
 	}
-	if _, err := p.Decide("a", true); err != nil {
+	if _, err := p.Decide("a", Answer{Approve: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-res; err != nil {
 		t.Errorf("approved: got %v, want nil", err)
 	}
-	if _, err := p.Decide("a", true); !errors.Is(err, ErrNoRequest) {
+	if _, err := p.Decide("a", Answer{Approve: true}); !errors.Is(err, ErrNoRequest) {
 		t.Errorf("deciding again: got %v, want ErrNoRequest", err)
 	}
 	// Burst spent (a, a again, and now b): the rate limit refuses c until a minute passes.
 	go func() {
-		_, err := p.Ask(ctx, Request{Name: "b"}, time.Minute, nil)
+		_, err := p.Ask(ctx, Request{Name: "b"}, time.Minute, seven)
 		res <- err
 	}()
 	waitList(t, p, 1)
-	if _, err := p.Ask(ctx, Request{Name: "c"}, time.Minute, nil); !errors.Is(err, ErrBusy) {
+	if _, err := p.Ask(ctx, Request{Name: "c"}, time.Minute, seven); !errors.Is(err, ErrBusy) {
 		t.Errorf("over the burst: got %v, want ErrBusy", err)
 	}
-	if _, err := p.Decide("b", false); err != nil {
+	if _, err := p.Decide("b", Answer{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-res; !errors.Is(err, ErrDenied) {
 		t.Errorf("denied: got %v, want ErrDenied", err)
 	}
 	c.t = c.t.Add(time.Minute)
-	if _, err := p.Ask(ctx, Request{Name: "c"}, time.Millisecond, nil); !errors.Is(err, ErrExpired) {
+	if _, err := p.Ask(ctx, Request{Name: "c"}, time.Millisecond, seven); !errors.Is(err, ErrExpired) {
 		t.Errorf("after a minute, unanswered: got %v, want ErrExpired", err)
+	}
+}
+
+// A flood of requests from one process cannot fill every waiting slot:
+// it gets one, another process still gets in; another OS user's
+// processes (not visible: counted by uid) get one between them.
+func TestPendingFloodFromOneProcess(t *testing.T) {
+	c := &clock{t: time.Unix(1000, 0)}
+	p := NewPending(DefaultLimits, c.now, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ask := func(name string, proc *Process) chan error {
+		res := make(chan error, 1)
+		go func() {
+			_, err := p.Ask(ctx, Request{Name: name, Scopes: []Scope{Space}}, time.Minute, func() *Process { return proc })
+			res <- err
+		}()
+		return res
+	}
+	attacker := &Process{PID: 666, Exe: "/usr/bin/evil", UID: 1000}
+	first := ask("flood0", attacker)
+	waitList(t, p, 1)
+	for i := 1; i < 6; i++ {
+		if err := <-ask(fmt.Sprintf("flood%d", i), attacker); !errors.Is(err, ErrBusy) {
+			t.Fatalf("the attacker's request %d: got %v, want ErrBusy", i, err)
+		}
+	}
+	other := ask("other", &Process{PID: 1000, Exe: "/usr/bin/ok", UID: 0})
+	waitList(t, p, 2)
+	stranger := ask("stranger1", &Process{UID: 4242})
+	waitList(t, p, 3)
+	if err := <-ask("stranger2", &Process{UID: 4242}); !errors.Is(err, ErrBusy) {
+		t.Errorf("a second request of another OS user: got %v, want ErrBusy", err)
+	}
+	var names []string
+	for _, r := range p.List() {
+		names = append(names, r.Name)
+	}
+	if diff := cmp.Diff([]string{"flood0", "other", "stranger1"}, names); diff != "" {
+		t.Errorf("waiting (-want +got):\n%s", diff)
+	}
+	cancel()
+	for _, ch := range []chan error{first, other, stranger} {
+		<-ch
+	}
+}
+
+// The person may grant fewer scopes than asked, never others.
+func TestPendingNarrowedGrant(t *testing.T) {
+	c := &clock{t: time.Unix(1000, 0)}
+	p := NewPending(DefaultLimits, c.now, nil)
+	type answer struct {
+		req Request
+		err error
+	}
+	res := make(chan answer, 1)
+	go func() {
+		r, err := p.Ask(context.Background(), Request{Name: "a", Scopes: []Scope{CDP, Space}}, time.Minute, nil)
+		res <- answer{r, err}
+	}()
+	waitList(t, p, 1)
+	if _, err := p.Decide("a", Answer{Approve: true, Scopes: []Scope{AllTabs}}); err == nil {
+		t.Error("granting a scope not asked for: got nil, want an error")
+	}
+	if _, err := p.Decide("a", Answer{Approve: true, Scopes: []Scope{}}); err == nil {
+		t.Error("granting no scope: got nil, want an error")
+	}
+	if _, err := p.Decide("a", Answer{Approve: true, Scopes: []Scope{Space}}); err != nil {
+		t.Fatal(err)
+	}
+	got := <-res
+	if got.err != nil || !slices.Equal(got.req.Scopes, []Scope{Space}) {
+		t.Errorf("narrowed grant: got %v %v, want [space] nil", got.req.Scopes, got.err)
 	}
 }
 

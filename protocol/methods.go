@@ -72,6 +72,24 @@ type PingResult struct {
 	Version  string `json:"version"`
 	PID      int    `json:"pid"`
 	Browsers int    `json:"browsers"`
+	// Tokenless counts what connections without a token did since the
+	// service started (the owner's ping only).
+	Tokenless *TokenlessStats `json:"tokenless,omitempty"`
+	// StateDir and DataDir are the service's folders (the owner's ping
+	// only): live files, and durable state.
+	StateDir string `json:"stateDir,omitempty"`
+	DataDir  string `json:"dataDir,omitempty"`
+}
+
+// TokenlessStats count the connections without a token: they may only
+// ask to pair, and what else they send is refused and counted here,
+// never written to the audit log.
+type TokenlessStats struct {
+	Connections int64 `json:"connections"` // connections opened without a token
+	Refused     int64 `json:"refused"`     // their calls refused (anything but pair.request, or one over the caps)
+	// RefusedHandshakes are handshakes refused: a wrong or revoked token,
+	// a web page's Origin, a Host that is not loopback.
+	RefusedHandshakes int64 `json:"refusedHandshakes"`
 }
 
 // BrowsersListResult answers browsers.list.

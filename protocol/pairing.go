@@ -37,9 +37,22 @@ type PairRequestResult struct {
 }
 
 // AgentNameParams name a paired agent or a pairing request
-// (agents.approve, agents.deny, agents.revoke).
+// (agents.deny, agents.revoke).
 type AgentNameParams struct {
 	Name string `json:"name"`
+}
+
+// AgentsApproveParams are the params of agents.approve: the request by
+// its agent's name or its id, and what the person grants.
+type AgentsApproveParams struct {
+	Name string `json:"name"` // the request's agent name, or its id
+	// Scopes, when set, grants these instead of all the request asked
+	// for: a subset of them (the person narrows the grant).
+	Scopes []string `json:"scopes,omitempty"`
+	// Replace must be true when the name is paired already: approving
+	// then revokes that pairing's token. Without it such a request is
+	// refused (invalid_params, data.replaces), never silently replaced.
+	Replace bool `json:"replace,omitempty"`
 }
 
 // PeerProcess is the process that asked to pair, where the OS tells.
@@ -70,6 +83,9 @@ type PairingRequest struct {
 	Process *PeerProcess `json:"process,omitempty"`
 	Asked   time.Time    `json:"asked"`
 	Expires time.Time    `json:"expires"`
+	// Replaces is the live pairing of the same name, when there is one:
+	// approving the request revokes it (only with replace).
+	Replaces *PairedAgent `json:"replaces,omitempty"`
 }
 
 // AgentsListResult answers agents.list.
@@ -106,11 +122,15 @@ type AuditEntry struct {
 	URL      string    `json:"url,omitempty"`
 	Result   string    `json:"result"`
 	Duration float64   `json:"ms"`
+	Scopes   []string  `json:"scopes,omitempty"`  // a pairing's scopes: asked for (pair.request) or granted (agents.approve)
+	Process  string    `json:"process,omitempty"` // pair.request: the process that asked
 }
 
 // AuditTailResult answers audit.tail.
 type AuditTailResult struct {
 	Entries []AuditEntry `json:"entries"`
+	// Skipped counts the log's lines that were not entries (passed over).
+	Skipped int `json:"skipped,omitempty"`
 }
 
 // AgentTokenPrefix starts every paired agent's token:
@@ -227,6 +247,9 @@ type PopupPairingDecideParams struct {
 	ID      string `json:"id,omitempty"`
 	Name    string `json:"name,omitempty"`
 	Approve bool   `json:"approve"`
+	// Replace confirms that approving replaces the name's live pairing
+	// (the request's replaces, which the popup showed).
+	Replace bool `json:"replace,omitempty"`
 }
 
 // NoticePairing is the topic of the notice the service pushes to every

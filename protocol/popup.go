@@ -21,6 +21,7 @@ type PopupStatusResult struct {
 	Endpoint  string `json:"endpoint"`  // where agents connect
 	TokenFile string `json:"tokenFile"` // the owner token agents (and the CLI) read
 	StateDir  string `json:"stateDir"`
+	DataDir   string `json:"dataDir"` // the durable state: paired agents, the audit log
 }
 
 // The popup's front-end methods (issue 12): the page as the service sees

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/pairing"
@@ -262,10 +263,15 @@ type call struct {
 	need   pairing.Need
 	agent  string // the connection's name (hello, X-Egohost-Agent): the audit's name for an owner token that has one
 
+	// cancel ends the call with a cause: user_in_control when the person
+	// takes over a space it reached (takeover.go).
+	cancel context.CancelCauseFunc
+
 	mu      sync.Mutex
 	browser string
 	tab     int
 	origin  string
+	spaces  []string // the spaces whose tabs it reached (checkSpace)
 }
 
 type callKey struct{}
@@ -282,6 +288,9 @@ func callFrom(ctx context.Context) *call {
 // call runs one method for an agent: the grant check, the handler, and
 // the audit line. dispatch and a script's calls both come here.
 func (s *Service) call(ctx context.Context, a *agent, method string, params json.RawMessage) (any, error) {
+	if a.grant.kind == grantUnpaired && method != protocol.MethodPairRequest {
+		return nil, s.refuseTokenless(a) // counted, not audited (tokenless.go)
+	}
 	h, ok := s.methods[method]
 	if !ok {
 		return nil, protocol.Errorf(protocol.CodeMethodNotFound, "unknown method %q", method)
@@ -290,13 +299,16 @@ func (s *Service) call(ctx context.Context, a *agent, method string, params json
 	if !ok {
 		return nil, protocol.Errorf(protocol.CodeInternal, "%s: the method declares no scope, so nobody may call it (a bug: add it to service/access.go's needs)", method)
 	}
-	c := &call{g: a.grant, method: method, need: need, agent: a.agentName()}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	c := &call{g: a.grant, method: method, need: need, agent: a.agentName(), cancel: cancel}
 	start := time.Now()
 	defer a.track(c, params)()
 	var res any
 	err := a.grant.permit(method, need)
 	if err == nil {
 		res, err = h.run(withCall(ctx, c), a, params)
+		err = takenOver(ctx, err)
 	}
 	if need >= pairing.NeedRead && need <= pairing.NeedCDP {
 		s.auditCall(c, params, err, time.Since(start))
@@ -414,10 +426,7 @@ func (s *Service) auditCall(c *call, params json.RawMessage, err error, took tim
 		e.Result = toProtocolError(err).Code.Name()
 	}
 	e.Duration = float64(took.Microseconds()) / 1000
-	if err := s.audit.Append(e); err != nil {
-		s.log.Warn("audit log", "err", err)
-	}
-	s.recent.add(e)
+	s.writeAudit(e)
 }
 
 // auditEntry picks from a call's params what the audit log may show: the
@@ -444,7 +453,7 @@ func auditEntry(method string, params json.RawMessage) audit.Entry {
 	if p.To != "" {
 		e.Target += " -> " + p.To
 	}
-	length := func(s string) *int { n := len([]rune(s)); return &n }
+	length := func(s string) *int { n := utf8.RuneCountInString(s); return &n }
 	switch {
 	case p.Text != nil:
 		e.Length = length(*p.Text)
@@ -456,7 +465,7 @@ func auditEntry(method string, params json.RawMessage) audit.Entry {
 		e.Length, e.SHA256 = length(*p.Function), protocol.TokenHash(*p.Function)
 	}
 	if p.Key != "" {
-		if len([]rune(p.Key)) > 1 && !strings.Contains(p.Key, " ") {
+		if utf8.RuneCountInString(p.Key) > 1 && !strings.Contains(p.Key, " ") {
 			e.Key = p.Key // a named key or combo: Enter, Control+a
 		} else {
 			e.Length = length(p.Key)

@@ -154,7 +154,6 @@ func TestRefusedCallsReachNothing(t *testing.T) {
 	reader, _ := f.pairAgent(t, "reader", pairing.Read)
 	spacer, _ := f.pairAgent(t, "spacer", pairing.Space)
 	denied, _ := f.pairAgent(t, "denied", pairing.Space, pairing.AllTabs, pairing.CDP)
-	none := f.unpaired(t)
 	waitForRegistry(t, f, 7)
 
 	ctx := context.Background()
@@ -174,7 +173,9 @@ func TestRefusedCallsReachNothing(t *testing.T) {
 			c    *client.Client
 			want protocol.Code
 		}
-		cases := []refusal{{"unpaired", none, protocol.CodeUnauthorized}}
+		// A fresh connection each: one without a token is closed after a
+		// few refusals (tokenless.go).
+		cases := []refusal{{"unpaired", f.unpaired(t), protocol.CodeUnauthorized}}
 		if need >= pairing.NeedAct {
 			cases = append(cases, refusal{"read-only", reader, protocol.CodeScopeDenied})
 		}
@@ -526,11 +527,16 @@ func BenchmarkCallOverhead(b *testing.B) {
 	s.methods["bench.audited"], s.needs["bench.audited"] = noop, methodNeed{need: pairing.NeedRead}
 	s.methods["bench.plain"], s.needs["bench.plain"] = noop, methodNeed{need: pairing.NeedNone}
 	params := json.RawMessage(`{"tab":7,"target":"role=button[name=\"Save\"]"}`)
+	// A target far over the audit's cap: what cutting it costs.
+	long, _ := json.Marshal(map[string]any{"tab": 7, "target": strings.Repeat("é", 32<<10)})
 	a := &agent{s: s, grant: grant{kind: grantPaired, name: "bot", scopes: []pairing.Scope{pairing.Space}}}
-	for _, m := range []string{"bench.plain", "bench.audited"} {
-		b.Run(m, func(b *testing.B) {
+	for _, bc := range []struct {
+		name, method string
+		params       json.RawMessage
+	}{{"bench.plain", "bench.plain", params}, {"bench.audited", "bench.audited", params}, {"bench.audited-64KiB-target", "bench.audited", long}} {
+		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := s.call(context.Background(), a, m, params); err != nil {
+				if _, err := s.call(context.Background(), a, bc.method, bc.params); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -5,10 +5,12 @@ import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -48,7 +50,10 @@ func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
 			if e.Code == protocol.CodeUnauthorized || e.Code == protocol.CodeRevoked {
 				status = http.StatusUnauthorized
 			}
-			s.log.Warn("agent refused", "code", e.Code.Name(), "remote", r.RemoteAddr, "origin", r.Header.Get("Origin"), "host", r.Host)
+			// Counted, and summed up in the log once a minute (tokenless.go):
+			// a flood of bad handshakes must not flood the log.
+			s.tokenless.handshakes.Add(1)
+			s.log.Debug("agent refused", "code", e.Code.Name(), "remote", r.RemoteAddr, "origin", r.Header.Get("Origin"), "host", r.Host)
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(status)
 			json.NewEncoder(w).Encode(map[string]any{"error": e})
@@ -63,6 +68,11 @@ func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
 			return
 		}
 		name := r.Header.Get(protocol.AgentHeader)
+		if g.kind == grantUnpaired {
+			// Identity comes from a token only: a connection without one is
+			// nobody (it may only ask to pair), whatever name it gives.
+			name = ""
+		}
 		if name != "" {
 			var err error
 			if err = spaces.CheckName(name); err != nil {
@@ -84,7 +94,10 @@ func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
 		if err != nil {
 			return
 		}
-		a := &agent{s: s, ws: ws, subs: make(map[string]func()), grant: g, remote: r.RemoteAddr, id: s.connSeq.Add(1), since: time.Now()}
+		a := &agent{s: s, ws: ws, subs: make(map[string]subscription), grant: g, remote: r.RemoteAddr, id: s.connSeq.Add(1), since: time.Now()}
+		if g.kind == grantUnpaired {
+			s.tokenless.conns.Add(1)
+		}
 		if name != "" {
 			a.setName(name)
 		}
@@ -143,9 +156,11 @@ type agent struct {
 
 	writeMu sync.Mutex
 	mu      sync.Mutex
-	subs    map[string]func() // subscription → cancel
+	subs    map[string]subscription // its cdp.subscribe subscriptions, by name
 	nextSub int
 	subWG   sync.WaitGroup // subscription forwarders
+
+	strikes atomic.Int64 // calls refused for want of a token (tokenless.go)
 
 	grant  grant              // what it may do (access.go)
 	remote string             // its address, to find the process that asked to pair
@@ -177,16 +192,20 @@ func (a *agent) serve(ctx context.Context) {
 		cancel()
 		wg.Wait()
 		a.mu.Lock()
-		for _, c := range a.subs {
-			c()
+		for _, sub := range a.subs {
+			sub.end(nil)
 		}
 		a.subs = nil
 		a.mu.Unlock()
 		a.subWG.Wait()
 		a.ws.CloseNow()
 	}()
-	a.ws.SetReadLimit(int64(a.s.opts.MaxRPCMessage))
-	slots := newSlots(a.s.opts.MaxInFlight, a.s.opts.RequestTimeout)
+	readLimit, inFlight := a.s.opts.MaxRPCMessage, a.s.opts.MaxInFlight
+	if a.grant.kind == grantUnpaired {
+		readLimit, inFlight = min(readLimit, tokenlessReadLimit), min(inFlight, tokenlessInFlight)
+	}
+	a.ws.SetReadLimit(int64(readLimit))
+	slots := newSlots(inFlight, a.s.opts.RequestTimeout)
 	for {
 		// Backpressure: with MaxInFlight requests running, read nothing
 		// more until one ends. A pipelining agent is slowed down by its
@@ -197,8 +216,12 @@ func (a *agent) serve(ctx context.Context) {
 		}
 		typ, data, err := a.ws.Read(ctx)
 		if err != nil {
-			if websocket.CloseStatus(err) == websocket.StatusMessageTooBig {
-				a.s.log.Warn("agent message too big", "limit", a.s.opts.MaxRPCMessage)
+			if errors.Is(err, websocket.ErrMessageTooBig) || websocket.CloseStatus(err) == websocket.StatusMessageTooBig {
+				if a.grant.kind == grantUnpaired {
+					a.s.tokenless.refused.Add(1) // counted, not logged one by one
+				} else {
+					a.s.log.Warn("agent message too big", "limit", readLimit)
+				}
 			}
 			return
 		}

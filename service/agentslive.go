@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -68,7 +69,8 @@ func (a *agent) live() protocol.AgentConnection {
 		r.c.mu.Lock()
 		tab := r.c.tab
 		r.c.mu.Unlock()
-		conn.Calls = append(conn.Calls, protocol.CallInFlight{Method: r.c.method, Target: auditEntry(r.c.method, r.in.params).Target, Tab: tab, Since: r.in.since.UTC()})
+		target := audit.Sanitise(auditEntry(r.c.method, r.in.params)).Target // capped as in the log
+		conn.Calls = append(conn.Calls, protocol.CallInFlight{Method: r.c.method, Target: target, Tab: tab, Since: r.in.since.UTC()})
 	}
 	return conn
 }
@@ -78,7 +80,9 @@ func (s *Service) liveConnections() []protocol.AgentConnection {
 	s.connMu.Lock()
 	conns := make([]*agent, 0, len(s.conns))
 	for a := range s.conns {
-		conns = append(conns, a)
+		if a.grant.kind != grantUnpaired { // one asking to pair is a pairing request (pending), not an agent
+			conns = append(conns, a)
+		}
 	}
 	s.connMu.Unlock()
 	slices.SortFunc(conns, func(x, y *agent) int { return compareIDs(x.id, y.id) })
@@ -118,26 +122,40 @@ func (s *Service) popupDisconnect(ctx context.Context, l *link, p protocol.Popup
 		a.cut()
 	}
 	s.log.Info("agent disconnected at the popup", "browser", l.id, "agent", p.Agent, "connections", p.Connections, "cut", len(cut))
+	target := p.Agent
+	if target == "" {
+		target = fmt.Sprintf("connections %v", p.Connections)
+	}
+	s.auditDecision(personName, protocol.MethodPopupDisconnect, target, nil, func(e *audit.Entry) { e.Browser = l.id })
 	return protocol.PopupDisconnectResult{Cut: len(cut)}, nil
 }
 
 // recentCalls keeps each agent's last calls (by audit name) in memory, so
-// the popup, which asks every second, never rereads the audit log.
+// the popup, which asks every second, never rereads the audit log. Each
+// entry is capped as the log keeps it, and the rings are fixed: adding a
+// call copies nothing.
 type recentCalls struct {
 	n   int
 	mu  sync.Mutex
-	by  map[string][]audit.Entry
-	all []audit.Entry // the last recentAll calls of every agent
+	by  map[string]*ring[audit.Entry]
+	all ring[audit.Entry] // the last recentAll calls of every agent
 }
 
 // recentAll is how many calls of all agents together it keeps: popup.agents'
-// largest limit.
-const recentAll = 200
+// largest limit. maxRecentAgents is how many names it keeps calls of.
+const (
+	recentAll       = 200
+	maxRecentAgents = 256
+)
+
+func newRecentCalls(n int) *recentCalls {
+	return &recentCalls{n: n, by: make(map[string]*ring[audit.Entry]), all: newRing[audit.Entry](recentAll)}
+}
 
 // loadRecentCalls starts from the audit log at path: the last n calls of
 // each agent in it.
 func loadRecentCalls(path string, n int, log *slog.Logger) *recentCalls {
-	r := &recentCalls{n: n, by: make(map[string][]audit.Entry)}
+	r := newRecentCalls(n)
 	entries, err := audit.Read(path, audit.Filter{})
 	if err != nil {
 		log.Warn("the popup's last calls start empty", "err", err)
@@ -148,25 +166,44 @@ func loadRecentCalls(path string, n int, log *slog.Logger) *recentCalls {
 	return r
 }
 
+// add keeps e, capped as the log keeps it (audit.Sanitise).
 func (r *recentCalls) add(e audit.Entry) {
+	e = audit.Sanitise(e)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	calls := append(r.by[e.Agent], e)
-	if len(calls) > r.n {
-		calls = slices.Clone(calls[len(calls)-r.n:])
+	calls := r.by[e.Agent]
+	if calls == nil {
+		if len(r.by) >= maxRecentAgents {
+			r.forgetOldest()
+		}
+		c := newRing[audit.Entry](r.n)
+		calls = &c
+		r.by[e.Agent] = calls
 	}
-	r.by[e.Agent] = calls
-	r.all = append(r.all, e)
-	if len(r.all) > 2*recentAll {
-		r.all = slices.Clone(r.all[len(r.all)-recentAll:])
+	calls.put(e)
+	r.all.put(e)
+}
+
+// forgetOldest drops the calls of the name whose last call is the
+// oldest. r.mu is held.
+func (r *recentCalls) forgetOldest() {
+	var oldest string
+	var at time.Time
+	for name, calls := range r.by {
+		all := calls.all()
+		if t := all[len(all)-1].Time; oldest == "" || t.Before(at) {
+			oldest, at = name, t
+		}
 	}
+	delete(r.by, oldest)
 }
 
 // tail returns the last n calls of every agent, oldest first.
 func (r *recentCalls) tail(n int) []audit.Entry {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return slices.Clone(r.all[max(0, len(r.all)-n):])
+	all := r.all.all()
+	return all[max(0, len(all)-n):]
 }
 
 // last returns each agent's last n calls, oldest first.
@@ -175,7 +212,8 @@ func (r *recentCalls) last(n int) map[string][]audit.Entry {
 	defer r.mu.Unlock()
 	out := make(map[string][]audit.Entry, len(r.by))
 	for name, calls := range r.by {
-		out[name] = slices.Clone(calls[max(0, len(calls)-n):])
+		all := calls.all()
+		out[name] = all[max(0, len(all)-n):]
 	}
 	return out
 }

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-// browsersFile (in the state dir) remembers the browser profiles the
+// browsersFile (in the data dir) remembers the browser profiles the
 // service has seen: the ID each was given and when it was last connected.
 const browsersFile = "browsers.json"
 

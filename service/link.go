@@ -43,6 +43,10 @@ type link struct {
 	synced bool
 
 	urls tabURLs // each tab's current URL, for the origin rules (access.go)
+
+	// held reports whether a tab is in a space the person has taken over:
+	// its console and network are not recorded then (takeover.go).
+	held func(tab int) bool
 }
 
 // setGroups records the tabs' groups the hello listed.

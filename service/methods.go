@@ -65,10 +65,14 @@ func (s *Service) dispatch(ctx context.Context, a *agent, method string, params 
 	return s.call(ctx, a, method, params)
 }
 
-func (s *Service) ping(ctx context.Context, _ *agent, _ noParams) (any, error) {
+func (s *Service) ping(ctx context.Context, a *agent, _ noParams) (any, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return protocol.PingResult{Version: Version, PID: os.Getpid(), Browsers: len(s.links)}, nil
+	res := protocol.PingResult{Version: Version, PID: os.Getpid(), Browsers: len(s.links)}
+	s.mu.Unlock()
+	if a.grant.kind == grantOwner { // the owner's `egohost status`; not an agent's business
+		res.Tokenless, res.StateDir, res.DataDir = s.tokenless.stats(), s.opts.StateDir, s.opts.DataDir
+	}
+	return res, nil
 }
 
 func (s *Service) browsersList(ctx context.Context, _ *agent, _ noParams) (any, error) {
@@ -495,7 +499,9 @@ func (s *Service) cdpSubscribe(ctx context.Context, a *agent, p protocol.CDPSubs
 	a.mu.Unlock()
 
 	q := browserlink.NewQueue[*browserlink.Message](agentSubscriptionBuffer)
-	var unsubscribed atomic.Bool // the agent ended it (or left): no notice
+	var unsubscribed atomic.Bool                         // the agent ended it (or left): no notice
+	var ended atomic.Pointer[protocol.SubscriptionEnded] // the service ended it: this notice (takeover.go)
+	agentsOnly := !isPerson(a.agentName())
 	cancel := l.Subscribe(&browserlink.Subscriber{
 		Filter: func(in *browserlink.Message) bool {
 			switch in.Event {
@@ -506,8 +512,13 @@ func (s *Service) cdpSubscribe(ctx context.Context, a *agent, p protocol.CDPSubs
 			}
 			return false
 		},
-		Deliver: func(in *browserlink.Message) { q.Put(in) },
-		Done:    q.Close,
+		Deliver: func(in *browserlink.Message) {
+			if agentsOnly && in.Event == "cdp" && s.heldByPerson(l, id) {
+				return // the person's doings in a space they took over (takeover.go)
+			}
+			q.Put(in)
+		},
+		Done: q.Close,
 	})
 	a.subWG.Add(1)
 	go func() {
@@ -528,16 +539,29 @@ func (s *Service) cdpSubscribe(ctx context.Context, a *agent, p protocol.CDPSubs
 		if unsubscribed.Load() {
 			return
 		}
-		// The link ended under the subscription: say so, once, so the
-		// agent does not wait for events that will never come.
+		// It ended without the agent asking (the link ended, or the person
+		// took its space over): say so, once, so the agent does not wait
+		// for events that will never come.
 		a.forget(name)
-		a.notify(context.Background(), protocol.NotifySubscriptionEnded, protocol.SubscriptionEnded{
+		notice := protocol.SubscriptionEnded{
 			Subscription: name, Browser: l.id, Tab: id, Reason: "browser_disconnected",
 			Message: fmt.Sprintf("browser %s disconnected (its relay or the browser stopped): subscribe again once it is back in browsers.list", l.id),
-		})
+		}
+		if n := ended.Load(); n != nil {
+			notice = *n
+			notice.Subscription = name
+		}
+		a.notify(context.Background(), protocol.NotifySubscriptionEnded, notice)
 	}()
 	a.mu.Lock()
-	a.subs[name] = func() { unsubscribed.Store(true); cancel() }
+	a.subs[name] = subscription{browser: l.id, tab: id, end: func(n *protocol.SubscriptionEnded) {
+		if n == nil {
+			unsubscribed.Store(true)
+		} else {
+			ended.Store(n)
+		}
+		cancel()
+	}}
 	a.mu.Unlock()
 	// Events flow only while the debugger is attached: attach now.
 	if _, err := l.Call(ctx, browserlink.Attach{TabID: id}); err != nil {
@@ -551,6 +575,15 @@ func (s *Service) cdpSubscribe(ctx context.Context, a *agent, p protocol.CDPSubs
 // holds for a slow agent (more are dropped, never slowing the link).
 const agentSubscriptionBuffer = 4096
 
+// subscription is one of an agent's cdp.subscribe subscriptions.
+type subscription struct {
+	browser string
+	tab     int
+	// end ends it: with notice nil, silently (the agent asked, or left);
+	// else the agent is sent that notice (cdp.subscriptionEnded).
+	end func(notice *protocol.SubscriptionEnded)
+}
+
 // forget drops a subscription that already ended.
 func (a *agent) forget(name string) {
 	a.mu.Lock()
@@ -560,11 +593,11 @@ func (a *agent) forget(name string) {
 
 func (a *agent) unsubscribe(name string) bool {
 	a.mu.Lock()
-	cancel, ok := a.subs[name]
+	sub, ok := a.subs[name]
 	delete(a.subs, name)
 	a.mu.Unlock()
 	if ok {
-		cancel()
+		sub.end(nil)
 	}
 	return ok
 }

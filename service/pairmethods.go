@@ -20,8 +20,8 @@ func (s *Service) pairHandlers() map[string]handler {
 	return map[string]handler{
 		protocol.MethodPairRequest:   typed(s.pairRequest),
 		protocol.MethodAgentsList:    typed(s.agentsList),
-		protocol.MethodAgentsApprove: typed(s.agentsDecide(true)),
-		protocol.MethodAgentsDeny:    typed(s.agentsDecide(false)),
+		protocol.MethodAgentsApprove: typed(s.agentsApprove),
+		protocol.MethodAgentsDeny:    typed(s.agentsDeny),
 		protocol.MethodAgentsRevoke:  typed(s.agentsRevoke),
 		protocol.MethodAuditTail:     typed(s.auditTail),
 	}
@@ -53,17 +53,48 @@ func checkPairParams(p protocol.PairRequestParams) ([]pairing.Scope, time.Durati
 }
 
 // pairRequest asks the person (popup, or `egohost agents approve`) to
-// pair an agent, waits for the answer, and returns the new token.
+// pair an agent, waits for the answer, and returns the new token. A
+// request that reaches the person gets one audit line when it ends; one
+// refused before (bad params, over the caps) is only counted, as every
+// refusal of a connection without a token is (tokenless.go).
 func (s *Service) pairRequest(ctx context.Context, a *agent, p protocol.PairRequestParams) (any, error) {
 	scopes, wait, err := checkPairParams(p)
 	if err != nil {
+		s.strike(a)
 		return nil, err
 	}
+	start := time.Now()
 	req := pairing.Request{Name: p.Name, Scopes: scopes}
-	req, err = s.pending.Ask(ctx, req, wait, func() *pairing.Process { return pairing.LookupPeer(a.remote) })
+	req, askErr := s.pending.Ask(ctx, req, wait, func() *pairing.Process { return pairing.LookupPeer(a.remote) })
+	if errors.Is(askErr, pairing.ErrBusy) {
+		s.strike(a)
+		return nil, protocol.Errorf(protocol.CodePairingBusy, "%v", askErr)
+	}
+	res, err := s.pairAnswered(req, askErr)
+	// The caller is nobody yet: the line names it as such, and the name it
+	// asked for as the target (a request is no proof of being that agent).
+	s.auditDecision(a.auditName(), protocol.MethodPairRequest, p.Name, err, func(e *audit.Entry) {
+		e.Time = start.UTC()
+		e.Scopes = scopeNames(req.Scopes) // those granted, when approved
+		e.Process = procWords(peerOf(req.Process))
+		e.Duration = float64(time.Since(start).Microseconds()) / 1000
+		switch {
+		case err == nil:
+			e.Result = "approved"
+		case errors.Is(askErr, pairing.ErrDenied):
+			e.Result = "denied"
+		case errors.Is(askErr, pairing.ErrExpired):
+			e.Result = "expired"
+		case errors.Is(askErr, context.Canceled):
+			e.Result = "canceled" // the agent went away before the answer
+		}
+	})
+	return res, err
+}
+
+// pairAnswered turns the person's answer to req into pair.request's reply.
+func (s *Service) pairAnswered(req pairing.Request, err error) (any, error) {
 	switch {
-	case errors.Is(err, pairing.ErrBusy):
-		return nil, protocol.Errorf(protocol.CodePairingBusy, "%v", err)
 	case errors.Is(err, pairing.ErrDenied):
 		return nil, protocol.Errorf(protocol.CodePairingDenied, "%v", err).With("reason", "denied")
 	case errors.Is(err, pairing.ErrExpired):
@@ -71,17 +102,13 @@ func (s *Service) pairRequest(ctx context.Context, a *agent, p protocol.PairRequ
 	case err != nil:
 		return nil, err
 	}
-	tok, ag, err := s.pairs.Add(p.Name, scopes, req.Process)
+	tok, ag, err := s.pairs.Add(req.Name, req.Scopes, req.Process)
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeInternal, "pair.request: %v", err)
 	}
-	s.cutRevoked() // an earlier pairing of the name is revoked now
+	s.cutRevoked() // an earlier pairing of the name (replaced with the person's approval) is revoked now
 	s.log.Info("agent paired", "agent", ag.Name, "scopes", scopeList(ag.Scopes))
-	names := make([]string, len(ag.Scopes))
-	for i, sc := range ag.Scopes {
-		names[i] = string(sc)
-	}
-	return protocol.PairRequestResult{Name: ag.Name, Token: tok, Scopes: names}, nil
+	return protocol.PairRequestResult{Name: ag.Name, Token: tok, Scopes: scopeNames(ag.Scopes)}, nil
 }
 
 func (s *Service) agentsList(ctx context.Context, _ *agent, _ noParams) (any, error) {
@@ -111,36 +138,93 @@ func peerOf(p *pairing.Process) *protocol.PeerProcess {
 	return &protocol.PeerProcess{PID: p.PID, Exe: p.Exe, UID: p.UID, OtherUser: p.UID >= 0 && p.UID != os.Getuid()}
 }
 
-// agentsDecide answers a pairing request by its agent name (or id).
-func (s *Service) agentsDecide(approve bool) func(ctx context.Context, _ *agent, p protocol.AgentNameParams) (any, error) {
-	return func(ctx context.Context, _ *agent, p protocol.AgentNameParams) (any, error) {
-		return s.decide(p.Name, approve)
+// agentsApprove approves a pairing request by its agent name or id.
+func (s *Service) agentsApprove(ctx context.Context, a *agent, p protocol.AgentsApproveParams) (any, error) {
+	var scopes []pairing.Scope
+	if p.Scopes != nil {
+		var err error
+		if scopes, err = pairing.ParseScopes(p.Scopes); err != nil {
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "agents.approve: %v", err)
+		}
 	}
+	return s.decide(a.auditName(), p.Name, pairing.Answer{Approve: true, Scopes: scopes}, p.Replace)
 }
 
-// decide answers a pairing request; the popup's buttons come here too.
-func (s *Service) decide(nameOrID string, approve bool) (any, error) {
-	req, err := s.pending.Decide(nameOrID, approve)
+// agentsDeny denies a pairing request by its agent name or id.
+func (s *Service) agentsDeny(ctx context.Context, a *agent, p protocol.AgentNameParams) (any, error) {
+	return s.decide(a.auditName(), p.Name, pairing.Answer{}, false)
+}
+
+// decide answers a pairing request for who (the audit log's name of the
+// person or the owner's CLI); the popup's buttons come here too. An
+// approval that would replace a live pairing of the same name needs
+// replace: the person saw that it does.
+func (s *Service) decide(who, nameOrID string, ans pairing.Answer, replace bool) (any, error) {
+	method := protocol.MethodAgentsDeny
+	if ans.Approve {
+		method = protocol.MethodAgentsApprove
+	}
+	req, err := s.decideRequest(nameOrID, ans, replace)
+	s.auditDecision(who, method, orNone(req.Name), err, func(e *audit.Entry) {
+		if ans.Approve && err == nil {
+			e.Scopes = scopeNames(req.Scopes)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.log.Info("pairing answered", "agent", req.Name, "approved", ans.Approve, "by", who)
+	return map[string]any{"name": req.Name, "approved": ans.Approve, "scopes": scopeNames(req.Scopes)}, nil
+}
+
+func (s *Service) decideRequest(nameOrID string, ans pairing.Answer, replace bool) (pairing.Request, error) {
+	req, ok := s.pending.Find(nameOrID)
+	if !ok {
+		return pairing.Request{Name: nameOrID}, protocol.Errorf(protocol.CodeInvalidParams, "no pairing request waiting for %q (see `egohost agents list`)", nameOrID)
+	}
+	if old, paired := s.livePairing(req.Name); ans.Approve && paired && !replace {
+		return req, protocol.Errorf(protocol.CodeInvalidParams, "%s is paired already (since %s, scopes %s): approving this request replaces that pairing and revokes its token; approve it with replace (`egohost agents approve %s --yes --replace`, or the popup's Replace pairing button) if that is what you want",
+			req.Name, old.Paired.Local().Format(time.DateTime), scopeList(old.Scopes), req.Name).With("replaces", req.Name)
+	}
+	// By its id: a request that ended meanwhile is never confused with a
+	// new one for the same name.
+	got, err := s.pending.Decide(req.ID, ans)
 	if errors.Is(err, pairing.ErrNoRequest) {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "%v (see `egohost agents list`)", err)
+		return req, protocol.Errorf(protocol.CodeInvalidParams, "%v (it ended meanwhile; see `egohost agents list`)", err)
 	}
 	if err != nil {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "%v", err)
+		return req, protocol.Errorf(protocol.CodeInvalidParams, "%v", err)
 	}
-	s.log.Info("pairing answered", "agent", req.Name, "approved", approve)
-	return map[string]any{"name": req.Name, "approved": approve}, nil
+	return got, nil
 }
 
-func (s *Service) agentsRevoke(ctx context.Context, _ *agent, p protocol.AgentNameParams) (any, error) {
+// livePairing returns the pairing of name that is not revoked, if any.
+func (s *Service) livePairing(name string) (pairing.Agent, bool) {
+	for _, ag := range s.pairs.List() {
+		if ag.Name == name && !ag.Revoked {
+			return ag, true
+		}
+	}
+	return pairing.Agent{}, false
+}
+
+func (s *Service) agentsRevoke(ctx context.Context, a *agent, p protocol.AgentNameParams) (any, error) {
 	ag, err := s.pairs.Revoke(p.Name)
-	if errors.Is(err, pairing.ErrNoAgent) {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "%v (see `egohost agents list`)", err)
+	switch {
+	case errors.Is(err, pairing.ErrNoAgent):
+		err = protocol.Errorf(protocol.CodeInvalidParams, "%v (see `egohost agents list`)", err)
+	case err != nil:
+		err = protocol.Errorf(protocol.CodeInternal, "%v", err)
 	}
+	var n int
+	if err == nil {
+		n = s.cutRevoked()
+		s.log.Info("agent revoked", "agent", ag.Name, "connectionsCut", n)
+	}
+	s.auditDecision(a.auditName(), protocol.MethodAgentsRevoke, p.Name, err, nil)
 	if err != nil {
-		return nil, protocol.Errorf(protocol.CodeInternal, "%v", err)
+		return nil, err
 	}
-	n := s.cutRevoked()
-	s.log.Info("agent revoked", "agent", ag.Name, "connectionsCut", n)
 	return protocol.AgentsRevokeResult{Name: ag.Name, Cut: n}, nil
 }
 
@@ -160,14 +244,14 @@ func (s *Service) auditTail(ctx context.Context, _ *agent, p protocol.AuditTailP
 		}
 		f.Since = t
 	}
-	entries, err := audit.Read(s.auditPath(), f)
+	read, err := audit.Scan(s.auditPath(), f)
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeInternal, "audit.tail: %v", err)
 	}
-	if entries == nil {
-		entries = []audit.Entry{}
+	if read.Entries == nil {
+		read.Entries = []audit.Entry{}
 	}
-	return protocol.AuditTailResult{Entries: entries}, nil
+	return protocol.AuditTailResult{Entries: read.Entries, Skipped: read.Skipped}, nil
 }
 
 // connections: every live agent connection, so a revoke can cut them.
@@ -256,9 +340,13 @@ func procSummary(p *protocol.PeerProcess) string {
 func (s *Service) pendingRequests() []protocol.PairingRequest {
 	out := []protocol.PairingRequest{}
 	for _, r := range s.pending.List() {
-		out = append(out, protocol.PairingRequest{
+		pr := protocol.PairingRequest{
 			ID: r.ID, Name: r.Name, Scopes: scopeNames(r.Scopes), Process: peerOf(r.Process), Asked: r.Asked, Expires: r.Expires,
-		})
+		}
+		if ag, ok := s.livePairing(r.Name); ok {
+			pr.Replaces = &protocol.PairedAgent{Name: ag.Name, Scopes: scopeNames(ag.Scopes), Paired: ag.Paired, Process: peerOf(ag.Process), Connected: s.connectedAs(ag.ID)}
+		}
+		out = append(out, pr)
 	}
 	return out
 }
@@ -305,5 +393,5 @@ func (s *Service) popupPairingDecide(ctx context.Context, l *link, p protocol.Po
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "popup.pairing.decide: give the request's id (or name)")
 	}
 	s.log.Info("pairing answered at the popup", "browser", l.id, "request", key, "approved", p.Approve)
-	return s.decide(key, p.Approve)
+	return s.decide(personName, key, pairing.Answer{Approve: p.Approve}, p.Replace)
 }

@@ -90,5 +90,6 @@ func (s *Service) popupStatus(ctx context.Context, l *link, _ noParams) (any, er
 		Endpoint:  "ws://" + s.Addr() + protocol.Path,
 		TokenFile: s.opts.TokenFile,
 		StateDir:  s.opts.StateDir,
+		DataDir:   s.opts.DataDir,
 	}, nil
 }

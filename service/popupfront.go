@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
 
+	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/overlay"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
@@ -204,6 +205,11 @@ func (s *Service) popupAutomation(ctx context.Context, l *link, p protocol.Popup
 	if p.Stopped != nil {
 		l.popup.setStopped(*p.Stopped)
 		s.log.Info("automation switched by the person", "browser", l.id, "stopped", *p.Stopped)
+		target := "stop all"
+		if !*p.Stopped {
+			target = "resume all"
+		}
+		s.auditDecision(personName, protocol.MethodPopupAutomation, target, nil, func(e *audit.Entry) { e.Browser = l.id })
 	}
 	return protocol.PopupAutomationResult{Stopped: l.popup.isStopped()}, nil
 }

@@ -121,8 +121,8 @@ func (l *link) record(in *browserlink.Message) {
 	l.mu.Lock()
 	t := l.tabs[in.TabID]
 	l.mu.Unlock()
-	if t == nil {
-		return
+	if t == nil || (l.held != nil && l.held(in.TabID)) {
+		return // not followed, or the person's own doings (takeover.go)
 	}
 	if rec := t.rec.Load(); rec != nil {
 		rec.add(in.Method, in.Params)

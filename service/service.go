@@ -43,7 +43,8 @@ func pidOf() int { return os.Getpid() }
 type Options struct {
 	Listen          string        // loopback host:port for agents (port 0: any free port)
 	Socket          string        // relay socket path
-	StateDir        string        // holds service.json
+	StateDir        string        // holds service.json: the live files (datadir.go)
+	DataDir         string        // holds the durable state (datadir.go); "" means StateDir
 	TokenFile       string        // agents' bearer token (created 0600 when missing)
 	AllowedIDs      []string      // extension IDs a relay may speak for
 	RequestTimeout  time.Duration // default deadline of one agent request
@@ -61,8 +62,10 @@ type Options struct {
 	// every paired agent), config agents.origins.
 	OriginRules map[string]pairing.Rules
 	// AuditMaxSize is the audit log's size before it rotates (config
-	// audit.max_size); 0 means 10 MiB.
+	// audit.max_size); 0 means 10 MiB. AuditKeep is how many rotated
+	// files it keeps (audit.keep); 0 means 5.
 	AuditMaxSize int64
+	AuditKeep    int
 	// PairLimits cap the pairing requests (zero: pairing.DefaultLimits).
 	PairLimits pairing.Limits
 	Logger     *slog.Logger
@@ -94,6 +97,8 @@ type Service struct {
 	conns   map[*agent]struct{} // live agent connections, so a revoke can cut them
 	connSeq atomic.Uint64       // connection numbers (popup.agents, popup.disconnect)
 	recent  *recentCalls        // each agent's last calls, for the popup (agentslive.go)
+
+	tokenless tokenless // what connections without a valid token did (tokenless.go)
 
 	ln      net.Listener // relay socket
 	httpLn  net.Listener
@@ -127,6 +132,9 @@ func New(opts Options) (*Service, error) {
 		opts.ScriptTimeout = 30 * time.Second
 	}
 	opts.ScriptMax = max(opts.ScriptMax, opts.ScriptTimeout)
+	if opts.DataDir == "" {
+		opts.DataDir = opts.StateDir
+	}
 	s := &Service{opts: opts, log: opts.Logger, links: make(map[string]*link), changed: make(chan struct{})}
 	var err error
 	// Start the numbering at a random point below 2^52 (exact in the
@@ -135,15 +143,22 @@ func New(opts Options) (*Service, error) {
 	var seed [8]byte
 	_, _ = rand.Read(seed[:])
 	s.ids.Store(int64(binary.LittleEndian.Uint64(seed[:]) >> 13))
-	for _, dir := range []string{opts.StateDir, filepath.Dir(opts.Socket), filepath.Dir(opts.TokenFile)} {
+	for _, dir := range []string{opts.StateDir, opts.DataDir, filepath.Dir(opts.Socket), filepath.Dir(opts.TokenFile)} {
 		if err := ensurePrivateDir(dir); err != nil {
 			return nil, fmt.Errorf("start service: %w", err)
 		}
 	}
+	moved, err := MigrateDurable(opts.StateDir, opts.DataDir)
+	if len(moved) > 0 {
+		s.log.Info("durable state moved out of the runtime folder (it is wiped at logout)", "from", opts.StateDir, "to", opts.DataDir, "files", strings.Join(moved, ", "))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("start service: %w", err)
+	}
 	s.methods = s.handlers()
-	s.spaces = newAgentSpaces(opts.StateDir, s.log)
+	s.spaces = newAgentSpaces(opts.DataDir, s.log)
 	s.needs = methodNeeds()
-	if s.pairs, err = pairing.Open(filepath.Join(opts.StateDir, agentsFile), time.Now); err != nil {
+	if s.pairs, err = pairing.Open(filepath.Join(opts.DataDir, agentsFile), time.Now); err != nil {
 		return nil, fmt.Errorf("start service: %w", err)
 	}
 	lim := opts.PairLimits
@@ -158,10 +173,10 @@ func New(opts Options) (*Service, error) {
 		}
 	}
 	s.popupMethods = s.popupHandlers()
-	if s.known, err = loadRegistry(filepath.Join(opts.StateDir, browsersFile), time.Now); err != nil {
+	if s.known, err = loadRegistry(filepath.Join(opts.DataDir, browsersFile), time.Now); err != nil {
 		s.log.Warn("known browsers forgotten: browser IDs start over", "err", err)
 	}
-	s.refs = refCounter(filepath.Join(opts.StateDir, refsFile), s.log)
+	s.refs = refCounter(filepath.Join(opts.DataDir, refsFile), s.log)
 	tok, err := LoadOrCreateToken(opts.TokenFile)
 	if err != nil {
 		return nil, fmt.Errorf("start service: %w", err)
@@ -177,7 +192,7 @@ func New(opts Options) (*Service, error) {
 		s.ln.Close()
 		return nil, fmt.Errorf("start service: listen %s: %w", opts.Listen, err)
 	}
-	if s.audit, err = audit.Open(s.auditPath(), opts.AuditMaxSize); err != nil {
+	if s.audit, err = audit.Open(s.auditPath(), opts.AuditMaxSize, opts.AuditKeep); err != nil {
 		s.ln.Close()
 		s.httpLn.Close()
 		return nil, fmt.Errorf("start service: %w", err)
@@ -309,6 +324,7 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 	}
 	l := &link{relayPID: h.PID, origin: h.Origin, connected: time.Now(), tabs: make(map[int]*tabState), refs: s.refs}
 	l.person = &agent{s: s, person: true, name: personName, grant: personGrant}
+	l.held = func(tab int) bool { return s.heldByPerson(l, tab) }
 	l.Link = browserlink.New(conn, browserlink.Options{
 		IDs:            &s.ids,
 		Log:            s.log.With("relayPid", h.PID),
@@ -440,17 +456,17 @@ func originAllowed(origin string, ids []string) bool {
 	return err == nil && slices.Contains(ids, id)
 }
 
-// agentsFile (in the state dir) holds the paired agents, their tokens
-// hashed; auditFile the audit log (AuditFile).
+// agentsFile (in the data dir) holds the paired agents, their tokens
+// hashed; AuditFile the audit log.
 const agentsFile = "agents.json"
 
-// AuditFile is the audit log's name in the state dir (rotated to
-// AuditFile.1).
+// AuditFile is the audit log's name in the data dir (rotated to
+// AuditFile.1, AuditFile.2, …).
 const AuditFile = "audit.log"
 
-func (s *Service) auditPath() string { return filepath.Join(s.opts.StateDir, AuditFile) }
+func (s *Service) auditPath() string { return filepath.Join(s.opts.DataDir, AuditFile) }
 
-// refsFile (in the state dir) holds the first ref number the next service
+// refsFile (in the data dir) holds the first ref number the next service
 // may hand out.
 const refsFile = "refs-next"
 

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
@@ -19,7 +20,7 @@ import (
 	"github.com/egohost/egohost/spaces"
 )
 
-// spacesFile (in the state dir) holds the spaces, so a restarted service
+// spacesFile (in the data dir) holds the spaces, so a restarted service
 // finds them (the groups' titles are the record when it is lost).
 const spacesFile = "spaces.json"
 
@@ -43,8 +44,8 @@ type agentSpaces struct {
 	left  map[string]time.Time // agent → when its last connection ended
 }
 
-func newAgentSpaces(stateDir string, log interface{ Warn(string, ...any) }) *agentSpaces {
-	path := filepath.Join(stateDir, spacesFile)
+func newAgentSpaces(dataDir string, log interface{ Warn(string, ...any) }) *agentSpaces {
+	path := filepath.Join(dataDir, spacesFile)
 	var saved spaces.Saved
 	if b, err := os.ReadFile(path); err == nil {
 		if err := json.Unmarshal(b, &saved); err != nil {
@@ -55,7 +56,7 @@ func newAgentSpaces(stateDir string, log interface{ Warn(string, ...any) }) *age
 	return &agentSpaces{reg: spaces.New(saved), path: path, conns: make(map[string]int), left: make(map[string]time.Time)}
 }
 
-// save writes the registry to the state dir.
+// save writes the registry to the data dir.
 func (as *agentSpaces) save() error {
 	as.saveMu.Lock()
 	defer as.saveMu.Unlock()
@@ -128,6 +129,15 @@ func (s *Service) checkSpace(ctx context.Context, a *agent, l *link, tabID int) 
 	}
 	s.syncSpaces(ctx, l)
 	sp, inSpace := s.spaces.reg.ByGroup(l.id, l.groupOf(tabID))
+	if inSpace {
+		// Noted before the state is read again: a take over from now on
+		// finds this call and ends it (takeover.go); one before, the
+		// read sees.
+		noteSpace(ctx, sp.ID)
+		if cur, ok := s.spaces.reg.Get(sp.ID); ok {
+			sp = cur
+		}
+	}
 	if inSpace && sp.State == spaces.Person {
 		return errUserInControl(sp)
 	}
@@ -600,6 +610,11 @@ func (s *Service) control(ctx context.Context, a *agent, op, id string, st space
 	s.mu.Lock()
 	l := s.links[sp.Browser]
 	s.mu.Unlock()
+	var calls, subs int
+	if st == spaces.Person {
+		calls, subs = s.stopAgentsIn(l, sp)
+	}
+	s.auditDecision(a.auditName(), op, sp.ID+" (agent "+sp.Agent+")", nil, func(e *audit.Entry) { e.Browser = sp.Browser })
 	s.retitle(ctx, l, sp)
 	if st == spaces.Person && l != nil && sp.LastTab != 0 {
 		// Bring the space's tab to the person: its window comes to the front.
@@ -608,7 +623,7 @@ func (s *Service) control(ctx context.Context, a *agent, op, id string, st space
 		}
 	}
 	s.saveSpaces()
-	s.log.Info("space control", "space", sp.ID, "agent", sp.Agent, "state", sp.State)
+	s.log.Info("space control", "space", sp.ID, "agent", sp.Agent, "state", sp.State, "callsEnded", calls, "subscriptionsEnded", subs)
 	return protocol.SpaceResult{Space: s.wire(sp, "")}, nil
 }
 
@@ -701,6 +716,7 @@ func (s *Service) idleLoop(ctx context.Context) {
 			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			s.markIdle(cctx, now)
 			cancel()
+			s.tokenless.flush(now, s.log)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,9 +25,20 @@ import (
 const EnvAgentTokenFile = "EGOHOST_AGENT_TOKEN_FILE"
 
 // agentTokenPath is where `egohost pair` and `egohost mcp` keep a paired
-// agent's token: <state_dir>/agents/NAME.token (owner-only).
+// agent's token: <data_dir>/agents/NAME.token (owner-only), which outlives
+// a logout. A token an older egohost left in <state_dir>/agents is moved
+// there first (the service moves them all when it starts).
 func (e *env) agentTokenPath(name string) string {
-	return filepath.Join(e.cfg.StateDir, "agents", name+".token")
+	path := filepath.Join(e.cfg.DataDir, service.AgentsDir, name+".token")
+	old := filepath.Join(e.cfg.StateDir, service.AgentsDir, name+".token")
+	if old != path {
+		if moved, err := service.MoveDurable(old, path); err != nil {
+			fmt.Fprintf(e.stderr, "egohost: %v\n", err)
+		} else if moved {
+			fmt.Fprintf(e.stderr, "egohost: moved the agent token %s to %s (the runtime folder is wiped at logout)\n", old, path)
+		}
+	}
+	return path
 }
 
 // writeAgentToken stores a paired token owner-only.
@@ -72,7 +84,7 @@ func (c *cli) pairCommand() *cobra.Command {
 		Long: "Asks the running service to pair an agent. The request shows in the extension's popup (and\n" +
 			"as a badge on its icon) with the name, the scopes and this process; the person approves or\n" +
 			"denies, there or with `egohost agents approve NAME` as the same OS user. The token is\n" +
-			"written owner-only to --token-file (default <state_dir>/agents/NAME.token), or printed once\n" +
+			"written owner-only to --token-file (default <data_dir>/agents/NAME.token), or printed once\n" +
 			"with --print. Use it with " + EnvAgentTokenFile + "=FILE, or from the Go client.\n" +
 			"Scopes: space (default: act on the agent's own spaces), read (snapshots, screenshots,\n" +
 			"console; no input, navigation or eval), all-tabs (every tab, not only its spaces), cdp (raw CDP).",
@@ -159,6 +171,9 @@ func (c *cli) agentsCommand() *cobra.Command {
 			}
 			for _, r := range l.Pending {
 				fmt.Fprintf(e.stdout, "WAITING  %-20s %-24s %s (expires %s)\n", r.Name, strings.Join(r.Scopes, ","), procWords(r.Process), r.Expires.Local().Format(time.TimeOnly))
+				if r.Replaces != nil {
+					fmt.Fprintf(e.stdout, "         ! %s is paired already (%s, since %s): approving replaces that pairing\n", r.Name, strings.Join(r.Replaces.Scopes, ","), r.Replaces.Paired.Local().Format(time.DateTime))
+				}
 			}
 			for _, a := range l.Agents {
 				state := "paired"
@@ -173,15 +188,12 @@ func (c *cli) agentsCommand() *cobra.Command {
 			return nil
 		})),
 	}
-	decide := func(use, method, verb string) *cobra.Command {
-		sub := &cobra.Command{Use: use + " NAME", Short: verb + " the pairing request of NAME", Args: nArgs(1, 1)}
-		sub.RunE = func(cmd *cobra.Command, args []string) error {
-			return c.with(ownerCall(method, protocol.AgentNameParams{Name: args[0]}, func(e *env, _ []byte) error {
-				fmt.Fprintf(e.stdout, "%s %s\n", verb+"d", args[0])
-				return nil
-			}))(cmd, args)
-		}
-		return sub
+	deny := &cobra.Command{Use: "deny NAME", Short: "deny the pairing request of NAME", Args: nArgs(1, 1)}
+	deny.RunE = func(cmd *cobra.Command, args []string) error {
+		return c.with(ownerCall(protocol.MethodAgentsDeny, protocol.AgentNameParams{Name: args[0]}, func(e *env, _ []byte) error {
+			fmt.Fprintf(e.stdout, "denied %s\n", args[0])
+			return nil
+		}))(cmd, args)
 	}
 	revoke := &cobra.Command{Use: "revoke NAME", Short: "revoke NAME's token and cut its live connections", Args: nArgs(1, 1)}
 	revoke.RunE = func(cmd *cobra.Command, args []string) error {
@@ -194,7 +206,7 @@ func (c *cli) agentsCommand() *cobra.Command {
 			return nil
 		}))(cmd, args)
 	}
-	cmd.AddCommand(list, decide("approve", protocol.MethodAgentsApprove, "approve"), decide("deny", protocol.MethodAgentsDeny, "denie"), revoke)
+	cmd.AddCommand(list, c.approveCommand(), deny, revoke)
 	cmd.RunE = list.RunE
 	return cmd
 }
@@ -211,9 +223,13 @@ func procWords(p *protocol.PeerProcess) string {
 
 func (c *cli) auditCommand() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:     "audit [--agent NAME] [--since TIME] [--follow]",
-		Short:   "what agents did to tabs: the audit log, oldest first",
-		Long:    "Reads <state_dir>/" + service.AuditFile + " (one JSON line per call that reached a tab; see PROTOCOL.md §3.7).\n--since takes a duration back (10m, 2h) or an RFC 3339 time.",
+		Use:   "audit [--agent NAME] [--since TIME] [--follow]",
+		Short: "what agents did to tabs: the audit log, oldest first",
+		Long: "Reads <data_dir>/" + service.AuditFile + " and its rotated files (one JSON line per call that reached a tab,\n" +
+			"and per decision of the person: pairings, take over, Stop all; see PROTOCOL.md §3.7).\n" +
+			"Lines that are not entries are passed over with a note. Text an agent chose is printed\n" +
+			"with control characters escaped (\\n, \\x1b), so it cannot forge lines.\n" +
+			"--since takes a duration back (10m, 2h) or an RFC 3339 time.",
 		Example: "  egohost audit --agent claude --since 1h\n  egohost audit --follow",
 		GroupID: "agents",
 		Args:    nArgs(0, 0),
@@ -233,13 +249,16 @@ func (c *cli) auditCommand() *cobra.Command {
 				return usageError(fmt.Sprintf("audit: --since %q is neither a duration (10m) nor an RFC 3339 time", *since))
 			}
 		}
-		path := filepath.Join(e.cfg.StateDir, service.AuditFile)
-		entries, err := audit.Read(path, f)
+		path := filepath.Join(e.cfg.DataDir, service.AuditFile)
+		read, err := audit.Scan(path, f)
 		if err != nil {
 			return err
 		}
-		for _, en := range entries {
+		for _, en := range read.Entries {
 			e.printAudit(en)
+		}
+		if read.Skipped > 0 {
+			fmt.Fprintf(e.stderr, "egohost audit: passed over %d line(s) of %s that are not audit entries (damaged, or longer than %d bytes)\n", read.Skipped, path, audit.MaxLine)
 		}
 		if !*follow {
 			return nil
@@ -249,11 +268,17 @@ func (c *cli) auditCommand() *cobra.Command {
 		if st, err := os.Stat(path); err == nil {
 			offset = st.Size()
 		}
-		return audit.Follow(ctx, path, offset, 200*time.Millisecond, f, e.printAudit)
+		return audit.Follow(ctx, path, offset, 200*time.Millisecond, f, e.printAudit, func() {
+			fmt.Fprintf(e.stderr, "egohost audit: passed over a line that is not an audit entry\n")
+		})
 	})
 	return cmd
 }
 
+// printAudit prints one entry on one line. Every text in it may come from
+// an agent (or a page: the origin): each is escaped (audit.Printable),
+// so a newline or an escape sequence in a target cannot forge a line or
+// colour the terminal.
 func (e *env) printAudit(en audit.Entry) {
 	if e.json {
 		printJSON(e.stdout, en)
@@ -269,5 +294,109 @@ func (e *env) printAudit(en audit.Entry) {
 	if en.URL != "" {
 		what += " " + en.URL
 	}
-	fmt.Fprintf(e.stdout, "%s %-12s %-12s tab %-5d %-28s %-8s %6.1fms %s\n", en.Time.Local().Format("2006-01-02 15:04:05.000"), en.Agent, en.Method, en.Tab, en.Origin, en.Result, en.Duration, strings.TrimSpace(what))
+	if len(en.Scopes) > 0 {
+		what += " scopes " + strings.Join(en.Scopes, ",")
+	}
+	if en.Process != "" {
+		what += " from " + en.Process
+	}
+	p := audit.Printable
+	fmt.Fprintf(e.stdout, "%s %-12s %-12s tab %-5d %-28s %-8s %6.1fms %s\n", en.Time.Local().Format("2006-01-02 15:04:05.000"), p(en.Agent), p(en.Method), en.Tab, p(en.Origin), p(en.Result), en.Duration, p(strings.TrimSpace(what)))
+}
+
+// approveCommand is `egohost agents approve NAME`: it shows what the
+// request asks for (the scopes in words, the process, a pairing it would
+// replace) and approves only with --yes; --scope grants fewer scopes, and
+// a name paired already needs --replace too.
+func (c *cli) approveCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "approve NAME --yes [--scope SCOPE]… [--replace]",
+		Short: "approve the pairing request of NAME (shows what it asks for; needs --yes)",
+		Long: "Shows the pairing request of NAME: the scopes it asks for, the process that asked, and the\n" +
+			"pairing of the same name it would replace. Without --yes nothing is approved. --scope grants\n" +
+			"only some of the scopes asked for. A name that is paired already is approved only with\n" +
+			"--replace (its current token is then revoked).",
+		Example: "  egohost agents approve claude\n  egohost agents approve claude --yes\n  egohost agents approve claude --yes --scope read",
+		Args:    nArgs(1, 1),
+	}
+	yes := cmd.Flags().Bool("yes", false, "approve what is shown")
+	scopes := cmd.Flags().StringSlice("scope", nil, "grant only these of the `SCOPE`s asked for (repeat or comma-separate)")
+	replace := cmd.Flags().Bool("replace", false, "approve even though NAME is paired already: that pairing's token is revoked")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		return c.with(func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
+			ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Request)
+			defer cancel()
+			cl, err := e.dialOwner(ctx, "")
+			if err != nil {
+				return err
+			}
+			defer cl.Close()
+			var l protocol.AgentsListResult
+			if err := cl.Call(ctx, protocol.MethodAgentsList, nil, &l); err != nil {
+				return lostService("agents", err)
+			}
+			i := slices.IndexFunc(l.Pending, func(r protocol.PairingRequest) bool { return r.Name == args[0] || r.ID == args[0] })
+			if i < 0 {
+				return fmt.Errorf("agents approve: no pairing request waits for %q (see `egohost agents list`)", args[0])
+			}
+			r := l.Pending[i]
+			grant := r.Scopes
+			if len(*scopes) > 0 {
+				grant = *scopes
+			}
+			out := e.stdout
+			if e.json {
+				out = e.stderr
+			}
+			fmt.Fprintf(out, "%s asks to drive your browser, from %s\n", r.Name, procWords(r.Process))
+			for _, sc := range r.Scopes {
+				mark := "  "
+				if slices.Contains(grant, sc) {
+					mark = "+ "
+				}
+				fmt.Fprintf(out, "  %s%-9s %s\n", mark, sc, scopeWords(sc))
+			}
+			if r.Replaces != nil {
+				fmt.Fprintf(out, "  ! %s is paired already (scopes %s, since %s, %d live connection(s)): approving replaces that pairing and revokes its token\n",
+					r.Name, strings.Join(r.Replaces.Scopes, ","), r.Replaces.Paired.Local().Format(time.DateTime), r.Replaces.Connected)
+			}
+			switch {
+			case !*yes:
+				return usageError(fmt.Sprintf("agents approve: nothing approved: run `egohost agents approve %s --yes` to grant %s%s", r.Name, strings.Join(grant, ","), map[bool]string{true: " --replace", false: ""}[r.Replaces != nil]))
+			case r.Replaces != nil && !*replace:
+				return usageError(fmt.Sprintf("agents approve: nothing approved: %s is paired already; add --replace to replace that pairing", r.Name))
+			}
+			params := protocol.AgentsApproveParams{Name: r.ID, Replace: *replace}
+			if len(*scopes) > 0 {
+				params.Scopes = *scopes
+			}
+			var raw json.RawMessage
+			if err := cl.Call(ctx, protocol.MethodAgentsApprove, params, &raw); err != nil {
+				return lostService("agents", err)
+			}
+			if e.json {
+				_, err := fmt.Fprintf(e.stdout, "%s\n", raw)
+				return err
+			}
+			fmt.Fprintf(e.stdout, "approved %s (%s)\n", r.Name, strings.Join(grant, ", "))
+			return nil
+		})(cmd, args)
+	}
+	return cmd
+}
+
+// scopeWords says what a scope grants, for the person deciding (as the
+// popup says it: extension/agentsview.js).
+func scopeWords(scope string) string {
+	switch scope {
+	case "space":
+		return "act in its own spaces (input, navigation, eval, cookies)"
+	case "read":
+		return "read pages (no input, no navigation)"
+	case "all-tabs":
+		return "every tab, not only its spaces"
+	case "cdp":
+		return "raw DevTools protocol"
+	}
+	return "unknown scope"
 }

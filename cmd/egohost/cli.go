@@ -354,6 +354,12 @@ func (e *env) status(ctx context.Context) error {
 		return printJSON(e.stdout, map[string]any{"service": ping, "browsers": bl.Browsers})
 	}
 	fmt.Fprintf(e.stdout, "service: up (version %s, pid %d) at ws://%s/rpc\n", ping.Version, ping.PID, e.serviceAddr())
+	if ping.StateDir != "" {
+		fmt.Fprintf(e.stdout, "folders: live files in %s, durable state (paired agents, audit log) in %s\n", ping.StateDir, ping.DataDir)
+	}
+	if t := ping.Tokenless; t != nil && (t.Refused > 0 || t.RefusedHandshakes > 0) {
+		fmt.Fprintf(e.stdout, "refused since start: %d call(s) of connections without a token (of %d such connections), %d handshake(s) with a wrong token, Origin or Host\n", t.Refused, t.Connections, t.RefusedHandshakes)
+	}
 	if len(bl.Browsers) == 0 {
 		fmt.Fprintln(e.stdout, "browsers: none connected (start one with `egohost launch`, or open the extension's popup to see why)")
 	}

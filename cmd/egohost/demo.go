@@ -44,6 +44,7 @@ func (e *env) demo(ctx context.Context, headed bool) error {
 	}
 	defer os.RemoveAll(dir)
 	e.cfg.StateDir = dir
+	e.cfg.DataDir = dir
 	e.cfg.Socket = filepath.Join(dir, "relay.sock")
 	e.cfg.TokenFile = filepath.Join(dir, "token")
 	e.cfg.Listen = "127.0.0.1:0"

@@ -253,8 +253,9 @@ func (d *doctor) checkManifest(t target, want install.HostManifest) check {
 	return c
 }
 
-// checkStateFiles checks that the state folder, the token and the relay
-// socket are this user's alone.
+// checkStateFiles checks that the state folder (live files), the data
+// folder (paired agents, the audit log), the token and the relay socket
+// are this user's alone.
 func (d *doctor) checkStateFiles() []check {
 	if d.goos == "windows" {
 		return nil // ACLs, not modes
@@ -265,9 +266,13 @@ func (d *doctor) checkStateFiles() []check {
 		dir        bool
 	}{
 		{"state folder", d.cfg.StateDir, true},
+		{"data folder", d.cfg.DataDir, true},
 		{"token", d.cfg.TokenFile, false},
 		{"relay socket", d.cfg.Socket, false},
 	} {
+		if f.name == "data folder" && (f.path == "" || f.path == d.cfg.StateDir) {
+			continue // the state folder holds it: checked above
+		}
 		c := check{Name: f.name + " permissions"}
 		fi, err := os.Stat(f.path)
 		switch {

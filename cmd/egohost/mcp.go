@@ -31,7 +31,7 @@ func (c *cli) mcpCommand() *cobra.Command {
 		Args:    nArgs(0, 0),
 	}
 	httpAddr := cmd.Flags().String("http", "", "serve streamable HTTP on this loopback `ADDR` (127.0.0.1:PORT) instead of stdio")
-	name := cmd.Flags().String("name", "mcp", "the agent `NAME` to pair as on first use (the token is kept in <state_dir>/agents/NAME.token)")
+	name := cmd.Flags().String("name", "mcp", "the agent `NAME` to pair as on first use (the token is kept in <data_dir>/agents/NAME.token)")
 	scopes := cmd.Flags().StringSlice("scope", nil, "`SCOPE`s to ask for when pairing: space (default), read, all-tabs, cdp")
 	owner := cmd.Flags().Bool("owner", false, "use the owner token instead of pairing (as the person's own CLI does)")
 	maxChars := cmd.Flags().Int("max-chars", 0, "cut snapshots after N characters (default: the service's)")
@@ -217,7 +217,7 @@ func (s *serviceConn) close() {
 }
 
 // mcpPairing is the MCP server's token: the owner's (--owner, --http),
-// else its own paired token, kept owner-only in <state_dir>/agents/NAME.token
+// else its own paired token, kept owner-only in <data_dir>/agents/NAME.token
 // and asked for on first use. The pairing runs in the background (the
 // person may take minutes); tool calls wait for it within their own time.
 type mcpPairing struct {

@@ -23,6 +23,7 @@ func (e *env) serviceOptions() service.Options {
 		Listen:          c.Listen,
 		Socket:          c.Socket,
 		StateDir:        c.StateDir,
+		DataDir:         c.DataDir,
 		TokenFile:       c.TokenFile,
 		AllowedIDs:      c.AllowedExtensionIDs,
 		RequestTimeout:  c.Timeouts.Request,
@@ -38,6 +39,7 @@ func (e *env) serviceOptions() service.Options {
 		AllTabs:         c.Agents.AllTabs,
 		OriginRules:     originRules(c.AgentOrigins),
 		AuditMaxSize:    int64(c.AuditMaxSize),
+		AuditKeep:       c.AuditKeep,
 		Logger:          e.log,
 	}
 }

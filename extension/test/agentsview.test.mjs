@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { agentCards, ago, callWords, clock, describeAgents, disconnectParams, processWords, scopeWords, secondsLeft } from "../agentsview.js";
+import { agentCards, ago, callWords, clock, describeAgents, disconnectParams, processWords, replacesWords, scopeWords, secondsLeft } from "../agentsview.js";
 
 test("a pending request names the agent, its scopes in words and the process", () => {
   const now = Date.parse("2026-12-01T10:00:00Z");
@@ -13,9 +13,20 @@ test("a pending request names the agent, its scopes in words and the process", (
     now,
   );
   assert.deepEqual(v.pending, [
-    { id: "ab", name: "claude", scopes: ["read pages (no input, no navigation)", "raw DevTools protocol"], process: "/usr/bin/node (pid 42)", left: 90 },
+    { id: "ab", name: "claude", scopes: ["read pages (no input, no navigation)", "raw DevTools protocol"], process: "/usr/bin/node (pid 42)", left: 90, replaces: "" },
   ]);
   assert.deepEqual(v.agents.map((a) => a.state), ["connected (2)", "revoked"]);
+});
+
+test("a request under a paired name says it replaces that pairing", () => {
+  const r = { name: "claude", replaces: { name: "claude", scopes: ["read"], paired: "2026-11-30T09:00:00Z" } };
+  assert.equal(replacesWords(r), "claude is paired already (read, since 2026-11-30): approving replaces that pairing and revokes its token");
+  assert.equal(replacesWords({ name: "x" }), "");
+});
+
+test("the audit log's pairing lines show the scopes and the process", () => {
+  const w = callWords({ agent: "claude", method: "pair.request", scopes: ["space"], process: "/usr/bin/node (pid 4, uid 1000)", result: "approved" });
+  assert.equal(w.what, "pair.request scopes space from /usr/bin/node (pid 4, uid 1000)");
 });
 
 test("an unknown process and scope are said so", () => {

@@ -1,0 +1,331 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/egohost/egohost/client"
+	"github.com/egohost/egohost/protocol"
+)
+
+// Issue 22, the attacks on the audit log, the pairing and the person's
+// control, through the real chain: the real `egohost serve`, the real CLI,
+// and (for take over) real Chromium with the real extension.
+
+// waitNotice reads agent's notifications until match accepts one, and
+// returns every notification read (the match last).
+func waitNotice(t *testing.T, ctx context.Context, agent *client.Client, what string, match func(protocol.Message) bool) []protocol.Message {
+	t.Helper()
+	var seen []protocol.Message
+	for {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no %s before the deadline (read %d notifications)", what, len(seen))
+		case m, ok := <-agent.Notifications():
+			if !ok {
+				t.Fatalf("the agent's connection closed while waiting for %s", what)
+			}
+			seen = append(seen, m)
+			if match(m) {
+				return seen
+			}
+		}
+	}
+}
+
+func consoleEvent(sub, text string) func(protocol.Message) bool {
+	return func(m protocol.Message) bool {
+		var ev protocol.CDPEvent
+		return m.Method == protocol.NotifyCDPEvent && json.Unmarshal(m.Params, &ev) == nil &&
+			ev.Subscription == sub && strings.Contains(string(ev.Params), text)
+	}
+}
+
+// Item 10: when the person takes a space over, the agent's call in flight
+// there ends with user_in_control, its cdp.subscribe subscription on the
+// space's tab ends with a notice, and nothing the person does there
+// reaches the agent: no event, and no console line in console.list after
+// the space is handed back.
+func TestTakeOverStopsTheAgentsStreams(t *testing.T) {
+	c := startChain(t)
+	base := serve(t, map[string]string{"/": `<title>stream</title><p>the agent's page</p>`})
+	ctx := ctxT(t, 150*time.Second)
+	bot := dialToken(t, c, pairDirect(t, c, "bot", "space", "cdp"))
+
+	var opened protocol.TabResult
+	if err := bot.Call(ctx, protocol.MethodTabsOpen, protocol.TabsOpenParams{URL: base + "/"}, &opened); err != nil {
+		t.Fatal(err)
+	}
+	tab, space := protocol.Target{Tab: opened.Tab.ID}, opened.Tab.Space
+	if space == "" {
+		t.Fatalf("the agent's tab is in no space: %+v", opened.Tab)
+	}
+	// Its console is recorded (console.list opens the page), and it
+	// subscribes to the console events.
+	if err := bot.Call(ctx, protocol.MethodConsoleList, protocol.ConsoleListParams{Target: tab}, nil); err != nil {
+		t.Fatal(err)
+	}
+	subscribe := func() string {
+		t.Helper()
+		var sub protocol.CDPSubscribeResult
+		if err := bot.Call(ctx, protocol.MethodCDPSubscribe, protocol.CDPSubscribeParams{Target: tab, Methods: []string{"Runtime.consoleAPICalled"}}, &sub); err != nil {
+			t.Fatal(err)
+		}
+		if err := bot.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: tab, Method: "Runtime.enable"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		return sub.Subscription
+	}
+	sub := subscribe()
+	if _, err := evalWith(ctx, bot, tab, `console.log("agent before"), 1`); err != nil {
+		t.Fatal(err)
+	}
+	waitNotice(t, ctx, bot, "the agent's own console event", consoleEvent(sub, "agent before"))
+
+	// A call in flight on the space: an eval that waits 40 s, started for
+	// sure (the page says so) before the person takes over.
+	inFlight := make(chan error, 1)
+	go func() {
+		inFlight <- bot.Call(ctx, protocol.MethodEval, protocol.EvalParams{Target: tab, TimeoutMs: 60000,
+			Expression: `new Promise(r => { window.waiting = true; setTimeout(() => r("finished"), 40000) })`}, nil)
+	}()
+	for pageText(t, ctx, c, tab.Tab, `String(window.waiting === true)`) != "true" {
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	if out, errOut, code := cliAs(c, "", "space", "take-over", space); code != 0 {
+		t.Fatalf("egohost space take-over %s: %d %s %s", space, code, out, errOut)
+	}
+	select {
+	case err := <-inFlight:
+		wantCode(t, err, protocol.CodeUserInControl)
+	case <-ctx.Done():
+		t.Fatal("the agent's call in flight outlived the take over")
+	}
+	var ended protocol.SubscriptionEnded
+	waitNotice(t, ctx, bot, "cdp.subscriptionEnded for the taken space", func(m protocol.Message) bool {
+		return m.Method == protocol.NotifySubscriptionEnded && json.Unmarshal(m.Params, &ended) == nil && ended.Subscription == sub
+	})
+	if ended.Reason != "user_in_control" || ended.Tab != tab.Tab {
+		t.Errorf("the notice: got %+v, want reason user_in_control for tab %d", ended, tab.Tab)
+	}
+
+	// The person works in the taken space; the agent is refused there.
+	if _, err := c.eval(ctx, tab, `console.log("person secret"), 1`); err != nil {
+		t.Fatalf("the person's eval in the taken space: %v", err)
+	}
+	wantCode(t, bot.Call(ctx, protocol.MethodConsoleList, protocol.ConsoleListParams{Target: tab}, nil), protocol.CodeUserInControl)
+	if out, errOut, code := cliAs(c, "", "space", "hand-back", space); code != 0 {
+		t.Fatalf("egohost space hand-back %s: %d %s %s", space, code, out, errOut)
+	}
+
+	// Back with the agent: what it sees of the console is its own.
+	var cl protocol.ConsoleListResult
+	if err := bot.Call(ctx, protocol.MethodConsoleList, protocol.ConsoleListParams{Target: tab}, &cl); err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, m := range cl.Messages {
+		texts = append(texts, m.Text)
+	}
+	if all := strings.Join(texts, "|"); strings.Contains(all, "person secret") || !strings.Contains(all, "agent before") {
+		t.Errorf("console.list after hand back: %q, want the agent's line and not the person's", all)
+	}
+	sub2 := subscribe()
+	if _, err := evalWith(ctx, bot, tab, `console.log("agent after"), 1`); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range waitNotice(t, ctx, bot, "the agent's event after hand back", consoleEvent(sub2, "agent after")) {
+		if strings.Contains(string(m.Params), "person secret") {
+			t.Errorf("the person's console line reached the agent: %s %s", m.Method, m.Params)
+		}
+	}
+}
+
+// Item 8: the durable state lives in the data dir, not the runtime dir
+// that a logout wipes. A service that ran with the old layout (everything
+// in the runtime dir) moves its files once; after the runtime dir is
+// wiped, the paired agent's token still works and the audit history is
+// still there.
+func TestDurableStateSurvivesAWipedRuntimeDir(t *testing.T) {
+	run, data := t.TempDir(), filepath.Join(t.TempDir(), "state")
+	ctx := ctxT(t, 90*time.Second)
+
+	// As an older egohost: no data_dir, so all in the runtime dir.
+	s := startService(t, run)
+	owner := s.dial(t)
+	done := make(chan *protocol.PairRequestResult, 1)
+	go func() {
+		res, err := client.Pair(ctx, s.addr, protocol.PairRequestParams{Name: "keeper", Scopes: []string{"read"}}, client.Options{})
+		if err != nil {
+			t.Errorf("pair: %v", err)
+		}
+		done <- res
+	}()
+	approve(t, ctx, owner, "keeper")
+	paired := <-done
+	if paired == nil {
+		t.FailNow()
+	}
+	keeper, err := client.Dial(ctx, s.addr, paired.Token, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = keeper.Call(ctx, protocol.MethodSnapshot, map[string]any{"tab": 1}, nil) // no browser: refused, and audited
+	keeper.Close()
+	s.stop()
+	if !fileExists(filepath.Join(run, "agents.json")) || !fileExists(filepath.Join(run, "audit.log")) {
+		t.Fatal("the old layout did not keep its files in the runtime dir")
+	}
+
+	// The new layout: data_dir set; the files move at start.
+	config := func() {
+		t.Helper()
+		if err := os.MkdirAll(run, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(run, "config.yaml"), []byte("data_dir: "+data+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	config()
+	s = startService(t, run)
+	if !s.logs.contains("durable state moved") {
+		t.Errorf("the move is not in the service log:\n%s", s.logs)
+	}
+	s.stop()
+	for _, name := range []string{"agents.json", "audit.log"} {
+		if fileExists(filepath.Join(run, name)) || !fileExists(filepath.Join(data, name)) {
+			t.Errorf("%s: not moved from %s to %s", name, run, data)
+		}
+		if st, err := os.Stat(filepath.Join(data, name)); err == nil && st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v, want 0600", name, st.Mode().Perm())
+		}
+	}
+
+	// Logout: the runtime dir is wiped (the owner token with it).
+	if err := os.RemoveAll(run); err != nil {
+		t.Fatal(err)
+	}
+	config()
+	s = startService(t, run)
+	keeper, err = client.Dial(ctx, s.addr, paired.Token, client.Options{})
+	if err != nil {
+		t.Fatalf("the paired token after the runtime dir was wiped: %v\n%s", err, s.logs)
+	}
+	defer keeper.Close()
+	if err := keeper.Call(ctx, protocol.MethodPing, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	env := chainEnv(run)
+	out, errOut, code := runCLI(env, "audit", "--agent", "keeper")
+	if code != 0 || !strings.Contains(out, "snapshot") {
+		t.Errorf("egohost audit after the wipe: code %d\n%s%s", code, out, errOut)
+	}
+	out, _, _ = runCLI(env, "status")
+	if !strings.Contains(out, data) || !strings.Contains(out, run) {
+		t.Errorf("egohost status does not show both folders (%s, %s):\n%s", run, data, out)
+	}
+}
+
+// approve waits for the pairing request of name and approves it as the
+// owner's CLI does.
+func approve(t *testing.T, ctx context.Context, owner *client.Client, name string) {
+	t.Helper()
+	for {
+		var l protocol.AgentsListResult
+		if err := owner.Call(ctx, protocol.MethodAgentsList, nil, &l); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range l.Pending {
+			if r.Name == name {
+				if err := owner.Call(ctx, protocol.MethodAgentsApprove, protocol.AgentsApproveParams{Name: r.ID}, nil); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no pairing request of %s", name)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// Item 5 through the real binaries: callers without a token send clicks
+// with 4 MiB targets (before: 8 MiB of audit log, and `egohost audit
+// --last 5` printed nothing); a paired agent's target forges a line and
+// colours the terminal (before: printed raw). Now the log holds none of
+// the tokenless calls, `egohost status` counts them, and `egohost audit`
+// prints one escaped line per entry.
+func TestAuditCLIAfterAFlood(t *testing.T) {
+	run := t.TempDir()
+	s := startService(t, run)
+	ctx := ctxT(t, 90*time.Second)
+	owner := s.dial(t)
+	done := make(chan *protocol.PairRequestResult, 1)
+	go func() {
+		res, _ := client.Pair(ctx, s.addr, protocol.PairRequestParams{Name: "forger", Scopes: []string{"read"}}, client.Options{})
+		done <- res
+	}()
+	approve(t, ctx, owner, "forger")
+	paired := <-done
+	if paired == nil {
+		t.Fatal("pairing failed")
+	}
+	forger, err := client.Dial(ctx, s.addr, paired.Token, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer forger.Close()
+	forged := "#x\n2026-01-01 00:00:00.000 owner        agents.approve tab 0 ok\x1b[2J\x1b[31m"
+	_ = forger.Call(ctx, protocol.MethodSnapshot, map[string]any{"tab": 1, "target": forged}, nil)
+	_ = forger.Call(ctx, protocol.MethodResolve, map[string]any{"tab": 1, "target": forged + strings.Repeat("é", 100<<10)}, nil)
+
+	huge := strings.Repeat("A", 4<<20)
+	for range 6 {
+		none, err := client.Dial(ctx, s.addr, "", client.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = none.Call(ctx, protocol.MethodClick, map[string]any{"tab": 1, "target": huge}, nil)
+		none.Close()
+	}
+
+	if st, err := os.Stat(filepath.Join(run, "audit.log")); err != nil || st.Size() > 16<<10 {
+		t.Errorf("audit.log after the flood: %v bytes (%v), want a few lines", st.Size(), err)
+	}
+	env := chainEnv(run)
+	out, errOut, code := runCLI(env, "audit", "--last", "5")
+	if code != 0 {
+		t.Fatalf("egohost audit: %d %s", code, errOut)
+	}
+	var forgerLines int
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.Contains(l, "forger") && (strings.Contains(l, "snapshot") || strings.Contains(l, "resolve")) {
+			forgerLines++
+		}
+	}
+	if forgerLines != 2 || strings.ContainsRune(out, '\x1b') || strings.Contains(out, "\n2026-01-01") {
+		t.Errorf("egohost audit --last 5: want the forger's two calls on one line each, escaped:\n%s", out)
+	}
+	if !strings.Contains(out, `\n2026-01-01`) || !strings.Contains(out, `\x1b[2J`) {
+		t.Errorf("the forged target is not shown escaped:\n%s", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		// The pairing request's line names its caller (unpaired); no other.
+		if strings.Contains(l, "AAAA") || strings.Contains(l, "(unpaired)") && !strings.Contains(l, "pair.request") {
+			t.Errorf("a call without a token is in the audit log: %s", l)
+		}
+	}
+	status, _, _ := runCLI(env, "status")
+	if !strings.Contains(status, "call(s) of connections without a token") {
+		t.Errorf("egohost status does not count the refused calls:\n%s", status)
+	}
+}
