@@ -106,6 +106,11 @@ type AuditEntry struct {
 	URL      string    `json:"url,omitempty"`
 	Result   string    `json:"result"`
 	Duration float64   `json:"ms"`
+
+	// Files name the files the call read or wrote (upload: each path, or
+	// a payload's name and size; screenshot: the path written); never
+	// their content.
+	Files []string `json:"files,omitempty"`
 }
 
 // AuditTailResult answers audit.tail.
