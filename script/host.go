@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/dop251/goja"
 
@@ -53,7 +52,7 @@ func (r *run) install(ctx context.Context) error {
 	host.Set("shot", func(params, name string) *goja.Promise { return r.screenshot(ctx, params, name) })
 	host.Set("sleep", func(ms float64) *goja.Promise {
 		p, resolve, _ := vm.NewPromise()
-		r.after(ctx, ms, nil, func() error { return resolve(goja.Undefined()) })
+		r.after(ms, func() error { return resolve(goja.Undefined()) })
 		return p
 	})
 	host.Set("setTimeout", func(c goja.FunctionCall) goja.Value {
@@ -64,9 +63,7 @@ func (r *run) install(ctx context.Context) error {
 		args := slices.Clone(c.Arguments[min(2, len(c.Arguments)):])
 		r.nextTimer++
 		id := r.nextTimer
-		cancel := make(chan struct{})
-		r.timers[id] = cancel
-		r.after(ctx, c.Argument(1).ToFloat(), cancel, func() error {
+		t, ok := r.after(c.Argument(1).ToFloat(), func() error {
 			if _, live := r.timers[id]; !live {
 				return nil
 			}
@@ -74,12 +71,16 @@ func (r *run) install(ctx context.Context) error {
 			_, err := fn(goja.Undefined(), args...)
 			return err
 		})
+		if !ok {
+			return goja.Undefined()
+		}
+		r.timers[id] = t
 		return vm.ToValue(id)
 	})
 	host.Set("clearTimeout", func(id int64) {
-		if c, ok := r.timers[id]; ok {
+		if t, ok := r.timers[id]; ok {
 			delete(r.timers, id)
-			close(c)
+			r.clear(t)
 		}
 	})
 	host.Set("print", func(c goja.FunctionCall) goja.Value {
@@ -129,26 +130,6 @@ func (r *run) post(fn func() error) {
 	}
 }
 
-// after posts fn after ms milliseconds, or at once (without fn) when
-// cancel closes. It runs on the VM's goroutine.
-func (r *run) after(ctx context.Context, ms float64, cancel chan struct{}, fn func() error) {
-	r.pending++
-	r.wg.Add(1)
-	d := time.Duration(max(ms, 0) * float64(time.Millisecond))
-	go func() {
-		defer r.wg.Done()
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			r.post(fn)
-		case <-cancel:
-			r.post(func() error { return nil })
-		case <-ctx.Done():
-		}
-	}()
-}
-
 // check refuses what the facade never sends: a method scripts may not
 // call, a file the run was not given, a screenshot written to disk.
 func (r *run) check(method string, params json.RawMessage) error {
@@ -182,11 +163,10 @@ func (r *run) callAsync(ctx context.Context, method, params string, conv func(js
 	}
 	r.calls++
 	r.pending++
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
+	r.spawn(func() {
 		res, err := r.svc.Call(ctx, method, raw)
 		r.post(func() error {
+			r.callDone()
 			if err != nil {
 				return reject(r.jsError(err, method, raw, line, col))
 			}
@@ -196,7 +176,7 @@ func (r *run) callAsync(ctx context.Context, method, params string, conv func(js
 			}
 			return resolve(v)
 		})
-	}()
+	})
 	return p
 }
 
@@ -247,15 +227,14 @@ func (r *run) screenshot(ctx context.Context, params, name string) *goja.Promise
 	p, resolve, reject := r.vm.NewPromise()
 	r.calls++
 	r.pending++
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
+	r.spawn(func() {
 		raw, err := r.svc.Call(ctx, protocol.MethodScreenshot, json.RawMessage(params))
 		var res protocol.ScreenshotResult
 		if err == nil {
 			err = json.Unmarshal(raw, &res)
 		}
 		r.post(func() error {
+			r.callDone()
 			if err != nil {
 				return reject(r.jsError(err, protocol.MethodScreenshot, json.RawMessage(params), line, col))
 			}
@@ -267,7 +246,7 @@ func (r *run) screenshot(ctx context.Context, params, name string) *goja.Promise
 			h.Set("bytes", len(res.Data))
 			return resolve(h)
 		})
-	}()
+	})
 	return p
 }
 
