@@ -119,6 +119,7 @@ var sampleParams = map[string]any{
 	protocol.MethodAgentsDeny:    map[string]any{"name": "x"},
 	protocol.MethodAgentsRevoke:  map[string]any{"name": "x"},
 	protocol.MethodAuditTail:     nil,
+	protocol.MethodDebugEcho:     map[string]any{"data": "x"},
 
 	protocol.MethodSpacesNew:      map[string]any{"url": "https://example.com/"},
 	protocol.MethodSpacesUse:      map[string]any{"space": "s1"},
