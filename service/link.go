@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/browserlink"
+	"github.com/egohost/egohost/filegate"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
 )
@@ -43,6 +44,9 @@ type link struct {
 	synced bool
 
 	urls tabURLs // each tab's current URL, for the origin rules (access.go)
+
+	uploads   *filegate.Store // the files the tabs were handed: they go with their tab
+	downloads downloadTabs    // which tab each download came from (downloads.go)
 }
 
 // setGroups records the tabs' groups the hello listed.
@@ -154,6 +158,7 @@ func (l *link) event(in *browserlink.Message) {
 		if in.SessionID == "" {
 			l.trackDialog(in)
 		}
+		l.downloads.track(in)
 		l.record(in)
 	}
 }
