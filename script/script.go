@@ -52,6 +52,9 @@ type Options struct {
 	MaxScreenshots int
 	// Files are the absolute paths setInputFiles may use.
 	Files []string
+	// Payloads are files given by their bytes: setInputFiles may name
+	// one by its name (or a path ending in it).
+	Payloads []protocol.FilePayload
 }
 
 func (o *Options) defaults() {

@@ -270,6 +270,7 @@ type call struct {
 	browser string
 	tab     int
 	origin  string
+	files   []string // the files it read or wrote (agentfiles.go noteFiles)
 }
 
 type callKey struct{}
@@ -412,6 +413,7 @@ func (s *Service) auditCall(c *call, params json.RawMessage, err error, took tim
 	}
 	c.mu.Lock()
 	e.Browser, e.Tab, e.Origin = c.browser, c.tab, c.origin
+	e.Files = c.files
 	c.mu.Unlock()
 	e.Result = "ok"
 	if err != nil {

@@ -96,7 +96,7 @@ var sampleParams = map[string]any{
 	protocol.MethodPress:        map[string]any{"tab": 7, "target": "#i", "key": "Enter"},
 	protocol.MethodSelect:       map[string]any{"tab": 7, "target": "#s", "values": []string{"b"}},
 	protocol.MethodDrag:         map[string]any{"tab": 7, "target": "#b", "to": "#i"},
-	protocol.MethodUpload:       map[string]any{"tab": 7, "target": "#f", "files": []string{"/etc/hostname"}},
+	protocol.MethodUpload:       map[string]any{"tab": 7, "target": "#f", "payloads": []map[string]any{{"name": "a.txt", "data": "aGk="}}},
 	protocol.MethodScroll:       map[string]any{"tab": 7, "dy": 100},
 	protocol.MethodGoto:         map[string]any{"tab": 7, "url": "https://example.com/"},
 	protocol.MethodBack:         map[string]any{"tab": 7},

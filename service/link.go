@@ -152,6 +152,7 @@ func (l *link) event(in *browserlink.Message) {
 		delete(l.activeIn, in.TabID)
 		l.mu.Unlock()
 		l.dropTab(in.TabID)
+		l.uploads.Drop(uploadOwner(l.id, in.TabID))
 	case "detached":
 		l.dropTab(in.TabID)
 	case "cdp":

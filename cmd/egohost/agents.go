@@ -269,5 +269,8 @@ func (e *env) printAudit(en audit.Entry) {
 	if en.URL != "" {
 		what += " " + en.URL
 	}
+	if len(en.Files) > 0 {
+		what += " files " + strings.Join(en.Files, ", ")
+	}
 	fmt.Fprintf(e.stdout, "%s %-12s %-12s tab %-5d %-28s %-8s %6.1fms %s\n", en.Time.Local().Format("2006-01-02 15:04:05.000"), en.Agent, en.Method, en.Tab, en.Origin, en.Result, en.Duration, strings.TrimSpace(what))
 }

@@ -38,6 +38,9 @@ func (e *env) serviceOptions() service.Options {
 		AllTabs:         c.Agents.AllTabs,
 		OriginRules:     originRules(c.AgentOrigins),
 		AuditMaxSize:    int64(c.AuditMaxSize),
+		UploadDirs:      c.Agents.UploadDirs,
+		UploadMaxBytes:  int64(c.Agents.UploadMaxBytes),
+		OutputDir:       c.Agents.OutputDir,
 		Logger:          e.log,
 	}
 }
