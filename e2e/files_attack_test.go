@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -252,7 +251,7 @@ func TestUploadDirsAndCaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	fifo := filepath.Join(share, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := mkfifo(fifo); err != nil {
 		t.Fatal(err)
 	}
 

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -38,7 +37,7 @@ func newLayout(t *testing.T) (layout, Rules) {
 	if err := os.Link(l.token, filepath.Join(l.home, "hard-token")); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(l.share, "fifo"), 0o600); err != nil {
+	if err := mkfifo(filepath.Join(l.share, "fifo")); err != nil {
 		t.Fatal(err)
 	}
 	return l, Rules{Private: []string{l.state, l.token}, UploadDirs: []string{l.share}, OutputDir: l.out}
@@ -247,5 +246,20 @@ func TestReplace(t *testing.T) {
 		if strings.Contains(e.Name(), ".tmp-") {
 			t.Errorf("a temporary file was left: %s", e.Name())
 		}
+	}
+}
+
+// A folder of upload_dirs that holds the state dir (the home folder)
+// still never gives the state dir away.
+func TestCheckUploadDirAboveTheState(t *testing.T) {
+	l, r := newLayout(t)
+	r.UploadDirs = []string{filepath.Dir(l.state)}
+	for _, p := range []string{l.token, filepath.Join(l.share, "token-link"), filepath.Join(l.home, "hard-token")} {
+		if _, _, err := r.Check(p, true); outcome(err) != "forbidden" {
+			t.Errorf("%s: got %v, want forbidden", p, err)
+		}
+	}
+	if _, _, err := r.Check(l.secret, true); err != nil {
+		t.Errorf("a file of the folder: got %v, want ok", err)
 	}
 }
