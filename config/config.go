@@ -88,6 +88,14 @@ type Agents struct {
 	// on tabs outside their own spaces (never on a space the person took
 	// over).
 	AllTabs []string
+	// UploadDirs are the folders whose files a paired agent may upload
+	// by path (agents.upload_dirs); absolute.
+	UploadDirs []string
+	// UploadMaxBytes caps the bytes of one upload (agents.upload_max_bytes).
+	UploadMaxBytes int
+	// OutputDir is where a plain file name is written (agents.output_dir);
+	// absolute, never inside StateDir.
+	OutputDir string
 }
 
 // Timeouts holds the timeouts.* keys. Every one is positive.
@@ -170,6 +178,9 @@ const (
 	keyLogLevel        = "log_level"
 	keyAllTabs         = "agents.all_tabs"
 	keyAgentOrigins    = "agents.origins"
+	keyUploadDirs      = "agents.upload_dirs"
+	keyUploadMaxBytes  = "agents.upload_max_bytes"
+	keyOutputDir       = "agents.output_dir"
 	keyAuditMaxSize    = "audit.max_size"
 	keyAuditKeep       = "audit.keep"
 )
@@ -232,7 +243,7 @@ func Load(opts Options) (*Config, error) {
 		}
 	}
 
-	c, err := decode(v, src)
+	c, err := decode(v, src, opts.GOOS)
 	if err != nil {
 		return nil, err
 	}

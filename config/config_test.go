@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +56,7 @@ func defaults(home string) *Config {
 			ScriptMax: 5 * time.Minute,
 		},
 		Limits:       Limits{MaxBrowserFrame: 64 << 20, MaxRPCMessage: 64 << 20, MaxInFlight: 64, ScriptMemory: 256 << 20, ScriptOutput: 64 << 10},
+		Agents:       Agents{UploadMaxBytes: 50 << 20, OutputDir: home + "/.cache/egohost/output"},
 		AgentOrigins: map[string]OriginRules{},
 		AuditMaxSize: 10 << 20,
 		AuditKeep:    5,
@@ -246,6 +248,9 @@ func TestLoadBadValues(t *testing.T) {
 		{"state_dir", "relative/dir", `config: state_dir: "relative/dir" is not an absolute path`},
 		{"socket", "relay.sock", `config: socket: "relay.sock" is not an absolute path`},
 		{"token_file", "token", `config: token_file: "token" is not an absolute path`},
+		{"agents.upload_dirs", "/srv/share:shared", `config: agents.upload_dirs: "shared" is not an absolute path`},
+		{"agents.upload_max_bytes", "0", `config: agents.upload_max_bytes: "0" must be positive`},
+		{"agents.output_dir", "out", `config: agents.output_dir: "out" is not an absolute path`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key+"="+tt.value, func(t *testing.T) {
@@ -558,5 +563,64 @@ func TestLoadMillisecondsInFile(t *testing.T) {
 	}
 	if got, want := c.Timeouts.Action, 2500*time.Millisecond; got != want {
 		t.Errorf("got timeouts.action %v, want %v", got, want)
+	}
+}
+
+// The agents' file settings: upload_dirs and output_dir expanded and
+// absolute, never inside the state dir; output_dir's default per OS.
+func TestLoadAgentFiles(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "c.yaml", "agents:\n  upload_dirs: [~/share, /srv/in]\n  upload_max_bytes: 1MiB\n  output_dir: ~/shots\n")
+	got, err := Load(Options{Home: "/home/u", GOOS: "linux", File: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Agents{UploadDirs: []string{"/home/u/share", "/srv/in"}, UploadMaxBytes: 1 << 20, OutputDir: "/home/u/shots"}
+	if diff := cmp.Diff(want, got.Agents); diff != "" {
+		t.Errorf("agents mismatch (-want +got):\n%s", diff)
+	}
+	got, err = Load(Options{Home: "/home/u", GOOS: "linux", Getenv: env(map[string]string{"EGOHOST_AGENTS_UPLOAD_DIRS": "/a:/b c"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Agents.UploadDirs, []string{"/a", "/b c"}) {
+		t.Errorf("upload_dirs from the environment: got %q, want [/a /b c]", got.Agents.UploadDirs)
+	}
+
+	for _, tt := range []struct{ name, key, value string }{
+		{"output_dir in the state dir", "EGOHOST_AGENTS_OUTPUT_DIR", "/var/eg/out"},
+		{"output_dir is the state dir", "EGOHOST_AGENTS_OUTPUT_DIR", "/var/eg/"},
+		{"an upload dir in the state dir", "EGOHOST_AGENTS_UPLOAD_DIRS", "/srv:/var/eg/agents"},
+	} {
+		_, err := Load(Options{Home: "/home/u", GOOS: "linux", Getenv: env(map[string]string{"EGOHOST_STATE_DIR": "/var/eg", tt.key: tt.value})})
+		if err == nil || !strings.Contains(err.Error(), "is inside state_dir") {
+			t.Errorf("%s: got %v, want it refused", tt.name, err)
+		}
+	}
+	if _, err := Load(Options{Home: "/home/u", GOOS: "linux", Getenv: env(map[string]string{"EGOHOST_STATE_DIR": "/var/eg", "EGOHOST_AGENTS_UPLOAD_DIRS": "/var/egg:/var"})}); err != nil {
+		t.Errorf("upload dirs beside and above the state dir: got %v, want them accepted (the state dir is refused file by file)", err)
+	}
+
+	for _, tt := range []struct {
+		goos, home string
+		env        map[string]string
+		want       string
+	}{
+		{"linux", "/home/u", nil, "/home/u/.cache/egohost/output"},
+		{"linux", "/home/u", map[string]string{"XDG_CACHE_HOME": "/c"}, "/c/egohost/output"},
+		{"linux", "", nil, ""},
+		{"darwin", "/Users/u", nil, "/Users/u/Library/Caches/egohost/output"},
+		{"windows", `C:\Users\u`, map[string]string{"LOCALAPPDATA": `D:\L`}, `D:\L\egohost-output`},
+		{"windows", `C:\Users\u`, nil, `C:\Users\u\AppData\Local\egohost-output`},
+	} {
+		o := Options{Home: tt.home, GOOS: tt.goos, Getenv: env(tt.env)}
+		if tt.home == "" {
+			o.Getenv = env(map[string]string{"XDG_RUNTIME_DIR": "/run/user/7"})
+		}
+		got, err := Load(o)
+		if err != nil {
+			t.Errorf("%s %q %v: %v", tt.goos, tt.home, tt.env, err)
+		} else if got.Agents.OutputDir != tt.want {
+			t.Errorf("%s %q %v: got output_dir %q, want %q", tt.goos, tt.home, tt.env, got.Agents.OutputDir, tt.want)
+		}
 	}
 }

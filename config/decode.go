@@ -19,13 +19,14 @@ import (
 // decoder turns viper's merged values into typed fields, collecting the
 // first error.
 type decoder struct {
-	v   *viper.Viper
-	src sources
-	err error
+	v    *viper.Viper
+	src  sources
+	goos string // the list separator of paths from the environment
+	err  error
 }
 
-func decode(v *viper.Viper, src sources) (*Config, error) {
-	d := &decoder{v: v, src: src}
+func decode(v *viper.Viper, src sources, goos string) (*Config, error) {
+	d := &decoder{v: v, src: src, goos: goos}
 	c := &Config{
 		Listen:              d.listen(keyListen),
 		StateDir:            d.str(keyStateDir),
@@ -51,7 +52,12 @@ func decode(v *viper.Viper, src sources) (*Config, error) {
 			ScriptMemory:    d.size(keyScriptMemory, math.MaxInt),
 			ScriptOutput:    d.size(keyScriptOutput, math.MaxInt),
 		},
-		Agents:       Agents{AllTabs: d.agentNames(keyAllTabs)},
+		Agents: Agents{
+			AllTabs:        d.agentNames(keyAllTabs),
+			UploadDirs:     d.paths(keyUploadDirs),
+			UploadMaxBytes: d.size(keyUploadMaxBytes, math.MaxInt),
+			OutputDir:      d.str(keyOutputDir),
+		},
 		AgentOrigins: d.origins(keyAgentOrigins),
 		AuditMaxSize: d.size(keyAuditMaxSize, math.MaxInt),
 		AuditKeep:    d.count(keyAuditKeep, MaxAuditKeep),
@@ -377,4 +383,39 @@ func (d *decoder) agentNames(key string) []string {
 		}
 	}
 	return names
+}
+
+// paths reads a list of paths (a YAML list, or from the environment
+// separated as in PATH: ":", ";" on Windows); it may be empty.
+// resolvePaths checks them.
+func (d *decoder) paths(key string) []string {
+	sep := ":"
+	if d.goos == "windows" {
+		sep = ";"
+	}
+	var out []string
+	switch val := d.v.Get(key).(type) {
+	case nil:
+	case string:
+		for p := range strings.SplitSeq(val, sep) {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	case []any:
+		for _, item := range val {
+			p, ok := item.(string)
+			if !ok || strings.TrimSpace(p) == "" {
+				d.fail(key, fmt.Sprint(item), "is not a path")
+				return nil
+			}
+			out = append(out, strings.TrimSpace(p))
+		}
+	case []string:
+		out = append(out, val...)
+	default:
+		d.fail(key, fmt.Sprint(val), "is not a list of folders")
+		return nil
+	}
+	return out
 }

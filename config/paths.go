@@ -59,7 +59,96 @@ func (c *Config) resolvePaths(goos, home string, getenv func(string) string, src
 			return &KeyError{Key: f.key, Value: f.p, Reason: "is not an absolute path", Source: src[f.key]}
 		}
 	}
+	return c.resolveAgentPaths(goos, home, getenv, src, expand)
+}
+
+// resolveAgentPaths expands and checks agents.upload_dirs and
+// agents.output_dir (empty when it has no default: no home directory):
+// absolute, never the state dir or the data dir or inside them (the
+// service refuses those files anyway; a setting that can only fail is a
+// mistake to name now).
+func (c *Config) resolveAgentPaths(goos, home string, getenv func(string) string, src sources, expand func(string, *string) error) error {
+	a := &c.Agents
+	if err := expand(keyOutputDir, &a.OutputDir); err != nil {
+		return err
+	}
+	if a.OutputDir == "" {
+		// Without a home there is none: plain file names are refused.
+		a.OutputDir, _ = DefaultOutputDir(goos, home, getenv)
+	}
+	check := func(key, p string) error {
+		switch {
+		case !isAbs(goos, p):
+			return &KeyError{Key: key, Value: p, Reason: "is not an absolute path", Source: src[key]}
+		case inside(goos, p, c.StateDir):
+			return &KeyError{Key: key, Value: p, Reason: "is inside state_dir (" + c.StateDir + "), which no agent may reach", Source: src[key]}
+		case inside(goos, p, c.DataDir):
+			return &KeyError{Key: key, Value: p, Reason: "is inside data_dir (" + c.DataDir + "), which no agent may reach", Source: src[key]}
+		}
+		return nil
+	}
+	if a.OutputDir != "" {
+		if err := check(keyOutputDir, a.OutputDir); err != nil {
+			return err
+		}
+	}
+	for i := range a.UploadDirs {
+		if err := expand(keyUploadDirs, &a.UploadDirs[i]); err != nil {
+			return err
+		}
+		if err := check(keyUploadDirs, a.UploadDirs[i]); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// DefaultOutputDir returns the folder where a plain file name is written
+// when agents.output_dir is empty, and false when it cannot be known:
+//
+//   - linux and other unixes: $XDG_CACHE_HOME/egohost/output, else
+//     <home>/.cache/egohost/output;
+//   - darwin: <home>/Library/Caches/egohost/output;
+//   - windows: %LOCALAPPDATA%\egohost-output (the state dir is
+//     %LOCALAPPDATA%\egohost), else under <home>\AppData\Local.
+func DefaultOutputDir(goos, home string, getenv func(string) string) (string, bool) {
+	switch goos {
+	case "windows":
+		if d := getenv("LOCALAPPDATA"); d != "" && isAbs(goos, d) {
+			return joinPath(goos, d, "egohost-output"), true
+		}
+		if home == "" {
+			return "", false
+		}
+		return joinPath(goos, home, "AppData", "Local", "egohost-output"), true
+	case "darwin":
+		if home == "" {
+			return "", false
+		}
+		return joinPath(goos, home, "Library", "Caches", "egohost", "output"), true
+	default:
+		if d := getenv("XDG_CACHE_HOME"); d != "" && isAbs(goos, d) {
+			return joinPath(goos, d, "egohost", "output"), true
+		}
+		if home == "" {
+			return "", false
+		}
+		return joinPath(goos, home, ".cache", "egohost", "output"), true
+	}
+}
+
+// inside reports whether p is dir or inside it (lexically, with goos's
+// separators; case-insensitive on Windows and macOS).
+func inside(goos, p, dir string) bool {
+	p, dir = joinPath(goos, p), joinPath(goos, dir)
+	if goos == "windows" || goos == "darwin" {
+		p, dir = strings.ToLower(p), strings.ToLower(dir)
+	}
+	sep := "/"
+	if goos == "windows" {
+		sep = `\`
+	}
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, sep)+sep)
 }
 
 // DefaultStateDir returns the per-user state folder used when state_dir is

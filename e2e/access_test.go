@@ -171,7 +171,7 @@ func methodParams(tab int, origin string) map[string]any {
 		protocol.MethodPress:        tp("target", "#i", "key", "Enter"),
 		protocol.MethodSelect:       tp("target", "#s", "values", []string{"b"}),
 		protocol.MethodDrag:         tp("target", "#b", "to", "#i"),
-		protocol.MethodUpload:       tp("target", "#f", "files", []string{"/etc/hostname"}),
+		protocol.MethodUpload:       tp("target", "#f", "payloads", []map[string]any{{"name": "a.txt", "data": "aGk="}}),
 		protocol.MethodScroll:       tp("dy", 500),
 		protocol.MethodGoto:         tp("url", origin+"/away"),
 		protocol.MethodBack:         tp(),

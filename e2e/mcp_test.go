@@ -166,7 +166,11 @@ func refOf(t *testing.T, snapshot, line string) string {
 // Every tool through `egohost mcp` (stdio), the real service, the real
 // extension and real Chromium.
 func TestMCPThroughChain(t *testing.T) {
-	c := startChain(t)
+	stateDir, outDir := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("agents:\n  output_dir: "+outDir+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := startChainIn(t, stateDir)
 	base := serveMCP(t)
 	cs, logs := startMCP(t, c.svc.stateDir)
 	t.Cleanup(func() {
@@ -252,11 +256,8 @@ func TestMCPThroughChain(t *testing.T) {
 		}
 	})
 	t.Run("file upload", func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "notes.txt")
-		if err := os.WriteFile(path, []byte("hello"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		ok(t, cs, "browser_file_upload", map[string]any{"paths": []string{path}}, "set 1 file(s)")
+		// The agent gives the file's content (paths: files_attack_test.go).
+		ok(t, cs, "browser_file_upload", map[string]any{"files": []map[string]any{{"name": "notes.txt", "text": "hello"}}}, "set 1 file(s)")
 		if got := evalTab("document.getElementById('file').files[0].name"); got != `"notes.txt"` {
 			t.Errorf("file: got %s, want notes.txt", got)
 		}
@@ -303,8 +304,8 @@ func TestMCPThroughChain(t *testing.T) {
 		if b := img.Bounds(); b.Dx() < 90 || b.Dx() > 110 {
 			t.Errorf("element screenshot is %v wide, want about 100 px", b.Dx())
 		}
-		path := filepath.Join(t.TempDir(), "page.png")
-		ok(t, cs, "browser_take_screenshot", map[string]any{"fullPage": true, "filename": path}, "saved to "+path)
+		path := filepath.Join(outDir, "page.png")
+		ok(t, cs, "browser_take_screenshot", map[string]any{"fullPage": true, "filename": "page.png"}, "saved to "+path)
 		if _, err := os.Stat(path); err != nil {
 			t.Error(err)
 		}

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
@@ -132,7 +133,16 @@ type dragIn struct {
 
 type uploadIn struct {
 	elementArg
-	Paths []string `json:"paths" jsonschema:"absolute paths of the files; empty clears the input"`
+	Paths []string     `json:"paths,omitempty" jsonschema:"absolute paths of files inside the folders the user allowed (agents.upload_dirs); none at all clears the input"`
+	Files []inlineFile `json:"files,omitempty" jsonschema:"files given by their content (what you have yourself): sent after paths"`
+}
+
+// inlineFile is a file an upload gives by its content.
+type inlineFile struct {
+	Name     string `json:"name" jsonschema:"the file's name, as the page sees it"`
+	Content  string `json:"content,omitempty" jsonschema:"the file's bytes, base64"`
+	Text     string `json:"text,omitempty" jsonschema:"or the file's text (UTF-8)"`
+	MimeType string `json:"mimeType,omitempty" jsonschema:"its type, used for the extension when the name has none"`
 }
 
 type dialogIn struct {
@@ -168,7 +178,7 @@ type runScriptIn struct {
 type screenshotIn struct {
 	elementArg
 	FullPage bool   `json:"fullPage,omitempty" jsonschema:"the whole scrollable page"`
-	Filename string `json:"filename,omitempty" jsonschema:"absolute path: save the PNG there instead of returning it"`
+	Filename string `json:"filename,omitempty" jsonschema:"a file name (no folders): save the PNG as a new file in egohost's output folder (agents.output_dir) instead of returning it"`
 	Type     string `json:"type,omitempty" jsonschema:"png (the only format)"`
 }
 
@@ -205,7 +215,12 @@ type cookiesIn struct {
 type handler[In any] func(ctx context.Context, in In) *mcp.CallToolResult
 
 func add[In any](t *tools, srv *mcp.Server, name, desc string, readOnly bool, h handler[In]) {
-	mcp.AddTool(srv, &mcp.Tool{Name: name, Description: desc, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: readOnly}},
+	addAnnotated(t, srv, name, desc, &mcp.ToolAnnotations{ReadOnlyHint: readOnly}, h)
+}
+
+// addAnnotated is add with the tool's annotations spelled out.
+func addAnnotated[In any](t *tools, srv *mcp.Server, name, desc string, ann *mcp.ToolAnnotations, h handler[In]) {
+	mcp.AddTool(srv, &mcp.Tool{Name: name, Description: desc, Annotations: ann},
 		func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
 			t.identify(ctx, req)
 			return h(ctx, in), nil, nil
@@ -236,13 +251,15 @@ func (t *tools) register(srv *mcp.Server) {
 	add(t, srv, "browser_press_key", "Press a key or combo; returns what changed.", false, t.press)
 	add(t, srv, "browser_hover", "Move the mouse over an element; returns what changed.", false, t.hover)
 	add(t, srv, "browser_drag", "Drag an element onto another; returns what changed.", false, t.drag)
-	add(t, srv, "browser_file_upload", "Set the files of a file input (default: the page's only input[type=file]).", false, t.upload)
+	add(t, srv, "browser_file_upload", "Set the files of a file input (default: the page's only input[type=file]): files you give by their content, or paths inside the folders the user allowed.", false, t.upload)
 	add(t, srv, "browser_handle_dialog", "Accept or dismiss the open (or next) JavaScript dialog.", false, t.dialog)
 	add(t, srv, "browser_tabs", "List, open, select or close tabs; new and select return the page's snapshot.", false, t.tabs)
 	add(t, srv, "browser_wait_for", "Wait for text to appear or go, an element state, a URL, or some seconds.", true, t.waitFor)
 	add(t, srv, "browser_evaluate", "Run JavaScript in the page and return its JSON value.", false, t.evaluate)
 	add(t, srv, "browser_run_script", "Run a whole task as one script in egohost's sandbox (Playwright-shaped page API, no file or network access): fewer calls and tokens than one tool per step.", false, t.runScript)
-	add(t, srv, "browser_take_screenshot", "PNG of the viewport, the full page or one element.", true, t.screenshot)
+	// With a filename it writes a new file (never over one): not read-only,
+	// not destructive.
+	addAnnotated(t, srv, "browser_take_screenshot", "PNG of the viewport, the full page or one element.", &mcp.ToolAnnotations{DestructiveHint: new(false)}, t.screenshot)
 	add(t, srv, "browser_console_messages", "Console messages and uncaught errors of the current tab, oldest first.", true, t.console)
 	add(t, srv, "browser_network_requests", "Requests of the current tab, oldest first (static resources left out by default).", true, t.network)
 	add(t, srv, "browser_resolve", "What a locator or @ref matches: the count and each element.", true, t.resolve)
@@ -485,11 +502,27 @@ func (t *tools) upload(ctx context.Context, in uploadIn) *mcp.CallToolResult {
 	if target == "" {
 		target = "css=input[type=file]"
 	}
+	// Paths go to the service as they are: its rules for this agent decide
+	// (this process never reads a file for the model).
+	p := protocol.UploadParams{Target: t.target(), Element: target, Files: in.Paths}
+	for i, f := range in.Files {
+		data := []byte(f.Text)
+		if f.Content != "" {
+			if f.Text != "" {
+				return badArgs(fmt.Errorf("files[%d] (%s): give content or text, not both", i, f.Name))
+			}
+			var err error
+			if data, err = base64.StdEncoding.DecodeString(f.Content); err != nil {
+				return badArgs(fmt.Errorf("files[%d] (%s): content is not base64: %v", i, f.Name, err))
+			}
+		}
+		p.Payloads = append(p.Payloads, protocol.FilePayload{Name: f.Name, MimeType: f.MimeType, Data: data})
+	}
 	var r protocol.ActionResult
-	if err := t.call(ctx, protocol.MethodUpload, protocol.UploadParams{Target: t.target(), Element: target, Files: in.Paths}, &r); err != nil {
+	if err := t.call(ctx, protocol.MethodUpload, p, &r); err != nil {
 		return failure(err)
 	}
-	return t.acted(ctx, fmt.Sprintf("set %d file(s) on", len(in.Paths)), r)
+	return t.acted(ctx, fmt.Sprintf("set %d file(s) on", len(p.Files)+len(p.Payloads)), r)
 }
 
 func (t *tools) dialog(ctx context.Context, in dialogIn) *mcp.CallToolResult {
@@ -726,6 +759,9 @@ func (t *tools) screenshot(ctx context.Context, in screenshotIn) *mcp.CallToolRe
 	}
 	if in.Type != "" && in.Type != "png" {
 		return badArgs(fmt.Errorf("type %q: only png is supported", in.Type))
+	}
+	if in.Filename != "" && (strings.ContainsAny(in.Filename, `/\`) || in.Filename == "." || in.Filename == "..") {
+		return badArgs(fmt.Errorf("filename %q: give a file name without folders; the PNG is saved as a new file in egohost's output folder (agents.output_dir)", in.Filename))
 	}
 	var r protocol.ScreenshotResult
 	if err := t.call(ctx, protocol.MethodScreenshot, protocol.ScreenshotParams{Target: t.target(), FullPage: in.FullPage, Element: target, Path: in.Filename}, &r); err != nil {

@@ -121,13 +121,32 @@ type DragParams struct {
 	ActionOptions
 }
 
-// UploadParams are the params of upload: absolute paths of files on the
-// browser's machine, set on an <input type=file>.
+// UploadParams are the params of upload: the files set on an <input
+// type=file>, Files then Payloads, in order; none clears the input.
 type UploadParams struct {
 	Target
-	Element string   `json:"target"`
-	Files   []string `json:"files"`
+	Element string `json:"target"`
+	// Files are absolute paths on the browser's machine. The owner and
+	// the person may name any regular file outside the service's state
+	// dir; a paired agent only one inside a folder of agents.upload_dirs
+	// (else CodeForbiddenPath).
+	Files []string `json:"files,omitempty"`
+	// Payloads are files given by their bytes: what a paired agent
+	// uploads (at most agents.upload_max_bytes in all per call).
+	Payloads []FilePayload `json:"payloads,omitempty"`
 	ActionOptions
+}
+
+// FilePayload is a file given by its content (upload, script.run). The
+// service writes it into a private folder of its own and hands that file
+// to the page, which sees Name (sanitised: no folders, no control
+// characters) and the type Chrome derives from its extension.
+type FilePayload struct {
+	Name string `json:"name"`
+	// MimeType, when Name has no extension, picks one for it.
+	MimeType string `json:"mimeType,omitempty"`
+	// Data is the content (base64 in JSON).
+	Data []byte `json:"data"`
 }
 
 // ScrollParams are the params of scroll: without a delta, Element is
@@ -293,8 +312,12 @@ type ScreenshotParams struct {
 	FullPage bool `json:"fullPage,omitempty"`
 	// Element captures one element (a @ref or a locator).
 	Element string `json:"target,omitempty"`
-	// Path, an absolute path, makes the service write the PNG there
-	// instead of returning it in Data.
+	// Path makes the service write the PNG to a new file instead of
+	// returning it in Data: a plain file name goes into the output folder
+	// (agents.output_dir), the only form a paired agent may use; the owner
+	// and the person may also give an absolute path. Never inside the
+	// state dir, never through a symlink, never over an existing file
+	// (else CodeForbiddenPath).
 	Path      string `json:"path,omitempty"`
 	TimeoutMs int    `json:"timeoutMs,omitempty"`
 }

@@ -124,6 +124,11 @@ type AuditEntry struct {
 	Duration float64   `json:"ms"`
 	Scopes   []string  `json:"scopes,omitempty"`  // a pairing's scopes: asked for (pair.request) or granted (agents.approve)
 	Process  string    `json:"process,omitempty"` // pair.request: the process that asked
+
+	// Files name the files the call read or wrote (upload: each path, or
+	// a payload's name and size; screenshot: the path written); never
+	// their content.
+	Files []string `json:"files,omitempty"`
 }
 
 // AuditTailResult answers audit.tail.

@@ -116,6 +116,7 @@ const (
 	CodePairingDenied        Code = 1142 // the person denied the pairing request, or nobody answered in time; data.reason
 	CodeRevoked              Code = 1143 // the agent's token was revoked (HTTP 401, or the live connection is cut)
 	CodePairingBusy          Code = 1144 // too many pairing requests wait or came lately, or one for the name already waits
+	CodeForbiddenPath        Code = 1145 // a file the call names may not be read or written (the state dir, outside agents.upload_dirs, a symlink, an existing file); data.path, data.reason
 	// The person switched off all automation of this browser in the
 	// popup (Stop all automation); nothing reaches its tabs until they
 	// switch it back on. data.browser.
@@ -222,6 +223,8 @@ func (c Code) Name() string {
 		return "revoked"
 	case CodePairingBusy:
 		return "pairing_busy"
+	case CodeForbiddenPath:
+		return "forbidden_path"
 	case CodeUsage:
 		return "usage"
 	case CodeServiceLost:

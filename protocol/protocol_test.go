@@ -15,7 +15,8 @@ func TestCodeNames(t *testing.T) {
 		CodeForbiddenHost, CodeBadFrame, CodeNotFound, CodeAmbiguous, CodeStaleRef, CodeUnknownRef, CodeSyntax,
 		CodeNotActionable, CodeJSException, CodeNavigation, CodeUnsupported, CodeDialogOpen, CodeDownloadFailed, CodeBusy,
 		CodeForeignRef, CodeBrowserReconnecting,
-		CodeScript, CodeScriptLimit, CodeNotInSpace, CodeUserInControl, CodeAutomationStopped}
+		CodeScript, CodeScriptLimit, CodeNotInSpace, CodeUserInControl, CodeAutomationStopped,
+		CodeForbiddenPath}
 	seen := map[string]Code{}
 	for _, c := range codes {
 		name := c.Name()

@@ -22,8 +22,12 @@ type ScriptRunParams struct {
 	// timeouts.script_max).
 	TimeoutMs int `json:"timeoutMs,omitempty"`
 	// Files are the absolute paths the script may hand to
-	// locator.setInputFiles; scripts reach no other file.
+	// locator.setInputFiles (under the rules of upload's Files); scripts
+	// reach no other file.
 	Files []string `json:"files,omitempty"`
+	// Payloads are files given by their bytes that the script may hand
+	// to setInputFiles by their name (or a path ending in it).
+	Payloads []FilePayload `json:"payloads,omitempty"`
 }
 
 // ScriptRunResult answers script.run.

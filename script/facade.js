@@ -138,8 +138,18 @@
       const r = await this._act('select', p, o);
       return r.selected || [];
     }
+    // Paths the run was given (script.run's files), names of its payloads,
+    // or Playwright's {name, mimeType, buffer} (buffer: a string, an
+    // ArrayBuffer, a typed array or an array of bytes), sent as bytes.
     setInputFiles(files, o) {
-      return this._act('upload', { files: Array.isArray(files) ? files : [files] }, o);
+      const p = { files: [], payloads: [] };
+      for (const f of (Array.isArray(files) ? files : [files])) {
+        if (typeof f === 'string') p.files.push(f);
+        else if (f && typeof f === 'object' && f.buffer !== undefined) {
+          p.payloads.push({ name: String(f.name || 'file'), mimeType: f.mimeType ? String(f.mimeType) : undefined, data: host.base64(f.buffer) });
+        } else fail('setInputFiles: want a path, or {name, mimeType, buffer}');
+      }
+      return this._act('upload', p, o);
     }
     dragTo(target, o) { return this._act('drag', { to: selOf(target) }, o); }
     scrollIntoViewIfNeeded(o) { return this._act('scroll', {}, o); }

@@ -2,12 +2,12 @@ package script
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/dop251/goja"
 
@@ -53,7 +53,7 @@ func (r *run) install(ctx context.Context) error {
 	host.Set("shot", func(params, name string) *goja.Promise { return r.screenshot(ctx, params, name) })
 	host.Set("sleep", func(ms float64) *goja.Promise {
 		p, resolve, _ := vm.NewPromise()
-		r.after(ctx, ms, nil, func() error { return resolve(goja.Undefined()) })
+		r.after(ms, func() error { return resolve(goja.Undefined()) })
 		return p
 	})
 	host.Set("setTimeout", func(c goja.FunctionCall) goja.Value {
@@ -64,9 +64,7 @@ func (r *run) install(ctx context.Context) error {
 		args := slices.Clone(c.Arguments[min(2, len(c.Arguments)):])
 		r.nextTimer++
 		id := r.nextTimer
-		cancel := make(chan struct{})
-		r.timers[id] = cancel
-		r.after(ctx, c.Argument(1).ToFloat(), cancel, func() error {
+		t, ok := r.after(c.Argument(1).ToFloat(), func() error {
 			if _, live := r.timers[id]; !live {
 				return nil
 			}
@@ -74,14 +72,19 @@ func (r *run) install(ctx context.Context) error {
 			_, err := fn(goja.Undefined(), args...)
 			return err
 		})
+		if !ok {
+			return goja.Undefined()
+		}
+		r.timers[id] = t
 		return vm.ToValue(id)
 	})
 	host.Set("clearTimeout", func(id int64) {
-		if c, ok := r.timers[id]; ok {
+		if t, ok := r.timers[id]; ok {
 			delete(r.timers, id)
-			close(c)
+			r.clear(t)
 		}
 	})
+	host.Set("base64", func(v goja.Value) string { return r.base64(v) })
 	host.Set("print", func(c goja.FunctionCall) goja.Value {
 		parts := make([]string, len(c.Arguments))
 		for i, a := range c.Arguments {
@@ -129,44 +132,49 @@ func (r *run) post(fn func() error) {
 	}
 }
 
-// after posts fn after ms milliseconds, or at once (without fn) when
-// cancel closes. It runs on the VM's goroutine.
-func (r *run) after(ctx context.Context, ms float64, cancel chan struct{}, fn func() error) {
-	r.pending++
-	r.wg.Add(1)
-	d := time.Duration(max(ms, 0) * float64(time.Millisecond))
-	go func() {
-		defer r.wg.Done()
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			r.post(fn)
-		case <-cancel:
-			r.post(func() error { return nil })
-		case <-ctx.Done():
-		}
-	}()
-}
-
 // check refuses what the facade never sends: a method scripts may not
-// call, a file the run was not given, a screenshot written to disk.
-func (r *run) check(method string, params json.RawMessage) error {
+// call, a file the run was not given, a screenshot written to disk. An
+// upload's file that names one of the run's payloads becomes that
+// payload: check returns the params to send.
+func (r *run) check(method string, params json.RawMessage) (json.RawMessage, error) {
 	if !methods[method] {
-		return protocol.Errorf(protocol.CodeInvalidParams, "script: method %q is not available to scripts", method)
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "script: method %q is not available to scripts", method)
 	}
-	if method == protocol.MethodUpload {
-		var p protocol.UploadParams
-		if err := json.Unmarshal(params, &p); err != nil {
-			return protocol.Errorf(protocol.CodeInvalidParams, "setInputFiles: %v", err)
-		}
-		for _, f := range p.Files {
-			if !slices.Contains(r.opts.Files, filepath.Clean(f)) {
-				return protocol.Errorf(protocol.CodeInvalidParams, "setInputFiles: %s is not among the files this run was given (egohost run --file PATH)", f)
-			}
+	if method != protocol.MethodUpload {
+		return params, nil
+	}
+	var p map[string]json.RawMessage
+	var files []string
+	if err := json.Unmarshal(params, &p); err != nil {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "setInputFiles: %v", err)
+	}
+	if err := json.Unmarshal(p["files"], &files); err != nil && p["files"] != nil {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "setInputFiles: %v", err)
+	}
+	var payloads []protocol.FilePayload
+	if raw := p["payloads"]; raw != nil {
+		if err := json.Unmarshal(raw, &payloads); err != nil {
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "setInputFiles: %v", err)
 		}
 	}
-	return nil
+	var paths []string
+	for _, f := range files {
+		if slices.Contains(r.opts.Files, filepath.Clean(f)) {
+			paths = append(paths, f)
+			continue
+		}
+		i := slices.IndexFunc(r.opts.Payloads, func(pl protocol.FilePayload) bool { return pl.Name == f || pl.Name == filepath.Base(f) })
+		if i < 0 {
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "setInputFiles: %s is not among the files this run was given (egohost run --file PATH)", f)
+		}
+		payloads = append(payloads, r.opts.Payloads[i])
+	}
+	p["files"], _ = json.Marshal(append([]string{}, paths...))
+	delete(p, "payloads")
+	if len(payloads) > 0 {
+		p["payloads"], _ = json.Marshal(payloads)
+	}
+	return json.Marshal(p)
 }
 
 // callAsync starts method on a goroutine and returns a promise that
@@ -175,18 +183,17 @@ func (r *run) check(method string, params json.RawMessage) error {
 func (r *run) callAsync(ctx context.Context, method, params string, conv func(json.RawMessage) (goja.Value, error)) *goja.Promise {
 	line, col := r.site()
 	p, resolve, reject := r.vm.NewPromise()
-	raw := json.RawMessage(params)
-	if err := r.check(method, raw); err != nil {
-		reject(r.jsError(err, method, raw, line, col))
+	raw, err := r.check(method, json.RawMessage(params))
+	if err != nil {
+		reject(r.jsError(err, method, json.RawMessage(params), line, col))
 		return p
 	}
 	r.calls++
 	r.pending++
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
+	r.spawn(func() {
 		res, err := r.svc.Call(ctx, method, raw)
 		r.post(func() error {
+			r.callDone()
 			if err != nil {
 				return reject(r.jsError(err, method, raw, line, col))
 			}
@@ -196,7 +203,7 @@ func (r *run) callAsync(ctx context.Context, method, params string, conv func(js
 			}
 			return resolve(v)
 		})
-	}()
+	})
 	return p
 }
 
@@ -204,9 +211,9 @@ func (r *run) callAsync(ctx context.Context, method, params string, conv func(js
 // the few calls Playwright makes synchronous, like page.url()).
 func (r *run) callSync(ctx context.Context, method, params string) (json.RawMessage, goja.Value) {
 	line, col := r.site()
-	raw := json.RawMessage(params)
-	if err := r.check(method, raw); err != nil {
-		return nil, r.jsError(err, method, raw, line, col)
+	raw, err := r.check(method, json.RawMessage(params))
+	if err != nil {
+		return nil, r.jsError(err, method, json.RawMessage(params), line, col)
 	}
 	r.calls++
 	res, err := r.svc.Call(ctx, method, raw)
@@ -247,15 +254,14 @@ func (r *run) screenshot(ctx context.Context, params, name string) *goja.Promise
 	p, resolve, reject := r.vm.NewPromise()
 	r.calls++
 	r.pending++
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
+	r.spawn(func() {
 		raw, err := r.svc.Call(ctx, protocol.MethodScreenshot, json.RawMessage(params))
 		var res protocol.ScreenshotResult
 		if err == nil {
 			err = json.Unmarshal(raw, &res)
 		}
 		r.post(func() error {
+			r.callDone()
 			if err != nil {
 				return reject(r.jsError(err, protocol.MethodScreenshot, json.RawMessage(params), line, col))
 			}
@@ -267,7 +273,7 @@ func (r *run) screenshot(ctx context.Context, params, name string) *goja.Promise
 			h.Set("bytes", len(res.Data))
 			return resolve(h)
 		})
-	}()
+	})
 	return p
 }
 
@@ -315,4 +321,28 @@ func (r *run) jsError(err error, method string, params json.RawMessage, line, co
 		r.errs[o] = e
 	}
 	return v
+}
+
+// base64 encodes a file's content a script gave setInputFiles: a string
+// (as UTF-8), an ArrayBuffer, a Uint8Array or an array of bytes.
+func (r *run) base64(v goja.Value) string {
+	switch b := v.Export().(type) {
+	case string:
+		return base64.StdEncoding.EncodeToString([]byte(b))
+	case []byte:
+		return base64.StdEncoding.EncodeToString(b)
+	case goja.ArrayBuffer:
+		return base64.StdEncoding.EncodeToString(b.Bytes())
+	case []any:
+		out := make([]byte, len(b))
+		for i, x := range b {
+			n, ok := x.(int64)
+			if !ok || n < 0 || n > 255 {
+				panic(r.vm.NewTypeError("setInputFiles: buffer[%d] is not a byte", i))
+			}
+			out[i] = byte(n)
+		}
+		return base64.StdEncoding.EncodeToString(out)
+	}
+	panic(r.vm.NewTypeError("setInputFiles: a buffer is a string, an ArrayBuffer, a Uint8Array or an array of bytes"))
 }

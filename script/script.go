@@ -52,6 +52,9 @@ type Options struct {
 	MaxScreenshots int
 	// Files are the absolute paths setInputFiles may use.
 	Files []string
+	// Payloads are files given by their bytes: setInputFiles may name
+	// one by its name (or a path ending in it).
+	Payloads []protocol.FilePayload
 }
 
 func (o *Options) defaults() {
@@ -115,8 +118,11 @@ type run struct {
 	unhand []*goja.Promise                  // rejected promises nobody handled (yet)
 
 	pending    int // operations whose result is not posted back yet
-	timers     map[int64]chan struct{}
+	clock      *clock
+	timers     map[int64]*timer // setTimeout's, by id
 	nextTimer  int64
+	running    int      // calls running (spawn)
+	queued     []func() // calls waiting for their turn
 	makeError  goja.Callable
 	stringify  goja.Callable
 	parse      goja.Callable
@@ -147,7 +153,7 @@ func Run(ctx context.Context, svc Service, src string, opts Options) (*protocol.
 	r := &run{
 		vm: goja.New(), svc: svc, opts: opts, src: srcMap, stop: stop,
 		jobs: make(chan func() error, 64), done: make(chan struct{}),
-		errs: map[*goja.Object]*protocol.Error{}, timers: map[int64]chan struct{}{},
+		errs: map[*goja.Object]*protocol.Error{}, timers: map[int64]*timer{}, clock: newClock(),
 	}
 	r.out.max = opts.MaxOutput
 	defer func() {
@@ -157,6 +163,11 @@ func Run(ctx context.Context, svc Service, src string, opts Options) (*protocol.
 	}()
 	unwatch := r.watch(ctx, opts.MaxMemory)
 	defer unwatch()
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		r.clock.run(ctx, r.post)
+	}()
 
 	value, err := r.exec(ctx, prog)
 	res := &protocol.ScriptRunResult{Calls: r.calls, Screenshots: r.shots}

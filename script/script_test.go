@@ -299,20 +299,52 @@ func TestOutputCap(t *testing.T) {
 }
 
 func TestCheckRefusesWhatTheFacadeNeverSends(t *testing.T) {
-	r := &run{opts: Options{Files: []string{"/ok.txt"}}}
+	r := &run{opts: Options{Files: []string{"/ok.txt"}, Payloads: []protocol.FilePayload{{Name: "given.csv", Data: []byte("a,b")}}}}
 	for _, tt := range []struct {
 		method, params string
-		ok             bool
+		want           string // the params sent, "" when refused
 	}{
-		{protocol.MethodClick, `{}`, true},
-		{protocol.MethodScriptRun, `{}`, false},
-		{protocol.MethodCDPSubscribe, `{}`, false},
-		{protocol.MethodScreenshot, `{"path":"/tmp/x.png"}`, false},
-		{protocol.MethodUpload, `{"files":["/ok.txt"]}`, true},
-		{protocol.MethodUpload, `{"files":["/etc/passwd"]}`, false},
+		{protocol.MethodClick, `{}`, `{}`},
+		{protocol.MethodScriptRun, `{}`, ""},
+		{protocol.MethodCDPSubscribe, `{}`, ""},
+		{protocol.MethodScreenshot, `{"path":"/tmp/x.png"}`, ""},
+		{protocol.MethodUpload, `{"files":["/ok.txt"]}`, `{"files":["/ok.txt"]}`},
+		{protocol.MethodUpload, `{"files":["/etc/passwd"]}`, ""},
+		{protocol.MethodUpload, `{"files":["given.csv"]}`, `{"files":[],"payloads":[{"name":"given.csv","data":"YSxi"}]}`},
+		{protocol.MethodUpload, `{"files":["/home/u/given.csv"],"payloads":[{"name":"b","data":"eA=="}]}`, `{"files":[],"payloads":[{"name":"b","data":"eA=="},{"name":"given.csv","data":"YSxi"}]}`},
+		{protocol.MethodUpload, `{"files":"x"}`, ""},
 	} {
-		if err := r.check(tt.method, json.RawMessage(tt.params)); (err == nil) != tt.ok {
-			t.Errorf("check(%s, %s): got %v, want ok=%v", tt.method, tt.params, err, tt.ok)
+		got, err := r.check(tt.method, json.RawMessage(tt.params))
+		if tt.want == "" {
+			if err == nil {
+				t.Errorf("check(%s, %s): got %s, want it refused", tt.method, tt.params, got)
+			}
+			continue
 		}
+		if err != nil || string(got) != tt.want {
+			t.Errorf("check(%s, %s): got %s, %v; want %s", tt.method, tt.params, got, err, tt.want)
+		}
+	}
+}
+
+// setInputFiles sends Playwright's {name, mimeType, buffer} as bytes.
+func TestSetInputFilesBuffers(t *testing.T) {
+	f := &fakeService{}
+	src := `await page.locator('#f').setInputFiles([{name: 'a.txt', mimeType: 'text/plain', buffer: 'hé'}, {name: 'b.bin', buffer: new Uint8Array([1, 2])}, {name: 'c', buffer: [3]}, {name: 'd', buffer: new Uint8Array([4]).buffer}])`
+	if _, err := run1(t, f, src, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	want := `upload {"files":[],"force":null,"noSettle":true,"payloads":[{"name":"a.txt","mimeType":"text/plain","data":"aMOp"},{"name":"b.bin","data":"AQI="},{"name":"c","data":"Aw=="},{"name":"d","data":"BA=="}],"tab":7,"browser":"b1","target":"#f"}`
+	if len(f.calls) != 1 {
+		t.Fatalf("calls: %q", f.calls)
+	}
+	var got, w map[string]any
+	json.Unmarshal([]byte(strings.TrimPrefix(f.calls[0], "upload ")), &got)
+	json.Unmarshal([]byte(strings.TrimPrefix(want, "upload ")), &w)
+	if diff := cmp.Diff(w["payloads"], got["payloads"]); diff != "" {
+		t.Errorf("payloads (-want +got):\n%s", diff)
+	}
+	if _, err := run1(t, f, `await page.locator('#f').setInputFiles({name: 'x', buffer: {}})`, Options{}); err == nil || err.Code != protocol.CodeScript {
+		t.Errorf("a buffer that is no buffer: got %v, want a TypeError", err)
 	}
 }

@@ -117,6 +117,8 @@ type methodNeed struct {
 	// raise, if set, may ask more of a call given its params (wait with a
 	// function runs page JavaScript, as eval does).
 	raise func(params json.RawMessage) pairing.Need
+	// audited: the audit log gets its calls though it reaches no tab.
+	audited bool
 }
 
 // methodNeeds declares what every method requires (New copies it to
@@ -129,7 +131,8 @@ func methodNeeds() map[string]methodNeed {
 		protocol.MethodBrowsersList:   {need: pairing.NeedNone},
 		protocol.MethodTabsList:       {need: pairing.NeedNone},
 		protocol.MethodCDPUnsubscribe: {need: pairing.NeedNone},
-		protocol.MethodDebugEcho:      {need: pairing.NeedNone},
+		// For tests: it crosses native messaging with up to 16 MiB.
+		protocol.MethodDebugEcho: {need: pairing.NeedOwner, audited: true},
 
 		protocol.MethodSnapshot:    {need: pairing.NeedRead},
 		protocol.MethodResolve:     {need: pairing.NeedRead},
@@ -272,6 +275,7 @@ type call struct {
 	tab     int
 	origin  string
 	spaces  []string // the spaces whose tabs it reached (checkSpace)
+	files   []string // the files it read or wrote (agentfiles.go noteFiles)
 }
 
 type callKey struct{}
@@ -310,7 +314,7 @@ func (s *Service) call(ctx context.Context, a *agent, method string, params json
 		res, err = h.run(withCall(ctx, c), a, params)
 		err = takenOver(ctx, err)
 	}
-	if need >= pairing.NeedRead && need <= pairing.NeedCDP {
+	if need >= pairing.NeedRead && need <= pairing.NeedCDP || s.needs[method].audited {
 		s.auditCall(c, params, err, time.Since(start))
 	}
 	return res, err
@@ -420,6 +424,7 @@ func (s *Service) auditCall(c *call, params json.RawMessage, err error, took tim
 	}
 	c.mu.Lock()
 	e.Browser, e.Tab, e.Origin = c.browser, c.tab, c.origin
+	e.Files = c.files
 	c.mu.Unlock()
 	e.Result = "ok"
 	if err != nil {
@@ -445,6 +450,7 @@ func auditEntry(method string, params json.RawMessage) audit.Entry {
 		URL        string  `json:"url"`
 		Method     string  `json:"method"`
 		Name       string  `json:"name"`
+		Data       *string `json:"data"` // debug.echo
 	}
 	_ = json.Unmarshal(params, &p)
 	var e audit.Entry
@@ -463,6 +469,9 @@ func auditEntry(method string, params json.RawMessage) audit.Entry {
 		e.Length, e.SHA256 = length(*p.Expression), protocol.TokenHash(*p.Expression)
 	case p.Function != nil:
 		e.Length, e.SHA256 = length(*p.Function), protocol.TokenHash(*p.Function)
+	case p.Data != nil:
+		n := utf8.RuneCountInString(*p.Data) // up to 16 MiB: no []rune copy
+		e.Length = &n
 	}
 	if p.Key != "" {
 		if utf8.RuneCountInString(p.Key) > 1 && !strings.Contains(p.Key, " ") {

@@ -96,7 +96,7 @@ var sampleParams = map[string]any{
 	protocol.MethodPress:        map[string]any{"tab": 7, "target": "#i", "key": "Enter"},
 	protocol.MethodSelect:       map[string]any{"tab": 7, "target": "#s", "values": []string{"b"}},
 	protocol.MethodDrag:         map[string]any{"tab": 7, "target": "#b", "to": "#i"},
-	protocol.MethodUpload:       map[string]any{"tab": 7, "target": "#f", "files": []string{"/etc/hostname"}},
+	protocol.MethodUpload:       map[string]any{"tab": 7, "target": "#f", "payloads": []map[string]any{{"name": "a.txt", "data": "aGk="}}},
 	protocol.MethodScroll:       map[string]any{"tab": 7, "dy": 100},
 	protocol.MethodGoto:         map[string]any{"tab": 7, "url": "https://example.com/"},
 	protocol.MethodBack:         map[string]any{"tab": 7},
@@ -119,6 +119,7 @@ var sampleParams = map[string]any{
 	protocol.MethodAgentsDeny:    map[string]any{"name": "x"},
 	protocol.MethodAgentsRevoke:  map[string]any{"name": "x"},
 	protocol.MethodAuditTail:     nil,
+	protocol.MethodDebugEcho:     map[string]any{"data": "x"},
 
 	protocol.MethodSpacesNew:      map[string]any{"url": "https://example.com/"},
 	protocol.MethodSpacesUse:      map[string]any{"space": "s1"},

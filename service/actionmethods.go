@@ -3,8 +3,6 @@ package service
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/egohost/egohost/actions"
@@ -28,7 +26,7 @@ func (s *Service) actionHandlers() map[string]handler {
 		protocol.MethodPress:      act(s, protocol.MethodPress, checkPress, runPress),
 		protocol.MethodSelect:     act(s, protocol.MethodSelect, checkSelect, runSelect),
 		protocol.MethodDrag:       act(s, protocol.MethodDrag, checkDrag, runDrag),
-		protocol.MethodUpload:     act(s, protocol.MethodUpload, checkUpload, runUpload),
+		protocol.MethodUpload:     typed(s.upload),
 		protocol.MethodScroll:     act(s, protocol.MethodScroll, checkScroll, runScroll),
 		protocol.MethodWait:       typed(s.wait),
 		protocol.MethodGoto:       typed(s.gotoURL),
@@ -205,21 +203,28 @@ func act[P actParams](s *Service, op string, check func(op string, p P) error, r
 		if err := check(op, p); err != nil {
 			return nil, err
 		}
-		o := p.ActionOptionsOf()
-		return s.withRunner(ctx, a, p.TargetOf(), op, millis(o.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
-			// One element action at a time per tab: two agents granted
-			// the same tab never interleave a click's steps.
-			unlock, err := tc.link.tab(tc.tabID).lockActions(ctx)
-			if err != nil {
-				return nil, err
-			}
-			defer unlock()
-			res, err := run(ctx, r, p, actOptions(o))
-			if err != nil {
-				return nil, err
-			}
-			return actionResult(op, tc.tabID, res), nil
+		return s.runAct(ctx, a, p.TargetOf(), op, p.ActionOptionsOf(), func(ctx context.Context, _ *tabContext, r *actions.Runner, o actions.ActOptions) (*actions.Result, error) {
+			return run(ctx, r, p, o)
 		})
+	})
+}
+
+// runAct makes one element action (run) on the target's tab, under the
+// tab's action lock, and answers an ActionResult.
+func (s *Service) runAct(ctx context.Context, a *agent, t protocol.Target, op string, o protocol.ActionOptions, run func(context.Context, *tabContext, *actions.Runner, actions.ActOptions) (*actions.Result, error)) (any, error) {
+	return s.withRunner(ctx, a, t, op, millis(o.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		// One element action at a time per tab: two agents granted
+		// the same tab never interleave a click's steps.
+		unlock, err := tc.link.tab(tc.tabID).lockActions(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+		res, err := run(ctx, tc, r, actOptions(o))
+		if err != nil {
+			return nil, err
+		}
+		return actionResult(op, tc.tabID, res), nil
 	})
 }
 
@@ -301,29 +306,6 @@ func checkDrag(op string, p protocol.DragParams) error {
 
 func runDrag(ctx context.Context, r *actions.Runner, p protocol.DragParams, o actions.ActOptions) (*actions.Result, error) {
 	return r.Drag(ctx, p.Element, p.To, o)
-}
-
-func checkUpload(op string, p protocol.UploadParams) error {
-	if err := needElement(op, p.Element); err != nil {
-		return err
-	}
-	for _, f := range p.Files {
-		if !filepath.IsAbs(f) {
-			return protocol.Errorf(protocol.CodeInvalidParams, "upload: %q is not an absolute path", f)
-		}
-		st, err := os.Stat(f)
-		if err != nil {
-			return protocol.Errorf(protocol.CodeInvalidParams, "upload: %v", err)
-		}
-		if !st.Mode().IsRegular() {
-			return protocol.Errorf(protocol.CodeInvalidParams, "upload: %s is not a regular file", f)
-		}
-	}
-	return nil
-}
-
-func runUpload(ctx context.Context, r *actions.Runner, p protocol.UploadParams, o actions.ActOptions) (*actions.Result, error) {
-	return r.SetFiles(ctx, p.Element, p.Files, o)
 }
 
 func checkScroll(op string, p protocol.ScrollParams) error {
@@ -431,9 +413,17 @@ func (s *Service) eval(ctx context.Context, a *agent, p protocol.EvalParams) (an
 	})
 }
 
+// screenshot answers the PNG, or writes it to a new file (p.Path, under
+// the rules of filegate.Rules.Create), made before the page is touched.
 func (s *Service) screenshot(ctx context.Context, a *agent, p protocol.ScreenshotParams) (any, error) {
-	if p.Path != "" && !filepath.IsAbs(p.Path) {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "screenshot: path %q is not absolute", p.Path)
+	var out *newFile
+	if p.Path != "" {
+		f, err := s.createFile(ctx, a, "screenshot", p.Path)
+		if err != nil {
+			return nil, err
+		}
+		out = f
+		defer out.discard()
 	}
 	return s.withRunner(ctx, a, p.Target, "screenshot", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		start := time.Now()
@@ -441,17 +431,17 @@ func (s *Service) screenshot(ctx context.Context, a *agent, p protocol.Screensho
 		if err != nil {
 			return nil, err
 		}
-		out := protocol.ScreenshotResult{Tab: tc.tabID, Bytes: len(shot.PNG), Width: shot.Width, Height: shot.Height, Element: shot.Element, FullPage: p.FullPage}
-		if p.Path != "" {
-			if err := os.WriteFile(p.Path, shot.PNG, 0o600); err != nil {
-				return nil, protocol.Errorf(protocol.CodeInvalidParams, "screenshot: write: %v", err)
+		res := protocol.ScreenshotResult{Tab: tc.tabID, Bytes: len(shot.PNG), Width: shot.Width, Height: shot.Height, Element: shot.Element, FullPage: p.FullPage}
+		if out != nil {
+			if err := out.write(shot.PNG); err != nil {
+				return nil, protocol.Errorf(protocol.CodeInternal, "screenshot: %v", err)
 			}
-			out.Path = p.Path
+			res.Path = out.path
 		} else {
-			out.Data = shot.PNG
+			res.Data = shot.PNG
 		}
-		out.TookMs = tookMs(time.Since(start))
-		return out, nil
+		res.TookMs = tookMs(time.Since(start))
+		return res, nil
 	})
 }
 
@@ -470,73 +460,4 @@ func (s *Service) dialog(ctx context.Context, a *agent, p protocol.DialogParams)
 		}
 		return protocol.DialogResult{Tab: tc.tabID, Accepted: res.Accepted, Dialog: d, TookMs: tookMs(res.Took)}, nil
 	})
-}
-
-// download waits for the browser's next download (chrome.downloads events
-// from the extension) to start and to finish, after clicking p.Click when
-// given.
-func (s *Service) download(ctx context.Context, a *agent, p protocol.DownloadParams) (any, error) {
-	start := time.Now()
-	l, err := s.pickLink(ctx, p.Browser)
-	if err != nil {
-		return nil, err
-	}
-	d := millis(p.TimeoutMs)
-	if d <= 0 {
-		d = 30 * time.Second
-	}
-	if dl, ok := ctx.Deadline(); ok && time.Until(dl)-time.Second < d {
-		d = max(time.Until(dl)-time.Second, time.Second)
-	}
-	wctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-	q := browserlink.NewQueue[browserlink.Download](256)
-	unsubscribe := l.Subscribe(&browserlink.Subscriber{
-		Filter:  func(in *browserlink.Message) bool { return in.Event == "download" && in.Download != nil },
-		Deliver: func(in *browserlink.Message) { q.Put(*in.Download) },
-		Done:    q.Close,
-	})
-	defer unsubscribe()
-	if p.Click != "" {
-		_, err := s.withRunner(wctx, a, p.Target, "download", 0, func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
-			return r.Click(ctx, p.Click, actions.ClickOptions{ActOptions: actions.ActOptions{Settle: &actions.Settle{Off: true}}})
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	id := -1
-	for {
-		select {
-		case <-wctx.Done():
-			if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return nil, ctx.Err()
-			}
-			if id < 0 {
-				return nil, protocol.Errorf(protocol.CodeTimeout, "download: no download started within %v", d)
-			}
-			return nil, protocol.Errorf(protocol.CodeTimeout, "download: download %d did not finish within %v", id, d).With("download", id)
-		case it, ok := <-q.C:
-			if !ok {
-				return nil, protocol.Errorf(protocol.CodeBrowserGone, "download: browser %s disconnected", l.id)
-			}
-			if id < 0 {
-				id = it.ID
-			}
-			if it.ID != id {
-				continue
-			}
-			res := protocol.DownloadResult{ID: it.ID, URL: it.URL, Filename: it.Filename, Mime: it.Mime, Bytes: it.Bytes, State: it.State, Error: it.Error}
-			if it.FinalURL != "" {
-				res.URL = it.FinalURL
-			}
-			switch it.State {
-			case "complete":
-				res.TookMs = tookMs(time.Since(start))
-				return res, nil
-			case "interrupted":
-				return nil, protocol.Errorf(protocol.CodeDownloadFailed, "download %d of %s was interrupted: %s", it.ID, res.URL, it.Error).With("download", res)
-			}
-		}
-	}
 }

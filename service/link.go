@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/browserlink"
+	"github.com/egohost/egohost/filegate"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
 )
@@ -47,6 +48,8 @@ type link struct {
 	// held reports whether a tab is in a space the person has taken over:
 	// its console and network are not recorded then (takeover.go).
 	held func(tab int) bool
+	uploads   *filegate.Store // the files the tabs were handed: they go with their tab
+	downloads downloadTabs    // which tab each download came from (downloads.go)
 }
 
 // setGroups records the tabs' groups the hello listed.
@@ -152,12 +155,14 @@ func (l *link) event(in *browserlink.Message) {
 		delete(l.activeIn, in.TabID)
 		l.mu.Unlock()
 		l.dropTab(in.TabID)
+		l.uploads.Drop(uploadOwner(l.id, in.TabID))
 	case "detached":
 		l.dropTab(in.TabID)
 	case "cdp":
 		if in.SessionID == "" {
 			l.trackDialog(in)
 		}
+		l.downloads.track(in)
 		l.record(in)
 	}
 }

@@ -609,7 +609,16 @@ func (s *Service) cdpUnsubscribe(ctx context.Context, a *agent, p protocol.CDPUn
 	return map[string]any{"unsubscribed": true}, nil
 }
 
+// maxEcho caps debug.echo's data: enough for the tests of chunking (a few
+// MiB), far from native messaging's 64 MiB.
+const maxEcho = 16 << 20
+
+// debugEcho sends data to the extension and back (the owner's, for tests
+// of the chain: access.go).
 func (s *Service) debugEcho(ctx context.Context, _ *agent, p protocol.DebugEchoParams) (any, error) {
+	if len(p.Data) > maxEcho {
+		return nil, protocol.Errorf(protocol.CodeTooLarge, "debug.echo: %d bytes of data exceed %d", len(p.Data), maxEcho).With("limit", maxEcho)
+	}
 	l, err := s.pickLink(ctx, p.Browser)
 	if err != nil {
 		return nil, err

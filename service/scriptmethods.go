@@ -3,8 +3,6 @@ package service
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/egohost/egohost/protocol"
@@ -59,19 +57,11 @@ func (s *Service) scriptRun(ctx context.Context, a *agent, p protocol.ScriptRunP
 	if timeout > s.opts.ScriptMax {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "script.run: a timeout of %v exceeds timeouts.script_max (%v)", timeout, s.opts.ScriptMax)
 	}
-	files := make([]string, 0, len(p.Files))
-	for _, f := range p.Files {
-		if !filepath.IsAbs(f) {
-			return nil, protocol.Errorf(protocol.CodeInvalidParams, "script.run: file %q is not an absolute path", f)
-		}
-		st, err := os.Stat(f)
-		if err != nil {
-			return nil, protocol.Errorf(protocol.CodeInvalidParams, "script.run: %v", err)
-		}
-		if !st.Mode().IsRegular() {
-			return nil, protocol.Errorf(protocol.CodeInvalidParams, "script.run: %s is not a regular file", f)
-		}
-		files = append(files, filepath.Clean(f))
+	// The files it may hand setInputFiles: under upload's rules, checked
+	// now (and again by each upload call, as the agent's own).
+	files, err := s.checkScriptFiles(ctx, a, p.Files, p.Payloads)
+	if err != nil {
+		return nil, err
 	}
 	// The script's page stays the tab that is active now, whatever tabs
 	// it opens. Without a browser the script still runs: its calls fail
@@ -86,5 +76,6 @@ func (s *Service) scriptRun(ctx context.Context, a *agent, p protocol.ScriptRunP
 		MaxMemory: s.opts.ScriptMemory,
 		MaxOutput: s.opts.ScriptOutput,
 		Files:     files,
+		Payloads:  p.Payloads,
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/chromeext"
 	"github.com/egohost/egohost/client"
+	"github.com/egohost/egohost/filegate"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/refmap"
 	"github.com/egohost/egohost/relay"
@@ -68,7 +69,14 @@ type Options struct {
 	AuditKeep    int
 	// PairLimits cap the pairing requests (zero: pairing.DefaultLimits).
 	PairLimits pairing.Limits
-	Logger     *slog.Logger
+	// UploadDirs are the folders a paired agent may upload from by path
+	// (agents.upload_dirs); UploadMaxBytes caps one upload's bytes (0: 50
+	// MiB); OutputDir is where plain file names are written
+	// (agents.output_dir). README "Security", agentfiles.go.
+	UploadDirs     []string
+	UploadMaxBytes int64
+	OutputDir      string
+	Logger         *slog.Logger
 }
 
 // Service is the egohost service.
@@ -97,6 +105,8 @@ type Service struct {
 	conns   map[*agent]struct{} // live agent connections, so a revoke can cut them
 	connSeq atomic.Uint64       // connection numbers (popup.agents, popup.disconnect)
 	recent  *recentCalls        // each agent's last calls, for the popup (agentslive.go)
+	files   filegate.Rules      // which of the person's files a call may reach (agentfiles.go)
+	uploads *filegate.Store     // the files pages were handed, kept while their tab lives
 
 	tokenless tokenless // what connections without a valid token did (tokenless.go)
 
@@ -135,6 +145,9 @@ func New(opts Options) (*Service, error) {
 	if opts.DataDir == "" {
 		opts.DataDir = opts.StateDir
 	}
+	if opts.UploadMaxBytes <= 0 {
+		opts.UploadMaxBytes = 50 << 20
+	}
 	s := &Service{opts: opts, log: opts.Logger, links: make(map[string]*link), changed: make(chan struct{})}
 	var err error
 	// Start the numbering at a random point below 2^52 (exact in the
@@ -156,6 +169,10 @@ func New(opts Options) (*Service, error) {
 		return nil, fmt.Errorf("start service: %w", err)
 	}
 	s.methods = s.handlers()
+	// Nobody reaches the state dir, the durable data dir or the token
+	// through a call; the files pages are handed live in the state dir's
+	// uploads folder.
+	s.files = filegate.Rules{Private: []string{opts.StateDir, opts.DataDir, opts.TokenFile}, UploadDirs: opts.UploadDirs, OutputDir: opts.OutputDir}
 	s.spaces = newAgentSpaces(opts.DataDir, s.log)
 	s.needs = methodNeeds()
 	if s.pairs, err = pairing.Open(filepath.Join(opts.DataDir, agentsFile), time.Now); err != nil {
@@ -198,6 +215,13 @@ func New(opts Options) (*Service, error) {
 		return nil, fmt.Errorf("start service: %w", err)
 	}
 	s.recent = loadRecentCalls(s.auditPath(), recentPerAgent, s.log)
+	// Only now that no other service runs: what a previous one left goes.
+	if s.uploads, err = filegate.OpenStore(filepath.Join(opts.StateDir, uploadsFolder), uploadsKept*opts.UploadMaxBytes); err != nil {
+		s.ln.Close()
+		s.httpLn.Close()
+		s.audit.Close()
+		return nil, fmt.Errorf("start service: %w", err)
+	}
 	return s, nil
 }
 
@@ -266,6 +290,9 @@ func (s *Service) Serve(ctx context.Context) error {
 	wg.Wait()
 	os.Remove(s.opts.Socket)
 	s.audit.Close()
+	if err := s.uploads.Close(); err != nil {
+		s.log.Warn("remove the uploaded files", "err", err)
+	}
 	return err
 }
 
@@ -322,7 +349,7 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 		writeError(conn, "forbidden_origin", "extension origin "+h.Origin+" is not in allowed_extension_ids")
 		return
 	}
-	l := &link{relayPID: h.PID, origin: h.Origin, connected: time.Now(), tabs: make(map[int]*tabState), refs: s.refs}
+	l := &link{relayPID: h.PID, origin: h.Origin, connected: time.Now(), tabs: make(map[int]*tabState), refs: s.refs, uploads: s.uploads}
 	l.person = &agent{s: s, person: true, name: personName, grant: personGrant}
 	l.held = func(tab int) bool { return s.heldByPerson(l, tab) }
 	l.Link = browserlink.New(conn, browserlink.Options{

@@ -140,7 +140,8 @@ func actionVerbs() map[string]verb {
 				return p, nil
 			}
 		},
-		human: printAction("uploaded to"),
+		human:   printAction("uploaded to"),
+		prepare: (*env).uploadParams,
 	}
 	v["scroll"] = verb{
 		use: "scroll [TARGET] [--dy N] [--dx N]", short: "scroll an element into view, or turn the wheel", group: "act",
@@ -283,6 +284,8 @@ func actionVerbs() map[string]verb {
 	}
 	v["screenshot"] = verb{
 		use: "screenshot FILE", short: "write a PNG of the viewport, the full page or an element", group: "read",
+		long: "The service sends the PNG and this command writes FILE itself, with your rights: a new\n" +
+			"file, or a regular file replaced (never through a symlink, never in egohost's state folder).",
 		example: "  egohost screenshot page.png\n  egohost screenshot all.png --full\n  egohost screenshot form.png --target '#form'",
 		args:    nArgs(1, 1), method: protocol.MethodScreenshot,
 		flags: func(fs *pflag.FlagSet) paramsFunc {
@@ -297,10 +300,10 @@ func actionVerbs() map[string]verb {
 				if err != nil {
 					return nil, usageError(fmt.Sprintf("screenshot: %v", err))
 				}
-				p.Path = abs
-				return p, nil
+				return screenshotCall{ScreenshotParams: p, file: abs}, nil
 			}
 		},
+		finish: (*env).saveScreenshot,
 		human: func(w io.Writer, raw json.RawMessage) error {
 			var r protocol.ScreenshotResult
 			if err := json.Unmarshal(raw, &r); err != nil {

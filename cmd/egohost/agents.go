@@ -300,6 +300,9 @@ func (e *env) printAudit(en audit.Entry) {
 	if en.Process != "" {
 		what += " from " + en.Process
 	}
+	if len(en.Files) > 0 {
+		what += " files " + strings.Join(en.Files, ", ")
+	}
 	p := audit.Printable
 	fmt.Fprintf(e.stdout, "%s %-12s %-12s tab %-5d %-28s %-8s %6.1fms %s\n", en.Time.Local().Format("2006-01-02 15:04:05.000"), p(en.Agent), p(en.Method), en.Tab, p(en.Origin), p(en.Result), en.Duration, p(strings.TrimSpace(what)))
 }

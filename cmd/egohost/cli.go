@@ -36,6 +36,11 @@ type verb struct {
 	human func(w io.Writer, raw json.RawMessage) error
 	// jsonParams, if set, adjusts the params when --json is given.
 	jsonParams func(params any) any
+	// prepare, if set, does the CLI's part before the call (upload on a
+	// paired token reads the files: localfiles.go); finish after it, with
+	// the answer (screenshot writes the file).
+	prepare func(e *env, params any) (any, error)
+	finish  func(e *env, params any, raw json.RawMessage) (json.RawMessage, error)
 }
 
 // paramsFunc builds a call's params from the common flags and the
@@ -261,6 +266,12 @@ func (e *env) callVerb(ctx context.Context, name string, v verb, timeout time.Du
 	if e.json && v.jsonParams != nil {
 		params = v.jsonParams(params)
 	}
+	if v.prepare != nil {
+		var err error
+		if params, err = v.prepare(e, params); err != nil {
+			return err
+		}
+	}
 	// --timeout is the verb's own wait; the call gets the request deadline,
 	// or a little more than the wait so that the service's answer (with the
 	// wait's last cause) arrives before the client gives up.
@@ -280,6 +291,11 @@ func (e *env) callVerb(ctx context.Context, name string, v verb, timeout time.Du
 	var raw json.RawMessage
 	if err := c.Call(ctx, v.method, params, &raw); err != nil {
 		return lostService(name, err)
+	}
+	if v.finish != nil {
+		if raw, err = v.finish(e, params, raw); err != nil {
+			return err
+		}
 	}
 	if e.json {
 		_, err := fmt.Fprintf(e.stdout, "%s\n", unescapeHTML(raw))

@@ -32,7 +32,7 @@ func (c *cli) runCommand() *cobra.Command {
 	}
 	fs := cmd.Flags()
 	out := fs.String("out", "", "save the script's screenshots in `DIR` (default: here)")
-	files := fs.StringArray("file", nil, "a file the script may upload (`PATH`, repeatable)")
+	files := fs.StringArray("file", nil, "a file the script may upload (`PATH`, repeatable; sent as bytes on a paired agent's token)")
 	co := commonFlags(fs)
 	fs.Lookup("timeout").Usage = "the script's time limit (default timeouts.script)"
 	cmd.RunE = c.with(func(ctx context.Context, e *env, _ *cobra.Command, args []string) error {
@@ -61,6 +61,14 @@ func (e *env) runScript(ctx context.Context, cm common, rest, files []string, ou
 		return err
 	}
 	p := protocol.ScriptRunParams{Target: cm.Target, Script: src, Files: files, TimeoutMs: cm.timeoutMs()}
+	if pairedToken() && len(files) > 0 {
+		// A paired agent gives the bytes of what it can read; the script
+		// names each file by its path or its name.
+		if p.Payloads, err = e.readPayloads("run", files); err != nil {
+			return err
+		}
+		p.Files = nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, d+10*time.Second)
 	defer cancel()
 	c, err := e.dial(ctx)

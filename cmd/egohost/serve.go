@@ -40,6 +40,9 @@ func (e *env) serviceOptions() service.Options {
 		OriginRules:     originRules(c.AgentOrigins),
 		AuditMaxSize:    int64(c.AuditMaxSize),
 		AuditKeep:       c.AuditKeep,
+		UploadDirs:      c.Agents.UploadDirs,
+		UploadMaxBytes:  int64(c.Agents.UploadMaxBytes),
+		OutputDir:       c.Agents.OutputDir,
 		Logger:          e.log,
 	}
 }

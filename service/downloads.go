@@ -1,0 +1,224 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+
+	"github.com/egohost/egohost/actions"
+	"github.com/egohost/egohost/browserlink"
+	"github.com/egohost/egohost/protocol"
+)
+
+// Downloads come from chrome.downloads (the extension's "download"
+// events), which says nothing of the tab a download came from. A paired
+// agent may learn only of its own tabs' downloads (a download's URL can
+// carry a signed query, its file name is on the person's disk), so the
+// service attributes each download to a tab: the tab's own CDP session
+// reports Page.downloadWillBegin with the URL (on every tab egohost has
+// attached, with the Page domain on), and the download of that URL is
+// that tab's. A download nothing attributes (the person's tab that
+// egohost never attached) is nobody's: no paired agent sees it.
+
+// pageDownloadWillBegin is the tab's CDP event of a download's start.
+// Deprecated in the protocol (and gone from cdproto) in favour of
+// Browser.downloadWillBegin, which chrome.debugger cannot enable; Chrome
+// still sends it to a tab's session, with the same params.
+const pageDownloadWillBegin = "Page.downloadWillBegin"
+
+// downloadMemory bounds the starts a link remembers: the last 64, of
+// the last 5 minutes.
+const (
+	downloadMemory    = 64
+	downloadRemembers = 5 * time.Minute
+)
+
+// downloadTabs attributes a link's downloads to the tabs they came from.
+type downloadTabs struct {
+	mu     sync.Mutex
+	began  []downloadBegan // oldest first
+	byItem map[int]int     // chrome.downloads id → tab
+}
+
+type downloadBegan struct {
+	url  string
+	tab  int
+	at   time.Time
+	used bool
+}
+
+// track notes a tab's Page.downloadWillBegin; the link calls it for
+// every CDP event, before the subscribers see it.
+func (d *downloadTabs) track(in *browserlink.Message) {
+	if in.Method != pageDownloadWillBegin {
+		return
+	}
+	var ev browser.EventDownloadWillBegin
+	if jsonv2.Unmarshal(in.Params, &ev) != nil || ev.URL == "" {
+		return
+	}
+	now := time.Now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for len(d.began) > 0 && (len(d.began) >= downloadMemory || now.Sub(d.began[0].at) > downloadRemembers) {
+		d.began = d.began[1:]
+	}
+	d.began = append(d.began, downloadBegan{url: ev.URL, tab: in.TabID, at: now})
+}
+
+// tabOf returns the tab a download came from, and false while nothing
+// says (its tab's start may come a little after chrome.downloads' event,
+// or never). A download is the latest unclaimed start of its URL.
+func (d *downloadTabs) tabOf(it browserlink.Download) (int, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if tab, ok := d.byItem[it.ID]; ok {
+		return tab, true
+	}
+	for i := len(d.began) - 1; i >= 0; i-- {
+		b := &d.began[i]
+		if b.used || (b.url != it.URL && b.url != it.FinalURL) {
+			continue
+		}
+		b.used = true
+		if d.byItem == nil {
+			d.byItem = make(map[int]int)
+		}
+		d.byItem[it.ID] = b.tab
+		return b.tab, true
+	}
+	return 0, false
+}
+
+// downloadIsMine says whether the caller may see a download: yes for the
+// owner and the person; for a paired agent only when it came from a tab
+// the agent may see (its spaces' tabs, on an origin its rules allow),
+// and unknown while nothing attributes it.
+func (s *Service) downloadIsMine(a *agent, l *link, it browserlink.Download) (mine, known bool) {
+	if a.grant.kind != grantPaired {
+		return true, true
+	}
+	tab, ok := l.downloads.tabOf(it)
+	if !ok {
+		return false, false
+	}
+	url, _ := l.urls.get(tab)
+	return len(s.visibleTabs(a, l, []protocol.Tab{{ID: tab, GroupID: l.groupOf(tab), URL: url}})) == 1, true
+}
+
+// downloadEvent is what the download method waits on: a download's
+// state, or (item nil) the start of a download in some tab, which may
+// attribute one seen before.
+type downloadEvent struct {
+	item *browserlink.Download
+}
+
+// download waits for the browser's next download (chrome.downloads events
+// from the extension) to start and to finish, after clicking p.Click when
+// given. A paired agent waits for the next download of its own tabs.
+func (s *Service) download(ctx context.Context, a *agent, p protocol.DownloadParams) (any, error) {
+	start := time.Now()
+	l, err := s.pickLink(ctx, p.Browser)
+	if err != nil {
+		return nil, err
+	}
+	d := millis(p.TimeoutMs)
+	if d <= 0 {
+		d = 30 * time.Second
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl)-time.Second < d {
+		d = max(time.Until(dl)-time.Second, time.Second)
+	}
+	wctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	q := browserlink.NewQueue[downloadEvent](256)
+	unsubscribe := l.Subscribe(&browserlink.Subscriber{
+		Filter: func(in *browserlink.Message) bool {
+			return (in.Event == "download" && in.Download != nil) || (in.Event == "cdp" && in.Method == pageDownloadWillBegin)
+		},
+		Deliver: func(in *browserlink.Message) { q.Put(downloadEvent{item: in.Download}) },
+		Done:    q.Close,
+	})
+	defer unsubscribe()
+	if p.Click != "" {
+		_, err := s.withRunner(wctx, a, p.Target, "download", 0, func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+			return r.Click(ctx, p.Click, actions.ClickOptions{ActOptions: actions.ActOptions{Settle: &actions.Settle{Off: true}}})
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	id := -1
+	var unknown []browserlink.Download // a paired agent's: downloads nothing attributed yet, latest state each
+	for {
+		select {
+		case <-wctx.Done():
+			if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return nil, ctx.Err()
+			}
+			if id < 0 {
+				return nil, protocol.Errorf(protocol.CodeTimeout, "download: no download started within %v", d)
+			}
+			return nil, protocol.Errorf(protocol.CodeTimeout, "download: download %d did not finish within %v", id, d).With("download", id)
+		case ev, ok := <-q.C:
+			if !ok {
+				return nil, protocol.Errorf(protocol.CodeBrowserGone, "download: browser %s disconnected", l.id)
+			}
+			items := slices.Clone(unknown) // a start: those seen before may be attributed now
+			if ev.item != nil {
+				items = []browserlink.Download{*ev.item}
+			}
+			for _, it := range items {
+				if id < 0 {
+					mine, known := s.downloadIsMine(a, l, it)
+					unknown = withoutDownload(unknown, it.ID)
+					if !known {
+						unknown = append(unknown, it)
+					}
+					if !mine {
+						continue
+					}
+					id = it.ID
+				}
+				if it.ID != id {
+					continue
+				}
+				if res, done, err := downloadDone(it, start); done {
+					return res, err
+				}
+			}
+		}
+	}
+}
+
+// downloadDone answers a download that finished (complete, or
+// interrupted); done is false while it runs.
+func downloadDone(it browserlink.Download, start time.Time) (res any, done bool, err error) {
+	r := protocol.DownloadResult{ID: it.ID, URL: it.URL, Filename: it.Filename, Mime: it.Mime, Bytes: it.Bytes, State: it.State, Error: it.Error}
+	if it.FinalURL != "" {
+		r.URL = it.FinalURL
+	}
+	switch it.State {
+	case "complete":
+		r.TookMs = tookMs(time.Since(start))
+		return r, true, nil
+	case "interrupted":
+		return nil, true, protocol.Errorf(protocol.CodeDownloadFailed, "download %d of %s was interrupted: %s", it.ID, r.URL, it.Error).With("download", r)
+	}
+	return nil, false, nil
+}
+
+func withoutDownload(items []browserlink.Download, id int) []browserlink.Download {
+	out := items[:0]
+	for _, it := range items {
+		if it.ID != id {
+			out = append(out, it)
+		}
+	}
+	return out
+}

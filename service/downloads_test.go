@@ -1,0 +1,45 @@
+package service
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/egohost/egohost/browserlink"
+)
+
+// A download is the tab's whose Page.downloadWillBegin named its URL
+// (the latest unclaimed start); one nothing names is nobody's.
+func TestDownloadTabs(t *testing.T) {
+	var d downloadTabs
+	began := func(tab int, url string) {
+		params, _ := json.Marshal(map[string]string{"frameId": "F", "guid": "g", "url": url, "suggestedFilename": "x"})
+		d.track(&browserlink.Message{Event: "cdp", TabID: tab, Method: pageDownloadWillBegin, Params: params})
+	}
+	item := func(id int, url, final string) browserlink.Download {
+		return browserlink.Download{ID: id, URL: url, FinalURL: final}
+	}
+	if _, ok := d.tabOf(item(1, "https://a/x", "")); ok {
+		t.Error("a download nothing named has a tab")
+	}
+	began(7, "https://a/x")
+	if tab, ok := d.tabOf(item(1, "https://a/x", "")); !ok || tab != 7 {
+		t.Errorf("after tab 7's start: got %d, %t; want 7", tab, ok)
+	}
+	if tab, ok := d.tabOf(item(1, "https://a/x", "")); !ok || tab != 7 {
+		t.Errorf("the same download again: got %d, %t; want 7", tab, ok)
+	}
+	if _, ok := d.tabOf(item(2, "https://a/x", "")); ok {
+		t.Error("a second download of the URL took the first one's start")
+	}
+	began(8, "https://b/final")
+	if tab, ok := d.tabOf(item(3, "https://b/redirect", "https://b/final")); !ok || tab != 8 {
+		t.Errorf("by the final URL: got %d, %t; want 8", tab, ok)
+	}
+	d.track(&browserlink.Message{Event: "cdp", TabID: 9, Method: "Page.frameNavigated", Params: json.RawMessage(`{}`)})
+	for i := range downloadMemory + 10 {
+		began(100+i, "https://c/many")
+	}
+	if len(d.began) > downloadMemory {
+		t.Errorf("%d starts remembered, want at most %d", len(d.began), downloadMemory)
+	}
+}
