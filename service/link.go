@@ -47,7 +47,7 @@ type link struct {
 
 	// held reports whether a tab is in a space the person has taken over:
 	// its console and network are not recorded then (takeover.go).
-	held func(tab int) bool
+	held      func(tab int) bool
 	uploads   *filegate.Store // the files the tabs were handed: they go with their tab
 	downloads downloadTabs    // which tab each download came from (downloads.go)
 }
