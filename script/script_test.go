@@ -258,20 +258,27 @@ func TestGuards(t *testing.T) {
 }
 
 // TestCanceled: the caller's cancellation (the agent gone) interrupts a
-// running script, busy in JavaScript or waiting on a call.
+// running script, busy in JavaScript or waiting on a call. The script is
+// running when the context ends (the call has reached the service), and
+// the service's call ends with its context, as the real one does.
 func TestCanceled(t *testing.T) {
-	block := make(chan struct{})
-	f := &fakeService{answers: map[string]func(json.RawMessage) (json.RawMessage, error){
-		"click": func(json.RawMessage) (json.RawMessage, error) { <-block; return nil, context.Canceled },
-	}}
-	defer close(block)
 	for _, src := range []string{`while (true) {}`, `await page.click('#a')`} {
+		started := make(chan struct{})
+		var once sync.Once
+		f := &blockingService{started: func() { once.Do(func() { close(started) }) }}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() {
 			_, err := Run(ctx, f, src, Options{Target: protocol.Target{Tab: 1}, Timeout: time.Hour})
 			done <- err
 		}()
+		if strings.Contains(src, "click") {
+			select {
+			case <-started:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%s: the call never reached the service", src)
+			}
+		}
 		cancel()
 		select {
 		case err := <-done:
@@ -282,6 +289,15 @@ func TestCanceled(t *testing.T) {
 			t.Fatalf("%s: still running 10 s after its context ended", src)
 		}
 	}
+}
+
+// blockingService answers every call when the call's context ends.
+type blockingService struct{ started func() }
+
+func (b *blockingService) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	b.started()
+	<-ctx.Done()
+	return nil, ctx.Err()
 }
 
 func TestOutputCap(t *testing.T) {
