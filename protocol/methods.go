@@ -39,7 +39,8 @@ type Target struct {
 // so the service routes them with one helper.
 func (t Target) TargetOf() Target { return t }
 
-// Browser is one connected browser link (one profile with the extension).
+// Browser is one browser link (one profile with the extension): a
+// connected one, or one that is reconnecting (BrowsersListResult.Reconnecting).
 type Browser struct {
 	ID          string    `json:"id"`
 	ExtensionID string    `json:"extensionId"`
@@ -50,6 +51,10 @@ type Browser struct {
 	// AutomationStopped: the person switched off all automation of this
 	// browser in the popup; its calls fail with automation_stopped.
 	AutomationStopped bool `json:"automationStopped,omitempty"`
+	// DisconnectedAt and GoneMs, for a browser that is reconnecting: when
+	// its link dropped, and how long ago that was.
+	DisconnectedAt time.Time `json:"disconnectedAt,omitzero"`
+	GoneMs         int64     `json:"goneMs,omitempty"`
 }
 
 // Tab is a browser tab.
@@ -72,11 +77,16 @@ type PingResult struct {
 	Version  string `json:"version"`
 	PID      int    `json:"pid"`
 	Browsers int    `json:"browsers"`
+	// Reconnecting counts the browsers that are reconnecting.
+	Reconnecting int `json:"reconnecting,omitempty"`
 }
 
 // BrowsersListResult answers browsers.list.
 type BrowsersListResult struct {
-	Browsers []Browser `json:"browsers"`
+	Browsers []Browser `json:"browsers"` // connected now
+	// Reconnecting are the browsers whose link dropped less than
+	// timeouts.reconnect ago and that are not back yet.
+	Reconnecting []Browser `json:"reconnecting,omitempty"`
 }
 
 // TabsListParams are the params of tabs.list.
@@ -87,6 +97,10 @@ type TabsListParams struct {
 // TabsListResult answers tabs.list.
 type TabsListResult struct {
 	Tabs []Tab `json:"tabs"`
+	// Reconnecting are the browsers asked for (the named one, or any when
+	// none was named) that are reconnecting: their tabs are listed once
+	// they are back.
+	Reconnecting []Browser `json:"reconnecting,omitempty"`
 }
 
 // TabsOpenParams are the params of tabs.open.

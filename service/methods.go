@@ -68,7 +68,7 @@ func (s *Service) dispatch(ctx context.Context, a *agent, method string, params 
 func (s *Service) ping(ctx context.Context, _ *agent, _ noParams) (any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return protocol.PingResult{Version: Version, PID: os.Getpid(), Browsers: len(s.links)}, nil
+	return protocol.PingResult{Version: Version, PID: os.Getpid(), Browsers: len(s.links), Reconnecting: len(s.reconnectingList(""))}, nil
 }
 
 func (s *Service) browsersList(ctx context.Context, _ *agent, _ noParams) (any, error) {
@@ -77,24 +77,46 @@ func (s *Service) browsersList(ctx context.Context, _ *agent, _ noParams) (any, 
 	for _, id := range s.order {
 		links = append(links, s.links[id])
 	}
+	reconnecting := s.reconnectingList("")
 	s.mu.Unlock()
-	res := protocol.BrowsersListResult{Browsers: []protocol.Browser{}}
+	res := protocol.BrowsersListResult{Browsers: []protocol.Browser{}, Reconnecting: reconnecting}
 	for _, l := range links {
 		res.Browsers = append(res.Browsers, l.info())
 	}
 	return res, nil
 }
 
+// reconnectingList describes the browsers that are reconnecting (only
+// name's when name is not ""), in ID order. s.mu is held.
+func (s *Service) reconnectingList(name string) []protocol.Browser {
+	var out []protocol.Browser
+	for id := range s.known.reconnecting(s.opts.ReconnectGrace) {
+		if name != "" && id != name {
+			continue
+		}
+		b := s.lastInfo[id] // empty after a service restart: the ID is all it knows
+		b.ID, b.RelayPID = id, 0
+		if k := s.known.Known[s.known.keyOf(id)]; k != nil {
+			b.DisconnectedAt = k.LastSeen
+			b.GoneMs = time.Since(k.LastSeen).Milliseconds()
+		}
+		out = append(out, b)
+	}
+	slices.SortFunc(out, func(a, b protocol.Browser) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
 // pickLink returns the named browser link, or the only one. While the
 // browser it needs is on its way (a known browser that dropped less than
 // timeouts.reconnect ago, or a relay that has not said hello yet), it waits
-// for it within ctx: a call made while the extension reconnects succeeds
-// if the browser is back in time, and fails with browser_reconnecting if
-// not.
+// for it, at most timeouts.reconnect_wait and within ctx: a call made
+// while the extension reconnects succeeds if the browser is back in time,
+// and fails with browser_reconnecting if not.
 func (s *Service) pickLink(ctx context.Context, name string) (*link, error) {
 	if h := home(ctx); name == "" && h != nil {
 		name = h.id // the popup's calls go to its own browser
 	}
+	giveUp := time.Now().Add(s.opts.ReconnectWait)
 	for {
 		s.mu.Lock()
 		l, until, err := s.chooseLink(name)
@@ -114,19 +136,32 @@ func (s *Service) pickLink(ctx context.Context, name string) (*link, error) {
 		if until.IsZero() {
 			return nil, err
 		}
+		if !time.Now().Before(giveUp) {
+			break // timeouts.reconnect_wait is over
+		}
+		if until.After(giveUp) {
+			until = giveUp
+		}
 		wait := time.NewTimer(time.Until(until))
 		select {
 		case <-changed:
-		case <-wait.C: // its grace ended: look again, it is no longer reconnecting
+		case <-wait.C: // its grace or this call's wait ended: look again
 		case <-ctx.Done():
 			wait.Stop()
-			s.mu.Lock()
-			l, _, err = s.chooseLink(name) // the error says how long it has been gone by now
-			s.mu.Unlock()
-			return l, err
+			return s.chooseNow(name)
 		}
 		wait.Stop()
 	}
+	return s.chooseNow(name)
+}
+
+// chooseNow is chooseLink's link and error now: a wait for the browser
+// ended; the error says how long it has been gone by now.
+func (s *Service) chooseNow(name string) (*link, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, _, err := s.chooseLink(name)
+	return l, err
 }
 
 // chooseLink picks the link for name ("" = the only one) among the links
@@ -255,29 +290,44 @@ func (s *Service) target(ctx context.Context, a *agent, t protocol.Target) (*lin
 }
 
 func (s *Service) tabsList(ctx context.Context, a *agent, p protocol.TabsListParams) (any, error) {
-	// Listing changes nothing, so a link that drops under it is no reason
-	// to fail: ask the browser again once it is back (pickLink waits for a
-	// known browser within ctx).
-	for {
-		l, err := s.pickLink(ctx, p.Browser)
-		if err != nil {
-			return nil, err
-		}
-		tabs, err := s.listTabs(ctx, l)
-		if protocol.CodeOf(err) == protocol.CodeBrowserGone && ctx.Err() == nil {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		s.syncSpaces(ctx, l)
-		for i := range tabs {
-			if sp, ok := s.spaces.reg.ByGroup(l.id, tabs[i].GroupID); ok {
-				tabs[i].Space = sp.ID
-			}
-		}
-		return protocol.TabsListResult{Tabs: s.visibleTabs(a, l, tabs)}, nil
+	name := p.Browser
+	if h := home(ctx); name == "" && h != nil {
+		name = h.id
 	}
+	s.mu.Lock()
+	l, until, err := s.chooseLink(name)
+	res := protocol.TabsListResult{Tabs: []protocol.Tab{}, Reconnecting: s.reconnectingList(name)}
+	s.mu.Unlock()
+	if l == nil && !until.IsZero() {
+		return res, nil // on its way back: nothing of it is connected now
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := l.checkAutomation(); err != nil {
+		return nil, err
+	}
+	tabs, err := s.listTabs(ctx, l)
+	if protocol.CodeOf(err) == protocol.CodeBrowserGone {
+		// It dropped under the call: it is reconnecting now.
+		if !slices.ContainsFunc(res.Reconnecting, func(b protocol.Browser) bool { return b.ID == l.id }) {
+			b := l.info()
+			b.RelayPID, b.DisconnectedAt = 0, time.Now()
+			res.Reconnecting = append(res.Reconnecting, b)
+		}
+		return res, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.syncSpaces(ctx, l)
+	for i := range tabs {
+		if sp, ok := s.spaces.reg.ByGroup(l.id, tabs[i].GroupID); ok {
+			tabs[i].Space = sp.ID
+		}
+	}
+	res.Tabs = s.visibleTabs(a, l, tabs)
+	return res, nil
 }
 
 func (s *Service) tabReply(raw json.RawMessage, l *link, op string) (protocol.TabResult, error) {
