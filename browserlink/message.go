@@ -22,7 +22,10 @@ type Message struct {
 	Method    string          `json:"method,omitempty"`
 	Params    json.RawMessage `json:"params,omitempty"`
 	Reason    string          `json:"reason,omitempty"`
-	Tab       *protocol.Tab   `json:"tab,omitempty"`
+	// Refused, in a detached event, are the requests Chrome refused because
+	// the session was already gone: none of them ran (PROTOCOL.md §2.3).
+	Refused []int64       `json:"refused,omitempty"`
+	Tab     *protocol.Tab `json:"tab,omitempty"`
 	// download (extension/downloads.js)
 	Download *Download `json:"download,omitempty"`
 	// hello
@@ -41,6 +44,9 @@ type ExtError struct {
 	Message string `json:"message"`
 	Reason  string `json:"reason,omitempty"`
 	CDPCode *int64 `json:"cdpCode,omitempty"`
+	// Refused, with detached: Chrome refused the command because the
+	// session was already gone; it did not run.
+	Refused bool `json:"refused,omitempty"`
 }
 
 // Download is a download as the extension reports it in a "download"
@@ -86,6 +92,9 @@ func extensionError(op string, e *ExtError) error {
 	}
 	if e.CDPCode != nil {
 		pe.With("cdpCode", *e.CDPCode)
+	}
+	if e.Refused {
+		pe.With("refused", true)
 	}
 	return pe
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"os/exec"
 	"strings"
 	"testing"
@@ -124,4 +125,62 @@ func TestBrowserGoneCallsDoNotHang(t *testing.T) {
 	})
 	wantCode(t, err, protocol.CodeBrowserReconnecting)
 	t.Logf("cdp.send failed with browser_reconnecting in %v", took.Round(time.Millisecond))
+}
+
+// A detach the extension did not hear about (chrome.debugger.detach called
+// in its worker: no onDetach event) costs the next command nothing: Chrome
+// refuses it (it never runs), and the call runs again on a new session,
+// once. Each kind of call: eval (the page engine: its per-tab state is
+// rebuilt), cdp.send (raw), goto (waits for load events, which only a
+// rebuilt tab state gets). The counter shows each ran exactly once. Before:
+// eval failed at once with a misleading timeout 1004 (issue 27 saw it
+// after 8 s), cdp.send with detached 1006.
+func TestSilentDetachNextCommandReattaches(t *testing.T) {
+	c := startChain(t)
+	base := serve(t, map[string]string{"/": `<title>silent</title><script>window.n = 0</script>`})
+	tab := c.openTab(t, base+"/")
+	ctx := ctxT(t, 120*time.Second)
+	evalN := func(ctx context.Context) (string, error) {
+		var r protocol.EvalResult
+		err := c.agent.Call(ctx, protocol.MethodEval, protocol.EvalParams{Target: tab, Expression: "++window.n"}, &r)
+		b, _ := json.Marshal(r.Value)
+		return string(b), err
+	}
+	if got, err := evalN(ctx); err != nil || got != "1" {
+		t.Fatalf("eval before the detach: got %s, %v; want 1", got, err)
+	}
+
+	// Hang bound: 3× the action timeout; the call takes tens of ms.
+	const bound = 15 * time.Second
+	detachBehindTheRelay(ctx, t, c, tab.Tab)
+	var got string
+	took, err := within(ctx, bound, func(ctx context.Context) (err error) { got, err = evalN(ctx); return err })
+	if err != nil || got != "2" {
+		t.Fatalf("eval after a silent detach: got %s, %v; want 2 (ran once, on a new session)\nservice log:\n%s", got, err, c.svc.logs)
+	}
+	t.Logf("eval after a silent detach answered in %v", took.Round(time.Millisecond))
+	if !tabAttached(ctx, t, c, tab.Tab) {
+		t.Error("tabs.list after the eval: the tab is not attached")
+	}
+
+	detachBehindTheRelay(ctx, t, c, tab.Tab)
+	var raw json.RawMessage
+	took, err = within(ctx, bound, func(ctx context.Context) (err error) { raw, err = c.eval(ctx, tab, "++window.n"); return err })
+	if err != nil || string(raw) != "3" {
+		t.Fatalf("cdp.send after a silent detach: got %s, %v; want 3", raw, err)
+	}
+	t.Logf("cdp.send after a silent detach answered in %v", took.Round(time.Millisecond))
+
+	detachBehindTheRelay(ctx, t, c, tab.Tab)
+	var nav protocol.NavResult
+	took, err = within(ctx, bound, func(ctx context.Context) error {
+		return c.agent.Call(ctx, protocol.MethodGoto, protocol.GotoParams{Target: tab, URL: base + "/?again"}, &nav)
+	})
+	if err != nil || !strings.HasSuffix(nav.URL, "/?again") {
+		t.Fatalf("goto after a silent detach: got %+v, %v; want the page loaded", nav, err)
+	}
+	t.Logf("goto after a silent detach answered in %v", took.Round(time.Millisecond))
+	if got, err := evalN(ctx); err != nil || got != "1" {
+		t.Fatalf("eval on the new page: got %s, %v; want 1", got, err)
+	}
 }

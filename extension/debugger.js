@@ -132,21 +132,25 @@ export class DebuggerRelay {
 
   /**
    * send runs one CDP command on the tab (or on a flattened child session of it), attaching
-   * first if needed, and resolves Chrome's result object.
+   * first if needed, and resolves Chrome's result object. requestId is the service's request ID
+   * (a `detached` event lists it when Chrome refused it because the session was gone).
    */
-  async send(tabId, method, params, sessionId) {
+  async send(tabId, method, params, sessionId, requestId) {
     await this.attach(tabId);
     const session = this.#sessions.get(tabId);
     if (!session) throw this.#detachedError(tabId);
     const target = sessionId === undefined ? { tabId } : { tabId, sessionId };
     return new Promise((resolve, reject) => {
-      const entry = { reject };
+      const entry = { reject, requestId };
       session.inflight.add(entry);
       Promise.resolve()
         .then(() => this.dbg.sendCommand(target, method, params ?? {}))
         .then(
           (result) => resolve(result ?? {}),
-          (err) => reject(this.#commandError(tabId, session, method, err)),
+          (err) => {
+            session.inflight.delete(entry); // its own error, not the drop's
+            reject(this.#commandError(tabId, session, method, err, requestId));
+          },
         )
         .finally(() => session.inflight.delete(entry));
     });
@@ -196,22 +200,33 @@ export class DebuggerRelay {
     }
   }
 
-  #drop(tabId, session, reason) {
+  // #drop ends a session and fails its commands in flight. refused (an array of the service's
+  // request IDs) says that Chrome refused a command because the session was already gone: then
+  // every command in flight on it was sent after the session went (Chrome answers a command it
+  // was running when the session went first, with "Detached while handling command.", and that
+  // drop is not refused), so none of them ran either. The event lists them all, and the service
+  // answers them from the event, after it has handled the detach.
+  #drop(tabId, session, reason, refused) {
     if (this.#sessions.get(tabId) === session) this.#sessions.delete(tabId);
     this.#lastReason.set(tabId, reason);
-    const err = this.#detachedError(tabId);
-    for (const entry of session.inflight) entry.reject(err);
+    const err = this.#detachedError(tabId, refused ? { refused: true } : {});
+    for (const entry of session.inflight) {
+      if (refused && entry.requestId !== undefined) refused.push(entry.requestId);
+      entry.reject(err);
+    }
     session.inflight.clear();
-    this.emit({ event: "detached", tabId, reason });
+    const event = { event: "detached", tabId, reason };
+    if (refused?.length > 0) event.refused = refused;
+    this.emit(event);
     this.onChange();
   }
 
-  #detachedError(tabId) {
+  #detachedError(tabId, extra = {}) {
     const reason = this.#lastReason.get(tabId) ?? NOT_ATTACHED;
-    return new WireError(Code.detached, `debugger detached from tab ${tabId} (${reason})`, { reason });
+    return new WireError(Code.detached, `debugger detached from tab ${tabId} (${reason})`, { reason, ...extra });
   }
 
-  #commandError(tabId, session, method, err) {
+  #commandError(tabId, session, method, err, requestId) {
     const message = messageOf(err);
     const c = classifyChromeError(message);
     switch (c.kind) {
@@ -223,8 +238,11 @@ export class DebuggerRelay {
         // Chrome no longer has our session, whatever we thought (something other than this relay
         // detached it, and Chrome sends no onDetach for that): end it the way every detach ends,
         // so the service and its subscribers hear `detached`, and the next command re-attaches.
-        if (this.#sessions.get(tabId) === session) this.#drop(tabId, session, NOT_ATTACHED);
-        return this.#detachedError(tabId);
+        // refused: Chrome refused this command (it did not run), so the service may send it again.
+        if (this.#sessions.get(tabId) === session) {
+          this.#drop(tabId, session, NOT_ATTACHED, c.refused ? [requestId].filter((id) => id !== undefined) : undefined);
+        }
+        return this.#detachedError(tabId, c.refused ? { refused: true } : {});
       case "no_tab":
         return new WireError(Code.noTab, `no tab with id ${tabId}`);
       default:

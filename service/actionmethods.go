@@ -95,7 +95,7 @@ func (s *Service) withRunner(ctx context.Context, a *agent, t protocol.Target, o
 			return nil, err
 		}
 	}
-	ctx, stop := guard(ctx, tc, op)
+	gctx, stop := guard(ctx, tc, op)
 	defer stop()
 	// A ref another agent's tab handed out is not_in_space before anything
 	// reaches the page (checkRef), on both ways of finding.
@@ -112,9 +112,16 @@ func (s *Service) withRunner(ctx context.Context, a *agent, t protocol.Target, o
 		return tc.res.ObjectCall(ctx, target, fn, args...)
 	})
 	r := actions.New(tc.page, actions.FindCallers(find, call), actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient, Setup: tc.acts})
-	res, err := fn(ctx, tc, r)
+	res, err := fn(gctx, tc, r)
 	if err != nil {
-		return nil, classify(err)
+		err = classify(err)
+		var cause *protocol.Error
+		if ctx.Err() == nil && protocol.CodeOf(err) == protocol.CodeTimeout && errors.As(context.Cause(gctx), &cause) {
+			// The tab closed, its debugger detached or the browser went,
+			// which ended the call: say that, not "timed out".
+			return nil, cause
+		}
+		return nil, err
 	}
 	return res, nil
 }

@@ -144,6 +144,30 @@ test("a command Chrome says is not attached ends the session like any detach: de
   assert.equal(events.length, 1, "a re-attach emits nothing");
 });
 
+test("a command Chrome refused because the session is gone: the detached event lists it and the commands in flight, all refused", async () => {
+  const { dbg, events, relay } = setup();
+  await relay.attach(5);
+  const hang = deferred();
+  dbg.commandImpl = () => hang.promise;
+  const inflight = relay.send(5, "Page.getFrameTree", {}, undefined, 41);
+  await tick();
+  dbg.attached.delete(5); // something else detached our session; Chrome sends no onDetach for that
+  const err = await rejection(relay.send(5, "Runtime.evaluate", { expression: "1" }, undefined, 42));
+  const refused = { code: "detached", message: "debugger detached from tab 5 (not_attached)", reason: "not_attached", refused: true };
+  assert.deepEqual(err.toWire(), refused);
+  assert.deepEqual((await rejection(inflight)).toWire(), refused, "in flight on the gone session: refused too");
+  assert.deepEqual(events, [{ event: "detached", tabId: 5, reason: "not_attached", refused: [42, 41] }]);
+
+  // A command in flight when the session went may have run: not refused, no request named.
+  await relay.attach(5);
+  dbg.commandImpl = async () => {
+    throw new Error("Detached while handling command.");
+  };
+  const late = await rejection(relay.send(5, "Input.dispatchMouseEvent", {}, undefined, 43));
+  assert.deepEqual(late.toWire(), { code: "detached", message: "debugger detached from tab 5 (not_attached)", reason: "not_attached" });
+  assert.deepEqual(events[1], { event: "detached", tabId: 5, reason: "not_attached" });
+});
+
 test("concurrent commands that all find the session gone report one detached event", async () => {
   const { dbg, events, relay } = setup();
   await relay.attach(8);
