@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	browserdomain "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
 
 	"github.com/egohost/egohost/protocol"
 )
@@ -183,4 +185,181 @@ func TestSilentDetachNextCommandReattaches(t *testing.T) {
 	if got, err := evalN(ctx); err != nil || got != "1" {
 		t.Fatalf("eval on the new page: got %s, %v; want 1", got, err)
 	}
+}
+
+// killPID kills process pid at once (SIGKILL on Unix).
+func killPID(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Kill()
+}
+
+// subscription is a cdp.subscribe subscription to a tab's console, with
+// Runtime enabled through cdp.send.
+type subscription struct {
+	protocol.CDPSubscribeResult
+	c *chain
+}
+
+func subscribeConsole(ctx context.Context, t testing.TB, c *chain, tab protocol.Target) subscription {
+	t.Helper()
+	var sub protocol.CDPSubscribeResult
+	if err := c.agent.Call(ctx, protocol.MethodCDPSubscribe, protocol.CDPSubscribeParams{Target: tab, Methods: []string{"Runtime.consoleAPICalled"}}, &sub); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.agent.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: tab, Method: "Runtime.enable"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return subscription{sub, c}
+}
+
+// next waits for the subscription's next notification of method (one that
+// says it ended, when another is wanted, fails the test) and decodes it.
+func (s subscription) next(ctx context.Context, t testing.TB, method string, params any) {
+	t.Helper()
+	for {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no %s for %s before the deadline\nservice log:\n%s", method, s.Subscription, s.c.svc.logs)
+		case m, ok := <-s.c.agent.Notifications():
+			if !ok {
+				t.Fatalf("agent connection closed while waiting for %s", method)
+			}
+			var head struct {
+				Subscription string `json:"subscription"`
+			}
+			if json.Unmarshal(m.Params, &head) != nil || head.Subscription != s.Subscription {
+				continue
+			}
+			if m.Method == protocol.NotifySubscriptionEnded && method != m.Method {
+				t.Fatalf("waiting for %s: the subscription ended: %s\nservice log:\n%s", method, m.Params, s.c.svc.logs)
+			}
+			if m.Method != method {
+				continue
+			}
+			if err := json.Unmarshal(m.Params, params); err != nil {
+				t.Fatalf("%s params %s: %v", method, m.Params, err)
+			}
+			return
+		}
+	}
+}
+
+// console logs text in the tab and waits for the subscription's event of it.
+func (s subscription) console(ctx context.Context, t testing.TB, tab protocol.Target, text string) {
+	t.Helper()
+	if _, err := s.c.eval(ctx, tab, "console.log("+jsonString(text)+")"); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		var ev protocol.CDPEvent
+		s.next(ctx, t, protocol.NotifyCDPEvent, &ev)
+		if strings.Contains(string(ev.Params), text) {
+			return
+		}
+	}
+}
+
+// A relay that dies under a cdp.subscribe subscription no longer ends it:
+// once the extension has a new relay, the subscription says it resumed
+// (cdp.subscriptionResumed, with how long events were missed) and the same
+// subscription gets the tab's events again. The extension's worker lived
+// on, so the tab's debugger session did too: nothing is attached or
+// enabled again. Before: cdp.subscriptionEnded (browser_disconnected).
+func TestSubscriptionSurvivesARelayRestart(t *testing.T) {
+	c := startChain(t)
+	base := serve(t, map[string]string{"/": `<title>sub</title>`})
+	tab := c.openTab(t, base+"/")
+	ctx := ctxT(t, 90*time.Second)
+	sub := subscribeConsole(ctx, t, c, tab)
+	sub.console(ctx, t, tab, "before the relay died")
+
+	b := c.waitLink(t)
+	killed := time.Now()
+	if err := killPID(b.RelayPID); err != nil {
+		t.Fatalf("kill the relay (pid %d): %v", b.RelayPID, err)
+	}
+	// Hang bound: the relay is back within about 1.5 s (docs/recovery.md).
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var resumed protocol.SubscriptionResumed
+	sub.next(rctx, t, protocol.NotifySubscriptionResumed, &resumed)
+	t.Logf("resumed %v after the kill; events missed for %d ms", time.Since(killed).Round(time.Millisecond), resumed.MissedMs)
+	if resumed.Tab != tab.Tab || resumed.Browser != b.ID || resumed.MissedMs <= 0 || resumed.Reattached {
+		t.Errorf("cdp.subscriptionResumed: got %+v, want tab %d of %s, missed > 0, not reattached (the session lived on)", resumed, tab.Tab, b.ID)
+	}
+	sub.console(ctx, t, tab, "after the relay came back")
+}
+
+// When Chrome stops the extension's worker, the port, the relay and the
+// tab's debugger session all go (the new worker drops the sessions its
+// previous life left). The subscription resumes once the worker is back:
+// the tab is attached again and Runtime enabled again (what the agent had
+// enabled through cdp.send), so its console events flow again.
+func TestSubscriptionSurvivesAWorkerStop(t *testing.T) {
+	c := startChain(t)
+	base := serve(t, map[string]string{"/": `<title>sub</title>`})
+	tab := c.openTab(t, base+"/")
+	ctx := ctxT(t, 90*time.Second)
+	sub := subscribeConsole(ctx, t, c, tab)
+	sub.console(ctx, t, tab, "before the worker stopped")
+
+	id, ok := workerTarget(ctx, t, c.direct)
+	if !ok {
+		t.Fatal("no service worker target for the extension")
+	}
+	stopped := time.Now()
+	if _, err := cdp.Call(ctx, c.direct.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: id}); err != nil {
+		t.Fatalf("Target.closeTarget on the worker: %v", err)
+	}
+	// Hang bound: the worker is back within about 2 s (docs/recovery.md).
+	rctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	var resumed protocol.SubscriptionResumed
+	sub.next(rctx, t, protocol.NotifySubscriptionResumed, &resumed)
+	t.Logf("resumed %v after the stop; events missed for %d ms", time.Since(stopped).Round(time.Millisecond), resumed.MissedMs)
+	if !resumed.Reattached || len(resumed.Reenabled) != 1 || resumed.Reenabled[0] != "Runtime.enable" {
+		t.Errorf("cdp.subscriptionResumed: got %+v, want the tab attached again and Runtime.enable again", resumed)
+	}
+	sub.console(ctx, t, tab, "after the worker came back")
+}
+
+// A subscription whose tab is gone when its browser is back ends
+// (cdp.subscriptionEnded, tab_closed): the tab is closed while the relay
+// is down (or, if the relay is back first, as it closes).
+func TestSubscriptionEndsWhenItsTabIsGone(t *testing.T) {
+	c := startChain(t)
+	base := serve(t, map[string]string{"/gone": `<title>gone</title>`})
+	tab := c.openTab(t, base+"/gone")
+	ctx := ctxT(t, 90*time.Second)
+	sub := subscribeConsole(ctx, t, c, tab)
+	b := c.waitLink(t)
+	if err := killPID(b.RelayPID); err != nil {
+		t.Fatalf("kill the relay (pid %d): %v", b.RelayPID, err)
+	}
+	res, err := cdp.Call(ctx, c.direct.Browser(), target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := false
+	for _, ti := range res.TargetInfos {
+		if ti.Type == "page" && ti.URL == base+"/gone" {
+			if _, err := cdp.Call(ctx, c.direct.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: ti.TargetID}); err != nil {
+				t.Fatalf("close the tab: %v", err)
+			}
+			closed = true
+		}
+	}
+	if !closed {
+		t.Fatal("no page target for the tab")
+	}
+	var ended protocol.SubscriptionEnded
+	sub.next(ctx, t, protocol.NotifySubscriptionEnded, &ended)
+	if ended.Reason != "tab_closed" || ended.Tab != tab.Tab {
+		t.Errorf("cdp.subscriptionEnded: got %+v, want tab %d, tab_closed", ended, tab.Tab)
+	}
+	err = c.agent.Call(ctx, protocol.MethodCDPUnsubscribe, protocol.CDPUnsubscribeParams{Subscription: sub.Subscription}, nil)
+	wantCode(t, err, protocol.CodeInvalidParams) // it is gone, as the notice said
 }

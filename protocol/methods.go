@@ -24,8 +24,11 @@ const (
 	NotifyCDPEvent    = "cdp.event"
 	NotifyTabDetached = "tab.detached"
 	// NotifySubscriptionEnded says a cdp.subscribe subscription ended
-	// without the agent asking (its browser link went away).
+	// without the agent asking (its tab is gone).
 	NotifySubscriptionEnded = "cdp.subscriptionEnded"
+	// NotifySubscriptionResumed says a cdp.subscribe subscription delivers
+	// events again after its browser link came back.
+	NotifySubscriptionResumed = "cdp.subscriptionResumed"
 )
 
 // Target names a tab. Browser may be empty when one browser is connected;
@@ -181,14 +184,30 @@ type TabDetached struct {
 
 // SubscriptionEnded is the params of a cdp.subscriptionEnded notification:
 // the subscription is gone (cdp.unsubscribe no longer knows it) and no
-// event follows on it. Reason is "browser_disconnected" when the browser
-// link ended (the relay or the browser stopped, or the link broke).
+// event follows on it. Reason is "tab_closed" when its tab was closed (or
+// was not there when its browser came back), "browser_disconnected" when
+// its browser was not back within timeouts.reconnect.
 type SubscriptionEnded struct {
 	Subscription string `json:"subscription"`
 	Browser      string `json:"browser"`
 	Tab          int    `json:"tab"`
 	Reason       string `json:"reason"`
 	Message      string `json:"message"`
+}
+
+// SubscriptionResumed is the params of a cdp.subscriptionResumed
+// notification: the subscription's browser link came back (after a relay
+// restart, a stop of the extension's worker) and its events flow again.
+// MissedMs is how long no event could arrive. Reattached says the tab's
+// debugger session was lost and attached again, with Reenabled the
+// domains the agent had enabled through cdp.send, enabled again.
+type SubscriptionResumed struct {
+	Subscription string   `json:"subscription"`
+	Browser      string   `json:"browser"`
+	Tab          int      `json:"tab"`
+	MissedMs     int64    `json:"missedMs"`
+	Reattached   bool     `json:"reattached,omitempty"`
+	Reenabled    []string `json:"reenabled,omitempty"`
 }
 
 // DebugEchoParams are the params of debug.echo: Data goes to the extension

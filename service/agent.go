@@ -143,7 +143,8 @@ type agent struct {
 
 	writeMu sync.Mutex
 	mu      sync.Mutex
-	subs    map[string]func() // subscription → cancel
+	subs    map[string]func()           // subscription → cancel
+	cdpSubs map[string]*cdpSubscription // the live cdp.subscribe subscriptions (subscription.go), under mu
 	nextSub int
 	subWG   sync.WaitGroup // subscription forwarders
 

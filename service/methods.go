@@ -6,13 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/egohost/egohost/actions"
@@ -289,6 +286,9 @@ func (s *Service) target(ctx context.Context, a *agent, t protocol.Target) (*lin
 	return l, id, nil
 }
 
+// tabsList describes the present: it never waits for a browser. The tabs
+// are those of the browser connected now; a browser that is reconnecting
+// is listed as such (Reconnecting), with no tabs.
 func (s *Service) tabsList(ctx context.Context, a *agent, p protocol.TabsListParams) (any, error) {
 	name := p.Browser
 	if h := home(ctx); name == "" && h != nil {
@@ -511,6 +511,7 @@ func (s *Service) cdpSend(ctx context.Context, a *agent, p protocol.CDPSendParam
 	if err != nil {
 		return nil, err
 	}
+	a.noteCDPSend(l.id, id, p.SessionID, p.Method, op.Params) // what a resumed subscription enables again
 	if len(raw) == 0 {
 		raw = json.RawMessage("{}")
 	}
@@ -522,87 +523,22 @@ func (s *Service) cdpSubscribe(ctx context.Context, a *agent, p protocol.CDPSubs
 	if err != nil {
 		return nil, err
 	}
-	methods := make(map[string]bool, len(p.Methods))
-	for _, m := range p.Methods {
-		methods[m] = true
-	}
-	a.mu.Lock()
-	if a.subs == nil {
-		a.mu.Unlock()
-		return nil, protocol.Errorf(protocol.CodeInternal, "agent is closing")
-	}
-	a.nextSub++
-	name := "s" + strconv.Itoa(a.nextSub)
-	a.mu.Unlock()
-
-	q := browserlink.NewQueue[*browserlink.Message](agentSubscriptionBuffer)
-	var unsubscribed atomic.Bool // the agent ended it (or left): no notice
-	cancel := l.Subscribe(&browserlink.Subscriber{
-		Filter: func(in *browserlink.Message) bool {
-			switch in.Event {
-			case "cdp":
-				return in.TabID == id && (len(methods) == 0 || methods[in.Method])
-			case "detached", "tab.removed":
-				return in.TabID == id
-			}
-			return false
-		},
-		Deliver: func(in *browserlink.Message) { q.Put(in) },
-		Done:    q.Close,
-	})
-	a.subWG.Add(1)
-	go func() {
-		defer a.subWG.Done()
-		for in := range q.C {
-			if in.Event == "cdp" {
-				a.notify(context.Background(), protocol.NotifyCDPEvent, protocol.CDPEvent{
-					Subscription: name, Browser: l.id, Tab: in.TabID, SessionID: in.SessionID, Method: in.Method, Params: in.Params,
-				})
-				continue
-			}
-			reason := in.Reason
-			if in.Event == "tab.removed" {
-				reason = "tab_closed"
-			}
-			a.notify(context.Background(), protocol.NotifyTabDetached, protocol.TabDetached{Subscription: name, Browser: l.id, Tab: in.TabID, Reason: reason})
-		}
-		if unsubscribed.Load() {
-			return
-		}
-		// The link ended under the subscription: say so, once, so the
-		// agent does not wait for events that will never come.
-		a.forget(name)
-		a.notify(context.Background(), protocol.NotifySubscriptionEnded, protocol.SubscriptionEnded{
-			Subscription: name, Browser: l.id, Tab: id, Reason: "browser_disconnected",
-			Message: fmt.Sprintf("browser %s disconnected (its relay or the browser stopped): subscribe again once it is back in browsers.list", l.id),
-		})
-	}()
-	a.mu.Lock()
-	a.subs[name] = func() { unsubscribed.Store(true); cancel() }
-	a.mu.Unlock()
-	// Events flow only while the debugger is attached: attach now.
-	if _, err := l.Call(ctx, browserlink.Attach{TabID: id}); err != nil {
-		a.unsubscribe(name)
-		return nil, err
-	}
-	return protocol.CDPSubscribeResult{Subscription: name, Tab: id, Browser: l.id}, nil
+	return s.subscribe(ctx, a, l, id, p.Methods) // subscription.go
 }
-
-// agentSubscriptionBuffer is how many events a cdp.subscribe subscription
-// holds for a slow agent (more are dropped, never slowing the link).
-const agentSubscriptionBuffer = 4096
 
 // forget drops a subscription that already ended.
 func (a *agent) forget(name string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	delete(a.subs, name)
+	delete(a.cdpSubs, name)
 }
 
 func (a *agent) unsubscribe(name string) bool {
 	a.mu.Lock()
 	cancel, ok := a.subs[name]
 	delete(a.subs, name)
+	delete(a.cdpSubs, name)
 	a.mu.Unlock()
 	if ok {
 		cancel()
