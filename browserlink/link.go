@@ -92,8 +92,11 @@ type Link struct {
 	nextSub int
 	pending map[int64]pendingCall
 	subs    map[int]*Subscriber
-	hello   *Message
-	closed  chan struct{}
+	// reattach are the tabs whose next command must carry Reattach: a
+	// refused detach fenced them in the extension.
+	reattach map[int]bool
+	hello    *Message
+	closed   chan struct{}
 
 	calls    chan struct{}   // slots of the extension's calls running
 	callCtx  context.Context // ends with the link: cancels those calls
@@ -117,6 +120,7 @@ func New(conn net.Conn, opts Options) *Link {
 		log:      opts.Log,
 		pending:  make(map[int64]pendingCall),
 		subs:     make(map[int]*Subscriber),
+		reattach: make(map[int]bool),
 		closed:   make(chan struct{}),
 	}
 }
@@ -260,6 +264,11 @@ func (l *Link) start(ctx context.Context, op Op) (started, error) {
 		return started{}, protocol.Errorf(protocol.CodeBrowserGone, "browser %s disconnected", l.id)
 	default:
 	}
+	if c, ok := op.(CDP); ok && l.reattach[c.TabID] {
+		delete(l.reattach, c.TabID)
+		c.Reattach = true
+		op = c
+	}
 	// Unique across links: a late reply to a request of a dropped link
 	// (the extension answers through the relay's next connection) must
 	// never match a request of the new one.
@@ -374,10 +383,10 @@ func (l *Link) handle(in *Message) {
 		}
 		return
 	}
-	// refused are the requests Chrome refused because the tab's session
-	// was gone (the detached event lists them): they are answered after
-	// the detach is handled (the tab's state dropped), so a caller that
-	// runs again finds the tab as after any detach.
+	// refused are the tab's commands a refused detach answers: none of
+	// them ran. They are answered after the detach is handled (the tab's
+	// state dropped), so a caller that runs again finds the tab as after
+	// any detach.
 	var refused []pendingCall
 	switch in.Event {
 	case "hello":
@@ -401,10 +410,8 @@ func (l *Link) handle(in *Message) {
 			l.logger().Warn("send welcome", "err", err)
 		}
 	case "detached":
-		for _, id := range in.Refused {
-			if p, ok := l.takeOf(id, in.TabID); ok {
-				refused = append(refused, p)
-			}
+		if in.Refused {
+			refused = l.refuseTab(in.TabID)
 		}
 		l.FailTab(in.TabID, protocol.Errorf(protocol.CodeDetached, "debugger detached from tab %d: %s", in.TabID, in.Reason).With("reason", in.Reason))
 	case "tab.removed":
@@ -431,16 +438,23 @@ func (l *Link) handle(in *Message) {
 	}
 }
 
-// takeOf is take for a request of tabID only.
-func (l *Link) takeOf(id int64, tabID int) (pendingCall, bool) {
+// refuseTab takes the tab's pending commands after a refused detach, and
+// marks its next command to carry Reattach. The extension refuses every
+// command of the tab sent before the service got the event (Chrome refused
+// those it sent on the gone session, the fence the others), so none of
+// them ran.
+func (l *Link) refuseTab(tabID int) []pendingCall {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	p, ok := l.pending[id]
-	if !ok || p.tabID != tabID {
-		return pendingCall{}, false
+	l.reattach[tabID] = true
+	var out []pendingCall
+	for id, p := range l.pending {
+		if p.tabID == tabID && p.op == "cdp" {
+			delete(l.pending, id)
+			out = append(out, p)
+		}
 	}
-	delete(l.pending, id)
-	return p, true
+	return out
 }
 
 // FailTab fails the pending calls of one tab.

@@ -22,9 +22,11 @@ type Message struct {
 	Method    string          `json:"method,omitempty"`
 	Params    json.RawMessage `json:"params,omitempty"`
 	Reason    string          `json:"reason,omitempty"`
-	// Refused, in a detached event, are the requests Chrome refused because
-	// the session was already gone: none of them ran (PROTOCOL.md §2.3).
-	Refused []int64       `json:"refused,omitempty"`
+	// Refused, in a detached event: a command Chrome refused (the session
+	// was already gone) revealed the detach. None of the tab's commands the
+	// service sent before it got the event ran, and the extension refuses
+	// them until a cdp request with Reattach (PROTOCOL.md §2.1).
+	Refused bool          `json:"refused,omitempty"`
 	Tab     *protocol.Tab `json:"tab,omitempty"`
 	// download (extension/downloads.js)
 	Download *Download `json:"download,omitempty"`

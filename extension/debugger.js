@@ -25,6 +25,11 @@ export const NOT_ATTACHED = "not_attached";
 export class DebuggerRelay {
   #sessions = new Map(); // tabId → {state: "attaching" | "attached", ready: Promise, inflight: Set}
   #lastReason = new Map(); // tabId → reason of its latest detach
+  // Tabs whose session Chrome was found to have dropped by a command it refused: their commands
+  // are refused too (never sent to Chrome) until one comes with `reattach`, which the service
+  // sets on the first command it sends after it got the `detached` event. So no command sent
+  // before the service knew runs on a new session behind its back (it may send it again).
+  #fenced = new Set();
 
   constructor({ dbg, emit, onChange = () => {}, attachTimeoutMs = ATTACH_TIMEOUT_MS, guard = () => null }) {
     this.dbg = dbg;
@@ -132,16 +137,20 @@ export class DebuggerRelay {
 
   /**
    * send runs one CDP command on the tab (or on a flattened child session of it), attaching
-   * first if needed, and resolves Chrome's result object. requestId is the service's request ID
-   * (a `detached` event lists it when Chrome refused it because the session was gone).
+   * first if needed, and resolves Chrome's result object. reattach lifts the tab's fence (see
+   * #fenced): the service knows of the detach that set it.
    */
-  async send(tabId, method, params, sessionId, requestId) {
+  async send(tabId, method, params, sessionId, reattach = false) {
+    if (this.#fenced.has(tabId)) {
+      if (!reattach) throw this.#detachedError(tabId, { refused: true });
+      this.#fenced.delete(tabId);
+    }
     await this.attach(tabId);
     const session = this.#sessions.get(tabId);
     if (!session) throw this.#detachedError(tabId);
     const target = sessionId === undefined ? { tabId } : { tabId, sessionId };
     return new Promise((resolve, reject) => {
-      const entry = { reject, requestId };
+      const entry = { reject };
       session.inflight.add(entry);
       Promise.resolve()
         .then(() => this.dbg.sendCommand(target, method, params ?? {}))
@@ -149,7 +158,7 @@ export class DebuggerRelay {
           (result) => resolve(result ?? {}),
           (err) => {
             session.inflight.delete(entry); // its own error, not the drop's
-            reject(this.#commandError(tabId, session, method, err, requestId));
+            reject(this.#commandError(tabId, session, method, err));
           },
         )
         .finally(() => session.inflight.delete(entry));
@@ -200,25 +209,29 @@ export class DebuggerRelay {
     }
   }
 
-  // #drop ends a session and fails its commands in flight. refused (an array of the service's
-  // request IDs) says that Chrome refused a command because the session was already gone: then
-  // every command in flight on it was sent after the session went (Chrome answers a command it
-  // was running when the session went first, with "Detached while handling command.", and that
-  // drop is not refused), so none of them ran either. The event lists them all, and the service
-  // answers them from the event, after it has handled the detach.
-  #drop(tabId, session, reason, refused) {
+  // #drop ends a session and fails its commands in flight. refused says that Chrome refused a
+  // command because the session was already gone: then every command in flight on it was sent
+  // after the session went (Chrome answers a command it was running when the session went first,
+  // with "Detached while handling command.", and that drop is not refused), so none of them ran
+  // either; the tab is fenced until the service has heard (#fenced), and the event says so.
+  #drop(tabId, session, reason, refused = false) {
     if (this.#sessions.get(tabId) === session) this.#sessions.delete(tabId);
     this.#lastReason.set(tabId, reason);
     const err = this.#detachedError(tabId, refused ? { refused: true } : {});
-    for (const entry of session.inflight) {
-      if (refused && entry.requestId !== undefined) refused.push(entry.requestId);
-      entry.reject(err);
-    }
+    for (const entry of session.inflight) entry.reject(err);
     session.inflight.clear();
     const event = { event: "detached", tabId, reason };
-    if (refused?.length > 0) event.refused = refused;
+    if (refused) {
+      this.#fenced.add(tabId);
+      event.refused = true;
+    }
     this.emit(event);
     this.onChange();
+  }
+
+  /** unfenceAll lifts every fence: a new service link (hello) knows nothing of earlier detaches. */
+  unfenceAll() {
+    this.#fenced.clear();
   }
 
   #detachedError(tabId, extra = {}) {
@@ -226,7 +239,7 @@ export class DebuggerRelay {
     return new WireError(Code.detached, `debugger detached from tab ${tabId} (${reason})`, { reason, ...extra });
   }
 
-  #commandError(tabId, session, method, err, requestId) {
+  #commandError(tabId, session, method, err) {
     const message = messageOf(err);
     const c = classifyChromeError(message);
     switch (c.kind) {
@@ -239,9 +252,7 @@ export class DebuggerRelay {
         // detached it, and Chrome sends no onDetach for that): end it the way every detach ends,
         // so the service and its subscribers hear `detached`, and the next command re-attaches.
         // refused: Chrome refused this command (it did not run), so the service may send it again.
-        if (this.#sessions.get(tabId) === session) {
-          this.#drop(tabId, session, NOT_ATTACHED, c.refused ? [requestId].filter((id) => id !== undefined) : undefined);
-        }
+        if (this.#sessions.get(tabId) === session) this.#drop(tabId, session, NOT_ATTACHED, c.refused === true);
         return this.#detachedError(tabId, c.refused ? { refused: true } : {});
       case "no_tab":
         return new WireError(Code.noTab, `no tab with id ${tabId}`);
