@@ -452,7 +452,10 @@ func TestChainBrowserIDSurvivesRelayAndServiceRestarts(t *testing.T) {
 	if err := relay.Kill(); err != nil {
 		t.Fatalf("kill relay %d: %v", b.RelayPID, err)
 	}
-	// Named, right away: the service waits for the known browser.
+	// Named, once the service has seen the link go (a request written
+	// just before that may be lost with the relay: browser_gone): the
+	// service waits for the known browser.
+	c.waitNoBrowser(t, "relay killed")
 	if _, err := c.eval(ctx, protocol.Target{Browser: b.ID, Tab: tab.Tab}, "1"); err != nil {
 		t.Fatalf("cdp.send naming %s just after its relay was killed: %v\nservice log:\n%s", b.ID, err, c.svc.logs)
 	}

@@ -296,7 +296,7 @@ func (s *Service) call(ctx context.Context, a *agent, method string, params json
 	var res any
 	err := a.grant.permit(method, need)
 	if err == nil {
-		res, err = s.runAgainIfUnreached(withCall(ctx, c), method, func(ctx context.Context) (any, error) { return h.run(ctx, a, params) })
+		res, err = h.run(withCall(ctx, c), a, params)
 	}
 	if need >= pairing.NeedRead && need <= pairing.NeedCDP {
 		s.auditCall(c, params, err, time.Since(start))

@@ -77,6 +77,11 @@ func (s *Service) dialogUnreported(ctx context.Context, a *agent, t protocol.Tar
 // zero): it bounds reaching the tab too (the attach, and the wait for a
 // tab that answers nothing), so a blocked tab fails within it.
 func (s *Service) withRunner(ctx context.Context, a *agent, t protocol.Target, op string, timeout time.Duration, fn func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error)) (any, error) {
+	return s.again(ctx, op, func(ctx context.Context) (any, error) { return s.withRunnerOnce(ctx, a, t, op, timeout, fn) })
+}
+
+// withRunnerOnce is one run of withRunner.
+func (s *Service) withRunnerOnce(ctx context.Context, a *agent, t protocol.Target, op string, timeout time.Duration, fn func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error)) (any, error) {
 	if timeout <= 0 {
 		timeout = s.opts.ActionTimeout
 	}

@@ -499,23 +499,25 @@ func (s *Service) cdpSend(ctx context.Context, a *agent, p protocol.CDPSendParam
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(p.TimeoutMs)*time.Millisecond)
 		defer cancel()
 	}
-	l, id, err := s.target(ctx, a, p.Target)
-	if err != nil {
-		return nil, err
-	}
-	op := browserlink.CDP{TabID: id, Method: p.Method, SessionID: p.SessionID}
-	if len(p.Params) > 0 && string(p.Params) != "null" {
-		op.Params = p.Params
-	}
-	raw, err := l.Call(ctx, op)
-	if err != nil {
-		return nil, err
-	}
-	a.noteCDPSend(l.id, id, p.SessionID, p.Method, op.Params) // what a resumed subscription enables again
-	if len(raw) == 0 {
-		raw = json.RawMessage("{}")
-	}
-	return raw, nil
+	return s.again(ctx, "cdp.send", func(ctx context.Context) (any, error) {
+		l, id, err := s.target(ctx, a, p.Target)
+		if err != nil {
+			return nil, err
+		}
+		op := browserlink.CDP{TabID: id, Method: p.Method, SessionID: p.SessionID}
+		if len(p.Params) > 0 && string(p.Params) != "null" {
+			op.Params = p.Params
+		}
+		raw, err := l.Call(ctx, op)
+		if err != nil {
+			return nil, err
+		}
+		a.noteCDPSend(l.id, id, p.SessionID, p.Method, op.Params) // what a resumed subscription enables again
+		if len(raw) == 0 {
+			raw = json.RawMessage("{}")
+		}
+		return raw, nil
+	})
 }
 
 func (s *Service) cdpSubscribe(ctx context.Context, a *agent, p protocol.CDPSubscribeParams) (any, error) {
