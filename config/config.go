@@ -107,6 +107,10 @@ type Timeouts struct {
 	// Reconnect is how long after a known browser's link drops the
 	// service waits for it to come back (instead of answering no_browser).
 	Reconnect time.Duration
+	// ReconnectWait is how long one call that needs a reconnecting
+	// browser waits for it before failing with browser_reconnecting (at
+	// most Reconnect).
+	ReconnectWait time.Duration
 	// Script is a script's default wall-clock limit; ScriptMax the
 	// longest one may ask for (at least Script).
 	Script    time.Duration
@@ -168,6 +172,7 @@ const (
 	keyLaunch          = "timeouts.launch"
 	keyAction          = "timeouts.action"
 	keyReconnect       = "timeouts.reconnect"
+	keyReconnectWait   = "timeouts.reconnect_wait"
 	keyMaxBrowserFrame = "limits.max_browser_frame"
 	keyMaxRPCMessage   = "limits.max_rpc_message"
 	keyMaxInFlight     = "limits.max_in_flight"

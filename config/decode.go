@@ -37,13 +37,14 @@ func decode(v *viper.Viper, src sources, goos string) (*Config, error) {
 		HostName:            d.hostName(keyHostName),
 		Browser:             d.str(keyBrowser),
 		Timeouts: Timeouts{
-			Request:   d.duration(keyRequest),
-			Connect:   d.duration(keyConnect),
-			Launch:    d.duration(keyLaunch),
-			Action:    d.duration(keyAction),
-			Reconnect: d.duration(keyReconnect),
-			Script:    d.duration(keyScript),
-			ScriptMax: d.duration(keyScriptMax),
+			Request:       d.duration(keyRequest),
+			Connect:       d.duration(keyConnect),
+			Launch:        d.duration(keyLaunch),
+			Action:        d.duration(keyAction),
+			Reconnect:     d.duration(keyReconnect),
+			ReconnectWait: d.duration(keyReconnectWait),
+			Script:        d.duration(keyScript),
+			ScriptMax:     d.duration(keyScriptMax),
 		},
 		Limits: Limits{
 			MaxBrowserFrame: d.size(keyMaxBrowserFrame, MaxBrowserFrameLimit),
@@ -62,6 +63,9 @@ func decode(v *viper.Viper, src sources, goos string) (*Config, error) {
 		AuditMaxSize: d.size(keyAuditMaxSize, math.MaxInt),
 		AuditKeep:    d.count(keyAuditKeep, MaxAuditKeep),
 		LogLevel:     d.logLevel(keyLogLevel),
+	}
+	if d.err == nil && c.Timeouts.ReconnectWait > c.Timeouts.Reconnect {
+		d.fail(keyReconnectWait, c.Timeouts.ReconnectWait.String(), "exceeds timeouts.reconnect ("+c.Timeouts.Reconnect.String()+")")
 	}
 	if d.err == nil && c.Timeouts.Script > c.Timeouts.ScriptMax {
 		d.fail(keyScript, c.Timeouts.Script.String(), "exceeds timeouts.script_max ("+c.Timeouts.ScriptMax.String()+")")

@@ -7,7 +7,7 @@ import { Code, WireError, classifyChromeError, messageOf, toWireError } from "./
 /** OPS lists every op of PROTOCOL.md §2.1 with the fields it takes. */
 export const OPS = Object.freeze({
   ping: {},
-  cdp: { tabId: "tabId", method: "string", params: "object?", sessionId: "string?" },
+  cdp: { tabId: "tabId", method: "string", params: "object?", sessionId: "string?", reattach: "bool?" },
   attach: { tabId: "tabId" },
   detach: { tabId: "tabId" },
   "tabs.list": {},

@@ -75,6 +75,11 @@ func (s *Service) dialogUnreported(ctx context.Context, a *agent, t protocol.Tar
 // zero): it bounds reaching the tab too (the attach, and the wait for a
 // tab that answers nothing), so a blocked tab fails within it.
 func (s *Service) withRunner(ctx context.Context, a *agent, t protocol.Target, op string, timeout time.Duration, fn func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error)) (any, error) {
+	return s.again(ctx, op, func(ctx context.Context) (any, error) { return s.withRunnerOnce(ctx, a, t, op, timeout, fn) })
+}
+
+// withRunnerOnce is one run of withRunner.
+func (s *Service) withRunnerOnce(ctx context.Context, a *agent, t protocol.Target, op string, timeout time.Duration, fn func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error)) (any, error) {
 	if timeout <= 0 {
 		timeout = s.opts.ActionTimeout
 	}
@@ -93,7 +98,7 @@ func (s *Service) withRunner(ctx context.Context, a *agent, t protocol.Target, o
 			return nil, err
 		}
 	}
-	ctx, stop := guard(ctx, tc, op)
+	gctx, stop := guard(ctx, tc, op)
 	defer stop()
 	// A ref another agent's tab handed out is not_in_space before anything
 	// reaches the page (checkRef), on both ways of finding.
@@ -110,9 +115,16 @@ func (s *Service) withRunner(ctx context.Context, a *agent, t protocol.Target, o
 		return tc.res.ObjectCall(ctx, target, fn, args...)
 	})
 	r := actions.New(tc.page, actions.FindCallers(find, call), actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient, Setup: tc.acts})
-	res, err := fn(ctx, tc, r)
+	res, err := fn(gctx, tc, r)
 	if err != nil {
-		return nil, classify(err)
+		err = classify(err)
+		var cause *protocol.Error
+		if ctx.Err() == nil && protocol.CodeOf(err) == protocol.CodeTimeout && errors.As(context.Cause(gctx), &cause) {
+			// The tab closed, its debugger detached or the browser went,
+			// which ended the call: say that, not "timed out".
+			return nil, cause
+		}
+		return nil, err
 	}
 	return res, nil
 }

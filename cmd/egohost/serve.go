@@ -29,6 +29,7 @@ func (e *env) serviceOptions() service.Options {
 		RequestTimeout:  c.Timeouts.Request,
 		ActionTimeout:   c.Timeouts.Action,
 		ReconnectGrace:  c.Timeouts.Reconnect,
+		ReconnectWait:   c.Timeouts.ReconnectWait,
 		MaxBrowserFrame: c.Limits.MaxBrowserFrame,
 		MaxRPCMessage:   c.Limits.MaxRPCMessage,
 		MaxInFlight:     c.Limits.MaxInFlight,
