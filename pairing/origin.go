@@ -68,6 +68,20 @@ type Decision struct {
 	Rule string
 }
 
+// ReasonOf returns the Reason of a Decision from its Rule ("" for none):
+// for callers that carried only the Rule along.
+func ReasonOf(rule string) string {
+	switch {
+	case rule == "":
+		return ""
+	case strings.HasPrefix(rule, "deny "):
+		return "deny"
+	case rule == "not in allow":
+		return "allow"
+	}
+	return "url_kind"
+}
+
 // Permits reports whether a tab at rawURL may be reached, and the rule
 // that refused it when it may not.
 func (r Rules) Permits(rawURL string) (ok bool, why string) {
@@ -138,15 +152,20 @@ func (r Rules) granted(scheme string) bool {
 	return slices.Contains(r.Schemes, "*") || slices.ContainsFunc(r.Schemes, func(s string) bool { return strings.EqualFold(s, scheme) })
 }
 
-// Origin returns the origin of rawURL as the audit log shows it
-// ("https://example.com", "about:blank", "" when unknown).
+// Origin returns the origin of rawURL as the audit log and errors show it
+// ("https://example.com", "about:blank", "file:", "data:"; "" when
+// unknown): never a path, a query or a data: URL's content.
 func Origin(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Scheme == "" {
 		return ""
 	}
 	if u.Host == "" {
-		return u.Scheme + ":" + u.Opaque
+		if strings.EqualFold(u.Scheme, "about") {
+			page, _, _ := strings.Cut(u.Opaque, "#")
+			return u.Scheme + ":" + page
+		}
+		return u.Scheme + ":"
 	}
 	return u.Scheme + "://" + u.Host
 }

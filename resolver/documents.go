@@ -55,7 +55,25 @@ func (r *Resolver) mainDoc() doc { return doc{s: r.tab, root: true} }
 // Resolver's reach refuses is left out, and so is every frame inside it;
 // a refused main frame is a *cdptab.WithheldError.
 func (r *Resolver) documents(ctx context.Context) ([]doc, error) {
+	docs, _, err := r.frames(ctx)
+	return docs, err
+}
+
+// Withheld returns the origins of the tab's frames that the Resolver's
+// reach refuses, as the frame tree says now (a screenshot would show
+// them); none for a Resolver without a reach.
+func (r *Resolver) Withheld(ctx context.Context) ([]string, error) {
+	if r.reach == nil {
+		return nil, nil
+	}
+	_, out, err := r.frames(ctx)
+	return out, err
+}
+
+// frames is documents, and the origins of the frames it left out.
+func (r *Resolver) frames(ctx context.Context) ([]doc, []string, error) {
 	var docs []doc
+	var out []string
 	withheld := make(map[cdp.FrameID]bool)
 	var mainErr error
 	add := func(sid target.SessionID, s cdp.Session, parent target.SessionID) error {
@@ -78,6 +96,7 @@ func (r *Resolver) documents(ctx context.Context) ([]doc, error) {
 			main := sid == "" && root
 			if err := r.reach.Check(f.URL, f.SecurityOrigin, !main); inside || withheld[f.ParentID] || err != nil {
 				withheld[f.ID], inside = true, true
+				out = append(out, cdptab.OriginOf(f.URL, f.SecurityOrigin))
 				if main {
 					mainErr = err
 				}
@@ -92,10 +111,10 @@ func (r *Resolver) documents(ctx context.Context) ([]doc, error) {
 		return nil
 	}
 	if err := add("", r.tab, ""); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if mainErr != nil {
-		return nil, mainErr
+		return nil, nil, mainErr
 	}
 	// Out-of-process frames: parents before children, then by target ID
 	// (Chrome does not say where they sit among their siblings).
@@ -115,7 +134,7 @@ func (r *Resolver) documents(ctx context.Context) ([]doc, error) {
 			continue
 		}
 	}
-	return docs, nil
+	return docs, out, nil
 }
 
 type pageChild = cdptab.Child

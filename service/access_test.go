@@ -198,6 +198,13 @@ func TestRefusedCallsReachNothing(t *testing.T) {
 			if !errors.As(err, &pe) || pe.Code != c.want {
 				t.Errorf("%s as %s: got %v, want %s", method, c.who, err, c.want.Name())
 			}
+			// Tab 7 is not in its spaces (it holds all-tabs): tabs.list
+			// hides it, and so does the refusal (tabs.open names its own
+			// destination).
+			if c.who == "denied" && pe != nil && pe.Code == protocol.CodeForbiddenOriginScope && method != protocol.MethodTabsOpen &&
+				(strings.Contains(pe.Message, "bank") || pe.Data["origin"] != nil || pe.Data["rule"] != nil) {
+				t.Errorf("%s as %s: the refusal names the person's tab's origin: %s %v", method, c.who, pe.Message, pe.Data)
+			}
 			calls++
 		}
 	}
@@ -569,5 +576,47 @@ func TestPeerOfOtherUser(t *testing.T) {
 	}
 	if peerOf(nil) != nil {
 		t.Error("no process: want nil")
+	}
+}
+
+// spaces.claim judges the tab against the agent's origin rules: a tab on
+// a denied origin stays the person's, refused without naming its origin
+// and before anything changes in the browser (no group is made).
+func TestClaimChecksOriginRules(t *testing.T) {
+	f := newFixtureWith(t, func(o *Options) {
+		o.OriginRules = map[string]pairing.Rules{"*": {Deny: []string{"*.bank.example"}}}
+	}, nil)
+	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
+	ext.hello()
+	ext.send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://www.bank.example/login?token=s3cret", "windowId": 1}})
+	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs)
+	waitForRegistry(t, f, 7)
+	go func() { // the browser: no tab groups yet; anything else is answered empty
+		for {
+			b, err := ext.r.Read()
+			if err != nil {
+				return // the test ended
+			}
+			var req map[string]any
+			if json.Unmarshal(b, &req) != nil {
+				return
+			}
+			if req["op"] == "groups.add" {
+				t.Errorf("the refused claim made a group: %v", req)
+			}
+			res := map[string]any{}
+			if req["op"] == "groups.list" {
+				res["groups"] = []any{}
+			}
+			ext.send(map[string]any{"id": req["id"], "result": res})
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var claimed protocol.SpaceResult
+	err := bot.Call(ctx, protocol.MethodSpacesClaim, protocol.SpacesClaimParams{Target: protocol.Target{Tab: 7}}, &claimed)
+	wantCode(t, err, protocol.CodeForbiddenOriginScope)
+	if e := protocol.AsError(err); strings.Contains(e.Message, "bank") || e.Data["origin"] != nil {
+		t.Errorf("the refusal names the person's tab's origin: %v %v", e.Message, e.Data)
 	}
 }

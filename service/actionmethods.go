@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -111,7 +112,7 @@ func (s *Service) withRunner(ctx context.Context, a *agent, t protocol.Target, o
 		}
 		return tc.res.ObjectCall(ctx, target, fn, args...)
 	})
-	r := actions.New(tc.page, actions.FindCallers(find, call), actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient, Setup: tc.acts})
+	r := actions.New(tc.page, actions.FindCallers(find, call), actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient, Setup: tc.acts, Pin: tc.pin()})
 	res, err := fn(ctx, tc, r)
 	if err != nil {
 		return nil, classify(err)
@@ -217,6 +218,12 @@ func act[P actParams](s *Service, op string, check func(op string, p P) error, r
 			res, err := run(ctx, r, p, actOptions(o))
 			if err != nil {
 				return nil, err
+			}
+			if res.Settled.URL != "" && s.checkLanded(ctx, tc.tabID, res.Settled.URL) != nil {
+				// The action led the page to a document the caller may
+				// not reach (a link, a form, the page's own doing): it
+				// happened, but where it went is not the caller's to read.
+				res.Settled.URL = ""
 			}
 			return actionResult(op, tc.tabID, res), nil
 		})
@@ -346,6 +353,13 @@ func (s *Service) wait(ctx context.Context, a *agent, p protocol.WaitParams) (an
 		if err != nil {
 			return nil, err
 		}
+		if p.Load != "" {
+			var landed string
+			_ = json.Unmarshal(res.Value, &landed)
+			if err := s.checkLanded(ctx, tc.tabID, landed); err != nil {
+				return nil, err
+			}
+		}
 		out := protocol.WaitResult{Tab: tc.tabID, What: res.What, TookMs: tookMs(res.Took), Attempts: res.Attempts, Element: res.Element}
 		if len(res.Value) > 0 && string(res.Value) != "null" {
 			out.Value = res.Value
@@ -391,6 +405,9 @@ func (s *Service) gotoURL(ctx context.Context, a *agent, p protocol.GotoParams) 
 		if err != nil {
 			return nil, err
 		}
+		if err := s.checkLanded(ctx, tc.tabID, res.URL); err != nil {
+			return nil, err
+		}
 		return navResult(tc.tabID, res), nil
 	})
 }
@@ -400,6 +417,11 @@ func (s *Service) history(op string) handler {
 	return typed(func(ctx context.Context, a *agent, p protocol.NavParams) (any, error) {
 		return s.withRunner(ctx, a, p.Target, op, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 			o := actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)}
+			if tc.reach != nil {
+				// The history entry is a destination like goto's: judged
+				// before it loads.
+				o.Destination = func(url string) error { return s.checkDestination(ctx, url) }
+			}
 			var res *actions.NavResult
 			var err error
 			switch op {
@@ -411,6 +433,9 @@ func (s *Service) history(op string) handler {
 				res, err = r.Reload(ctx, o)
 			}
 			if err != nil {
+				return nil, err
+			}
+			if err := s.checkLanded(ctx, tc.tabID, res.URL); err != nil {
 				return nil, err
 			}
 			return navResult(tc.tabID, res), nil
@@ -437,6 +462,13 @@ func (s *Service) screenshot(ctx context.Context, a *agent, p protocol.Screensho
 	}
 	return s.withRunner(ctx, a, p.Target, "screenshot", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		start := time.Now()
+		// A frame the caller may not reach would be in the picture.
+		if frames, err := tc.res.Withheld(ctx); err != nil {
+			return nil, err
+		} else if len(frames) > 0 {
+			return nil, protocol.Errorf(protocol.CodeForbiddenOriginScope, "screenshot: tab %d shows a frame of %s, which this agent may not reach: a picture would show it (snapshot leaves it out)", tc.tabID, frames[0]).
+				With("tab", tc.tabID).With("origin", frames[0]).With("reason", "frame").With("frame", true)
+		}
 		shot, err := r.Screenshot(ctx, actions.ScreenshotOptions{FullPage: p.FullPage, Target: p.Element, Timeout: millis(p.TimeoutMs)})
 		if err != nil {
 			return nil, err

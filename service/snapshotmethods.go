@@ -44,6 +44,10 @@ func (s *Service) snapshot(ctx context.Context, a *agent, p protocol.SnapshotPar
 		MaxChars:     p.MaxChars,
 		Start:        p.Start,
 		DiffPrevious: p.Diff,
+		Reach:        tc.reach,
+	}
+	if tc.reach != nil {
+		opts.Viewer = a.grant.name
 	}
 	if p.Scope != "" {
 		if _, ok := refmap.ParseRef(p.Scope); ok {

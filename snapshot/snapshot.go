@@ -77,6 +77,10 @@ type Options struct {
 	// with nothing inside and no refs; a refused main frame (or scope) is
 	// a *cdptab.WithheldError.
 	Reach cdptab.Reach
+	// Viewer names who the snapshot is for when it has a Reach (the
+	// caller's name): a diff compares only with an earlier snapshot for
+	// the same viewer, so it never shows lines another saw.
+	Viewer string
 
 	allRefs bool   // tests: a ref on every element the text shows
 	noDiff  string // a diff was asked with nothing to compare to: the marker line
@@ -146,20 +150,20 @@ type frameDoc struct {
 	frame     *cdp.Frame
 	root      bool // the session's root frame
 
-	tree    []*Node
-	owners  []cdp.BackendNodeID // the backendNodeIds of the iframes in tree, by placeholder index
-	places  []*Node             // the placeholders, by index
-	url     string
-	origin  string // location.origin
-	title   string
+	tree   []*Node
+	owners []cdp.BackendNodeID // the backendNodeIds of the iframes in tree, by placeholder index
+	places []*Node             // the placeholders, by index
+	url    string
+	origin string // location.origin
+	title  string
 	// withheld says why Options.Reach refused the document ("" when it
 	// did not): it is not walked, or its walk is dropped.
 	withheld string
-	elems   int
-	bytes   int
-	err     error
-	isScope bool // the scope node lives here
-	pageMs  int  // time the script took in the page
+	elems    int
+	bytes    int
+	err      error
+	isScope  bool // the scope node lives here
+	pageMs   int  // time the script took in the page
 }
 
 func take(ctx context.Context, t cdptab.Tab, opts Options, sc *scope) (*Snapshot, error) {

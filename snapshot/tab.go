@@ -64,10 +64,11 @@ type shape struct {
 	scope                 string
 	scopeNode             cdp.BackendNodeID
 	scopeSession          target.SessionID
+	viewer                string // Options.Viewer: a diff never shows one viewer what another saw
 }
 
 func shapeOf(opts Options) shape {
-	return shape{interactive: opts.Interactive, viewport: opts.Viewport, scope: opts.Scope, scopeNode: opts.ScopeNode, scopeSession: opts.ScopeSession}
+	return shape{interactive: opts.Interactive, viewport: opts.Viewport, scope: opts.Scope, scopeNode: opts.ScopeNode, scopeSession: opts.ScopeSession, viewer: opts.Viewer}
 }
 
 // String names a shape for people: "full", "interactive (-i)", "viewport, scope @3".
