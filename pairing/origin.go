@@ -187,16 +187,20 @@ func canonOrigin(rawURL string) (scheme, host string, err error) {
 	}
 	scheme = strings.ToLower(name)
 	if special[scheme] {
-		rest = strings.Map(func(r rune) rune {
-			switch r {
-			case '\t', '\n', '\r':
-				return -1
-			case '\\':
-				return '/'
-			}
-			return r
-		}, rest)
-		rest = "//" + strings.TrimLeft(rest, "/")
+		if strings.ContainsAny(rest, "\t\n\r\\") {
+			rest = strings.Map(func(r rune) rune {
+				switch r {
+				case '\t', '\n', '\r':
+					return -1
+				case '\\':
+					return '/'
+				}
+				return r
+			}, rest)
+		}
+		if !strings.HasPrefix(rest, "//") || strings.HasPrefix(rest, "///") && scheme != "file" {
+			rest = "//" + strings.TrimLeft(rest, "/")
+		}
 	}
 	u, perr := url.Parse(scheme + ":" + rest)
 	if perr != nil {
@@ -253,10 +257,10 @@ func CanonHost(h string) (string, error) {
 // address when its last label is a number (decimal, 0x hex, 0 octal); up
 // to four parts, the last filling the bytes left.
 func parseIPv4(h string) (ip string, isIP bool, err error) {
-	parts := strings.Split(h, ".")
-	if _, ok := ipv4Number(parts[len(parts)-1]); !ok {
+	if _, ok := ipv4Number(h[strings.LastIndexByte(h, '.')+1:]); !ok {
 		return "", false, nil
 	}
+	parts := strings.Split(h, ".")
 	if len(parts) > 4 {
 		return "", true, fmt.Errorf("more than four parts")
 	}
@@ -297,6 +301,12 @@ func ipv4Number(p string) (uint64, bool) {
 	case len(p) >= 2 && p[0] == '0':
 		p, base = p[1:], 8
 	}
+	for i := 0; i < len(p); i++ { // only digits of base: no error to make
+		c := p[i] | 0x20
+		if !(c >= '0' && c <= '9' && int(c-'0') < base || base == 16 && c >= 'a' && c <= 'f') {
+			return 0, false
+		}
+	}
 	n, err := strconv.ParseUint(p, base, 64)
 	if err != nil || n > 1<<32 {
 		return 0, false
@@ -307,7 +317,10 @@ func ipv4Number(p string) (uint64, bool) {
 // checkPattern accepts "*", "host", "*.host" and the same with a scheme
 // ("https://*.bank.example").
 func checkPattern(p string) error {
-	_, host := splitPattern(p)
+	_, host, wild := splitPattern(p)
+	if wild {
+		host = "*." + host
+	}
 	switch {
 	case host == "":
 		return fmt.Errorf("origin pattern %q: no host", p)
@@ -324,25 +337,23 @@ func checkPattern(p string) error {
 	return nil
 }
 
-// splitPattern returns a pattern's scheme ("" for any) and its host,
-// canonical as CanonHost makes a URL's (a * first label kept).
-func splitPattern(p string) (scheme, host string) {
+// splitPattern returns a pattern's scheme ("" for any), its host
+// canonical as CanonHost makes a URL's ("*" for any), and whether it
+// also matches the host's subdomains (a "*." first label).
+func splitPattern(p string) (scheme, host string, wild bool) {
 	p = strings.TrimSpace(p)
 	if s, h, ok := strings.Cut(p, "://"); ok {
 		scheme, p = strings.ToLower(s), h
 	}
 	if p == "*" || p == "" {
-		return scheme, p
+		return scheme, p, false
 	}
-	wild := strings.HasPrefix(p, "*.")
-	h, err := CanonHost(strings.TrimPrefix(p, "*."))
+	p, wild = strings.CutPrefix(p, "*.")
+	h, err := CanonHost(p)
 	if err != nil {
-		h = strings.ToLower(strings.TrimPrefix(p, "*.")) // checkPattern refuses it at start
+		h = strings.ToLower(p) // checkPattern refuses it at start
 	}
-	if wild {
-		h = "*." + h
-	}
-	return scheme, h
+	return scheme, h, wild
 }
 
 // matchPattern: "*" matches every URL (about:blank and data: included);
@@ -350,16 +361,15 @@ func splitPattern(p string) (scheme, host string) {
 // subdomain. A scheme in the pattern must be the URL's. host is
 // canonical (CanonHost).
 func matchPattern(p, scheme, host string) bool {
-	ps, ph := splitPattern(p)
+	ps, ph, wild := splitPattern(p)
 	if ps != "" && ps != scheme {
 		return false
 	}
 	switch {
 	case ph == "*":
 		return true
-	case strings.HasPrefix(ph, "*."):
-		base := ph[2:]
-		return host == base || strings.HasSuffix(host, "."+base)
+	case wild:
+		return host == ph || len(host) > len(ph) && strings.HasSuffix(host, ph) && host[len(host)-len(ph)-1] == '.'
 	}
 	return host != "" && host == ph
 }

@@ -150,3 +150,16 @@ func FuzzDecide(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDecide: what judging one document costs a call (a paired
+// agent's rules of a few patterns; an ASCII host; an IDN one).
+func BenchmarkDecide(b *testing.B) {
+	r := Rules{Deny: []string{"*.bank.example", "mail.example", "*.internal.example", "https://*.corp.example"}, Schemes: []string{"data"}}
+	for _, u := range []string{"https://www.example.com/app/items?page=2#top", "https://www.bücher.example/x", "view-source:https://www.bank.example/"} {
+		b.Run(u[:12], func(b *testing.B) {
+			for b.Loop() {
+				r.Decide(u, "https://www.example.com")
+			}
+		})
+	}
+}
