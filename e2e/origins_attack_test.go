@@ -110,16 +110,8 @@ func TestAgentCannotReadLocalFiles(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
-	tab := openAs(t, bot, base+"/")
-	for _, dest := range []string{fileURL, "file:///etc/passwd", "FILE:///etc/passwd", "data:text/html,<p>x</p>", "view-source:" + base + "/", "chrome://settings"} {
-		refused(t, "goto "+dest, bot.Call(ctx, protocol.MethodGoto, map[string]any{"tab": tab, "url": dest}, nil), "url_kind")
-		refused(t, "tabs.open "+dest, bot.Call(ctx, protocol.MethodTabsOpen, map[string]any{"url": dest}, nil), "url_kind")
-	}
-	if got := ownerEval(t, c, tab, "location.href"); got != base+"/" {
-		t.Errorf("the refused gotos moved the tab to %s", got)
-	}
-
 	// The person takes the agent's own tab to the file.
+	tab := openAs(t, bot, base+"/")
 	if err := c.agent.Call(ctx, protocol.MethodGoto, map[string]any{"tab": tab, "url": fileURL}, nil); err != nil {
 		t.Fatalf("the owner's goto to the file: %v", err)
 	}
@@ -132,7 +124,17 @@ func TestAgentCannotReadLocalFiles(t *testing.T) {
 	var ev protocol.EvalResult
 	refused(t, "eval on a tab on a file", bot.Call(ctx, protocol.MethodEval, map[string]any{"tab": tab, "expression": "document.body.innerText"}, &ev), "url_kind")
 	if strings.Contains(fmt.Sprint(ev.Value), "TOP-SECRET") {
-		t.Errorf("the agent read the file with eval: %s", ev.Value)
+		t.Errorf("the agent read the file with eval: %v", ev.Value)
+	}
+
+	// Nor may it go there itself.
+	for _, dest := range []string{fileURL, "file:///etc/passwd", "FILE:///etc/passwd", "data:text/html,<p>x</p>", "view-source:" + base + "/", "chrome://settings"} {
+		tab := openAs(t, bot, base+"/")
+		refused(t, "goto "+dest, bot.Call(ctx, protocol.MethodGoto, map[string]any{"tab": tab, "url": dest}, nil), "url_kind")
+		refused(t, "tabs.open "+dest, bot.Call(ctx, protocol.MethodTabsOpen, map[string]any{"url": dest}, nil), "url_kind")
+		if v, err := c.eval(ctx, protocol.Target{Tab: tab}, "location.href"); err != nil || string(v) != `"`+base+`/"` {
+			t.Errorf("the refused goto %s moved the tab: %s %v", dest, v, err)
+		}
 	}
 
 	// Granted: the person said this agent may read files.
@@ -156,8 +158,6 @@ func TestOriginRulesSeeThroughWrappers(t *testing.T) {
 	bot := dialToken(t, c, pairDirect(t, c, "bot"))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	tab := openAs(t, bot, base+"/")
-
 	port := strings.TrimPrefix(denied, "http://localhost")
 	blob := ownerBlob(t, c, denied)
 	for _, dest := range []string{
@@ -168,12 +168,14 @@ func TestOriginRulesSeeThroughWrappers(t *testing.T) {
 		blob,
 		"view-source:" + blob,
 	} {
+		tab := openAs(t, bot, base+"/")
 		refused(t, "goto "+dest, bot.Call(ctx, protocol.MethodGoto, map[string]any{"tab": tab, "url": dest}, nil), "deny")
-	}
-	if got := ownerEval(t, c, tab, "location.href"); got != base+"/" {
-		t.Errorf("a refused goto moved the tab to %s", got)
+		if v, err := c.eval(ctx, protocol.Target{Tab: tab}, "location.href"); err != nil || string(v) != `"`+base+`/"` {
+			t.Errorf("the refused goto %s moved the tab: %s %v", dest, v, err)
+		}
 	}
 	// The allowed origin's source is the agent's to load (view-source granted).
+	tab := openAs(t, bot, base+"/")
 	if err := bot.Call(ctx, protocol.MethodGoto, map[string]any{"tab": tab, "url": "view-source:" + base + "/"}, nil); err != nil {
 		t.Errorf("view-source of the allowed origin, granted: %v", err)
 	}
