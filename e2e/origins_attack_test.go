@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -357,5 +358,77 @@ func TestDeniedFramesAreWithheld(t *testing.T) {
 		t.Errorf("alice clicking bot's tab: got %v, want not_in_space", err)
 	} else if strings.Contains(pe.Message, "bot") || pe.Data["owner"] != nil || pe.Data["space"] != nil {
 		t.Errorf("alice is told whose tab it is: %s %v", pe.Message, pe.Data)
+	}
+}
+
+// BenchmarkOriginChecks: what the origin rules' checks at the moment of
+// acting cost a call through the whole chain: the same calls on the same
+// tab as the owner (no rules) and as a paired agent with rules,
+// interleaved, medians of each.
+// Run: go test ./e2e -run '^$' -bench OriginChecks -benchtime 40x -timeout 20m
+func BenchmarkOriginChecks(b *testing.B) {
+	if b.N == 1 {
+		return // the testing package's probe run: measure once, in the real run
+	}
+	stateDir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("agents:\n  origins:\n    bot: {deny: [localhost, \"*.bank.example\", mail.example]}\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	c := startChainIn(b, stateDir)
+	srv := serve(b, map[string]string{"/page": `<!doctype html><title>bench</title>
+<button id=b onclick="this.dataset.n = (+this.dataset.n || 0) + 1">Click me</button>
+<input id=name aria-label="Name"><p>Some text.</p><iframe srcdoc="<p>inner</p>"></iframe>`})
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	approvePairing(b, stateDir, "bot")
+	res, err := client.Pair(ctx, c.svc.addr, protocol.PairRequestParams{Name: "bot"}, client.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bot, err := client.Dial(ctx, c.svc.addr, res.Token, client.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer bot.Close()
+	var opened protocol.TabResult
+	if err := bot.Call(ctx, protocol.MethodTabsOpen, map[string]any{"url": srv + "/page"}, &opened); err != nil {
+		b.Fatal(err)
+	}
+	tab := opened.Tab.ID
+	runs := min(b.N, 100)
+	calls := []struct {
+		op     string
+		method string
+		params map[string]any
+	}{
+		{"click, no settle", protocol.MethodClick, map[string]any{"tab": tab, "target": "#b", "noSettle": true}},
+		{"fill, no settle", protocol.MethodFill, map[string]any{"tab": tab, "target": "#name", "text": "x", "noSettle": true}},
+		{"eval", protocol.MethodEval, map[string]any{"tab": tab, "expression": "document.title"}},
+		{"resolve", protocol.MethodResolve, map[string]any{"tab": tab, "target": "#b"}},
+		{"snapshot", protocol.MethodSnapshot, map[string]any{"tab": tab}},
+		{"cookies.get", protocol.MethodCookiesGet, map[string]any{"tab": tab}},
+	}
+	fmt.Fprintf(os.Stderr, "\n%-18s %12s %12s %10s\n", "call", "owner ms", "paired ms", "extra ms")
+	for _, cl := range calls {
+		var owner, paired []float64
+		for i := -1; i < runs; i++ { // -1 is a warm-up
+			for who, agent := range []*client.Client{c.agent, bot} {
+				start := time.Now()
+				if err := agent.Call(ctx, cl.method, cl.params, nil); err != nil {
+					b.Fatalf("%s as %d: %v", cl.op, who, err)
+				}
+				ms := float64(time.Since(start).Microseconds()) / 1000
+				if i >= 0 && who == 0 {
+					owner = append(owner, ms)
+				} else if i >= 0 {
+					paired = append(paired, ms)
+				}
+			}
+		}
+		slices.Sort(owner)
+		slices.Sort(paired)
+		om, pm := owner[len(owner)/2], paired[len(paired)/2]
+		fmt.Fprintf(os.Stderr, "%-18s %12.2f %12.2f %10.2f\n", cl.op, om, pm, pm-om)
+		b.ReportMetric(pm-om, strings.ReplaceAll(cl.op, " ", "")+"-extra-ms")
 	}
 }
