@@ -413,15 +413,13 @@ func (s *Service) reachFor(g grant) cdptab.Reach {
 func withheldError(e *cdptab.WithheldError) *protocol.Error {
 	origin := cdptab.OriginOf(e.URL, e.Origin)
 	if e.Frame {
-		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "the element is in a frame showing %s, which this agent may not reach (%s): take a new snapshot; the frame's content is withheld", origin, e.Why).
+		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "the target is in a frame showing %s, which this agent may not reach (%s): its content is withheld; take a new snapshot", origin, e.Why).
 			With("origin", origin).With("rule", e.Why).With("reason", "frame").With("frame", true)
 	}
 	return protocol.Errorf(protocol.CodeForbiddenOriginScope, "the tab is on %s now, which this agent may not reach (%s): nothing was read or done there", origin, e.Why).
 		With("origin", origin).With("rule", e.Why).With("reason", pairing.ReasonOf(e.Why))
 }
 
-// rulesFor returns the origin rules of a paired agent: its own
-// (agents.origins.NAME) after those for every agent ("*").
 // visibleTabs is what a caller may see of tabs: everything for the owner
 // and the person; for a paired agent only the tabs it could act on — those
 // of its own spaces (every tab with all-tabs), less those on an origin its
@@ -456,6 +454,9 @@ func ownSpacesOnly(a *agent) bool {
 	return a.grant.kind == grantPaired && !slices.Contains(a.grant.scopes, pairing.AllTabs)
 }
 
+// rulesFor returns the origin rules of a paired agent: its own
+// (agents.origins.NAME) after those for every agent ("*"), patterns and
+// granted schemes alike.
 func (s *Service) rulesFor(name string) pairing.Rules {
 	all, own := s.opts.OriginRules["*"], s.opts.OriginRules[name]
 	return pairing.Rules{
