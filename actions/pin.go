@@ -126,13 +126,17 @@ func (r *Runner) pageEval(ctx context.Context, params cdpruntime.EvaluateParams)
 	}
 	expr := params.Expression
 	for attempt := 0; ; attempt++ {
-		params.Expression = pin.guard() + expr
+		guard := pin.guard()
+		params.Expression = guard + expr
 		res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, params)
 		if err != nil {
 			return res, err
 		}
 		origin, href, moved := pin.moved(res.ExceptionDetails)
 		if !moved {
+			if e := res.ExceptionDetails; e != nil && e.LineNumber == 0 && e.ColumnNumber >= int64(len(guard)) {
+				e.ColumnNumber -= int64(len(guard)) // where it is in the caller's expression
+			}
 			return res, nil
 		}
 		if err := pin.follow(origin, href); err != nil {

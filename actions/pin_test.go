@@ -34,6 +34,12 @@ func TestPinHoldsEvaluationsToReachableDocuments(t *testing.T) {
 	if res, err := pinned.Evaluate(tb.ctx, "document.title", 0); err != nil || string(res.Value) != `"a"` {
 		t.Fatalf("eval on the expected page: got %+v, %v", res, err)
 	}
+	// The page's own exceptions say where they are in the expression.
+	_, err := pinned.Evaluate(tb.ctx, "1 + nothingHere", 0)
+	var je *actions.JSError
+	if !errors.As(err, &je) || je.Line != 0 || je.Column != 4 {
+		t.Errorf("an exception of the expression: got %v (%+v), want it at line 0, column 4", err, je)
+	}
 	other := browsertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`<title>other</title>`))
 	}))
@@ -55,7 +61,7 @@ func TestPinHoldsEvaluationsToReachableDocuments(t *testing.T) {
 	}
 	denied := strings.Replace(other, "127.0.0.1", "localhost", 1) + "/"
 	navigate(denied)
-	_, err := pinned.Evaluate(tb.ctx, "window.reached = true; document.title", 0)
+	_, err = pinned.Evaluate(tb.ctx, "window.reached = true; document.title", 0)
 	var we *cdptab.WithheldError
 	if !errors.As(err, &we) || !strings.Contains(we.Why, "deny localhost") {
 		t.Errorf("eval after the page moved to a refused origin: got %v, want a *cdptab.WithheldError", err)

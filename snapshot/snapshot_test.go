@@ -305,7 +305,25 @@ func TestReachWithholdsFrames(t *testing.T) {
 			t.Errorf("interactive %v: got %d refs and %d withheld frames, want 2 and 1", interactive, len(s.Entries), s.Stats.Withheld)
 		}
 	}
-	_, err := tab.Snapshot(ctx, snapshot.Options{Reach: func(string, string) (bool, string) { return false, "deny *" }})
+	// The same for a frame in the page's own process (another port of
+	// the same host: the same site).
+	noOtherPort := func(url, origin string) (bool, string) {
+		if strings.HasPrefix(url, other) || origin == other {
+			return false, "deny the other port"
+		}
+		return true, ""
+	}
+	s, err := tab.Snapshot(ctx, snapshot.Options{Reach: noOtherPort})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `iframe "Cross port" [content withheld: ` + other + `, deny the other port]`; !strings.Contains(s.Text, want) || strings.Count(s.Text, "secret text") != 1 {
+		t.Errorf("in-process frame: text lacks %q or shows its content:\n%s", want, s.Text)
+	}
+	if strings.Count(s.Text, `button "Cross"`) != 1 {
+		t.Errorf("in-process frame: want only the other site's Cross button:\n%s", s.Text)
+	}
+	_, err = tab.Snapshot(ctx, snapshot.Options{Reach: func(string, string) (bool, string) { return false, "deny *" }})
 	var we *cdptab.WithheldError
 	if !errors.As(err, &we) || we.Frame {
 		t.Errorf("main frame refused: got %v, want a *cdptab.WithheldError of the main frame", err)
