@@ -491,12 +491,12 @@ func (s *Service) dialog(ctx context.Context, a *agent, p protocol.DialogParams)
 	return s.withRunner(ctx, a, p.Target, "dialog", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		// A dialog an earlier call opened: the runner's own watch starts
 		// after it, so the tab's record is what says which one this is.
-		seen := tc.link.openDialog(tc.tabID)
+		seen := tc.seen(tc.link.openDialog(tc.tabID))
 		res, err := r.HandleDialog(ctx, p.Accept, p.PromptText, millis(p.TimeoutMs))
 		if err != nil {
 			return nil, err
 		}
-		d := dialogOf(res.Dialog)
+		d := tc.seen(dialogOf(res.Dialog))
 		if d == nil {
 			d = seen
 		}

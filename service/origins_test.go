@@ -132,3 +132,22 @@ func BenchmarkOriginCheck(b *testing.B) {
 		}
 	}
 }
+
+// A dialog that a document the caller may not reach opened says so, and
+// nothing of what that document wrote in it.
+func TestDialogOfAWithheldDocument(t *testing.T) {
+	reach := func(url, origin string) (bool, string) { return !strings.Contains(url, "bank"), "deny *.bank.example" }
+	tc := &tabContext{reach: reach}
+	bank := &protocol.Dialog{Type: "prompt", Message: "your PIN?", DefaultPrompt: "1234", URL: "https://www.bank.example/x"}
+	got := tc.seen(bank)
+	if strings.Contains(got.Message, "PIN") || got.DefaultPrompt != "" || got.URL != "" || !strings.Contains(got.Message, "withheld") {
+		t.Errorf("a bank page's dialog as the agent sees it: %+v", got)
+	}
+	fine := &protocol.Dialog{Type: "alert", Message: "hello", URL: "https://fine.example/"}
+	if got := tc.seen(fine); got != fine {
+		t.Errorf("an allowed page's dialog: got %+v, want it as it is", got)
+	}
+	if got := (&tabContext{}).seen(bank); got != bank {
+		t.Errorf("the owner sees the dialog as it is: got %+v", got)
+	}
+}

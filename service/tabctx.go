@@ -80,8 +80,21 @@ func (s *Service) tabContextWithin(ctx context.Context, a *agent, target protoco
 // checkDialog fails at once when a JavaScript dialog blocks the tab: the
 // page would answer nothing until someone answers the dialog.
 func (tc *tabContext) checkDialog(op string) error {
-	if d := tc.link.openDialog(tc.tabID); d != nil {
+	if d := tc.seen(tc.link.openDialog(tc.tabID)); d != nil {
 		return protocol.Errorf(protocol.CodeDialogOpen, "%s: a %s dialog blocks tab %d (%q): answer it with `egohost dialog accept|dismiss`", op, d.Type, tc.tabID, d.Message).With("dialog", d)
 	}
 	return nil
+}
+
+// seen is a dialog as the caller may see it: what a document it may not
+// reach wrote in it (the message, the default prompt, the URL) is
+// withheld.
+func (tc *tabContext) seen(d *protocol.Dialog) *protocol.Dialog {
+	if d == nil || tc.reach == nil {
+		return d
+	}
+	if ok, _ := tc.reach(d.URL, ""); ok {
+		return d
+	}
+	return &protocol.Dialog{Type: d.Type, Message: "(withheld: opened by " + cdptab.OriginOf(d.URL, "") + ", which this agent may not reach)"}
 }
