@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 )
 
@@ -70,7 +69,7 @@ func (r *Runner) evaluate(ctx context.Context, expr string, repl bool) (*EvalRes
 	if repl {
 		p.ReplMode = &yes
 	}
-	res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, p)
+	res, err := r.pageEval(ctx, p)
 	if err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
 	}

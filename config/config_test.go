@@ -69,7 +69,7 @@ func defaults(home string) *Config {
 func TestLoadAgentOrigins(t *testing.T) {
 	home := t.TempDir()
 	file := filepath.Join(t.TempDir(), "c.yaml")
-	yaml := "agents:\n  origins:\n    claude:\n      deny: [\"*.bank.example\"]\n    \"*\":\n      allow: [\"*.example.com\", localhost]\naudit:\n  max_size: 1MiB\n  keep: 3\n"
+	yaml := "agents:\n  origins:\n    claude:\n      deny: [\"*.bank.example\"]\n      schemes: [file, \"data:\"]\n    \"*\":\n      allow: [\"*.example.com\", localhost]\naudit:\n  max_size: 1MiB\n  keep: 3\n"
 	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestLoadAgentOrigins(t *testing.T) {
 	if err != nil {
 		t.Fatalf("got error %v, want nil", err)
 	}
-	want := map[string]OriginRules{"claude": {Deny: []string{"*.bank.example"}}, "*": {Allow: []string{"*.example.com", "localhost"}}}
+	want := map[string]OriginRules{"claude": {Deny: []string{"*.bank.example"}, Schemes: []string{"file", "data"}}, "*": {Allow: []string{"*.example.com", "localhost"}}}
 	if diff := cmp.Diff(want, got.AgentOrigins); diff != "" {
 		t.Errorf("agents.origins mismatch (-want +got):\n%s", diff)
 	}

@@ -286,7 +286,7 @@ func (d *decoder) extensionIDs(key string) []string {
 }
 
 // origins decodes agents.origins: agent name → {allow, deny} lists of
-// origin patterns (checked by the service at start).
+// origin patterns and a schemes list (checked by the service at start).
 func (d *decoder) origins(key string) map[string]OriginRules {
 	out := make(map[string]OriginRules)
 	raw, ok := d.v.Get(key).(map[string]any)
@@ -299,7 +299,7 @@ func (d *decoder) origins(key string) map[string]OriginRules {
 	for name, v := range raw {
 		m, ok := v.(map[string]any)
 		if !ok {
-			d.fail(key+"."+name, fmt.Sprint(v), "is not {allow: [...], deny: [...]}")
+			d.fail(key+"."+name, fmt.Sprint(v), "is not {allow: [...], deny: [...], schemes: [...]}")
 			return out
 		}
 		var r OriginRules
@@ -315,9 +315,12 @@ func (d *decoder) origins(key string) map[string]OriginRules {
 					d.fail(key+"."+name+"."+field, fmt.Sprint(it), "is not an origin pattern")
 					return out
 				}
-				if field == "allow" {
+				switch field {
+				case "allow":
 					r.Allow = append(r.Allow, pat)
-				} else {
+				case "schemes":
+					r.Schemes = append(r.Schemes, strings.TrimSuffix(strings.TrimSpace(pat), ":"))
+				default:
 					r.Deny = append(r.Deny, pat)
 				}
 			}

@@ -200,6 +200,13 @@ func TestRefusedCallsReachNothing(t *testing.T) {
 			if !errors.As(err, &pe) || pe.Code != c.want {
 				t.Errorf("%s as %s: got %v, want %s", method, c.who, err, c.want.Name())
 			}
+			// Tab 7 is not in its spaces (it holds all-tabs): tabs.list
+			// hides it, and so does the refusal (tabs.open names its own
+			// destination).
+			if c.who == "denied" && pe != nil && pe.Code == protocol.CodeForbiddenOriginScope && method != protocol.MethodTabsOpen &&
+				(strings.Contains(pe.Message, "bank") || pe.Data["origin"] != nil || pe.Data["rule"] != nil) {
+				t.Errorf("%s as %s: the refusal names the person's tab's origin: %s %v", method, c.who, pe.Message, pe.Data)
+			}
 			calls++
 		}
 	}

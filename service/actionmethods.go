@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -114,7 +115,7 @@ func (s *Service) withRunnerOnce(ctx context.Context, a *agent, t protocol.Targe
 		}
 		return tc.res.ObjectCall(ctx, target, fn, args...)
 	})
-	r := actions.New(tc.page, actions.FindCallers(find, call), actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient, Setup: tc.acts})
+	r := actions.New(tc.page, actions.FindCallers(find, call), actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient, Setup: tc.acts, Pin: tc.pin()})
 	res, err := fn(gctx, tc, r)
 	if err != nil {
 		err = classify(err)
@@ -236,6 +237,12 @@ func (s *Service) runAct(ctx context.Context, a *agent, t protocol.Target, op st
 		if err != nil {
 			return nil, err
 		}
+		if res.Settled.URL != "" && s.checkLanded(ctx, tc.tabID, res.Settled.URL) != nil {
+			// The action led the page to a document the caller may not
+			// reach (a link, a form, the page's own doing): it happened,
+			// but where it went is not the caller's to read.
+			res.Settled.URL = ""
+		}
 		return actionResult(op, tc.tabID, res), nil
 	})
 }
@@ -340,6 +347,13 @@ func (s *Service) wait(ctx context.Context, a *agent, p protocol.WaitParams) (an
 		if err != nil {
 			return nil, err
 		}
+		if p.Load != "" {
+			var landed string
+			_ = json.Unmarshal(res.Value, &landed)
+			if err := s.checkLanded(ctx, tc.tabID, landed); err != nil {
+				return nil, err
+			}
+		}
 		out := protocol.WaitResult{Tab: tc.tabID, What: res.What, TookMs: tookMs(res.Took), Attempts: res.Attempts, Element: res.Element}
 		if len(res.Value) > 0 && string(res.Value) != "null" {
 			out.Value = res.Value
@@ -385,6 +399,9 @@ func (s *Service) gotoURL(ctx context.Context, a *agent, p protocol.GotoParams) 
 		if err != nil {
 			return nil, err
 		}
+		if err := s.checkLanded(ctx, tc.tabID, res.URL); err != nil {
+			return nil, err
+		}
 		return navResult(tc.tabID, res), nil
 	})
 }
@@ -394,6 +411,11 @@ func (s *Service) history(op string) handler {
 	return typed(func(ctx context.Context, a *agent, p protocol.NavParams) (any, error) {
 		return s.withRunner(ctx, a, p.Target, op, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 			o := actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)}
+			if tc.reach != nil {
+				// The history entry is a destination like goto's: judged
+				// before it loads.
+				o.Destination = func(url string) error { return s.checkDestination(ctx, url) }
+			}
 			var res *actions.NavResult
 			var err error
 			switch op {
@@ -405,6 +427,9 @@ func (s *Service) history(op string) handler {
 				res, err = r.Reload(ctx, o)
 			}
 			if err != nil {
+				return nil, err
+			}
+			if err := s.checkLanded(ctx, tc.tabID, res.URL); err != nil {
 				return nil, err
 			}
 			return navResult(tc.tabID, res), nil
@@ -439,6 +464,13 @@ func (s *Service) screenshot(ctx context.Context, a *agent, p protocol.Screensho
 	}
 	return s.withRunner(ctx, a, p.Target, "screenshot", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		start := time.Now()
+		// A frame the caller may not reach would be in the picture.
+		if frames, err := tc.res.Withheld(ctx); err != nil {
+			return nil, err
+		} else if len(frames) > 0 {
+			return nil, protocol.Errorf(protocol.CodeForbiddenOriginScope, "screenshot: tab %d shows a frame of %s, which this agent may not reach: a picture would show it (snapshot leaves it out)", tc.tabID, frames[0]).
+				With("tab", tc.tabID).With("origin", frames[0]).With("reason", "frame").With("frame", true)
+		}
 		shot, err := r.Screenshot(ctx, actions.ScreenshotOptions{FullPage: p.FullPage, Target: p.Element, Timeout: millis(p.TimeoutMs)})
 		if err != nil {
 			return nil, err
@@ -461,12 +493,12 @@ func (s *Service) dialog(ctx context.Context, a *agent, p protocol.DialogParams)
 	return s.withRunner(ctx, a, p.Target, "dialog", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		// A dialog an earlier call opened: the runner's own watch starts
 		// after it, so the tab's record is what says which one this is.
-		seen := tc.link.openDialog(tc.tabID)
+		seen := tc.seen(tc.link.openDialog(tc.tabID))
 		res, err := r.HandleDialog(ctx, p.Accept, p.PromptText, millis(p.TimeoutMs))
 		if err != nil {
 			return nil, err
 		}
-		d := dialogOf(res.Dialog)
+		d := tc.seen(dialogOf(res.Dialog))
 		if d == nil {
 			d = seen
 		}

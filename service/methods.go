@@ -460,6 +460,9 @@ func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenPar
 		return nil, err
 	}
 	n := nav.(protocol.NavResult)
+	if err := s.checkLanded(ctx, res.Tab.ID, n.URL); err != nil {
+		return nil, err
+	}
 	res.Tab.URL, res.Tab.Title, res.Tab.Status = n.URL, n.Title, ""
 	res.Nav = &n
 	return res, nil

@@ -75,16 +75,16 @@ func TestRecordConsole(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.level, func(t *testing.T) {
-			got, dropped := r.consoleMessages(tt.level, false)
+			got, dropped := r.consoleMessages(tt.level, false, nil)
 			if d := cmp.Diff(tt.want, got); d != "" || dropped != 0 {
 				t.Errorf("messages (-want +got), dropped %d:\n%s", dropped, d)
 			}
 		})
 	}
-	if got, _ := r.consoleMessages("debug", true); len(got) != 4 {
+	if got, _ := r.consoleMessages("debug", true, nil); len(got) != 4 {
 		t.Fatalf("got %d messages, want 4 before clearing", len(got))
 	}
-	if got, _ := r.consoleMessages("debug", false); len(got) != 0 {
+	if got, _ := r.consoleMessages("debug", false, nil); len(got) != 0 {
 		t.Errorf("got %d messages after clear, want 0", len(got))
 	}
 }
@@ -107,11 +107,11 @@ func TestRecordNetwork(t *testing.T) {
 	}
 	img := protocol.NetworkRequest{Method: "GET", URL: "http://x/a.png", Type: "Image", Time: 4000}
 	api := protocol.NetworkRequest{Method: "POST", URL: "http://x/api", Type: "Fetch", Failed: "net::ERR_CONNECTION_REFUSED", Finished: true, Time: 5000}
-	got, _ := r.networkRequests(false, false)
+	got, _ := r.networkRequests(false, false, nil)
 	if d := cmp.Diff(append(doc, api), got); d != "" {
 		t.Errorf("without static (-want +got):\n%s", d)
 	}
-	got, _ = r.networkRequests(true, false)
+	got, _ = r.networkRequests(true, false, nil)
 	if d := cmp.Diff(append(doc, img, api), got); d != "" {
 		t.Errorf("with static (-want +got):\n%s", d)
 	}
@@ -126,7 +126,7 @@ func TestRecordNetworkIsBounded(t *testing.T) {
 		event(t, r, "Network.requestWillBeSent", fmt.Sprintf(`{"requestId":"%d","type":"XHR","request":{"url":"http://x/%d","method":"GET"}}`, i, i))
 	}
 	event(t, r, "Network.responseReceived", `{"requestId":"0","response":{"status":200}}`)
-	got, dropped := r.networkRequests(true, false)
+	got, dropped := r.networkRequests(true, false, nil)
 	if len(got) != maxNetworkRequests || dropped != 10 {
 		t.Fatalf("got %d requests, %d dropped; want %d, 10", len(got), dropped, maxNetworkRequests)
 	}
@@ -147,11 +147,50 @@ func TestRecordClipsHugeText(t *testing.T) {
 	r.add("Runtime.consoleAPICalled", b)
 	b, _ = json.Marshal(map[string]any{"requestId": "1", "request": map[string]any{"url": "data:text/plain," + huge, "method": "GET"}})
 	r.add("Network.requestWillBeSent", b)
-	msgs, _ := r.consoleMessages("debug", false)
-	reqs, _ := r.networkRequests(true, false)
+	msgs, _ := r.consoleMessages("debug", false, nil)
+	reqs, _ := r.networkRequests(true, false, nil)
 	for _, s := range []string{msgs[0].Text, reqs[0].URL} {
 		if len(s) > maxRecordedText+64 || !utf8.ValidString(s) || !strings.HasSuffix(s, " bytes in all)") {
 			t.Errorf("got %d bytes ending %q, want at most about %d, valid UTF-8, saying it was clipped", len(s), s[max(0, len(s)-40):], maxRecordedText)
 		}
+	}
+}
+
+// A caller with a reach sees only the console messages and requests of
+// the documents it may reach: a denied page's messages (its execution
+// context's origin) and requests (the document that made them) are left
+// out, and so are messages of an opaque or unknown context.
+func TestRecordKeepsWhoseDocument(t *testing.T) {
+	r := newTabRecord()
+	event(t, r, "Runtime.executionContextCreated", `{"context":{"id":1,"origin":"https://fine.example","name":""}}`)
+	event(t, r, "Runtime.executionContextCreated", `{"context":{"id":2,"origin":"https://bank.example","name":""}}`)
+	event(t, r, "Runtime.executionContextCreated", `{"context":{"id":3,"origin":"://","name":""}}`)
+	event(t, r, "Runtime.consoleAPICalled", `{"type":"log","args":[{"type":"string","value":"fine"}],"executionContextId":1,"timestamp":1}`)
+	event(t, r, "Runtime.consoleAPICalled", `{"type":"log","args":[{"type":"string","value":"bank"}],"executionContextId":2,"timestamp":2}`)
+	event(t, r, "Runtime.exceptionThrown", `{"timestamp":3,"exceptionDetails":{"text":"Uncaught bank","executionContextId":2}}`)
+	event(t, r, "Runtime.consoleAPICalled", `{"type":"log","args":[{"type":"string","value":"opaque"}],"executionContextId":3,"timestamp":4}`)
+	event(t, r, "Network.requestWillBeSent", `{"requestId":"1","documentURL":"https://fine.example/","request":{"url":"https://fine.example/api","method":"GET"},"type":"XHR","wallTime":1}`)
+	event(t, r, "Network.requestWillBeSent", `{"requestId":"2","documentURL":"https://bank.example/","request":{"url":"https://bank.example/api?token=1","method":"GET"},"type":"XHR","wallTime":2}`)
+	reach := func(url, origin string) (bool, string) {
+		if strings.Contains(url, "bank") || strings.Contains(origin, "bank") {
+			return false, "deny *.bank.example"
+		}
+		return true, ""
+	}
+	msgs, _ := r.consoleMessages("debug", false, reach)
+	if len(msgs) != 1 || msgs[0].Text != "fine" {
+		t.Errorf("console with a reach: got %+v, want the fine page's message only", msgs)
+	}
+	if all, _ := r.consoleMessages("debug", false, nil); len(all) != 4 {
+		t.Errorf("console without a reach: got %d messages, want 4", len(all))
+	}
+	reqs, _ := r.networkRequests(true, false, reach)
+	if len(reqs) != 1 || reqs[0].URL != "https://fine.example/api" {
+		t.Errorf("network with a reach: got %+v, want the fine page's request only", reqs)
+	}
+	event(t, r, "Runtime.executionContextsCleared", `{}`)
+	event(t, r, "Runtime.consoleAPICalled", `{"type":"log","args":[{"type":"string","value":"after"}],"executionContextId":1,"timestamp":5}`)
+	if msgs, _ := r.consoleMessages("debug", false, reach); len(msgs) != 1 {
+		t.Errorf("a context cleared is unknown: got %+v, want the message of the cleared context left out", msgs)
 	}
 }

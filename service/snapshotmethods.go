@@ -48,6 +48,10 @@ func (s *Service) snapshotOnce(ctx context.Context, a *agent, p protocol.Snapsho
 		MaxChars:     p.MaxChars,
 		Start:        p.Start,
 		DiffPrevious: p.Diff,
+		Reach:        tc.reach,
+	}
+	if tc.reach != nil {
+		opts.Viewer = a.grant.name
 	}
 	if p.Scope != "" {
 		if _, ok := refmap.ParseRef(p.Scope); ok {

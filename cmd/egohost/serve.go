@@ -51,7 +51,7 @@ func (e *env) serviceOptions() service.Options {
 func originRules(in map[string]config.OriginRules) map[string]pairing.Rules {
 	out := make(map[string]pairing.Rules, len(in))
 	for name, r := range in {
-		out[name] = pairing.Rules{Allow: r.Allow, Deny: r.Deny}
+		out[name] = pairing.Rules{Allow: r.Allow, Deny: r.Deny, Schemes: r.Schemes}
 	}
 	return out
 }
