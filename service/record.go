@@ -78,6 +78,8 @@ type tabRecord struct {
 	requests ring[*protocol.NetworkRequest]
 	byID     map[string]*protocol.NetworkRequest // requests still in the ring, by Chrome's request ID
 	ids      map[*protocol.NetworkRequest]string
+	details  map[*protocol.NetworkRequest]*requestDetail // their headers (netrequest.go)
+	seq      int                                         // the last request's ID
 }
 
 func newTabRecord() *tabRecord {
@@ -86,6 +88,7 @@ func newTabRecord() *tabRecord {
 		requests: newRing[*protocol.NetworkRequest](maxNetworkRequests),
 		byID:     make(map[string]*protocol.NetworkRequest),
 		ids:      make(map[*protocol.NetworkRequest]string),
+		details:  make(map[*protocol.NetworkRequest]*requestDetail),
 	}
 }
 
@@ -230,13 +233,16 @@ func (r *tabRecord) add(method string, params json.RawMessage) {
 			WallTime  float64 `json:"wallTime"`
 			Type      string  `json:"type"`
 			Request   struct {
-				URL    string `json:"url"`
-				Method string `json:"method"`
+				URL         string         `json:"url"`
+				Method      string         `json:"method"`
+				Headers     map[string]any `json:"headers"`
+				HasPostData bool           `json:"hasPostData"`
 			} `json:"request"`
 			RedirectResponse *struct {
-				Status     int    `json:"status"`
-				StatusText string `json:"statusText"`
-				MimeType   string `json:"mimeType"`
+				Status     int            `json:"status"`
+				StatusText string         `json:"statusText"`
+				MimeType   string         `json:"mimeType"`
+				Headers    map[string]any `json:"headers"`
 			} `json:"redirectResponse"`
 		}
 		if json.Unmarshal(params, &ev) != nil {
@@ -247,14 +253,20 @@ func (r *tabRecord) add(method string, params json.RawMessage) {
 		if prev := r.byID[ev.RequestID]; prev != nil && ev.RedirectResponse != nil {
 			// A redirect ends the previous hop under the same ID.
 			prev.Status, prev.StatusText, prev.MimeType, prev.Finished = ev.RedirectResponse.Status, ev.RedirectResponse.StatusText, ev.RedirectResponse.MimeType, true
+			if d := r.details[prev]; d != nil {
+				d.responseHeaders, d.redirected = headerMap(ev.RedirectResponse.Headers), true
+			}
 		}
-		req := &protocol.NetworkRequest{Method: ev.Request.Method, URL: clip(ev.Request.URL), Type: ev.Type, Time: ev.WallTime * 1000}
+		r.seq++
+		req := &protocol.NetworkRequest{ID: r.seq, Method: ev.Request.Method, URL: clip(ev.Request.URL), Type: ev.Type, Time: ev.WallTime * 1000}
 		if old, evicted := r.requests.put(req); evicted {
 			if id := r.ids[old]; r.byID[id] == old {
 				delete(r.byID, id)
 			}
 			delete(r.ids, old)
+			delete(r.details, old)
 		}
+		r.details[req] = &requestDetail{requestHeaders: headerMap(ev.Request.Headers), hasPostData: ev.Request.HasPostData}
 		r.byID[ev.RequestID] = req
 		r.ids[req] = ev.RequestID
 	case network.ResponseReceived.Method:
@@ -262,9 +274,10 @@ func (r *tabRecord) add(method string, params json.RawMessage) {
 			RequestID string `json:"requestId"`
 			Type      string `json:"type"`
 			Response  struct {
-				Status     int    `json:"status"`
-				StatusText string `json:"statusText"`
-				MimeType   string `json:"mimeType"`
+				Status     int            `json:"status"`
+				StatusText string         `json:"statusText"`
+				MimeType   string         `json:"mimeType"`
+				Headers    map[string]any `json:"headers"`
 			} `json:"response"`
 		}
 		if json.Unmarshal(params, &ev) != nil {
@@ -276,6 +289,9 @@ func (r *tabRecord) add(method string, params json.RawMessage) {
 			req.Status, req.StatusText, req.MimeType = ev.Response.Status, ev.Response.StatusText, ev.Response.MimeType
 			if req.Type == "" {
 				req.Type = ev.Type
+			}
+			if d := r.details[req]; d != nil {
+				d.responseHeaders = headerMap(ev.Response.Headers)
 			}
 		}
 	case network.LoadingFinished.Method:
@@ -343,6 +359,7 @@ func (r *tabRecord) networkRequests(static, clear bool) ([]protocol.NetworkReque
 		r.requests.reset()
 		r.byID = make(map[string]*protocol.NetworkRequest)
 		r.ids = make(map[*protocol.NetworkRequest]string)
+		r.details = make(map[*protocol.NetworkRequest]*requestDetail)
 	}
 	out := make([]protocol.NetworkRequest, 0, len(all))
 	for _, req := range all {
