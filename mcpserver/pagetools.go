@@ -136,7 +136,7 @@ const maxBodyShown = 20000
 
 func (t *tools) storage(ctx context.Context, in storageIn) *mcp.CallToolResult {
 	var r protocol.StorageGetResult
-	if err := t.call(ctx, protocol.MethodStorageGet, protocol.StorageGetParams{Target: t.target(), Kind: in.Type, Key: in.Key}, &r); err != nil {
+	if err := t.call(ctx, protocol.MethodStorageGet, protocol.StorageGetParams{Target: t.target(), Kind: in.Type, Name: in.Key}, &r); err != nil {
 		return failure(err)
 	}
 	var b strings.Builder

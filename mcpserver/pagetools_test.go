@@ -125,6 +125,12 @@ func TestNewToolsCallTheService(t *testing.T) {
 			want:    []string{"2 sessionStorage item(s) of http://x (tab 7)\ncart = \"a\\nb\"\nn = 1"},
 		},
 		{
+			name: "one storage item", tool: "browser_storage", args: map[string]any{"key": "cart"},
+			answers: map[string]any{protocol.MethodStorageGet: protocol.StorageGetResult{Tab: 7, Origin: "http://x", Kind: "local", Items: []protocol.StorageItem{{Key: "cart", Value: "x", Length: 70000, Cut: true}}}},
+			calls:   []string{`storage.get {"name":"cart"}`},
+			want:    []string{"1 localStorage item(s) of http://x (tab 7)\ncart = x … (cut: 70000 characters in all)"},
+		},
+		{
 			name: "generate a locator", tool: "browser_generate_locator", args: map[string]any{"target": "@5"},
 			answers: map[string]any{protocol.MethodLocators: protocol.LocatorsResult{Locator: `role=button[name="Save"]`, Ref: "@5", Candidates: []protocol.PickCandidate{
 				{Locator: `role=button[name="Save"]`, Count: 1, Unique: true}, {Locator: `text="Save"`, Count: 2}, {Locator: "css=#save", Count: 1, Unique: true}}}},

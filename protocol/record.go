@@ -125,8 +125,8 @@ type StorageGetParams struct {
 	Target
 	// Kind is local (default) or session.
 	Kind string `json:"kind,omitempty"`
-	// Key reads this item only.
-	Key string `json:"key,omitempty"`
+	// Name reads the item with this key only.
+	Name string `json:"name,omitempty"`
 }
 
 // StorageGetResult answers storage.get: the items of the main frame's

@@ -53,7 +53,7 @@ func (s *Service) storageGet(ctx context.Context, a *agent, p protocol.StorageGe
 	ctx, cancel := context.WithTimeout(ctx, s.opts.ActionTimeout)
 	defer cancel()
 	// The main frame's root: the resolver lists the main frame first.
-	obj, called, err := tc.res.ObjectCall(ctx, "css=:root >> nth=0", storageJS, kind, p.Key, maxStorageValue)
+	obj, called, err := tc.res.ObjectCall(ctx, "css=:root >> nth=0", storageJS, kind, p.Name, maxStorageValue)
 	if err != nil {
 		return nil, classify(err)
 	}
