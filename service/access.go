@@ -170,6 +170,16 @@ func methodNeeds() map[string]methodNeed {
 		protocol.MethodCookiesSet:   {need: pairing.NeedAct},
 		protocol.MethodCookiesClear: {need: pairing.NeedAct},
 
+		// The MCP tools' methods (pagetools.go): reading an element's state
+		// and naming it read the page; the viewport changes it; a request's
+		// headers and bodies and the page's storage may hold credentials,
+		// as cookies do.
+		protocol.MethodInspect:        {need: pairing.NeedRead},
+		protocol.MethodLocators:       {need: pairing.NeedRead},
+		protocol.MethodResize:         {need: pairing.NeedAct},
+		protocol.MethodNetworkRequest: {need: pairing.NeedAct},
+		protocol.MethodStorageGet:     {need: pairing.NeedAct},
+
 		protocol.MethodCDPSend:      {need: pairing.NeedCDP},
 		protocol.MethodCDPSubscribe: {need: pairing.NeedCDP},
 

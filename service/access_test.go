@@ -114,6 +114,12 @@ var sampleParams = map[string]any{
 	protocol.MethodCDPSend:      map[string]any{"tab": 7, "method": "Runtime.evaluate", "params": map[string]any{"expression": "1"}},
 	protocol.MethodCDPSubscribe: map[string]any{"tab": 7},
 
+	protocol.MethodInspect:        map[string]any{"tab": 7, "target": "#i"},
+	protocol.MethodLocators:       map[string]any{"tab": 7, "target": "#b"},
+	protocol.MethodResize:         map[string]any{"tab": 7, "width": 400, "height": 300},
+	protocol.MethodNetworkRequest: map[string]any{"tab": 7, "id": 1, "body": true},
+	protocol.MethodStorageGet:     map[string]any{"tab": 7},
+
 	protocol.MethodAgentsList:    nil,
 	protocol.MethodAgentsApprove: map[string]any{"name": "x"},
 	protocol.MethodAgentsDeny:    map[string]any{"name": "x"},

@@ -442,7 +442,13 @@ func (s *Service) eval(ctx context.Context, a *agent, p protocol.EvalParams) (an
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "eval: expression is empty")
 	}
 	return s.withRunner(ctx, a, p.Target, "eval", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
-		res, err := r.Evaluate(ctx, p.Expression, millis(p.TimeoutMs))
+		evaluate := r.Evaluate
+		if p.Element != "" {
+			evaluate = func(ctx context.Context, fn string, d time.Duration) (*actions.EvalResult, error) {
+				return r.EvaluateOn(ctx, p.Element, fn, d)
+			}
+		}
+		res, err := evaluate(ctx, p.Expression, millis(p.TimeoutMs))
 		if err != nil {
 			return nil, err
 		}

@@ -23,7 +23,7 @@ import (
 // files of this package add (one file per capability). New builds it once.
 func (s *Service) handlers() map[string]handler {
 	all := make(map[string]handler)
-	for _, group := range []map[string]handler{s.coreHandlers(), s.snapshotHandlers(), s.resolveHandlers(), s.actionHandlers(), s.scriptHandlers(), s.recordHandlers(), s.cookieHandlers(), s.spacesHandlers(), s.pairHandlers()} {
+	for _, group := range []map[string]handler{s.coreHandlers(), s.snapshotHandlers(), s.resolveHandlers(), s.actionHandlers(), s.scriptHandlers(), s.recordHandlers(), s.cookieHandlers(), s.spacesHandlers(), s.pairHandlers(), s.pageToolHandlers()} {
 		for name, h := range group {
 			all[name] = h
 		}

@@ -84,8 +84,10 @@ type tabRecord struct {
 	requests ring[*protocol.NetworkRequest]
 	byID     map[string]*protocol.NetworkRequest // requests still in the ring, by Chrome's request ID
 	ids      map[*protocol.NetworkRequest]string
-	docs     map[*protocol.NetworkRequest]string // the document that made each request in the ring
-	contexts map[int64]string                    // the main session's execution contexts' origins
+	docs     map[*protocol.NetworkRequest]string         // the document that made each request in the ring
+	details  map[*protocol.NetworkRequest]*requestDetail // their headers (netrequest.go)
+	seq      int                                         // the last request's ID
+	contexts map[int64]string                            // the main session's execution contexts' origins
 }
 
 // consoleEntry is a console message and its execution context's origin.
@@ -102,6 +104,7 @@ func newTabRecord() *tabRecord {
 		ids:      make(map[*protocol.NetworkRequest]string),
 		docs:     make(map[*protocol.NetworkRequest]string),
 		contexts: make(map[int64]string),
+		details:  make(map[*protocol.NetworkRequest]*requestDetail),
 	}
 }
 
@@ -279,13 +282,16 @@ func (r *tabRecord) add(method string, params json.RawMessage) {
 			Type        string  `json:"type"`
 			DocumentURL string  `json:"documentURL"`
 			Request     struct {
-				URL    string `json:"url"`
-				Method string `json:"method"`
+				URL         string         `json:"url"`
+				Method      string         `json:"method"`
+				Headers     map[string]any `json:"headers"`
+				HasPostData bool           `json:"hasPostData"`
 			} `json:"request"`
 			RedirectResponse *struct {
-				Status     int    `json:"status"`
-				StatusText string `json:"statusText"`
-				MimeType   string `json:"mimeType"`
+				Status     int            `json:"status"`
+				StatusText string         `json:"statusText"`
+				MimeType   string         `json:"mimeType"`
+				Headers    map[string]any `json:"headers"`
 			} `json:"redirectResponse"`
 		}
 		if json.Unmarshal(params, &ev) != nil {
@@ -296,15 +302,21 @@ func (r *tabRecord) add(method string, params json.RawMessage) {
 		if prev := r.byID[ev.RequestID]; prev != nil && ev.RedirectResponse != nil {
 			// A redirect ends the previous hop under the same ID.
 			prev.Status, prev.StatusText, prev.MimeType, prev.Finished = ev.RedirectResponse.Status, ev.RedirectResponse.StatusText, ev.RedirectResponse.MimeType, true
+			if d := r.details[prev]; d != nil {
+				d.responseHeaders, d.redirected = headerMap(ev.RedirectResponse.Headers), true
+			}
 		}
-		req := &protocol.NetworkRequest{Method: ev.Request.Method, URL: clip(ev.Request.URL), Type: ev.Type, Time: ev.WallTime * 1000}
+		r.seq++
+		req := &protocol.NetworkRequest{ID: r.seq, Method: ev.Request.Method, URL: clip(ev.Request.URL), Type: ev.Type, Time: ev.WallTime * 1000}
 		if old, evicted := r.requests.put(req); evicted {
 			if id := r.ids[old]; r.byID[id] == old {
 				delete(r.byID, id)
 			}
 			delete(r.ids, old)
 			delete(r.docs, old)
+			delete(r.details, old)
 		}
+		r.details[req] = &requestDetail{requestHeaders: headerMap(ev.Request.Headers), hasPostData: ev.Request.HasPostData}
 		r.byID[ev.RequestID] = req
 		r.ids[req] = ev.RequestID
 		r.docs[req] = ev.DocumentURL
@@ -313,9 +325,10 @@ func (r *tabRecord) add(method string, params json.RawMessage) {
 			RequestID string `json:"requestId"`
 			Type      string `json:"type"`
 			Response  struct {
-				Status     int    `json:"status"`
-				StatusText string `json:"statusText"`
-				MimeType   string `json:"mimeType"`
+				Status     int            `json:"status"`
+				StatusText string         `json:"statusText"`
+				MimeType   string         `json:"mimeType"`
+				Headers    map[string]any `json:"headers"`
 			} `json:"response"`
 		}
 		if json.Unmarshal(params, &ev) != nil {
@@ -327,6 +340,9 @@ func (r *tabRecord) add(method string, params json.RawMessage) {
 			req.Status, req.StatusText, req.MimeType = ev.Response.Status, ev.Response.StatusText, ev.Response.MimeType
 			if req.Type == "" {
 				req.Type = ev.Type
+			}
+			if d := r.details[req]; d != nil {
+				d.responseHeaders = headerMap(ev.Response.Headers)
 			}
 		}
 	case network.LoadingFinished.Method:
@@ -406,6 +422,7 @@ func (r *tabRecord) networkRequests(static, clear bool, reach cdptab.Reach) ([]p
 		r.byID = make(map[string]*protocol.NetworkRequest)
 		r.ids = make(map[*protocol.NetworkRequest]string)
 		r.docs = make(map[*protocol.NetworkRequest]string)
+		r.details = make(map[*protocol.NetworkRequest]*requestDetail)
 	}
 	out := make([]protocol.NetworkRequest, 0, len(all))
 	for _, req := range all {
