@@ -32,6 +32,7 @@ import (
 type suite struct {
 	bin     string // built egohost binary
 	browser string // browser binary ("" when missing)
+	shared  sharedChain
 }
 
 func newSuite() (*suite, func(), error) {
@@ -65,6 +66,7 @@ func TestMain(m *testing.M) {
 	}
 	theSuite = s
 	code := m.Run()
+	s.shared.close()
 	cleanup()
 	os.Exit(code)
 }
@@ -132,6 +134,13 @@ func fileExists(path string) bool {
 
 func startService(t testing.TB, stateDir string) *svc {
 	t.Helper()
+	return startServiceUntil(t, stateDir, t.Cleanup)
+}
+
+// startServiceUntil is startService with its stop handed to onEnd (a shared
+// chain's service outlives the test that started it).
+func startServiceUntil(t testing.TB, stateDir string, onEnd func(func())) *svc {
+	t.Helper()
 	s := &svc{t: t, stateDir: stateDir, logs: &logBuffer{}, done: make(chan struct{})}
 	os.Remove(filepath.Join(stateDir, client.StateFile))
 	s.cmd = exec.Command(theSuite.bin, "serve")
@@ -150,7 +159,7 @@ func startService(t testing.TB, stateDir string) *svc {
 		}
 	}()
 	go func() { s.cmd.Wait(); close(s.done) }()
-	t.Cleanup(s.stop)
+	onEnd(s.stop)
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		b, err := os.ReadFile(filepath.Join(stateDir, client.StateFile))
@@ -229,8 +238,15 @@ func startChain(t testing.TB) *chain {
 // config.yaml there is the service's config file).
 func startChainIn(t testing.TB, stateDir string) *chain {
 	t.Helper()
+	return startChainUntil(t, stateDir, t.Cleanup)
+}
+
+// startChainUntil is startChainIn with the ends of the service, the browser
+// and the direct connection handed to onEnd; the agent is the test's.
+func startChainUntil(t testing.TB, stateDir string, onEnd func(func())) *chain {
+	t.Helper()
 	bin := requireBrowser(t)
-	c := &chain{svc: startService(t, stateDir), stderr: &logBuffer{}}
+	c := &chain{svc: startServiceUntil(t, stateDir, onEnd), stderr: &logBuffer{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	proc, err := launcher.Launch(ctx, launcher.Options{
@@ -249,7 +265,7 @@ func startChainIn(t testing.TB, stateDir string) *chain {
 		t.Fatalf("launch: %v", err)
 	}
 	c.proc = proc
-	t.Cleanup(func() { proc.Close() })
+	onEnd(func() { proc.Close() })
 	url, err := proc.DevToolsURL(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -257,7 +273,8 @@ func startChainIn(t testing.TB, stateDir string) *chain {
 	if c.direct, err = cdpdirect.Dial(ctx, url); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.direct.Close() })
+	direct := c.direct
+	onEnd(func() { direct.Close() })
 	c.agent = c.svc.dial(t)
 	c.waitLink(t)
 	return c
