@@ -381,7 +381,7 @@ func tabAttached(ctx context.Context, t testing.TB, c *chain, tabID int) bool {
 // extension can learn it: listing the tabs, and a command that finds the
 // session gone.
 func TestChainReportsADetachItDidNotCause(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": `<title>detach</title>`})
 	tab := c.openTab(t, base+"/")
 	ctx := ctxT(t, 30*time.Second)
