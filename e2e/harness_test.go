@@ -45,7 +45,11 @@ func newSuite() (*suite, func(), error) {
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/egohost/egohost/cmd/egohost")
+	args := []string{"build", "-o", bin}
+	if raceDetector {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, "github.com/egohost/egohost/cmd/egohost")...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		cleanup()
@@ -66,7 +70,10 @@ func TestMain(m *testing.M) {
 	}
 	theSuite = s
 	code := m.Run()
-	s.shared.close()
+	if races := s.shared.close(); races != "" {
+		fmt.Fprintf(os.Stderr, "FAIL: the shared chain's service or relay reported a data race:\n%s\n", races)
+		code = 1
+	}
 	cleanup()
 	os.Exit(code)
 }
@@ -134,7 +141,35 @@ func fileExists(path string) bool {
 
 func startService(t testing.TB, stateDir string) *svc {
 	t.Helper()
-	return startServiceUntil(t, stateDir, t.Cleanup)
+	var s *svc
+	s = startServiceUntil(t, stateDir, func(stop func()) {
+		t.Cleanup(func() {
+			stop()
+			if s != nil {
+				checkRaces(t, "the service", s.logs)
+			}
+		})
+	})
+	return s
+}
+
+// checkRaces fails t when a process built with -race (see race_test.go)
+// reported a data race in its log.
+func checkRaces(t testing.TB, who string, log *logBuffer) {
+	t.Helper()
+	if r := raceReport(log); r != "" {
+		t.Errorf("%s reported a data race:\n%s", who, r)
+	}
+}
+
+// raceReport returns the race detector's reports in log, or "".
+func raceReport(log *logBuffer) string {
+	text := log.String()
+	i := strings.Index(text, "WARNING: DATA RACE")
+	if i < 0 {
+		return ""
+	}
+	return text[i:]
 }
 
 // startServiceUntil is startService with its stop handed to onEnd (a shared
@@ -238,7 +273,16 @@ func startChain(t testing.TB) *chain {
 // config.yaml there is the service's config file).
 func startChainIn(t testing.TB, stateDir string) *chain {
 	t.Helper()
-	return startChainUntil(t, stateDir, t.Cleanup)
+	var relayLog, serviceLog *logBuffer
+	t.Cleanup(func() { // runs after the parts' ends, registered below
+		if relayLog != nil {
+			checkRaces(t, "the relay", relayLog) // the relay writes to the browser's stderr
+			checkRaces(t, "the service", serviceLog)
+		}
+	})
+	c := startChainUntil(t, stateDir, t.Cleanup)
+	relayLog, serviceLog = c.stderr, c.svc.logs
+	return c
 }
 
 // startChainUntil is startChainIn with the ends of the service, the browser

@@ -56,7 +56,9 @@ func useSharedChain(t *testing.T) *chain {
 		}
 		if t.Failed() {
 			t.Logf("this test failed: the shared chain is retired")
-			s.closeLocked()
+			if races := s.closeLocked(); races != "" {
+				t.Errorf("the shared chain's service or relay reported a data race:\n%s", races)
+			}
 			return
 		}
 		closeNewPages(t, base.direct, before)
@@ -76,25 +78,33 @@ func (s *sharedChain) start(t *testing.T) {
 	started := false
 	defer func() {
 		if !started {
-			s.closeLocked()
+			if races := s.closeLocked(); races != "" {
+				t.Errorf("the shared chain's service or relay reported a data race:\n%s", races)
+			}
 		}
 	}()
 	s.c = startChainUntil(t, dir, func(f func()) { s.ends = append(s.ends, f) })
 	started = true
 }
 
-// close ends the shared chain (TestMain, after the tests).
-func (s *sharedChain) close() {
+// close ends the shared chain (TestMain, after the tests) and returns
+// the data races its service and relay reported, if any.
+func (s *sharedChain) close() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.closeLocked()
+	return s.closeLocked()
 }
 
-func (s *sharedChain) closeLocked() {
+func (s *sharedChain) closeLocked() string {
 	for i := len(s.ends) - 1; i >= 0; i-- {
 		s.ends[i]()
 	}
+	var races string
+	if s.c != nil {
+		races = raceReport(s.c.stderr) + raceReport(s.c.svc.logs)
+	}
 	s.c, s.ends = nil, nil
+	return races
 }
 
 // pageTargets lists the browser's pages (tabs and extension pages).
