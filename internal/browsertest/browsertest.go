@@ -128,14 +128,15 @@ func (s *Shared) Launch(tb testing.TB) *Browser {
 	if err != nil {
 		tb.Fatalf("new browser context: %v", err)
 	}
+	id := created.BrowserContextID
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if _, err := cdp.Call(ctx, b.Conn.Browser(), target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: created.BrowserContextID}); err != nil {
+		if _, err := cdp.Call(ctx, b.Conn.Browser(), target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: id}); err != nil {
 			tb.Errorf("dispose browser context: %v", err)
 		}
 	})
-	return &Browser{Process: b.Process, Conn: b.Conn, context: created.BrowserContextID}
+	return &Browser{Process: b.Process, Conn: b.Conn, context: id}
 }
 
 // Close ends the shared browser, if it was started.
