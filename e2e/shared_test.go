@@ -140,3 +140,14 @@ func closeNewPages(t testing.TB, direct *cdpdirect.Conn, before map[target.ID]bo
 		}
 	}
 }
+
+// endSharedChain ends the shared chain if it is up, for a test that looks
+// at every browser running on the machine (egohost doctor finds the
+// shared chain's Chromium and its extension); the next test that asks for
+// the shared chain starts a new one.
+func endSharedChain(t *testing.T) {
+	t.Helper()
+	if races := theSuite.shared.close(); races != "" {
+		t.Errorf("the shared chain's service or relay reported a data race:\n%s", races)
+	}
+}
