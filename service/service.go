@@ -12,6 +12,7 @@ import (
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/filegate"
 	"github.com/egohost/egohost/pairing"
+	"github.com/egohost/egohost/peercred"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
 	"github.com/egohost/egohost/relay"
@@ -333,7 +334,7 @@ func (s *Service) acceptRelays(ctx context.Context, wg *sync.WaitGroup) error {
 
 func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 	defer conn.Close()
-	if err := checkPeer(conn); err != nil {
+	if err := peercred.Check(conn); err != nil {
 		s.log.Warn("relay refused", "err", err)
 		return
 	}

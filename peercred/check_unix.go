@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package service
+package peercred
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"os"
 )
 
-// checkPeer refuses a socket peer that runs as another user (peerUID is
+// check refuses a socket peer that runs as another user (peerUID is
 // the OS's way of asking the kernel who is at the other end).
-func checkPeer(conn net.Conn) error {
+func check(conn net.Conn) error {
 	uc, ok := conn.(*net.UnixConn)
 	if !ok {
 		return nil
