@@ -353,3 +353,35 @@ func errData(err error) any {
 	}
 	return nil
 }
+
+// TestScriptReadsAsPairedAgent: a paired agent with the default scope
+// (space: no raw CDP) reads elements in a script as the owner does: the
+// locator reads are the eval method with a target, never cdp.send.
+func TestScriptReadsAsPairedAgent(t *testing.T) {
+	c := useSharedChain(t)
+	shop := serve(t, scriptPages()) + "/shop"
+	bot, tab := botSpace(t, c, "script-reader", shop)
+	ctx := ctxT(t, 60*time.Second)
+	script := `await page.getByLabel('Name').fill('Ann')
+await page.getByLabel('I accept').check()
+const h1 = page.getByRole('heading', {level: 1})
+;[await h1.textContent(), await h1.innerText(), await page.getByLabel('Name').inputValue(),
+  await page.getByTestId('place-order').getAttribute('type'), await page.getByLabel('I accept').isChecked(),
+  await page.getByLabel('City').isEnabled(), await page.getByLabel('City').isEditable(),
+  await h1.evaluate((el, s) => el.tagName + s, '!'), (await page.locator('#items').innerHTML()).includes('Bread'),
+  (await page.locator('#items li').allTextContents()).length]`
+	res, err := bot.RunScript(ctx, protocol.ScriptRunParams{Target: tab, Script: script})
+	if err != nil {
+		t.Fatalf("script.run as a paired agent: %v\ndata: %v", err, errData(err))
+	}
+	if want := `["Checkout","Checkout","Ann","submit",true,true,true,"H1!",true,3]`; string(res.Value) != want {
+		t.Errorf("value: got %s, want %s", res.Value, want)
+	}
+	// The page's exception is js_exception; raw CDP stays out of reach.
+	_, err = bot.RunScript(ctx, protocol.ScriptRunParams{Target: tab, Script: `await page.locator('h1').inputValue()`})
+	if e := wantCode(t, err, protocol.CodeJSException); !strings.Contains(e.Message, "not an <input>") {
+		t.Errorf("inputValue of a heading: got %q, want the page's exception", e.Message)
+	}
+	_, err = bot.RunScript(ctx, protocol.ScriptRunParams{Target: tab, Script: `await page.mouse.click(1, 1)`})
+	wantCode(t, err, protocol.CodeScopeDenied)
+}
