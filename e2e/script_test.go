@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -384,4 +385,88 @@ const h1 = page.getByRole('heading', {level: 1})
 	}
 	_, err = bot.RunScript(ctx, protocol.ScriptRunParams{Target: tab, Script: `await page.mouse.click(1, 1)`})
 	wantCode(t, err, protocol.CodeScopeDenied)
+}
+
+// docsPages are the pages docs/scripts.md's examples run on.
+func docsPages() map[string]string {
+	return map[string]string{
+		"/signin": `<!doctype html><html><head><meta charset=utf-8><title>Acme: sign in</title></head><body>
+<h1>Sign in</h1>
+<form action="/dashboard">
+<label>Email <input name=email type=email required></label>
+<label>Password <input name=password type=password></label>
+<label><input type=checkbox name=remember> Remember me</label>
+<button>Sign in</button>
+</form></body></html>`,
+		"/dashboard": `<!doctype html><html><head><meta charset=utf-8><title>Acme: dashboard</title></head><body>
+<h1></h1><script>document.querySelector('h1').textContent = 'Welcome back, ' + new URLSearchParams(location.search).get('email')</script>
+</body></html>`,
+		"/products": `<!doctype html><html><head><meta charset=utf-8><title>Acme: products</title></head><body>
+<h1>Products</h1>
+<ul>
+<li><a href="/p/1">Tea</a> <span class=price>€4.50</span> <button>Add to cart</button></li>
+<li><a href="/p/2">Coffee</a> <span class=price>€7.00</span> <button>Add to cart</button></li>
+<li><a href="/p/3">Cocoa</a> <span class=price>€5.20</span> <button disabled>Sold out</button></li>
+</ul>
+<p id=cart>Cart: 0</p>
+<label>Attach a file <input type=file></label>
+<script>let n = 0; for (const b of document.querySelectorAll('li button')) b.onclick = () => { document.querySelector('#cart').textContent = 'Cart: ' + ++n }</script>
+</body></html>`,
+	}
+}
+
+// docExample is one example of docs/scripts.md: the page it runs on, the
+// script and what `egohost run` prints.
+type docExample struct{ page, script, prints string }
+
+// docsExamples reads docs/scripts.md's examples: a line
+// "<!-- example: PATH -->", a js block, then a text block.
+func docsExamples(t *testing.T) []docExample {
+	t.Helper()
+	b, err := os.ReadFile("../docs/scripts.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile("(?s)<!-- example: (\\S+) -->\n```js\n(.*?)```\n[^`]*```text\n(.*?)```")
+	var out []docExample
+	for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+		out = append(out, docExample{page: m[1], script: m[2], prints: m[3]})
+	}
+	if n := strings.Count(string(b), "<!-- example:"); len(out) != n || n == 0 {
+		t.Fatalf("docs/scripts.md: parsed %d examples of %d markers", len(out), n)
+	}
+	return out
+}
+
+// TestScriptDocsExamples runs docs/scripts.md's examples as a paired
+// agent with the default scope, and checks that they print what the
+// docs say (`egohost run`'s output: the log, then the value).
+func TestScriptDocsExamples(t *testing.T) {
+	c := useSharedChain(t)
+	base := serve(t, docsPages())
+	bot, tab := botSpace(t, c, "docs-examples", base+"/signin")
+	refs := regexp.MustCompile(`@\d+`)
+	for _, ex := range docsExamples(t) {
+		t.Run(ex.page+" "+strings.SplitN(ex.script, "\n", 2)[0], func(t *testing.T) {
+			ctx := ctxT(t, 60*time.Second)
+			if err := bot.Call(ctx, protocol.MethodGoto, protocol.GotoParams{Target: tab, URL: base + ex.page}, nil); err != nil {
+				t.Fatalf("goto %s: %v", ex.page, err)
+			}
+			res, err := bot.RunScript(ctx, protocol.ScriptRunParams{Target: tab, Script: ex.script})
+			if err != nil {
+				t.Fatalf("script.run: %v\ndata: %v", err, errData(err))
+			}
+			got := res.Output
+			if len(res.Value) > 0 {
+				var s string
+				if json.Unmarshal(res.Value, &s) != nil {
+					s = string(res.Value)
+				}
+				got += s + "\n"
+			}
+			if d := cmp.Diff(refs.ReplaceAllString(ex.prints, "@N"), refs.ReplaceAllString(got, "@N")); d != "" {
+				t.Errorf("prints (-docs +got):\n%s\ngot:\n%s", d, got)
+			}
+		})
+	}
 }
