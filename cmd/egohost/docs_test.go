@@ -146,6 +146,7 @@ func TestDocsChecker(t *testing.T) {
 		"echo 'await page.title()' | egohost run --out \\",
 		"  shots/",
 		"egohost run <<'EOF' 2>/dev/null",
+		"scripts/setup.sh && go run ./cmd/egohost demo --headed  # a clone's",
 		`egohost click 'role=button[name="Go"]' --tab 3 > out.txt`,
 		"```",
 		"```text",
@@ -162,8 +163,8 @@ func TestDocsChecker(t *testing.T) {
 	want := []string{
 		`2 ["tabs" "--all-of-them"]`, `2 ["open" "example.com"]`,
 		`6 ["snapshot" "-i"]`, `7 ["agents" "list"]`, `7 ["agents" "revoke" "claude"]`, `8 ["run" "--out" "shots/"]`,
-		`10 ["run"]`, `11 ["click" "role=button[name=\"Go\"]" "--tab" "3"]`,
-		`17 ["launch" "--headless"]`, `18 ["audit" "--agent" "NAME" "--follow"]`,
+		`10 ["run"]`, `11 ["demo" "--headed"]`, `12 ["click" "role=button[name=\"Go\"]" "--tab" "3"]`,
+		`18 ["launch" "--headless"]`, `19 ["audit" "--agent" "NAME" "--follow"]`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("command lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -302,7 +303,10 @@ func egohostCommands(line string) [][]string {
 		for len(words) > 0 && envAssign.MatchString(words[0]) {
 			words = words[1:]
 		}
-		if len(words) == 0 || words[0] != "egohost" {
+		if len(words) >= 3 && words[0] == "go" && words[1] == "run" && words[2] == "./cmd/egohost" {
+			words = words[2:] // a clone's `go run ./cmd/egohost demo`
+		}
+		if len(words) == 0 || (words[0] != "egohost" && words[0] != "./cmd/egohost") {
 			continue
 		}
 		var args []string
