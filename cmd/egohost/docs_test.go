@@ -608,3 +608,26 @@ func anchors(md string) map[string]bool {
 	}
 	return out
 }
+
+// TestReadmeFirstCommands: the README's first lines give the two commands
+// for a fresh machine (the demo, every test; CI runs the second), and
+// the scripts they run are there and executable.
+func TestReadmeFirstCommands(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(docRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	first := strings.Join(lines[:min(12, len(lines))], "\n")
+	for _, want := range []string{"scripts/setup.sh && go run ./cmd/egohost demo", "scripts/setup.sh && scripts/test.sh"} {
+		if !strings.Contains(first, "\n"+want+" ") {
+			t.Errorf("README.md's first lines do not start a line with %q", want)
+		}
+	}
+	for _, script := range []string{"scripts/setup.sh", "scripts/test.sh", ".ci/run"} {
+		fi, err := os.Stat(filepath.Join(docRoot, script))
+		if err != nil || fi.Mode()&0o111 == 0 {
+			t.Errorf("%s: want an executable file (%v)", script, err)
+		}
+	}
+}
