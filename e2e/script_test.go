@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -355,13 +356,20 @@ func errData(err error) any {
 	return nil
 }
 
+// sharedAgentName is a name no agent of the shared chain has yet: the
+// chain outlives a test (-count=2 runs it again), and pairing a name
+// again is a replacement the person must confirm.
+func sharedAgentName(prefix string) string {
+	return prefix + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+}
+
 // TestScriptReadsAsPairedAgent: a paired agent with the default scope
 // (space: no raw CDP) reads elements in a script as the owner does: the
 // locator reads are the eval method with a target, never cdp.send.
 func TestScriptReadsAsPairedAgent(t *testing.T) {
 	c := useSharedChain(t)
 	shop := serve(t, scriptPages()) + "/shop"
-	bot, tab := botSpace(t, c, "script-reader", shop)
+	bot, tab := botSpace(t, c, sharedAgentName("script-reader"), shop)
 	ctx := ctxT(t, 60*time.Second)
 	script := `await page.getByLabel('Name').fill('Ann')
 await page.getByLabel('I accept').check()
@@ -444,7 +452,7 @@ func docsExamples(t *testing.T) []docExample {
 func TestScriptDocsExamples(t *testing.T) {
 	c := useSharedChain(t)
 	base := serve(t, docsPages())
-	bot, tab := botSpace(t, c, "docs-examples", base+"/signin")
+	bot, tab := botSpace(t, c, sharedAgentName("docs-examples"), base+"/signin")
 	refs := regexp.MustCompile(`@\d+`)
 	for _, ex := range docsExamples(t) {
 		t.Run(ex.page+" "+strings.SplitN(ex.script, "\n", 2)[0], func(t *testing.T) {
