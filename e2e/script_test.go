@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -352,4 +354,127 @@ func errData(err error) any {
 		return pe.Data
 	}
 	return nil
+}
+
+// sharedAgentName is a name no agent of the shared chain has yet: the
+// chain outlives a test (-count=2 runs it again), and pairing a name
+// again is a replacement the person must confirm.
+func sharedAgentName(prefix string) string {
+	return prefix + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+}
+
+// TestScriptReadsAsPairedAgent: a paired agent with the default scope
+// (space: no raw CDP) reads elements in a script as the owner does: the
+// locator reads are the eval method with a target, never cdp.send.
+func TestScriptReadsAsPairedAgent(t *testing.T) {
+	c := useSharedChain(t)
+	shop := serve(t, scriptPages()) + "/shop"
+	bot, tab := botSpace(t, c, sharedAgentName("script-reader"), shop)
+	ctx := ctxT(t, 60*time.Second)
+	script := `await page.getByLabel('Name').fill('Ann')
+await page.getByLabel('I accept').check()
+const h1 = page.getByRole('heading', {level: 1})
+;[await h1.textContent(), await h1.innerText(), await page.getByLabel('Name').inputValue(),
+  await page.getByTestId('place-order').getAttribute('type'), await page.getByLabel('I accept').isChecked(),
+  await page.getByLabel('City').isEnabled(), await page.getByLabel('City').isEditable(),
+  await h1.evaluate((el, s) => el.tagName + s, '!'), (await page.locator('#items').innerHTML()).includes('Bread'),
+  (await page.locator('#items li').allTextContents()).length]`
+	res, err := bot.RunScript(ctx, protocol.ScriptRunParams{Target: tab, Script: script})
+	if err != nil {
+		t.Fatalf("script.run as a paired agent: %v\ndata: %v", err, errData(err))
+	}
+	if want := `["Checkout","Checkout","Ann","submit",true,true,true,"H1!",true,3]`; string(res.Value) != want {
+		t.Errorf("value: got %s, want %s", res.Value, want)
+	}
+	// The page's exception is js_exception; raw CDP stays out of reach.
+	_, err = bot.RunScript(ctx, protocol.ScriptRunParams{Target: tab, Script: `await page.locator('h1').inputValue()`})
+	if e := wantCode(t, err, protocol.CodeJSException); !strings.Contains(e.Message, "not an <input>") {
+		t.Errorf("inputValue of a heading: got %q, want the page's exception", e.Message)
+	}
+	_, err = bot.RunScript(ctx, protocol.ScriptRunParams{Target: tab, Script: `await page.mouse.click(1, 1)`})
+	wantCode(t, err, protocol.CodeScopeDenied)
+}
+
+// docsPages are the pages docs/scripts.md's examples run on.
+func docsPages() map[string]string {
+	return map[string]string{
+		"/signin": `<!doctype html><html><head><meta charset=utf-8><title>Acme: sign in</title></head><body>
+<h1>Sign in</h1>
+<form action="/dashboard">
+<label>Email <input name=email type=email required></label>
+<label>Password <input name=password type=password></label>
+<label><input type=checkbox name=remember> Remember me</label>
+<button>Sign in</button>
+</form></body></html>`,
+		"/dashboard": `<!doctype html><html><head><meta charset=utf-8><title>Acme: dashboard</title></head><body>
+<h1></h1><script>document.querySelector('h1').textContent = 'Welcome back, ' + new URLSearchParams(location.search).get('email')</script>
+</body></html>`,
+		"/products": `<!doctype html><html><head><meta charset=utf-8><title>Acme: products</title></head><body>
+<h1>Products</h1>
+<ul>
+<li><a href="/p/1">Tea</a> <span class=price>€4.50</span> <button>Add to cart</button></li>
+<li><a href="/p/2">Coffee</a> <span class=price>€7.00</span> <button>Add to cart</button></li>
+<li><a href="/p/3">Cocoa</a> <span class=price>€5.20</span> <button disabled>Sold out</button></li>
+</ul>
+<p id=cart>Cart: 0</p>
+<label>Attach a file <input type=file></label>
+<script>let n = 0; for (const b of document.querySelectorAll('li button')) b.onclick = () => { document.querySelector('#cart').textContent = 'Cart: ' + ++n }</script>
+</body></html>`,
+	}
+}
+
+// docExample is one example of docs/scripts.md: the page it runs on, the
+// script and what `egohost run` prints.
+type docExample struct{ page, script, prints string }
+
+// docsExamples reads docs/scripts.md's examples: a line
+// "<!-- example: PATH -->", a js block, then a text block.
+func docsExamples(t *testing.T) []docExample {
+	t.Helper()
+	b, err := os.ReadFile("../docs/scripts.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile("(?s)<!-- example: (\\S+) -->\n```js\n(.*?)```\n[^`]*```text\n(.*?)```")
+	var out []docExample
+	for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+		out = append(out, docExample{page: m[1], script: m[2], prints: m[3]})
+	}
+	if n := strings.Count(string(b), "<!-- example:"); len(out) != n || n == 0 {
+		t.Fatalf("docs/scripts.md: parsed %d examples of %d markers", len(out), n)
+	}
+	return out
+}
+
+// TestScriptDocsExamples runs docs/scripts.md's examples as a paired
+// agent with the default scope, and checks that they print what the
+// docs say (`egohost run`'s output: the log, then the value).
+func TestScriptDocsExamples(t *testing.T) {
+	c := useSharedChain(t)
+	base := serve(t, docsPages())
+	bot, tab := botSpace(t, c, sharedAgentName("docs-examples"), base+"/signin")
+	refs := regexp.MustCompile(`@\d+`)
+	for _, ex := range docsExamples(t) {
+		t.Run(ex.page+" "+strings.SplitN(ex.script, "\n", 2)[0], func(t *testing.T) {
+			ctx := ctxT(t, 60*time.Second)
+			if err := bot.Call(ctx, protocol.MethodGoto, protocol.GotoParams{Target: tab, URL: base + ex.page}, nil); err != nil {
+				t.Fatalf("goto %s: %v", ex.page, err)
+			}
+			res, err := bot.RunScript(ctx, protocol.ScriptRunParams{Target: tab, Script: ex.script})
+			if err != nil {
+				t.Fatalf("script.run: %v\ndata: %v", err, errData(err))
+			}
+			got := res.Output
+			if len(res.Value) > 0 {
+				var s string
+				if json.Unmarshal(res.Value, &s) != nil {
+					s = string(res.Value)
+				}
+				got += s + "\n"
+			}
+			if d := cmp.Diff(refs.ReplaceAllString(ex.prints, "@N"), refs.ReplaceAllString(got, "@N")); d != "" {
+				t.Errorf("prints (-docs +got):\n%s\ngot:\n%s", d, got)
+			}
+		})
+	}
 }

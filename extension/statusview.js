@@ -113,6 +113,6 @@ export function agentsView(info) {
     endpoint: info.endpoint ?? "",
     tokenFile: info.tokenFile ?? "",
     browser: info.browser ?? "",
-    hint: "Agents and the CLI read the token from that file (owner-only). `egohost mcp` gives MCP clients the same access.",
+    hint: "That file is the owner token, for your own CLI (owner-only). Agents pair instead, `egohost mcp` too: each gets its own token once you approve it in the Agents tab.",
   };
 }

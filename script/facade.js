@@ -59,21 +59,15 @@
   };
 
   // Runs fn on the one element sel names (waiting for it as actions do)
-  // and returns its value: the reads below.
+  // and returns its value: the reads below. It is the eval method with a
+  // target, which every agent that may eval has (raw CDP is a scope of its
+  // own) and which judges the element's document as eval does.
   async function onElement(page, sel, fn, arg, o) {
-    const r = await call('resolve', { ...page._t, target: sel, mode: 'object', wait: true, timeoutMs: ms(o) });
-    const res = await call('cdp.send', {
-      ...page._t, sessionId: r.object.sessionId || undefined, method: 'Runtime.callFunctionOn',
-      params: {
-        objectId: r.object.objectId, functionDeclaration: String(fn), arguments: [{ value: arg }],
-        returnByValue: true, awaitPromise: true,
-      },
+    const a = arg === undefined ? 'undefined' : JSON.stringify(arg);
+    const r = await call('eval', {
+      ...page._t, target: sel, expression: '(el) => (' + String(fn) + ').call(el, ' + a + ')', timeoutMs: ms(o),
     });
-    if (res.exceptionDetails) {
-      const d = res.exceptionDetails;
-      throw new EgohostError('js_exception', (d.exception && d.exception.description) || d.text, 1106, { target: sel });
-    }
-    return res.result.value;
+    return r.value;
   }
 
   class Locator {
@@ -347,12 +341,12 @@
     locator: 'locator: page.locator(sel) or page.getBy…(). Selectors are egohost targets: a @ref from page.snapshot(), or a locator (css, role=, text=, label=, … see docs/locators.md). Chaining: locator(sel), getBy…(), nth(i), first(), last(), filter({hasText, hasNotText, has, hasNot, visible}). Actions (auto-wait, strict; click, press and dragTo then wait for a navigation they started and a quiet DOM, the others do not unless {noWaitAfter: false}): click({button, clickCount, modifiers, force, timeout, noWaitAfter}), dblclick(), hover(), focus(), check(), uncheck(), setChecked(bool), fill(text), clear(), type(text, {delay}), pressSequentially(), press(key), selectOption(v|[v]|{label}|{index}), setInputFiles(paths run was given), dragTo(locator), scrollIntoViewIfNeeded(), waitFor({state: attached|visible|hidden|detached}). Reads: textContent(), innerText(), innerHTML(), inputValue(), getAttribute(name), isVisible(), isHidden(), isChecked(), isEnabled(), isDisabled(), isEditable(), count(), all(), allTextContents(), allInnerTexts(), boundingBox(), evaluate(fn, arg), screenshot({name}).',
     getByRole: "getByRole(role, {name, exact, checked, pressed, selected, expanded, disabled, level, includeHidden}): roles and names as Chrome computes them; name matches as a substring in any case unless exact: true, or a RegExp.",
     keyboard: 'page.keyboard: press(key) ("Enter", "Control+a", "ControlOrMeta+a"), type(text, {delay}), insertText(text); keys go to the focused element.',
-    mouse: 'page.mouse: move(x, y), down(), up(), click(x, y, {button, clickCount}), dblclick(x, y), wheel(dx, dy); CSS pixels of the viewport.',
+    mouse: 'page.mouse: move(x, y), down(), up(), click(x, y, {button, clickCount}), dblclick(x, y), wheel(dx, dy); CSS pixels of the viewport. All but wheel are raw CDP: a paired agent needs the cdp scope.',
     browser: 'browser: tabs() → [{id, url, title, active}], newTab(url) → page of the new tab (waits for load), tab(id) → page of that tab, pages().',
-    cdp: 'cdp(method, params): one CDP command on the script\'s tab, e.g. await cdp("Page.getLayoutMetrics"); page.cdp(…) for another tab.',
+    cdp: 'cdp(method, params): one CDP command on the script\'s tab, e.g. await cdp("Page.getLayoutMetrics"); page.cdp(…) for another tab. A paired agent needs the cdp scope, and only the methods of its allow-list (PROTOCOL.md §3.7.1).',
     console: 'console.log/info/warn/error/debug(...values): strings print raw, other values as JSON, errors as "name: message (line:col)". Output comes back when the script ends, capped (limits.script_output).',
     screenshot: 'page.screenshot({fullPage, name}) / locator.screenshot({name}): returns a handle {screenshot, width, height, bytes}; the image comes back with the result and `egohost run` saves it (--out DIR).',
-    snapshot: 'page.snapshot({interactive, scope, viewport, maxChars, start, diff}): the page as text with refs ([ref=12]); use a ref as page.locator("@12").',
+    snapshot: 'page.snapshot({interactive, scope, viewport, maxChars, start, diff}): the page as text with refs (button "Buy" @12); use a ref as page.locator("@12").',
     errors: 'A failing call throws an Error whose name is the stable code (not_found, ambiguous, not_actionable, timeout, …), with .code (number) and .data; uncaught, the run reports its line, locator and what was logged before.',
     sandbox: 'Scripts reach the browser and nothing else: no require, no file system, network, process or environment. Guards: a wall-clock timeout (--timeout), a memory cap and a call-depth cap.',
   };

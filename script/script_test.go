@@ -73,6 +73,7 @@ func TestOutputAndValue(t *testing.T) {
 		{"setTimeout order", `const o = []; setTimeout(() => o.push(2), 20); setTimeout(() => o.push(1), 0); await new Promise((r) => setTimeout(r, 40)); o`, "", `[1,2]`},
 		{"clearTimeout", `const o = []; const id = setTimeout(() => o.push('no'), 10); clearTimeout(id); await page.waitForTimeout(30); o`, "", `[]`},
 		{"help prints", `help('keyboard')`, "page.keyboard: press(key) (\"Enter\", \"Control+a\", \"ControlOrMeta+a\"), type(text, {delay}), insertText(text); keys go to the focused element.\n", ``},
+		{"help says what refs look like", `help('snapshot')`, "page.snapshot({interactive, scope, viewport, maxChars, start, diff}): the page as text with refs (button \"Buy\" @12); use a ref as page.locator(\"@12\").\n", ``},
 		{"locators print their selector", `console.log(page.getByRole('button', {name: 'Go'}).first())`, "\"locator(\\\"role=button[name=\\\\\\\"Go\\\\\\\"i] >> nth=0\\\")\"\n", ``},
 	}
 	for _, tt := range tests {
@@ -126,6 +127,10 @@ func TestFacadeCalls(t *testing.T) {
 		{`await page.locator('#a').fill('x', {noWaitAfter: false})`, `fill {"browser":"b1","tab":7,"target":"#a","text":"x"}`},
 		{`await page.locator('#a').click({noWaitAfter: true})`, `click {"browser":"b1","tab":7,"target":"#a","noSettle":true}`},
 		{`await page.locator('#a').count()`, `resolve {"browser":"b1","tab":7,"target":"#a"}`},
+		// Reads are eval with a target (never raw CDP, a scope of its own).
+		{`await page.locator('#a').textContent()`, `eval {"browser":"b1","tab":7,"target":"#a","expression":"(el) => (function () { return this.textContent; }).call(el, null)"}`},
+		{`await page.getByRole('link').getAttribute('href', {timeout: 300})`, `eval {"browser":"b1","tab":7,"target":"role=link","expression":"(el) => (function (n) { return this.getAttribute(n); }).call(el, \"href\")","timeoutMs":300}`},
+		{`await page.locator('@3').evaluate((el, s) => el.id + s, '!')`, `eval {"browser":"b1","tab":7,"target":"@3","expression":"(el) => (function (a) { return ((el, s) => el.id + s)(this, a) }).call(el, \"!\")"}`},
 		{`await cdp('Page.getLayoutMetrics')`, `cdp.send {"browser":"b1","tab":7,"method":"Page.getLayoutMetrics","params":{}}`},
 		{`await browser.tab(9).bringToFront()`, `tabs.select {"browser":"b1","tab":9}`},
 	}

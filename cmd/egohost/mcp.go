@@ -27,7 +27,7 @@ func (c *cli) mcpCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "mcp",
 		Short:   "MCP server for agents (stdio, or streamable HTTP with the token), over the running service",
-		Example: "  claude mcp add egohost -- egohost mcp\n  egohost mcp --caps testing\n  egohost mcp --tools core,browser_tabs\n  egohost mcp --http 127.0.0.1:8765",
+		Example: "  claude mcp add egohost -- egohost mcp\n  egohost mcp --caps testing\n  egohost mcp --tools core,browser_tabs\n  egohost mcp --http 127.0.0.1:8931",
 		GroupID: "agents",
 		Args:    nArgs(0, 0),
 	}

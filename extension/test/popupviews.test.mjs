@@ -150,4 +150,7 @@ test("describeStatus: the Stop-all switch; agentsView", () => {
   assert.equal(agentsView(null), null);
   const a = agentsView({ endpoint: "ws://127.0.0.1:1/rpc", tokenFile: "/home/u/.local/state/egohost/token", browser: "b1" });
   assert.deepEqual([a.endpoint, a.tokenFile, a.browser], ["ws://127.0.0.1:1/rpc", "/home/u/.local/state/egohost/token", "b1"]);
+  // egohost mcp pairs as its own agent: the hint must not say it has the owner's access.
+  assert.match(a.hint, /egohost mcp` too: each gets its own token/);
+  assert.doesNotMatch(a.hint, /same access/);
 });
