@@ -262,3 +262,12 @@ func TestOnClientNamesTheAgentFirst(t *testing.T) {
 		t.Fatalf("calls %q: want OnClient before the first service call", f.calls)
 	}
 }
+
+// The MCP server's instructions are the agent guide `egohost guide`
+// prints: one text (protocol.Guide).
+func TestInstructionsAreTheGuide(t *testing.T) {
+	cs := connect(t, &fakeService{})
+	if got := cs.InitializeResult().Instructions; got != protocol.Guide {
+		t.Errorf("got instructions %q, want protocol.Guide", got)
+	}
+}
