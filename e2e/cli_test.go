@@ -188,11 +188,7 @@ func TestCLIGetAndIs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			args := tt.args
-			if tt.args[1] != "count" { // count does not wait
-				args = append(args, "--timeout", "2s")
-			}
-			out, errOut, code := c.cli(tab, args...)
+			out, errOut, code := c.cli(tab, tt.args...)
 			if code != tt.wantCode || (tt.wantCode == 0 && out != tt.want) {
 				t.Errorf("got exit %d, stdout %q (stderr %q); want exit %d, %q", code, out, errOut, tt.wantCode, tt.want)
 			}

@@ -173,7 +173,7 @@ func coreVerbs() map[string]verb {
 			example: "  egohost cdp Page.reload\n  egohost cdp Runtime.evaluate '{\"expression\":\"1+1\"}'",
 			args:    nArgs(1, 2), method: protocol.MethodCDPSend,
 			flags: noFlags(func(c common, args []string) (any, error) {
-				p := protocol.CDPSendParams{Target: c.Target, Method: args[0]}
+				p := protocol.CDPSendParams{Target: c.Target, Method: args[0], TimeoutMs: c.timeoutMs()}
 				if len(args) == 2 {
 					if !json.Valid([]byte(args[1])) {
 						return nil, usageError(fmt.Sprintf("cdp: PARAMS_JSON is not valid JSON: %s", args[1]))

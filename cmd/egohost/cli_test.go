@@ -73,6 +73,7 @@ func TestVerbParams(t *testing.T) {
 		{"cookies clear one", []string{"cookies", "clear", "sid"}, "cookies clear", `{"name":"sid"}`},
 		{"dialog accept with text", []string{"dialog", "accept", "hi"}, "dialog", `{"accept":true,"promptText":"hi"}`},
 		{"cdp with params", []string{"cdp", "Runtime.evaluate", `{"expression":"1"}`}, "cdp", `{"method":"Runtime.evaluate","params":{"expression":"1"}}`},
+		{"cdp --timeout reaches the service", []string{"cdp", "Page.reload", "--timeout", "9s"}, "cdp", `{"method":"Page.reload","timeoutMs":9000}`},
 		// Issue 25 item 5: the reading verbs, each one call of a method the service has.
 		{"get text", []string{"get", "text", "@12"}, "get text", `{"expression":"(el) =\u003e el.innerText ?? el.textContent","target":"@12"}`},
 		{"get html", []string{"get", "html", "#main", "--tab", "7"}, "get html", `{"tab":7,"expression":"(el) =\u003e el.innerHTML","target":"#main"}`},
