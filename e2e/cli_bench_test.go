@@ -3,8 +3,10 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -58,6 +60,38 @@ func BenchmarkCLICost(b *testing.B) {
 		}
 	}
 	measure("exec of /bin/true (the floor of any process)", func() error { return exec.Command("/bin/true").Run() })
+	// Pair by pair, alternating: egohost's start against agent-browser's
+	// native binary (bench/node_modules, from npm: scripts/setup.sh).
+	if ab := agentBrowserBinary(); ab != "" {
+		// Wall time moves with the machine's load; CPU time (user +
+		// system, of the child) much less, so both are given.
+		run := func(name string, args ...string) (wall, cpu time.Duration) {
+			cmd := exec.Command(name, args...)
+			start := time.Now()
+			if err := cmd.Run(); err != nil {
+				b.Fatalf("%s %v: %v", name, args, err)
+			}
+			return time.Since(start), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		}
+		var oursW, oursC, theirsW, theirsC, ratioW, ratioC []float64
+		for i := -1; i < runs; i++ {
+			w1, c1 := run(theSuite.bin, "--version")
+			w2, c2 := run(ab, "--version")
+			if i >= 0 {
+				oursW, oursC, theirsW, theirsC = append(oursW, ms(w1)), append(oursC, ms(c1)), append(theirsW, ms(w2)), append(theirsC, ms(c2))
+				ratioW, ratioC = append(ratioW, float64(w1)/float64(w2)), append(ratioC, float64(c1)/float64(max(c2, time.Microsecond)))
+			}
+		}
+		med := func(l []float64) float64 { slices.Sort(l); return l[len(l)/2] }
+		rows = append(rows,
+			row{"`egohost --version`, alternating: wall", med(oursW)}, row{"agent-browser's native `--version`, alternating: wall", med(theirsW)},
+			row{"ratio egohost / agent-browser, wall, median of pairs (×)", med(ratioW)},
+			row{"`egohost --version`: CPU (user + system)", med(oursC)}, row{"agent-browser's `--version`: CPU (user + system)", med(theirsC)},
+			row{"ratio egohost / agent-browser, CPU, median of pairs (×)", med(ratioC)})
+		b.ReportMetric(med(ratioW), "version-wall-ratio")
+	} else {
+		b.Logf("agent-browser's binary is not in bench/node_modules (scripts/setup.sh installs it): no pairs")
+	}
 	measure("process start (`egohost help`)", exit(0, "help"))
 	measure("start + configuration (an unknown verb)", exit(2, "no-such-verb"))
 	measure("a whole call (`egohost tabs`)", exit(0, "tabs"))
@@ -82,10 +116,38 @@ func BenchmarkCLICost(b *testing.B) {
 	measure("in process: proof + WebSocket handshake", dial(client.Options{}, false))
 	measure("in process: WebSocket handshake only (no proof)", dial(client.Options{SkipProof: true}, false))
 	measure("in process: dial with proof + tabs.list", dial(client.Options{}, true))
+	// The service's own time, as an agent holding a connection sees it:
+	// what a CLI call costs over this is the CLI's.
+	measure("in process: tabs.list on one open connection", func() error {
+		return c.agent.Call(ctx, protocol.MethodTabsList, protocol.TabsListParams{}, nil)
+	})
+	measure("in process: eval 1 on one open connection", func() error {
+		return c.agent.Call(ctx, protocol.MethodEval, protocol.EvalParams{Expression: "1"}, nil)
+	})
+	measure("a whole call (`egohost eval 1`)", exit(0, "eval", "1"))
 	var s strings.Builder
 	s.WriteString("| step | median ms |\n|---|---:|\n")
 	for _, r := range rows {
 		fmt.Fprintf(&s, "| %s | %.2f |\n", r.what, r.ms)
 	}
 	fmt.Printf("CLI cost, %d runs per row (median)\n%s\n", runs, strings.TrimSpace(s.String()))
+}
+
+// agentBrowserBinary is agent-browser's native binary: $AGENT_BROWSER, else
+// the one for this machine in bench/node_modules; "" when there is none.
+func agentBrowserBinary() string {
+	if f := os.Getenv("AGENT_BROWSER"); f != "" {
+		return f
+	}
+	if goruntime.GOOS != "linux" || goruntime.GOARCH != "amd64" {
+		return ""
+	}
+	f, err := filepath.Abs(filepath.Join("..", "bench", "node_modules", "agent-browser", "bin", "agent-browser-linux-x64"))
+	if err != nil {
+		return ""
+	}
+	if st, err := os.Stat(f); err != nil || st.Mode()&0o111 == 0 {
+		return ""
+	}
+	return f
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/protocol"
 )
 
 // The CLI's messages and the habits agents bring from other tools, through
@@ -59,9 +61,14 @@ func TestCLIMessagesAndHabits(t *testing.T) {
 	})
 
 	t.Run("other tools' refs are refused with a hint", func(t *testing.T) {
+		// A command-line mistake, found before the service is asked.
 		for _, ref := range []string{"@e12", "e12", "ref=e5"} {
 			_, errOut, code := run(t, "click", ref, "--timeout", "1500")
-			want(t, "click "+ref, errOut, code, 1, "refs here are @N (see `egohost snapshot`)", "foreign_ref 1112")
+			want(t, "click "+ref, errOut, code, 2, "refs here are @N (see `egohost snapshot`)")
+		}
+		// The service refuses them too, for callers that are not the CLI.
+		if err := c.agent.Call(ctx, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "e12"}, nil); protocol.CodeOf(err) != protocol.CodeForeignRef {
+			t.Errorf("click e12 over the API: got %v, want foreign_ref", err)
 		}
 	})
 
@@ -135,4 +142,101 @@ func TestCLIMessagesAndHabits(t *testing.T) {
 			t.Errorf("tab --index 99: %v, %q", err, out)
 		}
 	})
+}
+
+// The reading verbs (issue 25 item 5), each one call, with --json, on
+// Chromium through the chain.
+func TestCLIGetAndIs(t *testing.T) {
+	c := useSharedChain(t)
+	base := browsertest.Serve(t, browsertest.Pages(map[string]string{
+		"/read": `<!doctype html><title>Reading</title><h1 id=h>Hello <b>there</b></h1>
+<input id=email aria-label=Email value=me@example.com><input id=pw type=password aria-label=Password value=hunter2>
+<label><input id=agree type=checkbox checked> Agree</label><button id=off disabled>Off</button>
+<a id=docs href="/docs" data-x='a"b'>Docs</a><ul><li>one</li><li>two</li><li>three</li></ul>
+<div id=hidden style="display:none">gone</div><div id=box style="position:absolute;left:100px;top:200px;width:50px;height:20px"></div>`,
+	}))
+	tab := c.openTab(t, base+"/read")
+	tests := []struct {
+		args     []string
+		wantCode int
+		want     string
+	}{
+		{[]string{"get", "text", "#h"}, 0, "Hello there\n"},
+		{[]string{"get", "html", "#h"}, 0, "Hello <b>there</b>\n"},
+		{[]string{"get", "value", "label=Email"}, 0, "me@example.com\n"},
+		{[]string{"get", "value", "label=Password"}, 0, "•••••••\n"}, // never the password itself
+		{[]string{"get", "attr", "#docs", "href"}, 0, "/docs\n"},
+		{[]string{"get", "attr", "#docs", "data-x"}, 0, "a\"b\n"},
+		{[]string{"get", "attr", "#docs", "nope"}, 0, ""},
+		{[]string{"get", "url"}, 0, base + "/read\n"},
+		{[]string{"get", "title"}, 0, "Reading\n"},
+		{[]string{"get", "count", "role=listitem"}, 0, "3\n"},
+		{[]string{"get", "count", "#missing"}, 0, "0\n"},
+		{[]string{"get", "box", "#box"}, 0, "125 210 50 20\n"},
+		{[]string{"is", "visible", "#h"}, 0, "true\n"},
+		{[]string{"is", "visible", "#hidden"}, 0, "false\n"},
+		{[]string{"is", "visible", "#missing"}, 0, "false\n"},
+		{[]string{"is", "enabled", "#off"}, 0, "false\n"},
+		{[]string{"is", "enabled", "label=Email"}, 0, "true\n"},
+		{[]string{"is", "checked", "label=Agree"}, 0, "true\n"},
+		{[]string{"get", "count", "role=listitem", "--json"}, 0, `{"count":3}` + "\n"},
+		{[]string{"is", "visible", "#missing", "--json"}, 0, `{"element":"#missing","visible":false}` + "\n"},
+		{[]string{"get", "title", "--json"}, 0, `{"tab":` + itoa(tab.Tab) + `,"title":"Reading"}` + "\n"},
+		{[]string{"get", "value", "#h"}, 1, ""},
+		{[]string{"is", "checked", "#h"}, 1, ""},
+		{[]string{"get", "box", "role=listitem"}, 1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			out, errOut, code := c.cli(tab, tt.args...)
+			if code != tt.wantCode || (tt.wantCode == 0 && out != tt.want) {
+				t.Errorf("got exit %d, stdout %q (stderr %q); want exit %d, %q", code, out, errOut, tt.wantCode, tt.want)
+			}
+		})
+	}
+}
+
+// `open` as an agent whose space has an empty tab loads the URL there and
+// says so (issue 25 item 6); with no empty tab it opens another.
+func TestCLIOpenReusesTheSpacesEmptyTab(t *testing.T) {
+	c := useSharedChain(t)
+	base := browsertest.Serve(t, browsertest.Pages(map[string]string{"/a": `<title>A</title>a`, "/b": `<title>B</title>b`}))
+	agent := "reuser" + itoa(int(time.Now().UnixNano()%100000))
+	run := func(args ...string) (string, string, int) {
+		return runCLI(chainEnv(c.svc.stateDir), append([]string{"--agent", agent}, args...)...)
+	}
+	out, errOut, code := run("space", "new", "--task", "reuse")
+	if code != 0 {
+		t.Fatalf("space new: exit %d, %s %s", code, out, errOut)
+	}
+	t.Cleanup(func() { run("space", "close") })
+	out, errOut, code = run("open", base+"/a")
+	if code != 0 || !strings.HasPrefix(out, "reused the space's empty tab ") || !strings.Contains(out, base+"/a") {
+		t.Fatalf("open in a space with an empty tab: exit %d, %q %q; want it reused", code, out, errOut)
+	}
+	out, errOut, code = run("open", base+"/b", "--json")
+	if code != 0 || strings.Contains(out, `"reused"`) || !strings.Contains(out, base+"/b") {
+		t.Fatalf("open with no empty tab left: exit %d, %q %q; want a new tab", code, out, errOut)
+	}
+	out, _, _ = run("space", "list", "--json")
+	var list protocol.SpacesListResult
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list.Spaces) != 1 || len(list.Spaces[0].Tabs) != 2 {
+		t.Errorf("the agent's spaces: %s (%v); want one space with 2 tabs (the empty one reused)", out, err)
+	}
+}
+
+// Completion of --tab and --browser asks the running service.
+func TestCLICompletesFromTheService(t *testing.T) {
+	c := useSharedChain(t)
+	browser := c.waitLink(t).ID
+	base := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": `<title>x</title>x`}))
+	tab := c.openTab(t, base+"/")
+	out, errOut, code := runCLI(chainEnv(c.svc.stateDir), "__complete", "click", "@1", "--tab", "")
+	if code != 0 || !strings.Contains(out, itoa(tab.Tab)+"\t") {
+		t.Errorf("__complete --tab: exit %d, %q %q; want tab %d listed", code, out, errOut, tab.Tab)
+	}
+	out, errOut, code = runCLI(chainEnv(c.svc.stateDir), "__complete", "tabs", "--browser", "")
+	if code != 0 || !strings.Contains(out, browser+"\t") {
+		t.Errorf("__complete --browser: exit %d, %q %q; want browser %s listed", code, out, errOut, browser)
+	}
 }

@@ -62,7 +62,7 @@ func New(c Caller, opts Options) (*mcp.Server, error) {
 	}
 	t := &tools{c: c, opts: opts}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "egohost", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions: "Drives the user's own, logged-in browser. Targets are @refs from a snapshot or locators (role=button[name=\"Save\"], text=…, label=…, CSS). Actions answer with what changed; call browser_snapshot only when you need the whole page. Your tabs are in a space of your own; when the user takes it over (user_in_control), call browser_space_wait; when the task is done, browser_space_complete.",
+		Instructions: protocol.Guide, // the text `egohost guide` prints
 	})
 	srv.AddReceivingMiddleware(t.identifying)
 	for _, d := range defs {

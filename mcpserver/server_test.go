@@ -262,3 +262,27 @@ func TestOnClientNamesTheAgentFirst(t *testing.T) {
 		t.Fatalf("calls %q: want OnClient before the first service call", f.calls)
 	}
 }
+
+// The MCP server's instructions are the agent guide `egohost guide`
+// prints: one text (protocol.Guide).
+func TestInstructionsAreTheGuide(t *testing.T) {
+	cs := connect(t, &fakeService{})
+	if got := cs.InitializeResult().Instructions; got != protocol.Guide {
+		t.Errorf("got instructions %q, want protocol.Guide", got)
+	}
+}
+
+// browser_tabs new says when the service gave the agent its space's
+// empty tab instead of a new one (tabs.open's reused).
+func TestTabsNewSaysReused(t *testing.T) {
+	for _, tt := range []struct {
+		reused bool
+		want   string
+	}{{false, "opened tab 7"}, {true, "reused the space's empty tab 7"}} {
+		f := &fakeService{answers: map[string]any{protocol.MethodTabsOpen: protocol.TabResult{Tab: protocol.Tab{ID: 7}, Reused: tt.reused}}}
+		text, isErr := callText(t, connect(t, f), "browser_tabs", map[string]any{"action": "new"})
+		if isErr || !strings.Contains(text, tt.want) {
+			t.Errorf("reused %v: got %q (error %v), want %q", tt.reused, text, isErr, tt.want)
+		}
+	}
+}

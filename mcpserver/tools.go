@@ -561,6 +561,9 @@ func (t *tools) tabs(ctx context.Context, in tabsIn) *mcp.CallToolResult {
 		}
 		t.setTab(r.Tab.ID)
 		outcome := fmt.Sprintf("opened tab %d", r.Tab.ID)
+		if r.Reused { // the agent's space had an empty tab: no new one
+			outcome = fmt.Sprintf("reused the space's empty tab %d", r.Tab.ID)
+		}
 		if in.URL != "" && in.URL != "about:blank" {
 			// goto waits for the load of the document it navigated to
 			// (tabs.open returns once the tab exists).

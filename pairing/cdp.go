@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/animation"
@@ -82,11 +83,11 @@ func (r CDPRule) Domain() string {
 // CDPRuleOf returns the rule of a CDP method: its own, else its domain's,
 // else a refusal (an unknown method).
 func CDPRuleOf(method string) CDPRule {
-	if r, ok := cdpByMethod[method]; ok {
+	if r, ok := cdpByMethod()[method]; ok {
 		return r
 	}
 	d, _, _ := strings.Cut(method, ".")
-	if r, ok := cdpByMethod[d]; ok {
+	if r, ok := cdpByMethod()[d]; ok {
 		r.Method = method
 		return r
 	}
@@ -94,7 +95,7 @@ func CDPRuleOf(method string) CDPRule {
 }
 
 // CDPRules returns every rule, by domain then method.
-func CDPRules() []CDPRule { return slices.Clone(cdpRules) }
+func CDPRules() []CDPRule { return slices.Clone(cdpRules()) }
 
 // Why the domains the service relies on may not be turned off: the tab has
 // one debugger session, which egohost's own calls share.
@@ -103,188 +104,192 @@ const sharedSession = "egohost's own calls (waits, dialogs, recording, the perso
 // Why code that outlives the document is refused.
 const laterDocuments = "it would run in every later document of the tab, whatever its origin, also after the person takes the tab over; the origin rules could not stop it"
 
-var cdpRules = sortRules(slices.Concat(
-	allow(CheckNone,
-		accessibility.CommandDisable, accessibility.CommandEnable, accessibility.CommandGetPartialAXTree,
-		accessibility.CommandGetFullAXTree, accessibility.CommandGetRootAXNode, accessibility.CommandGetAXNodeAndAncestors,
-		accessibility.CommandGetChildAXNodes, accessibility.CommandQueryAXTree),
-	allow(CheckNone,
-		animation.CommandDisable, animation.CommandEnable, animation.CommandGetCurrentTime, animation.CommandGetPlaybackRate,
-		animation.CommandReleaseAnimations, animation.CommandResolveAnimation, animation.CommandSeekAnimations,
-		animation.CommandSetPaused, animation.CommandSetPlaybackRate, animation.CommandSetTiming),
-	allow(CheckNone, audits.CommandDisable, audits.CommandEnable, audits.CommandCheckFormsIssues),
-	allow(CheckOriginRead, audits.CommandGetEncodedResponse),
-	allow(CheckNone, browser.CommandGetVersion),
-	allow(CheckNone,
-		css.CommandAddRule, css.CommandCollectClassNames, css.CommandCreateStyleSheet, css.CommandDisable, css.CommandEnable,
-		css.CommandForcePseudoState, css.CommandForceStartingStyle, css.CommandForcePositionTryOption,
-		css.CommandGetBackgroundColors, css.CommandGetComputedStyleForNode, css.CommandResolveValues,
-		css.CommandGetLonghandProperties, css.CommandGetInlineStylesForNode, css.CommandGetAnimatedStylesForNode,
-		css.CommandGetMatchedStylesForNode, css.CommandGetEnvironmentVariables, css.CommandGetMediaQueries,
-		css.CommandGetPlatformFontsForNode, css.CommandGetStyleSheetText, css.CommandGetLayersForNode,
-		css.CommandGetLocationForSelector, css.CommandTrackComputedStyleUpdatesForNode, css.CommandTrackComputedStyleUpdates,
-		css.CommandTakeComputedStyleUpdates, css.CommandSetEffectivePropertyValueForNode, css.CommandSetPropertyRulePropertyName,
-		css.CommandSetKeyframeKey, css.CommandSetMediaText, css.CommandSetContainerQueryConditionText, css.CommandSetSupportsText,
-		css.CommandSetNavigationText, css.CommandSetScopeText, css.CommandSetRuleSelector, css.CommandSetStyleSheetText,
-		css.CommandSetStyleTexts, css.CommandStartRuleUsageTracking, css.CommandStopRuleUsageTracking,
-		css.CommandTakeCoverageDelta, css.CommandSetLocalFontsEnabled),
-	allow(CheckNone, deviceorientation.CommandClearDeviceOrientationOverride, deviceorientation.CommandSetDeviceOrientationOverride),
-	allow(CheckNone,
-		dom.CommandCollectClassNamesFromSubtree, dom.CommandCopyTo, dom.CommandDescribeNode, dom.CommandScrollIntoViewIfNeeded,
-		dom.CommandDiscardSearchResults, dom.CommandEnable, dom.CommandFocus, dom.CommandGetAttributes, dom.CommandGetBoxModel,
-		dom.CommandGetContentQuads, dom.CommandGetDocument, dom.CommandGetNodesForSubtreeByStyle, dom.CommandGetNodeForLocation,
-		dom.CommandGetOuterHTML, dom.CommandGetRelayoutBoundary, dom.CommandGetSearchResults, dom.CommandMarkUndoableState,
-		dom.CommandMoveTo, dom.CommandPerformSearch, dom.CommandPushNodeByPathToFrontend, dom.CommandPushNodesByBackendIDsToFrontend,
-		dom.CommandQuerySelector, dom.CommandQuerySelectorAll, dom.CommandGetTopLayerElements, dom.CommandGetElementByRelation,
-		dom.CommandRedo, dom.CommandRemoveAttribute, dom.CommandRemoveNode, dom.CommandRequestChildNodes, dom.CommandRequestNode,
-		dom.CommandResolveNode, dom.CommandSetAttributeValue, dom.CommandSetAttributesAsText, dom.CommandSetNodeStackTracesEnabled,
-		dom.CommandGetNodeStackTraces, dom.CommandGetDetachedDomNodes, dom.CommandSetInspectedNode, dom.CommandSetNodeName,
-		dom.CommandSetNodeValue, dom.CommandSetOuterHTML, dom.CommandUndo, dom.CommandGetFrameOwner, dom.CommandGetContainerForNode,
-		dom.CommandGetQueryingDescendantsForContainer, dom.CommandGetAnchorElement, dom.CommandForceShowPopover,
-		dom.CommandGetImplicitAnchorCandidates, dom.CommandForceShowInterest, dom.CommandSetTextMarker, dom.CommandClearTextMarkers),
-	allow(CheckNone, domdebugger.CommandGetEventListeners),
-	allow(CheckNone, domsnapshot.CommandDisable, domsnapshot.CommandEnable, domsnapshot.CommandCaptureSnapshot),
-	allow(CheckNone,
-		emulation.CommandClearDeviceMetricsOverride, emulation.CommandClearGeolocationOverride, emulation.CommandResetPageScaleFactor,
-		emulation.CommandSetFocusEmulationEnabled, emulation.CommandSetAutoDarkModeOverride, emulation.CommandSetCPUThrottlingRate,
-		emulation.CommandSetDefaultBackgroundColorOverride, emulation.CommandSetSafeAreaInsetsOverride,
-		emulation.CommandSetVirtualKeyboardGeometryOverride, emulation.CommandSetDeviceMetricsOverride,
-		emulation.CommandSetDevicePostureOverride, emulation.CommandClearDevicePostureOverride,
-		emulation.CommandSetDisplayFeaturesOverride, emulation.CommandClearDisplayFeaturesOverride,
-		emulation.CommandSetScrollbarsHidden, emulation.CommandSetDocumentCookieDisabled,
-		emulation.CommandSetEmitTouchEventsForMouse, emulation.CommandSetEmulatedMedia,
-		emulation.CommandSetEmulatedVisionDeficiency, emulation.CommandSetEmulatedOSTextScale,
-		emulation.CommandSetGeolocationOverride, emulation.CommandGetOverriddenSensorInformation,
-		emulation.CommandSetSensorOverrideEnabled, emulation.CommandSetSensorOverrideReadings,
-		emulation.CommandSetPressureSourceOverrideEnabled, emulation.CommandSetPressureStateOverride,
-		emulation.CommandSetIdleOverride, emulation.CommandClearIdleOverride, emulation.CommandSetPageScaleFactor,
-		emulation.CommandSetScriptExecutionDisabled, emulation.CommandSetTouchEmulationEnabled,
-		emulation.CommandSetVirtualTimePolicy, emulation.CommandSetLocaleOverride, emulation.CommandSetTimezoneOverride,
-		emulation.CommandSetDisabledImageTypes, emulation.CommandSetDataSaverOverride,
-		emulation.CommandSetHardwareConcurrencyOverride, emulation.CommandSetCPUPerformanceOverride,
-		emulation.CommandSetUserAgentOverride, emulation.CommandSetAutomationOverride,
-		emulation.CommandSetSmallViewportHeightDifferenceOverride, emulation.CommandGetScreenInfos),
-	allow(CheckNone,
-		input.CommandDispatchDragEvent, input.CommandDispatchKeyEvent, input.CommandInsertText, input.CommandImeSetComposition,
-		input.CommandDispatchMouseEvent, input.CommandDispatchTouchEvent, input.CommandCancelDragging,
-		input.CommandEmulateTouchFromMouseEvent, input.CommandSetInterceptDrags, input.CommandSynthesizePinchGesture,
-		input.CommandSynthesizeScrollGesture, input.CommandSynthesizeTapGesture),
-	allow(CheckNone, inspector.CommandDisable, inspector.CommandEnable),
-	allow(CheckNone, io.CommandClose, io.CommandRead),
-	allow(CheckNone,
-		layertree.CommandCompositingReasons, layertree.CommandDisable, layertree.CommandEnable, layertree.CommandLoadSnapshot,
-		layertree.CommandMakeSnapshot, layertree.CommandProfileSnapshot, layertree.CommandReleaseSnapshot,
-		layertree.CommandReplaySnapshot, layertree.CommandSnapshotCommandLog),
-	allow(CheckNone, log.CommandClear, log.CommandDisable, log.CommandEnable, log.CommandStartViolationsReport, log.CommandStopViolationsReport),
-	allow(CheckNone, media.CommandEnable, media.CommandDisable),
-	allow(CheckNone,
-		network.CommandEnable, network.CommandEmulateNetworkConditionsByRule, network.CommandOverrideNetworkState,
-		network.CommandConfigureDurableMessages, network.CommandGetRequestPostData, network.CommandReplayXHR,
-		network.CommandSetBlockedURLs, network.CommandSetBypassServiceWorker, network.CommandSetCacheDisabled,
-		network.CommandSetAttachDebugStack, network.CommandGetSecurityIsolationStatus,
-		network.CommandEnableReportingAPI, network.CommandFetchSchemefulSite),
-	allow(CheckOwnCookies, network.CommandGetCookies, network.CommandSetCookie, network.CommandSetCookies, network.CommandDeleteCookies),
-	allow(CheckOriginRead, network.CommandGetResponseBody, network.CommandSearchInResponseBody, network.CommandStreamResourceContent),
-	allow(CheckNone,
-		overlay.CommandEnable, overlay.CommandGetHighlightObjectForTest, overlay.CommandGetGridHighlightObjectsForTest,
-		overlay.CommandGetSourceOrderHighlightObjectForTest, overlay.CommandHideHighlight, overlay.CommandHighlightNode,
-		overlay.CommandHighlightQuad, overlay.CommandHighlightRect, overlay.CommandHighlightSourceOrder,
-		overlay.CommandSetInspectMode, overlay.CommandSetShowAdHighlights, overlay.CommandSetPausedInDebuggerMessage,
-		overlay.CommandSetShowDebugBorders, overlay.CommandSetShowFPSCounter, overlay.CommandSetShowGridOverlays,
-		overlay.CommandSetShowFlexOverlays, overlay.CommandSetShowScrollSnapOverlays,
-		overlay.CommandSetShowContainerQueryOverlays, overlay.CommandSetShowInspectedElementAnchor,
-		overlay.CommandSetShowPaintRects, overlay.CommandSetShowLayoutShiftRegions,
-		overlay.CommandSetShowScrollBottleneckRects, overlay.CommandSetShowViewportSizeOnResize, overlay.CommandSetShowHinge,
-		overlay.CommandSetShowDisplayCutout, overlay.CommandSetShowIsolatedElements, overlay.CommandSetShowWindowControlsOverlay),
-	allow(CheckNone,
-		page.CommandBringToFront, page.CommandCaptureScreenshot, page.CommandClose, page.CommandCreateIsolatedWorld,
-		page.CommandEnable, page.CommandGetAppManifest, page.CommandGetInstallabilityErrors, page.CommandGetAppID,
-		page.CommandGetAdScriptAncestry, page.CommandGetFrameTree, page.CommandGetLayoutMetrics,
-		page.CommandGetNavigationHistory, page.CommandResetNavigationHistory, page.CommandGetResourceTree,
-		page.CommandHandleJavaScriptDialog, page.CommandPrintToPDF, page.CommandReload,
-		page.CommandRemoveScriptToEvaluateOnNewDocument, page.CommandScreencastFrameAck, page.CommandSetAdBlockingEnabled,
-		page.CommandGetPermissionsPolicyState, page.CommandGetOriginTrials, page.CommandSetFontFamilies,
-		page.CommandSetFontSizes, page.CommandSetDocumentContent, page.CommandStartScreencast, page.CommandStopScreencast,
-		page.CommandStopLoading, page.CommandSetWebLifecycleState, page.CommandSetInterceptFileChooserDialog,
-		page.CommandGetAnnotatedPageContent, page.CommandSetInputVisualization),
-	allow(CheckNavigation, page.CommandNavigate, page.CommandNavigateToHistoryEntry),
-	allow(CheckOriginRead, page.CommandGetResourceContent, page.CommandSearchInResource),
-	allow(CheckNone, performance.CommandDisable, performance.CommandEnable, performance.CommandGetMetrics),
-	allow(CheckNone, performancetimeline.CommandEnable),
-	allow(CheckNone, preload.CommandEnable, preload.CommandDisable),
-	allow(CheckNone,
-		profiler.CommandDisable, profiler.CommandEnable, profiler.CommandGetBestEffortCoverage, profiler.CommandSetSamplingInterval,
-		profiler.CommandStart, profiler.CommandStartPreciseCoverage, profiler.CommandStop, profiler.CommandStopPreciseCoverage,
-		profiler.CommandTakePreciseCoverage),
-	allow(CheckNone,
-		runtime.CommandAwaitPromise, runtime.CommandCallFunctionOn, runtime.CommandCompileScript,
-		runtime.CommandDiscardConsoleEntries, runtime.CommandEnable, runtime.CommandEvaluate, runtime.CommandGetIsolateID,
-		runtime.CommandGetHeapUsage, runtime.CommandGetProperties, runtime.CommandGlobalLexicalScopeNames,
-		runtime.CommandQueryObjects, runtime.CommandReleaseObject, runtime.CommandReleaseObjectGroup,
-		runtime.CommandRunIfWaitingForDebugger, runtime.CommandRunScript, runtime.CommandSetCustomObjectFormatterEnabled,
-		runtime.CommandSetMaxCallStackSizeToCapture, runtime.CommandTerminateExecution, runtime.CommandAddBinding,
-		runtime.CommandRemoveBinding, runtime.CommandGetExceptionDetails),
-	allow(CheckNone, security.CommandDisable, security.CommandEnable),
-	allow(CheckNone, webaudio.CommandEnable, webaudio.CommandDisable, webaudio.CommandGetRealtimeData),
+// cdpRules are the rules by domain then method, built on first use (not
+// at every start of the binary: a CLI call never needs them).
+var cdpRules = sync.OnceValue(func() []CDPRule {
+	return sortRules(slices.Concat(
+		allow(CheckNone,
+			accessibility.CommandDisable, accessibility.CommandEnable, accessibility.CommandGetPartialAXTree,
+			accessibility.CommandGetFullAXTree, accessibility.CommandGetRootAXNode, accessibility.CommandGetAXNodeAndAncestors,
+			accessibility.CommandGetChildAXNodes, accessibility.CommandQueryAXTree),
+		allow(CheckNone,
+			animation.CommandDisable, animation.CommandEnable, animation.CommandGetCurrentTime, animation.CommandGetPlaybackRate,
+			animation.CommandReleaseAnimations, animation.CommandResolveAnimation, animation.CommandSeekAnimations,
+			animation.CommandSetPaused, animation.CommandSetPlaybackRate, animation.CommandSetTiming),
+		allow(CheckNone, audits.CommandDisable, audits.CommandEnable, audits.CommandCheckFormsIssues),
+		allow(CheckOriginRead, audits.CommandGetEncodedResponse),
+		allow(CheckNone, browser.CommandGetVersion),
+		allow(CheckNone,
+			css.CommandAddRule, css.CommandCollectClassNames, css.CommandCreateStyleSheet, css.CommandDisable, css.CommandEnable,
+			css.CommandForcePseudoState, css.CommandForceStartingStyle, css.CommandForcePositionTryOption,
+			css.CommandGetBackgroundColors, css.CommandGetComputedStyleForNode, css.CommandResolveValues,
+			css.CommandGetLonghandProperties, css.CommandGetInlineStylesForNode, css.CommandGetAnimatedStylesForNode,
+			css.CommandGetMatchedStylesForNode, css.CommandGetEnvironmentVariables, css.CommandGetMediaQueries,
+			css.CommandGetPlatformFontsForNode, css.CommandGetStyleSheetText, css.CommandGetLayersForNode,
+			css.CommandGetLocationForSelector, css.CommandTrackComputedStyleUpdatesForNode, css.CommandTrackComputedStyleUpdates,
+			css.CommandTakeComputedStyleUpdates, css.CommandSetEffectivePropertyValueForNode, css.CommandSetPropertyRulePropertyName,
+			css.CommandSetKeyframeKey, css.CommandSetMediaText, css.CommandSetContainerQueryConditionText, css.CommandSetSupportsText,
+			css.CommandSetNavigationText, css.CommandSetScopeText, css.CommandSetRuleSelector, css.CommandSetStyleSheetText,
+			css.CommandSetStyleTexts, css.CommandStartRuleUsageTracking, css.CommandStopRuleUsageTracking,
+			css.CommandTakeCoverageDelta, css.CommandSetLocalFontsEnabled),
+		allow(CheckNone, deviceorientation.CommandClearDeviceOrientationOverride, deviceorientation.CommandSetDeviceOrientationOverride),
+		allow(CheckNone,
+			dom.CommandCollectClassNamesFromSubtree, dom.CommandCopyTo, dom.CommandDescribeNode, dom.CommandScrollIntoViewIfNeeded,
+			dom.CommandDiscardSearchResults, dom.CommandEnable, dom.CommandFocus, dom.CommandGetAttributes, dom.CommandGetBoxModel,
+			dom.CommandGetContentQuads, dom.CommandGetDocument, dom.CommandGetNodesForSubtreeByStyle, dom.CommandGetNodeForLocation,
+			dom.CommandGetOuterHTML, dom.CommandGetRelayoutBoundary, dom.CommandGetSearchResults, dom.CommandMarkUndoableState,
+			dom.CommandMoveTo, dom.CommandPerformSearch, dom.CommandPushNodeByPathToFrontend, dom.CommandPushNodesByBackendIDsToFrontend,
+			dom.CommandQuerySelector, dom.CommandQuerySelectorAll, dom.CommandGetTopLayerElements, dom.CommandGetElementByRelation,
+			dom.CommandRedo, dom.CommandRemoveAttribute, dom.CommandRemoveNode, dom.CommandRequestChildNodes, dom.CommandRequestNode,
+			dom.CommandResolveNode, dom.CommandSetAttributeValue, dom.CommandSetAttributesAsText, dom.CommandSetNodeStackTracesEnabled,
+			dom.CommandGetNodeStackTraces, dom.CommandGetDetachedDomNodes, dom.CommandSetInspectedNode, dom.CommandSetNodeName,
+			dom.CommandSetNodeValue, dom.CommandSetOuterHTML, dom.CommandUndo, dom.CommandGetFrameOwner, dom.CommandGetContainerForNode,
+			dom.CommandGetQueryingDescendantsForContainer, dom.CommandGetAnchorElement, dom.CommandForceShowPopover,
+			dom.CommandGetImplicitAnchorCandidates, dom.CommandForceShowInterest, dom.CommandSetTextMarker, dom.CommandClearTextMarkers),
+		allow(CheckNone, domdebugger.CommandGetEventListeners),
+		allow(CheckNone, domsnapshot.CommandDisable, domsnapshot.CommandEnable, domsnapshot.CommandCaptureSnapshot),
+		allow(CheckNone,
+			emulation.CommandClearDeviceMetricsOverride, emulation.CommandClearGeolocationOverride, emulation.CommandResetPageScaleFactor,
+			emulation.CommandSetFocusEmulationEnabled, emulation.CommandSetAutoDarkModeOverride, emulation.CommandSetCPUThrottlingRate,
+			emulation.CommandSetDefaultBackgroundColorOverride, emulation.CommandSetSafeAreaInsetsOverride,
+			emulation.CommandSetVirtualKeyboardGeometryOverride, emulation.CommandSetDeviceMetricsOverride,
+			emulation.CommandSetDevicePostureOverride, emulation.CommandClearDevicePostureOverride,
+			emulation.CommandSetDisplayFeaturesOverride, emulation.CommandClearDisplayFeaturesOverride,
+			emulation.CommandSetScrollbarsHidden, emulation.CommandSetDocumentCookieDisabled,
+			emulation.CommandSetEmitTouchEventsForMouse, emulation.CommandSetEmulatedMedia,
+			emulation.CommandSetEmulatedVisionDeficiency, emulation.CommandSetEmulatedOSTextScale,
+			emulation.CommandSetGeolocationOverride, emulation.CommandGetOverriddenSensorInformation,
+			emulation.CommandSetSensorOverrideEnabled, emulation.CommandSetSensorOverrideReadings,
+			emulation.CommandSetPressureSourceOverrideEnabled, emulation.CommandSetPressureStateOverride,
+			emulation.CommandSetIdleOverride, emulation.CommandClearIdleOverride, emulation.CommandSetPageScaleFactor,
+			emulation.CommandSetScriptExecutionDisabled, emulation.CommandSetTouchEmulationEnabled,
+			emulation.CommandSetVirtualTimePolicy, emulation.CommandSetLocaleOverride, emulation.CommandSetTimezoneOverride,
+			emulation.CommandSetDisabledImageTypes, emulation.CommandSetDataSaverOverride,
+			emulation.CommandSetHardwareConcurrencyOverride, emulation.CommandSetCPUPerformanceOverride,
+			emulation.CommandSetUserAgentOverride, emulation.CommandSetAutomationOverride,
+			emulation.CommandSetSmallViewportHeightDifferenceOverride, emulation.CommandGetScreenInfos),
+		allow(CheckNone,
+			input.CommandDispatchDragEvent, input.CommandDispatchKeyEvent, input.CommandInsertText, input.CommandImeSetComposition,
+			input.CommandDispatchMouseEvent, input.CommandDispatchTouchEvent, input.CommandCancelDragging,
+			input.CommandEmulateTouchFromMouseEvent, input.CommandSetInterceptDrags, input.CommandSynthesizePinchGesture,
+			input.CommandSynthesizeScrollGesture, input.CommandSynthesizeTapGesture),
+		allow(CheckNone, inspector.CommandDisable, inspector.CommandEnable),
+		allow(CheckNone, io.CommandClose, io.CommandRead),
+		allow(CheckNone,
+			layertree.CommandCompositingReasons, layertree.CommandDisable, layertree.CommandEnable, layertree.CommandLoadSnapshot,
+			layertree.CommandMakeSnapshot, layertree.CommandProfileSnapshot, layertree.CommandReleaseSnapshot,
+			layertree.CommandReplaySnapshot, layertree.CommandSnapshotCommandLog),
+		allow(CheckNone, log.CommandClear, log.CommandDisable, log.CommandEnable, log.CommandStartViolationsReport, log.CommandStopViolationsReport),
+		allow(CheckNone, media.CommandEnable, media.CommandDisable),
+		allow(CheckNone,
+			network.CommandEnable, network.CommandEmulateNetworkConditionsByRule, network.CommandOverrideNetworkState,
+			network.CommandConfigureDurableMessages, network.CommandGetRequestPostData, network.CommandReplayXHR,
+			network.CommandSetBlockedURLs, network.CommandSetBypassServiceWorker, network.CommandSetCacheDisabled,
+			network.CommandSetAttachDebugStack, network.CommandGetSecurityIsolationStatus,
+			network.CommandEnableReportingAPI, network.CommandFetchSchemefulSite),
+		allow(CheckOwnCookies, network.CommandGetCookies, network.CommandSetCookie, network.CommandSetCookies, network.CommandDeleteCookies),
+		allow(CheckOriginRead, network.CommandGetResponseBody, network.CommandSearchInResponseBody, network.CommandStreamResourceContent),
+		allow(CheckNone,
+			overlay.CommandEnable, overlay.CommandGetHighlightObjectForTest, overlay.CommandGetGridHighlightObjectsForTest,
+			overlay.CommandGetSourceOrderHighlightObjectForTest, overlay.CommandHideHighlight, overlay.CommandHighlightNode,
+			overlay.CommandHighlightQuad, overlay.CommandHighlightRect, overlay.CommandHighlightSourceOrder,
+			overlay.CommandSetInspectMode, overlay.CommandSetShowAdHighlights, overlay.CommandSetPausedInDebuggerMessage,
+			overlay.CommandSetShowDebugBorders, overlay.CommandSetShowFPSCounter, overlay.CommandSetShowGridOverlays,
+			overlay.CommandSetShowFlexOverlays, overlay.CommandSetShowScrollSnapOverlays,
+			overlay.CommandSetShowContainerQueryOverlays, overlay.CommandSetShowInspectedElementAnchor,
+			overlay.CommandSetShowPaintRects, overlay.CommandSetShowLayoutShiftRegions,
+			overlay.CommandSetShowScrollBottleneckRects, overlay.CommandSetShowViewportSizeOnResize, overlay.CommandSetShowHinge,
+			overlay.CommandSetShowDisplayCutout, overlay.CommandSetShowIsolatedElements, overlay.CommandSetShowWindowControlsOverlay),
+		allow(CheckNone,
+			page.CommandBringToFront, page.CommandCaptureScreenshot, page.CommandClose, page.CommandCreateIsolatedWorld,
+			page.CommandEnable, page.CommandGetAppManifest, page.CommandGetInstallabilityErrors, page.CommandGetAppID,
+			page.CommandGetAdScriptAncestry, page.CommandGetFrameTree, page.CommandGetLayoutMetrics,
+			page.CommandGetNavigationHistory, page.CommandResetNavigationHistory, page.CommandGetResourceTree,
+			page.CommandHandleJavaScriptDialog, page.CommandPrintToPDF, page.CommandReload,
+			page.CommandRemoveScriptToEvaluateOnNewDocument, page.CommandScreencastFrameAck, page.CommandSetAdBlockingEnabled,
+			page.CommandGetPermissionsPolicyState, page.CommandGetOriginTrials, page.CommandSetFontFamilies,
+			page.CommandSetFontSizes, page.CommandSetDocumentContent, page.CommandStartScreencast, page.CommandStopScreencast,
+			page.CommandStopLoading, page.CommandSetWebLifecycleState, page.CommandSetInterceptFileChooserDialog,
+			page.CommandGetAnnotatedPageContent, page.CommandSetInputVisualization),
+		allow(CheckNavigation, page.CommandNavigate, page.CommandNavigateToHistoryEntry),
+		allow(CheckOriginRead, page.CommandGetResourceContent, page.CommandSearchInResource),
+		allow(CheckNone, performance.CommandDisable, performance.CommandEnable, performance.CommandGetMetrics),
+		allow(CheckNone, performancetimeline.CommandEnable),
+		allow(CheckNone, preload.CommandEnable, preload.CommandDisable),
+		allow(CheckNone,
+			profiler.CommandDisable, profiler.CommandEnable, profiler.CommandGetBestEffortCoverage, profiler.CommandSetSamplingInterval,
+			profiler.CommandStart, profiler.CommandStartPreciseCoverage, profiler.CommandStop, profiler.CommandStopPreciseCoverage,
+			profiler.CommandTakePreciseCoverage),
+		allow(CheckNone,
+			runtime.CommandAwaitPromise, runtime.CommandCallFunctionOn, runtime.CommandCompileScript,
+			runtime.CommandDiscardConsoleEntries, runtime.CommandEnable, runtime.CommandEvaluate, runtime.CommandGetIsolateID,
+			runtime.CommandGetHeapUsage, runtime.CommandGetProperties, runtime.CommandGlobalLexicalScopeNames,
+			runtime.CommandQueryObjects, runtime.CommandReleaseObject, runtime.CommandReleaseObjectGroup,
+			runtime.CommandRunIfWaitingForDebugger, runtime.CommandRunScript, runtime.CommandSetCustomObjectFormatterEnabled,
+			runtime.CommandSetMaxCallStackSizeToCapture, runtime.CommandTerminateExecution, runtime.CommandAddBinding,
+			runtime.CommandRemoveBinding, runtime.CommandGetExceptionDetails),
+		allow(CheckNone, security.CommandDisable, security.CommandEnable),
+		allow(CheckNone, webaudio.CommandEnable, webaudio.CommandDisable, webaudio.CommandGetRealtimeData),
 
-	// Refused, and why. Anything not allowed above is refused too; these
-	// are the ones an attacker would reach for first.
-	[]CDPRule{
-		deny("Browser", "the whole browser, not the tab: permissions for any site, downloads to any folder, closing or crashing it"),
-		deny(browser.CommandSetDownloadBehavior, "it writes downloads to any folder of the person's disk"),
-		deny("Target", "other tabs and targets: attaching to them, opening new ones (past the destination check), listing every tab's URL, turning off the auto-attach egohost relies on"),
-		deny("Storage", "it reads and clears every origin's data: all cookies (Storage.getCookies), caches, databases, quotas"),
-		deny("IndexedDB", "any origin's databases, named by origin"),
-		deny("CacheStorage", "any origin's caches, named by origin"),
-		deny("DOMStorage", "any origin's localStorage and sessionStorage, named by origin"),
-		deny("FileSystem", "any origin's file systems, named by storage key"),
-		deny("ServiceWorker", "any origin's service workers: push, sync, stop, unregister"),
-		deny("BackgroundService", "background events of every origin"),
-		deny("Fetch", "it intercepts and rewrites every request of the tab, to any origin and for later documents too (a denied origin's page served with the agent's content), and reads bodies CORS hides"),
-		deny("Debugger", "breakpoint conditions run code in later documents of the tab whatever their origin, and a paused page freezes for the person"),
-		deny("DOMDebugger", "breakpoints (see Debugger); getEventListeners is allowed"),
-		deny("EventBreakpoints", "breakpoints (see Debugger)"),
-		deny("Extensions", "it loads extensions from a folder on disk and reads other extensions' storage"),
-		deny("PWA", "it installs, launches and removes web apps"),
-		deny("SystemInfo", "the machine's hardware and processes"),
-		deny("Tethering", "it opens ports on the machine"),
-		deny("Tracing", "it records the whole browser (every tab's URLs and content) and streams it"),
-		deny("Memory", "process-wide memory controls and dumps"),
-		deny("HeapProfiler", "the renderer's whole heap, which the person's other tabs of the site may share"),
-		deny("WebAuthn", "virtual authenticators answer the tab's sign-ins, also those of later documents"),
-		deny("FedCm", "it signs the person in to sites with their identity provider's accounts"),
-		deny("Autofill", "the person's autofill data and forms"),
-		deny("DeviceAccess", "it grants sites the person's Bluetooth and USB devices"),
-		deny("Cast", "the person's cast devices"),
-		deny(dom.CommandSetFileInputFiles, "it gives the page any local file by its path"),
-		deny(dom.CommandGetFileInfo, "it reveals the local path of a file the person chose"),
-		deny(dom.CommandDisable, sharedSession),
-		deny(input.CommandSetIgnoreInputEvents, "the person could no longer use the tab, in this and later documents"),
-		deny(network.CommandClearBrowserCookies, "every cookie of the browser"),
-		deny(network.CommandClearBrowserCache, "the whole browser's cache"),
-		deny("Network.getAllCookies", "every cookie of the browser, every site's session included"),
-		deny(network.CommandLoadNetworkResource, "it fetches any URL with the person's cookies, past CORS"),
-		deny(network.CommandSetCookieControls, "the browser's third-party cookie settings"),
-		deny(network.CommandSetExtraHTTPHeaders, "the headers go with every later request of the tab, to any origin, the person's own after a take over too (a Cookie header would sign them in as someone else)"),
-		deny(network.CommandDisable, sharedSession),
-		deny(overlay.CommandDisable, sharedSession),
-		deny(page.CommandAddScriptToEvaluateOnNewDocument, laterDocuments),
-		deny(page.CommandSetBypassCSP, "it turns off the Content Security Policy of later documents of the tab, whatever their origin"),
-		deny(page.CommandCaptureSnapshot, "the MHTML holds every frame of the page, those of origins the agent may not read too"),
-		deny(page.CommandCrash, "it kills the tab's renderer, which the person's other tabs of the site may share"),
-		deny("Page.setDownloadBehavior", "it writes downloads to any folder of the person's disk"),
-		deny(page.CommandStartScreenRecording, "it records the screen"),
-		deny(page.CommandWaitForDebugger, "it holds the page until a debugger resumes it"),
-		deny(page.CommandAddCompilationCache, "it plants compiled code for a script URL the page will load"),
-		deny(page.CommandSetSPCTransactionMode, "it confirms payments for the person"),
-		deny(page.CommandSetRPHRegistrationMode, "it accepts protocol handlers for the person"),
-		deny(page.CommandGetSpellCheckCustomDictionary, "the person's own dictionary words"),
-		deny(page.CommandDisable, sharedSession),
-		deny(page.CommandSetLifecycleEventsEnabled, sharedSession),
-		deny(runtime.CommandDisable, sharedSession),
-		deny(security.CommandSetIgnoreCertificateErrors, "it makes the browser trust any certificate"),
-	},
-))
+		// Refused, and why. Anything not allowed above is refused too; these
+		// are the ones an attacker would reach for first.
+		[]CDPRule{
+			deny("Browser", "the whole browser, not the tab: permissions for any site, downloads to any folder, closing or crashing it"),
+			deny(browser.CommandSetDownloadBehavior, "it writes downloads to any folder of the person's disk"),
+			deny("Target", "other tabs and targets: attaching to them, opening new ones (past the destination check), listing every tab's URL, turning off the auto-attach egohost relies on"),
+			deny("Storage", "it reads and clears every origin's data: all cookies (Storage.getCookies), caches, databases, quotas"),
+			deny("IndexedDB", "any origin's databases, named by origin"),
+			deny("CacheStorage", "any origin's caches, named by origin"),
+			deny("DOMStorage", "any origin's localStorage and sessionStorage, named by origin"),
+			deny("FileSystem", "any origin's file systems, named by storage key"),
+			deny("ServiceWorker", "any origin's service workers: push, sync, stop, unregister"),
+			deny("BackgroundService", "background events of every origin"),
+			deny("Fetch", "it intercepts and rewrites every request of the tab, to any origin and for later documents too (a denied origin's page served with the agent's content), and reads bodies CORS hides"),
+			deny("Debugger", "breakpoint conditions run code in later documents of the tab whatever their origin, and a paused page freezes for the person"),
+			deny("DOMDebugger", "breakpoints (see Debugger); getEventListeners is allowed"),
+			deny("EventBreakpoints", "breakpoints (see Debugger)"),
+			deny("Extensions", "it loads extensions from a folder on disk and reads other extensions' storage"),
+			deny("PWA", "it installs, launches and removes web apps"),
+			deny("SystemInfo", "the machine's hardware and processes"),
+			deny("Tethering", "it opens ports on the machine"),
+			deny("Tracing", "it records the whole browser (every tab's URLs and content) and streams it"),
+			deny("Memory", "process-wide memory controls and dumps"),
+			deny("HeapProfiler", "the renderer's whole heap, which the person's other tabs of the site may share"),
+			deny("WebAuthn", "virtual authenticators answer the tab's sign-ins, also those of later documents"),
+			deny("FedCm", "it signs the person in to sites with their identity provider's accounts"),
+			deny("Autofill", "the person's autofill data and forms"),
+			deny("DeviceAccess", "it grants sites the person's Bluetooth and USB devices"),
+			deny("Cast", "the person's cast devices"),
+			deny(dom.CommandSetFileInputFiles, "it gives the page any local file by its path"),
+			deny(dom.CommandGetFileInfo, "it reveals the local path of a file the person chose"),
+			deny(dom.CommandDisable, sharedSession),
+			deny(input.CommandSetIgnoreInputEvents, "the person could no longer use the tab, in this and later documents"),
+			deny(network.CommandClearBrowserCookies, "every cookie of the browser"),
+			deny(network.CommandClearBrowserCache, "the whole browser's cache"),
+			deny("Network.getAllCookies", "every cookie of the browser, every site's session included"),
+			deny(network.CommandLoadNetworkResource, "it fetches any URL with the person's cookies, past CORS"),
+			deny(network.CommandSetCookieControls, "the browser's third-party cookie settings"),
+			deny(network.CommandSetExtraHTTPHeaders, "the headers go with every later request of the tab, to any origin, the person's own after a take over too (a Cookie header would sign them in as someone else)"),
+			deny(network.CommandDisable, sharedSession),
+			deny(overlay.CommandDisable, sharedSession),
+			deny(page.CommandAddScriptToEvaluateOnNewDocument, laterDocuments),
+			deny(page.CommandSetBypassCSP, "it turns off the Content Security Policy of later documents of the tab, whatever their origin"),
+			deny(page.CommandCaptureSnapshot, "the MHTML holds every frame of the page, those of origins the agent may not read too"),
+			deny(page.CommandCrash, "it kills the tab's renderer, which the person's other tabs of the site may share"),
+			deny("Page.setDownloadBehavior", "it writes downloads to any folder of the person's disk"),
+			deny(page.CommandStartScreenRecording, "it records the screen"),
+			deny(page.CommandWaitForDebugger, "it holds the page until a debugger resumes it"),
+			deny(page.CommandAddCompilationCache, "it plants compiled code for a script URL the page will load"),
+			deny(page.CommandSetSPCTransactionMode, "it confirms payments for the person"),
+			deny(page.CommandSetRPHRegistrationMode, "it accepts protocol handlers for the person"),
+			deny(page.CommandGetSpellCheckCustomDictionary, "the person's own dictionary words"),
+			deny(page.CommandDisable, sharedSession),
+			deny(page.CommandSetLifecycleEventsEnabled, sharedSession),
+			deny(runtime.CommandDisable, sharedSession),
+			deny(security.CommandSetIgnoreCertificateErrors, "it makes the browser trust any certificate"),
+		},
+	))
+})
 
 // allow lists methods a paired agent may send, with a check of their params.
 func allow(check CDPCheck, methods ...string) []CDPRule {
@@ -308,16 +313,17 @@ func sortRules(rules []CDPRule) []CDPRule {
 	return rules
 }
 
-var cdpByMethod = func() map[string]CDPRule {
-	m := make(map[string]CDPRule, len(cdpRules))
-	for _, r := range cdpRules {
+var cdpByMethod = sync.OnceValue(func() map[string]CDPRule {
+	rules := cdpRules()
+	m := make(map[string]CDPRule, len(rules))
+	for _, r := range rules {
 		if _, dup := m[r.Method]; dup {
 			panic(fmt.Sprintf("pairing: two CDP rules for %s", r.Method))
 		}
 		m[r.Method] = r
 	}
 	return m
-}()
+})
 
 // CDPTable renders the rules as PROTOCOL.md §3.7 shows them: the methods
 // a paired agent with cdp may send, by domain (with their checks), then
@@ -333,7 +339,7 @@ func CDPTable() string {
 		}
 		names = names[:0]
 	}
-	for _, r := range cdpRules {
+	for _, r := range cdpRules() {
 		if !r.Allow {
 			continue
 		}
@@ -349,7 +355,7 @@ func CDPTable() string {
 	}
 	flush()
 	b.WriteString("\n| refused | why |\n|---|---|\n")
-	for _, r := range cdpRules {
+	for _, r := range cdpRules() {
 		if r.Allow {
 			continue
 		}

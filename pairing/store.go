@@ -40,7 +40,11 @@ var ErrRevoked = errors.New("agent token revoked")
 // ErrNoAgent is the error for a name that is not paired.
 var ErrNoAgent = errors.New("no such paired agent")
 
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+// namePattern is compiled on first use: {0,63} makes a large program,
+// and every start of the binary (a CLI call) would pay for it.
+var namePattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+})
 
 // CheckName refuses names the CLI, the popup and the audit log could not
 // show plainly: 1 to 64 of letters, digits, '.', '_', '-', starting with a
@@ -48,7 +52,7 @@ var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 // "owner" and "person" are taken: the audit log's names for the owner
 // token and the person at the popup.
 func CheckName(name string) error {
-	if !namePattern.MatchString(name) {
+	if !namePattern().MatchString(name) {
 		return fmt.Errorf("agent name %q: use 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", name)
 	}
 	if strings.EqualFold(name, "owner") || strings.EqualFold(name, "person") {

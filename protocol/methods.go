@@ -147,6 +147,9 @@ type TabResult struct {
 	Tab Tab `json:"tab"`
 	// Nav is what tabs.open's wait for the load reached (absent with noWait).
 	Nav *NavResult `json:"nav,omitempty"`
+	// Reused: tabs.open loaded the URL in the agent's space's empty tab
+	// (about:blank, the new tab page) instead of opening another.
+	Reused bool `json:"reused,omitempty"`
 }
 
 // TabParams names one tab (tabs.close, tabs.select).

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -25,11 +26,12 @@ var engineJS string
 // engineKey is where engine.js is kept in egohost's world of a frame, so
 // it crosses chrome.debugger and is compiled once per document, not on
 // every call. The key names the script's version: a new build never calls
-// an old engine left in a page.
-var engineKey = func() string {
+// an old engine left in a page. It is hashed on first use, not at every
+// start of the binary.
+var engineKey = sync.OnceValue(func() string {
 	sum := sha256.Sum256([]byte(engineJS))
 	return "__egohostResolver_" + hex.EncodeToString(sum[:6])
-}()
+})
 
 // noEngine is what the call expression returns when the world has no
 // engine yet.
@@ -220,9 +222,10 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 		// Only in egohost's own world (its token): a remembered context ID
 		// may name another context after a cross-site navigation.
 		guard := "globalThis." + worldTokenKey + " !== " + strconv.Quote(w.token) + " ? " + strconv.Quote(wrongWorld) + " : "
-		expr := "(" + guard + "(globalThis." + engineKey + " ? globalThis." + engineKey + "(" + string(b) + ") : " + strconv.Quote(noEngine) + "))"
+		key := engineKey()
+		expr := "(" + guard + "(globalThis." + key + " ? globalThis." + key + "(" + string(b) + ") : " + strconv.Quote(noEngine) + "))"
 		if install {
-			expr = "(" + guard + "(globalThis." + engineKey + " = (" + engineJS + "))(" + string(b) + "))"
+			expr = "(" + guard + "(globalThis." + key + " = (" + engineJS + "))(" + string(b) + "))"
 		}
 		params := runtime.EvaluateParams{Expression: expr, ContextID: w.cid, Silent: &yes}
 		switch {

@@ -214,8 +214,8 @@ func (f *fakeTab) serve(t *testing.T, s *cdpfake.Session, tree *page.FrameTree) 
 		}
 		// The engine is loaded once per world: the first call finds none.
 		var specJSON string
-		call := "(globalThis." + engineKey + " ? globalThis." + engineKey + "("
-		install := "(globalThis." + engineKey + " = (" + engineJS + "))("
+		call := "(globalThis." + engineKey() + " ? globalThis." + engineKey() + "("
+		install := "(globalThis." + engineKey() + " = (" + engineJS + "))("
 		switch {
 		case strings.HasPrefix(expr, call):
 			specJSON = expr[len(call):strings.LastIndex(expr, ") : ")]

@@ -300,7 +300,7 @@ func (r *run) thrown(v goja.Value) *protocol.Error {
 	return e
 }
 
-var stackPos = regexp.MustCompile(regexp.QuoteMeta(fileName) + `:(\d+):(\d+)`)
+var stackPos = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(regexp.QuoteMeta(fileName) + `:(\d+):(\d+)`) }) // on first use, not at start
 
 // describe formats an error value as "name: message" with the script's
 // line and column from its stack (0 when it has none).
@@ -311,7 +311,7 @@ func (r *run) describe(v goja.Value) (string, int, int) {
 	}
 	msg := o.Get("name").String() + ": " + o.Get("message").String()
 	if st := o.Get("stack"); st != nil && !goja.IsUndefined(st) {
-		if m := stackPos.FindStringSubmatch(st.String()); m != nil {
+		if m := stackPos().FindStringSubmatch(st.String()); m != nil {
 			l, _ := strconv.Atoi(m[1])
 			c, _ := strconv.Atoi(m[2])
 			l, c = r.src.pos(l, c)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian/Ubuntu machine lacks to build, demo and test
 # egohost: Debian's Chromium (never a downloaded browser), the Go modules,
-# and playwright-core for the same-run peer benchmarks. Safe to rerun.
+# and the npm peers (playwright-core, @playwright/mcp, agent-browser's native
+# CLI) for the same-run benchmarks. Safe to rerun.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,7 +21,10 @@ go mod download
 # The linter scripts/test.sh runs, at the version it was made clean with.
 go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 if command -v npm >/dev/null 2>&1; then
-  (cd bench && npm ci --no-audit --no-fund --no-update-notifier --loglevel=error >/dev/null)
+  # No install scripts: nothing is downloaded (agent-browser's would fetch a
+  # binary it already ships); its native binary only needs its mode back.
+  (cd bench && npm ci --ignore-scripts --no-audit --no-fund --no-update-notifier --loglevel=error >/dev/null &&
+    chmod +x node_modules/agent-browser/bin/agent-browser-*)
 else
   echo "setup: npm not found: the Playwright comparison benchmarks will not run" >&2
 fi

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -22,7 +23,7 @@ const maxKnownBrowsers = 256
 
 // browserKeyPattern is the form of the key an extension sends in its hello
 // (extension/identity.js).
-var browserKeyPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
+var browserKeyPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{32}$`) }) // on first use, not at start
 
 // knownBrowser is one browser profile the service has seen.
 type knownBrowser struct {
@@ -64,7 +65,7 @@ func loadRegistry(path string, now func() time.Time) (*registry, error) {
 	}
 	start := now()
 	for key, k := range r.Known {
-		if k == nil || !browserKeyPattern.MatchString(key) || idNumber(k.ID) <= 0 {
+		if k == nil || !browserKeyPattern().MatchString(key) || idNumber(k.ID) <= 0 {
 			delete(r.Known, key)
 			continue
 		}

@@ -415,6 +415,18 @@ func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenPar
 		// about:blank that is already "loaded".
 		first = "about:blank"
 	}
+	// A named agent's space whose tab shows nothing yet (the tab `space
+	// new` made without a URL): open loads the URL there instead of
+	// piling up another tab; the answer says so (reused).
+	if space != nil && wait || space != nil && url == "about:blank" {
+		if t, ok := s.emptySpaceTab(ctx, l, *space); ok {
+			res := protocol.TabResult{Tab: t, Reused: true}
+			if !wait {
+				return res, nil
+			}
+			return s.openIn(ctx, a, l, res, url, p)
+		}
+	}
 	op := browserlink.TabsOpen{URL: first, Active: !p.Background}
 	if space != nil {
 		// In the space's own window (a new one for its first tab): there
@@ -445,6 +457,41 @@ func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenPar
 	if !wait {
 		return res, nil
 	}
+	return s.openIn(ctx, a, l, res, url, p)
+}
+
+// emptySpaceTab returns a tab of the space that shows nothing (about:blank
+// or the new tab page, loaded), the space's last tab first.
+func (s *Service) emptySpaceTab(ctx context.Context, l *link, sp spaces.Space) (protocol.Tab, bool) {
+	if sp.Group == 0 {
+		return protocol.Tab{}, false
+	}
+	tabs, err := s.listTabs(ctx, l)
+	if err != nil {
+		return protocol.Tab{}, false
+	}
+	var found []protocol.Tab
+	for _, t := range tabs {
+		if t.GroupID != sp.Group || t.Status == "loading" {
+			continue
+		}
+		switch t.URL {
+		case "about:blank", "chrome://newtab/", "chrome://new-tab-page/":
+			t.Space = sp.ID
+			if t.ID == sp.LastTab {
+				return t, true
+			}
+			found = append(found, t)
+		}
+	}
+	if len(found) == 0 {
+		return protocol.Tab{}, false
+	}
+	return found[0], true
+}
+
+// openIn loads url in tabs.open's tab and waits as p says.
+func (s *Service) openIn(ctx context.Context, a *agent, l *link, res protocol.TabResult, url string, p protocol.TabsOpenParams) (any, error) {
 	nav, err := s.withRunner(ctx, a, protocol.Target{Browser: l.id, Tab: res.Tab.ID}, "open", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		n, err := r.Goto(ctx, url, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
 		if err != nil {

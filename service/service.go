@@ -403,7 +403,7 @@ const takeoverWait = time.Second
 // gets a fresh ID.
 func (s *Service) register(l *link, in *browserlink.Message) {
 	key := in.BrowserKey
-	if key != "" && !browserKeyPattern.MatchString(key) {
+	if key != "" && !browserKeyPattern().MatchString(key) {
 		s.log.With("relayPid", l.relayPID).Warn("hello with a malformed browser key: a fresh browser ID instead", "key", key)
 		key = ""
 	}

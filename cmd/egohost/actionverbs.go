@@ -144,16 +144,34 @@ func actionVerbs() map[string]verb {
 		prepare: (*env).uploadParams,
 	}
 	v["scroll"] = verb{
-		use: "scroll [TARGET] [--dy N] [--dx N]", short: "scroll an element into view, or turn the wheel", group: "act",
-		example: "  egohost scroll @40\n  egohost scroll --dy 600\n  egohost scroll @3 --dy -200",
-		args:    nArgs(0, 1), method: protocol.MethodScroll,
+		use: "scroll [TARGET] [--dy N] [--dx N] | scroll up|down|left|right [N]", short: "scroll an element into view, or turn the wheel", group: "act",
+		long:    "scroll TARGET brings the element into view; --dy/--dx turn the wheel (over TARGET, if given).\nscroll down 600 is --dy 600 (up, left and right likewise; N defaults to " + strconv.Itoa(scrollStep) + " pixels).",
+		example: "  egohost scroll @40\n  egohost scroll --dy 600\n  egohost scroll @3 --dy -200\n  egohost scroll down 300",
+		args:    nArgs(0, 2), method: protocol.MethodScroll,
 		flags: func(fs *pflag.FlagSet) paramsFunc {
 			dx := fs.Float64("dx", 0, "wheel pixels to the right")
 			dy := fs.Float64("dy", 0, "wheel pixels down")
 			act := actionFlags(fs)
 			return func(c common, args []string) (any, error) {
 				p := protocol.ScrollParams{Target: c.Target, DX: *dx, DY: *dy, ActionOptions: act(c)}
+				if dir, ok := scrollDirections[strings.ToLower(args0(args))]; ok {
+					if fs.Changed("dx") || fs.Changed("dy") {
+						return nil, usageError("scroll " + args[0] + ": a direction excludes --dx and --dy")
+					}
+					n := float64(scrollStep)
+					if len(args) == 2 {
+						f, err := strconv.ParseFloat(args[1], 64)
+						if err != nil || f <= 0 {
+							return nil, usageError(fmt.Sprintf("scroll %s %q: want a number of pixels", args[0], args[1]))
+						}
+						n = f
+					}
+					p.DX, p.DY = dir[0]*n, dir[1]*n
+					return p, nil
+				}
 				switch {
+				case len(args) == 2:
+					return nil, usageError("usage: egohost scroll up|down|left|right [N], or scroll [TARGET] --dy N [--dx N] (see egohost scroll --help)")
 				case len(args) == 1:
 					p.Element = args[0]
 				case p.DX == 0 && p.DY == 0:
@@ -386,6 +404,21 @@ func actionVerbs() map[string]verb {
 	return v
 }
 
+// scrollStep is what `scroll down` turns the wheel by when no N is given.
+const scrollStep = 300
+
+// scrollDirections are the words of `scroll up|down|left|right [N]`
+// (agent-browser's): the wheel's sign on x and y.
+var scrollDirections = map[string][2]float64{"up": {0, -1}, "down": {0, 1}, "left": {-1, 0}, "right": {1, 0}}
+
+// args0 is the first argument, or "".
+func args0(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[0]
+}
+
 // untilFlag declares --until, the load state a navigation waits for.
 func untilFlag(fs *pflag.FlagSet) *string {
 	return fs.String("until", "", "wait for load|domcontentloaded|networkidle|commit (default load)")
@@ -397,8 +430,13 @@ func clickVerb(name, short string, count int, button, example string) verb {
 		use: name + " TARGET", short: short, example: example,
 		args: nArgs(1, 1), method: protocol.MethodClick,
 		flags: func(fs *pflag.FlagSet) paramsFunc {
-			btn := fs.String("button", button, "left|right|middle")
-			n := fs.Int("count", count, "clicks (2 is a double click)")
+			// Only click chooses its button and count: rightclick is the
+			// right button, dblclick two clicks.
+			btn, n := &button, &count
+			if name == "click" {
+				btn = fs.String("button", button, "left|right|middle")
+				n = fs.Int("count", count, "clicks (2 is a double click)")
+			}
 			mods := fs.StringSlice("modifiers", nil, "keys held: Shift,Control,Alt,Meta")
 			act := actionFlags(fs)
 			return func(c common, args []string) (any, error) {

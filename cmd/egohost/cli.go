@@ -41,6 +41,11 @@ type verb struct {
 	// the answer (screenshot writes the file).
 	prepare func(e *env, params any) (any, error)
 	finish  func(e *env, params any, raw json.RawMessage) (json.RawMessage, error)
+	// first, if set, names a call made before the verb's own on the same
+	// connection, and what its answer says: done (the verb's answer, and
+	// the verb's own call is not made) or not (`is visible`: an element
+	// that is not there is not visible).
+	first func(params any) (method string, firstParams any, done func(json.RawMessage) (json.RawMessage, bool))
 }
 
 // paramsFunc builds a call's params from the common flags and the
@@ -66,7 +71,7 @@ func noFlags(build paramsFunc) func(*pflag.FlagSet) paramsFunc {
 // files add (one file per capability).
 func (e *env) verbs() map[string]verb {
 	all := make(map[string]verb)
-	for _, group := range []map[string]verb{coreVerbs(), snapshotVerbs(), resolveVerbs(), actionVerbs(), recordVerbs(), spaceVerbs()} {
+	for _, group := range []map[string]verb{coreVerbs(), snapshotVerbs(), resolveVerbs(), actionVerbs(), recordVerbs(), spaceVerbs(), readVerbs()} {
 		for name, v := range group {
 			all[name] = v
 		}
@@ -86,7 +91,9 @@ func coreVerbs() map[string]verb {
 		},
 		"open": {
 			use: "open URL", short: "open a tab and wait for its load (like goto)", group: "tabs",
-			long:    "Opens URL in a new tab, selects it and waits for its load.\nexample.com means https://example.com, localhost:3000 means http://localhost:3000.",
+			long: "Opens URL in a new tab, selects it and waits for its load.\nexample.com means https://example.com, localhost:3000 means http://localhost:3000.\n" +
+				"An agent (--agent) whose space has an empty tab (about:blank, the new tab page) gets the URL\n" +
+				"loaded there instead of another tab, and is told so: reused the space's empty tab N.",
 			example: "  egohost open example.com\n  egohost open localhost:3000/login --until networkidle\n  egohost open https://example.com --no-wait",
 			args:    nArgs(1, 1), method: protocol.MethodTabsOpen,
 			flags: func(fs *pflag.FlagSet) paramsFunc {
@@ -105,11 +112,15 @@ func coreVerbs() map[string]verb {
 				if err := json.Unmarshal(raw, &r); err != nil {
 					return err
 				}
+				opened := fmt.Sprintf("opened tab %d", r.Tab.ID)
+				if r.Reused {
+					opened = fmt.Sprintf("reused the space's empty tab %d", r.Tab.ID)
+				}
 				if r.Nav == nil { // --no-wait, or about:blank
-					_, err := fmt.Fprintf(w, "opened tab %d: %s\n", r.Tab.ID, r.Tab.URL)
+					_, err := fmt.Fprintf(w, "%s: %s\n", opened, r.Tab.URL)
 					return err
 				}
-				fmt.Fprintf(w, "opened tab %d: ", r.Tab.ID)
+				fmt.Fprintf(w, "%s: ", opened)
 				return printNavResult(w, *r.Nav)
 			},
 		},
@@ -132,17 +143,22 @@ func coreVerbs() map[string]verb {
 			long:    "Selects the tab the next commands act on: by its Chrome tab ID (the TAB column of\n`egohost tabs`), or by its position with --index (the # column, from 0).",
 			example: "  egohost tab 1234567\n  egohost tab --index 0",
 			args:    nArgs(0, 1), method: protocol.MethodTabsSelect,
-			flags: noFlags(func(c common, args []string) (any, error) {
-				if len(args) != 1 {
-					return nil, usageError("usage: egohost tab ID | tab --index N")
+			flags: func(fs *pflag.FlagSet) paramsFunc {
+				return func(c common, args []string) (any, error) {
+					if fs.Changed("tab") {
+						return nil, usageError("usage: egohost tab ID | tab --index N (the ID is the tab; --tab is not needed)")
+					}
+					if len(args) != 1 {
+						return nil, usageError("usage: egohost tab ID | tab --index N")
+					}
+					id, err := strconv.Atoi(args[0])
+					if err != nil {
+						return nil, usageError(fmt.Sprintf("tab: %q is not a tab ID (by position: egohost tab --index N)", args[0]))
+					}
+					c.Tab = id
+					return protocol.TabParams{Target: c.Target}, nil
 				}
-				id, err := strconv.Atoi(args[0])
-				if err != nil {
-					return nil, usageError(fmt.Sprintf("tab: %q is not a tab ID (by position: egohost tab --index N)", args[0]))
-				}
-				c.Tab = id
-				return protocol.TabParams{Target: c.Target}, nil
-			}),
+			},
 			human: func(w io.Writer, raw json.RawMessage) error {
 				var r protocol.TabResult
 				if err := json.Unmarshal(raw, &r); err != nil {
@@ -157,7 +173,7 @@ func coreVerbs() map[string]verb {
 			example: "  egohost cdp Page.reload\n  egohost cdp Runtime.evaluate '{\"expression\":\"1+1\"}'",
 			args:    nArgs(1, 2), method: protocol.MethodCDPSend,
 			flags: noFlags(func(c common, args []string) (any, error) {
-				p := protocol.CDPSendParams{Target: c.Target, Method: args[0]}
+				p := protocol.CDPSendParams{Target: c.Target, Method: args[0], TimeoutMs: c.timeoutMs()}
 				if len(args) == 2 {
 					if !json.Valid([]byte(args[1])) {
 						return nil, usageError(fmt.Sprintf("cdp: PARAMS_JSON is not valid JSON: %s", args[1]))
@@ -238,13 +254,17 @@ func (c *cli) verbCommand(name string, v verb) *cobra.Command {
 	fs := cmd.Flags()
 	build := v.flags(fs)
 	co := commonFlags(fs)
-	cmd.RunE = c.with(func(ctx context.Context, e *env, _ *cobra.Command, args []string) error {
+	c.completeFlags(cmd)
+	cmd.RunE = c.with(func(ctx context.Context, e *env, cmd *cobra.Command, args []string) error {
 		cm, err := co()
 		if err != nil {
 			return err
 		}
 		params, err := build(cm, args)
 		if err != nil {
+			return err
+		}
+		if err := checkParams(cmd, params); err != nil {
 			return err
 		}
 		if c.call != nil {
@@ -301,10 +321,20 @@ func (e *env) callVerb(ctx context.Context, name string, v verb, timeout time.Du
 	}
 	defer c.Close()
 	var raw json.RawMessage
-	if err := c.Call(ctx, v.method, params, &raw); err != nil {
-		return lostService(name, err)
+	answered := false
+	if v.first != nil {
+		method, fp, done := v.first(params)
+		if err := c.Call(ctx, method, fp, &raw); err != nil {
+			return lostService(name, err)
+		}
+		raw, answered = done(raw)
 	}
-	if v.finish != nil {
+	if !answered {
+		if err := c.Call(ctx, v.method, params, &raw); err != nil {
+			return lostService(name, err)
+		}
+	}
+	if v.finish != nil && !answered {
 		if raw, err = v.finish(e, params, raw); err != nil {
 			return err
 		}

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/egohost/egohost/protocol"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -71,6 +73,24 @@ func TestVerbParams(t *testing.T) {
 		{"cookies clear one", []string{"cookies", "clear", "sid"}, "cookies clear", `{"name":"sid"}`},
 		{"dialog accept with text", []string{"dialog", "accept", "hi"}, "dialog", `{"accept":true,"promptText":"hi"}`},
 		{"cdp with params", []string{"cdp", "Runtime.evaluate", `{"expression":"1"}`}, "cdp", `{"method":"Runtime.evaluate","params":{"expression":"1"}}`},
+		{"cdp --timeout reaches the service", []string{"cdp", "Page.reload", "--timeout", "9s"}, "cdp", `{"method":"Page.reload","timeoutMs":9000}`},
+		// Issue 25 item 5: the reading verbs, each one call of a method the service has.
+		{"get text", []string{"get", "text", "@12"}, "get text", `{"expression":"(el) =\u003e el.innerText ?? el.textContent","target":"@12"}`},
+		{"get html", []string{"get", "html", "#main", "--tab", "7"}, "get html", `{"tab":7,"expression":"(el) =\u003e el.innerHTML","target":"#main"}`},
+		{"get value", []string{"get", "value", "label=Email"}, "get value", `{"target":"label=Email"}`},
+		{"get attr quotes the name", []string{"get", "attr", "@3", `x"); alert(1); ("`}, "get attr", `{"expression":"(el) =\u003e el.getAttribute(\"x\\\"); alert(1); (\\\"\")","target":"@3"}`},
+		{"get url", []string{"get", "url"}, "get url", `{"expression":"location.href"}`},
+		{"get title", []string{"get", "title"}, "get title", `{"expression":"document.title"}`},
+		{"get count does not wait", []string{"get", "count", "role=listitem"}, "get count", `{"target":"role=listitem","mode":"matches"}`},
+		{"get box waits", []string{"get", "box", "@4", "--timeout", "2s"}, "get box", `{"target":"@4","mode":"matches","wait":true,"timeoutMs":2000}`},
+		{"is visible", []string{"is", "visible", "text=Saved"}, "is visible", `{"target":"text=Saved"}`},
+		{"is enabled", []string{"is", "enabled", "@2"}, "is enabled", `{"target":"@2"}`},
+		{"is checked", []string{"is", "checked", "label=Subscribe"}, "is checked", `{"target":"label=Subscribe"}`},
+		// Issue 25 item 7: agent-browser's scroll words.
+		{"scroll down", []string{"scroll", "down"}, "scroll", `{"dy":300}`},
+		{"scroll up N", []string{"scroll", "up", "120"}, "scroll", `{"dy":-120}`},
+		{"scroll left N", []string{"scroll", "Left", "50"}, "scroll", `{"dx":-50}`},
+		{"rightclick is the right button", []string{"rightclick", "@4"}, "rightclick", `{"target":"@4","button":"right"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -128,6 +148,37 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"mcp", "--name", "owner"}, `is reserved`},
 		{[]string{"run", "a.js", "b.js"}, "usage: egohost run [FILE|-]"},
 		{[]string{"doctor", "x"}, "usage: egohost doctor"},
+		// Issue 25 item 7: the rough edges a newcomer hit.
+		{[]string{"tab", "--index", "x"}, `--index "x": want a whole number`},
+		{[]string{"click", "@1", "--timout", "3s"}, "did you mean --timeout?"},
+		{[]string{"snapshot", "--scop", "@3"}, "did you mean --scope?"},
+		{[]string{"scroll", "up", "x"}, `scroll up "x": want a number of pixels`},
+		{[]string{"scroll", "down", "10", "--dy", "5"}, "a direction excludes --dx and --dy"},
+		{[]string{"scroll", "@3", "@4"}, "usage: egohost scroll up|down|left|right [N]"},
+		{[]string{"click", "e12"}, `"e12" is another tool's ref: refs here are @N`},
+		{[]string{"fill", "[ref=e5]", "x"}, `"[ref=e5]" is another tool's ref`},
+		{[]string{"drag", "@1", "e7"}, `"e7" is another tool's ref`},
+		{[]string{"snapshot", "--scope", "E4"}, `"E4" is another tool's ref`},
+		{[]string{"click", `role=button[name="Save"`}, `invalid locator "role=button[name=\"Save\"": unclosed`},
+		{[]string{"get", "text", "text="}, "invalid locator"},
+		{[]string{"download", "--click", "e3"}, `"e3" is another tool's ref`},
+		{[]string{"press", "Enter", "--target", "e3"}, `"e3" is another tool's ref`},
+		{[]string{"run", "no-such-file.js"}, "run: read the script: open no-such-file.js"},
+		{[]string{"rightclick", "@4", "--button", "left"}, "unknown flag: --button"},
+		{[]string{"dblclick", "@4", "--count", "3"}, "unknown flag: --count"},
+		{[]string{"tabs", "--tab", "3"}, "egohost tabs takes no --tab here"},
+		{[]string{"tabs", "--timeout", "3s"}, "egohost tabs takes no --timeout here"},
+		{[]string{"open", "example.com", "--tab", "3"}, "egohost open takes no --tab here"},
+		{[]string{"space", "list", "--browser", "b1"}, "egohost space list takes no --browser here"},
+		{[]string{"tab", "3", "--tab", "4"}, "--tab is not needed"},
+		{[]string{"get"}, "usage: egohost get text|html|value|attr|url|title|count|box"},
+		{[]string{"get", "txt", "@1"}, `egohost get: unknown "txt"; did you mean text?`},
+		{[]string{"is", "visble", "@1"}, `did you mean visible?`},
+		{[]string{"get", "text"}, "usage: egohost get text TARGET"},
+		{[]string{"get", "attr", "@1"}, "usage: egohost get attr TARGET NAME"},
+		{[]string{"get", "url", "@1"}, "usage: egohost get url"},
+		{[]string{"is", "visible"}, "usage: egohost is visible TARGET"},
+		{[]string{"guide", "x"}, "usage: egohost guide"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -247,6 +298,15 @@ func TestCompletion(t *testing.T) {
 		{[]string{"__complete", "snapshot", "--s"}, []string{"--scope\t", "--start\t"}},
 		{[]string{"__complete", "help", "scr"}, []string{"screenshot\t", "scroll\t"}},
 		{[]string{"__complete", "cookies", ""}, []string{"set\t", "clear\t"}},
+		// Flag values (issue 25 item 7); --browser and --tab ask the live
+		// service (e2e TestCLICompletesFromTheService).
+		{[]string{"__complete", "open", "x", "--until", ""}, []string{"networkidle\n", "commit\n", ":4"}},
+		{[]string{"__complete", "goto", "x", "--until", "dom"}, []string{"domcontentloaded\n"}},
+		{[]string{"__complete", "console", "--level", ""}, []string{"warning\n", "error\n"}},
+		{[]string{"__complete", "wait", "@1", "--state", ""}, []string{"hidden\n", "detached\n"}},
+		{[]string{"__complete", "click", "@1", "--tab", ""}, []string{":4"}}, // no service: nothing, no files
+		{[]string{"__complete", "get", ""}, []string{"text\t", "attr\t", "box\t"}},
+		{[]string{"__complete", "is", ""}, []string{"visible\t", "checked\t"}},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -254,6 +314,88 @@ func TestCompletion(t *testing.T) {
 			for _, w := range tt.want {
 				if p.code != 0 || !strings.Contains(p.stdout, w) {
 					t.Errorf("got exit %d, stdout %.300q; want %q", p.code, p.stdout, w)
+				}
+			}
+		})
+	}
+}
+
+// `--json --version`, in either order, and $EGOHOST_JSON print the
+// version as JSON (issue 25 item 7).
+func TestJSONVersion(t *testing.T) {
+	for _, tt := range []struct {
+		env  string
+		args []string
+	}{{"", []string{"--json", "--version"}}, {"", []string{"--version", "--json"}}, {"1", []string{"--version"}}, {"true", []string{"-v"}}} {
+		t.Run(tt.env+" "+strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Setenv("EGOHOST_JSON", tt.env)
+			p := parseReal(t, tt.args...)
+			if p.code != 0 || p.stdout != `{"version":"v0.0.0-test"}`+"\n" {
+				t.Errorf("got exit %d, stdout %q; want exit 0 and {\"version\":\"v0.0.0-test\"}", p.code, p.stdout)
+			}
+		})
+	}
+}
+
+// EGOHOST_JSON=1 works as --json: errors and mistakes come as JSON on
+// stdout; 0 or unset leaves text.
+func TestEnvJSON(t *testing.T) {
+	for _, tt := range []struct {
+		env      string
+		wantJSON bool
+	}{{"1", true}, {"true", true}, {"yes", true}, {"0", false}, {"", false}} {
+		t.Run(tt.env, func(t *testing.T) {
+			t.Setenv("EGOHOST_JSON", tt.env)
+			for _, args := range [][]string{{"click"}, {"tabs"}} {
+				p := parseReal(t, args...)
+				isJSON := strings.HasPrefix(p.stdout, `{"error":{"code":`)
+				if p.code == 0 || isJSON != tt.wantJSON || (isJSON && p.stderr != "") {
+					t.Errorf("%v: got exit %d, stdout %q, stderr %q; want JSON %v", args, p.code, p.stdout, p.stderr, tt.wantJSON)
+				}
+			}
+		})
+	}
+}
+
+// `egohost guide` prints the text the MCP server sends as its
+// instructions (mcpserver's TestInstructionsAreTheGuide checks that side).
+func TestGuide(t *testing.T) {
+	p := parseReal(t, "guide")
+	if p.code != 0 || p.stdout != protocol.Guide+"\n" {
+		t.Errorf("got exit %d, stdout %q; want protocol.Guide", p.code, p.stdout)
+	}
+	for _, w := range []string{"@12", "role=button", "wait", "space", "stale_ref", "user_in_control"} {
+		if !strings.Contains(protocol.Guide, w) {
+			t.Errorf("the guide does not mention %q", w)
+		}
+	}
+}
+
+// The help of a few verbs: the words and the flags they have.
+func TestHelpTexts(t *testing.T) {
+	tests := []struct {
+		args    []string
+		want    []string
+		notWant []string
+	}{
+		{[]string{"agents", "deny", "--help"}, []string{"deny the pairing request of NAME"}, []string{"denie"}},
+		{[]string{"rightclick", "--help"}, []string{"--modifiers"}, []string{"--button", "--count"}},
+		{[]string{"dblclick", "--help"}, []string{"--modifiers"}, []string{"--button", "--count"}},
+		{[]string{"click", "--help"}, []string{"--button", "--count"}, nil},
+		{[]string{"--help"}, []string{"get ", "is ", "guide "}, nil},
+		{[]string{"scroll", "--help"}, []string{"scroll down 300"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			p := parseReal(t, tt.args...)
+			for _, w := range tt.want {
+				if !strings.Contains(p.stdout, w) {
+					t.Errorf("got %q; want %q in it", p.stdout, w)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(p.stdout, w) {
+					t.Errorf("got %q; want no %q in it", p.stdout, w)
 				}
 			}
 		})

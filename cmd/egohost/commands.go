@@ -20,8 +20,14 @@ func (c *cli) verbCommands() []*cobra.Command {
 	}
 	sort.Strings(names)
 	var cmds, cookies, space []*cobra.Command
+	sub := map[string][]*cobra.Command{} // get …, is …
 	for _, name := range names {
 		v := verbs[name]
+		if parent, _, ok := strings.Cut(name, " "); ok && (parent == "get" || parent == "is") {
+			v.group = ""
+			sub[parent] = append(sub[parent], c.verbCommand(name, v))
+			continue
+		}
 		if strings.HasPrefix(name, "cookies ") {
 			v.group = ""
 			cookies = append(cookies, c.verbCommand(name, v))
@@ -58,7 +64,43 @@ func (c *cli) verbCommands() []*cobra.Command {
 	list.example = "  egohost --agent alice space new --task 'compare prices' example.com\n  egohost space\n  egohost space take-over s1\n  egohost space hand-back s1"
 	spaceCmd := c.verbCommand("space list", list)
 	spaceCmd.AddCommand(space...)
-	return append(cmds, parent, spaceCmd)
+	getCmd := &cobra.Command{
+		Use:   "get text|html|value|attr|url|title|count|box …",
+		Short: "read one thing: an element's text, HTML, value, attribute, box; the page's URL, title; a count",
+		Long: "Reads one thing, in one call, without acting: TARGET is a @ref or a locator of one element\n" +
+			"(count counts them). text, html, attr, url and title evaluate in the page (eval's grant);\n" +
+			"value, count and box read in egohost's own world. --json: {\"tab\", the field}.",
+		Example: "  egohost get text @12\n  egohost get attr 'role=link[name=\"Docs\"]' href\n  egohost get count 'role=listitem'\n  egohost get url",
+		GroupID: "read",
+		RunE:    subcommandArgs,
+	}
+	getCmd.AddCommand(sub["get"]...)
+	isCmd := &cobra.Command{
+		Use:     "is visible|enabled|checked TARGET",
+		Short:   "ask an element's state: true or false",
+		Long:    "Prints true or false (exit 0 either way; --json: {\"tab\", \"element\", the state}).",
+		Example: "  egohost is visible 'text=Saved'\n  egohost is checked label=Subscribe",
+		GroupID: "read",
+		RunE:    subcommandArgs,
+	}
+	isCmd.AddCommand(sub["is"]...)
+	return append(cmds, parent, spaceCmd, getCmd, isCmd)
+}
+
+// subcommandArgs is the check of a command that is only a parent (get,
+// is): a word that is none of its subcommands is a usage error with the
+// closest ones.
+func subcommandArgs(cmd *cobra.Command, args []string) error {
+
+	if len(args) == 0 {
+		return usageError(fmt.Sprintf("usage: egohost %s (see %s --help)", cmd.Use, cmd.CommandPath()))
+	}
+	msg := fmt.Sprintf("%s: unknown %q", cmd.CommandPath(), args[0])
+	cmd.SuggestionsMinimumDistance = 2
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += fmt.Sprintf("; did you mean %s?", strings.Join(s, " or "))
+	}
+	return usageError(msg + fmt.Sprintf(" (see %s --help)", cmd.CommandPath()))
 }
 
 // setupCommands are the commands that set up and run the chain.

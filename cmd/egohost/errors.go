@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/egohost/egohost/protocol"
 )
@@ -83,28 +84,35 @@ type serviceDownError struct{ err error }
 func (e *serviceDownError) Error() string { return e.err.Error() }
 func (e *serviceDownError) Unwrap() error { return e.err }
 
+// cliWordList is how the service names its params, and the CLI's flags
+// for them; compiled when an error is printed (never at start: most calls
+// print none).
+var cliWordList = sync.OnceValue(func() []cliWord {
+	return []cliWord{
+		{regexp.MustCompile(`name one with "browser"`), "name one with --browser ID"},
+		{regexp.MustCompile(`Get them with start=(\d+) \(same options\), or narrow with scope \(a ref or locator\), viewport or interactive-only`),
+			"Get them with --start $1 (same options), or narrow with --scope (a ref or locator), --viewport or -i"},
+		{regexp.MustCompile(`\bmaxChars and start must not be negative`), "--max and --start must not be negative"},
+		{regexp.MustCompile(`\btimeoutMs must not be negative`), "--timeout must not be negative"},
+		{regexp.MustCompile(`\bnoWait excludes until and timeoutMs`), "--no-wait excludes --until and --timeout"},
+		{regexp.MustCompile(`\bdelayMs must not be negative`), "--delay must not be negative"},
+		{regexp.MustCompile(`cookies\.set: sameSite (".*?") is not`), "cookies set: --same-site $1 is not"},
+		{regexp.MustCompile(`\bclick count (-?\d+): want`), "click --count $1: want"},
+		{regexp.MustCompile(`\bunknown mouse button (".*?"): want`), "unknown --button $1: want"},
+		{regexp.MustCompile(`script\.run: a timeout of (\S+) exceeds`), "run: --timeout $1 exceeds"},
+	}
+})
+
 // cliWord is one way the service names a param, and the CLI's flag for it.
-var cliWordList = []struct {
+type cliWord struct {
 	re   *regexp.Regexp
 	repl string
-}{
-	{regexp.MustCompile(`name one with "browser"`), "name one with --browser ID"},
-	{regexp.MustCompile(`Get them with start=(\d+) \(same options\), or narrow with scope \(a ref or locator\), viewport or interactive-only`),
-		"Get them with --start $1 (same options), or narrow with --scope (a ref or locator), --viewport or -i"},
-	{regexp.MustCompile(`\bmaxChars and start must not be negative`), "--max and --start must not be negative"},
-	{regexp.MustCompile(`\btimeoutMs must not be negative`), "--timeout must not be negative"},
-	{regexp.MustCompile(`\bnoWait excludes until and timeoutMs`), "--no-wait excludes --until and --timeout"},
-	{regexp.MustCompile(`\bdelayMs must not be negative`), "--delay must not be negative"},
-	{regexp.MustCompile(`cookies\.set: sameSite (".*?") is not`), "cookies set: --same-site $1 is not"},
-	{regexp.MustCompile(`\bclick count (-?\d+): want`), "click --count $1: want"},
-	{regexp.MustCompile(`\bunknown mouse button (".*?"): want`), "unknown --button $1: want"},
-	{regexp.MustCompile(`script\.run: a timeout of (\S+) exceeds`), "run: --timeout $1 exceeds"},
 }
 
 // cliWords rewrites the service's words for its params (which are right
 // on the wire) into the CLI's flags, for messages the CLI prints.
 func cliWords(msg string) string {
-	for _, w := range cliWordList {
+	for _, w := range cliWordList() {
 		msg = w.re.ReplaceAllString(msg, w.repl)
 	}
 	return msg

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/egohost/egohost/config"
+	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/service"
 	"github.com/egohost/egohost/spaces"
 )
@@ -46,6 +48,9 @@ type cli struct {
 	// ran is set once cobra has parsed the command line and runs the
 	// command: an error before that is a command-line mistake (exit 2).
 	ran bool
+	// args is the command line, for what must be known before cobra
+	// parses it (--json for --version).
+	args []string
 	// call, if set, takes a verb's call instead of the service (tests).
 	call func(verb string, params any) error
 }
@@ -104,15 +109,17 @@ func (c *cli) newRoot() *cobra.Command {
 		},
 	}
 	root.SetVersionTemplate("egohost {{.Version}}\n")
+	if envJSON() || jsonRequested(c.args) {
+		v, _ := json.Marshal(root.Version)
+		root.SetVersionTemplate(`{"version":` + string(v) + "}\n")
+	}
 	root.SetIn(c.stdin)
 	root.SetOut(c.stdout)
 	root.SetErr(c.stderr)
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return usageError(fmt.Sprintf("%v (see %s --help)", err, cmd.CommandPath()))
-	})
+	root.SetFlagErrorFunc(flagError)
 	pf := root.PersistentFlags()
 	pf.StringVar(&c.cfgFile, "config", "", "configuration file (default $EGOHOST_CONFIG or ~/.config/egohost/config.yaml)")
-	pf.BoolVar(&c.asJSON, "json", false, "print results and errors as JSON")
+	pf.BoolVar(&c.asJSON, "json", envJSON(), "print results and errors as JSON (default $EGOHOST_JSON)")
 	pf.StringVar(&c.agent, "agent", os.Getenv("EGOHOST_AGENT"), "act as the agent `NAME`, in its own spaces (default $EGOHOST_AGENT; none: you, on your active tab)")
 	root.AddGroup(
 		&cobra.Group{ID: "setup", Title: "Service and setup:"},
@@ -131,7 +138,7 @@ func (c *cli) newRoot() *cobra.Command {
 	for _, cmd := range c.verbCommands() {
 		root.AddCommand(cmd)
 	}
-	root.AddCommand(c.runCommand(), c.mcpCommand(), c.pairCommand(), c.agentsCommand(), c.auditCommand())
+	root.AddCommand(c.runCommand(), c.mcpCommand(), c.pairCommand(), c.agentsCommand(), c.auditCommand(), c.guideCommand())
 	return root
 }
 
@@ -149,6 +156,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // execute runs one command line and returns its exit code.
 func (c *cli) execute(ctx context.Context, args []string) int {
+	c.args = args
 	root := c.newRoot()
 	root.SetArgs(append([]string{}, args...)) // never nil: cobra would read os.Args
 	_, err := root.ExecuteContextC(ctx)
@@ -162,7 +170,7 @@ func (c *cli) execute(ctx context.Context, args []string) int {
 			err = usageError(msg)
 		}
 		// --json may not have been parsed yet when the mistake came first.
-		c.asJSON = c.asJSON || jsonRequested(args)
+		c.asJSON = c.asJSON || jsonRequested(args) || envJSON()
 	}
 	return exitCode(c.stdout, c.stderr, c.asJSON, err)
 }
@@ -178,6 +186,26 @@ func jsonRequested(args []string) bool {
 		}
 	}
 	return false
+}
+
+// guideCommand is `egohost guide`: what an agent needs to know, for its
+// AGENTS.md or CLAUDE.md; the MCP server sends the same text as its
+// instructions.
+func (c *cli) guideCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:     "guide",
+		Short:   "print the guide for agents (refs, locators, waits, spaces, errors): for AGENTS.md, CLAUDE.md",
+		Example: "  egohost guide >> AGENTS.md",
+		GroupID: "agents",
+		Args:    nArgs(0, 0),
+		RunE: func(*cobra.Command, []string) error {
+			if c.asJSON {
+				return printJSON(c.stdout, map[string]string{"guide": protocol.Guide})
+			}
+			_, err := fmt.Fprintln(c.stdout, protocol.Guide)
+			return err
+		},
+	}
 }
 
 // helpCommand is `egohost help [VERB…]`: the verb's help, or a usage

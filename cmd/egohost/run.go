@@ -113,8 +113,10 @@ func (e *env) readScript(rest []string) (string, error) {
 	var err error
 	if len(rest) == 0 || rest[0] == "-" {
 		b, err = io.ReadAll(io.LimitReader(e.stdin, 16<<20))
-	} else {
-		b, err = os.ReadFile(rest[0])
+	} else if b, err = os.ReadFile(rest[0]); err != nil {
+		// The FILE on the command line is not there, or not a file: a
+		// mistake in the command line, not a failed run.
+		return "", usageError(fmt.Sprintf("run: read the script: %v", err))
 	}
 	if err != nil {
 		return "", fmt.Errorf("run: read the script: %w", err)

@@ -50,11 +50,11 @@ func (b *browserStderr) add(line string) {
 	if len(b.last) == tailLines {
 		b.last = b.last[1:]
 	}
-	b.last = append(b.last, strings.TrimSpace(chromiumPrefix.ReplaceAllString(line, "")))
+	b.last = append(b.last, strings.TrimSpace(chromiumPrefix().ReplaceAllString(line, "")))
 }
 
 // chromiumPrefix is the "[pid:tid:date:LEVEL:file.cc(line)] " of Chromium's log lines.
-var chromiumPrefix = regexp.MustCompile(`^\[\d+:\d+:[\d/.]+:[A-Z]+:[^\]]*\] `)
+var chromiumPrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\[\d+:\d+:[\d/.]+:[A-Z]+:[^\]]*\] `) })
 
 // Tail returns the last lines worth reading, the unfinished one included.
 func (b *browserStderr) Tail() string {
@@ -62,7 +62,7 @@ func (b *browserStderr) Tail() string {
 	defer b.mu.Unlock()
 	lines := append([]string(nil), b.last...)
 	if s := strings.TrimSpace(string(b.partial)); s != "" && !noise(s) {
-		lines = append(lines, chromiumPrefix.ReplaceAllString(s, ""))
+		lines = append(lines, chromiumPrefix().ReplaceAllString(s, ""))
 	}
 	return strings.Join(lines, "\n")
 }
