@@ -72,6 +72,13 @@ func TestImportEdges(t *testing.T) {
 			}
 		}
 	}
+	// The page module is a leaf: the resolver, the snapshot, the actions
+	// and the overlay read pages through it; it knows none of them.
+	for _, imp := range imports["aria"] {
+		if strings.HasPrefix(imp, mod+"/") {
+			t.Errorf("aria imports %s: it may use none of our packages", imp)
+		}
+	}
 	// The popup's overlay only draws and picks over a CDP session: it
 	// finds nothing itself (the resolver does), so it imports nothing of ours.
 	for _, imp := range imports["overlay"] {

@@ -20,5 +20,5 @@ done
 staticcheck=$(command -v staticcheck || echo "$(go env GOPATH)/bin/staticcheck")
 [ -x "$staticcheck" ] || { echo "staticcheck is not installed: run scripts/setup.sh" >&2; exit 1; }
 "$staticcheck" ./...
-node --test extension/test/
+node --test extension/test/ aria/test/
 go test -race -count=1 -timeout 15m ./...
