@@ -14,16 +14,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
+	"github.com/egohost/egohost/aria"
 	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/refmap"
 )
@@ -34,10 +37,6 @@ var script string
 // worldName names egohost's isolated world in every frame; the page's own
 // scripts cannot reach it.
 const worldName = "egohost"
-
-// globalKey is where snapshot.js keeps its state in the world; bump the
-// version when the script's interface changes.
-const globalKey = "__egohostSnapshot2"
 
 // Options says what a snapshot shows.
 type Options struct {
@@ -286,11 +285,9 @@ func world(ctx context.Context, s cdp.Session, frameID cdp.FrameID) (runtime.Exe
 	return w.ExecutionContextID, nil
 }
 
-// install is the expression that yields the world's snapshot object,
-// loading snapshot.js the first time.
-func install() string {
-	return "(globalThis." + globalKey + " ||= (" + script + ")())"
-}
+// walker is snapshot.js, kept in egohost's world of each frame (with its
+// local ids) once a snapshot has run there.
+var walker = aria.Keep(script)
 
 // walk runs snapshot.js in one frame document.
 func walk(ctx context.Context, d *frameDoc, jsOpts map[string]any, sc *scope) error {
@@ -298,51 +295,75 @@ func walk(ctx context.Context, d *frameDoc, jsOpts map[string]any, sc *scope) er
 	if err != nil {
 		return err
 	}
+	local := sc != nil && sc.local != 0 && sc.frameID == d.frame.ID
+	if local {
+		jsOpts = maps.Clone(jsOpts)
+		jsOpts["local"] = sc.local
+	}
 	optsJSON, err := json.Marshal(jsOpts)
 	if err != nil {
 		return fmt.Errorf("walk frame: %w", err)
 	}
 	yes := true
-	var res *runtime.RemoteObject
-	var exc *runtime.ExceptionDetails
+	op := json.RawMessage(`"walk"`)
+	var call func(in aria.Install) (*runtime.RemoteObject, *runtime.ExceptionDetails, error)
 	switch {
-	case sc != nil && sc.local != 0 && sc.frameID == d.frame.ID:
-		r, err := cdp.Call(ctx, d.session, runtime.Evaluate, runtime.EvaluateParams{
-			Expression: fmt.Sprintf("(() => { const s = %s; const el = s.resolve(%d); return el ? s.snapshot(%s, el) : ['gone']; })()",
-				install(), sc.local, optsJSON),
-			ContextID: cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
-		})
-		if err != nil {
-			return fmt.Errorf("walk frame: evaluate: %w", err)
-		}
-		res, exc = r.Result, r.ExceptionDetails
+	case local:
 		d.isScope = true
+		call = func(in aria.Install) (*runtime.RemoteObject, *runtime.ExceptionDetails, error) {
+			r, err := cdp.Call(ctx, d.session, runtime.Evaluate, runtime.EvaluateParams{
+				Expression: walker.Expr(in, op, optsJSON),
+				ContextID:  cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
+			})
+			if err != nil {
+				return nil, nil, fmt.Errorf("walk frame: evaluate: %w", err)
+			}
+			return r.Result, r.ExceptionDetails, nil
+		}
 	case sc != nil && sc.backendNodeID != 0 && sc.session == d.sessionID:
 		rn, err := cdp.Call(ctx, d.session, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: sc.backendNodeID, ExecutionContextID: cid})
 		if err != nil {
 			return fmt.Errorf("%w: %v", errWrongFrame, err)
 		}
-		r, err := cdp.Call(ctx, d.session, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-			FunctionDeclaration: "function(opts) { return " + install() + ".snapshot(opts, this); }",
-			ObjectID:            rn.Object.ObjectID,
-			Arguments:           []*runtime.CallArgument{{Value: optsJSON}},
-			Silent:              &yes, SerializationOptions: cdptab.DeepNodes(),
-		})
-		_ = d.session.Call(ctx, runtime.CommandReleaseObject, runtime.ReleaseObjectParams{ObjectID: rn.Object.ObjectID}, nil)
-		if err != nil {
-			return fmt.Errorf("walk frame: call: %w", err)
-		}
-		res, exc = r.Result, r.ExceptionDetails
+		defer func() {
+			_ = d.session.Call(ctx, runtime.CommandReleaseObject, runtime.ReleaseObjectParams{ObjectID: rn.Object.ObjectID}, nil)
+		}()
 		d.isScope = true
-	default:
-		r, err := cdp.Call(ctx, d.session, runtime.Evaluate, runtime.EvaluateParams{
-			Expression: install() + ".snapshot(" + string(optsJSON) + ")",
-			ContextID:  cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
-		})
-		if err != nil {
-			return fmt.Errorf("walk frame: evaluate: %w", err)
+		call = func(in aria.Install) (*runtime.RemoteObject, *runtime.ExceptionDetails, error) {
+			r, err := cdp.Call(ctx, d.session, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+				FunctionDeclaration: walker.Decl(in),
+				ObjectID:            rn.Object.ObjectID,
+				Arguments:           []*runtime.CallArgument{{Value: jsonv2.Value(op)}, {Value: jsonv2.Value(optsJSON)}},
+				Silent:              &yes, SerializationOptions: cdptab.DeepNodes(),
+			})
+			if err != nil {
+				return nil, nil, fmt.Errorf("walk frame: call: %w", err)
+			}
+			return r.Result, r.ExceptionDetails, nil
 		}
-		res, exc = r.Result, r.ExceptionDetails
+	default:
+		call = func(in aria.Install) (*runtime.RemoteObject, *runtime.ExceptionDetails, error) {
+			r, err := cdp.Call(ctx, d.session, runtime.Evaluate, runtime.EvaluateParams{
+				Expression: walker.Expr(in, op, optsJSON),
+				ContextID:  cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
+			})
+			if err != nil {
+				return nil, nil, fmt.Errorf("walk frame: evaluate: %w", err)
+			}
+			return r.Result, r.ExceptionDetails, nil
+		}
+	}
+	var res *runtime.RemoteObject
+	var exc *runtime.ExceptionDetails
+	for in := aria.InstallNone; ; {
+		if res, exc, err = call(in); err != nil {
+			return err
+		}
+		next, again := walker.Again(in, res)
+		if !again {
+			break
+		}
+		in = next // a new document: load the module and snapshot.js
 	}
 	if exc != nil {
 		msg := exc.Text
