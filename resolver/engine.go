@@ -197,8 +197,8 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 	}
 	yes := true
 	var res runtime.EvaluateResult
-	remade, fresh, installCall := false, false, false
-	in := aria.InstallNone
+	remade, fresh := false, false
+	in, inCall := aria.InstallNone, aria.InstallNone
 	for attempt := 0; ; attempt++ {
 		w, err := r.worldRef(ctx, d, fresh)
 		if err != nil {
@@ -214,7 +214,7 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 		case spec.Mode == modeObject && spec.call != nil:
 			// One result for two things: [the call's envelope, the
 			// element], with the array's object ID (the boxed element).
-			params.Expression = spec.call.around(expr, installCall)
+			params.Expression = spec.call.around(expr, inCall)
 			params.AwaitPromise = &yes
 			params.SerializationOptions = cdptab.DeepNodes()
 		case spec.Mode == modeCount, spec.Mode == modeCenter:
@@ -238,9 +238,11 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 			in = next // a new document: load the page module and the engine
 			continue
 		}
-		if spec.call != nil && !installCall && attempt < 3 && isString(res.Result, noCallFn) {
-			installCall = true // a new document, or a new function: load it
-			continue
+		if spec.call != nil && attempt < 3 {
+			if next, again := spec.call.f.Again(inCall, res.Result); again {
+				inCall = next // a new document, or a new function: load it
+				continue
+			}
 		}
 		break
 	}
