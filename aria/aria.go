@@ -18,9 +18,11 @@
 //
 // and called with el the node the call is about (the element, or the
 // document for a call about a whole document) and ns the module's
-// namespace; args are JSON values. Functions never use `this` and never
-// look up globals of egohost's: what they need comes in el, ns and args.
-// Go builds every call with a Func, in one of three homes:
+// namespace; args are JSON values. Functions never use `this`, and the
+// module reaches them as ns, never through a global. (A kept function
+// keeps its state in its closure; the actions' watches keep theirs on the
+// element's window, between the calls that start and read them.) Go
+// builds every call with a Func, in one of three homes:
 //
 //   - Keep: the function is kept in egohost's world after its first call
 //     (under a key derived from its source), so later calls send a few
@@ -28,15 +30,20 @@
 //     the overlay, a function run with a resolution).
 //   - Send: the function is sent with every call (small or one-off
 //     functions, and the actions' steps, composed per action).
-//   - Page: the function runs in the page's own world (a few actions
-//     must: the page's wheel and scroll, its focus); ns is null there,
-//     since the module is never put where the page's scripts can reach it.
+//   - Page: the function runs in the page's own world (the actions that
+//     must: the DOM quiet, scroll and wheel, the focused element's
+//     description, a location assignment); ns is null there, since the
+//     module is never put where the page's scripts can reach it.
+//
+// Runtime.callFunctionOn's `this` appears only in the declarations that
+// Decl and cdptab.Boxed build, and in two one-property probes (a node's
+// isConnected, a boxed object's element).
 //
 // The module is installed once per world (egohost's isolated world of a
 // frame, and the overlay's), under Key. A call made in a world that lacks
 // the module or the kept function answers a marker instead of running;
-// Func.Again reads it and says what to install, and the caller sends the call
-// again with that (Func.Call's in): at most two more round trips, the
+// Func.Again reads it and says what to install, and the caller sends the
+// call again with that (Func.Call's in): at most two more round trips, the
 // first time a world is used.
 //
 // The script sandbox's facade (script/facade.js) is not injected into a
