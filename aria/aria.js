@@ -168,7 +168,9 @@
 
   // hasPseudoRules says whether any style sheet of a document (or of its
   // open shadow roots) may give an element ::before / ::after content: when
-  // none does, nobody needs to ask for it, element by element.
+  // none does, nobody needs to ask for it, element by element. roots lists
+  // the open shadow roots; it is called only when the document's own
+  // sheets generate nothing.
   function hasPseudoRules(doc, roots) {
     const visit = (rules) => {
       for (const rule of rules) {
@@ -192,7 +194,7 @@
       return false;
     };
     if (any(doc.styleSheets) || any(doc.adoptedStyleSheets || [])) return true;
-    for (const sr of roots) if (any(sr.styleSheets) || any(sr.adoptedStyleSheets || [])) return true;
+    for (const sr of roots()) if (any(sr.styleSheets) || any(sr.adoptedStyleSheets || [])) return true;
     return false;
   }
 
@@ -481,7 +483,7 @@
     let pseudoOn = null;
     // hasPseudo says whether the document's style sheets may generate
     // content (asked once per view).
-    const hasPseudo = () => (pseudoOn === null ? (pseudoOn = hasPseudoRules(doc, rootsOf())) : pseudoOn);
+    const hasPseudo = () => (pseudoOn === null ? (pseudoOn = hasPseudoRules(doc, rootsOf)) : pseudoOn);
 
     // pseudo is el's generated text (which: '::before' or '::after').
     function pseudo(el, which) {

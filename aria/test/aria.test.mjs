@@ -246,10 +246,13 @@ test("hasPseudoRules: nested rules, imports and shadow roots' sheets", () => {
   ];
   for (const [i, [sheets, want]] of cases.entries()) {
     doc.styleSheets = sheets;
-    assert.equal(ns.hasPseudoRules(doc, []), want, `case ${i}`);
+    assert.equal(ns.hasPseudoRules(doc, () => []), want, `case ${i}`);
   }
   doc.styleSheets = [];
-  assert.equal(ns.hasPseudoRules(doc, [{ styleSheets: [{ cssRules: [rule("::before")] }] }]), true);
+  assert.equal(ns.hasPseudoRules(doc, () => [{ styleSheets: [{ cssRules: [rule("::before")] }] }]), true);
+  // The shadow roots are looked for only when the document's sheets say nothing.
+  doc.styleSheets = [{ cssRules: [rule("p::before")] }];
+  assert.equal(ns.hasPseudoRules(doc, () => assert.fail("roots asked")), true);
 });
 
 test("states: what a snapshot shows in brackets", () => {
