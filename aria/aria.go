@@ -112,7 +112,9 @@ type Func struct {
 
 // Keep returns a Func kept in egohost's world after its first call. Its
 // source may close over state (an IIFE that returns the function): the
-// state then lives as long as the world, the document's.
+// state then lives as long as the world, the document's. Sending it again
+// (a caller that did not know the world had it) keeps the one there, and
+// its state.
 func Keep(src string) Func {
 	return Func{src: src, key: "__egohostFn_" + digest(src)}
 }
@@ -150,9 +152,9 @@ func (f Func) Call(in Install, el, args string) string {
 	case InstallNone:
 		return "(" + mod + " ? (" + fn + " ? " + fn + "(" + el + ", " + mod + args + ") : " + strconv.Quote(f.noFunc()) + ") : " + noMod + ")"
 	case InstallFunc:
-		return "(" + mod + " ? (" + fn + " = (" + f.src + "\n))(" + el + ", " + mod + args + ") : " + noMod + ")"
+		return "(" + mod + " ? (" + fn + " ??= (" + f.src + "\n))(" + el + ", " + mod + args + ") : " + noMod + ")"
 	default:
-		return "(" + fn + " = (" + f.src + "\n))(" + el + ", (" + mod + " ??= (" + source + "\n))" + args + ")"
+		return "(" + fn + " ??= (" + f.src + "\n))(" + el + ", (" + mod + " ??= (" + source + "\n))" + args + ")"
 	}
 }
 

@@ -70,6 +70,12 @@ func TestCallsInChromium(t *testing.T) {
 	if ins, v = eval(t, counter, false, json.RawMessage("3")); !same(ins, none) || v != `{"n":5,"doc":true,"ns":"function"}` {
 		t.Errorf("second call: installs %v, value %s; want none and n 5", ins, v)
 	}
+	// Sending it again (a caller that did not know) keeps the one there,
+	// and its state.
+	res, err := cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: counter.Expr(aria.InstallModule, json.RawMessage("1")), ContextID: w.ExecutionContextID, ReturnByValue: &yes})
+	if err != nil || res.ExceptionDetails != nil || string(res.Result.Value) != `{"n":6,"doc":true,"ns":"function"}` {
+		t.Errorf("sent again: %v %+v; want n 6", err, res)
+	}
 	// Another kept function in the same world: the module is there, the
 	// function is not.
 	other := aria.Keep(`(el, ns) => ns.norm("  a \n b ")`)
@@ -122,7 +128,7 @@ func TestCallsInChromium(t *testing.T) {
 		t.Errorf("declaration: installs %v, value %s; want none then the function, and \"it: button Save\"", got, v)
 	}
 	// One function's marker is not another's.
-	res, err := cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: aria.Keep(`(el) => 1`).Expr(aria.InstallNone), ContextID: w.ExecutionContextID, ReturnByValue: &yes})
+	res, err = cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: aria.Keep(`(el) => 1`).Expr(aria.InstallNone), ContextID: w.ExecutionContextID, ReturnByValue: &yes})
 	if err != nil {
 		t.Fatal(err)
 	}
