@@ -71,8 +71,9 @@ type Options struct {
 	// element keeps its ref. nil: a fresh numbering.
 	Numbering *refmap.Numbering
 
-	allRefs bool   // tests: a ref on every element the text shows
-	noDiff  string // a diff was asked with nothing to compare to: the marker line
+	allRefs bool        // tests: a ref on every element the text shows
+	noDiff  string      // a diff was asked with nothing to compare to: the marker line
+	loaded  *loadedDocs // a Tab's documents that hold snapshot.js (nil: ask each world)
 }
 
 // Snapshot is one snapshot of a tab.
@@ -167,7 +168,7 @@ func take(ctx context.Context, t cdptab.Tab, opts Options, sc *scope) (*Snapshot
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d.err = walk(ctx, d, jsOpts, sc)
+			d.err = walk(ctx, d, jsOpts, sc, opts.loaded)
 		}()
 	}
 	wg.Wait()
@@ -289,8 +290,52 @@ func world(ctx context.Context, s cdp.Session, frameID cdp.FrameID) (runtime.Exe
 // local ids) once a snapshot has run there.
 var walker = aria.Keep(script)
 
+// loadedDocs remembers the frame documents whose egohost world holds the
+// page module and snapshot.js (a Tab's, across its snapshots): the first
+// walk of a document sends them at once, later ones never.
+type loadedDocs struct {
+	mu   sync.Mutex
+	docs map[docKey]bool
+}
+
+type docKey struct {
+	session target.SessionID
+	frame   cdp.FrameID
+	loader  cdp.LoaderID
+}
+
+// maxLoadedDocs bounds the memory (it starts again when full: a document
+// it forgot costs one more round trip).
+const maxLoadedDocs = 256
+
+// first says what the first call of a walk of k sends.
+func (l *loadedDocs) first(k docKey) aria.Install {
+	if l == nil {
+		return aria.InstallNone
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.docs[k] {
+		return aria.InstallNone
+	}
+	return aria.InstallModule
+}
+
+// add remembers that k's world holds snapshot.js.
+func (l *loadedDocs) add(k docKey) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.docs == nil || len(l.docs) >= maxLoadedDocs {
+		l.docs = make(map[docKey]bool)
+	}
+	l.docs[k] = true
+}
+
 // walk runs snapshot.js in one frame document.
-func walk(ctx context.Context, d *frameDoc, jsOpts map[string]any, sc *scope) error {
+func walk(ctx context.Context, d *frameDoc, jsOpts map[string]any, sc *scope, loaded *loadedDocs) error {
 	cid, err := world(ctx, d.session, d.frame.ID)
 	if err != nil {
 		return err
@@ -355,7 +400,8 @@ func walk(ctx context.Context, d *frameDoc, jsOpts map[string]any, sc *scope) er
 	}
 	var res *runtime.RemoteObject
 	var exc *runtime.ExceptionDetails
-	for in := aria.InstallNone; ; {
+	key := docKey{d.sessionID, d.frame.ID, d.frame.LoaderID}
+	for in := loaded.first(key); ; {
 		if res, exc, err = call(in); err != nil {
 			return err
 		}
@@ -364,6 +410,9 @@ func walk(ctx context.Context, d *frameDoc, jsOpts map[string]any, sc *scope) er
 			break
 		}
 		in = next // a new document: load the module and snapshot.js
+	}
+	if exc == nil {
+		loaded.add(key)
 	}
 	if exc != nil {
 		msg := exc.Text

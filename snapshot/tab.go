@@ -44,6 +44,7 @@ type Tab struct {
 	t         cdptab.Tab
 	refs      *refmap.Map
 	numbering *refmap.Numbering
+	loaded    loadedDocs // the documents that hold snapshot.js
 
 	mu   sync.Mutex // one snapshot at a time
 	prev *Snapshot  // the latest snapshot, of any shape
@@ -154,6 +155,7 @@ func (t *Tab) snapshot(ctx context.Context, opts Options, keep bool) (*Snapshot,
 		sc = &scope{session: opts.ScopeSession, backendNodeID: opts.ScopeNode}
 	}
 	opts.Numbering = t.numbering
+	opts.loaded = &t.loaded
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	k := shapeOf(opts)
