@@ -100,6 +100,9 @@ type Options struct {
 	// GOOS is the browser's operating system, for ControlOrMeta and the
 	// editing commands of macOS (default: runtime.GOOS).
 	GOOS string
+	// Pin, when set, holds the evaluations in the main frame's page world
+	// to the documents the caller may reach (see Pin).
+	Pin *Pin
 }
 
 // Settle says how long to let the page settle after an action.

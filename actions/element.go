@@ -63,6 +63,8 @@ type checks struct {
 	Scroll   int    `json:"scroll"`
 	// Describe only describes the element: no check, no scroll.
 	Describe bool `json:"describe,omitempty"`
+	// Inspect only reads its states (Runner.Inspect): no check, no scroll.
+	Inspect bool `json:"inspect,omitempty"`
 	// Guard starts a click's guard when the checks pass (guardedClick).
 	Guard bool `json:"guard,omitempty"`
 	// Observe starts the settle's watch when the checks pass.

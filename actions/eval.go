@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 )
 
@@ -70,15 +71,20 @@ func (r *Runner) evaluate(ctx context.Context, expr string, repl bool) (*EvalRes
 	if repl {
 		p.ReplMode = &yes
 	}
-	res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, p)
+	res, err := r.pageEval(ctx, p)
 	if err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
 	}
-	if res.ExceptionDetails != nil {
-		return nil, &JSError{Op: "eval", Text: exceptionText(res.ExceptionDetails), Line: res.ExceptionDetails.LineNumber, Column: res.ExceptionDetails.ColumnNumber}
+	return evalResult(res.Result, res.ExceptionDetails)
+}
+
+// evalResult reads what an evaluation gave back.
+func evalResult(o *cdpruntime.RemoteObject, ex *cdpruntime.ExceptionDetails) (*EvalResult, error) {
+	if ex != nil {
+		return nil, &JSError{Op: "eval", Text: exceptionText(ex), Line: ex.LineNumber, Column: ex.ColumnNumber}
 	}
 	out := &EvalResult{Value: json.RawMessage("null"), Type: "undefined"}
-	if o := res.Result; o != nil {
+	if o != nil {
 		out.Type = string(o.Type)
 		if len(o.Value) > 0 {
 			out.Value = json.RawMessage(o.Value)
@@ -88,4 +94,80 @@ func (r *Runner) evaluate(ctx context.Context, expr string, repl bool) (*EvalRes
 		}
 	}
 	return out, nil
+}
+
+// EvaluateOn calls fn, a JavaScript function's source such as
+// `(element) => element.value`, with the element target names as its
+// argument (and `this`), in the page's own world of the element's frame,
+// where the page's globals are; it awaits a promise and returns the value,
+// as Evaluate does. It waits (up to d) for target to match one element.
+func (r *Runner) EvaluateOn(ctx context.Context, target, fn string, d time.Duration) (*EvalResult, error) {
+	if r.find == nil {
+		return nil, errors.New("eval: no element finder")
+	}
+	start := time.Now()
+	d = timeout(d, r.opts.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	w := r.watch(ctx, "eval")
+	defer w.close()
+	var el Element
+	err := r.retry(w.ctx, "eval", target, d, nil, func(ctx context.Context, n int) error {
+		var err error
+		el, err = r.find.Find(ctx, target)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	defer r.release(context.WithoutCancel(ctx), el)
+	inner, done, err := r.unboxed(w.ctx, el)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	res, err := r.callInPage(w.ctx, inner, fn)
+	if dl := w.opened(); dl != nil {
+		return &EvalResult{Type: "undefined", Value: json.RawMessage("null"), Dialog: dl, Took: time.Since(start)}, nil
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &TimeoutError{Op: "eval", Timeout: d}
+		}
+		return nil, err
+	}
+	res.Took = time.Since(start)
+	return res, nil
+}
+
+// callInPage calls fn with el (an object of egohost's world) as its
+// argument, on the same node in the page's main world.
+func (r *Runner) callInPage(ctx context.Context, el Element, fn string) (*EvalResult, error) {
+	s := r.session(el.SessionID)
+	node, err := cdp.Call(ctx, s, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: el.ObjectID})
+	if err != nil || node.Node == nil {
+		if chromeContextGone(err) {
+			return nil, &NotActionableError{Reason: NotAttached, Detail: "its document went away"}
+		}
+		return nil, fmt.Errorf("eval: describe the element: %w", err)
+	}
+	obj, err := cdp.Call(ctx, s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: node.Node.BackendNodeID})
+	if err != nil || obj.Object == nil || obj.Object.ObjectID == "" {
+		return nil, fmt.Errorf("eval: the element in the page's world: %w", err)
+	}
+	page := Element{ObjectID: obj.Object.ObjectID, SessionID: el.SessionID}
+	defer r.release(context.WithoutCancel(ctx), page)
+	yes := true
+	res, err := cdp.Call(ctx, s, cdpruntime.CallFunctionOn, cdpruntime.CallFunctionOnParams{
+		FunctionDeclaration: fn,
+		ObjectID:            page.ObjectID,
+		Arguments:           []*cdpruntime.CallArgument{{ObjectID: page.ObjectID}},
+		ReturnByValue:       &yes,
+		AwaitPromise:        &yes,
+		UserGesture:         &yes,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	return evalResult(res.Result, res.ExceptionDetails)
 }

@@ -3,6 +3,7 @@ package actions
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -98,7 +99,11 @@ func (r *Runner) keys(ctx context.Context, op string, o PressOptions, do func(ct
 		})
 	}
 	return r.unbound(ctx, op, o.ActOptions, func(ctx context.Context, res *Result) error {
-		res.Element = r.describeFocused(ctx)
+		desc, err := r.describeFocused(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+		res.Element = desc
 		if err := do(ctx); err != nil {
 			return fmt.Errorf("%s: %w", op, err)
 		}
@@ -222,17 +227,23 @@ const focusedJS = `(document) => {
 // describeFocused describes the element the keys are about to go to (as
 // element actions describe theirs), or returns "" when nothing has the
 // focus or the page cannot say (a description is not worth failing the
-// keys for). One evaluation: the focused element and its description.
-func (r *Runner) describeFocused(ctx context.Context) string {
+// keys for). One evaluation: the focused element and its description. Its
+// one error is a document the Runner's Pin refuses: the keys must not go
+// there.
+func (r *Runner) describeFocused(ctx context.Context) (string, error) {
 	yes := true
 	expr := aria.Page("async (document, ns) => { const a = (" + focusedJS + ")(document); return a ? (" + checkJS + "\n)(a, ns, { describe: true }) : null; }").Expr(aria.InstallNone)
-	res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: expr, Silent: &yes, ReturnByValue: &yes, AwaitPromise: &yes})
+	res, err := r.pageEval(ctx, cdpruntime.EvaluateParams{Expression: expr, Silent: &yes, ReturnByValue: &yes, AwaitPromise: &yes})
+	var we *cdptab.WithheldError
+	if errors.As(err, &we) || errors.Is(err, errPageMoves) {
+		return "", err
+	}
 	if err != nil || res.ExceptionDetails != nil || res.Result == nil {
-		return ""
+		return "", nil
 	}
 	var c checkResult
 	if json.Unmarshal(res.Result.Value, &c) != nil {
-		return ""
+		return "", nil
 	}
-	return c.Desc
+	return c.Desc, nil
 }

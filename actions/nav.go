@@ -44,6 +44,10 @@ type NavOptions struct {
 	// domcontentloaded, networkidle (no request for 500 ms) or commit.
 	Until   string
 	Timeout time.Duration
+	// Destination, when set, judges the URL that Back, Forward or Reload
+	// would load (the history entry) before it loads: its error stops
+	// the navigation. (Goto's caller judges its URL itself.)
+	Destination func(url string) error
 }
 
 // NavResult says where a navigation went and what it waited for.
@@ -198,6 +202,17 @@ func (r *Runner) Forward(ctx context.Context, o NavOptions) (*NavResult, error) 
 // Reload reloads the page.
 func (r *Runner) Reload(ctx context.Context, o NavOptions) (*NavResult, error) {
 	return r.navigate(ctx, "reload", "", o, func(ctx context.Context) (cdp.FrameID, cdp.LoaderID, *NavResult, error) {
+		if o.Destination != nil {
+			h, err := cdp.Call(ctx, r.tab, page.GetNavigationHistory, cdp.Empty{})
+			if err != nil {
+				return "", "", nil, fmt.Errorf("reload: history: %w", err)
+			}
+			if i := h.CurrentIndex; i >= 0 && i < int64(len(h.Entries)) && h.Entries[i] != nil {
+				if err := o.Destination(h.Entries[i].URL); err != nil {
+					return "", "", nil, err
+				}
+			}
+		}
 		if _, err := cdp.Call(ctx, r.tab, page.Reload, page.ReloadParams{}); err != nil {
 			return "", "", nil, fmt.Errorf("reload: %w", err)
 		}
@@ -218,6 +233,11 @@ func (r *Runner) history(ctx context.Context, op string, delta int64, o NavOptio
 				where = "next"
 			}
 			return "", "", nil, &NavigationError{Op: op, Text: "there is no " + where + " page in the tab's history"}
+		}
+		if o.Destination != nil {
+			if err := o.Destination(h.Entries[i].URL); err != nil {
+				return "", "", nil, err
+			}
 		}
 		if _, err := cdp.Call(ctx, r.tab, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: h.Entries[i].ID}); err != nil {
 			return "", "", nil, fmt.Errorf("%s: %w", op, err)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/egohost/egohost/aria"
@@ -113,7 +112,7 @@ type scrolled struct {
 // decodes its value into out. The page's exceptions are *JSError.
 func (r *Runner) evalMain(ctx context.Context, expr string, out any) error {
 	yes := true
-	res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, cdpruntime.EvaluateParams{
+	res, err := r.pageEval(ctx, cdpruntime.EvaluateParams{
 		Expression: expr, ReturnByValue: &yes, AwaitPromise: &yes, Silent: &yes,
 	})
 	if err != nil {

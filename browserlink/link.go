@@ -36,7 +36,8 @@ type reply struct {
 type pendingCall struct {
 	tabID int
 	op    string
-	name  string // what errors name: the CDP method for cdp calls, else op
+	name  string   // what errors name: the CDP method for cdp calls, else op
+	att   *Attempt // the call's record (Track), or nil
 	ch    chan reply
 }
 
@@ -91,8 +92,11 @@ type Link struct {
 	nextSub int
 	pending map[int64]pendingCall
 	subs    map[int]*Subscriber
-	hello   *Message
-	closed  chan struct{}
+	// reattach are the tabs whose next command must carry Reattach: a
+	// refused detach fenced them in the extension.
+	reattach map[int]bool
+	hello    *Message
+	closed   chan struct{}
 
 	calls    chan struct{}   // slots of the extension's calls running
 	callCtx  context.Context // ends with the link: cancels those calls
@@ -116,6 +120,7 @@ func New(conn net.Conn, opts Options) *Link {
 		log:      opts.Log,
 		pending:  make(map[int64]pendingCall),
 		subs:     make(map[int]*Subscriber),
+		reattach: make(map[int]bool),
 		closed:   make(chan struct{}),
 	}
 }
@@ -199,7 +204,7 @@ type chunk struct {
 // Call sends a request to the extension and waits for its reply, the
 // context's end, or the link's end.
 func (l *Link) Call(ctx context.Context, op Op) (json.RawMessage, error) {
-	c, err := l.start(op)
+	c, err := l.start(ctx, op)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +219,7 @@ func (l *Link) CallSequence(ctx context.Context, ops []Op) ([]json.RawMessage, e
 	started := make([]started, 0, len(ops))
 	var first error
 	for _, op := range ops {
-		c, err := l.start(op)
+		c, err := l.start(ctx, op)
 		if err != nil {
 			first = err
 			break
@@ -240,21 +245,35 @@ type started struct {
 }
 
 // start registers and sends a request.
-func (l *Link) start(op Op) (started, error) {
+func (l *Link) start(ctx context.Context, op Op) (started, error) {
 	ch := make(chan reply, 1)
 	name := op.opName()
+	att := attemptOf(ctx, op)
+	if err := ctx.Err(); err != nil {
+		// Its caller gave up (or the tab it was for went): sending it
+		// would only do what nobody waits for, such as attach the tab
+		// again after a detach.
+		att.note(false)
+		return started{}, &callTimeout{pe: protocol.Errorf(protocol.CodeTimeout, "%s: not sent to browser %s: %v", name, l.ID(), context.Cause(ctx)), ctxErr: err}
+	}
 	l.mu.Lock()
 	select {
 	case <-l.closed:
 		l.mu.Unlock()
+		att.note(false) // never sent
 		return started{}, protocol.Errorf(protocol.CodeBrowserGone, "browser %s disconnected", l.id)
 	default:
+	}
+	if c, ok := op.(CDP); ok && l.reattach[c.TabID] {
+		delete(l.reattach, c.TabID)
+		c.Reattach = true
+		op = c
 	}
 	// Unique across links: a late reply to a request of a dropped link
 	// (the extension answers through the relay's next connection) must
 	// never match a request of the new one.
 	id := l.opts.IDs.Add(1)
-	l.pending[id] = pendingCall{tabID: op.tab(), op: name, name: errName(op), ch: ch}
+	l.pending[id] = pendingCall{tabID: op.tab(), op: name, name: errName(op), att: att, ch: ch}
 	l.mu.Unlock()
 
 	msg, err := encodeRequest(id, op)
@@ -262,7 +281,9 @@ func (l *Link) start(op Op) (started, error) {
 		err = l.send(msg)
 	}
 	if err != nil {
-		l.forget(id)
+		// Not sent: a write that failed part way ended the link, and the
+		// extension never sees a cut frame.
+		l.take(id).att.note(false)
 		if errors.Is(err, nativemsg.ErrFrameTooLarge) {
 			return started{}, protocol.Errorf(protocol.CodeTooLarge, "%s: %v", name, err)
 		}
@@ -283,10 +304,20 @@ func (l *Link) wait(ctx context.Context, c started) (json.RawMessage, error) {
 	}
 }
 
+// forget drops a request whose caller gave up: it may still reach the
+// page.
 func (l *Link) forget(id int64) {
+	l.take(id).att.note(true)
+}
+
+// take removes a pending request and returns it (its zero value, whose
+// Attempt is nil, when it is not pending).
+func (l *Link) take(id int64) pendingCall {
 	l.mu.Lock()
+	defer l.mu.Unlock()
+	p := l.pending[id]
 	delete(l.pending, id)
-	l.mu.Unlock()
+	return p
 }
 
 // Serve reads the extension's frames until the connection ends. It fails
@@ -344,6 +375,7 @@ func (l *Link) handle(in *Message) {
 		if !ok {
 			return // the caller gave up (timeout); the reply is late
 		}
+		p.att.note(in.Error == nil || !in.Error.Refused)
 		if in.Error != nil {
 			p.ch <- reply{err: extensionError(p.name, in.Error)}
 		} else {
@@ -351,6 +383,11 @@ func (l *Link) handle(in *Message) {
 		}
 		return
 	}
+	// refused are the tab's commands a refused detach answers: none of
+	// them ran. They are answered after the detach is handled (the tab's
+	// state dropped), so a caller that runs again finds the tab as after
+	// any detach.
+	var refused []pendingCall
 	switch in.Event {
 	case "hello":
 		l.mu.Lock()
@@ -373,6 +410,9 @@ func (l *Link) handle(in *Message) {
 			l.logger().Warn("send welcome", "err", err)
 		}
 	case "detached":
+		if in.Refused {
+			refused = l.refuseTab(in.TabID)
+		}
 		l.FailTab(in.TabID, protocol.Errorf(protocol.CodeDetached, "debugger detached from tab %d: %s", in.TabID, in.Reason).With("reason", in.Reason))
 	case "tab.removed":
 		l.FailTab(in.TabID, protocol.Errorf(protocol.CodeTabNotFound, "tab %d was closed", in.TabID))
@@ -391,6 +431,30 @@ func (l *Link) handle(in *Message) {
 	for _, s := range targets {
 		s.Deliver(in)
 	}
+	for _, p := range refused {
+		p.att.note(false)
+		p.ch <- reply{err: protocol.Errorf(protocol.CodeDetached, "%s: debugger detached from tab %d (%s): Chrome refused the command, it did not run", p.name, in.TabID, in.Reason).
+			With("reason", in.Reason).With("refused", true)}
+	}
+}
+
+// refuseTab takes the tab's pending commands after a refused detach, and
+// marks its next command to carry Reattach. The extension refuses every
+// command of the tab sent before the service got the event (Chrome refused
+// those it sent on the gone session, the fence the others), so none of
+// them ran.
+func (l *Link) refuseTab(tabID int) []pendingCall {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reattach[tabID] = true
+	var out []pendingCall
+	for id, p := range l.pending {
+		if p.tabID == tabID && p.op == "cdp" {
+			delete(l.pending, id)
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // FailTab fails the pending calls of one tab.
@@ -400,6 +464,7 @@ func (l *Link) FailTab(tabID int, err error) {
 	for id, p := range l.pending {
 		if p.tabID == tabID && tabID != 0 {
 			delete(l.pending, id)
+			p.att.note(true) // it may have run before the detach
 			p.ch <- reply{err: err}
 		}
 	}
@@ -422,6 +487,7 @@ func (l *Link) shutdown() {
 	id := l.id
 	l.mu.Unlock()
 	for _, p := range pending {
+		p.att.note(true) // sent: it may have run
 		p.ch <- reply{err: protocol.Errorf(protocol.CodeBrowserGone, "%s: browser %s disconnected", p.op, id)}
 	}
 	for _, s := range subs {

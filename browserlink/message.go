@@ -22,7 +22,12 @@ type Message struct {
 	Method    string          `json:"method,omitempty"`
 	Params    json.RawMessage `json:"params,omitempty"`
 	Reason    string          `json:"reason,omitempty"`
-	Tab       *protocol.Tab   `json:"tab,omitempty"`
+	// Refused, in a detached event: a command Chrome refused (the session
+	// was already gone) revealed the detach. None of the tab's commands the
+	// service sent before it got the event ran, and the extension refuses
+	// them until a cdp request with Reattach (PROTOCOL.md §2.1).
+	Refused bool          `json:"refused,omitempty"`
+	Tab     *protocol.Tab `json:"tab,omitempty"`
 	// download (extension/downloads.js)
 	Download *Download `json:"download,omitempty"`
 	// hello
@@ -41,6 +46,9 @@ type ExtError struct {
 	Message string `json:"message"`
 	Reason  string `json:"reason,omitempty"`
 	CDPCode *int64 `json:"cdpCode,omitempty"`
+	// Refused, with detached: Chrome refused the command because the
+	// session was already gone; it did not run.
+	Refused bool `json:"refused,omitempty"`
 }
 
 // Download is a download as the extension reports it in a "download"
@@ -88,6 +96,9 @@ func extensionError(op string, e *ExtError) error {
 	}
 	if e.CDPCode != nil {
 		pe.With("cdpCode", *e.CDPCode)
+	}
+	if e.Refused {
+		pe.With("refused", true)
 	}
 	return pe
 }

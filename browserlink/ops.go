@@ -22,6 +22,10 @@ type CDP struct {
 	Method    string          `json:"method"`
 	SessionID string          `json:"sessionId,omitempty"`
 	Params    json.RawMessage `json:"params,omitempty"`
+	// Reattach says the service has heard of the tab's refused detach
+	// (Message.Refused): the extension attaches again for it. The link
+	// sets it on the tab's first command after that event.
+	Reattach bool `json:"reattach,omitempty"`
 }
 
 // Attach attaches the debugger to a tab: {"attached", "already"}.

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -286,4 +287,60 @@ func DeepNodes() *runtime.SerializationOptions {
 		MaxDepth:             &one,
 		AdditionalParameters: jsonv2.Value(`{"maxNodeDepth":0,"includeShadowTree":"none"}`),
 	}
+}
+
+// Reach says whether a caller may reach a document of the tab, given its
+// URL and its security origin (what the page says location.origin is:
+// "null" when opaque; "" when unknown): why names the rule that refused
+// it. The page-level packages ask it before they read or act in a
+// document, in the same evaluation that then reads or acts, so the
+// document they judged is the one they reach. A nil Reach reaches every
+// document.
+type Reach func(url, origin string) (ok bool, why string)
+
+// WithheldError is a document a Reach refused: the tab's main frame's,
+// or a frame's that a call named (a ref into it).
+type WithheldError struct {
+	URL, Origin string
+	Why         string
+	Frame       bool // a frame's document, not the tab's main frame's
+}
+
+func (e *WithheldError) Error() string {
+	what := "the tab's document"
+	if e.Frame {
+		what = "a frame's document"
+	}
+	return fmt.Sprintf("%s is on %s, which this caller may not reach (%s)", what, OriginOf(e.URL, e.Origin), e.Why)
+}
+
+// Permanent reports that waiting cannot make the document reachable.
+func (e *WithheldError) Permanent() bool { return true }
+
+// OriginOf is how a refused document is named: its security origin when
+// it has one, else its URL's scheme and host (never its path or query).
+func OriginOf(url, origin string) string {
+	if origin != "" && origin != "null" && origin != "://" {
+		return origin
+	}
+	scheme, rest, ok := strings.Cut(url, ":")
+	if !ok {
+		return "an unknown origin"
+	}
+	if host, ok := strings.CutPrefix(rest, "//"); ok {
+		host, _, _ = strings.Cut(host, "/")
+		return scheme + "://" + host
+	}
+	return scheme + ":"
+}
+
+// Check asks reach about a document: nil when it may be reached.
+func (reach Reach) Check(url, origin string, frame bool) error {
+	if reach == nil {
+		return nil
+	}
+	if ok, why := reach(url, origin); !ok {
+		return &WithheldError{URL: url, Origin: origin, Why: why, Frame: frame}
+	}
+	return nil
 }

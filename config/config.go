@@ -107,6 +107,10 @@ type Timeouts struct {
 	// Reconnect is how long after a known browser's link drops the
 	// service waits for it to come back (instead of answering no_browser).
 	Reconnect time.Duration
+	// ReconnectWait is how long one call that needs a reconnecting
+	// browser waits for it before failing with browser_reconnecting (at
+	// most Reconnect).
+	ReconnectWait time.Duration
 	// Script is a script's default wall-clock limit; ScriptMax the
 	// longest one may ask for (at least Script).
 	Script    time.Duration
@@ -125,10 +129,13 @@ type Limits struct {
 	ScriptOutput int // a script's console output cap
 }
 
-// OriginRules are one agent's origin patterns (agents.origins.NAME).
+// OriginRules are one agent's origin patterns (agents.origins.NAME), and
+// the URL schemes besides the web's the person granted it (file, data,
+// view-source, chrome, …).
 type OriginRules struct {
-	Allow []string
-	Deny  []string
+	Allow   []string
+	Deny    []string
+	Schemes []string
 }
 
 // MaxInFlightLimit is the largest accepted value of limits.max_in_flight.
@@ -168,6 +175,7 @@ const (
 	keyLaunch          = "timeouts.launch"
 	keyAction          = "timeouts.action"
 	keyReconnect       = "timeouts.reconnect"
+	keyReconnectWait   = "timeouts.reconnect_wait"
 	keyMaxBrowserFrame = "limits.max_browser_frame"
 	keyMaxRPCMessage   = "limits.max_rpc_message"
 	keyMaxInFlight     = "limits.max_in_flight"
@@ -326,14 +334,15 @@ func flatKeys(m map[string]any, prefix string) []string {
 	return keys
 }
 
-// originKey reports whether k is agents.origins.NAME.allow or .deny.
+// originKey reports whether k is agents.origins.NAME.allow, .deny or
+// .schemes.
 func originKey(k string) bool {
 	rest, ok := strings.CutPrefix(k, keyAgentOrigins+".")
 	if !ok {
 		return false
 	}
 	i := strings.LastIndex(rest, ".")
-	return i > 0 && (rest[i+1:] == "allow" || rest[i+1:] == "deny")
+	return i > 0 && (rest[i+1:] == "allow" || rest[i+1:] == "deny" || rest[i+1:] == "schemes")
 }
 
 func isSection(k string, known []string) bool {

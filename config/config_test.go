@@ -47,13 +47,14 @@ func defaults(home string) *Config {
 		HostName:            "com.egohost.host",
 		Browser:             "",
 		Timeouts: Timeouts{
-			Request:   30 * time.Second,
-			Connect:   5 * time.Second,
-			Launch:    30 * time.Second,
-			Action:    5 * time.Second,
-			Reconnect: 60 * time.Second,
-			Script:    30 * time.Second,
-			ScriptMax: 5 * time.Minute,
+			Request:       30 * time.Second,
+			Connect:       5 * time.Second,
+			Launch:        30 * time.Second,
+			Action:        5 * time.Second,
+			Reconnect:     60 * time.Second,
+			ReconnectWait: 5 * time.Second,
+			Script:        30 * time.Second,
+			ScriptMax:     5 * time.Minute,
 		},
 		Limits:       Limits{MaxBrowserFrame: 64 << 20, MaxRPCMessage: 64 << 20, MaxInFlight: 64, ScriptMemory: 256 << 20, ScriptOutput: 64 << 10},
 		Agents:       Agents{UploadMaxBytes: 50 << 20, OutputDir: home + "/.cache/egohost/output"},
@@ -68,7 +69,7 @@ func defaults(home string) *Config {
 func TestLoadAgentOrigins(t *testing.T) {
 	home := t.TempDir()
 	file := filepath.Join(t.TempDir(), "c.yaml")
-	yaml := "agents:\n  origins:\n    claude:\n      deny: [\"*.bank.example\"]\n    \"*\":\n      allow: [\"*.example.com\", localhost]\naudit:\n  max_size: 1MiB\n  keep: 3\n"
+	yaml := "agents:\n  origins:\n    claude:\n      deny: [\"*.bank.example\"]\n      schemes: [file, \"data:\"]\n    \"*\":\n      allow: [\"*.example.com\", localhost]\naudit:\n  max_size: 1MiB\n  keep: 3\n"
 	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestLoadAgentOrigins(t *testing.T) {
 	if err != nil {
 		t.Fatalf("got error %v, want nil", err)
 	}
-	want := map[string]OriginRules{"claude": {Deny: []string{"*.bank.example"}}, "*": {Allow: []string{"*.example.com", "localhost"}}}
+	want := map[string]OriginRules{"claude": {Deny: []string{"*.bank.example"}, Schemes: []string{"file", "data"}}, "*": {Allow: []string{"*.example.com", "localhost"}}}
 	if diff := cmp.Diff(want, got.AgentOrigins); diff != "" {
 		t.Errorf("agents.origins mismatch (-want +got):\n%s", diff)
 	}
@@ -220,6 +221,8 @@ func TestLoadBadValues(t *testing.T) {
 		{"timeouts.action", "0", `config: timeouts.action: "0" must be positive`},
 		{"timeouts.launch", "0s", `config: timeouts.launch: "0s" must be positive`},
 		{"timeouts.action", "-1s", `config: timeouts.action: "-1s" must be positive`},
+		{"timeouts.reconnect_wait", "0", `config: timeouts.reconnect_wait: "0" must be positive`},
+		{"timeouts.reconnect_wait", "61s", `config: timeouts.reconnect_wait: "1m1s" exceeds timeouts.reconnect (1m0s)`},
 		{"limits.max_browser_frame", "lots", `config: limits.max_browser_frame: "lots" is not a size`},
 		{"limits.max_browser_frame", "65MiB", `config: limits.max_browser_frame: "65MiB" exceeds the maximum of 67108864 bytes`},
 		{"limits.max_browser_frame", "0", `config: limits.max_browser_frame: "0" must be positive`},

@@ -37,13 +37,14 @@ func decode(v *viper.Viper, src sources, goos string) (*Config, error) {
 		HostName:            d.hostName(keyHostName),
 		Browser:             d.str(keyBrowser),
 		Timeouts: Timeouts{
-			Request:   d.duration(keyRequest),
-			Connect:   d.duration(keyConnect),
-			Launch:    d.duration(keyLaunch),
-			Action:    d.duration(keyAction),
-			Reconnect: d.duration(keyReconnect),
-			Script:    d.duration(keyScript),
-			ScriptMax: d.duration(keyScriptMax),
+			Request:       d.duration(keyRequest),
+			Connect:       d.duration(keyConnect),
+			Launch:        d.duration(keyLaunch),
+			Action:        d.duration(keyAction),
+			Reconnect:     d.duration(keyReconnect),
+			ReconnectWait: d.duration(keyReconnectWait),
+			Script:        d.duration(keyScript),
+			ScriptMax:     d.duration(keyScriptMax),
 		},
 		Limits: Limits{
 			MaxBrowserFrame: d.size(keyMaxBrowserFrame, MaxBrowserFrameLimit),
@@ -62,6 +63,9 @@ func decode(v *viper.Viper, src sources, goos string) (*Config, error) {
 		AuditMaxSize: d.size(keyAuditMaxSize, math.MaxInt),
 		AuditKeep:    d.count(keyAuditKeep, MaxAuditKeep),
 		LogLevel:     d.logLevel(keyLogLevel),
+	}
+	if d.err == nil && c.Timeouts.ReconnectWait > c.Timeouts.Reconnect {
+		d.fail(keyReconnectWait, c.Timeouts.ReconnectWait.String(), "exceeds timeouts.reconnect ("+c.Timeouts.Reconnect.String()+")")
 	}
 	if d.err == nil && c.Timeouts.Script > c.Timeouts.ScriptMax {
 		d.fail(keyScript, c.Timeouts.Script.String(), "exceeds timeouts.script_max ("+c.Timeouts.ScriptMax.String()+")")
@@ -282,7 +286,7 @@ func (d *decoder) extensionIDs(key string) []string {
 }
 
 // origins decodes agents.origins: agent name → {allow, deny} lists of
-// origin patterns (checked by the service at start).
+// origin patterns and a schemes list (checked by the service at start).
 func (d *decoder) origins(key string) map[string]OriginRules {
 	out := make(map[string]OriginRules)
 	raw, ok := d.v.Get(key).(map[string]any)
@@ -295,7 +299,7 @@ func (d *decoder) origins(key string) map[string]OriginRules {
 	for name, v := range raw {
 		m, ok := v.(map[string]any)
 		if !ok {
-			d.fail(key+"."+name, fmt.Sprint(v), "is not {allow: [...], deny: [...]}")
+			d.fail(key+"."+name, fmt.Sprint(v), "is not {allow: [...], deny: [...], schemes: [...]}")
 			return out
 		}
 		var r OriginRules
@@ -311,9 +315,12 @@ func (d *decoder) origins(key string) map[string]OriginRules {
 					d.fail(key+"."+name+"."+field, fmt.Sprint(it), "is not an origin pattern")
 					return out
 				}
-				if field == "allow" {
+				switch field {
+				case "allow":
 					r.Allow = append(r.Allow, pat)
-				} else {
+				case "schemes":
+					r.Schemes = append(r.Schemes, strings.TrimSuffix(strings.TrimSpace(pat), ":"))
+				default:
 					r.Deny = append(r.Deny, pat)
 				}
 			}

@@ -91,7 +91,7 @@ func effects(t *testing.T, c *chain, tab protocol.Target) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	v, err := c.eval(ctx, tab, `JSON.stringify({hits: window.hits, loads: sessionStorage.loads, url: location.pathname, cookie: document.cookie, value: document.getElementById("i").value, scroll: scrollY})`)
+	v, err := c.eval(ctx, tab, `JSON.stringify({hits: window.hits, loads: sessionStorage.loads, url: location.pathname, cookie: document.cookie, value: document.getElementById("i").value, scroll: scrollY, width: innerWidth})`)
 	if err != nil {
 		t.Fatalf("read the page's counters: %v", err)
 	}
@@ -188,6 +188,12 @@ func methodParams(tab int, origin string) map[string]any {
 		protocol.MethodCookiesClear: tp(),
 		protocol.MethodCDPSend:      tp("method", "Runtime.evaluate", "params", map[string]any{"expression": "window.hits = 77"}),
 		protocol.MethodCDPSubscribe: tp(),
+
+		protocol.MethodInspect:        tp("target", "#i"),
+		protocol.MethodLocators:       tp("target", "#b"),
+		protocol.MethodResize:         tp("width", 400, "height", 300),
+		protocol.MethodNetworkRequest: tp("id", 1, "body", true),
+		protocol.MethodStorageGet:     tp(),
 	}
 }
 
@@ -198,6 +204,7 @@ var needs = map[string]string{
 	protocol.MethodConsoleList: "read", protocol.MethodNetworkList: "read", protocol.MethodScriptRun: "read",
 	protocol.MethodWait:    "act", // with a function
 	protocol.MethodCDPSend: "cdp", protocol.MethodCDPSubscribe: "cdp",
+	protocol.MethodInspect: "read", protocol.MethodLocators: "read",
 }
 
 func needOf(method string) string {
@@ -491,7 +498,7 @@ func TestMCPPairsItselfOnce(t *testing.T) {
 	c := startChain(t)
 	base := serve(t, map[string]string{"/": accessPage})
 	c.openTab(t, base+"/")
-	cs, _ := startMCP(t, c.svc.stateDir) // approves "mcp" when it asks
+	cs, _ := startMCP(t, c.svc.stateDir) // approves "e2e", the MCP client's name, when it asks
 	// A paired agent works in its own space: its first navigate opens it.
 	if r := callTool(t, cs, "browser_navigate", map[string]any{"url": base + "/"}); r.isErr {
 		t.Fatalf("navigate through the paired MCP: %+v", r)
@@ -499,16 +506,16 @@ func TestMCPPairsItselfOnce(t *testing.T) {
 	if r := callTool(t, cs, "browser_snapshot", nil); r.isErr || !strings.Contains(r.text, "button") {
 		t.Fatalf("snapshot through the paired MCP: %+v", r)
 	}
-	tokFile := filepath.Join(c.svc.stateDir, "agents", "mcp.token")
+	tokFile := filepath.Join(c.svc.stateDir, "agents", "e2e.token")
 	if st, err := os.Stat(tokFile); err != nil || st.Mode().Perm() != 0o600 {
-		t.Fatalf("mcp token file: %v %v", err, st)
+		t.Fatalf("e2e token file: %v %v", err, st)
 	}
 	var l protocol.AgentsListResult
 	if err := c.agent.Call(context.Background(), protocol.MethodAgentsList, nil, &l); err != nil {
 		t.Fatal(err)
 	}
-	if len(l.Agents) != 1 || l.Agents[0].Name != "mcp" || strings.Join(l.Agents[0].Scopes, ",") != "space" {
-		t.Fatalf("paired agents: got %+v, want mcp with space", l.Agents)
+	if len(l.Agents) != 1 || l.Agents[0].Name != "e2e" || strings.Join(l.Agents[0].Scopes, ",") != "space" {
+		t.Fatalf("paired agents: got %+v, want e2e with space", l.Agents)
 	}
 	// A second MCP server reuses the token: no new request, calls work at once.
 	cs2, logs2 := startMCP(t, c.svc.stateDir)

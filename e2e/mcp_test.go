@@ -19,6 +19,7 @@ import (
 
 	"github.com/egohost/egohost/internal/browsertest"
 	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/spaces"
 )
 
 // mcpPages are the fixture pages of the MCP tests.
@@ -72,23 +73,34 @@ func serveMCP(t *testing.T) string {
 }
 
 // startMCP runs `egohost mcp` (the real binary, stdio) against the state
-// dir's service and connects the SDK's client to it.
+// dir's service and connects the SDK's client, named e2e, to it.
 func startMCP(t testing.TB, stateDir string, args ...string) (*mcp.ClientSession, *logBuffer) {
+	t.Helper()
+	return startMCPAs(t, stateDir, "e2e", args...)
+}
+
+// startMCPAs is startMCP with a client of that name: egohost mcp pairs as
+// the agent the client's name makes (or --name), and the person approves.
+func startMCPAs(t testing.TB, stateDir, client string, args ...string) (*mcp.ClientSession, *logBuffer) {
 	t.Helper()
 	cmd := exec.Command(theSuite.bin, append([]string{"mcp"}, args...)...)
 	cmd.Env = chainEnv(stateDir)
 	logs := &logBuffer{}
 	cmd.Stderr = logs
+	agent := spaces.NameFrom(client, "mcp") // as egohost mcp names it
+	if i := slices.Index(args, "--name"); i >= 0 && i+1 < len(args) {
+		agent = args[i+1]
+	}
+	if !slices.Contains(args, "--owner") {
+		approvePairing(t, stateDir, agent) // egohost mcp pairs itself on first use: the person says yes
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatalf("connect to egohost mcp: %v\nstderr:\n%s", err, logs)
 	}
 	t.Cleanup(func() { cs.Close() })
-	if !slices.Contains(args, "--owner") {
-		approvePairing(t, stateDir, "mcp") // egohost mcp pairs itself on first use: the person says yes
-	}
 	return cs, logs
 }
 

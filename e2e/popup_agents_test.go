@@ -1,16 +1,16 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 
+	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -20,7 +20,9 @@ import (
 // over (real clicks) makes the agent's next CLI call fail with
 // user_in_control and Hand back lets it through again; Disconnect cuts the
 // agent's live connection (its call in flight fails) and it connects
-// again.
+// again. The tab fits Chrome's 600 px popup with two agents; with a
+// pairing request and long lists it still does, the lists scrolling
+// inside their sections.
 func TestPopupAgentsTab(t *testing.T) {
 	c := startChain(t)
 	base := spacePages(t)
@@ -58,11 +60,12 @@ func TestPopupAgentsTab(t *testing.T) {
 			const c = %s; if (!c) return false;
 			const sp = c.querySelector('li[data-space=%q]');
 			const calls = [...c.querySelectorAll('.agent-calls li')].map((li) => li.textContent);
-			return c.querySelector('.agent-name').textContent === %q && c.querySelector('.agent-state').textContent.includes('connected (1)')
-				&& c.querySelector('.agent-meta').textContent.includes('owner token')
+			const titles = [...c.querySelectorAll('.agent-calls li')].map((li) => li.title);
+			return c.querySelector('.agent-name').textContent === %q && c.querySelector('.agent-state').textContent === 'connected'
+				&& c.querySelector('.agent-meta').textContent.startsWith('owner token · scopes: all · ')
 				&& sp && sp.textContent.includes('task of %s') && sp.querySelector('.space-tabs').textContent.includes(%q)
 				&& sp.querySelector('button.space-toggle').textContent === 'Take over'
-				&& calls.some((t) => t.includes('click #b') && t.includes('tab %d') && t.endsWith('ok'));
+				&& calls.some((t) => t.includes('click #b') && t.endsWith('ok')) && titles.some((t) => t.includes('click #b · tab %d'));
 		})()`, card(a.name), a.space, a.name, a.name, a.name, a.tab))
 	}
 	pop.waitFor(ctx, "the person's own connection as you (CLI)", card("")+`?.querySelector('.agent-name').textContent === 'you (CLI)'`)
@@ -76,17 +79,16 @@ func TestPopupAgentsTab(t *testing.T) {
 		if got := evalString(pop, card("alice")+`.querySelector('.agent-now')?.textContent ?? ''`); got != "" {
 			t.Errorf("alice doing now: got %q, want nothing", got)
 		}
+		// Two agents (one doing a call), and the person's own CLI: the
+		// whole tab fits Chrome's popup, nothing of it behind a scroll.
+		checkFit(t, pop, "two agents and you (CLI)", false)
+		pop.eval(ctx, "document.activeElement.blur(), true", nil) // the picture without the arrow key's focus ring
 		pop.screenshot(ctx, "popup-agents")
-		if os.Getenv("EGOHOST_SCREENSHOTS") != "" {
-			dark := func(v string) {
-				if _, err := cdp.Call(ctx, pop.s, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: v}}}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			dark("dark")
-			pop.screenshot(ctx, "popup-agents-dark")
-			dark("")
-		}
+		pop.checkContrast(ctx, "the Agents tab")
+		pop.setScheme(ctx, "dark")
+		pop.screenshot(ctx, "popup-agents-dark")
+		pop.checkContrast(ctx, "the Agents tab, dark")
+		pop.setScheme(ctx, "")
 
 		pop.click(ctx, `#agents-list li.agent-card[data-agent="bob"] button.disconnect`)
 		select {
@@ -105,7 +107,51 @@ func TestPopupAgentsTab(t *testing.T) {
 		if got := pageText(t, ctx, c, bob.tab, "document.getElementById('c').textContent"); got != "2" {
 			t.Errorf("bob's page counted %s clicks, want 2 (bob reconnected into his space)", got)
 		}
-		pop.waitFor(ctx, "bob connected again", card("bob")+`?.querySelector('.agent-state').textContent.includes('connected (1)')`)
+		pop.waitFor(ctx, "bob connected again", card("bob")+`?.querySelector('.agent-state').textContent === 'connected'`)
+	})
+
+	t.Run("a pairing request and long lists: still 600 px, the lists scroll inside", func(t *testing.T) {
+		asked := make(chan error, 1)
+		pctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			_, err := client.Pair(pctx, c.svc.addr, protocol.PairRequestParams{Name: "carol", Scopes: []string{"space", "read"}}, client.Options{})
+			asked <- err
+		}()
+		for i := 0; i < 20; i++ {
+			if err := alice.c.Call(ctx, protocol.MethodResolve, protocol.ResolveParams{Element: "#b"}, nil); err != nil {
+				t.Fatalf("alice's resolve %d: %v", i, err)
+			}
+		}
+		pop.waitFor(ctx, "carol's request and alice's 20 last calls", `document.querySelector('#pairing-requests li.request')?.textContent.includes('carol')
+			&& document.querySelectorAll('#agents-list li.agent-card[data-agent="alice"] .agent-calls li').length === 20`)
+		checkFit(t, pop, "a pairing request and 20 calls", true)
+		var calls struct{ Scroll, Client float64 }
+		pop.eval(ctx, `(() => { const l = document.querySelector('#agents-list li.agent-card[data-agent="alice"] ol.agent-calls'); return {Scroll: l.scrollHeight, Client: l.clientHeight}; })()`, &calls)
+		if calls.Scroll <= calls.Client {
+			t.Errorf("alice's 20 calls: the list is %v px high and shows %v: want it to scroll inside its card", calls.Scroll, calls.Client)
+		}
+		var process struct {
+			Cut     []string
+			Wrapped int
+		}
+		pop.eval(ctx, pathBreaksJS, &process)
+		if len(process.Cut) != 0 {
+			t.Errorf("the request's process path is cut inside a name: %q", process.Cut)
+		}
+		pop.screenshot(ctx, "popup-pairing")
+		pop.checkContrast(ctx, "the Agents tab with a pairing request")
+
+		pop.click(ctx, `#pairing-requests li.request button.deny`)
+		select {
+		case err := <-asked:
+			if err == nil {
+				t.Fatal("carol's pairing succeeded after Deny")
+			}
+		case <-ctx.Done():
+			t.Fatal("carol's pairing request never ended after Deny")
+		}
+		pop.waitFor(ctx, "no request left", `document.querySelectorAll('#pairing-requests li.request').length === 0 && document.getElementById('agents-pending-count').hidden`)
 	})
 
 	t.Run("take over and hand back", func(t *testing.T) {
@@ -125,6 +171,21 @@ func TestPopupAgentsTab(t *testing.T) {
 			t.Errorf("alice's page counted %s clicks, want 2 (the refused one never landed)", got)
 		}
 	})
+}
+
+// checkFit checks the popup fits Chrome's 600 px popup: the document no
+// higher, and (unless scrolling is expected) the open panel showing all
+// of itself, without a scroll bar.
+func checkFit(t *testing.T, p *ui, what string, scrolls bool) {
+	t.Helper()
+	var m struct{ Doc, Panel, Shown float64 }
+	p.eval(ctxT(t, 10*time.Second), `(() => { const p = [...document.querySelectorAll('[role="tabpanel"]')].find((e) => !e.hidden); return {Doc: document.documentElement.scrollHeight, Panel: p.scrollHeight, Shown: p.clientHeight}; })()`, &m)
+	if m.Doc > 600 {
+		t.Errorf("%s: the popup is %v px high, want at most Chrome's 600", what, m.Doc)
+	}
+	if !scrolls && m.Panel > m.Shown+1 {
+		t.Errorf("%s: the panel is %v px high and shows %v: want it whole, without scrolling", what, m.Panel, m.Shown)
+	}
 }
 
 // evalString evaluates expr in the page and returns its string value.

@@ -39,7 +39,8 @@ type ui struct {
 }
 
 // openPopup opens popup.html?tab=N in a window of its own, as the popup of
-// that tab, and waits until it has its status.
+// that tab, and waits until it has its status. Its viewport is as high as
+// Chrome's popup at most (600 px).
 func openPopup(ctx context.Context, t testing.TB, c *chain, tab int) *ui {
 	t.Helper()
 	yes := true
@@ -54,7 +55,7 @@ func openPopup(ctx context.Context, t testing.TB, c *chain, tab int) *ui {
 		t.Fatal(err)
 	}
 	p := &ui{t: t, s: s, id: created.TargetID}
-	if _, err := cdp.Call(ctx, s, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 380, Height: 720, DeviceScaleFactor: 2}); err != nil {
+	if _, err := cdp.Call(ctx, s, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 380, Height: 600, DeviceScaleFactor: 2}); err != nil {
 		t.Fatal(err)
 	}
 	p.waitFor(ctx, "the popup's status", `document.getElementById('relay-state').textContent === 'connected' && !document.getElementById('agents').hidden`)
@@ -255,6 +256,80 @@ func (p *ui) screenshot(ctx context.Context, name string) {
 	}
 }
 
+// contrastJS lists every text shown in the page whose colour is under
+// WCAG AA's 4.5:1 on the background it is drawn on (issue 26): the
+// rendered counterpart of extension/test/contrast.test.mjs.
+const contrastJS = `(() => {
+	const parse = (c) => { const m = /rgba?\(([^)]+)\)/.exec(c); if (!m) return null; const v = m[1].split(/[\s,\/]+/).filter(Boolean).map(Number); return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1]; };
+	const over = (top, under) => [0, 1, 2].map((i) => top[i] * top[3] + under[i] * (1 - top[3])).concat(1);
+	const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; }; return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+	const bgOf = (el) => {
+		const layers = [];
+		for (let e = el; e; e = e.parentElement) {
+			const c = parse(getComputedStyle(e).backgroundColor);
+			if (c && c[3] > 0) { layers.push(c); if (c[3] >= 1) break; }
+		}
+		return layers.reverse().reduce((under, top) => over(top, under), [255, 255, 255, 1]);
+	};
+	const out = new Set();
+	const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+	for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+		const el = n.parentElement;
+		if (!n.textContent.trim() || !el.getClientRects().length || el.closest('[hidden], :disabled')) continue;
+		const st = getComputedStyle(el);
+		if (st.visibility === 'hidden') continue;
+		const bg = bgOf(el);
+		const fg = over(parse(st.color), bg);
+		const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+		const r = (hi + 0.05) / (lo + 0.05);
+		if (r < 4.5) out.add(el.localName + (el.className ? '.' + el.className : '') + ' "' + n.textContent.trim().slice(0, 30) + '": ' + st.color + ' on rgb(' + bg.slice(0, 3).map(Math.round) + ') is ' + r.toFixed(2) + ':1');
+	}
+	return [...out];
+})()`
+
+// checkContrast fails the test for each text of the popup under 4.5:1.
+func (p *ui) checkContrast(ctx context.Context, what string) {
+	p.t.Helper()
+	var low []string
+	p.eval(ctx, contrastJS, &low)
+	for _, l := range low {
+		p.t.Errorf("%s: contrast under WCAG AA: %s", what, l)
+	}
+}
+
+// setScheme emulates prefers-color-scheme ("" for the default, light).
+func (p *ui) setScheme(ctx context.Context, scheme string) {
+	p.t.Helper()
+	if _, err := cdp.Call(ctx, p.s, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// pathBreaksJS reports the paths the popup shows (class "path"): the
+// parts (words of the text nodes between the breaks pathview.js allows)
+// that a line break cuts, and how many paths wrap at all.
+const pathBreaksJS = `(() => {
+	const cut = [];
+	let wrapped = 0;
+	for (const el of document.querySelectorAll('.path')) {
+		if (!el.getClientRects().length) continue;
+		const lines = new Set();
+		for (const n of el.childNodes) {
+			if (n.nodeType !== Node.TEXT_NODE) continue;
+			for (const m of n.textContent.matchAll(/\S+/g)) {
+				const r = document.createRange();
+				r.setStart(n, m.index);
+				r.setEnd(n, m.index + m[0].length);
+				const tops = new Set([...r.getClientRects()].filter((x) => x.width > 0).map((x) => Math.round(x.top)));
+				if (tops.size > 1) cut.push(m[0]);
+				tops.forEach((t) => lines.add(t));
+			}
+		}
+		if (lines.size > 1) wrapped++;
+	}
+	return {Cut: cut, Wrapped: wrapped};
+})()`
+
 const popupFixture = `<!doctype html><html><head><meta charset=utf-8><title>Shop</title>
 <style>body{margin:0;padding:16px;font:15px sans-serif} nav a{margin-right:12px} form{margin-top:24px}</style></head><body>
 <h1>Shop</h1>
@@ -293,6 +368,12 @@ func TestPopupPanelsInChromium(t *testing.T) {
 		if err := c.agent.Call(ctx, protocol.MethodResolve, protocol.ResolveParams{Target: tab, Element: ref}, &res); err != nil || res.Count != 1 || res.Matches[0].Name != "Buy now" {
 			t.Fatalf("resolve %s: got %+v, %v; want the Buy now button", ref, res, err)
 		}
+		// Each ref shows once: as its line's button, not again in the line's text.
+		var twice []string
+		pop.eval(ctx, `(() => { const text = document.getElementById('snapshot-lines').innerText; return [...document.querySelectorAll('#snapshot-lines li.has-ref')].map((li) => li.dataset.ref).filter((r) => text.split(new RegExp(r + '(?![0-9])')).length !== 2); })()`, &twice)
+		if len(twice) != 0 {
+			t.Errorf("refs shown more than once in the snapshot panel: %v", twice)
+		}
 		sel := fmt.Sprintf(`#snapshot-lines li[data-ref=%q] .text`, ref)
 		pop.hover(ctx, sel)
 		pop.screenshot(ctx, "popup-snapshot")
@@ -323,7 +404,27 @@ func TestPopupPanelsInChromium(t *testing.T) {
 		pg.screenshot(ctx, "page-highlight")
 		pg.waitBoxes(ctx, "the tester's matches after the screenshot", links)
 
+		// The two matches are told apart: their lines differ by more than
+		// their numbers, hovering the second boxes it alone, its nth copies
+		// the locator that picks it.
+		var lines []string
+		pop.eval(ctx, `[...document.querySelectorAll('#tester-matches li')].map((li) => { const c = li.cloneNode(true); c.querySelectorAll('.label, button').forEach((e) => e.remove()); return c.textContent.replace(/^\s*\d+(\/\d+|\.)\s*/, '').trim(); })`, &lines)
+		if len(lines) != 2 || lines[0] == lines[1] {
+			t.Errorf("the tester's matches without their numbers: got %q, want two lines that differ", lines)
+		}
+		pop.hover(ctx, "#tester-matches li:nth-child(2) .text")
+		pg.waitBoxes(ctx, "hovering the second match", links[1:])
+		pop.click(ctx, "#tester-matches li:nth-child(2) button.nth")
+		nth := `role=link[name="More"] >> nth=1`
+		pop.waitFor(ctx, "the copy of the second match's locator", fmt.Sprintf(`document.getElementById('copied').dataset.text === %q`, nth))
+		if got, want := resolveOne(ctx, t, c, tab, nth), resolveOne(ctx, t, c, tab, `css=a[href="#b"]`); got != want {
+			t.Errorf("%s resolves to node %d, want the second More link (%d)", nth, got, want)
+		}
+		pop.mouse(ctx, input.DispatchMouseEventTypeMouseMoved, 2, 2)
+		pg.waitBoxes(ctx, "both matches again after leaving the list", links)
+
 		// Select all, then a locator with a missing ].
+		pop.click(ctx, "#locator")
 		pop.selectAll(ctx)
 		pop.typeText(ctx, `role=button[name="Buy"`)
 		pop.waitFor(ctx, "the syntax error", `document.querySelector('#tester-result .syntax mark') !== null`)
@@ -385,13 +486,26 @@ func TestPopupPanelsInChromium(t *testing.T) {
 			t.Errorf("the page saw clicks on %q while picking, want none", clicks)
 		}
 
+		again.checkContrast(ctx, "the Locators panel with a pick")
 		again.click(ctx, "#tab-status")
+		again.waitFor(ctx, "the socket and the token", `document.getElementById('relay-socket').textContent !== '' && document.getElementById('agents-token').textContent !== ''`)
 		again.screenshot(ctx, "popup-status")
-		if _, err := cdp.Call(ctx, again.s, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}}); err != nil {
-			t.Fatal(err)
+		again.checkContrast(ctx, "the Status panel")
+		// No path breaks inside a name: the test's long temporary paths wrap
+		// only after a separator.
+		var paths struct {
+			Cut     []string
+			Wrapped int
 		}
+		again.eval(ctx, pathBreaksJS, &paths)
+		if len(paths.Cut) != 0 || paths.Wrapped == 0 {
+			t.Errorf("paths in the Status panel: got %+v, want some wrapped and no part cut by a line break", paths)
+		}
+		again.setScheme(ctx, "dark")
+		again.checkContrast(ctx, "the Status panel, dark")
 		again.click(ctx, "#tab-locator")
 		again.screenshot(ctx, "popup-dark")
+		again.checkContrast(ctx, "the Locators panel with a pick, dark")
 	})
 }
 
@@ -427,6 +541,7 @@ func TestPopupStopAllAutomation(t *testing.T) {
 	pop.click(ctx, "#automation")
 	pop.waitFor(ctx, "the switch off", `document.getElementById('automation').getAttribute('aria-checked') === 'false' && document.querySelectorAll('#attached li').length === 0`)
 	pop.screenshot(ctx, "popup-stopped")
+	pop.checkContrast(ctx, "the Status panel, automation stopped")
 	refused := func(why string) {
 		t.Helper()
 		_, errOut, code := c.cli(tab, "snapshot", "-i")

@@ -409,7 +409,7 @@ func TestSpacesThreeAgents(t *testing.T) {
 // Two callers typing into one input of one tab at once: the tab's action
 // lock keeps each type whole, never interleaving their keys.
 func TestSpacesSameTabActionsDoNotInterleave(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := spacePages(t)
 	tab := c.openTab(t, base+"/p?who=shared").Tab
 	ctx := ctxT(t, time.Minute)
@@ -574,14 +574,15 @@ func TestSpacesCLIAndMCP(t *testing.T) {
 	}
 	waitTitle(t, ctx, c, "🤖 dave")
 
-	// egohost mcp pairs itself as the agent mcp; with --owner it is named
-	// after the MCP client ("e2e"). Either way its first navigate opens its
-	// own space, away from the person's tab.
+	// egohost mcp pairs itself as an agent named after the MCP client
+	// ("e2e"); with --owner too, the agent is named after the client.
+	// Either way its first navigate opens its own space, away from the
+	// person's tab.
 	for _, tt := range []struct {
 		agent string
 		args  []string
-	}{{"mcp", nil}, {"e2e", []string{"--owner"}}} {
-		cs, logs := startMCP(t, c.svc.stateDir, tt.args...)
+	}{{"e2e", nil}, {"e2e-owner", []string{"--owner"}}} {
+		cs, logs := startMCPAs(t, c.svc.stateDir, tt.agent, tt.args...)
 		r := callTool(t, cs, "browser_navigate", map[string]any{"url": base + "/p?who=" + tt.agent})
 		if r.isErr {
 			t.Fatalf("%s: browser_navigate: %s\n%s", tt.agent, r.text, logs)

@@ -6,6 +6,7 @@
 // parts of a card that changed, so nothing flickers and a focused button keeps its focus.
 
 import { agentCards, describeAgents, disconnectParams } from "./agentsview.js";
+import { pathNodes } from "./pathview.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -86,9 +87,10 @@ function renderPending(pending) {
       const li = el("li", "request");
       li.dataset.request = r.id;
       const head = el("div", "line");
-      head.append(el("strong", "", r.name), el("span", "muted", " wants to drive this browser"));
-      const from = el("div", "small muted", `from ${r.process} · `);
-      from.append(el("span", "left", `${r.left} s left`));
+      head.append(el("strong", "", r.name), el("span", "muted", " wants to drive this browser"), el("span", "left small muted", `${r.left} s left`));
+      // The process in full (the person decides on it), broken only between its path's parts.
+      const from = el("div", "small muted path", "from ");
+      from.append(...pathNodes(document, r.process));
       const buttons = el("div", "buttons");
       // A request under a paired name replaces that pairing only with the person's explicit
       // approval: the warning is shown and the button says what it does.
@@ -166,7 +168,7 @@ function head(card) {
   const line = el("div", "line");
   const dot = el("span", `dot ${card.connected ? "green" : "grey"}`);
   dot.setAttribute("aria-hidden", "true");
-  line.append(dot, el("strong", "agent-name", card.name), el("span", "agent-state muted small", ` ${card.state}`));
+  line.append(dot, el("strong", "agent-name", card.name), el("span", "agent-state muted small", card.state));
   const buttons = el("div", "buttons");
   if (card.canDisconnect) {
     const b = button("Disconnect", "disconnect", async () => {
@@ -197,8 +199,9 @@ function head(card) {
 }
 
 function meta(card) {
-  const parts = [card.kind, `scopes: ${card.scopes}`, ...card.processes];
-  return [el("div", "small muted", parts.join(" · "))];
+  const line = el("div", "small muted one-line", [card.kind, `scopes: ${card.scopes}`, ...card.processes.map((p) => p.text)].join(" · "));
+  line.title = [card.kind, `scopes: ${card.scopes}`, ...card.processes.map((p) => p.full)].join("\n");
+  return [line];
 }
 
 function spaces(card) {
@@ -212,8 +215,8 @@ function spaces(card) {
     const row = el("div", "space-row");
     const swatch = el("span", `swatch ${sp.color}`);
     swatch.title = sp.color;
-    const text = el("span", "space-text");
-    text.append(el("span", "", sp.title), el("span", `space-state ${sp.state}`, ` — ${sp.stateLabel}`));
+    const title = el("span", "space-title one-line", sp.title);
+    title.title = sp.title;
     const b = button(sp.button, `space-${sp.id}`, async () => {
       b.disabled = true;
       const answer = await call(sp.method, { space: sp.id });
@@ -221,26 +224,26 @@ function spaces(card) {
       refresh();
     }, "space-toggle");
     b.setAttribute("aria-label", `${sp.button} ${sp.title}`);
-    row.append(swatch, text, b);
-    const tabs = el("ul", "space-tabs small muted");
-    for (const t of sp.tabs) {
-      const tl = el("li", "", t.title);
-      tl.title = `tab ${t.id}`;
-      tabs.append(tl);
-    }
-    li.append(row, tabs);
+    row.append(swatch, title, b);
+    // Under the title: who has it, and its tabs.
+    const sub = el("div", "space-sub small muted one-line");
+    const tabs = el("span", "space-tabs", sp.tabsText);
+    sub.title = sp.tabs.map((t) => `${t.title} (tab ${t.id})`).join("\n");
+    sub.append(el("span", `space-state ${sp.state}`, sp.stateLabel), " · ", tabs);
+    li.append(row, sub);
     list.append(li);
   }
   return [list];
 }
 
 function doing(card) {
-  if (!card.doing.length) return card.connected ? [el("div", "small muted", "Doing now: nothing (waiting for its next call)")] : [];
+  if (!card.doing.length) return [];
   const list = el("ul", "agent-now small");
   list.setAttribute("aria-label", `${card.name} is doing now`);
   for (const d of card.doing) {
-    const li = el("li");
-    li.append(el("span", "now-badge", "now"), ` ${d.what}${d.where ? ` · ${d.where}` : ""} · since ${d.since} (${d.for})`);
+    const li = el("li", "one-line");
+    li.title = `${d.full} (${d.for})`;
+    li.append(el("span", "now-badge", "now"), ` ${d.what}${d.for ? ` · ${d.for}` : ""}`);
     list.append(li);
   }
   return [list];
@@ -252,9 +255,12 @@ function calls(card, open) {
   details.open = open; // as the person left it
   details.append(el("summary", "small", `Last ${card.calls.length} call${card.calls.length === 1 ? "" : "s"}`));
   const list = el("ol", "agent-calls small");
+  list.setAttribute("aria-label", `${card.name}'s last calls, newest first`);
   for (const c of card.calls) {
     const li = el("li", c.ok ? "" : "failed");
-    li.append(el("span", "muted", c.time), ` ${c.what}${c.where ? ` · ${c.where}` : ""} `, el("span", `result ${c.ok ? "ok" : "bad"}`, c.result));
+    li.title = c.full;
+    const what = el("span", "what", `${c.what}${c.where ? ` · ${c.where}` : ""}`);
+    li.append(el("span", "time muted", c.time), what, el("span", `result ${c.ok ? "ok" : "bad"}`, c.result));
     list.append(li);
   }
   details.append(list);

@@ -2,6 +2,8 @@
 // agents, and their last calls (popup.agents, PROTOCOL.md §3.7). Pure functions, so they run
 // under node --test; agentspanel.js puts them in the page.
 
+import { baseName } from "./pathview.js";
+
 const SCOPE_WORDS = {
   space: "act in its own spaces",
   read: "read pages (no input, no navigation)",
@@ -19,6 +21,15 @@ export function processWords(p) {
   if (p?.otherUser) return `a process of ANOTHER OS USER (uid ${p.uid}): deny unless you expect it`;
   if (!p || !p.pid) return "an unknown process (the OS did not say which)";
   return `${p.exe || "?"} (pid ${p.pid})`;
+}
+
+/**
+ * processShort is processWords in fewer words for an agent's card: the program's name and pid
+ * (the card shows processWords in full on hover; a pairing request shows it in full).
+ */
+export function processShort(p) {
+  if (p?.otherUser || !p?.pid) return processWords(p);
+  return `${baseName(p.exe) || "?"} (pid ${p.pid})`;
 }
 
 /** secondsLeft is how long a request still waits, in whole seconds (never below 0). */
@@ -96,6 +107,9 @@ export function ago(iso, now) {
   return `${Math.floor(s / 3600)} h`;
 }
 
+// The scopes of the owner token (its kind says "owner token": its scopes do not say it again).
+const EVERYTHING = "all";
+
 const SPACE_STATES = { working: "agent working", person: "you have it", idle: "agent idle" };
 
 // keyOf is the card an audit name or connection name belongs to ("owner" is the owner token
@@ -115,7 +129,7 @@ export function agentCards(res, spacesResult, titles, now) {
         key,
         name: key === YOU ? "you (CLI)" : key,
         kind: key === YOU ? "owner token" : "",
-        scopes: key === YOU ? "everything (owner token)" : "",
+        scopes: key === YOU ? EVERYTHING : "",
         revoked: false,
         connections: [],
         processes: [],
@@ -136,18 +150,20 @@ export function agentCards(res, spacesResult, titles, now) {
   for (const conn of res?.connections ?? []) {
     const c = card(keyOf(conn.agent));
     if (!c.kind) c.kind = conn.paired ? "paired" : "owner token";
-    if (!c.scopes && !conn.paired) c.scopes = "everything (owner token)";
+    if (!c.scopes && !conn.paired) c.scopes = EVERYTHING;
     c.connections.push(conn.id);
     if (conn.process?.pid) {
-      const p = processWords(conn.process);
-      if (!c.processes.includes(p)) c.processes.push(p);
+      const p = { text: processShort(conn.process), full: processWords(conn.process) };
+      if (!c.processes.some((q) => q.full === p.full)) c.processes.push(p);
     }
     for (const call of conn.calls ?? []) {
+      const what = `${call.method}${call.target ? ` ${call.target}` : ""}`;
+      const since = clock(call.since);
+      const took = ago(call.since, now);
       c.doing.push({
-        what: `${call.method}${call.target ? ` ${call.target}` : ""}`,
-        where: call.tab ? `tab ${call.tab}` : "",
-        since: clock(call.since),
-        for: ago(call.since, now),
+        what,
+        for: took,
+        full: `${what}${call.tab ? ` · tab ${call.tab}` : ""}${since ? ` · since ${since}` : ""}`,
         at: Date.parse(call.since) || 0,
       });
     }
@@ -155,13 +171,15 @@ export function agentCards(res, spacesResult, titles, now) {
   for (const sp of spacesResult?.spaces ?? []) {
     const c = card(keyOf(sp.agent));
     const taken = sp.state === "person";
+    const tabs = (sp.tabs ?? []).map((id) => ({ id, title: titles?.get?.(id) ?? titles?.[id] ?? `tab ${id}` }));
     c.spaces.push({
       id: String(sp.id ?? ""),
       title: sp.title || `${sp.agent ?? "?"}${sp.task ? `: ${sp.task}` : ""}`,
       color: sp.color ?? "grey",
       state: sp.state ?? "",
       stateLabel: SPACE_STATES[sp.state] ?? sp.state ?? "",
-      tabs: (sp.tabs ?? []).map((id) => ({ id, title: titles?.get?.(id) ?? titles?.[id] ?? `tab ${id}` })),
+      tabs,
+      tabsText: tabs.length ? tabs.map((t) => t.title).join(" · ") : "no tab",
       button: taken ? "Hand back" : "Take over",
       method: taken ? "spaces.handBack" : "spaces.takeOver",
     });
@@ -174,7 +192,10 @@ export function agentCards(res, spacesResult, titles, now) {
       .reverse()
       .map((e) => {
         const w = callWords(e);
-        return { time: clock(e.time), what: w.what, where: w.where, result: w.result, ok: w.ok };
+        const time = clock(e.time);
+        // The line shows the origin; the tab's number (meaningless to a person) only on hover.
+        const full = `${time} ${w.what}${w.where ? ` · ${w.where}` : ""} → ${w.result}`;
+        return { time, what: w.what, where: e.origin ?? "", result: w.result, ok: w.ok, full };
       });
   }
   const out = [...cards.values()];
@@ -183,8 +204,8 @@ export function agentCards(res, spacesResult, titles, now) {
     for (const d of c.doing) delete d.at;
     c.connected = c.connections.length;
     c.kind ||= "owner token"; // known only from its calls or spaces: not paired
-    c.scopes ||= "everything (owner token)";
-    c.state = c.connected ? `connected (${c.connected})` : "not connected";
+    c.scopes ||= EVERYTHING;
+    c.state = c.connected > 1 ? `connected (${c.connected})` : c.connected ? "connected" : "not connected";
     c.canDisconnect = c.connected > 0;
     c.canRevoke = Boolean(c.paired);
   }

@@ -130,6 +130,7 @@ setInterval(() => {
 }, 20_000);
 
 async function sendHello() {
+  relay.unfenceAll(); // a new service link knows nothing of the detaches the fences wait on
   let tabs = [];
   try {
     tabs = (await tabOps.list()).tabs;

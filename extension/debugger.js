@@ -32,6 +32,11 @@ export class DebuggerRelay {
   #sessions = new Map(); // tabId → {state: "attaching" | "attached", ready: Promise, inflight: Set}
   #lastReason = new Map(); // tabId → reason of its latest detach
   #controlled = new Set(); // tabs this relay has attached to since the worker started
+  // Tabs whose session Chrome was found to have dropped by a command it refused: their commands
+  // are refused too (never sent to Chrome) until one comes with `reattach`, which the service
+  // sets on the first command it sends after it got the `detached` event. So no command sent
+  // before the service knew runs on a new session behind its back (it may send it again).
+  #fenced = new Set();
 
   constructor({ dbg, emit, onChange = () => {}, attachTimeoutMs = ATTACH_TIMEOUT_MS, guard = () => null, pages = null }) {
     this.dbg = dbg;
@@ -157,9 +162,14 @@ export class DebuggerRelay {
 
   /**
    * send runs one CDP command on the tab (or on a flattened child session of it), attaching
-   * first if needed, and resolves Chrome's result object.
+   * first if needed, and resolves Chrome's result object. reattach lifts the tab's fence (see
+   * #fenced): the service knows of the detach that set it.
    */
-  async send(tabId, method, params, sessionId) {
+  async send(tabId, method, params, sessionId, reattach = false) {
+    if (this.#fenced.has(tabId)) {
+      if (!reattach) throw this.#detachedError(tabId, { refused: true });
+      this.#fenced.delete(tabId);
+    }
     await this.attach(tabId);
     const session = this.#sessions.get(tabId);
     if (!session) throw this.#detachedError(tabId);
@@ -172,7 +182,10 @@ export class DebuggerRelay {
         .then(() => this.dbg.sendCommand(target, method, params ?? {}))
         .then(
           (result) => resolve(result ?? {}),
-          (err) => reject(this.#commandError(tabId, session, method, err)),
+          (err) => {
+            session.inflight.delete(entry); // its own error, not the drop's
+            reject(this.#commandError(tabId, session, method, err));
+          },
         )
         .finally(() => session.inflight.delete(entry));
     });
@@ -223,20 +236,35 @@ export class DebuggerRelay {
     }
   }
 
-  #drop(tabId, session, reason) {
+  // #drop ends a session and fails its commands in flight. refused says that Chrome refused a
+  // command because the session was already gone: then every command in flight on it was sent
+  // after the session went (Chrome answers a command it was running when the session went first,
+  // with "Detached while handling command.", and that drop is not refused), so none of them ran
+  // either; the tab is fenced until the service has heard (#fenced), and the event says so.
+  #drop(tabId, session, reason, refused = false) {
     if (this.#sessions.get(tabId) === session) this.#sessions.delete(tabId);
     this.pages?.forget(tabId); // the next attach looks again
     this.#lastReason.set(tabId, reason);
-    const err = this.#detachedError(tabId);
+    const err = this.#detachedError(tabId, refused ? { refused: true } : {});
     for (const entry of session.inflight) entry.reject(err);
     session.inflight.clear();
-    this.emit({ event: "detached", tabId, reason });
+    const event = { event: "detached", tabId, reason };
+    if (refused) {
+      this.#fenced.add(tabId);
+      event.refused = true;
+    }
+    this.emit(event);
     this.onChange();
   }
 
-  #detachedError(tabId) {
+  /** unfenceAll lifts every fence: a new service link (hello) knows nothing of earlier detaches. */
+  unfenceAll() {
+    this.#fenced.clear();
+  }
+
+  #detachedError(tabId, extra = {}) {
     const reason = this.#lastReason.get(tabId) ?? NOT_ATTACHED;
-    return new WireError(Code.detached, `debugger detached from tab ${tabId} (${reason})`, { reason });
+    return new WireError(Code.detached, `debugger detached from tab ${tabId} (${reason})`, { reason, ...extra });
   }
 
   #commandError(tabId, session, method, err) {
@@ -251,8 +279,9 @@ export class DebuggerRelay {
         // Chrome no longer has our session, whatever we thought (something other than this relay
         // detached it, and Chrome sends no onDetach for that): end it the way every detach ends,
         // so the service and its subscribers hear `detached`, and the next command re-attaches.
-        if (this.#sessions.get(tabId) === session) this.#drop(tabId, session, NOT_ATTACHED);
-        return this.#detachedError(tabId);
+        // refused: Chrome refused this command (it did not run), so the service may send it again.
+        if (this.#sessions.get(tabId) === session) this.#drop(tabId, session, NOT_ATTACHED, c.refused === true);
+        return this.#detachedError(tabId, c.refused ? { refused: true } : {});
       case "no_tab":
         return new WireError(Code.noTab, `no tab with id ${tabId}`);
       default:

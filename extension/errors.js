@@ -55,7 +55,9 @@ export function messageOf(err) {
  *   {kind: "cdp", cdpCode, message}   a CDP protocol error (Chrome gives it as JSON text:
  *                                     {"code":-32602,"message":"Invalid parameters","data":"…"})
  *   {kind: "already_attached"}        "Another debugger is already attached to the tab …"
- *   {kind: "not_attached"}            "Debugger is not attached to the tab …", "Detached while handling command."
+ *   {kind: "not_attached", refused}   "Debugger is not attached to the tab …" (refused: true: Chrome
+ *                                     refused the command, it did not run), "Detached while handling
+ *                                     command." (it may have run)
  *   {kind: "no_tab"}                  "No tab with id: 5.", "No tab with given id 5."
  *   {kind: "too_large"}               "Message exceeded maximum allowed size of 64MiB."
  *   {kind: "other"}
@@ -76,7 +78,8 @@ export function classifyChromeError(message) {
     }
   }
   if (/another debugger is already attached/i.test(text)) return { kind: "already_attached" };
-  if (/debugger is not attached|detached while handling command/i.test(text)) return { kind: "not_attached" };
+  if (/debugger is not attached/i.test(text)) return { kind: "not_attached", refused: true };
+  if (/detached while handling command/i.test(text)) return { kind: "not_attached" };
   if (/no tab with (given )?id/i.test(text)) return { kind: "no_tab" };
   if (/exceeded maximum allowed size/i.test(text)) return { kind: "too_large" };
   return { kind: "other" };

@@ -33,7 +33,7 @@ export class Debouncer {
 /**
  * testerView turns popup.highlight's answer for one locator into what the tester shows:
  *   {kind: "empty"}                                    nothing typed
- *   {kind: "count", count, text, matches}              "3 matches" and who they are
+ *   {kind: "count", count, text, matches}              "3 matches" and who they are (matchList)
  *   {kind: "syntax", text, before, at, after}          the input split around the error's offset
  *   {kind: "error", text}                              any other failure, in words
  */
@@ -50,13 +50,35 @@ export function testerView(input, answer, explain) {
   const matches = answer?.result?.matches ?? [];
   const count = answer?.result?.count ?? matches.length;
   const text = count === 0 ? "No element matches." : count === 1 ? "1 match: unique." : `${count} matches: an action needs one (add >> nth=N or narrow it).`;
-  return { kind: "count", count, text, matches: matches.map((m) => describeMatch(m)) };
+  return { kind: "count", count, text, matches: matchList(input, matches) };
 }
 
 /** describeMatch is one matched element in words: role "name" (no box when it has none). */
 export function describeMatch(m) {
   const name = m?.name ? ` "${m.name}"` : "";
   return `${m?.role || "element"}${name}${m?.box ? "" : " (not rendered)"}`;
+}
+
+/**
+ * matchList is the tester's list of matches, each told apart from the others: {label, text,
+ * where, nth}. When there are several, label is the number its box in the page carries ("2/3"),
+ * nth the locator that picks it alone, and where the position of its box ("at 120, 48", its
+ * centre in the viewport) for each match whose words another match shares.
+ */
+export function matchList(input, matches) {
+  const texts = matches.map((m) => describeMatch(m));
+  const n = matches.length;
+  const base = String(input ?? "").trim();
+  return matches.map((m, i) => {
+    const shared = texts.some((t, j) => j !== i && t === texts[i]);
+    const box = m?.box;
+    return {
+      label: n > 1 ? `${i + 1}/${n}` : "",
+      text: texts[i],
+      where: shared && box ? `at ${Math.round(box.x)}, ${Math.round(box.y)}` : "",
+      nth: n > 1 ? `${base} >> nth=${i}` : "",
+    };
+  });
 }
 
 // splitAt splits the input at a byte offset (the service counts UTF-8 bytes) into the part before,

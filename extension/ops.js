@@ -6,7 +6,7 @@ import { echoResult } from "./dispatch.js";
 export function buildHandlers({ relay, tabOps, groupOps }) {
   return {
     ping: async () => ({ pong: true }),
-    cdp: (req) => relay.send(req.tabId, req.method, req.params, req.sessionId),
+    cdp: (req) => relay.send(req.tabId, req.method, req.params, req.sessionId, req.reattach === true),
     attach: async (req) => {
       if (!relay.isAttached(req.tabId)) await tabOps.get(req.tabId); // no_tab before attach_failed
       return relay.attach(req.tabId);

@@ -10,7 +10,7 @@
 export const OPS = Object.freeze(
 {
   "ping": {},
-  "cdp": { "tabId": "tabId", "method": "string", "params": "object?", "sessionId": "string?" },
+  "cdp": { "tabId": "tabId", "method": "string", "params": "object?", "sessionId": "string?", "reattach": "bool?" },
   "attach": { "tabId": "tabId" },
   "detach": { "tabId": "tabId" },
   "tabs.list": {},

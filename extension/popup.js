@@ -4,6 +4,7 @@
 
 import { explainError } from "./errorhelp.js";
 import { Debouncer, pickView, testerView } from "./locatorview.js";
+import { pathNodes } from "./pathview.js";
 import { snapshotLines, snapshotSummary } from "./snapshotview.js";
 import { agentsView, describeStatus } from "./statusview.js";
 
@@ -210,6 +211,30 @@ function setupTester() {
     if (input.value.trim() === "") renderTester("", null);
     tester.call(input.value);
   });
+
+  // Hovering or focusing one of several matches boxes it alone (its nth locator); leaving the
+  // list boxes them all again. A click on its nth copies that locator.
+  const list = $("tester-matches");
+  const one = new Debouncer((target, seq) => highlight(target ? [target] : [], seq, one), 60);
+  let current = "";
+  const enter = (li) => {
+    const nth = li?.dataset.nth ?? "";
+    if (nth === current) return;
+    current = nth;
+    for (const el of list.querySelectorAll("li.active")) el.classList.remove("active");
+    if (li && nth) li.classList.add("active");
+    one.call(nth || input.value.trim());
+  };
+  list.addEventListener("mouseover", (e) => enter(e.target.closest("li[data-nth]")));
+  list.addEventListener("focusin", (e) => enter(e.target.closest("li[data-nth]")));
+  list.addEventListener("mouseleave", () => enter(null));
+  list.addEventListener("focusout", (e) => {
+    if (!list.contains(e.relatedTarget)) enter(null);
+  });
+  list.addEventListener("click", (e) => {
+    const button = e.target.closest("button.nth");
+    if (button) copy(button.closest("li").dataset.nth);
+  });
 }
 
 function renderTester(input, answer) {
@@ -229,9 +254,22 @@ function renderTester(input, answer) {
       count.textContent = view.text;
       out.replaceChildren(count);
       matches.append(
-        ...view.matches.slice(0, 50).map((m, i) => {
+        ...view.matches.slice(0, 50).map((m) => {
           const li = document.createElement("li");
-          li.textContent = `${i + 1}. ${m}`;
+          if (m.label) li.append(span("label", m.label));
+          li.append(span("text", m.text));
+          if (m.where) li.append(span("where muted", m.where));
+          li.title = [m.label, m.text, m.where].filter(Boolean).join(" ");
+          if (m.nth) {
+            li.dataset.nth = m.nth;
+            const b = document.createElement("button");
+            b.type = "button";
+            b.className = "nth";
+            b.textContent = m.nth.slice(m.nth.lastIndexOf("nth="));
+            b.setAttribute("aria-label", `Copy ${m.nth}: ${m.text}${m.where ? ` ${m.where}` : ""}`);
+            b.title = `Copy ${m.nth}`;
+            li.append(b);
+          }
           return li;
         }),
       );
@@ -298,6 +336,13 @@ function showPick(p) {
       return li;
     }),
   );
+}
+
+function span(cls, text) {
+  const el = document.createElement("span");
+  el.className = cls;
+  el.textContent = text;
+  return el;
 }
 
 // copy puts text on the clipboard and says so.
@@ -372,8 +417,8 @@ async function loadAgents() {
   const v = agentsInfo;
   $("agents").hidden = !v;
   if (!v) return;
-  $("agents-endpoint").textContent = v.endpoint;
-  $("agents-token").textContent = v.tokenFile;
+  $("agents-endpoint").replaceChildren(...pathNodes(document, v.endpoint));
+  $("agents-token").replaceChildren(...pathNodes(document, v.tokenFile));
   showHint($("agents-hint"), v.hint);
 }
 
@@ -421,6 +466,9 @@ function render(status, note) {
   showHint($("relay-hint"), view.relay.hint);
   show($("relay-detail"), view.relay.detail);
 
+  $("relay-kv").hidden = !view.welcome && !view.relay.socket;
+  $("relay-socket-row").hidden = !view.relay.socket;
+  if ($("relay-socket").textContent !== (view.relay.socket ?? "")) $("relay-socket").replaceChildren(...pathNodes(document, view.relay.socket));
   $("welcome").hidden = !view.welcome;
   if (view.welcome) {
     $("welcome-browser").textContent = view.welcome.browser;

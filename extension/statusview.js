@@ -73,7 +73,7 @@ export function describeStatus(status, now = Date.now()) {
     view.relay = status.welcome
       ? { dot: "green", state: "connected" }
       : { dot: "amber", state: "reachable, waiting for welcome…" };
-    if (relay.socket) view.relay.detail = `socket ${relay.socket}`;
+    if (relay.socket) view.relay.socket = relay.socket;
   } else if (relay.state === "service_down") {
     view.relay = { dot: "red", state: "not running (service_down)", error: relay.error || "(no error text)" };
     if (typeof relay.retryMs === "number") {
@@ -86,7 +86,8 @@ export function describeStatus(status, now = Date.now()) {
     view.relay = { dot: "amber", state: String(relay.state) };
   }
   if (status.automationStopped) {
-    view.automation = { dot: "red", state: "stopped", hint: "Agents' calls are refused and no tab is attached. Switch automation back on at the top." };
+    // The note at the top of every panel says what it means and how to switch it back on.
+    view.automation = { dot: "red", state: "stopped" };
   } else {
     view.automation = { dot: "green", state: "on" };
   }

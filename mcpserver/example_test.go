@@ -24,7 +24,11 @@ func (service) Call(ctx context.Context, method string, params, result any) erro
 func Example() {
 	ctx := context.Background()
 	serverSide, clientSide := mcp.NewInMemoryTransports()
-	ss, _ := mcpserver.New(service{}, mcpserver.Options{}).Connect(ctx, serverSide, nil)
+	srv, err := mcpserver.New(service{}, mcpserver.Options{})
+	if err != nil {
+		panic(err)
+	}
+	ss, _ := srv.Connect(ctx, serverSide, nil)
 	defer ss.Close()
 	cs, _ := mcp.NewClient(&mcp.Implementation{Name: "agent"}, nil).Connect(ctx, clientSide, nil)
 	defer cs.Close()

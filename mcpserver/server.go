@@ -37,23 +37,40 @@ type Options struct {
 	// MaxChars caps the snapshots navigation, tab and action tools return
 	// (0: no cap); the agent pages on with browser_snapshot.
 	MaxChars int
-	// OnClient, if set, gets the MCP client's name before the session's
-	// first tool runs (egohost mcp names its agent after it).
+	// OnClient, if set, gets the MCP client's name (its clientInfo) once,
+	// when the session is initialized and before its first tool runs
+	// (egohost mcp names its agent after it).
 	OnClient func(ctx context.Context, name string)
+	// Tools, if set, are the tools offered: tool names and group names
+	// (Groups). Empty: the default groups (DefaultGroups).
+	Tools []string
+	// Caps are groups offered besides (Playwright MCP's --caps): testing,
+	// or all.
+	Caps []string
 }
 
 // New returns an MCP server whose tools call c. Each MCP session should
-// get its own server: it remembers the session's current tab.
-func New(c Caller, opts Options) *mcp.Server {
+// get its own server: it remembers the session's current tab. It fails
+// only on Options that name an unknown tool or group (Options.Check).
+func New(c Caller, opts Options) (*mcp.Server, error) {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "egohost", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions: "Drives the user's own, logged-in browser. Targets are @refs from a snapshot or locators (role=button[name=\"Save\"], text=…, label=…, CSS). Actions answer with what changed; call browser_snapshot only when you need the whole page.",
-	})
+	defs, err := opts.offered()
+	if err != nil {
+		return nil, err
+	}
 	t := &tools{c: c, opts: opts}
-	t.register(srv)
-	return srv
+	srv := mcp.NewServer(&mcp.Implementation{Name: "egohost", Version: opts.Version}, &mcp.ServerOptions{
+		Instructions: "Drives the user's own, logged-in browser. Targets are @refs from a snapshot or locators (role=button[name=\"Save\"], text=…, label=…, CSS). Actions answer with what changed; call browser_snapshot only when you need the whole page. Your tabs are in a space of your own; when the user takes it over (user_in_control), call browser_space_wait; when the task is done, browser_space_complete.",
+	})
+	srv.AddReceivingMiddleware(t.identifying)
+	for _, d := range defs {
+		if err := d.add(t, srv, d); err != nil {
+			return nil, err
+		}
+	}
+	return srv, nil
 }
 
 // tools is one session's state: the tab it works on and the kind of its
@@ -140,6 +157,8 @@ var nextStep = map[protocol.Code]string{
 	protocol.CodeJSException:     "fix the script",
 	protocol.CodeNavigation:      "check the URL",
 	protocol.CodeInvalidParams:   "fix the arguments",
+	protocol.CodeUserInControl:   "wait with browser_space_wait until the user hands your space back; do not retry in a loop",
+	protocol.CodeNotInSpace:      "use your own tabs (browser_tabs list), or open one with browser_tabs new or browser_space_new",
 }
 
 func oneLine(s string) string {

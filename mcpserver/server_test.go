@@ -46,9 +46,19 @@ func (f *fakeService) Call(ctx context.Context, method string, params, result an
 
 func connect(t *testing.T, c Caller) *mcp.ClientSession {
 	t.Helper()
+	return connectWith(t, c, Options{Version: "test", Caps: []string{"all"}})
+}
+
+// connectWith connects a client to a server with opts.
+func connectWith(t *testing.T, c Caller, opts Options) *mcp.ClientSession {
+	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
-	ss, err := New(c, Options{Version: "test"}).Connect(ctx, st, nil)
+	srv, err := New(c, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,9 +71,10 @@ func connect(t *testing.T, c Caller) *mcp.ClientSession {
 	return cs
 }
 
-// TestToolsGolden keeps the tool list (names, descriptions, input schemas)
-// a deliberate change: agents pay for it on every turn, and prompts depend
-// on it. Run with -update after changing a tool.
+// TestToolsGolden keeps the tool list (names, titles, descriptions, input
+// schemas, annotations; every group) a deliberate change: agents pay for
+// it on every turn, and prompts depend on it. Run with -update after
+// changing a tool.
 func TestToolsGolden(t *testing.T) {
 	cs := connect(t, &fakeService{})
 	res, err := cs.ListTools(context.Background(), nil)
@@ -71,13 +82,15 @@ func TestToolsGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	type tool struct {
-		Name        string `json:"name"`
-		Description string `json:"description"`
-		InputSchema any    `json:"inputSchema"`
+		Name        string               `json:"name"`
+		Title       string               `json:"title"`
+		Description string               `json:"description"`
+		InputSchema any                  `json:"inputSchema"`
+		Annotations *mcp.ToolAnnotations `json:"annotations"`
 	}
 	var got []tool
 	for _, tl := range res.Tools {
-		got = append(got, tool{tl.Name, tl.Description, tl.InputSchema})
+		got = append(got, tool{tl.Name, tl.Title, tl.Description, tl.InputSchema, tl.Annotations})
 	}
 	b, err := json.MarshalIndent(got, "", "  ")
 	if err != nil {
@@ -223,7 +236,11 @@ func TestOnClientNamesTheAgentFirst(t *testing.T) {
 		f.mu.Unlock()
 		names = append(names, name)
 	}}
-	ss, err := New(f, opts).Connect(ctx, st, nil)
+	srv, err := New(f, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func badArgs(err error) *mcp.CallToolResult {
 
 type navigateIn struct {
 	URL      string `json:"url" jsonschema:"the URL to open in the current tab"`
-	Snapshot string `json:"snapshot,omitempty" jsonschema:"what to return of the page: interactive (default), full (every element and text) or none"`
+	Snapshot string `json:"snapshot,omitempty" enum:"interactive,full,none" jsonschema:"what to return of the page: interactive elements (default), full (every element and text) or none"`
 }
 
 type noIn struct{}
@@ -87,8 +87,8 @@ type snapshotIn struct {
 type clickIn struct {
 	elementArg
 	DoubleClick bool     `json:"doubleClick,omitempty" jsonschema:"double click"`
-	Button      string   `json:"button,omitempty" jsonschema:"left (default), right or middle"`
-	Modifiers   []string `json:"modifiers,omitempty" jsonschema:"keys held: Alt, Control, ControlOrMeta, Meta, Shift"`
+	Button      string   `json:"button,omitempty" enum:"left,right,middle" jsonschema:"mouse button (default left)"`
+	Modifiers   []string `json:"modifiers,omitempty" enum:"Alt,Control,ControlOrMeta,Meta,Shift" jsonschema:"keys held while clicking"`
 }
 
 type typeIn struct {
@@ -102,7 +102,7 @@ type formField struct {
 	Target string `json:"target,omitempty" jsonschema:"@ref or locator of the field"`
 	Ref    string `json:"ref,omitempty" jsonschema:"same as target"`
 	Name   string `json:"name,omitempty" jsonschema:"the field's name, for the user"`
-	Type   string `json:"type" jsonschema:"textbox, checkbox, radio, combobox or slider"`
+	Type   string `json:"type" enum:"textbox,checkbox,radio,combobox,slider" jsonschema:"the kind of field"`
 	Value  string `json:"value" jsonschema:"text; true or false for checkbox and radio; the option's label for combobox"`
 }
 
@@ -151,7 +151,7 @@ type dialogIn struct {
 }
 
 type tabsIn struct {
-	Action string `json:"action" jsonschema:"list, new, select or close"`
+	Action string `json:"action" enum:"list,new,select,close" jsonschema:"what to do"`
 	Index  *int   `json:"index,omitempty" jsonschema:"tab index from the list, for select and close (close: default the current tab)"`
 	URL    string `json:"url,omitempty" jsonschema:"URL for new"`
 }
@@ -161,13 +161,14 @@ type waitIn struct {
 	TextGone string  `json:"textGone,omitempty" jsonschema:"text to disappear"`
 	Time     float64 `json:"time,omitempty" jsonschema:"seconds to wait (at most 30)"`
 	Target   string  `json:"target,omitempty" jsonschema:"element to wait for: @ref or locator"`
-	State    string  `json:"state,omitempty" jsonschema:"with target: visible (default), hidden, attached or detached"`
+	State    string  `json:"state,omitempty" enum:"visible,hidden,attached,detached" jsonschema:"with target: the state to wait for (default visible)"`
 	URL      string  `json:"url,omitempty" jsonschema:"URL to reach: exact, glob (**/done) or /regexp/"`
 	Timeout  float64 `json:"timeout,omitempty" jsonschema:"seconds before giving up (default 5)"`
 }
 
 type evaluateIn struct {
-	Function string `json:"function" jsonschema:"JavaScript expression or () => { … } run in the page; promises are awaited"`
+	elementArg
+	Function string `json:"function" jsonschema:"JavaScript expression or () => { … } run in the page, or with a target (element) => { … } called with that element; promises are awaited"`
 }
 
 type runScriptIn struct {
@@ -179,11 +180,11 @@ type screenshotIn struct {
 	elementArg
 	FullPage bool   `json:"fullPage,omitempty" jsonschema:"the whole scrollable page"`
 	Filename string `json:"filename,omitempty" jsonschema:"a file name (no folders): save the PNG as a new file in egohost's output folder (agents.output_dir) instead of returning it"`
-	Type     string `json:"type,omitempty" jsonschema:"png (the only format)"`
+	Type     string `json:"type,omitempty" enum:"png" jsonschema:"image format (png, the only one)"`
 }
 
 type consoleIn struct {
-	Level      string `json:"level,omitempty" jsonschema:"error, warning, info (default) or debug: that level and worse"`
+	Level      string `json:"level,omitempty" enum:"error,warning,info,debug" jsonschema:"that level and worse (default info)"`
 	OnlyErrors bool   `json:"onlyErrors,omitempty" jsonschema:"same as level error"`
 	Clear      bool   `json:"clear,omitempty" jsonschema:"forget them after reading"`
 }
@@ -199,71 +200,41 @@ type resolveIn struct {
 }
 
 type cookiesIn struct {
-	Action   string  `json:"action,omitempty" jsonschema:"get (default), set or clear"`
+	Action   string  `json:"action,omitempty" enum:"get,set,clear" jsonschema:"what to do (default get)"`
 	Name     string  `json:"name,omitempty" jsonschema:"cookie name (get, clear: only this one; set: required)"`
 	Value    string  `json:"value,omitempty" jsonschema:"set: the value"`
 	Domain   string  `json:"domain,omitempty" jsonschema:"set: domain (default the page's host)"`
 	Path     string  `json:"path,omitempty" jsonschema:"set: path"`
 	Expires  float64 `json:"expires,omitempty" jsonschema:"set: expiry, seconds since the epoch (default: a session cookie)"`
-	HTTPOnly bool    `json:"httpOnly,omitempty"`
-	Secure   bool    `json:"secure,omitempty"`
-	SameSite string  `json:"sameSite,omitempty" jsonschema:"Strict, Lax or None"`
+	HTTPOnly bool    `json:"httpOnly,omitempty" jsonschema:"set: hidden from the page's scripts"`
+	Secure   bool    `json:"secure,omitempty" jsonschema:"set: sent over https only"`
+	SameSite string  `json:"sameSite,omitempty" enum:"Strict,Lax,None" jsonschema:"set: when it goes with cross-site requests"`
 }
 
-// handler is a tool's body: it returns the tool's result, already
-// rendered (errors too).
-type handler[In any] func(ctx context.Context, in In) *mcp.CallToolResult
-
-func add[In any](t *tools, srv *mcp.Server, name, desc string, readOnly bool, h handler[In]) {
-	addAnnotated(t, srv, name, desc, &mcp.ToolAnnotations{ReadOnlyHint: readOnly}, h)
+// identifying is a middleware that tells Options.OnClient the MCP
+// client's name, once, as soon as a message carries it: the legacy
+// initialize (clientInfo, in the session from then on), or any request of
+// the stateless protocol (clientInfo in its _meta: server/discover first);
+// before a tool's body runs in any case.
+func (t *tools) identifying(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		t.identify(ctx, req)
+		res, err := next(ctx, method, req)
+		t.identify(ctx, req) // initialize: the session knows the client now
+		return res, err
+	}
 }
 
-// addAnnotated is add with the tool's annotations spelled out.
-func addAnnotated[In any](t *tools, srv *mcp.Server, name, desc string, ann *mcp.ToolAnnotations, h handler[In]) {
-	mcp.AddTool(srv, &mcp.Tool{Name: name, Description: desc, Annotations: ann},
-		func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
-			t.identify(ctx, req)
-			return h(ctx, in), nil, nil
-		})
-}
-
-// identify tells Options.OnClient the MCP client's name, once, before
-// the session's first tool runs.
-func (t *tools) identify(ctx context.Context, req *mcp.CallToolRequest) {
-	if t.opts.OnClient == nil || req == nil || req.Session == nil {
+func (t *tools) identify(ctx context.Context, req mcp.Request) {
+	r, ok := req.(interface{ ClientInfo() *mcp.Implementation })
+	if t.opts.OnClient == nil || !ok {
 		return
 	}
-	t.named.Do(func() {
-		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
-			t.opts.OnClient(ctx, p.ClientInfo.Name)
-		}
-	})
-}
-
-func (t *tools) register(srv *mcp.Server) {
-	add(t, srv, "browser_navigate", "Open a URL in the current tab; returns the page's snapshot (interactive elements by default).", false, t.navigate)
-	add(t, srv, "browser_navigate_back", "Go back in the current tab's history; returns the page's snapshot.", false, t.back)
-	add(t, srv, "browser_snapshot", "The current page as an accessibility tree with @refs (interactive elements only unless interactive=false).", true, t.snapshotTool)
-	add(t, srv, "browser_click", "Click an element; returns what changed.", false, t.click)
-	add(t, srv, "browser_type", "Fill a text field (optionally key by key, then Enter); returns what changed.", false, t.typeText)
-	add(t, srv, "browser_fill_form", "Fill several fields in one call (textbox, checkbox, radio, combobox, slider); returns what changed.", false, t.fillForm)
-	add(t, srv, "browser_select_option", "Select options in a <select>; returns what changed.", false, t.selectOption)
-	add(t, srv, "browser_press_key", "Press a key or combo; returns what changed.", false, t.press)
-	add(t, srv, "browser_hover", "Move the mouse over an element; returns what changed.", false, t.hover)
-	add(t, srv, "browser_drag", "Drag an element onto another; returns what changed.", false, t.drag)
-	add(t, srv, "browser_file_upload", "Set the files of a file input (default: the page's only input[type=file]): files you give by their content, or paths inside the folders the user allowed.", false, t.upload)
-	add(t, srv, "browser_handle_dialog", "Accept or dismiss the open (or next) JavaScript dialog.", false, t.dialog)
-	add(t, srv, "browser_tabs", "List, open, select or close tabs; new and select return the page's snapshot.", false, t.tabs)
-	add(t, srv, "browser_wait_for", "Wait for text to appear or go, an element state, a URL, or some seconds.", true, t.waitFor)
-	add(t, srv, "browser_evaluate", "Run JavaScript in the page and return its JSON value.", false, t.evaluate)
-	add(t, srv, "browser_run_script", "Run a whole task as one script in egohost's sandbox (Playwright-shaped page API, no file or network access): fewer calls and tokens than one tool per step.", false, t.runScript)
-	// With a filename it writes a new file (never over one): not read-only,
-	// not destructive.
-	addAnnotated(t, srv, "browser_take_screenshot", "PNG of the viewport, the full page or one element.", &mcp.ToolAnnotations{DestructiveHint: new(false)}, t.screenshot)
-	add(t, srv, "browser_console_messages", "Console messages and uncaught errors of the current tab, oldest first.", true, t.console)
-	add(t, srv, "browser_network_requests", "Requests of the current tab, oldest first (static resources left out by default).", true, t.network)
-	add(t, srv, "browser_resolve", "What a locator or @ref matches: the count and each element.", true, t.resolve)
-	add(t, srv, "browser_cookies", "The current page's cookies. set and clear change the user's real browser profile.", false, t.cookies)
+	info := r.ClientInfo()
+	if info == nil || info.Name == "" {
+		return
+	}
+	t.named.Do(func() { t.opts.OnClient(ctx, info.Name) })
 }
 
 func (t *tools) navigate(ctx context.Context, in navigateIn) *mcp.CallToolResult {
@@ -308,14 +279,6 @@ func (t *tools) sawDialog(d *protocol.Dialog) {
 
 func dialogLine(d *protocol.Dialog) string {
 	return fmt.Sprintf("a %s dialog is open: %q (answer it with browser_handle_dialog)", d.Type, d.Message)
-}
-
-func (t *tools) back(ctx context.Context, _ noIn) *mcp.CallToolResult {
-	var r protocol.NavResult
-	if err := t.call(ctx, protocol.MethodBack, protocol.NavParams{Target: t.target()}, &r); err != nil {
-		return failure(err)
-	}
-	return t.page(ctx, navOutcome("went back to "+r.URL, r))
 }
 
 func (t *tools) snapshotTool(ctx context.Context, in snapshotIn) *mcp.CallToolResult {
@@ -701,8 +664,12 @@ func cmpOr(s, def string) string {
 }
 
 func (t *tools) evaluate(ctx context.Context, in evaluateIn) *mcp.CallToolResult {
+	target, err := in.optTarget()
+	if err != nil {
+		return badArgs(err)
+	}
 	var r protocol.EvalResult
-	if err := t.call(ctx, protocol.MethodEval, protocol.EvalParams{Target: t.target(), Expression: in.Function}, &r); err != nil {
+	if err := t.call(ctx, protocol.MethodEval, protocol.EvalParams{Target: t.target(), Expression: in.Function, Element: target}, &r); err != nil {
 		return failure(err)
 	}
 	out := jsonText(r.Value)
@@ -816,9 +783,10 @@ func (t *tools) network(ctx context.Context, in networkIn) *mcp.CallToolResult {
 	return text(b.String())
 }
 
-// requestLine renders a request as "[GET] url => [200] OK".
+// requestLine renders a request as "#3 [GET] url => [200] OK": #3 is
+// what browser_network_request takes.
 func requestLine(q protocol.NetworkRequest) string {
-	s := fmt.Sprintf("[%s] %s", q.Method, q.URL)
+	s := fmt.Sprintf("#%d [%s] %s", q.ID, q.Method, q.URL)
 	switch {
 	case q.Failed != "":
 		s += " => failed: " + q.Failed

@@ -290,7 +290,10 @@ type NavResult struct {
 type EvalParams struct {
 	Target
 	Expression string `json:"expression"`
-	TimeoutMs  int    `json:"timeoutMs,omitempty"`
+	// Element, a @ref or a locator of one element, is passed to the
+	// function the expression is: (element) => element.value.
+	Element   string `json:"target,omitempty"`
+	TimeoutMs int    `json:"timeoutMs,omitempty"`
 }
 
 // EvalResult answers eval.

@@ -24,8 +24,11 @@ const (
 	NotifyCDPEvent    = "cdp.event"
 	NotifyTabDetached = "tab.detached"
 	// NotifySubscriptionEnded says a cdp.subscribe subscription ended
-	// without the agent asking (its browser link went away).
+	// without the agent asking (its tab is gone).
 	NotifySubscriptionEnded = "cdp.subscriptionEnded"
+	// NotifySubscriptionResumed says a cdp.subscribe subscription delivers
+	// events again after its browser link came back.
+	NotifySubscriptionResumed = "cdp.subscriptionResumed"
 )
 
 // Target names a tab. Browser may be empty when one browser is connected;
@@ -39,7 +42,8 @@ type Target struct {
 // so the service routes them with one helper.
 func (t Target) TargetOf() Target { return t }
 
-// Browser is one connected browser link (one profile with the extension).
+// Browser is one browser link (one profile with the extension): a
+// connected one, or one that is reconnecting (BrowsersListResult.Reconnecting).
 type Browser struct {
 	ID          string    `json:"id"`
 	ExtensionID string    `json:"extensionId"`
@@ -50,6 +54,10 @@ type Browser struct {
 	// AutomationStopped: the person switched off all automation of this
 	// browser in the popup; its calls fail with automation_stopped.
 	AutomationStopped bool `json:"automationStopped,omitempty"`
+	// DisconnectedAt and GoneMs, for a browser that is reconnecting: when
+	// its link dropped, and how long ago that was.
+	DisconnectedAt time.Time `json:"disconnectedAt,omitzero"`
+	GoneMs         int64     `json:"goneMs,omitempty"`
 }
 
 // Tab is a browser tab.
@@ -79,6 +87,8 @@ type PingResult struct {
 	// only): live files, and durable state.
 	StateDir string `json:"stateDir,omitempty"`
 	DataDir  string `json:"dataDir,omitempty"`
+	// Reconnecting counts the browsers that are reconnecting.
+	Reconnecting int `json:"reconnecting,omitempty"`
 }
 
 // TokenlessStats count the connections without a token: they may only
@@ -94,7 +104,10 @@ type TokenlessStats struct {
 
 // BrowsersListResult answers browsers.list.
 type BrowsersListResult struct {
-	Browsers []Browser `json:"browsers"`
+	Browsers []Browser `json:"browsers"` // connected now
+	// Reconnecting are the browsers whose link dropped less than
+	// timeouts.reconnect ago and that are not back yet.
+	Reconnecting []Browser `json:"reconnecting,omitempty"`
 }
 
 // TabsListParams are the params of tabs.list.
@@ -105,6 +118,10 @@ type TabsListParams struct {
 // TabsListResult answers tabs.list.
 type TabsListResult struct {
 	Tabs []Tab `json:"tabs"`
+	// Reconnecting are the browsers asked for (the named one, or any when
+	// none was named) that are reconnecting: their tabs are listed once
+	// they are back.
+	Reconnecting []Browser `json:"reconnecting,omitempty"`
 }
 
 // TabsOpenParams are the params of tabs.open.
@@ -185,14 +202,30 @@ type TabDetached struct {
 
 // SubscriptionEnded is the params of a cdp.subscriptionEnded notification:
 // the subscription is gone (cdp.unsubscribe no longer knows it) and no
-// event follows on it. Reason is "browser_disconnected" when the browser
-// link ended (the relay or the browser stopped, or the link broke).
+// event follows on it. Reason is "tab_closed" when its tab was closed (or
+// was not there when its browser came back), "browser_disconnected" when
+// its browser was not back within timeouts.reconnect.
 type SubscriptionEnded struct {
 	Subscription string `json:"subscription"`
 	Browser      string `json:"browser"`
 	Tab          int    `json:"tab"`
 	Reason       string `json:"reason"`
 	Message      string `json:"message"`
+}
+
+// SubscriptionResumed is the params of a cdp.subscriptionResumed
+// notification: the subscription's browser link came back (after a relay
+// restart, a stop of the extension's worker) and its events flow again.
+// MissedMs is how long no event could arrive. Reattached says the tab's
+// debugger session was lost and attached again, with Reenabled the
+// domains the agent had enabled through cdp.send, enabled again.
+type SubscriptionResumed struct {
+	Subscription string   `json:"subscription"`
+	Browser      string   `json:"browser"`
+	Tab          int      `json:"tab"`
+	MissedMs     int64    `json:"missedMs"`
+	Reattached   bool     `json:"reattached,omitempty"`
+	Reenabled    []string `json:"reenabled,omitempty"`
 }
 
 // DebugEchoParams are the params of debug.echo: Data goes to the extension

@@ -3,8 +3,12 @@ package protocol
 // What the service records of each followed tab (console messages,
 // uncaught exceptions, network requests) and the tab's cookies.
 const (
-	MethodConsoleList  = "console.list"  // ConsoleListParams → ConsoleListResult
-	MethodNetworkList  = "network.list"  // NetworkListParams → NetworkListResult
+	MethodConsoleList = "console.list" // ConsoleListParams → ConsoleListResult
+	MethodNetworkList = "network.list" // NetworkListParams → NetworkListResult
+	// MethodNetworkRequest is one recorded request's headers and bodies.
+	MethodNetworkRequest = "network.request" // NetworkRequestParams → NetworkRequestResult
+	// MethodStorageGet reads the page's localStorage or sessionStorage.
+	MethodStorageGet   = "storage.get"   // StorageGetParams → StorageGetResult
 	MethodCookiesGet   = "cookies.get"   // CookiesGetParams → CookiesResult
 	MethodCookiesSet   = "cookies.set"   // CookiesSetParams → CookiesResult
 	MethodCookiesClear = "cookies.clear" // CookiesClearParams → CookiesClearResult
@@ -53,6 +57,9 @@ type NetworkListParams struct {
 
 // NetworkRequest is one request of the tab.
 type NetworkRequest struct {
+	// ID numbers the tab's requests from 1, in the order they were sent;
+	// network.request takes it. It is never reused, also after a clear.
+	ID     int    `json:"id"`
 	Method string `json:"method"`
 	URL    string `json:"url"`
 	// Type is Chrome's resource type: Document, XHR, Fetch, Script, …
@@ -74,6 +81,71 @@ type NetworkListResult struct {
 	Tab      int              `json:"tab"`
 	Requests []NetworkRequest `json:"requests"`
 	Dropped  int              `json:"dropped"`
+}
+
+// NetworkRequestParams are the params of network.request.
+type NetworkRequestParams struct {
+	Target
+	// ID is the request's id in network.list.
+	ID int `json:"id"`
+	// Body also fetches the request's body (its post data) and the
+	// response's body from Chrome, while it still holds them.
+	Body bool `json:"body,omitempty"`
+	// MaxBytes caps each body (default 64 KiB, at most 1 MiB).
+	MaxBytes int `json:"maxBytes,omitempty"`
+}
+
+// NetworkRequestResult answers network.request.
+type NetworkRequestResult struct {
+	Tab     int            `json:"tab"`
+	Request NetworkRequest `json:"request"`
+	// RequestHeaders are the headers the page's request was sent with
+	// (those Chrome adds on the way, as cookies, are not seen here).
+	RequestHeaders map[string]string `json:"requestHeaders"`
+	// ResponseHeaders are the response's, once it came.
+	ResponseHeaders map[string]string `json:"responseHeaders,omitempty"`
+	// RequestBody and ResponseBody are there with body: true.
+	RequestBody  *Body `json:"requestBody,omitempty"`
+	ResponseBody *Body `json:"responseBody,omitempty"`
+}
+
+// Body is a request's or a response's body: text, or base64 for bytes
+// that are not text; Bytes is its whole length, Cut what was left out past
+// the cap. Missing says why there is none (no body, not kept by Chrome).
+type Body struct {
+	Text    string `json:"text,omitempty"`
+	Base64  bool   `json:"base64,omitempty"`
+	Bytes   int    `json:"bytes"`
+	Cut     int    `json:"cut,omitempty"`
+	Missing string `json:"missing,omitempty"`
+}
+
+// StorageGetParams are the params of storage.get.
+type StorageGetParams struct {
+	Target
+	// Kind is local (default) or session.
+	Kind string `json:"kind,omitempty"`
+	// Name reads the item with this key only.
+	Name string `json:"name,omitempty"`
+}
+
+// StorageGetResult answers storage.get: the items of the main frame's
+// origin, in key order.
+type StorageGetResult struct {
+	Tab    int           `json:"tab"`
+	Origin string        `json:"origin"`
+	Kind   string        `json:"kind"`
+	Items  []StorageItem `json:"items"`
+}
+
+// StorageItem is one key and value of a page's storage. Length is the
+// value's length as the page counts it (UTF-16 units); Cut says that
+// Value holds only its first 65,536.
+type StorageItem struct {
+	Key    string `json:"key"`
+	Value  string `json:"value"`
+	Length int    `json:"length"`
+	Cut    bool   `json:"cut,omitempty"`
 }
 
 // Cookie is a cookie of the browser's profile.

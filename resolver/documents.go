@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -50,9 +51,31 @@ func (r *Resolver) mainDoc() doc { return doc{s: r.tab, root: true} }
 
 // documents lists every frame of the tab: the main session's frame tree
 // (pre-order, the main frame first), then each out-of-process iframe's
-// session with its own in-process frames.
+// session with its own in-process frames. A frame whose document the
+// Resolver's reach refuses is left out, and so is every frame inside it;
+// a refused main frame is a *cdptab.WithheldError.
 func (r *Resolver) documents(ctx context.Context) ([]doc, error) {
+	docs, _, err := r.frames(ctx)
+	return docs, err
+}
+
+// Withheld returns the origins of the tab's frames that the Resolver's
+// reach refuses, as the frame tree says now (a screenshot would show
+// them); none for a Resolver without a reach.
+func (r *Resolver) Withheld(ctx context.Context) ([]string, error) {
+	if r.reach == nil {
+		return nil, nil
+	}
+	_, out, err := r.frames(ctx)
+	return out, err
+}
+
+// frames is documents, and the origins of the frames it left out.
+func (r *Resolver) frames(ctx context.Context) ([]doc, []string, error) {
 	var docs []doc
+	var out []string
+	withheld := make(map[cdp.FrameID]bool)
+	var mainErr error
 	add := func(sid target.SessionID, s cdp.Session, parent target.SessionID) error {
 		ft, err := cdp.Call(ctx, s, page.GetFrameTree, cdp.Empty{})
 		if err != nil {
@@ -61,24 +84,37 @@ func (r *Resolver) documents(ctx context.Context) ([]doc, error) {
 		if ft.FrameTree == nil || ft.FrameTree.Frame == nil {
 			return fmt.Errorf("frame tree: empty")
 		}
-		r.mu.Lock()
-		r.roots[sid] = ft.FrameTree.Frame.ID
-		r.mu.Unlock()
-		var walk func(t *page.FrameTree, root bool)
-		walk = func(t *page.FrameTree, root bool) {
+		r.c.mu.Lock()
+		r.c.roots[sid] = ft.FrameTree.Frame.ID
+		r.c.mu.Unlock()
+		var walk func(t *page.FrameTree, root, inside bool)
+		walk = func(t *page.FrameTree, root, inside bool) {
 			if t == nil || t.Frame == nil {
 				return
 			}
-			docs = append(docs, doc{sid: sid, s: s, frameID: t.Frame.ID, root: root, parent: parent})
+			f := t.Frame
+			main := sid == "" && root
+			if err := r.reach.Check(f.URL, f.SecurityOrigin, !main); inside || withheld[f.ParentID] || err != nil {
+				withheld[f.ID], inside = true, true
+				out = append(out, cdptab.OriginOf(f.URL, f.SecurityOrigin))
+				if main {
+					mainErr = err
+				}
+			} else {
+				docs = append(docs, doc{sid: sid, s: s, frameID: f.ID, root: root, parent: parent})
+			}
 			for _, c := range t.ChildFrames {
-				walk(c, false)
+				walk(c, false, inside)
 			}
 		}
-		walk(ft.FrameTree, true)
+		walk(ft.FrameTree, true, false)
 		return nil
 	}
 	if err := add("", r.tab, ""); err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if mainErr != nil {
+		return nil, nil, mainErr
 	}
 	// Out-of-process frames: parents before children, then by target ID
 	// (Chrome does not say where they sit among their siblings).
@@ -98,7 +134,7 @@ func (r *Resolver) documents(ctx context.Context) ([]doc, error) {
 			continue
 		}
 	}
-	return docs, nil
+	return docs, out, nil
 }
 
 type pageChild = cdptab.Child
@@ -118,9 +154,9 @@ func depth(kids []pageChild, c pageChild) int {
 
 // rootFrame returns (and remembers) a session's root frame.
 func (r *Resolver) rootFrame(ctx context.Context, sid target.SessionID, s cdp.Session) (cdp.FrameID, error) {
-	r.mu.Lock()
-	id, ok := r.roots[sid]
-	r.mu.Unlock()
+	r.c.mu.Lock()
+	id, ok := r.c.roots[sid]
+	r.c.mu.Unlock()
 	if ok {
 		return id, nil
 	}
@@ -131,9 +167,9 @@ func (r *Resolver) rootFrame(ctx context.Context, sid target.SessionID, s cdp.Se
 	if ft.FrameTree == nil || ft.FrameTree.Frame == nil {
 		return "", fmt.Errorf("frame tree: empty")
 	}
-	r.mu.Lock()
-	r.roots[sid] = ft.FrameTree.Frame.ID
-	r.mu.Unlock()
+	r.c.mu.Lock()
+	r.c.roots[sid] = ft.FrameTree.Frame.ID
+	r.c.mu.Unlock()
 	return ft.FrameTree.Frame.ID, nil
 }
 
@@ -145,6 +181,10 @@ func (r *Resolver) rootFrame(ctx context.Context, sid target.SessionID, s cdp.Se
 type worldRef struct {
 	cid   runtime.ExecutionContextID
 	token string
+	// url and origin are what the world's document said of itself when
+	// the world was made (location.href, location.origin): a world lives
+	// as long as its document, so they are the document the world reaches.
+	url, origin string
 }
 
 // worldTokenKey is the global that holds a world's token.
@@ -155,7 +195,19 @@ const worldTokenKey = "__egohostWorld1"
 // Chrome said it is gone, or its token did not match).
 func (r *Resolver) world(ctx context.Context, d *doc, fresh bool) (runtime.ExecutionContextID, error) {
 	w, err := r.worldRef(ctx, d, fresh)
-	return w.cid, err
+	if err != nil {
+		return 0, err
+	}
+	if err := r.reachable(d, w); err != nil {
+		return 0, err
+	}
+	return w.cid, nil
+}
+
+// reachable asks the Resolver's reach about the document a world of d
+// reaches.
+func (r *Resolver) reachable(d *doc, w worldRef) error {
+	return r.reach.Check(w.url, w.origin, !(d.sid == "" && d.root))
 }
 
 func (r *Resolver) worldRef(ctx context.Context, d *doc, fresh bool) (worldRef, error) {
@@ -167,15 +219,15 @@ func (r *Resolver) worldRef(ctx context.Context, d *doc, fresh bool) (worldRef, 
 		d.frameID = id
 	}
 	key := frameKey{d.sid, d.frameID}
-	r.mu.Lock()
+	r.c.mu.Lock()
 	if fresh {
-		delete(r.worlds, key)
+		delete(r.c.worlds, key)
 		if d.root {
-			delete(r.roots, d.sid)
+			delete(r.c.roots, d.sid)
 		}
 	}
-	w, ok := r.worlds[key]
-	r.mu.Unlock()
+	w, ok := r.c.worlds[key]
+	r.c.mu.Unlock()
 	if ok {
 		return w, nil
 	}
@@ -190,14 +242,23 @@ func (r *Resolver) worldRef(ctx context.Context, d *doc, fresh bool) (worldRef, 
 	_, _ = rand.Read(tok[:])
 	w = worldRef{cid: made.ExecutionContextID, token: hex.EncodeToString(tok[:])}
 	yes := true
-	if _, err := cdp.Call(ctx, d.s, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: "globalThis." + worldTokenKey + " = " + strconv.Quote(w.token), ContextID: w.cid, Silent: &yes,
-	}); err != nil {
+	res, err := cdp.Call(ctx, d.s, runtime.Evaluate, runtime.EvaluateParams{
+		Expression:    "globalThis." + worldTokenKey + " = " + strconv.Quote(w.token) + ", [location.href, location.origin]",
+		ContextID:     w.cid,
+		Silent:        &yes,
+		ReturnByValue: &yes,
+	})
+	if err != nil {
 		return worldRef{}, fmt.Errorf("isolated world in frame %s: %w", d.frameID, err)
 	}
-	r.mu.Lock()
-	r.worlds[key] = w
-	r.mu.Unlock()
+	var where []string
+	if res.Result == nil || json.Unmarshal(res.Result.Value, &where) != nil || len(where) != 2 {
+		return worldRef{}, fmt.Errorf("isolated world in frame %s: no location", d.frameID)
+	}
+	w.url, w.origin = where[0], where[1]
+	r.c.mu.Lock()
+	r.c.worlds[key] = w
+	r.c.mu.Unlock()
 	return w, nil
 }
 

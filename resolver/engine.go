@@ -204,6 +204,9 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 		if err != nil {
 			return jsResult{}, err
 		}
+		if err := r.reachable(d, w); err != nil {
+			return jsResult{}, err
+		}
 		fresh = false
 		// Only in egohost's own world (its token): a remembered context ID
 		// may name another context after a cross-site navigation.

@@ -33,6 +33,9 @@ type fakeDoc struct {
 	frames int
 	err    string // a script error
 	syntax bool
+	// url and origin are what the document says of itself (location);
+	// https://fake.test/ when empty.
+	url, origin string
 }
 
 func (d fakeDoc) answer(spec jsSpec) (*runtime.RemoteObject, error) {
@@ -137,12 +140,16 @@ func newFakeTab(t *testing.T, main fakeDoc, kids ...fakeFrame) *fakeTab {
 		boxes:   map[cdp.BackendNodeID][]float64{},
 		loaded:  map[runtime.ExecutionContextID]bool{},
 	}
-	tree := &page.FrameTree{Frame: &cdp.Frame{ID: "MAIN"}}
+	tree := &page.FrameTree{Frame: &cdp.Frame{ID: "MAIN", URL: main.url, SecurityOrigin: main.origin}}
 	for i, k := range kids {
 		cid := runtime.ExecutionContextID(10 + i)
 		f.docs[cid] = k.doc
 		f.worlds[k.id] = cid
-		tree.ChildFrames = append(tree.ChildFrames, &page.FrameTree{Frame: &cdp.Frame{ID: k.id, ParentID: "MAIN"}})
+		u := k.doc.url
+		if k.treeURL != "" {
+			u = k.treeURL
+		}
+		tree.ChildFrames = append(tree.ChildFrames, &page.FrameTree{Frame: &cdp.Frame{ID: k.id, ParentID: "MAIN", URL: u}})
 		f.boxes[k.owner] = k.ownerQuad
 	}
 	f.serve(t, f.Session, tree)
@@ -154,6 +161,7 @@ type fakeFrame struct {
 	doc       fakeDoc
 	owner     cdp.BackendNodeID
 	ownerQuad []float64
+	treeURL   string // what the frame tree says, when not doc.url (it navigated since)
 }
 
 // serve scripts a session: frame tree, worlds, the engine, the
@@ -192,7 +200,14 @@ func (f *fakeTab) serve(t *testing.T, s *cdpfake.Session, tree *page.FrameTree) 
 		}
 		// Each world gets its token when it is made; calls are guarded by it.
 		if strings.HasPrefix(p.Expression, "globalThis."+worldTokenKey+" = ") {
-			return runtime.EvaluateResult{Result: &runtime.RemoteObject{Type: "string"}}, nil
+			f.mu.Lock()
+			d := f.docs[p.ContextID]
+			f.mu.Unlock()
+			if d.url == "" {
+				d.url, d.origin = "https://fake.test/", "https://fake.test"
+			}
+			v, _ := json.Marshal([]string{d.url, d.origin})
+			return runtime.EvaluateResult{Result: &runtime.RemoteObject{Type: "object", Value: v}}, nil
 		}
 		expr := p.Expression
 		if g := "(globalThis." + worldTokenKey + " !== "; strings.HasPrefix(expr, g) {
@@ -964,5 +979,50 @@ func TestChromeSays(t *testing.T) {
 	}
 	if !cdperr.ContextGone(fmt.Errorf("evaluate: %w", &cdpfake.Error{Message: "Cannot find context with specified id"})) {
 		t.Error("cdperr: context gone not recognised through wrapping")
+	}
+}
+
+// A Resolver Within a reach never searches a frame the reach refuses,
+// whether the frame tree says so or the document itself does (the frame
+// navigated after the tree was read), and a refused main document or a
+// ref into a refused frame is a WithheldError.
+func TestWithinLeavesOutRefusedFrames(t *testing.T) {
+	ctx := ctxT(t)
+	fine := fakeDoc{ids: []cdp.BackendNodeID{1}, boxes: boxes(1), frames: 2, url: "https://fine.test/", origin: "https://fine.test"}
+	bank := fakeFrame{id: "F1", doc: fakeDoc{ids: []cdp.BackendNodeID{11, 12}, boxes: boxes(2), url: "https://bank.test/", origin: "https://bank.test"}, owner: 100, ownerQuad: quad(100, 200, 300, 150)}
+	moved := fakeFrame{id: "F2", doc: fakeDoc{ids: []cdp.BackendNodeID{21}, boxes: boxes(1), url: "https://bank.test/x", origin: "https://bank.test"}, owner: 101, ownerQuad: quad(0, 400, 300, 150), treeURL: "https://fine.test/frame"}
+	reach := func(url, origin string) (bool, string) {
+		if strings.Contains(url, "bank.test") || strings.Contains(origin, "bank.test") {
+			return false, "deny bank.test"
+		}
+		return true, ""
+	}
+	f := newFakeTab(t, fine, bank, moved)
+	r := New(f, nil).Within(reach)
+	if n, err := r.Count(ctx, "button"); err != nil || n != 1 {
+		t.Errorf("Count: got %d, %v; want 1 (the main frame's only)", n, err)
+	}
+	if pt, err := r.Center(ctx, "button"); err != nil || pt != (Point{X: 10, Y: 5}) {
+		t.Errorf("Center: got %+v, %v; want the main frame's one button, not ambiguous", pt, err)
+	}
+	_, err := r.Center(ctx, "button >> nth=1")
+	wantErr(t, err, Transient, ErrNotFound, "")
+	f.ax[1] = ax{role: "button", name: "A"}
+	all, err := r.All(ctx, "button")
+	if err != nil || len(all) != 1 || all[0].BackendNodeID != 1 {
+		t.Errorf("All: got %+v, %v; want the main frame's button only", all, err)
+	}
+	// Unrestricted, the same tab has four.
+	if n, err := New(f, nil).Count(ctx, "button"); err != nil || n != 4 {
+		t.Errorf("Count without a reach: got %d, %v; want 4", n, err)
+	}
+
+	denied := fine
+	denied.url, denied.origin = "https://bank.test/", "https://bank.test"
+	f = newFakeTab(t, denied)
+	_, err = New(f, nil).Within(reach).Center(ctx, "button")
+	var we *cdptab.WithheldError
+	if !errors.As(err, &we) || we.Frame || IsTransient(err) {
+		t.Errorf("main document refused: got %v, want a permanent *cdptab.WithheldError of the main frame", err)
 	}
 }

@@ -84,6 +84,9 @@ func (r *Resolver) oneWith(ctx context.Context, p parsed, m mode, c *jsCall) (el
 	counts[0] = res.N
 	err = parallel(len(docs)-1, func(i int) error {
 		c, err := r.eval(ctx, &docs[i+1], jsSpec{Steps: pl.steps, Mode: modeCount})
+		if withheld(err) {
+			return nil // a frame that went where the caller may not reach: none there
+		}
 		if err != nil {
 			return err
 		}
@@ -197,6 +200,9 @@ func (r *Resolver) list(ctx context.Context, pl plan, limit int, win window) ([]
 		}
 		err = parallel(len(docs)-first, func(i int) error {
 			res, err := r.eval(ctx, &docs[i+first], all)
+			if withheld(err) && i+first > 0 {
+				return nil // a frame that went where the caller may not reach: none there
+			}
 			if err == nil {
 				err = pl.scriptError(res)
 			}
@@ -256,6 +262,9 @@ func (r *Resolver) count(ctx context.Context, p parsed) (int, error) {
 			counts := make([]int, len(docs))
 			err = parallel(len(docs)-1, func(i int) error {
 				c, err := r.eval(ctx, &docs[i+1], jsSpec{Steps: pl.steps, Mode: modeCount})
+				if withheld(err) {
+					return nil // a frame that went where the caller may not reach: none there
+				}
 				if err == nil {
 					err = pl.scriptError(c)
 				}
@@ -325,4 +334,10 @@ func allIndexes(n int) []int {
 		out[i] = i
 	}
 	return out
+}
+
+// withheld reports whether err is a document the Resolver's reach refused.
+func withheld(err error) bool {
+	var w *cdptab.WithheldError
+	return errors.As(err, &w)
 }

@@ -27,13 +27,25 @@ func (r *Resolver) lookup(ctx context.Context, p parsed) (e refmap.Entry, gone b
 	e, err = r.refs.Lookup(ctx, p.input)
 	switch {
 	case err == nil:
-		return e, false, nil
 	case errors.Is(err, snapshot.ErrGone):
-		return e, true, nil
+		gone = true
 	case errors.Is(err, snapshot.ErrStaleRef), errors.Is(err, snapshot.ErrUnknownRef), errors.Is(err, snapshot.ErrNotRef):
 		return e, false, &Error{Kind: Permanent, Op: "lookup", Target: p.input, Err: err}
+	default:
+		return e, false, classify("lookup", p.input, err)
 	}
-	return e, false, classify("lookup", p.input, err)
+	if r.reach != nil {
+		// The ref's frame must be one the caller may reach (a snapshot of
+		// another caller's may have handed out refs inside it).
+		d, err := r.entryDoc(ctx, e)
+		if err == nil {
+			_, err = r.world(ctx, &d, false)
+		}
+		if err != nil {
+			return e, false, classify("lookup", p.input, err)
+		}
+	}
+	return e, gone, nil
 }
 
 // entryDoc is the document of a ref's node.

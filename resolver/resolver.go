@@ -84,9 +84,14 @@ type Box struct {
 // isolated world (Chrome forgets it when the frame navigates, and the
 // Resolver then makes a new one).
 type Resolver struct {
-	tab  cdptab.Tab
-	refs Refs
+	tab   cdptab.Tab
+	refs  Refs
+	reach cdptab.Reach // nil: every document
+	c     *cache       // shared by the Resolvers Within makes
+}
 
+// cache is what a Resolver remembers of the tab's frames.
+type cache struct {
 	mu     sync.Mutex
 	worlds map[frameKey]worldRef
 	roots  map[target.SessionID]cdp.FrameID // a session's root frame
@@ -101,11 +106,24 @@ type frameKey struct {
 // ErrNoRefs.
 func New(tab cdptab.Tab, refs Refs) *Resolver {
 	return &Resolver{
-		tab:    tab,
-		refs:   refs,
-		worlds: make(map[frameKey]worldRef),
-		roots:  make(map[target.SessionID]cdp.FrameID),
+		tab:  tab,
+		refs: refs,
+		c:    &cache{worlds: make(map[frameKey]worldRef), roots: make(map[target.SessionID]cdp.FrameID)},
 	}
+}
+
+// Within returns a Resolver of the same tab (sharing what r remembers)
+// that reaches only the documents reach allows: it never searches a frame
+// whose document reach refuses (a locator that matches only there matches
+// nothing; its frames are left out too), and a ref into such a frame, or
+// a tab whose main document reach refuses, fails with a
+// *cdptab.WithheldError. Each document is judged by what it says of
+// itself (its location.href and location.origin) in the isolated world
+// every evaluation there then runs in: a world belongs to one document,
+// so a frame that navigates after the check makes the next evaluation
+// fail and judges the new document, never runs in it unchecked.
+func (r *Resolver) Within(reach cdptab.Reach) *Resolver {
+	return &Resolver{tab: r.tab, refs: r.refs, reach: reach, c: r.c}
 }
 
 // parsed is a target: a ref or a locator.

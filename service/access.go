@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/egohost/egohost/audit"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 )
@@ -169,6 +170,16 @@ func methodNeeds() map[string]methodNeed {
 		protocol.MethodCookiesSet:   {need: pairing.NeedAct},
 		protocol.MethodCookiesClear: {need: pairing.NeedAct},
 
+		// The MCP tools' methods (pagetools.go): reading an element's state
+		// and naming it read the page; the viewport changes it; a request's
+		// headers and bodies and the page's storage may hold credentials,
+		// as cookies do.
+		protocol.MethodInspect:        {need: pairing.NeedRead},
+		protocol.MethodLocators:       {need: pairing.NeedRead},
+		protocol.MethodResize:         {need: pairing.NeedAct},
+		protocol.MethodNetworkRequest: {need: pairing.NeedAct},
+		protocol.MethodStorageGet:     {need: pairing.NeedAct},
+
 		protocol.MethodCDPSend:      {need: pairing.NeedCDP},
 		protocol.MethodCDPSubscribe: {need: pairing.NeedCDP},
 
@@ -323,8 +334,11 @@ func (s *Service) call(ctx context.Context, a *agent, method string, params json
 // checkScope checks the caller of the call in ctx against a tab it is
 // about to reach: its origin rules (on the tab's URL now, from the
 // browser's events or a fresh look, never from the agent's last goto).
-// The space check (checkSpace) sits next to it. It also notes the tab
-// for the audit log.
+// The space check (checkSpace) sits next to it: a tab outside a paired
+// agent's spaces that it may not reach anyway is left to it (not_in_space
+// says nothing of the tab's origin). It also notes the tab for the audit
+// log. What a call then reads or does in the tab's documents is judged
+// again there, at the moment it happens (reachFor).
 func (s *Service) checkScope(ctx context.Context, l *link, tabID int) error {
 	c := callFrom(ctx)
 	if c == nil {
@@ -347,30 +361,91 @@ func (s *Service) checkScope(ctx context.Context, l *link, tabID int) error {
 	if c.g.kind != grantPaired {
 		return nil
 	}
-	if ok, rule := s.rulesFor(c.g.name).Permits(url); !ok {
-		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: tab %d is on %s, which agent %q may not reach (%s)", c.method, tabID, orNone(pairing.Origin(url)), c.g.name, rule).
-			With("tab", tabID).With("origin", pairing.Origin(url)).With("rule", rule)
+	d := s.rulesFor(c.g.name).Decide(url, "")
+	if d.OK {
+		return nil
 	}
-	return nil
+	own := s.ownTab(c.g.name, l, tabID)
+	if !own && !slices.Contains(c.g.scopes, pairing.AllTabs) && !s.allTabs(c.g.name) {
+		return nil // not its tab: checkSpace refuses it without a word of where it is
+	}
+	if !own {
+		// Not a tab of its own spaces (it holds all-tabs): tabs.list does
+		// not show it the tab, and neither does this error.
+		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: tab %d is on an origin agent %q may not reach", c.method, tabID, c.g.name).
+			With("tab", tabID).With("reason", d.Reason)
+	}
+	return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: tab %d is on %s, which agent %q may not reach (%s)", c.method, tabID, orNone(pairing.Origin(url)), c.g.name, d.Rule).
+		With("tab", tabID).With("origin", pairing.Origin(url)).With("rule", d.Rule).With("reason", d.Reason)
 }
 
-// checkDestination refuses to take a tab to a URL the caller's origin
-// rules deny (goto, tabs.open): the page would load before any later
-// call could be refused.
+// ownTab reports whether a tab is in one of the named agent's spaces.
+func (s *Service) ownTab(name string, l *link, tabID int) bool {
+	sp, ok := s.spaces.reg.ByGroup(l.id, l.groupOf(tabID))
+	return ok && sp.Agent == name
+}
+
+// checkDestination is the one check of "may the caller of the call in
+// ctx load this URL" (goto, tabs.open, back, forward, reload, and raw
+// navigations): a paired agent's origin rules and scheme grants judge
+// the URL as the browser reads it (pairing.Rules.Decide), before anything
+// loads: the page would load (a request with the person's cookies) before
+// any later call could be refused. Where it leads after redirects is
+// judged again when it commits (checkLanded).
 func (s *Service) checkDestination(ctx context.Context, dest string) error {
 	c := callFrom(ctx)
 	if c == nil || c.g.kind != grantPaired {
 		return nil
 	}
-	if ok, rule := s.rulesFor(c.g.name).Permits(dest); !ok {
-		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: %s is an origin agent %q may not reach (%s)", c.method, pairing.Origin(dest), c.g.name, rule).
-			With("origin", pairing.Origin(dest)).With("rule", rule)
+	if d := s.rulesFor(c.g.name).Decide(dest, ""); !d.OK {
+		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: %s is not a destination agent %q may load (%s)", c.method, orNone(pairing.Origin(dest)), c.g.name, d.Rule).
+			With("origin", pairing.Origin(dest)).With("rule", d.Rule).With("reason", d.Reason)
 	}
 	return nil
 }
 
-// rulesFor returns the origin rules of a paired agent: its own
-// (agents.origins.NAME) after those for every agent ("*").
+// checkLanded judges where a navigation of the caller's ended (after
+// redirects, or a page that moved on by itself): its URL and title are
+// not the agent's to read when its rules refuse that document.
+func (s *Service) checkLanded(ctx context.Context, tabID int, landed string) error {
+	c := callFrom(ctx)
+	if c == nil || c.g.kind != grantPaired || landed == "" {
+		return nil
+	}
+	if d := s.rulesFor(c.g.name).Decide(landed, ""); !d.OK {
+		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: tab %d ended on %s (a redirect, or the page moved on), which agent %q may not reach (%s): what it shows is withheld", c.method, tabID, orNone(pairing.Origin(landed)), c.g.name, d.Rule).
+			With("tab", tabID).With("origin", pairing.Origin(landed)).With("rule", d.Rule).With("reason", d.Reason).With("landed", true)
+	}
+	return nil
+}
+
+// reachFor is what a caller may reach of a tab's documents, judged in the
+// page at the moment a call reads or acts there (resolver.Within,
+// snapshot.Options.Reach, actions.Pin): nil (every document) for the
+// owner and the person; for a paired agent, what its rules decide of each
+// document's URL and security origin.
+func (s *Service) reachFor(g grant) cdptab.Reach {
+	if g.kind != grantPaired {
+		return nil
+	}
+	rules := s.rulesFor(g.name)
+	return func(url, origin string) (bool, string) {
+		d := rules.Decide(url, origin)
+		return d.OK, d.Rule
+	}
+}
+
+// withheldError is the agent's error for a document its Reach refused.
+func withheldError(e *cdptab.WithheldError) *protocol.Error {
+	origin := cdptab.OriginOf(e.URL, e.Origin)
+	if e.Frame {
+		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "the target is in a frame showing %s, which this agent may not reach (%s): its content is withheld; take a new snapshot", origin, e.Why).
+			With("origin", origin).With("rule", e.Why).With("reason", "frame").With("frame", true)
+	}
+	return protocol.Errorf(protocol.CodeForbiddenOriginScope, "the tab is on %s now, which this agent may not reach (%s): nothing was read or done there", origin, e.Why).
+		With("origin", origin).With("rule", e.Why).With("reason", pairing.ReasonOf(e.Why))
+}
+
 // visibleTabs is what a caller may see of tabs: everything for the owner
 // and the person; for a paired agent only the tabs it could act on — those
 // of its own spaces (every tab with all-tabs), less those on an origin its
@@ -405,9 +480,16 @@ func ownSpacesOnly(a *agent) bool {
 	return a.grant.kind == grantPaired && !slices.Contains(a.grant.scopes, pairing.AllTabs)
 }
 
+// rulesFor returns the origin rules of a paired agent: its own
+// (agents.origins.NAME) after those for every agent ("*"), patterns and
+// granted schemes alike.
 func (s *Service) rulesFor(name string) pairing.Rules {
 	all, own := s.opts.OriginRules["*"], s.opts.OriginRules[name]
-	return pairing.Rules{Allow: append(append([]string(nil), all.Allow...), own.Allow...), Deny: append(append([]string(nil), all.Deny...), own.Deny...)}
+	return pairing.Rules{
+		Allow:   append(append([]string(nil), all.Allow...), own.Allow...),
+		Deny:    append(append([]string(nil), all.Deny...), own.Deny...),
+		Schemes: append(append([]string(nil), all.Schemes...), own.Schemes...),
+	}
 }
 
 // auditCall appends the call's line to the audit log: what was asked and

@@ -114,6 +114,12 @@ var sampleParams = map[string]any{
 	protocol.MethodCDPSend:      map[string]any{"tab": 7, "method": "Runtime.evaluate", "params": map[string]any{"expression": "1"}},
 	protocol.MethodCDPSubscribe: map[string]any{"tab": 7},
 
+	protocol.MethodInspect:        map[string]any{"tab": 7, "target": "#i"},
+	protocol.MethodLocators:       map[string]any{"tab": 7, "target": "#b"},
+	protocol.MethodResize:         map[string]any{"tab": 7, "width": 400, "height": 300},
+	protocol.MethodNetworkRequest: map[string]any{"tab": 7, "id": 1, "body": true},
+	protocol.MethodStorageGet:     map[string]any{"tab": 7},
+
 	protocol.MethodAgentsList:    nil,
 	protocol.MethodAgentsApprove: map[string]any{"name": "x"},
 	protocol.MethodAgentsDeny:    map[string]any{"name": "x"},
@@ -199,6 +205,13 @@ func TestRefusedCallsReachNothing(t *testing.T) {
 			var pe *protocol.Error
 			if !errors.As(err, &pe) || pe.Code != c.want {
 				t.Errorf("%s as %s: got %v, want %s", method, c.who, err, c.want.Name())
+			}
+			// Tab 7 is not in its spaces (it holds all-tabs): tabs.list
+			// hides it, and so does the refusal (tabs.open names its own
+			// destination).
+			if c.who == "denied" && pe != nil && pe.Code == protocol.CodeForbiddenOriginScope && method != protocol.MethodTabsOpen &&
+				(strings.Contains(pe.Message, "bank") || pe.Data["origin"] != nil || pe.Data["rule"] != nil) {
+				t.Errorf("%s as %s: the refusal names the person's tab's origin: %s %v", method, c.who, pe.Message, pe.Data)
 			}
 			calls++
 		}

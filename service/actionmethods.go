@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -75,6 +76,11 @@ func (s *Service) dialogUnreported(ctx context.Context, a *agent, t protocol.Tar
 // zero): it bounds reaching the tab too (the attach, and the wait for a
 // tab that answers nothing), so a blocked tab fails within it.
 func (s *Service) withRunner(ctx context.Context, a *agent, t protocol.Target, op string, timeout time.Duration, fn func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error)) (any, error) {
+	return s.again(ctx, op, func(ctx context.Context) (any, error) { return s.withRunnerOnce(ctx, a, t, op, timeout, fn) })
+}
+
+// withRunnerOnce is one run of withRunner.
+func (s *Service) withRunnerOnce(ctx context.Context, a *agent, t protocol.Target, op string, timeout time.Duration, fn func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error)) (any, error) {
 	if timeout <= 0 {
 		timeout = s.opts.ActionTimeout
 	}
@@ -93,7 +99,7 @@ func (s *Service) withRunner(ctx context.Context, a *agent, t protocol.Target, o
 			return nil, err
 		}
 	}
-	ctx, stop := guard(ctx, tc, op)
+	gctx, stop := guard(ctx, tc, op)
 	defer stop()
 	// A ref another agent's tab handed out is not_in_space before anything
 	// reaches the page (checkRef), on both ways of finding.
@@ -109,10 +115,17 @@ func (s *Service) withRunner(ctx context.Context, a *agent, t protocol.Target, o
 		}
 		return tc.res.ObjectCall(ctx, target, fn, args...)
 	})
-	r := actions.New(tc.page, actions.FindCallers(find, call), actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient, Setup: tc.acts})
-	res, err := fn(ctx, tc, r)
+	r := actions.New(tc.page, actions.FindCallers(find, call), actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient, Setup: tc.acts, Pin: tc.pin()})
+	res, err := fn(gctx, tc, r)
 	if err != nil {
-		return nil, classify(err)
+		err = classify(err)
+		var cause *protocol.Error
+		if ctx.Err() == nil && protocol.CodeOf(err) == protocol.CodeTimeout && errors.As(context.Cause(gctx), &cause) {
+			// The tab closed, its debugger detached or the browser went,
+			// which ended the call: say that, not "timed out".
+			return nil, cause
+		}
+		return nil, err
 	}
 	return res, nil
 }
@@ -224,6 +237,12 @@ func (s *Service) runAct(ctx context.Context, a *agent, t protocol.Target, op st
 		if err != nil {
 			return nil, err
 		}
+		if res.Settled.URL != "" && s.checkLanded(ctx, tc.tabID, res.Settled.URL) != nil {
+			// The action led the page to a document the caller may not
+			// reach (a link, a form, the page's own doing): it happened,
+			// but where it went is not the caller's to read.
+			res.Settled.URL = ""
+		}
 		return actionResult(op, tc.tabID, res), nil
 	})
 }
@@ -328,6 +347,13 @@ func (s *Service) wait(ctx context.Context, a *agent, p protocol.WaitParams) (an
 		if err != nil {
 			return nil, err
 		}
+		if p.Load != "" {
+			var landed string
+			_ = json.Unmarshal(res.Value, &landed)
+			if err := s.checkLanded(ctx, tc.tabID, landed); err != nil {
+				return nil, err
+			}
+		}
 		out := protocol.WaitResult{Tab: tc.tabID, What: res.What, TookMs: tookMs(res.Took), Attempts: res.Attempts, Element: res.Element}
 		if len(res.Value) > 0 && string(res.Value) != "null" {
 			out.Value = res.Value
@@ -373,6 +399,9 @@ func (s *Service) gotoURL(ctx context.Context, a *agent, p protocol.GotoParams) 
 		if err != nil {
 			return nil, err
 		}
+		if err := s.checkLanded(ctx, tc.tabID, res.URL); err != nil {
+			return nil, err
+		}
 		return navResult(tc.tabID, res), nil
 	})
 }
@@ -382,6 +411,11 @@ func (s *Service) history(op string) handler {
 	return typed(func(ctx context.Context, a *agent, p protocol.NavParams) (any, error) {
 		return s.withRunner(ctx, a, p.Target, op, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 			o := actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)}
+			if tc.reach != nil {
+				// The history entry is a destination like goto's: judged
+				// before it loads.
+				o.Destination = func(url string) error { return s.checkDestination(ctx, url) }
+			}
 			var res *actions.NavResult
 			var err error
 			switch op {
@@ -395,6 +429,9 @@ func (s *Service) history(op string) handler {
 			if err != nil {
 				return nil, err
 			}
+			if err := s.checkLanded(ctx, tc.tabID, res.URL); err != nil {
+				return nil, err
+			}
 			return navResult(tc.tabID, res), nil
 		})
 	})
@@ -405,7 +442,13 @@ func (s *Service) eval(ctx context.Context, a *agent, p protocol.EvalParams) (an
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "eval: expression is empty")
 	}
 	return s.withRunner(ctx, a, p.Target, "eval", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
-		res, err := r.Evaluate(ctx, p.Expression, millis(p.TimeoutMs))
+		evaluate := r.Evaluate
+		if p.Element != "" {
+			evaluate = func(ctx context.Context, fn string, d time.Duration) (*actions.EvalResult, error) {
+				return r.EvaluateOn(ctx, p.Element, fn, d)
+			}
+		}
+		res, err := evaluate(ctx, p.Expression, millis(p.TimeoutMs))
 		if err != nil {
 			return nil, err
 		}
@@ -427,6 +470,13 @@ func (s *Service) screenshot(ctx context.Context, a *agent, p protocol.Screensho
 	}
 	return s.withRunner(ctx, a, p.Target, "screenshot", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		start := time.Now()
+		// A frame the caller may not reach would be in the picture.
+		if frames, err := tc.res.Withheld(ctx); err != nil {
+			return nil, err
+		} else if len(frames) > 0 {
+			return nil, protocol.Errorf(protocol.CodeForbiddenOriginScope, "screenshot: tab %d shows a frame of %s, which this agent may not reach: a picture would show it (snapshot leaves it out)", tc.tabID, frames[0]).
+				With("tab", tc.tabID).With("origin", frames[0]).With("reason", "frame").With("frame", true)
+		}
 		shot, err := r.Screenshot(ctx, actions.ScreenshotOptions{FullPage: p.FullPage, Target: p.Element, Timeout: millis(p.TimeoutMs)})
 		if err != nil {
 			return nil, err
@@ -449,12 +499,12 @@ func (s *Service) dialog(ctx context.Context, a *agent, p protocol.DialogParams)
 	return s.withRunner(ctx, a, p.Target, "dialog", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		// A dialog an earlier call opened: the runner's own watch starts
 		// after it, so the tab's record is what says which one this is.
-		seen := tc.link.openDialog(tc.tabID)
+		seen := tc.seen(tc.link.openDialog(tc.tabID))
 		res, err := r.HandleDialog(ctx, p.Accept, p.PromptText, millis(p.TimeoutMs))
 		if err != nil {
 			return nil, err
 		}
-		d := dialogOf(res.Dialog)
+		d := tc.seen(dialogOf(res.Dialog))
 		if d == nil {
 			d = seen
 		}

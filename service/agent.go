@@ -94,7 +94,7 @@ func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
 		if err != nil {
 			return
 		}
-		a := &agent{s: s, ws: ws, subs: make(map[string]subscription), grant: g, remote: r.RemoteAddr, id: s.connSeq.Add(1), since: time.Now()}
+		a := &agent{s: s, ws: ws, subs: make(map[string]*cdpSubscription), grant: g, remote: r.RemoteAddr, id: s.connSeq.Add(1), since: time.Now()}
 		if g.kind == grantUnpaired {
 			s.tokenless.conns.Add(1)
 		}
@@ -156,7 +156,7 @@ type agent struct {
 
 	writeMu sync.Mutex
 	mu      sync.Mutex
-	subs    map[string]subscription // its cdp.subscribe subscriptions, by name
+	subs    map[string]*cdpSubscription // its cdp.subscribe subscriptions, by name (subscription.go), under mu
 	nextSub int
 	subWG   sync.WaitGroup // subscription forwarders
 
@@ -193,7 +193,7 @@ func (a *agent) serve(ctx context.Context) {
 		wg.Wait()
 		a.mu.Lock()
 		for _, sub := range a.subs {
-			sub.end(nil)
+			sub.stop()
 		}
 		a.subs = nil
 		a.mu.Unlock()

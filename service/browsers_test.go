@@ -90,10 +90,10 @@ func TestBrowserIDStableAcrossReconnectsAndRestarts(t *testing.T) {
 	}
 }
 
-// While a known browser is reconnecting, a call waits for it within its
-// own timeout: it succeeds when the browser is back in time, and fails with
-// browser_reconnecting (not no_browser) when it is not. A browser never
-// seen is no_browser at once, and so is a known one after
+// While a known browser is reconnecting, a call that needs it waits for it
+// within its own timeout: it succeeds when the browser is back in time, and
+// fails with browser_reconnecting (not no_browser) when it is not. A
+// browser never seen is no_browser at once, and so is a known one after
 // timeouts.reconnect.
 func TestCallsWaitForAReconnectingBrowser(t *testing.T) {
 	f := newFixtureIn(t, shortDir(t), func(o *Options) {
@@ -108,7 +108,7 @@ func TestCallsWaitForAReconnectingBrowser(t *testing.T) {
 
 	// Comes back within the call's timeout: the call succeeds.
 	type result struct {
-		tabs protocol.TabsListResult
+		echo protocol.DebugEchoResult
 		err  error
 	}
 	resc := make(chan result, 1)
@@ -116,7 +116,7 @@ func TestCallsWaitForAReconnectingBrowser(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		var r result
-		r.err = agent.Call(ctx, protocol.MethodTabsList, protocol.TabsListParams{Browser: id}, &r.tabs)
+		r.err = agent.Call(ctx, protocol.MethodDebugEcho, protocol.DebugEchoParams{Browser: id, Data: "hi"}, &r.echo)
 		resc <- r
 	}()
 	time.Sleep(200 * time.Millisecond) // let the call reach the service and wait
@@ -127,14 +127,14 @@ func TestCallsWaitForAReconnectingBrowser(t *testing.T) {
 		switch m := back.read(); {
 		case m["event"] == "welcome" && m["browserId"] != id:
 			t.Fatalf("reconnected as %v, want %s", m["browserId"], id)
-		case m["op"] == "tabs.list":
+		case m["op"] == "echo":
 			req = m
 		}
 	}
-	back.send(map[string]any{"id": req["id"], "result": map[string]any{"tabs": []any{map[string]any{"id": 7, "url": "about:blank"}}}})
+	back.send(map[string]any{"id": req["id"], "result": map[string]any{"data": "hi"}})
 	r := <-resc
-	if r.err != nil || len(r.tabs.Tabs) != 1 || r.tabs.Tabs[0].Browser != id {
-		t.Fatalf("tabs.list across the reconnect: got %+v, %v; want one tab of %s", r.tabs, r.err, id)
+	if r.err != nil || r.echo.Length != 2 {
+		t.Fatalf("debug.echo across the reconnect: got %+v, %v; want the echo", r.echo, r.err)
 	}
 
 	// Does not come back within the call's timeout: browser_reconnecting,
@@ -142,18 +142,89 @@ func TestCallsWaitForAReconnectingBrowser(t *testing.T) {
 	back.conn.Close()
 	waitGone(t, f, id)
 	for _, name := range []string{id, ""} {
-		err := agent.Call(context.Background(), protocol.MethodTabsList, protocol.TabsListParams{Browser: name}, nil)
+		err := agent.Call(context.Background(), protocol.MethodDebugEcho, protocol.DebugEchoParams{Browser: name}, nil)
 		wantCode(t, err, protocol.CodeBrowserReconnecting)
 		if !strings.Contains(err.Error(), "reconnecting") {
 			t.Errorf("browser %q: got %v, want a message that says it is reconnecting", name, err)
 		}
 	}
-	err := agent.Call(context.Background(), protocol.MethodTabsList, protocol.TabsListParams{Browser: "b99"}, nil)
+	err := agent.Call(context.Background(), protocol.MethodDebugEcho, protocol.DebugEchoParams{Browser: "b99"}, nil)
 	wantCode(t, err, protocol.CodeNoBrowser)
 
 	// Past the grace, it is gone: a call that waits learns it when the grace
 	// ends (no_browser), before its own timeout (browser_reconnecting).
-	err = agent.Call(context.Background(), protocol.MethodTabsList, nil, nil)
+	err = agent.Call(context.Background(), protocol.MethodDebugEcho, protocol.DebugEchoParams{}, nil)
+	wantCode(t, err, protocol.CodeNoBrowser)
+}
+
+// A call that needs a reconnecting browser waits at most
+// timeouts.reconnect_wait, not its whole timeout.
+func TestReconnectWaitBoundsACall(t *testing.T) {
+	f := newFixtureIn(t, shortDir(t), func(o *Options) {
+		o.RequestTimeout = time.Minute
+		o.ReconnectWait = 200 * time.Millisecond
+	})
+	agent := f.agent(t)
+	ext := f.connectExt(t, testOrigin)
+	id := ext.helloAs(keyA)
+	ext.conn.Close()
+	waitGone(t, f, id)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a hang bound
+	defer cancel()
+	err := agent.Call(ctx, protocol.MethodDebugEcho, protocol.DebugEchoParams{Browser: id}, nil)
+	wantCode(t, err, protocol.CodeBrowserReconnecting)
+}
+
+// Calls that describe the present never wait for a reconnecting browser:
+// they answer at once with what is connected now, and list the
+// reconnecting browser as such, with when it went.
+func TestDescribingCallsDoNotWait(t *testing.T) {
+	f := newFixtureIn(t, shortDir(t), func(o *Options) {
+		o.RequestTimeout = time.Minute
+		o.ReconnectWait = time.Minute
+	})
+	agent := f.agent(t)
+	ext := f.connectExt(t, testOrigin)
+	id := ext.helloAs(keyA)
+	ext.conn.Close()
+	waitGone(t, f, id)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a hang bound
+	defer cancel()
+
+	wantReconnecting := func(what string, got []protocol.Browser) {
+		t.Helper()
+		if len(got) != 1 || got[0].ID != id || got[0].DisconnectedAt.IsZero() || got[0].GoneMs < 0 || got[0].ExtensionID != testExt || got[0].RelayPID != 0 {
+			t.Errorf("%s: got reconnecting %+v, want %s with when it went and what it was", what, got, id)
+		}
+	}
+	for _, name := range []string{"", id} {
+		var tabs protocol.TabsListResult
+		if err := agent.Call(ctx, protocol.MethodTabsList, protocol.TabsListParams{Browser: name}, &tabs); err != nil {
+			t.Fatalf("tabs.list %q: %v", name, err)
+		}
+		if tabs.Tabs == nil || len(tabs.Tabs) != 0 {
+			t.Errorf("tabs.list %q: got tabs %+v, want an empty list", name, tabs.Tabs)
+		}
+		wantReconnecting("tabs.list "+name, tabs.Reconnecting)
+	}
+	var bl protocol.BrowsersListResult
+	if err := agent.Call(ctx, protocol.MethodBrowsersList, nil, &bl); err != nil {
+		t.Fatal(err)
+	}
+	if len(bl.Browsers) != 0 {
+		t.Errorf("browsers.list: got connected %+v, want none", bl.Browsers)
+	}
+	wantReconnecting("browsers.list", bl.Reconnecting)
+	var ping protocol.PingResult
+	if err := agent.Call(ctx, protocol.MethodPing, nil, &ping); err != nil || ping.Browsers != 0 || ping.Reconnecting != 1 {
+		t.Errorf("ping: got %+v, %v; want 0 browsers, 1 reconnecting", ping, err)
+	}
+	var sl protocol.SpacesListResult
+	if err := agent.Call(ctx, protocol.MethodSpacesList, nil, &sl); err != nil {
+		t.Errorf("spaces.list: %v", err)
+	}
+	// A browser never seen is still no_browser.
+	err := agent.Call(ctx, protocol.MethodTabsList, protocol.TabsListParams{Browser: "b99"}, nil)
 	wantCode(t, err, protocol.CodeNoBrowser)
 }
 
@@ -248,7 +319,8 @@ func TestRegistryFile(t *testing.T) {
 }
 
 // A relay that has connected but whose extension has not said hello yet
-// is a browser on its way: a call waits for its hello instead of failing.
+// is a browser on its way: a call that needs it waits for its hello
+// instead of failing.
 func TestCallsWaitForABrowserThatHasNotSaidHello(t *testing.T) {
 	f := newFixtureIn(t, shortDir(t), nil)
 	agent := f.agent(t)
@@ -267,16 +339,18 @@ func TestCallsWaitForABrowserThatHasNotSaidHello(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- agent.Call(context.Background(), protocol.MethodTabsList, nil, nil) }()
+	go func() {
+		errc <- agent.Call(context.Background(), protocol.MethodDebugEcho, protocol.DebugEchoParams{}, nil)
+	}()
 	ext.send(map[string]any{"event": "hello", "extensionId": testExt, "browserKey": keyA})
 	for {
 		m := ext.read()
-		if m["op"] == "tabs.list" {
-			ext.send(map[string]any{"id": m["id"], "result": map[string]any{"tabs": []any{}}})
+		if m["op"] == "echo" {
+			ext.send(map[string]any{"id": m["id"], "result": map[string]any{"data": ""}})
 			break
 		}
 	}
 	if err := <-errc; err != nil {
-		t.Fatalf("tabs.list while the browser said hello: %v", err)
+		t.Fatalf("debug.echo while the browser said hello: %v", err)
 	}
 }

@@ -23,7 +23,10 @@ func (s *Service) cookieHandlers() map[string]handler {
 }
 
 // cookieTab returns the target's main session and its main frame's URL,
-// which must be http(s): cookies belong to an origin.
+// which must be http(s): cookies belong to an origin. That URL, read now,
+// is the one the caller's origin rules judge and the only one whose
+// cookies are read or written: a page that moved since the tab was
+// checked is judged where it is.
 func (s *Service) cookieTab(ctx context.Context, a *agent, t protocol.Target, op string) (*browserlink.Session, int, string, error) {
 	l, id, err := s.target(ctx, a, t)
 	if err != nil {
@@ -38,6 +41,9 @@ func (s *Service) cookieTab(ctx context.Context, a *agent, t protocol.Target, op
 		return nil, 0, "", protocol.Errorf(protocol.CodeInternal, "%s: tab %d has no main frame", op, id)
 	}
 	u := tree.FrameTree.Frame.URL
+	if err := s.reachFor(a.grant).Check(u, tree.FrameTree.Frame.SecurityOrigin, false); err != nil {
+		return nil, 0, "", classify(err)
+	}
 	if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") {
 		return nil, 0, "", protocol.Errorf(protocol.CodeUnsupported, "%s: tab %d shows %q, which has no cookies: navigate to an http(s) page first", op, id, u)
 	}

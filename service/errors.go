@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/egohost/egohost/actions"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/locator"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
@@ -31,6 +32,10 @@ func classify(err error) error {
 		case protocol.CodeTabNotFound, protocol.CodeDetached, protocol.CodeBrowserGone, protocol.CodeNoBrowser, protocol.CodeBrowserReconnecting:
 			return pe // what really happened, whatever wrapped it
 		}
+	}
+	var we *cdptab.WithheldError
+	if errors.As(err, &we) {
+		return withheldError(we) // a document the caller may not reach, met at the moment of acting
 	}
 	timedOut := errors.As(err, &te)
 	withTimeout := func(e *protocol.Error) *protocol.Error {

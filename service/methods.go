@@ -6,13 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/egohost/egohost/actions"
@@ -26,7 +23,7 @@ import (
 // files of this package add (one file per capability). New builds it once.
 func (s *Service) handlers() map[string]handler {
 	all := make(map[string]handler)
-	for _, group := range []map[string]handler{s.coreHandlers(), s.snapshotHandlers(), s.resolveHandlers(), s.actionHandlers(), s.scriptHandlers(), s.recordHandlers(), s.cookieHandlers(), s.spacesHandlers(), s.pairHandlers()} {
+	for _, group := range []map[string]handler{s.coreHandlers(), s.snapshotHandlers(), s.resolveHandlers(), s.actionHandlers(), s.scriptHandlers(), s.recordHandlers(), s.cookieHandlers(), s.spacesHandlers(), s.pairHandlers(), s.pageToolHandlers()} {
 		for name, h := range group {
 			all[name] = h
 		}
@@ -67,7 +64,7 @@ func (s *Service) dispatch(ctx context.Context, a *agent, method string, params 
 
 func (s *Service) ping(ctx context.Context, a *agent, _ noParams) (any, error) {
 	s.mu.Lock()
-	res := protocol.PingResult{Version: Version, PID: os.Getpid(), Browsers: len(s.links)}
+	res := protocol.PingResult{Version: Version, PID: os.Getpid(), Browsers: len(s.links), Reconnecting: len(s.reconnectingList(""))}
 	s.mu.Unlock()
 	if a.grant.kind == grantOwner { // the owner's `egohost status`; not an agent's business
 		res.Tokenless, res.StateDir, res.DataDir = s.tokenless.stats(), s.opts.StateDir, s.opts.DataDir
@@ -81,24 +78,46 @@ func (s *Service) browsersList(ctx context.Context, _ *agent, _ noParams) (any, 
 	for _, id := range s.order {
 		links = append(links, s.links[id])
 	}
+	reconnecting := s.reconnectingList("")
 	s.mu.Unlock()
-	res := protocol.BrowsersListResult{Browsers: []protocol.Browser{}}
+	res := protocol.BrowsersListResult{Browsers: []protocol.Browser{}, Reconnecting: reconnecting}
 	for _, l := range links {
 		res.Browsers = append(res.Browsers, l.info())
 	}
 	return res, nil
 }
 
+// reconnectingList describes the browsers that are reconnecting (only
+// name's when name is not ""), in ID order. s.mu is held.
+func (s *Service) reconnectingList(name string) []protocol.Browser {
+	var out []protocol.Browser
+	for id := range s.known.reconnecting(s.opts.ReconnectGrace) {
+		if name != "" && id != name {
+			continue
+		}
+		b := s.lastInfo[id] // empty after a service restart: the ID is all it knows
+		b.ID, b.RelayPID = id, 0
+		if k := s.known.Known[s.known.keyOf(id)]; k != nil {
+			b.DisconnectedAt = k.LastSeen
+			b.GoneMs = time.Since(k.LastSeen).Milliseconds()
+		}
+		out = append(out, b)
+	}
+	slices.SortFunc(out, func(a, b protocol.Browser) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
 // pickLink returns the named browser link, or the only one. While the
 // browser it needs is on its way (a known browser that dropped less than
 // timeouts.reconnect ago, or a relay that has not said hello yet), it waits
-// for it within ctx: a call made while the extension reconnects succeeds
-// if the browser is back in time, and fails with browser_reconnecting if
-// not.
+// for it, at most timeouts.reconnect_wait and within ctx: a call made
+// while the extension reconnects succeeds if the browser is back in time,
+// and fails with browser_reconnecting if not.
 func (s *Service) pickLink(ctx context.Context, name string) (*link, error) {
 	if h := home(ctx); name == "" && h != nil {
 		name = h.id // the popup's calls go to its own browser
 	}
+	giveUp := time.Now().Add(s.opts.ReconnectWait)
 	for {
 		s.mu.Lock()
 		l, until, err := s.chooseLink(name)
@@ -118,19 +137,32 @@ func (s *Service) pickLink(ctx context.Context, name string) (*link, error) {
 		if until.IsZero() {
 			return nil, err
 		}
+		if !time.Now().Before(giveUp) {
+			break // timeouts.reconnect_wait is over
+		}
+		if until.After(giveUp) {
+			until = giveUp
+		}
 		wait := time.NewTimer(time.Until(until))
 		select {
 		case <-changed:
-		case <-wait.C: // its grace ended: look again, it is no longer reconnecting
+		case <-wait.C: // its grace or this call's wait ended: look again
 		case <-ctx.Done():
 			wait.Stop()
-			s.mu.Lock()
-			l, _, err = s.chooseLink(name) // the error says how long it has been gone by now
-			s.mu.Unlock()
-			return l, err
+			return s.chooseNow(name)
 		}
 		wait.Stop()
 	}
+	return s.chooseNow(name)
+}
+
+// chooseNow is chooseLink's link and error now: a wait for the browser
+// ended; the error says how long it has been gone by now.
+func (s *Service) chooseNow(name string) (*link, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, _, err := s.chooseLink(name)
+	return l, err
 }
 
 // chooseLink picks the link for name ("" = the only one) among the links
@@ -261,30 +293,48 @@ func (s *Service) target(ctx context.Context, a *agent, t protocol.Target) (*lin
 	return l, id, nil
 }
 
+// tabsList describes the present: it never waits for a browser. The tabs
+// are those of the browser connected now; a browser that is reconnecting
+// is listed as such (Reconnecting), with no tabs.
 func (s *Service) tabsList(ctx context.Context, a *agent, p protocol.TabsListParams) (any, error) {
-	// Listing changes nothing, so a link that drops under it is no reason
-	// to fail: ask the browser again once it is back (pickLink waits for a
-	// known browser within ctx).
-	for {
-		l, err := s.pickLink(ctx, p.Browser)
-		if err != nil {
-			return nil, err
-		}
-		tabs, err := s.listTabs(ctx, l)
-		if protocol.CodeOf(err) == protocol.CodeBrowserGone && ctx.Err() == nil {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		s.syncSpaces(ctx, l)
-		for i := range tabs {
-			if sp, ok := s.spaces.reg.ByGroup(l.id, tabs[i].GroupID); ok {
-				tabs[i].Space = sp.ID
-			}
-		}
-		return protocol.TabsListResult{Tabs: s.visibleTabs(a, l, tabs)}, nil
+	name := p.Browser
+	if h := home(ctx); name == "" && h != nil {
+		name = h.id
 	}
+	s.mu.Lock()
+	l, until, err := s.chooseLink(name)
+	res := protocol.TabsListResult{Tabs: []protocol.Tab{}, Reconnecting: s.reconnectingList(name)}
+	s.mu.Unlock()
+	if l == nil && !until.IsZero() {
+		return res, nil // on its way back: nothing of it is connected now
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := l.checkAutomation(); err != nil {
+		return nil, err
+	}
+	tabs, err := s.listTabs(ctx, l)
+	if protocol.CodeOf(err) == protocol.CodeBrowserGone {
+		// It dropped under the call: it is reconnecting now.
+		if !slices.ContainsFunc(res.Reconnecting, func(b protocol.Browser) bool { return b.ID == l.id }) {
+			b := l.info()
+			b.RelayPID, b.DisconnectedAt = 0, time.Now()
+			res.Reconnecting = append(res.Reconnecting, b)
+		}
+		return res, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.syncSpaces(ctx, l)
+	for i := range tabs {
+		if sp, ok := s.spaces.reg.ByGroup(l.id, tabs[i].GroupID); ok {
+			tabs[i].Space = sp.ID
+		}
+	}
+	res.Tabs = s.visibleTabs(a, l, tabs)
+	return res, nil
 }
 
 func (s *Service) tabReply(raw json.RawMessage, l *link, op string) (protocol.TabResult, error) {
@@ -410,6 +460,9 @@ func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenPar
 		return nil, err
 	}
 	n := nav.(protocol.NavResult)
+	if err := s.checkLanded(ctx, res.Tab.ID, n.URL); err != nil {
+		return nil, err
+	}
 	res.Tab.URL, res.Tab.Title, res.Tab.Status = n.URL, n.Title, ""
 	res.Nav = &n
 	return res, nil
@@ -459,25 +512,28 @@ func (s *Service) cdpSend(ctx context.Context, a *agent, p protocol.CDPSendParam
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(p.TimeoutMs)*time.Millisecond)
 		defer cancel()
 	}
-	l, id, err := s.target(ctx, a, p.Target)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.checkCDPParams(ctx, a, l, id, p); err != nil {
-		return nil, err
-	}
-	op := browserlink.CDP{TabID: id, Method: p.Method, SessionID: p.SessionID}
-	if len(p.Params) > 0 && string(p.Params) != "null" {
-		op.Params = p.Params
-	}
-	raw, err := l.Call(ctx, op)
-	if err != nil {
-		return nil, err
-	}
-	if len(raw) == 0 {
-		raw = json.RawMessage("{}")
-	}
-	return raw, nil
+	return s.again(ctx, "cdp.send", func(ctx context.Context) (any, error) {
+		l, id, err := s.target(ctx, a, p.Target)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.checkCDPParams(ctx, a, l, id, p); err != nil {
+			return nil, err
+		}
+		op := browserlink.CDP{TabID: id, Method: p.Method, SessionID: p.SessionID}
+		if len(p.Params) > 0 && string(p.Params) != "null" {
+			op.Params = p.Params
+		}
+		raw, err := l.Call(ctx, op)
+		if err != nil {
+			return nil, err
+		}
+		a.noteCDPSend(l.id, id, p.SessionID, p.Method, op.Params) // what a resumed subscription enables again
+		if len(raw) == 0 {
+			raw = json.RawMessage("{}")
+		}
+		return raw, nil
+	})
 }
 
 func (s *Service) cdpSubscribe(ctx context.Context, a *agent, p protocol.CDPSubscribeParams) (any, error) {
@@ -485,103 +541,7 @@ func (s *Service) cdpSubscribe(ctx context.Context, a *agent, p protocol.CDPSubs
 	if err != nil {
 		return nil, err
 	}
-	methods := make(map[string]bool, len(p.Methods))
-	for _, m := range p.Methods {
-		methods[m] = true
-	}
-	a.mu.Lock()
-	if a.subs == nil {
-		a.mu.Unlock()
-		return nil, protocol.Errorf(protocol.CodeInternal, "agent is closing")
-	}
-	a.nextSub++
-	name := "s" + strconv.Itoa(a.nextSub)
-	a.mu.Unlock()
-
-	q := browserlink.NewQueue[*browserlink.Message](agentSubscriptionBuffer)
-	var unsubscribed atomic.Bool                         // the agent ended it (or left): no notice
-	var ended atomic.Pointer[protocol.SubscriptionEnded] // the service ended it: this notice (takeover.go)
-	agentsOnly := !isPerson(a.agentName())
-	cancel := l.Subscribe(&browserlink.Subscriber{
-		Filter: func(in *browserlink.Message) bool {
-			switch in.Event {
-			case "cdp":
-				return in.TabID == id && (len(methods) == 0 || methods[in.Method])
-			case "detached", "tab.removed":
-				return in.TabID == id
-			}
-			return false
-		},
-		Deliver: func(in *browserlink.Message) {
-			if agentsOnly && in.Event == "cdp" && s.heldByPerson(l, id) {
-				return // the person's doings in a space they took over (takeover.go)
-			}
-			q.Put(in)
-		},
-		Done: q.Close,
-	})
-	a.subWG.Add(1)
-	go func() {
-		defer a.subWG.Done()
-		for in := range q.C {
-			if in.Event == "cdp" {
-				a.notify(context.Background(), protocol.NotifyCDPEvent, protocol.CDPEvent{
-					Subscription: name, Browser: l.id, Tab: in.TabID, SessionID: in.SessionID, Method: in.Method, Params: in.Params,
-				})
-				continue
-			}
-			reason := in.Reason
-			if in.Event == "tab.removed" {
-				reason = "tab_closed"
-			}
-			a.notify(context.Background(), protocol.NotifyTabDetached, protocol.TabDetached{Subscription: name, Browser: l.id, Tab: in.TabID, Reason: reason})
-		}
-		if unsubscribed.Load() {
-			return
-		}
-		// It ended without the agent asking (the link ended, or the person
-		// took its space over): say so, once, so the agent does not wait
-		// for events that will never come.
-		a.forget(name)
-		notice := protocol.SubscriptionEnded{
-			Subscription: name, Browser: l.id, Tab: id, Reason: "browser_disconnected",
-			Message: fmt.Sprintf("browser %s disconnected (its relay or the browser stopped): subscribe again once it is back in browsers.list", l.id),
-		}
-		if n := ended.Load(); n != nil {
-			notice = *n
-			notice.Subscription = name
-		}
-		a.notify(context.Background(), protocol.NotifySubscriptionEnded, notice)
-	}()
-	a.mu.Lock()
-	a.subs[name] = subscription{browser: l.id, tab: id, end: func(n *protocol.SubscriptionEnded) {
-		if n == nil {
-			unsubscribed.Store(true)
-		} else {
-			ended.Store(n)
-		}
-		cancel()
-	}}
-	a.mu.Unlock()
-	// Events flow only while the debugger is attached: attach now.
-	if _, err := l.Call(ctx, browserlink.Attach{TabID: id}); err != nil {
-		a.unsubscribe(name)
-		return nil, err
-	}
-	return protocol.CDPSubscribeResult{Subscription: name, Tab: id, Browser: l.id}, nil
-}
-
-// agentSubscriptionBuffer is how many events a cdp.subscribe subscription
-// holds for a slow agent (more are dropped, never slowing the link).
-const agentSubscriptionBuffer = 4096
-
-// subscription is one of an agent's cdp.subscribe subscriptions.
-type subscription struct {
-	browser string
-	tab     int
-	// end ends it: with notice nil, silently (the agent asked, or left);
-	// else the agent is sent that notice (cdp.subscriptionEnded).
-	end func(notice *protocol.SubscriptionEnded)
+	return s.subscribe(ctx, a, l, id, p.Methods) // subscription.go
 }
 
 // forget drops a subscription that already ended.
@@ -597,7 +557,7 @@ func (a *agent) unsubscribe(name string) bool {
 	delete(a.subs, name)
 	a.mu.Unlock()
 	if ok {
-		sub.end(nil)
+		sub.stop()
 	}
 	return ok
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/egohost/egohost/browserlink"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -22,6 +23,7 @@ const (
 	maxConsoleMessages = 1000
 	maxNetworkRequests = 1000
 	maxRecordedText    = 4096 // bytes of a message's text or a URL
+	maxContexts        = 4096 // execution contexts whose origin is remembered
 )
 
 // clip cuts s to maxRecordedText bytes (at a rune boundary) and says so.
@@ -72,20 +74,37 @@ func (r *ring[T]) reset() { *r = newRing[T](r.n) }
 // tabRecord is what the service records of one followed tab: its console
 // messages, uncaught exceptions and network requests, in bounded rings.
 // The link's reader feeds it; it never blocks on anything but its mutex.
+// Each entry keeps whose document it came from (a console message: its
+// execution context's origin; a request: the URL of the document that
+// made it), so a caller is shown only the entries of documents it may
+// reach.
 type tabRecord struct {
 	mu       sync.Mutex
-	console  ring[protocol.ConsoleMessage]
+	console  ring[consoleEntry]
 	requests ring[*protocol.NetworkRequest]
 	byID     map[string]*protocol.NetworkRequest // requests still in the ring, by Chrome's request ID
 	ids      map[*protocol.NetworkRequest]string
+	docs     map[*protocol.NetworkRequest]string         // the document that made each request in the ring
+	details  map[*protocol.NetworkRequest]*requestDetail // their headers (netrequest.go)
+	seq      int                                         // the last request's ID
+	contexts map[int64]string                            // the main session's execution contexts' origins
+}
+
+// consoleEntry is a console message and its execution context's origin.
+type consoleEntry struct {
+	msg    protocol.ConsoleMessage
+	origin string
 }
 
 func newTabRecord() *tabRecord {
 	return &tabRecord{
-		console:  newRing[protocol.ConsoleMessage](maxConsoleMessages),
+		console:  newRing[consoleEntry](maxConsoleMessages),
 		requests: newRing[*protocol.NetworkRequest](maxNetworkRequests),
 		byID:     make(map[string]*protocol.NetworkRequest),
 		ids:      make(map[*protocol.NetworkRequest]string),
+		docs:     make(map[*protocol.NetworkRequest]string),
+		contexts: make(map[int64]string),
+		details:  make(map[*protocol.NetworkRequest]*requestDetail),
 	}
 }
 
@@ -113,6 +132,7 @@ func (l *link) record(in *browserlink.Message) {
 	}
 	switch in.Method {
 	case runtime.ConsoleAPICalled.Method, runtime.ExceptionThrown.Method,
+		runtime.ExecutionContextCreated.Method, runtime.ExecutionContextDestroyed.Method, runtime.ExecutionContextsCleared.Method,
 		network.RequestWillBeSent.Method, network.ResponseReceived.Method,
 		network.LoadingFinished.Method, network.LoadingFailed.Method:
 	default:
@@ -175,11 +195,41 @@ func consoleLevel(typ string) string {
 // add records one event. Events it cannot decode are ignored.
 func (r *tabRecord) add(method string, params json.RawMessage) {
 	switch method {
+	case runtime.ExecutionContextCreated.Method:
+		var ev struct {
+			Context struct {
+				ID     int64  `json:"id"`
+				Origin string `json:"origin"`
+			} `json:"context"`
+		}
+		if json.Unmarshal(params, &ev) != nil {
+			return
+		}
+		r.mu.Lock()
+		if len(r.contexts) < maxContexts {
+			r.contexts[ev.Context.ID] = ev.Context.Origin
+		}
+		r.mu.Unlock()
+	case runtime.ExecutionContextDestroyed.Method:
+		var ev struct {
+			ID int64 `json:"executionContextId"`
+		}
+		if json.Unmarshal(params, &ev) != nil {
+			return
+		}
+		r.mu.Lock()
+		delete(r.contexts, ev.ID)
+		r.mu.Unlock()
+	case runtime.ExecutionContextsCleared.Method:
+		r.mu.Lock()
+		clear(r.contexts)
+		r.mu.Unlock()
 	case runtime.ConsoleAPICalled.Method:
 		var ev struct {
 			Type       string        `json:"type"`
 			Args       []remoteValue `json:"args"`
 			Timestamp  float64       `json:"timestamp"`
+			Context    int64         `json:"executionContextId"`
 			StackTrace *struct {
 				CallFrames []callFrame `json:"callFrames"`
 			} `json:"stackTrace"`
@@ -196,7 +246,7 @@ func (r *tabRecord) add(method string, params json.RawMessage) {
 			m.URL, m.Line = clip(ev.StackTrace.CallFrames[0].URL), ev.StackTrace.CallFrames[0].LineNumber+1
 		}
 		r.mu.Lock()
-		r.console.put(m)
+		r.console.put(consoleEntry{msg: m, origin: r.contexts[ev.Context]})
 		r.mu.Unlock()
 	case runtime.ExceptionThrown.Method:
 		var ev struct {
@@ -206,6 +256,7 @@ func (r *tabRecord) add(method string, params json.RawMessage) {
 				LineNumber int          `json:"lineNumber"`
 				URL        string       `json:"url"`
 				Exception  *remoteValue `json:"exception"`
+				Context    int64        `json:"executionContextId"`
 			} `json:"exceptionDetails"`
 		}
 		if json.Unmarshal(params, &ev) != nil {
@@ -222,21 +273,25 @@ func (r *tabRecord) add(method string, params json.RawMessage) {
 		}
 		m := protocol.ConsoleMessage{Level: "error", Type: "exception", Text: clip(text), URL: clip(ev.Details.URL), Line: ev.Details.LineNumber + 1, Time: ev.Timestamp}
 		r.mu.Lock()
-		r.console.put(m)
+		r.console.put(consoleEntry{msg: m, origin: r.contexts[ev.Details.Context]})
 		r.mu.Unlock()
 	case network.RequestWillBeSent.Method:
 		var ev struct {
-			RequestID string  `json:"requestId"`
-			WallTime  float64 `json:"wallTime"`
-			Type      string  `json:"type"`
-			Request   struct {
-				URL    string `json:"url"`
-				Method string `json:"method"`
+			RequestID   string  `json:"requestId"`
+			WallTime    float64 `json:"wallTime"`
+			Type        string  `json:"type"`
+			DocumentURL string  `json:"documentURL"`
+			Request     struct {
+				URL         string         `json:"url"`
+				Method      string         `json:"method"`
+				Headers     map[string]any `json:"headers"`
+				HasPostData bool           `json:"hasPostData"`
 			} `json:"request"`
 			RedirectResponse *struct {
-				Status     int    `json:"status"`
-				StatusText string `json:"statusText"`
-				MimeType   string `json:"mimeType"`
+				Status     int            `json:"status"`
+				StatusText string         `json:"statusText"`
+				MimeType   string         `json:"mimeType"`
+				Headers    map[string]any `json:"headers"`
 			} `json:"redirectResponse"`
 		}
 		if json.Unmarshal(params, &ev) != nil {
@@ -247,24 +302,33 @@ func (r *tabRecord) add(method string, params json.RawMessage) {
 		if prev := r.byID[ev.RequestID]; prev != nil && ev.RedirectResponse != nil {
 			// A redirect ends the previous hop under the same ID.
 			prev.Status, prev.StatusText, prev.MimeType, prev.Finished = ev.RedirectResponse.Status, ev.RedirectResponse.StatusText, ev.RedirectResponse.MimeType, true
+			if d := r.details[prev]; d != nil {
+				d.responseHeaders, d.redirected = headerMap(ev.RedirectResponse.Headers), true
+			}
 		}
-		req := &protocol.NetworkRequest{Method: ev.Request.Method, URL: clip(ev.Request.URL), Type: ev.Type, Time: ev.WallTime * 1000}
+		r.seq++
+		req := &protocol.NetworkRequest{ID: r.seq, Method: ev.Request.Method, URL: clip(ev.Request.URL), Type: ev.Type, Time: ev.WallTime * 1000}
 		if old, evicted := r.requests.put(req); evicted {
 			if id := r.ids[old]; r.byID[id] == old {
 				delete(r.byID, id)
 			}
 			delete(r.ids, old)
+			delete(r.docs, old)
+			delete(r.details, old)
 		}
+		r.details[req] = &requestDetail{requestHeaders: headerMap(ev.Request.Headers), hasPostData: ev.Request.HasPostData}
 		r.byID[ev.RequestID] = req
 		r.ids[req] = ev.RequestID
+		r.docs[req] = ev.DocumentURL
 	case network.ResponseReceived.Method:
 		var ev struct {
 			RequestID string `json:"requestId"`
 			Type      string `json:"type"`
 			Response  struct {
-				Status     int    `json:"status"`
-				StatusText string `json:"statusText"`
-				MimeType   string `json:"mimeType"`
+				Status     int            `json:"status"`
+				StatusText string         `json:"statusText"`
+				MimeType   string         `json:"mimeType"`
+				Headers    map[string]any `json:"headers"`
 			} `json:"response"`
 		}
 		if json.Unmarshal(params, &ev) != nil {
@@ -276,6 +340,9 @@ func (r *tabRecord) add(method string, params json.RawMessage) {
 			req.Status, req.StatusText, req.MimeType = ev.Response.Status, ev.Response.StatusText, ev.Response.MimeType
 			if req.Type == "" {
 				req.Type = ev.Type
+			}
+			if d := r.details[req]; d != nil {
+				d.responseHeaders = headerMap(ev.Response.Headers)
 			}
 		}
 	case network.LoadingFinished.Method:
@@ -314,8 +381,10 @@ func (r *tabRecord) add(method string, params json.RawMessage) {
 // levelRank orders console levels by severity.
 var levelRank = map[string]int{"debug": 0, "info": 1, "warning": 2, "error": 3}
 
-// consoleMessages returns the messages at level or above, oldest first.
-func (r *tabRecord) consoleMessages(level string, clear bool) ([]protocol.ConsoleMessage, int) {
+// consoleMessages returns the messages at level or above, oldest first,
+// of the documents reach allows (all with a nil reach; a message whose
+// context's origin is opaque or unknown is not shown to a reach).
+func (r *tabRecord) consoleMessages(level string, clear bool, reach cdptab.Reach) ([]protocol.ConsoleMessage, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	all, dropped := r.console.all(), r.console.dropped
@@ -323,10 +392,18 @@ func (r *tabRecord) consoleMessages(level string, clear bool) ([]protocol.Consol
 		r.console.reset()
 	}
 	out := make([]protocol.ConsoleMessage, 0, len(all))
-	for _, m := range all {
-		if levelRank[m.Level] >= levelRank[level] {
-			out = append(out, m)
+	for _, e := range all {
+		if levelRank[e.msg.Level] < levelRank[level] {
+			continue
 		}
+		if reach != nil {
+			if o := e.origin; o == "" || o == "null" || o == "://" {
+				continue
+			} else if ok, _ := reach(o, o); !ok {
+				continue
+			}
+		}
+		out = append(out, e.msg)
 	}
 	return out, dropped
 }
@@ -334,21 +411,30 @@ func (r *tabRecord) consoleMessages(level string, clear bool) ([]protocol.Consol
 // staticTypes are the resource types network.list leaves out unless asked.
 var staticTypes = map[string]bool{"Image": true, "Font": true, "Stylesheet": true, "Script": true, "Media": true, "Manifest": true, "TextTrack": true}
 
-// networkRequests returns copies of the requests, oldest first.
-func (r *tabRecord) networkRequests(static, clear bool) ([]protocol.NetworkRequest, int) {
+// networkRequests returns copies of the requests, oldest first, made by
+// the documents reach allows (all with a nil reach).
+func (r *tabRecord) networkRequests(static, clear bool, reach cdptab.Reach) ([]protocol.NetworkRequest, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	all, dropped := r.requests.all(), r.requests.dropped
+	all, dropped, docs := r.requests.all(), r.requests.dropped, r.docs
 	if clear {
 		r.requests.reset()
 		r.byID = make(map[string]*protocol.NetworkRequest)
 		r.ids = make(map[*protocol.NetworkRequest]string)
+		r.docs = make(map[*protocol.NetworkRequest]string)
+		r.details = make(map[*protocol.NetworkRequest]*requestDetail)
 	}
 	out := make([]protocol.NetworkRequest, 0, len(all))
 	for _, req := range all {
-		if static || !staticTypes[req.Type] {
-			out = append(out, *req)
+		if !static && staticTypes[req.Type] {
+			continue
 		}
+		if reach != nil {
+			if ok, _ := reach(docs[req], ""); !ok || docs[req] == "" {
+				continue
+			}
+		}
+		out = append(out, *req)
 	}
 	return out, dropped
 }
@@ -389,7 +475,7 @@ func (s *Service) consoleList(ctx context.Context, a *agent, p protocol.ConsoleL
 	if err != nil {
 		return nil, err
 	}
-	msgs, dropped := rec.consoleMessages(p.Level, p.Clear)
+	msgs, dropped := rec.consoleMessages(p.Level, p.Clear, s.reachFor(a.grant))
 	return protocol.ConsoleListResult{Tab: id, Messages: msgs, Dropped: dropped}, nil
 }
 
@@ -398,6 +484,6 @@ func (s *Service) networkList(ctx context.Context, a *agent, p protocol.NetworkL
 	if err != nil {
 		return nil, err
 	}
-	reqs, dropped := rec.networkRequests(p.Static, p.Clear)
+	reqs, dropped := rec.networkRequests(p.Static, p.Clear, s.reachFor(a.grant))
 	return protocol.NetworkListResult{Tab: id, Requests: reqs, Dropped: dropped}, nil
 }

@@ -18,6 +18,10 @@ func (s *Service) resolveHandlers() map[string]handler {
 }
 
 func (s *Service) resolve(ctx context.Context, a *agent, p protocol.ResolveParams) (any, error) {
+	return s.again(ctx, "resolve", func(ctx context.Context) (any, error) { return s.resolveOnce(ctx, a, p) })
+}
+
+func (s *Service) resolveOnce(ctx context.Context, a *agent, p protocol.ResolveParams) (any, error) {
 	if p.Element == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "resolve: target is empty")
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/filegate"
 	"github.com/egohost/egohost/pairing"
+	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
 	"github.com/egohost/egohost/relay"
 	"slices"
@@ -51,6 +52,7 @@ type Options struct {
 	RequestTimeout  time.Duration // default deadline of one agent request
 	ActionTimeout   time.Duration // default auto-wait of actions and resolution
 	ReconnectGrace  time.Duration // how long a known browser that dropped counts as reconnecting
+	ReconnectWait   time.Duration // how long one call waits for a reconnecting browser (at most ReconnectGrace)
 	MaxBrowserFrame int           // cap of one frame from the browser
 	MaxRPCMessage   int           // cap of one agent WebSocket message
 	MaxInFlight     int           // requests one agent connection may have running at once
@@ -86,17 +88,18 @@ type Service struct {
 	token string
 
 	mu           sync.Mutex
-	links        map[string]*link        // by browser ID, from their first hello
-	order        []string                // link IDs in connection order
-	known        *registry               // browser IDs by profile key, and when each was last connected
-	waiting      int                     // relay connections that have not said hello yet
-	methods      map[string]handler      // the agents' methods, built once
-	needs        map[string]methodNeed   // what each method requires of its caller (access.go)
-	popupMethods map[string]popupHandler // the popup channel's own methods
-	ids          atomic.Int64            // request and chunk numbers of every link
-	refs         *refmap.Counter         // ref numbers of every tab of every link, kept across restarts
-	changed      chan struct{}           // closed and replaced whenever links change
-	spaces       *agentSpaces            // the agents' spaces (spaces.go)
+	links        map[string]*link            // by browser ID, from their first hello
+	order        []string                    // link IDs in connection order
+	known        *registry                   // browser IDs by profile key, and when each was last connected
+	lastInfo     map[string]protocol.Browser // what the browsers that dropped said of themselves, by ID
+	waiting      int                         // relay connections that have not said hello yet
+	methods      map[string]handler          // the agents' methods, built once
+	needs        map[string]methodNeed       // what each method requires of its caller (access.go)
+	popupMethods map[string]popupHandler     // the popup channel's own methods
+	ids          atomic.Int64                // request and chunk numbers of every link
+	refs         *refmap.Counter             // ref numbers of every tab of every link, kept across restarts
+	changed      chan struct{}               // closed and replaced whenever links change
+	spaces       *agentSpaces                // the agents' spaces (spaces.go)
 
 	pairs   *pairing.Store   // paired agents (access.go, pairmethods.go)
 	pending *pairing.Pending // pairing requests waiting for the person
@@ -129,6 +132,10 @@ func New(opts Options) (*Service, error) {
 	if opts.ReconnectGrace <= 0 {
 		opts.ReconnectGrace = 60 * time.Second
 	}
+	if opts.ReconnectWait <= 0 {
+		opts.ReconnectWait = 5 * time.Second
+	}
+	opts.ReconnectWait = min(opts.ReconnectWait, opts.ReconnectGrace)
 	if opts.MaxBrowserFrame <= 0 {
 		opts.MaxBrowserFrame = 64 << 20
 	}
@@ -148,7 +155,7 @@ func New(opts Options) (*Service, error) {
 	if opts.UploadMaxBytes <= 0 {
 		opts.UploadMaxBytes = 50 << 20
 	}
-	s := &Service{opts: opts, log: opts.Logger, links: make(map[string]*link), changed: make(chan struct{})}
+	s := &Service{opts: opts, log: opts.Logger, links: make(map[string]*link), lastInfo: make(map[string]protocol.Browser), changed: make(chan struct{})}
 	var err error
 	// Start the numbering at a random point below 2^52 (exact in the
 	// extension's JavaScript numbers), so a restarted service does not
@@ -449,6 +456,7 @@ func (s *Service) unregister(l *link) {
 	if l.id == "" {
 		s.waiting--
 	} else if s.links[l.id] == l {
+		s.lastInfo[l.id] = l.info()
 		delete(s.links, l.id)
 		s.order = slices.DeleteFunc(s.order, func(id string) bool { return id == l.id })
 		if l.key != "" {

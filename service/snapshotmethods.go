@@ -22,6 +22,10 @@ func (s *Service) snapshotHandlers() map[string]handler {
 }
 
 func (s *Service) snapshot(ctx context.Context, a *agent, p protocol.SnapshotParams) (any, error) {
+	return s.again(ctx, "snapshot", func(ctx context.Context) (any, error) { return s.snapshotOnce(ctx, a, p) })
+}
+
+func (s *Service) snapshotOnce(ctx context.Context, a *agent, p protocol.SnapshotParams) (any, error) {
 	if p.MaxChars < 0 || p.Start < 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "snapshot: maxChars and start must not be negative")
 	}
@@ -44,6 +48,10 @@ func (s *Service) snapshot(ctx context.Context, a *agent, p protocol.SnapshotPar
 		MaxChars:     p.MaxChars,
 		Start:        p.Start,
 		DiffPrevious: p.Diff,
+		Reach:        tc.reach,
+	}
+	if tc.reach != nil {
+		opts.Viewer = a.grant.name
 	}
 	if p.Scope != "" {
 		if _, ok := refmap.ParseRef(p.Scope); ok {

@@ -121,7 +121,9 @@ func (s *Service) allTabs(name string) bool { return slices.Contains(s.opts.AllT
 
 // checkSpace refuses an agent's call on a tab that is not in its spaces
 // (not_in_space, saying how to claim it) or whose space the person has
-// taken over (user_in_control). The person passes.
+// taken over (user_in_control). The person passes. A paired agent that
+// may see only its own spaces (ownSpacesOnly) is not told whose another
+// space is, nor that the person took it over.
 func (s *Service) checkSpace(ctx context.Context, a *agent, l *link, tabID int) error {
 	name := a.agentName()
 	if isPerson(name) {
@@ -138,7 +140,7 @@ func (s *Service) checkSpace(ctx context.Context, a *agent, l *link, tabID int) 
 			sp = cur
 		}
 	}
-	if inSpace && sp.State == spaces.Person {
+	if inSpace && sp.State == spaces.Person && (sp.Agent == name || !ownSpacesOnly(a)) {
 		return errUserInControl(sp)
 	}
 	if inSpace && sp.Agent == name {
@@ -147,6 +149,10 @@ func (s *Service) checkSpace(ctx context.Context, a *agent, l *link, tabID int) 
 	}
 	if s.allTabs(name) || slices.Contains(a.grant.scopes, pairing.AllTabs) {
 		return nil
+	}
+	if inSpace && ownSpacesOnly(a) {
+		return protocol.Errorf(protocol.CodeNotInSpace, "tab %d is in another agent's space, not in agent %s's spaces: use your own tabs (spaces.list), or open one (tabs.open)", tabID, name).
+			With("tab", tabID)
 	}
 	if inSpace {
 		return protocol.Errorf(protocol.CodeNotInSpace, "tab %d is in agent %s's space %s, not in agent %s's spaces: use your own tabs (spaces.list), or open one (tabs.open)", tabID, sp.Agent, sp.ID, name).
@@ -247,7 +253,9 @@ func (s *Service) spaceOf(a *agent, id string) (spaces.Space, error) {
 		return sp, nil
 	}
 	sp, ok := s.spaces.reg.Get(id)
-	if !ok {
+	if !ok || sp.Agent != name && ownSpacesOnly(a) {
+		// Another agent's space is, to an agent that sees only its own,
+		// a space it does not know.
 		return spaces.Space{}, protocol.Errorf(protocol.CodeInvalidParams, "no space %q (see spaces.list)", id)
 	}
 	if !isPerson(name) && sp.Agent != name {
@@ -518,6 +526,18 @@ func (s *Service) spacesClaim(ctx context.Context, a *agent, p protocol.SpacesCl
 		}
 		return nil, protocol.Errorf(protocol.CodeNotInSpace, "spaces.claim: tab %d is in agent %s's space %s: only the person can take it from there", p.Tab, other.Agent, other.ID).
 			With("tab", p.Tab).With("space", other.ID).With("owner", other.Agent)
+	}
+	if a.grant.kind == grantPaired {
+		// A tab on an origin its rules deny stays the person's: claiming
+		// it would make it the agent's to reach.
+		url, err := s.tabURL(ctx, l, p.Tab)
+		if err != nil {
+			return nil, err
+		}
+		if d := s.rulesFor(a.grant.name).Decide(url, ""); !d.OK {
+			return nil, protocol.Errorf(protocol.CodeForbiddenOriginScope, "spaces.claim: tab %d is on an origin agent %q may not reach: it stays the person's", p.Tab, a.grant.name).
+				With("tab", p.Tab).With("reason", d.Reason)
+		}
 	}
 	var sp spaces.Space
 	if p.Space != "" {

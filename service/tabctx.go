@@ -18,8 +18,22 @@ type tabContext struct {
 	tabID int
 	page  *cdptab.Page       // main session + out-of-process frames
 	snap  *snapshot.Tab      // the tab's refs and previous snapshot
-	res   *resolver.Resolver // refs and locators → elements
+	res   *resolver.Resolver // refs and locators → elements (Within the caller's reach)
 	acts  *actions.TabSetup  // the actions' per-tab setup
+	// reach is what the caller may reach of the tab's documents (nil:
+	// everything), judged where a call reads or acts (reachFor).
+	reach cdptab.Reach
+}
+
+// pin holds a Runner's page-world evaluations to the caller's reach
+// (nil when it reaches everything), expecting the tab's URL as the
+// service last heard it.
+func (tc *tabContext) pin() *actions.Pin {
+	if tc.reach == nil {
+		return nil
+	}
+	url, _ := tc.link.urls.get(tc.tabID)
+	return actions.NewPin(url, tc.reach)
 }
 
 // tabContext resolves a target to its tab and opens the tab's page.
@@ -37,7 +51,11 @@ func (s *Service) tabContext(ctx context.Context, a *agent, target protocol.Targ
 	if t.page == nil {
 		return nil, protocol.Errorf(protocol.CodeDetached, "tab %d was detached", id)
 	}
-	return &tabContext{link: l, tabID: id, page: t.page, snap: t.snap, res: t.res, acts: t.acts}, nil
+	tc := &tabContext{link: l, tabID: id, page: t.page, snap: t.snap, res: t.res, acts: t.acts, reach: s.reachFor(a.grant)}
+	if tc.reach != nil {
+		tc.res = t.res.Within(tc.reach)
+	}
+	return tc, nil
 }
 
 // tabContextWithin is tabContext bounded by a call's own timeout (the
@@ -62,8 +80,21 @@ func (s *Service) tabContextWithin(ctx context.Context, a *agent, target protoco
 // checkDialog fails at once when a JavaScript dialog blocks the tab: the
 // page would answer nothing until someone answers the dialog.
 func (tc *tabContext) checkDialog(op string) error {
-	if d := tc.link.openDialog(tc.tabID); d != nil {
+	if d := tc.seen(tc.link.openDialog(tc.tabID)); d != nil {
 		return protocol.Errorf(protocol.CodeDialogOpen, "%s: a %s dialog blocks tab %d (%q): answer it with `egohost dialog accept|dismiss`", op, d.Type, tc.tabID, d.Message).With("dialog", d)
 	}
 	return nil
+}
+
+// seen is a dialog as the caller may see it: what a document it may not
+// reach wrote in it (the message, the default prompt, the URL) is
+// withheld.
+func (tc *tabContext) seen(d *protocol.Dialog) *protocol.Dialog {
+	if d == nil || tc.reach == nil {
+		return d
+	}
+	if ok, _ := tc.reach(d.URL, ""); ok {
+		return d
+	}
+	return &protocol.Dialog{Type: d.Type, Message: "(withheld: opened by " + cdptab.OriginOf(d.URL, "") + ", which this agent may not reach)"}
 }

@@ -93,7 +93,7 @@ func (s *Service) stopAgentsIn(l *link, sp spaces.Space) (calls, subs int) {
 			}
 			c.mu.Unlock()
 		}
-		var ends []subscription
+		var ends []*cdpSubscription
 		if l != nil {
 			for name, sub := range a.subs {
 				if sub.browser == l.id && slices.Contains(tabs, sub.tab) {
@@ -107,10 +107,7 @@ func (s *Service) stopAgentsIn(l *link, sp spaces.Space) (calls, subs int) {
 			cancel(cause)
 		}
 		for _, sub := range ends {
-			sub.end(&protocol.SubscriptionEnded{
-				Browser: sub.browser, Tab: sub.tab, Reason: "user_in_control",
-				Message: fmt.Sprintf("the person took over space %s: its events no longer reach agents; wait with spaces.waitForControl, then subscribe again", sp.ID),
-			})
+			sub.endNow("user_in_control", fmt.Sprintf("the person took over space %s: its events no longer reach agents; wait with spaces.waitForControl, then subscribe again", sp.ID))
 		}
 		calls += len(cancels)
 		subs += len(ends)

@@ -15,8 +15,8 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/egohost/egohost/aria"
-	"github.com/egohost/egohost/browser"
 	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/snapshot"
 )
 
 // equivPages exercise what the interactive-only walk decides: shadow
@@ -89,7 +89,7 @@ func TestInteractiveWalkUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := browsertest.Launch(t, browser.Options{})
+	b := snapshot.SharedBrowsers.Launch(t)
 	srv := browsertest.Serve(t, browsertest.Pages(equivPages))
 	for path := range equivPages {
 		name := strings.TrimPrefix(path, "/")

@@ -62,6 +62,9 @@ func header(n *Node, interactive bool) string {
 	if n.URL != "" && !interactive {
 		attrs = append(attrs, "url="+n.URL)
 	}
+	if n.Withheld != "" {
+		attrs = append(attrs, "content withheld: "+n.Withheld)
+	}
 	if len(attrs) > 0 {
 		b.WriteString(" [")
 		b.WriteString(strings.Join(attrs, " "))
@@ -172,7 +175,7 @@ func buildInteractive(n *Node, depth int, out []line) []line {
 		at := len(out)
 		out = append(out, line{depth: depth, text: header(n, true)})
 		out = build(n.Kids, depth+1, true, out)
-		if len(out) == at+1 {
+		if len(out) == at+1 && n.Withheld == "" {
 			out = out[:at] // nothing inside to act on
 		}
 		return out

@@ -11,7 +11,7 @@ import (
 func parseTree(t *testing.T, records string) []*Node {
 	t.Helper()
 	d := &frameDoc{}
-	tree, err := d.parse("1\t0\t0\thttp://x/\tT\n" + records)
+	tree, err := d.parse("1\t0\t0\thttp://x\thttp://x/\tT\n" + records)
 	if err != nil {
 		t.Fatal(err)
 	}

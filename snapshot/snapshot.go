@@ -70,6 +70,16 @@ type Options struct {
 	// Numbering gives refs their numbers; a Tab passes its own so the same
 	// element keeps its ref. nil: a fresh numbering.
 	Numbering *refmap.Numbering
+	// Reach, when set, is which frame documents the snapshot may show: a
+	// frame it refuses (by the frame tree, or by what the document says
+	// of itself in the walk) shows as its iframe's line marked withheld,
+	// with nothing inside and no refs; a refused main frame (or scope) is
+	// a *cdptab.WithheldError.
+	Reach cdptab.Reach
+	// Viewer names who the snapshot is for when it has a Reach (the
+	// caller's name): a diff compares only with an earlier snapshot for
+	// the same viewer, so it never shows lines another saw.
+	Viewer string
 
 	allRefs bool        // tests: a ref on every element the text shows
 	noDiff  string      // a diff was asked with nothing to compare to: the marker line
@@ -110,6 +120,7 @@ type Stats struct {
 	Elements int           // elements walked in the page
 	Refs     int           // refs handed out
 	Frames   int           // frame documents walked
+	Withheld int           // frame documents left out (Options.Reach)
 	Lines    int           // lines of the whole rendering
 	Chars    int           // characters of the whole rendering
 	Bytes    int           // bytes of tree the page sent back
@@ -139,16 +150,20 @@ type frameDoc struct {
 	frame     *cdp.Frame
 	root      bool // the session's root frame
 
-	tree    []*Node
-	owners  []cdp.BackendNodeID // the backendNodeIds of the iframes in tree, by placeholder index
-	places  []*Node             // the placeholders, by index
-	url     string
-	title   string
-	elems   int
-	bytes   int
-	err     error
-	isScope bool // the scope node lives here
-	pageMs  int  // time the script took in the page
+	tree   []*Node
+	owners []cdp.BackendNodeID // the backendNodeIds of the iframes in tree, by placeholder index
+	places []*Node             // the placeholders, by index
+	url    string
+	origin string // location.origin
+	title  string
+	// withheld says why Options.Reach refused the document ("" when it
+	// did not): it is not walked, or its walk is dropped.
+	withheld string
+	elems    int
+	bytes    int
+	err      error
+	isScope  bool // the scope node lives here
+	pageMs   int  // time the script took in the page
 }
 
 func take(ctx context.Context, t cdptab.Tab, opts Options, sc *scope) (*Snapshot, error) {
@@ -157,7 +172,7 @@ func take(ctx context.Context, t cdptab.Tab, opts Options, sc *scope) (*Snapshot
 	if numbering == nil {
 		numbering = refmap.NewNumbering()
 	}
-	docs, children, err := frames(ctx, t)
+	docs, children, err := frames(ctx, t, opts.Reach)
 	if err != nil {
 		return nil, err
 	}
@@ -165,10 +180,20 @@ func take(ctx context.Context, t cdptab.Tab, opts Options, sc *scope) (*Snapshot
 	// Walk every frame document at once.
 	var wg sync.WaitGroup
 	for _, d := range docs {
+		if d.withheld != "" {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			d.err = walk(ctx, d, jsOpts, sc, opts.loaded)
+			// The walk's own report of its document decides: the frame
+			// may have navigated since the frame tree was read.
+			if d.err == nil && opts.Reach != nil {
+				if ok, why := opts.Reach(d.url, d.origin); !ok {
+					d.withheld, d.tree, d.owners, d.places = why, nil, nil, nil
+				}
+			}
 		}()
 	}
 	wg.Wait()
@@ -181,10 +206,12 @@ func take(ctx context.Context, t cdptab.Tab, opts Options, sc *scope) (*Snapshot
 			main = d
 		}
 	}
-	if main == nil || main.err != nil {
-		if main == nil {
-			return nil, errors.New("snapshot: no main frame")
-		}
+	switch {
+	case main == nil:
+		return nil, errors.New("snapshot: no main frame")
+	case main.withheld != "":
+		return nil, fmt.Errorf("snapshot: %w", &cdptab.WithheldError{URL: main.url, Origin: main.origin, Why: main.withheld})
+	case main.err != nil:
 		return nil, fmt.Errorf("snapshot: main frame: %w", main.err)
 	}
 	top := main
@@ -198,6 +225,9 @@ func take(ctx context.Context, t cdptab.Tab, opts Options, sc *scope) (*Snapshot
 		if top == nil {
 			return nil, fmt.Errorf("snapshot: scope node %d: not found in any frame of the tab", sc.backendNodeID)
 		}
+		if top.withheld != "" {
+			return nil, fmt.Errorf("snapshot: %w", &cdptab.WithheldError{URL: top.url, Origin: top.origin, Why: top.withheld, Frame: true})
+		}
 	}
 	stitch(ctx, t, docs, children)
 
@@ -206,9 +236,12 @@ func take(ctx context.Context, t cdptab.Tab, opts Options, sc *scope) (*Snapshot
 		s.Stats.Elements += d.elems
 		s.Stats.Bytes += d.bytes
 		s.Stats.PageTime += time.Duration(d.pageMs) * time.Millisecond
-		if d.err == nil {
+		switch {
+		case d.withheld != "":
+			s.Stats.Withheld++
+		case d.err == nil:
 			s.Stats.Frames++
-		} else if !errors.Is(d.err, errWrongFrame) {
+		case !errors.Is(d.err, errWrongFrame):
 			s.Stats.FrameErrors = append(s.Stats.FrameErrors, fmt.Sprintf("%s (%s): %v", d.frame.ID, d.frame.URL, d.err))
 		}
 	}
@@ -220,8 +253,10 @@ func take(ctx context.Context, t cdptab.Tab, opts Options, sc *scope) (*Snapshot
 }
 
 // frames lists the frame documents of the tab: the local frames of the
-// main session and of every out-of-process iframe's session.
-func frames(ctx context.Context, t cdptab.Tab) ([]*frameDoc, []cdptab.Child, error) {
+// main session and of every out-of-process iframe's session. A frame
+// reach refuses, and every frame inside it, is marked withheld (not to be
+// walked).
+func frames(ctx context.Context, t cdptab.Tab, reach cdptab.Reach) ([]*frameDoc, []cdptab.Child, error) {
 	type sess struct {
 		id target.SessionID
 		s  cdp.Session
@@ -254,6 +289,7 @@ func frames(ctx context.Context, t cdptab.Tab) ([]*frameDoc, []cdptab.Child, err
 		return nil, nil, fmt.Errorf("snapshot: get frame tree: %w", errs[0])
 	}
 	var docs []*frameDoc
+	withheld := make(map[cdp.FrameID]string)
 	for i, s := range list {
 		if trees[i] == nil { // a child that went away meanwhile
 			continue
@@ -263,7 +299,18 @@ func frames(ctx context.Context, t cdptab.Tab) ([]*frameDoc, []cdptab.Child, err
 			if ft == nil || ft.Frame == nil {
 				return
 			}
-			docs = append(docs, &frameDoc{session: s.s, sessionID: s.id, frame: ft.Frame, root: root})
+			d := &frameDoc{session: s.s, sessionID: s.id, frame: ft.Frame, root: root, url: ft.Frame.URL, origin: ft.Frame.SecurityOrigin}
+			if why, ok := withheld[ft.Frame.ParentID]; ok {
+				d.withheld = "inside a withheld frame: " + why
+			} else if reach != nil {
+				if ok, why := reach(ft.Frame.URL, ft.Frame.SecurityOrigin); !ok {
+					d.withheld = why
+				}
+			}
+			if d.withheld != "" {
+				withheld[ft.Frame.ID] = d.withheld
+			}
+			docs = append(docs, d)
 			for _, c := range ft.ChildFrames {
 				add(c, false)
 			}
@@ -470,6 +517,9 @@ type Node struct {
 	Value  string   // a control's value
 	URL    string   // a link's target
 	Kids   []*Node
+	// Withheld, on an iframe, says whose document it shows and why the
+	// snapshot left it out (Options.Reach).
+	Withheld string
 
 	local     int64
 	frame     *frameDoc
@@ -482,13 +532,13 @@ type Node struct {
 // index, split by tabs.
 func (d *frameDoc) parse(text string) ([]*Node, error) {
 	head, body, _ := strings.Cut(text, "\n")
-	hf := strings.SplitN(head, "\t", 5)
-	if len(hf) != 5 {
+	hf := strings.SplitN(head, "\t", 6)
+	if len(hf) != 6 {
 		return nil, fmt.Errorf("parse tree: bad header %q", head)
 	}
 	d.elems, _ = strconv.Atoi(hf[0])
 	d.pageMs, _ = strconv.Atoi(hf[1])
-	d.url, d.title = hf[3], hf[4]
+	d.origin, d.url, d.title = hf[3], hf[4], hf[5]
 	var top []*Node
 	var stack []*Node // stack[i] is the latest node at depth i
 	for rec := range strings.SplitSeq(body, "\n") {
@@ -563,7 +613,7 @@ func stitch(ctx context.Context, t cdptab.Tab, docs []*frameDoc, kids []cdptab.C
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	for _, d := range docs {
-		if d.err != nil || (d.root && d.sessionID == "") {
+		if d.err != nil || (d.root && d.sessionID == "") || strings.HasPrefix(d.withheld, "inside a withheld frame") {
 			continue
 		}
 		// A local child frame's owner lives in the same session; an
@@ -588,6 +638,9 @@ func stitch(ctx context.Context, t cdptab.Tab, docs []*frameDoc, kids []cdptab.C
 			defer mu.Unlock()
 			if p := places[owner{sid, fo.BackendNodeID}]; p != nil {
 				p.Kids = d.tree
+				if d.withheld != "" {
+					p.Kids, p.Withheld = nil, cdptab.OriginOf(d.url, d.origin)+", "+d.withheld
+				}
 			}
 		}()
 	}

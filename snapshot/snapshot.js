@@ -252,7 +252,7 @@
     const lines = [];
     emit(tidy(top), 0, lines);
     const frames = S.frames;
-    const head = [S.count, Math.round(performance.now() - t0), frames.length, doc.URL, doc.title.replace(/\s+/g, ' ')].join('\t');
+    const head = [S.count, Math.round(performance.now() - t0), frames.length, location.origin, doc.URL, doc.title.replace(/\s+/g, ' ')].join('\t');
     S = null;
     A = null;
     return [head + '\n' + lines.join('\n'), ...frames];

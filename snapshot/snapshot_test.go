@@ -13,7 +13,6 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
-	"github.com/egohost/egohost/browser"
 	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
 	"github.com/egohost/egohost/refmap"
@@ -50,7 +49,7 @@ const form = `<!doctype html><title>form</title><h1>Sign in</h1>
 
 func TestRebuildOnEverySnapshot(t *testing.T) {
 	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": form}))
-	b := browsertest.Launch(t, browser.Options{})
+	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/")
 	tab := snapshot.NewTab(p)
 	s1, err := tab.Snapshot(ctx, snapshot.Options{})
@@ -90,7 +89,7 @@ func TestRebuildOnEverySnapshot(t *testing.T) {
 
 func TestLazySnapshotTwentyCallers(t *testing.T) {
 	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": form}))
-	b := browsertest.Launch(t, browser.Options{})
+	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/")
 	// Count the snapshots by counting the frame tree fetches that start one.
 	c := &countingTarget{Page: p}
@@ -144,7 +143,7 @@ func (c *countingTarget) Call(ctx context.Context, method string, params, result
 
 func TestStaleAfterNavigation(t *testing.T) {
 	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": form, "/next": form}))
-	b := browsertest.Launch(t, browser.Options{})
+	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/")
 	tab := snapshot.NewTab(p)
 	s, err := tab.Snapshot(ctx, snapshot.Options{})
@@ -200,7 +199,7 @@ r.innerHTML = '<button>Shadow</button>';
 </script>`,
 		"/same": `<button>Same</button>`,
 	}))
-	b := browsertest.Launch(t, browser.Options{})
+	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/")
 	for ctx.Err() == nil && len(p.Children()) == 0 { // the out-of-process frame attaches
 		time.Sleep(20 * time.Millisecond)
@@ -252,13 +251,91 @@ r.innerHTML = '<button>Shadow</button>';
 	}
 }
 
+// A snapshot with a Reach shows a refused frame as its iframe's line,
+// marked withheld, with nothing of it and no refs inside; a refused main
+// frame is a WithheldError.
+func TestReachWithholdsFrames(t *testing.T) {
+	other := browsertest.Serve(t, browsertest.Pages(map[string]string{"/x": `<button>Cross</button><p>secret text</p>`}))
+	oop := strings.Replace(other, "127.0.0.1", "localhost", 1)
+	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{
+		"/": `<!doctype html><button>Top</button>
+<iframe src="` + other + `/x" title="Cross port"></iframe>
+<iframe src="` + oop + `/x" title="Other site"></iframe>`,
+	}))
+	b := snapshot.SharedBrowsers.Launch(t)
+	p, ctx := open(t, b, srv+"/")
+	tab := snapshot.NewTab(p)
+	for ctx.Err() == nil { // wait until every frame has loaded
+		s, err := tab.Snapshot(ctx, snapshot.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Entries) == 3 {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	noLocalhost := func(url, origin string) (bool, string) {
+		if strings.Contains(url, "//localhost") || strings.Contains(origin, "//localhost") {
+			return false, "deny localhost"
+		}
+		return true, ""
+	}
+	for _, interactive := range []bool{false, true} {
+		s, err := tab.Snapshot(ctx, snapshot.Options{Reach: noLocalhost, Interactive: interactive})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("snapshot:\n%s", s.Text)
+		if want := `iframe "Other site" [content withheld: ` + oop + `, deny localhost]`; !strings.Contains(s.Text, want) {
+			t.Errorf("interactive %v: text lacks %q", interactive, want)
+		}
+		if strings.Count(s.Text, `button "Cross"`) != 1 || strings.Count(s.Text, "secret text") > 1 {
+			t.Errorf("interactive %v: the withheld frame's content is in the text", interactive)
+		}
+		for _, e := range s.Entries {
+			if e.Name == "Cross" && e.SessionID != "" {
+				if r, err := tab.Lookup(ctx, "@"+e.Ref); err == nil && strings.Contains(r.Name, "localhost") {
+					t.Errorf("a ref into the withheld frame: %+v", r)
+				}
+			}
+		}
+		if len(s.Entries) != 2 || s.Stats.Withheld != 1 {
+			t.Errorf("interactive %v: got %d refs and %d withheld frames, want 2 and 1", interactive, len(s.Entries), s.Stats.Withheld)
+		}
+	}
+	// The same for a frame in the page's own process (another port of
+	// the same host: the same site).
+	noOtherPort := func(url, origin string) (bool, string) {
+		if strings.HasPrefix(url, other) || origin == other {
+			return false, "deny the other port"
+		}
+		return true, ""
+	}
+	s, err := tab.Snapshot(ctx, snapshot.Options{Reach: noOtherPort})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `iframe "Cross port" [content withheld: ` + other + `, deny the other port]`; !strings.Contains(s.Text, want) || strings.Count(s.Text, "secret text") != 1 {
+		t.Errorf("in-process frame: text lacks %q or shows its content:\n%s", want, s.Text)
+	}
+	if strings.Count(s.Text, `button "Cross"`) != 1 {
+		t.Errorf("in-process frame: want only the other site's Cross button:\n%s", s.Text)
+	}
+	_, err = tab.Snapshot(ctx, snapshot.Options{Reach: func(string, string) (bool, string) { return false, "deny *" }})
+	var we *cdptab.WithheldError
+	if !errors.As(err, &we) || we.Frame {
+		t.Errorf("main frame refused: got %v, want a *cdptab.WithheldError of the main frame", err)
+	}
+}
+
 func TestHiddenElementsGetNoRef(t *testing.T) {
 	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": `<!doctype html>
 <button>Shown</button><button style="display:none">DisplayNone</button>
 <div hidden><button>HiddenAttr</button></div><div aria-hidden="true"><a href="/">AriaHidden</a></div>
 <button style="visibility:hidden">Invisible</button><div inert><button>Inert</button></div>
 <template><button>Template</button></template>`}))
-	b := browsertest.Launch(t, browser.Options{})
+	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/")
 	s, err := snapshot.NewTab(p).Snapshot(ctx, snapshot.Options{})
 	if err != nil {
@@ -281,7 +358,7 @@ func TestLargePageCompletes(t *testing.T) {
 		fmt.Fprintf(&page, `<li><a href="/i/%d">L%d</a><button>B%d</button><span>S%d</span></li>`, i, i, i, i)
 	}
 	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": page.String()}))
-	b := browsertest.Launch(t, browser.Options{})
+	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/")
 	s, err := snapshot.NewTab(p).Snapshot(ctx, snapshot.Options{MaxChars: 20000})
 	if err != nil {
@@ -300,7 +377,7 @@ func TestTabsAreIsolated(t *testing.T) {
 		"/a": `<button>A1</button><button>A2</button><button>A3</button>`,
 		"/b": `<p>no buttons</p>`,
 	}))
-	b := browsertest.Launch(t, browser.Options{})
+	b := snapshot.SharedBrowsers.Launch(t)
 	pa, ctx := open(t, b, srv+"/a")
 	pb, _ := open(t, b, srv+"/b")
 	ta, tb := snapshot.NewTab(pa), snapshot.NewTab(pb)
@@ -324,7 +401,7 @@ func TestOptions(t *testing.T) {
 	}
 	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": `<!doctype html>
 <nav><a href="/home">Home</a></nav><ul id=list>` + items.String() + `</ul><p>Footer text</p>`}))
-	b := browsertest.Launch(t, browser.Options{})
+	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/")
 	tab := snapshot.NewTab(p)
 

@@ -66,10 +66,11 @@ type shape struct {
 	scope                 string
 	scopeNode             cdp.BackendNodeID
 	scopeSession          target.SessionID
+	viewer                string // Options.Viewer: a diff never shows one viewer what another saw
 }
 
 func shapeOf(opts Options) shape {
-	return shape{interactive: opts.Interactive, viewport: opts.Viewport, scope: opts.Scope, scopeNode: opts.ScopeNode, scopeSession: opts.ScopeSession}
+	return shape{interactive: opts.Interactive, viewport: opts.Viewport, scope: opts.Scope, scopeNode: opts.ScopeNode, scopeSession: opts.ScopeSession, viewer: opts.Viewer}
 }
 
 // String names a shape for people: "full", "interactive (-i)", "viewport, scope @3".
@@ -174,12 +175,13 @@ func (t *Tab) snapshot(ctx context.Context, opts Options, keep bool) (*Snapshot,
 	for _, e := range s.Entries {
 		docs[e.FrameID] = e.LoaderID
 	}
-	if sc == nil && !opts.Viewport && len(s.Stats.FrameErrors) == 0 {
+	if sc == nil && !opts.Viewport && len(s.Stats.FrameErrors) == 0 && s.Stats.Withheld == 0 {
 		// Forget the numbers of documents that are gone (their refs stay
 		// stale forever: numbers are never handed out twice). Only after a
 		// snapshot that saw every element of every frame: a viewport
-		// snapshot, or one with a frame it could not walk, would make
-		// elements it did not see lose their numbers.
+		// snapshot, one with a frame it could not walk or one that
+		// withheld a frame would make elements it did not see lose their
+		// numbers.
 		t.numbering.Forget(func(f cdp.FrameID, l cdp.LoaderID) bool { return docs[f] == l })
 	}
 	if keep {

@@ -23,11 +23,33 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%q cannot be a URL: %s", e.Input, e.Reason)
 }
 
-// schemes are the schemes a tab may be sent to. Others (javascript:,
-// chrome-extension:, mailto:, a typo) are refused.
-var schemes = map[string]bool{
-	"http": true, "https": true, "file": true, "about": true, "data": true,
-	"chrome": true, "view-source": true, "blob": true,
+// scheme is what egohost knows of a URL scheme: the one table that says
+// where a tab may be sent at all (Normalize) and what a paired agent
+// needs to reach a document of it (Classify).
+type scheme struct {
+	// navigate: a tab may be sent there. Others (javascript:,
+	// chrome-extension:, mailto:, a typo) are refused to everyone.
+	navigate bool
+	// web: its documents are a web origin's (http, https): the origin
+	// rules judge them, no grant is needed.
+	web bool
+	// wraps: the URL wraps another (view-source:, blob:, filesystem:),
+	// whose origin the rules judge.
+	wraps bool
+}
+
+var schemes = map[string]scheme{
+	"http":        {navigate: true, web: true},
+	"https":       {navigate: true, web: true},
+	"about":       {navigate: true}, // about:blank and about:srcdoc are web (Classify)
+	"file":        {navigate: true},
+	"data":        {navigate: true},
+	"chrome":      {navigate: true},
+	"view-source": {navigate: true, wraps: true},
+	"blob":        {navigate: true, wraps: true},
+	"filesystem":  {wraps: true},
+	// A page that failed to load: it shows the failed address only.
+	"chrome-error": {web: true},
 }
 
 // Normalize returns the URL to navigate to for s:
@@ -52,7 +74,7 @@ func Normalize(s string) (string, error) {
 	}
 	if scheme, rest, ok := cutScheme(s); ok && !looksLikeHostPort(scheme, rest) {
 		scheme = strings.ToLower(scheme)
-		if !schemes[scheme] {
+		if !schemes[scheme].navigate {
 			return "", &Error{Input: in, Reason: fmt.Sprintf("egohost does not navigate to %s: URLs (want http, https, file, about, data, chrome, view-source or blob)", scheme)}
 		}
 		u, err := url.Parse(s)
@@ -159,3 +181,59 @@ func checkHost(host string) (loopback, ok bool) {
 	}
 	return false, true
 }
+
+// Classify says what a paired agent needs to reach a document at rawURL:
+// grants are the schemes the person must have granted it (none when the
+// document is a web origin's, judged by the origin rules alone), and inner
+// is the URL whose origin the rules judge: the one view-source:, blob: and
+// filesystem: wrap, rawURL itself otherwise.
+//
+// No grant is needed for http and https, about:blank and about:srcdoc
+// (what they show, their creator's origin put there: the document's own
+// origin decides), a blob: or filesystem: URL of a web origin, a browser
+// error page, and "" (a tab that has loaded nothing yet). view-source:
+// needs "view-source" and what its inner URL needs; every other scheme
+// (file, data, chrome, chrome-extension, devtools, an unknown one) needs
+// its own name granted, and so does a blob: of anything but a web origin.
+// What does not parse as a URL needs NotAURL, which no one is granted.
+func Classify(rawURL string) (grants []string, inner string) {
+	inner = strings.TrimSpace(rawURL)
+	if inner == "" {
+		return nil, inner
+	}
+	var wrappers []string
+	for range 8 {
+		name, rest, ok := cutScheme(inner)
+		if !ok {
+			return append(wrappers, NotAURL), inner
+		}
+		name = strings.ToLower(name)
+		sc := schemes[name]
+		switch {
+		case name == "view-source":
+			wrappers = append(wrappers, name)
+			inner = rest
+			continue
+		case sc.wraps:
+			if g, in := Classify(rest); len(g) == 0 {
+				return wrappers, in // a blob: of a web origin is that origin's
+			}
+			return append(wrappers, name), rest
+		case sc.web:
+			return wrappers, inner
+		case name == "about":
+			page, _, _ := strings.Cut(strings.ToLower(rest), "#")
+			page, _, _ = strings.Cut(page, "?")
+			if page == "blank" || page == "srcdoc" {
+				return wrappers, inner
+			}
+			return append(wrappers, "chrome"), inner // about:settings and the like are the browser's own pages
+		}
+		return append(wrappers, name), inner
+	}
+	return append(wrappers, NotAURL), inner
+}
+
+// NotAURL is the grant Classify asks for what does not parse as a URL:
+// nothing grants it.
+const NotAURL = "(not a URL)"

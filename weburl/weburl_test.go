@@ -99,3 +99,51 @@ func FuzzNormalize(f *testing.F) {
 		}
 	})
 }
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		in         string
+		wantGrants string
+		wantInner  string
+	}{
+		{"https://example.com/x", "", "https://example.com/x"},
+		{"HTTP://example.com", "", "HTTP://example.com"},
+		{"about:blank", "", "about:blank"},
+		{"about:srcdoc", "", "about:srcdoc"},
+		{"about:blank#top", "", "about:blank#top"},
+		{"", "", ""},
+		{"chrome-error://chromewebdata/", "", "chrome-error://chromewebdata/"},
+		{"about:settings", "chrome", "about:settings"},
+		{"file:///etc/passwd", "file", "file:///etc/passwd"},
+		{"data:text/html,hi", "data", "data:text/html,hi"},
+		{"chrome://settings", "chrome", "chrome://settings"},
+		{"chrome-extension://abc/popup.html", "chrome-extension", "chrome-extension://abc/popup.html"},
+		{"devtools://devtools/x", "devtools", "devtools://devtools/x"},
+		{"javascript:alert(1)", "javascript", "javascript:alert(1)"},
+		{"view-source:https://bank.example/", "view-source", "https://bank.example/"},
+		{"View-Source:file:///etc/passwd", "view-source,file", "file:///etc/passwd"},
+		{"blob:https://bank.example/1-2", "", "https://bank.example/1-2"},
+		{"blob:null/1-2", "blob", "null/1-2"},
+		{"filesystem:https://a.example/temporary/x", "", "https://a.example/temporary/x"},
+		{"view-source:blob:https://bank.example/1", "view-source", "https://bank.example/1"},
+		{"no scheme", NotAURL, "no scheme"},
+		{strings.Repeat("view-source:", 20) + "https://x/", "view-source,view-source,view-source,view-source,view-source,view-source,view-source,view-source," + NotAURL, strings.Repeat("view-source:", 12) + "https://x/"},
+	}
+	for _, tt := range tests {
+		grants, inner := Classify(tt.in)
+		if got := strings.Join(grants, ","); got != tt.wantGrants || inner != tt.wantInner {
+			t.Errorf("Classify(%q): got %q, %q, want %q, %q", tt.in, got, inner, tt.wantGrants, tt.wantInner)
+		}
+	}
+}
+
+// A tab may be sent to every scheme Classify knows as navigable, and to
+// none it does not: Normalize and Classify read one table.
+func TestNormalizeFollowsTheTable(t *testing.T) {
+	for name, sc := range schemes {
+		_, err := Normalize(name + "://x.example/")
+		if (err == nil) != sc.navigate {
+			t.Errorf("Normalize(%s://…): got %v, want navigable %v", name, err, sc.navigate)
+		}
+	}
+}

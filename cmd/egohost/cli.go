@@ -192,7 +192,19 @@ func printTabs(w io.Writer, raw json.RawMessage) error {
 	for i, t := range r.Tabs {
 		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\n", i, t.ID, yes(t.Active), yes(t.Attached), clip(t.Title, 40), t.URL)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, b := range r.Reconnecting {
+		fmt.Fprintf(w, "browser %s: %s\n", b.ID, reconnectingWords(b))
+	}
+	return nil
+}
+
+// reconnectingWords says how long a reconnecting browser has been gone.
+func reconnectingWords(b protocol.Browser) string {
+	gone := (time.Duration(b.GoneMs) * time.Millisecond).Round(100 * time.Millisecond)
+	return fmt.Sprintf("reconnecting, gone for %v (its tabs are listed once it is back; the extension's popup shows why it is down)", gone)
 }
 
 func yes(b bool) string {
@@ -367,7 +379,7 @@ func (e *env) status(ctx context.Context) error {
 		return lostService("status", err)
 	}
 	if e.json {
-		return printJSON(e.stdout, map[string]any{"service": ping, "browsers": bl.Browsers})
+		return printJSON(e.stdout, map[string]any{"service": ping, "browsers": bl.Browsers, "reconnecting": bl.Reconnecting})
 	}
 	fmt.Fprintf(e.stdout, "service: up (version %s, pid %d) at ws://%s/rpc\n", ping.Version, ping.PID, e.serviceAddr())
 	if ping.StateDir != "" {
@@ -376,11 +388,14 @@ func (e *env) status(ctx context.Context) error {
 	if t := ping.Tokenless; t != nil && (t.Refused > 0 || t.RefusedHandshakes > 0) {
 		fmt.Fprintf(e.stdout, "refused since start: %d call(s) of connections without a token (of %d such connections), %d handshake(s) with a wrong token, Origin or Host\n", t.Refused, t.Connections, t.RefusedHandshakes)
 	}
-	if len(bl.Browsers) == 0 {
+	if len(bl.Browsers) == 0 && len(bl.Reconnecting) == 0 {
 		fmt.Fprintln(e.stdout, "browsers: none connected (start one with `egohost launch`, or open the extension's popup to see why)")
 	}
 	for _, b := range bl.Browsers {
 		fmt.Fprintf(e.stdout, "browser %s: extension %s %s, connected %s, %s\n", b.ID, b.ExtensionID, b.Version, b.ConnectedAt.Format(time.TimeOnly), b.UserAgent)
+	}
+	for _, b := range bl.Reconnecting {
+		fmt.Fprintf(e.stdout, "browser %s: %s\n", b.ID, reconnectingWords(b))
 	}
 	return nil
 }

@@ -122,6 +122,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"serve", "x"}, "usage: egohost serve"},
 		{[]string{"install", "x"}, "usage: egohost install"},
 		{[]string{"mcp", "--max-chars", "-1"}, "--max-chars -1"},
+		{[]string{"mcp", "--tools", "browser_clik"}, `--tools: "browser_clik" is neither a tool nor a group`},
+		{[]string{"mcp", "--caps", "vision"}, `--caps: "vision" is not a group: want all or core, tabs, spaces, storage, testing`},
+		{[]string{"mcp", "--name", "../../.ssh/x"}, `--name: agent name "../../.ssh/x"`},
+		{[]string{"mcp", "--name", "owner"}, `is reserved`},
 		{[]string{"run", "a.js", "b.js"}, "usage: egohost run [FILE|-]"},
 		{[]string{"doctor", "x"}, "usage: egohost doctor"},
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/mcpserver"
+	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/service"
 	"github.com/egohost/egohost/spaces"
@@ -26,35 +27,39 @@ func (c *cli) mcpCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "mcp",
 		Short:   "MCP server for agents (stdio, or streamable HTTP with the token), over the running service",
-		Example: "  claude mcp add egohost -- egohost mcp\n  egohost mcp --http 127.0.0.1:8765",
+		Example: "  claude mcp add egohost -- egohost mcp\n  egohost mcp --caps testing\n  egohost mcp --tools core,browser_tabs\n  egohost mcp --http 127.0.0.1:8765",
 		GroupID: "agents",
 		Args:    nArgs(0, 0),
 	}
 	httpAddr := cmd.Flags().String("http", "", "serve streamable HTTP on this loopback `ADDR` (127.0.0.1:PORT) instead of stdio")
-	name := cmd.Flags().String("name", "mcp", "the agent `NAME` to pair as on first use (the token is kept in <data_dir>/agents/NAME.token)")
+	name := cmd.Flags().String("name", "", "the agent `NAME` to pair as on first use (default: the MCP client's name, as it introduces itself, else mcp; the token is kept in <data_dir>/agents/NAME.token)")
 	scopes := cmd.Flags().StringSlice("scope", nil, "`SCOPE`s to ask for when pairing: space (default), read, all-tabs, cdp")
 	owner := cmd.Flags().Bool("owner", false, "use the owner token instead of pairing (as the person's own CLI does)")
 	maxChars := cmd.Flags().Int("max-chars", 0, "cut snapshots after N characters (default: the service's)")
 	full := cmd.Flags().Bool("full-snapshots", false, "every action returns a full snapshot, not a diff")
+	caps := cmd.Flags().StringSlice("caps", nil, "tool `GROUP`s to offer besides the default ones (core, tabs, spaces, storage): testing, or all")
+	toolList := cmd.Flags().StringSlice("tools", nil, "offer only these tools and tool groups (`NAME`s: browser_click, core, …); fewer tools, fewer tokens in every prompt")
 	cmd.RunE = c.with(func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
 		if *maxChars < 0 {
 			return usageError(fmt.Sprintf("--max-chars %d is not a number of characters", *maxChars))
 		}
+		if *name != "" {
+			if err := pairing.CheckName(*name); err != nil {
+				return usageError("--name: " + err.Error())
+			}
+		}
+		opts := mcpserver.Options{Version: service.Version, FullSnapshots: *full, MaxChars: *maxChars, Caps: *caps, Tools: *toolList}
+		if err := opts.Check(); err != nil {
+			return usageError(err.Error())
+		}
 		pair := &mcpPairing{e: e, name: *name, scopes: *scopes, owner: *owner || *httpAddr != ""}
-		return e.mcp(ctx, *httpAddr, *maxChars, *full, pair)
+		return e.mcp(ctx, *httpAddr, opts, pair)
 	})
 	return cmd
 }
 
-func (e *env) mcp(ctx context.Context, httpAddr string, maxChars int, full bool, pair *mcpPairing) error {
-	opts := mcpserver.Options{Version: service.Version, FullSnapshots: full, MaxChars: maxChars}
+func (e *env) mcp(ctx context.Context, httpAddr string, opts mcpserver.Options, pair *mcpPairing) error {
 	conn := &serviceConn{e: e, pair: pair, agent: e.agent}
-	if pair.owner && e.agent == "" && httpAddr == "" {
-		// With the owner token, the MCP client's name is the agent's (one
-		// client on stdio): its tabs go into its own space, never the
-		// person's focused tab. A paired token carries its own name.
-		opts.OnClient = conn.nameAfter
-	}
 	defer conn.close()
 	defer pair.close()
 	// Say at once what is missing (and ask to pair, the first time); the
@@ -64,25 +69,58 @@ func (e *env) mcp(ctx context.Context, httpAddr string, maxChars int, full bool,
 	defer wg.Wait()
 	checkCtx, stopCheck := context.WithCancel(ctx)
 	defer stopCheck()
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		c, err := conn.get(checkCtx)
-		if err != nil {
-			if checkCtx.Err() == nil {
-				fmt.Fprintf(e.stderr, "egohost mcp: %v\n", err)
-			}
-			return
+	var checkOnce sync.Once
+	check := func() {
+		checkOnce.Do(func() {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				e.mcpCheck(checkCtx, conn)
+			}()
+		})
+	}
+	switch {
+	case pair.owner && e.agent == "" && httpAddr == "":
+		// With the owner token, the MCP client's name is the agent's (one
+		// client on stdio): its tabs go into its own space, never the
+		// person's focused tab. A paired token carries its own name.
+		opts.OnClient = conn.nameAfter
+		check()
+	case !pair.owner && pair.name == "":
+		// Paired as the MCP client names itself, which it says when it
+		// initializes the session: the pairing waits for that (a client
+		// that says nothing pairs as mcp on its first tool call).
+		opts.OnClient = func(_ context.Context, client string) {
+			pair.nameAfter(client)
+			check()
 		}
-		var bl protocol.BrowsersListResult
-		if err := c.Call(checkCtx, protocol.MethodBrowsersList, nil, &bl); err == nil && len(bl.Browsers) == 0 {
-			fmt.Fprintln(e.stderr, "egohost mcp: the service runs but no browser is connected: start one with `egohost launch`, or open your browser with the egohost extension")
-		}
-	}()
+	default:
+		check()
+	}
 	if httpAddr == "" {
-		return mcpserver.New(conn, opts).Run(ctx, &mcp.StdioTransport{})
+		srv, err := mcpserver.New(conn, opts)
+		if err != nil {
+			return usageError(err.Error())
+		}
+		return srv.Run(ctx, &mcp.StdioTransport{})
 	}
 	return e.mcpHTTP(ctx, httpAddr, conn, opts)
+}
+
+// mcpCheck connects to the service (pairing the first time) and says on
+// stderr what is missing: the service, a browser.
+func (e *env) mcpCheck(ctx context.Context, conn *serviceConn) {
+	c, err := conn.get(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			fmt.Fprintf(e.stderr, "egohost mcp: %v\n", err)
+		}
+		return
+	}
+	var bl protocol.BrowsersListResult
+	if err := c.Call(ctx, protocol.MethodBrowsersList, nil, &bl); err == nil && len(bl.Browsers) == 0 {
+		fmt.Fprintln(e.stderr, "egohost mcp: the service runs but no browser is connected: start one with `egohost launch`, or open your browser with the egohost extension")
+	}
 }
 
 // mcpHTTP serves streamable HTTP on a loopback address, behind the same
@@ -99,7 +137,13 @@ func (e *env) mcpHTTP(ctx context.Context, addr string, conn *serviceConn, opts 
 	if err != nil {
 		return fmt.Errorf("mcp --http: %w", err)
 	}
-	tools := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpserver.New(conn, opts) }, nil)
+	if err := opts.Check(); err != nil {
+		return usageError(err.Error())
+	}
+	tools := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server {
+		srv, _ := mcpserver.New(conn, opts) // checked above
+		return srv
+	}, nil)
 	srv := &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if pe := service.Authorize(r, token); pe != nil {
@@ -177,7 +221,7 @@ func (s *serviceConn) get(ctx context.Context) (*client.Client, error) {
 	if err != nil {
 		var pe *protocol.Error
 		if errors.As(err, &pe) && pe.Code == protocol.CodeRevoked {
-			return nil, fmt.Errorf("egohost mcp: %w: delete %s and restart egohost mcp to ask the person again", err, s.e.agentTokenPath(s.pair.name))
+			return nil, fmt.Errorf("egohost mcp: %w: delete %s and restart egohost mcp to ask the person again", err, s.e.agentTokenPath(s.pair.agentName()))
 		}
 		return nil, fmt.Errorf("%w: %w", mcpserver.ErrServiceDown, err)
 	}
@@ -218,15 +262,18 @@ func (s *serviceConn) close() {
 
 // mcpPairing is the MCP server's token: the owner's (--owner, --http),
 // else its own paired token, kept owner-only in <data_dir>/agents/NAME.token
-// and asked for on first use. The pairing runs in the background (the
-// person may take minutes); tool calls wait for it within their own time.
+// and asked for on first use. NAME is --name, else the MCP client's name
+// (clientInfo.name, made a valid agent name), else mcp: two different
+// clients are two agents, with their own spaces, token and audit name.
+// The pairing runs in the background (the person may take minutes); tool
+// calls wait for it within their own time.
 type mcpPairing struct {
 	e      *env
-	name   string
 	scopes []string
 	owner  bool
 
 	mu     sync.Mutex
+	name   string // "" until --name or the client names it
 	tok    string
 	done   chan struct{} // closed when the pairing in progress ends
 	err    error         // its error, until a new pairing starts
@@ -242,8 +289,12 @@ func (p *mcpPairing) token(ctx context.Context) (string, error) {
 		}
 		return tok, nil
 	}
-	path := p.e.agentTokenPath(p.name)
 	p.mu.Lock()
+	if p.name == "" {
+		p.name = mcpDefaultName // the client said no name before its first call
+	}
+	name := p.name
+	path := p.e.agentTokenPath(name)
 	if p.tok == "" {
 		if tok, err := client.ReadToken(path); err == nil && tok != "" {
 			p.tok = tok
@@ -255,14 +306,14 @@ func (p *mcpPairing) token(ctx context.Context) (string, error) {
 		return tok, nil
 	}
 	if p.done == nil {
-		p.start(path)
+		p.start(name, path)
 	}
 	done := p.done
 	p.mu.Unlock()
 	select {
 	case <-done:
 	case <-ctx.Done():
-		return "", fmt.Errorf("egohost mcp waits for the person to approve its pairing as %q: approve it in the extension's popup or with `egohost agents approve %s`, then call again", p.name, p.name)
+		return "", fmt.Errorf("egohost mcp waits for the person to approve its pairing as %q: approve it in the extension's popup or with `egohost agents approve %s`, then call again", name, name)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -274,30 +325,64 @@ func (p *mcpPairing) token(ctx context.Context) (string, error) {
 	return "", err
 }
 
-// start asks to pair in the background. p.mu is held.
-func (p *mcpPairing) start(path string) {
+// start asks to pair as name in the background. p.mu is held.
+func (p *mcpPairing) start(name, path string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	p.cancel = cancel
 	done := make(chan struct{})
 	p.done = done
 	p.wg.Add(1)
-	fmt.Fprintf(p.e.stderr, "egohost mcp: asking to pair as %q: approve it in the extension's popup or with `egohost agents approve %s`\n", p.name, p.name)
+	fmt.Fprintf(p.e.stderr, "egohost mcp: asking to pair as %q: approve it in the extension's popup or with `egohost agents approve %s`\n", name, name)
 	go func() {
 		defer p.wg.Done()
 		defer close(done)
-		res, err := p.e.pairAs(ctx, p.name, p.scopes, 10*time.Minute)
+		res, err := p.e.pairAs(ctx, name, p.scopes, 10*time.Minute)
 		if err == nil {
 			err = writeAgentToken(path, res.Token)
 		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if err != nil {
-			p.err = fmt.Errorf("%w: pairing as %q: %w", mcpserver.ErrServiceDown, p.name, err)
+			p.err = fmt.Errorf("%w: pairing as %q: %w", mcpserver.ErrServiceDown, name, err)
 			return
 		}
 		p.tok, p.err = res.Token, nil
-		fmt.Fprintf(p.e.stderr, "egohost mcp: paired as %q (token in %s)\n", p.name, path)
+		fmt.Fprintf(p.e.stderr, "egohost mcp: paired as %q (token in %s)\n", name, path)
 	}()
+}
+
+// mcpDefaultName is the agent name of an MCP client that gives none.
+const mcpDefaultName = "mcp"
+
+// mcpAgentName makes an agent name of an MCP client's name ("Claude Code"
+// → Claude-Code): letters, digits, '.', '_' and '-', at most
+// spaces.MaxName of them, starting with a letter or digit; mcp when
+// nothing usable is left or the name is reserved (owner, person).
+func mcpAgentName(client string) string {
+	name := spaces.NameFrom(client, mcpDefaultName)
+	if pairing.CheckName(name) != nil {
+		return mcpDefaultName
+	}
+	return name
+}
+
+// nameAfter names the pairing after the MCP client, unless --name did.
+func (p *mcpPairing) nameAfter(client string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.name == "" {
+		p.name = mcpAgentName(client)
+	}
+}
+
+// agentName is the name the pairing is (or will be) for.
+func (p *mcpPairing) agentName() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.name == "" {
+		return mcpDefaultName
+	}
+	return p.name
 }
 
 // close ends a pairing in progress and waits for it.

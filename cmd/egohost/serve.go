@@ -29,6 +29,7 @@ func (e *env) serviceOptions() service.Options {
 		RequestTimeout:  c.Timeouts.Request,
 		ActionTimeout:   c.Timeouts.Action,
 		ReconnectGrace:  c.Timeouts.Reconnect,
+		ReconnectWait:   c.Timeouts.ReconnectWait,
 		MaxBrowserFrame: c.Limits.MaxBrowserFrame,
 		MaxRPCMessage:   c.Limits.MaxRPCMessage,
 		MaxInFlight:     c.Limits.MaxInFlight,
@@ -50,7 +51,7 @@ func (e *env) serviceOptions() service.Options {
 func originRules(in map[string]config.OriginRules) map[string]pairing.Rules {
 	out := make(map[string]pairing.Rules, len(in))
 	for name, r := range in {
-		out[name] = pairing.Rules{Allow: r.Allow, Deny: r.Deny}
+		out[name] = pairing.Rules{Allow: r.Allow, Deny: r.Deny, Schemes: r.Schemes}
 	}
 	return out
 }

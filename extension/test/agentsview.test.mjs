@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { agentCards, ago, callWords, clock, describeAgents, disconnectParams, processWords, replacesWords, scopeWords, secondsLeft } from "../agentsview.js";
+import { agentCards, ago, callWords, clock, describeAgents, disconnectParams, processShort, processWords, replacesWords, scopeWords, secondsLeft } from "../agentsview.js";
 
 test("a pending request names the agent, its scopes in words and the process", () => {
   const now = Date.parse("2026-12-01T10:00:00Z");
@@ -97,27 +97,29 @@ test("agentCards: one card per agent, sorted, you (CLI) last, the person's popup
   assert.deepEqual(
     cards.map((c) => [c.key, c.name, c.kind, c.scopes, c.state, c.canDisconnect, c.canRevoke]),
     [
-      ["bob", "bob", "owner token", "everything (owner token)", "connected (1)", true, false],
-      ["claude", "claude", "paired", "space, read", "connected (1)", true, true],
+      ["bob", "bob", "owner token", "all", "connected", true, false],
+      ["claude", "claude", "paired", "space, read", "connected", true, true],
       ["gone", "gone", "paired, revoked", "read", "not connected", false, false],
-      ["", "you (CLI)", "owner token", "everything (owner token)", "connected (1)", true, false],
+      ["", "you (CLI)", "owner token", "all", "connected", true, false],
     ],
   );
   const [bob, claude, , you] = cards;
-  assert.deepEqual(claude.processes, ["/usr/bin/node (pid 42)"]);
+  assert.deepEqual(claude.processes, [{ text: "node (pid 42)", full: "/usr/bin/node (pid 42)" }]);
   assert.deepEqual(
-    bob.spaces.map((s) => [s.id, s.title, s.color, s.stateLabel, s.button, s.method, s.tabs]),
-    [["s1", "🤖 bob: book", "blue", "you have it", "Hand back", "spaces.handBack", [{ id: 3, title: "Bob's page" }, { id: 4, title: "tab 4" }]]],
+    bob.spaces.map((s) => [s.id, s.title, s.color, s.stateLabel, s.button, s.method, s.tabs, s.tabsText]),
+    [["s1", "🤖 bob: book", "blue", "you have it", "Hand back", "spaces.handBack", [{ id: 3, title: "Bob's page" }, { id: 4, title: "tab 4" }], "Bob's page · tab 4"]],
   );
   assert.equal(claude.spaces[0].button, "Take over");
+  assert.equal(claude.spaces[0].tabsText, "no tab");
   assert.deepEqual(you.doing, [
-    { what: "wait text=never", where: "", since: "10:00:01", for: "9 s" },
-    { what: "click #late", where: "tab 5", since: "10:00:08", for: "2 s" },
+    { what: "wait text=never", for: "9 s", full: "wait text=never · since 10:00:01" },
+    { what: "click #late", for: "2 s", full: "click #late · tab 5 · since 10:00:08" },
   ]);
   assert.equal(bob.calls.length, 20, "the last 20 calls");
-  assert.deepEqual(bob.calls[0], { time: "09:00:24", what: "click #b24", where: "tab 3", result: "user_in_control", ok: false });
+  assert.deepEqual(bob.calls[0], { time: "09:00:24", what: "click #b24", where: "", result: "user_in_control", ok: false, full: "09:00:24 click #b24 · tab 3 → user_in_control" });
   assert.equal(bob.calls[19].what, "click #b5");
   assert.deepEqual(you.calls.map((c) => c.what), ["goto https://a.example/"]);
+  assert.equal(you.calls[0].full, "09:59:00 goto https://a.example/ · tab 5 → ok");
   assert.deepEqual(disconnectParams(you), { connections: [9] });
   assert.deepEqual(disconnectParams(bob), { agent: "bob" });
 });
@@ -125,7 +127,7 @@ test("agentCards: one card per agent, sorted, you (CLI) last, the person's popup
 test("agentCards survives a missing or odd answer", () => {
   assert.deepEqual(agentCards(null, null, null, 0), []);
   assert.deepEqual(agentCards({ connections: [{ id: 1, agent: "x", calls: [{ method: "m", since: "bad" }] }] }, { spaces: [] }, new Map(), 0)[0].doing, [
-    { what: "m", where: "", since: "", for: "" },
+    { what: "m", for: "", full: "m" },
   ]);
 });
 
@@ -137,4 +139,24 @@ test("ago and clock", () => {
   assert.equal(ago("2026-12-01T12:00:05Z", now), "0 s");
   assert.equal(clock("2026-12-01T08:07:06Z"), "08:07:06");
   assert.equal(clock("nope"), "");
+});
+
+test("no card says a word twice: the owner token's scopes do not repeat its kind", () => {
+  const cards = agentCards(panel, spacesRes, new Map(), Date.parse("2026-12-01T10:00:10Z"));
+  for (const c of cards) {
+    const meta = [c.kind, `scopes: ${c.scopes}`, ...c.processes.map((p) => p.text)].join(" · ");
+    const words = meta.toLowerCase().match(/[a-z]+/g);
+    const twice = words.filter((w, i) => words.indexOf(w) !== i && !["pid"].includes(w));
+    assert.deepEqual(twice, [], `${c.name}: ${meta}`);
+  }
+  const two = agentCards({ connections: [{ id: 1, agent: "x", calls: [] }, { id: 2, agent: "x", calls: [] }] }, null, null, 0);
+  assert.equal(two[0].state, "connected (2)");
+});
+
+test("processShort names the program, in full on hover (processWords)", () => {
+  assert.equal(processShort({ pid: 7, exe: "/home/ada/.local/bin/claude" }), "claude (pid 7)");
+  assert.equal(processShort({ pid: 7, exe: "C:\\Tools\\agent.exe" }), "agent.exe (pid 7)");
+  assert.equal(processShort({ pid: 7 }), "? (pid 7)");
+  assert.match(processShort({ uid: 1001, otherUser: true }), /ANOTHER OS USER/);
+  assert.match(processShort(null), /unknown process/);
 });

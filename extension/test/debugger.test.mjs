@@ -133,15 +133,62 @@ test("a command Chrome says is not attached ends the session like any detach: de
   assert.equal(err.code, "detached");
   assert.equal(err.extra.reason, "not_attached");
   assert.equal((await rejection(inflight)).extra.reason, "not_attached", "the other command in flight fails too");
-  assert.deepEqual(events, [{ event: "detached", tabId: 4, reason: "not_attached" }]);
+  assert.deepEqual(events, [{ event: "detached", tabId: 4, reason: "not_attached", refused: true }]);
   assert.equal(relay.isAttached(4), false);
   assert.deepEqual(relay.attachedTabIds(), []);
 
   dbg.commandImpl = async () => ({ ok: true });
-  await relay.send(4, "Page.enable");
+  await relay.send(4, "Page.enable", {}, undefined, true); // the service heard of the detach
   assert.equal(dbg.count("attach"), 2);
   assert.equal(relay.isAttached(4), true);
   assert.equal(events.length, 1, "a re-attach emits nothing");
+});
+
+test("a command Chrome refused because the session is gone: refused, the commands in flight too, and the tab fenced until a command with reattach", async () => {
+  const { dbg, events, relay } = setup();
+  await relay.attach(5);
+  const hang = deferred();
+  dbg.commandImpl = () => hang.promise;
+  const inflight = relay.send(5, "Page.getFrameTree", {});
+  await tick();
+  dbg.attached.delete(5); // something else detached our session; Chrome sends no onDetach for that
+  const err = await rejection(relay.send(5, "Runtime.evaluate", { expression: "1" }));
+  const refused = { code: "detached", message: "debugger detached from tab 5 (not_attached)", reason: "not_attached", refused: true };
+  assert.deepEqual(err.toWire(), refused);
+  assert.deepEqual((await rejection(inflight)).toWire(), refused, "in flight on the gone session: refused too");
+  assert.deepEqual(events, [{ event: "detached", tabId: 5, reason: "not_attached", refused: true }]);
+
+  // Sent before the service heard: refused without reaching Chrome.
+  dbg.commandImpl = async () => ({ ok: true });
+  const commands = dbg.count("sendCommand");
+  assert.deepEqual((await rejection(relay.send(5, "Runtime.evaluate", {}))).toWire(), refused);
+  assert.equal(dbg.count("sendCommand"), commands, "a fenced command never reaches Chrome");
+  assert.equal(dbg.count("attach"), 1);
+  // The service heard: its next command attaches again and runs.
+  assert.deepEqual(await relay.send(5, "Runtime.evaluate", {}, undefined, true), { ok: true });
+  assert.equal(dbg.count("attach"), 2);
+  assert.deepEqual(await relay.send(5, "Runtime.evaluate", {}), { ok: true }, "the fence is gone");
+
+  // A command in flight when the session went may have run: not refused, no fence.
+  dbg.commandImpl = async (target) => {
+    dbg.attached.delete(target.tabId); // detached by something else while Chrome ran it
+    throw new Error("Detached while handling command.");
+  };
+  const late = await rejection(relay.send(5, "Input.dispatchMouseEvent", {}));
+  assert.deepEqual(late.toWire(), { code: "detached", message: "debugger detached from tab 5 (not_attached)", reason: "not_attached" });
+  assert.deepEqual(events[1], { event: "detached", tabId: 5, reason: "not_attached" });
+  dbg.commandImpl = async () => ({ ok: true });
+  assert.deepEqual(await relay.send(5, "Runtime.evaluate", {}), { ok: true });
+});
+
+test("unfenceAll lifts the fences: a new service link knows nothing of them", async () => {
+  const { dbg, relay } = setup();
+  await relay.attach(6);
+  dbg.attached.delete(6);
+  await rejection(relay.send(6, "Runtime.evaluate", {}));
+  assert.equal((await rejection(relay.send(6, "Runtime.evaluate", {}))).extra.refused, true);
+  relay.unfenceAll();
+  assert.deepEqual(await relay.send(6, "Runtime.evaluate", {}), { echo: { method: "Runtime.evaluate", params: {} } });
 });
 
 test("concurrent commands that all find the session gone report one detached event", async () => {
@@ -153,7 +200,7 @@ test("concurrent commands that all find the session gone report one detached eve
     errs.map((e) => e.code),
     ["detached", "detached"],
   );
-  assert.deepEqual(events, [{ event: "detached", tabId: 8, reason: "not_attached" }]);
+  assert.deepEqual(events, [{ event: "detached", tabId: 8, reason: "not_attached", refused: true }]);
 });
 
 test("a tab closed under a command is no_tab", async () => {

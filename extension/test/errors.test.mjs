@@ -13,7 +13,7 @@ test("classifyChromeError reads Chrome's messages", () => {
     [`{"code":-32001,"message":"Session with given id not found."}`, { kind: "cdp", cdpCode: -32001, message: "Session with given id not found." }],
     [`{"message":"no code"}`, { kind: "cdp", cdpCode: undefined, message: "no code" }],
     ["Another debugger is already attached to the tab with id: 1356742765.", { kind: "already_attached" }],
-    ["Debugger is not attached to the tab with id: 1356742765.", { kind: "not_attached" }],
+    ["Debugger is not attached to the tab with id: 1356742765.", { kind: "not_attached", refused: true }],
     ["Detached while handling command.", { kind: "not_attached" }],
     ["No tab with given id 99999.", { kind: "no_tab" }],
     ["No tab with id: 99999.", { kind: "no_tab" }],

@@ -1,18 +1,34 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FIX_NAMES, explainError } from "../errorhelp.js";
-import { Debouncer, pickView, splitAt, syntaxMessage, testerView } from "../locatorview.js";
+import { Debouncer, matchList, pickView, splitAt, syntaxMessage, testerView } from "../locatorview.js";
 import { snapshotLines, snapshotSummary } from "../snapshotview.js";
 import { agentsView, describeStatus } from "../statusview.js";
 
-test("snapshotLines: depth, text and ref of each line", () => {
-  const text = 'main\n  heading "Shop" [level=1]\n  button "Buy @2 now" @12\n  - link "Home" [url=/] @3\n  textbox "Email" @4: a@b.c\n\n';
+test("snapshotLines: depth, text and ref of each line, the ref once (out of the text)", () => {
+  const text = [
+    "main",
+    '  heading "Shop" [level=1]',
+    '  button "Buy @2 now" @12',
+    '  - link "Home" [url=/] @3',
+    '  textbox "Email" @4: a@b.c @5',
+    '  button "Say \\"hi\\" @6: x" @7',
+    '  "@8"',
+    "  text about @9 things",
+    "  link @10",
+    "",
+    "",
+  ].join("\n");
   assert.deepEqual(snapshotLines(text), [
     { depth: 0, text: "main", ref: "" },
     { depth: 1, text: 'heading "Shop" [level=1]', ref: "" },
-    { depth: 1, text: 'button "Buy @2 now" @12', ref: "@2" },
-    { depth: 1, text: '- link "Home" [url=/] @3', ref: "@3" },
-    { depth: 1, text: 'textbox "Email" @4: a@b.c', ref: "@4" },
+    { depth: 1, text: 'button "Buy @2 now"', ref: "@12" },
+    { depth: 1, text: '- link "Home" [url=/]', ref: "@3" },
+    { depth: 1, text: 'textbox "Email": a@b.c @5', ref: "@4" },
+    { depth: 1, text: 'button "Say \\"hi\\" @6: x"', ref: "@7" },
+    { depth: 1, text: '"@8"', ref: "" },
+    { depth: 1, text: "text about @9 things", ref: "" },
+    { depth: 1, text: "link", ref: "@10" },
   ]);
 });
 
@@ -47,7 +63,7 @@ test("Debouncer runs only the latest call after the pause", () => {
 test("testerView: counts, syntax errors marked at their offset, other errors in words", () => {
   assert.deepEqual(testerView("  ", null, explainError), { kind: "empty" });
   const one = testerView("#a", { result: { count: 1, matches: [{ role: "button", name: "Go", box: { x: 1 } }] } }, explainError);
-  assert.deepEqual([one.kind, one.count, one.text, one.matches], ["count", 1, "1 match: unique.", ['button "Go"']]);
+  assert.deepEqual([one.kind, one.count, one.text, one.matches], ["count", 1, "1 match: unique.", [{ label: "", text: 'button "Go"', where: "", nth: "" }]]);
   assert.match(testerView("li", { result: { count: 3, matches: [] } }, explainError).text, /^3 matches/);
   assert.equal(testerView("#x", { result: { count: 0, matches: [] } }, explainError).text, "No element matches.");
 
@@ -64,6 +80,19 @@ test("testerView: counts, syntax errors marked at their offset, other errors in 
 
   const stopped = testerView("#a", { error: { code: 1140, name: "automation_stopped", message: "automation is stopped" } }, explainError);
   assert.deepEqual([stopped.kind, stopped.text], ["error", explainError({ name: "automation_stopped" })]);
+});
+
+test("matchList tells matches apart: the box's number, the nth locator, the position of look-alikes", () => {
+  const more = (x) => ({ role: "link", name: "More", box: { x, y: 61.4, width: 40, height: 18 } });
+  const list = matchList(' role=link >> visible=true ', [more(36), more(90.6), { role: "link", name: "About", box: { x: 150, y: 61, width: 44, height: 18 } }, { role: "link", name: "More" }]);
+  assert.deepEqual(list, [
+    { label: "1/4", text: 'link "More"', where: "at 36, 61", nth: "role=link >> visible=true >> nth=0" },
+    { label: "2/4", text: 'link "More"', where: "at 91, 61", nth: "role=link >> visible=true >> nth=1" },
+    { label: "3/4", text: 'link "About"', where: "", nth: "role=link >> visible=true >> nth=2" },
+    { label: "4/4", text: 'link "More" (not rendered)', where: "", nth: "role=link >> visible=true >> nth=3" },
+  ]);
+  const texts = list.map((m) => `${m.label} ${m.text} ${m.where}`);
+  assert.equal(new Set(texts).size, texts.length, "every line differs");
 });
 
 test("syntaxMessage keeps the reason", () => {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { pathNodes, pathParts } from "../pathview.js";
 import { describeStatus, formatSeconds, nativeHint } from "../statusview.js";
 
 test("nativeHint names the fix for each of Chrome's native-messaging errors", () => {
@@ -48,7 +49,7 @@ test("describeStatus: service down, then connected with welcome", () => {
     welcome: { browserId: "b1", serviceVersion: "0.1.0", servicePid: 4242 },
     attached: [{ id: 1, title: "A", url: "https://a.example/" }],
   });
-  assert.deepEqual([up.relay.dot, up.relay.state, up.relay.detail], ["green", "connected", "socket /run/user/0/egohost.sock"]);
+  assert.deepEqual([up.relay.dot, up.relay.state, up.relay.socket, up.relay.detail], ["green", "connected", "/run/user/0/egohost.sock", undefined]);
   assert.deepEqual(up.welcome, { browser: "b1", version: "0.1.0", pid: "4242" });
   assert.equal(up.attached.length, 1);
 
@@ -60,4 +61,14 @@ test("formatSeconds", () => {
   assert.equal(formatSeconds(500), "0.5 s");
   assert.equal(formatSeconds(-3), "0.0 s");
   assert.equal(formatSeconds(30000), "30 s");
+});
+
+test("pathParts: a path or URL breaks only after a separator, never inside a name", () => {
+  assert.deepEqual(pathParts("/tmp/TestPopup4235973676/001/relay.sock"), ["/", "tmp/", "TestPopup4235973676/", "001/", "relay.sock"]);
+  assert.deepEqual(pathParts("ws://127.0.0.1:41787/rpc?a=b&c#d"), ["ws:/", "/", "127.0.0.1:41787/", "rpc?", "a=", "b&", "c#", "d"]);
+  assert.deepEqual(pathParts("C:\\Users\\ada\\token"), ["C:\\", "Users\\", "ada\\", "token"]);
+  assert.deepEqual(pathParts(""), []);
+  assert.deepEqual(pathParts(undefined), []);
+  const doc = { createElement: (tag) => ({ tag }), createTextNode: (text) => ({ text }) };
+  assert.deepEqual(pathNodes(doc, "/a/b"), [{ text: "/" }, { tag: "wbr" }, { text: "a/" }, { tag: "wbr" }, { text: "b" }]);
 });
