@@ -36,8 +36,11 @@
 //     module is never put where the page's scripts can reach it.
 //
 // Runtime.callFunctionOn's `this` appears only in the declarations that
-// Decl and cdptab.Boxed build, and in two one-property probes (a node's
-// isConnected, a boxed object's element).
+// Decl and cdptab.Boxed build, in the one-property probes around them (a
+// node's isConnected, a boxed object's element), and in an agent's own
+// function (actions.Runner.EvaluateOn), which gets the element as `this`
+// as well as its argument, as PROTOCOL.md's eval promises: that function
+// is the agent's, not egohost's.
 //
 // The module is installed once per world (egohost's isolated world of a
 // frame, and the overlay's), under Key. A call made in a world that lacks

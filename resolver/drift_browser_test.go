@@ -3,7 +3,6 @@ package resolver_test
 import (
 	"testing"
 
-	"github.com/egohost/egohost/browser"
 	"github.com/egohost/egohost/internal/browsertest"
 	"github.com/egohost/egohost/resolver"
 )
@@ -28,7 +27,7 @@ document.getElementById('host').attachShadow({mode: 'open'}).innerHTML = '<input
 // whole name finds the element; an input's type is not trimmed (Chrome
 // makes type=" color" a text box); an ID reference stays in its own tree.
 func TestOneModuleForLocatorsAndSnapshotsInChromium(t *testing.T) {
-	b := browsertest.Launch(t, browser.Options{})
+	b := browsers.Launch(t)
 	p, ctx := tab0(t, b, browsertest.Serve(t, browsertest.Pages(map[string]string{"/": driftPage}))+"/")
 	r := resolver.New(p, nil)
 	for target, want := range map[string]int{

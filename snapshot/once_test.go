@@ -11,7 +11,6 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/egohost/egohost/aria"
-	"github.com/egohost/egohost/browser"
 	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
 	"github.com/egohost/egohost/snapshot"
@@ -48,7 +47,7 @@ func (e *evaluations) take() []string {
 // snapshots send a few hundred bytes, and a new document gets them again.
 func TestScriptsGoOncePerDocument(t *testing.T) {
 	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/a": form, "/b": form}))
-	b := browsertest.Launch(t, browser.Options{})
+	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/a")
 	ev := &evaluations{Page: p}
 	tab := snapshot.NewTab(ev)
