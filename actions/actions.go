@@ -45,9 +45,10 @@ type Finder interface {
 
 // FindCaller is a Finder that can also run a function on the element it
 // finds in the same call to the page (resolver.Resolver.ObjectCall): fn
-// is a JavaScript function's source with `this` the element, awaited, and
-// args its arguments. The element may be boxed (cdptab.Object.Boxed). An
-// exception of fn is in the Called, not an error.
+// is a JavaScript function's source with the calling convention of
+// package aria (called as fn(el, ns, ...args): the element, the page
+// module, args), awaited. The element may be boxed (cdptab.Object.Boxed).
+// An exception of fn is in the Called, not an error.
 type FindCaller interface {
 	Finder
 	FindCall(ctx context.Context, target, fn string, args ...any) (Element, cdptab.Called, error)

@@ -1,6 +1,7 @@
 // check measures an element and runs the actionability checks Playwright
-// documents: visible, stable, enabled, editable, receives events. `this` is
-// the element. o = {visible, stable, enabled, editable, hit, scroll, retarget}:
+// documents: visible, stable, enabled, editable, receives events, on el (a
+// text node stands for its parent). o = {visible, stable, enabled, editable,
+// hit, scroll, retarget}:
 //   scroll: 0 = scroll into view if needed, 1..3 = force the alignment
 //           end / center / start (to get out from under sticky headers).
 //   retarget: "label" checks a label's control instead (fill, select);
@@ -15,7 +16,7 @@
 // hidden: the document is hidden, i.e. its tab is in the background, where
 // Chrome runs no animation frames and aligns timers to 1 s wake-ups) or
 // {ok: false, reason, cover, desc}.
-async function check(o) {
+async (node, ns, o) => {
   const describe = (n) => {
     if (!n || n.nodeType !== 1) return String(n && n.nodeName ? n.nodeName.toLowerCase() : n);
     let s = "<" + n.localName;
@@ -32,7 +33,7 @@ async function check(o) {
     const empty = /^(area|base|br|col|embed|hr|img|input|link|meta|source|track|wbr)$/.test(n.localName);
     return empty ? s : s + "</" + n.localName + ">";
   };
-  let el = this;
+  let el = node;
   if (!el || !el.isConnected) return { ok: false, reason: "not attached", desc: describe(el) };
   if (el.nodeType !== 1) el = el.parentElement;
   if (!el) return { ok: false, reason: "not attached", desc: "" };

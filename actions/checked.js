@@ -1,7 +1,7 @@
 // checked reads the checked state of a checkbox, radio button or switch
-// (`this`; a label stands for its control): {state, radio} | {error}.
-function checked() {
-  let el = this;
+// (el; a label stands for its control): {state, radio} | {error}.
+(node) => {
+  let el = node;
   if (el.nodeType !== 1) el = el.parentElement;
   if (el && el.localName === "label" && el.control) el = el.control;
   if (!el) return { error: "element is not attached" };

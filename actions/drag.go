@@ -53,15 +53,15 @@ func (r *Runner) locate(ctx context.Context, op, target string, c checks, force 
 	return at, err
 }
 
-const dragWatchJS = `function () {
-	const w = this.ownerDocument.defaultView;
+const dragWatchJS = `(el) => {
+	const w = el.ownerDocument.defaultView;
 	const state = { event: null };
 	w.__egohostDrag = state;
 	w.addEventListener("dragstart", (e) => { state.event = e; }, { once: true, capture: true });
 }`
 
-const dragStartedJS = `async function () {
-	const w = this.ownerDocument.defaultView;
+const dragStartedJS = `async (el) => {
+	const w = el.ownerDocument.defaultView;
 	const state = w.__egohostDrag;
 	delete w.__egohostDrag;
 	await new Promise((r) => setTimeout(r, 0));

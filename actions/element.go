@@ -14,6 +14,7 @@ import (
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 
+	"github.com/egohost/egohost/aria"
 	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/cdperr"
 )
@@ -33,15 +34,16 @@ var (
 // with the second argument; its value is r.then), moves the mouse to the
 // action point in the page when the document is hidden (hover.js: Chrome
 // cannot complete a trusted mouse move there) and starts a click's guard
-// (intercept.js), just before the action.
+// (intercept.js), just before the action. Every step, and the whole, has
+// the calling convention of package aria: (el, ns, ...args).
 func actionableJS(then string) string {
-	s := "async function(o, a) { const r = await (" + checkJS + ").call(this, o);\n" +
-		"if (r.ok && o.observe) (" + observeJS + ").call(this);\n"
+	s := "async (el, ns, o, a) => { const r = await (" + checkJS + "\n)(el, ns, o);\n" +
+		"if (r.ok && o.observe) (" + observeJS + "\n)(el, ns);\n"
 	if then != "" {
-		s += "if (r.ok) r.then = await (" + then + ").call(this, a);\n"
+		s += "if (r.ok) r.then = await (" + then + "\n)(el, ns, a);\n"
 	}
-	s += "if (r.ok && o.hover && r.hidden) r.hovered = (" + hoverJS + ").call(this, r.x, r.y);\n"
-	return s + "if (r.ok && o.guard) (" + interceptJS + ").call(this, {retarget: o.retarget});\nreturn r; }"
+	s += "if (r.ok && o.hover && r.hidden) r.hovered = (" + hoverJS + "\n)(el, ns, r.x, r.y);\n"
+	return s + "if (r.ok && o.guard) (" + interceptJS + "\n)(el, ns, {retarget: o.retarget});\nreturn r; }"
 }
 
 // Point is a place in the tab's top-level viewport, in CSS pixels.
@@ -72,8 +74,8 @@ type checks struct {
 	// trusted move cannot complete there).
 	Hover bool `json:"hover,omitempty"`
 	// then is the first step of the action, run in the checks' call when
-	// they pass (a script with `this` the element, and thenArg); its
-	// value goes to *thenOut.
+	// they pass (a script called as (el, ns, thenArg)); its value goes to
+	// *thenOut.
 	then    string
 	thenArg any
 	thenOut *json.RawMessage
@@ -121,10 +123,11 @@ type spot struct {
 	hidden, hovered bool
 }
 
-// callOn runs fn (a JavaScript function's source) with the element as
-// `this` and args as its arguments, awaits it, and decodes its value into
-// out (which may be nil). A script exception is an error; the element's
-// document going away is a transient NotAttached.
+// callOn runs fn (a JavaScript function's source, with the calling
+// convention of package aria: called as fn(el, ns, ...args)) on the
+// element, awaits it, and decodes its value into out (which may be nil).
+// The function is sent with the call. A script exception is an error; the
+// element's document going away is a transient NotAttached.
 func (r *Runner) callOn(ctx context.Context, el Element, fn string, out any, args ...any) error {
 	var cargs []*cdpruntime.CallArgument
 	for _, a := range args {
@@ -134,26 +137,37 @@ func (r *Runner) callOn(ctx context.Context, el Element, fn string, out any, arg
 		}
 		cargs = append(cargs, &cdpruntime.CallArgument{Value: jsonv2.Value(b)})
 	}
-	if el.Boxed {
-		fn = cdptab.Boxed(fn)
-	}
+	f := aria.Send(fn)
 	yes := true
-	res, err := cdp.Call(ctx, r.session(el.SessionID), cdpruntime.CallFunctionOn, cdpruntime.CallFunctionOnParams{
-		FunctionDeclaration: fn,
-		ObjectID:            el.ObjectID,
-		Arguments:           cargs,
-		ReturnByValue:       &yes,
-		AwaitPromise:        &yes,
-		Silent:              &yes,
-	})
-	if err != nil {
-		if chromeContextGone(err) {
-			return &NotActionableError{Reason: NotAttached, Detail: "its document went away"}
+	var res cdpruntime.CallFunctionOnResult
+	for in := aria.InstallNone; ; {
+		decl := f.Decl(in)
+		if el.Boxed {
+			decl = cdptab.Boxed(decl)
 		}
-		return err
-	}
-	if res.ExceptionDetails != nil {
-		return &JSError{Op: "injected script", Text: exceptionText(res.ExceptionDetails), Line: res.ExceptionDetails.LineNumber, Column: res.ExceptionDetails.ColumnNumber}
+		var err error
+		res, err = cdp.Call(ctx, r.session(el.SessionID), cdpruntime.CallFunctionOn, cdpruntime.CallFunctionOnParams{
+			FunctionDeclaration: decl,
+			ObjectID:            el.ObjectID,
+			Arguments:           cargs,
+			ReturnByValue:       &yes,
+			AwaitPromise:        &yes,
+			Silent:              &yes,
+		})
+		if err != nil {
+			if chromeContextGone(err) {
+				return &NotActionableError{Reason: NotAttached, Detail: "its document went away"}
+			}
+			return err
+		}
+		if res.ExceptionDetails != nil {
+			return &JSError{Op: "injected script", Text: exceptionText(res.ExceptionDetails), Line: res.ExceptionDetails.LineNumber, Column: res.ExceptionDetails.ColumnNumber}
+		}
+		next, again := f.Again(in, res.Result)
+		if !again {
+			break
+		}
+		in = next // a world without the page module: load it
 	}
 	if out != nil && res.Result != nil && len(res.Result.Value) > 0 {
 		if err := json.Unmarshal(res.Result.Value, out); err != nil {

@@ -1,11 +1,11 @@
-// fill prepares an element for typed text, as Playwright does: `this` is
-// the element (a label stands for its control). Inputs whose value is not
+// fill prepares an element for typed text, as Playwright does: el is the
+// element (a label stands for its control). Inputs whose value is not
 // typed (date, time, color, range…) get the value set directly with input
 // and change events. Others are focused with their text selected (or the
 // caret at the end when appending): the caller then inserts the text.
 // o = {value, append}. Returns {done, value} | {needsInput, prefix} | {error}.
-function fill(o) {
-  let el = this;
+(node, ns, o) => {
+  let el = node;
   if (el.nodeType !== 1) el = el.parentElement;
   if (el && el.localName === "label" && el.control) el = el.control;
   if (!el || !el.isConnected) return { error: "element is not attached" };

@@ -1,7 +1,7 @@
-// focus focuses `this` and says whether the focus landed on it (or inside
+// focus focuses el and says whether the focus landed on it (or inside
 // it): {focused, focusable, active}.
-function focus() {
-  let el = this;
+(node) => {
+  let el = node;
   if (el.nodeType !== 1) el = el.parentElement;
   if (!el || !el.isConnected) return { focused: false, focusable: false, active: "" };
   el.focus({ preventScroll: false });

@@ -280,7 +280,7 @@ func (r *Runner) SetFiles(ctx context.Context, target string, files []string, o 
 			File     bool `json:"file"`
 			Multiple bool `json:"multiple"`
 		}
-		err := r.callOn(ctx, el, `function () { return { file: this.localName === "input" && this.type === "file", multiple: !!this.multiple }; }`, &kind)
+		err := r.callOn(ctx, el, `(el) => ({ file: el.localName === "input" && el.type === "file", multiple: !!el.multiple })`, &kind)
 		if err != nil {
 			return fmt.Errorf("upload %s: %w", target, err)
 		}

@@ -1,4 +1,4 @@
-// hover moves the mouse to (x, y) of `this`'s frame viewport in the page
+// hover moves the mouse to (x, y) of el's frame viewport in the page
 // itself: for a hidden document (a background tab), where Chrome answers a
 // trusted mouse move only after an animation frame, which never comes. It
 // dispatches what Chrome does for a mouse move: pointerout/pointerleave and
@@ -8,8 +8,8 @@
 // and move bubble; enter and leave go to each element entered or left,
 // outermost first for enter). The events are untrusted, and :hover styles
 // do not follow. It returns true.
-function hover(x, y) {
-  const el = this.nodeType === 1 ? this : this.parentElement;
+(node, ns, x, y) => {
+  const el = node.nodeType === 1 ? node : node.parentElement;
   const doc = el.ownerDocument;
   const win = doc.defaultView;
   let t = doc.elementFromPoint(x, y);

@@ -1,12 +1,12 @@
-// intercept guards a pointer action on `this`: until it is read back, the
+// intercept guards a pointer action on el: until it is read back, the
 // trusted pointer and mouse events of the element's window whose target is
 // not the element (or inside it, inside its enclosing button or link, or a
 // label of it) are stopped before the page sees them, and the first such
 // target is recorded. So a click that lands on something that slid over
 // the element between the checks and the click (a banner, a viewport that
 // shrank) changes nothing, and the action retries. o = {retarget}.
-function intercept(o) {
-  const el = this.nodeType === 1 ? this : this.parentElement;
+(node, ns, o) => {
+  const el = node.nodeType === 1 ? node : node.parentElement;
   if (!el) return;
   let expect = el;
   if (o.retarget === "button") {

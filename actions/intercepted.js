@@ -1,8 +1,8 @@
-// intercepted removes the guard intercept installed on `this`'s window and
+// intercepted removes the guard intercept installed on el's window and
 // returns what it saw: {blocked, seen} (blocked: the element the events hit
 // instead, "" when none).
-function intercepted() {
-  const el = this.nodeType === 1 ? this : this.parentElement;
+(node) => {
+  const el = node.nodeType === 1 ? node : node.parentElement;
   const win = el.ownerDocument.defaultView;
   const g = win.__egohostIntercept;
   if (!g) return { blocked: "", seen: 0 };

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/aria"
 	"github.com/egohost/egohost/cdptab"
 )
 
@@ -211,7 +212,7 @@ func (r *Runner) modifiers(names []string) (int64, error) {
 // focusedJS is the element that has the focus, through shadow roots and
 // same-origin frames, or null when nothing has (the page's body gets the
 // keys). An out-of-process frame is reported as its <iframe>.
-const focusedJS = `(() => {
+const focusedJS = `(document) => {
   let a = document.activeElement;
   for (;;) {
     if (a && a.shadowRoot && a.shadowRoot.activeElement) { a = a.shadowRoot.activeElement; continue; }
@@ -221,7 +222,7 @@ const focusedJS = `(() => {
     break;
   }
   return a && a !== document.body && a !== document.documentElement ? a : null;
-})()`
+}`
 
 // describeFocused describes the element the keys are about to go to (as
 // element actions describe theirs), or returns "" when nothing has the
@@ -231,7 +232,7 @@ const focusedJS = `(() => {
 // there.
 func (r *Runner) describeFocused(ctx context.Context) (string, error) {
 	yes := true
-	expr := "(() => { const a = " + focusedJS + "; return a ? (" + checkJS + ").call(a, { describe: true }) : null; })()"
+	expr := aria.Page("async (document, ns) => { const a = (" + focusedJS + ")(document); return a ? (" + checkJS + "\n)(a, ns, { describe: true }) : null; }").Expr(aria.InstallNone)
 	res, err := r.pageEval(ctx, cdpruntime.EvaluateParams{Expression: expr, Silent: &yes, ReturnByValue: &yes, AwaitPromise: &yes})
 	var we *cdptab.WithheldError
 	if errors.As(err, &we) || errors.Is(err, errPageMoves) {

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/aria"
 )
 
 // Load states, as Playwright names them.
@@ -168,6 +169,9 @@ func chromeURL(raw string) string {
 	return strings.TrimFunc(raw, func(r rune) bool { return r <= ' ' })
 }
 
+// assignJS sets the location of the page's document, in its own world.
+var assignJS = aria.Page("(document, ns, u) => { location.href = u; }")
+
 // assignLocation makes the main frame's page navigate itself to u (a
 // same-document navigation: it returns once it is done).
 func (r *Runner) assignLocation(ctx context.Context, u string) error {
@@ -175,7 +179,7 @@ func (r *Runner) assignLocation(ctx context.Context, u string) error {
 	if err != nil {
 		return err
 	}
-	res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: "location.href = " + string(q) + ", undefined"})
+	res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: assignJS.Expr(aria.InstallNone, q)})
 	if err != nil {
 		return fmt.Errorf("set location: %w", err)
 	}

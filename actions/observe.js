@@ -1,10 +1,10 @@
-// observe starts the settle's watch on `this`'s document when an action is
+// observe starts the settle's watch on el's document when an action is
 // about to act on it (in the same call as the checks): the DOM mutations
 // from then on (in the element's document, and the top document when it is
 // reachable) and whether a navigation to another document began. settle.js
 // reads and ends it; it ends by itself after 30 s.
-function observe() {
-  const el = this.nodeType === 1 ? this : this.parentElement;
+(node) => {
+  const el = node.nodeType === 1 ? node : node.parentElement;
   if (!el) return;
   const win = el.ownerDocument.defaultView;
   if (win.__egohostSettle) win.__egohostSettle.stop();

@@ -5,7 +5,8 @@
 // wake-ups: there it resolves at once {pending: true, since} (since: ms
 // since the last mutation) and keeps its observer; the caller waits and
 // calls again with poll set, until it resolves {quiet: true}.
-(quietMs, capMs, poll) => {
+// It runs in the page's own world (aria.Page): document is the page's, ns null.
+(document, ns, quietMs, capMs, poll) => {
   const prev = window.__egohostQuiet;
   if (document.hidden || (poll && prev)) {
     let q = prev;

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/cdproto/input"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/aria"
 )
 
 var (
@@ -15,6 +16,10 @@ var (
 	scrollJS string
 	//go:embed wheel.js
 	wheelJS string
+
+	// Both run in the page's own world, on its document.
+	scrollFn = aria.Page(scrollJS)
+	wheelFn  = aria.Page(wheelJS)
 )
 
 // ScrollOptions tune Scroll.
@@ -36,7 +41,7 @@ func (r *Runner) Scroll(ctx context.Context, o ScrollOptions) (*Result, error) {
 	if o.Target != "" && o.DX == 0 && o.DY == 0 {
 		return r.act(ctx, "scroll", o.Target, o.ActOptions, checks{Visible: true, Stable: true}, func(ctx context.Context, _ Element, at Point, res *Result) error {
 			var s scrolled
-			if err := r.evalMain(ctx, fmt.Sprintf("(%s)(%g, %g, null, 0)", scrollJS, at.X, at.Y), &s); err != nil {
+			if err := r.evalMain(ctx, scrollFn.Call(aria.InstallNone, "document", fmt.Sprintf("%g, %g, null, 0", at.X, at.Y)), &s); err != nil {
 				return fmt.Errorf("scroll %s: %w", o.Target, err)
 			}
 			res.Scroll = &Point{X: s.X, Y: s.Y}
@@ -45,13 +50,13 @@ func (r *Runner) Scroll(ctx context.Context, o ScrollOptions) (*Result, error) {
 	}
 	wheel := func(ctx context.Context, at Point, res *Result) error {
 		var before, after scrolled
-		if err := r.evalMain(ctx, fmt.Sprintf("(%s)(%g, %g, null, 0)", scrollJS, at.X, at.Y), &before); err != nil {
+		if err := r.evalMain(ctx, scrollFn.Call(aria.InstallNone, "document", fmt.Sprintf("%g, %g, null, 0", at.X, at.Y)), &before); err != nil {
 			return fmt.Errorf("scroll: %w", err)
 		}
 		waitMs := 1000
 		if before.Hidden {
 			// Scrolled at once, in the page: nothing to wait for.
-			if err := r.evalMain(ctx, fmt.Sprintf("(%s)(%g, %g, %g, %g)", wheelJS, at.X, at.Y, o.DX, o.DY), nil); err != nil {
+			if err := r.evalMain(ctx, wheelFn.Call(aria.InstallNone, "document", fmt.Sprintf("%g, %g, %g, %g", at.X, at.Y, o.DX, o.DY)), nil); err != nil {
 				return fmt.Errorf("scroll: wheel: %w", err)
 			}
 			waitMs = 0
@@ -65,7 +70,7 @@ func (r *Runner) Scroll(ctx context.Context, o ScrollOptions) (*Result, error) {
 			}
 		}
 		key, _ := json.Marshal(before.Key)
-		if err := r.evalMain(ctx, fmt.Sprintf("(%s)(%g, %g, %s, %d)", scrollJS, at.X, at.Y, key, waitMs), &after); err != nil {
+		if err := r.evalMain(ctx, scrollFn.Call(aria.InstallNone, "document", fmt.Sprintf("%g, %g, %s, %d", at.X, at.Y, key, waitMs)), &after); err != nil {
 			return fmt.Errorf("scroll: %w", err)
 		}
 		res.Point = &at

@@ -5,7 +5,8 @@
 // fingerprints the positions, x and y are the window's scroll position,
 // hidden says the document is hidden (a background tab: no animation
 // frames, so a frame is a task there).
-async (px, py, before, waitMs) => {
+// It runs in the page's own world (aria.Page): document is the page's, ns null.
+async (document, ns, px, py, before, waitMs) => {
   const hidden = document.hidden;
   const snap = () => {
     const parts = [window.scrollX, window.scrollY];

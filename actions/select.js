@@ -1,11 +1,11 @@
-// select selects the options of a <select> (`this`; a label stands for its
+// select selects the options of a <select> (el; a label stands for its
 // control) that match o = {values, labels, indexes}: a value matches an
 // option's value or its label, a label its label, an index its position.
 // Then it fires input and change, as a person's choice does. An empty
 // request deselects all. Returns {selected: [values]} | {missing: [what]} |
 // {error}.
-function select(o) {
-  let el = this;
+(node, ns, o) => {
+  let el = node;
   if (el.nodeType !== 1) el = el.parentElement;
   if (el && el.localName === "label" && el.control) el = el.control;
   if (!el || el.localName !== "select") return { error: "element is not a <select> element" };

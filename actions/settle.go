@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/aria"
 )
 
 var (
@@ -17,6 +18,9 @@ var (
 	quietJS string
 	//go:embed settle.js
 	settleJS string
+
+	// quietFn runs in the page's own world, on its document.
+	quietFn = aria.Page(quietJS)
 )
 
 // settle lets the page settle after an action, within s.Cap: it follows a
@@ -150,7 +154,7 @@ func (r *Runner) quiet(ctx context.Context, s Settle, capCtx context.Context) qu
 		}
 		yes := true
 		res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, cdpruntime.EvaluateParams{
-			Expression:    fmt.Sprintf("(%s)(%d, %d, %t)", quietJS, s.Quiet.Milliseconds(), capMs, poll),
+			Expression:    quietFn.Call(aria.InstallNone, "document", fmt.Sprintf("%d, %d, %t", s.Quiet.Milliseconds(), capMs, poll)),
 			ReturnByValue: &yes,
 			AwaitPromise:  &yes,
 			Silent:        &yes,

@@ -1,4 +1,4 @@
-// settle waits, after an action on `this`, for what the action set off in
+// settle waits, after an action on el, for what the action set off in
 // the page, with the watch observe.js started before the action. First one
 // animation frame and a task after it: the work the action scheduled for
 // now (microtasks, setTimeout(0), animation frames) has run. When nothing
@@ -15,9 +15,9 @@
 // {pending: true, since} (since: ms since the last mutation), keeping the
 // watch; the caller waits and calls again with poll set (no first frame),
 // until it resolves {quiet: true}.
-async function settle(quietMs, capMs, poll) {
-  const el = this.nodeType === 1 ? this : this.parentElement;
-  const win = (el || this).ownerDocument.defaultView;
+async (node, ns, quietMs, capMs, poll) => {
+  const el = node.nodeType === 1 ? node : node.parentElement;
+  const win = (el || node).ownerDocument.defaultView;
   const s = win && win.__egohostSettle;
   if (!s) return { missing: true };
   const hidden = !!win.document.hidden;

@@ -67,11 +67,11 @@ func step(method string, params any) string {
 	switch p := params.(type) {
 	case cdpruntime.CallFunctionOnParams:
 		for _, s := range []struct{ marker, step string }{
-			{"function check(", "actionability (scroll, visible, stable, enabled, hit-test)"},
-			{"function intercepted(", "guard read back"},
-			{"function intercept(", "guard"},
-			{"function settle(", "settle"},
-			{"function value(", "value read back"},
+			{"// check measures", "actionability (scroll, visible, stable, enabled, hit-test)"},
+			{"// intercepted removes", "guard read back"},
+			{"// intercept guards", "guard"},
+			{"// settle waits", "settle"},
+			{"// value returns", "value read back"},
 		} {
 			if strings.Contains(p.FunctionDeclaration, s.marker) {
 				return s.step + ": " + method
@@ -81,7 +81,7 @@ func step(method string, params any) string {
 		if strings.Contains(p.Expression, "quietMs") {
 			return "settle (dom quiet): " + method
 		}
-		if strings.Contains(p.Expression, "function check(") {
+		if strings.Contains(p.Expression, "// check measures") {
 			return "resolve + actionability: " + method
 		}
 		return "resolve: " + method

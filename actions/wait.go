@@ -197,8 +197,8 @@ func (r *Runner) waitState(ctx context.Context, target, state string, res *WaitR
 		Visible bool   `json:"visible"`
 		Desc    string `json:"desc"`
 	}
-	err = r.callOn(ctx, el, `function () {
-		const el = this.nodeType === 1 ? this : this.parentElement;
+	err = r.callOn(ctx, el, `(node) => {
+		const el = node.nodeType === 1 ? node : node.parentElement;
 		if (!el || !el.isConnected) return { visible: false, desc: "" };
 		const r = el.getBoundingClientRect();
 		const st = el.ownerDocument.defaultView.getComputedStyle(el);

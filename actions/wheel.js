@@ -5,7 +5,8 @@
 // cancels it, scrolls as the wheel would: the innermost scrolling
 // ancestor first, what it cannot take going on to the next (the window's
 // scrolling element last). The event is untrusted.
-(px, py, dx, dy) => {
+// It runs in the page's own world (aria.Page): document is the page's, ns null.
+(document, ns, px, py, dx, dy) => {
   let t = document.elementFromPoint(px, py);
   while (t && t.shadowRoot) {
     const inner = t.shadowRoot.elementFromPoint(px, py);

@@ -1,24 +1,10 @@
 // Requests from the service (PROTOCOL.md §2.1): validation, routing, and exactly one reply each.
 
 import { Code, WireError, classifyChromeError, messageOf, toWireError } from "./errors.js";
+import { OPS } from "./opset.js";
 
-// Field kinds: "tabId" (non-negative integer), "string", "bool", "object" (plain JSON object),
-// "any"; a trailing "?" makes the field optional.
-/** OPS lists every op of PROTOCOL.md §2.1 with the fields it takes. */
-export const OPS = Object.freeze({
-  ping: {},
-  cdp: { tabId: "tabId", method: "string", params: "object?", sessionId: "string?", reattach: "bool?" },
-  attach: { tabId: "tabId" },
-  detach: { tabId: "tabId" },
-  "tabs.list": {},
-  "tabs.open": { url: "string?", active: "bool?", windowId: "tabId?", newWindow: "bool?" },
-  "tabs.close": { tabId: "tabId" },
-  "tabs.activate": { tabId: "tabId", noFocus: "bool?" },
-  echo: { data: "any?" },
-  "groups.add": { tabIds: "tabIds", groupId: "tabId?", title: "string?", color: "color?" },
-  "groups.update": { groupId: "tabId", title: "string?", color: "color?" },
-  "groups.list": {},
-});
+/** OPS lists every op of PROTOCOL.md §2.1 with the fields it takes (declared in opset.js). */
+export { OPS };
 
 /** GROUP_COLORS are Chrome's tab group colours (chrome.tabGroups.Color). */
 export const GROUP_COLORS = Object.freeze(["grey", "blue", "red", "yellow", "green", "pink", "purple", "cyan", "orange"]);

@@ -20,16 +20,18 @@ import (
 	cdpoverlay "github.com/chromedp/cdproto/overlay"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/aria"
 )
 
 //go:embed overlay.js
 var script string
 
+// overlay is overlay.js, kept in the overlay's world (with the boxes it
+// drew) once a call has run there.
+var overlay = aria.Keep(script)
+
 // worldName names the isolated world the overlay lives in.
 const worldName = "egohost-overlay"
-
-// globalKey is the isolated world's global that holds the overlay object.
-const globalKey = "__egohostOverlay1"
 
 // Box is one highlight box in the tab's top-level viewport (CSS pixels).
 type Box struct {
@@ -57,11 +59,7 @@ func Show(ctx context.Context, s cdp.Session, boxes []Box) error {
 	if boxes == nil {
 		boxes = []Box{}
 	}
-	b, err := json.Marshal(boxes)
-	if err != nil {
-		return fmt.Errorf("overlay show: %w", err)
-	}
-	if _, err := eval(ctx, s, "show("+string(b)+")"); err != nil {
+	if _, err := eval(ctx, s, "show", boxes); err != nil {
 		return fmt.Errorf("overlay show: %w", err)
 	}
 	return nil
@@ -69,7 +67,7 @@ func Show(ctx context.Context, s cdp.Session, boxes []Box) error {
 
 // Clear removes the boxes (a pick in progress stays).
 func Clear(ctx context.Context, s cdp.Session) error {
-	if _, err := eval(ctx, s, "clear()"); err != nil {
+	if _, err := eval(ctx, s, "clear", nil); err != nil {
 		return fmt.Errorf("overlay clear: %w", err)
 	}
 	return nil
@@ -98,7 +96,7 @@ func Pick(ctx context.Context, s cdp.Session) (Picked, error) {
 		_ = exec(dctx, s, cdpoverlay.SetInspectMode, cdpoverlay.SetInspectModeParams{Mode: cdpoverlay.InspectModeNone})
 		_ = exec(dctx, s, cdpoverlay.Disable, cdp.Empty{})
 		_ = exec(dctx, s, dom.Disable, cdp.Empty{})
-		_, _ = eval(dctx, s, `hint("")`)
+		_, _ = eval(dctx, s, "hint", "")
 	}()
 	fill := &cdp.RGBA{R: 31, G: 111, B: 235, A: 0.25}
 	border := &cdp.RGBA{R: 31, G: 111, B: 235, A: 0.9}
@@ -108,7 +106,7 @@ func Pick(ctx context.Context, s cdp.Session) (Picked, error) {
 	}); err != nil {
 		return Picked{}, fmt.Errorf("overlay pick: %w", err)
 	}
-	if _, err := eval(ctx, s, `hint("egohost: click an element to pick it · Esc cancels")`); err != nil {
+	if _, err := eval(ctx, s, "hint", "egohost: click an element to pick it · Esc cancels"); err != nil {
 		return Picked{}, fmt.Errorf("overlay pick: %w", err)
 	}
 	var id cdp.BackendNodeID
@@ -154,13 +152,22 @@ func Describe(ctx context.Context, s cdp.Session, id cdp.BackendNodeID) (Picked,
 		cancel()
 	}()
 	yes := true
-	res, err := cdp.Call(ctx, s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: "function() { return globalThis." + globalKey + ".describe(this); }",
-		ObjectID:            obj.Object.ObjectID,
-		ReturnByValue:       &yes,
-	})
-	if err != nil {
-		return Picked{}, fmt.Errorf("describe node %d: %w", id, err)
+	var res runtime.CallFunctionOnResult
+	for in := aria.InstallNone; ; {
+		res, err = cdp.Call(ctx, s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			FunctionDeclaration: overlay.Decl(in),
+			ObjectID:            obj.Object.ObjectID,
+			Arguments:           []*runtime.CallArgument{{Value: jsonv2.Value(`"describe"`)}},
+			ReturnByValue:       &yes,
+		})
+		if err != nil {
+			return Picked{}, fmt.Errorf("describe node %d: %w", id, err)
+		}
+		next, again := overlay.Again(in, res.Result)
+		if !again {
+			break
+		}
+		in = next // a new document: load overlay.js
 	}
 	if res.ExceptionDetails != nil {
 		return Picked{}, fmt.Errorf("describe node %d: %s", id, exceptionText(res.ExceptionDetails))
@@ -176,8 +183,7 @@ func Describe(ctx context.Context, s cdp.Session, id cdp.BackendNodeID) (Picked,
 	return p, nil
 }
 
-// world returns the overlay's isolated world in the main frame, with
-// overlay.js installed.
+// world returns the overlay's isolated world in the main frame.
 func world(ctx context.Context, s cdp.Session) (runtime.ExecutionContextID, error) {
 	tree, err := cdp.Call(ctx, s, page.GetFrameTree, cdp.Empty{})
 	if err != nil {
@@ -193,16 +199,6 @@ func world(ctx context.Context, s cdp.Session) (runtime.ExecutionContextID, erro
 	if err != nil {
 		return 0, fmt.Errorf("isolated world: %w", err)
 	}
-	yes := true
-	res, err := cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: "void (globalThis." + globalKey + " ||= (" + script + ")())", ContextID: w.ExecutionContextID, Silent: &yes,
-	})
-	if err != nil {
-		return 0, fmt.Errorf("install overlay: %w", err)
-	}
-	if res.ExceptionDetails != nil {
-		return 0, fmt.Errorf("install overlay: %s", exceptionText(res.ExceptionDetails))
-	}
 	return w.ExecutionContextID, nil
 }
 
@@ -216,24 +212,38 @@ func decode(v jsonv2.Value, out any) error {
 	return jsonv2.Unmarshal(v, out)
 }
 
-// eval runs one call on the overlay object in the main frame's overlay
-// world, installing overlay.js first when the world is new.
-func eval(ctx context.Context, s cdp.Session, call string) (*runtime.RemoteObject, error) {
+// eval runs one op of overlay.js (with arg) on the main frame's document
+// in the overlay's world, loading overlay.js first when the world is new.
+func eval(ctx context.Context, s cdp.Session, op string, arg any) (*runtime.RemoteObject, error) {
 	cid, err := world(ctx, s)
 	if err != nil {
 		return nil, err
 	}
-	yes := true
-	res, err := cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: "globalThis." + globalKey + "." + call, ContextID: cid, Silent: &yes, ReturnByValue: &yes,
-	})
+	opJSON, err := json.Marshal(op)
 	if err != nil {
 		return nil, err
 	}
-	if res.ExceptionDetails != nil {
-		return nil, fmt.Errorf("page script: %s", exceptionText(res.ExceptionDetails))
+	argJSON, err := json.Marshal(arg)
+	if err != nil {
+		return nil, err
 	}
-	return res.Result, nil
+	yes := true
+	for in := aria.InstallNone; ; {
+		res, err := cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
+			Expression: overlay.Expr(in, opJSON, argJSON), ContextID: cid, Silent: &yes, ReturnByValue: &yes,
+		})
+		if err != nil {
+			return nil, err
+		}
+		if res.ExceptionDetails != nil {
+			return nil, fmt.Errorf("page script: %s", exceptionText(res.ExceptionDetails))
+		}
+		next, again := overlay.Again(in, res.Result)
+		if !again {
+			return res.Result, nil
+		}
+		in = next // a new document: load overlay.js
+	}
 }
 
 func exceptionText(d *runtime.ExceptionDetails) string {

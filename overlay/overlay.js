@@ -1,9 +1,10 @@
-// egohost's overlay, installed once per page in an isolated world of the main frame
-// (overlay.go evaluates this file and keeps the object it returns in a global). It draws
-// highlight boxes, shows the picker's hint and describes a picked element. The DOM it adds is
+// egohost's overlay, kept once per page in an isolated world of the main frame (aria.Keep:
+// this file is one expression whose value is the entry point, with egohost's calling
+// convention, at the end). It draws highlight boxes, shows the picker's hint and describes a
+// picked element. The DOM it adds is
 // one <egohost-overlay> element in the top layer (a manual popover), its content in a shadow
 // root, so the page's styles do not reach it and it sits above everything the page shows.
-() => {
+(() => {
   const TAG = "egohost-overlay";
   const STYLE = `
     :host { all: initial; }
@@ -144,5 +145,22 @@
     return steps.join(" > ");
   }
 
-  return { show, clear, hint, describe };
-}
+  // The entry point: el is the document, or the element to describe; op says what to do:
+  //   show   arg: the boxes to draw (replacing those drawn); their number
+  //   clear  remove the boxes (a pick in progress stays)
+  //   hint   arg: the hint's text ("" removes it)
+  //   describe  el's CSS path and short text: {css, text}
+  return (el, ns, op, arg) => {
+    switch (op) {
+      case "show":
+        return show(arg);
+      case "clear":
+        return clear();
+      case "hint":
+        return hint(arg);
+      case "describe":
+        return describe(el);
+    }
+    throw new Error(`overlay: unknown op ${op}`);
+  };
+})()

@@ -2,31 +2,25 @@ package resolver
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/aria"
 	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/cdperr"
 )
 
-// jsCall is a function to run on the element a resolution finds: its
-// source and its arguments as a JSON array.
+// jsCall is a function to run on the element a resolution finds (with
+// the calling convention of aria: fn(el, ns, ...args)), and its arguments
+// as a JSON array.
 type jsCall struct {
-	fn   string
+	f    aria.Func // kept in egohost's world, like the engine
 	args []byte
-	key  string // where the function is kept in egohost's world
 }
-
-// noCallFn is what the call expression returns when the world does not
-// keep the function yet.
-const noCallFn = "egohost: no call function"
 
 func newCall(fn string, args []any) (*jsCall, error) {
 	if args == nil {
@@ -36,8 +30,7 @@ func newCall(fn string, args []any) (*jsCall, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode arguments: %w", err)
 	}
-	sum := sha256.Sum256([]byte(fn))
-	return &jsCall{fn: fn, args: b, key: "__egohostCall_" + hex.EncodeToString(sum[:8])}, nil
+	return &jsCall{f: aria.Keep(fn), args: b}, nil
 }
 
 // envelope is what a call answers: {v: its value} or {x: the exception it
@@ -62,22 +55,17 @@ func (e envelope) called() cdptab.Called {
 
 // around wraps the engine's object-mode expression: when it gives an
 // element, the function runs on it and the result is [envelope, element];
-// anything else (the engine's answer as a string) passes through. The
-// function is kept in egohost's world under its key, like the engine, so
-// that the expression stays small (its arguments change from call to
-// call, and V8 compiles a new source every time): install sends its
-// source, once per document.
-func (c *jsCall) around(expr string, install bool) string {
-	fn := "globalThis." + c.key
-	if install {
-		fn = "(globalThis." + c.key + " = (" + c.fn + "))"
-	}
-	// Installed inside the arrow, after the engine found an element (only
-	// in egohost's own world); the arrow's names are unlikely ones, as the
-	// function's source then sits in their scope.
+// anything else (the engine's answer as a string, or a marker of a world
+// that lacks the function) passes through. The function is kept in
+// egohost's world, like the engine, so that the expression stays small
+// (its arguments change from call to call, and V8 compiles a new source
+// every time): in says whether this call sends it (once per document).
+func (c *jsCall) around(expr string, in aria.Install) string {
+	// The arrow's names are unlikely ones, as the function's source sits
+	// in their scope when it is sent.
 	return "(async (__egohostEl) => { if (__egohostEl === null || typeof __egohostEl !== \"object\") return __egohostEl; " +
-		"const __egohostF = " + fn + "; if (!__egohostF) return " + strconv.Quote(noCallFn) + "; " +
-		"let __egohostR; try { __egohostR = { v: await __egohostF.apply(__egohostEl, " + string(c.args) + ") }; } " +
+		"let __egohostR; try { const __egohostV = await " + c.f.Call(in, "__egohostEl", "..."+string(c.args)) + "; " +
+		"if (" + c.f.Marked("__egohostV") + ") return __egohostV; __egohostR = { v: __egohostV }; } " +
 		"catch (__egohostE) { __egohostR = { x: String(__egohostE) }; } return [JSON.stringify(__egohostR), __egohostEl]; })(" + expr + ")"
 }
 
@@ -108,8 +96,10 @@ func decodeBoxed(v *runtime.DeepSerializedValue) (cdptab.Called, error) {
 }
 
 // ObjectCall resolves target to exactly one element, as Object does, and
-// runs a function on it (fn, a JavaScript function's source, with `this`
-// the element and args as its arguments, awaited): the element and the
+// runs a function on it (fn, a JavaScript function's source with the
+// calling convention of package aria: called as fn(el, ns, ...args) with
+// el the element, ns the page module and args its arguments, awaited):
+// the element and the
 // function's outcome come back together. For a locator the resolver finds
 // with one evaluation (css, text, xpath…), the resolution and the function
 // are that one evaluation, and the Object is boxed (cdptab.Object.Boxed);
@@ -183,7 +173,7 @@ func (r *Resolver) refObjectCall(ctx context.Context, p parsed, c *jsCall) (Obje
 
 // callObject runs c on an element's object; with connected, it first
 // checks that the element is in its document (alive false when not, and
-// c does not run).
+// c does not run). The function is sent with the call.
 func (r *Resolver) callObject(ctx context.Context, o Object, c *jsCall, connected bool) (cdptab.Called, bool, error) {
 	check := ""
 	if connected {
@@ -201,33 +191,41 @@ func (r *Resolver) callObject(ctx context.Context, o Object, c *jsCall, connecte
 		}
 		cargs = append(cargs, &runtime.CallArgument{Value: jsonv2.Value(b)})
 	}
+	f := aria.Send(c.f.Source())
 	yes := true
-	body := "let __egohostR; try { __egohostR = { v: await (" + c.fn + ").apply(this, __egohostA) }; } " +
-		"catch (__egohostE) { __egohostR = { x: String(__egohostE) }; } return JSON.stringify(__egohostR);"
-	res, err := cdp.Call(ctx, r.session(o.SessionID), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: "async function(...__egohostA) { " + check + body + " }",
-		ObjectID:            o.ObjectID,
-		Arguments:           cargs,
-		ReturnByValue:       &yes,
-		AwaitPromise:        &yes,
-		Silent:              &yes,
-	})
-	if err != nil {
-		return cdptab.Called{}, false, fmt.Errorf("call on the element: %w", err)
+	for in := aria.InstallNone; ; {
+		body := "let __egohostR; try { const __egohostV = await " + f.Call(in, "this", "...__egohostA") + "; " +
+			"if (" + f.Marked("__egohostV") + ") return __egohostV; __egohostR = { v: __egohostV }; } " +
+			"catch (__egohostE) { __egohostR = { x: String(__egohostE) }; } return JSON.stringify(__egohostR);"
+		res, err := cdp.Call(ctx, r.session(o.SessionID), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			FunctionDeclaration: "async function(...__egohostA) { " + check + body + " }",
+			ObjectID:            o.ObjectID,
+			Arguments:           cargs,
+			ReturnByValue:       &yes,
+			AwaitPromise:        &yes,
+			Silent:              &yes,
+		})
+		if err != nil {
+			return cdptab.Called{}, false, fmt.Errorf("call on the element: %w", err)
+		}
+		if res.ExceptionDetails != nil {
+			return cdptab.Called{Exception: cdperr.ExceptionText(res.ExceptionDetails)}, true, nil
+		}
+		if next, again := f.Again(in, res.Result); again {
+			in = next // a world no resolution or snapshot used yet: load the page module
+			continue
+		}
+		s, ok := stringValue(res.Result)
+		if !ok {
+			return cdptab.Called{}, false, errors.New("call on the element: no envelope")
+		}
+		var e envelope
+		if err := json.Unmarshal([]byte(s), &e); err != nil {
+			return cdptab.Called{}, false, fmt.Errorf("call on the element: envelope: %w", err)
+		}
+		if e.Gone {
+			return cdptab.Called{}, false, nil
+		}
+		return e.called(), true, nil
 	}
-	if res.ExceptionDetails != nil {
-		return cdptab.Called{Exception: cdperr.ExceptionText(res.ExceptionDetails)}, true, nil
-	}
-	s, ok := stringValue(res.Result)
-	if !ok {
-		return cdptab.Called{}, false, errors.New("call on the element: no envelope")
-	}
-	var e envelope
-	if err := json.Unmarshal([]byte(s), &e); err != nil {
-		return cdptab.Called{}, false, fmt.Errorf("call on the element: envelope: %w", err)
-	}
-	if e.Gone {
-		return cdptab.Called{}, false, nil
-	}
-	return e.called(), true, nil
 }

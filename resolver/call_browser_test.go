@@ -24,7 +24,7 @@ func TestObjectCallInChromium(t *testing.T) {
 	p, ctx := tab(t, b, url)
 	st := snapshot.NewTab(p)
 	r := resolver.New(p, st)
-	const fn = `async function(a, b) { await new Promise((r) => requestAnimationFrame(r)); return { id: this.id, sum: a.n + b }; }`
+	const fn = `async (el, ns, a, b) => { await new Promise((r) => requestAnimationFrame(r)); return { id: el.id, sum: a.n + b, ns: typeof ns.view }; }`
 	for _, tt := range []struct {
 		name, target, id string
 		boxed            bool
@@ -48,12 +48,13 @@ func TestObjectCallInChromium(t *testing.T) {
 			var got struct {
 				ID  string `json:"id"`
 				Sum int    `json:"sum"`
+				NS  string `json:"ns"`
 			}
 			if err := json.Unmarshal(called.Value, &got); err != nil {
 				t.Fatalf("value %s: %v", called.Value, err)
 			}
-			if got.ID != tt.id || got.Sum != 42 {
-				t.Errorf("got %+v, want id %s and sum 42", got, tt.id)
+			if got.ID != tt.id || got.Sum != 42 || got.NS != "function" {
+				t.Errorf("got %+v, want id %s, sum 42 and the page module", got, tt.id)
 			}
 			if obj.Boxed != tt.boxed {
 				t.Errorf("got boxed %v, want %v", obj.Boxed, tt.boxed)
@@ -69,7 +70,7 @@ func TestObjectCallInChromium(t *testing.T) {
 		})
 	}
 	t.Run("an exception is the call's, not an error", func(t *testing.T) {
-		obj, called, err := r.ObjectCall(ctx, "#save", `function() { throw new Error("boom"); }`)
+		obj, called, err := r.ObjectCall(ctx, "#save", `() => { throw new Error("boom"); }`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +80,7 @@ func TestObjectCallInChromium(t *testing.T) {
 	})
 	t.Run("resolution errors are the resolver's", func(t *testing.T) {
 		for target, want := range map[string]error{"#nothing-here": resolver.ErrNotFound, ".dup": resolver.ErrAmbiguous} {
-			_, _, err := r.ObjectCall(ctx, target, `function() { return 1; }`)
+			_, _, err := r.ObjectCall(ctx, target, `() => 1`)
 			if !errors.Is(err, want) {
 				t.Errorf("%s: got %v, want %v", target, err, want)
 			}

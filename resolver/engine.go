@@ -2,19 +2,17 @@ package resolver
 
 import (
 	"context"
-	"crypto/sha256"
 	_ "embed"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/aria"
 	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/cdperr"
 	"github.com/egohost/egohost/locator"
@@ -23,19 +21,9 @@ import (
 //go:embed engine.js
 var engineJS string
 
-// engineKey is where engine.js is kept in egohost's world of a frame, so
-// it crosses chrome.debugger and is compiled once per document, not on
-// every call. The key names the script's version: a new build never calls
-// an old engine left in a page. It is hashed on first use, not at every
-// start of the binary.
-var engineKey = sync.OnceValue(func() string {
-	sum := sha256.Sum256([]byte(engineJS))
-	return "__egohostResolver_" + hex.EncodeToString(sum[:6])
-})
-
-// noEngine is what the call expression returns when the world has no
-// engine yet.
-const noEngine = "egohost: no resolver engine"
+// engine is engine.js, kept in egohost's world of a frame, so it crosses
+// chrome.debugger and is compiled once per document, not on every call.
+var engine = aria.Keep(engineJS)
 
 // mode is what the page script returns.
 type mode string
@@ -209,7 +197,8 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 	}
 	yes := true
 	var res runtime.EvaluateResult
-	remade, fresh, install, installCall := false, false, false, false
+	remade, fresh := false, false
+	in, inCall := aria.InstallNone, aria.InstallNone
 	for attempt := 0; ; attempt++ {
 		w, err := r.worldRef(ctx, d, fresh)
 		if err != nil {
@@ -222,17 +211,13 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 		// Only in egohost's own world (its token): a remembered context ID
 		// may name another context after a cross-site navigation.
 		guard := "globalThis." + worldTokenKey + " !== " + strconv.Quote(w.token) + " ? " + strconv.Quote(wrongWorld) + " : "
-		key := engineKey()
-		expr := "(" + guard + "(globalThis." + key + " ? globalThis." + key + "(" + string(b) + ") : " + strconv.Quote(noEngine) + "))"
-		if install {
-			expr = "(" + guard + "(globalThis." + key + " = (" + engineJS + "))(" + string(b) + "))"
-		}
+		expr := "(" + guard + engine.Expr(in, b) + ")"
 		params := runtime.EvaluateParams{Expression: expr, ContextID: w.cid, Silent: &yes}
 		switch {
 		case spec.Mode == modeObject && spec.call != nil:
 			// One result for two things: [the call's envelope, the
 			// element], with the array's object ID (the boxed element).
-			params.Expression = spec.call.around(expr, installCall)
+			params.Expression = spec.call.around(expr, inCall)
 			params.AwaitPromise = &yes
 			params.SerializationOptions = cdptab.DeepNodes()
 		case spec.Mode == modeCount, spec.Mode == modeCenter:
@@ -252,13 +237,15 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 			remade, fresh = true, true // the ID now names another context
 			continue
 		}
-		if !install && attempt < 3 && isNoEngine(res.Result) {
-			install = true // a new document: load the engine
+		if next, again := engine.Again(in, res.Result); again && attempt < 3 {
+			in = next // a new document: load the page module and the engine
 			continue
 		}
-		if spec.call != nil && !installCall && attempt < 3 && isString(res.Result, noCallFn) {
-			installCall = true // a new document, or a new function: load it
-			continue
+		if spec.call != nil && attempt < 3 {
+			if next, again := spec.call.f.Again(inCall, res.Result); again {
+				inCall = next // a new document, or a new function: load it
+				continue
+			}
 		}
 		break
 	}
@@ -298,11 +285,6 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 		return jsResult{}, fmt.Errorf("evaluate: decode %s result: %w", spec.Mode, err)
 	}
 	return out, nil
-}
-
-// isNoEngine reports whether a call found no engine in the world.
-func isNoEngine(o *runtime.RemoteObject) bool {
-	return isString(o, noEngine)
 }
 
 // decodeList reads [JSON string, node, node, …].

@@ -2,7 +2,9 @@
 // Runtime.evaluate: it runs the locator's steps, counts, picks and measures,
 // and returns only what Go needs. It runs in egohost's isolated world, so
 // the page's own scripts cannot change what it sees, and it keeps no state
-// between calls. Go evaluates `(<this file>)(spec)`; spec is:
+// between calls. It is called with egohost's calling convention
+// (aria/aria.go): (document, ns, spec), ns the page module, which computes
+// roles and names for the locator as it does for the snapshot; spec is:
 //
 //   steps:  [{op: 'query', kind, sel | role | text}, {op: 'nth', n},
 //            {op: 'hasText' | 'hasNotText', text}, {op: 'has' | 'hasNot', steps},
@@ -29,7 +31,7 @@
 // (every role an element could have, every string its name could come
 // from); when the role step is the last query, Go checks each candidate
 // against Chrome's own accessibility tree.
-(spec) => {
+(doc, ns, spec) => {
   'use strict';
 
   // ---- the document: open shadow roots and frames (one scan) ------------
@@ -53,7 +55,7 @@
         }
       }
     };
-    visit(document);
+    visit(doc);
     scanned = { all, roots, frames };
     return scanned;
   }
@@ -65,13 +67,6 @@
     if (!all.length) return all;
     if (root.nodeType === 9) return all;
     return all.filter((sr) => sr !== root && composedContains(root, sr.host));
-  }
-
-  function parentComposed(n) {
-    if (n.assignedSlot) return n.assignedSlot;
-    const p = n.parentNode;
-    if (p && p.nodeType === 11 && p.host) return p.host;
-    return p;
   }
 
   function composedContains(root, n) {
@@ -101,7 +96,7 @@
 
   // ---- text (Playwright's elementText / createTextMatcher) --------------
 
-  const normWS = (s) => s.replace(/[\u200b\u00ad]/g, '').trim().replace(/\s+/g, ' ');
+  const normWS = ns.normWS;
 
   function skipText(el) {
     const t = el.nodeName;
@@ -147,7 +142,7 @@
       }
     };
     const special = 'script,style,noscript,head,input[type=submit i],input[type=button i],input[type=reset i]';
-    for (const el of document.querySelectorAll(special)) mark(el);
+    for (const el of doc.querySelectorAll(special)) mark(el);
     for (const sr of scan().roots) {
       mark(sr.host);
       for (const el of sr.querySelectorAll(special)) mark(el);
@@ -258,18 +253,13 @@
     return out;
   }
 
-  function byId(el, id) {
-    const r = el.getRootNode();
-    return (r.getElementById ? r.getElementById(id) : null) || el.ownerDocument.getElementById(id);
-  }
-
   const LABELABLE = new Set(['BUTTON', 'METER', 'OUTPUT', 'PROGRESS', 'SELECT', 'TEXTAREA']);
   function labelTexts(el) {
     const lb = el.getAttribute('aria-labelledby');
     if (lb !== null) {
       const refs = [];
       for (const id of lb.split(/\s+/)) {
-        const r = id && byId(el, id);
+        const r = id && ns.byId(el, id);
         if (r) refs.push(r);
       }
       if (refs.length) return refs.map(elementText);
@@ -292,220 +282,13 @@
     return queryCSS(root, '[' + attr + ']').filter((el) => m(el.getAttribute(attr)));
   }
 
-  // ---- roles: every role an element could have in Chrome -----------------
+  // ---- roles: every role and name an element could have in Chrome ---------
+  // (the page module's superset side: ns.roleTest, ns.hiddenForAria,
+  // nameSources)
 
-  const canonRole = (r) => (r === 'image' ? 'img' : r === 'presentation' ? 'none' : r);
-
-  function inputRoles(el) {
-    switch ((el.getAttribute('type') || 'text').trim().toLowerCase()) {
-      case 'button': case 'image': case 'reset': case 'submit': return ['button'];
-      case 'checkbox': return ['checkbox', 'switch'];
-      case 'radio': return ['radio'];
-      case 'range': return ['slider'];
-      case 'number': return ['spinbutton'];
-      case 'hidden': return ['none'];
-      case 'file': return ['button'];
-      case 'color': return ['colorwell', 'button'];
-      case 'date': return ['date', 'datetime'];
-      case 'datetime-local': case 'month': case 'week': return ['datetime', 'date'];
-      case 'time': return ['inputtime', 'time'];
-      case 'search': return ['searchbox', 'combobox', 'textbox'];
-      default: return ['textbox', 'combobox', 'searchbox'];
-    }
-  }
-
-  // TAG_ROLES lists, per tag, every role Chrome may give it without a role
-  // attribute (inputs and links depend on attributes: see roleTest).
-  const TAG_ROLES = {
-    a: ['link', 'generic'], area: ['link', 'generic'], abbr: ['abbr', 'generic'],
-    address: ['group', 'generic'], article: ['article'], aside: ['complementary', 'generic'],
-    audio: ['audio'], blockquote: ['blockquote'], body: ['generic', 'document'], br: ['linebreak'],
-    button: ['button'], canvas: ['canvas', 'generic'], caption: ['caption'], code: ['code'],
-    datalist: ['listbox'], dd: ['definition'], del: ['deletion', 'generic'], s: ['deletion', 'generic'],
-    details: ['group'], dfn: ['term'], dt: ['term'], dialog: ['dialog'], dl: ['list', 'descriptionlist'],
-    em: ['emphasis'], embed: ['embeddedobject', 'pluginobject', 'generic'],
-    object: ['embeddedobject', 'pluginobject', 'generic'], fieldset: ['group'],
-    figcaption: ['figcaption', 'generic'], figure: ['figure'],
-    footer: ['contentinfo', 'sectionfooter', 'generic'], form: ['form', 'generic'],
-    h1: ['heading'], h2: ['heading'], h3: ['heading'], h4: ['heading'], h5: ['heading'], h6: ['heading'],
-    header: ['banner', 'sectionheader', 'generic'], hgroup: ['group', 'generic'], hr: ['separator'],
-    html: ['generic', 'document', 'rootwebarea'], iframe: ['iframe', 'iframepresentational'],
-    frame: ['iframe', 'iframepresentational'], img: ['img', 'none', 'generic'], image: ['img', 'none', 'generic'],
-    input: [], ins: ['insertion', 'generic'], label: ['labeltext', 'generic'], legend: ['legend'],
-    li: ['listitem', 'generic'], main: ['main'], mark: ['mark'], math: ['math'], menu: ['list'],
-    ol: ['list'], ul: ['list'], meter: ['meter'], nav: ['navigation'], optgroup: ['group'],
-    option: ['option', 'menulistoption'], output: ['status'], p: ['paragraph'], pre: ['pre', 'generic'],
-    progress: ['progressbar'], ruby: ['ruby'], search: ['search'], section: ['region', 'generic'],
-    select: ['combobox', 'listbox'], strong: ['strong'], sub: ['subscript'], sup: ['superscript'],
-    summary: ['disclosuretriangle', 'button', 'generic'], svg: ['img', 'graphics-document', 'svgroot', 'generic'],
-    table: ['table', 'layouttable'], tbody: ['rowgroup'], thead: ['rowgroup'], tfoot: ['rowgroup'],
-    td: ['cell', 'gridcell', 'layouttablecell'], th: ['columnheader', 'rowheader', 'cell', 'gridcell'],
-    tr: ['row', 'layouttablerow'], textarea: ['textbox'], time: ['time'], video: ['video'],
-  };
-
-  // Roles the tables above can produce, and ARIA's: for any other role (one
-  // of Chrome's own, say) every element is a candidate.
-  const KNOWN = new Set(['abbr', 'alert', 'alertdialog', 'application', 'article', 'audio', 'banner',
-    'blockquote', 'button', 'canvas', 'caption', 'cell', 'checkbox', 'code', 'colorwell', 'columnheader',
-    'combobox', 'complementary', 'contentinfo', 'date', 'datetime', 'definition', 'deletion',
-    'descriptionlist', 'dialog', 'disclosuretriangle', 'document', 'embeddedobject', 'emphasis', 'feed',
-    'figcaption', 'figure', 'form', 'generic', 'graphics-document', 'grid', 'gridcell', 'group', 'heading',
-    'iframe', 'iframepresentational', 'img', 'inputtime', 'insertion', 'labeltext', 'layouttable',
-    'layouttablecell', 'layouttablerow', 'legend', 'linebreak', 'link', 'list', 'listbox', 'listitem',
-    'log', 'main', 'mark', 'marquee', 'math', 'menu', 'menubar', 'menuitem', 'menuitemcheckbox',
-    'menuitemradio', 'menulistoption', 'meter', 'navigation', 'none', 'note', 'option', 'paragraph',
-    'pluginobject', 'pre', 'progressbar', 'radio', 'radiogroup', 'region', 'rootwebarea', 'row',
-    'rowgroup', 'rowheader', 'ruby', 'scrollbar', 'search', 'searchbox', 'sectionfooter', 'sectionheader',
-    'separator', 'slider', 'spinbutton', 'status', 'strong', 'subscript', 'superscript', 'svgroot',
-    'switch', 'tab', 'table', 'tablist', 'tabpanel', 'term', 'textbox', 'time', 'timer', 'toolbar',
-    'tooltip', 'tree', 'treegrid', 'treeitem', 'video']);
-
-  // roleTest returns a test: could Chrome give el the role?
-  function roleTest(role) {
-    if (!KNOWN.has(role)) return () => true;
-    const tags = new Set();
-    for (const tag in TAG_ROLES) if (TAG_ROLES[tag].includes(role)) tags.add(tag);
-    if (role === 'button' || role === 'checkbox' || role === 'switch' || role === 'radio' || role === 'slider' ||
-      role === 'spinbutton' || role === 'searchbox' || role === 'combobox' || role === 'textbox' || role === 'none' ||
-      role === 'colorwell' || role === 'date' || role === 'datetime' || role === 'inputtime' || role === 'time') tags.add('input');
-    return (el) => {
-      const explicit = el.getAttribute('role');
-      if (explicit) {
-        for (const tok of explicit.trim().toLowerCase().split(/\s+/)) {
-          if (canonRole(tok) === role) return true;
-        }
-      }
-      const t = el.localName;
-      if (tags.has(t)) {
-        if (t === 'input') return inputRoles(el).includes(role);
-        if (t === 'a' || t === 'area') {
-          return el.hasAttribute('href') || el.hasAttribute('xlink:href') ? role === 'link' : role === 'generic';
-        }
-        return true;
-      }
-      // A custom element may set its role through ElementInternals, which
-      // the page cannot read.
-      if (t.includes('-')) return true;
-      if (role === 'generic' && !(t in TAG_ROLES)) return true;
-      return role === 'textbox' && el.isContentEditable;
-    };
-  }
-
-  // hiddenForAria: elements Chrome leaves out of the accessibility tree
-  // (display:none, visibility:hidden, aria-hidden, inert). Conservative:
-  // when unsure, not hidden.
-  function hiddenForAria(el) {
-    for (let e = el; e && e.nodeType === 1; e = parentComposed(e)) {
-      const ah = e.getAttribute('aria-hidden');
-      if (ah !== null && ah.trim().toLowerCase() === 'true') return true;
-      if (e.inert) return true;
-    }
-    const t = el.localName;
-    if (t === 'option' || t === 'optgroup') return false;
-    if (t === 'area' || t === 'slot') return false;
-    const st = getComputedStyle(el);
-    if (st.display === 'contents') return false;
-    return !el.checkVisibility({ visibilityProperty: true });
-  }
-
-  function pseudoText(el, which = '::before') {
-    const c = getComputedStyle(el, which).content;
-    if (!c || c === 'none' || c === 'normal') return '';
-    const out = [];
-    const re = /"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'/g;
-    let m;
-    while ((m = re.exec(c))) out.push((m[1] ?? m[2]).replace(/\\(.)/g, '$1'));
-    return out.join(' ');
-  }
-
-  // nameSources lists strings Chrome's accessible name of el could be made
-  // from, or contain; the likeliest first.
-  function* nameSources(el) {
-    const text = deepText(el, false);
-    yield text;
-    yield el.getAttribute('aria-label');
-    yield el.getAttribute('title');
-    const lb = el.getAttribute('aria-labelledby');
-    if (lb) {
-      const parts = [];
-      for (const id of lb.split(/\s+/)) {
-        const r = id && byId(el, id);
-        if (r) parts.push(deepText(r, false), deepText(r, true));
-      }
-      yield parts.join(' ');
-    }
-    yield el.getAttribute('alt');
-    yield el.getAttribute('placeholder');
-    yield el.getAttribute('aria-placeholder');
-    yield el.getAttribute('aria-valuetext');
-    const t = el.localName;
-    if (t === 'input') {
-      yield el.value;
-      const type = (el.getAttribute('type') || '').toLowerCase();
-      if (type === 'submit' || type === 'image') yield 'Submit';
-      if (type === 'reset') yield 'Reset';
-    }
-    if (el.labels) for (const l of el.labels) yield deepText(l, false);
-    if (el.firstElementChild || el.shadowRoot) {
-      yield deepText(el, true);
-      yield el.innerText; // without hidden descendants' text
-    }
-    if (hasPseudoContent()) yield pseudoText(el) + ' ' + text + ' ' + pseudoText(el, '::after');
-  }
-
-  // hasPseudoContent reports whether any style sheet may give an element
-  // ::before / ::after content (which Chrome puts in accessible names).
-  let pseudoRules = null;
-  function hasPseudoContent() {
-    if (pseudoRules !== null) return pseudoRules;
-    const sheets = [...document.styleSheets, ...(document.adoptedStyleSheets || [])];
-    for (const sr of scan().roots) sheets.push(...sr.styleSheets, ...(sr.adoptedStyleSheets || []));
-    const visit = (rules) => {
-      for (const rule of rules) {
-        if (rule.selectorText !== undefined && /:(before|after|marker)/i.test(rule.selectorText)) return true;
-        if (rule.cssRules && visit(rule.cssRules)) return true;
-      }
-      return false;
-    };
-    pseudoRules = false;
-    for (const sheet of sheets) {
-      let rules;
-      try {
-        rules = sheet.cssRules;
-      } catch (e) {
-        pseudoRules = true; // a cross-origin sheet: assume it may
-        break;
-      }
-      if (visit(rules)) {
-        pseudoRules = true;
-        break;
-      }
-    }
-    return pseudoRules;
-  }
-
-  // deepText is el's text through open shadow roots; with alts, a
-  // descendant's aria-label / alt / title / value stands for its content
-  // (the way name-from-content reads it).
-  function deepText(el, alts) {
-    if (!alts && !scan().roots.length) return el.textContent || '';
-    let out = '';
-    const walk = (n) => {
-      for (let c = n.firstChild; c; c = c.nextSibling) {
-        if (c.nodeType === 3) { out += c.nodeValue; continue; }
-        if (c.nodeType !== 1) continue;
-        if (alts) {
-          const a = c.getAttribute('aria-label') || c.getAttribute('alt') ||
-            (c.localName === 'input' ? c.value : null) || c.getAttribute('title');
-          if (a) { out += ' ' + a + ' '; continue; }
-        }
-        walk(c);
-      }
-      if (n.shadowRoot) walk(n.shadowRoot);
-    };
-    walk(el);
-    return out;
-  }
+  // The page module's view of the document: names read through the open
+  // shadow roots this call's scan found.
+  const A = ns.view(doc, () => scan().roots);
 
   const squash = (s) => s.replace(/[\s\u200b\u00ad]+/g, '').toLowerCase();
 
@@ -513,14 +296,14 @@
   function nameMayMatch(el, t) {
     if (t.re !== undefined) {
       const re = new RegExp(t.re, t.flags);
-      for (const s of nameSources(el)) {
+      for (const s of A.nameSources(el)) {
         if (s && (re.lastIndex = 0, re.test(normWS(s)))) return true;
       }
       return false;
     }
     const want = squash(t.v);
     if (!want) return true;
-    for (const s of nameSources(el)) {
+    for (const s of A.nameSources(el)) {
       if (s && squash(s).includes(want)) return true;
     }
     return false;
@@ -528,36 +311,15 @@
 
   function queryRole(root, r) {
     const out = [];
-    const mayHaveRole = roleTest(r.role);
+    const mayHaveRole = ns.roleTest(r.role);
     for (const el of allElements(root)) {
       if (!mayHaveRole(el)) continue;
       // A custom element may name itself through ElementInternals.
       if (r.name && !el.localName.includes('-') && !nameMayMatch(el, r.name)) continue;
-      if (!r.hidden && hiddenForAria(el)) continue;
+      if (!r.hidden && ns.hiddenForAria(el)) continue;
       out.push(el);
     }
     return out;
-  }
-
-  // ---- visibility (Playwright's isElementVisible) ------------------------
-
-  function visible(el) {
-    const st = getComputedStyle(el);
-    if (st.display === 'contents') {
-      for (let c = el.firstChild; c; c = c.nextSibling) {
-        if (c.nodeType === 1 && visible(c)) return true;
-        if (c.nodeType === 3 && c.nodeValue.trim()) {
-          const r = document.createRange();
-          r.selectNodeContents(c);
-          const rects = r.getClientRects();
-          for (const rc of rects) if (rc.width > 0 && rc.height > 0) return true;
-        }
-      }
-      return false;
-    }
-    if (!el.checkVisibility({ visibilityProperty: true })) return false;
-    const rect = el.getBoundingClientRect();
-    return rect.width > 0 && rect.height > 0;
   }
 
   // ---- running the steps ---------------------------------------------------
@@ -605,7 +367,7 @@
           break;
         }
         case 'visible':
-          cur = cur.filter((el) => el.nodeType === 1 && visible(el) === st.visible);
+          cur = cur.filter((el) => el.nodeType === 1 && ns.visible(el) === st.visible);
           break;
         default:
           throw new Error('unknown op ' + st.op);
@@ -635,7 +397,7 @@
 
   let els;
   try {
-    els = run(spec.steps, document);
+    els = run(spec.steps, doc);
   } catch (e) {
     const err = { error: String(e && e.message || e), syntax: !!(e && (e.name === 'SyntaxError' || e.name === 'NamespaceError')) };
     // Every mode reports the error in its own header shape: list mode as

@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/aria"
 	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/cdperr"
 	"github.com/egohost/egohost/internal/cdpfake"
@@ -212,22 +213,26 @@ func (f *fakeTab) serve(t *testing.T, s *cdpfake.Session, tree *page.FrameTree) 
 		if g := "(globalThis." + worldTokenKey + " !== "; strings.HasPrefix(expr, g) {
 			expr = strings.TrimSuffix(expr[strings.Index(expr, " : ")+3:], ")")
 		}
-		// The engine is loaded once per world: the first call finds none.
+		// The engine (and the page module) is loaded once per world: the
+		// first call finds none.
 		var specJSON string
-		call := "(globalThis." + engineKey() + " ? globalThis." + engineKey() + "("
-		install := "(globalThis." + engineKey() + " = (" + engineJS + "))("
+		call := strings.Split(engine.Expr(aria.InstallNone, json.RawMessage("\x00")), "\x00")
+		install := strings.Split(engine.Expr(aria.InstallModule, json.RawMessage("\x00")), "\x00")
+		is := func(parts []string) bool {
+			return strings.HasPrefix(expr, parts[0]) && strings.HasSuffix(expr, parts[1])
+		}
 		switch {
-		case strings.HasPrefix(expr, call):
-			specJSON = expr[len(call):strings.LastIndex(expr, ") : ")]
+		case is(call):
+			specJSON = expr[len(call[0]) : len(expr)-len(call[1])]
 			f.mu.Lock()
 			loaded := f.loaded[p.ContextID]
 			f.mu.Unlock()
 			if !loaded {
-				v, _ := json.Marshal(noEngine)
+				v, _ := json.Marshal(aria.MissingModule)
 				return runtime.EvaluateResult{Result: &runtime.RemoteObject{Type: "string", Value: v}}, nil
 			}
-		case strings.HasPrefix(expr, install):
-			specJSON = strings.TrimSuffix(expr[len(install):], ")")
+		case is(install):
+			specJSON = expr[len(install[0]) : len(expr)-len(install[1])]
 			f.mu.Lock()
 			if _, ok := f.docs[p.ContextID]; ok {
 				f.loaded[p.ContextID] = true

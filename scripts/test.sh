@@ -42,7 +42,7 @@ job() {
 }
 job e2e go test -race -count=1 -timeout 15m ./e2e/
 job unit go test -race -count=1 -timeout 15m -p 1 $(go list ./... | grep -v '/e2e$')
-job node nice -n 10 node --test extension/test/
+job node nice -n 10 node --test extension/test/ aria/test/
 job staticcheck nice -n 10 "$staticcheck" ./...
 # The per-OS files (registry, launchd, peer credentials) compile and vet
 # on every OS they are for, so they never rot unseen on Linux CI. Windows

@@ -66,7 +66,7 @@ func (s *Service) resize(ctx context.Context, a *agent, p protocol.ResizeParams)
 	}
 	res := protocol.ResizeResult{Tab: tc.tabID, Width: p.Width, Height: p.Height}
 	// The size the page sees now, read in egohost's world.
-	obj, called, err := tc.res.ObjectCall(ctx, "css=:root >> nth=0", "function () { return [innerWidth, innerHeight]; }")
+	obj, called, err := tc.res.ObjectCall(ctx, "css=:root >> nth=0", "() => [innerWidth, innerHeight]")
 	if err == nil {
 		releaseObject(ctx, tc.page, obj)
 		var wh []int

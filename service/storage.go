@@ -21,10 +21,10 @@ import (
 // units, as the page counts).
 const maxStorageValue = 65536
 
-// storageJS reads the items of one storage (`this` is the main frame's
-// root element): {origin, items: [[key, value (cut), length]]} sorted by
-// key, or {error}.
-const storageJS = `function (kind, key, max) {
+// storageJS reads the items of one storage: {origin, items: [[key, value
+// (cut), length]]} sorted by key, or {error}. It has the calling
+// convention of package aria (el is the main frame's root element).
+const storageJS = `(el, ns, kind, key, max) => {
 	let st;
 	try { st = kind === "session" ? sessionStorage : localStorage; } catch (e) { return { error: String(e && e.message || e) }; }
 	const keys = [];

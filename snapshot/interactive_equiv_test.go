@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
+	"github.com/egohost/egohost/aria"
 	"github.com/egohost/egohost/internal/browsertest"
 	"github.com/egohost/egohost/snapshot"
 )
@@ -120,9 +121,9 @@ func TestInteractiveWalkUnchanged(t *testing.T) {
 				}
 				return out
 			}
-			eval("globalThis.now = (" + string(now) + ")(); ''")
+			eval("globalThis.now = (" + string(now) + "\n); globalThis.ns = (" + aria.Source() + "\n); ''")
 			for _, v := range []struct{ suffix, opts string }{{"", `{interactive: true}`}, {"-viewport", `{interactive: true, viewport: true}`}} {
-				got := eval("now.snapshot(" + v.opts + ")[0].replace(/^[^\\n]*\\n?/, '')")
+				got := eval("now(document, ns, 'walk', " + v.opts + ")[0].replace(/^[^\\n]*\\n?/, '')")
 				file := filepath.Join("testdata", "interactive", name+v.suffix+".golden")
 				if *updateWalk {
 					if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {

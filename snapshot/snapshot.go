@@ -14,16 +14,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
+	"github.com/egohost/egohost/aria"
 	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/refmap"
 )
@@ -34,10 +37,6 @@ var script string
 // worldName names egohost's isolated world in every frame; the page's own
 // scripts cannot reach it.
 const worldName = "egohost"
-
-// globalKey is where snapshot.js keeps its state in the world; bump the
-// version when the script's interface changes.
-const globalKey = "__egohostSnapshot3"
 
 // Options says what a snapshot shows.
 type Options struct {
@@ -82,8 +81,9 @@ type Options struct {
 	// the same viewer, so it never shows lines another saw.
 	Viewer string
 
-	allRefs bool   // tests: a ref on every element the text shows
-	noDiff  string // a diff was asked with nothing to compare to: the marker line
+	allRefs bool        // tests: a ref on every element the text shows
+	noDiff  string      // a diff was asked with nothing to compare to: the marker line
+	loaded  *loadedDocs // a Tab's documents that hold snapshot.js (nil: ask each world)
 }
 
 // Snapshot is one snapshot of a tab.
@@ -186,7 +186,7 @@ func take(ctx context.Context, t cdptab.Tab, opts Options, sc *scope) (*Snapshot
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d.err = walk(ctx, d, jsOpts, sc)
+			d.err = walk(ctx, d, jsOpts, sc, opts.loaded)
 			// The walk's own report of its document decides: the frame
 			// may have navigated since the frame tree was read.
 			if d.err == nil && opts.Reach != nil {
@@ -333,63 +333,133 @@ func world(ctx context.Context, s cdp.Session, frameID cdp.FrameID) (runtime.Exe
 	return w.ExecutionContextID, nil
 }
 
-// install is the expression that yields the world's snapshot object,
-// loading snapshot.js the first time.
-func install() string {
-	return "(globalThis." + globalKey + " ||= (" + script + ")())"
+// walker is snapshot.js, kept in egohost's world of each frame (with its
+// local ids) once a snapshot has run there.
+var walker = aria.Keep(script)
+
+// loadedDocs remembers the frame documents whose egohost world holds the
+// page module and snapshot.js (a Tab's, across its snapshots): the first
+// walk of a document sends them at once, later ones never.
+type loadedDocs struct {
+	mu   sync.Mutex
+	docs map[docKey]bool
+}
+
+type docKey struct {
+	session target.SessionID
+	frame   cdp.FrameID
+	loader  cdp.LoaderID
+}
+
+// maxLoadedDocs bounds the memory (it starts again when full: a document
+// it forgot costs one more round trip).
+const maxLoadedDocs = 256
+
+// first says what the first call of a walk of k sends.
+func (l *loadedDocs) first(k docKey) aria.Install {
+	if l == nil {
+		return aria.InstallNone
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.docs[k] {
+		return aria.InstallNone
+	}
+	return aria.InstallModule
+}
+
+// add remembers that k's world holds snapshot.js.
+func (l *loadedDocs) add(k docKey) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.docs == nil || len(l.docs) >= maxLoadedDocs {
+		l.docs = make(map[docKey]bool)
+	}
+	l.docs[k] = true
 }
 
 // walk runs snapshot.js in one frame document.
-func walk(ctx context.Context, d *frameDoc, jsOpts map[string]any, sc *scope) error {
+func walk(ctx context.Context, d *frameDoc, jsOpts map[string]any, sc *scope, loaded *loadedDocs) error {
 	cid, err := world(ctx, d.session, d.frame.ID)
 	if err != nil {
 		return err
+	}
+	local := sc != nil && sc.local != 0 && sc.frameID == d.frame.ID
+	if local {
+		jsOpts = maps.Clone(jsOpts)
+		jsOpts["local"] = sc.local
 	}
 	optsJSON, err := json.Marshal(jsOpts)
 	if err != nil {
 		return fmt.Errorf("walk frame: %w", err)
 	}
 	yes := true
-	var res *runtime.RemoteObject
-	var exc *runtime.ExceptionDetails
+	op := json.RawMessage(`"walk"`)
+	var call func(in aria.Install) (*runtime.RemoteObject, *runtime.ExceptionDetails, error)
 	switch {
-	case sc != nil && sc.local != 0 && sc.frameID == d.frame.ID:
-		r, err := cdp.Call(ctx, d.session, runtime.Evaluate, runtime.EvaluateParams{
-			Expression: fmt.Sprintf("(() => { const s = %s; const el = s.resolve(%d); return el ? s.snapshot(%s, el) : ['gone']; })()",
-				install(), sc.local, optsJSON),
-			ContextID: cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
-		})
-		if err != nil {
-			return fmt.Errorf("walk frame: evaluate: %w", err)
-		}
-		res, exc = r.Result, r.ExceptionDetails
+	case local:
 		d.isScope = true
+		call = func(in aria.Install) (*runtime.RemoteObject, *runtime.ExceptionDetails, error) {
+			r, err := cdp.Call(ctx, d.session, runtime.Evaluate, runtime.EvaluateParams{
+				Expression: walker.Expr(in, op, optsJSON),
+				ContextID:  cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
+			})
+			if err != nil {
+				return nil, nil, fmt.Errorf("walk frame: evaluate: %w", err)
+			}
+			return r.Result, r.ExceptionDetails, nil
+		}
 	case sc != nil && sc.backendNodeID != 0 && sc.session == d.sessionID:
 		rn, err := cdp.Call(ctx, d.session, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: sc.backendNodeID, ExecutionContextID: cid})
 		if err != nil {
 			return fmt.Errorf("%w: %v", errWrongFrame, err)
 		}
-		r, err := cdp.Call(ctx, d.session, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-			FunctionDeclaration: "function(opts) { return " + install() + ".snapshot(opts, this); }",
-			ObjectID:            rn.Object.ObjectID,
-			Arguments:           []*runtime.CallArgument{{Value: optsJSON}},
-			Silent:              &yes, SerializationOptions: cdptab.DeepNodes(),
-		})
-		_ = d.session.Call(ctx, runtime.CommandReleaseObject, runtime.ReleaseObjectParams{ObjectID: rn.Object.ObjectID}, nil)
-		if err != nil {
-			return fmt.Errorf("walk frame: call: %w", err)
-		}
-		res, exc = r.Result, r.ExceptionDetails
+		defer func() {
+			_ = d.session.Call(ctx, runtime.CommandReleaseObject, runtime.ReleaseObjectParams{ObjectID: rn.Object.ObjectID}, nil)
+		}()
 		d.isScope = true
-	default:
-		r, err := cdp.Call(ctx, d.session, runtime.Evaluate, runtime.EvaluateParams{
-			Expression: install() + ".snapshot(" + string(optsJSON) + ")",
-			ContextID:  cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
-		})
-		if err != nil {
-			return fmt.Errorf("walk frame: evaluate: %w", err)
+		call = func(in aria.Install) (*runtime.RemoteObject, *runtime.ExceptionDetails, error) {
+			r, err := cdp.Call(ctx, d.session, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+				FunctionDeclaration: walker.Decl(in),
+				ObjectID:            rn.Object.ObjectID,
+				Arguments:           []*runtime.CallArgument{{Value: jsonv2.Value(op)}, {Value: jsonv2.Value(optsJSON)}},
+				Silent:              &yes, SerializationOptions: cdptab.DeepNodes(),
+			})
+			if err != nil {
+				return nil, nil, fmt.Errorf("walk frame: call: %w", err)
+			}
+			return r.Result, r.ExceptionDetails, nil
 		}
-		res, exc = r.Result, r.ExceptionDetails
+	default:
+		call = func(in aria.Install) (*runtime.RemoteObject, *runtime.ExceptionDetails, error) {
+			r, err := cdp.Call(ctx, d.session, runtime.Evaluate, runtime.EvaluateParams{
+				Expression: walker.Expr(in, op, optsJSON),
+				ContextID:  cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
+			})
+			if err != nil {
+				return nil, nil, fmt.Errorf("walk frame: evaluate: %w", err)
+			}
+			return r.Result, r.ExceptionDetails, nil
+		}
+	}
+	var res *runtime.RemoteObject
+	var exc *runtime.ExceptionDetails
+	key := docKey{d.sessionID, d.frame.ID, d.frame.LoaderID}
+	for in := loaded.first(key); ; {
+		if res, exc, err = call(in); err != nil {
+			return err
+		}
+		next, again := walker.Again(in, res)
+		if !again {
+			break
+		}
+		in = next // a new document: load the module and snapshot.js
+	}
+	if exc == nil {
+		loaded.add(key)
 	}
 	if exc != nil {
 		msg := exc.Text

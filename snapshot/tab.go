@@ -6,16 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
+	"github.com/egohost/egohost/aria"
 	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/refmap"
 )
@@ -43,6 +44,7 @@ type Tab struct {
 	t         cdptab.Tab
 	refs      *refmap.Map
 	numbering *refmap.Numbering
+	loaded    loadedDocs // the documents that hold snapshot.js
 
 	mu   sync.Mutex // one snapshot at a time
 	prev *Snapshot  // the latest snapshot, of any shape
@@ -154,6 +156,7 @@ func (t *Tab) snapshot(ctx context.Context, opts Options, keep bool) (*Snapshot,
 		sc = &scope{session: opts.ScopeSession, backendNodeID: opts.ScopeNode}
 	}
 	opts.Numbering = t.numbering
+	opts.loaded = &t.loaded
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	k := shapeOf(opts)
@@ -244,12 +247,7 @@ func (t *Tab) resolve(ctx context.Context, e refmap.Entry) (refmap.Entry, error)
 		}
 		return e, fmt.Errorf("lookup @%s: %w", e.Ref, err)
 	}
-	yes := true
-	r, err := cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
-		Expression: fmt.Sprintf("(() => { const s = globalThis.%s; const el = s ? s.resolve(%d) : null; return [document, el, !!(el && el.isConnected)]; })()",
-			globalKey, e.Local),
-		ContextID: cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
-	})
+	r, err := askWalker(ctx, s, cid, "lookup", e.Local)
 	if err != nil {
 		return e, fmt.Errorf("lookup @%s: evaluate: %w", e.Ref, err)
 	}
@@ -351,16 +349,11 @@ func (t *Tab) Resolve(ctx context.Context, entries []refmap.Entry) ([]refmap.Ent
 		if err != nil {
 			continue // the frame is gone
 		}
-		locals := make([]string, len(idx))
+		locals := make([]int64, len(idx))
 		for j, i := range idx {
-			locals[j] = strconv.FormatInt(int64(entries[i].Local), 10)
+			locals[j] = entries[i].Local
 		}
-		yes := true
-		r, err := cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
-			Expression: fmt.Sprintf("(() => { const s = globalThis.%s; return [document].concat([%s].map((n) => { const el = s ? s.resolve(n) : null; return el && el.isConnected ? el : null; })); })()",
-				globalKey, strings.Join(locals, ",")),
-			ContextID: cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
-		})
+		r, err := askWalker(ctx, s, cid, "resolve", locals)
 		if err != nil {
 			return nil, fmt.Errorf("resolve refs: %w", err)
 		}
@@ -464,12 +457,21 @@ func (t *Tab) Owner(ctx context.Context, e refmap.Entry, id cdp.BackendNodeID) (
 		_ = s.Call(rctx, runtime.CommandReleaseObject, runtime.ReleaseObjectParams{ObjectID: rn.Object.ObjectID}, nil)
 	}()
 	yes := true
-	c, err := cdp.Call(ctx, s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: "function() { const s = globalThis." + globalKey + "; return s ? s.localOf(this) : 0; }",
-		ObjectID:            rn.Object.ObjectID, ReturnByValue: &yes, Silent: &yes,
-	})
-	if err != nil {
-		return false, "", fmt.Errorf("owner of node %d: %w", id, err)
+	var c runtime.CallFunctionOnResult
+	for in := aria.InstallNone; ; {
+		c, err = cdp.Call(ctx, s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			FunctionDeclaration: walker.Decl(in),
+			Arguments:           []*runtime.CallArgument{{Value: jsonv2.Value(`"localOf"`)}},
+			ObjectID:            rn.Object.ObjectID, ReturnByValue: &yes, Silent: &yes,
+		})
+		if err != nil {
+			return false, "", fmt.Errorf("owner of node %d: %w", id, err)
+		}
+		next, again := walker.Again(in, c.Result)
+		if !again {
+			break
+		}
+		in = next // a document no snapshot walked: it gave no refs
 	}
 	if c.ExceptionDetails != nil || c.Result == nil {
 		return false, "", fmt.Errorf("owner of node %d: the script failed", id)
@@ -487,4 +489,34 @@ func (t *Tab) Owner(ctx context.Context, e refmap.Entry, id cdp.BackendNodeID) (
 		}
 	}
 	return true, "", nil
+}
+
+// askWalker asks snapshot.js in egohost's world of a frame (op lookup or
+// resolve), loading it when the world has none (a document no snapshot
+// walked: it has no refs, and the answer says so).
+func askWalker(ctx context.Context, s cdp.Session, cid runtime.ExecutionContextID, op string, arg any) (runtime.EvaluateResult, error) {
+	opJSON, err := json.Marshal(op)
+	if err != nil {
+		return runtime.EvaluateResult{}, err
+	}
+	argJSON, err := json.Marshal(arg)
+	if err != nil {
+		return runtime.EvaluateResult{}, err
+	}
+	yes := true
+	var r runtime.EvaluateResult
+	for in := aria.InstallNone; ; {
+		r, err = cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
+			Expression: walker.Expr(in, opJSON, argJSON),
+			ContextID:  cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
+		})
+		if err != nil {
+			return r, err
+		}
+		next, again := walker.Again(in, r.Result)
+		if !again {
+			return r, nil
+		}
+		in = next
+	}
 }

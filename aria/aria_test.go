@@ -1,0 +1,73 @@
+package aria
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/runtime"
+)
+
+func str(s string) *runtime.RemoteObject {
+	return &runtime.RemoteObject{Type: runtime.RemoteObjectTypeString, Value: []byte(strconv.Quote(s))}
+}
+
+func TestAgain(t *testing.T) {
+	f, g := Keep("(el) => 1"), Keep("(el) => 2")
+	deep := &runtime.RemoteObject{Type: runtime.RemoteObjectTypeString, DeepSerializedValue: &runtime.DeepSerializedValue{Type: "string", Value: []byte(strconv.Quote(noModule))}}
+	tests := []struct {
+		name  string
+		f     Func
+		in    Install
+		res   *runtime.RemoteObject
+		want  Install
+		again bool
+	}{
+		{"ran", f, InstallNone, str("a value"), InstallNone, false},
+		{"no result", f, InstallNone, nil, InstallNone, false},
+		{"a number", f, InstallNone, &runtime.RemoteObject{Type: "number", Value: []byte("1")}, InstallNone, false},
+		{"no module", f, InstallNone, str(noModule), InstallModule, true},
+		{"no module, deep serialized", f, InstallNone, deep, InstallModule, true},
+		{"no function", f, InstallNone, str(f.noFunc()), InstallFunc, true},
+		{"another function's marker", f, InstallNone, str(g.noFunc()), InstallNone, false},
+		{"no module after the function was sent", f, InstallFunc, str(noModule), InstallModule, true},
+		{"still no module after installing it", f, InstallModule, str(noModule), InstallModule, false},
+		{"a sent function knows no function marker", Send("(el) => 1"), InstallNone, str(f.noFunc()), InstallNone, false},
+		{"a sent function needs the module", Send("(el) => 1"), InstallNone, str(noModule), InstallModule, true},
+	}
+	for _, tt := range tests {
+		got, again := tt.f.Again(tt.in, tt.res)
+		if got != tt.want || again != tt.again {
+			t.Errorf("%s: got %d, %v; want %d, %v", tt.name, got, again, tt.want, tt.again)
+		}
+	}
+}
+
+// What each home sends: a page function never the module; a sent function
+// the module only when asked; a kept one the function only when asked,
+// and the module only with it.
+func TestCallSends(t *testing.T) {
+	const src = "(el, ns) => 'SRC'"
+	tests := []struct {
+		name             string
+		f                Func
+		in               Install
+		module, function bool
+	}{
+		{"page", Page(src), InstallModule, false, true},
+		{"sent", Send(src), InstallNone, false, true},
+		{"sent with the module", Send(src), InstallModule, true, true},
+		{"kept", Keep(src), InstallNone, false, false},
+		{"kept, the function", Keep(src), InstallFunc, false, true},
+		{"kept, the module and the function", Keep(src), InstallModule, true, true},
+	}
+	for _, tt := range tests {
+		got := tt.f.Call(tt.in, "document", "1")
+		if m := strings.Contains(got, source); m != tt.module {
+			t.Errorf("%s: sends the module: %v, want %v", tt.name, m, tt.module)
+		}
+		if fn := strings.Contains(got, "'SRC'"); fn != tt.function {
+			t.Errorf("%s: sends the function: %v, want %v", tt.name, fn, tt.function)
+		}
+	}
+}
