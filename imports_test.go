@@ -86,11 +86,25 @@ func TestImportEdges(t *testing.T) {
 	// the service drives it.
 	for _, imp := range imports["browserlink"] {
 		switch strings.TrimPrefix(imp, mod+"/") {
-		case "nativemsg", "cdptab", "protocol":
+		case "nativemsg", "cdptab", "extwire", "protocol":
 		default:
 			if strings.HasPrefix(imp, mod+"/") {
-				t.Errorf("browserlink imports %s: it may use only nativemsg, cdptab and protocol of ours", imp)
+				t.Errorf("browserlink imports %s: it may use only nativemsg, cdptab, extwire and protocol of ours", imp)
 			}
+		}
+	}
+	// The extension wire is types and their encoding: the agents' wire
+	// types (a Tab, an error object) and nothing else of ours.
+	for _, imp := range imports["extwire"] {
+		if strings.HasPrefix(imp, mod+"/") && imp != mod+"/protocol" {
+			t.Errorf("extwire imports %s: it may use only protocol of ours", imp)
+		}
+	}
+	// The service speaks the relay's and the agents' discovery contracts
+	// through their wire packages, not through the relay or the client.
+	for _, imp := range imports["service"] {
+		if imp == mod+"/relay" || imp == mod+"/client" {
+			t.Errorf("service imports %s: shared types live in extwire and protocol", imp)
 		}
 	}
 	for pkg, imps := range imports {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/protocol"
 )
@@ -28,7 +29,7 @@ func attemptLink(t *testing.T, answer func(req request) []string) (l *Link, deta
 	svc, ext := net.Pipe()
 	var ids atomic.Int64
 	detaches = new(atomic.Int32)
-	l = New(svc, Options{IDs: &ids, Event: func(in *Message) {
+	l = New(svc, Options{IDs: &ids, Event: func(in *extwire.Message) {
 		if in.Event == "detached" {
 			detaches.Add(1)
 		}
@@ -71,10 +72,10 @@ const refusedDetach = `{"event":"detached","tabId":4,"reason":"not_attached","re
 // requests Chrome refused (a refused detach, or their error says refused)
 // and requests never sent did not.
 func TestAttempt(t *testing.T) {
-	cdpOp := CDP{TabID: 4, Method: "Runtime.evaluate"}
+	cdpOp := extwire.CDP{TabID: 4, Method: "Runtime.evaluate"}
 	tests := []struct {
 		name          string
-		op            Op
+		op            extwire.Op
 		answer        func(req request) []string
 		cancel        bool // the call's context has ended before it sends
 		wantUnreached bool
@@ -92,7 +93,7 @@ func TestAttempt(t *testing.T) {
 			return []string{fmt.Sprintf(`{"id":%d,"error":{"code":"cdp_error","message":"m"}}`, req.ID)}
 		}, false, false, protocol.CodeCDP},
 		{"not sent: its caller gave up", cdpOp, nil, true, true, protocol.CodeTimeout},
-		{"a listing does not count", TabsList{}, func(req request) []string {
+		{"a listing does not count", extwire.TabsList{}, func(req request) []string {
 			return []string{fmt.Sprintf(`{"id":%d,"error":{"code":"internal","message":"m"}}`, req.ID)}
 		}, false, false, protocol.CodeExtension},
 	}
@@ -137,7 +138,7 @@ func TestReattachAfterARefusedDetach(t *testing.T) {
 	defer cancel()
 	var got []bool
 	for range 3 {
-		l.Call(ctx, CDP{TabID: 4, Method: "Runtime.evaluate"})
+		l.Call(ctx, extwire.CDP{TabID: 4, Method: "Runtime.evaluate"})
 		got = append(got, (<-seen).Reattach)
 	}
 	if want := []bool{false, true, false}; fmt.Sprint(got) != fmt.Sprint(want) {

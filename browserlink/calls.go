@@ -4,21 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/protocol"
 )
 
-// callReply answers one of the extension's calls (PROTOCOL.md §2.6). It is
-// an event so the extension routes it like the service's other events.
-type callReply struct {
-	Event  string          `json:"event"` // "callReply"
-	Call   int64           `json:"call"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  *protocol.Error `json:"error,omitempty"`
-}
-
 // serveCall runs one call of the extension in its own goroutine and sends
 // its reply. Calls over the cap are refused with busy at once.
-func (l *Link) serveCall(in *Message) {
+func (l *Link) serveCall(in *extwire.Message) {
 	id := *in.Call
 	if l.opts.Call == nil {
 		l.replyCall(id, nil, protocol.Errorf(protocol.CodeMethodNotFound, "%s: this service takes no calls from the extension", in.Method))
@@ -44,7 +36,7 @@ func (l *Link) serveCall(in *Message) {
 // replyCall sends a call's reply; a result that does not encode is an
 // internal error, and an error that is not a *protocol.Error is one too.
 func (l *Link) replyCall(id int64, result any, err error) {
-	r := callReply{Event: "callReply", Call: id}
+	r := extwire.CallReply{Event: extwire.EventCallReply, Call: id}
 	if err == nil {
 		b, merr := json.Marshal(result)
 		if merr != nil {
@@ -74,11 +66,7 @@ func (l *Link) Notify(topic string, params any) error {
 	if err != nil {
 		return fmt.Errorf("notify %s: %w", topic, err)
 	}
-	b, err := json.Marshal(struct {
-		Event  string          `json:"event"`
-		Topic  string          `json:"topic"`
-		Params json.RawMessage `json:"params"`
-	}{"notice", topic, p})
+	b, err := json.Marshal(extwire.TopicNotice{Event: extwire.EventNotice, Topic: topic, Params: p})
 	if err != nil {
 		return fmt.Errorf("notify %s: %w", topic, err)
 	}

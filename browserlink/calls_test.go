@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/protocol"
 )
@@ -44,10 +45,10 @@ func (h *callHarness) send(t *testing.T, msg string) {
 	}
 }
 
-// reply reads frames until a callReply.
-func (h *callHarness) reply(t *testing.T) callReply {
+// reply reads frames until a extwire.CallReply.
+func (h *callHarness) reply(t *testing.T) extwire.CallReply {
 	t.Helper()
-	got := make(chan callReply, 1)
+	got := make(chan extwire.CallReply, 1)
 	go func() {
 		for {
 			b, err := h.in.Read()
@@ -55,7 +56,7 @@ func (h *callHarness) reply(t *testing.T) callReply {
 				close(got)
 				return
 			}
-			var r callReply
+			var r extwire.CallReply
 			if json.Unmarshal(b, &r) == nil && r.Event == "callReply" {
 				got <- r
 				return
@@ -71,7 +72,7 @@ func (h *callHarness) reply(t *testing.T) callReply {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no call reply within 10 s")
 	}
-	return callReply{}
+	return extwire.CallReply{}
 }
 
 func TestExtensionCalls(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/protocol"
 )
@@ -45,8 +46,8 @@ type pendingCall struct {
 // must not block; Done is called once when the link closes or the
 // subscriber is removed.
 type Subscriber struct {
-	Filter  func(*Message) bool
-	Deliver func(*Message)
+	Filter  func(*extwire.Message) bool
+	Deliver func(*extwire.Message)
 	Done    func()
 }
 
@@ -59,10 +60,10 @@ type Options struct {
 	Log *slog.Logger
 	// Hello is called, in the reader's goroutine, at the browser's first
 	// hello; it must give the link its ID (SetID) before it returns.
-	Hello func(*Message)
+	Hello func(*extwire.Message)
 	// Event is called, in the reader's goroutine, with every event before
 	// the subscribers get it. It must not block.
-	Event func(*Message)
+	Event func(*extwire.Message)
 	// Closed is called once when the link ends, after the pending calls
 	// failed and the subscribers ended.
 	Closed func()
@@ -95,7 +96,7 @@ type Link struct {
 	// reattach are the tabs whose next command must carry Reattach: a
 	// refused detach fenced them in the extension.
 	reattach map[int]bool
-	hello    *Message
+	hello    *extwire.Message
 	closed   chan struct{}
 
 	calls    chan struct{}   // slots of the extension's calls running
@@ -147,7 +148,7 @@ func (l *Link) logger() *slog.Logger {
 }
 
 // Hello is the browser's latest hello, nil before the first.
-func (l *Link) Hello() *Message {
+func (l *Link) Hello() *extwire.Message {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.hello
@@ -182,7 +183,7 @@ func (l *Link) send(msg []byte) error {
 	count := (len(msg) + chunkPiece - 1) / chunkPiece
 	for i := range count {
 		piece := msg[i*chunkPiece : min(len(msg), (i+1)*chunkPiece)]
-		frame, err := json.Marshal(chunk{name, i, count, base64.StdEncoding.EncodeToString(piece)})
+		frame, err := json.Marshal(extwire.Chunk{Chunk: name, Index: i, Count: count, Data: base64.StdEncoding.EncodeToString(piece)})
 		if err != nil {
 			return err
 		}
@@ -193,17 +194,9 @@ func (l *Link) send(msg []byte) error {
 	return nil
 }
 
-// chunk is one piece of a large message (PROTOCOL.md §2.4).
-type chunk struct {
-	Chunk string `json:"chunk"`
-	Index int    `json:"index"`
-	Count int    `json:"count"`
-	Data  string `json:"data"`
-}
-
 // Call sends a request to the extension and waits for its reply, the
 // context's end, or the link's end.
-func (l *Link) Call(ctx context.Context, op Op) (json.RawMessage, error) {
+func (l *Link) Call(ctx context.Context, op extwire.Op) (json.RawMessage, error) {
 	c, err := l.start(ctx, op)
 	if err != nil {
 		return nil, err
@@ -215,7 +208,7 @@ func (l *Link) Call(ctx context.Context, op Op) (json.RawMessage, error) {
 // waiting for the previous reply (the extension hands them to Chrome in
 // the order they arrive), then waits for every reply. It returns the
 // replies and the first error.
-func (l *Link) CallSequence(ctx context.Context, ops []Op) ([]json.RawMessage, error) {
+func (l *Link) CallSequence(ctx context.Context, ops []extwire.Op) ([]json.RawMessage, error) {
 	started := make([]started, 0, len(ops))
 	var first error
 	for _, op := range ops {
@@ -244,10 +237,19 @@ type started struct {
 	ch   chan reply
 }
 
+// errName is what a call's errors name: the CDP method for cdp calls,
+// else the op.
+func errName(op extwire.Op) string {
+	if c, ok := op.(extwire.CDP); ok {
+		return c.Method
+	}
+	return op.OpName()
+}
+
 // start registers and sends a request.
-func (l *Link) start(ctx context.Context, op Op) (started, error) {
+func (l *Link) start(ctx context.Context, op extwire.Op) (started, error) {
 	ch := make(chan reply, 1)
-	name := op.opName()
+	name := op.OpName()
 	att := attemptOf(ctx, op)
 	if err := ctx.Err(); err != nil {
 		// Its caller gave up (or the tab it was for went): sending it
@@ -264,7 +266,7 @@ func (l *Link) start(ctx context.Context, op Op) (started, error) {
 		return started{}, protocol.Errorf(protocol.CodeBrowserGone, "browser %s disconnected", l.id)
 	default:
 	}
-	if c, ok := op.(CDP); ok && l.reattach[c.TabID] {
+	if c, ok := op.(extwire.CDP); ok && l.reattach[c.TabID] {
 		delete(l.reattach, c.TabID)
 		c.Reattach = true
 		op = c
@@ -273,10 +275,10 @@ func (l *Link) start(ctx context.Context, op Op) (started, error) {
 	// (the extension answers through the relay's next connection) must
 	// never match a request of the new one.
 	id := l.opts.IDs.Add(1)
-	l.pending[id] = pendingCall{tabID: op.tab(), op: name, name: errName(op), att: att, ch: ch}
+	l.pending[id] = pendingCall{tabID: op.OpTab(), op: name, name: errName(op), att: att, ch: ch}
 	l.mu.Unlock()
 
-	msg, err := encodeRequest(id, op)
+	msg, err := extwire.EncodeRequest(id, op)
 	if err == nil {
 		err = l.send(msg)
 	}
@@ -330,39 +332,29 @@ func (l *Link) Serve(r *nativemsg.Reader) error {
 		if err != nil {
 			break
 		}
-		var in Message
+		var in extwire.Message
 		if uerr := json.Unmarshal(frame, &in); uerr != nil {
 			l.logger().Warn("malformed frame from browser", "err", uerr, "bytes", len(frame))
-			l.notifyError(protocol.CodeBadFrame, "malformed frame: "+uerr.Error())
+			l.notifyError(extwire.CodeBadFrame, "malformed frame: "+uerr.Error())
 			continue
 		}
 		l.handle(&in)
 	}
 	if errors.Is(err, nativemsg.ErrFrameTooLarge) || errors.Is(err, nativemsg.ErrTruncated) {
-		l.notifyError(protocol.CodeBadFrame, err.Error())
+		l.notifyError(extwire.CodeBadFrame, err.Error())
 	}
 	l.shutdown()
 	return err
 }
 
-// notice is an event the service sends the extension (PROTOCOL.md §2.3).
-type notice struct {
-	Event          string `json:"event"`
-	Code           string `json:"code,omitempty"`
-	Message        string `json:"message,omitempty"`
-	BrowserID      string `json:"browserId,omitempty"`
-	ServiceVersion string `json:"serviceVersion,omitempty"`
-	ServicePID     int    `json:"servicePid,omitempty"`
-}
-
 // notifyError tells the extension (through the relay) about a problem with
 // what it sent; the popup shows it.
-func (l *Link) notifyError(code protocol.Code, msg string) {
-	b, _ := json.Marshal(notice{Event: "error", Code: code.Name(), Message: msg})
+func (l *Link) notifyError(code, msg string) {
+	b, _ := json.Marshal(extwire.Notice{Event: extwire.EventError, Code: code, Message: msg})
 	_ = l.send(b)
 }
 
-func (l *Link) handle(in *Message) {
+func (l *Link) handle(in *extwire.Message) {
 	if in.Call != nil && in.ID == nil {
 		l.serveCall(in)
 		return
@@ -405,7 +397,7 @@ func (l *Link) handle(in *Message) {
 			level = slog.LevelInfo
 		}
 		l.logger().Log(context.Background(), level, "browser hello", "extension", in.ExtensionID, "version", in.Version, "tabs", len(in.Tabs))
-		b, _ := json.Marshal(notice{Event: "welcome", BrowserID: l.ID(), ServiceVersion: l.opts.ServiceVersion, ServicePID: l.opts.ServicePID})
+		b, _ := json.Marshal(extwire.Notice{Event: extwire.EventWelcome, BrowserID: l.ID(), ServiceVersion: l.opts.ServiceVersion, ServicePID: l.opts.ServicePID})
 		if err := l.send(b); err != nil {
 			l.logger().Warn("send welcome", "err", err)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/cdptab"
+	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
 )
@@ -135,10 +136,10 @@ func (s *Service) withRunnerOnce(ctx context.Context, a *agent, t protocol.Targe
 func guard(ctx context.Context, tc *tabContext, op string) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	unsubscribe := tc.link.Subscribe(&browserlink.Subscriber{
-		Filter: func(in *browserlink.Message) bool {
+		Filter: func(in *extwire.Message) bool {
 			return (in.Event == "tab.removed" || in.Event == "detached") && in.TabID == tc.tabID
 		},
-		Deliver: func(in *browserlink.Message) {
+		Deliver: func(in *extwire.Message) {
 			if in.Event == "tab.removed" {
 				cancel(protocol.Errorf(protocol.CodeTabNotFound, "%s: tab %d was closed", op, tc.tabID))
 				return

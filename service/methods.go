@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/actions"
-	"github.com/egohost/egohost/browserlink"
+	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/spaces"
 	"github.com/egohost/egohost/weburl"
@@ -224,7 +224,7 @@ func orNone(s string) string {
 }
 
 func (s *Service) listTabs(ctx context.Context, l *link) ([]protocol.Tab, error) {
-	raw, err := l.Call(ctx, browserlink.TabsList{})
+	raw, err := l.Call(ctx, extwire.TabsList{})
 	if err != nil {
 		return nil, err
 	}
@@ -415,7 +415,7 @@ func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenPar
 		// about:blank that is already "loaded".
 		first = "about:blank"
 	}
-	op := browserlink.TabsOpen{URL: first, Active: !p.Background}
+	op := extwire.TabsOpen{URL: first, Active: !p.Background}
 	if space != nil {
 		// In the space's own window (a new one for its first tab): there
 		// its tab is active, so it renders and takes input, and the
@@ -473,7 +473,7 @@ func (s *Service) tabsClose(ctx context.Context, a *agent, p protocol.TabParams)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := l.Call(ctx, browserlink.TabsClose{TabID: id}); err != nil {
+	if _, err := l.Call(ctx, extwire.TabsClose{TabID: id}); err != nil {
 		return nil, err
 	}
 	return map[string]any{"closed": true, "tab": id}, nil
@@ -490,7 +490,7 @@ func (s *Service) tabsSelect(ctx context.Context, a *agent, p protocol.TabParams
 	if err := s.checkScope(ctx, l, p.Tab); err != nil {
 		return nil, err
 	}
-	raw, err := l.Call(ctx, browserlink.TabsActivate{TabID: p.Tab})
+	raw, err := l.Call(ctx, extwire.TabsActivate{TabID: p.Tab})
 	if err != nil {
 		return nil, err
 	}
@@ -520,7 +520,7 @@ func (s *Service) cdpSend(ctx context.Context, a *agent, p protocol.CDPSendParam
 		if err := s.checkCDPParams(ctx, a, l, id, p); err != nil {
 			return nil, err
 		}
-		op := browserlink.CDP{TabID: id, Method: p.Method, SessionID: p.SessionID}
+		op := extwire.CDP{TabID: id, Method: p.Method, SessionID: p.SessionID}
 		if len(p.Params) > 0 && string(p.Params) != "null" {
 			op.Params = p.Params
 		}
@@ -583,7 +583,7 @@ func (s *Service) debugEcho(ctx context.Context, _ *agent, p protocol.DebugEchoP
 	if err != nil {
 		return nil, err
 	}
-	raw, err := l.Call(ctx, browserlink.Echo{Data: p.Data})
+	raw, err := l.Call(ctx, extwire.Echo{Data: p.Data})
 	if err != nil {
 		return nil, err
 	}

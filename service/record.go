@@ -14,6 +14,7 @@ import (
 
 	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/cdptab"
+	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -126,7 +127,7 @@ func startRecording(ctx context.Context, s *browserlink.Session) error {
 
 // record feeds a CDP event of the main session to its tab's record, if the
 // tab is followed.
-func (l *link) record(in *browserlink.Message) {
+func (l *link) record(in *extwire.Message) {
 	if in.SessionID != "" {
 		return
 	}

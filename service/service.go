@@ -4,22 +4,9 @@
 package service
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/binary"
-	"github.com/egohost/egohost/audit"
-	"github.com/egohost/egohost/browserlink"
-	"github.com/egohost/egohost/chromeext"
-	"github.com/egohost/egohost/client"
-	"github.com/egohost/egohost/filegate"
-	"github.com/egohost/egohost/pairing"
-	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/refmap"
-	"github.com/egohost/egohost/relay"
-	"slices"
-	"strings"
-	"sync/atomic"
-
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,11 +16,22 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/egohost/egohost/audit"
+	"github.com/egohost/egohost/browserlink"
+	"github.com/egohost/egohost/chromeext"
+	"github.com/egohost/egohost/extwire"
+	"github.com/egohost/egohost/filegate"
 	"github.com/egohost/egohost/nativemsg"
+	"github.com/egohost/egohost/pairing"
+	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/refmap"
 )
 
 // Version is the service's version, reported to agents and the extension.
@@ -243,8 +241,8 @@ func (s *Service) Token() string { return s.token }
 func (s *Service) Serve(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	state := client.State{Addr: s.Addr(), PID: os.Getpid(), Socket: s.opts.Socket, Version: Version}
-	statePath := filepath.Join(s.opts.StateDir, client.StateFile)
+	state := protocol.ServiceState{Addr: s.Addr(), PID: os.Getpid(), Socket: s.opts.Socket, Version: Version}
+	statePath := filepath.Join(s.opts.StateDir, protocol.StateFile)
 	if b, err := json.Marshal(state); err == nil {
 		if err := writePrivateFile(statePath, b); err != nil {
 			s.log.Warn("write state file", "err", err)
@@ -345,15 +343,15 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 		return
 	}
 	conn.SetReadDeadline(time.Time{})
-	var h relay.Handshake
+	var h extwire.RelayHello
 	if err := json.Unmarshal(first, &h); err != nil || h.Relay != "hello" {
 		s.log.Warn("relay handshake: not a hello frame", "err", err)
-		writeError(conn, "bad_frame", "first frame must be the relay hello")
+		writeError(conn, extwire.CodeBadFrame, "first frame must be the relay hello")
 		return
 	}
 	if !originAllowed(h.Origin, s.opts.AllowedIDs) {
 		s.log.Warn("relay refused: origin not allowed", "origin", h.Origin)
-		writeError(conn, "forbidden_origin", "extension origin "+h.Origin+" is not in allowed_extension_ids")
+		writeError(conn, extwire.CodeForbiddenOrigin, "extension origin "+h.Origin+" is not in allowed_extension_ids")
 		return
 	}
 	l := &link{relayPID: h.PID, origin: h.Origin, connected: time.Now(), tabs: make(map[int]*tabState), refs: s.refs, uploads: s.uploads}
@@ -362,7 +360,7 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 	l.Link = browserlink.New(conn, browserlink.Options{
 		IDs:            &s.ids,
 		Log:            s.log.With("relayPid", h.PID),
-		Hello:          func(in *browserlink.Message) { s.register(l, in) },
+		Hello:          func(in *extwire.Message) { s.register(l, in) },
 		Event:          l.event,
 		Closed:         l.closeTabs,
 		Call:           s.popupCall(l),
@@ -400,7 +398,7 @@ const takeoverWait = time.Second
 // had before (the same across relay and service restarts); one without a
 // key, or a second live browser with the same key (a copied profile),
 // gets a fresh ID.
-func (s *Service) register(l *link, in *browserlink.Message) {
+func (s *Service) register(l *link, in *extwire.Message) {
 	key := in.BrowserKey
 	if key != "" && !browserKeyPattern.MatchString(key) {
 		s.log.With("relayPid", l.relayPID).Warn("hello with a malformed browser key: a fresh browser ID instead", "key", key)
@@ -481,7 +479,7 @@ func (s *Service) notifyChanged() {
 }
 
 func writeError(conn net.Conn, code, msg string) {
-	b, _ := json.Marshal(map[string]any{"event": "error", "code": code, "message": msg})
+	b, _ := json.Marshal(extwire.Notice{Event: extwire.EventError, Code: code, Message: msg})
 	conn.SetWriteDeadline(time.Now().Add(time.Second))
 	_ = nativemsg.NewWriter(conn, nativemsg.MaxHostFrame).Write(b)
 }
