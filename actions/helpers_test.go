@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,42 +15,19 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/egohost/egohost/actions"
-	"github.com/egohost/egohost/browser"
 	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
 	"github.com/egohost/egohost/resolver"
 )
 
-// shared is one headless browser for the package's tests (each test has
-// its own tab); started on first use, closed by TestMain.
-type shared struct {
-	once sync.Once
-	b    *browsertest.Browser
-	err  error
-}
-
-var theBrowser shared // test-only: one browser for every test of the package
+// browsers is the one Chromium the package's tests share, each test in a
+// browser context of its own (browsertest.Shared).
+var browsers browsertest.Shared
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if theBrowser.b != nil {
-		theBrowser.b.Close()
-	}
+	browsers.Close()
 	os.Exit(code)
-}
-
-func sharedBrowser(t testing.TB) *browsertest.Browser {
-	t.Helper()
-	bin := browsertest.Binary(t) // fails under CI=true when missing, skips otherwise
-	theBrowser.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		theBrowser.b, theBrowser.err = browsertest.Start(ctx, browser.Options{Binary: bin})
-	})
-	if theBrowser.err != nil {
-		t.Fatalf("launch browser: %v", theBrowser.err)
-	}
-	return theBrowser.b
 }
 
 // tab is a test's page: the Runner, the page, and a direct session.
@@ -72,7 +48,7 @@ func open(t *testing.T, pages map[string]string, path string) *tab {
 
 func openWith(t *testing.T, h http.Handler, path string, opts actions.Options) *tab {
 	t.Helper()
-	b := sharedBrowser(t)
+	b := browsers.Launch(t)
 	base := browsertest.Serve(t, h)
 	s := b.NewPage(t, base+path)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)

@@ -104,7 +104,7 @@ func step(method string, params any) string {
 // left out. Over the extension relay each call costs ~1.5 ms more.
 // Run: go test ./actions -run '^$' -bench ClickSteps -benchtime 10x
 func BenchmarkClickSteps(b *testing.B) {
-	bb := sharedBrowser(b)
+	bb := browsers.Launch(b)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	open := func(url string) (*recorder, *actions.Runner) {

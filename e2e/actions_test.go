@@ -78,7 +78,7 @@ func serveActions(t *testing.T) string {
 // Actions through the whole chain: every CDP command crosses the
 // extension, and the auto-waits are driven by the classified errors.
 func TestActionsThroughChain(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serveActions(t)
 	ctx := ctxT(t, 120*time.Second)
 	call := func(method string, params, result any) error {
@@ -270,7 +270,7 @@ func TestActionsThroughChain(t *testing.T) {
 // A person's form, end to end through the CLI: goto, fill, select, check,
 // click, wait for the URL, read the result; screenshots and a download.
 func TestActionsCLI(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serveActions(t)
 	tab := c.openTab(t, base+"/nav")
 	run := func(args ...string) string {

@@ -38,7 +38,7 @@ window.got = {click: 0, dbl: 0, ctx: 0, over: 0, enter: 0, move: 0, hoverClick: 
 // promptly (no wait on animation frames or on the 1 s wake-ups of a
 // hidden tab's timers), and leaves the person's tab active.
 func TestActionsInBackgroundTab(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": backgroundPage, "/data": "loaded at once"})
 	ctx := ctxT(t, 180*time.Second)
 	dir := t.TempDir()

@@ -39,7 +39,7 @@ func wantCode(t testing.TB, err error, want protocol.Code) *protocol.Error {
 // The chain, end to end: an agent's CDP commands reach a real tab through the
 // service, the relay, native messaging and chrome.debugger, and come back.
 func TestChainEvaluateDOMAndEvents(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": `<title>chain</title><h1 id="h">Hello, chain</h1><ul><li>a</li><li>b</li></ul>`})
 	tab := c.openTab(t, base+"/")
 	ctx := ctxT(t, 20*time.Second)
@@ -123,7 +123,7 @@ unsubscribed:
 
 // Chrome's own errors come back classified, and nothing breaks after them.
 func TestChainErrors(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": `<title>errors</title>`})
 	tab := c.openTab(t, base+"/")
 	ctx := ctxT(t, 20*time.Second)
@@ -146,7 +146,7 @@ func TestChainErrors(t *testing.T) {
 
 // A tab closed while a command waits on it gives an error at once, not a hang.
 func TestChainClosedTabMidCall(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": `<title>slow</title>`})
 	tab := c.openTab(t, base+"/")
 	ctx := ctxT(t, 30*time.Second)
@@ -203,7 +203,7 @@ func TestChainServiceRestart(t *testing.T) {
 // A host→browser payload far over Chrome's 1 MiB frame cap arrives intact
 // (the service chunks it, the extension reassembles it).
 func TestChainLargePayload(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	ctx := ctxT(t, 60*time.Second)
 	// 3 MiB of mixed ASCII and multibyte text, so chunks split runes.
 	var sb strings.Builder
@@ -337,7 +337,7 @@ func TestCLIServiceDiesMidCall(t *testing.T) {
 // play: the excess waits in the agents' sockets, nothing is refused or lost.
 func TestChainPipelinedLoad(t *testing.T) {
 	const agents, perAgent = 8, 500
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": `<title>load</title>`})
 	tab := c.openTab(t, base+"/")
 	ctx := ctxT(t, 120*time.Second)

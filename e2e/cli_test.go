@@ -13,7 +13,7 @@ import (
 // The CLI's messages and the habits agents bring from other tools, through
 // the real binary, service, extension and Chromium.
 func TestCLIMessagesAndHabits(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := browsertest.Serve(t, browsertest.Pages(map[string]string{
 		"/form": `<!doctype html><title>form</title><h1>Search</h1><input id=q name=q aria-label=Query>
 <a id=next href="/form?a=1&b=2">Next</a><p>Plain text that only a full snapshot shows.</p>`,

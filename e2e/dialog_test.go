@@ -17,7 +17,7 @@ import (
 // its own timeout with dialog_open, `egohost dialog dismiss` closes the
 // dialog without reloading the page, and the tab works again.
 func TestDialogOpenBeforeAttach(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	shown := make(chan struct{})
 	var once sync.Once
 	pages := browsertest.Pages(map[string]string{"/": `<title>alert on load</title><button id=x onclick="window.clicked = true">x</button>

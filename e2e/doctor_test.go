@@ -59,6 +59,7 @@ func doctor(t *testing.T, stateDir, home string, args []string, env ...string) d
 // doctor over the real chain: healthy first, then each link broken on
 // purpose, each named with its fix and a non-zero exit.
 func TestDoctor(t *testing.T) {
+	endSharedChain(t) // doctor would report its browser as not connected to this test's service
 	c := startChain(t)
 	home := t.TempDir()
 	if err := os.Mkdir(filepath.Join(home, "tmp"), 0o700); err != nil {

@@ -32,6 +32,7 @@ import (
 type suite struct {
 	bin     string // built egohost binary
 	browser string // browser binary ("" when missing)
+	shared  sharedChain
 }
 
 func newSuite() (*suite, func(), error) {
@@ -44,7 +45,11 @@ func newSuite() (*suite, func(), error) {
 	if runtime.GOOS == "windows" {
 		bin += ".exe"
 	}
-	cmd := exec.Command("go", "build", "-o", bin, "github.com/egohost/egohost/cmd/egohost")
+	args := []string{"build", "-o", bin}
+	if raceDetector {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, "github.com/egohost/egohost/cmd/egohost")...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		cleanup()
@@ -65,6 +70,10 @@ func TestMain(m *testing.M) {
 	}
 	theSuite = s
 	code := m.Run()
+	if races := s.shared.close(); races != "" {
+		fmt.Fprintf(os.Stderr, "FAIL: the shared chain's service or relay reported a data race:\n%s\n", races)
+		code = 1
+	}
 	cleanup()
 	os.Exit(code)
 }
@@ -132,6 +141,41 @@ func fileExists(path string) bool {
 
 func startService(t testing.TB, stateDir string) *svc {
 	t.Helper()
+	var s *svc
+	s = startServiceUntil(t, stateDir, func(stop func()) {
+		t.Cleanup(func() {
+			stop()
+			if s != nil {
+				checkRaces(t, "the service", s.logs)
+			}
+		})
+	})
+	return s
+}
+
+// checkRaces fails t when a process built with -race (see race_test.go)
+// reported a data race in its log.
+func checkRaces(t testing.TB, who string, log *logBuffer) {
+	t.Helper()
+	if r := raceReport(log); r != "" {
+		t.Errorf("%s reported a data race:\n%s", who, r)
+	}
+}
+
+// raceReport returns the race detector's reports in log, or "".
+func raceReport(log *logBuffer) string {
+	text := log.String()
+	i := strings.Index(text, "WARNING: DATA RACE")
+	if i < 0 {
+		return ""
+	}
+	return text[i:]
+}
+
+// startServiceUntil is startService with its stop handed to onEnd (a shared
+// chain's service outlives the test that started it).
+func startServiceUntil(t testing.TB, stateDir string, onEnd func(func())) *svc {
+	t.Helper()
 	s := &svc{t: t, stateDir: stateDir, logs: &logBuffer{}, done: make(chan struct{})}
 	os.Remove(filepath.Join(stateDir, client.StateFile))
 	s.cmd = exec.Command(theSuite.bin, "serve")
@@ -150,7 +194,7 @@ func startService(t testing.TB, stateDir string) *svc {
 		}
 	}()
 	go func() { s.cmd.Wait(); close(s.done) }()
-	t.Cleanup(s.stop)
+	onEnd(s.stop)
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		b, err := os.ReadFile(filepath.Join(stateDir, client.StateFile))
@@ -229,8 +273,24 @@ func startChain(t testing.TB) *chain {
 // config.yaml there is the service's config file).
 func startChainIn(t testing.TB, stateDir string) *chain {
 	t.Helper()
+	var relayLog, serviceLog *logBuffer
+	t.Cleanup(func() { // runs after the parts' ends, registered below
+		if relayLog != nil {
+			checkRaces(t, "the relay", relayLog) // the relay writes to the browser's stderr
+			checkRaces(t, "the service", serviceLog)
+		}
+	})
+	c := startChainUntil(t, stateDir, t.Cleanup)
+	relayLog, serviceLog = c.stderr, c.svc.logs
+	return c
+}
+
+// startChainUntil is startChainIn with the ends of the service, the browser
+// and the direct connection handed to onEnd; the agent is the test's.
+func startChainUntil(t testing.TB, stateDir string, onEnd func(func())) *chain {
+	t.Helper()
 	bin := requireBrowser(t)
-	c := &chain{svc: startService(t, stateDir), stderr: &logBuffer{}}
+	c := &chain{svc: startServiceUntil(t, stateDir, onEnd), stderr: &logBuffer{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	proc, err := launcher.Launch(ctx, launcher.Options{
@@ -249,7 +309,7 @@ func startChainIn(t testing.TB, stateDir string) *chain {
 		t.Fatalf("launch: %v", err)
 	}
 	c.proc = proc
-	t.Cleanup(func() { proc.Close() })
+	onEnd(func() { proc.Close() })
 	url, err := proc.DevToolsURL(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -257,7 +317,8 @@ func startChainIn(t testing.TB, stateDir string) *chain {
 	if c.direct, err = cdpdirect.Dial(ctx, url); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.direct.Close() })
+	direct := c.direct
+	onEnd(func() { direct.Close() })
 	c.agent = c.svc.dial(t)
 	c.waitLink(t)
 	return c

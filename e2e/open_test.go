@@ -70,7 +70,7 @@ func tabOf(t *testing.T, openOut string) protocol.Target {
 // `egohost open URL` then `egohost snapshot`, every agent's first two
 // moves: open waits for the page's load, so the snapshot shows the page.
 func TestOpenWaitsForLoadThenSnapshot(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serveOpenPages(t)
 
 	out, errOut, code := c.run("open", base+"/slow", "--json")
@@ -102,7 +102,7 @@ func TestOpenWaitsForLoadThenSnapshot(t *testing.T) {
 // A snapshot of a document that has not reached DOMContentLoaded waits
 // for it (here: open --no-wait returns while the page is still arriving).
 func TestSnapshotWaitsForParsedDocument(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serveOpenPages(t)
 	out, errOut, code := c.run("open", base+"/slow", "--no-wait", "--json")
 	if code != 0 {
@@ -120,7 +120,7 @@ func TestSnapshotWaitsForParsedDocument(t *testing.T) {
 
 // A snapshot that finds nothing to show says so in one line.
 func TestSnapshotOfEmptyPageSaysSo(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	out, errOut, code := c.run("open", "about:blank", "--json")
 	if code != 0 {
 		t.Fatalf("open about:blank: exit %d\n%s%s", code, out, errOut)
@@ -143,7 +143,7 @@ func TestSnapshotOfEmptyPageSaysSo(t *testing.T) {
 // open and goto take a bare host as browsers do (a loopback one gets
 // http://), and refuse what cannot be a URL; so do the RPC methods.
 func TestOpenAndGotoBareHost(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serveOpenPages(t) // http://127.0.0.1:PORT
 	bare := strings.TrimPrefix(base, "http://")
 	port := bare[strings.LastIndexByte(bare, ':')+1:]

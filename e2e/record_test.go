@@ -10,7 +10,7 @@ import (
 // logs before anything of egohost followed its tab: Runtime.enable replays
 // those messages, so nothing has to subscribe first.
 func TestRecordCLI(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serveMCP(t)
 	tab := c.openTab(t, base+"/console")
 	ctx := ctxT(t, 60*time.Second)

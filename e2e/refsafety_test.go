@@ -17,7 +17,7 @@ import (
 // padding has a centre for its ref; snapshot --json gives each ref's nth;
 // a failed call with --json prints the error object with its kind.
 func TestRefSafetyThroughChain(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": `<title>safety</title><body style="margin:0">
 <script>window.events = [];</script>
 <button id=del1 onclick="events.push('del1')">Delete</button>

@@ -13,7 +13,7 @@ import (
 // The resolution pipeline through the whole chain: every answer crosses
 // the extension, and the CLI prints counts, matches and classified errors.
 func TestResolveThroughChain(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": `<title>resolve</title>
 <form aria-label="Profile">
   <label>Email <input id="email" placeholder="you@example.com"></label>

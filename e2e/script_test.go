@@ -60,7 +60,7 @@ func (c *chain) runScript(t *testing.T, p protocol.ScriptRunParams) (*protocol.S
 // TestScriptFacade runs one script per facade method against real
 // Chromium through the whole chain, each from a fresh load of /shop.
 func TestScriptFacade(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serve(t, scriptPages())
 	shop := base + "/shop"
 	tab := c.openTab(t, shop)
@@ -176,7 +176,7 @@ func TestScriptFacade(t *testing.T) {
 // TestScriptFailureReport: a failing step names its line, its locator,
 // its stable code, and returns what was logged before it.
 func TestScriptFailureReport(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	shop := serve(t, scriptPages()) + "/shop"
 	tab := c.openTab(t, shop)
 	_, err := c.runScript(t, protocol.ScriptRunParams{Target: tab, Script: "console.log('step 1');\nawait page.getByLabel('Name').fill('x');\nawait page.getByLabel('Nope').fill('y', {timeout: 300});\nconsole.log('never')"})
@@ -200,7 +200,7 @@ func TestScriptFailureReport(t *testing.T) {
 // TestScriptCLI: `egohost run` reads the script from a file or stdin and
 // prints only what it logs and its value; screenshots land in --out.
 func TestScriptCLI(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	shop := serve(t, scriptPages()) + "/shop"
 	tab := c.openTab(t, shop)
 	dir := t.TempDir()
@@ -228,7 +228,7 @@ func TestScriptCLI(t *testing.T) {
 // TestScriptSandbox: scripts reach nothing but the browser, and the
 // guards stop a runaway script cleanly while the service keeps answering.
 func TestScriptSandbox(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	shop := serve(t, scriptPages()) + "/shop"
 	tab := c.openTab(t, shop)
 
@@ -283,7 +283,7 @@ func TestScriptSandbox(t *testing.T) {
 // TestScriptStopsWhenAgentLeaves: closing the agent's connection
 // interrupts its script.
 func TestScriptStopsWhenAgentLeaves(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	shop := serve(t, scriptPages()) + "/shop"
 	tab := c.openTab(t, shop)
 	other := c.svc.dial(t)

@@ -17,7 +17,7 @@ import (
 // frame, a fetch slower than the old 100 ms quiet window), so the snapshot
 // taken right after it shows the effect.
 func TestSnapshotAfterClickSeesTheEffect(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/data", func(w http.ResponseWriter, r *http.Request) {
 		select {

@@ -25,7 +25,7 @@ var refRE = regexp.MustCompile(`(?m)^[ +-]*[A-Za-z]+(?: "(?:[^"\\]|\\.)*")?(?: \
 // backendNodeIds (checked over a direct DevTools connection), hidden
 // elements get none, and a ref fails closed after a navigation.
 func TestSnapshotThroughChain(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	inner := serve(t, map[string]string{"/inner": `<button>Inner button</button><a href="/x">Inner link</a>`})
 	base := serve(t, map[string]string{
 		"/": `<title>snap</title>
@@ -123,7 +123,7 @@ document.getElementById('host').attachShadow({mode: 'open'}).innerHTML = '<butto
 
 // The CLI prints the snapshot; --json gives the refs with backendNodeIds.
 func TestSnapshotCLI(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": `<title>cli</title><h1>CLI</h1><button>Press me</button><p>Some text</p>`})
 	tab := c.openTab(t, base+"/")
 	run := func(args ...string) (string, string, error) {

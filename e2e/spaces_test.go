@@ -409,7 +409,7 @@ func TestSpacesThreeAgents(t *testing.T) {
 // Two callers typing into one input of one tab at once: the tab's action
 // lock keeps each type whole, never interleaving their keys.
 func TestSpacesSameTabActionsDoNotInterleave(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := spacePages(t)
 	tab := c.openTab(t, base+"/p?who=shared").Tab
 	ctx := ctxT(t, time.Minute)

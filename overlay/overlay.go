@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/chromedp/cdproto"
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
@@ -81,9 +80,9 @@ func Clear(ctx context.Context, s cdp.Session) error {
 // the click) until they click one, press Escape (ErrCancelled) or ctx
 // ends. A hint at the top of the page says what to do.
 func Pick(ctx context.Context, s cdp.Session) (Picked, error) {
-	picked, stopPicked := s.Subscribe(cdproto.EventOverlayInspectNodeRequested)
+	picked, stopPicked := s.Subscribe(cdpoverlay.InspectNodeRequested.Method)
 	defer stopPicked()
-	cancelled, stopCancelled := s.Subscribe(cdproto.EventOverlayInspectModeCanceled)
+	cancelled, stopCancelled := s.Subscribe(cdpoverlay.InspectModeCanceled.Method)
 	defer stopCancelled()
 	if err := exec(ctx, s, dom.Enable, dom.EnableParams{}); err != nil {
 		return Picked{}, fmt.Errorf("overlay pick: %w", err)

@@ -12,7 +12,6 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/runtime"
 
-	"github.com/egohost/egohost/browser"
 	"github.com/egohost/egohost/internal/browsertest"
 	"github.com/egohost/egohost/overlay"
 )
@@ -25,7 +24,7 @@ const page = `<!doctype html><body style="margin:0;font:14px sans-serif">
 
 func open(t *testing.T) (cdp.Session, context.Context) {
 	t.Helper()
-	b := browsertest.Launch(t, browser.Options{})
+	b := browsers.Launch(t)
 	url := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": page}))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)

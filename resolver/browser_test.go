@@ -15,7 +15,6 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
-	"github.com/egohost/egohost/browser"
 	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
 	"github.com/egohost/egohost/locator"
@@ -177,7 +176,7 @@ func clickAt(ctx context.Context, p *cdptab.Page, pt resolver.Point, o resolver.
 // resolves to the expected element (Object), and a real click at Center
 // lands on it.
 func TestKindsAndFramesInChromium(t *testing.T) {
-	b := browsertest.Launch(t, browser.Options{})
+	b := browsers.Launch(t)
 	p, ctx := tab(t, b, fixture(t))
 	r := resolver.New(p, nil)
 	tests := []struct {
@@ -309,7 +308,7 @@ func sessionOf(p *cdptab.Page, o resolver.Object) cdp.Session {
 // Center is the centre of DOM.getBoxModel's border quad, in top-level
 // coordinates, measured in the page (a locator) or with CDP (a ref).
 func TestCenterIsTheBorderQuadCentre(t *testing.T) {
-	b := browsertest.Launch(t, browser.Options{})
+	b := browsers.Launch(t)
 	url := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": `<!doctype html><body style="margin:0">
 <button id=a style="padding:3px 20px 9px 1px;border-width:1px 7px 2px 4px">asymmetric</button>
 <a id=b href="#" style="padding:6px 2px 0 12px;border-left:5px solid">inline link</a>
@@ -367,7 +366,7 @@ func tab0(t *testing.T, b *browsertest.Browser, url string) (*cdptab.Page, conte
 }
 
 func TestStrictnessAndErrorsInChromium(t *testing.T) {
-	b := browsertest.Launch(t, browser.Options{})
+	b := browsers.Launch(t)
 	p, ctx := tab(t, b, fixture(t))
 	r := resolver.New(p, nil)
 	tests := []struct {
@@ -430,7 +429,7 @@ func TestStrictnessAndErrorsInChromium(t *testing.T) {
 // An element that appears later: Wait retries until it is there; a locator
 // that matches two stops at once.
 func TestWaitInChromium(t *testing.T) {
-	b := browsertest.Launch(t, browser.Options{})
+	b := browsers.Launch(t)
 	p, ctx := tab0(t, b, browsertest.Serve(t, browsertest.Pages(map[string]string{"/": `<!doctype html><div id=box></div><button class=two>a</button><button class=two>b</button>
 <script>setTimeout(() => { document.getElementById('box').innerHTML = '<button id=late>Late</button>'; }, 300);</script>`}))+"/")
 	r := resolver.New(p, nil)
@@ -470,7 +469,7 @@ func refFor(t *testing.T, ctx context.Context, st *snapshot.Tab, role, name stri
 }
 
 func TestRefsInChromium(t *testing.T) {
-	b := browsertest.Launch(t, browser.Options{})
+	b := browsers.Launch(t)
 	url := fixture(t)
 	run := func(t *testing.T, js string) (*cdptab.Page, context.Context, *resolver.Resolver, string) {
 		p, ctx := tab(t, b, url)
@@ -621,7 +620,7 @@ func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 // After a navigation the resolver makes a new world and loads its script
 // there again.
 func TestNavigationInChromium(t *testing.T) {
-	b := browsertest.Launch(t, browser.Options{})
+	b := browsers.Launch(t)
 	base := browsertest.Serve(t, browsertest.Pages(map[string]string{
 		"/one": `<!doctype html><button id=x style="margin-left:10px">One</button>`,
 		"/two": `<!doctype html><button id=x style="margin-left:200px">Two</button>`,
@@ -653,7 +652,7 @@ func TestNavigationInChromium(t *testing.T) {
 // a cross-site navigation a remembered context ID that now names another
 // context is not used.
 func TestRefsAfterNavigationInChromium(t *testing.T) {
-	b := browsertest.Launch(t, browser.Options{})
+	b := browsers.Launch(t)
 	base := browsertest.Serve(t, browsertest.Pages(map[string]string{
 		"/one":   `<!doctype html><button id=x>One</button>`,
 		"/two":   `<!doctype html><button id=a>Buy</button><button id=b>Buy</button>`,

@@ -10,8 +10,6 @@ import (
 	"github.com/egohost/egohost/cdptab"
 	"testing"
 
-	"github.com/egohost/egohost/browser"
-	"github.com/egohost/egohost/internal/browsertest"
 	"github.com/egohost/egohost/resolver"
 	"github.com/egohost/egohost/snapshot"
 )
@@ -21,7 +19,7 @@ import (
 // function on it with its arguments, and gives back an Object that
 // functions can run on afterwards.
 func TestObjectCallInChromium(t *testing.T) {
-	b := browsertest.Launch(t, browser.Options{})
+	b := browsers.Launch(t)
 	url := fixture(t)
 	p, ctx := tab(t, b, url)
 	st := snapshot.NewTab(p)

@@ -12,7 +12,6 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
-	"github.com/egohost/egohost/browser"
 	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
 	"github.com/egohost/egohost/locator"
@@ -25,7 +24,7 @@ import (
 // and a role locator (whose candidates come from the list mode), and a
 // Wait on it ends at once.
 func TestSyntaxErrorInEveryModeInChromium(t *testing.T) {
-	b := browsertest.Launch(t, browser.Options{})
+	b := browsers.Launch(t)
 	p, ctx := tab(t, b, fixture(t))
 	r := resolver.New(p, nil)
 	modes := []struct {
@@ -81,7 +80,7 @@ func pageRect(t *testing.T, ctx context.Context, p *cdptab.Page, id string) (x, 
 // a button whose padding is all of it has a centre, and a click there lands
 // on it.
 func TestBorderBoxCentreInChromium(t *testing.T) {
-	b := browsertest.Launch(t, browser.Options{})
+	b := browsers.Launch(t)
 	url := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": `<!doctype html><body style="margin:0;font:16px sans-serif">` + recordClicks + `
 <div style="padding:10px"><button id=pad aria-label="Pad" style="box-sizing:border-box;width:34px;height:34px;padding:17px;border:2px solid">
 </button></div>
@@ -149,7 +148,7 @@ func TestBorderBoxCentreInChromium(t *testing.T) {
 // its look-alikes only when every other look-alike is still where the
 // snapshot saw it; otherwise the ref is stale.
 func TestRefFallbackNeverClicksTheWrongThingInChromium(t *testing.T) {
-	b := browsertest.Launch(t, browser.Options{})
+	b := browsers.Launch(t)
 	url := browsertest.Serve(t, browsertest.Pages(map[string]string{
 		"/twins": `<!doctype html><body>` + recordClicks + `<button id=del1>Delete</button> <button id=del2>Delete</button>`,
 		"/rows": `<!doctype html><body>` + recordClicks + `<table><tbody id=rows>

@@ -9,7 +9,6 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
-	"github.com/egohost/egohost/browser"
 	"github.com/egohost/egohost/internal/browsertest"
 	"github.com/egohost/egohost/locator"
 	"github.com/egohost/egohost/resolver"
@@ -61,7 +60,7 @@ document.getElementById('host').attachShadow({mode: 'open'}).innerHTML = '<label
 // with its role and exact name: the page's candidate search never misses
 // what Chrome computes.
 func TestRoleCandidatesMissNothing(t *testing.T) {
-	b := browsertest.Launch(t, browser.Options{})
+	b := browsers.Launch(t)
 	p, ctx := tab0(t, b, browsertest.Serve(t, browsertest.Pages(map[string]string{"/": varied}))+"/")
 	tree, err := cdp.Call(ctx, p, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
 	if err != nil {

@@ -2,6 +2,14 @@
 # Runs every test: formatting and vet, the Go tests with the race detector
 # (unit, fuzz seeds, and the real-Chromium end-to-end tests), and the
 # extension's JavaScript tests. Set CI=true to make a missing Chromium fail.
+#
+# The order is for a fresh clone on 2 cores (docs/testing.md has the
+# figures): `go vet -race` first compiles every package once, with the
+# flags `go test -race` uses, so the tests reuse that build; then the Go
+# tests run (e2e, the longest, in its own process from the start) while
+# staticcheck, the extension's tests and the vet for Windows and macOS
+# run beside them at a lower priority, in the CPU the browser tests leave
+# idle. Each job's output is printed whole, in a fixed order, at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,14 +19,44 @@ if [ -n "$unformatted" ]; then
   exit 1
 fi
 go mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run go mod tidy" >&2; exit 1; }
-go vet ./...
-# The per-OS files (registry, launchd, peer credentials) compile and vet
-# on every OS they are for, so they never rot unseen on Linux CI.
-for goos in windows darwin; do
-  GOOS=$goos go vet ./...
-done
 staticcheck=$(command -v staticcheck || echo "$(go env GOPATH)/bin/staticcheck")
 [ -x "$staticcheck" ] || { echo "staticcheck is not installed: run scripts/setup.sh" >&2; exit 1; }
-"$staticcheck" ./...
-node --test extension/test/
-go test -race -count=1 -timeout 15m ./...
+
+go vet -race ./...
+
+logs=$(mktemp -d)
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$logs"' EXIT
+# job NAME CMD...: runs CMD in the background, its output to NAME's log,
+# its exit code and seconds to NAME's status.
+job() {
+  local name=$1
+  shift
+  (
+    set +e
+    start=$SECONDS
+    "$@" >"$logs/$name" 2>&1
+    echo "$? $((SECONDS - start))" >"$logs/$name.status"
+  ) &
+  pids+=($!)
+}
+job e2e go test -race -count=1 -timeout 15m ./e2e/
+job unit go test -race -count=1 -timeout 15m -p 1 $(go list ./... | grep -v '/e2e$')
+job node nice -n 10 node --test extension/test/
+job staticcheck nice -n 10 "$staticcheck" ./...
+# The per-OS files (registry, launchd, peer credentials) compile and vet
+# on every OS they are for, so they never rot unseen on Linux CI.
+job vet-other-os nice -n 10 sh -c 'GOOS=windows go vet ./... && GOOS=darwin go vet ./...'
+wait
+
+failed=()
+for name in vet-other-os staticcheck node unit e2e; do
+  read -r rc secs <"$logs/$name.status"
+  echo "--- $name: exit $rc after ${secs}s"
+  cat "$logs/$name"
+  [ "$rc" = 0 ] || failed+=("$name")
+done
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "FAILED: ${failed[*]}" >&2
+  exit 1
+fi

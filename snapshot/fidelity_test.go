@@ -10,7 +10,6 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
-	"github.com/egohost/egohost/browser"
 	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
 )
@@ -78,7 +77,7 @@ func TestFidelityWithChromeAccessibilityTree(t *testing.T) {
 		pages["/"+k] = "<!doctype html><title>" + k + "</title><body>" + v
 	}
 	base := browsertest.Serve(t, browsertest.Pages(pages))
-	b := browsertest.Launch(t, browser.Options{})
+	b := SharedBrowsers.Launch(t)
 	for name := range fidelityPages {
 		t.Run(name, func(t *testing.T) {
 			s := b.NewPage(t, base+"/"+name)

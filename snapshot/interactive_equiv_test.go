@@ -14,8 +14,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
-	"github.com/egohost/egohost/browser"
 	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/snapshot"
 )
 
 // equivPages exercise what the interactive-only walk decides: shadow
@@ -88,7 +88,7 @@ func TestInteractiveWalkUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := browsertest.Launch(t, browser.Options{})
+	b := snapshot.SharedBrowsers.Launch(t)
 	srv := browsertest.Serve(t, browsertest.Pages(equivPages))
 	for path := range equivPages {
 		name := strings.TrimPrefix(path, "/")

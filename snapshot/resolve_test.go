@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/egohost/egohost/browser"
 	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
 	"github.com/egohost/egohost/snapshot"
@@ -21,7 +20,7 @@ func TestResolveMatchesLookup(t *testing.T) {
 		"/":     `<button>One</button><a href="/x">Two</a><iframe src="/same"></iframe><iframe src="` + oop + `/in"></iframe>`,
 		"/same": `<button>Same frame</button>`,
 	}))
-	b := browsertest.Launch(t, browser.Options{})
+	b := snapshot.SharedBrowsers.Launch(t)
 	s := b.NewPage(t, base+"/")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

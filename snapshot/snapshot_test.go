@@ -13,7 +13,6 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
-	"github.com/egohost/egohost/browser"
 	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
 	"github.com/egohost/egohost/refmap"
@@ -50,7 +49,7 @@ const form = `<!doctype html><title>form</title><h1>Sign in</h1>
 
 func TestRebuildOnEverySnapshot(t *testing.T) {
 	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": form}))
-	b := browsertest.Launch(t, browser.Options{})
+	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/")
 	tab := snapshot.NewTab(p)
 	s1, err := tab.Snapshot(ctx, snapshot.Options{})
@@ -90,7 +89,7 @@ func TestRebuildOnEverySnapshot(t *testing.T) {
 
 func TestLazySnapshotTwentyCallers(t *testing.T) {
 	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": form}))
-	b := browsertest.Launch(t, browser.Options{})
+	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/")
 	// Count the snapshots by counting the frame tree fetches that start one.
 	c := &countingTarget{Page: p}
@@ -144,7 +143,7 @@ func (c *countingTarget) Call(ctx context.Context, method string, params, result
 
 func TestStaleAfterNavigation(t *testing.T) {
 	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": form, "/next": form}))
-	b := browsertest.Launch(t, browser.Options{})
+	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/")
 	tab := snapshot.NewTab(p)
 	s, err := tab.Snapshot(ctx, snapshot.Options{})
@@ -200,7 +199,7 @@ r.innerHTML = '<button>Shadow</button>';
 </script>`,
 		"/same": `<button>Same</button>`,
 	}))
-	b := browsertest.Launch(t, browser.Options{})
+	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/")
 	for ctx.Err() == nil && len(p.Children()) == 0 { // the out-of-process frame attaches
 		time.Sleep(20 * time.Millisecond)
@@ -336,7 +335,7 @@ func TestHiddenElementsGetNoRef(t *testing.T) {
 <div hidden><button>HiddenAttr</button></div><div aria-hidden="true"><a href="/">AriaHidden</a></div>
 <button style="visibility:hidden">Invisible</button><div inert><button>Inert</button></div>
 <template><button>Template</button></template>`}))
-	b := browsertest.Launch(t, browser.Options{})
+	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/")
 	s, err := snapshot.NewTab(p).Snapshot(ctx, snapshot.Options{})
 	if err != nil {
@@ -359,7 +358,7 @@ func TestLargePageCompletes(t *testing.T) {
 		fmt.Fprintf(&page, `<li><a href="/i/%d">L%d</a><button>B%d</button><span>S%d</span></li>`, i, i, i, i)
 	}
 	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": page.String()}))
-	b := browsertest.Launch(t, browser.Options{})
+	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/")
 	s, err := snapshot.NewTab(p).Snapshot(ctx, snapshot.Options{MaxChars: 20000})
 	if err != nil {
@@ -378,7 +377,7 @@ func TestTabsAreIsolated(t *testing.T) {
 		"/a": `<button>A1</button><button>A2</button><button>A3</button>`,
 		"/b": `<p>no buttons</p>`,
 	}))
-	b := browsertest.Launch(t, browser.Options{})
+	b := snapshot.SharedBrowsers.Launch(t)
 	pa, ctx := open(t, b, srv+"/a")
 	pb, _ := open(t, b, srv+"/b")
 	ta, tb := snapshot.NewTab(pa), snapshot.NewTab(pb)
@@ -402,7 +401,7 @@ func TestOptions(t *testing.T) {
 	}
 	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": `<!doctype html>
 <nav><a href="/home">Home</a></nav><ul id=list>` + items.String() + `</ul><p>Footer text</p>`}))
-	b := browsertest.Launch(t, browser.Options{})
+	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/")
 	tab := snapshot.NewTab(p)
 

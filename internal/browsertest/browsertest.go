@@ -10,11 +10,13 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/egohost/egohost/browser"
 	"github.com/egohost/egohost/cdpdirect"
 )
@@ -37,9 +39,12 @@ func Binary(tb testing.TB) string {
 func FindBinary() (string, error) { return browser.FindHere(os.Getenv("EGOHOST_BROWSER")) }
 
 // Browser is a launched headless browser with a direct DevTools connection.
+// A Browser from Shared.Launch is one test's browser context in a shared
+// browser: its pages open in that context.
 type Browser struct {
 	Process *browser.Process
 	Conn    *cdpdirect.Conn
+	context cdp.BrowserContextID // "" for the browser's default context
 }
 
 // Start launches a headless browser with opts (Binary, Headless and the
@@ -91,12 +96,67 @@ func Launch(tb testing.TB, opts browser.Options) *Browser {
 	return b
 }
 
+// Shared is one headless browser for the tests of a package, started on
+// first use and ended by the package's TestMain (Close after m.Run).
+// Launching Chromium costs seconds of CPU; a browser context costs
+// milliseconds, and gives each test what a fresh browser would: its own
+// tabs, cookies, storage and cache.
+type Shared struct {
+	mu  sync.Mutex
+	b   *Browser
+	err error
+}
+
+// Launch returns a fresh browser context of the shared browser for one
+// test, disposed (with its pages) at cleanup. It fails the test when the
+// browser cannot start, and when CI=true and there is no browser.
+func (s *Shared) Launch(tb testing.TB) *Browser {
+	tb.Helper()
+	bin := Binary(tb)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s.mu.Lock()
+	if s.b == nil && s.err == nil {
+		s.b, s.err = Start(ctx, browser.Options{Binary: bin})
+	}
+	b, err := s.b, s.err
+	s.mu.Unlock()
+	if err != nil {
+		tb.Fatalf("launch shared browser: %v", err)
+	}
+	created, err := cdp.Call(ctx, b.Conn.Browser(), target.CreateBrowserContext, target.CreateBrowserContextParams{})
+	if err != nil {
+		tb.Fatalf("new browser context: %v", err)
+	}
+	id := created.BrowserContextID
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := cdp.Call(ctx, b.Conn.Browser(), target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: id}); err != nil {
+			tb.Errorf("dispose browser context: %v", err)
+		}
+	})
+	return &Browser{Process: b.Process, Conn: b.Conn, context: id}
+}
+
+// Close ends the shared browser, if it was started.
+func (s *Shared) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.b == nil {
+		return nil
+	}
+	err := s.b.Close()
+	s.b, s.err = nil, errors.New("shared browser closed")
+	return err
+}
+
 // NewPage opens a page at url with a direct session and closes it at cleanup.
 func (b *Browser) NewPage(tb testing.TB, url string) *cdpdirect.Session {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	s, id, err := b.Conn.NewPage(ctx, url)
+	s, id, err := b.newPage(ctx, url)
 	if err != nil {
 		tb.Fatalf("new page %s: %v", url, err)
 	}
@@ -109,6 +169,18 @@ func (b *Browser) NewPage(tb testing.TB, url string) *cdpdirect.Session {
 		_ = b.Conn.Browser().Call(ctx, "Target.closeTarget", map[string]any{"targetId": id}, nil)
 	})
 	return s
+}
+
+func (b *Browser) newPage(ctx context.Context, url string) (*cdpdirect.Session, target.ID, error) {
+	if b.context == "" {
+		return b.Conn.NewPage(ctx, url)
+	}
+	created, err := cdp.Call(ctx, b.Conn.Browser(), target.CreateTarget, target.CreateTargetParams{URL: url, BrowserContextID: b.context})
+	if err != nil {
+		return nil, "", fmt.Errorf("new page: %w", err)
+	}
+	s, err := b.Conn.Attach(ctx, created.TargetID)
+	return s, created.TargetID, err
 }
 
 // WaitLoaded polls until the session's document has finished loading
