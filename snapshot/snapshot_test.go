@@ -262,7 +262,7 @@ func TestReachWithholdsFrames(t *testing.T) {
 <iframe src="` + other + `/x" title="Cross port"></iframe>
 <iframe src="` + oop + `/x" title="Other site"></iframe>`,
 	}))
-	b := browsertest.Launch(t, browser.Options{})
+	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/")
 	tab := snapshot.NewTab(p)
 	for ctx.Err() == nil { // wait until every frame has loaded
