@@ -3,6 +3,7 @@ package browserlink
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"sync/atomic"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/nativemsg"
-	"github.com/egohost/egohost/protocol"
 )
 
 // request is a request the extension side of attemptLink read.
@@ -79,23 +79,24 @@ func TestAttempt(t *testing.T) {
 		answer        func(req request) []string
 		cancel        bool // the call's context has ended before it sends
 		wantUnreached bool
-		wantCode      protocol.Code
+		wantKind      Kind
+		wantExt       string // the extension's error code of a KindExtension
 	}{
 		{"answered by a refused detach", cdpOp, func(req request) []string {
 			return []string{refusedDetach, refusedReply(req.ID)}
-		}, false, true, protocol.CodeDetached},
-		{"refused reply", cdpOp, func(req request) []string { return []string{refusedReply(req.ID)} }, false, true, protocol.CodeDetached},
+		}, false, true, KindDetached, ""},
+		{"refused reply", cdpOp, func(req request) []string { return []string{refusedReply(req.ID)} }, false, true, KindExtension, extwire.ErrDetached},
 		{"detached while it ran", cdpOp, func(req request) []string {
 			return []string{`{"event":"detached","tabId":4,"reason":"not_attached"}`}
-		}, false, false, protocol.CodeDetached},
-		{"answered", cdpOp, func(req request) []string { return []string{fmt.Sprintf(`{"id":%d,"result":{}}`, req.ID)} }, false, false, 0},
+		}, false, false, KindDetached, ""},
+		{"answered", cdpOp, func(req request) []string { return []string{fmt.Sprintf(`{"id":%d,"result":{}}`, req.ID)} }, false, false, 0, ""},
 		{"a CDP error", cdpOp, func(req request) []string {
 			return []string{fmt.Sprintf(`{"id":%d,"error":{"code":"cdp_error","message":"m"}}`, req.ID)}
-		}, false, false, protocol.CodeCDP},
-		{"not sent: its caller gave up", cdpOp, nil, true, true, protocol.CodeTimeout},
+		}, false, false, KindExtension, extwire.ErrCDP},
+		{"not sent: its caller gave up", cdpOp, nil, true, true, KindTimeout, ""},
 		{"a listing does not count", extwire.TabsList{}, func(req request) []string {
 			return []string{fmt.Sprintf(`{"id":%d,"error":{"code":"internal","message":"m"}}`, req.ID)}
-		}, false, false, protocol.CodeExtension},
+		}, false, false, KindExtension, "internal"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,8 +110,12 @@ func TestAttempt(t *testing.T) {
 				ctx = cctx
 			}
 			_, err := l.Call(ctx, tt.op)
-			if got := protocol.CodeOf(err); err != nil && got != tt.wantCode || err == nil && tt.wantCode != 0 {
-				t.Errorf("got error %v, want code %s", err, tt.wantCode.Name())
+			var e *Error
+			switch {
+			case err == nil && tt.wantKind != 0, err != nil && !errors.As(err, &e):
+				t.Errorf("got error %v, want kind %d", err, tt.wantKind)
+			case e != nil && (e.Kind != tt.wantKind || e.Kind == KindExtension && e.Ext.Code != tt.wantExt):
+				t.Errorf("got error %v (kind %d), want kind %d %s", err, e.Kind, tt.wantKind, tt.wantExt)
 			}
 			if got := att.Unreached(); got != tt.wantUnreached {
 				t.Errorf("Unreached: got %v, want %v", got, tt.wantUnreached)

@@ -5,29 +5,34 @@ import (
 	"testing"
 
 	"github.com/egohost/egohost/extwire"
-	"github.com/egohost/egohost/protocol"
 )
 
-func TestExtensionErrorCodesMap(t *testing.T) {
+// An extension's error reply is a KindExtension error that keeps the
+// extension's code (the service makes the agents' code of it:
+// service.TestLinkErrorCodes), and says whether a retry can help.
+func TestExtensionErrorKeepsItsCode(t *testing.T) {
 	tests := []struct {
-		ext  string
-		want protocol.Code
+		ext       string
+		permanent bool
 	}{
-		{"no_tab", protocol.CodeTabNotFound},
-		{"already_attached", protocol.CodeAlreadyAttached},
-		{"attach_failed", protocol.CodeAttachFailed},
-		{"detached", protocol.CodeDetached},
-		{"cdp_error", protocol.CodeCDP},
-		{"too_large", protocol.CodeTooLarge},
-		{"unknown_op", protocol.CodeInvalidParams},
-		{"internal", protocol.CodeExtension},
+		{extwire.ErrNoTab, true},
+		{extwire.ErrAlreadyAttached, true},
+		{extwire.ErrAttachFailed, true},
+		{extwire.ErrDetached, true},
+		{extwire.ErrCDP, false},
+		{extwire.ErrTooLarge, true},
+		{extwire.ErrUnknownOp, false},
+		{"internal", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.ext, func(t *testing.T) {
-			err := extensionError("cdp", &extwire.ExtError{Code: tt.ext, Message: "m"})
-			var pe *protocol.Error
-			if !errors.As(err, &pe) || pe.Code != tt.want {
-				t.Fatalf("got error %v, want code %s", err, tt.want.Name())
+			var err error = extensionError("cdp", &extwire.ExtError{Code: tt.ext, Message: "m"})
+			var e *Error
+			if !errors.As(err, &e) || e.Kind != KindExtension || e.Ext.Code != tt.ext {
+				t.Fatalf("got error %v, want kind extension with code %s", err, tt.ext)
+			}
+			if got := e.Permanent(); got != tt.permanent {
+				t.Errorf("Permanent: got %v, want %v", got, tt.permanent)
 			}
 		})
 	}

@@ -71,6 +71,10 @@ type Options struct {
 	// popup channel, PROTOCOL.md §2.6). It runs in its own goroutine with
 	// a context that ends with the link; nil refuses every call.
 	Call func(ctx context.Context, method string, params json.RawMessage) (any, error)
+	// ReplyError is the error object of a call's reply: the link's own
+	// refusals (ErrNoCalls, ErrNoMethod, *BusyError) and Call's errors, as
+	// the service words them (default: protocol.AsError).
+	ReplyError func(err error) *protocol.Error
 	// MaxCalls caps the extension's calls running at once (default 16):
 	// one more is refused with busy.
 	MaxCalls int
@@ -109,6 +113,9 @@ type Link struct {
 func New(conn net.Conn, opts Options) *Link {
 	if opts.MaxCalls <= 0 {
 		opts.MaxCalls = 16
+	}
+	if opts.ReplyError == nil {
+		opts.ReplyError = protocol.AsError
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	return &Link{
@@ -256,14 +263,16 @@ func (l *Link) start(ctx context.Context, op extwire.Op) (started, error) {
 		// would only do what nobody waits for, such as attach the tab
 		// again after a detach.
 		att.note(false)
-		return started{}, &callTimeout{pe: protocol.Errorf(protocol.CodeTimeout, "%s: not sent to browser %s: %v", name, l.ID(), context.Cause(ctx)), ctxErr: err}
+		e := l.newError(KindTimeout, errName(op), "%s: not sent to browser %s: %v", name, l.ID(), context.Cause(ctx))
+		e.err = err
+		return started{}, e
 	}
 	l.mu.Lock()
 	select {
 	case <-l.closed:
 		l.mu.Unlock()
 		att.note(false) // never sent
-		return started{}, protocol.Errorf(protocol.CodeBrowserGone, "browser %s disconnected", l.id)
+		return started{}, &Error{Kind: KindGone, Op: errName(op), Browser: l.id, msg: "browser " + l.id + " disconnected"}
 	default:
 	}
 	if c, ok := op.(extwire.CDP); ok && l.reattach[c.TabID] {
@@ -287,9 +296,9 @@ func (l *Link) start(ctx context.Context, op extwire.Op) (started, error) {
 		// extension never sees a cut frame.
 		l.take(id).att.note(false)
 		if errors.Is(err, nativemsg.ErrFrameTooLarge) {
-			return started{}, protocol.Errorf(protocol.CodeTooLarge, "%s: %v", name, err)
+			return started{}, l.newError(KindTooLarge, errName(op), "%s: %v", name, err)
 		}
-		return started{}, protocol.Errorf(protocol.CodeBrowserGone, "%s: send to browser %s: %v", name, l.ID(), err)
+		return started{}, l.newError(KindGone, errName(op), "%s: send to browser %s: %v", name, l.ID(), err)
 	}
 	return started{id: id, name: name, ch: ch}, nil
 }
@@ -302,7 +311,9 @@ func (l *Link) wait(ctx context.Context, c started) (json.RawMessage, error) {
 		return r.result, r.err
 	case <-ctx.Done():
 		l.forget(c.id)
-		return nil, &callTimeout{pe: protocol.Errorf(protocol.CodeTimeout, "%s: no answer from browser %s: %v", c.name, l.ID(), ctx.Err()), ctxErr: ctx.Err()}
+		e := l.newError(KindTimeout, c.name, "%s: no answer from browser %s: %v", c.name, l.ID(), ctx.Err())
+		e.err = ctx.Err()
+		return nil, e
 	}
 }
 
@@ -369,7 +380,9 @@ func (l *Link) handle(in *extwire.Message) {
 		}
 		p.att.note(in.Error == nil || !in.Error.Refused)
 		if in.Error != nil {
-			p.ch <- reply{err: extensionError(p.name, in.Error)}
+			e := extensionError(p.name, in.Error)
+			e.Browser, e.Tab = l.ID(), p.tabID
+			p.ch <- reply{err: e}
 		} else {
 			p.ch <- reply{result: in.Result}
 		}
@@ -405,9 +418,17 @@ func (l *Link) handle(in *extwire.Message) {
 		if in.Refused {
 			refused = l.refuseTab(in.TabID)
 		}
-		l.FailTab(in.TabID, protocol.Errorf(protocol.CodeDetached, "debugger detached from tab %d: %s", in.TabID, in.Reason).With("reason", in.Reason))
+		l.failTab(in.TabID, func(p pendingCall) *Error {
+			e := newError(KindDetached, p.name, "debugger detached from tab %d: %s", in.TabID, in.Reason)
+			e.Tab, e.Reason = in.TabID, in.Reason
+			return e
+		})
 	case "tab.removed":
-		l.FailTab(in.TabID, protocol.Errorf(protocol.CodeTabNotFound, "tab %d was closed", in.TabID))
+		l.failTab(in.TabID, func(p pendingCall) *Error {
+			e := newError(KindTabClosed, p.name, "tab %d was closed", in.TabID)
+			e.Tab = in.TabID
+			return e
+		})
 	}
 	if l.opts.Event != nil {
 		l.opts.Event(in)
@@ -425,8 +446,9 @@ func (l *Link) handle(in *extwire.Message) {
 	}
 	for _, p := range refused {
 		p.att.note(false)
-		p.ch <- reply{err: protocol.Errorf(protocol.CodeDetached, "%s: debugger detached from tab %d (%s): Chrome refused the command, it did not run", p.name, in.TabID, in.Reason).
-			With("reason", in.Reason).With("refused", true)}
+		e := l.newError(KindDetached, p.name, "%s: debugger detached from tab %d (%s): Chrome refused the command, it did not run", p.name, in.TabID, in.Reason)
+		e.Tab, e.Reason, e.Refused = in.TabID, in.Reason, true
+		p.ch <- reply{err: e}
 	}
 }
 
@@ -449,17 +471,26 @@ func (l *Link) refuseTab(tabID int) []pendingCall {
 	return out
 }
 
-// FailTab fails the pending calls of one tab.
-func (l *Link) FailTab(tabID int, err error) {
+// failTab fails the pending calls of one tab with the errors fail makes.
+func (l *Link) failTab(tabID int, fail func(pendingCall) *Error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for id, p := range l.pending {
 		if p.tabID == tabID && tabID != 0 {
 			delete(l.pending, id)
 			p.att.note(true) // it may have run before the detach
-			p.ch <- reply{err: err}
+			e := fail(p)
+			e.Browser = l.id
+			p.ch <- reply{err: e}
 		}
 	}
+}
+
+// newError is an Error of a call on this link.
+func (l *Link) newError(kind Kind, op, format string, args ...any) *Error {
+	e := newError(kind, op, format, args...)
+	e.Browser = l.ID()
+	return e
 }
 
 func (l *Link) shutdown() {
@@ -480,7 +511,7 @@ func (l *Link) shutdown() {
 	l.mu.Unlock()
 	for _, p := range pending {
 		p.att.note(true) // sent: it may have run
-		p.ch <- reply{err: protocol.Errorf(protocol.CodeBrowserGone, "%s: browser %s disconnected", p.op, id)}
+		p.ch <- reply{err: &Error{Kind: KindGone, Op: p.name, Browser: id, msg: p.op + ": browser " + id + " disconnected"}}
 	}
 	for _, s := range subs {
 		s.Done()

@@ -510,7 +510,7 @@ func (s *Service) auditCall(c *call, params json.RawMessage, err error, took tim
 	c.mu.Unlock()
 	e.Result = "ok"
 	if err != nil {
-		e.Result = toProtocolError(err).Code.Name()
+		e.Result = agentError(err).Code.Name()
 	}
 	e.Duration = float64(took.Microseconds()) / 1000
 	s.writeAudit(e)

@@ -121,7 +121,7 @@ func (s *Service) withRunnerOnce(ctx context.Context, a *agent, t protocol.Targe
 	if err != nil {
 		err = classify(err)
 		var cause *protocol.Error
-		if ctx.Err() == nil && protocol.CodeOf(err) == protocol.CodeTimeout && errors.As(context.Cause(gctx), &cause) {
+		if ctx.Err() == nil && codeOf(err) == protocol.CodeTimeout && errors.As(context.Cause(gctx), &cause) {
 			// The tab closed, its debugger detached or the browser went,
 			// which ended the call: say that, not "timed out".
 			return nil, cause

@@ -315,7 +315,7 @@ func (s *Service) tabsList(ctx context.Context, a *agent, p protocol.TabsListPar
 		return nil, err
 	}
 	tabs, err := s.listTabs(ctx, l)
-	if protocol.CodeOf(err) == protocol.CodeBrowserGone {
+	if codeOf(err) == protocol.CodeBrowserGone {
 		// It dropped under the call: it is reconnecting now.
 		if !slices.ContainsFunc(res.Reconnecting, func(b protocol.Browser) bool { return b.ID == l.id }) {
 			b := l.info()
@@ -423,7 +423,7 @@ func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenPar
 		op.Active, op.WindowID, op.NewWindow = true, space.Window, space.Window == 0
 	}
 	raw, err := l.Call(ctx, op)
-	if err != nil && space != nil && !op.NewWindow && protocol.CodeOf(err) != protocol.CodeBrowserGone {
+	if err != nil && space != nil && !op.NewWindow && codeOf(err) != protocol.CodeBrowserGone {
 		op.WindowID, op.NewWindow = 0, true // its window was closed
 		raw, err = l.Call(ctx, op)
 	}
@@ -438,7 +438,7 @@ func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenPar
 		s.spaces.reg.Update(space.ID, func(x *spaces.Space) { x.Window = res.Tab.WindowID })
 		sp, err := s.addToSpace(ctx, l, *space, res.Tab.ID)
 		if err != nil {
-			return nil, protocol.Errorf(protocol.CodeOf(err), "tabs.open: tab %d opened but not put into space %s: %v", res.Tab.ID, space.ID, err).With("tab", res.Tab.ID)
+			return nil, protocol.Errorf(codeOf(err), "tabs.open: tab %d opened but not put into space %s: %v", res.Tab.ID, space.ID, err).With("tab", res.Tab.ID)
 		}
 		res.Tab.GroupID, res.Tab.Space = sp.Group, sp.ID
 	}
@@ -453,6 +453,7 @@ func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenPar
 		return navResult(tc.tabID, n), nil
 	})
 	if err != nil {
+		err = linkError(err)
 		var pe *protocol.Error
 		if errors.As(err, &pe) {
 			pe.With("tab", res.Tab.ID) // the tab is open: say which it is

@@ -31,7 +31,7 @@ func (c scriptCalls) Call(ctx context.Context, method string, params json.RawMes
 	defer cancel()
 	res, err := c.s.call(ctx, c.a, method, params) // the agent's grant and the audit log, as for its own calls
 	if err != nil {
-		return nil, toProtocolError(err)
+		return nil, agentError(err)
 	}
 	if raw, ok := res.(json.RawMessage); ok {
 		return raw, nil

@@ -364,6 +364,7 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 		Event:          l.event,
 		Closed:         l.closeTabs,
 		Call:           s.popupCall(l),
+		ReplyError:     replyError,
 		ServiceVersion: Version,
 		ServicePID:     pidOf(),
 	})

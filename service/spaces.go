@@ -583,7 +583,7 @@ func (s *Service) endSpace(ctx context.Context, a *agent, id string, keep bool) 
 			res.Kept = tabs
 		} else {
 			for _, t := range tabs {
-				if _, err := l.Call(ctx, extwire.TabsClose{TabID: t}); err != nil && protocol.CodeOf(err) != protocol.CodeTabNotFound {
+				if _, err := l.Call(ctx, extwire.TabsClose{TabID: t}); err != nil && codeOf(err) != protocol.CodeTabNotFound {
 					return nil, err
 				}
 				res.Closed = append(res.Closed, t)

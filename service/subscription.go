@@ -229,7 +229,7 @@ func (sub *cdpSubscription) resume(ctx context.Context, down time.Time) (q *brow
 				if ctx.Err() != nil {
 					return nil, "", ""
 				}
-				if code := protocol.CodeOf(err); code != protocol.CodeBrowserGone {
+				if code := codeOf(err); code != protocol.CodeBrowserGone {
 					reason = code.Name()
 					if code == protocol.CodeTabNotFound {
 						reason = "tab_closed"
