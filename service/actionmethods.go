@@ -14,34 +14,6 @@ import (
 	"github.com/egohost/egohost/resolver"
 )
 
-// actionHandlers are the actions, waits and navigation methods
-// (docs/protocol-actions.md).
-func (s *Service) actionHandlers() map[string]handler {
-	return map[string]handler{
-		protocol.MethodClick:      act(s, protocol.MethodClick, checkClick, runClick),
-		protocol.MethodHover:      act(s, protocol.MethodHover, checkElement, runHover),
-		protocol.MethodCheck:      act(s, protocol.MethodCheck, checkElement, runCheck),
-		protocol.MethodUncheck:    act(s, protocol.MethodUncheck, checkElement, runUncheck),
-		protocol.MethodFocus:      act(s, protocol.MethodFocus, checkElement, runFocus),
-		protocol.MethodFill:       act(s, protocol.MethodFill, checkFill, runFill),
-		protocol.MethodType:       act(s, protocol.MethodType, checkType, runType),
-		protocol.MethodPress:      act(s, protocol.MethodPress, checkPress, runPress),
-		protocol.MethodSelect:     act(s, protocol.MethodSelect, checkSelect, runSelect),
-		protocol.MethodDrag:       act(s, protocol.MethodDrag, checkDrag, runDrag),
-		protocol.MethodUpload:     typed(s.upload),
-		protocol.MethodScroll:     act(s, protocol.MethodScroll, checkScroll, runScroll),
-		protocol.MethodWait:       typed(s.wait),
-		protocol.MethodGoto:       typed(s.gotoURL),
-		protocol.MethodBack:       s.history(protocol.MethodBack),
-		protocol.MethodForward:    s.history(protocol.MethodForward),
-		protocol.MethodReload:     s.history(protocol.MethodReload),
-		protocol.MethodEval:       typed(s.eval),
-		protocol.MethodScreenshot: typed(s.screenshot),
-		protocol.MethodDialog:     typed(s.dialog),
-		protocol.MethodDownload:   typed(s.download),
-	}
-}
-
 // unreportedProbe bounds how long the dialog method waits for a tab's
 // first answer before it treats the tab as blocked by a dialog Chrome did
 // not report.
@@ -85,7 +57,8 @@ func (s *Service) withRunnerOnce(ctx context.Context, a *agent, t protocol.Targe
 	if timeout <= 0 {
 		timeout = s.opts.ActionTimeout
 	}
-	if op == "dialog" {
+	answersDialogs := s.methods[op].dialogs // a tab a dialog blocks is where it works
+	if answersDialogs {
 		res, done, err := s.dialogUnreported(ctx, a, t, timeout)
 		if done {
 			return res, err
@@ -95,7 +68,7 @@ func (s *Service) withRunnerOnce(ctx context.Context, a *agent, t protocol.Targe
 	if err != nil {
 		return nil, err
 	}
-	if op != "dialog" {
+	if !answersDialogs {
 		if err := tc.checkDialog(op); err != nil {
 			return nil, err
 		}
@@ -497,7 +470,7 @@ func (s *Service) screenshot(ctx context.Context, a *agent, p protocol.Screensho
 }
 
 func (s *Service) dialog(ctx context.Context, a *agent, p protocol.DialogParams) (any, error) {
-	return s.withRunner(ctx, a, p.Target, "dialog", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, a, p.Target, protocol.MethodDialog, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		// A dialog an earlier call opened: the runner's own watch starts
 		// after it, so the tab's record is what says which one this is.
 		seen := tc.seen(tc.link.openDialog(tc.tabID))

@@ -19,43 +19,11 @@ import (
 	"github.com/egohost/egohost/weburl"
 )
 
-// handlers returns every method: the core ones below, and those that other
-// files of this package add (one file per capability). New builds it once.
-func (s *Service) handlers() map[string]handler {
-	all := make(map[string]handler)
-	for _, group := range []map[string]handler{s.coreHandlers(), s.snapshotHandlers(), s.resolveHandlers(), s.actionHandlers(), s.scriptHandlers(), s.recordHandlers(), s.cookieHandlers(), s.spacesHandlers(), s.pairHandlers(), s.pageToolHandlers()} {
-		for name, h := range group {
-			all[name] = h
-		}
-	}
-	return all
-}
-
-func (s *Service) coreHandlers() map[string]handler {
-	return map[string]handler{
-		protocol.MethodPing:           typed(s.ping),
-		protocol.MethodBrowsersList:   typed(s.browsersList),
-		protocol.MethodTabsList:       typed(s.tabsList),
-		protocol.MethodTabsOpen:       typed(s.tabsOpen),
-		protocol.MethodTabsClose:      typed(s.tabsClose),
-		protocol.MethodTabsSelect:     typed(s.tabsSelect),
-		protocol.MethodCDPSend:        typed(s.cdpSend),
-		protocol.MethodCDPSubscribe:   typed(s.cdpSubscribe),
-		protocol.MethodCDPUnsubscribe: typed(s.cdpUnsubscribe),
-		protocol.MethodDebugEcho:      typed(s.debugEcho),
-	}
-}
-
-// dispatch runs a method with the service's request deadline.
+// dispatch runs a method with its deadline (its registry row's).
 func (s *Service) dispatch(ctx context.Context, a *agent, method string, params json.RawMessage) (any, error) {
 	timeout := s.opts.RequestTimeout
-	switch method {
-	case protocol.MethodScriptRun:
-		// A script has its own clock (timeouts.script, at most
-		// timeouts.script_max); each of its calls gets the request deadline.
-		timeout = max(timeout, s.opts.ScriptMax+5*time.Second)
-	case protocol.MethodPairRequest:
-		timeout = max(timeout, pairWaitMax+5*time.Second) // the person's answer, within its waitMs
+	if m, ok := s.methods[method]; ok {
+		timeout = m.deadline(s.opts)
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

@@ -14,19 +14,6 @@ import (
 	"github.com/egohost/egohost/protocol"
 )
 
-// pairHandlers are pairing, the paired agents, and the audit log
-// (PROTOCOL.md §3.7).
-func (s *Service) pairHandlers() map[string]handler {
-	return map[string]handler{
-		protocol.MethodPairRequest:   typed(s.pairRequest),
-		protocol.MethodAgentsList:    typed(s.agentsList),
-		protocol.MethodAgentsApprove: typed(s.agentsApprove),
-		protocol.MethodAgentsDeny:    typed(s.agentsDeny),
-		protocol.MethodAgentsRevoke:  typed(s.agentsRevoke),
-		protocol.MethodAuditTail:     typed(s.auditTail),
-	}
-}
-
 // Pairing waits: the default and the longest.
 const (
 	pairWait    = 2 * time.Minute

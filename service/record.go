@@ -440,13 +440,6 @@ func (r *tabRecord) networkRequests(static, clear bool, reach cdptab.Reach) ([]p
 	return out, dropped
 }
 
-func (s *Service) recordHandlers() map[string]handler {
-	return map[string]handler{
-		protocol.MethodConsoleList: typed(s.consoleList),
-		protocol.MethodNetworkList: typed(s.networkList),
-	}
-}
-
 // tabRecordOf opens the target's page (which starts its recording) and
 // returns its record.
 func (s *Service) tabRecordOf(ctx context.Context, a *agent, t protocol.Target) (*tabRecord, int, error) {

@@ -91,8 +91,7 @@ type Service struct {
 	known        *registry                   // browser IDs by profile key, and when each was last connected
 	lastInfo     map[string]protocol.Browser // what the browsers that dropped said of themselves, by ID
 	waiting      int                         // relay connections that have not said hello yet
-	methods      map[string]handler          // the agents' methods, built once
-	needs        map[string]methodNeed       // what each method requires of its caller (access.go)
+	methods      map[string]method           // the agents' methods, their registry rows (registry.go), built once
 	popupMethods map[string]popupHandler     // the popup channel's own methods
 	ids          atomic.Int64                // request and chunk numbers of every link
 	refs         *refmap.Counter             // ref numbers of every tab of every link, kept across restarts
@@ -173,13 +172,12 @@ func New(opts Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start service: %w", err)
 	}
-	s.methods = s.handlers()
+	s.methods = methodsByName(s.registry())
 	// Nobody reaches the state dir, the durable data dir or the token
 	// through a call; the files pages are handed live in the state dir's
 	// uploads folder.
 	s.files = filegate.Rules{Private: []string{opts.StateDir, opts.DataDir, opts.TokenFile}, UploadDirs: opts.UploadDirs, OutputDir: opts.OutputDir}
 	s.spaces = newAgentSpaces(opts.DataDir, s.log)
-	s.needs = methodNeeds()
 	if s.pairs, err = pairing.Open(filepath.Join(opts.DataDir, agentsFile), time.Now); err != nil {
 		return nil, fmt.Errorf("start service: %w", err)
 	}

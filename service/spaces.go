@@ -392,21 +392,6 @@ func (s *Service) wire(sp spaces.Space, caller string) protocol.Space {
 	return out
 }
 
-func (s *Service) spacesHandlers() map[string]handler {
-	return map[string]handler{
-		protocol.MethodHello:                typed(s.hello),
-		protocol.MethodSpacesList:           typed(s.spacesList),
-		protocol.MethodSpacesNew:            typed(s.spacesNew),
-		protocol.MethodSpacesUse:            typed(s.spacesUse),
-		protocol.MethodSpacesClaim:          typed(s.spacesClaim),
-		protocol.MethodSpacesComplete:       typed(s.spacesComplete),
-		protocol.MethodSpacesClose:          typed(s.spacesClose),
-		protocol.MethodSpacesTakeOver:       typed(s.spacesTakeOver),
-		protocol.MethodSpacesHandBack:       typed(s.spacesHandBack),
-		protocol.MethodSpacesWaitForControl: typed(s.spacesWaitForControl),
-	}
-}
-
 func (s *Service) hello(ctx context.Context, a *agent, p protocol.HelloParams) (any, error) {
 	if err := spaces.CheckName(p.Agent); err != nil {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "hello: %v", err)
