@@ -53,6 +53,7 @@ const (
 // deadline is how long a call of the method may take.
 func (m method) deadline(o Options) time.Duration {
 	switch m.timeout {
+	case timeoutRequest:
 	case timeoutScript:
 		return max(o.RequestTimeout, o.ScriptMax+5*time.Second)
 	case timeoutPairing:
