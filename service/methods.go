@@ -42,10 +42,7 @@ func (s *Service) ping(ctx context.Context, a *agent, _ noParams) (any, error) {
 
 func (s *Service) browsersList(ctx context.Context, _ *agent, _ noParams) (any, error) {
 	s.mu.Lock()
-	links := make([]*link, 0, len(s.order))
-	for _, id := range s.order {
-		links = append(links, s.links[id])
-	}
+	links := s.linksLocked()
 	reconnecting := s.reconnectingList("")
 	s.mu.Unlock()
 	res := protocol.BrowsersListResult{Browsers: []protocol.Browser{}, Reconnecting: reconnecting}

@@ -296,12 +296,7 @@ func (s *Service) pairingChanged() {
 	for _, r := range n.Pending {
 		s.log.Info("pairing request waits: approve or deny it in the extension's popup, or with `egohost agents approve|deny "+r.Name+"`", "agent", r.Name, "scopes", strings.Join(r.Scopes, ","), "process", procSummary(r.Process))
 	}
-	s.mu.Lock()
-	links := make([]*link, 0, len(s.links))
-	for _, l := range s.links {
-		links = append(links, l)
-	}
-	s.mu.Unlock()
+	links := s.linkList()
 	for _, l := range links {
 		if err := l.Notify(protocol.NoticePairing, n); err != nil {
 			s.log.Debug("pairing notice", "browser", l.id, "err", err)

@@ -445,6 +445,23 @@ func (s *Service) register(l *link, in *extwire.Message) {
 	s.log.Info("browser link up", "browser", l.id, "origin", l.origin, "relayPid", l.relayPID, "stableId", key != "")
 }
 
+// linkList is the connected browsers' links, in connection order: a copy,
+// to use without s.mu.
+func (s *Service) linkList() []*link {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.linksLocked()
+}
+
+// linksLocked is linkList with s.mu held.
+func (s *Service) linksLocked() []*link {
+	links := make([]*link, 0, len(s.order))
+	for _, id := range s.order {
+		links = append(links, s.links[id])
+	}
+	return links
+}
+
 // unregister removes a link that ended, and records when its browser was
 // last seen.
 func (s *Service) unregister(l *link) {

@@ -415,12 +415,7 @@ func (s *Service) hello(ctx context.Context, a *agent, p protocol.HelloParams) (
 
 func (s *Service) spacesList(ctx context.Context, a *agent, p protocol.SpacesListParams) (any, error) {
 	name := a.agentName()
-	s.mu.Lock()
-	links := make([]*link, 0, len(s.links))
-	for _, l := range s.links {
-		links = append(links, l)
-	}
-	s.mu.Unlock()
+	links := s.linkList()
 	for _, l := range links {
 		s.syncSpaces(ctx, l)
 	}
@@ -756,12 +751,7 @@ func (s *Service) checkRef(ctx context.Context, a *agent, tc *tabContext, target
 
 // refTab finds the tab whose latest snapshot handed out ref.
 func (s *Service) refTab(ref string) (*link, int, bool) {
-	s.mu.Lock()
-	links := make([]*link, 0, len(s.links))
-	for _, l := range s.links {
-		links = append(links, l)
-	}
-	s.mu.Unlock()
+	links := s.linkList()
 	for _, l := range links {
 		l.mu.Lock()
 		tabs := make([]*tabState, 0, len(l.tabs))
