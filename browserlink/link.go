@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/extwire"
+	"github.com/egohost/egohost/internal/pending"
 	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/protocol"
 )
@@ -95,7 +96,10 @@ type Link struct {
 	id      string
 	log     *slog.Logger
 	nextSub int
-	pending map[int64]pendingCall
+	// pending are the requests sent, by ID. Adding one (start) and taking
+	// a tab's (refuseTab, failTab) and all (shutdown) happen under mu too,
+	// with the state they go with (closed, reattach).
+	pending pending.Table[int64, pendingCall]
 	subs    map[int]*Subscriber
 	// reattach are the tabs whose next command must carry Reattach: a
 	// refused detach fenced them in the extension.
@@ -126,7 +130,6 @@ func New(conn net.Conn, opts Options) *Link {
 		conn:     conn,
 		w:        nativemsg.NewWriter(conn, nativemsg.MaxHostFrame),
 		log:      opts.Log,
-		pending:  make(map[int64]pendingCall),
 		subs:     make(map[int]*Subscriber),
 		reattach: make(map[int]bool),
 		closed:   make(chan struct{}),
@@ -284,7 +287,7 @@ func (l *Link) start(ctx context.Context, op extwire.Op) (started, error) {
 	// (the extension answers through the relay's next connection) must
 	// never match a request of the new one.
 	id := l.opts.IDs.Add(1)
-	l.pending[id] = pendingCall{tabID: op.OpTab(), op: name, name: errName(op), att: att, ch: ch}
+	_ = l.pending.Add(id, pendingCall{tabID: op.OpTab(), op: name, name: errName(op), att: att, ch: ch}) // open while l.closed is
 	l.mu.Unlock()
 
 	msg, err := extwire.EncodeRequest(id, op)
@@ -326,10 +329,7 @@ func (l *Link) forget(id int64) {
 // take removes a pending request and returns it (its zero value, whose
 // Attempt is nil, when it is not pending).
 func (l *Link) take(id int64) pendingCall {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	p := l.pending[id]
-	delete(l.pending, id)
+	p, _ := l.pending.Take(id)
 	return p
 }
 
@@ -371,10 +371,7 @@ func (l *Link) handle(in *extwire.Message) {
 		return
 	}
 	if in.ID != nil {
-		l.mu.Lock()
-		p, ok := l.pending[*in.ID]
-		delete(l.pending, *in.ID)
-		l.mu.Unlock()
+		p, ok := l.pending.Take(*in.ID)
 		if !ok {
 			return // the caller gave up (timeout); the reply is late
 		}
@@ -461,28 +458,18 @@ func (l *Link) refuseTab(tabID int) []pendingCall {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.reattach[tabID] = true
-	var out []pendingCall
-	for id, p := range l.pending {
-		if p.tabID == tabID && p.op == "cdp" {
-			delete(l.pending, id)
-			out = append(out, p)
-		}
-	}
-	return out
+	return l.pending.TakeIf(func(p pendingCall) bool { return p.tabID == tabID && p.op == "cdp" })
 }
 
 // failTab fails the pending calls of one tab with the errors fail makes.
 func (l *Link) failTab(tabID int, fail func(pendingCall) *Error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for id, p := range l.pending {
-		if p.tabID == tabID && tabID != 0 {
-			delete(l.pending, id)
-			p.att.note(true) // it may have run before the detach
-			e := fail(p)
-			e.Browser = l.id
-			p.ch <- reply{err: e}
-		}
+	for _, p := range l.pending.TakeIf(func(p pendingCall) bool { return p.tabID == tabID && tabID != 0 }) {
+		p.att.note(true) // it may have run before the detach
+		e := fail(p)
+		e.Browser = l.id
+		p.ch <- reply{err: e}
 	}
 }
 
@@ -492,6 +479,10 @@ func (l *Link) newError(kind Kind, op, format string, args ...any) *Error {
 	e.Browser = l.ID()
 	return e
 }
+
+// errClosed closes the pending table: start checks l.closed first, so no
+// call sees it.
+var errClosed = errors.New("link closed")
 
 func (l *Link) shutdown() {
 	l.mu.Lock()
@@ -503,8 +494,7 @@ func (l *Link) shutdown() {
 	}
 	close(l.closed)
 	l.callStop()
-	pending := l.pending
-	l.pending = make(map[int64]pendingCall)
+	pending := l.pending.Close(errClosed)
 	subs := l.subs
 	l.subs = make(map[int]*Subscriber)
 	id := l.id
