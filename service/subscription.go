@@ -83,13 +83,20 @@ func (s *Service) subscribe(ctx context.Context, a *agent, l *link, tab int, met
 func (sub *cdpSubscription) stop() {
 	sub.mu.Lock()
 	sub.stopped = true
+	sub.mu.Unlock()
+	sub.dropListener()
+	sub.cancel()
+}
+
+// dropListener ends the delivery listen started, if one runs.
+func (sub *cdpSubscription) dropListener() {
+	sub.mu.Lock()
 	unlisten := sub.unlisten
 	sub.unlisten = nil
 	sub.mu.Unlock()
 	if unlisten != nil {
 		unlisten()
 	}
-	sub.cancel()
 }
 
 // endNow ends the subscription at once and tells the agent why (the
@@ -296,13 +303,7 @@ func (sub *cdpSubscription) resumeOn(ctx context.Context, l *link, down time.Tim
 
 // unlistenFrom ends the delivery that listen started (the queue it gave).
 func (sub *cdpSubscription) unlistenFrom(q *browserlink.Queue[*extwire.Message]) {
-	sub.mu.Lock()
-	unlisten := sub.unlisten
-	sub.unlisten = nil
-	sub.mu.Unlock()
-	if unlisten != nil {
-		unlisten()
-	}
+	sub.dropListener()
 	q.Close()
 }
 
