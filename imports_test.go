@@ -94,11 +94,49 @@ func TestImportEdges(t *testing.T) {
 	// the service drives it.
 	for _, imp := range imports["browserlink"] {
 		switch strings.TrimPrefix(imp, mod+"/") {
-		case "nativemsg", "cdptab", "protocol":
+		case "nativemsg", "cdptab", "extwire", "protocol", "internal/pending":
 		default:
 			if strings.HasPrefix(imp, mod+"/") {
-				t.Errorf("browserlink imports %s: it may use only nativemsg, cdptab and protocol of ours", imp)
+				t.Errorf("browserlink imports %s: it may use only nativemsg, cdptab, extwire, protocol and internal/pending of ours", imp)
 			}
+		}
+	}
+	// The page packages meet in the ref map (its entries and the errors of
+	// looking a target up): the resolver and the snapshot do not import
+	// each other, and actions run through a finder, not the resolver.
+	for pkg, banned := range map[string][]string{
+		"resolver": {"snapshot"},
+		"snapshot": {"resolver", "actions"},
+		"actions":  {"resolver", "snapshot"},
+	} {
+		for _, imp := range imports[pkg] {
+			for _, b := range banned {
+				if imp == mod+"/"+b {
+					t.Errorf("%s imports %s: shared errors and entries live in refmap", pkg, b)
+				}
+			}
+		}
+	}
+	// The browser link makes no agents' error codes: it returns its own
+	// errors (browserlink.Error) and the service words them.
+	noCodes, err := exec.Command("grep", "-lE", `protocol\.(Errorf|Code[A-Z])`, "--include=*.go", "--exclude=*_test.go", "-r", "browserlink").Output()
+	if len(noCodes) > 0 {
+		t.Errorf("browserlink makes agents' error codes (protocol.Errorf / protocol.Code…) in:\n%s", noCodes)
+	} else if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Errorf("grep browserlink: %v", err)
+	}
+	// The extension wire is types and their encoding: the agents' wire
+	// types (a Tab, an error object) and nothing else of ours.
+	for _, imp := range imports["extwire"] {
+		if strings.HasPrefix(imp, mod+"/") && imp != mod+"/protocol" {
+			t.Errorf("extwire imports %s: it may use only protocol of ours", imp)
+		}
+	}
+	// The service speaks the relay's and the agents' discovery contracts
+	// through their wire packages, not through the relay or the client.
+	for _, imp := range imports["service"] {
+		if imp == mod+"/relay" || imp == mod+"/client" {
+			t.Errorf("service imports %s: shared types live in extwire and protocol", imp)
 		}
 	}
 	for pkg, imps := range imports {

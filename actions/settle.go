@@ -139,12 +139,18 @@ func (r *Runner) quietOrNavigation(ctx context.Context, w *watch, s Settle, el E
 	}
 }
 
+// capLeft is how long the page may wait in ms: the settle's cap, or less
+// when capCtx ends sooner.
+func capLeft(s Settle, capCtx context.Context) int64 {
+	if dl, ok := capCtx.Deadline(); ok {
+		return time.Until(dl).Milliseconds()
+	}
+	return s.Cap.Milliseconds()
+}
+
 // quiet evaluates quiet.js in the main frame's page world.
 func (r *Runner) quiet(ctx context.Context, s Settle, capCtx context.Context) quietResult {
-	capMs := s.Cap.Milliseconds()
-	if dl, ok := capCtx.Deadline(); ok {
-		capMs = time.Until(dl).Milliseconds()
-	}
+	capMs := capLeft(s, capCtx)
 	if capMs < 1 {
 		return quietResult{err: context.DeadlineExceeded}
 	}
@@ -196,10 +202,7 @@ func pollQuiet(ctx context.Context, s Settle, call func(poll bool) quietResult) 
 
 // settleOn runs settle.js on the element acted on.
 func (r *Runner) settleOn(ctx context.Context, el Element, s Settle, capCtx context.Context) quietResult {
-	capMs := s.Cap.Milliseconds()
-	if dl, ok := capCtx.Deadline(); ok {
-		capMs = time.Until(dl).Milliseconds()
-	}
+	capMs := capLeft(s, capCtx)
 	if capMs < 1 {
 		return quietResult{err: context.DeadlineExceeded}
 	}

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/egohost/egohost/resolver"
+	"github.com/egohost/egohost/refmap"
 	"regexp"
 	"strings"
 	"time"
@@ -187,7 +187,7 @@ func (r *Runner) waitState(ctx context.Context, target, state string, res *WaitR
 	if err != nil {
 		// Only "nothing matches" means hidden or detached: another passing
 		// error (the page is navigating) says nothing about the element.
-		if errors.Is(err, resolver.ErrNotFound) && (state == StateHidden || state == StateDetached) {
+		if errors.Is(err, refmap.ErrNotFound) && (state == StateHidden || state == StateDetached) {
 			return nil // not there: hidden and detached both hold
 		}
 		return err

@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	cdpruntime "github.com/chromedp/cdproto/runtime"
+
+	"github.com/egohost/egohost/extwire"
 )
 
 // Attempt records what became of the requests one call sent through the
@@ -31,11 +33,11 @@ func Track(ctx context.Context) (context.Context, *Attempt) {
 
 // attemptOf returns the Attempt ctx records into, nil when none, or when
 // op changes nothing whatever becomes of it.
-func attemptOf(ctx context.Context, op Op) *Attempt {
+func attemptOf(ctx context.Context, op extwire.Op) *Attempt {
 	switch o := op.(type) {
-	case TabsList, GroupsList, Echo, Attach:
+	case extwire.TabsList, extwire.GroupsList, extwire.Echo, extwire.Attach:
 		return nil
-	case CDP:
+	case extwire.CDP:
 		switch o.Method {
 		case cdpruntime.CommandReleaseObject, cdpruntime.CommandReleaseObjectGroup:
 			return nil // what a call lets go of when it ends, whatever became of it

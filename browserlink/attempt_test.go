@@ -3,14 +3,15 @@ package browserlink
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/nativemsg"
-	"github.com/egohost/egohost/protocol"
 )
 
 // request is a request the extension side of attemptLink read.
@@ -28,7 +29,7 @@ func attemptLink(t *testing.T, answer func(req request) []string) (l *Link, deta
 	svc, ext := net.Pipe()
 	var ids atomic.Int64
 	detaches = new(atomic.Int32)
-	l = New(svc, Options{IDs: &ids, Event: func(in *Message) {
+	l = New(svc, Options{IDs: &ids, Event: func(in *extwire.Message) {
 		if in.Event == "detached" {
 			detaches.Add(1)
 		}
@@ -71,30 +72,31 @@ const refusedDetach = `{"event":"detached","tabId":4,"reason":"not_attached","re
 // requests Chrome refused (a refused detach, or their error says refused)
 // and requests never sent did not.
 func TestAttempt(t *testing.T) {
-	cdpOp := CDP{TabID: 4, Method: "Runtime.evaluate"}
+	cdpOp := extwire.CDP{TabID: 4, Method: "Runtime.evaluate"}
 	tests := []struct {
 		name          string
-		op            Op
+		op            extwire.Op
 		answer        func(req request) []string
 		cancel        bool // the call's context has ended before it sends
 		wantUnreached bool
-		wantCode      protocol.Code
+		wantKind      Kind
+		wantExt       string // the extension's error code of a KindExtension
 	}{
 		{"answered by a refused detach", cdpOp, func(req request) []string {
 			return []string{refusedDetach, refusedReply(req.ID)}
-		}, false, true, protocol.CodeDetached},
-		{"refused reply", cdpOp, func(req request) []string { return []string{refusedReply(req.ID)} }, false, true, protocol.CodeDetached},
+		}, false, true, KindDetached, ""},
+		{"refused reply", cdpOp, func(req request) []string { return []string{refusedReply(req.ID)} }, false, true, KindExtension, extwire.ErrDetached},
 		{"detached while it ran", cdpOp, func(req request) []string {
 			return []string{`{"event":"detached","tabId":4,"reason":"not_attached"}`}
-		}, false, false, protocol.CodeDetached},
-		{"answered", cdpOp, func(req request) []string { return []string{fmt.Sprintf(`{"id":%d,"result":{}}`, req.ID)} }, false, false, 0},
+		}, false, false, KindDetached, ""},
+		{"answered", cdpOp, func(req request) []string { return []string{fmt.Sprintf(`{"id":%d,"result":{}}`, req.ID)} }, false, false, 0, ""},
 		{"a CDP error", cdpOp, func(req request) []string {
 			return []string{fmt.Sprintf(`{"id":%d,"error":{"code":"cdp_error","message":"m"}}`, req.ID)}
-		}, false, false, protocol.CodeCDP},
-		{"not sent: its caller gave up", cdpOp, nil, true, true, protocol.CodeTimeout},
-		{"a listing does not count", TabsList{}, func(req request) []string {
+		}, false, false, KindExtension, extwire.ErrCDP},
+		{"not sent: its caller gave up", cdpOp, nil, true, true, KindTimeout, ""},
+		{"a listing does not count", extwire.TabsList{}, func(req request) []string {
 			return []string{fmt.Sprintf(`{"id":%d,"error":{"code":"internal","message":"m"}}`, req.ID)}
-		}, false, false, protocol.CodeExtension},
+		}, false, false, KindExtension, "internal"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -108,8 +110,12 @@ func TestAttempt(t *testing.T) {
 				ctx = cctx
 			}
 			_, err := l.Call(ctx, tt.op)
-			if got := protocol.CodeOf(err); err != nil && got != tt.wantCode || err == nil && tt.wantCode != 0 {
-				t.Errorf("got error %v, want code %s", err, tt.wantCode.Name())
+			var e *Error
+			switch {
+			case err == nil && tt.wantKind != 0, err != nil && !errors.As(err, &e):
+				t.Errorf("got error %v, want kind %d", err, tt.wantKind)
+			case e != nil && (e.Kind != tt.wantKind || e.Kind == KindExtension && e.Ext.Code != tt.wantExt):
+				t.Errorf("got error %v (kind %d), want kind %d %s", err, e.Kind, tt.wantKind, tt.wantExt)
 			}
 			if got := att.Unreached(); got != tt.wantUnreached {
 				t.Errorf("Unreached: got %v, want %v", got, tt.wantUnreached)
@@ -137,7 +143,7 @@ func TestReattachAfterARefusedDetach(t *testing.T) {
 	defer cancel()
 	var got []bool
 	for range 3 {
-		l.Call(ctx, CDP{TabID: 4, Method: "Runtime.evaluate"})
+		l.Call(ctx, extwire.CDP{TabID: 4, Method: "Runtime.evaluate"})
 		got = append(got, (<-seen).Reattach)
 	}
 	if want := []bool{false, true, false}; fmt.Sprint(got) != fmt.Sprint(want) {

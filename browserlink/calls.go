@@ -2,36 +2,47 @@ package browserlink
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
-	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/extwire"
 )
 
-// callReply answers one of the extension's calls (PROTOCOL.md §2.6). It is
-// an event so the extension routes it like the service's other events.
-type callReply struct {
-	Event  string          `json:"event"` // "callReply"
-	Call   int64           `json:"call"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  *protocol.Error `json:"error,omitempty"`
+// The link's own refusals of the extension's calls (Options.ReplyError
+// words them for the extension).
+var (
+	// ErrNoCalls: the link takes no calls (Options.Call is nil).
+	ErrNoCalls = errors.New("this service takes no calls from the extension")
+	// ErrNoMethod: the call names no method.
+	ErrNoMethod = errors.New("no method")
+)
+
+// BusyError refuses a call while Limit calls of the extension run.
+type BusyError struct {
+	Method string
+	Limit  int
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("%s: %d calls from the extension are running; retry when one has answered", e.Method, e.Limit)
 }
 
 // serveCall runs one call of the extension in its own goroutine and sends
 // its reply. Calls over the cap are refused with busy at once.
-func (l *Link) serveCall(in *Message) {
+func (l *Link) serveCall(in *extwire.Message) {
 	id := *in.Call
 	if l.opts.Call == nil {
-		l.replyCall(id, nil, protocol.Errorf(protocol.CodeMethodNotFound, "%s: this service takes no calls from the extension", in.Method))
+		l.replyCall(id, nil, fmt.Errorf("%s: %w", in.Method, ErrNoCalls))
 		return
 	}
 	if in.Method == "" {
-		l.replyCall(id, nil, protocol.Errorf(protocol.CodeInvalidRequest, "call %d: no method", id))
+		l.replyCall(id, nil, fmt.Errorf("call %d: %w", id, ErrNoMethod))
 		return
 	}
 	select {
 	case l.calls <- struct{}{}:
 	default:
-		l.replyCall(id, nil, protocol.Errorf(protocol.CodeBusy, "%s: %d calls from the extension are running; retry when one has answered", in.Method, cap(l.calls)).With("limit", cap(l.calls)))
+		l.replyCall(id, nil, &BusyError{Method: in.Method, Limit: cap(l.calls)})
 		return
 	}
 	go func() {
@@ -41,10 +52,10 @@ func (l *Link) serveCall(in *Message) {
 	}()
 }
 
-// replyCall sends a call's reply; a result that does not encode is an
-// internal error, and an error that is not a *protocol.Error is one too.
+// replyCall sends a call's reply; its error as ReplyError words it (a
+// result that does not encode is an error too).
 func (l *Link) replyCall(id int64, result any, err error) {
-	r := callReply{Event: "callReply", Call: id}
+	r := extwire.CallReply{Event: extwire.EventCallReply, Call: id}
 	if err == nil {
 		b, merr := json.Marshal(result)
 		if merr != nil {
@@ -54,7 +65,7 @@ func (l *Link) replyCall(id int64, result any, err error) {
 		}
 	}
 	if err != nil {
-		r.Error = protocol.AsError(err)
+		r.Error = l.opts.ReplyError(err)
 	}
 	b, merr := json.Marshal(r)
 	if merr != nil {
@@ -74,11 +85,7 @@ func (l *Link) Notify(topic string, params any) error {
 	if err != nil {
 		return fmt.Errorf("notify %s: %w", topic, err)
 	}
-	b, err := json.Marshal(struct {
-		Event  string          `json:"event"`
-		Topic  string          `json:"topic"`
-		Params json.RawMessage `json:"params"`
-	}{"notice", topic, p})
+	b, err := json.Marshal(extwire.TopicNotice{Event: extwire.EventNotice, Topic: topic, Params: p})
 	if err != nil {
 		return fmt.Errorf("notify %s: %w", topic, err)
 	}

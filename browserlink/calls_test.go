@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/protocol"
 )
@@ -44,10 +45,10 @@ func (h *callHarness) send(t *testing.T, msg string) {
 	}
 }
 
-// reply reads frames until a callReply.
-func (h *callHarness) reply(t *testing.T) callReply {
+// reply reads frames until a extwire.CallReply.
+func (h *callHarness) reply(t *testing.T) extwire.CallReply {
 	t.Helper()
-	got := make(chan callReply, 1)
+	got := make(chan extwire.CallReply, 1)
 	go func() {
 		for {
 			b, err := h.in.Read()
@@ -55,7 +56,7 @@ func (h *callHarness) reply(t *testing.T) callReply {
 				close(got)
 				return
 			}
-			var r callReply
+			var r extwire.CallReply
 			if json.Unmarshal(b, &r) == nil && r.Event == "callReply" {
 				got <- r
 				return
@@ -71,7 +72,7 @@ func (h *callHarness) reply(t *testing.T) callReply {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no call reply within 10 s")
 	}
-	return callReply{}
+	return extwire.CallReply{}
 }
 
 func TestExtensionCalls(t *testing.T) {
@@ -93,12 +94,13 @@ func TestExtensionCalls(t *testing.T) {
 		msg        string
 		wantResult string
 		wantCode   protocol.Code
+		wantMsg    string // the link's own refusal, worded by Options.ReplyError (the service's codes: service.TestReplyError)
 	}{
-		{"result", `{"call":5,"method":"echo","params":{"a":1}}`, `{"a":1}`, 0},
-		{"protocol error", `{"call":6,"method":"fail"}`, "", protocol.CodeNotFound},
-		{"plain error is internal", `{"call":7,"method":"plain"}`, "", protocol.CodeInternal},
-		{"result that does not encode", `{"call":8,"method":"unencodable"}`, "", protocol.CodeInternal},
-		{"no method", `{"call":9}`, "", protocol.CodeInvalidRequest},
+		{"result", `{"call":5,"method":"echo","params":{"a":1}}`, `{"a":1}`, 0, ""},
+		{"protocol error", `{"call":6,"method":"fail"}`, "", protocol.CodeNotFound, "nothing here"},
+		{"plain error is internal", `{"call":7,"method":"plain"}`, "", protocol.CodeInternal, ""},
+		{"result that does not encode", `{"call":8,"method":"unencodable"}`, "", protocol.CodeInternal, ""},
+		{"no method", `{"call":9}`, "", protocol.CodeInternal, "call 9: " + ErrNoMethod.Error()},
 	}
 	h := startCallLink(t, Options{Call: call})
 	for _, tt := range tests {
@@ -120,15 +122,19 @@ func TestExtensionCalls(t *testing.T) {
 			if code != tt.wantCode {
 				t.Errorf("got error %v, want code %d", r.Error, tt.wantCode)
 			}
+			if tt.wantMsg != "" && r.Error.Message != tt.wantMsg {
+				t.Errorf("got message %q, want %q", r.Error.Message, tt.wantMsg)
+			}
 		})
 	}
 }
 
 func TestExtensionCallsWithoutAHandler(t *testing.T) {
-	h := startCallLink(t, Options{})
+	var got error
+	h := startCallLink(t, Options{ReplyError: func(err error) *protocol.Error { got = err; return protocol.AsError(err) }})
 	h.send(t, `{"call":1,"method":"popup.status"}`)
-	if r := h.reply(t); r.Error == nil || r.Error.Code != protocol.CodeMethodNotFound {
-		t.Fatalf("got %+v, want method_not_found", r)
+	if r := h.reply(t); r.Error == nil || !errors.Is(got, ErrNoCalls) {
+		t.Fatalf("got %+v (%v), want ErrNoCalls", r, got)
 	}
 }
 
@@ -146,7 +152,8 @@ func TestExtensionCallsOverTheCapAreRefused(t *testing.T) {
 			return nil, ctx.Err()
 		}
 	}
-	h := startCallLink(t, Options{Call: call, MaxCalls: 2})
+	refused := make(chan error, 1)
+	h := startCallLink(t, Options{Call: call, MaxCalls: 2, ReplyError: func(err error) *protocol.Error { refused <- err; return protocol.AsError(err) }})
 	h.send(t, `{"call":1,"method":"slow"}`)
 	h.send(t, `{"call":2,"method":"slow"}`)
 	for range 2 {
@@ -157,8 +164,9 @@ func TestExtensionCallsOverTheCapAreRefused(t *testing.T) {
 		}
 	}
 	h.send(t, `{"call":3,"method":"slow"}`)
-	if r := h.reply(t); r.Call != 3 || r.Error == nil || r.Error.Code != protocol.CodeBusy {
-		t.Fatalf("got %+v, want call 3 refused with busy", r)
+	var busy *BusyError
+	if r := h.reply(t); r.Call != 3 || r.Error == nil || !errors.As(<-refused, &busy) || busy.Limit != 2 {
+		t.Fatalf("got %+v, want call 3 refused with busy (limit 2)", r)
 	}
 	close(release)
 	seen := map[int64]bool{}

@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/egohost/egohost/extwire"
+	"github.com/egohost/egohost/internal/pending"
 	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/protocol"
 )
@@ -45,8 +47,8 @@ type pendingCall struct {
 // must not block; Done is called once when the link closes or the
 // subscriber is removed.
 type Subscriber struct {
-	Filter  func(*Message) bool
-	Deliver func(*Message)
+	Filter  func(*extwire.Message) bool
+	Deliver func(*extwire.Message)
 	Done    func()
 }
 
@@ -59,10 +61,10 @@ type Options struct {
 	Log *slog.Logger
 	// Hello is called, in the reader's goroutine, at the browser's first
 	// hello; it must give the link its ID (SetID) before it returns.
-	Hello func(*Message)
+	Hello func(*extwire.Message)
 	// Event is called, in the reader's goroutine, with every event before
 	// the subscribers get it. It must not block.
-	Event func(*Message)
+	Event func(*extwire.Message)
 	// Closed is called once when the link ends, after the pending calls
 	// failed and the subscribers ended.
 	Closed func()
@@ -70,6 +72,10 @@ type Options struct {
 	// popup channel, PROTOCOL.md §2.6). It runs in its own goroutine with
 	// a context that ends with the link; nil refuses every call.
 	Call func(ctx context.Context, method string, params json.RawMessage) (any, error)
+	// ReplyError is the error object of a call's reply: the link's own
+	// refusals (ErrNoCalls, ErrNoMethod, *BusyError) and Call's errors, as
+	// the service words them (default: protocol.AsError).
+	ReplyError func(err error) *protocol.Error
 	// MaxCalls caps the extension's calls running at once (default 16):
 	// one more is refused with busy.
 	MaxCalls int
@@ -90,12 +96,15 @@ type Link struct {
 	id      string
 	log     *slog.Logger
 	nextSub int
-	pending map[int64]pendingCall
+	// pending are the requests sent, by ID. Adding one (start) and taking
+	// a tab's (refuseTab, failTab) and all (shutdown) happen under mu too,
+	// with the state they go with (closed, reattach).
+	pending pending.Table[int64, pendingCall]
 	subs    map[int]*Subscriber
 	// reattach are the tabs whose next command must carry Reattach: a
 	// refused detach fenced them in the extension.
 	reattach map[int]bool
-	hello    *Message
+	hello    *extwire.Message
 	closed   chan struct{}
 
 	calls    chan struct{}   // slots of the extension's calls running
@@ -109,6 +118,9 @@ func New(conn net.Conn, opts Options) *Link {
 	if opts.MaxCalls <= 0 {
 		opts.MaxCalls = 16
 	}
+	if opts.ReplyError == nil {
+		opts.ReplyError = protocol.AsError
+	}
 	ctx, stop := context.WithCancel(context.Background())
 	return &Link{
 		calls:    make(chan struct{}, opts.MaxCalls),
@@ -118,7 +130,6 @@ func New(conn net.Conn, opts Options) *Link {
 		conn:     conn,
 		w:        nativemsg.NewWriter(conn, nativemsg.MaxHostFrame),
 		log:      opts.Log,
-		pending:  make(map[int64]pendingCall),
 		subs:     make(map[int]*Subscriber),
 		reattach: make(map[int]bool),
 		closed:   make(chan struct{}),
@@ -147,7 +158,7 @@ func (l *Link) logger() *slog.Logger {
 }
 
 // Hello is the browser's latest hello, nil before the first.
-func (l *Link) Hello() *Message {
+func (l *Link) Hello() *extwire.Message {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.hello
@@ -182,7 +193,7 @@ func (l *Link) send(msg []byte) error {
 	count := (len(msg) + chunkPiece - 1) / chunkPiece
 	for i := range count {
 		piece := msg[i*chunkPiece : min(len(msg), (i+1)*chunkPiece)]
-		frame, err := json.Marshal(chunk{name, i, count, base64.StdEncoding.EncodeToString(piece)})
+		frame, err := json.Marshal(extwire.Chunk{Chunk: name, Index: i, Count: count, Data: base64.StdEncoding.EncodeToString(piece)})
 		if err != nil {
 			return err
 		}
@@ -193,17 +204,9 @@ func (l *Link) send(msg []byte) error {
 	return nil
 }
 
-// chunk is one piece of a large message (PROTOCOL.md §2.4).
-type chunk struct {
-	Chunk string `json:"chunk"`
-	Index int    `json:"index"`
-	Count int    `json:"count"`
-	Data  string `json:"data"`
-}
-
 // Call sends a request to the extension and waits for its reply, the
 // context's end, or the link's end.
-func (l *Link) Call(ctx context.Context, op Op) (json.RawMessage, error) {
+func (l *Link) Call(ctx context.Context, op extwire.Op) (json.RawMessage, error) {
 	c, err := l.start(ctx, op)
 	if err != nil {
 		return nil, err
@@ -215,7 +218,7 @@ func (l *Link) Call(ctx context.Context, op Op) (json.RawMessage, error) {
 // waiting for the previous reply (the extension hands them to Chrome in
 // the order they arrive), then waits for every reply. It returns the
 // replies and the first error.
-func (l *Link) CallSequence(ctx context.Context, ops []Op) ([]json.RawMessage, error) {
+func (l *Link) CallSequence(ctx context.Context, ops []extwire.Op) ([]json.RawMessage, error) {
 	started := make([]started, 0, len(ops))
 	var first error
 	for _, op := range ops {
@@ -244,27 +247,38 @@ type started struct {
 	ch   chan reply
 }
 
+// errName is what a call's errors name: the CDP method for cdp calls,
+// else the op.
+func errName(op extwire.Op) string {
+	if c, ok := op.(extwire.CDP); ok {
+		return c.Method
+	}
+	return op.OpName()
+}
+
 // start registers and sends a request.
-func (l *Link) start(ctx context.Context, op Op) (started, error) {
+func (l *Link) start(ctx context.Context, op extwire.Op) (started, error) {
 	ch := make(chan reply, 1)
-	name := op.opName()
+	name := op.OpName()
 	att := attemptOf(ctx, op)
 	if err := ctx.Err(); err != nil {
 		// Its caller gave up (or the tab it was for went): sending it
 		// would only do what nobody waits for, such as attach the tab
 		// again after a detach.
 		att.note(false)
-		return started{}, &callTimeout{pe: protocol.Errorf(protocol.CodeTimeout, "%s: not sent to browser %s: %v", name, l.ID(), context.Cause(ctx)), ctxErr: err}
+		e := l.newError(KindTimeout, errName(op), "%s: not sent to browser %s: %v", name, l.ID(), context.Cause(ctx))
+		e.err = err
+		return started{}, e
 	}
 	l.mu.Lock()
 	select {
 	case <-l.closed:
 		l.mu.Unlock()
 		att.note(false) // never sent
-		return started{}, protocol.Errorf(protocol.CodeBrowserGone, "browser %s disconnected", l.id)
+		return started{}, &Error{Kind: KindGone, Op: errName(op), Browser: l.id, msg: "browser " + l.id + " disconnected"}
 	default:
 	}
-	if c, ok := op.(CDP); ok && l.reattach[c.TabID] {
+	if c, ok := op.(extwire.CDP); ok && l.reattach[c.TabID] {
 		delete(l.reattach, c.TabID)
 		c.Reattach = true
 		op = c
@@ -273,10 +287,10 @@ func (l *Link) start(ctx context.Context, op Op) (started, error) {
 	// (the extension answers through the relay's next connection) must
 	// never match a request of the new one.
 	id := l.opts.IDs.Add(1)
-	l.pending[id] = pendingCall{tabID: op.tab(), op: name, name: errName(op), att: att, ch: ch}
+	_ = l.pending.Add(id, pendingCall{tabID: op.OpTab(), op: name, name: errName(op), att: att, ch: ch}) // open while l.closed is
 	l.mu.Unlock()
 
-	msg, err := encodeRequest(id, op)
+	msg, err := extwire.EncodeRequest(id, op)
 	if err == nil {
 		err = l.send(msg)
 	}
@@ -285,9 +299,9 @@ func (l *Link) start(ctx context.Context, op Op) (started, error) {
 		// extension never sees a cut frame.
 		l.take(id).att.note(false)
 		if errors.Is(err, nativemsg.ErrFrameTooLarge) {
-			return started{}, protocol.Errorf(protocol.CodeTooLarge, "%s: %v", name, err)
+			return started{}, l.newError(KindTooLarge, errName(op), "%s: %v", name, err)
 		}
-		return started{}, protocol.Errorf(protocol.CodeBrowserGone, "%s: send to browser %s: %v", name, l.ID(), err)
+		return started{}, l.newError(KindGone, errName(op), "%s: send to browser %s: %v", name, l.ID(), err)
 	}
 	return started{id: id, name: name, ch: ch}, nil
 }
@@ -300,7 +314,9 @@ func (l *Link) wait(ctx context.Context, c started) (json.RawMessage, error) {
 		return r.result, r.err
 	case <-ctx.Done():
 		l.forget(c.id)
-		return nil, &callTimeout{pe: protocol.Errorf(protocol.CodeTimeout, "%s: no answer from browser %s: %v", c.name, l.ID(), ctx.Err()), ctxErr: ctx.Err()}
+		e := l.newError(KindTimeout, c.name, "%s: no answer from browser %s: %v", c.name, l.ID(), ctx.Err())
+		e.err = ctx.Err()
+		return nil, e
 	}
 }
 
@@ -313,10 +329,7 @@ func (l *Link) forget(id int64) {
 // take removes a pending request and returns it (its zero value, whose
 // Attempt is nil, when it is not pending).
 func (l *Link) take(id int64) pendingCall {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	p := l.pending[id]
-	delete(l.pending, id)
+	p, _ := l.pending.Take(id)
 	return p
 }
 
@@ -330,54 +343,43 @@ func (l *Link) Serve(r *nativemsg.Reader) error {
 		if err != nil {
 			break
 		}
-		var in Message
+		var in extwire.Message
 		if uerr := json.Unmarshal(frame, &in); uerr != nil {
 			l.logger().Warn("malformed frame from browser", "err", uerr, "bytes", len(frame))
-			l.notifyError(protocol.CodeBadFrame, "malformed frame: "+uerr.Error())
+			l.notifyError(extwire.CodeBadFrame, "malformed frame: "+uerr.Error())
 			continue
 		}
 		l.handle(&in)
 	}
 	if errors.Is(err, nativemsg.ErrFrameTooLarge) || errors.Is(err, nativemsg.ErrTruncated) {
-		l.notifyError(protocol.CodeBadFrame, err.Error())
+		l.notifyError(extwire.CodeBadFrame, err.Error())
 	}
 	l.shutdown()
 	return err
 }
 
-// notice is an event the service sends the extension (PROTOCOL.md §2.3).
-type notice struct {
-	Event          string `json:"event"`
-	Code           string `json:"code,omitempty"`
-	Message        string `json:"message,omitempty"`
-	BrowserID      string `json:"browserId,omitempty"`
-	ServiceVersion string `json:"serviceVersion,omitempty"`
-	ServicePID     int    `json:"servicePid,omitempty"`
-}
-
 // notifyError tells the extension (through the relay) about a problem with
 // what it sent; the popup shows it.
-func (l *Link) notifyError(code protocol.Code, msg string) {
-	b, _ := json.Marshal(notice{Event: "error", Code: code.Name(), Message: msg})
+func (l *Link) notifyError(code, msg string) {
+	b, _ := json.Marshal(extwire.Notice{Event: extwire.EventError, Code: code, Message: msg})
 	_ = l.send(b)
 }
 
-func (l *Link) handle(in *Message) {
+func (l *Link) handle(in *extwire.Message) {
 	if in.Call != nil && in.ID == nil {
 		l.serveCall(in)
 		return
 	}
 	if in.ID != nil {
-		l.mu.Lock()
-		p, ok := l.pending[*in.ID]
-		delete(l.pending, *in.ID)
-		l.mu.Unlock()
+		p, ok := l.pending.Take(*in.ID)
 		if !ok {
 			return // the caller gave up (timeout); the reply is late
 		}
 		p.att.note(in.Error == nil || !in.Error.Refused)
 		if in.Error != nil {
-			p.ch <- reply{err: extensionError(p.name, in.Error)}
+			e := extensionError(p.name, in.Error)
+			e.Browser, e.Tab = l.ID(), p.tabID
+			p.ch <- reply{err: e}
 		} else {
 			p.ch <- reply{result: in.Result}
 		}
@@ -405,7 +407,7 @@ func (l *Link) handle(in *Message) {
 			level = slog.LevelInfo
 		}
 		l.logger().Log(context.Background(), level, "browser hello", "extension", in.ExtensionID, "version", in.Version, "tabs", len(in.Tabs))
-		b, _ := json.Marshal(notice{Event: "welcome", BrowserID: l.ID(), ServiceVersion: l.opts.ServiceVersion, ServicePID: l.opts.ServicePID})
+		b, _ := json.Marshal(extwire.Notice{Event: extwire.EventWelcome, BrowserID: l.ID(), ServiceVersion: l.opts.ServiceVersion, ServicePID: l.opts.ServicePID})
 		if err := l.send(b); err != nil {
 			l.logger().Warn("send welcome", "err", err)
 		}
@@ -413,9 +415,17 @@ func (l *Link) handle(in *Message) {
 		if in.Refused {
 			refused = l.refuseTab(in.TabID)
 		}
-		l.FailTab(in.TabID, protocol.Errorf(protocol.CodeDetached, "debugger detached from tab %d: %s", in.TabID, in.Reason).With("reason", in.Reason))
+		l.failTab(in.TabID, func(p pendingCall) *Error {
+			e := newError(KindDetached, p.name, "debugger detached from tab %d: %s", in.TabID, in.Reason)
+			e.Tab, e.Reason = in.TabID, in.Reason
+			return e
+		})
 	case "tab.removed":
-		l.FailTab(in.TabID, protocol.Errorf(protocol.CodeTabNotFound, "tab %d was closed", in.TabID))
+		l.failTab(in.TabID, func(p pendingCall) *Error {
+			e := newError(KindTabClosed, p.name, "tab %d was closed", in.TabID)
+			e.Tab = in.TabID
+			return e
+		})
 	}
 	if l.opts.Event != nil {
 		l.opts.Event(in)
@@ -433,8 +443,9 @@ func (l *Link) handle(in *Message) {
 	}
 	for _, p := range refused {
 		p.att.note(false)
-		p.ch <- reply{err: protocol.Errorf(protocol.CodeDetached, "%s: debugger detached from tab %d (%s): Chrome refused the command, it did not run", p.name, in.TabID, in.Reason).
-			With("reason", in.Reason).With("refused", true)}
+		e := l.newError(KindDetached, p.name, "%s: debugger detached from tab %d (%s): Chrome refused the command, it did not run", p.name, in.TabID, in.Reason)
+		e.Tab, e.Reason, e.Refused = in.TabID, in.Reason, true
+		p.ch <- reply{err: e}
 	}
 }
 
@@ -447,28 +458,31 @@ func (l *Link) refuseTab(tabID int) []pendingCall {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.reattach[tabID] = true
-	var out []pendingCall
-	for id, p := range l.pending {
-		if p.tabID == tabID && p.op == "cdp" {
-			delete(l.pending, id)
-			out = append(out, p)
-		}
-	}
-	return out
+	return l.pending.TakeIf(func(p pendingCall) bool { return p.tabID == tabID && p.op == "cdp" })
 }
 
-// FailTab fails the pending calls of one tab.
-func (l *Link) FailTab(tabID int, err error) {
+// failTab fails the pending calls of one tab with the errors fail makes.
+func (l *Link) failTab(tabID int, fail func(pendingCall) *Error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for id, p := range l.pending {
-		if p.tabID == tabID && tabID != 0 {
-			delete(l.pending, id)
-			p.att.note(true) // it may have run before the detach
-			p.ch <- reply{err: err}
-		}
+	for _, p := range l.pending.TakeIf(func(p pendingCall) bool { return p.tabID == tabID && tabID != 0 }) {
+		p.att.note(true) // it may have run before the detach
+		e := fail(p)
+		e.Browser = l.id
+		p.ch <- reply{err: e}
 	}
 }
+
+// newError is an Error of a call on this link.
+func (l *Link) newError(kind Kind, op, format string, args ...any) *Error {
+	e := newError(kind, op, format, args...)
+	e.Browser = l.ID()
+	return e
+}
+
+// errClosed closes the pending table: start checks l.closed first, so no
+// call sees it.
+var errClosed = errors.New("link closed")
 
 func (l *Link) shutdown() {
 	l.mu.Lock()
@@ -480,15 +494,14 @@ func (l *Link) shutdown() {
 	}
 	close(l.closed)
 	l.callStop()
-	pending := l.pending
-	l.pending = make(map[int64]pendingCall)
+	pending := l.pending.Close(errClosed)
 	subs := l.subs
 	l.subs = make(map[int]*Subscriber)
 	id := l.id
 	l.mu.Unlock()
 	for _, p := range pending {
 		p.att.note(true) // sent: it may have run
-		p.ch <- reply{err: protocol.Errorf(protocol.CodeBrowserGone, "%s: browser %s disconnected", p.op, id)}
+		p.ch <- reply{err: &Error{Kind: KindGone, Op: p.name, Browser: id, msg: p.op + ": browser " + id + " disconnected"}}
 	}
 	for _, s := range subs {
 		s.Done()

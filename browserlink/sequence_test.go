@@ -3,6 +3,7 @@ package browserlink
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net"
 	"sync/atomic"
 	"testing"
@@ -12,8 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/egohost/egohost/cdptab"
+	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/nativemsg"
-	"github.com/egohost/egohost/protocol"
 )
 
 // A sequence reaches the extension in order, all of it before any reply
@@ -78,7 +79,7 @@ func TestCallSequence(t *testing.T) {
 	}
 	err := cdptab.CallSequence(ctx, cdp.Session(s), []cdptab.Command{{Method: "A.one"}, {Method: "B.two"}, {Method: "C.three"}})
 	<-got
-	if protocol.CodeOf(err) != protocol.CodeCDP {
+	if e := (*Error)(nil); !errors.As(err, &e) || e.Kind != KindExtension || e.Ext.Code != extwire.ErrCDP {
 		t.Errorf("got %v, want the second command's cdp error", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/egohost/egohost/cdptab"
+	"github.com/egohost/egohost/extwire"
 )
 
 // Session is a CDP session of one tab (or one of its flattened child
@@ -31,7 +32,7 @@ func (l *Link) Session(tabID int) *Session { return &Session{l: l, tabID: tabID}
 
 // Call sends one CDP command through the extension and decodes its result.
 func (s *Session) Call(ctx context.Context, method string, params, result any) error {
-	op := CDP{TabID: s.tabID, Method: method, SessionID: s.sessionID}
+	op := extwire.CDP{TabID: s.tabID, Method: method, SessionID: s.sessionID}
 	if params != nil {
 		raw, err := jsonv2.Marshal(params)
 		if err != nil {
@@ -55,9 +56,9 @@ func (s *Session) Call(ctx context.Context, method string, params, result any) e
 // without waiting for the previous reply, and decodes their results
 // (cdptab.Sequencer): one round trip for the lot.
 func (s *Session) CallSequence(ctx context.Context, cmds []cdptab.Command) error {
-	ops := make([]Op, len(cmds))
+	ops := make([]extwire.Op, len(cmds))
 	for i, c := range cmds {
-		op := CDP{TabID: s.tabID, Method: c.Method, SessionID: s.sessionID}
+		op := extwire.CDP{TabID: s.tabID, Method: c.Method, SessionID: s.sessionID}
 		if c.Params != nil {
 			raw, err := jsonv2.Marshal(c.Params)
 			if err != nil {
@@ -91,10 +92,10 @@ const subscribeBuffer = 64
 func (s *Session) Subscribe(method string) (<-chan jsonv2.Value, func()) {
 	q := NewQueue[jsonv2.Value](subscribeBuffer)
 	cancel := s.l.Subscribe(&Subscriber{
-		Filter: func(in *Message) bool {
+		Filter: func(in *extwire.Message) bool {
 			return in.Event == "cdp" && in.TabID == s.tabID && in.SessionID == s.sessionID && in.Method == method
 		},
-		Deliver: func(in *Message) { q.Put(jsonv2.Value(in.Params)) },
+		Deliver: func(in *extwire.Message) { q.Put(jsonv2.Value(in.Params)) },
 		Done:    q.Close,
 	})
 	return q.C, cancel
@@ -109,10 +110,10 @@ func (s *Session) Stream(methods ...string) (<-chan cdptab.Event, func()) {
 	}
 	q := NewQueue[cdptab.Event](cdptab.StreamBuffer)
 	cancel := s.l.Subscribe(&Subscriber{
-		Filter: func(in *Message) bool {
+		Filter: func(in *extwire.Message) bool {
 			return in.Event == "cdp" && in.TabID == s.tabID && in.SessionID == s.sessionID && want[in.Method]
 		},
-		Deliver: func(in *Message) { q.Put(cdptab.Event{Method: in.Method, Params: jsonv2.Value(in.Params)}) },
+		Deliver: func(in *extwire.Message) { q.Put(cdptab.Event{Method: in.Method, Params: jsonv2.Value(in.Params)}) },
 		Done:    q.Close,
 	})
 	return q.C, cancel

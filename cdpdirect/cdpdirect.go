@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -18,6 +19,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/egohost/egohost/cdptab"
+	"github.com/egohost/egohost/internal/pending"
 )
 
 // ErrClosed is returned for calls on a closed connection.
@@ -54,13 +56,13 @@ type Conn struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	mu      sync.Mutex
-	nextID  int64
-	pending map[int64]chan message
+	nextID  atomic.Int64
+	pending pending.Table[int64, chan message] // closed with why the connection ended
+
+	mu      sync.Mutex // the subscriptions, and fail's closing of them
 	subs    map[subKey]map[int]chan jsonv2.Value
 	streams map[int]*stream
 	nextSub int
-	err     error
 }
 
 // Dial connects to a DevTools WebSocket URL (ws://127.0.0.1:port/devtools/...).
@@ -75,7 +77,6 @@ func Dial(ctx context.Context, url string) (*Conn, error) {
 		ws:      ws,
 		cancel:  cancel,
 		done:    make(chan struct{}),
-		pending: make(map[int64]chan message),
 		subs:    make(map[subKey]map[int]chan jsonv2.Value),
 		streams: make(map[int]*stream),
 	}
@@ -97,8 +98,7 @@ func (c *Conn) readLoop(ctx context.Context) {
 		}
 		c.mu.Lock()
 		if m.ID != 0 {
-			if ch, ok := c.pending[m.ID]; ok {
-				delete(c.pending, m.ID)
+			if ch, ok := c.pending.Take(m.ID); ok {
 				ch <- m
 			}
 		} else if m.Method != "" {
@@ -124,11 +124,7 @@ func (c *Conn) readLoop(ctx context.Context) {
 func (c *Conn) fail(err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.err == nil {
-		c.err = err
-	}
-	for id, ch := range c.pending {
-		delete(c.pending, id)
+	for _, ch := range c.pending.Close(err) {
 		close(ch)
 	}
 	for k, m := range c.subs {
@@ -177,24 +173,17 @@ func (c *Conn) send(session, method string, params any) (sent, error) {
 		raw = b
 	}
 	ch := make(chan message, 1)
-	c.mu.Lock()
-	if c.err != nil {
-		c.mu.Unlock()
-		return sent{}, c.err
+	id := c.nextID.Add(1)
+	if err := c.pending.Add(id, ch); err != nil {
+		return sent{}, err
 	}
-	c.nextID++
-	id := c.nextID
-	c.pending[id] = ch
-	c.mu.Unlock()
 
 	b, err := json.Marshal(message{ID: id, SessionID: session, Method: method, Params: raw})
 	if err == nil {
 		err = c.write(b)
 	}
 	if err != nil {
-		c.mu.Lock()
-		delete(c.pending, id)
-		c.mu.Unlock()
+		c.pending.Take(id)
 		return sent{}, fmt.Errorf("%s: %w", method, err)
 	}
 	return sent{id: id, method: method, ch: ch}, nil
@@ -205,15 +194,11 @@ func (c *Conn) wait(ctx context.Context, p sent, result any) error {
 	method := p.method
 	select {
 	case <-ctx.Done():
-		c.mu.Lock()
-		delete(c.pending, p.id)
-		c.mu.Unlock()
+		c.pending.Take(p.id)
 		return fmt.Errorf("%s: %w", method, ctx.Err())
 	case m, ok := <-p.ch:
 		if !ok {
-			c.mu.Lock()
-			err := c.err
-			c.mu.Unlock()
+			err := c.pending.Err()
 			return fmt.Errorf("%s: %w", method, err)
 		}
 		if m.Error != nil {
@@ -232,7 +217,7 @@ func (c *Conn) subscribe(session, method string) (<-chan jsonv2.Value, func()) {
 	ch := make(chan jsonv2.Value, 4096)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.err != nil {
+	if c.pending.Err() != nil {
 		close(ch)
 		return ch, func() {}
 	}
@@ -272,7 +257,7 @@ func (c *Conn) stream(session string, methods []string) (<-chan cdptab.Event, fu
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.err != nil {
+	if c.pending.Err() != nil {
 		close(st.ch)
 		return st.ch, func() {}
 	}

@@ -14,12 +14,12 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
 
+	"github.com/egohost/egohost/internal/pending"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -40,10 +40,8 @@ type Client struct {
 	notes   chan protocol.Message
 	closing atomic.Bool // Close was called
 
-	mu      sync.Mutex
-	nextID  int64
-	pending map[string]chan protocol.Message
-	err     error
+	nextID  atomic.Int64
+	pending pending.Table[string, chan protocol.Message] // closed with why the connection ended
 }
 
 // Options tune a Client.
@@ -144,11 +142,10 @@ func Dial(ctx context.Context, addr, token string, opts Options) (*Client, error
 	ws.SetReadLimit(limit)
 	rctx, cancel := context.WithCancel(context.Background())
 	c := &Client{
-		ws:      ws,
-		cancel:  cancel,
-		done:    make(chan struct{}),
-		notes:   make(chan protocol.Message, 4096),
-		pending: make(map[string]chan protocol.Message),
+		ws:     ws,
+		cancel: cancel,
+		done:   make(chan struct{}),
+		notes:  make(chan protocol.Message, 4096),
 	}
 	go c.read(rctx)
 	return c, nil
@@ -178,24 +175,14 @@ func (c *Client) read(ctx context.Context) {
 			}
 			continue
 		}
-		c.mu.Lock()
-		ch, ok := c.pending[string(m.ID)]
-		delete(c.pending, string(m.ID))
-		c.mu.Unlock()
-		if ok {
+		if ch, ok := c.pending.Take(string(m.ID)); ok {
 			ch <- m
 		}
 	}
 }
 
 func (c *Client) fail(err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.err == nil {
-		c.err = err
-	}
-	for id, ch := range c.pending {
-		delete(c.pending, id)
+	for _, ch := range c.pending.Close(err) {
 		close(ch)
 	}
 }
@@ -216,26 +203,18 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 		raw = b
 	}
 	ch := make(chan protocol.Message, 1)
-	c.mu.Lock()
-	if c.err != nil {
-		err := c.err
-		c.mu.Unlock()
+	id := strconv.FormatInt(c.nextID.Add(1), 10)
+	if err := c.pending.Add(id, ch); err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
-	c.nextID++
-	id := strconv.FormatInt(c.nextID, 10)
-	c.pending[id] = ch
-	c.mu.Unlock()
 	b, err := json.Marshal(protocol.Request{JSONRPC: protocol.Version, ID: json.RawMessage(id), Method: method, Params: raw})
 	if err == nil {
 		if err = c.write(b); err != nil {
-			c.mu.Lock()
-			if c.err != nil { // the reader saw why first
-				err = c.err
+			if cerr := c.pending.Err(); cerr != nil { // the reader saw why first
+				err = cerr
 			} else {
 				err = fmt.Errorf("%w (%v)", ErrConnectionLost, err)
 			}
-			c.mu.Unlock()
 		}
 	}
 	if err != nil {
@@ -245,10 +224,7 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 	select {
 	case m, ok := <-ch:
 		if !ok {
-			c.mu.Lock()
-			err := c.err
-			c.mu.Unlock()
-			return fmt.Errorf("%s: %w", method, err)
+			return fmt.Errorf("%s: %w", method, c.pending.Err())
 		}
 		if m.Error != nil {
 			return m.Error
@@ -270,9 +246,7 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 }
 
 func (c *Client) forget(id string) {
-	c.mu.Lock()
-	delete(c.pending, id)
-	c.mu.Unlock()
+	c.pending.Take(id)
 }
 
 // Close closes the connection.

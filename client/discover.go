@@ -6,19 +6,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/egohost/egohost/protocol"
 )
 
 // StateFile is the name of the file (in the state dir) where a running
-// service says where it listens: {"addr", "pid", "socket", "version"}.
-const StateFile = "service.json"
+// service says where it listens (protocol.StateFile).
+const StateFile = protocol.StateFile
 
-// State is the content of StateFile.
-type State struct {
-	Addr    string `json:"addr"`
-	PID     int    `json:"pid"`
-	Socket  string `json:"socket"`
-	Version string `json:"version"`
-}
+// State is the content of StateFile (protocol.ServiceState).
+type State = protocol.ServiceState
 
 // ReadState reads the state file of the service that runs (or last ran)
 // with stateDir; ok is false when there is none, or it says no address.

@@ -19,6 +19,19 @@ const Version = "2.0"
 // Path is the HTTP path of the agents' WebSocket endpoint.
 const Path = "/rpc"
 
+// StateFile is the name of the file (in the state dir) where a running
+// service says where it listens (PROTOCOL.md §3): a ServiceState.
+const StateFile = "service.json"
+
+// ServiceState is the content of StateFile: where agents connect, the
+// service's process, its relay socket and its version.
+type ServiceState struct {
+	Addr    string `json:"addr"`
+	PID     int    `json:"pid"`
+	Socket  string `json:"socket"`
+	Version string `json:"version"`
+}
+
 // HelloPath is where a client makes the service prove it holds the token
 // before the client sends it: GET /hello?c=<64 hex characters of random
 // challenge> answers {"service": "egohost", "version", "proof"}, proof

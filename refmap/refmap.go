@@ -55,10 +55,6 @@ func ParseRef(input string) (string, bool) {
 	return s, true
 }
 
-// ErrForeignRef is the cause when a target is a ref written the way other
-// tools write theirs (see ForeignRef).
-var ErrForeignRef = errors.New("refs here are @N (see `egohost snapshot`)")
-
 // ForeignRef reports whether input is a ref in another tool's form:
 // "@e12", "e12", "ref=e5" or "[ref=e5]" (Playwright MCP, agent-browser),
 // any case, surrounding white space ignored. Such a number names nothing

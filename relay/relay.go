@@ -7,8 +7,6 @@
 package relay
 
 import (
-	"github.com/egohost/egohost/chromeext"
-
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +19,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/egohost/egohost/chromeext"
+	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/nativemsg"
 )
 
@@ -274,7 +274,7 @@ func (r *relay) loop(runCtx, liveCtx context.Context, frames <-chan []byte) erro
 			return errStdinEOF
 		}
 		r.log.Warn("relay: service down", "error", err, "retry", delay)
-		if err := r.event(downEvent{Event: "relay", State: "service_down", Error: err.Error(), RetryMs: delay.Milliseconds()}); err != nil {
+		if err := r.event(extwire.RelayDown{Event: extwire.EventRelay, State: extwire.RelayServiceDown, Error: err.Error(), RetryMs: delay.Milliseconds()}); err != nil {
 			return err
 		}
 		if err := r.wait(runCtx, delay, frames); err != nil {
@@ -287,14 +287,6 @@ func (r *relay) loop(runCtx, liveCtx context.Context, frames <-chan []byte) erro
 	}
 }
 
-// Handshake is the first frame on every connection to the service
-// (PROTOCOL.md §2.5).
-type Handshake struct {
-	Relay  string `json:"relay"`
-	Origin string `json:"origin"`
-	PID    int    `json:"pid"`
-}
-
 // dial connects to the service and sends the handshake.
 func (r *relay) dial(ctx context.Context) (net.Conn, *nativemsg.Writer, error) {
 	d := net.Dialer{Timeout: r.opts.DialTimeout}
@@ -302,7 +294,7 @@ func (r *relay) dial(ctx context.Context) (net.Conn, *nativemsg.Writer, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("dial service: %w", err)
 	}
-	hello, err := json.Marshal(Handshake{Relay: "hello", Origin: r.origin, PID: os.Getpid()})
+	hello, err := json.Marshal(extwire.RelayHello{Relay: "hello", Origin: r.origin, PID: os.Getpid()})
 	if err != nil {
 		conn.Close()
 		return nil, nil, fmt.Errorf("send handshake: %w", err)
@@ -321,7 +313,7 @@ func (r *relay) dial(ctx context.Context) (net.Conn, *nativemsg.Writer, error) {
 // ends. It closes conn. fatal reports a stdout failure, which ends Run.
 func (r *relay) session(ctx context.Context, conn net.Conn, w *nativemsg.Writer, frames <-chan []byte) (fatal bool, err error) {
 	r.log.Info("relay: connected", "socket", r.opts.Socket)
-	if err := r.event(connectedEvent{Event: "relay", State: "connected", Socket: r.opts.Socket}); err != nil {
+	if err := r.event(extwire.RelayUp{Event: extwire.EventRelay, State: extwire.RelayConnected, Socket: r.opts.Socket}); err != nil {
 		conn.Close()
 		return true, err
 	}
@@ -403,21 +395,6 @@ func (r *relay) wait(ctx context.Context, d time.Duration, frames <-chan []byte)
 			return ctx.Err()
 		}
 	}
-}
-
-// connectedEvent tells the extension that the relay reached the service.
-type connectedEvent struct {
-	Event  string `json:"event"` // "relay"
-	State  string `json:"state"` // "connected"
-	Socket string `json:"socket"`
-}
-
-// downEvent tells the extension that the service is not reachable.
-type downEvent struct {
-	Event   string `json:"event"` // "relay"
-	State   string `json:"state"` // "service_down"
-	Error   string `json:"error"`
-	RetryMs int64  `json:"retryMs"`
 }
 
 // event writes one of the relay's own events to the browser.

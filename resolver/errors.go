@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/egohost/egohost/snapshot"
+	"github.com/egohost/egohost/refmap"
 )
 
 // Kind classifies a resolution error: can waiting help?
@@ -35,8 +35,9 @@ func (k Kind) String() string {
 
 // Sentinel causes, for errors.Is.
 var (
-	// ErrNotFound: nothing matches (yet). Transient.
-	ErrNotFound = errors.New("no element matches")
+	// ErrNotFound: nothing matches (yet). Transient. It is
+	// refmap.ErrNotFound.
+	ErrNotFound = refmap.ErrNotFound
 	// ErrAmbiguous: several elements match a single-element request
 	// without nth / last. Permanent.
 	ErrAmbiguous = errors.New("several elements match")
@@ -44,8 +45,8 @@ var (
 	// rendered, hidden or empty). Transient.
 	ErrNoBox = errors.New("element has no box (not rendered, hidden or zero-sized)")
 	// ErrStaleRef: the ref names a node of a document that is gone. It is
-	// snapshot.ErrStaleRef, so errors.Is works with either name. Permanent.
-	ErrStaleRef = snapshot.ErrStaleRef
+	// refmap.ErrStaleRef (snapshot.ErrStaleRef too). Permanent.
+	ErrStaleRef = refmap.ErrStaleRef
 	// ErrNoRefs: a ref was given to a Resolver without a ref map.
 	ErrNoRefs = errors.New("refs are not available here")
 )

@@ -14,7 +14,6 @@ import (
 	"github.com/egohost/egohost/internal/cdperr"
 	"github.com/egohost/egohost/locator"
 	"github.com/egohost/egohost/refmap"
-	"github.com/egohost/egohost/snapshot"
 )
 
 // lookup finds a ref's entry. gone reports that the element was removed
@@ -27,9 +26,9 @@ func (r *Resolver) lookup(ctx context.Context, p parsed) (e refmap.Entry, gone b
 	e, err = r.refs.Lookup(ctx, p.input)
 	switch {
 	case err == nil:
-	case errors.Is(err, snapshot.ErrGone):
+	case errors.Is(err, refmap.ErrGone):
 		gone = true
-	case errors.Is(err, snapshot.ErrStaleRef), errors.Is(err, snapshot.ErrUnknownRef), errors.Is(err, snapshot.ErrNotRef):
+	case errors.Is(err, refmap.ErrStaleRef), errors.Is(err, refmap.ErrUnknownRef), errors.Is(err, refmap.ErrNotRef):
 		return e, false, &Error{Kind: Permanent, Op: "lookup", Target: p.input, Err: err}
 	default:
 		return e, false, classify("lookup", p.input, err)

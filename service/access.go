@@ -112,107 +112,9 @@ func (s *Service) proofKey(agentID string) (string, bool) {
 	return a.Hash, ok
 }
 
-// methodNeed is what a method requires of its caller (see needs).
-type methodNeed struct {
-	need pairing.Need
-	// raise, if set, may ask more of a call given its params (wait with a
-	// function runs page JavaScript, as eval does).
-	raise func(params json.RawMessage) pairing.Need
-	// audited: the audit log gets its calls though it reaches no tab.
-	audited bool
-}
-
-// methodNeeds declares what every method requires (New copies it to
-// s.needs). A method missing here is refused to everyone (s.call fails
-// closed), and TestEveryMethodDeclaresANeed fails: no method can be
-// added without deciding who may call it.
-func methodNeeds() map[string]methodNeed {
-	return map[string]methodNeed{
-		protocol.MethodPing:           {need: pairing.NeedNone},
-		protocol.MethodBrowsersList:   {need: pairing.NeedNone},
-		protocol.MethodTabsList:       {need: pairing.NeedNone},
-		protocol.MethodCDPUnsubscribe: {need: pairing.NeedNone},
-		// For tests: it crosses native messaging with up to 16 MiB.
-		protocol.MethodDebugEcho: {need: pairing.NeedOwner, audited: true},
-
-		protocol.MethodSnapshot:    {need: pairing.NeedRead},
-		protocol.MethodResolve:     {need: pairing.NeedRead},
-		protocol.MethodScreenshot:  {need: pairing.NeedRead, raise: writesFile("path")},
-		protocol.MethodConsoleList: {need: pairing.NeedRead},
-		protocol.MethodNetworkList: {need: pairing.NeedRead},
-		protocol.MethodWait:        {need: pairing.NeedRead, raise: waitNeed},
-		// A script's calls are checked one by one, as the agent's own.
-		protocol.MethodScriptRun: {need: pairing.NeedRead, raise: writesFile("files")},
-
-		protocol.MethodClick:        {need: pairing.NeedAct},
-		protocol.MethodHover:        {need: pairing.NeedAct},
-		protocol.MethodCheck:        {need: pairing.NeedAct},
-		protocol.MethodUncheck:      {need: pairing.NeedAct},
-		protocol.MethodFocus:        {need: pairing.NeedAct},
-		protocol.MethodFill:         {need: pairing.NeedAct},
-		protocol.MethodType:         {need: pairing.NeedAct},
-		protocol.MethodPress:        {need: pairing.NeedAct},
-		protocol.MethodSelect:       {need: pairing.NeedAct},
-		protocol.MethodDrag:         {need: pairing.NeedAct},
-		protocol.MethodUpload:       {need: pairing.NeedAct},
-		protocol.MethodScroll:       {need: pairing.NeedAct},
-		protocol.MethodGoto:         {need: pairing.NeedAct},
-		protocol.MethodBack:         {need: pairing.NeedAct},
-		protocol.MethodForward:      {need: pairing.NeedAct},
-		protocol.MethodReload:       {need: pairing.NeedAct},
-		protocol.MethodEval:         {need: pairing.NeedAct},
-		protocol.MethodDialog:       {need: pairing.NeedAct},
-		protocol.MethodDownload:     {need: pairing.NeedAct},
-		protocol.MethodTabsOpen:     {need: pairing.NeedAct},
-		protocol.MethodTabsClose:    {need: pairing.NeedAct},
-		protocol.MethodTabsSelect:   {need: pairing.NeedAct},
-		protocol.MethodCookiesGet:   {need: pairing.NeedAct}, // session cookies are credentials
-		protocol.MethodCookiesSet:   {need: pairing.NeedAct},
-		protocol.MethodCookiesClear: {need: pairing.NeedAct},
-
-		// The MCP tools' methods (pagetools.go): reading an element's state
-		// and naming it read the page; the viewport changes it; a request's
-		// headers and bodies and the page's storage may hold credentials,
-		// as cookies do.
-		protocol.MethodInspect:        {need: pairing.NeedRead},
-		protocol.MethodLocators:       {need: pairing.NeedRead},
-		protocol.MethodResize:         {need: pairing.NeedAct},
-		protocol.MethodNetworkRequest: {need: pairing.NeedAct},
-		protocol.MethodStorageGet:     {need: pairing.NeedAct},
-
-		protocol.MethodCDPSend:      {need: pairing.NeedCDP},
-		protocol.MethodCDPSubscribe: {need: pairing.NeedCDP},
-
-		protocol.MethodAgentsList:    {need: pairing.NeedOwner},
-		protocol.MethodAgentsApprove: {need: pairing.NeedOwner},
-		protocol.MethodAgentsDeny:    {need: pairing.NeedOwner},
-		protocol.MethodAgentsRevoke:  {need: pairing.NeedOwner},
-		protocol.MethodAuditTail:     {need: pairing.NeedOwner},
-
-		protocol.MethodPairRequest: {need: pairing.NeedPairing},
-
-		// Spaces (service/spaces.go): an agent names itself, lists and
-		// waits on its own spaces; making and changing spaces acts on
-		// tabs; taking over and handing back is the person's.
-		protocol.MethodHello:                {need: pairing.NeedNone},
-		protocol.MethodSpacesList:           {need: pairing.NeedNone},
-		protocol.MethodSpacesWaitForControl: {need: pairing.NeedNone},
-		protocol.MethodSpacesNew:            {need: pairing.NeedAct},
-		protocol.MethodSpacesUse:            {need: pairing.NeedAct},
-		protocol.MethodSpacesClaim:          {need: pairing.NeedAct}, // and all-tabs for a paired agent (spacesClaim)
-		protocol.MethodSpacesComplete:       {need: pairing.NeedAct},
-		protocol.MethodSpacesClose:          {need: pairing.NeedAct},
-		protocol.MethodSpacesTakeOver:       {need: pairing.NeedOwner},
-		protocol.MethodSpacesHandBack:       {need: pairing.NeedOwner},
-	}
-}
-
 // waitNeed: a wait for a function runs page JavaScript.
-func waitNeed(params json.RawMessage) pairing.Need {
-	var p struct {
-		Function string `json:"function"`
-	}
-	if json.Unmarshal(params, &p) == nil && p.Function != "" {
+func waitNeed(in params) pairing.Need {
+	if f, _ := in.str("function"); f != "" {
 		return pairing.NeedAct
 	}
 	return pairing.NeedRead
@@ -220,28 +122,13 @@ func waitNeed(params json.RawMessage) pairing.Need {
 
 // writesFile: a call that names files on disk (a screenshot saved to a
 // path, a script's files) does more than read the page.
-func writesFile(field string) func(json.RawMessage) pairing.Need {
-	return func(params json.RawMessage) pairing.Need {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(params, &m) == nil {
-			if v, ok := m[field]; ok && string(v) != "null" && string(v) != `""` && string(v) != "[]" {
-				return pairing.NeedAct
-			}
+func writesFile(field string) func(params) pairing.Need {
+	return func(in params) pairing.Need {
+		if v, ok := in.members[field]; ok && string(v) != "null" && string(v) != `""` && string(v) != "[]" {
+			return pairing.NeedAct
 		}
 		return pairing.NeedRead
 	}
-}
-
-// needOf returns what a call of method with params requires.
-func (s *Service) needOf(method string, params json.RawMessage) (pairing.Need, bool) {
-	n, ok := s.needs[method]
-	if !ok {
-		return 0, false
-	}
-	if n.raise != nil {
-		return max(n.need, n.raise(params)), true
-	}
-	return n.need, true
 }
 
 // permit checks a call against the caller's grant, before anything runs.
@@ -302,31 +189,32 @@ func callFrom(ctx context.Context) *call {
 
 // call runs one method for an agent: the grant check, the handler, and
 // the audit line. dispatch and a script's calls both come here.
-func (s *Service) call(ctx context.Context, a *agent, method string, params json.RawMessage) (any, error) {
+func (s *Service) call(ctx context.Context, a *agent, method string, raw json.RawMessage) (any, error) {
 	if a.grant.kind == grantUnpaired && method != protocol.MethodPairRequest {
 		return nil, s.refuseTokenless(a) // counted, not audited (tokenless.go)
 	}
-	h, ok := s.methods[method]
+	m, ok := s.methods[method]
 	if !ok {
 		return nil, protocol.Errorf(protocol.CodeMethodNotFound, "unknown method %q", method)
 	}
-	need, ok := s.needOf(method, params)
-	if !ok {
-		return nil, protocol.Errorf(protocol.CodeInternal, "%s: the method declares no scope, so nobody may call it (a bug: add it to service/access.go's needs)", method)
+	if m.need == 0 {
+		return nil, protocol.Errorf(protocol.CodeInternal, "%s: the method declares no scope, so nobody may call it (a bug: give its row in service/registry.go a need)", method)
 	}
+	in := parseParams(raw) // once: the need, the audit line and the handler read it
+	need := m.needFor(in)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	c := &call{g: a.grant, method: method, need: need, agent: a.agentName(), cancel: cancel}
 	start := time.Now()
-	defer a.track(c, params)()
+	defer a.track(c, in)()
 	var res any
 	err := a.grant.permit(method, need)
 	if err == nil {
-		res, err = h.run(withCall(ctx, c), a, params)
+		res, err = m.run(withCall(ctx, c), a, in)
 		err = takenOver(ctx, err)
 	}
-	if need >= pairing.NeedRead && need <= pairing.NeedCDP || s.needs[method].audited {
-		s.auditCall(c, params, err, time.Since(start))
+	if need >= pairing.NeedRead && need <= pairing.NeedCDP || m.audited {
+		s.auditCall(c, in, err, time.Since(start))
 	}
 	return res, err
 }
@@ -494,11 +382,11 @@ func (s *Service) rulesFor(name string) pairing.Rules {
 
 // auditCall appends the call's line to the audit log: what was asked and
 // how it ended, never a value the agent typed.
-func (s *Service) auditCall(c *call, params json.RawMessage, err error, took time.Duration) {
+func (s *Service) auditCall(c *call, in params, err error, took time.Duration) {
 	if s.audit == nil {
 		return
 	}
-	e := auditEntry(c.method, params)
+	e := auditEntry(c.method, in)
 	e.Time = time.Now().UTC()
 	e.Agent = c.g.auditName()
 	if c.g.kind == grantOwner && c.g.name == "" && c.agent != "" {
@@ -510,7 +398,7 @@ func (s *Service) auditCall(c *call, params json.RawMessage, err error, took tim
 	c.mu.Unlock()
 	e.Result = "ok"
 	if err != nil {
-		e.Result = toProtocolError(err).Code.Name()
+		e.Result = agentError(err).Code.Name()
 	}
 	e.Duration = float64(took.Microseconds()) / 1000
 	s.writeAudit(e)
@@ -519,57 +407,42 @@ func (s *Service) auditCall(c *call, params json.RawMessage, err error, took tim
 // auditEntry picks from a call's params what the audit log may show: the
 // target (a locator or @ref), a named key, the destination without its
 // query; of text, prompts and scripts only a length (and a script's
-// hash). Never a value.
-func auditEntry(method string, params json.RawMessage) audit.Entry {
-	var p struct {
-		Target     string  `json:"target"`
-		To         string  `json:"to"`
-		Text       *string `json:"text"`
-		Key        string  `json:"key"`
-		Expression *string `json:"expression"`
-		Function   *string `json:"function"`
-		PromptText *string `json:"promptText"`
-		URL        string  `json:"url"`
-		Method     string  `json:"method"`
-		Name       string  `json:"name"`
-		Data       *string `json:"data"` // debug.echo
-	}
-	_ = json.Unmarshal(params, &p)
+// hash). Never a value. It reads the members parsed once for the call,
+// whether or not they decode into the method's params.
+func auditEntry(method string, in params) audit.Entry {
 	var e audit.Entry
 	e.Method = method
-	e.Target = p.Target
-	if p.To != "" {
-		e.Target += " -> " + p.To
+	e.Target, _ = in.str("target")
+	if to, _ := in.str("to"); to != "" {
+		e.Target += " -> " + to
 	}
 	length := func(s string) *int { n := utf8.RuneCountInString(s); return &n }
-	switch {
-	case p.Text != nil:
-		e.Length = length(*p.Text)
-	case p.PromptText != nil:
-		e.Length = length(*p.PromptText)
-	case p.Expression != nil:
-		e.Length, e.SHA256 = length(*p.Expression), protocol.TokenHash(*p.Expression)
-	case p.Function != nil:
-		e.Length, e.SHA256 = length(*p.Function), protocol.TokenHash(*p.Function)
-	case p.Data != nil:
-		n := utf8.RuneCountInString(*p.Data) // up to 16 MiB: no []rune copy
-		e.Length = &n
+	if v, ok := in.str("text"); ok {
+		e.Length = length(v)
+	} else if v, ok := in.str("promptText"); ok {
+		e.Length = length(v)
+	} else if v, ok := in.str("expression"); ok {
+		e.Length, e.SHA256 = length(v), protocol.TokenHash(v)
+	} else if v, ok := in.str("function"); ok {
+		e.Length, e.SHA256 = length(v), protocol.TokenHash(v)
+	} else if v, ok := in.str("data"); ok { // debug.echo: up to 16 MiB, no []rune copy
+		e.Length = length(v)
 	}
-	if p.Key != "" {
-		if utf8.RuneCountInString(p.Key) > 1 && !strings.Contains(p.Key, " ") {
-			e.Key = p.Key // a named key or combo: Enter, Control+a
+	if key, _ := in.str("key"); key != "" {
+		if utf8.RuneCountInString(key) > 1 && !strings.Contains(key, " ") {
+			e.Key = key // a named key or combo: Enter, Control+a
 		} else {
-			e.Length = length(p.Key)
+			e.Length = length(key)
 		}
 	}
 	switch method {
 	case protocol.MethodCDPSend:
-		e.Target = p.Method // the CDP method, never its params
+		e.Target, _ = in.str("method") // the CDP method, never its params
 	case protocol.MethodCookiesGet, protocol.MethodCookiesSet, protocol.MethodCookiesClear:
-		e.Target = p.Name // the cookie's name, never its value
+		e.Target, _ = in.str("name") // the cookie's name, never its value
 	}
-	if p.URL != "" {
-		e.URL = stripQuery(p.URL)
+	if u, _ := in.str("url"); u != "" {
+		e.URL = stripQuery(u)
 	}
 	return e
 }

@@ -17,18 +17,16 @@ import (
 	"github.com/egohost/egohost/protocol"
 )
 
-// Every method in the table declares what it needs: a method added
+// Every method in the registry declares what it needs: a method added
 // without one is refused to everyone, and this test names it.
 func TestEveryMethodDeclaresANeed(t *testing.T) {
 	f := newFixture(t)
-	for name := range f.s.methods {
-		if _, ok := f.s.needs[name]; !ok {
-			t.Errorf("method %q declares no need: add it to methodNeeds in access.go", name)
+	for name, m := range f.s.methods {
+		if m.need == 0 {
+			t.Errorf("method %q declares no need: give its row in registry.go one", name)
 		}
-	}
-	for name := range f.s.needs {
-		if _, ok := f.s.methods[name]; !ok {
-			t.Errorf("methodNeeds names %q, which is no method", name)
+		if m.name != name {
+			t.Errorf("the row of %q is named %q", name, m.name)
 		}
 	}
 }
@@ -37,7 +35,7 @@ func TestEveryMethodDeclaresANeed(t *testing.T) {
 func TestUndeclaredMethodFailsClosed(t *testing.T) {
 	ran := false
 	f := newFixtureWith(t, nil, func(s *Service) {
-		s.methods["test.undeclared"] = typed(func(context.Context, *agent, noParams) (any, error) { ran = true; return nil, nil })
+		s.methods["test.undeclared"] = method{name: "test.undeclared", handler: typed(func(context.Context, *agent, noParams) (any, error) { ran = true; return nil, nil })}
 	})
 	err := f.agent(t).Call(context.Background(), "test.undeclared", nil, nil)
 	wantCode(t, err, protocol.CodeInternal)
@@ -165,8 +163,8 @@ func TestRefusedCallsReachNothing(t *testing.T) {
 
 	ctx := context.Background()
 	calls := 0
-	for method := range f.s.methods {
-		need, _ := f.s.needOf(method, nil)
+	for method, m := range f.s.methods {
+		need := m.needFor(parseParams(nil))
 		if method == protocol.MethodPairRequest || need == pairing.NeedNone {
 			continue
 		}
@@ -538,8 +536,8 @@ func BenchmarkCallOverhead(b *testing.B) {
 	}
 	defer s.audit.Close()
 	noop := typed(func(context.Context, *agent, protocol.ElementParams) (any, error) { return nil, nil })
-	s.methods["bench.audited"], s.needs["bench.audited"] = noop, methodNeed{need: pairing.NeedRead}
-	s.methods["bench.plain"], s.needs["bench.plain"] = noop, methodNeed{need: pairing.NeedNone}
+	s.methods["bench.audited"] = method{name: "bench.audited", need: pairing.NeedRead, handler: noop}
+	s.methods["bench.plain"] = method{name: "bench.plain", need: pairing.NeedNone, handler: noop}
 	params := json.RawMessage(`{"tab":7,"target":"role=button[name=\"Save\"]"}`)
 	// A target far over the audit's cap: what cutting it costs.
 	long, _ := json.Marshal(map[string]any{"tab": 7, "target": strings.Repeat("é", 32<<10)})

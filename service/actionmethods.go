@@ -9,37 +9,10 @@ import (
 	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/cdptab"
+	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
 )
-
-// actionHandlers are the actions, waits and navigation methods
-// (docs/protocol-actions.md).
-func (s *Service) actionHandlers() map[string]handler {
-	return map[string]handler{
-		protocol.MethodClick:      act(s, protocol.MethodClick, checkClick, runClick),
-		protocol.MethodHover:      act(s, protocol.MethodHover, checkElement, runHover),
-		protocol.MethodCheck:      act(s, protocol.MethodCheck, checkElement, runCheck),
-		protocol.MethodUncheck:    act(s, protocol.MethodUncheck, checkElement, runUncheck),
-		protocol.MethodFocus:      act(s, protocol.MethodFocus, checkElement, runFocus),
-		protocol.MethodFill:       act(s, protocol.MethodFill, checkFill, runFill),
-		protocol.MethodType:       act(s, protocol.MethodType, checkType, runType),
-		protocol.MethodPress:      act(s, protocol.MethodPress, checkPress, runPress),
-		protocol.MethodSelect:     act(s, protocol.MethodSelect, checkSelect, runSelect),
-		protocol.MethodDrag:       act(s, protocol.MethodDrag, checkDrag, runDrag),
-		protocol.MethodUpload:     typed(s.upload),
-		protocol.MethodScroll:     act(s, protocol.MethodScroll, checkScroll, runScroll),
-		protocol.MethodWait:       typed(s.wait),
-		protocol.MethodGoto:       typed(s.gotoURL),
-		protocol.MethodBack:       s.history(protocol.MethodBack),
-		protocol.MethodForward:    s.history(protocol.MethodForward),
-		protocol.MethodReload:     s.history(protocol.MethodReload),
-		protocol.MethodEval:       typed(s.eval),
-		protocol.MethodScreenshot: typed(s.screenshot),
-		protocol.MethodDialog:     typed(s.dialog),
-		protocol.MethodDownload:   typed(s.download),
-	}
-}
 
 // unreportedProbe bounds how long the dialog method waits for a tab's
 // first answer before it treats the tab as blocked by a dialog Chrome did
@@ -84,7 +57,8 @@ func (s *Service) withRunnerOnce(ctx context.Context, a *agent, t protocol.Targe
 	if timeout <= 0 {
 		timeout = s.opts.ActionTimeout
 	}
-	if op == "dialog" {
+	answersDialogs := s.methods[op].dialogs // a tab a dialog blocks is where it works
+	if answersDialogs {
 		res, done, err := s.dialogUnreported(ctx, a, t, timeout)
 		if done {
 			return res, err
@@ -94,7 +68,7 @@ func (s *Service) withRunnerOnce(ctx context.Context, a *agent, t protocol.Targe
 	if err != nil {
 		return nil, err
 	}
-	if op != "dialog" {
+	if !answersDialogs {
 		if err := tc.checkDialog(op); err != nil {
 			return nil, err
 		}
@@ -120,7 +94,7 @@ func (s *Service) withRunnerOnce(ctx context.Context, a *agent, t protocol.Targe
 	if err != nil {
 		err = classify(err)
 		var cause *protocol.Error
-		if ctx.Err() == nil && protocol.CodeOf(err) == protocol.CodeTimeout && errors.As(context.Cause(gctx), &cause) {
+		if ctx.Err() == nil && codeOf(err) == protocol.CodeTimeout && errors.As(context.Cause(gctx), &cause) {
 			// The tab closed, its debugger detached or the browser went,
 			// which ended the call: say that, not "timed out".
 			return nil, cause
@@ -135,10 +109,10 @@ func (s *Service) withRunnerOnce(ctx context.Context, a *agent, t protocol.Targe
 func guard(ctx context.Context, tc *tabContext, op string) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	unsubscribe := tc.link.Subscribe(&browserlink.Subscriber{
-		Filter: func(in *browserlink.Message) bool {
+		Filter: func(in *extwire.Message) bool {
 			return (in.Event == "tab.removed" || in.Event == "detached") && in.TabID == tc.tabID
 		},
-		Deliver: func(in *browserlink.Message) {
+		Deliver: func(in *extwire.Message) {
 			if in.Event == "tab.removed" {
 				cancel(protocol.Errorf(protocol.CodeTabNotFound, "%s: tab %d was closed", op, tc.tabID))
 				return
@@ -496,7 +470,7 @@ func (s *Service) screenshot(ctx context.Context, a *agent, p protocol.Screensho
 }
 
 func (s *Service) dialog(ctx context.Context, a *agent, p protocol.DialogParams) (any, error) {
-	return s.withRunner(ctx, a, p.Target, "dialog", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, a, p.Target, protocol.MethodDialog, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		// A dialog an earlier call opened: the runner's own watch starts
 		// after it, so the tab's record is what says which one this is.
 		seen := tc.seen(tc.link.openDialog(tc.tabID))

@@ -83,7 +83,7 @@ func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
 			if err != nil {
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusBadRequest)
-				json.NewEncoder(w).Encode(map[string]any{"error": protocol.AsError(err)})
+				json.NewEncoder(w).Encode(map[string]any{"error": agentError(err)})
 				return
 			}
 		}
@@ -353,7 +353,7 @@ func (a *agent) reply(ctx context.Context, id json.RawMessage, result any, err e
 	}
 	resp := protocol.Response{JSONRPC: protocol.Version, ID: id}
 	if err != nil {
-		resp.Error = toProtocolError(err)
+		resp.Error = agentError(err)
 	} else {
 		b, merr := json.Marshal(result)
 		if merr != nil {
@@ -390,5 +390,3 @@ func (a *agent) write(ctx context.Context, v any) {
 	defer cancel()
 	_ = a.ws.Write(wctx, websocket.MessageText, b)
 }
-
-func toProtocolError(err error) *protocol.Error { return protocol.AsError(err) }

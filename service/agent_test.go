@@ -167,8 +167,7 @@ func newGate(n int) *gate {
 }
 
 func (g *gate) install(s *Service) {
-	s.needs[methodGate] = methodNeed{need: pairing.NeedNone}
-	s.methods[methodGate] = typed(func(ctx context.Context, _ *agent, p struct {
+	s.methods[methodGate] = method{name: methodGate, need: pairing.NeedNone, handler: typed(func(ctx context.Context, _ *agent, p struct {
 		N int `json:"n"`
 	}) (any, error) {
 		now := g.running.Add(1)
@@ -182,7 +181,7 @@ func (g *gate) install(s *Service) {
 		<-g.release
 		g.running.Add(-1)
 		return p.N, nil
-	})
+	})}
 }
 
 func (g *gate) waitStarted(t *testing.T) {

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -23,22 +22,22 @@ const recentPerAgent = 20
 
 // inflight is one call an agent connection is waiting on.
 type inflight struct {
-	params json.RawMessage // its target is read from them only when the popup asks
+	params params // its target is read from them only when the popup asks
 	since  time.Time
 }
 
 // track notes c as running on a's connection until the returned func is
 // called. The person's popup calls are not an agent's: not tracked.
-func (a *agent) track(c *call, params json.RawMessage) func() {
+func (a *agent) track(c *call, in params) func() {
 	if a.person || a.ws == nil {
 		return func() {}
 	}
-	in := inflight{params: params, since: time.Now()}
+	fl := inflight{params: in, since: time.Now()}
 	a.mu.Lock()
 	if a.inflight == nil {
 		a.inflight = make(map[*call]inflight)
 	}
-	a.inflight[c] = in
+	a.inflight[c] = fl
 	a.mu.Unlock()
 	return func() {
 		a.mu.Lock()

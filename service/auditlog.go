@@ -35,7 +35,7 @@ func (s *Service) writeAudit(e audit.Entry) {
 func (s *Service) auditDecision(who, method, target string, err error, fill func(*audit.Entry)) {
 	e := audit.Entry{Agent: who, Method: method, Target: target, Result: "ok"}
 	if err != nil {
-		e.Result = toProtocolError(err).Code.Name()
+		e.Result = agentError(err).Code.Name()
 	}
 	if fill != nil {
 		fill(&e)

@@ -229,10 +229,9 @@ func BenchmarkCDPSendAccess(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.audit.Close()
-	s.methods["bench.cdp"] = typed(func(_ context.Context, a *agent, p protocol.CDPSendParams) (any, error) {
+	s.methods["bench.cdp"] = method{name: "bench.cdp", need: pairing.NeedCDP, handler: typed(func(_ context.Context, a *agent, p protocol.CDPSendParams) (any, error) {
 		return nil, checkCDPMethod(a, p.Method)
-	})
-	s.needs["bench.cdp"] = methodNeed{need: pairing.NeedCDP}
+	})}
 	a := &agent{s: s, grant: grant{kind: grantPaired, name: "bot", scopes: []pairing.Scope{pairing.Space, pairing.CDP}}}
 	for _, tc := range []struct {
 		name   string

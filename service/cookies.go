@@ -12,16 +12,6 @@ import (
 	"github.com/egohost/egohost/protocol"
 )
 
-// cookieHandlers read and write the cookies of a tab's URL: the user's
-// real profile.
-func (s *Service) cookieHandlers() map[string]handler {
-	return map[string]handler{
-		protocol.MethodCookiesGet:   typed(s.cookiesGet),
-		protocol.MethodCookiesSet:   typed(s.cookiesSet),
-		protocol.MethodCookiesClear: typed(s.cookiesClear),
-	}
-}
-
 // cookieTab returns the target's main session and its main frame's URL,
 // which must be http(s): cookies belong to an origin. That URL, read now,
 // is the one the caller's origin rules judge and the only one whose

@@ -12,6 +12,7 @@ import (
 
 	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/browserlink"
+	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -54,7 +55,7 @@ type downloadBegan struct {
 
 // track notes a tab's Page.downloadWillBegin; the link calls it for
 // every CDP event, before the subscribers see it.
-func (d *downloadTabs) track(in *browserlink.Message) {
+func (d *downloadTabs) track(in *extwire.Message) {
 	if in.Method != pageDownloadWillBegin {
 		return
 	}
@@ -74,7 +75,7 @@ func (d *downloadTabs) track(in *browserlink.Message) {
 // tabOf returns the tab a download came from, and false while nothing
 // says (its tab's start may come a little after chrome.downloads' event,
 // or never). A download is the latest unclaimed start of its URL.
-func (d *downloadTabs) tabOf(it browserlink.Download) (int, bool) {
+func (d *downloadTabs) tabOf(it extwire.Download) (int, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if tab, ok := d.byItem[it.ID]; ok {
@@ -99,7 +100,7 @@ func (d *downloadTabs) tabOf(it browserlink.Download) (int, bool) {
 // owner and the person; for a paired agent only when it came from a tab
 // the agent may see (its spaces' tabs, on an origin its rules allow),
 // and unknown while nothing attributes it.
-func (s *Service) downloadIsMine(a *agent, l *link, it browserlink.Download) (mine, known bool) {
+func (s *Service) downloadIsMine(a *agent, l *link, it extwire.Download) (mine, known bool) {
 	if a.grant.kind != grantPaired {
 		return true, true
 	}
@@ -115,7 +116,7 @@ func (s *Service) downloadIsMine(a *agent, l *link, it browserlink.Download) (mi
 // state, or (item nil) the start of a download in some tab, which may
 // attribute one seen before.
 type downloadEvent struct {
-	item *browserlink.Download
+	item *extwire.Download
 }
 
 // download waits for the browser's next download (chrome.downloads events
@@ -138,10 +139,10 @@ func (s *Service) download(ctx context.Context, a *agent, p protocol.DownloadPar
 	defer cancel()
 	q := browserlink.NewQueue[downloadEvent](256)
 	unsubscribe := l.Subscribe(&browserlink.Subscriber{
-		Filter: func(in *browserlink.Message) bool {
+		Filter: func(in *extwire.Message) bool {
 			return (in.Event == "download" && in.Download != nil) || (in.Event == "cdp" && in.Method == pageDownloadWillBegin)
 		},
-		Deliver: func(in *browserlink.Message) { q.Put(downloadEvent{item: in.Download}) },
+		Deliver: func(in *extwire.Message) { q.Put(downloadEvent{item: in.Download}) },
 		Done:    q.Close,
 	})
 	defer unsubscribe()
@@ -154,7 +155,7 @@ func (s *Service) download(ctx context.Context, a *agent, p protocol.DownloadPar
 		}
 	}
 	id := -1
-	var unknown []browserlink.Download // a paired agent's: downloads nothing attributed yet, latest state each
+	var unknown []extwire.Download // a paired agent's: downloads nothing attributed yet, latest state each
 	for {
 		select {
 		case <-wctx.Done():
@@ -171,7 +172,7 @@ func (s *Service) download(ctx context.Context, a *agent, p protocol.DownloadPar
 			}
 			items := slices.Clone(unknown) // a start: those seen before may be attributed now
 			if ev.item != nil {
-				items = []browserlink.Download{*ev.item}
+				items = []extwire.Download{*ev.item}
 			}
 			for _, it := range items {
 				if id < 0 {
@@ -198,7 +199,7 @@ func (s *Service) download(ctx context.Context, a *agent, p protocol.DownloadPar
 
 // downloadDone answers a download that finished (complete, or
 // interrupted); done is false while it runs.
-func downloadDone(it browserlink.Download, start time.Time) (res any, done bool, err error) {
+func downloadDone(it extwire.Download, start time.Time) (res any, done bool, err error) {
 	r := protocol.DownloadResult{ID: it.ID, URL: it.URL, Filename: it.Filename, Mime: it.Mime, Bytes: it.Bytes, State: it.State, Error: it.Error}
 	if it.FinalURL != "" {
 		r.URL = it.FinalURL
@@ -213,7 +214,7 @@ func downloadDone(it browserlink.Download, start time.Time) (res any, done bool,
 	return nil, false, nil
 }
 
-func withoutDownload(items []browserlink.Download, id int) []browserlink.Download {
+func withoutDownload(items []extwire.Download, id int) []extwire.Download {
 	out := items[:0]
 	for _, it := range items {
 		if it.ID != id {

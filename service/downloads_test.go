@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/egohost/egohost/browserlink"
+	"github.com/egohost/egohost/extwire"
 )
 
 // A download is the tab's whose Page.downloadWillBegin named its URL
@@ -13,10 +13,10 @@ func TestDownloadTabs(t *testing.T) {
 	var d downloadTabs
 	began := func(tab int, url string) {
 		params, _ := json.Marshal(map[string]string{"frameId": "F", "guid": "g", "url": url, "suggestedFilename": "x"})
-		d.track(&browserlink.Message{Event: "cdp", TabID: tab, Method: pageDownloadWillBegin, Params: params})
+		d.track(&extwire.Message{Event: "cdp", TabID: tab, Method: pageDownloadWillBegin, Params: params})
 	}
-	item := func(id int, url, final string) browserlink.Download {
-		return browserlink.Download{ID: id, URL: url, FinalURL: final}
+	item := func(id int, url, final string) extwire.Download {
+		return extwire.Download{ID: id, URL: url, FinalURL: final}
 	}
 	if _, ok := d.tabOf(item(1, "https://a/x", "")); ok {
 		t.Error("a download nothing named has a tab")
@@ -35,7 +35,7 @@ func TestDownloadTabs(t *testing.T) {
 	if tab, ok := d.tabOf(item(3, "https://b/redirect", "https://b/final")); !ok || tab != 8 {
 		t.Errorf("by the final URL: got %d, %t; want 8", tab, ok)
 	}
-	d.track(&browserlink.Message{Event: "cdp", TabID: 9, Method: "Page.frameNavigated", Params: json.RawMessage(`{}`)})
+	d.track(&extwire.Message{Event: "cdp", TabID: 9, Method: "Page.frameNavigated", Params: json.RawMessage(`{}`)})
 	for i := range downloadMemory + 10 {
 		began(100+i, "https://c/many")
 	}

@@ -19,6 +19,7 @@ import (
 // handler uses. A protocol error from the browser link (tab closed,
 // browser gone, …) wins over any wrapping: it says what really happened.
 func classify(err error) error {
+	err = linkError(err) // the browser link's errors, with the agents' codes
 	var (
 		pe *protocol.Error
 		te *actions.TimeoutError
@@ -89,6 +90,7 @@ func pageError(err error) error {
 	if err == nil {
 		return nil
 	}
+	err = linkError(err)
 	kind := "permanent"
 	var re *resolver.Error
 	if errors.As(err, &re) {

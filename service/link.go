@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/browserlink"
+	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/filegate"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
@@ -137,7 +138,7 @@ func (l *link) info() protocol.Browser {
 
 // event keeps the tabs' state in step with the browser's events; the
 // link calls it in its reader's goroutine, before the subscribers.
-func (l *link) event(in *browserlink.Message) {
+func (l *link) event(in *extwire.Message) {
 	l.urls.track(in)
 	switch in.Event {
 	case "tab.created", "tab.updated":

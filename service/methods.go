@@ -13,49 +13,17 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/actions"
-	"github.com/egohost/egohost/browserlink"
+	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/spaces"
 	"github.com/egohost/egohost/weburl"
 )
 
-// handlers returns every method: the core ones below, and those that other
-// files of this package add (one file per capability). New builds it once.
-func (s *Service) handlers() map[string]handler {
-	all := make(map[string]handler)
-	for _, group := range []map[string]handler{s.coreHandlers(), s.snapshotHandlers(), s.resolveHandlers(), s.actionHandlers(), s.scriptHandlers(), s.recordHandlers(), s.cookieHandlers(), s.spacesHandlers(), s.pairHandlers(), s.pageToolHandlers()} {
-		for name, h := range group {
-			all[name] = h
-		}
-	}
-	return all
-}
-
-func (s *Service) coreHandlers() map[string]handler {
-	return map[string]handler{
-		protocol.MethodPing:           typed(s.ping),
-		protocol.MethodBrowsersList:   typed(s.browsersList),
-		protocol.MethodTabsList:       typed(s.tabsList),
-		protocol.MethodTabsOpen:       typed(s.tabsOpen),
-		protocol.MethodTabsClose:      typed(s.tabsClose),
-		protocol.MethodTabsSelect:     typed(s.tabsSelect),
-		protocol.MethodCDPSend:        typed(s.cdpSend),
-		protocol.MethodCDPSubscribe:   typed(s.cdpSubscribe),
-		protocol.MethodCDPUnsubscribe: typed(s.cdpUnsubscribe),
-		protocol.MethodDebugEcho:      typed(s.debugEcho),
-	}
-}
-
-// dispatch runs a method with the service's request deadline.
+// dispatch runs a method with its deadline (its registry row's).
 func (s *Service) dispatch(ctx context.Context, a *agent, method string, params json.RawMessage) (any, error) {
 	timeout := s.opts.RequestTimeout
-	switch method {
-	case protocol.MethodScriptRun:
-		// A script has its own clock (timeouts.script, at most
-		// timeouts.script_max); each of its calls gets the request deadline.
-		timeout = max(timeout, s.opts.ScriptMax+5*time.Second)
-	case protocol.MethodPairRequest:
-		timeout = max(timeout, pairWaitMax+5*time.Second) // the person's answer, within its waitMs
+	if m, ok := s.methods[method]; ok {
+		timeout = m.deadline(s.opts)
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -74,10 +42,7 @@ func (s *Service) ping(ctx context.Context, a *agent, _ noParams) (any, error) {
 
 func (s *Service) browsersList(ctx context.Context, _ *agent, _ noParams) (any, error) {
 	s.mu.Lock()
-	links := make([]*link, 0, len(s.order))
-	for _, id := range s.order {
-		links = append(links, s.links[id])
-	}
+	links := s.linksLocked()
 	reconnecting := s.reconnectingList("")
 	s.mu.Unlock()
 	res := protocol.BrowsersListResult{Browsers: []protocol.Browser{}, Reconnecting: reconnecting}
@@ -224,7 +189,7 @@ func orNone(s string) string {
 }
 
 func (s *Service) listTabs(ctx context.Context, l *link) ([]protocol.Tab, error) {
-	raw, err := l.Call(ctx, browserlink.TabsList{})
+	raw, err := l.Call(ctx, extwire.TabsList{})
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +280,7 @@ func (s *Service) tabsList(ctx context.Context, a *agent, p protocol.TabsListPar
 		return nil, err
 	}
 	tabs, err := s.listTabs(ctx, l)
-	if protocol.CodeOf(err) == protocol.CodeBrowserGone {
+	if codeOf(err) == protocol.CodeBrowserGone {
 		// It dropped under the call: it is reconnecting now.
 		if !slices.ContainsFunc(res.Reconnecting, func(b protocol.Browser) bool { return b.ID == l.id }) {
 			b := l.info()
@@ -427,7 +392,7 @@ func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenPar
 			return s.openIn(ctx, a, l, res, url, p)
 		}
 	}
-	op := browserlink.TabsOpen{URL: first, Active: !p.Background}
+	op := extwire.TabsOpen{URL: first, Active: !p.Background}
 	if space != nil {
 		// In the space's own window (a new one for its first tab): there
 		// its tab is active, so it renders and takes input, and the
@@ -435,7 +400,7 @@ func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenPar
 		op.Active, op.WindowID, op.NewWindow = true, space.Window, space.Window == 0
 	}
 	raw, err := l.Call(ctx, op)
-	if err != nil && space != nil && !op.NewWindow && protocol.CodeOf(err) != protocol.CodeBrowserGone {
+	if err != nil && space != nil && !op.NewWindow && codeOf(err) != protocol.CodeBrowserGone {
 		op.WindowID, op.NewWindow = 0, true // its window was closed
 		raw, err = l.Call(ctx, op)
 	}
@@ -450,7 +415,7 @@ func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenPar
 		s.spaces.reg.Update(space.ID, func(x *spaces.Space) { x.Window = res.Tab.WindowID })
 		sp, err := s.addToSpace(ctx, l, *space, res.Tab.ID)
 		if err != nil {
-			return nil, protocol.Errorf(protocol.CodeOf(err), "tabs.open: tab %d opened but not put into space %s: %v", res.Tab.ID, space.ID, err).With("tab", res.Tab.ID)
+			return nil, protocol.Errorf(codeOf(err), "tabs.open: tab %d opened but not put into space %s: %v", res.Tab.ID, space.ID, err).With("tab", res.Tab.ID)
 		}
 		res.Tab.GroupID, res.Tab.Space = sp.Group, sp.ID
 	}
@@ -500,6 +465,7 @@ func (s *Service) openIn(ctx context.Context, a *agent, l *link, res protocol.Ta
 		return navResult(tc.tabID, n), nil
 	})
 	if err != nil {
+		err = linkError(err)
 		var pe *protocol.Error
 		if errors.As(err, &pe) {
 			pe.With("tab", res.Tab.ID) // the tab is open: say which it is
@@ -520,7 +486,7 @@ func (s *Service) tabsClose(ctx context.Context, a *agent, p protocol.TabParams)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := l.Call(ctx, browserlink.TabsClose{TabID: id}); err != nil {
+	if _, err := l.Call(ctx, extwire.TabsClose{TabID: id}); err != nil {
 		return nil, err
 	}
 	return map[string]any{"closed": true, "tab": id}, nil
@@ -537,7 +503,7 @@ func (s *Service) tabsSelect(ctx context.Context, a *agent, p protocol.TabParams
 	if err := s.checkScope(ctx, l, p.Tab); err != nil {
 		return nil, err
 	}
-	raw, err := l.Call(ctx, browserlink.TabsActivate{TabID: p.Tab})
+	raw, err := l.Call(ctx, extwire.TabsActivate{TabID: p.Tab})
 	if err != nil {
 		return nil, err
 	}
@@ -567,7 +533,7 @@ func (s *Service) cdpSend(ctx context.Context, a *agent, p protocol.CDPSendParam
 		if err := s.checkCDPParams(ctx, a, l, id, p); err != nil {
 			return nil, err
 		}
-		op := browserlink.CDP{TabID: id, Method: p.Method, SessionID: p.SessionID}
+		op := extwire.CDP{TabID: id, Method: p.Method, SessionID: p.SessionID}
 		if len(p.Params) > 0 && string(p.Params) != "null" {
 			op.Params = p.Params
 		}
@@ -630,7 +596,7 @@ func (s *Service) debugEcho(ctx context.Context, _ *agent, p protocol.DebugEchoP
 	if err != nil {
 		return nil, err
 	}
-	raw, err := l.Call(ctx, browserlink.Echo{Data: p.Data})
+	raw, err := l.Call(ctx, extwire.Echo{Data: p.Data})
 	if err != nil {
 		return nil, err
 	}

@@ -11,21 +11,6 @@ import (
 	"github.com/egohost/egohost/protocol"
 )
 
-// The methods behind the MCP tools agents reach for besides actions
-// (issue 25): reading an element's state (verify tools), naming it
-// (generate_locator, locators.go), the page's viewport (browser_resize),
-// one request's details (netrequest.go) and the page's storage
-// (storage.go). Each declares its need in access.go's methodNeeds.
-func (s *Service) pageToolHandlers() map[string]handler {
-	return map[string]handler{
-		protocol.MethodInspect:        typed(s.inspect),
-		protocol.MethodLocators:       typed(s.locators),
-		protocol.MethodResize:         typed(s.resize),
-		protocol.MethodNetworkRequest: typed(s.networkRequest),
-		protocol.MethodStorageGet:     typed(s.storageGet),
-	}
-}
-
 // inspect reads one element's state without acting on it.
 func (s *Service) inspect(ctx context.Context, a *agent, p protocol.InspectParams) (any, error) {
 	if p.Element == "" {

@@ -14,19 +14,6 @@ import (
 	"github.com/egohost/egohost/protocol"
 )
 
-// pairHandlers are pairing, the paired agents, and the audit log
-// (PROTOCOL.md §3.7).
-func (s *Service) pairHandlers() map[string]handler {
-	return map[string]handler{
-		protocol.MethodPairRequest:   typed(s.pairRequest),
-		protocol.MethodAgentsList:    typed(s.agentsList),
-		protocol.MethodAgentsApprove: typed(s.agentsApprove),
-		protocol.MethodAgentsDeny:    typed(s.agentsDeny),
-		protocol.MethodAgentsRevoke:  typed(s.agentsRevoke),
-		protocol.MethodAuditTail:     typed(s.auditTail),
-	}
-}
-
 // Pairing waits: the default and the longest.
 const (
 	pairWait    = 2 * time.Minute
@@ -309,12 +296,7 @@ func (s *Service) pairingChanged() {
 	for _, r := range n.Pending {
 		s.log.Info("pairing request waits: approve or deny it in the extension's popup, or with `egohost agents approve|deny "+r.Name+"`", "agent", r.Name, "scopes", strings.Join(r.Scopes, ","), "process", procSummary(r.Process))
 	}
-	s.mu.Lock()
-	links := make([]*link, 0, len(s.links))
-	for _, l := range s.links {
-		links = append(links, l)
-	}
-	s.mu.Unlock()
+	links := s.linkList()
 	for _, l := range links {
 		if err := l.Notify(protocol.NoticePairing, n); err != nil {
 			s.log.Debug("pairing notice", "browser", l.id, "err", err)

@@ -13,10 +13,10 @@ import (
 )
 
 // handler runs one method. Only typed makes one, so the params of every
-// method in the table are decoded by decodeParams and by nothing else: a
-// new method cannot forget to refuse unknown fields or a wrong JSON type.
+// method in the registry are decoded by decodeParams and by nothing else:
+// a new method cannot forget to refuse unknown fields or a wrong JSON type.
 type handler struct {
-	run func(ctx context.Context, a *agent, params json.RawMessage) (any, error)
+	run func(ctx context.Context, a *agent, in params) (any, error)
 }
 
 // typed makes the handler of a method whose params are a P (a struct;
@@ -27,12 +27,12 @@ func typed[P any](fn func(ctx context.Context, a *agent, p P) (any, error)) hand
 
 // strict wraps fn, called with a caller C (an agent, or the link of a
 // popup), so that its params are decoded by decodeParams.
-func strict[C, P any](fn func(ctx context.Context, c C, p P) (any, error)) func(context.Context, C, json.RawMessage) (any, error) {
+func strict[C, P any](fn func(ctx context.Context, c C, p P) (any, error)) func(context.Context, C, params) (any, error) {
 	var zero P
 	fields := fieldNames(reflect.TypeOf(zero))
-	return func(ctx context.Context, c C, params json.RawMessage) (any, error) {
+	return func(ctx context.Context, c C, in params) (any, error) {
 		var p P
-		if err := decodeParams(params, fields, &p); err != nil {
+		if err := in.decode(fields, &p); err != nil {
 			return nil, err
 		}
 		return fn(ctx, c, p)
@@ -42,28 +42,62 @@ func strict[C, P any](fn func(ctx context.Context, c C, p P) (any, error)) func(
 // noParams are the params of a method that takes none: absent, null or {}.
 type noParams struct{}
 
-// decodeParams unmarshals params strictly into v: absent or null is the
+// params are a call's params, parsed once (parseParams): the scope check
+// (a raise), the audit line and the strict decode all read its members.
+type params struct {
+	raw     []byte                     // trimmed
+	members map[string]json.RawMessage // nil when absent, null, or not an object
+	err     error                      // why raw is no object (decode answers it)
+}
+
+// parseParams parses a call's params into their members.
+func parseParams(raw json.RawMessage) params {
+	in := params{raw: bytes.TrimSpace(raw)}
+	if len(in.raw) == 0 || string(in.raw) == "null" {
+		return in
+	}
+	if in.raw[0] != '{' {
+		in.err = protocol.Errorf(protocol.CodeInvalidParams, "invalid params: must be a JSON object (params by name), got %s", jsonKind(in.raw[0]))
+		return in
+	}
+	if err := json.Unmarshal(in.raw, &in.members); err != nil {
+		in.err = protocol.Errorf(protocol.CodeInvalidParams, "invalid params: %v", err)
+	}
+	return in
+}
+
+// str is the string member name, "" when it is absent or no string; ok
+// reports whether it is a string.
+func (in params) str(name string) (v string, ok bool) {
+	m, present := in.members[name]
+	if !present || len(m) == 0 || m[0] != '"' || json.Unmarshal(m, &v) != nil {
+		return "", false
+	}
+	return v, true
+}
+
+// decodeParams decodes raw params strictly into v (see params.decode).
+func decodeParams(raw json.RawMessage, fields map[string]bool, v any) error {
+	return parseParams(raw).decode(fields, v)
+}
+
+// decode unmarshals the params strictly into v: absent or null is the
 // zero value; anything else must be a JSON object whose every member is
 // one of fields, spelled exactly (encoding/json alone would take "Tab" for
 // "tab"), of the right JSON type. Every failure is invalid_params.
-func decodeParams(params json.RawMessage, fields map[string]bool, v any) error {
-	trimmed := bytes.TrimSpace(params)
-	if len(trimmed) == 0 || string(trimmed) == "null" {
+func (in params) decode(fields map[string]bool, v any) error {
+	if in.err != nil {
+		return in.err
+	}
+	if in.members == nil {
 		return nil
 	}
-	if trimmed[0] != '{' {
-		return protocol.Errorf(protocol.CodeInvalidParams, "invalid params: must be a JSON object (params by name), got %s", jsonKind(trimmed[0]))
-	}
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(trimmed, &members); err != nil {
-		return protocol.Errorf(protocol.CodeInvalidParams, "invalid params: %v", err)
-	}
-	for name := range members {
+	for name := range in.members {
 		if !fields[name] {
 			return protocol.Errorf(protocol.CodeInvalidParams, "invalid params: unknown field %q%s", name, suggest(name, fields))
 		}
 	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec := json.NewDecoder(bytes.NewReader(in.raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return protocol.Errorf(protocol.CodeInvalidParams, "invalid params: %v", err)

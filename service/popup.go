@@ -19,7 +19,7 @@ import (
 // popupHandler runs one popup.* method for the link whose extension asked.
 // Only popupTyped makes one, so its params are decoded strictly.
 type popupHandler struct {
-	run func(ctx context.Context, l *link, params json.RawMessage) (any, error)
+	run func(ctx context.Context, l *link, in params) (any, error)
 }
 
 func popupTyped[P any](fn func(ctx context.Context, l *link, p P) (any, error)) popupHandler {
@@ -39,13 +39,6 @@ func (s *Service) popupHandlers() map[string]popupHandler {
 	return all
 }
 
-// notForThePopup are agent methods the popup channel does not carry: their
-// notifications need an agent connection to arrive on.
-var notForThePopup = map[string]bool{
-	protocol.MethodCDPSubscribe:   true,
-	protocol.MethodCDPUnsubscribe: true,
-}
-
 // popupCall answers one call from l's extension.
 func (s *Service) popupCall(l *link) func(ctx context.Context, method string, params json.RawMessage) (any, error) {
 	return func(ctx context.Context, method string, params json.RawMessage) (any, error) {
@@ -60,9 +53,9 @@ func (s *Service) popupCall(l *link) func(ctx context.Context, method string, pa
 			// The person's own call: the tabs it reaches are checked (and
 			// noted) as the person's; the popup's views are not audited.
 			ctx = withCall(ctx, &call{g: personGrant, method: method, need: pairing.NeedRead})
-			return h.run(ctx, l, params)
+			return h.run(ctx, l, parseParams(params))
 		}
-		if notForThePopup[method] {
+		if m, ok := s.methods[method]; ok && m.noPopup != "" {
 			return nil, protocol.Errorf(protocol.CodeMethodNotFound, "%s is for agent connections: the popup channel carries no notifications", method)
 		}
 		return s.dispatch(ctx, l.person, method, params)

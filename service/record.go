@@ -14,6 +14,7 @@ import (
 
 	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/cdptab"
+	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -126,7 +127,7 @@ func startRecording(ctx context.Context, s *browserlink.Session) error {
 
 // record feeds a CDP event of the main session to its tab's record, if the
 // tab is followed.
-func (l *link) record(in *browserlink.Message) {
+func (l *link) record(in *extwire.Message) {
 	if in.SessionID != "" {
 		return
 	}
@@ -437,13 +438,6 @@ func (r *tabRecord) networkRequests(static, clear bool, reach cdptab.Reach) ([]p
 		out = append(out, *req)
 	}
 	return out, dropped
-}
-
-func (s *Service) recordHandlers() map[string]handler {
-	return map[string]handler{
-		protocol.MethodConsoleList: typed(s.consoleList),
-		protocol.MethodNetworkList: typed(s.networkList),
-	}
 }
 
 // tabRecordOf opens the target's page (which starts its recording) and

@@ -11,12 +11,6 @@ import (
 	"github.com/egohost/egohost/resolver"
 )
 
-func (s *Service) resolveHandlers() map[string]handler {
-	return map[string]handler{
-		protocol.MethodResolve: typed(s.resolve),
-	}
-}
-
 func (s *Service) resolve(ctx context.Context, a *agent, p protocol.ResolveParams) (any, error) {
 	return s.again(ctx, "resolve", func(ctx context.Context) (any, error) { return s.resolveOnce(ctx, a, p) })
 }

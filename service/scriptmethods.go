@@ -9,12 +9,6 @@ import (
 	"github.com/egohost/egohost/script"
 )
 
-func (s *Service) scriptHandlers() map[string]handler {
-	return map[string]handler{
-		protocol.MethodScriptRun: typed(s.scriptRun),
-	}
-}
-
 // scriptCalls runs a script's browser calls: the agents' own handlers,
 // each with the request deadline, as if the agent had sent it.
 type scriptCalls struct {
@@ -24,14 +18,14 @@ type scriptCalls struct {
 
 // Call implements script.Service.
 func (c scriptCalls) Call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	if method == protocol.MethodScriptRun || method == protocol.MethodPairRequest {
+	if m, ok := c.s.methods[method]; ok && m.noScript != "" {
 		return nil, protocol.Errorf(protocol.CodeMethodNotFound, "unknown method %q", method)
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.s.opts.RequestTimeout)
 	defer cancel()
 	res, err := c.s.call(ctx, c.a, method, params) // the agent's grant and the audit log, as for its own calls
 	if err != nil {
-		return nil, toProtocolError(err)
+		return nil, agentError(err)
 	}
 	if raw, ok := res.(json.RawMessage); ok {
 		return raw, nil

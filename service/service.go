@@ -4,23 +4,9 @@
 package service
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/binary"
-	"github.com/egohost/egohost/audit"
-	"github.com/egohost/egohost/browserlink"
-	"github.com/egohost/egohost/chromeext"
-	"github.com/egohost/egohost/client"
-	"github.com/egohost/egohost/filegate"
-	"github.com/egohost/egohost/pairing"
-	"github.com/egohost/egohost/peercred"
-	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/refmap"
-	"github.com/egohost/egohost/relay"
-	"slices"
-	"strings"
-	"sync/atomic"
-
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,11 +16,23 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/egohost/egohost/audit"
+	"github.com/egohost/egohost/browserlink"
+	"github.com/egohost/egohost/chromeext"
+	"github.com/egohost/egohost/extwire"
+	"github.com/egohost/egohost/filegate"
 	"github.com/egohost/egohost/nativemsg"
+	"github.com/egohost/egohost/pairing"
+	"github.com/egohost/egohost/peercred"
+	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/refmap"
 )
 
 // Version is the service's version, reported to agents and the extension.
@@ -94,8 +92,7 @@ type Service struct {
 	known        *registry                   // browser IDs by profile key, and when each was last connected
 	lastInfo     map[string]protocol.Browser // what the browsers that dropped said of themselves, by ID
 	waiting      int                         // relay connections that have not said hello yet
-	methods      map[string]handler          // the agents' methods, built once
-	needs        map[string]methodNeed       // what each method requires of its caller (access.go)
+	methods      map[string]method           // the agents' methods, their registry rows (registry.go), built once
 	popupMethods map[string]popupHandler     // the popup channel's own methods
 	ids          atomic.Int64                // request and chunk numbers of every link
 	refs         *refmap.Counter             // ref numbers of every tab of every link, kept across restarts
@@ -176,13 +173,12 @@ func New(opts Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start service: %w", err)
 	}
-	s.methods = s.handlers()
+	s.methods = methodsByName(s.registry())
 	// Nobody reaches the state dir, the durable data dir or the token
 	// through a call; the files pages are handed live in the state dir's
 	// uploads folder.
 	s.files = filegate.Rules{Private: []string{opts.StateDir, opts.DataDir, opts.TokenFile}, UploadDirs: opts.UploadDirs, OutputDir: opts.OutputDir}
 	s.spaces = newAgentSpaces(opts.DataDir, s.log)
-	s.needs = methodNeeds()
 	if s.pairs, err = pairing.Open(filepath.Join(opts.DataDir, agentsFile), time.Now); err != nil {
 		return nil, fmt.Errorf("start service: %w", err)
 	}
@@ -244,8 +240,8 @@ func (s *Service) Token() string { return s.token }
 func (s *Service) Serve(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	state := client.State{Addr: s.Addr(), PID: os.Getpid(), Socket: s.opts.Socket, Version: Version}
-	statePath := filepath.Join(s.opts.StateDir, client.StateFile)
+	state := protocol.ServiceState{Addr: s.Addr(), PID: os.Getpid(), Socket: s.opts.Socket, Version: Version}
+	statePath := filepath.Join(s.opts.StateDir, protocol.StateFile)
 	if b, err := json.Marshal(state); err == nil {
 		if err := writePrivateFile(statePath, b); err != nil {
 			s.log.Warn("write state file", "err", err)
@@ -346,15 +342,15 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 		return
 	}
 	conn.SetReadDeadline(time.Time{})
-	var h relay.Handshake
+	var h extwire.RelayHello
 	if err := json.Unmarshal(first, &h); err != nil || h.Relay != "hello" {
 		s.log.Warn("relay handshake: not a hello frame", "err", err)
-		writeError(conn, "bad_frame", "first frame must be the relay hello")
+		writeError(conn, extwire.CodeBadFrame, "first frame must be the relay hello")
 		return
 	}
 	if !originAllowed(h.Origin, s.opts.AllowedIDs) {
 		s.log.Warn("relay refused: origin not allowed", "origin", h.Origin)
-		writeError(conn, "forbidden_origin", "extension origin "+h.Origin+" is not in allowed_extension_ids")
+		writeError(conn, extwire.CodeForbiddenOrigin, "extension origin "+h.Origin+" is not in allowed_extension_ids")
 		return
 	}
 	l := &link{relayPID: h.PID, origin: h.Origin, connected: time.Now(), tabs: make(map[int]*tabState), refs: s.refs, uploads: s.uploads}
@@ -363,10 +359,11 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 	l.Link = browserlink.New(conn, browserlink.Options{
 		IDs:            &s.ids,
 		Log:            s.log.With("relayPid", h.PID),
-		Hello:          func(in *browserlink.Message) { s.register(l, in) },
+		Hello:          func(in *extwire.Message) { s.register(l, in) },
 		Event:          l.event,
 		Closed:         l.closeTabs,
 		Call:           s.popupCall(l),
+		ReplyError:     replyError,
 		ServiceVersion: Version,
 		ServicePID:     pidOf(),
 	})
@@ -401,7 +398,7 @@ const takeoverWait = time.Second
 // had before (the same across relay and service restarts); one without a
 // key, or a second live browser with the same key (a copied profile),
 // gets a fresh ID.
-func (s *Service) register(l *link, in *browserlink.Message) {
+func (s *Service) register(l *link, in *extwire.Message) {
 	key := in.BrowserKey
 	if key != "" && !browserKeyPattern().MatchString(key) {
 		s.log.With("relayPid", l.relayPID).Warn("hello with a malformed browser key: a fresh browser ID instead", "key", key)
@@ -449,6 +446,23 @@ func (s *Service) register(l *link, in *browserlink.Message) {
 	s.log.Info("browser link up", "browser", l.id, "origin", l.origin, "relayPid", l.relayPID, "stableId", key != "")
 }
 
+// linkList is the connected browsers' links, in connection order: a copy,
+// to use without s.mu.
+func (s *Service) linkList() []*link {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.linksLocked()
+}
+
+// linksLocked is linkList with s.mu held.
+func (s *Service) linksLocked() []*link {
+	links := make([]*link, 0, len(s.order))
+	for _, id := range s.order {
+		links = append(links, s.links[id])
+	}
+	return links
+}
+
 // unregister removes a link that ended, and records when its browser was
 // last seen.
 func (s *Service) unregister(l *link) {
@@ -482,7 +496,7 @@ func (s *Service) notifyChanged() {
 }
 
 func writeError(conn net.Conn, code, msg string) {
-	b, _ := json.Marshal(map[string]any{"event": "error", "code": code, "message": msg})
+	b, _ := json.Marshal(extwire.Notice{Event: extwire.EventError, Code: code, Message: msg})
 	conn.SetWriteDeadline(time.Now().Add(time.Second))
 	_ = nativemsg.NewWriter(conn, nativemsg.MaxHostFrame).Write(b)
 }

@@ -15,12 +15,6 @@ import (
 	"github.com/egohost/egohost/snapshot"
 )
 
-func (s *Service) snapshotHandlers() map[string]handler {
-	return map[string]handler{
-		protocol.MethodSnapshot: typed(s.snapshot),
-	}
-}
-
 func (s *Service) snapshot(ctx context.Context, a *agent, p protocol.SnapshotParams) (any, error) {
 	return s.again(ctx, "snapshot", func(ctx context.Context) (any, error) { return s.snapshotOnce(ctx, a, p) })
 }

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/audit"
-	"github.com/egohost/egohost/browserlink"
+	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
@@ -175,7 +175,7 @@ func (s *Service) touch(ctx context.Context, l *link, sp spaces.Space, tabID int
 		// focus stays): actions work on a background tab too (actions/,
 		// "A background tab"), but a shown tab draws its screenshots at
 		// once and its hover is the browser's own (CSS :hover follows).
-		raw, err := l.Call(ctx, browserlink.TabsActivate{TabID: tabID, NoFocus: true})
+		raw, err := l.Call(ctx, extwire.TabsActivate{TabID: tabID, NoFocus: true})
 		if err != nil {
 			l.log.Warn("activate a space's tab", "space", sp.ID, "tab", tabID, "err", err)
 		} else if res, err := s.tabReply(raw, l, "tabs.activate"); err == nil {
@@ -274,13 +274,13 @@ func (s *Service) syncSpaces(ctx context.Context, l *link) {
 	if l.synced {
 		return
 	}
-	raw, err := l.Call(ctx, browserlink.GroupsList{})
+	raw, err := l.Call(ctx, extwire.GroupsList{})
 	if err != nil {
 		l.log.Warn("list tab groups: spaces not reconciled yet", "err", err)
 		return
 	}
 	var res struct {
-		Groups []browserlink.Group `json:"groups"`
+		Groups []extwire.Group `json:"groups"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
 		l.log.Warn("list tab groups: bad reply", "err", err)
@@ -323,7 +323,7 @@ func (s *Service) retitle(ctx context.Context, l *link, sp spaces.Space) {
 	if sp.Group == 0 || l == nil {
 		return
 	}
-	if _, err := l.Call(ctx, browserlink.GroupsUpdate{GroupID: sp.Group, Title: sp.Title(), Color: sp.Color}); err != nil {
+	if _, err := l.Call(ctx, extwire.GroupsUpdate{GroupID: sp.Group, Title: sp.Title(), Color: sp.Color}); err != nil {
 		l.log.Warn("retitle space group", "space", sp.ID, "group", sp.Group, "err", err)
 	}
 }
@@ -331,7 +331,7 @@ func (s *Service) retitle(ctx context.Context, l *link, sp spaces.Space) {
 // addToSpace puts tabs into a space's group (a new group when it has
 // none left) and returns the space as it is now.
 func (s *Service) addToSpace(ctx context.Context, l *link, sp spaces.Space, tabs ...int) (spaces.Space, error) {
-	op := browserlink.GroupsAdd{TabIDs: tabs}
+	op := extwire.GroupsAdd{TabIDs: tabs}
 	if sp.Group != 0 && len(l.tabsInGroup(sp.Group)) > 0 {
 		op.GroupID = sp.Group
 	} else {
@@ -392,21 +392,6 @@ func (s *Service) wire(sp spaces.Space, caller string) protocol.Space {
 	return out
 }
 
-func (s *Service) spacesHandlers() map[string]handler {
-	return map[string]handler{
-		protocol.MethodHello:                typed(s.hello),
-		protocol.MethodSpacesList:           typed(s.spacesList),
-		protocol.MethodSpacesNew:            typed(s.spacesNew),
-		protocol.MethodSpacesUse:            typed(s.spacesUse),
-		protocol.MethodSpacesClaim:          typed(s.spacesClaim),
-		protocol.MethodSpacesComplete:       typed(s.spacesComplete),
-		protocol.MethodSpacesClose:          typed(s.spacesClose),
-		protocol.MethodSpacesTakeOver:       typed(s.spacesTakeOver),
-		protocol.MethodSpacesHandBack:       typed(s.spacesHandBack),
-		protocol.MethodSpacesWaitForControl: typed(s.spacesWaitForControl),
-	}
-}
-
 func (s *Service) hello(ctx context.Context, a *agent, p protocol.HelloParams) (any, error) {
 	if err := spaces.CheckName(p.Agent); err != nil {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "hello: %v", err)
@@ -430,12 +415,7 @@ func (s *Service) hello(ctx context.Context, a *agent, p protocol.HelloParams) (
 
 func (s *Service) spacesList(ctx context.Context, a *agent, p protocol.SpacesListParams) (any, error) {
 	name := a.agentName()
-	s.mu.Lock()
-	links := make([]*link, 0, len(s.links))
-	for _, l := range s.links {
-		links = append(links, l)
-	}
-	s.mu.Unlock()
+	links := s.linkList()
 	for _, l := range links {
 		s.syncSpaces(ctx, l)
 	}
@@ -577,13 +557,13 @@ func (s *Service) endSpace(ctx context.Context, a *agent, id string, keep bool) 
 	if l != nil && sp.Group != 0 {
 		tabs := l.tabsInGroup(sp.Group)
 		if keep {
-			if _, err := l.Call(ctx, browserlink.GroupsUpdate{GroupID: sp.Group, Title: sp.DoneTitle()}); err != nil {
+			if _, err := l.Call(ctx, extwire.GroupsUpdate{GroupID: sp.Group, Title: sp.DoneTitle()}); err != nil {
 				return nil, err
 			}
 			res.Kept = tabs
 		} else {
 			for _, t := range tabs {
-				if _, err := l.Call(ctx, browserlink.TabsClose{TabID: t}); err != nil && protocol.CodeOf(err) != protocol.CodeTabNotFound {
+				if _, err := l.Call(ctx, extwire.TabsClose{TabID: t}); err != nil && codeOf(err) != protocol.CodeTabNotFound {
 					return nil, err
 				}
 				res.Closed = append(res.Closed, t)
@@ -638,7 +618,7 @@ func (s *Service) control(ctx context.Context, a *agent, op, id string, st space
 	s.retitle(ctx, l, sp)
 	if st == spaces.Person && l != nil && sp.LastTab != 0 {
 		// Bring the space's tab to the person: its window comes to the front.
-		if _, err := l.Call(ctx, browserlink.TabsActivate{TabID: sp.LastTab}); err != nil {
+		if _, err := l.Call(ctx, extwire.TabsActivate{TabID: sp.LastTab}); err != nil {
 			l.log.Warn("show the taken-over space's tab", "space", sp.ID, "tab", sp.LastTab, "err", err)
 		}
 	}
@@ -771,12 +751,7 @@ func (s *Service) checkRef(ctx context.Context, a *agent, tc *tabContext, target
 
 // refTab finds the tab whose latest snapshot handed out ref.
 func (s *Service) refTab(ref string) (*link, int, bool) {
-	s.mu.Lock()
-	links := make([]*link, 0, len(s.links))
-	for _, l := range s.links {
-		links = append(links, l)
-	}
-	s.mu.Unlock()
+	links := s.linkList()
 	for _, l := range links {
 		l.mu.Lock()
 		tabs := make([]*tabState, 0, len(l.tabs))

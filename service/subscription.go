@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/browserlink"
+	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -70,7 +71,7 @@ func (s *Service) subscribe(ctx context.Context, a *agent, l *link, tab int, met
 	q := sub.listen(l)
 	a.subWG.Add(1)
 	go sub.run(runCtx, q)
-	if _, err := l.Call(ctx, browserlink.Attach{TabID: tab}); err != nil {
+	if _, err := l.Call(ctx, extwire.Attach{TabID: tab}); err != nil {
 		a.unsubscribe(sub.name)
 		return protocol.CDPSubscribeResult{}, err
 	}
@@ -82,13 +83,20 @@ func (s *Service) subscribe(ctx context.Context, a *agent, l *link, tab int, met
 func (sub *cdpSubscription) stop() {
 	sub.mu.Lock()
 	sub.stopped = true
+	sub.mu.Unlock()
+	sub.dropListener()
+	sub.cancel()
+}
+
+// dropListener ends the delivery listen started, if one runs.
+func (sub *cdpSubscription) dropListener() {
+	sub.mu.Lock()
 	unlisten := sub.unlisten
 	sub.unlisten = nil
 	sub.mu.Unlock()
 	if unlisten != nil {
 		unlisten()
 	}
-	sub.cancel()
 }
 
 // endNow ends the subscription at once and tells the agent why (the
@@ -111,8 +119,8 @@ func (sub *cdpSubscription) isStopped() bool {
 // listen subscribes to the tab's events on l; the queue closes when the
 // link ends or the subscription stops. A stopped subscription gets a
 // closed queue.
-func (sub *cdpSubscription) listen(l *link) *browserlink.Queue[*browserlink.Message] {
-	q := browserlink.NewQueue[*browserlink.Message](agentSubscriptionBuffer)
+func (sub *cdpSubscription) listen(l *link) *browserlink.Queue[*extwire.Message] {
+	q := browserlink.NewQueue[*extwire.Message](agentSubscriptionBuffer)
 	sub.mu.Lock()
 	defer sub.mu.Unlock()
 	if sub.stopped {
@@ -121,7 +129,7 @@ func (sub *cdpSubscription) listen(l *link) *browserlink.Queue[*browserlink.Mess
 	}
 	agentsOnly := !isPerson(sub.a.agentName())
 	sub.unlisten = l.Subscribe(&browserlink.Subscriber{
-		Filter: func(in *browserlink.Message) bool {
+		Filter: func(in *extwire.Message) bool {
 			switch in.Event {
 			case "cdp":
 				return in.TabID == sub.tab && (len(sub.methods) == 0 || sub.methods[in.Method])
@@ -130,7 +138,7 @@ func (sub *cdpSubscription) listen(l *link) *browserlink.Queue[*browserlink.Mess
 			}
 			return false
 		},
-		Deliver: func(in *browserlink.Message) {
+		Deliver: func(in *extwire.Message) {
 			if agentsOnly && in.Event == "cdp" && sub.s.heldByPerson(l, sub.tab) {
 				return // the person's doings in a space they took over (takeover.go)
 			}
@@ -144,7 +152,7 @@ func (sub *cdpSubscription) listen(l *link) *browserlink.Queue[*browserlink.Mess
 // run delivers the events, and resumes the subscription on the browser's
 // next link when its link ends, until the tab is gone or the subscription
 // stops.
-func (sub *cdpSubscription) run(ctx context.Context, q *browserlink.Queue[*browserlink.Message]) {
+func (sub *cdpSubscription) run(ctx context.Context, q *browserlink.Queue[*extwire.Message]) {
 	defer sub.a.subWG.Done()
 	for {
 		closed := sub.deliver(q)
@@ -168,7 +176,7 @@ func (sub *cdpSubscription) run(ctx context.Context, q *browserlink.Queue[*brows
 // deliver forwards the queue's events to the agent until the queue closes
 // (the link ended, or the subscription stopped) or the tab is closed
 // (closed is true).
-func (sub *cdpSubscription) deliver(q *browserlink.Queue[*browserlink.Message]) (closed bool) {
+func (sub *cdpSubscription) deliver(q *browserlink.Queue[*extwire.Message]) (closed bool) {
 	for in := range q.C {
 		if in.Event == "cdp" {
 			sub.a.notify(context.Background(), protocol.NotifyCDPEvent, protocol.CDPEvent{
@@ -208,7 +216,7 @@ func (sub *cdpSubscription) end(reason, msg string) {
 // timeouts.reconnect after its link dropped (at down), and resumes the
 // subscription on its new link. When it cannot, q is nil, and reason and
 // msg say why (the subscription ends).
-func (sub *cdpSubscription) resume(ctx context.Context, down time.Time) (q *browserlink.Queue[*browserlink.Message], reason, msg string) {
+func (sub *cdpSubscription) resume(ctx context.Context, down time.Time) (q *browserlink.Queue[*extwire.Message], reason, msg string) {
 	s := sub.s
 	giveUp := time.NewTimer(time.Until(down.Add(s.opts.ReconnectGrace)))
 	defer giveUp.Stop()
@@ -228,7 +236,7 @@ func (sub *cdpSubscription) resume(ctx context.Context, down time.Time) (q *brow
 				if ctx.Err() != nil {
 					return nil, "", ""
 				}
-				if code := protocol.CodeOf(err); code != protocol.CodeBrowserGone {
+				if code := codeOf(err); code != protocol.CodeBrowserGone {
 					reason = code.Name()
 					if code == protocol.CodeTabNotFound {
 						reason = "tab_closed"
@@ -253,7 +261,7 @@ func (sub *cdpSubscription) resume(ctx context.Context, down time.Time) (q *brow
 // worker, which drops its sessions) it is attached again and the agent's
 // domains enabled again. Delivery starts before that, so no event of the
 // enables is lost.
-func (sub *cdpSubscription) resumeOn(ctx context.Context, l *link, down time.Time) (*browserlink.Queue[*browserlink.Message], error) {
+func (sub *cdpSubscription) resumeOn(ctx context.Context, l *link, down time.Time) (*browserlink.Queue[*extwire.Message], error) {
 	ctx, cancel := context.WithTimeout(ctx, sub.s.opts.RequestTimeout)
 	defer cancel()
 	tabs, err := sub.s.listTabs(ctx, l)
@@ -275,12 +283,12 @@ func (sub *cdpSubscription) resumeOn(ctx context.Context, l *link, down time.Tim
 	}
 	res := protocol.SubscriptionResumed{Subscription: sub.name, Browser: sub.browser, Tab: sub.tab, Reattached: !tab.Attached}
 	if res.Reattached {
-		if _, err := l.Call(ctx, browserlink.Attach{TabID: sub.tab}); err != nil {
+		if _, err := l.Call(ctx, extwire.Attach{TabID: sub.tab}); err != nil {
 			sub.unlistenFrom(q)
 			return nil, err
 		}
 		for _, e := range sub.enabled() {
-			if _, err := l.Call(ctx, browserlink.CDP{TabID: sub.tab, Method: e.method, Params: e.params}); err != nil {
+			if _, err := l.Call(ctx, extwire.CDP{TabID: sub.tab, Method: e.method, Params: e.params}); err != nil {
 				l.log.Warn("a resumed subscription could not enable a domain again", "subscription", sub.name, "tab", sub.tab, "method", e.method, "err", err)
 				continue
 			}
@@ -294,14 +302,8 @@ func (sub *cdpSubscription) resumeOn(ctx context.Context, l *link, down time.Tim
 }
 
 // unlistenFrom ends the delivery that listen started (the queue it gave).
-func (sub *cdpSubscription) unlistenFrom(q *browserlink.Queue[*browserlink.Message]) {
-	sub.mu.Lock()
-	unlisten := sub.unlisten
-	sub.unlisten = nil
-	sub.mu.Unlock()
-	if unlisten != nil {
-		unlisten()
-	}
+func (sub *cdpSubscription) unlistenFrom(q *browserlink.Queue[*extwire.Message]) {
+	sub.dropListener()
 	q.Close()
 }
 

@@ -10,8 +10,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 
 	"github.com/egohost/egohost/actions"
-	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/cdptab"
+	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
 	"github.com/egohost/egohost/snapshot"
@@ -106,7 +106,7 @@ func (l *link) reachable(ctx context.Context, t *tabState) error {
 
 // trackDialog follows Page.javascriptDialogOpening/Closed of a tab's main
 // frame (they flow once anyone enabled the Page domain on the tab).
-func (l *link) trackDialog(in *browserlink.Message) {
+func (l *link) trackDialog(in *extwire.Message) {
 	switch in.Method {
 	case page.JavascriptDialogOpening.Method:
 		var ev page.EventJavascriptDialogOpening

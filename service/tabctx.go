@@ -68,6 +68,7 @@ func (s *Service) tabContextWithin(ctx context.Context, a *agent, target protoco
 	sctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	tc, err := s.tabContext(sctx, a, target)
+	err = linkError(err)
 	if err != nil && ctx.Err() == nil && sctx.Err() != nil {
 		var pe *protocol.Error
 		if !errors.As(err, &pe) || pe.Code == protocol.CodeTimeout {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sync"
 
-	"github.com/egohost/egohost/browserlink"
+	"github.com/egohost/egohost/extwire"
 )
 
 // tabURLs is a link's registry of its tabs' current URLs, kept from the
@@ -16,7 +16,7 @@ type tabURLs struct {
 }
 
 // track follows one event of the link. It runs in the link's reader.
-func (u *tabURLs) track(in *browserlink.Message) {
+func (u *tabURLs) track(in *extwire.Message) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	switch in.Event {

@@ -3,7 +3,6 @@ package snapshot
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -21,20 +20,13 @@ import (
 	"github.com/egohost/egohost/refmap"
 )
 
-// Errors of Lookup, for errors.Is.
+// Errors of Lookup, for errors.Is: the ref map's (refmap.ErrStaleRef, …),
+// by their old names.
 var (
-	// ErrStaleRef: the ref names a node of a document that is gone (the
-	// page or its frame navigated), or a node the latest snapshot no
-	// longer has. Take a new snapshot.
-	ErrStaleRef = errors.New("stale ref")
-	// ErrUnknownRef: the tab never handed out this ref.
-	ErrUnknownRef = errors.New("unknown ref")
-	// ErrNotRef: the input is not a ref ("@12", "ref=12" or "12").
-	ErrNotRef = errors.New("not a ref")
-	// ErrGone: the element was removed from its (still current) document
-	// after the snapshot. Lookup returns the entry with it, so a caller
-	// may look for a unique element with the same role and name.
-	ErrGone = errors.New("element removed from the page")
+	ErrStaleRef   = refmap.ErrStaleRef
+	ErrUnknownRef = refmap.ErrUnknownRef
+	ErrNotRef     = refmap.ErrNotRef
+	ErrGone       = refmap.ErrGone
 )
 
 // Tab is one tab's snapshot state: its ref map, the numbering that keeps

@@ -13,29 +13,21 @@ import (
 // printAction prints an action's result for people: what was done to
 // which element, then what was waited for.
 func printAction(did string) func(w io.Writer, raw json.RawMessage) error {
-	return func(w io.Writer, raw json.RawMessage) error {
-		var r protocol.ActionResult
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return err
-		}
+	return printAs(func(w io.Writer, r protocol.ActionResult) error {
 		return writeAction(w, did, r)
-	}
+	})
 }
 
 // printKeys prints the result of press or type: which element had the
 // focus (the keys went there), or that nothing had. *what is the key or
 // the text, known once the params are parsed.
 func printKeys(did, to string, what *string) func(w io.Writer, raw json.RawMessage) error {
-	return func(w io.Writer, raw json.RawMessage) error {
-		var r protocol.ActionResult
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return err
-		}
+	return printAs(func(w io.Writer, r protocol.ActionResult) error {
 		if r.Element == "" {
 			return writeAction(w, did+" "+*what+" with nothing focused (the page got the keys)", r)
 		}
 		return writeAction(w, did+" "+*what+" "+to, r)
-	}
+	})
 }
 
 // writeAction writes an action's result: what was done to which element,

@@ -224,11 +224,7 @@ func actionVerbs() map[string]verb {
 				return p, nil
 			}
 		},
-		human: func(w io.Writer, raw json.RawMessage) error {
-			var r protocol.WaitResult
-			if err := json.Unmarshal(raw, &r); err != nil {
-				return err
-			}
+		human: printAs(func(w io.Writer, r protocol.WaitResult) error {
 			fmt.Fprintf(w, "waited %s for %s", ms(r.TookMs), r.What)
 			if r.Value != nil {
 				var b bytes.Buffer
@@ -237,7 +233,7 @@ func actionVerbs() map[string]verb {
 			}
 			_, err := fmt.Fprintln(w)
 			return err
-		},
+		}),
 	}
 	v["goto"] = verb{
 		use: "goto URL", short: "navigate the tab to URL and wait for its load", group: "tabs",
@@ -322,11 +318,7 @@ func actionVerbs() map[string]verb {
 			}
 		},
 		finish: (*env).saveScreenshot,
-		human: func(w io.Writer, raw json.RawMessage) error {
-			var r protocol.ScreenshotResult
-			if err := json.Unmarshal(raw, &r); err != nil {
-				return err
-			}
+		human: printAs(func(w io.Writer, r protocol.ScreenshotResult) error {
 			what := "viewport"
 			switch {
 			case r.Element != "":
@@ -336,7 +328,7 @@ func actionVerbs() map[string]verb {
 			}
 			_, err := fmt.Fprintf(w, "wrote %s: %s, %d×%d, %s\n", r.Path, what, r.Width, r.Height, size(r.Bytes))
 			return err
-		},
+		}),
 	}
 	v["dialog"] = verb{
 		use: "dialog accept [TEXT] | dialog dismiss", short: "answer the JavaScript dialog (alert, confirm, prompt)", group: "act",
@@ -352,11 +344,7 @@ func actionVerbs() map[string]verb {
 			}
 			return p, nil
 		}),
-		human: func(w io.Writer, raw json.RawMessage) error {
-			var r protocol.DialogResult
-			if err := json.Unmarshal(raw, &r); err != nil {
-				return err
-			}
+		human: printAs(func(w io.Writer, r protocol.DialogResult) error {
 			verb := "dismissed"
 			if r.Accepted {
 				verb = "accepted"
@@ -371,7 +359,7 @@ func actionVerbs() map[string]verb {
 			}
 			_, err := fmt.Fprintf(w, "%s %s %q\n", verb, r.Dialog.Type, r.Dialog.Message)
 			return err
-		},
+		}),
 	}
 	v["download"] = verb{
 		use: "download", short: "wait for a download (--click TARGET starts it) and print where it went", group: "act",
@@ -383,14 +371,10 @@ func actionVerbs() map[string]verb {
 				return protocol.DownloadParams{Target: c.Target, Click: *click, TimeoutMs: c.timeoutMs()}, nil
 			}
 		},
-		human: func(w io.Writer, raw json.RawMessage) error {
-			var r protocol.DownloadResult
-			if err := json.Unmarshal(raw, &r); err != nil {
-				return err
-			}
+		human: printAs(func(w io.Writer, r protocol.DownloadResult) error {
 			_, err := fmt.Fprintf(w, "downloaded %s to %s (%s) in %s\n", r.URL, r.Filename, size(int(r.Bytes)), ms(r.TookMs))
 			return err
-		},
+		}),
 	}
 	for name, vb := range v {
 		if vb.group == "" {

@@ -142,16 +142,9 @@ func (c *cli) agentsCommand() *cobra.Command {
 	}
 	ownerCall := func(method string, params any, print func(e *env, raw []byte) error) func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
 		return func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
-			ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Request)
-			defer cancel()
-			cl, err := e.dialOwner(ctx, "")
-			if err != nil {
-				return err
-			}
-			defer cl.Close()
 			var raw json.RawMessage
-			if err := cl.Call(ctx, method, params, &raw); err != nil {
-				return lostService("agents", err)
+			if err := e.withOwner(ctx, func(call ownerCaller) error { return call(method, params, &raw) }); err != nil {
+				return err
 			}
 			if e.json {
 				_, err := fmt.Fprintf(e.stdout, "%s\n", raw)
@@ -327,65 +320,64 @@ func (c *cli) approveCommand() *cobra.Command {
 	replace := cmd.Flags().Bool("replace", false, "approve even though NAME is paired already: that pairing's token is revoked")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return c.with(func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
-			ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Request)
-			defer cancel()
-			cl, err := e.dialOwner(ctx, "")
-			if err != nil {
-				return err
-			}
-			defer cl.Close()
-			var l protocol.AgentsListResult
-			if err := cl.Call(ctx, protocol.MethodAgentsList, nil, &l); err != nil {
-				return lostService("agents", err)
-			}
-			i := slices.IndexFunc(l.Pending, func(r protocol.PairingRequest) bool { return r.Name == args[0] || r.ID == args[0] })
-			if i < 0 {
-				return fmt.Errorf("agents approve: no pairing request waits for %q (see `egohost agents list`)", args[0])
-			}
-			r := l.Pending[i]
-			grant := r.Scopes
-			if len(*scopes) > 0 {
-				grant = *scopes
-			}
-			out := e.stdout
-			if e.json {
-				out = e.stderr
-			}
-			fmt.Fprintf(out, "%s asks to drive your browser, from %s\n", r.Name, procWords(r.Process))
-			for _, sc := range r.Scopes {
-				mark := "  "
-				if slices.Contains(grant, sc) {
-					mark = "+ "
-				}
-				fmt.Fprintf(out, "  %s%-9s %s\n", mark, sc, scopeWords(sc))
-			}
-			if r.Replaces != nil {
-				fmt.Fprintf(out, "  ! %s is paired already (scopes %s, since %s, %d live connection(s)): approving replaces that pairing and revokes its token\n",
-					r.Name, strings.Join(r.Replaces.Scopes, ","), r.Replaces.Paired.Local().Format(time.DateTime), r.Replaces.Connected)
-			}
-			switch {
-			case !*yes:
-				return usageError(fmt.Sprintf("agents approve: nothing approved: run `egohost agents approve %s --yes` to grant %s%s", r.Name, strings.Join(grant, ","), map[bool]string{true: " --replace", false: ""}[r.Replaces != nil]))
-			case r.Replaces != nil && !*replace:
-				return usageError(fmt.Sprintf("agents approve: nothing approved: %s is paired already; add --replace to replace that pairing", r.Name))
-			}
-			params := protocol.AgentsApproveParams{Name: r.ID, Replace: *replace}
-			if len(*scopes) > 0 {
-				params.Scopes = *scopes
-			}
-			var raw json.RawMessage
-			if err := cl.Call(ctx, protocol.MethodAgentsApprove, params, &raw); err != nil {
-				return lostService("agents", err)
-			}
-			if e.json {
-				_, err := fmt.Fprintf(e.stdout, "%s\n", raw)
-				return err
-			}
-			fmt.Fprintf(e.stdout, "approved %s (%s)\n", r.Name, strings.Join(grant, ", "))
-			return nil
+			return e.withOwner(ctx, func(call ownerCaller) error { return approve(e, call, args[0], *scopes, *yes, *replace) })
 		})(cmd, args)
 	}
 	return cmd
+}
+
+// approve is `agents approve NAME`: it shows the request, and with yes
+// approves it.
+func approve(e *env, call ownerCaller, name string, scopes []string, yes, replace bool) error {
+	var l protocol.AgentsListResult
+	if err := call(protocol.MethodAgentsList, nil, &l); err != nil {
+		return err
+	}
+	i := slices.IndexFunc(l.Pending, func(r protocol.PairingRequest) bool { return r.Name == name || r.ID == name })
+	if i < 0 {
+		return fmt.Errorf("agents approve: no pairing request waits for %q (see `egohost agents list`)", name)
+	}
+	r := l.Pending[i]
+	grant := r.Scopes
+	if len(scopes) > 0 {
+		grant = scopes
+	}
+	out := e.stdout
+	if e.json {
+		out = e.stderr
+	}
+	fmt.Fprintf(out, "%s asks to drive your browser, from %s\n", r.Name, procWords(r.Process))
+	for _, sc := range r.Scopes {
+		mark := "  "
+		if slices.Contains(grant, sc) {
+			mark = "+ "
+		}
+		fmt.Fprintf(out, "  %s%-9s %s\n", mark, sc, scopeWords(sc))
+	}
+	if r.Replaces != nil {
+		fmt.Fprintf(out, "  ! %s is paired already (scopes %s, since %s, %d live connection(s)): approving replaces that pairing and revokes its token\n",
+			r.Name, strings.Join(r.Replaces.Scopes, ","), r.Replaces.Paired.Local().Format(time.DateTime), r.Replaces.Connected)
+	}
+	switch {
+	case !yes:
+		return usageError(fmt.Sprintf("agents approve: nothing approved: run `egohost agents approve %s --yes` to grant %s%s", r.Name, strings.Join(grant, ","), map[bool]string{true: " --replace", false: ""}[r.Replaces != nil]))
+	case r.Replaces != nil && !replace:
+		return usageError(fmt.Sprintf("agents approve: nothing approved: %s is paired already; add --replace to replace that pairing", r.Name))
+	}
+	params := protocol.AgentsApproveParams{Name: r.ID, Replace: replace}
+	if len(scopes) > 0 {
+		params.Scopes = scopes
+	}
+	var raw json.RawMessage
+	if err := call(protocol.MethodAgentsApprove, params, &raw); err != nil {
+		return err
+	}
+	if e.json {
+		_, err := fmt.Fprintf(e.stdout, "%s\n", raw)
+		return err
+	}
+	fmt.Fprintf(e.stdout, "approved %s (%s)\n", r.Name, strings.Join(grant, ", "))
+	return nil
 }
 
 // scopeWords says what a scope grants, for the person deciding (as the
@@ -402,4 +394,26 @@ func scopeWords(scope string) string {
 		return "raw DevTools protocol"
 	}
 	return "unknown scope"
+}
+
+// ownerCaller calls a method on the owner's connection; a service that is
+// gone is said as the agents command's.
+type ownerCaller func(method string, params, result any) error
+
+// withOwner runs fn with a connection of the owner token, within the
+// request timeout.
+func (e *env) withOwner(ctx context.Context, fn func(call ownerCaller) error) error {
+	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Request)
+	defer cancel()
+	cl, err := e.dialOwner(ctx, "")
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	return fn(func(method string, params, result any) error {
+		if err := cl.Call(ctx, method, params, result); err != nil {
+			return lostService("agents", err)
+		}
+		return nil
+	})
 }

@@ -32,7 +32,8 @@ type verb struct {
 	// flags declares the verb's own flags on fs and returns what builds
 	// the call's params once the command line is parsed.
 	flags func(fs *pflag.FlagSet) paramsFunc
-	// human prints the result for people (--json prints it raw).
+	// human prints the result for people (--json prints it raw); printAs
+	// makes one from a printer of the decoded result.
 	human func(w io.Writer, raw json.RawMessage) error
 	// jsonParams, if set, adjusts the params when --json is given.
 	jsonParams func(params any) any
@@ -107,11 +108,7 @@ func coreVerbs() map[string]verb {
 					return p, nil
 				}
 			},
-			human: func(w io.Writer, raw json.RawMessage) error {
-				var r protocol.TabResult
-				if err := json.Unmarshal(raw, &r); err != nil {
-					return err
-				}
+			human: printAs(func(w io.Writer, r protocol.TabResult) error {
 				opened := fmt.Sprintf("opened tab %d", r.Tab.ID)
 				if r.Reused {
 					opened = fmt.Sprintf("reused the space's empty tab %d", r.Tab.ID)
@@ -122,7 +119,7 @@ func coreVerbs() map[string]verb {
 				}
 				fmt.Fprintf(w, "%s: ", opened)
 				return printNavResult(w, *r.Nav)
-			},
+			}),
 		},
 		"close": {
 			use: "close", short: "close the tab (--tab ID, default the selected one)", group: "tabs",
@@ -159,14 +156,10 @@ func coreVerbs() map[string]verb {
 					return protocol.TabParams{Target: c.Target}, nil
 				}
 			},
-			human: func(w io.Writer, raw json.RawMessage) error {
-				var r protocol.TabResult
-				if err := json.Unmarshal(raw, &r); err != nil {
-					return err
-				}
+			human: printAs(func(w io.Writer, r protocol.TabResult) error {
 				_, err := fmt.Fprintf(w, "selected tab %d: %s\n", r.Tab.ID, r.Tab.URL)
 				return err
-			},
+			}),
 		},
 		"cdp": {
 			use: "cdp METHOD [PARAMS_JSON]", short: "send one CDP command, print its result", group: "read",
@@ -449,4 +442,16 @@ func lostService(verb string, err error) error {
 		return &serviceLostError{verb: verb, err: err}
 	}
 	return err
+}
+
+// printAs is a verb's human printer of a result R: it decodes the result
+// and prints it with print.
+func printAs[R any](print func(w io.Writer, r R) error) func(w io.Writer, raw json.RawMessage) error {
+	return func(w io.Writer, raw json.RawMessage) error {
+		var r R
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return err
+		}
+		return print(w, r)
+	}
 }

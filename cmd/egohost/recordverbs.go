@@ -27,11 +27,7 @@ func recordVerbs() map[string]verb {
 					return protocol.ConsoleListParams{Target: c.Target, Level: *level, Clear: *clear}, nil
 				}
 			},
-			human: func(w io.Writer, raw json.RawMessage) error {
-				var r protocol.ConsoleListResult
-				if err := json.Unmarshal(raw, &r); err != nil {
-					return err
-				}
+			human: printAs(func(w io.Writer, r protocol.ConsoleListResult) error {
 				for _, m := range r.Messages {
 					loc := ""
 					if m.URL != "" {
@@ -43,7 +39,7 @@ func recordVerbs() map[string]verb {
 					fmt.Fprintf(w, "(%d older messages were dropped)\n", r.Dropped)
 				}
 				return nil
-			},
+			}),
 		},
 		"network": {
 			use: "network", short: "print the tab's requests (recorded since egohost attached)", group: "read",
@@ -56,11 +52,7 @@ func recordVerbs() map[string]verb {
 					return protocol.NetworkListParams{Target: c.Target, Static: *static, Clear: *clear}, nil
 				}
 			},
-			human: func(w io.Writer, raw json.RawMessage) error {
-				var r protocol.NetworkListResult
-				if err := json.Unmarshal(raw, &r); err != nil {
-					return err
-				}
+			human: printAs(func(w io.Writer, r protocol.NetworkListResult) error {
 				for _, q := range r.Requests {
 					status := "pending"
 					switch {
@@ -75,7 +67,7 @@ func recordVerbs() map[string]verb {
 					fmt.Fprintf(w, "(%d older requests were dropped)\n", r.Dropped)
 				}
 				return nil
-			},
+			}),
 		},
 		"cookies get": {
 			use: "get [NAME]", short: "print the tab's cookies (or one)", group: "read",
@@ -121,14 +113,10 @@ func recordVerbs() map[string]verb {
 				}
 				return p, nil
 			}),
-			human: func(w io.Writer, raw json.RawMessage) error {
-				var r protocol.CookiesClearResult
-				if err := json.Unmarshal(raw, &r); err != nil {
-					return err
-				}
+			human: printAs(func(w io.Writer, r protocol.CookiesClearResult) error {
 				_, err := fmt.Fprintf(w, "deleted %d cookie(s) of %s\n", r.Deleted, r.URL)
 				return err
-			},
+			}),
 		},
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -40,17 +39,13 @@ func snapshotVerbs() map[string]verb {
 				sp.Refs = true
 				return sp
 			},
-			human: func(w io.Writer, raw json.RawMessage) error {
-				var r protocol.SnapshotResult
-				if err := json.Unmarshal(raw, &r); err != nil {
-					return err
-				}
+			human: printAs(func(w io.Writer, r protocol.SnapshotResult) error {
 				_, err := fmt.Fprint(w, cliWords(r.Text))
 				if len(r.Text) > 0 && r.Text[len(r.Text)-1] != '\n' {
 					fmt.Fprintln(w)
 				}
 				return err
-			},
+			}),
 		},
 	}
 }

@@ -148,17 +148,13 @@ func printSpaces(w io.Writer, raw json.RawMessage) error {
 }
 
 func printSpace(what string) func(w io.Writer, raw json.RawMessage) error {
-	return func(w io.Writer, raw json.RawMessage) error {
-		var r protocol.SpaceResult
-		if err := json.Unmarshal(raw, &r); err != nil {
-			return err
-		}
+	return printAs(func(w io.Writer, r protocol.SpaceResult) error {
 		_, err := fmt.Fprintf(w, "%s %s\n", what, spaceLine(r.Space))
 		if err == nil && r.Tab != nil {
 			_, err = fmt.Fprintf(w, "tab %d %s\n", r.Tab.ID, r.Tab.URL)
 		}
 		return err
-	}
+	})
 }
 
 func printEnded(w io.Writer, raw json.RawMessage) error {

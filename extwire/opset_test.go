@@ -1,4 +1,4 @@
-package browserlink
+package extwire
 
 import (
 	"encoding/json"
@@ -56,7 +56,7 @@ func TestOpSetMatchesTheExtension(t *testing.T) {
 	ops := opSet(t)
 	sent := map[string]bool{}
 	for _, op := range allOps {
-		name := op.opName()
+		name := op.OpName()
 		sent[name] = true
 		fields, ok := ops[name]
 		if !ok {
@@ -144,7 +144,7 @@ func TestAllOpsListsEveryOpType(t *testing.T) {
 		}
 		for _, d := range f.Decls {
 			fn, ok := d.(*ast.FuncDecl)
-			if !ok || fn.Name.Name != "opName" || fn.Recv == nil {
+			if !ok || fn.Name.Name != "OpName" || fn.Recv == nil {
 				continue
 			}
 			if id, ok := fn.Recv.List[0].Type.(*ast.Ident); ok {
@@ -157,7 +157,7 @@ func TestAllOpsListsEveryOpType(t *testing.T) {
 		listed = append(listed, reflect.TypeOf(op).Name())
 	}
 	if got, want := slices.Sorted(slices.Values(listed)), slices.Sorted(slices.Values(declared)); !slices.Equal(got, want) {
-		t.Errorf("allOps has %v; the types with an opName method are %v", got, want)
+		t.Errorf("allOps has %v; the types with an OpName method are %v", got, want)
 	}
 }
 

@@ -1,39 +1,11 @@
-package browserlink
+package extwire
 
 import (
 	"encoding/json"
-	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/egohost/egohost/protocol"
 )
-
-func TestExtensionErrorCodesMap(t *testing.T) {
-	tests := []struct {
-		ext  string
-		want protocol.Code
-	}{
-		{"no_tab", protocol.CodeTabNotFound},
-		{"already_attached", protocol.CodeAlreadyAttached},
-		{"attach_failed", protocol.CodeAttachFailed},
-		{"detached", protocol.CodeDetached},
-		{"cdp_error", protocol.CodeCDP},
-		{"too_large", protocol.CodeTooLarge},
-		{"unknown_op", protocol.CodeInvalidParams},
-		{"internal", protocol.CodeExtension},
-	}
-	for _, tt := range tests {
-		t.Run(tt.ext, func(t *testing.T) {
-			err := extensionError("cdp", &ExtError{Code: tt.ext, Message: "m"})
-			var pe *protocol.Error
-			if !errors.As(err, &pe) || pe.Code != tt.want {
-				t.Fatalf("got error %v, want code %s", err, tt.want.Name())
-			}
-		})
-	}
-}
 
 // TestEncodeRequest pins each op's request as PROTOCOL.md §2.1 and
 // extension/dispatch.js read it.
@@ -60,7 +32,7 @@ func TestEncodeRequest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b, err := encodeRequest(7, tt.op)
+			b, err := EncodeRequest(7, tt.op)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +49,7 @@ func TestEncodeRequest(t *testing.T) {
 }
 
 func TestEncodeRequestBadParams(t *testing.T) {
-	if _, err := encodeRequest(1, CDP{TabID: 1, Method: "X", Params: json.RawMessage(`{`)}); err == nil {
+	if _, err := EncodeRequest(1, CDP{TabID: 1, Method: "X", Params: json.RawMessage(`{`)}); err == nil {
 		t.Fatal("got no error for params that are not JSON")
 	}
 }

@@ -1,0 +1,162 @@
+// Package extwire is the extension wire (PROTOCOL.md §2): the messages the
+// extension, the relay and the service exchange over native messaging and
+// the relay socket — the service's requests (ops) and the extension's
+// replies, the events, the chunks of a large request, the relay's
+// handshake and events, the popup channel's calls and notices. It holds
+// the types and their encoding only: the browser link (browserlink), the
+// relay and the service speak it.
+package extwire
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/egohost/egohost/protocol"
+)
+
+// Op is a request to the extension (PROTOCOL.md §2.1): one of the op
+// types below. Its JSON is the request's fields; EncodeRequest adds "id"
+// and "op".
+type Op interface {
+	// OpName is the request's "op".
+	OpName() string
+	// OpTab is the tab whose detach or close fails the call in flight
+	// (0: none).
+	OpTab() int
+}
+
+// CDP sends one CDP command to a tab (or one of its flattened child
+// sessions); the reply is Chrome's result object.
+type CDP struct {
+	TabID     int             `json:"tabId"`
+	Method    string          `json:"method"`
+	SessionID string          `json:"sessionId,omitempty"`
+	Params    json.RawMessage `json:"params,omitempty"`
+	// Reattach says the service has heard of the tab's refused detach
+	// (Message.Refused): the extension attaches again for it. The link
+	// sets it on the tab's first command after that event.
+	Reattach bool `json:"reattach,omitempty"`
+}
+
+// Attach attaches the debugger to a tab: {"attached", "already"}.
+type Attach struct {
+	TabID int `json:"tabId"`
+}
+
+// TabsList lists the browser's tabs: {"tabs": [Tab]}.
+type TabsList struct{}
+
+// TabsOpen opens a tab: {"tab": Tab}.
+type TabsOpen struct {
+	URL    string `json:"url"`
+	Active bool   `json:"active"`
+	// WindowID opens it in that window; NewWindow as the first tab of a
+	// new unfocused window (an agent's space).
+	WindowID  int  `json:"windowId,omitempty"`
+	NewWindow bool `json:"newWindow,omitempty"`
+}
+
+// TabsClose closes a tab: {"closed": true}.
+type TabsClose struct {
+	TabID int `json:"tabId"`
+}
+
+// TabsActivate activates a tab and focuses its window: {"tab": Tab}.
+type TabsActivate struct {
+	TabID int `json:"tabId"`
+	// NoFocus leaves the window's focus as it is (an agent's space).
+	NoFocus bool `json:"noFocus,omitempty"`
+}
+
+// Echo sends data back: {"data", "length"}.
+type Echo struct {
+	Data any `json:"data"`
+}
+
+// GroupsAdd puts tabs into a tab group (a new one when GroupID is 0) and
+// sets its title and colour when given: {"groupId"}.
+type GroupsAdd struct {
+	TabIDs  []int  `json:"tabIds"`
+	GroupID int    `json:"groupId,omitempty"`
+	Title   string `json:"title,omitempty"`
+	Color   string `json:"color,omitempty"`
+}
+
+// GroupsUpdate retitles or recolours a tab group: {"group": Group}.
+type GroupsUpdate struct {
+	GroupID int    `json:"groupId"`
+	Title   string `json:"title,omitempty"`
+	Color   string `json:"color,omitempty"`
+}
+
+// GroupsList lists the browser's tab groups: {"groups": [Group]}.
+type GroupsList struct{}
+
+func (CDP) OpName() string          { return "cdp" }
+func (Attach) OpName() string       { return "attach" }
+func (TabsList) OpName() string     { return "tabs.list" }
+func (TabsOpen) OpName() string     { return "tabs.open" }
+func (TabsClose) OpName() string    { return "tabs.close" }
+func (TabsActivate) OpName() string { return "tabs.activate" }
+func (Echo) OpName() string         { return "echo" }
+func (GroupsAdd) OpName() string    { return "groups.add" }
+func (GroupsUpdate) OpName() string { return "groups.update" }
+func (GroupsList) OpName() string   { return "groups.list" }
+
+func (o CDP) OpTab() int        { return o.TabID }
+func (o Attach) OpTab() int     { return o.TabID }
+func (TabsList) OpTab() int     { return 0 }
+func (TabsOpen) OpTab() int     { return 0 }
+func (TabsClose) OpTab() int    { return 0 }
+func (TabsActivate) OpTab() int { return 0 }
+func (Echo) OpTab() int         { return 0 }
+func (GroupsAdd) OpTab() int    { return 0 }
+func (GroupsUpdate) OpTab() int { return 0 }
+func (GroupsList) OpTab() int   { return 0 }
+
+// EncodeRequest is the request's JSON: {"id", "op", …the op's fields}.
+func EncodeRequest(id int64, op Op) ([]byte, error) {
+	fields, err := json.Marshal(op)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode request: %w", op.OpName(), err)
+	}
+	name, _ := json.Marshal(op.OpName())
+	msg := fmt.Appendf(nil, `{"id":%d,"op":%s`, id, name)
+	if len(fields) > 2 { // more than "{}"
+		msg = append(msg, ',')
+	}
+	return append(msg, fields[1:]...), nil
+}
+
+// TabsListResult is the reply to TabsList.
+type TabsListResult struct {
+	Tabs []protocol.Tab `json:"tabs"`
+}
+
+// TabResult is the reply to TabsOpen and TabsActivate.
+type TabResult struct {
+	Tab protocol.Tab `json:"tab"`
+}
+
+// GroupsListResult is the reply to GroupsList.
+type GroupsListResult struct {
+	Groups []Group `json:"groups"`
+}
+
+// GroupsAddResult is the reply to GroupsAdd.
+type GroupsAddResult struct {
+	GroupID int `json:"groupId"`
+}
+
+// EchoResult is the reply to Echo.
+type EchoResult struct {
+	Data string `json:"data"`
+}
+
+// Group is a Chrome tab group as the extension reports it.
+type Group struct {
+	ID       int    `json:"id"`
+	Title    string `json:"title"`
+	Color    string `json:"color"`
+	WindowID int    `json:"windowId"`
+}
