@@ -297,6 +297,9 @@ func BenchmarkMCPVersusPlaywrightMCP(b *testing.B) {
 	}
 
 	runs := max(b.N, 1)
+	if testing.Short() {
+		runs = 1 // CI: the benchmark works; its figures need more
+	}
 	type cell struct{ ego, pw []taskResult }
 	tasks := benchTasks(base, orders)
 	if only := os.Getenv("EGOHOST_BENCH_TASK"); only != "" { // e.g. "checkout": one task while iterating
