@@ -454,7 +454,7 @@ func TestPairCLIAndRevoke(t *testing.T) {
 	defer cancel()
 	waitErr := make(chan error, 1)
 	go func() {
-		waitErr <- live.Call(ctx, protocol.MethodWait, map[string]any{"tab": tab.Tab, "text": "never shows up", "timeoutMs": 20000}, nil)
+		waitErr <- live.Call(ctx, protocol.MethodWait, map[string]any{"tab": tab.Tab, "text": "never shows up", "timeoutMs": 30000}, nil)
 	}()
 	revoke := exec.Command(theSuite.bin, "agents", "revoke", "writer")
 	revoke.Env = env
@@ -464,15 +464,8 @@ func TestPairCLIAndRevoke(t *testing.T) {
 		t.Fatalf("agents revoke: %v %s", err, outb)
 	}
 	revoked := time.Now()
-	select {
-	case err := <-waitErr:
-		if err == nil {
-			t.Fatal("the revoked agent's wait succeeded")
-		}
-		t.Logf("revoke: the agent's in-flight call ended %v after `egohost agents revoke` returned, %v after it started (process start included): %v", time.Since(revoked), time.Since(started), err)
-	case <-ctx.Done():
-		t.Fatal("the revoked agent's call was still running after 30 s")
-	}
+	wantCut(t, waitErr, "the revoked agent's wait (timeoutMs 30000)", "`egohost agents revoke`")
+	t.Logf("revoke: the agent's in-flight call ended %v after `egohost agents revoke` returned, %v after it started (process start included)", time.Since(revoked), time.Since(started))
 	if _, errOut, code := runCLI(agentEnv, "snapshot", "--tab", strconv.Itoa(tab.Tab)); code == 0 || !strings.Contains(errOut, "revoked") {
 		t.Errorf("snapshot with the revoked token: code %d, %s; want refused as revoked", code, errOut)
 	}

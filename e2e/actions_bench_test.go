@@ -54,6 +54,9 @@ func BenchmarkActions(b *testing.B) {
 	defer cancel()
 	tab := c.openTab(b, pageURL)
 	runs := min(b.N, 50)
+	if testing.Short() {
+		runs = 1 // CI: the benchmark works; its figures need more
+	}
 	measure := func(op string, call func(i int) error) actionTime {
 		var times []float64
 		for i := -1; i < runs; i++ { // -1 is a warm-up
@@ -191,6 +194,9 @@ func BenchmarkActionsList(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
 	runs := min(b.N, 50)
+	if testing.Short() {
+		runs = 1 // CI: the benchmark works; its figures need more
+	}
 	median := func(xs []float64) float64 {
 		slices.Sort(xs)
 		return xs[len(xs)/2]
@@ -374,7 +380,13 @@ func BenchmarkFillPressInterleaved(b *testing.B) {
 	}
 	tab := c.openTab(b, srv+"/page")
 	runs := min(b.N, 50)
-	const blocks = 7
+	if testing.Short() {
+		runs = 1 // CI: the benchmark works; its figures need more
+	}
+	blocks := 7
+	if testing.Short() {
+		blocks = 1 // CI: the benchmark works; its figures need the 7
+	}
 	noSettle := protocol.ActionOptions{NoSettle: true}
 	ops := []struct {
 		name string

@@ -148,7 +148,7 @@ func BenchmarkSnapshotsRelayed(b *testing.B) {
 		return snapshotbench.Result{Runs: runs, MedianMs: times[len(times)/2], MinMs: times[0], Chars: len([]rune(last.Text)), Refs: last.Stats.Refs, Bytes: last.Stats.Bytes}, nil
 	}
 	var rows []snapshotbench.Row
-	for _, n := range snapshotbench.Sizes {
+	for _, n := range snapshotbench.SizesFor(testing.Short()) {
 		url := fmt.Sprintf("%s/list/%d", srv, n)
 		tab := c.openTab(b, url)
 		row := snapshotbench.Row{Items: n}

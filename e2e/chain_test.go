@@ -377,3 +377,28 @@ func TestChainPipelinedLoad(t *testing.T) {
 	took := time.Since(start)
 	t.Logf("%d agents × %d pipelined requests, all answered in %v (%.0f requests/s)", agents, perAgent, took.Round(time.Millisecond), float64(agents*perAgent)/took.Seconds())
 }
+
+// cutBound is how soon a call in flight must end once the person cut it
+// (Disconnect, revoke, take over): far more than the cut takes on a loaded
+// machine, far less than the 30 s request deadline at which the call would
+// end anyway, so a call that merely timed out fails the test.
+const cutBound = 5 * time.Second
+
+// wantCut waits for the end of call, which what cut, and returns its error:
+// it must fail within cutBound, and not with a timeout.
+func wantCut(t testing.TB, ended <-chan error, call, what string) error {
+	t.Helper()
+	select {
+	case err := <-ended:
+		if err == nil {
+			t.Fatalf("%s succeeded after %s, want it cut", call, what)
+		}
+		if protocol.CodeOf(err) == protocol.CodeTimeout {
+			t.Fatalf("%s timed out after %s (%v), want it cut", call, what, err)
+		}
+		return err
+	case <-time.After(cutBound):
+		t.Fatalf("%s was still running %v after %s: not cut", call, cutBound, what)
+	}
+	return nil
+}

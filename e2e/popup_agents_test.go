@@ -19,10 +19,11 @@ import (
 // their spaces and last calls; a call in flight shows as doing now; Take
 // over (real clicks) makes the agent's next CLI call fail with
 // user_in_control and Hand back lets it through again; Disconnect cuts the
-// agent's live connection (its call in flight fails) and it connects
-// again. The tab fits Chrome's 600 px popup with two agents; with a
-// pairing request and long lists it still does, the lists scrolling
-// inside their sections.
+// agent's live connection (its call in flight fails at once) and it
+// connects again; Revoke (pressed twice) cuts a paired agent's call in
+// flight at once and its token no longer works. The tab fits Chrome's
+// 600 px popup with two agents; with a pairing request and long lists it
+// still does, the lists scrolling inside their sections.
 func TestPopupAgentsTab(t *testing.T) {
 	c := startChain(t)
 	base := spacePages(t)
@@ -73,7 +74,7 @@ func TestPopupAgentsTab(t *testing.T) {
 	t.Run("a call in flight shows as doing now", func(t *testing.T) {
 		waited := make(chan error, 1)
 		go func() {
-			waited <- bob.c.Call(ctx, protocol.MethodWait, protocol.WaitParams{Element: "#never", TimeoutMs: 20000}, nil)
+			waited <- bob.c.Call(ctx, protocol.MethodWait, protocol.WaitParams{Element: "#never", TimeoutMs: 30000}, nil)
 		}()
 		pop.waitFor(ctx, "bob doing the wait now", card("bob")+`?.querySelector('.agent-now')?.textContent.includes('wait #never')`)
 		if got := evalString(pop, card("alice")+`.querySelector('.agent-now')?.textContent ?? ''`); got != "" {
@@ -91,14 +92,7 @@ func TestPopupAgentsTab(t *testing.T) {
 		pop.setScheme(ctx, "")
 
 		pop.click(ctx, `#agents-list li.agent-card[data-agent="bob"] button.disconnect`)
-		select {
-		case err := <-waited:
-			if err == nil {
-				t.Fatal("bob's wait succeeded after Disconnect, want it cut")
-			}
-		case <-ctx.Done():
-			t.Fatal("bob's wait never ended after Disconnect")
-		}
+		wantCut(t, waited, "bob's wait (timeoutMs 30000)", "Disconnect")
 		pop.waitFor(ctx, "bob no longer doing anything", card("bob")+`?.querySelector('.agent-now') === null`)
 		again := dialAgent(t, c.svc, "bob")
 		if err := again.Call(ctx, protocol.MethodClick, protocol.ClickParams{Element: "#b"}, nil); err != nil {
@@ -169,6 +163,27 @@ func TestPopupAgentsTab(t *testing.T) {
 		}
 		if got := pageText(t, ctx, c, alice.tab, "document.getElementById('c').textContent"); got != "2" {
 			t.Errorf("alice's page counted %s clicks, want 2 (the refused one never landed)", got)
+		}
+	})
+
+	t.Run("Revoke cuts a paired agent's call in flight at once", func(t *testing.T) {
+		tok := pairDirect(t, c, "dave", "space")
+		dave := dialToken(t, c, tok)
+		if err := dave.Call(ctx, protocol.MethodSpacesNew, protocol.SpacesNewParams{Task: "task of dave", URL: base + "/p?who=dave"}, nil); err != nil {
+			t.Fatalf("dave: spaces.new: %v", err)
+		}
+		waited := make(chan error, 1)
+		go func() {
+			waited <- dave.Call(ctx, protocol.MethodWait, protocol.WaitParams{Element: "#never", TimeoutMs: 30000}, nil)
+		}()
+		pop.waitFor(ctx, "dave doing the wait now", card("dave")+`?.querySelector('.agent-now')?.textContent.includes('wait #never')`)
+		revoke := `#agents-list li.agent-card[data-agent="dave"] button.revoke`
+		pop.click(ctx, revoke)
+		pop.waitFor(ctx, "Revoke asking to be pressed again", fmt.Sprintf(`document.querySelector(%q)?.textContent === 'Really revoke?'`, revoke))
+		pop.click(ctx, revoke)
+		wantCut(t, waited, "dave's wait (timeoutMs 30000)", "Revoke in the popup")
+		if _, err := client.Dial(ctx, c.svc.addr, tok, client.Options{SkipProof: true}); protocol.CodeOf(err) != protocol.CodeRevoked {
+			t.Errorf("dial with dave's revoked token: got %v, want revoked", err)
 		}
 	})
 }

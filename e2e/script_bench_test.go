@@ -169,6 +169,9 @@ func BenchmarkScriptCheckout(b *testing.B) {
 		}
 	}
 	runs := min(b.N, 20)
+	if testing.Short() {
+		runs = 1 // CI: the benchmark works; its figures need more
+	}
 	var byScript, bySteps, byMCP []taskRun
 	script() // warm-up
 	steps()
@@ -329,6 +332,9 @@ func BenchmarkScriptPaginate(b *testing.B) {
 		return r
 	}
 	runs := min(b.N, 20)
+	if testing.Short() {
+		runs = 1 // CI: the benchmark works; its figures need more
+	}
 	var byScript, bySteps []taskRun
 	script()
 	steps()

@@ -8,9 +8,9 @@ import (
 	"os"
 )
 
-// check refuses a socket peer that runs as another user (peerUID is
-// the OS's way of asking the kernel who is at the other end).
-func check(conn net.Conn) error {
+// check refuses a socket peer that runs as another user; uidOf asks who
+// is at the other end.
+func check(conn net.Conn, uidOf func(fd int) (uint32, error)) error {
 	uc, ok := conn.(*net.UnixConn)
 	if !ok {
 		return nil
@@ -21,7 +21,7 @@ func check(conn net.Conn) error {
 	}
 	var uid uint32
 	var uerr error
-	if err := raw.Control(func(fd uintptr) { uid, uerr = peerUID(int(fd)) }); err != nil {
+	if err := raw.Control(func(fd uintptr) { uid, uerr = uidOf(int(fd)) }); err != nil {
 		return fmt.Errorf("peer credentials: %w", err)
 	}
 	if uerr != nil {

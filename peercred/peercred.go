@@ -11,6 +11,11 @@ package peercred
 import "net"
 
 // Check returns an error when conn is a unix socket whose peer runs as
-// another user than this process. Other connections, and OSes without a
-// way to ask, pass (there the socket's owner-only permissions hold).
-func Check(conn net.Conn) error { return check(conn) }
+// another user than this process; uidOf asks who it is (Kernel; a test
+// passes its own). Other connections, and OSes without a way to ask,
+// pass (there the socket's owner-only permissions hold).
+func Check(conn net.Conn, uidOf func(fd int) (uint32, error)) error { return check(conn, uidOf) }
+
+// Kernel is the kernel's answer to who is at the other end of the unix
+// socket fd (errors.ErrUnsupported on an OS without a way to ask).
+func Kernel(fd int) (uint32, error) { return peerUID(fd) }

@@ -7,9 +7,9 @@
 # figures): `go vet -race` first compiles every package once, with the
 # flags `go test -race` uses, so the tests reuse that build; then the Go
 # tests run (e2e, the longest, in its own process from the start) while
-# staticcheck, the extension's tests and the vet for Windows and macOS
-# run beside them at a lower priority, in the CPU the browser tests leave
-# idle. Each job's output is printed whole, in a fixed order, at the end.
+# staticcheck, the extension's tests, every benchmark once and the vet for
+# Windows and macOS run beside them at a lower priority, in the CPU the
+# browser tests leave idle. Each job's output is printed whole, in a fixed order, at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,6 +42,13 @@ job() {
 }
 job e2e go test -race -count=1 -timeout 15m ./e2e/
 job unit go test -race -count=1 -timeout 15m -p 1 $(go list ./... | grep -v '/e2e$')
+# Every benchmark of the packages once, for its correctness, not its
+# timing: the code behind docs/benchmarks.md's figures still runs. 2x:
+# b.N == 1 is the testing package's probe run, which the long benchmarks
+# skip. -race reuses the tests' build. e2e's benchmarks (14 chains and the
+# peers' comparisons: 624 s alone on 2 cores) do not fit CI's 10 minutes;
+# run them with: go test -short -run '^$' -bench . -benchtime 2x ./e2e/
+job bench nice -n 10 go test -race -count=1 -short -timeout 15m -p 1 -run '^$' -bench . -benchtime 2x $(grep -l '^func Benchmark' $(git ls-files '*_test.go' 2>/dev/null || find . -name '*_test.go') | xargs -n1 dirname | sort -u | grep -v '^e2e$' | sed 's|^|./|; s|^\./\./|./|')
 job node nice -n 10 node --test extension/test/ aria/test/
 job staticcheck nice -n 10 "$staticcheck" ./...
 # The per-OS files (registry, launchd, peer credentials) compile and vet
@@ -57,7 +64,7 @@ job vet-other-os nice -n 10 sh -c "GOOS=windows go vet ./... && GOOS=darwin go v
 wait
 
 failed=()
-for name in vet-other-os staticcheck node unit e2e; do
+for name in vet-other-os staticcheck node bench unit e2e; do
   read -r rc secs <"$logs/$name.status"
   echo "--- $name: exit $rc after ${secs}s"
   cat "$logs/$name"

@@ -111,6 +111,10 @@ type Service struct {
 
 	tokenless tokenless // what connections without a valid token did (tokenless.go)
 
+	// peerUID names the user at the other end of a relay socket (the
+	// kernel's answer; a test's own in tests): checkPeer refuses others.
+	peerUID func(fd int) (uint32, error)
+
 	ln      net.Listener // relay socket
 	httpLn  net.Listener
 	httpSrv *http.Server
@@ -153,7 +157,7 @@ func New(opts Options) (*Service, error) {
 	if opts.UploadMaxBytes <= 0 {
 		opts.UploadMaxBytes = 50 << 20
 	}
-	s := &Service{opts: opts, log: opts.Logger, links: make(map[string]*link), lastInfo: make(map[string]protocol.Browser), changed: make(chan struct{})}
+	s := &Service{opts: opts, log: opts.Logger, links: make(map[string]*link), lastInfo: make(map[string]protocol.Browser), changed: make(chan struct{}), peerUID: peercred.Kernel}
 	var err error
 	// Start the numbering at a random point below 2^52 (exact in the
 	// extension's JavaScript numbers), so a restarted service does not
@@ -330,7 +334,7 @@ func (s *Service) acceptRelays(ctx context.Context, wg *sync.WaitGroup) error {
 
 func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 	defer conn.Close()
-	if err := peercred.Check(conn); err != nil {
+	if err := peercred.Check(conn, s.peerUID); err != nil {
 		s.log.Warn("relay refused", "err", err)
 		return
 	}

@@ -32,7 +32,7 @@ func BenchmarkSnapshots(b *testing.B) {
 	}
 	runs := b.N
 	var rows []snapshotbench.Row
-	for _, n := range snapshotbench.Sizes {
+	for _, n := range snapshotbench.SizesFor(testing.Short()) {
 		url := fmt.Sprintf("%s/list/%d", srv, n)
 		row := snapshotbench.Row{Items: n}
 		s := br.NewPage(b, url)

@@ -22,6 +22,15 @@ import (
 // Sizes are the item counts of the benchmark pages.
 var Sizes = []int{250, 1250, 5000}
 
+// SizesFor is Sizes, or only the smallest when short (go test -short: the
+// benchmark runs once in CI for its correctness, not its figures).
+func SizesFor(short bool) []int {
+	if short {
+		return Sizes[:1]
+	}
+	return Sizes
+}
+
 // ListPage returns a page of n list items, each a link, a button and a span.
 func ListPage(n int) string {
 	var b strings.Builder
