@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/nativemsg"
 )
 
@@ -40,13 +41,13 @@ func TestChunksOfConcurrentMessagesNeverInterleave(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			l.Call(ctx, Echo{Data: data}) // never answered: ends with ctx
+			l.Call(ctx, extwire.Echo{Data: data}) // never answered: ends with ctx
 		}()
 	}
 
 	ext.SetReadDeadline(time.Now().Add(30 * time.Second))
 	r := nativemsg.NewReader(ext, 2<<20)
-	var current *chunk // the chunked message in progress
+	var current *extwire.Chunk // the chunked message in progress
 	var pieces []byte
 	got := map[string]bool{}
 	for frames := 0; len(got) < large+small; frames++ {
@@ -54,7 +55,7 @@ func TestChunksOfConcurrentMessagesNeverInterleave(t *testing.T) {
 		if err != nil {
 			t.Fatalf("read frame %d (%d of %d messages whole): %v", frames, len(got), large+small, err)
 		}
-		var c chunk
+		var c extwire.Chunk
 		if json.Unmarshal(b, &c) == nil && c.Chunk != "" {
 			switch {
 			case current == nil && c.Index != 0:
