@@ -163,8 +163,11 @@ setTimeout(() => { const b = document.createElement('button'); b.textContent = '
 	if code != 0 || json.Unmarshal([]byte(out), &rr) != nil || rr.Count != 1 || rr.Center == nil {
 		t.Errorf("egohost resolve --json: exit %d\n%s", code, out)
 	}
+	// A locator that does not parse is a usage error, found before the
+	// CLI dials the service (the service's own syntax_error, for a CSS
+	// selector only the browser rejects, is in TestRefSafetyThroughChain).
 	_, errOut, code = run("resolve", `role=button[name=`)
-	if code != 1 || !strings.Contains(errOut, "syntax_error") {
-		t.Errorf("egohost resolve with a syntax error: exit %d, stderr %q", code, errOut)
+	if code != 2 || !strings.Contains(errOut, "invalid locator") || !strings.Contains(errOut, "unclosed [") {
+		t.Errorf("egohost resolve with a syntax error: exit %d, stderr %q; want exit 2 naming the locator's mistake", code, errOut)
 	}
 }
