@@ -386,6 +386,10 @@ func atoi(t *testing.T, s string) int {
 // Without a service, or without a browser, `egohost mcp` still starts and
 // every tool says what is missing and how to fix it.
 func TestMCPWithoutServiceOrBrowser(t *testing.T) {
+	// With no service in its state dir, egohost mcp also tries the
+	// default agents' address, where the shared chain's service may be
+	// listening (it then asks that service to pair instead).
+	endSharedChain(t)
 	stateDir := t.TempDir()
 	cs, logs := startMCP(t, stateDir)
 	fails(t, cs, "browser_snapshot", nil, "service_down", "egohost launch")
