@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/egohost/egohost/protocol"
 )
@@ -46,21 +45,18 @@ func readVerbs() map[string]verb {
 			args:    nArgs(2, 2), method: protocol.MethodEval,
 			flags: noFlags(func(c common, args []string) (any, error) {
 				name, _ := json.Marshal(args[1]) // a JSON string is a JavaScript string literal
-				return protocol.EvalParams{Target: c.Target, Element: args[0], Expression: "(el) => el.getAttribute(" + string(name) + ")", TimeoutMs: c.timeoutMs()}, nil
+				return attrParams{protocol.EvalParams{Target: c.Target, Element: args[0], Expression: "(el) => el.getAttribute(" + string(name) + ")", TimeoutMs: c.timeoutMs()}, args[1]}, nil
 			}),
 			finish: func(_ *env, params any, raw json.RawMessage) (json.RawMessage, error) {
 				r, err := evalValue(raw)
 				if err != nil {
 					return nil, err
 				}
-				p := params.(protocol.EvalParams)
-				var name string
-				json.Unmarshal([]byte(strings.TrimSuffix(strings.TrimPrefix(p.Expression, "(el) => el.getAttribute("), ")")), &name)
 				return json.Marshal(struct {
 					Tab   int             `json:"tab"`
 					Name  string          `json:"name"`
 					Value json.RawMessage `json:"value"`
-				}{r.Tab, name, r.Value})
+				}{r.Tab, params.(attrParams).name, r.Value})
 			},
 			human: printField("value"),
 		},
@@ -253,4 +249,11 @@ func printField(field string) func(w io.Writer, raw json.RawMessage) error {
 		_, err := fmt.Fprintf(w, "%s\n", val)
 		return err
 	}
+}
+
+// attrParams are get attr's eval params, sent as they are, with the
+// attribute's name kept for the answer.
+type attrParams struct {
+	protocol.EvalParams
+	name string
 }
