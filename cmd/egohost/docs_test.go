@@ -512,12 +512,12 @@ var (
 	scheme   = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
 )
 
-// docLinks lists the relative links and images of a Markdown document,
-// outside code.
-func docLinks(file, md string) []docLink {
-	var out []docLink
+// proseLines are md's lines with those of code blocks (and their fences)
+// blanked, so indices stay line numbers.
+func proseLines(md string) []string {
+	lines := strings.Split(md, "\n")
 	inFence := ""
-	for i, l := range strings.Split(md, "\n") {
+	for i, l := range lines {
 		if m := fence.FindStringSubmatch(l); m != nil {
 			switch {
 			case inFence == "":
@@ -525,11 +525,19 @@ func docLinks(file, md string) []docLink {
 			case strings.HasPrefix(strings.TrimSpace(l), inFence):
 				inFence = ""
 			}
-			continue
+			lines[i] = ""
+		} else if inFence != "" {
+			lines[i] = ""
 		}
-		if inFence != "" {
-			continue
-		}
+	}
+	return lines
+}
+
+// docLinks lists the relative links and images of a Markdown document,
+// outside code.
+func docLinks(file, md string) []docLink {
+	var out []docLink
+	for i, l := range proseLines(md) {
 		l = inlineCode.ReplaceAllString(l, "``")
 		for _, re := range []*regexp.Regexp{mdLink, htmlLink} {
 			for _, m := range re.FindAllStringSubmatch(l, -1) {
@@ -578,20 +586,7 @@ var (
 // after a repeated one; and <a name/id="…"> anchors.
 func anchors(md string) map[string]bool {
 	out := map[string]bool{}
-	inFence := ""
-	for _, l := range strings.Split(md, "\n") {
-		if m := fence.FindStringSubmatch(l); m != nil {
-			switch {
-			case inFence == "":
-				inFence = m[1]
-			case strings.HasPrefix(strings.TrimSpace(l), inFence):
-				inFence = ""
-			}
-			continue
-		}
-		if inFence != "" {
-			continue
-		}
+	for _, l := range proseLines(md) {
 		for _, m := range explicitID.FindAllStringSubmatch(l, -1) {
 			out[m[1]] = true
 		}
