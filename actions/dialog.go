@@ -47,6 +47,12 @@ func (r *Runner) HandleDialog(ctx context.Context, accept bool, promptText strin
 	for {
 		_, err := cdp.Call(ctx, r.tab, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept, PromptText: promptText})
 		if err == nil {
+			if seen == nil {
+				// The opening event reaches the channel before the reply
+				// that closed the dialog; the wait below may have woken
+				// on its timer with the event already there.
+				seen = pendingDialog(events)
+			}
 			return &DialogResult{Dialog: seen, Accepted: accept, Took: time.Since(start)}, nil
 		}
 		if !chromeNoDialog(err) {
@@ -72,6 +78,24 @@ func (r *Runner) HandleDialog(ctx context.Context, accept bool, promptText strin
 				seen = d
 			}
 		case <-t.C:
+		}
+	}
+}
+
+// pendingDialog returns the last dialog event already buffered, if any.
+func pendingDialog(events <-chan jsonv2.Value) *Dialog {
+	var seen *Dialog
+	for {
+		select {
+		case v, ok := <-events:
+			if !ok {
+				return seen
+			}
+			if d, good := dialogOf(v); good {
+				seen = d
+			}
+		default:
+			return seen
 		}
 	}
 }
