@@ -36,7 +36,8 @@ func procStatusKiB(pid int, field string) (int, error) {
 	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
 }
 
-// 8 named agents, each in its own space, pipeline 500 calls each on
+// 8 named agents, each in its own space, pipeline 500 calls each (150 with
+// -short) on
 // their own connection with no tab named: every call must be answered (0
 // lost) from the agent's own tab (0 misrouted: the answer carries the
 // page's title, which is the agent's name). Half are cdp.send, half the
@@ -46,7 +47,13 @@ func procStatusKiB(pid int, field string) (int, error) {
 // unnamed connections (the person) on one tab is the baseline. It reports
 // p50/p99 of a call as its sender saw it, and the service's RSS.
 func TestSpacesLoad(t *testing.T) {
-	const agents, perAgent = 8, 500
+	const agents = 8
+	perAgent := 500
+	if testing.Short() {
+		// CI: still over the in-flight cap (64) when all are sent at
+		// once, a third of the time; docs/benchmarks.md has the full run's figures.
+		perAgent = 150
+	}
 	c := startChain(t)
 	base := spacePages(t)
 	ctx := ctxT(t, 10*time.Minute)
@@ -74,9 +81,9 @@ func TestSpacesLoad(t *testing.T) {
 		window int // calls in flight per connection; 0: all at once
 		person bool
 	}{
-		{"spaces, all 500 in flight", 0, false},
+		{"spaces, all in flight", 0, false},
 		{"spaces, 16 in flight", 16, false},
-		{"person on one tab (baseline), all 500 in flight", 0, true},
+		{"person on one tab (baseline), all in flight", 0, true},
 		{"person on one tab (baseline), 16 in flight", 16, true},
 	} {
 		var lost, misrouted int
