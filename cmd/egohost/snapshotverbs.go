@@ -1,8 +1,8 @@
 package main
 
 import (
-	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -39,13 +39,33 @@ func snapshotVerbs() map[string]verb {
 				sp.Refs = true
 				return sp
 			},
-			human: printAs(func(w io.Writer, r protocol.SnapshotResult) error {
-				_, err := fmt.Fprint(w, cliWords(r.Text))
-				if len(r.Text) > 0 && r.Text[len(r.Text)-1] != '\n' {
-					fmt.Fprintln(w)
-				}
-				return err
-			}),
+			human: printAs(printSnapshot),
 		},
 	}
+}
+
+// printSnapshot prints a snapshot's text as the page gave it; only the
+// cut note, its last line when the service cut it, is reworded into the
+// CLI's flags (rewording the whole text cost a page of 458 KB 10 regexp
+// passes, and would have changed the page's own words).
+func printSnapshot(w io.Writer, r protocol.SnapshotResult) error {
+	text, note := r.Text, ""
+	if r.Truncated != nil && r.Truncated.Next > 0 {
+		body := strings.TrimSuffix(text, "\n")
+		if i := strings.LastIndexByte(body, '\n'); strings.HasPrefix(body[i+1:], "[cut: ") {
+			text, note = body[:i+1], cliWords(body[i+1:])+"\n"
+		}
+	}
+	if _, err := io.WriteString(w, text); err != nil {
+		return err
+	}
+	if note != "" {
+		_, err := io.WriteString(w, note)
+		return err
+	}
+	if text != "" && text[len(text)-1] != '\n' {
+		_, err := io.WriteString(w, "\n")
+		return err
+	}
+	return nil
 }
