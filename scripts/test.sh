@@ -22,7 +22,9 @@ go mod tidy -diff >/dev/null || { echo "go.mod/go.sum are not tidy: run go mod t
 staticcheck=$(command -v staticcheck || echo "$(go env GOPATH)/bin/staticcheck")
 [ -x "$staticcheck" ] || { echo "staticcheck is not installed: run scripts/setup.sh" >&2; exit 1; }
 
+vet_start=$SECONDS
 go vet -race ./...
+vet_secs=$((SECONDS - vet_start))
 
 # A race-built process sleeps a second before it exits (the race
 # runtime's atexit_sleep_ms, to catch races of goroutines still running
@@ -33,6 +35,10 @@ export GORACE="atexit_sleep_ms=0${GORACE:+ $GORACE}"
 logs=$(mktemp -d)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$logs"' EXIT
+# cpu_of FILE: the seconds of CPU (user + system) of the children in
+# FILE, the output of bash's times (run in the shell whose children they
+# are: in a pipe it would run in a new shell that has none).
+cpu_of() { awk 'NR == 2 {for (i = 1; i <= 2; i++) {split($i, t, "m"); s += t[1] * 60 + t[2]} printf "%.0f", s}' "$1"; }
 # job NAME CMD...: runs CMD in the background, its output to NAME's log,
 # its exit code and seconds to NAME's status.
 job() {
@@ -42,7 +48,12 @@ job() {
     set +e
     start=$SECONDS
     "$@" >"$logs/$name" 2>&1
-    echo "$? $((SECONDS - start))" >"$logs/$name.status"
+    rc=$?
+    # times' second line: the CPU the job's processes used (user, system);
+    # run in this shell (a pipe would fork a shell with no children).
+    times >"$logs/$name.times"
+    cpu=$(cpu_of "$logs/$name.times")
+    echo "$rc $((SECONDS - start)) $cpu" >"$logs/$name.status"
   ) &
   pids+=($!)
 }
@@ -83,9 +94,11 @@ job vet-other-os nice -n 10 sh -c "GOOS=windows go vet ./... && GOOS=darwin go v
 wait
 
 failed=()
+times >"$logs/all.times"
+echo "--- go vet -race: ${vet_secs}s; all of test.sh: ${SECONDS}s, $(cpu_of "$logs/all.times")s of CPU"
 for name in vet-other-os staticcheck node bench unit e2e-1 e2e-2; do
-  read -r rc secs <"$logs/$name.status"
-  echo "--- $name: exit $rc after ${secs}s"
+  read -r rc secs cpu <"$logs/$name.status"
+  echo "--- $name: exit $rc after ${secs}s, ${cpu}s of CPU"
   cat "$logs/$name"
   [ "$rc" = 0 ] || failed+=("$name")
 done
