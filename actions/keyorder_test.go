@@ -63,7 +63,9 @@ func TestPressKeepsTheKeysInOrder(t *testing.T) {
 func TestCheckWaitsForItsChecksAfterReadingTheState(t *testing.T) {
 	tb := open(t, map[string]string{"/": html(`<input type=checkbox id=box aria-label=Agree onclick="log('clicked')">
 <div id=cover style="position:fixed;inset:0;background:#eee"></div>`)}, "/")
-	_, err := tb.r.SetChecked(tb.ctx, "#box", true, actions.ActOptions{Timeout: 700 * time.Millisecond})
+	// Long enough for one whole check on a loaded machine (700 ms was
+	// not, at a load of 25: the only attempt was cut, with no cause).
+	_, err := tb.r.SetChecked(tb.ctx, "#box", true, actions.ActOptions{Timeout: 3 * time.Second})
 	var na *actions.NotActionableError
 	if !errors.As(err, &na) || na.Reason != actions.Covered {
 		t.Fatalf("got %v, want the cover named", err)

@@ -38,7 +38,7 @@ func TestHumanMessages(t *testing.T) {
 			raw:  `{"tabs":[{"id":7,"url":"about:blank","title":"a"},{"id":9,"active":true,"attached":true,"url":"http://x/","title":"b"}]}`,
 			want: "#  TAB  ACTIVE  ATTACHED  TITLE  URL\n0  7                      a      about:blank\n1  9    *       *         b      http://x/\n"},
 		{name: "a cut snapshot names the flags", verb: "snapshot",
-			raw:  `{"text":"- button \"a\" [ref=@1]\n[cut: lines 3-9 of 9 not shown (100 chars, 2 refs). Get them with start=3 (same options), or narrow with scope (a ref or locator), viewport or interactive-only]\n"}`,
+			raw:  `{"text":"- button \"a\" [ref=@1]\n[cut: lines 3-9 of 9 not shown (100 chars, 2 refs). Get them with start=3 (same options), or narrow with scope (a ref or locator), viewport or interactive-only]\n","truncated":{"firstLine":0,"shownLines":2,"totalLines":9,"next":3,"hiddenRefs":2}}`,
 			want: "- button \"a\" [ref=@1]\n[cut: lines 3-9 of 9 not shown (100 chars, 2 refs). Get them with --start 3 (same options), or narrow with --scope (a ref or locator), --viewport or -i]\n"},
 	}
 	for _, tt := range tests {
