@@ -35,10 +35,19 @@ func (c *cli) traceCommand() *cobra.Command {
 		GroupID: "agents",
 		Args:    nArgs(0, 0),
 	}
+	// The methods are the owner's: under $EGOHOST_AGENT_TOKEN_FILE the
+	// CLI calls as that paired agent, and the service refuses it.
 	owner := func(ctx context.Context, e *env, method string, params, result any) error {
-		var raw json.RawMessage
-		if err := e.withOwner(ctx, func(call ownerCaller) error { return call(method, params, &raw) }); err != nil {
+		ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Request)
+		defer cancel()
+		cl, err := e.dialAs(ctx, "")
+		if err != nil {
 			return err
+		}
+		defer cl.Close()
+		var raw json.RawMessage
+		if err := cl.Call(ctx, method, params, &raw); err != nil {
+			return lostService("trace", err)
 		}
 		if e.json {
 			_, err := fmt.Fprintf(e.stdout, "%s\n", raw)
@@ -99,6 +108,11 @@ func (c *cli) traceCommand() *cobra.Command {
 	htmlOut := show.Flags().String("html", "", "the HTML file to write (default: FILE with .html)")
 	open := show.Flags().Bool("open", false, "open the page in the browser")
 	show.RunE = c.with(func(ctx context.Context, e *env, _ *cobra.Command, args []string) error {
+		if os.Getenv(EnvAgentTokenFile) != "" {
+			// The file is the person's record; a paired agent's CLI does
+			// not render it (the service gives agents no trace either).
+			return protocol.Errorf(protocol.CodeScopeDenied, "trace show: traces are the owner's, and $%s names a paired agent's token", EnvAgentTokenFile)
+		}
 		path := e.tracePath(args[0])
 		t, err := trace.ReadFile(path)
 		if err != nil {
