@@ -14,7 +14,9 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 
+	"github.com/egohost/egohost/cdpdirect"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/trace"
 )
@@ -92,6 +94,40 @@ func TestTraceAgentSteps(t *testing.T) {
 			t.Errorf("%s as the agent: code %d, %s %s; want scope_denied", strings.Join(args, " "), code, out, errOut)
 		}
 	}
+
+	// The popup's Agents tab: the agent's card says the trace is on, and
+	// its button opens the agent's last steps as the viewer's page.
+	pop := openPopup(ctx, t, c, tab.Tab)
+	pop.click(ctx, "#tab-agents")
+	card := fmt.Sprintf(`document.querySelector('#agents-list li.agent-card[data-agent=%q]')`, name)
+	pop.waitFor(ctx, name+"'s card marked trace on", card+`?.querySelector('.trace-on')?.textContent.includes('trace on')`)
+	if got := evalString(pop, `[...document.querySelectorAll('#agents-list li.agent-card')].filter((c) => c.dataset.agent !== `+jsonString(name)+` && c.querySelector('.trace-on')).map((c) => c.dataset.agent).join()`); got != "" {
+		t.Errorf("cards of agents not traced marked trace on: %s", got)
+	}
+	before := pageTargets(t, c.direct)
+	pop.click(ctx, fmt.Sprintf(`#agents-list li.agent-card[data-agent=%q] button.trace-open`, name))
+	var viewer *cdpdirect.Session
+	for deadline := time.Now().Add(20 * time.Second); viewer == nil; {
+		targets, err := cdp.Call(ctx, c.direct.Browser(), target.GetTargets, target.GetTargetsParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ti := range targets.TargetInfos {
+			if ti.Type == "page" && !before[ti.TargetID] && strings.HasPrefix(ti.URL, "blob:chrome-extension://") {
+				if viewer, err = c.direct.Attach(ctx, ti.TargetID); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if viewer == nil {
+			if time.Now().After(deadline) {
+				t.Fatal("the popup's trace button opened no blob: tab")
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	viewerPage := &ui{t: t, s: viewer}
+	viewerPage.waitFor(ctx, "the viewer's steps in the new tab", `document.querySelectorAll('section.step').length >= 4 && document.querySelectorAll('section.step img').length >= 6 && !!document.querySelector('.box')`)
 
 	out, errOut, code = runCLI(env, "trace", "stop")
 	if code != 0 || !strings.Contains(out, file) {

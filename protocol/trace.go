@@ -51,3 +51,24 @@ type TraceListResult struct {
 	Traces    []TraceFile  `json:"traces"`
 	Recording *TraceStatus `json:"recording,omitempty"`
 }
+
+// MethodPopupTrace is the popup's look at the trace being recorded: whom
+// it traces, and, given an agent, a viewer page of its last steps.
+const MethodPopupTrace = "popup.trace"
+
+// PopupTraceParams are popup.trace's params.
+type PopupTraceParams struct {
+	// Agent asks for the HTML of this agent's last steps; "" asks only
+	// whom the trace records.
+	Agent string `json:"agent,omitempty"`
+	// Last is how many steps (default 10, at most 50).
+	Last int `json:"last,omitempty"`
+}
+
+// PopupTraceResult answers popup.trace.
+type PopupTraceResult struct {
+	Recording *TraceStatus `json:"recording"` // nil when no trace records
+	// HTML is the viewer page (trace show's) of the agent's last steps.
+	HTML  string `json:"html,omitempty"`
+	Steps int    `json:"steps,omitempty"`
+}

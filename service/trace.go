@@ -330,3 +330,40 @@ func (s *Service) traceList(ctx context.Context, a *agent, _ noParams) (any, err
 	slices.SortFunc(res.Traces, func(a, b protocol.TraceFile) int { return b.Modified.Compare(a.Modified) })
 	return res, nil
 }
+
+// popupTrace is the popup's view of the trace being recorded: whom it
+// records, and given an agent, the viewer page of its last steps (the
+// popup opens it in a tab).
+func (s *Service) popupTrace(ctx context.Context, l *link, p protocol.PopupTraceParams) (any, error) {
+	t := s.tracer.Load()
+	if t == nil {
+		return protocol.PopupTraceResult{}, nil
+	}
+	st := t.status
+	res := protocol.PopupTraceResult{Recording: &st}
+	if p.Agent == "" {
+		return res, nil
+	}
+	last := p.Last
+	if last <= 0 {
+		last = 10
+	}
+	last = min(last, 50)
+	tr, err := t.w.Read()
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeInternal, "popup.trace: %v", err)
+	}
+	var steps []trace.Step
+	for _, step := range tr.Steps {
+		if step.Call.Agent == p.Agent {
+			steps = append(steps, step)
+		}
+	}
+	tr.Steps = steps[max(0, len(steps)-last):]
+	var b strings.Builder
+	if err := trace.WriteHTML(&b, tr, fmt.Sprintf("%s: %s's last %d steps", filepath.Base(st.File), p.Agent, len(tr.Steps))); err != nil {
+		return nil, protocol.Errorf(protocol.CodeInternal, "popup.trace: %v", err)
+	}
+	res.HTML, res.Steps = b.String(), len(tr.Steps)
+	return res, nil
+}

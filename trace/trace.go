@@ -270,6 +270,20 @@ func (w *Writer) Close() (End, error) {
 	return end, err
 }
 
+// Read reads back what the writer has written so far (the trace being
+// recorded, without its end line).
+func (w *Writer) Read() (*Trace, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return nil, errors.New("trace read: closed")
+	}
+	if err := w.bw.Flush(); err != nil {
+		return nil, fmt.Errorf("trace read: %w", err)
+	}
+	return ReadFile(w.path)
+}
+
 // Trace is a trace file read back.
 type Trace struct {
 	Header Header
