@@ -62,13 +62,19 @@ type traceStep struct {
 }
 
 // traceFor returns the trace that records the agent's call, nil when none
-// does (the owner's and the person's own methods are never traced).
+// does. The owner's and the person's own methods are never traced, nor
+// the popup's calls (it asks every second); a trace of every agent
+// leaves out the owner's CLI without a name (the person too).
 func (s *Service) traceFor(a *agent, need pairing.Need) *tracer {
 	t := s.tracer.Load()
-	if t == nil || need >= pairing.NeedOwner {
+	if t == nil || need >= pairing.NeedOwner || a.person {
 		return nil
 	}
-	if t.agents != nil && !t.agents[a.auditName()] {
+	if t.agents == nil {
+		if a.grant.kind == grantOwner && a.agentName() == "" {
+			return nil
+		}
+	} else if !t.agents[a.auditName()] {
 		return nil
 	}
 	return t

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -187,5 +188,53 @@ func BenchmarkCallTraced(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A trace of every agent: paired agents and owner-token agents that
+// named themselves, not the person (the popup, the owner's CLI without a
+// name). trace.enabled starts one with the service.
+func TestTraceEveryAgent(t *testing.T) {
+	dir := t.TempDir()
+	s, err := New(Options{Listen: "127.0.0.1:0", Socket: dir + "/relay.sock", StateDir: dir, TokenFile: dir + "/token", AllowedIDs: []string{testExt},
+		ReconnectWait: time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), TraceEnabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		s.stopTrace()
+		s.audit.Close()
+		s.ln.Close()
+		s.httpLn.Close()
+	}()
+	if s.tracer.Load() == nil {
+		t.Fatal("trace.enabled: no trace started")
+	}
+	named := &agent{s: s, grant: ownerGrant}
+	named.setName("codex")
+	callers := map[string]*agent{
+		"bot":    {s: s, grant: grant{kind: grantPaired, name: "bot", scopes: []pairing.Scope{pairing.Space}}},
+		"codex":  named,
+		"owner":  {s: s, grant: ownerGrant},
+		"person": {s: s, grant: personGrant, person: true},
+	}
+	for _, a := range callers {
+		s.call(context.Background(), a, protocol.MethodTabsList, nil)
+	}
+	path := s.tracer.Load().status.File
+	if _, _, err := s.stopTrace(); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, st := range tr.Steps {
+		got = append(got, st.Call.Agent)
+	}
+	slices.Sort(got)
+	if strings.Join(got, ",") != "bot,codex" {
+		t.Errorf("got steps of %v, want bot's and codex's", got)
 	}
 }
