@@ -31,7 +31,7 @@ const tracePage = `<!doctype html><title>&lt;script&gt;window.pwned=1&lt;/script
   console.error('checkout failed');
   const x = new XMLHttpRequest(); x.open('GET', '/missing', false); try { x.send() } catch (e) {}
   document.getElementById('out').textContent = 'Thanks'">Buy</button>
-<p id=out></p></body>`
+<p id=out></p><button id=al onclick="alert('sure?')">Alert</button></body>`
 
 // A paired agent with tracing on opens a page, fills a password, clicks:
 // `egohost trace stop` then `trace show` give an HTML page with every
@@ -81,6 +81,14 @@ func TestTraceAgentSteps(t *testing.T) {
 		if err := bot.Call(ctx, cl.method, cl.params, nil); err != nil {
 			t.Fatalf("%s: %v", cl.method, err)
 		}
+	}
+	// A dialog open: Chrome draws no frame, so the step says why it has
+	// no picture after (a capture would hold the agent's call).
+	if err := bot.Call(ctx, protocol.MethodPress, protocol.PressParams{Target: tab, Element: "#al", Key: "Enter"}, nil); err != nil {
+		t.Fatalf("press: %v", err)
+	}
+	if err := bot.Call(ctx, protocol.MethodDialog, protocol.DialogParams{Target: tab, Accept: true}, nil); err != nil {
+		t.Fatalf("dialog: %v", err)
 	}
 
 	// The agent, through the CLI with its own token: refused.
@@ -188,6 +196,21 @@ func TestTraceAgentSteps(t *testing.T) {
 	if !strings.Contains(strings.Join(click.Failed, "\n"), "/missing: 404") {
 		t.Errorf("click: got failed requests %q, want the 404", click.Failed)
 	}
+	for m, want := range map[string]string{protocol.MethodPress: "dialog"} {
+		if got := steps[m]; len(got) != 1 || !strings.Contains(got[0].NoShot, want) || got[0].After != nil {
+			t.Errorf("%s: got %+v, want no picture after it, saying %q", m, got, want)
+		}
+	}
+	size, shots := 0, 0
+	for _, s := range tr.Steps {
+		for _, sh := range []*trace.Shot{s.Before, s.After} {
+			if sh != nil {
+				size += len(sh.JPEG)
+				shots++
+			}
+		}
+	}
+	t.Logf("trace: %d steps in %d bytes; %d screenshots, %d bytes of JPEG on average", len(tr.Steps), len(raw), shots, size/max(shots, 1))
 	if snaps := steps[protocol.MethodSnapshot]; len(snaps) != 2 || !strings.Contains(snaps[1].Diff, "Thanks") {
 		t.Errorf("got snapshot steps %+v, want the second with its diff", snaps)
 	}
@@ -204,15 +227,6 @@ func TestTraceAgentSteps(t *testing.T) {
 	doc := string(page)
 	if got := strings.Count(doc, `<section id="step-`); got != len(tr.Steps) {
 		t.Errorf("got %d steps in the page, want %d", got, len(tr.Steps))
-	}
-	shots := 0
-	for _, s := range tr.Steps {
-		if s.Before != nil {
-			shots++
-		}
-		if s.After != nil {
-			shots++
-		}
 	}
 	if got := strings.Count(doc, "<img "); got != shots || shots < 6 {
 		t.Errorf("got %d images, want the trace's %d (two for each action: goto, fill, click, the space's first load)", got, shots)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
 
 	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/audit"
@@ -55,6 +56,7 @@ type tracer struct {
 // traceStep is what a call's tab work adds to its step.
 type traceStep struct {
 	mu            sync.Mutex
+	noShot        string // why a picture was not taken
 	before, after *trace.Shot
 	box           *trace.Box
 	console       []string
@@ -90,7 +92,7 @@ func (s *Service) traceCall(t *tracer, c *call, in params, res any, err error, t
 	if c.step != nil {
 		c.step.mu.Lock()
 		st.Before, st.After, st.Box = c.step.before, c.step.after, c.step.box
-		st.Console, st.Failed = c.step.console, c.step.failed
+		st.Console, st.Failed, st.NoShot = c.step.console, c.step.failed, c.step.noShot
 		c.step.mu.Unlock()
 	}
 	if werr := t.w.Write(st); werr != nil {
@@ -138,10 +140,13 @@ func (s *Service) traceBefore(ctx context.Context, t *tracer, st *traceStep, tc 
 	if !t.w.ShotsOn() {
 		return
 	}
-	shot := traceShot(ctx, tc)
+	shot, why := traceShot(ctx, tc)
 	st.mu.Lock()
 	if st.before == nil { // a retried run keeps the first picture
 		st.before = shot
+	}
+	if why != "" {
+		st.noShot = why
 	}
 	st.mu.Unlock()
 }
@@ -150,13 +155,17 @@ func (s *Service) traceBefore(ctx context.Context, t *tracer, st *traceStep, tc 
 // console errors and failed requests of the tab since the step began.
 func (s *Service) traceAfter(ctx context.Context, t *tracer, st *traceStep, tc *tabContext, acted bool, since time.Time) {
 	var shot *trace.Shot
+	var why string
 	if acted && t.w.ShotsOn() {
-		shot = traceShot(ctx, tc)
+		shot, why = traceShot(ctx, tc)
 	}
 	console, failed := stepRecord(tc, since)
 	st.mu.Lock()
 	if shot != nil {
 		st.after = shot
+	}
+	if why != "" {
+		st.noShot = why
 	}
 	st.console, st.failed = console, failed
 	st.mu.Unlock()
@@ -174,13 +183,27 @@ func traceBox(ctx context.Context, b *actions.Box) {
 }
 
 // traceShot takes a JPEG of the tab's viewport, scaled to at most
-// traceShotWidth pixels wide; nil when the tab gives none in time.
-func traceShot(ctx context.Context, tc *tabContext) *trace.Shot {
+// traceShotWidth pixels wide; nil and why when it takes none. A tab with
+// a dialog open or in the background draws no frame: a capture would
+// wait for one (actions.Runner.Screenshot's captureHidden), so a trace
+// takes none there rather than slow the agent's call.
+func traceShot(ctx context.Context, tc *tabContext) (*trace.Shot, string) {
+	if tc.link.openDialog(tc.tabID) != nil {
+		return nil, "no screenshot: a dialog was open"
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), traceShotTimeout)
 	defer cancel()
+	yes := true
+	hidden, err := cdp.Call(ctx, tc.page, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: "document.hidden", ReturnByValue: &yes})
+	if err != nil {
+		return nil, "no screenshot: " + err.Error()
+	}
+	if hidden.Result != nil && string(hidden.Result.Value) == "true" {
+		return nil, "no screenshot: the tab was in the background"
+	}
 	m, err := cdp.Call(ctx, tc.page, page.GetLayoutMetrics, cdp.Empty{})
 	if err != nil || m.CSSVisualViewport == nil || m.CSSVisualViewport.ClientWidth < 1 || m.CSSVisualViewport.ClientHeight < 1 {
-		return nil
+		return nil, "no screenshot: the tab reports no viewport"
 	}
 	vv := m.CSSVisualViewport
 	scale := min(1, traceShotWidth/vv.ClientWidth)
@@ -190,13 +213,13 @@ func traceShot(ctx context.Context, tc *tabContext) *trace.Shot {
 		Clip: &page.Viewport{X: vv.PageX, Y: vv.PageY, Width: vv.ClientWidth, Height: vv.ClientHeight, Scale: scale},
 	})
 	if err != nil {
-		return nil
+		return nil, "no screenshot: " + err.Error()
 	}
 	cfg, err := jpeg.DecodeConfig(bytes.NewReader(res.Data))
 	if err != nil {
-		return nil
+		return nil, "no screenshot: Chrome's image: " + err.Error()
 	}
-	return &trace.Shot{JPEG: res.Data, Width: cfg.Width, Height: cfg.Height, ViewW: vv.ClientWidth, ViewH: vv.ClientHeight}
+	return &trace.Shot{JPEG: res.Data, Width: cfg.Width, Height: cfg.Height, ViewW: vv.ClientWidth, ViewH: vv.ClientHeight}, ""
 }
 
 // stepRecord returns the console errors and the failed requests (a

@@ -89,6 +89,9 @@ func stepView(s Step) stepLine {
 		}
 		l.Shots = append(l.Shots, v)
 	}
+	if s.NoShot != "" {
+		l.Missing = s.NoShot
+	}
 	if s.ShotsOff {
 		l.Missing = "no screenshots: the trace had reached its size bound"
 	}

@@ -68,6 +68,9 @@ type Step struct {
 	// ShotsOff: the action's screenshots were left out, the trace being
 	// past its size bound.
 	ShotsOff bool `json:"shotsOff,omitempty"`
+	// NoShot says why an action has no screenshot (a dialog was open, the
+	// tab was in the background).
+	NoShot string `json:"noShot,omitempty"`
 	// Diff is the snapshot's text when the call took a diff snapshot.
 	Diff string `json:"diff,omitempty"`
 	// Console are the console errors of the step, Failed its failed
@@ -111,6 +114,7 @@ func (s Step) Sanitise() Step {
 	s.Error = cutText(s.Error)
 	s.Diff = cutText(s.Diff)
 	s.Summary = audit.Cut(s.Summary)
+	s.NoShot = audit.Cut(s.NoShot)
 	s.Console = cutList(s.Console)
 	s.Failed = cutList(s.Failed)
 	return s
