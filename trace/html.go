@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -22,7 +23,7 @@ func WriteHTML(w io.Writer, t *Trace, title string) error {
 	for _, s := range t.Steps {
 		v.Steps = append(v.Steps, stepView(s))
 	}
-	if err := page.Execute(w, v); err != nil {
+	if err := page().Execute(w, v); err != nil {
 		return fmt.Errorf("trace html: %w", err)
 	}
 	return nil
@@ -123,7 +124,13 @@ func words(s Step) string {
 	return b.String()
 }
 
-var page = template.Must(template.New("trace").Parse(`<!DOCTYPE html>
+// page is the viewer's template, parsed on first use (nothing at the
+// binary's start: cmd/egohost TestStartDoesNoWork).
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("trace").Parse(pageText))
+})
+
+const pageText = `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
 <title>egohost trace {{.Title}}</title>
@@ -189,4 +196,4 @@ header p{margin:.2em 0;color:#59636e}
 })();
 </script>
 </body></html>
-`))
+`
