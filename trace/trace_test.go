@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -192,4 +193,29 @@ func TestHTML(t *testing.T) {
 	if m := external.FindString(html); m != "" {
 		t.Errorf("the page refers to elsewhere: %q", m)
 	}
+}
+
+// FuzzRead: any file gives a trace or an error, never a panic, and a
+// trace read back renders.
+func FuzzRead(f *testing.F) {
+	path := filepath.Join(f.TempDir(), "seed.jsonl")
+	w, err := Create(path, Header{Agents: []string{"bot"}}, 0)
+	if err != nil {
+		f.Fatal(err)
+	}
+	w.Write(testStep("click"))
+	w.Close()
+	seed, _ := os.ReadFile(path)
+	f.Add(seed)
+	f.Add([]byte(`{"kind":"header","header":{"version":1}}` + "\n" + `{"kind":"step","step":{"box":{"x":1e308},"before":{"jpeg":"AA==","viewW":0}}}`))
+	f.Add([]byte("{}\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		tr, err := Read(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		if err := WriteHTML(io.Discard, tr, "fuzz"); err != nil {
+			t.Errorf("WriteHTML of a trace Read accepted: %v", err)
+		}
+	})
 }
