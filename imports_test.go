@@ -59,6 +59,13 @@ func TestImportEdges(t *testing.T) {
 			}
 		}
 	}
+	// A trace is a file of steps: the service fills them, it knows none
+	// of ours but the wire types and the audit log's caps.
+	for _, imp := range imports["trace"] {
+		if strings.HasPrefix(imp, mod+"/") && imp != mod+"/protocol" && imp != mod+"/audit" {
+			t.Errorf("trace imports %s: it may use only protocol and audit of ours", imp)
+		}
+	}
 	// The MCP front end speaks to the service through the agent API only
 	// (protocol types), and only it and the command wiring know the SDK.
 	for _, imp := range imports["mcpserver"] {

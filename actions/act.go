@@ -44,6 +44,9 @@ type Result struct {
 	Checked *bool
 	// Scroll is the window's scroll position after scroll.
 	Scroll *Point
+	// Box is the element's border box (top-level viewport, CSS pixels)
+	// as measured just before the action, for a trace's picture.
+	Box *Box
 
 	// hidden: the checks found the document hidden (a background tab);
 	// hovered: they moved the mouse to the action point in the page
@@ -153,6 +156,10 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 		res.hidden, res.hovered = at.hidden, at.hovered
 		if err != nil {
 			return err
+		}
+		if el.ObjectID != "" {
+			box := at.box
+			res.Box = &box
 		}
 		if err := w.waitReady(); err != nil && w.ctx.Err() != nil {
 			return err

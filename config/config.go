@@ -76,6 +76,8 @@ type Config struct {
 	AuditMaxSize int
 	// AuditKeep is how many rotated audit files are kept, audit.keep.
 	AuditKeep int
+	// Trace groups the trace.* keys.
+	Trace Trace
 	// LogLevel is the minimum level logged.
 	LogLevel slog.Level
 	// File is the user config file that was read, or "" if none was.
@@ -96,6 +98,17 @@ type Agents struct {
 	// OutputDir is where a plain file name is written (agents.output_dir);
 	// absolute, never inside StateDir.
 	OutputDir string
+}
+
+// Trace holds the trace.* keys.
+type Trace struct {
+	// Enabled starts a trace when the service starts (trace.enabled).
+	Enabled bool
+	// Agents are the agents traced (trace.agents); none: every agent.
+	Agents []string
+	// MaxBytes bounds a trace file (trace.max_bytes): past it, no more
+	// screenshots.
+	MaxBytes int
 }
 
 // Timeouts holds the timeouts.* keys. Every one is positive.
@@ -191,6 +204,9 @@ const (
 	keyOutputDir       = "agents.output_dir"
 	keyAuditMaxSize    = "audit.max_size"
 	keyAuditKeep       = "audit.keep"
+	keyTraceEnabled    = "trace.enabled"
+	keyTraceAgents     = "trace.agents"
+	keyTraceMaxBytes   = "trace.max_bytes"
 )
 
 // EnvVar returns the environment variable that overrides key, e.g.

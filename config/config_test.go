@@ -61,7 +61,28 @@ func defaults(home string) *Config {
 		AgentOrigins: map[string]OriginRules{},
 		AuditMaxSize: 10 << 20,
 		AuditKeep:    5,
+		Trace:        Trace{MaxBytes: 50 << 20},
 		LogLevel:     slog.LevelInfo,
+	}
+}
+
+// The trace.* keys, from a file and from the environment.
+func TestLoadTrace(t *testing.T) {
+	home := t.TempDir()
+	file := writeFile(t, t.TempDir(), "c.yaml", "trace:\n  enabled: true\n  agents: [claude, bot]\n  max_bytes: 5MiB\n")
+	got, err := Load(Options{Home: home, GOOS: "linux", File: file})
+	if err != nil {
+		t.Fatalf("got error %v, want nil", err)
+	}
+	if diff := cmp.Diff(Trace{Enabled: true, Agents: []string{"claude", "bot"}, MaxBytes: 5 << 20}, got.Trace); diff != "" {
+		t.Errorf("trace mismatch (-want +got):\n%s", diff)
+	}
+	got, err = Load(Options{Home: home, GOOS: "linux", Getenv: env(map[string]string{"EGOHOST_TRACE_ENABLED": "true", "EGOHOST_TRACE_AGENTS": "claude"})})
+	if err != nil {
+		t.Fatalf("got error %v, want nil", err)
+	}
+	if !got.Trace.Enabled || len(got.Trace.Agents) != 1 || got.Trace.Agents[0] != "claude" {
+		t.Errorf("got trace %+v from the environment, want enabled for claude", got.Trace)
 	}
 }
 
@@ -254,6 +275,10 @@ func TestLoadBadValues(t *testing.T) {
 		{"agents.upload_dirs", "/srv/share:shared", `config: agents.upload_dirs: "shared" is not an absolute path`},
 		{"agents.upload_max_bytes", "0", `config: agents.upload_max_bytes: "0" must be positive`},
 		{"agents.output_dir", "out", `config: agents.output_dir: "out" is not an absolute path`},
+		{"trace.enabled", "maybe", `config: trace.enabled: "maybe" is not true or false`},
+		{"trace.agents", "bot,bad name", `config: trace.agents: "bad name" is not an agent name`},
+		{"trace.max_bytes", "0", `config: trace.max_bytes: "0" must be positive`},
+		{"trace.max_bytes", "lots", `config: trace.max_bytes: "lots" is not a size`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key+"="+tt.value, func(t *testing.T) {

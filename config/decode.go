@@ -62,7 +62,12 @@ func decode(v *viper.Viper, src sources, goos string) (*Config, error) {
 		AgentOrigins: d.origins(keyAgentOrigins),
 		AuditMaxSize: d.size(keyAuditMaxSize, math.MaxInt),
 		AuditKeep:    d.count(keyAuditKeep, MaxAuditKeep),
-		LogLevel:     d.logLevel(keyLogLevel),
+		Trace: Trace{
+			Enabled:  d.flag(keyTraceEnabled),
+			Agents:   d.agentNames(keyTraceAgents),
+			MaxBytes: d.size(keyTraceMaxBytes, math.MaxInt),
+		},
+		LogLevel: d.logLevel(keyLogLevel),
 	}
 	if d.err == nil && c.Timeouts.ReconnectWait > c.Timeouts.Reconnect {
 		d.fail(keyReconnectWait, c.Timeouts.ReconnectWait.String(), "exceeds timeouts.reconnect ("+c.Timeouts.Reconnect.String()+")")
@@ -95,6 +100,22 @@ func (d *decoder) str(key string) string {
 		d.fail(key, fmt.Sprint(val), "is not a single value")
 		return ""
 	}
+}
+
+// flag reads a boolean: true or false (also 1, 0, yes, no, on, off).
+func (d *decoder) flag(key string) bool {
+	if b, ok := d.v.Get(key).(bool); ok {
+		return b
+	}
+	s := d.str(key)
+	switch strings.ToLower(s) {
+	case "true", "1", "yes", "on":
+		return true
+	case "false", "0", "no", "off", "":
+		return false
+	}
+	d.fail(key, s, "is not true or false")
+	return false
 }
 
 func (d *decoder) listen(key string) string {

@@ -34,15 +34,17 @@ function button(text, focusKey, onClick, cls = "") {
 }
 
 let refreshing = false;
+let recording = null; // the trace being recorded (popup.trace), null when none
 
 async function refresh() {
   if (refreshing) return;
   refreshing = true;
   try {
-    const [agents, spaces, tabs] = await Promise.all([
+    const [agents, spaces, tabs, trace] = await Promise.all([
       call("popup.agents", { limit: 1, perAgent: 20 }),
       call("spaces.list", { all: true }),
       chrome.tabs.query({}).catch(() => []),
+      call("popup.trace", {}),
     ]);
     const problem = agents.error?.message ?? spaces.error?.message ?? "";
     showError(problem ? `Agents: ${problem}` : "");
@@ -50,6 +52,7 @@ async function refresh() {
     const titles = new Map(tabs.map((t) => [t.id, t.title || t.url || `tab ${t.id}`]));
     const now = Date.now();
     renderPending(describeAgents(agents.result, now).pending);
+    recording = trace.result?.recording ?? null;
     renderCards(agentCards(agents.result, spaces.error ? null : spaces.result, titles, now));
   } finally {
     refreshing = false;
@@ -130,7 +133,7 @@ function renderCards(cards) {
       li = el("li", "agent-card");
       li.dataset.agent = card.key;
       li.parts = {};
-      for (const part of ["head", "meta", "spaces", "doing", "calls"]) {
+      for (const part of ["head", "meta", "trace", "spaces", "doing", "calls"]) {
         li.parts[part] = { node: el("div", `agent-${part}`), key: null };
         li.append(li.parts[part].node);
       }
@@ -140,6 +143,7 @@ function renderCards(cards) {
     li.dataset.connected = String(card.connected);
     update(li.parts.head, [card.name, card.state, card.canDisconnect, card.canRevoke, card.connections], () => head(card));
     update(li.parts.meta, [card.kind, card.scopes, card.processes], () => meta(card));
+    update(li.parts.trace, [traced(card)], () => traceLine(card));
     update(li.parts.spaces, card.spaces, () => spaces(card));
     update(li.parts.doing, card.doing, () => doing(card));
     update(li.parts.calls, card.calls, () => calls(card, li.parts.calls.node.querySelector("details")?.open ?? true));
@@ -196,6 +200,33 @@ function head(card) {
     buttons.append(b);
   }
   return [line, buttons];
+}
+
+// traced says whether the trace being recorded records the agent's calls (no agents named: everyone's).
+function traced(card) {
+  if (!recording || !card.key) return false;
+  return !recording.agents?.length || recording.agents.includes(card.key);
+}
+
+// traceLine: a "trace on" mark and a button that opens the agent's last steps as the trace viewer's
+// page (popup.trace gives the HTML; a blob: URL of this page shows it in a new tab).
+function traceLine(card) {
+  if (!traced(card)) return [];
+  const mark = el("span", "trace-on small", "● trace on");
+  mark.title = `Every call of ${card.name} is recorded with screenshots in ${recording.file}`;
+  const b = button("Last steps as pictures", "trace", async () => {
+    b.disabled = true;
+    const answer = await call("popup.trace", { agent: card.key, last: 10 });
+    b.disabled = false;
+    if (answer.error) {
+      showError(`Could not show ${card.name}'s trace: ${answer.error.message}`);
+      return;
+    }
+    const url = URL.createObjectURL(new Blob([answer.result.html], { type: "text/html" }));
+    await chrome.tabs.create({ url });
+  }, "trace-open");
+  b.title = `Open ${card.name}'s last 10 steps (screenshots before and after, the element boxed) in a new tab`;
+  return [mark, b];
 }
 
 function meta(card) {

@@ -174,6 +174,10 @@ type call struct {
 	origin  string
 	spaces  []string // the spaces whose tabs it reached (checkSpace)
 	files   []string // the files it read or wrote (agentfiles.go noteFiles)
+
+	// step is what its tab work adds to its trace step; nil when no
+	// trace records the call (trace.go).
+	step *traceStep
 }
 
 type callKey struct{}
@@ -205,6 +209,10 @@ func (s *Service) call(ctx context.Context, a *agent, method string, raw json.Ra
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	c := &call{g: a.grant, method: method, need: need, agent: a.agentName(), cancel: cancel}
+	tr := s.traceFor(a, need)
+	if tr != nil {
+		c.step = &traceStep{}
+	}
 	start := time.Now()
 	defer a.track(c, in)()
 	var res any
@@ -213,8 +221,12 @@ func (s *Service) call(ctx context.Context, a *agent, method string, raw json.Ra
 		res, err = m.run(withCall(ctx, c), a, in)
 		err = takenOver(ctx, err)
 	}
+	took := time.Since(start)
 	if need >= pairing.NeedRead && need <= pairing.NeedCDP || m.audited {
-		s.auditCall(c, in, err, time.Since(start))
+		s.auditCall(c, in, err, took)
+	}
+	if tr != nil {
+		s.traceCall(tr, c, in, res, err, took)
 	}
 	return res, err
 }
@@ -386,6 +398,11 @@ func (s *Service) auditCall(c *call, in params, err error, took time.Duration) {
 	if s.audit == nil {
 		return
 	}
+	s.writeAudit(s.callEntry(c, in, err, took))
+}
+
+// callEntry is the call as the audit log (and a trace) has it.
+func (s *Service) callEntry(c *call, in params, err error, took time.Duration) audit.Entry {
 	e := auditEntry(c.method, in)
 	e.Time = time.Now().UTC()
 	e.Agent = c.g.auditName()
@@ -401,7 +418,7 @@ func (s *Service) auditCall(c *call, in params, err error, took time.Duration) {
 		e.Result = agentError(err).Code.Name()
 	}
 	e.Duration = float64(took.Microseconds()) / 1000
-	s.writeAudit(e)
+	return e
 }
 
 // auditEntry picks from a call's params what the audit log may show: the

@@ -123,6 +123,9 @@ var sampleParams = map[string]any{
 	protocol.MethodAgentsDeny:    map[string]any{"name": "x"},
 	protocol.MethodAgentsRevoke:  map[string]any{"name": "x"},
 	protocol.MethodAuditTail:     nil,
+	protocol.MethodTraceStart:    map[string]any{"out": "t"},
+	protocol.MethodTraceStop:     nil,
+	protocol.MethodTraceList:     nil,
 	protocol.MethodDebugEcho:     map[string]any{"data": "x"},
 
 	protocol.MethodSpacesNew:      map[string]any{"url": "https://example.com/"},

@@ -10,6 +10,7 @@ import (
 	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/extwire"
+	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
 )
@@ -90,6 +91,18 @@ func (s *Service) withRunnerOnce(ctx context.Context, a *agent, t protocol.Targe
 		return tc.res.ObjectCall(ctx, target, fn, args...)
 	})
 	r := actions.New(tc.page, actions.FindCallers(find, call), actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient, Setup: tc.acts, Pin: tc.pin()})
+	if st, need := traceStepOf(ctx); st != nil {
+		// A traced call: pictures before and after it acts, and what
+		// the tab logged meanwhile (trace.go).
+		if t := s.tracer.Load(); t != nil {
+			acts := need >= pairing.NeedAct
+			since := time.Now()
+			if acts {
+				s.traceBefore(ctx, t, st, tc)
+			}
+			defer s.traceAfter(ctx, t, st, tc, acts, since)
+		}
+	}
 	res, err := fn(gctx, tc, r)
 	if err != nil {
 		err = classify(err)
@@ -211,6 +224,7 @@ func (s *Service) runAct(ctx context.Context, a *agent, t protocol.Target, op st
 		if err != nil {
 			return nil, err
 		}
+		traceBox(ctx, res.Box)
 		if res.Settled.URL != "" && s.checkLanded(ctx, tc.tabID, res.Settled.URL) != nil {
 			// The action led the page to a document the caller may not
 			// reach (a link, a form, the page's own doing): it happened,

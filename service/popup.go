@@ -32,6 +32,7 @@ func (s *Service) popupHandlers() map[string]popupHandler {
 		protocol.MethodPopupAgents:        popupTyped(s.popupAgents),
 		protocol.MethodPopupPairingDecide: popupTyped(s.popupPairingDecide),
 		protocol.MethodPopupDisconnect:    popupTyped(s.popupDisconnect),
+		protocol.MethodPopupTrace:         popupTyped(s.popupTrace),
 	}
 	for name, h := range s.popupFrontHandlers() {
 		all[name] = h

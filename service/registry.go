@@ -140,6 +140,9 @@ func (s *Service) registry() []method {
 		{name: protocol.MethodAgentsApprove, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.agentsApprove)},
 		{name: protocol.MethodAgentsDeny, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.agentsDeny)},
 		{name: protocol.MethodAgentsRevoke, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.agentsRevoke)},
+		{name: protocol.MethodTraceStart, need: pairing.NeedOwner, audited: true, noMCP: ownerCLI, handler: typed(s.traceStart)},
+		{name: protocol.MethodTraceStop, need: pairing.NeedOwner, audited: true, noMCP: ownerCLI, handler: typed(s.traceStop)},
+		{name: protocol.MethodTraceList, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.traceList)},
 		{name: protocol.MethodAuditTail, need: pairing.NeedOwner, noMCP: ownerCLI, noCLI: "`egohost audit` reads the log's files itself (it works with the service down)", handler: typed(s.auditTail)},
 
 		{name: protocol.MethodPairRequest, need: pairing.NeedPairing, timeout: timeoutPairing, noScript: "a script's calls are its agent's, which is paired already", noMCP: "the MCP server pairs itself at start (client.Pair)", handler: typed(s.pairRequest)},

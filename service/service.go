@@ -77,7 +77,14 @@ type Options struct {
 	UploadDirs     []string
 	UploadMaxBytes int64
 	OutputDir      string
-	Logger         *slog.Logger
+	// TraceEnabled starts a trace of TraceAgents' calls (none: every
+	// agent's) when the service starts (trace.enabled, trace.agents);
+	// TraceMaxBytes bounds a trace (trace.max_bytes; 0: 50 MiB).
+	// service/trace.go.
+	TraceEnabled  bool
+	TraceAgents   []string
+	TraceMaxBytes int64
+	Logger        *slog.Logger
 }
 
 // Service is the egohost service.
@@ -110,6 +117,9 @@ type Service struct {
 	uploads *filegate.Store     // the files pages were handed, kept while their tab lives
 
 	tokenless tokenless // what connections without a valid token did (tokenless.go)
+
+	tracer  atomic.Pointer[tracer] // the trace being recorded, nil when none (trace.go)
+	traceMu sync.Mutex             // starts and stops traces
 
 	// peerUID names the user at the other end of a relay socket (the
 	// kernel's answer; a test's own in tests): checkPeer refuses others.
@@ -223,6 +233,11 @@ func New(opts Options) (*Service, error) {
 		return nil, fmt.Errorf("start service: %w", err)
 	}
 	s.recent = loadRecentCalls(s.auditPath(), recentPerAgent, s.log)
+	if opts.TraceEnabled {
+		if _, err := s.startTrace(opts.TraceAgents, ""); err != nil {
+			s.log.Warn("trace.enabled: no trace", "err", err)
+		}
+	}
 	// Only now that no other service runs: what a previous one left goes.
 	if s.uploads, err = filegate.OpenStore(filepath.Join(opts.StateDir, uploadsFolder), uploadsKept*opts.UploadMaxBytes); err != nil {
 		s.ln.Close()
@@ -297,6 +312,9 @@ func (s *Service) Serve(ctx context.Context) error {
 	s.mu.Unlock()
 	wg.Wait()
 	os.Remove(s.opts.Socket)
+	if _, _, err := s.stopTrace(); err != nil {
+		s.log.Warn("trace", "err", err)
+	}
 	s.audit.Close()
 	if err := s.uploads.Close(); err != nil {
 		s.log.Warn("remove the uploaded files", "err", err)

@@ -1,0 +1,240 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/egohost/egohost/pairing"
+	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/trace"
+)
+
+func traceService(t testing.TB) *Service {
+	t.Helper()
+	dir := t.TempDir()
+	s, err := New(Options{Listen: "127.0.0.1:0", Socket: dir + "/relay.sock", StateDir: dir, TokenFile: dir + "/token", AllowedIDs: []string{testExt}, ReconnectWait: time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.stopTrace()
+		s.audit.Close()
+		s.ln.Close()
+		s.httpLn.Close()
+	})
+	return s
+}
+
+// A traced agent's calls are steps, as the audit log has them: a fill's
+// text (a password) is never in the file, only its length. Another
+// agent's calls and the owner's own methods are not traced.
+func TestTraceRecordsCallsMasked(t *testing.T) {
+	s := traceService(t)
+	st, err := s.startTrace([]string{"bot"}, "t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(st.File) != filepath.Join(s.opts.DataDir, TracesDir) || filepath.Base(st.File) != "t1.jsonl" {
+		t.Errorf("got file %s, want t1.jsonl in the data dir's traces", st.File)
+	}
+	bot := &agent{s: s, grant: grant{kind: grantPaired, name: "bot", scopes: []pairing.Scope{pairing.Space}}}
+	other := &agent{s: s, grant: grant{kind: grantPaired, name: "other", scopes: []pairing.Scope{pairing.Space}}}
+	owner := &agent{s: s, grant: ownerGrant}
+	const secret = "hunter2-correct-horse"
+	fill := json.RawMessage(`{"target":"label=Password","text":"` + secret + `"}`)
+	ctx := context.Background()
+	s.call(ctx, bot, protocol.MethodFill, fill)
+	s.call(ctx, bot, protocol.MethodType, json.RawMessage(`{"text":"`+secret+`"}`))
+	s.call(ctx, other, protocol.MethodFill, fill)
+	s.call(ctx, owner, protocol.MethodTraceList, nil)
+	res, ok, err := s.stopTrace()
+	if !ok || err != nil {
+		t.Fatalf("stop: got %v, %v", ok, err)
+	}
+	if res.Steps != 2 {
+		t.Errorf("got %d steps, want 2 (bot's fill and type)", res.Steps)
+	}
+	raw, err := os.ReadFile(st.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte("hunter2")) {
+		t.Errorf("the typed text is in the trace:\n%s", raw)
+	}
+	tr, err := trace.Read(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Steps) != 2 {
+		t.Fatalf("got %d steps, want 2", len(tr.Steps))
+	}
+	c := tr.Steps[0].Call
+	if c.Method != protocol.MethodFill || c.Agent != "bot" || c.Target != "label=Password" || c.Length == nil || *c.Length != len(secret) || c.Result == "ok" || c.Result == "" {
+		t.Errorf("got step %+v, want bot's fill of label=Password, length %d, failed (no browser)", c, len(secret))
+	}
+	if tr.Steps[0].Error == "" {
+		t.Error("got no error message for the failed fill")
+	}
+}
+
+// With no trace on, a call writes nothing to the traces folder.
+func TestTraceOffRecordsNothing(t *testing.T) {
+	s := traceService(t)
+	bot := &agent{s: s, grant: grant{kind: grantPaired, name: "bot", scopes: []pairing.Scope{pairing.Space}}}
+	s.call(context.Background(), bot, protocol.MethodFill, json.RawMessage(`{"target":"#a","text":"x"}`))
+	if ents, err := os.ReadDir(filepath.Join(s.opts.DataDir, TracesDir)); !errors.Is(err, os.ErrNotExist) || len(ents) > 0 {
+		t.Errorf("got %v, %v in the traces folder, want none", ents, err)
+	}
+}
+
+// The trace methods are the owner's: a paired agent, whatever its
+// scopes, gets scope_denied, and no trace starts.
+func TestTraceOwnerOnly(t *testing.T) {
+	s := traceService(t)
+	for _, scopes := range [][]pairing.Scope{{pairing.Space}, {pairing.Space, pairing.CDP, pairing.AllTabs}} {
+		a := &agent{s: s, grant: grant{kind: grantPaired, name: "bot", scopes: scopes}}
+		for _, m := range []string{protocol.MethodTraceStart, protocol.MethodTraceStop, protocol.MethodTraceList} {
+			_, err := s.call(context.Background(), a, m, json.RawMessage(`{"out":"x"}`))
+			if codeOf(err) != protocol.CodeScopeDenied {
+				t.Errorf("%s by a paired agent with %v: got %v, want scope_denied", m, scopes, err)
+			}
+		}
+	}
+	if s.tracer.Load() != nil {
+		t.Error("a trace started")
+	}
+	// The owner: start, a second start refused, stop, a second stop refused.
+	owner := &agent{s: s, grant: ownerGrant}
+	if _, err := s.call(context.Background(), owner, protocol.MethodTraceStart, json.RawMessage(`{"out":"x"}`)); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	if _, err := s.call(context.Background(), owner, protocol.MethodTraceStart, nil); codeOf(err) != protocol.CodeInvalidParams {
+		t.Errorf("second start: got %v, want invalid_params", err)
+	}
+	if _, err := s.call(context.Background(), owner, protocol.MethodTraceStop, nil); err != nil {
+		t.Errorf("stop: %v", err)
+	}
+	if _, err := s.call(context.Background(), owner, protocol.MethodTraceStop, nil); codeOf(err) != protocol.CodeInvalidParams {
+		t.Errorf("second stop: got %v, want invalid_params", err)
+	}
+	if _, err := s.call(context.Background(), owner, protocol.MethodTraceStart, json.RawMessage(`{"out":"x"}`)); codeOf(err) != protocol.CodeForbiddenPath {
+		t.Errorf("start over an existing file: got %v, want forbidden_path", err)
+	}
+	res, err := s.call(context.Background(), owner, protocol.MethodTraceList, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := res.(protocol.TraceListResult); len(l.Traces) != 1 || l.Traces[0].Name != "x.jsonl" || l.Recording != nil {
+		t.Errorf("list: got %+v, want x.jsonl, none recording", l)
+	}
+}
+
+func TestTraceFileName(t *testing.T) {
+	now := time.Date(2026, 12, 2, 8, 15, 0, 0, time.UTC)
+	for _, tt := range []struct{ in, want string }{
+		{"", "trace-20261202-081500.000.jsonl"},
+		{"run1", "run1.jsonl"},
+		{"run1.jsonl", "run1.jsonl"},
+		{"../x", ""},
+		{"a/b", ""},
+		{`a\b`, ""},
+		{"..", ""},
+		{".hidden", ""},
+		{"/etc/passwd", ""},
+		{"a\nb", ""},
+		{strings.Repeat("a", 200), ""},
+	} {
+		got, err := traceFileName(tt.in, now)
+		if tt.want == "" {
+			if codeOf(err) != protocol.CodeInvalidParams {
+				t.Errorf("%q: got %q, %v, want invalid_params", tt.in, got, err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("%q: got %q, %v, want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+// BenchmarkCallTraced: what a trace adds to a call that reaches no tab
+// (a step line written; an action's screenshots come on top), beside
+// BenchmarkCallOverhead (no trace on: one atomic load).
+func BenchmarkCallTraced(b *testing.B) {
+	s := traceService(b)
+	noop := typed(func(context.Context, *agent, protocol.ElementParams) (any, error) { return nil, nil })
+	s.methods["bench.audited"] = method{name: "bench.audited", need: pairing.NeedRead, handler: noop}
+	params := json.RawMessage(`{"tab":7,"target":"role=button[name=\"Save\"]"}`)
+	a := &agent{s: s, grant: grant{kind: grantPaired, name: "bot", scopes: []pairing.Scope{pairing.Space}}}
+	for _, agents := range [][]string{{"other"}, {"bot"}} {
+		b.Run("trace-"+agents[0], func(b *testing.B) {
+			if _, err := s.startTrace(agents, ""); err != nil {
+				b.Fatal(err)
+			}
+			defer s.stopTrace()
+			for b.Loop() {
+				if _, err := s.call(context.Background(), a, "bench.audited", params); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// A trace of every agent: paired agents and owner-token agents that
+// named themselves, not the person (the popup, the owner's CLI without a
+// name). trace.enabled starts one with the service.
+func TestTraceEveryAgent(t *testing.T) {
+	dir := t.TempDir()
+	s, err := New(Options{Listen: "127.0.0.1:0", Socket: dir + "/relay.sock", StateDir: dir, TokenFile: dir + "/token", AllowedIDs: []string{testExt},
+		ReconnectWait: time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), TraceEnabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		s.stopTrace()
+		s.audit.Close()
+		s.ln.Close()
+		s.httpLn.Close()
+	}()
+	if s.tracer.Load() == nil {
+		t.Fatal("trace.enabled: no trace started")
+	}
+	named := &agent{s: s, grant: ownerGrant}
+	named.setName("codex")
+	callers := map[string]*agent{
+		"bot":    {s: s, grant: grant{kind: grantPaired, name: "bot", scopes: []pairing.Scope{pairing.Space}}},
+		"codex":  named,
+		"owner":  {s: s, grant: ownerGrant},
+		"person": {s: s, grant: personGrant, person: true},
+	}
+	for _, a := range callers {
+		s.call(context.Background(), a, protocol.MethodTabsList, nil)
+	}
+	path := s.tracer.Load().status.File
+	if _, _, err := s.stopTrace(); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := trace.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, st := range tr.Steps {
+		got = append(got, st.Call.Agent)
+	}
+	slices.Sort(got)
+	if strings.Join(got, ",") != "bot,codex" {
+		t.Errorf("got steps of %v, want bot's and codex's", got)
+	}
+}
