@@ -2,7 +2,6 @@ package config
 
 import (
 	"errors"
-	"github.com/egohost/egohost/confirm"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/egohost/egohost/confirm"
 )
 
 const testID = "aokapgkciafkaelljglcdibalbfomkdb"
