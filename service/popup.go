@@ -32,6 +32,8 @@ func (s *Service) popupHandlers() map[string]popupHandler {
 		protocol.MethodPopupAgents:        popupTyped(s.popupAgents),
 		protocol.MethodPopupPairingDecide: popupTyped(s.popupPairingDecide),
 		protocol.MethodPopupDisconnect:    popupTyped(s.popupDisconnect),
+		protocol.MethodPopupConfirmList:   popupTyped(s.popupConfirmList),
+		protocol.MethodPopupConfirmAnswer: popupTyped(s.popupConfirmAnswer),
 	}
 	for name, h := range s.popupFrontHandlers() {
 		all[name] = h
