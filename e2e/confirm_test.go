@@ -306,3 +306,62 @@ func mustRead(t *testing.T, path string) string {
 	}
 	return strings.TrimSpace(string(b))
 }
+
+// The person answers in the popup: the ask shows there (the agent, the
+// act in words, the element's picture) with the icon's badge; Allow once
+// lets the click through, Deny refuses the next with denied_by_person,
+// and both answers are the person's in the audit log.
+func TestConfirmInPopup(t *testing.T) {
+	c := useSharedChain(t)
+	base := serve(t, map[string]string{"/": confirmPage})
+	bot, tab := botSpace(t, c, "popupbuyer", base+"/")
+	ctx := ctxT(t, 2*time.Minute)
+	pop := openPopup(ctx, t, c, tab.Tab)
+
+	ask := `document.querySelector('#confirm-list li.ask')`
+	shown := func(what string) {
+		pop.waitFor(ctx, what, `(() => { const a = `+ask+`; return a && !document.getElementById('confirmations').hidden
+			&& a.querySelector('.agent').textContent === 'popupbuyer'
+			&& a.querySelector('.action').textContent.startsWith("click button 'Place order' on 127.0.0.1:")
+			&& a.querySelector('img') && a.querySelector('img').naturalWidth > 0; })()`)
+	}
+
+	done := clickAsync(bot, tab, "#place")
+	shown("the ask in the popup, with its picture")
+	var badge string
+	pop.eval(ctx, `chrome.action.getBadgeText({})`, &badge)
+	if badge != "?1" {
+		t.Errorf("got the badge %q, want ?1", badge)
+	}
+	pop.click(ctx, `#confirm-list li.ask button.allow`)
+	if err := waitDone(t, done); err != nil {
+		t.Fatalf("the click the person allowed: %v", err)
+	}
+	if got := pageInt(t, c, tab, "window.submitted"); got != "1" {
+		t.Errorf("submitted %s times, want 1", got)
+	}
+	pop.waitFor(ctx, "the list empty again", `document.getElementById('confirmations').hidden`)
+
+	done = clickAsync(bot, tab, "#place")
+	shown("the next ask")
+	pop.click(ctx, `#confirm-list li.ask button.deny`)
+	wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
+	if got := pageInt(t, c, tab, "window.submitted"); got != "1" {
+		t.Errorf("submitted %s times, want still 1", got)
+	}
+
+	var tail protocol.AuditTailResult
+	if err := c.agent.Call(ctx, protocol.MethodAuditTail, protocol.AuditTailParams{Limit: 1000}, &tail); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range tail.Entries {
+		if strings.HasPrefix(e.Target, "popupbuyer: ") || e.Agent == "popupbuyer" && e.Method == "confirm.ask" {
+			got = append(got, e.Agent+" "+e.Method+" "+e.Result)
+		}
+	}
+	want := "popupbuyer confirm.ask waiting,person confirm.answer allowed,popupbuyer confirm.ask waiting,person confirm.answer denied"
+	if strings.Join(got, ",") != want {
+		t.Errorf("got audit lines %q, want %q", strings.Join(got, ","), want)
+	}
+}
