@@ -232,7 +232,11 @@ func (s *serviceConn) get(ctx context.Context) (*client.Client, error) {
 // Call calls the service. A call whose connection dropped is not retried
 // (it may have acted); the next call dials again.
 func (s *serviceConn) Call(ctx context.Context, method string, params, result any) error {
-	ctx, cancel := context.WithTimeout(ctx, s.e.cfg.Timeouts.Request+5*time.Second)
+	d := s.e.cfg.Timeouts.Request + 5*time.Second
+	if mayConfirm(method) {
+		d += s.e.cfg.Timeouts.Confirm // the person may be asked first
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	c, err := s.get(ctx)
 	if err != nil {
