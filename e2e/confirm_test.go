@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/protocol"
 )
@@ -363,5 +365,59 @@ func TestConfirmInPopup(t *testing.T) {
 	want := "popupbuyer confirm.ask waiting,person confirm.answer allowed,popupbuyer confirm.ask waiting,person confirm.answer denied"
 	if strings.Join(got, ",") != want {
 		t.Errorf("got audit lines %q, want %q", strings.Join(got, ","), want)
+	}
+}
+
+// Over MCP: a client that sent a progress token hears the wait as a
+// progress notification; the tool's result on a no says not to retry.
+func TestConfirmOverMCP(t *testing.T) {
+	c := useSharedChain(t)
+	base := serve(t, map[string]string{"/": confirmPage})
+	progress := make(chan string, 4)
+	cs, _ := startMCPWith(t, c.svc.stateDir, "mcpbuyer", &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			progress <- r.Params.Message
+		},
+	})
+	if r := callTool(t, cs, "browser_navigate", map[string]any{"url": base + "/"}); r.isErr {
+		t.Fatalf("navigate: %s", r.text)
+	}
+	type result struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+		defer cancel()
+		p := &mcp.CallToolParams{Name: "browser_click", Arguments: map[string]any{"element": "Place order", "target": "#place"}}
+		p.SetProgressToken("click-1")
+		res, err := cs.CallTool(ctx, p)
+		done <- result{res, err}
+	}()
+	select {
+	case msg := <-progress:
+		if !strings.HasPrefix(msg, "waiting for the person to confirm: click button 'Place order' on 127.0.0.1:") {
+			t.Errorf("got progress %q, want the wait in words", msg)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("no progress notification while the click waits")
+	}
+	q := pendingAsk(t, c.agent, "mcpbuyer")
+	if err := answer(t, c.agent, q.ID, false, false); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	var text string
+	for _, part := range r.res.Content {
+		if tc, ok := part.(*mcp.TextContent); ok {
+			text += tc.Text
+		}
+	}
+	if !r.res.IsError || !strings.Contains(text, "denied_by_person") || !strings.Contains(text, "Do not retry") {
+		t.Errorf("got result %q (error %v), want denied_by_person saying not to retry", text, r.res.IsError)
 	}
 }
