@@ -1,6 +1,7 @@
 // facts says what a confirmation needs of the element an action is about
 // to act on (confirm.Facts): its tag, ARIA role and accessible name (of the
-// button or link a click lands on, as the click's checks retarget it),
+// button or link a click lands on, as the click's checks retarget it, or
+// the control of a label),
 // whether it is in a form, and whether activating it submits one (o.enter:
 // an Enter pressed in it; else a click). Also its border box, for the
 // person's picture.
@@ -8,6 +9,9 @@
   let el = node.nodeType === 1 ? node : node.parentElement;
   if (!el || !el.isConnected) return { gone: true };
   if (!o.enter) {
+    // A click on a label activates its control (a submit button too).
+    const label = el.closest("label");
+    if (label && label.control) el = label.control;
     const b = el.closest("button, a, input, [role=button], [role=link]");
     if (b) el = b;
   }

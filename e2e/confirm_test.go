@@ -18,9 +18,9 @@ import (
 // (window.submitted counts the submits the page saw), and a plain button.
 const confirmPage = `<!doctype html><title>shop</title>
 <form id=f onsubmit="event.preventDefault(); window.submitted++">
-<input id=q name=q> <button id=place type=submit onclick="window.clicked.push(this.dataset.v || 'first')">Place order</button>
+<input id=q name=q> <button id=place type=submit aria-label="Place order" onclick="window.clicked.push(this.dataset.v || 'first')">Place order</button>
 </form>
-<button id=plain onclick="window.plain++">Next</button>
+<button id=plain onclick="window.plain++">Next</button> <label for=place id=lab>the order button's label</label>
 <script>window.submitted = 0; window.plain = 0; window.clicked = [];</script>`
 
 // pendingAsk waits until an act of agent waits for the person, and
@@ -215,6 +215,34 @@ func TestConfirmClick(t *testing.T) {
 		}
 	})
 
+	t.Run("the button's label, Space on the button and a typed line are asked", func(t *testing.T) {
+		before := pageInt(t, c, tab, "window.submitted")
+		calls := []struct {
+			method string
+			params any
+			action string
+		}{
+			{protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#lab"}, "click button 'Place order'"},
+			{protocol.MethodPress, protocol.PressParams{Target: tab, Element: "#place", Key: "Space"}, "press Space on button 'Place order'"},
+			{protocol.MethodType, protocol.TypeParams{Target: tab, Element: "#q", Text: "x\n"}, "type Enter in textbox"},
+		}
+		for _, call := range calls {
+			done := make(chan error, 1)
+			go func() { done <- bot.Call(ctxT(t, 120*time.Second), call.method, call.params, nil) }()
+			q := pendingAsk(t, owner, "shopper")
+			if !strings.HasPrefix(q.Action, call.action) {
+				t.Errorf("%s: got ask %q, want %q…", call.method, q.Action, call.action)
+			}
+			if err := answer(t, owner, q.ID, false, false); err != nil {
+				t.Fatal(err)
+			}
+			wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
+		}
+		if got := pageInt(t, c, tab, "window.submitted"); got != before {
+			t.Errorf("submitted %s times, want still %s", got, before)
+		}
+	})
+
 	t.Run("always for this agent on this origin", func(t *testing.T) {
 		done := clickAsync(bot, tab, "#place")
 		q := pendingAsk(t, owner, "shopper")
@@ -252,7 +280,7 @@ func TestConfirmClick(t *testing.T) {
 				got = append(got, e.Agent+" "+e.Result)
 			}
 		}
-		want := "owner allowed,owner denied,owner denied,owner allowed,owner denied,owner denied,owner always"
+		want := "owner allowed,owner denied,owner denied,owner allowed,owner denied,owner denied,owner denied,owner denied,owner denied,owner always"
 		if strings.Join(got, ",") != want {
 			t.Errorf("got answers %q, want %q", strings.Join(got, ","), want)
 		}

@@ -370,38 +370,57 @@ func (s *Service) popupConfirmAnswer(ctx context.Context, l *link, p protocol.Co
 	return s.answerConfirm(p, "person")
 }
 
-// confirmVerb words an element action the policy may ask about: a click,
-// or a press of Enter (enter) in an element; ok is false for the others.
+// confirmVerb words an element action the policy may ask about: a click
+// (or a Space pressed on a button, which clicks it), or an Enter pressed
+// or typed in an element (enter); ok is false for the others.
 func confirmVerb(p any) (verb string, enter, ok bool) {
 	switch p := p.(type) {
 	case protocol.ClickParams:
 		return "click", false, true
 	case protocol.PressParams:
-		if isEnter(p.Key) {
+		switch lastKey(p.Key) {
+		case "enter":
 			return "press Enter in", true, true
+		case "space", " ":
+			return "press Space on", false, true
+		}
+	case protocol.TypeParams:
+		if strings.ContainsAny(p.Text, "\r\n") {
+			return "type Enter in", true, true
 		}
 	}
 	return "", false, false
 }
 
-// isEnter reports whether a key combo presses Enter (Enter, Control+Enter).
-func isEnter(combo string) bool {
+// lastKey is the key a combo presses, lower case ("Control+Enter": enter).
+func lastKey(combo string) string {
+	if combo == " " || strings.HasSuffix(combo, "+ ") {
+		return " "
+	}
 	i := strings.LastIndex(combo, "+")
-	return strings.EqualFold(strings.TrimSpace(combo[i+1:]), "enter")
+	return strings.ToLower(strings.TrimSpace(combo[i+1:]))
 }
 
 // focusedTarget is the element an Enter without a target goes to: the
 // focused one (the innermost, through shadow roots).
 const focusedTarget = "css=:focus >> last"
 
-// confirmTarget gives a press of Enter without a target the focused
+// confirmTarget gives a press or a type without a target the focused
 // element as its target, so that the confirmation is bound to the
 // element the key goes to (the press focuses it first: it is focused
 // already).
 func confirmTarget[P any](p P) P {
-	if pp, ok := any(p).(protocol.PressParams); ok && pp.Element == "" {
-		pp.Element = focusedTarget
-		return any(pp).(P)
+	switch pp := any(p).(type) {
+	case protocol.PressParams:
+		if pp.Element == "" {
+			pp.Element = focusedTarget
+			return any(pp).(P)
+		}
+	case protocol.TypeParams:
+		if pp.Element == "" {
+			pp.Element = focusedTarget
+			return any(pp).(P)
+		}
 	}
 	return p
 }
