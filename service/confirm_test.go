@@ -60,7 +60,9 @@ func TestConfirmKinds(t *testing.T) {
 		"quiet":    {},
 	}}}}
 	s.methods = methodsByName(s.registry())
-	paired := func(name string) grant { return grant{kind: grantPaired, name: name, scopes: []pairing.Scope{pairing.Space}} }
+	paired := func(name string) grant {
+		return grant{kind: grantPaired, name: name, scopes: []pairing.Scope{pairing.Space}}
+	}
 	tests := []struct {
 		name   string
 		g      grant
