@@ -328,6 +328,20 @@ func TestConfirmTimeoutAndCLI(t *testing.T) {
 	}
 }
 
+// confirmOff is the config of a chain whose tests are not about
+// confirmations: no paired agent is asked (agents.confirm.default: []).
+const confirmOff = "agents:\n  confirm:\n    default: []\n"
+
+// startChainConfig starts a chain of its own with config.yaml.
+func startChainConfig(t testing.TB, config string) *chain {
+	t.Helper()
+	stateDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return startChainIn(t, stateDir)
+}
+
 func mustRead(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)

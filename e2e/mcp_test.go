@@ -185,7 +185,8 @@ func refOf(t *testing.T, snapshot, line string) string {
 // extension and real Chromium.
 func TestMCPThroughChain(t *testing.T) {
 	stateDir, outDir := t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("agents:\n  output_dir: "+outDir+"\n"), 0o600); err != nil {
+	// Not about confirmations: the paired MCP agent clicks "Place order" unasked.
+	if err := os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("agents:\n  output_dir: "+outDir+"\n  confirm:\n    default: []\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	c := startChainIn(t, stateDir)
