@@ -328,6 +328,33 @@ func TestConfirmTimeoutAndCLI(t *testing.T) {
 	}
 }
 
+// allowAsks is the person saying yes to every act of agent that waits,
+// until the test ends: for the tests on the shared chain (default policy)
+// that are not about confirmations.
+func allowAsks(t *testing.T, owner *client.Client, agent string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for ctx.Err() == nil {
+			var l protocol.ConfirmListResult
+			if err := owner.Call(ctx, protocol.MethodConfirmList, nil, &l); err == nil {
+				for _, q := range l.Pending {
+					if q.Agent == agent {
+						_ = owner.Call(ctx, protocol.MethodConfirmAnswer, protocol.ConfirmAnswerParams{ID: q.ID, Allow: true}, nil)
+					}
+				}
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-stopped })
+}
+
 // confirmOff is the config of a chain whose tests are not about
 // confirmations: no paired agent is asked (agents.confirm.default: []).
 const confirmOff = "agents:\n  confirm:\n    default: []\n"
