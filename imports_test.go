@@ -19,7 +19,7 @@ func TestImportEdges(t *testing.T) {
 		f := strings.Fields(line)
 		imports[strings.TrimPrefix(f[0], mod+"/")] = f[1:]
 	}
-	stdlibOnly := []string{"nativemsg", "locator", "chromeext", "weburl", "spaces", "filegate"}
+	stdlibOnly := []string{"nativemsg", "locator", "chromeext", "weburl", "spaces", "filegate", "confirm"}
 	for _, pkg := range stdlibOnly {
 		for _, imp := range imports[pkg] {
 			if strings.Contains(strings.Split(imp, "/")[0], ".") {

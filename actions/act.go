@@ -19,7 +19,30 @@ type ActOptions struct {
 	Force bool
 	// Settle overrides Options.Settle when not nil.
 	Settle *Settle
+	// Confirm, when set, is asked just before the action happens, with
+	// the element found and checked (the one the action will act on); it
+	// may wait for the person, past the auto-wait's timeout (its ctx is
+	// the action's, not an attempt's). asked: it waited, and from then on
+	// the action acts on that same element only, once: an element that
+	// is gone, moved to another document or no longer actionable ends the
+	// action with a *ChangedError, never a click on another element. An
+	// error ends the action as it is.
+	Confirm func(ctx context.Context, el Element) (asked bool, err error)
 }
+
+// ChangedError is an action refused after the person confirmed it: the
+// element they confirmed changed meanwhile (removed, its document gone,
+// covered or hidden), so nothing was done.
+type ChangedError struct {
+	Op, Target string
+	Err        error
+}
+
+func (e *ChangedError) Error() string {
+	return e.Op + " " + e.Target + ": the element the person confirmed changed while they were asked (" + e.Err.Error() + "): nothing was done"
+}
+
+func (e *ChangedError) Unwrap() error { return e.Err }
 
 // Result says what an action did, what it waited for and for how long.
 type Result struct {
@@ -157,8 +180,27 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 		if err != nil {
 			return err
 		}
+		bound := false // confirmed by the person: this element, once
+		if o.Confirm != nil {
+			asked, err := o.Confirm(w.ctx, el)
+			if err != nil {
+				final = err
+				return nil
+			}
+			if asked {
+				// The person took their time: the attempt's deadline may
+				// have passed. The element is checked again, as it is now.
+				bctx, cancel := context.WithTimeout(w.ctx, timeout(o.Timeout, r.opts.Timeout))
+				defer cancel()
+				ctx, bound = bctx, true
+				if at, err = r.measure(ctx, el, c, o.Force, 0); err != nil {
+					final = &ChangedError{Op: op, Target: target, Err: err}
+					return nil
+				}
+			}
+		}
 		if el.ObjectID != "" {
-			box := at.box
+			box := at.box // measured again after a yes
 			res.Box = &box
 		}
 		if err := w.waitReady(); err != nil && w.ctx.Err() != nil {
@@ -169,6 +211,13 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 		dispatched = true
 		release, acted = false, el
 		final = h.do(ctx, el, at.at, res)
+		if final != nil && bound && h.retryDo && r.transient(final) && !errors.As(final, new(finalError)) {
+			// A retry would find the target again: maybe another element.
+			dispatched = false
+			release, acted = true, Element{}
+			final = &ChangedError{Op: op, Target: target, Err: final}
+			return nil
+		}
 		if final != nil && h.retryDo && r.transient(final) && !errors.As(final, new(finalError)) {
 			dispatched = false
 			release, acted = true, Element{}

@@ -24,6 +24,7 @@ import (
 	"github.com/spf13/viper"
 
 	"github.com/egohost/egohost"
+	"github.com/egohost/egohost/confirm"
 )
 
 // MaxBrowserFrameLimit is the largest accepted value of
@@ -98,6 +99,14 @@ type Agents struct {
 	// OutputDir is where a plain file name is written (agents.output_dir);
 	// absolute, never inside StateDir.
 	OutputDir string
+	// Confirm is the confirmation policy by agent name
+	// (confirm.DefaultAgent: every paired agent without an entry of its
+	// own), agents.confirm. Its origin patterns are checked by the
+	// service at start, as agents.origins' are.
+	Confirm map[string][]confirm.Rule
+	// ConfirmWords make a click a purchase when its element's accessible
+	// name has one (agents.confirm_words).
+	ConfirmWords []string
 }
 
 // Trace holds the trace.* keys.
@@ -128,6 +137,9 @@ type Timeouts struct {
 	// longest one may ask for (at least Script).
 	Script    time.Duration
 	ScriptMax time.Duration
+	// Confirm is how long a call waits for the person's answer to a
+	// confirmation (agents.confirm) when its own timeout is shorter.
+	Confirm time.Duration
 }
 
 // Limits holds the limits.* keys. Every one is positive.
@@ -203,6 +215,9 @@ const (
 	keyUploadMaxBytes  = "agents.upload_max_bytes"
 	keyOutputDir       = "agents.output_dir"
 	keyAuditMaxSize    = "audit.max_size"
+	keyConfirm         = "agents.confirm"
+	keyConfirmWords    = "agents.confirm_words"
+	keyConfirmTimeout  = "timeouts.confirm"
 	keyAuditKeep       = "audit.keep"
 	keyTraceEnabled    = "trace.enabled"
 	keyTraceAgents     = "trace.agents"
@@ -326,6 +341,9 @@ func readUserFile(file string, known []string) (map[string]any, error) {
 		}
 		if originKey(k) {
 			continue // agents.origins.NAME.allow|deny: names are the user's
+		}
+		if name, ok := strings.CutPrefix(k, keyConfirm+"."); ok && !strings.Contains(name, ".") {
+			continue // agents.confirm.NAME: a list of rules
 		}
 		if isSection(k, known) {
 			return nil, fmt.Errorf("config: %s: %q is a section: set its keys (%s)", file, k, strings.Join(sectionKeys(k, known), ", "))

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/egohost/egohost/confirm"
 )
 
 const testID = "aokapgkciafkaelljglcdibalbfomkdb"
@@ -55,9 +57,10 @@ func defaults(home string) *Config {
 			ReconnectWait: 5 * time.Second,
 			Script:        30 * time.Second,
 			ScriptMax:     5 * time.Minute,
+			Confirm:       60 * time.Second,
 		},
 		Limits:       Limits{MaxBrowserFrame: 64 << 20, MaxRPCMessage: 64 << 20, MaxInFlight: 64, ScriptMemory: 256 << 20, ScriptOutput: 64 << 10},
-		Agents:       Agents{UploadMaxBytes: 50 << 20, OutputDir: home + "/.cache/egohost/output"},
+		Agents:       Agents{UploadMaxBytes: 50 << 20, OutputDir: home + "/.cache/egohost/output", Confirm: map[string][]confirm.Rule{}, ConfirmWords: confirm.DefaultWords},
 		AgentOrigins: map[string]OriginRules{},
 		AuditMaxSize: 10 << 20,
 		AuditKeep:    5,
@@ -117,6 +120,50 @@ func TestLoadAgentOrigins(t *testing.T) {
 	}
 	if _, err := Load(Options{Home: home, GOOS: "linux", File: bad}); err == nil || !strings.Contains(err.Error(), "agents.origins.claude.block") {
 		t.Errorf("agents.origins.claude.block: got error %v, want it named as unknown", err)
+	}
+}
+
+// The confirmation policy: rules by agent name and "default", kinds
+// checked, the word list and timeouts.confirm.
+func TestLoadConfirm(t *testing.T) {
+	home := t.TempDir()
+	file := writeFile(t, t.TempDir(), "c.yaml", "timeouts:\n  confirm: 2m\nagents:\n  confirm_words: [wire, buy]\n  confirm:\n    claude:\n      - {origins: [\"*.bank.example\"], actions: [submit, upload]}\n      - {origins: [\"*\"], actions: [cookie_write]}\n    default: []\n")
+	got, err := Load(Options{Home: home, GOOS: "linux", File: file})
+	if err != nil {
+		t.Fatalf("got error %v, want nil", err)
+	}
+	want := map[string][]confirm.Rule{
+		"claude": {
+			{Origins: []string{"*.bank.example"}, Actions: []confirm.Kind{confirm.Submit, confirm.Upload}},
+			{Origins: []string{"*"}, Actions: []confirm.Kind{confirm.CookieWrite}},
+		},
+		"default": {},
+	}
+	if diff := cmp.Diff(want, got.Agents.Confirm); diff != "" {
+		t.Errorf("agents.confirm mismatch (-want +got):\n%s", diff)
+	}
+	if !slices.Equal(got.Agents.ConfirmWords, []string{"wire", "buy"}) {
+		t.Errorf("confirm_words: got %q, want [wire buy]", got.Agents.ConfirmWords)
+	}
+	if got.Timeouts.Confirm != 2*time.Minute {
+		t.Errorf("timeouts.confirm: got %v, want 2m", got.Timeouts.Confirm)
+	}
+	for _, tt := range []struct{ name, yaml, want string }{
+		{"unknown kind", "agents:\n  confirm:\n    claude: [{origins: [\"*\"], actions: [buy]}]\n", "agents.confirm.claude.actions"},
+		{"no origins", "agents:\n  confirm:\n    claude: [{actions: [submit]}]\n", "needs both origins and actions"},
+		{"no actions", "agents:\n  confirm:\n    claude: [{origins: [\"*\"]}]\n", "needs both origins and actions"},
+		{"unknown field", "agents:\n  confirm:\n    claude: [{origins: [\"*\"], actions: [submit], when: [x]}]\n", "agents.confirm.claude.when"},
+		{"not a list", "agents:\n  confirm:\n    claude: {origins: [\"*\"], actions: [submit]}\n", "agents.confirm.claude"},
+		{"bad agent name", "agents:\n  confirm:\n    \"bad name\": []\n", "is not an agent name"},
+		{"word with a space", "agents:\n  confirm_words: [\"place order\"]\n", "agents.confirm_words"},
+		{"zero timeout", "timeouts:\n  confirm: 0s\n", "timeouts.confirm"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			file := writeFile(t, t.TempDir(), "bad.yaml", tt.yaml)
+			if _, err := Load(Options{Home: home, GOOS: "linux", File: file}); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got error %v, want one with %q", err, tt.want)
+			}
+		})
 	}
 }
 
@@ -602,7 +649,7 @@ func TestLoadAgentFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Agents{UploadDirs: []string{"/home/u/share", "/srv/in"}, UploadMaxBytes: 1 << 20, OutputDir: "/home/u/shots"}
+	want := Agents{UploadDirs: []string{"/home/u/share", "/srv/in"}, UploadMaxBytes: 1 << 20, OutputDir: "/home/u/shots", Confirm: map[string][]confirm.Rule{}, ConfirmWords: confirm.DefaultWords}
 	if diff := cmp.Diff(want, got.Agents); diff != "" {
 		t.Errorf("agents mismatch (-want +got):\n%s", diff)
 	}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"github.com/egohost/egohost/chromeext"
+	"github.com/egohost/egohost/confirm"
 	"github.com/egohost/egohost/spaces"
 
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/viper"
 )
@@ -45,6 +47,7 @@ func decode(v *viper.Viper, src sources, goos string) (*Config, error) {
 			ReconnectWait: d.duration(keyReconnectWait),
 			Script:        d.duration(keyScript),
 			ScriptMax:     d.duration(keyScriptMax),
+			Confirm:       d.duration(keyConfirmTimeout),
 		},
 		Limits: Limits{
 			MaxBrowserFrame: d.size(keyMaxBrowserFrame, MaxBrowserFrameLimit),
@@ -58,6 +61,8 @@ func decode(v *viper.Viper, src sources, goos string) (*Config, error) {
 			UploadDirs:     d.paths(keyUploadDirs),
 			UploadMaxBytes: d.size(keyUploadMaxBytes, math.MaxInt),
 			OutputDir:      d.str(keyOutputDir),
+			Confirm:        d.confirmRules(keyConfirm),
+			ConfirmWords:   d.words(keyConfirmWords),
 		},
 		AgentOrigins: d.origins(keyAgentOrigins),
 		AuditMaxSize: d.size(keyAuditMaxSize, math.MaxInt),
@@ -347,6 +352,105 @@ func (d *decoder) origins(key string) map[string]OriginRules {
 			}
 		}
 		out[name] = r
+	}
+	return out
+}
+
+// confirmRules decodes agents.confirm: agent name (or "default") → a list
+// of {origins: [patterns], actions: [kinds]}. An agent's empty list asks
+// nothing of it.
+func (d *decoder) confirmRules(key string) map[string][]confirm.Rule {
+	out := make(map[string][]confirm.Rule)
+	raw, ok := d.v.Get(key).(map[string]any)
+	if !ok {
+		if v := d.v.Get(key); v != nil && fmt.Sprint(v) != "map[]" {
+			d.fail(key, fmt.Sprint(v), "is not a map of agent names to lists of {origins, actions}")
+		}
+		return out
+	}
+	for name, v := range raw {
+		k := key + "." + name
+		if name != confirm.DefaultAgent {
+			if err := spaces.CheckName(name); err != nil {
+				d.fail(k, name, "is not an agent name (letters, digits, '.', '_', '-'; at most 32) or default")
+				return out
+			}
+		}
+		list, ok := v.([]any)
+		if !ok {
+			d.fail(k, fmt.Sprint(v), "is not a list of {origins: [...], actions: [...]}")
+			return out
+		}
+		rules := []confirm.Rule{}
+		for _, item := range list {
+			m, ok := item.(map[string]any)
+			if !ok {
+				d.fail(k, fmt.Sprint(item), "is not {origins: [...], actions: [...]}")
+				return out
+			}
+			var r confirm.Rule
+			for field, val := range m {
+				vals, ok := val.([]any)
+				if !ok || field != "origins" && field != "actions" {
+					d.fail(k+"."+field, fmt.Sprint(val), "is not origins: [patterns] or actions: [kinds]")
+					return out
+				}
+				for _, it := range vals {
+					s, ok := it.(string)
+					if !ok || strings.TrimSpace(s) == "" {
+						d.fail(k+"."+field, fmt.Sprint(it), "is not a string")
+						return out
+					}
+					if field == "origins" {
+						r.Origins = append(r.Origins, strings.TrimSpace(s))
+						continue
+					}
+					kind, err := confirm.ParseKind(s)
+					if err != nil {
+						d.fail(k+".actions", s, err.Error())
+						return out
+					}
+					r.Actions = append(r.Actions, kind)
+				}
+			}
+			if len(r.Origins) == 0 || len(r.Actions) == 0 {
+				d.fail(k, fmt.Sprint(item), "needs both origins and actions (origins: [\"*\"] for every origin)")
+				return out
+			}
+			rules = append(rules, r)
+		}
+		out[name] = rules
+	}
+	return out
+}
+
+// words reads a list of words (a YAML list, or comma-separated from the
+// environment); none may be empty or hold a space.
+func (d *decoder) words(key string) []string {
+	var out []string
+	switch val := d.v.Get(key).(type) {
+	case nil:
+	case string:
+		for w := range strings.SplitSeq(val, ",") {
+			if w = strings.TrimSpace(w); w != "" {
+				out = append(out, w)
+			}
+		}
+	case []any:
+		for _, item := range val {
+			out = append(out, strings.TrimSpace(fmt.Sprint(item)))
+		}
+	case []string:
+		out = append(out, val...)
+	default:
+		d.fail(key, fmt.Sprint(val), "is not a list of words")
+		return nil
+	}
+	for _, w := range out {
+		if w == "" || strings.ContainsFunc(w, unicode.IsSpace) {
+			d.fail(key, w, "is not one word")
+			return nil
+		}
 	}
 	return out
 }

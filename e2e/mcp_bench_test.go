@@ -232,7 +232,7 @@ func BenchmarkMCPVersusPlaywrightMCP(b *testing.B) {
 	// The 15,000-element page takes seconds per snapshot on a loaded
 	// machine: both servers get 120 s per call instead of 30.
 	b.Setenv("EGOHOST_TIMEOUTS_REQUEST", "120s")
-	c := startChain(b)
+	c := startChainConfig(b, confirmOff) // the same clicks as Playwright MCP: none waits for the person
 	orders := make(chan string, 1)
 	pages := benchPagesHandler(orders)
 	base := serveHandler(b, pages)

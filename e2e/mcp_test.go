@@ -83,6 +83,12 @@ func startMCP(t testing.TB, stateDir string, args ...string) (*mcp.ClientSession
 // the agent the client's name makes (or --name), and the person approves.
 func startMCPAs(t testing.TB, stateDir, client string, args ...string) (*mcp.ClientSession, *logBuffer) {
 	t.Helper()
+	return startMCPWith(t, stateDir, client, nil, args...)
+}
+
+// startMCPWith is startMCPAs with the MCP client's options.
+func startMCPWith(t testing.TB, stateDir, client string, opts *mcp.ClientOptions, args ...string) (*mcp.ClientSession, *logBuffer) {
+	t.Helper()
 	cmd := exec.Command(theSuite.bin, append([]string{"mcp"}, args...)...)
 	cmd.Env = chainEnv(stateDir)
 	logs := &logBuffer{}
@@ -96,7 +102,7 @@ func startMCPAs(t testing.TB, stateDir, client string, args ...string) (*mcp.Cli
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: client, Version: "1"}, opts).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatalf("connect to egohost mcp: %v\nstderr:\n%s", err, logs)
 	}
@@ -179,7 +185,8 @@ func refOf(t *testing.T, snapshot, line string) string {
 // extension and real Chromium.
 func TestMCPThroughChain(t *testing.T) {
 	stateDir, outDir := t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("agents:\n  output_dir: "+outDir+"\n"), 0o600); err != nil {
+	// Not about confirmations: the paired MCP agent clicks "Place order" unasked.
+	if err := os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("agents:\n  output_dir: "+outDir+"\n  confirm:\n    default: []\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	c := startChainIn(t, stateDir)

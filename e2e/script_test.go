@@ -452,7 +452,9 @@ func docsExamples(t *testing.T) []docExample {
 func TestScriptDocsExamples(t *testing.T) {
 	c := useSharedChain(t)
 	base := serve(t, docsPages())
-	bot, tab := botSpace(t, c, sharedAgentName("docs-examples"), base+"/signin")
+	name := sharedAgentName("docs-examples")
+	bot, tab := botSpace(t, c, name, base+"/signin")
+	allowAsks(t, c.agent, name) // the examples submit forms: the person says yes (README "Confirmations")
 	refs := regexp.MustCompile(`@\d+`)
 	for _, ex := range docsExamples(t) {
 		t.Run(ex.page+" "+strings.SplitN(ex.script, "\n", 2)[0], func(t *testing.T) {

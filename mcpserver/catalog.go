@@ -86,7 +86,7 @@ func tool[In any](group, name, title, desc string, h hints, body func(*tools) ha
 						return badArgs(fmt.Errorf("arguments: %w", err)), nil
 					}
 				}
-				return run(ctx, in), nil
+				return run(withWaiting(ctx, req), in), nil
 			})
 			return nil
 		}}

@@ -130,6 +130,8 @@ const (
 	CodeRevoked              Code = 1143 // the agent's token was revoked (HTTP 401, or the live connection is cut)
 	CodePairingBusy          Code = 1144 // too many pairing requests wait or came lately, or one for the name already waits
 	CodeForbiddenPath        Code = 1145 // a file the call names may not be read or written (the state dir, outside agents.upload_dirs, a symlink, an existing file); data.path, data.reason
+	CodeDeniedByPerson       Code = 1146 // the person said no to the act (agents.confirm): do not retry it; ask the person. data.kind, data.action
+	CodeConfirmTimeout       Code = 1147 // nobody answered the act's confirmation in time: nothing was done. data.kind, data.action
 	// The person switched off all automation of this browser in the
 	// popup (Stop all automation); nothing reaches its tabs until they
 	// switch it back on. data.browser.
@@ -238,6 +240,10 @@ func (c Code) Name() string {
 		return "pairing_busy"
 	case CodeForbiddenPath:
 		return "forbidden_path"
+	case CodeDeniedByPerson:
+		return "denied_by_person"
+	case CodeConfirmTimeout:
+		return "confirm_timeout"
 	case CodeUsage:
 		return "usage"
 	case CodeServiceLost:

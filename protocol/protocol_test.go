@@ -16,7 +16,7 @@ func TestCodeNames(t *testing.T) {
 		CodeNotActionable, CodeJSException, CodeNavigation, CodeUnsupported, CodeDialogOpen, CodeDownloadFailed, CodeBusy,
 		CodeForeignRef, CodeBrowserReconnecting,
 		CodeScript, CodeScriptLimit, CodeNotInSpace, CodeUserInControl, CodeAutomationStopped,
-		CodeForbiddenPath}
+		CodeForbiddenPath, CodeDeniedByPerson, CodeConfirmTimeout}
 	seen := map[string]Code{}
 	for _, c := range codes {
 		name := c.Name()

@@ -121,6 +121,8 @@ var sampleParams = map[string]any{
 	protocol.MethodAgentsList:    nil,
 	protocol.MethodAgentsApprove: map[string]any{"name": "x"},
 	protocol.MethodAgentsDeny:    map[string]any{"name": "x"},
+	protocol.MethodConfirmList:   map[string]any{},
+	protocol.MethodConfirmAnswer: map[string]any{"id": "c1", "allow": true},
 	protocol.MethodAgentsRevoke:  map[string]any{"name": "x"},
 	protocol.MethodAuditTail:     nil,
 	protocol.MethodTraceStart:    map[string]any{"out": "t"},

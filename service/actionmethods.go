@@ -203,7 +203,12 @@ func act[P actParams](s *Service, op string, check func(op string, p P) error, r
 		if err := check(op, p); err != nil {
 			return nil, err
 		}
-		return s.runAct(ctx, a, p.TargetOf(), op, p.ActionOptionsOf(), func(ctx context.Context, _ *tabContext, r *actions.Runner, o actions.ActOptions) (*actions.Result, error) {
+		return s.runAct(ctx, a, p.TargetOf(), op, p.ActionOptionsOf(), func(ctx context.Context, tc *tabContext, r *actions.Runner, o actions.ActOptions) (*actions.Result, error) {
+			if verb, enter, ok := confirmVerb(p); ok {
+				if o.Confirm = s.confirmHook(ctx, a, tc, r, verb, enter); o.Confirm != nil {
+					p = confirmTarget(p)
+				}
+			}
 			return run(ctx, r, p, o)
 		})
 	})

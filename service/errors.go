@@ -45,7 +45,12 @@ func classify(err error) error {
 		}
 		return e
 	}
+	var ce *actions.ChangedError
 	switch {
+	case errors.As(err, &ce):
+		// The element the person confirmed changed while they were asked:
+		// refused, never acted on another (confirm.go).
+		return protocol.Errorf(protocol.CodeStaleRef, "%v", err).With("kind", "permanent").With("reason", "confirmed_element_changed")
 	case errors.As(err, &de):
 		return protocol.Errorf(protocol.CodeDialogOpen, "%v", err).With("dialog", de.Dialog)
 	case errors.As(err, &na):

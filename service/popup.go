@@ -33,6 +33,8 @@ func (s *Service) popupHandlers() map[string]popupHandler {
 		protocol.MethodPopupPairingDecide: popupTyped(s.popupPairingDecide),
 		protocol.MethodPopupDisconnect:    popupTyped(s.popupDisconnect),
 		protocol.MethodPopupTrace:         popupTyped(s.popupTrace),
+		protocol.MethodPopupConfirmList:   popupTyped(s.popupConfirmList),
+		protocol.MethodPopupConfirmAnswer: popupTyped(s.popupConfirmAnswer),
 	}
 	for name, h := range s.popupFrontHandlers() {
 		all[name] = h

@@ -3,6 +3,7 @@ package service
 import (
 	"time"
 
+	"github.com/egohost/egohost/confirm"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 )
@@ -26,6 +27,10 @@ type method struct {
 	// dialogs: the method answers a JavaScript dialog, so a tab a dialog
 	// blocks is where it works (the others fail at once with dialog_open).
 	dialogs bool
+	// kinds: the kinds of act a call of the method can be, which a paired
+	// agent's confirmation policy (agents.confirm, confirm.go) may make
+	// wait for the person; its deadline then has timeouts.confirm more.
+	kinds []confirm.Kind
 	// noPopup, noScript: why the popup channel (PROTOCOL.md §2.6) or a
 	// script's calls (§3.5) do not carry the method; "" when they do.
 	noPopup, noScript string
@@ -52,6 +57,9 @@ const (
 
 // deadline is how long a call of the method may take.
 func (m method) deadline(o Options) time.Duration {
+	if len(m.kinds) > 0 && m.timeout == timeoutRequest {
+		return o.RequestTimeout + confirmWait(o)
+	}
 	switch m.timeout {
 	case timeoutRequest:
 	case timeoutScript:
@@ -103,14 +111,14 @@ func (s *Service) registry() []method {
 		// A script's calls are checked one by one, as the agent's own.
 		{name: protocol.MethodScriptRun, need: pairing.NeedRead, raise: writesFile("files"), timeout: timeoutScript, noScript: "a script does not start scripts", handler: typed(s.scriptRun)},
 
-		{name: protocol.MethodClick, need: pairing.NeedAct, handler: act(s, protocol.MethodClick, checkClick, runClick)},
+		{name: protocol.MethodClick, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.Purchase}, handler: act(s, protocol.MethodClick, checkClick, runClick)},
 		{name: protocol.MethodHover, need: pairing.NeedAct, handler: act(s, protocol.MethodHover, checkElement, runHover)},
 		{name: protocol.MethodCheck, need: pairing.NeedAct, handler: act(s, protocol.MethodCheck, checkElement, runCheck)},
 		{name: protocol.MethodUncheck, need: pairing.NeedAct, handler: act(s, protocol.MethodUncheck, checkElement, runUncheck)},
 		{name: protocol.MethodFocus, need: pairing.NeedAct, noMCP: "click and type focus what they act on", handler: act(s, protocol.MethodFocus, checkElement, runFocus)},
 		{name: protocol.MethodFill, need: pairing.NeedAct, handler: act(s, protocol.MethodFill, checkFill, runFill)},
-		{name: protocol.MethodType, need: pairing.NeedAct, handler: act(s, protocol.MethodType, checkType, runType)},
-		{name: protocol.MethodPress, need: pairing.NeedAct, handler: act(s, protocol.MethodPress, checkPress, runPress)},
+		{name: protocol.MethodType, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit}, handler: act(s, protocol.MethodType, checkType, runType)},
+		{name: protocol.MethodPress, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.Purchase}, handler: act(s, protocol.MethodPress, checkPress, runPress)},
 		{name: protocol.MethodSelect, need: pairing.NeedAct, handler: act(s, protocol.MethodSelect, checkSelect, runSelect)},
 		{name: protocol.MethodDrag, need: pairing.NeedAct, handler: act(s, protocol.MethodDrag, checkDrag, runDrag)},
 		{name: protocol.MethodUpload, need: pairing.NeedAct, handler: typed(s.upload)},
@@ -143,6 +151,8 @@ func (s *Service) registry() []method {
 		{name: protocol.MethodTraceStart, need: pairing.NeedOwner, audited: true, noMCP: ownerCLI, handler: typed(s.traceStart)},
 		{name: protocol.MethodTraceStop, need: pairing.NeedOwner, audited: true, noMCP: ownerCLI, handler: typed(s.traceStop)},
 		{name: protocol.MethodTraceList, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.traceList)},
+		{name: protocol.MethodConfirmList, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.confirmList)},
+		{name: protocol.MethodConfirmAnswer, need: pairing.NeedOwner, audited: true, noMCP: ownerCLI, handler: typed(s.confirmAnswer)},
 		{name: protocol.MethodAuditTail, need: pairing.NeedOwner, noMCP: ownerCLI, noCLI: "`egohost audit` reads the log's files itself (it works with the service down)", handler: typed(s.auditTail)},
 
 		{name: protocol.MethodPairRequest, need: pairing.NeedPairing, timeout: timeoutPairing, noScript: "a script's calls are its agent's, which is paired already", noMCP: "the MCP server pairs itself at start (client.Pair)", handler: typed(s.pairRequest)},

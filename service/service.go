@@ -26,6 +26,7 @@ import (
 	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/chromeext"
+	"github.com/egohost/egohost/confirm"
 	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/filegate"
 	"github.com/egohost/egohost/nativemsg"
@@ -84,7 +85,12 @@ type Options struct {
 	TraceEnabled  bool
 	TraceAgents   []string
 	TraceMaxBytes int64
-	Logger        *slog.Logger
+	// Confirm is the confirmation policy (agents.confirm, confirm_words);
+	// ConfirmTimeout how long an ask waits for the person
+	// (timeouts.confirm; 0: 60 s). confirm.go.
+	Confirm        confirm.Policy
+	ConfirmTimeout time.Duration
+	Logger         *slog.Logger
 }
 
 // Service is the egohost service.
@@ -106,15 +112,16 @@ type Service struct {
 	changed      chan struct{}               // closed and replaced whenever links change
 	spaces       *agentSpaces                // the agents' spaces (spaces.go)
 
-	pairs   *pairing.Store   // paired agents (access.go, pairmethods.go)
-	pending *pairing.Pending // pairing requests waiting for the person
-	audit   *audit.Log       // every call that reaches a tab
-	connMu  sync.Mutex
-	conns   map[*agent]struct{} // live agent connections, so a revoke can cut them
-	connSeq atomic.Uint64       // connection numbers (popup.agents, popup.disconnect)
-	recent  *recentCalls        // each agent's last calls, for the popup (agentslive.go)
-	files   filegate.Rules      // which of the person's files a call may reach (agentfiles.go)
-	uploads *filegate.Store     // the files pages were handed, kept while their tab lives
+	pairs    *pairing.Store   // paired agents (access.go, pairmethods.go)
+	pending  *pairing.Pending // pairing requests waiting for the person
+	audit    *audit.Log       // every call that reaches a tab
+	connMu   sync.Mutex
+	conns    map[*agent]struct{} // live agent connections, so a revoke can cut them
+	connSeq  atomic.Uint64       // connection numbers (popup.agents, popup.disconnect)
+	recent   *recentCalls        // each agent's last calls, for the popup (agentslive.go)
+	files    filegate.Rules      // which of the person's files a call may reach (agentfiles.go)
+	uploads  *filegate.Store     // the files pages were handed, kept while their tab lives
+	confirms *confirms           // the acts waiting for the person, and their always answers (confirm.go)
 
 	tokenless tokenless // what connections without a valid token did (tokenless.go)
 
@@ -207,6 +214,14 @@ func New(opts Options) (*Service, error) {
 			return nil, fmt.Errorf("start service: origin rules of %q: %w", name, err)
 		}
 	}
+	for name, rules := range opts.Confirm.Agents {
+		for _, r := range rules {
+			if err := (pairing.Rules{Allow: r.Origins}).CheckPatterns(); err != nil {
+				return nil, fmt.Errorf("start service: confirmation rules of %q: %w", name, err)
+			}
+		}
+	}
+	s.confirms = newConfirms(opts.DataDir, s.log.Warn)
 	s.popupMethods = s.popupHandlers()
 	if s.known, err = loadRegistry(filepath.Join(opts.DataDir, browsersFile), time.Now); err != nil {
 		s.log.Warn("known browsers forgotten: browser IDs start over", "err", err)

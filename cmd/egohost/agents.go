@@ -140,19 +140,6 @@ func (c *cli) agentsCommand() *cobra.Command {
 		GroupID: "agents",
 		Args:    nArgs(0, 0),
 	}
-	ownerCall := func(method string, params any, print func(e *env, raw []byte) error) func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
-		return func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
-			var raw json.RawMessage
-			if err := e.withOwner(ctx, func(call ownerCaller) error { return call(method, params, &raw) }); err != nil {
-				return err
-			}
-			if e.json {
-				_, err := fmt.Fprintf(e.stdout, "%s\n", raw)
-				return err
-			}
-			return print(e, raw)
-		}
-	}
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "paired agents (live connections) and the requests waiting",
@@ -394,6 +381,22 @@ func scopeWords(scope string) string {
 		return "raw DevTools protocol"
 	}
 	return "unknown scope"
+}
+
+// ownerCall is a command's run that makes one call with the owner token
+// and prints its answer (as it is with --json).
+func ownerCall(method string, params any, print func(e *env, raw []byte) error) func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
+	return func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
+		var raw json.RawMessage
+		if err := e.withOwner(ctx, func(call ownerCaller) error { return call(method, params, &raw) }); err != nil {
+			return err
+		}
+		if e.json {
+			_, err := fmt.Fprintf(e.stdout, "%s\n", raw)
+			return err
+		}
+		return print(e, raw)
+	}
 }
 
 // ownerCaller calls a method on the owner's connection; a service that is

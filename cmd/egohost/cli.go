@@ -306,6 +306,9 @@ func (e *env) callVerb(ctx context.Context, name string, v verb, timeout time.Du
 	} else {
 		d = e.cfg.Timeouts.Request
 	}
+	if mayConfirm(v.method) {
+		d += e.cfg.Timeouts.Confirm // the person may be asked first
+	}
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
 	c, err := e.dial(ctx)
@@ -313,6 +316,15 @@ func (e *env) callVerb(ctx context.Context, name string, v verb, timeout time.Du
 		return err
 	}
 	defer c.Close()
+	printed := make(chan struct{})
+	go func() {
+		defer close(printed)
+		printConfirmWaits(e.stderr, c.Notifications())
+	}()
+	defer func() {
+		c.Close() // ends the notifications
+		<-printed
+	}()
 	var raw json.RawMessage
 	answered := false
 	if v.first != nil {

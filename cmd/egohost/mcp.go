@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -181,6 +182,54 @@ type serviceConn struct {
 	mu    sync.Mutex
 	c     *client.Client
 	agent string // the agent name an owner-token connection carries ("" = the person)
+	// waits are the tool calls in flight whose MCP client asked for
+	// progress: each is told of the connection's confirm.waiting.
+	waits   map[int]mcpserver.WaitingFunc
+	waitSeq int
+}
+
+// relayWaits tells the tool calls in flight of c's confirm.waiting
+// notifications, until c is closed.
+func (s *serviceConn) relayWaits(c *client.Client) {
+	for m := range c.Notifications() {
+		if m.Method != protocol.NotifyConfirmWaiting {
+			continue
+		}
+		var w protocol.ConfirmWaiting
+		if json.Unmarshal(m.Params, &w) != nil {
+			continue
+		}
+		s.mu.Lock()
+		fns := make([]mcpserver.WaitingFunc, 0, len(s.waits))
+		for _, f := range s.waits {
+			fns = append(fns, f)
+		}
+		s.mu.Unlock()
+		for _, f := range fns {
+			f(w)
+		}
+	}
+}
+
+// watchWaits registers a tool call's WaitingFunc (none: nothing to do);
+// the function returned drops it.
+func (s *serviceConn) watchWaits(f mcpserver.WaitingFunc) func() {
+	if f == nil {
+		return func() {}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.waits == nil {
+		s.waits = make(map[int]mcpserver.WaitingFunc)
+	}
+	s.waitSeq++
+	id := s.waitSeq
+	s.waits[id] = f
+	return func() {
+		s.mu.Lock()
+		delete(s.waits, id)
+		s.mu.Unlock()
+	}
 }
 
 // nameAfter names the connection's agent after the MCP client, once.
@@ -226,14 +275,20 @@ func (s *serviceConn) get(ctx context.Context) (*client.Client, error) {
 		return nil, fmt.Errorf("%w: %w", mcpserver.ErrServiceDown, err)
 	}
 	s.c = c
+	go s.relayWaits(c) // ends when c is closed
 	return c, nil
 }
 
 // Call calls the service. A call whose connection dropped is not retried
 // (it may have acted); the next call dials again.
 func (s *serviceConn) Call(ctx context.Context, method string, params, result any) error {
-	ctx, cancel := context.WithTimeout(ctx, s.e.cfg.Timeouts.Request+5*time.Second)
+	d := s.e.cfg.Timeouts.Request + 5*time.Second
+	if mayConfirm(method) {
+		d += s.e.cfg.Timeouts.Confirm // the person may be asked first
+	}
+	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	defer s.watchWaits(mcpserver.WaitingFrom(ctx))()
 	c, err := s.get(ctx)
 	if err != nil {
 		return err

@@ -138,7 +138,7 @@ func (c *cli) newRoot() *cobra.Command {
 	for _, cmd := range c.verbCommands() {
 		root.AddCommand(cmd)
 	}
-	root.AddCommand(c.runCommand(), c.mcpCommand(), c.pairCommand(), c.agentsCommand(), c.auditCommand(), c.traceCommand(), c.guideCommand())
+	root.AddCommand(c.runCommand(), c.mcpCommand(), c.pairCommand(), c.agentsCommand(), c.confirmCommand(), c.auditCommand(), c.traceCommand(), c.guideCommand())
 	return root
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/config"
+	"github.com/egohost/egohost/confirm"
 	"github.com/egohost/egohost/install"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/relay"
@@ -47,6 +48,8 @@ func (e *env) serviceOptions() service.Options {
 		UploadDirs:      c.Agents.UploadDirs,
 		UploadMaxBytes:  int64(c.Agents.UploadMaxBytes),
 		OutputDir:       c.Agents.OutputDir,
+		Confirm:         confirm.Policy{Agents: c.Agents.Confirm, Words: c.Agents.ConfirmWords},
+		ConfirmTimeout:  c.Timeouts.Confirm,
 		Logger:          e.log,
 	}
 }

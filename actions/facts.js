@@ -1,0 +1,41 @@
+// facts says what a confirmation needs of the element an action is about
+// to act on (confirm.Facts): its tag, ARIA role and accessible name (of the
+// button or link a click lands on, as the click's checks retarget it, or
+// the control of a label),
+// whether it is in a form, and whether activating it submits one (o.enter:
+// an Enter pressed in it; else a click). Also its border box, for the
+// person's picture.
+(node, ns, o) => {
+  let el = node.nodeType === 1 ? node : node.parentElement;
+  if (!el || !el.isConnected) return { gone: true };
+  if (!o.enter) {
+    // A click on a label activates its control (a submit button too).
+    const label = el.closest("label");
+    if (label && label.control) el = label.control;
+    const b = el.closest("button, a, input, [role=button], [role=link]");
+    if (b) el = b;
+  }
+  const A = ns.view(el.ownerDocument);
+  const form = el.form || el.closest("form");
+  const tag = el.localName;
+  const type = (el.getAttribute("type") || "").toLowerCase();
+  let submits = false;
+  if (o.enter) {
+    // Enter submits the form of a text field (implicit submission), or
+    // activates a submit button.
+    const text = tag === "input" && !["button", "checkbox", "radio", "file", "reset", "image", "color", "range", "hidden"].includes(type);
+    submits = !!form && (text || (tag === "button" && (type === "" || type === "submit")) || (tag === "input" && (type === "submit" || type === "image")));
+  } else {
+    submits = !!form && ((tag === "button" && (type === "" || type === "submit")) || (tag === "input" && (type === "submit" || type === "image")));
+  }
+  const r = el.getBoundingClientRect();
+  let x = r.left, y = r.top;
+  for (let w = el.ownerDocument.defaultView; w && w.frameElement; w = w.parent) {
+    const f = w.frameElement.getBoundingClientRect();
+    x += f.left; y += f.top;
+  }
+  return {
+    tag, role: A.role(el) || "", name: A.name(el) || "", submits, inForm: !!form,
+    box: [x, y, r.width, r.height], url: el.ownerDocument.URL,
+  };
+}

@@ -1,0 +1,178 @@
+// Package confirm is the confirmation policy: which acts of a paired agent
+// need the person's yes before they happen (agents.confirm), and what
+// kind of act an element action is, from what the page says of the
+// element. It does no I/O: the service reads the page, asks the person
+// and waits.
+package confirm
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// Kind is a kind of act the policy can ask about.
+type Kind string
+
+// The kinds (config agents.confirm.NAME[].actions).
+const (
+	// Submit: a click or an Enter that submits a form, or a click on a
+	// submit button.
+	Submit Kind = "submit"
+	// Purchase: a click on an element whose accessible name has a word of
+	// the word list (agents.confirm_words).
+	Purchase Kind = "purchase"
+	// Upload: files set on a file input.
+	Upload Kind = "upload"
+	// Download: a download saved for the agent.
+	Download Kind = "download"
+	// CookieWrite: a cookie set or cleared.
+	CookieWrite Kind = "cookie_write"
+	// NavigateNewOrigin: a navigation to an origin other than the tab's.
+	NavigateNewOrigin Kind = "navigate_new_origin"
+)
+
+// Kinds lists every kind, in the order the docs give them.
+var Kinds = []Kind{Submit, Purchase, Upload, Download, CookieWrite, NavigateNewOrigin}
+
+// ParseKind returns the kind named s, or an error naming the kinds.
+func ParseKind(s string) (Kind, error) {
+	k := Kind(strings.TrimSpace(s))
+	if slices.Contains(Kinds, k) {
+		return k, nil
+	}
+	names := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		names[i] = string(k)
+	}
+	return "", fmt.Errorf("%q is not an action kind (%s)", s, strings.Join(names, ", "))
+}
+
+// DefaultWords are the words that make a click a purchase when its
+// element's accessible name has one (agents.confirm_words' default).
+var DefaultWords = []string{"buy", "pay", "purchase", "order", "checkout", "send", "transfer", "delete", "remove"}
+
+// DefaultAgent is the policy's entry for every paired agent without one
+// of its own.
+const DefaultAgent = "default"
+
+// Rule is one rule of an agent's policy: the kinds that ask on the
+// origins (patterns as agents.origins takes them).
+type Rule struct {
+	Origins []string
+	Actions []Kind
+}
+
+// Default is the policy of a paired agent the config says nothing of:
+// submits and purchases ask, on any origin.
+func Default() []Rule {
+	return []Rule{{Origins: []string{"*"}, Actions: []Kind{Submit, Purchase}}}
+}
+
+// Policy is every agent's rules (by agent name, DefaultAgent for the
+// others) and the purchase word list.
+type Policy struct {
+	Agents map[string][]Rule
+	Words  []string
+}
+
+// RulesFor returns the rules of the named agent: its own entry, else the
+// default entry, else Default.
+func (p Policy) RulesFor(agent string) []Rule {
+	if r, ok := p.Agents[agent]; ok {
+		return r
+	}
+	if r, ok := p.Agents[DefaultAgent]; ok {
+		return r
+	}
+	return Default()
+}
+
+// Asks returns the first of kinds that a rule asks about, on an origin
+// its patterns match (match reports whether a list of patterns matches the
+// act's origin); ok is false when none asks.
+func Asks(rules []Rule, kinds []Kind, match func(patterns []string) bool) (Kind, bool) {
+	for _, k := range kinds {
+		for _, r := range rules {
+			if slices.Contains(r.Actions, k) && match(r.Origins) {
+				return k, true
+			}
+		}
+	}
+	return "", false
+}
+
+// Facts are what the page says of the element an action is about to act
+// on.
+type Facts struct {
+	// Tag is its tag name, lower case ("button", "a", "input").
+	Tag string `json:"tag"`
+	// Role and Name are its ARIA role and accessible name.
+	Role string `json:"role"`
+	Name string `json:"name"`
+	// Submits: activating it submits a form (a submit button of a form,
+	// an input of a form Enter submits).
+	Submits bool `json:"submits"`
+	// InForm: it is in a form (or names one with form=).
+	InForm bool `json:"inForm"`
+}
+
+// Classify returns the kinds of a click on an element with these facts
+// (for a press, pass enter: whether the key is Enter): submit when it
+// submits a form; purchase when its accessible name has one of words (a
+// whole word, any case).
+func Classify(f Facts, words []string, click bool) []Kind {
+	var out []Kind
+	if f.Submits {
+		out = append(out, Submit)
+	}
+	if click && HasWord(f.Name, words) {
+		out = append(out, Purchase)
+	}
+	return out
+}
+
+// HasWord reports whether name has one of words as a whole word, any
+// case ("Place order" has "order"; "Orderly" has none).
+func HasWord(name string, words []string) bool {
+	fields := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	for _, w := range words {
+		if slices.Contains(fields, strings.ToLower(strings.TrimSpace(w))) {
+			return true
+		}
+	}
+	return false
+}
+
+// Describe is the act in words, for the person: "click button 'Place
+// order' on shop.example".
+func Describe(verb string, f Facts, host string) string {
+	what := f.Role
+	if what == "" || what == "generic" {
+		what = f.Tag
+	}
+	s := verb
+	if what != "" {
+		s += " " + what
+	}
+	if name := clip(f.Name, 80); name != "" {
+		s += " '" + name + "'"
+	}
+	if host != "" {
+		s += " on " + host
+	}
+	return s
+}
+
+// clip shortens s to n runes with an ellipsis, its whitespace folded.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,96 @@
+package confirm
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		name  string
+		f     Facts
+		click bool
+		want  []Kind
+	}{
+		{"submit button", Facts{Tag: "button", Role: "button", Name: "Save", Submits: true, InForm: true}, true, []Kind{Submit}},
+		{"submit button named Place order", Facts{Tag: "button", Role: "button", Name: "Place order", Submits: true, InForm: true}, true, []Kind{Submit, Purchase}},
+		{"button in a form that does not submit", Facts{Tag: "button", Role: "button", Name: "Show more", InForm: true}, true, nil},
+		{"link named Buy", Facts{Tag: "a", Role: "link", Name: "Buy now"}, true, []Kind{Purchase}},
+		{"plain button", Facts{Tag: "button", Role: "button", Name: "Next"}, true, nil},
+		{"a word inside another is not the word", Facts{Tag: "button", Role: "button", Name: "Orderly payload"}, true, nil},
+		{"any case", Facts{Tag: "div", Role: "button", Name: "DELETE account"}, true, []Kind{Purchase}},
+		{"enter in a form's field", Facts{Tag: "input", Role: "textbox", Name: "Send to", Submits: true, InForm: true}, false, []Kind{Submit}},
+		{"enter elsewhere", Facts{Tag: "input", Role: "textbox", Name: "Pay"}, false, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Classify(tt.f, DefaultWords, tt.click)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAsks(t *testing.T) {
+	bank := func(p []string) bool { return slices.Contains(p, "*.bank.example") || slices.Contains(p, "*") }
+	shop := func(p []string) bool { return slices.Contains(p, "*") }
+	rules := []Rule{{Origins: []string{"*.bank.example"}, Actions: []Kind{Upload, Submit}}}
+	tests := []struct {
+		name  string
+		rules []Rule
+		kinds []Kind
+		match func([]string) bool
+		want  Kind
+		ok    bool
+	}{
+		{"no kinds", Default(), nil, shop, "", false},
+		{"default asks a submit anywhere", Default(), []Kind{Submit}, shop, Submit, true},
+		{"default asks a purchase", Default(), []Kind{Purchase}, shop, Purchase, true},
+		{"default does not ask an upload", Default(), []Kind{Upload}, shop, "", false},
+		{"rule on its origin", rules, []Kind{Upload}, bank, Upload, true},
+		{"rule off its origin", rules, []Kind{Submit}, shop, "", false},
+		{"empty rules ask nothing", []Rule{}, []Kind{Submit, Purchase}, shop, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := Asks(tt.rules, tt.kinds, tt.match)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("got %q %v, want %q %v", got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+func TestRulesFor(t *testing.T) {
+	own := []Rule{{Origins: []string{"*"}, Actions: []Kind{Upload}}}
+	def := []Rule{}
+	p := Policy{Agents: map[string][]Rule{"claude": own, DefaultAgent: def}}
+	if got := p.RulesFor("claude"); !slices.EqualFunc(got, own, func(a, b Rule) bool { return slices.Equal(a.Actions, b.Actions) }) {
+		t.Errorf("claude: got %v, want %v", got, own)
+	}
+	if got := p.RulesFor("codex"); len(got) != 0 {
+		t.Errorf("codex: got %v, want the empty default entry", got)
+	}
+	if got := (Policy{}).RulesFor("codex"); len(got) != 1 || !slices.Equal(got[0].Actions, []Kind{Submit, Purchase}) {
+		t.Errorf("no entries: got %v, want Default()", got)
+	}
+}
+
+func TestParseKind(t *testing.T) {
+	for _, k := range Kinds {
+		if got, err := ParseKind(string(k)); err != nil || got != k {
+			t.Errorf("ParseKind(%q): got %q, %v", k, got, err)
+		}
+	}
+	if _, err := ParseKind("buy"); err == nil {
+		t.Error("ParseKind(buy): got no error, want one")
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	got := Describe("click", Facts{Tag: "button", Role: "button", Name: "Place\n  order"}, "shop.example")
+	if want := "click button 'Place order' on shop.example"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,426 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/egohost/egohost/actions"
+	"github.com/egohost/egohost/audit"
+	"github.com/egohost/egohost/confirm"
+	"github.com/egohost/egohost/pairing"
+	"github.com/egohost/egohost/protocol"
+)
+
+// Confirmations (issue 26 §1, README "Confirmations"): an act of a paired
+// agent that its policy (agents.confirm) names waits, at the moment of
+// acting and bound to the element it acts on, for the person's yes — in
+// the popup of the tab's browser, or `egohost confirm allow|deny ID`.
+// The owner and the person are never asked.
+
+// confirmFile keeps the person's "always" answers in the data dir.
+const confirmFile = "confirm.json"
+
+// confirmAlways is one "always for this agent on this origin" answer: acts
+// of that kind go through unasked.
+type confirmAlways struct {
+	Agent  string `json:"agent"`
+	Origin string `json:"origin"`
+	Kind   string `json:"kind"`
+}
+
+// asking is one act waiting for the person.
+type asking struct {
+	protocol.Confirm
+	expires time.Time
+	answer  chan confirmAnswer // buffered: the first answer wins
+}
+
+// confirmAnswer is the person's answer to an ask.
+type confirmAnswer struct {
+	allow, always bool
+	who           string // "owner" (the CLI), "person" (the popup)
+}
+
+// confirms are the asks waiting and the "always" answers.
+type confirms struct {
+	path string // confirmFile in the data dir
+
+	mu      sync.Mutex
+	seq     int
+	pending map[string]*asking
+	always  []confirmAlways
+}
+
+// newConfirms loads the "always" answers; a file that does not read is
+// logged and starts empty (the person is asked again: the safe side).
+func newConfirms(dataDir string, warn func(msg string, args ...any)) *confirms {
+	c := &confirms{path: filepath.Join(dataDir, confirmFile), pending: make(map[string]*asking)}
+	b, err := os.ReadFile(c.path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		warn("confirmations: the always answers are forgotten", "err", err)
+	default:
+		if err := json.Unmarshal(b, &c.always); err != nil {
+			warn("confirmations: the always answers are forgotten", "err", err)
+			c.always = nil
+		}
+	}
+	return c
+}
+
+func (c *confirms) allowedAlways(agent, origin string, kind confirm.Kind) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Contains(c.always, confirmAlways{Agent: agent, Origin: origin, Kind: string(kind)})
+}
+
+// add lists an ask and returns it.
+func (c *confirms) add(q protocol.Confirm, wait time.Duration) *asking {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.seq++
+	q.ID = "c" + strconv.Itoa(c.seq)
+	now := time.Now()
+	q.Since = now.UTC().Format(time.RFC3339)
+	a := &asking{Confirm: q, expires: now.Add(wait), answer: make(chan confirmAnswer, 1)}
+	c.pending[q.ID] = a
+	return a
+}
+
+func (c *confirms) remove(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.pending, id)
+}
+
+// list is the asks waiting, oldest first (on one browser when browser is
+// not ""), with their pictures when pictures.
+func (c *confirms) list(browser string, pictures bool) []protocol.Confirm {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := []protocol.Confirm{}
+	for _, a := range c.pending {
+		if browser != "" && a.Browser != browser {
+			continue
+		}
+		q := a.Confirm
+		q.ExpiresMs = max(0, time.Until(a.expires).Milliseconds())
+		if !pictures {
+			q.Picture = nil
+		}
+		out = append(out, q)
+	}
+	slices.SortFunc(out, func(x, y protocol.Confirm) int {
+		nx, _ := strconv.Atoi(x.ID[1:])
+		ny, _ := strconv.Atoi(y.ID[1:])
+		return nx - ny
+	})
+	return out
+}
+
+// answer hands the person's answer to the ask id; the "always" answer
+// is kept (and written) first.
+func (c *confirms) answer(id string, ans confirmAnswer) (*asking, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.pending[id]
+	if !ok {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "confirm.answer: no act waits as %q (it was answered, or its call ended): see `egohost confirm list`", id)
+	}
+	select {
+	case a.answer <- ans:
+	default:
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "confirm.answer: %s was answered already", id)
+	}
+	if ans.allow && ans.always {
+		rule := confirmAlways{Agent: a.Agent, Origin: a.Origin, Kind: a.Kind}
+		if !slices.Contains(c.always, rule) {
+			c.always = append(c.always, rule)
+			b, err := json.MarshalIndent(c.always, "", "  ")
+			if err == nil {
+				err = writePrivateFile(c.path, b)
+			}
+			if err != nil {
+				return a, protocol.Errorf(protocol.CodeInternal, "confirm.answer: allowed once; the always answer was not saved: %v", err)
+			}
+		}
+	}
+	return a, nil
+}
+
+// confirmKinds lists the kinds of a method that the agent's policy may
+// ask about on some origin: none (the common case) costs the call no
+// round trip to the page.
+func (s *Service) confirmKinds(g grant, method string) []confirm.Kind {
+	if g.kind != grantPaired {
+		return nil // the owner and the person are never asked
+	}
+	m := s.methods[method]
+	if len(m.kinds) == 0 {
+		return nil
+	}
+	var out []confirm.Kind
+	for _, r := range s.opts.Confirm.RulesFor(g.name) {
+		for _, k := range r.Actions {
+			if slices.Contains(m.kinds, k) && !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// confirmHook is the actions' Confirm of an element action of the call in
+// ctx (actions.ActOptions.Confirm), nil when its agent's policy can ask
+// nothing of it. verb words the act ("click", "press Enter in"); enter:
+// a press of Enter (its element submits the form it is in), else a click.
+func (s *Service) confirmHook(ctx context.Context, a *agent, tc *tabContext, r *actions.Runner, verb string, enter bool) func(context.Context, actions.Element) (bool, error) {
+	c := callFrom(ctx)
+	if c == nil {
+		return nil
+	}
+	kinds := s.confirmKinds(c.g, c.method)
+	if len(kinds) == 0 {
+		return nil
+	}
+	return func(ctx context.Context, el actions.Element) (bool, error) {
+		f, err := r.Facts(ctx, el, enter)
+		if err != nil {
+			return false, err
+		}
+		found := confirm.Classify(f.Facts, s.confirmWords(), !enter)
+		found = slices.DeleteFunc(found, func(k confirm.Kind) bool { return !slices.Contains(kinds, k) })
+		origin := pairing.Origin(f.URL)
+		match := func(patterns []string) bool {
+			return pairing.Rules{Allow: patterns, Schemes: []string{"*"}}.Decide(f.URL, "").OK
+		}
+		kind, ask := confirm.Asks(s.opts.Confirm.RulesFor(c.g.name), found, match)
+		if !ask {
+			return false, nil
+		}
+		if s.confirms.allowedAlways(c.g.name, origin, kind) {
+			return false, nil
+		}
+		q := protocol.Confirm{
+			Agent: c.g.name, Method: c.method, Kind: string(kind), Origin: origin,
+			Action: confirm.Describe(verb, f.Facts, hostOf(f.URL)), Browser: tc.link.id, Tab: tc.tabID,
+		}
+		if pic, err := r.Picture(ctx, f.Box); err == nil {
+			q.Picture = pic
+		} else {
+			s.log.Debug("confirmation picture", "err", err)
+		}
+		if err := s.askPerson(ctx, a, q); err != nil {
+			return true, err
+		}
+		// What the person confirmed is what is acted on: the same element,
+		// still saying the same.
+		now, err := r.Facts(ctx, el, enter)
+		if err != nil {
+			return true, &actions.ChangedError{Op: verb, Target: q.Action, Err: err}
+		}
+		if got := confirm.Describe(verb, now.Facts, hostOf(now.URL)); got != q.Action {
+			return true, &actions.ChangedError{Op: verb, Target: q.Action, Err: fmt.Errorf("it now reads %q", got)}
+		}
+		return true, nil
+	}
+}
+
+// confirmWords is the purchase word list.
+func (s *Service) confirmWords() []string {
+	if s.opts.Confirm.Words != nil {
+		return s.opts.Confirm.Words
+	}
+	return confirm.DefaultWords
+}
+
+// confirmWait is how long an ask waits for the person.
+func confirmWait(o Options) time.Duration {
+	if o.ConfirmTimeout > 0 {
+		return o.ConfirmTimeout
+	}
+	return 60 * time.Second
+}
+
+// askPerson lists the ask, tells the tab's browser (badge, popup) and the
+// agent's connection, and waits for the answer, timeouts.confirm at
+// most. nil is a yes.
+func (s *Service) askPerson(ctx context.Context, a *agent, q protocol.Confirm) error {
+	wait := confirmWait(s.opts)
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+		wait = time.Until(dl) // the call's own end comes first
+	}
+	ask := s.confirms.add(q, wait)
+	q = ask.Confirm
+	defer func() {
+		s.confirms.remove(q.ID)
+		s.confirmChanged(q.Browser)
+	}()
+	s.writeAudit(audit.Entry{Agent: q.Agent, Method: "confirm.ask", Browser: q.Browser, Tab: q.Tab, Origin: q.Origin, Target: q.Action, Result: "waiting"})
+	s.confirmChanged(q.Browser)
+	msg := "waiting for the person to confirm: " + q.Action
+	s.log.Info(msg+": allow or deny it in the extension's popup, or with `egohost confirm allow|deny "+q.ID+"`", "agent", q.Agent, "id", q.ID)
+	a.notify(ctx, protocol.NotifyConfirmWaiting, protocol.ConfirmWaiting{ID: q.ID, Kind: q.Kind, Action: q.Action, Origin: q.Origin, Message: msg})
+
+	decided := func(result, who string) {
+		s.writeAudit(audit.Entry{Agent: who, Method: "confirm.answer", Browser: q.Browser, Tab: q.Tab, Origin: q.Origin, Target: q.Agent + ": " + q.Action, Result: result})
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case ans := <-ask.answer:
+		switch {
+		case !ans.allow:
+			decided("denied", ans.who)
+			return protocol.Errorf(protocol.CodeDeniedByPerson, "the person denied: %s. Do not retry it: ask the person what they want instead", q.Action).
+				With("kind", q.Kind).With("action", q.Action).With("id", q.ID)
+		case ans.always:
+			decided("always", ans.who)
+		default:
+			decided("allowed", ans.who)
+		}
+		return nil
+	case <-t.C:
+		decided("confirm_timeout", "nobody")
+		return protocol.Errorf(protocol.CodeConfirmTimeout, "nobody confirmed %s within %v: nothing was done (the person may be away: ask them, then try again)", q.Action, wait.Round(time.Millisecond)).
+			With("kind", q.Kind).With("action", q.Action).With("id", q.ID).With("timeoutMs", wait.Milliseconds())
+	case <-ctx.Done():
+		decided("cancelled", "nobody")
+		return context.Cause(ctx)
+	}
+}
+
+// confirmChanged tells a browser's extension the asks waiting on it (the
+// icon's badge, the popup's list).
+func (s *Service) confirmChanged(browser string) {
+	pending := s.confirms.list(browser, false)
+	n := protocol.ConfirmNotice{Pending: pending}
+	if len(pending) > 0 {
+		n.Badge = "?" + strconv.Itoa(len(pending))
+	}
+	for _, l := range s.linkList() {
+		if l.id != browser {
+			continue
+		}
+		if err := l.Notify(protocol.NoticeConfirm, n); err != nil {
+			s.log.Debug("confirm notice", "browser", l.id, "err", err)
+		}
+	}
+}
+
+// hostOf is a URL's host, for the act in words (its origin when it has
+// none).
+func hostOf(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return pairing.Origin(raw)
+}
+
+// confirmList answers confirm.list (the owner's CLI).
+func (s *Service) confirmList(ctx context.Context, a *agent, p protocol.ConfirmListParams) (any, error) {
+	return protocol.ConfirmListResult{Pending: s.confirms.list("", p.Pictures)}, nil
+}
+
+// confirmAnswer answers confirm.answer (the owner's CLI).
+func (s *Service) confirmAnswer(ctx context.Context, a *agent, p protocol.ConfirmAnswerParams) (any, error) {
+	return s.answerConfirm(p, a.auditName())
+}
+
+func (s *Service) answerConfirm(p protocol.ConfirmAnswerParams, who string) (any, error) {
+	if p.ID == "" {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "confirm.answer: id is empty (see `egohost confirm list`)")
+	}
+	if _, err := s.confirms.answer(p.ID, confirmAnswer{allow: p.Allow, always: p.Always, who: who}); err != nil {
+		return nil, err
+	}
+	d := "denied"
+	switch {
+	case p.Allow && p.Always:
+		d = "always"
+	case p.Allow:
+		d = "allowed"
+	}
+	return protocol.ConfirmAnswerResult{ID: p.ID, Decision: d}, nil
+}
+
+// popupConfirmList answers popup.confirm.list: the asks on this browser,
+// with their pictures.
+func (s *Service) popupConfirmList(ctx context.Context, l *link, _ noParams) (any, error) {
+	return protocol.ConfirmListResult{Pending: s.confirms.list(l.id, true)}, nil
+}
+
+// popupConfirmAnswer answers popup.confirm.answer: the person at this
+// browser answers an ask on it.
+func (s *Service) popupConfirmAnswer(ctx context.Context, l *link, p protocol.ConfirmAnswerParams) (any, error) {
+	if !slices.ContainsFunc(s.confirms.list(l.id, false), func(q protocol.Confirm) bool { return q.ID == p.ID }) {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "popup.confirm.answer: no act waits as %q on this browser", p.ID)
+	}
+	return s.answerConfirm(p, "person")
+}
+
+// confirmVerb words an element action the policy may ask about: a click
+// (or a Space pressed on a button, which clicks it), or an Enter pressed
+// or typed in an element (enter); ok is false for the others.
+func confirmVerb(p any) (verb string, enter, ok bool) {
+	switch p := p.(type) {
+	case protocol.ClickParams:
+		return "click", false, true
+	case protocol.PressParams:
+		switch lastKey(p.Key) {
+		case "enter":
+			return "press Enter in", true, true
+		case "space", " ":
+			return "press Space on", false, true
+		}
+	case protocol.TypeParams:
+		if strings.ContainsAny(p.Text, "\r\n") {
+			return "type Enter in", true, true
+		}
+	}
+	return "", false, false
+}
+
+// lastKey is the key a combo presses, lower case ("Control+Enter": enter).
+func lastKey(combo string) string {
+	if combo == " " || strings.HasSuffix(combo, "+ ") {
+		return " "
+	}
+	i := strings.LastIndex(combo, "+")
+	return strings.ToLower(strings.TrimSpace(combo[i+1:]))
+}
+
+// focusedTarget is the element an Enter without a target goes to: the
+// focused one (the innermost, through shadow roots).
+const focusedTarget = "css=:focus >> last"
+
+// confirmTarget gives a press or a type without a target the focused
+// element as its target, so that the confirmation is bound to the
+// element the key goes to (the press focuses it first: it is focused
+// already).
+func confirmTarget[P any](p P) P {
+	switch pp := any(p).(type) {
+	case protocol.PressParams:
+		if pp.Element == "" {
+			pp.Element = focusedTarget
+			return any(pp).(P)
+		}
+	case protocol.TypeParams:
+		if pp.Element == "" {
+			pp.Element = focusedTarget
+			return any(pp).(P)
+		}
+	}
+	return p
+}

@@ -1,0 +1,107 @@
+package service
+
+import (
+	"testing"
+	"time"
+
+	"github.com/egohost/egohost/confirm"
+	"github.com/egohost/egohost/pairing"
+	"github.com/egohost/egohost/protocol"
+)
+
+func TestConfirmVerb(t *testing.T) {
+	tests := []struct {
+		name  string
+		p     any
+		verb  string
+		enter bool
+		ok    bool
+	}{
+		{"click", protocol.ClickParams{Element: "#b"}, "click", false, true},
+		{"press Enter", protocol.PressParams{Key: "Enter"}, "press Enter in", true, true},
+		{"press Control+Enter", protocol.PressParams{Key: "Control+Enter"}, "press Enter in", true, true},
+		{"press Space", protocol.PressParams{Key: "Space"}, "press Space on", false, true},
+		{"press a space", protocol.PressParams{Key: " "}, "press Space on", false, true},
+		{"press Tab", protocol.PressParams{Key: "Tab"}, "", false, false},
+		{"press +", protocol.PressParams{Key: "+"}, "", false, false},
+		{"type a line", protocol.TypeParams{Text: "hello\n"}, "type Enter in", true, true},
+		{"type text", protocol.TypeParams{Text: "hello"}, "", false, false},
+		{"fill", protocol.FillParams{Text: "x\n"}, "", false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			verb, enter, ok := confirmVerb(tt.p)
+			if verb != tt.verb || enter != tt.enter || ok != tt.ok {
+				t.Errorf("got %q %v %v, want %q %v %v", verb, enter, ok, tt.verb, tt.enter, tt.ok)
+			}
+		})
+	}
+}
+
+// Without a target, the keys' element is the focused one, so the ask is
+// bound to where they go.
+func TestConfirmTarget(t *testing.T) {
+	if got := confirmTarget(protocol.PressParams{Key: "Enter"}); got.Element != focusedTarget {
+		t.Errorf("press: got target %q, want %q", got.Element, focusedTarget)
+	}
+	if got := confirmTarget(protocol.TypeParams{Text: "a\n", Element: "#q"}); got.Element != "#q" {
+		t.Errorf("type with a target: got %q, want #q", got.Element)
+	}
+	if got := confirmTarget(protocol.ClickParams{Element: "#b"}); got.Element != "#b" {
+		t.Errorf("click: got %q, want #b", got.Element)
+	}
+}
+
+// Only a paired agent whose policy names a kind of the method is asked;
+// the methods that may ask get timeouts.confirm more.
+func TestConfirmKinds(t *testing.T) {
+	s := &Service{opts: Options{Confirm: confirm.Policy{Agents: map[string][]confirm.Rule{
+		"uploader": {{Origins: []string{"*"}, Actions: []confirm.Kind{confirm.Upload}}},
+		"quiet":    {},
+	}}}}
+	s.methods = methodsByName(s.registry())
+	paired := func(name string) grant {
+		return grant{kind: grantPaired, name: name, scopes: []pairing.Scope{pairing.Space}}
+	}
+	tests := []struct {
+		name   string
+		g      grant
+		method string
+		want   int
+	}{
+		{"owner", ownerGrant, protocol.MethodClick, 0},
+		{"person", personGrant, protocol.MethodClick, 0},
+		{"default policy click", paired("bot"), protocol.MethodClick, 2},
+		{"default policy press", paired("bot"), protocol.MethodPress, 2},
+		{"default policy fill", paired("bot"), protocol.MethodFill, 0},
+		{"an agent with its own rules", paired("uploader"), protocol.MethodClick, 0},
+		{"an agent that asks nothing", paired("quiet"), protocol.MethodClick, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := s.confirmKinds(tt.g, tt.method); len(got) != tt.want {
+				t.Errorf("got %v, want %d kinds", got, tt.want)
+			}
+		})
+	}
+	o := Options{RequestTimeout: 30 * time.Second, ConfirmTimeout: 2 * time.Minute}
+	if got := s.methods[protocol.MethodClick].deadline(o); got != 150*time.Second {
+		t.Errorf("click's deadline: got %v, want 2m30s", got)
+	}
+	if got := s.methods[protocol.MethodFill].deadline(o); got != 30*time.Second {
+		t.Errorf("fill's deadline: got %v, want 30s", got)
+	}
+}
+
+// The policy check of a call nobody asks about costs next to nothing
+// (issue 26: at most 20 µs).
+func BenchmarkConfirmKinds(b *testing.B) {
+	s := &Service{opts: Options{Confirm: confirm.Policy{Agents: map[string][]confirm.Rule{"quiet": {}}}}}
+	s.methods = methodsByName(s.registry())
+	g := grant{kind: grantPaired, name: "quiet"}
+	for b.Loop() {
+		if s.confirmKinds(g, protocol.MethodClick) != nil {
+			b.Fatal("asked")
+		}
+	}
+}
