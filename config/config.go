@@ -118,6 +118,9 @@ type Trace struct {
 	// MaxBytes bounds a trace file (trace.max_bytes): past it, no more
 	// screenshots.
 	MaxBytes int
+	// MaxAge: the service deletes traces older than it when it starts and
+	// when a trace starts (trace.max_age); 0 keeps them forever.
+	MaxAge time.Duration
 }
 
 // Timeouts holds the timeouts.* keys. Every one is positive.
@@ -222,6 +225,7 @@ const (
 	keyTraceEnabled    = "trace.enabled"
 	keyTraceAgents     = "trace.agents"
 	keyTraceMaxBytes   = "trace.max_bytes"
+	keyTraceMaxAge     = "trace.max_age"
 )
 
 // EnvVar returns the environment variable that overrides key, e.g.

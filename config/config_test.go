@@ -64,7 +64,7 @@ func defaults(home string) *Config {
 		AgentOrigins: map[string]OriginRules{},
 		AuditMaxSize: 10 << 20,
 		AuditKeep:    5,
-		Trace:        Trace{MaxBytes: 50 << 20},
+		Trace:        Trace{MaxBytes: 50 << 20, MaxAge: 7 * 24 * time.Hour},
 		LogLevel:     slog.LevelInfo,
 	}
 }
@@ -72,12 +72,12 @@ func defaults(home string) *Config {
 // The trace.* keys, from a file and from the environment.
 func TestLoadTrace(t *testing.T) {
 	home := t.TempDir()
-	file := writeFile(t, t.TempDir(), "c.yaml", "trace:\n  enabled: true\n  agents: [claude, bot]\n  max_bytes: 5MiB\n")
+	file := writeFile(t, t.TempDir(), "c.yaml", "trace:\n  enabled: true\n  agents: [claude, bot]\n  max_bytes: 5MiB\n  max_age: 36h\n")
 	got, err := Load(Options{Home: home, GOOS: "linux", File: file})
 	if err != nil {
 		t.Fatalf("got error %v, want nil", err)
 	}
-	if diff := cmp.Diff(Trace{Enabled: true, Agents: []string{"claude", "bot"}, MaxBytes: 5 << 20}, got.Trace); diff != "" {
+	if diff := cmp.Diff(Trace{Enabled: true, Agents: []string{"claude", "bot"}, MaxBytes: 5 << 20, MaxAge: 36 * time.Hour}, got.Trace); diff != "" {
 		t.Errorf("trace mismatch (-want +got):\n%s", diff)
 	}
 	got, err = Load(Options{Home: home, GOOS: "linux", Getenv: env(map[string]string{"EGOHOST_TRACE_ENABLED": "true", "EGOHOST_TRACE_AGENTS": "claude"})})
@@ -86,6 +86,18 @@ func TestLoadTrace(t *testing.T) {
 	}
 	if !got.Trace.Enabled || len(got.Trace.Agents) != 1 || got.Trace.Agents[0] != "claude" {
 		t.Errorf("got trace %+v from the environment, want enabled for claude", got.Trace)
+	}
+	for _, tt := range []struct {
+		in   string
+		want time.Duration
+	}{{"0", 0}, {"30d", 30 * 24 * time.Hour}, {" 2d ", 48 * time.Hour}, {"90m", 90 * time.Minute}, {"1500", 1500 * time.Millisecond}} {
+		got, err := Load(Options{Home: home, GOOS: "linux", Getenv: env(map[string]string{"EGOHOST_TRACE_MAX_AGE": tt.in})})
+		if err != nil {
+			t.Fatalf("trace.max_age %q: got error %v, want nil", tt.in, err)
+		}
+		if got.Trace.MaxAge != tt.want {
+			t.Errorf("trace.max_age %q: got %v, want %v", tt.in, got.Trace.MaxAge, tt.want)
+		}
 	}
 }
 
@@ -326,6 +338,11 @@ func TestLoadBadValues(t *testing.T) {
 		{"trace.agents", "bot,bad name", `config: trace.agents: "bad name" is not an agent name`},
 		{"trace.max_bytes", "0", `config: trace.max_bytes: "0" must be positive`},
 		{"trace.max_bytes", "lots", `config: trace.max_bytes: "lots" is not a size`},
+		{"trace.max_age", "-1h", `config: trace.max_age: "-1h" must not be negative`},
+		{"trace.max_age", "-2d", `config: trace.max_age: "-2d" must not be negative`},
+		{"trace.max_age", "a week", `config: trace.max_age: "a week" is not an age (e.g. 7d, 36h, 0 for never)`},
+		{"trace.max_age", "1.5d", `config: trace.max_age: "1.5d" is not an age (e.g. 7d, 36h, 0 for never)`},
+		{"trace.max_age", "99999999999d", `config: trace.max_age: "99999999999d" is not an age (e.g. 7d, 36h, 0 for never)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key+"="+tt.value, func(t *testing.T) {

@@ -71,6 +71,7 @@ func decode(v *viper.Viper, src sources, goos string) (*Config, error) {
 			Enabled:  d.flag(keyTraceEnabled),
 			Agents:   d.agentNames(keyTraceAgents),
 			MaxBytes: d.size(keyTraceMaxBytes, math.MaxInt),
+			MaxAge:   d.age(keyTraceMaxAge),
 		},
 		LogLevel: d.logLevel(keyLogLevel),
 	}
@@ -169,6 +170,39 @@ func (d *decoder) duration(key string) time.Duration {
 		return 0
 	}
 	return dur
+}
+
+// age returns a duration that may be 0 (for "never"), in the units
+// duration takes or in days ("7d").
+func (d *decoder) age(key string) time.Duration {
+	s := d.str(key)
+	if d.err != nil {
+		return 0
+	}
+	dur, err := parseAge(s)
+	if err != nil {
+		d.fail(key, s, "is not an age (e.g. 7d, 36h, 0 for never)")
+		return 0
+	}
+	if dur < 0 {
+		d.fail(key, s, "must not be negative")
+		return 0
+	}
+	return dur
+}
+
+// parseAge parses a whole number of days ("7d") or what ParseDuration
+// takes.
+func parseAge(s string) (time.Duration, error) {
+	t := strings.TrimSpace(s)
+	if days, ok := strings.CutSuffix(t, "d"); ok {
+		n, err := strconv.ParseInt(days, 10, 64)
+		if err != nil || n > math.MaxInt64/int64(24*time.Hour) || n < math.MinInt64/int64(24*time.Hour) {
+			return 0, fmt.Errorf("parse age %q: want a whole number of days (7d)", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	return ParseDuration(s)
 }
 
 // ParseDuration parses a duration: a whole number of milliseconds

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
@@ -21,17 +22,20 @@ import (
 	"github.com/egohost/egohost/trace"
 )
 
-// tracePage: a title with markup (it must not run in the viewer), a
-// password field, and a button that logs a console error and makes a
-// request that fails (synchronously, so both land in the click's step).
+// tracePage: a small shop form with a title with markup (it must not run
+// in the viewer), a password field, and a button that logs a console
+// error and makes a request that fails (synchronously, so both land in
+// the click's step). Its text is large: the README's picture of the
+// viewer (docs/img/trace.png) shows its screenshots small.
 const tracePage = `<!doctype html><title>&lt;script&gt;window.pwned=1&lt;/script&gt; shop</title>
-<body style="margin:0;font:16px sans-serif">
-<label>Password <input id=pw type=password></label>
-<button id=go style="margin:60px;width:160px;height:50px" onclick="
+<body style="margin:0;padding:20px 40px;font:44px sans-serif">
+<h1 style="font-size:64px;margin:0 0 30px">Tea shop: checkout</h1>
+<label>Password <input id=pw type=password style="font:inherit;width:7em"></label>
+<button id=go style="margin:60px;width:240px;height:90px;font:inherit" onclick="
   console.error('checkout failed');
   const x = new XMLHttpRequest(); x.open('GET', '/missing', false); try { x.send() } catch (e) {}
   document.getElementById('out').textContent = 'Thanks'">Buy</button>
-<p id=out></p><button id=al onclick="alert('sure?')">Alert</button></body>`
+<p id=out style="color:#1a7f37;font-weight:bold"></p><button id=al style="font:inherit" onclick="alert('sure?')">Alert</button></body>`
 
 // A paired agent with tracing on opens a page, fills a password, clicks:
 // `egohost trace stop` then `trace show` give an HTML page with every
@@ -189,7 +193,7 @@ func TestTraceAgentSteps(t *testing.T) {
 		t.Errorf("fill: got %+v, want #pw and the text's length only", fill.Call)
 	}
 	if b := click.Box; b == nil || b.W < 150 || b.H < 40 || b.X < 50 {
-		t.Errorf("click: got box %+v, want the button's (160×50 at x 60)", b)
+		t.Errorf("click: got box %+v, want the button's (240×90, 60 px past the field)", b)
 	}
 	if !strings.Contains(strings.Join(click.Console, "\n"), "checkout failed") {
 		t.Errorf("click: got console %q, want the page's error", click.Console)
@@ -282,5 +286,19 @@ func TestTraceAgentSteps(t *testing.T) {
 	json.Unmarshal([]byte(eval(`document.activeElement.dataset.step || ""`)), &focused)
 	if focused != "2" {
 		t.Errorf("after → the focus is on step %q, want 2", focused)
+	}
+
+	// EGOHOST_SCREENSHOTS=dir: docs/img/trace.png, the click's step
+	// (scripts/trace-screenshot.sh).
+	if os.Getenv("EGOHOST_SCREENSHOTS") != "" {
+		if _, err := cdp.Call(ctx, s, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: 1100, Height: 640, DeviceScaleFactor: 1}); err != nil {
+			t.Fatal(err)
+		}
+		eval(fmt.Sprintf(`document.querySelector('nav a[data-step="%d"]').click()`, click.N))
+		if got := eval(on); got != fmt.Sprintf(`"step-%d"`, click.N) {
+			t.Fatalf("got %s shown, want the click's step %d", got, click.N)
+		}
+		eval(`document.activeElement.blur()`)
+		(&ui{t: t, s: s}).screenshot(ctx, "trace")
 	}
 }

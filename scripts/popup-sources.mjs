@@ -3,7 +3,12 @@
 // extension/test/screenshots.test.mjs fails when they no longer match: the popup changed and the
 // screenshots did not (run scripts/popup-screenshots.sh).
 //
-//   node scripts/popup-sources.mjs write docs/img    writes docs/img/popup-screenshots.json
+// The trace viewer's picture (docs/img/trace.png) has its own manifest the same way:
+// trace-screenshot.json, the viewer's files (trace/html.go) and the image
+// (scripts/trace-screenshot.sh).
+//
+//   node scripts/popup-sources.mjs write docs/img          writes docs/img/popup-screenshots.json
+//   node scripts/popup-sources.mjs write-trace docs/img    writes docs/img/trace-screenshot.json
 
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -49,9 +54,9 @@ export function sourceHashes(extDir) {
   return Object.fromEntries(popupSources(extDir).map((f) => [f, sha256(read(path.join(extDir, f)))]));
 }
 
-/** imageHashes is {file: sha256} of the screenshots in imgDir. */
-export function imageHashes(imgDir) {
-  const names = existsSync(imgDir) ? readdirSync(imgDir).filter((f) => IMAGE.test(f)).sort() : [];
+/** imageHashes is {file: sha256} of the screenshots in imgDir (those image matches). */
+export function imageHashes(imgDir, image = IMAGE) {
+  const names = existsSync(imgDir) ? readdirSync(imgDir).filter((f) => image.test(f)).sort() : [];
   return Object.fromEntries(names.map((f) => [f, sha256(readFileSync(path.join(imgDir, f)))]));
 }
 
@@ -64,18 +69,43 @@ export function manifest(extDir, imgDir) {
   };
 }
 
+export const TRACE_MANIFEST = "trace-screenshot.json";
+
+/** TRACE_IMAGE tells the trace viewer's picture. */
+export const TRACE_IMAGE = /^trace\.png$/;
+
+/** TRACE_SOURCES are the trace viewer's files, relative to the repository's root. */
+export const TRACE_SOURCES = ["trace/html.go"];
+
+/** traceManifest is what docs/img/trace-screenshot.json records. */
+export function traceManifest(rootDir, imgDir) {
+  return {
+    note: "Written by scripts/trace-screenshot.sh: the viewer files the picture was taken from. Do not edit.",
+    sources: Object.fromEntries(TRACE_SOURCES.map((f) => [f, sha256(read(path.join(rootDir, f)))])),
+    images: imageHashes(imgDir, TRACE_IMAGE),
+  };
+}
+
 /**
  * staleness says what differs between the manifest in imgDir and the popup's files and the
  * images there now: [] when the screenshots are current.
  */
 export function staleness(extDir, imgDir) {
-  const file = path.join(imgDir, MANIFEST);
+  return compare(path.join(imgDir, MANIFEST), manifest(extDir, imgDir), "popup file");
+}
+
+/** traceStaleness is staleness for the trace viewer's picture. */
+export function traceStaleness(rootDir, imgDir) {
+  return compare(path.join(imgDir, TRACE_MANIFEST), traceManifest(rootDir, imgDir), "viewer file");
+}
+
+/** compare says what differs between the manifest in file and now. */
+function compare(file, now, source) {
   if (!existsSync(file)) return [`${file} is missing`];
   const recorded = JSON.parse(readFileSync(file, "utf8"));
-  const now = manifest(extDir, imgDir);
   const out = [];
   for (const [kind, what] of [
-    ["sources", "popup file"],
+    ["sources", source],
     ["images", "screenshot"],
   ]) {
     const was = recorded[kind] ?? {};
@@ -92,11 +122,14 @@ export function staleness(extDir, imgDir) {
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const [cmd, dir] = process.argv.slice(2);
-  if (cmd !== "write" || !dir) {
-    console.error("usage: node scripts/popup-sources.mjs write docs/img");
+  if ((cmd !== "write" && cmd !== "write-trace") || !dir) {
+    console.error("usage: node scripts/popup-sources.mjs write|write-trace docs/img");
     process.exit(2);
   }
-  const m = manifest(path.join(root, "extension"), path.resolve(dir));
-  writeFileSync(path.join(dir, MANIFEST), `${JSON.stringify(m, null, 2)}\n`);
-  console.log(`${path.join(dir, MANIFEST)}: ${Object.keys(m.sources).length} popup files, ${Object.keys(m.images).length} screenshots`);
+  const [name, m] =
+    cmd === "write"
+      ? [MANIFEST, manifest(path.join(root, "extension"), path.resolve(dir))]
+      : [TRACE_MANIFEST, traceManifest(root, path.resolve(dir))];
+  writeFileSync(path.join(dir, name), `${JSON.stringify(m, null, 2)}\n`);
+  console.log(`${path.join(dir, name)}: ${Object.keys(m.sources).length} source files, ${Object.keys(m.images).length} images`);
 }

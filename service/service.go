@@ -81,10 +81,13 @@ type Options struct {
 	// TraceEnabled starts a trace of TraceAgents' calls (none: every
 	// agent's) when the service starts (trace.enabled, trace.agents);
 	// TraceMaxBytes bounds a trace (trace.max_bytes; 0: 50 MiB).
+	// TraceMaxAge: traces older than it are deleted when the service
+	// starts and when a trace starts (trace.max_age; 0: kept forever).
 	// service/trace.go.
 	TraceEnabled  bool
 	TraceAgents   []string
 	TraceMaxBytes int64
+	TraceMaxAge   time.Duration
 	// Confirm is the confirmation policy (agents.confirm, confirm_words);
 	// ConfirmTimeout how long an ask waits for the person
 	// (timeouts.confirm; 0: 60 s). confirm.go.
@@ -248,6 +251,7 @@ func New(opts Options) (*Service, error) {
 		return nil, fmt.Errorf("start service: %w", err)
 	}
 	s.recent = loadRecentCalls(s.auditPath(), recentPerAgent, s.log)
+	s.pruneTraces(time.Now())
 	if opts.TraceEnabled {
 		if _, err := s.startTrace(opts.TraceAgents, ""); err != nil {
 			s.log.Warn("trace.enabled: no trace", "err", err)

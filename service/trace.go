@@ -273,6 +273,7 @@ func (s *Service) startTrace(agents []string, out string) (protocol.TraceStatus,
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return protocol.TraceStatus{}, protocol.Errorf(protocol.CodeInternal, "trace.start: %v", err)
 	}
+	s.pruneTraces(now)
 	path := filepath.Join(dir, name)
 	w, err := trace.Create(path, trace.Header{Agents: agents}, s.opts.TraceMaxBytes)
 	if errors.Is(err, fs.ErrExist) {
@@ -395,4 +396,80 @@ func (s *Service) popupTrace(ctx context.Context, l *link, p protocol.PopupTrace
 	}
 	res.HTML, res.Steps = b.String(), len(tr.Steps)
 	return res, nil
+}
+
+// pruneTraces deletes the traces older than trace.max_age (none when it
+// is 0), as the service starts and as a trace starts (under traceMu, so
+// never the one being written), and logs what it deleted.
+func (s *Service) pruneTraces(now time.Time) {
+	if s.opts.TraceMaxAge <= 0 {
+		return
+	}
+	dir := filepath.Join(s.opts.DataDir, TracesDir)
+	var keep string
+	if t := s.tracer.Load(); t != nil {
+		keep = filepath.Base(t.status.File)
+	}
+	deleted, err := pruneTraceDir(dir, now.Add(-s.opts.TraceMaxAge), keep)
+	for _, d := range deleted {
+		s.log.Info("trace deleted: older than trace.max_age", "file", filepath.Join(dir, d.name), "modified", d.modified.UTC().Format(time.RFC3339), "max_age", s.opts.TraceMaxAge.String())
+	}
+	if err != nil {
+		s.log.Warn("trace.max_age: delete old traces", "dir", dir, "err", err)
+	}
+}
+
+// prunedTrace is a trace file pruneTraceDir deleted.
+type prunedTrace struct {
+	name     string
+	modified time.Time
+}
+
+// pruneTraceDir deletes the trace files in dir last written before
+// cutoff, but keep (a name). It deletes only what the service made:
+// regular files (a symlink is not followed nor deleted) that start with
+// a trace's header line (trace.IsTrace); other files stay.
+func pruneTraceDir(dir string, cutoff time.Time, keep string) ([]prunedTrace, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, fmt.Errorf("prune traces: %w", err)
+	}
+	var deleted []prunedTrace
+	var errs []error
+	for _, e := range ents {
+		if e.Name() == keep || !e.Type().IsRegular() {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		info, err := e.Info() // Lstat: a symlink is not followed
+		if err != nil || !info.Mode().IsRegular() || !info.ModTime().Before(cutoff) {
+			continue
+		}
+		if !isTraceFile(path, info) {
+			continue
+		}
+		if err := os.Remove(path); err != nil {
+			errs = append(errs, fmt.Errorf("prune traces: %w", err))
+			continue
+		}
+		deleted = append(deleted, prunedTrace{name: e.Name(), modified: info.ModTime()})
+	}
+	return deleted, errors.Join(errs...)
+}
+
+// isTraceFile reports whether path, still the regular file info describes
+// (not swapped for a symlink since), is a trace file.
+func isTraceFile(path string, info fs.FileInfo) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	now, err := f.Stat()
+	if err != nil || !os.SameFile(info, now) {
+		return false
+	}
+	return trace.IsTrace(f)
 }

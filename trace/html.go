@@ -144,9 +144,9 @@ nav .err{color:#cf222e}
 main{flex:1;overflow:auto;padding:1em 1.5em}
 section{display:none}section.on{display:block}
 .shots{display:flex;gap:1em;flex-wrap:wrap}
-figure{margin:0}
-.shot{position:relative;display:inline-block;border:1px solid #d0d7de}
-.shot img{display:block;max-width:100%}
+figure{margin:0;flex:1 1 0;min-width:16em;max-width:802px}
+.shot{position:relative;border:1px solid #d0d7de}
+.shot img{display:block;width:100%;height:auto}
 .box{position:absolute;border:3px solid #cf222e;box-sizing:border-box;pointer-events:none}
 pre{background:#f6f8fa;padding:.6em;overflow:auto;max-height:24em;white-space:pre-wrap}
 .bad{color:#cf222e}.good{color:#1a7f37}

@@ -344,3 +344,22 @@ func ReadFile(path string) (*Trace, error) {
 	defer f.Close()
 	return Read(f)
 }
+
+// maxHeaderLine is the longest first line IsTrace reads: a header is a
+// few hundred bytes (its agents' names at most).
+const maxHeaderLine = 64 << 10
+
+// IsTrace reports whether r starts with a trace's header line: whether
+// the file is one Create made (a retention sweep deletes only those).
+func IsTrace(r io.Reader) bool {
+	sc := bufio.NewScanner(io.LimitReader(r, maxHeaderLine))
+	sc.Buffer(make([]byte, 0, 4<<10), maxHeaderLine)
+	if !sc.Scan() {
+		return false
+	}
+	var l Line
+	if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+		return false
+	}
+	return l.Kind == "header" && l.Header != nil && l.Header.Version > 0
+}

@@ -219,3 +219,36 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// IsTrace knows a file Create made from anything else.
+func TestIsTrace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	w, err := Create(path, Header{Agents: []string{"bot"}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	made, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		in   string
+		want bool
+	}{
+		{"a trace", string(made), true},
+		{"empty", "", false},
+		{"notes", "my notes\n", false},
+		{"other JSON lines", `{"kind":"step","step":{"n":1}}` + "\n", false},
+		{"a header of no version", `{"kind":"header","header":{}}` + "\n", false},
+		{"a huge first line", `{"kind":"header","header":{"version":1,"agents":["` + strings.Repeat("a", 2*maxHeaderLine) + `"]}}`, false},
+	}
+	for _, tt := range tests {
+		if got := IsTrace(strings.NewReader(tt.in)); got != tt.want {
+			t.Errorf("%s: got IsTrace %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

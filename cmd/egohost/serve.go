@@ -45,6 +45,7 @@ func (e *env) serviceOptions() service.Options {
 		TraceEnabled:    c.Trace.Enabled,
 		TraceAgents:     c.Trace.Agents,
 		TraceMaxBytes:   int64(c.Trace.MaxBytes),
+		TraceMaxAge:     c.Trace.MaxAge,
 		UploadDirs:      c.Agents.UploadDirs,
 		UploadMaxBytes:  int64(c.Agents.UploadMaxBytes),
 		OutputDir:       c.Agents.OutputDir,

@@ -29,8 +29,8 @@ func (c *cli) traceCommand() *cobra.Command {
 			"the result or error code, timing, and for an action a screenshot before and after with the element's box,\n" +
 			"the step's console errors and failed requests. Typed text is never stored (its length only). The file is\n" +
 			"<data_dir>/" + service.TracesDir + "/FILE (0600), one JSON line per step (docs/trace.md); past trace.max_bytes\n" +
-			"screenshots stop. `trace show` writes a self-contained HTML page (no server, nothing fetched): ← → or j k\n" +
-			"step through it.",
+			"screenshots stop; traces older than trace.max_age (default 7d) are deleted. `trace show` writes a\n" +
+			"self-contained HTML page (no server, nothing fetched): ← → or j k step through it.",
 		Example: "  egohost trace start --agent claude\n  egohost trace stop\n  egohost trace list\n  egohost trace show trace-20261202-081500.000.jsonl --open",
 		GroupID: "agents",
 		Args:    nArgs(0, 0),

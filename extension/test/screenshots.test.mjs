@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { MANIFEST, manifest, popupSources, staleness } from "../../scripts/popup-sources.mjs";
+import { MANIFEST, manifest, popupSources, staleness, TRACE_MANIFEST, traceManifest, traceStaleness } from "../../scripts/popup-sources.mjs";
 
 const ext = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const img = path.join(ext, "..", "docs", "img");
@@ -24,6 +24,32 @@ test("popupSources: popup.html, what it loads and every module those import", ()
 test("the screenshots in docs/img are of the popup as it is now", () => {
   const stale = staleness(ext, img);
   assert.deepEqual(stale, [], `docs/img's screenshots are stale: run scripts/popup-screenshots.sh (it takes them in Chromium and writes docs/img/${MANIFEST})`);
+});
+
+test("docs/img/trace.png is of the trace viewer as it is now", () => {
+  const stale = traceStaleness(path.join(ext, ".."), img);
+  assert.deepEqual(stale, [], `docs/img/trace.png is stale: run scripts/trace-screenshot.sh (it takes it in Chromium and writes docs/img/${TRACE_MANIFEST})`);
+});
+
+test("traceStaleness names what changed: the viewer, the picture, a missing manifest", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "trace-shot-"));
+  try {
+    const root = path.join(dir, "repo");
+    const shots = path.join(dir, "img");
+    write(path.join(root, "trace"), { "html.go": "package trace\n" });
+    write(shots, { "trace.png": "png", "popup-x.png": "not the viewer's" });
+    assert.deepEqual(traceStaleness(root, shots), [`${path.join(shots, TRACE_MANIFEST)} is missing`]);
+    writeFileSync(path.join(shots, TRACE_MANIFEST), JSON.stringify(traceManifest(root, shots)));
+    assert.deepEqual(traceStaleness(root, shots), []);
+    write(path.join(root, "trace"), { "html.go": "package trace\n// changed\n" });
+    assert.deepEqual(traceStaleness(root, shots), ["viewer file trace/html.go changed since the screenshots"]);
+    write(shots, { "trace.png": "taken again" });
+    writeFileSync(path.join(shots, TRACE_MANIFEST), JSON.stringify(traceManifest(root, shots)));
+    write(shots, { "trace.png": "edited by hand" });
+    assert.deepEqual(traceStaleness(root, shots), ["screenshot trace.png changed since the screenshots"]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("staleness names what changed: a popup file, a screenshot, a missing manifest", () => {
