@@ -9,13 +9,13 @@ package snapshotbench
 import (
 	"context"
 	"fmt"
-	"github.com/egohost/egohost/internal/nodescript"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/egohost/egohost/cdptab"
+	"github.com/egohost/egohost/internal/nodescript"
 	"github.com/egohost/egohost/snapshot"
 )
 
@@ -50,6 +50,12 @@ func Handler(sizes []int) http.Handler {
 	for _, n := range sizes {
 		pages[fmt.Sprintf("/list/%d", n)] = ListPage(n)
 	}
+	return ServePages(pages)
+}
+
+// ServePages serves each page (path to HTML) as text/html; any other path
+// is not found.
+func ServePages(pages map[string]string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, ok := pages[r.URL.Path]
 		if !ok {
