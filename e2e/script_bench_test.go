@@ -185,21 +185,9 @@ func BenchmarkScriptCheckout(b *testing.B) {
 			byMCP = append(byMCP, mcp())
 		}
 	}
-	med := func(rs []taskRun) taskRun {
-		slices.SortFunc(rs, func(a, b taskRun) int { return int(a.wall - b.wall) })
-		return rs[len(rs)/2]
-	}
-	s, p := med(byScript), med(bySteps)
-	b.ReportMetric(ms(s.wall), "script-ms")
-	b.ReportMetric(ms(p.wall), "steps-ms")
-	b.Logf("5-field checkout, %d runs each, median wall time (each call a CLI process)\n"+
-		"| way | calls | characters returned | wall time |\n|---|---:|---:|---:|\n"+
-		"| egohost run (one script) | %d | %d | %.0f ms |\n| egohost CLI step by step | %d | %d | %.0f ms |\n"+
-		"| ratio | %.2f× | %.2f× | %.2f× |",
-		runs, s.calls, s.chars, ms(s.wall), p.calls, p.chars, ms(p.wall),
-		float64(s.calls)/float64(p.calls), float64(s.chars)/float64(p.chars), ms(s.wall)/ms(p.wall))
+	s := reportScriptVsSteps(b, "5-field checkout", runs, byScript, bySteps)
 	if mcp != nil {
-		m := med(byMCP)
+		m := medianRun(byMCP)
 		b.ReportMetric(ms(m.wall), "pwmcp-ms")
 		b.Logf("Playwright MCP (navigate, snapshot, fill_form, click), same browser and page, median of %d\n"+
 			"| way | calls | characters returned | wall time |\n|---|---:|---:|---:|\n| Playwright MCP | %d | %d | %.0f ms |\n"+
@@ -342,17 +330,27 @@ func BenchmarkScriptPaginate(b *testing.B) {
 		byScript = append(byScript, script())
 		bySteps = append(bySteps, steps())
 	}
-	med := func(rs []taskRun) taskRun {
-		slices.SortFunc(rs, func(a, b taskRun) int { return int(a.wall - b.wall) })
-		return rs[len(rs)/2]
-	}
-	s, p := med(byScript), med(bySteps)
+	reportScriptVsSteps(b, "20-step task (3 pages of products, branch, checkout)", runs, byScript, bySteps)
+}
+
+// medianRun is the run of median wall time (rs is sorted).
+func medianRun(rs []taskRun) taskRun {
+	slices.SortFunc(rs, func(a, b taskRun) int { return int(a.wall - b.wall) })
+	return rs[len(rs)/2]
+}
+
+// reportScriptVsSteps reports the median runs of a task done as one
+// script and step by step: two metrics and a table for docs/benchmarks.md.
+// It returns the script's median run.
+func reportScriptVsSteps(b *testing.B, task string, runs int, byScript, bySteps []taskRun) taskRun {
+	s, p := medianRun(byScript), medianRun(bySteps)
 	b.ReportMetric(ms(s.wall), "script-ms")
 	b.ReportMetric(ms(p.wall), "steps-ms")
-	b.Logf("20-step task (3 pages of products, branch, checkout), %d runs each, median wall time (each call a CLI process)\n"+
+	b.Logf("%s, %d runs each, median wall time (each call a CLI process)\n"+
 		"| way | calls | characters returned | wall time |\n|---|---:|---:|---:|\n"+
 		"| egohost run (one script) | %d | %d | %.0f ms |\n| egohost CLI step by step | %d | %d | %.0f ms |\n"+
 		"| ratio | %.2f× | %.2f× | %.2f× |",
-		runs, s.calls, s.chars, ms(s.wall), p.calls, p.chars, ms(p.wall),
+		task, runs, s.calls, s.chars, ms(s.wall), p.calls, p.chars, ms(p.wall),
 		float64(s.calls)/float64(p.calls), float64(s.chars)/float64(p.chars), ms(s.wall)/ms(p.wall))
+	return s
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -505,18 +504,7 @@ func waitTitle(t testing.TB, ctx context.Context, c *chain, want string) {
 
 // cliAs runs the egohost binary as an agent (EGOHOST_AGENT; "" = the person).
 func cliAs(c *chain, agent string, args ...string) (stdout, stderr string, code int) {
-	cmd := exec.Command(theSuite.bin, args...)
-	cmd.Env = append(chainEnv(c.svc.stateDir), "EGOHOST_AGENT="+agent)
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		code = -1
-		errb.WriteString(err.Error())
-	}
-	return out.String(), errb.String(), code
+	return runEgohost(append(chainEnv(c.svc.stateDir), "EGOHOST_AGENT="+agent), nil, args...)
 }
 
 // CLI calls with the same agent name share one session (its space, its
