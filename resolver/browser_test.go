@@ -355,14 +355,7 @@ func TestCenterIsTheBorderQuadCentre(t *testing.T) {
 // tab0 opens url in a fresh tab (no frames to wait for).
 func tab0(t *testing.T, b *browsertest.Browser, url string) (*cdptab.Page, context.Context) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	p, err := cdptab.Open(ctx, b.NewPage(t, url))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	return p, ctx
+	return b.OpenTab(t, url)
 }
 
 func TestStrictnessAndErrorsInChromium(t *testing.T) {

@@ -22,14 +22,7 @@ import (
 // open opens url in a new tab of b and returns its page.
 func open(t *testing.T, b *browsertest.Browser, url string) (*cdptab.Page, context.Context) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	p, err := cdptab.Open(ctx, b.NewPage(t, url))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	return p, ctx
+	return b.OpenTab(t, url)
 }
 
 func entry(t *testing.T, s *snapshot.Snapshot, role, name string) refmap.Entry {

@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/egohost/egohost/browser"
 	"github.com/egohost/egohost/cdpdirect"
+	"github.com/egohost/egohost/cdptab"
 )
 
 // Binary returns the browser binary, or ends the test: it fails when CI=true
@@ -139,6 +140,14 @@ func (s *Shared) Launch(tb testing.TB) *Browser {
 	return &Browser{Process: b.Process, Conn: b.Conn, context: id}
 }
 
+// Run runs a package's tests (from its TestMain) and ends the shared
+// browser after them: it returns the code to exit with.
+func (s *Shared) Run(m *testing.M) int {
+	code := m.Run()
+	s.Close()
+	return code
+}
+
 // Close ends the shared browser, if it was started.
 func (s *Shared) Close() error {
 	s.mu.Lock()
@@ -149,6 +158,20 @@ func (s *Shared) Close() error {
 	err := s.b.Close()
 	s.b, s.err = nil, errors.New("shared browser closed")
 	return err
+}
+
+// OpenTab opens url in a new page as a cdptab.Page, closed at cleanup,
+// with a context that bounds the test's calls to it (60 s).
+func (b *Browser) OpenTab(tb testing.TB, url string) (*cdptab.Page, context.Context) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	tb.Cleanup(cancel)
+	p, err := cdptab.Open(ctx, b.NewPage(tb, url))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(p.Close)
+	return p, ctx
 }
 
 // NewPage opens a page at url with a direct session and closes it at cleanup.
