@@ -403,16 +403,22 @@ func (c *chain) eval(ctx context.Context, tab protocol.Target, expr string) (jso
 	return evalWith(ctx, c.agent, tab, expr)
 }
 
+// evalReply is Runtime.evaluate's answer as the tests read it.
+type evalReply struct {
+	Result struct {
+		Value json.RawMessage `json:"value"`
+	} `json:"result"`
+	ExceptionDetails *struct {
+		Text      string `json:"text"`
+		Exception *struct {
+			Description string `json:"description"`
+		} `json:"exception"`
+	} `json:"exceptionDetails"`
+}
+
 func evalWith(ctx context.Context, agent *client.Client, tab protocol.Target, expr string) (json.RawMessage, error) {
 	params, _ := json.Marshal(map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true})
-	var res struct {
-		Result struct {
-			Value json.RawMessage `json:"value"`
-		} `json:"result"`
-		ExceptionDetails *struct {
-			Text string `json:"text"`
-		} `json:"exceptionDetails"`
-	}
+	var res evalReply
 	if err := agent.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: tab, Method: "Runtime.evaluate", Params: params}, &res); err != nil {
 		return nil, err
 	}

@@ -35,6 +35,21 @@ type taskRun struct {
 	wall  time.Duration
 }
 
+// cli runs one CLI call on tab and counts it in r: its wall time and the
+// characters it printed. A failing call fails the benchmark.
+func (r *taskRun) cli(b *testing.B, c *chain, tab protocol.Target, args ...string) string {
+	b.Helper()
+	start := time.Now()
+	stdout, stderr, code := c.cli(tab, args...)
+	r.wall += time.Since(start)
+	if code != 0 {
+		b.Fatalf("egohost %s: exit %d: %s%s", strings.Join(args, " "), code, stdout, stderr)
+	}
+	r.calls++
+	r.chars += len(stdout)
+	return stdout
+}
+
 // BenchmarkScriptCheckout: the 5-field checkout form, filled and
 // submitted by one `egohost run` and by egohost's CLI step by step as an
 // agent would drive it (open, read the refs from a snapshot, fill each
@@ -53,17 +68,7 @@ func BenchmarkScriptCheckout(b *testing.B) {
 	if err := os.WriteFile(file, []byte(fmt.Sprintf(checkoutScript, shop)), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	cli := func(r *taskRun, args ...string) string {
-		start := time.Now()
-		stdout, stderr, code := c.cli(tab, args...)
-		r.wall += time.Since(start)
-		if code != 0 {
-			b.Fatalf("egohost %s: exit %d: %s%s", strings.Join(args, " "), code, stdout, stderr)
-		}
-		r.calls++
-		r.chars += len(stdout)
-		return stdout
-	}
+	cli := func(r *taskRun, args ...string) string { return r.cli(b, c, tab, args...) }
 	front := func() {
 		if err := c.agent.Call(context.Background(), protocol.MethodTabsSelect, protocol.TabParams{Target: tab}, nil); err != nil {
 			b.Fatal(err)
@@ -256,17 +261,7 @@ func BenchmarkScriptPaginate(b *testing.B) {
 	if err := os.WriteFile(file, []byte(fmt.Sprintf(paginateScript, list1, shop)), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	cli := func(r *taskRun, args ...string) string {
-		start := time.Now()
-		stdout, stderr, code := c.cli(tab, args...)
-		r.wall += time.Since(start)
-		if code != 0 {
-			b.Fatalf("egohost %s: exit %d: %s%s", strings.Join(args, " "), code, stdout, stderr)
-		}
-		r.calls++
-		r.chars += len(stdout)
-		return stdout
-	}
+	cli := func(r *taskRun, args ...string) string { return r.cli(b, c, tab, args...) }
 	const want = "15 products, total 345 -> Ada Lovelace\n"
 	script := func() taskRun {
 		var r taskRun

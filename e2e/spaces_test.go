@@ -456,14 +456,7 @@ func extensionEval(t testing.TB, ctx context.Context, c *chain, expr string) jso
 			t.Fatalf("attach to the extension's worker: %v", err)
 		}
 		yes := true
-		var res struct {
-			Result struct {
-				Value json.RawMessage `json:"value"`
-			} `json:"result"`
-			ExceptionDetails *struct {
-				Text string `json:"text"`
-			} `json:"exceptionDetails"`
-		}
+		var res evalReply
 		if err := sess.Call(ctx, cdpruntime.CommandEvaluate, cdpruntime.EvaluateParams{Expression: expr, AwaitPromise: &yes, ReturnByValue: &yes}, &res); err != nil {
 			t.Fatalf("evaluate %q in the extension: %v", expr, err)
 		}
