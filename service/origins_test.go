@@ -19,8 +19,7 @@ func TestClaimChecksOriginRules(t *testing.T) {
 	f := newFixtureWith(t, func(o *Options) {
 		o.OriginRules = map[string]pairing.Rules{"*": {Deny: []string{"*.bank.example"}}}
 	}, nil)
-	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
-	ext.hello()
+	ext := f.linkedExt(t)
 	ext.send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://www.bank.example/login?token=s3cret", "windowId": 1}})
 	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs)
 	waitForRegistry(t, f, 7)
@@ -62,8 +61,7 @@ func TestCookiesJudgeTheURLTheyRead(t *testing.T) {
 	f := newFixtureWith(t, func(o *Options) {
 		o.OriginRules = map[string]pairing.Rules{"bot": {Deny: []string{"*.bank.example"}}}
 	}, nil)
-	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
-	ext.hello()
+	ext := f.linkedExt(t)
 	ext.send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://fine.example/", "windowId": 1}})
 	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs)
 	waitForRegistry(t, f, 7)
