@@ -173,10 +173,7 @@ func BenchmarkScriptCheckout(b *testing.B) {
 			return r
 		}
 	}
-	runs := min(b.N, 20)
-	if testing.Short() {
-		runs = 1 // CI: the benchmark works; its figures need more
-	}
+	runs := benchRuns(b, 20)
 	var byScript, bySteps, byMCP []taskRun
 	script() // warm-up
 	steps()
@@ -314,10 +311,7 @@ func BenchmarkScriptPaginate(b *testing.B) {
 		}
 		return r
 	}
-	runs := min(b.N, 20)
-	if testing.Short() {
-		runs = 1 // CI: the benchmark works; its figures need more
-	}
+	runs := benchRuns(b, 20)
 	var byScript, bySteps []taskRun
 	script()
 	steps()

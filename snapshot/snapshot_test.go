@@ -418,15 +418,8 @@ func TestOptions(t *testing.T) {
 		t.Errorf("viewport: want the first items only:\n%s", v.Text)
 	}
 
-	doc, err := cdp.Call(ctx, p, dom.GetDocument, dom.GetDocumentParams{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := cdp.Call(ctx, p, dom.QuerySelector, dom.QuerySelectorParams{NodeID: doc.Root.NodeID, Selector: "nav"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := cdp.Call(ctx, p, dom.DescribeNode, dom.DescribeNodeParams{NodeID: q.NodeID})
+	node := browsertest.QuerySelector(ctx, t, p, "nav")
+	d, err := cdp.Call(ctx, p, dom.DescribeNode, dom.DescribeNodeParams{NodeID: node})
 	if err != nil {
 		t.Fatal(err)
 	}

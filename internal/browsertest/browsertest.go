@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/egohost/egohost/browser"
@@ -172,6 +173,21 @@ func (b *Browser) OpenTab(tb testing.TB, url string) (*cdptab.Page, context.Cont
 	}
 	tb.Cleanup(p.Close)
 	return p, ctx
+}
+
+// QuerySelector returns the node of the first element of the page's
+// document that matches sel (DOM.getDocument, then DOM.querySelector).
+func QuerySelector(ctx context.Context, tb testing.TB, s cdp.Session, sel string) cdp.NodeID {
+	tb.Helper()
+	doc, err := cdp.Call(ctx, s, dom.GetDocument, dom.GetDocumentParams{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	q, err := cdp.Call(ctx, s, dom.QuerySelector, dom.QuerySelectorParams{NodeID: doc.Root.NodeID, Selector: sel})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return q.NodeID
 }
 
 // NewPage opens a page at url with a direct session and closes it at cleanup.
