@@ -20,6 +20,7 @@ import (
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
 	"github.com/egohost/egohost/cdptab"
+	"github.com/egohost/egohost/internal/browsertest"
 	"github.com/egohost/egohost/internal/nodescript"
 	"github.com/egohost/egohost/resolver"
 	"github.com/egohost/egohost/snapshot/snapshotbench"
@@ -31,7 +32,7 @@ const Items = 5000
 // Handler serves snapshotbench.ListPage(Items) at /list.
 func Handler() http.Handler {
 	// the same page as the snapshot benchmark
-	return snapshotbench.ServePages(map[string]string{"/list": snapshotbench.ListPage(Items)})
+	return browsertest.Pages(map[string]string{"/list": snapshotbench.ListPage(Items)})
 }
 
 // Case is one row: the same element found by egohost's locator and by

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/cdptab"
+	"github.com/egohost/egohost/internal/browsertest"
 	"github.com/egohost/egohost/internal/nodescript"
 	"github.com/egohost/egohost/snapshot"
 )
@@ -50,21 +51,7 @@ func Handler(sizes []int) http.Handler {
 	for _, n := range sizes {
 		pages[fmt.Sprintf("/list/%d", n)] = ListPage(n)
 	}
-	return ServePages(pages)
-}
-
-// ServePages serves each page (path to HTML) as text/html; any other path
-// is not found.
-func ServePages(pages map[string]string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, ok := pages[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte(body))
-	})
+	return browsertest.Pages(pages)
 }
 
 // Result is one measured column cell.
