@@ -77,6 +77,14 @@ type Result struct {
 	hidden, hovered bool
 }
 
+// unsettled ends an action that is not settled (Settled.Skipped says
+// why): its time is taken now.
+func (res *Result) unsettled(reason string, start time.Time) *Result {
+	res.Settled.Skipped = reason
+	res.Took = time.Since(start)
+	return res
+}
+
 // Waited is an auto-wait: how long, how many attempts, and the reasons
 // seen while waiting (e.g. "element is covered by <div id="banner">").
 type Waited struct {
@@ -235,9 +243,7 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 		// for an answer. (The element's remote object stays: the page
 		// cannot answer while the dialog is open; a navigation frees it.)
 		res.Dialog = d
-		res.Settled.Skipped = "dialog"
-		res.Took = time.Since(start)
-		return res, nil
+		return res.unsettled("dialog", start), nil
 	}
 	if err != nil {
 		return nil, err
@@ -246,9 +252,7 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 		return nil, final
 	}
 	if !dispatched { // nothing to do (a checkbox already checked): nothing to settle
-		res.Settled.Skipped = "no action"
-		res.Took = time.Since(start)
-		return res, nil
+		return res.unsettled("no action", start), nil
 	}
 	res.Settled = r.settle(w, s, acted)
 	if d := w.opened(); d != nil {

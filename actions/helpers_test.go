@@ -25,9 +25,7 @@ import (
 var browsers browsertest.Shared
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	browsers.Close()
-	os.Exit(code)
+	os.Exit(browsers.Run(m))
 }
 
 // tab is a test's page: the Runner, the page, and a direct session.

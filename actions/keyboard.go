@@ -130,9 +130,7 @@ func (r *Runner) unbound(ctx context.Context, op string, o ActOptions, do func(c
 	err := do(w.ctx, res)
 	if d := w.opened(); d != nil {
 		res.Dialog = d
-		res.Settled.Skipped = "dialog"
-		res.Took = time.Since(start)
-		return res, nil
+		return res.unsettled("dialog", start), nil
 	}
 	if err != nil {
 		return nil, err

@@ -150,14 +150,7 @@ func capLeft(s Settle, capCtx context.Context) int64 {
 
 // quiet evaluates quiet.js in the main frame's page world.
 func (r *Runner) quiet(ctx context.Context, s Settle, capCtx context.Context) quietResult {
-	capMs := capLeft(s, capCtx)
-	if capMs < 1 {
-		return quietResult{err: context.DeadlineExceeded}
-	}
-	return pollQuiet(ctx, s, func(poll bool) quietResult {
-		if poll {
-			capMs = s.Cap.Milliseconds() // counted in the page from the first call
-		}
+	return pollCapped(ctx, s, capCtx, func(poll bool, capMs int64) quietResult {
 		yes := true
 		res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, cdpruntime.EvaluateParams{
 			Expression:    quietFn.Call(aria.InstallNone, "document", fmt.Sprintf("%d, %d, %t", s.Quiet.Milliseconds(), capMs, poll)),
@@ -182,6 +175,22 @@ func (r *Runner) quiet(ctx context.Context, s Settle, capCtx context.Context) qu
 	})
 }
 
+// pollCapped is pollQuiet for an observer that waits in the page up to
+// capMs: what is left of capCtx on the first call, the settle's cap on
+// the polls after it (counted in the page from the first call).
+func pollCapped(ctx context.Context, s Settle, capCtx context.Context, call func(poll bool, capMs int64) quietResult) quietResult {
+	capMs := capLeft(s, capCtx)
+	if capMs < 1 {
+		return quietResult{err: context.DeadlineExceeded}
+	}
+	return pollQuiet(ctx, s, func(poll bool) quietResult {
+		if poll {
+			capMs = s.Cap.Milliseconds()
+		}
+		return call(poll, capMs)
+	})
+}
+
 // pollQuiet runs a quiet observer (call) until it answers: in a visible
 // tab the first call waits in the page. A hidden tab's timers wait for
 // Chrome's 1 s wake-ups, so there the page answers at once (Pending, with
@@ -202,14 +211,7 @@ func pollQuiet(ctx context.Context, s Settle, call func(poll bool) quietResult) 
 
 // settleOn runs settle.js on the element acted on.
 func (r *Runner) settleOn(ctx context.Context, el Element, s Settle, capCtx context.Context) quietResult {
-	capMs := capLeft(s, capCtx)
-	if capMs < 1 {
-		return quietResult{err: context.DeadlineExceeded}
-	}
-	return pollQuiet(ctx, s, func(poll bool) quietResult {
-		if poll {
-			capMs = s.Cap.Milliseconds() // counted in the page from the first call
-		}
+	return pollCapped(ctx, s, capCtx, func(poll bool, capMs int64) quietResult {
 		var q quietResult
 		if err := r.callOn(ctx, el, settleJS, &q, s.Quiet.Milliseconds(), capMs, poll); err != nil {
 			var na *NotActionableError

@@ -94,15 +94,8 @@ func TestCallsInChromium(t *testing.T) {
 		t.Errorf("page function: installs %v, value %s; want none and [true,true,\"undefined\"]", ins, v)
 	}
 	// A declaration: the element is el.
-	doc, err := cdp.Call(ctx, s, dom.GetDocument, dom.GetDocumentParams{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := cdp.Call(ctx, s, dom.QuerySelector, dom.QuerySelectorParams{NodeID: doc.Root.NodeID, Selector: "#b"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	obj, err := cdp.Call(ctx, s, dom.ResolveNode, dom.ResolveNodeParams{NodeID: q.NodeID, ExecutionContextID: w.ExecutionContextID})
+	node := browsertest.QuerySelector(ctx, t, s, "#b")
+	obj, err := cdp.Call(ctx, s, dom.ResolveNode, dom.ResolveNodeParams{NodeID: node, ExecutionContextID: w.ExecutionContextID})
 	if err != nil {
 		t.Fatal(err)
 	}

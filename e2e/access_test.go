@@ -472,17 +472,7 @@ func TestPairCLIAndRevoke(t *testing.T) {
 }
 
 func runCLI(env []string, args ...string) (stdout, stderr string, code int) {
-	cmd := exec.Command(theSuite.bin, args...)
-	cmd.Env = env
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		code = -1
-	}
-	return out.String(), errb.String(), code
+	return runEgohost(env, nil, args...)
 }
 
 // `egohost mcp` pairs itself on first use (the person approves once),

@@ -53,10 +53,7 @@ func BenchmarkActions(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 	tab := c.openTab(b, pageURL)
-	runs := min(b.N, 50)
-	if testing.Short() {
-		runs = 1 // CI: the benchmark works; its figures need more
-	}
+	runs := benchRuns(b, 50)
 	measure := func(op string, call func(i int) error) actionTime {
 		var times []float64
 		for i := -1; i < runs; i++ { // -1 is a warm-up
@@ -193,10 +190,7 @@ func BenchmarkActionsList(b *testing.B) {
 	list := serveHandler(b, resolverbench.Handler()) + "/list"
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
-	runs := min(b.N, 50)
-	if testing.Short() {
-		runs = 1 // CI: the benchmark works; its figures need more
-	}
+	runs := benchRuns(b, 50)
 	median := func(xs []float64) float64 {
 		slices.Sort(xs)
 		return xs[len(xs)/2]
@@ -379,10 +373,7 @@ func BenchmarkFillPressInterleaved(b *testing.B) {
 		b.Fatal(err)
 	}
 	tab := c.openTab(b, srv+"/page")
-	runs := min(b.N, 50)
-	if testing.Short() {
-		runs = 1 // CI: the benchmark works; its figures need more
-	}
+	runs := benchRuns(b, 50)
 	blocks := 7
 	if testing.Short() {
 		blocks = 1 // CI: the benchmark works; its figures need the 7

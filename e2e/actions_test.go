@@ -6,7 +6,6 @@ import (
 	"image/png"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,18 +17,7 @@ import (
 
 // cli runs the egohost binary against the chain's service, on one tab.
 func (c *chain) cli(tab protocol.Target, args ...string) (stdout, stderr string, code int) {
-	cmd := exec.Command(theSuite.bin, append(args, "--tab", itoa(tab.Tab))...)
-	cmd.Env = chainEnv(c.svc.stateDir)
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		code = -1
-		errb.WriteString(err.Error())
-	}
-	return out.String(), errb.String(), code
+	return runEgohost(chainEnv(c.svc.stateDir), nil, append(args, "--tab", itoa(tab.Tab))...)
 }
 
 // actionPages are the fixture pages of the action tests.

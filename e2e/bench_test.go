@@ -35,6 +35,15 @@ func (l latencies) pct(p float64) time.Duration {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
+// benchRuns is how many measured runs a benchmark makes: b.N, at most
+// most; one with -short (CI: the benchmark works; its figures need more).
+func benchRuns(b *testing.B, most int) int {
+	if testing.Short() {
+		return 1
+	}
+	return min(b.N, most)
+}
+
 // directTab attaches a direct DevTools session to the tab the chain opened
 // at url (the same tab the relayed calls drive).
 func (c *chain) directTab(tb testing.TB, url string) *cdpdirect.Session {

@@ -98,18 +98,8 @@ func automationStopped(t *testing.T, c *chain) bool {
 func attachTarget(ctx context.Context, t *testing.T, c *chain, url string) *ui {
 	t.Helper()
 	for {
-		res, err := cdp.Call(ctx, c.direct.Browser(), target.GetTargets, target.GetTargetsParams{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, ti := range res.TargetInfos {
-			if ti.Type == "page" && ti.URL == url {
-				s, err := c.direct.Attach(ctx, ti.TargetID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return &ui{t: t, s: s, id: ti.TargetID}
-			}
+		if p := attachPage(ctx, t, c, url); p != nil {
+			return p
 		}
 		if ctx.Err() != nil {
 			t.Fatalf("no page target at %s", url)

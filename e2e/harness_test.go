@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -142,6 +143,24 @@ func chainEnv(stateDir string) []string {
 		"EGOHOST_CONFIG="+config,
 		"EGOHOST_AGENT_TOKEN_FILE=", // the owner's CLI unless a test says otherwise
 	)
+}
+
+// runEgohost runs the egohost binary with env and stdin (nil: none): its
+// output, and its exit code (-1 when it did not run; why is in stderr).
+func runEgohost(env []string, stdin io.Reader, args ...string) (stdout, stderr string, code int) {
+	cmd := exec.Command(theSuite.bin, args...)
+	cmd.Env = env
+	cmd.Stdin = stdin
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		code = -1
+		errb.WriteString(err.Error())
+	}
+	return out.String(), errb.String(), code
 }
 
 func fileExists(path string) bool {
@@ -384,16 +403,22 @@ func (c *chain) eval(ctx context.Context, tab protocol.Target, expr string) (jso
 	return evalWith(ctx, c.agent, tab, expr)
 }
 
+// evalReply is Runtime.evaluate's answer as the tests read it.
+type evalReply struct {
+	Result struct {
+		Value json.RawMessage `json:"value"`
+	} `json:"result"`
+	ExceptionDetails *struct {
+		Text      string `json:"text"`
+		Exception *struct {
+			Description string `json:"description"`
+		} `json:"exception"`
+	} `json:"exceptionDetails"`
+}
+
 func evalWith(ctx context.Context, agent *client.Client, tab protocol.Target, expr string) (json.RawMessage, error) {
 	params, _ := json.Marshal(map[string]any{"expression": expr, "returnByValue": true, "awaitPromise": true})
-	var res struct {
-		Result struct {
-			Value json.RawMessage `json:"value"`
-		} `json:"result"`
-		ExceptionDetails *struct {
-			Text string `json:"text"`
-		} `json:"exceptionDetails"`
-	}
+	var res evalReply
 	if err := agent.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: tab, Method: "Runtime.evaluate", Params: params}, &res); err != nil {
 		return nil, err
 	}

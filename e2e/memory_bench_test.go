@@ -1,12 +1,7 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,20 +11,7 @@ import (
 )
 
 // rssKiB reads a process's resident set size from /proc (Linux).
-func rssKiB(pid int) (int, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			return strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
-		}
-	}
-	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
-}
+func rssKiB(pid int) (int, error) { return procStatusKiB(pid, "VmRSS") }
 
 // BenchmarkServiceMemory measures the RSS of the `egohost serve` process
 // while 8 agents run b.N evals each (the eval method: a watch, a Runtime

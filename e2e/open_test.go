@@ -3,7 +3,6 @@ package e2e
 import (
 	"encoding/json"
 	"net/http"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,18 +14,7 @@ import (
 
 // run runs the egohost binary against the chain's service without --tab.
 func (c *chain) run(args ...string) (stdout, stderr string, code int) {
-	cmd := exec.Command(theSuite.bin, args...)
-	cmd.Env = chainEnv(c.svc.stateDir)
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		code = -1
-		errb.WriteString(err.Error())
-	}
-	return out.String(), errb.String(), code
+	return runEgohost(chainEnv(c.svc.stateDir), nil, args...)
 }
 
 // slowTail is how long the /slow page holds the end of its HTML: its

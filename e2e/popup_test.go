@@ -66,6 +66,17 @@ func openPopup(ctx context.Context, t testing.TB, c *chain, tab int) *ui {
 // (the page under test: the oracle reads it directly).
 func attachTab(ctx context.Context, t testing.TB, c *chain, url string) *ui {
 	t.Helper()
+	if p := attachPage(ctx, t, c, url); p != nil {
+		return p
+	}
+	t.Fatalf("no page target at %s", url)
+	return nil
+}
+
+// attachPage attaches the test's own DevTools session to the page target
+// at url, if there is one now (nil: none).
+func attachPage(ctx context.Context, t testing.TB, c *chain, url string) *ui {
+	t.Helper()
 	res, err := cdp.Call(ctx, c.direct.Browser(), target.GetTargets, target.GetTargetsParams{})
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +90,6 @@ func attachTab(ctx context.Context, t testing.TB, c *chain, url string) *ui {
 			return &ui{t: t, s: s, id: ti.TargetID}
 		}
 	}
-	t.Fatalf("no page target at %s", url)
 	return nil
 }
 

@@ -44,17 +44,7 @@ func serviceCall(ctx context.Context, page *cdpdirect.Session, method string, pa
 		msg["params"] = params
 	}
 	b, _ := json.Marshal(msg)
-	var res struct {
-		Result struct {
-			Value json.RawMessage `json:"value"`
-		} `json:"result"`
-		ExceptionDetails *struct {
-			Text      string `json:"text"`
-			Exception *struct {
-				Description string `json:"description"`
-			} `json:"exception"`
-		} `json:"exceptionDetails"`
-	}
+	var res evalReply
 	err := page.Call(ctx, "Runtime.evaluate", map[string]any{
 		"expression":    fmt.Sprintf("chrome.runtime.sendMessage(%s)", b),
 		"awaitPromise":  true,

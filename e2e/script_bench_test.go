@@ -35,6 +35,21 @@ type taskRun struct {
 	wall  time.Duration
 }
 
+// cli runs one CLI call on tab and counts it in r: its wall time and the
+// characters it printed. A failing call fails the benchmark.
+func (r *taskRun) cli(b *testing.B, c *chain, tab protocol.Target, args ...string) string {
+	b.Helper()
+	start := time.Now()
+	stdout, stderr, code := c.cli(tab, args...)
+	r.wall += time.Since(start)
+	if code != 0 {
+		b.Fatalf("egohost %s: exit %d: %s%s", strings.Join(args, " "), code, stdout, stderr)
+	}
+	r.calls++
+	r.chars += len(stdout)
+	return stdout
+}
+
 // BenchmarkScriptCheckout: the 5-field checkout form, filled and
 // submitted by one `egohost run` and by egohost's CLI step by step as an
 // agent would drive it (open, read the refs from a snapshot, fill each
@@ -53,17 +68,7 @@ func BenchmarkScriptCheckout(b *testing.B) {
 	if err := os.WriteFile(file, []byte(fmt.Sprintf(checkoutScript, shop)), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	cli := func(r *taskRun, args ...string) string {
-		start := time.Now()
-		stdout, stderr, code := c.cli(tab, args...)
-		r.wall += time.Since(start)
-		if code != 0 {
-			b.Fatalf("egohost %s: exit %d: %s%s", strings.Join(args, " "), code, stdout, stderr)
-		}
-		r.calls++
-		r.chars += len(stdout)
-		return stdout
-	}
+	cli := func(r *taskRun, args ...string) string { return r.cli(b, c, tab, args...) }
 	front := func() {
 		if err := c.agent.Call(context.Background(), protocol.MethodTabsSelect, protocol.TabParams{Target: tab}, nil); err != nil {
 			b.Fatal(err)
@@ -168,10 +173,7 @@ func BenchmarkScriptCheckout(b *testing.B) {
 			return r
 		}
 	}
-	runs := min(b.N, 20)
-	if testing.Short() {
-		runs = 1 // CI: the benchmark works; its figures need more
-	}
+	runs := benchRuns(b, 20)
 	var byScript, bySteps, byMCP []taskRun
 	script() // warm-up
 	steps()
@@ -185,21 +187,9 @@ func BenchmarkScriptCheckout(b *testing.B) {
 			byMCP = append(byMCP, mcp())
 		}
 	}
-	med := func(rs []taskRun) taskRun {
-		slices.SortFunc(rs, func(a, b taskRun) int { return int(a.wall - b.wall) })
-		return rs[len(rs)/2]
-	}
-	s, p := med(byScript), med(bySteps)
-	b.ReportMetric(ms(s.wall), "script-ms")
-	b.ReportMetric(ms(p.wall), "steps-ms")
-	b.Logf("5-field checkout, %d runs each, median wall time (each call a CLI process)\n"+
-		"| way | calls | characters returned | wall time |\n|---|---:|---:|---:|\n"+
-		"| egohost run (one script) | %d | %d | %.0f ms |\n| egohost CLI step by step | %d | %d | %.0f ms |\n"+
-		"| ratio | %.2f× | %.2f× | %.2f× |",
-		runs, s.calls, s.chars, ms(s.wall), p.calls, p.chars, ms(p.wall),
-		float64(s.calls)/float64(p.calls), float64(s.chars)/float64(p.chars), ms(s.wall)/ms(p.wall))
+	s := reportScriptVsSteps(b, "5-field checkout", runs, byScript, bySteps)
 	if mcp != nil {
-		m := med(byMCP)
+		m := medianRun(byMCP)
 		b.ReportMetric(ms(m.wall), "pwmcp-ms")
 		b.Logf("Playwright MCP (navigate, snapshot, fill_form, click), same browser and page, median of %d\n"+
 			"| way | calls | characters returned | wall time |\n|---|---:|---:|---:|\n| Playwright MCP | %d | %d | %.0f ms |\n"+
@@ -268,17 +258,7 @@ func BenchmarkScriptPaginate(b *testing.B) {
 	if err := os.WriteFile(file, []byte(fmt.Sprintf(paginateScript, list1, shop)), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	cli := func(r *taskRun, args ...string) string {
-		start := time.Now()
-		stdout, stderr, code := c.cli(tab, args...)
-		r.wall += time.Since(start)
-		if code != 0 {
-			b.Fatalf("egohost %s: exit %d: %s%s", strings.Join(args, " "), code, stdout, stderr)
-		}
-		r.calls++
-		r.chars += len(stdout)
-		return stdout
-	}
+	cli := func(r *taskRun, args ...string) string { return r.cli(b, c, tab, args...) }
 	const want = "15 products, total 345 -> Ada Lovelace\n"
 	script := func() taskRun {
 		var r taskRun
@@ -331,10 +311,7 @@ func BenchmarkScriptPaginate(b *testing.B) {
 		}
 		return r
 	}
-	runs := min(b.N, 20)
-	if testing.Short() {
-		runs = 1 // CI: the benchmark works; its figures need more
-	}
+	runs := benchRuns(b, 20)
 	var byScript, bySteps []taskRun
 	script()
 	steps()
@@ -342,17 +319,27 @@ func BenchmarkScriptPaginate(b *testing.B) {
 		byScript = append(byScript, script())
 		bySteps = append(bySteps, steps())
 	}
-	med := func(rs []taskRun) taskRun {
-		slices.SortFunc(rs, func(a, b taskRun) int { return int(a.wall - b.wall) })
-		return rs[len(rs)/2]
-	}
-	s, p := med(byScript), med(bySteps)
+	reportScriptVsSteps(b, "20-step task (3 pages of products, branch, checkout)", runs, byScript, bySteps)
+}
+
+// medianRun is the run of median wall time (rs is sorted).
+func medianRun(rs []taskRun) taskRun {
+	slices.SortFunc(rs, func(a, b taskRun) int { return int(a.wall - b.wall) })
+	return rs[len(rs)/2]
+}
+
+// reportScriptVsSteps reports the median runs of a task done as one
+// script and step by step: two metrics and a table for docs/benchmarks.md.
+// It returns the script's median run.
+func reportScriptVsSteps(b *testing.B, task string, runs int, byScript, bySteps []taskRun) taskRun {
+	s, p := medianRun(byScript), medianRun(bySteps)
 	b.ReportMetric(ms(s.wall), "script-ms")
 	b.ReportMetric(ms(p.wall), "steps-ms")
-	b.Logf("20-step task (3 pages of products, branch, checkout), %d runs each, median wall time (each call a CLI process)\n"+
+	b.Logf("%s, %d runs each, median wall time (each call a CLI process)\n"+
 		"| way | calls | characters returned | wall time |\n|---|---:|---:|---:|\n"+
 		"| egohost run (one script) | %d | %d | %.0f ms |\n| egohost CLI step by step | %d | %d | %.0f ms |\n"+
 		"| ratio | %.2f× | %.2f× | %.2f× |",
-		runs, s.calls, s.chars, ms(s.wall), p.calls, p.chars, ms(p.wall),
+		task, runs, s.calls, s.chars, ms(s.wall), p.calls, p.chars, ms(p.wall),
 		float64(s.calls)/float64(p.calls), float64(s.chars)/float64(p.chars), ms(s.wall)/ms(p.wall))
+	return s
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -329,19 +328,7 @@ func waitFor(t *testing.T, ctx context.Context, cond func() bool) {
 
 // cliStdin runs the egohost binary against the chain's service with stdin.
 func (c *chain) cliStdin(tab protocol.Target, stdin string, args ...string) (stdout, stderr string, code int) {
-	cmd := exec.Command(theSuite.bin, append(args, "--tab", itoa(tab.Tab))...)
-	cmd.Env = chainEnv(c.svc.stateDir)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		code = -1
-		errb.WriteString(err.Error())
-	}
-	return out.String(), errb.String(), code
+	return runEgohost(chainEnv(c.svc.stateDir), strings.NewReader(stdin), append(args, "--tab", itoa(tab.Tab))...)
 }
 
 func jsonString(s string) string {

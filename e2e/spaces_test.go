@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -457,14 +456,7 @@ func extensionEval(t testing.TB, ctx context.Context, c *chain, expr string) jso
 			t.Fatalf("attach to the extension's worker: %v", err)
 		}
 		yes := true
-		var res struct {
-			Result struct {
-				Value json.RawMessage `json:"value"`
-			} `json:"result"`
-			ExceptionDetails *struct {
-				Text string `json:"text"`
-			} `json:"exceptionDetails"`
-		}
+		var res evalReply
 		if err := sess.Call(ctx, cdpruntime.CommandEvaluate, cdpruntime.EvaluateParams{Expression: expr, AwaitPromise: &yes, ReturnByValue: &yes}, &res); err != nil {
 			t.Fatalf("evaluate %q in the extension: %v", expr, err)
 		}
@@ -505,18 +497,7 @@ func waitTitle(t testing.TB, ctx context.Context, c *chain, want string) {
 
 // cliAs runs the egohost binary as an agent (EGOHOST_AGENT; "" = the person).
 func cliAs(c *chain, agent string, args ...string) (stdout, stderr string, code int) {
-	cmd := exec.Command(theSuite.bin, args...)
-	cmd.Env = append(chainEnv(c.svc.stateDir), "EGOHOST_AGENT="+agent)
-	var out, errb strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		code = -1
-		errb.WriteString(err.Error())
-	}
-	return out.String(), errb.String(), code
+	return runEgohost(append(chainEnv(c.svc.stateDir), "EGOHOST_AGENT="+agent), nil, args...)
 }
 
 // CLI calls with the same agent name share one session (its space, its

@@ -22,21 +22,7 @@ func TestOnClientAtConnect(t *testing.T) {
 		t.Run("protocol "+cmpOr(version, "latest"), func(t *testing.T) {
 			got := make(chan string, 2)
 			ctx := context.Background()
-			st, ct := mcp.NewInMemoryTransports()
-			srv, err := New(&fakeService{}, Options{OnClient: func(_ context.Context, name string) { got <- name }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			ss, err := srv.Connect(ctx, st, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { ss.Close() })
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "Gemini CLI"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cs.Close() })
+			cs := connectAs(t, &fakeService{}, Options{OnClient: func(_ context.Context, name string) { got <- name }}, "Gemini CLI", &mcp.ClientSessionOptions{ProtocolVersion: version})
 			select {
 			case name := <-got:
 				if name != "Gemini CLI" {

@@ -52,6 +52,13 @@ func connect(t *testing.T, c Caller) *mcp.ClientSession {
 // connectWith connects a client to a server with opts.
 func connectWith(t *testing.T, c Caller, opts Options) *mcp.ClientSession {
 	t.Helper()
+	return connectAs(t, c, opts, "test", nil)
+}
+
+// connectAs connects a client named client (with copts) to a server with
+// opts.
+func connectAs(t *testing.T, c Caller, opts Options, client string, copts *mcp.ClientSessionOptions) *mcp.ClientSession {
+	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
 	srv, err := New(c, opts)
@@ -63,7 +70,7 @@ func connectWith(t *testing.T, c Caller, opts Options) *mcp.ClientSession {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: client}, nil).Connect(ctx, ct, copts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,27 +236,13 @@ func TestOnClientNamesTheAgentFirst(t *testing.T) {
 	f := &fakeService{answers: map[string]any{}}
 	var names []string
 	ctx := context.Background()
-	st, ct := mcp.NewInMemoryTransports()
 	opts := Options{Version: "test", OnClient: func(_ context.Context, name string) {
 		f.mu.Lock()
 		f.calls = append(f.calls, "OnClient "+name)
 		f.mu.Unlock()
 		names = append(names, name)
 	}}
-	srv, err := New(f, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "Claude Code"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
+	cs := connectAs(t, f, opts, "Claude Code", nil)
 	for range 2 {
 		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "browser_console_messages", Arguments: map[string]any{}}); err != nil {
 			t.Fatal(err)

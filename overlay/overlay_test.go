@@ -171,15 +171,8 @@ func TestPickReturnsTheClickedElementAndThePageSeesNoClick(t *testing.T) {
 		t.Errorf("got css %q text %q, want #b and \"Beta text\"", r.p.CSS, r.p.Text)
 	}
 	var want struct{ BackendNodeID cdp.BackendNodeID }
-	doc, err := cdp.Call(ctx, s, dom.GetDocument, dom.GetDocumentParams{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := cdp.Call(ctx, s, dom.QuerySelector, dom.QuerySelectorParams{NodeID: doc.Root.NodeID, Selector: "#b"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := cdp.Call(ctx, s, dom.DescribeNode, dom.DescribeNodeParams{NodeID: q.NodeID})
+	node := browsertest.QuerySelector(ctx, t, s, "#b")
+	d, err := cdp.Call(ctx, s, dom.DescribeNode, dom.DescribeNodeParams{NodeID: node})
 	if err != nil {
 		t.Fatal(err)
 	}

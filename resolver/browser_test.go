@@ -355,14 +355,7 @@ func TestCenterIsTheBorderQuadCentre(t *testing.T) {
 // tab0 opens url in a fresh tab (no frames to wait for).
 func tab0(t *testing.T, b *browsertest.Browser, url string) (*cdptab.Page, context.Context) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	p, err := cdptab.Open(ctx, b.NewPage(t, url))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	return p, ctx
+	return b.OpenTab(t, url)
 }
 
 func TestStrictnessAndErrorsInChromium(t *testing.T) {
@@ -471,11 +464,15 @@ func refFor(t *testing.T, ctx context.Context, st *snapshot.Tab, role, name stri
 func TestRefsInChromium(t *testing.T) {
 	b := browsers.Launch(t)
 	url := fixture(t)
-	run := func(t *testing.T, js string) (*cdptab.Page, context.Context, *resolver.Resolver, string) {
+	// refTo opens the fixture and returns a resolver and the ref of the
+	// button named name.
+	refTo := func(t *testing.T, name string) (*cdptab.Page, context.Context, *resolver.Resolver, string) {
 		p, ctx := tab(t, b, url)
 		st := snapshot.NewTab(p)
-		ref := refFor(t, ctx, st, "button", "Stale me")
-		r := resolver.New(p, st)
+		return p, ctx, resolver.New(p, st), refFor(t, ctx, st, "button", name)
+	}
+	run := func(t *testing.T, js string) (*cdptab.Page, context.Context, *resolver.Resolver, string) {
+		p, ctx, r, ref := refTo(t, "Stale me")
 		if js != "" {
 			yes := true
 			if _, err := cdp.Call(ctx, p, runtime.Evaluate, runtime.EvaluateParams{Expression: js, ReturnByValue: &yes}); err != nil {
@@ -506,10 +503,7 @@ func TestRefsInChromium(t *testing.T) {
 		}
 	})
 	t.Run("in an out-of-process frame", func(t *testing.T) {
-		p, ctx := tab(t, b, url)
-		st := snapshot.NewTab(p)
-		ref := refFor(t, ctx, st, "button", "Remote button")
-		r := resolver.New(p, st)
+		p, ctx, r, ref := refTo(t, "Remote button")
 		obj, err := r.Object(ctx, ref)
 		if err != nil {
 			t.Fatal(err)
@@ -523,10 +517,7 @@ func TestRefsInChromium(t *testing.T) {
 		}
 	})
 	t.Run("in an out-of-process frame, rendered again", func(t *testing.T) {
-		p, ctx := tab(t, b, url)
-		st := snapshot.NewTab(p)
-		ref := refFor(t, ctx, st, "button", "Remote button")
-		r := resolver.New(p, st)
+		p, ctx, r, ref := refTo(t, "Remote button")
 		before, err := r.Object(ctx, ref)
 		if err != nil {
 			t.Fatal(err)

@@ -12,7 +12,5 @@ import (
 var browsers browsertest.Shared
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	browsers.Close()
-	os.Exit(code)
+	os.Exit(browsers.Run(m))
 }

@@ -156,8 +156,7 @@ func TestRefusedCallsReachNothing(t *testing.T) {
 	f := newFixtureWith(t, func(o *Options) {
 		o.OriginRules = map[string]pairing.Rules{"denied": {Deny: []string{"*.bank.example"}}}
 	}, nil)
-	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
-	ext.hello()
+	ext := f.linkedExt(t)
 	// The browser says where tab 7 is: the registry knows, no lookup.
 	ext.send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://www.bank.example/login", "windowId": 1}})
 	owner := f.agent(t)
@@ -393,8 +392,7 @@ func TestPairDeniedAndBusy(t *testing.T) {
 // but never the typed text or the CDP params.
 func TestAuditLogsCallsWithoutValues(t *testing.T) {
 	f := newFixture(t)
-	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
-	ext.hello()
+	ext := f.linkedExt(t)
 	ext.send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://example.com/a?x=1", "windowId": 1}})
 	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs, pairing.CDP)
 	waitForRegistry(t, f, 7)
@@ -483,8 +481,7 @@ func FuzzPairRequest(f *testing.F) {
 // with the process that asked, and popup.pairing.decide approves it.
 func TestPairingAtThePopup(t *testing.T) {
 	f := newFixture(t)
-	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
-	ext.hello()
+	ext := f.linkedExt(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	got := make(chan error, 1)

@@ -38,8 +38,7 @@ func (e *fakeExt) popupResult(id int, method string, params, out any) *protocol.
 // nothing, and the agent connects again.
 func TestPopupAgentsInFlightAndDisconnect(t *testing.T) {
 	f := newFixture(t)
-	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
-	ext.hello()
+	ext := f.linkedExt(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	you := f.agent(t) // the owner token without a name: the person's CLI
@@ -52,10 +51,7 @@ func TestPopupAgentsInFlightAndDisconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	errc := make(chan error, 1)
-	go func() {
-		errc <- you.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 3}, Method: "Page.reload"}, nil)
-	}()
+	errc := callAsync(ctx, you, protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 3}, Method: "Page.reload"})
 	if req := ext.read(); req["method"] == nil {
 		t.Fatalf("got %v, want the CDP request on its way to the browser", req)
 	}

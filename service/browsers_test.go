@@ -338,10 +338,7 @@ func TestCallsWaitForABrowserThatHasNotSaidHello(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	errc := make(chan error, 1)
-	go func() {
-		errc <- agent.Call(context.Background(), protocol.MethodDebugEcho, protocol.DebugEchoParams{}, nil)
-	}()
+	errc := callAsync(context.Background(), agent, protocol.MethodDebugEcho, protocol.DebugEchoParams{})
 	ext.send(map[string]any{"event": "hello", "extensionId": testExt, "browserKey": keyA})
 	for {
 		m := ext.read()

@@ -75,8 +75,7 @@ func cdpAnswering(t *testing.T, ext *fakeExt, frames <-chan map[string]any, answ
 // nothing to the browser. The owner keeps everything.
 func TestCDPAllowList(t *testing.T) {
 	f := newFixture(t)
-	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
-	ext.hello()
+	ext := f.linkedExt(t)
 	ext.send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://example.com/a", "windowId": 1}})
 	ext.send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 8, "url": "chrome-extension://" + testExt + "/popup.html", "windowId": 1}})
 	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs, pairing.CDP)
@@ -267,8 +266,7 @@ func TestCDPOriginRules(t *testing.T) {
 	f := newFixtureWith(t, func(o *Options) {
 		o.OriginRules = map[string]pairing.Rules{"bot": {Deny: []string{"*.bank.example"}}}
 	}, nil)
-	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
-	ext.hello()
+	ext := f.linkedExt(t)
 	ext.send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://example.com/a", "windowId": 1}})
 	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs, pairing.CDP)
 	waitForRegistry(t, f, 7)

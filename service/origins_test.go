@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 )
@@ -16,14 +17,7 @@ import (
 // a denied origin stays the person's, refused without naming its origin
 // and before anything changes in the browser (no group is made).
 func TestClaimChecksOriginRules(t *testing.T) {
-	f := newFixtureWith(t, func(o *Options) {
-		o.OriginRules = map[string]pairing.Rules{"*": {Deny: []string{"*.bank.example"}}}
-	}, nil)
-	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
-	ext.hello()
-	ext.send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://www.bank.example/login?token=s3cret", "windowId": 1}})
-	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs)
-	waitForRegistry(t, f, 7)
+	ext, bot := bankDenied(t, "*", "https://www.bank.example/login?token=s3cret")
 	go func() { // the browser: no tab groups yet; anything else is answered empty
 		for {
 			b, err := ext.r.Read()
@@ -59,14 +53,7 @@ func TestClaimChecksOriginRules(t *testing.T) {
 // main frame is on a denied one now (it moved on since) gives no cookie,
 // and Network.getCookies is never sent.
 func TestCookiesJudgeTheURLTheyRead(t *testing.T) {
-	f := newFixtureWith(t, func(o *Options) {
-		o.OriginRules = map[string]pairing.Rules{"bot": {Deny: []string{"*.bank.example"}}}
-	}, nil)
-	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
-	ext.hello()
-	ext.send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://fine.example/", "windowId": 1}})
-	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs)
-	waitForRegistry(t, f, 7)
+	ext, bot := bankDenied(t, "bot", "https://fine.example/")
 	go func() { // the browser: the tab's main frame is on the bank now
 		for {
 			b, err := ext.r.Read()
@@ -150,4 +137,19 @@ func TestDialogOfAWithheldDocument(t *testing.T) {
 	if got := (&tabContext{}).seen(bank); got != bank {
 		t.Errorf("the owner sees the dialog as it is: got %+v", got)
 	}
+}
+
+// bankDenied starts a service whose origin rules for who deny
+// *.bank.example, a linked extension whose tab 7 is at url, and the
+// agent "bot" paired with all-tabs.
+func bankDenied(t *testing.T, who, url string) (*fakeExt, *client.Client) {
+	t.Helper()
+	f := newFixtureWith(t, func(o *Options) {
+		o.OriginRules = map[string]pairing.Rules{who: {Deny: []string{"*.bank.example"}}}
+	}, nil)
+	ext := f.linkedExt(t)
+	ext.send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": url, "windowId": 1}})
+	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs)
+	waitForRegistry(t, f, 7)
+	return ext, bot
 }

@@ -105,6 +105,23 @@ func (f *fixture) agent(t *testing.T) *client.Client {
 	return c
 }
 
+// linkedExt connects a fake extension of the test's origin and says hello
+// (no browser key): the service has its browser.
+func (f *fixture) linkedExt(t *testing.T) *fakeExt {
+	t.Helper()
+	e := f.connectExt(t, testOrigin)
+	e.hello()
+	return e
+}
+
+// callAsync makes the call in a goroutine: its error arrives on the
+// channel.
+func callAsync(ctx context.Context, c *client.Client, method string, params any) <-chan error {
+	errc := make(chan error, 1)
+	go func() { errc <- c.Call(ctx, method, params, nil) }()
+	return errc
+}
+
 // fakeExt is a scripted extension speaking through the relay socket.
 type fakeExt struct {
 	t    *testing.T
@@ -207,8 +224,7 @@ func TestNoBrowser(t *testing.T) {
 func TestCDPRoundTripAndChunking(t *testing.T) {
 	// 2 MiB each way takes seconds under the race detector on a loaded machine.
 	f := newFixtureWith(t, func(o *Options) { o.RequestTimeout = time.Minute }, nil)
-	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
-	ext.hello()
+	ext := f.linkedExt(t)
 	a := f.agent(t)
 	big := strings.Repeat("é", 1<<20) // 2 MiB of UTF-8: must be chunked
 	type result struct {
@@ -238,13 +254,9 @@ func TestCDPRoundTripAndChunking(t *testing.T) {
 
 func TestPendingCallsFailWhenLinkDrops(t *testing.T) {
 	f := newFixture(t)
-	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
-	ext.hello()
+	ext := f.linkedExt(t)
 	a := f.agent(t)
-	errc := make(chan error, 1)
-	go func() {
-		errc <- a.Call(context.Background(), protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 3}, Method: "Page.reload"}, nil)
-	}()
+	errc := callAsync(context.Background(), a, protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 3}, Method: "Page.reload"})
 	ext.read()
 	ext.conn.Close()
 	select {
@@ -257,13 +269,9 @@ func TestPendingCallsFailWhenLinkDrops(t *testing.T) {
 
 func TestDetachedEventFailsPendingCalls(t *testing.T) {
 	f := newFixture(t)
-	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
-	ext.hello()
+	ext := f.linkedExt(t)
 	a := f.agent(t)
-	errc := make(chan error, 1)
-	go func() {
-		errc <- a.Call(context.Background(), protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 3}, Method: "Page.reload"}, nil)
-	}()
+	errc := callAsync(context.Background(), a, protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 3}, Method: "Page.reload"})
 	ext.read()
 	ext.send(map[string]any{"event": "detached", "tabId": 3, "reason": "canceled_by_user"})
 	select {
@@ -279,8 +287,7 @@ func TestDetachedEventFailsPendingCalls(t *testing.T) {
 
 func TestRequestTimeout(t *testing.T) {
 	f := newFixture(t)
-	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
-	ext.hello()
+	ext := f.linkedExt(t)
 	a := f.agent(t)
 	start := time.Now()
 	err := a.Call(context.Background(), protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 1}, Method: "Page.reload", TimeoutMs: 200}, nil)
@@ -322,8 +329,7 @@ func TestRelayRefusals(t *testing.T) {
 		}
 	})
 	t.Run("malformed JSON frame", func(t *testing.T) {
-		ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
-		ext.hello()
+		ext := f.linkedExt(t)
 		ext.w.Write([]byte(`{not json`))
 		if m := ext.read(); m["code"] != "bad_frame" {
 			t.Fatalf("got %v, want bad_frame", m)
@@ -460,13 +466,9 @@ func TestLateReplyFromOldLinkIsDropped(t *testing.T) {
 // stall the link's reader (it used to wait for the tab's lock).
 func TestDialogEventDuringPageOpen(t *testing.T) {
 	f := newFixture(t)
-	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
-	ext.hello()
+	ext := f.linkedExt(t)
 	a := f.agent(t)
-	errc := make(chan error, 1)
-	go func() {
-		errc <- a.Call(context.Background(), protocol.MethodSnapshot, protocol.SnapshotParams{Target: protocol.Target{Tab: 5}}, nil)
-	}()
+	errc := callAsync(context.Background(), a, protocol.MethodSnapshot, protocol.SnapshotParams{Target: protocol.Target{Tab: 5}})
 	probe := ext.read() // Page.enable: the tab's first answer since the attach
 	if probe["method"] != "Page.enable" {
 		t.Fatalf("first request: got %v, want Page.enable", probe["method"])
@@ -521,15 +523,11 @@ func TestClientRefusesImpostor(t *testing.T) {
 // and the dialog method dismisses it with a same-document navigation.
 func TestUnreportedDialog(t *testing.T) {
 	f := newFixture(t)
-	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
-	ext.hello()
+	ext := f.linkedExt(t)
 	a := f.agent(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	errc := make(chan error, 1)
-	go func() {
-		errc <- a.Call(ctx, protocol.MethodClick, protocol.ClickParams{Target: protocol.Target{Tab: 5}, Element: "#x", ActionOptions: protocol.ActionOptions{TimeoutMs: 500}}, nil)
-	}()
+	errc := callAsync(ctx, a, protocol.MethodClick, protocol.ClickParams{Target: protocol.Target{Tab: 5}, Element: "#x", ActionOptions: protocol.ActionOptions{TimeoutMs: 500}})
 	probe := ext.read()
 	if probe["method"] != "Page.enable" {
 		t.Fatalf("first request: got %v, want Page.enable", probe["method"])

@@ -190,13 +190,7 @@ func (sub *cdpSubscription) deliver(q *browserlink.Queue[*extwire.Message]) (clo
 		}
 		sub.a.notify(context.Background(), protocol.NotifyTabDetached, protocol.TabDetached{Subscription: sub.name, Browser: sub.browser, Tab: in.TabID, Reason: reason})
 		if in.Event == "tab.removed" {
-			sub.mu.Lock()
-			unlisten := sub.unlisten
-			sub.unlisten = nil
-			sub.mu.Unlock()
-			if unlisten != nil {
-				unlisten()
-			}
+			sub.dropListener()
 			return true
 		}
 	}

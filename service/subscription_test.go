@@ -60,16 +60,7 @@ func TestSubscriptionResumesOnTheBrowsersNextLink(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 
-	subc := make(chan protocol.CDPSubscribeResult, 1)
-	go func() {
-		var sub protocol.CDPSubscribeResult
-		if err := agent.Call(ctx, protocol.MethodCDPSubscribe, protocol.CDPSubscribeParams{Target: protocol.Target{Browser: id, Tab: 7}}, &sub); err != nil {
-			t.Errorf("cdp.subscribe: %v", err)
-		}
-		subc <- sub
-	}()
-	ext.expectOp("attach", map[string]any{"attached": true})
-	sub := <-subc
+	sub := subscribeTab(t, ctx, agent, ext, protocol.Target{Browser: id, Tab: 7})
 	sendc := make(chan error, 1)
 	go func() {
 		sendc <- agent.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Browser: id, Tab: 7}, Method: "Network.enable", Params: json.RawMessage(`{"maxTotalBufferSize":1000}`)}, nil)
@@ -142,16 +133,7 @@ func TestSubscriptionEndsWhenTheBrowserStaysAway(t *testing.T) {
 	defer cancel()
 	subscribe := func() protocol.CDPSubscribeResult {
 		t.Helper()
-		subc := make(chan protocol.CDPSubscribeResult, 1)
-		go func() {
-			var sub protocol.CDPSubscribeResult
-			if err := agent.Call(ctx, protocol.MethodCDPSubscribe, protocol.CDPSubscribeParams{Target: protocol.Target{Browser: id, Tab: 7}}, &sub); err != nil {
-				t.Errorf("cdp.subscribe: %v", err)
-			}
-			subc <- sub
-		}()
-		ext.expectOp("attach", map[string]any{"attached": true})
-		return <-subc
+		return subscribeTab(t, ctx, agent, ext, protocol.Target{Browser: id, Tab: 7})
 	}
 	first, second := subscribe(), subscribe()
 	if err := agent.Call(ctx, protocol.MethodCDPUnsubscribe, protocol.CDPUnsubscribeParams{Subscription: first.Subscription}, nil); err != nil {
@@ -163,4 +145,20 @@ func TestSubscriptionEndsWhenTheBrowserStaysAway(t *testing.T) {
 	if ended.Subscription != second.Subscription || ended.Reason != "browser_disconnected" {
 		t.Errorf("cdp.subscriptionEnded: got %+v, want %s ended, browser_disconnected", ended, second.Subscription)
 	}
+}
+
+// subscribeTab subscribes to the tab's events, the fake extension
+// answering the attach it makes.
+func subscribeTab(t *testing.T, ctx context.Context, agent *client.Client, ext *fakeExt, tab protocol.Target) protocol.CDPSubscribeResult {
+	t.Helper()
+	subc := make(chan protocol.CDPSubscribeResult, 1)
+	go func() {
+		var sub protocol.CDPSubscribeResult
+		if err := agent.Call(ctx, protocol.MethodCDPSubscribe, protocol.CDPSubscribeParams{Target: tab}, &sub); err != nil {
+			t.Errorf("cdp.subscribe: %v", err)
+		}
+		subc <- sub
+	}()
+	ext.expectOp("attach", map[string]any{"attached": true})
+	return <-subc
 }

@@ -4,13 +4,11 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
-	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
 )
 
@@ -80,14 +78,7 @@ func TestFidelityWithChromeAccessibilityTree(t *testing.T) {
 	b := SharedBrowsers.Launch(t)
 	for name := range fidelityPages {
 		t.Run(name, func(t *testing.T) {
-			s := b.NewPage(t, base+"/"+name)
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			p, err := cdptab.Open(ctx, s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
+			p, ctx := b.OpenTab(t, base+"/"+name)
 			tab := NewTab(p)
 			snap, err := tab.Snapshot(ctx, Options{allRefs: true})
 			if err != nil {

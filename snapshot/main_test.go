@@ -13,7 +13,5 @@ import (
 var SharedBrowsers = &browsertest.Shared{}
 
 func TestMain(m *testing.M) {
-	code := m.Run()
-	SharedBrowsers.Close()
-	os.Exit(code)
+	os.Exit(SharedBrowsers.Run(m))
 }

@@ -1,12 +1,10 @@
 package snapshot_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
 	"github.com/egohost/egohost/snapshot"
 )
@@ -21,17 +19,11 @@ func TestResolveMatchesLookup(t *testing.T) {
 		"/same": `<button>Same frame</button>`,
 	}))
 	b := snapshot.SharedBrowsers.Launch(t)
-	s := b.NewPage(t, base+"/")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	p, err := cdptab.Open(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	p, ctx := b.OpenTab(t, base+"/")
 	tab := snapshot.NewTab(p)
 	var snap *snapshot.Snapshot
 	for ctx.Err() == nil { // wait for both frames' content
+		var err error
 		if snap, err = tab.Snapshot(ctx, snapshot.Options{}); err != nil {
 			t.Fatal(err)
 		}

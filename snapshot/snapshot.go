@@ -398,20 +398,21 @@ func walk(ctx context.Context, d *frameDoc, jsOpts map[string]any, sc *scope, lo
 	}
 	yes := true
 	op := json.RawMessage(`"walk"`)
-	var call func(in aria.Install) (*runtime.RemoteObject, *runtime.ExceptionDetails, error)
+	// By default the walk evaluates in the frame's world; a scope given as
+	// a backend node calls it on that node instead.
+	call := func(in aria.Install) (*runtime.RemoteObject, *runtime.ExceptionDetails, error) {
+		r, err := cdp.Call(ctx, d.session, runtime.Evaluate, runtime.EvaluateParams{
+			Expression: walker.Expr(in, op, optsJSON),
+			ContextID:  cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("walk frame: evaluate: %w", err)
+		}
+		return r.Result, r.ExceptionDetails, nil
+	}
 	switch {
 	case local:
 		d.isScope = true
-		call = func(in aria.Install) (*runtime.RemoteObject, *runtime.ExceptionDetails, error) {
-			r, err := cdp.Call(ctx, d.session, runtime.Evaluate, runtime.EvaluateParams{
-				Expression: walker.Expr(in, op, optsJSON),
-				ContextID:  cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
-			})
-			if err != nil {
-				return nil, nil, fmt.Errorf("walk frame: evaluate: %w", err)
-			}
-			return r.Result, r.ExceptionDetails, nil
-		}
 	case sc != nil && sc.backendNodeID != 0 && sc.session == d.sessionID:
 		rn, err := cdp.Call(ctx, d.session, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: sc.backendNodeID, ExecutionContextID: cid})
 		if err != nil {
@@ -430,17 +431,6 @@ func walk(ctx context.Context, d *frameDoc, jsOpts map[string]any, sc *scope, lo
 			})
 			if err != nil {
 				return nil, nil, fmt.Errorf("walk frame: call: %w", err)
-			}
-			return r.Result, r.ExceptionDetails, nil
-		}
-	default:
-		call = func(in aria.Install) (*runtime.RemoteObject, *runtime.ExceptionDetails, error) {
-			r, err := cdp.Call(ctx, d.session, runtime.Evaluate, runtime.EvaluateParams{
-				Expression: walker.Expr(in, op, optsJSON),
-				ContextID:  cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
-			})
-			if err != nil {
-				return nil, nil, fmt.Errorf("walk frame: evaluate: %w", err)
 			}
 			return r.Result, r.ExceptionDetails, nil
 		}

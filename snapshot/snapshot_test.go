@@ -22,14 +22,7 @@ import (
 // open opens url in a new tab of b and returns its page.
 func open(t *testing.T, b *browsertest.Browser, url string) (*cdptab.Page, context.Context) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	p, err := cdptab.Open(ctx, b.NewPage(t, url))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	return p, ctx
+	return b.OpenTab(t, url)
 }
 
 func entry(t *testing.T, s *snapshot.Snapshot, role, name string) refmap.Entry {
@@ -425,15 +418,8 @@ func TestOptions(t *testing.T) {
 		t.Errorf("viewport: want the first items only:\n%s", v.Text)
 	}
 
-	doc, err := cdp.Call(ctx, p, dom.GetDocument, dom.GetDocumentParams{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := cdp.Call(ctx, p, dom.QuerySelector, dom.QuerySelectorParams{NodeID: doc.Root.NodeID, Selector: "nav"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := cdp.Call(ctx, p, dom.DescribeNode, dom.DescribeNodeParams{NodeID: q.NodeID})
+	node := browsertest.QuerySelector(ctx, t, p, "nav")
+	d, err := cdp.Call(ctx, p, dom.DescribeNode, dom.DescribeNodeParams{NodeID: node})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -236,6 +236,22 @@ type docCommand struct {
 
 var fence = regexp.MustCompile("^\\s*(```+|~~~+)")
 
+// fenceLine reads line l of a Markdown document whose open code block is
+// inFence ("" outside one): the code block after l, and whether l is a
+// fence (one that opens or closes a block, or one inside a block).
+func fenceLine(inFence, l string) (string, bool) {
+	m := fence.FindStringSubmatch(l)
+	switch {
+	case m == nil:
+		return inFence, false
+	case inFence == "":
+		return m[1], true
+	case strings.HasPrefix(strings.TrimSpace(l), inFence):
+		return "", true
+	}
+	return inFence, true
+}
+
 // docCommands finds the egohost command lines of a Markdown document: in
 // code blocks, every line (with a "$ " prompt or without, continued by a
 // trailing \); elsewhere, inline code. Output such as "egohost demo: …"
@@ -247,13 +263,8 @@ func docCommands(file, md string) []docCommand {
 	var prose []string // the lines outside code blocks; code lines blanked
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
-		if m := fence.FindStringSubmatch(l); m != nil {
-			switch {
-			case inFence == "":
-				inFence = m[1]
-			case strings.HasPrefix(strings.TrimSpace(l), inFence):
-				inFence = ""
-			}
+		var isFence bool
+		if inFence, isFence = fenceLine(inFence, l); isFence {
 			prose = append(prose, "")
 			continue
 		}
@@ -518,15 +529,8 @@ func proseLines(md string) []string {
 	lines := strings.Split(md, "\n")
 	inFence := ""
 	for i, l := range lines {
-		if m := fence.FindStringSubmatch(l); m != nil {
-			switch {
-			case inFence == "":
-				inFence = m[1]
-			case strings.HasPrefix(strings.TrimSpace(l), inFence):
-				inFence = ""
-			}
-			lines[i] = ""
-		} else if inFence != "" {
+		var isFence bool
+		if inFence, isFence = fenceLine(inFence, l); isFence || inFence != "" {
 			lines[i] = ""
 		}
 	}

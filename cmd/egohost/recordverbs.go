@@ -74,11 +74,7 @@ func recordVerbs() map[string]verb {
 			example: "  egohost cookies\n  egohost cookies get session",
 			args:    nArgs(0, 1), method: protocol.MethodCookiesGet,
 			flags: noFlags(func(c common, args []string) (any, error) {
-				p := protocol.CookiesGetParams{Target: c.Target}
-				if len(args) == 1 {
-					p.Name = args[0]
-				}
-				return p, nil
+				return protocol.CookiesGetParams{Target: c.Target, Name: optArg(args)}, nil
 			}),
 			human: printCookies,
 		},
@@ -107,11 +103,7 @@ func recordVerbs() map[string]verb {
 			example: "  egohost cookies clear\n  egohost cookies clear session",
 			args:    nArgs(0, 1), method: protocol.MethodCookiesClear,
 			flags: noFlags(func(c common, args []string) (any, error) {
-				p := protocol.CookiesClearParams{Target: c.Target}
-				if len(args) == 1 {
-					p.Name = args[0]
-				}
-				return p, nil
+				return protocol.CookiesClearParams{Target: c.Target, Name: optArg(args)}, nil
 			}),
 			human: printAs(func(w io.Writer, r protocol.CookiesClearResult) error {
 				_, err := fmt.Fprintf(w, "deleted %d cookie(s) of %s\n", r.Deleted, r.URL)

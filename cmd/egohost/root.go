@@ -287,3 +287,12 @@ func nArgs(min, max int) cobra.PositionalArgs {
 		return nil
 	}
 }
+
+// optArg is the optional positional argument of a verb that takes at
+// most one ("" when it is not given).
+func optArg(args []string) string {
+	if len(args) == 1 {
+		return args[0]
+	}
+	return ""
+}

@@ -18,11 +18,7 @@ func spaceVerbs() map[string]verb {
 	// one builds the params of a verb that names one space (or none: the
 	// agent's current space).
 	one := func(c common, args []string) (any, error) {
-		p := protocol.SpaceParams{}
-		if len(args) == 1 {
-			p.Space = args[0]
-		}
-		return p, nil
+		return protocol.SpaceParams{Space: optArg(args)}, nil
 	}
 	return map[string]verb{
 		"space list": {
@@ -43,11 +39,7 @@ func spaceVerbs() map[string]verb {
 				task := fs.String("task", "", "what the agent does there (shown in the group's title)")
 				bg := fs.Bool("background", false, "open its tab without activating it")
 				return func(c common, args []string) (any, error) {
-					p := protocol.SpacesNewParams{Browser: c.Browser, Task: *task, Background: *bg}
-					if len(args) == 1 {
-						p.URL = args[0]
-					}
-					return p, nil
+					return protocol.SpacesNewParams{Browser: c.Browser, Task: *task, Background: *bg, URL: optArg(args)}, nil
 				}
 			},
 			human: printSpace("new space"),
@@ -79,11 +71,7 @@ func spaceVerbs() map[string]verb {
 			flags: func(fs *pflag.FlagSet) paramsFunc {
 				keep := fs.Bool("keep", false, "leave the tabs open for the person, in a group marked done")
 				return func(c common, args []string) (any, error) {
-					p := protocol.SpacesCompleteParams{Keep: *keep}
-					if len(args) == 1 {
-						p.Space = args[0]
-					}
-					return p, nil
+					return protocol.SpacesCompleteParams{Keep: *keep, Space: optArg(args)}, nil
 				}
 			},
 			human: printEnded,
@@ -107,11 +95,7 @@ func spaceVerbs() map[string]verb {
 			use: "wait [SPACE]", short: "wait until the person hands the space back (--timeout)", group: "agents",
 			args: nArgs(0, 1), method: protocol.MethodSpacesWaitForControl,
 			flags: noFlags(func(c common, args []string) (any, error) {
-				p := protocol.SpacesWaitParams{TimeoutMs: c.timeoutMs()}
-				if len(args) == 1 {
-					p.Space = args[0]
-				}
-				return p, nil
+				return protocol.SpacesWaitParams{TimeoutMs: c.timeoutMs(), Space: optArg(args)}, nil
 			}),
 			human: printSpace("in control of space"),
 		},

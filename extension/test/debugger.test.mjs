@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { DebuggerRelay } from "../debugger.js";
-import { FakeDebugger, collector, deferred, tick } from "./fakes.mjs";
+import { FakeDebugger, collector, deferred, rejection, tick } from "./fakes.mjs";
 
 function setup() {
   const dbg = new FakeDebugger();
@@ -9,15 +9,6 @@ function setup() {
   const relay = new DebuggerRelay({ dbg, emit });
   relay.install();
   return { dbg, events, relay };
-}
-
-async function rejection(promise) {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  assert.fail("want a rejection");
 }
 
 test("concurrent attaches of one tab share one chrome.debugger.attach", async () => {

@@ -1,5 +1,17 @@
 // Test doubles for chrome.* APIs. Every method returns a promise, as chrome.* does in MV3.
 
+import assert from "node:assert/strict";
+
+/** rejection awaits promise and returns the error it rejects with; it fails the test when it resolves. */
+export async function rejection(promise) {
+  try {
+    await promise;
+  } catch (err) {
+    return err;
+  }
+  assert.fail("want a rejection");
+}
+
 /** FakeEvent is a chrome.events.Event: addListener, and fire() to call the listeners. */
 export class FakeEvent {
   listeners = [];

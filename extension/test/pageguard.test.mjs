@@ -3,7 +3,7 @@ import { test } from "node:test";
 
 import { DebuggerRelay, FORBIDDEN_PAGE } from "../debugger.js";
 import { PageGuard, isForbiddenPage } from "../pageguard.js";
-import { FakeDebugger, FakeTabs, collector, tick } from "./fakes.mjs";
+import { FakeDebugger, FakeTabs, collector, rejection, tick } from "./fakes.mjs";
 
 const POPUP = "chrome-extension://aokapgkciafkaelljglcdibalbfomkdb/popup.html";
 
@@ -14,15 +14,6 @@ function setup(tabs) {
   const relay = new DebuggerRelay({ dbg, emit, pages: new PageGuard({ tabs: fakeTabs }) });
   relay.install();
   return { dbg, events, relay, fakeTabs };
-}
-
-async function rejection(promise) {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  assert.fail("want a rejection");
 }
 
 test("isForbiddenPage reads URLs as Chrome does", () => {

@@ -15,10 +15,12 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/egohost/egohost/browser"
 	"github.com/egohost/egohost/cdpdirect"
+	"github.com/egohost/egohost/cdptab"
 )
 
 // Binary returns the browser binary, or ends the test: it fails when CI=true
@@ -139,6 +141,14 @@ func (s *Shared) Launch(tb testing.TB) *Browser {
 	return &Browser{Process: b.Process, Conn: b.Conn, context: id}
 }
 
+// Run runs a package's tests (from its TestMain) and ends the shared
+// browser after them: it returns the code to exit with.
+func (s *Shared) Run(m *testing.M) int {
+	code := m.Run()
+	s.Close()
+	return code
+}
+
 // Close ends the shared browser, if it was started.
 func (s *Shared) Close() error {
 	s.mu.Lock()
@@ -149,6 +159,35 @@ func (s *Shared) Close() error {
 	err := s.b.Close()
 	s.b, s.err = nil, errors.New("shared browser closed")
 	return err
+}
+
+// OpenTab opens url in a new page as a cdptab.Page, closed at cleanup,
+// with a context that bounds the test's calls to it (60 s).
+func (b *Browser) OpenTab(tb testing.TB, url string) (*cdptab.Page, context.Context) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	tb.Cleanup(cancel)
+	p, err := cdptab.Open(ctx, b.NewPage(tb, url))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(p.Close)
+	return p, ctx
+}
+
+// QuerySelector returns the node of the first element of the page's
+// document that matches sel (DOM.getDocument, then DOM.querySelector).
+func QuerySelector(ctx context.Context, tb testing.TB, s cdp.Session, sel string) cdp.NodeID {
+	tb.Helper()
+	doc, err := cdp.Call(ctx, s, dom.GetDocument, dom.GetDocumentParams{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	q, err := cdp.Call(ctx, s, dom.QuerySelector, dom.QuerySelectorParams{NodeID: doc.Root.NodeID, Selector: sel})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return q.NodeID
 }
 
 // NewPage opens a page at url with a direct session and closes it at cleanup.

@@ -10,7 +10,6 @@ package resolverbench
 import (
 	"context"
 	"fmt"
-	"github.com/egohost/egohost/internal/nodescript"
 	"net/http"
 	"slices"
 	"strings"
@@ -21,6 +20,8 @@ import (
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
 	"github.com/egohost/egohost/cdptab"
+	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/internal/nodescript"
 	"github.com/egohost/egohost/resolver"
 	"github.com/egohost/egohost/snapshot/snapshotbench"
 )
@@ -30,15 +31,8 @@ const Items = 5000
 
 // Handler serves snapshotbench.ListPage(Items) at /list.
 func Handler() http.Handler {
-	body := snapshotbench.ListPage(Items) // the same page as the snapshot benchmark
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/list" {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte(body))
-	})
+	// the same page as the snapshot benchmark
+	return browsertest.Pages(map[string]string{"/list": snapshotbench.ListPage(Items)})
 }
 
 // Case is one row: the same element found by egohost's locator and by

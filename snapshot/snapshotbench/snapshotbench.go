@@ -9,13 +9,14 @@ package snapshotbench
 import (
 	"context"
 	"fmt"
-	"github.com/egohost/egohost/internal/nodescript"
 	"net/http"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/egohost/egohost/cdptab"
+	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/internal/nodescript"
 	"github.com/egohost/egohost/snapshot"
 )
 
@@ -50,15 +51,7 @@ func Handler(sizes []int) http.Handler {
 	for _, n := range sizes {
 		pages[fmt.Sprintf("/list/%d", n)] = ListPage(n)
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, ok := pages[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write([]byte(body))
-	})
+	return browsertest.Pages(pages)
 }
 
 // Result is one measured column cell.
