@@ -399,6 +399,7 @@ func TestConfirmInPopup(t *testing.T) {
 
 	done := clickAsync(bot, tab, "#place")
 	shown("the ask in the popup, with its picture")
+	pop.screenshot(ctx, "popup-confirm") // README's Confirmations: scripts/popup-screenshots.sh
 	var badge string
 	pop.eval(ctx, `chrome.action.getBadgeText({})`, &badge)
 	if badge != "?1" {

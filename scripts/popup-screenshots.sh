@@ -1,7 +1,7 @@
 #!/bin/sh
 # Takes docs/img's screenshots of the extension's popup (each panel, light and dark, and a page with
 # the popup's boxes) with the popup's e2e tests in real Chromium with the real extension and
-# service (e2e/popup_test.go, e2e/popup_agents_test.go), then writes docs/img/popup-screenshots.json:
+# service (e2e/popup_test.go, e2e/popup_agents_test.go, e2e/confirm_test.go), then writes docs/img/popup-screenshots.json:
 # the popup files they were taken from. extension/test/screenshots.test.mjs fails when a popup file
 # changed and this was not run again: run it after changing the popup, and commit docs/img.
 set -eu
@@ -24,7 +24,7 @@ fi
 # Taken into a fresh folder, then moved in whole: a failed run leaves docs/img as it was.
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-EGOHOST_SCREENSHOTS="$out" CI=true go test -count=1 -run 'TestPopupPanelsInChromium|TestPopupStopAllAutomation|TestPopupAgentsTab' ./e2e
+EGOHOST_SCREENSHOTS="$out" CI=true go test -count=1 -run 'TestPopupPanelsInChromium|TestPopupStopAllAutomation|TestPopupAgentsTab|TestConfirmInPopup' ./e2e
 mkdir -p docs/img
 rm -f docs/img/popup-*.png docs/img/page-highlight.png
 cp "$out"/*.png docs/img/
