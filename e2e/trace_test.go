@@ -65,6 +65,9 @@ func TestTraceAgentSteps(t *testing.T) {
 
 	tok := pairDirect(t, c, name)
 	bot := dialToken(t, c, tok)
+	// Its click on Buy asks the person (agents.confirm's default): the
+	// owner says yes as it asks, and the trace has the wait in its step.
+	allowAsks(t, c.agent, name)
 	var sp protocol.SpaceResult
 	if err := bot.Call(ctx, protocol.MethodSpacesNew, protocol.SpacesNewParams{URL: base + "/"}, &sp); err != nil {
 		t.Fatalf("space: %v", err)
