@@ -7,23 +7,9 @@
 
 import { agentCards, describeAgents, disconnectParams } from "./agentsview.js";
 import { pathNodes } from "./pathview.js";
+import { call, el } from "./popupdom.js";
 
 const $ = (id) => document.getElementById(id);
-
-async function call(method, params) {
-  try {
-    return (await chrome.runtime.sendMessage({ type: "service.call", method, params })) ?? { error: { message: "no answer" } };
-  } catch (err) {
-    return { error: { message: err.message } };
-  }
-}
-
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 
 function button(text, focusKey, onClick, cls = "") {
   const b = el("button", cls, text);

@@ -4,22 +4,9 @@
 // Deny (popup.confirm.list, popup.confirm.answer over the popup channel). It asks every second while
 // the popup is open, and at once on the service's confirm notice.
 
+import { call, el } from "./popupdom.js";
+
 const $ = (id) => document.getElementById(id);
-
-async function call(method, params) {
-  try {
-    return (await chrome.runtime.sendMessage({ type: "service.call", method, params })) ?? { error: { message: "no answer" } };
-  } catch (err) {
-    return { error: { message: err.message } };
-  }
-}
-
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
-  return e;
-}
 
 function showError(text) {
   const note = $("confirm-error");
