@@ -21,6 +21,7 @@ const confirmPage = `<!doctype html><title>shop</title>
 <input id=q name=q> <button id=place type=submit aria-label="Place order" onclick="window.clicked.push(this.dataset.v || 'first')">Place order</button>
 </form>
 <button id=plain onclick="window.plain++">Next</button> <label for=place id=lab>the order button's label</label>
+<input id=cv type=file aria-label="Résumé">
 <script>window.submitted = 0; window.plain = 0; window.clicked = [];</script>`
 
 // pendingAsk waits until an act of agent waits for the person, and
@@ -292,14 +293,25 @@ func TestConfirmClick(t *testing.T) {
 // for.
 func TestConfirmTimeoutAndCLI(t *testing.T) {
 	stateDir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("timeouts:\n  confirm: 2s\n"), 0o600); err != nil {
+	config := "timeouts:\n  confirm: 2s\nagents:\n  confirm:\n    default: [{origins: [\"*\"], actions: [submit, purchase, upload]}]\n"
+	if err := os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	c := startChainIn(t, stateDir)
 	base := serve(t, map[string]string{"/": confirmPage})
 	bot, tab := botSpace(t, c, "late", base+"/")
 
-	err := bot.Call(ctxT(t, 60*time.Second), protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#place"}, nil)
+	// An upload the policy names waits too, bound to its file input; unanswered, the input stays empty.
+	err := bot.Call(ctxT(t, 60*time.Second), protocol.MethodUpload, protocol.UploadParams{Target: tab, Element: "#cv",
+		Payloads: []protocol.FilePayload{{Name: "cv.txt", Data: []byte("Ada")}}}, nil)
+	if pe := wantCode(t, err, protocol.CodeConfirmTimeout); pe.Data["kind"] != "upload" {
+		t.Errorf("upload: got data %v, want kind upload", pe.Data)
+	}
+	if got := pageInt(t, c, tab, "document.querySelector('#cv').files.length"); got != "0" {
+		t.Errorf("the file input has %s files, want 0", got)
+	}
+
+	err = bot.Call(ctxT(t, 60*time.Second), protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#place"}, nil)
 	pe := wantCode(t, err, protocol.CodeConfirmTimeout)
 	if pe.Data["kind"] != "submit" {
 		t.Errorf("got data %v, want kind submit", pe.Data)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/egohost/egohost/actions"
+	"github.com/egohost/egohost/confirm"
 	"github.com/egohost/egohost/filegate"
 	"github.com/egohost/egohost/protocol"
 )
@@ -47,12 +48,21 @@ func (s *Service) upload(ctx context.Context, a *agent, p protocol.UploadParams)
 	}
 	defer batch.Discard() // unless the page took them
 	return s.runAct(ctx, a, p.Target, "upload", p.ActionOptions, func(ctx context.Context, tc *tabContext, r *actions.Runner, o actions.ActOptions) (*actions.Result, error) {
+		o.Confirm = s.confirmHook(ctx, a, tc, r, uploadVerb(len(files)), false, confirm.Upload)
 		res, err := r.SetFiles(ctx, p.Element, files, o)
 		if err == nil {
 			batch.Keep(uploadOwner(tc.link.id, tc.tabID)) // Chrome reads them when the page does
 		}
 		return res, err
 	})
+}
+
+// uploadVerb words an upload for the person: "upload 2 files to".
+func uploadVerb(n int) string {
+	if n == 1 {
+		return "upload 1 file to"
+	}
+	return fmt.Sprintf("upload %d files to", n)
 }
 
 // stageUpload checks the files of an upload for its caller and returns

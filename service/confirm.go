@@ -184,8 +184,9 @@ func (s *Service) confirmKinds(g grant, method string) []confirm.Kind {
 // confirmHook is the actions' Confirm of an element action of the call in
 // ctx (actions.ActOptions.Confirm), nil when its agent's policy can ask
 // nothing of it. verb words the act ("click", "press Enter in"); enter:
-// a press of Enter (its element submits the form it is in), else a click.
-func (s *Service) confirmHook(ctx context.Context, a *agent, tc *tabContext, r *actions.Runner, verb string, enter bool) func(context.Context, actions.Element) (bool, error) {
+// a press of Enter (its element submits the form it is in), else a click;
+// always: the kinds the act is whatever its element (an upload's).
+func (s *Service) confirmHook(ctx context.Context, a *agent, tc *tabContext, r *actions.Runner, verb string, enter bool, always ...confirm.Kind) func(context.Context, actions.Element) (bool, error) {
 	c := callFrom(ctx)
 	if c == nil {
 		return nil
@@ -199,7 +200,7 @@ func (s *Service) confirmHook(ctx context.Context, a *agent, tc *tabContext, r *
 		if err != nil {
 			return false, err
 		}
-		found := confirm.Classify(f.Facts, s.confirmWords(), !enter)
+		found := append(confirm.Classify(f.Facts, s.confirmWords(), !enter), always...)
 		found = slices.DeleteFunc(found, func(k confirm.Kind) bool { return !slices.Contains(kinds, k) })
 		origin := pairing.Origin(f.URL)
 		match := func(patterns []string) bool {

@@ -121,7 +121,7 @@ func (s *Service) registry() []method {
 		{name: protocol.MethodPress, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.Purchase}, handler: act(s, protocol.MethodPress, checkPress, runPress)},
 		{name: protocol.MethodSelect, need: pairing.NeedAct, handler: act(s, protocol.MethodSelect, checkSelect, runSelect)},
 		{name: protocol.MethodDrag, need: pairing.NeedAct, handler: act(s, protocol.MethodDrag, checkDrag, runDrag)},
-		{name: protocol.MethodUpload, need: pairing.NeedAct, handler: typed(s.upload)},
+		{name: protocol.MethodUpload, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Upload}, handler: typed(s.upload)},
 		{name: protocol.MethodScroll, need: pairing.NeedAct, noMCP: "actions scroll their element into view; the snapshot reads the whole page", handler: act(s, protocol.MethodScroll, checkScroll, runScroll)},
 		{name: protocol.MethodGoto, need: pairing.NeedAct, handler: typed(s.gotoURL)},
 		{name: protocol.MethodBack, need: pairing.NeedAct, handler: s.history(protocol.MethodBack)},

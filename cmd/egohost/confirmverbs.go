@@ -64,7 +64,7 @@ func printDecision(e *env, raw []byte) error {
 // mayConfirm reports whether a call of method may wait for the person
 // (the service's registry gives these methods timeouts.confirm more).
 func mayConfirm(method string) bool {
-	return method == protocol.MethodClick || method == protocol.MethodPress || method == protocol.MethodType
+	return method == protocol.MethodClick || method == protocol.MethodPress || method == protocol.MethodType || method == protocol.MethodUpload
 }
 
 // printConfirmWaits prints the confirm.waiting notifications of a
