@@ -155,7 +155,7 @@ func Describe(verb string, f Facts, host string) string {
 		what = f.Tag
 	}
 	s := verb
-	if what != "" {
+	if what = clip(what, 40); what != "" {
 		s += " " + what
 	}
 	if name := clip(f.Name, 80); name != "" {
@@ -167,9 +167,16 @@ func Describe(verb string, f Facts, host string) string {
 	return s
 }
 
-// clip shortens s to n runes with an ellipsis, its whitespace folded.
+// clip shortens s to n runes with an ellipsis, its whitespace folded and
+// every rune that does not print (terminal escapes, bidi controls,
+// zero-width characters: the page chose them) shown as U+FFFD.
 func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsPrint(r) || unicode.IsSpace(r) {
+			return r
+		}
+		return unicode.ReplacementChar
+	}, strings.Join(strings.Fields(s), " "))
 	r := []rune(s)
 	if len(r) <= n {
 		return s

@@ -94,3 +94,20 @@ func TestDescribe(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// The name is the page's: what the person reads (in a terminal with
+// `egohost confirm list`, in the popup) carries no terminal escapes and no
+// bidi controls that would show them another word.
+func TestDescribeKeepsThePagesNameInert(t *testing.T) {
+	tests := []struct{ name, want string }{
+		{"\x1b]0;owned\x07Buy\x1b[2J", "click button '�]0;owned�Buy�[2J' on shop.example"},
+		{"Cancel\u202e redro ecalP", "click button 'Cancel� redro ecalP' on shop.example"},
+		{"Pay\u200b now\u0000", "click button 'Pay� now�' on shop.example"},
+		{"Café ✓ 注文", "click button 'Café ✓ 注文' on shop.example"},
+	}
+	for _, tt := range tests {
+		if got := Describe("click", Facts{Tag: "button", Role: "button", Name: tt.name}, "shop.example"); got != tt.want {
+			t.Errorf("name %q: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
