@@ -1,6 +1,6 @@
 package protocol
 
-// Confirmations (PROTOCOL.md §3.8): an act of a paired agent that its
+// Confirmations (PROTOCOL.md §3.7.2): an act of a paired agent that its
 // policy (agents.confirm) names waits for the person's yes.
 
 // The owner's confirmation methods (the CLI's `egohost confirm`).
@@ -14,6 +14,18 @@ const (
 	MethodPopupConfirmList   = "popup.confirm.list"
 	MethodPopupConfirmAnswer = "popup.confirm.answer"
 )
+
+// MayConfirm reports whether a call of method may wait for the person:
+// the methods whose acts a policy can name (the service's registry rows
+// with kinds; service.TestRegistry keeps the two the same). Their
+// clients wait timeouts.confirm more than a request's deadline.
+func MayConfirm(method string) bool {
+	switch method {
+	case MethodClick, MethodPress, MethodType, MethodUpload:
+		return true
+	}
+	return false
+}
 
 // NotifyConfirmWaiting is the notification an agent's connection gets
 // when one of its calls waits for the person (params ConfirmWaiting):

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/egohost/egohost/protocol"
 )
 
 // The registry against what the project says and does elsewhere: every
@@ -26,6 +28,9 @@ func TestRegistry(t *testing.T) {
 	}
 	documented := protocolMethods(t, "../PROTOCOL.md")
 	for _, m := range rows {
+		if got, want := protocol.MayConfirm(m.name), len(m.kinds) > 0; got != want {
+			t.Errorf("%s: protocol.MayConfirm says %v, the registry's kinds %v: the clients' deadlines would not match the service's", m.name, got, m.kinds)
+		}
 		if !documented[m.name] {
 			t.Errorf("%s: not in PROTOCOL.md's method tables (§3)", m.name)
 		}

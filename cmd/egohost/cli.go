@@ -306,7 +306,7 @@ func (e *env) callVerb(ctx context.Context, name string, v verb, timeout time.Du
 	} else {
 		d = e.cfg.Timeouts.Request
 	}
-	if mayConfirm(v.method) {
+	if protocol.MayConfirm(v.method) {
 		d += e.cfg.Timeouts.Confirm // the person may be asked first
 	}
 	ctx, cancel := context.WithTimeout(ctx, d)

@@ -61,12 +61,6 @@ func printDecision(e *env, raw []byte) error {
 	return err
 }
 
-// mayConfirm reports whether a call of method may wait for the person
-// (the service's registry gives these methods timeouts.confirm more).
-func mayConfirm(method string) bool {
-	return method == protocol.MethodClick || method == protocol.MethodPress || method == protocol.MethodType || method == protocol.MethodUpload
-}
-
 // printConfirmWaits prints the confirm.waiting notifications of a
 // connection on w ("waiting for the person to confirm: click button
 // 'Place order' on shop.example"), until the connection ends.

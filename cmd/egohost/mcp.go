@@ -283,7 +283,7 @@ func (s *serviceConn) get(ctx context.Context) (*client.Client, error) {
 // (it may have acted); the next call dials again.
 func (s *serviceConn) Call(ctx context.Context, method string, params, result any) error {
 	d := s.e.cfg.Timeouts.Request + 5*time.Second
-	if mayConfirm(method) {
+	if protocol.MayConfirm(method) {
 		d += s.e.cfg.Timeouts.Confirm // the person may be asked first
 	}
 	ctx, cancel := context.WithTimeout(ctx, d)
