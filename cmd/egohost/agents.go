@@ -406,16 +406,22 @@ type ownerCaller func(method string, params, result any) error
 // withOwner runs fn with a connection of the owner token, within the
 // request timeout.
 func (e *env) withOwner(ctx context.Context, fn func(call ownerCaller) error) error {
+	return e.withConn(ctx, e.dialOwner, "agents", fn)
+}
+
+// withConn runs fn with a connection dial makes, within the request
+// timeout; a service that is gone is said as verb's.
+func (e *env) withConn(ctx context.Context, dial func(context.Context, string) (*client.Client, error), verb string, fn func(call ownerCaller) error) error {
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Request)
 	defer cancel()
-	cl, err := e.dialOwner(ctx, "")
+	cl, err := dial(ctx, "")
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
 	return fn(func(method string, params, result any) error {
 		if err := cl.Call(ctx, method, params, result); err != nil {
-			return lostService("agents", err)
+			return lostService(verb, err)
 		}
 		return nil
 	})

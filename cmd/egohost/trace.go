@@ -38,16 +38,9 @@ func (c *cli) traceCommand() *cobra.Command {
 	// The methods are the owner's: under $EGOHOST_AGENT_TOKEN_FILE the
 	// CLI calls as that paired agent, and the service refuses it.
 	owner := func(ctx context.Context, e *env, method string, params, result any) error {
-		ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Request)
-		defer cancel()
-		cl, err := e.dialAs(ctx, "")
-		if err != nil {
-			return err
-		}
-		defer cl.Close()
 		var raw json.RawMessage
-		if err := cl.Call(ctx, method, params, &raw); err != nil {
-			return lostService("trace", err)
+		if err := e.withConn(ctx, e.dialAs, "trace", func(call ownerCaller) error { return call(method, params, &raw) }); err != nil {
+			return err
 		}
 		if e.json {
 			_, err := fmt.Fprintf(e.stdout, "%s\n", raw)
