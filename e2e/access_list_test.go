@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -19,11 +17,7 @@ import (
 // origin its rules deny; spaces.list shows a space-scoped agent its own
 // spaces even when it asks for all. The owner sees everything.
 func TestPairedAgentSeesOnlyItsTabs(t *testing.T) {
-	stateDir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("agents:\n  origins:\n    wide: {deny: [localhost]}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c := startChainIn(t, stateDir)
+	c := originsChain(t) // "wide" may not reach localhost
 	base := serve(t, map[string]string{"/": accessPage})
 	denied := strings.Replace(base, "127.0.0.1", "localhost", 1)
 	personTab := c.openTab(t, base+"/?secret=person").Tab

@@ -23,13 +23,21 @@ import (
 // until the test ends.
 func approvePairing(t testing.TB, stateDir, name string) {
 	t.Helper()
+	approvePairingOf(t, stateDir, name, false)
+}
+
+// approvePairingOf is approvePairing; with replace, the approval replaces
+// a pairing of the same name (one an earlier test on a shared chain made
+// and that was revoked).
+func approvePairingOf(t testing.TB, stateDir, name string, replace bool) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		for ctx.Err() == nil {
-			if approveOnce(ctx, stateDir, name) {
+			if approveOnce(ctx, stateDir, name, replace) {
 				return
 			}
 			select {
@@ -41,7 +49,7 @@ func approvePairing(t testing.TB, stateDir, name string) {
 	t.Cleanup(func() { cancel(); wg.Wait() })
 }
 
-func approveOnce(ctx context.Context, stateDir, name string) bool {
+func approveOnce(ctx context.Context, stateDir, name string, replace bool) bool {
 	st, ok := client.ReadState(stateDir)
 	tok, err := client.ReadToken(filepath.Join(stateDir, "token"))
 	if !ok || err != nil {
@@ -61,7 +69,7 @@ func approveOnce(ctx context.Context, stateDir, name string) bool {
 		}
 		for _, r := range l.Pending {
 			if r.Name == name {
-				return c.Call(dctx, protocol.MethodAgentsApprove, protocol.AgentNameParams{Name: name}, nil) == nil
+				return c.Call(dctx, protocol.MethodAgentsApprove, protocol.AgentsApproveParams{Name: name, Replace: replace}, nil) == nil
 			}
 		}
 		select {
@@ -122,7 +130,25 @@ func pairDirect(t *testing.T, c *chain, name string, scopes ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	approvePairing(t, c.svc.stateDir, name)
+	shared := !c.since.IsZero()
+	approvePairingOf(t, c.svc.stateDir, name, shared)
+	if shared {
+		// A shared chain: its service limits the pairing requests of one
+		// process (5 at once, then one per 10 s), and every test on it is
+		// this process. `egohost pair` asks from a process of its own.
+		args := []string{"pair", "--name", name}
+		if len(scopes) > 0 {
+			args = append(args, "--scope", strings.Join(scopes, ","))
+		}
+		if out, errOut, code := runCLI(chainEnv(c.svc.stateDir), args...); code != 0 {
+			t.Fatalf("egohost pair %s: exit %d\n%s%s", name, code, out, errOut)
+		}
+		tok, err := client.ReadToken(filepath.Join(c.svc.stateDir, "agents", name+".token"))
+		if err != nil {
+			t.Fatalf("pair %s: %v", name, err)
+		}
+		return tok
+	}
 	res, err := client.Pair(ctx, c.svc.addr, protocol.PairRequestParams{Name: name, Scopes: scopes}, client.Options{})
 	if err != nil {
 		t.Fatalf("pair %s: %v", name, err)
@@ -218,11 +244,8 @@ func needOf(method string) string {
 // nothing in the page, for every method that reaches a tab; refused
 // calls are in the audit log, one line each, without the typed text.
 func TestAccessRefusalsChangeNothing(t *testing.T) {
-	stateDir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("agents:\n  origins:\n    denied: {deny: [localhost]}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c := startChainIn(t, stateDir)
+	c := originsChain(t) // "denied" may not reach localhost
+	stateDir := c.svc.stateDir
 	base := serve(t, map[string]string{"/": accessPage, "/away": "<p>away</p>"})
 	denied := strings.Replace(base, "127.0.0.1", "localhost", 1) // the same server, an origin "denied" may not reach
 	tab := c.openTab(t, denied+"/")
@@ -295,7 +318,7 @@ func TestAccessRefusalsChangeNothing(t *testing.T) {
 
 	// The audit log: one line per call of the denied agent (a script's
 	// refused click is its own line too), never the typed text.
-	lines, err := audit.Read(filepath.Join(stateDir, "audit.log"), audit.Filter{Agent: "denied"})
+	lines, err := audit.Read(filepath.Join(stateDir, "audit.log"), audit.Filter{Agent: "denied", Since: c.since})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,11 +344,7 @@ func TestAccessRefusalsChangeNothing(t *testing.T) {
 // there (a link the agent clicked on an allowed page), every call on it
 // is refused, checked against the tab's URL now.
 func TestDeniedOriginAfterNavigation(t *testing.T) {
-	stateDir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("agents:\n  origins:\n    bot: {deny: [localhost]}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c := startChainIn(t, stateDir)
+	c := originsChain(t) // "bot" may not reach localhost
 	base := serve(t, map[string]string{"/": accessPage, "/away": accessPage})
 	denied := strings.Replace(base, "127.0.0.1", "localhost", 1)
 	bot := dialToken(t, c, pairDirect(t, c, "bot", "space", "all-tabs"))

@@ -33,7 +33,7 @@ import (
 type suite struct {
 	bin     string // built egohost binary
 	browser string // browser binary ("" when missing)
-	shared  sharedChain
+	shared  sharedChains
 }
 
 func newSuite() (*suite, func(), error) {
@@ -282,6 +282,7 @@ type chain struct {
 	direct *cdpdirect.Conn // direct DevTools connection to the same browser (oracle, baseline)
 	agent  *client.Client
 	stderr *logBuffer
+	since  time.Time // when the test's view of a shared chain began (audit lines since then are its own)
 }
 
 // requireBrowser returns the browser binary; it fails when CI=true and

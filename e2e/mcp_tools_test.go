@@ -289,11 +289,7 @@ func TestMCPNamesItsAgentAfterTheClient(t *testing.T) {
 // rules deny is not read even from its own tab, and huge or bad params
 // are refused before anything happens.
 func TestNewMethodsAsHostileAgent(t *testing.T) {
-	stateDir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("agents:\n  origins:\n    bot: {deny: [localhost]}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c := startChainIn(t, stateDir)
+	c := originsChain(t) // "bot" may not reach localhost
 	base := serveTools(t)
 	denied := strings.Replace(base, "127.0.0.1", "localhost", 1)
 	ctx := ctxT(t, 120*time.Second)

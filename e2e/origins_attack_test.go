@@ -23,14 +23,22 @@ import (
 // Two origins are served by one server: 127.0.0.1 (allowed) and
 // localhost (denied by the agent's rules).
 
-// originsChain starts a chain whose config is yaml (under agents:).
-func originsChain(t *testing.T, yaml string) *chain {
+// originsConfig is the config of the shared chain the tests of origin
+// rules take turns on. Each rule is for agent names that only those tests
+// pair (the shared chain revokes them after each test); an agent of
+// another name has no rules.
+const originsConfig = `agents:
+  origins:
+    bot: {deny: [localhost], schemes: [view-source]}
+    denied: {deny: [localhost]}
+    wide: {deny: [localhost]}
+    filer: {schemes: [file]}
+`
+
+// originsChain is the shared chain whose config is originsConfig.
+func originsChain(t *testing.T) *chain {
 	t.Helper()
-	stateDir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("agents:\n"+yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return startChainIn(t, stateDir)
+	return useSharedChainWith(t, originsConfig)
 }
 
 // refusedOrigin checks that err is forbidden_origin_scope (with
@@ -84,14 +92,14 @@ func waitOwner(t *testing.T, c *chain, tab int, expr string) {
 // like a denied origin (snapshot used to print the file). An agent the
 // person granted file: reads it.
 func TestAgentCannotReadLocalFiles(t *testing.T) {
-	c := originsChain(t, "  origins:\n    filer: {schemes: [file]}\n")
+	c := originsChain(t)
 	secret := filepath.Join(t.TempDir(), "secret.html")
 	if err := os.WriteFile(secret, []byte("<p>TOP-SECRET-FILE-CONTENT</p>"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	fileURL := "file://" + secret
 	base := serve(t, map[string]string{"/": `<title>fine</title><p>fine page</p>`})
-	bot := dialToken(t, c, pairDirect(t, c, "bot"))
+	bot := dialToken(t, c, pairDirect(t, c, "plain")) // no origin rules of its own
 	filer := dialToken(t, c, pairDirect(t, c, "filer"))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -138,7 +146,7 @@ func TestAgentCannotReadLocalFiles(t *testing.T) {
 // request with the person's cookies). (A view-source: page itself is
 // out of chrome.debugger's reach: nothing more can be read there.)
 func TestOriginRulesSeeThroughWrappers(t *testing.T) {
-	c := originsChain(t, "  origins:\n    bot: {deny: [localhost], schemes: [view-source]}\n")
+	c := originsChain(t)
 	base := serve(t, map[string]string{"/": `<title>page</title><p>a page</p>`})
 	denied := strings.Replace(base, "127.0.0.1", "localhost", 1)
 	bot := dialToken(t, c, pairDirect(t, c, "bot"))
@@ -180,7 +188,7 @@ func ownerBlob(t *testing.T, c *chain, origin string) string {
 // there (click, fill, wait for a function), and a goto redirected to a
 // denied origin does not return what it shows.
 func TestOriginRulesAtTheMomentOfActing(t *testing.T) {
-	c := originsChain(t, "  origins:\n    bot: {deny: [localhost]}\n")
+	c := originsChain(t)
 	mux := http.NewServeMux()
 	var denied string
 	mux.HandleFunc("/moves", func(w http.ResponseWriter, r *http.Request) {
@@ -259,7 +267,7 @@ func TestOriginRulesAtTheMomentOfActing(t *testing.T) {
 // screenshot of the tab is refused. And a space-scoped agent is not told
 // whose another agent's tab is.
 func TestDeniedFramesAreWithheld(t *testing.T) {
-	c := originsChain(t, "  origins:\n    bot: {deny: [localhost]}\n")
+	c := originsChain(t)
 	mux := http.NewServeMux()
 	var denied string
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

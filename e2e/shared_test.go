@@ -3,6 +3,8 @@ package e2e
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,46 +13,80 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/egohost/egohost/cdpdirect"
+	"github.com/egohost/egohost/client"
+	"github.com/egohost/egohost/protocol"
 )
 
 // sharedChain is one chain (service, browser, extension) that the tests
 // needing no state of their own take turns on, so that the package does
-// not start Chromium and the service once per test. The suite owns it:
-// started by the first test that asks, ended by TestMain.
+// not start Chromium and the service once per test (4–5 s of CPU each,
+// most of it Chromium's). The suite owns it: started by the first test
+// that asks, ended by TestMain. There is one per config (sharedChains):
+// the tests that need a config of their own — agents with origin rules —
+// share the chain of that config.
 //
 // A test on it gets a fresh owner agent (its own connection: its own
-// subscriptions and notifications) and the tabs it opened are closed when
-// it ends. A test that fails retires the chain: the next test starts a new
-// one, so one test's failure does not leave the next with a broken chain.
+// subscriptions and notifications); when it ends, the tabs it opened are
+// closed and the agents it paired revoked (their requests still waiting
+// denied), so the next test may pair the same names (pairDirect
+// approves with replace there). Audit lines of an
+// earlier test's agent of the same name stay in the log: read the log
+// from the view's since. A test that fails retires the chain: the next
+// test starts a new one, so one test's failure does not leave the next
+// with a broken chain.
 //
 // Use startChain for a test that stops, kills or restarts any part, needs
-// its own config or state dir, pairs agents, or counts tabs, agents,
-// spaces or audit lines: its chain is its own.
+// its own state dir, or counts agents, spaces or audit lines of every
+// agent: its chain is its own.
 type sharedChain struct {
-	mu   sync.Mutex
-	c    *chain   // nil until the first test asks, and after a test failed
-	ends []func() // ends of c's parts, run last first
+	config string   // the config.yaml of its state dir ("": none)
+	c      *chain   // nil until the first test asks, and after a test failed
+	ends   []func() // ends of c's parts, run last first
+}
+
+// sharedChains are the suite's shared chains by config. Tests that use
+// them must not run in parallel.
+type sharedChains struct {
+	mu     sync.Mutex
+	chains map[string]*sharedChain
 }
 
 // useSharedChain returns a view of the suite's shared chain for t: see
-// sharedChain. Tests that use it must not run in parallel.
+// sharedChain.
 func useSharedChain(t *testing.T) *chain {
 	t.Helper()
+	return useSharedChainWith(t, "")
+}
+
+// useSharedChainWith is useSharedChain on the shared chain whose service
+// reads config (a config.yaml's text).
+func useSharedChainWith(t *testing.T, config string) *chain {
+	t.Helper()
 	requireBrowser(t)
-	s := &theSuite.shared
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	all := &theSuite.shared
+	all.mu.Lock()
+	defer all.mu.Unlock()
+	if all.chains == nil {
+		all.chains = map[string]*sharedChain{}
+	}
+	s := all.chains[config]
+	if s == nil {
+		s = &sharedChain{config: config}
+		all.chains[config] = s
+	}
 	if s.c == nil {
 		s.start(t)
 	}
 	base := s.c
 	view := *base
 	view.agent = base.svc.dial(t)
+	view.since = time.Now()
 	view.waitLink(t)
 	before := pageTargets(t, base.direct)
+	agentsBefore := agentNames(t, view.agent)
 	t.Cleanup(func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
+		all.mu.Lock()
+		defer all.mu.Unlock()
 		if s.c != base {
 			return
 		}
@@ -62,8 +98,53 @@ func useSharedChain(t *testing.T) *chain {
 			return
 		}
 		closeNewPages(t, base.direct, before)
+		forgetNewAgents(t, view.agent, agentsBefore)
 	})
 	return &view
+}
+
+// agentNames are the names of the paired agents and of the requests
+// waiting.
+func agentNames(t testing.TB, owner *client.Client) map[string]bool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var l protocol.AgentsListResult
+	if err := owner.Call(ctx, protocol.MethodAgentsList, nil, &l); err != nil {
+		t.Fatalf("agents.list: %v", err)
+	}
+	names := map[string]bool{}
+	for _, a := range l.Agents {
+		if !a.Revoked {
+			names[a.Name] = true
+		}
+	}
+	for _, r := range l.Pending {
+		names["?"+r.Name] = true
+	}
+	return names
+}
+
+// forgetNewAgents revokes the agents paired since before and denies the
+// requests that came since, so that the next test on the chain may pair
+// the same names.
+func forgetNewAgents(t testing.TB, owner *client.Client, before map[string]bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for name := range agentNames(t, owner) {
+		if before[name] {
+			continue
+		}
+		if n, pending := strings.CutPrefix(name, "?"); pending {
+			// It may have gone with its connection meanwhile.
+			owner.Call(ctx, protocol.MethodAgentsDeny, protocol.AgentNameParams{Name: n}, nil)
+			continue
+		}
+		if err := owner.Call(ctx, protocol.MethodAgentsRevoke, protocol.AgentNameParams{Name: name}, nil); err != nil {
+			t.Errorf("revoke %s after the test: %v", name, err)
+		}
+	}
 }
 
 // start starts the shared chain in a state dir of its own; if it fails,
@@ -75,6 +156,11 @@ func (s *sharedChain) start(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.ends = []func(){func() { os.RemoveAll(dir) }}
+	if s.config != "" {
+		if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(s.config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	started := false
 	defer func() {
 		if !started {
@@ -87,12 +173,16 @@ func (s *sharedChain) start(t *testing.T) {
 	started = true
 }
 
-// close ends the shared chain (TestMain, after the tests) and returns
-// the data races its service and relay reported, if any.
-func (s *sharedChain) close() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.closeLocked()
+// close ends the shared chains (TestMain, after the tests) and returns
+// the data races their services and relays reported, if any.
+func (all *sharedChains) close() string {
+	all.mu.Lock()
+	defer all.mu.Unlock()
+	var races string
+	for _, s := range all.chains {
+		races += s.closeLocked()
+	}
+	return races
 }
 
 func (s *sharedChain) closeLocked() string {
@@ -141,7 +231,7 @@ func closeNewPages(t testing.TB, direct *cdpdirect.Conn, before map[target.ID]bo
 	}
 }
 
-// endSharedChain ends the shared chain if it is up, for a test that looks
+// endSharedChain ends the shared chains that are up, for a test that looks
 // at every browser running on the machine (egohost doctor finds the
 // shared chain's Chromium and its extension); the next test that asks for
 // the shared chain starts a new one.
