@@ -248,6 +248,17 @@ func DescribeCookies(verb string, names []string, domain string) string {
 	return s + " on " + clip(domain, 80)
 }
 
+// DescribeDownload is a download in words, for the person: "download
+// 'statement.pdf' from bank.example" (name: the file's, "" when Chrome
+// has not named it yet).
+func DescribeDownload(name, host string) string {
+	s := "download"
+	if name = clip(name, 80); name != "" {
+		s += " '" + name + "'"
+	}
+	return s + " from " + clip(host, 80)
+}
+
 // Leading adds where an act leads to its words: "click link 'Log in' on
 // shop.example to bank.example".
 func Leading(act, toHost string) string {

@@ -163,6 +163,15 @@ func TestDescribeNavigation(t *testing.T) {
 	}
 }
 
+func TestDescribeDownload(t *testing.T) {
+	if got, want := DescribeDownload("statement.pdf", "bank.example"), "download 'statement.pdf' from bank.example"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got, want := DescribeDownload("", "bank.example"), "download from bank.example"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
 func TestDescribeCookies(t *testing.T) {
 	tests := []struct {
 		verb   string

@@ -2,6 +2,12 @@ package e2e
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +25,7 @@ const kindsPage = `<!doctype html><title>shop</title>
 // The kinds a policy names beyond submits and purchases, on one private
 // chain (its config names them per agent): navigate_new_origin (a new
 // tab, goto, a link's click, back), cookie_write (cookies.set,
-// cookies.clear). Each is asked with the act in words; a yes lets it
+// cookies.clear), download (saved only after a yes). Each is asked with the act in words; a yes lets it
 // through once, a no is denied_by_person and nothing happened, no answer
 // is confirm_timeout; the owner is never asked; the audit log has every
 // answer.
@@ -27,6 +33,7 @@ func TestConfirmKinds(t *testing.T) {
 	c := startChainConfig(t, "timeouts:\n  confirm: 5s\nagents:\n  confirm:\n"+
 		"    navbot: [{origins: [\"*\"], actions: [navigate_new_origin]}]\n"+
 		"    cookiebot: [{origins: [\"*\"], actions: [cookie_write]}]\n"+
+		"    dlbot: [{origins: [\"*\"], actions: [download]}]\n"+
 		"    default: []\n")
 	base := serve(t, map[string]string{"/": kindsPage, "/cart": "<title>cart</title>", "/bank": "<title>bank</title>"})
 	shopHost := strings.TrimPrefix(base, "http://")
@@ -179,6 +186,66 @@ func TestConfirmKinds(t *testing.T) {
 		}
 	})
 
+	t.Run("download", func(t *testing.T) {
+		stamp := strconv.FormatInt(time.Now().UnixNano(), 36)
+		mux := http.NewServeMux()
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, `<title>files</title><a id=ok href="/dl/ok-%[1]s.bin">ok</a> <a id=no href="/dl/no-%[1]s.bin">no</a> <a id=late href="/dl/late-%[1]s.bin">late</a>`, stamp)
+		})
+		mux.HandleFunc("/dl/", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Header().Set("Content-Disposition", `attachment; filename="`+path.Base(r.URL.Path)+`"`)
+			w.Write([]byte("statement"))
+		})
+		files := serveHandler(t, mux)
+		filesHost := strings.TrimPrefix(files, "http://")
+		dlbot, tab := botSpace(t, c, "dlbot", files+"/")
+		download := func(link string) <-chan error {
+			return call(dlbot, protocol.MethodDownload, protocol.DownloadParams{Target: tab, Click: link, TimeoutMs: 60000})
+		}
+
+		var got protocol.DownloadResult
+		done := make(chan error, 1)
+		go func() {
+			done <- dlbot.Call(ctxT(t, 120*time.Second), protocol.MethodDownload, protocol.DownloadParams{Target: tab, Click: "#ok", TimeoutMs: 60000}, &got)
+		}()
+		asked(t, "dlbot", "download", "download 'ok-"+stamp+".bin' from "+filesHost, true)
+		if err := waitDone(t, done); err != nil {
+			t.Fatalf("the allowed download: %v", err)
+		}
+		t.Cleanup(func() { os.Remove(got.Filename) })
+		if b, err := os.ReadFile(got.Filename); err != nil || string(b) != "statement" {
+			t.Fatalf("the allowed download's file %s: %q, %v", got.Filename, b, err)
+		}
+		dir := filepath.Dir(got.Filename)
+		gone := func(name string) {
+			t.Helper()
+			ctx := ctxT(t, 30*time.Second)
+			for {
+				left, _ := filepath.Glob(filepath.Join(dir, name+"*"))
+				if len(left) == 0 {
+					return
+				}
+				select {
+				case <-ctx.Done():
+					t.Fatalf("the refused download left %v", left)
+				case <-time.After(100 * time.Millisecond):
+				}
+			}
+		}
+
+		denied := download("#no")
+		asked(t, "dlbot", "download", "download 'no-"+stamp+".bin' from "+filesHost, false)
+		if pe := wantCode(t, waitDone(t, denied), protocol.CodeDeniedByPerson); pe.Data["download"] != nil {
+			t.Errorf("a denied download's error carries it: %v", pe.Data)
+		}
+		gone("no-" + stamp)
+
+		err := dlbot.Call(ctxT(t, 120*time.Second), protocol.MethodDownload, protocol.DownloadParams{Target: tab, Click: "#late", TimeoutMs: 60000}, nil)
+		wantCode(t, err, protocol.CodeConfirmTimeout)
+		gone("late-" + stamp)
+	})
+
 	t.Run("the audit log has every answer", func(t *testing.T) {
 		var tail protocol.AuditTailResult
 		if err := owner.Call(ctxT(t, 10*time.Second), protocol.MethodAuditTail, protocol.AuditTailParams{Limit: 1000}, &tail); err != nil {
@@ -191,7 +258,8 @@ func TestConfirmKinds(t *testing.T) {
 			}
 		}
 		want := "navbot owner allowed,navbot owner denied,navbot owner denied,navbot owner allowed,navbot nobody confirm_timeout," +
-			"cookiebot owner denied,cookiebot owner allowed,cookiebot nobody confirm_timeout"
+			"cookiebot owner denied,cookiebot owner allowed,cookiebot nobody confirm_timeout," +
+			"dlbot owner allowed,dlbot owner denied,dlbot nobody confirm_timeout"
 		if strings.Join(got, ",") != want {
 			t.Errorf("got answers %q, want %q", strings.Join(got, ","), want)
 		}

@@ -5,7 +5,7 @@ import { AutomationSwitch, REASON as STOPPED } from "./automation.js";
 import { DebuggerRelay, FORBIDDEN_PAGE } from "./debugger.js";
 import { GroupOps } from "./groups.js";
 import { Dispatcher, safePost } from "./dispatch.js";
-import { installDownloadEvents } from "./downloads.js";
+import { downloadOps, installDownloadEvents } from "./downloads.js";
 import { cachedBrowserKey } from "./identity.js";
 import { NativeLink } from "./native.js";
 import { buildHandlers } from "./ops.js";
@@ -44,7 +44,7 @@ const relay = new DebuggerRelay({ dbg: chrome.debugger, emit, onChange: () => sa
 const isAttached = (tabId) => relay.isAttached(tabId);
 const tabOps = new TabOps({ tabs: chrome.tabs, windows: chrome.windows, isAttached });
 const groupOps = new GroupOps({ tabs: chrome.tabs, tabGroups: chrome.tabGroups });
-const dispatcher = new Dispatcher({ handlers: buildHandlers({ relay, tabOps, groupOps }), post });
+const dispatcher = new Dispatcher({ handlers: buildHandlers({ relay, tabOps, groupOps, downloadOps: downloadOps(chrome.downloads) }), post });
 const router = new Router({
   dispatcher,
   onRelay(msg) {
