@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -280,5 +281,111 @@ func waitWhere(t *testing.T, c *chain, tab protocol.Target, want string) {
 			t.Fatalf("the tab shows %s (%v), want %s", v, err, want)
 		case <-time.After(100 * time.Millisecond):
 		}
+	}
+}
+
+// An ask shows a Chrome notification from the extension's worker: the
+// agent in its title, the act in words, the element's picture, the
+// buttons Allow once and Deny, which answer the ask as the popup's do; it
+// is cleared when the ask ends, wherever it was answered. The test reads
+// the notifications in the worker (chrome.notifications.getAll, and the
+// options the worker created them with) and presses a button through the
+// handler its onButtonClicked listener calls: headless Chromium shows no
+// notification a test could click.
+func TestConfirmNotification(t *testing.T) {
+	c := useSharedChain(t)
+	base := serve(t, map[string]string{"/": confirmPage})
+	bot, tab := botSpace(t, c, "notified", base+"/")
+	ctx := ctxT(t, 3*time.Minute)
+	id, ok := workerTarget(ctx, t, c.direct)
+	if !ok {
+		t.Fatal("no service worker of the extension")
+	}
+	s, err := c.direct.Attach(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &ui{t: t, s: s, id: id}
+	listed := func(ask string) bool {
+		var ids []string
+		w.eval(ctx, `chrome.notifications.getAll().then((n) => Object.keys(n))`, &ids)
+		return slices.Contains(ids, "egohost-ask:"+ask)
+	}
+	until := func(what string, cond func() bool) {
+		t.Helper()
+		for !cond() {
+			select {
+			case <-ctx.Done():
+				t.Fatalf("waiting for %s: %v", what, ctx.Err())
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+	type shown struct {
+		Type, Title, Message, ImageURL string
+		Buttons                        []struct{ Title string }
+	}
+	notified := func() protocol.Confirm {
+		t.Helper()
+		q := pendingAsk(t, c.agent, "notified")
+		until("the ask's notification", func() bool { return listed(q.ID) })
+		var n shown
+		w.eval(ctx, `(() => { const o = egohostAsks.shown(`+strconv.Quote(q.ID)+`); return {type: o.type, title: o.title, message: o.message, imageUrl: o.imageUrl, buttons: o.buttons}; })()`, &n)
+		if n.Type != "image" || n.Title != "notified asks for your yes" || n.Message != q.Action || !strings.HasPrefix(n.ImageURL, "data:image/png;base64,iVBOR") ||
+			len(n.Buttons) != 2 || n.Buttons[0].Title != "Allow once" || n.Buttons[1].Title != "Deny" {
+			t.Errorf("got notification %+v, want an image one titled with the agent, saying %q, with Allow once and Deny", n, q.Action)
+		}
+		return q
+	}
+	press := func(q protocol.Confirm, button int) {
+		t.Helper()
+		var r struct{ Error *struct{ Message string } }
+		w.eval(ctx, `egohostAsks.onButton("egohost-ask:`+q.ID+`", `+strconv.Itoa(button)+`)`, &r)
+		if r.Error != nil {
+			t.Fatalf("button %d of %s: %s", button, q.ID, r.Error.Message)
+		}
+	}
+
+	done := clickAsync(bot, tab, "#place")
+	q := notified()
+	press(q, 0) // Allow once
+	if err := waitDone(t, done); err != nil {
+		t.Fatalf("the click allowed from the notification: %v", err)
+	}
+	if got := pageInt(t, c, tab, "window.submitted"); got != "1" {
+		t.Errorf("submitted %s times, want 1", got)
+	}
+	until("the answered ask's notification cleared", func() bool { return !listed(q.ID) })
+
+	done = clickAsync(bot, tab, "#place")
+	q = notified()
+	press(q, 1) // Deny
+	wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
+	until("the denied ask's notification cleared", func() bool { return !listed(q.ID) })
+
+	// Answered elsewhere (the owner's CLI): the notification goes too.
+	done = clickAsync(bot, tab, "#place")
+	q = notified()
+	if err := answer(t, c.agent, q.ID, false, false); err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
+	until("the notification of the ask answered in the CLI cleared", func() bool { return !listed(q.ID) })
+	if got := pageInt(t, c, tab, "window.submitted"); got != "1" {
+		t.Errorf("submitted %s times, want still 1", got)
+	}
+
+	var tail protocol.AuditTailResult
+	if err := c.agent.Call(ctx, protocol.MethodAuditTail, protocol.AuditTailParams{Limit: 1000}, &tail); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range tail.Entries {
+		if e.Method == "confirm.answer" && strings.HasPrefix(e.Target, "notified: ") {
+			got = append(got, e.Agent+" "+e.Result)
+		}
+	}
+	if want := "person allowed,person denied,owner denied"; strings.Join(got, ",") != want {
+		t.Errorf("got answers %q, want %q", strings.Join(got, ","), want)
 	}
 }
