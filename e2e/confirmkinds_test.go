@@ -123,6 +123,21 @@ func TestConfirmKinds(t *testing.T) {
 			t.Errorf("after no answer the tab shows %s, want %s/bank", got, bankHost)
 		}
 
+		// The page changes its history while the person is asked: the
+		// yes was for the shop, and back would now load another page.
+		done = call(navbot, protocol.MethodBack, protocol.NavParams{Target: tab})
+		q := pendingAsk(t, owner, "navbot")
+		if _, err := c.eval(ctxT(t, 10*time.Second), tab, `history.pushState({}, "", "/pushed"); true`); err != nil {
+			t.Fatal(err)
+		}
+		if err := answer(t, owner, q.ID, true, false); err != nil {
+			t.Fatal(err)
+		}
+		wantCode(t, waitDone(t, done), protocol.CodeStaleRef)
+		if got := where(tab); got != bankHost+"/pushed" {
+			t.Errorf("after the history changed the tab shows %s, want %s/pushed", got, bankHost)
+		}
+
 		// The owner is never asked.
 		if err := owner.Call(ctxT(t, 60*time.Second), protocol.MethodGoto, protocol.GotoParams{Target: tab, URL: base + "/"}, nil); err != nil {
 			t.Fatalf("the owner's goto: %v", err)
@@ -258,7 +273,7 @@ func TestConfirmKinds(t *testing.T) {
 				got = append(got, strings.SplitN(e.Target, ":", 2)[0]+" "+e.Agent+" "+e.Result)
 			}
 		}
-		want := "navbot owner allowed,navbot owner denied,navbot owner denied,navbot owner allowed,navbot nobody confirm_timeout," +
+		want := "navbot owner allowed,navbot owner denied,navbot owner denied,navbot owner allowed,navbot nobody confirm_timeout,navbot owner allowed," +
 			"cookiebot owner denied,cookiebot owner allowed,cookiebot nobody confirm_timeout," +
 			"dlbot owner allowed,dlbot owner denied,dlbot nobody confirm_timeout"
 		if strings.Join(got, ",") != want {

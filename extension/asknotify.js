@@ -48,7 +48,12 @@ export class AskNotifier {
   async #apply(params) {
     const pending = Array.isArray(params?.pending) ? params.pending.filter((q) => typeof q?.id === "string" && q.id !== "") : [];
     const waiting = new Set(pending.map((q) => q.id));
-    for (const id of [...this.#shown.keys()]) {
+    // Those a stopped worker left up are Chrome's still: it lists them.
+    const up = await Promise.resolve()
+      .then(() => this.notifications.getAll())
+      .then((all) => Object.keys(all ?? {}).map(askOf).filter((id) => id !== ""))
+      .catch(() => []);
+    for (const id of new Set([...this.#shown.keys(), ...up])) {
       if (waiting.has(id)) continue;
       this.#shown.delete(id);
       this.#options.delete(id);

@@ -410,25 +410,25 @@ func (s *Service) history(op string) handler {
 	return typed(func(ctx context.Context, a *agent, p protocol.NavParams) (any, error) {
 		return s.withRunner(ctx, a, p.Target, op, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 			o := actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)}
-			asked := "" // the origin the policy judged (and the person allowed)
+			judged := "" // the origin the policy judged (and the person allowed, when asked)
 			if op != protocol.MethodReload && s.mayAsk(ctx, confirm.NavigateNewOrigin) {
 				verb, delta := "go back to", int64(-1)
 				if op == protocol.MethodForward {
 					verb, delta = "go forward to", 1
 				}
 				var err error
-				if asked, err = s.confirmNavigation(ctx, a, tc, verb, delta, ""); err != nil {
+				if judged, err = s.confirmNavigation(ctx, a, tc, verb, delta, ""); err != nil {
 					return nil, err
 				}
 			}
-			if tc.reach != nil || asked != "" {
+			if tc.reach != nil || judged != "" {
 				// The history entry is a destination like goto's: judged
-				// before it loads; after a yes it must be on the origin
-				// the person allowed (the page may have pushed entries
-				// meanwhile).
+				// before it loads; it must be on the origin the policy
+				// judged (the page may have pushed entries while the
+				// person was asked).
 				o.Destination = func(url string) error {
-					if asked != "" && pairing.Origin(url) != asked {
-						return protocol.Errorf(protocol.CodeStaleRef, "%s: the tab's history changed while the policy judged it: the page it goes to is now on %s, not %s; nothing was done", op, pairing.Origin(url), asked)
+					if judged != "" && pairing.Origin(url) != judged {
+						return protocol.Errorf(protocol.CodeStaleRef, "%s: the tab's history changed while the policy judged it: the page it goes to is now on %s, not %s; nothing was done", op, pairing.Origin(url), judged)
 					}
 					if tc.reach == nil {
 						return nil

@@ -12,6 +12,7 @@ function fakes({ pictures = {}, answer = { result: { decision: "allowed" } }, po
     notifications: {
       create: async (id, o) => shown.set(id, o),
       clear: async (id) => shown.delete(id),
+      getAll: async () => Object.fromEntries([...shown.keys()].map((id) => [id, true])),
     },
     calls: {
       call: async (method, params) => {
@@ -54,6 +55,14 @@ test("an ask that ends is cleared; one still waiting is not shown again", async 
   assert.equal(calls.filter((c) => c.method === "popup.confirm.list").length, 1, "no new ask: no list call");
   await notifier.onNotice({ badge: "", pending: [] });
   assert.equal(shown.size, 0);
+});
+
+test("a notification a stopped worker left up is cleared when its ask is gone", async () => {
+  const { notifier, shown } = fakes();
+  shown.set(PREFIX + "c9", {});
+  shown.set("someone-else", {});
+  await notifier.onNotice({ pending: [] });
+  assert.deepEqual([...shown.keys()], ["someone-else"]);
 });
 
 test("notices apply in order: an ask that ended before its picture came is not shown", async () => {
