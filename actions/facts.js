@@ -3,8 +3,9 @@
 // button or link a click lands on, as the click's checks retarget it, or
 // the control of a label),
 // whether it is in a form, and whether activating it submits one (o.enter:
-// an Enter pressed in it; else a click). Also its border box, for the
-// person's picture.
+// an Enter pressed in it; else a click); the resolved href of the link it
+// is or is in (an HTML <a href> or <area href>: where activating it goes). Also its
+// border box, for the person's picture.
 (node, ns, o) => {
   let el = node.nodeType === 1 ? node : node.parentElement;
   if (!el || !el.isConnected) return { gone: true };
@@ -12,7 +13,7 @@
     // A click on a label activates its control (a submit button too).
     const label = el.closest("label");
     if (label && label.control) el = label.control;
-    const b = el.closest("button, a, input, [role=button], [role=link]");
+    const b = el.closest("button, a, area, input, [role=button], [role=link]");
     if (b) el = b;
   }
   const A = ns.view(el.ownerDocument);
@@ -28,6 +29,8 @@
   } else {
     submits = !!form && ((tag === "button" && (type === "" || type === "submit")) || (tag === "input" && (type === "submit" || type === "image")));
   }
+  // The link activating it follows (a button inside a link follows it too).
+  const link = el.closest("a[href], area[href]");
   const r = el.getBoundingClientRect();
   let x = r.left, y = r.top;
   for (let w = el.ownerDocument.defaultView; w && w.frameElement; w = w.parent) {
@@ -36,6 +39,7 @@
   }
   return {
     tag, role: A.role(el) || "", name: A.name(el) || "", submits, inForm: !!form,
+    href: link && typeof link.href === "string" ? link.href : "",
     box: [x, y, r.width, r.height], url: el.ownerDocument.URL,
   };
 }

@@ -7,6 +7,7 @@ package confirm
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"unicode"
@@ -116,13 +117,17 @@ type Facts struct {
 	Submits bool `json:"submits"`
 	// InForm: it is in a form (or names one with form=).
 	InForm bool `json:"inForm"`
+	// Href is the resolved href of the link it is (an <a href> or an
+	// <area href>: the link a click lands in), "" for the others.
+	Href string `json:"href,omitempty"`
 }
 
-// Classify returns the kinds of a click on an element with these facts
-// (for a press, pass enter: whether the key is Enter): submit when it
-// submits a form; purchase when its accessible name has one of words (a
-// whole word, any case).
-func Classify(f Facts, words []string, click bool) []Kind {
+// Classify returns the kinds of a click on an element with these facts,
+// in the document at docURL (for a press, pass enter: whether the key is
+// Enter): submit when it submits a form; purchase when its accessible
+// name has one of words (a whole word, any case); navigate_new_origin
+// when it is a link to another origin than docURL's (NewOrigin).
+func Classify(f Facts, docURL string, words []string, click bool) []Kind {
 	var out []Kind
 	if f.Submits {
 		out = append(out, Submit)
@@ -130,7 +135,61 @@ func Classify(f Facts, words []string, click bool) []Kind {
 	if click && HasWord(f.Name, words) {
 		out = append(out, Purchase)
 	}
+	if f.Href != "" && NewOrigin(docURL, f.Href) {
+		out = append(out, NavigateNewOrigin)
+	}
 	return out
+}
+
+// NewOrigin reports whether navigating from the document at from to the
+// URL to (resolved against from when relative) loads a document of
+// another origin: to is an http, https or file URL whose scheme, host or
+// port is not from's. A from without such an origin (about:blank, a new
+// tab: "") makes every http(s) to a new origin. javascript:, about:,
+// data:, blob:, mailto: and the like load no document of a web origin of
+// their own (or Chrome refuses them at the top level): false.
+func NewOrigin(from, to string) bool {
+	base, err := url.Parse(from)
+	if err != nil {
+		base = &url.URL{}
+	}
+	dst, err := base.Parse(strings.TrimSpace(to))
+	if err != nil {
+		return false // the browser does not navigate to what it cannot read
+	}
+	o := webOrigin(dst)
+	return o != "" && o != webOrigin(base)
+}
+
+// webOrigin is u's scheme://host:port, lower case and without a default
+// port, for the schemes whose documents have one; "" for the others.
+func webOrigin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	switch scheme {
+	case "http", "https", "file":
+	default:
+		return ""
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if scheme == "http" && port == "80" || scheme == "https" && port == "443" {
+		port = ""
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return scheme + "://" + host
+}
+
+// DescribeNavigation is a navigation in words, for the person: "go to
+// bank.example from shop.example" (verb "go to", "go back to", …), "open
+// bank.example in a new tab" when from is "" (a tab that shows nothing
+// yet).
+func DescribeNavigation(verb, toHost, fromHost string) string {
+	to := clip(toHost, 80)
+	if fromHost == "" {
+		return "open " + to + " in a new tab"
+	}
+	return verb + " " + to + " from " + clip(fromHost, 80)
 }
 
 // HasWord reports whether name has one of words as a whole word, any
@@ -165,6 +224,45 @@ func Describe(verb string, f Facts, host string) string {
 		s += " on " + host
 	}
 	return s
+}
+
+// DescribeCookies is a cookie write in words, for the person: its verb
+// ("set", "clear"), the cookies' names (the first five, then how many
+// more) and domain, never their values: "set cookie 'sid' on
+// .shop.example", "clear cookies 'a', 'b' on shop.example".
+func DescribeCookies(verb string, names []string, domain string) string {
+	s := verb + " cookie"
+	if len(names) != 1 {
+		s += "s"
+	}
+	for i, n := range names {
+		if i == 5 {
+			s += fmt.Sprintf(" and %d more", len(names)-5)
+			break
+		}
+		if i > 0 {
+			s += ","
+		}
+		s += " '" + clip(n, 40) + "'"
+	}
+	return s + " on " + clip(domain, 80)
+}
+
+// DescribeDownload is a download in words, for the person: "download
+// 'statement.pdf' from bank.example" (name: the file's, "" when Chrome
+// has not named it yet).
+func DescribeDownload(name, host string) string {
+	s := "download"
+	if name = clip(name, 80); name != "" {
+		s += " '" + name + "'"
+	}
+	return s + " from " + clip(host, 80)
+}
+
+// Leading adds where an act leads to its words: "click link 'Log in' on
+// shop.example to bank.example".
+func Leading(act, toHost string) string {
+	return act + " to " + clip(toHost, 80)
 }
 
 // clip shortens s to n runes with an ellipsis, its whitespace folded and

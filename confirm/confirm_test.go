@@ -21,10 +21,15 @@ func TestClassify(t *testing.T) {
 		{"any case", Facts{Tag: "div", Role: "button", Name: "DELETE account"}, true, []Kind{Purchase}},
 		{"enter in a form's field", Facts{Tag: "input", Role: "textbox", Name: "Send to", Submits: true, InForm: true}, false, []Kind{Submit}},
 		{"enter elsewhere", Facts{Tag: "input", Role: "textbox", Name: "Pay"}, false, nil},
+		{"link to another origin", Facts{Tag: "a", Role: "link", Name: "Bank", Href: "https://bank.example/"}, true, []Kind{NavigateNewOrigin}},
+		{"link named Pay to another origin", Facts{Tag: "a", Role: "link", Name: "Pay", Href: "https://pay.example/"}, true, []Kind{Purchase, NavigateNewOrigin}},
+		{"enter on a link to another origin", Facts{Tag: "a", Role: "link", Name: "Bank", Href: "https://bank.example/"}, false, []Kind{NavigateNewOrigin}},
+		{"link on the same origin", Facts{Tag: "a", Role: "link", Name: "Cart", Href: "https://shop.example/cart#top"}, true, nil},
+		{"javascript: link", Facts{Tag: "a", Role: "link", Name: "Open", Href: "javascript:location='https://bank.example'"}, true, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Classify(tt.f, DefaultWords, tt.click)
+			got := Classify(tt.f, "https://shop.example/cart", DefaultWords, tt.click)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
@@ -108,6 +113,80 @@ func TestDescribeKeepsThePagesNameInert(t *testing.T) {
 	for _, tt := range tests {
 		if got := Describe("click", Facts{Tag: "button", Role: "button", Name: tt.name}, "shop.example"); got != tt.want {
 			t.Errorf("name %q: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestNewOrigin(t *testing.T) {
+	tests := []struct {
+		name, from, to string
+		want           bool
+	}{
+		{"another host", "https://shop.example/cart", "https://bank.example/login", true},
+		{"a subdomain is another origin", "https://shop.example/", "https://pay.shop.example/", true},
+		{"another scheme", "https://shop.example/", "http://shop.example/", true},
+		{"another port", "http://127.0.0.1:8080/", "http://127.0.0.1:8081/", true},
+		{"same origin", "https://shop.example/cart", "https://shop.example/pay?x=1#y", false},
+		{"same origin, default port spelled", "https://shop.example/", "https://SHOP.example:443/a", false},
+		{"relative", "https://shop.example/a/b", "../c", false},
+		{"scheme-relative to another host", "https://shop.example/", "//bank.example/", true},
+		{"fragment only", "https://shop.example/", "#pay", false},
+		{"javascript:", "https://shop.example/", "javascript:location='https://bank.example/'", false},
+		{"about:blank", "https://shop.example/", "about:blank", false},
+		{"data:", "https://shop.example/", "data:text/html,hi", false},
+		{"mailto:", "https://shop.example/", "mailto:a@bank.example", false},
+		{"from about:blank", "about:blank", "https://bank.example/", true},
+		{"from a new tab", "", "https://bank.example/", true},
+		{"a new tab on about:blank", "", "about:blank", false},
+		{"unreadable", "https://shop.example/", "http://[::1", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := NewOrigin(tt.from, tt.to); got != tt.want {
+				t.Errorf("NewOrigin(%q, %q): got %v, want %v", tt.from, tt.to, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDescribeNavigation(t *testing.T) {
+	tests := []struct{ verb, to, from, want string }{
+		{"go to", "bank.example", "shop.example", "go to bank.example from shop.example"},
+		{"go back to", "bank.example", "shop.example", "go back to bank.example from shop.example"},
+		{"go to", "bank.example", "", "open bank.example in a new tab"},
+		{"go to", "bank.example\u202e", "shop.example", "go to bank.example� from shop.example"},
+	}
+	for _, tt := range tests {
+		if got := DescribeNavigation(tt.verb, tt.to, tt.from); got != tt.want {
+			t.Errorf("got %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func TestDescribeDownload(t *testing.T) {
+	if got, want := DescribeDownload("statement.pdf", "bank.example"), "download 'statement.pdf' from bank.example"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got, want := DescribeDownload("", "bank.example"), "download from bank.example"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestDescribeCookies(t *testing.T) {
+	tests := []struct {
+		verb   string
+		names  []string
+		domain string
+		want   string
+	}{
+		{"set", []string{"sid"}, "shop.example", "set cookie 'sid' on shop.example"},
+		{"clear", []string{"a", "b"}, ".shop.example", "clear cookies 'a', 'b' on .shop.example"},
+		{"clear", []string{"1", "2", "3", "4", "5", "6", "7"}, "shop.example", "clear cookies '1', '2', '3', '4', '5' and 2 more on shop.example"},
+		{"set", []string{"x\x1b[2Jy"}, "shop.example", "set cookie 'x�[2Jy' on shop.example"},
+	}
+	for _, tt := range tests {
+		if got := DescribeCookies(tt.verb, tt.names, tt.domain); got != tt.want {
+			t.Errorf("got %q, want %q", got, tt.want)
 		}
 	}
 }

@@ -1,11 +1,12 @@
 // The service worker: wires the native link, the request router and the chrome.* relays, and
 // answers the popup. Logic lives in the modules it imports; this file only connects them.
 
+import { AskNotifier } from "./asknotify.js";
 import { AutomationSwitch, REASON as STOPPED } from "./automation.js";
 import { DebuggerRelay, FORBIDDEN_PAGE } from "./debugger.js";
 import { GroupOps } from "./groups.js";
 import { Dispatcher, safePost } from "./dispatch.js";
-import { installDownloadEvents } from "./downloads.js";
+import { downloadOps, installDownloadEvents } from "./downloads.js";
 import { cachedBrowserKey } from "./identity.js";
 import { NativeLink } from "./native.js";
 import { buildHandlers } from "./ops.js";
@@ -37,6 +38,11 @@ const emit = (event) => {
 // The popup's calls of the service (PROTOCOL.md §2.6) need the relay connected to the service.
 const calls = new ServiceCalls({ post, connected: () => link.connected && state.relay?.state === "connected" });
 const notices = new Notices({ storage: chrome.storage.session, action: chrome.action, runtime: chrome.runtime });
+// The asks' Chrome notifications (asknotify.js). On the worker's global for the end-to-end test,
+// which presses a button through onButton as the listener below does: only the extension's own
+// pages and worker share this global, no web page.
+const asks = new AskNotifier({ notifications: chrome.notifications, calls, action: chrome.action, tabs: chrome.tabs, windows: chrome.windows });
+globalThis.egohostAsks = asks;
 
 const automation = new AutomationSwitch({ storage: chrome.storage.local });
 const pages = new PageGuard({ tabs: chrome.tabs });
@@ -44,7 +50,7 @@ const relay = new DebuggerRelay({ dbg: chrome.debugger, emit, onChange: () => sa
 const isAttached = (tabId) => relay.isAttached(tabId);
 const tabOps = new TabOps({ tabs: chrome.tabs, windows: chrome.windows, isAttached });
 const groupOps = new GroupOps({ tabs: chrome.tabs, tabGroups: chrome.tabGroups });
-const dispatcher = new Dispatcher({ handlers: buildHandlers({ relay, tabOps, groupOps }), post });
+const dispatcher = new Dispatcher({ handlers: buildHandlers({ relay, tabOps, groupOps, downloadOps: downloadOps(chrome.downloads) }), post });
 const router = new Router({
   dispatcher,
   onRelay(msg) {
@@ -67,7 +73,10 @@ const router = new Router({
   },
   onEvent(msg) {
     if (msg.event === "callReply") calls.onReply(msg);
-    else if (msg.event === "notice") notices.onNotice(msg).then(() => automation.stopped && showStopped()); // "off" wins the badge
+    else if (msg.event === "notice") {
+      notices.onNotice(msg).then(() => automation.stopped && showStopped()); // "off" wins the badge
+      if (msg.topic === "confirm") asks.onNotice(msg.params).catch((err) => console.warn(`egohost: ask notifications: ${err.message}`));
+    }
   },
   onProtocolError(message) {
     console.warn(`egohost: ${message}`);
@@ -97,6 +106,8 @@ relay.install();
 installTabEvents(chrome.tabs, emit, isAttached);
 installDownloadEvents(chrome.downloads, emit);
 chrome.runtime.onMessage.addListener(onPopupMessage);
+chrome.notifications.onButtonClicked.addListener((id, index) => void asks.onButton(id, index));
+chrome.notifications.onClicked.addListener((id) => void asks.onClicked(id));
 // A debugged tab that goes to a browser, DevTools or extension page is let go at once (pageguard.js).
 chrome.tabs.onUpdated.addListener((tabId, _change, tab) => {
   if (relay.isAttached(tabId) && pages.noteTab(tabId, tab)) relay.detach(tabId, FORBIDDEN_PAGE).catch(() => {});

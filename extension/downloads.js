@@ -46,3 +46,22 @@ export function installDownloadEvents(downloads, emit) {
       );
   });
 }
+
+/**
+ * downloadOps are the ops on downloads: discard cancels a download the person refused, deletes
+ * its file if it finished (or the partial one Chrome removes on cancel), and erases it from the
+ * browser's list: {"discarded": true}. Each step's failure (already cancelled, no file) is fine.
+ */
+export function downloadOps(downloads) {
+  return {
+    discard: async (id) => {
+      await Promise.resolve().then(() => downloads.cancel(id)).catch(() => {});
+      const items = await Promise.resolve().then(() => downloads.search({ id })).catch(() => []);
+      if (items?.[0]?.state === "complete" && items[0].exists !== false) {
+        await Promise.resolve().then(() => downloads.removeFile(id)).catch(() => {});
+      }
+      await Promise.resolve().then(() => downloads.erase({ id })).catch(() => {});
+      return { discarded: true };
+    },
+  };
+}

@@ -3,7 +3,7 @@
 import { echoResult } from "./dispatch.js";
 
 /** buildHandlers returns the handler of every op, for a Dispatcher. */
-export function buildHandlers({ relay, tabOps, groupOps }) {
+export function buildHandlers({ relay, tabOps, groupOps, downloadOps }) {
   return {
     ping: async () => ({ pong: true }),
     cdp: (req) => relay.send(req.tabId, req.method, req.params, req.sessionId, req.reattach === true),
@@ -26,5 +26,6 @@ export function buildHandlers({ relay, tabOps, groupOps }) {
     "groups.add": (req) => groupOps.add(req),
     "groups.update": (req) => groupOps.update(req),
     "groups.list": () => groupOps.list(),
+    "downloads.discard": (req) => downloadOps.discard(req.downloadId),
   };
 }

@@ -20,6 +20,7 @@ export const OPS = Object.freeze(
   "echo": { "data": "any?" },
   "groups.add": { "tabIds": "tabIds", "groupId": "tabId?", "title": "string?", "color": "color?" },
   "groups.update": { "groupId": "tabId", "title": "string?", "color": "color?" },
-  "groups.list": {}
+  "groups.list": {},
+  "downloads.discard": { "downloadId": "tabId" }
 }
 );

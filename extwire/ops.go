@@ -92,27 +92,36 @@ type GroupsUpdate struct {
 // GroupsList lists the browser's tab groups: {"groups": [Group]}.
 type GroupsList struct{}
 
-func (CDP) OpName() string          { return "cdp" }
-func (Attach) OpName() string       { return "attach" }
-func (TabsList) OpName() string     { return "tabs.list" }
-func (TabsOpen) OpName() string     { return "tabs.open" }
-func (TabsClose) OpName() string    { return "tabs.close" }
-func (TabsActivate) OpName() string { return "tabs.activate" }
-func (Echo) OpName() string         { return "echo" }
-func (GroupsAdd) OpName() string    { return "groups.add" }
-func (GroupsUpdate) OpName() string { return "groups.update" }
-func (GroupsList) OpName() string   { return "groups.list" }
+// DownloadsDiscard cancels a download, deletes its file and erases it
+// from the browser's list (a download the person refused):
+// {"discarded": true}.
+type DownloadsDiscard struct {
+	DownloadID int `json:"downloadId"`
+}
 
-func (o CDP) OpTab() int        { return o.TabID }
-func (o Attach) OpTab() int     { return o.TabID }
-func (TabsList) OpTab() int     { return 0 }
-func (TabsOpen) OpTab() int     { return 0 }
-func (TabsClose) OpTab() int    { return 0 }
-func (TabsActivate) OpTab() int { return 0 }
-func (Echo) OpTab() int         { return 0 }
-func (GroupsAdd) OpTab() int    { return 0 }
-func (GroupsUpdate) OpTab() int { return 0 }
-func (GroupsList) OpTab() int   { return 0 }
+func (CDP) OpName() string              { return "cdp" }
+func (Attach) OpName() string           { return "attach" }
+func (TabsList) OpName() string         { return "tabs.list" }
+func (TabsOpen) OpName() string         { return "tabs.open" }
+func (TabsClose) OpName() string        { return "tabs.close" }
+func (TabsActivate) OpName() string     { return "tabs.activate" }
+func (Echo) OpName() string             { return "echo" }
+func (GroupsAdd) OpName() string        { return "groups.add" }
+func (GroupsUpdate) OpName() string     { return "groups.update" }
+func (GroupsList) OpName() string       { return "groups.list" }
+func (DownloadsDiscard) OpName() string { return "downloads.discard" }
+
+func (o CDP) OpTab() int            { return o.TabID }
+func (o Attach) OpTab() int         { return o.TabID }
+func (TabsList) OpTab() int         { return 0 }
+func (TabsOpen) OpTab() int         { return 0 }
+func (TabsClose) OpTab() int        { return 0 }
+func (TabsActivate) OpTab() int     { return 0 }
+func (Echo) OpTab() int             { return 0 }
+func (GroupsAdd) OpTab() int        { return 0 }
+func (GroupsUpdate) OpTab() int     { return 0 }
+func (GroupsList) OpTab() int       { return 0 }
+func (DownloadsDiscard) OpTab() int { return 0 }
 
 // EncodeRequest is the request's JSON: {"id", "op", …the op's fields}.
 func EncodeRequest(id int64, op Op) ([]byte, error) {

@@ -9,6 +9,7 @@ import (
 	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/cdptab"
+	"github.com/egohost/egohost/confirm"
 	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
@@ -388,6 +389,11 @@ func (s *Service) gotoURL(ctx context.Context, a *agent, p protocol.GotoParams) 
 		return protocol.NavResult{Tab: res.(protocol.TabResult).Tab.ID, URL: url}, nil
 	}
 	return s.withRunner(ctx, a, p.Target, "goto", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		if s.mayAsk(ctx, confirm.NavigateNewOrigin) {
+			if _, err := s.confirmNavigation(ctx, a, tc, "go to", 0, url); err != nil {
+				return nil, err
+			}
+		}
 		res, err := r.Goto(ctx, url, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
 		if err != nil {
 			return nil, err
@@ -404,10 +410,31 @@ func (s *Service) history(op string) handler {
 	return typed(func(ctx context.Context, a *agent, p protocol.NavParams) (any, error) {
 		return s.withRunner(ctx, a, p.Target, op, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 			o := actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)}
-			if tc.reach != nil {
+			judged := "" // the origin the policy judged (and the person allowed, when asked)
+			if op != protocol.MethodReload && s.mayAsk(ctx, confirm.NavigateNewOrigin) {
+				verb, delta := "go back to", int64(-1)
+				if op == protocol.MethodForward {
+					verb, delta = "go forward to", 1
+				}
+				var err error
+				if judged, err = s.confirmNavigation(ctx, a, tc, verb, delta, ""); err != nil {
+					return nil, err
+				}
+			}
+			if tc.reach != nil || judged != "" {
 				// The history entry is a destination like goto's: judged
-				// before it loads.
-				o.Destination = func(url string) error { return s.checkDestination(ctx, url) }
+				// before it loads; it must be on the origin the policy
+				// judged (the page may have pushed entries while the
+				// person was asked).
+				o.Destination = func(url string) error {
+					if judged != "" && pairing.Origin(url) != judged {
+						return protocol.Errorf(protocol.CodeStaleRef, "%s: the tab's history changed while the policy judged it: the page it goes to is now on %s, not %s; nothing was done", op, pairing.Origin(url), judged)
+					}
+					if tc.reach == nil {
+						return nil
+					}
+					return s.checkDestination(ctx, url)
+				}
 			}
 			var res *actions.NavResult
 			var err error

@@ -14,6 +14,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+
 	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/confirm"
@@ -200,22 +203,29 @@ func (s *Service) confirmHook(ctx context.Context, a *agent, tc *tabContext, r *
 		if err != nil {
 			return false, err
 		}
-		found := append(confirm.Classify(f.Facts, s.confirmWords(), !enter), always...)
-		found = slices.DeleteFunc(found, func(k confirm.Kind) bool { return !slices.Contains(kinds, k) })
-		origin := pairing.Origin(f.URL)
-		match := func(patterns []string) bool {
-			return pairing.Rules{Allow: patterns, Schemes: []string{"*"}}.Decide(f.URL, "").OK
+		found := append(confirm.Classify(f.Facts, f.URL, s.confirmWords(), !enter), always...)
+		var kind confirm.Kind
+		var actURL string
+		for _, k := range found {
+			u := f.URL
+			if k == confirm.NavigateNewOrigin {
+				u = f.Href // its rules and "always" are the new origin's
+			}
+			if slices.Contains(kinds, k) && s.policyAsks(c.g.name, k, u) {
+				kind, actURL = k, u
+				break
+			}
 		}
-		kind, ask := confirm.Asks(s.opts.Confirm.RulesFor(c.g.name), found, match)
-		if !ask {
+		if kind == "" {
 			return false, nil
 		}
+		origin := pairing.Origin(actURL)
 		if s.confirms.allowedAlways(c.g.name, origin, kind) {
 			return false, nil
 		}
 		q := protocol.Confirm{
 			Agent: c.g.name, Method: c.method, Kind: string(kind), Origin: origin,
-			Action: confirm.Describe(verb, f.Facts, hostOf(f.URL)), Browser: tc.link.id, Tab: tc.tabID,
+			Action: describeAct(verb, f), Browser: tc.link.id, Tab: tc.tabID,
 		}
 		if pic, err := r.Picture(ctx, f.Box); err == nil {
 			q.Picture = pic
@@ -226,16 +236,97 @@ func (s *Service) confirmHook(ctx context.Context, a *agent, tc *tabContext, r *
 			return true, err
 		}
 		// What the person confirmed is what is acted on: the same element,
-		// still saying the same.
+		// still saying the same (a link still going where it went).
 		now, err := r.Facts(ctx, el, enter)
 		if err != nil {
 			return true, &actions.ChangedError{Op: verb, Target: q.Action, Err: err}
 		}
-		if got := confirm.Describe(verb, now.Facts, hostOf(now.URL)); got != q.Action {
+		if got := describeAct(verb, now); got != q.Action {
 			return true, &actions.ChangedError{Op: verb, Target: q.Action, Err: fmt.Errorf("it now reads %q", got)}
 		}
 		return true, nil
 	}
+}
+
+// describeAct is an element action in words: "click button 'Place order'
+// on shop.example", and for a link to another origin where it goes
+// ("click link 'Log in' on shop.example to bank.example").
+func describeAct(verb string, f actions.Facts) string {
+	s := confirm.Describe(verb, f.Facts, hostOf(f.URL))
+	if f.Href != "" && confirm.NewOrigin(f.URL, f.Href) {
+		s = confirm.Leading(s, hostOf(f.Href))
+	}
+	return s
+}
+
+// policyAsks reports whether agent's policy asks about an act of kind on
+// actURL's origin.
+func (s *Service) policyAsks(agent string, kind confirm.Kind, actURL string) bool {
+	match := func(patterns []string) bool {
+		return pairing.Rules{Allow: patterns, Schemes: []string{"*"}}.Decide(actURL, "").OK
+	}
+	_, ok := confirm.Asks(s.opts.Confirm.RulesFor(agent), []confirm.Kind{kind}, match)
+	return ok
+}
+
+// mayAsk reports whether the call in ctx may wait for the person about an
+// act of kind (on some origin): what a method checks before it reads
+// anything more to word or judge the act. Next to free when it may not.
+func (s *Service) mayAsk(ctx context.Context, kind confirm.Kind) bool {
+	c := callFrom(ctx)
+	return c != nil && slices.Contains(s.confirmKinds(c.g, c.method), kind)
+}
+
+// confirmCall asks the person about an act of kind of the call in ctx, on
+// actURL's origin (what the policy's origins and an "always" answer are
+// about), when its agent's policy names it there: nil when nothing asks
+// or the person said yes. q says the rest of the ask (Action, Browser,
+// Tab, Picture).
+func (s *Service) confirmCall(ctx context.Context, a *agent, kind confirm.Kind, actURL string, q protocol.Confirm) error {
+	c := callFrom(ctx)
+	if c == nil || !slices.Contains(s.confirmKinds(c.g, c.method), kind) || !s.policyAsks(c.g.name, kind, actURL) {
+		return nil
+	}
+	origin := pairing.Origin(actURL)
+	if s.confirms.allowedAlways(c.g.name, origin, kind) {
+		return nil
+	}
+	q.Agent, q.Method, q.Kind, q.Origin = c.g.name, c.method, string(kind), origin
+	return s.askPerson(ctx, a, q)
+}
+
+// confirmNavigation asks the person, when the call's policy names
+// navigate_new_origin there, before the tab loads a page of another
+// origin than the one it shows: to is goto's URL, or "" for the history
+// entry delta away from the current one (back -1, forward +1). verb
+// words it ("go to", "go back to"). It returns the origin it judged ("":
+// no such history entry), which the navigation must still go to.
+func (s *Service) confirmNavigation(ctx context.Context, a *agent, tc *tabContext, verb string, delta int64, to string) (string, error) {
+	h, err := cdp.Call(ctx, tc.page, page.GetNavigationHistory, cdp.Empty{})
+	if err != nil {
+		return "", fmt.Errorf("%s: the tab's history: %w", verb, err)
+	}
+	entry := func(i int64) string {
+		if i < 0 || i >= int64(len(h.Entries)) || h.Entries[i] == nil {
+			return ""
+		}
+		return h.Entries[i].URL
+	}
+	from := entry(h.CurrentIndex)
+	if to == "" {
+		if to = entry(h.CurrentIndex + delta); to == "" {
+			return "", nil // the history method answers that there is none
+		}
+	}
+	if !confirm.NewOrigin(from, to) {
+		return pairing.Origin(to), nil
+	}
+	fromHost := "about:blank"
+	if from != "" {
+		fromHost = hostOf(from)
+	}
+	q := protocol.Confirm{Action: confirm.DescribeNavigation(verb, hostOf(to), fromHost), Browser: tc.link.id, Tab: tc.tabID}
+	return pairing.Origin(to), s.confirmCall(ctx, a, confirm.NavigateNewOrigin, to, q)
 }
 
 // confirmWords is the purchase word list.

@@ -58,6 +58,7 @@ func TestConfirmKinds(t *testing.T) {
 	s := &Service{opts: Options{Confirm: confirm.Policy{Agents: map[string][]confirm.Rule{
 		"uploader": {{Origins: []string{"*"}, Actions: []confirm.Kind{confirm.Upload}}},
 		"quiet":    {},
+		"careful":  {{Origins: []string{"*"}, Actions: []confirm.Kind{confirm.NavigateNewOrigin, confirm.CookieWrite, confirm.Download, confirm.Submit}}},
 	}}}}
 	s.methods = methodsByName(s.registry())
 	paired := func(name string) grant {
@@ -76,6 +77,16 @@ func TestConfirmKinds(t *testing.T) {
 		{"default policy fill", paired("bot"), protocol.MethodFill, 0},
 		{"an agent with its own rules", paired("uploader"), protocol.MethodClick, 0},
 		{"an agent that asks nothing", paired("quiet"), protocol.MethodClick, 0},
+		{"default policy goto", paired("bot"), protocol.MethodGoto, 0},
+		{"navigate_new_origin: goto", paired("careful"), protocol.MethodGoto, 1},
+		{"navigate_new_origin: a new tab", paired("careful"), protocol.MethodTabsOpen, 1},
+		{"navigate_new_origin: back", paired("careful"), protocol.MethodBack, 1},
+		{"reload stays on its origin", paired("careful"), protocol.MethodReload, 0},
+		{"a click can submit or leave the origin", paired("careful"), protocol.MethodClick, 2},
+		{"cookie_write: set", paired("careful"), protocol.MethodCookiesSet, 1},
+		{"cookie_write: clear", paired("careful"), protocol.MethodCookiesClear, 1},
+		{"cookies.get writes nothing", paired("careful"), protocol.MethodCookiesGet, 0},
+		{"download", paired("careful"), protocol.MethodDownload, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,41 +3,44 @@ package service
 import (
 	"context"
 	"net/url"
+	"slices"
+	"strings"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 
 	"github.com/egohost/egohost/browserlink"
+	"github.com/egohost/egohost/confirm"
 	"github.com/egohost/egohost/protocol"
 )
 
-// cookieTab returns the target's main session and its main frame's URL,
+// cookieTab returns the target's browser, main session and its main frame's URL,
 // which must be http(s): cookies belong to an origin. That URL, read now,
 // is the one the caller's origin rules judge and the only one whose
 // cookies are read or written: a page that moved since the tab was
 // checked is judged where it is.
-func (s *Service) cookieTab(ctx context.Context, a *agent, t protocol.Target, op string) (*browserlink.Session, int, string, error) {
+func (s *Service) cookieTab(ctx context.Context, a *agent, t protocol.Target, op string) (*link, *browserlink.Session, int, string, error) {
 	l, id, err := s.target(ctx, a, t)
 	if err != nil {
-		return nil, 0, "", err
+		return nil, nil, 0, "", err
 	}
 	sess := l.Session(id)
 	var tree page.GetFrameTreeResult
 	if err := sess.Call(ctx, page.CommandGetFrameTree, nil, &tree); err != nil {
-		return nil, 0, "", err
+		return nil, nil, 0, "", err
 	}
 	if tree.FrameTree == nil || tree.FrameTree.Frame == nil {
-		return nil, 0, "", protocol.Errorf(protocol.CodeInternal, "%s: tab %d has no main frame", op, id)
+		return nil, nil, 0, "", protocol.Errorf(protocol.CodeInternal, "%s: tab %d has no main frame", op, id)
 	}
 	u := tree.FrameTree.Frame.URL
 	if err := s.reachFor(a.grant).Check(u, tree.FrameTree.Frame.SecurityOrigin, false); err != nil {
-		return nil, 0, "", classify(err)
+		return nil, nil, 0, "", classify(err)
 	}
 	if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") {
-		return nil, 0, "", protocol.Errorf(protocol.CodeUnsupported, "%s: tab %d shows %q, which has no cookies: navigate to an http(s) page first", op, id, u)
+		return nil, nil, 0, "", protocol.Errorf(protocol.CodeUnsupported, "%s: tab %d shows %q, which has no cookies: navigate to an http(s) page first", op, id, u)
 	}
-	return sess, id, u, nil
+	return l, sess, id, u, nil
 }
 
 func (s *Service) tabCookies(ctx context.Context, sess *browserlink.Session, u, name string) ([]protocol.Cookie, error) {
@@ -63,7 +66,7 @@ func (s *Service) tabCookies(ctx context.Context, sess *browserlink.Session, u, 
 }
 
 func (s *Service) cookiesGet(ctx context.Context, a *agent, p protocol.CookiesGetParams) (any, error) {
-	sess, id, u, err := s.cookieTab(ctx, a, p.Target, "cookies.get")
+	_, sess, id, u, err := s.cookieTab(ctx, a, p.Target, "cookies.get")
 	if err != nil {
 		return nil, err
 	}
@@ -83,8 +86,16 @@ func (s *Service) cookiesSet(ctx context.Context, a *agent, p protocol.CookiesSe
 	default:
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cookies.set: sameSite %q is not Strict, Lax or None", p.SameSite)
 	}
-	sess, id, u, err := s.cookieTab(ctx, a, p.Target, "cookies.set")
+	l, sess, id, u, err := s.cookieTab(ctx, a, p.Target, "cookies.set")
 	if err != nil {
+		return nil, err
+	}
+	domain := p.Domain
+	if pu, err := url.Parse(u); err == nil && domain == "" {
+		domain = pu.Hostname()
+	}
+	q := protocol.Confirm{Action: confirm.DescribeCookies("set", []string{p.Name}, domain), Browser: l.id, Tab: id}
+	if err := s.confirmCall(ctx, a, confirm.CookieWrite, u, q); err != nil {
 		return nil, err
 	}
 	cp := network.SetCookieParams{
@@ -113,13 +124,28 @@ func (s *Service) cookiesSet(ctx context.Context, a *agent, p protocol.CookiesSe
 }
 
 func (s *Service) cookiesClear(ctx context.Context, a *agent, p protocol.CookiesClearParams) (any, error) {
-	sess, id, u, err := s.cookieTab(ctx, a, p.Target, "cookies.clear")
+	l, sess, id, u, err := s.cookieTab(ctx, a, p.Target, "cookies.clear")
 	if err != nil {
 		return nil, err
 	}
 	cookies, err := s.tabCookies(ctx, sess, u, p.Name)
 	if err != nil {
 		return nil, err
+	}
+	if len(cookies) > 0 && s.mayAsk(ctx, confirm.CookieWrite) {
+		// The cookies read now are those cleared after a yes (by name,
+		// domain and path): a cookie the page sets meanwhile stays.
+		var names, domains []string
+		for _, c := range cookies {
+			names = append(names, c.Name)
+			if !slices.Contains(domains, c.Domain) {
+				domains = append(domains, c.Domain)
+			}
+		}
+		q := protocol.Confirm{Action: confirm.DescribeCookies("clear", names, strings.Join(domains, ", ")), Browser: l.id, Tab: id}
+		if err := s.confirmCall(ctx, a, confirm.CookieWrite, u, q); err != nil {
+			return nil, err
+		}
 	}
 	for _, c := range cookies {
 		dp := network.DeleteCookiesParams{Name: c.Name, Domain: c.Domain, Path: c.Path}

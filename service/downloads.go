@@ -3,6 +3,10 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/url"
+	"path"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -12,6 +16,7 @@ import (
 
 	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/browserlink"
+	"github.com/egohost/egohost/confirm"
 	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/protocol"
 )
@@ -185,6 +190,20 @@ func (s *Service) download(ctx context.Context, a *agent, p protocol.DownloadPar
 						continue
 					}
 					id = it.ID
+					if s.mayAsk(ctx, confirm.Download) {
+						// Asked at the download's start, the first moment
+						// it is known (a click cannot tell it will
+						// download); Chrome goes on meanwhile, and a no
+						// deletes what it saved.
+						if err := s.confirmDownload(ctx, a, l, it); err != nil {
+							return nil, err
+						}
+						// The person's time is not the download's (once
+						// per call: id is set).
+						var more context.CancelFunc
+						wctx, more = context.WithTimeout(ctx, d)
+						defer more()
+					}
 				}
 				if it.ID != id {
 					continue
@@ -195,6 +214,38 @@ func (s *Service) download(ctx context.Context, a *agent, p protocol.DownloadPar
 			}
 		}
 	}
+}
+
+// confirmDownload asks the person about a download of the call's agent,
+// on the origin of the tab it came from, when its policy names download
+// there; a no or no answer cancels the download, deletes its file and
+// erases it from the browser's list before the error is returned: the
+// agent never gets it.
+func (s *Service) confirmDownload(ctx context.Context, a *agent, l *link, it extwire.Download) error {
+	tab, _ := l.downloads.tabOf(it)
+	page, _ := l.urls.get(tab)
+	src := it.URL
+	if it.FinalURL != "" {
+		src = it.FinalURL
+	}
+	name := filepath.Base(it.Filename)
+	if it.Filename == "" {
+		if u, err := url.Parse(src); err == nil {
+			name = path.Base(u.Path)
+		}
+	}
+	q := protocol.Confirm{Action: confirm.DescribeDownload(name, hostOf(src)), Browser: l.id, Tab: tab}
+	err := s.confirmCall(ctx, a, confirm.Download, page, q)
+	if err == nil {
+		return nil
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	if _, derr := l.Call(dctx, extwire.DownloadsDiscard{DownloadID: it.ID}); derr != nil {
+		s.log.Warn("download: the refused download was not discarded", "download", it.ID, "err", derr)
+		return fmt.Errorf("%w (and discarding download %d failed: %v)", err, it.ID, derr)
+	}
+	return err
 }
 
 // downloadDone answers a download that finished (complete, or

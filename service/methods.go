@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/actions"
+	"github.com/egohost/egohost/confirm"
 	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/spaces"
@@ -364,6 +365,14 @@ func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenPar
 	l, err := s.pickLink(ctx, browser)
 	if err != nil {
 		return nil, err
+	}
+	// A new tab shows no origin yet: a page in it is on a new origin
+	// (confirm.NewOrigin), asked before the tab is made.
+	if url != "about:blank" && s.mayAsk(ctx, confirm.NavigateNewOrigin) && confirm.NewOrigin("", url) {
+		q := protocol.Confirm{Action: confirm.DescribeNavigation("", hostOf(url), ""), Browser: l.id}
+		if err := s.confirmCall(ctx, a, confirm.NavigateNewOrigin, url, q); err != nil {
+			return nil, err
+		}
 	}
 	var space *spaces.Space // a named agent's tabs open in its current space
 	if !isPerson(name) {
