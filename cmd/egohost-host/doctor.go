@@ -77,7 +77,7 @@ func doctorCmd(ctx context.Context, cfgFile string, asJSON bool, udds []string, 
 			return fmt.Errorf("doctor: load the default configuration: %w", err)
 		}
 	}
-	e := &env{stdout: stdout, stderr: stderr, cfg: cfg}
+	e := newEnv(cli.NewEnv(stdout, stderr, cfg))
 	d := &doctor{
 		goos: runtime.GOOS, home: home, self: self, tempDirs: tempDirs(),
 		cfg: cfg, cfgErr: cfgErr, userDataDirs: udds, exists: exists,
@@ -92,18 +92,10 @@ func doctorCmd(ctx context.Context, cfgFile string, asJSON bool, udds []string, 
 		printReport(stdout, r)
 	}
 	if !r.OK {
-		return errReported
+		return cli.ErrReported
 	}
 	return nil
 }
-
-// errReported fails a command whose output already said why (exit 1,
-// nothing more printed).
-var errReported = reportedError{}
-
-type reportedError struct{}
-
-func (reportedError) Error() string { return "" }
 
 func printReport(w io.Writer, r doctorReport) {
 	mark := map[string]string{checkOK: "✓", checkWarn: "!", checkFail: "✗"}

@@ -16,7 +16,6 @@ func TestRelayModeRefusesForeignOrigin(t *testing.T) {
 	}
 }
 
-
 // egohost mcp checks its flags' values itself (the command line's shape
 // is checked by the tree both binaries share: internal/cli's tests).
 func TestMCPUsageErrors(t *testing.T) {

@@ -60,7 +60,7 @@ type cli struct {
 	// parses it (--json for --version).
 	args []string
 	// call, if set, takes a verb's call instead of the service (tests).
-	call func(verb string, params any) error
+	call    func(verb string, params any) error
 	version string
 	// host runs the full binary's commands (nil: exec runs egohost-host).
 	host Host
