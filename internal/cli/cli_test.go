@@ -29,6 +29,12 @@ type parsed struct {
 // service's calls taken by the test.
 func parse(t *testing.T, args ...string) parsed {
 	t.Helper()
+	return parseWith(t, func(*cli) {}, args...)
+}
+
+// parseWith is parse with the cli adjusted by set first.
+func parseWith(t *testing.T, set func(*cli), args ...string) parsed {
+	t.Helper()
 	t.Setenv("EGOHOST_CONFIG", "")
 	t.Setenv("EGOHOST_STATE_DIR", t.TempDir())
 	var out, errb bytes.Buffer
@@ -38,6 +44,7 @@ func parse(t *testing.T, args ...string) parsed {
 		p.verb, p.params = verb, string(b)
 		return err
 	}}
+	set(c)
 	p.code = c.execute(context.Background(), args)
 	p.stdout, p.stderr = out.String(), errb.String()
 	return p
