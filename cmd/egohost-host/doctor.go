@@ -169,7 +169,7 @@ func (d *doctor) checkBinary() check {
 	c := check{Name: "binary", Status: checkOK, Detail: d.self}
 	if why := install.TemporaryBinary(d.self, d.tempDirs); why != "" {
 		c.Status, c.Detail = checkFail, fmt.Sprintf("%s is temporary: %s; host manifests pointing at it break when it goes", d.self, why)
-		c.Fix = "go install github.com/egohost/egohost/cmd/egohost@latest, then run that binary's `egohost install`"
+		c.Fix = "go install github.com/egohost/egohost/cmd/...@latest (egohost and egohost-host), then run that egohost's `egohost install`"
 	}
 	return c
 }

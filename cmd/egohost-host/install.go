@@ -117,9 +117,9 @@ func (e *env) runInstall(o installOptions) error {
 		if !o.allowTemporary {
 			return fmt.Errorf("install: this egohost is %s, %s: it will be gone, and the browser could no longer start the host.\n"+
 				"Install a stable binary and run its install instead:\n"+
-				"  go install ./cmd/egohost (in a clone; or github.com/egohost/egohost/cmd/egohost@latest)\n"+
+				"  go install ./cmd/... (in a clone; or github.com/egohost/egohost/cmd/...@latest: egohost and egohost-host)\n"+
 				"  \"$(go env GOPATH)/bin/egohost\" install\n"+
-				"or: go build -o ~/.local/bin/egohost ./cmd/egohost && ~/.local/bin/egohost install\n"+
+				"or: go build -o ~/.local/bin/ ./cmd/egohost ./cmd/egohost-host && ~/.local/bin/egohost install\n"+
 				"(--allow-temporary installs it anyway)", self, why)
 		}
 		fmt.Fprintf(e.stderr, "warning: %s is temporary (%s); the manifest will break when it goes\n", self, why)

@@ -28,7 +28,7 @@ func runIn(t *testing.T, home string, args ...string) (int, string, string) {
 func TestInstallRefusesTemporaryBinary(t *testing.T) {
 	home := t.TempDir()
 	code, out, errs := runIn(t, home, "install")
-	if code != 1 || !strings.Contains(errs, "go install ./cmd/egohost") || !strings.Contains(errs, "--allow-temporary") {
+	if code != 1 || !strings.Contains(errs, "go install ./cmd/...") || !strings.Contains(errs, "--allow-temporary") {
 		t.Errorf("got exit %d, stderr %q; want exit 1 suggesting go install and --allow-temporary", code, errs)
 	}
 	if out != "" {

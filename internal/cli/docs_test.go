@@ -146,7 +146,7 @@ func TestDocsChecker(t *testing.T) {
 		"echo 'await page.title()' | egohost run --out \\",
 		"  shots/",
 		"egohost run <<'EOF' 2>/dev/null",
-		"scripts/setup.sh && go run ./cmd/egohost demo --headed  # a clone's",
+		"scripts/setup.sh && go run ./cmd/egohost-host demo --headed  # a clone's",
 		`egohost click 'role=button[name="Go"]' --tab 3 > out.txt`,
 		"```",
 		"```text",
@@ -314,10 +314,10 @@ func egohostCommands(line string) [][]string {
 		for len(words) > 0 && envAssign.MatchString(words[0]) {
 			words = words[1:]
 		}
-		if len(words) >= 3 && words[0] == "go" && words[1] == "run" && words[2] == "./cmd/egohost" {
-			words = words[2:] // a clone's `go run ./cmd/egohost demo`
+		if len(words) >= 3 && words[0] == "go" && words[1] == "run" && (words[2] == "./cmd/egohost" || words[2] == "./cmd/egohost-host") {
+			words = words[2:] // a clone's `go run ./cmd/egohost-host demo`
 		}
-		if len(words) == 0 || (words[0] != "egohost" && words[0] != "./cmd/egohost") {
+		if len(words) == 0 || (words[0] != "egohost" && words[0] != "egohost-host" && words[0] != "./cmd/egohost" && words[0] != "./cmd/egohost-host") {
 			continue
 		}
 		var args []string
@@ -618,7 +618,7 @@ func TestReadmeFirstCommands(t *testing.T) {
 	}
 	lines := strings.Split(string(b), "\n")
 	first := strings.Join(lines[:min(12, len(lines))], "\n")
-	for _, want := range []string{"scripts/setup.sh && go run ./cmd/egohost demo", "scripts/setup.sh && scripts/test.sh"} {
+	for _, want := range []string{"scripts/setup.sh && go run ./cmd/egohost-host demo", "scripts/setup.sh && scripts/test.sh"} {
 		if !strings.Contains(first, "\n"+want+" ") {
 			t.Errorf("README.md's first lines do not start a line with %q", want)
 		}
