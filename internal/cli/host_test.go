@@ -106,3 +106,39 @@ func TestHostOnlyCommandWithoutTheFullBinary(t *testing.T) {
 		t.Errorf("got %v, want errNoHost wrapping fs.ErrNotExist", err)
 	}
 }
+
+// A verb's command line builds that verb's command alone (onlyVerb):
+// what it prints, calls and exits with is what the whole tree gives.
+func TestOnlyVerbIsTheWholeTreesVerb(t *testing.T) {
+	var names []string
+	for name := range (&env{}).verbs() {
+		if !strings.Contains(name, " ") {
+			names = append(names, name)
+		}
+	}
+	if len(names) < 30 {
+		t.Fatalf("got %d verbs of their own; want them all", len(names))
+	}
+	slices.Sort(names)
+	shapes := [][]string{{}, {"@1"}, {"@1", "x"}, {"@1", "x", "y", "z"}, {"--frob"}, {"--timout", "3s"}, {"--tab", "x"}, {"@1", "--json"}, {"1", "--timeout", "0"}, {"--", "-x"}}
+	for _, name := range names {
+		for _, shape := range shapes {
+			args := append([]string{name}, shape...)
+			only := parseWith(t, func(c *cli) {
+				if c.args = args; c.onlyVerb() == nil {
+					t.Errorf("%q: onlyVerb built nothing; want the verb's command", args)
+				}
+			}, args...)
+			all := parseWith(t, func(c *cli) { c.fullTree = true }, args...)
+			if only != all {
+				t.Errorf("%q: the verb alone gives %+v; the whole tree %+v", args, only, all)
+			}
+		}
+	}
+	for _, args := range [][]string{{"click", "--help"}, {"click", "-h"}, {"help", "click"}, {"get", "text", "@1"}, {"cookies"}, {"--json", "tabs"}, {"clik"}, {"serve"}} {
+		c := &cli{args: args}
+		if c.onlyVerb() != nil {
+			t.Errorf("%q: onlyVerb built a verb; want the whole tree", args)
+		}
+	}
+}

@@ -57,8 +57,10 @@ type cli struct {
 	// command: an error before that is a command-line mistake (exit 2).
 	ran bool
 	// args is the command line, for what must be known before cobra
-	// parses it (--json for --version).
+	// parses it (--json for --version; the one verb it runs: onlyVerb).
 	args []string
+	// fullTree builds every command even for a verb's line (tests).
+	fullTree bool
 	// call, if set, takes a verb's call instead of the service (tests).
 	call    func(verb string, params any) error
 	version string
@@ -146,6 +148,10 @@ func (c *cli) newRoot() *cobra.Command {
 	root.SetHelpCommand(helpCommand(root))
 	root.SetHelpCommandGroupID("setup")
 	root.SetCompletionCommandGroupID("setup")
+	if only := c.onlyVerb(); only != nil {
+		root.AddCommand(only)
+		return root
+	}
 	for _, cmd := range c.setupCommands() {
 		cmd.GroupID = "setup"
 		root.AddCommand(cmd)
