@@ -315,14 +315,15 @@ func (e *env) callVerb(ctx context.Context, name string, v verb, timeout time.Du
 	if err != nil {
 		return err
 	}
-	defer c.Close()
 	printed := make(chan struct{})
 	go func() {
 		defer close(printed)
 		printConfirmWaits(e.stderr, c.Notifications())
 	}()
 	defer func() {
-		c.Close() // ends the notifications
+		// The answer is in: no closing handshake (a round trip through
+		// the service's scheduler) before the process exits.
+		c.CloseNow() // ends the notifications
 		<-printed
 	}()
 	var raw json.RawMessage

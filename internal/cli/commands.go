@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -115,6 +116,20 @@ func (c *cli) onlyVerb() *cobra.Command {
 		return nil
 	}
 	return c.topVerb(c.args[0], v)
+}
+
+// versionOnly reports a command line that only asks for the version
+// (--version, and --json): the root alone answers it.
+func (c *cli) versionOnly() bool {
+	if c.fullTree || len(c.args) == 0 {
+		return false
+	}
+	for _, a := range c.args {
+		if a != "--version" && a != "--json" && a != "--json=true" {
+			return false
+		}
+	}
+	return slices.Contains(c.args, "--version")
 }
 
 // subcommandArgs is the check of a command that is only a parent (get,

@@ -135,6 +135,22 @@ func TestOnlyVerbIsTheWholeTreesVerb(t *testing.T) {
 			}
 		}
 	}
+	for _, args := range [][]string{{"--version"}, {"--json", "--version"}, {"--version", "--json"}} {
+		only := parseWith(t, func(c *cli) {
+			if c.args = args; !c.versionOnly() {
+				t.Errorf("%q: not versionOnly", args)
+			}
+		}, args...)
+		all := parseWith(t, func(c *cli) { c.fullTree = true }, args...)
+		if only != all || !strings.Contains(only.stdout, "egohost") && !strings.Contains(only.stdout, "version") {
+			t.Errorf("%q: the root alone gives %+v; the whole tree %+v", args, only, all)
+		}
+	}
+	for _, args := range [][]string{{"--version", "tabs"}, {"tabs", "--version"}, {"--help"}} {
+		if (&cli{args: args}).versionOnly() {
+			t.Errorf("%q: versionOnly; want the tree", args)
+		}
+	}
 	for _, args := range [][]string{{"click", "--help"}, {"click", "-h"}, {"help", "click"}, {"get", "text", "@1"}, {"cookies"}, {"--json", "tabs"}, {"clik"}, {"serve"}} {
 		c := &cli{args: args}
 		if c.onlyVerb() != nil {

@@ -148,6 +148,9 @@ func (c *cli) newRoot() *cobra.Command {
 	root.SetHelpCommand(helpCommand(root))
 	root.SetHelpCommandGroupID("setup")
 	root.SetCompletionCommandGroupID("setup")
+	if c.versionOnly() {
+		return root // no command prints anything
+	}
 	if only := c.onlyVerb(); only != nil {
 		root.AddCommand(only)
 		return root
