@@ -18,8 +18,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 
-	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost"
+	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
