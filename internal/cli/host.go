@@ -95,8 +95,8 @@ func HostBinary() (string, error) {
 // errNoHost is a host-only command run where no egohost-host is beside
 // egohost.
 type errNoHost struct {
-	command, path string
-	err           error
+	command string
+	err     error // names where it looked
 }
 
 func (e *errNoHost) Error() string {
@@ -123,7 +123,7 @@ func (c *cli) runHost(command string) error {
 		_, err = os.Stat(path)
 	}
 	if err != nil {
-		return &errNoHost{command: command, path: path, err: err}
+		return &errNoHost{command: command, err: err}
 	}
 	argv := append([]string{path}, c.args...)
 	if err := exec(path, argv, os.Environ()); err != nil {
