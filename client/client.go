@@ -258,6 +258,18 @@ func (c *Client) Close() error {
 	return err
 }
 
+// CloseNow ends the connection at once, without the closing handshake's
+// round trip (Close waits for the service's close frame): for a process
+// that exits next, as a CLI call does. The service takes the end of the
+// connection as the agent's goodbye.
+func (c *Client) CloseNow() error {
+	c.closing.Store(true)
+	err := c.ws.CloseNow()
+	c.cancel()
+	<-c.done
+	return err
+}
+
 // write sends one message. It does not take the caller's context: the
 // WebSocket library closes the whole connection when a write's context
 // ends mid-frame, and one caller's deadline must not cut everyone off.

@@ -10,7 +10,6 @@
 package config
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -20,8 +19,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/spf13/viper"
 
 	"github.com/egohost/egohost"
 	"github.com/egohost/egohost/confirm"
@@ -252,13 +249,11 @@ func Load(opts Options) (*Config, error) {
 		getenv = func(string) string { return "" }
 	}
 
-	v := viper.New()
-	v.SetConfigType("yaml")
-	if err := v.ReadConfig(bytes.NewReader(egohost.DefaultConfig())); err != nil {
+	v, err := parseValues(egohost.DefaultConfig(), "yaml")
+	if err != nil {
 		return nil, fmt.Errorf("config: read defaults: %w", err)
 	}
-	known := v.AllKeys()
-	slices.Sort(known)
+	known := flatKeys(v, "")
 
 	src := sources{}
 	file, err := userFile(opts, getenv)
@@ -270,9 +265,7 @@ func Load(opts Options) (*Config, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := v.MergeConfigMap(settings); err != nil {
-			return nil, fmt.Errorf("config: merge %s: %w", file, err)
-		}
+		v.merge(settings)
 		for _, k := range flatKeys(settings, "") {
 			src[k] = file
 		}
@@ -281,7 +274,7 @@ func Load(opts Options) (*Config, error) {
 	for _, k := range known {
 		name := EnvVar(k)
 		if val := getenv(name); val != "" {
-			v.Set(k, val)
+			v.set(k, val)
 			src[k] = "$" + name
 		}
 	}
@@ -328,17 +321,11 @@ func readUserFile(file string, known []string) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: read user file: %w", err)
 	}
-	uv := viper.New()
-	switch ext := strings.ToLower(path.Ext(strings.ReplaceAll(file, `\`, "/"))); ext {
-	case ".json", ".toml", ".yml":
-		uv.SetConfigType(ext[1:])
-	default:
-		uv.SetConfigType("yaml")
-	}
-	if err := uv.ReadConfig(bytes.NewReader(data)); err != nil {
+	ext := strings.ToLower(path.Ext(strings.ReplaceAll(file, `\`, "/")))
+	settings, err := parseValues(data, strings.TrimPrefix(ext, "."))
+	if err != nil {
 		return nil, fmt.Errorf("config: parse %s: %w", file, err)
 	}
-	settings := uv.AllSettings()
 	for _, k := range flatKeys(settings, "") {
 		if _, ok := slices.BinarySearch(known, k); ok {
 			continue

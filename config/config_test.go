@@ -716,3 +716,42 @@ func TestLoadAgentFiles(t *testing.T) {
 		}
 	}
 }
+
+// The user file's formats and keys as viper read them before values.go:
+// YAML, YML, JSON and TOML; keys in any case; a section merged key by key
+// over the defaults; the environment over the file.
+func TestLoadFileFormats(t *testing.T) {
+	home := t.TempDir()
+	dir := t.TempDir()
+	tests := []struct {
+		name, content string
+	}{
+		{"c.yaml", "Timeouts:\n  Action: 9s\nAgents:\n  Origins:\n    Claude: {allow: [\"https://a.example\"]}\n"},
+		{"c.yml", "timeouts: {action: 9s}\nagents: {origins: {claude: {allow: [\"https://a.example\"]}}}\n"},
+		{"c.json", `{"TIMEOUTS": {"action": "9s"}, "agents": {"origins": {"claude": {"allow": ["https://a.example"]}}}}`},
+		{"c.toml", "[timeouts]\naction = \"9s\"\n[agents.origins.claude]\nallow = [\"https://a.example\"]\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := writeFile(t, dir, tt.name, tt.content)
+			got, err := Load(Options{Home: home, GOOS: "linux", File: file, Getenv: env(map[string]string{"EGOHOST_TIMEOUTS_REQUEST": "45s"})})
+			if err != nil {
+				t.Fatalf("got error %v, want nil", err)
+			}
+			if got.Timeouts.Action != 9*time.Second || got.Timeouts.Request != 45*time.Second || got.Timeouts.Connect != defaults(home).Timeouts.Connect {
+				t.Errorf("got timeouts %+v; want action 9s from the file, request 45s from the environment, the rest the defaults'", got.Timeouts)
+			}
+			if diff := cmp.Diff(map[string]OriginRules{"claude": {Allow: []string{"https://a.example"}}}, got.AgentOrigins); diff != "" {
+				t.Errorf("agents.origins mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// A value where a section is, and a file that is not a map: errors
+	// that name the file.
+	for _, content := range []string{"timeouts: 5s\n", "- a\n- b\n"} {
+		file := writeFile(t, dir, "bad.yaml", content)
+		if _, err := Load(Options{Home: home, GOOS: "linux", File: file}); err == nil || !strings.Contains(err.Error(), file) {
+			t.Errorf("%q: got error %v, want one naming %s", content, err, file)
+		}
+	}
+}

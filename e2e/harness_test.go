@@ -31,7 +31,8 @@ import (
 
 // hostBinary is the egohost binary built once for the package's tests.
 type suite struct {
-	bin     string // built egohost binary
+	bin     string // built egohost binary (the CLI: it runs host for the rest)
+	host    string // built egohost-host binary, beside bin (what Chrome runs)
 	browser string // browser binary ("" when missing)
 	shared  sharedChains
 }
@@ -42,21 +43,21 @@ func newSuite() (*suite, func(), error) {
 		return nil, nil, err
 	}
 	cleanup := func() { os.RemoveAll(dir) }
-	bin := filepath.Join(dir, "egohost")
+	bin, host := filepath.Join(dir, "egohost"), filepath.Join(dir, "egohost-host")
 	if runtime.GOOS == "windows" {
-		bin += ".exe"
+		bin, host = bin+".exe", host+".exe"
 	}
-	args := []string{"build", "-o", bin}
+	args := []string{"build", "-o", dir + string(filepath.Separator)}
 	if raceDetector {
 		args = append(args, "-race")
 	}
-	cmd := exec.Command("go", append(args, "github.com/egohost/egohost/cmd/egohost")...)
+	cmd := exec.Command("go", append(args, "github.com/egohost/egohost/cmd/egohost", "github.com/egohost/egohost/cmd/egohost-host")...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		cleanup()
 		return nil, nil, fmt.Errorf("build egohost: %w", err)
 	}
-	s := &suite{bin: bin}
+	s := &suite{bin: bin, host: host}
 	s.browser, _ = browsertest.FindBinary()
 	return s, cleanup, nil
 }
@@ -325,7 +326,7 @@ func startChainUntil(t testing.TB, stateDir string, onEnd func(func())) *chain {
 	defer cancel()
 	proc, err := launcher.Launch(ctx, launcher.Options{
 		Browser:      bin,
-		Host:         theSuite.bin,
+		Host:         theSuite.host,
 		HostName:     "com.egohost.host",
 		ExtensionIDs: []string{extension.ID},
 		ExtensionDir: filepath.Join(stateDir, "extension"),

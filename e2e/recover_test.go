@@ -201,7 +201,7 @@ func launchProfile(t testing.TB, c *chain, udd string, args ...string) *browser.
 	defer cancel()
 	proc, err := launcher.Launch(ctx, launcher.Options{
 		Browser:      requireBrowser(t),
-		Host:         theSuite.bin,
+		Host:         theSuite.host,
 		HostName:     "com.egohost.host",
 		ExtensionIDs: []string{extension.ID},
 		UserDataDir:  udd,

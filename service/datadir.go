@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/egohost/egohost"
 )
 
 // Where the service keeps what (README "Where egohost keeps its files"):
@@ -25,7 +27,7 @@ import (
 
 // AgentsDir is the folder (in the data dir) of the paired agents' tokens
 // that `egohost pair` and `egohost mcp` keep: NAME.token, owner-only.
-const AgentsDir = "agents"
+const AgentsDir = egohost.AgentsDir
 
 // durableFiles are the data dir's files, as an older egohost left them in
 // the state dir; the audit log's rotated files and AgentsDir go with them.

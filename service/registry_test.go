@@ -17,7 +17,7 @@ import (
 
 // The registry against what the project says and does elsewhere: every
 // method is in PROTOCOL.md's method tables (§3) and every method there is
-// a row; a method an MCP tool (mcpserver) or a CLI verb (cmd/egohost and
+// a row; a method an MCP tool (mcpserver) or a CLI verb (internal/cli, cmd/egohost-host and
 // the client library it uses) calls says nothing against it, and one
 // none calls says why (noMCP, noCLI).
 func TestRegistry(t *testing.T) {
@@ -42,7 +42,7 @@ func TestRegistry(t *testing.T) {
 	}
 	consts := methodConsts(t, "../protocol")
 	mcp := calledMethods(t, consts, "../mcpserver")
-	cli := calledMethods(t, consts, "../cmd/egohost", "../client")
+	cli := calledMethods(t, consts, "../internal/cli", "../cmd/egohost-host", "../client")
 	for _, m := range rows {
 		for _, fe := range []struct {
 			name   string

@@ -23,6 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/egohost/egohost"
 	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/chromeext"
@@ -37,7 +38,7 @@ import (
 )
 
 // Version is the service's version, reported to agents and the extension.
-const Version = "0.1.0"
+const Version = egohost.Version
 
 func pidOf() int { return os.Getpid() }
 
@@ -553,7 +554,7 @@ const agentsFile = "agents.json"
 
 // AuditFile is the audit log's name in the data dir (rotated to
 // AuditFile.1, AuditFile.2, …).
-const AuditFile = "audit.log"
+const AuditFile = egohost.AuditFile
 
 func (s *Service) auditPath() string { return filepath.Join(s.opts.DataDir, AuditFile) }
 

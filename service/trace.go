@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 
+	"github.com/egohost/egohost"
 	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/pairing"
@@ -36,7 +37,7 @@ import (
 // on, a call pays one atomic load.
 
 // TracesDir is the folder of the trace files in the data dir.
-const TracesDir = "traces"
+const TracesDir = egohost.TracesDir
 
 // Trace screenshots: JPEG, at most traceShotWidth pixels wide, each
 // bounded by traceShotTimeout (a tab that draws no frame gets none).

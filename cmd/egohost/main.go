@@ -1,44 +1,25 @@
-// Command egohost is the egohost native host, service and CLI.
+// Command egohost is egohost's command line: every client verb (tabs,
+// open, snapshot, click, eval, …) runs in this process, which links
+// nothing but the client, so that a call an agent makes per step starts
+// fast. The commands that need the service, the MCP SDK or the OS's
+// service manager (serve, relay mode, install, uninstall, launch, doctor,
+// demo, mcp, pair) run egohost-host, the full binary beside this one,
+// with the same arguments and environment.
 //
-//	egohost serve                       run the service in the foreground
-//	egohost chrome-extension://<id>/    relay mode (Chrome starts this)
-//	egohost install ...                 register the native host, the service
-//	egohost launch ...                  start a browser with the extension
-//	egohost tabs | open | cdp ...       talk to the running service
+//	egohost tabs | open | snapshot | click …   talk to the running service
+//	egohost serve | install | launch …         run egohost-host
 package main
 
 import (
-	"io"
-	"log/slog"
 	"os"
 
-	"github.com/egohost/egohost/config"
+	"github.com/egohost/egohost/internal/cli"
 )
 
+// version is egohost's version, set at build time with
+// -ldflags "-X main.version=v1.2.3" (cli.Options.Version).
+var version = ""
+
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, cli.Options{Version: version}))
 }
-
-// env is what every command gets: its streams and the loaded configuration.
-type env struct {
-	stdin          io.Reader
-	stdout, stderr io.Writer
-	cfg            *config.Config
-	log            *slog.Logger
-	json           bool   // --json
-	agent          string // --agent: the agent name sent to the service ("" = the person)
-}
-
-func loadConfig(file string) (*config.Config, error) {
-	home, _ := os.UserHomeDir()
-	return config.Load(config.Options{File: file, Getenv: os.Getenv, Home: home})
-}
-
-// exitServiceLost is the exit code of a command whose call the service
-// never answered because it stopped mid-call.
-const exitServiceLost = 3
-
-// usageError is a mistake in the command line (exit code 2).
-type usageError string
-
-func (u usageError) Error() string { return string(u) }

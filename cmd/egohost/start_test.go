@@ -3,7 +3,6 @@ package main
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -11,21 +10,15 @@ import (
 	"testing"
 )
 
-// What every start of the binary pays before main: Go runs every linked
-// package's initialisers, for `egohost tabs` as for `egohost serve`. Our
+// What every start of egohost pays before main: Go runs every linked
+// package's initialisers, at every `egohost tabs`. Our
 // own packages do no work there (a table, a regexp, a hash is built on
 // first use), and the outside packages that do are the known ones below:
 // a new dependency that works at start, or one of ours that starts to,
 // fails here. It counts allocations (GODEBUG=inittrace=1), which do not
 // depend on the machine's load; docs/benchmarks.md has the times.
 func TestStartDoesNoWork(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := filepath.Join(t.TempDir(), "egohost")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := binary(t, "egohost")
 	cmd := exec.Command(bin, "--version")
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	out, err := cmd.CombinedOutput()
@@ -39,23 +32,12 @@ func TestStartDoesNoWork(t *testing.T) {
 		t.Fatalf("found %d init lines in the trace; want the binary's packages:\n%.2000s", len(inits), out)
 	}
 	// The outside packages known to allocate at start (bytes), with what
-	// pulls them in; they are the service's, linked into the one binary.
+	// pulls them in. The service's (goja, the MCP SDK, kardianos/service)
+	// are egohost-host's only: TestFrontLinksNoHeavyPackage.
 	known := map[string]string{
-		"github.com/google/pprof/profile":            "goja (the script sandbox)",
-		"github.com/dop251/goja":                     "the script sandbox",
-		"github.com/dop251/goja/parser":              "the script sandbox",
-		"github.com/dlclark/regexp2/v2/syntax":       "goja",
-		"github.com/google/jsonschema-go/jsonschema": "the MCP SDK",
-		"github.com/modelcontextprotocol/go-sdk/mcp": "the MCP SDK",
-		"encoding/gob":                               "the MCP SDK",
-		"github.com/kardianos/service":               "install --service",
-		"github.com/subosito/gotenv":                 "viper (config.yaml)",
-		"github.com/spf13/cast":                      "viper",
-		"go.yaml.in/yaml/v3":                         "viper",
-		"golang.org/x/text/collate":                  "goja",
-		"runtime/metrics":                            "the script sandbox's memory limit",
-		"unicode":                                    "the standard library",
-		"html/template":                              "the standard library (net/http's pprof, the MCP SDK)",
+		"go.yaml.in/yaml/v3": "config (config.yaml, the user file)",
+		"unicode":            "the standard library",
+		"html/template":      "the standard library (trace show's HTML)",
 	}
 	var heavy []string
 	for _, m := range inits {
