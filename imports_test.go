@@ -28,10 +28,9 @@ func TestImportEdges(t *testing.T) {
 		}
 	}
 	only := map[string]string{ // dependency → the one package that may import it
-		"github.com/kardianos/service":    "install",
-		"go.yaml.in/yaml/v3":              "config",
-		"github.com/pelletier/go-toml/v2": "config",
-		"github.com/dop251/goja":          "script",
+		"github.com/kardianos/service": "install",
+		"github.com/spf13/viper":       "config",
+		"github.com/dop251/goja":       "script",
 	}
 	for pkg, imps := range imports {
 		for _, imp := range imps {
@@ -76,8 +75,8 @@ func TestImportEdges(t *testing.T) {
 	}
 	for pkg, imps := range imports {
 		for _, imp := range imps {
-			if strings.HasPrefix(imp, "github.com/modelcontextprotocol/") && pkg != "mcpserver" && pkg != "cmd/egohost-host" {
-				t.Errorf("%s imports %s: only mcpserver and cmd/egohost-host may", pkg, imp)
+			if strings.HasPrefix(imp, "github.com/modelcontextprotocol/") && pkg != "mcpserver" && pkg != "cmd/egohost" {
+				t.Errorf("%s imports %s: only mcpserver and cmd/egohost may", pkg, imp)
 			}
 		}
 	}

@@ -10,6 +10,7 @@
 package config
 
 import (
+	"bytes"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -19,6 +20,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/spf13/viper"
 
 	"github.com/egohost/egohost"
 	"github.com/egohost/egohost/confirm"
@@ -249,11 +252,13 @@ func Load(opts Options) (*Config, error) {
 		getenv = func(string) string { return "" }
 	}
 
-	v, err := parseValues(egohost.DefaultConfig(), "yaml")
-	if err != nil {
+	v := viper.New()
+	v.SetConfigType("yaml")
+	if err := v.ReadConfig(bytes.NewReader(egohost.DefaultConfig())); err != nil {
 		return nil, fmt.Errorf("config: read defaults: %w", err)
 	}
-	known := flatKeys(v, "")
+	known := v.AllKeys()
+	slices.Sort(known)
 
 	src := sources{}
 	file, err := userFile(opts, getenv)
@@ -265,7 +270,9 @@ func Load(opts Options) (*Config, error) {
 		if err != nil {
 			return nil, err
 		}
-		v.merge(settings)
+		if err := v.MergeConfigMap(settings); err != nil {
+			return nil, fmt.Errorf("config: merge %s: %w", file, err)
+		}
 		for _, k := range flatKeys(settings, "") {
 			src[k] = file
 		}
@@ -274,7 +281,7 @@ func Load(opts Options) (*Config, error) {
 	for _, k := range known {
 		name := EnvVar(k)
 		if val := getenv(name); val != "" {
-			v.set(k, val)
+			v.Set(k, val)
 			src[k] = "$" + name
 		}
 	}
@@ -321,11 +328,17 @@ func readUserFile(file string, known []string) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: read user file: %w", err)
 	}
-	ext := strings.ToLower(path.Ext(strings.ReplaceAll(file, `\`, "/")))
-	settings, err := parseValues(data, strings.TrimPrefix(ext, "."))
-	if err != nil {
+	uv := viper.New()
+	switch ext := strings.ToLower(path.Ext(strings.ReplaceAll(file, `\`, "/"))); ext {
+	case ".json", ".toml", ".yml":
+		uv.SetConfigType(ext[1:])
+	default:
+		uv.SetConfigType("yaml")
+	}
+	if err := uv.ReadConfig(bytes.NewReader(data)); err != nil {
 		return nil, fmt.Errorf("config: parse %s: %w", file, err)
 	}
+	settings := uv.AllSettings()
 	for _, k := range flatKeys(settings, "") {
 		if _, ok := slices.BinarySearch(known, k); ok {
 			continue

@@ -14,18 +14,20 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/spf13/viper"
 )
 
-// decoder turns the merged values into typed fields, collecting the
+// decoder turns viper's merged values into typed fields, collecting the
 // first error.
 type decoder struct {
-	v    values
+	v    *viper.Viper
 	src  sources
 	goos string // the list separator of paths from the environment
 	err  error
 }
 
-func decode(v values, src sources, goos string) (*Config, error) {
+func decode(v *viper.Viper, src sources, goos string) (*Config, error) {
 	d := &decoder{v: v, src: src, goos: goos}
 	c := &Config{
 		Listen:              d.listen(keyListen),
