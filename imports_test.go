@@ -75,8 +75,8 @@ func TestImportEdges(t *testing.T) {
 	}
 	for pkg, imps := range imports {
 		for _, imp := range imps {
-			if strings.HasPrefix(imp, "github.com/modelcontextprotocol/") && pkg != "mcpserver" && pkg != "cmd/egohost" {
-				t.Errorf("%s imports %s: only mcpserver and cmd/egohost may", pkg, imp)
+			if strings.HasPrefix(imp, "github.com/modelcontextprotocol/") && pkg != "mcpserver" && pkg != "cmd/egohost-host" {
+				t.Errorf("%s imports %s: only mcpserver and cmd/egohost-host may", pkg, imp)
 			}
 		}
 	}

@@ -237,7 +237,8 @@ func TestGolden(t *testing.T) {
 		{"json-no-service", []string{"tabs", "--json"}},
 		{"no-service", []string{"tabs"}},
 	}
-	tmp := regexp.MustCompile(`/tmp/[^ :)]*`)
+	// The temporary dir's paths (TMPDIR may be set: /work/tmp holds /tmp/ too).
+	tmp := regexp.MustCompile(regexp.QuoteMeta(filepath.Clean(os.TempDir())) + `/[^ :)]*`)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := parseReal(t, tt.args...)
