@@ -52,7 +52,7 @@ func consoleEvent(sub, text string) func(protocol.Message) bool {
 // reaches the agent: no event, and no console line in console.list after
 // the space is handed back.
 func TestTakeOverStopsTheAgentsStreams(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": `<title>stream</title><p>the agent's page</p>`})
 	ctx := ctxT(t, 150*time.Second)
 	bot := dialToken(t, c, pairDirect(t, c, "bot", "space", "cdp"))

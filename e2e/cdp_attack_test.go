@@ -116,7 +116,7 @@ func attachTarget(ctx context.Context, t *testing.T, c *chain, url string) *ui {
 // page whoever asks, and the worker refuses the popup page's messages when
 // its tab is one egohost's debugger controlled.
 func TestCDPPopupAttackRefused(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": `<title>agent page</title><p>hello`})
 	bot := dialToken(t, c, pairDirect(t, c, "bot", "space", "cdp"))
 	tab := openAs(t, bot, base+"/")
@@ -212,7 +212,7 @@ func waitRefused(ctx context.Context, c *client.Client, method string, params an
 // DOM.setFileInputFiles reads a local file by its path: refused to a
 // paired agent, and nothing reaches the input.
 func TestCDPFileInputRefused(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": `<title>upload</title><input type=file id=f>`})
 	bot := dialToken(t, c, pairDirect(t, c, "bot", "space", "cdp"))
 	tab := openAs(t, bot, base+"/")
@@ -249,7 +249,7 @@ func TestCDPFileInputRefused(t *testing.T) {
 // 127.0.0.1) are out of a paired agent's reach through raw CDP; its own
 // origin's are not.
 func TestCDPCookiesRefused(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := browsertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/login" {
 			http.SetCookie(w, &http.Cookie{Name: "session", Value: "s3cr3t-of-the-person", HttpOnly: true, Path: "/"})
@@ -324,7 +324,7 @@ func browserAlive(t *testing.T, c *chain, url, after string) {
 // Chromium 156 down with every tab of the person's profile. open, goto
 // and raw CDP, for the owner and a paired agent.
 func TestAboutBlankFragmentDoesNotCrash(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": `<title>person</title><p>the person's page`})
 	c.openTab(t, base+"/")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -379,11 +379,7 @@ func TestAboutBlankFragmentDoesNotCrash(t *testing.T) {
 // origin its rules permit: here an out-of-process frame from localhost,
 // which bot's rules deny, inside a page of 127.0.0.1.
 func TestCDPChildSessions(t *testing.T) {
-	stateDir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("agents:\n  origins:\n    bot: {deny: [localhost]}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c := startChainIn(t, stateDir)
+	c := originsChain(t) // "bot" may not reach localhost
 	var base string
 	base = browsertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")

@@ -71,7 +71,7 @@ func inputFiles(t *testing.T, cl *client.Client, tab protocol.Target) string {
 // before anything reaches the page. The owner cannot upload the state dir
 // either. Files given by their bytes work, and the audit log names them.
 func TestUploadOfPrivateFilesRefused(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": filesPage})
 	bot, tab := botSpace(t, c, "bot", base+"/")
 	ctx := ctxT(t, 90*time.Second)
@@ -131,7 +131,7 @@ func TestUploadOfPrivateFilesRefused(t *testing.T) {
 		t.Errorf("after the script's upload the page holds %s, want %s", got, want)
 	}
 
-	lines, err := audit.Read(filepath.Join(c.svc.stateDir, "audit.log"), audit.Filter{Agent: "bot"})
+	lines, err := audit.Read(filepath.Join(c.svc.stateDir, "audit.log"), audit.Filter{Agent: "bot", Since: c.since})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func TestUploadOfPrivateFilesRefused(t *testing.T) {
 // owner token with a screenshot; the owner cannot write into the state
 // dir, over an existing file or through a symlink either.
 func TestScreenshotOverPrivateFilesRefused(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": filesPage})
 	bot, tab := botSpace(t, c, "bot", base+"/")
 	ctx := ctxT(t, 90*time.Second)
@@ -207,7 +207,7 @@ func TestScreenshotOverPrivateFilesRefused(t *testing.T) {
 	if fi, err := os.Stat(fresh); err != nil || fi.Size() == 0 || fi.Mode().Perm() != 0o600 {
 		t.Errorf("the owner's screenshot: %v, %v", fi, err)
 	}
-	lines, err := audit.Read(filepath.Join(c.svc.stateDir, "audit.log"), audit.Filter{Agent: "owner"})
+	lines, err := audit.Read(filepath.Join(c.svc.stateDir, "audit.log"), audit.Filter{Agent: "owner", Since: c.since})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,7 +396,7 @@ func TestScreenshotOutputFolder(t *testing.T) {
 // nothing of it (its wait goes on, and ends with its own tab's download);
 // one waiting alone times out with nothing.
 func TestDownloadsOfThePersonHidden(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := browsertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/report.csv" {
 			w.Header().Set("Content-Type", "text/csv")
@@ -460,7 +460,7 @@ func TestDownloadsOfThePersonHidden(t *testing.T) {
 // debug.echo is the owner's, bounded and audited by its length: a paired
 // agent (read or space scope) is refused, every call is one audit line.
 func TestDebugEchoOwnerOnly(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	ctx := ctxT(t, 60*time.Second)
 	reader := dialToken(t, c, pairDirect(t, c, "reader", "read"))
 	bot := dialToken(t, c, pairDirect(t, c, "bot"))
@@ -471,7 +471,7 @@ func TestDebugEchoOwnerOnly(t *testing.T) {
 	if err := c.agent.Call(ctx, protocol.MethodDebugEcho, protocol.DebugEchoParams{Data: "secret-ish"}, &res); err != nil || res.Length != 10 {
 		t.Fatalf("the owner's debug.echo: %+v, %v", res, err)
 	}
-	lines, err := audit.Read(filepath.Join(c.svc.stateDir, "audit.log"), audit.Filter{})
+	lines, err := audit.Read(filepath.Join(c.svc.stateDir, "audit.log"), audit.Filter{Since: c.since})
 	if err != nil {
 		t.Fatal(err)
 	}
