@@ -60,24 +60,36 @@ job() {
 # e2e in two processes, its tests dealt alternately by name: its tests
 # mostly wait on Chromium (one process keeps less than a core busy), so
 # two halves take about half the time. Each has its own shared chain.
-# -short: the load test sends 8 × 150 calls, not 8 × 500 (its figures in
-# docs/benchmarks.md are the full run's).
+# -short: the load test sends fewer calls (8 × 150 at once, 8 × 40 in its
+# other shapes; its figures in docs/benchmarks.md are the full run's).
 e2e_tests=$(grep -hoE '^func Test[A-Za-z0-9_]*\(\w+ \*testing\.T\)' e2e/*_test.go | sed -E 's/^func (Test[A-Za-z0-9_]*).*/\1/' | sort)
 [ "$(echo "$e2e_tests" | wc -l)" -gt 10 ] || { echo "test.sh: found no e2e tests to run" >&2; exit 1; }
 e2e_half() { echo "$e2e_tests" | awk -v h="$1" 'NR % 2 == h' | paste -sd'|'; }
 job e2e-1 go test -race -count=1 -short -timeout 20m -run "^($(e2e_half 1))\$" ./e2e/
 job e2e-2 go test -race -count=1 -short -timeout 20m -run "^($(e2e_half 0))\$" ./e2e/
-job unit go test -race -count=1 -timeout 15m -p 1 $(go list ./... | grep -v '/e2e$')
+# The other packages' tests in two jobs: those that drive Chromium (their
+# tests import internal/browsertest, or are it) one package at a time, as
+# a third browser-driving go test beside e2e's two (more at once made page
+# loads miss their 15 s bound); the rest at go test's own parallelism (with
+# -p 1 their builds and links queued behind the browser tests: the one job
+# ended last).
+test_files=$(git ls-files '*_test.go' 2>/dev/null || find . -name '*_test.go')
+browser_pkgs=$( (grep -l '"github.com/egohost/egohost/internal/browsertest"' $test_files | xargs -n1 dirname; echo internal/browsertest) | sed 's|^\./||' | sort -u | grep -v '^e2e$' | sed 's|^|./|')
+[ "$(echo "$browser_pkgs" | wc -l)" -gt 3 ] || { echo "test.sh: found no browser-driving packages" >&2; exit 1; }
+other_pkgs=$(go list ./... | grep -v '/e2e$' | grep -v -x -F "$(go list $browser_pkgs)")
+job unit go test -race -count=1 -timeout 15m $other_pkgs
+job unit-browser go test -race -count=1 -timeout 15m -p 1 $browser_pkgs
 # Every benchmark of the packages once, for its correctness, not its
 # timing: the code behind docs/benchmarks.md's figures still runs. 2x:
 # b.N == 1 is the testing package's probe run, which the long benchmarks
 # skip. -race reuses the tests' build. e2e's benchmarks (14 chains and the
 # peers' comparisons: 624 s alone on 2 cores) do not fit CI's 10 minutes;
 # run them with: go test -short -run '^$' -bench . -benchtime 2x ./e2e/
-# They start when the unit tests end (three browser-driving go tests at
-# once on 2 cores made page loads miss their 15 s bound).
-bench_pkgs=$(grep -l '^func Benchmark' $(git ls-files '*_test.go' 2>/dev/null || find . -name '*_test.go') | xargs -n1 dirname | sort -u | grep -v '^e2e$' | sed 's|^|./|; s|^\./\./|./|')
-unit_pid=${pids[-1]}
+# They start when the browser-driving unit tests end (three
+# browser-driving go tests at once on 2 cores made page loads miss their
+# 15 s bound).
+bench_pkgs=$(grep -l '^func Benchmark' $test_files | xargs -n1 dirname | sort -u | grep -v '^e2e$' | sed 's|^|./|; s|^\./\./|./|')
+unit_pid=${pids[-1]} # unit-browser's
 job bench sh -c "while kill -0 $unit_pid 2>/dev/null; do sleep 1; done; exec nice -n 10 go test -race -count=1 -short -timeout 15m -p 1 -run '^\$' -bench . -benchtime 2x $(echo $bench_pkgs)"
 job node nice -n 10 node --test extension/test/ aria/test/
 job staticcheck nice -n 10 "$staticcheck" ./...
@@ -96,7 +108,7 @@ wait
 failed=()
 times >"$logs/all.times"
 echo "--- go vet -race: ${vet_secs}s; all of test.sh: ${SECONDS}s, $(cpu_of "$logs/all.times")s of CPU"
-for name in vet-other-os staticcheck node bench unit e2e-1 e2e-2; do
+for name in vet-other-os staticcheck node bench unit unit-browser e2e-1 e2e-2; do
   read -r rc secs cpu <"$logs/$name.status"
   echo "--- $name: exit $rc after ${secs}s, ${cpu}s of CPU"
   cat "$logs/$name"

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -20,6 +21,10 @@ func TestMain(m *testing.M) {
 
 func testMain(m *testing.M) int {
 	flag.Parse()
+	if raceDetector && !strings.Contains(os.Getenv("GORACE"), "atexit_sleep_ms") {
+		// A race-built process sleeps a second at exit (see e2e's TestMain).
+		os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	}
 	if !testing.Short() {
 		dir, err := os.MkdirTemp("", "egohost-bins-")
 		if err != nil {
@@ -27,7 +32,11 @@ func testMain(m *testing.M) int {
 			return 1
 		}
 		defer os.RemoveAll(dir)
-		cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".", "../egohost-host")
+		args := []string{"build", "-o", dir + string(filepath.Separator)}
+		if raceDetector {
+			args = append(args, "-race")
+		}
+		cmd := exec.Command("go", append(args, ".", "../egohost-host")...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
 			return 1
