@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -93,7 +95,11 @@ func (c *confirms) add(q protocol.Confirm, wait time.Duration) *asking {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.seq++
-	q.ID = "c" + strconv.Itoa(c.seq)
+	// Unique across restarts: a notification or a CLI line of an ask of
+	// the service before never answers one of this one.
+	var r [4]byte
+	_, _ = rand.Read(r[:]) // crypto/rand.Read never fails
+	q.ID = "c" + strconv.Itoa(c.seq) + "-" + hex.EncodeToString(r[:])
 	now := time.Now()
 	q.Since = now.UTC().Format(time.RFC3339)
 	a := &asking{Confirm: q, expires: now.Add(wait), answer: make(chan confirmAnswer, 1)}
@@ -124,12 +130,15 @@ func (c *confirms) list(browser string, pictures bool) []protocol.Confirm {
 		}
 		out = append(out, q)
 	}
-	slices.SortFunc(out, func(x, y protocol.Confirm) int {
-		nx, _ := strconv.Atoi(x.ID[1:])
-		ny, _ := strconv.Atoi(y.ID[1:])
-		return nx - ny
-	})
+	slices.SortFunc(out, func(x, y protocol.Confirm) int { return askSeq(x.ID) - askSeq(y.ID) })
 	return out
+}
+
+// askSeq is the sequence number of an ask id ("c12-0a1b2c3d": 12).
+func askSeq(id string) int {
+	seq, _, _ := strings.Cut(strings.TrimPrefix(id, "c"), "-")
+	n, _ := strconv.Atoi(seq)
+	return n
 }
 
 // answer hands the person's answer to the ask id; the "always" answer
@@ -203,7 +212,21 @@ func (s *Service) confirmHook(ctx context.Context, a *agent, tc *tabContext, r *
 		if err != nil {
 			return false, err
 		}
+		// A link is judged against its own document and against the tab's
+		// top document: a frame's link with target=_top loads the tab.
+		top := f.URL
+		if f.Href != "" && slices.Contains(kinds, confirm.NavigateNewOrigin) {
+			if top, err = topURL(ctx, tc); err != nil {
+				return false, err
+			}
+		}
 		found := append(confirm.Classify(f.Facts, f.URL, s.confirmWords(), !enter), always...)
+		if f.Href != "" && !slices.Contains(found, confirm.NavigateNewOrigin) && confirm.NewOrigin(top, f.Href) {
+			found = append(found, confirm.NavigateNewOrigin)
+		}
+		// Every kind the act is asks, unless the policy does not name it on
+		// its origin or the person said "always" for it there; one ask,
+		// named for the first kind left, covers them all.
 		var kind confirm.Kind
 		var actURL string
 		for _, k := range found {
@@ -211,21 +234,19 @@ func (s *Service) confirmHook(ctx context.Context, a *agent, tc *tabContext, r *
 			if k == confirm.NavigateNewOrigin {
 				u = f.Href // its rules and "always" are the new origin's
 			}
-			if slices.Contains(kinds, k) && s.policyAsks(c.g.name, k, u) {
-				kind, actURL = k, u
-				break
+			if kind != "" || !slices.Contains(kinds, k) || !s.policyAsks(c.g.name, k, u) ||
+				s.confirms.allowedAlways(c.g.name, pairing.Origin(u), k) {
+				continue
 			}
+			kind, actURL = k, u
 		}
 		if kind == "" {
 			return false, nil
 		}
 		origin := pairing.Origin(actURL)
-		if s.confirms.allowedAlways(c.g.name, origin, kind) {
-			return false, nil
-		}
 		q := protocol.Confirm{
 			Agent: c.g.name, Method: c.method, Kind: string(kind), Origin: origin,
-			Action: describeAct(verb, f), Browser: tc.link.id, Tab: tc.tabID,
+			Action: describeAct(verb, f, top), Browser: tc.link.id, Tab: tc.tabID,
 		}
 		if pic, err := r.Picture(ctx, f.Box); err == nil {
 			q.Picture = pic
@@ -236,27 +257,48 @@ func (s *Service) confirmHook(ctx context.Context, a *agent, tc *tabContext, r *
 			return true, err
 		}
 		// What the person confirmed is what is acted on: the same element,
-		// still saying the same (a link still going where it went).
+		// still saying the same (a link still going to the same origin:
+		// https to http of one host is another).
 		now, err := r.Facts(ctx, el, enter)
 		if err != nil {
 			return true, &actions.ChangedError{Op: verb, Target: q.Action, Err: err}
 		}
-		if got := describeAct(verb, now); got != q.Action {
+		if got := describeAct(verb, now, top); got != q.Action {
 			return true, &actions.ChangedError{Op: verb, Target: q.Action, Err: fmt.Errorf("it now reads %q", got)}
+		}
+		if was, is := pairing.Origin(f.Href), pairing.Origin(now.Href); was != is {
+			return true, &actions.ChangedError{Op: verb, Target: q.Action, Err: fmt.Errorf("its link now goes to %s, not %s", orNone(is), orNone(was))}
 		}
 		return true, nil
 	}
 }
 
 // describeAct is an element action in words: "click button 'Place order'
-// on shop.example", and for a link to another origin where it goes
-// ("click link 'Log in' on shop.example to bank.example").
-func describeAct(verb string, f actions.Facts) string {
-	s := confirm.Describe(verb, f.Facts, hostOf(f.URL))
-	if f.Href != "" && confirm.NewOrigin(f.URL, f.Href) {
+// on shop.example", and for a link to another origin (than its document's
+// or the tab's top document's, at top) where it goes ("click link 'Log
+// in' on shop.example to bank.example").
+func describeAct(verb string, f actions.Facts, top string) string {
+	on := f.URL
+	if f.Href != "" && !confirm.NewOrigin(f.URL, f.Href) && confirm.NewOrigin(top, f.Href) {
+		on = top // a frame's link to its own origin that loads the tab: from the tab's
+	}
+	s := confirm.Describe(verb, f.Facts, hostOf(on))
+	if f.Href != "" && (confirm.NewOrigin(f.URL, f.Href) || confirm.NewOrigin(top, f.Href)) {
 		s = confirm.Leading(s, hostOf(f.Href))
 	}
 	return s
+}
+
+// topURL is the URL of the document the tab shows (its top frame's).
+func topURL(ctx context.Context, tc *tabContext) (string, error) {
+	h, err := cdp.Call(ctx, tc.page, page.GetNavigationHistory, cdp.Empty{})
+	if err != nil {
+		return "", fmt.Errorf("the tab's URL: %w", err)
+	}
+	if h.CurrentIndex < 0 || h.CurrentIndex >= int64(len(h.Entries)) || h.Entries[h.CurrentIndex] == nil {
+		return "", nil
+	}
+	return h.Entries[h.CurrentIndex].URL, nil
 }
 
 // policyAsks reports whether agent's policy asks about an act of kind on
