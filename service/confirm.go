@@ -220,10 +220,11 @@ func (s *Service) confirmHook(ctx context.Context, a *agent, tc *tabContext, r *
 				return false, err
 			}
 		}
-		found := append(confirm.Classify(f.Facts, f.URL, s.confirmWords(), !enter), always...)
-		if f.Href != "" && !slices.Contains(found, confirm.NavigateNewOrigin) && confirm.NewOrigin(top, f.Href) {
+		found := confirm.Classify(f.Facts, s.confirmWords(), !enter)
+		if f.Href != "" && (pairing.NewOrigin(f.URL, f.Href) || pairing.NewOrigin(top, f.Href)) {
 			found = append(found, confirm.NavigateNewOrigin)
 		}
+		found = append(found, always...)
 		// Every kind the act is asks, unless the policy does not name it on
 		// its origin or the person said "always" for it there; one ask,
 		// named for the first kind left, covers them all.
@@ -279,11 +280,11 @@ func (s *Service) confirmHook(ctx context.Context, a *agent, tc *tabContext, r *
 // in' on shop.example to bank.example").
 func describeAct(verb string, f actions.Facts, top string) string {
 	on := f.URL
-	if f.Href != "" && !confirm.NewOrigin(f.URL, f.Href) && confirm.NewOrigin(top, f.Href) {
+	if f.Href != "" && !pairing.NewOrigin(f.URL, f.Href) && pairing.NewOrigin(top, f.Href) {
 		on = top // a frame's link to its own origin that loads the tab: from the tab's
 	}
 	s := confirm.Describe(verb, f.Facts, hostOf(on))
-	if f.Href != "" && (confirm.NewOrigin(f.URL, f.Href) || confirm.NewOrigin(top, f.Href)) {
+	if f.Href != "" && (pairing.NewOrigin(f.URL, f.Href) || pairing.NewOrigin(top, f.Href)) {
 		s = confirm.Leading(s, hostOf(f.Href))
 	}
 	return s
@@ -360,7 +361,7 @@ func (s *Service) confirmNavigation(ctx context.Context, a *agent, tc *tabContex
 			return "", nil // the history method answers that there is none
 		}
 	}
-	if !confirm.NewOrigin(from, to) {
+	if !pairing.NewOrigin(from, to) {
 		return pairing.Origin(to), nil
 	}
 	fromHost := "about:blank"
