@@ -48,6 +48,10 @@ type asking struct {
 	protocol.Confirm
 	expires time.Time
 	answer  chan confirmAnswer // buffered: the first answer wins
+	// always are the "always" answers a yes with always keeps: every kind
+	// the ask is about, each on its origin (the ask's own kind and origin
+	// when empty).
+	always []confirmAlways
 }
 
 // confirmAnswer is the person's answer to an ask.
@@ -91,7 +95,7 @@ func (c *confirms) allowedAlways(agent, origin string, kind confirm.Kind) bool {
 }
 
 // add lists an ask and returns it.
-func (c *confirms) add(q protocol.Confirm, wait time.Duration) *asking {
+func (c *confirms) add(q protocol.Confirm, wait time.Duration, always []confirmAlways) *asking {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.seq++
@@ -102,7 +106,7 @@ func (c *confirms) add(q protocol.Confirm, wait time.Duration) *asking {
 	q.ID = "c" + strconv.Itoa(c.seq) + "-" + hex.EncodeToString(r[:])
 	now := time.Now()
 	q.Since = now.UTC().Format(time.RFC3339)
-	a := &asking{Confirm: q, expires: now.Add(wait), answer: make(chan confirmAnswer, 1)}
+	a := &asking{Confirm: q, expires: now.Add(wait), answer: make(chan confirmAnswer, 1), always: always}
 	c.pending[q.ID] = a
 	return a
 }
@@ -155,17 +159,24 @@ func (c *confirms) answer(id string, ans confirmAnswer) (*asking, error) {
 	default:
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "confirm.answer: %s was answered already", id)
 	}
-	if ans.allow && ans.always {
-		rule := confirmAlways{Agent: a.Agent, Origin: a.Origin, Kind: a.Kind}
-		if !slices.Contains(c.always, rule) {
+	rules := a.always
+	if len(rules) == 0 {
+		rules = []confirmAlways{{Agent: a.Agent, Origin: a.Origin, Kind: a.Kind}}
+	}
+	added := false
+	for _, rule := range rules {
+		if ans.allow && ans.always && !slices.Contains(c.always, rule) {
 			c.always = append(c.always, rule)
-			b, err := json.MarshalIndent(c.always, "", "  ")
-			if err == nil {
-				err = writePrivateFile(c.path, b)
-			}
-			if err != nil {
-				return a, protocol.Errorf(protocol.CodeInternal, "confirm.answer: allowed once; the always answer was not saved: %v", err)
-			}
+			added = true
+		}
+	}
+	if added {
+		b, err := json.MarshalIndent(c.always, "", "  ")
+		if err == nil {
+			err = writePrivateFile(c.path, b)
+		}
+		if err != nil {
+			return a, protocol.Errorf(protocol.CodeInternal, "confirm.answer: allowed once; the always answer was not saved: %v", err)
 		}
 	}
 	return a, nil
@@ -227,24 +238,26 @@ func (s *Service) confirmHook(ctx context.Context, a *agent, tc *tabContext, r *
 		found = append(found, always...)
 		// Every kind the act is asks, unless the policy does not name it on
 		// its origin or the person said "always" for it there; one ask,
-		// named for the first kind left, covers them all.
-		var kind confirm.Kind
-		var actURL string
+		// named for the first kind left, covers them all (and its
+		// "always" answer all of them).
+		var left []confirmAlways
 		for _, k := range found {
 			u := f.URL
 			if k == confirm.NavigateNewOrigin {
 				u = f.Href // its rules and "always" are the new origin's
 			}
-			if kind != "" || !slices.Contains(kinds, k) || !s.policyAsks(c.g.name, k, u) ||
-				s.confirms.allowedAlways(c.g.name, pairing.Origin(u), k) {
+			origin := pairing.Origin(u)
+			rule := confirmAlways{Agent: c.g.name, Origin: origin, Kind: string(k)}
+			if slices.Contains(left, rule) || !slices.Contains(kinds, k) || !s.policyAsks(c.g.name, k, u) ||
+				s.confirms.allowedAlways(c.g.name, origin, k) {
 				continue
 			}
-			kind, actURL = k, u
+			left = append(left, rule)
 		}
-		if kind == "" {
+		if len(left) == 0 {
 			return false, nil
 		}
-		origin := pairing.Origin(actURL)
+		kind, origin := confirm.Kind(left[0].Kind), left[0].Origin
 		q := protocol.Confirm{
 			Agent: c.g.name, Method: c.method, Kind: string(kind), Origin: origin,
 			Action: describeAct(verb, f, top), Browser: tc.link.id, Tab: tc.tabID,
@@ -254,7 +267,7 @@ func (s *Service) confirmHook(ctx context.Context, a *agent, tc *tabContext, r *
 		} else {
 			s.log.Debug("confirmation picture", "err", err)
 		}
-		if err := s.askPerson(ctx, a, q); err != nil {
+		if err := s.askPerson(ctx, a, q, left...); err != nil {
 			return true, err
 		}
 		// What the person confirmed is what is acted on: the same element,
@@ -391,12 +404,12 @@ func confirmWait(o Options) time.Duration {
 // askPerson lists the ask, tells the tab's browser (badge, popup) and the
 // agent's connection, and waits for the answer, timeouts.confirm at
 // most. nil is a yes.
-func (s *Service) askPerson(ctx context.Context, a *agent, q protocol.Confirm) error {
+func (s *Service) askPerson(ctx context.Context, a *agent, q protocol.Confirm, always ...confirmAlways) error {
 	wait := confirmWait(s.opts)
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 		wait = time.Until(dl) // the call's own end comes first
 	}
-	ask := s.confirms.add(q, wait)
+	ask := s.confirms.add(q, wait, always)
 	q = ask.Confirm
 	defer func() {
 		s.confirms.remove(q.ID)
