@@ -36,6 +36,7 @@ func TestConfirmKinds(t *testing.T) {
 		"    cookiebot: [{origins: [\"*\"], actions: [cookie_write]}]\n"+
 		"    dlbot: [{origins: [\"*\"], actions: [download]}]\n"+
 		"    mixbot: [{origins: [\"*\"], actions: [purchase, navigate_new_origin]}]\n"+
+		"    cdpbot: [{origins: [\"*\"], actions: [cookie_write, navigate_new_origin]}]\n"+
 		"    default: []\n")
 	base := serve(t, map[string]string{"/": kindsPage, "/cart": "<title>cart</title>", "/bank": "<title>bank</title>", "/mix": mixPage, "/frame": framePage})
 	shopHost := strings.TrimPrefix(base, "http://")
@@ -370,6 +371,38 @@ func TestConfirmKinds(t *testing.T) {
 		}
 		wantCode(t, waitDone(t, done), protocol.CodeStaleRef)
 		stays("a link that changed its scheme")
+	})
+
+	// Raw CDP (the cdp scope) writes cookies and navigates as cookies.set
+	// and goto do: asked the same.
+	t.Run("cdp.send", func(t *testing.T) {
+		cdpbot := dialToken(t, c, pairDirect(t, c, "cdpbot", "space", "cdp"))
+		opened := make(chan error, 1)
+		var sp protocol.SpaceResult
+		go func() {
+			opened <- cdpbot.Call(ctxT(t, 120*time.Second), protocol.MethodSpacesNew, protocol.SpacesNewParams{URL: base + "/"}, &sp)
+		}()
+		asked(t, "cdpbot", "navigate_new_origin", "open "+shopHost+" in a new tab", true)
+		if err := waitDone(t, opened); err != nil {
+			t.Fatalf("the allowed space: %v", err)
+		}
+		tab := protocol.Target{Tab: sp.Tab.ID}
+		waitWhere(t, c, tab, shopHost+"/")
+		send := func(method, params string) <-chan error {
+			return call(cdpbot, protocol.MethodCDPSend, protocol.CDPSendParams{Target: tab, Method: method, Params: []byte(params)})
+		}
+		done := send("Network.setCookie", `{"name": "raw", "value": "v", "url": "`+base+`/"}`)
+		asked(t, "cdpbot", "cookie_write", "send Network.setCookie on "+shopHost, false)
+		wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
+		if got := pageInt(t, c, tab, "document.cookie"); strings.Contains(got, "raw=") {
+			t.Errorf("after a no the page's cookies are %s", got)
+		}
+		done = send("Page.navigate", `{"url": "`+bank+`"}`)
+		asked(t, "cdpbot", "navigate_new_origin", "send Page.navigate to "+bankHost+" from "+shopHost, false)
+		wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
+		if got := where(tab); got != shopHost+"/" {
+			t.Errorf("after a no the tab shows %s, want %s/", got, shopHost)
+		}
 	})
 }
 

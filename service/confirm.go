@@ -227,7 +227,7 @@ func (s *Service) confirmHook(ctx context.Context, a *agent, tc *tabContext, r *
 		// top document: a frame's link with target=_top loads the tab.
 		top := f.URL
 		if f.Href != "" && slices.Contains(kinds, confirm.NavigateNewOrigin) {
-			if top, err = topURL(ctx, tc); err != nil {
+			if top, err = topURL(ctx, tc.page); err != nil {
 				return false, err
 			}
 		}
@@ -304,8 +304,8 @@ func describeAct(verb string, f actions.Facts, top string) string {
 }
 
 // topURL is the URL of the document the tab shows (its top frame's).
-func topURL(ctx context.Context, tc *tabContext) (string, error) {
-	h, err := cdp.Call(ctx, tc.page, page.GetNavigationHistory, cdp.Empty{})
+func topURL(ctx context.Context, sess cdp.Session) (string, error) {
+	h, err := cdp.Call(ctx, sess, page.GetNavigationHistory, cdp.Empty{})
 	if err != nil {
 		return "", fmt.Errorf("the tab's URL: %w", err)
 	}
