@@ -4,7 +4,8 @@
 // the control of a label),
 // whether it is in a form, and whether activating it submits one (o.enter:
 // an Enter pressed in it; else a click); the resolved href of the link it
-// is or is in (an HTML <a href> or <area href>: where activating it goes). Also its
+// is or is in (an HTML or SVG <a href>, an <area href>, through shadow
+// roots to a link around their host: where activating it goes). Also its
 // border box, for the person's picture.
 (node, ns, o) => {
   let el = node.nodeType === 1 ? node : node.parentElement;
@@ -29,8 +30,24 @@
   } else {
     submits = !!form && ((tag === "button" && (type === "" || type === "submit")) || (tag === "input" && (type === "submit" || type === "image")));
   }
-  // The link activating it follows (a button inside a link follows it too).
-  const link = el.closest("a[href], area[href]");
+  // The link activating it follows (a button inside a link follows it too,
+  // and so does anything in a shadow tree whose host is in a link): up
+  // through the shadow roots. An SVG <a> has its href as an attribute
+  // (href or xlink:href), not a string property.
+  const XLINK = "http://www.w3.org/1999/xlink";
+  let link = null;
+  for (let n = el; n && !link; n = n.getRootNode().host) {
+    link = n.closest("a[href], area[href], a[*|href]");
+  }
+  let href = "";
+  if (link) {
+    const raw = link.getAttribute("href") ?? link.getAttributeNS(XLINK, "href");
+    try {
+      href = raw === null ? "" : new URL(raw, link.baseURI).href;
+    } catch {
+      href = "";
+    }
+  }
   const r = el.getBoundingClientRect();
   let x = r.left, y = r.top;
   for (let w = el.ownerDocument.defaultView; w && w.frameElement; w = w.parent) {
@@ -39,7 +56,7 @@
   }
   return {
     tag, role: A.role(el) || "", name: A.name(el) || "", submits, inForm: !!form,
-    href: link && typeof link.href === "string" ? link.href : "",
+    href,
     box: [x, y, r.width, r.height], url: el.ownerDocument.URL,
   };
 }

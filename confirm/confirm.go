@@ -7,7 +7,6 @@ package confirm
 
 import (
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"unicode"
@@ -122,12 +121,12 @@ type Facts struct {
 	Href string `json:"href,omitempty"`
 }
 
-// Classify returns the kinds of a click on an element with these facts,
-// in the document at docURL (for a press, pass enter: whether the key is
-// Enter): submit when it submits a form; purchase when its accessible
-// name has one of words (a whole word, any case); navigate_new_origin
-// when it is a link to another origin than docURL's (NewOrigin).
-func Classify(f Facts, docURL string, words []string, click bool) []Kind {
+// Classify returns the kinds of a click on an element with these facts
+// (for a press, pass click false: an Enter): submit when it submits a
+// form; purchase when its accessible name has one of words (a whole word,
+// any case). Whether a link goes to a new origin is the service's to
+// judge (pairing.NewOrigin, the origin the policy and "always" use).
+func Classify(f Facts, words []string, click bool) []Kind {
 	var out []Kind
 	if f.Submits {
 		out = append(out, Submit)
@@ -135,49 +134,7 @@ func Classify(f Facts, docURL string, words []string, click bool) []Kind {
 	if click && HasWord(f.Name, words) {
 		out = append(out, Purchase)
 	}
-	if f.Href != "" && NewOrigin(docURL, f.Href) {
-		out = append(out, NavigateNewOrigin)
-	}
 	return out
-}
-
-// NewOrigin reports whether navigating from the document at from to the
-// URL to (resolved against from when relative) loads a document of
-// another origin: to is an http, https or file URL whose scheme, host or
-// port is not from's. A from without such an origin (about:blank, a new
-// tab: "") makes every http(s) to a new origin. javascript:, about:,
-// data:, blob:, mailto: and the like load no document of a web origin of
-// their own (or Chrome refuses them at the top level): false.
-func NewOrigin(from, to string) bool {
-	base, err := url.Parse(from)
-	if err != nil {
-		base = &url.URL{}
-	}
-	dst, err := base.Parse(strings.TrimSpace(to))
-	if err != nil {
-		return false // the browser does not navigate to what it cannot read
-	}
-	o := webOrigin(dst)
-	return o != "" && o != webOrigin(base)
-}
-
-// webOrigin is u's scheme://host:port, lower case and without a default
-// port, for the schemes whose documents have one; "" for the others.
-func webOrigin(u *url.URL) string {
-	scheme := strings.ToLower(u.Scheme)
-	switch scheme {
-	case "http", "https", "file":
-	default:
-		return ""
-	}
-	host, port := strings.ToLower(u.Hostname()), u.Port()
-	if scheme == "http" && port == "80" || scheme == "https" && port == "443" {
-		port = ""
-	}
-	if port != "" {
-		host += ":" + port
-	}
-	return scheme + "://" + host
 }
 
 // DescribeNavigation is a navigation in words, for the person: "go to

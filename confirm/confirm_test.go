@@ -21,15 +21,15 @@ func TestClassify(t *testing.T) {
 		{"any case", Facts{Tag: "div", Role: "button", Name: "DELETE account"}, true, []Kind{Purchase}},
 		{"enter in a form's field", Facts{Tag: "input", Role: "textbox", Name: "Send to", Submits: true, InForm: true}, false, []Kind{Submit}},
 		{"enter elsewhere", Facts{Tag: "input", Role: "textbox", Name: "Pay"}, false, nil},
-		{"link to another origin", Facts{Tag: "a", Role: "link", Name: "Bank", Href: "https://bank.example/"}, true, []Kind{NavigateNewOrigin}},
-		{"link named Pay to another origin", Facts{Tag: "a", Role: "link", Name: "Pay", Href: "https://pay.example/"}, true, []Kind{Purchase, NavigateNewOrigin}},
-		{"enter on a link to another origin", Facts{Tag: "a", Role: "link", Name: "Bank", Href: "https://bank.example/"}, false, []Kind{NavigateNewOrigin}},
+		{"link to another origin", Facts{Tag: "a", Role: "link", Name: "Bank", Href: "https://bank.example/"}, true, nil},
+		{"link named Pay to another origin", Facts{Tag: "a", Role: "link", Name: "Pay", Href: "https://pay.example/"}, true, []Kind{Purchase}},
+		{"enter on a link to another origin", Facts{Tag: "a", Role: "link", Name: "Bank", Href: "https://bank.example/"}, false, nil},
 		{"link on the same origin", Facts{Tag: "a", Role: "link", Name: "Cart", Href: "https://shop.example/cart#top"}, true, nil},
 		{"javascript: link", Facts{Tag: "a", Role: "link", Name: "Open", Href: "javascript:location='https://bank.example'"}, true, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Classify(tt.f, "https://shop.example/cart", DefaultWords, tt.click)
+			got := Classify(tt.f, DefaultWords, tt.click)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
@@ -114,38 +114,6 @@ func TestDescribeKeepsThePagesNameInert(t *testing.T) {
 		if got := Describe("click", Facts{Tag: "button", Role: "button", Name: tt.name}, "shop.example"); got != tt.want {
 			t.Errorf("name %q: got %q, want %q", tt.name, got, tt.want)
 		}
-	}
-}
-
-func TestNewOrigin(t *testing.T) {
-	tests := []struct {
-		name, from, to string
-		want           bool
-	}{
-		{"another host", "https://shop.example/cart", "https://bank.example/login", true},
-		{"a subdomain is another origin", "https://shop.example/", "https://pay.shop.example/", true},
-		{"another scheme", "https://shop.example/", "http://shop.example/", true},
-		{"another port", "http://127.0.0.1:8080/", "http://127.0.0.1:8081/", true},
-		{"same origin", "https://shop.example/cart", "https://shop.example/pay?x=1#y", false},
-		{"same origin, default port spelled", "https://shop.example/", "https://SHOP.example:443/a", false},
-		{"relative", "https://shop.example/a/b", "../c", false},
-		{"scheme-relative to another host", "https://shop.example/", "//bank.example/", true},
-		{"fragment only", "https://shop.example/", "#pay", false},
-		{"javascript:", "https://shop.example/", "javascript:location='https://bank.example/'", false},
-		{"about:blank", "https://shop.example/", "about:blank", false},
-		{"data:", "https://shop.example/", "data:text/html,hi", false},
-		{"mailto:", "https://shop.example/", "mailto:a@bank.example", false},
-		{"from about:blank", "about:blank", "https://bank.example/", true},
-		{"from a new tab", "", "https://bank.example/", true},
-		{"a new tab on about:blank", "", "about:blank", false},
-		{"unreadable", "https://shop.example/", "http://[::1", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := NewOrigin(tt.from, tt.to); got != tt.want {
-				t.Errorf("NewOrigin(%q, %q): got %v, want %v", tt.from, tt.to, got, tt.want)
-			}
-		})
 	}
 }
 

@@ -35,8 +35,10 @@ func TestConfirmKinds(t *testing.T) {
 		"    navbot: [{origins: [\"*\"], actions: [navigate_new_origin]}]\n"+
 		"    cookiebot: [{origins: [\"*\"], actions: [cookie_write]}]\n"+
 		"    dlbot: [{origins: [\"*\"], actions: [download]}]\n"+
+		"    mixbot: [{origins: [\"*\"], actions: [purchase, navigate_new_origin]}]\n"+
+		"    cdpbot: [{origins: [\"*\"], actions: [cookie_write, navigate_new_origin]}]\n"+
 		"    default: []\n")
-	base := serve(t, map[string]string{"/": kindsPage, "/cart": "<title>cart</title>", "/bank": "<title>bank</title>"})
+	base := serve(t, map[string]string{"/": kindsPage, "/cart": "<title>cart</title>", "/bank": "<title>bank</title>", "/mix": mixPage, "/frame": framePage})
 	shopHost := strings.TrimPrefix(base, "http://")
 	bankHost := strings.Replace(shopHost, "127.0.0.1", "localhost", 1)
 	bank := "http://" + bankHost + "/bank"
@@ -280,7 +282,153 @@ func TestConfirmKinds(t *testing.T) {
 			t.Errorf("got answers %q, want %q", strings.Join(got, ","), want)
 		}
 	})
+
+	// The review's holes (issue 26): a link's other kinds after an
+	// "always" for one, links the classifier missed, a link's origin that
+	// changes while the person is asked, a denied space left behind.
+	t.Run("every kind, every link", func(t *testing.T) {
+		mixbot := dialToken(t, c, pairDirect(t, c, "mixbot"))
+		spaceCount := func() int {
+			var l protocol.SpacesListResult
+			if err := mixbot.Call(ctxT(t, 30*time.Second), protocol.MethodSpacesList, protocol.SpacesListParams{}, &l); err != nil {
+				t.Fatal(err)
+			}
+			return len(l.Spaces)
+		}
+		// A space whose tab the person refused is no space.
+		opened := make(chan error, 1)
+		var sp protocol.SpaceResult
+		go func() {
+			opened <- mixbot.Call(ctxT(t, 120*time.Second), protocol.MethodSpacesNew, protocol.SpacesNewParams{URL: base + "/mix"}, &sp)
+		}()
+		asked(t, "mixbot", "navigate_new_origin", "open "+shopHost+" in a new tab", false)
+		wantCode(t, waitDone(t, opened), protocol.CodeDeniedByPerson)
+		if n := spaceCount(); n != 0 {
+			t.Errorf("after a denied spaces.new mixbot has %d spaces, want 0", n)
+		}
+		go func() {
+			opened <- mixbot.Call(ctxT(t, 120*time.Second), protocol.MethodSpacesNew, protocol.SpacesNewParams{URL: base + "/mix"}, &sp)
+		}()
+		asked(t, "mixbot", "navigate_new_origin", "open "+shopHost+" in a new tab", true)
+		if err := waitDone(t, opened); err != nil {
+			t.Fatalf("the allowed space: %v", err)
+		}
+		if n := spaceCount(); n != 1 {
+			t.Errorf("after an allowed spaces.new mixbot has %d spaces, want 1", n)
+		}
+		tab := protocol.Target{Tab: sp.Tab.ID}
+		waitWhere(t, c, tab, shopHost+"/mix")
+		stays := func(what string) {
+			t.Helper()
+			if got := where(tab); got != shopHost+"/mix" {
+				t.Errorf("after %s the tab shows %s, want %s/mix", what, got, shopHost)
+			}
+		}
+
+		// "Always" for the purchase of Buy; Checkout is a purchase and a
+		// link to another origin: the purchase goes unasked, the origin not.
+		done := call(mixbot, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#buy"})
+		q := pendingAsk(t, owner, "mixbot")
+		if q.Kind != "purchase" {
+			t.Errorf("got ask %q (%s), want a purchase", q.Action, q.Kind)
+		}
+		if err := answer(t, owner, q.ID, true, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := waitDone(t, done); err != nil {
+			t.Fatalf("the allowed Buy: %v", err)
+		}
+		done = call(mixbot, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#checkout"})
+		asked(t, "mixbot", "navigate_new_origin", "click link 'Checkout' on "+shopHost+" to "+bankHost, false)
+		wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
+		stays("a no to Checkout")
+
+		// Links the classifier missed: an SVG <a> (href and xlink:href), a
+		// link around a shadow host, a cross-origin frame's target=_top
+		// link to its own origin (which is the tab's new one).
+		for _, el := range []string{"#svglink", "#xlinked", "#inner", "#toplink"} {
+			done = call(mixbot, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: el})
+			q := pendingAsk(t, owner, "mixbot")
+			if q.Kind != "navigate_new_origin" || !strings.HasSuffix(q.Action, " to "+bankHost) {
+				t.Errorf("%s: got ask %q (%s), want navigate_new_origin to %s", el, q.Action, q.Kind, bankHost)
+			}
+			if err := answer(t, owner, q.ID, false, false); err != nil {
+				t.Fatal(err)
+			}
+			wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
+			stays("a no to " + el)
+		}
+
+		// The link's scheme changes while the person is asked (the same
+		// host, another origin): the yes was not for it.
+		done = call(mixbot, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#swap"})
+		q = pendingAsk(t, owner, "mixbot")
+		if _, err := c.eval(ctxT(t, 10*time.Second), tab, `document.getElementById("swap").href = "https://`+bankHost+`/bank"; true`); err != nil {
+			t.Fatal(err)
+		}
+		if err := answer(t, owner, q.ID, true, false); err != nil {
+			t.Fatal(err)
+		}
+		wantCode(t, waitDone(t, done), protocol.CodeStaleRef)
+		stays("a link that changed its scheme")
+	})
+
+	// Raw CDP (the cdp scope) writes cookies and navigates as cookies.set
+	// and goto do: asked the same.
+	t.Run("cdp.send", func(t *testing.T) {
+		cdpbot := dialToken(t, c, pairDirect(t, c, "cdpbot", "space", "cdp"))
+		opened := make(chan error, 1)
+		var sp protocol.SpaceResult
+		go func() {
+			opened <- cdpbot.Call(ctxT(t, 120*time.Second), protocol.MethodSpacesNew, protocol.SpacesNewParams{URL: base + "/"}, &sp)
+		}()
+		asked(t, "cdpbot", "navigate_new_origin", "open "+shopHost+" in a new tab", true)
+		if err := waitDone(t, opened); err != nil {
+			t.Fatalf("the allowed space: %v", err)
+		}
+		tab := protocol.Target{Tab: sp.Tab.ID}
+		waitWhere(t, c, tab, shopHost+"/")
+		send := func(method, params string) <-chan error {
+			return call(cdpbot, protocol.MethodCDPSend, protocol.CDPSendParams{Target: tab, Method: method, Params: []byte(params)})
+		}
+		done := send("Network.setCookie", `{"name": "raw", "value": "v", "url": "`+base+`/"}`)
+		asked(t, "cdpbot", "cookie_write", "send Network.setCookie on "+shopHost, false)
+		wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
+		if got := pageInt(t, c, tab, "document.cookie"); strings.Contains(got, "raw=") {
+			t.Errorf("after a no the page's cookies are %s", got)
+		}
+		done = send("Page.navigate", `{"url": "`+bank+`"}`)
+		asked(t, "cdpbot", "navigate_new_origin", "send Page.navigate to "+bankHost+" from "+shopHost, false)
+		wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
+		if got := where(tab); got != shopHost+"/" {
+			t.Errorf("after a no the tab shows %s, want %s/", got, shopHost)
+		}
+	})
 }
+
+// mixPage is a shop with a purchase button and links to the bank (the
+// same server as localhost) that the classifier must see: a purchase link,
+// SVG links, a link around a shadow host, a frame of the bank's origin
+// whose link loads the tab.
+const mixPage = `<!doctype html><title>mix</title>
+<button id=buy>Buy</button> <a id=checkout>Checkout</a> <a id=swap>Swap</a>
+<svg width=300 height=30><a id=svglink><text x=5 y=20>Statement</text></a><a id=xlinked><text x=150 y=20>Statement 2</text></a></svg>
+<a id=shadowlink><span id=host></span></a>
+<iframe id=bankframe width=300 height=60></iframe>
+<script>
+const bank = "http://localhost:" + location.port;
+document.getElementById("checkout").href = bank + "/bank";
+document.getElementById("swap").href = bank + "/bank";
+document.getElementById("svglink").setAttribute("href", bank + "/bank");
+document.getElementById("xlinked").setAttributeNS("http://www.w3.org/1999/xlink", "xlink:href", bank + "/bank");
+document.getElementById("shadowlink").href = bank + "/bank";
+document.getElementById("host").attachShadow({mode: "open"}).innerHTML = "<span id=inner>Portal</span>";
+document.getElementById("bankframe").src = bank + "/frame";
+</script>`
+
+// framePage is the bank's page in the shop's frame: its link loads the
+// tab (the bank's own origin, the tab's new one).
+const framePage = `<!doctype html><title>frame</title><a id=toplink target=_top href="/bank">Bank home</a>`
 
 // waitWhere waits until the tab shows host+path.
 func waitWhere(t *testing.T, c *chain, tab protocol.Target, want string) {

@@ -3,7 +3,9 @@
 // in words, with the element's picture when the ask has one. Its buttons "Allow once" and "Deny"
 // answer the ask with popup.confirm.answer, the call the popup's buttons make; a click on its body
 // opens the popup (else focuses the ask's tab). It is cleared when the ask ends (answered
-// anywhere, timed out, its call gone): the next notice no longer lists it. Only chrome.* UI
+// anywhere, timed out, its call gone): the next notice no longer lists it; all are cleared when
+// the relay or the native host changes (clearAll), and one whose id now names another ask (agent,
+// act or kind) is shown anew. Only chrome.* UI
 // reaches these handlers; no page can.
 
 /** PREFIX starts the id of every ask's notification: PREFIX + the ask's id. */
@@ -59,6 +61,16 @@ export class AskNotifier {
       this.#options.delete(id);
       await this.#clear(id);
     }
+    // An ask whose notification says another agent, act or kind is not the one it showed (ids
+    // are unique across the service's restarts; this is the safe side still): shown anew.
+    for (const q of pending) {
+      const was = this.#shown.get(q.id);
+      if (was && !sameAsk(was, q)) {
+        this.#shown.delete(q.id);
+        this.#options.delete(q.id);
+        await this.#clear(q.id);
+      }
+    }
     const fresh = pending.filter((q) => !this.#shown.has(q.id));
     if (fresh.length === 0) return;
     for (const q of fresh) this.#shown.set(q.id, q);
@@ -91,6 +103,26 @@ export class AskNotifier {
         this.log.warn(`egohost: notification of ask ${q.id}: ${err?.message ?? err}`);
       }
     }
+  }
+
+  /**
+   * clearAll clears every ask's notification (the relay or the native host changed: the asks of
+   * the service before are not this one's to answer). In order with the notices.
+   */
+  clearAll() {
+    this.#queue = this.#queue.then(() => this.#clearAll());
+    return this.#queue;
+  }
+
+  async #clearAll() {
+    const up = await Promise.resolve()
+      .then(() => this.notifications.getAll())
+      .then((all) => Object.keys(all ?? {}).map(askOf).filter((id) => id !== ""))
+      .catch(() => []);
+    const ids = new Set([...this.#shown.keys(), ...up]);
+    this.#shown.clear();
+    this.#options.clear();
+    for (const id of ids) await this.#clear(id);
   }
 
   /**
@@ -139,6 +171,11 @@ export class AskNotifier {
       this.log.warn(`egohost: clear the notification of ask ${id}: ${err?.message ?? err}`);
     }
   }
+}
+
+/** sameAsk reports whether two asks of one id say the same: agent, act and kind. */
+function sameAsk(a, b) {
+  return a.agent === b.agent && a.action === b.action && a.kind === b.kind;
 }
 
 /** askOf is the ask id of a notification id, "" when it is not an ask's. */

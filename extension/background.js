@@ -59,6 +59,8 @@ const router = new Router({
     router.reset();
     state.relay = { ...msg, at: Date.now() };
     calls.failAll(`the service behind the relay changed (${msg.state})`);
+    // The asks shown were the service before's: none of their buttons may answer this one's.
+    asks.clearAll().catch((err) => console.warn(`egohost: ask notifications: ${err.message}`));
     if (msg.state === "connected") {
       link.healthy();
       sendHello();
@@ -97,6 +99,7 @@ link = new NativeLink({
     state.welcome = null;
     router.reset();
     calls.failAll(error ? `the native host closed: ${error}` : "the native host closed");
+    asks.clearAll().catch((err) => console.warn(`egohost: ask notifications: ${err.message}`));
   },
   onChange: () => saveStatusSoon(),
 });

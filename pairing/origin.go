@@ -152,22 +152,62 @@ func (r Rules) granted(scheme string) bool {
 	return slices.Contains(r.Schemes, "*") || slices.ContainsFunc(r.Schemes, func(s string) bool { return strings.EqualFold(s, scheme) })
 }
 
-// Origin returns the origin of rawURL as the audit log and errors show it
-// ("https://example.com", "about:blank", "file:", "data:"; "" when
-// unknown): never a path, a query or a data: URL's content.
+// Origin returns the origin of rawURL as the audit log and errors show it,
+// and as the confirmations judge and remember it ("https://example.com",
+// "about:blank", "file:", "data:"; "" when unknown): the scheme and host
+// lower case, without the scheme's default port; never a path, a query or
+// a data: URL's content.
 func Origin(rawURL string) string {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Scheme == "" {
 		return ""
 	}
+	return originOf(u)
+}
+
+// defaultPorts are the ports an origin does not spell.
+var defaultPorts = map[string]string{"http": "80", "https": "443", "ws": "80", "wss": "443"}
+
+func originOf(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
 	if u.Host == "" {
-		if strings.EqualFold(u.Scheme, "about") {
+		if scheme == "about" {
 			page, _, _ := strings.Cut(u.Opaque, "#")
-			return u.Scheme + ":" + page
+			return scheme + ":" + page
 		}
-		return u.Scheme + ":"
+		return scheme + ":"
 	}
-	return u.Scheme + "://" + u.Host
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" && port != defaultPorts[scheme] {
+		host += ":" + port
+	}
+	return scheme + "://" + host
+}
+
+// NewOrigin reports whether navigating from the document at from to the
+// URL to (resolved against from when relative) loads a document of
+// another origin (Origin): to is an http, https or file URL whose scheme,
+// host or port is not from's. A from without such an origin (about:blank,
+// a new tab: "") makes every http(s) to a new origin. javascript:,
+// about:, data:, blob:, mailto: and the like load no document of a web
+// origin of their own (or Chrome refuses them at the top level): false.
+func NewOrigin(from, to string) bool {
+	base, err := url.Parse(from)
+	if err != nil {
+		base = &url.URL{}
+	}
+	dst, err := base.Parse(strings.TrimSpace(to))
+	if err != nil {
+		return false // the browser does not navigate to what it cannot read
+	}
+	switch strings.ToLower(dst.Scheme) {
+	case "http", "https", "file":
+		return originOf(dst) != originOf(base)
+	}
+	return false
 }
 
 // special are the schemes whose URLs the browser reads leniently (the URL

@@ -163,3 +163,55 @@ func BenchmarkDecide(b *testing.B) {
 		})
 	}
 }
+
+func TestNewOrigin(t *testing.T) {
+	tests := []struct {
+		name, from, to string
+		want           bool
+	}{
+		{"another host", "https://shop.example/cart", "https://bank.example/login", true},
+		{"a subdomain is another origin", "https://shop.example/", "https://pay.shop.example/", true},
+		{"another scheme", "https://shop.example/", "http://shop.example/", true},
+		{"another port", "http://127.0.0.1:8080/", "http://127.0.0.1:8081/", true},
+		{"same origin", "https://shop.example/cart", "https://shop.example/pay?x=1#y", false},
+		{"same origin, default port spelled", "https://shop.example/", "https://SHOP.example:443/a", false},
+		{"file to file", "file:///home/a.html", "file:///home/b.html", false},
+		{"an IPv6 host, default port", "http://[::1]/", "http://[::1]:80/x", false},
+		{"relative", "https://shop.example/a/b", "../c", false},
+		{"scheme-relative to another host", "https://shop.example/", "//bank.example/", true},
+		{"fragment only", "https://shop.example/", "#pay", false},
+		{"javascript:", "https://shop.example/", "javascript:location='https://bank.example/'", false},
+		{"about:blank", "https://shop.example/", "about:blank", false},
+		{"data:", "https://shop.example/", "data:text/html,hi", false},
+		{"mailto:", "https://shop.example/", "mailto:a@bank.example", false},
+		{"from about:blank", "about:blank", "https://bank.example/", true},
+		{"from a new tab", "", "https://bank.example/", true},
+		{"a new tab on about:blank", "", "about:blank", false},
+		{"unreadable", "https://shop.example/", "http://[::1", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := NewOrigin(tt.from, tt.to); got != tt.want {
+				t.Errorf("NewOrigin(%q, %q): got %v, want %v", tt.from, tt.to, got, tt.want)
+			}
+		})
+	}
+}
+
+// The origin the confirmations remember an "always" answer for is the one
+// they compare: lower case, without the default port.
+func TestOriginCanonical(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"https://SHOP.example:443/a", "https://shop.example"},
+		{"HTTP://Shop.Example:80/", "http://shop.example"},
+		{"http://shop.example:8080/", "http://shop.example:8080"},
+		{"http://[::1]:80/", "http://[::1]"},
+		{"about:blank#x", "about:blank"},
+		{"data:text/html,secret", "data:"},
+		{"", ""},
+	} {
+		if got := Origin(tt.in); got != tt.want {
+			t.Errorf("Origin(%q): got %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

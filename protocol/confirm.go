@@ -23,7 +23,7 @@ func MayConfirm(method string) bool {
 	switch method {
 	case MethodClick, MethodPress, MethodType, MethodUpload,
 		MethodGoto, MethodTabsOpen, MethodSpacesNew, MethodBack, MethodForward,
-		MethodDownload, MethodCookiesSet, MethodCookiesClear:
+		MethodDownload, MethodCookiesSet, MethodCookiesClear, MethodCDPSend:
 		return true
 	}
 	return false

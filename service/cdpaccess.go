@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/egohost/egohost/actions"
+	"github.com/egohost/egohost/confirm"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/weburl"
@@ -122,7 +123,20 @@ func (s *Service) checkCDPRule(ctx context.Context, a *agent, l *link, tab int, 
 		if err != nil || dest == "" {
 			return err
 		}
-		return s.checkCDPDestination(ctx, p.Method, dest)
+		if err := s.checkCDPDestination(ctx, p.Method, dest); err != nil {
+			return err
+		}
+		// The tab's own session navigates the tab (or a frame of it: asked
+		// too, the safe side) as goto does: the same confirmation.
+		if p.SessionID != "" || !s.mayAsk(ctx, confirm.NavigateNewOrigin) {
+			return nil
+		}
+		from, err := topURL(ctx, sess)
+		if err != nil || !pairing.NewOrigin(from, dest) {
+			return err
+		}
+		q := protocol.Confirm{Action: confirm.DescribeNavigation("send "+p.Method+" to", hostOf(dest), hostOf(from)), Browser: l.id, Tab: tab}
+		return s.confirmCall(ctx, a, confirm.NavigateNewOrigin, dest, q)
 	case pairing.CheckOwnCookies:
 		u, err := s.tabURL(ctx, l, tab)
 		if err != nil {
@@ -130,6 +144,11 @@ func (s *Service) checkCDPRule(ctx context.Context, a *agent, l *link, tab int, 
 		}
 		if why := foreignCookies(p.Method, p.Params, u); why != "" {
 			return cdpRefused(p.Method, why)
+		}
+		// A cookie written through raw CDP is asked as cookies.set is.
+		if p.Method != network.CommandGetCookies && s.mayAsk(ctx, confirm.CookieWrite) {
+			q := protocol.Confirm{Action: "send " + p.Method + " on " + hostOf(u), Browser: l.id, Tab: tab}
+			return s.confirmCall(ctx, a, confirm.CookieWrite, u, q)
 		}
 	case pairing.CheckOriginRead:
 		return s.checkResourceRead(ctx, a, l, tab, p)

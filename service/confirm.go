@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,6 +48,10 @@ type asking struct {
 	protocol.Confirm
 	expires time.Time
 	answer  chan confirmAnswer // buffered: the first answer wins
+	// always are the "always" answers a yes with always keeps: every kind
+	// the ask is about, each on its origin (the ask's own kind and origin
+	// when empty).
+	always []confirmAlways
 }
 
 // confirmAnswer is the person's answer to an ask.
@@ -89,14 +95,18 @@ func (c *confirms) allowedAlways(agent, origin string, kind confirm.Kind) bool {
 }
 
 // add lists an ask and returns it.
-func (c *confirms) add(q protocol.Confirm, wait time.Duration) *asking {
+func (c *confirms) add(q protocol.Confirm, wait time.Duration, always []confirmAlways) *asking {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.seq++
-	q.ID = "c" + strconv.Itoa(c.seq)
+	// Unique across restarts: a notification or a CLI line of an ask of
+	// the service before never answers one of this one.
+	var r [4]byte
+	_, _ = rand.Read(r[:]) // crypto/rand.Read never fails
+	q.ID = "c" + strconv.Itoa(c.seq) + "-" + hex.EncodeToString(r[:])
 	now := time.Now()
 	q.Since = now.UTC().Format(time.RFC3339)
-	a := &asking{Confirm: q, expires: now.Add(wait), answer: make(chan confirmAnswer, 1)}
+	a := &asking{Confirm: q, expires: now.Add(wait), answer: make(chan confirmAnswer, 1), always: always}
 	c.pending[q.ID] = a
 	return a
 }
@@ -124,12 +134,15 @@ func (c *confirms) list(browser string, pictures bool) []protocol.Confirm {
 		}
 		out = append(out, q)
 	}
-	slices.SortFunc(out, func(x, y protocol.Confirm) int {
-		nx, _ := strconv.Atoi(x.ID[1:])
-		ny, _ := strconv.Atoi(y.ID[1:])
-		return nx - ny
-	})
+	slices.SortFunc(out, func(x, y protocol.Confirm) int { return askSeq(x.ID) - askSeq(y.ID) })
 	return out
+}
+
+// askSeq is the sequence number of an ask id ("c12-0a1b2c3d": 12).
+func askSeq(id string) int {
+	seq, _, _ := strings.Cut(strings.TrimPrefix(id, "c"), "-")
+	n, _ := strconv.Atoi(seq)
+	return n
 }
 
 // answer hands the person's answer to the ask id; the "always" answer
@@ -146,17 +159,24 @@ func (c *confirms) answer(id string, ans confirmAnswer) (*asking, error) {
 	default:
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "confirm.answer: %s was answered already", id)
 	}
-	if ans.allow && ans.always {
-		rule := confirmAlways{Agent: a.Agent, Origin: a.Origin, Kind: a.Kind}
-		if !slices.Contains(c.always, rule) {
+	rules := a.always
+	if len(rules) == 0 {
+		rules = []confirmAlways{{Agent: a.Agent, Origin: a.Origin, Kind: a.Kind}}
+	}
+	added := false
+	for _, rule := range rules {
+		if ans.allow && ans.always && !slices.Contains(c.always, rule) {
 			c.always = append(c.always, rule)
-			b, err := json.MarshalIndent(c.always, "", "  ")
-			if err == nil {
-				err = writePrivateFile(c.path, b)
-			}
-			if err != nil {
-				return a, protocol.Errorf(protocol.CodeInternal, "confirm.answer: allowed once; the always answer was not saved: %v", err)
-			}
+			added = true
+		}
+	}
+	if added {
+		b, err := json.MarshalIndent(c.always, "", "  ")
+		if err == nil {
+			err = writePrivateFile(c.path, b)
+		}
+		if err != nil {
+			return a, protocol.Errorf(protocol.CodeInternal, "confirm.answer: allowed once; the always answer was not saved: %v", err)
 		}
 	}
 	return a, nil
@@ -203,60 +223,96 @@ func (s *Service) confirmHook(ctx context.Context, a *agent, tc *tabContext, r *
 		if err != nil {
 			return false, err
 		}
-		found := append(confirm.Classify(f.Facts, f.URL, s.confirmWords(), !enter), always...)
-		var kind confirm.Kind
-		var actURL string
+		// A link is judged against its own document and against the tab's
+		// top document: a frame's link with target=_top loads the tab.
+		top := f.URL
+		if f.Href != "" && slices.Contains(kinds, confirm.NavigateNewOrigin) {
+			if top, err = topURL(ctx, tc.page); err != nil {
+				return false, err
+			}
+		}
+		found := confirm.Classify(f.Facts, s.confirmWords(), !enter)
+		if f.Href != "" && (pairing.NewOrigin(f.URL, f.Href) || pairing.NewOrigin(top, f.Href)) {
+			found = append(found, confirm.NavigateNewOrigin)
+		}
+		found = append(found, always...)
+		// Every kind the act is asks, unless the policy does not name it on
+		// its origin or the person said "always" for it there; one ask,
+		// named for the first kind left, covers them all (and its
+		// "always" answer all of them).
+		var left []confirmAlways
 		for _, k := range found {
 			u := f.URL
 			if k == confirm.NavigateNewOrigin {
 				u = f.Href // its rules and "always" are the new origin's
 			}
-			if slices.Contains(kinds, k) && s.policyAsks(c.g.name, k, u) {
-				kind, actURL = k, u
-				break
+			origin := pairing.Origin(u)
+			rule := confirmAlways{Agent: c.g.name, Origin: origin, Kind: string(k)}
+			if slices.Contains(left, rule) || !slices.Contains(kinds, k) || !s.policyAsks(c.g.name, k, u) ||
+				s.confirms.allowedAlways(c.g.name, origin, k) {
+				continue
 			}
+			left = append(left, rule)
 		}
-		if kind == "" {
+		if len(left) == 0 {
 			return false, nil
 		}
-		origin := pairing.Origin(actURL)
-		if s.confirms.allowedAlways(c.g.name, origin, kind) {
-			return false, nil
-		}
+		kind, origin := confirm.Kind(left[0].Kind), left[0].Origin
 		q := protocol.Confirm{
 			Agent: c.g.name, Method: c.method, Kind: string(kind), Origin: origin,
-			Action: describeAct(verb, f), Browser: tc.link.id, Tab: tc.tabID,
+			Action: describeAct(verb, f, top), Browser: tc.link.id, Tab: tc.tabID,
 		}
 		if pic, err := r.Picture(ctx, f.Box); err == nil {
 			q.Picture = pic
 		} else {
 			s.log.Debug("confirmation picture", "err", err)
 		}
-		if err := s.askPerson(ctx, a, q); err != nil {
+		if err := s.askPerson(ctx, a, q, left...); err != nil {
 			return true, err
 		}
 		// What the person confirmed is what is acted on: the same element,
-		// still saying the same (a link still going where it went).
+		// still saying the same (a link still going to the same origin:
+		// https to http of one host is another).
 		now, err := r.Facts(ctx, el, enter)
 		if err != nil {
 			return true, &actions.ChangedError{Op: verb, Target: q.Action, Err: err}
 		}
-		if got := describeAct(verb, now); got != q.Action {
+		if got := describeAct(verb, now, top); got != q.Action {
 			return true, &actions.ChangedError{Op: verb, Target: q.Action, Err: fmt.Errorf("it now reads %q", got)}
+		}
+		if was, is := pairing.Origin(f.Href), pairing.Origin(now.Href); was != is {
+			return true, &actions.ChangedError{Op: verb, Target: q.Action, Err: fmt.Errorf("its link now goes to %s, not %s", orNone(is), orNone(was))}
 		}
 		return true, nil
 	}
 }
 
 // describeAct is an element action in words: "click button 'Place order'
-// on shop.example", and for a link to another origin where it goes
-// ("click link 'Log in' on shop.example to bank.example").
-func describeAct(verb string, f actions.Facts) string {
-	s := confirm.Describe(verb, f.Facts, hostOf(f.URL))
-	if f.Href != "" && confirm.NewOrigin(f.URL, f.Href) {
+// on shop.example", and for a link to another origin (than its document's
+// or the tab's top document's, at top) where it goes ("click link 'Log
+// in' on shop.example to bank.example").
+func describeAct(verb string, f actions.Facts, top string) string {
+	on := f.URL
+	if f.Href != "" && !pairing.NewOrigin(f.URL, f.Href) && pairing.NewOrigin(top, f.Href) {
+		on = top // a frame's link to its own origin that loads the tab: from the tab's
+	}
+	s := confirm.Describe(verb, f.Facts, hostOf(on))
+	if f.Href != "" && (pairing.NewOrigin(f.URL, f.Href) || pairing.NewOrigin(top, f.Href)) {
 		s = confirm.Leading(s, hostOf(f.Href))
 	}
 	return s
+}
+
+// topURL is the URL of the document the tab shows (its top frame's).
+func topURL(ctx context.Context, sess cdp.Session) (string, error) {
+	h, err := cdp.Call(ctx, sess, page.GetNavigationHistory, cdp.Empty{})
+	if err != nil {
+		return "", fmt.Errorf("the tab's URL: %w", err)
+	}
+	if h.CurrentIndex < 0 || h.CurrentIndex >= int64(len(h.Entries)) || h.Entries[h.CurrentIndex] == nil {
+		return "", nil
+	}
+	return h.Entries[h.CurrentIndex].URL, nil
 }
 
 // policyAsks reports whether agent's policy asks about an act of kind on
@@ -318,7 +374,7 @@ func (s *Service) confirmNavigation(ctx context.Context, a *agent, tc *tabContex
 			return "", nil // the history method answers that there is none
 		}
 	}
-	if !confirm.NewOrigin(from, to) {
+	if !pairing.NewOrigin(from, to) {
 		return pairing.Origin(to), nil
 	}
 	fromHost := "about:blank"
@@ -348,12 +404,12 @@ func confirmWait(o Options) time.Duration {
 // askPerson lists the ask, tells the tab's browser (badge, popup) and the
 // agent's connection, and waits for the answer, timeouts.confirm at
 // most. nil is a yes.
-func (s *Service) askPerson(ctx context.Context, a *agent, q protocol.Confirm) error {
+func (s *Service) askPerson(ctx context.Context, a *agent, q protocol.Confirm, always ...confirmAlways) error {
 	wait := confirmWait(s.opts)
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 		wait = time.Until(dl) // the call's own end comes first
 	}
-	ask := s.confirms.add(q, wait)
+	ask := s.confirms.add(q, wait, always)
 	q = ask.Confirm
 	defer func() {
 		s.confirms.remove(q.ID)

@@ -15,6 +15,7 @@ import (
 	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/confirm"
 	"github.com/egohost/egohost/extwire"
+	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/spaces"
 	"github.com/egohost/egohost/weburl"
@@ -367,8 +368,8 @@ func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenPar
 		return nil, err
 	}
 	// A new tab shows no origin yet: a page in it is on a new origin
-	// (confirm.NewOrigin), asked before the tab is made.
-	if url != "about:blank" && s.mayAsk(ctx, confirm.NavigateNewOrigin) && confirm.NewOrigin("", url) {
+	// (pairing.NewOrigin), asked before the tab is made.
+	if url != "about:blank" && s.mayAsk(ctx, confirm.NavigateNewOrigin) && pairing.NewOrigin("", url) {
 		q := protocol.Confirm{Action: confirm.DescribeNavigation("", hostOf(url), ""), Browser: l.id}
 		if err := s.confirmCall(ctx, a, confirm.NavigateNewOrigin, url, q); err != nil {
 			return nil, err

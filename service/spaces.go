@@ -452,11 +452,22 @@ func (s *Service) spacesNew(ctx context.Context, a *agent, p protocol.SpacesNewP
 		return nil, err
 	}
 	s.syncSpaces(ctx, l)
+	prev, hadPrev := s.spaces.reg.Current(name)
 	sp := s.spaces.reg.Add(name, p.Task, l.id)
 	s.log.Info("space created", "space", sp.ID, "agent", name, "browser", l.id, "task", p.Task)
 	s.saveSpaces()
 	opened, err := s.tabsOpen(ctx, a, protocol.TabsOpenParams{Browser: l.id, URL: p.URL, Background: p.Background})
 	if err != nil {
+		// No tab (the person said no, nobody answered, the browser
+		// refused): no space either, and the agent's current one is back.
+		if now, ok := s.spaces.reg.Get(sp.ID); ok && now.Group == 0 {
+			s.spaces.reg.Remove(sp.ID)
+			if hadPrev {
+				s.spaces.reg.Use(name, prev.ID)
+			}
+			s.saveSpaces()
+			s.log.Info("space dropped: its tab did not open", "space", sp.ID, "agent", name, "err", err)
+		}
 		return nil, err
 	}
 	tab := opened.(protocol.TabResult).Tab

@@ -102,3 +102,33 @@ test("a click on the body opens the popup, else focuses the ask's tab", async ()
   await b.notifier.onClicked(PREFIX + "c1");
   assert.deepEqual(b.focused, ["tab 7", "window 9"]);
 });
+
+test("an id that now names another ask (a restarted service) is shown anew: the old act's Allow answers nothing of it", async () => {
+  const { notifier, shown } = fakes();
+  await notifier.onNotice({ pending: [ask("c1")] });
+  // The service restarted and its first ask took the same id (before ids were unique).
+  const other = ask("c1", { agent: "mallory", kind: "navigate_new_origin", action: "go to evil.example from shop.example" });
+  await notifier.onNotice({ pending: [other] });
+  const n = shown.get(PREFIX + "c1");
+  assert.equal(n.title, "mallory asks for your yes");
+  assert.equal(n.message, "go to evil.example from shop.example");
+  assert.equal(notifier.shown("c1").message, "go to evil.example from shop.example");
+});
+
+test("a relay or native host change clears every ask's notification; the old one's Allow never answers a new ask", async () => {
+  const pendingNow = new Set();
+  const { notifier, shown, calls } = fakes();
+  await notifier.onNotice({ pending: [ask("c1-0a0a0a0a")] });
+  shown.set("someone-else", {});
+  await notifier.clearAll();
+  assert.deepEqual([...shown.keys()], ["someone-else"]);
+  assert.equal(notifier.shown("c1-0a0a0a0a"), undefined);
+  await notifier.onNotice({ pending: [ask("c1-1b1b1b1b", { action: "click button 'Pay' on bank.example" })] });
+  pendingNow.add("c1-1b1b1b1b");
+  // Chrome delivers a click on the old notification late: it answers its own id, not the new ask.
+  await notifier.onButton(PREFIX + "c1-0a0a0a0a", 0);
+  const answered = calls.filter((c) => c.method === "popup.confirm.answer").map((c) => c.params.id);
+  assert.deepEqual(answered, ["c1-0a0a0a0a"]);
+  assert.ok(!answered.some((id) => pendingNow.has(id)));
+  assert.equal(shown.get(PREFIX + "c1-1b1b1b1b").message, "click button 'Pay' on bank.example");
+});
