@@ -460,7 +460,10 @@ func TestDownloadsOfThePersonHidden(t *testing.T) {
 // debug.echo is the owner's, bounded and audited by its length: a paired
 // agent (read or space scope) is refused, every call is one audit line.
 func TestDebugEchoOwnerOnly(t *testing.T) {
-	c := useSharedChain(t)
+	// A chain of its own: on the shared one, the 17 MiB echo passed its
+	// 60 s deadline twice in CI-sized runs under a load of 30 (10 s when
+	// quiet); not understood yet.
+	c := startChain(t)
 	ctx := ctxT(t, 60*time.Second)
 	reader := dialToken(t, c, pairDirect(t, c, "reader", "read"))
 	bot := dialToken(t, c, pairDirect(t, c, "bot"))
