@@ -67,31 +67,18 @@ e2e_tests=$(grep -hoE '^func Test[A-Za-z0-9_]*\(\w+ \*testing\.T\)' e2e/*_test.g
 e2e_half() { echo "$e2e_tests" | awk -v h="$1" 'NR % 2 == h' | paste -sd'|'; }
 job e2e-1 go test -race -count=1 -short -timeout 20m -run "^($(e2e_half 1))\$" ./e2e/
 job e2e-2 go test -race -count=1 -short -timeout 20m -run "^($(e2e_half 0))\$" ./e2e/
-# The other packages' tests in two jobs: those that drive Chromium (their
-# tests import internal/browsertest, or are it) one package at a time, as
-# a third browser-driving go test beside e2e's two (more at once made page
-# loads miss their 15 s bound); the rest at go test's own parallelism (with
-# -p 1 their builds and links queued behind the browser tests: the one job
-# ended last).
-test_files=$(git ls-files '*_test.go' 2>/dev/null || find . -name '*_test.go')
-browser_pkgs=$( (grep -l '"github.com/egohost/egohost/internal/browsertest"' $test_files | xargs -n1 dirname; echo internal/browsertest) | sed 's|^\./||' | sort -u | grep -v '^e2e$' | sed 's|^|./|')
-[ "$(echo "$browser_pkgs" | wc -l)" -gt 3 ] || { echo "test.sh: found no browser-driving packages" >&2; exit 1; }
-other_pkgs=$(go list ./... | grep -v '/e2e$' | grep -v -x -F "$(go list $browser_pkgs)")
-job unit go test -race -count=1 -timeout 15m $other_pkgs
-job unit-browser go test -race -count=1 -timeout 15m -p 1 $browser_pkgs
+job unit go test -race -count=1 -timeout 15m -p 1 $(go list ./... | grep -v '/e2e$')
 # Every benchmark of the packages once, for its correctness, not its
 # timing: the code behind docs/benchmarks.md's figures still runs. 2x:
 # b.N == 1 is the testing package's probe run, which the long benchmarks
 # skip. -race reuses the tests' build. e2e's benchmarks (14 chains and the
 # peers' comparisons: 624 s alone on 2 cores) do not fit CI's 10 minutes;
 # run them with: go test -short -run '^$' -bench . -benchtime 2x ./e2e/
-# They start when the browser-driving unit tests end (three
-# browser-driving go tests at once on 2 cores made page loads miss their
-# 15 s bound), at the same priority: they take the browser tests' place
-# beside e2e (niced, BenchmarkClickSteps's page load missed that bound).
-bench_pkgs=$(grep -l '^func Benchmark' $test_files | xargs -n1 dirname | sort -u | grep -v '^e2e$' | sed 's|^|./|; s|^\./\./|./|')
-unit_pid=${pids[-1]} # unit-browser's
-job bench sh -c "while kill -0 $unit_pid 2>/dev/null; do sleep 1; done; exec go test -race -count=1 -short -timeout 15m -p 1 -run '^\$' -bench . -benchtime 2x $(echo $bench_pkgs)"
+# They start when the unit tests end (three browser-driving go tests at
+# once on 2 cores made page loads miss their 15 s bound).
+bench_pkgs=$(grep -l '^func Benchmark' $(git ls-files '*_test.go' 2>/dev/null || find . -name '*_test.go') | xargs -n1 dirname | sort -u | grep -v '^e2e$' | sed 's|^|./|; s|^\./\./|./|')
+unit_pid=${pids[-1]}
+job bench sh -c "while kill -0 $unit_pid 2>/dev/null; do sleep 1; done; exec nice -n 10 go test -race -count=1 -short -timeout 15m -p 1 -run '^\$' -bench . -benchtime 2x $(echo $bench_pkgs)"
 job node nice -n 10 node --test extension/test/ aria/test/
 job staticcheck nice -n 10 "$staticcheck" ./...
 # The per-OS files (registry, launchd, peer credentials) compile and vet
@@ -109,7 +96,7 @@ wait
 failed=()
 times >"$logs/all.times"
 echo "--- go vet -race: ${vet_secs}s; all of test.sh: ${SECONDS}s, $(cpu_of "$logs/all.times")s of CPU"
-for name in vet-other-os staticcheck node bench unit unit-browser e2e-1 e2e-2; do
+for name in vet-other-os staticcheck node bench unit e2e-1 e2e-2; do
   read -r rc secs cpu <"$logs/$name.status"
   echo "--- $name: exit $rc after ${secs}s, ${cpu}s of CPU"
   cat "$logs/$name"
