@@ -96,11 +96,18 @@ func TestConfirmKinds(t *testing.T) {
 		})
 	}
 	o := Options{RequestTimeout: 30 * time.Second, ConfirmTimeout: 2 * time.Minute}
-	if got := s.methods[protocol.MethodClick].deadline(o); got != 150*time.Second {
-		t.Errorf("click's deadline: got %v, want 2m30s", got)
-	}
-	if got := s.methods[protocol.MethodFill].deadline(o); got != 30*time.Second {
-		t.Errorf("fill's deadline: got %v, want 30s", got)
+	for _, tt := range []struct {
+		method string
+		mayAsk bool
+		want   time.Duration
+	}{
+		{protocol.MethodClick, true, 150 * time.Second},
+		{protocol.MethodClick, false, 30 * time.Second}, // the owner's, or no policy naming it
+		{protocol.MethodFill, false, 30 * time.Second},
+	} {
+		if got := s.methods[tt.method].deadline(o, tt.mayAsk); got != tt.want {
+			t.Errorf("%s's deadline (may ask %v): got %v, want %v", tt.method, tt.mayAsk, got, tt.want)
+		}
 	}
 }
 

@@ -25,7 +25,7 @@ import (
 func (s *Service) dispatch(ctx context.Context, a *agent, method string, params json.RawMessage) (any, error) {
 	timeout := s.opts.RequestTimeout
 	if m, ok := s.methods[method]; ok {
-		timeout = m.deadline(s.opts)
+		timeout = m.deadline(s.opts, len(s.confirmKinds(a.grant, method)) > 0)
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

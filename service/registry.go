@@ -55,9 +55,12 @@ const (
 	timeoutPairing
 )
 
-// deadline is how long a call of the method may take.
-func (m method) deadline(o Options) time.Duration {
-	if len(m.kinds) > 0 && m.timeout == timeoutRequest {
+// deadline is how long a call of the method may take; mayAsk: its
+// caller's policy names a kind of it (confirmKinds), so it may wait for
+// the person (the owner's calls, and a policy that names none, keep the
+// request's deadline: a hang ends no later for a method having kinds).
+func (m method) deadline(o Options, mayAsk bool) time.Duration {
+	if mayAsk && m.timeout == timeoutRequest {
 		return o.RequestTimeout + confirmWait(o)
 	}
 	switch m.timeout {
