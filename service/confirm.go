@@ -232,7 +232,7 @@ func (s *Service) confirmHook(ctx context.Context, a *agent, tc *tabContext, r *
 			}
 		}
 		found := confirm.Classify(f.Facts, s.confirmWords(), !enter)
-		if f.Href != "" && (pairing.NewOrigin(f.URL, f.Href) || pairing.NewOrigin(top, f.Href)) {
+		if leavesOrigin(f, top) {
 			found = append(found, confirm.NavigateNewOrigin)
 		}
 		found = append(found, always...)
@@ -297,10 +297,16 @@ func describeAct(verb string, f actions.Facts, top string) string {
 		on = top // a frame's link to its own origin that loads the tab: from the tab's
 	}
 	s := confirm.Describe(verb, f.Facts, hostOf(on))
-	if f.Href != "" && (pairing.NewOrigin(f.URL, f.Href) || pairing.NewOrigin(top, f.Href)) {
+	if leavesOrigin(f, top) {
 		s = confirm.Leading(s, hostOf(f.Href))
 	}
 	return s
+}
+
+// leavesOrigin reports whether the element is a link to another origin
+// than its document's or the tab's top document's (top).
+func leavesOrigin(f actions.Facts, top string) bool {
+	return f.Href != "" && (pairing.NewOrigin(f.URL, f.Href) || pairing.NewOrigin(top, f.Href))
 }
 
 // topURL is the URL of the document the tab shows (its top frame's).
@@ -309,10 +315,15 @@ func topURL(ctx context.Context, sess cdp.Session) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("the tab's URL: %w", err)
 	}
-	if h.CurrentIndex < 0 || h.CurrentIndex >= int64(len(h.Entries)) || h.Entries[h.CurrentIndex] == nil {
-		return "", nil
+	return entryURL(h, h.CurrentIndex), nil
+}
+
+// entryURL is the URL of history entry i ("" when there is none).
+func entryURL(h page.GetNavigationHistoryResult, i int64) string {
+	if i < 0 || i >= int64(len(h.Entries)) || h.Entries[i] == nil {
+		return ""
 	}
-	return h.Entries[h.CurrentIndex].URL, nil
+	return h.Entries[i].URL
 }
 
 // policyAsks reports whether agent's policy asks about an act of kind on
@@ -362,15 +373,9 @@ func (s *Service) confirmNavigation(ctx context.Context, a *agent, tc *tabContex
 	if err != nil {
 		return "", fmt.Errorf("%s: the tab's history: %w", verb, err)
 	}
-	entry := func(i int64) string {
-		if i < 0 || i >= int64(len(h.Entries)) || h.Entries[i] == nil {
-			return ""
-		}
-		return h.Entries[i].URL
-	}
-	from := entry(h.CurrentIndex)
+	from := entryURL(h, h.CurrentIndex)
 	if to == "" {
-		if to = entry(h.CurrentIndex + delta); to == "" {
+		if to = entryURL(h, h.CurrentIndex+delta); to == "" {
 			return "", nil // the history method answers that there is none
 		}
 	}

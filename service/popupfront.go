@@ -13,7 +13,6 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
-	"github.com/chromedp/cdproto/page"
 
 	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/overlay"
@@ -265,8 +264,8 @@ func (s *Service) namePicked(ctx context.Context, tc *tabContext, picked overlay
 		res.Locator = fallback
 	}
 	res.Ref = pickedRef(ctx, tc.snap, picked.BackendNodeID)
-	if h, err := cdp.Call(ctx, tc.page, page.GetNavigationHistory, cdp.Empty{}); err == nil && h.CurrentIndex >= 0 && int(h.CurrentIndex) < len(h.Entries) {
-		res.URL = h.Entries[h.CurrentIndex].URL
+	if u, err := topURL(ctx, tc.page); err == nil {
+		res.URL = u
 	}
 	return nil
 }
