@@ -66,7 +66,7 @@ type doctor struct {
 // checks.
 func doctorCmd(ctx context.Context, cfgFile string, asJSON bool, udds []string, stdout, stderr io.Writer) error {
 	home, _ := os.UserHomeDir()
-	self, err := selfPath()
+	self, err := cli.Self()
 	if err != nil {
 		return err
 	}

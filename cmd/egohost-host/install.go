@@ -13,18 +13,6 @@ import (
 	"github.com/egohost/egohost/internal/cli"
 )
 
-// selfPath returns this binary's absolute, symlink-free path.
-func selfPath() (string, error) {
-	self, err := os.Executable()
-	if err == nil {
-		self, err = filepath.EvalSymlinks(self)
-	}
-	if err != nil {
-		return "", fmt.Errorf("find own binary: %w", err)
-	}
-	return self, nil
-}
-
 // tempDirs are the folders whose binaries do not last: the temporary
 // folder and the Go build cache (where `go run` keeps its builds).
 func tempDirs() []string {
@@ -109,7 +97,7 @@ func exists(p string) bool {
 }
 
 func (e *env) runInstall(o installOptions) error {
-	self, err := selfPath()
+	self, err := cli.Self()
 	if err != nil {
 		return fmt.Errorf("install: %w", err)
 	}
@@ -322,7 +310,7 @@ func (e *env) runUninstall(o installOptions) error {
 // uninstallService stops and removes the per-user service, or says it
 // was not installed.
 func (e *env) uninstallService(home string) error {
-	self, err := selfPath()
+	self, err := cli.Self()
 	if err != nil {
 		return fmt.Errorf("uninstall service: %w", err)
 	}

@@ -44,12 +44,9 @@ func (e *env) startChain(ctx context.Context, o chainOptions) (*chain, error) {
 	if err != nil {
 		return nil, err
 	}
-	self, err := os.Executable()
-	if err == nil {
-		self, err = filepath.EvalSymlinks(self)
-	}
+	self, err := cli.Self()
 	if err != nil {
-		return nil, fmt.Errorf("launch: find own binary: %w", err)
+		return nil, fmt.Errorf("launch: %w", err)
 	}
 	ch := &chain{}
 	var svcStop func() error

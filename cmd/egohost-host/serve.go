@@ -70,7 +70,7 @@ func (e *env) serve(ctx context.Context) error {
 	fmt.Fprintf(e.stderr, "egohost service: agents on ws://%s/rpc (token in %s), relays on %s\n", s.Addr(), e.cfg.TokenFile, e.cfg.Socket)
 	// Under the OS's service manager (launchd, systemd), kardianos turns its
 	// stop requests into ctx's end; from a terminal Run calls Serve directly.
-	self, err := selfPath()
+	self, err := cli.Self()
 	if err != nil {
 		return s.Serve(ctx)
 	}

@@ -78,14 +78,23 @@ func HostName(goos string) string {
 	return "egohost-host"
 }
 
-// HostBinary is the full binary beside the running one (the same folder,
-// symlinks resolved): egohost-host, the binary the service, Chrome's
-// native messaging manifest and the service unit run.
-func HostBinary() (string, error) {
+// Self is the running binary's absolute, symlink-free path.
+func Self() (string, error) {
 	self, err := os.Executable()
 	if err == nil {
 		self, err = filepath.EvalSymlinks(self)
 	}
+	if err != nil {
+		return "", fmt.Errorf("find own binary: %w", err)
+	}
+	return self, nil
+}
+
+// HostBinary is the full binary beside the running one (the same folder,
+// symlinks resolved): egohost-host, the binary the service, Chrome's
+// native messaging manifest and the service unit run.
+func HostBinary() (string, error) {
+	self, err := Self()
 	if err != nil {
 		return "", fmt.Errorf("find egohost-host: %w", err)
 	}
