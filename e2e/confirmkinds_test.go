@@ -265,21 +265,17 @@ func TestConfirmKinds(t *testing.T) {
 	})
 
 	t.Run("the audit log has every answer", func(t *testing.T) {
-		var tail protocol.AuditTailResult
-		if err := owner.Call(ctxT(t, 10*time.Second), protocol.MethodAuditTail, protocol.AuditTailParams{Limit: 1000}, &tail); err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, e := range tail.Entries {
+		got := auditSays(t, owner, func(e protocol.AuditEntry) string {
 			if e.Method == "confirm.answer" && strings.Contains(e.Target, ": ") { // the decisions, not the owner's calls
-				got = append(got, strings.SplitN(e.Target, ":", 2)[0]+" "+e.Agent+" "+e.Result)
+				return strings.SplitN(e.Target, ":", 2)[0] + " " + e.Agent + " " + e.Result
 			}
-		}
+			return ""
+		})
 		want := "navbot owner allowed,navbot owner denied,navbot owner denied,navbot owner allowed,navbot nobody confirm_timeout,navbot owner allowed," +
 			"cookiebot owner denied,cookiebot owner allowed,cookiebot nobody confirm_timeout," +
 			"dlbot owner allowed,dlbot owner denied,dlbot nobody confirm_timeout"
-		if strings.Join(got, ",") != want {
-			t.Errorf("got answers %q, want %q", strings.Join(got, ","), want)
+		if got != want {
+			t.Errorf("got answers %q, want %q", got, want)
 		}
 	})
 
@@ -538,17 +534,13 @@ func TestConfirmNotification(t *testing.T) {
 		t.Errorf("submitted %s times, want still 1", got)
 	}
 
-	var tail protocol.AuditTailResult
-	if err := c.agent.Call(ctx, protocol.MethodAuditTail, protocol.AuditTailParams{Limit: 1000}, &tail); err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range tail.Entries {
+	got := auditSays(t, c.agent, func(e protocol.AuditEntry) string {
 		if e.Method == "confirm.answer" && strings.HasPrefix(e.Target, "notified: ") {
-			got = append(got, e.Agent+" "+e.Result)
+			return e.Agent + " " + e.Result
 		}
-	}
-	if want := "person allowed,person denied,owner denied"; strings.Join(got, ",") != want {
-		t.Errorf("got answers %q, want %q", strings.Join(got, ","), want)
+		return ""
+	})
+	if want := "person allowed,person denied,owner denied"; got != want {
+		t.Errorf("got answers %q, want %q", got, want)
 	}
 }

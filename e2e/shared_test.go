@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -83,7 +82,6 @@ func useSharedChainWith(t *testing.T, config string) *chain {
 	view.since = time.Now()
 	view.waitLink(t)
 	before := pageTargets(t, base.direct)
-	agentsBefore := agentNames(t, view.agent)
 	t.Cleanup(func() {
 		all.mu.Lock()
 		defer all.mu.Unlock()
@@ -98,51 +96,33 @@ func useSharedChainWith(t *testing.T, config string) *chain {
 			return
 		}
 		closeNewPages(t, base.direct, before)
-		forgetNewAgents(t, view.agent, agentsBefore)
+		forgetAgents(t, view.agent)
 	})
 	return &view
 }
 
-// agentNames are the names of the paired agents and of the requests
-// waiting.
-func agentNames(t testing.TB, owner *client.Client) map[string]bool {
+// forgetAgents revokes every paired agent and denies every request
+// waiting, so that the next test on the chain may pair the same names
+// (the chain has none of its own: each test's are forgotten when it ends).
+func forgetAgents(t testing.TB, owner *client.Client) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var l protocol.AgentsListResult
 	if err := owner.Call(ctx, protocol.MethodAgentsList, nil, &l); err != nil {
-		t.Fatalf("agents.list: %v", err)
-	}
-	names := map[string]bool{}
-	for _, a := range l.Agents {
-		if !a.Revoked {
-			names[a.Name] = true
-		}
+		t.Errorf("agents.list after the test: %v", err)
+		return
 	}
 	for _, r := range l.Pending {
-		names["?"+r.Name] = true
+		// It may have gone with its connection meanwhile.
+		owner.Call(ctx, protocol.MethodAgentsDeny, protocol.AgentNameParams{Name: r.Name}, nil)
 	}
-	return names
-}
-
-// forgetNewAgents revokes the agents paired since before and denies the
-// requests that came since, so that the next test on the chain may pair
-// the same names.
-func forgetNewAgents(t testing.TB, owner *client.Client, before map[string]bool) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	for name := range agentNames(t, owner) {
-		if before[name] {
+	for _, a := range l.Agents {
+		if a.Revoked {
 			continue
 		}
-		if n, pending := strings.CutPrefix(name, "?"); pending {
-			// It may have gone with its connection meanwhile.
-			owner.Call(ctx, protocol.MethodAgentsDeny, protocol.AgentNameParams{Name: n}, nil)
-			continue
-		}
-		if err := owner.Call(ctx, protocol.MethodAgentsRevoke, protocol.AgentNameParams{Name: name}, nil); err != nil {
-			t.Errorf("revoke %s after the test: %v", name, err)
+		if err := owner.Call(ctx, protocol.MethodAgentsRevoke, protocol.AgentNameParams{Name: a.Name}, nil); err != nil {
+			t.Errorf("revoke %s after the test: %v", a.Name, err)
 		}
 	}
 }
