@@ -27,47 +27,18 @@ func TestLaunchOpensNoDevToolsPort(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
 	}
-	home, stateDir := t.TempDir(), t.TempDir()
-	cmd := exec.Command(theSuite.bin, "launch", "--headless")
-	cmd.Env = append(chainEnv(stateDir), "HOME="+home, "EGOHOST_BROWSER="+theSuite.browser, "EGOHOST_LOG_LEVEL=warn")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stderr := &logBuffer{}
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
-	})
+	home := t.TempDir()
+	l := startLaunch(t, t.TempDir(), []string{"HOME=" + home}, "--headless")
 	deadline := time.After(60 * time.Second)
 	for connected := false; !connected; {
 		select {
-		case line, ok := <-lines:
+		case line, ok := <-l.lines:
 			if !ok {
-				t.Fatalf("egohost launch ended before the browser connected\nstderr:\n%s", stderr)
+				t.Fatalf("egohost launch ended before the browser connected\nstderr:\n%s", l.stderr)
 			}
 			connected = strings.HasPrefix(line, "browser ") && strings.Contains(line, " connected")
 		case <-deadline:
-			t.Fatalf("egohost launch: no browser connected within 60 s\nstderr:\n%s", stderr)
+			t.Fatalf("egohost launch: no browser connected within 60 s\nstderr:\n%s", l.stderr)
 		}
 	}
 
@@ -176,12 +147,18 @@ func startLaunch(t *testing.T, stateDir string, env []string, args ...string) *l
 	l := &launchCmd{stderr: &logBuffer{}, lines: make(chan string, 16), exited: make(chan struct{})}
 	l.cmd = exec.Command(theSuite.bin, append([]string{"launch"}, args...)...)
 	l.cmd.Env = append(append(chainEnv(stateDir), "EGOHOST_BROWSER="+theSuite.browser, "EGOHOST_LOG_LEVEL=warn"), env...)
-	stdout, err := l.cmd.StdoutPipe()
+	// Not StdoutPipe: Wait closes that pipe when the process ends, and a
+	// line written just before the exit could be lost before it is read.
+	stdout, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	l.cmd.Stdout = w
 	l.cmd.Stderr = l.stderr
-	if err := l.cmd.Start(); err != nil {
+	err = l.cmd.Start()
+	w.Close()
+	if err != nil {
+		stdout.Close()
 		t.Fatal(err)
 	}
 	go func() {
@@ -190,6 +167,7 @@ func startLaunch(t *testing.T, stateDir string, env []string, args ...string) *l
 			l.lines <- sc.Text()
 		}
 		close(l.lines)
+		stdout.Close()
 	}()
 	go func() { l.cmd.Wait(); close(l.exited) }()
 	t.Cleanup(func() {

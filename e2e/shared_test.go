@@ -205,7 +205,9 @@ func closeNewPages(t testing.TB, direct *cdpdirect.Conn, before map[target.ID]bo
 		if before[id] {
 			continue
 		}
-		if _, err := cdp.Call(ctx, direct.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: id}); err != nil {
+		// A page that closed itself meanwhile (a popup losing its focus)
+		// is no error.
+		if _, err := cdp.Call(ctx, direct.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: id}); err != nil && pageTargets(t, direct)[id] {
 			t.Errorf("close the test's page %s: %v", id, err)
 		}
 	}
