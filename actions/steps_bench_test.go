@@ -98,8 +98,8 @@ func step(method string, params any) string {
 }
 
 // BenchmarkClickSteps instruments one click on the 5,000-item list page
-// over a direct DevTools connection: every CDP call the Runner makes, by
-// step, with its count and time, for a click by css and by role, with and
+// (500 under -short) over a direct DevTools connection: every CDP call the
+// Runner makes, by step, with its count and time, for a click by css and by role, with and
 // without the settle. The first click on the tab (the per-tab setup) is
 // left out. Over the extension relay each call costs ~1.5 ms more.
 // Run: go test ./actions -run '^$' -bench ClickSteps -benchtime 10x
@@ -118,7 +118,8 @@ func BenchmarkClickSteps(b *testing.B) {
 		find := actions.FindCallers(res.Object, res.ObjectCall)
 		return rec, actions.New(rec, find, actions.Options{Transient: resolver.IsTransient, Timeout: time.Minute})
 	}
-	list, lr := open(browsertest.Serve(b, resolverbench.Handler()) + "/list")
+	items := resolverbench.ItemsFor(testing.Short())
+	list, lr := open(browsertest.Serve(b, resolverbench.Handler(items)) + "/list")
 	if _, err := lr.Click(ctx, "css=li:first-child > button", actions.ClickOptions{}); err != nil {
 		b.Fatal(err) // the per-tab setup, and Chrome's first layout of the page
 	}
@@ -148,7 +149,7 @@ func BenchmarkClickSteps(b *testing.B) {
 		do   func(r *actions.Runner) error
 	}{
 		{"click by css, no settle", list, lr, click(`css=li:last-child > button`, true)},
-		{"click by role, no settle", list, lr, click(`role=button[name="Button 4999"]`, true)},
+		{"click by role, no settle", list, lr, click(fmt.Sprintf(`role=button[name="Button %d"]`, items-1), true)},
 		{"click by css, default settle", list, lr, click(`css=li:last-child > button`, false)},
 		{"fill, no settle", form, fr, func(r *actions.Runner) error {
 			_, err := r.Fill(ctx, "#name", "Ada Lovelace", actions.FillOptions{ActOptions: actions.ActOptions{Settle: off}})

@@ -187,7 +187,7 @@ func BenchmarkActionsList(b *testing.B) {
 	}
 	c := startChain(b)
 	srv := browsertest.Serve(b, browsertest.Pages(benchPages()))
-	list := serveHandler(b, resolverbench.Handler()) + "/list"
+	list := serveHandler(b, resolverbench.Handler(resolverbench.Items)) + "/list"
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
 	runs := benchRuns(b, 50)

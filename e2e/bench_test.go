@@ -193,7 +193,7 @@ func BenchmarkSnapshotsRelayed(b *testing.B) {
 // Run: go test ./e2e -run '^$' -bench ResolveRelayed -benchtime 30x -timeout 20m
 func BenchmarkResolveRelayed(b *testing.B) {
 	c := startChain(b)
-	srv := serveHandler(b, resolverbench.Handler())
+	srv := serveHandler(b, resolverbench.Handler(resolverbench.Items))
 	url := srv + "/list"
 	tab := c.openTab(b, url)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
@@ -203,7 +203,7 @@ func BenchmarkResolveRelayed(b *testing.B) {
 		b.Fatal(err)
 	}
 	runs := max(b.N, 1)
-	cases := resolverbench.Cases()
+	cases := resolverbench.Cases(resolverbench.Items)
 	var selectors []string
 	for _, cs := range cases {
 		selectors = append(selectors, cs.Playwright)

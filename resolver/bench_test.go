@@ -19,12 +19,13 @@ import (
 )
 
 // BenchmarkResolve measures resolve-to-centre by role, by text and by css
-// on a page of 5,000 list items over a direct DevTools session, and
+// on a page of 5,000 list items (500 under -short) over a direct DevTools session, and
 // Playwright's locator.boundingBox() for the same elements on the same
 // browser, and logs the table of docs/benchmarks.md. Each cell is the
 // median of b.N resolutions (run with -benchtime Nx).
 func BenchmarkResolve(b *testing.B) {
-	srv := browsertest.Serve(b, resolverbench.Handler())
+	items := resolverbench.ItemsFor(testing.Short())
+	srv := browsertest.Serve(b, resolverbench.Handler(items))
 	br := browsertest.Launch(b, browser.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -41,7 +42,7 @@ func BenchmarkResolve(b *testing.B) {
 	defer p.Close()
 	r := resolver.New(p, nil)
 	runs := b.N
-	cases := resolverbench.Cases()
+	cases := resolverbench.Cases(items)
 	rows := make([]resolverbench.Row, len(cases))
 	var selectors []string
 	for i, c := range cases {
@@ -71,7 +72,7 @@ func BenchmarkResolve(b *testing.B) {
 		}
 	}
 	// Printed, not logged: the testing package cuts long benchmark logs.
-	fmt.Printf("%d items, runs per cell: %d (median)\n%s", resolverbench.Items, runs, resolverbench.Table(rows))
+	fmt.Printf("%d items, runs per cell: %d (median)\n%s", items, runs, resolverbench.Table(rows))
 }
 
 // The same locators pick the same elements as Playwright's (getByRole,

@@ -29,10 +29,19 @@ import (
 // Items is the size of the benchmark page.
 const Items = 5000
 
-// Handler serves snapshotbench.ListPage(Items) at /list.
-func Handler() http.Handler {
+// ItemsFor is Items, or a tenth of it when short (go test -short: the
+// benchmark runs once in CI for its correctness, not its figures).
+func ItemsFor(short bool) int {
+	if short {
+		return Items / 10
+	}
+	return Items
+}
+
+// Handler serves snapshotbench.ListPage(items) at /list.
+func Handler(items int) http.Handler {
 	// the same page as the snapshot benchmark
-	return browsertest.Pages(map[string]string{"/list": snapshotbench.ListPage(Items)})
+	return browsertest.Pages(map[string]string{"/list": snapshotbench.ListPage(items)})
 }
 
 // Case is one row: the same element found by egohost's locator and by
@@ -43,13 +52,14 @@ type Case struct {
 	Playwright string
 }
 
-// Cases are the benchmark's rows. They target the last item, so both
-// engines scan the whole page.
-func Cases() []Case {
+// Cases are the benchmark's rows on a page of items. They target the last
+// item, so both engines scan the whole page.
+func Cases(items int) []Case {
+	last := items - 1
 	return []Case{
-		{"role", `role=button[name="Button 4999"]`, `internal:role=button[name="Button 4999"i]`},
-		{"text", `text=Span 4999`, `internal:text="Span 4999"i`},
-		{"css", `css=a[href="/item/4999"]`, `css=a[href="/item/4999"]`},
+		{"role", fmt.Sprintf(`role=button[name="Button %d"]`, last), fmt.Sprintf(`internal:role=button[name="Button %d"i]`, last)},
+		{"text", fmt.Sprintf(`text=Span %d`, last), fmt.Sprintf(`internal:text="Span %d"i`, last)},
+		{"css", fmt.Sprintf(`css=a[href="/item/%d"]`, last), fmt.Sprintf(`css=a[href="/item/%d"]`, last)},
 	}
 }
 
