@@ -407,7 +407,7 @@ func TestDeniedOriginAfterNavigation(t *testing.T) {
 // agent's fill with its length and not its text; `egohost agents revoke`
 // cuts the agent's live connection.
 func TestPairCLIAndRevoke(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": accessPage})
 	tab := c.openTab(t, base+"/")
 	env := chainEnv(c.svc.stateDir)
@@ -457,7 +457,7 @@ func TestPairCLIAndRevoke(t *testing.T) {
 	if got := effects(t, c, tab); !strings.Contains(got, `"value":"hunter2"`) {
 		t.Errorf("writer's fill did not reach the page: %s", got)
 	}
-	lines, _ := audit.Read(filepath.Join(c.svc.stateDir, "audit.log"), audit.Filter{Agent: "writer"})
+	lines, _ := audit.Read(filepath.Join(c.svc.stateDir, "audit.log"), audit.Filter{Agent: "writer", Since: c.since})
 	if len(lines) != 1 || lines[0].Method != "fill" || lines[0].Length == nil || *lines[0].Length != 7 || lines[0].Target != "#i" || lines[0].Result != "ok" || !strings.HasPrefix(lines[0].Origin, "http://127.0.0.1:") {
 		t.Errorf("writer's audit: got %+v, want one ok fill of #i, length 7, on the page's origin", lines)
 	}
@@ -497,7 +497,7 @@ func runCLI(env []string, args ...string) (stdout, stderr string, code int) {
 // `egohost mcp` pairs itself on first use (the person approves once),
 // keeps its token owner-only, and reuses it the next time without asking.
 func TestMCPPairsItselfOnce(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": accessPage})
 	c.openTab(t, base+"/")
 	cs, _ := startMCP(t, c.svc.stateDir) // approves "e2e", the MCP client's name, when it asks
@@ -512,12 +512,8 @@ func TestMCPPairsItselfOnce(t *testing.T) {
 	if st, err := os.Stat(tokFile); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("e2e token file: %v %v", err, st)
 	}
-	var l protocol.AgentsListResult
-	if err := c.agent.Call(context.Background(), protocol.MethodAgentsList, nil, &l); err != nil {
-		t.Fatal(err)
-	}
-	if len(l.Agents) != 1 || l.Agents[0].Name != "e2e" || strings.Join(l.Agents[0].Scopes, ",") != "space" {
-		t.Fatalf("paired agents: got %+v, want e2e with space", l.Agents)
+	if agents := pairedAgents(context.Background(), t, c.agent); len(agents) != 1 || agents[0].Name != "e2e" || strings.Join(agents[0].Scopes, ",") != "space" {
+		t.Fatalf("paired agents: got %+v, want e2e with space", agents)
 	}
 	// A second MCP server reuses the token: no new request, calls work at once.
 	cs2, logs2 := startMCP(t, c.svc.stateDir)
@@ -527,8 +523,8 @@ func TestMCPPairsItselfOnce(t *testing.T) {
 	if logs2.contains("asking to pair") {
 		t.Errorf("the second egohost mcp asked to pair again:\n%s", logs2)
 	}
-	if err := c.agent.Call(context.Background(), protocol.MethodAgentsList, nil, &l); err != nil || len(l.Agents) != 1 || l.Agents[0].Revoked {
-		t.Errorf("after the second start: %+v %v, want the one pairing, still valid", l.Agents, err)
+	if agents := pairedAgents(context.Background(), t, c.agent); len(agents) != 1 || agents[0].Name != "e2e" {
+		t.Errorf("after the second start: %+v, want the one pairing, still valid", agents)
 	}
 }
 
@@ -536,7 +532,7 @@ func TestMCPPairsItselfOnce(t *testing.T) {
 // the agent's name, its scopes and the process that asked, the icon's
 // badge counts it, and the Approve button pairs the agent.
 func TestPairingPopupApprove(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	type paired struct {

@@ -230,7 +230,8 @@ func TestChainLargePayload(t *testing.T) {
 
 // What must be refused is refused, with its code.
 func TestChainRefusals(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
+	logs := c.svc.logs.mark()
 	ctx := ctxT(t, 20*time.Second)
 
 	_, err := client.Dial(ctx, c.svc.addr, strings.Repeat("0", 64), client.Options{SkipProof: true})
@@ -261,7 +262,7 @@ func TestChainRefusals(t *testing.T) {
 	if err != nil || string(v) != `"refused"` {
 		t.Errorf("web page WebSocket to the service: got %s, %v; want \"refused\"", v, err)
 	}
-	if !c.svc.logs.contains("forbidden_origin") {
+	if !c.svc.logs.containsAfter(logs, "forbidden_origin") {
 		t.Errorf("service log does not record the refused origin:\n%s", c.svc.logs)
 	}
 

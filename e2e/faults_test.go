@@ -138,7 +138,7 @@ func TestBrowserGoneCallsDoNotHang(t *testing.T) {
 // eval failed at once with a misleading timeout 1004 (issue 27 saw it
 // after 8 s), cdp.send with detached 1006.
 func TestSilentDetachNextCommandReattaches(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": `<title>silent</title><script>window.n = 0</script>`})
 	tab := c.openTab(t, base+"/")
 	ctx := ctxT(t, 120*time.Second)

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -129,6 +130,21 @@ func (l *logBuffer) String() string {
 
 func (l *logBuffer) contains(s string) bool {
 	return strings.Contains(l.String(), s)
+}
+
+// mark is where the log is now, for containsAfter: a test on a shared
+// chain looks only at the lines its own calls wrote.
+func (l *logBuffer) mark() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.lines)
+}
+
+// containsAfter says whether a line written after mark contains s.
+func (l *logBuffer) containsAfter(mark int, s string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.ContainsFunc(l.lines[min(mark, len(l.lines)):], func(line string) bool { return strings.Contains(line, s) })
 }
 
 // env returns the environment that points egohost (service and relay) at stateDir.

@@ -413,7 +413,7 @@ func TestMCPWithoutServiceOrBrowser(t *testing.T) {
 // `egohost mcp --http` serves streamable HTTP behind the service's own
 // Origin, Host and token checks.
 func TestMCPHTTP(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	cmd := exec.Command(theSuite.bin, "mcp", "--http", "127.0.0.1:0")
 	cmd.Env = chainEnv(c.svc.stateDir)
 	stderr, err := cmd.StderrPipe()

@@ -168,7 +168,7 @@ func TestMCPToolsThroughChain(t *testing.T) {
 // wait returns once the person hands it back (with the page as the
 // person left it), and browser_space_complete ends the space.
 func TestMCPSpacesFlow(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serveTools(t)
 	cs, logs := startMCPAs(t, c.svc.stateDir, "spaces-e2e")
 	t.Cleanup(func() {
@@ -236,7 +236,7 @@ func TestMCPSpacesFlow(t *testing.T) {
 // (or --name): two clients are two identities, with their own token
 // files, spaces and audit names, not one shared "mcp".
 func TestMCPNamesItsAgentAfterTheClient(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serveTools(t)
 	ctx := ctxT(t, 120*time.Second)
 	type run struct {
@@ -256,12 +256,8 @@ func TestMCPNamesItsAgentAfterTheClient(t *testing.T) {
 			t.Errorf("%s: token file %s: %v %v", r.agent, tok, err, st)
 		}
 	}
-	var l protocol.AgentsListResult
-	if err := c.agent.Call(ctx, protocol.MethodAgentsList, nil, &l); err != nil {
-		t.Fatal(err)
-	}
 	var names []string
-	for _, a := range l.Agents {
+	for _, a := range pairedAgents(ctx, t, c.agent) {
 		names = append(names, a.Name)
 	}
 	slices.Sort(names)

@@ -352,7 +352,7 @@ const popupFixture = `<!doctype html><html><head><meta charset=utf-8><title>Shop
 </body></html>`
 
 func TestPopupPanelsInChromium(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": popupFixture})
 	tab := c.openTab(t, base+"/")
 	ctx := ctxT(t, 120*time.Second)

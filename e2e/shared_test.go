@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -96,16 +97,23 @@ func useSharedChainWith(t *testing.T, config string) *chain {
 			return
 		}
 		closeNewPages(t, base.direct, before)
-		forgetAgents(t, view.agent)
+		forgetAgents(t, view.agent, base.svc.stateDir)
 	})
 	return &view
 }
 
-// forgetAgents revokes every paired agent and denies every request
-// waiting, so that the next test on the chain may pair the same names
-// (the chain has none of its own: each test's are forgotten when it ends).
-func forgetAgents(t testing.TB, owner *client.Client) {
+// forgetAgents revokes every paired agent, denies every request waiting
+// and deletes the agents' token files in stateDir, so that the next test
+// on the chain may pair the same names afresh (the chain has none of its
+// own: each test's are forgotten when it ends).
+func forgetAgents(t testing.TB, owner *client.Client, stateDir string) {
 	t.Helper()
+	tokens, _ := filepath.Glob(filepath.Join(stateDir, "agents", "*.token"))
+	for _, f := range tokens {
+		if err := os.Remove(f); err != nil {
+			t.Errorf("forget the agents: %v", err)
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var l protocol.AgentsListResult
@@ -125,6 +133,17 @@ func forgetAgents(t testing.TB, owner *client.Client) {
 			t.Errorf("revoke %s after the test: %v", a.Name, err)
 		}
 	}
+}
+
+// pairedAgents is agents.list's agents that are not revoked: on a shared
+// chain, the agents of the tests before are revoked, not gone.
+func pairedAgents(ctx context.Context, t *testing.T, owner *client.Client) []protocol.PairedAgent {
+	t.Helper()
+	var l protocol.AgentsListResult
+	if err := owner.Call(ctx, protocol.MethodAgentsList, nil, &l); err != nil {
+		t.Fatalf("agents.list: %v", err)
+	}
+	return slices.DeleteFunc(l.Agents, func(a protocol.PairedAgent) bool { return a.Revoked })
 }
 
 // start starts the shared chain in a state dir of its own; if it fails,
