@@ -66,6 +66,22 @@ func TestConfirmKinds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// newSpace opens a space on base+path as cl (agent, its policy asking
+	// about new origins), answers the ask about its new tab (allow) and
+	// returns the call's result and error.
+	newSpace := func(t *testing.T, cl *client.Client, agent, path string, allow bool) (protocol.SpaceResult, error) {
+		t.Helper()
+		var sp protocol.SpaceResult
+		opened := make(chan error, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+			defer cancel()
+			opened <- cl.Call(ctx, protocol.MethodSpacesNew, protocol.SpacesNewParams{URL: base + path}, &sp)
+		}()
+		asked(t, agent, "navigate_new_origin", "open "+shopHost+" in a new tab", allow)
+		err := waitDone(t, opened)
+		return sp, err
+	}
 	where := func(tab protocol.Target) string {
 		return strings.Trim(pageInt(t, c, tab, "location.host + location.pathname"), `"`)
 	}
@@ -73,13 +89,8 @@ func TestConfirmKinds(t *testing.T) {
 	t.Run("navigate_new_origin", func(t *testing.T) {
 		navbot := dialToken(t, c, pairDirect(t, c, "navbot"))
 		// A new tab shows no origin: a page in it is on a new one.
-		var sp protocol.SpaceResult
-		opened := make(chan error, 1)
-		go func() {
-			opened <- navbot.Call(ctxT(t, 120*time.Second), protocol.MethodSpacesNew, protocol.SpacesNewParams{URL: base + "/"}, &sp)
-		}()
-		asked(t, "navbot", "navigate_new_origin", "open "+shopHost+" in a new tab", true)
-		if err := waitDone(t, opened); err != nil {
+		sp, err := newSpace(t, navbot, "navbot", "/", true)
+		if err != nil {
 			t.Fatalf("the allowed space: %v", err)
 		}
 		tab := protocol.Target{Tab: sp.Tab.ID}
@@ -117,7 +128,7 @@ func TestConfirmKinds(t *testing.T) {
 		waitWhere(t, c, tab, bankHost+"/bank")
 
 		// Back to the shop is another origin too; unanswered, it stays.
-		err := navbot.Call(ctxT(t, 120*time.Second), protocol.MethodBack, protocol.NavParams{Target: tab}, nil)
+		err = navbot.Call(ctxT(t, 120*time.Second), protocol.MethodBack, protocol.NavParams{Target: tab}, nil)
 		if pe := wantCode(t, err, protocol.CodeConfirmTimeout); !strings.Contains(pe.Message, "go back to "+shopHost+" from "+bankHost) {
 			t.Errorf("got %q, want the act in words", pe.Message)
 		}
@@ -292,21 +303,13 @@ func TestConfirmKinds(t *testing.T) {
 			return len(l.Spaces)
 		}
 		// A space whose tab the person refused is no space.
-		opened := make(chan error, 1)
-		var sp protocol.SpaceResult
-		go func() {
-			opened <- mixbot.Call(ctxT(t, 120*time.Second), protocol.MethodSpacesNew, protocol.SpacesNewParams{URL: base + "/mix"}, &sp)
-		}()
-		asked(t, "mixbot", "navigate_new_origin", "open "+shopHost+" in a new tab", false)
-		wantCode(t, waitDone(t, opened), protocol.CodeDeniedByPerson)
+		_, err := newSpace(t, mixbot, "mixbot", "/mix", false)
+		wantCode(t, err, protocol.CodeDeniedByPerson)
 		if n := spaceCount(); n != 0 {
 			t.Errorf("after a denied spaces.new mixbot has %d spaces, want 0", n)
 		}
-		go func() {
-			opened <- mixbot.Call(ctxT(t, 120*time.Second), protocol.MethodSpacesNew, protocol.SpacesNewParams{URL: base + "/mix"}, &sp)
-		}()
-		asked(t, "mixbot", "navigate_new_origin", "open "+shopHost+" in a new tab", true)
-		if err := waitDone(t, opened); err != nil {
+		sp, err := newSpace(t, mixbot, "mixbot", "/mix", true)
+		if err != nil {
 			t.Fatalf("the allowed space: %v", err)
 		}
 		if n := spaceCount(); n != 1 {
@@ -373,13 +376,8 @@ func TestConfirmKinds(t *testing.T) {
 	// and goto do: asked the same.
 	t.Run("cdp.send", func(t *testing.T) {
 		cdpbot := dialToken(t, c, pairDirect(t, c, "cdpbot", "space", "cdp"))
-		opened := make(chan error, 1)
-		var sp protocol.SpaceResult
-		go func() {
-			opened <- cdpbot.Call(ctxT(t, 120*time.Second), protocol.MethodSpacesNew, protocol.SpacesNewParams{URL: base + "/"}, &sp)
-		}()
-		asked(t, "cdpbot", "navigate_new_origin", "open "+shopHost+" in a new tab", true)
-		if err := waitDone(t, opened); err != nil {
+		sp, err := newSpace(t, cdpbot, "cdpbot", "/", true)
+		if err != nil {
 			t.Fatalf("the allowed space: %v", err)
 		}
 		tab := protocol.Target{Tab: sp.Tab.ID}

@@ -35,6 +35,9 @@ func TestConfirmListOrder(t *testing.T) {
 		want = append(want, c.add(protocol.Confirm{}, time.Minute, nil).ID)
 	}
 	got := c.list("", false)
+	if len(got) != len(want) {
+		t.Fatalf("got %d asks listed, want %d", len(got), len(want))
+	}
 	for i, q := range got {
 		if q.ID != want[i] {
 			t.Fatalf("got order %v, want %v", got, want)
