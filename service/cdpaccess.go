@@ -145,10 +145,14 @@ func (s *Service) checkCDPRule(ctx context.Context, a *agent, l *link, tab int, 
 		if why := foreignCookies(p.Method, p.Params, u); why != "" {
 			return cdpRefused(p.Method, why)
 		}
-		// A cookie written through raw CDP is asked as cookies.set is.
-		if p.Method != network.CommandGetCookies && s.mayAsk(ctx, confirm.CookieWrite) {
-			q := protocol.Confirm{Action: "send " + p.Method + " on " + hostOf(u), Browser: l.id, Tab: tab}
-			return s.confirmCall(ctx, a, confirm.CookieWrite, u, q)
+		// A cookie written through raw CDP is asked as cookies.set is (a
+		// read, or a method added to the rule later, is not a write).
+		switch p.Method {
+		case network.CommandSetCookie, network.CommandSetCookies, network.CommandDeleteCookies:
+			if s.mayAsk(ctx, confirm.CookieWrite) {
+				q := protocol.Confirm{Action: "send " + p.Method + " on " + hostOf(u), Browser: l.id, Tab: tab}
+				return s.confirmCall(ctx, a, confirm.CookieWrite, u, q)
+			}
 		}
 	case pairing.CheckOriginRead:
 		return s.checkResourceRead(ctx, a, l, tab, p)
