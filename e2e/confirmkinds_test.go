@@ -37,7 +37,8 @@ func TestConfirmKinds(t *testing.T) {
 		"    dlbot: [{origins: [\"*\"], actions: [download]}]\n"+
 		"    mixbot: [{origins: [\"*\"], actions: [purchase, navigate_new_origin]}]\n"+
 		"    cdpbot: [{origins: [\"*\"], actions: [cookie_write, navigate_new_origin]}]\n"+
-		"    default: []\n")
+		"    default: []\n"+
+		"  origins:\n    navbot: {schemes: [data]}\n")
 	base := serve(t, map[string]string{"/": kindsPage, "/cart": "<title>cart</title>", "/bank": "<title>bank</title>", "/mix": mixPage, "/frame": framePage})
 	shopHost := strings.TrimPrefix(base, "http://")
 	bankHost := strings.Replace(shopHost, "127.0.0.1", "localhost", 1)
@@ -103,6 +104,16 @@ func TestConfirmKinds(t *testing.T) {
 		}
 		if got := where(tab); got != shopHost+"/" {
 			t.Errorf("after a no the tab shows %s, want %s/", got, shopHost)
+		}
+
+		// A data: page is a new (opaque) origin: its script could go
+		// anywhere, so it is asked too (navbot's origin rules grant the
+		// data: scheme; without that grant goto refuses it, 1141).
+		done = call(navbot, protocol.MethodGoto, protocol.GotoParams{Target: tab, URL: "data:text/html,<script>location='" + bank + "'</script>"})
+		asked(t, "navbot", "navigate_new_origin", "go to data: from "+shopHost, false)
+		wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
+		if got := where(tab); got != shopHost+"/" {
+			t.Errorf("after a no to a data: page the tab shows %s, want %s/", got, shopHost)
 		}
 
 		// Its own origin: not asked.
@@ -282,7 +293,7 @@ func TestConfirmKinds(t *testing.T) {
 			}
 			return ""
 		})
-		want := "navbot owner allowed,navbot owner denied,navbot owner denied,navbot owner allowed,navbot nobody confirm_timeout,navbot owner allowed," +
+		want := "navbot owner allowed,navbot owner denied,navbot owner denied,navbot owner denied,navbot owner allowed,navbot nobody confirm_timeout,navbot owner allowed," +
 			"cookiebot owner denied,cookiebot owner allowed,cookiebot nobody confirm_timeout," +
 			"dlbot owner allowed,dlbot owner denied,dlbot nobody confirm_timeout"
 		if got != want {

@@ -190,10 +190,13 @@ func originOf(u *url.URL) string {
 // NewOrigin reports whether navigating from the document at from to the
 // URL to (resolved against from when relative) loads a document of
 // another origin (Origin): to is an http, https or file URL whose scheme,
-// host or port is not from's. A from without such an origin (about:blank,
-// a new tab: "") makes every http(s) to a new origin. javascript:,
-// about:, data:, blob:, mailto: and the like load no document of a web
-// origin of their own (or Chrome refuses them at the top level): false.
+// host or port is not from's, or a data: URL (its document's origin is
+// opaque, new to every page, and its script may go anywhere: an agent's
+// goto of a data: page that sets location would otherwise pass unasked).
+// A from without such an origin (about:blank, a new tab: "") makes every
+// http(s) to a new origin. javascript:, about:, blob:, mailto: and the
+// like load no document of an origin of their own (or Chrome refuses
+// them at the top level): false.
 func NewOrigin(from, to string) bool {
 	base, err := url.Parse(from)
 	if err != nil {
@@ -206,6 +209,8 @@ func NewOrigin(from, to string) bool {
 	switch strings.ToLower(dst.Scheme) {
 	case "http", "https", "file":
 		return originOf(dst) != originOf(base)
+	case "data":
+		return true
 	}
 	return false
 }
