@@ -156,9 +156,11 @@ func scopeList(scopes []pairing.Scope) string {
 }
 
 // call is one call in flight, as the access checks and the audit log see
-// it. The context of the handler carries it (callFrom): the tab checks
-// deep in target() find the caller there.
+// it. Its handler gets it, and passes it to what judges the caller (the
+// tab checks deep in target(), the origin rules, the confirmations).
 type call struct {
+	conn   *agent // the connection it came on: an agent's, or the person's at a browser (the popup's)
+	home   *link  // the browser of the popup that made it (popupCall), nil for agents' calls
 	g      grant
 	method string
 	need   pairing.Need
@@ -180,20 +182,10 @@ type call struct {
 	step *traceStep
 }
 
-type callKey struct{}
-
-func withCall(ctx context.Context, c *call) context.Context {
-	return context.WithValue(ctx, callKey{}, c)
-}
-
-func callFrom(ctx context.Context) *call {
-	c, _ := ctx.Value(callKey{}).(*call)
-	return c
-}
-
 // call runs one method for an agent: the grant check, the handler, and
-// the audit line. dispatch and a script's calls both come here.
-func (s *Service) call(ctx context.Context, a *agent, method string, raw json.RawMessage) (any, error) {
+// the audit line. dispatch and a script's calls both come here. home is
+// the browser of the popup that made it, nil for an agent's.
+func (s *Service) call(ctx context.Context, a *agent, home *link, method string, raw json.RawMessage) (any, error) {
 	if a.grant.kind == grantUnpaired && method != protocol.MethodPairRequest {
 		return nil, s.refuseTokenless(a) // counted, not audited (tokenless.go)
 	}
@@ -208,7 +200,7 @@ func (s *Service) call(ctx context.Context, a *agent, method string, raw json.Ra
 	need := m.needFor(in)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	c := &call{g: a.grant, method: method, need: need, agent: a.agentName(), cancel: cancel}
+	c := &call{conn: a, home: home, g: a.grant, method: method, need: need, agent: a.agentName(), cancel: cancel}
 	tr := s.traceFor(a, need)
 	if tr != nil {
 		c.step = &traceStep{}
@@ -218,7 +210,7 @@ func (s *Service) call(ctx context.Context, a *agent, method string, raw json.Ra
 	var res any
 	err := a.grant.permit(method, need)
 	if err == nil {
-		res, err = m.run(withCall(ctx, c), a, in)
+		res, err = m.run(ctx, c, in)
 		err = takenOver(ctx, err)
 	}
 	took := time.Since(start)
@@ -231,7 +223,7 @@ func (s *Service) call(ctx context.Context, a *agent, method string, raw json.Ra
 	return res, err
 }
 
-// checkScope checks the caller of the call in ctx against a tab it is
+// checkScope checks the caller of call c against a tab it is
 // about to reach: its origin rules (on the tab's URL now, from the
 // browser's events or a fresh look, never from the agent's last goto).
 // The space check (checkSpace) sits next to it: a tab outside a paired
@@ -239,11 +231,7 @@ func (s *Service) call(ctx context.Context, a *agent, method string, raw json.Ra
 // says nothing of the tab's origin). It also notes the tab for the audit
 // log. What a call then reads or does in the tab's documents is judged
 // again there, at the moment it happens (reachFor).
-func (s *Service) checkScope(ctx context.Context, l *link, tabID int) error {
-	c := callFrom(ctx)
-	if c == nil {
-		return protocol.Errorf(protocol.CodeInternal, "tab %d reached outside an agent's call", tabID)
-	}
+func (s *Service) checkScope(ctx context.Context, c *call, l *link, tabID int) error {
 	var url string
 	if c.g.kind == grantOwner {
 		url, _ = l.urls.get(tabID) // the audit's origin, when known: the owner has no rules to check
@@ -285,16 +273,15 @@ func (s *Service) ownTab(name string, l *link, tabID int) bool {
 	return ok && sp.Agent == name
 }
 
-// checkDestination is the one check of "may the caller of the call in
-// ctx load this URL" (goto, tabs.open, back, forward, reload, and raw
+// checkDestination is the one check of "may the caller of call c load
+// this URL" (goto, tabs.open, back, forward, reload, and raw
 // navigations): a paired agent's origin rules and scheme grants judge
 // the URL as the browser reads it (pairing.Rules.Decide), before anything
 // loads: the page would load (a request with the person's cookies) before
 // any later call could be refused. Where it leads after redirects is
 // judged again when it commits (checkLanded).
-func (s *Service) checkDestination(ctx context.Context, dest string) error {
-	c := callFrom(ctx)
-	if c == nil || c.g.kind != grantPaired {
+func (s *Service) checkDestination(c *call, dest string) error {
+	if c.g.kind != grantPaired {
 		return nil
 	}
 	if d := s.rulesFor(c.g.name).Decide(dest, ""); !d.OK {
@@ -307,9 +294,8 @@ func (s *Service) checkDestination(ctx context.Context, dest string) error {
 // checkLanded judges where a navigation of the caller's ended (after
 // redirects, or a page that moved on by itself): its URL and title are
 // not the agent's to read when its rules refuse that document.
-func (s *Service) checkLanded(ctx context.Context, tabID int, landed string) error {
-	c := callFrom(ctx)
-	if c == nil || c.g.kind != grantPaired || landed == "" {
+func (s *Service) checkLanded(c *call, tabID int, landed string) error {
+	if c.g.kind != grantPaired || landed == "" {
 		return nil
 	}
 	if d := s.rulesFor(c.g.name).Decide(landed, ""); !d.OK {

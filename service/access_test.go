@@ -35,7 +35,7 @@ func TestEveryMethodDeclaresANeed(t *testing.T) {
 func TestUndeclaredMethodFailsClosed(t *testing.T) {
 	ran := false
 	f := newFixtureWith(t, nil, func(s *Service) {
-		s.methods["test.undeclared"] = method{name: "test.undeclared", handler: typed(func(context.Context, *agent, noParams) (any, error) { ran = true; return nil, nil })}
+		s.methods["test.undeclared"] = method{name: "test.undeclared", handler: typed(func(context.Context, *call, noParams) (any, error) { ran = true; return nil, nil })}
 	})
 	err := f.agent(t).Call(context.Background(), "test.undeclared", nil, nil)
 	wantCode(t, err, protocol.CodeInternal)
@@ -537,7 +537,7 @@ func BenchmarkCallOverhead(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.audit.Close()
-	noop := typed(func(context.Context, *agent, protocol.ElementParams) (any, error) { return nil, nil })
+	noop := typed(func(context.Context, *call, protocol.ElementParams) (any, error) { return nil, nil })
 	s.methods["bench.audited"] = method{name: "bench.audited", need: pairing.NeedRead, handler: noop}
 	s.methods["bench.plain"] = method{name: "bench.plain", need: pairing.NeedNone, handler: noop}
 	params := json.RawMessage(`{"tab":7,"target":"role=button[name=\"Save\"]"}`)
@@ -550,7 +550,7 @@ func BenchmarkCallOverhead(b *testing.B) {
 	}{{"bench.plain", "bench.plain", params}, {"bench.audited", "bench.audited", params}, {"bench.audited-64KiB-target", "bench.audited", long}} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := s.call(context.Background(), a, bc.method, bc.params); err != nil {
+				if _, err := s.call(context.Background(), a, nil, bc.method, bc.params); err != nil {
 					b.Fatal(err)
 				}
 			}

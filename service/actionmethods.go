@@ -25,8 +25,8 @@ const unreportedProbe = time.Second
 // nothing since the attach: a dialog that opened before egohost attached,
 // which only a navigation closes (actions.DismissUnreported). done is
 // false when the tab answers: the ordinary path handles it.
-func (s *Service) dialogUnreported(ctx context.Context, a *agent, t protocol.Target, timeout time.Duration) (any, bool, error) {
-	l, id, err := s.target(ctx, a, t)
+func (s *Service) dialogUnreported(ctx context.Context, c *call, t protocol.Target, timeout time.Duration) (any, bool, error) {
+	l, id, err := s.target(ctx, c, t)
 	if err != nil {
 		return nil, true, err
 	}
@@ -50,23 +50,23 @@ func (s *Service) dialogUnreported(ctx context.Context, a *agent, t protocol.Tar
 // timeout is the call's own timeout (the default action timeout when
 // zero): it bounds reaching the tab too (the attach, and the wait for a
 // tab that answers nothing), so a blocked tab fails within it.
-func (s *Service) withRunner(ctx context.Context, a *agent, t protocol.Target, op string, timeout time.Duration, fn func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error)) (any, error) {
-	return s.again(ctx, op, func(ctx context.Context) (any, error) { return s.withRunnerOnce(ctx, a, t, op, timeout, fn) })
+func (s *Service) withRunner(ctx context.Context, c *call, t protocol.Target, op string, timeout time.Duration, fn func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error)) (any, error) {
+	return s.again(ctx, op, func(ctx context.Context) (any, error) { return s.withRunnerOnce(ctx, c, t, op, timeout, fn) })
 }
 
 // withRunnerOnce is one run of withRunner.
-func (s *Service) withRunnerOnce(ctx context.Context, a *agent, t protocol.Target, op string, timeout time.Duration, fn func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error)) (any, error) {
+func (s *Service) withRunnerOnce(ctx context.Context, c *call, t protocol.Target, op string, timeout time.Duration, fn func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error)) (any, error) {
 	if timeout <= 0 {
 		timeout = s.opts.ActionTimeout
 	}
 	answersDialogs := s.methods[op].dialogs // a tab a dialog blocks is where it works
 	if answersDialogs {
-		res, done, err := s.dialogUnreported(ctx, a, t, timeout)
+		res, done, err := s.dialogUnreported(ctx, c, t, timeout)
 		if done {
 			return res, err
 		}
 	}
-	tc, err := s.tabContextWithin(ctx, a, t, op, timeout)
+	tc, err := s.tabContextWithin(ctx, c, t, op, timeout)
 	if err != nil {
 		return nil, err
 	}
@@ -80,19 +80,19 @@ func (s *Service) withRunnerOnce(ctx context.Context, a *agent, t protocol.Targe
 	// A ref another agent's tab handed out is not_in_space before anything
 	// reaches the page (checkRef), on both ways of finding.
 	find := actions.FinderFunc(func(ctx context.Context, target string) (actions.Element, error) {
-		if err := s.checkRef(ctx, a, tc, target); err != nil {
+		if err := s.checkRef(ctx, c, tc, target); err != nil {
 			return actions.Element{}, err
 		}
 		return tc.res.Object(ctx, target)
 	})
 	call := actions.FindCallFunc(func(ctx context.Context, target, fn string, args ...any) (actions.Element, cdptab.Called, error) {
-		if err := s.checkRef(ctx, a, tc, target); err != nil {
+		if err := s.checkRef(ctx, c, tc, target); err != nil {
 			return actions.Element{}, cdptab.Called{}, err
 		}
 		return tc.res.ObjectCall(ctx, target, fn, args...)
 	})
 	r := actions.New(tc.page, actions.FindCallers(find, call), actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient, Setup: tc.acts, Pin: tc.pin()})
-	if st, need := traceStepOf(ctx); st != nil {
+	if st, need := c.traceStep(); st != nil {
 		// A traced call: pictures before and after it acts, and what
 		// the tab logged meanwhile (trace.go).
 		if t := s.tracer.Load(); t != nil {
@@ -200,13 +200,13 @@ type actParams interface {
 // act is the one shape of the element actions: decode the params (typed),
 // check them, make one Runner call on their tab, answer an ActionResult.
 func act[P actParams](s *Service, op string, check func(op string, p P) error, run func(context.Context, *actions.Runner, P, actions.ActOptions) (*actions.Result, error)) handler {
-	return typed(func(ctx context.Context, a *agent, p P) (any, error) {
+	return typed(func(ctx context.Context, c *call, p P) (any, error) {
 		if err := check(op, p); err != nil {
 			return nil, err
 		}
-		return s.runAct(ctx, a, p.TargetOf(), op, p.ActionOptionsOf(), func(ctx context.Context, tc *tabContext, r *actions.Runner, o actions.ActOptions) (*actions.Result, error) {
+		return s.runAct(ctx, c, p.TargetOf(), op, p.ActionOptionsOf(), func(ctx context.Context, tc *tabContext, r *actions.Runner, o actions.ActOptions) (*actions.Result, error) {
 			if verb, enter, ok := confirmVerb(p); ok {
-				if o.Confirm = s.confirmHook(ctx, a, tc, r, verb, enter); o.Confirm != nil {
+				if o.Confirm = s.confirmHook(ctx, c, tc, r, verb, enter); o.Confirm != nil {
 					p = confirmTarget(p)
 				}
 			}
@@ -217,8 +217,8 @@ func act[P actParams](s *Service, op string, check func(op string, p P) error, r
 
 // runAct makes one element action (run) on the target's tab, under the
 // tab's action lock, and answers an ActionResult.
-func (s *Service) runAct(ctx context.Context, a *agent, t protocol.Target, op string, o protocol.ActionOptions, run func(context.Context, *tabContext, *actions.Runner, actions.ActOptions) (*actions.Result, error)) (any, error) {
-	return s.withRunner(ctx, a, t, op, millis(o.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+func (s *Service) runAct(ctx context.Context, c *call, t protocol.Target, op string, o protocol.ActionOptions, run func(context.Context, *tabContext, *actions.Runner, actions.ActOptions) (*actions.Result, error)) (any, error) {
+	return s.withRunner(ctx, c, t, op, millis(o.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		// One element action at a time per tab: two agents granted
 		// the same tab never interleave a click's steps.
 		unlock, err := tc.link.tab(tc.tabID).lockActions(ctx)
@@ -230,8 +230,8 @@ func (s *Service) runAct(ctx context.Context, a *agent, t protocol.Target, op st
 		if err != nil {
 			return nil, err
 		}
-		traceBox(ctx, res.Box)
-		if res.Settled.URL != "" && s.checkLanded(ctx, tc.tabID, res.Settled.URL) != nil {
+		traceBox(c, res.Box)
+		if res.Settled.URL != "" && s.checkLanded(c, tc.tabID, res.Settled.URL) != nil {
 			// The action led the page to a document the caller may not
 			// reach (a link, a form, the page's own doing): it happened,
 			// but where it went is not the caller's to read.
@@ -332,8 +332,8 @@ func runScroll(ctx context.Context, r *actions.Runner, p protocol.ScrollParams, 
 	return r.Scroll(ctx, actions.ScrollOptions{ActOptions: o, Target: p.Element, DX: p.DX, DY: p.DY})
 }
 
-func (s *Service) wait(ctx context.Context, a *agent, p protocol.WaitParams) (any, error) {
-	return s.withRunner(ctx, a, p.Target, "wait", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+func (s *Service) wait(ctx context.Context, c *call, p protocol.WaitParams) (any, error) {
+	return s.withRunner(ctx, c, p.Target, "wait", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		res, err := r.Wait(ctx, actions.WaitOptions{
 			Target: p.Element, State: p.State, Text: p.Text, Gone: p.Gone, URL: p.URL, Load: p.Load, Function: p.Function,
 			Timeout: millis(p.TimeoutMs),
@@ -344,7 +344,7 @@ func (s *Service) wait(ctx context.Context, a *agent, p protocol.WaitParams) (an
 		if p.Load != "" {
 			var landed string
 			_ = json.Unmarshal(res.Value, &landed)
-			if err := s.checkLanded(ctx, tc.tabID, landed); err != nil {
+			if err := s.checkLanded(c, tc.tabID, landed); err != nil {
 				return nil, err
 			}
 		}
@@ -363,7 +363,7 @@ func navResult(tab int, r *actions.NavResult) protocol.NavResult {
 	}
 }
 
-func (s *Service) gotoURL(ctx context.Context, a *agent, p protocol.GotoParams) (any, error) {
+func (s *Service) gotoURL(ctx context.Context, c *call, p protocol.GotoParams) (any, error) {
 	if p.URL == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "goto: url is empty")
 	}
@@ -371,15 +371,15 @@ func (s *Service) gotoURL(ctx context.Context, a *agent, p protocol.GotoParams) 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkDestination(ctx, url); err != nil {
+	if err := s.checkDestination(c, url); err != nil {
 		return nil, err
 	}
-	if p.Tab == 0 && s.needsFirstTab(ctx, a, p.Browser) {
+	if p.Tab == 0 && s.needsFirstTab(ctx, c, p.Browser) {
 		// A named agent's first goto opens its space's first tab there.
 		if err := checkUntil("goto", p.Until); err != nil {
 			return nil, err
 		}
-		res, err := s.tabsOpen(ctx, a, protocol.TabsOpenParams{Browser: p.Browser, URL: url, Until: p.Until, TimeoutMs: p.TimeoutMs})
+		res, err := s.tabsOpen(ctx, c, protocol.TabsOpenParams{Browser: p.Browser, URL: url, Until: p.Until, TimeoutMs: p.TimeoutMs})
 		if err != nil {
 			return nil, err
 		}
@@ -388,9 +388,9 @@ func (s *Service) gotoURL(ctx context.Context, a *agent, p protocol.GotoParams) 
 		}
 		return protocol.NavResult{Tab: res.(protocol.TabResult).Tab.ID, URL: url}, nil
 	}
-	return s.withRunner(ctx, a, p.Target, "goto", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
-		if s.mayAsk(ctx, confirm.NavigateNewOrigin) {
-			if _, err := s.confirmNavigation(ctx, a, tc, "go to", 0, url); err != nil {
+	return s.withRunner(ctx, c, p.Target, "goto", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		if s.mayAsk(c, confirm.NavigateNewOrigin) {
+			if _, err := s.confirmNavigation(ctx, c, tc, "go to", 0, url); err != nil {
 				return nil, err
 			}
 		}
@@ -398,7 +398,7 @@ func (s *Service) gotoURL(ctx context.Context, a *agent, p protocol.GotoParams) 
 		if err != nil {
 			return nil, err
 		}
-		if err := s.checkLanded(ctx, tc.tabID, res.URL); err != nil {
+		if err := s.checkLanded(c, tc.tabID, res.URL); err != nil {
 			return nil, err
 		}
 		return navResult(tc.tabID, res), nil
@@ -407,17 +407,17 @@ func (s *Service) gotoURL(ctx context.Context, a *agent, p protocol.GotoParams) 
 
 // history is back, forward or reload.
 func (s *Service) history(op string) handler {
-	return typed(func(ctx context.Context, a *agent, p protocol.NavParams) (any, error) {
-		return s.withRunner(ctx, a, p.Target, op, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return typed(func(ctx context.Context, c *call, p protocol.NavParams) (any, error) {
+		return s.withRunner(ctx, c, p.Target, op, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 			o := actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)}
 			judged := "" // the origin the policy judged (and the person allowed, when asked)
-			if op != protocol.MethodReload && s.mayAsk(ctx, confirm.NavigateNewOrigin) {
+			if op != protocol.MethodReload && s.mayAsk(c, confirm.NavigateNewOrigin) {
 				verb, delta := "go back to", int64(-1)
 				if op == protocol.MethodForward {
 					verb, delta = "go forward to", 1
 				}
 				var err error
-				if judged, err = s.confirmNavigation(ctx, a, tc, verb, delta, ""); err != nil {
+				if judged, err = s.confirmNavigation(ctx, c, tc, verb, delta, ""); err != nil {
 					return nil, err
 				}
 			}
@@ -433,7 +433,7 @@ func (s *Service) history(op string) handler {
 					if tc.reach == nil {
 						return nil
 					}
-					return s.checkDestination(ctx, url)
+					return s.checkDestination(c, url)
 				}
 			}
 			var res *actions.NavResult
@@ -449,7 +449,7 @@ func (s *Service) history(op string) handler {
 			if err != nil {
 				return nil, err
 			}
-			if err := s.checkLanded(ctx, tc.tabID, res.URL); err != nil {
+			if err := s.checkLanded(c, tc.tabID, res.URL); err != nil {
 				return nil, err
 			}
 			return navResult(tc.tabID, res), nil
@@ -457,11 +457,11 @@ func (s *Service) history(op string) handler {
 	})
 }
 
-func (s *Service) eval(ctx context.Context, a *agent, p protocol.EvalParams) (any, error) {
+func (s *Service) eval(ctx context.Context, c *call, p protocol.EvalParams) (any, error) {
 	if p.Expression == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "eval: expression is empty")
 	}
-	return s.withRunner(ctx, a, p.Target, "eval", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, c, p.Target, "eval", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		evaluate := r.Evaluate
 		if p.Element != "" {
 			evaluate = func(ctx context.Context, fn string, d time.Duration) (*actions.EvalResult, error) {
@@ -478,17 +478,17 @@ func (s *Service) eval(ctx context.Context, a *agent, p protocol.EvalParams) (an
 
 // screenshot answers the PNG, or writes it to a new file (p.Path, under
 // the rules of filegate.Rules.Create), made before the page is touched.
-func (s *Service) screenshot(ctx context.Context, a *agent, p protocol.ScreenshotParams) (any, error) {
+func (s *Service) screenshot(ctx context.Context, c *call, p protocol.ScreenshotParams) (any, error) {
 	var out *newFile
 	if p.Path != "" {
-		f, err := s.createFile(ctx, a, "screenshot", p.Path)
+		f, err := s.createFile(ctx, c, "screenshot", p.Path)
 		if err != nil {
 			return nil, err
 		}
 		out = f
 		defer out.discard()
 	}
-	return s.withRunner(ctx, a, p.Target, "screenshot", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, c, p.Target, "screenshot", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		start := time.Now()
 		// A frame the caller may not reach would be in the picture.
 		if frames, err := tc.res.Withheld(ctx); err != nil {
@@ -515,8 +515,8 @@ func (s *Service) screenshot(ctx context.Context, a *agent, p protocol.Screensho
 	})
 }
 
-func (s *Service) dialog(ctx context.Context, a *agent, p protocol.DialogParams) (any, error) {
-	return s.withRunner(ctx, a, p.Target, protocol.MethodDialog, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+func (s *Service) dialog(ctx context.Context, c *call, p protocol.DialogParams) (any, error) {
+	return s.withRunner(ctx, c, p.Target, protocol.MethodDialog, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		// A dialog an earlier call opened: the runner's own watch starts
 		// after it, so the tab's record is what says which one this is.
 		seen := tc.seen(tc.link.openDialog(tc.tabID))

@@ -167,7 +167,7 @@ func newGate(n int) *gate {
 }
 
 func (g *gate) install(s *Service) {
-	s.methods[methodGate] = method{name: methodGate, need: pairing.NeedNone, handler: typed(func(ctx context.Context, _ *agent, p struct {
+	s.methods[methodGate] = method{name: methodGate, need: pairing.NeedNone, handler: typed(func(ctx context.Context, _ *call, p struct {
 		N int `json:"n"`
 	}) (any, error) {
 		now := g.running.Add(1)

@@ -38,17 +38,17 @@ func isPairedCall(a *agent) bool { return a.grant.kind == grantPaired }
 // upload sets an <input type=file>'s files: p.Files (paths, checked for
 // the caller) then p.Payloads (bytes, written into the upload store).
 // Everything is checked, copied and written before the page is touched.
-func (s *Service) upload(ctx context.Context, a *agent, p protocol.UploadParams) (any, error) {
+func (s *Service) upload(ctx context.Context, c *call, p protocol.UploadParams) (any, error) {
 	if err := needElement("upload", p.Element); err != nil {
 		return nil, err
 	}
-	files, batch, err := s.stageUpload(ctx, a, p.Files, p.Payloads)
+	files, batch, err := s.stageUpload(ctx, c, p.Files, p.Payloads)
 	if err != nil {
 		return nil, err
 	}
 	defer batch.Discard() // unless the page took them
-	return s.runAct(ctx, a, p.Target, "upload", p.ActionOptions, func(ctx context.Context, tc *tabContext, r *actions.Runner, o actions.ActOptions) (*actions.Result, error) {
-		o.Confirm = s.confirmHook(ctx, a, tc, r, uploadVerb(len(files)), false, confirm.Upload)
+	return s.runAct(ctx, c, p.Target, "upload", p.ActionOptions, func(ctx context.Context, tc *tabContext, r *actions.Runner, o actions.ActOptions) (*actions.Result, error) {
+		o.Confirm = s.confirmHook(ctx, c, tc, r, uploadVerb(len(files)), false, confirm.Upload)
 		res, err := r.SetFiles(ctx, p.Element, files, o)
 		if err == nil {
 			batch.Keep(uploadOwner(tc.link.id, tc.tabID)) // Chrome reads them when the page does
@@ -70,12 +70,12 @@ func uploadVerb(n int) string {
 // they are; a paired agent's files (inside agents.upload_dirs) and every
 // payload as copies in the upload store, at most agents.upload_max_bytes
 // in all. The audit line names each file, never its content.
-func (s *Service) stageUpload(ctx context.Context, a *agent, paths []string, payloads []protocol.FilePayload) (out []string, batch *filegate.Batch, err error) {
-	paired := isPairedCall(a)
+func (s *Service) stageUpload(ctx context.Context, c *call, paths []string, payloads []protocol.FilePayload) (out []string, batch *filegate.Batch, err error) {
+	paired := isPairedCall(c.conn)
 	batch = s.uploads.Stage(s.opts.UploadMaxBytes)
 	var named []string
 	defer func() {
-		noteFiles(ctx, named...)
+		c.noteFiles(named...)
 		if err != nil {
 			batch.Discard()
 		}
@@ -126,16 +126,16 @@ func (s *Service) stageUpload(ctx context.Context, a *agent, paths []string, pay
 
 // checkScriptFiles checks the files a script is given (script.run's
 // files and payloads) as upload checks them, before the script runs.
-func (s *Service) checkScriptFiles(ctx context.Context, a *agent, paths []string, payloads []protocol.FilePayload) ([]string, error) {
+func (s *Service) checkScriptFiles(ctx context.Context, c *call, paths []string, payloads []protocol.FilePayload) ([]string, error) {
 	var named []string
-	defer func() { noteFiles(ctx, named...) }()
+	defer func() { c.noteFiles(named...) }()
 	out := make([]string, 0, len(paths))
 	for _, path := range paths {
 		named = append(named, path)
 		if !filepath.IsAbs(path) {
 			return nil, protocol.Errorf(protocol.CodeInvalidParams, "script.run: file %q is not an absolute path", path)
 		}
-		if _, _, err := s.files.Check(path, isPairedCall(a)); err != nil {
+		if _, _, err := s.files.Check(path, isPairedCall(c.conn)); err != nil {
 			return nil, fileError("script.run", err)
 		}
 		out = append(out, filepath.Clean(path))
@@ -161,13 +161,13 @@ type newFile struct {
 // createFile makes the new file path names for the caller
 // (filegate.Rules.Create): a paired agent's plain name in the output
 // folder; the owner's or the person's absolute path too.
-func (s *Service) createFile(ctx context.Context, a *agent, op, path string) (*newFile, error) {
-	noteFiles(ctx, path)
-	f, real, err := s.files.Create(path, isPairedCall(a))
+func (s *Service) createFile(ctx context.Context, c *call, op, path string) (*newFile, error) {
+	c.noteFiles(path)
+	f, real, err := s.files.Create(path, isPairedCall(c.conn))
 	if err != nil {
 		return nil, fileError(op, err)
 	}
-	noteFiles(ctx, real)
+	c.noteFiles(real)
 	return &newFile{f: f, path: real}, nil
 }
 
@@ -208,12 +208,10 @@ func fileError(op string, err error) error {
 	return protocol.Errorf(protocol.CodeInternal, "%s: %v", op, err)
 }
 
-// noteFiles records, for the audit line of the call in ctx, the files it
-// names (paths, a payload's name and size): never their content.
-func noteFiles(ctx context.Context, files ...string) {
-	if c := callFrom(ctx); c != nil {
-		c.mu.Lock()
-		c.files = files
-		c.mu.Unlock()
-	}
+// noteFiles records, for the call's audit line, the files it names
+// (paths, a payload's name and size): never their content.
+func (c *call) noteFiles(files ...string) {
+	c.mu.Lock()
+	c.files = files
+	c.mu.Unlock()
 }

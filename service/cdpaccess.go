@@ -46,18 +46,18 @@ func cdpRefused(method, why string) error {
 // checkCDPParams checks, once the tab is known, what a CDP call's params
 // reach: for a paired agent its session and the checks its method's rule
 // names; for everyone the navigation that crashes the browser.
-func (s *Service) checkCDPParams(ctx context.Context, a *agent, l *link, tab int, p protocol.CDPSendParams) error {
+func (s *Service) checkCDPParams(ctx context.Context, c *call, l *link, tab int, p protocol.CDPSendParams) error {
 	var sess cdp.Session = l.Session(tab)
 	if p.SessionID != "" {
 		sess = l.Session(tab).Child(target.SessionID(p.SessionID))
 	}
-	if a.grant.kind == grantPaired {
+	if c.conn.grant.kind == grantPaired {
 		if p.SessionID != "" {
-			if err := s.checkChildSession(ctx, l, tab, p); err != nil {
+			if err := s.checkChildSession(ctx, c, l, tab, p); err != nil {
 				return err
 			}
 		}
-		if err := s.checkCDPRule(ctx, a, l, tab, sess, p); err != nil {
+		if err := s.checkCDPRule(ctx, c, l, tab, sess, p); err != nil {
 			return err
 		}
 	}
@@ -82,7 +82,7 @@ func (s *Service) checkCDPParams(ctx context.Context, a *agent, l *link, tab int
 // checkChildSession lets a paired agent name only a child session of that
 // very tab (one egohost attached: an out-of-process frame, a worker) on a
 // page it may reach.
-func (s *Service) checkChildSession(ctx context.Context, l *link, tab int, p protocol.CDPSendParams) error {
+func (s *Service) checkChildSession(ctx context.Context, c *call, l *link, tab int, p protocol.CDPSendParams) error {
 	t, err := l.page(ctx, tab)
 	if err != nil {
 		return err
@@ -93,42 +93,42 @@ func (s *Service) checkChildSession(ctx context.Context, l *link, tab int, p pro
 	if pg == nil {
 		return protocol.Errorf(protocol.CodeDetached, "tab %d was detached", tab)
 	}
-	for _, c := range pg.Children() {
-		if string(c.SessionID) != p.SessionID {
+	for _, ch := range pg.Children() {
+		if string(ch.SessionID) != p.SessionID {
 			continue
 		}
 		// What the child shows now: the URL of its attach may be its
 		// first about:blank.
-		info, err := cdp.Call(ctx, pg.Child(c.SessionID), target.GetTargetInfo, target.GetTargetInfoParams{})
+		info, err := cdp.Call(ctx, pg.Child(ch.SessionID), target.GetTargetInfo, target.GetTargetInfoParams{})
 		if err != nil {
 			return err
 		}
-		u := c.URL
+		u := ch.URL
 		if info.TargetInfo != nil {
 			u = info.TargetInfo.URL
 		}
 		if browserPage(u) {
 			return cdpRefused(p.Method, "session "+p.SessionID+" is a browser, DevTools or extension page ("+pairing.Origin(u)+")")
 		}
-		return s.checkOriginRead(ctx, u)
+		return s.checkOriginRead(c, u)
 	}
 	return cdpRefused(p.Method, "session "+p.SessionID+" is not a child session of tab "+strconv.Itoa(tab)+" (an out-of-process frame or worker egohost attached)")
 }
 
 // checkCDPRule runs the check the method's rule names.
-func (s *Service) checkCDPRule(ctx context.Context, a *agent, l *link, tab int, sess cdp.Session, p protocol.CDPSendParams) error {
+func (s *Service) checkCDPRule(ctx context.Context, c *call, l *link, tab int, sess cdp.Session, p protocol.CDPSendParams) error {
 	switch pairing.CDPRuleOf(p.Method).Check {
 	case pairing.CheckNavigation:
 		dest, err := navigationDest(ctx, sess, p)
 		if err != nil || dest == "" {
 			return err
 		}
-		if err := s.checkCDPDestination(ctx, p.Method, dest); err != nil {
+		if err := s.checkCDPDestination(c, p.Method, dest); err != nil {
 			return err
 		}
 		// The tab's own session navigates the tab (or a frame of it: asked
 		// too, the safe side) as goto does: the same confirmation.
-		if p.SessionID != "" || !s.mayAsk(ctx, confirm.NavigateNewOrigin) {
+		if p.SessionID != "" || !s.mayAsk(c, confirm.NavigateNewOrigin) {
 			return nil
 		}
 		from, err := topURL(ctx, sess)
@@ -136,7 +136,7 @@ func (s *Service) checkCDPRule(ctx context.Context, a *agent, l *link, tab int, 
 			return err
 		}
 		q := protocol.Confirm{Action: confirm.DescribeNavigation("send "+p.Method+" to", hostOf(dest), hostOf(from)), Browser: l.id, Tab: tab}
-		return s.confirmCall(ctx, a, confirm.NavigateNewOrigin, dest, q)
+		return s.confirmCall(ctx, c, confirm.NavigateNewOrigin, dest, q)
 	case pairing.CheckOwnCookies:
 		u, err := s.tabURL(ctx, l, tab)
 		if err != nil {
@@ -149,13 +149,13 @@ func (s *Service) checkCDPRule(ctx context.Context, a *agent, l *link, tab int, 
 		// read, or a method added to the rule later, is not a write).
 		switch p.Method {
 		case network.CommandSetCookie, network.CommandSetCookies, network.CommandDeleteCookies:
-			if s.mayAsk(ctx, confirm.CookieWrite) {
+			if s.mayAsk(c, confirm.CookieWrite) {
 				q := protocol.Confirm{Action: "send " + p.Method + " on " + hostOf(u), Browser: l.id, Tab: tab}
-				return s.confirmCall(ctx, a, confirm.CookieWrite, u, q)
+				return s.confirmCall(ctx, c, confirm.CookieWrite, u, q)
 			}
 		}
 	case pairing.CheckOriginRead:
-		return s.checkResourceRead(ctx, a, l, tab, p)
+		return s.checkResourceRead(ctx, c, l, tab, p)
 	}
 	return nil
 }
@@ -195,7 +195,7 @@ func navigationDest(ctx context.Context, sess cdp.Session, p protocol.CDPSendPar
 // address goto takes as it is (no javascript:, no unknown scheme, nothing
 // a parser could read two ways), never a browser, DevTools or extension
 // page, and then the caller's destination check (origin rules).
-func (s *Service) checkCDPDestination(ctx context.Context, method, dest string) error {
+func (s *Service) checkCDPDestination(c *call, method, dest string) error {
 	n, err := weburl.Normalize(dest)
 	if err != nil {
 		return cdpRefused(method, err.Error())
@@ -206,7 +206,7 @@ func (s *Service) checkCDPDestination(ctx context.Context, method, dest string) 
 	if browserPage(n) {
 		return cdpRefused(method, "it goes to a browser, DevTools or extension page ("+n+"), which only the person may open")
 	}
-	return s.checkDestination(ctx, n)
+	return s.checkDestination(c, n)
 }
 
 // foreignCookies says why a cookie call reaches beyond the tab's own
@@ -281,29 +281,28 @@ func foreignCookies(method string, params json.RawMessage, tabURL string) string
 // checkResourceRead checks that a resource a method reads (a request's
 // response, a frame's resource) is at a URL the agent's origin rules
 // permit: reading it past CORS must not reach an origin the agent may not.
-func (s *Service) checkResourceRead(ctx context.Context, a *agent, l *link, tab int, p protocol.CDPSendParams) error {
+func (s *Service) checkResourceRead(ctx context.Context, c *call, l *link, tab int, p protocol.CDPSendParams) error {
 	var rp struct {
 		URL       string `json:"url"`
 		RequestID string `json:"requestId"`
 	}
 	_ = json.Unmarshal(p.Params, &rp)
 	if rp.URL != "" {
-		return s.checkOriginRead(ctx, rp.URL)
+		return s.checkOriginRead(c, rp.URL)
 	}
-	if s.rulesFor(a.grant.name).Empty() {
+	if s.rulesFor(c.conn.grant.name).Empty() {
 		return nil // nothing to keep it from
 	}
 	if u, ok := l.requestURL(tab, rp.RequestID); ok {
-		return s.checkOriginRead(ctx, u)
+		return s.checkOriginRead(c, u)
 	}
 	return cdpRefused(p.Method, "request "+rp.RequestID+" is not one egohost recorded on tab "+strconv.Itoa(tab)+", so its URL cannot be checked against the agent's origin rules (a followed tab's requests are recorded, PROTOCOL.md §3.1.1)")
 }
 
 // checkOriginRead refuses to let a paired agent read what is at rawURL when
 // its origin rules deny that origin.
-func (s *Service) checkOriginRead(ctx context.Context, rawURL string) error {
-	c := callFrom(ctx)
-	if c == nil || c.g.kind != grantPaired {
+func (s *Service) checkOriginRead(c *call, rawURL string) error {
+	if c.g.kind != grantPaired {
 		return nil
 	}
 	if ok, rule := s.rulesFor(c.g.name).Permits(rawURL); !ok {
@@ -337,8 +336,8 @@ func (l *link) requestURL(tab int, requestID string) (string, bool) {
 // extension page to everyone but the person: code run there would speak
 // with the extension's own rights (its popup approves pairings and stops
 // automation; issue 22).
-func (s *Service) checkBrowserPage(ctx context.Context, a *agent, l *link, tab int) error {
-	if isPerson(a.agentName()) {
+func (s *Service) checkBrowserPage(ctx context.Context, c *call, l *link, tab int) error {
+	if isPerson(c.conn.agentName()) {
 		return nil
 	}
 	u, err := s.tabURL(ctx, l, tab)
@@ -349,11 +348,7 @@ func (s *Service) checkBrowserPage(ctx context.Context, a *agent, l *link, tab i
 		return nil
 	}
 	const rule = "browser or extension page"
-	method := "call"
-	if c := callFrom(ctx); c != nil {
-		method = c.method
-	}
-	return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: tab %d shows %s, a %s that only the person may use", method, tab, orNone(pairing.Origin(u)), rule).
+	return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: tab %d shows %s, a %s that only the person may use", c.method, tab, orNone(pairing.Origin(u)), rule).
 		With("tab", tab).With("origin", pairing.Origin(u)).With("rule", rule)
 }
 

@@ -228,8 +228,8 @@ func BenchmarkCDPSendAccess(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.audit.Close()
-	s.methods["bench.cdp"] = method{name: "bench.cdp", need: pairing.NeedCDP, handler: typed(func(_ context.Context, a *agent, p protocol.CDPSendParams) (any, error) {
-		return nil, checkCDPMethod(a, p.Method)
+	s.methods["bench.cdp"] = method{name: "bench.cdp", need: pairing.NeedCDP, handler: typed(func(_ context.Context, c *call, p protocol.CDPSendParams) (any, error) {
+		return nil, checkCDPMethod(c.conn, p.Method)
 	})}
 	a := &agent{s: s, grant: grant{kind: grantPaired, name: "bot", scopes: []pairing.Scope{pairing.Space, pairing.CDP}}}
 	for _, tc := range []struct {
@@ -243,7 +243,7 @@ func BenchmarkCDPSendAccess(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			params := json.RawMessage(tc.params)
 			for b.Loop() {
-				if _, err := s.call(context.Background(), a, "bench.cdp", params); (err == nil) != tc.ok {
+				if _, err := s.call(context.Background(), a, nil, "bench.cdp", params); (err == nil) != tc.ok {
 					b.Fatal(err)
 				}
 			}

@@ -204,16 +204,12 @@ func (s *Service) confirmKinds(g grant, method string) []confirm.Kind {
 	return out
 }
 
-// confirmHook is the actions' Confirm of an element action of the call in
-// ctx (actions.ActOptions.Confirm), nil when its agent's policy can ask
+// confirmHook is the actions' Confirm of an element action of call c
+// (actions.ActOptions.Confirm), nil when its agent's policy can ask
 // nothing of it. verb words the act ("click", "press Enter in"); enter:
 // a press of Enter (its element submits the form it is in), else a click;
 // always: the kinds the act is whatever its element (an upload's).
-func (s *Service) confirmHook(ctx context.Context, a *agent, tc *tabContext, r *actions.Runner, verb string, enter bool, always ...confirm.Kind) func(context.Context, actions.Element) (bool, error) {
-	c := callFrom(ctx)
-	if c == nil {
-		return nil
-	}
+func (s *Service) confirmHook(ctx context.Context, c *call, tc *tabContext, r *actions.Runner, verb string, enter bool, always ...confirm.Kind) func(context.Context, actions.Element) (bool, error) {
 	kinds := s.confirmKinds(c.g, c.method)
 	if len(kinds) == 0 {
 		return nil
@@ -267,7 +263,7 @@ func (s *Service) confirmHook(ctx context.Context, a *agent, tc *tabContext, r *
 		} else {
 			s.log.Debug("confirmation picture", "err", err)
 		}
-		if err := s.askPerson(ctx, a, q, left...); err != nil {
+		if err := s.askPerson(ctx, c, q, left...); err != nil {
 			return true, err
 		}
 		// What the person confirmed is what is acted on: the same element,
@@ -336,22 +332,20 @@ func (s *Service) policyAsks(agent string, kind confirm.Kind, actURL string) boo
 	return ok
 }
 
-// mayAsk reports whether the call in ctx may wait for the person about an
-// act of kind (on some origin): what a method checks before it reads
-// anything more to word or judge the act. Next to free when it may not.
-func (s *Service) mayAsk(ctx context.Context, kind confirm.Kind) bool {
-	c := callFrom(ctx)
-	return c != nil && slices.Contains(s.confirmKinds(c.g, c.method), kind)
+// mayAsk reports whether the call may wait for the person about an act of
+// kind (on some origin): what a method checks before it reads anything
+// more to word or judge the act. Next to free when it may not.
+func (s *Service) mayAsk(c *call, kind confirm.Kind) bool {
+	return slices.Contains(s.confirmKinds(c.g, c.method), kind)
 }
 
-// confirmCall asks the person about an act of kind of the call in ctx, on
+// confirmCall asks the person about an act of kind of call c, on
 // actURL's origin (what the policy's origins and an "always" answer are
 // about), when its agent's policy names it there: nil when nothing asks
 // or the person said yes. q says the rest of the ask (Action, Browser,
 // Tab, Picture).
-func (s *Service) confirmCall(ctx context.Context, a *agent, kind confirm.Kind, actURL string, q protocol.Confirm) error {
-	c := callFrom(ctx)
-	if c == nil || !slices.Contains(s.confirmKinds(c.g, c.method), kind) || !s.policyAsks(c.g.name, kind, actURL) {
+func (s *Service) confirmCall(ctx context.Context, c *call, kind confirm.Kind, actURL string, q protocol.Confirm) error {
+	if !slices.Contains(s.confirmKinds(c.g, c.method), kind) || !s.policyAsks(c.g.name, kind, actURL) {
 		return nil
 	}
 	origin := pairing.Origin(actURL)
@@ -359,7 +353,7 @@ func (s *Service) confirmCall(ctx context.Context, a *agent, kind confirm.Kind, 
 		return nil
 	}
 	q.Agent, q.Method, q.Kind, q.Origin = c.g.name, c.method, string(kind), origin
-	return s.askPerson(ctx, a, q)
+	return s.askPerson(ctx, c, q)
 }
 
 // confirmNavigation asks the person, when the call's policy names
@@ -368,7 +362,7 @@ func (s *Service) confirmCall(ctx context.Context, a *agent, kind confirm.Kind, 
 // entry delta away from the current one (back -1, forward +1). verb
 // words it ("go to", "go back to"). It returns the origin it judged ("":
 // no such history entry), which the navigation must still go to.
-func (s *Service) confirmNavigation(ctx context.Context, a *agent, tc *tabContext, verb string, delta int64, to string) (string, error) {
+func (s *Service) confirmNavigation(ctx context.Context, c *call, tc *tabContext, verb string, delta int64, to string) (string, error) {
 	h, err := cdp.Call(ctx, tc.page, page.GetNavigationHistory, cdp.Empty{})
 	if err != nil {
 		return "", fmt.Errorf("%s: the tab's history: %w", verb, err)
@@ -387,7 +381,7 @@ func (s *Service) confirmNavigation(ctx context.Context, a *agent, tc *tabContex
 		fromHost = hostOf(from)
 	}
 	q := protocol.Confirm{Action: confirm.DescribeNavigation(verb, hostOf(to), fromHost), Browser: tc.link.id, Tab: tc.tabID}
-	return pairing.Origin(to), s.confirmCall(ctx, a, confirm.NavigateNewOrigin, to, q)
+	return pairing.Origin(to), s.confirmCall(ctx, c, confirm.NavigateNewOrigin, to, q)
 }
 
 // confirmWords is the purchase word list.
@@ -409,7 +403,7 @@ func confirmWait(o Options) time.Duration {
 // askPerson lists the ask, tells the tab's browser (badge, popup) and the
 // agent's connection, and waits for the answer, timeouts.confirm at
 // most. nil is a yes.
-func (s *Service) askPerson(ctx context.Context, a *agent, q protocol.Confirm, always ...confirmAlways) error {
+func (s *Service) askPerson(ctx context.Context, c *call, q protocol.Confirm, always ...confirmAlways) error {
 	wait := confirmWait(s.opts)
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 		wait = time.Until(dl) // the call's own end comes first
@@ -424,7 +418,7 @@ func (s *Service) askPerson(ctx context.Context, a *agent, q protocol.Confirm, a
 	s.confirmChanged(q.Browser)
 	msg := "waiting for the person to confirm: " + q.Action
 	s.log.Info(msg+": allow or deny it in the extension's popup, or with `egohost confirm allow|deny "+q.ID+"`", "agent", q.Agent, "id", q.ID)
-	a.notify(ctx, protocol.NotifyConfirmWaiting, protocol.ConfirmWaiting{ID: q.ID, Kind: q.Kind, Action: q.Action, Origin: q.Origin, Message: msg})
+	c.conn.notify(ctx, protocol.NotifyConfirmWaiting, protocol.ConfirmWaiting{ID: q.ID, Kind: q.Kind, Action: q.Action, Origin: q.Origin, Message: msg})
 
 	decided := func(result, who string) {
 		s.writeAudit(audit.Entry{Agent: who, Method: "confirm.answer", Browser: q.Browser, Tab: q.Tab, Origin: q.Origin, Target: q.Agent + ": " + q.Action, Result: result})
@@ -482,13 +476,13 @@ func hostOf(raw string) string {
 }
 
 // confirmList answers confirm.list (the owner's CLI).
-func (s *Service) confirmList(ctx context.Context, a *agent, p protocol.ConfirmListParams) (any, error) {
+func (s *Service) confirmList(ctx context.Context, c *call, p protocol.ConfirmListParams) (any, error) {
 	return protocol.ConfirmListResult{Pending: s.confirms.list("", p.Pictures)}, nil
 }
 
 // confirmAnswer answers confirm.answer (the owner's CLI).
-func (s *Service) confirmAnswer(ctx context.Context, a *agent, p protocol.ConfirmAnswerParams) (any, error) {
-	return s.answerConfirm(p, a.auditName())
+func (s *Service) confirmAnswer(ctx context.Context, c *call, p protocol.ConfirmAnswerParams) (any, error) {
+	return s.answerConfirm(p, c.conn.auditName())
 }
 
 func (s *Service) answerConfirm(p protocol.ConfirmAnswerParams, who string) (any, error) {

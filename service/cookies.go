@@ -20,8 +20,8 @@ import (
 // is the one the caller's origin rules judge and the only one whose
 // cookies are read or written: a page that moved since the tab was
 // checked is judged where it is.
-func (s *Service) cookieTab(ctx context.Context, a *agent, t protocol.Target, op string) (*link, *browserlink.Session, int, string, error) {
-	l, id, err := s.target(ctx, a, t)
+func (s *Service) cookieTab(ctx context.Context, c *call, t protocol.Target, op string) (*link, *browserlink.Session, int, string, error) {
+	l, id, err := s.target(ctx, c, t)
 	if err != nil {
 		return nil, nil, 0, "", err
 	}
@@ -34,7 +34,7 @@ func (s *Service) cookieTab(ctx context.Context, a *agent, t protocol.Target, op
 		return nil, nil, 0, "", protocol.Errorf(protocol.CodeInternal, "%s: tab %d has no main frame", op, id)
 	}
 	u := tree.FrameTree.Frame.URL
-	if err := s.reachFor(a.grant).Check(u, tree.FrameTree.Frame.SecurityOrigin, false); err != nil {
+	if err := s.reachFor(c.conn.grant).Check(u, tree.FrameTree.Frame.SecurityOrigin, false); err != nil {
 		return nil, nil, 0, "", classify(err)
 	}
 	if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") {
@@ -65,8 +65,8 @@ func (s *Service) tabCookies(ctx context.Context, sess *browserlink.Session, u, 
 	return out, nil
 }
 
-func (s *Service) cookiesGet(ctx context.Context, a *agent, p protocol.CookiesGetParams) (any, error) {
-	_, sess, id, u, err := s.cookieTab(ctx, a, p.Target, "cookies.get")
+func (s *Service) cookiesGet(ctx context.Context, c *call, p protocol.CookiesGetParams) (any, error) {
+	_, sess, id, u, err := s.cookieTab(ctx, c, p.Target, "cookies.get")
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,7 @@ func (s *Service) cookiesGet(ctx context.Context, a *agent, p protocol.CookiesGe
 	return protocol.CookiesResult{Tab: id, URL: u, Cookies: cookies}, nil
 }
 
-func (s *Service) cookiesSet(ctx context.Context, a *agent, p protocol.CookiesSetParams) (any, error) {
+func (s *Service) cookiesSet(ctx context.Context, c *call, p protocol.CookiesSetParams) (any, error) {
 	if p.Name == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cookies.set needs a name")
 	}
@@ -86,7 +86,7 @@ func (s *Service) cookiesSet(ctx context.Context, a *agent, p protocol.CookiesSe
 	default:
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cookies.set: sameSite %q is not Strict, Lax or None", p.SameSite)
 	}
-	l, sess, id, u, err := s.cookieTab(ctx, a, p.Target, "cookies.set")
+	l, sess, id, u, err := s.cookieTab(ctx, c, p.Target, "cookies.set")
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func (s *Service) cookiesSet(ctx context.Context, a *agent, p protocol.CookiesSe
 		domain = pu.Hostname()
 	}
 	q := protocol.Confirm{Action: confirm.DescribeCookies("set", []string{p.Name}, domain), Browser: l.id, Tab: id}
-	if err := s.confirmCall(ctx, a, confirm.CookieWrite, u, q); err != nil {
+	if err := s.confirmCall(ctx, c, confirm.CookieWrite, u, q); err != nil {
 		return nil, err
 	}
 	cp := network.SetCookieParams{
@@ -123,8 +123,8 @@ func (s *Service) cookiesSet(ctx context.Context, a *agent, p protocol.CookiesSe
 	return protocol.CookiesResult{Tab: id, URL: u, Cookies: cookies}, nil
 }
 
-func (s *Service) cookiesClear(ctx context.Context, a *agent, p protocol.CookiesClearParams) (any, error) {
-	l, sess, id, u, err := s.cookieTab(ctx, a, p.Target, "cookies.clear")
+func (s *Service) cookiesClear(ctx context.Context, c *call, p protocol.CookiesClearParams) (any, error) {
+	l, sess, id, u, err := s.cookieTab(ctx, c, p.Target, "cookies.clear")
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (s *Service) cookiesClear(ctx context.Context, a *agent, p protocol.Cookies
 	if err != nil {
 		return nil, err
 	}
-	if len(cookies) > 0 && s.mayAsk(ctx, confirm.CookieWrite) {
+	if len(cookies) > 0 && s.mayAsk(c, confirm.CookieWrite) {
 		// The cookies read now are those cleared after a yes (by name,
 		// domain and path): a cookie the page sets meanwhile stays.
 		var names, domains []string
@@ -143,7 +143,7 @@ func (s *Service) cookiesClear(ctx context.Context, a *agent, p protocol.Cookies
 			}
 		}
 		q := protocol.Confirm{Action: confirm.DescribeCookies("clear", names, strings.Join(domains, ", ")), Browser: l.id, Tab: id}
-		if err := s.confirmCall(ctx, a, confirm.CookieWrite, u, q); err != nil {
+		if err := s.confirmCall(ctx, c, confirm.CookieWrite, u, q); err != nil {
 			return nil, err
 		}
 	}

@@ -127,9 +127,10 @@ type downloadEvent struct {
 // download waits for the browser's next download (chrome.downloads events
 // from the extension) to start and to finish, after clicking p.Click when
 // given. A paired agent waits for the next download of its own tabs.
-func (s *Service) download(ctx context.Context, a *agent, p protocol.DownloadParams) (any, error) {
+func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadParams) (any, error) {
+	a := c.conn
 	start := time.Now()
-	l, err := s.pickLink(ctx, p.Browser)
+	l, err := s.pickLink(ctx, c, p.Browser)
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +153,7 @@ func (s *Service) download(ctx context.Context, a *agent, p protocol.DownloadPar
 	})
 	defer unsubscribe()
 	if p.Click != "" {
-		_, err := s.withRunner(wctx, a, p.Target, "download", 0, func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		_, err := s.withRunner(wctx, c, p.Target, "download", 0, func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 			return r.Click(ctx, p.Click, actions.ClickOptions{ActOptions: actions.ActOptions{Settle: &actions.Settle{Off: true}}})
 		})
 		if err != nil {
@@ -190,12 +191,12 @@ func (s *Service) download(ctx context.Context, a *agent, p protocol.DownloadPar
 						continue
 					}
 					id = it.ID
-					if s.mayAsk(ctx, confirm.Download) {
+					if s.mayAsk(c, confirm.Download) {
 						// Asked at the download's start, the first moment
 						// it is known (a click cannot tell it will
 						// download); Chrome goes on meanwhile, and a no
 						// deletes what it saved.
-						if err := s.confirmDownload(ctx, a, l, it); err != nil {
+						if err := s.confirmDownload(ctx, c, l, it); err != nil {
 							return nil, err
 						}
 						// The person's time is not the download's (once
@@ -221,7 +222,7 @@ func (s *Service) download(ctx context.Context, a *agent, p protocol.DownloadPar
 // there; a no or no answer cancels the download, deletes its file and
 // erases it from the browser's list before the error is returned: the
 // agent never gets it.
-func (s *Service) confirmDownload(ctx context.Context, a *agent, l *link, it extwire.Download) error {
+func (s *Service) confirmDownload(ctx context.Context, c *call, l *link, it extwire.Download) error {
 	tab, _ := l.downloads.tabOf(it)
 	page, _ := l.urls.get(tab)
 	src := it.URL
@@ -235,7 +236,7 @@ func (s *Service) confirmDownload(ctx context.Context, a *agent, l *link, it ext
 		}
 	}
 	q := protocol.Confirm{Action: confirm.DescribeDownload(name, hostOf(src)), Browser: l.id, Tab: tab}
-	err := s.confirmCall(ctx, a, confirm.Download, page, q)
+	err := s.confirmCall(ctx, c, confirm.Download, page, q)
 	if err == nil {
 		return nil
 	}

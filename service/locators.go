@@ -13,18 +13,18 @@ import (
 // names the element a person clicked (popupfront.go namePicked): the
 // candidate locators in rank order, each checked by the resolver, the best
 // one that matches it alone, and its ref.
-func (s *Service) locators(ctx context.Context, a *agent, p protocol.LocatorsParams) (any, error) {
+func (s *Service) locators(ctx context.Context, c *call, p protocol.LocatorsParams) (any, error) {
 	if p.Element == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "locators: target is empty")
 	}
-	tc, err := s.tabContextWithin(ctx, a, p.Target, "locators", millis(p.TimeoutMs))
+	tc, err := s.tabContextWithin(ctx, c, p.Target, "locators", millis(p.TimeoutMs))
 	if err != nil {
 		return nil, err
 	}
 	if err := tc.checkDialog("locators"); err != nil {
 		return nil, err
 	}
-	if err := s.checkRef(ctx, a, tc, p.Element); err != nil {
+	if err := s.checkRef(ctx, c, tc, p.Element); err != nil {
 		return nil, err
 	}
 	m, err := oneMatch(ctx, tc, p.Element, s.actionTimeout(p.TimeoutMs))

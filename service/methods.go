@@ -21,28 +21,29 @@ import (
 	"github.com/egohost/egohost/weburl"
 )
 
-// dispatch runs a method with its deadline (its registry row's).
-func (s *Service) dispatch(ctx context.Context, a *agent, method string, params json.RawMessage) (any, error) {
+// dispatch runs a method with its deadline (its registry row's). home is
+// the browser of the popup that made it, nil for an agent's call.
+func (s *Service) dispatch(ctx context.Context, a *agent, home *link, method string, params json.RawMessage) (any, error) {
 	timeout := s.opts.RequestTimeout
 	if m, ok := s.methods[method]; ok {
 		timeout = m.deadline(s.opts, len(s.confirmKinds(a.grant, method)) > 0)
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	return s.call(ctx, a, method, params)
+	return s.call(ctx, a, home, method, params)
 }
 
-func (s *Service) ping(ctx context.Context, a *agent, _ noParams) (any, error) {
+func (s *Service) ping(ctx context.Context, c *call, _ noParams) (any, error) {
 	s.mu.Lock()
 	res := protocol.PingResult{Version: Version, PID: os.Getpid(), Browsers: len(s.links), Reconnecting: len(s.reconnectingList(""))}
 	s.mu.Unlock()
-	if a.grant.kind == grantOwner { // the owner's `egohost status`; not an agent's business
+	if c.conn.grant.kind == grantOwner { // the owner's `egohost status`; not an agent's business
 		res.Tokenless, res.StateDir, res.DataDir = s.tokenless.stats(), s.opts.StateDir, s.opts.DataDir
 	}
 	return res, nil
 }
 
-func (s *Service) browsersList(ctx context.Context, _ *agent, _ noParams) (any, error) {
+func (s *Service) browsersList(ctx context.Context, _ *call, _ noParams) (any, error) {
 	s.mu.Lock()
 	links := s.linksLocked()
 	reconnecting := s.reconnectingList("")
@@ -80,9 +81,9 @@ func (s *Service) reconnectingList(name string) []protocol.Browser {
 // for it, at most timeouts.reconnect_wait and within ctx: a call made
 // while the extension reconnects succeeds if the browser is back in time,
 // and fails with browser_reconnecting if not.
-func (s *Service) pickLink(ctx context.Context, name string) (*link, error) {
-	if h := home(ctx); name == "" && h != nil {
-		name = h.id // the popup's calls go to its own browser
+func (s *Service) pickLink(ctx context.Context, c *call, name string) (*link, error) {
+	if name == "" && c.home != nil {
+		name = c.home.id // the popup's calls go to its own browser
 	}
 	giveUp := time.Now().Add(s.opts.ReconnectWait)
 	for {
@@ -211,12 +212,12 @@ func (s *Service) listTabs(ctx context.Context, l *link) ([]protocol.Tab, error)
 // pickTab returns the tab ID: the given one; else, for the person, the
 // active tab of the last focused window; for a named agent, its space's
 // last active tab (never the person's focused tab).
-func (s *Service) pickTab(ctx context.Context, a *agent, l *link, tab int) (int, error) {
+func (s *Service) pickTab(ctx context.Context, c *call, l *link, tab int) (int, error) {
 	if tab != 0 {
 		return tab, nil
 	}
-	if !isPerson(a.agentName()) {
-		return s.defaultTab(ctx, a, l)
+	if !isPerson(c.conn.agentName()) {
+		return s.defaultTab(ctx, c, l)
 	}
 	tabs, err := s.listTabs(ctx, l)
 	if err != nil {
@@ -234,27 +235,27 @@ func (s *Service) pickTab(ctx context.Context, a *agent, l *link, tab int) (int,
 // target resolves the tab a call is for, and checks that the calling
 // agent may act on it (checkSpace). A named agent that names no browser
 // gets its current space's.
-func (s *Service) target(ctx context.Context, a *agent, t protocol.Target) (*link, int, error) {
-	if t.Browser == "" && !isPerson(a.agentName()) {
-		if sp, ok := s.spaces.reg.Current(a.agentName()); ok && t.Tab == 0 {
+func (s *Service) target(ctx context.Context, c *call, t protocol.Target) (*link, int, error) {
+	if t.Browser == "" && !isPerson(c.conn.agentName()) {
+		if sp, ok := s.spaces.reg.Current(c.conn.agentName()); ok && t.Tab == 0 {
 			t.Browser = sp.Browser
 		}
 	}
-	l, err := s.pickLink(ctx, t.Browser)
+	l, err := s.pickLink(ctx, c, t.Browser)
 	if err != nil {
 		return nil, 0, err
 	}
-	id, err := s.pickTab(ctx, a, l, t.Tab)
+	id, err := s.pickTab(ctx, c, l, t.Tab)
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := s.checkScope(ctx, l, id); err != nil {
+	if err := s.checkScope(ctx, c, l, id); err != nil {
 		return nil, 0, err
 	}
-	if err := s.checkSpace(ctx, a, l, id); err != nil {
+	if err := s.checkSpace(ctx, c, l, id); err != nil {
 		return nil, 0, err
 	}
-	if err := s.checkBrowserPage(ctx, a, l, id); err != nil {
+	if err := s.checkBrowserPage(ctx, c, l, id); err != nil {
 		return nil, 0, err
 	}
 	return l, id, nil
@@ -263,10 +264,10 @@ func (s *Service) target(ctx context.Context, a *agent, t protocol.Target) (*lin
 // tabsList describes the present: it never waits for a browser. The tabs
 // are those of the browser connected now; a browser that is reconnecting
 // is listed as such (Reconnecting), with no tabs.
-func (s *Service) tabsList(ctx context.Context, a *agent, p protocol.TabsListParams) (any, error) {
+func (s *Service) tabsList(ctx context.Context, c *call, p protocol.TabsListParams) (any, error) {
 	name := p.Browser
-	if h := home(ctx); name == "" && h != nil {
-		name = h.id
+	if name == "" && c.home != nil {
+		name = c.home.id
 	}
 	s.mu.Lock()
 	l, until, err := s.chooseLink(name)
@@ -300,7 +301,7 @@ func (s *Service) tabsList(ctx context.Context, a *agent, p protocol.TabsListPar
 			tabs[i].Space = sp.ID
 		}
 	}
-	res.Tabs = s.visibleTabs(a, l, tabs)
+	res.Tabs = s.visibleTabs(c.conn, l, tabs)
 	return res, nil
 }
 
@@ -335,7 +336,8 @@ func checkUntil(op, until string) error {
 // tabsOpen opens a tab and, unless noWait, loads the URL in it the way
 // goto does and waits for its load state: an agent's next call finds the
 // page there.
-func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenParams) (any, error) {
+func (s *Service) tabsOpen(ctx context.Context, c *call, p protocol.TabsOpenParams) (any, error) {
+	a := c.conn
 	url := "about:blank"
 	if p.URL != "" {
 		var err error
@@ -352,7 +354,7 @@ func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenPar
 	if p.TimeoutMs < 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "tabs.open: timeoutMs must not be negative")
 	}
-	if err := s.checkDestination(ctx, url); err != nil {
+	if err := s.checkDestination(c, url); err != nil {
 		return nil, err
 	}
 	wait := !p.NoWait && url != "about:blank"
@@ -363,21 +365,21 @@ func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenPar
 			browser = sp.Browser
 		}
 	}
-	l, err := s.pickLink(ctx, browser)
+	l, err := s.pickLink(ctx, c, browser)
 	if err != nil {
 		return nil, err
 	}
 	// A new tab shows no origin yet: a page in it is on a new origin
 	// (pairing.NewOrigin), asked before the tab is made.
-	if url != "about:blank" && s.mayAsk(ctx, confirm.NavigateNewOrigin) && pairing.NewOrigin("", url) {
+	if url != "about:blank" && s.mayAsk(c, confirm.NavigateNewOrigin) && pairing.NewOrigin("", url) {
 		q := protocol.Confirm{Action: confirm.DescribeNavigation("", hostOf(url), ""), Browser: l.id}
-		if err := s.confirmCall(ctx, a, confirm.NavigateNewOrigin, url, q); err != nil {
+		if err := s.confirmCall(ctx, c, confirm.NavigateNewOrigin, url, q); err != nil {
 			return nil, err
 		}
 	}
 	var space *spaces.Space // a named agent's tabs open in its current space
 	if !isPerson(name) {
-		sp, err := s.spaceFor(ctx, a, l)
+		sp, err := s.spaceFor(ctx, c, l)
 		if err != nil {
 			return nil, err
 		}
@@ -399,7 +401,7 @@ func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenPar
 			if !wait {
 				return res, nil
 			}
-			return s.openIn(ctx, a, l, res, url, p)
+			return s.openIn(ctx, c, l, res, url, p)
 		}
 	}
 	op := extwire.TabsOpen{URL: first, Active: !p.Background}
@@ -432,7 +434,7 @@ func (s *Service) tabsOpen(ctx context.Context, a *agent, p protocol.TabsOpenPar
 	if !wait {
 		return res, nil
 	}
-	return s.openIn(ctx, a, l, res, url, p)
+	return s.openIn(ctx, c, l, res, url, p)
 }
 
 // emptySpaceTab returns a tab of the space that shows nothing (about:blank
@@ -466,8 +468,8 @@ func (s *Service) emptySpaceTab(ctx context.Context, l *link, sp spaces.Space) (
 }
 
 // openIn loads url in tabs.open's tab and waits as p says.
-func (s *Service) openIn(ctx context.Context, a *agent, l *link, res protocol.TabResult, url string, p protocol.TabsOpenParams) (any, error) {
-	nav, err := s.withRunner(ctx, a, protocol.Target{Browser: l.id, Tab: res.Tab.ID}, "open", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+func (s *Service) openIn(ctx context.Context, c *call, l *link, res protocol.TabResult, url string, p protocol.TabsOpenParams) (any, error) {
+	nav, err := s.withRunner(ctx, c, protocol.Target{Browser: l.id, Tab: res.Tab.ID}, "open", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		n, err := r.Goto(ctx, url, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
 		if err != nil {
 			return nil, err
@@ -483,7 +485,7 @@ func (s *Service) openIn(ctx context.Context, a *agent, l *link, res protocol.Ta
 		return nil, err
 	}
 	n := nav.(protocol.NavResult)
-	if err := s.checkLanded(ctx, res.Tab.ID, n.URL); err != nil {
+	if err := s.checkLanded(c, res.Tab.ID, n.URL); err != nil {
 		return nil, err
 	}
 	res.Tab.URL, res.Tab.Title, res.Tab.Status = n.URL, n.Title, ""
@@ -491,8 +493,8 @@ func (s *Service) openIn(ctx context.Context, a *agent, l *link, res protocol.Ta
 	return res, nil
 }
 
-func (s *Service) tabsClose(ctx context.Context, a *agent, p protocol.TabParams) (any, error) {
-	l, id, err := s.target(ctx, a, p.Target)
+func (s *Service) tabsClose(ctx context.Context, c *call, p protocol.TabParams) (any, error) {
+	l, id, err := s.target(ctx, c, p.Target)
 	if err != nil {
 		return nil, err
 	}
@@ -502,15 +504,15 @@ func (s *Service) tabsClose(ctx context.Context, a *agent, p protocol.TabParams)
 	return map[string]any{"closed": true, "tab": id}, nil
 }
 
-func (s *Service) tabsSelect(ctx context.Context, a *agent, p protocol.TabParams) (any, error) {
+func (s *Service) tabsSelect(ctx context.Context, c *call, p protocol.TabParams) (any, error) {
 	if p.Tab == 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "tabs.select needs a tab")
 	}
-	l, _, err := s.target(ctx, a, p.Target)
+	l, _, err := s.target(ctx, c, p.Target)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkScope(ctx, l, p.Tab); err != nil {
+	if err := s.checkScope(ctx, c, l, p.Tab); err != nil {
 		return nil, err
 	}
 	raw, err := l.Call(ctx, extwire.TabsActivate{TabID: p.Tab})
@@ -520,7 +522,8 @@ func (s *Service) tabsSelect(ctx context.Context, a *agent, p protocol.TabParams
 	return s.tabReply(raw, l, "tabs.select")
 }
 
-func (s *Service) cdpSend(ctx context.Context, a *agent, p protocol.CDPSendParams) (any, error) {
+func (s *Service) cdpSend(ctx context.Context, c *call, p protocol.CDPSendParams) (any, error) {
+	a := c.conn
 	if p.Method == "" || !strings.Contains(p.Method, ".") {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cdp.send: method %q is not Domain.method", p.Method)
 	}
@@ -536,11 +539,11 @@ func (s *Service) cdpSend(ctx context.Context, a *agent, p protocol.CDPSendParam
 		defer cancel()
 	}
 	return s.again(ctx, "cdp.send", func(ctx context.Context) (any, error) {
-		l, id, err := s.target(ctx, a, p.Target)
+		l, id, err := s.target(ctx, c, p.Target)
 		if err != nil {
 			return nil, err
 		}
-		if err := s.checkCDPParams(ctx, a, l, id, p); err != nil {
+		if err := s.checkCDPParams(ctx, c, l, id, p); err != nil {
 			return nil, err
 		}
 		op := extwire.CDP{TabID: id, Method: p.Method, SessionID: p.SessionID}
@@ -559,12 +562,12 @@ func (s *Service) cdpSend(ctx context.Context, a *agent, p protocol.CDPSendParam
 	})
 }
 
-func (s *Service) cdpSubscribe(ctx context.Context, a *agent, p protocol.CDPSubscribeParams) (any, error) {
-	l, id, err := s.target(ctx, a, p.Target)
+func (s *Service) cdpSubscribe(ctx context.Context, c *call, p protocol.CDPSubscribeParams) (any, error) {
+	l, id, err := s.target(ctx, c, p.Target)
 	if err != nil {
 		return nil, err
 	}
-	return s.subscribe(ctx, a, l, id, p.Methods) // subscription.go
+	return s.subscribe(ctx, c, l, id, p.Methods) // subscription.go
 }
 
 // forget drops a subscription that already ended.
@@ -585,8 +588,8 @@ func (a *agent) unsubscribe(name string) bool {
 	return ok
 }
 
-func (s *Service) cdpUnsubscribe(ctx context.Context, a *agent, p protocol.CDPUnsubscribeParams) (any, error) {
-	if !a.unsubscribe(p.Subscription) {
+func (s *Service) cdpUnsubscribe(ctx context.Context, c *call, p protocol.CDPUnsubscribeParams) (any, error) {
+	if !c.conn.unsubscribe(p.Subscription) {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "no subscription %q", p.Subscription)
 	}
 	return map[string]any{"unsubscribed": true}, nil
@@ -598,11 +601,11 @@ const maxEcho = 16 << 20
 
 // debugEcho sends data to the extension and back (the owner's, for tests
 // of the chain: access.go).
-func (s *Service) debugEcho(ctx context.Context, _ *agent, p protocol.DebugEchoParams) (any, error) {
+func (s *Service) debugEcho(ctx context.Context, c *call, p protocol.DebugEchoParams) (any, error) {
 	if len(p.Data) > maxEcho {
 		return nil, protocol.Errorf(protocol.CodeTooLarge, "debug.echo: %d bytes of data exceed %d", len(p.Data), maxEcho).With("limit", maxEcho)
 	}
-	l, err := s.pickLink(ctx, p.Browser)
+	l, err := s.pickLink(ctx, c, p.Browser)
 	if err != nil {
 		return nil, err
 	}

@@ -101,7 +101,7 @@ func (l *link) recordOf(tab int) *tabRecord {
 	return t.rec.Load()
 }
 
-func (s *Service) networkRequest(ctx context.Context, a *agent, p protocol.NetworkRequestParams) (any, error) {
+func (s *Service) networkRequest(ctx context.Context, c *call, p protocol.NetworkRequestParams) (any, error) {
 	if p.ID <= 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "network.request: id must be a request's id from network.list (1, 2, …)")
 	}
@@ -112,7 +112,7 @@ func (s *Service) networkRequest(ctx context.Context, a *agent, p protocol.Netwo
 	if limit == 0 {
 		limit = defaultBodyBytes
 	}
-	tc, err := s.tabContextWithin(ctx, a, p.Target, "network.request", 0)
+	tc, err := s.tabContextWithin(ctx, c, p.Target, "network.request", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (s *Service) networkRequest(ctx context.Context, a *agent, p protocol.Netwo
 	}
 	// A request's headers and bodies are the origin's it went to, read
 	// past CORS: they follow the agent's origin rules as Network.getResponseBody does.
-	if err := s.checkOriginRead(ctx, req.URL); err != nil {
+	if err := s.checkOriginRead(c, req.URL); err != nil {
 		return nil, err
 	}
 	res := protocol.NetworkRequestResult{Tab: tc.tabID, Request: req, RequestHeaders: d.requestHeaders, ResponseHeaders: d.responseHeaders}

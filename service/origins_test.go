@@ -109,9 +109,9 @@ func BenchmarkOriginCheck(b *testing.B) {
 	const url = "https://www.example.com/app/items?page=2#top"
 	l.urls.set(7, url)
 	g := grant{kind: grantPaired, name: "bot", scopes: []pairing.Scope{pairing.Space, pairing.AllTabs}}
-	ctx := withCall(context.Background(), &call{g: g, method: "click"})
+	c := &call{g: g, method: "click"}
 	for b.Loop() {
-		if err := s.checkScope(ctx, l, 7); err != nil {
+		if err := s.checkScope(context.Background(), c, l, 7); err != nil {
 			b.Fatal(err)
 		}
 		if ok, why := s.reachFor(g)(url, "https://www.example.com"); !ok {

@@ -12,11 +12,11 @@ import (
 )
 
 // inspect reads one element's state without acting on it.
-func (s *Service) inspect(ctx context.Context, a *agent, p protocol.InspectParams) (any, error) {
+func (s *Service) inspect(ctx context.Context, c *call, p protocol.InspectParams) (any, error) {
 	if p.Element == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "inspect: target is empty")
 	}
-	return s.withRunner(ctx, a, p.Target, "inspect", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	return s.withRunner(ctx, c, p.Target, "inspect", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		st, err := r.Inspect(ctx, p.Element, millis(p.TimeoutMs))
 		if err != nil {
 			return nil, err
@@ -29,12 +29,12 @@ func (s *Service) inspect(ctx context.Context, a *agent, p protocol.InspectParam
 // as Playwright's setViewportSize): it changes that one tab's layout,
 // never a window, so an agent resizes nothing of the person's. The
 // override lasts while egohost is attached to the tab; 0 × 0 ends it.
-func (s *Service) resize(ctx context.Context, a *agent, p protocol.ResizeParams) (any, error) {
+func (s *Service) resize(ctx context.Context, c *call, p protocol.ResizeParams) (any, error) {
 	reset := p.Width == 0 && p.Height == 0
 	if !reset && (p.Width < 1 || p.Height < 1 || p.Width > protocol.MaxViewport || p.Height > protocol.MaxViewport) {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "resize: width and height must be 1 to %d CSS pixels each (or both 0: the window's own size), not %d × %d", protocol.MaxViewport, p.Width, p.Height)
 	}
-	tc, err := s.tabContextWithin(ctx, a, p.Target, "resize", 0)
+	tc, err := s.tabContextWithin(ctx, c, p.Target, "resize", 0)
 	if err != nil {
 		return nil, err
 	}

@@ -44,7 +44,8 @@ func checkPairParams(p protocol.PairRequestParams) ([]pairing.Scope, time.Durati
 // request that reaches the person gets one audit line when it ends; one
 // refused before (bad params, over the caps) is only counted, as every
 // refusal of a connection without a token is (tokenless.go).
-func (s *Service) pairRequest(ctx context.Context, a *agent, p protocol.PairRequestParams) (any, error) {
+func (s *Service) pairRequest(ctx context.Context, c *call, p protocol.PairRequestParams) (any, error) {
+	a := c.conn
 	scopes, wait, err := checkPairParams(p)
 	if err != nil {
 		s.strike(a)
@@ -98,7 +99,7 @@ func (s *Service) pairAnswered(req pairing.Request, err error) (any, error) {
 	return protocol.PairRequestResult{Name: ag.Name, Token: tok, Scopes: scopeNames(ag.Scopes)}, nil
 }
 
-func (s *Service) agentsList(ctx context.Context, _ *agent, _ noParams) (any, error) {
+func (s *Service) agentsList(ctx context.Context, _ *call, _ noParams) (any, error) {
 	res := protocol.AgentsListResult{Agents: []protocol.PairedAgent{}, Pending: []protocol.PairingRequest{}}
 	for _, ag := range s.pairs.List() {
 		res.Agents = append(res.Agents, protocol.PairedAgent{
@@ -126,7 +127,7 @@ func peerOf(p *pairing.Process) *protocol.PeerProcess {
 }
 
 // agentsApprove approves a pairing request by its agent name or id.
-func (s *Service) agentsApprove(ctx context.Context, a *agent, p protocol.AgentsApproveParams) (any, error) {
+func (s *Service) agentsApprove(ctx context.Context, c *call, p protocol.AgentsApproveParams) (any, error) {
 	var scopes []pairing.Scope
 	if p.Scopes != nil {
 		var err error
@@ -134,12 +135,12 @@ func (s *Service) agentsApprove(ctx context.Context, a *agent, p protocol.Agents
 			return nil, protocol.Errorf(protocol.CodeInvalidParams, "agents.approve: %v", err)
 		}
 	}
-	return s.decide(a.auditName(), p.Name, pairing.Answer{Approve: true, Scopes: scopes}, p.Replace)
+	return s.decide(c.conn.auditName(), p.Name, pairing.Answer{Approve: true, Scopes: scopes}, p.Replace)
 }
 
 // agentsDeny denies a pairing request by its agent name or id.
-func (s *Service) agentsDeny(ctx context.Context, a *agent, p protocol.AgentNameParams) (any, error) {
-	return s.decide(a.auditName(), p.Name, pairing.Answer{}, false)
+func (s *Service) agentsDeny(ctx context.Context, c *call, p protocol.AgentNameParams) (any, error) {
+	return s.decide(c.conn.auditName(), p.Name, pairing.Answer{}, false)
 }
 
 // decide answers a pairing request for who (the audit log's name of the
@@ -195,7 +196,7 @@ func (s *Service) livePairing(name string) (pairing.Agent, bool) {
 	return pairing.Agent{}, false
 }
 
-func (s *Service) agentsRevoke(ctx context.Context, a *agent, p protocol.AgentNameParams) (any, error) {
+func (s *Service) agentsRevoke(ctx context.Context, c *call, p protocol.AgentNameParams) (any, error) {
 	ag, err := s.pairs.Revoke(p.Name)
 	switch {
 	case errors.Is(err, pairing.ErrNoAgent):
@@ -208,7 +209,7 @@ func (s *Service) agentsRevoke(ctx context.Context, a *agent, p protocol.AgentNa
 		n = s.cutRevoked()
 		s.log.Info("agent revoked", "agent", ag.Name, "connectionsCut", n)
 	}
-	s.auditDecision(a.auditName(), protocol.MethodAgentsRevoke, p.Name, err, nil)
+	s.auditDecision(c.conn.auditName(), protocol.MethodAgentsRevoke, p.Name, err, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +217,7 @@ func (s *Service) agentsRevoke(ctx context.Context, a *agent, p protocol.AgentNa
 }
 
 // auditTail returns the last calls from the audit log.
-func (s *Service) auditTail(ctx context.Context, _ *agent, p protocol.AuditTailParams) (any, error) {
+func (s *Service) auditTail(ctx context.Context, _ *call, p protocol.AuditTailParams) (any, error) {
 	f := audit.Filter{Agent: p.Agent, Limit: p.Limit}
 	if f.Limit == 0 {
 		f.Limit = 50

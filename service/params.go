@@ -16,16 +16,16 @@ import (
 // method in the registry are decoded by decodeParams and by nothing else:
 // a new method cannot forget to refuse unknown fields or a wrong JSON type.
 type handler struct {
-	run func(ctx context.Context, a *agent, in params) (any, error)
+	run func(ctx context.Context, c *call, in params) (any, error)
 }
 
 // typed makes the handler of a method whose params are a P (a struct;
 // noParams for methods that take none).
-func typed[P any](fn func(ctx context.Context, a *agent, p P) (any, error)) handler {
+func typed[P any](fn func(ctx context.Context, c *call, p P) (any, error)) handler {
 	return handler{run: strict(fn)}
 }
 
-// strict wraps fn, called with a caller C (an agent, or the link of a
+// strict wraps fn, called with a caller C (an agent's call, or the link of a
 // popup), so that its params are decoded by decodeParams.
 func strict[C, P any](fn func(ctx context.Context, c C, p P) (any, error)) func(context.Context, C, params) (any, error) {
 	var zero P

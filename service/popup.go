@@ -45,7 +45,6 @@ func (s *Service) popupHandlers() map[string]popupHandler {
 // popupCall answers one call from l's extension.
 func (s *Service) popupCall(l *link) func(ctx context.Context, method string, params json.RawMessage) (any, error) {
 	return func(ctx context.Context, method string, params json.RawMessage) (any, error) {
-		ctx = withHome(ctx, l)
 		if strings.HasPrefix(method, protocol.PopupPrefix) {
 			h, ok := s.popupMethods[method]
 			if !ok {
@@ -53,29 +52,20 @@ func (s *Service) popupCall(l *link) func(ctx context.Context, method string, pa
 			}
 			ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 			defer cancel()
-			// The person's own call: the tabs it reaches are checked (and
-			// noted) as the person's; the popup's views are not audited.
-			ctx = withCall(ctx, &call{g: personGrant, method: method, need: pairing.NeedRead})
 			return h.run(ctx, l, parseParams(params))
 		}
 		if m, ok := s.methods[method]; ok && m.noPopup != "" {
 			return nil, protocol.Errorf(protocol.CodeMethodNotFound, "%s is for agent connections: the popup channel carries no notifications", method)
 		}
-		return s.dispatch(ctx, l.person, method, params)
+		return s.dispatch(ctx, l.person, l, method, params)
 	}
 }
 
-// homeKey keys the browser link a popup call came from.
-type homeKey struct{}
-
-func withHome(ctx context.Context, l *link) context.Context {
-	return context.WithValue(ctx, homeKey{}, l)
-}
-
-// home is the browser a popup call came from, nil for agents' calls.
-func home(ctx context.Context) *link {
-	l, _ := ctx.Value(homeKey{}).(*link)
-	return l
+// personCall is a popup.* method's call as the person at l's browser: the
+// tabs it reaches are checked (and noted) as the person's; the popup's
+// views are not audited.
+func (l *link) personCall(method string) *call {
+	return &call{conn: l.person, home: l, g: personGrant, method: method, need: pairing.NeedRead}
 }
 
 func (s *Service) popupStatus(ctx context.Context, l *link, _ noParams) (any, error) {

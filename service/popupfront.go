@@ -85,7 +85,7 @@ func popupTarget(l *link, tab int) protocol.Target {
 }
 
 func (s *Service) popupHighlight(ctx context.Context, l *link, p protocol.PopupHighlightParams) (any, error) {
-	tc, err := s.tabContextWithin(ctx, l.person, popupTarget(l, p.Tab), "popup.highlight", 0)
+	tc, err := s.tabContextWithin(ctx, l.personCall("popup.highlight"), popupTarget(l, p.Tab), "popup.highlight", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ func (s *Service) popupClear(ctx context.Context, l *link, p protocol.PopupTabPa
 			Cleared bool `json:"cleared"`
 		}{true}, nil
 	}
-	tc, err := s.tabContextWithin(ctx, l.person, popupTarget(l, p.Tab), "popup.clear", 0)
+	tc, err := s.tabContextWithin(ctx, l.personCall("popup.clear"), popupTarget(l, p.Tab), "popup.clear", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func (s *Service) popupClear(ctx context.Context, l *link, p protocol.PopupTabPa
 // ref. The popup usually closes when the person clicks into the page, so
 // the result is also kept (popup.lastPick) and pushed as a pick notice.
 func (s *Service) popupPick(ctx context.Context, l *link, p protocol.PopupTabParams) (any, error) {
-	tc, err := s.tabContextWithin(ctx, l.person, popupTarget(l, p.Tab), "popup.pick", 0)
+	tc, err := s.tabContextWithin(ctx, l.personCall("popup.pick"), popupTarget(l, p.Tab), "popup.pick", 0)
 	if err != nil {
 		return nil, err
 	}

@@ -442,8 +442,8 @@ func (r *tabRecord) networkRequests(static, clear bool, reach cdptab.Reach) ([]p
 
 // tabRecordOf opens the target's page (which starts its recording) and
 // returns its record.
-func (s *Service) tabRecordOf(ctx context.Context, a *agent, t protocol.Target) (*tabRecord, int, error) {
-	l, id, err := s.target(ctx, a, t)
+func (s *Service) tabRecordOf(ctx context.Context, c *call, t protocol.Target) (*tabRecord, int, error) {
+	l, id, err := s.target(ctx, c, t)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -458,26 +458,26 @@ func (s *Service) tabRecordOf(ctx context.Context, a *agent, t protocol.Target) 
 	return rec, id, nil
 }
 
-func (s *Service) consoleList(ctx context.Context, a *agent, p protocol.ConsoleListParams) (any, error) {
+func (s *Service) consoleList(ctx context.Context, c *call, p protocol.ConsoleListParams) (any, error) {
 	if p.Level == "" {
 		p.Level = "debug"
 	}
 	if _, ok := levelRank[p.Level]; !ok {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "console.list: level %q is not debug, info, warning or error", p.Level)
 	}
-	rec, id, err := s.tabRecordOf(ctx, a, p.Target)
+	rec, id, err := s.tabRecordOf(ctx, c, p.Target)
 	if err != nil {
 		return nil, err
 	}
-	msgs, dropped := rec.consoleMessages(p.Level, p.Clear, s.reachFor(a.grant))
+	msgs, dropped := rec.consoleMessages(p.Level, p.Clear, s.reachFor(c.conn.grant))
 	return protocol.ConsoleListResult{Tab: id, Messages: msgs, Dropped: dropped}, nil
 }
 
-func (s *Service) networkList(ctx context.Context, a *agent, p protocol.NetworkListParams) (any, error) {
-	rec, id, err := s.tabRecordOf(ctx, a, p.Target)
+func (s *Service) networkList(ctx context.Context, c *call, p protocol.NetworkListParams) (any, error) {
+	rec, id, err := s.tabRecordOf(ctx, c, p.Target)
 	if err != nil {
 		return nil, err
 	}
-	reqs, dropped := rec.networkRequests(p.Static, p.Clear, s.reachFor(a.grant))
+	reqs, dropped := rec.networkRequests(p.Static, p.Clear, s.reachFor(c.conn.grant))
 	return protocol.NetworkListResult{Tab: id, Requests: reqs, Dropped: dropped}, nil
 }

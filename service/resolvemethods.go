@@ -11,15 +11,15 @@ import (
 	"github.com/egohost/egohost/resolver"
 )
 
-func (s *Service) resolve(ctx context.Context, a *agent, p protocol.ResolveParams) (any, error) {
-	return s.again(ctx, "resolve", func(ctx context.Context) (any, error) { return s.resolveOnce(ctx, a, p) })
+func (s *Service) resolve(ctx context.Context, c *call, p protocol.ResolveParams) (any, error) {
+	return s.again(ctx, "resolve", func(ctx context.Context) (any, error) { return s.resolveOnce(ctx, c, p) })
 }
 
-func (s *Service) resolveOnce(ctx context.Context, a *agent, p protocol.ResolveParams) (any, error) {
+func (s *Service) resolveOnce(ctx context.Context, c *call, p protocol.ResolveParams) (any, error) {
 	if p.Element == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "resolve: target is empty")
 	}
-	tc, err := s.tabContextWithin(ctx, a, p.Target, "resolve", millis(p.TimeoutMs))
+	tc, err := s.tabContextWithin(ctx, c, p.Target, "resolve", millis(p.TimeoutMs))
 	if err != nil {
 		return nil, err
 	}

@@ -12,8 +12,9 @@ import (
 // scriptCalls runs a script's browser calls: the agents' own handlers,
 // each with the request deadline, as if the agent had sent it.
 type scriptCalls struct {
-	s *Service
-	a *agent
+	s    *Service
+	a    *agent
+	home *link // the script.run call's (a popup's browser, or nil)
 }
 
 // Call implements script.Service.
@@ -23,7 +24,7 @@ func (c scriptCalls) Call(ctx context.Context, method string, params json.RawMes
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.s.opts.RequestTimeout)
 	defer cancel()
-	res, err := c.s.call(ctx, c.a, method, params) // the agent's grant and the audit log, as for its own calls
+	res, err := c.s.call(ctx, c.a, c.home, method, params) // the agent's grant and the audit log, as for its own calls
 	if err != nil {
 		return nil, agentError(err)
 	}
@@ -37,7 +38,8 @@ func (c scriptCalls) Call(ctx context.Context, method string, params json.RawMes
 	return b, nil
 }
 
-func (s *Service) scriptRun(ctx context.Context, a *agent, p protocol.ScriptRunParams) (any, error) {
+func (s *Service) scriptRun(ctx context.Context, c *call, p protocol.ScriptRunParams) (any, error) {
+	a := c.conn
 	if strings.TrimSpace(p.Script) == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "script.run: script is empty")
 	}
@@ -53,7 +55,7 @@ func (s *Service) scriptRun(ctx context.Context, a *agent, p protocol.ScriptRunP
 	}
 	// The files it may hand setInputFiles: under upload's rules, checked
 	// now (and again by each upload call, as the agent's own).
-	files, err := s.checkScriptFiles(ctx, a, p.Files, p.Payloads)
+	files, err := s.checkScriptFiles(ctx, c, p.Files, p.Payloads)
 	if err != nil {
 		return nil, err
 	}
@@ -61,10 +63,10 @@ func (s *Service) scriptRun(ctx context.Context, a *agent, p protocol.ScriptRunP
 	// it opens. Without a browser the script still runs: its calls fail
 	// with the reason.
 	t := p.Target
-	if l, id, err := s.target(ctx, a, t); err == nil {
+	if l, id, err := s.target(ctx, c, t); err == nil {
 		t = protocol.Target{Browser: l.id, Tab: id}
 	}
-	return script.Run(ctx, scriptCalls{s: s, a: a}, p.Script, script.Options{
+	return script.Run(ctx, scriptCalls{s: s, a: a, home: c.home}, p.Script, script.Options{
 		Target:    t,
 		Timeout:   timeout,
 		MaxMemory: s.opts.ScriptMemory,

@@ -15,15 +15,15 @@ import (
 	"github.com/egohost/egohost/snapshot"
 )
 
-func (s *Service) snapshot(ctx context.Context, a *agent, p protocol.SnapshotParams) (any, error) {
-	return s.again(ctx, "snapshot", func(ctx context.Context) (any, error) { return s.snapshotOnce(ctx, a, p) })
+func (s *Service) snapshot(ctx context.Context, c *call, p protocol.SnapshotParams) (any, error) {
+	return s.again(ctx, "snapshot", func(ctx context.Context) (any, error) { return s.snapshotOnce(ctx, c, p) })
 }
 
-func (s *Service) snapshotOnce(ctx context.Context, a *agent, p protocol.SnapshotParams) (any, error) {
+func (s *Service) snapshotOnce(ctx context.Context, c *call, p protocol.SnapshotParams) (any, error) {
 	if p.MaxChars < 0 || p.Start < 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "snapshot: maxChars and start must not be negative")
 	}
-	tc, err := s.tabContextWithin(ctx, a, p.Target, "snapshot", 0)
+	tc, err := s.tabContextWithin(ctx, c, p.Target, "snapshot", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -33,7 +33,7 @@ func (s *Service) snapshotOnce(ctx context.Context, a *agent, p protocol.Snapsho
 	if p.TimeoutMs < 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "snapshot: timeoutMs must not be negative")
 	}
-	if err := s.waitParsed(ctx, a, tc, millis(p.TimeoutMs)); err != nil {
+	if err := s.waitParsed(ctx, c, tc, millis(p.TimeoutMs)); err != nil {
 		return nil, err
 	}
 	opts := snapshot.Options{
@@ -45,7 +45,7 @@ func (s *Service) snapshotOnce(ctx context.Context, a *agent, p protocol.Snapsho
 		Reach:        tc.reach,
 	}
 	if tc.reach != nil {
-		opts.Viewer = a.grant.name
+		opts.Viewer = c.conn.grant.name
 	}
 	if p.Scope != "" {
 		if _, ok := refmap.ParseRef(p.Scope); ok {
@@ -98,13 +98,13 @@ func (s *Service) snapshotOnce(ctx context.Context, a *agent, p protocol.Snapsho
 // waitParsed waits, within d (default timeouts.action), for a document
 // that is still being parsed to reach DOMContentLoaded, so that a
 // snapshot taken just after a tab opened shows the page, not nothing.
-func (s *Service) waitParsed(ctx context.Context, a *agent, tc *tabContext, d time.Duration) error {
+func (s *Service) waitParsed(ctx context.Context, c *call, tc *tabContext, d time.Duration) error {
 	yes := true
 	res, err := cdp.Call(ctx, tc.page, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: "document.readyState", ReturnByValue: &yes})
 	if err != nil || res.Result == nil || string(res.Result.Value) != `"loading"` {
 		return nil // parsed, or broken: the snapshot itself says which
 	}
-	_, err = s.withRunner(ctx, a, protocol.Target{Browser: tc.link.id, Tab: tc.tabID}, "snapshot", d, func(ctx context.Context, _ *tabContext, r *actions.Runner) (any, error) {
+	_, err = s.withRunner(ctx, c, protocol.Target{Browser: tc.link.id, Tab: tc.tabID}, "snapshot", d, func(ctx context.Context, _ *tabContext, r *actions.Runner) (any, error) {
 		return r.WaitLoad(ctx, actions.LoadDOMContentLoaded, d)
 	})
 	return err

@@ -124,7 +124,8 @@ func (s *Service) allTabs(name string) bool { return slices.Contains(s.opts.AllT
 // taken over (user_in_control). The person passes. A paired agent that
 // may see only its own spaces (ownSpacesOnly) is not told whose another
 // space is, nor that the person took it over.
-func (s *Service) checkSpace(ctx context.Context, a *agent, l *link, tabID int) error {
+func (s *Service) checkSpace(ctx context.Context, c *call, l *link, tabID int) error {
+	a := c.conn
 	name := a.agentName()
 	if isPerson(name) {
 		return nil
@@ -135,7 +136,7 @@ func (s *Service) checkSpace(ctx context.Context, a *agent, l *link, tabID int) 
 		// Noted before the state is read again: a take over from now on
 		// finds this call and ends it (takeover.go); one before, the
 		// read sees.
-		noteSpace(ctx, sp.ID)
+		c.noteSpace(sp.ID)
 		if cur, ok := s.spaces.reg.Get(sp.ID); ok {
 			sp = cur
 		}
@@ -195,8 +196,8 @@ func (s *Service) touch(ctx context.Context, l *link, sp spaces.Space, tabID int
 
 // defaultTab is a named agent's tab when it names none: its current
 // space's last active tab, never the person's focused tab.
-func (s *Service) defaultTab(ctx context.Context, a *agent, l *link) (int, error) {
-	name := a.agentName()
+func (s *Service) defaultTab(ctx context.Context, c *call, l *link) (int, error) {
+	name := c.conn.agentName()
 	s.syncSpaces(ctx, l)
 	sp, ok := s.spaces.reg.Current(name)
 	if !ok || sp.Browser != l.id {
@@ -215,8 +216,8 @@ func (s *Service) defaultTab(ctx context.Context, a *agent, l *link) (int, error
 
 // needsFirstTab reports whether a named agent has no tab of its own to go
 // to in the browser (no current space there, or one with no tab left).
-func (s *Service) needsFirstTab(ctx context.Context, a *agent, browser string) bool {
-	name := a.agentName()
+func (s *Service) needsFirstTab(ctx context.Context, c *call, browser string) bool {
+	name := c.conn.agentName()
 	if isPerson(name) {
 		return false
 	}
@@ -357,8 +358,8 @@ func (s *Service) addToSpace(ctx context.Context, l *link, sp spaces.Space, tabs
 
 // spaceFor returns the named agent's current space in browser l, making
 // one when it has none there.
-func (s *Service) spaceFor(ctx context.Context, a *agent, l *link) (spaces.Space, error) {
-	name := a.agentName()
+func (s *Service) spaceFor(ctx context.Context, c *call, l *link) (spaces.Space, error) {
+	name := c.conn.agentName()
 	s.syncSpaces(ctx, l)
 	if sp, ok := s.spaces.reg.Current(name); ok && sp.Browser == l.id {
 		if sp.State == spaces.Person {
@@ -369,7 +370,7 @@ func (s *Service) spaceFor(ctx context.Context, a *agent, l *link) (spaces.Space
 	for _, sp := range s.spaces.reg.List(name) { // its space in this browser
 		if sp.Browser == l.id {
 			s.spaces.reg.Use(name, sp.ID)
-			return s.spaceFor(ctx, a, l)
+			return s.spaceFor(ctx, c, l)
 		}
 	}
 	sp := s.spaces.reg.Add(name, "", l.id)
@@ -392,7 +393,8 @@ func (s *Service) wire(sp spaces.Space, caller string) protocol.Space {
 	return out
 }
 
-func (s *Service) hello(ctx context.Context, a *agent, p protocol.HelloParams) (any, error) {
+func (s *Service) hello(ctx context.Context, c *call, p protocol.HelloParams) (any, error) {
+	a := c.conn
 	if err := spaces.CheckName(p.Agent); err != nil {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "hello: %v", err)
 	}
@@ -413,14 +415,14 @@ func (s *Service) hello(ctx context.Context, a *agent, p protocol.HelloParams) (
 	return res, nil
 }
 
-func (s *Service) spacesList(ctx context.Context, a *agent, p protocol.SpacesListParams) (any, error) {
-	name := a.agentName()
+func (s *Service) spacesList(ctx context.Context, c *call, p protocol.SpacesListParams) (any, error) {
+	name := c.conn.agentName()
 	links := s.linkList()
 	for _, l := range links {
 		s.syncSpaces(ctx, l)
 	}
 	filter := p.Agent
-	if filter == "" && !isPerson(name) && !p.All || ownSpacesOnly(a) {
+	if filter == "" && !isPerson(name) && !p.All || ownSpacesOnly(c.conn) {
 		filter = name
 	}
 	res := protocol.SpacesListResult{Spaces: []protocol.Space{}}
@@ -439,15 +441,15 @@ func needAgent(a *agent, op string) (string, error) {
 	return name, nil
 }
 
-func (s *Service) spacesNew(ctx context.Context, a *agent, p protocol.SpacesNewParams) (any, error) {
-	name, err := needAgent(a, "spaces.new")
+func (s *Service) spacesNew(ctx context.Context, c *call, p protocol.SpacesNewParams) (any, error) {
+	name, err := needAgent(c.conn, "spaces.new")
 	if err != nil {
 		return nil, err
 	}
 	if len(p.Task) > spaces.MaxTask || strings.ContainsAny(p.Task, "\n\r") {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "spaces.new: task must be one line of at most %d bytes", spaces.MaxTask)
 	}
-	l, err := s.pickLink(ctx, p.Browser)
+	l, err := s.pickLink(ctx, c, p.Browser)
 	if err != nil {
 		return nil, err
 	}
@@ -456,7 +458,7 @@ func (s *Service) spacesNew(ctx context.Context, a *agent, p protocol.SpacesNewP
 	sp := s.spaces.reg.Add(name, p.Task, l.id)
 	s.log.Info("space created", "space", sp.ID, "agent", name, "browser", l.id, "task", p.Task)
 	s.saveSpaces()
-	opened, err := s.tabsOpen(ctx, a, protocol.TabsOpenParams{Browser: l.id, URL: p.URL, Background: p.Background})
+	opened, err := s.tabsOpen(ctx, c, protocol.TabsOpenParams{Browser: l.id, URL: p.URL, Background: p.Background})
 	if err != nil {
 		// No tab (the person said no, nobody answered, the browser
 		// refused): no space either, and the agent's current one is back.
@@ -475,15 +477,15 @@ func (s *Service) spacesNew(ctx context.Context, a *agent, p protocol.SpacesNewP
 	return protocol.SpaceResult{Space: s.wire(sp, name), Tab: &tab}, nil
 }
 
-func (s *Service) spacesUse(ctx context.Context, a *agent, p protocol.SpaceParams) (any, error) {
-	name, err := needAgent(a, "spaces.use")
+func (s *Service) spacesUse(ctx context.Context, c *call, p protocol.SpaceParams) (any, error) {
+	name, err := needAgent(c.conn, "spaces.use")
 	if err != nil {
 		return nil, err
 	}
 	if p.Space == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "spaces.use: name a space")
 	}
-	sp, err := s.spaceOf(a, p.Space)
+	sp, err := s.spaceOf(c.conn, p.Space)
 	if err != nil {
 		return nil, err
 	}
@@ -492,7 +494,8 @@ func (s *Service) spacesUse(ctx context.Context, a *agent, p protocol.SpaceParam
 	return protocol.SpaceResult{Space: s.wire(sp, name)}, nil
 }
 
-func (s *Service) spacesClaim(ctx context.Context, a *agent, p protocol.SpacesClaimParams) (any, error) {
+func (s *Service) spacesClaim(ctx context.Context, c *call, p protocol.SpacesClaimParams) (any, error) {
+	a := c.conn
 	name, err := needAgent(a, "spaces.claim")
 	if err != nil {
 		return nil, err
@@ -506,7 +509,7 @@ func (s *Service) spacesClaim(ctx context.Context, a *agent, p protocol.SpacesCl
 	if p.Tab == 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "spaces.claim: name the tab to claim")
 	}
-	l, err := s.pickLink(ctx, p.Browser)
+	l, err := s.pickLink(ctx, c, p.Browser)
 	if err != nil {
 		return nil, err
 	}
@@ -532,7 +535,7 @@ func (s *Service) spacesClaim(ctx context.Context, a *agent, p protocol.SpacesCl
 	}
 	var sp spaces.Space
 	if p.Space != "" {
-		if sp, err = s.spaceOf(a, p.Space); err != nil {
+		if sp, err = s.spaceOf(c.conn, p.Space); err != nil {
 			return nil, err
 		}
 		if sp.Browser != l.id {
@@ -541,7 +544,7 @@ func (s *Service) spacesClaim(ctx context.Context, a *agent, p protocol.SpacesCl
 		if sp.State == spaces.Person {
 			return nil, errUserInControl(sp)
 		}
-	} else if sp, err = s.spaceFor(ctx, a, l); err != nil {
+	} else if sp, err = s.spaceFor(ctx, c, l); err != nil {
 		return nil, err
 	}
 	if sp, err = s.addToSpace(ctx, l, sp, p.Tab); err != nil {
@@ -553,12 +556,12 @@ func (s *Service) spacesClaim(ctx context.Context, a *agent, p protocol.SpacesCl
 
 // endSpace ends a space: its tabs are closed, or kept for the person in
 // a group marked done.
-func (s *Service) endSpace(ctx context.Context, a *agent, id string, keep bool) (any, error) {
-	sp, err := s.spaceOf(a, id)
+func (s *Service) endSpace(ctx context.Context, c *call, id string, keep bool) (any, error) {
+	sp, err := s.spaceOf(c.conn, id)
 	if err != nil {
 		return nil, err
 	}
-	if sp.State == spaces.Person && !isPerson(a.agentName()) {
+	if sp.State == spaces.Person && !isPerson(c.conn.agentName()) {
 		return nil, errUserInControl(sp)
 	}
 	res := protocol.SpacesCompleteResult{Space: sp.ID, Closed: []int{}, Kept: []int{}}
@@ -583,7 +586,7 @@ func (s *Service) endSpace(ctx context.Context, a *agent, id string, keep bool) 
 	}
 	s.spaces.reg.Remove(sp.ID)
 	s.saveSpaces()
-	s.log.Info("space ended", "space", sp.ID, "agent", sp.Agent, "keep", keep, "by", orPerson(a.agentName()))
+	s.log.Info("space ended", "space", sp.ID, "agent", sp.Agent, "keep", keep, "by", orPerson(c.conn.agentName()))
 	return res, nil
 }
 
@@ -594,23 +597,24 @@ func orPerson(name string) string {
 	return name
 }
 
-func (s *Service) spacesComplete(ctx context.Context, a *agent, p protocol.SpacesCompleteParams) (any, error) {
-	return s.endSpace(ctx, a, p.Space, p.Keep)
+func (s *Service) spacesComplete(ctx context.Context, c *call, p protocol.SpacesCompleteParams) (any, error) {
+	return s.endSpace(ctx, c, p.Space, p.Keep)
 }
 
-func (s *Service) spacesClose(ctx context.Context, a *agent, p protocol.SpaceParams) (any, error) {
-	return s.endSpace(ctx, a, p.Space, false)
+func (s *Service) spacesClose(ctx context.Context, c *call, p protocol.SpaceParams) (any, error) {
+	return s.endSpace(ctx, c, p.Space, false)
 }
 
 // control moves a space between the agent and the person.
-func (s *Service) control(ctx context.Context, a *agent, op, id string, st spaces.State) (any, error) {
+func (s *Service) control(ctx context.Context, c *call, op, id string, st spaces.State) (any, error) {
+	a := c.conn
 	if !isPerson(a.agentName()) {
 		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "%s is the person's (the popup, or the CLI without --agent): an agent cannot take a space over or hand it back", op)
 	}
 	if id == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "%s: name a space (see spaces.list)", op)
 	}
-	cur, err := s.spaceOf(a, id)
+	cur, err := s.spaceOf(c.conn, id)
 	if err != nil {
 		return nil, err
 	}
@@ -638,16 +642,16 @@ func (s *Service) control(ctx context.Context, a *agent, op, id string, st space
 	return protocol.SpaceResult{Space: s.wire(sp, "")}, nil
 }
 
-func (s *Service) spacesTakeOver(ctx context.Context, a *agent, p protocol.SpaceParams) (any, error) {
-	return s.control(ctx, a, "spaces.takeOver", p.Space, spaces.Person)
+func (s *Service) spacesTakeOver(ctx context.Context, c *call, p protocol.SpaceParams) (any, error) {
+	return s.control(ctx, c, "spaces.takeOver", p.Space, spaces.Person)
 }
 
-func (s *Service) spacesHandBack(ctx context.Context, a *agent, p protocol.SpaceParams) (any, error) {
-	return s.control(ctx, a, "spaces.handBack", p.Space, spaces.Working)
+func (s *Service) spacesHandBack(ctx context.Context, c *call, p protocol.SpaceParams) (any, error) {
+	return s.control(ctx, c, "spaces.handBack", p.Space, spaces.Working)
 }
 
-func (s *Service) spacesWaitForControl(ctx context.Context, a *agent, p protocol.SpacesWaitParams) (any, error) {
-	sp, err := s.spaceOf(a, p.Space)
+func (s *Service) spacesWaitForControl(ctx context.Context, c *call, p protocol.SpacesWaitParams) (any, error) {
+	sp, err := s.spaceOf(c.conn, p.Space)
 	if err != nil {
 		return nil, err
 	}
@@ -674,7 +678,7 @@ func (s *Service) spacesWaitForControl(ctx context.Context, a *agent, p protocol
 	if !ok {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "space %s was ended while you waited", p.Space)
 	}
-	if sp.State == spaces.Idle && sp.Agent == a.agentName() { // its agent is back
+	if sp.State == spaces.Idle && sp.Agent == c.conn.agentName() { // its agent is back
 		sp, _ = s.spaces.reg.SetState(sp.ID, spaces.Working)
 		s.mu.Lock()
 		l := s.links[sp.Browser]
@@ -682,7 +686,7 @@ func (s *Service) spacesWaitForControl(ctx context.Context, a *agent, p protocol
 		s.retitle(ctx, l, sp)
 		s.saveSpaces()
 	}
-	return protocol.SpaceResult{Space: s.wire(sp, a.agentName())}, nil
+	return protocol.SpaceResult{Space: s.wire(sp, c.conn.agentName())}, nil
 }
 
 // markIdle marks idle the working spaces whose agent has had no
@@ -734,7 +738,8 @@ func (s *Service) idleLoop(ctx context.Context) {
 
 // checkRef refuses a ref that another tab handed out when the agent may
 // not use that tab: not_in_space, not a click on whatever this tab has.
-func (s *Service) checkRef(ctx context.Context, a *agent, tc *tabContext, target string) error {
+func (s *Service) checkRef(ctx context.Context, c *call, tc *tabContext, target string) error {
+	a := c.conn
 	if isPerson(a.agentName()) {
 		return nil
 	}
@@ -749,7 +754,7 @@ func (s *Service) checkRef(ctx context.Context, a *agent, tc *tabContext, target
 	if !found {
 		return nil
 	}
-	if err := s.checkSpace(ctx, a, l, tab); err != nil {
+	if err := s.checkSpace(ctx, c, l, tab); err != nil {
 		var pe *protocol.Error
 		if errors.As(err, &pe) && pe.Code == protocol.CodeNotInSpace {
 			return protocol.Errorf(protocol.CodeNotInSpace, "ref @%s belongs to tab %d, which is not in agent %s's spaces: take a snapshot of your own tab and use its refs", ref, tab, a.agentName()).

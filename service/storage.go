@@ -34,7 +34,7 @@ const storageJS = `(el, ns, kind, key, max) => {
 	return { origin: location.origin, items: keys.map((k) => { const v = st.getItem(k) || ""; return [k, v.slice(0, max), v.length]; }) };
 }`
 
-func (s *Service) storageGet(ctx context.Context, a *agent, p protocol.StorageGetParams) (any, error) {
+func (s *Service) storageGet(ctx context.Context, c *call, p protocol.StorageGetParams) (any, error) {
 	kind := p.Kind
 	switch kind {
 	case "":
@@ -43,7 +43,7 @@ func (s *Service) storageGet(ctx context.Context, a *agent, p protocol.StorageGe
 	default:
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "storage.get: kind %q is not local or session", p.Kind)
 	}
-	tc, err := s.tabContextWithin(ctx, a, p.Target, "storage.get", 0)
+	tc, err := s.tabContextWithin(ctx, c, p.Target, "storage.get", 0)
 	if err != nil {
 		return nil, err
 	}

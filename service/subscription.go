@@ -50,7 +50,8 @@ const agentSubscriptionBuffer = 4096
 
 // subscribe starts a subscription to tab's events on l and attaches the
 // tab (events flow only while the debugger is attached).
-func (s *Service) subscribe(ctx context.Context, a *agent, l *link, tab int, methods []string) (protocol.CDPSubscribeResult, error) {
+func (s *Service) subscribe(ctx context.Context, c *call, l *link, tab int, methods []string) (protocol.CDPSubscribeResult, error) {
+	a := c.conn
 	sub := &cdpSubscription{s: s, a: a, browser: l.id, tab: tab, methods: make(map[string]bool, len(methods))}
 	for _, m := range methods {
 		sub.methods[m] = true

@@ -37,8 +37,8 @@ func (tc *tabContext) pin() *actions.Pin {
 }
 
 // tabContext resolves a target to its tab and opens the tab's page.
-func (s *Service) tabContext(ctx context.Context, a *agent, target protocol.Target) (*tabContext, error) {
-	l, id, err := s.target(ctx, a, target)
+func (s *Service) tabContext(ctx context.Context, c *call, target protocol.Target) (*tabContext, error) {
+	l, id, err := s.target(ctx, c, target)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +51,7 @@ func (s *Service) tabContext(ctx context.Context, a *agent, target protocol.Targ
 	if t.page == nil {
 		return nil, protocol.Errorf(protocol.CodeDetached, "tab %d was detached", id)
 	}
-	tc := &tabContext{link: l, tabID: id, page: t.page, snap: t.snap, res: t.res, acts: t.acts, reach: s.reachFor(a.grant)}
+	tc := &tabContext{link: l, tabID: id, page: t.page, snap: t.snap, res: t.res, acts: t.acts, reach: s.reachFor(c.conn.grant)}
 	if tc.reach != nil {
 		tc.res = t.res.Within(tc.reach)
 	}
@@ -61,13 +61,13 @@ func (s *Service) tabContext(ctx context.Context, a *agent, target protocol.Targ
 // tabContextWithin is tabContext bounded by a call's own timeout (the
 // default action timeout when zero): reaching the tab (the attach, and the
 // wait for a tab that answers nothing since the attach) fails within it.
-func (s *Service) tabContextWithin(ctx context.Context, a *agent, target protocol.Target, op string, timeout time.Duration) (*tabContext, error) {
+func (s *Service) tabContextWithin(ctx context.Context, c *call, target protocol.Target, op string, timeout time.Duration) (*tabContext, error) {
 	if timeout <= 0 {
 		timeout = s.opts.ActionTimeout
 	}
 	sctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	tc, err := s.tabContext(sctx, a, target)
+	tc, err := s.tabContext(sctx, c, target)
 	err = linkError(err)
 	if err != nil && ctx.Err() == nil && sctx.Err() != nil {
 		var pe *protocol.Error

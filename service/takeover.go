@@ -28,12 +28,8 @@ import (
 // The person's own connections (the popup, the owner's CLI without a name)
 // are not agents: their calls and subscriptions go on.
 
-// noteSpace records that the call in ctx reached a tab of space id.
-func noteSpace(ctx context.Context, id string) {
-	c := callFrom(ctx)
-	if c == nil {
-		return
-	}
+// noteSpace records that the call reached a tab of space id.
+func (c *call) noteSpace(id string) {
 	c.mu.Lock()
 	if !slices.Contains(c.spaces, id) {
 		c.spaces = append(c.spaces, id)

@@ -126,11 +126,10 @@ func resultWords(res any, in params) (summary, diff string) {
 	return summary, diff
 }
 
-// traceStepOf returns the step of the call in ctx when a trace records
-// it, nil otherwise.
-func traceStepOf(ctx context.Context) (*traceStep, pairing.Need) {
-	c := callFrom(ctx)
-	if c == nil || c.step == nil {
+// traceStep returns the call's step when a trace records it, nil
+// otherwise.
+func (c *call) traceStep() (*traceStep, pairing.Need) {
+	if c.step == nil {
 		return nil, 0
 	}
 	return c.step, c.need
@@ -173,8 +172,8 @@ func (s *Service) traceAfter(ctx context.Context, t *tracer, st *traceStep, tc *
 }
 
 // traceBox notes the element an action acted on.
-func traceBox(ctx context.Context, b *actions.Box) {
-	st, _ := traceStepOf(ctx)
+func traceBox(c *call, b *actions.Box) {
+	st, _ := c.traceStep()
 	if st == nil || b == nil {
 		return
 	}
@@ -322,11 +321,11 @@ func traceFileName(out string, now time.Time) (string, error) {
 	return out, nil
 }
 
-func (s *Service) traceStart(ctx context.Context, a *agent, p protocol.TraceStartParams) (any, error) {
+func (s *Service) traceStart(ctx context.Context, c *call, p protocol.TraceStartParams) (any, error) {
 	return s.startTrace(p.Agents, p.Out)
 }
 
-func (s *Service) traceStop(ctx context.Context, a *agent, _ noParams) (any, error) {
+func (s *Service) traceStop(ctx context.Context, c *call, _ noParams) (any, error) {
 	res, ok, err := s.stopTrace()
 	if !ok {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "trace.stop: no trace is being recorded (start one with `egohost trace start`)")
@@ -337,7 +336,7 @@ func (s *Service) traceStop(ctx context.Context, a *agent, _ noParams) (any, err
 	return res, nil
 }
 
-func (s *Service) traceList(ctx context.Context, a *agent, _ noParams) (any, error) {
+func (s *Service) traceList(ctx context.Context, c *call, _ noParams) (any, error) {
 	res := protocol.TraceListResult{Traces: []protocol.TraceFile{}}
 	if t := s.tracer.Load(); t != nil {
 		st := t.status

@@ -54,10 +54,10 @@ func TestTraceRecordsCallsMasked(t *testing.T) {
 	const secret = "hunter2-correct-horse"
 	fill := json.RawMessage(`{"target":"label=Password","text":"` + secret + `"}`)
 	ctx := context.Background()
-	s.call(ctx, bot, protocol.MethodFill, fill)
-	s.call(ctx, bot, protocol.MethodType, json.RawMessage(`{"text":"`+secret+`"}`))
-	s.call(ctx, other, protocol.MethodFill, fill)
-	s.call(ctx, owner, protocol.MethodTraceList, nil)
+	s.call(ctx, bot, nil, protocol.MethodFill, fill)
+	s.call(ctx, bot, nil, protocol.MethodType, json.RawMessage(`{"text":"`+secret+`"}`))
+	s.call(ctx, other, nil, protocol.MethodFill, fill)
+	s.call(ctx, owner, nil, protocol.MethodTraceList, nil)
 	res, ok, err := s.stopTrace()
 	if !ok || err != nil {
 		t.Fatalf("stop: got %v, %v", ok, err)
@@ -92,7 +92,7 @@ func TestTraceRecordsCallsMasked(t *testing.T) {
 func TestTraceOffRecordsNothing(t *testing.T) {
 	s := traceService(t)
 	bot := &agent{s: s, grant: grant{kind: grantPaired, name: "bot", scopes: []pairing.Scope{pairing.Space}}}
-	s.call(context.Background(), bot, protocol.MethodFill, json.RawMessage(`{"target":"#a","text":"x"}`))
+	s.call(context.Background(), bot, nil, protocol.MethodFill, json.RawMessage(`{"target":"#a","text":"x"}`))
 	if ents, err := os.ReadDir(filepath.Join(s.opts.DataDir, TracesDir)); !errors.Is(err, os.ErrNotExist) || len(ents) > 0 {
 		t.Errorf("got %v, %v in the traces folder, want none", ents, err)
 	}
@@ -105,7 +105,7 @@ func TestTraceOwnerOnly(t *testing.T) {
 	for _, scopes := range [][]pairing.Scope{{pairing.Space}, {pairing.Space, pairing.CDP, pairing.AllTabs}} {
 		a := &agent{s: s, grant: grant{kind: grantPaired, name: "bot", scopes: scopes}}
 		for _, m := range []string{protocol.MethodTraceStart, protocol.MethodTraceStop, protocol.MethodTraceList} {
-			_, err := s.call(context.Background(), a, m, json.RawMessage(`{"out":"x"}`))
+			_, err := s.call(context.Background(), a, nil, m, json.RawMessage(`{"out":"x"}`))
 			if codeOf(err) != protocol.CodeScopeDenied {
 				t.Errorf("%s by a paired agent with %v: got %v, want scope_denied", m, scopes, err)
 			}
@@ -116,22 +116,22 @@ func TestTraceOwnerOnly(t *testing.T) {
 	}
 	// The owner: start, a second start refused, stop, a second stop refused.
 	owner := &agent{s: s, grant: ownerGrant}
-	if _, err := s.call(context.Background(), owner, protocol.MethodTraceStart, json.RawMessage(`{"out":"x"}`)); err != nil {
+	if _, err := s.call(context.Background(), owner, nil, protocol.MethodTraceStart, json.RawMessage(`{"out":"x"}`)); err != nil {
 		t.Fatalf("start: %v", err)
 	}
-	if _, err := s.call(context.Background(), owner, protocol.MethodTraceStart, nil); codeOf(err) != protocol.CodeInvalidParams {
+	if _, err := s.call(context.Background(), owner, nil, protocol.MethodTraceStart, nil); codeOf(err) != protocol.CodeInvalidParams {
 		t.Errorf("second start: got %v, want invalid_params", err)
 	}
-	if _, err := s.call(context.Background(), owner, protocol.MethodTraceStop, nil); err != nil {
+	if _, err := s.call(context.Background(), owner, nil, protocol.MethodTraceStop, nil); err != nil {
 		t.Errorf("stop: %v", err)
 	}
-	if _, err := s.call(context.Background(), owner, protocol.MethodTraceStop, nil); codeOf(err) != protocol.CodeInvalidParams {
+	if _, err := s.call(context.Background(), owner, nil, protocol.MethodTraceStop, nil); codeOf(err) != protocol.CodeInvalidParams {
 		t.Errorf("second stop: got %v, want invalid_params", err)
 	}
-	if _, err := s.call(context.Background(), owner, protocol.MethodTraceStart, json.RawMessage(`{"out":"x"}`)); codeOf(err) != protocol.CodeForbiddenPath {
+	if _, err := s.call(context.Background(), owner, nil, protocol.MethodTraceStart, json.RawMessage(`{"out":"x"}`)); codeOf(err) != protocol.CodeForbiddenPath {
 		t.Errorf("start over an existing file: got %v, want forbidden_path", err)
 	}
-	res, err := s.call(context.Background(), owner, protocol.MethodTraceList, nil)
+	res, err := s.call(context.Background(), owner, nil, protocol.MethodTraceList, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestTraceFileName(t *testing.T) {
 // BenchmarkCallOverhead (no trace on: one atomic load).
 func BenchmarkCallTraced(b *testing.B) {
 	s := traceService(b)
-	noop := typed(func(context.Context, *agent, protocol.ElementParams) (any, error) { return nil, nil })
+	noop := typed(func(context.Context, *call, protocol.ElementParams) (any, error) { return nil, nil })
 	s.methods["bench.audited"] = method{name: "bench.audited", need: pairing.NeedRead, handler: noop}
 	params := json.RawMessage(`{"tab":7,"target":"role=button[name=\"Save\"]"}`)
 	a := &agent{s: s, grant: grant{kind: grantPaired, name: "bot", scopes: []pairing.Scope{pairing.Space}}}
@@ -184,7 +184,7 @@ func BenchmarkCallTraced(b *testing.B) {
 			}
 			defer s.stopTrace()
 			for b.Loop() {
-				if _, err := s.call(context.Background(), a, "bench.audited", params); err != nil {
+				if _, err := s.call(context.Background(), a, nil, "bench.audited", params); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -220,7 +220,7 @@ func TestTraceEveryAgent(t *testing.T) {
 		"person": {s: s, grant: personGrant, person: true},
 	}
 	for _, a := range callers {
-		s.call(context.Background(), a, protocol.MethodTabsList, nil)
+		s.call(context.Background(), a, nil, protocol.MethodTabsList, nil)
 	}
 	path := s.tracer.Load().status.File
 	if _, _, err := s.stopTrace(); err != nil {
