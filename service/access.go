@@ -15,6 +15,7 @@ import (
 
 	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/cdptab"
+	"github.com/egohost/egohost/confirm"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 )
@@ -164,7 +165,8 @@ type call struct {
 	g      grant
 	method string
 	need   pairing.Need
-	agent  string // the connection's name (hello, X-Egohost-Agent): the audit's name for an owner token that has one
+	kinds  []confirm.Kind // what its agent's policy may ask the person about (confirmKinds), reckoned once
+	agent  string         // the connection's name (hello, X-Egohost-Agent): the audit's name for an owner token that has one
 
 	// cancel ends the call with a cause: user_in_control when the person
 	// takes over a space it reached (takeover.go).
@@ -182,9 +184,10 @@ type call struct {
 	step *traceStep
 }
 
-// call runs one method for an agent: the grant check, the handler, and
-// the audit line. dispatch and a script's calls both come here. home is
-// the browser of the popup that made it, nil for an agent's.
+// call runs one method for an agent with its deadline (its registry
+// row's): the grant check, the handler, and the audit line. An agent's
+// connection, the popup channel and a script's calls all come here. home
+// is the browser of the popup that made it, nil for an agent's.
 func (s *Service) call(ctx context.Context, a *agent, home *link, method string, raw json.RawMessage) (any, error) {
 	if a.grant.kind == grantUnpaired && method != protocol.MethodPairRequest {
 		return nil, s.refuseTokenless(a) // counted, not audited (tokenless.go)
@@ -198,9 +201,12 @@ func (s *Service) call(ctx context.Context, a *agent, home *link, method string,
 	}
 	in := parseParams(raw) // once: the need, the audit line and the handler read it
 	need := m.needFor(in)
+	kinds := s.confirmKinds(a.grant, method)
+	ctx, stop := context.WithTimeout(ctx, m.deadline(s.opts, len(kinds) > 0))
+	defer stop()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	c := &call{conn: a, home: home, g: a.grant, method: method, need: need, agent: a.agentName(), cancel: cancel}
+	c := &call{conn: a, home: home, g: a.grant, method: method, need: need, kinds: kinds, agent: a.agentName(), cancel: cancel}
 	tr := s.traceFor(a, need)
 	if tr != nil {
 		c.step = &traceStep{}

@@ -250,7 +250,7 @@ func (a *agent) serve(ctx context.Context) {
 		go func() {
 			defer wg.Done()
 			defer slots.release(true)
-			res, err := a.s.dispatch(ctx, a, nil, req.Method, req.Params)
+			res, err := a.s.call(ctx, a, nil, req.Method, req.Params)
 			if len(req.ID) == 0 {
 				return // a notification gets no reply
 			}

@@ -210,7 +210,7 @@ func (s *Service) confirmKinds(g grant, method string) []confirm.Kind {
 // a press of Enter (its element submits the form it is in), else a click;
 // always: the kinds the act is whatever its element (an upload's).
 func (s *Service) confirmHook(ctx context.Context, c *call, tc *tabContext, r *actions.Runner, verb string, enter bool, always ...confirm.Kind) func(context.Context, actions.Element) (bool, error) {
-	kinds := s.confirmKinds(c.g, c.method)
+	kinds := c.kinds
 	if len(kinds) == 0 {
 		return nil
 	}
@@ -336,7 +336,7 @@ func (s *Service) policyAsks(agent string, kind confirm.Kind, actURL string) boo
 // kind (on some origin): what a method checks before it reads anything
 // more to word or judge the act. Next to free when it may not.
 func (s *Service) mayAsk(c *call, kind confirm.Kind) bool {
-	return slices.Contains(s.confirmKinds(c.g, c.method), kind)
+	return slices.Contains(c.kinds, kind)
 }
 
 // confirmCall asks the person about an act of kind of call c, on
@@ -345,7 +345,7 @@ func (s *Service) mayAsk(c *call, kind confirm.Kind) bool {
 // or the person said yes. q says the rest of the ask (Action, Browser,
 // Tab, Picture).
 func (s *Service) confirmCall(ctx context.Context, c *call, kind confirm.Kind, actURL string, q protocol.Confirm) error {
-	if !slices.Contains(s.confirmKinds(c.g, c.method), kind) || !s.policyAsks(c.g.name, kind, actURL) {
+	if !slices.Contains(c.kinds, kind) || !s.policyAsks(c.g.name, kind, actURL) {
 		return nil
 	}
 	origin := pairing.Origin(actURL)

@@ -1,6 +1,9 @@
 package service
 
 import (
+	"context"
+	"encoding/json"
+	"sync"
 	"testing"
 	"time"
 
@@ -121,5 +124,62 @@ func BenchmarkConfirmKinds(b *testing.B) {
 		if s.confirmKinds(g, protocol.MethodClick) != nil {
 			b.Fatal("asked")
 		}
+	}
+}
+
+// Every way a call comes in gets its method's deadline from the one place
+// (Service.call): a click an agent's policy may ask the person about gets
+// the confirmation's wait on top of the request's, whether the agent sent
+// it or its script did (a script's calls had the request's deadline only,
+// so a confirmation asked inside a script ended before the person could
+// answer).
+func TestCallDeadlineFromItsRow(t *testing.T) {
+	var mu sync.Mutex
+	var got time.Duration
+	f := newFixtureWith(t, func(o *Options) {
+		o.RequestTimeout = 30 * time.Second
+		o.ConfirmTimeout = 2 * time.Minute
+	}, func(s *Service) {
+		m := s.methods[protocol.MethodClick]
+		m.handler = typed(func(ctx context.Context, _ *call, _ protocol.ClickParams) (any, error) {
+			d, _ := ctx.Deadline()
+			mu.Lock()
+			got = time.Until(d)
+			mu.Unlock()
+			return protocol.ActionResult{}, nil
+		})
+		s.methods[protocol.MethodClick] = m
+	})
+	bot := &agent{s: f.s, grant: grant{kind: grantPaired, name: "bot", scopes: []pairing.Scope{pairing.Space}}}
+	owner := &agent{s: f.s, grant: ownerGrant}
+	click := json.RawMessage(`{"target":"#buy"}`)
+	for _, tt := range []struct {
+		name string
+		run  func() error
+		want time.Duration
+	}{
+		{"the owner's click", func() error {
+			_, err := f.s.call(context.Background(), owner, nil, protocol.MethodClick, click)
+			return err
+		}, 30 * time.Second},
+		{"an agent's click its policy asks about", func() error {
+			_, err := f.s.call(context.Background(), bot, nil, protocol.MethodClick, click)
+			return err
+		}, 150 * time.Second},
+		{"the same click from its script", func() error {
+			_, err := scriptCalls{s: f.s, a: bot}.Call(context.Background(), protocol.MethodClick, click)
+			return err
+		}, 150 * time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := tt.run(); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if got > tt.want || got < tt.want-10*time.Second {
+				t.Errorf("got a deadline %v away, want %v", got.Round(time.Second), tt.want)
+			}
+		})
 	}
 }

@@ -21,18 +21,6 @@ import (
 	"github.com/egohost/egohost/weburl"
 )
 
-// dispatch runs a method with its deadline (its registry row's). home is
-// the browser of the popup that made it, nil for an agent's call.
-func (s *Service) dispatch(ctx context.Context, a *agent, home *link, method string, params json.RawMessage) (any, error) {
-	timeout := s.opts.RequestTimeout
-	if m, ok := s.methods[method]; ok {
-		timeout = m.deadline(s.opts, len(s.confirmKinds(a.grant, method)) > 0)
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	return s.call(ctx, a, home, method, params)
-}
-
 func (s *Service) ping(ctx context.Context, c *call, _ noParams) (any, error) {
 	s.mu.Lock()
 	res := protocol.PingResult{Version: Version, PID: os.Getpid(), Browsers: len(s.links), Reconnecting: len(s.reconnectingList(""))}

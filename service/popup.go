@@ -57,7 +57,7 @@ func (s *Service) popupCall(l *link) func(ctx context.Context, method string, pa
 		if m, ok := s.methods[method]; ok && m.noPopup != "" {
 			return nil, protocol.Errorf(protocol.CodeMethodNotFound, "%s is for agent connections: the popup channel carries no notifications", method)
 		}
-		return s.dispatch(ctx, l.person, l, method, params)
+		return s.call(ctx, l.person, l, method, params)
 	}
 }
 

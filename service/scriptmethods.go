@@ -10,7 +10,7 @@ import (
 )
 
 // scriptCalls runs a script's browser calls: the agents' own handlers,
-// each with the request deadline, as if the agent had sent it.
+// each with its method's deadline, as if the agent had sent it.
 type scriptCalls struct {
 	s    *Service
 	a    *agent
@@ -22,8 +22,6 @@ func (c scriptCalls) Call(ctx context.Context, method string, params json.RawMes
 	if m, ok := c.s.methods[method]; ok && m.noScript != "" {
 		return nil, protocol.Errorf(protocol.CodeMethodNotFound, "unknown method %q", method)
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.s.opts.RequestTimeout)
-	defer cancel()
 	res, err := c.s.call(ctx, c.a, c.home, method, params) // the agent's grant and the audit log, as for its own calls
 	if err != nil {
 		return nil, agentError(err)
