@@ -240,7 +240,7 @@ func (s *Service) call(ctx context.Context, a *agent, home *link, method string,
 func (s *Service) checkScope(ctx context.Context, c *call, l *link, tabID int) error {
 	var url string
 	if c.g.kind == grantOwner {
-		url, _ = l.urls.get(tabID) // the audit's origin, when known: the owner has no rules to check
+		url, _ = l.urls.Get(tabID) // the audit's origin, when known: the owner has no rules to check
 	} else {
 		var err error
 		if url, err = s.tabURL(ctx, l, tabID); err != nil {

@@ -240,7 +240,7 @@ func waitForRegistry(t *testing.T, f *fixture, id int) {
 		f.s.mu.Lock()
 		var known bool
 		for _, l := range f.s.links {
-			_, known = l.urls.get(id)
+			_, known = l.urls.Get(id)
 		}
 		f.s.mu.Unlock()
 		if known {

@@ -31,7 +31,7 @@ func (s *Service) dialogUnreported(ctx context.Context, c *call, t protocol.Targ
 		return nil, true, err
 	}
 	pctx, cancel := context.WithTimeout(ctx, min(timeout, unreportedProbe))
-	err = l.reachable(pctx, l.tab(id))
+	err = l.tab(id).Reachable(pctx)
 	cancel()
 	var pe *protocol.Error
 	if err == nil || !errors.As(err, &pe) || pe.Code != protocol.CodeDialogOpen {
@@ -221,7 +221,7 @@ func (s *Service) runAct(ctx context.Context, c *call, t protocol.Target, op str
 	return s.withRunner(ctx, c, t, op, millis(o.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		// One element action at a time per tab: two agents granted
 		// the same tab never interleave a click's steps.
-		unlock, err := tc.link.tab(tc.tabID).lockActions(ctx)
+		unlock, err := tc.link.tab(tc.tabID).LockActions(ctx)
 		if err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/audit"
+	"github.com/egohost/egohost/internal/ring"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 )
@@ -136,8 +137,8 @@ func (s *Service) popupDisconnect(ctx context.Context, l *link, p protocol.Popup
 type recentCalls struct {
 	n   int
 	mu  sync.Mutex
-	by  map[string]*ring[audit.Entry]
-	all ring[audit.Entry] // the last recentAll calls of every agent
+	by  map[string]*ring.Ring[audit.Entry]
+	all ring.Ring[audit.Entry] // the last recentAll calls of every agent
 }
 
 // recentAll is how many calls of all agents together it keeps: popup.agents'
@@ -148,7 +149,7 @@ const (
 )
 
 func newRecentCalls(n int) *recentCalls {
-	return &recentCalls{n: n, by: make(map[string]*ring[audit.Entry]), all: newRing[audit.Entry](recentAll)}
+	return &recentCalls{n: n, by: make(map[string]*ring.Ring[audit.Entry]), all: ring.New[audit.Entry](recentAll)}
 }
 
 // loadRecentCalls starts from the audit log at path: the last n calls of
@@ -175,12 +176,12 @@ func (r *recentCalls) add(e audit.Entry) {
 		if len(r.by) >= maxRecentAgents {
 			r.forgetOldest()
 		}
-		c := newRing[audit.Entry](r.n)
+		c := ring.New[audit.Entry](r.n)
 		calls = &c
 		r.by[e.Agent] = calls
 	}
-	calls.put(e)
-	r.all.put(e)
+	calls.Put(e)
+	r.all.Put(e)
 }
 
 // forgetOldest drops the calls of the name whose last call is the
@@ -189,7 +190,7 @@ func (r *recentCalls) forgetOldest() {
 	var oldest string
 	var at time.Time
 	for name, calls := range r.by {
-		all := calls.all()
+		all := calls.All()
 		if t := all[len(all)-1].Time; oldest == "" || t.Before(at) {
 			oldest, at = name, t
 		}
@@ -201,7 +202,7 @@ func (r *recentCalls) forgetOldest() {
 func (r *recentCalls) tail(n int) []audit.Entry {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	all := r.all.all()
+	all := r.all.All()
 	return all[max(0, len(all)-n):]
 }
 
@@ -211,7 +212,7 @@ func (r *recentCalls) last(n int) map[string][]audit.Entry {
 	defer r.mu.Unlock()
 	out := make(map[string][]audit.Entry, len(r.by))
 	for name, calls := range r.by {
-		all := calls.all()
+		all := calls.All()
 		out[name] = all[max(0, len(all)-n):]
 	}
 	return out

@@ -83,16 +83,11 @@ func (s *Service) checkCDPParams(ctx context.Context, c *call, l *link, tab int,
 // very tab (one egohost attached: an out-of-process frame, a worker) on a
 // page it may reach.
 func (s *Service) checkChildSession(ctx context.Context, c *call, l *link, tab int, p protocol.CDPSendParams) error {
-	t, err := l.page(ctx, tab)
+	eng, err := l.page(ctx, tab)
 	if err != nil {
 		return err
 	}
-	t.mu.Lock()
-	pg := t.page
-	t.mu.Unlock()
-	if pg == nil {
-		return protocol.Errorf(protocol.CodeDetached, "tab %d was detached", tab)
-	}
+	pg := eng.Page
 	for _, ch := range pg.Children() {
 		if string(ch.SessionID) != p.SessionID {
 			continue
@@ -320,16 +315,11 @@ func (l *link) requestURL(tab int, requestID string) (string, bool) {
 	if t == nil {
 		return "", false
 	}
-	rec := t.rec.Load()
+	rec := t.Record()
 	if rec == nil {
 		return "", false
 	}
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	if r := rec.byID[requestID]; r != nil {
-		return r.URL, true
-	}
-	return "", false
+	return rec.URLOf(requestID)
 }
 
 // checkBrowserPage refuses a tab that shows a browser, DevTools or

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 
+	"github.com/egohost/egohost/internal/page"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 )
@@ -273,11 +274,11 @@ func TestCDPOriginRules(t *testing.T) {
 	// Two requests of the tab, as the record keeps them once it is followed.
 	f.s.mu.Lock()
 	for _, l := range f.s.links {
-		rec := newTabRecord()
+		rec := page.NewRecord()
 		for id, u := range map[string]string{"r1": "https://api.bank.example/me", "r2": "https://example.com/data"} {
-			rec.add(network.RequestWillBeSent.Method, json.RawMessage(`{"requestId":"`+id+`","request":{"url":"`+u+`","method":"GET"},"timestamp":1}`))
+			rec.Add(network.RequestWillBeSent.Method, json.RawMessage(`{"requestId":"`+id+`","request":{"url":"`+u+`","method":"GET"},"timestamp":1}`))
 		}
-		l.tab(7).rec.Store(rec)
+		l.tab(7).SetRecord(rec)
 	}
 	f.s.mu.Unlock()
 	frames := ext.frames()

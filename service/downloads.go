@@ -113,7 +113,7 @@ func (s *Service) downloadIsMine(a *agent, l *link, it extwire.Download) (mine, 
 	if !ok {
 		return false, false
 	}
-	url, _ := l.urls.get(tab)
+	url, _ := l.urls.Get(tab)
 	return len(s.visibleTabs(a, l, []protocol.Tab{{ID: tab, GroupID: l.groupOf(tab), URL: url}})) == 1, true
 }
 
@@ -224,7 +224,7 @@ func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadPara
 // agent never gets it.
 func (s *Service) confirmDownload(ctx context.Context, c *call, l *link, it extwire.Download) error {
 	tab, _ := l.downloads.tabOf(it)
-	page, _ := l.urls.get(tab)
+	page, _ := l.urls.Get(tab)
 	src := it.URL
 	if it.FinalURL != "" {
 		src = it.FinalURL

@@ -1,14 +1,18 @@
 package service
 
 import (
+	"context"
 	"log/slog"
 	"slices"
 	"sync"
 	"time"
 
+	cdppage "github.com/chromedp/cdproto/page"
+
 	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/filegate"
+	"github.com/egohost/egohost/internal/page"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
 )
@@ -30,8 +34,8 @@ type link struct {
 	popup     popupState // the person's Stop-all switch and latest pick (popupfront.go)
 
 	mu     sync.Mutex
-	tabs   map[int]*tabState
-	groups map[int]int // tab → its Chrome tab group (tabs in none are absent), from the hello and tab events
+	tabs   map[int]*page.Tab // the tabs it follows: their page engines
+	groups map[int]int       // tab → its Chrome tab group (tabs in none are absent), from the hello and tab events
 	// active is each window's active tab, and activeIn the window a tab
 	// was last seen active in (tab.activated events, the hello): a
 	// space's tab must be active in its window to render and take input.
@@ -44,7 +48,7 @@ type link struct {
 	syncMu sync.Mutex
 	synced bool
 
-	urls tabURLs // each tab's current URL, for the origin rules (access.go)
+	urls page.URLs // each tab's current URL, for the origin rules (access.go)
 
 	// held reports whether a tab is in a space the person has taken over:
 	// its console and network are not recorded then (takeover.go).
@@ -139,7 +143,7 @@ func (l *link) info() protocol.Browser {
 // event keeps the tabs' state in step with the browser's events; the
 // link calls it in its reader's goroutine, before the subscribers.
 func (l *link) event(in *extwire.Message) {
-	l.urls.track(in)
+	l.urls.Track(in)
 	switch in.Event {
 	case "tab.created", "tab.updated":
 		if in.Tab != nil {
@@ -160,11 +164,10 @@ func (l *link) event(in *extwire.Message) {
 	case "detached":
 		l.dropTab(in.TabID)
 	case "cdp":
-		if in.SessionID == "" {
-			l.trackDialog(in)
-		}
 		l.downloads.track(in)
-		l.record(in)
+		if in.SessionID == "" {
+			l.follow(in)
+		}
 	}
 }
 
@@ -172,9 +175,103 @@ func (l *link) event(in *extwire.Message) {
 func (l *link) closeTabs() {
 	l.mu.Lock()
 	tabs := l.tabs
-	l.tabs = make(map[int]*tabState)
+	l.tabs = make(map[int]*page.Tab)
 	l.mu.Unlock()
 	for _, t := range tabs {
-		t.close()
+		t.Close()
 	}
+}
+
+// follow feeds a CDP event of a tab's main session to the tab's dialog
+// state and record, if the service follows the tab.
+func (l *link) follow(in *extwire.Message) {
+	dialog := in.Method == cdppage.JavascriptDialogOpening.Method || in.Method == cdppage.JavascriptDialogClosed.Method
+	if !dialog && !page.Records(in.Method) {
+		return
+	}
+	if dialog {
+		// Followed or not: a dialog that opens now blocks the tab's next call.
+		l.tab(in.TabID).FollowDialog(in.Method, in.Params)
+		return
+	}
+	l.mu.Lock()
+	t := l.tabs[in.TabID]
+	l.mu.Unlock()
+	if t == nil || (l.held != nil && l.held(in.TabID)) {
+		return // not followed, or the person's own doings (takeover.go)
+	}
+	if rec := t.Record(); rec != nil {
+		rec.Add(in.Method, in.Params)
+	}
+}
+
+// tab returns the engine of a tab, made on first use.
+func (l *link) tab(id int) *page.Tab {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t, ok := l.tabs[id]
+	if !ok {
+		t = page.NewTab(id, l.Session(id), l.refs, l.log)
+		l.tabs[id] = t
+	}
+	return t
+}
+
+// dropTab forgets a tab's engine (closed or detached).
+func (l *link) dropTab(id int) {
+	l.mu.Lock()
+	t := l.tabs[id]
+	delete(l.tabs, id)
+	l.mu.Unlock()
+	if t != nil {
+		go t.Close() // never block the link's reader on the page's watchers
+	}
+}
+
+// page returns the tab's engine, opening its page on first use.
+func (l *link) page(ctx context.Context, tabID int) (page.Engine, error) {
+	return l.tab(tabID).Open(ctx)
+}
+
+// openDialog returns the dialog open on a tab, or nil.
+func (l *link) openDialog(tabID int) *protocol.Dialog {
+	l.mu.Lock()
+	t := l.tabs[tabID]
+	l.mu.Unlock()
+	if t == nil {
+		return nil
+	}
+	return t.Dialog()
+}
+
+// hasPage reports whether the service has the tab open (attached).
+func (l *link) hasPage(tabID int) bool {
+	l.mu.Lock()
+	t := l.tabs[tabID]
+	l.mu.Unlock()
+	if t == nil {
+		return false
+	}
+	_, ok := t.Engine()
+	return ok
+}
+
+// tabURL returns the tab's URL now: from the registry, or, for a tab it
+// has heard nothing of yet, from the browser (and remembered).
+func (s *Service) tabURL(ctx context.Context, l *link, id int) (string, error) {
+	if url, ok := l.urls.Get(id); ok {
+		return url, nil
+	}
+	tabs, err := s.listTabs(ctx, l)
+	if err != nil {
+		return "", err
+	}
+	url := ""
+	for _, t := range tabs {
+		l.urls.Set(t.ID, t.URL)
+		if t.ID == id {
+			url = t.URL
+		}
+	}
+	return url, nil
 }

@@ -107,7 +107,7 @@ func BenchmarkOriginCheck(b *testing.B) {
 	defer s.audit.Close()
 	l := &link{id: "b1"}
 	const url = "https://www.example.com/app/items?page=2#top"
-	l.urls.set(7, url)
+	l.urls.Set(7, url)
 	g := grant{kind: grantPaired, name: "bot", scopes: []pairing.Scope{pairing.Space, pairing.AllTabs}}
 	c := &call{g: g, method: "click"}
 	for b.Loop() {

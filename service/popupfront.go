@@ -66,19 +66,6 @@ func (l *link) checkAutomation() error {
 		With("browser", l.id)
 }
 
-// hasPage reports whether the service has the tab open (attached).
-func (l *link) hasPage(tabID int) bool {
-	l.mu.Lock()
-	t := l.tabs[tabID]
-	l.mu.Unlock()
-	if t == nil {
-		return false
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.page != nil
-}
-
 // popupTarget is the tab a popup method works on, in the popup's browser.
 func popupTarget(l *link, tab int) protocol.Target {
 	return protocol.Target{Browser: l.id, Tab: tab}

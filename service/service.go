@@ -30,6 +30,7 @@ import (
 	"github.com/egohost/egohost/confirm"
 	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/filegate"
+	"github.com/egohost/egohost/internal/page"
 	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/peercred"
@@ -395,7 +396,7 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 		writeError(conn, extwire.CodeForbiddenOrigin, "extension origin "+h.Origin+" is not in allowed_extension_ids")
 		return
 	}
-	l := &link{relayPID: h.PID, origin: h.Origin, connected: time.Now(), tabs: make(map[int]*tabState), refs: s.refs, uploads: s.uploads}
+	l := &link{relayPID: h.PID, origin: h.Origin, connected: time.Now(), tabs: make(map[int]*page.Tab), refs: s.refs, uploads: s.uploads}
 	l.person = &agent{s: s, person: true, name: personName, grant: personGrant}
 	l.held = func(tab int) bool { return s.heldByPerson(l, tab) }
 	l.Link = browserlink.New(conn, browserlink.Options{

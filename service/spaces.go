@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/extwire"
+	"github.com/egohost/egohost/internal/page"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
@@ -770,20 +772,16 @@ func (s *Service) refTab(ref string) (*link, int, bool) {
 	links := s.linkList()
 	for _, l := range links {
 		l.mu.Lock()
-		tabs := make([]*tabState, 0, len(l.tabs))
-		for _, t := range l.tabs {
-			tabs = append(tabs, t)
-		}
+		tabs := make(map[int]*page.Tab, len(l.tabs))
+		maps.Copy(tabs, l.tabs)
 		l.mu.Unlock()
-		for _, t := range tabs {
-			t.mu.Lock()
-			snap := t.snap
-			t.mu.Unlock()
-			if snap == nil {
+		for id, t := range tabs {
+			eng, ok := t.Engine()
+			if !ok {
 				continue
 			}
-			if _, ok := snap.Refs().Get(ref); ok {
-				return l, t.id, true
+			if _, ok := eng.Snap.Refs().Get(ref); ok {
+				return l, id, true
 			}
 		}
 	}

@@ -32,7 +32,7 @@ func (tc *tabContext) pin() *actions.Pin {
 	if tc.reach == nil {
 		return nil
 	}
-	url, _ := tc.link.urls.get(tc.tabID)
+	url, _ := tc.link.urls.Get(tc.tabID)
 	return actions.NewPin(url, tc.reach)
 }
 
@@ -42,18 +42,13 @@ func (s *Service) tabContext(ctx context.Context, c *call, target protocol.Targe
 	if err != nil {
 		return nil, err
 	}
-	t, err := l.page(ctx, id)
+	eng, err := l.page(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.page == nil {
-		return nil, protocol.Errorf(protocol.CodeDetached, "tab %d was detached", id)
-	}
-	tc := &tabContext{link: l, tabID: id, page: t.page, snap: t.snap, res: t.res, acts: t.acts, reach: s.reachFor(c.conn.grant)}
+	tc := &tabContext{link: l, tabID: id, page: eng.Page, snap: eng.Snap, res: eng.Res, acts: eng.Acts, reach: s.reachFor(c.conn.grant)}
 	if tc.reach != nil {
-		tc.res = t.res.Within(tc.reach)
+		tc.res = eng.Res.Within(tc.reach)
 	}
 	return tc, nil
 }

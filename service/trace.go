@@ -230,13 +230,13 @@ func stepRecord(tc *tabContext, since time.Time) (console, failed []string) {
 		return nil, nil
 	}
 	from := float64(since.UnixMilli())
-	msgs, _ := rec.consoleMessages("error", false, nil)
+	msgs, _ := rec.ConsoleMessages("error", false, nil)
 	for _, m := range msgs {
 		if m.Time >= from {
 			console = append(console, m.Type+": "+m.Text)
 		}
 	}
-	reqs, _ := rec.networkRequests(true, false, nil)
+	reqs, _ := rec.NetworkRequests(true, false, nil)
 	for _, r := range reqs {
 		if r.Time < from {
 			continue

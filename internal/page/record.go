@@ -1,4 +1,4 @@
-package service
+package page
 
 import (
 	"context"
@@ -9,12 +9,12 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 
-	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/cdptab"
-	"github.com/egohost/egohost/extwire"
+	"github.com/egohost/egohost/internal/ring"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -39,50 +39,17 @@ func clip(s string) string {
 	return s[:cut] + fmt.Sprintf("… (%d bytes in all)", len(s))
 }
 
-// ring keeps the last n values put into it.
-type ring[T any] struct {
-	buf     []T
-	next    int // where the next value goes once buf is full
-	dropped int
-	n       int
-}
-
-func newRing[T any](n int) ring[T] { return ring[T]{n: n} }
-
-// put adds v, dropping the oldest value when the ring is full; it returns
-// the value dropped, if any.
-func (r *ring[T]) put(v T) (old T, evicted bool) {
-	if len(r.buf) < r.n {
-		r.buf = append(r.buf, v)
-		return old, false
-	}
-	old = r.buf[r.next]
-	r.buf[r.next] = v
-	r.next = (r.next + 1) % r.n
-	r.dropped++
-	return old, true
-}
-
-// all returns the values, oldest first.
-func (r *ring[T]) all() []T {
-	out := make([]T, 0, len(r.buf))
-	out = append(out, r.buf[r.next:]...)
-	return append(out, r.buf[:r.next]...)
-}
-
-func (r *ring[T]) reset() { *r = newRing[T](r.n) }
-
-// tabRecord is what the service records of one followed tab: its console
+// Record is what is recorded of one followed tab: its console
 // messages, uncaught exceptions and network requests, in bounded rings.
 // The link's reader feeds it; it never blocks on anything but its mutex.
 // Each entry keeps whose document it came from (a console message: its
 // execution context's origin; a request: the URL of the document that
 // made it), so a caller is shown only the entries of documents it may
 // reach.
-type tabRecord struct {
+type Record struct {
 	mu       sync.Mutex
-	console  ring[consoleEntry]
-	requests ring[*protocol.NetworkRequest]
+	console  ring.Ring[consoleEntry]
+	requests ring.Ring[*protocol.NetworkRequest]
 	byID     map[string]*protocol.NetworkRequest // requests still in the ring, by Chrome's request ID
 	ids      map[*protocol.NetworkRequest]string
 	docs     map[*protocol.NetworkRequest]string         // the document that made each request in the ring
@@ -97,10 +64,10 @@ type consoleEntry struct {
 	origin string
 }
 
-func newTabRecord() *tabRecord {
-	return &tabRecord{
-		console:  newRing[consoleEntry](maxConsoleMessages),
-		requests: newRing[*protocol.NetworkRequest](maxNetworkRequests),
+func NewRecord() *Record {
+	return &Record{
+		console:  ring.New[consoleEntry](maxConsoleMessages),
+		requests: ring.New[*protocol.NetworkRequest](maxNetworkRequests),
 		byID:     make(map[string]*protocol.NetworkRequest),
 		ids:      make(map[*protocol.NetworkRequest]string),
 		docs:     make(map[*protocol.NetworkRequest]string),
@@ -113,10 +80,10 @@ func newTabRecord() *tabRecord {
 // does not answer must not take the whole request's deadline.
 const recordStartTimeout = 5 * time.Second
 
-// startRecording turns on the CDP domains whose events the record needs on
+// StartRecording turns on the CDP domains whose events the record needs on
 // the tab's main session. Runtime.enable also replays the console messages
 // the page logged before.
-func startRecording(ctx context.Context, s *browserlink.Session) error {
+func StartRecording(ctx context.Context, s cdp.Session) error {
 	ctx, cancel := context.WithTimeout(ctx, recordStartTimeout)
 	defer cancel()
 	if err := s.Call(ctx, network.CommandEnable, network.EnableParams{}, nil); err != nil {
@@ -125,29 +92,17 @@ func startRecording(ctx context.Context, s *browserlink.Session) error {
 	return s.Call(ctx, runtime.CommandEnable, nil, nil)
 }
 
-// record feeds a CDP event of the main session to its tab's record, if the
-// tab is followed.
-func (l *link) record(in *extwire.Message) {
-	if in.SessionID != "" {
-		return
-	}
-	switch in.Method {
+// Records reports whether the record takes events of method (of a tab's
+// main session): the link's reader skips the rest without a lock.
+func Records(method string) bool {
+	switch method {
 	case runtime.ConsoleAPICalled.Method, runtime.ExceptionThrown.Method,
 		runtime.ExecutionContextCreated.Method, runtime.ExecutionContextDestroyed.Method, runtime.ExecutionContextsCleared.Method,
 		network.RequestWillBeSent.Method, network.ResponseReceived.Method,
 		network.LoadingFinished.Method, network.LoadingFailed.Method:
-	default:
-		return
+		return true
 	}
-	l.mu.Lock()
-	t := l.tabs[in.TabID]
-	l.mu.Unlock()
-	if t == nil || (l.held != nil && l.held(in.TabID)) {
-		return // not followed, or the person's own doings (takeover.go)
-	}
-	if rec := t.rec.Load(); rec != nil {
-		rec.add(in.Method, in.Params)
-	}
+	return false
 }
 
 // remoteValue is the part of a Runtime.RemoteObject a console line shows.
@@ -194,7 +149,7 @@ func consoleLevel(typ string) string {
 }
 
 // add records one event. Events it cannot decode are ignored.
-func (r *tabRecord) add(method string, params json.RawMessage) {
+func (r *Record) Add(method string, params json.RawMessage) {
 	switch method {
 	case runtime.ExecutionContextCreated.Method:
 		var ev struct {
@@ -247,7 +202,7 @@ func (r *tabRecord) add(method string, params json.RawMessage) {
 			m.URL, m.Line = clip(ev.StackTrace.CallFrames[0].URL), ev.StackTrace.CallFrames[0].LineNumber+1
 		}
 		r.mu.Lock()
-		r.console.put(consoleEntry{msg: m, origin: r.contexts[ev.Context]})
+		r.console.Put(consoleEntry{msg: m, origin: r.contexts[ev.Context]})
 		r.mu.Unlock()
 	case runtime.ExceptionThrown.Method:
 		var ev struct {
@@ -274,7 +229,7 @@ func (r *tabRecord) add(method string, params json.RawMessage) {
 		}
 		m := protocol.ConsoleMessage{Level: "error", Type: "exception", Text: clip(text), URL: clip(ev.Details.URL), Line: ev.Details.LineNumber + 1, Time: ev.Timestamp}
 		r.mu.Lock()
-		r.console.put(consoleEntry{msg: m, origin: r.contexts[ev.Details.Context]})
+		r.console.Put(consoleEntry{msg: m, origin: r.contexts[ev.Details.Context]})
 		r.mu.Unlock()
 	case network.RequestWillBeSent.Method:
 		var ev struct {
@@ -309,7 +264,7 @@ func (r *tabRecord) add(method string, params json.RawMessage) {
 		}
 		r.seq++
 		req := &protocol.NetworkRequest{ID: r.seq, Method: ev.Request.Method, URL: clip(ev.Request.URL), Type: ev.Type, Time: ev.WallTime * 1000}
-		if old, evicted := r.requests.put(req); evicted {
+		if old, evicted := r.requests.Put(req); evicted {
 			if id := r.ids[old]; r.byID[id] == old {
 				delete(r.byID, id)
 			}
@@ -382,15 +337,22 @@ func (r *tabRecord) add(method string, params json.RawMessage) {
 // levelRank orders console levels by severity.
 var levelRank = map[string]int{"debug": 0, "info": 1, "warning": 2, "error": 3}
 
-// consoleMessages returns the messages at level or above, oldest first,
+// KnownLevel reports whether level is a console level (debug, info,
+// warning, error).
+func KnownLevel(level string) bool {
+	_, ok := levelRank[level]
+	return ok
+}
+
+// ConsoleMessages returns the messages at level or above, oldest first,
 // of the documents reach allows (all with a nil reach; a message whose
 // context's origin is opaque or unknown is not shown to a reach).
-func (r *tabRecord) consoleMessages(level string, clear bool, reach cdptab.Reach) ([]protocol.ConsoleMessage, int) {
+func (r *Record) ConsoleMessages(level string, clear bool, reach cdptab.Reach) ([]protocol.ConsoleMessage, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	all, dropped := r.console.all(), r.console.dropped
+	all, dropped := r.console.All(), r.console.Dropped()
 	if clear {
-		r.console.reset()
+		r.console.Reset()
 	}
 	out := make([]protocol.ConsoleMessage, 0, len(all))
 	for _, e := range all {
@@ -412,14 +374,14 @@ func (r *tabRecord) consoleMessages(level string, clear bool, reach cdptab.Reach
 // staticTypes are the resource types network.list leaves out unless asked.
 var staticTypes = map[string]bool{"Image": true, "Font": true, "Stylesheet": true, "Script": true, "Media": true, "Manifest": true, "TextTrack": true}
 
-// networkRequests returns copies of the requests, oldest first, made by
+// NetworkRequests returns copies of the requests, oldest first, made by
 // the documents reach allows (all with a nil reach).
-func (r *tabRecord) networkRequests(static, clear bool, reach cdptab.Reach) ([]protocol.NetworkRequest, int) {
+func (r *Record) NetworkRequests(static, clear bool, reach cdptab.Reach) ([]protocol.NetworkRequest, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	all, dropped, docs := r.requests.all(), r.requests.dropped, r.docs
+	all, dropped, docs := r.requests.All(), r.requests.Dropped(), r.docs
 	if clear {
-		r.requests.reset()
+		r.requests.Reset()
 		r.byID = make(map[string]*protocol.NetworkRequest)
 		r.ids = make(map[*protocol.NetworkRequest]string)
 		r.docs = make(map[*protocol.NetworkRequest]string)
@@ -438,46 +400,4 @@ func (r *tabRecord) networkRequests(static, clear bool, reach cdptab.Reach) ([]p
 		out = append(out, *req)
 	}
 	return out, dropped
-}
-
-// tabRecordOf opens the target's page (which starts its recording) and
-// returns its record.
-func (s *Service) tabRecordOf(ctx context.Context, c *call, t protocol.Target) (*tabRecord, int, error) {
-	l, id, err := s.target(ctx, c, t)
-	if err != nil {
-		return nil, 0, err
-	}
-	ts, err := l.page(ctx, id)
-	if err != nil {
-		return nil, 0, err
-	}
-	rec := ts.rec.Load()
-	if rec == nil {
-		return nil, 0, protocol.Errorf(protocol.CodeDetached, "tab %d was detached", id)
-	}
-	return rec, id, nil
-}
-
-func (s *Service) consoleList(ctx context.Context, c *call, p protocol.ConsoleListParams) (any, error) {
-	if p.Level == "" {
-		p.Level = "debug"
-	}
-	if _, ok := levelRank[p.Level]; !ok {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "console.list: level %q is not debug, info, warning or error", p.Level)
-	}
-	rec, id, err := s.tabRecordOf(ctx, c, p.Target)
-	if err != nil {
-		return nil, err
-	}
-	msgs, dropped := rec.consoleMessages(p.Level, p.Clear, s.reachFor(c.conn.grant))
-	return protocol.ConsoleListResult{Tab: id, Messages: msgs, Dropped: dropped}, nil
-}
-
-func (s *Service) networkList(ctx context.Context, c *call, p protocol.NetworkListParams) (any, error) {
-	rec, id, err := s.tabRecordOf(ctx, c, p.Target)
-	if err != nil {
-		return nil, err
-	}
-	reqs, dropped := rec.networkRequests(p.Static, p.Clear, s.reachFor(c.conn.grant))
-	return protocol.NetworkListResult{Tab: id, Requests: reqs, Dropped: dropped}, nil
 }
