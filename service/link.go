@@ -230,7 +230,23 @@ func (l *link) dropTab(id int) {
 
 // page returns the tab's engine, opening its page on first use.
 func (l *link) page(ctx context.Context, tabID int) (page.Engine, error) {
-	return l.tab(tabID).Open(ctx)
+	_, eng, err := l.open(ctx, tabID)
+	return eng, err
+}
+
+// open returns the tab and its engine, opening its page on first use. A
+// tab dropped while the call reached it (a detach, then the call run
+// again: service/again.go) is opened as the new Tab that stands for it
+// now, never again as the dropped one (whose page nobody would close).
+func (l *link) open(ctx context.Context, tabID int) (*page.Tab, page.Engine, error) {
+	for range 3 {
+		t := l.tab(tabID)
+		eng, err := t.Open(ctx)
+		if err == nil || !t.Closed() {
+			return t, eng, err
+		}
+	}
+	return nil, page.Engine{}, protocol.Errorf(protocol.CodeDetached, "tab %d was detached again and again while it was reached", tabID)
 }
 
 // openDialog returns the dialog open on a tab, or nil.

@@ -74,8 +74,8 @@ func (s *Service) tabRecordOf(ctx context.Context, c *call, t protocol.Target) (
 	if err != nil {
 		return nil, 0, err
 	}
-	tab := l.tab(id)
-	if _, err := tab.Open(ctx); err != nil {
+	tab, _, err := l.open(ctx, id)
+	if err != nil {
 		return nil, 0, err
 	}
 	rec := tab.Record()

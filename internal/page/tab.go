@@ -207,6 +207,14 @@ func (t *Tab) Open(ctx context.Context) (Engine, error) {
 	return t.eng, nil
 }
 
+// Closed reports whether Close ran: the tab's engine is gone for good, and
+// a new Tab stands for the tab from then on.
+func (t *Tab) Closed() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.closed
+}
+
 // Engine returns the engine of the open page; ok is false before Open and
 // after Close.
 func (t *Tab) Engine() (eng Engine, ok bool) {
