@@ -309,13 +309,7 @@ func (s *Service) checkOriginRead(c *call, rawURL string) error {
 
 // requestURL returns the URL of a request the tab's record holds.
 func (l *link) requestURL(tab int, requestID string) (string, bool) {
-	l.mu.Lock()
-	t := l.tabs[tab]
-	l.mu.Unlock()
-	if t == nil {
-		return "", false
-	}
-	rec := t.Record()
+	rec := l.recordOf(tab)
 	if rec == nil {
 		return "", false
 	}

@@ -194,9 +194,7 @@ func (l *link) follow(in *extwire.Message) {
 		l.tab(in.TabID).FollowDialog(in.Method, in.Params)
 		return
 	}
-	l.mu.Lock()
-	t := l.tabs[in.TabID]
-	l.mu.Unlock()
+	t := l.followed(in.TabID)
 	if t == nil || (l.held != nil && l.held(in.TabID)) {
 		return // not followed, or the person's own doings (takeover.go)
 	}
@@ -251,25 +249,36 @@ func (l *link) open(ctx context.Context, tabID int) (*page.Tab, page.Engine, err
 
 // openDialog returns the dialog open on a tab, or nil.
 func (l *link) openDialog(tabID int) *protocol.Dialog {
-	l.mu.Lock()
-	t := l.tabs[tabID]
-	l.mu.Unlock()
-	if t == nil {
-		return nil
+	if t := l.followed(tabID); t != nil {
+		return t.Dialog()
 	}
-	return t.Dialog()
+	return nil
 }
 
 // hasPage reports whether the service has the tab open (attached).
 func (l *link) hasPage(tabID int) bool {
-	l.mu.Lock()
-	t := l.tabs[tabID]
-	l.mu.Unlock()
+	t := l.followed(tabID)
 	if t == nil {
 		return false
 	}
 	_, ok := t.Engine()
 	return ok
+}
+
+// followed returns the engine of a tab the service follows (one a call
+// reached since its attach), nil for any other tab.
+func (l *link) followed(tabID int) *page.Tab {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.tabs[tabID]
+}
+
+// recordOf returns the record of a followed tab, nil when it has none.
+func (l *link) recordOf(tabID int) *page.Record {
+	if t := l.followed(tabID); t != nil {
+		return t.Record()
+	}
+	return nil
 }
 
 // tabURL returns the tab's URL now: from the registry, or, for a tab it

@@ -14,17 +14,6 @@ import (
 // reads only its own tab's requests, and only of origins its rules let it
 // read (a body read this way is past CORS).
 
-// recordOf returns the record of a followed tab.
-func (l *link) recordOf(tab int) *page.Record {
-	l.mu.Lock()
-	t := l.tabs[tab]
-	l.mu.Unlock()
-	if t == nil {
-		return nil
-	}
-	return t.Record()
-}
-
 func (s *Service) networkRequest(ctx context.Context, c *call, p protocol.NetworkRequestParams) (any, error) {
 	if p.ID <= 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "network.request: id must be a request's id from network.list (1, 2, …)")
