@@ -19,8 +19,10 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/config"
 	"github.com/egohost/egohost/internal/cli"
+	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/service"
 )
 
@@ -85,6 +87,10 @@ func (host) Demo(ctx context.Context, e *cli.Env, headed bool) error {
 }
 
 func (host) AgentTokenPath(e *cli.Env, name string) string { return newEnv(e).agentTokenPath(name) }
+
+func (host) PairRequest(ctx context.Context, addr string, p protocol.PairRequestParams) (*protocol.PairRequestResult, error) {
+	return client.Pair(ctx, addr, p, client.Options{})
+}
 
 // agentTokenPath is where `egohost pair` and `egohost mcp` keep a paired
 // agent's token: <data_dir>/agents/NAME.token (owner-only), which outlives

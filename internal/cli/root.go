@@ -83,7 +83,7 @@ func (c *cli) env() (*env, error) {
 			return nil, usageError(fmt.Sprintf("--agent: %v", err))
 		}
 	}
-	return &env{stdin: c.stdin, stdout: c.stdout, stderr: c.stderr, cfg: cfg, log: newLogger(c.stderr, cfg.LogLevel), json: c.asJSON, agent: c.agent}, nil
+	return &env{stdin: c.stdin, stdout: c.stdout, stderr: c.stderr, cfg: cfg, log: newLogger(c.stderr, cfg.LogLevel), json: c.asJSON, agent: c.agent, host: c.host}, nil
 }
 
 // with wraps a command's body: it loads the configuration first.
