@@ -21,6 +21,7 @@ import (
 
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/config"
+	"github.com/egohost/egohost/config/viperconfig"
 	"github.com/egohost/egohost/internal/cli"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/service"
@@ -36,7 +37,7 @@ func main() {
 
 // run runs one command line with every command in this process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return cli.Run(args, stdin, stdout, stderr, cli.Options{Version: version, Host: host{}})
+	return cli.Run(args, stdin, stdout, stderr, cli.Options{Version: version, Host: host{}, LoadConfig: viperconfig.Load})
 }
 
 // host is cli.Host: the commands only the full binary has.

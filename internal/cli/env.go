@@ -69,14 +69,16 @@ func (e *env) ReadState() (protocol.ServiceState, bool) { return e.readState() }
 // readState reads the running service's state file, if any.
 func (e *env) readState() (protocol.ServiceState, bool) { return rpcclient.ReadState(e.cfg.StateDir) }
 
-// LoadConfig loads the configuration as every command does: file (from
-// --config) or $EGOHOST_CONFIG or the default file, then the environment.
-func LoadConfig(file string) (*config.Config, error) {
+// LoadConfig loads the configuration as every command does, with load
+// (nil: config.Load): file (from --config) or $EGOHOST_CONFIG or the
+// default file, then the environment.
+func LoadConfig(file string, load func(config.Options) (*config.Config, error)) (*config.Config, error) {
+	if load == nil {
+		load = config.Load
+	}
 	home, _ := os.UserHomeDir()
-	return config.Load(config.Options{File: file, Getenv: os.Getenv, Home: home})
+	return load(config.Options{File: file, Getenv: os.Getenv, Home: home})
 }
-
-func loadConfig(file string) (*config.Config, error) { return LoadConfig(file) }
 
 // exitServiceLost is the exit code of a command whose call the service
 // never answered because it stopped mid-call.
