@@ -29,7 +29,7 @@ func TestImportEdges(t *testing.T) {
 	}
 	only := map[string]string{ // dependency → the one package that may import it
 		"github.com/kardianos/service": "install",
-		"github.com/spf13/viper":       "config",
+		"github.com/spf13/viper":       "config/viperconfig",
 		"github.com/dop251/goja":       "script",
 	}
 	for pkg, imps := range imports {

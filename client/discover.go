@@ -1,13 +1,8 @@
 package client
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-
 	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/rpcclient"
 )
 
 // StateFile is the name of the file (in the state dir) where a running
@@ -19,19 +14,7 @@ type State = protocol.ServiceState
 
 // ReadState reads the state file of the service that runs (or last ran)
 // with stateDir; ok is false when there is none, or it says no address.
-func ReadState(stateDir string) (st State, ok bool) {
-	b, err := os.ReadFile(filepath.Join(stateDir, StateFile))
-	if err != nil || json.Unmarshal(b, &st) != nil || st.Addr == "" {
-		return st, false
-	}
-	return st, true
-}
+func ReadState(stateDir string) (st State, ok bool) { return rpcclient.ReadState(stateDir) }
 
 // ReadToken reads the service's token file (the bearer token Dial needs).
-func ReadToken(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("read token: %w", err)
-	}
-	return strings.TrimSpace(string(b)), nil
-}
+func ReadToken(path string) (string, error) { return rpcclient.ReadToken(path) }

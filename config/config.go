@@ -10,7 +10,6 @@
 package config
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -20,8 +19,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/spf13/viper"
 
 	"github.com/egohost/egohost"
 	"github.com/egohost/egohost/confirm"
@@ -240,10 +237,37 @@ func DefaultFile(goos, home string) string {
 	return joinPath(goos, home, ".config", "egohost", "config.yaml")
 }
 
+// Layers reads the configuration's files and holds its merged layers:
+// the defaults, then the user file merged over them, then the environment
+// set over both. viper is the service's (config/viperconfig: the project's
+// config reader); the CLI's are plain maps (NewMapLayers), so that a call
+// an agent makes per step does not link and start viper. Load is the same
+// for both; a test holds them to the same Config.
+type Layers interface {
+	// Defaults reads the defaults (YAML).
+	Defaults(yaml []byte) error
+	// Keys lists the dotted keys the defaults have.
+	Keys() []string
+	// Parse reads a user file of format (yaml, json or toml) into nested
+	// settings with lower-case keys.
+	Parse(format string, data []byte) (map[string]any, error)
+	// Merge merges a user file's settings over the defaults.
+	Merge(settings map[string]any) error
+	// Set overrides key with an environment variable's value.
+	Set(key, value string)
+	// Get is key's value: the environment's, else the user file's, else
+	// the default (a nested section is a map[string]any).
+	Get(key string) any
+}
+
 // Load reads the defaults, the user file and the environment, in that
 // order of increasing precedence, and returns the validated result.
-// Every error names the offending key (and file, for unknown keys).
-func Load(opts Options) (*Config, error) {
+// Every error names the offending key (and file, for unknown keys). It
+// reads the files with plain maps (NewMapLayers); LoadWith takes others.
+func Load(opts Options) (*Config, error) { return LoadWith(opts, NewMapLayers()) }
+
+// LoadWith is Load, reading and merging the layers with l.
+func LoadWith(opts Options, l Layers) (*Config, error) {
 	if opts.GOOS == "" {
 		opts.GOOS = runtime.GOOS
 	}
@@ -252,12 +276,10 @@ func Load(opts Options) (*Config, error) {
 		getenv = func(string) string { return "" }
 	}
 
-	v := viper.New()
-	v.SetConfigType("yaml")
-	if err := v.ReadConfig(bytes.NewReader(egohost.DefaultConfig())); err != nil {
+	if err := l.Defaults(egohost.DefaultConfig()); err != nil {
 		return nil, fmt.Errorf("config: read defaults: %w", err)
 	}
-	known := v.AllKeys()
+	known := l.Keys()
 	slices.Sort(known)
 
 	src := sources{}
@@ -266,11 +288,11 @@ func Load(opts Options) (*Config, error) {
 		return nil, err
 	}
 	if file != "" {
-		settings, err := readUserFile(file, known)
+		settings, err := readUserFile(l, file, known)
 		if err != nil {
 			return nil, err
 		}
-		if err := v.MergeConfigMap(settings); err != nil {
+		if err := l.Merge(settings); err != nil {
 			return nil, fmt.Errorf("config: merge %s: %w", file, err)
 		}
 		for _, k := range flatKeys(settings, "") {
@@ -281,12 +303,12 @@ func Load(opts Options) (*Config, error) {
 	for _, k := range known {
 		name := EnvVar(k)
 		if val := getenv(name); val != "" {
-			v.Set(k, val)
+			l.Set(k, val)
 			src[k] = "$" + name
 		}
 	}
 
-	c, err := decode(v, src, opts.GOOS)
+	c, err := decode(l, src, opts.GOOS)
 	if err != nil {
 		return nil, err
 	}
@@ -323,22 +345,20 @@ func userFile(opts Options, getenv func(string) string) (string, error) {
 
 // readUserFile parses a user file and refuses keys the defaults do not
 // have: a typo must not be silently ignored.
-func readUserFile(file string, known []string) (map[string]any, error) {
+func readUserFile(l Layers, file string, known []string) (map[string]any, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("config: read user file: %w", err)
 	}
-	uv := viper.New()
+	format := "yaml"
 	switch ext := strings.ToLower(path.Ext(strings.ReplaceAll(file, `\`, "/"))); ext {
 	case ".json", ".toml", ".yml":
-		uv.SetConfigType(ext[1:])
-	default:
-		uv.SetConfigType("yaml")
+		format = ext[1:]
 	}
-	if err := uv.ReadConfig(bytes.NewReader(data)); err != nil {
+	settings, err := l.Parse(format, data)
+	if err != nil {
 		return nil, fmt.Errorf("config: parse %s: %w", file, err)
 	}
-	settings := uv.AllSettings()
 	for _, k := range flatKeys(settings, "") {
 		if _, ok := slices.BinarySearch(known, k); ok {
 			continue

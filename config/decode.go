@@ -14,20 +14,18 @@ import (
 	"strings"
 	"time"
 	"unicode"
-
-	"github.com/spf13/viper"
 )
 
-// decoder turns viper's merged values into typed fields, collecting the
-// first error.
+// decoder turns the merged layers' values into typed fields, collecting
+// the first error.
 type decoder struct {
-	v    *viper.Viper
+	v    Layers
 	src  sources
 	goos string // the list separator of paths from the environment
 	err  error
 }
 
-func decode(v *viper.Viper, src sources, goos string) (*Config, error) {
+func decode(v Layers, src sources, goos string) (*Config, error) {
 	d := &decoder{v: v, src: src, goos: goos}
 	c := &Config{
 		Listen:              d.listen(keyListen),

@@ -14,6 +14,7 @@ import (
 
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/rpcclient"
 	"github.com/egohost/egohost/snapshot/snapshotbench"
 )
 
@@ -117,6 +118,23 @@ func BenchmarkCLICost(b *testing.B) {
 	measure("in process: proof + WebSocket handshake", dial(client.Options{}, false))
 	measure("in process: WebSocket handshake only (no proof)", dial(client.Options{SkipProof: true}, false))
 	measure("in process: dial with proof + tabs.list", dial(client.Options{}, true))
+	// The CLI's transport: the agent socket in the state dir.
+	sock := filepath.Join(c.svc.stateDir, protocol.AgentSocketFile)
+	dialSocket := func(call bool) func() error {
+		return func() error {
+			cl, err := rpcclient.DialSocket(ctx, sock, c.svc.token, rpcclient.SocketOptions{})
+			if err != nil {
+				return err
+			}
+			defer cl.CloseNow()
+			if call {
+				return cl.Call(ctx, protocol.MethodTabsList, protocol.TabsListParams{}, nil)
+			}
+			return nil
+		}
+	}
+	measure("in process: proof + agent socket handshake (the CLI's)", dialSocket(false))
+	measure("in process: agent socket dial with proof + tabs.list", dialSocket(true))
 	// The service's own time, as an agent holding a connection sees it:
 	// what a CLI call costs over this is the CLI's.
 	measure("in process: tabs.list on one open connection", func() error {
@@ -126,6 +144,22 @@ func BenchmarkCLICost(b *testing.B) {
 		return c.agent.Call(ctx, protocol.MethodEval, protocol.EvalParams{Expression: "1"}, nil)
 	})
 	measure("a whole call (`egohost eval 1`)", exit(0, "eval", "1"))
+	// CPU (user + system) of whole calls: it moves less with the load.
+	for _, args := range [][]string{{"--version"}, {"tabs"}, {"eval", "1"}} {
+		var cpu []float64
+		for i := -1; i < runs; i++ {
+			cmd := exec.Command(theSuite.bin, args...)
+			cmd.Env = chainEnv(c.svc.stateDir)
+			if err := cmd.Run(); err != nil {
+				b.Fatalf("egohost %v: %v", args, err)
+			}
+			if i >= 0 {
+				cpu = append(cpu, ms(cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime()))
+			}
+		}
+		slices.Sort(cpu)
+		rows = append(rows, row{"`egohost " + strings.Join(args, " ") + "`: CPU (user + system)", cpu[len(cpu)/2]})
+	}
 	var s strings.Builder
 	s.WriteString("| step | median ms |\n|---|---:|\n")
 	for _, r := range rows {

@@ -87,11 +87,26 @@ func (s *Service) identify(r *http.Request) (grant, *protocol.Error) {
 		return grant{kind: grantUnpaired}, nil
 	}
 	tok, ok := strings.CutPrefix(auth, "Bearer ")
-	tok = strings.TrimSpace(tok)
-	if ok && subtle.ConstantTimeCompare([]byte(tok), []byte(s.token)) == 1 {
+	if !ok {
+		return grant{}, wrongToken()
+	}
+	return s.identifyToken(strings.TrimSpace(tok))
+}
+
+// wrongToken refuses a connection whose token is neither the owner's nor
+// a paired agent's.
+func wrongToken() *protocol.Error {
+	return protocol.Errorf(protocol.CodeUnauthorized, "missing or wrong bearer token (see the token file, or pair with `egohost pair`)")
+}
+
+// identifyToken is the grant of a bearer token (the WebSocket's
+// Authorization header, the agent socket's SocketAuth): the owner token
+// or a paired agent's; a revoked one is refused with revoked.
+func (s *Service) identifyToken(tok string) (grant, *protocol.Error) {
+	if subtle.ConstantTimeCompare([]byte(tok), []byte(s.token)) == 1 {
 		return ownerGrant, nil
 	}
-	if ok && isAgentToken(tok) {
+	if isAgentToken(tok) {
 		a, err := s.pairs.Lookup(tok)
 		switch {
 		case err == nil:
@@ -100,7 +115,7 @@ func (s *Service) identify(r *http.Request) (grant, *protocol.Error) {
 			return grant{}, protocol.Errorf(protocol.CodeRevoked, "the token of agent %q was revoked: pair again with `egohost pair --name %s`", a.Name, a.Name)
 		}
 	}
-	return grant{}, protocol.Errorf(protocol.CodeUnauthorized, "missing or wrong bearer token (see the token file, or pair with `egohost pair`)")
+	return grant{}, wrongToken()
 }
 
 // proofKey is the key of the hello proof for the token a client holds:

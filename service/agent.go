@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/spaces"
@@ -73,22 +74,12 @@ func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
 			// nobody (it may only ask to pair), whatever name it gives.
 			name = ""
 		}
-		if name != "" {
-			var err error
-			if err = spaces.CheckName(name); err != nil {
-				err = protocol.Errorf(protocol.CodeInvalidParams, "%s header: %v", protocol.AgentHeader, err)
-			} else {
-				err = g.checkAgentName(name)
-			}
-			if err != nil {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusBadRequest)
-				json.NewEncoder(w).Encode(map[string]any{"error": agentError(err)})
-				return
-			}
-		}
-		if g.kind == grantPaired {
-			name = g.name // a paired agent is always the agent it was paired as: in its spaces
+		name, err := g.connName(name, protocol.AgentHeader+" header")
+		if err != nil {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			json.NewEncoder(w).Encode(map[string]any{"error": agentError(err)})
+			return
 		}
 		ws, err := websocket.Accept(w, r, nil)
 		if err != nil {
@@ -105,6 +96,25 @@ func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
 		a.serve(ctx)
 	})
 	return mux
+}
+
+// connName is the name a connection's agent acts as, from the name it
+// gives (where says where, for the error): checked against the grant; a
+// paired agent is always the agent it was paired as, in its spaces; ""
+// is the person.
+func (g grant) connName(name, where string) (string, error) {
+	if name != "" {
+		if err := spaces.CheckName(name); err != nil {
+			return "", protocol.Errorf(protocol.CodeInvalidParams, "%s: %v", where, err)
+		}
+		if err := g.checkAgentName(name); err != nil {
+			return "", err
+		}
+	}
+	if g.kind == grantPaired {
+		return g.name, nil
+	}
+	return name, nil
 }
 
 func (s *Service) checkCaller(r *http.Request) *protocol.Error { return CheckCaller(r) }
@@ -143,7 +153,7 @@ func CheckCaller(r *http.Request) *protocol.Error {
 // agent is one connected agent.
 type agent struct {
 	s  *Service
-	ws *websocket.Conn // nil for the person agent (the popup channel)
+	ws agentConn // nil for the person agent (the popup channel)
 
 	// person marks the person at a browser, calling through its popup:
 	// the owner, on any tab of that browser.
@@ -216,7 +226,7 @@ func (a *agent) serve(ctx context.Context) {
 		}
 		typ, data, err := a.ws.Read(ctx)
 		if err != nil {
-			if errors.Is(err, websocket.ErrMessageTooBig) || websocket.CloseStatus(err) == websocket.StatusMessageTooBig {
+			if errors.Is(err, websocket.ErrMessageTooBig) || websocket.CloseStatus(err) == websocket.StatusMessageTooBig || errors.Is(err, nativemsg.ErrFrameTooLarge) {
 				if a.grant.kind == grantUnpaired {
 					a.s.tokenless.refused.Add(1) // counted, not logged one by one
 				} else {

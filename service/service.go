@@ -138,6 +138,7 @@ type Service struct {
 	peerUID func(fd int) (uint32, error)
 
 	ln      net.Listener // relay socket
+	agentLn net.Listener // agent socket (agentsock.go)
 	httpLn  net.Listener
 	httpSrv *http.Server
 }
@@ -243,12 +244,18 @@ func New(opts Options) (*Service, error) {
 	if s.ln, err = listenSocket(opts.Socket); err != nil {
 		return nil, fmt.Errorf("start service: %w", err)
 	}
+	if s.agentLn, err = listenSocket(s.agentSocket()); err != nil {
+		s.ln.Close()
+		return nil, fmt.Errorf("start service: agent %w", err)
+	}
 	if s.httpLn, err = net.Listen("tcp", opts.Listen); err != nil {
 		s.ln.Close()
+		s.agentLn.Close()
 		return nil, fmt.Errorf("start service: listen %s: %w", opts.Listen, err)
 	}
 	if s.audit, err = audit.Open(s.auditPath(), opts.AuditMaxSize, opts.AuditKeep); err != nil {
 		s.ln.Close()
+		s.agentLn.Close()
 		s.httpLn.Close()
 		return nil, fmt.Errorf("start service: %w", err)
 	}
@@ -262,6 +269,7 @@ func New(opts Options) (*Service, error) {
 	// Only now that no other service runs: what a previous one left goes.
 	if s.uploads, err = filegate.OpenStore(filepath.Join(opts.StateDir, uploadsFolder), uploadsKept*opts.UploadMaxBytes); err != nil {
 		s.ln.Close()
+		s.agentLn.Close()
 		s.httpLn.Close()
 		s.audit.Close()
 		return nil, fmt.Errorf("start service: %w", err)
@@ -295,8 +303,8 @@ func (s *Service) Serve(ctx context.Context) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
-	errc := make(chan error, 2)
-	wg.Add(3)
+	errc := make(chan error, 3)
+	wg.Add(4)
 	go func() {
 		defer wg.Done()
 		s.idleLoop(ctx)
@@ -313,6 +321,10 @@ func (s *Service) Serve(ctx context.Context) error {
 		defer wg.Done()
 		errc <- s.acceptRelays(ctx, &wg)
 	}()
+	go func() {
+		defer wg.Done()
+		errc <- s.accept(ctx, &wg, s.agentLn, "agent socket", s.serveAgentSocket)
+	}()
 	s.log.Info("egohost service ready", "agents", "ws://"+s.Addr()+"/rpc", "socket", s.opts.Socket, "pid", os.Getpid())
 
 	var err error
@@ -326,6 +338,7 @@ func (s *Service) Serve(ctx context.Context) error {
 	_ = s.httpSrv.Shutdown(shutCtx)
 	s.httpSrv.Close()
 	s.ln.Close()
+	s.agentLn.Close()
 	s.mu.Lock()
 	for _, l := range s.links {
 		l.Close()
@@ -333,6 +346,7 @@ func (s *Service) Serve(ctx context.Context) error {
 	s.mu.Unlock()
 	wg.Wait()
 	os.Remove(s.opts.Socket)
+	os.Remove(s.agentSocket())
 	if _, _, err := s.stopTrace(); err != nil {
 		s.log.Warn("trace", "err", err)
 	}
@@ -344,9 +358,15 @@ func (s *Service) Serve(ctx context.Context) error {
 }
 
 func (s *Service) acceptRelays(ctx context.Context, wg *sync.WaitGroup) error {
+	return s.accept(ctx, wg, s.ln, "relay", s.serveRelay)
+}
+
+// accept serves each connection ln accepts (what names them in the log)
+// on a goroutine of wg, until ctx ends or ln is closed.
+func (s *Service) accept(ctx context.Context, wg *sync.WaitGroup, ln net.Listener, what string, serve func(context.Context, net.Conn)) error {
 	var delay time.Duration
 	for {
-		conn, err := s.ln.Accept()
+		conn, err := ln.Accept()
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
 				return nil
@@ -354,7 +374,7 @@ func (s *Service) acceptRelays(ctx context.Context, wg *sync.WaitGroup) error {
 			// Out of file descriptors and the like: wait and try again, as
 			// net/http does, rather than end the service.
 			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-			s.log.Warn("accept relay", "err", err, "retry", delay)
+			s.log.Warn("accept "+what, "err", err, "retry", delay)
 			select {
 			case <-ctx.Done():
 				return nil
@@ -366,7 +386,7 @@ func (s *Service) acceptRelays(ctx context.Context, wg *sync.WaitGroup) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.serveRelay(ctx, conn)
+			serve(ctx, conn)
 		}()
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/config"
+	"github.com/egohost/egohost/config/viperconfig"
 	"github.com/egohost/egohost/extension"
 	"github.com/egohost/egohost/install"
 	"github.com/egohost/egohost/internal/cli"
@@ -70,10 +71,10 @@ func doctorCmd(ctx context.Context, cfgFile string, asJSON bool, udds []string, 
 	if err != nil {
 		return err
 	}
-	cfg, cfgErr := cli.LoadConfig(cfgFile)
+	cfg, cfgErr := cli.LoadConfig(cfgFile, viperconfig.Load)
 	if cfgErr != nil {
 		// Check the rest against the defaults.
-		if cfg, err = config.Load(config.Options{Home: home, Getenv: func(string) string { return "" }, File: os.DevNull}); err != nil {
+		if cfg, err = viperconfig.Load(config.Options{Home: home, Getenv: func(string) string { return "" }, File: os.DevNull}); err != nil {
 			return fmt.Errorf("doctor: load the default configuration: %w", err)
 		}
 	}

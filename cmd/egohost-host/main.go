@@ -19,8 +19,11 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/config"
+	"github.com/egohost/egohost/config/viperconfig"
 	"github.com/egohost/egohost/internal/cli"
+	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/service"
 )
 
@@ -34,7 +37,7 @@ func main() {
 
 // run runs one command line with every command in this process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	return cli.Run(args, stdin, stdout, stderr, cli.Options{Version: version, Host: host{}})
+	return cli.Run(args, stdin, stdout, stderr, cli.Options{Version: version, Host: host{}, LoadConfig: viperconfig.Load})
 }
 
 // host is cli.Host: the commands only the full binary has.
@@ -85,6 +88,10 @@ func (host) Demo(ctx context.Context, e *cli.Env, headed bool) error {
 }
 
 func (host) AgentTokenPath(e *cli.Env, name string) string { return newEnv(e).agentTokenPath(name) }
+
+func (host) PairRequest(ctx context.Context, addr string, p protocol.PairRequestParams) (*protocol.PairRequestResult, error) {
+	return client.Pair(ctx, addr, p, client.Options{})
+}
 
 // agentTokenPath is where `egohost pair` and `egohost mcp` keep a paired
 // agent's token: <data_dir>/agents/NAME.token (owner-only), which outlives

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/egohost/egohost/config"
+	"github.com/egohost/egohost/config/viperconfig"
 	"github.com/egohost/egohost/confirm"
 	"github.com/egohost/egohost/install"
 	"github.com/egohost/egohost/internal/cli"
@@ -87,7 +88,7 @@ func runRelay(origin string, stdin io.Reader, stdout, stderr io.Writer) error {
 	// Chrome may close our stderr; a log line must then fail, not kill the
 	// relay with SIGPIPE (Go's default for fds 1 and 2).
 	signal.Ignore(syscall.SIGPIPE)
-	cfg, err := cli.LoadConfig("")
+	cfg, err := cli.LoadConfig("", viperconfig.Load)
 	if err != nil {
 		return fmt.Errorf("relay: %w", err)
 	}

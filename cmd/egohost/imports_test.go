@@ -9,9 +9,12 @@ import (
 // TestFrontLinksNoHeavyPackage keeps egohost, the binary an agent runs
 // per step, off what only the full binary needs: Go links and initialises
 // every package a binary imports, at every start. These run in
-// egohost-host (cli.Host), which egohost executes for its commands.
-// (viper stays: it is the project's config library, and a verb reads the
-// config at every call; it costs about 1 ms of the start.)
+// egohost-host (cli.Host), which egohost executes for its commands. A
+// verb reaches the service on the agent socket (rpcclient), not the
+// WebSocket, and reads the configuration with plain maps (config.Load),
+// not viper (config/viperconfig, the service's reader): both linked
+// net/http, TLS and HTTP/2, whose start every call paid
+// (docs/benchmarks.md, "What a CLI call costs").
 func TestFrontLinksNoHeavyPackage(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {
@@ -32,6 +35,13 @@ func TestFrontLinksNoHeavyPackage(t *testing.T) {
 		{"github.com/egohost/egohost/install", "install, doctor"},
 		{"github.com/egohost/egohost/launcher", "launch, demo"},
 		{"github.com/egohost/egohost/browser", "launch, demo"},
+		{"net/http", "the WebSocket client (the CLI dials the agent socket)"},
+		{"crypto/tls", "net/http"},
+		{"github.com/coder/websocket", "the WebSocket client (the CLI dials the agent socket)"},
+		{"github.com/egohost/egohost/client", "the WebSocket client (rpcclient is the CLI's)"},
+		{"github.com/spf13/viper", "the service's config reader (config.Load reads the same files)"},
+		{"github.com/spf13/afero", "viper"},
+		{"github.com/egohost/egohost/config/viperconfig", "viper"},
 	}
 	for _, pkg := range strings.Fields(string(out)) {
 		for _, f := range forbidden {

@@ -35,11 +35,9 @@ func TestStartDoesNoWork(t *testing.T) {
 	// pulls them in. The service's (goja, the MCP SDK, kardianos/service)
 	// are egohost-host's only: TestFrontLinksNoHeavyPackage.
 	known := map[string]string{
-		"go.yaml.in/yaml/v3":         "config (config.yaml, the user file)",
-		"github.com/spf13/cast":      "viper (config)",
-		"github.com/subosito/gotenv": "viper (config)",
-		"unicode":                    "the standard library",
-		"html/template":              "the standard library (trace show's HTML)",
+		"go.yaml.in/yaml/v3": "config (config.yaml, the user file)",
+		"unicode":            "the standard library",
+		"html/template":      "the standard library (trace show's HTML)",
 	}
 	var heavy []string
 	for _, m := range inits {

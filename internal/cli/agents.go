@@ -15,8 +15,8 @@ import (
 
 	"github.com/egohost/egohost"
 	"github.com/egohost/egohost/audit"
-	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/rpcclient"
 )
 
 // EnvAgentTokenFile names the environment variable that makes the CLI
@@ -49,7 +49,10 @@ func writeAgentToken(path, token string) error {
 func (e *env) pairAs(ctx context.Context, name string, scopes []string, wait time.Duration) (*protocol.PairRequestResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, wait+10*time.Second)
 	defer cancel()
-	res, err := client.Pair(ctx, e.serviceAddr(), protocol.PairRequestParams{Name: name, Scopes: scopes, WaitMs: int(wait.Milliseconds())}, client.Options{})
+	if e.host == nil {
+		return nil, errors.New("pair: runs in egohost-host (the command egohost runs for it)")
+	}
+	res, err := e.host.PairRequest(ctx, e.serviceAddr(), protocol.PairRequestParams{Name: name, Scopes: scopes, WaitMs: int(wait.Milliseconds())})
 	if err != nil {
 		var pe *protocol.Error
 		if !errors.As(err, &pe) {
@@ -394,7 +397,7 @@ func (e *env) withOwner(ctx context.Context, fn func(call ownerCaller) error) er
 
 // withConn runs fn with a connection dial makes, within the request
 // timeout; a service that is gone is said as verb's.
-func (e *env) withConn(ctx context.Context, dial func(context.Context, string) (*client.Client, error), verb string, fn func(call ownerCaller) error) error {
+func (e *env) withConn(ctx context.Context, dial func(context.Context, string) (*rpcclient.Client, error), verb string, fn func(call ownerCaller) error) error {
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Request)
 	defer cancel()
 	cl, err := dial(ctx, "")

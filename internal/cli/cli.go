@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -16,8 +17,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/rpcclient"
 )
 
 // verb is a CLI command that is one call to the running service.
@@ -361,15 +362,21 @@ func (e *env) serviceAddr() string {
 	return e.cfg.Listen
 }
 
+// agentSocket is the running service's agent socket (PROTOCOL.md §3, "The
+// agent socket"): the CLI's transport, which links no HTTP.
+func (e *env) agentSocket() string {
+	return filepath.Join(e.cfg.StateDir, protocol.AgentSocketFile)
+}
+
 // dial connects to the running service as the command's agent (--agent).
-func (e *env) dial(ctx context.Context) (*client.Client, error) { return e.dialAs(ctx, e.agent) }
+func (e *env) dial(ctx context.Context) (*rpcclient.Client, error) { return e.dialAs(ctx, e.agent) }
 
 // dialAs connects to the running service as the agent name ("" = the
 // person): as the paired agent whose token $EGOHOST_AGENT_TOKEN_FILE names,
 // else with the owner token.
-func (e *env) dialAs(ctx context.Context, agent string) (*client.Client, error) {
+func (e *env) dialAs(ctx context.Context, agent string) (*rpcclient.Client, error) {
 	if f := os.Getenv(EnvAgentTokenFile); f != "" {
-		tok, err := client.ReadToken(f)
+		tok, err := rpcclient.ReadToken(f)
 		if err != nil {
 			return nil, fmt.Errorf("$%s: %w (pair with `egohost pair --name NAME`)", EnvAgentTokenFile, err)
 		}
@@ -379,19 +386,18 @@ func (e *env) dialAs(ctx context.Context, agent string) (*client.Client, error) 
 }
 
 // dialOwner connects with the owner token (the person's own CLI).
-func (e *env) dialOwner(ctx context.Context, agent string) (*client.Client, error) {
-	tok, err := client.ReadToken(e.cfg.TokenFile)
+func (e *env) dialOwner(ctx context.Context, agent string) (*rpcclient.Client, error) {
+	tok, err := rpcclient.ReadToken(e.cfg.TokenFile)
 	if err != nil {
 		return nil, &serviceDownError{fmt.Errorf("the egohost service has never run for this user (%w): start it with `egohost serve` or `egohost launch`", err)}
 	}
 	return e.dialWith(ctx, tok, agent)
 }
 
-func (e *env) dialWith(ctx context.Context, tok, agent string) (*client.Client, error) {
-	addr := e.serviceAddr()
+func (e *env) dialWith(ctx context.Context, tok, agent string) (*rpcclient.Client, error) {
 	dctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Connect)
 	defer cancel()
-	c, err := client.Dial(dctx, addr, tok, client.Options{Agent: agent})
+	c, err := rpcclient.DialSocket(dctx, e.agentSocket(), tok, rpcclient.SocketOptions{Agent: agent})
 	if err != nil {
 		return nil, &serviceDownError{err}
 	}
@@ -451,7 +457,7 @@ func (e *serviceLostError) Unwrap() error { return e.err }
 
 // lostService words a lost connection for people; other errors pass.
 func lostService(verb string, err error) error {
-	if errors.Is(err, client.ErrConnectionLost) {
+	if errors.Is(err, rpcclient.ErrConnectionLost) {
 		return &serviceLostError{verb: verb, err: err}
 	}
 	return err

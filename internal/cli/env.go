@@ -15,9 +15,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/config"
 	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/rpcclient"
 )
 
 // env is what every command gets: its streams and the loaded configuration.
@@ -28,6 +28,7 @@ type env struct {
 	log            *slog.Logger
 	json           bool   // --json
 	agent          string // --agent: the agent name sent to the service ("" = the person)
+	host           Host   // the full binary's commands (nil in egohost)
 }
 
 // Env is what a Host's command gets: its streams, the loaded
@@ -63,19 +64,21 @@ func (e *env) JSON() bool { return e.json }
 func (e *env) ServiceAddr() string { return e.serviceAddr() }
 
 // ReadState reads the running service's state file, if any.
-func (e *env) ReadState() (client.State, bool) { return e.readState() }
+func (e *env) ReadState() (protocol.ServiceState, bool) { return e.readState() }
 
 // readState reads the running service's state file, if any.
-func (e *env) readState() (client.State, bool) { return client.ReadState(e.cfg.StateDir) }
+func (e *env) readState() (protocol.ServiceState, bool) { return rpcclient.ReadState(e.cfg.StateDir) }
 
-// LoadConfig loads the configuration as every command does: file (from
-// --config) or $EGOHOST_CONFIG or the default file, then the environment.
-func LoadConfig(file string) (*config.Config, error) {
+// LoadConfig loads the configuration as every command does, with load
+// (nil: config.Load): file (from --config) or $EGOHOST_CONFIG or the
+// default file, then the environment.
+func LoadConfig(file string, load func(config.Options) (*config.Config, error)) (*config.Config, error) {
+	if load == nil {
+		load = config.Load
+	}
 	home, _ := os.UserHomeDir()
-	return config.Load(config.Options{File: file, Getenv: os.Getenv, Home: home})
+	return load(config.Options{File: file, Getenv: os.Getenv, Home: home})
 }
-
-func loadConfig(file string) (*config.Config, error) { return LoadConfig(file) }
 
 // exitServiceLost is the exit code of a command whose call the service
 // never answered because it stopped mid-call.
@@ -107,7 +110,7 @@ func (reportedError) Error() string { return "" }
 
 // Dial connects to the service as the command's agent (--agent; the
 // owner token, or $EGOHOST_AGENT_TOKEN_FILE's).
-func (e *env) Dial(ctx context.Context) (*client.Client, error) { return e.dial(ctx) }
+func (e *env) Dial(ctx context.Context) (*rpcclient.Client, error) { return e.dial(ctx) }
 
 // PrintJSON prints v as the CLI's --json output.
 func PrintJSON(w io.Writer, v any) error { return printJSON(w, v) }
@@ -119,7 +122,7 @@ func Clip(s string, n int) string { return clip(s, n) }
 func (e *env) Agent() string { return e.agent }
 
 // DialWith connects to the service with the token tok as the agent name.
-func (e *env) DialWith(ctx context.Context, tok, agent string) (*client.Client, error) {
+func (e *env) DialWith(ctx context.Context, tok, agent string) (*rpcclient.Client, error) {
 	return e.dialWith(ctx, tok, agent)
 }
 

@@ -10,6 +10,8 @@ import (
 	"runtime"
 
 	"github.com/spf13/cobra"
+
+	"github.com/egohost/egohost/protocol"
 )
 
 // Host runs the commands that link what a client verb must not pay for at
@@ -33,6 +35,10 @@ type Host interface {
 	// AgentTokenPath is where `egohost pair` keeps NAME's token (it moves
 	// one an older egohost left in the state dir first).
 	AgentTokenPath(e *Env, name string) string
+	// PairRequest asks the service at addr (host:port) to pair an agent
+	// and waits for the person's answer: over the WebSocket, as the agent
+	// socket admits only connections with a token.
+	PairRequest(ctx context.Context, addr string, p protocol.PairRequestParams) (*protocol.PairRequestResult, error)
 }
 
 // LaunchOptions are `egohost launch`'s flags.

@@ -43,6 +43,10 @@ type Options struct {
 	// Host runs the full binary's commands; nil (egohost) runs
 	// egohost-host for them.
 	Host Host
+	// LoadConfig reads the configuration: viper in egohost-host (the
+	// project's config reader, config/viperconfig); nil, config.Load,
+	// which reads the same files with plain maps and does not link viper.
+	LoadConfig func(config.Options) (*config.Config, error)
 }
 
 // cli is one run of the command line: its streams, the global flags and
@@ -66,6 +70,8 @@ type cli struct {
 	version string
 	// host runs the full binary's commands (nil: exec runs egohost-host).
 	host Host
+	// load reads the configuration (Options.LoadConfig).
+	load func(config.Options) (*config.Config, error)
 	// hostBinary finds egohost-host and exec runs it in place of this
 	// process (nil: HostBinary and execHost; tests set their own).
 	hostBinary func() (string, error)
@@ -74,7 +80,7 @@ type cli struct {
 
 // env loads the configuration and returns what a command works with.
 func (c *cli) env() (*env, error) {
-	cfg, err := loadConfig(c.cfgFile)
+	cfg, err := LoadConfig(c.cfgFile, c.load)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +89,7 @@ func (c *cli) env() (*env, error) {
 			return nil, usageError(fmt.Sprintf("--agent: %v", err))
 		}
 	}
-	return &env{stdin: c.stdin, stdout: c.stdout, stderr: c.stderr, cfg: cfg, log: newLogger(c.stderr, cfg.LogLevel), json: c.asJSON, agent: c.agent}, nil
+	return &env{stdin: c.stdin, stdout: c.stdout, stderr: c.stderr, cfg: cfg, log: newLogger(c.stderr, cfg.LogLevel), json: c.asJSON, agent: c.agent, host: c.host}, nil
 }
 
 // with wraps a command's body: it loads the configuration first.
@@ -169,7 +175,7 @@ func (c *cli) newRoot() *cobra.Command {
 // Run runs one command line (args without the program's name) and
 // returns its exit code.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, o Options) int {
-	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, version: o.Version, host: o.Host}
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, version: o.Version, host: o.Host, load: o.LoadConfig}
 	// Relay mode: Chrome passes the caller's origin as the first argument
 	// (and on Windows a --parent-window flag after it).
 	if len(args) > 0 && strings.HasPrefix(args[0], "chrome-extension://") {

@@ -18,7 +18,7 @@ func BenchmarkNewRoot(b *testing.B) {
 func BenchmarkLoadConfig(b *testing.B) {
 	b.Setenv("EGOHOST_CONFIG", "")
 	for b.Loop() {
-		if _, err := LoadConfig(""); err != nil {
+		if _, err := LoadConfig("", nil); err != nil {
 			b.Fatal(err)
 		}
 	}
