@@ -39,6 +39,7 @@ func (s *Service) snapshotOnce(ctx context.Context, a *agent, p protocol.Snapsho
 	opts := snapshot.Options{
 		Interactive:  p.Interactive,
 		Viewport:     p.Viewport,
+		URLs:         p.URLs,
 		MaxChars:     p.MaxChars,
 		Start:        p.Start,
 		DiffPrevious: p.Diff,
