@@ -242,59 +242,14 @@ func BenchmarkMCPVersusPlaywrightMCP(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cli, _ := filepath.Abs("../bench/node_modules/@playwright/mcp/cli.js")
-	node, nodeErr := exec.LookPath("node")
-	if _, err := os.Stat(cli); err != nil || nodeErr != nil {
-		if os.Getenv("CI") == "true" {
-			b.Fatalf("Playwright MCP is missing (install Node.js and run npm ci in bench/): %v %v", err, nodeErr)
-		}
-		b.Skipf("Playwright MCP is missing (install Node.js and run npm ci in bench/)")
-	}
-	out := b.TempDir() // Playwright MCP writes logs and snapshots under its working directory
-	pwCmd := exec.Command(node, cli, "--cdp-endpoint", endpoint, "--timeout-action", "120000", "--timeout-navigation", "120000", "--output-dir", out)
-	pwCmd.Dir = out
-	pwLogs := &logBuffer{}
-	pwCmd.Stderr = pwLogs
-	pwCS, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: pwCmd}, nil)
-	if err != nil {
-		b.Fatalf("start Playwright MCP: %v\n%s", err, pwLogs)
-	}
-	b.Cleanup(func() { pwCS.Close() })
+	pwCS := startPlaywrightMCP(ctx, b, endpoint)
 	egoCS, _ := startMCP(b, c.svc.stateDir)
 
 	// Each agent gets its own tab (set-up, not measured), brought to the
 	// front before each of its runs: Chrome does not deliver mouse input to
 	// a background tab of a headless browser.
-	tabIDs := func() map[int]bool {
-		var r protocol.TabsListResult
-		if err := c.agent.Call(ctx, protocol.MethodTabsList, nil, &r); err != nil {
-			b.Fatal(err)
-		}
-		ids := map[int]bool{}
-		for _, t := range r.Tabs {
-			ids[t.ID] = true
-		}
-		return ids
-	}
-	newTab := func(cs *mcp.ClientSession) int {
-		before := tabIDs()
-		if r := callTool(b, cs, "browser_tabs", map[string]any{"action": "new"}); r.isErr {
-			b.Fatal(r.text)
-		}
-		for id := range tabIDs() {
-			if !before[id] {
-				return id
-			}
-		}
-		b.Fatal("browser_tabs new opened no tab")
-		return 0
-	}
-	egoTab, pwTab := newTab(egoCS), newTab(pwCS)
-	front := func(tab int) {
-		if err := c.agent.Call(ctx, protocol.MethodTabsSelect, protocol.TabParams{Target: protocol.Target{Tab: tab}}, nil); err != nil {
-			b.Fatal(err)
-		}
-	}
+	egoTab, pwTab := benchNewTab(ctx, b, c, egoCS), benchNewTab(ctx, b, c, pwCS)
+	front := func(tab int) { benchFront(ctx, b, c, tab) }
 
 	runs := max(b.N, 1)
 	if testing.Short() {
@@ -406,4 +361,65 @@ func benchPagesHandler(orders chan string) http.Handler {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Write([]byte(body))
 	})
+}
+
+// startPlaywrightMCP starts Playwright MCP (npm @playwright/mcp, pinned in
+// bench/package.json) attached with --cdp-endpoint to the test browser,
+// with 120 s for every action and navigation; it skips the benchmark when
+// it is not installed (and fails it in CI).
+func startPlaywrightMCP(ctx context.Context, b *testing.B, endpoint string) *mcp.ClientSession {
+	cli, _ := filepath.Abs("../bench/node_modules/@playwright/mcp/cli.js")
+	node, nodeErr := exec.LookPath("node")
+	if _, err := os.Stat(cli); err != nil || nodeErr != nil {
+		if os.Getenv("CI") == "true" {
+			b.Fatalf("Playwright MCP is missing (install Node.js and run npm ci in bench/): %v %v", err, nodeErr)
+		}
+		b.Skipf("Playwright MCP is missing (install Node.js and run npm ci in bench/)")
+	}
+	out := b.TempDir() // Playwright MCP writes logs and snapshots under its working directory
+	pwCmd := exec.Command(node, cli, "--cdp-endpoint", endpoint, "--timeout-action", "120000", "--timeout-navigation", "120000", "--output-dir", out)
+	pwCmd.Dir = out
+	pwLogs := &logBuffer{}
+	pwCmd.Stderr = pwLogs
+	pwCS, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: pwCmd}, nil)
+	if err != nil {
+		b.Fatalf("start Playwright MCP: %v\n%s", err, pwLogs)
+	}
+	b.Cleanup(func() { pwCS.Close() })
+	return pwCS
+}
+
+// benchNewTab opens a tab through an MCP server (browser_tabs new) and
+// returns its id.
+func benchNewTab(ctx context.Context, b *testing.B, c *chain, cs *mcp.ClientSession) int {
+	tabIDs := func() map[int]bool {
+		var r protocol.TabsListResult
+		if err := c.agent.Call(ctx, protocol.MethodTabsList, nil, &r); err != nil {
+			b.Fatal(err)
+		}
+		ids := map[int]bool{}
+		for _, t := range r.Tabs {
+			ids[t.ID] = true
+		}
+		return ids
+	}
+	before := tabIDs()
+	if r := callTool(b, cs, "browser_tabs", map[string]any{"action": "new"}); r.isErr {
+		b.Fatal(r.text)
+	}
+	for id := range tabIDs() {
+		if !before[id] {
+			return id
+		}
+	}
+	b.Fatal("browser_tabs new opened no tab")
+	return 0
+}
+
+// benchFront brings a tab to the front: Chrome does not deliver mouse
+// input to a background tab of a headless browser.
+func benchFront(ctx context.Context, b *testing.B, c *chain, tab int) {
+	if err := c.agent.Call(ctx, protocol.MethodTabsSelect, protocol.TabParams{Target: protocol.Target{Tab: tab}}, nil); err != nil {
+		b.Fatal(err)
+	}
 }

@@ -61,6 +61,17 @@ document.getElementById('host').attachShadow({mode: 'open'}).innerHTML = '<butto
 	if strings.Contains(snap.Text, "Hidden button") {
 		t.Errorf("snapshot shows a display:none button:\n%s", snap.Text)
 	}
+	// Link URLs only when asked (urls), in every frame.
+	if strings.Contains(snap.Text, "url=") {
+		t.Errorf("snapshot without urls shows a link's URL:\n%s", snap.Text)
+	}
+	var withURLs protocol.SnapshotResult
+	if err := c.agent.Call(ctx, protocol.MethodSnapshot, protocol.SnapshotParams{Target: tab, URLs: true}, &withURLs); err != nil {
+		t.Fatal(err)
+	}
+	if want := `link "Inner link" [url=/x]`; !strings.Contains(withURLs.Text, want) {
+		t.Errorf("snapshot with urls lacks %s:\n%s", want, withURLs.Text)
+	}
 	seen := map[string]bool{}
 	for _, m := range refRE.FindAllStringSubmatch(snap.Text, -1) {
 		if seen[m[1]] {

@@ -82,6 +82,7 @@ type snapshotIn struct {
 	MaxChars    int    `json:"maxChars,omitempty" jsonschema:"cap on the text; a last line says how to page on"`
 	Start       int    `json:"start,omitempty" jsonschema:"first line to show (paging after a cut)"`
 	Diff        bool   `json:"diff,omitempty" jsonschema:"only what changed since the previous snapshot"`
+	URLs        bool   `json:"urls,omitempty" jsonschema:"with interactive=false: write each link's URL (url=), left out by default"`
 }
 
 type clickIn struct {
@@ -285,7 +286,7 @@ func (t *tools) snapshotTool(ctx context.Context, in snapshotIn) *mcp.CallToolRe
 	full := in.Interactive != nil && !*in.Interactive
 	var res protocol.SnapshotResult
 	err := t.call(ctx, protocol.MethodSnapshot, protocol.SnapshotParams{
-		Target: t.target(), Interactive: !full, Scope: in.Scope, MaxChars: in.MaxChars, Start: in.Start, Diff: in.Diff,
+		Target: t.target(), Interactive: !full, Scope: in.Scope, MaxChars: in.MaxChars, Start: in.Start, Diff: in.Diff, URLs: in.URLs,
 	}, &res)
 	if err != nil {
 		return failure(err)

@@ -15,6 +15,9 @@ type SnapshotParams struct {
 	Scope string `json:"scope,omitempty"`
 	// Viewport shows only what intersects the viewport.
 	Viewport bool `json:"viewport,omitempty"`
+	// URLs writes each link's target (url=) in a full snapshot; without it
+	// links have none (read one with get attr @N href).
+	URLs bool `json:"urls,omitempty"`
 	// MaxChars caps the text; a marker line says what was cut and how to get it.
 	MaxChars int `json:"maxChars,omitempty"`
 	// Start skips the first Start lines (paging after a cut; the marker gives it).

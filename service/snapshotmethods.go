@@ -39,6 +39,7 @@ func (s *Service) snapshotOnce(ctx context.Context, c *call, p protocol.Snapshot
 	opts := snapshot.Options{
 		Interactive:  p.Interactive,
 		Viewport:     p.Viewport,
+		URLs:         p.URLs,
 		MaxChars:     p.MaxChars,
 		Start:        p.Start,
 		DiffPrevious: p.Diff,

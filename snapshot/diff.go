@@ -174,7 +174,7 @@ func diffLines(prev, cur []line) []outLine {
 			for j < len(ops) && !show[j] {
 				j++
 			}
-			out = append(out, outLine{text: "  " + strings.Repeat("  ", o.l.depth) + fmt.Sprintf("… %d unchanged lines", j-i)})
+			out = append(out, outLine{text: "  " + strings.Repeat(indent, o.l.depth) + fmt.Sprintf("… %d unchanged lines", j-i)})
 			i = j
 			continue
 		}

@@ -15,11 +15,15 @@ type line struct {
 	ref    string
 }
 
+// indent is one level of the tree: one space (two cost 7-14 % of a
+// full snapshot's characters, and one reads as well).
+const indent = " "
+
 func (l line) String() string {
 	var b strings.Builder
-	b.Grow(2*l.depth + 2 + len(l.text))
+	b.Grow(len(indent)*l.depth + 2 + len(l.text))
 	for range l.depth {
-		b.WriteString("  ")
+		b.WriteString(indent)
 	}
 	if l.bullet {
 		b.WriteString("- ")
@@ -53,6 +57,9 @@ func header(n *Node, interactive bool) string {
 	name := n.Name
 	if (n.Role == "row" || n.Role == "cell" || n.Role == "gridcell") && !interactive && !allText(n.Kids) {
 		name = "" // the cells and their content say it
+	}
+	if n.Role == "heading" && n.Ref == "" && !interactive && !allText(n.Kids) && saidBy(n.Kids) == squeeze(name) {
+		name = "" // its lines say it: heading [level=3] over link "Ridge" @4
 	}
 	if name != "" {
 		b.WriteByte(' ')
@@ -102,6 +109,48 @@ func plainText(s string) string {
 	return s
 }
 
+// namedByKids says whether n's children add nothing to its name: runs of
+// text (the name comes from them), and images with no ref whose
+// alternative text is in the name (link "Ridge Jacket" over img "Ridge
+// Jacket").
+func namedByKids(n *Node) bool {
+	for _, k := range n.Kids {
+		switch {
+		case k.Text != "":
+		case (k.Role == "img" || k.Role == "image") && k.Ref == "" && len(k.Kids) == 0 && len(k.States) == 0 && strings.Contains(n.Name, k.Name):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// saidBy is what the lines of ns say, as names and text, without white
+// space (to compare with a name).
+func saidBy(ns []*Node) string {
+	var b strings.Builder
+	var walk func([]*Node)
+	walk = func(ns []*Node) {
+		for _, n := range ns {
+			switch {
+			case n.Text != "":
+				b.WriteString(n.Text)
+			case n.Name != "":
+				b.WriteString(n.Name)
+			default:
+				walk(n.Kids)
+			}
+		}
+	}
+	walk(ns)
+	return squeeze(b.String())
+}
+
+// squeeze drops a string's white space.
+func squeeze(s string) string {
+	return strings.Join(strings.Fields(s), "")
+}
+
 func allText(ns []*Node) bool {
 	for _, n := range ns {
 		if n.Text == "" {
@@ -126,8 +175,8 @@ func build(ns []*Node, depth int, interactive bool, out []line) []line {
 		}
 		kids := n.Kids
 		inline := n.Value
-		if n.Name != "" && fromContent[n.Role] && allText(kids) {
-			kids = nil // the text is the name
+		if n.Name != "" && fromContent[n.Role] && namedByKids(n) {
+			kids = nil // the text is the name, or an image it names
 		}
 		if inline == "" && len(kids) == 1 && kids[0].Text != "" {
 			inline, kids = kids[0].Text, nil

@@ -28,15 +28,19 @@ func TestRender(t *testing.T) {
 		{"text and heading", "0\theading\tTitle\t\tlevel=1\n1\t\tTitle\n0\t\tHello", false,
 			"heading \"Title\" [level=1]\nHello\n"},
 		{"list items as bullets", "0\tlist\n1\tlistitem\n2\t\tone\n1\tlistitem\n2\tlink\tGo\t7\t\t/go\n2\t\tafter", false,
-			"list\n  - one\n  - link \"Go\" [url=/go] @7\n    after\n"},
+			"list\n - one\n - link \"Go\" [url=/go] @7\n  after\n"},
 		{"value and states", "0\ttextbox\tEmail\t3\tdisabled,required\t\ta@b.c", false,
 			"textbox \"Email\" [disabled required] @3: a@b.c\n"},
 		{"interactive keeps context", "0\tmain\n1\theading\tH\t\tlevel=2\n1\tlist\n2\tbutton\tB\t4\n0\tnavigation\n1\t\ttext", true,
-			"main\n  heading \"H\" [level=2]\n  button \"B\" @4\n"},
+			"main\n heading \"H\" [level=2]\n button \"B\" @4\n"},
 		{"generic clickable shows its text", "0\tgeneric\t\t5\n1\t\tClick me", true,
 			"generic @5: Click me\n"},
 		{"text that reads as a ref is quoted", "0\t\tPrice @5\n0\t\tReply @12: ok\n0\t\tmail ada@5 or @6.50\n0\tlist\n1\tlistitem\n2\t\tItem @3\n0\tbutton\tSave @4\t9\n0\tstatus\n1\t\tsaved @2", false,
-			"\"Price @5\"\n\"Reply @12: ok\"\nmail ada@5 or @6.50\nlist\n  - \"Item @3\"\nbutton \"Save @4\" @9\nstatus: saved @2\n"},
+			"\"Price @5\"\n\"Reply @12: ok\"\nmail ada@5 or @6.50\nlist\n - \"Item @3\"\nbutton \"Save @4\" @9\nstatus: saved @2\n"},
+		{"an image its link names is not repeated", "0\tlink\tRidge Jacket in navy\t7\n1\timg\tRidge Jacket in navy\n0\tbutton\tAdd\t8\n1\timg\tcart icon", false,
+			"link \"Ridge Jacket in navy\" @7\nbutton \"Add\" @8\n img \"cart icon\"\n"},
+		{"a heading its lines say has no name", "0\theading\tRidge Jacket\t\tlevel=3\n1\tlink\tRidge Jacket\t8\n0\theading\tAbout\t\tlevel=2\n1\tlink\tRidge\t9\n0\theading\tIntro more\t\tlevel=2\n1\t\tIntro\n1\tlink\tmore\t10", false,
+			"heading [level=3]\n link \"Ridge Jacket\" @8\nheading \"About\" [level=2]\n link \"Ridge\" @9\nheading [level=2]\n Intro\n link \"more\" @10\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,11 +90,11 @@ func TestDiff(t *testing.T) {
 	want := []string{
 		"[diff against the previous snapshot: 1 added, 1 removed, 6 unchanged; \"+ \" added, \"- \" removed]",
 		"  main",
-		"    list",
-		"      … 2 unchanged lines",
-		"- " + "    c",
-		"+ " + "    c2",
-		"      … 2 unchanged lines",
+		"   list",
+		"    … 2 unchanged lines",
+		"- " + "  c",
+		"+ " + "  c2",
+		"    … 2 unchanged lines",
 	}
 	if diff := cmp.Diff(want, texts); diff != "" {
 		t.Errorf("diff (-want +got):\n%s", diff)

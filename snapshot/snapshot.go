@@ -53,6 +53,10 @@ type Options struct {
 	ScopeSession target.SessionID
 	// Viewport shows only elements that intersect the viewport.
 	Viewport bool
+	// URLs writes each link's target (`url=`) in a full snapshot. Without
+	// it a link's line has none: an agent acts on the ref, and reads one
+	// link's target with `get attr @N href`.
+	URLs bool
 	// MaxChars caps the text (0 = no cap). What is cut is named in a
 	// marker line that says how to get it (Start).
 	MaxChars int
@@ -63,7 +67,7 @@ type Options struct {
 	// only what changed, with unchanged lines collapsed.
 	Diff *Snapshot
 	// DiffPrevious makes Tab.Snapshot diff against the tab's previous
-	// snapshot of the same shape (Interactive, Viewport and scope equal);
+	// snapshot of the same shape (Interactive, Viewport, URLs and scope equal);
 	// when there is none, the text is the whole snapshot under a marker
 	// line that says so.
 	DiffPrevious bool
@@ -176,7 +180,7 @@ func take(ctx context.Context, t cdptab.Tab, opts Options, sc *scope) (*Snapshot
 	if err != nil {
 		return nil, err
 	}
-	jsOpts := map[string]any{"viewport": opts.Viewport, "interactive": opts.Interactive, "allIds": opts.allRefs}
+	jsOpts := map[string]any{"viewport": opts.Viewport, "interactive": opts.Interactive, "urls": opts.URLs, "allIds": opts.allRefs}
 	// Walk every frame document at once.
 	var wg sync.WaitGroup
 	for _, d := range docs {

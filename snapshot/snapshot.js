@@ -169,7 +169,7 @@
     if (interactive || S.allIds) n.i = localId(el);
     const s = ns.states(el, role);
     if (s) n.s = s;
-    if (role === 'link' && el.href && !S.interactive) {
+    if (role === 'link' && el.href && S.urls) {
       const h = String(el.href);
       n.u = h.startsWith(S.origin + '/') ? h.slice(S.origin.length) : h;
     }
@@ -232,7 +232,8 @@
     const doc = document;
     S = {
       frames: [], count: 0, cursor: 'auto', viewport: !!opts.viewport, inClickable: false,
-      modal: null, inLabel: false, allIds: !!opts.allIds, interactive: !!opts.interactive, origin: location.origin,
+      modal: null, inLabel: false, allIds: !!opts.allIds, interactive: !!opts.interactive,
+      urls: !!opts.urls && !opts.interactive, origin: location.origin,
     };
     A = ns.view(doc);
     try { S.modal = doc.querySelector(':modal'); } catch (e) { S.modal = null; }

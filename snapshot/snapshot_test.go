@@ -423,18 +423,18 @@ func TestOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := tab.Snapshot(ctx, snapshot.Options{ScopeNode: d.Node.BackendNodeID})
+	sc, err := tab.Snapshot(ctx, snapshot.Options{ScopeNode: d.Node.BackendNodeID, URLs: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "navigation\n  link \"Home\" [url=/home] @1\n"; sc.Text != want {
+	if want := "navigation\n link \"Home\" [url=/home] @1\n"; sc.Text != want {
 		t.Errorf("scope node: got %q, want %q", sc.Text, want)
 	}
 	sr, err := tab.Snapshot(ctx, snapshot.Options{Scope: "@1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "link \"Home\" [url=/home] @1\n"; sr.Text != want {
+	if want := "link \"Home\" @1\n"; sr.Text != want { // no URLs unless asked
 		t.Errorf("scope ref: got %q, want %q", sr.Text, want)
 	}
 
@@ -454,7 +454,7 @@ func TestOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(diff.Text, "1 added, 1 removed") || !strings.Contains(diff.Text, `+   - button "Changed"`) || !strings.Contains(diff.Text, `-   - button "Item 29"`) || !strings.Contains(diff.Text, "unchanged lines") || len(diff.Text) > len(base.Text)/4 {
+	if !strings.Contains(diff.Text, "1 added, 1 removed") || !strings.Contains(diff.Text, `+  - button "Changed"`) || !strings.Contains(diff.Text, `-  - button "Item 29"`) || !strings.Contains(diff.Text, "unchanged lines") || len(diff.Text) > len(base.Text)/4 {
 		t.Errorf("diff:\n%s", diff.Text)
 	}
 	idiff, err := tab.Snapshot(ctx, snapshot.Options{Interactive: true, DiffPrevious: true})

@@ -54,15 +54,15 @@ const maxShapes = 8
 // shape is what a snapshot covers and how it renders: two snapshots diff
 // line for line only when their shapes are equal.
 type shape struct {
-	interactive, viewport bool
-	scope                 string
-	scopeNode             cdp.BackendNodeID
-	scopeSession          target.SessionID
-	viewer                string // Options.Viewer: a diff never shows one viewer what another saw
+	interactive, viewport, urls bool
+	scope                       string
+	scopeNode                   cdp.BackendNodeID
+	scopeSession                target.SessionID
+	viewer                      string // Options.Viewer: a diff never shows one viewer what another saw
 }
 
 func shapeOf(opts Options) shape {
-	return shape{interactive: opts.Interactive, viewport: opts.Viewport, scope: opts.Scope, scopeNode: opts.ScopeNode, scopeSession: opts.ScopeSession, viewer: opts.Viewer}
+	return shape{interactive: opts.Interactive, viewport: opts.Viewport, urls: opts.URLs && !opts.Interactive, scope: opts.Scope, scopeNode: opts.ScopeNode, scopeSession: opts.ScopeSession, viewer: opts.Viewer}
 }
 
 // String names a shape for people: "full", "interactive (-i)", "viewport, scope @3".
@@ -73,6 +73,9 @@ func (s shape) String() string {
 	}
 	if s.viewport {
 		parts = append(parts, "viewport")
+	}
+	if s.urls {
+		parts = append(parts, "urls")
 	}
 	switch {
 	case s.scope != "":
