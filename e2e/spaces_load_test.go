@@ -47,17 +47,17 @@ func procStatusKiB(pid int, field string) (int, error) {
 // unnamed connections (the person) on one tab is the baseline. It reports
 // p50/p99 of a call as its sender saw it, and the service's RSS.
 //
-// -short (CI) checks the same with fewer calls: 80 per agent all at once
-// (8 × 80 in flight, over the cap of 64 per connection), 40 per agent in
-// the other three shapes (still 128 in flight by the window of 16, 320 on
-// the person's one tab): the full run's 16,000 calls cost 90 s of CPU on 2
-// cores.
+// -short (CI) checks the same with fewer calls: 72 per agent all at once
+// (8 × 72 in flight, each connection 8 over the cap of 64), 24 per agent
+// in the other three shapes (still 128 in flight by the window of 16, 192
+// on the person's one tab): the full run's 16,000 calls cost 90 s of CPU
+// on 2 cores, and 8 × 80 + 3 × 8 × 40 calls about 50 s.
 func TestSpacesLoad(t *testing.T) {
 	const agents = 8
 	perAgent, fewer := 500, 500
 	if testing.Short() {
 		// CI: see above; docs/benchmarks.md has the full run's figures.
-		perAgent, fewer = 80, 40
+		perAgent, fewer = 72, 24
 	}
 	// Loss is what is counted, not queueing: a call's deadline is a hang
 	// bound, far past what the queue behind the in-flight cap takes on a

@@ -189,9 +189,10 @@ func TestRefFallbackNeverClicksTheWrongThingInChromium(t *testing.T) {
 			change: `document.getElementById('del2').outerHTML = '<button id=del2b>Delete</button>'`,
 			want:   "del2b"},
 	}
+	tab := b.Tab(t) // one tab, each page loaded in it afresh
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, ctx := tab0(t, b, url+tt.path)
+			p, ctx := tab.Load(t, url+tt.path)
 			if err := browsertest.WaitLoaded(ctx, p); err != nil {
 				t.Fatal(err)
 			}

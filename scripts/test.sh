@@ -60,7 +60,7 @@ job() {
 # e2e in two processes, its tests dealt alternately by name: its tests
 # mostly wait on Chromium (one process keeps less than a core busy), so
 # two halves take about half the time. Each has its own shared chain.
-# -short: the load test sends fewer calls (8 × 150 at once, 8 × 40 in its
+# -short: the load test sends fewer calls (8 × 72 at once, 8 × 24 in its
 # other shapes; its figures in docs/benchmarks.md are the full run's).
 e2e_tests=$(grep -hoE '^func Test[A-Za-z0-9_]*\(\w+ \*testing\.T\)' e2e/*_test.go | sed -E 's/^func (Test[A-Za-z0-9_]*).*/\1/' | sort)
 [ "$(echo "$e2e_tests" | wc -l)" -gt 10 ] || { echo "test.sh: found no e2e tests to run" >&2; exit 1; }

@@ -75,10 +75,10 @@ func TestFidelityWithChromeAccessibilityTree(t *testing.T) {
 		pages["/"+k] = "<!doctype html><title>" + k + "</title><body>" + v
 	}
 	base := browsertest.Serve(t, browsertest.Pages(pages))
-	b := SharedBrowsers.Launch(t)
+	tab := SharedBrowsers.Launch(t).Tab(t) // one tab, each page loaded in it
 	for name := range fidelityPages {
 		t.Run(name, func(t *testing.T) {
-			p, ctx := b.OpenTab(t, base+"/"+name)
+			p, ctx := tab.Load(t, base+"/"+name)
 			tab := NewTab(p)
 			snap, err := tab.Snapshot(ctx, Options{allRefs: true})
 			if err != nil {

@@ -1,14 +1,12 @@
 package snapshot_test
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
@@ -89,14 +87,12 @@ func TestInteractiveWalkUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := snapshot.SharedBrowsers.Launch(t)
+	tab := snapshot.SharedBrowsers.Launch(t).Tab(t) // one tab, each page loaded in it
 	srv := browsertest.Serve(t, browsertest.Pages(equivPages))
 	for path := range equivPages {
 		name := strings.TrimPrefix(path, "/")
 		t.Run(name, func(t *testing.T) {
-			s := b.NewPage(t, srv+path)
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
+			s, ctx := tab.Load(t, srv+path)
 			tree, err := cdp.Call(ctx, s, page.GetFrameTree, cdp.Empty{})
 			if err != nil {
 				t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/page"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/egohost/egohost/browser"
@@ -175,6 +176,67 @@ func (b *Browser) OpenTab(tb testing.TB, url string) (*cdptab.Page, context.Cont
 	return p, ctx
 }
 
+// Tab is one tab that the subtests of a test take turns on: Load loads
+// each one's page in it. A tab costs a renderer process of its own (about
+// 0.5 s of CPU to start and end it); a page loaded in the same tab from
+// the same site reuses the tab's. Use it where a subtest needs its page
+// loaded afresh, not a tab of its own.
+type Tab struct {
+	b      *Browser
+	parent testing.TB
+	p      *cdptab.Page
+}
+
+// Tab returns a Tab for tb's subtests; its tab opens on the first Load
+// and closes at tb's cleanup.
+func (b *Browser) Tab(tb testing.TB) *Tab { return &Tab{b: b, parent: tb} }
+
+// oldDocument marks a document that Load navigates away from: the page
+// after the navigation is loaded once a document without the mark is.
+const oldDocument = "__browsertestOldDocument"
+
+// Load loads url in the tab (the first call opens it) and waits until the
+// new document has loaded. It returns the page and a context that bounds
+// tb's calls to it (60 s).
+func (t *Tab) Load(tb testing.TB, url string) (*cdptab.Page, context.Context) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	tb.Cleanup(cancel)
+	if t.p == nil {
+		p, err := cdptab.Open(ctx, t.b.NewPage(t.parent, url))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		t.parent.Cleanup(p.Close)
+		t.p = p
+		return p, ctx
+	}
+	if err := navigate(ctx, t.p, url); err != nil {
+		tb.Fatalf("load %s: %v", url, err)
+	}
+	return t.p, ctx
+}
+
+// navigate loads url in s's page: it marks the document there, navigates
+// and waits for a loaded document without the mark (a navigation to the
+// same URL loads a new document too).
+func navigate(ctx context.Context, s cdp.Session, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	yes := true
+	if _, err := cdp.Call(ctx, s, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: "window." + oldDocument + " = true", ReturnByValue: &yes}); err != nil {
+		return fmt.Errorf("mark the old document: %w", err)
+	}
+	nav, err := cdp.Call(ctx, s, page.Navigate, page.NavigateParams{URL: url})
+	if err != nil {
+		return fmt.Errorf("navigate: %w", err)
+	}
+	if nav.ErrorText != "" {
+		return fmt.Errorf("navigate: %s", nav.ErrorText)
+	}
+	return waitFor(ctx, s, "document.readyState === 'complete' && location.href !== 'about:blank' && !window."+oldDocument)
+}
+
 // QuerySelector returns the node of the first element of the page's
 // document that matches sel (DOM.getDocument, then DOM.querySelector).
 func QuerySelector(ctx context.Context, tb testing.TB, s cdp.Session, sel string) cdp.NodeID {
@@ -225,10 +287,15 @@ func (b *Browser) newPage(ctx context.Context, url string) (*cdpdirect.Session, 
 // WaitLoaded polls until the session's document has finished loading
 // something other than about:blank.
 func WaitLoaded(ctx context.Context, s cdp.Session) error {
+	return waitFor(ctx, s, "document.readyState === 'complete' && location.href !== 'about:blank'")
+}
+
+// waitFor polls until expr is true in s's page.
+func waitFor(ctx context.Context, s cdp.Session, expr string) error {
 	yes := true
 	for {
 		res, err := cdp.Call(ctx, s, cdpruntime.Evaluate, cdpruntime.EvaluateParams{
-			Expression:    "document.readyState === 'complete' && location.href !== 'about:blank'",
+			Expression:    expr,
 			ReturnByValue: &yes,
 		})
 		if err == nil && string(res.Result.Value) == "true" {

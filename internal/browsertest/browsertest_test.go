@@ -2,6 +2,8 @@ package browsertest
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
@@ -72,4 +74,47 @@ func TestSharedGivesEachTestItsOwnContext(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A Tab's subtests share one tab, and each gets its page afresh: a new
+// document even when the URL is the one already loaded (a Load that
+// returned on the old document would show its state), after a slow page.
+func TestTabLoadsEachPageAfresh(t *testing.T) {
+	var shared Shared
+	t.Cleanup(func() { shared.Close() }) // after the context's disposal
+	base := Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			time.Sleep(300 * time.Millisecond)
+		}
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<title>%s</title>", r.URL.Path)
+	}))
+	tab := shared.Launch(t).Tab(t)
+	var first target.ID
+	for i, path := range []string{"/a", "/a", "/slow", "/b"} {
+		t.Run(fmt.Sprint(i, path), func(t *testing.T) {
+			p, ctx := tab.Load(t, base+path)
+			yes := true
+			res, err := cdp.Call(ctx, p, runtime.Evaluate, runtime.EvaluateParams{Expression: "[document.title, window.touched === true]", ReturnByValue: &yes})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := string(res.Result.Value), `["`+path+`",false]`; got != want {
+				t.Errorf("the page after Load: got %s, want %s", got, want)
+			}
+			if _, err := cdp.Call(ctx, p, runtime.Evaluate, runtime.EvaluateParams{Expression: "window.touched = true"}); err != nil {
+				t.Fatal(err)
+			}
+			info, err := cdp.Call(ctx, p, target.GetTargetInfo, target.GetTargetInfoParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first == "" {
+				first = info.TargetInfo.TargetID
+			}
+			if info.TargetInfo.TargetID != first {
+				t.Errorf("subtest %d is in tab %s, want the first one's, %s", i, info.TargetInfo.TargetID, first)
+			}
+		})
+	}
 }
