@@ -3,10 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,63 +10,6 @@ import (
 
 	"github.com/egohost/egohost/protocol"
 )
-
-// dokuWiki serves a private copy of Debian's DokuWiki (`apt-get install
-// dokuwiki php-cli`) with `php -S` on loopback: its own configuration (no
-// ACL, so anyone edits) and data folder, so the system's wiki is not
-// touched. It skips the benchmark when DokuWiki or PHP is not installed.
-func dokuWiki(tb testing.TB) string {
-	tb.Helper()
-	const docRoot, conf, data = "/usr/share/dokuwiki", "/etc/dokuwiki", "/var/lib/dokuwiki/data"
-	php, err := exec.LookPath("php")
-	if err != nil || !exists(docRoot+"/doku.php") || !exists(conf+"/local.php") || !exists(data) {
-		tb.Skip("DokuWiki is not installed: apt-get install dokuwiki php-cli")
-	}
-	dir := tb.TempDir()
-	for _, cp := range [][]string{{conf, dir + "/conf"}, {data, dir + "/data"}} {
-		if out, err := exec.Command("cp", "-rL", cp[0], cp[1]).CombinedOutput(); err != nil {
-			tb.Fatalf("copy %s: %v: %s", cp[0], err, out)
-		}
-	}
-	local, err := os.OpenFile(dir+"/conf/local.php", os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	fmt.Fprintf(local, "\n$conf['useacl'] = 0;\n$conf['savedir'] = '%s/data';\n", dir)
-	local.Close()
-	prepend := filepath.Join(dir, "prepend.php")
-	if err := os.WriteFile(prepend, []byte("<?php define('DOKU_CONF', '"+dir+"/conf/');\n"), 0o600); err != nil {
-		tb.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	cmd := exec.Command(php, "-d", "auto_prepend_file="+prepend, "-S", addr, "-t", docRoot)
-	cmd.Dir = docRoot
-	if err := cmd.Start(); err != nil {
-		tb.Fatalf("php -S: %v", err)
-	}
-	tb.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if c, err := net.Dial("tcp", addr); err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("php -S did not listen on %s", addr)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return "http://" + addr
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
 
 // BenchmarkDokuWikiEdit times an agent's edit of a DokuWiki page, step by
 // step, with the default settle, over one agent connection and through
@@ -84,11 +23,14 @@ func BenchmarkDokuWikiEdit(b *testing.B) {
 	if b.N == 1 {
 		return // the testing package's probe run
 	}
-	wiki := dokuWiki(b)
-	c := startChain(b)
-	tab := c.openTab(b, wiki+"/doku.php?id=start")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
+	wiki, err := startDokuWiki(ctx, b)
+	if err != nil {
+		b.Skip(err) // DokuWiki or PHP not installed: nothing to measure
+	}
+	c := startChain(b)
+	tab := c.openTab(b, wiki+"/doku.php?id=start")
 	text := strings.Repeat("egohost ", 7) + "edit!" // 61 characters
 	steps := []struct {
 		name string
