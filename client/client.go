@@ -17,8 +17,8 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/egohost/egohost/internal/rpcclient"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/rpcclient"
 )
 
 // ErrClosed is returned by calls on a client that Close closed.

@@ -1,8 +1,8 @@
 package client
 
 import (
+	"github.com/egohost/egohost/internal/rpcclient"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/rpcclient"
 )
 
 // StateFile is the name of the file (in the state dir) where a running

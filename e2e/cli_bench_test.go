@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/client"
+	"github.com/egohost/egohost/internal/rpcclient"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/rpcclient"
 	"github.com/egohost/egohost/snapshot/snapshotbench"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/rpcclient"
+	"github.com/egohost/egohost/internal/rpcclient"
 )
 
 // dialSocket dials the fixture's agent socket with tok as agent.

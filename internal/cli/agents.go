@@ -16,7 +16,7 @@ import (
 	"github.com/egohost/egohost"
 	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/rpcclient"
+	"github.com/egohost/egohost/internal/rpcclient"
 )
 
 // EnvAgentTokenFile names the environment variable that makes the CLI

@@ -18,7 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/rpcclient"
+	"github.com/egohost/egohost/internal/rpcclient"
 )
 
 // verb is a CLI command that is one call to the running service.

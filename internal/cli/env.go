@@ -17,7 +17,7 @@ import (
 
 	"github.com/egohost/egohost/config"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/rpcclient"
+	"github.com/egohost/egohost/internal/rpcclient"
 )
 
 // env is what every command gets: its streams and the loaded configuration.
