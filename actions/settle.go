@@ -39,6 +39,16 @@ func (r *Runner) settle(w *watch, s Settle, el Element) (out Settled) {
 	ctx, cancel := context.WithTimeout(w.ctx, s.Cap)
 	defer cancel()
 	defer func() { out.Took = time.Since(start) }() // out is the named result: set after every return
+	// After a navigation the new document is prepared for the next call
+	// (Options.Prepare) while the settle watches it; the settle ends when
+	// both are done.
+	var prep *preparing
+	defer func() { prep.wait(ctx) }()
+	follow := func(ev navEvent) {
+		r.followNavigation(ctx, w, ev, &out)
+		prep.stop()
+		prep = r.prepare(ctx)
+	}
 	// Navigation events that arrived with the action's own reply.
 	for {
 		ev, ok := w.next()
@@ -46,7 +56,7 @@ func (r *Runner) settle(w *watch, s Settle, el Element) (out Settled) {
 			break
 		}
 		if w.isMain(ev) && (ev.kind == navStarted || ev.kind == navCommitted) {
-			r.followNavigation(ctx, w, ev, &out)
+			follow(ev)
 			break
 		}
 	}
@@ -68,7 +78,7 @@ func (r *Runner) settle(w *watch, s Settle, el Element) (out Settled) {
 			}
 		}
 		if navigated {
-			r.followNavigation(ctx, w, nav, &out)
+			follow(nav)
 			continue
 		}
 		if q.err != nil {
@@ -78,7 +88,7 @@ func (r *Runner) settle(w *watch, s Settle, el Element) (out Settled) {
 				// already followed above (then the next round watches the
 				// new document; a later navigation shows in its events).
 				if !out.Navigated {
-					r.followNavigation(ctx, w, navEvent{}, &out)
+					follow(navEvent{})
 				}
 				continue
 			}

@@ -232,3 +232,26 @@ func (b *Box) String() string {
 	}
 	return fmt.Sprintf("(%.1f, %.1f) %.1f×%.1f", b.X, b.Y, b.Width, b.Height)
 }
+
+// prepareTarget is what Prepare counts: the root element, found at once.
+const prepareTarget = "css=:root"
+
+// Prepare readies egohost's world in the main frame's current document:
+// it makes the world and installs the page module and the engine there,
+// which the first resolution in a new document otherwise does on its
+// reply's path (two to four round trips more, and the module's
+// compilation). A caller that has just navigated calls it while it waits
+// for the new document's load (actions.Options.Prepare). Only the main
+// frame's document is prepared, under the same reach check as any
+// resolution: a document r may not reach is refused as it would be.
+func (r *Resolver) Prepare(ctx context.Context) error {
+	p, err := parse(prepareTarget)
+	if err != nil {
+		return err
+	}
+	main := r.mainDoc()
+	if _, err := r.eval(ctx, &main, jsSpec{Steps: newPlan(p).steps, Mode: modeCount}); err != nil {
+		return fmt.Errorf("prepare the main frame's document: %w", err)
+	}
+	return nil
+}
