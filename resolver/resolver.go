@@ -22,6 +22,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
+	"github.com/egohost/egohost/aria"
 	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/locator"
 	"github.com/egohost/egohost/refmap"
@@ -250,7 +251,17 @@ func (r *Resolver) Prepare(ctx context.Context) error {
 		return err
 	}
 	main := r.mainDoc()
-	if _, err := r.eval(ctx, &main, jsSpec{Steps: newPlan(p).steps, Mode: modeCount}); err != nil {
+	id, err := r.rootFrame(ctx, main.sid, main.s)
+	if err != nil {
+		return fmt.Errorf("prepare the main frame's document: %w", err)
+	}
+	main.frameID = id
+	// The remembered world is the old document's: make the new one at
+	// once, and send the module with the first evaluation.
+	r.c.mu.Lock()
+	delete(r.c.worlds, frameKey{main.sid, id})
+	r.c.mu.Unlock()
+	if _, err := r.eval(ctx, &main, jsSpec{Steps: newPlan(p).steps, Mode: modeCount, install: aria.InstallModule}); err != nil {
 		return fmt.Errorf("prepare the main frame's document: %w", err)
 	}
 	return nil
