@@ -108,10 +108,10 @@ type Options struct {
 	// and its module). It runs in the background as soon as a navigation
 	// the Runner waits for commits (goto, back, forward, reload, and the
 	// settle of an action that navigated), in parallel with the wait for
-	// the load or the quiet page; the Runner waits for it (bounded by
-	// prepareTimeout) before it answers, so the next call finds the
-	// document ready. Its error is ignored: the first call then does the
-	// work itself, as it would without Prepare.
+	// the load or the quiet page, and may outlast the call (bounded by
+	// prepareTimeout): the Runner does not wait for it (the caller's next
+	// resolution does, resolver.Resolver.Prepare). Its error is ignored:
+	// the first call then does the work itself, as it would without it.
 	Prepare func(ctx context.Context) error
 }
 

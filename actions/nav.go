@@ -300,9 +300,8 @@ func (r *Runner) navigate(ctx context.Context, op, url string, o NavOptions, sta
 	}
 	res := &NavResult{}
 	// The new document's preparation (Options.Prepare) runs from its
-	// commit, in parallel with the wait for its load.
+	// commit, in parallel with the wait for its load (and after it).
 	var prep *preparing
-	defer func() { prep.stop() }()
 	committed := func() {
 		if want != "" {
 			prep.stop() // a later commit (a redirect by script): prepare that one
@@ -313,7 +312,6 @@ func (r *Runner) navigate(ctx context.Context, op, url string, o NavOptions, sta
 	if err != nil {
 		return fail(err, reached)
 	}
-	prep.wait(tctx)
 	res.Reached = until
 	res.Took = time.Since(begin)
 	return r.where(ctx, res), nil

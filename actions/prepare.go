@@ -10,39 +10,26 @@ const prepareTimeout = 2 * time.Second
 
 // preparing is one run of Options.Prepare in the background.
 type preparing struct {
-	done   chan struct{}
 	cancel context.CancelFunc
 }
 
 // prepare starts Options.Prepare in the background (nil when there is
-// none). Its context outlives ctx's cancellation (the caller waits for it
-// or stops it), within prepareTimeout.
+// none). It is not waited for: it outlives the call (within
+// prepareTimeout), and the next call's resolution waits for it where it
+// needs what it makes.
 func (r *Runner) prepare(ctx context.Context) *preparing {
 	if r.opts.Prepare == nil {
 		return nil
 	}
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), prepareTimeout)
-	p := &preparing{done: make(chan struct{}), cancel: cancel}
 	go func() {
-		defer close(p.done)
+		defer cancel()
 		_ = r.opts.Prepare(pctx) // best effort: the next call does it otherwise
 	}()
-	return p
+	return &preparing{cancel: cancel}
 }
 
-// wait waits for the preparation to end, or for ctx; then stops it.
-func (p *preparing) wait(ctx context.Context) {
-	if p == nil {
-		return
-	}
-	select {
-	case <-p.done:
-	case <-ctx.Done():
-	}
-	p.cancel()
-}
-
-// stop ends the preparation without waiting for it.
+// stop ends the preparation (a later document replaces it).
 func (p *preparing) stop() {
 	if p != nil {
 		p.cancel()

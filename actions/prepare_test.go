@@ -16,7 +16,7 @@ import (
 
 // TestFirstActionOnANewDocumentIsPrepared: after goto, and after a click
 // that navigates, the first action on the new document finds egohost's
-// world ready (Options.Prepare ran while the Runner waited for the load):
+// world ready (Options.Prepare ran from the commit, beside the wait):
 // no isolated world is made and no module is installed on its reply's
 // path.
 func TestFirstActionOnANewDocumentIsPrepared(t *testing.T) {
@@ -35,11 +35,23 @@ func TestFirstActionOnANewDocumentIsPrepared(t *testing.T) {
 	t.Cleanup(p.Close)
 	rec := &recorder{safeTab: safeTab{p}}
 	res := resolver.New(rec, nil)
+	// The preparation runs in the background, past the call: the test
+	// lets it end before it records the first fill's calls.
+	prepared := make(chan struct{}, 8)
+	prepare := func(ctx context.Context) error {
+		defer func() { prepared <- struct{}{} }()
+		return res.Prepare(ctx)
+	}
 	r := actions.New(rec, actions.FindCallers(res.Object, res.ObjectCall), actions.Options{
-		Transient: resolver.IsTransient, Setup: &actions.TabSetup{}, Prepare: res.Prepare,
+		Transient: resolver.IsTransient, Setup: &actions.TabSetup{}, Prepare: prepare,
 	})
 	firstFill := func(what, target string) {
 		t.Helper()
+		select {
+		case <-prepared:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: no preparation of the new document", what)
+		}
 		rec.reset()
 		if _, err := r.Fill(ctx, target, "Ada", actions.FillOptions{}); err != nil {
 			t.Fatalf("%s: fill %s: %v", what, target, err)

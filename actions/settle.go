@@ -40,10 +40,8 @@ func (r *Runner) settle(w *watch, s Settle, el Element) (out Settled) {
 	defer cancel()
 	defer func() { out.Took = time.Since(start) }() // out is the named result: set after every return
 	// After a navigation the new document is prepared for the next call
-	// (Options.Prepare) while the settle watches it; the settle ends when
-	// both are done.
+	// (Options.Prepare), in parallel with the settle's watch of it.
 	var prep *preparing
-	defer func() { prep.wait(ctx) }()
 	follow := func(ev navEvent) {
 		r.followNavigation(ctx, w, ev, &out)
 		prep.stop()

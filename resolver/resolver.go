@@ -96,6 +96,32 @@ type cache struct {
 	mu     sync.Mutex
 	worlds map[frameKey]worldRef
 	roots  map[target.SessionID]cdp.FrameID // a session's root frame
+	// prep is closed when the running Prepare ends (nil when none runs):
+	// a resolution that finds no world waits for it rather than make
+	// another one beside it.
+	prep chan struct{}
+}
+
+// preparingKey marks Prepare's own context (its resolution must not wait
+// for itself).
+type preparingKey struct{}
+
+// waitPrepare waits, within ctx, for a Prepare that is running (not when
+// ctx is that Prepare's).
+func (c *cache) waitPrepare(ctx context.Context) {
+	if ctx.Value(preparingKey{}) != nil {
+		return
+	}
+	c.mu.Lock()
+	p := c.prep
+	c.mu.Unlock()
+	if p == nil {
+		return
+	}
+	select {
+	case <-p:
+	case <-ctx.Done():
+	}
 }
 
 type frameKey struct {
@@ -241,15 +267,32 @@ const prepareTarget = "css=:root"
 // it makes the world and installs the page module and the engine there,
 // which the first resolution in a new document otherwise does on its
 // reply's path (two to four round trips more, and the module's
-// compilation). A caller that has just navigated calls it while it waits
-// for the new document's load (actions.Options.Prepare). Only the main
-// frame's document is prepared, under the same reach check as any
-// resolution: a document r may not reach is refused as it would be.
+// compilation). A caller that has just navigated starts it in the
+// background (actions.Options.Prepare); a resolution that needs the world
+// meanwhile waits for it instead of making its own. One runs at a time
+// (another call returns at once). Only the main frame's document is
+// prepared, under the same reach check as any resolution: a document r
+// may not reach is refused as it would be.
 func (r *Resolver) Prepare(ctx context.Context) error {
 	p, err := parse(prepareTarget)
 	if err != nil {
 		return err
 	}
+	r.c.mu.Lock()
+	if r.c.prep != nil {
+		r.c.mu.Unlock()
+		return nil
+	}
+	done := make(chan struct{})
+	r.c.prep = done
+	r.c.mu.Unlock()
+	defer func() {
+		r.c.mu.Lock()
+		r.c.prep = nil
+		r.c.mu.Unlock()
+		close(done)
+	}()
+	ctx = context.WithValue(ctx, preparingKey{}, true)
 	main := r.mainDoc()
 	id, err := r.rootFrame(ctx, main.sid, main.s)
 	if err != nil {
