@@ -103,6 +103,16 @@ type Options struct {
 	// Pin, when set, holds the evaluations in the main frame's page world
 	// to the documents the caller may reach (see Pin).
 	Pin *Pin
+	// Prepare, when set, readies what the first call on a new document
+	// of the main frame needs (resolver.Resolver.Prepare: egohost's world
+	// and its module). It runs in the background as soon as a navigation
+	// the Runner waits for commits (goto, back, forward, reload, and the
+	// settle of an action that navigated), in parallel with the wait for
+	// the load or the quiet page, and may outlast the call (bounded by
+	// prepareTimeout): the Runner does not wait for it (the caller's next
+	// resolution does, resolver.Resolver.Prepare). Its error is ignored:
+	// the first call then does the work itself, as it would without it.
+	Prepare func(ctx context.Context) error
 }
 
 // Settle says how long to let the page settle after an action.

@@ -299,7 +299,16 @@ func (r *Runner) navigate(ctx context.Context, op, url string, o NavOptions, sta
 		return r.where(ctx, done), nil
 	}
 	res := &NavResult{}
-	reached, err := r.waitLoaded(w, frame, loader, want, res)
+	// The new document's preparation (Options.Prepare) runs from its
+	// commit, in parallel with the wait for its load (and after it).
+	var prep *preparing
+	committed := func() {
+		if want != "" {
+			prep.stop() // a later commit (a redirect by script): prepare that one
+			prep = r.prepare(ctx)
+		}
+	}
+	reached, err := r.waitLoaded(w, frame, loader, want, res, committed)
 	if err != nil {
 		return fail(err, reached)
 	}
@@ -311,8 +320,9 @@ func (r *Runner) navigate(ctx context.Context, op, url string, o NavOptions, sta
 // waitLoaded waits for the lifecycle event want of the main frame's new
 // document: loader when the caller knows it, else the next one to commit.
 // A later commit of the main frame (a redirect by script) is followed.
-// It returns the lifecycle events the document reached.
-func (r *Runner) waitLoaded(w *watch, frame cdp.FrameID, loader cdp.LoaderID, want string, res *NavResult) ([]string, error) {
+// It returns the lifecycle events the document reached. committed, when
+// not nil, is called at each commit of the main frame it sees.
+func (r *Runner) waitLoaded(w *watch, frame cdp.FrameID, loader cdp.LoaderID, want string, res *NavResult, committed func()) ([]string, error) {
 	if frame == "" {
 		frame = w.mainFrame
 	}
@@ -332,6 +342,9 @@ func (r *Runner) waitLoaded(w *watch, frame cdp.FrameID, loader cdp.LoaderID, wa
 					continue
 				}
 				loader = ev.loaderID
+				if committed != nil {
+					committed()
+				}
 				if ev.bfcache || want == "" {
 					return reached(), nil
 				}
@@ -398,7 +411,7 @@ func (r *Runner) WaitLoad(ctx context.Context, state string, d time.Duration) (*
 		return nil, fmt.Errorf("wait for %s: %w", state, err)
 	}
 	res := &NavResult{}
-	reached, err := r.waitLoaded(w, w.mainFrame, w.loaderID, want, res)
+	reached, err := r.waitLoaded(w, w.mainFrame, w.loaderID, want, res, nil)
 	if err != nil {
 		if dl := w.opened(); dl != nil {
 			return nil, &DialogOpenError{Op: "wait", Dialog: *dl}

@@ -39,6 +39,14 @@ func (r *Runner) settle(w *watch, s Settle, el Element) (out Settled) {
 	ctx, cancel := context.WithTimeout(w.ctx, s.Cap)
 	defer cancel()
 	defer func() { out.Took = time.Since(start) }() // out is the named result: set after every return
+	// After a navigation the new document is prepared for the next call
+	// (Options.Prepare), in parallel with the settle's watch of it.
+	var prep *preparing
+	follow := func(ev navEvent) {
+		r.followNavigation(ctx, w, ev, &out)
+		prep.stop()
+		prep = r.prepare(ctx)
+	}
 	// Navigation events that arrived with the action's own reply.
 	for {
 		ev, ok := w.next()
@@ -46,7 +54,7 @@ func (r *Runner) settle(w *watch, s Settle, el Element) (out Settled) {
 			break
 		}
 		if w.isMain(ev) && (ev.kind == navStarted || ev.kind == navCommitted) {
-			r.followNavigation(ctx, w, ev, &out)
+			follow(ev)
 			break
 		}
 	}
@@ -68,7 +76,7 @@ func (r *Runner) settle(w *watch, s Settle, el Element) (out Settled) {
 			}
 		}
 		if navigated {
-			r.followNavigation(ctx, w, nav, &out)
+			follow(nav)
 			continue
 		}
 		if q.err != nil {
@@ -78,7 +86,7 @@ func (r *Runner) settle(w *watch, s Settle, el Element) (out Settled) {
 				// already followed above (then the next round watches the
 				// new document; a later navigation shows in its events).
 				if !out.Navigated {
-					r.followNavigation(ctx, w, navEvent{}, &out)
+					follow(navEvent{})
 				}
 				continue
 			}

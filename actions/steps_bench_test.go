@@ -151,6 +151,7 @@ func BenchmarkClickSteps(b *testing.B) {
 		{"click by css, no settle", list, lr, click(`css=li:last-child > button`, true)},
 		{"click by role, no settle", list, lr, click(fmt.Sprintf(`role=button[name="Button %d"]`, items-1), true)},
 		{"click by css, default settle", list, lr, click(`css=li:last-child > button`, false)},
+		{"click by role, default settle", list, lr, click(fmt.Sprintf(`role=button[name="Button %d"]`, items-1), false)},
 		{"fill, no settle", form, fr, func(r *actions.Runner) error {
 			_, err := r.Fill(ctx, "#name", "Ada Lovelace", actions.FillOptions{ActOptions: actions.ActOptions{Settle: off}})
 			return err

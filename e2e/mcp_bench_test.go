@@ -125,7 +125,8 @@ func (a *mcpAgent) setup(tool string, args map[string]any) string {
 	start := time.Now()
 	r := callTool(a.tb, a.cs, tool, args)
 	if os.Getenv("EGOHOST_BENCH_TRACE") != "" {
-		fmt.Fprintf(os.Stderr, "    %s %s: %.0f ms, %d chars\n", a.name, tool, float64(time.Since(start).Microseconds())/1000, len([]rune(r.text)))
+		first, _, _ := strings.Cut(r.text, "\n") // the outcome line: what the server says it waited for
+		fmt.Fprintf(os.Stderr, "    %s %s: %.0f ms, %d chars: %.160s\n", a.name, tool, float64(time.Since(start).Microseconds())/1000, len([]rune(r.text)), first)
 	}
 	if r.isErr {
 		a.failf("%s: %s", tool, strings.Join(strings.Fields(r.text), " "))

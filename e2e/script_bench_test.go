@@ -343,3 +343,101 @@ func reportScriptVsSteps(b *testing.B, task string, runs int, byScript, bySteps 
 		float64(s.calls)/float64(p.calls), float64(s.chars)/float64(p.chars), ms(s.wall)/ms(p.wall))
 	return s
 }
+
+// stagedCheckoutScript is checkoutScript with a lap after each step: where
+// a script's time goes, step by step, in the service (no process start).
+const stagedCheckoutScript = `const laps = []
+let t = Date.now()
+const lap = (name) => { const now = Date.now(); laps.push(name + ' ' + (now - t)); t = now }
+await page.goto(%q); lap('goto')
+await page.getByLabel('Name').fill('Ada Lovelace'); lap('fill')
+await page.getByLabel('Email').fill('ada@example.com'); lap('fill')
+await page.getByLabel('Address').fill('12 Analytical Street'); lap('fill')
+await page.getByLabel('City').fill('London'); lap('fill')
+await page.getByLabel('Country').selectOption('de'); lap('select')
+await page.getByRole('button', {name: 'Place order'}).click(); lap('click')
+await page.waitForURL(/thanks/); lap('waitForURL')
+const msg = await page.locator('#msg').textContent(); lap('textContent')
+console.log(laps.join('\n'))
+`
+
+// BenchmarkScriptCheckoutStages times each step of the checkout script
+// inside the service (one agent connection, no CLI process): the median of
+// each step over the runs.
+//
+//	go test ./e2e -run '^$' -bench ScriptCheckoutStages -benchtime 10x
+func BenchmarkScriptCheckoutStages(b *testing.B) {
+	if b.N == 1 {
+		return // the testing package's probe run: measure once, in the real run
+	}
+	c := startChain(b)
+	shop := serve(b, scriptPages()) + "/shop"
+	tab := c.openTab(b, shop)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if err := c.agent.Call(ctx, protocol.MethodTabsSelect, protocol.TabParams{Target: tab}, nil); err != nil {
+		b.Fatal(err)
+	}
+	laps := map[string][]float64{}
+	var order []string
+	var whole []float64
+	for i := -1; i < benchRuns(b, 20); i++ { // -1 is a warm-up
+		res, err := c.agent.RunScript(ctx, protocol.ScriptRunParams{Target: tab, Script: fmt.Sprintf(stagedCheckoutScript, shop)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if i < 0 {
+			continue
+		}
+		whole = append(whole, res.TookMs)
+		for n, line := range strings.Split(strings.TrimSpace(res.Output), "\n") {
+			name, v, _ := strings.Cut(line, " ")
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				b.Fatalf("lap %q: %v", line, err)
+			}
+			key := fmt.Sprintf("%d %s", n+1, name)
+			if laps[key] == nil {
+				order = append(order, key)
+			}
+			laps[key] = append(laps[key], f)
+		}
+	}
+	med := func(l []float64) float64 { slices.Sort(l); return l[len(l)/2] }
+	var s strings.Builder
+	s.WriteString("| step | median ms |\n|---|---:|\n")
+	for _, k := range order {
+		fmt.Fprintf(&s, "| %s | %.0f |\n", k, med(laps[k]))
+	}
+	fmt.Fprintf(&s, "| whole script (service's tookMs) | %.0f |\n", med(whole))
+	fmt.Printf("checkout script by step, %d runs (median)\n%s", len(whole), s.String())
+	// The same steps as agent calls, with what each waited for.
+	type step struct {
+		name   string
+		method string
+		params any
+	}
+	steps := []step{
+		{"fill Name", protocol.MethodFill, protocol.FillParams{Target: tab, Element: "label=Name", Text: "Ada Lovelace"}},
+		{"fill Email", protocol.MethodFill, protocol.FillParams{Target: tab, Element: "label=Email", Text: "ada@example.com"}},
+		{"select", protocol.MethodSelect, protocol.SelectParams{Target: tab, Element: "label=Country", Values: []string{"de"}}},
+		{"click (navigates)", protocol.MethodClick, protocol.ClickParams{Target: tab, Element: `role=button[name="Place order"]`}},
+	}
+	for i := range 3 {
+		var nav protocol.NavResult
+		start := time.Now()
+		if err := c.agent.Call(ctx, protocol.MethodGoto, protocol.GotoParams{Target: tab, URL: shop}, &nav); err != nil {
+			b.Fatal(err)
+		}
+		line := fmt.Sprintf("run %d: goto rpc %.0f ms (service %.0f)", i, ms(time.Since(start)), nav.TookMs)
+		for _, st := range steps {
+			var res protocol.ActionResult
+			start := time.Now()
+			if err := c.agent.Call(ctx, st.method, st.params, &res); err != nil {
+				b.Fatalf("%s: %v", st.name, err)
+			}
+			line += fmt.Sprintf("; %s rpc %.0f (service %.0f, waited %.0f in %d, settled %.0f for %v)", st.name, ms(time.Since(start)), res.TookMs, res.Waited.Ms, res.Waited.Attempts, res.Settled.Ms, res.Settled.For)
+		}
+		fmt.Println(line)
+	}
+}

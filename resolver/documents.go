@@ -231,6 +231,14 @@ func (r *Resolver) worldRef(ctx context.Context, d *doc, fresh bool) (worldRef, 
 	if ok {
 		return w, nil
 	}
+	// A Prepare may be making this world right now: take its world.
+	r.c.waitPrepare(ctx)
+	r.c.mu.Lock()
+	w, ok = r.c.worlds[key]
+	r.c.mu.Unlock()
+	if ok {
+		return w, nil
+	}
 	no := false
 	made, err := cdp.Call(ctx, d.s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
 		FrameID: d.frameID, WorldName: worldName, GrantUniveralAccess: &no,

@@ -74,6 +74,9 @@ type (
 		// call, in object mode, runs a function on the element found in
 		// the same evaluation (ObjectCall).
 		call *jsCall
+		// install is what the first evaluation sends (Prepare: the
+		// module and the engine at once, the document being new).
+		install aria.Install
 	}
 	jsBox struct {
 		X float64 `json:"x"`
@@ -198,7 +201,7 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 	yes := true
 	var res runtime.EvaluateResult
 	remade, fresh := false, false
-	in, inCall := aria.InstallNone, aria.InstallNone
+	in, inCall := spec.install, aria.InstallNone
 	for attempt := 0; ; attempt++ {
 		w, err := r.worldRef(ctx, d, fresh)
 		if err != nil {

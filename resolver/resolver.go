@@ -22,6 +22,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
+	"github.com/egohost/egohost/aria"
 	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/locator"
 	"github.com/egohost/egohost/refmap"
@@ -95,6 +96,32 @@ type cache struct {
 	mu     sync.Mutex
 	worlds map[frameKey]worldRef
 	roots  map[target.SessionID]cdp.FrameID // a session's root frame
+	// prep is closed when the running Prepare ends (nil when none runs):
+	// a resolution that finds no world waits for it rather than make
+	// another one beside it.
+	prep chan struct{}
+}
+
+// preparingKey marks Prepare's own context (its resolution must not wait
+// for itself).
+type preparingKey struct{}
+
+// waitPrepare waits, within ctx, for a Prepare that is running (not when
+// ctx is that Prepare's).
+func (c *cache) waitPrepare(ctx context.Context) {
+	if ctx.Value(preparingKey{}) != nil {
+		return
+	}
+	c.mu.Lock()
+	p := c.prep
+	c.mu.Unlock()
+	if p == nil {
+		return
+	}
+	select {
+	case <-p:
+	case <-ctx.Done():
+	}
 }
 
 type frameKey struct {
@@ -231,4 +258,54 @@ func (b *Box) String() string {
 		return "no box"
 	}
 	return fmt.Sprintf("(%.1f, %.1f) %.1f×%.1f", b.X, b.Y, b.Width, b.Height)
+}
+
+// prepareTarget is what Prepare counts: the root element, found at once.
+const prepareTarget = "css=:root"
+
+// Prepare readies egohost's world in the main frame's current document:
+// it makes the world and installs the page module and the engine there,
+// which the first resolution in a new document otherwise does on its
+// reply's path (two to four round trips more, and the module's
+// compilation). A caller that has just navigated starts it in the
+// background (actions.Options.Prepare); a resolution that needs the world
+// meanwhile waits for it instead of making its own. One runs at a time
+// (another call returns at once). Only the main frame's document is
+// prepared, under the same reach check as any resolution: a document r
+// may not reach is refused as it would be.
+func (r *Resolver) Prepare(ctx context.Context) error {
+	p, err := parse(prepareTarget)
+	if err != nil {
+		return err
+	}
+	r.c.mu.Lock()
+	if r.c.prep != nil {
+		r.c.mu.Unlock()
+		return nil
+	}
+	done := make(chan struct{})
+	r.c.prep = done
+	r.c.mu.Unlock()
+	defer func() {
+		r.c.mu.Lock()
+		r.c.prep = nil
+		r.c.mu.Unlock()
+		close(done)
+	}()
+	ctx = context.WithValue(ctx, preparingKey{}, true)
+	main := r.mainDoc()
+	id, err := r.rootFrame(ctx, main.sid, main.s)
+	if err != nil {
+		return fmt.Errorf("prepare the main frame's document: %w", err)
+	}
+	main.frameID = id
+	// The remembered world is the old document's: make the new one at
+	// once, and send the module with the first evaluation.
+	r.c.mu.Lock()
+	delete(r.c.worlds, frameKey{main.sid, id})
+	r.c.mu.Unlock()
+	if _, err := r.eval(ctx, &main, jsSpec{Steps: newPlan(p).steps, Mode: modeCount, install: aria.InstallModule}); err != nil {
+		return fmt.Errorf("prepare the main frame's document: %w", err)
+	}
+	return nil
 }

@@ -15,8 +15,8 @@ import (
 
 	"github.com/egohost/egohost"
 	"github.com/egohost/egohost/audit"
-	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/internal/rpcclient"
+	"github.com/egohost/egohost/protocol"
 )
 
 // EnvAgentTokenFile names the environment variable that makes the CLI

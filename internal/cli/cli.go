@@ -17,8 +17,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/internal/rpcclient"
+	"github.com/egohost/egohost/protocol"
 )
 
 // verb is a CLI command that is one call to the running service.

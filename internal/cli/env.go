@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/config"
-	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/internal/rpcclient"
+	"github.com/egohost/egohost/protocol"
 )
 
 // env is what every command gets: its streams and the loaded configuration.

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/egohost/egohost/internal/rpcclient"
 	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/internal/rpcclient"
 	"github.com/egohost/egohost/service"
 )
 
