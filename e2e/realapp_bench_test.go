@@ -72,7 +72,7 @@ func BenchmarkDokuWikiEdit(b *testing.B) {
 			}
 			if i >= 0 {
 				conn[si] = append(conn[si], ms(took))
-				settles[si] = fmt.Sprintf("action %.0f ms, settle %.0f ms for %v", r.TookMs, r.Settled.Ms, r.Settled.For)
+				settles[si] = fmt.Sprintf("action %.0f ms, settle %.0f ms for %v (capped: %t)", r.TookMs, r.Settled.Ms, r.Settled.For, r.Settled.Capped)
 			}
 		}
 		for si, st := range steps {

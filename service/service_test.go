@@ -477,7 +477,7 @@ func TestDialogEventDuringPageOpen(t *testing.T) {
 	req := ext.read() // Target.setAutoAttach from cdptab.Open
 	ext.send(map[string]any{"event": "cdp", "tabId": 5, "method": "Page.javascriptDialogOpening", "params": map[string]any{"type": "alert", "message": "hi", "url": "http://x/"}})
 	ext.send(map[string]any{"id": req["id"], "result": map[string]any{}})
-	// The opened page starts its console and network record (record.go):
+	// The opened page starts its console and network record (page.Record):
 	// Network.enable, then Runtime.enable.
 	for _, want := range []string{"Network.enable", "Runtime.enable"} {
 		r := ext.read()

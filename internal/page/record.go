@@ -53,7 +53,7 @@ type Record struct {
 	byID     map[string]*protocol.NetworkRequest // requests still in the ring, by Chrome's request ID
 	ids      map[*protocol.NetworkRequest]string
 	docs     map[*protocol.NetworkRequest]string         // the document that made each request in the ring
-	details  map[*protocol.NetworkRequest]*requestDetail // their headers (netrequest.go)
+	details  map[*protocol.NetworkRequest]*requestDetail // their headers (requests.go)
 	seq      int                                         // the last request's ID
 	contexts map[int64]string                            // the main session's execution contexts' origins
 }
