@@ -3,15 +3,13 @@ package client_test
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/egohost/egohost/client"
+	"github.com/egohost/egohost/internal/servicetest"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/service"
 )
@@ -25,45 +23,8 @@ type running struct {
 
 func startService(t *testing.T) *running {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "egc") // unix socket paths are short
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	s, err := service.New(service.Options{
-		Listen:    "127.0.0.1:0",
-		Socket:    filepath.Join(dir, "relay.sock"),
-		StateDir:  dir,
-		TokenFile: filepath.Join(dir, "token"),
-		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx) }()
-	stop := sync.OnceFunc(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Error("Serve did not return within 10 s of cancel")
-		}
-	})
-	t.Cleanup(stop)
-	r := &running{dir: dir, addr: s.Addr(), stop: stop}
-	// Serve writes the state file once it listens.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if _, ok := client.ReadState(dir); ok {
-			return r
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the service wrote no state file within 5 s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	r := servicetest.Start(t)
+	return &running{dir: r.Dir, addr: r.Service.Addr(), stop: r.Stop}
 }
 
 func ctxT(t *testing.T) context.Context {

@@ -3,8 +3,6 @@ package rpcclient_test
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/internal/rpcclient"
+	"github.com/egohost/egohost/internal/servicetest"
 	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/service"
@@ -33,29 +32,8 @@ func shortDir(t *testing.T) string {
 // startService runs a real service on its own state dir and returns it.
 func startService(t *testing.T) (dir string, s *service.Service) {
 	t.Helper()
-	dir = shortDir(t)
-	s, err := service.New(service.Options{
-		Listen:    "127.0.0.1:0",
-		Socket:    filepath.Join(dir, "relay.sock"),
-		StateDir:  dir,
-		TokenFile: filepath.Join(dir, "token"),
-		Logger:    slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Error("Serve did not return within 10 s of cancel")
-		}
-	})
-	return dir, s
+	r := servicetest.Start(t)
+	return r.Dir, r.Service
 }
 
 func dial(path, token string, opts rpcclient.SocketOptions) (*rpcclient.Client, error) {
