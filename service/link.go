@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	cdppage "github.com/chromedp/cdproto/page"
-
 	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/filegate"
@@ -185,13 +183,12 @@ func (l *link) closeTabs() {
 // follow feeds a CDP event of a tab's main session to the tab's dialog
 // state and record, if the service follows the tab.
 func (l *link) follow(in *extwire.Message) {
-	dialog := in.Method == cdppage.JavascriptDialogOpening.Method || in.Method == cdppage.JavascriptDialogClosed.Method
-	if !dialog && !page.Records(in.Method) {
-		return
-	}
-	if dialog {
+	if page.DialogEvent(in.Method) {
 		// Followed or not: a dialog that opens now blocks the tab's next call.
 		l.tab(in.TabID).FollowDialog(in.Method, in.Params)
+		return
+	}
+	if !page.Records(in.Method) {
 		return
 	}
 	t := l.followed(in.TabID)

@@ -77,9 +77,9 @@ func NewTab(id int, sess cdptab.Sessions, refs *refmap.Counter, log *slog.Logger
 	return &Tab{id: id, sess: sess, refs: refs, log: log, acting: make(chan struct{}, 1)}
 }
 
-// ErrUnreportedDialog is the error of a call on a tab whose renderer has
+// errUnreportedDialog is the error of a call on a tab whose renderer has
 // answered nothing since the attach.
-func ErrUnreportedDialog(tabID int, waited time.Duration) error {
+func errUnreportedDialog(tabID int, waited time.Duration) error {
 	return protocol.Errorf(protocol.CodeDialogOpen,
 		"tab %d answered nothing for %v since egohost attached: a JavaScript dialog that opened before the attach is most likely open "+
 			"(Chrome does not report those), or a script keeps the page busy; `egohost dialog dismiss` closes such a dialog",
@@ -126,10 +126,15 @@ func (t *Tab) Reachable(ctx context.Context) error {
 	case <-answered:
 		return nil
 	case <-expire:
-		return ErrUnreportedDialog(t.id, time.Since(start))
+		return errUnreportedDialog(t.id, time.Since(start))
 	case <-ctx.Done():
 		return protocol.Errorf(protocol.CodeTimeout, "tab %d: no answer: %v", t.id, ctx.Err())
 	}
+}
+
+// DialogEvent reports whether FollowDialog takes events of method.
+func DialogEvent(method string) bool {
+	return method == cdppage.JavascriptDialogOpening.Method || method == cdppage.JavascriptDialogClosed.Method
 }
 
 // FollowDialog follows Page.javascriptDialogOpening/Closed of the tab's
