@@ -58,7 +58,7 @@ func header(n *Node, interactive bool) string {
 	if (n.Role == "row" || n.Role == "cell" || n.Role == "gridcell") && !interactive && !allText(n.Kids) {
 		name = "" // the cells and their content say it
 	}
-	if n.Role == "heading" && n.Ref == "" && !interactive && !allText(n.Kids) && saidBy(n.Kids) == squeeze(name) {
+	if n.Role == "heading" && n.Ref == "" && !interactive && !allText(n.Kids) && !kidsLeftOut(n) && saidBy(n.Kids) == squeeze(name) {
 		name = "" // its lines say it: heading [level=3] over link "Ridge" @4
 	}
 	if name != "" {
@@ -113,6 +113,12 @@ func plainText(s string) string {
 // text (the name comes from them), and images with no ref whose
 // alternative text is in the name (link "Ridge Jacket" over img "Ridge
 // Jacket").
+// kidsLeftOut reports whether n's lines are left out: its name says them
+// (then its name must stay).
+func kidsLeftOut(n *Node) bool {
+	return n.Name != "" && fromContent[n.Role] && namedByKids(n)
+}
+
 func namedByKids(n *Node) bool {
 	for _, k := range n.Kids {
 		switch {
@@ -175,7 +181,7 @@ func build(ns []*Node, depth int, interactive bool, out []line) []line {
 		}
 		kids := n.Kids
 		inline := n.Value
-		if n.Name != "" && fromContent[n.Role] && namedByKids(n) {
+		if kidsLeftOut(n) {
 			kids = nil // the text is the name, or an image it names
 		}
 		if inline == "" && len(kids) == 1 && kids[0].Text != "" {

@@ -41,6 +41,8 @@ func TestRender(t *testing.T) {
 			"link \"Ridge Jacket in navy\" @7\nbutton \"Add\" @8\n img \"cart icon\"\n"},
 		{"a heading its lines say has no name", "0\theading\tRidge Jacket\t\tlevel=3\n1\tlink\tRidge Jacket\t8\n0\theading\tAbout\t\tlevel=2\n1\tlink\tRidge\t9\n0\theading\tIntro more\t\tlevel=2\n1\t\tIntro\n1\tlink\tmore\t10", false,
 			"heading [level=3]\n link \"Ridge Jacket\" @8\nheading \"About\" [level=2]\n link \"Ridge\" @9\nheading [level=2]\n Intro\n link \"more\" @10\n"},
+		{"a heading whose lines are left out keeps its name", "0\theading\tAcme\t\tlevel=1\n1\timg\tAcme\n0\theading\tRidge Jacket\t\tlevel=2\n1\t\tRidge \n1\timg\tJacket", false,
+			"heading \"Acme\" [level=1]\nheading \"Ridge Jacket\" [level=2]\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
