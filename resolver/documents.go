@@ -231,8 +231,11 @@ func (r *Resolver) worldRef(ctx context.Context, d *doc, fresh bool) (worldRef, 
 	if ok {
 		return w, nil
 	}
-	// A Prepare may be making this world right now: take its world.
-	r.c.waitPrepare(ctx)
+	// A Prepare may be making this world right now (it makes the main
+	// document's only): take its world.
+	if d.sid == "" && d.root {
+		r.c.waitPrepare(ctx)
+	}
 	r.c.mu.Lock()
 	w, ok = r.c.worlds[key]
 	r.c.mu.Unlock()

@@ -1026,3 +1026,34 @@ func TestWithinLeavesOutRefusedFrames(t *testing.T) {
 		t.Errorf("main document refused: got %v, want a permanent *cdptab.WithheldError of the main frame", err)
 	}
 }
+
+// Prepare reads the frame tree first, as every resolution does: it makes
+// no world in a main document the reach refuses (a redirect, a page that
+// moved on to a denied origin), and one in a document it may reach.
+func TestPrepareMakesNoWorldWhereItMayNotReach(t *testing.T) {
+	ctx := ctxT(t)
+	reach := func(url, origin string) (bool, string) {
+		if strings.Contains(url, "bank.test") || strings.Contains(origin, "bank.test") {
+			return false, "deny bank.test"
+		}
+		return true, ""
+	}
+	denied := fakeDoc{ids: []cdp.BackendNodeID{1}, boxes: boxes(1), url: "https://bank.test/", origin: "https://bank.test"}
+	f := newFakeTab(t, denied)
+	err := New(f, nil).Within(reach).Prepare(ctx)
+	var we *cdptab.WithheldError
+	if !errors.As(err, &we) {
+		t.Errorf("Prepare on a refused document: got %v, want a *cdptab.WithheldError", err)
+	}
+	if n := f.Count(page.CommandCreateIsolatedWorld); n != 0 {
+		t.Errorf("Prepare made %d worlds in a document it may not reach", n)
+	}
+	fine := fakeDoc{ids: []cdp.BackendNodeID{1}, boxes: boxes(1), url: "https://fine.test/", origin: "https://fine.test"}
+	f = newFakeTab(t, fine)
+	if err := New(f, nil).Within(reach).Prepare(ctx); err != nil {
+		t.Fatalf("Prepare on a document it may reach: %v", err)
+	}
+	if n := f.Count(page.CommandCreateIsolatedWorld); n != 1 {
+		t.Errorf("Prepare made %d worlds, want 1", n)
+	}
+}

@@ -293,16 +293,21 @@ func (r *Resolver) Prepare(ctx context.Context) error {
 		close(done)
 	}()
 	ctx = context.WithValue(ctx, preparingKey{}, true)
-	main := r.mainDoc()
-	id, err := r.rootFrame(ctx, main.sid, main.s)
+	// The frame tree first, as every resolution reads it: a main document
+	// r may not reach (a redirect, a page that moved on) is refused before
+	// a world is made in it.
+	docs, err := r.documents(ctx)
 	if err != nil {
 		return fmt.Errorf("prepare the main frame's document: %w", err)
 	}
-	main.frameID = id
+	if len(docs) == 0 {
+		return fmt.Errorf("prepare the main frame's document: the tab has no frame")
+	}
+	main := docs[0]
 	// The remembered world is the old document's: make the new one at
 	// once, and send the module with the first evaluation.
 	r.c.mu.Lock()
-	delete(r.c.worlds, frameKey{main.sid, id})
+	delete(r.c.worlds, frameKey{main.sid, main.frameID})
 	r.c.mu.Unlock()
 	if _, err := r.eval(ctx, &main, jsSpec{Steps: newPlan(p).steps, Mode: modeCount, install: aria.InstallModule}); err != nil {
 		return fmt.Errorf("prepare the main frame's document: %w", err)
