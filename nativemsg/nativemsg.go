@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sync"
 )
 
@@ -119,16 +120,28 @@ func (r *Reader) read() ([]byte, error) {
 	if size > uint64(r.max) {
 		return nil, &FrameSizeError{Op: "read", Size: size, Max: r.max}
 	}
-	msg := make([]byte, size)
-	n, err = io.ReadFull(r.r, msg)
-	switch {
-	case err == io.EOF || err == io.ErrUnexpectedEOF:
-		return nil, &truncatedError{part: "body", got: uint64(n), want: size}
-	case err != nil:
-		return nil, fmt.Errorf("nativemsg: read body: %w", err)
+	// A frame up to eagerBody is read into one allocation of its size; a
+	// larger one grows as its bytes arrive, so a peer that announces a
+	// large frame and sends nothing holds eagerBody, not the whole size.
+	msg := make([]byte, 0, min(size, eagerBody))
+	for uint64(len(msg)) < size {
+		part := min(size-uint64(len(msg)), uint64(max(len(msg), eagerBody)))
+		msg = slices.Grow(msg, int(part))
+		n, err := io.ReadFull(r.r, msg[len(msg):len(msg)+int(part)])
+		msg = msg[:len(msg)+n]
+		switch {
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			return nil, &truncatedError{part: "body", got: uint64(len(msg)), want: size}
+		case err != nil:
+			return nil, fmt.Errorf("nativemsg: read body: %w", err)
+		}
 	}
 	return msg, nil
 }
+
+// eagerBody is the most a Reader allocates for a frame before its bytes
+// arrive.
+const eagerBody = 1 << 20
 
 // Writer writes frames to an underlying stream. It is safe for concurrent
 // use: each frame is written whole, by a single Write call on the stream,

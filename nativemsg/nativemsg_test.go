@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -307,5 +308,36 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if !slices.Equal(got, msgs) {
 		t.Errorf("got %.40q, want %.40q", got, msgs)
+	}
+}
+
+// A peer that announces a large frame and sends little makes the reader
+// hold what arrived (and a first megabyte), not the announced size: an
+// agent on the agent socket could otherwise tie up 64 MiB per
+// connection by sending a header alone. A large frame still reads whole.
+func TestReadAllocatesAsTheBodyArrives(t *testing.T) {
+	const announced = 60 << 20
+	var hdr [4]byte
+	binary.NativeEndian.PutUint32(hdr[:], announced)
+	stream := append(hdr[:], bytes.Repeat([]byte("x"), 1000)...)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := NewReader(bytes.NewReader(stream), 64<<20).Read()
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrTruncated) {
+		t.Fatalf("got %v, want a truncated frame", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 8<<20 {
+		t.Errorf("reading a header that announces %d bytes (1,000 sent) allocated %d bytes", announced, got)
+	}
+	big := bytes.Repeat([]byte("abcdefgh"), 5<<20/8+3)
+	var buf bytes.Buffer
+	if err := NewWriter(&buf, len(big)).Write(big); err != nil {
+		t.Fatal(err)
+	}
+	got, err := NewReader(&buf, len(big)).Read()
+	if err != nil || !bytes.Equal(got, big) {
+		t.Fatalf("a %d-byte frame: got %d bytes, %v", len(big), len(got), err)
 	}
 }
