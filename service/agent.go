@@ -235,6 +235,9 @@ func (a *agent) serve(ctx context.Context) {
 			}
 			return
 		}
+		if ctx.Err() != nil {
+			return // cut (revoked, taken over, shutdown) while the frame arrived: it is not answered
+		}
 		req, perr := parseRequest(typ, data)
 		if perr != nil {
 			slots.release(admitted)

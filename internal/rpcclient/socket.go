@@ -27,8 +27,6 @@ type SocketOptions struct {
 	// Agent names the connection's agent (as the X-Egohost-Agent header):
 	// its calls act in its own spaces. Empty: the person.
 	Agent string
-	// ReadLimit caps one message from the service (default 256 MiB).
-	ReadLimit int
 	// PeerUID asks who listens at the other end (peercred.Kernel; tests
 	// pass their own).
 	PeerUID func(fd int) (uint32, error)
@@ -95,16 +93,17 @@ func handshake(ctx context.Context, conn net.Conn, token string, opts SocketOpti
 	if !hmac.Equal([]byte(reply.Proof), []byte(protocol.Proof(key, challenge))) {
 		return nil, fmt.Errorf("%w: it could not prove it holds our token (another token file, or another process on the socket), so the token was not sent", ErrNotService)
 	}
-	if _, err := exchange(r, w, protocol.SocketAuth{Token: token, Agent: opts.Agent}); err != nil {
+	if ok, err := exchange(r, w, protocol.SocketAuth{Token: token, Agent: opts.Agent}); err != nil {
 		return nil, err
+	} else if !ok.OK {
+		return nil, fmt.Errorf("%w: it did not accept the token (no ok, no error)", ErrNotService)
 	}
 	conn.SetDeadline(time.Time{})
-	limit := opts.ReadLimit
-	if limit <= 0 {
-		limit = 256 << 20
-	}
-	return &socketConn{c: conn, r: nativemsg.NewReader(conn, limit), w: nativemsg.NewWriter(conn, maxFrame)}, nil
+	return &socketConn{c: conn, r: nativemsg.NewReader(conn, maxReply), w: nativemsg.NewWriter(conn, maxFrame)}, nil
 }
+
+// maxReply is the largest message a client reads from the service.
+const maxReply = 256 << 20
 
 // maxFrame is the largest frame a client writes: the framing's own limit.
 const maxFrame = 1<<31 - 1
