@@ -43,9 +43,10 @@ func (r *Runner) settle(w *watch, s Settle, el Element) (out Settled) {
 	// (Options.Prepare), in parallel with the settle's watch of it.
 	var prep *preparing
 	follow := func(ev navEvent) {
-		r.followNavigation(ctx, w, ev, &out)
-		prep.stop()
-		prep = r.prepare(ctx)
+		if r.followNavigation(ctx, w, ev, &out) {
+			prep.stop()
+			prep = r.prepare(ctx)
+		}
 	}
 	// Navigation events that arrived with the action's own reply.
 	for {
@@ -258,7 +259,9 @@ func (r *Runner) requests(ctx context.Context, w *watch) bool {
 // to commit and reach DOMContentLoaded (or to end: a same-document
 // navigation, a download, a cancelled load). first is the event that
 // announced it (the zero navEvent when only its effects were seen).
-func (r *Runner) followNavigation(ctx context.Context, w *watch, first navEvent, out *Settled) {
+// parsed reports whether a new document committed and reached
+// DOMContentLoaded (what is worth preparing for the next call).
+func (r *Runner) followNavigation(ctx context.Context, w *watch, first navEvent, out *Settled) (parsed bool) {
 	out.Navigated = true
 	out.For = appendOnce(out.For, "navigation")
 	loader := first.loaderID
@@ -267,7 +270,7 @@ func (r *Runner) followNavigation(ctx context.Context, w *watch, first navEvent,
 		out.URL = first.url
 	}
 	if committed && first.bfcache {
-		return
+		return false
 	}
 	// A lifecycle event may be read before the commit it belongs to is
 	// known (the commit came with the action's reply): remember them.
@@ -276,7 +279,7 @@ func (r *Runner) followNavigation(ctx context.Context, w *watch, first navEvent,
 		select {
 		case <-ctx.Done():
 			out.Capped = true
-			return
+			return false
 		case ev := <-w.nav:
 			if !w.isMain(ev) {
 				continue
@@ -285,20 +288,20 @@ func (r *Runner) followNavigation(ctx context.Context, w *watch, first navEvent,
 			case navCommitted:
 				committed, loader, out.URL = true, ev.loaderID, ev.url
 				if ev.bfcache {
-					return
+					return false
 				}
 				if loaded[loader] {
 					out.For = appendOnce(out.For, "domcontentloaded")
-					return
+					return true
 				}
 			case navSameDoc:
 				out.URL = ev.url
 				if !committed {
-					return
+					return false
 				}
 			case navStopped:
 				if !committed {
-					return // no new document: a download, or the load was cancelled
+					return false // no new document: a download, or the load was cancelled
 				}
 			case navLifecycle:
 				if ev.name != "DOMContentLoaded" && ev.name != "load" {
@@ -306,7 +309,7 @@ func (r *Runner) followNavigation(ctx context.Context, w *watch, first navEvent,
 				}
 				if committed && ev.loaderID == loader {
 					out.For = appendOnce(out.For, "domcontentloaded")
-					return
+					return true
 				}
 				loaded[ev.loaderID] = true
 			}
