@@ -180,7 +180,8 @@ func (b *Browser) OpenTab(tb testing.TB, url string) (*cdptab.Page, context.Cont
 // each one's page in it. A tab costs a renderer process of its own (about
 // 0.5 s of CPU to start and end it); a page loaded in the same tab from
 // the same site reuses the tab's. Use it where a subtest needs its page
-// loaded afresh, not a tab of its own.
+// loaded afresh, not a tab of its own. Its subtests take turns: not for
+// subtests that run in parallel (t.Parallel).
 type Tab struct {
 	b      *Browser
 	parent testing.TB
