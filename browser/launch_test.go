@@ -67,3 +67,41 @@ func TestInTempDir(t *testing.T) {
 		}
 	}
 }
+
+// A headless browser gets the features it has no use for disabled, merged
+// into the caller's own --disable-features (Chromium reads only the last
+// one); a browser with a window keeps them.
+func TestFlagsDisableWhatHeadlessHasNoUseFor(t *testing.T) {
+	want := "--disable-features=" + strings.Join(headlessUnseen, ",")
+	tests := []struct {
+		name string
+		opts Options
+		want []string // the --disable-features flags, in order
+	}{
+		{"with a window", Options{}, nil},
+		{"with a window and the caller's", Options{Args: []string{"--disable-features=Translate"}}, []string{"--disable-features=Translate"}},
+		{"headless", Options{Headless: true}, []string{want}},
+		{"headless and the caller's", Options{Headless: true, Args: []string{"--disable-features=Translate,MediaRouter", "--mute-audio"}},
+			[]string{"--disable-features=Translate,MediaRouter," + strings.Join(headlessUnseen, ",")}},
+		{"headless and an empty one", Options{Headless: true, Args: []string{"--disable-features="}}, []string{want}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			flags := Flags(tt.opts, "/profile")
+			for _, f := range flags {
+				if strings.HasPrefix(f, "--disable-features") {
+					got = append(got, f)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("--disable-features: got %q, want %q", got, tt.want)
+			}
+			for _, a := range tt.opts.Args {
+				if !strings.HasPrefix(a, "--disable-features") && !slices.Contains(flags, a) {
+					t.Errorf("the caller's %s is lost: %q", a, flags)
+				}
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,5 +117,30 @@ func TestTabLoadsEachPageAfresh(t *testing.T) {
 				t.Errorf("subtest %d is in tab %s, want the first one's, %s", i, info.TargetInfo.TargetID, first)
 			}
 		})
+	}
+}
+
+// A headless browser loads none of the address bar's popups: Chromium
+// keeps them as web pages ready in a renderer of their own, which cost
+// half of a browser's start (browser.headlessUnseen). Should Chromium
+// rename the features, this fails instead of the start silently costing
+// twice as much again.
+func TestHeadlessLoadsNoOmniboxPopup(t *testing.T) {
+	b := Launch(t, browser.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	// The popups are loaded soon after the first window opens: give them
+	// the time they take when they are not disabled (well under a second
+	// on an idle machine) before looking.
+	b.NewPage(t, Serve(t, Pages(map[string]string{"/": "<title>t</title>"}))+"/")
+	time.Sleep(2 * time.Second)
+	targets, err := cdp.Call(ctx, b.Conn.Browser(), target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ti := range targets.TargetInfos {
+		if strings.HasPrefix(ti.URL, "chrome://omnibox-popup") {
+			t.Errorf("headless browser loaded %s (%s), want no omnibox popup", ti.URL, ti.Type)
+		}
 	}
 }
