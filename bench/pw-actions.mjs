@@ -3,10 +3,12 @@
 // Playwright's run on the same browser and the same pages in the same run.
 //
 //   node pw-actions.mjs --endpoint ws://127.0.0.1:PORT/devtools/browser/ID \
-//        [--runs 20] [--list LIST_URL] PAGE_URL OTHER_URL
+//        [--runs 20] [--form | --clicks | --list LIST_URL] PAGE_URL OTHER_URL
 //
 // With --form it times fill and press on PAGE_URL only (one block of
 // e2e.BenchmarkFillPressInterleaved).
+// With --clicks it times click by role and by css on PAGE_URL, the
+// 5,000-item list (one block of e2e.BenchmarkClickInterleaved).
 // With --list it times click by role and by css and ariaSnapshot on
 // LIST_URL (e2e.BenchmarkActionsList's 5,000-item page), then fill and
 // press on PAGE_URL, and no goto.
@@ -17,13 +19,14 @@
 import { chromium } from 'playwright-core';
 
 function parseArgs(argv) {
-  const opts = { endpoint: '', runs: 20, urls: [], list: '', form: false };
+  const opts = { endpoint: '', runs: 20, urls: [], list: '', form: false, clicks: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--endpoint') opts.endpoint = argv[++i];
     else if (a === '--runs') opts.runs = Number(argv[++i]);
     else if (a === '--list') opts.list = argv[++i];
     else if (a === '--form') opts.form = true;
+    else if (a === '--clicks') opts.clicks = true;
     else if (a.startsWith('--')) throw new Error(`unknown flag ${a}`);
     else opts.urls.push(a);
   }
@@ -67,6 +70,16 @@ async function main() {
         await page.bringToFront();
         await time('fill', opts.runs, (i) => page.fill('#name', `Ada Lovelace ${i}`));
         await time('press', opts.runs, () => page.press('#name', 'Enter'));
+        return;
+      }
+      if (opts.clicks) {
+        // One block of e2e.BenchmarkClickInterleaved: click the last
+        // item's button of the list at PAGE_URL by role and by css, in a
+        // tab brought to the front.
+        await page.goto(pageURL, { waitUntil: 'load' });
+        await page.bringToFront();
+        await time('click by role', opts.runs, () => page.getByRole('button', { name: 'Button 4999', exact: true }).click());
+        await time('click by css', opts.runs, () => page.click('css=li:last-child > button'));
         return;
       }
       if (opts.list) {

@@ -364,6 +364,71 @@ func BenchmarkFillPressInterleaved(b *testing.B) {
 	srv := browsertest.Serve(b, browsertest.Pages(benchPages()))
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
+	tab := c.openTab(b, srv+"/page")
+	noSettle := protocol.ActionOptions{NoSettle: true}
+	interleaved(ctx, b, c, tab, "fill and press", []interleavedOp{
+		{"fill, no settle", "fill", func(i int) (float64, error) {
+			var r protocol.ActionResult
+			err := c.agent.Call(ctx, protocol.MethodFill, protocol.FillParams{Target: tab, Element: "#name", Text: fmt.Sprintf("Ada Lovelace %d", i), ActionOptions: noSettle}, &r)
+			return r.TookMs, err
+		}},
+		{"press, no settle", "press", func(int) (float64, error) {
+			var r protocol.ActionResult
+			err := c.agent.Call(ctx, protocol.MethodPress, protocol.PressParams{Target: tab, Element: "#name", Key: "Enter", ActionOptions: noSettle}, &r)
+			return r.TookMs, err
+		}},
+	}, "--form", srv+"/page", srv+"/page")
+}
+
+// BenchmarkClickInterleaved times clicks on the last item's button of the
+// 5,000-item list, by role and by css, with egohost's default settle and
+// without it, against Playwright's click (which does its own waiting), in
+// alternating blocks as BenchmarkFillPressInterleaved does (issue 24 item
+// 3: click by role with the default settle ≤ 1.0× Playwright's click).
+// Run: go test ./e2e -run '^$' -bench ClickInterleaved -benchtime 5x -timeout 30m
+func BenchmarkClickInterleaved(b *testing.B) {
+	if b.N == 1 {
+		return // the testing package's probe run: measure once, in the real run
+	}
+	c := startChain(b)
+	list := serveHandler(b, resolverbench.Handler(resolverbench.Items)) + "/list"
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
+	defer cancel()
+	tab := c.openTab(b, list)
+	// The first look at the page pays Chrome's style and layout of it
+	// (seconds): once, before anything is timed.
+	if err := c.agent.Call(ctx, protocol.MethodSnapshot, protocol.SnapshotParams{Target: tab, Interactive: true}, nil); err != nil {
+		b.Fatalf("warm-up snapshot: %v", err)
+	}
+	click := func(target string, noSettle bool) func(int) (float64, error) {
+		return func(int) (float64, error) {
+			var r protocol.ActionResult
+			err := c.agent.Call(ctx, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: target, ActionOptions: protocol.ActionOptions{NoSettle: noSettle}}, &r)
+			return r.TookMs, err
+		}
+	}
+	const role, css = `role=button[name="Button 4999"]`, `css=li:last-child > button`
+	interleaved(ctx, b, c, tab, "clicks on the 5,000-item list", []interleavedOp{
+		{"click by role, default settle", "click by role", click(role, false)},
+		{"click by role, no settle", "click by role", click(role, true)},
+		{"click by css, default settle", "click by css", click(css, false)},
+		{"click by css, no settle", "click by css", click(css, true)},
+	}, "--clicks", list, list)
+}
+
+// interleavedOp is one operation of an interleaved benchmark: egohost's
+// call (its service-side ms) and the name of Playwright's result it is
+// compared with.
+type interleavedOp struct {
+	name, pwOp string
+	call       func(i int) (float64, error)
+}
+
+// interleaved runs blocks of egohost's ops on tab, each followed by a
+// block of bench/pw-actions.mjs with pwArgs on the same browser, and
+// prints each op's medians and the median of its per-block ratios.
+func interleaved(ctx context.Context, b *testing.B, c *chain, tab protocol.Target, what string, ops []interleavedOp, pwArgs ...string) {
+	b.Helper()
 	endpoint, err := c.proc.DevToolsURL(ctx)
 	if err != nil {
 		b.Fatal(err)
@@ -372,27 +437,10 @@ func BenchmarkFillPressInterleaved(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tab := c.openTab(b, srv+"/page")
 	runs := benchRuns(b, 50)
 	blocks := 7
 	if testing.Short() {
 		blocks = 1 // CI: the benchmark works; its figures need the 7
-	}
-	noSettle := protocol.ActionOptions{NoSettle: true}
-	ops := []struct {
-		name string
-		call func(i int) (float64, error)
-	}{
-		{"fill", func(i int) (float64, error) {
-			var r protocol.ActionResult
-			err := c.agent.Call(ctx, protocol.MethodFill, protocol.FillParams{Target: tab, Element: "#name", Text: fmt.Sprintf("Ada Lovelace %d", i), ActionOptions: noSettle}, &r)
-			return r.TookMs, err
-		}},
-		{"press", func(int) (float64, error) {
-			var r protocol.ActionResult
-			err := c.agent.Call(ctx, protocol.MethodPress, protocol.PressParams{Target: tab, Element: "#name", Key: "Enter", ActionOptions: noSettle}, &r)
-			return r.TookMs, err
-		}},
 	}
 	median := func(xs []float64) float64 {
 		xs = slices.Clone(xs)
@@ -425,14 +473,16 @@ func BenchmarkFillPressInterleaved(b *testing.B) {
 			rpc[op.name] = append(rpc[op.name], median(r))
 			took[op.name] = append(took[op.name], median(t))
 		}
-		lines, err := nodescript.Lines[line](ctx, script, "--endpoint", endpoint, "--runs", fmt.Sprint(runs), "--form", srv+"/page", srv+"/page")
+		lines, err := nodescript.Lines[line](ctx, script, append([]string{"--endpoint", endpoint, "--runs", fmt.Sprint(runs)}, pwArgs...)...)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for _, l := range lines {
-			if m, ok := mine[l.Op]; ok && l.MedianMs > 0 {
-				pw[l.Op] = append(pw[l.Op], l.MedianMs)
-				ratio[l.Op] = append(ratio[l.Op], m/l.MedianMs)
+			for _, op := range ops {
+				if op.pwOp == l.Op && l.MedianMs > 0 {
+					pw[op.name] = append(pw[op.name], l.MedianMs)
+					ratio[op.name] = append(ratio[op.name], mine[op.name]/l.MedianMs)
+				}
 			}
 		}
 	}
@@ -440,12 +490,12 @@ func BenchmarkFillPressInterleaved(b *testing.B) {
 	s.WriteString("| operation | egohost rpc ms | service ms | Playwright ms | rpc / PW, median of the blocks (range) |\n|---|---:|---:|---:|---|\n")
 	for _, op := range ops {
 		rs := slices.Clone(ratio[op.name])
-		if len(rs) == 0 {
-			b.Fatalf("%s: no Playwright figure", op.name)
+		if len(rs) != blocks {
+			b.Fatalf("%s: %d Playwright figures for %d blocks", op.name, len(rs), blocks)
 		}
 		slices.Sort(rs)
-		fmt.Fprintf(&s, "| %s, no settle | %.1f | %.1f | %.1f | %.2f× (%.2f–%.2f×) |\n", op.name, median(rpc[op.name]), median(took[op.name]), median(pw[op.name]), median(rs), rs[0], rs[len(rs)-1])
-		b.ReportMetric(median(rs), op.name+"-ratio")
+		fmt.Fprintf(&s, "| %s | %.1f | %.1f | %.1f (%s) | %.2f× (%.2f–%.2f×) |\n", op.name, median(rpc[op.name]), median(took[op.name]), median(pw[op.name]), op.pwOp, median(rs), rs[0], rs[len(rs)-1])
+		b.ReportMetric(median(rs), strings.NewReplacer(" ", "", ",", "").Replace(op.name)+"-ratio")
 	}
-	fmt.Printf("fill and press relayed vs Playwright direct, %d blocks of %d runs each, alternating (medians)\n%s", blocks, runs, s.String())
+	fmt.Printf("%s relayed vs Playwright direct, %d blocks of %d runs each, alternating (medians)\n%s", what, blocks, runs, s.String())
 }
