@@ -97,10 +97,7 @@ func BenchmarkActions(b *testing.B) {
 			return rpc(protocol.MethodGoto, protocol.GotoParams{Target: tab, URL: url})
 		}),
 	}
-	endpoint, err := c.proc.DevToolsURL(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
+	endpoint := browsertest.DevToolsURL(ctx, b, c.proc)
 	pw, err := playwrightActions(ctx, endpoint, pageURL, otherURL, runs)
 	switch {
 	case err != nil && os.Getenv("CI") != "true":
@@ -272,10 +269,7 @@ func BenchmarkActionsList(b *testing.B) {
 			return ms(time.Since(start)), err
 		}, func(int) []string { return []string{"tabs"} }),
 	)
-	endpoint, err := c.proc.DevToolsURL(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
+	endpoint := browsertest.DevToolsURL(ctx, b, c.proc)
 	pw, err := playwrightList(ctx, endpoint, srv+"/page", list, runs)
 	switch {
 	case err != nil && os.Getenv("CI") != "true":
@@ -364,10 +358,7 @@ func BenchmarkFillPressInterleaved(b *testing.B) {
 	srv := browsertest.Serve(b, browsertest.Pages(benchPages()))
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
-	endpoint, err := c.proc.DevToolsURL(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
+	endpoint := browsertest.DevToolsURL(ctx, b, c.proc)
 	script, err := filepath.Abs("../bench/pw-actions.mjs")
 	if err != nil {
 		b.Fatal(err)
