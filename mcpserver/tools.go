@@ -516,15 +516,21 @@ func (t *tools) tabList(ctx context.Context) ([]protocol.Tab, int, error) {
 }
 
 func renderTabs(tabs []protocol.Tab, cur int) string {
-	var b strings.Builder
+	lines := make([]string, len(tabs))
 	for i, tab := range tabs {
-		mark := ""
-		if tab.ID == cur {
-			mark = " (current)"
-		}
-		fmt.Fprintf(&b, "%d: %q %s [tab %d]%s\n", i, tab.Title, tab.URL, tab.ID, mark)
+		lines[i] = tabLine(i, tab, cur)
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return strings.Join(lines, "\n")
+}
+
+// tabLine is a tab as browser_tabs list and browser_spaces show it: its
+// index in the list (what browser_tabs select takes), title, URL and ID.
+func tabLine(i int, tab protocol.Tab, cur int) string {
+	s := fmt.Sprintf("%d: %q %s [tab %d]", i, tab.Title, tab.URL, tab.ID)
+	if tab.ID == cur {
+		s += " (current)"
+	}
+	return s
 }
 
 func (t *tools) tabs(ctx context.Context, in tabsIn) *mcp.CallToolResult {
