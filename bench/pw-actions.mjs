@@ -16,7 +16,7 @@
 // OTHER_URL and PAGE_URL. It never launches or downloads a browser: it
 // attaches with connectOverCDP. It prints one JSON object per operation:
 //   {"op": "click", "runs": 20, "medianMs": 12.3, "minMs": 10.1}
-import { chromium } from 'playwright-core';
+import { run, timed, withContext } from './measure.mjs';
 
 function parseArgs(argv) {
   const opts = { endpoint: '', runs: 20, urls: [], list: '', form: false, clicks: false };
@@ -36,31 +36,16 @@ function parseArgs(argv) {
   return opts;
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const round = (x) => Math.round(x * 10) / 10;
-
 // time runs fn once to warm up, then `runs` times, and prints the result.
 async function time(op, runs, fn) {
   await fn(-1);
-  const times = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    await fn(i);
-    times.push(performance.now() - start);
-  }
-  console.log(JSON.stringify({ op, runs, medianMs: round(median(times)), minMs: round(Math.min(...times)) }));
+  console.log(JSON.stringify({ op, ...await timed(runs, fn) }));
 }
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   const [pageURL, otherURL] = opts.urls;
-  const browser = await chromium.connectOverCDP(opts.endpoint);
-  try {
-    const context = browser.contexts()[0] ?? await browser.newContext();
+  await withContext(opts.endpoint, async (context) => {
     const page = await context.newPage();
     try {
       if (opts.form) {
@@ -103,13 +88,7 @@ async function main() {
     } finally {
       await page.close();
     }
-  } finally {
-    // Disconnect only: the browser belongs to the caller.
-    await browser.close();
-  }
+  });
 }
 
-main().catch((err) => {
-  console.error(`pw-actions: ${err.stack || err}`);
-  process.exit(1);
-});
+run('pw-actions', main);

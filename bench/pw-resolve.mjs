@@ -14,7 +14,7 @@
 //   {"selector": "...", "box": {"x":…,"y":…,"width":…,"height":…} | null,
 //    "error": "...", "runs": 5, "medianMs": 1.2, "minMs": 1.1}
 // With --runs 0 it only resolves once (no timing).
-import { chromium } from 'playwright-core';
+import { run, timed, withContext } from './measure.mjs';
 
 function parseArgs(argv) {
   const opts = { endpoint: '', url: '', runs: 0, timeout: 2000, selectors: [] };
@@ -34,18 +34,9 @@ function parseArgs(argv) {
   return opts;
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-const round = (x) => Math.round(x * 100) / 100;
-
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
-  const browser = await chromium.connectOverCDP(opts.endpoint);
-  try {
-    const context = browser.contexts()[0] ?? await browser.newContext();
+  await withContext(opts.endpoint, async (context) => {
     const page = await context.newPage();
     try {
       await page.goto(opts.url, { waitUntil: 'load' });
@@ -55,13 +46,7 @@ async function main() {
         try {
           out.box = await loc.boundingBox({ timeout: opts.timeout }); // also the warm-up
           if (opts.runs > 0) {
-            const times = [];
-            for (let i = 0; i < opts.runs; i++) {
-              const start = performance.now();
-              await loc.boundingBox({ timeout: opts.timeout });
-              times.push(performance.now() - start);
-            }
-            Object.assign(out, { runs: opts.runs, medianMs: round(median(times)), minMs: round(Math.min(...times)) });
+            Object.assign(out, await timed(opts.runs, () => loc.boundingBox({ timeout: opts.timeout }), 2));
           }
         } catch (e) {
           out.error = String(e && e.message || e).split('\n')[0];
@@ -71,13 +56,7 @@ async function main() {
     } finally {
       await page.close();
     }
-  } finally {
-    // Disconnect only: the browser belongs to the caller.
-    await browser.close();
-  }
+  });
 }
 
-main().catch((e) => {
-  console.error(e && e.stack || e);
-  process.exit(1);
-});
+run('pw-resolve', main);

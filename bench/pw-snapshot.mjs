@@ -9,7 +9,7 @@
 // It prints one JSON object per URL on stdout:
 //   {"url": "...", "runs": 5, "medianMs": 123.4, "minMs": 120.1, "chars": 45678}
 // (chars counts UTF-16 code units of the snapshot text, as String.length does.)
-import { chromium } from 'playwright-core';
+import { run, timed, withContext } from './measure.mjs';
 
 function parseArgs(argv) {
   const opts = { endpoint: '', runs: 5, urls: [] };
@@ -26,43 +26,24 @@ function parseArgs(argv) {
   return opts;
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
-  const browser = await chromium.connectOverCDP(opts.endpoint);
-  try {
-    const context = browser.contexts()[0] ?? await browser.newContext();
+  await withContext(opts.endpoint, async (context) => {
     for (const url of opts.urls) {
       const page = await context.newPage();
       try {
         await page.goto(url, { waitUntil: 'load' });
         await page.locator('body').ariaSnapshot({ timeout: 600000 }); // warm-up, as the Go side warms up too
-        const times = [];
         let chars = 0;
-        for (let i = 0; i < opts.runs; i++) {
-          const start = performance.now();
-          const text = await page.locator('body').ariaSnapshot({ timeout: 600000 });
-          times.push(performance.now() - start);
-          chars = text.length;
-        }
-        const round = (x) => Math.round(x * 10) / 10;
-        console.log(JSON.stringify({ url, runs: opts.runs, medianMs: round(median(times)), minMs: round(Math.min(...times)), chars }));
+        const t = await timed(opts.runs, async () => {
+          chars = (await page.locator('body').ariaSnapshot({ timeout: 600000 })).length;
+        });
+        console.log(JSON.stringify({ url, ...t, chars }));
       } finally {
         await page.close();
       }
     }
-  } finally {
-    // Disconnect only: the browser belongs to the caller.
-    await browser.close();
-  }
+  });
 }
 
-main().catch((err) => {
-  console.error(`pw-snapshot: ${err.stack || err}`);
-  process.exit(1);
-});
+run('pw-snapshot', main);

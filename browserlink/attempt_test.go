@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -26,19 +25,12 @@ type request struct {
 // events the link's Event hook saw.
 func attemptLink(t *testing.T, answer func(req request) []string) (l *Link, detaches *atomic.Int32) {
 	t.Helper()
-	svc, ext := net.Pipe()
-	var ids atomic.Int64
 	detaches = new(atomic.Int32)
-	l = New(svc, Options{IDs: &ids, Event: func(in *extwire.Message) {
+	l, ext := pipeLink(t, Options{Event: func(in *extwire.Message) {
 		if in.Event == "detached" {
 			detaches.Add(1)
 		}
 	}})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		l.Serve(nativemsg.NewReader(svc, nativemsg.MaxHostFrame))
-	}()
 	go func() {
 		r, w := nativemsg.NewReader(ext, nativemsg.MaxHostFrame), nativemsg.NewWriter(ext, nativemsg.MaxHostFrame)
 		for {
@@ -55,10 +47,6 @@ func attemptLink(t *testing.T, answer func(req request) []string) (l *Link, deta
 			}
 		}
 	}()
-	t.Cleanup(func() {
-		ext.Close()
-		<-done
-	})
 	return l, detaches
 }
 

@@ -20,11 +20,15 @@ type callHarness struct {
 	in  *nativemsg.Reader
 }
 
-func startCallLink(t *testing.T, opts Options) *callHarness {
+// pipeLink is a link over a pipe, served until the test ends (its Serve
+// is waited for): the test plays the extension on the end it returns.
+// opts.IDs, when nil, is a counter of the link's own.
+func pipeLink(t *testing.T, opts Options) (*Link, net.Conn) {
 	t.Helper()
 	svc, ext := net.Pipe()
-	var ids atomic.Int64
-	opts.IDs = &ids
+	if opts.IDs == nil {
+		opts.IDs = new(atomic.Int64)
+	}
 	l := New(svc, opts)
 	done := make(chan struct{})
 	go func() {
@@ -35,6 +39,12 @@ func startCallLink(t *testing.T, opts Options) *callHarness {
 		ext.Close()
 		<-done
 	})
+	return l, ext
+}
+
+func startCallLink(t *testing.T, opts Options) *callHarness {
+	t.Helper()
+	_, ext := pipeLink(t, opts)
 	return &callHarness{ext: nativemsg.NewWriter(ext, nativemsg.MaxHostFrame), in: nativemsg.NewReader(ext, nativemsg.MaxHostFrame)}
 }
 

@@ -5,10 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,9 +19,7 @@ import (
 // the wire, every chunked message's frames follow each other, in order,
 // and each reassembles into what its caller sent.
 func TestChunksOfConcurrentMessagesNeverInterleave(t *testing.T) {
-	service, ext := net.Pipe()
-	defer ext.Close()
-	l := New(service, Options{IDs: new(atomic.Int64)})
+	l, ext := pipeLink(t, Options{})
 	defer l.Close()
 
 	const large, small = 4, 8

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,10 +20,7 @@ import (
 // whatever order the replies come in; an error of one command is the
 // sequence's error.
 func TestCallSequence(t *testing.T) {
-	host, ext := net.Pipe()
-	defer host.Close()
-	l := New(host, Options{IDs: new(atomic.Int64)})
-	go l.Serve(nativemsg.NewReader(host, nativemsg.MaxHostFrame))
+	l, ext := pipeLink(t, Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 

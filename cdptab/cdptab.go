@@ -9,6 +9,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -251,11 +253,7 @@ func (p *Page) Child(id target.SessionID) cdp.Session { return p.root.Child(id) 
 func (p *Page) Children() []Child {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]Child, 0, len(p.children))
-	for _, c := range p.children {
-		out = append(out, c)
-	}
-	return out
+	return slices.Collect(maps.Values(p.children))
 }
 
 // Frame returns the child session of an out-of-process iframe by frame ID.

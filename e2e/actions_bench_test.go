@@ -97,10 +97,7 @@ func BenchmarkActions(b *testing.B) {
 			return rpc(protocol.MethodGoto, protocol.GotoParams{Target: tab, URL: url})
 		}),
 	}
-	endpoint, err := c.proc.DevToolsURL(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
+	endpoint := browsertest.DevToolsURL(ctx, b, c.proc)
 	pw, err := playwrightActions(ctx, endpoint, pageURL, otherURL, runs)
 	switch {
 	case err != nil && os.Getenv("CI") != "true":
@@ -272,10 +269,7 @@ func BenchmarkActionsList(b *testing.B) {
 			return ms(time.Since(start)), err
 		}, func(int) []string { return []string{"tabs"} }),
 	)
-	endpoint, err := c.proc.DevToolsURL(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
+	endpoint := browsertest.DevToolsURL(ctx, b, c.proc)
 	pw, err := playwrightList(ctx, endpoint, srv+"/page", list, runs)
 	switch {
 	case err != nil && os.Getenv("CI") != "true":
@@ -429,10 +423,7 @@ type interleavedOp struct {
 // prints each op's medians and the median of its per-block ratios.
 func interleaved(ctx context.Context, b *testing.B, c *chain, tab protocol.Target, what string, ops []interleavedOp, pwArgs ...string) {
 	b.Helper()
-	endpoint, err := c.proc.DevToolsURL(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
+	endpoint := browsertest.DevToolsURL(ctx, b, c.proc)
 	script, err := filepath.Abs("../bench/pw-actions.mjs")
 	if err != nil {
 		b.Fatal(err)

@@ -3,10 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"github.com/egohost/egohost/internal/nodescript"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,6 +15,8 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/egohost/egohost/cdpdirect"
+	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/internal/nodescript"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver/resolverbench"
 	"github.com/egohost/egohost/snapshot/snapshotbench"
@@ -136,10 +135,7 @@ func BenchmarkSnapshotsRelayed(b *testing.B) {
 	srv := serveHandler(b, snapshotbench.Handler(snapshotbench.Sizes))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	endpoint, err := c.proc.DevToolsURL(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
+	endpoint := browsertest.DevToolsURL(ctx, b, c.proc)
 	runs := max(b.N, 1)
 	measure := func(tab protocol.Target, interactive bool) (snapshotbench.Result, error) {
 		var times []float64
@@ -161,6 +157,7 @@ func BenchmarkSnapshotsRelayed(b *testing.B) {
 		url := fmt.Sprintf("%s/list/%d", srv, n)
 		tab := c.openTab(b, url)
 		row := snapshotbench.Row{Items: n}
+		var err error
 		if row.Full, err = measure(tab, false); err != nil {
 			b.Fatal(err)
 		}
@@ -170,7 +167,7 @@ func BenchmarkSnapshotsRelayed(b *testing.B) {
 		script, _ := filepath.Abs("../bench/pw-snapshot.mjs")
 		pw, err := snapshotbench.Playwright(ctx, script, endpoint, []string{url}, runs)
 		switch {
-		case errors.Is(err, nodescript.ErrNoNode) && os.Getenv("CI") != "true":
+		case nodescript.MissingOutsideCI(err):
 			b.Logf("no Playwright column: %v", err)
 		case err != nil:
 			b.Fatal(err)
@@ -198,10 +195,7 @@ func BenchmarkResolveRelayed(b *testing.B) {
 	tab := c.openTab(b, url)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	endpoint, err := c.proc.DevToolsURL(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
+	endpoint := browsertest.DevToolsURL(ctx, b, c.proc)
 	runs := max(b.N, 1)
 	cases := resolverbench.Cases(resolverbench.Items)
 	var selectors []string
@@ -212,7 +206,7 @@ func BenchmarkResolveRelayed(b *testing.B) {
 	pw, err := resolverbench.Playwright(ctx, script, endpoint, url, selectors, runs)
 	havePW := true
 	switch {
-	case errors.Is(err, nodescript.ErrNoNode) && os.Getenv("CI") != "true":
+	case nodescript.MissingOutsideCI(err):
 		b.Logf("no Playwright column: %v", err)
 		havePW = false
 	case err != nil:

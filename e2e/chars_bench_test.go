@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/egohost/egohost/internal/browsertest"
 )
 
 // charsPage is a page whose full snapshot the chars benchmark reads.
@@ -38,10 +40,7 @@ func BenchmarkSnapshotChars(b *testing.B) {
 	base := serveHandler(b, benchPagesHandler(make(chan string, 1)))
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
-	endpoint, err := c.proc.DevToolsURL(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
+	endpoint := browsertest.DevToolsURL(ctx, b, c.proc)
 	pwCS := startPlaywrightMCP(ctx, b, endpoint)
 	egoCS, _ := startMCP(b, c.svc.stateDir)
 	for _, cs := range []*mcp.ClientSession{egoCS, pwCS} { // a tab of its own each

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -117,29 +116,22 @@ func TestCLIMessagesAndHabits(t *testing.T) {
 	})
 
 	t.Run("tab --index", func(t *testing.T) {
-		cmd := exec.Command(theSuite.bin, "tabs")
-		cmd.Env = chainEnv(c.svc.stateDir)
-		list, err := cmd.Output()
-		if err != nil || !strings.HasPrefix(string(list), "#") {
-			t.Fatalf("tabs: %v, %q", err, list)
+		env := chainEnv(c.svc.stateDir)
+		list, errOut, code := runEgohost(env, nil, "tabs")
+		if code != 0 || !strings.HasPrefix(list, "#") {
+			t.Fatalf("tabs: exit %d, %q %q", code, list, errOut)
 		}
-		cmd = exec.Command(theSuite.bin, "tab", "--index", "0")
-		cmd.Env = chainEnv(c.svc.stateDir)
-		out, err := cmd.CombinedOutput()
-		if err != nil || !strings.HasPrefix(string(out), "selected tab ") {
-			t.Errorf("tab --index 0: %v, %q", err, out)
+		out, errOut, code := runEgohost(env, nil, "tab", "--index", "0")
+		if code != 0 || !strings.HasPrefix(out, "selected tab ") {
+			t.Errorf("tab --index 0: exit %d, %q %q", code, out, errOut)
 		}
-		cmd = exec.Command(theSuite.bin, "tab", "1")
-		cmd.Env = chainEnv(c.svc.stateDir)
-		out, err = cmd.CombinedOutput()
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), "tab_not_found") || !strings.Contains(string(out), "use egohost tab --index 1") {
-			t.Errorf("tab 1: %v, %q", err, out)
+		out, errOut, code = runEgohost(env, nil, "tab", "1")
+		if all := out + errOut; code != 1 || !strings.Contains(all, "tab_not_found") || !strings.Contains(all, "use egohost tab --index 1") {
+			t.Errorf("tab 1: exit %d, %q", code, all)
 		}
-		cmd = exec.Command(theSuite.bin, "tab", "--index", "99")
-		cmd.Env = chainEnv(c.svc.stateDir)
-		out, err = cmd.CombinedOutput()
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "tab --index 99: there are ") {
-			t.Errorf("tab --index 99: %v, %q", err, out)
+		out, errOut, code = runEgohost(env, nil, "tab", "--index", "99")
+		if all := out + errOut; code != 2 || !strings.Contains(all, "tab --index 99: there are ") {
+			t.Errorf("tab --index 99: exit %d, %q", code, all)
 		}
 	})
 }

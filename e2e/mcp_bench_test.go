@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/egohost/egohost/internal/browsertest"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/snapshot/snapshotbench"
 )
@@ -239,10 +240,7 @@ func BenchmarkMCPVersusPlaywrightMCP(b *testing.B) {
 	base := serveHandler(b, pages)
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
-	endpoint, err := c.proc.DevToolsURL(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
+	endpoint := browsertest.DevToolsURL(ctx, b, c.proc)
 	pwCS := startPlaywrightMCP(ctx, b, endpoint)
 	egoCS, _ := startMCP(b, c.svc.stateDir)
 

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -142,23 +141,11 @@ setTimeout(() => { const b = document.createElement('button'); b.textContent = '
 	}
 
 	// The CLI.
-	run := func(args ...string) (string, string, int) {
-		cmd := exec.Command(theSuite.bin, append(args, "--tab", itoa(tab.Tab))...)
-		cmd.Env = chainEnv(c.svc.stateDir)
-		var out, errb strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		}
-		return out.String(), errb.String(), code
-	}
-	out, errOut, code := run("resolve", "css=button.item")
+	out, errOut, code := c.cli(tab, "resolve", "css=button.item")
 	if code != 0 || !strings.HasPrefix(out, "3 elements") || strings.Count(out, `"Item"`) != 3 {
 		t.Errorf("egohost resolve css=button.item: exit %d\n%s%s", code, out, errOut)
 	}
-	out, _, code = run("resolve", `role=button[name="Save"]`, "--json")
+	out, _, code = c.cli(tab, "resolve", `role=button[name="Save"]`, "--json")
 	var rr protocol.ResolveResult
 	if code != 0 || json.Unmarshal([]byte(out), &rr) != nil || rr.Count != 1 || rr.Center == nil {
 		t.Errorf("egohost resolve --json: exit %d\n%s", code, out)
@@ -166,7 +153,7 @@ setTimeout(() => { const b = document.createElement('button'); b.textContent = '
 	// A locator that does not parse is a usage error, found before the
 	// CLI dials the service (the service's own syntax_error, for a CSS
 	// selector only the browser rejects, is in TestRefSafetyThroughChain).
-	_, errOut, code = run("resolve", `role=button[name=`)
+	_, errOut, code = c.cli(tab, "resolve", `role=button[name=`)
 	if code != 2 || !strings.Contains(errOut, "invalid locator") || !strings.Contains(errOut, "unclosed [") {
 		t.Errorf("egohost resolve with a syntax error: exit %d, stderr %q; want exit 2 naming the locator's mistake", code, errOut)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/egohost/egohost/internal/browsertest"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -109,10 +110,7 @@ func BenchmarkScriptCheckout(b *testing.B) {
 	if cliJS := os.Getenv("EGOHOST_PLAYWRIGHT_MCP"); cliJS != "" {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
-		endpoint, err := c.proc.DevToolsURL(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
+		endpoint := browsertest.DevToolsURL(ctx, b, c.proc)
 		peer, err := startMCPPeer(ctx, cliJS, endpoint, b.TempDir())
 		if err != nil {
 			b.Fatal(err)

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"encoding/json"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
@@ -137,38 +136,29 @@ func TestSnapshotCLI(t *testing.T) {
 	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": `<title>cli</title><h1>CLI</h1><button>Press me</button><p>Some text</p>`})
 	tab := c.openTab(t, base+"/")
-	run := func(args ...string) (string, string, error) {
-		cmd := exec.Command(theSuite.bin, args...)
-		cmd.Env = chainEnv(c.svc.stateDir)
-		var out, errb strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		return out.String(), errb.String(), err
-	}
-	tabFlag := []string{"--tab", itoa(tab.Tab)}
-	out, errOut, err := run(append([]string{"snapshot"}, tabFlag...)...)
-	if err != nil {
-		t.Fatalf("egohost snapshot: %v\n%s", err, errOut)
+	out, errOut, code := c.cli(tab, "snapshot")
+	if code != 0 {
+		t.Fatalf("egohost snapshot: exit %d\n%s", code, errOut)
 	}
 	if !strings.Contains(out, `button "Press me"`) || !strings.Contains(out, "Some text") {
 		t.Errorf("egohost snapshot printed:\n%s", out)
 	}
-	out, _, err = run(append([]string{"snapshot", "-i"}, tabFlag...)...)
-	if err != nil || strings.Contains(out, "Some text") || !strings.Contains(out, "Press me") {
-		t.Errorf("egohost snapshot -i: %v\n%s", err, out)
+	out, _, code = c.cli(tab, "snapshot", "-i")
+	if code != 0 || strings.Contains(out, "Some text") || !strings.Contains(out, "Press me") {
+		t.Errorf("egohost snapshot -i: exit %d\n%s", code, out)
 	}
-	out, _, err = run(append([]string{"snapshot", "--json"}, tabFlag...)...)
+	out, _, code = c.cli(tab, "snapshot", "--json")
 	var res protocol.SnapshotResult
-	if err != nil || json.Unmarshal([]byte(out), &res) != nil || len(res.Refs) != 1 || res.Refs[0].BackendNodeID == 0 {
-		t.Errorf("egohost snapshot --json: %v\n%s", err, out)
+	if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Refs) != 1 || res.Refs[0].BackendNodeID == 0 {
+		t.Errorf("egohost snapshot --json: exit %d\n%s", code, out)
 	}
-	_, errOut, err = run(append([]string{"snapshot", "--max", "x"}, tabFlag...)...)
-	if exit, ok := err.(*exec.ExitError); !ok || exit.ExitCode() != 2 || !strings.Contains(errOut, "--max") {
-		t.Errorf("bad flag value: got %v %q, want exit 2 naming --max", err, errOut)
+	_, errOut, code = c.cli(tab, "snapshot", "--max", "x")
+	if code != 2 || !strings.Contains(errOut, "--max") {
+		t.Errorf("bad flag value: got exit %d %q, want exit 2 naming --max", code, errOut)
 	}
-	_, errOut, err = run("snapshot", "--tab", "424242")
-	if err == nil || !strings.Contains(errOut, "tab_not_found") {
-		t.Errorf("unknown tab: got %v %q, want tab_not_found", err, errOut)
+	_, errOut, code = runEgohost(chainEnv(c.svc.stateDir), nil, "snapshot", "--tab", "424242")
+	if code == 0 || !strings.Contains(errOut, "tab_not_found") {
+		t.Errorf("unknown tab: got exit %d %q, want tab_not_found", code, errOut)
 	}
 }
 

@@ -469,11 +469,10 @@ func (p *parser) sub(depth int) (Locator, error) {
 	p.skipSpace()
 	at := p.pos
 	if c := p.peek(); c == '"' || c == '\'' {
-		s, n, err := unquote(p.rest())
+		s, err := p.quoted()
 		if err != nil {
-			return Locator{}, p.errf(at, "%v", err)
+			return Locator{}, err
 		}
-		p.pos += n
 		if err := p.endStep(); err != nil {
 			return Locator{}, err
 		}
@@ -518,29 +517,22 @@ func (p *parser) textValue(colon, defExact bool) (Text, error) {
 	at := p.pos
 	switch p.peek() {
 	case '"', '\'':
-		s, n, err := unquote(p.rest())
-		if err != nil {
-			return Text{}, p.errf(at, "%v", err)
-		}
-		p.pos += n
-		if !colon {
-			exact = true
-		}
-		switch p.peek() {
-		case 'i', 'I':
-			exact = false
-			p.pos++
-		case 's', 'S':
-			exact = true
-			p.pos++
-		}
-		return Text{Value: s, Exact: exact}, nil
-	case '/':
-		src, flags, err := p.regex()
+		s, err := p.quoted()
 		if err != nil {
 			return Text{}, err
 		}
-		return Text{Value: src, Regex: true, Flags: flags}, nil
+		if !colon {
+			exact = true
+		}
+		switch p.caseFlag() {
+		case 'i':
+			exact = false
+		case 's':
+			exact = true
+		}
+		return Text{Value: s, Exact: exact}, nil
+	case '/':
+		return p.regex()
 	}
 	start := p.pos
 	end := strings.Index(p.rest(), ">>")
@@ -556,8 +548,35 @@ func (p *parser) textValue(colon, defExact bool) (Text, error) {
 	return Text{Value: v, Exact: exact}, nil
 }
 
-// regex reads /source/flags (JavaScript syntax; the browser checks the rest).
-func (p *parser) regex() (string, string, error) {
+// quoted reads the quoted string ("…" or '…') at p.pos.
+func (p *parser) quoted() (string, error) {
+	at := p.pos
+	s, n, err := unquote(p.rest())
+	if err != nil {
+		return "", p.errf(at, "%v", err)
+	}
+	p.pos += n
+	return s, nil
+}
+
+// caseFlag reads the flag that may follow a quoted value: 'i' (either
+// case: match ignoring case), 's' (either case: match exactly), or 0 when
+// there is none (nothing is read).
+func (p *parser) caseFlag() byte {
+	switch p.peek() {
+	case 'i', 'I':
+		p.pos++
+		return 'i'
+	case 's', 'S':
+		p.pos++
+		return 's'
+	}
+	return 0
+}
+
+// regex reads /source/flags (JavaScript syntax; the browser checks the
+// rest) as a regular-expression Text.
+func (p *parser) regex() (Text, error) {
 	at := p.pos
 	i := p.pos + 1
 	inClass := false
@@ -580,7 +599,7 @@ func (p *parser) regex() (string, string, error) {
 		}
 	}
 	if i >= len(p.in) {
-		return "", "", p.errf(at, "unterminated regular expression")
+		return Text{}, p.errf(at, "unterminated regular expression")
 	}
 	src := p.in[at+1 : i]
 	i++
@@ -590,10 +609,10 @@ func (p *parser) regex() (string, string, error) {
 	}
 	flags := p.in[i:j]
 	if !validFlags(flags) {
-		return "", "", p.errf(i, "repeated regular expression flag in %q", flags)
+		return Text{}, p.errf(i, "repeated regular expression flag in %q", flags)
 	}
 	p.pos = j
-	return src, flags, nil
+	return Text{Value: src, Regex: true, Flags: flags}, nil
 }
 
 // validFlags reports whether flags are JavaScript RegExp flags, each once.
@@ -767,27 +786,14 @@ func (p *parser) attrValue() (Text, error) {
 	at := p.pos
 	switch p.peek() {
 	case '"', '\'':
-		s, n, err := unquote(p.rest())
-		if err != nil {
-			return Text{}, p.errf(at, "%v", err)
-		}
-		p.pos += n
-		p.skipSpace()
-		t := Text{Value: s}
-		switch p.peek() {
-		case 'i', 'I':
-			p.pos++
-		case 's', 'S':
-			t.Exact = true
-			p.pos++
-		}
-		return t, nil
-	case '/':
-		src, flags, err := p.regex()
+		s, err := p.quoted()
 		if err != nil {
 			return Text{}, err
 		}
-		return Text{Value: src, Regex: true, Flags: flags}, nil
+		p.skipSpace()
+		return Text{Value: s, Exact: p.caseFlag() == 's'}, nil
+	case '/':
+		return p.regex()
 	case '{':
 		dec := json.NewDecoder(strings.NewReader(p.rest()))
 		var m struct {

@@ -79,10 +79,7 @@ func (t *tools) spacesList(ctx context.Context, _ noIn) *mcp.CallToolResult {
 				fmt.Fprintf(&b, "\n  [tab %d]", id)
 				continue
 			}
-			fmt.Fprintf(&b, "\n  %d: %q %s [tab %d]", i, tabs[i].Title, tabs[i].URL, id)
-			if id == cur {
-				b.WriteString(" (current)")
-			}
+			b.WriteString("\n  " + tabLine(i, tabs[i], cur))
 		}
 	}
 	return text(b.String())

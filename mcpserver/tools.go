@@ -322,6 +322,16 @@ func (t *tools) acted(ctx context.Context, verb string, r protocol.ActionResult)
 	return t.changes(ctx, line, r.Settled.Navigated)
 }
 
+// act calls the element action method with params and renders its
+// result (verb says what was done: "clicked").
+func (t *tools) act(ctx context.Context, verb, method string, params any) *mcp.CallToolResult {
+	var r protocol.ActionResult
+	if err := t.call(ctx, method, params, &r); err != nil {
+		return failure(err)
+	}
+	return t.acted(ctx, verb, r)
+}
+
 func (t *tools) click(ctx context.Context, in clickIn) *mcp.CallToolResult {
 	target, err := in.target()
 	if err != nil {
@@ -332,11 +342,7 @@ func (t *tools) click(ctx context.Context, in clickIn) *mcp.CallToolResult {
 	if in.DoubleClick {
 		p.Count, verb = 2, "double-clicked"
 	}
-	var r protocol.ActionResult
-	if err := t.call(ctx, protocol.MethodClick, p, &r); err != nil {
-		return failure(err)
-	}
-	return t.acted(ctx, verb, r)
+	return t.act(ctx, verb, protocol.MethodClick, p)
 }
 
 func (t *tools) typeText(ctx context.Context, in typeIn) *mcp.CallToolResult {
@@ -415,19 +421,11 @@ func (t *tools) selectOption(ctx context.Context, in selectIn) *mcp.CallToolResu
 	if err != nil {
 		return badArgs(err)
 	}
-	var r protocol.ActionResult
-	if err := t.call(ctx, protocol.MethodSelect, protocol.SelectParams{Target: t.target(), Element: target, Values: in.Values}, &r); err != nil {
-		return failure(err)
-	}
-	return t.acted(ctx, "selected in", r)
+	return t.act(ctx, "selected in", protocol.MethodSelect, protocol.SelectParams{Target: t.target(), Element: target, Values: in.Values})
 }
 
 func (t *tools) press(ctx context.Context, in pressIn) *mcp.CallToolResult {
-	var r protocol.ActionResult
-	if err := t.call(ctx, protocol.MethodPress, protocol.PressParams{Target: t.target(), Element: in.Target, Key: in.Key}, &r); err != nil {
-		return failure(err)
-	}
-	return t.acted(ctx, "pressed "+in.Key+" in", r)
+	return t.act(ctx, "pressed "+in.Key+" in", protocol.MethodPress, protocol.PressParams{Target: t.target(), Element: in.Target, Key: in.Key})
 }
 
 func (t *tools) hover(ctx context.Context, in elementArg) *mcp.CallToolResult {
@@ -435,11 +433,7 @@ func (t *tools) hover(ctx context.Context, in elementArg) *mcp.CallToolResult {
 	if err != nil {
 		return badArgs(err)
 	}
-	var r protocol.ActionResult
-	if err := t.call(ctx, protocol.MethodHover, protocol.ElementParams{Target: t.target(), Element: target}, &r); err != nil {
-		return failure(err)
-	}
-	return t.acted(ctx, "hovered", r)
+	return t.act(ctx, "hovered", protocol.MethodHover, protocol.ElementParams{Target: t.target(), Element: target})
 }
 
 func (t *tools) drag(ctx context.Context, in dragIn) *mcp.CallToolResult {
@@ -451,11 +445,7 @@ func (t *tools) drag(ctx context.Context, in dragIn) *mcp.CallToolResult {
 	if err != nil {
 		return badArgs(fmt.Errorf("where to drop: %w", err))
 	}
-	var r protocol.ActionResult
-	if err := t.call(ctx, protocol.MethodDrag, protocol.DragParams{Target: t.target(), Element: from, To: to}, &r); err != nil {
-		return failure(err)
-	}
-	return t.acted(ctx, "dragged", r)
+	return t.act(ctx, "dragged", protocol.MethodDrag, protocol.DragParams{Target: t.target(), Element: from, To: to})
 }
 
 func (t *tools) upload(ctx context.Context, in uploadIn) *mcp.CallToolResult {
@@ -482,11 +472,7 @@ func (t *tools) upload(ctx context.Context, in uploadIn) *mcp.CallToolResult {
 		}
 		p.Payloads = append(p.Payloads, protocol.FilePayload{Name: f.Name, MimeType: f.MimeType, Data: data})
 	}
-	var r protocol.ActionResult
-	if err := t.call(ctx, protocol.MethodUpload, p, &r); err != nil {
-		return failure(err)
-	}
-	return t.acted(ctx, fmt.Sprintf("set %d file(s) on", len(p.Files)+len(p.Payloads)), r)
+	return t.act(ctx, fmt.Sprintf("set %d file(s) on", len(p.Files)+len(p.Payloads)), protocol.MethodUpload, p)
 }
 
 func (t *tools) dialog(ctx context.Context, in dialogIn) *mcp.CallToolResult {
@@ -530,15 +516,21 @@ func (t *tools) tabList(ctx context.Context) ([]protocol.Tab, int, error) {
 }
 
 func renderTabs(tabs []protocol.Tab, cur int) string {
-	var b strings.Builder
+	lines := make([]string, len(tabs))
 	for i, tab := range tabs {
-		mark := ""
-		if tab.ID == cur {
-			mark = " (current)"
-		}
-		fmt.Fprintf(&b, "%d: %q %s [tab %d]%s\n", i, tab.Title, tab.URL, tab.ID, mark)
+		lines[i] = tabLine(i, tab, cur)
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return strings.Join(lines, "\n")
+}
+
+// tabLine is a tab as browser_tabs list and browser_spaces show it: its
+// index in the list (what browser_tabs select takes), title, URL and ID.
+func tabLine(i int, tab protocol.Tab, cur int) string {
+	s := fmt.Sprintf("%d: %q %s [tab %d]", i, tab.Title, tab.URL, tab.ID)
+	if tab.ID == cur {
+		s += " (current)"
+	}
+	return s
 }
 
 func (t *tools) tabs(ctx context.Context, in tabsIn) *mcp.CallToolResult {

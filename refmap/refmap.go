@@ -10,6 +10,8 @@ package refmap
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -170,11 +172,7 @@ func (m *Map) Rebuild(entries []Entry) {
 func (m *Map) Entries() []Entry {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]Entry, 0, len(m.entries))
-	for _, e := range m.entries {
-		out = append(out, e)
-	}
-	return out
+	return slices.Collect(maps.Values(m.entries))
 }
 
 // Ensure makes sure the map is populated before input is resolved: when

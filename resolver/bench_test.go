@@ -2,11 +2,8 @@ package resolver_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"github.com/egohost/egohost/internal/nodescript"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,6 +11,7 @@ import (
 	"github.com/egohost/egohost/browser"
 	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/internal/nodescript"
 	"github.com/egohost/egohost/resolver"
 	"github.com/egohost/egohost/resolver/resolverbench"
 )
@@ -29,10 +27,7 @@ func BenchmarkResolve(b *testing.B) {
 	br := browsertest.Launch(b, browser.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	endpoint, err := br.Process.DevToolsURL(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
+	endpoint := browsertest.DevToolsURL(ctx, b, br.Process)
 	url := srv + "/list"
 	counter := &resolverbench.Counter{Sessions: br.NewPage(b, url)}
 	p, err := cdptab.Open(ctx, counter)
@@ -55,7 +50,7 @@ func BenchmarkResolve(b *testing.B) {
 	script, _ := filepath.Abs("../bench/pw-resolve.mjs")
 	pw, err := resolverbench.Playwright(ctx, script, endpoint, url, selectors, runs)
 	switch {
-	case errors.Is(err, nodescript.ErrNoNode) && os.Getenv("CI") != "true":
+	case nodescript.MissingOutsideCI(err):
 		b.Logf("no Playwright column: %v (install node and run npm ci in bench/)", err)
 	case err != nil:
 		b.Fatal(err)
@@ -119,8 +114,8 @@ func TestSameElementsAsPlaywright(t *testing.T) {
 		theirs = append(theirs, c.theirs)
 	}
 	script, _ := filepath.Abs("../bench/pw-resolve.mjs")
-	pw, err := resolverbench.Playwright(ctx, script, endpointOf(t, ctx, b), url, theirs, 0)
-	if errors.Is(err, nodescript.ErrNoNode) && os.Getenv("CI") != "true" {
+	pw, err := resolverbench.Playwright(ctx, script, browsertest.DevToolsURL(ctx, t, b.Process), url, theirs, 0)
+	if nodescript.MissingOutsideCI(err) {
 		t.Skipf("no Playwright: %v", err)
 	}
 	if err != nil {
@@ -136,13 +131,4 @@ func TestSameElementsAsPlaywright(t *testing.T) {
 			t.Errorf("%s: egohost (%.1f, %.1f), Playwright %s (%.1f, %.1f)", c.ours, pt.X, pt.Y, c.theirs, pw[i].X, pw[i].Y)
 		}
 	}
-}
-
-func endpointOf(t *testing.T, ctx context.Context, b *browsertest.Browser) string {
-	t.Helper()
-	ep, err := b.Process.DevToolsURL(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ep
 }

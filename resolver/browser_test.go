@@ -134,11 +134,32 @@ func idOf(ctx context.Context, p *cdptab.Page, o resolver.Object) (string, error
 // element of that document). The click reaches an out-of-process frame's
 // renderer after Input.dispatchMouseEvent returns, so the note is waited
 // for (at most 5 s).
-func clickAt(ctx context.Context, p *cdptab.Page, pt resolver.Point, o resolver.Object) (string, error) {
-	s := cdp.Session(p)
-	if o.SessionID != "" {
-		s = p.Child(o.SessionID)
+// clickCenter clicks at r.Center(ref) and returns the point and the id of
+// the element of obj's document the click landed on.
+func clickCenter(t *testing.T, ctx context.Context, p *cdptab.Page, r *resolver.Resolver, ref string, obj resolver.Object) (resolver.Point, string) {
+	t.Helper()
+	pt, err := r.Center(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
 	}
+	got, _ := clickAt(ctx, p, pt, obj)
+	return pt, got
+}
+
+// wantConnectedClone checks that obj is connected and is the clone the
+// test made (data-clone="yes").
+func wantConnectedClone(t *testing.T, ctx context.Context, p *cdptab.Page, obj resolver.Object) {
+	t.Helper()
+	yes := true
+	res, err := cdp.Call(ctx, sessionOf(p, obj), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: "function() { return this.isConnected && this.dataset.clone; }", ObjectID: obj.ObjectID, ReturnByValue: &yes})
+	if err != nil || string(res.Result.Value) != `"yes"` {
+		t.Errorf("Object: got %s, %v; want the connected clone", res.Result.Value, err)
+	}
+}
+
+func clickAt(ctx context.Context, p *cdptab.Page, pt resolver.Point, o resolver.Object) (string, error) {
+	s := sessionOf(p, o)
 	yes := true
 	read := func(fn string) (string, error) {
 		res, err := cdp.Call(ctx, s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
@@ -490,11 +511,7 @@ func TestRefsInChromium(t *testing.T) {
 		if id, _ := idOf(ctx, p, obj); id != "stale" {
 			t.Errorf("Object: got #%s, want #stale", id)
 		}
-		pt, err := r.Center(ctx, ref)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, _ := clickAt(ctx, p, pt, obj); got != "stale" {
+		if _, got := clickCenter(t, ctx, p, r, ref, obj); got != "stale" {
 			t.Errorf("click at Center landed on #%s, want #stale", got)
 		}
 		ms, err := r.All(ctx, ref)
@@ -508,11 +525,7 @@ func TestRefsInChromium(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pt, err := r.Center(ctx, ref)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, _ := clickAt(ctx, p, pt, obj); got != "obtn" {
+		if pt, got := clickCenter(t, ctx, p, r, ref, obj); got != "obtn" {
 			t.Errorf("click at Center (%+v) landed on #%s, want #obtn", pt, got)
 		}
 	})
@@ -523,7 +536,7 @@ func TestRefsInChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 		yes := true
-		if _, err := cdp.Call(ctx, p.Child(before.SessionID), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		if _, err := cdp.Call(ctx, sessionOf(p, before), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 			FunctionDeclaration: "function() { const c = this.cloneNode(true); c.dataset.clone = 'yes'; this.replaceWith(c); }", ObjectID: before.ObjectID, ReturnByValue: &yes,
 		}); err != nil {
 			t.Fatal(err)
@@ -532,16 +545,8 @@ func TestRefsInChromium(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Object after the element was rendered again: %v", err)
 		}
-		res, err := cdp.Call(ctx, p.Child(obj.SessionID), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-			FunctionDeclaration: "function() { return this.isConnected && this.dataset.clone; }", ObjectID: obj.ObjectID, ReturnByValue: &yes})
-		if err != nil || string(res.Result.Value) != `"yes"` {
-			t.Errorf("Object: got %s, %v; want the connected clone", res.Result.Value, err)
-		}
-		pt, err := r.Center(ctx, ref)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, _ := clickAt(ctx, p, pt, obj); got != "obtn" {
+		wantConnectedClone(t, ctx, p, obj)
+		if pt, got := clickCenter(t, ctx, p, r, ref, obj); got != "obtn" {
 			t.Errorf("click at Center (%+v) landed on #%s, want the clone of #obtn", pt, got)
 		}
 	})
@@ -551,17 +556,8 @@ func TestRefsInChromium(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		yes := true
-		res, err := cdp.Call(ctx, p, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-			FunctionDeclaration: "function() { return this.isConnected && this.dataset.clone; }", ObjectID: obj.ObjectID, ReturnByValue: &yes})
-		if err != nil || string(res.Result.Value) != `"yes"` {
-			t.Errorf("Object: got %s, %v; want the connected clone", res.Result.Value, err)
-		}
-		pt, err := r.Center(ctx, ref)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, _ := clickAt(ctx, p, pt, obj); got != "stale" {
+		wantConnectedClone(t, ctx, p, obj)
+		if _, got := clickCenter(t, ctx, p, r, ref, obj); got != "stale" {
 			t.Errorf("click at Center landed on #%s, want the clone", got)
 		}
 	})

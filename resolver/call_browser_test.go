@@ -2,14 +2,14 @@ package resolver_test
 
 import (
 	"context"
-
 	"encoding/json"
 	"errors"
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/runtime"
-	"github.com/egohost/egohost/cdptab"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
+
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/resolver"
 	"github.com/egohost/egohost/snapshot"
 )

@@ -168,9 +168,7 @@ type fakeFrame struct {
 // accessibility tree, box models and frame owners.
 func (f *fakeTab) serve(t *testing.T, s *cdpfake.Session, tree *page.FrameTree) {
 	s.Reply(page.CommandGetFrameTree, page.GetFrameTreeResult{FrameTree: tree})
-	s.Handle(page.CommandCreateIsolatedWorld, func(_ context.Context, raw json.RawMessage) (any, error) {
-		var p page.CreateIsolatedWorldParams
-		json.Unmarshal(raw, &p)
+	cdpfake.HandleParams(s, page.CommandCreateIsolatedWorld, func(_ context.Context, p page.CreateIsolatedWorldParams) (any, error) {
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		cid, ok := f.worlds[p.FrameID]
@@ -258,9 +256,7 @@ func (f *fakeTab) serve(t *testing.T, s *cdpfake.Session, tree *page.FrameTree) 
 		}
 		return runtime.EvaluateResult{Result: obj}, nil
 	})
-	s.Handle(accessibility.CommandGetPartialAXTree, func(_ context.Context, raw json.RawMessage) (any, error) {
-		var p accessibility.GetPartialAXTreeParams
-		json.Unmarshal(raw, &p)
+	cdpfake.HandleParams(s, accessibility.CommandGetPartialAXTree, func(_ context.Context, p accessibility.GetPartialAXTreeParams) (any, error) {
 		f.mu.Lock()
 		a, ok := f.ax[p.BackendNodeID]
 		f.mu.Unlock()
@@ -277,31 +273,21 @@ func (f *fakeTab) serve(t *testing.T, s *cdpfake.Session, tree *page.FrameTree) 
 		}
 		return accessibility.GetPartialAXTreeResult{Nodes: []*accessibility.Node{n}}, nil
 	})
-	s.Handle(dom.CommandGetBoxModel, func(_ context.Context, raw json.RawMessage) (any, error) {
-		var p dom.GetBoxModelParams
-		json.Unmarshal(raw, &p)
-		f.mu.Lock()
-		q, ok := f.boxes[p.BackendNodeID]
-		f.mu.Unlock()
+	cdpfake.HandleParams(s, dom.CommandGetBoxModel, func(_ context.Context, p dom.GetBoxModelParams) (any, error) {
+		q, ok := f.box(p.BackendNodeID)
 		if !ok {
 			return nil, &cdpfake.Error{Method: dom.CommandGetBoxModel, Message: "Could not compute box model."}
 		}
 		return dom.GetBoxModelResult{Model: &dom.BoxModel{Content: q, Border: q, Width: int64(q[2] - q[0]), Height: int64(q[5] - q[1])}}, nil
 	})
-	s.Handle(dom.CommandGetContentQuads, func(_ context.Context, raw json.RawMessage) (any, error) {
-		var p dom.GetContentQuadsParams
-		json.Unmarshal(raw, &p)
-		f.mu.Lock()
-		q, ok := f.boxes[p.BackendNodeID]
-		f.mu.Unlock()
+	cdpfake.HandleParams(s, dom.CommandGetContentQuads, func(_ context.Context, p dom.GetContentQuadsParams) (any, error) {
+		q, ok := f.box(p.BackendNodeID)
 		if !ok {
 			return nil, &cdpfake.Error{Method: dom.CommandGetContentQuads, Message: "Could not compute content quads."}
 		}
 		return dom.GetContentQuadsResult{Quads: []dom.Quad{q}}, nil
 	})
-	s.Handle(dom.CommandGetFrameOwner, func(_ context.Context, raw json.RawMessage) (any, error) {
-		var p dom.GetFrameOwnerParams
-		json.Unmarshal(raw, &p)
+	cdpfake.HandleParams(s, dom.CommandGetFrameOwner, func(_ context.Context, p dom.GetFrameOwnerParams) (any, error) {
 		for i := range tree.ChildFrames {
 			if c := tree.ChildFrames[i]; c.Frame.ID == p.FrameID {
 				return dom.GetFrameOwnerResult{BackendNodeID: cdp.BackendNodeID(100 + i)}, nil
@@ -312,6 +298,14 @@ func (f *fakeTab) serve(t *testing.T, s *cdpfake.Session, tree *page.FrameTree) 
 		}
 		return nil, &cdpfake.Error{Method: dom.CommandGetFrameOwner, Message: "Frame with the given id was not found."}
 	})
+}
+
+// box is the border quad scripted for a node.
+func (f *fakeTab) box(id cdp.BackendNodeID) (dom.Quad, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	q, ok := f.boxes[id]
+	return q, ok
 }
 
 func quoteJSON(s string) string {

@@ -2,10 +2,7 @@ package snapshot_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"github.com/egohost/egohost/internal/nodescript"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -13,6 +10,7 @@ import (
 	"github.com/egohost/egohost/browser"
 	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/internal/nodescript"
 	"github.com/egohost/egohost/snapshot"
 	"github.com/egohost/egohost/snapshot/snapshotbench"
 )
@@ -26,10 +24,7 @@ func BenchmarkSnapshots(b *testing.B) {
 	br := browsertest.Launch(b, browser.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	endpoint, err := br.Process.DevToolsURL(ctx)
-	if err != nil {
-		b.Fatal(err)
-	}
+	endpoint := browsertest.DevToolsURL(ctx, b, br.Process)
 	runs := b.N
 	var rows []snapshotbench.Row
 	for _, n := range snapshotbench.SizesFor(testing.Short()) {
@@ -50,7 +45,7 @@ func BenchmarkSnapshots(b *testing.B) {
 		script, _ := filepath.Abs("../bench/pw-snapshot.mjs")
 		pw, err := snapshotbench.Playwright(ctx, script, endpoint, []string{url}, runs)
 		switch {
-		case errors.Is(err, nodescript.ErrNoNode) && os.Getenv("CI") != "true":
+		case nodescript.MissingOutsideCI(err):
 			b.Logf("no Playwright column: %v (install node and run npm ci in bench/)", err)
 		case err != nil:
 			b.Fatal(err)

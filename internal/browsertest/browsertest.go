@@ -99,6 +99,18 @@ func Launch(tb testing.TB, opts browser.Options) *Browser {
 	return b
 }
 
+// DevToolsURL returns the DevTools endpoint of a browser launched with a
+// DevTools port (Playwright's side of the benchmarks attaches there), or
+// ends the test.
+func DevToolsURL(ctx context.Context, tb testing.TB, p *browser.Process) string {
+	tb.Helper()
+	url, err := p.DevToolsURL(ctx)
+	if err != nil {
+		tb.Fatalf("devtools url: %v", err)
+	}
+	return url
+}
+
 // Shared is one headless browser for the tests of a package, started on
 // first use and ended by the package's TestMain (Close after m.Run).
 // Launching Chromium costs seconds of CPU; a browser context costs

@@ -59,6 +59,18 @@ func (s *Session) Handle(method string, h Handler) {
 	s.handlers[method] = h
 }
 
+// HandleParams sets the handler of a method whose params decode into a P;
+// params that do not decode fail the call with the decoder's error.
+func HandleParams[P any](s *Session, method string, h func(ctx context.Context, p P) (any, error)) {
+	s.Handle(method, func(ctx context.Context, raw json.RawMessage) (any, error) {
+		var p P
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return nil, fmt.Errorf("%s: decode params: %w", method, err)
+		}
+		return h(ctx, p)
+	})
+}
+
 // Reply makes a method always answer result.
 func (s *Session) Reply(method string, result any) {
 	s.Handle(method, func(context.Context, json.RawMessage) (any, error) { return result, nil })

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,13 @@ import (
 
 // ErrNoNode means Node.js or bench/'s playwright-core is not installed.
 var ErrNoNode = errors.New("node or playwright-core not available (install Node.js and run npm ci in bench/)")
+
+// MissingOutsideCI reports whether err says Node.js or playwright-core is
+// missing where a test may go on without Playwright's side: outside CI
+// (with CI=true they must be there, as Chromium must).
+func MissingOutsideCI(err error) bool {
+	return errors.Is(err, ErrNoNode) && os.Getenv("CI") != "true"
+}
 
 // Lines runs `node script args…` and decodes each line it prints on stdout
 // as one T.
