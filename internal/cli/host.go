@@ -39,6 +39,10 @@ type Host interface {
 	// and waits for the person's answer: over the WebSocket, as the agent
 	// socket admits only connections with a token.
 	PairRequest(ctx context.Context, addr string, p protocol.PairRequestParams) (*protocol.PairRequestResult, error)
+	// TraceHTML reads the trace file at path and returns it as one HTML
+	// page (`trace show`), with its number of steps: html/template is
+	// the full binary's.
+	TraceHTML(path string) (page []byte, steps int, err error)
 }
 
 // LaunchOptions are `egohost launch`'s flags.
