@@ -120,8 +120,8 @@ type errNoHost struct {
 
 func (e *errNoHost) Error() string {
 	return fmt.Sprintf("egohost %s runs the full binary, egohost-host, which is not beside egohost: %v\n"+
-		"install both: go install ./cmd/... (in a clone; or github.com/egohost/egohost/cmd/...@latest),\n"+
-		"or build both into one folder: go build -o ~/.local/bin/ ./cmd/egohost ./cmd/egohost-host", e.command, e.err)
+		"install both: CGO_ENABLED=0 go install ./cmd/... (in a clone; or github.com/egohost/egohost/cmd/...@latest),\n"+
+		"or build both into one folder: CGO_ENABLED=0 go build -o ~/.local/bin/ ./cmd/egohost ./cmd/egohost-host", e.command, e.err)
 }
 
 func (e *errNoHost) Unwrap() error { return e.err }
