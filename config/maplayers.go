@@ -22,6 +22,10 @@ type mapLayers struct {
 func NewMapLayers() Layers { return &mapLayers{overrides: map[string]string{}} }
 
 func (l *mapLayers) Defaults(data []byte) error {
+	if m, ok := shippedDefaults(data); ok {
+		l.config = m
+		return nil
+	}
 	m, err := parse("yaml", data)
 	if err != nil {
 		return err

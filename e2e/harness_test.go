@@ -53,6 +53,11 @@ func newSuite() (*suite, func(), error) {
 		args = append(args, "-race")
 	}
 	cmd := exec.Command("go", append(args, "github.com/egohost/egohost/cmd/egohost", "github.com/egohost/egohost/cmd/egohost-host")...)
+	if !raceDetector {
+		// As README's install builds them (-race needs cgo): what
+		// BenchmarkCLICost measures is what people run.
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	}
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		cleanup()

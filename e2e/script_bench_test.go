@@ -34,6 +34,7 @@ type taskRun struct {
 	calls int
 	chars int
 	wall  time.Duration
+	steps []time.Duration // each call's wall time, in order (the CLI's and agent-browser's)
 }
 
 // cli runs one CLI call on tab and counts it in r: its wall time and the
@@ -43,6 +44,7 @@ func (r *taskRun) cli(b *testing.B, c *chain, tab protocol.Target, args ...strin
 	start := time.Now()
 	stdout, stderr, code := c.cli(tab, args...)
 	r.wall += time.Since(start)
+	r.steps = append(r.steps, time.Since(start))
 	if code != 0 {
 		b.Fatalf("egohost %s: exit %d: %s%s", strings.Join(args, " "), code, stdout, stderr)
 	}
@@ -171,12 +173,16 @@ func BenchmarkScriptCheckout(b *testing.B) {
 			return r
 		}
 	}
+	abSteps := agentBrowserSteps(b, c, shop) // nil without its binary
 	runs := benchRuns(b, 20)
-	var byScript, bySteps, byMCP []taskRun
+	var byScript, bySteps, byMCP, byAB []taskRun
 	script() // warm-up
 	steps()
 	if mcp != nil {
 		mcp()
+	}
+	if abSteps != nil {
+		abSteps()
 	}
 	for range runs {
 		byScript = append(byScript, script())
@@ -184,8 +190,23 @@ func BenchmarkScriptCheckout(b *testing.B) {
 		if mcp != nil {
 			byMCP = append(byMCP, mcp())
 		}
+		if abSteps != nil {
+			byAB = append(byAB, abSteps())
+		}
 	}
 	s := reportScriptVsSteps(b, "5-field checkout", runs, byScript, bySteps)
+	if abSteps != nil {
+		a, p := medianRun(byAB), medianRun(bySteps)
+		b.ReportMetric(ms(a.wall), "agentbrowser-ms")
+		b.ReportMetric(ms(p.wall)/ms(a.wall), "steps/agentbrowser")
+		b.Logf("agent-browser's CLI step by step (the same 9 calls), same browser and page, median of %d\n"+
+			"| way | calls | characters returned | wall time |\n|---|---:|---:|---:|\n| agent-browser CLI | %d | %d | %.0f ms |\n"+
+			"| egohost CLI / agent-browser CLI | %.2f× | %.2f× | %.2f× |",
+			runs, a.calls, a.chars, ms(a.wall), float64(p.calls)/float64(a.calls), float64(p.chars)/float64(a.chars), ms(p.wall)/ms(a.wall))
+		fmt.Printf("checkout per call, median ms of %d runs\n| way | goto/open | snapshot -i | fill | fill | fill | fill | select | click | snapshot |\n|---|%s\n| egohost CLI |%s\n| agent-browser CLI |%s",
+			runs, strings.Repeat("---:|", 9), stepMedians(bySteps), stepMedians(byAB))
+		fmt.Println()
+	}
 	if mcp != nil {
 		m := medianRun(byMCP)
 		b.ReportMetric(ms(m.wall), "pwmcp-ms")
@@ -318,6 +339,23 @@ func BenchmarkScriptPaginate(b *testing.B) {
 		bySteps = append(bySteps, steps())
 	}
 	reportScriptVsSteps(b, "20-step task (3 pages of products, branch, checkout)", runs, byScript, bySteps)
+}
+
+// stepMedians is the median wall time of each call across runs, as
+// table cells.
+func stepMedians(rs []taskRun) string {
+	var cells strings.Builder
+	for i := range rs[0].steps {
+		var d []float64
+		for _, r := range rs {
+			if i < len(r.steps) {
+				d = append(d, ms(r.steps[i]))
+			}
+		}
+		slices.Sort(d)
+		fmt.Fprintf(&cells, " %.0f |", d[len(d)/2])
+	}
+	return cells.String()
 }
 
 // medianRun is the run of median wall time (rs is sorted).

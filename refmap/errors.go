@@ -1,6 +1,10 @@
 package refmap
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/egohost/egohost/locator"
+)
 
 // The errors of looking a target up, for errors.Is: the ref map's own,
 // named here so the packages that make them (snapshot's Lookup, the
@@ -23,5 +27,5 @@ var (
 	ErrNotFound = errors.New("no element matches")
 	// ErrForeignRef is the cause when a target is a ref written the way
 	// other tools write theirs (see ForeignRef).
-	ErrForeignRef = errors.New("refs here are @N (see `egohost snapshot`)")
+	ErrForeignRef = locator.ErrForeignRef
 )

@@ -12,6 +12,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -25,6 +26,7 @@ import (
 	"github.com/egohost/egohost/internal/cli"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/service"
+	"github.com/egohost/egohost/trace"
 )
 
 // version is egohost's version, set at build time with
@@ -91,6 +93,18 @@ func (host) AgentTokenPath(e *cli.Env, name string) string { return newEnv(e).ag
 
 func (host) PairRequest(ctx context.Context, addr string, p protocol.PairRequestParams) (*protocol.PairRequestResult, error) {
 	return client.Pair(ctx, addr, p, client.Options{})
+}
+
+func (host) TraceHTML(path string) ([]byte, int, error) {
+	t, err := trace.ReadFile(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	var page bytes.Buffer
+	if err := trace.WriteHTML(&page, t, filepath.Base(path)); err != nil {
+		return nil, 0, err
+	}
+	return page.Bytes(), len(t.Steps), nil
 }
 
 // agentTokenPath is where `egohost pair` and `egohost mcp` keep a paired

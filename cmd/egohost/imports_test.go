@@ -14,7 +14,8 @@ import (
 // WebSocket, and reads the configuration with plain maps (config.Load),
 // not viper (config/viperconfig, the service's reader): both linked
 // net/http, TLS and HTTP/2, whose start every call paid
-// (docs/benchmarks.md, "What a CLI call costs").
+// (docs/benchmarks.md, "What a CLI call costs"). Likewise the ref map
+// (cdproto) and trace show's html/template: 175 packages → 161.
 func TestFrontLinksNoHeavyPackage(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").Output()
 	if err != nil {
@@ -42,6 +43,11 @@ func TestFrontLinksNoHeavyPackage(t *testing.T) {
 		{"github.com/spf13/viper", "the service's config reader (config.Load reads the same files)"},
 		{"github.com/spf13/afero", "viper"},
 		{"github.com/egohost/egohost/config/viperconfig", "viper"},
+		{"github.com/egohost/egohost/refmap", "the ref map (a target's syntax, refs too, is locator's)"},
+		{"github.com/chromedp/", "refmap (cdproto and its JSON, whose init every start paid)"},
+		{"github.com/go-json-experiment/", "cdproto"},
+		{"github.com/egohost/egohost/trace", "trace show's HTML page (Host.TraceHTML)"},
+		{"html/template", "trace show's HTML page (Host.TraceHTML)"},
 	}
 	for _, pkg := range strings.Fields(string(out)) {
 		for _, f := range forbidden {

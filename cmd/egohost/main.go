@@ -3,7 +3,7 @@
 // nothing but the client, so that a call an agent makes per step starts
 // fast. The commands that need the service, the MCP SDK or the OS's
 // service manager (serve, relay mode, install, uninstall, launch, doctor,
-// demo, mcp, pair) run egohost-host, the full binary beside this one,
+// demo, mcp, pair, trace show) run egohost-host, the full binary beside this one,
 // with the same arguments and environment.
 //
 //	egohost tabs | open | snapshot | click …   talk to the running service

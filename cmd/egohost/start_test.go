@@ -37,7 +37,6 @@ func TestStartDoesNoWork(t *testing.T) {
 	known := map[string]string{
 		"go.yaml.in/yaml/v3": "config (config.yaml, the user file)",
 		"unicode":            "the standard library",
-		"html/template":      "the standard library (trace show's HTML)",
 	}
 	var heavy []string
 	for _, m := range inits {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/egohost/egohost/locator"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/refmap"
 )
 
 // What the command line can be checked for before anything dials the
@@ -60,11 +59,11 @@ func checkParams(cmd *cobra.Command, params any) error {
 // checkTarget is the check the service makes of a target before it looks
 // at the page: a ref (@12), else a locator that parses.
 func checkTarget(s string) error {
-	if _, ok := refmap.ParseRef(s); ok {
+	if _, ok := locator.ParseRef(s); ok {
 		return nil
 	}
-	if refmap.ForeignRef(s) {
-		return usageError(fmt.Sprintf("%q is another tool's ref: %v", s, refmap.ErrForeignRef))
+	if locator.ForeignRef(s) {
+		return usageError(fmt.Sprintf("%q is another tool's ref: %v", s, locator.ErrForeignRef))
 	}
 	if _, err := locator.Parse(s); err != nil {
 		var se *locator.SyntaxError

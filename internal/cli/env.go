@@ -4,7 +4,7 @@
 // (cmd/egohost) runs the client verbs in its own process and links
 // nothing heavy; egohost-host (cmd/egohost-host) passes a Host with the
 // commands that link the service, the MCP SDK, the OS's service manager
-// (serve, relay mode, install, launch, doctor, demo, mcp, pair), which
+// (serve, relay mode, install, launch, doctor, demo, mcp, pair, trace show), which
 // egohost runs by executing egohost-host (host.go).
 package cli
 

@@ -6,7 +6,6 @@ import (
 	"io"
 	"regexp"
 	"strings"
-	"sync"
 
 	"github.com/egohost/egohost/protocol"
 )
@@ -95,35 +94,36 @@ func (e *serviceDownError) Error() string { return e.err.Error() }
 func (e *serviceDownError) Unwrap() error { return e.err }
 
 // cliWordList is how the service names its params, and the CLI's flags
-// for them; compiled when an error is printed (never at start: most calls
-// print none).
-var cliWordList = sync.OnceValue(func() []cliWord {
-	return []cliWord{
-		{regexp.MustCompile(`name one with "browser"`), "name one with --browser ID"},
-		{regexp.MustCompile(`Get them with start=(\d+) \(same options\), or narrow with scope \(a ref or locator\), viewport or interactive-only`),
-			"Get them with --start $1 (same options), or narrow with --scope (a ref or locator), --viewport or -i"},
-		{regexp.MustCompile(`\bmaxChars and start must not be negative`), "--max and --start must not be negative"},
-		{regexp.MustCompile(`\btimeoutMs must not be negative`), "--timeout must not be negative"},
-		{regexp.MustCompile(`\bnoWait excludes until and timeoutMs`), "--no-wait excludes --until and --timeout"},
-		{regexp.MustCompile(`\bdelayMs must not be negative`), "--delay must not be negative"},
-		{regexp.MustCompile(`cookies\.set: sameSite (".*?") is not`), "cookies set: --same-site $1 is not"},
-		{regexp.MustCompile(`\bclick count (-?\d+): want`), "click --count $1: want"},
-		{regexp.MustCompile(`\bunknown mouse button (".*?"): want`), "unknown --button $1: want"},
-		{regexp.MustCompile(`script\.run: a timeout of (\S+) exceeds`), "run: --timeout $1 exceeds"},
-	}
-})
+// for them: a pattern is compiled only for a message that holds its
+// literal (never at start, and an error printed compiles the one or two
+// that apply, not all ten).
+var cliWordList = []cliWord{
+	{`name one with "browser"`, `name one with "browser"`, "name one with --browser ID"},
+	{"Get them with start=", `Get them with start=(\d+) \(same options\), or narrow with scope \(a ref or locator\), viewport or interactive-only`,
+		"Get them with --start $1 (same options), or narrow with --scope (a ref or locator), --viewport or -i"},
+	{"maxChars and start must not be negative", `\bmaxChars and start must not be negative`, "--max and --start must not be negative"},
+	{"timeoutMs must not be negative", `\btimeoutMs must not be negative`, "--timeout must not be negative"},
+	{"noWait excludes until and timeoutMs", `\bnoWait excludes until and timeoutMs`, "--no-wait excludes --until and --timeout"},
+	{"delayMs must not be negative", `\bdelayMs must not be negative`, "--delay must not be negative"},
+	{"cookies.set: sameSite ", `cookies\.set: sameSite (".*?") is not`, "cookies set: --same-site $1 is not"},
+	{"click count ", `\bclick count (-?\d+): want`, "click --count $1: want"},
+	{"unknown mouse button ", `\bunknown mouse button (".*?"): want`, "unknown --button $1: want"},
+	{"script.run: a timeout of ", `script\.run: a timeout of (\S+) exceeds`, "run: --timeout $1 exceeds"},
+}
 
-// cliWord is one way the service names a param, and the CLI's flag for it.
+// cliWord is one way the service names a param, and the CLI's flag for
+// it: the pattern, and a literal every match holds.
 type cliWord struct {
-	re   *regexp.Regexp
-	repl string
+	literal, pattern, repl string
 }
 
 // cliWords rewrites the service's words for its params (which are right
 // on the wire) into the CLI's flags, for messages the CLI prints.
 func cliWords(msg string) string {
-	for _, w := range cliWordList() {
-		msg = w.re.ReplaceAllString(msg, w.repl)
+	for _, w := range cliWordList {
+		if strings.Contains(msg, w.literal) {
+			msg = regexp.MustCompile(w.pattern).ReplaceAllString(msg, w.repl)
+		}
 	}
 	return msg
 }

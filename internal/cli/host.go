@@ -39,6 +39,10 @@ type Host interface {
 	// and waits for the person's answer: over the WebSocket, as the agent
 	// socket admits only connections with a token.
 	PairRequest(ctx context.Context, addr string, p protocol.PairRequestParams) (*protocol.PairRequestResult, error)
+	// TraceHTML reads the trace file at path and returns it as one HTML
+	// page (`trace show`), with its number of steps: html/template is
+	// the full binary's.
+	TraceHTML(path string) (page []byte, steps int, err error)
 }
 
 // LaunchOptions are `egohost launch`'s flags.
@@ -116,8 +120,8 @@ type errNoHost struct {
 
 func (e *errNoHost) Error() string {
 	return fmt.Sprintf("egohost %s runs the full binary, egohost-host, which is not beside egohost: %v\n"+
-		"install both: go install ./cmd/... (in a clone; or github.com/egohost/egohost/cmd/...@latest),\n"+
-		"or build both into one folder: go build -o ~/.local/bin/ ./cmd/egohost ./cmd/egohost-host", e.command, e.err)
+		"install both: CGO_ENABLED=0 go install ./cmd/... (in a clone; or github.com/egohost/egohost/cmd/...@latest),\n"+
+		"or build both into one folder: CGO_ENABLED=0 go build -o ~/.local/bin/ ./cmd/egohost ./cmd/egohost-host", e.command, e.err)
 }
 
 func (e *errNoHost) Unwrap() error { return e.err }

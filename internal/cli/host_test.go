@@ -107,8 +107,9 @@ func TestHostOnlyCommandWithoutTheFullBinary(t *testing.T) {
 	}
 }
 
-// A verb's command line builds that verb's command alone (onlyVerb):
-// what it prints, calls and exits with is what the whole tree gives.
+// A verb's command line builds that verb's command alone (onlyVerb) and
+// runs it without cobra's Execute (runVerb): what it prints, calls and
+// exits with is what the whole tree gives.
 func TestOnlyVerbIsTheWholeTreesVerb(t *testing.T) {
 	var names []string
 	for name := range (&env{}).verbs() {
@@ -120,7 +121,7 @@ func TestOnlyVerbIsTheWholeTreesVerb(t *testing.T) {
 		t.Fatalf("got %d verbs of their own; want them all", len(names))
 	}
 	slices.Sort(names)
-	shapes := [][]string{{}, {"@1"}, {"@1", "x"}, {"@1", "x", "y", "z"}, {"--frob"}, {"--timout", "3s"}, {"--tab", "x"}, {"@1", "--json"}, {"1", "--timeout", "0"}, {"--", "-x"}}
+	shapes := [][]string{{}, {"@1"}, {"@1", "x"}, {"@1", "x", "y", "z"}, {"--frob"}, {"--timout", "3s"}, {"--tab", "x"}, {"@1", "--json"}, {"1", "--timeout", "0"}, {"--", "-x"}, {"@1", "--agent", "no such name!"}, {"--config", "/nonexistent/egohost.yaml"}}
 	for _, name := range names {
 		for _, shape := range shapes {
 			args := append([]string{name}, shape...)

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -76,11 +77,31 @@ func TestCLIWords(t *testing.T) {
 		{"click count 4: want 1, 2 or 3", "click --count 4: want 1, 2 or 3"},
 		{`unknown mouse button "x": want left, right or middle`, `unknown --button "x": want left, right or middle`},
 		{"script.run: a timeout of 2h0m0s exceeds timeouts.script_max (10m0s)", "run: --timeout 2h0m0s exceeds timeouts.script_max (10m0s)"},
+		{"snapshot: 120 more lines. Get them with start=80 (same options), or narrow with scope (a ref or locator), viewport or interactive-only",
+			"snapshot: 120 more lines. Get them with --start 80 (same options), or narrow with --scope (a ref or locator), --viewport or -i"},
+		{"wait: timeoutMs must not be negative", "wait: --timeout must not be negative"},
+		{"type: delayMs must not be negative", "type: --delay must not be negative"},
 		{"no element matches #start", "no element matches #start"},
 	}
 	for _, tt := range tests {
 		if got := cliWords(tt.in); got != tt.want {
 			t.Errorf("cliWords(%q): got %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	// Every word is used above, and its literal is in what its pattern
+	// matches: a pattern is compiled only for a message holding it.
+	for _, w := range cliWordList {
+		used := false
+		for _, tt := range tests {
+			if m := regexp.MustCompile(w.pattern).FindString(tt.in); m != "" {
+				used = true
+				if !strings.Contains(m, w.literal) && !strings.Contains(tt.in, w.literal) {
+					t.Errorf("%q matches %q, which does not hold its literal %q", w.pattern, tt.in, w.literal)
+				}
+			}
+		}
+		if !used {
+			t.Errorf("no case above for %q", w.pattern)
 		}
 	}
 }

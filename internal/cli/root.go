@@ -131,11 +131,8 @@ func (c *cli) newRoot() *cobra.Command {
 			c.ran = true
 		},
 	}
-	root.SetVersionTemplate("egohost {{.Version}}\n")
-	if envJSON() || jsonRequested(c.args) {
-		v, _ := json.Marshal(root.Version)
-		root.SetVersionTemplate(`{"version":` + string(v) + "}\n")
-	}
+	// The line printVersion prints, as a template that prints itself.
+	root.SetVersionTemplate(strings.ReplaceAll(versionLine(root.Version, envJSON() || jsonRequested(c.args)), "{{", "{{`{{`}}"))
 	root.SetIn(c.stdin)
 	root.SetOut(c.stdout)
 	root.SetErr(c.stderr)
@@ -185,9 +182,35 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, o Options) in
 		}
 		return exitCode(stdout, stderr, false, c.host.Relay(args[0], stdin, stdout, stderr))
 	}
+	if c.args = args; c.versionOnly() {
+		// Before the signal handler: printing the version needs none.
+		return c.printVersion()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return c.execute(ctx, args)
+}
+
+// printVersion answers a command line that only asks for the version
+// (versionOnly) as the root's version template does, without building or
+// executing the command tree: what the template prints, with the
+// template engine's start left out (docs/benchmarks.md, "What a CLI call
+// costs").
+func (c *cli) printVersion() int {
+	if _, err := io.WriteString(c.stdout, versionLine(buildVersion(c.version), envJSON() || jsonRequested(c.args))); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// versionLine is what --version prints: "egohost VERSION", or with --json
+// {"version": VERSION}.
+func versionLine(version string, asJSON bool) string {
+	if asJSON {
+		v, _ := json.Marshal(version)
+		return `{"version":` + string(v) + "}\n"
+	}
+	return "egohost " + version + "\n"
 }
 
 // exitCode is the exit code of err: the full binary's own when it ran
@@ -202,7 +225,19 @@ func (c *cli) exitCode(err error) int {
 // execute runs one command line and returns its exit code.
 func (c *cli) execute(ctx context.Context, args []string) int {
 	c.args = args
+	if c.versionOnly() {
+		return c.printVersion()
+	}
 	root := c.newRoot()
+	if cmd := c.onlyCommand(root); cmd != nil {
+		if code, ran := c.runVerb(ctx, cmd, args[1:]); ran {
+			return code
+		}
+		// A mistake on the command line: cobra words it, from a fresh tree
+		// (the flags parsed so far are left behind with this one).
+		c.cfgFile, c.agent, c.asJSON = "", "", false
+		root = c.newRoot()
+	}
 	root.SetArgs(append([]string{}, args...)) // never nil: cobra would read os.Args
 	_, err := root.ExecuteContextC(ctx)
 	if err != nil && !c.ran {
@@ -218,6 +253,36 @@ func (c *cli) execute(ctx context.Context, args []string) int {
 		c.asJSON = c.asJSON || jsonRequested(args) || envJSON()
 	}
 	return c.exitCode(err)
+}
+
+// onlyCommand is the verb's command of a root that newRoot built for one
+// verb's command line (onlyVerb), nil for any other root.
+func (c *cli) onlyCommand(root *cobra.Command) *cobra.Command {
+	if cmds := root.Commands(); len(cmds) == 1 && len(c.args) > 0 && cmds[0].Name() == c.args[0] && cmds[0].RunE != nil {
+		return cmds[0]
+	}
+	return nil
+}
+
+// runVerb runs a verb's command with its arguments (the command line
+// after the verb's name) as cobra's Execute would, without what Execute
+// adds that a verb's line does not use: the completion and help commands
+// and flags, the search of the tree, the usage templates. It parses the
+// flags (the root's persistent ones too) and checks the arguments as
+// Execute does; when either is a mistake it runs nothing and reports
+// ran false, and the caller lets Execute word the mistake, so that a
+// wrong line prints what it always did (TestOnlyVerbIsTheWholeTreesVerb).
+func (c *cli) runVerb(ctx context.Context, cmd *cobra.Command, args []string) (code int, ran bool) {
+	if err := cmd.ParseFlags(args); err != nil {
+		return 0, false
+	}
+	args = cmd.Flags().Args()
+	if cmd.ValidateArgs(args) != nil || cmd.ValidateRequiredFlags() != nil || cmd.ValidateFlagGroups() != nil {
+		return 0, false
+	}
+	c.ran = true
+	cmd.SetContext(ctx)
+	return c.exitCode(cmd.RunE(cmd, args)), true
 }
 
 // jsonRequested reports whether --json is on the command line before any "--".

@@ -15,7 +15,6 @@ import (
 
 	"github.com/egohost/egohost"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/trace"
 )
 
 // traceCommand is `egohost trace`: the owner records what agents did
@@ -100,14 +99,16 @@ func (c *cli) traceCommand() *cobra.Command {
 	show := &cobra.Command{Use: "show FILE [--html OUT] [--open]", Short: "write a trace as one self-contained HTML page", Args: nArgs(1, 1)}
 	htmlOut := show.Flags().String("html", "", "the HTML file to write (default: FILE with .html)")
 	open := show.Flags().Bool("open", false, "open the page in the browser")
-	show.RunE = c.with(func(ctx context.Context, e *env, _ *cobra.Command, args []string) error {
+	// The page is html/template's: egohost-host writes it (Host.TraceHTML),
+	// so that egohost, which every call starts, does not link it.
+	show.RunE = c.hostOnly(c.with(func(ctx context.Context, e *env, _ *cobra.Command, args []string) error {
 		if os.Getenv(EnvAgentTokenFile) != "" {
 			// The file is the person's record; a paired agent's CLI does
 			// not render it (the service gives agents no trace either).
 			return protocol.Errorf(protocol.CodeScopeDenied, "trace show: traces are the owner's, and $%s names a paired agent's token", EnvAgentTokenFile)
 		}
 		path := e.tracePath(args[0])
-		t, err := trace.ReadFile(path)
+		page, steps, err := c.host.TraceHTML(path)
 		if err != nil {
 			return err
 		}
@@ -119,24 +120,24 @@ func (c *cli) traceCommand() *cobra.Command {
 		if err != nil {
 			return fmt.Errorf("trace show: %w", err)
 		}
-		if err := trace.WriteHTML(f, t, filepath.Base(path)); err != nil {
+		if _, err := f.Write(page); err != nil {
 			f.Close()
-			return err
+			return fmt.Errorf("trace show: %w", err)
 		}
 		if err := f.Close(); err != nil {
 			return fmt.Errorf("trace show: %w", err)
 		}
 		if e.json {
-			b, _ := json.Marshal(map[string]any{"html": dest, "steps": len(t.Steps)})
+			b, _ := json.Marshal(map[string]any{"html": dest, "steps": steps})
 			fmt.Fprintf(e.stdout, "%s\n", b)
 		} else {
-			fmt.Fprintf(e.stdout, "%s (%d steps)\n", dest, len(t.Steps))
+			fmt.Fprintf(e.stdout, "%s (%d steps)\n", dest, steps)
 		}
 		if *open {
 			return openFile(dest)
 		}
 		return nil
-	})
+	}))
 	cmd.AddCommand(start, stop, list, show)
 	cmd.RunE = list.RunE
 	return cmd
