@@ -24,6 +24,8 @@ var (
 	checkJS string
 	//go:embed observe.js
 	observeJS string
+	//go:embed mutation.js
+	mutationJS string
 	//go:embed hover.js
 	hoverJS string
 )
@@ -38,7 +40,7 @@ var (
 // the calling convention of package aria: (el, ns, ...args).
 func actionableJS(then string) string {
 	s := "async (el, ns, o, a) => { const r = await (" + checkJS + "\n)(el, ns, o);\n" +
-		"if (r.ok && o.observe) (" + observeJS + "\n)(el, ns);\n"
+		"if (r.ok && o.observe) (" + observeJS + "\n)(el, ns, " + mutationJS + ");\n"
 	if then != "" {
 		s += "if (r.ok) r.then = await (" + then + "\n)(el, ns, a);\n"
 	}

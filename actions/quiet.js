@@ -6,7 +6,10 @@
 // since the last mutation) and keeps its observer; the caller waits and
 // calls again with poll set, until it resolves {quiet: true}.
 // It runs in the page's own world (aria.Page): document is the page's, ns null.
-(document, ns, quietMs, capMs, poll) => {
+// mutation is mutation.js: which mutations count.
+(document, ns, quietMs, capMs, poll, mutation) => {
+  const counts = mutation();
+  const opts = { subtree: true, childList: true, attributes: true, attributeOldValue: true, characterData: true };
   const prev = window.__egohostQuiet;
   if (document.hidden || (poll && prev)) {
     let q = prev;
@@ -15,10 +18,12 @@
       const t0 = performance.now();
       q = { start: t0, last: t0, mutations: 0 };
       const obs = new MutationObserver((records) => {
+        const n = records.filter(counts).length;
+        if (n === 0) return;
         q.last = performance.now();
-        q.mutations += records.length;
+        q.mutations += n;
       });
-      obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      obs.observe(document, opts);
       const timer = setTimeout(() => q.stop(), 30000);
       q.stop = () => {
         obs.disconnect();
@@ -40,10 +45,12 @@
     let last = start;
     let mutations = 0;
     const obs = new MutationObserver((records) => {
+      const n = records.filter(counts).length;
+      if (n === 0) return;
       last = performance.now();
-      mutations += records.length;
+      mutations += n;
     });
-    obs.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    obs.observe(document, opts);
     const tick = () => {
       const now = performance.now();
       const quiet = now - last >= quietMs;

@@ -27,7 +27,8 @@ var (
 // navigation of the main frame the action started (to its
 // DOMContentLoaded), then waits for the DOM to be quiet. With el (the
 // element acted on, whose checks started observe.js) it ends after one
-// animation frame when nothing happened since the action: no DOM mutation,
+// animation frame when nothing happened since the action: no DOM mutation
+// (that counts: mutation.js leaves out an animation that only moves),
 // no navigation, no request the action started still in flight; otherwise,
 // and without el, it waits for s.Quiet without DOM mutations, counted from
 // the action when el is set.
@@ -44,6 +45,10 @@ func (r *Runner) settle(w *watch, s Settle, el Element) (out Settled) {
 	var prep *preparing
 	follow := func(ev navEvent) {
 		if r.followNavigation(ctx, w, ev, &out) {
+			// The element acted on went with its document: settle.js
+			// would only find it gone (a round trip in a document being
+			// torn down); the rounds after watch the new document.
+			el = Element{}
 			prep.stop()
 			prep = r.prepare(ctx)
 		}
@@ -162,7 +167,7 @@ func (r *Runner) quiet(ctx context.Context, s Settle, capCtx context.Context) qu
 	return pollCapped(ctx, s, capCtx, func(poll bool, capMs int64) quietResult {
 		yes := true
 		res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, cdpruntime.EvaluateParams{
-			Expression:    quietFn.Call(aria.InstallNone, "document", fmt.Sprintf("%d, %d, %t", s.Quiet.Milliseconds(), capMs, poll)),
+			Expression:    quietFn.Call(aria.InstallNone, "document", fmt.Sprintf("%d, %d, %t, (%s\n)", s.Quiet.Milliseconds(), capMs, poll, mutationJS)),
 			ReturnByValue: &yes,
 			AwaitPromise:  &yes,
 			Silent:        &yes,

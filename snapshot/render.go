@@ -166,11 +166,43 @@ func allText(ns []*Node) bool {
 	return true
 }
 
+// unwritten reports whether n's own line says nothing its lines do not
+// (a full snapshot writes its lines one level up instead): an unnamed list
+// of plain items, whose dashes say they are a list's items, and an unnamed
+// form around one control (a button in a form of its own, as a wiki's
+// section edit buttons are), which groups nothing.
+func unwritten(n *Node) bool {
+	if n.Name != "" || n.Ref != "" || len(n.States) > 0 || n.Value != "" || len(n.Kids) == 0 {
+		return false
+	}
+	switch n.Role {
+	case "list":
+		for _, k := range n.Kids {
+			if k.Role != "listitem" || k.Name != "" || k.Ref != "" || len(k.States) > 0 {
+				return false
+			}
+		}
+		return true
+	case "form":
+		k := n.Kids[0]
+		return len(n.Kids) == 1 && k.Ref != "" && (len(k.Kids) == 0 || kidsLeftOut(k)) // one line
+	}
+	return false
+}
+
+// saysImage reports whether text, right after img, only says its
+// alternative text again (a wiki's smiley "8-)" followed by the text
+// "8-)"): the image's line says it already.
+func saysImage(img *Node, text string) bool {
+	return (img.Role == "img" || img.Role == "image") && img.Name != "" && img.Ref == "" &&
+		len(img.Kids) == 0 && len(img.States) == 0 && squeeze(img.Name) == squeeze(text)
+}
+
 // build renders a tree as lines.
 func build(ns []*Node, depth int, interactive bool, out []line) []line {
-	for _, n := range ns {
+	for i, n := range ns {
 		if n.Text != "" {
-			if !interactive {
+			if !interactive && (i == 0 || !saysImage(ns[i-1], n.Text)) {
 				out = append(out, line{depth: depth, text: plainText(n.Text)})
 			}
 			continue
@@ -186,6 +218,10 @@ func build(ns []*Node, depth int, interactive bool, out []line) []line {
 		}
 		if inline == "" && len(kids) == 1 && kids[0].Text != "" {
 			inline, kids = kids[0].Text, nil
+		}
+		if unwritten(n) {
+			out = build(kids, depth, false, out)
+			continue
 		}
 		if n.Role == "listitem" && n.Name == "" && n.Ref == "" && len(n.States) == 0 {
 			if inline != "" {

@@ -454,7 +454,7 @@ func TestOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(diff.Text, "1 added, 1 removed") || !strings.Contains(diff.Text, `+  - button "Changed"`) || !strings.Contains(diff.Text, `-  - button "Item 29"`) || !strings.Contains(diff.Text, "unchanged lines") || len(diff.Text) > len(base.Text)/4 {
+	if !strings.Contains(diff.Text, "1 added, 1 removed") || !strings.Contains(diff.Text, `+ - button "Changed"`) || !strings.Contains(diff.Text, `- - button "Item 29"`) || !strings.Contains(diff.Text, "unchanged lines") || len(diff.Text) > len(base.Text)/4 {
 		t.Errorf("diff:\n%s", diff.Text)
 	}
 	idiff, err := tab.Snapshot(ctx, snapshot.Options{Interactive: true, DiffPrevious: true})
