@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/egohost/egohost/internal/privfile"
 )
 
 // browsersFile (in the data dir) remembers the browser profiles the
@@ -158,7 +160,7 @@ func (r *registry) save() error {
 	if err != nil {
 		return err
 	}
-	if err := writePrivateFile(r.path, append(b, '\n')); err != nil {
+	if err := privfile.Write(r.path, append(b, '\n')); err != nil {
 		return fmt.Errorf("save %s: %w", r.path, err)
 	}
 	return nil

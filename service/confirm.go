@@ -22,6 +22,7 @@ import (
 	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/confirm"
+	"github.com/egohost/egohost/internal/privfile"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 )
@@ -173,7 +174,7 @@ func (c *confirms) answer(id string, ans confirmAnswer) (*asking, error) {
 	if added {
 		b, err := json.MarshalIndent(c.always, "", "  ")
 		if err == nil {
-			err = writePrivateFile(c.path, b)
+			err = privfile.Write(c.path, b)
 		}
 		if err != nil {
 			return a, protocol.Errorf(protocol.CodeInternal, "confirm.answer: allowed once; the always answer was not saved: %v", err)

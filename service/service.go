@@ -31,6 +31,7 @@ import (
 	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/filegate"
 	"github.com/egohost/egohost/internal/page"
+	"github.com/egohost/egohost/internal/privfile"
 	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/peercred"
@@ -189,7 +190,7 @@ func New(opts Options) (*Service, error) {
 	_, _ = rand.Read(seed[:])
 	s.ids.Store(int64(binary.LittleEndian.Uint64(seed[:]) >> 13))
 	for _, dir := range []string{opts.StateDir, opts.DataDir, filepath.Dir(opts.Socket), filepath.Dir(opts.TokenFile)} {
-		if err := ensurePrivateDir(dir); err != nil {
+		if err := privfile.EnsureDir(dir); err != nil {
 			return nil, fmt.Errorf("start service: %w", err)
 		}
 	}
@@ -291,7 +292,7 @@ func (s *Service) Serve(ctx context.Context) error {
 	state := protocol.ServiceState{Addr: s.Addr(), PID: os.Getpid(), Socket: s.opts.Socket, Version: Version}
 	statePath := filepath.Join(s.opts.StateDir, protocol.StateFile)
 	if b, err := json.Marshal(state); err == nil {
-		if err := writePrivateFile(statePath, b); err != nil {
+		if err := privfile.Write(statePath, b); err != nil {
 			s.log.Warn("write state file", "err", err)
 		}
 	}
@@ -594,7 +595,7 @@ func refCounter(path string, log *slog.Logger) *refmap.Counter {
 		}
 	}
 	return refmap.NewReservedCounter(start, func(upTo uint64) {
-		if err := writePrivateFile(path, []byte(strconv.FormatUint(upTo, 10)+"\n")); err != nil {
+		if err := privfile.Write(path, []byte(strconv.FormatUint(upTo, 10)+"\n")); err != nil {
 			log.Warn("reserve ref numbers", "err", err)
 		}
 	})

@@ -16,6 +16,7 @@ import (
 	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/internal/page"
+	"github.com/egohost/egohost/internal/privfile"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
@@ -66,7 +67,7 @@ func (as *agentSpaces) save() error {
 	if err != nil {
 		return err
 	}
-	return writePrivateFile(as.path, b)
+	return privfile.Write(as.path, b)
 }
 
 // agentName is the agent's name, "" for the person.
