@@ -28,6 +28,7 @@ import (
 	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/chromeext"
 	"github.com/egohost/egohost/confirm"
+	"github.com/egohost/egohost/confirm/asks"
 	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/filegate"
 	"github.com/egohost/egohost/internal/page"
@@ -127,7 +128,7 @@ type Service struct {
 	recent   *recentCalls        // each agent's last calls, for the popup (agentslive.go)
 	files    filegate.Rules      // which of the person's files a call may reach (agentfiles.go)
 	uploads  *filegate.Store     // the files pages were handed, kept while their tab lives
-	confirms *confirms           // the acts waiting for the person, and their always answers (confirm.go)
+	confirms *asks.Store         // the acts waiting for the person, and their always answers (confirm.go)
 
 	tokenless tokenless // what connections without a valid token did (tokenless.go)
 
@@ -228,7 +229,7 @@ func New(opts Options) (*Service, error) {
 			}
 		}
 	}
-	s.confirms = newConfirms(opts.DataDir, s.log.Warn)
+	s.confirms = asks.Load(opts.DataDir, s.log.Warn)
 	s.popupMethods = s.popupHandlers()
 	if s.known, err = loadRegistry(filepath.Join(opts.DataDir, browsersFile), time.Now); err != nil {
 		s.log.Warn("known browsers forgotten: browser IDs start over", "err", err)
