@@ -38,6 +38,7 @@ import (
 	"github.com/egohost/egohost/peercred"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
+	"github.com/egohost/egohost/trace"
 )
 
 // Version is the service's version, reported to agents and the extension.
@@ -132,8 +133,8 @@ type Service struct {
 
 	tokenless tokenless // what connections without a valid token did (tokenless.go)
 
-	tracer  atomic.Pointer[tracer] // the trace being recorded, nil when none (trace.go)
-	traceMu sync.Mutex             // starts and stops traces
+	tracer  atomic.Pointer[trace.Recording] // the trace being recorded, nil when none (trace.go)
+	traceMu sync.Mutex                      // starts and stops traces
 
 	// peerUID names the user at the other end of a relay socket (the
 	// kernel's answer; a test's own in tests): checkPeer refuses others.
