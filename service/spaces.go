@@ -38,13 +38,10 @@ const idleGrace = 3 * time.Second
 // agentSpaces is the service's part of the agents and their spaces: the
 // registry, and how many connections each named agent has.
 type agentSpaces struct {
-	reg    *spaces.Registry
-	path   string
-	saveMu sync.Mutex
-
-	mu    sync.Mutex
-	conns map[string]int       // agent → connections open now
-	left  map[string]time.Time // agent → when its last connection ended
+	reg      *spaces.Registry
+	presence *spaces.Presence
+	path     string
+	saveMu   sync.Mutex
 }
 
 func newAgentSpaces(dataDir string, log interface{ Warn(string, ...any) }) *agentSpaces {
@@ -56,7 +53,7 @@ func newAgentSpaces(dataDir string, log interface{ Warn(string, ...any) }) *agen
 			saved = spaces.Saved{}
 		}
 	}
-	return &agentSpaces{reg: spaces.New(saved), path: path, conns: make(map[string]int), left: make(map[string]time.Time)}
+	return &agentSpaces{reg: spaces.New(saved), presence: spaces.NewPresence(), path: path}
 }
 
 // save writes the registry to the data dir.
@@ -82,19 +79,12 @@ func (a *agent) setName(name string) {
 	a.mu.Lock()
 	a.name = name
 	a.mu.Unlock()
-	as := a.s.spaces
-	as.mu.Lock()
-	as.conns[name]++
-	as.mu.Unlock()
+	a.s.spaces.presence.Join(name)
 	a.s.log.Info("agent connected", "agent", name)
 }
 
 // connected reports whether the named agent has a connection open.
-func (s *Service) connected(name string) bool {
-	s.spaces.mu.Lock()
-	defer s.spaces.mu.Unlock()
-	return s.spaces.conns[name] > 0
-}
+func (s *Service) connected(name string) bool { return s.spaces.presence.Connected(name) }
 
 // leave counts the connection's agent as gone.
 func (a *agent) leave() {
@@ -102,14 +92,7 @@ func (a *agent) leave() {
 	if name == "" {
 		return
 	}
-	as := a.s.spaces
-	as.mu.Lock()
-	as.conns[name]--
-	if as.conns[name] <= 0 {
-		delete(as.conns, name)
-		as.left[name] = time.Now()
-	}
-	as.mu.Unlock()
+	a.s.spaces.presence.Leave(name, time.Now())
 	a.s.log.Info("agent left", "agent", name)
 }
 
@@ -290,25 +273,12 @@ func (s *Service) syncSpaces(ctx context.Context, l *link) {
 		l.log.Warn("list tab groups: bad reply", "err", err)
 		return
 	}
-	live := make(map[int]bool)
-	for _, g := range res.Groups {
-		live[g.ID] = true
+	groups := make([]spaces.Group, len(res.Groups))
+	for i, g := range res.Groups {
+		groups[i] = spaces.Group{ID: g.ID, Window: g.WindowID, Title: g.Title, Color: g.Color}
 	}
-	for _, sp := range s.spaces.reg.List("") {
-		if sp.Browser == l.id && sp.Group != 0 && !live[sp.Group] {
-			s.spaces.reg.Update(sp.ID, func(x *spaces.Space) { x.Group = 0 })
-		}
-	}
-	for _, g := range res.Groups {
-		if _, ok := s.spaces.reg.ByGroup(l.id, g.ID); ok {
-			continue
-		}
-		agent, task, st, ok := spaces.ParseTitle(g.Title)
-		if !ok {
-			continue
-		}
-		sp := s.spaces.reg.Adopt(agent, task, l.id, g.ID, g.WindowID, g.Color, st)
-		l.log.Info("space rebuilt from its tab group", "space", sp.ID, "agent", agent, "group", g.ID)
+	for _, sp := range s.spaces.reg.Reconcile(l.id, groups) {
+		l.log.Info("space rebuilt from its tab group", "space", sp.ID, "agent", sp.Agent, "group", sp.Group)
 	}
 	l.synced = true
 	s.saveSpaces()
@@ -695,24 +665,11 @@ func (s *Service) spacesWaitForControl(ctx context.Context, c *call, p protocol.
 // markIdle marks idle the working spaces whose agent has had no
 // connection for idleGrace. Serve runs it every second.
 func (s *Service) markIdle(ctx context.Context, now time.Time) {
-	as := s.spaces
-	as.mu.Lock()
-	gone := make(map[string]bool)
-	for name, at := range as.left {
-		if as.conns[name] == 0 && now.Sub(at) >= idleGrace {
-			gone[name] = true
-			delete(as.left, name)
-		}
-	}
-	as.mu.Unlock()
+	gone := s.spaces.presence.Gone(now, idleGrace)
 	if len(gone) == 0 {
 		return
 	}
-	for _, sp := range as.reg.List("") {
-		if !gone[sp.Agent] || sp.State != spaces.Working {
-			continue
-		}
-		sp, _ = as.reg.SetState(sp.ID, spaces.Idle)
+	for _, sp := range s.spaces.reg.MarkIdle(gone) {
 		s.mu.Lock()
 		l := s.links[sp.Browser]
 		s.mu.Unlock()
