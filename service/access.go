@@ -290,7 +290,7 @@ func (s *Service) checkScope(ctx context.Context, c *call, l *link, tabID int) e
 
 // ownTab reports whether a tab is in one of the named agent's spaces.
 func (s *Service) ownTab(name string, l *link, tabID int) bool {
-	sp, ok := s.spaces.reg.ByGroup(l.id, l.groupOf(tabID))
+	sp, ok := s.spaces.reg.ByGroup(l.id, l.layout.GroupOf(tabID))
 	return ok && sp.Agent == name
 }
 

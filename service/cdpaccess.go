@@ -83,7 +83,7 @@ func (s *Service) checkCDPParams(ctx context.Context, c *call, l *link, tab int,
 // very tab (one egohost attached: an out-of-process frame, a worker) on a
 // page it may reach.
 func (s *Service) checkChildSession(ctx context.Context, c *call, l *link, tab int, p protocol.CDPSendParams) error {
-	eng, err := l.page(ctx, tab)
+	_, eng, err := l.tabs.Open(ctx, tab)
 	if err != nil {
 		return err
 	}
@@ -309,7 +309,7 @@ func (s *Service) checkOriginRead(c *call, rawURL string) error {
 
 // requestURL returns the URL of a request the tab's record holds.
 func (l *link) requestURL(tab int, requestID string) (string, bool) {
-	rec := l.recordOf(tab)
+	rec := l.tabs.RecordOf(tab)
 	if rec == nil {
 		return "", false
 	}

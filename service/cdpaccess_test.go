@@ -278,7 +278,7 @@ func TestCDPOriginRules(t *testing.T) {
 		for id, u := range map[string]string{"r1": "https://api.bank.example/me", "r2": "https://example.com/data"} {
 			rec.Add(network.RequestWillBeSent.Method, json.RawMessage(`{"requestId":"`+id+`","request":{"url":"`+u+`","method":"GET"},"timestamp":1}`))
 		}
-		l.tab(7).SetRecord(rec)
+		l.tabs.Tab(7).SetRecord(rec)
 	}
 	f.s.mu.Unlock()
 	frames := ext.frames()

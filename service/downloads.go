@@ -114,7 +114,7 @@ func (s *Service) downloadIsMine(a *agent, l *link, it extwire.Download) (mine, 
 		return false, false
 	}
 	url, _ := l.urls.Get(tab)
-	return len(s.visibleTabs(a, l, []protocol.Tab{{ID: tab, GroupID: l.groupOf(tab), URL: url}})) == 1, true
+	return len(s.visibleTabs(a, l, []protocol.Tab{{ID: tab, GroupID: l.layout.GroupOf(tab), URL: url}})) == 1, true
 }
 
 // downloadEvent is what the download method waits on: a download's

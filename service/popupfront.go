@@ -127,7 +127,7 @@ func boxLabel(target string, i, n int, m resolver.Match) string {
 }
 
 func (s *Service) popupClear(ctx context.Context, l *link, p protocol.PopupTabParams) (any, error) {
-	if p.Tab != 0 && !l.hasPage(p.Tab) {
+	if p.Tab != 0 && !l.tabs.HasPage(p.Tab) {
 		// Not attached since (or ever): nothing drawn there, and no reason to attach now.
 		return struct {
 			Cleared bool `json:"cleared"`

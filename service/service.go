@@ -26,6 +26,7 @@ import (
 	"github.com/egohost/egohost"
 	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/browserlink"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/chromeext"
 	"github.com/egohost/egohost/confirm"
 	"github.com/egohost/egohost/confirm/asks"
@@ -419,7 +420,8 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 		writeError(conn, extwire.CodeForbiddenOrigin, "extension origin "+h.Origin+" is not in allowed_extension_ids")
 		return
 	}
-	l := &link{relayPID: h.PID, origin: h.Origin, connected: time.Now(), tabs: make(map[int]*page.Tab), refs: s.refs, uploads: s.uploads}
+	l := &link{relayPID: h.PID, origin: h.Origin, connected: time.Now(), uploads: s.uploads}
+	l.tabs = page.NewTabs(func(id int) cdptab.Sessions { return l.Session(id) }, s.refs)
 	l.person = &agent{s: s, person: true, name: personName, grant: personGrant}
 	l.held = func(tab int) bool { return s.heldByPerson(l, tab) }
 	l.Link = browserlink.New(conn, browserlink.Options{
@@ -427,7 +429,7 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 		Log:            s.log.With("relayPid", h.PID),
 		Hello:          func(in *extwire.Message) { s.register(l, in) },
 		Event:          l.event,
-		Closed:         l.closeTabs,
+		Closed:         l.tabs.CloseAll,
 		Call:           s.popupCall(l),
 		ReplyError:     replyError,
 		ServiceVersion: Version,
@@ -500,8 +502,9 @@ func (s *Service) register(l *link, in *extwire.Message) {
 	}
 	l.key = key
 	l.popup.setStopped(in.AutomationStopped) // the extension's switch survives its restarts
-	l.setGroups(in.Tabs)
+	l.layout.Reset(in.Tabs)
 	l.log = s.log.With("browser", l.id)
+	l.tabs.SetLog(l.log)
 	l.SetID(l.id, l.log)
 	s.links[l.id] = l
 	s.order = append(s.order, l.id)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/extwire"
-	"github.com/egohost/egohost/internal/page"
 	"github.com/egohost/egohost/internal/privfile"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
@@ -117,7 +115,7 @@ func (s *Service) checkSpace(ctx context.Context, c *call, l *link, tabID int) e
 		return nil
 	}
 	s.syncSpaces(ctx, l)
-	sp, inSpace := s.spaces.reg.ByGroup(l.id, l.groupOf(tabID))
+	sp, inSpace := s.spaces.reg.ByGroup(l.id, l.layout.GroupOf(tabID))
 	if inSpace {
 		// Noted before the state is read again: a take over from now on
 		// finds this call and ends it (takeover.go); one before, the
@@ -157,7 +155,7 @@ func errUserInControl(sp spaces.Space) error {
 // touch records the tab an agent used as its space's default tab, and
 // wakes an idle space.
 func (s *Service) touch(ctx context.Context, l *link, sp spaces.Space, tabID int) {
-	if !l.isActive(tabID) {
+	if !l.layout.IsActive(tabID) {
 		// Make it the active tab of the space's own window (the person's
 		// focus stays): actions work on a background tab too (actions/,
 		// "A background tab"), but a shown tab draws its screenshots at
@@ -166,7 +164,7 @@ func (s *Service) touch(ctx context.Context, l *link, sp spaces.Space, tabID int
 		if err != nil {
 			l.log.Warn("activate a space's tab", "space", sp.ID, "tab", tabID, "err", err)
 		} else if res, err := s.tabReply(raw, l, "tabs.activate"); err == nil {
-			l.setActive(tabID, res.Tab.WindowID)
+			l.layout.SetActive(tabID, res.Tab.WindowID)
 		}
 	}
 	if sp.LastTab != tabID {
@@ -190,7 +188,7 @@ func (s *Service) defaultTab(ctx context.Context, c *call, l *link) (int, error)
 		return 0, protocol.Errorf(protocol.CodeNotInSpace, "agent %s has no space in browser %s yet, and names no tab: open one (tabs.open, `egohost --agent %s open URL`) or claim one (spaces.claim)", name, l.id, name).
 			With("agent", name)
 	}
-	tabs := l.tabsInGroup(sp.Group)
+	tabs := l.layout.TabsInGroup(sp.Group)
 	if len(tabs) == 0 {
 		return 0, protocol.Errorf(protocol.CodeTabNotFound, "agent %s's space %s has no tab left: open one with tabs.open", name, sp.ID).With("space", sp.ID)
 	}
@@ -222,7 +220,7 @@ func (s *Service) needsFirstTab(ctx context.Context, c *call, browser string) bo
 	}
 	s.syncSpaces(ctx, l)
 	sp, _ = s.spaces.reg.Get(sp.ID)
-	return len(l.tabsInGroup(sp.Group)) == 0
+	return len(l.layout.TabsInGroup(sp.Group)) == 0
 }
 
 // spaceOf returns the space a call names (the agent's current one when
@@ -306,7 +304,7 @@ func (s *Service) retitle(ctx context.Context, l *link, sp spaces.Space) {
 // none left) and returns the space as it is now.
 func (s *Service) addToSpace(ctx context.Context, l *link, sp spaces.Space, tabs ...int) (spaces.Space, error) {
 	op := extwire.GroupsAdd{TabIDs: tabs}
-	if sp.Group != 0 && len(l.tabsInGroup(sp.Group)) > 0 {
+	if sp.Group != 0 && len(l.layout.TabsInGroup(sp.Group)) > 0 {
 		op.GroupID = sp.Group
 	} else {
 		op.Title, op.Color = sp.Title(), sp.Color
@@ -322,7 +320,7 @@ func (s *Service) addToSpace(ctx context.Context, l *link, sp spaces.Space, tabs
 		return sp, protocol.Errorf(protocol.CodeExtension, "groups.add: bad reply %s", raw)
 	}
 	for _, t := range tabs {
-		l.setGroup(t, res.GroupID)
+		l.layout.SetGroup(t, res.GroupID)
 	}
 	sp, _ = s.spaces.reg.Update(sp.ID, func(x *spaces.Space) { x.Group = res.GroupID; x.LastTab = tabs[len(tabs)-1] })
 	s.saveSpaces()
@@ -358,7 +356,7 @@ func (s *Service) wire(sp spaces.Space, caller string) protocol.Space {
 	l := s.links[sp.Browser]
 	s.mu.Unlock()
 	if l != nil && sp.Group != 0 {
-		out.Tabs = l.tabsInGroup(sp.Group)
+		out.Tabs = l.layout.TabsInGroup(sp.Group)
 	}
 	if cur, ok := s.spaces.reg.Current(caller); ok && cur.ID == sp.ID && !isPerson(caller) {
 		out.Current = true
@@ -487,7 +485,7 @@ func (s *Service) spacesClaim(ctx context.Context, c *call, p protocol.SpacesCla
 		return nil, err
 	}
 	s.syncSpaces(ctx, l)
-	if other, ok := s.spaces.reg.ByGroup(l.id, l.groupOf(p.Tab)); ok {
+	if other, ok := s.spaces.reg.ByGroup(l.id, l.layout.GroupOf(p.Tab)); ok {
 		if other.Agent == name {
 			return protocol.SpaceResult{Space: s.wire(other, name)}, nil
 		}
@@ -542,7 +540,7 @@ func (s *Service) endSpace(ctx context.Context, c *call, id string, keep bool) (
 	l := s.links[sp.Browser]
 	s.mu.Unlock()
 	if l != nil && sp.Group != 0 {
-		tabs := l.tabsInGroup(sp.Group)
+		tabs := l.layout.TabsInGroup(sp.Group)
 		if keep {
 			if _, err := l.Call(ctx, extwire.GroupsUpdate{GroupID: sp.Group, Title: sp.DoneTitle()}); err != nil {
 				return nil, err
@@ -727,20 +725,9 @@ func (s *Service) checkRef(ctx context.Context, c *call, tc *tabContext, target 
 
 // refTab finds the tab whose latest snapshot handed out ref.
 func (s *Service) refTab(ref string) (*link, int, bool) {
-	links := s.linkList()
-	for _, l := range links {
-		l.mu.Lock()
-		tabs := make(map[int]*page.Tab, len(l.tabs))
-		maps.Copy(tabs, l.tabs)
-		l.mu.Unlock()
-		for id, t := range tabs {
-			eng, ok := t.Engine()
-			if !ok {
-				continue
-			}
-			if _, ok := eng.Snap.Refs().Get(ref); ok {
-				return l, id, true
-			}
+	for _, l := range s.linkList() {
+		if tab, ok := l.tabs.WithRef(ref); ok {
+			return l, tab, true
 		}
 	}
 	return nil, 0, false
