@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/egohost/egohost"
+	"github.com/egohost/egohost/internal/browserids"
 	"github.com/egohost/egohost/internal/privfile"
 )
 
@@ -31,7 +32,7 @@ const AgentsDir = egohost.AgentsDir
 
 // durableFiles are the data dir's files, as an older egohost left them in
 // the state dir; the audit log's rotated files and AgentsDir go with them.
-var durableFiles = []string{agentsFile, spacesFile, browsersFile, refsFile, AuditFile}
+var durableFiles = []string{agentsFile, spacesFile, browserids.File, refsFile, AuditFile}
 
 // MigrateDurable moves the durable files an older egohost kept in
 // stateDir to dataDir, each only when dataDir has none of that name yet

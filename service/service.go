@@ -32,6 +32,7 @@ import (
 	"github.com/egohost/egohost/confirm/asks"
 	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/filegate"
+	"github.com/egohost/egohost/internal/browserids"
 	"github.com/egohost/egohost/internal/page"
 	"github.com/egohost/egohost/internal/privfile"
 	"github.com/egohost/egohost/nativemsg"
@@ -111,7 +112,7 @@ type Service struct {
 	mu           sync.Mutex
 	links        map[string]*link            // by browser ID, from their first hello
 	order        []string                    // link IDs in connection order
-	known        *registry                   // browser IDs by profile key, and when each was last connected
+	known        *browserids.Registry        // browser IDs by profile key, and when each was last connected
 	lastInfo     map[string]protocol.Browser // what the browsers that dropped said of themselves, by ID
 	waiting      int                         // relay connections that have not said hello yet
 	methods      map[string]method           // the agents' methods, their registry rows (registry.go), built once
@@ -233,7 +234,7 @@ func New(opts Options) (*Service, error) {
 	}
 	s.confirms = asks.Load(opts.DataDir, s.log.Warn)
 	s.popupMethods = s.popupHandlers()
-	if s.known, err = loadRegistry(filepath.Join(opts.DataDir, browsersFile), time.Now); err != nil {
+	if s.known, err = browserids.Load(filepath.Join(opts.DataDir, browserids.File), time.Now); err != nil {
 		s.log.Warn("known browsers forgotten: browser IDs start over", "err", err)
 	}
 	s.refs = refCounter(filepath.Join(opts.DataDir, refsFile), s.log)
@@ -468,7 +469,7 @@ const takeoverWait = time.Second
 // gets a fresh ID.
 func (s *Service) register(l *link, in *extwire.Message) {
 	key := in.BrowserKey
-	if key != "" && !browserKeyPattern().MatchString(key) {
+	if key != "" && !browserids.KeyPattern().MatchString(key) {
 		s.log.With("relayPid", l.relayPID).Warn("hello with a malformed browser key: a fresh browser ID instead", "key", key)
 		key = ""
 	}
@@ -476,7 +477,7 @@ func (s *Service) register(l *link, in *extwire.Message) {
 	defer deadline.Stop()
 	s.mu.Lock()
 	for key != "" {
-		id, _ := s.known.idFor(key)
+		id, _ := s.known.IDFor(key)
 		if s.links[id] == nil {
 			break
 		}
@@ -495,10 +496,10 @@ func (s *Service) register(l *link, in *extwire.Message) {
 		}
 	}
 	if key != "" {
-		l.id, _ = s.known.idFor(key)
-		s.known.setConnected(key, true)
+		l.id, _ = s.known.IDFor(key)
+		s.known.SetConnected(key, true)
 	} else {
-		l.id = s.known.fresh()
+		l.id = s.known.Fresh()
 	}
 	l.key = key
 	l.popup.setStopped(in.AutomationStopped) // the extension's switch survives its restarts
@@ -544,7 +545,7 @@ func (s *Service) unregister(l *link) {
 		delete(s.links, l.id)
 		s.order = slices.DeleteFunc(s.order, func(id string) bool { return id == l.id })
 		if l.key != "" {
-			s.known.setConnected(l.key, false)
+			s.known.SetConnected(l.key, false)
 			s.saveKnown()
 		}
 	}
@@ -553,7 +554,7 @@ func (s *Service) unregister(l *link) {
 
 // saveKnown writes the known browsers. s.mu is held.
 func (s *Service) saveKnown() {
-	if err := s.known.save(); err != nil {
+	if err := s.known.Save(); err != nil {
 		s.log.Warn("remember browser IDs", "err", err)
 	}
 }
