@@ -352,7 +352,7 @@ func (s *Service) popupAgents(ctx context.Context, _ *link, p protocol.PopupAgen
 	}
 	var calls []audit.Entry
 	if p.Agent == "" {
-		calls = s.recent.tail(p.Limit) // the popup asks every second: from memory
+		calls = s.recent.Tail(p.Limit) // the popup asks every second: from memory
 	} else if calls, err = audit.Read(s.auditPath(), audit.Filter{Agent: p.Agent, Limit: p.Limit}); err != nil {
 		return nil, protocol.Errorf(protocol.CodeInternal, "popup.agents: %v", err)
 	}
@@ -361,7 +361,7 @@ func (s *Service) popupAgents(ctx context.Context, _ *link, p protocol.PopupAgen
 	}
 	res := protocol.PopupAgentsResult{AgentsListResult: l.(protocol.AgentsListResult), Calls: calls, Connections: s.liveConnections()}
 	if p.PerAgent > 0 {
-		res.Recent = s.recent.last(p.PerAgent)
+		res.Recent = s.recent.Last(p.PerAgent)
 	}
 	return res, nil
 }

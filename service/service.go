@@ -128,7 +128,7 @@ type Service struct {
 	connMu   sync.Mutex
 	conns    map[*agent]struct{} // live agent connections, so a revoke can cut them
 	connSeq  atomic.Uint64       // connection numbers (popup.agents, popup.disconnect)
-	recent   *recentCalls        // each agent's last calls, for the popup (agentslive.go)
+	recent   *audit.Recent       // each agent's last calls, for the popup (agentslive.go)
 	files    filegate.Rules      // which of the person's files a call may reach (agentfiles.go)
 	uploads  *filegate.Store     // the files pages were handed, kept while their tab lives
 	confirms *asks.Store         // the acts waiting for the person, and their always answers (confirm.go)
@@ -264,7 +264,7 @@ func New(opts Options) (*Service, error) {
 		s.httpLn.Close()
 		return nil, fmt.Errorf("start service: %w", err)
 	}
-	s.recent = loadRecentCalls(s.auditPath(), recentPerAgent, s.log)
+	s.recent = audit.LoadRecent(s.auditPath(), recentPerAgent, s.log)
 	s.pruneTraces(time.Now())
 	if opts.TraceEnabled {
 		if _, err := s.startTrace(opts.TraceAgents, ""); err != nil {
