@@ -163,13 +163,7 @@ func (g grant) permit(method string, need pairing.Need) error {
 		With("need", need.String()).With("scope", pairing.ScopeFor(need))
 }
 
-func scopeList(scopes []pairing.Scope) string {
-	out := make([]string, len(scopes))
-	for i, s := range scopes {
-		out[i] = string(s)
-	}
-	return strings.Join(out, ", ")
-}
+func scopeList(scopes []pairing.Scope) string { return strings.Join(pairing.ScopeNames(scopes), ", ") }
 
 // call is one call in flight, as the access checks and the audit log see
 // it. Its handler gets it, and passes it to what judges the caller (the

@@ -50,7 +50,7 @@ func (a *agent) live() protocol.AgentConnection {
 	a.mu.Lock()
 	conn := protocol.AgentConnection{
 		ID: a.id, Agent: a.name, Paired: a.grant.kind == grantPaired, Since: a.since.UTC(),
-		Process: peerOf(a.proc), Calls: make([]protocol.CallInFlight, 0, len(a.inflight)),
+		Process: a.proc.Wire(), Calls: make([]protocol.CallInFlight, 0, len(a.inflight)),
 	}
 	type running struct {
 		c  *call
