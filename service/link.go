@@ -43,7 +43,7 @@ type link struct {
 	// its console and network are not recorded then (takeover.go).
 	held      func(tab int) bool
 	uploads   *filegate.Store // the files the tabs were handed: they go with their tab
-	downloads downloadTabs    // which tab each download came from (downloads.go)
+	downloads page.Downloads  // which tab each download came from (downloads.go)
 }
 
 // info describes the link for browsers.list.
@@ -62,7 +62,7 @@ func (l *link) event(in *extwire.Message) {
 	l.urls.Track(in)
 	l.layout.Track(in)
 	if in.Event == "cdp" {
-		l.downloads.track(in)
+		l.downloads.Track(in)
 	}
 	l.tabs.Track(in, l.held)
 	if in.Event == "tab.removed" {
