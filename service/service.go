@@ -128,7 +128,7 @@ type Service struct {
 	connMu   sync.Mutex
 	conns    map[*agent]struct{} // live agent connections, so a revoke can cut them
 	connSeq  atomic.Uint64       // connection numbers (popup.agents, popup.disconnect)
-	recent   *audit.Recent       // each agent's last calls, for the popup (agentslive.go)
+	recent   *audit.Recent       // each agent's last calls, for the popup (writeAudit feeds it)
 	files    filegate.Rules      // which of the person's files a call may reach (agentfiles.go)
 	uploads  *filegate.Store     // the files pages were handed, kept while their tab lives
 	confirms *asks.Store         // the acts waiting for the person, and their always answers (confirm.go)
