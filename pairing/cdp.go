@@ -1,7 +1,10 @@
 package pairing
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -366,4 +369,73 @@ func CDPTable() string {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", name, r.Why)
 	}
 	return b.String()
+}
+
+// ForeignCookies says why a CDP cookie call (CheckOwnCookies) reaches
+// beyond the tab's own origin at tabURL, or "" when it does not.
+func ForeignCookies(method string, params json.RawMessage, tabURL string) string {
+	tu, err := url.Parse(tabURL)
+	if err != nil || (tu.Scheme != "http" && tu.Scheme != "https") || tu.Hostname() == "" {
+		return "the tab shows " + cmp.Or(tabURL, "none") + ", which has no cookies"
+	}
+	host := strings.ToLower(tu.Hostname())
+	type cookie struct {
+		URL    string  `json:"url"`
+		Domain *string `json:"domain"`
+	}
+	var p struct {
+		URLs    *[]string `json:"urls"`
+		Cookies []cookie  `json:"cookies"`
+		cookie
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return "its params do not decode: " + err.Error()
+	}
+	var urls []string
+	var domains []string
+	switch method {
+	case network.CommandGetCookies:
+		if p.URLs == nil || len(*p.URLs) == 0 {
+			return "name the urls (the tab's own origin): without them Chrome answers the cookies of every frame of the page, other origins' too"
+		}
+		urls = *p.URLs
+	case network.CommandSetCookies:
+		if len(p.Cookies) == 0 {
+			return ""
+		}
+		for _, c := range p.Cookies {
+			if c.URL == "" && c.Domain == nil {
+				return "every cookie needs a url or a domain of the tab's origin"
+			}
+			if c.URL != "" {
+				urls = append(urls, c.URL)
+			}
+			if c.Domain != nil {
+				domains = append(domains, *c.Domain)
+			}
+		}
+	default: // setCookie, deleteCookies
+		if p.URL == "" && p.Domain == nil {
+			return "give a url or a domain of the tab's origin"
+		}
+		if p.URL != "" {
+			urls = append(urls, p.URL)
+		}
+		if p.Domain != nil {
+			domains = append(domains, *p.Domain)
+		}
+	}
+	for _, raw := range urls {
+		u, err := url.Parse(raw)
+		if err != nil || strings.ContainsAny(raw, "\\@ \t\r\n") || (u.Scheme != "http" && u.Scheme != "https") || strings.ToLower(u.Hostname()) != host {
+			return "url " + raw + " is not of the tab's origin (" + host + ")"
+		}
+	}
+	for _, d := range domains {
+		d = strings.ToLower(strings.TrimPrefix(d, "."))
+		if d == "" || strings.Trim(d, "abcdefghijklmnopqrstuvwxyz0123456789.-") != "" || (host != d && !strings.HasSuffix(host, "."+d)) {
+			return "domain " + d + " is not the tab's host (" + host + ") or a parent of it"
+		}
+	}
+	return ""
 }

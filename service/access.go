@@ -163,13 +163,7 @@ func (g grant) permit(method string, need pairing.Need) error {
 		With("need", need.String()).With("scope", pairing.ScopeFor(need))
 }
 
-func scopeList(scopes []pairing.Scope) string {
-	out := make([]string, len(scopes))
-	for i, s := range scopes {
-		out[i] = string(s)
-	}
-	return strings.Join(out, ", ")
-}
+func scopeList(scopes []pairing.Scope) string { return strings.Join(pairing.ScopeNames(scopes), ", ") }
 
 // call is one call in flight, as the access checks and the audit log see
 // it. Its handler gets it, and passes it to what judges the caller (the
@@ -290,7 +284,7 @@ func (s *Service) checkScope(ctx context.Context, c *call, l *link, tabID int) e
 
 // ownTab reports whether a tab is in one of the named agent's spaces.
 func (s *Service) ownTab(name string, l *link, tabID int) bool {
-	sp, ok := s.spaces.reg.ByGroup(l.id, l.groupOf(tabID))
+	sp, ok := s.spaces.reg.ByGroup(l.id, l.layout.GroupOf(tabID))
 	return ok && sp.Agent == name
 }
 

@@ -463,14 +463,14 @@ func FuzzPairRequest(f *testing.F) {
 		if decodeParams(raw, fields, &p) != nil {
 			return
 		}
-		scopes, wait, err := checkPairParams(p)
+		scopes, wait, err := pairing.CheckRequest(p)
 		if err != nil {
 			if protocol.CodeOf(err) != protocol.CodeInvalidParams {
 				t.Errorf("%s: got %v, want invalid_params", raw, err)
 			}
 			return
 		}
-		if pairing.CheckName(p.Name) != nil || len(scopes) == 0 || wait <= 0 || wait > pairWaitMax {
+		if pairing.CheckName(p.Name) != nil || len(scopes) == 0 || wait <= 0 || wait > pairing.MaxWait {
 			t.Errorf("%s: accepted name %q scopes %v wait %v", raw, p.Name, scopes, wait)
 		}
 	})
@@ -577,17 +577,5 @@ func TestCheckAgentName(t *testing.T) {
 				t.Errorf("got %v, want error %v", err, tt.wantErr)
 			}
 		})
-	}
-}
-
-func TestPeerOfOtherUser(t *testing.T) {
-	if got := peerOf(&pairing.Process{UID: os.Getuid() + 1}); !got.OtherUser {
-		t.Errorf("another uid: got %+v, want otherUser", got)
-	}
-	if got := peerOf(&pairing.Process{PID: 1, UID: os.Getuid()}); got.OtherUser {
-		t.Errorf("our uid: got %+v, want not otherUser", got)
-	}
-	if peerOf(nil) != nil {
-		t.Error("no process: want nil")
 	}
 }

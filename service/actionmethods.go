@@ -31,7 +31,7 @@ func (s *Service) dialogUnreported(ctx context.Context, c *call, t protocol.Targ
 		return nil, true, err
 	}
 	pctx, cancel := context.WithTimeout(ctx, min(timeout, unreportedProbe))
-	err = l.tab(id).Reachable(pctx)
+	err = l.tabs.Tab(id).Reachable(pctx)
 	cancel()
 	var pe *protocol.Error
 	if err == nil || !errors.As(err, &pe) || pe.Code != protocol.CodeDialogOpen {
@@ -221,7 +221,7 @@ func (s *Service) runAct(ctx context.Context, c *call, t protocol.Target, op str
 	return s.withRunner(ctx, c, t, op, millis(o.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		// One element action at a time per tab: two agents granted
 		// the same tab never interleave a click's steps.
-		unlock, err := tc.link.tab(tc.tabID).LockActions(ctx)
+		unlock, err := tc.link.tabs.Tab(tc.tabID).LockActions(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -519,7 +519,7 @@ func (s *Service) dialog(ctx context.Context, c *call, p protocol.DialogParams) 
 	return s.withRunner(ctx, c, p.Target, protocol.MethodDialog, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		// A dialog an earlier call opened: the runner's own watch starts
 		// after it, so the tab's record is what says which one this is.
-		seen := tc.seen(tc.link.openDialog(tc.tabID))
+		seen := tc.seen(tc.link.tabs.Dialog(tc.tabID))
 		res, err := r.HandleDialog(ctx, p.Accept, p.PromptText, millis(p.TimeoutMs))
 		if err != nil {
 			return nil, err

@@ -15,6 +15,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/egohost/egohost/internal/slots"
 	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
@@ -215,12 +216,12 @@ func (a *agent) serve(ctx context.Context) {
 		readLimit, inFlight = min(readLimit, tokenlessReadLimit), min(inFlight, tokenlessInFlight)
 	}
 	a.ws.SetReadLimit(int64(readLimit))
-	slots := newSlots(inFlight, a.s.opts.RequestTimeout)
+	free := slots.New(inFlight, a.s.opts.RequestTimeout)
 	for {
 		// Backpressure: with MaxInFlight requests running, read nothing
 		// more until one ends. A pipelining agent is slowed down by its
 		// own socket, and loses nothing.
-		admitted, err := slots.acquire(ctx)
+		admitted, err := free.Acquire(ctx)
 		if err != nil {
 			return
 		}
@@ -240,12 +241,12 @@ func (a *agent) serve(ctx context.Context) {
 		}
 		req, perr := parseRequest(typ, data)
 		if perr != nil {
-			slots.release(admitted)
+			free.Release(admitted)
 			a.reply(ctx, req.ID, nil, perr)
 			continue
 		}
 		if !admitted {
-			admitted = slots.admit(ctx)
+			admitted = free.Admit(ctx)
 		}
 		if !admitted {
 			// Every slot has been busy for a whole request deadline: the
@@ -262,7 +263,7 @@ func (a *agent) serve(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer slots.release(true)
+			defer free.Release(true)
 			res, err := a.s.call(ctx, a, nil, req.Method, req.Params)
 			if len(req.ID) == 0 {
 				return // a notification gets no reply
@@ -290,73 +291,6 @@ func parseRequest(typ websocket.MessageType, data []byte) (protocol.Request, *pr
 		return req, protocol.Errorf(protocol.CodeInvalidRequest, `invalid request: need "jsonrpc": "2.0" and a method`)
 	}
 	return req, nil
-}
-
-// slots caps the requests one connection has in flight.
-type slots struct {
-	ch      chan struct{}
-	wait    time.Duration // longest wait for a free slot before reading
-	stalled bool          // the last wait ran out: read without waiting, then admit
-}
-
-// stalledGrace is how long a message read while stalled waits for a slot
-// before it is refused. It covers a reply that overtook the release of its
-// own slot (a slot is given back just after its reply is sent), and it
-// paces a stuck connection's refusals.
-const stalledGrace = time.Second
-
-func newSlots(n int, wait time.Duration) *slots {
-	return &slots{ch: make(chan struct{}, n), wait: wait}
-}
-
-// acquire takes a slot before the next message is read, waiting while all
-// are busy: the backpressure. It reports false (without a slot) when none
-// freed within the wait, and, once stalled, at once; admit then decides
-// about the message read. It fails only when ctx ends.
-func (s *slots) acquire(ctx context.Context) (bool, error) {
-	select {
-	case s.ch <- struct{}{}:
-		s.stalled = false
-		return true, nil
-	default:
-	}
-	if s.stalled {
-		return false, ctx.Err()
-	}
-	t := time.NewTimer(s.wait)
-	defer t.Stop()
-	select {
-	case s.ch <- struct{}{}:
-		return true, nil
-	case <-t.C:
-		s.stalled = true
-		return false, nil
-	case <-ctx.Done():
-		return false, ctx.Err()
-	}
-}
-
-// admit takes a slot for a message read without one, waiting at most
-// stalledGrace: slots may have freed while the message was awaited.
-func (s *slots) admit(ctx context.Context) bool {
-	t := time.NewTimer(stalledGrace)
-	defer t.Stop()
-	select {
-	case s.ch <- struct{}{}:
-		s.stalled = false
-		return true
-	case <-t.C:
-		return false
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// release gives back a slot that acquire admitted.
-func (s *slots) release(admitted bool) {
-	if admitted {
-		<-s.ch
-	}
 }
 
 // reply sends a response. Errors that are not *protocol.Error become internal.

@@ -3,13 +3,10 @@ package service
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/egohost/egohost/audit"
-	"github.com/egohost/egohost/internal/ring"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 )
@@ -53,7 +50,7 @@ func (a *agent) live() protocol.AgentConnection {
 	a.mu.Lock()
 	conn := protocol.AgentConnection{
 		ID: a.id, Agent: a.name, Paired: a.grant.kind == grantPaired, Since: a.since.UTC(),
-		Process: peerOf(a.proc), Calls: make([]protocol.CallInFlight, 0, len(a.inflight)),
+		Process: a.proc.Wire(), Calls: make([]protocol.CallInFlight, 0, len(a.inflight)),
 	}
 	type running struct {
 		c  *call
@@ -128,92 +125,4 @@ func (s *Service) popupDisconnect(ctx context.Context, l *link, p protocol.Popup
 	}
 	s.auditDecision(personName, protocol.MethodPopupDisconnect, target, nil, func(e *audit.Entry) { e.Browser = l.id })
 	return protocol.PopupDisconnectResult{Cut: len(cut)}, nil
-}
-
-// recentCalls keeps each agent's last calls (by audit name) in memory, so
-// the popup, which asks every second, never rereads the audit log. Each
-// entry is capped as the log keeps it, and the rings are fixed: adding a
-// call copies nothing.
-type recentCalls struct {
-	n   int
-	mu  sync.Mutex
-	by  map[string]*ring.Ring[audit.Entry]
-	all ring.Ring[audit.Entry] // the last recentAll calls of every agent
-}
-
-// recentAll is how many calls of all agents together it keeps: popup.agents'
-// largest limit. maxRecentAgents is how many names it keeps calls of.
-const (
-	recentAll       = 200
-	maxRecentAgents = 256
-)
-
-func newRecentCalls(n int) *recentCalls {
-	return &recentCalls{n: n, by: make(map[string]*ring.Ring[audit.Entry]), all: ring.New[audit.Entry](recentAll)}
-}
-
-// loadRecentCalls starts from the audit log at path: the last n calls of
-// each agent in it.
-func loadRecentCalls(path string, n int, log *slog.Logger) *recentCalls {
-	r := newRecentCalls(n)
-	entries, err := audit.Read(path, audit.Filter{})
-	if err != nil {
-		log.Warn("the popup's last calls start empty", "err", err)
-	}
-	for _, e := range entries {
-		r.add(e)
-	}
-	return r
-}
-
-// add keeps e, capped as the log keeps it (audit.Sanitise).
-func (r *recentCalls) add(e audit.Entry) {
-	e = audit.Sanitise(e)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	calls := r.by[e.Agent]
-	if calls == nil {
-		if len(r.by) >= maxRecentAgents {
-			r.forgetOldest()
-		}
-		c := ring.New[audit.Entry](r.n)
-		calls = &c
-		r.by[e.Agent] = calls
-	}
-	calls.Put(e)
-	r.all.Put(e)
-}
-
-// forgetOldest drops the calls of the name whose last call is the
-// oldest. r.mu is held.
-func (r *recentCalls) forgetOldest() {
-	var oldest string
-	var at time.Time
-	for name, calls := range r.by {
-		all := calls.All()
-		if t := all[len(all)-1].Time; oldest == "" || t.Before(at) {
-			oldest, at = name, t
-		}
-	}
-	delete(r.by, oldest)
-}
-
-// tail returns the last n calls of every agent, oldest first.
-func (r *recentCalls) tail(n int) []audit.Entry {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	all := r.all.All()
-	return all[max(0, len(all)-n):]
-}
-
-// last returns each agent's last n calls, oldest first.
-func (r *recentCalls) last(n int) map[string][]audit.Entry {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make(map[string][]audit.Entry, len(r.by))
-	for name, calls := range r.by {
-		all := calls.All()
-		out[name] = all[max(0, len(all)-n):]
-	}
-	return out
 }

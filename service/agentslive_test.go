@@ -3,11 +3,9 @@ package service
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"testing"
 	"time"
 
-	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/protocol"
 )
@@ -121,38 +119,5 @@ func wantPopupCode(t *testing.T, e *protocol.Error, want protocol.Code) {
 	t.Helper()
 	if e == nil || e.Code != want {
 		t.Errorf("got %v, want %s", e, want.Name())
-	}
-}
-
-func TestRecentCallsKeepTheLastPerAgent(t *testing.T) {
-	r := newRecentCalls(3)
-	for i := range 5 {
-		r.add(audit.Entry{Agent: "a", Tab: i})
-		r.add(audit.Entry{Agent: "b", Tab: 10 + i})
-	}
-	got := r.last(2)
-	if len(got["a"]) != 2 || got["a"][0].Tab != 3 || got["a"][1].Tab != 4 || len(got["b"]) != 2 || got["b"][1].Tab != 14 {
-		t.Errorf("last(2): got %+v, want a's calls 3,4 and b's 13,14", got)
-	}
-	if all := r.tail(3); len(all) != 3 || all[0].Tab != 13 || all[2].Tab != 14 {
-		t.Errorf("tail(3): got %+v, want b13 a4 b14", all)
-	}
-}
-
-// The names it keeps calls of are bounded: a flood of names (pairing
-// requests under ever new names) forgets the name idle longest.
-func TestRecentCallsBoundTheNames(t *testing.T) {
-	r := newRecentCalls(2)
-	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	r.add(audit.Entry{Agent: "keep", Time: t0.Add(time.Hour)})
-	for i := range 2 * maxRecentAgents {
-		r.add(audit.Entry{Agent: fmt.Sprintf("n%d", i), Time: t0.Add(time.Duration(i) * time.Second)})
-	}
-	got := r.last(2)
-	if len(got) != maxRecentAgents {
-		t.Errorf("kept the calls of %d names, want %d", len(got), maxRecentAgents)
-	}
-	if _, ok := got["keep"]; !ok {
-		t.Error("the name with the latest call was forgotten")
 	}
 }

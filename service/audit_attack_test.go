@@ -120,7 +120,7 @@ func TestAuditFieldsAreCapped(t *testing.T) {
 	if !strings.Contains(entries[0].Target, "bytes in all)") {
 		t.Errorf("a cut target is not marked: %q", entries[0].Target)
 	}
-	for _, e := range f.s.recent.last(recentPerAgent)["bot"] {
+	for _, e := range f.s.recent.Last(recentPerAgent)["bot"] {
 		check("recent calls", e)
 	}
 	if st, _ := os.Stat(f.s.auditPath()); st.Size() > 4<<10 {

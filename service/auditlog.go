@@ -25,7 +25,7 @@ func (s *Service) writeAudit(e audit.Entry) {
 		}
 	}
 	if s.recent != nil {
-		s.recent.add(e)
+		s.recent.Add(e)
 	}
 }
 

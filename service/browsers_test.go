@@ -2,9 +2,7 @@ package service
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -254,68 +252,6 @@ func TestSameBrowserKeyTwice(t *testing.T) {
 	if n != 2 {
 		t.Fatalf("got %d links, want both browsers connected", n)
 	}
-}
-
-func TestRegistryFile(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, browsersFile)
-	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	now := func() time.Time { return start }
-
-	t.Run("missing file is empty", func(t *testing.T) {
-		r, err := loadRegistry(filepath.Join(dir, "none.json"), now)
-		if err != nil || len(r.Known) != 0 || r.fresh() != "b1" {
-			t.Fatalf("got %+v, %v; want an empty registry", r, err)
-		}
-	})
-	t.Run("broken file is reported and starts over", func(t *testing.T) {
-		os.WriteFile(path, []byte("{not json"), 0o600)
-		r, err := loadRegistry(path, now)
-		if err == nil || len(r.Known) != 0 || r.fresh() != "b1" {
-			t.Fatalf("got %+v, %v; want an error and an empty registry", r, err)
-		}
-	})
-	t.Run("connected browsers count as seen at start; bad entries are dropped; numbering goes on", func(t *testing.T) {
-		os.WriteFile(path, []byte(`{"next": 3, "browsers": {
-			"`+keyA+`": {"id": "b7", "lastSeen": "2020-01-01T00:00:00Z", "connected": true},
-			"`+keyB+`": {"id": "b2", "lastSeen": "2020-01-01T00:00:00Z"},
-			"not-a-key": {"id": "b9"},
-			"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa": {"id": "x1"}}}`), 0o600)
-		r, err := loadRegistry(path, now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(r.Known) != 2 {
-			t.Errorf("got %d known browsers, want 2", len(r.Known))
-		}
-		if got := r.reconnecting(time.Minute); len(got) != 1 || !got["b7"].Equal(start.Add(time.Minute)) {
-			t.Errorf("reconnecting: got %v, want b7 until start+1m", got)
-		}
-		if got := r.fresh(); got != "b8" {
-			t.Errorf("fresh: got %q, want b8", got)
-		}
-		if err := r.save(); err != nil {
-			t.Fatal(err)
-		}
-		again, err := loadRegistry(path, now)
-		if err != nil || again.Next != 8 || again.Known[keyA].ID != "b7" {
-			t.Errorf("after save: got %+v, %v", again, err)
-		}
-	})
-	t.Run("bounded", func(t *testing.T) {
-		r, _ := loadRegistry(filepath.Join(dir, "many.json"), now)
-		for i := range maxKnownBrowsers + 10 {
-			key := fmt.Sprintf("%032x", i)
-			start = start.Add(time.Second)
-			r.idFor(key)
-		}
-		if len(r.Known) != maxKnownBrowsers {
-			t.Fatalf("got %d known browsers, want %d", len(r.Known), maxKnownBrowsers)
-		}
-		if _, ok := r.Known[strings.Repeat("0", 32)]; ok {
-			t.Error("the browser seen longest ago was kept")
-		}
-	})
 }
 
 // A relay that has connected but whose extension has not said hello yet

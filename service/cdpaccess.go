@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"encoding/json"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -83,7 +82,7 @@ func (s *Service) checkCDPParams(ctx context.Context, c *call, l *link, tab int,
 // very tab (one egohost attached: an out-of-process frame, a worker) on a
 // page it may reach.
 func (s *Service) checkChildSession(ctx context.Context, c *call, l *link, tab int, p protocol.CDPSendParams) error {
-	eng, err := l.page(ctx, tab)
+	_, eng, err := l.tabs.Open(ctx, tab)
 	if err != nil {
 		return err
 	}
@@ -102,7 +101,7 @@ func (s *Service) checkChildSession(ctx context.Context, c *call, l *link, tab i
 		if info.TargetInfo != nil {
 			u = info.TargetInfo.URL
 		}
-		if browserPage(u) {
+		if weburl.BrowserPage(u) {
 			return cdpRefused(p.Method, "session "+p.SessionID+" is a browser, DevTools or extension page ("+pairing.Origin(u)+")")
 		}
 		return s.checkOriginRead(c, u)
@@ -137,7 +136,7 @@ func (s *Service) checkCDPRule(ctx context.Context, c *call, l *link, tab int, s
 		if err != nil {
 			return err
 		}
-		if why := foreignCookies(p.Method, p.Params, u); why != "" {
+		if why := pairing.ForeignCookies(p.Method, p.Params, u); why != "" {
 			return cdpRefused(p.Method, why)
 		}
 		// A cookie written through raw CDP is asked as cookies.set is (a
@@ -198,79 +197,10 @@ func (s *Service) checkCDPDestination(c *call, method, dest string) error {
 	if n != strings.TrimSpace(dest) {
 		return cdpRefused(method, "give a full URL ("+n+"), as Chrome needs")
 	}
-	if browserPage(n) {
+	if weburl.BrowserPage(n) {
 		return cdpRefused(method, "it goes to a browser, DevTools or extension page ("+n+"), which only the person may open")
 	}
 	return s.checkDestination(c, n)
-}
-
-// foreignCookies says why a cookie call reaches beyond the tab's own
-// origin at tabURL, or "" when it does not.
-func foreignCookies(method string, params json.RawMessage, tabURL string) string {
-	tu, err := url.Parse(tabURL)
-	if err != nil || (tu.Scheme != "http" && tu.Scheme != "https") || tu.Hostname() == "" {
-		return "the tab shows " + orNone(tabURL) + ", which has no cookies"
-	}
-	host := strings.ToLower(tu.Hostname())
-	type cookie struct {
-		URL    string  `json:"url"`
-		Domain *string `json:"domain"`
-	}
-	var p struct {
-		URLs    *[]string `json:"urls"`
-		Cookies []cookie  `json:"cookies"`
-		cookie
-	}
-	if err := json.Unmarshal(params, &p); err != nil {
-		return "its params do not decode: " + err.Error()
-	}
-	var urls []string
-	var domains []string
-	switch method {
-	case network.CommandGetCookies:
-		if p.URLs == nil || len(*p.URLs) == 0 {
-			return "name the urls (the tab's own origin): without them Chrome answers the cookies of every frame of the page, other origins' too"
-		}
-		urls = *p.URLs
-	case network.CommandSetCookies:
-		if len(p.Cookies) == 0 {
-			return ""
-		}
-		for _, c := range p.Cookies {
-			if c.URL == "" && c.Domain == nil {
-				return "every cookie needs a url or a domain of the tab's origin"
-			}
-			if c.URL != "" {
-				urls = append(urls, c.URL)
-			}
-			if c.Domain != nil {
-				domains = append(domains, *c.Domain)
-			}
-		}
-	default: // setCookie, deleteCookies
-		if p.URL == "" && p.Domain == nil {
-			return "give a url or a domain of the tab's origin"
-		}
-		if p.URL != "" {
-			urls = append(urls, p.URL)
-		}
-		if p.Domain != nil {
-			domains = append(domains, *p.Domain)
-		}
-	}
-	for _, raw := range urls {
-		u, err := url.Parse(raw)
-		if err != nil || strings.ContainsAny(raw, "\\@ \t\r\n") || (u.Scheme != "http" && u.Scheme != "https") || strings.ToLower(u.Hostname()) != host {
-			return "url " + raw + " is not of the tab's origin (" + host + ")"
-		}
-	}
-	for _, d := range domains {
-		d = strings.ToLower(strings.TrimPrefix(d, "."))
-		if d == "" || strings.Trim(d, "abcdefghijklmnopqrstuvwxyz0123456789.-") != "" || (host != d && !strings.HasSuffix(host, "."+d)) {
-			return "domain " + d + " is not the tab's host (" + host + ") or a parent of it"
-		}
-	}
-	return ""
 }
 
 // checkResourceRead checks that a resource a method reads (a request's
@@ -309,7 +239,7 @@ func (s *Service) checkOriginRead(c *call, rawURL string) error {
 
 // requestURL returns the URL of a request the tab's record holds.
 func (l *link) requestURL(tab int, requestID string) (string, bool) {
-	rec := l.recordOf(tab)
+	rec := l.tabs.RecordOf(tab)
 	if rec == nil {
 		return "", false
 	}
@@ -328,47 +258,10 @@ func (s *Service) checkBrowserPage(ctx context.Context, c *call, l *link, tab in
 	if err != nil {
 		return err
 	}
-	if !browserPage(u) {
+	if !weburl.BrowserPage(u) {
 		return nil
 	}
 	const rule = "browser or extension page"
 	return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: tab %d shows %s, a %s that only the person may use", c.method, tab, orNone(pairing.Origin(u)), rule).
 		With("tab", tab).With("origin", pairing.Origin(u)).With("rule", rule)
-}
-
-// browserSchemes are the schemes of pages that belong to the browser or an
-// extension, not to the web.
-var browserSchemes = map[string]bool{
-	"chrome-extension": true, "chrome": true, "chrome-untrusted": true, "chrome-search": true,
-	"devtools": true, "edge": true, "brave": true, "opera": true, "vivaldi": true,
-}
-
-// browserPage reports whether rawURL is (or wraps, in view-source: or
-// blob:) a browser, DevTools or extension page, or an about: page other
-// than about:blank and about:srcdoc. It reads the URL as Chrome does
-// (tabs and newlines dropped, the scheme in any case).
-func browserPage(rawURL string) bool {
-	u := strings.Map(func(r rune) rune {
-		if r == '\t' || r == '\n' || r == '\r' {
-			return -1
-		}
-		return r
-	}, rawURL)
-	u = strings.TrimFunc(u, func(r rune) bool { return r <= ' ' })
-	scheme, rest, ok := strings.Cut(u, ":")
-	if !ok {
-		return false
-	}
-	switch scheme = strings.ToLower(scheme); {
-	case browserSchemes[scheme]:
-		return true
-	case scheme == "view-source" || scheme == "blob":
-		return browserPage(rest)
-	case scheme == "about":
-		page, _, _ := strings.Cut(rest, "?")
-		page, _, _ = strings.Cut(page, "#")
-		page = strings.ToLower(page)
-		return page != "blank" && page != "srcdoc"
-	}
-	return false
 }

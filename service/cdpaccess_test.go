@@ -154,69 +154,6 @@ func TestCDPAllowList(t *testing.T) {
 
 func errAs(err error, pe **protocol.Error) bool { return errors.As(err, pe) }
 
-func TestForeignCookies(t *testing.T) {
-	const tab = "https://shop.example.com/cart"
-	tests := []struct {
-		method, params string
-		ok             bool
-	}{
-		{"Network.getCookies", `{"urls":["https://shop.example.com/"]}`, true},
-		{"Network.getCookies", `{"urls":["http://SHOP.example.com/x"]}`, true},
-		{"Network.getCookies", `{"urls":["https://shop.example.com/","https://bank.example/"]}`, false},
-		{"Network.getCookies", `{"urls":["https://bank.example\\@shop.example.com/"]}`, false},
-		{"Network.getCookies", `{"urls":["https://shop.example.com.evil.example/"]}`, false},
-		{"Network.getCookies", `{}`, false},
-		{"Network.getCookies", `{"urls":[]}`, false},
-		{"Network.setCookie", `{"name":"a","value":"b","domain":"example.com"}`, true},
-		{"Network.setCookie", `{"name":"a","value":"b","domain":".shop.example.com"}`, true},
-		{"Network.setCookie", `{"name":"a","value":"b","domain":"xample.com"}`, false},
-		{"Network.setCookie", `{"name":"a","value":"b","domain":"bank.example"}`, false},
-		{"Network.setCookie", `{"name":"a","value":"b"}`, false},
-		{"Network.setCookie", `{"name":"a","value":"b","url":"https://bank.example/","domain":"example.com"}`, false},
-		{"Network.setCookies", `{"cookies":[{"name":"a","value":"b","url":"https://shop.example.com/"},{"name":"c","value":"d","domain":"bank.example"}]}`, false},
-		{"Network.setCookies", `{"cookies":[{"name":"a","value":"b","url":"https://shop.example.com/"}]}`, true},
-		{"Network.deleteCookies", `{"name":"sid","domain":"bank.example"}`, false},
-		{"Network.deleteCookies", `{"name":"sid","url":"https://shop.example.com/"}`, true},
-	}
-	for _, tt := range tests {
-		why := foreignCookies(tt.method, json.RawMessage(tt.params), tab)
-		if (why == "") != tt.ok {
-			t.Errorf("%s %s: got %q, want ok %v", tt.method, tt.params, why, tt.ok)
-		}
-	}
-	if why := foreignCookies("Network.getCookies", json.RawMessage(`{"urls":["about:blank"]}`), "about:blank"); why == "" {
-		t.Error("cookies on about:blank: want refused")
-	}
-}
-
-func TestBrowserPage(t *testing.T) {
-	for u, want := range map[string]bool{
-		"chrome-extension://abc/popup.html":           true,
-		"CHROME-EXTENSION://abc/popup.html":           true,
-		" chrome-extension://abc/popup.html":          true,
-		"chrome-ext\tension://abc/popup.html":         true,
-		"chrome://settings":                           true,
-		"devtools://devtools/bundled/inspector.html":  true,
-		"chrome-untrusted://terminal/":                true,
-		"view-source:chrome-extension://abc/x.html":   true,
-		"blob:chrome-extension://abc/1234":            true,
-		"about:settings":                              true,
-		"about:blank":                                 false,
-		"about:blank#x":                               false,
-		"about:srcdoc":                                false,
-		"https://example.com/chrome-extension://x":    false,
-		"view-source:https://example.com/":            false,
-		"":                                            false,
-		"data:text/html,chrome-extension://abc/x":     false,
-		"blob:https://example.com/1234":               false,
-		"file:///home/u/chrome-extension:/popup.html": false,
-	} {
-		if got := browserPage(u); got != want {
-			t.Errorf("browserPage(%q) = %v, want %v", u, got, want)
-		}
-	}
-}
-
 // BenchmarkCDPSendAccess: what a paired agent's cdp.send pays before it
 // reaches the browser — the grant check, the strict decoding of its
 // params, the allow-list and the audit line — measured in process without
@@ -278,7 +215,7 @@ func TestCDPOriginRules(t *testing.T) {
 		for id, u := range map[string]string{"r1": "https://api.bank.example/me", "r2": "https://example.com/data"} {
 			rec.Add(network.RequestWillBeSent.Method, json.RawMessage(`{"requestId":"`+id+`","request":{"url":"`+u+`","method":"GET"},"timestamp":1}`))
 		}
-		l.tab(7).SetRecord(rec)
+		l.tabs.Tab(7).SetRecord(rec)
 	}
 	f.s.mu.Unlock()
 	frames := ext.frames()

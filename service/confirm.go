@@ -2,18 +2,11 @@ package service
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -22,6 +15,7 @@ import (
 	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/confirm"
+	"github.com/egohost/egohost/confirm/asks"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 )
@@ -31,156 +25,6 @@ import (
 // acting and bound to the element it acts on, for the person's yes — in
 // the popup of the tab's browser, or `egohost confirm allow|deny ID`.
 // The owner and the person are never asked.
-
-// confirmFile keeps the person's "always" answers in the data dir.
-const confirmFile = "confirm.json"
-
-// confirmAlways is one "always for this agent on this origin" answer: acts
-// of that kind go through unasked.
-type confirmAlways struct {
-	Agent  string `json:"agent"`
-	Origin string `json:"origin"`
-	Kind   string `json:"kind"`
-}
-
-// asking is one act waiting for the person.
-type asking struct {
-	protocol.Confirm
-	expires time.Time
-	answer  chan confirmAnswer // buffered: the first answer wins
-	// always are the "always" answers a yes with always keeps: every kind
-	// the ask is about, each on its origin (the ask's own kind and origin
-	// when empty).
-	always []confirmAlways
-}
-
-// confirmAnswer is the person's answer to an ask.
-type confirmAnswer struct {
-	allow, always bool
-	who           string // "owner" (the CLI), "person" (the popup)
-}
-
-// confirms are the asks waiting and the "always" answers.
-type confirms struct {
-	path string // confirmFile in the data dir
-
-	mu      sync.Mutex
-	seq     int
-	pending map[string]*asking
-	always  []confirmAlways
-}
-
-// newConfirms loads the "always" answers; a file that does not read is
-// logged and starts empty (the person is asked again: the safe side).
-func newConfirms(dataDir string, warn func(msg string, args ...any)) *confirms {
-	c := &confirms{path: filepath.Join(dataDir, confirmFile), pending: make(map[string]*asking)}
-	b, err := os.ReadFile(c.path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
-		warn("confirmations: the always answers are forgotten", "err", err)
-	default:
-		if err := json.Unmarshal(b, &c.always); err != nil {
-			warn("confirmations: the always answers are forgotten", "err", err)
-			c.always = nil
-		}
-	}
-	return c
-}
-
-func (c *confirms) allowedAlways(agent, origin string, kind confirm.Kind) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Contains(c.always, confirmAlways{Agent: agent, Origin: origin, Kind: string(kind)})
-}
-
-// add lists an ask and returns it.
-func (c *confirms) add(q protocol.Confirm, wait time.Duration, always []confirmAlways) *asking {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.seq++
-	// Unique across restarts: a notification or a CLI line of an ask of
-	// the service before never answers one of this one.
-	var r [4]byte
-	_, _ = rand.Read(r[:]) // crypto/rand.Read never fails
-	q.ID = "c" + strconv.Itoa(c.seq) + "-" + hex.EncodeToString(r[:])
-	now := time.Now()
-	q.Since = now.UTC().Format(time.RFC3339)
-	a := &asking{Confirm: q, expires: now.Add(wait), answer: make(chan confirmAnswer, 1), always: always}
-	c.pending[q.ID] = a
-	return a
-}
-
-func (c *confirms) remove(id string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.pending, id)
-}
-
-// list is the asks waiting, oldest first (on one browser when browser is
-// not ""), with their pictures when pictures.
-func (c *confirms) list(browser string, pictures bool) []protocol.Confirm {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := []protocol.Confirm{}
-	for _, a := range c.pending {
-		if browser != "" && a.Browser != browser {
-			continue
-		}
-		q := a.Confirm
-		q.ExpiresMs = max(0, time.Until(a.expires).Milliseconds())
-		if !pictures {
-			q.Picture = nil
-		}
-		out = append(out, q)
-	}
-	slices.SortFunc(out, func(x, y protocol.Confirm) int { return askSeq(x.ID) - askSeq(y.ID) })
-	return out
-}
-
-// askSeq is the sequence number of an ask id ("c12-0a1b2c3d": 12).
-func askSeq(id string) int {
-	seq, _, _ := strings.Cut(strings.TrimPrefix(id, "c"), "-")
-	n, _ := strconv.Atoi(seq)
-	return n
-}
-
-// answer hands the person's answer to the ask id; the "always" answer
-// is kept (and written) first.
-func (c *confirms) answer(id string, ans confirmAnswer) (*asking, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	a, ok := c.pending[id]
-	if !ok {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "confirm.answer: no act waits as %q (it was answered, or its call ended): see `egohost confirm list`", id)
-	}
-	select {
-	case a.answer <- ans:
-	default:
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "confirm.answer: %s was answered already", id)
-	}
-	rules := a.always
-	if len(rules) == 0 {
-		rules = []confirmAlways{{Agent: a.Agent, Origin: a.Origin, Kind: a.Kind}}
-	}
-	added := false
-	for _, rule := range rules {
-		if ans.allow && ans.always && !slices.Contains(c.always, rule) {
-			c.always = append(c.always, rule)
-			added = true
-		}
-	}
-	if added {
-		b, err := json.MarshalIndent(c.always, "", "  ")
-		if err == nil {
-			err = writePrivateFile(c.path, b)
-		}
-		if err != nil {
-			return a, protocol.Errorf(protocol.CodeInternal, "confirm.answer: allowed once; the always answer was not saved: %v", err)
-		}
-	}
-	return a, nil
-}
 
 // confirmKinds lists the kinds of a method that the agent's policy may
 // ask about on some origin: none (the common case) costs the call no
@@ -236,16 +80,16 @@ func (s *Service) confirmHook(ctx context.Context, c *call, tc *tabContext, r *a
 		// its origin or the person said "always" for it there; one ask,
 		// named for the first kind left, covers them all (and its
 		// "always" answer all of them).
-		var left []confirmAlways
+		var left []asks.Always
 		for _, k := range found {
 			u := f.URL
 			if k == confirm.NavigateNewOrigin {
 				u = f.Href // its rules and "always" are the new origin's
 			}
 			origin := pairing.Origin(u)
-			rule := confirmAlways{Agent: c.g.name, Origin: origin, Kind: string(k)}
+			rule := asks.Always{Agent: c.g.name, Origin: origin, Kind: string(k)}
 			if slices.Contains(left, rule) || !slices.Contains(kinds, k) || !s.policyAsks(c.g.name, k, u) ||
-				s.confirms.allowedAlways(c.g.name, origin, k) {
+				s.confirms.AllowedAlways(c.g.name, origin, k) {
 				continue
 			}
 			left = append(left, rule)
@@ -349,7 +193,7 @@ func (s *Service) confirmCall(ctx context.Context, c *call, kind confirm.Kind, a
 		return nil
 	}
 	origin := pairing.Origin(actURL)
-	if s.confirms.allowedAlways(c.g.name, origin, kind) {
+	if s.confirms.AllowedAlways(c.g.name, origin, kind) {
 		return nil
 	}
 	q.Agent, q.Method, q.Kind, q.Origin = c.g.name, c.method, string(kind), origin
@@ -403,15 +247,15 @@ func confirmWait(o Options) time.Duration {
 // askPerson lists the ask, tells the tab's browser (badge, popup) and the
 // agent's connection, and waits for the answer, timeouts.confirm at
 // most. nil is a yes.
-func (s *Service) askPerson(ctx context.Context, c *call, q protocol.Confirm, always ...confirmAlways) error {
+func (s *Service) askPerson(ctx context.Context, c *call, q protocol.Confirm, always ...asks.Always) error {
 	wait := confirmWait(s.opts)
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
 		wait = time.Until(dl) // the call's own end comes first
 	}
-	ask := s.confirms.add(q, wait, always)
+	ask := s.confirms.Add(q, wait, always)
 	q = ask.Confirm
 	defer func() {
-		s.confirms.remove(q.ID)
+		s.confirms.Remove(q.ID)
 		s.confirmChanged(q.Browser)
 	}()
 	s.writeAudit(audit.Entry{Agent: q.Agent, Method: "confirm.ask", Browser: q.Browser, Tab: q.Tab, Origin: q.Origin, Target: q.Action, Result: "waiting"})
@@ -426,16 +270,16 @@ func (s *Service) askPerson(ctx context.Context, c *call, q protocol.Confirm, al
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
-	case ans := <-ask.answer:
+	case ans := <-ask.Answer:
 		switch {
-		case !ans.allow:
-			decided("denied", ans.who)
+		case !ans.Allow:
+			decided("denied", ans.Who)
 			return protocol.Errorf(protocol.CodeDeniedByPerson, "the person denied: %s. Do not retry it: ask the person what they want instead", q.Action).
 				With("kind", q.Kind).With("action", q.Action).With("id", q.ID)
-		case ans.always:
-			decided("always", ans.who)
+		case ans.Always:
+			decided("always", ans.Who)
 		default:
-			decided("allowed", ans.who)
+			decided("allowed", ans.Who)
 		}
 		return nil
 	case <-t.C:
@@ -451,7 +295,7 @@ func (s *Service) askPerson(ctx context.Context, c *call, q protocol.Confirm, al
 // confirmChanged tells a browser's extension the asks waiting on it (the
 // icon's badge, the popup's list).
 func (s *Service) confirmChanged(browser string) {
-	pending := s.confirms.list(browser, false)
+	pending := s.confirms.List(browser, false)
 	n := protocol.ConfirmNotice{Pending: pending}
 	if len(pending) > 0 {
 		n.Badge = "?" + strconv.Itoa(len(pending))
@@ -477,7 +321,7 @@ func hostOf(raw string) string {
 
 // confirmList answers confirm.list (the owner's CLI).
 func (s *Service) confirmList(ctx context.Context, c *call, p protocol.ConfirmListParams) (any, error) {
-	return protocol.ConfirmListResult{Pending: s.confirms.list("", p.Pictures)}, nil
+	return protocol.ConfirmListResult{Pending: s.confirms.List("", p.Pictures)}, nil
 }
 
 // confirmAnswer answers confirm.answer (the owner's CLI).
@@ -489,7 +333,7 @@ func (s *Service) answerConfirm(p protocol.ConfirmAnswerParams, who string) (any
 	if p.ID == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "confirm.answer: id is empty (see `egohost confirm list`)")
 	}
-	if _, err := s.confirms.answer(p.ID, confirmAnswer{allow: p.Allow, always: p.Always, who: who}); err != nil {
+	if _, err := s.confirms.Answer(p.ID, asks.Answer{Allow: p.Allow, Always: p.Always, Who: who}); err != nil {
 		return nil, err
 	}
 	d := "denied"
@@ -505,13 +349,13 @@ func (s *Service) answerConfirm(p protocol.ConfirmAnswerParams, who string) (any
 // popupConfirmList answers popup.confirm.list: the asks on this browser,
 // with their pictures.
 func (s *Service) popupConfirmList(ctx context.Context, l *link, _ noParams) (any, error) {
-	return protocol.ConfirmListResult{Pending: s.confirms.list(l.id, true)}, nil
+	return protocol.ConfirmListResult{Pending: s.confirms.List(l.id, true)}, nil
 }
 
 // popupConfirmAnswer answers popup.confirm.answer: the person at this
 // browser answers an ask on it.
 func (s *Service) popupConfirmAnswer(ctx context.Context, l *link, p protocol.ConfirmAnswerParams) (any, error) {
-	if !slices.ContainsFunc(s.confirms.list(l.id, false), func(q protocol.Confirm) bool { return q.ID == p.ID }) {
+	if !slices.ContainsFunc(s.confirms.List(l.id, false), func(q protocol.Confirm) bool { return q.ID == p.ID }) {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "popup.confirm.answer: no act waits as %q on this browser", p.ID)
 	}
 	return s.answerConfirm(p, "person")

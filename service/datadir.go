@@ -6,12 +6,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/egohost/egohost"
+	"github.com/egohost/egohost/internal/browserids"
+	"github.com/egohost/egohost/internal/privfile"
 )
 
 // Where the service keeps what (README "Where egohost keeps its files"):
@@ -31,7 +32,7 @@ const AgentsDir = egohost.AgentsDir
 
 // durableFiles are the data dir's files, as an older egohost left them in
 // the state dir; the audit log's rotated files and AgentsDir go with them.
-var durableFiles = []string{agentsFile, spacesFile, browsersFile, refsFile, AuditFile}
+var durableFiles = []string{agentsFile, spacesFile, browserids.File, refsFile, AuditFile}
 
 // MigrateDurable moves the durable files an older egohost kept in
 // stateDir to dataDir, each only when dataDir has none of that name yet
@@ -91,14 +92,14 @@ func MoveDurable(from, to string) (bool, error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return false, fmt.Errorf("move %s: %w", from, err)
 	}
-	if err := ensurePrivateDir(filepath.Dir(to)); err != nil {
+	if err := privfile.EnsureDir(filepath.Dir(to)); err != nil {
 		return false, fmt.Errorf("move %s: %w", from, err)
 	}
 	if err := os.Link(from, to); err == nil {
 		// Same file system: the link keeps to if it already appeared
 		// (Link never replaces), unlike a rename.
 		os.Remove(from)
-		return true, chmodPrivate(to)
+		return true, privfile.Chmod(to)
 	}
 	if err := copyNew(from, to); err != nil {
 		if errors.Is(err, os.ErrExist) {
@@ -134,11 +135,4 @@ func copyNew(from, to string) error {
 		return err
 	}
 	return dst.Close()
-}
-
-func chmodPrivate(path string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	return os.Chmod(path, 0o600)
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/egohost/egohost/internal/browserids"
 )
 
 // The durable files an older egohost left in the runtime folder move to
@@ -21,7 +23,7 @@ func TestMigrateDurable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, name := range []string{agentsFile, spacesFile, browsersFile, refsFile, AuditFile, AuditFile + ".1", AuditFile + ".2", "agents/claude.token"} {
+	for _, name := range []string{agentsFile, spacesFile, browserids.File, refsFile, AuditFile, AuditFile + ".1", AuditFile + ".2", "agents/claude.token"} {
 		write(filepath.Join(run, name), "old "+name)
 	}
 	write(filepath.Join(data, spacesFile), "new spaces")

@@ -8,16 +8,13 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"sync"
 	"time"
-
-	"github.com/chromedp/cdproto/browser"
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 
 	"github.com/egohost/egohost/actions"
 	"github.com/egohost/egohost/browserlink"
 	"github.com/egohost/egohost/confirm"
 	"github.com/egohost/egohost/extwire"
+	"github.com/egohost/egohost/internal/page"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -28,78 +25,9 @@ import (
 // service attributes each download to a tab: the tab's own CDP session
 // reports Page.downloadWillBegin with the URL (on every tab egohost has
 // attached, with the Page domain on), and the download of that URL is
-// that tab's. A download nothing attributes (the person's tab that
-// egohost never attached) is nobody's: no paired agent sees it.
-
-// pageDownloadWillBegin is the tab's CDP event of a download's start.
-// Deprecated in the protocol (and gone from cdproto) in favour of
-// Browser.downloadWillBegin, which chrome.debugger cannot enable; Chrome
-// still sends it to a tab's session, with the same params.
-const pageDownloadWillBegin = "Page.downloadWillBegin"
-
-// downloadMemory bounds the starts a link remembers: the last 64, of
-// the last 5 minutes.
-const (
-	downloadMemory    = 64
-	downloadRemembers = 5 * time.Minute
-)
-
-// downloadTabs attributes a link's downloads to the tabs they came from.
-type downloadTabs struct {
-	mu     sync.Mutex
-	began  []downloadBegan // oldest first
-	byItem map[int]int     // chrome.downloads id → tab
-}
-
-type downloadBegan struct {
-	url  string
-	tab  int
-	at   time.Time
-	used bool
-}
-
-// track notes a tab's Page.downloadWillBegin; the link calls it for
-// every CDP event, before the subscribers see it.
-func (d *downloadTabs) track(in *extwire.Message) {
-	if in.Method != pageDownloadWillBegin {
-		return
-	}
-	var ev browser.EventDownloadWillBegin
-	if jsonv2.Unmarshal(in.Params, &ev) != nil || ev.URL == "" {
-		return
-	}
-	now := time.Now()
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for len(d.began) > 0 && (len(d.began) >= downloadMemory || now.Sub(d.began[0].at) > downloadRemembers) {
-		d.began = d.began[1:]
-	}
-	d.began = append(d.began, downloadBegan{url: ev.URL, tab: in.TabID, at: now})
-}
-
-// tabOf returns the tab a download came from, and false while nothing
-// says (its tab's start may come a little after chrome.downloads' event,
-// or never). A download is the latest unclaimed start of its URL.
-func (d *downloadTabs) tabOf(it extwire.Download) (int, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if tab, ok := d.byItem[it.ID]; ok {
-		return tab, true
-	}
-	for i := len(d.began) - 1; i >= 0; i-- {
-		b := &d.began[i]
-		if b.used || (b.url != it.URL && b.url != it.FinalURL) {
-			continue
-		}
-		b.used = true
-		if d.byItem == nil {
-			d.byItem = make(map[int]int)
-		}
-		d.byItem[it.ID] = b.tab
-		return b.tab, true
-	}
-	return 0, false
-}
+// that tab's (page.Downloads). A download nothing attributes (the
+// person's tab that egohost never attached) is nobody's: no paired agent
+// sees it.
 
 // downloadIsMine says whether the caller may see a download: yes for the
 // owner and the person; for a paired agent only when it came from a tab
@@ -109,12 +37,12 @@ func (s *Service) downloadIsMine(a *agent, l *link, it extwire.Download) (mine, 
 	if a.grant.kind != grantPaired {
 		return true, true
 	}
-	tab, ok := l.downloads.tabOf(it)
+	tab, ok := l.downloads.TabOf(it)
 	if !ok {
 		return false, false
 	}
 	url, _ := l.urls.Get(tab)
-	return len(s.visibleTabs(a, l, []protocol.Tab{{ID: tab, GroupID: l.groupOf(tab), URL: url}})) == 1, true
+	return len(s.visibleTabs(a, l, []protocol.Tab{{ID: tab, GroupID: l.layout.GroupOf(tab), URL: url}})) == 1, true
 }
 
 // downloadEvent is what the download method waits on: a download's
@@ -146,7 +74,7 @@ func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadPara
 	q := browserlink.NewQueue[downloadEvent](256)
 	unsubscribe := l.Subscribe(&browserlink.Subscriber{
 		Filter: func(in *extwire.Message) bool {
-			return (in.Event == "download" && in.Download != nil) || (in.Event == "cdp" && in.Method == pageDownloadWillBegin)
+			return (in.Event == "download" && in.Download != nil) || (in.Event == "cdp" && in.Method == page.DownloadWillBegin)
 		},
 		Deliver: func(in *extwire.Message) { q.Put(downloadEvent{item: in.Download}) },
 		Done:    q.Close,
@@ -223,7 +151,7 @@ func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadPara
 // erases it from the browser's list before the error is returned: the
 // agent never gets it.
 func (s *Service) confirmDownload(ctx context.Context, c *call, l *link, it extwire.Download) error {
-	tab, _ := l.downloads.tabOf(it)
+	tab, _ := l.downloads.TabOf(it)
 	page, _ := l.urls.Get(tab)
 	src := it.URL
 	if it.FinalURL != "" {

@@ -8,53 +8,12 @@ import (
 	"io/fs"
 	"net"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/egohost/egohost/internal/privfile"
 )
-
-// ensurePrivateDir creates dir (0700) if needed and refuses one that other
-// users can write or read.
-func ensurePrivateDir(dir string) error {
-	if dir == "" || dir == "." {
-		return errors.New("state dir: empty path")
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("state dir: %w", err)
-	}
-	fi, err := os.Stat(dir)
-	if err != nil {
-		return fmt.Errorf("state dir: %w", err)
-	}
-	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o077 != 0 {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return fmt.Errorf("state dir %s is open to other users (%v) and chmod failed: %w", dir, fi.Mode().Perm(), err)
-		}
-	}
-	return nil
-}
-
-// writePrivateFile writes data to path (0600) atomically.
-func writePrivateFile(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
 
 // LoadOrCreateToken reads the agents' token from path, or creates one
 // (32 random bytes, hex) with mode 0600. A token file that other users can
@@ -67,7 +26,7 @@ func LoadOrCreateToken(path string) (string, error) {
 			return "", fmt.Errorf("token: %w", err)
 		}
 		tok := hex.EncodeToString(raw[:])
-		if err := writePrivateFile(path, []byte(tok+"\n")); err != nil {
+		if err := privfile.Write(path, []byte(tok+"\n")); err != nil {
 			return "", fmt.Errorf("token: create %s: %w", path, err)
 		}
 		return tok, nil

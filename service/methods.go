@@ -47,13 +47,13 @@ func (s *Service) browsersList(ctx context.Context, _ *call, _ noParams) (any, e
 // name's when name is not ""), in ID order. s.mu is held.
 func (s *Service) reconnectingList(name string) []protocol.Browser {
 	var out []protocol.Browser
-	for id := range s.known.reconnecting(s.opts.ReconnectGrace) {
+	for id := range s.known.Reconnecting(s.opts.ReconnectGrace) {
 		if name != "" && id != name {
 			continue
 		}
 		b := s.lastInfo[id] // empty after a service restart: the ID is all it knows
 		b.ID, b.RelayPID = id, 0
-		if k := s.known.Known[s.known.keyOf(id)]; k != nil {
+		if k := s.known.Known[s.known.KeyOf(id)]; k != nil {
 			b.DisconnectedAt = k.LastSeen
 			b.GoneMs = time.Since(k.LastSeen).Milliseconds()
 		}
@@ -130,7 +130,7 @@ func (s *Service) chooseLink(name string) (*link, time.Time, error) {
 		if l := s.links[name]; l != nil {
 			return l, time.Time{}, nil
 		}
-		if end, ok := s.known.reconnecting(s.opts.ReconnectGrace)[name]; ok {
+		if end, ok := s.known.Reconnecting(s.opts.ReconnectGrace)[name]; ok {
 			return nil, end, protocol.Errorf(protocol.CodeBrowserReconnecting, "browser %s is reconnecting (its extension went away %s ago) and did not come back in time: try again; the extension's popup shows why it is down", name, s.awayFor(name)).With("browser", name)
 		}
 		if s.waiting > 0 {
@@ -148,7 +148,7 @@ func (s *Service) chooseLink(name string) (*link, time.Time, error) {
 	}
 	var ids []string
 	var until time.Time
-	for id, end := range s.known.reconnecting(s.opts.ReconnectGrace) {
+	for id, end := range s.known.Reconnecting(s.opts.ReconnectGrace) {
 		ids = append(ids, id)
 		if end.After(until) {
 			until = end
@@ -166,7 +166,7 @@ func (s *Service) chooseLink(name string) (*link, time.Time, error) {
 
 // awayFor says how long ago the browser with id dropped. s.mu is held.
 func (s *Service) awayFor(id string) string {
-	if k := s.known.Known[s.known.keyOf(id)]; k != nil {
+	if k := s.known.Known[s.known.KeyOf(id)]; k != nil {
 		return time.Since(k.LastSeen).Round(100 * time.Millisecond).String()
 	}
 	return "a moment"

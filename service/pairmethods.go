@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -14,31 +13,6 @@ import (
 	"github.com/egohost/egohost/protocol"
 )
 
-// Pairing waits: the default and the longest.
-const (
-	pairWait    = 2 * time.Minute
-	pairWaitMax = 10 * time.Minute
-)
-
-// checkPairParams validates a pair.request before anything waits.
-func checkPairParams(p protocol.PairRequestParams) ([]pairing.Scope, time.Duration, error) {
-	if err := pairing.CheckName(p.Name); err != nil {
-		return nil, 0, protocol.Errorf(protocol.CodeInvalidParams, "pair.request: %v", err)
-	}
-	scopes, err := pairing.ParseScopes(p.Scopes)
-	if err != nil {
-		return nil, 0, protocol.Errorf(protocol.CodeInvalidParams, "pair.request: %v", err)
-	}
-	wait := pairWait
-	switch {
-	case p.WaitMs < 0 || p.WaitMs > int(pairWaitMax/time.Millisecond):
-		return nil, 0, protocol.Errorf(protocol.CodeInvalidParams, "pair.request: waitMs must be between 0 and %d", pairWaitMax.Milliseconds())
-	case p.WaitMs > 0:
-		wait = millis(p.WaitMs)
-	}
-	return scopes, wait, nil
-}
-
 // pairRequest asks the person (popup, or `egohost agents approve`) to
 // pair an agent, waits for the answer, and returns the new token. A
 // request that reaches the person gets one audit line when it ends; one
@@ -46,7 +20,7 @@ func checkPairParams(p protocol.PairRequestParams) ([]pairing.Scope, time.Durati
 // refusal of a connection without a token is (tokenless.go).
 func (s *Service) pairRequest(ctx context.Context, c *call, p protocol.PairRequestParams) (any, error) {
 	a := c.conn
-	scopes, wait, err := checkPairParams(p)
+	scopes, wait, err := pairing.CheckRequest(p)
 	if err != nil {
 		s.strike(a)
 		return nil, err
@@ -63,8 +37,8 @@ func (s *Service) pairRequest(ctx context.Context, c *call, p protocol.PairReque
 	// asked for as the target (a request is no proof of being that agent).
 	s.auditDecision(a.auditName(), protocol.MethodPairRequest, p.Name, err, func(e *audit.Entry) {
 		e.Time = start.UTC()
-		e.Scopes = scopeNames(req.Scopes) // those granted, when approved
-		e.Process = procWords(peerOf(req.Process))
+		e.Scopes = pairing.ScopeNames(req.Scopes) // those granted, when approved
+		e.Process = procWords(req.Process.Wire())
 		e.Duration = float64(time.Since(start).Microseconds()) / 1000
 		switch {
 		case err == nil:
@@ -96,34 +70,19 @@ func (s *Service) pairAnswered(req pairing.Request, err error) (any, error) {
 	}
 	s.cutRevoked() // an earlier pairing of the name (replaced with the person's approval) is revoked now
 	s.log.Info("agent paired", "agent", ag.Name, "scopes", scopeList(ag.Scopes))
-	return protocol.PairRequestResult{Name: ag.Name, Token: tok, Scopes: scopeNames(ag.Scopes)}, nil
+	return protocol.PairRequestResult{Name: ag.Name, Token: tok, Scopes: pairing.ScopeNames(ag.Scopes)}, nil
 }
 
 func (s *Service) agentsList(ctx context.Context, _ *call, _ noParams) (any, error) {
 	res := protocol.AgentsListResult{Agents: []protocol.PairedAgent{}, Pending: []protocol.PairingRequest{}}
 	for _, ag := range s.pairs.List() {
 		res.Agents = append(res.Agents, protocol.PairedAgent{
-			Name: ag.Name, Scopes: scopeNames(ag.Scopes), Paired: ag.Paired, Process: peerOf(ag.Process),
+			Name: ag.Name, Scopes: pairing.ScopeNames(ag.Scopes), Paired: ag.Paired, Process: ag.Process.Wire(),
 			Revoked: ag.Revoked, Connected: s.connectedAs(ag.ID),
 		})
 	}
 	res.Pending = s.pendingRequests()
 	return res, nil
-}
-
-func scopeNames(scopes []pairing.Scope) []string {
-	out := make([]string, len(scopes))
-	for i, s := range scopes {
-		out[i] = string(s)
-	}
-	return out
-}
-
-func peerOf(p *pairing.Process) *protocol.PeerProcess {
-	if p == nil {
-		return nil
-	}
-	return &protocol.PeerProcess{PID: p.PID, Exe: p.Exe, UID: p.UID, OtherUser: p.UID >= 0 && p.UID != os.Getuid()}
 }
 
 // agentsApprove approves a pairing request by its agent name or id.
@@ -155,14 +114,14 @@ func (s *Service) decide(who, nameOrID string, ans pairing.Answer, replace bool)
 	req, err := s.decideRequest(nameOrID, ans, replace)
 	s.auditDecision(who, method, orNone(req.Name), err, func(e *audit.Entry) {
 		if ans.Approve && err == nil {
-			e.Scopes = scopeNames(req.Scopes)
+			e.Scopes = pairing.ScopeNames(req.Scopes)
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
 	s.log.Info("pairing answered", "agent", req.Name, "approved", ans.Approve, "by", who)
-	return map[string]any{"name": req.Name, "approved": ans.Approve, "scopes": scopeNames(req.Scopes)}, nil
+	return map[string]any{"name": req.Name, "approved": ans.Approve, "scopes": pairing.ScopeNames(req.Scopes)}, nil
 }
 
 func (s *Service) decideRequest(nameOrID string, ans pairing.Answer, replace bool) (pairing.Request, error) {
@@ -324,10 +283,10 @@ func (s *Service) pendingRequests() []protocol.PairingRequest {
 	out := []protocol.PairingRequest{}
 	for _, r := range s.pending.List() {
 		pr := protocol.PairingRequest{
-			ID: r.ID, Name: r.Name, Scopes: scopeNames(r.Scopes), Process: peerOf(r.Process), Asked: r.Asked, Expires: r.Expires,
+			ID: r.ID, Name: r.Name, Scopes: pairing.ScopeNames(r.Scopes), Process: r.Process.Wire(), Asked: r.Asked, Expires: r.Expires,
 		}
 		if ag, ok := s.livePairing(r.Name); ok {
-			pr.Replaces = &protocol.PairedAgent{Name: ag.Name, Scopes: scopeNames(ag.Scopes), Paired: ag.Paired, Process: peerOf(ag.Process), Connected: s.connectedAs(ag.ID)}
+			pr.Replaces = &protocol.PairedAgent{Name: ag.Name, Scopes: pairing.ScopeNames(ag.Scopes), Paired: ag.Paired, Process: ag.Process.Wire(), Connected: s.connectedAs(ag.ID)}
 		}
 		out = append(out, pr)
 	}
@@ -352,7 +311,7 @@ func (s *Service) popupAgents(ctx context.Context, _ *link, p protocol.PopupAgen
 	}
 	var calls []audit.Entry
 	if p.Agent == "" {
-		calls = s.recent.tail(p.Limit) // the popup asks every second: from memory
+		calls = s.recent.Tail(p.Limit) // the popup asks every second: from memory
 	} else if calls, err = audit.Read(s.auditPath(), audit.Filter{Agent: p.Agent, Limit: p.Limit}); err != nil {
 		return nil, protocol.Errorf(protocol.CodeInternal, "popup.agents: %v", err)
 	}
@@ -361,7 +320,7 @@ func (s *Service) popupAgents(ctx context.Context, _ *link, p protocol.PopupAgen
 	}
 	res := protocol.PopupAgentsResult{AgentsListResult: l.(protocol.AgentsListResult), Calls: calls, Connections: s.liveConnections()}
 	if p.PerAgent > 0 {
-		res.Recent = s.recent.last(p.PerAgent)
+		res.Recent = s.recent.Last(p.PerAgent)
 	}
 	return res, nil
 }

@@ -1,9 +1,7 @@
 package service
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -15,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/dom"
 
 	"github.com/egohost/egohost/audit"
+	"github.com/egohost/egohost/locator"
 	"github.com/egohost/egohost/overlay"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
@@ -127,7 +126,7 @@ func boxLabel(target string, i, n int, m resolver.Match) string {
 }
 
 func (s *Service) popupClear(ctx context.Context, l *link, p protocol.PopupTabParams) (any, error) {
-	if p.Tab != 0 && !l.hasPage(p.Tab) {
+	if p.Tab != 0 && !l.tabs.HasPage(p.Tab) {
 		// Not attached since (or ever): nothing drawn there, and no reason to attach now.
 		return struct {
 			Cleared bool `json:"cleared"`
@@ -232,7 +231,8 @@ func (s *Service) namePicked(ctx context.Context, tc *tabContext, picked overlay
 		tag = strings.ToLower(node.Node.LocalName)
 	}
 	var fallback string // the first candidate that matches it among others, with nth=
-	for _, c := range candidates(tag, res.Role, res.Name, picked, attrs) {
+	for _, lc := range locator.Candidates(locator.Element{Tag: tag, Role: res.Role, Name: res.Name, Text: picked.Text, CSS: picked.CSS, Attrs: attrs}) {
+		c := protocol.PickCandidate{Kind: lc.Kind, Locator: lc.Locator}
 		ms, err := tc.res.All(ctx, c.Locator)
 		if err != nil {
 			continue // a candidate that does not resolve is not offered
@@ -255,58 +255,6 @@ func (s *Service) namePicked(ctx context.Context, tc *tabContext, picked overlay
 		res.URL = u
 	}
 	return nil
-}
-
-// candidates are the locators that may name the element, in the order
-// Playwright's locator generator prefers them as issue 12 ranks them: a
-// role with its name, then label, placeholder, alt text, text, title and
-// test id, CSS last, and a role alone after that.
-func candidates(tag, role, name string, p overlay.Picked, attrs map[string]string) []protocol.PickCandidate {
-	var out []protocol.PickCandidate
-	add := func(kind, loc string) {
-		if !slices.ContainsFunc(out, func(c protocol.PickCandidate) bool { return c.Locator == loc }) {
-			out = append(out, protocol.PickCandidate{Kind: kind, Locator: loc})
-		}
-	}
-	named := role != "" && role != "none" && role != "generic" && role != "presentation" && role != "StaticText"
-	if named && name != "" {
-		add("role", "role="+role+"[name="+quote(name)+"]")
-		add("role", "role="+role+"[name="+quote(name)+"s]")
-	}
-	if name != "" && (tag == "input" || tag == "textarea" || tag == "select") {
-		add("label", "label="+quote(name))
-	}
-	for _, a := range []struct{ attr, kind string }{{"placeholder", "placeholder"}, {"alt", "alt"}} {
-		if v := strings.TrimSpace(attrs[a.attr]); v != "" {
-			add(a.kind, a.kind+"="+quote(v))
-		}
-	}
-	if p.Text != "" {
-		add("text", "text="+quote(p.Text))
-	}
-	if v := strings.TrimSpace(attrs["title"]); v != "" {
-		add("title", "title="+quote(v))
-	}
-	if v := attrs["data-testid"]; v != "" {
-		add("testid", "testid="+quote(v))
-	}
-	if p.CSS != "" {
-		add("css", "css="+p.CSS)
-	}
-	if named {
-		add("role", "role="+role)
-	}
-	return out
-}
-
-// quote writes a locator value in double quotes with JSON escapes (what
-// the locator grammar reads), HTML characters as they are.
-func quote(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // pickedRef is the element's ref in the tab's latest snapshot, taking a

@@ -6,9 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
-	"github.com/egohost/egohost/overlay"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
 )
@@ -103,49 +100,6 @@ func TestPopupFrontParamsAreStrict(t *testing.T) {
 	}
 	if r := ext.popupCall(20, protocol.MethodPopupLastPick, nil); r["result"].(map[string]any)["pick"] != nil {
 		t.Errorf("popup.lastPick before any pick: got %v, want pick null", r)
-	}
-}
-
-func TestPickCandidatesInRankOrder(t *testing.T) {
-	tests := []struct {
-		name      string
-		tag, role string
-		accName   string
-		picked    overlay.Picked
-		attrs     map[string]string
-		want      []string
-	}{
-		{
-			name: "button with text, test id and id", tag: "button", role: "button", accName: "Save",
-			picked: overlay.Picked{CSS: "#save", Text: "Save"}, attrs: map[string]string{"data-testid": "save-btn", "id": "save"},
-			want: []string{`role=button[name="Save"]`, `role=button[name="Save"s]`, `text="Save"`, `testid="save-btn"`, `css=#save`, `role=button`},
-		},
-		{
-			name: "labelled input with placeholder", tag: "input", role: "textbox", accName: "Email",
-			picked: overlay.Picked{CSS: "form > input:nth-of-type(2)"}, attrs: map[string]string{"placeholder": "you@example.com", "title": "Your mail"},
-			want: []string{`role=textbox[name="Email"]`, `role=textbox[name="Email"s]`, `label="Email"`, `placeholder="you@example.com"`, `title="Your mail"`, `css=form > input:nth-of-type(2)`, `role=textbox`},
-		},
-		{
-			name: "image with alt", tag: "img", role: "image", accName: "A cat",
-			picked: overlay.Picked{CSS: "img"}, attrs: map[string]string{"alt": "A cat"},
-			want: []string{`role=image[name="A cat"]`, `role=image[name="A cat"s]`, `alt="A cat"`, `css=img`, `role=image`},
-		},
-		{
-			name: "generic div: text and CSS only", tag: "div", role: "generic",
-			picked: overlay.Picked{CSS: "div.card", Text: `Say "hi" <b>`},
-			want:   []string{`text="Say \"hi\" <b>"`, `css=div.card`},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var got []string
-			for _, c := range candidates(tt.tag, tt.role, tt.accName, tt.picked, tt.attrs) {
-				got = append(got, c.Locator)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("candidates (-want +got):\n%s", diff)
-			}
-		})
 	}
 }
 

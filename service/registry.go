@@ -68,7 +68,7 @@ func (m method) deadline(o Options, mayAsk bool) time.Duration {
 	case timeoutScript:
 		return max(o.RequestTimeout, o.ScriptMax+5*time.Second)
 	case timeoutPairing:
-		return max(o.RequestTimeout, pairWaitMax+5*time.Second)
+		return max(o.RequestTimeout, pairing.MaxWait+5*time.Second)
 	}
 	return o.RequestTimeout
 }

@@ -26,16 +26,21 @@ import (
 	"github.com/egohost/egohost"
 	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/browserlink"
+	"github.com/egohost/egohost/cdptab"
 	"github.com/egohost/egohost/chromeext"
 	"github.com/egohost/egohost/confirm"
+	"github.com/egohost/egohost/confirm/asks"
 	"github.com/egohost/egohost/extwire"
 	"github.com/egohost/egohost/filegate"
+	"github.com/egohost/egohost/internal/browserids"
 	"github.com/egohost/egohost/internal/page"
+	"github.com/egohost/egohost/internal/privfile"
 	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/peercred"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
+	"github.com/egohost/egohost/trace"
 )
 
 // Version is the service's version, reported to agents and the extension.
@@ -107,7 +112,7 @@ type Service struct {
 	mu           sync.Mutex
 	links        map[string]*link            // by browser ID, from their first hello
 	order        []string                    // link IDs in connection order
-	known        *registry                   // browser IDs by profile key, and when each was last connected
+	known        *browserids.Registry        // browser IDs by profile key, and when each was last connected
 	lastInfo     map[string]protocol.Browser // what the browsers that dropped said of themselves, by ID
 	waiting      int                         // relay connections that have not said hello yet
 	methods      map[string]method           // the agents' methods, their registry rows (registry.go), built once
@@ -123,15 +128,15 @@ type Service struct {
 	connMu   sync.Mutex
 	conns    map[*agent]struct{} // live agent connections, so a revoke can cut them
 	connSeq  atomic.Uint64       // connection numbers (popup.agents, popup.disconnect)
-	recent   *recentCalls        // each agent's last calls, for the popup (agentslive.go)
+	recent   *audit.Recent       // each agent's last calls, for the popup (writeAudit feeds it)
 	files    filegate.Rules      // which of the person's files a call may reach (agentfiles.go)
 	uploads  *filegate.Store     // the files pages were handed, kept while their tab lives
-	confirms *confirms           // the acts waiting for the person, and their always answers (confirm.go)
+	confirms *asks.Store         // the acts waiting for the person, and their always answers (confirm.go)
 
 	tokenless tokenless // what connections without a valid token did (tokenless.go)
 
-	tracer  atomic.Pointer[tracer] // the trace being recorded, nil when none (trace.go)
-	traceMu sync.Mutex             // starts and stops traces
+	tracer  atomic.Pointer[trace.Recording] // the trace being recorded, nil when none (trace.go)
+	traceMu sync.Mutex                      // starts and stops traces
 
 	// peerUID names the user at the other end of a relay socket (the
 	// kernel's answer; a test's own in tests): checkPeer refuses others.
@@ -189,7 +194,7 @@ func New(opts Options) (*Service, error) {
 	_, _ = rand.Read(seed[:])
 	s.ids.Store(int64(binary.LittleEndian.Uint64(seed[:]) >> 13))
 	for _, dir := range []string{opts.StateDir, opts.DataDir, filepath.Dir(opts.Socket), filepath.Dir(opts.TokenFile)} {
-		if err := ensurePrivateDir(dir); err != nil {
+		if err := privfile.EnsureDir(dir); err != nil {
 			return nil, fmt.Errorf("start service: %w", err)
 		}
 	}
@@ -227,9 +232,9 @@ func New(opts Options) (*Service, error) {
 			}
 		}
 	}
-	s.confirms = newConfirms(opts.DataDir, s.log.Warn)
+	s.confirms = asks.Load(opts.DataDir, s.log.Warn)
 	s.popupMethods = s.popupHandlers()
-	if s.known, err = loadRegistry(filepath.Join(opts.DataDir, browsersFile), time.Now); err != nil {
+	if s.known, err = browserids.Load(filepath.Join(opts.DataDir, browserids.File), time.Now); err != nil {
 		s.log.Warn("known browsers forgotten: browser IDs start over", "err", err)
 	}
 	s.refs = refCounter(filepath.Join(opts.DataDir, refsFile), s.log)
@@ -259,7 +264,7 @@ func New(opts Options) (*Service, error) {
 		s.httpLn.Close()
 		return nil, fmt.Errorf("start service: %w", err)
 	}
-	s.recent = loadRecentCalls(s.auditPath(), recentPerAgent, s.log)
+	s.recent = audit.LoadRecent(s.auditPath(), recentPerAgent, s.log)
 	s.pruneTraces(time.Now())
 	if opts.TraceEnabled {
 		if _, err := s.startTrace(opts.TraceAgents, ""); err != nil {
@@ -291,7 +296,7 @@ func (s *Service) Serve(ctx context.Context) error {
 	state := protocol.ServiceState{Addr: s.Addr(), PID: os.Getpid(), Socket: s.opts.Socket, Version: Version}
 	statePath := filepath.Join(s.opts.StateDir, protocol.StateFile)
 	if b, err := json.Marshal(state); err == nil {
-		if err := writePrivateFile(statePath, b); err != nil {
+		if err := privfile.Write(statePath, b); err != nil {
 			s.log.Warn("write state file", "err", err)
 		}
 	}
@@ -416,7 +421,8 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 		writeError(conn, extwire.CodeForbiddenOrigin, "extension origin "+h.Origin+" is not in allowed_extension_ids")
 		return
 	}
-	l := &link{relayPID: h.PID, origin: h.Origin, connected: time.Now(), tabs: make(map[int]*page.Tab), refs: s.refs, uploads: s.uploads}
+	l := &link{relayPID: h.PID, origin: h.Origin, connected: time.Now(), uploads: s.uploads}
+	l.tabs = page.NewTabs(func(id int) cdptab.Sessions { return l.Session(id) }, s.refs)
 	l.person = &agent{s: s, person: true, name: personName, grant: personGrant}
 	l.held = func(tab int) bool { return s.heldByPerson(l, tab) }
 	l.Link = browserlink.New(conn, browserlink.Options{
@@ -424,7 +430,7 @@ func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
 		Log:            s.log.With("relayPid", h.PID),
 		Hello:          func(in *extwire.Message) { s.register(l, in) },
 		Event:          l.event,
-		Closed:         l.closeTabs,
+		Closed:         l.tabs.CloseAll,
 		Call:           s.popupCall(l),
 		ReplyError:     replyError,
 		ServiceVersion: Version,
@@ -463,7 +469,7 @@ const takeoverWait = time.Second
 // gets a fresh ID.
 func (s *Service) register(l *link, in *extwire.Message) {
 	key := in.BrowserKey
-	if key != "" && !browserKeyPattern().MatchString(key) {
+	if key != "" && !browserids.KeyPattern().MatchString(key) {
 		s.log.With("relayPid", l.relayPID).Warn("hello with a malformed browser key: a fresh browser ID instead", "key", key)
 		key = ""
 	}
@@ -471,7 +477,7 @@ func (s *Service) register(l *link, in *extwire.Message) {
 	defer deadline.Stop()
 	s.mu.Lock()
 	for key != "" {
-		id, _ := s.known.idFor(key)
+		id, _ := s.known.IDFor(key)
 		if s.links[id] == nil {
 			break
 		}
@@ -490,15 +496,16 @@ func (s *Service) register(l *link, in *extwire.Message) {
 		}
 	}
 	if key != "" {
-		l.id, _ = s.known.idFor(key)
-		s.known.setConnected(key, true)
+		l.id, _ = s.known.IDFor(key)
+		s.known.SetConnected(key, true)
 	} else {
-		l.id = s.known.fresh()
+		l.id = s.known.Fresh()
 	}
 	l.key = key
 	l.popup.setStopped(in.AutomationStopped) // the extension's switch survives its restarts
-	l.setGroups(in.Tabs)
+	l.layout.Reset(in.Tabs)
 	l.log = s.log.With("browser", l.id)
+	l.tabs.SetLog(l.log)
 	l.SetID(l.id, l.log)
 	s.links[l.id] = l
 	s.order = append(s.order, l.id)
@@ -538,7 +545,7 @@ func (s *Service) unregister(l *link) {
 		delete(s.links, l.id)
 		s.order = slices.DeleteFunc(s.order, func(id string) bool { return id == l.id })
 		if l.key != "" {
-			s.known.setConnected(l.key, false)
+			s.known.SetConnected(l.key, false)
 			s.saveKnown()
 		}
 	}
@@ -547,7 +554,7 @@ func (s *Service) unregister(l *link) {
 
 // saveKnown writes the known browsers. s.mu is held.
 func (s *Service) saveKnown() {
-	if err := s.known.save(); err != nil {
+	if err := s.known.Save(); err != nil {
 		s.log.Warn("remember browser IDs", "err", err)
 	}
 }
@@ -594,7 +601,7 @@ func refCounter(path string, log *slog.Logger) *refmap.Counter {
 		}
 	}
 	return refmap.NewReservedCounter(start, func(upTo uint64) {
-		if err := writePrivateFile(path, []byte(strconv.FormatUint(upTo, 10)+"\n")); err != nil {
+		if err := privfile.Write(path, []byte(strconv.FormatUint(upTo, 10)+"\n")); err != nil {
 			log.Warn("reserve ref numbers", "err", err)
 		}
 	})

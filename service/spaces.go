@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,7 +14,7 @@ import (
 
 	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/extwire"
-	"github.com/egohost/egohost/internal/page"
+	"github.com/egohost/egohost/internal/privfile"
 	"github.com/egohost/egohost/pairing"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
@@ -37,13 +36,10 @@ const idleGrace = 3 * time.Second
 // agentSpaces is the service's part of the agents and their spaces: the
 // registry, and how many connections each named agent has.
 type agentSpaces struct {
-	reg    *spaces.Registry
-	path   string
-	saveMu sync.Mutex
-
-	mu    sync.Mutex
-	conns map[string]int       // agent → connections open now
-	left  map[string]time.Time // agent → when its last connection ended
+	reg      *spaces.Registry
+	presence *spaces.Presence
+	path     string
+	saveMu   sync.Mutex
 }
 
 func newAgentSpaces(dataDir string, log interface{ Warn(string, ...any) }) *agentSpaces {
@@ -55,7 +51,7 @@ func newAgentSpaces(dataDir string, log interface{ Warn(string, ...any) }) *agen
 			saved = spaces.Saved{}
 		}
 	}
-	return &agentSpaces{reg: spaces.New(saved), path: path, conns: make(map[string]int), left: make(map[string]time.Time)}
+	return &agentSpaces{reg: spaces.New(saved), presence: spaces.NewPresence(), path: path}
 }
 
 // save writes the registry to the data dir.
@@ -66,7 +62,7 @@ func (as *agentSpaces) save() error {
 	if err != nil {
 		return err
 	}
-	return writePrivateFile(as.path, b)
+	return privfile.Write(as.path, b)
 }
 
 // agentName is the agent's name, "" for the person.
@@ -81,19 +77,12 @@ func (a *agent) setName(name string) {
 	a.mu.Lock()
 	a.name = name
 	a.mu.Unlock()
-	as := a.s.spaces
-	as.mu.Lock()
-	as.conns[name]++
-	as.mu.Unlock()
+	a.s.spaces.presence.Join(name)
 	a.s.log.Info("agent connected", "agent", name)
 }
 
 // connected reports whether the named agent has a connection open.
-func (s *Service) connected(name string) bool {
-	s.spaces.mu.Lock()
-	defer s.spaces.mu.Unlock()
-	return s.spaces.conns[name] > 0
-}
+func (s *Service) connected(name string) bool { return s.spaces.presence.Connected(name) }
 
 // leave counts the connection's agent as gone.
 func (a *agent) leave() {
@@ -101,14 +90,7 @@ func (a *agent) leave() {
 	if name == "" {
 		return
 	}
-	as := a.s.spaces
-	as.mu.Lock()
-	as.conns[name]--
-	if as.conns[name] <= 0 {
-		delete(as.conns, name)
-		as.left[name] = time.Now()
-	}
-	as.mu.Unlock()
+	a.s.spaces.presence.Leave(name, time.Now())
 	a.s.log.Info("agent left", "agent", name)
 }
 
@@ -133,7 +115,7 @@ func (s *Service) checkSpace(ctx context.Context, c *call, l *link, tabID int) e
 		return nil
 	}
 	s.syncSpaces(ctx, l)
-	sp, inSpace := s.spaces.reg.ByGroup(l.id, l.groupOf(tabID))
+	sp, inSpace := s.spaces.reg.ByGroup(l.id, l.layout.GroupOf(tabID))
 	if inSpace {
 		// Noted before the state is read again: a take over from now on
 		// finds this call and ends it (takeover.go); one before, the
@@ -173,7 +155,7 @@ func errUserInControl(sp spaces.Space) error {
 // touch records the tab an agent used as its space's default tab, and
 // wakes an idle space.
 func (s *Service) touch(ctx context.Context, l *link, sp spaces.Space, tabID int) {
-	if !l.isActive(tabID) {
+	if !l.layout.IsActive(tabID) {
 		// Make it the active tab of the space's own window (the person's
 		// focus stays): actions work on a background tab too (actions/,
 		// "A background tab"), but a shown tab draws its screenshots at
@@ -182,7 +164,7 @@ func (s *Service) touch(ctx context.Context, l *link, sp spaces.Space, tabID int
 		if err != nil {
 			l.log.Warn("activate a space's tab", "space", sp.ID, "tab", tabID, "err", err)
 		} else if res, err := s.tabReply(raw, l, "tabs.activate"); err == nil {
-			l.setActive(tabID, res.Tab.WindowID)
+			l.layout.SetActive(tabID, res.Tab.WindowID)
 		}
 	}
 	if sp.LastTab != tabID {
@@ -206,7 +188,7 @@ func (s *Service) defaultTab(ctx context.Context, c *call, l *link) (int, error)
 		return 0, protocol.Errorf(protocol.CodeNotInSpace, "agent %s has no space in browser %s yet, and names no tab: open one (tabs.open, `egohost --agent %s open URL`) or claim one (spaces.claim)", name, l.id, name).
 			With("agent", name)
 	}
-	tabs := l.tabsInGroup(sp.Group)
+	tabs := l.layout.TabsInGroup(sp.Group)
 	if len(tabs) == 0 {
 		return 0, protocol.Errorf(protocol.CodeTabNotFound, "agent %s's space %s has no tab left: open one with tabs.open", name, sp.ID).With("space", sp.ID)
 	}
@@ -238,7 +220,7 @@ func (s *Service) needsFirstTab(ctx context.Context, c *call, browser string) bo
 	}
 	s.syncSpaces(ctx, l)
 	sp, _ = s.spaces.reg.Get(sp.ID)
-	return len(l.tabsInGroup(sp.Group)) == 0
+	return len(l.layout.TabsInGroup(sp.Group)) == 0
 }
 
 // spaceOf returns the space a call names (the agent's current one when
@@ -289,25 +271,12 @@ func (s *Service) syncSpaces(ctx context.Context, l *link) {
 		l.log.Warn("list tab groups: bad reply", "err", err)
 		return
 	}
-	live := make(map[int]bool)
-	for _, g := range res.Groups {
-		live[g.ID] = true
+	groups := make([]spaces.Group, len(res.Groups))
+	for i, g := range res.Groups {
+		groups[i] = spaces.Group{ID: g.ID, Window: g.WindowID, Title: g.Title, Color: g.Color}
 	}
-	for _, sp := range s.spaces.reg.List("") {
-		if sp.Browser == l.id && sp.Group != 0 && !live[sp.Group] {
-			s.spaces.reg.Update(sp.ID, func(x *spaces.Space) { x.Group = 0 })
-		}
-	}
-	for _, g := range res.Groups {
-		if _, ok := s.spaces.reg.ByGroup(l.id, g.ID); ok {
-			continue
-		}
-		agent, task, st, ok := spaces.ParseTitle(g.Title)
-		if !ok {
-			continue
-		}
-		sp := s.spaces.reg.Adopt(agent, task, l.id, g.ID, g.WindowID, g.Color, st)
-		l.log.Info("space rebuilt from its tab group", "space", sp.ID, "agent", agent, "group", g.ID)
+	for _, sp := range s.spaces.reg.Reconcile(l.id, groups) {
+		l.log.Info("space rebuilt from its tab group", "space", sp.ID, "agent", sp.Agent, "group", sp.Group)
 	}
 	l.synced = true
 	s.saveSpaces()
@@ -335,7 +304,7 @@ func (s *Service) retitle(ctx context.Context, l *link, sp spaces.Space) {
 // none left) and returns the space as it is now.
 func (s *Service) addToSpace(ctx context.Context, l *link, sp spaces.Space, tabs ...int) (spaces.Space, error) {
 	op := extwire.GroupsAdd{TabIDs: tabs}
-	if sp.Group != 0 && len(l.tabsInGroup(sp.Group)) > 0 {
+	if sp.Group != 0 && len(l.layout.TabsInGroup(sp.Group)) > 0 {
 		op.GroupID = sp.Group
 	} else {
 		op.Title, op.Color = sp.Title(), sp.Color
@@ -351,7 +320,7 @@ func (s *Service) addToSpace(ctx context.Context, l *link, sp spaces.Space, tabs
 		return sp, protocol.Errorf(protocol.CodeExtension, "groups.add: bad reply %s", raw)
 	}
 	for _, t := range tabs {
-		l.setGroup(t, res.GroupID)
+		l.layout.SetGroup(t, res.GroupID)
 	}
 	sp, _ = s.spaces.reg.Update(sp.ID, func(x *spaces.Space) { x.Group = res.GroupID; x.LastTab = tabs[len(tabs)-1] })
 	s.saveSpaces()
@@ -387,7 +356,7 @@ func (s *Service) wire(sp spaces.Space, caller string) protocol.Space {
 	l := s.links[sp.Browser]
 	s.mu.Unlock()
 	if l != nil && sp.Group != 0 {
-		out.Tabs = l.tabsInGroup(sp.Group)
+		out.Tabs = l.layout.TabsInGroup(sp.Group)
 	}
 	if cur, ok := s.spaces.reg.Current(caller); ok && cur.ID == sp.ID && !isPerson(caller) {
 		out.Current = true
@@ -516,7 +485,7 @@ func (s *Service) spacesClaim(ctx context.Context, c *call, p protocol.SpacesCla
 		return nil, err
 	}
 	s.syncSpaces(ctx, l)
-	if other, ok := s.spaces.reg.ByGroup(l.id, l.groupOf(p.Tab)); ok {
+	if other, ok := s.spaces.reg.ByGroup(l.id, l.layout.GroupOf(p.Tab)); ok {
 		if other.Agent == name {
 			return protocol.SpaceResult{Space: s.wire(other, name)}, nil
 		}
@@ -571,7 +540,7 @@ func (s *Service) endSpace(ctx context.Context, c *call, id string, keep bool) (
 	l := s.links[sp.Browser]
 	s.mu.Unlock()
 	if l != nil && sp.Group != 0 {
-		tabs := l.tabsInGroup(sp.Group)
+		tabs := l.layout.TabsInGroup(sp.Group)
 		if keep {
 			if _, err := l.Call(ctx, extwire.GroupsUpdate{GroupID: sp.Group, Title: sp.DoneTitle()}); err != nil {
 				return nil, err
@@ -694,24 +663,11 @@ func (s *Service) spacesWaitForControl(ctx context.Context, c *call, p protocol.
 // markIdle marks idle the working spaces whose agent has had no
 // connection for idleGrace. Serve runs it every second.
 func (s *Service) markIdle(ctx context.Context, now time.Time) {
-	as := s.spaces
-	as.mu.Lock()
-	gone := make(map[string]bool)
-	for name, at := range as.left {
-		if as.conns[name] == 0 && now.Sub(at) >= idleGrace {
-			gone[name] = true
-			delete(as.left, name)
-		}
-	}
-	as.mu.Unlock()
+	gone := s.spaces.presence.Gone(now, idleGrace)
 	if len(gone) == 0 {
 		return
 	}
-	for _, sp := range as.reg.List("") {
-		if !gone[sp.Agent] || sp.State != spaces.Working {
-			continue
-		}
-		sp, _ = as.reg.SetState(sp.ID, spaces.Idle)
+	for _, sp := range s.spaces.reg.MarkIdle(gone) {
 		s.mu.Lock()
 		l := s.links[sp.Browser]
 		s.mu.Unlock()
@@ -769,20 +725,9 @@ func (s *Service) checkRef(ctx context.Context, c *call, tc *tabContext, target 
 
 // refTab finds the tab whose latest snapshot handed out ref.
 func (s *Service) refTab(ref string) (*link, int, bool) {
-	links := s.linkList()
-	for _, l := range links {
-		l.mu.Lock()
-		tabs := make(map[int]*page.Tab, len(l.tabs))
-		maps.Copy(tabs, l.tabs)
-		l.mu.Unlock()
-		for id, t := range tabs {
-			eng, ok := t.Engine()
-			if !ok {
-				continue
-			}
-			if _, ok := eng.Snap.Refs().Get(ref); ok {
-				return l, id, true
-			}
+	for _, l := range s.linkList() {
+		if tab, ok := l.tabs.WithRef(ref); ok {
+			return l, tab, true
 		}
 	}
 	return nil, 0, false

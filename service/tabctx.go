@@ -42,7 +42,7 @@ func (s *Service) tabContext(ctx context.Context, c *call, target protocol.Targe
 	if err != nil {
 		return nil, err
 	}
-	eng, err := l.page(ctx, id)
+	_, eng, err := l.tabs.Open(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (s *Service) tabContextWithin(ctx context.Context, c *call, target protocol
 // checkDialog fails at once when a JavaScript dialog blocks the tab: the
 // page would answer nothing until someone answers the dialog.
 func (tc *tabContext) checkDialog(op string) error {
-	if d := tc.seen(tc.link.openDialog(tc.tabID)); d != nil {
+	if d := tc.seen(tc.link.tabs.Dialog(tc.tabID)); d != nil {
 		return protocol.Errorf(protocol.CodeDialogOpen, "%s: a %s dialog blocks tab %d (%q): answer it with `egohost dialog accept|dismiss`", op, d.Type, tc.tabID, d.Message).With("dialog", d)
 	}
 	return nil

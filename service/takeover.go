@@ -53,7 +53,7 @@ func takenOver(ctx context.Context, err error) error {
 // heldByPerson reports whether tab of l is in a space the person has
 // taken over.
 func (s *Service) heldByPerson(l *link, tab int) bool {
-	g := l.groupOf(tab)
+	g := l.layout.GroupOf(tab)
 	if g == 0 {
 		return false
 	}
@@ -67,7 +67,7 @@ func (s *Service) heldByPerson(l *link, tab int) bool {
 func (s *Service) stopAgentsIn(l *link, sp spaces.Space) (calls, subs int) {
 	var tabs []int
 	if l != nil && sp.Group != 0 {
-		tabs = l.tabsInGroup(sp.Group)
+		tabs = l.layout.TabsInGroup(sp.Group)
 	}
 	cause := errUserInControl(sp)
 	s.connMu.Lock()

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -47,13 +46,6 @@ const (
 	traceShotTimeout = 3 * time.Second
 )
 
-// tracer is the trace being recorded.
-type tracer struct {
-	w      *trace.Writer
-	agents map[string]bool // nil: every agent
-	status protocol.TraceStatus
-}
-
 // traceStep is what a call's tab work adds to its step.
 type traceStep struct {
 	mu            sync.Mutex
@@ -68,23 +60,23 @@ type traceStep struct {
 // does. The owner's and the person's own methods are never traced, nor
 // the popup's calls (it asks every second); a trace of every agent
 // leaves out the owner's CLI without a name (the person too).
-func (s *Service) traceFor(a *agent, need pairing.Need) *tracer {
+func (s *Service) traceFor(a *agent, need pairing.Need) *trace.Recording {
 	t := s.tracer.Load()
 	if t == nil || need >= pairing.NeedOwner || a.person {
 		return nil
 	}
-	if t.agents == nil {
+	if t.EveryAgent() {
 		if a.grant.kind == grantOwner && a.agentName() == "" {
 			return nil
 		}
-	} else if !t.agents[a.auditName()] {
+	} else if !t.Records(a.auditName()) {
 		return nil
 	}
 	return t
 }
 
 // traceCall writes the call's step.
-func (s *Service) traceCall(t *tracer, c *call, in params, res any, err error, took time.Duration) {
+func (s *Service) traceCall(t *trace.Recording, c *call, in params, res any, err error, took time.Duration) {
 	st := trace.Step{Call: s.callEntry(c, in, err, took)}
 	if err != nil {
 		st.Error = agentError(err).Message
@@ -96,8 +88,8 @@ func (s *Service) traceCall(t *tracer, c *call, in params, res any, err error, t
 		st.Console, st.Failed, st.NoShot = c.step.console, c.step.failed, c.step.noShot
 		c.step.mu.Unlock()
 	}
-	if werr := t.w.Write(st); werr != nil {
-		s.log.Warn("trace", "file", t.status.File, "err", werr)
+	if werr := t.W.Write(st); werr != nil {
+		s.log.Warn("trace", "file", t.Status.File, "err", werr)
 	}
 }
 
@@ -136,8 +128,8 @@ func (c *call) traceStep() (*traceStep, pairing.Need) {
 }
 
 // traceBefore takes the screenshot before an action on tc's tab.
-func (s *Service) traceBefore(ctx context.Context, t *tracer, st *traceStep, tc *tabContext) {
-	if !t.w.ShotsOn() {
+func (s *Service) traceBefore(ctx context.Context, t *trace.Recording, st *traceStep, tc *tabContext) {
+	if !t.W.ShotsOn() {
 		return
 	}
 	shot, why := traceShot(ctx, tc)
@@ -153,10 +145,10 @@ func (s *Service) traceBefore(ctx context.Context, t *tracer, st *traceStep, tc 
 
 // traceAfter takes the screenshot after an action (acted), and notes the
 // console errors and failed requests of the tab since the step began.
-func (s *Service) traceAfter(ctx context.Context, t *tracer, st *traceStep, tc *tabContext, acted bool, since time.Time) {
+func (s *Service) traceAfter(ctx context.Context, t *trace.Recording, st *traceStep, tc *tabContext, acted bool, since time.Time) {
 	var shot *trace.Shot
 	var why string
-	if acted && t.w.ShotsOn() {
+	if acted && t.W.ShotsOn() {
 		shot, why = traceShot(ctx, tc)
 	}
 	console, failed := stepRecord(tc, since)
@@ -188,7 +180,7 @@ func traceBox(c *call, b *actions.Box) {
 // wait for one (actions.Runner.Screenshot's captureHidden), so a trace
 // takes none there rather than slow the agent's call.
 func traceShot(ctx context.Context, tc *tabContext) (*trace.Shot, string) {
-	if tc.link.openDialog(tc.tabID) != nil {
+	if tc.link.tabs.Dialog(tc.tabID) != nil {
 		return nil, "no screenshot: a dialog was open"
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), traceShotTimeout)
@@ -225,7 +217,7 @@ func traceShot(ctx context.Context, tc *tabContext) (*trace.Shot, string) {
 // stepRecord returns the console errors and the failed requests (a
 // network error, or a status of 400 or more) of the tab since a time.
 func stepRecord(tc *tabContext, since time.Time) (console, failed []string) {
-	rec := tc.link.recordOf(tc.tabID)
+	rec := tc.link.tabs.RecordOf(tc.tabID)
 	if rec == nil {
 		return nil, nil
 	}
@@ -260,14 +252,14 @@ func (s *Service) startTrace(agents []string, out string) (protocol.TraceStatus,
 		}
 	}
 	now := time.Now().UTC()
-	name, err := traceFileName(out, now)
-	if err != nil {
-		return protocol.TraceStatus{}, err
+	name, ok := trace.FileName(out, now)
+	if !ok {
+		return protocol.TraceStatus{}, protocol.Errorf(protocol.CodeInvalidParams, "trace.start: out %q must be a plain file name (it goes in the data dir's %s folder)", audit.Cut(out), TracesDir)
 	}
 	s.traceMu.Lock()
 	defer s.traceMu.Unlock()
 	if t := s.tracer.Load(); t != nil {
-		return protocol.TraceStatus{}, protocol.Errorf(protocol.CodeInvalidParams, "trace.start: a trace is being recorded already (%s): stop it first (`egohost trace stop`)", t.status.File)
+		return protocol.TraceStatus{}, protocol.Errorf(protocol.CodeInvalidParams, "trace.start: a trace is being recorded already (%s): stop it first (`egohost trace stop`)", t.Status.File)
 	}
 	dir := filepath.Join(s.opts.DataDir, TracesDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -281,16 +273,10 @@ func (s *Service) startTrace(agents []string, out string) (protocol.TraceStatus,
 	} else if err != nil {
 		return protocol.TraceStatus{}, protocol.Errorf(protocol.CodeInternal, "trace.start: %v", err)
 	}
-	t := &tracer{w: w, status: protocol.TraceStatus{File: path, Agents: agents, Started: now}}
-	if len(agents) > 0 {
-		t.agents = make(map[string]bool, len(agents))
-		for _, n := range agents {
-			t.agents[n] = true
-		}
-	}
+	t := trace.NewRecording(w, path, agents, now)
 	s.tracer.Store(t)
 	s.log.Info("trace started", "file", path, "agents", strings.Join(agents, ","))
-	return t.status, nil
+	return t.Status, nil
 }
 
 // stopTrace ends the trace being recorded; ok is false when none was.
@@ -301,24 +287,8 @@ func (s *Service) stopTrace() (protocol.TraceStopResult, bool, error) {
 	if t == nil {
 		return protocol.TraceStopResult{}, false, nil
 	}
-	end, err := t.w.Close()
-	return protocol.TraceStopResult{File: t.status.File, Steps: end.Steps, Bytes: end.Bytes, Dropped: end.Dropped}, true, err
-}
-
-// traceFileName checks the name trace.start was given (a plain file name:
-// a trace lives in the data dir, never where a caller points), or makes
-// one from the time.
-func traceFileName(out string, now time.Time) (string, error) {
-	if out == "" {
-		return "trace-" + now.Format("20060102-150405.000") + ".jsonl", nil
-	}
-	if len(out) > 128 || out == "." || out == ".." || strings.ContainsAny(out, `/\:`) || strings.ContainsFunc(out, func(r rune) bool { return r < ' ' || r == 0x7f }) || strings.HasPrefix(out, ".") {
-		return "", protocol.Errorf(protocol.CodeInvalidParams, "trace.start: out %q must be a plain file name (it goes in the data dir's %s folder)", audit.Cut(out), TracesDir)
-	}
-	if filepath.Ext(out) == "" {
-		out += ".jsonl"
-	}
-	return out, nil
+	end, err := t.W.Close()
+	return protocol.TraceStopResult{File: t.Status.File, Steps: end.Steps, Bytes: end.Bytes, Dropped: end.Dropped}, true, err
 }
 
 func (s *Service) traceStart(ctx context.Context, c *call, p protocol.TraceStartParams) (any, error) {
@@ -339,25 +309,13 @@ func (s *Service) traceStop(ctx context.Context, c *call, _ noParams) (any, erro
 func (s *Service) traceList(ctx context.Context, c *call, _ noParams) (any, error) {
 	res := protocol.TraceListResult{Traces: []protocol.TraceFile{}}
 	if t := s.tracer.Load(); t != nil {
-		st := t.status
+		st := t.Status
 		res.Recording = &st
 	}
-	dir := filepath.Join(s.opts.DataDir, TracesDir)
-	ents, err := os.ReadDir(dir)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	var err error
+	if res.Traces, err = trace.List(filepath.Join(s.opts.DataDir, TracesDir)); err != nil {
 		return nil, protocol.Errorf(protocol.CodeInternal, "trace.list: %v", err)
 	}
-	for _, e := range ents {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		info, err := e.Info()
-		if err != nil {
-			continue
-		}
-		res.Traces = append(res.Traces, protocol.TraceFile{Name: e.Name(), Path: filepath.Join(dir, e.Name()), Bytes: info.Size(), Modified: info.ModTime().UTC()})
-	}
-	slices.SortFunc(res.Traces, func(a, b protocol.TraceFile) int { return b.Modified.Compare(a.Modified) })
 	return res, nil
 }
 
@@ -369,7 +327,7 @@ func (s *Service) popupTrace(ctx context.Context, l *link, p protocol.PopupTrace
 	if t == nil {
 		return protocol.PopupTraceResult{}, nil
 	}
-	st := t.status
+	st := t.Status
 	res := protocol.PopupTraceResult{Recording: &st}
 	if p.Agent == "" {
 		return res, nil
@@ -379,17 +337,10 @@ func (s *Service) popupTrace(ctx context.Context, l *link, p protocol.PopupTrace
 		last = 10
 	}
 	last = min(last, 50)
-	tr, err := t.w.Read()
+	tr, err := t.LastSteps(p.Agent, last)
 	if err != nil {
 		return nil, protocol.Errorf(protocol.CodeInternal, "popup.trace: %v", err)
 	}
-	var steps []trace.Step
-	for _, step := range tr.Steps {
-		if step.Call.Agent == p.Agent {
-			steps = append(steps, step)
-		}
-	}
-	tr.Steps = steps[max(0, len(steps)-last):]
 	var b strings.Builder
 	if err := trace.WriteHTML(&b, tr, fmt.Sprintf("%s: %s's last %d steps", filepath.Base(st.File), p.Agent, len(tr.Steps))); err != nil {
 		return nil, protocol.Errorf(protocol.CodeInternal, "popup.trace: %v", err)
@@ -408,68 +359,13 @@ func (s *Service) pruneTraces(now time.Time) {
 	dir := filepath.Join(s.opts.DataDir, TracesDir)
 	var keep string
 	if t := s.tracer.Load(); t != nil {
-		keep = filepath.Base(t.status.File)
+		keep = filepath.Base(t.Status.File)
 	}
-	deleted, err := pruneTraceDir(dir, now.Add(-s.opts.TraceMaxAge), keep)
+	deleted, err := trace.Prune(dir, now.Add(-s.opts.TraceMaxAge), keep)
 	for _, d := range deleted {
-		s.log.Info("trace deleted: older than trace.max_age", "file", filepath.Join(dir, d.name), "modified", d.modified.UTC().Format(time.RFC3339), "max_age", s.opts.TraceMaxAge.String())
+		s.log.Info("trace deleted: older than trace.max_age", "file", filepath.Join(dir, d.Name), "modified", d.Modified.UTC().Format(time.RFC3339), "max_age", s.opts.TraceMaxAge.String())
 	}
 	if err != nil {
 		s.log.Warn("trace.max_age: delete old traces", "dir", dir, "err", err)
 	}
-}
-
-// prunedTrace is a trace file pruneTraceDir deleted.
-type prunedTrace struct {
-	name     string
-	modified time.Time
-}
-
-// pruneTraceDir deletes the trace files in dir last written before
-// cutoff, but keep (a name). It deletes only what the service made:
-// regular files (a symlink is not followed nor deleted) that start with
-// a trace's header line (trace.IsTrace); other files stay.
-func pruneTraceDir(dir string, cutoff time.Time, keep string) ([]prunedTrace, error) {
-	ents, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	} else if err != nil {
-		return nil, fmt.Errorf("prune traces: %w", err)
-	}
-	var deleted []prunedTrace
-	var errs []error
-	for _, e := range ents {
-		if e.Name() == keep || !e.Type().IsRegular() {
-			continue
-		}
-		path := filepath.Join(dir, e.Name())
-		info, err := e.Info() // Lstat: a symlink is not followed
-		if err != nil || !info.Mode().IsRegular() || !info.ModTime().Before(cutoff) {
-			continue
-		}
-		if !isTraceFile(path, info) {
-			continue
-		}
-		if err := os.Remove(path); err != nil {
-			errs = append(errs, fmt.Errorf("prune traces: %w", err))
-			continue
-		}
-		deleted = append(deleted, prunedTrace{name: e.Name(), modified: info.ModTime()})
-	}
-	return deleted, errors.Join(errs...)
-}
-
-// isTraceFile reports whether path, still the regular file info describes
-// (not swapped for a symlink since), is a trace file.
-func isTraceFile(path string, info fs.FileInfo) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	now, err := f.Stat()
-	if err != nil || !os.SameFile(info, now) {
-		return false
-	}
-	return trace.IsTrace(f)
 }

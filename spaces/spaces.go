@@ -347,3 +347,57 @@ func (r *Registry) Resumed(id string) <-chan struct{} {
 	}
 	return nil
 }
+
+// Group is a browser's tab group, as the browser lists it.
+type Group struct {
+	ID     int
+	Window int
+	Title  string
+	Color  string
+}
+
+// Reconcile brings the spaces of browser in line with the tab groups it
+// has now (after a relay or service restart): a known space whose group
+// is gone has no tab; a group titled by Title that no space knows (the
+// saved registry was lost) becomes a space again. It returns the spaces
+// rebuilt.
+func (r *Registry) Reconcile(browser string, groups []Group) []Space {
+	live := make(map[int]bool)
+	for _, g := range groups {
+		live[g.ID] = true
+	}
+	for _, sp := range r.List("") {
+		if sp.Browser == browser && sp.Group != 0 && !live[sp.Group] {
+			r.Update(sp.ID, func(x *Space) { x.Group = 0 })
+		}
+	}
+	var adopted []Space
+	for _, g := range groups {
+		if _, ok := r.ByGroup(browser, g.ID); ok {
+			continue
+		}
+		agent, task, st, ok := ParseTitle(g.Title)
+		if !ok {
+			continue
+		}
+		adopted = append(adopted, r.Adopt(agent, task, browser, g.ID, g.Window, g.Color, st))
+	}
+	return adopted
+}
+
+// MarkIdle marks idle the working spaces of the agents gone (Presence.Gone)
+// and returns them.
+func (r *Registry) MarkIdle(gone map[string]bool) []Space {
+	var idle []Space
+	if len(gone) == 0 {
+		return nil
+	}
+	for _, sp := range r.List("") {
+		if !gone[sp.Agent] || sp.State != Working {
+			continue
+		}
+		sp, _ = r.SetState(sp.ID, Idle)
+		idle = append(idle, sp)
+	}
+	return idle
+}

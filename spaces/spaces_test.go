@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -135,6 +136,71 @@ func TestNameFrom(t *testing.T) {
 	} {
 		if got := NameFrom(tc.in, "mcp"); got != tc.want {
 			t.Errorf("NameFrom(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// An agent is gone once its last connection has been closed for the
+// grace, and reported gone once; one with a connection open never is.
+func TestPresence(t *testing.T) {
+	p := NewPresence()
+	t0 := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	p.Join("a")
+	p.Join("a")
+	p.Join("b")
+	p.Leave("a", t0)
+	p.Leave("b", t0)
+	if !p.Connected("a") || p.Connected("b") {
+		t.Errorf("got connected a %v, b %v, want true, false", p.Connected("a"), p.Connected("b"))
+	}
+	if got := p.Gone(t0.Add(time.Second), 3*time.Second); len(got) != 0 {
+		t.Errorf("within the grace: got gone %v, want none", got)
+	}
+	if got := p.Gone(t0.Add(3*time.Second), 3*time.Second); len(got) != 1 || !got["b"] {
+		t.Errorf("after the grace: got gone %v, want b", got)
+	}
+	if got := p.Gone(t0.Add(time.Minute), 3*time.Second); len(got) != 0 {
+		t.Errorf("again: got gone %v, want none (b was reported)", got)
+	}
+	p.Leave("a", t0)
+	p.Join("a") // back before the grace ended
+	if got := p.Gone(t0.Add(time.Minute), 3*time.Second); len(got) != 0 {
+		t.Errorf("a came back: got gone %v, want none", got)
+	}
+}
+
+// Reconcile: a space whose group is gone loses it; a group titled by
+// egohost that no space knows becomes one; the person's groups and the
+// other browser's spaces are left alone. MarkIdle idles the working
+// spaces of the agents gone.
+func TestReconcileAndMarkIdle(t *testing.T) {
+	r := New(Saved{})
+	kept := r.Add("a", "", "b1")
+	kept, _ = r.Update(kept.ID, func(x *Space) { x.Group = 1 })
+	lost := r.Add("a", "", "b1")
+	lost, _ = r.Update(lost.ID, func(x *Space) { x.Group = 2 })
+	other := r.Add("c", "", "b2")
+	other, _ = r.Update(other.ID, func(x *Space) { x.Group = 2 })
+	adopted := r.Reconcile("b1", []Group{
+		{ID: 1, Title: kept.Title()},
+		{ID: 3, Window: 9, Title: "✋ d: shop", Color: "red"},
+		{ID: 4, Title: "my own group"},
+	})
+	if len(adopted) != 1 || adopted[0].Agent != "d" || adopted[0].Task != "shop" || adopted[0].Group != 3 || adopted[0].Window != 9 || adopted[0].State != Person {
+		t.Errorf("got adopted %+v, want d's space of group 3 taken over by the person", adopted)
+	}
+	for id, want := range map[string]int{kept.ID: 1, lost.ID: 0, other.ID: 2} {
+		if sp, _ := r.Get(id); sp.Group != want {
+			t.Errorf("space %s: got group %d, want %d", id, sp.Group, want)
+		}
+	}
+	idle := r.MarkIdle(map[string]bool{"a": true, "d": true})
+	if len(idle) != 2 {
+		t.Errorf("got idle %+v, want a's two working spaces (d's is the person's)", idle)
+	}
+	for _, sp := range idle {
+		if sp.Agent != "a" || sp.State != Idle {
+			t.Errorf("got %+v idle, want a's spaces only, idle", sp)
 		}
 	}
 }

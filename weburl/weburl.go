@@ -1,7 +1,9 @@
 // Package weburl turns what a person or an agent types as an address into
 // the URL a tab navigates to: a bare host gets a scheme, as browsers' and
 // other automation tools' address bars do, and what cannot be a URL is
-// refused with a message saying why. It uses the standard library only.
+// refused with a message saying why; and it tells a browser's, DevTools'
+// or an extension's own page from the web's (BrowserPage). It uses the
+// standard library only.
 package weburl
 
 import (
@@ -237,3 +239,40 @@ func Classify(rawURL string) (grants []string, inner string) {
 // NotAURL is the grant Classify asks for what does not parse as a URL:
 // nothing grants it.
 const NotAURL = "(not a URL)"
+
+// browserSchemes are the schemes of pages that belong to the browser or an
+// extension, not to the web.
+var browserSchemes = map[string]bool{
+	"chrome-extension": true, "chrome": true, "chrome-untrusted": true, "chrome-search": true,
+	"devtools": true, "edge": true, "brave": true, "opera": true, "vivaldi": true,
+}
+
+// BrowserPage reports whether rawURL is (or wraps, in view-source: or
+// blob:) a browser, DevTools or extension page, or an about: page other
+// than about:blank and about:srcdoc. It reads the URL as Chrome does
+// (tabs and newlines dropped, the scheme in any case).
+func BrowserPage(rawURL string) bool {
+	u := strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, rawURL)
+	u = strings.TrimFunc(u, func(r rune) bool { return r <= ' ' })
+	scheme, rest, ok := strings.Cut(u, ":")
+	if !ok {
+		return false
+	}
+	switch scheme = strings.ToLower(scheme); {
+	case browserSchemes[scheme]:
+		return true
+	case scheme == "view-source" || scheme == "blob":
+		return BrowserPage(rest)
+	case scheme == "about":
+		page, _, _ := strings.Cut(rest, "?")
+		page, _, _ = strings.Cut(page, "#")
+		page = strings.ToLower(page)
+		return page != "blank" && page != "srcdoc"
+	}
+	return false
+}

@@ -147,3 +147,31 @@ func TestNormalizeFollowsTheTable(t *testing.T) {
 		}
 	}
 }
+
+func TestBrowserPage(t *testing.T) {
+	for u, want := range map[string]bool{
+		"chrome-extension://abc/popup.html":           true,
+		"CHROME-EXTENSION://abc/popup.html":           true,
+		" chrome-extension://abc/popup.html":          true,
+		"chrome-ext\tension://abc/popup.html":         true,
+		"chrome://settings":                           true,
+		"devtools://devtools/bundled/inspector.html":  true,
+		"chrome-untrusted://terminal/":                true,
+		"view-source:chrome-extension://abc/x.html":   true,
+		"blob:chrome-extension://abc/1234":            true,
+		"about:settings":                              true,
+		"about:blank":                                 false,
+		"about:blank#x":                               false,
+		"about:srcdoc":                                false,
+		"https://example.com/chrome-extension://x":    false,
+		"view-source:https://example.com/":            false,
+		"":                                            false,
+		"data:text/html,chrome-extension://abc/x":     false,
+		"blob:https://example.com/1234":               false,
+		"file:///home/u/chrome-extension:/popup.html": false,
+	} {
+		if got := BrowserPage(u); got != want {
+			t.Errorf("BrowserPage(%q) = %v, want %v", u, got, want)
+		}
+	}
+}

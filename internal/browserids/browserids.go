@@ -1,4 +1,8 @@
-package service
+// Package browserids gives browser profiles stable IDs ("b1"): the key an
+// extension sends in its hello maps to the same ID across relay
+// reconnects and service restarts, kept in the data dir. It also says
+// which browsers are reconnecting: seen recently, not linked now.
+package browserids
 
 import (
 	"encoding/json"
@@ -11,44 +15,46 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/egohost/egohost/internal/privfile"
 )
 
-// browsersFile (in the data dir) remembers the browser profiles the
+// File (in the data dir) remembers the browser profiles the
 // service has seen: the ID each was given and when it was last connected.
-const browsersFile = "browsers.json"
+const File = "browsers.json"
 
-// maxKnownBrowsers bounds browsersFile: the profiles seen longest ago are
+// MaxKnown bounds File: the profiles seen longest ago are
 // forgotten first.
-const maxKnownBrowsers = 256
+const MaxKnown = 256
 
-// browserKeyPattern is the form of the key an extension sends in its hello
+// KeyPattern is the form of the key an extension sends in its hello
 // (extension/identity.js).
-var browserKeyPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{32}$`) }) // on first use, not at start
+var KeyPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{32}$`) }) // on first use, not at start
 
-// knownBrowser is one browser profile the service has seen.
-type knownBrowser struct {
+// Known is one browser profile the service has seen.
+type Known struct {
 	ID        string    `json:"id"`
 	LastSeen  time.Time `json:"lastSeen"`  // when its link last dropped, or was last up
 	Connected bool      `json:"connected"` // a link was up when this was written
 }
 
-// registry gives browser profiles stable IDs: the extension's key maps to
+// Registry gives browser profiles stable IDs: the extension's key maps to
 // the same short ID ("b1") across relay reconnects and service restarts.
 // It also says which browsers are reconnecting: seen recently, not linked
-// now. It is not safe for concurrent use (the Service's mu guards it).
-type registry struct {
+// now. It is not safe for concurrent use (its user guards it).
+type Registry struct {
 	path  string
 	now   func() time.Time
-	Next  int                      `json:"next"`     // the last number handed out
-	Known map[string]*knownBrowser `json:"browsers"` // by browser key
+	Next  int               `json:"next"`     // the last number handed out
+	Known map[string]*Known `json:"browsers"` // by browser key
 }
 
-// loadRegistry reads path. A missing file is an empty registry; a broken
+// Load reads path. A missing file is an empty registry; a broken
 // one is reported and replaced by an empty one (IDs start over, nothing
 // else breaks). Browsers that were connected when the previous service
 // stopped count as seen now: their relays are on their way back.
-func loadRegistry(path string, now func() time.Time) (*registry, error) {
-	r := &registry{path: path, now: now, Known: make(map[string]*knownBrowser)}
+func Load(path string, now func() time.Time) (*Registry, error) {
+	r := &Registry{path: path, now: now, Known: make(map[string]*Known)}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return r, nil
@@ -57,15 +63,15 @@ func loadRegistry(path string, now func() time.Time) (*registry, error) {
 		err = json.Unmarshal(b, r)
 	}
 	if err != nil {
-		r.Next, r.Known = 0, make(map[string]*knownBrowser)
+		r.Next, r.Known = 0, make(map[string]*Known)
 		return r, fmt.Errorf("read %s: %w", path, err)
 	}
 	if r.Known == nil {
-		r.Known = make(map[string]*knownBrowser)
+		r.Known = make(map[string]*Known)
 	}
 	start := now()
 	for key, k := range r.Known {
-		if k == nil || !browserKeyPattern().MatchString(key) || idNumber(k.ID) <= 0 {
+		if k == nil || !KeyPattern().MatchString(key) || idNumber(k.ID) <= 0 {
 			delete(r.Known, key)
 			continue
 		}
@@ -89,26 +95,26 @@ func idNumber(id string) int {
 	return n
 }
 
-// fresh hands out an ID no browser ever had.
-func (r *registry) fresh() string {
+// Fresh hands out an ID no browser ever had.
+func (r *Registry) Fresh() string {
 	r.Next++
 	return "b" + strconv.Itoa(r.Next)
 }
 
-// idFor returns the ID of the browser with key, giving it one on first
+// IDFor returns the ID of the browser with key, giving it one on first
 // sight, and whether the registry changed.
-func (r *registry) idFor(key string) (id string, changed bool) {
+func (r *Registry) IDFor(key string) (id string, changed bool) {
 	if k, ok := r.Known[key]; ok {
 		return k.ID, false
 	}
-	id = r.fresh()
-	r.Known[key] = &knownBrowser{ID: id, LastSeen: r.now()}
+	id = r.Fresh()
+	r.Known[key] = &Known{ID: id, LastSeen: r.now()}
 	r.prune()
 	return id, true
 }
 
-// keyOf returns the key of the browser with id, or "".
-func (r *registry) keyOf(id string) string {
+// KeyOf returns the key of the browser with id, or "".
+func (r *Registry) KeyOf(id string) string {
 	for key, k := range r.Known {
 		if k.ID == id {
 			return key
@@ -117,16 +123,16 @@ func (r *registry) keyOf(id string) string {
 	return ""
 }
 
-// setConnected records that the browser's link came up or went down.
-func (r *registry) setConnected(key string, up bool) {
+// SetConnected records that the browser's link came up or went down.
+func (r *Registry) SetConnected(key string, up bool) {
 	if k, ok := r.Known[key]; ok {
 		k.Connected, k.LastSeen = up, r.now()
 	}
 }
 
-// reconnecting returns the known browsers that are not connected and were
+// Reconnecting returns the known browsers that are not connected and were
 // within grace, with the time each one's grace ends.
-func (r *registry) reconnecting(grace time.Duration) map[string]time.Time {
+func (r *Registry) Reconnecting(grace time.Duration) map[string]time.Time {
 	out := make(map[string]time.Time)
 	now := r.now()
 	for _, k := range r.Known {
@@ -137,9 +143,9 @@ func (r *registry) reconnecting(grace time.Duration) map[string]time.Time {
 	return out
 }
 
-// prune forgets the browsers seen longest ago beyond maxKnownBrowsers.
-func (r *registry) prune() {
-	if len(r.Known) <= maxKnownBrowsers {
+// prune forgets the browsers seen longest ago beyond MaxKnown.
+func (r *Registry) prune() {
+	if len(r.Known) <= MaxKnown {
 		return
 	}
 	keys := make([]string, 0, len(r.Known))
@@ -147,18 +153,18 @@ func (r *registry) prune() {
 		keys = append(keys, key)
 	}
 	slices.SortFunc(keys, func(a, b string) int { return r.Known[a].LastSeen.Compare(r.Known[b].LastSeen) })
-	for _, key := range keys[:len(keys)-maxKnownBrowsers] {
+	for _, key := range keys[:len(keys)-MaxKnown] {
 		delete(r.Known, key)
 	}
 }
 
-// save writes the registry (0600, atomically).
-func (r *registry) save() error {
+// Save writes the registry (0600, atomically).
+func (r *Registry) Save() error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := writePrivateFile(r.path, append(b, '\n')); err != nil {
+	if err := privfile.Write(r.path, append(b, '\n')); err != nil {
 		return fmt.Errorf("save %s: %w", r.path, err)
 	}
 	return nil

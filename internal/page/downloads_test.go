@@ -1,4 +1,4 @@
-package service
+package page
 
 import (
 	"encoding/json"
@@ -10,32 +10,32 @@ import (
 // A download is the tab's whose Page.downloadWillBegin named its URL
 // (the latest unclaimed start); one nothing names is nobody's.
 func TestDownloadTabs(t *testing.T) {
-	var d downloadTabs
+	var d Downloads
 	began := func(tab int, url string) {
 		params, _ := json.Marshal(map[string]string{"frameId": "F", "guid": "g", "url": url, "suggestedFilename": "x"})
-		d.track(&extwire.Message{Event: "cdp", TabID: tab, Method: pageDownloadWillBegin, Params: params})
+		d.Track(&extwire.Message{Event: "cdp", TabID: tab, Method: DownloadWillBegin, Params: params})
 	}
 	item := func(id int, url, final string) extwire.Download {
 		return extwire.Download{ID: id, URL: url, FinalURL: final}
 	}
-	if _, ok := d.tabOf(item(1, "https://a/x", "")); ok {
+	if _, ok := d.TabOf(item(1, "https://a/x", "")); ok {
 		t.Error("a download nothing named has a tab")
 	}
 	began(7, "https://a/x")
-	if tab, ok := d.tabOf(item(1, "https://a/x", "")); !ok || tab != 7 {
+	if tab, ok := d.TabOf(item(1, "https://a/x", "")); !ok || tab != 7 {
 		t.Errorf("after tab 7's start: got %d, %t; want 7", tab, ok)
 	}
-	if tab, ok := d.tabOf(item(1, "https://a/x", "")); !ok || tab != 7 {
+	if tab, ok := d.TabOf(item(1, "https://a/x", "")); !ok || tab != 7 {
 		t.Errorf("the same download again: got %d, %t; want 7", tab, ok)
 	}
-	if _, ok := d.tabOf(item(2, "https://a/x", "")); ok {
+	if _, ok := d.TabOf(item(2, "https://a/x", "")); ok {
 		t.Error("a second download of the URL took the first one's start")
 	}
 	began(8, "https://b/final")
-	if tab, ok := d.tabOf(item(3, "https://b/redirect", "https://b/final")); !ok || tab != 8 {
+	if tab, ok := d.TabOf(item(3, "https://b/redirect", "https://b/final")); !ok || tab != 8 {
 		t.Errorf("by the final URL: got %d, %t; want 8", tab, ok)
 	}
-	d.track(&extwire.Message{Event: "cdp", TabID: 9, Method: "Page.frameNavigated", Params: json.RawMessage(`{}`)})
+	d.Track(&extwire.Message{Event: "cdp", TabID: 9, Method: "Page.frameNavigated", Params: json.RawMessage(`{}`)})
 	for i := range downloadMemory + 10 {
 		began(100+i, "https://c/many")
 	}
