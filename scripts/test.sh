@@ -67,17 +67,27 @@ e2e_tests=$(grep -hoE '^func Test[A-Za-z0-9_]*\(\w+ \*testing\.T\)' e2e/*_test.g
 e2e_half() { echo "$e2e_tests" | awk -v h="$1" 'NR % 2 == h' | paste -sd'|'; }
 job e2e-1 go test -race -count=1 -short -timeout 20m -run "^($(e2e_half 1))\$" ./e2e/
 job e2e-2 go test -race -count=1 -short -timeout 20m -run "^($(e2e_half 0))\$" ./e2e/
-job unit go test -race -count=1 -timeout 15m -p 1 $(go list ./... | grep -v '/e2e$')
+# The other packages in two jobs: those whose tests drive Chromium (they
+# import internal/browsertest), one package at a time, and the rest, which
+# drive no browser, beside them. One job of all of them, one package at a
+# time, was the run's longest (554 s of a 598 s run): its packages' links
+# and its browser-free tests waited for its browser tests.
+all_pkgs=$(go list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '$1 !~ /\/e2e$/')
+browser_pkgs=$(echo "$all_pkgs" | awk '$1 ~ /\/internal\/browsertest$/ || / github.com\/egohost\/egohost\/internal\/browsertest( |$)/ {print $1}')
+other_pkgs=$(echo "$all_pkgs" | awk '{print $1}' | grep -vxF "$browser_pkgs")
+[ -n "$browser_pkgs" ] && [ -n "$other_pkgs" ] || { echo "test.sh: found no packages that drive Chromium, or none that do not" >&2; exit 1; }
+job unit-other go test -race -count=1 -timeout 15m -p 1 $(echo $other_pkgs)
+job unit-browser go test -race -count=1 -timeout 15m -p 1 $(echo $browser_pkgs)
 # Every benchmark of the packages once, for its correctness, not its
 # timing: the code behind docs/benchmarks.md's figures still runs. 2x:
 # b.N == 1 is the testing package's probe run, which the long benchmarks
 # skip. -race reuses the tests' build. e2e's benchmarks (14 chains and the
 # peers' comparisons: 624 s alone on 2 cores) do not fit CI's 10 minutes;
 # run them with: go test -short -run '^$' -bench . -benchtime 2x ./e2e/
-# They start when the unit tests end (three browser-driving go tests at
+# They start when the unit tests that drive Chromium end (three browser-driving go tests at
 # once on 2 cores made page loads miss their 15 s bound).
 bench_pkgs=$(grep -l '^func Benchmark' $(git ls-files '*_test.go' 2>/dev/null || find . -name '*_test.go') | xargs -n1 dirname | sort -u | grep -v '^e2e$' | sed 's|^|./|; s|^\./\./|./|')
-unit_pid=${pids[-1]}
+unit_pid=${pids[-1]} # unit-browser's
 job bench sh -c "while kill -0 $unit_pid 2>/dev/null; do sleep 1; done; exec nice -n 10 go test -race -count=1 -short -timeout 15m -p 1 -run '^\$' -bench . -benchtime 2x $(echo $bench_pkgs)"
 job node nice -n 10 node --test extension/test/ aria/test/
 job staticcheck nice -n 10 "$staticcheck" ./...
@@ -96,7 +106,7 @@ wait
 failed=()
 times >"$logs/all.times"
 echo "--- go vet -race: ${vet_secs}s; all of test.sh: ${SECONDS}s, $(cpu_of "$logs/all.times")s of CPU"
-for name in vet-other-os staticcheck node bench unit e2e-1 e2e-2; do
+for name in vet-other-os staticcheck node bench unit-other unit-browser e2e-1 e2e-2; do
   read -r rc secs cpu <"$logs/$name.status"
   echo "--- $name: exit $rc after ${secs}s, ${cpu}s of CPU"
   cat "$logs/$name"
