@@ -87,21 +87,7 @@ func agentBrowserSteps(b *testing.B, c *chain, shop string) func() taskRun {
 		var r taskRun
 		run(&r, "open", mine)
 		snap := run(&r, "snapshot", "-i")
-		ref := map[string]string{}
-		for _, m := range refs.FindAllStringSubmatch(snap, -1) {
-			ref[m[2]] = "@" + m[3]
-		}
-		if ref["Name"] == "" || ref["Place order"] == "" || ref["Country"] == "" {
-			b.Fatalf("no refs in agent-browser's snapshot:\n%s", snap)
-		}
-		for _, f := range [][2]string{{"Name", "Ada Lovelace"}, {"Email", "ada@example.com"}, {"Address", "12 Analytical Street"}, {"City", "London"}} {
-			run(&r, "fill", ref[f[0]], f[1])
-		}
-		run(&r, "select", ref["Country"], "de")
-		run(&r, "click", ref["Place order"])
-		if out := run(&r, "snapshot"); !strings.Contains(out, "Ada Lovelace") {
-			b.Fatalf("after agent-browser's steps the page shows:\n%s", out)
-		}
+		checkoutByRefs(b, "agent-browser", refs, snap, func(args ...string) string { return run(&r, args...) })
 		return r
 	}
 }

@@ -53,6 +53,29 @@ func (r *taskRun) cli(b *testing.B, c *chain, tab protocol.Target, args ...strin
 	return stdout
 }
 
+// checkoutByRefs does the checkout form's steps through a CLI (run), by
+// the refs its snapshot (snap) gave: four fills, a select, the order's
+// click, then a snapshot that must show the name. refs finds a line's
+// role, name and ref (its third group: "@" is prefixed).
+func checkoutByRefs(b *testing.B, who string, refs *regexp.Regexp, snap string, run func(args ...string) string) {
+	b.Helper()
+	ref := map[string]string{}
+	for _, m := range refs.FindAllStringSubmatch(snap, -1) {
+		ref[m[2]] = "@" + m[3]
+	}
+	if ref["Name"] == "" || ref["Place order"] == "" || ref["Country"] == "" {
+		b.Fatalf("no refs in %s's snapshot:\n%s", who, snap)
+	}
+	for _, f := range [][2]string{{"Name", "Ada Lovelace"}, {"Email", "ada@example.com"}, {"Address", "12 Analytical Street"}, {"City", "London"}} {
+		run("fill", ref[f[0]], f[1])
+	}
+	run("select", ref["Country"], "de")
+	run("click", ref["Place order"])
+	if out := run("snapshot"); !strings.Contains(out, "Ada Lovelace") {
+		b.Fatalf("after %s's steps the page shows:\n%s", who, out)
+	}
+}
+
 // BenchmarkScriptCheckout: the 5-field checkout form, filled and
 // submitted by one `egohost run` and by egohost's CLI step by step as an
 // agent would drive it (open, read the refs from a snapshot, fill each
@@ -92,18 +115,7 @@ func BenchmarkScriptCheckout(b *testing.B) {
 		var r taskRun
 		cli(&r, "goto", shop)
 		snap := cli(&r, "snapshot", "-i")
-		ref := map[string]string{}
-		for _, m := range refs.FindAllStringSubmatch(snap, -1) {
-			ref[m[2]] = "@" + m[3]
-		}
-		for _, f := range [][2]string{{"Name", "Ada Lovelace"}, {"Email", "ada@example.com"}, {"Address", "12 Analytical Street"}, {"City", "London"}} {
-			cli(&r, "fill", ref[f[0]], f[1])
-		}
-		cli(&r, "select", ref["Country"], "de")
-		cli(&r, "click", ref["Place order"])
-		if out := cli(&r, "snapshot"); !strings.Contains(out, "Ada Lovelace") {
-			b.Fatalf("after the steps the page shows:\n%s", out)
-		}
+		checkoutByRefs(b, "egohost", refs, snap, func(args ...string) string { return cli(&r, args...) })
 		return r
 	}
 	// Playwright MCP's best path: navigate, snapshot, fill_form, click
