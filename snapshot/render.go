@@ -190,6 +190,35 @@ func unwritten(n *Node) bool {
 	return false
 }
 
+// plainRow returns a table row's cells written on its own line, "Name" |
+// "Ada" (a header cell keeps its role: columnheader "Name" | "Ada"), when
+// every cell is plain: no ref, state, value or link, and no lines beyond
+// its name. Such a row took a line per cell, each saying "cell" again
+// (a wiki's tables: 5-7 characters a cell). A row with anything to act on
+// or read beyond text keeps its cells' lines.
+func plainRow(n *Node) (string, bool) {
+	if n.Role != "row" || n.Ref != "" || len(n.States) > 0 || n.Value != "" || len(n.Kids) == 0 {
+		return "", false
+	}
+	cells := make([]string, 0, len(n.Kids))
+	for _, k := range n.Kids {
+		switch k.Role {
+		case "cell", "gridcell", "columnheader", "rowheader":
+		default:
+			return "", false
+		}
+		if k.Ref != "" || len(k.States) > 0 || k.Value != "" || k.URL != "" || k.Withheld != "" || (len(k.Kids) > 0 && !kidsLeftOut(k)) {
+			return "", false
+		}
+		c := strconv.Quote(k.Name)
+		if k.Role == "columnheader" || k.Role == "rowheader" {
+			c = k.Role + " " + c
+		}
+		cells = append(cells, c)
+	}
+	return strings.Join(cells, " | "), true
+}
+
 // saysImage reports whether text, right after img, only says its
 // alternative text again (a wiki's smiley "8-)" followed by the text
 // "8-)"): the image's line says it already.
@@ -221,6 +250,10 @@ func build(ns []*Node, depth int, interactive bool, out []line) []line {
 		}
 		if unwritten(n) {
 			out = build(kids, depth, false, out)
+			continue
+		}
+		if cells, ok := plainRow(n); ok {
+			out = append(out, line{depth: depth, text: "row: " + cells})
 			continue
 		}
 		if n.Role == "listitem" && n.Name == "" && n.Ref == "" && len(n.States) == 0 {

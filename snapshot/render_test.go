@@ -37,6 +37,8 @@ func TestRender(t *testing.T) {
 			"- img \"8-)\"\n- img \"LOL\"\n LOL means laughing\nLOL\n"},
 		{"a form around one control is not written", "0\tform\n1\tbutton\tEdit\t4\n2\t\tEdit\n0\tform\n1\ttextbox\tQ\t5\n1\tbutton\tGo\t6\n0\tform\tLogin\n1\tbutton\tSign in\t7", false,
 			"button \"Edit\" @4\nform\n textbox \"Q\" @5\n button \"Go\" @6\nform \"Login\"\n button \"Sign in\" @7\n"},
+		{"a row of plain cells is one line", "0\ttable\tScores\n1\trow\tName Score\n2\tcolumnheader\tName\n3\t\tName\n2\tcolumnheader\tScore\n3\t\tScore\n1\trow\tAnn 10\n2\tcell\tAnn\n3\t\tAnn\n2\tcell\t10\n3\t\t10\n1\trow\tx\n2\tcell\n2\tcell\tx\n3\t\tx\n1\trow\tBob edit\n2\tcell\tBob\n3\t\tBob\n2\tcell\tedit\n3\tlink\tedit\t7\n1\trow\tCy\t\tselected\n2\tcell\tCy\n3\t\tCy", false,
+			"table \"Scores\"\n row: columnheader \"Name\" | columnheader \"Score\"\n row: \"Ann\" | \"10\"\n row: \"\" | \"x\"\n row\n  cell \"Bob\"\n  cell\n   link \"edit\" @7\n row [selected]\n  cell \"Cy\"\n"},
 		{"value and states", "0\ttextbox\tEmail\t3\tdisabled,required\t\ta@b.c", false,
 			"textbox \"Email\" [disabled required] @3: a@b.c\n"},
 		{"interactive keeps context", "0\tmain\n1\theading\tH\t\tlevel=2\n1\tlist\n2\tbutton\tB\t4\n0\tnavigation\n1\t\ttext", true,
