@@ -1,8 +1,6 @@
 package locator
 
 import (
-	"bytes"
-	"encoding/json"
 	"slices"
 	"strings"
 )
@@ -68,11 +66,5 @@ func Candidates(e Element) []Candidate {
 }
 
 // Quote writes a locator value in double quotes with JSON escapes (what
-// the locator grammar reads), HTML characters as they are.
-func Quote(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return strings.TrimSuffix(b.String(), "\n")
-}
+// the locator grammar reads), as a Locator's String does.
+func Quote(s string) string { return quote(s) }

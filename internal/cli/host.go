@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -156,7 +157,7 @@ func (c *cli) runHost(command string) error {
 func (c *cli) hostOnly(run func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		if c.host == nil {
-			return c.runHost(cmd.Name())
+			return c.runHost(strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" "))
 		}
 		return run(cmd, args)
 	}

@@ -87,17 +87,25 @@ func TestHostOnlyCommandWithoutTheFullBinary(t *testing.T) {
 				return nil
 			},
 		}
-		args := []string{"serve"}
-		if asJSON {
-			args = append(args, "--json")
-		}
-		code := c.execute(context.Background(), args)
-		msg := errb.String() + out.String()
-		if code != 1 || !strings.Contains(msg, missing) || !strings.Contains(msg, "go install ./cmd/...") {
-			t.Errorf("--json %v: got exit %d, %q; want exit 1 naming %s and go install ./cmd/...", asJSON, code, msg, missing)
-		}
-		if asJSON && !strings.HasPrefix(out.String(), `{"error":`) {
-			t.Errorf("--json: got stdout %q, want a JSON error", out.String())
+		for _, cmd := range [][]string{{"serve"}, {"trace", "show", "x.jsonl"}} {
+			out.Reset()
+			errb.Reset()
+			args := cmd
+			if asJSON {
+				args = append(slices.Clone(args), "--json")
+			}
+			code := c.execute(context.Background(), args)
+			msg := errb.String() + out.String()
+			if code != 1 || !strings.Contains(msg, missing) || !strings.Contains(msg, "go install ./cmd/...") {
+				t.Errorf("%v: got exit %d, %q; want exit 1 naming %s and go install ./cmd/...", args, code, msg, missing)
+			}
+			// A nested command is named whole: "egohost trace show", not "egohost show".
+			if want := "egohost " + strings.Join(cmd[:min(len(cmd), 2)], " ") + " runs the full binary"; cmd[0] == "trace" && !strings.Contains(msg, want) {
+				t.Errorf("%v: got %q, want it to say %q", args, msg, want)
+			}
+			if asJSON && !strings.HasPrefix(out.String(), `{"error":`) {
+				t.Errorf("--json: got stdout %q, want a JSON error", out.String())
+			}
 		}
 	}
 	var ne *errNoHost

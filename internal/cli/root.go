@@ -151,9 +151,6 @@ func (c *cli) newRoot() *cobra.Command {
 	root.SetHelpCommand(helpCommand(root))
 	root.SetHelpCommandGroupID("setup")
 	root.SetCompletionCommandGroupID("setup")
-	if c.versionOnly() {
-		return root // no command prints anything
-	}
 	if only := c.onlyVerb(); only != nil {
 		root.AddCommand(only)
 		return root
@@ -234,8 +231,7 @@ func (c *cli) execute(ctx context.Context, args []string) int {
 			return code
 		}
 		// A mistake on the command line: cobra words it, from a fresh tree
-		// (the flags parsed so far are left behind with this one).
-		c.cfgFile, c.agent, c.asJSON = "", "", false
+		// (newRoot binds the flags again, to their defaults).
 		root = c.newRoot()
 	}
 	root.SetArgs(append([]string{}, args...)) // never nil: cobra would read os.Args

@@ -15,7 +15,13 @@ import (
 // config.yaml was 830 of a call's 1,671). A new cost at every call shows
 // here; docs/benchmarks.md, "What a CLI call costs", has the times.
 func TestAVerbLineDoesLittle(t *testing.T) {
-	t.Setenv("EGOHOST_CONFIG", "")
+	// Nothing of the machine's: no user config file, no EGOHOST_* but these.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", home)
+	for _, k := range []string{"EGOHOST_CONFIG", "EGOHOST_JSON", "EGOHOST_AGENT"} {
+		t.Setenv(k, "")
+	}
 	t.Setenv("EGOHOST_STATE_DIR", t.TempDir())
 	tests := []struct {
 		args []string

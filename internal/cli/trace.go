@@ -107,7 +107,10 @@ func (c *cli) traceCommand() *cobra.Command {
 			// not render it (the service gives agents no trace either).
 			return protocol.Errorf(protocol.CodeScopeDenied, "trace show: traces are the owner's, and $%s names a paired agent's token", EnvAgentTokenFile)
 		}
-		path := e.tracePath(args[0])
+		path, err := e.tracePath(args[0])
+		if err != nil {
+			return err
+		}
 		page, steps, err := c.host.TraceHTML(path)
 		if err != nil {
 			return err
@@ -143,13 +146,18 @@ func (c *cli) traceCommand() *cobra.Command {
 	return cmd
 }
 
-// tracePath is FILE of `trace show`: a path, or a name in the data dir's
-// traces folder.
-func (e *env) tracePath(name string) string {
-	if _, err := os.Stat(name); err == nil || strings.ContainsRune(name, filepath.Separator) {
-		return name
+// tracePath is FILE of `trace show`: a path when it has a slash (or a
+// backslash), else a name in the data dir's traces folder, and only there:
+// a file of that name in the current folder does not stand in for the
+// trace (whoever can write there could show the person a forged record).
+func (e *env) tracePath(name string) (string, error) {
+	if strings.ContainsAny(name, `/\`) {
+		return name, nil
 	}
-	return filepath.Join(e.cfg.DataDir, egohost.TracesDir, name)
+	if name == "." || !filepath.IsLocal(name) {
+		return "", usageError(fmt.Sprintf("trace show: %q is neither a trace's name nor a path", name))
+	}
+	return filepath.Join(e.cfg.DataDir, egohost.TracesDir, name), nil
 }
 
 // openFile opens a file in the desktop's browser.
