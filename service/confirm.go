@@ -270,7 +270,7 @@ func (s *Service) askPerson(ctx context.Context, c *call, q protocol.Confirm, al
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
-	case ans := <-ask.Answer:
+	case ans := <-ask.Answered():
 		switch {
 		case !ans.Allow:
 			decided("denied", ans.Who)

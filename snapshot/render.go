@@ -109,16 +109,16 @@ func plainText(s string) string {
 	return s
 }
 
-// namedByKids says whether n's children add nothing to its name: runs of
-// text (the name comes from them), and images with no ref whose
-// alternative text is in the name (link "Ridge Jacket" over img "Ridge
-// Jacket").
 // kidsLeftOut reports whether n's lines are left out: its name says them
 // (then its name must stay).
 func kidsLeftOut(n *Node) bool {
 	return n.Name != "" && fromContent[n.Role] && namedByKids(n)
 }
 
+// namedByKids says whether n's children add nothing to its name: runs of
+// text (the name comes from them), and images with no ref whose
+// alternative text is in the name (link "Ridge Jacket" over img "Ridge
+// Jacket").
 func namedByKids(n *Node) bool {
 	for _, k := range n.Kids {
 		switch {

@@ -37,13 +37,17 @@ type Always struct {
 type Ask struct {
 	protocol.Confirm
 	expires time.Time
-	// Answer carries the person's answer (buffered: the first answer wins).
-	Answer chan Answer
+	// answer carries the person's answer (buffered: the first answer
+	// wins); only Store.Answer sends on it.
+	answer chan Answer
 	// always are the "always" answers a yes with always keeps: every kind
 	// the ask is about, each on its origin (the ask's own kind and origin
 	// when empty).
 	always []Always
 }
+
+// Answered is where the person's answer arrives (Store.Answer sends it).
+func (a *Ask) Answered() <-chan Answer { return a.answer }
 
 // Answer is the person's answer to an ask.
 type Answer struct {
@@ -99,7 +103,7 @@ func (c *Store) Add(q protocol.Confirm, wait time.Duration, always []Always) *As
 	q.ID = "c" + strconv.Itoa(c.seq) + "-" + hex.EncodeToString(r[:])
 	now := time.Now()
 	q.Since = now.UTC().Format(time.RFC3339)
-	a := &Ask{Confirm: q, expires: now.Add(wait), Answer: make(chan Answer, 1), always: always}
+	a := &Ask{Confirm: q, expires: now.Add(wait), answer: make(chan Answer, 1), always: always}
 	c.pending[q.ID] = a
 	return a
 }
@@ -149,7 +153,7 @@ func (c *Store) Answer(id string, ans Answer) (*Ask, error) {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "confirm.answer: no act waits as %q (it was answered, or its call ended): see `egohost confirm list`", id)
 	}
 	select {
-	case a.Answer <- ans:
+	case a.answer <- ans:
 	default:
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "confirm.answer: %s was answered already", id)
 	}

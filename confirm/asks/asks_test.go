@@ -89,7 +89,7 @@ func TestConfirmAnswerOnceAndAlwaysKept(t *testing.T) {
 			t.Errorf("Answer(%s): got %v, want invalid_params", tc.id, err)
 		}
 	}
-	if ans := <-q.Answer; !ans.Allow || !ans.Always || ans.Who != "owner" {
+	if ans := <-q.Answered(); !ans.Allow || !ans.Always || ans.Who != "owner" {
 		t.Errorf("got answer %+v, want the owner's always", ans)
 	}
 	if !Load(dir, t.Fatalf).AllowedAlways("bot", "https://shop.example", confirm.Submit) {
