@@ -269,6 +269,14 @@ func (c *cli) onlyCommand(root *cobra.Command) *cobra.Command {
 // ran false, and the caller lets Execute word the mistake, so that a
 // wrong line prints what it always did (TestOnlyVerbIsTheWholeTreesVerb).
 func (c *cli) runVerb(ctx context.Context, cmd *cobra.Command, args []string) (code int, ran bool) {
+	// Only a plain verb: its RunE and nothing of cobra's around it. A
+	// command with its own hooks, or that parses its flags itself, goes
+	// through Execute, which runs them.
+	if cmd.RunE == nil || cmd.DisableFlagParsing || cmd.PreRun != nil || cmd.PreRunE != nil ||
+		cmd.PostRun != nil || cmd.PostRunE != nil || cmd.PersistentPreRun != nil || cmd.PersistentPreRunE != nil ||
+		cmd.PersistentPostRun != nil || cmd.PersistentPostRunE != nil {
+		return 0, false
+	}
 	if err := cmd.ParseFlags(args); err != nil {
 		return 0, false
 	}

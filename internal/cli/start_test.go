@@ -3,8 +3,11 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // What a call does in process before it dials, counted in allocations
@@ -50,6 +53,31 @@ func TestAVerbLineDoesLittle(t *testing.T) {
 		}
 		if got > tt.max {
 			t.Errorf("%q: %.0f allocations in process; want at most %.0f (is cobra's Execute or a YAML parse back on a call's path?)", tt.args, got, tt.max)
+		}
+	}
+}
+
+// runVerb runs a plain verb only: a command with a hook of its own, or
+// that parses its own flags, is left to cobra's Execute, which runs them.
+func TestRunVerbLeavesHooksToExecute(t *testing.T) {
+	plain := func(*cobra.Command, []string) error { return nil }
+	hook := func(*cobra.Command, []string) {}
+	tests := []struct {
+		name string
+		cmd  *cobra.Command
+		want bool
+	}{
+		{"plain", &cobra.Command{Use: "v", RunE: plain}, true},
+		{"a PreRun", &cobra.Command{Use: "v", RunE: plain, PreRun: hook}, false},
+		{"a PostRun", &cobra.Command{Use: "v", RunE: plain, PostRun: hook}, false},
+		{"a PersistentPreRun", &cobra.Command{Use: "v", RunE: plain, PersistentPreRun: hook}, false},
+		{"its own flag parsing", &cobra.Command{Use: "v", RunE: plain, DisableFlagParsing: true}, false},
+		{"no RunE", &cobra.Command{Use: "v", Run: hook}, false},
+	}
+	for _, tt := range tests {
+		c := &cli{stdout: io.Discard, stderr: io.Discard}
+		if _, ran := c.runVerb(context.Background(), tt.cmd, nil); ran != tt.want {
+			t.Errorf("%s: got ran %v, want %v", tt.name, ran, tt.want)
 		}
 	}
 }
