@@ -129,9 +129,11 @@ func TestHeadlessLoadsNoOmniboxPopup(t *testing.T) {
 	b := Launch(t, browser.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	// The popups are loaded soon after the first window opens: give them
-	// the time they take when they are not disabled (well under a second
-	// on an idle machine) before looking.
+	// The popups are loaded soon after the first window opens and stay:
+	// give them the time they take when they are not disabled (well under
+	// a second on an idle machine; listed at this look in the run that
+	// failed without the flags) before looking. On a machine loaded enough
+	// to load them later than this, a rename would go unseen for that run.
 	b.NewPage(t, Serve(t, Pages(map[string]string{"/": "<title>t</title>"}))+"/")
 	time.Sleep(2 * time.Second)
 	targets, err := cdp.Call(ctx, b.Conn.Browser(), target.GetTargets, target.GetTargetsParams{})
