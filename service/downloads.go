@@ -55,6 +55,8 @@ type downloadEvent struct {
 // download waits for the browser's next download (chrome.downloads events
 // from the extension) to start and to finish, after clicking p.Click when
 // given. A paired agent waits for the next download of its own tabs.
+// Only a download that starts after the call began is one: the
+// browser's earlier ones are never an answer.
 func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadParams) (any, error) {
 	a := c.conn
 	start := time.Now()
@@ -71,6 +73,9 @@ func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadPara
 	}
 	wctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	// The wait is for a download that starts from now on: one seen
+	// before (it may still report a change, complete again) is not it.
+	before := l.downloads.Latest()
 	q := browserlink.NewQueue[downloadEvent](256)
 	unsubscribe := l.Subscribe(&browserlink.Subscriber{
 		Filter: func(in *extwire.Message) bool {
@@ -109,6 +114,9 @@ func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadPara
 				items = []extwire.Download{*ev.item}
 			}
 			for _, it := range items {
+				if it.ID <= before {
+					continue
+				}
 				if id < 0 {
 					mine, known := s.downloadIsMine(a, l, it)
 					unknown = withoutDownload(unknown, it.ID)

@@ -61,9 +61,7 @@ func (l *link) info() protocol.Browser {
 func (l *link) event(in *extwire.Message) {
 	l.urls.Track(in)
 	l.layout.Track(in)
-	if in.Event == "cdp" {
-		l.downloads.Track(in)
-	}
+	l.downloads.Track(in)
 	l.tabs.Track(in, l.held)
 	if in.Event == "tab.removed" {
 		l.uploads.Drop(uploadOwner(l.id, in.TabID))

@@ -32,6 +32,7 @@ type Downloads struct {
 	mu     sync.Mutex
 	began  []downloadBegan // oldest first
 	byItem map[int]int     // chrome.downloads id → tab
+	latest int             // the highest chrome.downloads id seen
 }
 
 type downloadBegan struct {
@@ -41,10 +42,17 @@ type downloadBegan struct {
 	used bool
 }
 
-// Track notes a tab's Page.downloadWillBegin; the link calls it for
-// every CDP event, before the subscribers see it.
+// Track notes a tab's Page.downloadWillBegin and the IDs of
+// chrome.downloads' items; the link calls it for every event, before the
+// subscribers see it.
 func (d *Downloads) Track(in *extwire.Message) {
-	if in.Method != DownloadWillBegin {
+	if in.Event == "download" && in.Download != nil {
+		d.mu.Lock()
+		d.latest = max(d.latest, in.Download.ID)
+		d.mu.Unlock()
+		return
+	}
+	if in.Event != "cdp" || in.Method != DownloadWillBegin {
 		return
 	}
 	var ev browser.EventDownloadWillBegin
@@ -58,6 +66,17 @@ func (d *Downloads) Track(in *extwire.Message) {
 		d.began = d.began[1:]
 	}
 	d.began = append(d.began, downloadBegan{url: ev.URL, tab: in.TabID, at: now})
+}
+
+// Latest returns the highest chrome.downloads ID seen, 0 before any.
+// Chrome numbers a profile's downloads in the order they start, so a
+// download of a higher ID started after: a wait that begins now takes
+// only those (a download that finished before it still reports changes,
+// and each change is a whole item, state and all).
+func (d *Downloads) Latest() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.latest
 }
 
 // TabOf returns the tab a download came from, and false while nothing

@@ -43,3 +43,28 @@ func TestDownloadTabs(t *testing.T) {
 		t.Errorf("%d starts remembered, want at most %d", len(d.began), downloadMemory)
 	}
 }
+
+// Latest is the highest chrome.downloads ID seen: a change of an older
+// download does not lower it, a CDP event does not touch it.
+func TestDownloadsLatest(t *testing.T) {
+	var d Downloads
+	if got := d.Latest(); got != 0 {
+		t.Errorf("before any download: got %d, want 0", got)
+	}
+	for _, tc := range []struct {
+		name string
+		in   *extwire.Message
+		want int
+	}{
+		{"the first download", &extwire.Message{Event: "download", Download: &extwire.Download{ID: 3, State: "in_progress"}}, 3},
+		{"a later one", &extwire.Message{Event: "download", Download: &extwire.Download{ID: 5, State: "in_progress"}}, 5},
+		{"the first one's change", &extwire.Message{Event: "download", Download: &extwire.Download{ID: 3, State: "complete"}}, 5},
+		{"a download event without an item", &extwire.Message{Event: "download"}, 5},
+		{"a tab's start", &extwire.Message{Event: "cdp", TabID: 7, Method: DownloadWillBegin, Params: json.RawMessage(`{"url":"https://a/x"}`)}, 5},
+	} {
+		d.Track(tc.in)
+		if got := d.Latest(); got != tc.want {
+			t.Errorf("after %s: got %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
