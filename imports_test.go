@@ -2,6 +2,7 @@ package egohost
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -19,7 +20,7 @@ func TestImportEdges(t *testing.T) {
 		f := strings.Fields(line)
 		imports[strings.TrimPrefix(f[0], mod+"/")] = f[1:]
 	}
-	stdlibOnly := []string{"nativemsg", "locator", "chromeext", "weburl", "spaces", "filegate", "confirm"}
+	stdlibOnly := []string{"nativemsg", "internal/engine/locator", "internal/link/chromeext", "internal/server/weburl", "internal/server/spaces", "internal/server/filegate", "internal/server/confirm"}
 	for _, pkg := range stdlibOnly {
 		for _, imp := range imports[pkg] {
 			if strings.Contains(strings.Split(imp, "/")[0], ".") {
@@ -29,8 +30,8 @@ func TestImportEdges(t *testing.T) {
 	}
 	only := map[string]string{ // dependency → the one package that may import it
 		"github.com/kardianos/service": "install",
-		"github.com/spf13/viper":       "config/viperconfig",
-		"github.com/dop251/goja":       "script",
+		"github.com/spf13/viper":       "internal/setup/config/viperconfig",
+		"github.com/dop251/goja":       "internal/server/script",
 	}
 	for pkg, imps := range imports {
 		for _, imp := range imps {
@@ -41,7 +42,7 @@ func TestImportEdges(t *testing.T) {
 	}
 	// The script sandbox reaches the browser through the service's
 	// methods only: no I/O of its own, no other package of ours.
-	for _, imp := range imports["script"] {
+	for _, imp := range imports["internal/server/script"] {
 		switch {
 		case imp == "os" || imp == "os/exec" || strings.HasPrefix(imp, "net"):
 			t.Errorf("script imports %s: scripts must reach nothing but the browser", imp)
@@ -53,37 +54,37 @@ func TestImportEdges(t *testing.T) {
 	// nothing of ours back but the wire types (and pairing the one table
 	// of URL schemes, weburl, a standard-library leaf; the audit log the
 	// fixed ring its recent calls are kept in, internal/ring, another).
-	for _, pkg := range []string{"pairing", "audit"} {
+	for _, pkg := range []string{"internal/server/pairing", "internal/server/audit"} {
 		for _, imp := range imports[pkg] {
-			if strings.HasPrefix(imp, mod+"/") && imp != mod+"/protocol" && (pkg != "pairing" || imp != mod+"/weburl") && (pkg != "audit" || imp != mod+"/internal/ring") {
+			if strings.HasPrefix(imp, mod+"/") && imp != mod+"/protocol" && (pkg != "internal/server/pairing" || imp != mod+"/internal/server/weburl") && (pkg != "internal/server/audit" || imp != mod+"/internal/ring") {
 				t.Errorf("%s imports %s: it may use only protocol of ours", pkg, imp)
 			}
 		}
 	}
 	// A trace is a file of steps: the service fills them, it knows none
 	// of ours but the wire types and the audit log's caps.
-	for _, imp := range imports["trace"] {
-		if strings.HasPrefix(imp, mod+"/") && imp != mod+"/protocol" && imp != mod+"/audit" {
+	for _, imp := range imports["internal/server/trace"] {
+		if strings.HasPrefix(imp, mod+"/") && imp != mod+"/protocol" && imp != mod+"/internal/server/audit" {
 			t.Errorf("trace imports %s: it may use only protocol and audit of ours", imp)
 		}
 	}
 	// The MCP front end speaks to the service through the agent API only
 	// (protocol types), and only it and the command wiring know the SDK.
-	for _, imp := range imports["mcpserver"] {
+	for _, imp := range imports["internal/front/mcpserver"] {
 		if strings.HasPrefix(imp, mod+"/") && imp != mod+"/protocol" {
 			t.Errorf("mcpserver imports %s: it may use only protocol of ours (a tool is a service call)", imp)
 		}
 	}
 	for pkg, imps := range imports {
 		for _, imp := range imps {
-			if strings.HasPrefix(imp, "github.com/modelcontextprotocol/") && pkg != "mcpserver" && pkg != "cmd/egohost-host" {
+			if strings.HasPrefix(imp, "github.com/modelcontextprotocol/") && pkg != "internal/front/mcpserver" && pkg != "cmd/egohost-host" {
 				t.Errorf("%s imports %s: only mcpserver and cmd/egohost-host may", pkg, imp)
 			}
 		}
 	}
 	// The page module is a leaf: the resolver, the snapshot, the actions
 	// and the overlay read pages through it; it knows none of them.
-	for _, imp := range imports["aria"] {
+	for _, imp := range imports["internal/engine/aria"] {
 		if strings.HasPrefix(imp, mod+"/") {
 			t.Errorf("aria imports %s: it may use none of our packages", imp)
 		}
@@ -91,8 +92,8 @@ func TestImportEdges(t *testing.T) {
 	// The popup's overlay only draws and picks over a CDP session: it
 	// finds nothing itself (the resolver does), so of ours it imports only
 	// the way to call JavaScript in a page.
-	for _, imp := range imports["overlay"] {
-		if strings.HasPrefix(imp, mod+"/") && imp != mod+"/aria" {
+	for _, imp := range imports["internal/engine/overlay"] {
+		if strings.HasPrefix(imp, mod+"/") && imp != mod+"/internal/engine/aria" {
 			t.Errorf("overlay imports %s: it may use only aria of ours", imp)
 		}
 	}
@@ -100,9 +101,9 @@ func TestImportEdges(t *testing.T) {
 	// it knows the wire, the frames and the CDP session seam, not the
 	// agents' API, the tabs' state or the page logic above it; and only
 	// the service drives it.
-	for _, imp := range imports["browserlink"] {
+	for _, imp := range imports["internal/link/browserlink"] {
 		switch strings.TrimPrefix(imp, mod+"/") {
-		case "nativemsg", "cdptab", "extwire", "protocol", "internal/pending":
+		case "nativemsg", "internal/link/cdptab", "internal/link/extwire", "protocol", "internal/pending":
 		default:
 			if strings.HasPrefix(imp, mod+"/") {
 				t.Errorf("browserlink imports %s: it may use only nativemsg, cdptab, extwire, protocol and internal/pending of ours", imp)
@@ -113,9 +114,9 @@ func TestImportEdges(t *testing.T) {
 	// looking a target up): the resolver and the snapshot do not import
 	// each other, and actions run through a finder, not the resolver.
 	for pkg, banned := range map[string][]string{
-		"resolver": {"snapshot"},
-		"snapshot": {"resolver", "actions"},
-		"actions":  {"resolver", "snapshot"},
+		"resolver":                 {"internal/engine/snapshot"},
+		"internal/engine/snapshot": {"resolver", "internal/engine/actions"},
+		"internal/engine/actions":  {"resolver", "internal/engine/snapshot"},
 	} {
 		for _, imp := range imports[pkg] {
 			for _, b := range banned {
@@ -127,7 +128,7 @@ func TestImportEdges(t *testing.T) {
 	}
 	// The browser link makes no agents' error codes: it returns its own
 	// errors (browserlink.Error) and the service words them.
-	noCodes, err := exec.Command("grep", "-lE", `protocol\.(Errorf|Code[A-Z])`, "--include=*.go", "--exclude=*_test.go", "-r", "browserlink").Output()
+	noCodes, err := exec.Command("grep", "-lE", `protocol\.(Errorf|Code[A-Z])`, "--include=*.go", "--exclude=*_test.go", "-r", "internal/link/browserlink").Output()
 	if len(noCodes) > 0 {
 		t.Errorf("browserlink makes agents' error codes (protocol.Errorf / protocol.Code…) in:\n%s", noCodes)
 	} else if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
@@ -135,26 +136,26 @@ func TestImportEdges(t *testing.T) {
 	}
 	// The extension wire is types and their encoding: the agents' wire
 	// types (a Tab, an error object) and nothing else of ours.
-	for _, imp := range imports["extwire"] {
+	for _, imp := range imports["internal/link/extwire"] {
 		if strings.HasPrefix(imp, mod+"/") && imp != mod+"/protocol" {
 			t.Errorf("extwire imports %s: it may use only protocol of ours", imp)
 		}
 	}
 	// The service speaks the relay's and the agents' discovery contracts
 	// through their wire packages, not through the relay or the client.
-	for _, imp := range imports["service"] {
-		if imp == mod+"/relay" || imp == mod+"/client" {
+	for _, imp := range imports["internal/server/service"] {
+		if imp == mod+"/internal/link/relay" || imp == mod+"/client" {
 			t.Errorf("service imports %s: shared types live in extwire and protocol", imp)
 		}
 	}
 	for pkg, imps := range imports {
 		for _, imp := range imps {
-			if imp == mod+"/browserlink" && pkg != "service" {
+			if imp == mod+"/internal/link/browserlink" && pkg != "internal/server/service" {
 				t.Errorf("%s imports browserlink: only service may", pkg)
 			}
 		}
 	}
-	noIO := []string{"refmap", "locator"}
+	noIO := []string{"refmap", "internal/engine/locator"}
 	for _, pkg := range noIO {
 		for _, imp := range imports[pkg] {
 			switch imp {
@@ -167,6 +168,69 @@ func TestImportEdges(t *testing.T) {
 		for _, imp := range imps {
 			if strings.HasPrefix(imp, mod+"/cmd/") || (strings.HasPrefix(imp, mod+"/e2e")) {
 				t.Errorf("%s imports %s", pkg, imp)
+			}
+		}
+	}
+}
+
+// TestLayers keeps internal/ in its layers (the README's "Layout"): the
+// browser side (internal/link) knows no page logic and no server; the
+// page engine (internal/engine, with resolver and refmap at the root)
+// knows no server and no front end; the front ends (internal/front) reach
+// the service through its wire only; the setup (internal/setup) does not
+// run the service; and only tests import the test kit.
+func TestLayers(t *testing.T) {
+	const mod = "github.com/egohost/egohost/"
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	under := func(pkg string, prefixes ...string) bool {
+		for _, p := range prefixes {
+			if pkg == strings.TrimSuffix(p, "/") || strings.HasPrefix(pkg, p) {
+				return true
+			}
+		}
+		return false
+	}
+	type rule struct {
+		from   []string // the packages the rule is for, by path prefix
+		not    []string // of those, the ones it is not for
+		banned []string // what they may not import, by path prefix
+		except []string // exact packages allowed all the same
+		why    string
+	}
+	rules := []rule{
+		{[]string{"internal/link/"}, nil, []string{"internal/engine/", "internal/server/", "internal/front/", "internal/setup/", "resolver", "refmap"}, nil,
+			"the browser side carries CDP and the extension's ops; it knows no page logic and no server"},
+		{[]string{"internal/engine/", "resolver", "refmap"}, nil, []string{"internal/server/", "internal/front/", "internal/setup/", "client"}, []string{"internal/server/confirm"},
+			"the page engine knows no server and no front end (only the facts a confirmation names)"},
+		{[]string{"internal/front/"}, nil, []string{"internal/server/service", "internal/link/", "internal/engine/", "resolver", "refmap"}, []string{"internal/engine/locator"},
+			"a front end reaches the service over its wire (it may parse a locator, and read the audit log and the file rules of the person's disk)"},
+		{[]string{"internal/setup/"}, nil, []string{"internal/server/service", "internal/front/", "internal/engine/"}, nil,
+			"setup writes files and starts browsers; it does not run the service or a front end"},
+		{[]string{"internal/", "client", "protocol", "nativemsg", "install", "resolver", "refmap", "extension"}, []string{"internal/front/"}, []string{"internal/front/"}, nil,
+			"only the commands wire the front ends"},
+		{[]string{"protocol", "client"}, nil, []string{"internal/server/", "internal/engine/", "internal/link/", "internal/front/", "internal/setup/", "resolver", "refmap"}, nil,
+			"the public packages are the agents' API: wire types and a client"},
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg := strings.TrimPrefix(f[0], strings.TrimSuffix(mod, "/"))
+		pkg = strings.TrimPrefix(pkg, "/")
+		for _, full := range f[1:] {
+			if !strings.HasPrefix(full, mod) {
+				continue
+			}
+			imp := strings.TrimPrefix(full, mod)
+			if under(imp, "internal/testkit/") && !under(pkg, "internal/testkit/") {
+				t.Errorf("%s imports %s: only tests import the test kit", pkg, imp)
+			}
+			for _, r := range rules {
+				if !under(pkg, r.from...) || under(pkg, r.not...) || !under(imp, r.banned...) || slices.Contains(r.except, imp) {
+					continue
+				}
+				t.Errorf("%s imports %s: %s", pkg, imp, r.why)
 			}
 		}
 	}

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/client"
-	"github.com/egohost/egohost/internal/servicetest"
+	"github.com/egohost/egohost/internal/server/service"
+	"github.com/egohost/egohost/internal/testkit/servicetest"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/service"
 )
 
 // running is a real service in this process, on its own state dir.

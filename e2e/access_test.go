@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/client"
+	"github.com/egohost/egohost/internal/server/audit"
 	"github.com/egohost/egohost/protocol"
 )
 

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/egohost/egohost/internal/browsertest"
-	"github.com/egohost/egohost/internal/nodescript"
+	"github.com/egohost/egohost/internal/testkit/browsertest"
+	"github.com/egohost/egohost/internal/testkit/nodescript"
+	"github.com/egohost/egohost/internal/testkit/resolverbench"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/resolver/resolverbench"
 )
 
 // benchPages are the pages of the action benchmark: a button, a text

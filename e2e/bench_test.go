@@ -14,12 +14,12 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 
-	"github.com/egohost/egohost/cdpdirect"
-	"github.com/egohost/egohost/internal/browsertest"
-	"github.com/egohost/egohost/internal/nodescript"
+	"github.com/egohost/egohost/internal/testkit/browsertest"
+	"github.com/egohost/egohost/internal/testkit/cdpdirect"
+	"github.com/egohost/egohost/internal/testkit/nodescript"
+	"github.com/egohost/egohost/internal/testkit/resolverbench"
+	"github.com/egohost/egohost/internal/testkit/snapshotbench"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/resolver/resolverbench"
-	"github.com/egohost/egohost/snapshot/snapshotbench"
 )
 
 // latencies summarises a set of round trips.

@@ -17,7 +17,7 @@ import (
 
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/extension"
-	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/internal/testkit/browsertest"
 	"github.com/egohost/egohost/protocol"
 )
 

@@ -14,8 +14,8 @@ import (
 
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/internal/rpcclient"
+	"github.com/egohost/egohost/internal/testkit/snapshotbench"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/snapshot/snapshotbench"
 )
 
 // BenchmarkCLICost splits what one CLI call (`egohost tabs`) costs:

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/internal/testkit/browsertest"
 	"github.com/egohost/egohost/protocol"
 )
 

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/egohost/egohost/audit"
 	"github.com/egohost/egohost/client"
-	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/internal/server/audit"
+	"github.com/egohost/egohost/internal/testkit/browsertest"
 	"github.com/egohost/egohost/protocol"
 )
 

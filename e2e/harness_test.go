@@ -21,12 +21,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/egohost/egohost/browser"
-	"github.com/egohost/egohost/cdpdirect"
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/extension"
-	"github.com/egohost/egohost/internal/browsertest"
-	"github.com/egohost/egohost/launcher"
+	"github.com/egohost/egohost/internal/setup/browser"
+	"github.com/egohost/egohost/internal/setup/launcher"
+	"github.com/egohost/egohost/internal/testkit/browsertest"
+	"github.com/egohost/egohost/internal/testkit/cdpdirect"
 	"github.com/egohost/egohost/protocol"
 )
 

@@ -16,9 +16,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/internal/testkit/browsertest"
+	"github.com/egohost/egohost/internal/testkit/snapshotbench"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/snapshot/snapshotbench"
 )
 
 // shopChrome wraps a body in a realistic shop page: header, navigation,

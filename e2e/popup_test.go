@@ -18,8 +18,8 @@ import (
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 
-	"github.com/egohost/egohost/cdpdirect"
 	"github.com/egohost/egohost/extension"
+	"github.com/egohost/egohost/internal/testkit/cdpdirect"
 	"github.com/egohost/egohost/protocol"
 )
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/egohost/egohost/cdpdirect"
 	"github.com/egohost/egohost/extension"
+	"github.com/egohost/egohost/internal/testkit/cdpdirect"
 	"github.com/egohost/egohost/protocol"
 )
 

@@ -18,10 +18,10 @@ import (
 	"github.com/chromedp/cdproto/serviceworker"
 	"github.com/chromedp/cdproto/target"
 
-	"github.com/egohost/egohost/browser"
-	"github.com/egohost/egohost/cdpdirect"
 	"github.com/egohost/egohost/extension"
-	"github.com/egohost/egohost/launcher"
+	"github.com/egohost/egohost/internal/setup/browser"
+	"github.com/egohost/egohost/internal/setup/launcher"
+	"github.com/egohost/egohost/internal/testkit/cdpdirect"
 	"github.com/egohost/egohost/protocol"
 )
 

@@ -12,8 +12,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 
-	"github.com/egohost/egohost/cdpdirect"
 	"github.com/egohost/egohost/client"
+	"github.com/egohost/egohost/internal/testkit/cdpdirect"
 	"github.com/egohost/egohost/protocol"
 )
 

@@ -17,9 +17,9 @@ import (
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 
-	"github.com/egohost/egohost/cdpdirect"
+	"github.com/egohost/egohost/internal/server/trace"
+	"github.com/egohost/egohost/internal/testkit/cdpdirect"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/trace"
 )
 
 // tracePage: a small shop form with a title with markup (it must not run

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/egohost/egohost/chromeext"
+	"github.com/egohost/egohost/internal/link/chromeext"
 )
 
 // The ID egohost pins in allowed_origins must be the one Chrome derives

@@ -1,7 +1,7 @@
 // The op set of PROTOCOL.md §2.1: every op the extension answers, with the fields it takes. This is
 // the one place the ops are declared: dispatch.js validates requests with it, ops.js must handle
 // each op (test/ops.test.mjs checks), and extwire's TestOpSetMatchesTheExtension checks the
-// service's op types (extwire/ops.go) and PROTOCOL.md's table against it. The object below is
+// service's op types (internal/link/extwire/ops.go) and PROTOCOL.md's table against it. The object below is
 // JSON, which that Go test reads: keep it so.
 //
 // Field kinds: "tabId" (non-negative integer), "tabIds" (non-empty array of them), "string",

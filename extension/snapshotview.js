@@ -2,7 +2,7 @@
 // each with its ref (the service computes everything; this only reads its text).
 
 // An element line is its header, "role", then maybe a quoted name and [attributes], then " @N"
-// (the ref ends the header, before any ": value": snapshot/render.go). The name is skipped as a
+// (the ref ends the header, before any ": value": internal/engine/snapshot/render.go). The name is skipped as a
 // quoted string, so an "@2" inside it is not a ref; text lines that read like refs come quoted.
 const HEADER = /^((?:- )?[^\s"[]+(?: "(?:[^"\\]|\\.)*")?(?: \[.*?\])?) @(\d+)(?=$|: )/;
 

@@ -3,8 +3,8 @@ package install_test
 import (
 	"fmt"
 
-	"github.com/egohost/egohost/chromeext"
 	"github.com/egohost/egohost/install"
+	"github.com/egohost/egohost/internal/link/chromeext"
 )
 
 func Example() {

@@ -1,7 +1,7 @@
 package install
 
 import (
-	"github.com/egohost/egohost/chromeext"
+	"github.com/egohost/egohost/internal/link/chromeext"
 
 	"fmt"
 	"path"

@@ -3,7 +3,7 @@ package refmap
 import (
 	"errors"
 
-	"github.com/egohost/egohost/locator"
+	"github.com/egohost/egohost/internal/engine/locator"
 )
 
 // The errors of looking a target up, for errors.Is: the ref map's own,

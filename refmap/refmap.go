@@ -17,7 +17,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 
-	"github.com/egohost/egohost/locator"
+	"github.com/egohost/egohost/internal/engine/locator"
 )
 
 // Entry is what a ref names.

@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/egohost/egohost/browser"
-	"github.com/egohost/egohost/cdptab"
-	"github.com/egohost/egohost/internal/browsertest"
-	"github.com/egohost/egohost/internal/nodescript"
+	"github.com/egohost/egohost/internal/link/cdptab"
+	"github.com/egohost/egohost/internal/setup/browser"
+	"github.com/egohost/egohost/internal/testkit/browsertest"
+	"github.com/egohost/egohost/internal/testkit/nodescript"
+	"github.com/egohost/egohost/internal/testkit/resolverbench"
 	"github.com/egohost/egohost/resolver"
-	"github.com/egohost/egohost/resolver/resolverbench"
 )
 
 // BenchmarkResolve measures resolve-to-centre by role, by text and by css

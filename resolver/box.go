@@ -7,7 +7,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/target"
-	"github.com/egohost/egohost/internal/cdperr"
+	"github.com/egohost/egohost/internal/engine/cdperr"
 )
 
 // nodeBox measures a node: the centre of its border box (DOM.getBoxModel),

@@ -15,11 +15,11 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
-	"github.com/egohost/egohost/cdptab"
-	"github.com/egohost/egohost/internal/browsertest"
-	"github.com/egohost/egohost/locator"
+	"github.com/egohost/egohost/internal/engine/locator"
+	"github.com/egohost/egohost/internal/engine/snapshot"
+	"github.com/egohost/egohost/internal/link/cdptab"
+	"github.com/egohost/egohost/internal/testkit/browsertest"
 	"github.com/egohost/egohost/resolver"
-	"github.com/egohost/egohost/snapshot"
 )
 
 const gif = "data:image/gif;base64,R0lGODlhAQABAAAAACw="

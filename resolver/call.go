@@ -9,9 +9,9 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/runtime"
-	"github.com/egohost/egohost/aria"
-	"github.com/egohost/egohost/cdptab"
-	"github.com/egohost/egohost/internal/cdperr"
+	"github.com/egohost/egohost/internal/engine/aria"
+	"github.com/egohost/egohost/internal/engine/cdperr"
+	"github.com/egohost/egohost/internal/link/cdptab"
 )
 
 // jsCall is a function to run on the element a resolution finds (with

@@ -9,9 +9,9 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
 
-	"github.com/egohost/egohost/cdptab"
+	"github.com/egohost/egohost/internal/engine/snapshot"
+	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/resolver"
-	"github.com/egohost/egohost/snapshot"
 )
 
 // ObjectCall finds the same element as Object, in every kind of frame and

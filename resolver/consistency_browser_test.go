@@ -12,11 +12,11 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
-	"github.com/egohost/egohost/cdptab"
-	"github.com/egohost/egohost/internal/browsertest"
-	"github.com/egohost/egohost/locator"
+	"github.com/egohost/egohost/internal/engine/locator"
+	"github.com/egohost/egohost/internal/engine/snapshot"
+	"github.com/egohost/egohost/internal/link/cdptab"
+	"github.com/egohost/egohost/internal/testkit/browsertest"
 	"github.com/egohost/egohost/resolver"
-	"github.com/egohost/egohost/snapshot"
 )
 
 // An invalid selector is the same permanent syntax error in every mode:

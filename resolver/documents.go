@@ -15,7 +15,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
-	"github.com/egohost/egohost/cdptab"
+	"github.com/egohost/egohost/internal/link/cdptab"
 )
 
 // worldName is egohost's isolated world in every frame (the snapshot

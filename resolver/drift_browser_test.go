@@ -3,7 +3,7 @@ package resolver_test
 import (
 	"testing"
 
-	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/internal/testkit/browsertest"
 	"github.com/egohost/egohost/resolver"
 )
 

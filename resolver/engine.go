@@ -12,10 +12,10 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/runtime"
-	"github.com/egohost/egohost/aria"
-	"github.com/egohost/egohost/cdptab"
-	"github.com/egohost/egohost/internal/cdperr"
-	"github.com/egohost/egohost/locator"
+	"github.com/egohost/egohost/internal/engine/aria"
+	"github.com/egohost/egohost/internal/engine/cdperr"
+	"github.com/egohost/egohost/internal/engine/locator"
+	"github.com/egohost/egohost/internal/link/cdptab"
 )
 
 //go:embed engine.js

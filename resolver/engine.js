@@ -3,7 +3,7 @@
 // and returns only what Go needs. It runs in egohost's isolated world, so
 // the page's own scripts cannot change what it sees, and it keeps no state
 // between calls. It is called with egohost's calling convention
-// (aria/aria.go): (document, ns, spec), ns the page module, which computes
+// (internal/engine/aria/aria.go): (document, ns, spec), ns the page module, which computes
 // roles and names for the locator as it does for the snapshot; spec is:
 //
 //   steps:  [{op: 'query', kind, sel | role | text}, {op: 'nth', n},

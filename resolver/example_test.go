@@ -7,7 +7,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
-	"github.com/egohost/egohost/internal/cdpfake"
+	"github.com/egohost/egohost/internal/testkit/cdpfake"
 	"github.com/egohost/egohost/refmap"
 	"github.com/egohost/egohost/resolver"
 )

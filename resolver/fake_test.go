@@ -16,13 +16,13 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
-	"github.com/egohost/egohost/aria"
-	"github.com/egohost/egohost/cdptab"
-	"github.com/egohost/egohost/internal/cdperr"
-	"github.com/egohost/egohost/internal/cdpfake"
-	"github.com/egohost/egohost/locator"
+	"github.com/egohost/egohost/internal/engine/aria"
+	"github.com/egohost/egohost/internal/engine/cdperr"
+	"github.com/egohost/egohost/internal/engine/locator"
+	"github.com/egohost/egohost/internal/engine/snapshot"
+	"github.com/egohost/egohost/internal/link/cdptab"
+	"github.com/egohost/egohost/internal/testkit/cdpfake"
 	"github.com/egohost/egohost/refmap"
-	"github.com/egohost/egohost/snapshot"
 )
 
 // fakeDoc plays engine.js for one document: its matches, their boxes

@@ -9,8 +9,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/runtime"
-	"github.com/egohost/egohost/internal/browsertest"
-	"github.com/egohost/egohost/locator"
+	"github.com/egohost/egohost/internal/engine/locator"
+	"github.com/egohost/egohost/internal/testkit/browsertest"
 	"github.com/egohost/egohost/resolver"
 )
 

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/egohost/egohost/internal/browsertest"
+	"github.com/egohost/egohost/internal/testkit/browsertest"
 )
 
 // browsers is the one Chromium the package's tests share, each test in a

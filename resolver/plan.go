@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/egohost/egohost/locator"
+	"github.com/egohost/egohost/internal/engine/locator"
 )
 
 // plan is a parsed locator ready to run: its steps without the trailing

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/egohost/egohost/cdptab"
+	"github.com/egohost/egohost/internal/link/cdptab"
 )
 
 // parallel runs f(i) for i in [0, n), at most parallelCalls at once, and

@@ -11,8 +11,8 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
-	"github.com/egohost/egohost/internal/cdperr"
-	"github.com/egohost/egohost/locator"
+	"github.com/egohost/egohost/internal/engine/cdperr"
+	"github.com/egohost/egohost/internal/engine/locator"
 	"github.com/egohost/egohost/refmap"
 )
 

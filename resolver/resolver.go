@@ -22,9 +22,9 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
-	"github.com/egohost/egohost/aria"
-	"github.com/egohost/egohost/cdptab"
-	"github.com/egohost/egohost/locator"
+	"github.com/egohost/egohost/internal/engine/aria"
+	"github.com/egohost/egohost/internal/engine/locator"
+	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/refmap"
 )
 

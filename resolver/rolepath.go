@@ -7,7 +7,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
-	"github.com/egohost/egohost/internal/cdperr"
+	"github.com/egohost/egohost/internal/engine/cdperr"
 )
 
 // Limits of the role path.

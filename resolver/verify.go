@@ -12,8 +12,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/runtime"
-	"github.com/egohost/egohost/internal/cdperr"
-	"github.com/egohost/egohost/locator"
+	"github.com/egohost/egohost/internal/engine/cdperr"
+	"github.com/egohost/egohost/internal/engine/locator"
 )
 
 // check asks Chrome's accessibility tree about fs[i] for each i in idx: it

@@ -4,7 +4,7 @@
 // screenshots did not (run scripts/popup-screenshots.sh).
 //
 // The trace viewer's picture (docs/img/trace.png) has its own manifest the same way:
-// trace-screenshot.json, the viewer's files (trace/html.go) and the image
+// trace-screenshot.json, the viewer's files (internal/server/trace/html.go) and the image
 // (scripts/trace-screenshot.sh).
 //
 //   node scripts/popup-sources.mjs write docs/img          writes docs/img/popup-screenshots.json
@@ -75,7 +75,7 @@ export const TRACE_MANIFEST = "trace-screenshot.json";
 export const TRACE_IMAGE = /^trace\.png$/;
 
 /** TRACE_SOURCES are the trace viewer's files, relative to the repository's root. */
-export const TRACE_SOURCES = ["trace/html.go"];
+export const TRACE_SOURCES = ["internal/server/trace/html.go"];
 
 /** traceManifest is what docs/img/trace-screenshot.json records. */
 export function traceManifest(rootDir, imgDir) {

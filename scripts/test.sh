@@ -68,12 +68,12 @@ e2e_half() { echo "$e2e_tests" | awk -v h="$1" 'NR % 2 == h' | paste -sd'|'; }
 job e2e-1 go test -race -count=1 -short -timeout 20m -run "^($(e2e_half 1))\$" ./e2e/
 job e2e-2 go test -race -count=1 -short -timeout 20m -run "^($(e2e_half 0))\$" ./e2e/
 # The other packages in two jobs: those whose tests drive Chromium (they
-# import internal/browsertest), one package at a time, and the rest, which
+# import internal/testkit/browsertest), one package at a time, and the rest, which
 # drive no browser, beside them. One job of all of them, one package at a
 # time, was the run's longest (554 s of a 598 s run): its packages' links
 # and its browser-free tests waited for its browser tests.
 all_pkgs=$(go list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '$1 !~ /\/e2e$/')
-browser_pkgs=$(echo "$all_pkgs" | awk '$1 ~ /\/internal\/browsertest$/ || / github.com\/egohost\/egohost\/internal\/browsertest( |$)/ {print $1}')
+browser_pkgs=$(echo "$all_pkgs" | awk '$1 ~ /\/internal\/testkit\/browsertest$/ || / github.com\/egohost\/egohost\/internal\/testkit\/browsertest( |$)/ {print $1}')
 other_pkgs=$(echo "$all_pkgs" | awk '{print $1}' | grep -vxF "$browser_pkgs")
 [ -n "$browser_pkgs" ] && [ -n "$other_pkgs" ] || { echo "test.sh: found no packages that drive Chromium, or none that do not" >&2; exit 1; }
 job unit-other go test -race -count=1 -timeout 15m -p 1 $(echo $other_pkgs)
@@ -89,7 +89,7 @@ job unit-browser go test -race -count=1 -timeout 15m -p 1 $(echo $browser_pkgs)
 bench_pkgs=$(grep -l '^func Benchmark' $(git ls-files '*_test.go' 2>/dev/null || find . -name '*_test.go') | xargs -n1 dirname | sort -u | grep -v '^e2e$' | sed 's|^|./|; s|^\./\./|./|')
 unit_pid=${pids[-1]} # unit-browser's
 job bench sh -c "while kill -0 $unit_pid 2>/dev/null; do sleep 1; done; exec nice -n 10 go test -race -count=1 -short -timeout 15m -p 1 -run '^\$' -bench . -benchtime 2x $(echo $bench_pkgs)"
-job node nice -n 10 node --test extension/test/ aria/test/
+job node nice -n 10 node --test extension/test/ internal/engine/aria/test/
 job staticcheck nice -n 10 "$staticcheck" ./...
 # The per-OS files (registry, launchd, peer credentials) compile and vet
 # on every OS they are for, so they never rot unseen on Linux CI. Windows

@@ -3,7 +3,7 @@
 # clicks on a small shop form; the click's step, its screenshots with the element boxed), with the
 # trace's e2e test in real Chromium with the real extension and service (e2e/trace_test.go), then
 # writes docs/img/trace-screenshot.json: the viewer files it was taken from.
-# extension/test/screenshots.test.mjs fails when the viewer (trace/html.go) changed and this was
+# extension/test/screenshots.test.mjs fails when the viewer (internal/server/trace/html.go) changed and this was
 # not run again: run it after changing the viewer, and commit docs/img.
 set -eu
 cd "$(dirname "$0")/.."

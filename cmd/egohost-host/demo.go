@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/client"
-	"github.com/egohost/egohost/internal/cli"
+	"github.com/egohost/egohost/internal/front/cli"
 	"github.com/egohost/egohost/protocol"
 )
 

@@ -12,11 +12,11 @@ import (
 	"strings"
 
 	"github.com/egohost/egohost/client"
-	"github.com/egohost/egohost/config"
-	"github.com/egohost/egohost/config/viperconfig"
 	"github.com/egohost/egohost/extension"
 	"github.com/egohost/egohost/install"
-	"github.com/egohost/egohost/internal/cli"
+	"github.com/egohost/egohost/internal/front/cli"
+	"github.com/egohost/egohost/internal/setup/config"
+	"github.com/egohost/egohost/internal/setup/config/viperconfig"
 	"github.com/egohost/egohost/protocol"
 )
 

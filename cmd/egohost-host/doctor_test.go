@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/egohost/egohost/client"
-	"github.com/egohost/egohost/config"
 	"github.com/egohost/egohost/install"
+	"github.com/egohost/egohost/internal/setup/config"
 )
 
 // newTestDoctor returns a doctor over a temporary home where Chromium has

@@ -10,7 +10,7 @@ import (
 
 	"github.com/egohost/egohost/extension"
 	"github.com/egohost/egohost/install"
-	"github.com/egohost/egohost/internal/cli"
+	"github.com/egohost/egohost/internal/front/cli"
 )
 
 // tempDirs are the folders whose binaries do not last: the temporary

@@ -9,14 +9,14 @@ import (
 	"sync"
 	"time"
 
-	"github.com/egohost/egohost/browser"
 	"github.com/egohost/egohost/client"
-	"github.com/egohost/egohost/config"
-	"github.com/egohost/egohost/internal/cli"
-	"github.com/egohost/egohost/launcher"
+	"github.com/egohost/egohost/internal/front/cli"
+	"github.com/egohost/egohost/internal/server/service"
+	"github.com/egohost/egohost/internal/server/weburl"
+	"github.com/egohost/egohost/internal/setup/browser"
+	"github.com/egohost/egohost/internal/setup/config"
+	"github.com/egohost/egohost/internal/setup/launcher"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/service"
-	"github.com/egohost/egohost/weburl"
 )
 
 // chain is a running browser wired to a service (ours or one already running).

@@ -21,12 +21,12 @@ import (
 	"path/filepath"
 
 	"github.com/egohost/egohost/client"
-	"github.com/egohost/egohost/config"
-	"github.com/egohost/egohost/config/viperconfig"
-	"github.com/egohost/egohost/internal/cli"
+	"github.com/egohost/egohost/internal/front/cli"
+	"github.com/egohost/egohost/internal/server/service"
+	"github.com/egohost/egohost/internal/server/trace"
+	"github.com/egohost/egohost/internal/setup/config"
+	"github.com/egohost/egohost/internal/setup/config/viperconfig"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/service"
-	"github.com/egohost/egohost/trace"
 )
 
 // version is egohost's version, set at build time with

@@ -17,7 +17,7 @@ func TestRelayModeRefusesForeignOrigin(t *testing.T) {
 }
 
 // egohost mcp checks its flags' values itself (the command line's shape
-// is checked by the tree both binaries share: internal/cli's tests).
+// is checked by the tree both binaries share: internal/front/cli's tests).
 func TestMCPUsageErrors(t *testing.T) {
 	t.Setenv("EGOHOST_CONFIG", "")
 	t.Setenv("EGOHOST_STATE_DIR", t.TempDir())

@@ -13,12 +13,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/egohost/egohost/client"
-	"github.com/egohost/egohost/internal/cli"
-	"github.com/egohost/egohost/mcpserver"
-	"github.com/egohost/egohost/pairing"
+	"github.com/egohost/egohost/internal/front/cli"
+	"github.com/egohost/egohost/internal/front/mcpserver"
+	"github.com/egohost/egohost/internal/server/pairing"
+	"github.com/egohost/egohost/internal/server/service"
+	"github.com/egohost/egohost/internal/server/spaces"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/service"
-	"github.com/egohost/egohost/spaces"
 )
 
 // MCP is `egohost mcp`: the MCP tools over stdio (or streamable HTTP

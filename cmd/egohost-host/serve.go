@@ -8,14 +8,14 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/egohost/egohost/config"
-	"github.com/egohost/egohost/config/viperconfig"
-	"github.com/egohost/egohost/confirm"
 	"github.com/egohost/egohost/install"
-	"github.com/egohost/egohost/internal/cli"
-	"github.com/egohost/egohost/pairing"
-	"github.com/egohost/egohost/relay"
-	"github.com/egohost/egohost/service"
+	"github.com/egohost/egohost/internal/front/cli"
+	"github.com/egohost/egohost/internal/link/relay"
+	"github.com/egohost/egohost/internal/server/confirm"
+	"github.com/egohost/egohost/internal/server/pairing"
+	"github.com/egohost/egohost/internal/server/service"
+	"github.com/egohost/egohost/internal/setup/config"
+	"github.com/egohost/egohost/internal/setup/config/viperconfig"
 )
 
 func (e *env) serviceOptions() service.Options {

@@ -12,7 +12,7 @@ import (
 // egohost-host (cli.Host), which egohost executes for its commands. A
 // verb reaches the service on the agent socket (rpcclient), not the
 // WebSocket, and reads the configuration with plain maps (config.Load),
-// not viper (config/viperconfig, the service's reader): both linked
+// not viper (internal/setup/config/viperconfig, the service's reader): both linked
 // net/http, TLS and HTTP/2, whose start every call paid
 // (docs/benchmarks.md, "What a CLI call costs"). Likewise the ref map
 // (cdproto) and trace show's html/template: 175 packages → 161.
@@ -29,24 +29,24 @@ func TestFrontLinksNoHeavyPackage(t *testing.T) {
 		{"github.com/google/pprof", "goja"},
 		{"net/http/pprof", "the service's debug endpoint"},
 		{"encoding/gob", "the MCP SDK"},
-		{"github.com/egohost/egohost/service", "the service"},
-		{"github.com/egohost/egohost/relay", "relay mode"},
-		{"github.com/egohost/egohost/mcpserver", "egohost mcp"},
-		{"github.com/egohost/egohost/script", "the script sandbox"},
+		{"github.com/egohost/egohost/internal/server/service", "the service"},
+		{"github.com/egohost/egohost/internal/link/relay", "relay mode"},
+		{"github.com/egohost/egohost/internal/front/mcpserver", "egohost mcp"},
+		{"github.com/egohost/egohost/internal/server/script", "the script sandbox"},
 		{"github.com/egohost/egohost/install", "install, doctor"},
-		{"github.com/egohost/egohost/launcher", "launch, demo"},
-		{"github.com/egohost/egohost/browser", "launch, demo"},
+		{"github.com/egohost/egohost/internal/setup/launcher", "launch, demo"},
+		{"github.com/egohost/egohost/internal/setup/browser", "launch, demo"},
 		{"net/http", "the WebSocket client (the CLI dials the agent socket)"},
 		{"crypto/tls", "net/http"},
 		{"github.com/coder/websocket", "the WebSocket client (the CLI dials the agent socket)"},
 		{"github.com/egohost/egohost/client", "the WebSocket client (rpcclient is the CLI's)"},
 		{"github.com/spf13/viper", "the service's config reader (config.Load reads the same files)"},
 		{"github.com/spf13/afero", "viper"},
-		{"github.com/egohost/egohost/config/viperconfig", "viper"},
+		{"github.com/egohost/egohost/internal/setup/config/viperconfig", "viper"},
 		{"github.com/egohost/egohost/refmap", "the ref map (a target's syntax, refs too, is locator's)"},
 		{"github.com/chromedp/", "refmap (cdproto and its JSON, whose init every start paid)"},
 		{"github.com/go-json-experiment/", "cdproto"},
-		{"github.com/egohost/egohost/trace", "trace show's HTML page (Host.TraceHTML)"},
+		{"github.com/egohost/egohost/internal/server/trace", "trace show's HTML page (Host.TraceHTML)"},
 		{"html/template", "trace show's HTML page (Host.TraceHTML)"},
 	}
 	for _, pkg := range strings.Fields(string(out)) {

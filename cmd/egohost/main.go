@@ -13,7 +13,7 @@ package main
 import (
 	"os"
 
-	"github.com/egohost/egohost/internal/cli"
+	"github.com/egohost/egohost/internal/front/cli"
 )
 
 // version is egohost's version, set at build time with

@@ -36,13 +36,13 @@ test("traceStaleness names what changed: the viewer, the picture, a missing mani
   try {
     const root = path.join(dir, "repo");
     const shots = path.join(dir, "img");
-    write(path.join(root, "trace"), { "html.go": "package trace\n" });
+    write(path.join(root, "internal/server/trace"), { "html.go": "package trace\n" });
     write(shots, { "trace.png": "png", "popup-x.png": "not the viewer's" });
     assert.deepEqual(traceStaleness(root, shots), [`${path.join(shots, TRACE_MANIFEST)} is missing`]);
     writeFileSync(path.join(shots, TRACE_MANIFEST), JSON.stringify(traceManifest(root, shots)));
     assert.deepEqual(traceStaleness(root, shots), []);
-    write(path.join(root, "trace"), { "html.go": "package trace\n// changed\n" });
-    assert.deepEqual(traceStaleness(root, shots), ["viewer file trace/html.go changed since the screenshots"]);
+    write(path.join(root, "internal/server/trace"), { "html.go": "package trace\n// changed\n" });
+    assert.deepEqual(traceStaleness(root, shots), ["viewer file internal/server/trace/html.go changed since the screenshots"]);
     write(shots, { "trace.png": "taken again" });
     writeFileSync(path.join(shots, TRACE_MANIFEST), JSON.stringify(traceManifest(root, shots)));
     write(shots, { "trace.png": "edited by hand" });

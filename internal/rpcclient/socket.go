@@ -13,8 +13,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/egohost/egohost/internal/peercred"
 	"github.com/egohost/egohost/nativemsg"
-	"github.com/egohost/egohost/peercred"
 	"github.com/egohost/egohost/protocol"
 )
 

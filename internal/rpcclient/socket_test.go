@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/internal/rpcclient"
-	"github.com/egohost/egohost/internal/servicetest"
+	"github.com/egohost/egohost/internal/server/service"
+	"github.com/egohost/egohost/internal/testkit/servicetest"
 	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/service"
 )
 
 // shortDir is a private temporary folder with a short path (unix socket

@@ -1,0 +1,234 @@
+package actions_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/egohost/egohost/internal/engine/actions"
+)
+
+const formPage = `
+<form id=form action="/done" onsubmit="log('submit')">
+<input id=name name=name value="old" oninput="log('input ' + this.value)" onchange="log('change ' + this.value)">
+<input id=email name=email type=email value="a@b.c">
+<label>Nickname <input id=nick></label>
+<input id=num type=number>
+<input id=when type=date>
+<input id=ro readonly value="fixed">
+<input id=off disabled>
+<input id=box type=checkbox onchange="log('box ' + this.checked)">
+<input id=never type=checkbox onclick="return false">
+<input type=radio name=r id=r1 value=1> <input type=radio name=r id=r2 value=2>
+<div id=sw role=switch aria-checked=false tabindex=0 onclick="this.setAttribute('aria-checked', this.getAttribute('aria-checked') === 'true' ? 'false' : 'true')">switch</div>
+<textarea id=area>line</textarea>
+<div id=ce contenteditable oninput="log('ce ' + event.inputType)">old text</div>
+<div id=plain>not editable</div>
+<label for=color>Colour</label>
+<select id=color onchange="log('select ' + this.value)" oninput="log('select input')">
+  <option value=r>Red</option><option value=g>Green</option><option value=b>Blue</option><option value=x disabled>Off</option>
+</select>
+<select id=many multiple><option>one</option><option>two</option><option>three</option></select>
+<input id=file type=file onchange="log('file ' + [...this.files].map(f => f.name).join(','))">
+<input id=files type=file multiple>
+<button id=submit>Send</button>
+</form>`
+
+func TestFill(t *testing.T) {
+	tb := open(t, map[string]string{"/": html(formPage), "/done": html("done")}, "/")
+	res := tb.ok(tb.r.Fill(tb.ctx, "#name", "Ada Lovelace", actions.FillOptions{}))
+	if res.Value == nil || *res.Value != "Ada Lovelace" {
+		t.Errorf("value: got %v, want Ada Lovelace", res.Value)
+	}
+	// One trusted input event, as typing fires; change comes when the
+	// field loses focus, as after typing.
+	tb.want("window.events", `["input Ada Lovelace"]`)
+	tb.ok(tb.r.Focus(tb.ctx, "#area", actions.ActOptions{}))
+	tb.want("window.events", `["input Ada Lovelace","change Ada Lovelace"]`)
+
+	tb.ok(tb.r.Fill(tb.ctx, "#name", " and Babbage", actions.FillOptions{Append: true}))
+	tb.want("document.getElementById('name').value", `"Ada Lovelace and Babbage"`)
+	tb.ok(tb.r.Fill(tb.ctx, "#name", "", actions.FillOptions{}))
+	tb.want("document.getElementById('name').value", `""`)
+	tb.ok(tb.r.Fill(tb.ctx, "#email", "x@y.z", actions.FillOptions{}))
+	tb.want("document.getElementById('email').value", `"x@y.z"`)
+	tb.ok(tb.r.Fill(tb.ctx, "#email", ".org", actions.FillOptions{Append: true}))
+	tb.want("document.getElementById('email').value", `"x@y.z.org"`)
+	tb.ok(tb.r.Fill(tb.ctx, "#num", "42", actions.FillOptions{}))
+	tb.want("document.getElementById('num').value", `"42"`)
+	tb.ok(tb.r.Fill(tb.ctx, "#when", "2026-11-30", actions.FillOptions{}))
+	tb.want("document.getElementById('when').value", `"2026-11-30"`)
+	tb.ok(tb.r.Fill(tb.ctx, "#area", "two\nlines", actions.FillOptions{}))
+	tb.want("document.getElementById('area').value", `"two\nlines"`)
+	tb.eval("window.events = []")
+	tb.ok(tb.r.Fill(tb.ctx, "#ce", "new text", actions.FillOptions{}))
+	tb.want("document.getElementById('ce').innerText", `"new text"`)
+	tb.want("window.events", `["ce insertText"]`)
+	tb.ok(tb.r.Fill(tb.ctx, "#ce", "!", actions.FillOptions{Append: true}))
+	tb.want("document.getElementById('ce').innerText", `"new text!"`)
+	tb.ok(tb.r.Fill(tb.ctx, "label=Nickname", "Ada", actions.FillOptions{}))
+	tb.want("document.getElementById('nick').value", `"Ada"`)
+
+	short := actions.FillOptions{ActOptions: actions.ActOptions{Timeout: 1500 * time.Millisecond}}
+	for _, c := range []struct {
+		target string
+		reason actions.Reason
+	}{{"#ro", actions.NotEditable}, {"#off", actions.Disabled}} {
+		_, err := tb.r.Fill(tb.ctx, c.target, "x", short)
+		var na *actions.NotActionableError
+		if !errors.As(err, &na) || na.Reason != c.reason {
+			t.Errorf("fill %s: got %v, want %s", c.target, err, c.reason)
+		}
+	}
+	for _, target := range []string{"#plain", "#box", "#color"} {
+		if _, err := tb.r.Fill(tb.ctx, target, "x", short); !errors.Is(err, actions.ErrUnsupported) {
+			t.Errorf("fill %s: got %v, want ErrUnsupported", target, err)
+		}
+	}
+	if _, err := tb.r.Fill(tb.ctx, "#num", "abc", short); !errors.Is(err, actions.ErrUnsupported) {
+		t.Errorf("fill a number with text: got %v, want ErrUnsupported", err)
+	}
+}
+
+func TestTypeAndPress(t *testing.T) {
+	tb := open(t, map[string]string{"/": html(formPage), "/done": html("<title>done</title>")}, "/")
+	tb.ok(tb.r.Fill(tb.ctx, "#name", "", actions.FillOptions{}))
+	tb.eval("window.events = []")
+	res := tb.ok(tb.r.Type(tb.ctx, "Hi! é", actions.PressOptions{Target: "#name"}))
+	if res.Value == nil || *res.Value != "Hi! é" {
+		t.Errorf("value: got %v, want %q", res.Value, "Hi! é")
+	}
+	tb.want("window.events.length", "5")
+	// Select all and type over it.
+	tb.ok(tb.r.Press(tb.ctx, "ControlOrMeta+a", actions.PressOptions{}))
+	tb.ok(tb.r.Type(tb.ctx, "X", actions.PressOptions{}))
+	tb.want("document.getElementById('name').value", `"X"`)
+	tb.ok(tb.r.Press(tb.ctx, "Backspace", actions.PressOptions{}))
+	tb.want("document.getElementById('name').value", `""`)
+	tb.ok(tb.r.Press(tb.ctx, "Shift+a", actions.PressOptions{}))
+	tb.ok(tb.r.Press(tb.ctx, "Shift++", actions.PressOptions{}))
+	tb.want("document.getElementById('name').value", `"A+"`)
+	// Tab and Shift+Tab move the focus.
+	tb.ok(tb.r.Press(tb.ctx, "Tab", actions.PressOptions{}))
+	tb.want("document.activeElement.id", `"email"`)
+	tb.ok(tb.r.Press(tb.ctx, "Shift+Tab", actions.PressOptions{}))
+	tb.want("document.activeElement.id", `"name"`)
+	tb.ok(tb.r.Press(tb.ctx, "Control+a", actions.PressOptions{}))
+	tb.ok(tb.r.Press(tb.ctx, "Delete", actions.PressOptions{}))
+	tb.want("document.getElementById('name').value", `""`)
+	// Enter submits the form: the press settles on the navigation.
+	res = tb.ok(tb.r.Press(tb.ctx, "Enter", actions.PressOptions{Target: "#name"}))
+	if !res.Settled.Navigated {
+		t.Errorf("settled: got %+v, want the form's navigation", res.Settled)
+	}
+	tb.want("document.title", `"done"`)
+	if _, err := tb.r.Press(tb.ctx, "Control+Nope", actions.PressOptions{}); err == nil {
+		t.Error("unknown key: no error")
+	}
+}
+
+func TestSelect(t *testing.T) {
+	tb := open(t, map[string]string{"/": html(formPage)}, "/")
+	res := tb.ok(tb.r.Select(tb.ctx, "#color", actions.SelectOptions{Values: []string{"b"}}))
+	if len(res.Selected) != 1 || res.Selected[0] != "b" {
+		t.Errorf("selected: got %v, want [b]", res.Selected)
+	}
+	tb.want("window.events", `["select input","select b"]`)
+	tb.ok(tb.r.Select(tb.ctx, "label=Colour", actions.SelectOptions{Values: []string{"Green"}}))
+	tb.want("document.getElementById('color').value", `"g"`)
+	tb.ok(tb.r.Select(tb.ctx, "#color", actions.SelectOptions{Labels: []string{"Red"}}))
+	tb.want("document.getElementById('color').value", `"r"`)
+	tb.ok(tb.r.Select(tb.ctx, "#color", actions.SelectOptions{Indexes: []int{2}}))
+	tb.want("document.getElementById('color').value", `"b"`)
+	res = tb.ok(tb.r.Select(tb.ctx, "#many", actions.SelectOptions{Values: []string{"one", "three"}}))
+	if len(res.Selected) != 2 {
+		t.Errorf("multiple: got %v, want [one three]", res.Selected)
+	}
+	short := actions.ActOptions{Timeout: 1500 * time.Millisecond}
+	_, err := tb.r.Select(tb.ctx, "#color", actions.SelectOptions{ActOptions: short, Values: []string{"purple"}})
+	var na *actions.NotActionableError
+	if !errors.As(err, &na) || na.Reason != actions.NoOption {
+		t.Errorf("missing option: got %v, want no matching option", err)
+	}
+	if _, err := tb.r.Select(tb.ctx, "#color", actions.SelectOptions{ActOptions: short, Values: []string{"r", "g"}}); !errors.Is(err, actions.ErrUnsupported) {
+		t.Errorf("two options in a single select: got %v, want ErrUnsupported", err)
+	}
+	if _, err := tb.r.Select(tb.ctx, "#name", actions.SelectOptions{ActOptions: short, Values: []string{"r"}}); !errors.Is(err, actions.ErrUnsupported) {
+		t.Errorf("select on an input: got %v, want ErrUnsupported", err)
+	}
+	// Options that arrive late are waited for.
+	tb.eval(`setTimeout(() => document.getElementById('color').add(new Option('Late', 'late')), 300)`)
+	tb.ok(tb.r.Select(tb.ctx, "#color", actions.SelectOptions{Values: []string{"late"}}))
+	tb.want("document.getElementById('color').value", `"late"`)
+}
+
+func TestCheck(t *testing.T) {
+	tb := open(t, map[string]string{"/": html(formPage)}, "/")
+	res := tb.ok(tb.r.SetChecked(tb.ctx, "#box", true, actions.ActOptions{}))
+	if res.Checked == nil || !*res.Checked || res.Point == nil {
+		t.Errorf("check: got checked %v at %v, want true after a click", res.Checked, res.Point)
+	}
+	tb.want("window.events", `["box true"]`)
+	// Already checked: no click.
+	res = tb.ok(tb.r.SetChecked(tb.ctx, "#box", true, actions.ActOptions{}))
+	if res.Point != nil {
+		t.Errorf("check again: clicked at %v, want no click", res.Point)
+	}
+	tb.ok(tb.r.SetChecked(tb.ctx, "#box", false, actions.ActOptions{}))
+	tb.want("window.events", `["box true","box false"]`)
+	tb.ok(tb.r.SetChecked(tb.ctx, "#r2", true, actions.ActOptions{}))
+	tb.want("document.getElementById('r2').checked", "true")
+	tb.ok(tb.r.SetChecked(tb.ctx, "#sw", true, actions.ActOptions{}))
+	tb.want("document.getElementById('sw').getAttribute('aria-checked')", `"true"`)
+	if _, err := tb.r.SetChecked(tb.ctx, "#r2", false, actions.ActOptions{}); !errors.Is(err, actions.ErrUnsupported) {
+		t.Errorf("uncheck a radio: got %v, want ErrUnsupported", err)
+	}
+	_, err := tb.r.SetChecked(tb.ctx, "#never", true, actions.ActOptions{})
+	if !errors.Is(err, actions.ErrUnsupported) {
+		t.Fatalf("a checkbox whose click is cancelled: got %v, want ErrUnsupported", err)
+	}
+	contains(t, "error", err.Error(), "did not change its state")
+	if _, err := tb.r.SetChecked(tb.ctx, "#plain", true, actions.ActOptions{}); !errors.Is(err, actions.ErrUnsupported) {
+		t.Errorf("check a div: got %v, want ErrUnsupported", err)
+	}
+}
+
+func TestUploadFocusScroll(t *testing.T) {
+	tb := open(t, map[string]string{"/": html(formPage + `<div id=tall style="height:4000px"></div><p id=end>end</p>`)}, "/")
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	for _, f := range []string{a, b} {
+		if err := os.WriteFile(f, []byte("hello"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tb.ok(tb.r.SetFiles(tb.ctx, "#file", []string{a}, actions.ActOptions{}))
+	tb.want("window.events", `["file a.txt"]`)
+	tb.ok(tb.r.SetFiles(tb.ctx, "#files", []string{a, b}, actions.ActOptions{}))
+	tb.want("document.getElementById('files').files.length", "2")
+	if _, err := tb.r.SetFiles(tb.ctx, "#file", []string{a, b}, actions.ActOptions{}); !errors.Is(err, actions.ErrUnsupported) {
+		t.Errorf("two files in a single input: got %v, want ErrUnsupported", err)
+	}
+	if _, err := tb.r.SetFiles(tb.ctx, "#name", []string{a}, actions.ActOptions{}); !errors.Is(err, actions.ErrUnsupported) {
+		t.Errorf("upload to a text input: got %v, want ErrUnsupported", err)
+	}
+
+	tb.ok(tb.r.Focus(tb.ctx, "#area", actions.ActOptions{}))
+	tb.want("document.activeElement.id", `"area"`)
+	if _, err := tb.r.Focus(tb.ctx, "#plain", actions.ActOptions{}); !errors.Is(err, actions.ErrUnsupported) {
+		t.Errorf("focus a plain div: got %v, want ErrUnsupported", err)
+	}
+
+	res := tb.ok(tb.r.Scroll(tb.ctx, actions.ScrollOptions{Target: "#end"}))
+	if res.Scroll == nil || res.Scroll.Y < 3000 {
+		t.Errorf("scroll into view: got %v, want y > 3000", res.Scroll)
+	}
+	tb.eval("window.scrollTo(0, 0)")
+	res = tb.ok(tb.r.Scroll(tb.ctx, actions.ScrollOptions{DY: 500}))
+	if res.Scroll == nil || res.Scroll.Y < 100 {
+		t.Errorf("scroll by 500: got %v, want it scrolled", res.Scroll)
+	}
+	tb.want("scrollY > 100", "true")
+}

@@ -1,0 +1,100 @@
+package actions
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/egohost/egohost/internal/link/cdptab"
+	"github.com/egohost/egohost/internal/testkit/cdpfake"
+)
+
+// pollQuiet drives a hidden tab's quiet window from Go: it asks again
+// (poll) while the page answers pending, and ends at the cap.
+func TestPollQuiet(t *testing.T) {
+	s := Settle{Quiet: 20 * time.Millisecond, Cap: time.Second}
+	pending := quietResult{Pending: true, Since: 5, Mutations: 3}
+	quiet := quietResult{Quiet: true, Mutations: 3}
+	tests := []struct {
+		name      string
+		answers   []quietResult // the page's answers, in order; the last repeats
+		cap       time.Duration
+		wantCalls int
+		want      quietResult
+	}{
+		{"a visible tab: one call", []quietResult{quiet}, time.Second, 1, quiet},
+		{"hidden: pending, then quiet", []quietResult{pending, pending, quiet}, time.Second, 3, quiet},
+		{"an error ends it", []quietResult{pending, {err: errors.New("gone")}}, time.Second, 2, quietResult{}},
+		{"the cap ends it, not quiet", []quietResult{pending}, 50 * time.Millisecond, -1, quietResult{Mutations: 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), tt.cap)
+			defer cancel()
+			var polls []bool
+			got := pollQuiet(ctx, s, func(poll bool) quietResult {
+				polls = append(polls, poll)
+				return tt.answers[min(len(polls), len(tt.answers))-1]
+			})
+			if tt.wantCalls > 0 && len(polls) != tt.wantCalls {
+				t.Errorf("calls: got %d, want %d", len(polls), tt.wantCalls)
+			}
+			for i, p := range polls {
+				if p != (i > 0) {
+					t.Errorf("call %d: poll %v, want %v", i, p, i > 0)
+				}
+			}
+			if got.Quiet != tt.want.Quiet || got.Pending || got.Mutations != tt.want.Mutations || (got.err != nil) != (tt.answers[len(tt.answers)-1].err != nil) {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// fakeTab is a cdpfake session as a Tab with no child sessions.
+type fakeTab struct{ *cdpfake.Session }
+
+func (t fakeTab) Child(target.SessionID) cdp.Session { return t.Session }
+func (t fakeTab) Children() []cdptab.Child           { return nil }
+
+// A tab hidden after the checks (the person switched tabs) never answers
+// the mouse move before a press: the click goes on with the press and the
+// release (Chrome dispatches the queued move before the press).
+func TestClickAtAfterAMoveWithoutAnswer(t *testing.T) {
+	fake := cdpfake.New()
+	fake.Handle(input.DispatchMouseEvent.Method, func(ctx context.Context, raw json.RawMessage) (any, error) {
+		var p input.DispatchMouseEventParams
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return nil, err
+		}
+		if p.Type == input.DispatchMouseEventTypeMouseMoved {
+			<-ctx.Done() // an animation frame that never comes
+			return nil, ctx.Err()
+		}
+		return struct{}{}, nil
+	})
+	r := New(fakeTab{fake}, nil, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := r.clickAt(ctx, Point{X: 10, Y: 20}, true, input.MouseButtonLeft, 1, 1, 0); err != nil {
+		t.Fatalf("clickAt: %v", err)
+	}
+	var got []string
+	for _, c := range fake.Calls() {
+		var p input.DispatchMouseEventParams
+		if err := json.Unmarshal(c.Params, &p); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(p.Type))
+	}
+	if want := "mouseMoved mousePressed mouseReleased"; strings.Join(got, " ") != want {
+		t.Errorf("events: got %v, want %s", got, want)
+	}
+}

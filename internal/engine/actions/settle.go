@@ -1,0 +1,375 @@
+package actions
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/internal/engine/aria"
+)
+
+var (
+	//go:embed quiet.js
+	quietJS string
+	//go:embed settle.js
+	settleJS string
+
+	// quietFn runs in the page's own world, on its document.
+	quietFn = aria.Page(quietJS)
+)
+
+// settle lets the page settle after an action, within s.Cap: it follows a
+// navigation of the main frame the action started (to its
+// DOMContentLoaded), then waits for the DOM to be quiet. With el (the
+// element acted on, whose checks started observe.js) it ends after one
+// animation frame when nothing happened since the action: no DOM mutation
+// (that counts: mutation.js leaves out an animation that only moves),
+// no navigation, no request the action started still in flight; otherwise,
+// and without el, it waits for s.Quiet without DOM mutations, counted from
+// the action when el is set.
+func (r *Runner) settle(w *watch, s Settle, el Element) (out Settled) {
+	if s.Off {
+		return Settled{Skipped: "off"}
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(w.ctx, s.Cap)
+	defer cancel()
+	defer func() { out.Took = time.Since(start) }() // out is the named result: set after every return
+	// After a navigation the new document is prepared for the next call
+	// (Options.Prepare), in parallel with the settle's watch of it.
+	var prep *preparing
+	follow := func(ev navEvent) {
+		if r.followNavigation(ctx, w, ev, &out) {
+			// The element acted on went with its document: settle.js
+			// would only find it gone (a round trip in a document being
+			// torn down); the rounds after watch the new document.
+			el = Element{}
+			prep.stop()
+			prep = r.prepare(ctx)
+		}
+	}
+	// Navigation events that arrived with the action's own reply.
+	for {
+		ev, ok := w.next()
+		if !ok {
+			break
+		}
+		if w.isMain(ev) && (ev.kind == navStarted || ev.kind == navCommitted) {
+			follow(ev)
+			break
+		}
+	}
+	for round := 0; round < 4; round++ {
+		if ctx.Err() != nil {
+			out.Capped = true
+			return out
+		}
+		q, nav, navigated := r.quietOrNavigation(ctx, w, s, el)
+		el = Element{} // once: the later rounds watch the main frame's document
+		if !navigated && q.Early {
+			// Nothing in the page: a navigation or a request the action
+			// started may still be on its way.
+			if ev, ok := w.nextNavigation(); ok {
+				nav, navigated = ev, true
+			} else if r.requests(ctx, w) {
+				out.For = appendOnce(out.For, "network")
+				continue // then the DOM quiet window
+			}
+		}
+		if navigated {
+			follow(nav)
+			continue
+		}
+		if q.err != nil {
+			if q.gone || chromeContextGone(q.err) {
+				// The document went away under the observer: a navigation
+				// whose events we will see now, unless it is the one
+				// already followed above (then the next round watches the
+				// new document; a later navigation shows in its events).
+				if !out.Navigated {
+					follow(navEvent{})
+				}
+				continue
+			}
+			if ctx.Err() != nil {
+				out.Capped = true
+			}
+			return out
+		}
+		out.For = appendOnce(out.For, "dom quiet")
+		if !q.Quiet {
+			out.Capped = true
+		}
+		return out
+	}
+	return out
+}
+
+type quietResult struct {
+	Quiet     bool    `json:"quiet"`
+	Early     bool    `json:"early"`   // one frame with nothing in it (settle.js)
+	Missing   bool    `json:"missing"` // settle.js found no watch: use quiet.js
+	Mutations int     `json:"mutations"`
+	Ms        float64 `json:"ms"`
+	// Pending: a hidden document, not quiet yet; Since is how long it has
+	// been without a mutation, in ms (see pollQuiet).
+	Pending bool    `json:"pending"`
+	Since   float64 `json:"since"`
+	err     error
+	gone    bool // the document went away under settle.js
+}
+
+// quietOrNavigation runs the DOM-quiet observer in the main frame while
+// watching for a navigation of the main frame; a navigation wins.
+func (r *Runner) quietOrNavigation(ctx context.Context, w *watch, s Settle, el Element) (quietResult, navEvent, bool) {
+	qctx, qcancel := context.WithCancel(ctx)
+	defer qcancel()
+	done := make(chan quietResult, 1)
+	go func() {
+		if el.ObjectID != "" {
+			if q := r.settleOn(qctx, el, s, ctx); !q.Missing {
+				done <- q
+				return
+			}
+		}
+		done <- r.quiet(qctx, s, ctx)
+	}()
+	for {
+		select {
+		case q := <-done:
+			return q, navEvent{}, false
+		case ev := <-w.nav:
+			if w.isMain(ev) && (ev.kind == navStarted || ev.kind == navCommitted) {
+				qcancel()
+				<-done
+				return quietResult{}, ev, true
+			}
+		}
+	}
+}
+
+// capLeft is how long the page may wait in ms: the settle's cap, or less
+// when capCtx ends sooner.
+func capLeft(s Settle, capCtx context.Context) int64 {
+	if dl, ok := capCtx.Deadline(); ok {
+		return time.Until(dl).Milliseconds()
+	}
+	return s.Cap.Milliseconds()
+}
+
+// quiet evaluates quiet.js in the main frame's page world.
+func (r *Runner) quiet(ctx context.Context, s Settle, capCtx context.Context) quietResult {
+	return pollCapped(ctx, s, capCtx, func(poll bool, capMs int64) quietResult {
+		yes := true
+		res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, cdpruntime.EvaluateParams{
+			Expression:    quietFn.Call(aria.InstallNone, "document", fmt.Sprintf("%d, %d, %t, (%s\n)", s.Quiet.Milliseconds(), capMs, poll, mutationJS)),
+			ReturnByValue: &yes,
+			AwaitPromise:  &yes,
+			Silent:        &yes,
+		})
+		if err != nil {
+			return quietResult{err: err}
+		}
+		if res.ExceptionDetails != nil {
+			// "Promise was collected" and the like: the document went away.
+			return quietResult{err: fmt.Errorf("dom quiet: %s", exceptionText(res.ExceptionDetails))}
+		}
+		var q quietResult
+		if res.Result != nil {
+			if err := json.Unmarshal(res.Result.Value, &q); err != nil {
+				return quietResult{err: fmt.Errorf("dom quiet: %w", err)}
+			}
+		}
+		return q
+	})
+}
+
+// pollCapped is pollQuiet for an observer that waits in the page up to
+// capMs: what is left of capCtx on the first call, the settle's cap on
+// the polls after it (counted in the page from the first call).
+func pollCapped(ctx context.Context, s Settle, capCtx context.Context, call func(poll bool, capMs int64) quietResult) quietResult {
+	capMs := capLeft(s, capCtx)
+	if capMs < 1 {
+		return quietResult{err: context.DeadlineExceeded}
+	}
+	return pollQuiet(ctx, s, func(poll bool) quietResult {
+		if poll {
+			capMs = s.Cap.Milliseconds()
+		}
+		return call(poll, capMs)
+	})
+}
+
+// pollQuiet runs a quiet observer (call) until it answers: in a visible
+// tab the first call waits in the page. A hidden tab's timers wait for
+// Chrome's 1 s wake-ups, so there the page answers at once (Pending, with
+// the time since the last mutation) and the waiting is done here: sleep
+// until the quiet window would end, ask again (poll), within ctx (the
+// cap: then the answer is not quiet).
+func pollQuiet(ctx context.Context, s Settle, call func(poll bool) quietResult) quietResult {
+	q := call(false)
+	for q.err == nil && q.Pending {
+		wait := max(s.Quiet-time.Duration(q.Since*float64(time.Millisecond)), 5*time.Millisecond)
+		if err := sleep(ctx, wait); err != nil {
+			return quietResult{Mutations: q.Mutations, Ms: q.Ms}
+		}
+		q = call(true)
+	}
+	return q
+}
+
+// settleOn runs settle.js on the element acted on.
+func (r *Runner) settleOn(ctx context.Context, el Element, s Settle, capCtx context.Context) quietResult {
+	return pollCapped(ctx, s, capCtx, func(poll bool, capMs int64) quietResult {
+		var q quietResult
+		if err := r.callOn(ctx, el, settleJS, &q, s.Quiet.Milliseconds(), capMs, poll); err != nil {
+			var na *NotActionableError
+			// The element's document went away: a navigation.
+			return quietResult{err: err, gone: errors.As(err, &na) && na.Reason == NotAttached}
+		}
+		return q
+	})
+}
+
+// requests waits, within ctx, until the requests the action started have
+// ended. It reports whether there were any.
+func (r *Runner) requests(ctx context.Context, w *watch) bool {
+	n, idle := w.inFlight()
+	if n == 0 {
+		return false
+	}
+	for n > 0 {
+		select {
+		case <-ctx.Done():
+			return true
+		case <-idle:
+		case ev := <-w.nav:
+			if w.isMain(ev) && (ev.kind == navStarted || ev.kind == navCommitted) {
+				// A navigation: the settle's next round follows it.
+				w.unread(ev)
+				return true
+			}
+		}
+		n, idle = w.inFlight()
+	}
+	return true
+}
+
+// followNavigation waits, within ctx, for a navigation of the main frame
+// to commit and reach DOMContentLoaded (or to end: a same-document
+// navigation, a download, a cancelled load). first is the event that
+// announced it (the zero navEvent when only its effects were seen).
+// parsed reports whether a new document committed and reached
+// DOMContentLoaded (what is worth preparing for the next call).
+func (r *Runner) followNavigation(ctx context.Context, w *watch, first navEvent, out *Settled) (parsed bool) {
+	out.Navigated = true
+	out.For = appendOnce(out.For, "navigation")
+	loader := first.loaderID
+	committed := first.kind == navCommitted
+	if first.url != "" {
+		out.URL = first.url
+	}
+	if committed && first.bfcache {
+		return false
+	}
+	// A lifecycle event may be read before the commit it belongs to is
+	// known (the commit came with the action's reply): remember them.
+	loaded := make(map[cdp.LoaderID]bool)
+	for {
+		select {
+		case <-ctx.Done():
+			out.Capped = true
+			return false
+		case ev := <-w.nav:
+			if !w.isMain(ev) {
+				continue
+			}
+			switch ev.kind {
+			case navCommitted:
+				committed, loader, out.URL = true, ev.loaderID, ev.url
+				if ev.bfcache {
+					return false
+				}
+				if loaded[loader] {
+					out.For = appendOnce(out.For, "domcontentloaded")
+					return true
+				}
+			case navSameDoc:
+				out.URL = ev.url
+				if !committed {
+					return false
+				}
+			case navStopped:
+				if !committed {
+					return false // no new document: a download, or the load was cancelled
+				}
+			case navLifecycle:
+				if ev.name != "DOMContentLoaded" && ev.name != "load" {
+					continue
+				}
+				if committed && ev.loaderID == loader {
+					out.For = appendOnce(out.For, "domcontentloaded")
+					return true
+				}
+				loaded[ev.loaderID] = true
+			}
+		}
+	}
+}
+
+// nextNavigation returns the first main-frame navigation start or commit
+// among the events that already arrived, if any.
+func (w *watch) nextNavigation() (navEvent, bool) {
+	for {
+		ev, ok := w.next()
+		if !ok {
+			return navEvent{}, false
+		}
+		if w.isMain(ev) && (ev.kind == navStarted || ev.kind == navCommitted) {
+			return ev, true
+		}
+	}
+}
+
+// unread puts an event back for the next reader (dropped when full).
+func (w *watch) unread(ev navEvent) {
+	select {
+	case w.nav <- ev:
+	default:
+	}
+}
+
+// next returns a navigation event that already arrived, if any.
+func (w *watch) next() (navEvent, bool) {
+	select {
+	case ev := <-w.nav:
+		return ev, true
+	default:
+		return navEvent{}, false
+	}
+}
+
+// isMain reports whether ev is about the main frame (navCommitted events
+// are main-frame only already).
+func (w *watch) isMain(ev navEvent) bool {
+	select {
+	case <-w.ready:
+	default:
+		return ev.kind == navCommitted
+	}
+	return ev.kind == navCommitted || ev.frameID == w.mainFrame
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, v := range list {
+		if v == s {
+			return list
+		}
+	}
+	return append(list, s)
+}

@@ -1,0 +1,144 @@
+package actions_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/chromedp/cdproto/input"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
+
+	"github.com/egohost/egohost/internal/engine/actions"
+	"github.com/egohost/egohost/resolver"
+)
+
+// animJS animates like jQuery: one write of the style attribute per
+// frame. bounce moves el by its top for ms (jQuery UI's bounce effect,
+// which DokuWiki's sitemap runs for 2 s on the current page's item at
+// load); fade and slide animate its opacity or height and then hide it
+// (display: none), as jQuery's fadeOut and slideUp do.
+const animJS = `<script>
+function frames(ms, step, end) {
+  const t0 = performance.now();
+  const f = () => {
+    const t = performance.now() - t0;
+    if (t >= ms) { end(); return; }
+    step(t / ms);
+    requestAnimationFrame(f);
+  };
+  requestAnimationFrame(f);
+}
+function bounce(el, ms) {
+  el.style.position = 'relative';
+  frames(ms, (p) => el.style.top = (-Math.abs(Math.sin(p * 31.4)) * 20).toFixed(1) + 'px', () => el.style.top = '');
+}
+function fade(el, ms) {
+  frames(ms, (p) => el.style.opacity = (1 - p).toFixed(3), () => { el.style.display = 'none'; el.style.opacity = ''; });
+}
+function slide(el, ms) {
+  const h = el.offsetHeight;
+  el.style.overflow = 'hidden';
+  frames(ms, (p) => el.style.height = (h * (1 - p)).toFixed(1) + 'px', () => { el.style.display = 'none'; el.style.height = ''; });
+}
+</script>`
+
+// animPages: / links to /sitemap, whose DOMContentLoaded bounces an item
+// for 3 s (longer than the settle's 2 s cap), and has buttons that bounce
+// an item, fade a panel out and slide one up.
+func animPages() map[string]string {
+	return map[string]string{
+		"/": html(animJS + `<a id=go href="/sitemap">Sitemap</a>
+<ul><li id=here>Start</li></ul>
+<button id=bounce onclick="bounce(here, 3000)">Bounce</button>
+<button id=fade onclick="fade(faded, 300)">Fade</button>
+<button id=slide onclick="slide(slid, 300)">Slide</button>
+<p id=faded>Fades out</p><p id=slid>Slides up</p>`),
+		"/sitemap": html(animJS + `<title>Sitemap</title><ul><li>Start</li><li id=here>Playground</li></ul>
+<script>document.addEventListener('DOMContentLoaded', () => bounce(here, 3000))</script>`),
+	}
+}
+
+// A script's animation that only moves an element (jQuery's bounce: its
+// style's top, every frame, for seconds) is not activity the settle waits
+// for: the snapshot after it reads nothing of it. DokuWiki's Sitemap link
+// settled at the 2 s cap (issue 24 item 7). An animation that hides an
+// element (a fade, a slide) is still waited for, to its end.
+func TestSettleLooksPastAnimations(t *testing.T) {
+	tb := open(t, animPages(), "/")
+	for _, c := range []struct {
+		name, click string
+		navigated   bool
+		want        [2]string // an expression and its JSON once the click returns
+	}{
+		{"a link to a page that bounces an item at load", "#go", true, [2]string{"document.title", `"Sitemap"`}},
+		{"a button that bounces an item", "#bounce", false, [2]string{"here.style.position", `"relative"`}},
+		{"a fade that ends hidden", "#fade", false, [2]string{"getComputedStyle(faded).display", `"none"`}},
+		{"a slide that ends hidden", "#slide", false, [2]string{"getComputedStyle(slid).display", `"none"`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := tb.r.Goto(tb.ctx, tb.base+"/", actions.NavOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			res := tb.ok(tb.r.Click(tb.ctx, c.click, actions.ClickOptions{}))
+			tb.want(c.want[0], c.want[1])
+			s := res.Settled
+			if s.Capped || s.Navigated != c.navigated || !slices.Contains(s.For, "dom quiet") {
+				t.Errorf("settled: got %+v, want dom quiet, navigated %t, not capped", s, c.navigated)
+			}
+		})
+	}
+}
+
+// callCountingTab counts the calls of Runtime.callFunctionOn after the last
+// mouse release.
+type callCountingTab struct {
+	safeTab
+	mu       sync.Mutex
+	released bool
+	calls    int
+}
+
+func (c *callCountingTab) Call(ctx context.Context, method string, params, result any) error {
+	c.mu.Lock()
+	if p, ok := params.(input.DispatchMouseEventParams); ok && method == input.CommandDispatchMouseEvent && p.Type == input.DispatchMouseEventTypeMouseReleased {
+		c.released, c.calls = true, 0
+	} else if c.released && method == cdpruntime.CommandCallFunctionOn {
+		c.calls++
+	}
+	c.mu.Unlock()
+	return c.safeTab.Call(ctx, method, params, result)
+}
+
+func (c *callCountingTab) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.calls
+}
+
+// After a click that loads a new document, the settle makes no call on
+// the element acted on: it went with the old document (it made one, which
+// a round trip later failed as gone). The one call left after the mouse
+// release is the click's guard read back (intercepted.js).
+func TestSettleAfterANewDocumentLeavesTheOldElement(t *testing.T) {
+	tb := open(t, map[string]string{
+		"/":     html(`<a id=go href="/next">Next</a>`),
+		"/next": html(`<title>Next</title><p>Next</p>`),
+	}, "/")
+	ct := &callCountingTab{safeTab: safeTab{tb.p}}
+	res := resolver.New(ct, nil)
+	r := actions.New(ct, actions.FindCallers(res.Object, res.ObjectCall), actions.Options{Transient: resolver.IsTransient})
+	for i := range 2 {
+		if _, err := r.Goto(tb.ctx, tb.base+"/", actions.NavOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		got := tb.ok(r.Click(tb.ctx, "#go", actions.ClickOptions{}))
+		tb.want("document.title", `"Next"`)
+		if s := got.Settled; s.Capped || !slices.Contains(s.For, "domcontentloaded") {
+			t.Fatalf("click %d: settled %+v, want a navigation followed to domcontentloaded", i, s)
+		}
+		if n := ct.count(); n != 1 {
+			t.Errorf("click %d: got %d calls on an element after the mouse release, want 1 (the guard's)", i, n)
+		}
+	}
+}

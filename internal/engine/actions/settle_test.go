@@ -1,0 +1,76 @@
+package actions_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/egohost/egohost/internal/engine/actions"
+	"github.com/egohost/egohost/internal/testkit/browsertest"
+)
+
+// slowData is how long /data takes to answer: longer than the old 100 ms
+// quiet window, so only a settle that waits for the action's requests sees
+// what the page does with the answer.
+const slowData = 400 * time.Millisecond
+
+// settlePage has buttons whose handlers change the page later than the
+// click: in a microtask, a setTimeout(0), an animation frame, a chain of
+// timers, and after a fetch; #none changes nothing.
+func settlePage() http.Handler {
+	pages := browsertest.Pages(map[string]string{"/": html(`
+<p id=out>-</p>
+<button id=micro onclick="queueMicrotask(() => out.textContent = 'micro')">micro</button>
+<button id=timeout onclick="setTimeout(() => out.textContent = 'timeout', 0)">timeout</button>
+<button id=raf onclick="requestAnimationFrame(() => out.textContent = 'raf')">raf</button>
+<button id=chain onclick="setTimeout(() => { out.textContent = 'one'; setTimeout(() => out.textContent = 'chain', 30) }, 0)">chain</button>
+<button id=fetch onclick="fetch('/data').then(r => r.text()).then(t => out.textContent = t)">fetch</button>
+<button id=none>none</button>`)})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/data", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(slowData):
+		case <-r.Context().Done():
+		}
+		w.Write([]byte("fetched"))
+	})
+	mux.Handle("/", pages)
+	return mux
+}
+
+// TestSettleSeesTheEffect: with the default settle, what a click's handler
+// does a little later (a microtask, a timer, a frame, a request) is in the
+// page when the click returns, so the next snapshot sees it; a click that
+// changes nothing ends after one frame.
+func TestSettleSeesTheEffect(t *testing.T) {
+	tb := openWith(t, settlePage(), "/", actions.Options{})
+	for _, c := range []struct {
+		button, want string
+		waited       string // one of Settled.For
+	}{
+		{"micro", "micro", "dom quiet"},
+		{"timeout", "timeout", "dom quiet"},
+		{"raf", "raf", "dom quiet"},
+		{"chain", "chain", "dom quiet"},
+		{"fetch", "fetched", "network"},
+	} {
+		t.Run(c.button, func(t *testing.T) {
+			tb.eval(`out.textContent = '-'`)
+			res := tb.ok(tb.r.Click(tb.ctx, "#"+c.button, actions.ClickOptions{}))
+			tb.want("out.textContent", `"`+c.want+`"`)
+			found := false
+			for _, f := range res.Settled.For {
+				found = found || f == c.waited
+			}
+			if !found || res.Settled.Capped {
+				t.Errorf("settled: got %+v, want it to have waited for %s, not capped", res.Settled, c.waited)
+			}
+		})
+	}
+	t.Run("nothing happens", func(t *testing.T) {
+		res := tb.ok(tb.r.Click(tb.ctx, "#none", actions.ClickOptions{}))
+		if len(res.Settled.For) != 1 || res.Settled.For[0] != "dom quiet" || res.Settled.Capped {
+			t.Errorf("settled: got %+v, want dom quiet only", res.Settled)
+		}
+	})
+}

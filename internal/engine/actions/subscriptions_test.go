@@ -1,0 +1,61 @@
+package actions_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/egohost/egohost/internal/engine/actions"
+	"github.com/egohost/egohost/internal/link/cdptab"
+	"github.com/egohost/egohost/internal/testkit/cdpfake"
+)
+
+// countingTab is a fake tab that counts the event subscriptions a call
+// opens.
+type countingTab struct {
+	*cdpfake.Session
+	subscribes, streams atomic.Int32
+}
+
+func (t *countingTab) Subscribe(method string) (<-chan jsonv2.Value, func()) {
+	t.subscribes.Add(1)
+	return t.Session.Subscribe(method)
+}
+
+func (t *countingTab) Stream(methods ...string) (<-chan cdptab.Event, func()) {
+	t.streams.Add(1)
+	return t.Session.Stream(methods...)
+}
+
+func (t *countingTab) Child(target.SessionID) cdp.Session { return t.Session }
+func (t *countingTab) Children() []cdptab.Child           { return nil }
+
+// An eval watches the tab's page events (dialogs, navigations) through one
+// subscription, not one per event method: each subscription is a buffer
+// the service allocates per call (issue 8, item 9).
+func TestEvalOpensOneEventSubscription(t *testing.T) {
+	s := cdpfake.New()
+	s.Reply("Page.enable", struct{}{})
+	s.Reply("Page.setLifecycleEventsEnabled", struct{}{})
+	s.Reply("Page.getFrameTree", map[string]any{"frameTree": map[string]any{"frame": map[string]any{"id": "F", "loaderId": "L", "url": "https://example.test/"}}})
+	s.Reply("Runtime.evaluate", map[string]any{"result": map[string]any{"type": "number", "value": 3}})
+	tab := &countingTab{Session: s}
+	r := actions.New(tab, nil, actions.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	res, err := r.Evaluate(ctx, "1 + 2", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(res.Value) != "3" {
+		t.Errorf("value: got %s, want 3", res.Value)
+	}
+	if got, want := tab.subscribes.Load()+tab.streams.Load(), int32(1); got != want {
+		t.Errorf("event subscriptions of one eval: got %d (%d per-method, %d streams), want %d", got, tab.subscribes.Load(), tab.streams.Load(), want)
+	}
+}

@@ -1,0 +1,290 @@
+package actions
+
+import (
+	"context"
+	"sync"
+
+	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+
+	"github.com/egohost/egohost/internal/link/cdptab"
+)
+
+// Dialog is a JavaScript dialog (alert, confirm, prompt, beforeunload).
+type Dialog struct {
+	Type          string `json:"type"`
+	Message       string `json:"message"`
+	DefaultPrompt string `json:"defaultPrompt,omitempty"`
+	URL           string `json:"url,omitempty"`
+}
+
+// navEvent is one main-frame navigation event, in the order the watch saw
+// them on its channel.
+type navEvent struct {
+	kind     navKind
+	frameID  cdp.FrameID
+	loaderID cdp.LoaderID
+	url      string
+	name     string // lifecycle event name
+	bfcache  bool   // a back/forward-cache restore (no new lifecycle)
+}
+
+type navKind uint8
+
+const (
+	navStarted   navKind = iota + 1 // a navigation was requested or started
+	navCommitted                    // a new document committed (frameNavigated)
+	navSameDoc                      // a same-document navigation (hash, pushState)
+	navLifecycle                    // a lifecycle event (DOMContentLoaded, load, networkIdle…)
+	navStopped                      // the frame stopped loading (also when a navigation became a download)
+)
+
+// navBuffer is how many navigation events a watch keeps for its reader
+// (the settle); a navigation brings a dozen or so.
+const navBuffer = 128
+
+// watch follows a tab's page events for the length of one call: the
+// JavaScript dialogs (one ends the call's context) and the navigations of
+// the main frame. Its goroutines end at close.
+type watch struct {
+	ctx    context.Context // ends with the parent or when a dialog opens
+	cancel context.CancelCauseFunc
+
+	ready     chan struct{} // the Page domain answered (or failed to)
+	mainFrame cdp.FrameID   // set before ready closes
+	loaderID  cdp.LoaderID  // the main frame's document when the watch started
+	url       string
+	setupErr  error
+
+	nav chan navEvent
+
+	mu     sync.Mutex
+	dialog *Dialog
+	// armed is set when the action is dispatched: the requests started
+	// from then on are the action's; reqs holds those still in flight,
+	// and idle is signalled when a request ends.
+	armed bool
+	reqs  map[network.RequestID]bool
+	idle  chan struct{}
+
+	stops []func()
+	wg    sync.WaitGroup
+}
+
+// watch subscribes to the tab's page events and turns the Page domain and
+// its lifecycle events on, in the background: call wait to be sure. It
+// reads the main frame's current document (for the waits on a load).
+func (r *Runner) watch(ctx context.Context, op string) *watch {
+	return r.watchWith(ctx, op, true)
+}
+
+// actionWatch is watch for an action: the main frame's current document is
+// not needed (its ID is cached per tab), and the Network domain is on, so
+// that the settle sees the requests the action starts.
+func (r *Runner) actionWatch(ctx context.Context, op string) *watch {
+	return r.watchWith(ctx, op, false)
+}
+
+func (r *Runner) watchWith(ctx context.Context, op string, document bool) *watch {
+	wctx, cancel := context.WithCancelCause(ctx)
+	w := &watch{ctx: wctx, cancel: cancel, ready: make(chan struct{}), nav: make(chan navEvent, navBuffer), reqs: make(map[network.RequestID]bool)}
+	// One stream for every method a watch needs, in arrival order: a call
+	// holds one small subscription, not one per method.
+	methods := []string{
+		page.JavascriptDialogOpening.Method,
+		page.FrameRequestedNavigation.Method,
+		page.FrameStartedNavigating.Method,
+		page.FrameNavigated.Method,
+		page.NavigatedWithinDocument.Method,
+		page.LifecycleEvent.Method,
+		page.FrameStoppedLoading.Method,
+	}
+	if !document {
+		methods = append(methods, network.RequestWillBeSent.Method, network.LoadingFinished.Method, network.LoadingFailed.Method)
+	}
+	events, stop := r.tab.Stream(methods...)
+	w.stops = append(w.stops, stop)
+
+	w.wg.Add(2)
+	go func() {
+		defer w.wg.Done()
+		defer close(w.ready)
+		if err := r.setup.enable(wctx, r.tab, !document, document); err != nil {
+			w.setupErr = err
+			return
+		}
+		if frame := r.setup.frame(); frame != "" && !document {
+			w.mainFrame = frame
+			return
+		}
+		tree, err := cdp.Call(wctx, r.tab, page.GetFrameTree, cdp.Empty{})
+		if err != nil {
+			w.setupErr = err
+			return
+		}
+		if tree.FrameTree != nil && tree.FrameTree.Frame != nil {
+			w.mainFrame, w.loaderID, w.url = tree.FrameTree.Frame.ID, tree.FrameTree.Frame.LoaderID, tree.FrameTree.Frame.URL
+			r.setup.setFrame(w.mainFrame)
+		}
+	}()
+	go func() {
+		defer w.wg.Done()
+		put := func(e navEvent) {
+			select {
+			case w.nav <- e:
+			default: // nobody reads: drop
+			}
+		}
+		for {
+			var e cdptab.Event
+			select {
+			case <-wctx.Done():
+				return
+			case ev, ok := <-events:
+				if !ok {
+					return
+				}
+				e = ev
+			}
+			switch e.Method {
+			case page.JavascriptDialogOpening.Method:
+				if d, ok := dialogOf(e.Params); ok {
+					w.mu.Lock()
+					w.dialog = d
+					w.mu.Unlock()
+					w.cancel(&DialogOpenError{Op: op, Dialog: *d})
+					return
+				}
+			case page.FrameRequestedNavigation.Method:
+				var ev page.EventFrameRequestedNavigation
+				if jsonv2.Unmarshal(e.Params, &ev) == nil {
+					put(navEvent{kind: navStarted, frameID: ev.FrameID, url: ev.URL})
+				}
+			case page.FrameStartedNavigating.Method:
+				var ev page.EventFrameStartedNavigating
+				if jsonv2.Unmarshal(e.Params, &ev) == nil {
+					switch ev.NavigationType {
+					case page.FrameStartedNavigatingNavigationTypeSameDocument, page.FrameStartedNavigatingNavigationTypeHistorySameDocument:
+						// the navigatedWithinDocument that follows says it all
+					default:
+						put(navEvent{kind: navStarted, frameID: ev.FrameID, loaderID: ev.LoaderID, url: ev.URL})
+					}
+				}
+			case page.FrameNavigated.Method:
+				var ev page.EventFrameNavigated
+				if jsonv2.Unmarshal(e.Params, &ev) == nil && ev.Frame != nil && ev.Frame.ParentID == "" {
+					put(navEvent{kind: navCommitted, frameID: ev.Frame.ID, loaderID: ev.Frame.LoaderID, url: ev.Frame.URL,
+						bfcache: ev.Type == page.NavigationTypeBackForwardCacheRestore})
+				}
+			case page.NavigatedWithinDocument.Method:
+				var ev page.EventNavigatedWithinDocument
+				if jsonv2.Unmarshal(e.Params, &ev) == nil {
+					put(navEvent{kind: navSameDoc, frameID: ev.FrameID, url: ev.URL})
+				}
+			case page.LifecycleEvent.Method:
+				var ev page.EventLifecycleEvent
+				if jsonv2.Unmarshal(e.Params, &ev) == nil {
+					put(navEvent{kind: navLifecycle, frameID: ev.FrameID, loaderID: ev.LoaderID, name: ev.Name})
+				}
+			case network.RequestWillBeSent.Method:
+				var ev network.EventRequestWillBeSent
+				if jsonv2.Unmarshal(e.Params, &ev) == nil && ev.Type != network.ResourceTypeEventSource && ev.Type != network.ResourceTypeWebSocket {
+					w.request(ev.RequestID, true)
+				}
+			case network.LoadingFinished.Method:
+				var ev network.EventLoadingFinished
+				if jsonv2.Unmarshal(e.Params, &ev) == nil {
+					w.request(ev.RequestID, false)
+				}
+			case network.LoadingFailed.Method:
+				var ev network.EventLoadingFailed
+				if jsonv2.Unmarshal(e.Params, &ev) == nil {
+					w.request(ev.RequestID, false)
+				}
+			case page.FrameStoppedLoading.Method:
+				var ev page.EventFrameStoppedLoading
+				if jsonv2.Unmarshal(e.Params, &ev) == nil {
+					put(navEvent{kind: navStopped, frameID: ev.FrameID})
+				}
+			}
+		}
+	}()
+	return w
+}
+
+// waitReady waits until the Page domain is on and the main frame is known.
+func (w *watch) waitReady() error {
+	select {
+	case <-w.ready:
+		return w.setupErr
+	case <-w.ctx.Done():
+		return ctxErr(w.ctx)
+	}
+}
+
+// request records a network request starting or ending.
+func (w *watch) request(id network.RequestID, started bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case started && w.armed:
+		w.reqs[id] = true
+	case !started && w.reqs[id]:
+		delete(w.reqs, id)
+		if w.idle != nil {
+			close(w.idle)
+			w.idle = nil
+		}
+	}
+}
+
+// inFlight returns how many requests the action started are still in
+// flight and, when some are, a channel closed when one of them ends.
+func (w *watch) inFlight() (int, <-chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.reqs) == 0 {
+		return 0, nil
+	}
+	if w.idle == nil {
+		w.idle = make(chan struct{})
+	}
+	return len(w.reqs), w.idle
+}
+
+// arm marks the dispatch of the action: the requests that start from now
+// on are its own.
+func (w *watch) arm() {
+	w.mu.Lock()
+	w.armed = true
+	w.mu.Unlock()
+}
+
+// drain forgets the navigation events seen so far (those before an action).
+func (w *watch) drain() {
+	for {
+		select {
+		case <-w.nav:
+		default:
+			return
+		}
+	}
+}
+
+// opened returns the dialog that opened during the watch, if any.
+func (w *watch) opened() *Dialog {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.dialog
+}
+
+// close stops the subscriptions and waits for the watch's goroutines.
+func (w *watch) close() {
+	w.cancel(nil)
+	w.wg.Wait()
+	for _, stop := range w.stops {
+		stop()
+	}
+}

@@ -1,0 +1,235 @@
+// Package aria is egohost's page module, and the one way egohost calls
+// JavaScript in a page.
+//
+// The module (aria.js) computes what egohost reads of a page: ARIA roles,
+// accessible names, states and values, what the accessibility tree leaves
+// out, visibility, generated content. The locator engine (resolver) and
+// the snapshot walker (snapshot) both read the page through it, so what a
+// locator matches and what a snapshot shows come from one place. Node
+// tests (internal/engine/aria/test, `node --test internal/engine/aria/test/`) run it over a small fake DOM;
+// the resolver's and the snapshot's Chromium tests hold it to Chrome's own
+// accessibility tree.
+//
+// # The calling convention
+//
+// Every function egohost injects into a page is written
+//
+//	(el, ns, ...args) => result        // or async
+//
+// and called with el the node the call is about (the element, or the
+// document for a call about a whole document) and ns the module's
+// namespace; args are JSON values. Functions never use `this`, and the
+// module reaches them as ns, never through a global. (A kept function
+// keeps its state in its closure; the actions' watches keep theirs on the
+// element's window, between the calls that start and read them.) Go
+// builds every call with a Func, in one of three homes:
+//
+//   - Keep: the function is kept in egohost's world after its first call
+//     (under a key derived from its source), so later calls send a few
+//     bytes, not the function (the locator engine, the snapshot walker,
+//     the overlay, a function run with a resolution).
+//   - Send: the function is sent with every call (small or one-off
+//     functions, and the actions' steps, composed per action).
+//   - Page: the function runs in the page's own world (the actions that
+//     must: the DOM quiet, scroll and wheel, the focused element's
+//     description, a location assignment); ns is null there, since the
+//     module is never put where the page's scripts can reach it.
+//
+// Runtime.callFunctionOn's `this` appears only in the declarations that
+// Decl and cdptab.Boxed build, in the one-property probes around them (a
+// node's isConnected, a boxed object's element), and in an agent's own
+// function (actions.Runner.EvaluateOn), which gets the element as `this`
+// as well as its argument, as PROTOCOL.md's eval promises: that function
+// is the agent's, not egohost's.
+//
+// The module is installed once per world (egohost's isolated world of a
+// frame, and the overlay's), under Key. A call made in a world that lacks
+// the module or the kept function answers a marker instead of running;
+// Func.Again reads it and says what to install, and the caller sends the
+// call again with that (Func.Call's in): at most two more round trips, the
+// first time a world is used.
+//
+// The script sandbox's facade (internal/server/script/facade.js) is not injected into a
+// page: it runs in goja, around the service's methods, and is not under
+// this convention.
+package aria
+
+import (
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/chromedp/cdproto/runtime"
+)
+
+//go:embed aria.js
+var source string
+
+// Source is the module's JavaScript: one expression whose value is the
+// namespace.
+func Source() string { return source }
+
+// Key is the global of a world that holds the module. It names the
+// module's version: a new build never uses an old module left in a page.
+// It is hashed on first use: a CLI call that never touches a page does
+// not pay for it.
+var Key = sync.OnceValue(func() string { return "__egohostAria_" + digest(source) })
+
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:6])
+}
+
+// Install says what a call installs in the world before it runs.
+type Install int
+
+const (
+	// InstallNone only calls.
+	InstallNone Install = iota
+	// InstallFunc installs a kept function, then calls it.
+	InstallFunc
+	// InstallModule installs the module (when missing) and the function,
+	// then calls it.
+	InstallModule
+)
+
+// MissingModule is what a call answers in a world without the module (a
+// fake page answers it too).
+const MissingModule = "egohost: no page module"
+
+// What a call answers when its world lacks the module, or a kept function
+// (its key follows).
+const (
+	noModule     = MissingModule
+	noFuncPrefix = "egohost: no page function "
+)
+
+// Func is a function with the calling convention (its source evaluates to
+// the function), and where it runs.
+type Func struct {
+	src  string
+	key  func() string // where the world keeps it (hashed on first use); nil when sent with every call
+	page bool          // the page's own world: ns is null
+}
+
+// Keep returns a Func kept in egohost's world after its first call. Its
+// source may close over state (an IIFE that returns the function): the
+// state then lives as long as the world, the document's. Sending it again
+// (a caller that did not know the world had it) keeps the one there, and
+// its state.
+func Keep(src string) Func {
+	return Func{src: src, key: sync.OnceValue(func() string { return "__egohostFn_" + digest(src) })}
+}
+
+// Send returns a Func sent with every call.
+func Send(src string) Func { return Func{src: src} }
+
+// Page returns a Func that runs in the page's own world, with ns null.
+func Page(src string) Func { return Func{src: src, page: true} }
+
+// Source is the function's source.
+func (f Func) Source() string { return f.src }
+
+// Call returns an expression that calls the function with el and args:
+// JavaScript expressions (el is "document", "this", a variable…; args is
+// an argument list, e.g. JSON texts joined by commas, or "...a"). Outside
+// the page world, a world that lacks what in does not install makes the
+// expression evaluate to a marker instead (see Func.Again).
+func (f Func) Call(in Install, el, args string) string {
+	if args != "" {
+		args = ", " + args
+	}
+	mod := "globalThis." + Key()
+	noMod := strconv.Quote(noModule)
+	switch {
+	case f.page:
+		return "(" + f.src + "\n)(" + el + ", null" + args + ")"
+	case f.key == nil && in == InstallNone:
+		return "(" + mod + " ? (" + f.src + "\n)(" + el + ", " + mod + args + ") : " + noMod + ")"
+	case f.key == nil:
+		return "(" + f.src + "\n)(" + el + ", (" + mod + " ??= (" + source + "\n))" + args + ")"
+	}
+	fn := "globalThis." + f.key()
+	switch in {
+	case InstallNone:
+		return "(" + mod + " ? (" + fn + " ? " + fn + "(" + el + ", " + mod + args + ") : " + strconv.Quote(f.noFunc()) + ") : " + noMod + ")"
+	case InstallFunc:
+		return "(" + mod + " ? (" + fn + " ??= (" + f.src + "\n))(" + el + ", " + mod + args + ") : " + noMod + ")"
+	default:
+		return "(" + fn + " ??= (" + f.src + "\n))(" + el + ", (" + mod + " ??= (" + source + "\n))" + args + ")"
+	}
+}
+
+// noFunc is what a call answers when its world does not keep f.
+// A function sent with every call has no key (and no marker of its own:
+// its calls can only lack the module).
+func (f Func) noFunc() string {
+	if f.key == nil {
+		return noFuncPrefix
+	}
+	return noFuncPrefix + f.key()
+}
+
+// Expr returns an expression for Runtime.evaluate that calls the
+// function with the document and args (each a JSON value).
+func (f Func) Expr(in Install, args ...json.RawMessage) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = string(a)
+	}
+	return f.Call(in, "document", strings.Join(parts, ", "))
+}
+
+// Decl returns a function declaration for Runtime.callFunctionOn that
+// calls the function with the object it is called on (`this`) and the
+// call's arguments.
+func (f Func) Decl(in Install) string {
+	return "function(...a) { return " + f.Call(in, "this", "...a") + "; }"
+}
+
+// Marked returns a JavaScript expression that is true when the variable v
+// holds a marker of this function's (Call's value in a world that lacked
+// something): code that wraps a call's value (in an envelope, say) passes
+// a marker on as it is, for Again to read.
+func (f Func) Marked(v string) string {
+	return "(" + v + " === " + strconv.Quote(noModule) + " || " + v + " === " + strconv.Quote(f.noFunc()) + ")"
+}
+
+// Again reads a call's result: when it is the marker of a world that
+// lacked the module or this function, it returns what to install and true
+// (send the call again with that). It returns false when the call ran, or
+// when in already installed what is asked (nothing more can help).
+func (f Func) Again(in Install, o *runtime.RemoteObject) (Install, bool) {
+	need := InstallNone
+	switch s, _ := stringOf(o); {
+	case s == noModule:
+		need = InstallModule
+	case f.key != nil && s == f.noFunc():
+		need = InstallFunc
+	}
+	if need <= in {
+		return in, false
+	}
+	return need, true
+}
+
+// stringOf is a result's string value, returned by value or deep
+// serialized.
+func stringOf(o *runtime.RemoteObject) (string, bool) {
+	if o == nil || o.Type != runtime.RemoteObjectTypeString {
+		return "", false
+	}
+	raw := o.Value
+	if o.DeepSerializedValue != nil && len(o.DeepSerializedValue.Value) > 0 {
+		raw = o.DeepSerializedValue.Value
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}

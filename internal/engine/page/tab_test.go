@@ -1,0 +1,149 @@
+package page
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/egohost/egohost/internal/link/extwire"
+	"github.com/egohost/egohost/internal/testkit/cdpfake"
+	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/refmap"
+)
+
+// fakeTab is a tab whose session answers what opening a page asks.
+func fakeTab(t *testing.T) (*Tab, *cdpfake.Session) {
+	t.Helper()
+	sess := cdpfake.New()
+	for _, m := range []string{"Page.enable", "Target.setAutoAttach", "Network.enable", "Runtime.enable", "Runtime.runIfWaitingForDebugger"} {
+		sess.Reply(m, struct{}{})
+	}
+	return NewTab(7, sess, refmap.NewCounter(), nil), sess
+}
+
+func codeOf(err error) protocol.Code {
+	var pe *protocol.Error
+	if errors.As(err, &pe) {
+		return pe.Code
+	}
+	return 0
+}
+
+// A tab's page opens once, on first use, with its record; a closed tab
+// (its browser tab closed or detached) never opens again: a call that
+// raced the close gets detached, not a page no one will close.
+func TestTabOpensOnceAndNeverAfterClose(t *testing.T) {
+	tab, sess := fakeTab(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, ok := tab.Engine(); ok {
+		t.Fatal("an engine before Open")
+	}
+	first, err := tab.Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Page == nil || first.Snap == nil || first.Res == nil || first.Acts == nil || tab.Record() == nil {
+		t.Fatalf("got engine %+v, record %v: want every part", first, tab.Record())
+	}
+	again, err := tab.Open(ctx)
+	if err != nil || again != first {
+		t.Fatalf("second Open: got %+v, %v; want the same engine", again, err)
+	}
+	if n := sess.Count("Target.setAutoAttach"); n != 1 {
+		t.Errorf("the page was opened %d times, want once", n)
+	}
+	tab.Close()
+	if _, ok := tab.Engine(); ok || tab.Record() != nil {
+		t.Error("the engine or record outlived Close")
+	}
+	if _, err := tab.Open(ctx); codeOf(err) != protocol.CodeDetached {
+		t.Errorf("Open after Close: got %v, want detached", err)
+	}
+	if n := sess.Count("Target.setAutoAttach"); n != 1 {
+		t.Errorf("a closed tab's page was opened again (%d opens)", n)
+	}
+}
+
+// A tab that answers nothing since the attach (a dialog Chrome never
+// reported) fails with dialog_open before the call's deadline, not with a
+// bare timeout.
+func TestTabThatNeverAnswersSaysDialogOpen(t *testing.T) {
+	sess := cdpfake.New()
+	sess.Handle("Page.enable", func(ctx context.Context, _ json.RawMessage) (any, error) {
+		<-ctx.Done() // blocked by a dialog: until the tab closes
+		return nil, ctx.Err()
+	})
+	tab := NewTab(7, sess, refmap.NewCounter(), nil)
+	defer tab.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	_, err := tab.Open(ctx)
+	if codeOf(err) != protocol.CodeDialogOpen {
+		t.Fatalf("got %v, want dialog_open", err)
+	}
+}
+
+func TestTabFollowsItsDialog(t *testing.T) {
+	tab, _ := fakeTab(t)
+	tab.FollowDialog("Page.javascriptDialogOpening", json.RawMessage(`{"url":"https://a.example/","message":"sure?","type":"confirm","hasBrowserHandler":false}`))
+	if d := tab.Dialog(); d == nil || d.Type != "confirm" || d.Message != "sure?" || d.URL != "https://a.example/" {
+		t.Fatalf("got %+v, want the confirm dialog", d)
+	}
+	tab.FollowDialog("Page.javascriptDialogOpening", json.RawMessage(`not json`)) // ignored
+	if tab.Dialog() == nil {
+		t.Fatal("a bad event closed the dialog")
+	}
+	tab.FollowDialog("Page.javascriptDialogClosed", json.RawMessage(`{"result":true,"userInput":""}`))
+	if d := tab.Dialog(); d != nil {
+		t.Fatalf("got %+v after it closed, want none", d)
+	}
+}
+
+// One element action at a time per tab: a second waits, and gives up with
+// timeout at its deadline.
+func TestTabActionLock(t *testing.T) {
+	tab, _ := fakeTab(t)
+	unlock, err := tab.LockActions(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := tab.LockActions(ctx); codeOf(err) != protocol.CodeTimeout {
+		t.Fatalf("a second lock: got %v, want timeout", err)
+	}
+	unlock()
+	unlock2, err := tab.LockActions(context.Background())
+	if err != nil {
+		t.Fatalf("the lock after its release: %v", err)
+	}
+	unlock2()
+}
+
+func TestURLsFollowTheTabEvents(t *testing.T) {
+	var u URLs
+	if _, ok := u.Get(1); ok {
+		t.Fatal("a URL before any event")
+	}
+	u.Track(tabEvent("tab.created", 1, "about:blank"))
+	u.Track(tabEvent("tab.updated", 1, "https://a.example/"))
+	u.Track(tabEvent("tab.updated", 2, "https://b.example/"))
+	if got, _ := u.Get(1); got != "https://a.example/" {
+		t.Errorf("tab 1: got %q, want its last URL", got)
+	}
+	u.Track(&extwire.Message{Event: "tab.removed", TabID: 1})
+	if _, ok := u.Get(1); ok {
+		t.Error("tab 1 is still known after its removal")
+	}
+	u.Set(3, "https://c.example/")
+	if got, _ := u.Get(3); got != "https://c.example/" {
+		t.Errorf("tab 3: got %q", got)
+	}
+}
+
+func tabEvent(name string, tab int, url string) *extwire.Message {
+	return &extwire.Message{Event: name, Tab: &protocol.Tab{ID: tab, URL: url}}
+}

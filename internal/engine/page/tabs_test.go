@@ -1,0 +1,97 @@
+package page
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/egohost/egohost/internal/link/cdptab"
+	"github.com/egohost/egohost/internal/link/extwire"
+	"github.com/egohost/egohost/internal/testkit/cdpfake"
+	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/refmap"
+)
+
+// The layout follows the hello and the tab events: each tab's group, each
+// window's active tab.
+func TestLayoutFollowsTheTabEvents(t *testing.T) {
+	var y Layout
+	y.Reset([]protocol.Tab{{ID: 1, WindowID: 10, GroupID: 5, Active: true}, {ID: 2, WindowID: 10, GroupID: 5}, {ID: 3, WindowID: 11}})
+	if got := y.TabsInGroup(5); !slices.Equal(got, []int{1, 2}) {
+		t.Errorf("group 5: got tabs %v, want [1 2]", got)
+	}
+	if !y.IsActive(1) || y.IsActive(2) {
+		t.Errorf("got active 1 %v, 2 %v, want true, false", y.IsActive(1), y.IsActive(2))
+	}
+	y.Track(&extwire.Message{Event: "tab.created", Tab: &protocol.Tab{ID: 4, WindowID: 10, GroupID: 5, Active: true}})
+	y.Track(&extwire.Message{Event: "tab.updated", Tab: &protocol.Tab{ID: 2, WindowID: 10}}) // out of its group
+	y.Track(&extwire.Message{Event: "tab.activated", TabID: 3, WindowID: 11})
+	if got := y.TabsInGroup(5); !slices.Equal(got, []int{1, 4}) {
+		t.Errorf("group 5: got tabs %v, want [1 4]", got)
+	}
+	if y.IsActive(1) || !y.IsActive(4) || !y.IsActive(3) {
+		t.Errorf("got active 1 %v, 4 %v, 3 %v, want false, true, true", y.IsActive(1), y.IsActive(4), y.IsActive(3))
+	}
+	y.Track(&extwire.Message{Event: "tab.removed", TabID: 4})
+	if y.GroupOf(4) != 0 || y.IsActive(4) {
+		t.Errorf("a removed tab: got group %d, active %v, want 0, false", y.GroupOf(4), y.IsActive(4))
+	}
+	if got := y.TabsInGroup(0); len(got) != 0 {
+		t.Errorf("group 0: got %v, want none", got)
+	}
+}
+
+// The followed tabs: a tab is made on first use and opened once; a
+// removed or detached tab's engine goes (and is closed); a dialog event
+// reaches the tab, a record event only a followed tab's record, and not
+// while the person holds it.
+func TestTabsFollowAndDrop(t *testing.T) {
+	sess := cdpfake.New()
+	for _, m := range []string{"Page.enable", "Target.setAutoAttach", "Network.enable", "Runtime.enable", "Runtime.runIfWaitingForDebugger"} {
+		sess.Reply(m, struct{}{})
+	}
+	ts := NewTabs(func(int) cdptab.Sessions { return sess }, refmap.NewCounter())
+	if ts.Followed(7) != nil || ts.HasPage(7) || ts.RecordOf(7) != nil || ts.Dialog(7) != nil {
+		t.Fatal("a tab is followed before any use")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	tab, _, err := ts.Open(ctx, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ts.Followed(7) != tab || !ts.HasPage(7) || ts.RecordOf(7) == nil {
+		t.Fatal("an opened tab is not followed with its page and record")
+	}
+	held := false
+	logged := func(text string) *extwire.Message {
+		return &extwire.Message{Event: "cdp", TabID: 7, Method: "Runtime.consoleAPICalled", Params: json.RawMessage(`{"type":"error","args":[{"type":"string","value":"` + text + `"}],"timestamp":1}`)}
+	}
+	ts.Track(logged("mine"), func(int) bool { return held })
+	held = true
+	ts.Track(logged("the person's"), func(int) bool { return held })
+	if msgs, _ := ts.RecordOf(7).ConsoleMessages("", false, nil); len(msgs) != 1 || msgs[0].Text != "mine" {
+		t.Errorf("got console %+v, want the one logged while the person did not hold the tab", msgs)
+	}
+	ts.Track(&extwire.Message{Event: "cdp", TabID: 8, Method: "Page.javascriptDialogOpening", Params: json.RawMessage(`{"url":"https://a.example/","message":"hi","type":"alert"}`)}, nil)
+	if ts.Dialog(8) == nil {
+		t.Error("a dialog on a tab not followed yet: got none, want it kept")
+	}
+	ts.Track(&extwire.Message{Event: "detached", TabID: 7}, nil)
+	if ts.Followed(7) != nil {
+		t.Error("a detached tab is still followed")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !tab.Closed() && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !tab.Closed() {
+		t.Error("a detached tab's engine was not closed")
+	}
+	ts.CloseAll()
+	if ts.Followed(8) != nil {
+		t.Error("CloseAll left a tab followed")
+	}
+}

@@ -1,0 +1,178 @@
+package snapshot
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/internal/testkit/browsertest"
+)
+
+// fidelityPages are fixtures whose roles and names must match Chrome's own
+// accessibility tree.
+var fidelityPages = map[string]string{
+	"buttons": `<button aria-label="Close dialog">×</button><button>  Save
+	  <b>now</b> </button><input type=submit><input type=reset><input type=button value="Push">
+	<input type=image src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="Go"><button><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="Print"> it</button>
+	<div role=button tabindex=0>Div button</div><button title="Only title"></button>
+	<button aria-labelledby="l1 l2">x</button><span id=l1>Label one</span><span id=l2 hidden>two</span>`,
+	"labels": `<label for=a>First name</label><input id=a><label>Last <input></label>
+	<input aria-label="Search the site" type=search><input placeholder="Your email" type=email>
+	<input title="Phone"><textarea aria-labelledby=lt></textarea><div id=lt>Notes</div>
+	<label>Remember me <input type=checkbox></label><input type=radio id=r1><label for=r1>Radio one</label>
+	<select aria-label="Size"><option>S</option><option selected>M</option></select>
+	<label>Volume <input type=range></label><label>Qty <input type=number value=3></label>
+	<fieldset><legend>Shipping</legend><input aria-label="Street"></fieldset>`,
+	"structure": `<header>Top</header><nav><a href="/a">A link</a></nav><main><h1>Title</h1><h2 aria-level=4>Sub</h2>
+	<section aria-label="News"><h3>News</h3></section><aside>Side</aside><article><h4>Art</h4></article>
+	<ul><li>one</li><li><a href="#x">two <span>parts</span></a></li></ul><ol><li>first</li></ol>
+	<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="A cat"><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt=""><svg role=img aria-label="Logo"></svg>
+	<figure><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="Chart"><figcaption>Sales chart</figcaption></figure>
+	<table><caption>Scores</caption><thead><tr><th>Name</th><th>Score</th></tr></thead>
+	<tbody><tr><td>Ann</td><td>10</td></tr></tbody></table>
+	<dialog open><p>Hi</p><button>OK</button></dialog><form aria-label="Login"><input aria-label="User"></form>
+	</main><footer>Bottom</footer>`,
+	"roles": `<div role=navigation aria-label="Crumbs"><a href="/">Home</a></div><span role=checkbox aria-checked=true tabindex=0>Opt in</span>
+	<div role=tablist><div role=tab aria-selected=true>Tab A</div><div role=tab>Tab B</div></div>
+	<div role=menu><div role=menuitem>Open</div><div role=menuitemcheckbox aria-checked=false>Wrap</div></div>
+	<a role=button href="/x">Link as button</a><h2 role=presentation>Not heading</h2>
+	<button role=presentation>Still button</button><div role="foo link" tabindex=0>Fallback link</div>
+	<div role=switch aria-checked=true tabindex=0>Wifi</div><div role=slider aria-valuenow=5 aria-label="Level" tabindex=0></div>
+	<div role=listbox aria-label="Pick"><div role=option>Red</div><div role=option aria-selected=true>Blue</div></div>
+	<details><summary>More info</summary>Body</details><div role=heading aria-level=3>Fake heading</div>`,
+	"hidden": `<button>Visible</button><div style="display:none"><button>none</button></div>
+	<div style="visibility:hidden"><button>invisible</button><button style="visibility:visible">Back</button></div>
+	<div aria-hidden=true><button>aria hidden</button></div><button hidden>attr hidden</button>
+	<div inert><button>inert</button></div><button style="opacity:0">Transparent</button>
+	<a href="/p"><span aria-hidden=true>★</span> Starred</a><button>A<span style="display:none">B</span>C</button>
+	<button aria-label="">Empty label</button><style>.i::before{content:"Icon "}</style><button class=i>text</button>`,
+	"shadow": `<div id=host></div><script>
+	const r = document.getElementById('host').attachShadow({mode:'open'});
+	r.innerHTML = '<button>Shadow button</button><label for=si>Shadow input</label><input id=si><slot></slot>';
+	</script>`,
+}
+
+// unshown are Chrome roles the snapshot folds into their parent's text.
+var unshown = map[string]bool{
+	"generic": true, "StaticText": true, "InlineTextBox": true, "RootWebArea": true, "paragraph": true,
+	"LabelText": true, "none": true, "ListMarker": true, "LineBreak": true, "caption": true, "legend": true,
+	"figure": true, "strong": true, "emphasis": true, "code": true, "rowgroup": true, "Iframe": true,
+	"sectionheader": true, "sectionfooter": true, "time": true, "mark": true, "blockquote": true,
+	"deletion": true, "insertion": true, "subscript": true, "superscript": true, "term": true,
+	"definition": true, "separator": true, "Section": true, "MenuListPopup": true, "Abbr": true, "Legend": true, "Figcaption": true,
+}
+
+// chromeRoles maps Chrome's role names to ours where they differ.
+var chromeRoles = map[string]string{"image": "img"}
+
+func TestFidelityWithChromeAccessibilityTree(t *testing.T) {
+	pages := map[string]string{}
+	for k, v := range fidelityPages {
+		pages["/"+k] = "<!doctype html><title>" + k + "</title><body>" + v
+	}
+	base := browsertest.Serve(t, browsertest.Pages(pages))
+	tab := SharedBrowsers.Launch(t).Tab(t) // one tab, each page loaded in it
+	for name := range fidelityPages {
+		t.Run(name, func(t *testing.T) {
+			p, ctx := tab.Load(t, base+"/"+name)
+			tab := NewTab(p)
+			snap, err := tab.Snapshot(ctx, Options{allRefs: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("snapshot:\n%s", snap.Text)
+			checked := 0
+			for _, e := range snap.Entries {
+				if e.Role == "iframe" || e.Role == "generic" {
+					continue
+				}
+				r, err := tab.Lookup(ctx, "@"+e.Ref)
+				if err != nil {
+					t.Errorf("lookup @%s: %v", e.Ref, err)
+					continue
+				}
+				ax, err := cdp.Call(ctx, p, accessibility.GetPartialAXTree, accessibility.GetPartialAXTreeParams{BackendNodeID: r.BackendNodeID, FetchRelatives: new(bool)})
+				if err != nil || len(ax.Nodes) == 0 {
+					t.Errorf("AX of @%s: %v", e.Ref, err)
+					continue
+				}
+				n := ax.Nodes[0]
+				role, axName := "", ""
+				if n.Role != nil {
+					role = strings.Trim(string(n.Role.Value), `"`)
+				}
+				if m, ok := chromeRoles[role]; ok {
+					role = m
+				}
+				if n.Name != nil {
+					axName = strings.Join(strings.Fields(strings.Trim(string(n.Name.Value), `"`)), " ")
+				}
+				if n.Ignored {
+					t.Errorf("@%s %s %q: Chrome ignores this node", e.Ref, e.Role, e.Name)
+					continue
+				}
+				if role != e.Role || axName != e.Name {
+					t.Errorf("@%s: got %s %q, Chrome says %s %q", e.Ref, e.Role, e.Name, role, axName)
+				}
+				checked++
+			}
+			if checked == 0 {
+				t.Errorf("nothing compared")
+			}
+			// And the other way: every node Chrome gives a meaningful role
+			// is in the snapshot with that role.
+			ours := make(map[cdp.BackendNodeID]string)
+			for _, e := range snap.Entries {
+				if r, err := tab.Lookup(ctx, "@"+e.Ref); err == nil {
+					ours[r.BackendNodeID] = r.Role
+				}
+			}
+			full, err := cdp.Call(ctx, p, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range full.Nodes {
+				if n.Ignored || n.Role == nil || n.BackendDOMNodeID == 0 {
+					continue
+				}
+				role := strings.Trim(string(n.Role.Value), `"`)
+				if m, ok := chromeRoles[role]; ok {
+					role = m
+				}
+				if unshown[role] {
+					continue
+				}
+				if got, ok := ours[n.BackendDOMNodeID]; (!ok || got != role) && !userAgentShadow(ctx, p, n.BackendDOMNodeID) {
+					d, _ := cdp.Call(ctx, p, dom.DescribeNode, dom.DescribeNodeParams{BackendNodeID: n.BackendDOMNodeID})
+					where := ""
+					if d.Node != nil {
+						where = d.Node.NodeName
+						if d.Node.ParentID != 0 {
+							where += " in a shadow tree"
+						}
+					}
+					t.Errorf("Chrome has %s %s (node %d, %s); the snapshot has %q", role, n.Name.Value, n.BackendDOMNodeID, where, got)
+				}
+			}
+		})
+	}
+}
+
+// userAgentShadow reports whether a node lives in a shadow tree the page
+// cannot see (e.g. the inside of <input type=image>).
+func userAgentShadow(ctx context.Context, s cdp.Session, id cdp.BackendNodeID) bool {
+	rn, err := cdp.Call(ctx, s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id})
+	if err != nil || rn.Object == nil {
+		return false
+	}
+	yes := true
+	r, err := cdp.Call(ctx, s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: "function() { const r = this.getRootNode(); return r instanceof ShadowRoot && r.host.shadowRoot !== r; }",
+		ObjectID:            rn.Object.ObjectID, ReturnByValue: &yes,
+	})
+	return err == nil && r.Result != nil && string(r.Result.Value) == "true"
+}

@@ -1,0 +1,315 @@
+// snapshot.js runs in egohost's isolated world of one frame (the page's own
+// scripts cannot see it). It walks the frame's document in the flat tree
+// (open shadow roots, slots) and returns a compact tree of roles, names,
+// states and values as one string; it reads the page through the page
+// module (internal/engine/aria/aria.js, `ns` below), as the locator engine does, so a
+// snapshot shows what locators match. Elements an agent can act on get a
+// local id that is stable for the life of the document (a WeakMap keeps
+// it), so Go can map it to a tab-wide ref without fetching backendNodeIds
+// up front: lookup and resolve hand elements back when refs are used, and
+// localOf says which element had one.
+//
+// This file is one expression whose value is the entry point (see its
+// ops at the end); egohost's world keeps it (aria.Keep), and with it the
+// ids, for the life of the document.
+// Tree node shapes (short keys keep the bytes that cross chrome.debugger few):
+//   "text"                                   a run of text
+//   {r: role, n: name, i: localId, s: {...}, c: [children], v: value, u: url}
+//   {r: "iframe", n: name, f: index}         a child frame placeholder (index into frames)
+(() => {
+  'use strict';
+
+  const ids = new WeakMap(); // element → local id, stable per document
+  let nextId = 1;
+  let live = new Map(); // local id → element, for the latest snapshot
+
+  // Roles an agent acts on: these get refs.
+  const INTERACTIVE = new Set([
+    'button', 'link', 'textbox', 'searchbox', 'combobox', 'listbox', 'option', 'checkbox', 'radio',
+    'switch', 'slider', 'spinbutton', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab',
+    'treeitem', 'DisclosureTriangle',
+  ]);
+  // Roles the text tree folds into their parent (their text stays).
+  const FOLD = new Set([
+    'generic', 'none', 'presentation', 'paragraph', 'code', 'deletion', 'emphasis', 'insertion',
+    'mark', 'strong', 'subscript', 'superscript', 'time', 'term', 'definition', 'LabelText', 'legend',
+    'blockquote', 'caption', 'rowgroup', 'sectionfooter', 'sectionheader', 'abbr', 'figure', 'group-unnamed',
+    'Audio', 'DescriptionList', 'LineBreak', 'Ruby', 'Video',
+  ]);
+  // Roles kept as context lines in interactive-only snapshots.
+  const CONTEXT = new Set([
+    'banner', 'main', 'navigation', 'contentinfo', 'complementary', 'region', 'form', 'search',
+    'dialog', 'alertdialog', 'heading', 'menu', 'menubar', 'tablist', 'tabpanel', 'tree', 'grid',
+    'treegrid', 'toolbar', 'radiogroup', 'iframe', 'table', 'row', 'listbox',
+  ]);
+
+  // Per-snapshot state: the walk's (S), the page module (ns) and its view
+  // of the document (A).
+  let S = null;
+  let ns = null;
+  let A = null;
+
+  // --- the walk -----------------------------------------------------------
+
+  function localId(el) {
+    let id = ids.get(el);
+    if (!id) { id = nextId++; ids.set(el, id); }
+    live.set(id, el);
+    return id;
+  }
+
+  function inViewport(el) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) return true; // may have overflowing children
+    const w = el.ownerDocument.defaultView;
+    return r.bottom > 0 && r.right > 0 && r.top < w.innerHeight && r.left < w.innerWidth;
+  }
+
+  // push appends a child to out, merging runs of text.
+  function pushText(out, t) {
+    if (!t) return;
+    const last = out.length - 1;
+    if (last >= 0 && typeof out[last] === 'string') out[last] += t;
+    else out.push(t);
+  }
+
+  const BREAK = 0; // marks a block boundary between runs of text
+
+  function visitChildren(el, out, visible) {
+    if (el.shadowRoot || el.localName === 'slot') {
+      for (const k of ns.flatChildren(el)) visit(k, out, visible);
+      return;
+    }
+    if (S.interactive) {
+      // No text in an interactive-only snapshot: only elements matter,
+      // and skipping the text nodes spares the isolated world their
+      // wrappers.
+      for (let k = el.firstElementChild; k; k = k.nextElementSibling) visit(k, out, visible);
+      return;
+    }
+    for (let k = el.firstChild; k; k = k.nextSibling) visit(k, out, visible);
+  }
+
+  function visit(node, out, visible) {
+    if (node.nodeType === 3) {
+      if (visible && !S.inLabel && !S.interactive) pushText(out, node.data);
+      return;
+    }
+    if (node.nodeType !== 1) return;
+    const el = node;
+    const tag = el.localName;
+    if (ns.SKIP.has(tag)) return;
+    S.count++;
+    if (S.modal && !el.contains(S.modal) && !S.modal.contains(el)) return;
+    if (ns.ariaHidden(el) || el.inert) return;
+    const st = ns.style(el);
+    if (st.display === 'none') return;
+    if (S.viewport && !inViewport(el)) return;
+    const parentCursor = S.cursor;
+    S.cursor = st.cursor;
+    visitElement(el, tag, st, parentCursor, out, visible);
+    S.cursor = parentCursor;
+  }
+
+  function visitElement(el, tag, st, parentCursor, out, visible) {
+    const vis = st.visibility === 'visible';
+    if (tag === 'slot') { visitChildren(el, out, visible); return; }
+    // Text that is already a name: a table's caption, a fieldset's legend,
+    // the label of a control.
+    if (tag === 'caption' || (tag === 'legend' && el.parentElement && el.parentElement.localName === 'fieldset')) return;
+    if (tag === 'label' && el.control && !S.inLabel) {
+      S.inLabel = true;
+      visitChildren(el, out, false);
+      S.inLabel = false;
+      return;
+    }
+    if (!vis) { // hidden itself; visible descendants stay
+      visitChildren(el, out, false);
+      return;
+    }
+    let role = A.role(el);
+    if (tag === 'iframe' || tag === 'frame') {
+      const n = A.name(el) || el.getAttribute('title') || '';
+      out.push({ r: 'iframe', n: ns.norm(n), f: S.frames.push(el) - 1 });
+      return;
+    }
+    // Block boundaries only separate runs of text, which an
+    // interactive-only snapshot has none of.
+    const block = !S.interactive && ns.isBlock(st);
+    let interactive = INTERACTIVE.has(role);
+    if (role === 'option' && el.closest('select,datalist')) interactive = false;
+    if (!interactive && !S.inClickable && (ns.focusable(el) || el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable) || el.hasAttribute('onclick') ||
+      (st.cursor === 'pointer' && parentCursor !== 'pointer'))) {
+      if (el.isContentEditable && role === 'generic') role = 'textbox';
+      interactive = role !== 'none' && role !== 'presentation' && tag !== 'body' && tag !== 'html' && tag !== 'label' && !(tag === 'svg' || el.closest('label'));
+    }
+    if (role === 'group' && (tag === 'details' || tag === 'optgroup') && !A.hasName(el) && tag !== 'optgroup') role = 'group';
+    const fold = !interactive && (FOLD.has(role) || (role === 'img' && tag === 'svg' && !A.hasName(el) && !el.querySelector('title')) || role === 'separator' || role === 'none' || role === 'presentation');
+    if (fold) {
+      if (block) out.push(BREAK);
+      if (role !== 'separator') {
+        // Generated text is text: an interactive-only snapshot shows none,
+        // so it skips the two style lookups.
+        const b = S.interactive ? '' : A.pseudo(el, '::before');
+        if (b) pushText(out, b);
+        visitChildren(el, out, !S.inLabel);
+        const a = S.interactive ? '' : A.pseudo(el, '::after');
+        if (a) pushText(out, a);
+      }
+      if (block) out.push(BREAK);
+      return;
+    }
+    if (S.interactive && !interactive && !CONTEXT.has(role)) {
+      visitChildren(el, out, false);
+      return;
+    }
+    const n = { r: role };
+    const name = ns.NO_NAME.has(role) ? '' : ns.norm(A.name(el));
+    if (name) n.n = name;
+    if (interactive || S.allIds) n.i = localId(el);
+    const s = ns.states(el, role);
+    if (s) n.s = s;
+    if (role === 'link' && el.href && S.urls) {
+      const h = String(el.href);
+      n.u = h.startsWith(S.origin + '/') ? h.slice(S.origin.length) : h;
+    }
+    const v = A.value(el, role);
+    if (v !== null && v !== '' && role !== 'progressbar' && role !== 'meter' || (role === 'progressbar' || role === 'meter') && v) {
+      n.v = (el.type === 'password') ? '•'.repeat(Math.min(v.length, 8)) : ns.norm(String(v));
+      if (n.v === '') delete n.v;
+    }
+    const leaf = tag === 'input' || tag === 'textarea' || tag === 'img' || (role === 'img');
+    if (!leaf) {
+      const kids = [];
+      const wasClickable = S.inClickable;
+      if (interactive) S.inClickable = true;
+      const b = S.interactive ? '' : A.pseudo(el, '::before');
+      if (b) pushText(kids, b);
+      const wasLabel = S.inLabel;
+      S.inLabel = false;
+      visitChildren(el, kids, true);
+      S.inLabel = wasLabel;
+      const a = S.interactive ? '' : A.pseudo(el, '::after');
+      if (a) pushText(kids, a);
+      S.inClickable = wasClickable;
+      const c = tidy(kids);
+      if (c.length) n.c = c;
+    }
+    if (block) out.push(BREAK);
+    out.push(n);
+    if (block) out.push(BREAK);
+  }
+
+  // tidy merges text runs across breaks, normalises white space and drops
+  // the break markers.
+  function tidy(kids) {
+    const out = [];
+    for (const k of kids) {
+      if (k === BREAK) { out.push(BREAK); continue; }
+      if (typeof k === 'string') {
+        const last = out.length - 1;
+        if (last >= 0 && typeof out[last] === 'string') out[last] += k;
+        else out.push(k);
+        continue;
+      }
+      out.push(k);
+    }
+    const res = [];
+    for (const k of out) {
+      if (k === BREAK) continue;
+      if (typeof k === 'string') {
+        const t = ns.norm(k);
+        if (t) res.push(t);
+        continue;
+      }
+      res.push(k);
+    }
+    return res;
+  }
+
+  function snapshot(opts, scope) {
+    const t0 = performance.now();
+    const doc = document;
+    S = {
+      frames: [], count: 0, cursor: 'auto', viewport: !!opts.viewport, inClickable: false,
+      modal: null, inLabel: false, allIds: !!opts.allIds, interactive: !!opts.interactive,
+      urls: !!opts.urls && !opts.interactive, origin: location.origin,
+    };
+    A = ns.view(doc);
+    try { S.modal = doc.querySelector(':modal'); } catch (e) { S.modal = null; }
+    if (scope && scope.ownerDocument !== doc) return ['wrong-frame'];
+    live = new Map();
+    const top = [];
+    const start = scope || doc.body || doc.documentElement;
+    if (start) {
+      if (scope && ns.isHidden(scope)) {
+        // A hidden scope shows nothing.
+      } else if (scope) {
+        visit(scope, top, true);
+      } else {
+        visitChildren(start, top, true);
+      }
+    }
+    const lines = [];
+    emit(tidy(top), 0, lines);
+    const frames = S.frames;
+    const head = [S.count, Math.round(performance.now() - t0), frames.length, location.origin, doc.URL, doc.title.replace(/\s+/g, ' ')].join('\t');
+    S = null;
+    A = null;
+    return [head + '\n' + lines.join('\n'), ...frames];
+  }
+
+  // emit writes the tree as one record per line, fields split by tabs
+  // (names and text are white-space-normalised, so they hold neither):
+  //   depth, role ("" for text), name or text, local id, states, url, value, frame index
+  function emit(nodes, depth, lines) {
+    for (const n of nodes) {
+      if (typeof n === 'string') { lines.push(depth + '\t\t' + n); continue; }
+      let rec = depth + '\t' + n.r + '\t' + (n.n || '') + '\t' + (n.i || '') + '\t' + (n.s || '') + '\t' + (n.u || '') + '\t' + (n.v || '') + '\t' + (n.f === undefined ? '' : n.f);
+      let end = rec.length;
+      while (rec.charCodeAt(end - 1) === 9) end--;
+      lines.push(end === rec.length ? rec : rec.slice(0, end));
+      if (n.c) emit(n.c, depth + 1, lines);
+    }
+  }
+
+  // The entry point, with egohost's calling convention (internal/engine/aria/aria.go):
+  // el is the frame's document, or the element a call is about; module is
+  // the page module. op says what to do:
+  //   walk     the snapshot (arg: opts): [tree text, iframe elements…].
+  //            Scoped to el when el is an element, or to the element of
+  //            the local id opts.local (['gone'] when the latest snapshot
+  //            has none).
+  //   lookup   arg: a local id → [document, its element in the latest
+  //            snapshot or null, whether that is still in the document].
+  //   resolve  arg: local ids → [document, then per id its element in
+  //            the latest snapshot, or null when it has none or it left
+  //            the document].
+  //   localOf  el's local id: not 0 when a snapshot of this document gave
+  //            it a ref (the latest one, or an earlier one).
+  return (el, module, op, arg) => {
+    switch (op) {
+      case 'walk': {
+        ns = module;
+        let scope = el.nodeType === 9 ? null : el;
+        if (arg.local) {
+          scope = live.get(arg.local);
+          if (!scope) return ['gone'];
+        }
+        return snapshot(arg, scope);
+      }
+      case 'lookup': {
+        const found = live.get(arg) || null;
+        return [document, found, !!(found && found.isConnected)];
+      }
+      case 'resolve':
+        return [document].concat(arg.map((n) => {
+          const found = live.get(n);
+          return found && found.isConnected ? found : null;
+        }));
+      case 'localOf':
+        return ids.get(el) || 0;
+    }
+    throw new Error('snapshot: unknown op ' + op);
+  };
+})()

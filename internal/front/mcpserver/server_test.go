@@ -1,0 +1,281 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/egohost/egohost/protocol"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/tools.golden")
+
+// fakeService records calls and answers them from a table.
+type fakeService struct {
+	mu      sync.Mutex
+	calls   []string // method and params JSON
+	answers map[string]any
+	errs    map[string]error
+}
+
+func (f *fakeService) Call(ctx context.Context, method string, params, result any) error {
+	b, _ := json.Marshal(params)
+	f.mu.Lock()
+	f.calls = append(f.calls, method+" "+string(b))
+	ans, err := f.answers[method], f.errs[method]
+	f.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if result != nil && ans != nil {
+		raw, _ := json.Marshal(ans)
+		return json.Unmarshal(raw, result)
+	}
+	return nil
+}
+
+func connect(t *testing.T, c Caller) *mcp.ClientSession {
+	t.Helper()
+	return connectWith(t, c, Options{Version: "test", Caps: []string{"all"}})
+}
+
+// connectWith connects a client to a server with opts.
+func connectWith(t *testing.T, c Caller, opts Options) *mcp.ClientSession {
+	t.Helper()
+	return connectAs(t, c, opts, "test", nil)
+}
+
+// connectAs connects a client named client (with copts) to a server with
+// opts.
+func connectAs(t *testing.T, c Caller, opts Options, client string, copts *mcp.ClientSessionOptions) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	srv, err := New(c, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: client}, nil).Connect(ctx, ct, copts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// TestToolsGolden keeps the tool list (names, titles, descriptions, input
+// schemas, annotations; every group) a deliberate change: agents pay for
+// it on every turn, and prompts depend on it. Run with -update after
+// changing a tool.
+func TestToolsGolden(t *testing.T) {
+	cs := connect(t, &fakeService{})
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type tool struct {
+		Name        string               `json:"name"`
+		Title       string               `json:"title"`
+		Description string               `json:"description"`
+		InputSchema any                  `json:"inputSchema"`
+		Annotations *mcp.ToolAnnotations `json:"annotations"`
+	}
+	var got []tool
+	for _, tl := range res.Tools {
+		got = append(got, tool{tl.Name, tl.Title, tl.Description, tl.InputSchema, tl.Annotations})
+	}
+	b, err := json.MarshalIndent(got, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, '\n')
+	path := filepath.Join("testdata", "tools.golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update once)", err)
+	}
+	if d := cmp.Diff(string(want), string(b)); d != "" {
+		t.Errorf("tool list changed (-golden +now); if deliberate, run go test ./internal/front/mcpserver -run TestToolsGolden -update:\n%s", d)
+	}
+}
+
+func callText(t *testing.T, cs *mcp.ClientSession, name string, args any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n"), res.IsError
+}
+
+func TestErrorsAreOneLineWithCodeAndNextStep(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"stale ref", protocol.Errorf(protocol.CodeStaleRef, "stale ref @8: the page navigated"), "stale_ref: stale ref @8: the page navigated; call browser_snapshot for fresh refs"},
+		{"no browser", protocol.Errorf(protocol.CodeNoBrowser, "no browser is connected"), "no_browser: no browser is connected; start one with `egohost launch`, or open your browser with the egohost extension"},
+		{"multi-line message", protocol.Errorf(protocol.CodeJSException, "page threw:\n  TypeError: x"), "js_exception: page threw: TypeError: x; fix the script"},
+		{"service down", fmt.Errorf("%w: dial 127.0.0.1:47821: connection refused", ErrServiceDown), "service_down: the egohost service is not reachable: dial 127.0.0.1:47821: connection refused; start the service and a browser with `egohost launch` (or `egohost serve` and your browser with the extension)"},
+		{"another error", errors.New("click: connection dropped"), "error: click: connection dropped"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs := connect(t, &fakeService{errs: map[string]error{protocol.MethodClick: tt.err}})
+			got, isErr := callText(t, cs, "browser_click", map[string]any{"target": "@8"})
+			if !isErr {
+				t.Errorf("IsError = false, want true")
+			}
+			if got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRefIsAnAliasOfTarget(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    map[string]any
+		want    string // the click's params
+		wantErr string
+	}{
+		{"target", map[string]any{"target": "@3"}, `click {"target":"@3"}`, ""},
+		{"playwright ref and element", map[string]any{"element": "Buy button", "ref": "@3"}, `click {"target":"@3"}`, ""},
+		{"both the same", map[string]any{"target": "@3", "ref": "@3"}, `click {"target":"@3"}`, ""},
+		{"both differ", map[string]any{"target": "@3", "ref": "@4"}, "", "invalid_params: target \"@3\" and ref \"@4\" differ: give one; fix the arguments"},
+		{"neither", map[string]any{}, "", "invalid_params: no target: give a @ref from browser_snapshot or a locator; fix the arguments"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeService{answers: map[string]any{protocol.MethodSnapshot: protocol.SnapshotResult{Text: "[no changes since the previous snapshot: 3 lines]"}}}
+			cs := connect(t, f)
+			got, isErr := callText(t, cs, "browser_click", tt.args)
+			if tt.wantErr != "" {
+				if !isErr || got != tt.wantErr {
+					t.Errorf("got %q (error %t), want error %q", got, isErr, tt.wantErr)
+				}
+				if len(f.calls) != 0 {
+					t.Errorf("calls %q, want none", f.calls)
+				}
+				return
+			}
+			if isErr || len(f.calls) == 0 || f.calls[0] != tt.want {
+				t.Errorf("got %q (error %t), calls %q; want first call %q", got, isErr, f.calls, tt.want)
+			}
+		})
+	}
+}
+
+func TestFillFormIsOneServiceCallPerFieldThenOneDiff(t *testing.T) {
+	f := &fakeService{answers: map[string]any{
+		protocol.MethodSnapshot: protocol.SnapshotResult{Text: "[diff against the previous snapshot: 1 added, 0 removed, 9 unchanged]"},
+	}}
+	cs := connect(t, f)
+	got, isErr := callText(t, cs, "browser_fill_form", map[string]any{"fields": []map[string]any{
+		{"name": "Email", "type": "textbox", "ref": "@1", "value": "ada@example.com"},
+		{"name": "Terms", "type": "checkbox", "target": "@2", "value": "true"},
+		{"name": "News", "type": "checkbox", "target": "@3", "value": "false"},
+		{"name": "Country", "type": "combobox", "target": "label=Country", "value": "France"},
+		{"name": "Express", "type": "radio", "target": "@5", "value": "true"},
+		{"name": "Volume", "type": "slider", "target": "@6", "value": "7"},
+	}})
+	if isErr {
+		t.Fatalf("error: %s", got)
+	}
+	want := []string{
+		`fill {"target":"@1","text":"ada@example.com","noSettle":true}`,
+		`check {"target":"@2","noSettle":true}`,
+		`uncheck {"target":"@3","noSettle":true}`,
+		`select {"target":"label=Country","values":["France"],"noSettle":true}`,
+		`check {"target":"@5","noSettle":true}`,
+		`fill {"target":"@6","text":"7"}`,
+		`snapshot {"interactive":true,"diff":true}`,
+	}
+	if d := cmp.Diff(want, f.calls); d != "" {
+		t.Errorf("calls (-want +got):\n%s", d)
+	}
+	if !strings.HasPrefix(got, "filled 6 fields\n[diff against") {
+		t.Errorf("got %q, want the outcome line then the diff", got)
+	}
+}
+
+// The MCP client's name reaches OnClient once, before the first tool's
+// call to the service.
+func TestOnClientNamesTheAgentFirst(t *testing.T) {
+	f := &fakeService{answers: map[string]any{}}
+	var names []string
+	ctx := context.Background()
+	opts := Options{Version: "test", OnClient: func(_ context.Context, name string) {
+		f.mu.Lock()
+		f.calls = append(f.calls, "OnClient "+name)
+		f.mu.Unlock()
+		names = append(names, name)
+	}}
+	cs := connectAs(t, f, opts, "Claude Code", nil)
+	for range 2 {
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "browser_console_messages", Arguments: map[string]any{}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(names) != 1 || names[0] != "Claude Code" {
+		t.Fatalf("OnClient got %q, want [Claude Code] once", names)
+	}
+	if len(f.calls) == 0 || f.calls[0] != "OnClient Claude Code" {
+		t.Fatalf("calls %q: want OnClient before the first service call", f.calls)
+	}
+}
+
+// The MCP server's instructions are the agent guide `egohost guide`
+// prints: one text (protocol.Guide).
+func TestInstructionsAreTheGuide(t *testing.T) {
+	cs := connect(t, &fakeService{})
+	if got := cs.InitializeResult().Instructions; got != protocol.Guide {
+		t.Errorf("got instructions %q, want protocol.Guide", got)
+	}
+}
+
+// browser_tabs new says when the service gave the agent its space's
+// empty tab instead of a new one (tabs.open's reused).
+func TestTabsNewSaysReused(t *testing.T) {
+	for _, tt := range []struct {
+		reused bool
+		want   string
+	}{{false, "opened tab 7"}, {true, "reused the space's empty tab 7"}} {
+		f := &fakeService{answers: map[string]any{protocol.MethodTabsOpen: protocol.TabResult{Tab: protocol.Tab{ID: 7}, Reused: tt.reused}}}
+		text, isErr := callText(t, connect(t, f), "browser_tabs", map[string]any{"action": "new"})
+		if isErr || !strings.Contains(text, tt.want) {
+			t.Errorf("reused %v: got %q (error %v), want %q", tt.reused, text, isErr, tt.want)
+		}
+	}
+}

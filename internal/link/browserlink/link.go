@@ -1,0 +1,541 @@
+// Package browserlink is the service's client of the extension's op
+// protocol (PROTOCOL.md §2): one Link per connected browser, with its
+// pending calls, the chunking of large requests, the fan-out of the
+// browser's events, and the CDP session the page layer drives through it.
+package browserlink
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/egohost/egohost/internal/link/extwire"
+	"github.com/egohost/egohost/internal/pending"
+	"github.com/egohost/egohost/nativemsg"
+	"github.com/egohost/egohost/protocol"
+)
+
+// chunkThreshold is the largest message sent to the extension in one frame;
+// larger ones go as base64 chunks of chunkPiece raw bytes (PROTOCOL.md §2.4).
+const (
+	chunkThreshold = 786432
+	chunkPiece     = 589824 // divisible by 3: every piece is whole base64
+)
+
+type reply struct {
+	result json.RawMessage
+	err    error
+}
+
+type pendingCall struct {
+	tabID int
+	op    string
+	name  string   // what errors name: the CDP method for cdp calls, else op
+	att   *Attempt // the call's record (Track), or nil
+	ch    chan reply
+}
+
+// Subscriber receives a link's events that its Filter accepts. Deliver
+// must not block; Done is called once when the link closes or the
+// subscriber is removed.
+type Subscriber struct {
+	Filter  func(*extwire.Message) bool
+	Deliver func(*extwire.Message)
+	Done    func()
+}
+
+// Options configure a Link.
+type Options struct {
+	// IDs numbers requests and chunks; shared by every link of a service
+	// so numbers are unique across links.
+	IDs *atomic.Int64
+	// Log receives the link's logs.
+	Log *slog.Logger
+	// Hello is called, in the reader's goroutine, at the browser's first
+	// hello; it must give the link its ID (SetID) before it returns.
+	Hello func(*extwire.Message)
+	// Event is called, in the reader's goroutine, with every event before
+	// the subscribers get it. It must not block.
+	Event func(*extwire.Message)
+	// Closed is called once when the link ends, after the pending calls
+	// failed and the subscribers ended.
+	Closed func()
+	// Call answers a request the extension makes of the service (the
+	// popup channel, PROTOCOL.md §2.6). It runs in its own goroutine with
+	// a context that ends with the link; nil refuses every call.
+	Call func(ctx context.Context, method string, params json.RawMessage) (any, error)
+	// ReplyError is the error object of a call's reply: the link's own
+	// refusals (ErrNoCalls, ErrNoMethod, *BusyError) and Call's errors, as
+	// the service words them (default: protocol.AsError).
+	ReplyError func(err error) *protocol.Error
+	// MaxCalls caps the extension's calls running at once (default 16):
+	// one more is refused with busy.
+	MaxCalls int
+	// ServiceVersion and ServicePID are what the welcome event says.
+	ServiceVersion string
+	ServicePID     int
+}
+
+// Link is one connected browser (one relay connection, one profile).
+type Link struct {
+	opts Options
+	conn net.Conn
+	w    *nativemsg.Writer
+
+	sendMu sync.Mutex // keeps one message's chunks together
+
+	mu      sync.Mutex
+	id      string
+	log     *slog.Logger
+	nextSub int
+	// pending are the requests sent, by ID. Adding one (start) and taking
+	// a tab's (refuseTab, failTab) and all (shutdown) happen under mu too,
+	// with the state they go with (closed, reattach).
+	pending pending.Table[int64, pendingCall]
+	subs    map[int]*Subscriber
+	// reattach are the tabs whose next command must carry Reattach: a
+	// refused detach fenced them in the extension.
+	reattach map[int]bool
+	hello    *extwire.Message
+	closed   chan struct{}
+
+	calls    chan struct{}   // slots of the extension's calls running
+	callCtx  context.Context // ends with the link: cancels those calls
+	callStop context.CancelFunc
+}
+
+// New makes a link for a relay connection. It has no ID until its first
+// hello.
+func New(conn net.Conn, opts Options) *Link {
+	if opts.MaxCalls <= 0 {
+		opts.MaxCalls = 16
+	}
+	if opts.ReplyError == nil {
+		opts.ReplyError = protocol.AsError
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	return &Link{
+		calls:    make(chan struct{}, opts.MaxCalls),
+		callCtx:  ctx,
+		callStop: stop,
+		opts:     opts,
+		conn:     conn,
+		w:        nativemsg.NewWriter(conn, nativemsg.MaxHostFrame),
+		log:      opts.Log,
+		subs:     make(map[int]*Subscriber),
+		reattach: make(map[int]bool),
+		closed:   make(chan struct{}),
+	}
+}
+
+// SetID names the link (its browser ID) and logs under that name.
+func (l *Link) SetID(id string, log *slog.Logger) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.id = id
+	l.log = log
+}
+
+// ID is the link's browser ID, "" before its first hello.
+func (l *Link) ID() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.id
+}
+
+func (l *Link) logger() *slog.Logger {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.log
+}
+
+// Hello is the browser's latest hello, nil before the first.
+func (l *Link) Hello() *extwire.Message {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.hello
+}
+
+// Closed is closed when the link ends.
+func (l *Link) Closed() <-chan struct{} { return l.closed }
+
+// frameWriteTimeout bounds one frame's write to the relay: a relay that
+// stops reading must not hold every caller (and the link's reader).
+const frameWriteTimeout = 10 * time.Second
+
+// writeFrame writes one frame with a deadline; a write that fails ends the
+// link (the stream is out of step after a partial write).
+func (l *Link) writeFrame(frame []byte) error {
+	l.conn.SetWriteDeadline(time.Now().Add(frameWriteTimeout))
+	err := l.w.Write(frame)
+	if err != nil && !errors.Is(err, nativemsg.ErrFrameTooLarge) {
+		l.conn.Close()
+	}
+	return err
+}
+
+// send writes one message to the extension, chunked when large.
+func (l *Link) send(msg []byte) error {
+	l.sendMu.Lock()
+	defer l.sendMu.Unlock()
+	if len(msg) <= chunkThreshold {
+		return l.writeFrame(msg)
+	}
+	name := "c" + strconv.FormatInt(l.opts.IDs.Add(1), 10)
+	count := (len(msg) + chunkPiece - 1) / chunkPiece
+	for i := range count {
+		piece := msg[i*chunkPiece : min(len(msg), (i+1)*chunkPiece)]
+		frame, err := json.Marshal(extwire.Chunk{Chunk: name, Index: i, Count: count, Data: base64.StdEncoding.EncodeToString(piece)})
+		if err != nil {
+			return err
+		}
+		if err := l.writeFrame(frame); err != nil {
+			return fmt.Errorf("send chunk %d/%d: %w", i+1, count, err)
+		}
+	}
+	return nil
+}
+
+// Call sends a request to the extension and waits for its reply, the
+// context's end, or the link's end.
+func (l *Link) Call(ctx context.Context, op extwire.Op) (json.RawMessage, error) {
+	c, err := l.start(ctx, op)
+	if err != nil {
+		return nil, err
+	}
+	return l.wait(ctx, c)
+}
+
+// CallSequence sends requests to the extension in order, each without
+// waiting for the previous reply (the extension hands them to Chrome in
+// the order they arrive), then waits for every reply. It returns the
+// replies and the first error.
+func (l *Link) CallSequence(ctx context.Context, ops []extwire.Op) ([]json.RawMessage, error) {
+	started := make([]started, 0, len(ops))
+	var first error
+	for _, op := range ops {
+		c, err := l.start(ctx, op)
+		if err != nil {
+			first = err
+			break
+		}
+		started = append(started, c)
+	}
+	out := make([]json.RawMessage, len(started))
+	for i, c := range started {
+		res, err := l.wait(ctx, c)
+		out[i] = res
+		if err != nil && first == nil {
+			first = err
+		}
+	}
+	return out, first
+}
+
+// started is a request sent, waiting for its reply.
+type started struct {
+	id   int64
+	name string
+	ch   chan reply
+}
+
+// errName is what a call's errors name: the CDP method for cdp calls,
+// else the op.
+func errName(op extwire.Op) string {
+	if c, ok := op.(extwire.CDP); ok {
+		return c.Method
+	}
+	return op.OpName()
+}
+
+// start registers and sends a request.
+func (l *Link) start(ctx context.Context, op extwire.Op) (started, error) {
+	ch := make(chan reply, 1)
+	name := op.OpName()
+	att := attemptOf(ctx, op)
+	if err := ctx.Err(); err != nil {
+		// Its caller gave up (or the tab it was for went): sending it
+		// would only do what nobody waits for, such as attach the tab
+		// again after a detach.
+		att.note(false)
+		e := l.newError(KindTimeout, errName(op), "%s: not sent to browser %s: %v", name, l.ID(), context.Cause(ctx))
+		e.err = err
+		return started{}, e
+	}
+	l.mu.Lock()
+	select {
+	case <-l.closed:
+		l.mu.Unlock()
+		att.note(false) // never sent
+		return started{}, &Error{Kind: KindGone, Op: errName(op), Browser: l.id, msg: "browser " + l.id + " disconnected"}
+	default:
+	}
+	if c, ok := op.(extwire.CDP); ok && l.reattach[c.TabID] {
+		delete(l.reattach, c.TabID)
+		c.Reattach = true
+		op = c
+	}
+	// Unique across links: a late reply to a request of a dropped link
+	// (the extension answers through the relay's next connection) must
+	// never match a request of the new one.
+	id := l.opts.IDs.Add(1)
+	_ = l.pending.Add(id, pendingCall{tabID: op.OpTab(), op: name, name: errName(op), att: att, ch: ch}) // open while l.closed is
+	l.mu.Unlock()
+
+	msg, err := extwire.EncodeRequest(id, op)
+	if err == nil {
+		err = l.send(msg)
+	}
+	if err != nil {
+		// Not sent: a write that failed part way ended the link, and the
+		// extension never sees a cut frame.
+		l.take(id).att.note(false)
+		if errors.Is(err, nativemsg.ErrFrameTooLarge) {
+			return started{}, l.newError(KindTooLarge, errName(op), "%s: %v", name, err)
+		}
+		return started{}, l.newError(KindGone, errName(op), "%s: send to browser %s: %v", name, l.ID(), err)
+	}
+	return started{id: id, name: name, ch: ch}, nil
+}
+
+// wait waits for a started request's reply, the context's end, or the
+// link's end.
+func (l *Link) wait(ctx context.Context, c started) (json.RawMessage, error) {
+	select {
+	case r := <-c.ch:
+		return r.result, r.err
+	case <-ctx.Done():
+		l.forget(c.id)
+		e := l.newError(KindTimeout, c.name, "%s: no answer from browser %s: %v", c.name, l.ID(), ctx.Err())
+		e.err = ctx.Err()
+		return nil, e
+	}
+}
+
+// forget drops a request whose caller gave up: it may still reach the
+// page.
+func (l *Link) forget(id int64) {
+	l.take(id).att.note(true)
+}
+
+// take removes a pending request and returns it (its zero value, whose
+// Attempt is nil, when it is not pending).
+func (l *Link) take(id int64) pendingCall {
+	p, _ := l.pending.Take(id)
+	return p
+}
+
+// Serve reads the extension's frames until the connection ends. It fails
+// every pending call and ends every subscriber before it returns.
+func (l *Link) Serve(r *nativemsg.Reader) error {
+	var err error
+	for {
+		var frame []byte
+		frame, err = r.Read()
+		if err != nil {
+			break
+		}
+		var in extwire.Message
+		if uerr := json.Unmarshal(frame, &in); uerr != nil {
+			l.logger().Warn("malformed frame from browser", "err", uerr, "bytes", len(frame))
+			l.notifyError(extwire.CodeBadFrame, "malformed frame: "+uerr.Error())
+			continue
+		}
+		l.handle(&in)
+	}
+	if errors.Is(err, nativemsg.ErrFrameTooLarge) || errors.Is(err, nativemsg.ErrTruncated) {
+		l.notifyError(extwire.CodeBadFrame, err.Error())
+	}
+	l.shutdown()
+	return err
+}
+
+// notifyError tells the extension (through the relay) about a problem with
+// what it sent; the popup shows it.
+func (l *Link) notifyError(code, msg string) {
+	b, _ := json.Marshal(extwire.Notice{Event: extwire.EventError, Code: code, Message: msg})
+	_ = l.send(b)
+}
+
+func (l *Link) handle(in *extwire.Message) {
+	if in.Call != nil && in.ID == nil {
+		l.serveCall(in)
+		return
+	}
+	if in.ID != nil {
+		p, ok := l.pending.Take(*in.ID)
+		if !ok {
+			return // the caller gave up (timeout); the reply is late
+		}
+		p.att.note(in.Error == nil || !in.Error.Refused)
+		if in.Error != nil {
+			e := extensionError(p.name, in.Error)
+			e.Browser, e.Tab = l.ID(), p.tabID
+			p.ch <- reply{err: e}
+		} else {
+			p.ch <- reply{result: in.Result}
+		}
+		return
+	}
+	// refused are the tab's commands a refused detach answers: none of
+	// them ran. They are answered after the detach is handled (the tab's
+	// state dropped), so a caller that runs again finds the tab as after
+	// any detach.
+	var refused []pendingCall
+	switch in.Event {
+	case "hello":
+		l.mu.Lock()
+		first := l.hello == nil
+		if !first && in.BrowserKey != l.hello.BrowserKey {
+			l.log.Warn("a later hello names another browser key: kept the first", "key", in.BrowserKey)
+		}
+		l.hello = in
+		l.mu.Unlock()
+		if first {
+			l.opts.Hello(in)
+		}
+		level := slog.LevelDebug // the extension says hello again after every relay reconnect
+		if first {
+			level = slog.LevelInfo
+		}
+		l.logger().Log(context.Background(), level, "browser hello", "extension", in.ExtensionID, "version", in.Version, "tabs", len(in.Tabs))
+		b, _ := json.Marshal(extwire.Notice{Event: extwire.EventWelcome, BrowserID: l.ID(), ServiceVersion: l.opts.ServiceVersion, ServicePID: l.opts.ServicePID})
+		if err := l.send(b); err != nil {
+			l.logger().Warn("send welcome", "err", err)
+		}
+	case "detached":
+		if in.Refused {
+			refused = l.refuseTab(in.TabID)
+		}
+		l.failTab(in.TabID, func(p pendingCall) *Error {
+			e := newError(KindDetached, p.name, "debugger detached from tab %d: %s", in.TabID, in.Reason)
+			e.Tab, e.Reason = in.TabID, in.Reason
+			return e
+		})
+	case "tab.removed":
+		l.failTab(in.TabID, func(p pendingCall) *Error {
+			e := newError(KindTabClosed, p.name, "tab %d was closed", in.TabID)
+			e.Tab = in.TabID
+			return e
+		})
+	}
+	if l.opts.Event != nil {
+		l.opts.Event(in)
+	}
+	l.mu.Lock()
+	var targets []*Subscriber
+	for _, s := range l.subs {
+		if s.Filter(in) {
+			targets = append(targets, s)
+		}
+	}
+	l.mu.Unlock()
+	for _, s := range targets {
+		s.Deliver(in)
+	}
+	for _, p := range refused {
+		p.att.note(false)
+		e := l.newError(KindDetached, p.name, "%s: debugger detached from tab %d (%s): Chrome refused the command, it did not run", p.name, in.TabID, in.Reason)
+		e.Tab, e.Reason, e.Refused = in.TabID, in.Reason, true
+		p.ch <- reply{err: e}
+	}
+}
+
+// refuseTab takes the tab's pending commands after a refused detach, and
+// marks its next command to carry Reattach. The extension refuses every
+// command of the tab sent before the service got the event (Chrome refused
+// those it sent on the gone session, the fence the others), so none of
+// them ran.
+func (l *Link) refuseTab(tabID int) []pendingCall {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reattach[tabID] = true
+	return l.pending.TakeIf(func(p pendingCall) bool { return p.tabID == tabID && p.op == "cdp" })
+}
+
+// failTab fails the pending calls of one tab with the errors fail makes.
+func (l *Link) failTab(tabID int, fail func(pendingCall) *Error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, p := range l.pending.TakeIf(func(p pendingCall) bool { return p.tabID == tabID && tabID != 0 }) {
+		p.att.note(true) // it may have run before the detach
+		e := fail(p)
+		e.Browser = l.id
+		p.ch <- reply{err: e}
+	}
+}
+
+// newError is an Error of a call on this link.
+func (l *Link) newError(kind Kind, op, format string, args ...any) *Error {
+	e := newError(kind, op, format, args...)
+	e.Browser = l.ID()
+	return e
+}
+
+// errClosed closes the pending table: start checks l.closed first, so no
+// call sees it.
+var errClosed = errors.New("link closed")
+
+func (l *Link) shutdown() {
+	l.mu.Lock()
+	select {
+	case <-l.closed:
+		l.mu.Unlock()
+		return
+	default:
+	}
+	close(l.closed)
+	l.callStop()
+	pending := l.pending.Close(errClosed)
+	subs := l.subs
+	l.subs = make(map[int]*Subscriber)
+	id := l.id
+	l.mu.Unlock()
+	for _, p := range pending {
+		p.att.note(true) // sent: it may have run
+		p.ch <- reply{err: &Error{Kind: KindGone, Op: p.name, Browser: id, msg: p.op + ": browser " + id + " disconnected"}}
+	}
+	for _, s := range subs {
+		s.Done()
+	}
+	if l.opts.Closed != nil {
+		l.opts.Closed()
+	}
+	l.conn.Close()
+}
+
+// Subscribe adds a subscriber and returns the func that removes it.
+func (l *Link) Subscribe(s *Subscriber) (cancel func()) {
+	l.mu.Lock()
+	select {
+	case <-l.closed:
+		l.mu.Unlock()
+		s.Done()
+		return func() {}
+	default:
+	}
+	l.nextSub++
+	n := l.nextSub
+	l.subs[n] = s
+	l.mu.Unlock()
+	return func() {
+		l.mu.Lock()
+		_, ok := l.subs[n]
+		delete(l.subs, n)
+		l.mu.Unlock()
+		if ok {
+			s.Done()
+		}
+	}
+}
+
+// Close drops the connection: Serve then returns and ends the link.
+func (l *Link) Close() error { return l.conn.Close() }

@@ -1,0 +1,80 @@
+package browserlink
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/egohost/egohost/internal/link/cdptab"
+	"github.com/egohost/egohost/internal/link/extwire"
+	"github.com/egohost/egohost/nativemsg"
+)
+
+// A sequence reaches the extension in order, all of it before any reply
+// (one round trip), and each reply lands in its own command's result,
+// whatever order the replies come in; an error of one command is the
+// sequence's error.
+func TestCallSequence(t *testing.T) {
+	l, ext := pipeLink(t, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	type request struct {
+		ID     int64           `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	got := make(chan []string, 1)
+	go func() {
+		r := nativemsg.NewReader(ext, nativemsg.MaxHostFrame)
+		w := nativemsg.NewWriter(ext, nativemsg.MaxHostFrame)
+		for round := 0; ; round++ {
+			var reqs []request
+			var methods []string
+			for range 3 { // the whole sequence before answering anything
+				frame, err := r.Read()
+				if err != nil {
+					return
+				}
+				var q request
+				json.Unmarshal(frame, &q)
+				reqs = append(reqs, q)
+				methods = append(methods, q.Method)
+			}
+			got <- methods
+			for i := len(reqs) - 1; i >= 0; i-- { // answered last first
+				reply := map[string]any{"id": reqs[i].ID, "result": map[string]string{"echo": reqs[i].Method}}
+				if round == 1 && i == 1 {
+					reply = map[string]any{"id": reqs[i].ID, "error": map[string]string{"code": "cdp_error", "message": "no such thing"}}
+				}
+				b, _ := json.Marshal(reply)
+				w.Write(b)
+			}
+		}
+	}()
+
+	s := l.Session(3)
+	var a, b, c struct {
+		Echo string `json:"echo"`
+	}
+	cmds := []cdptab.Command{{Method: "A.one", Result: &a}, {Method: "B.two", Params: map[string]int{"x": 1}, Result: &b}, {Method: "C.three", Result: &c}}
+	if err := s.CallSequence(ctx, cmds); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"A.one", "B.two", "C.three"}, <-got); diff != "" {
+		t.Errorf("order on the wire (-want +got):\n%s", diff)
+	}
+	if a.Echo != "A.one" || b.Echo != "B.two" || c.Echo != "C.three" {
+		t.Errorf("results: got %q %q %q, want each its own", a.Echo, b.Echo, c.Echo)
+	}
+	err := cdptab.CallSequence(ctx, cdp.Session(s), []cdptab.Command{{Method: "A.one"}, {Method: "B.two"}, {Method: "C.three"}})
+	<-got
+	if e := (*Error)(nil); !errors.As(err, &e) || e.Kind != KindExtension || e.Ext.Code != extwire.ErrCDP {
+		t.Errorf("got %v, want the second command's cdp error", err)
+	}
+}

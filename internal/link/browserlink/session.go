@@ -1,0 +1,161 @@
+package browserlink
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/egohost/egohost/internal/link/cdptab"
+	"github.com/egohost/egohost/internal/link/extwire"
+)
+
+// Session is a CDP session of one tab (or one of its flattened child
+// sessions) carried by the link: the production side of the cdp.Session
+// seam.
+type Session struct {
+	l         *Link
+	tabID     int
+	sessionID string
+}
+
+var (
+	_ cdptab.Sessions  = (*Session)(nil)
+	_ cdptab.Sequencer = (*Session)(nil)
+)
+
+// Session is the main CDP session of a tab.
+func (l *Link) Session(tabID int) *Session { return &Session{l: l, tabID: tabID} }
+
+// Call sends one CDP command through the extension and decodes its result.
+func (s *Session) Call(ctx context.Context, method string, params, result any) error {
+	op := extwire.CDP{TabID: s.tabID, Method: method, SessionID: s.sessionID}
+	if params != nil {
+		raw, err := jsonv2.Marshal(params)
+		if err != nil {
+			return fmt.Errorf("%s: encode params: %w", method, err)
+		}
+		op.Params = raw
+	}
+	res, err := s.l.Call(ctx, op)
+	if err != nil {
+		return err
+	}
+	if result != nil && len(res) > 0 {
+		if err := jsonv2.Unmarshal(res, result); err != nil {
+			return fmt.Errorf("%s: decode result: %w", method, err)
+		}
+	}
+	return nil
+}
+
+// CallSequence sends CDP commands through the extension in order, each
+// without waiting for the previous reply, and decodes their results
+// (cdptab.Sequencer): one round trip for the lot.
+func (s *Session) CallSequence(ctx context.Context, cmds []cdptab.Command) error {
+	ops := make([]extwire.Op, len(cmds))
+	for i, c := range cmds {
+		op := extwire.CDP{TabID: s.tabID, Method: c.Method, SessionID: s.sessionID}
+		if c.Params != nil {
+			raw, err := jsonv2.Marshal(c.Params)
+			if err != nil {
+				return fmt.Errorf("%s: encode params: %w", c.Method, err)
+			}
+			op.Params = raw
+		}
+		ops[i] = op
+	}
+	res, err := s.l.CallSequence(ctx, ops)
+	if err != nil {
+		return err
+	}
+	for i, c := range cmds {
+		if c.Result != nil && len(res[i]) > 0 {
+			if err := jsonv2.Unmarshal(res[i], c.Result); err != nil {
+				return fmt.Errorf("%s: decode result: %w", c.Method, err)
+			}
+		}
+	}
+	return nil
+}
+
+// subscribeBuffer is how many events of one method a subscription holds
+// for a slow reader (more are dropped rather than block the link): the
+// readers are goroutines that drain it at once, so a small buffer does,
+// and a call does not pay for thousands of slots it never uses.
+const subscribeBuffer = 64
+
+// Subscribe buffers this session's events of one method.
+func (s *Session) Subscribe(method string) (<-chan jsonv2.Value, func()) {
+	q := NewQueue[jsonv2.Value](subscribeBuffer)
+	cancel := s.l.Subscribe(&Subscriber{
+		Filter: func(in *extwire.Message) bool {
+			return in.Event == "cdp" && in.TabID == s.tabID && in.SessionID == s.sessionID && in.Method == method
+		},
+		Deliver: func(in *extwire.Message) { q.Put(jsonv2.Value(in.Params)) },
+		Done:    q.Close,
+	})
+	return q.C, cancel
+}
+
+// Stream buffers this session's events of several methods on one channel,
+// in the order the link received them.
+func (s *Session) Stream(methods ...string) (<-chan cdptab.Event, func()) {
+	want := make(map[string]bool, len(methods))
+	for _, m := range methods {
+		want[m] = true
+	}
+	q := NewQueue[cdptab.Event](cdptab.StreamBuffer)
+	cancel := s.l.Subscribe(&Subscriber{
+		Filter: func(in *extwire.Message) bool {
+			return in.Event == "cdp" && in.TabID == s.tabID && in.SessionID == s.sessionID && want[in.Method]
+		},
+		Deliver: func(in *extwire.Message) { q.Put(cdptab.Event{Method: in.Method, Params: jsonv2.Value(in.Params)}) },
+		Done:    q.Close,
+	})
+	return q.C, cancel
+}
+
+// Child returns a flattened child session of the same tab.
+func (s *Session) Child(id target.SessionID) cdp.Session {
+	return &Session{l: s.l, tabID: s.tabID, sessionID: string(id)}
+}
+
+// Queue is a channel that can be fed without blocking and closed once,
+// safely against concurrent puts: what a subscriber delivers to.
+type Queue[T any] struct {
+	mu     sync.Mutex
+	C      chan T
+	closed bool
+}
+
+// NewQueue makes a queue that holds n values.
+func NewQueue[T any](n int) *Queue[T] { return &Queue[T]{C: make(chan T, n)} }
+
+// Put delivers v, or drops it when the queue is full or closed.
+func (q *Queue[T]) Put(v T) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return false
+	}
+	select {
+	case q.C <- v:
+		return true
+	default:
+		return false
+	}
+}
+
+// Close closes the channel (once).
+func (q *Queue[T]) Close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !q.closed {
+		q.closed = true
+		close(q.C)
+	}
+}

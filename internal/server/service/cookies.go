@@ -1,0 +1,157 @@
+package service
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+
+	"github.com/egohost/egohost/internal/link/browserlink"
+	"github.com/egohost/egohost/internal/server/confirm"
+	"github.com/egohost/egohost/protocol"
+)
+
+// cookieTab returns the target's browser, main session and its main frame's URL,
+// which must be http(s): cookies belong to an origin. That URL, read now,
+// is the one the caller's origin rules judge and the only one whose
+// cookies are read or written: a page that moved since the tab was
+// checked is judged where it is.
+func (s *Service) cookieTab(ctx context.Context, c *call, t protocol.Target, op string) (*link, *browserlink.Session, int, string, error) {
+	l, id, err := s.target(ctx, c, t)
+	if err != nil {
+		return nil, nil, 0, "", err
+	}
+	sess := l.Session(id)
+	var tree page.GetFrameTreeResult
+	if err := sess.Call(ctx, page.CommandGetFrameTree, nil, &tree); err != nil {
+		return nil, nil, 0, "", err
+	}
+	if tree.FrameTree == nil || tree.FrameTree.Frame == nil {
+		return nil, nil, 0, "", protocol.Errorf(protocol.CodeInternal, "%s: tab %d has no main frame", op, id)
+	}
+	u := tree.FrameTree.Frame.URL
+	if err := s.reachFor(c.conn.grant).Check(u, tree.FrameTree.Frame.SecurityOrigin, false); err != nil {
+		return nil, nil, 0, "", classify(err)
+	}
+	if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") {
+		return nil, nil, 0, "", protocol.Errorf(protocol.CodeUnsupported, "%s: tab %d shows %q, which has no cookies: navigate to an http(s) page first", op, id, u)
+	}
+	return l, sess, id, u, nil
+}
+
+func (s *Service) tabCookies(ctx context.Context, sess *browserlink.Session, u, name string) ([]protocol.Cookie, error) {
+	var res network.GetCookiesResult
+	if err := sess.Call(ctx, network.CommandGetCookies, network.GetCookiesParams{URLs: []string{u}}, &res); err != nil {
+		return nil, err
+	}
+	out := []protocol.Cookie{}
+	for _, c := range res.Cookies {
+		if name != "" && c.Name != name {
+			continue
+		}
+		pc := protocol.Cookie{
+			Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path,
+			HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: string(c.SameSite),
+		}
+		if !c.Session {
+			pc.Expires = c.Expires
+		}
+		out = append(out, pc)
+	}
+	return out, nil
+}
+
+func (s *Service) cookiesGet(ctx context.Context, c *call, p protocol.CookiesGetParams) (any, error) {
+	_, sess, id, u, err := s.cookieTab(ctx, c, p.Target, "cookies.get")
+	if err != nil {
+		return nil, err
+	}
+	cookies, err := s.tabCookies(ctx, sess, u, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	return protocol.CookiesResult{Tab: id, URL: u, Cookies: cookies}, nil
+}
+
+func (s *Service) cookiesSet(ctx context.Context, c *call, p protocol.CookiesSetParams) (any, error) {
+	if p.Name == "" {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cookies.set needs a name")
+	}
+	switch p.SameSite {
+	case "", "Strict", "Lax", "None":
+	default:
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cookies.set: sameSite %q is not Strict, Lax or None", p.SameSite)
+	}
+	l, sess, id, u, err := s.cookieTab(ctx, c, p.Target, "cookies.set")
+	if err != nil {
+		return nil, err
+	}
+	domain := p.Domain
+	if pu, err := url.Parse(u); err == nil && domain == "" {
+		domain = pu.Hostname()
+	}
+	q := protocol.Confirm{Action: confirm.DescribeCookies("set", []string{p.Name}, domain), Browser: l.id, Tab: id}
+	if err := s.confirmCall(ctx, c, confirm.CookieWrite, u, q); err != nil {
+		return nil, err
+	}
+	cp := network.SetCookieParams{
+		Name: p.Name, Value: p.Value, URL: u, Domain: p.Domain, Path: p.Path,
+		SameSite: network.CookieSameSite(p.SameSite), Expires: cdp.TimeSinceEpoch(p.Expires),
+	}
+	if p.HTTPOnly {
+		cp.HTTPOnly = &p.HTTPOnly
+	}
+	if p.Secure {
+		cp.Secure = &p.Secure
+	}
+	if err := sess.Call(ctx, network.CommandSetCookie, cp, nil); err != nil {
+		return nil, err
+	}
+	cookies, err := s.tabCookies(ctx, sess, u, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	if len(cookies) == 0 {
+		// Chrome refused it silently (a Secure cookie on http, a domain
+		// that is not the page's, …).
+		return nil, protocol.Errorf(protocol.CodeUnsupported, "cookies.set: Chrome did not keep cookie %q for %s (check domain, path, secure and sameSite)", p.Name, u)
+	}
+	return protocol.CookiesResult{Tab: id, URL: u, Cookies: cookies}, nil
+}
+
+func (s *Service) cookiesClear(ctx context.Context, c *call, p protocol.CookiesClearParams) (any, error) {
+	l, sess, id, u, err := s.cookieTab(ctx, c, p.Target, "cookies.clear")
+	if err != nil {
+		return nil, err
+	}
+	cookies, err := s.tabCookies(ctx, sess, u, p.Name)
+	if err != nil {
+		return nil, err
+	}
+	if len(cookies) > 0 && s.mayAsk(c, confirm.CookieWrite) {
+		// The cookies read now are those cleared after a yes (by name,
+		// domain and path): a cookie the page sets meanwhile stays.
+		var names, domains []string
+		for _, c := range cookies {
+			names = append(names, c.Name)
+			if !slices.Contains(domains, c.Domain) {
+				domains = append(domains, c.Domain)
+			}
+		}
+		q := protocol.Confirm{Action: confirm.DescribeCookies("clear", names, strings.Join(domains, ", ")), Browser: l.id, Tab: id}
+		if err := s.confirmCall(ctx, c, confirm.CookieWrite, u, q); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range cookies {
+		dp := network.DeleteCookiesParams{Name: c.Name, Domain: c.Domain, Path: c.Path}
+		if err := sess.Call(ctx, network.CommandDeleteCookies, dp, nil); err != nil {
+			return nil, err
+		}
+	}
+	return protocol.CookiesClearResult{Tab: id, URL: u, Deleted: len(cookies)}, nil
+}

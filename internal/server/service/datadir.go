@@ -1,0 +1,138 @@
+package service
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/egohost/egohost"
+	"github.com/egohost/egohost/internal/server/browserids"
+	"github.com/egohost/egohost/internal/server/privfile"
+)
+
+// Where the service keeps what (README "Where egohost keeps its files"):
+//
+//   - the state dir (Options.StateDir, a runtime folder that may be wiped at
+//     logout): service.json, the relay socket and the owner token. They
+//     belong to the running service: the token is made again at start, and
+//     never lands on a disk a backup copies.
+//   - the data dir (Options.DataDir): what must outlive a logout or a
+//     reboot — the paired agents (agents.json) and their tokens
+//     (agents/NAME.token, written by `egohost pair` and `egohost mcp`), the
+//     known browsers, the spaces, the ref counter and the audit log.
+
+// AgentsDir is the folder (in the data dir) of the paired agents' tokens
+// that `egohost pair` and `egohost mcp` keep: NAME.token, owner-only.
+const AgentsDir = egohost.AgentsDir
+
+// durableFiles are the data dir's files, as an older egohost left them in
+// the state dir; the audit log's rotated files and AgentsDir go with them.
+var durableFiles = []string{agentsFile, spacesFile, browserids.File, refsFile, AuditFile}
+
+// MigrateDurable moves the durable files an older egohost kept in
+// stateDir to dataDir, each only when dataDir has none of that name yet
+// (a file there is never overwritten), and returns what it moved. Both
+// dirs are made owner-only. The same dir twice moves nothing.
+func MigrateDurable(stateDir, dataDir string) ([]string, error) {
+	if filepath.Clean(stateDir) == filepath.Clean(dataDir) {
+		return nil, nil
+	}
+	names := slices.Clone(durableFiles)
+	if ents, err := os.ReadDir(stateDir); err == nil {
+		for _, e := range ents {
+			if rest, ok := strings.CutPrefix(e.Name(), AuditFile+"."); ok {
+				if _, err := strconv.Atoi(rest); err == nil {
+					names = append(names, e.Name())
+				}
+			}
+		}
+	}
+	if ents, err := os.ReadDir(filepath.Join(stateDir, AgentsDir)); err == nil {
+		for _, e := range ents {
+			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".token") {
+				names = append(names, filepath.Join(AgentsDir, e.Name()))
+			}
+		}
+	}
+	var moved []string
+	for _, name := range names {
+		ok, err := MoveDurable(filepath.Join(stateDir, name), filepath.Join(dataDir, name))
+		if err != nil {
+			return moved, err
+		}
+		if ok {
+			moved = append(moved, name)
+		}
+	}
+	return moved, nil
+}
+
+// MoveDurable moves the regular file from to the path to (made 0600, its
+// folders 0700) when from exists and to does not, and reports whether it
+// did. It copies when a rename cannot cross file systems (a tmpfs to the
+// disk). A symlink at from is not followed, and not moved.
+func MoveDurable(from, to string) (bool, error) {
+	fi, err := os.Lstat(from)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("move %s: %w", from, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return false, nil
+	}
+	if _, err := os.Lstat(to); err == nil {
+		return false, nil // the new place has its own: the old one stays
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return false, fmt.Errorf("move %s: %w", from, err)
+	}
+	if err := privfile.EnsureDir(filepath.Dir(to)); err != nil {
+		return false, fmt.Errorf("move %s: %w", from, err)
+	}
+	if err := os.Link(from, to); err == nil {
+		// Same file system: the link keeps to if it already appeared
+		// (Link never replaces), unlike a rename.
+		os.Remove(from)
+		return true, privfile.Chmod(to)
+	}
+	if err := copyNew(from, to); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return false, nil
+		}
+		return false, fmt.Errorf("move %s to %s: %w", from, to, err)
+	}
+	if err := os.Remove(from); err != nil {
+		return true, fmt.Errorf("move %s: copied, but the old file stays: %w", from, err)
+	}
+	return true, nil
+}
+
+// copyNew copies from into a new file to (0600), which must not exist.
+func copyNew(from, to string) error {
+	src, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		os.Remove(to)
+		return err
+	}
+	if err := dst.Sync(); err != nil {
+		dst.Close()
+		os.Remove(to)
+		return err
+	}
+	return dst.Close()
+}

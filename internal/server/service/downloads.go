@@ -1,0 +1,213 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"path"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/egohost/egohost/internal/engine/actions"
+	"github.com/egohost/egohost/internal/engine/page"
+	"github.com/egohost/egohost/internal/link/browserlink"
+	"github.com/egohost/egohost/internal/link/extwire"
+	"github.com/egohost/egohost/internal/server/confirm"
+	"github.com/egohost/egohost/protocol"
+)
+
+// Downloads come from chrome.downloads (the extension's "download"
+// events), which says nothing of the tab a download came from. A paired
+// agent may learn only of its own tabs' downloads (a download's URL can
+// carry a signed query, its file name is on the person's disk), so the
+// service attributes each download to a tab: the tab's own CDP session
+// reports Page.downloadWillBegin with the URL (on every tab egohost has
+// attached, with the Page domain on), and the download of that URL is
+// that tab's (page.Downloads). A download nothing attributes (the
+// person's tab that egohost never attached) is nobody's: no paired agent
+// sees it.
+
+// downloadIsMine says whether the caller may see a download: yes for the
+// owner and the person; for a paired agent only when it came from a tab
+// the agent may see (its spaces' tabs, on an origin its rules allow),
+// and unknown while nothing attributes it.
+func (s *Service) downloadIsMine(a *agent, l *link, it extwire.Download) (mine, known bool) {
+	if a.grant.kind != grantPaired {
+		return true, true
+	}
+	tab, ok := l.downloads.TabOf(it)
+	if !ok {
+		return false, false
+	}
+	url, _ := l.urls.Get(tab)
+	return len(s.visibleTabs(a, l, []protocol.Tab{{ID: tab, GroupID: l.layout.GroupOf(tab), URL: url}})) == 1, true
+}
+
+// downloadEvent is what the download method waits on: a download's
+// state, or (item nil) the start of a download in some tab, which may
+// attribute one seen before.
+type downloadEvent struct {
+	item *extwire.Download
+}
+
+// download waits for the browser's next download (chrome.downloads events
+// from the extension) to start and to finish, after clicking p.Click when
+// given. A paired agent waits for the next download of its own tabs.
+// Only a download that starts after the call began is one: the
+// browser's earlier ones are never an answer.
+func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadParams) (any, error) {
+	a := c.conn
+	start := time.Now()
+	l, err := s.pickLink(ctx, c, p.Browser)
+	if err != nil {
+		return nil, err
+	}
+	d := millis(p.TimeoutMs)
+	if d <= 0 {
+		d = 30 * time.Second
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl)-time.Second < d {
+		d = max(time.Until(dl)-time.Second, time.Second)
+	}
+	wctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	// The wait is for a download that starts from now on: one seen
+	// before (it may still report a change, complete again) is not it.
+	before := l.downloads.Latest()
+	q := browserlink.NewQueue[downloadEvent](256)
+	unsubscribe := l.Subscribe(&browserlink.Subscriber{
+		Filter: func(in *extwire.Message) bool {
+			return (in.Event == "download" && in.Download != nil) || (in.Event == "cdp" && in.Method == page.DownloadWillBegin)
+		},
+		Deliver: func(in *extwire.Message) { q.Put(downloadEvent{item: in.Download}) },
+		Done:    q.Close,
+	})
+	defer unsubscribe()
+	if p.Click != "" {
+		_, err := s.withRunner(wctx, c, p.Target, "download", 0, func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+			return r.Click(ctx, p.Click, actions.ClickOptions{ActOptions: actions.ActOptions{Settle: &actions.Settle{Off: true}}})
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	id := -1
+	var unknown []extwire.Download // a paired agent's: downloads nothing attributed yet, latest state each
+	for {
+		select {
+		case <-wctx.Done():
+			if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return nil, ctx.Err()
+			}
+			if id < 0 {
+				return nil, protocol.Errorf(protocol.CodeTimeout, "download: no download started within %v", d)
+			}
+			return nil, protocol.Errorf(protocol.CodeTimeout, "download: download %d did not finish within %v", id, d).With("download", id)
+		case ev, ok := <-q.C:
+			if !ok {
+				return nil, protocol.Errorf(protocol.CodeBrowserGone, "download: browser %s disconnected", l.id)
+			}
+			items := slices.Clone(unknown) // a start: those seen before may be attributed now
+			if ev.item != nil {
+				items = []extwire.Download{*ev.item}
+			}
+			for _, it := range items {
+				if it.ID <= before {
+					continue
+				}
+				if id < 0 {
+					mine, known := s.downloadIsMine(a, l, it)
+					unknown = withoutDownload(unknown, it.ID)
+					if !known {
+						unknown = append(unknown, it)
+					}
+					if !mine {
+						continue
+					}
+					id = it.ID
+					if s.mayAsk(c, confirm.Download) {
+						// Asked at the download's start, the first moment
+						// it is known (a click cannot tell it will
+						// download); Chrome goes on meanwhile, and a no
+						// deletes what it saved.
+						if err := s.confirmDownload(ctx, c, l, it); err != nil {
+							return nil, err
+						}
+						// The person's time is not the download's (once
+						// per call: id is set).
+						var more context.CancelFunc
+						wctx, more = context.WithTimeout(ctx, d)
+						defer more()
+					}
+				}
+				if it.ID != id {
+					continue
+				}
+				if res, done, err := downloadDone(it, start); done {
+					return res, err
+				}
+			}
+		}
+	}
+}
+
+// confirmDownload asks the person about a download of the call's agent,
+// on the origin of the tab it came from, when its policy names download
+// there; a no or no answer cancels the download, deletes its file and
+// erases it from the browser's list before the error is returned: the
+// agent never gets it.
+func (s *Service) confirmDownload(ctx context.Context, c *call, l *link, it extwire.Download) error {
+	tab, _ := l.downloads.TabOf(it)
+	page, _ := l.urls.Get(tab)
+	src := it.URL
+	if it.FinalURL != "" {
+		src = it.FinalURL
+	}
+	name := filepath.Base(it.Filename)
+	if it.Filename == "" {
+		if u, err := url.Parse(src); err == nil {
+			name = path.Base(u.Path)
+		}
+	}
+	q := protocol.Confirm{Action: confirm.DescribeDownload(name, hostOf(src)), Browser: l.id, Tab: tab}
+	err := s.confirmCall(ctx, c, confirm.Download, page, q)
+	if err == nil {
+		return nil
+	}
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	if _, derr := l.Call(dctx, extwire.DownloadsDiscard{DownloadID: it.ID}); derr != nil {
+		s.log.Warn("download: the refused download was not discarded", "download", it.ID, "err", derr)
+		return fmt.Errorf("%w (and discarding download %d failed: %v)", err, it.ID, derr)
+	}
+	return err
+}
+
+// downloadDone answers a download that finished (complete, or
+// interrupted); done is false while it runs.
+func downloadDone(it extwire.Download, start time.Time) (res any, done bool, err error) {
+	r := protocol.DownloadResult{ID: it.ID, URL: it.URL, Filename: it.Filename, Mime: it.Mime, Bytes: it.Bytes, State: it.State, Error: it.Error}
+	if it.FinalURL != "" {
+		r.URL = it.FinalURL
+	}
+	switch it.State {
+	case "complete":
+		r.TookMs = tookMs(time.Since(start))
+		return r, true, nil
+	case "interrupted":
+		return nil, true, protocol.Errorf(protocol.CodeDownloadFailed, "download %d of %s was interrupted: %s", it.ID, r.URL, it.Error).With("download", r)
+	}
+	return nil, false, nil
+}
+
+func withoutDownload(items []extwire.Download, id int) []extwire.Download {
+	out := items[:0]
+	for _, it := range items {
+		if it.ID != id {
+			out = append(out, it)
+		}
+	}
+	return out
+}

@@ -1,0 +1,72 @@
+package service
+
+import (
+	"context"
+	"time"
+
+	"github.com/egohost/egohost/internal/engine/overlay"
+	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/resolver"
+)
+
+// locators names an element for an agent the way the popup's picker
+// names the element a person clicked (popupfront.go namePicked): the
+// candidate locators in rank order, each checked by the resolver, the best
+// one that matches it alone, and its ref.
+func (s *Service) locators(ctx context.Context, c *call, p protocol.LocatorsParams) (any, error) {
+	if p.Element == "" {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "locators: target is empty")
+	}
+	tc, err := s.tabContextWithin(ctx, c, p.Target, "locators", millis(p.TimeoutMs))
+	if err != nil {
+		return nil, err
+	}
+	if err := tc.checkDialog("locators"); err != nil {
+		return nil, err
+	}
+	if err := s.checkRef(ctx, c, tc, p.Element); err != nil {
+		return nil, err
+	}
+	m, err := oneMatch(ctx, tc, p.Element, s.actionTimeout(p.TimeoutMs))
+	if err != nil {
+		return nil, err
+	}
+	if m.SessionID != "" {
+		return nil, protocol.Errorf(protocol.CodeUnsupported, "locators: %s is in an out-of-process frame: locators are generated for the main frame's elements", p.Element)
+	}
+	picked, err := overlay.Describe(ctx, tc.page, m.BackendNodeID)
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeUnsupported, "locators: %s: %v (an element inside a frame gets no locator)", p.Element, err)
+	}
+	var named protocol.PopupPickResult
+	if err := s.namePicked(ctx, tc, picked, &named); err != nil {
+		return nil, classify(err)
+	}
+	if named.Candidates == nil {
+		named.Candidates = []protocol.PickCandidate{}
+	}
+	return protocol.LocatorsResult{Tab: tc.tabID, Locator: named.Locator, Ref: named.Ref, Role: named.Role, Name: named.Name, Candidates: named.Candidates}, nil
+}
+
+// oneMatch waits (up to timeout) for target to match exactly one element:
+// none yet is worth waiting for, several is an error at once.
+func oneMatch(ctx context.Context, tc *tabContext, target string, timeout time.Duration) (resolver.Match, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	m, err := resolver.Wait(ctx, func(ctx context.Context) (resolver.Match, error) {
+		ms, err := tc.res.All(ctx, target)
+		switch {
+		case err != nil:
+			return resolver.Match{}, err
+		case len(ms) == 0:
+			return resolver.Match{}, &resolver.Error{Kind: resolver.Transient, Op: "locators", Target: target, Err: resolver.ErrNotFound}
+		case len(ms) > 1:
+			return resolver.Match{}, protocol.Errorf(protocol.CodeAmbiguous, "%s: %d elements match; add nth=… or make it more specific", target, len(ms)).With("count", len(ms)).With("kind", "permanent")
+		}
+		return ms[0], nil
+	})
+	if err != nil {
+		return resolver.Match{}, classify(err)
+	}
+	return m, nil
+}

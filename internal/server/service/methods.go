@@ -1,0 +1,612 @@
+package service
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/egohost/egohost/internal/engine/actions"
+	"github.com/egohost/egohost/internal/link/extwire"
+	"github.com/egohost/egohost/internal/server/confirm"
+	"github.com/egohost/egohost/internal/server/pairing"
+	"github.com/egohost/egohost/internal/server/spaces"
+	"github.com/egohost/egohost/internal/server/weburl"
+	"github.com/egohost/egohost/protocol"
+)
+
+func (s *Service) ping(ctx context.Context, c *call, _ noParams) (any, error) {
+	s.mu.Lock()
+	res := protocol.PingResult{Version: Version, PID: os.Getpid(), Browsers: len(s.links), Reconnecting: len(s.reconnectingList(""))}
+	s.mu.Unlock()
+	if c.conn.grant.kind == grantOwner { // the owner's `egohost status`; not an agent's business
+		res.Tokenless, res.StateDir, res.DataDir = s.tokenless.stats(), s.opts.StateDir, s.opts.DataDir
+	}
+	return res, nil
+}
+
+func (s *Service) browsersList(ctx context.Context, _ *call, _ noParams) (any, error) {
+	s.mu.Lock()
+	links := s.linksLocked()
+	reconnecting := s.reconnectingList("")
+	s.mu.Unlock()
+	res := protocol.BrowsersListResult{Browsers: []protocol.Browser{}, Reconnecting: reconnecting}
+	for _, l := range links {
+		res.Browsers = append(res.Browsers, l.info())
+	}
+	return res, nil
+}
+
+// reconnectingList describes the browsers that are reconnecting (only
+// name's when name is not ""), in ID order. s.mu is held.
+func (s *Service) reconnectingList(name string) []protocol.Browser {
+	var out []protocol.Browser
+	for id := range s.known.Reconnecting(s.opts.ReconnectGrace) {
+		if name != "" && id != name {
+			continue
+		}
+		b := s.lastInfo[id] // empty after a service restart: the ID is all it knows
+		b.ID, b.RelayPID = id, 0
+		if k := s.known.Known[s.known.KeyOf(id)]; k != nil {
+			b.DisconnectedAt = k.LastSeen
+			b.GoneMs = time.Since(k.LastSeen).Milliseconds()
+		}
+		out = append(out, b)
+	}
+	slices.SortFunc(out, func(a, b protocol.Browser) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// pickLink returns the named browser link, or the only one. While the
+// browser it needs is on its way (a known browser that dropped less than
+// timeouts.reconnect ago, or a relay that has not said hello yet), it waits
+// for it, at most timeouts.reconnect_wait and within ctx: a call made
+// while the extension reconnects succeeds if the browser is back in time,
+// and fails with browser_reconnecting if not.
+func (s *Service) pickLink(ctx context.Context, c *call, name string) (*link, error) {
+	if name == "" && c.home != nil {
+		name = c.home.id // the popup's calls go to its own browser
+	}
+	giveUp := time.Now().Add(s.opts.ReconnectWait)
+	for {
+		s.mu.Lock()
+		l, until, err := s.chooseLink(name)
+		changed := s.changed
+		s.mu.Unlock()
+		if l != nil {
+			select {
+			case <-l.Closed(): // dropped, not yet taken out: wait for that
+				until = time.Now().Add(s.opts.ReconnectGrace)
+			default:
+				if err := l.checkAutomation(); err != nil {
+					return nil, err
+				}
+				return l, nil
+			}
+		}
+		if until.IsZero() {
+			return nil, err
+		}
+		if !time.Now().Before(giveUp) {
+			break // timeouts.reconnect_wait is over
+		}
+		if until.After(giveUp) {
+			until = giveUp
+		}
+		wait := time.NewTimer(time.Until(until))
+		select {
+		case <-changed:
+		case <-wait.C: // its grace or this call's wait ended: look again
+		case <-ctx.Done():
+			wait.Stop()
+			return s.chooseNow(name)
+		}
+		wait.Stop()
+	}
+	return s.chooseNow(name)
+}
+
+// chooseNow is chooseLink's link and error now: a wait for the browser
+// ended; the error says how long it has been gone by now.
+func (s *Service) chooseNow(name string) (*link, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, _, err := s.chooseLink(name)
+	return l, err
+}
+
+// chooseLink picks the link for name ("" = the only one) among the links
+// up now. When there is none yet but one may come, it returns when to stop
+// waiting for it and the error to give if the wait ends
+// (browser_reconnecting); a zero time means do not wait. s.mu is held.
+func (s *Service) chooseLink(name string) (*link, time.Time, error) {
+	if name != "" {
+		if l := s.links[name]; l != nil {
+			return l, time.Time{}, nil
+		}
+		if end, ok := s.known.Reconnecting(s.opts.ReconnectGrace)[name]; ok {
+			return nil, end, protocol.Errorf(protocol.CodeBrowserReconnecting, "browser %s is reconnecting (its extension went away %s ago) and did not come back in time: try again; the extension's popup shows why it is down", name, s.awayFor(name)).With("browser", name)
+		}
+		if s.waiting > 0 {
+			return nil, time.Now().Add(s.opts.ReconnectGrace), protocol.Errorf(protocol.CodeBrowserReconnecting, "no browser %q yet: a browser is connecting but did not say hello in time", name).With("browser", name)
+		}
+		return nil, time.Time{}, protocol.Errorf(protocol.CodeNoBrowser, "no browser %q (connected: %s)", name, orNone(strings.Join(s.order, ", ")))
+	}
+	switch len(s.order) {
+	case 1:
+		return s.links[s.order[0]], time.Time{}, nil
+	case 0:
+	default:
+		ids := strings.Join(s.order, ", ")
+		return nil, time.Time{}, protocol.Errorf(protocol.CodeAmbiguousBrowser, "%d browsers are connected (%s): name one with \"browser\"", len(s.order), ids)
+	}
+	var ids []string
+	var until time.Time
+	for id, end := range s.known.Reconnecting(s.opts.ReconnectGrace) {
+		ids = append(ids, id)
+		if end.After(until) {
+			until = end
+		}
+	}
+	slices.Sort(ids)
+	switch {
+	case len(ids) > 0:
+		return nil, until, protocol.Errorf(protocol.CodeBrowserReconnecting, "browser %s is reconnecting (its extension went away %s ago) and did not come back in time: try again; the extension's popup shows why it is down", strings.Join(ids, ", "), s.awayFor(ids[0])).With("browser", ids[0])
+	case s.waiting > 0:
+		return nil, time.Now().Add(s.opts.ReconnectGrace), protocol.Errorf(protocol.CodeBrowserReconnecting, "a browser is connecting but did not say hello in time")
+	}
+	return nil, time.Time{}, protocol.Errorf(protocol.CodeNoBrowser, "no browser is connected: start one with `egohost launch`, or check the extension's popup")
+}
+
+// awayFor says how long ago the browser with id dropped. s.mu is held.
+func (s *Service) awayFor(id string) string {
+	if k := s.known.Known[s.known.KeyOf(id)]; k != nil {
+		return time.Since(k.LastSeen).Round(100 * time.Millisecond).String()
+	}
+	return "a moment"
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func (s *Service) listTabs(ctx context.Context, l *link) ([]protocol.Tab, error) {
+	raw, err := l.Call(ctx, extwire.TabsList{})
+	if err != nil {
+		return nil, err
+	}
+	var res protocol.TabsListResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, protocol.Errorf(protocol.CodeExtension, "tabs.list: bad reply: %v", err)
+	}
+	for i := range res.Tabs {
+		res.Tabs[i].Browser = l.id
+	}
+	if res.Tabs == nil {
+		res.Tabs = []protocol.Tab{}
+	}
+	return res.Tabs, nil
+}
+
+// pickTab returns the tab ID: the given one; else, for the person, the
+// active tab of the last focused window; for a named agent, its space's
+// last active tab (never the person's focused tab).
+func (s *Service) pickTab(ctx context.Context, c *call, l *link, tab int) (int, error) {
+	if tab != 0 {
+		return tab, nil
+	}
+	if !isPerson(c.conn.agentName()) {
+		return s.defaultTab(ctx, c, l)
+	}
+	tabs, err := s.listTabs(ctx, l)
+	if err != nil {
+		return 0, err
+	}
+	sort.SliceStable(tabs, func(i, j int) bool { return tabs[i].Focused && !tabs[j].Focused })
+	for _, t := range tabs {
+		if t.Active {
+			return t.ID, nil
+		}
+	}
+	return 0, protocol.Errorf(protocol.CodeTabNotFound, "browser %s has no active tab", l.id)
+}
+
+// target resolves the tab a call is for, and checks that the calling
+// agent may act on it (checkSpace). A named agent that names no browser
+// gets its current space's.
+func (s *Service) target(ctx context.Context, c *call, t protocol.Target) (*link, int, error) {
+	if t.Browser == "" && !isPerson(c.conn.agentName()) {
+		if sp, ok := s.spaces.reg.Current(c.conn.agentName()); ok && t.Tab == 0 {
+			t.Browser = sp.Browser
+		}
+	}
+	l, err := s.pickLink(ctx, c, t.Browser)
+	if err != nil {
+		return nil, 0, err
+	}
+	id, err := s.pickTab(ctx, c, l, t.Tab)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := s.checkScope(ctx, c, l, id); err != nil {
+		return nil, 0, err
+	}
+	if err := s.checkSpace(ctx, c, l, id); err != nil {
+		return nil, 0, err
+	}
+	if err := s.checkBrowserPage(ctx, c, l, id); err != nil {
+		return nil, 0, err
+	}
+	return l, id, nil
+}
+
+// tabsList describes the present: it never waits for a browser. The tabs
+// are those of the browser connected now; a browser that is reconnecting
+// is listed as such (Reconnecting), with no tabs.
+func (s *Service) tabsList(ctx context.Context, c *call, p protocol.TabsListParams) (any, error) {
+	name := p.Browser
+	if name == "" && c.home != nil {
+		name = c.home.id
+	}
+	s.mu.Lock()
+	l, until, err := s.chooseLink(name)
+	res := protocol.TabsListResult{Tabs: []protocol.Tab{}, Reconnecting: s.reconnectingList(name)}
+	s.mu.Unlock()
+	if l == nil && !until.IsZero() {
+		return res, nil // on its way back: nothing of it is connected now
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := l.checkAutomation(); err != nil {
+		return nil, err
+	}
+	tabs, err := s.listTabs(ctx, l)
+	if codeOf(err) == protocol.CodeBrowserGone {
+		// It dropped under the call: it is reconnecting now.
+		if !slices.ContainsFunc(res.Reconnecting, func(b protocol.Browser) bool { return b.ID == l.id }) {
+			b := l.info()
+			b.RelayPID, b.DisconnectedAt = 0, time.Now()
+			res.Reconnecting = append(res.Reconnecting, b)
+		}
+		return res, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	s.syncSpaces(ctx, l)
+	for i := range tabs {
+		if sp, ok := s.spaces.reg.ByGroup(l.id, tabs[i].GroupID); ok {
+			tabs[i].Space = sp.ID
+		}
+	}
+	res.Tabs = s.visibleTabs(c.conn, l, tabs)
+	return res, nil
+}
+
+func (s *Service) tabReply(raw json.RawMessage, l *link, op string) (protocol.TabResult, error) {
+	var res protocol.TabResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return res, protocol.Errorf(protocol.CodeExtension, "%s: bad reply: %v", op, err)
+	}
+	res.Tab.Browser = l.id
+	return res, nil
+}
+
+// navURL turns what an agent gave as an address into the URL to load
+// (weburl.Normalize), or an invalid_params error saying why it cannot be.
+func navURL(op, raw string) (string, error) {
+	u, err := weburl.Normalize(raw)
+	if err != nil {
+		return "", protocol.Errorf(protocol.CodeInvalidParams, "%s: %v", op, err)
+	}
+	return u, nil
+}
+
+// checkUntil refuses an unknown load state before anything happens.
+func checkUntil(op, until string) error {
+	switch until {
+	case "", actions.LoadLoad, actions.LoadDOMContentLoaded, actions.LoadNetworkIdle, actions.LoadCommit:
+		return nil
+	}
+	return protocol.Errorf(protocol.CodeInvalidParams, "%s: unknown load state %q: want load, domcontentloaded, networkidle or commit", op, until)
+}
+
+// tabsOpen opens a tab and, unless noWait, loads the URL in it the way
+// goto does and waits for its load state: an agent's next call finds the
+// page there.
+func (s *Service) tabsOpen(ctx context.Context, c *call, p protocol.TabsOpenParams) (any, error) {
+	a := c.conn
+	url := "about:blank"
+	if p.URL != "" {
+		var err error
+		if url, err = navURL("tabs.open", p.URL); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkUntil("tabs.open", p.Until); err != nil {
+		return nil, err
+	}
+	if p.NoWait && (p.Until != "" || p.TimeoutMs != 0) {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "tabs.open: noWait excludes until and timeoutMs")
+	}
+	if p.TimeoutMs < 0 {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "tabs.open: timeoutMs must not be negative")
+	}
+	if err := s.checkDestination(c, url); err != nil {
+		return nil, err
+	}
+	wait := !p.NoWait && url != "about:blank"
+	name := a.agentName()
+	browser := p.Browser
+	if browser == "" && !isPerson(name) {
+		if sp, ok := s.spaces.reg.Current(name); ok {
+			browser = sp.Browser
+		}
+	}
+	l, err := s.pickLink(ctx, c, browser)
+	if err != nil {
+		return nil, err
+	}
+	// A new tab shows no origin yet: a page in it is on a new origin
+	// (pairing.NewOrigin), asked before the tab is made.
+	if url != "about:blank" && s.mayAsk(c, confirm.NavigateNewOrigin) && pairing.NewOrigin("", url) {
+		q := protocol.Confirm{Action: confirm.DescribeNavigation("", hostOf(url), ""), Browser: l.id}
+		if err := s.confirmCall(ctx, c, confirm.NavigateNewOrigin, url, q); err != nil {
+			return nil, err
+		}
+	}
+	var space *spaces.Space // a named agent's tabs open in its current space
+	if !isPerson(name) {
+		sp, err := s.spaceFor(ctx, c, l)
+		if err != nil {
+			return nil, err
+		}
+		space = &sp
+	}
+	first := url
+	if wait {
+		// Navigated below with Page.navigate, which names the new
+		// document: a tab created with the URL would first show an
+		// about:blank that is already "loaded".
+		first = "about:blank"
+	}
+	// A named agent's space whose tab shows nothing yet (the tab `space
+	// new` made without a URL): open loads the URL there instead of
+	// piling up another tab; the answer says so (reused).
+	if space != nil && wait || space != nil && url == "about:blank" {
+		if t, ok := s.emptySpaceTab(ctx, l, *space); ok {
+			res := protocol.TabResult{Tab: t, Reused: true}
+			if !wait {
+				return res, nil
+			}
+			return s.openIn(ctx, c, l, res, url, p)
+		}
+	}
+	op := extwire.TabsOpen{URL: first, Active: !p.Background}
+	if space != nil {
+		// In the space's own window (a new one for its first tab): there
+		// its tab is active, so it renders and takes input, and the
+		// person's window and focus stay as they are.
+		op.Active, op.WindowID, op.NewWindow = true, space.Window, space.Window == 0
+	}
+	raw, err := l.Call(ctx, op)
+	if err != nil && space != nil && !op.NewWindow && codeOf(err) != protocol.CodeBrowserGone {
+		op.WindowID, op.NewWindow = 0, true // its window was closed
+		raw, err = l.Call(ctx, op)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.tabReply(raw, l, "tabs.open")
+	if err != nil {
+		return res, err
+	}
+	if space != nil {
+		s.spaces.reg.Update(space.ID, func(x *spaces.Space) { x.Window = res.Tab.WindowID })
+		sp, err := s.addToSpace(ctx, l, *space, res.Tab.ID)
+		if err != nil {
+			return nil, protocol.Errorf(codeOf(err), "tabs.open: tab %d opened but not put into space %s: %v", res.Tab.ID, space.ID, err).With("tab", res.Tab.ID)
+		}
+		res.Tab.GroupID, res.Tab.Space = sp.Group, sp.ID
+	}
+	if !wait {
+		return res, nil
+	}
+	return s.openIn(ctx, c, l, res, url, p)
+}
+
+// emptySpaceTab returns a tab of the space that shows nothing (about:blank
+// or the new tab page, loaded), the space's last tab first.
+func (s *Service) emptySpaceTab(ctx context.Context, l *link, sp spaces.Space) (protocol.Tab, bool) {
+	if sp.Group == 0 {
+		return protocol.Tab{}, false
+	}
+	tabs, err := s.listTabs(ctx, l)
+	if err != nil {
+		return protocol.Tab{}, false
+	}
+	var found []protocol.Tab
+	for _, t := range tabs {
+		if t.GroupID != sp.Group || t.Status == "loading" {
+			continue
+		}
+		switch t.URL {
+		case "about:blank", "chrome://newtab/", "chrome://new-tab-page/":
+			t.Space = sp.ID
+			if t.ID == sp.LastTab {
+				return t, true
+			}
+			found = append(found, t)
+		}
+	}
+	if len(found) == 0 {
+		return protocol.Tab{}, false
+	}
+	return found[0], true
+}
+
+// openIn loads url in tabs.open's tab and waits as p says.
+func (s *Service) openIn(ctx context.Context, c *call, l *link, res protocol.TabResult, url string, p protocol.TabsOpenParams) (any, error) {
+	nav, err := s.withRunner(ctx, c, protocol.Target{Browser: l.id, Tab: res.Tab.ID}, "open", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		n, err := r.Goto(ctx, url, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
+		if err != nil {
+			return nil, err
+		}
+		return navResult(tc.tabID, n), nil
+	})
+	if err != nil {
+		err = linkError(err)
+		var pe *protocol.Error
+		if errors.As(err, &pe) {
+			pe.With("tab", res.Tab.ID) // the tab is open: say which it is
+		}
+		return nil, err
+	}
+	n := nav.(protocol.NavResult)
+	if err := s.checkLanded(c, res.Tab.ID, n.URL); err != nil {
+		return nil, err
+	}
+	res.Tab.URL, res.Tab.Title, res.Tab.Status = n.URL, n.Title, ""
+	res.Nav = &n
+	return res, nil
+}
+
+func (s *Service) tabsClose(ctx context.Context, c *call, p protocol.TabParams) (any, error) {
+	l, id, err := s.target(ctx, c, p.Target)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := l.Call(ctx, extwire.TabsClose{TabID: id}); err != nil {
+		return nil, err
+	}
+	return map[string]any{"closed": true, "tab": id}, nil
+}
+
+func (s *Service) tabsSelect(ctx context.Context, c *call, p protocol.TabParams) (any, error) {
+	if p.Tab == 0 {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "tabs.select needs a tab")
+	}
+	l, _, err := s.target(ctx, c, p.Target)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkScope(ctx, c, l, p.Tab); err != nil {
+		return nil, err
+	}
+	raw, err := l.Call(ctx, extwire.TabsActivate{TabID: p.Tab})
+	if err != nil {
+		return nil, err
+	}
+	return s.tabReply(raw, l, "tabs.select")
+}
+
+func (s *Service) cdpSend(ctx context.Context, c *call, p protocol.CDPSendParams) (any, error) {
+	a := c.conn
+	if p.Method == "" || !strings.Contains(p.Method, ".") {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cdp.send: method %q is not Domain.method", p.Method)
+	}
+	if len(p.Params) > 0 && p.Params[0] != '{' && string(p.Params) != "null" {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cdp.send: params must be a JSON object")
+	}
+	if err := checkCDPMethod(a, p.Method); err != nil {
+		return nil, err
+	}
+	if p.TimeoutMs > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(p.TimeoutMs)*time.Millisecond)
+		defer cancel()
+	}
+	return s.again(ctx, "cdp.send", func(ctx context.Context) (any, error) {
+		l, id, err := s.target(ctx, c, p.Target)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.checkCDPParams(ctx, c, l, id, p); err != nil {
+			return nil, err
+		}
+		op := extwire.CDP{TabID: id, Method: p.Method, SessionID: p.SessionID}
+		if len(p.Params) > 0 && string(p.Params) != "null" {
+			op.Params = p.Params
+		}
+		raw, err := l.Call(ctx, op)
+		if err != nil {
+			return nil, err
+		}
+		a.noteCDPSend(l.id, id, p.SessionID, p.Method, op.Params) // what a resumed subscription enables again
+		if len(raw) == 0 {
+			raw = json.RawMessage("{}")
+		}
+		return raw, nil
+	})
+}
+
+func (s *Service) cdpSubscribe(ctx context.Context, c *call, p protocol.CDPSubscribeParams) (any, error) {
+	l, id, err := s.target(ctx, c, p.Target)
+	if err != nil {
+		return nil, err
+	}
+	return s.subscribe(ctx, c, l, id, p.Methods) // subscription.go
+}
+
+// forget drops a subscription that already ended.
+func (a *agent) forget(name string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.subs, name)
+}
+
+func (a *agent) unsubscribe(name string) bool {
+	a.mu.Lock()
+	sub, ok := a.subs[name]
+	delete(a.subs, name)
+	a.mu.Unlock()
+	if ok {
+		sub.stop()
+	}
+	return ok
+}
+
+func (s *Service) cdpUnsubscribe(ctx context.Context, c *call, p protocol.CDPUnsubscribeParams) (any, error) {
+	if !c.conn.unsubscribe(p.Subscription) {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "no subscription %q", p.Subscription)
+	}
+	return map[string]any{"unsubscribed": true}, nil
+}
+
+// maxEcho caps debug.echo's data: enough for the tests of chunking (a few
+// MiB), far from native messaging's 64 MiB.
+const maxEcho = 16 << 20
+
+// debugEcho sends data to the extension and back (the owner's, for tests
+// of the chain: access.go).
+func (s *Service) debugEcho(ctx context.Context, c *call, p protocol.DebugEchoParams) (any, error) {
+	if len(p.Data) > maxEcho {
+		return nil, protocol.Errorf(protocol.CodeTooLarge, "debug.echo: %d bytes of data exceed %d", len(p.Data), maxEcho).With("limit", maxEcho)
+	}
+	l, err := s.pickLink(ctx, c, p.Browser)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := l.Call(ctx, extwire.Echo{Data: p.Data})
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Data string `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, protocol.Errorf(protocol.CodeExtension, "echo: bad reply: %v", err)
+	}
+	sum := sha256.Sum256([]byte(res.Data))
+	return protocol.DebugEchoResult{Length: len(res.Data), SHA256: hex.EncodeToString(sum[:])}, nil
+}

@@ -1,0 +1,63 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+
+	"github.com/egohost/egohost/internal/engine/actions"
+	"github.com/egohost/egohost/protocol"
+)
+
+// inspect reads one element's state without acting on it.
+func (s *Service) inspect(ctx context.Context, c *call, p protocol.InspectParams) (any, error) {
+	if p.Element == "" {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "inspect: target is empty")
+	}
+	return s.withRunner(ctx, c, p.Target, "inspect", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		st, err := r.Inspect(ctx, p.Element, millis(p.TimeoutMs))
+		if err != nil {
+			return nil, err
+		}
+		return protocol.InspectResult{Tab: tc.tabID, Element: st.Element, Visible: st.Visible, Enabled: st.Enabled, Checked: st.Checked, Value: st.Value}, nil
+	})
+}
+
+// resize sets the size of the tab's viewport (Emulation's device metrics,
+// as Playwright's setViewportSize): it changes that one tab's layout,
+// never a window, so an agent resizes nothing of the person's. The
+// override lasts while egohost is attached to the tab; 0 × 0 ends it.
+func (s *Service) resize(ctx context.Context, c *call, p protocol.ResizeParams) (any, error) {
+	reset := p.Width == 0 && p.Height == 0
+	if !reset && (p.Width < 1 || p.Height < 1 || p.Width > protocol.MaxViewport || p.Height > protocol.MaxViewport) {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "resize: width and height must be 1 to %d CSS pixels each (or both 0: the window's own size), not %d × %d", protocol.MaxViewport, p.Width, p.Height)
+	}
+	tc, err := s.tabContextWithin(ctx, c, p.Target, "resize", 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := tc.checkDialog("resize"); err != nil {
+		return nil, err
+	}
+	if reset {
+		_, err = cdp.Call(ctx, tc.page, emulation.ClearDeviceMetricsOverride, cdp.Empty{})
+	} else {
+		_, err = cdp.Call(ctx, tc.page, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: int64(p.Width), Height: int64(p.Height)})
+	}
+	if err != nil {
+		return nil, classify(err)
+	}
+	res := protocol.ResizeResult{Tab: tc.tabID, Width: p.Width, Height: p.Height}
+	// The size the page sees now, read in egohost's world.
+	obj, called, err := tc.res.ObjectCall(ctx, "css=:root >> nth=0", "() => [innerWidth, innerHeight]")
+	if err == nil {
+		releaseObject(ctx, tc.page, obj)
+		var wh []int
+		if json.Unmarshal(called.Value, &wh) == nil && len(wh) == 2 {
+			res.Width, res.Height = wh[0], wh[1]
+		}
+	}
+	return res, nil
+}

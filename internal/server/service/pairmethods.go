@@ -1,0 +1,339 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/egohost/egohost/internal/server/audit"
+	"github.com/egohost/egohost/internal/server/pairing"
+	"github.com/egohost/egohost/protocol"
+)
+
+// pairRequest asks the person (popup, or `egohost agents approve`) to
+// pair an agent, waits for the answer, and returns the new token. A
+// request that reaches the person gets one audit line when it ends; one
+// refused before (bad params, over the caps) is only counted, as every
+// refusal of a connection without a token is (tokenless.go).
+func (s *Service) pairRequest(ctx context.Context, c *call, p protocol.PairRequestParams) (any, error) {
+	a := c.conn
+	scopes, wait, err := pairing.CheckRequest(p)
+	if err != nil {
+		s.strike(a)
+		return nil, err
+	}
+	start := time.Now()
+	req := pairing.Request{Name: p.Name, Scopes: scopes}
+	req, askErr := s.pending.Ask(ctx, req, wait, func() *pairing.Process { return pairing.LookupPeer(a.remote) })
+	if errors.Is(askErr, pairing.ErrBusy) {
+		s.strike(a)
+		return nil, protocol.Errorf(protocol.CodePairingBusy, "%v", askErr)
+	}
+	res, err := s.pairAnswered(req, askErr)
+	// The caller is nobody yet: the line names it as such, and the name it
+	// asked for as the target (a request is no proof of being that agent).
+	s.auditDecision(a.auditName(), protocol.MethodPairRequest, p.Name, err, func(e *audit.Entry) {
+		e.Time = start.UTC()
+		e.Scopes = pairing.ScopeNames(req.Scopes) // those granted, when approved
+		e.Process = procWords(req.Process.Wire())
+		e.Duration = float64(time.Since(start).Microseconds()) / 1000
+		switch {
+		case err == nil:
+			e.Result = "approved"
+		case errors.Is(askErr, pairing.ErrDenied):
+			e.Result = "denied"
+		case errors.Is(askErr, pairing.ErrExpired):
+			e.Result = "expired"
+		case errors.Is(askErr, context.Canceled):
+			e.Result = "canceled" // the agent went away before the answer
+		}
+	})
+	return res, err
+}
+
+// pairAnswered turns the person's answer to req into pair.request's reply.
+func (s *Service) pairAnswered(req pairing.Request, err error) (any, error) {
+	switch {
+	case errors.Is(err, pairing.ErrDenied):
+		return nil, protocol.Errorf(protocol.CodePairingDenied, "%v", err).With("reason", "denied")
+	case errors.Is(err, pairing.ErrExpired):
+		return nil, protocol.Errorf(protocol.CodePairingDenied, "%v", err).With("reason", "expired")
+	case err != nil:
+		return nil, err
+	}
+	tok, ag, err := s.pairs.Add(req.Name, req.Scopes, req.Process)
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeInternal, "pair.request: %v", err)
+	}
+	s.cutRevoked() // an earlier pairing of the name (replaced with the person's approval) is revoked now
+	s.log.Info("agent paired", "agent", ag.Name, "scopes", scopeList(ag.Scopes))
+	return protocol.PairRequestResult{Name: ag.Name, Token: tok, Scopes: pairing.ScopeNames(ag.Scopes)}, nil
+}
+
+func (s *Service) agentsList(ctx context.Context, _ *call, _ noParams) (any, error) {
+	res := protocol.AgentsListResult{Agents: []protocol.PairedAgent{}, Pending: []protocol.PairingRequest{}}
+	for _, ag := range s.pairs.List() {
+		res.Agents = append(res.Agents, protocol.PairedAgent{
+			Name: ag.Name, Scopes: pairing.ScopeNames(ag.Scopes), Paired: ag.Paired, Process: ag.Process.Wire(),
+			Revoked: ag.Revoked, Connected: s.connectedAs(ag.ID),
+		})
+	}
+	res.Pending = s.pendingRequests()
+	return res, nil
+}
+
+// agentsApprove approves a pairing request by its agent name or id.
+func (s *Service) agentsApprove(ctx context.Context, c *call, p protocol.AgentsApproveParams) (any, error) {
+	var scopes []pairing.Scope
+	if p.Scopes != nil {
+		var err error
+		if scopes, err = pairing.ParseScopes(p.Scopes); err != nil {
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "agents.approve: %v", err)
+		}
+	}
+	return s.decide(c.conn.auditName(), p.Name, pairing.Answer{Approve: true, Scopes: scopes}, p.Replace)
+}
+
+// agentsDeny denies a pairing request by its agent name or id.
+func (s *Service) agentsDeny(ctx context.Context, c *call, p protocol.AgentNameParams) (any, error) {
+	return s.decide(c.conn.auditName(), p.Name, pairing.Answer{}, false)
+}
+
+// decide answers a pairing request for who (the audit log's name of the
+// person or the owner's CLI); the popup's buttons come here too. An
+// approval that would replace a live pairing of the same name needs
+// replace: the person saw that it does.
+func (s *Service) decide(who, nameOrID string, ans pairing.Answer, replace bool) (any, error) {
+	method := protocol.MethodAgentsDeny
+	if ans.Approve {
+		method = protocol.MethodAgentsApprove
+	}
+	req, err := s.decideRequest(nameOrID, ans, replace)
+	s.auditDecision(who, method, orNone(req.Name), err, func(e *audit.Entry) {
+		if ans.Approve && err == nil {
+			e.Scopes = pairing.ScopeNames(req.Scopes)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.log.Info("pairing answered", "agent", req.Name, "approved", ans.Approve, "by", who)
+	return map[string]any{"name": req.Name, "approved": ans.Approve, "scopes": pairing.ScopeNames(req.Scopes)}, nil
+}
+
+func (s *Service) decideRequest(nameOrID string, ans pairing.Answer, replace bool) (pairing.Request, error) {
+	req, ok := s.pending.Find(nameOrID)
+	if !ok {
+		return pairing.Request{Name: nameOrID}, protocol.Errorf(protocol.CodeInvalidParams, "no pairing request waiting for %q (see `egohost agents list`)", nameOrID)
+	}
+	if old, paired := s.livePairing(req.Name); ans.Approve && paired && !replace {
+		return req, protocol.Errorf(protocol.CodeInvalidParams, "%s is paired already (since %s, scopes %s): approving this request replaces that pairing and revokes its token; approve it with replace (`egohost agents approve %s --yes --replace`, or the popup's Replace pairing button) if that is what you want",
+			req.Name, old.Paired.Local().Format(time.DateTime), scopeList(old.Scopes), req.Name).With("replaces", req.Name)
+	}
+	// By its id: a request that ended meanwhile is never confused with a
+	// new one for the same name.
+	got, err := s.pending.Decide(req.ID, ans)
+	if errors.Is(err, pairing.ErrNoRequest) {
+		return req, protocol.Errorf(protocol.CodeInvalidParams, "%v (it ended meanwhile; see `egohost agents list`)", err)
+	}
+	if err != nil {
+		return req, protocol.Errorf(protocol.CodeInvalidParams, "%v", err)
+	}
+	return got, nil
+}
+
+// livePairing returns the pairing of name that is not revoked, if any.
+func (s *Service) livePairing(name string) (pairing.Agent, bool) {
+	for _, ag := range s.pairs.List() {
+		if ag.Name == name && !ag.Revoked {
+			return ag, true
+		}
+	}
+	return pairing.Agent{}, false
+}
+
+func (s *Service) agentsRevoke(ctx context.Context, c *call, p protocol.AgentNameParams) (any, error) {
+	ag, err := s.pairs.Revoke(p.Name)
+	switch {
+	case errors.Is(err, pairing.ErrNoAgent):
+		err = protocol.Errorf(protocol.CodeInvalidParams, "%v (see `egohost agents list`)", err)
+	case err != nil:
+		err = protocol.Errorf(protocol.CodeInternal, "%v", err)
+	}
+	var n int
+	if err == nil {
+		n = s.cutRevoked()
+		s.log.Info("agent revoked", "agent", ag.Name, "connectionsCut", n)
+	}
+	s.auditDecision(c.conn.auditName(), protocol.MethodAgentsRevoke, p.Name, err, nil)
+	if err != nil {
+		return nil, err
+	}
+	return protocol.AgentsRevokeResult{Name: ag.Name, Cut: n}, nil
+}
+
+// auditTail returns the last calls from the audit log.
+func (s *Service) auditTail(ctx context.Context, _ *call, p protocol.AuditTailParams) (any, error) {
+	f := audit.Filter{Agent: p.Agent, Limit: p.Limit}
+	if f.Limit == 0 {
+		f.Limit = 50
+	}
+	if f.Limit < 0 || f.Limit > 1000 {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "audit.tail: limit must be between 1 and 1000")
+	}
+	if p.Since != "" {
+		t, err := time.Parse(time.RFC3339, p.Since)
+		if err != nil {
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "audit.tail: since: %v", err)
+		}
+		f.Since = t
+	}
+	read, err := audit.Scan(s.auditPath(), f)
+	if err != nil {
+		return nil, protocol.Errorf(protocol.CodeInternal, "audit.tail: %v", err)
+	}
+	if read.Entries == nil {
+		read.Entries = []audit.Entry{}
+	}
+	return protocol.AuditTailResult{Entries: read.Entries, Skipped: read.Skipped}, nil
+}
+
+// connections: every live agent connection, so a revoke can cut them.
+
+func (s *Service) addConn(a *agent) {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	s.conns[a] = struct{}{}
+}
+
+func (s *Service) dropConn(a *agent) {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	delete(s.conns, a)
+}
+
+// connectedAs counts the live connections with a paired token's id.
+func (s *Service) connectedAs(tokenID string) int {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	n := 0
+	for a := range s.conns {
+		if a.grant.kind == grantPaired && a.grant.tokenID == tokenID {
+			n++
+		}
+	}
+	return n
+}
+
+// cutRevoked closes at once every connection whose paired token is no
+// longer valid, and returns how many it closed. Their calls in flight end
+// with their context.
+func (s *Service) cutRevoked() int {
+	s.connMu.Lock()
+	var cut []*agent
+	for a := range s.conns {
+		if a.grant.kind != grantPaired {
+			continue
+		}
+		if _, ok := s.pairs.ByID(a.grant.tokenID); !ok {
+			cut = append(cut, a)
+		}
+	}
+	s.connMu.Unlock()
+	for _, a := range cut {
+		a.cut()
+	}
+	return len(cut)
+}
+
+// pairingChanged tells every browser's extension that pairing requests
+// came or went: the icon's badge counts them, the popup lists them.
+func (s *Service) pairingChanged() {
+	n := s.pairingNotice()
+	for _, r := range n.Pending {
+		s.log.Info("pairing request waits: approve or deny it in the extension's popup, or with `egohost agents approve|deny "+r.Name+"`", "agent", r.Name, "scopes", strings.Join(r.Scopes, ","), "process", procSummary(r.Process))
+	}
+	links := s.linkList()
+	for _, l := range links {
+		if err := l.Notify(protocol.NoticePairing, n); err != nil {
+			s.log.Debug("pairing notice", "browser", l.id, "err", err)
+		}
+	}
+}
+
+func (s *Service) pairingNotice() protocol.PairingNotice {
+	n := protocol.PairingNotice{Pending: s.pendingRequests()}
+	if len(n.Pending) > 0 {
+		n.Badge = strconv.Itoa(len(n.Pending))
+	}
+	return n
+}
+
+func procSummary(p *protocol.PeerProcess) string {
+	if p == nil {
+		return "unknown"
+	}
+	return fmt.Sprintf("%s (pid %d, uid %d)", p.Exe, p.PID, p.UID)
+}
+
+func (s *Service) pendingRequests() []protocol.PairingRequest {
+	out := []protocol.PairingRequest{}
+	for _, r := range s.pending.List() {
+		pr := protocol.PairingRequest{
+			ID: r.ID, Name: r.Name, Scopes: pairing.ScopeNames(r.Scopes), Process: r.Process.Wire(), Asked: r.Asked, Expires: r.Expires,
+		}
+		if ag, ok := s.livePairing(r.Name); ok {
+			pr.Replaces = &protocol.PairedAgent{Name: ag.Name, Scopes: pairing.ScopeNames(ag.Scopes), Paired: ag.Paired, Process: ag.Process.Wire(), Connected: s.connectedAs(ag.ID)}
+		}
+		out = append(out, pr)
+	}
+	return out
+}
+
+// popupAgents is the popup's agents panel: who is paired, who waits, and
+// the last calls.
+func (s *Service) popupAgents(ctx context.Context, _ *link, p protocol.PopupAgentsParams) (any, error) {
+	if p.Limit < 0 || p.Limit > 200 {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "popup.agents: limit must be between 1 and 200")
+	}
+	if p.Limit == 0 {
+		p.Limit = 20
+	}
+	if p.PerAgent < 0 || p.PerAgent > recentPerAgent {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "popup.agents: perAgent must be between 0 and %d", recentPerAgent)
+	}
+	l, err := s.agentsList(ctx, nil, noParams{})
+	if err != nil {
+		return nil, err
+	}
+	var calls []audit.Entry
+	if p.Agent == "" {
+		calls = s.recent.Tail(p.Limit) // the popup asks every second: from memory
+	} else if calls, err = audit.Read(s.auditPath(), audit.Filter{Agent: p.Agent, Limit: p.Limit}); err != nil {
+		return nil, protocol.Errorf(protocol.CodeInternal, "popup.agents: %v", err)
+	}
+	if calls == nil {
+		calls = []audit.Entry{}
+	}
+	res := protocol.PopupAgentsResult{AgentsListResult: l.(protocol.AgentsListResult), Calls: calls, Connections: s.liveConnections()}
+	if p.PerAgent > 0 {
+		res.Recent = s.recent.Last(p.PerAgent)
+	}
+	return res, nil
+}
+
+// popupPairingDecide is the popup's approve and deny buttons.
+func (s *Service) popupPairingDecide(ctx context.Context, l *link, p protocol.PopupPairingDecideParams) (any, error) {
+	key := p.ID
+	if key == "" {
+		key = p.Name
+	}
+	if key == "" {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "popup.pairing.decide: give the request's id (or name)")
+	}
+	s.log.Info("pairing answered at the popup", "browser", l.id, "request", key, "approved", p.Approve)
+	return s.decide(personName, key, pairing.Answer{Approve: p.Approve}, p.Replace)
+}

@@ -1,0 +1,81 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+
+	"github.com/egohost/egohost/internal/server/pairing"
+	"github.com/egohost/egohost/protocol"
+)
+
+// The popup channel (PROTOCOL.md §2.6): the extension's own pages (the
+// popup) call the service over their browser's native link. A method named
+// popup.* is one of popupHandlers; any other name runs the agents' handler
+// as the person at that browser (the link's person agent), whose calls
+// without a browser go to that same browser.
+
+// popupHandler runs one popup.* method for the link whose extension asked.
+// Only popupTyped makes one, so its params are decoded strictly.
+type popupHandler struct {
+	run func(ctx context.Context, l *link, in params) (any, error)
+}
+
+func popupTyped[P any](fn func(ctx context.Context, l *link, p P) (any, error)) popupHandler {
+	return popupHandler{run: strict(fn)}
+}
+
+func (s *Service) popupHandlers() map[string]popupHandler {
+	all := map[string]popupHandler{
+		protocol.MethodPopupStatus:        popupTyped(s.popupStatus),
+		protocol.MethodPopupAgents:        popupTyped(s.popupAgents),
+		protocol.MethodPopupPairingDecide: popupTyped(s.popupPairingDecide),
+		protocol.MethodPopupDisconnect:    popupTyped(s.popupDisconnect),
+		protocol.MethodPopupTrace:         popupTyped(s.popupTrace),
+		protocol.MethodPopupConfirmList:   popupTyped(s.popupConfirmList),
+		protocol.MethodPopupConfirmAnswer: popupTyped(s.popupConfirmAnswer),
+	}
+	for name, h := range s.popupFrontHandlers() {
+		all[name] = h
+	}
+	return all
+}
+
+// popupCall answers one call from l's extension.
+func (s *Service) popupCall(l *link) func(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	return func(ctx context.Context, method string, params json.RawMessage) (any, error) {
+		if strings.HasPrefix(method, protocol.PopupPrefix) {
+			h, ok := s.popupMethods[method]
+			if !ok {
+				return nil, protocol.Errorf(protocol.CodeMethodNotFound, "unknown popup method %q", method)
+			}
+			ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+			defer cancel()
+			return h.run(ctx, l, parseParams(params))
+		}
+		if m, ok := s.methods[method]; ok && m.noPopup != "" {
+			return nil, protocol.Errorf(protocol.CodeMethodNotFound, "%s is for agent connections: the popup channel carries no notifications", method)
+		}
+		return s.call(ctx, l.person, l, method, params)
+	}
+}
+
+// personCall is a popup.* method's call as the person at l's browser: the
+// tabs it reaches are checked (and noted) as the person's; the popup's
+// views are not audited.
+func (l *link) personCall(method string) *call {
+	return &call{conn: l.person, home: l, g: personGrant, method: method, need: pairing.NeedRead}
+}
+
+func (s *Service) popupStatus(ctx context.Context, l *link, _ noParams) (any, error) {
+	return protocol.PopupStatusResult{
+		Browser:   l.id,
+		Version:   Version,
+		PID:       os.Getpid(),
+		Endpoint:  "ws://" + s.Addr() + protocol.Path,
+		TokenFile: s.opts.TokenFile,
+		StateDir:  s.opts.StateDir,
+		DataDir:   s.opts.DataDir,
+	}, nil
+}

@@ -1,0 +1,186 @@
+package service
+
+import (
+	"time"
+
+	"github.com/egohost/egohost/internal/server/confirm"
+	"github.com/egohost/egohost/internal/server/pairing"
+	"github.com/egohost/egohost/protocol"
+)
+
+// method is one row of the registry: everything the service knows of an
+// agents' method (PROTOCOL.md §3), in one place. Adding a method is one
+// row here and its handler; TestRegistry checks the rows against
+// PROTOCOL.md's method tables, the MCP tools and the CLI verbs.
+type method struct {
+	name string
+	// need is what the caller must hold (pairing.Need; 0 is none declared:
+	// the method is refused to everyone, even the owner). raise may ask
+	// more of a call given its params.
+	need  pairing.Need
+	raise func(in params) pairing.Need
+	// audited: the audit log gets its calls though it reaches no tab
+	// (calls that need read, act or cdp always get a line).
+	audited bool
+	// timeout is the call's deadline.
+	timeout timeoutClass
+	// dialogs: the method answers a JavaScript dialog, so a tab a dialog
+	// blocks is where it works (the others fail at once with dialog_open).
+	dialogs bool
+	// kinds: the kinds of act a call of the method can be, which a paired
+	// agent's confirmation policy (agents.confirm, confirm.go) may make
+	// wait for the person; its deadline then has timeouts.confirm more.
+	kinds []confirm.Kind
+	// noPopup, noScript: why the popup channel (PROTOCOL.md §2.6) or a
+	// script's calls (§3.5) do not carry the method; "" when they do.
+	noPopup, noScript string
+	// noMCP, noCLI: why no MCP tool (mcpserver) or CLI verb (cmd/egohost)
+	// calls the method; "" when one does (TestRegistry checks both ways).
+	noMCP, noCLI string
+
+	handler
+}
+
+// timeoutClass is a method's deadline.
+type timeoutClass int
+
+const (
+	// timeoutRequest: timeouts.request.
+	timeoutRequest timeoutClass = iota
+	// timeoutScript: a script has its own clock (timeouts.script, at most
+	// timeouts.script_max); each of its calls gets the request deadline.
+	timeoutScript
+	// timeoutPairing: the person's answer to a pairing request, within
+	// its waitMs.
+	timeoutPairing
+)
+
+// deadline is how long a call of the method may take; mayAsk: its
+// caller's policy names a kind of it (confirmKinds), so it may wait for
+// the person (the owner's calls, and a policy that names none, keep the
+// request's deadline: a hang ends no later for a method having kinds).
+func (m method) deadline(o Options, mayAsk bool) time.Duration {
+	if mayAsk && m.timeout == timeoutRequest {
+		return o.RequestTimeout + confirmWait(o)
+	}
+	switch m.timeout {
+	case timeoutRequest:
+	case timeoutScript:
+		return max(o.RequestTimeout, o.ScriptMax+5*time.Second)
+	case timeoutPairing:
+		return max(o.RequestTimeout, pairing.MaxWait+5*time.Second)
+	}
+	return o.RequestTimeout
+}
+
+// needFor is what a call of the method with its params requires.
+func (m method) needFor(in params) pairing.Need {
+	if m.raise != nil {
+		return max(m.need, m.raise(in))
+	}
+	return m.need
+}
+
+// Why the front ends do not reach a method.
+const (
+	notifications = "its notifications need an agent connection to arrive on"
+	ownerCLI      = "the person's: the CLI's agents and audit commands, the popup"
+	rawCDP        = "raw CDP is the CLI's and the client library's, not a tool's"
+	noTool        = "no MCP tool: agents over MCP have the tools that act on their own spaces' tabs"
+	onlyMCP       = "an MCP tool only: the CLI reads the page with snapshot and resolve"
+)
+
+// registry is every agents' method (New builds it once).
+func (s *Service) registry() []method {
+	return []method{
+		{name: protocol.MethodPing, need: pairing.NeedNone, noMCP: noTool, handler: typed(s.ping)},
+		{name: protocol.MethodBrowsersList, need: pairing.NeedNone, noMCP: "browser_tabs lists the tabs; a tool names no browser", handler: typed(s.browsersList)},
+		{name: protocol.MethodTabsList, need: pairing.NeedNone, handler: typed(s.tabsList)},
+		{name: protocol.MethodTabsOpen, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.NavigateNewOrigin}, handler: typed(s.tabsOpen)},
+		{name: protocol.MethodTabsClose, need: pairing.NeedAct, handler: typed(s.tabsClose)},
+		{name: protocol.MethodTabsSelect, need: pairing.NeedAct, handler: typed(s.tabsSelect)},
+		{name: protocol.MethodCDPSend, need: pairing.NeedCDP, kinds: []confirm.Kind{confirm.CookieWrite, confirm.NavigateNewOrigin}, noMCP: rawCDP, handler: typed(s.cdpSend)},
+		{name: protocol.MethodCDPSubscribe, need: pairing.NeedCDP, noPopup: notifications, noMCP: rawCDP, handler: typed(s.cdpSubscribe)},
+		{name: protocol.MethodCDPUnsubscribe, need: pairing.NeedNone, noPopup: notifications, noMCP: rawCDP, noCLI: "the CLI's subscription ends with its connection", handler: typed(s.cdpUnsubscribe)},
+		// For tests: it crosses native messaging with up to 16 MiB.
+		{name: protocol.MethodDebugEcho, need: pairing.NeedOwner, audited: true, noMCP: "for tests", noCLI: "for tests", handler: typed(s.debugEcho)},
+
+		{name: protocol.MethodSnapshot, need: pairing.NeedRead, handler: typed(s.snapshot)},
+		{name: protocol.MethodResolve, need: pairing.NeedRead, handler: typed(s.resolve)},
+		{name: protocol.MethodScreenshot, need: pairing.NeedRead, raise: writesFile("path"), handler: typed(s.screenshot)},
+		{name: protocol.MethodConsoleList, need: pairing.NeedRead, handler: typed(s.consoleList)},
+		{name: protocol.MethodNetworkList, need: pairing.NeedRead, handler: typed(s.networkList)},
+		{name: protocol.MethodWait, need: pairing.NeedRead, raise: waitNeed, handler: typed(s.wait)},
+		// A script's calls are checked one by one, as the agent's own.
+		{name: protocol.MethodScriptRun, need: pairing.NeedRead, raise: writesFile("files"), timeout: timeoutScript, noScript: "a script does not start scripts", handler: typed(s.scriptRun)},
+
+		{name: protocol.MethodClick, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.Purchase, confirm.NavigateNewOrigin}, handler: act(s, protocol.MethodClick, checkClick, runClick)},
+		{name: protocol.MethodHover, need: pairing.NeedAct, handler: act(s, protocol.MethodHover, checkElement, runHover)},
+		{name: protocol.MethodCheck, need: pairing.NeedAct, handler: act(s, protocol.MethodCheck, checkElement, runCheck)},
+		{name: protocol.MethodUncheck, need: pairing.NeedAct, handler: act(s, protocol.MethodUncheck, checkElement, runUncheck)},
+		{name: protocol.MethodFocus, need: pairing.NeedAct, noMCP: "click and type focus what they act on", handler: act(s, protocol.MethodFocus, checkElement, runFocus)},
+		{name: protocol.MethodFill, need: pairing.NeedAct, handler: act(s, protocol.MethodFill, checkFill, runFill)},
+		{name: protocol.MethodType, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.NavigateNewOrigin}, handler: act(s, protocol.MethodType, checkType, runType)},
+		{name: protocol.MethodPress, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.Purchase, confirm.NavigateNewOrigin}, handler: act(s, protocol.MethodPress, checkPress, runPress)},
+		{name: protocol.MethodSelect, need: pairing.NeedAct, handler: act(s, protocol.MethodSelect, checkSelect, runSelect)},
+		{name: protocol.MethodDrag, need: pairing.NeedAct, handler: act(s, protocol.MethodDrag, checkDrag, runDrag)},
+		{name: protocol.MethodUpload, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Upload}, handler: typed(s.upload)},
+		{name: protocol.MethodScroll, need: pairing.NeedAct, noMCP: "actions scroll their element into view; the snapshot reads the whole page", handler: act(s, protocol.MethodScroll, checkScroll, runScroll)},
+		{name: protocol.MethodGoto, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.NavigateNewOrigin}, handler: typed(s.gotoURL)},
+		{name: protocol.MethodBack, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.NavigateNewOrigin}, handler: s.history(protocol.MethodBack)},
+		{name: protocol.MethodForward, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.NavigateNewOrigin}, handler: s.history(protocol.MethodForward)},
+		{name: protocol.MethodReload, need: pairing.NeedAct, handler: s.history(protocol.MethodReload)},
+		{name: protocol.MethodEval, need: pairing.NeedAct, handler: typed(s.eval)},
+		{name: protocol.MethodDialog, need: pairing.NeedAct, dialogs: true, handler: typed(s.dialog)},
+		{name: protocol.MethodDownload, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Download}, noMCP: "a download's file is the person's: no tool saves one", handler: typed(s.download)},
+		{name: protocol.MethodCookiesGet, need: pairing.NeedAct, handler: typed(s.cookiesGet)}, // session cookies are credentials
+		{name: protocol.MethodCookiesSet, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.CookieWrite}, handler: typed(s.cookiesSet)},
+		{name: protocol.MethodCookiesClear, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.CookieWrite}, handler: typed(s.cookiesClear)},
+
+		// The MCP tools' methods (pagetools.go): reading an element's state
+		// and naming it read the page; the viewport changes it; a request's
+		// headers and bodies and the page's storage may hold credentials,
+		// as cookies do.
+		{name: protocol.MethodInspect, need: pairing.NeedRead, handler: typed(s.inspect)},
+		{name: protocol.MethodLocators, need: pairing.NeedRead, noCLI: onlyMCP, handler: typed(s.locators)},
+		{name: protocol.MethodResize, need: pairing.NeedAct, noCLI: onlyMCP, handler: typed(s.resize)},
+		{name: protocol.MethodNetworkRequest, need: pairing.NeedAct, noCLI: onlyMCP, handler: typed(s.networkRequest)},
+		{name: protocol.MethodStorageGet, need: pairing.NeedAct, noCLI: onlyMCP, handler: typed(s.storageGet)},
+
+		{name: protocol.MethodAgentsList, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.agentsList)},
+		{name: protocol.MethodAgentsApprove, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.agentsApprove)},
+		{name: protocol.MethodAgentsDeny, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.agentsDeny)},
+		{name: protocol.MethodAgentsRevoke, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.agentsRevoke)},
+		{name: protocol.MethodTraceStart, need: pairing.NeedOwner, audited: true, noMCP: ownerCLI, handler: typed(s.traceStart)},
+		{name: protocol.MethodTraceStop, need: pairing.NeedOwner, audited: true, noMCP: ownerCLI, handler: typed(s.traceStop)},
+		{name: protocol.MethodTraceList, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.traceList)},
+		{name: protocol.MethodConfirmList, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.confirmList)},
+		{name: protocol.MethodConfirmAnswer, need: pairing.NeedOwner, audited: true, noMCP: ownerCLI, handler: typed(s.confirmAnswer)},
+		{name: protocol.MethodAuditTail, need: pairing.NeedOwner, noMCP: ownerCLI, noCLI: "`egohost audit` reads the log's files itself (it works with the service down)", handler: typed(s.auditTail)},
+
+		{name: protocol.MethodPairRequest, need: pairing.NeedPairing, timeout: timeoutPairing, noScript: "a script's calls are its agent's, which is paired already", noMCP: "the MCP server pairs itself at start (client.Pair)", handler: typed(s.pairRequest)},
+
+		// Spaces (internal/server/service/spaces.go): an agent names itself, lists and
+		// waits on its own spaces; making and changing spaces acts on
+		// tabs; taking over and handing back is the person's.
+		{name: protocol.MethodHello, need: pairing.NeedNone, noMCP: "the MCP server says hello when it connects (client.Dial)", handler: typed(s.hello)},
+		{name: protocol.MethodSpacesList, need: pairing.NeedNone, handler: typed(s.spacesList)},
+		{name: protocol.MethodSpacesWaitForControl, need: pairing.NeedNone, handler: typed(s.spacesWaitForControl)},
+		{name: protocol.MethodSpacesNew, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.NavigateNewOrigin}, handler: typed(s.spacesNew)},
+		{name: protocol.MethodSpacesUse, need: pairing.NeedAct, noMCP: "an MCP tool names its space in its params", handler: typed(s.spacesUse)},
+		{name: protocol.MethodSpacesClaim, need: pairing.NeedAct, noMCP: "claiming the person's tabs is the CLI's (`egohost space claim`)", handler: typed(s.spacesClaim)}, // and all-tabs for a paired agent (spacesClaim)
+		{name: protocol.MethodSpacesComplete, need: pairing.NeedAct, handler: typed(s.spacesComplete)},
+		{name: protocol.MethodSpacesClose, need: pairing.NeedAct, noMCP: "browser_space_complete ends a task; closing its tabs is the person's or the CLI's", handler: typed(s.spacesClose)},
+		{name: protocol.MethodSpacesTakeOver, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.spacesTakeOver)},
+		{name: protocol.MethodSpacesHandBack, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.spacesHandBack)},
+	}
+}
+
+// methodsByName indexes rows by name.
+func methodsByName(rows []method) map[string]method {
+	out := make(map[string]method, len(rows))
+	for _, m := range rows {
+		out[m.name] = m
+	}
+	return out
+}

@@ -1,0 +1,138 @@
+//go:build linux || darwin
+
+package service
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/egohost/egohost/internal/peercred"
+	"github.com/egohost/egohost/nativemsg"
+	"github.com/egohost/egohost/protocol"
+)
+
+// README "Security": "the relay socket is 0600 in a 0700 folder", even
+// when its folder existed already, open to others.
+func TestRelaySocketIsOwnerOnly(t *testing.T) {
+	dir, err := os.MkdirTemp("", "egs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	run := filepath.Join(dir, "run")
+	if err := os.Mkdir(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(run, 0o755); err != nil { // whatever the umask
+		t.Fatal(err)
+	}
+	f := newFixtureAt(t, dir, func(o *Options) { o.Socket = filepath.Join(run, "relay.sock") }, nil)
+	sock, err := os.Lstat(f.s.opts.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sock.Mode().Type() != fs.ModeSocket || sock.Mode().Perm() != 0o600 {
+		t.Errorf("relay socket: mode %v, want a socket with 0600", sock.Mode())
+	}
+	folder, err := os.Stat(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if folder.Mode().Perm() != 0o700 {
+		t.Errorf("relay socket's folder: mode %v, want 0700", folder.Mode().Perm())
+	}
+}
+
+// unixPair returns the service's end of a connected unix socket.
+func unixPair(t *testing.T) net.Conn {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "egs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	ln, err := net.Listen("unix", filepath.Join(dir, "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("unix", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { server.Close() })
+	return server
+}
+
+// PROTOCOL.md §2.5: "The service checks that the peer runs as the same
+// user (SO_PEERCRED on Linux)". No second user is at hand in a test, so
+// another user is a uidOf that says so.
+func TestCheckPeer(t *testing.T) {
+	me := uint32(os.Getuid())
+	for _, tc := range []struct {
+		name  string
+		uidOf func(int) (uint32, error)
+		want  string // "" accepted, else part of the error
+	}{
+		{"the kernel's answer: this user", peercred.Kernel, ""},
+		{"this user", func(int) (uint32, error) { return me, nil }, ""},
+		{"another user", func(int) (uint32, error) { return me + 1, nil }, "is not this user"},
+		{"root, to a user who is not", func(int) (uint32, error) { return 0, nil }, "is not this user"},
+		{"no answer", func(int) (uint32, error) { return 0, errors.New("no credentials") }, "peer credentials: no credentials"},
+	} {
+		if tc.name == "root, to a user who is not" && me == 0 {
+			continue
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			err := peercred.Check(unixPair(t), tc.uidOf)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("got %v, want accepted", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("got %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// The check is the one the service makes of every relay: a relay of
+// another user is refused before its handshake is read, and no browser
+// link comes of it.
+func TestRelayOfAnotherUserRefused(t *testing.T) {
+	me := uint32(os.Getuid())
+	f := newFixtureWith(t, nil, func(s *Service) {
+		s.peerUID = func(int) (uint32, error) { return me + 1, nil }
+	})
+	conn, err := net.Dial("unix", f.s.opts.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// The handshake and a hello, as a real relay sends them (the service
+	// may have closed the socket already: errors do not matter).
+	w := nativemsg.NewWriter(conn, 1<<20)
+	w.Write([]byte(`{"relay":"hello","origin":"chrome-extension://` + testExt + `/","pid":1}`))
+	w.Write([]byte(`{"event":"hello","extensionId":"` + testExt + `","version":"0.1.0","userAgent":"fake"}`))
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if n, err := conn.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read from the service: %d bytes, %v; want the connection closed", n, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var bl protocol.BrowsersListResult
+	if err := f.agent(t).Call(ctx, protocol.MethodBrowsersList, nil, &bl); err != nil || len(bl.Browsers) != 0 {
+		t.Errorf("browsers.list after another user's relay: %+v, %v; want none", bl.Browsers, err)
+	}
+}

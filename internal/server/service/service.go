@@ -1,0 +1,608 @@
+// Package service is the long-running egohost process: it accepts browser
+// links from relays on an owner-only local socket, serves agents JSON-RPC
+// over a loopback WebSocket with a bearer token, and routes CDP between them.
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/egohost/egohost"
+	"github.com/egohost/egohost/internal/engine/page"
+	"github.com/egohost/egohost/internal/link/browserlink"
+	"github.com/egohost/egohost/internal/link/cdptab"
+	"github.com/egohost/egohost/internal/link/chromeext"
+	"github.com/egohost/egohost/internal/link/extwire"
+	"github.com/egohost/egohost/internal/peercred"
+	"github.com/egohost/egohost/internal/server/audit"
+	"github.com/egohost/egohost/internal/server/browserids"
+	"github.com/egohost/egohost/internal/server/confirm"
+	"github.com/egohost/egohost/internal/server/confirm/asks"
+	"github.com/egohost/egohost/internal/server/filegate"
+	"github.com/egohost/egohost/internal/server/pairing"
+	"github.com/egohost/egohost/internal/server/privfile"
+	"github.com/egohost/egohost/internal/server/trace"
+	"github.com/egohost/egohost/nativemsg"
+	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/refmap"
+)
+
+// Version is the service's version, reported to agents and the extension.
+const Version = egohost.Version
+
+func pidOf() int { return os.Getpid() }
+
+// Options configure a Service.
+type Options struct {
+	Listen          string        // loopback host:port for agents (port 0: any free port)
+	Socket          string        // relay socket path
+	StateDir        string        // holds service.json: the live files (datadir.go)
+	DataDir         string        // holds the durable state (datadir.go); "" means StateDir
+	TokenFile       string        // agents' bearer token (created 0600 when missing)
+	AllowedIDs      []string      // extension IDs a relay may speak for
+	RequestTimeout  time.Duration // default deadline of one agent request
+	ActionTimeout   time.Duration // default auto-wait of actions and resolution
+	ReconnectGrace  time.Duration // how long a known browser that dropped counts as reconnecting
+	ReconnectWait   time.Duration // how long one call waits for a reconnecting browser (at most ReconnectGrace)
+	MaxBrowserFrame int           // cap of one frame from the browser
+	MaxRPCMessage   int           // cap of one agent WebSocket message
+	MaxInFlight     int           // requests one agent connection may have running at once
+	ScriptTimeout   time.Duration // a script's default wall-clock limit
+	ScriptMax       time.Duration // the longest a script may ask for
+	ScriptMemory    int64         // heap growth a running script may cause
+	ScriptOutput    int           // a script's console output cap
+	AllTabs         []string      // agents the user granted every tab, not only their spaces' (agents.all_tabs)
+	// OriginRules are the paired agents' origin rules by agent name ("*":
+	// every paired agent), config agents.origins.
+	OriginRules map[string]pairing.Rules
+	// AuditMaxSize is the audit log's size before it rotates (config
+	// audit.max_size); 0 means 10 MiB. AuditKeep is how many rotated
+	// files it keeps (audit.keep); 0 means 5.
+	AuditMaxSize int64
+	AuditKeep    int
+	// PairLimits cap the pairing requests (zero: pairing.DefaultLimits).
+	PairLimits pairing.Limits
+	// UploadDirs are the folders a paired agent may upload from by path
+	// (agents.upload_dirs); UploadMaxBytes caps one upload's bytes (0: 50
+	// MiB); OutputDir is where plain file names are written
+	// (agents.output_dir). README "Security", agentfiles.go.
+	UploadDirs     []string
+	UploadMaxBytes int64
+	OutputDir      string
+	// TraceEnabled starts a trace of TraceAgents' calls (none: every
+	// agent's) when the service starts (trace.enabled, trace.agents);
+	// TraceMaxBytes bounds a trace (trace.max_bytes; 0: 50 MiB).
+	// TraceMaxAge: traces older than it are deleted when the service
+	// starts and when a trace starts (trace.max_age; 0: kept forever).
+	// service/trace.go.
+	TraceEnabled  bool
+	TraceAgents   []string
+	TraceMaxBytes int64
+	TraceMaxAge   time.Duration
+	// Confirm is the confirmation policy (agents.confirm, confirm_words);
+	// ConfirmTimeout how long an ask waits for the person
+	// (timeouts.confirm; 0: 60 s). confirm.go.
+	Confirm        confirm.Policy
+	ConfirmTimeout time.Duration
+	Logger         *slog.Logger
+}
+
+// Service is the egohost service.
+type Service struct {
+	opts  Options
+	log   *slog.Logger
+	token string
+
+	mu           sync.Mutex
+	links        map[string]*link            // by browser ID, from their first hello
+	order        []string                    // link IDs in connection order
+	known        *browserids.Registry        // browser IDs by profile key, and when each was last connected
+	lastInfo     map[string]protocol.Browser // what the browsers that dropped said of themselves, by ID
+	waiting      int                         // relay connections that have not said hello yet
+	methods      map[string]method           // the agents' methods, their registry rows (registry.go), built once
+	popupMethods map[string]popupHandler     // the popup channel's own methods
+	ids          atomic.Int64                // request and chunk numbers of every link
+	refs         *refmap.Counter             // ref numbers of every tab of every link, kept across restarts
+	changed      chan struct{}               // closed and replaced whenever links change
+	spaces       *agentSpaces                // the agents' spaces (spaces.go)
+
+	pairs    *pairing.Store   // paired agents (access.go, pairmethods.go)
+	pending  *pairing.Pending // pairing requests waiting for the person
+	audit    *audit.Log       // every call that reaches a tab
+	connMu   sync.Mutex
+	conns    map[*agent]struct{} // live agent connections, so a revoke can cut them
+	connSeq  atomic.Uint64       // connection numbers (popup.agents, popup.disconnect)
+	recent   *audit.Recent       // each agent's last calls, for the popup (writeAudit feeds it)
+	files    filegate.Rules      // which of the person's files a call may reach (agentfiles.go)
+	uploads  *filegate.Store     // the files pages were handed, kept while their tab lives
+	confirms *asks.Store         // the acts waiting for the person, and their always answers (confirm.go)
+
+	tokenless tokenless // what connections without a valid token did (tokenless.go)
+
+	tracer  atomic.Pointer[trace.Recording] // the trace being recorded, nil when none (trace.go)
+	traceMu sync.Mutex                      // starts and stops traces
+
+	// peerUID names the user at the other end of a relay socket (the
+	// kernel's answer; a test's own in tests): checkPeer refuses others.
+	peerUID func(fd int) (uint32, error)
+
+	ln      net.Listener // relay socket
+	agentLn net.Listener // agent socket (agentsock.go)
+	httpLn  net.Listener
+	httpSrv *http.Server
+}
+
+// New prepares a service: state dir, token, and both listeners. Serve runs it.
+func New(opts Options) (*Service, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = 30 * time.Second
+	}
+	if opts.ActionTimeout <= 0 {
+		opts.ActionTimeout = 5 * time.Second
+	}
+	if opts.ReconnectGrace <= 0 {
+		opts.ReconnectGrace = 60 * time.Second
+	}
+	if opts.ReconnectWait <= 0 {
+		opts.ReconnectWait = 5 * time.Second
+	}
+	opts.ReconnectWait = min(opts.ReconnectWait, opts.ReconnectGrace)
+	if opts.MaxBrowserFrame <= 0 {
+		opts.MaxBrowserFrame = 64 << 20
+	}
+	if opts.MaxRPCMessage <= 0 {
+		opts.MaxRPCMessage = 64 << 20
+	}
+	if opts.MaxInFlight <= 0 {
+		opts.MaxInFlight = 64
+	}
+	if opts.ScriptTimeout <= 0 {
+		opts.ScriptTimeout = 30 * time.Second
+	}
+	opts.ScriptMax = max(opts.ScriptMax, opts.ScriptTimeout)
+	if opts.DataDir == "" {
+		opts.DataDir = opts.StateDir
+	}
+	if opts.UploadMaxBytes <= 0 {
+		opts.UploadMaxBytes = 50 << 20
+	}
+	s := &Service{opts: opts, log: opts.Logger, links: make(map[string]*link), lastInfo: make(map[string]protocol.Browser), changed: make(chan struct{}), peerUID: peercred.Kernel}
+	var err error
+	// Start the numbering at a random point below 2^52 (exact in the
+	// extension's JavaScript numbers), so a restarted service does not
+	// reuse the numbers of the one before.
+	var seed [8]byte
+	_, _ = rand.Read(seed[:])
+	s.ids.Store(int64(binary.LittleEndian.Uint64(seed[:]) >> 13))
+	for _, dir := range []string{opts.StateDir, opts.DataDir, filepath.Dir(opts.Socket), filepath.Dir(opts.TokenFile)} {
+		if err := privfile.EnsureDir(dir); err != nil {
+			return nil, fmt.Errorf("start service: %w", err)
+		}
+	}
+	moved, err := MigrateDurable(opts.StateDir, opts.DataDir)
+	if len(moved) > 0 {
+		s.log.Info("durable state moved out of the runtime folder (it is wiped at logout)", "from", opts.StateDir, "to", opts.DataDir, "files", strings.Join(moved, ", "))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("start service: %w", err)
+	}
+	s.methods = methodsByName(s.registry())
+	// Nobody reaches the state dir, the durable data dir or the token
+	// through a call; the files pages are handed live in the state dir's
+	// uploads folder.
+	s.files = filegate.Rules{Private: []string{opts.StateDir, opts.DataDir, opts.TokenFile}, UploadDirs: opts.UploadDirs, OutputDir: opts.OutputDir}
+	s.spaces = newAgentSpaces(opts.DataDir, s.log)
+	if s.pairs, err = pairing.Open(filepath.Join(opts.DataDir, agentsFile), time.Now); err != nil {
+		return nil, fmt.Errorf("start service: %w", err)
+	}
+	lim := opts.PairLimits
+	if lim.MaxPending <= 0 {
+		lim = pairing.DefaultLimits
+	}
+	s.pending = pairing.NewPending(lim, time.Now, s.pairingChanged)
+	s.conns = make(map[*agent]struct{})
+	for name, r := range opts.OriginRules {
+		if err := r.CheckPatterns(); err != nil {
+			return nil, fmt.Errorf("start service: origin rules of %q: %w", name, err)
+		}
+	}
+	for name, rules := range opts.Confirm.Agents {
+		for _, r := range rules {
+			if err := (pairing.Rules{Allow: r.Origins}).CheckPatterns(); err != nil {
+				return nil, fmt.Errorf("start service: confirmation rules of %q: %w", name, err)
+			}
+		}
+	}
+	s.confirms = asks.Load(opts.DataDir, s.log.Warn)
+	s.popupMethods = s.popupHandlers()
+	if s.known, err = browserids.Load(filepath.Join(opts.DataDir, browserids.File), time.Now); err != nil {
+		s.log.Warn("known browsers forgotten: browser IDs start over", "err", err)
+	}
+	s.refs = refCounter(filepath.Join(opts.DataDir, refsFile), s.log)
+	tok, err := LoadOrCreateToken(opts.TokenFile)
+	if err != nil {
+		return nil, fmt.Errorf("start service: %w", err)
+	}
+	s.token = tok
+	if err := checkLoopback(opts.Listen); err != nil {
+		return nil, fmt.Errorf("start service: listen: %w", err)
+	}
+	if s.ln, err = listenSocket(opts.Socket); err != nil {
+		return nil, fmt.Errorf("start service: %w", err)
+	}
+	if s.agentLn, err = listenSocket(s.agentSocket()); err != nil {
+		s.ln.Close()
+		return nil, fmt.Errorf("start service: agent %w", err)
+	}
+	if s.httpLn, err = net.Listen("tcp", opts.Listen); err != nil {
+		s.ln.Close()
+		s.agentLn.Close()
+		return nil, fmt.Errorf("start service: listen %s: %w", opts.Listen, err)
+	}
+	if s.audit, err = audit.Open(s.auditPath(), opts.AuditMaxSize, opts.AuditKeep); err != nil {
+		s.ln.Close()
+		s.agentLn.Close()
+		s.httpLn.Close()
+		return nil, fmt.Errorf("start service: %w", err)
+	}
+	s.recent = audit.LoadRecent(s.auditPath(), recentPerAgent, s.log)
+	s.pruneTraces(time.Now())
+	if opts.TraceEnabled {
+		if _, err := s.startTrace(opts.TraceAgents, ""); err != nil {
+			s.log.Warn("trace.enabled: no trace", "err", err)
+		}
+	}
+	// Only now that no other service runs: what a previous one left goes.
+	if s.uploads, err = filegate.OpenStore(filepath.Join(opts.StateDir, uploadsFolder), uploadsKept*opts.UploadMaxBytes); err != nil {
+		s.ln.Close()
+		s.agentLn.Close()
+		s.httpLn.Close()
+		s.audit.Close()
+		return nil, fmt.Errorf("start service: %w", err)
+	}
+	return s, nil
+}
+
+// Addr returns the agents' listen address (host:port).
+func (s *Service) Addr() string { return s.httpLn.Addr().String() }
+
+// Token returns the agents' bearer token.
+func (s *Service) Token() string { return s.token }
+
+// Serve runs until ctx ends. It returns only when every goroutine it
+// started has ended.
+func (s *Service) Serve(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	state := protocol.ServiceState{Addr: s.Addr(), PID: os.Getpid(), Socket: s.opts.Socket, Version: Version}
+	statePath := filepath.Join(s.opts.StateDir, protocol.StateFile)
+	if b, err := json.Marshal(state); err == nil {
+		if err := privfile.Write(statePath, b); err != nil {
+			s.log.Warn("write state file", "err", err)
+		}
+	}
+	defer os.Remove(statePath)
+
+	var wg sync.WaitGroup
+	s.httpSrv = &http.Server{
+		Handler:           s.routes(ctx, &wg),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	errc := make(chan error, 3)
+	wg.Add(4)
+	go func() {
+		defer wg.Done()
+		s.idleLoop(ctx)
+	}()
+	go func() {
+		defer wg.Done()
+		err := s.httpSrv.Serve(s.httpLn)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		errc <- err
+	}()
+	go func() {
+		defer wg.Done()
+		errc <- s.acceptRelays(ctx, &wg)
+	}()
+	go func() {
+		defer wg.Done()
+		errc <- s.accept(ctx, &wg, s.agentLn, "agent socket", s.serveAgentSocket)
+	}()
+	s.log.Info("egohost service ready", "agents", "ws://"+s.Addr()+"/rpc", "socket", s.opts.Socket, "pid", os.Getpid())
+
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+		cancel()
+	}
+	shutCtx, done := context.WithTimeout(context.Background(), 3*time.Second)
+	defer done()
+	_ = s.httpSrv.Shutdown(shutCtx)
+	s.httpSrv.Close()
+	s.ln.Close()
+	s.agentLn.Close()
+	s.mu.Lock()
+	for _, l := range s.links {
+		l.Close()
+	}
+	s.mu.Unlock()
+	wg.Wait()
+	os.Remove(s.opts.Socket)
+	os.Remove(s.agentSocket())
+	if _, _, err := s.stopTrace(); err != nil {
+		s.log.Warn("trace", "err", err)
+	}
+	s.audit.Close()
+	if err := s.uploads.Close(); err != nil {
+		s.log.Warn("remove the uploaded files", "err", err)
+	}
+	return err
+}
+
+func (s *Service) acceptRelays(ctx context.Context, wg *sync.WaitGroup) error {
+	return s.accept(ctx, wg, s.ln, "relay", s.serveRelay)
+}
+
+// accept serves each connection ln accepts (what names them in the log)
+// on a goroutine of wg, until ctx ends or ln is closed.
+func (s *Service) accept(ctx context.Context, wg *sync.WaitGroup, ln net.Listener, what string, serve func(context.Context, net.Conn)) error {
+	var delay time.Duration
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return nil
+			}
+			// Out of file descriptors and the like: wait and try again, as
+			// net/http does, rather than end the service.
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+			s.log.Warn("accept "+what, "err", err, "retry", delay)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(delay):
+			}
+			continue
+		}
+		delay = 0
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			serve(ctx, conn)
+		}()
+	}
+}
+
+func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
+	defer conn.Close()
+	if err := peercred.Check(conn, s.peerUID); err != nil {
+		s.log.Warn("relay refused", "err", err)
+		return
+	}
+	r := nativemsg.NewReader(conn, s.opts.MaxBrowserFrame)
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	first, err := r.Read()
+	if err != nil {
+		s.log.Warn("relay handshake", "err", err)
+		return
+	}
+	conn.SetReadDeadline(time.Time{})
+	var h extwire.RelayHello
+	if err := json.Unmarshal(first, &h); err != nil || h.Relay != "hello" {
+		s.log.Warn("relay handshake: not a hello frame", "err", err)
+		writeError(conn, extwire.CodeBadFrame, "first frame must be the relay hello")
+		return
+	}
+	if !originAllowed(h.Origin, s.opts.AllowedIDs) {
+		s.log.Warn("relay refused: origin not allowed", "origin", h.Origin)
+		writeError(conn, extwire.CodeForbiddenOrigin, "extension origin "+h.Origin+" is not in allowed_extension_ids")
+		return
+	}
+	l := &link{relayPID: h.PID, origin: h.Origin, connected: time.Now(), uploads: s.uploads}
+	l.tabs = page.NewTabs(func(id int) cdptab.Sessions { return l.Session(id) }, s.refs)
+	l.person = &agent{s: s, person: true, name: personName, grant: personGrant}
+	l.held = func(tab int) bool { return s.heldByPerson(l, tab) }
+	l.Link = browserlink.New(conn, browserlink.Options{
+		IDs:            &s.ids,
+		Log:            s.log.With("relayPid", h.PID),
+		Hello:          func(in *extwire.Message) { s.register(l, in) },
+		Event:          l.event,
+		Closed:         l.tabs.CloseAll,
+		Call:           s.popupCall(l),
+		ReplyError:     replyError,
+		ServiceVersion: Version,
+		ServicePID:     pidOf(),
+	})
+	s.mu.Lock()
+	s.waiting++ // until its hello, the browser is on its way: agents wait for it
+	s.notifyChanged()
+	s.mu.Unlock()
+	s.log.Debug("relay connected", "origin", h.Origin, "relayPid", h.PID)
+
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	err = l.Serve(r)
+	s.unregister(l)
+	if l.id == "" {
+		s.log.Info("relay left before the browser said hello", "relayPid", h.PID)
+		return
+	}
+	if !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.EOF) && ctx.Err() == nil { // Serve's error is never nil
+		s.log.Warn("browser link down", "browser", l.id, "err", err)
+	} else {
+		s.log.Info("browser link down", "browser", l.id)
+	}
+}
+
+// takeoverWait bounds how long a hello waits for an older link of the same
+// browser key to go (the same browser reconnecting while its previous
+// relay is still on its way out) before the newcomer gets a fresh ID.
+const takeoverWait = time.Second
+
+// register gives a link its browser ID at its first hello and makes it
+// reachable to agents. A browser that sends its key gets the ID the key
+// had before (the same across relay and service restarts); one without a
+// key, or a second live browser with the same key (a copied profile),
+// gets a fresh ID.
+func (s *Service) register(l *link, in *extwire.Message) {
+	key := in.BrowserKey
+	if key != "" && !browserids.KeyPattern().MatchString(key) {
+		s.log.With("relayPid", l.relayPID).Warn("hello with a malformed browser key: a fresh browser ID instead", "key", key)
+		key = ""
+	}
+	deadline := time.NewTimer(takeoverWait)
+	defer deadline.Stop()
+	s.mu.Lock()
+	for key != "" {
+		id, _ := s.known.IDFor(key)
+		if s.links[id] == nil {
+			break
+		}
+		changed := s.changed
+		s.mu.Unlock()
+		select {
+		case <-changed:
+			s.mu.Lock()
+			continue
+		case <-deadline.C:
+		}
+		s.mu.Lock()
+		if s.links[id] != nil {
+			s.log.With("relayPid", l.relayPID).Warn("another connected browser has the same browser key (a copied profile?): a fresh browser ID for this one", "other", id)
+			key = ""
+		}
+	}
+	if key != "" {
+		l.id, _ = s.known.IDFor(key)
+		s.known.SetConnected(key, true)
+	} else {
+		l.id = s.known.Fresh()
+	}
+	l.key = key
+	l.popup.setStopped(in.AutomationStopped) // the extension's switch survives its restarts
+	l.layout.Reset(in.Tabs)
+	l.log = s.log.With("browser", l.id)
+	l.tabs.SetLog(l.log)
+	l.SetID(l.id, l.log)
+	s.links[l.id] = l
+	s.order = append(s.order, l.id)
+	s.waiting--
+	s.saveKnown()
+	s.notifyChanged()
+	s.mu.Unlock()
+	s.log.Info("browser link up", "browser", l.id, "origin", l.origin, "relayPid", l.relayPID, "stableId", key != "")
+}
+
+// linkList is the connected browsers' links, in connection order: a copy,
+// to use without s.mu.
+func (s *Service) linkList() []*link {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.linksLocked()
+}
+
+// linksLocked is linkList with s.mu held.
+func (s *Service) linksLocked() []*link {
+	links := make([]*link, 0, len(s.order))
+	for _, id := range s.order {
+		links = append(links, s.links[id])
+	}
+	return links
+}
+
+// unregister removes a link that ended, and records when its browser was
+// last seen.
+func (s *Service) unregister(l *link) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l.id == "" {
+		s.waiting--
+	} else if s.links[l.id] == l {
+		s.lastInfo[l.id] = l.info()
+		delete(s.links, l.id)
+		s.order = slices.DeleteFunc(s.order, func(id string) bool { return id == l.id })
+		if l.key != "" {
+			s.known.SetConnected(l.key, false)
+			s.saveKnown()
+		}
+	}
+	s.notifyChanged()
+}
+
+// saveKnown writes the known browsers. s.mu is held.
+func (s *Service) saveKnown() {
+	if err := s.known.Save(); err != nil {
+		s.log.Warn("remember browser IDs", "err", err)
+	}
+}
+
+// notifyChanged wakes whoever waits for links to change. s.mu is held.
+func (s *Service) notifyChanged() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+func writeError(conn net.Conn, code, msg string) {
+	b, _ := json.Marshal(extwire.Notice{Event: extwire.EventError, Code: code, Message: msg})
+	conn.SetWriteDeadline(time.Now().Add(time.Second))
+	_ = nativemsg.NewWriter(conn, nativemsg.MaxHostFrame).Write(b)
+}
+
+func originAllowed(origin string, ids []string) bool {
+	id, err := chromeext.ParseOrigin(origin)
+	return err == nil && slices.Contains(ids, id)
+}
+
+// agentsFile (in the data dir) holds the paired agents, their tokens
+// hashed; AuditFile the audit log.
+const agentsFile = "agents.json"
+
+// AuditFile is the audit log's name in the data dir (rotated to
+// AuditFile.1, AuditFile.2, …).
+const AuditFile = egohost.AuditFile
+
+func (s *Service) auditPath() string { return filepath.Join(s.opts.DataDir, AuditFile) }
+
+// refsFile (in the data dir) holds the first ref number the next service
+// may hand out.
+const refsFile = "refs-next"
+
+// refCounter continues the ref numbers where the last service reserved
+// them, so no ref is ever given to two elements, across relay reconnects
+// and service restarts.
+func refCounter(path string, log *slog.Logger) *refmap.Counter {
+	var start uint64 = 1
+	if b, err := os.ReadFile(path); err == nil {
+		if v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil {
+			start = v
+		}
+	}
+	return refmap.NewReservedCounter(start, func(upTo uint64) {
+		if err := privfile.Write(path, []byte(strconv.FormatUint(upTo, 10)+"\n")); err != nil {
+			log.Warn("reserve ref numbers", "err", err)
+		}
+	})
+}

@@ -1,0 +1,130 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
+
+	"github.com/egohost/egohost/internal/engine/actions"
+	"github.com/egohost/egohost/internal/engine/snapshot"
+	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/refmap"
+)
+
+func (s *Service) snapshot(ctx context.Context, c *call, p protocol.SnapshotParams) (any, error) {
+	return s.again(ctx, "snapshot", func(ctx context.Context) (any, error) { return s.snapshotOnce(ctx, c, p) })
+}
+
+func (s *Service) snapshotOnce(ctx context.Context, c *call, p protocol.SnapshotParams) (any, error) {
+	if p.MaxChars < 0 || p.Start < 0 {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "snapshot: maxChars and start must not be negative")
+	}
+	tc, err := s.tabContextWithin(ctx, c, p.Target, "snapshot", 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := tc.checkDialog("snapshot"); err != nil {
+		return nil, err
+	}
+	if p.TimeoutMs < 0 {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "snapshot: timeoutMs must not be negative")
+	}
+	if err := s.waitParsed(ctx, c, tc, millis(p.TimeoutMs)); err != nil {
+		return nil, err
+	}
+	opts := snapshot.Options{
+		Interactive:  p.Interactive,
+		Viewport:     p.Viewport,
+		URLs:         p.URLs,
+		MaxChars:     p.MaxChars,
+		Start:        p.Start,
+		DiffPrevious: p.Diff,
+		Reach:        tc.reach,
+	}
+	if tc.reach != nil {
+		opts.Viewer = c.conn.grant.name
+	}
+	if p.Scope != "" {
+		if _, ok := refmap.ParseRef(p.Scope); ok {
+			opts.Scope = p.Scope
+		} else {
+			node, session, err := s.scopeNode(ctx, tc, p.Scope)
+			if err != nil {
+				return nil, classify(err)
+			}
+			opts.ScopeNode, opts.ScopeSession = node, session
+		}
+	}
+	snap, err := tc.snap.Snapshot(ctx, opts)
+	if err != nil {
+		return nil, classify(err)
+	}
+	text := snap.Text
+	if strings.TrimSpace(text) == "" {
+		text = emptyText(p, snap.URL)
+	}
+	res := protocol.SnapshotResult{
+		Text: text, URL: snap.URL, Title: snap.Title, Tab: tc.tabID,
+		Stats: protocol.SnapshotStats{
+			Elements: snap.Stats.Elements, Refs: snap.Stats.Refs, Frames: snap.Stats.Frames,
+			Chars: snap.Stats.Chars, Bytes: snap.Stats.Bytes,
+			TookMs:      float64(snap.Stats.Took.Microseconds()) / 1000,
+			FrameErrors: snap.Stats.FrameErrors,
+		},
+	}
+	if t := snap.Truncated; t.Cut {
+		res.Truncated = &protocol.SnapshotCut{FirstLine: t.FirstLine, ShownLines: t.ShownLines, TotalLines: t.TotalLines, Next: t.Next, HiddenRefs: t.HiddenRefs}
+	}
+	if p.Refs {
+		// One round trip per frame; refs whose element went since the
+		// snapshot are left out.
+		entries, err := tc.snap.Resolve(ctx, snap.Entries)
+		if err != nil {
+			return nil, classify(err)
+		}
+		for _, e := range entries {
+			res.Refs = append(res.Refs, protocol.Ref{
+				Ref: e.Ref, Role: e.Role, Name: e.Name, Nth: e.Nth, BackendNodeID: int64(e.BackendNodeID),
+				FrameID: string(e.FrameID), SessionID: string(e.SessionID),
+			})
+		}
+	}
+	return res, nil
+}
+
+// waitParsed waits, within d (default timeouts.action), for a document
+// that is still being parsed to reach DOMContentLoaded, so that a
+// snapshot taken just after a tab opened shows the page, not nothing.
+func (s *Service) waitParsed(ctx context.Context, c *call, tc *tabContext, d time.Duration) error {
+	yes := true
+	res, err := cdp.Call(ctx, tc.page, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: "document.readyState", ReturnByValue: &yes})
+	if err != nil || res.Result == nil || string(res.Result.Value) != `"loading"` {
+		return nil // parsed, or broken: the snapshot itself says which
+	}
+	_, err = s.withRunner(ctx, c, protocol.Target{Browser: tc.link.id, Tab: tc.tabID}, "snapshot", d, func(ctx context.Context, _ *tabContext, r *actions.Runner) (any, error) {
+		return r.WaitLoad(ctx, actions.LoadDOMContentLoaded, d)
+	})
+	return err
+}
+
+// emptyText is the one line a snapshot that found nothing to show says
+// instead of nothing.
+func emptyText(p protocol.SnapshotParams, url string) string {
+	switch {
+	case p.Scope != "":
+		return fmt.Sprintf("(nothing to show in %s: %s)\n", p.Scope, url)
+	case p.Interactive && p.Viewport:
+		return fmt.Sprintf("(no interactive elements in the viewport: %s)\n", url)
+	case p.Interactive:
+		return fmt.Sprintf("(no interactive elements: %s)\n", url)
+	case p.Viewport:
+		return fmt.Sprintf("(nothing in the viewport: %s)\n", url)
+	case p.Start > 0:
+		return fmt.Sprintf("(nothing from line %d on: %s)\n", p.Start, url)
+	}
+	return fmt.Sprintf("(empty page: %s)\n", url)
+}

@@ -1,0 +1,96 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/egohost/egohost/internal/engine/actions"
+	"github.com/egohost/egohost/internal/engine/snapshot"
+	"github.com/egohost/egohost/internal/link/cdptab"
+	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/resolver"
+)
+
+// tabContext is everything a page-level method needs about its tab.
+type tabContext struct {
+	link  *link
+	tabID int
+	page  *cdptab.Page       // main session + out-of-process frames
+	snap  *snapshot.Tab      // the tab's refs and previous snapshot
+	res   *resolver.Resolver // refs and locators → elements (Within the caller's reach)
+	acts  *actions.TabSetup  // the actions' per-tab setup
+	// reach is what the caller may reach of the tab's documents (nil:
+	// everything), judged where a call reads or acts (reachFor).
+	reach cdptab.Reach
+}
+
+// pin holds a Runner's page-world evaluations to the caller's reach
+// (nil when it reaches everything), expecting the tab's URL as the
+// service last heard it.
+func (tc *tabContext) pin() *actions.Pin {
+	if tc.reach == nil {
+		return nil
+	}
+	url, _ := tc.link.urls.Get(tc.tabID)
+	return actions.NewPin(url, tc.reach)
+}
+
+// tabContext resolves a target to its tab and opens the tab's page.
+func (s *Service) tabContext(ctx context.Context, c *call, target protocol.Target) (*tabContext, error) {
+	l, id, err := s.target(ctx, c, target)
+	if err != nil {
+		return nil, err
+	}
+	_, eng, err := l.tabs.Open(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	tc := &tabContext{link: l, tabID: id, page: eng.Page, snap: eng.Snap, res: eng.Res, acts: eng.Acts, reach: s.reachFor(c.conn.grant)}
+	if tc.reach != nil {
+		tc.res = eng.Res.Within(tc.reach)
+	}
+	return tc, nil
+}
+
+// tabContextWithin is tabContext bounded by a call's own timeout (the
+// default action timeout when zero): reaching the tab (the attach, and the
+// wait for a tab that answers nothing since the attach) fails within it.
+func (s *Service) tabContextWithin(ctx context.Context, c *call, target protocol.Target, op string, timeout time.Duration) (*tabContext, error) {
+	if timeout <= 0 {
+		timeout = s.opts.ActionTimeout
+	}
+	sctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tc, err := s.tabContext(sctx, c, target)
+	err = linkError(err)
+	if err != nil && ctx.Err() == nil && sctx.Err() != nil {
+		var pe *protocol.Error
+		if !errors.As(err, &pe) || pe.Code == protocol.CodeTimeout {
+			return nil, protocol.Errorf(protocol.CodeTimeout, "%s: tab not reached within %v: %v", op, timeout, err)
+		}
+	}
+	return tc, err
+}
+
+// checkDialog fails at once when a JavaScript dialog blocks the tab: the
+// page would answer nothing until someone answers the dialog.
+func (tc *tabContext) checkDialog(op string) error {
+	if d := tc.seen(tc.link.tabs.Dialog(tc.tabID)); d != nil {
+		return protocol.Errorf(protocol.CodeDialogOpen, "%s: a %s dialog blocks tab %d (%q): answer it with `egohost dialog accept|dismiss`", op, d.Type, tc.tabID, d.Message).With("dialog", d)
+	}
+	return nil
+}
+
+// seen is a dialog as the caller may see it: what a document it may not
+// reach wrote in it (the message, the default prompt, the URL) is
+// withheld.
+func (tc *tabContext) seen(d *protocol.Dialog) *protocol.Dialog {
+	if d == nil || tc.reach == nil {
+		return d
+	}
+	if ok, _ := tc.reach(d.URL, ""); ok {
+		return d
+	}
+	return &protocol.Dialog{Type: d.Type, Message: "(withheld: opened by " + cdptab.OriginOf(d.URL, "") + ", which this agent may not reach)"}
+}

@@ -1,0 +1,112 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/egohost/egohost/internal/server/spaces"
+	"github.com/egohost/egohost/protocol"
+)
+
+// When the person takes a space over, nothing the agents have running
+// there goes on, and nothing the person does there reaches an agent
+// (PROTOCOL.md §3.6):
+//
+//   - every agent call in flight that reached one of the space's tabs ends
+//     at once with user_in_control (its context is cancelled with that
+//     cause);
+//   - every agent's cdp.subscribe subscription on one of its tabs ends with
+//     a cdp.subscriptionEnded notice, reason user_in_control; until then
+//     (and for a tab that joins the space later) its events are dropped.
+//     Subscriptions do not come back by themselves when the space is handed
+//     back: the agent waits with spaces.waitForControl and subscribes again;
+//   - the space's tabs record no console messages or network requests
+//     (console.list, network.list) while the person has it.
+//
+// The person's own connections (the popup, the owner's CLI without a name)
+// are not agents: their calls and subscriptions go on.
+
+// noteSpace records that the call reached a tab of space id.
+func (c *call) noteSpace(id string) {
+	c.mu.Lock()
+	if !slices.Contains(c.spaces, id) {
+		c.spaces = append(c.spaces, id)
+	}
+	c.mu.Unlock()
+}
+
+// takenOver returns the call's error as user_in_control when the call was
+// ended because the person took its space over.
+func takenOver(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	var pe *protocol.Error
+	if cause := context.Cause(ctx); errors.As(cause, &pe) && pe.Code == protocol.CodeUserInControl {
+		return cause
+	}
+	return err
+}
+
+// heldByPerson reports whether tab of l is in a space the person has
+// taken over.
+func (s *Service) heldByPerson(l *link, tab int) bool {
+	g := l.layout.GroupOf(tab)
+	if g == 0 {
+		return false
+	}
+	sp, ok := s.spaces.reg.ByGroup(l.id, g)
+	return ok && sp.State == spaces.Person
+}
+
+// stopAgentsIn ends what agents have running in space sp of browser l,
+// which the person just took over (its state is Person already), and
+// returns how many calls and subscriptions it ended.
+func (s *Service) stopAgentsIn(l *link, sp spaces.Space) (calls, subs int) {
+	var tabs []int
+	if l != nil && sp.Group != 0 {
+		tabs = l.layout.TabsInGroup(sp.Group)
+	}
+	cause := errUserInControl(sp)
+	s.connMu.Lock()
+	conns := make([]*agent, 0, len(s.conns))
+	for a := range s.conns {
+		conns = append(conns, a)
+	}
+	s.connMu.Unlock()
+	for _, a := range conns {
+		if isPerson(a.agentName()) {
+			continue
+		}
+		a.mu.Lock()
+		var cancels []context.CancelCauseFunc
+		for c := range a.inflight {
+			c.mu.Lock()
+			if slices.Contains(c.spaces, sp.ID) && c.cancel != nil {
+				cancels = append(cancels, c.cancel)
+			}
+			c.mu.Unlock()
+		}
+		var ends []*cdpSubscription
+		if l != nil {
+			for name, sub := range a.subs {
+				if sub.browser == l.id && slices.Contains(tabs, sub.tab) {
+					delete(a.subs, name)
+					ends = append(ends, sub)
+				}
+			}
+		}
+		a.mu.Unlock()
+		for _, cancel := range cancels {
+			cancel(cause)
+		}
+		for _, sub := range ends {
+			sub.endNow("user_in_control", fmt.Sprintf("the person took over space %s: its events no longer reach agents; wait with spaces.waitForControl, then subscribe again", sp.ID))
+		}
+		calls += len(cancels)
+		subs += len(ends)
+	}
+	return calls, subs
+}
