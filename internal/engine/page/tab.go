@@ -58,6 +58,12 @@ type Tab struct {
 	// rec records the tab's console and network while the page is open.
 	// Atomic: the link's reader feeds it.
 	rec atomic.Pointer[Record]
+
+	// bg is the work calls started on the tab and did not wait for
+	// (Background), each by its cancel; under bgMu.
+	bgMu   sync.Mutex
+	bg     map[int]context.CancelFunc
+	bgNext int
 }
 
 // Engine is what works on an open tab's page.
@@ -164,9 +170,46 @@ func (t *Tab) Record() *Record { return t.rec.Load() }
 // record's readers use in place of a page that a browser opened.
 func (t *Tab) SetRecord(r *Record) { t.rec.Store(r) }
 
-// Close closes the page and ends the tab's probe; the Tab is not used
-// again.
+// Background runs f, work a call started on the tab and does not wait
+// for (a new document's preparation: actions.Options.Prepare), with a
+// context that StopBackground and Close end too: the call's own end does
+// not stop it, the tab's owner can. It returns f's error.
+func (t *Tab) Background(ctx context.Context, f func(context.Context) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	t.bgMu.Lock()
+	if t.bg == nil {
+		t.bg = make(map[int]context.CancelFunc)
+	}
+	id := t.bgNext
+	t.bgNext++
+	t.bg[id] = cancel
+	t.bgMu.Unlock()
+	defer func() {
+		t.bgMu.Lock()
+		delete(t.bg, id)
+		t.bgMu.Unlock()
+	}()
+	return f(ctx)
+}
+
+// StopBackground ends the tab's Background work now and returns how many
+// ran. Work started after it runs (the caller decides whether it may).
+func (t *Tab) StopBackground() int {
+	t.bgMu.Lock()
+	defer t.bgMu.Unlock()
+	for _, cancel := range t.bg {
+		cancel()
+	}
+	n := len(t.bg)
+	clear(t.bg)
+	return n
+}
+
+// Close closes the page and ends the tab's probe and its Background work;
+// the Tab is not used again.
 func (t *Tab) Close() {
+	t.StopBackground()
 	t.mu.Lock()
 	if t.stopProbe != nil {
 		t.stopProbe()

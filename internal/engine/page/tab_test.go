@@ -147,3 +147,57 @@ func TestURLsFollowTheTabEvents(t *testing.T) {
 func tabEvent(name string, tab int, url string) *extwire.Message {
 	return &extwire.Message{Event: name, Tab: &protocol.Tab{ID: tab, URL: url}}
 }
+
+// Background work outlives its caller's context but not StopBackground
+// or Close; work started after a stop runs.
+func TestBackgroundEndsWithStopAndClose(t *testing.T) {
+	tab := NewTab(7, nil, nil, nil)
+	run := func() (started chan struct{}, ended chan error) {
+		started, ended = make(chan struct{}), make(chan error, 1)
+		call, cancel := context.WithCancel(context.Background())
+		go func() {
+			ended <- tab.Background(context.WithoutCancel(call), func(ctx context.Context) error {
+				close(started)
+				<-ctx.Done()
+				return ctx.Err()
+			})
+		}()
+		<-started
+		cancel() // the call that started it ends: the work goes on
+		return started, ended
+	}
+	wait := func(what string, ended chan error) {
+		t.Helper()
+		select {
+		case err := <-ended:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("%s: got %v, want context.Canceled", what, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the work did not end", what)
+		}
+	}
+
+	_, a := run()
+	_, b := run()
+	select {
+	case err := <-a:
+		t.Fatalf("the work ended with its call: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	if n := tab.StopBackground(); n != 2 {
+		t.Errorf("StopBackground: got %d stopped, want 2", n)
+	}
+	wait("the first after StopBackground", a)
+	wait("the second after StopBackground", b)
+	if n := tab.StopBackground(); n != 0 {
+		t.Errorf("StopBackground again: got %d, want 0", n)
+	}
+
+	_, c := run() // after a stop, new work runs
+	tab.Close()
+	wait("work after Close", c)
+	if err := tab.Background(context.Background(), func(context.Context) error { return nil }); err != nil {
+		t.Errorf("work that returns at once: %v", err)
+	}
+}

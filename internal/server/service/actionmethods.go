@@ -91,7 +91,7 @@ func (s *Service) withRunnerOnce(ctx context.Context, c *call, t protocol.Target
 		}
 		return tc.res.ObjectCall(ctx, target, fn, args...)
 	})
-	r := actions.New(tc.page, actions.FindCallers(find, call), actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient, Setup: tc.acts, Pin: tc.pin(), Prepare: tc.res.Prepare})
+	r := actions.New(tc.page, actions.FindCallers(find, call), actions.Options{Timeout: s.opts.ActionTimeout, Transient: resolver.IsTransient, Setup: tc.acts, Pin: tc.pin(), Prepare: tc.background(!isPerson(c.conn.agentName()), tc.res.Prepare)})
 	if st, need := c.traceStep(); st != nil {
 		// A traced call: pictures before and after it acts, and what
 		// the tab logged meanwhile (trace.go).

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/internal/engine/actions"
+	"github.com/egohost/egohost/internal/engine/page"
 	"github.com/egohost/egohost/internal/engine/snapshot"
 	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/protocol"
@@ -16,6 +17,7 @@ import (
 type tabContext struct {
 	link  *link
 	tabID int
+	tab   *page.Tab          // the tab's engine
 	page  *cdptab.Page       // main session + out-of-process frames
 	snap  *snapshot.Tab      // the tab's refs and previous snapshot
 	res   *resolver.Resolver // refs and locators → elements (Within the caller's reach)
@@ -42,11 +44,11 @@ func (s *Service) tabContext(ctx context.Context, c *call, target protocol.Targe
 	if err != nil {
 		return nil, err
 	}
-	_, eng, err := l.tabs.Open(ctx, id)
+	tab, eng, err := l.tabs.Open(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	tc := &tabContext{link: l, tabID: id, page: eng.Page, snap: eng.Snap, res: eng.Res, acts: eng.Acts, reach: s.reachFor(c.conn.grant)}
+	tc := &tabContext{link: l, tabID: id, tab: tab, page: eng.Page, snap: eng.Snap, res: eng.Res, acts: eng.Acts, reach: s.reachFor(c.conn.grant)}
 	if tc.reach != nil {
 		tc.res = eng.Res.Within(tc.reach)
 	}
@@ -93,4 +95,22 @@ func (tc *tabContext) seen(d *protocol.Dialog) *protocol.Dialog {
 		return d
 	}
 	return &protocol.Dialog{Type: d.Type, Message: "(withheld: opened by " + cdptab.OriginOf(d.URL, "") + ", which this agent may not reach)"}
+}
+
+// background makes prepare (the resolver's Prepare of a new document,
+// which the Runner starts and does not wait for) the tab's Background
+// work: it outlives the call (within actions' bound) but not the person's
+// takeover of the tab's space: stopAgentsIn ends it, and one an agent's
+// call starts on a tab the person holds does nothing. It registers before
+// it looks at the space, so a takeover either finds it running or comes
+// before the look.
+func (tc *tabContext) background(agent bool, prepare func(context.Context) error) func(context.Context) error {
+	return func(ctx context.Context) error {
+		return tc.tab.Background(ctx, func(ctx context.Context) error {
+			if agent && tc.link.held != nil && tc.link.held(tc.tabID) {
+				return nil
+			}
+			return prepare(ctx)
+		})
+	}
 }

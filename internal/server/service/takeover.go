@@ -22,6 +22,9 @@ import (
 //     (and for a tab that joins the space later) its events are dropped.
 //     Subscriptions do not come back by themselves when the space is handed
 //     back: the agent waits with spaces.waitForControl and subscribes again;
+//   - the work calls started on the space's tabs and did not wait for (a
+//     new document's preparation: tabContext.background) ends, and an
+//     agent's call starts none there while the person has it;
 //   - the space's tabs record no console messages or network requests
 //     (console.list, network.list) while the person has it.
 //
@@ -107,6 +110,15 @@ func (s *Service) stopAgentsIn(l *link, sp spaces.Space) (calls, subs int) {
 		}
 		calls += len(cancels)
 		subs += len(ends)
+	}
+	// What calls started there and did not wait for (a new document's
+	// preparation) ends too: it would go on in the person's tab.
+	if l != nil {
+		for _, id := range tabs {
+			if t := l.tabs.Followed(id); t != nil {
+				t.StopBackground()
+			}
+		}
 	}
 	return calls, subs
 }

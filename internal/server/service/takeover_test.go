@@ -1,0 +1,62 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/egohost/egohost/internal/engine/page"
+	"github.com/egohost/egohost/internal/link/cdptab"
+	"github.com/egohost/egohost/internal/server/spaces"
+)
+
+// A new document's preparation, which an agent's call starts and does not
+// wait for, ends when the person takes the tab's space over, and an
+// agent's call starts none on a tab the person holds (the person's own
+// calls still prepare). Before, it ran on for up to 2 s in the person's
+// tab.
+func TestTakeOverEndsTheTabsBackgroundWork(t *testing.T) {
+	held := false
+	l := &link{tabs: page.NewTabs(func(int) cdptab.Sessions { return nil }, nil), held: func(int) bool { return held }}
+	l.layout.SetGroup(7, 3)
+	tc := &tabContext{link: l, tabID: 7, tab: l.tabs.Tab(7)}
+
+	started, ended := make(chan struct{}), make(chan error, 1)
+	go func() {
+		ended <- tc.background(true, func(ctx context.Context) error {
+			close(started)
+			<-ctx.Done()
+			return ctx.Err()
+		})(context.Background())
+	}()
+	<-started
+	s := &Service{}
+	s.stopAgentsIn(l, spaces.Space{ID: "s1", Agent: "bot", Group: 3})
+	select {
+	case err := <-ended:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the preparation after the takeover: got %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the preparation ran on after the person took the space over")
+	}
+
+	held = true
+	for _, tc2 := range []struct {
+		name  string
+		agent bool
+		want  bool
+	}{
+		{"an agent's call", true, false},
+		{"the person's call", false, true},
+	} {
+		ran := false
+		if err := tc.background(tc2.agent, func(context.Context) error { ran = true; return nil })(context.Background()); err != nil {
+			t.Errorf("%s: %v", tc2.name, err)
+		}
+		if ran != tc2.want {
+			t.Errorf("%s on a held tab: prepared %t, want %t", tc2.name, ran, tc2.want)
+		}
+	}
+}
