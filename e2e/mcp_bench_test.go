@@ -422,3 +422,101 @@ func benchFront(ctx context.Context, b *testing.B, c *chain, tab int) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkMCPCheckoutStages makes, over one agent connection, the service
+// calls `egohost mcp`'s checkout task makes (browser_navigate,
+// browser_fill_form, browser_click and the snapshots they answer), on the
+// same page as BenchmarkMCPVersusPlaywrightMCP: each call's median wall
+// time and the service's own time, to see where each tool's time goes.
+//
+//	go test ./e2e -run '^$' -bench MCPCheckoutStages -benchtime 10x
+func BenchmarkMCPCheckoutStages(b *testing.B) {
+	if b.N == 1 {
+		return // the testing package's probe run: measure once, in the real run
+	}
+	c := startChainConfig(b, confirmOff)
+	orders := make(chan string, 1)
+	base := serveHandler(b, benchPagesHandler(orders))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	tab := c.openTab(b, base+"/thanks")
+	benchFront(ctx, b, c, tab.Tab)
+	type lap struct{ rpc, service float64 }
+	laps := map[string][]lap{}
+	var order []string
+	record := func(name string, start time.Time, service float64) {
+		if laps[name] == nil {
+			order = append(order, name)
+		}
+		laps[name] = append(laps[name], lap{ms(time.Since(start)), service})
+	}
+	call := func(name, method string, params, result any) {
+		start := time.Now()
+		if err := c.agent.Call(ctx, method, params, result); err != nil {
+			b.Fatalf("%s: %v", name, err)
+		}
+		var service float64
+		switch r := result.(type) {
+		case *protocol.NavResult:
+			service = r.TookMs
+		case *protocol.SnapshotResult:
+			service = r.Stats.TookMs
+		case *protocol.ActionResult:
+			service = r.TookMs
+		}
+		record(name, start, service)
+	}
+	for i := -1; i < benchRuns(b, 20); i++ { // -1 is a warm-up
+		start := time.Now()
+		var nav protocol.NavResult
+		call("goto", protocol.MethodGoto, protocol.GotoParams{Target: tab, URL: base + "/checkout"}, &nav)
+		var snap protocol.SnapshotResult
+		call("snapshot -i", protocol.MethodSnapshot, protocol.SnapshotParams{Target: tab, Interactive: true}, &snap)
+		ref := func(line string) string {
+			m := regexp.MustCompile(regexp.QuoteMeta(line) + `[^\n]*?(@\d+)`).FindStringSubmatch(snap.Text)
+			if m == nil {
+				b.Fatalf("no ref for %q in\n%s", line, snap.Text)
+			}
+			return m[1]
+		}
+		noSettle := protocol.ActionOptions{NoSettle: true}
+		var act protocol.ActionResult
+		call("fill", protocol.MethodFill, protocol.FillParams{Target: tab, Element: ref(`textbox "Full name"`), Text: "Ada Lovelace", ActionOptions: noSettle}, &act)
+		call("fill 2", protocol.MethodFill, protocol.FillParams{Target: tab, Element: ref(`textbox "Email"`), Text: "ada@example.com", ActionOptions: noSettle}, &act)
+		call("fill 3", protocol.MethodFill, protocol.FillParams{Target: tab, Element: ref(`textbox "Address"`), Text: "12 St James's Square", ActionOptions: noSettle}, &act)
+		call("select", protocol.MethodSelect, protocol.SelectParams{Target: tab, Element: ref(`combobox "Country"`), Values: []string{"Germany"}, ActionOptions: noSettle}, &act)
+		call("check (settles)", protocol.MethodCheck, protocol.ElementParams{Target: tab, Element: ref(`checkbox "I accept the terms of sale"`)}, &act)
+		var diff protocol.SnapshotResult
+		call("snapshot -i diff", protocol.MethodSnapshot, protocol.SnapshotParams{Target: tab, Interactive: true, Diff: true}, &diff)
+		call("click (navigates, settles)", protocol.MethodClick, protocol.ClickParams{Target: tab, Element: ref(`button "Place order"`)}, &act)
+		settled := fmt.Sprintf("%.0f ms for %v", act.Settled.Ms, act.Settled.For)
+		var after protocol.SnapshotResult
+		call("snapshot -i (new page)", protocol.MethodSnapshot, protocol.SnapshotParams{Target: tab, Interactive: true}, &after)
+		record("whole task", start, 0)
+		select {
+		case <-orders:
+		case <-time.After(10 * time.Second):
+			b.Fatal("no order reached the server")
+		}
+		if err := c.agent.Call(ctx, protocol.MethodGoto, protocol.GotoParams{Target: tab, URL: "about:blank"}, nil); err != nil {
+			b.Fatal(err)
+		}
+		if i >= 0 {
+			fmt.Fprintf(os.Stderr, "run %d: goto %.0f ms (load %s), click settled %s\n", i, nav.TookMs, nav.Reached, settled)
+		}
+	}
+	med := func(l []lap, f func(lap) float64) float64 {
+		v := make([]float64, 0, len(l))
+		for _, x := range l[1:] { // not the warm-up
+			v = append(v, f(x))
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	var s strings.Builder
+	s.WriteString("| call | rpc ms | service ms |\n|---|---:|---:|\n")
+	for _, k := range order {
+		fmt.Fprintf(&s, "| %s | %.0f | %.0f |\n", k, med(laps[k], func(l lap) float64 { return l.rpc }), med(laps[k], func(l lap) float64 { return l.service }))
+	}
+	fmt.Printf("the MCP checkout's service calls, %d runs (median)\n%s", len(laps["goto"])-1, s.String())
+}

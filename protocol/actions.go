@@ -26,6 +26,7 @@ const (
 	MethodScreenshot = "screenshot" // ScreenshotParams → ScreenshotResult
 	MethodDialog     = "dialog"     // DialogParams → DialogResult
 	MethodDownload   = "download"   // DownloadParams → DownloadResult
+	MethodFormFill   = "form.fill"  // FormFillParams → FormFillResult
 )
 
 // ActionOptions are the options every element action takes.
@@ -184,6 +185,37 @@ type ActionResult struct {
 	Checked *bool `json:"checked,omitempty"`
 	// Scroll is the window's scroll position after scroll.
 	Scroll *Point `json:"scroll,omitempty"`
+}
+
+// FormFillParams are the params of form.fill: several fields set in one
+// call, in order, each as its own method sets it alone (fill, check,
+// uncheck, select: the same checks, the same auto-wait); only the last
+// settles (the action options' settle applies to it; their timeout to
+// each field).
+type FormFillParams struct {
+	Target
+	Fields []FormField `json:"fields"`
+	ActionOptions
+}
+
+// FormField is one field of form.fill.
+type FormField struct {
+	// Element is a @ref or a locator.
+	Element string `json:"target"`
+	// Action is fill (Text), check, uncheck or select (Values, by value
+	// or label).
+	Action string   `json:"action"`
+	Text   string   `json:"text,omitempty"`
+	Values []string `json:"values,omitempty"`
+}
+
+// FormFillResult says what form.fill did: one ActionResult per field set,
+// in order. A dialog a field opened ends the call there (Fields are the
+// fields set; the last one's Dialog is open).
+type FormFillResult struct {
+	Tab    int            `json:"tab"`
+	Fields []ActionResult `json:"fields"`
+	TookMs float64        `json:"tookMs"`
 }
 
 // Waited says how long an action waited for its element and why.

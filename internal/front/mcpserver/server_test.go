@@ -197,8 +197,10 @@ func TestRefIsAnAliasOfTarget(t *testing.T) {
 	}
 }
 
-func TestFillFormIsOneServiceCallPerFieldThenOneDiff(t *testing.T) {
+func TestFillFormIsOneServiceCallThenOneDiff(t *testing.T) {
+	checked := true
 	f := &fakeService{answers: map[string]any{
+		protocol.MethodFormFill: protocol.FormFillResult{Fields: []protocol.ActionResult{{Action: "fill"}, {Action: "check", Checked: &checked}}},
 		protocol.MethodSnapshot: protocol.SnapshotResult{Text: "[diff against the previous snapshot: 1 added, 0 removed, 9 unchanged]"},
 	}}
 	cs := connect(t, f)
@@ -214,19 +216,56 @@ func TestFillFormIsOneServiceCallPerFieldThenOneDiff(t *testing.T) {
 		t.Fatalf("error: %s", got)
 	}
 	want := []string{
-		`fill {"target":"@1","text":"ada@example.com","noSettle":true}`,
-		`check {"target":"@2","noSettle":true}`,
-		`uncheck {"target":"@3","noSettle":true}`,
-		`select {"target":"label=Country","values":["France"],"noSettle":true}`,
-		`check {"target":"@5","noSettle":true}`,
-		`fill {"target":"@6","text":"7"}`,
+		`form.fill {"fields":[{"target":"@1","action":"fill","text":"ada@example.com"},{"target":"@2","action":"check"},` +
+			`{"target":"@3","action":"uncheck"},{"target":"label=Country","action":"select","values":["France"]},` +
+			`{"target":"@5","action":"check"},{"target":"@6","action":"fill","text":"7"}]}`,
 		`snapshot {"interactive":true,"diff":true}`,
 	}
 	if d := cmp.Diff(want, f.calls); d != "" {
 		t.Errorf("calls (-want +got):\n%s", d)
 	}
-	if !strings.HasPrefix(got, "filled 6 fields\n[diff against") {
+	if !strings.HasPrefix(got, "filled 6 fields (checked: true)\n[diff against") {
 		t.Errorf("got %q, want the outcome line then the diff", got)
+	}
+}
+
+// A field the service could not set: its error, which names the field
+// and what was set before it, and no snapshot.
+func TestFillFormSaysWhichFieldFailed(t *testing.T) {
+	f := &fakeService{
+		answers: map[string]any{},
+		errs:    map[string]error{protocol.MethodFormFill: protocol.Errorf(protocol.CodeNotFound, "form.fill: field 2 (fill label=Nope): no element matches label=Nope; field 1 is set").With("field", 2).With("filled", 1)},
+	}
+	cs := connect(t, f)
+	got, isErr := callText(t, cs, "browser_fill_form", map[string]any{"fields": []map[string]any{
+		{"name": "Email", "type": "textbox", "target": "@1", "value": "a@b.c"},
+		{"name": "Nope", "type": "textbox", "target": "label=Nope", "value": "x"},
+	}})
+	if !isErr || !strings.HasPrefix(got, "not_found: form.fill: field 2 (fill label=Nope): no element matches label=Nope; field 1 is set") {
+		t.Errorf("got %q (error %t), want not_found naming field 2", got, isErr)
+	}
+	if len(f.calls) != 1 {
+		t.Errorf("calls %q, want form.fill alone", f.calls)
+	}
+}
+
+// A dialog a field opened: the fields set so far, the dialog, no snapshot
+// (the page answers nothing until the dialog is answered).
+func TestFillFormStopsAtADialog(t *testing.T) {
+	f := &fakeService{answers: map[string]any{
+		protocol.MethodFormFill: protocol.FormFillResult{Fields: []protocol.ActionResult{{Action: "fill"}, {Action: "select", Dialog: &protocol.Dialog{Type: "alert", Message: "sure?"}}}},
+	}}
+	cs := connect(t, f)
+	got, isErr := callText(t, cs, "browser_fill_form", map[string]any{"fields": []map[string]any{
+		{"name": "Email", "type": "textbox", "target": "@1", "value": "a@b.c"},
+		{"name": "Country", "type": "combobox", "target": "@2", "value": "France"},
+		{"name": "Terms", "type": "checkbox", "target": "@3", "value": "true"},
+	}})
+	if isErr || !strings.HasPrefix(got, `filled 2 of 3 fields; a alert dialog is open: "sure?"`) {
+		t.Errorf("got %q (error %t), want 2 of 3 fields and the dialog", got, isErr)
+	}
+	if len(f.calls) != 1 {
+		t.Errorf("calls %q, want form.fill alone", f.calls)
 	}
 }
 
