@@ -179,3 +179,42 @@ func formReady(t *testing.T, ctx context.Context, cl *client.Client, tab protoco
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// goto with snapshot answers the loaded page's snapshot with the
+// navigation, for a paired agent with the default scope: its refs act as
+// a snapshot's do; the full kind is every element.
+func TestGotoAnswersTheSnapshot(t *testing.T) {
+	c := useSharedChain(t)
+	url := serve(t, map[string]string{"/form": formFillPage}) + "/form"
+	bot, tab := botSpace(t, c, "goto-snapshot-bot", url)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var nav protocol.NavResult
+	if err := bot.Call(ctx, protocol.MethodGoto, protocol.GotoParams{Target: tab, URL: url + "?again", Snapshot: &protocol.PageSnapshot{Interactive: true}}, &nav); err != nil {
+		t.Fatal(err)
+	}
+	if nav.Reached != "load" || nav.Snapshot == nil || nav.SnapshotError != nil {
+		t.Fatalf("got %+v, want the load reached and a snapshot", nav)
+	}
+	if nav.Snapshot.Tab != tab.Tab || nav.Snapshot.URL != url+"?again" || !strings.Contains(nav.Snapshot.Text, `textbox "Name"`) || strings.Contains(nav.Snapshot.Text, "Form") {
+		t.Errorf("snapshot of tab %d at %s, want tab %d at %s, interactive:\n%s", nav.Snapshot.Tab, nav.Snapshot.URL, tab.Tab, url+"?again", nav.Snapshot.Text)
+	}
+	m := regexp.MustCompile(`textbox "Name"[^\n]*?(@\d+)`).FindStringSubmatch(nav.Snapshot.Text)
+	if m == nil {
+		t.Fatalf("no ref in\n%s", nav.Snapshot.Text)
+	}
+	if err := bot.Call(ctx, protocol.MethodFill, protocol.FillParams{Target: tab, Element: m[1], Text: "Ada"}, nil); err != nil {
+		t.Fatalf("fill %s from goto's snapshot: %v", m[1], err)
+	}
+	if got := formEval(t, ctx, bot, tab, `document.forms[0].name.value`); got != "Ada" {
+		t.Errorf("the name holds %q, want Ada", got)
+	}
+	if err := bot.Call(ctx, protocol.MethodGoto, protocol.GotoParams{Target: tab, URL: url, Snapshot: &protocol.PageSnapshot{}}, &nav); err != nil {
+		t.Fatal(err)
+	}
+	if nav.Snapshot == nil || !strings.Contains(nav.Snapshot.Text, "Send") || !strings.Contains(nav.Snapshot.Text, "Locked") {
+		t.Errorf("full snapshot: got %+v", nav.Snapshot)
+	}
+	err := bot.Call(ctx, protocol.MethodGoto, protocol.GotoParams{Target: tab, URL: url, Snapshot: &protocol.PageSnapshot{MaxChars: -1}}, nil)
+	wantCode(t, err, protocol.CodeInvalidParams)
+}

@@ -301,6 +301,18 @@ type GotoParams struct {
 	URL       string `json:"url"`
 	Until     string `json:"until,omitempty"`
 	TimeoutMs int    `json:"timeoutMs,omitempty"`
+	// Snapshot, when set, answers the new page's snapshot with the
+	// navigation (NavResult.Snapshot), taken once the load state is
+	// reached: one call instead of goto then snapshot.
+	Snapshot *PageSnapshot `json:"snapshot,omitempty"`
+}
+
+// PageSnapshot is the snapshot a navigation answers: the snapshot
+// method's options that apply to a whole new page.
+type PageSnapshot struct {
+	Interactive bool `json:"interactive,omitempty"`
+	URLs        bool `json:"urls,omitempty"`
+	MaxChars    int  `json:"maxChars,omitempty"`
 }
 
 // NavResult answers goto, back, forward and reload.
@@ -315,6 +327,11 @@ type NavResult struct {
 	TookMs       float64 `json:"tookMs"`
 	// Dialog is a JavaScript dialog the page opened while loading.
 	Dialog *Dialog `json:"dialog,omitempty"`
+	// Snapshot is the new page's snapshot (GotoParams.Snapshot); when it
+	// could not be taken, SnapshotError says why (the navigation itself
+	// succeeded).
+	Snapshot      *SnapshotResult `json:"snapshot,omitempty"`
+	SnapshotError *Error          `json:"snapshotError,omitempty"`
 }
 
 // EvalParams are the params of eval: a JavaScript expression (or a

@@ -318,3 +318,39 @@ func TestTabsNewSaysReused(t *testing.T) {
 		}
 	}
 }
+
+// browser_navigate is one service call: goto answers the page's snapshot
+// with the navigation (interactive by default, full on request, none);
+// a snapshot the service could not take is said in a line.
+func TestNavigateIsOneServiceCall(t *testing.T) {
+	for _, tt := range []struct {
+		name, snapshot string
+		answer         protocol.NavResult
+		wantCall, want string
+	}{
+		{"interactive", "", protocol.NavResult{Tab: 3, URL: "https://a.example/", Reached: "load", Snapshot: &protocol.SnapshotResult{Text: "- button \"Go\" @1\n", URL: "https://a.example/", Title: "A", Tab: 3}},
+			`goto {"url":"https://a.example/","snapshot":{"interactive":true}}`, "navigated to https://a.example/ (load in 0 ms)\npage: https://a.example/ \"A\" (tab 3)\n- button \"Go\" @1\n"},
+		{"full", "full", protocol.NavResult{Tab: 3, URL: "https://a.example/", Reached: "load", Snapshot: &protocol.SnapshotResult{Text: "- heading \"A\"\n", URL: "https://a.example/", Title: "A", Tab: 3}},
+			`goto {"url":"https://a.example/","snapshot":{}}`, "navigated to https://a.example/ (load in 0 ms)\npage: https://a.example/ \"A\" (tab 3)\n- heading \"A\"\n"},
+		{"none", "none", protocol.NavResult{Tab: 3, URL: "https://a.example/", Reached: "load"},
+			`goto {"url":"https://a.example/"}`, "navigated to https://a.example/ (load in 0 ms)"},
+		{"no snapshot", "", protocol.NavResult{Tab: 3, URL: "https://a.example/", Reached: "load", SnapshotError: protocol.Errorf(protocol.CodeTimeout, "snapshot: timed out")},
+			`goto {"url":"https://a.example/","snapshot":{"interactive":true}}`, "navigated to https://a.example/ (load in 0 ms)\n(no snapshot: timeout: snapshot: timed out)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeService{answers: map[string]any{protocol.MethodGoto: tt.answer}}
+			cs := connect(t, f)
+			args := map[string]any{"url": "https://a.example/"}
+			if tt.snapshot != "" {
+				args["snapshot"] = tt.snapshot
+			}
+			got, isErr := callText(t, cs, "browser_navigate", args)
+			if isErr || got != tt.want {
+				t.Errorf("got %q (error %t), want %q", got, isErr, tt.want)
+			}
+			if d := cmp.Diff([]string{tt.wantCall}, f.calls); d != "" {
+				t.Errorf("calls (-want +got):\n%s", d)
+			}
+		})
+	}
+}

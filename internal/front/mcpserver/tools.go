@@ -244,22 +244,41 @@ func (t *tools) navigate(ctx context.Context, in navigateIn) *mcp.CallToolResult
 	default:
 		return badArgs(fmt.Errorf("snapshot %q is not interactive, full or none", in.Snapshot))
 	}
+	full := in.Snapshot == "full" || (in.Snapshot == "" && t.opts.FullSnapshots)
+	p := protocol.GotoParams{Target: t.target(), URL: in.URL}
+	if in.Snapshot != "none" {
+		// The page's snapshot comes with the navigation: one service call.
+		p.Snapshot = &protocol.PageSnapshot{Interactive: !full, MaxChars: t.opts.MaxChars}
+	}
 	var r protocol.NavResult
-	if err := t.call(ctx, protocol.MethodGoto, protocol.GotoParams{Target: t.target(), URL: in.URL}, &r); err != nil {
+	if err := t.call(ctx, protocol.MethodGoto, p, &r); err != nil {
 		return failure(err)
 	}
 	t.setTab(r.Tab)
+	outcome := navOutcome("navigated to "+r.URL, r)
 	if r.Dialog != nil {
 		t.sawDialog(r.Dialog)
-		return text(navOutcome("navigated to "+r.URL, r))
+		return text(outcome)
 	}
-	switch in.Snapshot {
-	case "none":
-		return text(navOutcome("navigated to "+r.URL, r))
-	case "full":
-		return t.pageAs(ctx, navOutcome("navigated to "+r.URL, r), true)
+	if in.Snapshot == "none" {
+		return text(outcome)
 	}
-	return t.page(ctx, navOutcome("navigated to "+r.URL, r))
+	return t.navPage(outcome, r, full)
+}
+
+// navPage renders a navigation's outcome with the snapshot it answered
+// (GotoParams.Snapshot).
+func (t *tools) navPage(outcome string, r protocol.NavResult, full bool) *mcp.CallToolResult {
+	switch {
+	case r.SnapshotError != nil:
+		return text(outcome + "\n(no snapshot: " + errorLine(r.SnapshotError) + ")")
+	case r.Snapshot == nil:
+		return text(outcome + "\n(no snapshot: the service answered none)")
+	}
+	t.mu.Lock()
+	t.full = full
+	t.mu.Unlock()
+	return text(outcome + "\n" + pageHeader(*r.Snapshot) + "\n" + r.Snapshot.Text)
 }
 
 func navOutcome(what string, r protocol.NavResult) string {

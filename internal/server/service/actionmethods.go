@@ -365,6 +365,33 @@ func navResult(tab int, r *actions.NavResult) protocol.NavResult {
 }
 
 func (s *Service) gotoURL(ctx context.Context, c *call, p protocol.GotoParams) (any, error) {
+	res, err := s.gotoOnly(ctx, c, p)
+	if err != nil || p.Snapshot == nil {
+		return res, err
+	}
+	nav := res.(protocol.NavResult)
+	if nav.Dialog != nil || nav.Download {
+		return nav, nil // a dialog blocks the page; a download left it as it was
+	}
+	// The page is loaded: its snapshot, as the snapshot method takes it.
+	snap, err := s.snapshot(ctx, c, protocol.SnapshotParams{
+		Target:      protocol.Target{Browser: p.Browser, Tab: nav.Tab},
+		Interactive: p.Snapshot.Interactive, URLs: p.Snapshot.URLs, MaxChars: p.Snapshot.MaxChars,
+	})
+	if err != nil {
+		nav.SnapshotError = agentError(err)
+		return nav, nil
+	}
+	sr := snap.(protocol.SnapshotResult)
+	nav.Snapshot = &sr
+	return nav, nil
+}
+
+// gotoOnly is goto's navigation (gotoURL without its snapshot).
+func (s *Service) gotoOnly(ctx context.Context, c *call, p protocol.GotoParams) (any, error) {
+	if p.Snapshot != nil && p.Snapshot.MaxChars < 0 {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "goto: snapshot.maxChars must not be negative")
+	}
 	if p.URL == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "goto: url is empty")
 	}
@@ -395,7 +422,9 @@ func (s *Service) gotoURL(ctx context.Context, c *call, p protocol.GotoParams) (
 				return nil, err
 			}
 		}
-		res, err := r.Goto(ctx, url, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
+		// A snapshot taken at once prepares the page itself (its world, the
+		// module): a preparation beside it would only hold it up.
+		res, err := r.Goto(ctx, url, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs), NoPrepare: p.Snapshot != nil})
 		if err != nil {
 			return nil, err
 		}
