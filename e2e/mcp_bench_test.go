@@ -422,3 +422,112 @@ func benchFront(ctx context.Context, b *testing.B, c *chain, tab int) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkMCPCheckoutStages makes, over one agent connection, the service
+// calls `egohost mcp`'s checkout task makes (browser_navigate: goto with
+// its snapshot; browser_fill_form: form.fill, then a diff; browser_click:
+// click, then the new page's snapshot), on the same page as
+// BenchmarkMCPVersusPlaywrightMCP: each call's median wall time and the
+// service's own time (goto's: the navigation's and the snapshot's), to see
+// where each tool's time goes.
+//
+//	go test ./e2e -run '^$' -bench MCPCheckoutStages -benchtime 10x
+func BenchmarkMCPCheckoutStages(b *testing.B) {
+	if b.N == 1 {
+		return // the testing package's probe run: measure once, in the real run
+	}
+	c := startChainConfig(b, confirmOff)
+	orders := make(chan string, 1)
+	base := serveHandler(b, benchPagesHandler(orders))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	tab := c.openTab(b, base+"/thanks")
+	benchFront(ctx, b, c, tab.Tab)
+	type lap struct{ rpc, service float64 }
+	laps := map[string][]lap{}
+	var order []string
+	record := func(name string, start time.Time, service float64) {
+		if laps[name] == nil {
+			order = append(order, name)
+		}
+		laps[name] = append(laps[name], lap{ms(time.Since(start)), service})
+	}
+	call := func(name, method string, params, result any) {
+		start := time.Now()
+		if err := c.agent.Call(ctx, method, params, result); err != nil {
+			b.Fatalf("%s: %v", name, err)
+		}
+		var service float64
+		switch r := result.(type) {
+		case *protocol.NavResult:
+			service = r.TookMs
+			if r.Snapshot != nil {
+				service += r.Snapshot.Stats.TookMs
+			}
+		case *protocol.FormFillResult:
+			service = r.TookMs
+		case *protocol.SnapshotResult:
+			service = r.Stats.TookMs
+		case *protocol.ActionResult:
+			service = r.TookMs
+		}
+		record(name, start, service)
+	}
+	for i := -1; i < benchRuns(b, 20); i++ { // -1 is a warm-up
+		start := time.Now()
+		var nav protocol.NavResult
+		call("goto + snapshot -i", protocol.MethodGoto, protocol.GotoParams{Target: tab, URL: base + "/checkout", Snapshot: &protocol.PageSnapshot{Interactive: true}}, &nav)
+		if nav.Snapshot == nil {
+			b.Fatalf("goto answered no snapshot: %+v", nav)
+		}
+		snap := *nav.Snapshot
+		ref := func(line string) string {
+			m := regexp.MustCompile(regexp.QuoteMeta(line) + `[^\n]*?(@\d+)`).FindStringSubmatch(snap.Text)
+			if m == nil {
+				b.Fatalf("no ref for %q in\n%s", line, snap.Text)
+			}
+			return m[1]
+		}
+		var form protocol.FormFillResult
+		call("form.fill (5 fields, the last settles)", protocol.MethodFormFill, protocol.FormFillParams{Target: tab, Fields: []protocol.FormField{
+			{Element: ref(`textbox "Full name"`), Action: "fill", Text: "Ada Lovelace"},
+			{Element: ref(`textbox "Email"`), Action: "fill", Text: "ada@example.com"},
+			{Element: ref(`textbox "Address"`), Action: "fill", Text: "12 St James's Square"},
+			{Element: ref(`combobox "Country"`), Action: "select", Values: []string{"Germany"}},
+			{Element: ref(`checkbox "I accept the terms of sale"`), Action: "check"},
+		}}, &form)
+		var act protocol.ActionResult
+		var diff protocol.SnapshotResult
+		call("snapshot -i diff", protocol.MethodSnapshot, protocol.SnapshotParams{Target: tab, Interactive: true, Diff: true}, &diff)
+		call("click (navigates, settles)", protocol.MethodClick, protocol.ClickParams{Target: tab, Element: ref(`button "Place order"`)}, &act)
+		settled := fmt.Sprintf("%.0f ms for %v", act.Settled.Ms, act.Settled.For)
+		var after protocol.SnapshotResult
+		call("snapshot -i (new page)", protocol.MethodSnapshot, protocol.SnapshotParams{Target: tab, Interactive: true}, &after)
+		record("whole task", start, 0)
+		select {
+		case <-orders:
+		case <-time.After(10 * time.Second):
+			b.Fatal("no order reached the server")
+		}
+		if err := c.agent.Call(ctx, protocol.MethodGoto, protocol.GotoParams{Target: tab, URL: "about:blank"}, nil); err != nil {
+			b.Fatal(err)
+		}
+		if i >= 0 {
+			fmt.Fprintf(os.Stderr, "run %d: goto %.0f ms (load %s), click settled %s\n", i, nav.TookMs, nav.Reached, settled)
+		}
+	}
+	med := func(l []lap, f func(lap) float64) float64 {
+		v := make([]float64, 0, len(l))
+		for _, x := range l[1:] { // not the warm-up
+			v = append(v, f(x))
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	var s strings.Builder
+	s.WriteString("| call | rpc ms | service ms |\n|---|---:|---:|\n")
+	for _, k := range order {
+		fmt.Fprintf(&s, "| %s | %.0f | %.0f |\n", k, med(laps[k], func(l lap) float64 { return l.rpc }), med(laps[k], func(l lap) float64 { return l.service }))
+	}
+	fmt.Printf("the MCP checkout's service calls, %d runs (median)\n%s", len(laps["goto"])-1, s.String())
+}

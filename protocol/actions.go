@@ -26,6 +26,7 @@ const (
 	MethodScreenshot = "screenshot" // ScreenshotParams → ScreenshotResult
 	MethodDialog     = "dialog"     // DialogParams → DialogResult
 	MethodDownload   = "download"   // DownloadParams → DownloadResult
+	MethodFormFill   = "form.fill"  // FormFillParams → FormFillResult
 )
 
 // ActionOptions are the options every element action takes.
@@ -186,6 +187,37 @@ type ActionResult struct {
 	Scroll *Point `json:"scroll,omitempty"`
 }
 
+// FormFillParams are the params of form.fill: several fields set in one
+// call, in order, each as its own method sets it alone (fill, check,
+// uncheck, select: the same checks, the same auto-wait); only the last
+// settles (the action options' settle applies to it; their timeout to
+// each field).
+type FormFillParams struct {
+	Target
+	Fields []FormField `json:"fields"`
+	ActionOptions
+}
+
+// FormField is one field of form.fill.
+type FormField struct {
+	// Element is a @ref or a locator.
+	Element string `json:"target"`
+	// Action is fill (Text), check, uncheck or select (Values, by value
+	// or label).
+	Action string   `json:"action"`
+	Text   string   `json:"text,omitempty"`
+	Values []string `json:"values,omitempty"`
+}
+
+// FormFillResult says what form.fill did: one ActionResult per field set,
+// in order. A dialog a field opened ends the call there (Fields are the
+// fields set; the last one's Dialog is open).
+type FormFillResult struct {
+	Tab    int            `json:"tab"`
+	Fields []ActionResult `json:"fields"`
+	TookMs float64        `json:"tookMs"`
+}
+
 // Waited says how long an action waited for its element and why.
 type Waited struct {
 	Ms       float64 `json:"ms"`
@@ -269,6 +301,18 @@ type GotoParams struct {
 	URL       string `json:"url"`
 	Until     string `json:"until,omitempty"`
 	TimeoutMs int    `json:"timeoutMs,omitempty"`
+	// Snapshot, when set, answers the new page's snapshot with the
+	// navigation (NavResult.Snapshot), taken once the load state is
+	// reached: one call instead of goto then snapshot.
+	Snapshot *PageSnapshot `json:"snapshot,omitempty"`
+}
+
+// PageSnapshot is the snapshot a navigation answers: the snapshot
+// method's options that apply to a whole new page.
+type PageSnapshot struct {
+	Interactive bool `json:"interactive,omitempty"`
+	URLs        bool `json:"urls,omitempty"`
+	MaxChars    int  `json:"maxChars,omitempty"`
 }
 
 // NavResult answers goto, back, forward and reload.
@@ -283,6 +327,11 @@ type NavResult struct {
 	TookMs       float64 `json:"tookMs"`
 	// Dialog is a JavaScript dialog the page opened while loading.
 	Dialog *Dialog `json:"dialog,omitempty"`
+	// Snapshot is the new page's snapshot (GotoParams.Snapshot); when it
+	// could not be taken, SnapshotError says why (the navigation itself
+	// succeeded).
+	Snapshot      *SnapshotResult `json:"snapshot,omitempty"`
+	SnapshotError *Error          `json:"snapshotError,omitempty"`
 }
 
 // EvalParams are the params of eval: a JavaScript expression (or a

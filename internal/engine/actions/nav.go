@@ -48,6 +48,11 @@ type NavOptions struct {
 	// would load (the history entry) before it loads: its error stops
 	// the navigation. (Goto's caller judges its URL itself.)
 	Destination func(url string) error
+	// NoPrepare leaves the new document unprepared (Options.Prepare): for
+	// a caller that reads the page at once (a snapshot, which makes the
+	// world and installs the module itself), so that the preparation does
+	// not hold up its first evaluation in a renderer still busy loading.
+	NoPrepare bool
 }
 
 // NavResult says where a navigation went and what it waited for.
@@ -303,7 +308,7 @@ func (r *Runner) navigate(ctx context.Context, op, url string, o NavOptions, sta
 	// commit, in parallel with the wait for its load (and after it).
 	var prep *preparing
 	committed := func() {
-		if want != "" {
+		if want != "" && !o.NoPrepare {
 			prep.stop() // a later commit (a redirect by script): prepare that one
 			prep = r.prepare(ctx)
 		}

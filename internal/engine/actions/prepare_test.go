@@ -93,3 +93,38 @@ func TestFirstActionOnANewDocumentIsPrepared(t *testing.T) {
 		firstFill("after a click that navigated", "label=City")
 	}
 }
+
+// A goto with NoPrepare (its caller snapshots the page at once, which
+// makes the world itself) starts no preparation of the new document.
+func TestGotoNoPrepareLeavesTheDocumentUnprepared(t *testing.T) {
+	b := browsers.Launch(t)
+	base := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": html(`<button>Go</button>`), "/start": html(`start`)}))
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	p, err := cdptab.Open(ctx, b.NewPage(t, base+"/start"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	prepared := make(chan struct{}, 8)
+	r := actions.New(p, nil, actions.Options{Setup: &actions.TabSetup{}, Prepare: func(context.Context) error {
+		prepared <- struct{}{}
+		return nil
+	}})
+	if _, err := r.Goto(ctx, base+"/", actions.NavOptions{NoPrepare: true}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-prepared:
+		t.Fatal("goto with NoPrepare prepared the new document")
+	case <-time.After(300 * time.Millisecond): // it starts at the commit, before goto returns
+	}
+	if _, err := r.Goto(ctx, base+"/?again", actions.NavOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-prepared:
+	case <-time.After(30 * time.Second):
+		t.Fatal("goto without NoPrepare did not prepare the new document")
+	}
+}

@@ -221,7 +221,57 @@ func (t *Tab) Lookup(ctx context.Context, input string) (refmap.Entry, error) {
 	if e.Local == 0 {
 		return e, nil // the backendNodeId came with the snapshot
 	}
+	if r, ok := t.preresolved(ctx, e); ok {
+		return r, nil
+	}
 	return t.resolve(ctx, e)
+}
+
+// preresolvedKey is the context key of a Tab's refs resolved ahead.
+type preresolvedKey struct{ t *Tab }
+
+// Preresolve resolves, ahead, the refs among inputs whose elements this
+// tab's snapshots found lazily (one round trip per frame, as Resolve;
+// Lookup takes one per ref) and returns a context in which Lookup answers
+// them without its own: for a call that acts on several refs in turn
+// (form.fill). Only the elements still in their document are kept: an
+// input that is no ref of this tab, or whose element is gone or whose
+// frame navigated, is left to Lookup, which says so as it always does.
+// The resolver still checks that the element is in its document when it
+// acts (a page may remove it meanwhile).
+func (t *Tab) Preresolve(ctx context.Context, inputs []string) context.Context {
+	var entries []refmap.Entry
+	for _, in := range inputs {
+		if e, err := t.entry(in); err == nil && e.Local != 0 {
+			entries = append(entries, e)
+		}
+	}
+	if len(entries) < 2 {
+		return ctx // nothing to save
+	}
+	resolved, err := t.Resolve(ctx, entries)
+	if err != nil {
+		return ctx // Lookup resolves them one by one
+	}
+	ahead := make(map[string]refmap.Entry, len(resolved))
+	for _, e := range resolved {
+		if e.Local != 0 && e.BackendNodeID != 0 {
+			ahead[e.Ref] = e
+		}
+	}
+	return context.WithValue(ctx, preresolvedKey{t}, ahead)
+}
+
+// preresolved is e as Preresolve resolved it in ctx, if it did: the same
+// element of the same document (a later snapshot may have given the ref
+// to another).
+func (t *Tab) preresolved(ctx context.Context, e refmap.Entry) (refmap.Entry, bool) {
+	ahead, _ := ctx.Value(preresolvedKey{t}).(map[string]refmap.Entry)
+	r, ok := ahead[e.Ref]
+	if !ok || r.Local != e.Local || r.FrameID != e.FrameID || r.SessionID != e.SessionID || r.LoaderID != e.LoaderID {
+		return refmap.Entry{}, false
+	}
+	return r, true
 }
 
 // resolve finds the element of a lazily resolved entry in its frame's

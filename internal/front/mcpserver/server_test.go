@@ -197,8 +197,10 @@ func TestRefIsAnAliasOfTarget(t *testing.T) {
 	}
 }
 
-func TestFillFormIsOneServiceCallPerFieldThenOneDiff(t *testing.T) {
+func TestFillFormIsOneServiceCallThenOneDiff(t *testing.T) {
+	checked := true
 	f := &fakeService{answers: map[string]any{
+		protocol.MethodFormFill: protocol.FormFillResult{Fields: []protocol.ActionResult{{Action: "fill"}, {Action: "check", Checked: &checked}}},
 		protocol.MethodSnapshot: protocol.SnapshotResult{Text: "[diff against the previous snapshot: 1 added, 0 removed, 9 unchanged]"},
 	}}
 	cs := connect(t, f)
@@ -214,19 +216,56 @@ func TestFillFormIsOneServiceCallPerFieldThenOneDiff(t *testing.T) {
 		t.Fatalf("error: %s", got)
 	}
 	want := []string{
-		`fill {"target":"@1","text":"ada@example.com","noSettle":true}`,
-		`check {"target":"@2","noSettle":true}`,
-		`uncheck {"target":"@3","noSettle":true}`,
-		`select {"target":"label=Country","values":["France"],"noSettle":true}`,
-		`check {"target":"@5","noSettle":true}`,
-		`fill {"target":"@6","text":"7"}`,
+		`form.fill {"fields":[{"target":"@1","action":"fill","text":"ada@example.com"},{"target":"@2","action":"check"},` +
+			`{"target":"@3","action":"uncheck"},{"target":"label=Country","action":"select","values":["France"]},` +
+			`{"target":"@5","action":"check"},{"target":"@6","action":"fill","text":"7"}]}`,
 		`snapshot {"interactive":true,"diff":true}`,
 	}
 	if d := cmp.Diff(want, f.calls); d != "" {
 		t.Errorf("calls (-want +got):\n%s", d)
 	}
-	if !strings.HasPrefix(got, "filled 6 fields\n[diff against") {
+	if !strings.HasPrefix(got, "filled 6 fields (checked: true)\n[diff against") {
 		t.Errorf("got %q, want the outcome line then the diff", got)
+	}
+}
+
+// A field the service could not set: its error, which names the field
+// and what was set before it, and no snapshot.
+func TestFillFormSaysWhichFieldFailed(t *testing.T) {
+	f := &fakeService{
+		answers: map[string]any{},
+		errs:    map[string]error{protocol.MethodFormFill: protocol.Errorf(protocol.CodeNotFound, "form.fill: field 2 (fill label=Nope): no element matches label=Nope; field 1 is set").With("field", 2).With("filled", 1)},
+	}
+	cs := connect(t, f)
+	got, isErr := callText(t, cs, "browser_fill_form", map[string]any{"fields": []map[string]any{
+		{"name": "Email", "type": "textbox", "target": "@1", "value": "a@b.c"},
+		{"name": "Nope", "type": "textbox", "target": "label=Nope", "value": "x"},
+	}})
+	if !isErr || !strings.HasPrefix(got, "not_found: form.fill: field 2 (fill label=Nope): no element matches label=Nope; field 1 is set") {
+		t.Errorf("got %q (error %t), want not_found naming field 2", got, isErr)
+	}
+	if len(f.calls) != 1 {
+		t.Errorf("calls %q, want form.fill alone", f.calls)
+	}
+}
+
+// A dialog a field opened: the fields set so far, the dialog, no snapshot
+// (the page answers nothing until the dialog is answered).
+func TestFillFormStopsAtADialog(t *testing.T) {
+	f := &fakeService{answers: map[string]any{
+		protocol.MethodFormFill: protocol.FormFillResult{Fields: []protocol.ActionResult{{Action: "fill"}, {Action: "select", Dialog: &protocol.Dialog{Type: "alert", Message: "sure?"}}}},
+	}}
+	cs := connect(t, f)
+	got, isErr := callText(t, cs, "browser_fill_form", map[string]any{"fields": []map[string]any{
+		{"name": "Email", "type": "textbox", "target": "@1", "value": "a@b.c"},
+		{"name": "Country", "type": "combobox", "target": "@2", "value": "France"},
+		{"name": "Terms", "type": "checkbox", "target": "@3", "value": "true"},
+	}})
+	if isErr || !strings.HasPrefix(got, `filled 2 of 3 fields; a alert dialog is open: "sure?"`) {
+		t.Errorf("got %q (error %t), want 2 of 3 fields and the dialog", got, isErr)
+	}
+	if len(f.calls) != 1 {
+		t.Errorf("calls %q, want form.fill alone", f.calls)
 	}
 }
 
@@ -277,5 +316,41 @@ func TestTabsNewSaysReused(t *testing.T) {
 		if isErr || !strings.Contains(text, tt.want) {
 			t.Errorf("reused %v: got %q (error %v), want %q", tt.reused, text, isErr, tt.want)
 		}
+	}
+}
+
+// browser_navigate is one service call: goto answers the page's snapshot
+// with the navigation (interactive by default, full on request, none);
+// a snapshot the service could not take is said in a line.
+func TestNavigateIsOneServiceCall(t *testing.T) {
+	for _, tt := range []struct {
+		name, snapshot string
+		answer         protocol.NavResult
+		wantCall, want string
+	}{
+		{"interactive", "", protocol.NavResult{Tab: 3, URL: "https://a.example/", Reached: "load", Snapshot: &protocol.SnapshotResult{Text: "- button \"Go\" @1\n", URL: "https://a.example/", Title: "A", Tab: 3}},
+			`goto {"url":"https://a.example/","snapshot":{"interactive":true}}`, "navigated to https://a.example/ (load in 0 ms)\npage: https://a.example/ \"A\" (tab 3)\n- button \"Go\" @1\n"},
+		{"full", "full", protocol.NavResult{Tab: 3, URL: "https://a.example/", Reached: "load", Snapshot: &protocol.SnapshotResult{Text: "- heading \"A\"\n", URL: "https://a.example/", Title: "A", Tab: 3}},
+			`goto {"url":"https://a.example/","snapshot":{}}`, "navigated to https://a.example/ (load in 0 ms)\npage: https://a.example/ \"A\" (tab 3)\n- heading \"A\"\n"},
+		{"none", "none", protocol.NavResult{Tab: 3, URL: "https://a.example/", Reached: "load"},
+			`goto {"url":"https://a.example/"}`, "navigated to https://a.example/ (load in 0 ms)"},
+		{"no snapshot", "", protocol.NavResult{Tab: 3, URL: "https://a.example/", Reached: "load", SnapshotError: protocol.Errorf(protocol.CodeTimeout, "snapshot: timed out")},
+			`goto {"url":"https://a.example/","snapshot":{"interactive":true}}`, "navigated to https://a.example/ (load in 0 ms)\n(no snapshot: timeout: snapshot: timed out)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeService{answers: map[string]any{protocol.MethodGoto: tt.answer}}
+			cs := connect(t, f)
+			args := map[string]any{"url": "https://a.example/"}
+			if tt.snapshot != "" {
+				args["snapshot"] = tt.snapshot
+			}
+			got, isErr := callText(t, cs, "browser_navigate", args)
+			if isErr || got != tt.want {
+				t.Errorf("got %q (error %t), want %q", got, isErr, tt.want)
+			}
+			if d := cmp.Diff([]string{tt.wantCall}, f.calls); d != "" {
+				t.Errorf("calls (-want +got):\n%s", d)
+			}
+		})
 	}
 }

@@ -244,22 +244,41 @@ func (t *tools) navigate(ctx context.Context, in navigateIn) *mcp.CallToolResult
 	default:
 		return badArgs(fmt.Errorf("snapshot %q is not interactive, full or none", in.Snapshot))
 	}
+	full := in.Snapshot == "full" || (in.Snapshot == "" && t.opts.FullSnapshots)
+	p := protocol.GotoParams{Target: t.target(), URL: in.URL}
+	if in.Snapshot != "none" {
+		// The page's snapshot comes with the navigation: one service call.
+		p.Snapshot = &protocol.PageSnapshot{Interactive: !full, MaxChars: t.opts.MaxChars}
+	}
 	var r protocol.NavResult
-	if err := t.call(ctx, protocol.MethodGoto, protocol.GotoParams{Target: t.target(), URL: in.URL}, &r); err != nil {
+	if err := t.call(ctx, protocol.MethodGoto, p, &r); err != nil {
 		return failure(err)
 	}
 	t.setTab(r.Tab)
+	outcome := navOutcome("navigated to "+r.URL, r)
 	if r.Dialog != nil {
 		t.sawDialog(r.Dialog)
-		return text(navOutcome("navigated to "+r.URL, r))
+		return text(outcome)
 	}
-	switch in.Snapshot {
-	case "none":
-		return text(navOutcome("navigated to "+r.URL, r))
-	case "full":
-		return t.pageAs(ctx, navOutcome("navigated to "+r.URL, r), true)
+	if in.Snapshot == "none" {
+		return text(outcome)
 	}
-	return t.page(ctx, navOutcome("navigated to "+r.URL, r))
+	return t.navPage(outcome, r, full)
+}
+
+// navPage renders a navigation's outcome with the snapshot it answered
+// (GotoParams.Snapshot).
+func (t *tools) navPage(outcome string, r protocol.NavResult, full bool) *mcp.CallToolResult {
+	switch {
+	case r.SnapshotError != nil:
+		return text(outcome + "\n(no snapshot: " + errorLine(r.SnapshotError) + ")")
+	case r.Snapshot == nil:
+		return text(outcome + "\n(no snapshot: the service answered none)")
+	}
+	t.mu.Lock()
+	t.full = full
+	t.mu.Unlock()
+	return text(outcome + "\n" + pageHeader(*r.Snapshot) + "\n" + r.Snapshot.Text)
 }
 
 func navOutcome(what string, r protocol.NavResult) string {
@@ -373,44 +392,45 @@ func (t *tools) fillForm(ctx context.Context, in fillFormIn) *mcp.CallToolResult
 	if len(in.Fields) == 0 {
 		return badArgs(fmt.Errorf("no fields"))
 	}
-	var last protocol.ActionResult
+	// One service call sets every field (form.fill): each as its own
+	// method would, in order; only the last settles.
+	p := protocol.FormFillParams{Target: t.target(), Fields: make([]protocol.FormField, len(in.Fields))}
 	for i, f := range in.Fields {
 		target, err := elementArg{Target: f.Target, Ref: f.Ref}.target()
 		if err != nil {
 			return badArgs(fmt.Errorf("field %d (%s): %w", i+1, f.Name, err))
 		}
-		// Only the last field waits for the page to settle.
-		opts := protocol.ActionOptions{NoSettle: i < len(in.Fields)-1}
-		var method string
-		var params any
+		field := protocol.FormField{Element: target}
 		switch f.Type {
 		case "textbox", "slider":
-			method, params = protocol.MethodFill, protocol.FillParams{Target: t.target(), Element: target, Text: f.Value, ActionOptions: opts}
+			field.Action, field.Text = "fill", f.Value
 		case "checkbox", "radio":
-			method = protocol.MethodCheck
 			switch f.Value {
 			case "true":
+				field.Action = "check"
 			case "false":
-				method = protocol.MethodUncheck
+				field.Action = "uncheck"
 			default:
 				return badArgs(fmt.Errorf("field %d (%s): a %s's value is true or false, not %q", i+1, f.Name, f.Type, f.Value))
 			}
-			params = protocol.ElementParams{Target: t.target(), Element: target, ActionOptions: opts}
 		case "combobox":
-			method, params = protocol.MethodSelect, protocol.SelectParams{Target: t.target(), Element: target, Values: []string{f.Value}, ActionOptions: opts}
+			field.Action, field.Values = "select", []string{f.Value}
 		default:
 			return badArgs(fmt.Errorf("field %d (%s): type %q is not textbox, checkbox, radio, combobox or slider", i+1, f.Name, f.Type))
 		}
-		if err := t.call(ctx, method, params, &last); err != nil {
-			done := ""
-			if i > 0 {
-				done = fmt.Sprintf(" (fields 1-%d are filled)", i)
-			}
-			return failure(fmt.Errorf("field %d (%s)%s: %w", i+1, f.Name, done, err))
-		}
-		if last.Dialog != nil {
-			return text(fmt.Sprintf("filled %d of %d fields; %s", i+1, len(in.Fields), dialogLine(last.Dialog)))
-		}
+		p.Fields[i] = field
+	}
+	var r protocol.FormFillResult
+	if err := t.call(ctx, protocol.MethodFormFill, p, &r); err != nil {
+		return failure(err)
+	}
+	if len(r.Fields) == 0 {
+		return failure(fmt.Errorf("form.fill answered no field"))
+	}
+	last := r.Fields[len(r.Fields)-1]
+	if last.Dialog != nil {
+		t.sawDialog(last.Dialog)
+		return text(fmt.Sprintf("filled %d of %d fields; %s", len(r.Fields), len(in.Fields), dialogLine(last.Dialog)))
 	}
 	last.Element = ""
 	return t.acted(ctx, fmt.Sprintf("filled %d fields", len(in.Fields)), last)

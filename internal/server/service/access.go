@@ -458,11 +458,37 @@ func auditEntry(method string, in params) audit.Entry {
 		e.Target, _ = in.str("method") // the CDP method, never its params
 	case protocol.MethodCookiesGet, protocol.MethodCookiesSet, protocol.MethodCookiesClear:
 		e.Target, _ = in.str("name") // the cookie's name, never its value
+	case protocol.MethodFormFill:
+		e.Target, e.Length = formFields(in) // the fields' targets; of their text, a length
 	}
 	if u, _ := in.str("url"); u != "" {
 		e.URL = stripQuery(u)
 	}
 	return e
+}
+
+// formFields is what the audit log shows of form.fill's fields: their
+// targets, and the characters of their text and values together (never
+// the text itself).
+func formFields(in params) (string, *int) {
+	var fields []struct {
+		Target string   `json:"target"`
+		Text   string   `json:"text"`
+		Values []string `json:"values"`
+	}
+	if json.Unmarshal(in.members["fields"], &fields) != nil {
+		return "", nil
+	}
+	targets := make([]string, len(fields))
+	n := 0
+	for i, f := range fields {
+		targets[i] = f.Target
+		n += utf8.RuneCountInString(f.Text)
+		for _, v := range f.Values {
+			n += utf8.RuneCountInString(v)
+		}
+	}
+	return strings.Join(targets, ", "), &n
 }
 
 // stripQuery drops a URL's query and fragment (they may carry tokens).

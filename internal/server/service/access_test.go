@@ -90,6 +90,7 @@ var sampleParams = map[string]any{
 	protocol.MethodUncheck:      map[string]any{"tab": 7, "target": "#c"},
 	protocol.MethodFocus:        map[string]any{"tab": 7, "target": "#i"},
 	protocol.MethodFill:         map[string]any{"tab": 7, "target": "#i", "text": "hunter2"},
+	protocol.MethodFormFill:     map[string]any{"tab": 7, "fields": []any{map[string]any{"target": "#i", "action": "fill", "text": "hunter2"}}},
 	protocol.MethodType:         map[string]any{"tab": 7, "target": "#i", "text": "hunter2"},
 	protocol.MethodPress:        map[string]any{"tab": 7, "target": "#i", "key": "Enter"},
 	protocol.MethodSelect:       map[string]any{"tab": 7, "target": "#s", "values": []string{"b"}},

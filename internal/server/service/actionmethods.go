@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/egohost/egohost/internal/engine/actions"
@@ -364,6 +365,33 @@ func navResult(tab int, r *actions.NavResult) protocol.NavResult {
 }
 
 func (s *Service) gotoURL(ctx context.Context, c *call, p protocol.GotoParams) (any, error) {
+	res, err := s.gotoOnly(ctx, c, p)
+	if err != nil || p.Snapshot == nil {
+		return res, err
+	}
+	nav := res.(protocol.NavResult)
+	if nav.Dialog != nil || nav.Download {
+		return nav, nil // a dialog blocks the page; a download left it as it was
+	}
+	// The page is loaded: its snapshot, as the snapshot method takes it.
+	snap, err := s.snapshot(ctx, c, protocol.SnapshotParams{
+		Target:      protocol.Target{Browser: p.Browser, Tab: nav.Tab},
+		Interactive: p.Snapshot.Interactive, URLs: p.Snapshot.URLs, MaxChars: p.Snapshot.MaxChars,
+	})
+	if err != nil {
+		nav.SnapshotError = agentError(err)
+		return nav, nil
+	}
+	sr := snap.(protocol.SnapshotResult)
+	nav.Snapshot = &sr
+	return nav, nil
+}
+
+// gotoOnly is goto's navigation (gotoURL without its snapshot).
+func (s *Service) gotoOnly(ctx context.Context, c *call, p protocol.GotoParams) (any, error) {
+	if p.Snapshot != nil && p.Snapshot.MaxChars < 0 {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "goto: snapshot.maxChars must not be negative")
+	}
 	if p.URL == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "goto: url is empty")
 	}
@@ -394,7 +422,9 @@ func (s *Service) gotoURL(ctx context.Context, c *call, p protocol.GotoParams) (
 				return nil, err
 			}
 		}
-		res, err := r.Goto(ctx, url, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
+		// A snapshot taken at once prepares the page itself (its world, the
+		// module): a preparation beside it would only hold it up.
+		res, err := r.Goto(ctx, url, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs), NoPrepare: p.Snapshot != nil})
 		if err != nil {
 			return nil, err
 		}
@@ -530,4 +560,129 @@ func (s *Service) dialog(ctx context.Context, c *call, p protocol.DialogParams) 
 		}
 		return protocol.DialogResult{Tab: tc.tabID, Accepted: res.Accepted, Dialog: d, TookMs: tookMs(res.Took)}, nil
 	})
+}
+
+// The actions a form.fill field may name.
+const (
+	fieldFill    = "fill"
+	fieldCheck   = "check"
+	fieldUncheck = "uncheck"
+	fieldSelect  = "select"
+)
+
+// maxFormFields bounds a form.fill call (a form's fields, not a page's).
+const maxFormFields = 100
+
+func checkFormFill(p protocol.FormFillParams) error {
+	if len(p.Fields) == 0 {
+		return protocol.Errorf(protocol.CodeInvalidParams, "form.fill: no fields")
+	}
+	if len(p.Fields) > maxFormFields {
+		return protocol.Errorf(protocol.CodeInvalidParams, "form.fill: %d fields; at most %d in one call", len(p.Fields), maxFormFields)
+	}
+	for i, f := range p.Fields {
+		if f.Element == "" {
+			return protocol.Errorf(protocol.CodeInvalidParams, "form.fill: field %d: target is empty (a @ref or a locator)", i+1)
+		}
+		switch f.Action {
+		case fieldFill:
+			if len(f.Values) > 0 {
+				return protocol.Errorf(protocol.CodeInvalidParams, "form.fill: field %d (%s): fill takes text, not values", i+1, f.Element)
+			}
+		case fieldSelect:
+			if len(f.Values) == 0 {
+				return protocol.Errorf(protocol.CodeInvalidParams, "form.fill: field %d (%s): select needs values", i+1, f.Element)
+			}
+			if f.Text != "" {
+				return protocol.Errorf(protocol.CodeInvalidParams, "form.fill: field %d (%s): select takes values, not text", i+1, f.Element)
+			}
+		case fieldCheck, fieldUncheck:
+			if f.Text != "" || len(f.Values) > 0 {
+				return protocol.Errorf(protocol.CodeInvalidParams, "form.fill: field %d (%s): %s takes no text or values", i+1, f.Element, f.Action)
+			}
+		default:
+			return protocol.Errorf(protocol.CodeInvalidParams, "form.fill: field %d (%s): action %q is not fill, check, uncheck or select", i+1, f.Element, f.Action)
+		}
+	}
+	return nil
+}
+
+// formFill sets a form's fields in one call: each field is the action it
+// names, made in order under the tab's action lock as that method makes
+// it alone (the same auto-wait and checks); only the last field settles.
+// It saves an agent a call, and the service a tab context and a lock, per
+// field. A field that fails ends the call with its error, which says how
+// many fields before it were set (data "filled").
+func (s *Service) formFill(ctx context.Context, c *call, p protocol.FormFillParams) (any, error) {
+	if err := checkFormFill(p); err != nil {
+		return nil, err
+	}
+	return s.withRunner(ctx, c, p.Target, protocol.MethodFormFill, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		unlock, err := tc.link.tabs.Tab(tc.tabID).LockActions(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+		start := time.Now()
+		// The fields' refs are found in one round trip, not one each.
+		targets := make([]string, len(p.Fields))
+		for i, f := range p.Fields {
+			targets[i] = f.Element
+		}
+		ctx = tc.snap.Preresolve(ctx, targets)
+		out := protocol.FormFillResult{Tab: tc.tabID, Fields: make([]protocol.ActionResult, 0, len(p.Fields))}
+		for i, f := range p.Fields {
+			o := actOptions(p.ActionOptions)
+			if i < len(p.Fields)-1 {
+				o.Settle = &actions.Settle{Off: true}
+			}
+			res, err := runField(ctx, r, f, o)
+			if err != nil {
+				return nil, fieldError(i, f, classify(err))
+			}
+			traceBox(c, res.Box)
+			if res.Settled.URL != "" && s.checkLanded(c, tc.tabID, res.Settled.URL) != nil {
+				res.Settled.URL = "" // as runAct: where it went is not the caller's to read
+			}
+			out.Fields = append(out.Fields, actionResult(f.Action, tc.tabID, res))
+			if res.Dialog != nil {
+				break // the page is blocked until someone answers it
+			}
+		}
+		out.TookMs = tookMs(time.Since(start))
+		return out, nil
+	})
+}
+
+// runField makes one form.fill field's action.
+func runField(ctx context.Context, r *actions.Runner, f protocol.FormField, o actions.ActOptions) (*actions.Result, error) {
+	switch f.Action {
+	case fieldCheck:
+		return r.SetChecked(ctx, f.Element, true, o)
+	case fieldUncheck:
+		return r.SetChecked(ctx, f.Element, false, o)
+	case fieldSelect:
+		return r.Select(ctx, f.Element, actions.SelectOptions{ActOptions: o, Values: f.Values})
+	}
+	return r.Fill(ctx, f.Element, f.Text, actions.FillOptions{ActOptions: o})
+}
+
+// fieldError is a form.fill field's error: its own code and data, its
+// message prefixed with the field, and how many fields were set before it.
+func fieldError(i int, f protocol.FormField, err error) error {
+	pe := protocol.AsError(err)
+	done := "no field was set"
+	switch {
+	case i == 1:
+		done = "field 1 is set"
+	case i > 1:
+		done = fmt.Sprintf("fields 1-%d are set", i)
+	}
+	out := protocol.Errorf(pe.Code, "form.fill: field %d (%s %s): %s; %s", i+1, f.Action, f.Element, pe.Message, done)
+	for k, v := range pe.Data {
+		if k != "name" {
+			out.With(k, v)
+		}
+	}
+	return out.With("field", i+1).With("filled", i)
 }

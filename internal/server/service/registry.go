@@ -88,6 +88,7 @@ const (
 	rawCDP        = "raw CDP is the CLI's and the client library's, not a tool's"
 	noTool        = "no MCP tool: agents over MCP have the tools that act on their own spaces' tabs"
 	onlyMCP       = "an MCP tool only: the CLI reads the page with snapshot and resolve"
+	formTool      = "browser_fill_form checks and unchecks, with the form's other fields (form.fill)"
 )
 
 // registry is every agents' method (New builds it once).
@@ -116,13 +117,16 @@ func (s *Service) registry() []method {
 
 		{name: protocol.MethodClick, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.Purchase, confirm.NavigateNewOrigin}, handler: act(s, protocol.MethodClick, checkClick, runClick)},
 		{name: protocol.MethodHover, need: pairing.NeedAct, handler: act(s, protocol.MethodHover, checkElement, runHover)},
-		{name: protocol.MethodCheck, need: pairing.NeedAct, handler: act(s, protocol.MethodCheck, checkElement, runCheck)},
-		{name: protocol.MethodUncheck, need: pairing.NeedAct, handler: act(s, protocol.MethodUncheck, checkElement, runUncheck)},
+		{name: protocol.MethodCheck, need: pairing.NeedAct, noMCP: formTool, handler: act(s, protocol.MethodCheck, checkElement, runCheck)},
+		{name: protocol.MethodUncheck, need: pairing.NeedAct, noMCP: formTool, handler: act(s, protocol.MethodUncheck, checkElement, runUncheck)},
 		{name: protocol.MethodFocus, need: pairing.NeedAct, noMCP: "click and type focus what they act on", handler: act(s, protocol.MethodFocus, checkElement, runFocus)},
 		{name: protocol.MethodFill, need: pairing.NeedAct, handler: act(s, protocol.MethodFill, checkFill, runFill)},
 		{name: protocol.MethodType, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.NavigateNewOrigin}, handler: act(s, protocol.MethodType, checkType, runType)},
 		{name: protocol.MethodPress, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.Purchase, confirm.NavigateNewOrigin}, handler: act(s, protocol.MethodPress, checkPress, runPress)},
 		{name: protocol.MethodSelect, need: pairing.NeedAct, handler: act(s, protocol.MethodSelect, checkSelect, runSelect)},
+		// Several fields in one call: what browser_fill_form makes (fill,
+		// check, uncheck, select: no kind of theirs asks the person).
+		{name: protocol.MethodFormFill, need: pairing.NeedAct, noCLI: "a CLI call sets one field (fill, check, select); a script sets several in one call", handler: typed(s.formFill)},
 		{name: protocol.MethodDrag, need: pairing.NeedAct, handler: act(s, protocol.MethodDrag, checkDrag, runDrag)},
 		{name: protocol.MethodUpload, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Upload}, handler: typed(s.upload)},
 		{name: protocol.MethodScroll, need: pairing.NeedAct, noMCP: "actions scroll their element into view; the snapshot reads the whole page", handler: act(s, protocol.MethodScroll, checkScroll, runScroll)},
