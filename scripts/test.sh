@@ -57,14 +57,29 @@ job() {
   ) &
   pids+=($!)
 }
-# e2e in two processes, its tests dealt alternately by name: its tests
-# mostly wait on Chromium (one process keeps less than a core busy), so
-# two halves take about half the time. Each has its own shared chain.
-# -short: the load test sends fewer calls (8 × 72 at once, 8 × 24 in its
-# other shapes; its figures in docs/benchmarks.md are the full run's).
-e2e_tests=$(grep -hoE '^func Test[A-Za-z0-9_]*\(\w+ \*testing\.T\)' e2e/*_test.go | sed -E 's/^func (Test[A-Za-z0-9_]*).*/\1/' | sort)
-[ "$(echo "$e2e_tests" | wc -l)" -gt 10 ] || { echo "test.sh: found no e2e tests to run" >&2; exit 1; }
-e2e_half() { echo "$e2e_tests" | awk -v h="$1" 'NR % 2 == h' | paste -sd'|'; }
+# e2e in two processes of about equal CPU: its tests mostly wait on
+# Chromium (one process keeps less than a core busy), so two halves take
+# about half the time. Each has its own shared chains. The tests are dealt
+# heaviest first to the half with less CPU so far, by the seconds each
+# took in scripts/e2e-cpu.txt (3 for a test not listed); the tests on one
+# shared chain of a config (those that call originsChain(t), or another
+# such xxxChain(t) helper) go to one half together, so that chain starts
+# once. -short: the load test sends fewer calls (8 × 72 at once, 8 × 24
+# in its other shapes; its figures in docs/benchmarks.md are the full run's).
+e2e_split=$(awk -v wf=scripts/e2e-cpu.txt '
+  BEGIN { while ((getline l < wf) > 0) if (l ~ /^Test/) { split(l, f, " "); w[f[1]] = f[2] } }
+  /^func / { cur = "" }
+  /^func Test[A-Za-z0-9_]*\([a-z]+ \*testing\.T\)/ { cur = $2; sub(/\(.*/, "", cur); item[cur] = cur; next }
+  cur != "" && match($0, /[a-z][A-Za-z]*Chain\(t\)/) {
+    h = substr($0, RSTART, RLENGTH - 3)
+    if (h != "useSharedChain" && h != "startChain" && h != "endSharedChain") item[cur] = h
+  }
+  END {
+    for (t in item) { iw[item[t]] += (t in w) ? w[t] : 3; m[item[t]] = m[item[t]] "|" t }
+    for (i in iw) printf "%s %s %s\n", iw[i], i, substr(m[i], 2)
+  }' e2e/*_test.go | sort -k1,1gr -k2,2 | awk '{ h = (s[1] <= s[0]) ? 1 : 0; s[h] += $1; print h, $3 }')
+[ "$(echo "$e2e_split" | tr '|' '\n' | wc -l)" -gt 10 ] || { echo "test.sh: found no e2e tests to run" >&2; exit 1; }
+e2e_half() { echo "$e2e_split" | awk -v h="$1" '$1 == h {print $2}' | paste -sd'|'; }
 job e2e-1 go test -race -count=1 -short -timeout 20m -run "^($(e2e_half 1))\$" ./e2e/
 job e2e-2 go test -race -count=1 -short -timeout 20m -run "^($(e2e_half 0))\$" ./e2e/
 # The other packages in two jobs: those whose tests drive Chromium (they
