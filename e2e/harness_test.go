@@ -305,6 +305,7 @@ type chain struct {
 	agent  *client.Client
 	stderr *logBuffer
 	since  time.Time // when the test's view of a shared chain began (audit lines since then are its own)
+	files  string    // a shared chain's folder for files, outside its state dir (sharedFiles); "" for a chain of a test's own
 }
 
 // requireBrowser returns the browser binary; it fails when CI=true and
