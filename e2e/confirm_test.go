@@ -388,9 +388,9 @@ const confirmOff = "agents:\n  confirm:\n    default: []\n"
 // whose agents are asked only where their own rules say: confirmOff's
 // default (no paired agent is asked otherwise), the rules of
 // TestConfirmKinds's agents (names no other test on it pairs), its 5 s
-// confirm timeout, and screenshots' plain file names written to out/ in
-// the chain's folder for files.
-const quietConfig = "timeouts:\n  confirm: 5s\nagents:\n  output_dir: " + sharedFiles + "/out\n  confirm:\n" +
+// confirm timeout; screenshots' plain file names are written to out/ in
+// the chain's folder for files, and files in share/ there may be uploaded.
+const quietConfig = "timeouts:\n  confirm: 5s\nagents:\n  output_dir: " + sharedFiles + "/out\n  upload_dirs: [" + sharedFiles + "/share]\n  confirm:\n" +
 	"    navbot: [{origins: [\"*\"], actions: [navigate_new_origin]}]\n" +
 	"    cookiebot: [{origins: [\"*\"], actions: [cookie_write]}]\n" +
 	"    dlbot: [{origins: [\"*\"], actions: [download]}]\n" +
