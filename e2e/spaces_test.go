@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 
@@ -455,6 +456,9 @@ func extensionEval(t testing.TB, ctx context.Context, c *chain, expr string) jso
 		if err != nil {
 			t.Fatalf("attach to the extension's worker: %v", err)
 		}
+		// One session per look (waitTitle looks every 50 ms): on the
+		// shared chain, left attached, they would pile up on its worker.
+		defer cdp.Call(ctx, c.direct.Browser(), target.DetachFromTarget, target.DetachFromTargetParams{SessionID: sess.ID()})
 		yes := true
 		var res evalReply
 		if err := sess.Call(ctx, cdpruntime.CommandEvaluate, cdpruntime.EvaluateParams{Expression: expr, AwaitPromise: &yes, ReturnByValue: &yes}, &res); err != nil {
