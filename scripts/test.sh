@@ -57,17 +57,19 @@ job() {
   ) &
   pids+=($!)
 }
-# e2e in two processes of about equal CPU: its tests mostly wait on
+# e2e in two processes of about equal work: its tests mostly wait on
 # Chromium (one process keeps less than a core busy), so two halves take
 # about half the time. Each has its own shared chains. The tests are dealt
-# heaviest first to the half with less CPU so far, by the seconds each
-# took in scripts/e2e-cpu.txt (3 for a test not listed); the tests on one
+# heaviest first to the half with less so far, by the mean of the CPU and
+# wall seconds each took in scripts/e2e-cpu.txt (3 for a test not
+# listed), so that both halves have as much to compute and to wait for;
+# the tests on one
 # shared chain of a config (those that call originsChain(t), or another
 # such xxxChain(t) helper) go to one half together, so that chain starts
 # once. -short: the load test sends fewer calls (8 × 72 at once, 8 × 24
 # in its other shapes; its figures in docs/benchmarks.md are the full run's).
 e2e_split=$(awk -v wf=scripts/e2e-cpu.txt '
-  BEGIN { while ((getline l < wf) > 0) if (l ~ /^Test/) { split(l, f, " "); w[f[1]] = f[2] } }
+  BEGIN { while ((getline l < wf) > 0) if (l ~ /^Test/) { n = split(l, f, " "); w[f[1]] = n > 2 ? (f[2] + f[3]) / 2 : f[2] } }
   /^func / { cur = "" }
   /^func Test[A-Za-z0-9_]*\([a-z]+ \*testing\.T\)/ { cur = $2; sub(/\(.*/, "", cur); item[cur] = cur; next }
   cur != "" && match($0, /[a-z][A-Za-z]*Chain\(t\)/) {
