@@ -72,9 +72,24 @@ func TestActionsThroughChain(t *testing.T) {
 	call := func(method string, params, result any) error {
 		return c.agent.Call(ctx, method, params, result)
 	}
+	// The subtests take turns on one tab, each loading its page afresh
+	// (a tab costs a renderer; see docs/testing.md); the last one closes
+	// a tab of its own.
+	var shared protocol.Target
+	load := func(t *testing.T, path string) protocol.Target {
+		t.Helper()
+		if shared.Tab == 0 {
+			shared = c.openTab(t, base+path)
+			return shared
+		}
+		if err := call(protocol.MethodGoto, protocol.GotoParams{Target: shared, URL: base + path}, nil); err != nil {
+			t.Fatalf("goto %s: %v", path, err)
+		}
+		return shared
+	}
 
 	t.Run("overlay that goes away", func(t *testing.T) {
-		tab := c.openTab(t, base+"/overlay")
+		tab := load(t, "/overlay")
 		if _, err := c.eval(ctx, tab, "setTimeout(() => document.getElementById('overlay').remove(), 300)"); err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +106,7 @@ func TestActionsThroughChain(t *testing.T) {
 	})
 
 	t.Run("covered for good", func(t *testing.T) {
-		tab := c.openTab(t, base+"/banner")
+		tab := load(t, "/banner")
 		err := call(protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#b", ActionOptions: protocol.ActionOptions{TimeoutMs: 2000}}, nil)
 		pe := wantCode(t, err, protocol.CodeNotActionable)
 		if cover, _ := pe.Data["cover"].(string); !strings.Contains(cover, `<div id="cookie-banner">`) {
@@ -109,7 +124,7 @@ func TestActionsThroughChain(t *testing.T) {
 	// A combo's key events cross the relay in one sequence (one round
 	// trip): the page sees them in order all the same.
 	t.Run("keys in order", func(t *testing.T) {
-		tab := c.openTab(t, base+"/keys")
+		tab := load(t, "/keys")
 		for _, k := range []struct{ combo, want string }{
 			{"Enter", `["keydown Enter","keypress Enter","keyup Enter"]`},
 			{"Control+Shift+ArrowLeft", `["keydown Control +ctrl","keydown Shift +shift +ctrl","keydown ArrowLeft +shift +ctrl","keyup ArrowLeft +shift +ctrl","keyup Shift +ctrl","keyup Control"]`},
@@ -128,7 +143,7 @@ func TestActionsThroughChain(t *testing.T) {
 	})
 
 	t.Run("disabled then enabled", func(t *testing.T) {
-		tab := c.openTab(t, base+"/disabled")
+		tab := load(t, "/disabled")
 		if _, err := c.eval(ctx, tab, "setTimeout(() => document.getElementById('pay').disabled = false, 300)"); err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +156,7 @@ func TestActionsThroughChain(t *testing.T) {
 	})
 
 	t.Run("appears after 500 ms", func(t *testing.T) {
-		tab := c.openTab(t, base+"/late")
+		tab := load(t, "/late")
 		if _, err := c.eval(ctx, tab, `setTimeout(() => { box.innerHTML = '<button onclick="log(1)">Late</button>'; }, 500)`); err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +177,7 @@ func TestActionsThroughChain(t *testing.T) {
 	})
 
 	t.Run("click that navigates, then a stale ref", func(t *testing.T) {
-		tab := c.openTab(t, base+"/nav")
+		tab := load(t, "/nav")
 		var snap protocol.SnapshotResult
 		if err := call(protocol.MethodSnapshot, protocol.SnapshotParams{Target: tab, Interactive: true, Refs: true}, &snap); err != nil {
 			t.Fatal(err)
@@ -195,7 +210,7 @@ func TestActionsThroughChain(t *testing.T) {
 	})
 
 	t.Run("dialogs", func(t *testing.T) {
-		tab := c.openTab(t, base+"/nav")
+		tab := load(t, "/nav")
 		var r protocol.ActionResult
 		if err := call(protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#alert"}, &r); err != nil {
 			t.Fatal(err)

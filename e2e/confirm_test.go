@@ -384,6 +384,29 @@ func auditSays(t *testing.T, owner *client.Client, say func(protocol.AuditEntry)
 // confirmations: no paired agent is asked (agents.confirm.default: []).
 const confirmOff = "agents:\n  confirm:\n    default: []\n"
 
+// quietConfig is the config of the shared chain (quietChain) of the tests
+// whose agents are asked only where their own rules say: confirmOff's
+// default (no paired agent is asked otherwise), the rules of
+// TestConfirmKinds's agents (names no other test on it pairs), its 5 s
+// confirm timeout; screenshots' plain file names are written to out/ in
+// the chain's folder for files, and files in share/ there may be uploaded.
+const quietConfig = "timeouts:\n  confirm: 5s\nagents:\n  output_dir: " + sharedFiles + "/out\n  upload_dirs: [" + sharedFiles + "/share]\n  confirm:\n" +
+	"    navbot: [{origins: [\"*\"], actions: [navigate_new_origin]}]\n" +
+	"    cookiebot: [{origins: [\"*\"], actions: [cookie_write]}]\n" +
+	"    dlbot: [{origins: [\"*\"], actions: [download]}]\n" +
+	"    mixbot: [{origins: [\"*\"], actions: [purchase, navigate_new_origin]}]\n" +
+	"    cdpbot: [{origins: [\"*\"], actions: [cookie_write, navigate_new_origin]}]\n" +
+	"    default: []\n" +
+	"  origins:\n    navbot: {schemes: [data]}\n"
+
+// quietChain is the shared chain whose config is quietConfig.
+// scripts/test.sh runs the tests that call it in one process, so it
+// starts once.
+func quietChain(t *testing.T) *chain {
+	t.Helper()
+	return useSharedChainWith(t, quietConfig)
+}
+
 // startChainConfig starts a chain of its own with config.yaml.
 func startChainConfig(t testing.TB, config string) *chain {
 	t.Helper()

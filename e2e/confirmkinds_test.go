@@ -23,22 +23,15 @@ const kindsPage = `<!doctype html><title>shop</title>
 <a id=bank>Bank</a> <a id=cart href="/cart">Cart</a>
 <script>document.getElementById("bank").href = "http://localhost:" + location.port + "/bank";</script>`
 
-// The kinds a policy names beyond submits and purchases, on one private
-// chain (its config names them per agent): navigate_new_origin (a new
+// The kinds a policy names beyond submits and purchases, on quietChain
+// (its config names them per agent): navigate_new_origin (a new
 // tab, goto, a link's click, back), cookie_write (cookies.set,
 // cookies.clear), download (saved only after a yes). Each is asked with the act in words; a yes lets it
 // through once, a no is denied_by_person and nothing happened, no answer
 // is confirm_timeout; the owner is never asked; the audit log has every
 // answer.
 func TestConfirmKinds(t *testing.T) {
-	c := startChainConfig(t, "timeouts:\n  confirm: 5s\nagents:\n  confirm:\n"+
-		"    navbot: [{origins: [\"*\"], actions: [navigate_new_origin]}]\n"+
-		"    cookiebot: [{origins: [\"*\"], actions: [cookie_write]}]\n"+
-		"    dlbot: [{origins: [\"*\"], actions: [download]}]\n"+
-		"    mixbot: [{origins: [\"*\"], actions: [purchase, navigate_new_origin]}]\n"+
-		"    cdpbot: [{origins: [\"*\"], actions: [cookie_write, navigate_new_origin]}]\n"+
-		"    default: []\n"+
-		"  origins:\n    navbot: {schemes: [data]}\n")
+	c := quietChain(t)
 	base := serve(t, map[string]string{"/": kindsPage, "/cart": "<title>cart</title>", "/bank": "<title>bank</title>", "/mix": mixPage, "/frame": framePage})
 	shopHost := strings.TrimPrefix(base, "http://")
 	bankHost := strings.Replace(shopHost, "127.0.0.1", "localhost", 1)

@@ -327,11 +327,9 @@ func countFiles(t *testing.T, dir string) int {
 // written once (never over an existing file); the CLI writes the owner's
 // screenshot itself, never into the state dir.
 func TestScreenshotOutputFolder(t *testing.T) {
-	stateDir, outDir := t.TempDir(), filepath.Join(t.TempDir(), "out")
-	if err := os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("agents:\n  output_dir: "+outDir+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c := startChainIn(t, stateDir)
+	c := quietChain(t) // its agents.output_dir: out/ in the chain's files, made by the first screenshot there
+	stateDir, outDir := c.svc.stateDir, filepath.Join(c.files, "out")
+	t.Cleanup(func() { os.Remove(filepath.Join(outDir, "shot.png")) }) // the shared chain's folder: another test writes its own shot.png
 	base := serve(t, map[string]string{"/": filesPage})
 	bot, tab := botSpace(t, c, "bot", base+"/")
 	ctx := ctxT(t, 90*time.Second)
@@ -348,7 +346,7 @@ func TestScreenshotOutputFolder(t *testing.T) {
 	}
 	refused(t, "the agent's second screenshot to shot.png", bot.Call(ctx, protocol.MethodScreenshot, protocol.ScreenshotParams{Target: tab, Path: "shot.png"}, nil), protocol.CodeForbiddenPath)
 	refused(t, "the agent's screenshot to sub/x.png", bot.Call(ctx, protocol.MethodScreenshot, protocol.ScreenshotParams{Target: tab, Path: "sub/x.png"}, nil), protocol.CodeForbiddenPath)
-	lines, err := audit.Read(filepath.Join(stateDir, "audit.log"), audit.Filter{Agent: "bot"})
+	lines, err := audit.Read(filepath.Join(stateDir, "audit.log"), audit.Filter{Agent: "bot", Since: c.since})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -507,12 +505,12 @@ func TestDebugEchoOwnerOnly(t *testing.T) {
 // upload_dirs work. A screenshot's filename is a new file in the output
 // folder.
 func TestMCPFilesAttack(t *testing.T) {
-	stateDir, share, outDir := t.TempDir(), t.TempDir(), t.TempDir()
-	config := "agents:\n  upload_dirs: [" + share + "]\n  output_dir: " + outDir + "\n"
-	if err := os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte(config), 0o600); err != nil {
+	c := quietChain(t) // its agents.upload_dirs: share/ in the chain's files; output_dir: out/
+	stateDir, share, outDir := c.svc.stateDir, filepath.Join(c.files, "share"), filepath.Join(c.files, "out")
+	if err := os.MkdirAll(share, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	c := startChainIn(t, stateDir)
+	t.Cleanup(func() { os.Remove(filepath.Join(outDir, "shot.png")) }) // the shared chain's folder: another test writes its own shot.png
 	base := serve(t, map[string]string{"/": filesPage})
 	cs, logs := startMCP(t, stateDir)
 	t.Cleanup(func() {

@@ -38,7 +38,26 @@ type suite struct {
 	shared  sharedChains
 }
 
+// builtBinaries names a folder with egohost and egohost-host built for
+// these tests (with -race when they are), which TestMain then uses as they
+// are: scripts/test.sh builds them once for the two processes it runs e2e
+// in. Unset, TestMain builds them.
+const builtBinaries = "EGOHOST_E2E_BIN"
+
 func newSuite() (*suite, func(), error) {
+	if dir := os.Getenv(builtBinaries); dir != "" {
+		s := &suite{bin: filepath.Join(dir, "egohost"), host: filepath.Join(dir, "egohost-host")}
+		if runtime.GOOS == "windows" {
+			s.bin, s.host = s.bin+".exe", s.host+".exe"
+		}
+		for _, f := range []string{s.bin, s.host} {
+			if _, err := os.Stat(f); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", builtBinaries, err)
+			}
+		}
+		s.browser, _ = browsertest.FindBinary()
+		return s, func() {}, nil
+	}
 	dir, err := os.MkdirTemp("", "egohost-e2e-bin-")
 	if err != nil {
 		return nil, nil, err
@@ -305,6 +324,7 @@ type chain struct {
 	agent  *client.Client
 	stderr *logBuffer
 	since  time.Time // when the test's view of a shared chain began (audit lines since then are its own)
+	files  string    // a shared chain's folder for files, outside its state dir (sharedFiles); "" for a chain of a test's own
 }
 
 // requireBrowser returns the browser binary; it fails when CI=true and

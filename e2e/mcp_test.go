@@ -184,12 +184,10 @@ func refOf(t *testing.T, snapshot, line string) string {
 // Every tool through `egohost mcp` (stdio), the real service, the real
 // extension and real Chromium.
 func TestMCPThroughChain(t *testing.T) {
-	stateDir, outDir := t.TempDir(), t.TempDir()
-	// Not about confirmations: the paired MCP agent clicks "Place order" unasked.
-	if err := os.WriteFile(filepath.Join(stateDir, "config.yaml"), []byte("agents:\n  output_dir: "+outDir+"\n  confirm:\n    default: []\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	c := startChainIn(t, stateDir)
+	// Not about confirmations: the paired MCP agent clicks "Place order"
+	// unasked. Screenshots' plain file names go to out/ in its files.
+	c := quietChain(t)
+	outDir := filepath.Join(c.files, "out")
 	base := serveMCP(t)
 	cs, logs := startMCP(t, c.svc.stateDir)
 	t.Cleanup(func() {
@@ -324,6 +322,7 @@ func TestMCPThroughChain(t *testing.T) {
 			t.Errorf("element screenshot is %v wide, want about 100 px", b.Dx())
 		}
 		path := filepath.Join(outDir, "page.png")
+		t.Cleanup(func() { os.Remove(path) }) // the shared chain's folder: the next run writes it anew
 		ok(t, cs, "browser_take_screenshot", map[string]any{"fullPage": true, "filename": "page.png"}, "saved to "+path)
 		if _, err := os.Stat(path); err != nil {
 			t.Error(err)

@@ -61,7 +61,7 @@ func pageTab(t *testing.T, out string) int {
 // The tools issue 25 adds, through `egohost mcp` (paired as the client's
 // name, with --caps testing), the real service, extension and Chromium.
 func TestMCPToolsThroughChain(t *testing.T) {
-	c := startChainConfig(t, confirmOff) // not about confirmations: its clicks go unasked
+	c := quietChain(t) // not about confirmations: its clicks go unasked
 	base := serveTools(t)
 	cs, logs := startMCP(t, c.svc.stateDir, "--caps", "testing")
 	t.Cleanup(func() {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -58,8 +59,13 @@ func useSharedChain(t *testing.T) *chain {
 	return useSharedChainWith(t, "")
 }
 
+// sharedFiles, in a shared chain's config, stands for the chain's folder
+// for files (chain.files: made when the chain starts, outside its state
+// dir), for paths of the chain's own.
+const sharedFiles = "{files}"
+
 // useSharedChainWith is useSharedChain on the shared chain whose service
-// reads config (a config.yaml's text).
+// reads config (a config.yaml's text; see sharedFiles).
 func useSharedChainWith(t *testing.T, config string) *chain {
 	t.Helper()
 	requireBrowser(t)
@@ -146,17 +152,25 @@ func pairedAgents(ctx context.Context, t *testing.T, owner *client.Client) []pro
 	return slices.DeleteFunc(l.Agents, func(a protocol.PairedAgent) bool { return a.Revoked })
 }
 
-// start starts the shared chain in a state dir of its own; if it fails,
-// what was started is ended at once.
+// start starts the shared chain in a folder of its own: its state dir,
+// and its files (chain.files) beside it; if it fails, what was started is
+// ended at once.
 func (s *sharedChain) start(t *testing.T) {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "egohost-e2e-shared-")
+	root, err := os.MkdirTemp("", "egohost-e2e-shared-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.ends = []func(){func() { os.RemoveAll(dir) }}
+	s.ends = []func(){func() { os.RemoveAll(root) }}
+	dir, files := filepath.Join(root, "state"), filepath.Join(root, "files")
+	for _, d := range []string{dir, files} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if s.config != "" {
-		if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(s.config), 0o600); err != nil {
+		config := strings.ReplaceAll(s.config, sharedFiles, files)
+		if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(config), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -169,6 +183,7 @@ func (s *sharedChain) start(t *testing.T) {
 		}
 	}()
 	s.c = startChainUntil(t, dir, func(f func()) { s.ends = append(s.ends, f) })
+	s.c.files = files
 	started = true
 }
 

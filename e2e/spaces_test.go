@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 
@@ -455,6 +456,9 @@ func extensionEval(t testing.TB, ctx context.Context, c *chain, expr string) jso
 		if err != nil {
 			t.Fatalf("attach to the extension's worker: %v", err)
 		}
+		// One session per look (waitTitle looks every 50 ms): on the
+		// shared chain, left attached, they would pile up on its worker.
+		defer cdp.Call(ctx, c.direct.Browser(), target.DetachFromTarget, target.DetachFromTargetParams{SessionID: sess.ID()})
 		yes := true
 		var res evalReply
 		if err := sess.Call(ctx, cdpruntime.CommandEvaluate, cdpruntime.EvaluateParams{Expression: expr, AwaitPromise: &yes, ReturnByValue: &yes}, &res); err != nil {
@@ -504,7 +508,7 @@ func cliAs(c *chain, agent string, args ...string) (stdout, stderr string, code 
 // default tab), other names and the person see it as theirs or not; and
 // `egohost mcp` is an agent named after its MCP client.
 func TestSpacesCLIAndMCP(t *testing.T) {
-	c := startChain(t)
+	c := useSharedChain(t)
 	base := spacePages(t)
 	ctx := ctxT(t, 2*time.Minute)
 	user := c.openTab(t, base+"/p?who=person").Tab
@@ -517,8 +521,8 @@ func TestSpacesCLIAndMCP(t *testing.T) {
 			t.Fatalf("dave click: exit %d\n%s%s", code, out, errb)
 		}
 	}
-	var list protocol.SpacesListResult
-	if err := c.agent.Call(ctx, protocol.MethodSpacesList, nil, &list); err != nil || len(list.Spaces) != 1 || list.Spaces[0].Agent != "dave" || len(list.Spaces[0].Tabs) != 1 {
+	var list protocol.SpacesListResult // dave's, as the person sees them (the shared chain may have others')
+	if err := c.agent.Call(ctx, protocol.MethodSpacesList, protocol.SpacesListParams{Agent: "dave"}, &list); err != nil || len(list.Spaces) != 1 || list.Spaces[0].Agent != "dave" || len(list.Spaces[0].Tabs) != 1 {
 		t.Fatalf("spaces after dave's CLI calls: %+v, %v; want dave's one space with one tab", list, err)
 	}
 	dave := list.Spaces[0]

@@ -57,16 +57,47 @@ job() {
   ) &
   pids+=($!)
 }
-# e2e in two processes, its tests dealt alternately by name: its tests
-# mostly wait on Chromium (one process keeps less than a core busy), so
-# two halves take about half the time. Each has its own shared chain.
-# -short: the load test sends fewer calls (8 × 72 at once, 8 × 24 in its
-# other shapes; its figures in docs/benchmarks.md are the full run's).
-e2e_tests=$(grep -hoE '^func Test[A-Za-z0-9_]*\(\w+ \*testing\.T\)' e2e/*_test.go | sed -E 's/^func (Test[A-Za-z0-9_]*).*/\1/' | sort)
-[ "$(echo "$e2e_tests" | wc -l)" -gt 10 ] || { echo "test.sh: found no e2e tests to run" >&2; exit 1; }
-e2e_half() { echo "$e2e_tests" | awk -v h="$1" 'NR % 2 == h' | paste -sd'|'; }
-job e2e-1 go test -race -count=1 -short -timeout 20m -run "^($(e2e_half 1))\$" ./e2e/
-job e2e-2 go test -race -count=1 -short -timeout 20m -run "^($(e2e_half 0))\$" ./e2e/
+# e2e in two processes of about equal work: its tests mostly wait on
+# Chromium (one process keeps less than a core busy), so two halves take
+# about half the time. Each has its own shared chains. The tests are dealt
+# heaviest first to the half with less so far, by the mean of the CPU and
+# wall seconds each took in scripts/e2e-cpu.txt (3 for a test not
+# listed), so that both halves have as much to compute and to wait for;
+# the tests on one
+# shared chain of a config (those that call originsChain(t), or another
+# such xxxChain(t) helper) go to one half together, so that chain starts
+# once. -short: the load test sends fewer calls (8 × 72 at once, 8 × 24
+# in its other shapes; its figures in docs/benchmarks.md are the full run's).
+e2e_split=$(awk -v wf=scripts/e2e-cpu.txt '
+  BEGIN { while ((getline l < wf) > 0) if (l ~ /^Test/) { n = split(l, f, " "); w[f[1]] = n > 2 ? (f[2] + f[3]) / 2 : f[2] } }
+  /^func / { cur = "" }
+  /^func Test[A-Za-z0-9_]*\([a-z]+ \*testing\.T\)/ { cur = $2; sub(/\(.*/, "", cur); item[cur] = cur; next }
+  cur != "" && match($0, /[a-z][A-Za-z]*Chain\(t\)/) {
+    h = substr($0, RSTART, RLENGTH - 3)
+    if (h != "useSharedChain" && h != "startChain" && h != "endSharedChain") item[cur] = h
+  }
+  END {
+    for (t in item) { iw[item[t]] += (t in w) ? w[t] : 3; m[item[t]] = m[item[t]] "|" t }
+    for (i in iw) printf "%s %s %s\n", iw[i], i, substr(m[i], 2)
+  }' e2e/*_test.go | sort -k1,1gr -k2,2 | awk '{ h = (s[1] <= s[0]) ? 1 : 0; s[h] += $1; print h, $3 }')
+[ "$(echo "$e2e_split" | tr '|' '\n' | wc -l)" -gt 10 ] || { echo "test.sh: found no e2e tests to run" >&2; exit 1; }
+e2e_half() { echo "$e2e_split" | awk -v h="$1" '$1 == h {print $2}' | paste -sd'|'; }
+# e2e's test binary and the binaries it tests (egohost, egohost-host),
+# built once for both halves: each half's go test compiled and linked the
+# same, and its TestMain built the binaries again (after a change, about
+# 19 s of CPU per half; 5 s even when the build cache has them all). The
+# halves run the test binary in e2e/, as go test would, once it is built,
+# and TestMain takes the binaries from EGOHOST_E2E_BIN.
+job e2e-build sh -c "go test -race -c -o '$logs/e2e.test' ./e2e/ && go build -race -o '$logs/e2e-bin/' ./cmd/egohost ./cmd/egohost-host"
+e2e_build_pid=${pids[-1]}
+e2e_run() {
+  while kill -0 "$e2e_build_pid" 2>/dev/null; do sleep 1; done
+  read -r rc _ <"$logs/e2e-build.status"
+  [ "$rc" = 0 ] || { echo "e2e's test binary did not build (see e2e-build)"; return 1; }
+  cd e2e && EGOHOST_E2E_BIN="$logs/e2e-bin" "$logs/e2e.test" -test.count=1 -test.short -test.timeout=20m -test.run "^($(e2e_half "$1"))\$"
+}
+job e2e-1 e2e_run 1
+job e2e-2 e2e_run 0
 # The other packages in two jobs: those whose tests drive Chromium (they
 # import internal/testkit/browsertest), one package at a time, and the rest, which
 # drive no browser, beside them. One job of all of them, one package at a
@@ -106,7 +137,7 @@ wait
 failed=()
 times >"$logs/all.times"
 echo "--- go vet -race: ${vet_secs}s; all of test.sh: ${SECONDS}s, $(cpu_of "$logs/all.times")s of CPU"
-for name in vet-other-os staticcheck node bench unit-other unit-browser e2e-1 e2e-2; do
+for name in vet-other-os staticcheck node bench unit-other unit-browser e2e-build e2e-1 e2e-2; do
   read -r rc secs cpu <"$logs/$name.status"
   echo "--- $name: exit $rc after ${secs}s, ${cpu}s of CPU"
   cat "$logs/$name"
