@@ -2,12 +2,9 @@ package service
 
 import (
 	"context"
-	"encoding/json"
-
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/emulation"
 
 	"github.com/egohost/egohost/internal/engine/actions"
+	"github.com/egohost/egohost/internal/engine/page"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -25,10 +22,11 @@ func (s *Service) inspect(ctx context.Context, c *call, p protocol.InspectParams
 	})
 }
 
-// resize sets the size of the tab's viewport (Emulation's device metrics,
-// as Playwright's setViewportSize): it changes that one tab's layout,
-// never a window, so an agent resizes nothing of the person's. The
-// override lasts while egohost is attached to the tab; 0 × 0 ends it.
+// resize sets the size of the tab's viewport (page.Resize: Emulation's
+// device metrics, as Playwright's setViewportSize): it changes that one
+// tab's layout, never a window, so an agent resizes nothing of the
+// person's. The override lasts while egohost is attached to the tab;
+// 0 × 0 ends it.
 func (s *Service) resize(ctx context.Context, c *call, p protocol.ResizeParams) (any, error) {
 	reset := p.Width == 0 && p.Height == 0
 	if !reset && (p.Width < 1 || p.Height < 1 || p.Width > protocol.MaxViewport || p.Height > protocol.MaxViewport) {
@@ -41,23 +39,9 @@ func (s *Service) resize(ctx context.Context, c *call, p protocol.ResizeParams) 
 	if err := tc.checkDialog("resize"); err != nil {
 		return nil, err
 	}
-	if reset {
-		_, err = cdp.Call(ctx, tc.page, emulation.ClearDeviceMetricsOverride, cdp.Empty{})
-	} else {
-		_, err = cdp.Call(ctx, tc.page, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{Width: int64(p.Width), Height: int64(p.Height)})
-	}
+	w, h, err := page.Resize(ctx, tc.page, tc.res, p.Width, p.Height)
 	if err != nil {
 		return nil, classify(err)
 	}
-	res := protocol.ResizeResult{Tab: tc.tabID, Width: p.Width, Height: p.Height}
-	// The size the page sees now, read in egohost's world.
-	obj, called, err := tc.res.ObjectCall(ctx, "css=:root >> nth=0", "() => [innerWidth, innerHeight]")
-	if err == nil {
-		releaseObject(ctx, tc.page, obj)
-		var wh []int
-		if json.Unmarshal(called.Value, &wh) == nil && len(wh) == 2 {
-			res.Width, res.Height = wh[0], wh[1]
-		}
-	}
-	return res, nil
+	return protocol.ResizeResult{Tab: tc.tabID, Width: w, Height: h}, nil
 }
