@@ -222,7 +222,7 @@ func (s *Service) runAct(ctx context.Context, c *call, t protocol.Target, op str
 	return s.withRunner(ctx, c, t, op, millis(o.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		// One element action at a time per tab: two agents granted
 		// the same tab never interleave a click's steps.
-		unlock, err := tc.link.tabs.Tab(tc.tabID).LockActions(ctx)
+		unlock, err := tc.tab.LockActions(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -618,7 +618,7 @@ func (s *Service) formFill(ctx context.Context, c *call, p protocol.FormFillPara
 		return nil, err
 	}
 	return s.withRunner(ctx, c, p.Target, protocol.MethodFormFill, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
-		unlock, err := tc.link.tabs.Tab(tc.tabID).LockActions(ctx)
+		unlock, err := tc.tab.LockActions(ctx)
 		if err != nil {
 			return nil, err
 		}
