@@ -10,16 +10,8 @@ import (
 // TestImportEdges keeps the packages' edges as design.md draws them: the
 // leaves stay pure, and each outside dependency has one home.
 func TestImportEdges(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
 	const mod = "github.com/egohost/egohost"
-	imports := map[string][]string{}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
-		imports[strings.TrimPrefix(f[0], mod+"/")] = f[1:]
-	}
+	imports := moduleImports(t)
 	stdlibOnly := []string{"nativemsg", "internal/engine/locator", "internal/link/chromeext", "internal/server/weburl", "internal/server/spaces", "internal/server/filegate", "internal/server/confirm"}
 	for _, pkg := range stdlibOnly {
 		for _, imp := range imports[pkg] {
@@ -181,10 +173,6 @@ func TestImportEdges(t *testing.T) {
 // run the service; and only tests import the test kit.
 func TestLayers(t *testing.T) {
 	const mod = "github.com/egohost/egohost/"
-	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
 	under := func(pkg string, prefixes ...string) bool {
 		for _, p := range prefixes {
 			if pkg == strings.TrimSuffix(p, "/") || strings.HasPrefix(pkg, p) {
@@ -214,11 +202,8 @@ func TestLayers(t *testing.T) {
 		{[]string{"protocol", "client"}, nil, []string{"internal/server/", "internal/engine/", "internal/link/", "internal/front/", "internal/setup/", "resolver", "refmap"}, nil,
 			"the public packages are the agents' API: wire types and a client"},
 	}
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
-		pkg := strings.TrimPrefix(f[0], strings.TrimSuffix(mod, "/"))
-		pkg = strings.TrimPrefix(pkg, "/")
-		for _, full := range f[1:] {
+	for pkg, imps := range moduleImports(t) {
+		for _, full := range imps {
 			if !strings.HasPrefix(full, mod) {
 				continue
 			}
@@ -234,4 +219,22 @@ func TestLayers(t *testing.T) {
 			}
 		}
 	}
+}
+
+// moduleImports lists, for each package of the module (its path in the
+// module, "" for the root), the packages its non-test files import.
+func moduleImports(t *testing.T) map[string][]string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	const mod = "github.com/egohost/egohost"
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg := strings.TrimPrefix(strings.TrimPrefix(f[0], mod), "/")
+		imports[pkg] = f[1:]
+	}
+	return imports
 }
