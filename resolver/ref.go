@@ -386,6 +386,14 @@ func (r *Resolver) fallback(ctx context.Context, p parsed, e refmap.Entry, m mod
 	return r.finishNode(ctx, p, docs[f.d], f, m)
 }
 
+// Release lets the page forget an Object the resolver handed out (from
+// Object, ObjectCall), also after ctx ended, within 2 s.
+func (r *Resolver) Release(ctx context.Context, o Object) {
+	if o.ObjectID != "" {
+		release(ctx, r.session(o.SessionID), o.ObjectID)
+	}
+}
+
 // release frees a remote object, also after ctx ended, but never waits
 // long: a page blocked by a dialog answers nothing.
 func release(ctx context.Context, s cdp.Session, obj runtime.RemoteObjectID) {

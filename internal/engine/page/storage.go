@@ -3,11 +3,9 @@ package page
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
-	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/protocol"
@@ -41,12 +39,12 @@ const mainRoot = "css=:root >> nth=0"
 // the world shares the page's storage), through res (which holds the
 // caller's reach). A value is cut at MaxStorageValue (its Length says how
 // long it is). The resolver's own errors come back as they are.
-func ReadStorage(ctx context.Context, p *cdptab.Page, res *resolver.Resolver, tab int, kind, key string) (origin string, items []protocol.StorageItem, err error) {
+func ReadStorage(ctx context.Context, res *resolver.Resolver, tab int, kind, key string) (origin string, items []protocol.StorageItem, err error) {
 	obj, called, err := res.ObjectCall(ctx, mainRoot, storageJS, kind, key, MaxStorageValue)
 	if err != nil {
 		return "", nil, err
 	}
-	Release(ctx, p, obj)
+	res.Release(ctx, obj)
 	if called.Exception != "" {
 		return "", nil, protocol.Errorf(protocol.CodeJSException, "storage.get: %s", called.Exception)
 	}
@@ -91,26 +89,11 @@ func Resize(ctx context.Context, p *cdptab.Page, res *resolver.Resolver, width, 
 	}
 	obj, called, err := res.ObjectCall(ctx, mainRoot, "() => [innerWidth, innerHeight]")
 	if err == nil {
-		Release(ctx, p, obj)
+		res.Release(ctx, obj)
 		var wh []int
 		if json.Unmarshal(called.Value, &wh) == nil && len(wh) == 2 {
 			return wh[0], wh[1], nil
 		}
 	}
 	return width, height, nil
-}
-
-// Release lets the page forget an object the resolver handed out (within
-// 2 s, whether or not ctx has ended).
-func Release(ctx context.Context, p *cdptab.Page, o cdptab.Object) {
-	if o.ObjectID == "" {
-		return
-	}
-	var sess cdp.Session = p
-	if o.SessionID != "" {
-		sess = p.Child(o.SessionID)
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-	defer cancel()
-	_, _ = cdp.Call(ctx, sess, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: o.ObjectID})
 }

@@ -29,7 +29,7 @@ func (s *Service) storageGet(ctx context.Context, c *call, p protocol.StorageGet
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.opts.ActionTimeout)
 	defer cancel()
-	origin, items, err := page.ReadStorage(ctx, tc.page, tc.res, tc.tabID, kind, p.Name)
+	origin, items, err := page.ReadStorage(ctx, tc.res, tc.tabID, kind, p.Name)
 	if err != nil {
 		return nil, classify(err)
 	}
