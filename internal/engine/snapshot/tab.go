@@ -227,6 +227,9 @@ func (t *Tab) Lookup(ctx context.Context, input string) (refmap.Entry, error) {
 	return t.resolve(ctx, e)
 }
 
+// preresolveTimeout bounds Preresolve's one round trip per frame.
+const preresolveTimeout = 5 * time.Second
+
 // preresolvedKey is the context key of a Tab's refs resolved ahead.
 type preresolvedKey struct{ t *Tab }
 
@@ -236,7 +239,10 @@ type preresolvedKey struct{ t *Tab }
 // them without its own: for a call that acts on several refs in turn
 // (form.fill). Only the elements still in their document are kept: an
 // input that is no ref of this tab, or whose element is gone or whose
-// frame navigated, is left to Lookup, which says so as it always does.
+// frame navigated, is left to Lookup, which says so as it always does. It
+// reads the refs' frames without judging them: a caller whose reach is
+// limited (cdptab.Reach) does not call it, and lets the resolver judge
+// each ref's document as it looks it up.
 // The resolver still checks that the element is in its document when it
 // acts (a page may remove it meanwhile).
 func (t *Tab) Preresolve(ctx context.Context, inputs []string) context.Context {
@@ -249,7 +255,11 @@ func (t *Tab) Preresolve(ctx context.Context, inputs []string) context.Context {
 	if len(entries) < 2 {
 		return ctx // nothing to save
 	}
-	resolved, err := t.Resolve(ctx, entries)
+	// Bounded: the caller may hold the tab's action lock meanwhile, and a
+	// page that answers nothing must not keep it.
+	rctx, cancel := context.WithTimeout(ctx, preresolveTimeout)
+	defer cancel()
+	resolved, err := t.Resolve(rctx, entries)
 	if err != nil {
 		return ctx // Lookup resolves them one by one
 	}
