@@ -87,12 +87,18 @@ func needsCut(s string) bool { return len(s) > MaxField || !utf8.ValidString(s) 
 // Cut returns s as valid UTF-8 (a run of invalid bytes becomes one
 // U+FFFD) of at most MaxField bytes; a longer s is cut at a character
 // boundary and ends with "… (N bytes in all)", within the MaxField.
-func Cut(s string) string {
-	if !needsCut(s) {
+func Cut(s string) string { return CutTo(s, MaxField) }
+
+// CutTo is Cut to at most most bytes instead of MaxField (most is raised
+// to 32, so that the mark fits): for a field made of several parts, each
+// part's share of it.
+func CutTo(s string, most int) string {
+	most = max(most, 32)
+	if len(s) <= most && utf8.ValidString(s) {
 		return s
 	}
-	limit, mark := MaxField, ""
-	if len(s) > MaxField {
+	limit, mark := most, ""
+	if len(s) > most {
 		mark = fmt.Sprintf("… (%d bytes in all)", len(s))
 		limit -= len(mark)
 		end := limit

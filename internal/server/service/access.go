@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -467,28 +468,32 @@ func auditEntry(method string, in params) audit.Entry {
 	return e
 }
 
-// formFields is what the audit log shows of form.fill's fields: their
-// targets, and the characters of their text and values together (never
-// the text itself).
+// formFields is what the audit log shows of form.fill's fields: how many,
+// then each one's action and target, each target cut to its share of the
+// line (an agent cannot push a later field out of it with a long first
+// one), and the characters of their text and values together (never the
+// text itself).
 func formFields(in params) (string, *int) {
 	var fields []struct {
 		Target string   `json:"target"`
+		Action string   `json:"action"`
 		Text   string   `json:"text"`
 		Values []string `json:"values"`
 	}
-	if json.Unmarshal(in.members["fields"], &fields) != nil {
+	if json.Unmarshal(in.members["fields"], &fields) != nil || len(fields) == 0 {
 		return "", nil
 	}
-	targets := make([]string, len(fields))
+	share := audit.MaxField/len(fields) - 12 // "N fields: " and "; " between them
+	parts := make([]string, len(fields))
 	n := 0
 	for i, f := range fields {
-		targets[i] = f.Target
+		parts[i] = audit.CutTo(f.Action, 32) + " " + audit.CutTo(f.Target, share)
 		n += utf8.RuneCountInString(f.Text)
 		for _, v := range f.Values {
 			n += utf8.RuneCountInString(v)
 		}
 	}
-	return strings.Join(targets, ", "), &n
+	return fmt.Sprintf("%d fields: %s", len(fields), strings.Join(parts, "; ")), &n
 }
 
 // stripQuery drops a URL's query and fragment (they may carry tokens).
