@@ -13,28 +13,101 @@ import (
 )
 
 // TestPerOSFilesExportNothing holds what lets scripts/test.sh vet on macOS
-// only the packages whose files differ from Linux's: a file that one of
-// the two builds and the other does not declares nothing exported, so a
-// package's API, all its importers see, is the same on both and they
-// compile alike (Windows, where more differs, is vetted whole).
+// and on Windows only the packages with files that OS builds and Linux
+// does not: a file that one OS builds and another does not declares
+// nothing exported, so a package's API, all its importers see, is the same
+// on every OS and they compile alike.
 func TestPerOSFilesExportNothing(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", "{{.Dir}}", "./...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
 	differing := 0
-	for _, dir := range strings.Fields(string(out)) {
-		linux, darwin := filesFor(t, dir, "linux"), filesFor(t, dir, "darwin")
-		for _, name := range symmetricDifference(linux, darwin) {
-			differing++
-			for _, exported := range exportedNames(t, filepath.Join(dir, name)) {
-				t.Errorf("%s declares %s, but only one of Linux and macOS builds it: declare the API in a file both build, and implement it per OS unexported", filepath.Join(dir, name), exported)
+	for _, dir := range packageDirs(t) {
+		linux := filesFor(t, dir, "linux")
+		for _, goos := range []string{"darwin", "windows"} {
+			for _, name := range symmetricDifference(linux, filesFor(t, dir, goos)) {
+				differing++
+				if strings.HasSuffix(name, "_test.go") {
+					continue // a test's names are no importer's API
+				}
+				for _, exported := range exportedNames(t, filepath.Join(dir, name)) {
+					t.Errorf("%s declares %s, but only one of Linux and %s builds it: declare the API in a file every OS builds, and implement it per OS unexported", filepath.Join(dir, name), exported, goos)
+				}
 			}
 		}
 	}
 	if differing == 0 {
-		t.Fatal("no file differs between Linux and macOS: the check found nothing to check (go/build contexts wrong?)")
+		t.Fatal("no file differs between Linux and another OS: the check found nothing to check (go/build contexts wrong?)")
 	}
+}
+
+// TestCommonFilesUseNoPerOSSyscalls holds the other half of what lets the
+// vet of another OS skip a package whose files are Linux's: the standard
+// library's own per-OS API (package syscall, golang.org/x/sys) is used only
+// in per-OS files. A file every OS builds may name a signal
+// (syscall.SIGTERM exists everywhere) and nothing else of syscall.
+func TestCommonFilesUseNoPerOSSyscalls(t *testing.T) {
+	checked := 0
+	for _, dir := range packageDirs(t) {
+		linux := filesFor(t, dir, "linux")
+		darwin, windows := filesFor(t, dir, "darwin"), filesFor(t, dir, "windows")
+		for _, name := range linux {
+			if !slices.Contains(darwin, name) || !slices.Contains(windows, name) {
+				continue
+			}
+			checked++
+			for _, use := range perOSSyscallUses(t, filepath.Join(dir, name)) {
+				t.Errorf("%s uses %s, which differs between operating systems, in a file every OS builds: move it to a per-OS file", filepath.Join(dir, name), use)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no file is built on every OS: the check found nothing to check")
+	}
+}
+
+// packageDirs lists the module's package directories.
+func packageDirs(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", "{{.Dir}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	return strings.Fields(string(out))
+}
+
+// perOSSyscallUses lists what path takes from syscall other than signal
+// names, and its imports of golang.org/x/sys's per-OS packages.
+func perOSSyscallUses(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatalf("parse %s: %v", path, err)
+	}
+	syscallName := ""
+	var uses []string
+	for _, imp := range f.Imports {
+		switch p := strings.Trim(imp.Path.Value, `"`); {
+		case p == "syscall":
+			syscallName = "syscall"
+			if imp.Name != nil {
+				syscallName = imp.Name.Name
+			}
+		case strings.HasPrefix(p, "golang.org/x/sys/"):
+			uses = append(uses, p)
+		}
+	}
+	if syscallName == "" {
+		return uses
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if x, ok := sel.X.(*ast.Ident); ok && x.Name == syscallName && !strings.HasPrefix(sel.Sel.Name, "SIG") {
+			uses = append(uses, "syscall."+sel.Sel.Name)
+		}
+		return true
+	})
+	return uses
 }
 
 // filesFor lists the Go files (with tests) of dir that goos builds.

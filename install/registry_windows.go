@@ -17,9 +17,7 @@ func openPath(key string) (registry.Key, string, error) {
 	return registry.CURRENT_USER, p, nil
 }
 
-// RegistryValue returns the default value of key (e.g. a
-// NativeMessagingHosts key), and false when the key does not exist.
-func RegistryValue(key string) (string, bool, error) {
+func registryValue(key string) (string, bool, error) {
 	root, p, err := openPath(key)
 	if err != nil {
 		return "", false, err
@@ -42,8 +40,7 @@ func RegistryValue(key string) (string, bool, error) {
 	return v, true, nil
 }
 
-// SetRegistryValue creates key if needed and sets its default value.
-func SetRegistryValue(key, value string) error {
+func setRegistryValue(key, value string) error {
 	root, p, err := openPath(key)
 	if err != nil {
 		return err
@@ -59,8 +56,7 @@ func SetRegistryValue(key, value string) error {
 	return nil
 }
 
-// DeleteRegistryKey deletes key and reports whether it existed.
-func DeleteRegistryKey(key string) (bool, error) {
+func deleteRegistryKey(key string) (bool, error) {
 	root, p, err := openPath(key)
 	if err != nil {
 		return false, err
