@@ -14,6 +14,7 @@ import (
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/internal/server/audit"
 	"github.com/egohost/egohost/internal/testkit/browsertest"
+	"github.com/egohost/egohost/internal/testkit/fifo"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -250,8 +251,8 @@ func TestUploadDirsAndCaps(t *testing.T) {
 	if err := os.Symlink(filepath.Join(stateDir, "token"), toToken); err != nil {
 		t.Fatal(err)
 	}
-	fifo := filepath.Join(share, "fifo")
-	if err := mkfifo(fifo); err != nil {
+	pipe := filepath.Join(share, "pipe")
+	if err := fifo.Make(pipe); err != nil {
 		t.Fatal(err)
 	}
 
@@ -265,7 +266,7 @@ func TestUploadDirsAndCaps(t *testing.T) {
 	if got, want := inputFiles(t, bot, tab), `["report.txt=quarterly"]`; got != want {
 		t.Errorf("the page holds %s, want %s", got, want)
 	}
-	for _, f := range []string{secret, toSecret, toToken, fifo, share + "/../" + filepath.Base(outside) + "/secret.txt"} {
+	for _, f := range []string{secret, toSecret, toToken, pipe, share + "/../" + filepath.Base(outside) + "/secret.txt"} {
 		refused(t, "upload of "+f, upload(protocol.UploadParams{Files: []string{f}}), protocol.CodeForbiddenPath)
 	}
 	refused(t, "upload of 2000 bytes by path", upload(protocol.UploadParams{Files: []string{big}}), protocol.CodeTooLarge)

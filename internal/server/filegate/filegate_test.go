@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/egohost/egohost/internal/testkit/fifo"
 )
 
 // layout is a person's disk in miniature: the service's state dir with
@@ -37,7 +39,7 @@ func newLayout(t *testing.T) (layout, Rules) {
 	if err := os.Link(l.token, filepath.Join(l.home, "hard-token")); err != nil {
 		t.Fatal(err)
 	}
-	if err := mkfifo(filepath.Join(l.share, "fifo")); err != nil {
+	if err := fifo.Make(filepath.Join(l.share, "fifo")); err != nil {
 		t.Fatal(err)
 	}
 	return l, Rules{Private: []string{l.state, l.token}, UploadDirs: []string{l.share}, OutputDir: l.out}

@@ -1,8 +1,7 @@
 //go:build unix
 
-package e2e
+package fifo
 
 import "syscall"
 
-// mkfifo makes a named pipe: a file that is not a regular one.
 func mkfifo(path string) error { return syscall.Mkfifo(path, 0o600) }
