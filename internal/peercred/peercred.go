@@ -3,7 +3,7 @@
 // if the socket's permissions were loosened.
 //
 // Its exported API is declared here, in a file every OS builds; the
-// per-OS files only implement it (imports_test.go holds every package to
+// per-OS files only implement it (per_os_test.go holds every package to
 // that, which is what lets scripts/test.sh vet on macOS only the packages
 // whose files differ from Linux's).
 package peercred

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/egohost/egohost/internal/front/hostexec"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -161,6 +162,17 @@ func (c *cli) hostOnly(run func(cmd *cobra.Command, args []string) error) func(*
 		}
 		return run(cmd, args)
 	}
+}
+
+// execHost runs the full binary in place of this process
+// (hostexec.Exec); where it ran as a child instead, its exit code comes
+// back as errHostExited.
+func execHost(path string, argv, env []string) error {
+	code, exited, err := hostexec.Exec(path, argv, env)
+	if exited {
+		return &errHostExited{code: code}
+	}
+	return err
 }
 
 // errHostExited is the exit code of the full binary run as a child (on

@@ -1,5 +1,0 @@
-package pairing
-
-import "net/netip"
-
-func lookupPeer(addr netip.AddrPort) (*Process, error) { return findProcess("/proc", addr) }
