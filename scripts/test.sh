@@ -107,7 +107,13 @@ all_pkgs=$(go list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestIm
 browser_pkgs=$(echo "$all_pkgs" | awk '$1 ~ /\/internal\/testkit\/browsertest$/ || / github.com\/egohost\/egohost\/internal\/testkit\/browsertest( |$)/ {print $1}')
 other_pkgs=$(echo "$all_pkgs" | awk '{print $1}' | grep -vxF "$browser_pkgs")
 [ -n "$browser_pkgs" ] && [ -n "$other_pkgs" ] || { echo "test.sh: found no packages that drive Chromium, or none that do not" >&2; exit 1; }
-job unit-other go test -race -count=1 -timeout 15m -p 1 $(echo $other_pkgs)
+# unit-other starts once e2e-build has built the binaries: cmd/egohost's
+# tests run them too (EGOHOST_E2E_BIN), instead of linking their own.
+unit_other() {
+  while kill -0 "$e2e_build_pid" 2>/dev/null; do sleep 1; done
+  EGOHOST_E2E_BIN="$logs/e2e-bin" go test -race -count=1 -timeout 15m -p 1 "$@"
+}
+job unit-other unit_other $(echo $other_pkgs)
 job unit-browser go test -race -count=1 -timeout 15m -p 1 $(echo $browser_pkgs)
 # Every benchmark of the packages once, for its correctness, not its
 # timing: the code behind docs/benchmarks.md's figures still runs. 2x:

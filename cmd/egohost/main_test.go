@@ -25,7 +25,12 @@ func testMain(m *testing.M) int {
 		// A race-built process sleeps a second at exit (see e2e's TestMain).
 		os.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	}
-	if !testing.Short() {
+	if dir := os.Getenv("EGOHOST_E2E_BIN"); dir != "" && !testing.Short() {
+		// The binaries scripts/test.sh built once for e2e and these
+		// tests, with -race as both are: linking them again costs ~10 s
+		// of CPU.
+		bins = dir
+	} else if !testing.Short() {
 		dir, err := os.MkdirTemp("", "egohost-bins-")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
