@@ -42,6 +42,8 @@ trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$lo
 # FILE, the output of bash's times (run in the shell whose children they
 # are: in a pipe it would run in a new shell that has none).
 cpu_of() { awk 'NR == 2 {for (i = 1; i <= 2; i++) {split($i, t, "m"); s += t[1] * 60 + t[2]} printf "%.0f", s}' "$1"; }
+# wait_for PID: until the job PID (another subshell's child) has ended.
+wait_for() { while kill -0 "$1" 2>/dev/null; do sleep 1; done; }
 # job NAME CMD...: runs CMD in the background, its output to NAME's log,
 # its exit code and seconds to NAME's status.
 job() {
@@ -94,7 +96,7 @@ e2e_half() { echo "$e2e_split" | awk -v h="$1" '$1 == h {print $2}' | paste -sd'
 job e2e-build sh -c "go test -vet=off -race -c -o '$logs/e2e.test' ./e2e/ && go build -race -o '$logs/e2e-bin/' ./cmd/egohost ./cmd/egohost-host"
 e2e_build_pid=${pids[-1]}
 e2e_run() {
-  while kill -0 "$e2e_build_pid" 2>/dev/null; do sleep 1; done
+  wait_for "$e2e_build_pid"
   read -r rc _ <"$logs/e2e-build.status"
   [ "$rc" = 0 ] || { echo "e2e's test binary did not build (see e2e-build)"; return 1; }
   cd e2e && EGOHOST_E2E_BIN="$logs/e2e-bin" "$logs/e2e.test" -test.count=1 -test.short -test.timeout=20m -test.run "^($(e2e_half "$1"))\$"
@@ -111,10 +113,13 @@ browser_pkgs=$(echo "$all_pkgs" | awk '$1 ~ /\/internal\/testkit\/browsertest$/ 
 other_pkgs=$(echo "$all_pkgs" | awk '{print $1}' | grep -vxF "$browser_pkgs")
 [ -n "$browser_pkgs" ] && [ -n "$other_pkgs" ] || { echo "test.sh: found no packages that drive Chromium, or none that do not" >&2; exit 1; }
 # unit-other starts once e2e-build has built the binaries: cmd/egohost's
-# tests run them too (EGOHOST_E2E_BIN), instead of linking their own.
+# tests run them too (EGOHOST_E2E_BIN), instead of linking their own
+# (when that build failed, they build their own: one failure, one report).
 unit_other() {
-  while kill -0 "$e2e_build_pid" 2>/dev/null; do sleep 1; done
-  EGOHOST_E2E_BIN="$logs/e2e-bin" go test -vet=off -race -count=1 -timeout 15m -p 1 "$@"
+  wait_for "$e2e_build_pid"
+  read -r rc _ <"$logs/e2e-build.status"
+  if [ "$rc" = 0 ]; then export EGOHOST_E2E_BIN="$logs/e2e-bin"; fi
+  go test -vet=off -race -count=1 -timeout 15m -p 1 "$@"
 }
 job unit-other unit_other $(echo $other_pkgs)
 job unit-browser go test -vet=off -race -count=1 -timeout 15m -p 1 $(echo $browser_pkgs)
@@ -128,7 +133,8 @@ job unit-browser go test -vet=off -race -count=1 -timeout 15m -p 1 $(echo $brows
 # once on 2 cores made page loads miss their 15 s bound).
 bench_pkgs=$(grep -l '^func Benchmark' $(git ls-files '*_test.go' 2>/dev/null || find . -name '*_test.go') | xargs -n1 dirname | sort -u | grep -v '^e2e$' | sed 's|^|./|; s|^\./\./|./|')
 unit_pid=${pids[-1]} # unit-browser's
-job bench sh -c "while kill -0 $unit_pid 2>/dev/null; do sleep 1; done; exec nice -n 10 go test -vet=off -race -count=1 -short -timeout 15m -p 1 -run '^\$' -bench . -benchtime 2x $(echo $bench_pkgs)"
+bench_once() { wait_for "$unit_pid"; nice -n 10 go test -vet=off -race -count=1 -short -timeout 15m -p 1 -run '^$' -bench . -benchtime 2x "$@"; }
+job bench bench_once $(echo $bench_pkgs)
 job node nice -n 10 node --test extension/test/ internal/engine/aria/test/
 # staticcheck loads its packages' dependencies from export data that it
 # has go list build: with -race, the build go vet -race just made (measured
@@ -139,16 +145,15 @@ job node nice -n 10 node --test extension/test/ internal/engine/aria/test/
 job staticcheck env GOFLAGS="-race${GOFLAGS:+ $GOFLAGS}" nice -n 10 "$staticcheck" ./...
 # The per-OS files (registry, launchd, peer credentials) compile and vet
 # on every OS they are for, so they never rot unseen on Linux CI: on
-# Windows and macOS, the packages with a file that OS builds and Linux does
-# not. The others compile there as here: per_os_test.go keeps per-OS files
-# from changing any package's API, and files every OS builds from using
-# the standard library's per-OS API (syscall but signal names).
-# other_os_pkgs GOOS: those packages (file lists as go list prints them).
+# Windows and macOS, the packages whose files there are not Linux's (one
+# more, or one fewer). The others compile there as here: per_os_test.go
+# keeps per-OS files from changing any package's API, and files every OS
+# builds from using the standard library's per-OS API (syscall but the
+# signal names every OS has).
+# other_os_pkgs GOOS: those packages (lists of files, as go list prints
+# them, sorted: a package's line differs when its files do).
 other_os_pkgs() {
-  awk 'FNR == 1 { f++ }
-    { files = ""; for (i = 2; i <= NF; i++) files = files " " $i; gsub(/[][]/, "", files) }
-    f == 1 { n = split(files, a, " "); for (i = 1; i <= n; i++) have[$1, a[i]] = 1; next }
-    { n = split(files, a, " "); for (i = 1; i <= n; i++) if (!(($1, a[i]) in have)) { print $1; break } }' \
+  awk 'NR == FNR { linux[$1] = $0; next } linux[$1] != $0 { print $1 }' \
     <(GOOS=linux go list -f '{{.ImportPath}} {{.GoFiles}} {{.TestGoFiles}} {{.XTestGoFiles}}' ./...) \
     <(GOOS=$1 go list -f '{{.ImportPath}} {{.GoFiles}} {{.TestGoFiles}} {{.XTestGoFiles}}' ./...)
 }
