@@ -7,8 +7,18 @@ const PROTOCOL_VERSION = "1.3";
 /** ATTACH_TIMEOUT_MS bounds one chrome.debugger.attach: a tab that never answers fails the attach. */
 export const ATTACH_TIMEOUT_MS = 10_000;
 
+/**
+ * RECONCILE_GRACE_MS bounds how long reconcile waits for Chrome's own answers to the commands
+ * still in flight on a session it found gone, before it fails them as "may have run".
+ */
+export const RECONCILE_GRACE_MS = 1_000;
+
 // NOT_ATTACHED is the `detached` reason when a command finds that Chrome no longer has our session.
 export const NOT_ATTACHED = "not_attached";
+
+// REQUESTED is the `detached` reason when the service asked for the detach (the detach op): the
+// only detach the service knows of before its event, so the only one that fences nothing.
+export const REQUESTED = "requested";
 
 // FORBIDDEN_PAGE is the `detached` reason when a debugged tab went to a browser, DevTools or
 // extension page (pageguard.js).
@@ -26,20 +36,24 @@ export const FORBIDDEN_PAGE = "forbidden_page";
  *
  * One attachment per tab. Concurrent attaches of one tab share one chrome.debugger.attach call.
  * When Chrome detaches a tab, every command in flight on it fails with `detached` at once, the
- * service gets a `detached` event, and the next command on the tab attaches again.
+ * service gets a `detached` event, and the first command it sends after that event (reattach)
+ * attaches again.
  */
 export class DebuggerRelay {
   #sessions = new Map(); // tabId → {state: "attaching" | "attached", ready: Promise, inflight: Set}
   #lastReason = new Map(); // tabId → reason of its latest detach
   #controlled = new Set(); // tabs this relay has attached to since the worker started
-  // Tabs whose session Chrome was found to have dropped by a command it refused: their commands
-  // are refused too (never sent to Chrome) until one comes with `reattach`, which the service
-  // sets on the first command it sends after it got the `detached` event. So no command sent
-  // before the service knew runs on a new session behind its back (it may send it again).
+  // Tabs whose session ended without the service asking (Chrome detached it, something else did,
+  // a command found it gone, a forbidden page, the popup, Stop all): their commands are refused
+  // (never sent to Chrome) until one comes with `reattach`, which the service sets on the first
+  // command it sends after it got the `detached` event. So no command sent before the service
+  // knew runs on a new session behind its back (it was meant for the old one's state; refused,
+  // it did not run, and the service may send it again).
   #fenced = new Set();
 
-  constructor({ dbg, emit, onChange = () => {}, attachTimeoutMs = ATTACH_TIMEOUT_MS, guard = () => null, pages = null }) {
+  constructor({ dbg, emit, onChange = () => {}, attachTimeoutMs = ATTACH_TIMEOUT_MS, reconcileGraceMs = RECONCILE_GRACE_MS, guard = () => null, pages = null }) {
     this.dbg = dbg;
+    this.reconcileGraceMs = reconcileGraceMs;
     this.guard = guard;
     this.pages = pages;
     this.emit = emit;
@@ -137,7 +151,7 @@ export class DebuggerRelay {
    * detach ends our session on the tab, fails its commands in flight, and emits `detached`
    * with the given reason. Detaching a tab we are not attached to succeeds.
    */
-  async detach(tabId, reason = "requested") {
+  async detach(tabId, reason = REQUESTED) {
     const session = this.#sessions.get(tabId);
     if (!session) return { detached: true };
     try {
@@ -167,6 +181,8 @@ export class DebuggerRelay {
    */
   async send(tabId, method, params, sessionId, reattach = false) {
     if (this.#fenced.has(tabId)) {
+      const stopped = this.guard(); // Stop all says so, rather than a detach the service will retry
+      if (stopped) throw stopped;
       if (!reattach) throw this.#detachedError(tabId, { refused: true });
       this.#fenced.delete(tabId);
     }
@@ -176,9 +192,9 @@ export class DebuggerRelay {
     this.pages?.checkSend(tabId, sessionId);
     const target = sessionId === undefined ? { tabId } : { tabId, sessionId };
     return new Promise((resolve, reject) => {
-      const entry = { reject };
+      const entry = { reject, answered: null }; // answered: settles when Chrome has answered
       session.inflight.add(entry);
-      Promise.resolve()
+      entry.answered = Promise.resolve()
         .then(() => this.dbg.sendCommand(target, method, params ?? {}))
         .then(
           (result) => resolve(result ?? {}),
@@ -207,9 +223,18 @@ export class DebuggerRelay {
       return; // no answer: nothing learned
     }
     const live = new Set(targets.filter((t) => t.attached && typeof t.tabId === "number").map((t) => t.tabId));
-    for (const [tabId, session] of before) {
-      if (!live.has(tabId) && this.#sessions.get(tabId) === session) this.#drop(tabId, session, NOT_ATTACHED);
-    }
+    const gone = before.filter(([tabId, session]) => !live.has(tabId) && this.#sessions.get(tabId) === session);
+    await Promise.all(
+      gone.map(async ([tabId, session]) => {
+        // Chrome answers each command still in flight on a gone session itself, and precisely:
+        // "not attached" (it did not run: that answer drops the session as refused, and the
+        // service sends the command again on a new one) or "detached while handling" (it may
+        // have run). Failing them here instead would say "may have run" of commands that never
+        // ran, so their answers are waited for, within reconcileGraceMs.
+        if (session.inflight.size > 0) await settledWithin([...session.inflight].map((e) => e.answered), this.reconcileGraceMs);
+        if (this.#sessions.get(tabId) === session) this.#drop(tabId, session, NOT_ATTACHED);
+      }),
+    );
   }
 
   /** handleEvent forwards a chrome.debugger.onEvent as a `cdp` event. */
@@ -240,7 +265,8 @@ export class DebuggerRelay {
   // command because the session was already gone: then every command in flight on it was sent
   // after the session went (Chrome answers a command it was running when the session went first,
   // with "Detached while handling command.", and that drop is not refused), so none of them ran
-  // either; the tab is fenced until the service has heard (#fenced), and the event says so.
+  // either, and the event says so. Unless the service asked for the detach, the tab is fenced
+  // until the service has heard (#fenced).
   #drop(tabId, session, reason, refused = false) {
     if (this.#sessions.get(tabId) === session) this.#sessions.delete(tabId);
     this.pages?.forget(tabId); // the next attach looks again
@@ -249,10 +275,8 @@ export class DebuggerRelay {
     for (const entry of session.inflight) entry.reject(err);
     session.inflight.clear();
     const event = { event: "detached", tabId, reason };
-    if (refused) {
-      this.#fenced.add(tabId);
-      event.refused = true;
-    }
+    if (refused) event.refused = true;
+    if (reason !== REQUESTED) this.#fenced.add(tabId);
     this.emit(event);
     this.onChange();
   }
@@ -288,6 +312,15 @@ export class DebuggerRelay {
         return new WireError(Code.cdpError, `${method}: ${message}`);
     }
   }
+}
+
+// settledWithin resolves when every promise has settled, or after ms, whichever comes first.
+function settledWithin(promises, ms) {
+  let timer;
+  const expired = new Promise((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return Promise.race([Promise.allSettled(promises), expired]).finally(() => clearTimeout(timer));
 }
 
 function attachError(tabId, err) {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { AutomationSwitch, REASON, STORAGE_KEY } from "../automation.js";
 import { DebuggerRelay } from "../debugger.js";
-import { FakeDebugger, collector } from "./fakes.mjs";
+import { FakeDebugger, collector, rejection } from "./fakes.mjs";
 
 class FakeStorage {
   data = {};
@@ -42,7 +42,9 @@ test("stopping detaches every tab and refuses the next command's attach", async 
   await assert.rejects(relay.attach(3), { code: "automation_stopped" });
   assert.equal(dbg.count("attach"), attaches, "no chrome.debugger.attach while stopped");
   await sw.set(false);
-  await relay.send(1, "Runtime.enable");
+  const fenced = await rejection(relay.send(1, "Runtime.enable"));
+  assert.equal(fenced.extra.refused, true, "sent before the service heard of the detach: refused");
+  await relay.send(1, "Runtime.enable", {}, undefined, true); // the service heard: reattach
   assert.deepEqual(relay.attachedTabIds(), [1]);
 });
 

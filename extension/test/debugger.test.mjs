@@ -91,7 +91,7 @@ test("command failures: cdp_error with Chrome's code and message", async () => {
   assert.equal(relay.isAttached(1), true, "a CDP error leaves the session alone");
 });
 
-test("onDetach: detached event, in-flight commands fail with the reason, the next command re-attaches", async () => {
+test("onDetach: detached event, in-flight commands fail with the reason, the tab fenced until the service's next command re-attaches", async () => {
   const { dbg, events, relay } = setup();
   await relay.attach(9);
   const hang = deferred();
@@ -107,7 +107,9 @@ test("onDetach: detached event, in-flight commands fail with the reason, the nex
   hang.reject(new Error("Detached while handling command.")); // Chrome's late answer changes nothing
 
   dbg.commandImpl = async () => ({ ok: true });
-  assert.deepEqual(await relay.send(9, "Page.enable"), { ok: true });
+  assert.equal((await rejection(relay.send(9, "Page.enable"))).extra.refused, true, "sent before the service heard: refused");
+  assert.equal(dbg.count("attach"), 1, "a fenced command attaches nothing");
+  assert.deepEqual(await relay.send(9, "Page.enable", {}, undefined, true), { ok: true });
   assert.equal(dbg.count("attach"), 2);
   assert.equal(relay.isAttached(9), true);
 });
@@ -160,7 +162,7 @@ test("a command Chrome refused because the session is gone: refused, the command
   assert.equal(dbg.count("attach"), 2);
   assert.deepEqual(await relay.send(5, "Runtime.evaluate", {}), { ok: true }, "the fence is gone");
 
-  // A command in flight when the session went may have run: not refused, no fence.
+  // A command in flight when the session went may have run: not refused; the tab is fenced all the same.
   dbg.commandImpl = async (target) => {
     dbg.attached.delete(target.tabId); // detached by something else while Chrome ran it
     throw new Error("Detached while handling command.");
@@ -169,7 +171,8 @@ test("a command Chrome refused because the session is gone: refused, the command
   assert.deepEqual(late.toWire(), { code: "detached", message: "debugger detached from tab 5 (not_attached)", reason: "not_attached" });
   assert.deepEqual(events[1], { event: "detached", tabId: 5, reason: "not_attached" });
   dbg.commandImpl = async () => ({ ok: true });
-  assert.deepEqual(await relay.send(5, "Runtime.evaluate", {}), { ok: true });
+  assert.deepEqual((await rejection(relay.send(5, "Runtime.evaluate", {}))).toWire(), refused, "sent before the service heard: refused");
+  assert.deepEqual(await relay.send(5, "Runtime.evaluate", {}, undefined, true), { ok: true });
 });
 
 test("unfenceAll lifts the fences: a new service link knows nothing of them", async () => {
@@ -216,6 +219,18 @@ test("detach: emits detached with the reason, fails commands in flight, is idemp
   assert.deepEqual(events, [{ event: "detached", tabId: 6, reason: "requested" }]);
   assert.equal(relay.isAttached(6), false);
   assert.equal(dbg.attached.has(6), false);
+  dbg.commandImpl = async () => ({ ok: true });
+  assert.deepEqual(await relay.send(6, "Runtime.evaluate"), { ok: true }, "the service asked for the detach: no fence");
+});
+
+test("a detach the service did not ask for (the popup, a forbidden page, Stop all) fences the tab", async () => {
+  const { dbg, relay } = setup();
+  await relay.attach(6);
+  await relay.detach(6, "detached_in_popup");
+  const err = await rejection(relay.send(6, "Runtime.evaluate"));
+  assert.deepEqual(err.toWire(), { code: "detached", message: "debugger detached from tab 6 (detached_in_popup)", reason: "detached_in_popup", refused: true });
+  assert.equal(dbg.count("attach"), 1);
+  assert.deepEqual(await relay.send(6, "Runtime.evaluate", {}, undefined, true), { echo: { method: "Runtime.evaluate", params: {} } });
 });
 
 test("CDP events are forwarded with tabId and sessionId", () => {
@@ -254,8 +269,11 @@ test("an attach that never answers fails after the attach timeout, and a late on
   assert.deepEqual(await relay.attach(7), { attached: true, already: false }, "the next attach starts afresh");
 });
 
-test("reconcile ends the sessions Chrome no longer has, like any detach", async () => {
-  const { dbg, events, relay } = setup();
+test("reconcile ends the sessions Chrome no longer has, like any detach; a command Chrome never answers fails after the grace", async () => {
+  const dbg = new FakeDebugger();
+  const { events, emit } = collector();
+  const relay = new DebuggerRelay({ dbg, emit, reconcileGraceMs: 20 });
+  relay.install();
   await relay.attach(1);
   await relay.attach(2);
   const hang = deferred();
@@ -270,6 +288,30 @@ test("reconcile ends the sessions Chrome no longer has, like any detach", async 
   assert.equal((await rejection(inflight)).extra.reason, "not_attached");
   await relay.reconcile();
   assert.equal(events.length, 1, "nothing more to report");
+});
+
+test("reconcile waits for Chrome's own answer to a command in flight on a gone session: refused, so the service may send it again", async () => {
+  const { dbg, events, relay } = setup();
+  await relay.attach(4);
+  const sent = deferred();
+  const answer = deferred();
+  dbg.commandImpl = () => {
+    sent.resolve();
+    return answer.promise;
+  };
+  const inflight = relay.send(4, "Runtime.evaluate");
+  await sent.promise;
+  dbg.attached.delete(4); // detached by something else, no onDetach, while the command is on its way
+  const reconciled = relay.reconcile();
+  await tick();
+  await tick();
+  assert.deepEqual(events, [], "nothing decided before Chrome answers the command");
+  answer.reject(new Error("Debugger is not attached to the tab with id: 4."));
+  await reconciled;
+  const want = { code: "detached", message: "debugger detached from tab 4 (not_attached)", reason: "not_attached", refused: true };
+  assert.deepEqual((await rejection(inflight)).toWire(), want);
+  assert.deepEqual(events, [{ event: "detached", tabId: 4, reason: "not_attached", refused: true }], "one detach, the refused one");
+  assert.deepEqual(relay.attachedTabIds(), []);
 });
 
 test("reconcile asks Chrome nothing when no session is attached, and keeps a session attached during the question", async () => {

@@ -69,7 +69,9 @@ test("a debugged tab that commits an extension page is detached, and nothing mor
   assert.equal(relay.isAttached(5), false);
   assert.ok(events.some((e) => e.event === "detached" && e.tabId === 5 && e.reason === FORBIDDEN_PAGE), JSON.stringify(events));
   fakeTabs.tabs.get(5).url = POPUP;
-  const err = await rejection(relay.send(5, "Runtime.evaluate", { expression: "chrome.runtime.sendMessage({})" }));
+  const fenced = await rejection(relay.send(5, "Runtime.evaluate", { expression: "chrome.runtime.sendMessage({})" }));
+  assert.equal(fenced.extra.refused, true, "sent before the service heard of the detach: refused");
+  const err = await rejection(relay.send(5, "Runtime.evaluate", { expression: "chrome.runtime.sendMessage({})" }, undefined, true));
   assert.equal(err.code, "forbidden_page");
   assert.equal(dbg.count("sendCommand"), 1, "only the Page.enable before the navigation");
   assert.equal(relay.wasControlled(5), true, "the tab stays marked: code may have run in it");

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -26,11 +27,19 @@ type request struct {
 func attemptLink(t *testing.T, answer func(req request) []string) (l *Link, detaches *atomic.Int32) {
 	t.Helper()
 	detaches = new(atomic.Int32)
-	l, ext := pipeLink(t, Options{Event: func(in *extwire.Message) {
+	l, _ = pipeLinkWith(t, Options{Event: func(in *extwire.Message) {
 		if in.Event == "detached" {
 			detaches.Add(1)
 		}
-	}})
+	}}, answer)
+	return l, detaches
+}
+
+// pipeLinkWith is a link with opts over a pipe whose extension side
+// answers each request with the frames answer gives.
+func pipeLinkWith(t *testing.T, opts Options, answer func(req request) []string) (*Link, net.Conn) {
+	t.Helper()
+	l, ext := pipeLink(t, opts)
 	go func() {
 		r, w := nativemsg.NewReader(ext, nativemsg.MaxHostFrame), nativemsg.NewWriter(ext, nativemsg.MaxHostFrame)
 		for {
@@ -47,14 +56,17 @@ func attemptLink(t *testing.T, answer func(req request) []string) (l *Link, deta
 			}
 		}
 	}()
-	return l, detaches
+	return l, ext
 }
 
 func refusedReply(id int64) string {
 	return fmt.Sprintf(`{"id":%d,"error":{"code":"detached","message":"m","reason":"not_attached","refused":true}}`, id)
 }
 
-const refusedDetach = `{"event":"detached","tabId":4,"reason":"not_attached","refused":true}`
+const (
+	refusedDetach = `{"event":"detached","tabId":4,"reason":"not_attached","refused":true}`
+	detachedEvent = `{"event":"detached","tabId":4,"reason":"not_attached"}`
+)
 
 // A call's Attempt says whether anything it sent reached the page: only
 // requests Chrome refused (a refused detach, or their error says refused)
@@ -75,7 +87,13 @@ func TestAttempt(t *testing.T) {
 		}, false, true, KindDetached, ""},
 		{"refused reply", cdpOp, func(req request) []string { return []string{refusedReply(req.ID)} }, false, true, KindExtension, extwire.ErrDetached},
 		{"detached while it ran", cdpOp, func(req request) []string {
-			return []string{`{"event":"detached","tabId":4,"reason":"not_attached"}`}
+			return []string{detachedEvent, fmt.Sprintf(`{"id":%d,"error":{"code":"detached","message":"m","reason":"not_attached"}}`, req.ID)}
+		}, false, false, KindExtension, extwire.ErrDetached},
+		{"sent before the service heard of a detach: the fence refused it", cdpOp, func(req request) []string {
+			return []string{detachedEvent, refusedReply(req.ID)}
+		}, false, true, KindExtension, extwire.ErrDetached},
+		{"detached and never answered: fails after the bound, may have run", cdpOp, func(req request) []string {
+			return []string{detachedEvent}
 		}, false, false, KindDetached, ""},
 		{"answered", cdpOp, func(req request) []string { return []string{fmt.Sprintf(`{"id":%d,"result":{}}`, req.ID)} }, false, false, 0, ""},
 		{"a CDP error", cdpOp, func(req request) []string {
@@ -136,5 +154,77 @@ func TestReattachAfterARefusedDetach(t *testing.T) {
 	}
 	if want := []bool{false, true, false}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("reattach on the three commands: got %v, want %v", got, want)
+	}
+}
+
+// After any detach the tab's next command carries reattach, and a Session
+// made before the detach sends nothing more (what it was used for went
+// with the old debugger session): its command fails, refused, not sent.
+func TestSessionOfAnEndedDebuggerSessionSendsNothing(t *testing.T) {
+	seen := make(chan request, 8)
+	n := 0
+	l, _ := attemptLink(t, func(req request) []string {
+		seen <- req
+		if n++; n == 1 {
+			return []string{detachedEvent, fmt.Sprintf(`{"id":%d,"result":{}}`, req.ID)}
+		}
+		return []string{fmt.Sprintf(`{"id":%d,"result":{}}`, req.ID)}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	old := l.Session(4)
+	if err := old.Call(ctx, "Runtime.evaluate", nil, nil); err != nil {
+		t.Fatalf("the first command: %v", err)
+	}
+	<-seen
+	tctx, att := Track(ctx)
+	err := old.Call(tctx, "Runtime.evaluate", nil, nil)
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindDetached || !e.Refused {
+		t.Errorf("a command of the old session: got %v, want a refused detached error", err)
+	}
+	if !att.Unreached() {
+		t.Error("a command not sent: got Unreached false, want true")
+	}
+	if err := l.Session(4).Call(ctx, "Runtime.evaluate", nil, nil); err != nil {
+		t.Fatalf("a new session's command: %v", err)
+	}
+	if req := <-seen; !req.Reattach {
+		t.Error("the first command after the detach: got no reattach, want reattach")
+	}
+	select {
+	case req := <-seen:
+		t.Errorf("the extension got %+v from the old session, want nothing", req)
+	default:
+	}
+}
+
+// A caller ended by its tab's detach (what the service's call guard does
+// on the event) still learns what became of its command: the fence's
+// refusal that follows the event says it did not run, so the call may
+// run again.
+func TestCallerEndedByTheDetachHearsTheRefusal(t *testing.T) {
+	var cancelCall context.CancelFunc
+	release := make(chan struct{})
+	l, _ := pipeLinkWith(t, Options{Event: func(in *extwire.Message) {
+		if in.Event == "detached" {
+			cancelCall() // before the extension's answer to the command is read
+		}
+	}}, func(req request) []string {
+		<-release
+		return []string{detachedEvent, refusedReply(req.ID)}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ctx, att := Track(ctx)
+	ctx, cancelCall = context.WithCancel(ctx)
+	defer cancelCall()
+	close(release)
+	_, err := l.Call(ctx, extwire.CDP{TabID: 4, Method: "Runtime.evaluate"})
+	if err == nil {
+		t.Fatal("got no error, want one")
+	}
+	if !att.Unreached() {
+		t.Errorf("got Unreached false (error %v), want true: the fence refused the command", err)
 	}
 }

@@ -37,6 +37,7 @@ type reply struct {
 
 type pendingCall struct {
 	tabID int
+	epoch uint64 // the tab's session generation when it was sent
 	op    string
 	name  string   // what errors name: the CDP method for cdp calls, else op
 	att   *Attempt // the call's record (Track), or nil
@@ -102,8 +103,12 @@ type Link struct {
 	pending pending.Table[int64, pendingCall]
 	subs    map[int]*Subscriber
 	// reattach are the tabs whose next command must carry Reattach: a
-	// refused detach fenced them in the extension.
+	// detach the service did not ask for fenced them in the extension.
 	reattach map[int]bool
+	// detaches counts each tab's detached events: its debugger session's
+	// generation is one more (epoch). A Session made before a detach
+	// sends nothing after the link heard of it.
+	detaches map[int]uint64
 	hello    *extwire.Message
 	closed   chan struct{}
 
@@ -132,6 +137,7 @@ func New(conn net.Conn, opts Options) *Link {
 		log:      opts.Log,
 		subs:     make(map[int]*Subscriber),
 		reattach: make(map[int]bool),
+		detaches: make(map[int]uint64),
 		closed:   make(chan struct{}),
 	}
 }
@@ -242,9 +248,11 @@ func (l *Link) CallSequence(ctx context.Context, ops []extwire.Op) ([]json.RawMe
 
 // started is a request sent, waiting for its reply.
 type started struct {
-	id   int64
-	name string
-	ch   chan reply
+	id    int64
+	name  string
+	tab   int
+	epoch uint64 // the tab's session generation when it was sent
+	ch    chan reply
 }
 
 // errName is what a call's errors name: the CDP method for cdp calls,
@@ -278,16 +286,30 @@ func (l *Link) start(ctx context.Context, op extwire.Op) (started, error) {
 		return started{}, &Error{Kind: KindGone, Op: errName(op), Browser: l.id, msg: "browser " + l.id + " disconnected"}
 	default:
 	}
-	if c, ok := op.(extwire.CDP); ok && l.reattach[c.TabID] {
-		delete(l.reattach, c.TabID)
-		c.Reattach = true
-		op = c
+	if c, ok := op.(extwire.CDP); ok {
+		if c.Epoch != 0 && c.Epoch != l.epochLocked(c.TabID) {
+			// Made for the tab's session before a detach the link has
+			// heard of: the state it was built on (contexts, objects,
+			// enabled domains) is gone, and the new session is not its.
+			l.mu.Unlock()
+			att.note(false)
+			e := l.newError(KindDetached, c.Method, "%s: not sent: the debugger session of tab %d it was meant for ended", c.Method, c.TabID)
+			e.Tab, e.Reason, e.Refused = c.TabID, "not_attached", true
+			return started{}, e
+		}
+		if l.reattach[c.TabID] {
+			delete(l.reattach, c.TabID)
+			c.Reattach = true
+			op = c
+		}
 	}
 	// Unique across links: a late reply to a request of a dropped link
 	// (the extension answers through the relay's next connection) must
 	// never match a request of the new one.
 	id := l.opts.IDs.Add(1)
-	_ = l.pending.Add(id, pendingCall{tabID: op.OpTab(), op: name, name: errName(op), att: att, ch: ch}) // open while l.closed is
+	tab := op.OpTab()
+	epoch := l.epochLocked(tab)
+	_ = l.pending.Add(id, pendingCall{tabID: tab, epoch: epoch, op: name, name: errName(op), att: att, ch: ch}) // open while l.closed is
 	l.mu.Unlock()
 
 	msg, err := extwire.EncodeRequest(id, op)
@@ -303,7 +325,7 @@ func (l *Link) start(ctx context.Context, op extwire.Op) (started, error) {
 		}
 		return started{}, l.newError(KindGone, errName(op), "%s: send to browser %s: %v", name, l.ID(), err)
 	}
-	return started{id: id, name: name, ch: ch}, nil
+	return started{id: id, name: name, tab: tab, epoch: epoch, ch: ch}, nil
 }
 
 // wait waits for a started request's reply, the context's end, or the
@@ -313,12 +335,43 @@ func (l *Link) wait(ctx context.Context, c started) (json.RawMessage, error) {
 	case r := <-c.ch:
 		return r.result, r.err
 	case <-ctx.Done():
+		if c.tab != 0 && l.Epoch(c.tab) != c.epoch {
+			// The tab's session ended while this waited, and what ended
+			// the caller may be that very detach. The extension answers
+			// each command of an ended session at once (failed in flight,
+			// or refused by its fence: it did not run); that answer,
+			// not a guess, records whether it reached the page.
+			t := time.NewTimer(detachedAnswerWait)
+			defer t.Stop()
+			select {
+			case r := <-c.ch:
+				if r.err != nil {
+					return nil, r.err
+				}
+			case <-t.C:
+			case <-l.closed:
+			}
+		}
 		l.forget(c.id)
 		e := l.newError(KindTimeout, c.name, "%s: no answer from browser %s: %v", c.name, l.ID(), ctx.Err())
 		e.err = ctx.Err()
 		return nil, e
 	}
 }
+
+// detachedAnswerWait bounds how long a caller that gave up waits for the
+// answer to a command of a session that ended meanwhile (Link.wait).
+const detachedAnswerWait = 2 * time.Second
+
+// Epoch is the generation of the tab's debugger session as the link knows
+// it: one more than the detached events it heard for the tab.
+func (l *Link) Epoch(tab int) uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.epochLocked(tab)
+}
+
+func (l *Link) epochLocked(tab int) uint64 { return l.detaches[tab] + 1 }
 
 // forget drops a request whose caller gave up: it may still reach the
 // page.
@@ -387,8 +440,10 @@ func (l *Link) handle(in *extwire.Message) {
 	}
 	// refused are the tab's commands a refused detach answers: none of
 	// them ran. They are answered after the detach is handled (the tab's
-	// state dropped), so a caller that runs again finds the tab as after
-	// any detach.
+	// state dropped, by Options.Event), so a caller that runs again finds
+	// the tab as after any detach, and before the subscribers hear of it:
+	// a call that a subscriber ends on a detach has by then recorded that
+	// its commands did not run (Attempt), so it may run again.
 	var refused []pendingCall
 	switch in.Event {
 	case "hello":
@@ -412,23 +467,30 @@ func (l *Link) handle(in *extwire.Message) {
 			l.logger().Warn("send welcome", "err", err)
 		}
 	case "detached":
-		if in.Refused {
-			refused = l.refuseTab(in.TabID)
-		}
-		l.failTab(in.TabID, func(p pendingCall) *Error {
-			e := newError(KindDetached, p.name, "debugger detached from tab %d: %s", in.TabID, in.Reason)
-			e.Tab, e.Reason = in.TabID, in.Reason
-			return e
-		})
+		// The tab's commands still pending are answered by the extension
+		// (failed when in flight, refused when they came after the
+		// detach), which knows which ran; a refused detach answers them
+		// here at once (refuseTab), as none ran.
+		refused = l.detached(in)
 	case "tab.removed":
-		l.failTab(in.TabID, func(p pendingCall) *Error {
+		l.failTab(in.TabID, nil, func(p pendingCall) *Error {
 			e := newError(KindTabClosed, p.name, "tab %d was closed", in.TabID)
 			e.Tab = in.TabID
 			return e
 		})
+		l.mu.Lock()
+		delete(l.reattach, in.TabID) // tab IDs are not reused
+		delete(l.detaches, in.TabID)
+		l.mu.Unlock()
 	}
 	if l.opts.Event != nil {
 		l.opts.Event(in)
+	}
+	for _, p := range refused {
+		p.att.note(false)
+		e := l.newError(KindDetached, p.name, "%s: debugger detached from tab %d (%s): Chrome refused the command, it did not run", p.name, in.TabID, in.Reason)
+		e.Tab, e.Reason, e.Refused = in.TabID, in.Reason, true
+		p.ch <- reply{err: e}
 	}
 	l.mu.Lock()
 	var targets []*Subscriber
@@ -441,31 +503,42 @@ func (l *Link) handle(in *extwire.Message) {
 	for _, s := range targets {
 		s.Deliver(in)
 	}
-	for _, p := range refused {
-		p.att.note(false)
-		e := l.newError(KindDetached, p.name, "%s: debugger detached from tab %d (%s): Chrome refused the command, it did not run", p.name, in.TabID, in.Reason)
-		e.Tab, e.Reason, e.Refused = in.TabID, in.Reason, true
-		p.ch <- reply{err: e}
+}
+
+// detached notes a detach of the tab: a new session generation, and its
+// next command carries Reattach (the extension fenced the tab unless the
+// service asked for the detach). After a refused detach it takes the
+// tab's pending commands: the extension refuses every command of the tab
+// sent before the service got the event (Chrome refused those it sent on
+// the gone session, the fence the others), so none of them ran.
+func (l *Link) detached(in *extwire.Message) []pendingCall {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.detaches[in.TabID]++
+	l.reattach[in.TabID] = true
+	if in.Refused {
+		return l.pending.TakeIf(func(p pendingCall) bool { return p.tabID == in.TabID && p.op == "cdp" })
 	}
+	// A bound on the extension's answers: a request of the tab sent
+	// before this detach and still pending after detachedAnswerWait fails
+	// as one that may have run.
+	tab, reason, before := in.TabID, in.Reason, l.epochLocked(in.TabID)
+	time.AfterFunc(detachedAnswerWait, func() {
+		l.failTab(tab, func(p pendingCall) bool { return p.epoch < before }, func(p pendingCall) *Error {
+			e := newError(KindDetached, p.name, "debugger detached from tab %d: %s", tab, reason)
+			e.Tab, e.Reason = tab, reason
+			return e
+		})
+	})
+	return nil
 }
 
-// refuseTab takes the tab's pending commands after a refused detach, and
-// marks its next command to carry Reattach. The extension refuses every
-// command of the tab sent before the service got the event (Chrome refused
-// those it sent on the gone session, the fence the others), so none of
-// them ran.
-func (l *Link) refuseTab(tabID int) []pendingCall {
+// failTab fails the pending calls of one tab that match (all when match
+// is nil) with the errors fail makes.
+func (l *Link) failTab(tabID int, match func(pendingCall) bool, fail func(pendingCall) *Error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.reattach[tabID] = true
-	return l.pending.TakeIf(func(p pendingCall) bool { return p.tabID == tabID && p.op == "cdp" })
-}
-
-// failTab fails the pending calls of one tab with the errors fail makes.
-func (l *Link) failTab(tabID int, fail func(pendingCall) *Error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, p := range l.pending.TakeIf(func(p pendingCall) bool { return p.tabID == tabID && tabID != 0 }) {
+	for _, p := range l.pending.TakeIf(func(p pendingCall) bool { return p.tabID == tabID && tabID != 0 && (match == nil || match(p)) }) {
 		p.att.note(true) // it may have run before the detach
 		e := fail(p)
 		e.Browser = l.id

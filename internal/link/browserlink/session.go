@@ -20,6 +20,7 @@ type Session struct {
 	l         *Link
 	tabID     int
 	sessionID string
+	epoch     uint64 // the tab's session generation it was made in (Link.Epoch)
 }
 
 var (
@@ -27,12 +28,17 @@ var (
 	_ cdptab.Sequencer = (*Session)(nil)
 )
 
-// Session is the main CDP session of a tab.
-func (l *Link) Session(tabID int) *Session { return &Session{l: l, tabID: tabID} }
+// Session is the main CDP session of a tab, in the tab's current debugger
+// session: after a detach it sends nothing (its commands fail, refused,
+// as not sent), as what it was used for (contexts, objects, enabled
+// domains) went with that session; make a new one.
+func (l *Link) Session(tabID int) *Session {
+	return &Session{l: l, tabID: tabID, epoch: l.Epoch(tabID)}
+}
 
 // Call sends one CDP command through the extension and decodes its result.
 func (s *Session) Call(ctx context.Context, method string, params, result any) error {
-	op := extwire.CDP{TabID: s.tabID, Method: method, SessionID: s.sessionID}
+	op := extwire.CDP{TabID: s.tabID, Method: method, SessionID: s.sessionID, Epoch: s.epoch}
 	if params != nil {
 		raw, err := jsonv2.Marshal(params)
 		if err != nil {
@@ -58,7 +64,7 @@ func (s *Session) Call(ctx context.Context, method string, params, result any) e
 func (s *Session) CallSequence(ctx context.Context, cmds []cdptab.Command) error {
 	ops := make([]extwire.Op, len(cmds))
 	for i, c := range cmds {
-		op := extwire.CDP{TabID: s.tabID, Method: c.Method, SessionID: s.sessionID}
+		op := extwire.CDP{TabID: s.tabID, Method: c.Method, SessionID: s.sessionID, Epoch: s.epoch}
 		if c.Params != nil {
 			raw, err := jsonv2.Marshal(c.Params)
 			if err != nil {
@@ -121,7 +127,7 @@ func (s *Session) Stream(methods ...string) (<-chan cdptab.Event, func()) {
 
 // Child returns a flattened child session of the same tab.
 func (s *Session) Child(id target.SessionID) cdp.Session {
-	return &Session{l: s.l, tabID: s.tabID, sessionID: string(id)}
+	return &Session{l: s.l, tabID: s.tabID, sessionID: string(id), epoch: s.epoch}
 }
 
 // Queue is a channel that can be fed without blocking and closed once,

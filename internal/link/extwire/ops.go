@@ -32,10 +32,15 @@ type CDP struct {
 	Method    string          `json:"method"`
 	SessionID string          `json:"sessionId,omitempty"`
 	Params    json.RawMessage `json:"params,omitempty"`
-	// Reattach says the service has heard of the tab's refused detach
-	// (Message.Refused): the extension attaches again for it. The link
-	// sets it on the tab's first command after that event.
+	// Reattach says the service has heard of the tab's detach: the
+	// extension, which fenced the tab unless the service asked for the
+	// detach, attaches again for it. The link sets it on the tab's first
+	// command after that event.
 	Reattach bool `json:"reattach,omitempty"`
+	// Epoch, when not 0, is the tab's debugger session generation the
+	// command was made for (browserlink.Session): the link does not send
+	// it once it has heard of a later detach. Not on the wire.
+	Epoch uint64 `json:"-"`
 }
 
 // Attach attaches the debugger to a tab: {"attached", "already"}.

@@ -48,8 +48,8 @@ func TestCallRunsAgainWhenNothingReachedThePage(t *testing.T) {
 		t.Errorf("the next command: got reattach %v, want none", ran["reattach"])
 	}
 	ext.send(map[string]any{"event": "detached", "tabId": 7, "reason": "not_attached"})
-	wantCode(t, <-errc, protocol.CodeDetached)
 	ext.send(map[string]any{"id": ran["id"], "error": map[string]any{"code": "detached", "message": "m", "reason": "not_attached"}})
+	wantCode(t, <-errc, protocol.CodeDetached)
 	errc = send("Page.enable")
 	if m := ext.read(); m["method"] != "Page.enable" {
 		t.Fatalf("after a detach that may have run: got %v, want the next call's command, not a second run", m)

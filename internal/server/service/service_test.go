@@ -267,6 +267,9 @@ func TestPendingCallsFailWhenLinkDrops(t *testing.T) {
 	}
 }
 
+// The extension answers each command of a detached tab itself (PROTOCOL.md
+// §2); one it never answers fails within a bound after the event, as one
+// that may have run, naming the reason.
 func TestDetachedEventFailsPendingCalls(t *testing.T) {
 	f := newFixture(t)
 	ext := f.linkedExt(t)
