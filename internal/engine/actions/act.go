@@ -75,6 +75,9 @@ type Result struct {
 	// hovered: they moved the mouse to the action point in the page
 	// (checks.Hover), so the action must not send a trusted mouse move.
 	hidden, hovered bool
+	// readValue: the action wants Value read after it; the settle's call
+	// on the element reads it (one round trip less), else actWith does.
+	readValue bool
 }
 
 // unsettled ends an action that is not settled (Settled.Skipped says
@@ -108,6 +111,11 @@ type Settled struct {
 	Capped bool
 	// Skipped says why no settle happened ("off", "dialog", "no action").
 	Skipped string
+
+	// value is what the element acted on held when the settle's first
+	// call on it answered (read is set then): Result.readValue.
+	value *string
+	read  bool
 }
 
 // finalError marks an error of do that must not be retried even with retryDo
@@ -254,7 +262,14 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 	if !dispatched { // nothing to do (a checkbox already checked): nothing to settle
 		return res.unsettled("no action", start), nil
 	}
-	res.Settled = r.settle(w, s, acted)
+	res.Settled = r.settle(w, s, acted, res.readValue)
+	if res.readValue && w.opened() == nil {
+		if res.Settled.read {
+			res.Value = res.Settled.value
+		} else {
+			res.Value = r.valueOf(ctx, acted) // no settle, or not on the element
+		}
+	}
 	if d := w.opened(); d != nil {
 		res.Dialog = d
 	} else {

@@ -80,7 +80,7 @@ func (r *Runner) Fill(ctx context.Context, target, text string, o FillOptions) (
 		} else if _, err := cdp.Call(ctx, r.tab, input.InsertText, input.InsertTextParams{Text: insert}); err != nil {
 			return fmt.Errorf("fill %s: insert text: %w", target, err)
 		}
-		res.Value = r.valueOf(ctx, el)
+		res.readValue = true
 		return nil
 	})
 }

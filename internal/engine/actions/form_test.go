@@ -1,13 +1,21 @@
 package actions_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
+
 	"github.com/egohost/egohost/internal/engine/actions"
+	"github.com/egohost/egohost/internal/link/cdptab"
+	"github.com/egohost/egohost/resolver"
 )
 
 const formPage = `
@@ -231,4 +239,87 @@ func TestUploadFocusScroll(t *testing.T) {
 		t.Errorf("scroll by 500: got %v, want it scrolled", res.Scroll)
 	}
 	tb.want("scrollY > 100", "true")
+}
+
+// methodCountingTab counts the CDP calls a Runner makes, by method.
+type methodCountingTab struct {
+	safeTab
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *methodCountingTab) Call(ctx context.Context, method string, params, result any) error {
+	c.mu.Lock()
+	c.n[method]++
+	c.mu.Unlock()
+	return c.safeTab.Call(ctx, method, params, result)
+}
+
+func (c *methodCountingTab) CallSequence(ctx context.Context, cmds []cdptab.Command) error {
+	c.mu.Lock()
+	for _, cmd := range cmds {
+		c.n[cmd.Method]++
+	}
+	c.mu.Unlock()
+	return c.safeTab.CallSequence(ctx, cmds)
+}
+
+func (c *methodCountingTab) Child(id target.SessionID) cdp.Session {
+	return countingSession{c, c.safeTab.Child(id)}
+}
+
+// countingSession counts a child session's calls into its tab's count.
+type countingSession struct {
+	tab *methodCountingTab
+	cdp.Session
+}
+
+func (c countingSession) Call(ctx context.Context, method string, params, result any) error {
+	c.tab.mu.Lock()
+	c.tab.n[method]++
+	c.tab.mu.Unlock()
+	return c.Session.Call(ctx, method, params, result)
+}
+
+func (c *methodCountingTab) take() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.n
+	c.n = map[string]int{}
+	return n
+}
+
+// A fill's read-back of the value rides on the settle's call on the
+// element (one round trip less); without a settle it is a call of its
+// own. Both read the value as the page's handlers left it.
+func TestFillReadsTheValueInTheSettle(t *testing.T) {
+	tb := open(t, map[string]string{"/": html(`<input id=up oninput="this.value = this.value.toUpperCase()">`)}, "/")
+	ctx := tb.ctx
+	p := tb.p
+	ct := &methodCountingTab{safeTab: safeTab{p}, n: map[string]int{}}
+	res := resolver.New(ct, nil)
+	r := actions.New(ct, actions.FindCallers(res.Object, res.ObjectCall), actions.Options{Transient: resolver.IsTransient})
+	if _, err := r.Fill(ctx, "#up", "warm", actions.FillOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name      string
+		settle    *actions.Settle
+		wantCalls int // Runtime.callFunctionOn: the settle's, or the read-back's (the checks and fill.js ride on the find)
+	}{
+		{"default settle", nil, 1},
+		{"settle off", &actions.Settle{Off: true}, 1},
+	} {
+		ct.take()
+		got, err := r.Fill(ctx, "#up", "ada", actions.FillOptions{ActOptions: actions.ActOptions{Settle: tt.settle}})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got.Value == nil || *got.Value != "ADA" {
+			t.Errorf("%s: value: got %v, want ADA", tt.name, got.Value)
+		}
+		if n := ct.take()[cdpruntime.CommandCallFunctionOn]; n != tt.wantCalls {
+			t.Errorf("%s: Runtime.callFunctionOn calls: got %d, want %d", tt.name, n, tt.wantCalls)
+		}
+	}
 }

@@ -92,7 +92,7 @@ func (r *Runner) keys(ctx context.Context, op string, o PressOptions, do func(ct
 				if err := do(ctx); err != nil {
 					return finalError{fmt.Errorf("%s: %w", op, err)}
 				}
-				res.Value = r.valueOf(ctx, el)
+				res.readValue = true
 				return nil
 			},
 			retryDo: true, // until the focus lands; keys sent are final
@@ -139,7 +139,7 @@ func (r *Runner) unbound(ctx context.Context, op string, o ActOptions, do func(c
 	if o.Settle != nil {
 		s = o.Settle.withDefaults()
 	}
-	res.Settled = r.settle(w, s, Element{})
+	res.Settled = r.settle(w, s, Element{}, false)
 	res.Dialog = w.opened()
 	res.Took = time.Since(start)
 	return res, nil

@@ -21,6 +21,12 @@ var (
 
 	// quietFn runs in the page's own world, on its document.
 	quietFn = aria.Page(quietJS)
+
+	// settleValueJS is settle.js that also reads what the element holds
+	// (value.js) when it answers: an action's read-back of the value rides
+	// on the settle's call (Result.readValue).
+	settleValueJS = "async (node, ns, ...args) => {\nconst r = await (" + settleJS + ")(node, ns, ...args);\n" +
+		"if (r && !r.missing) { r.read = true; r.value = (" + valueJS + ")(node); }\nreturn r;\n}"
 )
 
 // settle lets the page settle after an action, within s.Cap: it follows a
@@ -32,7 +38,9 @@ var (
 // no navigation, no request the action started still in flight; otherwise,
 // and without el, it waits for s.Quiet without DOM mutations, counted from
 // the action when el is set.
-func (r *Runner) settle(w *watch, s Settle, el Element) (out Settled) {
+// With readValue, the settle's first call on el also reads its value
+// (Settled.value).
+func (r *Runner) settle(w *watch, s Settle, el Element, readValue bool) (out Settled) {
 	if s.Off {
 		return Settled{Skipped: "off"}
 	}
@@ -69,8 +77,11 @@ func (r *Runner) settle(w *watch, s Settle, el Element) (out Settled) {
 			out.Capped = true
 			return out
 		}
-		q, nav, navigated := r.quietOrNavigation(ctx, w, s, el)
-		el = Element{} // once: the later rounds watch the main frame's document
+		q, nav, navigated := r.quietOrNavigation(ctx, w, s, el, readValue)
+		if q.Read {
+			out.value, out.read = q.Value, true
+		}
+		el, readValue = Element{}, false // once: the later rounds watch the main frame's document
 		if !navigated && q.Early {
 			// Nothing in the page: a navigation or a request the action
 			// started may still be on its way.
@@ -120,19 +131,22 @@ type quietResult struct {
 	// been without a mutation, in ms (see pollQuiet).
 	Pending bool    `json:"pending"`
 	Since   float64 `json:"since"`
-	err     error
-	gone    bool // the document went away under settle.js
+	// Read and Value: what the element held (settleValueJS).
+	Read  bool    `json:"read"`
+	Value *string `json:"value"`
+	err   error
+	gone  bool // the document went away under settle.js
 }
 
 // quietOrNavigation runs the DOM-quiet observer in the main frame while
 // watching for a navigation of the main frame; a navigation wins.
-func (r *Runner) quietOrNavigation(ctx context.Context, w *watch, s Settle, el Element) (quietResult, navEvent, bool) {
+func (r *Runner) quietOrNavigation(ctx context.Context, w *watch, s Settle, el Element, readValue bool) (quietResult, navEvent, bool) {
 	qctx, qcancel := context.WithCancel(ctx)
 	defer qcancel()
 	done := make(chan quietResult, 1)
 	go func() {
 		if el.ObjectID != "" {
-			if q := r.settleOn(qctx, el, s, ctx); !q.Missing {
+			if q := r.settleOn(qctx, el, s, ctx, readValue); !q.Missing {
 				done <- q
 				return
 			}
@@ -224,10 +238,14 @@ func pollQuiet(ctx context.Context, s Settle, call func(poll bool) quietResult) 
 }
 
 // settleOn runs settle.js on the element acted on.
-func (r *Runner) settleOn(ctx context.Context, el Element, s Settle, capCtx context.Context) quietResult {
+func (r *Runner) settleOn(ctx context.Context, el Element, s Settle, capCtx context.Context, readValue bool) quietResult {
+	fn := settleJS
+	if readValue {
+		fn = settleValueJS
+	}
 	return pollCapped(ctx, s, capCtx, func(poll bool, capMs int64) quietResult {
 		var q quietResult
-		if err := r.callOn(ctx, el, settleJS, &q, s.Quiet.Milliseconds(), capMs, poll); err != nil {
+		if err := r.callOn(ctx, el, fn, &q, s.Quiet.Milliseconds(), capMs, poll); err != nil {
 			var na *NotActionableError
 			// The element's document went away: a navigation.
 			return quietResult{err: err, gone: errors.As(err, &na) && na.Reason == NotAttached}
