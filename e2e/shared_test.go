@@ -108,10 +108,10 @@ func useSharedChainWith(t *testing.T, config string) *chain {
 	return &view
 }
 
-// forgetAgents revokes every paired agent, denies every request waiting
-// and deletes the agents' token files in stateDir, so that the next test
-// on the chain may pair the same names afresh (the chain has none of its
-// own: each test's are forgotten when it ends).
+// forgetAgents revokes every paired agent, denies every request waiting,
+// closes every space and deletes the agents' token files in stateDir, so
+// that the next test on the chain may pair the same names afresh (the
+// chain has none of its own: each test's are forgotten when it ends).
 func forgetAgents(t testing.TB, owner *client.Client, stateDir string) {
 	t.Helper()
 	tokens, _ := filepath.Glob(filepath.Join(stateDir, "agents", "*.token"))
@@ -137,6 +137,18 @@ func forgetAgents(t testing.TB, owner *client.Client, stateDir string) {
 		}
 		if err := owner.Call(ctx, protocol.MethodAgentsRevoke, protocol.AgentNameParams{Name: a.Name}, nil); err != nil {
 			t.Errorf("revoke %s after the test: %v", a.Name, err)
+		}
+	}
+	// Their spaces too: an agent of the same name in a later test would
+	// find them its own.
+	var sl protocol.SpacesListResult
+	if err := owner.Call(ctx, protocol.MethodSpacesList, protocol.SpacesListParams{All: true}, &sl); err != nil {
+		t.Errorf("spaces.list after the test: %v", err)
+		return
+	}
+	for _, sp := range sl.Spaces {
+		if err := owner.Call(ctx, protocol.MethodSpacesClose, protocol.SpaceParams{Space: sp.ID}, nil); err != nil {
+			t.Errorf("close space %s (%s) after the test: %v", sp.ID, sp.Agent, err)
 		}
 	}
 }
