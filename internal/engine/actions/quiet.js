@@ -1,13 +1,18 @@
 // quiet resolves when the document has gone quietMs without a DOM mutation,
 // or after capMs. It resolves {quiet, mutations, ms}.
 //
+// early (a document a navigation just loaded): after one animation frame
+// and a task, a document that has loaded (readyState "complete": its load
+// handlers ran) and whose DOM nothing mutated meanwhile is quiet at once:
+// {quiet: true, early: true}. Otherwise it waits as above.
+//
 // A hidden document (a background tab) aligns its timers to Chrome's 1 s
 // wake-ups: there it resolves at once {pending: true, since} (since: ms
 // since the last mutation) and keeps its observer; the caller waits and
 // calls again with poll set, until it resolves {quiet: true}.
 // It runs in the page's own world (aria.Page): document is the page's, ns null.
 // mutation is mutation.js: which mutations count.
-(document, ns, quietMs, capMs, poll, mutation) => {
+(document, ns, quietMs, capMs, poll, mutation, early) => {
   const counts = mutation();
   const opts = { subtree: true, childList: true, attributes: true, attributeOldValue: true, characterData: true };
   const prev = window.__egohostQuiet;
@@ -61,6 +66,24 @@
       }
       setTimeout(tick, Math.max(5, Math.min(quietMs - (now - last), capMs - (now - start))));
     };
-    setTimeout(tick, quietMs);
+    if (!early) {
+      setTimeout(tick, quietMs);
+      return;
+    }
+    let done = false;
+    const afterFrame = () => {
+      if (done) return;
+      done = true;
+      setTimeout(() => {
+        if (mutations === 0 && document.readyState === "complete") {
+          obs.disconnect();
+          resolve({ quiet: true, early: true, mutations, ms: performance.now() - start });
+          return;
+        }
+        setTimeout(tick, Math.max(0, quietMs - (performance.now() - last)));
+      }, 0);
+    };
+    requestAnimationFrame(afterFrame);
+    setTimeout(afterFrame, 100); // no animation frames
   });
 }

@@ -37,7 +37,9 @@ var (
 // (that counts: mutation.js leaves out an animation that only moves),
 // no navigation, no request the action started still in flight; otherwise,
 // and without el, it waits for s.Quiet without DOM mutations, counted from
-// the action when el is set.
+// the action when el is set. A document a navigation just loaded ends the
+// same way after one frame when it has loaded and nothing changed it
+// (quiet.js early), and no request is in flight.
 // With readValue, the settle's first call on el also reads its value
 // (Settled.value).
 func (r *Runner) settle(w *watch, s Settle, el Element, readValue bool) (out Settled) {
@@ -51,8 +53,10 @@ func (r *Runner) settle(w *watch, s Settle, el Element, readValue bool) (out Set
 	// After a navigation the new document is prepared for the next call
 	// (Options.Prepare), in parallel with the settle's watch of it.
 	var prep *preparing
+	loaded := false // the next round watches a document a navigation just loaded
 	follow := func(ev navEvent) {
 		if r.followNavigation(ctx, w, ev, &out) {
+			loaded = true
 			// The element acted on went with its document: settle.js
 			// would only find it gone (a round trip in a document being
 			// torn down); the rounds after watch the new document.
@@ -77,7 +81,8 @@ func (r *Runner) settle(w *watch, s Settle, el Element, readValue bool) (out Set
 			out.Capped = true
 			return out
 		}
-		q, nav, navigated := r.quietOrNavigation(ctx, w, s, el, readValue)
+		q, nav, navigated := r.quietOrNavigation(ctx, w, s, el, readValue, loaded)
+		loaded = false // once: after the network, the full window
 		if q.Read {
 			out.value, out.read = q.Value, true
 		}
@@ -140,7 +145,11 @@ type quietResult struct {
 
 // quietOrNavigation runs the DOM-quiet observer in the main frame while
 // watching for a navigation of the main frame; a navigation wins.
-func (r *Runner) quietOrNavigation(ctx context.Context, w *watch, s Settle, el Element, readValue bool) (quietResult, navEvent, bool) {
+//
+// With el it watches the element acted on (settle.js); else, quiet.js on
+// the main frame's document, with loaded (a document a navigation just
+// loaded) its early end.
+func (r *Runner) quietOrNavigation(ctx context.Context, w *watch, s Settle, el Element, readValue, loaded bool) (quietResult, navEvent, bool) {
 	qctx, qcancel := context.WithCancel(ctx)
 	defer qcancel()
 	done := make(chan quietResult, 1)
@@ -151,7 +160,7 @@ func (r *Runner) quietOrNavigation(ctx context.Context, w *watch, s Settle, el E
 				return
 			}
 		}
-		done <- r.quiet(qctx, s, ctx)
+		done <- r.quiet(qctx, s, ctx, loaded && el.ObjectID == "")
 	}()
 	for {
 		select {
@@ -176,12 +185,13 @@ func capLeft(s Settle, capCtx context.Context) int64 {
 	return s.Cap.Milliseconds()
 }
 
-// quiet evaluates quiet.js in the main frame's page world.
-func (r *Runner) quiet(ctx context.Context, s Settle, capCtx context.Context) quietResult {
+// quiet evaluates quiet.js in the main frame's page world (early: see
+// quiet.js).
+func (r *Runner) quiet(ctx context.Context, s Settle, capCtx context.Context, early bool) quietResult {
 	return pollCapped(ctx, s, capCtx, func(poll bool, capMs int64) quietResult {
 		yes := true
 		res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, cdpruntime.EvaluateParams{
-			Expression:    quietFn.Call(aria.InstallNone, "document", fmt.Sprintf("%d, %d, %t, (%s\n)", s.Quiet.Milliseconds(), capMs, poll, mutationJS)),
+			Expression:    quietFn.Call(aria.InstallNone, "document", fmt.Sprintf("%d, %d, %t, (%s\n), %t", s.Quiet.Milliseconds(), capMs, poll, mutationJS, early)),
 			ReturnByValue: &yes,
 			AwaitPromise:  &yes,
 			Silent:        &yes,

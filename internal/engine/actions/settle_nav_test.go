@@ -1,8 +1,10 @@
 package actions_test
 
 import (
+	"net/http"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/egohost/egohost/internal/engine/actions"
 	"github.com/egohost/egohost/internal/testkit/browsertest"
@@ -29,5 +31,49 @@ func TestClickThatNavigatesSettlesAtDOMContentLoaded(t *testing.T) {
 		if s.Capped || !s.Navigated || !slices.Contains(s.For, "domcontentloaded") {
 			t.Errorf("click %d: settled %+v, want a navigation followed to domcontentloaded, not capped", i, s)
 		}
+	}
+}
+
+// After a click that loads a new document, what that document does once
+// loaded (a timer its load handler set, a request and what it renders
+// from the answer) is in the page when the click returns: the settle ends
+// early only for a loaded document that nothing changed for a frame and
+// that has no request in flight.
+func TestSettleSeesTheNewDocumentsEffect(t *testing.T) {
+	pages := browsertest.Pages(map[string]string{
+		"/":      html(`<a id=plain href="/plain">plain</a> <a id=timer href="/timer">timer</a> <a id=fetch href="/fetch">fetch</a>`),
+		"/plain": html(`<p id=out>plain</p>`),
+		"/timer": html(`<p id=out>-</p><script>onload = () => setTimeout(() => out.textContent = 'timer', 0)</script>`),
+		"/fetch": html(`<p id=out>-</p><script>onload = () => fetch('/data').then(r => r.text()).then(t => out.textContent = t)</script>`),
+	})
+	mux := http.NewServeMux()
+	mux.HandleFunc("/data", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(slowData):
+		case <-r.Context().Done():
+		}
+		w.Write([]byte("fetched"))
+	})
+	mux.Handle("/", pages)
+	tb := openWith(t, mux, "/", actions.Options{Setup: &actions.TabSetup{}})
+	for _, c := range []struct {
+		link, want string
+		waited     string // one of Settled.For
+	}{
+		{"plain", "plain", "dom quiet"},
+		{"timer", "timer", "dom quiet"},
+		{"fetch", "fetched", "network"},
+	} {
+		t.Run(c.link, func(t *testing.T) {
+			if _, err := tb.r.Goto(tb.ctx, tb.base+"/", actions.NavOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			res := tb.ok(tb.r.Click(tb.ctx, "#"+c.link, actions.ClickOptions{}))
+			tb.want("out.textContent", `"`+c.want+`"`)
+			s := res.Settled
+			if s.Capped || !s.Navigated || !slices.Contains(s.For, c.waited) {
+				t.Errorf("settled: got %+v, want a navigation, %s, not capped", s, c.waited)
+			}
+		})
 	}
 }
