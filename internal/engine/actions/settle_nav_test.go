@@ -1,10 +1,8 @@
 package actions_test
 
 import (
-	"net/http"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/egohost/egohost/internal/engine/actions"
 	"github.com/egohost/egohost/internal/testkit/browsertest"
@@ -46,16 +44,7 @@ func TestSettleSeesTheNewDocumentsEffect(t *testing.T) {
 		"/timer": html(`<p id=out>-</p><script>onload = () => setTimeout(() => out.textContent = 'timer', 0)</script>`),
 		"/fetch": html(`<p id=out>-</p><script>onload = () => fetch('/data').then(r => r.text()).then(t => out.textContent = t)</script>`),
 	})
-	mux := http.NewServeMux()
-	mux.HandleFunc("/data", func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-time.After(slowData):
-		case <-r.Context().Done():
-		}
-		w.Write([]byte("fetched"))
-	})
-	mux.Handle("/", pages)
-	tb := openWith(t, mux, "/", actions.Options{Setup: &actions.TabSetup{}})
+	tb := openWith(t, withSlowData(pages), "/", actions.Options{Setup: &actions.TabSetup{}})
 	for _, c := range []struct {
 		link, want string
 		waited     string // one of Settled.For

@@ -26,6 +26,12 @@ func settlePage() http.Handler {
 <button id=chain onclick="setTimeout(() => { out.textContent = 'one'; setTimeout(() => out.textContent = 'chain', 30) }, 0)">chain</button>
 <button id=fetch onclick="fetch('/data').then(r => r.text()).then(t => out.textContent = t)">fetch</button>
 <button id=none>none</button>`)})
+	return withSlowData(pages)
+}
+
+// withSlowData serves pages, and /data, which answers "fetched" after
+// slowData.
+func withSlowData(pages http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/data", func(w http.ResponseWriter, r *http.Request) {
 		select {
