@@ -60,3 +60,69 @@ func TestSnapshotAfterClickSeesTheEffect(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapshotAfterANewDocumentThenAct: through the whole chain, a click
+// that loads a new document returns once what that document's load
+// handler fetches is on it, so the snapshot taken right after shows it;
+// and an action by the snapshot's ref works on the new document (the
+// snapshot ends the document's preparation beside it; the action then
+// makes what it needs itself).
+func TestSnapshotAfterANewDocumentThenAct(t *testing.T) {
+	c := useSharedChain(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/data", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(400 * time.Millisecond):
+		case <-r.Context().Done():
+		}
+		w.Write([]byte("fetched greeting"))
+	})
+	mux.Handle("/", browsertest.Pages(map[string]string{
+		"/start": `<!doctype html><title>start</title><a id=go href="/next">next</a>`,
+		"/next": `<!doctype html><title>next</title><p id=out>loading</p><label>Name <input id=name></label>
+<script>onload = () => fetch('/data').then(r => r.text()).then(t => out.textContent = t)</script>`,
+	}))
+	tab := c.openTab(t, serveHandler(t, mux)+"/start")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for i := range 3 {
+		if i > 0 {
+			if err := c.agent.Call(ctx, protocol.MethodBack, protocol.NavParams{Target: tab}, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var res protocol.ActionResult
+		if err := c.agent.Call(ctx, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#go"}, &res); err != nil {
+			t.Fatal(err)
+		}
+		var snap protocol.SnapshotResult
+		if err := c.agent.Call(ctx, protocol.MethodSnapshot, protocol.SnapshotParams{Target: tab, Interactive: true}, &snap); err != nil {
+			t.Fatal(err)
+		}
+		var full protocol.SnapshotResult
+		if err := c.agent.Call(ctx, protocol.MethodSnapshot, protocol.SnapshotParams{Target: tab}, &full); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(full.Text, "fetched greeting") {
+			t.Errorf("run %d: snapshot after the click (settled %+v): got\n%s\nwant the fetched text", i, res.Settled, full.Text)
+		}
+		ref := ""
+		for _, line := range strings.Split(snap.Text, "\n") {
+			if strings.Contains(line, `textbox "Name"`) {
+				if at := strings.LastIndex(line, "@"); at >= 0 {
+					ref = strings.Fields(line[at:])[0]
+				}
+			}
+		}
+		if ref == "" {
+			t.Fatalf("run %d: no textbox Name in the snapshot:\n%s", i, snap.Text)
+		}
+		var fill protocol.ActionResult
+		if err := c.agent.Call(ctx, protocol.MethodFill, protocol.FillParams{Target: tab, Element: ref, Text: "Ada"}, &fill); err != nil {
+			t.Fatalf("run %d: fill %s: %v", i, ref, err)
+		}
+		if fill.Value == nil || *fill.Value != "Ada" {
+			t.Errorf("run %d: fill's value: got %v, want Ada", i, fill.Value)
+		}
+	}
+}

@@ -36,6 +36,12 @@ func (s *Service) snapshotOnce(ctx context.Context, c *call, p protocol.Snapshot
 	if err := s.waitParsed(ctx, c, tc, millis(p.TimeoutMs)); err != nil {
 		return nil, err
 	}
+	// The snapshot makes the page's world and installs the module itself:
+	// a preparation still running beside it (of a document an action just
+	// loaded) would only hold up its first evaluation in a renderer busy
+	// loading, as goto's NoPrepare says. The next action makes the
+	// resolver's world, where the module then is.
+	tc.tab.StopBackground()
 	opts := snapshot.Options{
 		Interactive:  p.Interactive,
 		Viewport:     p.Viewport,
