@@ -27,6 +27,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/egohost/egohost/internal/engine/aria"
+	"github.com/egohost/egohost/internal/engine/cdperr"
 	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/refmap"
 )
@@ -342,11 +343,13 @@ func world(ctx context.Context, s cdp.Session, frameID cdp.FrameID) (runtime.Exe
 var walker = aria.Keep(script)
 
 // loadedDocs remembers the frame documents whose egohost world holds the
-// page module and snapshot.js (a Tab's, across its snapshots): the first
-// walk of a document sends them at once, later ones never.
+// page module and snapshot.js (a Tab's, across its snapshots), and that
+// world's execution context: the first walk of a document makes the world
+// and sends them at once, later ones neither (a named world lives as long
+// as its document; one Chrome no longer knows is made again).
 type loadedDocs struct {
 	mu   sync.Mutex
-	docs map[docKey]bool
+	docs map[docKey]runtime.ExecutionContextID
 }
 
 type docKey struct {
@@ -366,31 +369,65 @@ func (l *loadedDocs) first(k docKey) aria.Install {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.docs[k] {
+	if l.docs[k] != 0 {
 		return aria.InstallNone
 	}
 	return aria.InstallModule
 }
 
-// add remembers that k's world holds snapshot.js.
-func (l *loadedDocs) add(k docKey) {
+// world returns the context of k's world when a walk there loaded it.
+func (l *loadedDocs) world(k docKey) (runtime.ExecutionContextID, bool) {
+	if l == nil {
+		return 0, false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cid := l.docs[k]
+	return cid, cid != 0
+}
+
+// add remembers that k's world, context cid, holds snapshot.js.
+func (l *loadedDocs) add(k docKey, cid runtime.ExecutionContextID) {
 	if l == nil {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.docs == nil || len(l.docs) >= maxLoadedDocs {
-		l.docs = make(map[docKey]bool)
+		l.docs = make(map[docKey]runtime.ExecutionContextID)
 	}
-	l.docs[k] = true
+	l.docs[k] = cid
+}
+
+// forget drops k (its world is gone).
+func (l *loadedDocs) forget(k docKey) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.docs, k)
 }
 
 // walk runs snapshot.js in one frame document.
 func walk(ctx context.Context, d *frameDoc, jsOpts map[string]any, sc *scope, loaded *loadedDocs) error {
+	key := docKey{d.sessionID, d.frame.ID, d.frame.LoaderID}
+	if cid, ok := loaded.world(key); ok {
+		err := walkIn(ctx, d, cid, jsOpts, sc, loaded, key)
+		if !cdperr.ContextGone(err) {
+			return err
+		}
+		loaded.forget(key) // the world went (its document lives on): make it again
+	}
 	cid, err := world(ctx, d.session, d.frame.ID)
 	if err != nil {
 		return err
 	}
+	return walkIn(ctx, d, cid, jsOpts, sc, loaded, key)
+}
+
+// walkIn is walk in the world whose context is cid.
+func walkIn(ctx context.Context, d *frameDoc, cid runtime.ExecutionContextID, jsOpts map[string]any, sc *scope, loaded *loadedDocs, key docKey) error {
 	local := sc != nil && sc.local != 0 && sc.frameID == d.frame.ID
 	if local {
 		jsOpts = maps.Clone(jsOpts)
@@ -441,7 +478,6 @@ func walk(ctx context.Context, d *frameDoc, jsOpts map[string]any, sc *scope, lo
 	}
 	var res *runtime.RemoteObject
 	var exc *runtime.ExceptionDetails
-	key := docKey{d.sessionID, d.frame.ID, d.frame.LoaderID}
 	for in := loaded.first(key); ; {
 		if res, exc, err = call(in); err != nil {
 			return err
@@ -453,7 +489,7 @@ func walk(ctx context.Context, d *frameDoc, jsOpts map[string]any, sc *scope, lo
 		in = next // a new document: load the module and snapshot.js
 	}
 	if exc == nil {
-		loaded.add(key)
+		loaded.add(key, cid)
 	}
 	if exc != nil {
 		msg := exc.Text

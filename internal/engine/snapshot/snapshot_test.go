@@ -474,3 +474,52 @@ func TestOptions(t *testing.T) {
 		t.Errorf("viewport diff with nothing to compare: got\n%s\nwant it to start with %q", vdiff.Text, want)
 	}
 }
+
+// worldCountingTarget counts Page.createIsolatedWorld calls.
+type worldCountingTarget struct {
+	*cdptab.Page
+	worlds atomic.Int64
+}
+
+func (c *worldCountingTarget) Call(ctx context.Context, method string, params, result any) error {
+	if method == page.CommandCreateIsolatedWorld {
+		c.worlds.Add(1)
+	}
+	return c.Page.Call(ctx, method, params, result)
+}
+
+// A document's world is made by its first snapshot only: later snapshots
+// of it walk in the same world (one round trip less each); a new document
+// gets a world of its own.
+func TestSnapshotsOfOneDocumentShareItsWorld(t *testing.T) {
+	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": form, "/next": form}))
+	b := snapshot.SharedBrowsers.Launch(t)
+	p, ctx := open(t, b, srv+"/")
+	c := &worldCountingTarget{Page: p}
+	tab := snapshot.NewTab(c)
+	for i := range 3 {
+		if _, err := tab.Snapshot(ctx, snapshot.Options{Interactive: i == 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := c.worlds.Load(); got != 1 {
+		t.Errorf("worlds made by three snapshots of one document: got %d, want 1", got)
+	}
+	if _, err := cdp.Call(ctx, p, page.Navigate, page.NavigateParams{URL: srv + "/next"}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s, err := tab.Snapshot(ctx, snapshot.Options{})
+		if err == nil && strings.Contains(s.URL, "/next") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no snapshot of /next: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := c.worlds.Load(); got < 2 {
+		t.Errorf("worlds made after a navigation: got %d in all, want a new one", got)
+	}
+}
