@@ -85,6 +85,10 @@ type Options struct {
 	// caller's name): a diff compares only with an earlier snapshot for
 	// the same viewer, so it never shows lines another saw.
 	Viewer string
+	// Parsed: a main frame document still being parsed is not walked;
+	// the snapshot fails with ErrLoading instead (the caller waits for
+	// DOMContentLoaded and takes it again). The check rides on the walk.
+	Parsed bool
 
 	allRefs bool        // tests: a ref on every element the text shows
 	noDiff  string      // a diff was asked with nothing to compare to: the marker line
@@ -139,6 +143,10 @@ type Stats struct {
 // ErrWrongFrame means a scope node is not in the frame asked.
 var errWrongFrame = errors.New("scope node is not in this frame")
 
+// ErrLoading is a snapshot with Options.Parsed of a main frame document
+// still being parsed.
+var ErrLoading = errors.New("the page is still being parsed")
+
 // scope is a resolved scope: a node by backendNodeId in a session, or a
 // snapshot-local node in a frame.
 type scope struct {
@@ -181,7 +189,7 @@ func take(ctx context.Context, t cdptab.Tab, opts Options, sc *scope) (*Snapshot
 	if err != nil {
 		return nil, err
 	}
-	jsOpts := map[string]any{"viewport": opts.Viewport, "interactive": opts.Interactive, "urls": opts.URLs, "allIds": opts.allRefs}
+	jsOpts := map[string]any{"viewport": opts.Viewport, "interactive": opts.Interactive, "urls": opts.URLs, "allIds": opts.allRefs, "parsed": opts.Parsed}
 	// Walk every frame document at once.
 	var wg sync.WaitGroup
 	for _, d := range docs {
@@ -519,6 +527,8 @@ func walkIn(ctx context.Context, d *frameDoc, cid runtime.ExecutionContextID, js
 		return errWrongFrame
 	case "gone":
 		return fmt.Errorf("%w: the scope element is no longer in the latest snapshot", ErrGone)
+	case "loading":
+		return ErrLoading
 	}
 	for _, it := range items[1:] {
 		var n struct {

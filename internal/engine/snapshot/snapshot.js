@@ -290,6 +290,9 @@
   return (el, module, op, arg) => {
     switch (op) {
       case 'walk': {
+        // A top document still being parsed is not walked when the caller
+        // says so (arg.parsed): it waits for DOMContentLoaded instead.
+        if (arg.parsed && el.nodeType === 9 && window.top === window && el.readyState === 'loading') return ['loading'];
         ns = module;
         let scope = el.nodeType === 9 ? null : el;
         if (arg.local) {

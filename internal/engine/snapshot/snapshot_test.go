@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -521,5 +522,64 @@ func TestSnapshotsOfOneDocumentShareItsWorld(t *testing.T) {
 	}
 	if got := c.worlds.Load(); got < 2 {
 		t.Errorf("worlds made after a navigation: got %d in all, want a new one", got)
+	}
+}
+
+// A snapshot with Parsed of a document still being parsed fails with
+// ErrLoading (the check rides on the walk); without it, it shows what has
+// arrived; once the document is parsed, Parsed changes nothing.
+func TestSnapshotParsedOfALoadingDocument(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	done := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(done)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><title>slow</title><button>Early</button>`+strings.Repeat(" ", 4096))
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		case <-time.After(30 * time.Second):
+		}
+		fmt.Fprint(w, `<button>Late</button>`)
+	})
+	mux.Handle("/", browsertest.Pages(map[string]string{"/": form}))
+	srv := browsertest.Serve(t, mux)
+	b := snapshot.SharedBrowsers.Launch(t)
+	p, ctx := open(t, b, srv+"/")
+	tab := snapshot.NewTab(p)
+	if _, err := cdp.Call(ctx, p, page.Navigate, page.NavigateParams{URL: srv + "/slow"}); err != nil {
+		t.Fatal(err)
+	}
+	var early *snapshot.Snapshot
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		s, err := tab.Snapshot(ctx, snapshot.Options{})
+		if err == nil && strings.Contains(s.Text, "Early") {
+			early = s
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no snapshot of the document's first part: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if strings.Contains(early.Text, "Late") {
+		t.Fatalf("the document's tail arrived before it was released:\n%s", early.Text)
+	}
+	if _, err := tab.Snapshot(ctx, snapshot.Options{Parsed: true}); !errors.Is(err, snapshot.ErrLoading) {
+		t.Errorf("Parsed, while the document is parsed: got %v, want ErrLoading", err)
+	}
+	done()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		s, err := tab.Snapshot(ctx, snapshot.Options{Parsed: true})
+		if err == nil && strings.Contains(s.Text, "Late") {
+			break
+		}
+		if time.Now().After(deadline) || err != nil && !errors.Is(err, snapshot.ErrLoading) {
+			t.Fatalf("Parsed, once the document is parsed: got %v, want the whole page", err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

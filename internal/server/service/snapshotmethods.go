@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -33,9 +34,6 @@ func (s *Service) snapshotOnce(ctx context.Context, c *call, p protocol.Snapshot
 	if p.TimeoutMs < 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "snapshot: timeoutMs must not be negative")
 	}
-	if err := s.waitParsed(ctx, c, tc, millis(p.TimeoutMs)); err != nil {
-		return nil, err
-	}
 	// The snapshot makes the page's world and installs the module itself:
 	// a preparation still running beside it (of a document an action just
 	// loaded) would only hold up its first evaluation in a renderer busy
@@ -50,6 +48,7 @@ func (s *Service) snapshotOnce(ctx context.Context, c *call, p protocol.Snapshot
 		Start:        p.Start,
 		DiffPrevious: p.Diff,
 		Reach:        tc.reach,
+		Parsed:       true, // a page still being parsed: see below
 	}
 	if tc.reach != nil {
 		opts.Viewer = c.conn.grant.name
@@ -66,6 +65,15 @@ func (s *Service) snapshotOnce(ctx context.Context, c *call, p protocol.Snapshot
 		}
 	}
 	snap, err := tc.snap.Snapshot(ctx, opts)
+	if errors.Is(err, snapshot.ErrLoading) {
+		// Still being parsed: wait for DOMContentLoaded, then take it as
+		// it is then.
+		if err := s.waitParsed(ctx, c, tc, millis(p.TimeoutMs)); err != nil {
+			return nil, err
+		}
+		opts.Parsed = false
+		snap, err = tc.snap.Snapshot(ctx, opts)
+	}
 	if err != nil {
 		return nil, classify(err)
 	}
