@@ -18,14 +18,7 @@ import (
 // taken right after it shows the effect.
 func TestSnapshotAfterClickSeesTheEffect(t *testing.T) {
 	c := useSharedChain(t)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/data", func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-time.After(400 * time.Millisecond):
-		case <-r.Context().Done():
-		}
-		w.Write([]byte("fetched result"))
-	})
+	mux := slowDataMux("fetched result")
 	mux.Handle("/", browsertest.Pages(map[string]string{"/page": `<!doctype html><title>settle</title><body>
 <p id=out>nothing yet</p>
 <button id=micro onclick="queueMicrotask(() => out.textContent = 'microtask result')">micro</button>
@@ -69,14 +62,7 @@ func TestSnapshotAfterClickSeesTheEffect(t *testing.T) {
 // makes what it needs itself).
 func TestSnapshotAfterANewDocumentThenAct(t *testing.T) {
 	c := useSharedChain(t)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/data", func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-time.After(400 * time.Millisecond):
-		case <-r.Context().Done():
-		}
-		w.Write([]byte("fetched greeting"))
-	})
+	mux := slowDataMux("fetched greeting")
 	mux.Handle("/", browsertest.Pages(map[string]string{
 		"/start": `<!doctype html><title>start</title><a id=go href="/next">next</a>`,
 		"/next": `<!doctype html><title>next</title><p id=out>loading</p><label>Name <input id=name></label>
@@ -125,4 +111,19 @@ func TestSnapshotAfterANewDocumentThenAct(t *testing.T) {
 			t.Errorf("run %d: fill's value: got %v, want Ada", i, fill.Value)
 		}
 	}
+}
+
+// slowDataMux serves /data, which answers body after 400 ms: longer than
+// the settle's 100 ms quiet window, so only a settle that waits for the
+// requests sees what the page does with the answer.
+func slowDataMux(body string) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/data", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(400 * time.Millisecond):
+		case <-r.Context().Done():
+		}
+		w.Write([]byte(body))
+	})
+	return mux
 }

@@ -122,15 +122,19 @@ func TestLazySnapshotTwentyCallers(t *testing.T) {
 	}
 }
 
-// countingTarget counts Page.getFrameTree calls (one per snapshot).
+// countingTarget counts Page.getFrameTree calls (one per snapshot) and
+// Page.createIsolatedWorld calls.
 type countingTarget struct {
 	*cdptab.Page
-	frameTrees atomic.Int64
+	frameTrees, worlds atomic.Int64
 }
 
 func (c *countingTarget) Call(ctx context.Context, method string, params, result any) error {
-	if method == page.CommandGetFrameTree {
+	switch method {
+	case page.CommandGetFrameTree:
 		c.frameTrees.Add(1)
+	case page.CommandCreateIsolatedWorld:
+		c.worlds.Add(1)
 	}
 	return c.Page.Call(ctx, method, params, result)
 }
@@ -476,19 +480,6 @@ func TestOptions(t *testing.T) {
 	}
 }
 
-// worldCountingTarget counts Page.createIsolatedWorld calls.
-type worldCountingTarget struct {
-	*cdptab.Page
-	worlds atomic.Int64
-}
-
-func (c *worldCountingTarget) Call(ctx context.Context, method string, params, result any) error {
-	if method == page.CommandCreateIsolatedWorld {
-		c.worlds.Add(1)
-	}
-	return c.Page.Call(ctx, method, params, result)
-}
-
 // A document's world is made by its first snapshot only: later snapshots
 // of it walk in the same world (one round trip less each); a new document
 // gets a world of its own.
@@ -496,7 +487,7 @@ func TestSnapshotsOfOneDocumentShareItsWorld(t *testing.T) {
 	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": form, "/next": form}))
 	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/")
-	c := &worldCountingTarget{Page: p}
+	c := &countingTarget{Page: p}
 	tab := snapshot.NewTab(c)
 	for i := range 3 {
 		if _, err := tab.Snapshot(ctx, snapshot.Options{Interactive: i == 1}); err != nil {
