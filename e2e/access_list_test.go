@@ -83,3 +83,57 @@ func TestPairedAgentSeesOnlyItsTabs(t *testing.T) {
 		t.Errorf("wide's spaces.list all: %+v, %v; want bot's and carol's", sl.Spaces, err)
 	}
 }
+
+// Revoking an agent ends its spaces: their tabs stay, the person's, and an
+// agent paired later under the same name starts with no space and sees
+// none of those tabs (spaces belong to a name; before, it took them over).
+func TestRevokeEndsTheAgentsSpaces(t *testing.T) {
+	c := useSharedChain(t)
+	base := serve(t, map[string]string{"/": accessPage})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	bot := dialToken(t, c, pairDirect(t, c, "bot", "space"))
+	var sp protocol.SpaceResult
+	if err := bot.Call(ctx, protocol.MethodSpacesNew, protocol.SpacesNewParams{URL: base + "/?bot=first"}, &sp); err != nil {
+		t.Fatalf("bot's space: %v", err)
+	}
+	if err := c.agent.Call(ctx, protocol.MethodAgentsRevoke, protocol.AgentNameParams{Name: "bot"}, nil); err != nil {
+		t.Fatalf("revoke bot: %v", err)
+	}
+	var all protocol.SpacesListResult
+	if err := c.agent.Call(ctx, protocol.MethodSpacesList, protocol.SpacesListParams{All: true}, &all); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range all.Spaces {
+		if s.Agent == "bot" {
+			t.Errorf("after the revoke, spaces.list has bot's space %+v; want it ended", s)
+		}
+	}
+	var tabs protocol.TabsListResult
+	if err := c.agent.Call(ctx, protocol.MethodTabsList, nil, &tabs); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(tabs.Tabs, func(tb protocol.Tab) bool { return tb.ID == sp.Tab.ID }) {
+		t.Errorf("after the revoke, the space's tab %d is gone; want it kept for the person", sp.Tab.ID)
+	}
+
+	again := dialToken(t, c, pairDirect(t, c, "bot", "space"))
+	var mine protocol.SpacesListResult
+	if err := again.Call(ctx, protocol.MethodSpacesList, protocol.SpacesListParams{}, &mine); err != nil || len(mine.Spaces) != 0 {
+		t.Errorf("a new bot's spaces.list: %+v, %v; want none", mine.Spaces, err)
+	}
+	var seen protocol.TabsListResult
+	if err := again.Call(ctx, protocol.MethodTabsList, nil, &seen); err != nil {
+		t.Fatal(err)
+	}
+	if slices.ContainsFunc(seen.Tabs, func(tb protocol.Tab) bool { return tb.ID == sp.Tab.ID }) {
+		t.Errorf("a new bot sees the revoked bot's tab %d; want it hidden", sp.Tab.ID)
+	}
+	if _, err := c.eval(ctx, protocol.Target{Tab: sp.Tab.ID}, "1"); err != nil {
+		t.Errorf("the person's eval on the kept tab: %v", err)
+	}
+	err := again.Call(ctx, protocol.MethodEval, protocol.EvalParams{Target: protocol.Target{Tab: sp.Tab.ID}, Expression: "1"}, nil)
+	if err == nil {
+		t.Error("a new bot's eval on the revoked bot's tab: got no error, want a refusal")
+	}
+}

@@ -167,6 +167,7 @@ func (s *Service) agentsRevoke(ctx context.Context, c *call, p protocol.AgentNam
 	if err == nil {
 		n = s.cutRevoked()
 		s.log.Info("agent revoked", "agent", ag.Name, "connectionsCut", n)
+		s.endSpacesOf(ctx, c, ag.Name)
 	}
 	s.auditDecision(c.conn.auditName(), protocol.MethodAgentsRevoke, p.Name, err, nil)
 	if err != nil {

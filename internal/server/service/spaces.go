@@ -561,6 +561,24 @@ func (s *Service) endSpace(ctx context.Context, c *call, id string, keep bool) (
 	return res, nil
 }
 
+// endSpacesOf ends the spaces of a revoked agent: their tabs stay, the
+// person's, in groups marked done. Spaces belong to an agent's name, so
+// without this an agent paired later under the same name would take
+// them, and their tabs, over. A space whose group cannot be retitled
+// (its browser is away) ends all the same.
+func (s *Service) endSpacesOf(ctx context.Context, c *call, agent string) {
+	if agent == "" {
+		return // List("") is every space
+	}
+	for _, sp := range s.spaces.reg.List(agent) {
+		if _, err := s.endSpace(ctx, c, sp.ID, true); err != nil {
+			s.log.Warn("a revoked agent's space: its group was not marked done", "space", sp.ID, "agent", agent, "err", err)
+			s.spaces.reg.Remove(sp.ID)
+			s.saveSpaces()
+		}
+	}
+}
+
 func orPerson(name string) string {
 	if name == "" {
 		return personName
