@@ -291,8 +291,10 @@
     switch (op) {
       case 'walk': {
         // A top document still being parsed is not walked when the caller
-        // says so (arg.parsed): it waits for DOMContentLoaded instead.
-        if (arg.parsed && el.nodeType === 9 && window.top === window && el.readyState === 'loading') return ['loading'];
+        // says so (arg.parsed), whole or a scope in it: it waits for
+        // DOMContentLoaded instead.
+        const doc = el.nodeType === 9 ? el : el.ownerDocument;
+        if (arg.parsed && window.top === window && doc.readyState === 'loading') return ['loading'];
         ns = module;
         let scope = el.nodeType === 9 ? null : el;
         if (arg.local) {

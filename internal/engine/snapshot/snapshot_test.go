@@ -562,6 +562,17 @@ func TestSnapshotParsedOfALoadingDocument(t *testing.T) {
 	if _, err := tab.Snapshot(ctx, snapshot.Options{Parsed: true}); !errors.Is(err, snapshot.ErrLoading) {
 		t.Errorf("Parsed, while the document is parsed: got %v, want ErrLoading", err)
 	}
+	scope := "@" + entry(t, early, "button", "Early").Ref
+	if _, err := tab.Snapshot(ctx, snapshot.Options{Parsed: true, Scope: scope}); !errors.Is(err, snapshot.ErrLoading) {
+		t.Errorf("Parsed, scoped to %s, while the document is parsed: got %v, want ErrLoading", scope, err)
+	}
+	d, err := cdp.Call(ctx, p, dom.DescribeNode, dom.DescribeNodeParams{NodeID: browsertest.QuerySelector(ctx, t, p, "button")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tab.Snapshot(ctx, snapshot.Options{Parsed: true, ScopeNode: d.Node.BackendNodeID}); !errors.Is(err, snapshot.ErrLoading) {
+		t.Errorf("Parsed, scoped to a node, while the document is parsed: got %v, want ErrLoading", err)
+	}
 	done()
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		s, err := tab.Snapshot(ctx, snapshot.Options{Parsed: true})

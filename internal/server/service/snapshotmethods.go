@@ -7,9 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
-	cdpruntime "github.com/chromedp/cdproto/runtime"
-
 	"github.com/egohost/egohost/internal/engine/actions"
 	"github.com/egohost/egohost/internal/engine/snapshot"
 	"github.com/egohost/egohost/protocol"
@@ -110,16 +107,12 @@ func (s *Service) snapshotOnce(ctx context.Context, c *call, p protocol.Snapshot
 	return res, nil
 }
 
-// waitParsed waits, within d (default timeouts.action), for a document
-// that is still being parsed to reach DOMContentLoaded, so that a
-// snapshot taken just after a tab opened shows the page, not nothing.
+// waitParsed waits, within d (default timeouts.action), for the document
+// a snapshot found still being parsed (snapshot.ErrLoading) to reach
+// DOMContentLoaded, so that a snapshot taken just after a tab opened
+// shows the page, not nothing.
 func (s *Service) waitParsed(ctx context.Context, c *call, tc *tabContext, d time.Duration) error {
-	yes := true
-	res, err := cdp.Call(ctx, tc.page, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: "document.readyState", ReturnByValue: &yes})
-	if err != nil || res.Result == nil || string(res.Result.Value) != `"loading"` {
-		return nil // parsed, or broken: the snapshot itself says which
-	}
-	_, err = s.withRunner(ctx, c, protocol.Target{Browser: tc.link.id, Tab: tc.tabID}, "snapshot", d, func(ctx context.Context, _ *tabContext, r *actions.Runner) (any, error) {
+	_, err := s.withRunner(ctx, c, protocol.Target{Browser: tc.link.id, Tab: tc.tabID}, "snapshot", d, func(ctx context.Context, _ *tabContext, r *actions.Runner) (any, error) {
 		return r.WaitLoad(ctx, actions.LoadDOMContentLoaded, d)
 	})
 	return err
