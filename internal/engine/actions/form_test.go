@@ -323,3 +323,17 @@ func TestFillReadsTheValueInTheSettle(t *testing.T) {
 		}
 	}
 }
+
+// A key pressed in a field reports the field's value as the key left it,
+// also when the key submits the form and the page goes (the value is read
+// before the settle follows the navigation).
+func TestPressThatSubmitsReportsTheValue(t *testing.T) {
+	tb := open(t, map[string]string{"/": html(formPage), "/done": html("<title>done</title>")}, "/")
+	res := tb.ok(tb.r.Press(tb.ctx, "Enter", actions.PressOptions{Target: "#name"}))
+	if !res.Settled.Navigated {
+		t.Fatalf("Enter in the form: settled %+v, want a navigation (the form submitted)", res.Settled)
+	}
+	if res.Value == nil || *res.Value != "old" {
+		t.Errorf("value: got %v, want old", res.Value)
+	}
+}

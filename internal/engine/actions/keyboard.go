@@ -92,7 +92,9 @@ func (r *Runner) keys(ctx context.Context, op string, o PressOptions, do func(ct
 				if err := do(ctx); err != nil {
 					return finalError{fmt.Errorf("%s: %w", op, err)}
 				}
-				res.readValue = true
+				// Read now, not in the settle: a key (Enter) often
+				// submits, and the field goes with its page.
+				res.Value = r.valueOf(ctx, el)
 				return nil
 			},
 			retryDo: true, // until the focus lands; keys sent are final
