@@ -111,11 +111,6 @@ type Settled struct {
 	Capped bool
 	// Skipped says why no settle happened ("off", "dialog", "no action").
 	Skipped string
-
-	// value is what the element acted on held when the settle's first
-	// call on it answered (read is set then): Result.readValue.
-	value *string
-	read  bool
 }
 
 // finalError marks an error of do that must not be retried even with retryDo
@@ -262,10 +257,14 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 	if !dispatched { // nothing to do (a checkbox already checked): nothing to settle
 		return res.unsettled("no action", start), nil
 	}
-	res.Settled = r.settle(w, s, acted, res.readValue)
-	if res.readValue && w.opened() == nil {
-		if res.Settled.read {
-			res.Value = res.Settled.value
+	var back *readBack
+	if res.readValue {
+		back = &readBack{}
+	}
+	res.Settled = r.settle(w, s, acted, back)
+	if back != nil && w.opened() == nil {
+		if back.read {
+			res.Value = back.value
 		} else {
 			res.Value = r.valueOf(ctx, acted) // no settle, or not on the element
 		}

@@ -3,6 +3,8 @@ package actions_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/egohost/egohost/internal/engine/actions"
 	"github.com/egohost/egohost/internal/link/cdptab"
+	"github.com/egohost/egohost/internal/testkit/browsertest"
 	"github.com/egohost/egohost/resolver"
 )
 
@@ -325,10 +328,20 @@ func TestFillReadsTheValueInTheSettle(t *testing.T) {
 }
 
 // A key pressed in a field reports the field's value as the key left it,
-// also when the key submits the form and the page goes (the value is read
-// before the settle follows the navigation).
+// also when the key submits the form: the value is read at once, not after
+// the settle has followed the navigation (the field goes with its page).
+// The next page answers slowly, so that "at once" is before it commits.
 func TestPressThatSubmitsReportsTheValue(t *testing.T) {
-	tb := open(t, map[string]string{"/": html(formPage), "/done": html("<title>done</title>")}, "/")
+	mux := http.NewServeMux()
+	mux.HandleFunc("/done", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(1500 * time.Millisecond):
+		case <-r.Context().Done():
+		}
+		fmt.Fprint(w, html("<title>done</title>"))
+	})
+	mux.Handle("/", browsertest.Pages(map[string]string{"/": html(formPage)}))
+	tb := openWith(t, mux, "/", actions.Options{})
 	res := tb.ok(tb.r.Press(tb.ctx, "Enter", actions.PressOptions{Target: "#name"}))
 	if !res.Settled.Navigated {
 		t.Fatalf("Enter in the form: settled %+v, want a navigation (the form submitted)", res.Settled)

@@ -141,7 +141,7 @@ func (r *Runner) unbound(ctx context.Context, op string, o ActOptions, do func(c
 	if o.Settle != nil {
 		s = o.Settle.withDefaults()
 	}
-	res.Settled = r.settle(w, s, Element{}, false)
+	res.Settled = r.settle(w, s, Element{}, nil)
 	res.Dialog = w.opened()
 	res.Took = time.Since(start)
 	return res, nil

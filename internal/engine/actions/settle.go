@@ -40,9 +40,8 @@ var (
 // the action when el is set. A document a navigation just loaded ends the
 // same way after one frame when it has loaded and nothing changed it
 // (quiet.js early), and no request is in flight.
-// With readValue, the settle's first call on el also reads its value
-// (Settled.value).
-func (r *Runner) settle(w *watch, s Settle, el Element, readValue bool) (out Settled) {
+// With back, the settle's first call on el also reads its value into it.
+func (r *Runner) settle(w *watch, s Settle, el Element, back *readBack) (out Settled) {
 	if s.Off {
 		return Settled{Skipped: "off"}
 	}
@@ -81,12 +80,12 @@ func (r *Runner) settle(w *watch, s Settle, el Element, readValue bool) (out Set
 			out.Capped = true
 			return out
 		}
-		q, nav, navigated := r.quietOrNavigation(ctx, w, s, el, readValue, loaded)
+		q, nav, navigated := r.quietOrNavigation(ctx, w, s, el, back != nil, loaded)
 		loaded = false // once: after the network, the full window
-		if q.Read {
-			out.value, out.read = q.Value, true
+		if q.Read && back != nil {
+			back.value, back.read = q.Value, true
 		}
-		el, readValue = Element{}, false // once: the later rounds watch the main frame's document
+		el, back = Element{}, nil // once: the later rounds watch the main frame's document
 		if !navigated && q.Early {
 			// Nothing in the page: a navigation or a request the action
 			// started may still be on its way.
@@ -124,6 +123,13 @@ func (r *Runner) settle(w *watch, s Settle, el Element, readValue bool) (out Set
 		return out
 	}
 	return out
+}
+
+// readBack is an element's value read by the settle's call on it
+// (settleValueJS): read is set when it was.
+type readBack struct {
+	value *string
+	read  bool
 }
 
 type quietResult struct {
