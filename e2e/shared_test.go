@@ -139,8 +139,10 @@ func forgetAgents(t testing.TB, owner *client.Client, stateDir string) {
 			t.Errorf("revoke %s after the test: %v", a.Name, err)
 		}
 	}
-	// Their spaces too: an agent of the same name in a later test would
-	// find them its own.
+	// Every space too: a revoked agent's end with it (the service does
+	// that), but a test's named connections of the owner's token ("carol")
+	// keep theirs, which a later test's connection of the same name would
+	// find its own.
 	var sl protocol.SpacesListResult
 	if err := owner.Call(ctx, protocol.MethodSpacesList, protocol.SpacesListParams{All: true}, &sl); err != nil {
 		t.Errorf("spaces.list after the test: %v", err)
