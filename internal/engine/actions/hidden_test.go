@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -96,5 +97,60 @@ func TestClickAtAfterAMoveWithoutAnswer(t *testing.T) {
 	}
 	if want := "mouseMoved mousePressed mouseReleased"; strings.Join(got, " ") != want {
 		t.Errorf("events: got %v, want %s", got, want)
+	}
+}
+
+// sequencingTab is a fake Tab that is a cdptab.Sequencer: it records each
+// sequence's commands.
+type sequencingTab struct {
+	fakeTab
+	seqs [][]cdptab.Command
+}
+
+func (t *sequencingTab) CallSequence(ctx context.Context, cmds []cdptab.Command) error {
+	t.seqs = append(t.seqs, cmds)
+	return nil
+}
+
+// A click's mouse events go in one sequence (one round trip, and the press
+// dispatches the move queued for the next animation frame at once), in a
+// person's order; only the move's wait is bounded. A hidden tab's click
+// has no move.
+func TestClickAtSendsOneSequence(t *testing.T) {
+	tests := []struct {
+		name  string
+		move  bool
+		count int
+		want  string
+	}{
+		{"click", true, 1, "mouseMoved/0 mousePressed/1 mouseReleased/1"},
+		{"double click", true, 2, "mouseMoved/0 mousePressed/1 mouseReleased/1 mousePressed/2 mouseReleased/2"},
+		{"click in a hidden tab", false, 1, "mousePressed/1 mouseReleased/1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tab := &sequencingTab{fakeTab: fakeTab{cdpfake.New()}}
+			r := New(tab, nil, Options{})
+			if err := r.clickAt(context.Background(), Point{X: 10, Y: 20}, tt.move, input.MouseButtonLeft, 1, tt.count, 0); err != nil {
+				t.Fatalf("clickAt: %v", err)
+			}
+			if calls := tab.Session.Calls(); len(calls) != 0 {
+				t.Errorf("got %d calls outside the sequence, want 0", len(calls))
+			}
+			if len(tab.seqs) != 1 {
+				t.Fatalf("got %d sequences, want 1", len(tab.seqs))
+			}
+			var got []string
+			for i, c := range tab.seqs[0] {
+				p := c.Params.(input.DispatchMouseEventParams)
+				got = append(got, string(p.Type)+"/"+strconv.FormatInt(p.ClickCount, 10))
+				if bounded := c.Within > 0; bounded != (p.Type == input.DispatchMouseEventTypeMouseMoved) {
+					t.Errorf("command %d (%s): bound %v, want one on the move only", i, p.Type, c.Within)
+				}
+			}
+			if strings.Join(got, " ") != tt.want {
+				t.Errorf("got %v, want %s", got, tt.want)
+			}
+		})
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
+	"github.com/egohost/egohost/internal/link/cdptab"
 )
 
 // ClickOptions tune Click.
@@ -116,37 +116,38 @@ func (r *Runner) Hover(ctx context.Context, target string, o ActOptions) (*Resul
 	})
 }
 
-// moveTimeout bounds the mouse move before a press (clickAt).
+// moveTimeout bounds the wait for the mouse move before a press (clickAt).
 const moveTimeout = time.Second
 
 // clickAt moves to at (unless move is false) and presses and releases the
 // button count times, as Playwright does (a double click is two
-// press/release pairs, the second with clickCount 2). A hidden tab gets
-// no move: Chrome answers a trusted one only after an animation frame,
-// which a background tab never runs. Its presses and releases complete
-// at once, and the first press at a new point fires the trusted over and
-// enter events a move would have (but no pointermove or mousemove).
-// Events dispatched in the page instead would make those twice.
+// press/release pairs, the second with clickCount 2), in one sequence:
+// Chrome keeps the order of input events, and the press dispatches the
+// move still queued for the next animation frame at once, so the click
+// does not wait a frame for the move's answer (nor a round trip per
+// event). A hidden tab gets no move: Chrome answers a trusted one only
+// after an animation frame, which a background tab never runs. Its
+// presses and releases complete at once, and the first press at a new
+// point fires the trusted over and enter events a move would have (but no
+// pointermove or mousemove). Events dispatched in the page instead would
+// make those twice.
 func (r *Runner) clickAt(ctx context.Context, at Point, move bool, button input.MouseButton, mask int64, count int, mods int64) error {
+	var cmds []cdptab.Command
 	if move {
 		// Bounded: a tab hidden since the checks (the person switched
-		// tabs) never answers the move. The press goes on after it: Chrome
-		// keeps the order of input events, and the press dispatches the
-		// move still queued.
-		mctx, cancel := context.WithTimeout(ctx, moveTimeout)
-		err := r.mouse(mctx, input.DispatchMouseEventTypeMouseMoved, at, input.MouseButtonNone, 0, 0, mods)
-		cancel()
-		if err != nil && (ctx.Err() != nil || mctx.Err() == nil) {
-			return err
-		}
+		// tabs) may never answer the move; the press and the release go
+		// on all the same.
+		c := r.mouseCommand(input.DispatchMouseEventTypeMouseMoved, at, input.MouseButtonNone, 0, 0, mods)
+		c.Within = moveTimeout
+		cmds = append(cmds, c)
 	}
 	for i := 1; i <= count; i++ {
-		if err := r.mouse(ctx, input.DispatchMouseEventTypeMousePressed, at, button, mask, int64(i), mods); err != nil {
-			return err
-		}
-		if err := r.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, at, button, 0, int64(i), mods); err != nil {
-			return err
-		}
+		cmds = append(cmds,
+			r.mouseCommand(input.DispatchMouseEventTypeMousePressed, at, button, mask, int64(i), mods),
+			r.mouseCommand(input.DispatchMouseEventTypeMouseReleased, at, button, 0, int64(i), mods))
+	}
+	if err := cdptab.CallSequence(ctx, r.tab, cmds); err != nil {
+		return fmt.Errorf("click at (%.0f, %.0f): %w", at.X, at.Y, err)
 	}
 	return nil
 }
@@ -154,13 +155,18 @@ func (r *Runner) clickAt(ctx context.Context, at Point, move bool, button input.
 // mouse dispatches one mouse event on the tab's main session (Chrome routes
 // it to the frame under the point).
 func (r *Runner) mouse(ctx context.Context, typ input.DispatchMouseEventType, at Point, button input.MouseButton, buttons, count, mods int64) error {
-	_, err := cdp.Call(ctx, r.tab, input.DispatchMouseEvent, input.DispatchMouseEventParams{
-		Type: typ, X: round2(at.X), Y: round2(at.Y), Button: button, Buttons: buttons, ClickCount: count, Modifiers: mods,
-	})
-	if err != nil {
+	c := r.mouseCommand(typ, at, button, buttons, count, mods)
+	if err := r.tab.Call(ctx, c.Method, c.Params, nil); err != nil {
 		return fmt.Errorf("%s at (%.0f, %.0f): %w", typ, at.X, at.Y, err)
 	}
 	return nil
+}
+
+// mouseCommand is one mouse event as a command.
+func (r *Runner) mouseCommand(typ input.DispatchMouseEventType, at Point, button input.MouseButton, buttons, count, mods int64) cdptab.Command {
+	return cdptab.Command{Method: input.DispatchMouseEvent.Method, Params: input.DispatchMouseEventParams{
+		Type: typ, X: round2(at.X), Y: round2(at.Y), Button: button, Buttons: buttons, ClickCount: count, Modifiers: mods,
+	}}
 }
 
 // mouseButton returns the CDP button and its bit in the buttons mask.

@@ -222,9 +222,11 @@ func (l *Link) Call(ctx context.Context, op extwire.Op) (json.RawMessage, error)
 
 // CallSequence sends requests to the extension in order, each without
 // waiting for the previous reply (the extension hands them to Chrome in
-// the order they arrive), then waits for every reply. It returns the
-// replies and the first error.
-func (l *Link) CallSequence(ctx context.Context, ops []extwire.Op) ([]json.RawMessage, error) {
+// the order they arrive), then waits for every reply. within[i], when set,
+// bounds the wait for ops[i]'s reply: one that does not come in time is
+// forgotten, and is not an error. It returns the replies and the first
+// error.
+func (l *Link) CallSequence(ctx context.Context, ops []extwire.Op, within []time.Duration) ([]json.RawMessage, error) {
 	started := make([]started, 0, len(ops))
 	var first error
 	for _, op := range ops {
@@ -237,13 +239,28 @@ func (l *Link) CallSequence(ctx context.Context, ops []extwire.Op) ([]json.RawMe
 	}
 	out := make([]json.RawMessage, len(started))
 	for i, c := range started {
-		res, err := l.wait(ctx, c)
+		res, err := l.waitWithin(ctx, c, within, i)
 		out[i] = res
 		if err != nil && first == nil {
 			first = err
 		}
 	}
 	return out, first
+}
+
+// waitWithin waits for c, the i-th request of a sequence, within its bound
+// if it has one (see CallSequence).
+func (l *Link) waitWithin(ctx context.Context, c started, within []time.Duration, i int) (json.RawMessage, error) {
+	if i >= len(within) || within[i] <= 0 {
+		return l.wait(ctx, c)
+	}
+	wctx, cancel := context.WithTimeout(ctx, within[i])
+	defer cancel()
+	res, err := l.wait(wctx, c)
+	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
+		return nil, nil
+	}
+	return res, err
 }
 
 // started is a request sent, waiting for its reply.

@@ -78,3 +78,52 @@ func TestCallSequence(t *testing.T) {
 		t.Errorf("got %v, want the second command's cdp error", err)
 	}
 }
+
+// A command of a sequence with a bound (Within) that gets no answer in
+// time is not waited for past it and is no error; the others' answers
+// still count. Without the bound the sequence waits for it.
+func TestCallSequenceWithin(t *testing.T) {
+	l, ext := pipeLink(t, Options{})
+	go func() {
+		r := nativemsg.NewReader(ext, nativemsg.MaxHostFrame)
+		w := nativemsg.NewWriter(ext, nativemsg.MaxHostFrame)
+		for {
+			frame, err := r.Read()
+			if err != nil {
+				return
+			}
+			var q struct {
+				ID     int64  `json:"id"`
+				Method string `json:"method"`
+			}
+			json.Unmarshal(frame, &q)
+			if q.Method == "Input.move" {
+				continue // never answered, as a hidden tab's mouse move
+			}
+			b, _ := json.Marshal(map[string]any{"id": q.ID, "result": map[string]string{"echo": q.Method}})
+			w.Write(b)
+		}
+	}()
+	s := l.Session(3)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var press struct {
+		Echo string `json:"echo"`
+	}
+	start := time.Now()
+	err := s.CallSequence(ctx, []cdptab.Command{{Method: "Input.move", Within: 50 * time.Millisecond}, {Method: "Input.press", Result: &press}})
+	if err != nil {
+		t.Fatalf("got %v, want no error", err)
+	}
+	if press.Echo != "Input.press" {
+		t.Errorf("press result: got %q, want its answer", press.Echo)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %v: the bound was not kept", took)
+	}
+	short, cancel2 := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel2()
+	if err := s.CallSequence(short, []cdptab.Command{{Method: "Input.move"}, {Method: "Input.press"}}); err == nil {
+		t.Error("without a bound: got no error, want the move's timeout")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -63,7 +64,9 @@ func (s *Session) Call(ctx context.Context, method string, params, result any) e
 // (cdptab.Sequencer): one round trip for the lot.
 func (s *Session) CallSequence(ctx context.Context, cmds []cdptab.Command) error {
 	ops := make([]extwire.Op, len(cmds))
+	within := make([]time.Duration, len(cmds))
 	for i, c := range cmds {
+		within[i] = c.Within
 		op := extwire.CDP{TabID: s.tabID, Method: c.Method, SessionID: s.sessionID, Epoch: s.epoch}
 		if c.Params != nil {
 			raw, err := jsonv2.Marshal(c.Params)
@@ -74,7 +77,7 @@ func (s *Session) CallSequence(ctx context.Context, cmds []cdptab.Command) error
 		}
 		ops[i] = op
 	}
-	res, err := s.l.CallSequence(ctx, ops)
+	res, err := s.l.CallSequence(ctx, ops, within)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -86,6 +87,10 @@ type Streamer interface {
 type Command struct {
 	Method         string
 	Params, Result any
+	// Within, when set, bounds the wait for this command's reply: a reply
+	// that does not come in time is not waited for, and is not an error
+	// (the commands after it were sent all the same).
+	Within time.Duration
 }
 
 // Sequencer is a session that sends several commands in one go, in order,
@@ -106,11 +111,26 @@ func CallSequence(ctx context.Context, s cdp.Session, cmds []Command) error {
 		return q.CallSequence(ctx, cmds)
 	}
 	for _, c := range cmds {
-		if err := s.Call(ctx, c.Method, c.Params, c.Result); err != nil {
+		if err := callWithin(ctx, s, c); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// callWithin calls c on s, bounded by c.Within when set: a command that
+// runs out of it (while ctx goes on) is not an error.
+func callWithin(ctx context.Context, s cdp.Session, c Command) error {
+	if c.Within <= 0 {
+		return s.Call(ctx, c.Method, c.Params, c.Result)
+	}
+	wctx, cancel := context.WithTimeout(ctx, c.Within)
+	defer cancel()
+	err := s.Call(wctx, c.Method, c.Params, c.Result)
+	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 // StreamBuffer is how many events a stream holds for a slow reader.

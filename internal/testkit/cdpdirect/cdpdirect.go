@@ -336,11 +336,26 @@ func (s *Session) CallSequence(ctx context.Context, cmds []cdptab.Command) error
 		ps = append(ps, p)
 	}
 	for i, p := range ps {
-		if err := s.c.wait(ctx, p, cmds[i].Result); err != nil && first == nil {
+		if err := s.c.waitWithin(ctx, p, cmds[i]); err != nil && first == nil {
 			first = err
 		}
 	}
 	return first
+}
+
+// waitWithin waits for the reply to cmd, within cmd.Within when set: a
+// reply that does not come in time is not an error.
+func (c *Conn) waitWithin(ctx context.Context, p sent, cmd cdptab.Command) error {
+	if cmd.Within <= 0 {
+		return c.wait(ctx, p, cmd.Result)
+	}
+	wctx, cancel := context.WithTimeout(ctx, cmd.Within)
+	defer cancel()
+	err := c.wait(wctx, p, cmd.Result)
+	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
+		return nil
+	}
+	return err
 }
 
 // Subscribe buffers the session's events of one method (up to 4096; more are dropped).
