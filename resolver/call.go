@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -12,6 +13,7 @@ import (
 	"github.com/egohost/egohost/internal/engine/aria"
 	"github.com/egohost/egohost/internal/engine/cdperr"
 	"github.com/egohost/egohost/internal/link/cdptab"
+	"github.com/egohost/egohost/refmap"
 )
 
 // jsCall is a function to run on the element a resolution finds (with
@@ -141,6 +143,9 @@ func (r *Resolver) ObjectCall(ctx context.Context, target, fn string, args ...an
 // refObjectCall is refObject with the call: done is false when the ref's
 // node is gone and its fallback (not yet called) is in the Object.
 func (r *Resolver) refObjectCall(ctx context.Context, p parsed, c *jsCall) (Object, cdptab.Called, bool, error) {
+	if o, called, hit, err := r.localCall(ctx, p, c); err != nil || hit {
+		return o, called, true, err
+	}
 	e, gone, err := r.lookup(ctx, p)
 	if err != nil {
 		return Object{}, cdptab.Called{}, false, err
@@ -169,6 +174,116 @@ func (r *Resolver) refObjectCall(ctx context.Context, p parsed, c *jsCall) (Obje
 	}
 	el, err := r.fallback(ctx, p, e, modeObject)
 	return el.object, cdptab.Called{}, false, err
+}
+
+// LocalRefs is Refs that can name a ref's element without a round trip:
+// Local returns the ref's entry and, when the element is known by a local
+// id of the snapshot script in egohost's world of the entry's document, an
+// expression that evaluates there to the element (null when it is not
+// there any more). *snapshot.Tab satisfies it.
+type LocalRefs interface {
+	Local(input string) (e refmap.Entry, expr string, ok bool)
+}
+
+// localRef is a ref whose element one evaluation can find: in egohost's
+// world of the ref's document, which the Resolver remembers (or made) for
+// the ref's frame, find (guarded by the world's token) evaluates to the
+// element, or to something else when it is not there any more.
+type localRef struct {
+	e     refmap.Entry
+	d     doc
+	w     worldRef
+	known bool // the Resolver had the world before this call
+	find  string
+}
+
+// localRef returns the ref's localRef when the Refs name its element by a
+// local id and the Resolver's world of its frame is the world of its
+// document (the same loader ID): ok says so. Anything else is not ok (a
+// world of another document; a ref that came with its BackendNodeID), and
+// the caller takes the way that says what is wrong (Lookup, then
+// resolveNode). Its error is the reach's refusal of the ref's frame.
+func (r *Resolver) localRef(ctx context.Context, p parsed) (localRef, bool, error) {
+	lr, ok := r.refs.(LocalRefs)
+	if !ok {
+		return localRef{}, false, nil
+	}
+	e, find, ok := lr.Local(p.input)
+	if !ok || e.LoaderID == "" {
+		return localRef{}, false, nil
+	}
+	d, err := r.entryDoc(ctx, e)
+	if err != nil {
+		return localRef{}, false, nil
+	}
+	r.c.mu.Lock()
+	_, known := r.c.worlds[frameKey{d.sid, d.frameID}]
+	r.c.mu.Unlock()
+	w, err := r.worldRef(ctx, &d, false) // made now when the Resolver has none there yet
+	if err != nil || w.loader != e.LoaderID {
+		return localRef{}, false, nil
+	}
+	// The ref's frame must be one the caller may reach, as lookup checks.
+	if err := r.reachable(&d, w); err != nil {
+		return localRef{}, false, classify("lookup", p.input, err)
+	}
+	guard := "globalThis." + worldTokenKey + " !== " + strconv.Quote(w.token) + " ? " + strconv.Quote(wrongWorld) + " : "
+	return localRef{e: e, d: d, w: w, known: known, find: "(" + guard + find + ")"}, true, nil
+}
+
+// localObject is a ref's element found in one evaluation (see localRef):
+// hit says it was.
+func (r *Resolver) localObject(ctx context.Context, p parsed) (Object, bool, error) {
+	l, ok, err := r.localRef(ctx, p)
+	if err != nil || !ok {
+		return Object{}, false, err
+	}
+	yes := true
+	res, err := cdp.Call(ctx, l.d.s, runtime.Evaluate, runtime.EvaluateParams{Expression: l.find, ContextID: l.w.cid, Silent: &yes})
+	if err != nil || res.ExceptionDetails != nil || res.Result == nil || res.Result.Subtype != "node" || res.Result.ObjectID == "" {
+		return Object{}, false, nil // the other way says what is wrong
+	}
+	return Object{ObjectID: res.Result.ObjectID, SessionID: l.e.SessionID}, true, nil
+}
+
+// localCall is a ref's element found and c run on it in one evaluation
+// (see localRef): hit says it was.
+func (r *Resolver) localCall(ctx context.Context, p parsed, c *jsCall) (Object, cdptab.Called, bool, error) {
+	l, ok, err := r.localRef(ctx, p)
+	if err != nil || !ok {
+		return Object{}, cdptab.Called{}, false, err
+	}
+	yes := true
+	in := aria.InstallNone
+	if !l.known {
+		in = aria.InstallFunc // a world new to the Resolver has none of its functions
+	}
+	for attempt := 0; attempt < 3; attempt++ {
+		res, err := cdp.Call(ctx, l.d.s, runtime.Evaluate, runtime.EvaluateParams{
+			Expression:           c.around(l.find, in),
+			ContextID:            l.w.cid,
+			Silent:               &yes,
+			AwaitPromise:         &yes,
+			SerializationOptions: cdptab.DeepNodes(),
+		})
+		if err != nil || res.ExceptionDetails != nil || res.Result == nil {
+			return Object{}, cdptab.Called{}, false, nil // the other way says what is wrong
+		}
+		if next, again := c.f.Again(in, res.Result); again {
+			in = next // the first call of this function in the document: send it
+			continue
+		}
+		if res.Result.Subtype != "array" || res.Result.ObjectID == "" {
+			return Object{}, cdptab.Called{}, false, nil // null, or another world
+		}
+		called, err := decodeBoxed(res.Result.DeepSerializedValue)
+		if err != nil {
+			release(ctx, l.d.s, res.Result.ObjectID)
+			return Object{}, cdptab.Called{}, false, nil
+		}
+		return Object{ObjectID: res.Result.ObjectID, SessionID: l.e.SessionID, Boxed: true}, called, true, nil
+	}
+	return Object{}, cdptab.Called{}, false, nil
 }
 
 // callObject runs c on an element's object; with connected, it first

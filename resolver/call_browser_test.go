@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
+	"sync"
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/egohost/egohost/internal/engine/snapshot"
@@ -35,7 +38,12 @@ func TestObjectCallInChromium(t *testing.T) {
 		{"in a same-process frame", "#cbtn", "cbtn", true},
 		{"in an out-of-process frame", "#obtn", "obtn", true},
 		{"role", `role=button[name="Save draft"]`, "savedraft", false},
-		{"ref", refFor(t, ctx, st, "button", "Stale me"), "stale", false},
+		// A ref's element is found by the snapshot script, in the same
+		// evaluation as the call, once the Resolver knows the world of the
+		// ref's document (the rows above made them).
+		{"ref", refFor(t, ctx, st, "button", "Stale me"), "stale", true},
+		{"ref in a same-process frame", refFor(t, ctx, st, "button", "Cross button"), "cbtn", true},
+		{"ref in an out-of-process frame", refFor(t, ctx, st, "button", "Remote button"), "obtn", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			obj, called, err := r.ObjectCall(ctx, tt.target, fn, map[string]int{"n": 40}, 2)
@@ -100,4 +108,90 @@ func unbox(t *testing.T, ctx context.Context, p *cdptab.Page, o resolver.Object)
 		t.Fatalf("unbox: %+v, %v", res, err)
 	}
 	return res.Result.ObjectID
+}
+
+// countingTab counts the calls made on the tab's main session, by method.
+type countingTab struct {
+	*cdptab.Page
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (c *countingTab) Call(ctx context.Context, method string, params, result any) error {
+	c.mu.Lock()
+	c.calls[method]++
+	c.mu.Unlock()
+	return c.Page.Call(ctx, method, params, result)
+}
+
+func (c *countingTab) take() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.calls
+	c.calls = map[string]int{}
+	return out
+}
+
+// A call on a ref's element is one round trip when the Resolver knows the
+// world of the ref's document: no world made, no resolveNode, no separate
+// lookup. After a navigation, a ref of the old document is stale as
+// before (the new document's world is not the ref's).
+func TestObjectCallOnARefIsOneRoundTrip(t *testing.T) {
+	b := browsers.Launch(t)
+	url := fixture(t)
+	p, ctx := tab(t, b, url)
+	ct := &countingTab{Page: p, calls: map[string]int{}}
+	st := snapshot.NewTab(p)
+	r := resolver.New(ct, st)
+	ref := refFor(t, ctx, st, "button", "Stale me")
+	ct.take()
+	const fn = `(el) => el.id`
+	for i := range 3 {
+		obj, called, err := r.ObjectCall(ctx, ref, fn)
+		if err != nil || string(called.Value) != `"stale"` {
+			t.Fatalf("call %d on %s: %s, %v; want \"stale\"", i, ref, called.Value, err)
+		}
+		r.Release(ctx, obj)
+		got := ct.take()
+		delete(got, runtime.CommandReleaseObject)
+		want := map[string]int{runtime.CommandEvaluate: 1}
+		if i == 0 {
+			// The Resolver's first call on the tab reads its frame tree,
+			// makes its world (where the snapshot's module already is) and
+			// sends the function with the call.
+			want = map[string]int{page.CommandGetFrameTree: 1, page.CommandCreateIsolatedWorld: 1, runtime.CommandEvaluate: 2}
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("call %d: got calls %v, want %v", i, got, want)
+		}
+	}
+	// Object alone: one evaluation too.
+	obj, err := r.Object(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := idOf(ctx, p, obj); err != nil || id != "stale" {
+		t.Errorf("Object(%s) is #%s (%v), want #stale", ref, id, err)
+	}
+	r.Release(ctx, obj)
+	got := ct.take()
+	delete(got, runtime.CommandReleaseObject)
+	if want := map[string]int{runtime.CommandEvaluate: 1}; !maps.Equal(got, want) {
+		t.Errorf("Object: got calls %v, want %v", got, want)
+	}
+	// The same page loaded again: the ref's document is gone.
+	yes := true
+	if _, err := cdp.Call(ctx, p, runtime.Evaluate, runtime.EvaluateParams{Expression: "location.reload()", ReturnByValue: &yes}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = resolver.Wait(ctx, func(ctx context.Context) (int, error) { return r.Count(ctx, "#obtn") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.ObjectCall(ctx, ref, fn); !errors.Is(err, resolver.ErrStaleRef) {
+		t.Errorf("ObjectCall after a reload: got %v, want ErrStaleRef", err)
+	}
+	if _, err := r.Object(ctx, ref); !errors.Is(err, resolver.ErrStaleRef) {
+		t.Errorf("Object after a reload: got %v, want ErrStaleRef", err)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -185,6 +186,8 @@ type worldRef struct {
 	// the world was made (location.href, location.origin): a world lives
 	// as long as its document, so they are the document the world reaches.
 	url, origin string
+	// loader is that document's loader ID ("" when Chrome did not say).
+	loader cdp.LoaderID
 }
 
 // worldTokenKey is the global that holds a world's token.
@@ -254,23 +257,44 @@ func (r *Resolver) worldRef(ctx context.Context, d *doc, fresh bool) (worldRef, 
 	w = worldRef{cid: made.ExecutionContextID, token: hex.EncodeToString(tok[:])}
 	yes := true
 	res, err := cdp.Call(ctx, d.s, runtime.Evaluate, runtime.EvaluateParams{
-		Expression:    "globalThis." + worldTokenKey + " = " + strconv.Quote(w.token) + ", [location.href, location.origin]",
-		ContextID:     w.cid,
-		Silent:        &yes,
-		ReturnByValue: &yes,
+		Expression:           "globalThis." + worldTokenKey + " = " + strconv.Quote(w.token) + ", [location.href, location.origin, document]",
+		ContextID:            w.cid,
+		Silent:               &yes,
+		SerializationOptions: cdptab.DeepNodes(),
 	})
 	if err != nil {
 		return worldRef{}, fmt.Errorf("isolated world in frame %s: %w", d.frameID, err)
 	}
-	var where []string
-	if res.Result == nil || json.Unmarshal(res.Result.Value, &where) != nil || len(where) != 2 {
-		return worldRef{}, fmt.Errorf("isolated world in frame %s: no location", d.frameID)
+	if w.url, w.origin, w.loader, err = decodeWhere(res.Result); err != nil {
+		return worldRef{}, fmt.Errorf("isolated world in frame %s: %w", d.frameID, err)
 	}
-	w.url, w.origin = where[0], where[1]
 	r.c.mu.Lock()
 	r.c.worlds[key] = w
 	r.c.mu.Unlock()
 	return w, nil
+}
+
+// decodeWhere reads [location.href, location.origin, document], deep
+// serialized: the document's URL, origin and loader ID.
+func decodeWhere(o *runtime.RemoteObject) (url, origin string, loader cdp.LoaderID, err error) {
+	if o == nil || o.DeepSerializedValue == nil {
+		return "", "", "", errors.New("no location")
+	}
+	var items []struct {
+		Type  string          `json:"type"`
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(o.DeepSerializedValue.Value, &items); err != nil || len(items) != 3 ||
+		json.Unmarshal(items[0].Value, &url) != nil || json.Unmarshal(items[1].Value, &origin) != nil {
+		return "", "", "", errors.New("no location")
+	}
+	var doc struct {
+		LoaderID cdp.LoaderID `json:"loaderId"`
+	}
+	if items[2].Type == "node" {
+		_ = json.Unmarshal(items[2].Value, &doc)
+	}
+	return url, origin, doc.LoaderID, nil
 }
 
 // offsets computes, once per resolution, where frames sit in the tab's

@@ -204,8 +204,12 @@ func (f *fakeTab) serve(t *testing.T, s *cdpfake.Session, tree *page.FrameTree) 
 			if d.url == "" {
 				d.url, d.origin = "https://fake.test/", "https://fake.test"
 			}
-			v, _ := json.Marshal([]string{d.url, d.origin})
-			return runtime.EvaluateResult{Result: &runtime.RemoteObject{Type: "object", Value: v}}, nil
+			v, _ := json.Marshal([]any{
+				map[string]string{"type": "string", "value": d.url},
+				map[string]string{"type": "string", "value": d.origin},
+				map[string]any{"type": "node", "value": map[string]any{"loaderId": fmt.Sprintf("fake-loader-%d", p.ContextID)}},
+			})
+			return runtime.EvaluateResult{Result: &runtime.RemoteObject{Type: "object", Subtype: "array", DeepSerializedValue: &runtime.DeepSerializedValue{Type: "array", Value: v}}}, nil
 		}
 		expr := p.Expression
 		if g := "(globalThis." + worldTokenKey + " !== "; strings.HasPrefix(expr, g) {

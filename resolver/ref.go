@@ -97,9 +97,14 @@ func noBox(p parsed, e refmap.Entry) error {
 		Err: causef(ErrNoBox, "ref @%s (%s %q) has no box (not rendered, hidden or zero-sized)", e.Ref, e.Role, e.Name)}
 }
 
-// refObject: DOM.resolveNode of the ref's node in egohost's world; when
-// the node is gone, the unique element with its role and name.
+// refObject: the ref's element found by the snapshot script in one
+// evaluation (localObject), else DOM.resolveNode of the ref's node in
+// egohost's world; when the node is gone, the unique element with its
+// role and name.
 func (r *Resolver) refObject(ctx context.Context, p parsed) (Object, error) {
+	if o, hit, err := r.localObject(ctx, p); err != nil || hit {
+		return o, err
+	}
 	e, gone, err := r.lookup(ctx, p)
 	if err != nil {
 		return Object{}, err

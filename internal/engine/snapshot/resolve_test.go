@@ -2,13 +2,14 @@ package snapshot_test
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/egohost/egohost/internal/engine/snapshot"
@@ -68,14 +69,13 @@ func (c *allCalls) Call(ctx context.Context, method string, params, result any) 
 	return c.Page.Call(ctx, method, params, result)
 }
 
-// Preresolve finds several refs' elements in one round trip per frame;
-// Lookup then answers them with no command of its own, the same elements
-// as its own round trips give. A ref whose element went before, a locator
-// and a ref of no snapshot are left to Lookup, which says what it always
-// says.
-func TestPreresolveAnswersLookupsAhead(t *testing.T) {
+// Local names a ref's element with no command sent: its expression,
+// evaluated in egohost's world of the ref's document, is the element
+// Lookup finds; null for a ref whose element went. A ref of no snapshot
+// has no Local.
+func TestLocalNamesTheRefsElement(t *testing.T) {
 	base := browsertest.Serve(t, browsertest.Pages(map[string]string{
-		"/": `<label>A <input id=a></label><label>B <input id=b></label><label>C <input id=c></label><button id=gone>Gone</button>`,
+		"/": `<label>A <input id=a></label><label>B <input id=b></label><button id=gone>Gone</button>`,
 	}))
 	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := b.OpenTab(t, base+"/")
@@ -85,55 +85,56 @@ func TestPreresolveAnswersLookupsAhead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	refs := []string{"@" + entry(t, snap, "textbox", "A").Ref, "@" + entry(t, snap, "textbox", "B").Ref, "@" + entry(t, snap, "textbox", "C").Ref}
+	ft, err := cdp.Call(ctx, p, page.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := cdp.Call(ctx, p, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: ft.FrameTree.Frame.ID, WorldName: "egohost"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eval := func(expr string) *runtime.RemoteObject {
+		t.Helper()
+		res, err := cdp.Call(ctx, p, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ContextID: w.ExecutionContextID, SerializationOptions: cdptab.DeepNodes()})
+		if err != nil || res.ExceptionDetails != nil {
+			t.Fatalf("evaluate: %v %+v", err, res.ExceptionDetails)
+		}
+		return res.Result
+	}
+	for _, name := range []string{"A", "B"} {
+		ref := "@" + entry(t, snap, "textbox", name).Ref
+		want, err := tab.Lookup(ctx, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := calls.n.Load()
+		e, expr, ok := tab.Local(ref)
+		if !ok || e.Ref != want.Ref || e.LoaderID == "" {
+			t.Fatalf("Local(%s): got %+v, %t; want its entry", ref, e, ok)
+		}
+		if n := calls.n.Load() - before; n != 0 {
+			t.Errorf("Local(%s) sent %d commands, want 0", ref, n)
+		}
+		got := eval(expr)
+		var node struct {
+			BackendNodeID cdp.BackendNodeID `json:"backendNodeId"`
+		}
+		if got.Subtype != "node" || got.DeepSerializedValue == nil || json.Unmarshal(got.DeepSerializedValue.Value, &node) != nil || node.BackendNodeID != want.BackendNodeID {
+			t.Errorf("%s: the expression gave %+v, want node %d", ref, got, want.BackendNodeID)
+		}
+	}
 	gone := "@" + entry(t, snap, "button", "Gone").Ref
 	if _, err := cdp.Call(ctx, p, runtime.Evaluate, runtime.EvaluateParams{Expression: "document.getElementById('gone').remove()"}); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]cdp.BackendNodeID{}
-	for _, r := range refs {
-		e, err := tab.Lookup(ctx, r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want[r] = e.BackendNodeID
+	_, expr, ok := tab.Local(gone)
+	if !ok {
+		t.Fatalf("Local(%s): no expression", gone)
 	}
-
-	before := calls.n.Load()
-	ahead := tab.Preresolve(ctx, append([]string{"label=A", gone, "@99999"}, refs...))
-	if got := calls.n.Load() - before; got > 2 {
-		t.Errorf("Preresolve sent %d commands for one frame, want at most 2 (its world, one evaluation)", got)
+	if got := eval(expr); got.Type != "object" || got.Subtype != "null" {
+		t.Errorf("a ref whose element went: got %+v, want null", got)
 	}
-	before = calls.n.Load()
-	for _, r := range refs {
-		e, err := tab.Lookup(ahead, r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.BackendNodeID == 0 || e.BackendNodeID != want[r] {
-			t.Errorf("%s: got node %d, want %d", r, e.BackendNodeID, want[r])
-		}
-	}
-	if got := calls.n.Load() - before; got != 0 {
-		t.Errorf("Lookups of preresolved refs sent %d commands, want 0", got)
-	}
-	if _, err := tab.Lookup(ahead, gone); !errors.Is(err, snapshot.ErrGone) {
-		t.Errorf("a ref whose element went: got %v, want ErrGone", err)
-	}
-	if _, err := tab.Lookup(ahead, "@99999"); !errors.Is(err, snapshot.ErrUnknownRef) {
-		t.Errorf("a ref of no snapshot: got %v, want ErrUnknownRef", err)
-	}
-	// Another Tab, with refs of its own (the same names: its counter is
-	// its own), does not answer from this one's: it resolves its ref.
-	other := snapshot.NewTab(calls)
-	if _, err := other.Snapshot(ctx, snapshot.Options{Interactive: true}); err != nil {
-		t.Fatal(err)
-	}
-	before = calls.n.Load()
-	if _, err := other.Lookup(ahead, refs[0]); err != nil {
-		t.Fatalf("the other tab's %s: %v", refs[0], err)
-	}
-	if calls.n.Load() == before {
-		t.Errorf("another tab answered %s from this tab's preresolved refs (no command sent)", refs[0])
+	if _, _, ok := tab.Local("@99999"); ok {
+		t.Error("a ref of no snapshot: got ok, want none")
 	}
 }

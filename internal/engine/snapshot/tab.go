@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"slices"
 	"strings"
 	"sync"
@@ -221,67 +222,26 @@ func (t *Tab) Lookup(ctx context.Context, input string) (refmap.Entry, error) {
 	if e.Local == 0 {
 		return e, nil // the backendNodeId came with the snapshot
 	}
-	if r, ok := t.preresolved(ctx, e); ok {
-		return r, nil
-	}
 	return t.resolve(ctx, e)
 }
 
-// preresolveTimeout bounds Preresolve's one round trip per frame.
-const preresolveTimeout = 5 * time.Second
-
-// preresolvedKey is the context key of a Tab's refs resolved ahead.
-type preresolvedKey struct{ t *Tab }
-
-// Preresolve resolves, ahead, the refs among inputs whose elements this
-// tab's snapshots found lazily (one round trip per frame, as Resolve;
-// Lookup takes one per ref) and returns a context in which Lookup answers
-// them without its own: for a call that acts on several refs in turn
-// (form.fill). Only the elements still in their document are kept: an
-// input that is no ref of this tab, or whose element is gone or whose
-// frame navigated, is left to Lookup, which says so as it always does. It
-// reads the refs' frames without judging them: a caller whose reach is
-// limited (cdptab.Reach) does not call it, and lets the resolver judge
-// each ref's document as it looks it up.
-// The resolver still checks that the element is in its document when it
-// acts (a page may remove it meanwhile).
-func (t *Tab) Preresolve(ctx context.Context, inputs []string) context.Context {
-	var entries []refmap.Entry
-	for _, in := range inputs {
-		if e, err := t.entry(in); err == nil && e.Local != 0 {
-			entries = append(entries, e)
-		}
+// Local returns a ref's entry as this tab's snapshots gave it, with no
+// round trip and no lazy snapshot, and, when its element is known by a
+// local id of snapshot.js, an expression that evaluates, in egohost's
+// world of the entry's document, to that element: null when the latest
+// snapshot of the document no longer has it, when it left the document,
+// or when the world holds no snapshot.js (nothing is installed). The
+// expression proves nothing about the document: the caller runs it only
+// in the world of the entry's document (its LoaderID). ok is false when
+// the tab has no such entry, or it came with its BackendNodeID (Lookup
+// then).
+func (t *Tab) Local(input string) (e refmap.Entry, expr string, ok bool) {
+	e, err := t.entry(input)
+	if err != nil || e.Local == 0 {
+		return e, "", false
 	}
-	if len(entries) < 2 {
-		return ctx // nothing to save
-	}
-	// Bounded: the caller may hold the tab's action lock meanwhile, and a
-	// page that answers nothing must not keep it.
-	rctx, cancel := context.WithTimeout(ctx, preresolveTimeout)
-	defer cancel()
-	resolved, err := t.Resolve(rctx, entries)
-	if err != nil {
-		return ctx // Lookup resolves them one by one
-	}
-	ahead := make(map[string]refmap.Entry, len(resolved))
-	for _, e := range resolved {
-		if e.Local != 0 && e.BackendNodeID != 0 {
-			ahead[e.Ref] = e
-		}
-	}
-	return context.WithValue(ctx, preresolvedKey{t}, ahead)
-}
-
-// preresolved is e as Preresolve resolved it in ctx, if it did: the same
-// element of the same document (a later snapshot may have given the ref
-// to another).
-func (t *Tab) preresolved(ctx context.Context, e refmap.Entry) (refmap.Entry, bool) {
-	ahead, _ := ctx.Value(preresolvedKey{t}).(map[string]refmap.Entry)
-	r, ok := ahead[e.Ref]
-	if !ok || r.Local != e.Local || r.FrameID != e.FrameID || r.SessionID != e.SessionID || r.LoaderID != e.LoaderID {
-		return refmap.Entry{}, false
-	}
-	return r, true
+	call := walker.Call(aria.InstallNone, "document", `"lookup", `+strconv.FormatInt(e.Local, 10))
+	return e, "((r) => Array.isArray(r) && r[2] ? r[1] : null)(" + call + ")", true
 }
 
 // resolve finds the element of a lazily resolved entry in its frame's

@@ -624,17 +624,6 @@ func (s *Service) formFill(ctx context.Context, c *call, p protocol.FormFillPara
 		}
 		defer unlock()
 		start := time.Now()
-		// The fields' refs are found in one round trip, not one each;
-		// not for a caller whose reach is limited: Preresolve reads the
-		// refs' frames before anything judges them, the resolver's
-		// lookup judges each one (a frame of a denied origin).
-		if tc.reach == nil {
-			targets := make([]string, len(p.Fields))
-			for i, f := range p.Fields {
-				targets[i] = f.Element
-			}
-			ctx = tc.snap.Preresolve(ctx, targets)
-		}
 		out := protocol.FormFillResult{Tab: tc.tabID, Fields: make([]protocol.ActionResult, 0, len(p.Fields))}
 		for i, f := range p.Fields {
 			o := actOptions(p.ActionOptions)
