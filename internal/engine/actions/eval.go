@@ -36,7 +36,7 @@ func (r *Runner) Evaluate(ctx context.Context, expr string, d time.Duration) (*E
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, timeout(d, r.opts.Timeout))
 	defer cancel()
-	w := r.watch(ctx, "eval")
+	w := r.pageWatch(ctx, "eval")
 	defer w.close()
 	res, err := r.evaluate(w.ctx, expr, false)
 	var je *JSError
@@ -109,7 +109,7 @@ func (r *Runner) EvaluateOn(ctx context.Context, target, fn string, d time.Durat
 	d = timeout(d, r.opts.Timeout)
 	ctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	w := r.watch(ctx, "eval")
+	w := r.pageWatch(ctx, "eval")
 	defer w.close()
 	var el Element
 	err := r.retry(w.ctx, "eval", target, d, nil, func(ctx context.Context, n int) error {

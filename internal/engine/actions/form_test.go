@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 
@@ -348,5 +350,39 @@ func TestPressThatSubmitsReportsTheValue(t *testing.T) {
 	}
 	if res.Value == nil || *res.Value != "old" {
 		t.Errorf("value: got %v, want old", res.Value)
+	}
+}
+
+// A goto asks nothing of the current document (Page.navigate names the new
+// one), and an evaluation needs only the dialog events: neither sends the
+// lifecycle events of the current document again nor reads the frame tree.
+// The load wait and the tab's URL and title are as before.
+func TestGotoAndEvalAskNothingOfTheCurrentDocument(t *testing.T) {
+	tb := open(t, map[string]string{"/": html(`<title>One</title>`), "/two": html(`<title>Two</title>`)}, "/")
+	ct := &methodCountingTab{safeTab: safeTab{tb.p}, n: map[string]int{}}
+	res := resolver.New(ct, nil)
+	r := actions.New(ct, actions.FindCallers(res.Object, res.ObjectCall), actions.Options{Transient: resolver.IsTransient})
+	if _, err := r.Goto(tb.ctx, tb.base+"/", actions.NavOptions{}); err != nil { // the tab's setup
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/two", "/"} {
+		ct.take()
+		nav, err := r.Goto(tb.ctx, tb.base+path, actions.NavOptions{NoPrepare: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if nav.URL != tb.base+path || nav.Reached != actions.LoadLoad {
+			t.Errorf("goto %s: got %+v, want its URL, loaded", path, nav)
+		}
+		got := ct.take()
+		if want := map[string]int{page.CommandNavigate: 1, page.CommandGetNavigationHistory: 1}; !maps.Equal(got, want) {
+			t.Errorf("goto %s: got calls %v, want %v", path, got, want)
+		}
+	}
+	if _, err := r.Evaluate(tb.ctx, "document.title", 0); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ct.take(), map[string]int{cdpruntime.CommandEvaluate: 1}; !maps.Equal(got, want) {
+		t.Errorf("eval: got calls %v, want %v", got, want)
 	}
 }

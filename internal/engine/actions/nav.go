@@ -76,7 +76,7 @@ type NavResult struct {
 // the new document (the one Page.navigate's loaderId names, not the old
 // document's readyState).
 func (r *Runner) Goto(ctx context.Context, url string, o NavOptions) (*NavResult, error) {
-	return r.navigate(ctx, "goto", url, o, func(ctx context.Context) (cdp.FrameID, cdp.LoaderID, *NavResult, error) {
+	return r.navigate(ctx, "goto", url, o, true, func(ctx context.Context) (cdp.FrameID, cdp.LoaderID, *NavResult, error) {
 		same, _, err := AboutFragment(ctx, r.tab, url, "")
 		if err != nil {
 			return "", "", nil, fmt.Errorf("goto: %w", err)
@@ -206,7 +206,7 @@ func (r *Runner) Forward(ctx context.Context, o NavOptions) (*NavResult, error) 
 
 // Reload reloads the page.
 func (r *Runner) Reload(ctx context.Context, o NavOptions) (*NavResult, error) {
-	return r.navigate(ctx, "reload", "", o, func(ctx context.Context) (cdp.FrameID, cdp.LoaderID, *NavResult, error) {
+	return r.navigate(ctx, "reload", "", o, false, func(ctx context.Context) (cdp.FrameID, cdp.LoaderID, *NavResult, error) {
 		if o.Destination != nil {
 			h, err := cdp.Call(ctx, r.tab, page.GetNavigationHistory, cdp.Empty{})
 			if err != nil {
@@ -226,7 +226,7 @@ func (r *Runner) Reload(ctx context.Context, o NavOptions) (*NavResult, error) {
 }
 
 func (r *Runner) history(ctx context.Context, op string, delta int64, o NavOptions) (*NavResult, error) {
-	return r.navigate(ctx, op, "", o, func(ctx context.Context) (cdp.FrameID, cdp.LoaderID, *NavResult, error) {
+	return r.navigate(ctx, op, "", o, false, func(ctx context.Context) (cdp.FrameID, cdp.LoaderID, *NavResult, error) {
 		h, err := cdp.Call(ctx, r.tab, page.GetNavigationHistory, cdp.Empty{})
 		if err != nil {
 			return "", "", nil, fmt.Errorf("%s: history: %w", op, err)
@@ -254,8 +254,10 @@ func (r *Runner) history(ctx context.Context, op string, delta int64, o NavOptio
 // navigate runs start (which makes the navigation) inside a page watch
 // and waits for the load state of the document it commits. start returns
 // the frame and loader of the new document when it knows them, or a final
-// result (a same-document navigation, a download).
-func (r *Runner) navigate(ctx context.Context, op, url string, o NavOptions, start func(ctx context.Context) (cdp.FrameID, cdp.LoaderID, *NavResult, error)) (*NavResult, error) {
+// result (a same-document navigation, a download). named says it always
+// knows them (Page.navigate names the new document): the watch then needs
+// nothing of the current document.
+func (r *Runner) navigate(ctx context.Context, op, url string, o NavOptions, named bool, start func(ctx context.Context) (cdp.FrameID, cdp.LoaderID, *NavResult, error)) (*NavResult, error) {
 	begin := time.Now()
 	want, err := lifecycleName(o.Until)
 	if err != nil {
@@ -268,7 +270,12 @@ func (r *Runner) navigate(ctx context.Context, op, url string, o NavOptions, sta
 	d := timeout(o.Timeout, r.opts.NavigationTimeout)
 	tctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	w := r.watch(tctx, op)
+	var w *watch
+	if named {
+		w = r.pageWatch(tctx, op)
+	} else {
+		w = r.watch(tctx, op)
+	}
 	defer w.close()
 	fail := func(err error, reached []string) (*NavResult, error) {
 		if dl := w.opened(); dl != nil {

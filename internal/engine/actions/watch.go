@@ -75,19 +75,33 @@ type watch struct {
 
 // watch subscribes to the tab's page events and turns the Page domain and
 // its lifecycle events on, in the background: call wait to be sure. It
-// reads the main frame's current document (for the waits on a load).
+// reads the main frame's current document, and has its lifecycle events
+// sent again (for the waits on the load of the current document).
 func (r *Runner) watch(ctx context.Context, op string) *watch {
-	return r.watchWith(ctx, op, true)
+	return r.watchWith(ctx, op, watchNeeds{document: true})
 }
 
 // actionWatch is watch for an action: the main frame's current document is
 // not needed (its ID is cached per tab), and the Network domain is on, so
 // that the settle sees the requests the action starts.
 func (r *Runner) actionWatch(ctx context.Context, op string) *watch {
-	return r.watchWith(ctx, op, false)
+	return r.watchWith(ctx, op, watchNeeds{network: true})
 }
 
-func (r *Runner) watchWith(ctx context.Context, op string, document bool) *watch {
+// pageWatch is watch for a call that needs neither the current document
+// nor the requests: an evaluation (its dialogs), a navigation to a new
+// document that Page.navigate names.
+func (r *Runner) pageWatch(ctx context.Context, op string) *watch {
+	return r.watchWith(ctx, op, watchNeeds{})
+}
+
+// watchNeeds says what a watch reads besides the page's events.
+type watchNeeds struct {
+	document bool // the main frame's current document, and its lifecycle events again
+	network  bool // the requests (the Network domain's events)
+}
+
+func (r *Runner) watchWith(ctx context.Context, op string, needs watchNeeds) *watch {
 	wctx, cancel := context.WithCancelCause(ctx)
 	w := &watch{ctx: wctx, cancel: cancel, ready: make(chan struct{}), nav: make(chan navEvent, navBuffer), reqs: make(map[network.RequestID]bool)}
 	// One stream for every method a watch needs, in arrival order: a call
@@ -101,7 +115,7 @@ func (r *Runner) watchWith(ctx context.Context, op string, document bool) *watch
 		page.LifecycleEvent.Method,
 		page.FrameStoppedLoading.Method,
 	}
-	if !document {
+	if needs.network {
 		methods = append(methods, network.RequestWillBeSent.Method, network.LoadingFinished.Method, network.LoadingFailed.Method)
 	}
 	events, stop := r.tab.Stream(methods...)
@@ -111,11 +125,11 @@ func (r *Runner) watchWith(ctx context.Context, op string, document bool) *watch
 	go func() {
 		defer w.wg.Done()
 		defer close(w.ready)
-		if err := r.setup.enable(wctx, r.tab, !document, document); err != nil {
+		if err := r.setup.enable(wctx, r.tab, needs.network, needs.document); err != nil {
 			w.setupErr = err
 			return
 		}
-		if frame := r.setup.frame(); frame != "" && !document {
+		if frame := r.setup.frame(); frame != "" && !needs.document {
 			w.mainFrame = frame
 			return
 		}
