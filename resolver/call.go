@@ -193,7 +193,6 @@ type localRef struct {
 	e     refmap.Entry
 	d     doc
 	w     worldRef
-	known bool // the Resolver had the world before this call
 	find  string
 }
 
@@ -216,9 +215,6 @@ func (r *Resolver) localRef(ctx context.Context, p parsed) (localRef, bool, erro
 	if err != nil {
 		return localRef{}, false, nil
 	}
-	r.c.mu.Lock()
-	_, known := r.c.worlds[frameKey{d.sid, d.frameID}]
-	r.c.mu.Unlock()
 	w, err := r.worldRef(ctx, &d, false) // made now when the Resolver has none there yet
 	if err != nil || w.loader != e.LoaderID {
 		return localRef{}, false, nil
@@ -228,7 +224,7 @@ func (r *Resolver) localRef(ctx context.Context, p parsed) (localRef, bool, erro
 		return localRef{}, false, classify("lookup", p.input, err)
 	}
 	guard := "globalThis." + worldTokenKey + " !== " + strconv.Quote(w.token) + " ? " + strconv.Quote(wrongWorld) + " : "
-	return localRef{e: e, d: d, w: w, known: known, find: "(" + guard + find + ")"}, true, nil
+	return localRef{e: e, d: d, w: w, find: "(" + guard + find + ")"}, true, nil
 }
 
 // localObject is a ref's element found in one evaluation (see localRef):
@@ -254,10 +250,7 @@ func (r *Resolver) localCall(ctx context.Context, p parsed, c *jsCall) (Object, 
 		return Object{}, cdptab.Called{}, false, err
 	}
 	yes := true
-	in := aria.InstallNone
-	if !l.known {
-		in = aria.InstallFunc // a world new to the Resolver has none of its functions
-	}
+	in := r.installOf(l.w, c.f)
 	for attempt := 0; attempt < 3; attempt++ {
 		res, err := cdp.Call(ctx, l.d.s, runtime.Evaluate, runtime.EvaluateParams{
 			Expression:           c.around(l.find, in),
@@ -276,6 +269,7 @@ func (r *Resolver) localCall(ctx context.Context, p parsed, c *jsCall) (Object, 
 		if res.Result.Subtype != "array" || res.Result.ObjectID == "" {
 			return Object{}, cdptab.Called{}, false, nil // null, or another world
 		}
+		r.sentTo(l.w, c.f)
 		called, err := decodeBoxed(res.Result.DeepSerializedValue)
 		if err != nil {
 			release(ctx, l.d.s, res.Result.ObjectID)

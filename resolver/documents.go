@@ -10,12 +10,14 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
+	"github.com/egohost/egohost/internal/engine/aria"
 	"github.com/egohost/egohost/internal/link/cdptab"
 )
 
@@ -188,7 +190,15 @@ type worldRef struct {
 	url, origin string
 	// loader is that document's loader ID ("" when Chrome did not say).
 	loader cdp.LoaderID
+	// sent holds the keys of the functions a call sent to the world
+	// (guarded by the cache's mutex): the next call of one sends only its
+	// arguments, and the first sends it at once, not after a miss.
+	sent map[string]bool
 }
+
+// worldSetupTimeout bounds the setup of a world Chrome has made (its
+// token), which goes on when its caller gives up meanwhile.
+const worldSetupTimeout = 2 * time.Second
 
 // worldTokenKey is the global that holds a world's token.
 const worldTokenKey = "__egohostWorld1"
@@ -254,9 +264,14 @@ func (r *Resolver) worldRef(ctx context.Context, d *doc, fresh bool) (worldRef, 
 	}
 	var tok [12]byte
 	_, _ = rand.Read(tok[:])
-	w = worldRef{cid: made.ExecutionContextID, token: hex.EncodeToString(tok[:])}
+	w = worldRef{cid: made.ExecutionContextID, token: hex.EncodeToString(tok[:]), sent: map[string]bool{}}
+	// The world is made: its token is set even when the caller gives up
+	// meanwhile (a preparation that a snapshot stops), so that the next
+	// caller finds the world rather than make it again.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), worldSetupTimeout)
+	defer cancel()
 	yes := true
-	res, err := cdp.Call(ctx, d.s, runtime.Evaluate, runtime.EvaluateParams{
+	res, err := cdp.Call(sctx, d.s, runtime.Evaluate, runtime.EvaluateParams{
 		Expression:           "globalThis." + worldTokenKey + " = " + strconv.Quote(w.token) + ", [location.href, location.origin, document]",
 		ContextID:            w.cid,
 		Silent:               &yes,
@@ -272,6 +287,26 @@ func (r *Resolver) worldRef(ctx context.Context, d *doc, fresh bool) (worldRef, 
 	r.c.worlds[key] = w
 	r.c.mu.Unlock()
 	return w, nil
+}
+
+// installOf says what a call of f in w sends: the function, unless a call
+// sent it to w before.
+func (r *Resolver) installOf(w worldRef, f aria.Func) aria.Install {
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	if w.sent[f.Key()] {
+		return aria.InstallNone
+	}
+	return aria.InstallFunc
+}
+
+// sentTo records that a call sent f to w (or found it there).
+func (r *Resolver) sentTo(w worldRef, f aria.Func) {
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	if w.sent != nil {
+		w.sent[f.Key()] = true
+	}
 }
 
 // decodeWhere reads [location.href, location.origin, document], deep

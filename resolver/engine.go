@@ -202,10 +202,14 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 	var res runtime.EvaluateResult
 	remade, fresh := false, false
 	in, inCall := spec.install, aria.InstallNone
+	var w worldRef
 	for attempt := 0; ; attempt++ {
-		w, err := r.worldRef(ctx, d, fresh)
+		w, err = r.worldRef(ctx, d, fresh)
 		if err != nil {
 			return jsResult{}, err
+		}
+		if spec.call != nil && attempt == 0 {
+			inCall = r.installOf(w, spec.call.f)
 		}
 		if err := r.reachable(d, w); err != nil {
 			return jsResult{}, err
@@ -273,6 +277,9 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 				return jsResult{}, fmt.Errorf("evaluate: decode %s result: %w", spec.Mode, err)
 			}
 			out.object, out.boxed = res.Result.ObjectID, true
+			if spec.call != nil {
+				r.sentTo(w, spec.call.f)
+			}
 			return out, nil
 		}
 		s, ok := stringValue(res.Result)

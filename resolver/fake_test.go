@@ -1055,3 +1055,25 @@ func TestPrepareMakesNoWorldWhereItMayNotReach(t *testing.T) {
 		t.Errorf("Prepare made %d worlds, want 1", n)
 	}
 }
+
+// A world whose caller gives up as Chrome makes it (a preparation that a
+// snapshot stops) still gets its token: the next call finds it and makes
+// no other.
+func TestAWorldOutlivesItsCallersEnd(t *testing.T) {
+	f := newFakeTab(t, fakeDoc{ids: ids(1), boxes: boxes(1)})
+	r := New(f, nil)
+	ctx, cancel := context.WithCancel(ctxT(t))
+	cdpfake.HandleParams(f.Session, page.CommandCreateIsolatedWorld, func(_ context.Context, p page.CreateIsolatedWorldParams) (any, error) {
+		cancel() // the caller gives up while Chrome makes the world
+		return page.CreateIsolatedWorldResult{ExecutionContextID: 1}, nil
+	})
+	if _, err := r.Center(ctx, "#x"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the call that gave up: got %v, want context.Canceled", err)
+	}
+	if _, err := r.Center(ctxT(t), "#x"); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.Count(page.CommandCreateIsolatedWorld); n != 1 {
+		t.Errorf("worlds made: got %d, want 1", n)
+	}
+}

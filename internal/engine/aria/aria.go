@@ -131,6 +131,15 @@ func Send(src string) Func { return Func{src: src} }
 // Page returns a Func that runs in the page's own world, with ns null.
 func Page(src string) Func { return Func{src: src, page: true} }
 
+// Key is the global where a world keeps the function ("" for one sent
+// with every call).
+func (f Func) Key() string {
+	if f.key == nil {
+		return ""
+	}
+	return f.key()
+}
+
 // Source is the function's source.
 func (f Func) Source() string { return f.src }
 
