@@ -190,10 +190,10 @@ type LocalRefs interface {
 // the ref's frame, find (guarded by the world's token) evaluates to the
 // element, or to something else when it is not there any more.
 type localRef struct {
-	e     refmap.Entry
-	d     doc
-	w     worldRef
-	find  string
+	e    refmap.Entry
+	d    doc
+	w    worldRef
+	find string
 }
 
 // localRef returns the ref's localRef when the Refs name its element by a
