@@ -196,8 +196,8 @@ type worldRef struct {
 	sent map[string]bool
 }
 
-// worldSetupTimeout bounds the setup of a world Chrome has made (its
-// token), which goes on when its caller gives up meanwhile.
+// worldSetupTimeout bounds the making of a world and its token, which go
+// on when their caller gives up meanwhile.
 const worldSetupTimeout = 2 * time.Second
 
 // worldTokenKey is the global that holds a world's token.
@@ -255,8 +255,16 @@ func (r *Resolver) worldRef(ctx context.Context, d *doc, fresh bool) (worldRef, 
 	if ok {
 		return w, nil
 	}
+	if err := ctx.Err(); err != nil {
+		return worldRef{}, fmt.Errorf("isolated world in frame %s: %w", d.frameID, err)
+	}
+	// Once begun, the world is made and its token set even when the
+	// caller gives up meanwhile (a preparation that a snapshot stops), so
+	// that the next caller finds it rather than make it again.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), worldSetupTimeout)
+	defer cancel()
 	no := false
-	made, err := cdp.Call(ctx, d.s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
+	made, err := cdp.Call(sctx, d.s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
 		FrameID: d.frameID, WorldName: worldName, GrantUniveralAccess: &no,
 	})
 	if err != nil {
@@ -265,11 +273,6 @@ func (r *Resolver) worldRef(ctx context.Context, d *doc, fresh bool) (worldRef, 
 	var tok [12]byte
 	_, _ = rand.Read(tok[:])
 	w = worldRef{cid: made.ExecutionContextID, token: hex.EncodeToString(tok[:]), sent: map[string]bool{}}
-	// The world is made: its token is set even when the caller gives up
-	// meanwhile (a preparation that a snapshot stops), so that the next
-	// caller finds the world rather than make it again.
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), worldSetupTimeout)
-	defer cancel()
 	yes := true
 	res, err := cdp.Call(sctx, d.s, runtime.Evaluate, runtime.EvaluateParams{
 		Expression:           "globalThis." + worldTokenKey + " = " + strconv.Quote(w.token) + ", [location.href, location.origin, document]",

@@ -1056,15 +1056,27 @@ func TestPrepareMakesNoWorldWhereItMayNotReach(t *testing.T) {
 	}
 }
 
-// A world whose caller gives up as Chrome makes it (a preparation that a
-// snapshot stops) still gets its token: the next call finds it and makes
-// no other.
+// A world whose caller gives up while Chrome makes it (a preparation that
+// a snapshot stops) is made and gets its token all the same: the next
+// call finds it and makes no other. A caller that gave up before makes
+// none.
 func TestAWorldOutlivesItsCallersEnd(t *testing.T) {
 	f := newFakeTab(t, fakeDoc{ids: ids(1), boxes: boxes(1)})
 	r := New(f, nil)
+	gone, cancel := context.WithCancel(ctxT(t))
+	cancel()
+	if _, err := r.Center(gone, "#x"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a call that gave up before: got %v, want context.Canceled", err)
+	}
+	if n := f.Count(page.CommandCreateIsolatedWorld); n != 0 {
+		t.Errorf("a call that gave up before made %d worlds, want 0", n)
+	}
 	ctx, cancel := context.WithCancel(ctxT(t))
-	cdpfake.HandleParams(f.Session, page.CommandCreateIsolatedWorld, func(_ context.Context, p page.CreateIsolatedWorldParams) (any, error) {
+	cdpfake.HandleParams(f.Session, page.CommandCreateIsolatedWorld, func(wctx context.Context, p page.CreateIsolatedWorldParams) (any, error) {
 		cancel() // the caller gives up while Chrome makes the world
+		if wctx.Err() != nil {
+			return nil, wctx.Err()
+		}
 		return page.CreateIsolatedWorldResult{ExecutionContextID: 1}, nil
 	})
 	if _, err := r.Center(ctx, "#x"); !errors.Is(err, context.Canceled) {
