@@ -1056,6 +1056,37 @@ func TestPrepareMakesNoWorldWhereItMayNotReach(t *testing.T) {
 	}
 }
 
+// Without a reach, Prepare reads no frame tree once the tab's main frame is
+// known (the renderer answers it only between a loading page's tasks);
+// with one it reads it every time, to judge the document first.
+func TestPrepareWithoutAReachReadsNoFrameTree(t *testing.T) {
+	ctx := ctxT(t)
+	f := newFakeTab(t, fakeDoc{ids: ids(1), boxes: boxes(1)})
+	r := New(f, nil)
+	for i := range 3 {
+		if err := r.Prepare(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if want, n := min(i+1, 1), f.Count(page.CommandGetFrameTree); n != want {
+			t.Errorf("after %d Prepares: %d frame trees read, want %d", i+1, n, want)
+		}
+	}
+	if n := f.Count(page.CommandCreateIsolatedWorld); n != 3 {
+		t.Errorf("worlds made: got %d, want one per Prepare (each is a new document's)", n)
+	}
+	everything := func(url, origin string) (bool, string) { return true, "" }
+	f = newFakeTab(t, fakeDoc{ids: ids(1), boxes: boxes(1)})
+	r = New(f, nil).Within(everything)
+	for range 2 {
+		if err := r.Prepare(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := f.Count(page.CommandGetFrameTree); n != 2 {
+		t.Errorf("with a reach: %d frame trees read for 2 Prepares, want 2", n)
+	}
+}
+
 // A world whose caller gives up while Chrome makes it (a preparation that
 // a snapshot stops) is made and gets its token all the same: the next
 // call finds it and makes no other. A caller that gave up before makes

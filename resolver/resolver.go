@@ -260,6 +260,33 @@ func (b *Box) String() string {
 	return fmt.Sprintf("(%.1f, %.1f) %.1f×%.1f", b.X, b.Y, b.Width, b.Height)
 }
 
+// preparedDoc is the main frame's document, for Prepare. With a reach, the
+// frame tree first, as every resolution reads it: a main document r may
+// not reach (a redirect, a page that moved on) is refused before a world
+// is made in it. Without one, every document is reachable, and the main
+// frame's ID (remembered per session) is all it takes: the frame tree,
+// which the renderer answers only between the new page's tasks while it
+// loads, would hold the world back.
+func (r *Resolver) preparedDoc(ctx context.Context) (doc, error) {
+	if r.reach == nil {
+		d := r.mainDoc()
+		id, err := r.rootFrame(ctx, d.sid, d.s)
+		if err != nil {
+			return doc{}, err
+		}
+		d.frameID = id
+		return d, nil
+	}
+	docs, err := r.documents(ctx)
+	if err != nil {
+		return doc{}, err
+	}
+	if len(docs) == 0 {
+		return doc{}, fmt.Errorf("the tab has no frame")
+	}
+	return docs[0], nil
+}
+
 // prepareTarget is what Prepare counts: the root element, found at once.
 const prepareTarget = "css=:root"
 
@@ -293,17 +320,10 @@ func (r *Resolver) Prepare(ctx context.Context) error {
 		close(done)
 	}()
 	ctx = context.WithValue(ctx, preparingKey{}, true)
-	// The frame tree first, as every resolution reads it: a main document
-	// r may not reach (a redirect, a page that moved on) is refused before
-	// a world is made in it.
-	docs, err := r.documents(ctx)
+	main, err := r.preparedDoc(ctx)
 	if err != nil {
 		return fmt.Errorf("prepare the main frame's document: %w", err)
 	}
-	if len(docs) == 0 {
-		return fmt.Errorf("prepare the main frame's document: the tab has no frame")
-	}
-	main := docs[0]
 	// The remembered world is the old document's: make the new one at
 	// once, and send the module with the first evaluation.
 	r.c.mu.Lock()
