@@ -4,7 +4,10 @@
 // early (a document a navigation just loaded): after one animation frame
 // and a task, a document that has loaded (readyState "complete": its load
 // handlers ran) and whose DOM nothing mutated meanwhile is quiet at once:
-// {quiet: true, early: true}. Otherwise it waits as above.
+// {quiet: true, early: true}. One still loading (its images, say) with
+// nothing mutated is quiet the same way after its load event, a frame and
+// a task, if that comes before the quiet window ends. Otherwise it waits
+// as above.
 //
 // A hidden document (a background tab) aligns its timers to Chrome's 1 s
 // wake-ups: there it resolves at once {pending: true, since} (since: ms
@@ -49,6 +52,13 @@
     const start = performance.now();
     let last = start;
     let mutations = 0;
+    let finished = false;
+    const finish = (r) => {
+      if (finished) return;
+      finished = true;
+      obs.disconnect();
+      resolve(r);
+    };
     const obs = new MutationObserver((records) => {
       const n = records.filter(counts).length;
       if (n === 0) return;
@@ -57,11 +67,11 @@
     });
     obs.observe(document, opts);
     const tick = () => {
+      if (finished) return;
       const now = performance.now();
       const quiet = now - last >= quietMs;
       if (quiet || now - start >= capMs) {
-        obs.disconnect();
-        resolve({ quiet, mutations, ms: now - start });
+        finish({ quiet, mutations, ms: now - start });
         return;
       }
       setTimeout(tick, Math.max(5, Math.min(quietMs - (now - last), capMs - (now - start))));
@@ -70,20 +80,31 @@
       setTimeout(tick, quietMs);
       return;
     }
-    let done = false;
-    const afterFrame = () => {
-      if (done) return;
-      done = true;
-      setTimeout(() => {
-        if (mutations === 0 && document.readyState === "complete") {
-          obs.disconnect();
-          resolve({ quiet: true, early: true, mutations, ms: performance.now() - start });
-          return;
-        }
-        setTimeout(tick, Math.max(0, quietMs - (performance.now() - last)));
-      }, 0);
+    // afterFrame runs then after one animation frame and a task (or 100 ms
+    // without frames), once.
+    const afterFrame = (then) => {
+      let done = false;
+      const once = () => {
+        if (done) return;
+        done = true;
+        setTimeout(then, 0);
+      };
+      requestAnimationFrame(once);
+      setTimeout(once, 100); // no animation frames
     };
-    requestAnimationFrame(afterFrame);
-    setTimeout(afterFrame, 100); // no animation frames
+    const quietIfLoaded = () => {
+      if (mutations === 0 && document.readyState === "complete") {
+        finish({ quiet: true, early: true, mutations, ms: performance.now() - start });
+        return true;
+      }
+      return false;
+    };
+    afterFrame(() => {
+      if (finished || quietIfLoaded()) return;
+      if (mutations === 0) {
+        addEventListener("load", () => afterFrame(() => { if (!finished) quietIfLoaded(); }), { once: true });
+      }
+      setTimeout(tick, Math.max(0, quietMs - (performance.now() - last)));
+    });
   });
 }

@@ -3,6 +3,7 @@ package actions_test
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/egohost/egohost/internal/engine/actions"
 	"github.com/egohost/egohost/internal/testkit/browsertest"
@@ -64,5 +65,23 @@ func TestSettleSeesTheNewDocumentsEffect(t *testing.T) {
 				t.Errorf("settled: got %+v, want a navigation, %s, not capped", s, c.waited)
 			}
 		})
+	}
+}
+
+// A new document that nothing changes but that is still loading (an image
+// the server answers slowly) is quiet at its load event, a frame and a
+// task: not at the end of the quiet window, which here is longer than the
+// cap (so that only that way ends the settle uncapped).
+func TestSettleEndsAtTheNewDocumentsLoad(t *testing.T) {
+	pages := browsertest.Pages(map[string]string{
+		"/":      html(`<a id=go href="/image">image</a>`),
+		"/image": html(`<p id=out>image</p><img id=slow src="/data" alt="">`),
+	})
+	tb := openWith(t, withSlowData(pages), "/", actions.Options{Setup: &actions.TabSetup{}})
+	long := &actions.Settle{Quiet: time.Minute, Cap: 10 * time.Second}
+	res := tb.ok(tb.r.Click(tb.ctx, "#go", actions.ClickOptions{ActOptions: actions.ActOptions{Settle: long}}))
+	tb.want("document.readyState", `"complete"`)
+	if s := res.Settled; s.Capped || !s.Navigated || !slices.Contains(s.For, "dom quiet") {
+		t.Errorf("settled: got %+v, want a navigation, dom quiet at its load, not capped", s)
 	}
 }
