@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
+	"strings"
 	"sync"
 	"testing"
 
@@ -12,8 +14,10 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
+	"github.com/egohost/egohost/internal/engine/aria"
 	"github.com/egohost/egohost/internal/engine/snapshot"
 	"github.com/egohost/egohost/internal/link/cdptab"
+	"github.com/egohost/egohost/internal/testkit/browsertest"
 	"github.com/egohost/egohost/resolver"
 )
 
@@ -193,5 +197,45 @@ func TestObjectCallOnARefIsOneRoundTrip(t *testing.T) {
 	}
 	if _, err := r.Object(ctx, ref); !errors.Is(err, resolver.ErrStaleRef) {
 		t.Errorf("Object after a reload: got %v, want ErrStaleRef", err)
+	}
+}
+
+// A hostile page that plants egohost's global names in its own world (the
+// page module's key, a function's key, the world token's name: all are
+// derived from public source) is never called: resolutions and calls run
+// in egohost's isolated world, the ref's way as the locator's.
+func TestPagePlantedGlobalsAreNeverCalled(t *testing.T) {
+	b := browsers.Launch(t)
+	const fn = `(el) => el.id`
+	planted := []string{aria.Key(), aria.Keep(fn).Key(), "__egohostWorld1"}
+	var js strings.Builder
+	js.WriteString("window.pwned = [];")
+	for _, k := range planted {
+		fmt.Fprintf(&js, "globalThis[%q] = new Proxy(function () {}, { get(t, p) { window.pwned.push(%q + '.' + String(p)); return () => [document, document.body, true]; }, apply() { window.pwned.push(%q); return [document, document.body, true]; } });", k, k, k)
+	}
+	url := browsertest.Serve(t, browsertest.Pages(map[string]string{
+		"/": `<!doctype html><script>` + js.String() + `</script><button id=real>Real</button>`,
+	})) + "/"
+	p, ctx := tab0(t, b, url)
+	st := snapshot.NewTab(p)
+	r := resolver.New(p, st)
+	ref := refFor(t, ctx, st, "button", "Real")
+	for _, target := range []string{"#real", "role=button[name=Real]", ref} {
+		obj, called, err := r.ObjectCall(ctx, target, fn)
+		if err != nil {
+			t.Fatalf("%s: %v", target, err)
+		}
+		r.Release(ctx, obj)
+		if string(called.Value) != `"real"` {
+			t.Errorf("%s: got %s, want \"real\"", target, called.Value)
+		}
+	}
+	yes := true
+	res, err := cdp.Call(ctx, p, runtime.Evaluate, runtime.EvaluateParams{Expression: "window.pwned", ReturnByValue: &yes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(res.Result.Value); got != "[]" {
+		t.Errorf("the page's planted globals were touched: %s", got)
 	}
 }
