@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -18,6 +17,7 @@ import (
 	"github.com/egohost/egohost/internal/engine/snapshot"
 	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/internal/testkit/browsertest"
+	"github.com/egohost/egohost/internal/testkit/cdpcount"
 	"github.com/egohost/egohost/resolver"
 )
 
@@ -114,28 +114,6 @@ func unbox(t *testing.T, ctx context.Context, p *cdptab.Page, o resolver.Object)
 	return res.Result.ObjectID
 }
 
-// countingTab counts the calls made on the tab's main session, by method.
-type countingTab struct {
-	*cdptab.Page
-	mu    sync.Mutex
-	calls map[string]int
-}
-
-func (c *countingTab) Call(ctx context.Context, method string, params, result any) error {
-	c.mu.Lock()
-	c.calls[method]++
-	c.mu.Unlock()
-	return c.Page.Call(ctx, method, params, result)
-}
-
-func (c *countingTab) take() map[string]int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := c.calls
-	c.calls = map[string]int{}
-	return out
-}
-
 // A call on a ref's element is one round trip when the Resolver knows the
 // world of the ref's document: no world made, no resolveNode, no separate
 // lookup. After a navigation, a ref of the old document is stale as
@@ -144,11 +122,11 @@ func TestObjectCallOnARefIsOneRoundTrip(t *testing.T) {
 	b := browsers.Launch(t)
 	url := fixture(t)
 	p, ctx := tab(t, b, url)
-	ct := &countingTab{Page: p, calls: map[string]int{}}
+	ct := cdpcount.New(p)
 	st := snapshot.NewTab(p)
 	r := resolver.New(ct, st)
 	ref := refFor(t, ctx, st, "button", "Stale me")
-	ct.take()
+	ct.Take()
 	const fn = `(el) => el.id`
 	for i := range 3 {
 		obj, called, err := r.ObjectCall(ctx, ref, fn)
@@ -156,7 +134,7 @@ func TestObjectCallOnARefIsOneRoundTrip(t *testing.T) {
 			t.Fatalf("call %d on %s: %s, %v; want \"stale\"", i, ref, called.Value, err)
 		}
 		r.Release(ctx, obj)
-		got := ct.take()
+		got := ct.Take()
 		delete(got, runtime.CommandReleaseObject)
 		want := map[string]int{runtime.CommandEvaluate: 1}
 		if i == 0 {
@@ -178,7 +156,7 @@ func TestObjectCallOnARefIsOneRoundTrip(t *testing.T) {
 		t.Errorf("Object(%s) is #%s (%v), want #stale", ref, id, err)
 	}
 	r.Release(ctx, obj)
-	got := ct.take()
+	got := ct.Take()
 	delete(got, runtime.CommandReleaseObject)
 	if want := map[string]int{runtime.CommandEvaluate: 1}; !maps.Equal(got, want) {
 		t.Errorf("Object: got calls %v, want %v", got, want)

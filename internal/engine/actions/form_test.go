@@ -1,25 +1,21 @@
 package actions_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
-	"github.com/chromedp/cdproto/target"
 
 	"github.com/egohost/egohost/internal/engine/actions"
-	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/internal/testkit/browsertest"
+	"github.com/egohost/egohost/internal/testkit/cdpcount"
 	"github.com/egohost/egohost/resolver"
 )
 
@@ -246,54 +242,6 @@ func TestUploadFocusScroll(t *testing.T) {
 	tb.want("scrollY > 100", "true")
 }
 
-// methodCountingTab counts the CDP calls a Runner makes, by method.
-type methodCountingTab struct {
-	safeTab
-	mu sync.Mutex
-	n  map[string]int
-}
-
-func (c *methodCountingTab) Call(ctx context.Context, method string, params, result any) error {
-	c.mu.Lock()
-	c.n[method]++
-	c.mu.Unlock()
-	return c.safeTab.Call(ctx, method, params, result)
-}
-
-func (c *methodCountingTab) CallSequence(ctx context.Context, cmds []cdptab.Command) error {
-	c.mu.Lock()
-	for _, cmd := range cmds {
-		c.n[cmd.Method]++
-	}
-	c.mu.Unlock()
-	return c.safeTab.CallSequence(ctx, cmds)
-}
-
-func (c *methodCountingTab) Child(id target.SessionID) cdp.Session {
-	return countingSession{c, c.safeTab.Child(id)}
-}
-
-// countingSession counts a child session's calls into its tab's count.
-type countingSession struct {
-	tab *methodCountingTab
-	cdp.Session
-}
-
-func (c countingSession) Call(ctx context.Context, method string, params, result any) error {
-	c.tab.mu.Lock()
-	c.tab.n[method]++
-	c.tab.mu.Unlock()
-	return c.Session.Call(ctx, method, params, result)
-}
-
-func (c *methodCountingTab) take() map[string]int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := c.n
-	c.n = map[string]int{}
-	return n
-}
-
 // A fill's read-back of the value rides on the settle's call on the
 // element (one round trip less); without a settle it is a call of its
 // own. Both read the value as the page's handlers left it.
@@ -301,7 +249,7 @@ func TestFillReadsTheValueInTheSettle(t *testing.T) {
 	tb := open(t, map[string]string{"/": html(`<input id=up oninput="this.value = this.value.toUpperCase()">`)}, "/")
 	ctx := tb.ctx
 	p := tb.p
-	ct := &methodCountingTab{safeTab: safeTab{p}, n: map[string]int{}}
+	ct := cdpcount.New(safeTab{p})
 	res := resolver.New(ct, nil)
 	r := actions.New(ct, actions.FindCallers(res.Object, res.ObjectCall), actions.Options{Transient: resolver.IsTransient})
 	if _, err := r.Fill(ctx, "#up", "warm", actions.FillOptions{}); err != nil {
@@ -315,7 +263,7 @@ func TestFillReadsTheValueInTheSettle(t *testing.T) {
 		{"default settle", nil, 1},
 		{"settle off", &actions.Settle{Off: true}, 1},
 	} {
-		ct.take()
+		ct.Take()
 		got, err := r.Fill(ctx, "#up", "ada", actions.FillOptions{ActOptions: actions.ActOptions{Settle: tt.settle}})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
@@ -323,7 +271,7 @@ func TestFillReadsTheValueInTheSettle(t *testing.T) {
 		if got.Value == nil || *got.Value != "ADA" {
 			t.Errorf("%s: value: got %v, want ADA", tt.name, got.Value)
 		}
-		if n := ct.take()[cdpruntime.CommandCallFunctionOn]; n != tt.wantCalls {
+		if n := ct.Take()[cdpruntime.CommandCallFunctionOn]; n != tt.wantCalls {
 			t.Errorf("%s: Runtime.callFunctionOn calls: got %d, want %d", tt.name, n, tt.wantCalls)
 		}
 	}
@@ -359,14 +307,14 @@ func TestPressThatSubmitsReportsTheValue(t *testing.T) {
 // The load wait and the tab's URL and title are as before.
 func TestGotoAndEvalAskNothingOfTheCurrentDocument(t *testing.T) {
 	tb := open(t, map[string]string{"/": html(`<title>One</title>`), "/two": html(`<title>Two</title>`)}, "/")
-	ct := &methodCountingTab{safeTab: safeTab{tb.p}, n: map[string]int{}}
+	ct := cdpcount.New(safeTab{tb.p})
 	res := resolver.New(ct, nil)
 	r := actions.New(ct, actions.FindCallers(res.Object, res.ObjectCall), actions.Options{Transient: resolver.IsTransient})
 	if _, err := r.Goto(tb.ctx, tb.base+"/", actions.NavOptions{}); err != nil { // the tab's setup
 		t.Fatal(err)
 	}
 	for _, path := range []string{"/two", "/"} {
-		ct.take()
+		ct.Take()
 		nav, err := r.Goto(tb.ctx, tb.base+path, actions.NavOptions{NoPrepare: true})
 		if err != nil {
 			t.Fatal(err)
@@ -374,7 +322,7 @@ func TestGotoAndEvalAskNothingOfTheCurrentDocument(t *testing.T) {
 		if nav.URL != tb.base+path || nav.Reached != actions.LoadLoad {
 			t.Errorf("goto %s: got %+v, want its URL, loaded", path, nav)
 		}
-		got := ct.take()
+		got := ct.Take()
 		if want := map[string]int{page.CommandNavigate: 1, page.CommandGetNavigationHistory: 1}; !maps.Equal(got, want) {
 			t.Errorf("goto %s: got calls %v, want %v", path, got, want)
 		}
@@ -382,7 +330,7 @@ func TestGotoAndEvalAskNothingOfTheCurrentDocument(t *testing.T) {
 	if _, err := r.Evaluate(tb.ctx, "document.title", 0); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := ct.take(), map[string]int{cdpruntime.CommandEvaluate: 1}; !maps.Equal(got, want) {
+	if got, want := ct.Take(), map[string]int{cdpruntime.CommandEvaluate: 1}; !maps.Equal(got, want) {
 		t.Errorf("eval: got calls %v, want %v", got, want)
 	}
 }
