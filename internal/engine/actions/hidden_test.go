@@ -112,44 +112,56 @@ func (t *sequencingTab) CallSequence(ctx context.Context, cmds []cdptab.Command)
 	return nil
 }
 
-// A click's mouse events go in one sequence (one round trip, and the press
-// dispatches the move queued for the next animation frame at once), in a
-// person's order; only the move's wait is bounded. A hidden tab's click
-// has no move.
+// A click's move and first press go in one sequence (the press dispatches
+// the move queued for the next animation frame at once: no frame's wait,
+// one round trip); every later event waits for the answer to the one
+// before it, as a person's does (a dialog the press opens stops the click
+// there). Only the move's wait is bounded. A hidden tab's click has no
+// move.
 func TestClickAtSendsOneSequence(t *testing.T) {
 	tests := []struct {
 		name  string
 		move  bool
 		count int
-		want  string
+		seq   string // the sequence's events
+		calls string // then the events sent one by one
 	}{
-		{"click", true, 1, "mouseMoved/0 mousePressed/1 mouseReleased/1"},
-		{"double click", true, 2, "mouseMoved/0 mousePressed/1 mouseReleased/1 mousePressed/2 mouseReleased/2"},
-		{"click in a hidden tab", false, 1, "mousePressed/1 mouseReleased/1"},
+		{"click", true, 1, "mouseMoved/0 mousePressed/1", "mouseReleased/1"},
+		{"double click", true, 2, "mouseMoved/0 mousePressed/1", "mouseReleased/1 mousePressed/2 mouseReleased/2"},
+		{"click in a hidden tab", false, 1, "mousePressed/1", "mouseReleased/1"},
+	}
+	event := func(params any) string {
+		p := params.(input.DispatchMouseEventParams)
+		return string(p.Type) + "/" + strconv.FormatInt(p.ClickCount, 10)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tab := &sequencingTab{fakeTab: fakeTab{cdpfake.New()}}
+			tab.Session.Reply(input.DispatchMouseEvent.Method, struct{}{})
 			r := New(tab, nil, Options{})
 			if err := r.clickAt(context.Background(), Point{X: 10, Y: 20}, tt.move, input.MouseButtonLeft, 1, tt.count, 0); err != nil {
 				t.Fatalf("clickAt: %v", err)
 			}
-			if calls := tab.Session.Calls(); len(calls) != 0 {
-				t.Errorf("got %d calls outside the sequence, want 0", len(calls))
-			}
 			if len(tab.seqs) != 1 {
 				t.Fatalf("got %d sequences, want 1", len(tab.seqs))
 			}
-			var got []string
+			var seq []string
 			for i, c := range tab.seqs[0] {
-				p := c.Params.(input.DispatchMouseEventParams)
-				got = append(got, string(p.Type)+"/"+strconv.FormatInt(p.ClickCount, 10))
-				if bounded := c.Within > 0; bounded != (p.Type == input.DispatchMouseEventTypeMouseMoved) {
-					t.Errorf("command %d (%s): bound %v, want one on the move only", i, p.Type, c.Within)
+				seq = append(seq, event(c.Params))
+				if bounded := c.Within > 0; bounded != (c.Params.(input.DispatchMouseEventParams).Type == input.DispatchMouseEventTypeMouseMoved) {
+					t.Errorf("command %d: bound %v, want one on the move only", i, c.Within)
 				}
 			}
-			if strings.Join(got, " ") != tt.want {
-				t.Errorf("got %v, want %s", got, tt.want)
+			var calls []string
+			for _, c := range tab.Session.Calls() {
+				var p input.DispatchMouseEventParams
+				if err := json.Unmarshal(c.Params, &p); err != nil {
+					t.Fatal(err)
+				}
+				calls = append(calls, event(p))
+			}
+			if strings.Join(seq, " ") != tt.seq || strings.Join(calls, " ") != tt.calls {
+				t.Errorf("got sequence %v then %v, want %s then %s", seq, calls, tt.seq, tt.calls)
 			}
 		})
 	}

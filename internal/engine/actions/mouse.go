@@ -121,33 +121,42 @@ const moveTimeout = time.Second
 
 // clickAt moves to at (unless move is false) and presses and releases the
 // button count times, as Playwright does (a double click is two
-// press/release pairs, the second with clickCount 2), in one sequence:
-// Chrome keeps the order of input events, and the press dispatches the
-// move still queued for the next animation frame at once, so the click
-// does not wait a frame for the move's answer (nor a round trip per
-// event). A hidden tab gets no move: Chrome answers a trusted one only
-// after an animation frame, which a background tab never runs. Its
-// presses and releases complete at once, and the first press at a new
-// point fires the trusted over and enter events a move would have (but no
-// pointermove or mousemove). Events dispatched in the page instead would
-// make those twice.
+// press/release pairs, the second with clickCount 2). The move and the
+// first press go in one sequence: Chrome keeps the order of input events,
+// and the press dispatches the move still queued for the next animation
+// frame at once, so the click does not wait a frame for the move's answer.
+// Every later event waits for the answer to the one before it, as a
+// person's next event comes after the page has handled the last: a dialog
+// the press (or a click) opens stops the click there, and nothing queued
+// behind it reaches the page once the dialog is answered. A hidden tab
+// gets no move: Chrome answers a trusted one only after an animation
+// frame, which a background tab never runs. Its presses and releases
+// complete at once, and the first press at a new point fires the trusted
+// over and enter events a move would have (but no pointermove or
+// mousemove). Events dispatched in the page instead would make those
+// twice.
 func (r *Runner) clickAt(ctx context.Context, at Point, move bool, button input.MouseButton, mask int64, count int, mods int64) error {
-	var cmds []cdptab.Command
+	var first []cdptab.Command
 	if move {
 		// Bounded: a tab hidden since the checks (the person switched
-		// tabs) may never answer the move; the press and the release go
-		// on all the same.
+		// tabs) may never answer the move; the press goes on all the same.
 		c := r.mouseCommand(input.DispatchMouseEventTypeMouseMoved, at, input.MouseButtonNone, 0, 0, mods)
 		c.Within = moveTimeout
-		cmds = append(cmds, c)
+		first = append(first, c)
+	}
+	first = append(first, r.mouseCommand(input.DispatchMouseEventTypeMousePressed, at, button, mask, 1, mods))
+	if err := cdptab.CallSequence(ctx, r.tab, first); err != nil {
+		return fmt.Errorf("click at (%.0f, %.0f): %w", at.X, at.Y, err)
 	}
 	for i := 1; i <= count; i++ {
-		cmds = append(cmds,
-			r.mouseCommand(input.DispatchMouseEventTypeMousePressed, at, button, mask, int64(i), mods),
-			r.mouseCommand(input.DispatchMouseEventTypeMouseReleased, at, button, 0, int64(i), mods))
-	}
-	if err := cdptab.CallSequence(ctx, r.tab, cmds); err != nil {
-		return fmt.Errorf("click at (%.0f, %.0f): %w", at.X, at.Y, err)
+		if i > 1 {
+			if err := r.mouse(ctx, input.DispatchMouseEventTypeMousePressed, at, button, mask, int64(i), mods); err != nil {
+				return err
+			}
+		}
+		if err := r.mouse(ctx, input.DispatchMouseEventTypeMouseReleased, at, button, 0, int64(i), mods); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -304,3 +304,34 @@ func TestScreenshot(t *testing.T) {
 }
 
 var _ = json.Marshal
+
+// A dialog the press opens (on mousedown) stops the click there, as it
+// stops a person's: the action reports the dialog, and once it is answered
+// the page has seen the press only (no release or click queued behind it
+// reaches the page), and the next action works. A double click whose
+// first click opens a dialog is not clicked again after the answer.
+func TestDialogOnMousedown(t *testing.T) {
+	tb := open(t, map[string]string{"/": html(`
+<button id=b onmousedown="log('down'); alert('pressed')" onmouseup="log('up')" onclick="log('click')">Press</button>
+<button id=c onclick="log('click'); alert('clicked')" ondblclick="log('dblclick')">Double</button>
+<input id=after aria-label=After>`)}, "/")
+	res := tb.ok(tb.r.Click(tb.ctx, "#b", actions.ClickOptions{}))
+	if res.Dialog == nil || res.Dialog.Message != "pressed" {
+		t.Fatalf("dialog: got %+v, want the alert of the press", res.Dialog)
+	}
+	if _, err := tb.r.HandleDialog(tb.ctx, true, "", 0); err != nil {
+		t.Fatal(err)
+	}
+	tb.ok(tb.r.Fill(tb.ctx, "#after", "next", actions.FillOptions{}))
+	tb.want("window.events", `["down"]`)
+	tb.eval("window.events = []")
+	res = tb.ok(tb.r.Click(tb.ctx, "#c", actions.ClickOptions{Count: 2}))
+	if res.Dialog == nil || res.Dialog.Message != "clicked" {
+		t.Fatalf("double click: dialog %+v, want the alert of the first click", res.Dialog)
+	}
+	if _, err := tb.r.HandleDialog(tb.ctx, true, "", 0); err != nil {
+		t.Fatal(err)
+	}
+	tb.ok(tb.r.Fill(tb.ctx, "#after", "again", actions.FillOptions{}))
+	tb.want("window.events", `["click"]`)
+}

@@ -10,7 +10,6 @@ import (
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 
 	"github.com/egohost/egohost/internal/engine/actions"
-	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/resolver"
 )
 
@@ -109,19 +108,6 @@ func (c *callCountingTab) Call(ctx context.Context, method string, params, resul
 	}
 	c.mu.Unlock()
 	return c.safeTab.Call(ctx, method, params, result)
-}
-
-// CallSequence notes a mouse release among cmds (a click's events are one
-// sequence).
-func (c *callCountingTab) CallSequence(ctx context.Context, cmds []cdptab.Command) error {
-	for _, cmd := range cmds {
-		if p, ok := cmd.Params.(input.DispatchMouseEventParams); ok && p.Type == input.DispatchMouseEventTypeMouseReleased {
-			c.mu.Lock()
-			c.released, c.calls = true, 0
-			c.mu.Unlock()
-		}
-	}
-	return c.safeTab.CallSequence(ctx, cmds)
 }
 
 func (c *callCountingTab) count() int {
