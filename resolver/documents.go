@@ -196,8 +196,8 @@ type worldRef struct {
 	sent map[string]bool
 }
 
-// worldSetupTimeout bounds the making of a world and its token, which go
-// on when their caller gives up meanwhile.
+// worldSetupTimeout bounds the making of a world and its token by a
+// preparation, which go on when it is stopped meanwhile.
 const worldSetupTimeout = 2 * time.Second
 
 // worldTokenKey is the global that holds a world's token.
@@ -258,11 +258,16 @@ func (r *Resolver) worldRef(ctx context.Context, d *doc, fresh bool) (worldRef, 
 	if err := ctx.Err(); err != nil {
 		return worldRef{}, fmt.Errorf("isolated world in frame %s: %w", d.frameID, err)
 	}
-	// Once begun, the world is made and its token set even when the
-	// caller gives up meanwhile (a preparation that a snapshot stops), so
-	// that the next caller finds it rather than make it again.
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), worldSetupTimeout)
-	defer cancel()
+	// Once a preparation has begun a world, the world is made and its
+	// token set even when the preparation is stopped meanwhile (a snapshot
+	// stops it), so that the next caller finds it rather than make it
+	// again. Any other caller's world ends with it, at once.
+	sctx := ctx
+	if ctx.Value(preparingKey{}) != nil {
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), worldSetupTimeout)
+		defer cancel()
+	}
 	no := false
 	made, err := cdp.Call(sctx, d.s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
 		FrameID: d.frameID, WorldName: worldName, GrantUniveralAccess: &no,

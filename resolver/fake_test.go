@@ -1087,36 +1087,44 @@ func TestPrepareWithoutAReachReadsNoFrameTree(t *testing.T) {
 	}
 }
 
-// A world whose caller gives up while Chrome makes it (a preparation that
-// a snapshot stops) is made and gets its token all the same: the next
-// call finds it and makes no other. A caller that gave up before makes
-// none.
-func TestAWorldOutlivesItsCallersEnd(t *testing.T) {
+// A world a preparation begins is made and gets its token even when the
+// preparation is stopped while Chrome makes it (a snapshot stops it): the
+// next call finds it and makes no other. A preparation stopped before
+// makes none, and any other call's world ends with the call.
+func TestAPreparationsWorldOutlivesItsStop(t *testing.T) {
 	f := newFakeTab(t, fakeDoc{ids: ids(1), boxes: boxes(1)})
 	r := New(f, nil)
 	gone, cancel := context.WithCancel(ctxT(t))
 	cancel()
-	if _, err := r.Center(gone, "#x"); !errors.Is(err, context.Canceled) {
-		t.Fatalf("a call that gave up before: got %v, want context.Canceled", err)
+	if err := r.Prepare(gone); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a preparation stopped before: got %v, want context.Canceled", err)
 	}
 	if n := f.Count(page.CommandCreateIsolatedWorld); n != 0 {
-		t.Errorf("a call that gave up before made %d worlds, want 0", n)
+		t.Errorf("a preparation stopped before made %d worlds, want 0", n)
 	}
-	ctx, cancel := context.WithCancel(ctxT(t))
-	cdpfake.HandleParams(f.Session, page.CommandCreateIsolatedWorld, func(wctx context.Context, p page.CreateIsolatedWorldParams) (any, error) {
-		cancel() // the caller gives up while Chrome makes the world
-		if wctx.Err() != nil {
-			return nil, wctx.Err()
-		}
-		return page.CreateIsolatedWorldResult{ExecutionContextID: 1}, nil
-	})
-	if _, err := r.Center(ctx, "#x"); !errors.Is(err, context.Canceled) {
-		t.Fatalf("the call that gave up: got %v, want context.Canceled", err)
+	stopWhileMaking := func() context.Context {
+		ctx, cancel := context.WithCancel(ctxT(t))
+		cdpfake.HandleParams(f.Session, page.CommandCreateIsolatedWorld, func(wctx context.Context, p page.CreateIsolatedWorldParams) (any, error) {
+			cancel() // stopped while Chrome makes the world
+			if wctx.Err() != nil {
+				return nil, wctx.Err()
+			}
+			return page.CreateIsolatedWorldResult{ExecutionContextID: 1}, nil
+		})
+		return ctx
 	}
+	// Another call's world ends with it.
+	if _, err := r.Center(stopWhileMaking(), "#x"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a call that gave up: got %v, want context.Canceled", err)
+	}
+	if err := r.Prepare(stopWhileMaking()); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the stopped preparation: got %v, want context.Canceled", err)
+	}
+	before := f.Count(page.CommandCreateIsolatedWorld)
 	if _, err := r.Center(ctxT(t), "#x"); err != nil {
 		t.Fatal(err)
 	}
-	if n := f.Count(page.CommandCreateIsolatedWorld); n != 1 {
-		t.Errorf("worlds made: got %d, want 1", n)
+	if n := f.Count(page.CommandCreateIsolatedWorld) - before; n != 0 {
+		t.Errorf("after the stopped preparation, the next call made %d worlds, want 0 (the preparation's)", n)
 	}
 }
