@@ -88,7 +88,10 @@ func (r *Runner) settle(w *watch, s Settle, el Element, back *readBack) (out Set
 		el, back = Element{}, nil // once: the later rounds watch the main frame's document
 		if !navigated && q.Early {
 			// Nothing in the page: a navigation or a request the action
-			// started may still be on its way.
+			// started may still be on its way. The events Chrome sent before
+			// the page's answer are read first (a request the page's load
+			// handler started just before it, say).
+			w.caughtUp(ctx)
 			if ev, ok := w.nextNavigation(); ok {
 				nav, navigated = ev, true
 			} else if r.requests(ctx, w) {

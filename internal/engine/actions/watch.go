@@ -69,6 +69,10 @@ type watch struct {
 	reqs  map[network.RequestID]bool
 	idle  chan struct{}
 
+	// catchUp asks the event reader to handle every event it has received
+	// (see caughtUp).
+	catchUp chan chan struct{}
+
 	stops []func()
 	wg    sync.WaitGroup
 }
@@ -103,7 +107,7 @@ type watchNeeds struct {
 
 func (r *Runner) watchWith(ctx context.Context, op string, needs watchNeeds) *watch {
 	wctx, cancel := context.WithCancelCause(ctx)
-	w := &watch{ctx: wctx, cancel: cancel, ready: make(chan struct{}), nav: make(chan navEvent, navBuffer), reqs: make(map[network.RequestID]bool)}
+	w := &watch{ctx: wctx, cancel: cancel, ready: make(chan struct{}), nav: make(chan navEvent, navBuffer), reqs: make(map[network.RequestID]bool), catchUp: make(chan chan struct{})}
 	// One stream for every method a watch needs, in arrival order: a call
 	// holds one small subscription, not one per method.
 	methods := []string{
@@ -145,87 +149,135 @@ func (r *Runner) watchWith(ctx context.Context, op string, needs watchNeeds) *wa
 	}()
 	go func() {
 		defer w.wg.Done()
-		put := func(e navEvent) {
-			select {
-			case w.nav <- e:
-			default: // nobody reads: drop
-			}
-		}
+		handle := w.handleEvents(op)
 		for {
 			var e cdptab.Event
 			select {
 			case <-wctx.Done():
 				return
+			case done := <-w.catchUp:
+				// Every event received so far, then the answer.
+				for caught := false; !caught; {
+					select {
+					case ev, ok := <-events:
+						if !ok || !handle(ev) {
+							close(done)
+							return
+						}
+					default:
+						caught = true
+					}
+				}
+				close(done)
+				continue
 			case ev, ok := <-events:
 				if !ok {
 					return
 				}
 				e = ev
 			}
-			switch e.Method {
-			case page.JavascriptDialogOpening.Method:
-				if d, ok := dialogOf(e.Params); ok {
-					w.mu.Lock()
-					w.dialog = d
-					w.mu.Unlock()
-					w.cancel(&DialogOpenError{Op: op, Dialog: *d})
-					return
-				}
-			case page.FrameRequestedNavigation.Method:
-				var ev page.EventFrameRequestedNavigation
-				if jsonv2.Unmarshal(e.Params, &ev) == nil {
-					put(navEvent{kind: navStarted, frameID: ev.FrameID, url: ev.URL})
-				}
-			case page.FrameStartedNavigating.Method:
-				var ev page.EventFrameStartedNavigating
-				if jsonv2.Unmarshal(e.Params, &ev) == nil {
-					switch ev.NavigationType {
-					case page.FrameStartedNavigatingNavigationTypeSameDocument, page.FrameStartedNavigatingNavigationTypeHistorySameDocument:
-						// the navigatedWithinDocument that follows says it all
-					default:
-						put(navEvent{kind: navStarted, frameID: ev.FrameID, loaderID: ev.LoaderID, url: ev.URL})
-					}
-				}
-			case page.FrameNavigated.Method:
-				var ev page.EventFrameNavigated
-				if jsonv2.Unmarshal(e.Params, &ev) == nil && ev.Frame != nil && ev.Frame.ParentID == "" {
-					put(navEvent{kind: navCommitted, frameID: ev.Frame.ID, loaderID: ev.Frame.LoaderID, url: ev.Frame.URL,
-						bfcache: ev.Type == page.NavigationTypeBackForwardCacheRestore})
-				}
-			case page.NavigatedWithinDocument.Method:
-				var ev page.EventNavigatedWithinDocument
-				if jsonv2.Unmarshal(e.Params, &ev) == nil {
-					put(navEvent{kind: navSameDoc, frameID: ev.FrameID, url: ev.URL})
-				}
-			case page.LifecycleEvent.Method:
-				var ev page.EventLifecycleEvent
-				if jsonv2.Unmarshal(e.Params, &ev) == nil {
-					put(navEvent{kind: navLifecycle, frameID: ev.FrameID, loaderID: ev.LoaderID, name: ev.Name})
-				}
-			case network.RequestWillBeSent.Method:
-				var ev network.EventRequestWillBeSent
-				if jsonv2.Unmarshal(e.Params, &ev) == nil && ev.Type != network.ResourceTypeEventSource && ev.Type != network.ResourceTypeWebSocket {
-					w.request(ev.RequestID, true)
-				}
-			case network.LoadingFinished.Method:
-				var ev network.EventLoadingFinished
-				if jsonv2.Unmarshal(e.Params, &ev) == nil {
-					w.request(ev.RequestID, false)
-				}
-			case network.LoadingFailed.Method:
-				var ev network.EventLoadingFailed
-				if jsonv2.Unmarshal(e.Params, &ev) == nil {
-					w.request(ev.RequestID, false)
-				}
-			case page.FrameStoppedLoading.Method:
-				var ev page.EventFrameStoppedLoading
-				if jsonv2.Unmarshal(e.Params, &ev) == nil {
-					put(navEvent{kind: navStopped, frameID: ev.FrameID})
-				}
+			if !handle(e) {
+				return
 			}
 		}
 	}()
 	return w
+}
+
+// handleEvents returns the watch's event handler: it reports whether the
+// watch goes on (a dialog ends it).
+func (w *watch) handleEvents(op string) func(e cdptab.Event) bool {
+	put := func(e navEvent) {
+		select {
+		case w.nav <- e:
+		default: // nobody reads: drop
+		}
+	}
+	return func(e cdptab.Event) bool {
+		switch e.Method {
+		case page.JavascriptDialogOpening.Method:
+			if d, ok := dialogOf(e.Params); ok {
+				w.mu.Lock()
+				w.dialog = d
+				w.mu.Unlock()
+				w.cancel(&DialogOpenError{Op: op, Dialog: *d})
+				return false
+			}
+		case page.FrameRequestedNavigation.Method:
+			var ev page.EventFrameRequestedNavigation
+			if jsonv2.Unmarshal(e.Params, &ev) == nil {
+				put(navEvent{kind: navStarted, frameID: ev.FrameID, url: ev.URL})
+			}
+		case page.FrameStartedNavigating.Method:
+			var ev page.EventFrameStartedNavigating
+			if jsonv2.Unmarshal(e.Params, &ev) == nil {
+				switch ev.NavigationType {
+				case page.FrameStartedNavigatingNavigationTypeSameDocument, page.FrameStartedNavigatingNavigationTypeHistorySameDocument:
+					// the navigatedWithinDocument that follows says it all
+				default:
+					put(navEvent{kind: navStarted, frameID: ev.FrameID, loaderID: ev.LoaderID, url: ev.URL})
+				}
+			}
+		case page.FrameNavigated.Method:
+			var ev page.EventFrameNavigated
+			if jsonv2.Unmarshal(e.Params, &ev) == nil && ev.Frame != nil && ev.Frame.ParentID == "" {
+				put(navEvent{kind: navCommitted, frameID: ev.Frame.ID, loaderID: ev.Frame.LoaderID, url: ev.Frame.URL,
+					bfcache: ev.Type == page.NavigationTypeBackForwardCacheRestore})
+			}
+		case page.NavigatedWithinDocument.Method:
+			var ev page.EventNavigatedWithinDocument
+			if jsonv2.Unmarshal(e.Params, &ev) == nil {
+				put(navEvent{kind: navSameDoc, frameID: ev.FrameID, url: ev.URL})
+			}
+		case page.LifecycleEvent.Method:
+			var ev page.EventLifecycleEvent
+			if jsonv2.Unmarshal(e.Params, &ev) == nil {
+				put(navEvent{kind: navLifecycle, frameID: ev.FrameID, loaderID: ev.LoaderID, name: ev.Name})
+			}
+		case network.RequestWillBeSent.Method:
+			var ev network.EventRequestWillBeSent
+			if jsonv2.Unmarshal(e.Params, &ev) == nil && ev.Type != network.ResourceTypeEventSource && ev.Type != network.ResourceTypeWebSocket {
+				w.request(ev.RequestID, true)
+			}
+		case network.LoadingFinished.Method:
+			var ev network.EventLoadingFinished
+			if jsonv2.Unmarshal(e.Params, &ev) == nil {
+				w.request(ev.RequestID, false)
+			}
+		case network.LoadingFailed.Method:
+			var ev network.EventLoadingFailed
+			if jsonv2.Unmarshal(e.Params, &ev) == nil {
+				w.request(ev.RequestID, false)
+			}
+		case page.FrameStoppedLoading.Method:
+			var ev page.EventFrameStoppedLoading
+			if jsonv2.Unmarshal(e.Params, &ev) == nil {
+				put(navEvent{kind: navStopped, frameID: ev.FrameID})
+			}
+		}
+		return true
+	}
+}
+
+// caughtUp returns once the watch has handled every event it had received
+// when called (within ctx): Chrome sends a call's reply after the events
+// it sent before it, so after caughtUp the watch knows every request the
+// page started before its last answer. False when ctx or the watch ended.
+func (w *watch) caughtUp(ctx context.Context) bool {
+	done := make(chan struct{})
+	select {
+	case w.catchUp <- done:
+	case <-ctx.Done():
+		return false
+	case <-w.ctx.Done():
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // waitReady waits until the Page domain is on and the main frame is known.
