@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/internal/pending"
 	"github.com/egohost/egohost/nativemsg"
@@ -251,15 +252,16 @@ func (l *Link) CallSequence(ctx context.Context, ops []extwire.Op, within []time
 // waitWithin waits for c, the i-th request of a sequence, within its bound
 // if it has one (see CallSequence).
 func (l *Link) waitWithin(ctx context.Context, c started, within []time.Duration, i int) (json.RawMessage, error) {
-	if i >= len(within) || within[i] <= 0 {
-		return l.wait(ctx, c)
+	var bound time.Duration
+	if i < len(within) {
+		bound = within[i]
 	}
-	wctx, cancel := context.WithTimeout(ctx, within[i])
-	defer cancel()
-	res, err := l.wait(wctx, c)
-	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
-		return nil, nil
-	}
+	var res json.RawMessage
+	err := cdptab.Within(ctx, bound, func(ctx context.Context) error {
+		var err error
+		res, err = l.wait(ctx, c)
+		return err
+	})
 	return res, err
 }
 

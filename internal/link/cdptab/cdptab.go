@@ -118,15 +118,23 @@ func CallSequence(ctx context.Context, s cdp.Session, cmds []Command) error {
 	return nil
 }
 
-// callWithin calls c on s, bounded by c.Within when set: a command that
-// runs out of it (while ctx goes on) is not an error.
+// callWithin calls c on s, bounded by c.Within (see Within).
 func callWithin(ctx context.Context, s cdp.Session, c Command) error {
-	if c.Within <= 0 {
+	return Within(ctx, c.Within, func(ctx context.Context) error {
 		return s.Call(ctx, c.Method, c.Params, c.Result)
+	})
+}
+
+// Within runs wait under ctx bounded by d (no bound when d <= 0): running
+// out of d while ctx goes on is not an error (a Command's Within). A
+// Sequencer waits for each reply of a sequence with it.
+func Within(ctx context.Context, d time.Duration, wait func(ctx context.Context) error) error {
+	if d <= 0 {
+		return wait(ctx)
 	}
-	wctx, cancel := context.WithTimeout(ctx, c.Within)
+	wctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	err := s.Call(wctx, c.Method, c.Params, c.Result)
+	err := wait(wctx)
 	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
 		return nil
 	}

@@ -343,19 +343,9 @@ func (s *Session) CallSequence(ctx context.Context, cmds []cdptab.Command) error
 	return first
 }
 
-// waitWithin waits for the reply to cmd, within cmd.Within when set: a
-// reply that does not come in time is not an error.
+// waitWithin waits for the reply to cmd, within cmd.Within (cdptab.Within).
 func (c *Conn) waitWithin(ctx context.Context, p sent, cmd cdptab.Command) error {
-	if cmd.Within <= 0 {
-		return c.wait(ctx, p, cmd.Result)
-	}
-	wctx, cancel := context.WithTimeout(ctx, cmd.Within)
-	defer cancel()
-	err := c.wait(wctx, p, cmd.Result)
-	if err != nil && ctx.Err() == nil && wctx.Err() != nil {
-		return nil
-	}
-	return err
+	return cdptab.Within(ctx, cmd.Within, func(ctx context.Context) error { return c.wait(ctx, p, cmd.Result) })
 }
 
 // Subscribe buffers the session's events of one method (up to 4096; more are dropped).
