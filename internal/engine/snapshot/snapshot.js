@@ -169,7 +169,9 @@
     if (interactive || S.allIds) n.i = localId(el);
     const s = ns.states(el, role);
     if (s) n.s = s;
-    if (role === 'link' && el.href && S.urls) {
+    // S.urls first: reading a link's href builds its absolute URL (7 % of
+    // the interactive walk's CPU samples on the 5,000-item list).
+    if (S.urls && role === 'link' && el.href) {
       const h = String(el.href);
       n.u = h.startsWith(S.origin + '/') ? h.slice(S.origin.length) : h;
     }
