@@ -64,13 +64,22 @@ func (r *Runner) settle(w *watch, s Settle, el Element, back *readBack) (out Set
 			prep = r.prepare(ctx)
 		}
 	}
-	// Navigation events that arrived with the action's own reply.
+	// Navigation events that arrived with the action's own reply (Chrome
+	// sends them before it: once the watch has caught up, whatever the
+	// machine's load, they are all here).
+	w.caughtUp(ctx)
 	for {
 		ev, ok := w.next()
 		if !ok {
 			break
 		}
 		if w.isMain(ev) && (ev.kind == navStarted || ev.kind == navCommitted) {
+			if back != nil && el.ObjectID != "" && ev.kind == navStarted {
+				// The element's document lives until the new one commits:
+				// its value is read now, as the action left it (after the
+				// settle the element has gone with its page).
+				back.value, back.read = r.valueOf(ctx, el), true
+			}
 			follow(ev)
 			break
 		}
