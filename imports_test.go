@@ -60,6 +60,19 @@ func TestImportEdges(t *testing.T) {
 			t.Errorf("trace imports %s: it may use only protocol and audit of ours", imp)
 		}
 	}
+	// An agent's connection is carried, not understood: agentconn knows
+	// the wire types, the framing and the in-flight slots, not the service
+	// that answers the calls (its Handler) nor the grants that admit a
+	// caller (its Gate).
+	for _, imp := range imports["internal/server/agentconn"] {
+		switch strings.TrimPrefix(imp, mod+"/") {
+		case "protocol", "nativemsg", "internal/server/slots":
+		default:
+			if strings.HasPrefix(imp, mod+"/") {
+				t.Errorf("agentconn imports %s: it may use only protocol, nativemsg and internal/server/slots of ours", imp)
+			}
+		}
+	}
 	// The MCP front end speaks to the service through the agent API only
 	// (protocol types), and only it and the command wiring know the SDK.
 	for _, imp := range imports["internal/front/mcpserver"] {

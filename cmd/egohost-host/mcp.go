@@ -15,6 +15,7 @@ import (
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/internal/front/cli"
 	"github.com/egohost/egohost/internal/front/mcpserver"
+	"github.com/egohost/egohost/internal/server/agentconn"
 	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/internal/server/service"
 	"github.com/egohost/egohost/internal/server/spaces"
@@ -110,7 +111,7 @@ func (e *env) mcpCheck(ctx context.Context, conn *serviceConn) {
 // mcpHTTP serves streamable HTTP on a loopback address, behind the same
 // checks and token as the service's agent endpoint.
 func (e *env) mcpHTTP(ctx context.Context, addr string, conn *serviceConn, opts mcpserver.Options) error {
-	if err := service.CheckLoopback(addr); err != nil {
+	if err := agentconn.CheckLoopback(addr); err != nil {
 		return cli.UsageError(fmt.Sprintf("mcp --http: %v", err))
 	}
 	token, err := client.ReadToken(e.cfg.TokenFile)
@@ -130,7 +131,7 @@ func (e *env) mcpHTTP(ctx context.Context, addr string, conn *serviceConn, opts 
 	}, nil)
 	srv := &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if pe := service.Authorize(r, token); pe != nil {
+			if pe := agentconn.Authorize(r, token); pe != nil {
 				status := http.StatusForbidden
 				if pe.Code == protocol.CodeUnauthorized {
 					status = http.StatusUnauthorized

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/egohost/egohost/internal/link/cdptab"
+	"github.com/egohost/egohost/internal/server/agentconn"
 	"github.com/egohost/egohost/internal/server/audit"
 	"github.com/egohost/egohost/internal/server/confirm"
 	"github.com/egohost/egohost/internal/server/pairing"
@@ -80,7 +81,7 @@ func (g grant) checkAgentName(name string) error {
 // token at all (a connection that may only ask to pair). A wrong token
 // is refused (401), a revoked one with revoked.
 func (s *Service) identify(r *http.Request) (grant, *protocol.Error) {
-	if e := CheckCaller(r); e != nil {
+	if e := agentconn.CheckCaller(r); e != nil {
 		return grant{}, e
 	}
 	auth := r.Header.Get("Authorization")

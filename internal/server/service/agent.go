@@ -1,24 +1,17 @@
 package service
 
 import (
-	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
-	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/coder/websocket"
-
+	"github.com/egohost/egohost/internal/server/agentconn"
 	"github.com/egohost/egohost/internal/server/pairing"
-	"github.com/egohost/egohost/internal/server/slots"
 	"github.com/egohost/egohost/internal/server/spaces"
-	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -26,7 +19,7 @@ func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc(protocol.HelloPath, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		if e := s.checkCaller(r); e != nil {
+		if e := agentconn.CheckCaller(r); e != nil {
 			w.WriteHeader(http.StatusForbidden)
 			json.NewEncoder(w).Encode(map[string]any{"error": e})
 			return
@@ -82,11 +75,11 @@ func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
 			json.NewEncoder(w).Encode(map[string]any{"error": agentError(err)})
 			return
 		}
-		ws, err := websocket.Accept(w, r, nil)
+		conn, err := agentconn.Accept(w, r, s.log)
 		if err != nil {
 			return
 		}
-		a := &agent{s: s, ws: ws, subs: make(map[string]*cdpSubscription), grant: g, remote: r.RemoteAddr, id: s.connSeq.Add(1), since: time.Now()}
+		a := &agent{s: s, conn: conn, subs: make(map[string]*cdpSubscription), grant: g, remote: r.RemoteAddr, id: s.connSeq.Add(1), since: time.Now()}
 		if g.kind == grantUnpaired {
 			s.tokenless.conns.Add(1)
 		}
@@ -118,43 +111,10 @@ func (g grant) connName(name, where string) (string, error) {
 	return name, nil
 }
 
-func (s *Service) checkCaller(r *http.Request) *protocol.Error { return CheckCaller(r) }
-
-// Authorize applies the checks that keep web pages and other users out:
-// no browser Origin, a loopback Host (no DNS rebinding), the bearer token.
-// Every HTTP front end of egohost (the service, `egohost mcp --http`)
-// uses it.
-func Authorize(r *http.Request, token string) *protocol.Error {
-	if e := CheckCaller(r); e != nil {
-		return e
-	}
-	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(token)) != 1 {
-		return protocol.Errorf(protocol.CodeUnauthorized, "missing or wrong bearer token (see the token file)")
-	}
-	return nil
-}
-
-// CheckCaller refuses web pages (any Origin) and DNS rebinding (a Host
-// that is not loopback).
-func CheckCaller(r *http.Request) *protocol.Error {
-	if o := r.Header.Get("Origin"); o != "" {
-		return protocol.Errorf(protocol.CodeForbiddenOrigin, "requests from web pages are refused (Origin: %s)", o)
-	}
-	host := r.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	if !isLoopbackHost(host) {
-		return protocol.Errorf(protocol.CodeForbiddenHost, "Host %q is not a loopback address", r.Host)
-	}
-	return nil
-}
-
 // agent is one connected agent.
 type agent struct {
-	s  *Service
-	ws agentConn // nil for the person agent (the popup channel)
+	s    *Service
+	conn *agentconn.Conn // nil for the person agent (the popup channel)
 
 	// person marks the person at a browser, calling through its popup:
 	// the owner, on any tab of that browser.
@@ -165,7 +125,6 @@ type agent struct {
 	// once, under mu; read it with agentName.
 	name string
 
-	writeMu sync.Mutex
 	mu      sync.Mutex
 	subs    map[string]*cdpSubscription // its cdp.subscribe subscriptions, by name (subscription.go), under mu
 	nextSub int
@@ -188,6 +147,8 @@ type agent struct {
 // ends, and so do the contexts of its calls in flight.
 func (a *agent) cut() { a.stop() }
 
+// serve runs the agent's connection until the agent leaves or the
+// connection is cut.
 func (a *agent) serve(ctx context.Context) {
 	ctx, cancel := context.WithCancel(ctx)
 	a.stop = cancel
@@ -197,143 +158,43 @@ func (a *agent) serve(ctx context.Context) {
 			cancel() // revoked between the handshake and now
 		}
 	}
-	var wg sync.WaitGroup
-	defer func() {
-		a.s.dropConn(a)
-		cancel()
-		wg.Wait()
-		a.mu.Lock()
-		for _, sub := range a.subs {
-			sub.stop()
-		}
-		a.subs = nil
-		a.mu.Unlock()
-		a.subWG.Wait()
-		a.ws.CloseNow()
-	}()
-	readLimit, inFlight := a.s.opts.MaxRPCMessage, a.s.opts.MaxInFlight
+	lim := agentconn.Limits{MaxMessage: a.s.opts.MaxRPCMessage, MaxInFlight: a.s.opts.MaxInFlight, RequestTimeout: a.s.opts.RequestTimeout}
 	if a.grant.kind == grantUnpaired {
-		readLimit, inFlight = min(readLimit, tokenlessReadLimit), min(inFlight, tokenlessInFlight)
+		lim.MaxMessage, lim.MaxInFlight = min(lim.MaxMessage, tokenlessReadLimit), min(lim.MaxInFlight, tokenlessInFlight)
 	}
-	a.ws.SetReadLimit(int64(readLimit))
-	free := slots.New(inFlight, a.s.opts.RequestTimeout)
-	for {
-		// Backpressure: with MaxInFlight requests running, read nothing
-		// more until one ends. A pipelining agent is slowed down by its
-		// own socket, and loses nothing.
-		admitted, err := free.Acquire(ctx)
-		if err != nil {
-			return
-		}
-		typ, data, err := a.ws.Read(ctx)
-		if err != nil {
-			if errors.Is(err, websocket.ErrMessageTooBig) || websocket.CloseStatus(err) == websocket.StatusMessageTooBig || errors.Is(err, nativemsg.ErrFrameTooLarge) {
-				if a.grant.kind == grantUnpaired {
-					a.s.tokenless.refused.Add(1) // counted, not logged one by one
-				} else {
-					a.s.log.Warn("agent message too big", "limit", readLimit)
-				}
-			}
-			return
-		}
-		if ctx.Err() != nil {
-			return // cut (revoked, taken over, shutdown) while the frame arrived: it is not answered
-		}
-		req, perr := parseRequest(typ, data)
-		if perr != nil {
-			free.Release(admitted)
-			a.reply(ctx, req.ID, nil, perr)
-			continue
-		}
-		if !admitted {
-			admitted = free.Admit(ctx)
-		}
-		if !admitted {
-			// Every slot has been busy for a whole request deadline: the
-			// requests in flight overran theirs, or the agent does not
-			// read its replies. Refuse rather than queue without bound.
-			a.s.log.Warn("agent over its in-flight cap", "limit", a.s.opts.MaxInFlight, "method", req.Method)
-			if len(req.ID) > 0 {
-				a.reply(ctx, req.ID, nil, protocol.Errorf(protocol.CodeBusy,
-					"busy: this connection has had %d requests in flight for over %v; retry when some have answered", a.s.opts.MaxInFlight, a.s.opts.RequestTimeout).
-					With("limit", a.s.opts.MaxInFlight))
-			}
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer free.Release(true)
-			res, err := a.s.call(ctx, a, nil, req.Method, req.Params)
-			if len(req.ID) == 0 {
-				return // a notification gets no reply
-			}
-			a.reply(ctx, req.ID, res, err)
-		}()
-	}
-}
-
-// parseRequest checks one agent message. On error, the returned request
-// carries the ID to answer (null when unknown).
-func parseRequest(typ websocket.MessageType, data []byte) (protocol.Request, *protocol.Error) {
-	if typ != websocket.MessageText {
-		return protocol.Request{}, protocol.Errorf(protocol.CodeInvalidRequest, "binary messages are not JSON-RPC")
-	}
-	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '[' {
-		return protocol.Request{}, protocol.Errorf(protocol.CodeInvalidRequest,
-			"batches are not supported: send each request as its own message (requests on one connection run concurrently)")
-	}
-	var req protocol.Request
-	if err := json.Unmarshal(data, &req); err != nil {
-		return protocol.Request{}, protocol.Errorf(protocol.CodeParseError, "parse error: %v", err)
-	}
-	if req.JSONRPC != protocol.Version || req.Method == "" {
-		return req, protocol.Errorf(protocol.CodeInvalidRequest, `invalid request: need "jsonrpc": "2.0" and a method`)
-	}
-	return req, nil
-}
-
-// reply sends a response. Errors that are not *protocol.Error become internal.
-func (a *agent) reply(ctx context.Context, id json.RawMessage, result any, err error) {
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
-	resp := protocol.Response{JSONRPC: protocol.Version, ID: id}
-	if err != nil {
-		resp.Error = agentError(err)
-	} else {
-		b, merr := json.Marshal(result)
-		if merr != nil {
-			resp.Error = protocol.Errorf(protocol.CodeInternal, "encode result: %v", merr)
+	err := a.conn.Serve(ctx, lim, a)
+	a.s.dropConn(a)
+	cancel()
+	if errors.Is(err, agentconn.ErrMessageTooBig) {
+		if a.grant.kind == grantUnpaired {
+			a.s.tokenless.refused.Add(1) // counted, not logged one by one
 		} else {
-			resp.Result = b
+			a.s.log.Warn("agent message too big", "limit", lim.MaxMessage)
 		}
 	}
-	a.write(ctx, resp)
+	a.mu.Lock()
+	for _, sub := range a.subs {
+		sub.stop()
+	}
+	a.subs = nil
+	a.mu.Unlock()
+	a.subWG.Wait()
+	a.conn.Close()
 }
 
-func (a *agent) notify(ctx context.Context, method string, params any) {
-	b, err := json.Marshal(params)
+// Call runs one of the agent's requests (agentconn.Handler).
+func (a *agent) Call(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	res, err := a.s.call(ctx, a, nil, method, params)
 	if err != nil {
-		return
+		return nil, agentError(err)
 	}
-	a.write(ctx, protocol.Message{JSONRPC: protocol.Version, Method: method, Params: b})
+	return res, nil
 }
 
-func (a *agent) write(ctx context.Context, v any) {
-	if a.ws == nil {
-		return // the person agent: the popup channel carries no notifications
+// notify sends the agent a notification; the person agent gets none (the
+// popup channel carries no notifications).
+func (a *agent) notify(_ context.Context, method string, params any) {
+	if a.conn != nil {
+		a.conn.Notify(method, params)
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return
-	}
-	a.writeMu.Lock()
-	defer a.writeMu.Unlock()
-	// Not the request's context: the WebSocket library closes the whole
-	// connection when a write's context ends mid-frame. A stuck agent is
-	// cut off after the write timeout instead.
-	wctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	_ = a.ws.Write(wctx, websocket.MessageText, b)
 }

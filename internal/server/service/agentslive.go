@@ -27,7 +27,7 @@ type inflight struct {
 // track notes c as running on a's connection until the returned func is
 // called. The person's popup calls are not an agent's: not tracked.
 func (a *agent) track(c *call, in params) func() {
-	if a.person || a.ws == nil {
+	if a.person || a.conn == nil {
 		return func() {}
 	}
 	fl := inflight{params: in, since: time.Now()}

@@ -71,28 +71,3 @@ func listenSocket(path string) (net.Listener, error) {
 	}
 	return ln, nil
 }
-
-// CheckLoopback refuses a listen address that is not loopback: every
-// listener of egohost for agents (the service, `egohost mcp --http`) uses
-// it.
-func CheckLoopback(addr string) error { return checkLoopback(addr) }
-
-// checkLoopback refuses a listen address that is not loopback.
-func checkLoopback(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("%q: %w", addr, err)
-	}
-	if !isLoopbackHost(host) {
-		return fmt.Errorf("%q is not a loopback address: egohost only listens on 127.0.0.1, ::1 or localhost", addr)
-	}
-	return nil
-}
-
-func isLoopbackHost(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
-}

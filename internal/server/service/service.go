@@ -30,6 +30,7 @@ import (
 	"github.com/egohost/egohost/internal/link/chromeext"
 	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/internal/peercred"
+	"github.com/egohost/egohost/internal/server/agentconn"
 	"github.com/egohost/egohost/internal/server/audit"
 	"github.com/egohost/egohost/internal/server/browserids"
 	"github.com/egohost/egohost/internal/server/confirm"
@@ -243,7 +244,7 @@ func New(opts Options) (*Service, error) {
 		return nil, fmt.Errorf("start service: %w", err)
 	}
 	s.token = tok
-	if err := checkLoopback(opts.Listen); err != nil {
+	if err := agentconn.CheckLoopback(opts.Listen); err != nil {
 		return nil, fmt.Errorf("start service: listen: %w", err)
 	}
 	if s.ln, err = listenSocket(opts.Socket); err != nil {
