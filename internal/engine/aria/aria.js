@@ -627,7 +627,7 @@
       }
       const tag = el.localName;
       if (SKIP.has(tag)) return '';
-      if (!ctx.hiddenOk && (ariaHidden(el) || style(el).display === 'none')) return '';
+      if (!ctx.hiddenOk && !ctx.shown && (ariaHidden(el) || style(el).display === 'none')) return '';
       const role = explicitRole(el) || implicitRole(el, tag);
       const inner = ctx.recursion || ctx.labelledby;
 
@@ -752,9 +752,11 @@
 
     // name is el's accessible name as Chrome computes it (not yet white
     // space normalised; "" for a role that takes no name is the caller's
-    // call: see NO_NAME).
-    function name(el) {
-      return textAlt(el, { visited: null });
+    // call: see NO_NAME). shown: the caller has checked that el is neither
+    // aria-hidden nor display:none (a walk that skips those), so its style
+    // is not read again.
+    function name(el, shown) {
+      return textAlt(el, { visited: null, shown: !!shown });
     }
 
     // --- the superset side: strings a name could be made from ------------
