@@ -101,14 +101,14 @@ func resultWords(res any, in params) (summary, diff string) {
 	case protocol.ActionResult:
 		summary = r.Element
 		if r.Settled.URL != "" {
-			summary += " → " + stripQuery(r.Settled.URL)
+			summary += " → " + audit.StripQuery(r.Settled.URL)
 		}
 	case protocol.NavResult:
-		summary = fmt.Sprintf("%s “%s”", stripQuery(r.URL), r.Title)
+		summary = fmt.Sprintf("%s “%s”", audit.StripQuery(r.URL), r.Title)
 	case protocol.TabResult:
-		summary = fmt.Sprintf("tab %d: %s “%s”", r.Tab.ID, stripQuery(r.Tab.URL), r.Tab.Title)
+		summary = fmt.Sprintf("tab %d: %s “%s”", r.Tab.ID, audit.StripQuery(r.Tab.URL), r.Tab.Title)
 	case protocol.SnapshotResult:
-		summary = fmt.Sprintf("%s “%s”", stripQuery(r.URL), r.Title)
+		summary = fmt.Sprintf("%s “%s”", audit.StripQuery(r.URL), r.Title)
 		if d, _ := in.members["diff"]; string(d) == "true" {
 			diff = r.Text
 		}
@@ -235,9 +235,9 @@ func stepRecord(tc *tabContext, since time.Time) (console, failed []string) {
 		}
 		switch {
 		case r.Failed != "":
-			failed = append(failed, fmt.Sprintf("%s %s: %s", r.Method, stripQuery(r.URL), r.Failed))
+			failed = append(failed, fmt.Sprintf("%s %s: %s", r.Method, audit.StripQuery(r.URL), r.Failed))
 		case r.Status >= 400:
-			failed = append(failed, fmt.Sprintf("%s %s: %d %s", r.Method, stripQuery(r.URL), r.Status, r.StatusText))
+			failed = append(failed, fmt.Sprintf("%s %s: %d %s", r.Method, audit.StripQuery(r.URL), r.Status, r.StatusText))
 		}
 	}
 	return console, failed
