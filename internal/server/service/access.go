@@ -15,6 +15,7 @@ import (
 	"github.com/egohost/egohost/internal/server/audit"
 	"github.com/egohost/egohost/internal/server/confirm"
 	"github.com/egohost/egohost/internal/server/pairing"
+	"github.com/egohost/egohost/internal/server/trace"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -188,7 +189,7 @@ type call struct {
 
 	// step is what its tab work adds to its trace step; nil when no
 	// trace records the call (trace.go).
-	step *traceStep
+	step *trace.Notes
 }
 
 // call runs one method for an agent with its deadline (its registry
@@ -216,7 +217,7 @@ func (s *Service) call(ctx context.Context, a *agent, home *link, method string,
 	c := &call{conn: a, home: home, g: a.grant, method: method, need: need, kinds: kinds, agent: a.agentName(), cancel: cancel}
 	tr := s.traceFor(a, need)
 	if tr != nil {
-		c.step = &traceStep{}
+		c.step = &trace.Notes{}
 	}
 	start := time.Now()
 	defer a.track(c, in)()
