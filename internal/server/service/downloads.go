@@ -15,6 +15,7 @@ import (
 	"github.com/egohost/egohost/internal/link/browserlink"
 	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/internal/server/confirm"
+	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -171,7 +172,7 @@ func (s *Service) confirmDownload(ctx context.Context, c *call, l *link, it extw
 			name = path.Base(u.Path)
 		}
 	}
-	q := protocol.Confirm{Action: confirm.DescribeDownload(name, hostOf(src)), Browser: l.id, Tab: tab}
+	q := protocol.Confirm{Action: confirm.DescribeDownload(name, pairing.Host(src)), Browser: l.id, Tab: tab}
 	err := s.confirmCall(ctx, c, confirm.Download, page, q)
 	if err == nil {
 		return nil
