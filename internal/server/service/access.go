@@ -127,9 +127,10 @@ func (s *Service) proofKey(agentID string) (string, bool) {
 	return a.Hash, ok
 }
 
-// waitNeed: a wait for a function runs page JavaScript.
+// waitNeed: a wait for a function (a JSON string that is not "") runs
+// page JavaScript.
 func waitNeed(in params) pairing.Need {
-	if f, _ := in.str("function"); f != "" {
+	if f := in.members["function"]; len(f) > 2 && f[0] == '"' {
 		return pairing.NeedAct
 	}
 	return pairing.NeedRead

@@ -580,3 +580,21 @@ func TestCheckAgentName(t *testing.T) {
 		})
 	}
 }
+
+// A wait for a function runs page JavaScript (act); any other wait, or a
+// function that is no string or empty, reads.
+func TestWaitNeed(t *testing.T) {
+	for raw, want := range map[string]pairing.Need{
+		`{"function":"() => true"}`: pairing.NeedAct,
+		`{"function":"\u0041"}`:     pairing.NeedAct,
+		`{"function":""}`:           pairing.NeedRead,
+		`{"function":null}`:         pairing.NeedRead,
+		`{"function":3}`:            pairing.NeedRead,
+		`{"text":"x"}`:              pairing.NeedRead,
+		`null`:                      pairing.NeedRead,
+	} {
+		if got := waitNeed(parseParams(json.RawMessage(raw))); got != want {
+			t.Errorf("%s: got %v, want %v", raw, got, want)
+		}
+	}
+}
