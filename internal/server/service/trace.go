@@ -1,10 +1,8 @@
 package service
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"image/jpeg"
 	"path/filepath"
 	"strings"
 	"time"
@@ -34,13 +32,9 @@ import (
 // TracesDir is the folder of the trace files in the data dir.
 const TracesDir = egohost.TracesDir
 
-// Trace screenshots: JPEG, at most traceShotWidth pixels wide, each
-// bounded by traceShotTimeout (a tab that draws no frame gets none).
-const (
-	traceShotWidth   = 800
-	traceShotQuality = 60
-	traceShotTimeout = 3 * time.Second
-)
+// traceShotTimeout bounds a trace's screenshot (a tab that draws no frame
+// gets none).
+const traceShotTimeout = 3 * time.Second
 
 // traceFor returns the trace that records the agent's call, nil when none
 // does. The owner's and the person's own methods are never traced, nor
@@ -117,7 +111,7 @@ func traceBox(c *call, b *actions.Box) {
 }
 
 // traceShot takes a JPEG of the tab's viewport, scaled to at most
-// traceShotWidth pixels wide; nil and why when it takes none. A tab with
+// trace.ShotWidth pixels wide; nil and why when it takes none. A tab with
 // a dialog open or in the background draws no frame: a capture would
 // wait for one (actions.Runner.Screenshot's captureHidden), so a trace
 // takes none there rather than slow the agent's call.
@@ -140,8 +134,8 @@ func traceShot(ctx context.Context, tc *tabContext) (*trace.Shot, string) {
 		return nil, "no screenshot: the tab reports no viewport"
 	}
 	vv := m.CSSVisualViewport
-	scale := min(1, traceShotWidth/vv.ClientWidth)
-	q := int64(traceShotQuality)
+	scale := min(1, trace.ShotWidth/vv.ClientWidth)
+	q := int64(trace.ShotQuality)
 	res, err := cdp.Call(ctx, tc.page, page.CaptureScreenshot, page.CaptureScreenshotParams{
 		Format: page.CaptureScreenshotFormatJpeg, Quality: &q,
 		Clip: &page.Viewport{X: vv.PageX, Y: vv.PageY, Width: vv.ClientWidth, Height: vv.ClientHeight, Scale: scale},
@@ -149,11 +143,11 @@ func traceShot(ctx context.Context, tc *tabContext) (*trace.Shot, string) {
 	if err != nil {
 		return nil, "no screenshot: " + err.Error()
 	}
-	cfg, err := jpeg.DecodeConfig(bytes.NewReader(res.Data))
+	shot, err := trace.NewShot(res.Data, vv.ClientWidth, vv.ClientHeight)
 	if err != nil {
-		return nil, "no screenshot: Chrome's image: " + err.Error()
+		return nil, "no screenshot: " + err.Error()
 	}
-	return &trace.Shot{JPEG: res.Data, Width: cfg.Width, Height: cfg.Height, ViewW: vv.ClientWidth, ViewH: vv.ClientHeight}, ""
+	return shot, ""
 }
 
 // startTrace starts recording the agents' calls (none: every agent's)

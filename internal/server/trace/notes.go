@@ -1,13 +1,32 @@
 package trace
 
 import (
+	"bytes"
 	"fmt"
+	"image/jpeg"
 	"sync"
 	"time"
 
 	"github.com/egohost/egohost/internal/server/audit"
 	"github.com/egohost/egohost/protocol"
 )
+
+// A step's pictures are JPEGs of quality ShotQuality, at most ShotWidth
+// pixels wide (the service asks Chrome for them so).
+const (
+	ShotWidth   = 800
+	ShotQuality = 60
+)
+
+// NewShot is the picture of a viewport of viewW × viewH CSS pixels that
+// Chrome captured as a JPEG (data).
+func NewShot(data []byte, viewW, viewH float64) (*Shot, error) {
+	cfg, err := jpeg.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("Chrome's image: %w", err)
+	}
+	return &Shot{JPEG: data, Width: cfg.Width, Height: cfg.Height, ViewW: viewW, ViewH: viewH}, nil
+}
 
 // Notes are what a call's tab work adds to its step, as it goes: the
 // screenshots before and after it acted (or why there are none), the

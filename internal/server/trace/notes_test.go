@@ -1,6 +1,9 @@
 package trace
 
 import (
+	"bytes"
+	"image"
+	"image/jpeg"
 	"slices"
 	"testing"
 	"time"
@@ -69,5 +72,21 @@ func TestSummary(t *testing.T) {
 				t.Errorf("got %q, %q, want %q, %q", summary, diff, tt.summary, tt.diffText)
 			}
 		})
+	}
+}
+
+// A shot knows its picture's size from the JPEG; bytes that are no JPEG
+// are no shot.
+func TestNewShot(t *testing.T) {
+	var b bytes.Buffer
+	if err := jpeg.Encode(&b, image.NewGray(image.Rect(0, 0, 40, 30)), nil); err != nil {
+		t.Fatal(err)
+	}
+	shot, err := NewShot(b.Bytes(), 80, 60)
+	if err != nil || shot.Width != 40 || shot.Height != 30 || shot.ViewW != 80 || shot.ViewH != 60 {
+		t.Errorf("got %+v, %v, want 40×30 of an 80×60 viewport", shot, err)
+	}
+	if _, err := NewShot([]byte("not a picture"), 80, 60); err == nil {
+		t.Error("bytes that are no JPEG: got a shot")
 	}
 }
