@@ -22,6 +22,7 @@ import (
 
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/internal/front/cli"
+	"github.com/egohost/egohost/internal/server/privfile"
 	"github.com/egohost/egohost/internal/server/service"
 	"github.com/egohost/egohost/internal/server/trace"
 	"github.com/egohost/egohost/internal/setup/config"
@@ -115,7 +116,7 @@ func (e *env) agentTokenPath(name string) string {
 	path := filepath.Join(e.cfg.DataDir, service.AgentsDir, name+".token")
 	old := filepath.Join(e.cfg.StateDir, service.AgentsDir, name+".token")
 	if old != path {
-		if moved, err := service.MoveDurable(old, path); err != nil {
+		if moved, err := privfile.Move(old, path); err != nil {
 			fmt.Fprintf(e.stderr, "egohost: %v\n", err)
 		} else if moved {
 			fmt.Fprintf(e.stderr, "egohost: moved the agent token %s to %s (the runtime folder is wiped at logout)\n", old, path)

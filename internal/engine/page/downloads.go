@@ -1,6 +1,7 @@
 package page
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 
 	"github.com/egohost/egohost/internal/link/extwire"
+	"github.com/egohost/egohost/protocol"
 )
 
 // DownloadWillBegin is the tab's CDP event of a download's start.
@@ -101,4 +103,82 @@ func (d *Downloads) TabOf(it extwire.Download) (int, bool) {
 		return b.tab, true
 	}
 	return 0, false
+}
+
+// DownloadWait picks, from a browser's download events, the download a
+// wait (the download method) is about: the first to start after the wait
+// began that its caller may see, once something attributes it to a tab.
+type DownloadWait struct {
+	before  int                                       // the latest download before the wait began
+	mine    func(extwire.Download) (mine, known bool) // whether the caller may see a download (Downloads.Wait)
+	chosen  int                                       // the download waited on, -1 until one is
+	unknown []extwire.Download                        // downloads nothing attributed yet, latest state each
+}
+
+// Wait begins a wait for the next download; mine reports whether the
+// caller may see one (known is false while nothing attributes it).
+func (d *Downloads) Wait(mine func(extwire.Download) (mine, known bool)) *DownloadWait {
+	return &DownloadWait{before: d.Latest(), mine: mine, chosen: -1}
+}
+
+// Chosen returns the download waited on, false before one started.
+func (w *DownloadWait) Chosen() (int, bool) { return w.chosen, w.chosen >= 0 }
+
+// Take takes an event: a download's state (it), or (it nil) a download's
+// start in some tab, which may attribute one seen before. It returns the
+// state of the download waited on when the event is about it (ok), and
+// whether the event chose it (first: its first state the wait sees).
+func (w *DownloadWait) Take(it *extwire.Download) (got extwire.Download, first, ok bool) {
+	items := slices.Clone(w.unknown) // a start: those seen before may be attributed now
+	if it != nil {
+		items = []extwire.Download{*it}
+	}
+	for _, it := range items {
+		if it.ID <= w.before {
+			continue
+		}
+		if w.chosen < 0 {
+			mine, known := w.mine(it)
+			w.unknown = withoutDownload(w.unknown, it.ID)
+			if !known {
+				w.unknown = append(w.unknown, it)
+			}
+			if !mine {
+				continue
+			}
+			w.chosen, first = it.ID, true
+		}
+		if it.ID == w.chosen {
+			return it, first, true
+		}
+	}
+	return extwire.Download{}, false, false
+}
+
+func withoutDownload(items []extwire.Download, id int) []extwire.Download {
+	out := items[:0]
+	for _, it := range items {
+		if it.ID != id {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// DownloadDone answers a download that finished (complete, or
+// interrupted: download_failed), took after the wait began; done is false
+// while it runs.
+func DownloadDone(it extwire.Download, took time.Duration) (res protocol.DownloadResult, done bool, err error) {
+	r := protocol.DownloadResult{ID: it.ID, URL: it.URL, Filename: it.Filename, Mime: it.Mime, Bytes: it.Bytes, State: it.State, Error: it.Error}
+	if it.FinalURL != "" {
+		r.URL = it.FinalURL
+	}
+	switch it.State {
+	case "complete":
+		r.TookMs = float64(took.Microseconds()) / 1000
+		return r, true, nil
+	case "interrupted":
+		return protocol.DownloadResult{}, true, protocol.Errorf(protocol.CodeDownloadFailed, "download %d of %s was interrupted: %s", it.ID, r.URL, it.Error).With("download", r)
+	}
+	return protocol.DownloadResult{}, false, nil
 }

@@ -3,8 +3,10 @@ package page
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/egohost/egohost/internal/link/extwire"
+	"github.com/egohost/egohost/protocol"
 )
 
 // A download is the tab's whose Page.downloadWillBegin named its URL
@@ -66,5 +68,64 @@ func TestDownloadsLatest(t *testing.T) {
 		if got := d.Latest(); got != tc.want {
 			t.Errorf("after %s: got %d, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A wait takes the first download that starts after it began and is its
+// caller's, once something attributes it: earlier downloads' changes and
+// other callers' downloads are never the answer.
+func TestDownloadWait(t *testing.T) {
+	var d Downloads
+	d.Track(&extwire.Message{Event: "download", Download: &extwire.Download{ID: 2, State: "complete"}})
+	attributed := map[int]bool{}
+	w := d.Wait(func(it extwire.Download) (bool, bool) {
+		if !attributed[it.ID] {
+			return false, false
+		}
+		return it.ID != 4, true // 4 is another caller's
+	})
+	item := func(id int, state string) *extwire.Download { return &extwire.Download{ID: id, State: state} }
+	steps := []struct {
+		name      string
+		attribute int
+		it        *extwire.Download
+		want      int // the download taken, 0 for none
+		first     bool
+	}{
+		{"a download before the wait", 0, item(2, "complete"), 0, false},
+		{"another caller's", 4, item(4, "in_progress"), 0, false},
+		{"one nothing attributes yet", 0, item(5, "in_progress"), 0, false},
+		{"its start in a tab attributes it", 5, nil, 5, true},
+		{"its next state", 0, item(5, "complete"), 5, false},
+		{"a later one", 6, item(6, "in_progress"), 0, false},
+	}
+	for _, st := range steps {
+		if st.attribute != 0 {
+			attributed[st.attribute] = true
+		}
+		got, first, ok := w.Take(st.it)
+		if ok != (st.want != 0) || got.ID != st.want || first != st.first {
+			t.Errorf("%s: got %d, first %v, ok %v; want %d, first %v", st.name, got.ID, first, ok, st.want, st.first)
+		}
+	}
+	if id, ok := w.Chosen(); !ok || id != 5 {
+		t.Errorf("chosen: got %d, %v, want 5", id, ok)
+	}
+}
+
+// A download is answered when it completes (its final URL), and an
+// interruption is download_failed; one running is not done.
+func TestDownloadDone(t *testing.T) {
+	it := extwire.Download{ID: 3, URL: "https://a/x", FinalURL: "https://b/x", State: "in_progress"}
+	if _, done, _ := DownloadDone(it, time.Second); done {
+		t.Error("a running download is done")
+	}
+	it.State = "complete"
+	if r, done, err := DownloadDone(it, 1500*time.Microsecond); !done || err != nil || r.URL != "https://b/x" || r.TookMs != 1.5 {
+		t.Errorf("complete: got %+v, %v, %v; want the final URL, 1.5 ms", r, done, err)
+	}
+	it.State, it.Error = "interrupted", "NETWORK_FAILED"
+	if _, done, err := DownloadDone(it, time.Second); !done || protocol.CodeOf(err) != protocol.CodeDownloadFailed {
+		t.Errorf("interrupted: got %v, %v; want download_failed", done, err)
 	}
 }

@@ -89,6 +89,33 @@ func (p Policy) RulesFor(agent string) []Rule {
 	return Default()
 }
 
+// KindsOf returns those of kinds (an agents' method's) that the named
+// agent's rules ask about on some origin; none (the common case) costs
+// its calls no look at the page.
+func (p Policy) KindsOf(agent string, kinds []Kind) []Kind {
+	if len(kinds) == 0 {
+		return nil
+	}
+	var out []Kind
+	for _, r := range p.RulesFor(agent) {
+		for _, k := range r.Actions {
+			if slices.Contains(kinds, k) && !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// PurchaseWords is the purchase word list: the policy's, else
+// DefaultWords.
+func (p Policy) PurchaseWords() []string {
+	if p.Words != nil {
+		return p.Words
+	}
+	return DefaultWords
+}
+
 // Asks returns the first of kinds that a rule asks about, on an origin
 // its patterns match (match reports whether a list of patterns matches the
 // act's origin); ok is false when none asks.
@@ -135,6 +162,29 @@ func Classify(f Facts, words []string, click bool) []Kind {
 		out = append(out, Purchase)
 	}
 	return out
+}
+
+// KeyVerb words a key press (a key or a combo, as press takes it) that
+// the policy may ask about: an Enter, which submits the form its element
+// is in (enter), or a Space, which clicks a button; ok is false for the
+// other keys.
+func KeyVerb(key string) (verb string, enter, ok bool) {
+	switch lastKey(key) {
+	case "enter":
+		return "press Enter in", true, true
+	case "space", " ":
+		return "press Space on", false, true
+	}
+	return "", false, false
+}
+
+// lastKey is the key a combo presses, lower case ("Control+Enter": enter).
+func lastKey(combo string) string {
+	if combo == " " || strings.HasSuffix(combo, "+ ") {
+		return " "
+	}
+	i := strings.LastIndex(combo, "+")
+	return strings.ToLower(strings.TrimSpace(combo[i+1:]))
 }
 
 // DescribeNavigation is a navigation in words, for the person: "go to

@@ -158,3 +158,65 @@ func TestDescribeCookies(t *testing.T) {
 		}
 	}
 }
+
+// An Enter submits its element's form and a Space clicks a button,
+// alone or as a combo's last key; other keys ask nothing.
+func TestKeyVerb(t *testing.T) {
+	tests := []struct {
+		key   string
+		verb  string
+		enter bool
+		ok    bool
+	}{
+		{"Enter", "press Enter in", true, true},
+		{"Control+Enter", "press Enter in", true, true},
+		{"enter", "press Enter in", true, true},
+		{"Space", "press Space on", false, true},
+		{" ", "press Space on", false, true},
+		{"Shift+ ", "press Space on", false, true},
+		{"Tab", "", false, false},
+		{"+", "", false, false},
+		{"a", "", false, false},
+	}
+	for _, tt := range tests {
+		verb, enter, ok := KeyVerb(tt.key)
+		if verb != tt.verb || enter != tt.enter || ok != tt.ok {
+			t.Errorf("KeyVerb(%q): got %q %v %v, want %q %v %v", tt.key, verb, enter, ok, tt.verb, tt.enter, tt.ok)
+		}
+	}
+}
+
+// An agent's kinds are those of the method's that its rules name (its
+// own, else the default entry's, else Default), each once.
+func TestKindsOf(t *testing.T) {
+	p := Policy{Agents: map[string][]Rule{
+		"careful": {{Origins: []string{"*"}, Actions: []Kind{Submit, NavigateNewOrigin}}, {Origins: []string{"https://bank.example"}, Actions: []Kind{Submit, Purchase}}},
+		"quiet":   {},
+	}}
+	click := []Kind{Submit, Purchase, NavigateNewOrigin}
+	tests := []struct {
+		agent string
+		kinds []Kind
+		want  []Kind
+	}{
+		{"careful", click, []Kind{Submit, NavigateNewOrigin, Purchase}},
+		{"careful", []Kind{Download}, nil},
+		{"careful", nil, nil},
+		{"quiet", click, nil},
+		{"bot", click, []Kind{Submit, Purchase}}, // Default
+	}
+	for _, tt := range tests {
+		if got := p.KindsOf(tt.agent, tt.kinds); !slices.Equal(got, tt.want) {
+			t.Errorf("KindsOf(%s, %v): got %v, want %v", tt.agent, tt.kinds, got, tt.want)
+		}
+	}
+}
+
+func TestPurchaseWords(t *testing.T) {
+	if got := (Policy{}).PurchaseWords(); !slices.Equal(got, DefaultWords) {
+		t.Errorf("no list: got %v, want the default", got)
+	}
+	if got := (Policy{Words: []string{}}).PurchaseWords(); len(got) != 0 {
+		t.Errorf("an empty list: got %v, want it empty", got)
+	}
+}

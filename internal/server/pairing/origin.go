@@ -165,6 +165,15 @@ func Origin(rawURL string) string {
 	return originOf(u)
 }
 
+// Host is a URL's host, for an act in words ("shop.example"; its Origin
+// when it has none: "about:blank", "data:").
+func Host(rawURL string) string {
+	if u, err := url.Parse(rawURL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return Origin(rawURL)
+}
+
 // defaultPorts are the ports an origin does not spell.
 var defaultPorts = map[string]string{"http": "80", "https": "443", "ws": "80", "wss": "443"}
 

@@ -216,3 +216,17 @@ func TestOriginCanonical(t *testing.T) {
 		}
 	}
 }
+
+// An act's words name a URL's host, or its origin when it has none.
+func TestHost(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://Shop.example:8443/cart?x=1": "Shop.example:8443",
+		"about:blank":                        "about:blank",
+		"data:text/html,hi":                  "data:",
+		"":                                   "",
+	} {
+		if got := Host(in); got != want {
+			t.Errorf("Host(%q): got %q, want %q", in, got, want)
+		}
+	}
+}

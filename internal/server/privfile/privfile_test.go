@@ -62,3 +62,71 @@ func TestWriteReplacesWholeAndPrivate(t *testing.T) {
 		t.Errorf("got %d files in the dir, want 1 (no temp file left)", len(entries))
 	}
 }
+
+// From a tmpfs to the disk (another file system: no rename, no link) the
+// file is copied, then removed.
+func TestMoveAcrossFileSystems(t *testing.T) {
+	shm, err := os.MkdirTemp("/dev/shm", "egohost-test-")
+	if err != nil {
+		t.Skip("no /dev/shm here")
+	}
+	defer os.RemoveAll(shm)
+	from, to := filepath.Join(shm, "agents.json"), filepath.Join(t.TempDir(), "d", "agents.json")
+	if err := os.WriteFile(from, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(from, to); err == nil {
+		t.Skip("/dev/shm and the temp dir are one file system here")
+	}
+	moved, err := Move(from, to)
+	if err != nil || !moved {
+		t.Fatalf("got %v %v, want moved", moved, err)
+	}
+	if b, err := os.ReadFile(to); err != nil || string(b) != "x" {
+		t.Errorf("copied: %q %v", b, err)
+	}
+	if _, err := os.Stat(from); !os.IsNotExist(err) {
+		t.Errorf("the old file stays (%v)", err)
+	}
+}
+
+// A move never replaces a file at its destination, never follows nor
+// moves a symlink, and makes what it moved owner-only.
+func TestMove(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no unix modes on windows")
+	}
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	from, to := write("from", "new"), filepath.Join(dir, "sub", "to")
+	if moved, err := Move(from, to); err != nil || !moved {
+		t.Fatalf("a move: got %v, %v, want moved", moved, err)
+	}
+	if fi, err := os.Stat(to); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("the moved file: got %v, %v, want mode 0600", fi.Mode(), err)
+	}
+	if moved, err := Move(from, to); err != nil || moved {
+		t.Errorf("a missing file: got %v, %v, want nothing moved", moved, err)
+	}
+	again := write("again", "other")
+	if moved, err := Move(again, to); err != nil || moved {
+		t.Errorf("onto a file: got %v, %v, want nothing moved", moved, err)
+	}
+	if b, _ := os.ReadFile(to); string(b) != "new" {
+		t.Errorf("onto a file: got %q there, want it kept", b)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(again, link); err != nil {
+		t.Fatal(err)
+	}
+	if moved, err := Move(link, filepath.Join(dir, "linked")); err != nil || moved {
+		t.Errorf("a symlink: got %v, %v, want nothing moved", moved, err)
+	}
+}

@@ -5,20 +5,18 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/internal/server/agentconn"
 	"github.com/egohost/egohost/internal/server/audit"
 	"github.com/egohost/egohost/internal/server/confirm"
 	"github.com/egohost/egohost/internal/server/pairing"
+	"github.com/egohost/egohost/internal/server/trace"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -130,9 +128,10 @@ func (s *Service) proofKey(agentID string) (string, bool) {
 	return a.Hash, ok
 }
 
-// waitNeed: a wait for a function runs page JavaScript.
+// waitNeed: a wait for a function (a JSON string that is not "") runs
+// page JavaScript.
 func waitNeed(in params) pairing.Need {
-	if f, _ := in.str("function"); f != "" {
+	if f := in.members["function"]; len(f) > 2 && f[0] == '"' {
 		return pairing.NeedAct
 	}
 	return pairing.NeedRead
@@ -192,7 +191,7 @@ type call struct {
 
 	// step is what its tab work adds to its trace step; nil when no
 	// trace records the call (trace.go).
-	step *traceStep
+	step *trace.Notes
 }
 
 // call runs one method for an agent with its deadline (its registry
@@ -220,7 +219,7 @@ func (s *Service) call(ctx context.Context, a *agent, home *link, method string,
 	c := &call{conn: a, home: home, g: a.grant, method: method, need: need, kinds: kinds, agent: a.agentName(), cancel: cancel}
 	tr := s.traceFor(a, need)
 	if tr != nil {
-		c.step = &traceStep{}
+		c.step = &trace.Notes{}
 	}
 	start := time.Now()
 	defer a.track(c, in)()
@@ -406,7 +405,7 @@ func (s *Service) auditCall(c *call, in params, err error, took time.Duration) {
 
 // callEntry is the call as the audit log (and a trace) has it.
 func (s *Service) callEntry(c *call, in params, err error, took time.Duration) audit.Entry {
-	e := auditEntry(c.method, in)
+	e := audit.CallEntry(c.method, in.members)
 	e.Time = time.Now().UTC()
 	e.Agent = c.g.auditName()
 	if c.g.kind == grantOwner && c.g.name == "" && c.agent != "" {
@@ -422,87 +421,4 @@ func (s *Service) callEntry(c *call, in params, err error, took time.Duration) a
 	}
 	e.Duration = float64(took.Microseconds()) / 1000
 	return e
-}
-
-// auditEntry picks from a call's params what the audit log may show: the
-// target (a locator or @ref), a named key, the destination without its
-// query; of text, prompts and scripts only a length (and a script's
-// hash). Never a value. It reads the members parsed once for the call,
-// whether or not they decode into the method's params.
-func auditEntry(method string, in params) audit.Entry {
-	var e audit.Entry
-	e.Method = method
-	e.Target, _ = in.str("target")
-	if to, _ := in.str("to"); to != "" {
-		e.Target += " -> " + to
-	}
-	length := func(s string) *int { n := utf8.RuneCountInString(s); return &n }
-	if v, ok := in.str("text"); ok {
-		e.Length = length(v)
-	} else if v, ok := in.str("promptText"); ok {
-		e.Length = length(v)
-	} else if v, ok := in.str("expression"); ok {
-		e.Length, e.SHA256 = length(v), protocol.TokenHash(v)
-	} else if v, ok := in.str("function"); ok {
-		e.Length, e.SHA256 = length(v), protocol.TokenHash(v)
-	} else if v, ok := in.str("data"); ok { // debug.echo: up to 16 MiB, no []rune copy
-		e.Length = length(v)
-	}
-	if key, _ := in.str("key"); key != "" {
-		if utf8.RuneCountInString(key) > 1 && !strings.Contains(key, " ") {
-			e.Key = key // a named key or combo: Enter, Control+a
-		} else {
-			e.Length = length(key)
-		}
-	}
-	switch method {
-	case protocol.MethodCDPSend:
-		e.Target, _ = in.str("method") // the CDP method, never its params
-	case protocol.MethodCookiesGet, protocol.MethodCookiesSet, protocol.MethodCookiesClear:
-		e.Target, _ = in.str("name") // the cookie's name, never its value
-	case protocol.MethodFormFill:
-		e.Target, e.Length = formFields(in) // the fields' targets; of their text, a length
-	}
-	if u, _ := in.str("url"); u != "" {
-		e.URL = stripQuery(u)
-	}
-	return e
-}
-
-// formFields is what the audit log shows of form.fill's fields: how many,
-// then each one's action and target, each target cut to its share of the
-// line (an agent cannot push a later field out of it with a long first
-// one), and the characters of their text and values together (never the
-// text itself).
-func formFields(in params) (string, *int) {
-	var fields []struct {
-		Target string   `json:"target"`
-		Action string   `json:"action"`
-		Text   string   `json:"text"`
-		Values []string `json:"values"`
-	}
-	if json.Unmarshal(in.members["fields"], &fields) != nil || len(fields) == 0 {
-		return "", nil
-	}
-	share := audit.MaxField/len(fields) - 12 // "N fields: " and "; " between them
-	parts := make([]string, len(fields))
-	n := 0
-	for i, f := range fields {
-		parts[i] = audit.CutTo(f.Action, 32) + " " + audit.CutTo(f.Target, share)
-		n += utf8.RuneCountInString(f.Text)
-		for _, v := range f.Values {
-			n += utf8.RuneCountInString(v)
-		}
-	}
-	return fmt.Sprintf("%d fields: %s", len(fields), strings.Join(parts, "; ")), &n
-}
-
-// stripQuery drops a URL's query and fragment (they may carry tokens).
-func stripQuery(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	u.RawQuery, u.Fragment, u.User = "", "", nil
-	return u.String()
 }

@@ -581,29 +581,20 @@ func TestCheckAgentName(t *testing.T) {
 	}
 }
 
-// form.fill's audit line names every field, its action and target, each
-// target cut to its share: a hostile agent's long first target cannot
-// push the later fields (a password field, say) out of the line, nor a
-// target with "; " in it pass for two fields unnoticed (the count says
-// how many there were); no text or value is in it.
-func TestFormFillAuditLineNamesEveryField(t *testing.T) {
-	long := strings.Repeat("x", 400)
-	raw, _ := json.Marshal(map[string]any{"fields": []any{
-		map[string]any{"target": long, "action": "fill", "text": "secret-1"},
-		map[string]any{"target": "label=Password", "action": "fill", "text": "secret-2"},
-		map[string]any{"target": "#agree", "action": "check"},
-		map[string]any{"target": "#country", "action": "select", "values": []string{"secret-3"}},
-	}})
-	e := audit.Sanitise(auditEntry(protocol.MethodFormFill, parseParams(raw)))
-	for _, want := range []string{"4 fields: ", "fill label=Password", "check #agree", "select #country"} {
-		if !strings.Contains(e.Target, want) {
-			t.Errorf("audit target %q: want %q in it", e.Target, want)
+// A wait for a function runs page JavaScript (act); any other wait, or a
+// function that is no string or empty, reads.
+func TestWaitNeed(t *testing.T) {
+	for raw, want := range map[string]pairing.Need{
+		`{"function":"() => true"}`: pairing.NeedAct,
+		`{"function":"\u0041"}`:     pairing.NeedAct,
+		`{"function":""}`:           pairing.NeedRead,
+		`{"function":null}`:         pairing.NeedRead,
+		`{"function":3}`:            pairing.NeedRead,
+		`{"text":"x"}`:              pairing.NeedRead,
+		`null`:                      pairing.NeedRead,
+	} {
+		if got := waitNeed(parseParams(json.RawMessage(raw))); got != want {
+			t.Errorf("%s: got %v, want %v", raw, got, want)
 		}
-	}
-	if strings.Contains(e.Target, "secret") {
-		t.Errorf("audit target %q holds a field's text or value", e.Target)
-	}
-	if e.Length == nil || *e.Length != len("secret-1secret-2secret-3") {
-		t.Errorf("audit length: got %v, want %d", e.Length, len("secret-1secret-2secret-3"))
 	}
 }

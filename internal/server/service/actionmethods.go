@@ -96,7 +96,7 @@ func (s *Service) withRunnerOnce(ctx context.Context, c *call, t protocol.Target
 	if st, need := c.traceStep(); st != nil {
 		// A traced call: pictures before and after it acts, and what
 		// the tab logged meanwhile (trace.go).
-		if t := s.tracer.Load(); t != nil {
+		if t := s.traces.Current(); t != nil {
 			acts := need >= pairing.NeedAct
 			since := time.Now()
 			if acts {

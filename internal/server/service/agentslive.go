@@ -66,7 +66,7 @@ func (a *agent) live() protocol.AgentConnection {
 		r.c.mu.Lock()
 		tab := r.c.tab
 		r.c.mu.Unlock()
-		target := audit.Sanitise(auditEntry(r.c.method, r.in.params)).Target // capped as in the log
+		target := audit.Sanitise(audit.CallEntry(r.c.method, r.in.params.members)).Target // capped as in the log
 		conn.Calls = append(conn.Calls, protocol.CallInFlight{Method: r.c.method, Target: target, Tab: tab, Since: r.in.since.UTC()})
 	}
 	return conn

@@ -129,7 +129,7 @@ func (s *Service) checkCDPRule(ctx context.Context, c *call, l *link, tab int, s
 		if err != nil || !pairing.NewOrigin(from, dest) {
 			return err
 		}
-		q := protocol.Confirm{Action: confirm.DescribeNavigation("send "+p.Method+" to", hostOf(dest), hostOf(from)), Browser: l.id, Tab: tab}
+		q := protocol.Confirm{Action: confirm.DescribeNavigation("send "+p.Method+" to", pairing.Host(dest), pairing.Host(from)), Browser: l.id, Tab: tab}
 		return s.confirmCall(ctx, c, confirm.NavigateNewOrigin, dest, q)
 	case pairing.CheckOwnCookies:
 		u, err := s.tabURL(ctx, l, tab)
@@ -144,7 +144,7 @@ func (s *Service) checkCDPRule(ctx context.Context, c *call, l *link, tab int, s
 		switch p.Method {
 		case network.CommandSetCookie, network.CommandSetCookies, network.CommandDeleteCookies:
 			if s.mayAsk(c, confirm.CookieWrite) {
-				q := protocol.Confirm{Action: "send " + p.Method + " on " + hostOf(u), Browser: l.id, Tab: tab}
+				q := protocol.Confirm{Action: "send " + p.Method + " on " + pairing.Host(u), Browser: l.id, Tab: tab}
 				return s.confirmCall(ctx, c, confirm.CookieWrite, u, q)
 			}
 		}

@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,19 +32,7 @@ func (s *Service) confirmKinds(g grant, method string) []confirm.Kind {
 	if g.kind != grantPaired {
 		return nil // the owner and the person are never asked
 	}
-	m := s.methods[method]
-	if len(m.kinds) == 0 {
-		return nil
-	}
-	var out []confirm.Kind
-	for _, r := range s.opts.Confirm.RulesFor(g.name) {
-		for _, k := range r.Actions {
-			if slices.Contains(m.kinds, k) && !slices.Contains(out, k) {
-				out = append(out, k)
-			}
-		}
-	}
-	return out
+	return s.opts.Confirm.KindsOf(g.name, s.methods[method].kinds)
 }
 
 // confirmHook is the actions' Confirm of an element action of call c
@@ -71,7 +58,7 @@ func (s *Service) confirmHook(ctx context.Context, c *call, tc *tabContext, r *a
 				return false, err
 			}
 		}
-		found := confirm.Classify(f.Facts, s.confirmWords(), !enter)
+		found := confirm.Classify(f.Facts, s.opts.Confirm.PurchaseWords(), !enter)
 		if leavesOrigin(f, top) {
 			found = append(found, confirm.NavigateNewOrigin)
 		}
@@ -136,9 +123,9 @@ func describeAct(verb string, f actions.Facts, top string) string {
 	if f.Href != "" && !pairing.NewOrigin(f.URL, f.Href) && pairing.NewOrigin(top, f.Href) {
 		on = top // a frame's link to its own origin that loads the tab: from the tab's
 	}
-	s := confirm.Describe(verb, f.Facts, hostOf(on))
+	s := confirm.Describe(verb, f.Facts, pairing.Host(on))
 	if leavesOrigin(f, top) {
-		s = confirm.Leading(s, hostOf(f.Href))
+		s = confirm.Leading(s, pairing.Host(f.Href))
 	}
 	return s
 }
@@ -222,18 +209,10 @@ func (s *Service) confirmNavigation(ctx context.Context, c *call, tc *tabContext
 	}
 	fromHost := "about:blank"
 	if from != "" {
-		fromHost = hostOf(from)
+		fromHost = pairing.Host(from)
 	}
-	q := protocol.Confirm{Action: confirm.DescribeNavigation(verb, hostOf(to), fromHost), Browser: tc.link.id, Tab: tc.tabID}
+	q := protocol.Confirm{Action: confirm.DescribeNavigation(verb, pairing.Host(to), fromHost), Browser: tc.link.id, Tab: tc.tabID}
 	return pairing.Origin(to), s.confirmCall(ctx, c, confirm.NavigateNewOrigin, to, q)
-}
-
-// confirmWords is the purchase word list.
-func (s *Service) confirmWords() []string {
-	if s.opts.Confirm.Words != nil {
-		return s.opts.Confirm.Words
-	}
-	return confirm.DefaultWords
 }
 
 // confirmWait is how long an ask waits for the person.
@@ -264,32 +243,9 @@ func (s *Service) askPerson(ctx context.Context, c *call, q protocol.Confirm, al
 	s.log.Info(msg+": allow or deny it in the extension's popup, or with `egohost confirm allow|deny "+q.ID+"`", "agent", q.Agent, "id", q.ID)
 	c.conn.notify(ctx, protocol.NotifyConfirmWaiting, protocol.ConfirmWaiting{ID: q.ID, Kind: q.Kind, Action: q.Action, Origin: q.Origin, Message: msg})
 
-	decided := func(result, who string) {
-		s.writeAudit(audit.Entry{Agent: who, Method: "confirm.answer", Browser: q.Browser, Tab: q.Tab, Origin: q.Origin, Target: q.Agent + ": " + q.Action, Result: result})
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case ans := <-ask.Answered():
-		switch {
-		case !ans.Allow:
-			decided("denied", ans.Who)
-			return protocol.Errorf(protocol.CodeDeniedByPerson, "the person denied: %s. Do not retry it: ask the person what they want instead", q.Action).
-				With("kind", q.Kind).With("action", q.Action).With("id", q.ID)
-		case ans.Always:
-			decided("always", ans.Who)
-		default:
-			decided("allowed", ans.Who)
-		}
-		return nil
-	case <-t.C:
-		decided("confirm_timeout", "nobody")
-		return protocol.Errorf(protocol.CodeConfirmTimeout, "nobody confirmed %s within %v: nothing was done (the person may be away: ask them, then try again)", q.Action, wait.Round(time.Millisecond)).
-			With("kind", q.Kind).With("action", q.Action).With("id", q.ID).With("timeoutMs", wait.Milliseconds())
-	case <-ctx.Done():
-		decided("cancelled", "nobody")
-		return context.Cause(ctx)
-	}
+	decision, who, err := ask.Wait(ctx, wait)
+	s.writeAudit(audit.Entry{Agent: who, Method: "confirm.answer", Browser: q.Browser, Tab: q.Tab, Origin: q.Origin, Target: q.Agent + ": " + q.Action, Result: decision})
+	return err
 }
 
 // confirmChanged tells a browser's extension the asks waiting on it (the
@@ -310,15 +266,6 @@ func (s *Service) confirmChanged(browser string) {
 	}
 }
 
-// hostOf is a URL's host, for the act in words (its origin when it has
-// none).
-func hostOf(raw string) string {
-	if u, err := url.Parse(raw); err == nil && u.Host != "" {
-		return u.Host
-	}
-	return pairing.Origin(raw)
-}
-
 // confirmList answers confirm.list (the owner's CLI).
 func (s *Service) confirmList(ctx context.Context, c *call, p protocol.ConfirmListParams) (any, error) {
 	return protocol.ConfirmListResult{Pending: s.confirms.List("", p.Pictures)}, nil
@@ -333,17 +280,11 @@ func (s *Service) answerConfirm(p protocol.ConfirmAnswerParams, who string) (any
 	if p.ID == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "confirm.answer: id is empty (see `egohost confirm list`)")
 	}
-	if _, err := s.confirms.Answer(p.ID, asks.Answer{Allow: p.Allow, Always: p.Always, Who: who}); err != nil {
+	ans := asks.Answer{Allow: p.Allow, Always: p.Always, Who: who}
+	if _, err := s.confirms.Answer(p.ID, ans); err != nil {
 		return nil, err
 	}
-	d := "denied"
-	switch {
-	case p.Allow && p.Always:
-		d = "always"
-	case p.Allow:
-		d = "allowed"
-	}
-	return protocol.ConfirmAnswerResult{ID: p.ID, Decision: d}, nil
+	return protocol.ConfirmAnswerResult{ID: p.ID, Decision: ans.Decision()}, nil
 }
 
 // popupConfirmList answers popup.confirm.list: the asks on this browser,
@@ -369,27 +310,13 @@ func confirmVerb(p any) (verb string, enter, ok bool) {
 	case protocol.ClickParams:
 		return "click", false, true
 	case protocol.PressParams:
-		switch lastKey(p.Key) {
-		case "enter":
-			return "press Enter in", true, true
-		case "space", " ":
-			return "press Space on", false, true
-		}
+		return confirm.KeyVerb(p.Key)
 	case protocol.TypeParams:
 		if strings.ContainsAny(p.Text, "\r\n") {
 			return "type Enter in", true, true
 		}
 	}
 	return "", false, false
-}
-
-// lastKey is the key a combo presses, lower case ("Control+Enter": enter).
-func lastKey(combo string) string {
-	if combo == " " || strings.HasSuffix(combo, "+ ") {
-		return " "
-	}
-	i := strings.LastIndex(combo, "+")
-	return strings.ToLower(strings.TrimSpace(combo[i+1:]))
 }
 
 // focusedTarget is the element an Enter without a target goes to: the

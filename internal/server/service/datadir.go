@@ -1,9 +1,6 @@
 package service
 
 import (
-	"errors"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -61,7 +58,7 @@ func MigrateDurable(stateDir, dataDir string) ([]string, error) {
 	}
 	var moved []string
 	for _, name := range names {
-		ok, err := MoveDurable(filepath.Join(stateDir, name), filepath.Join(dataDir, name))
+		ok, err := privfile.Move(filepath.Join(stateDir, name), filepath.Join(dataDir, name))
 		if err != nil {
 			return moved, err
 		}
@@ -70,69 +67,4 @@ func MigrateDurable(stateDir, dataDir string) ([]string, error) {
 		}
 	}
 	return moved, nil
-}
-
-// MoveDurable moves the regular file from to the path to (made 0600, its
-// folders 0700) when from exists and to does not, and reports whether it
-// did. It copies when a rename cannot cross file systems (a tmpfs to the
-// disk). A symlink at from is not followed, and not moved.
-func MoveDurable(from, to string) (bool, error) {
-	fi, err := os.Lstat(from)
-	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("move %s: %w", from, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return false, nil
-	}
-	if _, err := os.Lstat(to); err == nil {
-		return false, nil // the new place has its own: the old one stays
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return false, fmt.Errorf("move %s: %w", from, err)
-	}
-	if err := privfile.EnsureDir(filepath.Dir(to)); err != nil {
-		return false, fmt.Errorf("move %s: %w", from, err)
-	}
-	if err := os.Link(from, to); err == nil {
-		// Same file system: the link keeps to if it already appeared
-		// (Link never replaces), unlike a rename.
-		os.Remove(from)
-		return true, privfile.Chmod(to)
-	}
-	if err := copyNew(from, to); err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return false, nil
-		}
-		return false, fmt.Errorf("move %s to %s: %w", from, to, err)
-	}
-	if err := os.Remove(from); err != nil {
-		return true, fmt.Errorf("move %s: copied, but the old file stays: %w", from, err)
-	}
-	return true, nil
-}
-
-// copyNew copies from into a new file to (0600), which must not exist.
-func copyNew(from, to string) error {
-	src, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		dst.Close()
-		os.Remove(to)
-		return err
-	}
-	if err := dst.Sync(); err != nil {
-		dst.Close()
-		os.Remove(to)
-		return err
-	}
-	return dst.Close()
 }

@@ -73,30 +73,3 @@ func TestMigrateDurable(t *testing.T) {
 		t.Errorf("a second migration: moved %v (%v), want nothing", again, err)
 	}
 }
-
-// From a tmpfs to the disk (another file system: no rename, no link) the
-// file is copied, then removed.
-func TestMoveDurableAcrossFileSystems(t *testing.T) {
-	shm, err := os.MkdirTemp("/dev/shm", "egohost-test-")
-	if err != nil {
-		t.Skip("no /dev/shm here")
-	}
-	defer os.RemoveAll(shm)
-	from, to := filepath.Join(shm, "agents.json"), filepath.Join(t.TempDir(), "d", "agents.json")
-	if err := os.WriteFile(from, []byte("x"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Link(from, to); err == nil {
-		t.Skip("/dev/shm and the temp dir are one file system here")
-	}
-	moved, err := MoveDurable(from, to)
-	if err != nil || !moved {
-		t.Fatalf("got %v %v, want moved", moved, err)
-	}
-	if b, err := os.ReadFile(to); err != nil || string(b) != "x" {
-		t.Errorf("copied: %q %v", b, err)
-	}
-	if _, err := os.Stat(from); !os.IsNotExist(err) {
-		t.Errorf("the old file stays (%v)", err)
-	}
-}

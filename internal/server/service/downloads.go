@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"path"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/egohost/egohost/internal/engine/actions"
@@ -15,6 +14,7 @@ import (
 	"github.com/egohost/egohost/internal/link/browserlink"
 	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/internal/server/confirm"
+	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -75,7 +75,7 @@ func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadPara
 	defer cancel()
 	// The wait is for a download that starts from now on: one seen
 	// before (it may still report a change, complete again) is not it.
-	before := l.downloads.Latest()
+	w := l.downloads.Wait(func(it extwire.Download) (bool, bool) { return s.downloadIsMine(a, l, it) })
 	q := browserlink.NewQueue[downloadEvent](256)
 	unsubscribe := l.Subscribe(&browserlink.Subscriber{
 		Filter: func(in *extwire.Message) bool {
@@ -93,15 +93,14 @@ func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadPara
 			return nil, err
 		}
 	}
-	id := -1
-	var unknown []extwire.Download // a paired agent's: downloads nothing attributed yet, latest state each
 	for {
 		select {
 		case <-wctx.Done():
 			if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				return nil, ctx.Err()
 			}
-			if id < 0 {
+			id, ok := w.Chosen()
+			if !ok {
 				return nil, protocol.Errorf(protocol.CodeTimeout, "download: no download started within %v", d)
 			}
 			return nil, protocol.Errorf(protocol.CodeTimeout, "download: download %d did not finish within %v", id, d).With("download", id)
@@ -109,45 +108,28 @@ func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadPara
 			if !ok {
 				return nil, protocol.Errorf(protocol.CodeBrowserGone, "download: browser %s disconnected", l.id)
 			}
-			items := slices.Clone(unknown) // a start: those seen before may be attributed now
-			if ev.item != nil {
-				items = []extwire.Download{*ev.item}
+			it, first, ok := w.Take(ev.item)
+			if !ok {
+				continue
 			}
-			for _, it := range items {
-				if it.ID <= before {
-					continue
+			if first && s.mayAsk(c, confirm.Download) {
+				// Asked at the download's start, the first moment it is
+				// known (a click cannot tell it will download); Chrome
+				// goes on meanwhile, and a no deletes what it saved.
+				if err := s.confirmDownload(ctx, c, l, it); err != nil {
+					return nil, err
 				}
-				if id < 0 {
-					mine, known := s.downloadIsMine(a, l, it)
-					unknown = withoutDownload(unknown, it.ID)
-					if !known {
-						unknown = append(unknown, it)
-					}
-					if !mine {
-						continue
-					}
-					id = it.ID
-					if s.mayAsk(c, confirm.Download) {
-						// Asked at the download's start, the first moment
-						// it is known (a click cannot tell it will
-						// download); Chrome goes on meanwhile, and a no
-						// deletes what it saved.
-						if err := s.confirmDownload(ctx, c, l, it); err != nil {
-							return nil, err
-						}
-						// The person's time is not the download's (once
-						// per call: id is set).
-						var more context.CancelFunc
-						wctx, more = context.WithTimeout(ctx, d)
-						defer more()
-					}
+				// The person's time is not the download's (once per
+				// call: first).
+				var more context.CancelFunc
+				wctx, more = context.WithTimeout(ctx, d)
+				defer more()
+			}
+			if res, done, err := page.DownloadDone(it, time.Since(start)); done {
+				if err != nil {
+					return nil, err
 				}
-				if it.ID != id {
-					continue
-				}
-				if res, done, err := downloadDone(it, start); done {
-					return res, err
-				}
+				return res, nil
 			}
 		}
 	}
@@ -171,7 +153,7 @@ func (s *Service) confirmDownload(ctx context.Context, c *call, l *link, it extw
 			name = path.Base(u.Path)
 		}
 	}
-	q := protocol.Confirm{Action: confirm.DescribeDownload(name, hostOf(src)), Browser: l.id, Tab: tab}
+	q := protocol.Confirm{Action: confirm.DescribeDownload(name, pairing.Host(src)), Browser: l.id, Tab: tab}
 	err := s.confirmCall(ctx, c, confirm.Download, page, q)
 	if err == nil {
 		return nil
@@ -183,31 +165,4 @@ func (s *Service) confirmDownload(ctx context.Context, c *call, l *link, it extw
 		return fmt.Errorf("%w (and discarding download %d failed: %v)", err, it.ID, derr)
 	}
 	return err
-}
-
-// downloadDone answers a download that finished (complete, or
-// interrupted); done is false while it runs.
-func downloadDone(it extwire.Download, start time.Time) (res any, done bool, err error) {
-	r := protocol.DownloadResult{ID: it.ID, URL: it.URL, Filename: it.Filename, Mime: it.Mime, Bytes: it.Bytes, State: it.State, Error: it.Error}
-	if it.FinalURL != "" {
-		r.URL = it.FinalURL
-	}
-	switch it.State {
-	case "complete":
-		r.TookMs = tookMs(time.Since(start))
-		return r, true, nil
-	case "interrupted":
-		return nil, true, protocol.Errorf(protocol.CodeDownloadFailed, "download %d of %s was interrupted: %s", it.ID, r.URL, it.Error).With("download", r)
-	}
-	return nil, false, nil
-}
-
-func withoutDownload(items []extwire.Download, id int) []extwire.Download {
-	out := items[:0]
-	for _, it := range items {
-		if it.ID != id {
-			out = append(out, it)
-		}
-	}
-	return out
 }

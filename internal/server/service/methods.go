@@ -360,7 +360,7 @@ func (s *Service) tabsOpen(ctx context.Context, c *call, p protocol.TabsOpenPara
 	// A new tab shows no origin yet: a page in it is on a new origin
 	// (pairing.NewOrigin), asked before the tab is made.
 	if url != "about:blank" && s.mayAsk(c, confirm.NavigateNewOrigin) && pairing.NewOrigin("", url) {
-		q := protocol.Confirm{Action: confirm.DescribeNavigation("", hostOf(url), ""), Browser: l.id}
+		q := protocol.Confirm{Action: confirm.DescribeNavigation("", pairing.Host(url), ""), Browser: l.id}
 		if err := s.confirmCall(ctx, c, confirm.NavigateNewOrigin, url, q); err != nil {
 			return nil, err
 		}

@@ -66,16 +66,6 @@ func parseParams(raw json.RawMessage) params {
 	return in
 }
 
-// str is the string member name, "" when it is absent or no string; ok
-// reports whether it is a string.
-func (in params) str(name string) (v string, ok bool) {
-	m, present := in.members[name]
-	if !present || len(m) == 0 || m[0] != '"' || json.Unmarshal(m, &v) != nil {
-		return "", false
-	}
-	return v, true
-}
-
 // decodeParams decodes raw params strictly into v (see params.decode).
 func decodeParams(raw json.RawMessage, fields map[string]bool, v any) error {
 	return parseParams(raw).decode(fields, v)

@@ -136,8 +136,7 @@ type Service struct {
 
 	tokenless tokenless // what connections without a valid token did (tokenless.go)
 
-	tracer  atomic.Pointer[trace.Recording] // the trace being recorded, nil when none (trace.go)
-	traceMu sync.Mutex                      // starts and stops traces
+	traces *trace.Recorder // the trace being recorded, if any (trace.go)
 
 	// peerUID names the user at the other end of a relay socket (the
 	// kernel's answer; a test's own in tests): checkPeer refuses others.
@@ -266,7 +265,8 @@ func New(opts Options) (*Service, error) {
 		return nil, fmt.Errorf("start service: %w", err)
 	}
 	s.recent = audit.LoadRecent(s.auditPath(), recentPerAgent, s.log)
-	s.pruneTraces(time.Now())
+	s.traces = trace.NewRecorder(filepath.Join(opts.DataDir, TracesDir), opts.TraceMaxBytes, opts.TraceMaxAge, s.log)
+	s.traces.Prune(time.Now())
 	if opts.TraceEnabled {
 		if _, err := s.startTrace(opts.TraceAgents, ""); err != nil {
 			s.log.Warn("trace.enabled: no trace", "err", err)
@@ -353,7 +353,7 @@ func (s *Service) Serve(ctx context.Context) error {
 	wg.Wait()
 	os.Remove(s.opts.Socket)
 	os.Remove(s.agentSocket())
-	if _, _, err := s.stopTrace(); err != nil {
+	if _, _, err := s.traces.Stop(); err != nil {
 		s.log.Warn("trace", "err", err)
 	}
 	s.audit.Close()

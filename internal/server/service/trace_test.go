@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,7 +27,7 @@ func traceService(t testing.TB) *Service {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		s.stopTrace()
+		s.traces.Stop()
 		s.audit.Close()
 		s.ln.Close()
 		s.httpLn.Close()
@@ -58,7 +57,7 @@ func TestTraceRecordsCallsMasked(t *testing.T) {
 	s.call(ctx, bot, nil, protocol.MethodType, json.RawMessage(`{"text":"`+secret+`"}`))
 	s.call(ctx, other, nil, protocol.MethodFill, fill)
 	s.call(ctx, owner, nil, protocol.MethodTraceList, nil)
-	res, ok, err := s.stopTrace()
+	res, ok, err := s.traces.Stop()
 	if !ok || err != nil {
 		t.Fatalf("stop: got %v, %v", ok, err)
 	}
@@ -111,7 +110,7 @@ func TestTraceOwnerOnly(t *testing.T) {
 			}
 		}
 	}
-	if s.tracer.Load() != nil {
+	if s.traces.Current() != nil {
 		t.Error("a trace started")
 	}
 	// The owner: start, a second start refused, stop, a second stop refused.
@@ -154,7 +153,7 @@ func BenchmarkCallTraced(b *testing.B) {
 			if _, err := s.startTrace(agents, ""); err != nil {
 				b.Fatal(err)
 			}
-			defer s.stopTrace()
+			defer s.traces.Stop()
 			for b.Loop() {
 				if _, err := s.call(context.Background(), a, nil, "bench.audited", params); err != nil {
 					b.Fatal(err)
@@ -175,12 +174,12 @@ func TestTraceEveryAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() {
-		s.stopTrace()
+		s.traces.Stop()
 		s.audit.Close()
 		s.ln.Close()
 		s.httpLn.Close()
 	}()
-	if s.tracer.Load() == nil {
+	if s.traces.Current() == nil {
 		t.Fatal("trace.enabled: no trace started")
 	}
 	named := &agent{s: s, grant: ownerGrant}
@@ -194,8 +193,8 @@ func TestTraceEveryAgent(t *testing.T) {
 	for _, a := range callers {
 		s.call(context.Background(), a, nil, protocol.MethodTabsList, nil)
 	}
-	path := s.tracer.Load().Status.File
-	if _, _, err := s.stopTrace(); err != nil {
+	path := s.traces.Current().Status.File
+	if _, _, err := s.traces.Stop(); err != nil {
 		t.Fatal(err)
 	}
 	tr, err := trace.ReadFile(path)
@@ -212,142 +211,41 @@ func TestTraceEveryAgent(t *testing.T) {
 	}
 }
 
-// writeTraceFile makes a file in dir last written at mod: a trace (with
-// Create's header) or other bytes.
-func writeTraceFile(t *testing.T, dir, name string, isTrace bool, mod time.Time) string {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	if isTrace {
-		w, err := trace.Create(path, trace.Header{}, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-	} else if err := os.WriteFile(path, []byte("not a trace\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(path, mod, mod); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // trace.max_age: the service deletes the traces older than it as it
-// starts and as a trace starts, and logs each; newer traces, files it did
-// not make (of any age), symlinks (and what they point to, even an old
-// trace outside the folder) and the trace being written stay.
-func TestTraceMaxAge(t *testing.T) {
+// starts, and logs each (trace.Recorder.Prune; its test tells what stays).
+func TestTraceMaxAgeAtStart(t *testing.T) {
 	const maxAge = 7 * 24 * time.Hour
-	now := time.Now()
-	old, young := now.Add(-maxAge-time.Hour), now.Add(-maxAge+time.Hour)
+	old := time.Now().Add(-maxAge - time.Hour)
 	state := t.TempDir()
 	dir := filepath.Join(state, TracesDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	outside := writeTraceFile(t, t.TempDir(), "elsewhere.jsonl", true, old)
-	writeTraceFile(t, dir, "trace-20261101-080000.000.jsonl", true, old)
-	writeTraceFile(t, dir, "shop.jsonl", true, old) // a name given to trace start --out
-	writeTraceFile(t, dir, "trace-20261201-080000.000.jsonl", true, young)
-	writeTraceFile(t, dir, "notes.txt", false, old)
-	writeTraceFile(t, dir, "trace-20261101-090000.000.jsonl.bak", false, old)
-	if err := os.Symlink(outside, filepath.Join(dir, "link.jsonl")); err != nil {
+	path := filepath.Join(dir, "shop.jsonl")
+	w, err := trace.Create(path, trace.Header{}, 0)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Mkdir(filepath.Join(dir, "sub.jsonl"), 0o700); err != nil {
+	if _, err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chtimes(filepath.Join(dir, "sub.jsonl"), old, old); err != nil {
+	if err := os.Chtimes(path, old, old); err != nil {
 		t.Fatal(err)
 	}
-
-	var log syncBuffer
+	var log bytes.Buffer
 	s, err := New(Options{Listen: "127.0.0.1:0", Socket: state + "/relay.sock", StateDir: state, TokenFile: state + "/token", AllowedIDs: []string{testExt}, ReconnectWait: time.Millisecond, TraceMaxAge: maxAge, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		s.stopTrace()
 		s.audit.Close()
 		s.ln.Close()
 		s.httpLn.Close()
 	})
-	names := func() []string {
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, e := range ents {
-			got = append(got, e.Name())
-		}
-		return got
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after the start, stat %s: %v, want it deleted", path, err)
 	}
-	want := []string{"link.jsonl", "notes.txt", "sub.jsonl", "trace-20261101-090000.000.jsonl.bak", "trace-20261201-080000.000.jsonl"}
-	if got := names(); !slices.Equal(got, want) {
-		t.Errorf("after the start, got files %q, want %q", got, want)
+	if !strings.Contains(log.String(), "trace deleted") || !strings.Contains(log.String(), "shop.jsonl") {
+		t.Errorf("log %q does not tell shop.jsonl was deleted", log.String())
 	}
-	if _, err := os.Stat(outside); err != nil {
-		t.Errorf("the symlink's old trace outside the folder: %v, want it kept", err)
-	}
-	for _, n := range []string{"trace-20261101-080000.000.jsonl", "shop.jsonl"} {
-		if !strings.Contains(log.String(), "trace deleted") || !strings.Contains(log.String(), n) {
-			t.Errorf("log %q does not tell %s was deleted", log.String(), n)
-		}
-	}
-
-	// A trace starts: the one that has aged since goes; the new one and
-	// the one being written (even when old) never do.
-	st, err := s.startTrace(nil, "current")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(st.File, old, old); err != nil {
-		t.Fatal(err)
-	}
-	s.opts.TraceMaxAge = time.Hour // the young trace is older than that
-	s.pruneTraces(time.Now())
-	want = []string{"current.jsonl", "link.jsonl", "notes.txt", "sub.jsonl", "trace-20261101-090000.000.jsonl.bak"}
-	if got := names(); !slices.Equal(got, want) {
-		t.Errorf("with a trace being written, got files %q, want %q", got, want)
-	}
-	if _, _, err := s.stopTrace(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(st.File, old, old); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.startTrace(nil, "next"); err != nil {
-		t.Fatal(err)
-	}
-	if got := names(); slices.Contains(got, "current.jsonl") || !slices.Contains(got, "next.jsonl") {
-		t.Errorf("after the next trace started, got files %q, want current.jsonl deleted and next.jsonl there", got)
-	}
-
-	// 0 keeps every trace.
-	s.opts.TraceMaxAge = 0
-	s.pruneTraces(time.Now().Add(100 * maxAge))
-	if got := names(); !slices.Contains(got, "next.jsonl") {
-		t.Errorf("with trace.max_age 0, got files %q, want next.jsonl kept", got)
-	}
-}
-
-// syncBuffer is a log's bytes, safe to read while the service writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

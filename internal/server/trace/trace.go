@@ -1,7 +1,9 @@
 // Package trace records what agents did, one JSON line per step (a call,
 // with its screenshots before and after when it acted), and reads a trace
-// back. It writes one file and knows nothing of the service: the service
-// fills the steps (internal/server/service/trace.go), the viewer (html.go) renders them.
+// back. It knows nothing of the service: the Recorder starts and stops the
+// one trace being recorded (recorder.go), the service fills the steps
+// (internal/server/service/trace.go) with the notes of a call's tab work
+// (notes.go), the viewer (html.go) renders them.
 package trace
 
 import (

@@ -5,6 +5,7 @@
 package asks
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -46,13 +47,46 @@ type Ask struct {
 	always []Always
 }
 
-// Answered is where the person's answer arrives (Store.Answer sends it).
-func (a *Ask) Answered() <-chan Answer { return a.answer }
+// Wait waits for the person's answer to the ask (Store.Answer hands it
+// over), wait at most, or for ctx's end. It returns what was decided in
+// the audit log's words (Answer.Decision; "confirm_timeout" or
+// "cancelled" when nobody answered), who decided ("nobody" then), and
+// the call's error: nil for a yes, else denied_by_person,
+// confirm_timeout, or ctx's cause.
+func (a *Ask) Wait(ctx context.Context, wait time.Duration) (decision, who string, err error) {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case ans := <-a.answer:
+		if !ans.Allow {
+			err = protocol.Errorf(protocol.CodeDeniedByPerson, "the person denied: %s. Do not retry it: ask the person what they want instead", a.Action).
+				With("kind", a.Kind).With("action", a.Action).With("id", a.ID)
+		}
+		return ans.Decision(), ans.Who, err
+	case <-t.C:
+		return "confirm_timeout", "nobody", protocol.Errorf(protocol.CodeConfirmTimeout, "nobody confirmed %s within %v: nothing was done (the person may be away: ask them, then try again)", a.Action, wait.Round(time.Millisecond)).
+			With("kind", a.Kind).With("action", a.Action).With("id", a.ID).With("timeoutMs", wait.Milliseconds())
+	case <-ctx.Done():
+		return "cancelled", "nobody", context.Cause(ctx)
+	}
+}
 
 // Answer is the person's answer to an ask.
 type Answer struct {
 	Allow, Always bool
 	Who           string // "owner" (the CLI), "person" (the popup)
+}
+
+// Decision is the answer in the words of the audit log and of
+// confirm.answer's result: "denied", "always" or "allowed".
+func (a Answer) Decision() string {
+	switch {
+	case !a.Allow:
+		return "denied"
+	case a.Always:
+		return "always"
+	}
+	return "allowed"
 }
 
 // Store holds the asks waiting and the "always" answers.

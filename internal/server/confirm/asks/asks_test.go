@@ -1,6 +1,7 @@
 package asks
 
 import (
+	"context"
 	"errors"
 	"regexp"
 	"testing"
@@ -89,10 +90,60 @@ func TestConfirmAnswerOnceAndAlwaysKept(t *testing.T) {
 			t.Errorf("Answer(%s): got %v, want invalid_params", tc.id, err)
 		}
 	}
-	if ans := <-q.Answered(); !ans.Allow || !ans.Always || ans.Who != "owner" {
-		t.Errorf("got answer %+v, want the owner's always", ans)
+	if decision, who, err := q.Wait(context.Background(), time.Minute); decision != "always" || who != "owner" || err != nil {
+		t.Errorf("got answer %s by %s, %v, want the owner's always", decision, who, err)
 	}
 	if !Load(dir, t.Fatalf).AllowedAlways("bot", "https://shop.example", confirm.Submit) {
 		t.Errorf("a restarted store has no always answer, want the one given")
+	}
+}
+
+// A wait ends with the person's answer, no answer in time, or the call's
+// end, each in the audit log's words and with the call's error.
+func TestWait(t *testing.T) {
+	c := Load(t.TempDir(), func(string, ...any) {})
+	q := protocol.Confirm{Agent: "bot", Origin: "https://shop.example", Kind: "submit", Action: "click button 'Pay'"}
+	cancelled, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("the call ended"))
+	tests := []struct {
+		name     string
+		ctx      context.Context
+		answer   *Answer
+		decision string
+		who      string
+		code     protocol.Code
+	}{
+		{"allowed", context.Background(), &Answer{Allow: true, Who: "person"}, "allowed", "person", 0},
+		{"always", context.Background(), &Answer{Allow: true, Always: true, Who: "owner"}, "always", "owner", 0},
+		{"denied", context.Background(), &Answer{Who: "person"}, "denied", "person", protocol.CodeDeniedByPerson},
+		{"nobody in time", context.Background(), nil, "confirm_timeout", "nobody", protocol.CodeConfirmTimeout},
+		{"the call ended", cancelled, nil, "cancelled", "nobody", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := c.Add(q, time.Minute, nil)
+			wait := time.Minute
+			if tt.answer != nil {
+				if _, err := c.Answer(a.ID, *tt.answer); err != nil {
+					t.Fatal(err)
+				}
+			} else if tt.ctx.Err() == nil {
+				wait = time.Millisecond
+			}
+			decision, who, err := a.Wait(tt.ctx, wait)
+			if decision != tt.decision || who != tt.who {
+				t.Errorf("got %s by %s, want %s by %s", decision, who, tt.decision, tt.who)
+			}
+			switch {
+			case tt.ctx.Err() != nil:
+				if err == nil || err.Error() != "the call ended" {
+					t.Errorf("got error %v, want the call's cause", err)
+				}
+			case tt.code == 0 && err != nil:
+				t.Errorf("got error %v, want none", err)
+			case tt.code != 0 && protocol.CodeOf(err) != tt.code:
+				t.Errorf("got error %v, want %s", err, tt.code.Name())
+			}
+		})
 	}
 }
