@@ -52,21 +52,21 @@ func TestBrowserIDStableAcrossReconnectsAndRestarts(t *testing.T) {
 	dir := shortDir(t)
 	f := newFixtureIn(t, dir, nil)
 	a := f.connectExt(t, testOrigin)
-	if got := a.helloAs(keyA); got != "b1" {
+	if got := a.HelloAs(keyA); got != "b1" {
 		t.Fatalf("first browser: got ID %q, want b1", got)
 	}
-	a.conn.Close()
+	a.Conn.Close()
 	waitGone(t, f, "b1")
 	a = f.connectExt(t, testOrigin)
-	if got := a.helloAs(keyA); got != "b1" {
+	if got := a.HelloAs(keyA); got != "b1" {
 		t.Fatalf("same profile after a relay reconnect: got ID %q, want b1", got)
 	}
 	b := f.connectExt(t, testOrigin)
-	if got := b.helloAs(keyB); got != "b2" {
+	if got := b.HelloAs(keyB); got != "b2" {
 		t.Fatalf("second profile: got ID %q, want b2", got)
 	}
 	old := f.connectExt(t, testOrigin)
-	if got := old.helloAs(""); got != "b3" {
+	if got := old.HelloAs(""); got != "b3" {
 		t.Fatalf("an extension without a key: got ID %q, want b3", got)
 	}
 	f.cancel()
@@ -75,15 +75,15 @@ func TestBrowserIDStableAcrossReconnectsAndRestarts(t *testing.T) {
 
 	f2 := newFixtureIn(t, dir, nil)
 	b2 := f2.connectExt(t, testOrigin)
-	if got := b2.helloAs(keyB); got != "b2" {
+	if got := b2.HelloAs(keyB); got != "b2" {
 		t.Fatalf("second profile after a service restart: got ID %q, want b2", got)
 	}
 	a2 := f2.connectExt(t, testOrigin)
-	if got := a2.helloAs(keyA); got != "b1" {
+	if got := a2.HelloAs(keyA); got != "b1" {
 		t.Fatalf("first profile after a service restart: got ID %q, want b1", got)
 	}
 	n := f2.connectExt(t, testOrigin)
-	if got := n.helloAs(""); got != "b4" {
+	if got := n.HelloAs(""); got != "b4" {
 		t.Fatalf("a key-less extension after a restart: got ID %q, want b4 (b3 was handed out before)", got)
 	}
 }
@@ -100,8 +100,8 @@ func TestCallsWaitForAReconnectingBrowser(t *testing.T) {
 	})
 	agent := f.agent(t)
 	ext := f.connectExt(t, testOrigin)
-	id := ext.helloAs(keyA)
-	ext.conn.Close()
+	id := ext.HelloAs(keyA)
+	ext.Conn.Close()
 	waitGone(t, f, id)
 
 	// Comes back within the call's timeout: the call succeeds.
@@ -119,17 +119,17 @@ func TestCallsWaitForAReconnectingBrowser(t *testing.T) {
 	}()
 	time.Sleep(200 * time.Millisecond) // let the call reach the service and wait
 	back := f.connectExt(t, testOrigin)
-	back.send(map[string]any{"event": "hello", "extensionId": testExt, "browserKey": keyA})
+	back.Send(map[string]any{"event": "hello", "extensionId": testExt, "browserKey": keyA})
 	var req map[string]any
 	for req == nil { // the waiting call may reach the link before its welcome does
-		switch m := back.read(); {
+		switch m := back.Read(); {
 		case m["event"] == "welcome" && m["browserId"] != id:
 			t.Fatalf("reconnected as %v, want %s", m["browserId"], id)
 		case m["op"] == "echo":
 			req = m
 		}
 	}
-	back.send(map[string]any{"id": req["id"], "result": map[string]any{"data": "hi"}})
+	back.Send(map[string]any{"id": req["id"], "result": map[string]any{"data": "hi"}})
 	r := <-resc
 	if r.err != nil || r.echo.Length != 2 {
 		t.Fatalf("debug.echo across the reconnect: got %+v, %v; want the echo", r.echo, r.err)
@@ -137,7 +137,7 @@ func TestCallsWaitForAReconnectingBrowser(t *testing.T) {
 
 	// Does not come back within the call's timeout: browser_reconnecting,
 	// by name and unnamed alike.
-	back.conn.Close()
+	back.Conn.Close()
 	waitGone(t, f, id)
 	for _, name := range []string{id, ""} {
 		err := agent.Call(context.Background(), protocol.MethodDebugEcho, protocol.DebugEchoParams{Browser: name}, nil)
@@ -164,8 +164,8 @@ func TestReconnectWaitBoundsACall(t *testing.T) {
 	})
 	agent := f.agent(t)
 	ext := f.connectExt(t, testOrigin)
-	id := ext.helloAs(keyA)
-	ext.conn.Close()
+	id := ext.HelloAs(keyA)
+	ext.Conn.Close()
 	waitGone(t, f, id)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a hang bound
 	defer cancel()
@@ -183,8 +183,8 @@ func TestDescribingCallsDoNotWait(t *testing.T) {
 	})
 	agent := f.agent(t)
 	ext := f.connectExt(t, testOrigin)
-	id := ext.helloAs(keyA)
-	ext.conn.Close()
+	id := ext.HelloAs(keyA)
+	ext.Conn.Close()
 	waitGone(t, f, id)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a hang bound
 	defer cancel()
@@ -232,18 +232,18 @@ func TestDescribingCallsDoNotWait(t *testing.T) {
 func TestSameBrowserKeyTwice(t *testing.T) {
 	f := newFixtureIn(t, shortDir(t), nil)
 	first := f.connectExt(t, testOrigin)
-	id := first.helloAs(keyA)
+	id := first.HelloAs(keyA)
 
 	second := f.connectExt(t, testOrigin)
-	second.send(map[string]any{"event": "hello", "extensionId": testExt, "browserKey": keyA})
+	second.Send(map[string]any{"event": "hello", "extensionId": testExt, "browserKey": keyA})
 	time.Sleep(100 * time.Millisecond) // the hello waits for the first link to go
-	first.conn.Close()
-	if got := second.read()["browserId"]; got != id {
+	first.Conn.Close()
+	if got := second.Read()["browserId"]; got != id {
 		t.Fatalf("reconnect while the old link closes: got ID %q, want %q", got, id)
 	}
 
 	copied := f.connectExt(t, testOrigin)
-	if got := copied.helloAs(keyA); got == id || got == "" {
+	if got := copied.HelloAs(keyA); got == id || got == "" {
 		t.Fatalf("a second live browser with the same key: got ID %q, want a fresh one", got)
 	}
 	f.s.mu.Lock()
@@ -275,11 +275,11 @@ func TestCallsWaitForABrowserThatHasNotSaidHello(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	errc := callAsync(context.Background(), agent, protocol.MethodDebugEcho, protocol.DebugEchoParams{})
-	ext.send(map[string]any{"event": "hello", "extensionId": testExt, "browserKey": keyA})
+	ext.Send(map[string]any{"event": "hello", "extensionId": testExt, "browserKey": keyA})
 	for {
-		m := ext.read()
+		m := ext.Read()
 		if m["op"] == "echo" {
-			ext.send(map[string]any{"id": m["id"], "result": map[string]any{"data": ""}})
+			ext.Send(map[string]any{"id": m["id"], "result": map[string]any{"data": ""}})
 			break
 		}
 	}
