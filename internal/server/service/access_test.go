@@ -238,12 +238,10 @@ func waitForRegistry(t *testing.T, f *fixture, id int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		f.s.mu.Lock()
 		var known bool
-		for _, l := range f.s.links {
-			_, known = l.urls.Get(id)
+		for _, l := range f.s.hub.Links() {
+			_, known = l.URLs.Get(id)
 		}
-		f.s.mu.Unlock()
 		if known {
 			return
 		}

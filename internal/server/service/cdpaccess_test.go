@@ -209,15 +209,13 @@ func TestCDPOriginRules(t *testing.T) {
 	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs, pairing.CDP)
 	waitForRegistry(t, f, 7)
 	// Two requests of the tab, as the record keeps them once it is followed.
-	f.s.mu.Lock()
-	for _, l := range f.s.links {
+	for _, l := range f.s.hub.Links() {
 		rec := page.NewRecord()
 		for id, u := range map[string]string{"r1": "https://api.bank.example/me", "r2": "https://example.com/data"} {
 			rec.Add(network.RequestWillBeSent.Method, json.RawMessage(`{"requestId":"`+id+`","request":{"url":"`+u+`","method":"GET"},"timestamp":1}`))
 		}
-		l.tabs.Tab(7).SetRecord(rec)
+		l.Tabs.Tab(7).SetRecord(rec)
 	}
-	f.s.mu.Unlock()
 	frames := ext.frames()
 	history := map[string]any{"Page.getNavigationHistory": map[string]any{"currentIndex": 1, "entries": []any{
 		map[string]any{"id": 3, "url": "https://www.bank.example/", "userTypedURL": "", "title": "", "transitionType": "link"},

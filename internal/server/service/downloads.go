@@ -37,12 +37,12 @@ func (s *Service) downloadIsMine(a *agent, l *link, it extwire.Download) (mine, 
 	if a.grant.kind != grantPaired {
 		return true, true
 	}
-	tab, ok := l.downloads.TabOf(it)
+	tab, ok := l.Downloads.TabOf(it)
 	if !ok {
 		return false, false
 	}
-	url, _ := l.urls.Get(tab)
-	return len(s.visibleTabs(a, l, []protocol.Tab{{ID: tab, GroupID: l.layout.GroupOf(tab), URL: url}})) == 1, true
+	url, _ := l.URLs.Get(tab)
+	return len(s.visibleTabs(a, l, []protocol.Tab{{ID: tab, GroupID: l.Layout.GroupOf(tab), URL: url}})) == 1, true
 }
 
 // downloadEvent is what the download method waits on: a download's
@@ -75,7 +75,7 @@ func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadPara
 	defer cancel()
 	// The wait is for a download that starts from now on: one seen
 	// before (it may still report a change, complete again) is not it.
-	before := l.downloads.Latest()
+	before := l.Downloads.Latest()
 	q := browserlink.NewQueue[downloadEvent](256)
 	unsubscribe := l.Subscribe(&browserlink.Subscriber{
 		Filter: func(in *extwire.Message) bool {
@@ -107,7 +107,7 @@ func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadPara
 			return nil, protocol.Errorf(protocol.CodeTimeout, "download: download %d did not finish within %v", id, d).With("download", id)
 		case ev, ok := <-q.C:
 			if !ok {
-				return nil, protocol.Errorf(protocol.CodeBrowserGone, "download: browser %s disconnected", l.id)
+				return nil, protocol.Errorf(protocol.CodeBrowserGone, "download: browser %s disconnected", l.ID)
 			}
 			items := slices.Clone(unknown) // a start: those seen before may be attributed now
 			if ev.item != nil {
@@ -159,8 +159,8 @@ func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadPara
 // erases it from the browser's list before the error is returned: the
 // agent never gets it.
 func (s *Service) confirmDownload(ctx context.Context, c *call, l *link, it extwire.Download) error {
-	tab, _ := l.downloads.TabOf(it)
-	page, _ := l.urls.Get(tab)
+	tab, _ := l.Downloads.TabOf(it)
+	page, _ := l.URLs.Get(tab)
 	src := it.URL
 	if it.FinalURL != "" {
 		src = it.FinalURL
@@ -171,7 +171,7 @@ func (s *Service) confirmDownload(ctx context.Context, c *call, l *link, it extw
 			name = path.Base(u.Path)
 		}
 	}
-	q := protocol.Confirm{Action: confirm.DescribeDownload(name, hostOf(src)), Browser: l.id, Tab: tab}
+	q := protocol.Confirm{Action: confirm.DescribeDownload(name, hostOf(src)), Browser: l.ID, Tab: tab}
 	err := s.confirmCall(ctx, c, confirm.Download, page, q)
 	if err == nil {
 		return nil

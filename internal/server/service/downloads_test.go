@@ -25,7 +25,7 @@ func TestDownloadWaitSkipsEarlierDownloads(t *testing.T) {
 	ext.Send(item(2, "complete"))
 	// Download 2 is past before the waits begin: the service has read it.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if links := f.s.linkList(); len(links) == 1 && links[0].downloads.Latest() == 2 {
+		if links := f.s.hub.Links(); len(links) == 1 && links[0].Downloads.Latest() == 2 {
 			break
 		}
 		if time.Now().After(deadline) {

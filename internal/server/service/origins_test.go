@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/client"
+	"github.com/egohost/egohost/internal/server/hub"
 	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/protocol"
 )
@@ -105,9 +106,9 @@ func BenchmarkOriginCheck(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.audit.Close()
-	l := &link{id: "b1"}
+	l := &link{Link: &hub.Link{ID: "b1"}}
 	const url = "https://www.example.com/app/items?page=2#top"
-	l.urls.Set(7, url)
+	l.URLs.Set(7, url)
 	g := grant{kind: grantPaired, name: "bot", scopes: []pairing.Scope{pairing.Space, pairing.AllTabs}}
 	c := &call{g: g, method: "click"}
 	for b.Loop() {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/internal/testkit/fakeext"
-	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -235,60 +234,6 @@ func TestRequestTimeout(t *testing.T) {
 	}()
 	if err := a.Call(context.Background(), protocol.MethodTabsList, nil, nil); err != nil {
 		t.Fatalf("after a timeout: %v", err)
-	}
-}
-
-func TestRelayRefusals(t *testing.T) {
-	f := newFixture(t)
-	t.Run("foreign extension", func(t *testing.T) {
-		ext := f.connectExt(t, "chrome-extension://bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb/")
-		m := ext.Read()
-		if m["code"] != "forbidden_origin" {
-			t.Fatalf("got %v, want forbidden_origin", m)
-		}
-	})
-	t.Run("not a hello", func(t *testing.T) {
-		conn, err := net.Dial("unix", f.s.opts.Socket)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		nativemsg.NewWriter(conn, 1<<20).Write([]byte(`{"event":"hello"}`))
-		e := &fakeExt{&fakeext.Ext{T: t, Conn: conn, R: nativemsg.NewReader(conn, 1<<20)}}
-		if m := e.Read(); m["code"] != "bad_frame" {
-			t.Fatalf("got %v, want bad_frame", m)
-		}
-	})
-	t.Run("malformed JSON frame", func(t *testing.T) {
-		ext := f.linkedExt(t)
-		ext.W.Write([]byte(`{not json`))
-		if m := ext.Read(); m["code"] != "bad_frame" {
-			t.Fatalf("got %v, want bad_frame", m)
-		}
-	})
-	t.Run("oversized frame", func(t *testing.T) {
-		conn, err := net.Dial("unix", f.s.opts.Socket)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		w := nativemsg.NewWriter(conn, 1<<20)
-		w.Write([]byte(`{"relay":"hello","origin":"chrome-extension://` + testExt + `/"}`))
-		conn.Write([]byte{0xff, 0xff, 0xff, 0x7f}) // a 2 GiB length
-		e := &fakeExt{&fakeext.Ext{T: t, Conn: conn, R: nativemsg.NewReader(conn, 1<<20)}}
-		for {
-			m := e.Read()
-			if m["event"] == "error" {
-				if m["code"] != "bad_frame" {
-					t.Fatalf("got %v, want bad_frame", m)
-				}
-				return
-			}
-		}
-	})
-	a := f.agent(t)
-	if err := a.Call(context.Background(), protocol.MethodPing, nil, nil); err != nil {
-		t.Fatalf("service broke: %v", err)
 	}
 }
 

@@ -180,7 +180,7 @@ func traceBox(c *call, b *actions.Box) {
 // wait for one (actions.Runner.Screenshot's captureHidden), so a trace
 // takes none there rather than slow the agent's call.
 func traceShot(ctx context.Context, tc *tabContext) (*trace.Shot, string) {
-	if tc.link.tabs.Dialog(tc.tabID) != nil {
+	if tc.link.Tabs.Dialog(tc.tabID) != nil {
 		return nil, "no screenshot: a dialog was open"
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), traceShotTimeout)
@@ -217,7 +217,7 @@ func traceShot(ctx context.Context, tc *tabContext) (*trace.Shot, string) {
 // stepRecord returns the console errors and the failed requests (a
 // network error, or a status of 400 or more) of the tab since a time.
 func stepRecord(tc *tabContext, since time.Time) (console, failed []string) {
-	rec := tc.link.tabs.RecordOf(tc.tabID)
+	rec := tc.link.Tabs.RecordOf(tc.tabID)
 	if rec == nil {
 		return nil, nil
 	}
