@@ -105,7 +105,7 @@ func TestImportEdges(t *testing.T) {
 	// The browser link is the client of the extension's op protocol only:
 	// it knows the wire, the frames and the CDP session seam, not the
 	// agents' API, the tabs' state or the page logic above it; and only
-	// the service drives it.
+	// the service and its hub drive it.
 	for _, imp := range imports["internal/link/browserlink"] {
 		switch strings.TrimPrefix(imp, mod+"/") {
 		case "nativemsg", "internal/link/cdptab", "internal/link/extwire", "protocol", "internal/pending":
@@ -153,10 +153,13 @@ func TestImportEdges(t *testing.T) {
 			t.Errorf("service imports %s: shared types live in extwire and protocol", imp)
 		}
 	}
+	// The browser link is driven by the service through the hub, which
+	// owns the connected browsers (it makes and registers their links):
+	// only the two of them may import it.
 	for pkg, imps := range imports {
 		for _, imp := range imps {
-			if imp == mod+"/internal/link/browserlink" && pkg != "internal/server/service" {
-				t.Errorf("%s imports browserlink: only service may", pkg)
+			if imp == mod+"/internal/link/browserlink" && pkg != "internal/server/service" && pkg != "internal/server/hub" {
+				t.Errorf("%s imports browserlink: only service and hub may", pkg)
 			}
 		}
 	}

@@ -250,7 +250,7 @@ func (s *Service) call(ctx context.Context, a *agent, home *link, method string,
 func (s *Service) checkScope(ctx context.Context, c *call, l *link, tabID int) error {
 	var url string
 	if c.g.kind == grantOwner {
-		url, _ = l.urls.Get(tabID) // the audit's origin, when known: the owner has no rules to check
+		url, _ = l.URLs.Get(tabID) // the audit's origin, when known: the owner has no rules to check
 	} else {
 		var err error
 		if url, err = s.tabURL(ctx, l, tabID); err != nil {
@@ -259,7 +259,7 @@ func (s *Service) checkScope(ctx context.Context, c *call, l *link, tabID int) e
 	}
 	c.mu.Lock()
 	if c.tab == 0 {
-		c.browser, c.tab, c.origin = l.id, tabID, pairing.Origin(url)
+		c.browser, c.tab, c.origin = l.ID, tabID, pairing.Origin(url)
 	}
 	c.mu.Unlock()
 	if c.g.kind != grantPaired {
@@ -285,7 +285,7 @@ func (s *Service) checkScope(ctx context.Context, c *call, l *link, tabID int) e
 
 // ownTab reports whether a tab is in one of the named agent's spaces.
 func (s *Service) ownTab(name string, l *link, tabID int) bool {
-	sp, ok := s.spaces.reg.ByGroup(l.id, l.layout.GroupOf(tabID))
+	sp, ok := s.spaces.reg.ByGroup(l.ID, l.Layout.GroupOf(tabID))
 	return ok && sp.Agent == name
 }
 
@@ -363,7 +363,7 @@ func (s *Service) visibleTabs(a *agent, l *link, tabs []protocol.Tab) []protocol
 	out := make([]protocol.Tab, 0, len(tabs))
 	for _, t := range tabs {
 		if !allTabs {
-			if sp, ok := s.spaces.reg.ByGroup(l.id, t.GroupID); !ok || sp.Agent != g.name {
+			if sp, ok := s.spaces.reg.ByGroup(l.ID, t.GroupID); !ok || sp.Agent != g.name {
 				continue
 			}
 		}

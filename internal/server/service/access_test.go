@@ -159,7 +159,7 @@ func TestRefusedCallsReachNothing(t *testing.T) {
 	}, nil)
 	ext := f.linkedExt(t)
 	// The browser says where tab 7 is: the registry knows, no lookup.
-	ext.send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://www.bank.example/login", "windowId": 1}})
+	ext.Send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://www.bank.example/login", "windowId": 1}})
 	owner := f.agent(t)
 	reader, _ := f.pairAgent(t, "reader", pairing.Read)
 	spacer, _ := f.pairAgent(t, "spacer", pairing.Space)
@@ -222,11 +222,11 @@ func TestRefusedCallsReachNothing(t *testing.T) {
 	// Nothing reached the extension: its next frame is this echo.
 	done := make(chan error, 1)
 	go func() { done <- owner.Call(ctx, protocol.MethodDebugEcho, map[string]any{"data": "after"}, nil) }()
-	req := ext.read()
+	req := ext.Read()
 	if req["op"] != "echo" {
 		t.Fatalf("after %d refused calls the extension got %v, want the echo first", calls, req)
 	}
-	ext.send(map[string]any{"id": req["id"], "result": map[string]any{"data": "after"}})
+	ext.Send(map[string]any{"id": req["id"], "result": map[string]any{"data": "after"}})
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -238,12 +238,10 @@ func waitForRegistry(t *testing.T, f *fixture, id int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		f.s.mu.Lock()
 		var known bool
-		for _, l := range f.s.links {
-			_, known = l.urls.Get(id)
+		for _, l := range f.s.hub.Links() {
+			_, known = l.URLs.Get(id)
 		}
-		f.s.mu.Unlock()
 		if known {
 			return
 		}
@@ -394,7 +392,7 @@ func TestPairDeniedAndBusy(t *testing.T) {
 func TestAuditLogsCallsWithoutValues(t *testing.T) {
 	f := newFixture(t)
 	ext := f.linkedExt(t)
-	ext.send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://example.com/a?x=1", "windowId": 1}})
+	ext.Send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://example.com/a?x=1", "windowId": 1}})
 	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs, pairing.CDP)
 	waitForRegistry(t, f, 7)
 	ctx := context.Background()
@@ -403,12 +401,12 @@ func TestAuditLogsCallsWithoutValues(t *testing.T) {
 		done <- bot.Call(ctx, protocol.MethodCDPSend, map[string]any{"tab": 7, "method": "Runtime.evaluate", "params": map[string]any{"expression": "'hunter2'"}}, nil)
 	}()
 	// The spaces check asks the browser for its tab groups first.
-	req := ext.read()
+	req := ext.Read()
 	for req["op"] != "cdp" {
-		ext.send(map[string]any{"id": req["id"], "result": map[string]any{"groups": []any{}}})
-		req = ext.read()
+		ext.Send(map[string]any{"id": req["id"], "result": map[string]any{"groups": []any{}}})
+		req = ext.Read()
 	}
-	ext.send(map[string]any{"id": req["id"], "result": map[string]any{}})
+	ext.Send(map[string]any{"id": req["id"], "result": map[string]any{}})
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -490,13 +488,13 @@ func TestPairingAtThePopup(t *testing.T) {
 		_, err := client.Pair(ctx, f.s.Addr(), protocol.PairRequestParams{Name: "claude", Scopes: []string{"space", "cdp"}}, client.Options{})
 		got <- err
 	}()
-	n := ext.read()
+	n := ext.Read()
 	params, _ := n["params"].(map[string]any)
 	if n["event"] != "notice" || n["topic"] != protocol.NoticePairing || params["badge"] != "1" {
 		t.Fatalf("got %v, want the pairing notice with badge 1", n)
 	}
-	ext.send(map[string]any{"call": 1, "method": protocol.MethodPopupAgents})
-	reply := ext.read()
+	ext.Send(map[string]any{"call": 1, "method": protocol.MethodPopupAgents})
+	reply := ext.Read()
 	b, _ := json.Marshal(reply["result"])
 	var panel protocol.PopupAgentsResult
 	if err := json.Unmarshal(b, &panel); err != nil || len(panel.Pending) != 1 {
@@ -509,10 +507,10 @@ func TestPairingAtThePopup(t *testing.T) {
 	if runtime.GOOS == "linux" && (req.Process == nil || req.Process.PID != os.Getpid()) {
 		t.Errorf("pending process: got %+v, want this test's pid %d", req.Process, os.Getpid())
 	}
-	ext.send(map[string]any{"call": 2, "method": protocol.MethodPopupPairingDecide, "params": map[string]any{"id": req.ID, "approve": true}})
+	ext.Send(map[string]any{"call": 2, "method": protocol.MethodPopupPairingDecide, "params": map[string]any{"id": req.ID, "approve": true}})
 	// The call's reply, and the notice that clears the badge, in either order.
 	for replied, cleared := false, false; !replied || !cleared; {
-		m := ext.read()
+		m := ext.Read()
 		switch p, _ := m["params"].(map[string]any); {
 		case m["event"] == "callReply":
 			if m["error"] != nil {

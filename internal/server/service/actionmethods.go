@@ -32,7 +32,7 @@ func (s *Service) dialogUnreported(ctx context.Context, c *call, t protocol.Targ
 		return nil, true, err
 	}
 	pctx, cancel := context.WithTimeout(ctx, min(timeout, unreportedProbe))
-	err = l.tabs.Tab(id).Reachable(pctx)
+	err = l.Tabs.Tab(id).Reachable(pctx)
 	cancel()
 	var pe *protocol.Error
 	if err == nil || !errors.As(err, &pe) || pe.Code != protocol.CodeDialogOpen {
@@ -135,7 +135,7 @@ func guard(ctx context.Context, tc *tabContext, op string) (context.Context, fun
 			cancel(protocol.Errorf(protocol.CodeDetached, "%s: the debugger was detached from tab %d (%s)", op, tc.tabID, in.Reason).With("reason", in.Reason))
 		},
 		Done: func() {
-			cancel(protocol.Errorf(protocol.CodeBrowserGone, "%s: browser %s disconnected", op, tc.link.id))
+			cancel(protocol.Errorf(protocol.CodeBrowserGone, "%s: browser %s disconnected", op, tc.link.ID))
 		},
 	})
 	return ctx, func() {
@@ -549,7 +549,7 @@ func (s *Service) dialog(ctx context.Context, c *call, p protocol.DialogParams) 
 	return s.withRunner(ctx, c, p.Target, protocol.MethodDialog, millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		// A dialog an earlier call opened: the runner's own watch starts
 		// after it, so the tab's record is what says which one this is.
-		seen := tc.seen(tc.link.tabs.Dialog(tc.tabID))
+		seen := tc.seen(tc.link.Tabs.Dialog(tc.tabID))
 		res, err := r.HandleDialog(ctx, p.Accept, p.PromptText, millis(p.TimeoutMs))
 		if err != nil {
 			return nil, err

@@ -17,7 +17,7 @@ func TestCallRunsAgainWhenNothingReachedThePage(t *testing.T) {
 	f := newFixtureIn(t, shortDir(t), nil)
 	agent := f.agent(t)
 	ext := f.connectExt(t, testOrigin)
-	id := ext.helloAs(keyA)
+	id := ext.HelloAs(keyA)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	send := func(method string) chan error {
@@ -30,31 +30,31 @@ func TestCallRunsAgainWhenNothingReachedThePage(t *testing.T) {
 	}
 
 	errc := send("Runtime.evaluate")
-	first := ext.read()
-	ext.send(map[string]any{"event": "detached", "tabId": 7, "reason": "not_attached", "refused": true})
-	ext.send(map[string]any{"id": first["id"], "error": map[string]any{"code": "detached", "message": "m", "reason": "not_attached", "refused": true}})
-	again := ext.read()
+	first := ext.Read()
+	ext.Send(map[string]any{"event": "detached", "tabId": 7, "reason": "not_attached", "refused": true})
+	ext.Send(map[string]any{"id": first["id"], "error": map[string]any{"code": "detached", "message": "m", "reason": "not_attached", "refused": true}})
+	again := ext.Read()
 	if again["method"] != "Runtime.evaluate" || again["reattach"] != true {
 		t.Fatalf("the call's second run: got %v, want Runtime.evaluate with reattach", again)
 	}
-	ext.send(map[string]any{"id": again["id"], "result": map[string]any{"ok": true}})
+	ext.Send(map[string]any{"id": again["id"], "result": map[string]any{"ok": true}})
 	if err := <-errc; err != nil {
 		t.Fatalf("cdp.send refused once: got %v, want its second run's answer", err)
 	}
 
 	errc = send("Input.dispatchMouseEvent")
-	ran := ext.read()
+	ran := ext.Read()
 	if ran["reattach"] != nil {
 		t.Errorf("the next command: got reattach %v, want none", ran["reattach"])
 	}
-	ext.send(map[string]any{"event": "detached", "tabId": 7, "reason": "not_attached"})
-	ext.send(map[string]any{"id": ran["id"], "error": map[string]any{"code": "detached", "message": "m", "reason": "not_attached"}})
+	ext.Send(map[string]any{"event": "detached", "tabId": 7, "reason": "not_attached"})
+	ext.Send(map[string]any{"id": ran["id"], "error": map[string]any{"code": "detached", "message": "m", "reason": "not_attached"}})
 	wantCode(t, <-errc, protocol.CodeDetached)
 	errc = send("Page.enable")
-	if m := ext.read(); m["method"] != "Page.enable" {
+	if m := ext.Read(); m["method"] != "Page.enable" {
 		t.Fatalf("after a detach that may have run: got %v, want the next call's command, not a second run", m)
 	} else {
-		ext.send(map[string]any{"id": m["id"], "result": map[string]any{}})
+		ext.Send(map[string]any{"id": m["id"], "result": map[string]any{}})
 	}
 	if err := <-errc; err != nil {
 		t.Fatal(err)

@@ -28,9 +28,6 @@ const uploadsFolder = "uploads"
 // keeps in all before the oldest files go.
 const uploadsKept = 4
 
-// uploadOwner is the upload store's key of a tab: its files go with it.
-func uploadOwner(browser string, tab int) string { return fmt.Sprintf("%s/%d", browser, tab) }
-
 // isPairedCall reports whether the caller is a paired agent (the owner
 // token and the person are not).
 func isPairedCall(a *agent) bool { return a.grant.kind == grantPaired }
@@ -51,7 +48,7 @@ func (s *Service) upload(ctx context.Context, c *call, p protocol.UploadParams) 
 		o.Confirm = s.confirmHook(ctx, c, tc, r, uploadVerb(len(files)), false, confirm.Upload)
 		res, err := r.SetFiles(ctx, p.Element, files, o)
 		if err == nil {
-			batch.Keep(uploadOwner(tc.link.id, tc.tabID)) // Chrome reads them when the page does
+			batch.Keep(tc.link.UploadOwner(tc.tabID)) // Chrome reads them when the page does
 		}
 		return res, err
 	})

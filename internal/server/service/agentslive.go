@@ -118,11 +118,11 @@ func (s *Service) popupDisconnect(ctx context.Context, l *link, p protocol.Popup
 	for _, a := range cut {
 		a.cut()
 	}
-	s.log.Info("agent disconnected at the popup", "browser", l.id, "agent", p.Agent, "connections", p.Connections, "cut", len(cut))
+	s.log.Info("agent disconnected at the popup", "browser", l.ID, "agent", p.Agent, "connections", p.Connections, "cut", len(cut))
 	target := p.Agent
 	if target == "" {
 		target = fmt.Sprintf("connections %v", p.Connections)
 	}
-	s.auditDecision(personName, protocol.MethodPopupDisconnect, target, nil, func(e *audit.Entry) { e.Browser = l.id })
+	s.auditDecision(personName, protocol.MethodPopupDisconnect, target, nil, func(e *audit.Entry) { e.Browser = l.ID })
 	return protocol.PopupDisconnectResult{Cut: len(cut)}, nil
 }

@@ -13,19 +13,19 @@ import (
 // popupResult makes one popup.* call through the fake extension and
 // decodes its result into out.
 func (e *fakeExt) popupResult(id int, method string, params, out any) *protocol.Error {
-	e.t.Helper()
+	e.T.Helper()
 	m := e.popupCall(id, method, params)
 	if m["error"] != nil {
 		b, _ := json.Marshal(m["error"])
 		var pe protocol.Error
 		if err := json.Unmarshal(b, &pe); err != nil {
-			e.t.Fatalf("%s: decode error %s: %v", method, b, err)
+			e.T.Fatalf("%s: decode error %s: %v", method, b, err)
 		}
 		return &pe
 	}
 	b, _ := json.Marshal(m["result"])
 	if err := json.Unmarshal(b, out); err != nil {
-		e.t.Fatalf("%s: decode %s: %v", method, b, err)
+		e.T.Fatalf("%s: decode %s: %v", method, b, err)
 	}
 	return nil
 }
@@ -50,7 +50,7 @@ func TestPopupAgentsInFlightAndDisconnect(t *testing.T) {
 	}
 
 	errc := callAsync(ctx, you, protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 3}, Method: "Page.reload"})
-	if req := ext.read(); req["method"] == nil {
+	if req := ext.Read(); req["method"] == nil {
 		t.Fatalf("got %v, want the CDP request on its way to the browser", req)
 	}
 	var panel protocol.PopupAgentsResult

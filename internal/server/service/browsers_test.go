@@ -3,17 +3,13 @@ package service
 import (
 	"context"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/egohost/egohost/protocol"
 )
 
-const (
-	keyA = "0123456789abcdef0123456789abcdef"
-	keyB = "fedcba9876543210fedcba9876543210"
-)
+const keyA = "0123456789abcdef0123456789abcdef"
 
 var testOrigin = "chrome-extension://" + testExt + "/"
 
@@ -32,10 +28,7 @@ func waitGone(t *testing.T, f *fixture, id string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		f.s.mu.Lock()
-		_, up := f.s.links[id]
-		f.s.mu.Unlock()
-		if !up {
+		if f.s.hub.Get(id) == nil {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -43,134 +36,6 @@ func waitGone(t *testing.T, f *fixture, id string) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-}
-
-// A browser profile keeps its ID across relay reconnects and service
-// restarts; other profiles and key-less (older) extensions get new IDs that
-// never collide with a remembered one.
-func TestBrowserIDStableAcrossReconnectsAndRestarts(t *testing.T) {
-	dir := shortDir(t)
-	f := newFixtureIn(t, dir, nil)
-	a := f.connectExt(t, testOrigin)
-	if got := a.helloAs(keyA); got != "b1" {
-		t.Fatalf("first browser: got ID %q, want b1", got)
-	}
-	a.conn.Close()
-	waitGone(t, f, "b1")
-	a = f.connectExt(t, testOrigin)
-	if got := a.helloAs(keyA); got != "b1" {
-		t.Fatalf("same profile after a relay reconnect: got ID %q, want b1", got)
-	}
-	b := f.connectExt(t, testOrigin)
-	if got := b.helloAs(keyB); got != "b2" {
-		t.Fatalf("second profile: got ID %q, want b2", got)
-	}
-	old := f.connectExt(t, testOrigin)
-	if got := old.helloAs(""); got != "b3" {
-		t.Fatalf("an extension without a key: got ID %q, want b3", got)
-	}
-	f.cancel()
-	<-f.done
-	f.done <- nil // let the first fixture's cleanup return
-
-	f2 := newFixtureIn(t, dir, nil)
-	b2 := f2.connectExt(t, testOrigin)
-	if got := b2.helloAs(keyB); got != "b2" {
-		t.Fatalf("second profile after a service restart: got ID %q, want b2", got)
-	}
-	a2 := f2.connectExt(t, testOrigin)
-	if got := a2.helloAs(keyA); got != "b1" {
-		t.Fatalf("first profile after a service restart: got ID %q, want b1", got)
-	}
-	n := f2.connectExt(t, testOrigin)
-	if got := n.helloAs(""); got != "b4" {
-		t.Fatalf("a key-less extension after a restart: got ID %q, want b4 (b3 was handed out before)", got)
-	}
-}
-
-// While a known browser is reconnecting, a call that needs it waits for it
-// within its own timeout: it succeeds when the browser is back in time, and
-// fails with browser_reconnecting (not no_browser) when it is not. A
-// browser never seen is no_browser at once, and so is a known one after
-// timeouts.reconnect.
-func TestCallsWaitForAReconnectingBrowser(t *testing.T) {
-	f := newFixtureIn(t, shortDir(t), func(o *Options) {
-		o.RequestTimeout = time.Second             // the call's own timeout
-		o.ReconnectGrace = 2500 * time.Millisecond // ends halfway through the third call below
-	})
-	agent := f.agent(t)
-	ext := f.connectExt(t, testOrigin)
-	id := ext.helloAs(keyA)
-	ext.conn.Close()
-	waitGone(t, f, id)
-
-	// Comes back within the call's timeout: the call succeeds.
-	type result struct {
-		echo protocol.DebugEchoResult
-		err  error
-	}
-	resc := make(chan result, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		var r result
-		r.err = agent.Call(ctx, protocol.MethodDebugEcho, protocol.DebugEchoParams{Browser: id, Data: "hi"}, &r.echo)
-		resc <- r
-	}()
-	time.Sleep(200 * time.Millisecond) // let the call reach the service and wait
-	back := f.connectExt(t, testOrigin)
-	back.send(map[string]any{"event": "hello", "extensionId": testExt, "browserKey": keyA})
-	var req map[string]any
-	for req == nil { // the waiting call may reach the link before its welcome does
-		switch m := back.read(); {
-		case m["event"] == "welcome" && m["browserId"] != id:
-			t.Fatalf("reconnected as %v, want %s", m["browserId"], id)
-		case m["op"] == "echo":
-			req = m
-		}
-	}
-	back.send(map[string]any{"id": req["id"], "result": map[string]any{"data": "hi"}})
-	r := <-resc
-	if r.err != nil || r.echo.Length != 2 {
-		t.Fatalf("debug.echo across the reconnect: got %+v, %v; want the echo", r.echo, r.err)
-	}
-
-	// Does not come back within the call's timeout: browser_reconnecting,
-	// by name and unnamed alike.
-	back.conn.Close()
-	waitGone(t, f, id)
-	for _, name := range []string{id, ""} {
-		err := agent.Call(context.Background(), protocol.MethodDebugEcho, protocol.DebugEchoParams{Browser: name}, nil)
-		wantCode(t, err, protocol.CodeBrowserReconnecting)
-		if !strings.Contains(err.Error(), "reconnecting") {
-			t.Errorf("browser %q: got %v, want a message that says it is reconnecting", name, err)
-		}
-	}
-	err := agent.Call(context.Background(), protocol.MethodDebugEcho, protocol.DebugEchoParams{Browser: "b99"}, nil)
-	wantCode(t, err, protocol.CodeNoBrowser)
-
-	// Past the grace, it is gone: a call that waits learns it when the grace
-	// ends (no_browser), before its own timeout (browser_reconnecting).
-	err = agent.Call(context.Background(), protocol.MethodDebugEcho, protocol.DebugEchoParams{}, nil)
-	wantCode(t, err, protocol.CodeNoBrowser)
-}
-
-// A call that needs a reconnecting browser waits at most
-// timeouts.reconnect_wait, not its whole timeout.
-func TestReconnectWaitBoundsACall(t *testing.T) {
-	f := newFixtureIn(t, shortDir(t), func(o *Options) {
-		o.RequestTimeout = time.Minute
-		o.ReconnectWait = 200 * time.Millisecond
-	})
-	agent := f.agent(t)
-	ext := f.connectExt(t, testOrigin)
-	id := ext.helloAs(keyA)
-	ext.conn.Close()
-	waitGone(t, f, id)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a hang bound
-	defer cancel()
-	err := agent.Call(ctx, protocol.MethodDebugEcho, protocol.DebugEchoParams{Browser: id}, nil)
-	wantCode(t, err, protocol.CodeBrowserReconnecting)
 }
 
 // Calls that describe the present never wait for a reconnecting browser:
@@ -183,8 +48,8 @@ func TestDescribingCallsDoNotWait(t *testing.T) {
 	})
 	agent := f.agent(t)
 	ext := f.connectExt(t, testOrigin)
-	id := ext.helloAs(keyA)
-	ext.conn.Close()
+	id := ext.HelloAs(keyA)
+	ext.Conn.Close()
 	waitGone(t, f, id)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a hang bound
 	defer cancel()
@@ -224,66 +89,4 @@ func TestDescribingCallsDoNotWait(t *testing.T) {
 	// A browser never seen is still no_browser.
 	err := agent.Call(ctx, protocol.MethodTabsList, protocol.TabsListParams{Browser: "b99"}, nil)
 	wantCode(t, err, protocol.CodeNoBrowser)
-}
-
-// The same profile reconnecting while its previous link is still closing
-// takes its ID back; a second live browser with the same key (a copied
-// profile) gets a fresh ID rather than stealing it.
-func TestSameBrowserKeyTwice(t *testing.T) {
-	f := newFixtureIn(t, shortDir(t), nil)
-	first := f.connectExt(t, testOrigin)
-	id := first.helloAs(keyA)
-
-	second := f.connectExt(t, testOrigin)
-	second.send(map[string]any{"event": "hello", "extensionId": testExt, "browserKey": keyA})
-	time.Sleep(100 * time.Millisecond) // the hello waits for the first link to go
-	first.conn.Close()
-	if got := second.read()["browserId"]; got != id {
-		t.Fatalf("reconnect while the old link closes: got ID %q, want %q", got, id)
-	}
-
-	copied := f.connectExt(t, testOrigin)
-	if got := copied.helloAs(keyA); got == id || got == "" {
-		t.Fatalf("a second live browser with the same key: got ID %q, want a fresh one", got)
-	}
-	f.s.mu.Lock()
-	n := len(f.s.links)
-	f.s.mu.Unlock()
-	if n != 2 {
-		t.Fatalf("got %d links, want both browsers connected", n)
-	}
-}
-
-// A relay that has connected but whose extension has not said hello yet
-// is a browser on its way: a call that needs it waits for its hello
-// instead of failing.
-func TestCallsWaitForABrowserThatHasNotSaidHello(t *testing.T) {
-	f := newFixtureIn(t, shortDir(t), nil)
-	agent := f.agent(t)
-	ext := f.connectExt(t, testOrigin)
-	deadline := time.Now().Add(5 * time.Second)
-	for { // the service has taken the relay's handshake
-		f.s.mu.Lock()
-		waiting := f.s.waiting
-		f.s.mu.Unlock()
-		if waiting == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the relay's handshake was not taken within 5 s")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	errc := callAsync(context.Background(), agent, protocol.MethodDebugEcho, protocol.DebugEchoParams{})
-	ext.send(map[string]any{"event": "hello", "extensionId": testExt, "browserKey": keyA})
-	for {
-		m := ext.read()
-		if m["op"] == "echo" {
-			ext.send(map[string]any{"id": m["id"], "result": map[string]any{"data": ""}})
-			break
-		}
-	}
-	if err := <-errc; err != nil {
-		t.Fatalf("debug.echo while the browser said hello: %v", err)
-	}
 }

@@ -82,7 +82,7 @@ func (s *Service) checkCDPParams(ctx context.Context, c *call, l *link, tab int,
 // very tab (one egohost attached: an out-of-process frame, a worker) on a
 // page it may reach.
 func (s *Service) checkChildSession(ctx context.Context, c *call, l *link, tab int, p protocol.CDPSendParams) error {
-	_, eng, err := l.tabs.Open(ctx, tab)
+	_, eng, err := l.Tabs.Open(ctx, tab)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func (s *Service) checkCDPRule(ctx context.Context, c *call, l *link, tab int, s
 		if err != nil || !pairing.NewOrigin(from, dest) {
 			return err
 		}
-		q := protocol.Confirm{Action: confirm.DescribeNavigation("send "+p.Method+" to", pairing.Host(dest), pairing.Host(from)), Browser: l.id, Tab: tab}
+		q := protocol.Confirm{Action: confirm.DescribeNavigation("send "+p.Method+" to", pairing.Host(dest), pairing.Host(from)), Browser: l.ID, Tab: tab}
 		return s.confirmCall(ctx, c, confirm.NavigateNewOrigin, dest, q)
 	case pairing.CheckOwnCookies:
 		u, err := s.tabURL(ctx, l, tab)
@@ -144,7 +144,7 @@ func (s *Service) checkCDPRule(ctx context.Context, c *call, l *link, tab int, s
 		switch p.Method {
 		case network.CommandSetCookie, network.CommandSetCookies, network.CommandDeleteCookies:
 			if s.mayAsk(c, confirm.CookieWrite) {
-				q := protocol.Confirm{Action: "send " + p.Method + " on " + pairing.Host(u), Browser: l.id, Tab: tab}
+				q := protocol.Confirm{Action: "send " + p.Method + " on " + pairing.Host(u), Browser: l.ID, Tab: tab}
 				return s.confirmCall(ctx, c, confirm.CookieWrite, u, q)
 			}
 		}
@@ -239,7 +239,7 @@ func (s *Service) checkOriginRead(c *call, rawURL string) error {
 
 // requestURL returns the URL of a request the tab's record holds.
 func (l *link) requestURL(tab int, requestID string) (string, bool) {
-	rec := l.tabs.RecordOf(tab)
+	rec := l.Tabs.RecordOf(tab)
 	if rec == nil {
 		return "", false
 	}

@@ -21,7 +21,7 @@ func (e *fakeExt) frames() <-chan map[string]any {
 	go func() {
 		defer close(ch)
 		for {
-			b, err := e.r.Read()
+			b, err := e.R.Read()
 			if err != nil {
 				return
 			}
@@ -65,7 +65,7 @@ func cdpAnswering(t *testing.T, ext *fakeExt, frames <-chan map[string]any, answ
 				result = map[string]any{"groups": []any{}}
 			}
 			if req["id"] != nil {
-				ext.send(map[string]any{"id": req["id"], "result": result})
+				ext.Send(map[string]any{"id": req["id"], "result": result})
 			}
 		}
 	}
@@ -77,8 +77,8 @@ func cdpAnswering(t *testing.T, ext *fakeExt, frames <-chan map[string]any, answ
 func TestCDPAllowList(t *testing.T) {
 	f := newFixture(t)
 	ext := f.linkedExt(t)
-	ext.send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://example.com/a", "windowId": 1}})
-	ext.send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 8, "url": "chrome-extension://" + testExt + "/popup.html", "windowId": 1}})
+	ext.Send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://example.com/a", "windowId": 1}})
+	ext.Send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 8, "url": "chrome-extension://" + testExt + "/popup.html", "windowId": 1}})
 	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs, pairing.CDP)
 	owner := f.agent(t)
 	waitForRegistry(t, f, 7)
@@ -205,19 +205,17 @@ func TestCDPOriginRules(t *testing.T) {
 		o.OriginRules = map[string]pairing.Rules{"bot": {Deny: []string{"*.bank.example"}}}
 	}, nil)
 	ext := f.linkedExt(t)
-	ext.send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://example.com/a", "windowId": 1}})
+	ext.Send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://example.com/a", "windowId": 1}})
 	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs, pairing.CDP)
 	waitForRegistry(t, f, 7)
 	// Two requests of the tab, as the record keeps them once it is followed.
-	f.s.mu.Lock()
-	for _, l := range f.s.links {
+	for _, l := range f.s.hub.Links() {
 		rec := page.NewRecord()
 		for id, u := range map[string]string{"r1": "https://api.bank.example/me", "r2": "https://example.com/data"} {
 			rec.Add(network.RequestWillBeSent.Method, json.RawMessage(`{"requestId":"`+id+`","request":{"url":"`+u+`","method":"GET"},"timestamp":1}`))
 		}
-		l.tabs.Tab(7).SetRecord(rec)
+		l.Tabs.Tab(7).SetRecord(rec)
 	}
-	f.s.mu.Unlock()
 	frames := ext.frames()
 	history := map[string]any{"Page.getNavigationHistory": map[string]any{"currentIndex": 1, "entries": []any{
 		map[string]any{"id": 3, "url": "https://www.bank.example/", "userTypedURL": "", "title": "", "transitionType": "link"},

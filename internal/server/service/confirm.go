@@ -87,7 +87,7 @@ func (s *Service) confirmHook(ctx context.Context, c *call, tc *tabContext, r *a
 		kind, origin := confirm.Kind(left[0].Kind), left[0].Origin
 		q := protocol.Confirm{
 			Agent: c.g.name, Method: c.method, Kind: string(kind), Origin: origin,
-			Action: describeAct(verb, f, top), Browser: tc.link.id, Tab: tc.tabID,
+			Action: describeAct(verb, f, top), Browser: tc.link.ID, Tab: tc.tabID,
 		}
 		if pic, err := r.Picture(ctx, f.Box); err == nil {
 			q.Picture = pic
@@ -211,7 +211,7 @@ func (s *Service) confirmNavigation(ctx context.Context, c *call, tc *tabContext
 	if from != "" {
 		fromHost = pairing.Host(from)
 	}
-	q := protocol.Confirm{Action: confirm.DescribeNavigation(verb, pairing.Host(to), fromHost), Browser: tc.link.id, Tab: tc.tabID}
+	q := protocol.Confirm{Action: confirm.DescribeNavigation(verb, pairing.Host(to), fromHost), Browser: tc.link.ID, Tab: tc.tabID}
 	return pairing.Origin(to), s.confirmCall(ctx, c, confirm.NavigateNewOrigin, to, q)
 }
 
@@ -256,12 +256,12 @@ func (s *Service) confirmChanged(browser string) {
 	if len(pending) > 0 {
 		n.Badge = "?" + strconv.Itoa(len(pending))
 	}
-	for _, l := range s.linkList() {
-		if l.id != browser {
+	for _, l := range s.hub.Links() {
+		if l.ID != browser {
 			continue
 		}
 		if err := l.Notify(protocol.NoticeConfirm, n); err != nil {
-			s.log.Debug("confirm notice", "browser", l.id, "err", err)
+			s.log.Debug("confirm notice", "browser", l.ID, "err", err)
 		}
 	}
 }
@@ -290,13 +290,13 @@ func (s *Service) answerConfirm(p protocol.ConfirmAnswerParams, who string) (any
 // popupConfirmList answers popup.confirm.list: the asks on this browser,
 // with their pictures.
 func (s *Service) popupConfirmList(ctx context.Context, l *link, _ noParams) (any, error) {
-	return protocol.ConfirmListResult{Pending: s.confirms.List(l.id, true)}, nil
+	return protocol.ConfirmListResult{Pending: s.confirms.List(l.ID, true)}, nil
 }
 
 // popupConfirmAnswer answers popup.confirm.answer: the person at this
 // browser answers an ask on it.
 func (s *Service) popupConfirmAnswer(ctx context.Context, l *link, p protocol.ConfirmAnswerParams) (any, error) {
-	if !slices.ContainsFunc(s.confirms.List(l.id, false), func(q protocol.Confirm) bool { return q.ID == p.ID }) {
+	if !slices.ContainsFunc(s.confirms.List(l.ID, false), func(q protocol.Confirm) bool { return q.ID == p.ID }) {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "popup.confirm.answer: no act waits as %q on this browser", p.ID)
 	}
 	return s.answerConfirm(p, "person")

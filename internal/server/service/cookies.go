@@ -94,7 +94,7 @@ func (s *Service) cookiesSet(ctx context.Context, c *call, p protocol.CookiesSet
 	if pu, err := url.Parse(u); err == nil && domain == "" {
 		domain = pu.Hostname()
 	}
-	q := protocol.Confirm{Action: confirm.DescribeCookies("set", []string{p.Name}, domain), Browser: l.id, Tab: id}
+	q := protocol.Confirm{Action: confirm.DescribeCookies("set", []string{p.Name}, domain), Browser: l.ID, Tab: id}
 	if err := s.confirmCall(ctx, c, confirm.CookieWrite, u, q); err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func (s *Service) cookiesClear(ctx context.Context, c *call, p protocol.CookiesC
 				domains = append(domains, c.Domain)
 			}
 		}
-		q := protocol.Confirm{Action: confirm.DescribeCookies("clear", names, strings.Join(domains, ", ")), Browser: l.id, Tab: id}
+		q := protocol.Confirm{Action: confirm.DescribeCookies("clear", names, strings.Join(domains, ", ")), Browser: l.ID, Tab: id}
 		if err := s.confirmCall(ctx, c, confirm.CookieWrite, u, q); err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/egohost/egohost"
 	"github.com/egohost/egohost/internal/server/browserids"
+	"github.com/egohost/egohost/internal/server/hub"
 	"github.com/egohost/egohost/internal/server/privfile"
 )
 
@@ -29,7 +30,7 @@ const AgentsDir = egohost.AgentsDir
 
 // durableFiles are the data dir's files, as an older egohost left them in
 // the state dir; the audit log's rotated files and AgentsDir go with them.
-var durableFiles = []string{agentsFile, spacesFile, browserids.File, refsFile, AuditFile}
+var durableFiles = []string{agentsFile, spacesFile, browserids.File, hub.RefsFile, AuditFile}
 
 // MigrateDurable moves the durable files an older egohost kept in
 // stateDir to dataDir, each only when dataDir has none of that name yet

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/egohost/egohost/internal/server/browserids"
+	"github.com/egohost/egohost/internal/server/hub"
 )
 
 // The durable files an older egohost left in the runtime folder move to
@@ -23,7 +24,7 @@ func TestMigrateDurable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, name := range []string{agentsFile, spacesFile, browserids.File, refsFile, AuditFile, AuditFile + ".1", AuditFile + ".2", "agents/claude.token"} {
+	for _, name := range []string{agentsFile, spacesFile, browserids.File, hub.RefsFile, AuditFile, AuditFile + ".1", AuditFile + ".2", "agents/claude.token"} {
 		write(filepath.Join(run, name), "old "+name)
 	}
 	write(filepath.Join(data, spacesFile), "new spaces")

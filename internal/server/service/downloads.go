@@ -37,12 +37,12 @@ func (s *Service) downloadIsMine(a *agent, l *link, it extwire.Download) (mine, 
 	if a.grant.kind != grantPaired {
 		return true, true
 	}
-	tab, ok := l.downloads.TabOf(it)
+	tab, ok := l.Downloads.TabOf(it)
 	if !ok {
 		return false, false
 	}
-	url, _ := l.urls.Get(tab)
-	return len(s.visibleTabs(a, l, []protocol.Tab{{ID: tab, GroupID: l.layout.GroupOf(tab), URL: url}})) == 1, true
+	url, _ := l.URLs.Get(tab)
+	return len(s.visibleTabs(a, l, []protocol.Tab{{ID: tab, GroupID: l.Layout.GroupOf(tab), URL: url}})) == 1, true
 }
 
 // downloadEvent is what the download method waits on: a download's
@@ -75,7 +75,7 @@ func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadPara
 	defer cancel()
 	// The wait is for a download that starts from now on: one seen
 	// before (it may still report a change, complete again) is not it.
-	w := l.downloads.Wait(func(it extwire.Download) (bool, bool) { return s.downloadIsMine(a, l, it) })
+	w := l.Downloads.Wait(func(it extwire.Download) (bool, bool) { return s.downloadIsMine(a, l, it) })
 	q := browserlink.NewQueue[downloadEvent](256)
 	unsubscribe := l.Subscribe(&browserlink.Subscriber{
 		Filter: func(in *extwire.Message) bool {
@@ -106,7 +106,7 @@ func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadPara
 			return nil, protocol.Errorf(protocol.CodeTimeout, "download: download %d did not finish within %v", id, d).With("download", id)
 		case ev, ok := <-q.C:
 			if !ok {
-				return nil, protocol.Errorf(protocol.CodeBrowserGone, "download: browser %s disconnected", l.id)
+				return nil, protocol.Errorf(protocol.CodeBrowserGone, "download: browser %s disconnected", l.ID)
 			}
 			it, first, ok := w.Take(ev.item)
 			if !ok {
@@ -141,8 +141,8 @@ func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadPara
 // erases it from the browser's list before the error is returned: the
 // agent never gets it.
 func (s *Service) confirmDownload(ctx context.Context, c *call, l *link, it extwire.Download) error {
-	tab, _ := l.downloads.TabOf(it)
-	page, _ := l.urls.Get(tab)
+	tab, _ := l.Downloads.TabOf(it)
+	page, _ := l.URLs.Get(tab)
 	src := it.URL
 	if it.FinalURL != "" {
 		src = it.FinalURL
@@ -153,7 +153,7 @@ func (s *Service) confirmDownload(ctx context.Context, c *call, l *link, it extw
 			name = path.Base(u.Path)
 		}
 	}
-	q := protocol.Confirm{Action: confirm.DescribeDownload(name, pairing.Host(src)), Browser: l.id, Tab: tab}
+	q := protocol.Confirm{Action: confirm.DescribeDownload(name, pairing.Host(src)), Browser: l.ID, Tab: tab}
 	err := s.confirmCall(ctx, c, confirm.Download, page, q)
 	if err == nil {
 		return nil

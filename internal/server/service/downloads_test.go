@@ -21,11 +21,11 @@ func TestDownloadWaitSkipsEarlierDownloads(t *testing.T) {
 			"id": id, "url": "https://example.com/r.csv", "filename": "/home/p/Downloads/r.csv", "state": state, "bytes": 4,
 		}}
 	}
-	ext.send(item(2, "in_progress"))
-	ext.send(item(2, "complete"))
+	ext.Send(item(2, "in_progress"))
+	ext.Send(item(2, "complete"))
 	// Download 2 is past before the waits begin: the service has read it.
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if links := f.s.linkList(); len(links) == 1 && links[0].downloads.Latest() == 2 {
+		if links := f.s.hub.Links(); len(links) == 1 && links[0].Downloads.Latest() == 2 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -51,16 +51,16 @@ func TestDownloadWaitSkipsEarlierDownloads(t *testing.T) {
 
 	alone := wait(1500 * time.Millisecond)
 	time.Sleep(300 * time.Millisecond) // the wait has begun
-	ext.send(item(2, "complete"))      // a late change of download 2
+	ext.Send(item(2, "complete"))      // a late change of download 2
 	if a := <-alone; protocol.CodeOf(a.err) != protocol.CodeTimeout || a.r.ID != 0 {
 		t.Errorf("a wait that saw only download 2's late change: got %+v, %v; want a timeout", a.r, a.err)
 	}
 
 	next := wait(5 * time.Second)
 	time.Sleep(300 * time.Millisecond)
-	ext.send(item(2, "complete"))
-	ext.send(item(3, "in_progress"))
-	ext.send(item(3, "complete"))
+	ext.Send(item(2, "complete"))
+	ext.Send(item(3, "in_progress"))
+	ext.Send(item(3, "complete"))
 	if a := <-next; a.err != nil || a.r.ID != 3 || a.r.State != "complete" {
 		t.Errorf("a wait during download 3: got %+v, %v; want download 3, complete", a.r, a.err)
 	}

@@ -22,9 +22,8 @@ import (
 )
 
 func (s *Service) ping(ctx context.Context, c *call, _ noParams) (any, error) {
-	s.mu.Lock()
-	res := protocol.PingResult{Version: Version, PID: os.Getpid(), Browsers: len(s.links), Reconnecting: len(s.reconnectingList(""))}
-	s.mu.Unlock()
+	connected, reconnecting := s.hub.Browsers()
+	res := protocol.PingResult{Version: Version, PID: os.Getpid(), Browsers: len(connected), Reconnecting: len(reconnecting)}
 	if c.conn.grant.kind == grantOwner { // the owner's `egohost status`; not an agent's business
 		res.Tokenless, res.StateDir, res.DataDir = s.tokenless.stats(), s.opts.StateDir, s.opts.DataDir
 	}
@@ -32,144 +31,18 @@ func (s *Service) ping(ctx context.Context, c *call, _ noParams) (any, error) {
 }
 
 func (s *Service) browsersList(ctx context.Context, _ *call, _ noParams) (any, error) {
-	s.mu.Lock()
-	links := s.linksLocked()
-	reconnecting := s.reconnectingList("")
-	s.mu.Unlock()
-	res := protocol.BrowsersListResult{Browsers: []protocol.Browser{}, Reconnecting: reconnecting}
-	for _, l := range links {
-		res.Browsers = append(res.Browsers, l.info())
-	}
-	return res, nil
+	connected, reconnecting := s.hub.Browsers()
+	return protocol.BrowsersListResult{Browsers: connected, Reconnecting: reconnecting}, nil
 }
 
-// reconnectingList describes the browsers that are reconnecting (only
-// name's when name is not ""), in ID order. s.mu is held.
-func (s *Service) reconnectingList(name string) []protocol.Browser {
-	var out []protocol.Browser
-	for id := range s.known.Reconnecting(s.opts.ReconnectGrace) {
-		if name != "" && id != name {
-			continue
-		}
-		b := s.lastInfo[id] // empty after a service restart: the ID is all it knows
-		b.ID, b.RelayPID = id, 0
-		if k := s.known.Known[s.known.KeyOf(id)]; k != nil {
-			b.DisconnectedAt = k.LastSeen
-			b.GoneMs = time.Since(k.LastSeen).Milliseconds()
-		}
-		out = append(out, b)
-	}
-	slices.SortFunc(out, func(a, b protocol.Browser) int { return strings.Compare(a.ID, b.ID) })
-	return out
-}
-
-// pickLink returns the named browser link, or the only one. While the
-// browser it needs is on its way (a known browser that dropped less than
-// timeouts.reconnect ago, or a relay that has not said hello yet), it waits
-// for it, at most timeouts.reconnect_wait and within ctx: a call made
-// while the extension reconnects succeeds if the browser is back in time,
-// and fails with browser_reconnecting if not.
+// pickLink returns the named browser link, or the only one (the popup's
+// own for its calls), waiting for it while it is on its way back
+// (hub.Pick).
 func (s *Service) pickLink(ctx context.Context, c *call, name string) (*link, error) {
 	if name == "" && c.home != nil {
-		name = c.home.id // the popup's calls go to its own browser
+		name = c.home.ID // the popup's calls go to its own browser
 	}
-	giveUp := time.Now().Add(s.opts.ReconnectWait)
-	for {
-		s.mu.Lock()
-		l, until, err := s.chooseLink(name)
-		changed := s.changed
-		s.mu.Unlock()
-		if l != nil {
-			select {
-			case <-l.Closed(): // dropped, not yet taken out: wait for that
-				until = time.Now().Add(s.opts.ReconnectGrace)
-			default:
-				if err := l.checkAutomation(); err != nil {
-					return nil, err
-				}
-				return l, nil
-			}
-		}
-		if until.IsZero() {
-			return nil, err
-		}
-		if !time.Now().Before(giveUp) {
-			break // timeouts.reconnect_wait is over
-		}
-		if until.After(giveUp) {
-			until = giveUp
-		}
-		wait := time.NewTimer(time.Until(until))
-		select {
-		case <-changed:
-		case <-wait.C: // its grace or this call's wait ended: look again
-		case <-ctx.Done():
-			wait.Stop()
-			return s.chooseNow(name)
-		}
-		wait.Stop()
-	}
-	return s.chooseNow(name)
-}
-
-// chooseNow is chooseLink's link and error now: a wait for the browser
-// ended; the error says how long it has been gone by now.
-func (s *Service) chooseNow(name string) (*link, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	l, _, err := s.chooseLink(name)
-	return l, err
-}
-
-// chooseLink picks the link for name ("" = the only one) among the links
-// up now. When there is none yet but one may come, it returns when to stop
-// waiting for it and the error to give if the wait ends
-// (browser_reconnecting); a zero time means do not wait. s.mu is held.
-func (s *Service) chooseLink(name string) (*link, time.Time, error) {
-	if name != "" {
-		if l := s.links[name]; l != nil {
-			return l, time.Time{}, nil
-		}
-		if end, ok := s.known.Reconnecting(s.opts.ReconnectGrace)[name]; ok {
-			return nil, end, protocol.Errorf(protocol.CodeBrowserReconnecting, "browser %s is reconnecting (its extension went away %s ago) and did not come back in time: try again; the extension's popup shows why it is down", name, s.awayFor(name)).With("browser", name)
-		}
-		if s.waiting > 0 {
-			return nil, time.Now().Add(s.opts.ReconnectGrace), protocol.Errorf(protocol.CodeBrowserReconnecting, "no browser %q yet: a browser is connecting but did not say hello in time", name).With("browser", name)
-		}
-		return nil, time.Time{}, protocol.Errorf(protocol.CodeNoBrowser, "no browser %q (connected: %s)", name, orNone(strings.Join(s.order, ", ")))
-	}
-	switch len(s.order) {
-	case 1:
-		return s.links[s.order[0]], time.Time{}, nil
-	case 0:
-	default:
-		ids := strings.Join(s.order, ", ")
-		return nil, time.Time{}, protocol.Errorf(protocol.CodeAmbiguousBrowser, "%d browsers are connected (%s): name one with \"browser\"", len(s.order), ids)
-	}
-	var ids []string
-	var until time.Time
-	for id, end := range s.known.Reconnecting(s.opts.ReconnectGrace) {
-		ids = append(ids, id)
-		if end.After(until) {
-			until = end
-		}
-	}
-	slices.Sort(ids)
-	switch {
-	case len(ids) > 0:
-		return nil, until, protocol.Errorf(protocol.CodeBrowserReconnecting, "browser %s is reconnecting (its extension went away %s ago) and did not come back in time: try again; the extension's popup shows why it is down", strings.Join(ids, ", "), s.awayFor(ids[0])).With("browser", ids[0])
-	case s.waiting > 0:
-		return nil, time.Now().Add(s.opts.ReconnectGrace), protocol.Errorf(protocol.CodeBrowserReconnecting, "a browser is connecting but did not say hello in time")
-	}
-	return nil, time.Time{}, protocol.Errorf(protocol.CodeNoBrowser, "no browser is connected: start one with `egohost launch`, or check the extension's popup")
-}
-
-// awayFor says how long ago the browser with id dropped. s.mu is held.
-func (s *Service) awayFor(id string) string {
-	if k := s.known.Known[s.known.KeyOf(id)]; k != nil {
-		return time.Since(k.LastSeen).Round(100 * time.Millisecond).String()
-	}
-	return "a moment"
+	return s.hub.Pick(ctx, name)
 }
 
 func orNone(s string) string {
@@ -189,7 +62,7 @@ func (s *Service) listTabs(ctx context.Context, l *link) ([]protocol.Tab, error)
 		return nil, protocol.Errorf(protocol.CodeExtension, "tabs.list: bad reply: %v", err)
 	}
 	for i := range res.Tabs {
-		res.Tabs[i].Browser = l.id
+		res.Tabs[i].Browser = l.ID
 	}
 	if res.Tabs == nil {
 		res.Tabs = []protocol.Tab{}
@@ -217,7 +90,7 @@ func (s *Service) pickTab(ctx context.Context, c *call, l *link, tab int) (int, 
 			return t.ID, nil
 		}
 	}
-	return 0, protocol.Errorf(protocol.CodeTabNotFound, "browser %s has no active tab", l.id)
+	return 0, protocol.Errorf(protocol.CodeTabNotFound, "browser %s has no active tab", l.ID)
 }
 
 // target resolves the tab a call is for, and checks that the calling
@@ -255,26 +128,24 @@ func (s *Service) target(ctx context.Context, c *call, t protocol.Target) (*link
 func (s *Service) tabsList(ctx context.Context, c *call, p protocol.TabsListParams) (any, error) {
 	name := p.Browser
 	if name == "" && c.home != nil {
-		name = c.home.id
+		name = c.home.ID
 	}
-	s.mu.Lock()
-	l, until, err := s.chooseLink(name)
-	res := protocol.TabsListResult{Tabs: []protocol.Tab{}, Reconnecting: s.reconnectingList(name)}
-	s.mu.Unlock()
-	if l == nil && !until.IsZero() {
-		return res, nil // on its way back: nothing of it is connected now
-	}
+	l, reconnecting, err := s.hub.Now(name)
 	if err != nil {
 		return nil, err
 	}
-	if err := l.checkAutomation(); err != nil {
+	res := protocol.TabsListResult{Tabs: []protocol.Tab{}, Reconnecting: reconnecting}
+	if l == nil {
+		return res, nil // on its way back: nothing of it is connected now
+	}
+	if err := l.CheckAutomation(); err != nil {
 		return nil, err
 	}
 	tabs, err := s.listTabs(ctx, l)
 	if codeOf(err) == protocol.CodeBrowserGone {
 		// It dropped under the call: it is reconnecting now.
-		if !slices.ContainsFunc(res.Reconnecting, func(b protocol.Browser) bool { return b.ID == l.id }) {
-			b := l.info()
+		if !slices.ContainsFunc(res.Reconnecting, func(b protocol.Browser) bool { return b.ID == l.ID }) {
+			b := l.Info()
 			b.RelayPID, b.DisconnectedAt = 0, time.Now()
 			res.Reconnecting = append(res.Reconnecting, b)
 		}
@@ -285,7 +156,7 @@ func (s *Service) tabsList(ctx context.Context, c *call, p protocol.TabsListPara
 	}
 	s.syncSpaces(ctx, l)
 	for i := range tabs {
-		if sp, ok := s.spaces.reg.ByGroup(l.id, tabs[i].GroupID); ok {
+		if sp, ok := s.spaces.reg.ByGroup(l.ID, tabs[i].GroupID); ok {
 			tabs[i].Space = sp.ID
 		}
 	}
@@ -298,7 +169,7 @@ func (s *Service) tabReply(raw json.RawMessage, l *link, op string) (protocol.Ta
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return res, protocol.Errorf(protocol.CodeExtension, "%s: bad reply: %v", op, err)
 	}
-	res.Tab.Browser = l.id
+	res.Tab.Browser = l.ID
 	return res, nil
 }
 
@@ -360,7 +231,7 @@ func (s *Service) tabsOpen(ctx context.Context, c *call, p protocol.TabsOpenPara
 	// A new tab shows no origin yet: a page in it is on a new origin
 	// (pairing.NewOrigin), asked before the tab is made.
 	if url != "about:blank" && s.mayAsk(c, confirm.NavigateNewOrigin) && pairing.NewOrigin("", url) {
-		q := protocol.Confirm{Action: confirm.DescribeNavigation("", pairing.Host(url), ""), Browser: l.id}
+		q := protocol.Confirm{Action: confirm.DescribeNavigation("", pairing.Host(url), ""), Browser: l.ID}
 		if err := s.confirmCall(ctx, c, confirm.NavigateNewOrigin, url, q); err != nil {
 			return nil, err
 		}
@@ -457,7 +328,7 @@ func (s *Service) emptySpaceTab(ctx context.Context, l *link, sp spaces.Space) (
 
 // openIn loads url in tabs.open's tab and waits as p says.
 func (s *Service) openIn(ctx context.Context, c *call, l *link, res protocol.TabResult, url string, p protocol.TabsOpenParams) (any, error) {
-	nav, err := s.withRunner(ctx, c, protocol.Target{Browser: l.id, Tab: res.Tab.ID}, "open", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+	nav, err := s.withRunner(ctx, c, protocol.Target{Browser: l.ID, Tab: res.Tab.ID}, "open", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		n, err := r.Goto(ctx, url, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
 		if err != nil {
 			return nil, err
@@ -542,7 +413,7 @@ func (s *Service) cdpSend(ctx context.Context, c *call, p protocol.CDPSendParams
 		if err != nil {
 			return nil, err
 		}
-		a.noteCDPSend(l.id, id, p.SessionID, p.Method, op.Params) // what a resumed subscription enables again
+		a.noteCDPSend(l.ID, id, p.SessionID, p.Method, op.Params) // what a resumed subscription enables again
 		if len(raw) == 0 {
 			raw = json.RawMessage("{}")
 		}

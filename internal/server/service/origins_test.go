@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/client"
+	"github.com/egohost/egohost/internal/server/hub"
 	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/protocol"
 )
@@ -20,7 +21,7 @@ func TestClaimChecksOriginRules(t *testing.T) {
 	ext, bot := bankDenied(t, "*", "https://www.bank.example/login?token=s3cret")
 	go func() { // the browser: no tab groups yet; anything else is answered empty
 		for {
-			b, err := ext.r.Read()
+			b, err := ext.R.Read()
 			if err != nil {
 				return // the test ended
 			}
@@ -35,7 +36,7 @@ func TestClaimChecksOriginRules(t *testing.T) {
 			if req["op"] == "groups.list" {
 				res["groups"] = []any{}
 			}
-			ext.send(map[string]any{"id": req["id"], "result": res})
+			ext.Send(map[string]any{"id": req["id"], "result": res})
 		}
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -56,7 +57,7 @@ func TestCookiesJudgeTheURLTheyRead(t *testing.T) {
 	ext, bot := bankDenied(t, "bot", "https://fine.example/")
 	go func() { // the browser: the tab's main frame is on the bank now
 		for {
-			b, err := ext.r.Read()
+			b, err := ext.R.Read()
 			if err != nil {
 				return // the test ended
 			}
@@ -74,7 +75,7 @@ func TestCookiesJudgeTheURLTheyRead(t *testing.T) {
 				t.Errorf("cookies of %v were read", req["params"])
 				res["cookies"] = []any{map[string]any{"name": "session", "value": "s3cret", "domain": "www.bank.example", "path": "/", "httpOnly": true}}
 			}
-			ext.send(map[string]any{"id": req["id"], "result": res})
+			ext.Send(map[string]any{"id": req["id"], "result": res})
 		}
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -105,9 +106,9 @@ func BenchmarkOriginCheck(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.audit.Close()
-	l := &link{id: "b1"}
+	l := &link{Link: &hub.Link{ID: "b1"}}
 	const url = "https://www.example.com/app/items?page=2#top"
-	l.urls.Set(7, url)
+	l.URLs.Set(7, url)
 	g := grant{kind: grantPaired, name: "bot", scopes: []pairing.Scope{pairing.Space, pairing.AllTabs}}
 	c := &call{g: g, method: "click"}
 	for b.Loop() {
@@ -148,7 +149,7 @@ func bankDenied(t *testing.T, who, url string) (*fakeExt, *client.Client) {
 		o.OriginRules = map[string]pairing.Rules{who: {Deny: []string{"*.bank.example"}}}
 	}, nil)
 	ext := f.linkedExt(t)
-	ext.send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": url, "windowId": 1}})
+	ext.Send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": url, "windowId": 1}})
 	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs)
 	waitForRegistry(t, f, 7)
 	return ext, bot

@@ -257,10 +257,10 @@ func (s *Service) pairingChanged() {
 	for _, r := range n.Pending {
 		s.log.Info("pairing request waits: approve or deny it in the extension's popup, or with `egohost agents approve|deny "+r.Name+"`", "agent", r.Name, "scopes", strings.Join(r.Scopes, ","), "process", procSummary(r.Process))
 	}
-	links := s.linkList()
+	links := s.hub.Links()
 	for _, l := range links {
 		if err := l.Notify(protocol.NoticePairing, n); err != nil {
-			s.log.Debug("pairing notice", "browser", l.id, "err", err)
+			s.log.Debug("pairing notice", "browser", l.ID, "err", err)
 		}
 	}
 }
@@ -335,6 +335,6 @@ func (s *Service) popupPairingDecide(ctx context.Context, l *link, p protocol.Po
 	if key == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "popup.pairing.decide: give the request's id (or name)")
 	}
-	s.log.Info("pairing answered at the popup", "browser", l.id, "request", key, "approved", p.Approve)
+	s.log.Info("pairing answered at the popup", "browser", l.ID, "request", key, "approved", p.Approve)
 	return s.decide(personName, key, pairing.Answer{Approve: p.Approve}, p.Replace)
 }

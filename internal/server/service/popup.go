@@ -43,22 +43,20 @@ func (s *Service) popupHandlers() map[string]popupHandler {
 }
 
 // popupCall answers one call from l's extension.
-func (s *Service) popupCall(l *link) func(ctx context.Context, method string, params json.RawMessage) (any, error) {
-	return func(ctx context.Context, method string, params json.RawMessage) (any, error) {
-		if strings.HasPrefix(method, protocol.PopupPrefix) {
-			h, ok := s.popupMethods[method]
-			if !ok {
-				return nil, protocol.Errorf(protocol.CodeMethodNotFound, "unknown popup method %q", method)
-			}
-			ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
-			defer cancel()
-			return h.run(ctx, l, parseParams(params))
+func (s *Service) popupCall(ctx context.Context, l *link, method string, params json.RawMessage) (any, error) {
+	if strings.HasPrefix(method, protocol.PopupPrefix) {
+		h, ok := s.popupMethods[method]
+		if !ok {
+			return nil, protocol.Errorf(protocol.CodeMethodNotFound, "unknown popup method %q", method)
 		}
-		if m, ok := s.methods[method]; ok && m.noPopup != "" {
-			return nil, protocol.Errorf(protocol.CodeMethodNotFound, "%s is for agent connections: the popup channel carries no notifications", method)
-		}
-		return s.call(ctx, l.person, l, method, params)
+		ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
+		defer cancel()
+		return h.run(ctx, l, parseParams(params))
 	}
+	if m, ok := s.methods[method]; ok && m.noPopup != "" {
+		return nil, protocol.Errorf(protocol.CodeMethodNotFound, "%s is for agent connections: the popup channel carries no notifications", method)
+	}
+	return s.call(ctx, l.person, l, method, params)
 }
 
 // personCall is a popup.* method's call as the person at l's browser: the
@@ -70,7 +68,7 @@ func (l *link) personCall(method string) *call {
 
 func (s *Service) popupStatus(ctx context.Context, l *link, _ noParams) (any, error) {
 	return protocol.PopupStatusResult{
-		Browser:   l.id,
+		Browser:   l.ID,
 		Version:   Version,
 		PID:       os.Getpid(),
 		Endpoint:  "ws://" + s.Addr() + protocol.Path,

@@ -35,39 +35,16 @@ func (s *Service) popupFrontHandlers() map[string]popupHandler {
 	}
 }
 
-// popupState is what the service keeps for the person at one browser.
+// popupState is what the service keeps for the person at one browser
+// (the Stop-all switch is the hub's: hub.Link.Stopped).
 type popupState struct {
-	mu      sync.Mutex
-	stopped bool                      // Stop all automation is on
-	pick    *protocol.PopupPickResult // the latest pick
-}
-
-func (p *popupState) setStopped(on bool) {
-	p.mu.Lock()
-	p.stopped = on
-	p.mu.Unlock()
-}
-
-func (p *popupState) isStopped() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stopped
-}
-
-// checkAutomation refuses every call that would reach a tab of l while
-// the person has stopped all automation of that browser.
-func (l *link) checkAutomation() error {
-	if !l.popup.isStopped() {
-		return nil
-	}
-	return protocol.Errorf(protocol.CodeAutomationStopped,
-		"automation is stopped in browser %s: the person switched it off in the egohost popup (Stop all automation); nothing reaches its tabs until they switch it back on", l.id).
-		With("browser", l.id)
+	mu   sync.Mutex
+	pick *protocol.PopupPickResult // the latest pick
 }
 
 // popupTarget is the tab a popup method works on, in the popup's browser.
 func popupTarget(l *link, tab int) protocol.Target {
-	return protocol.Target{Browser: l.id, Tab: tab}
+	return protocol.Target{Browser: l.ID, Tab: tab}
 }
 
 func (s *Service) popupHighlight(ctx context.Context, l *link, p protocol.PopupHighlightParams) (any, error) {
@@ -126,7 +103,7 @@ func boxLabel(target string, i, n int, m resolver.Match) string {
 }
 
 func (s *Service) popupClear(ctx context.Context, l *link, p protocol.PopupTabParams) (any, error) {
-	if p.Tab != 0 && !l.tabs.HasPage(p.Tab) {
+	if p.Tab != 0 && !l.Tabs.HasPage(p.Tab) {
 		// Not attached since (or ever): nothing drawn there, and no reason to attach now.
 		return struct {
 			Cleared bool `json:"cleared"`
@@ -171,7 +148,7 @@ func (s *Service) popupPick(ctx context.Context, l *link, p protocol.PopupTabPar
 		l.popup.pick = res
 		l.popup.mu.Unlock()
 		if err := l.Notify(protocol.NoticePick, res); err != nil {
-			s.log.Warn("pick notice", "browser", l.id, "err", err)
+			s.log.Warn("pick notice", "browser", l.ID, "err", err)
 		}
 	}
 	return res, nil
@@ -188,15 +165,15 @@ func (s *Service) popupLastPick(ctx context.Context, l *link, _ noParams) (any, 
 // attaches (extension/automation.js); the service refuses the calls.
 func (s *Service) popupAutomation(ctx context.Context, l *link, p protocol.PopupAutomationParams) (any, error) {
 	if p.Stopped != nil {
-		l.popup.setStopped(*p.Stopped)
-		s.log.Info("automation switched by the person", "browser", l.id, "stopped", *p.Stopped)
+		l.SetStopped(*p.Stopped)
+		s.log.Info("automation switched by the person", "browser", l.ID, "stopped", *p.Stopped)
 		target := "stop all"
 		if !*p.Stopped {
 			target = "resume all"
 		}
-		s.auditDecision(personName, protocol.MethodPopupAutomation, target, nil, func(e *audit.Entry) { e.Browser = l.id })
+		s.auditDecision(personName, protocol.MethodPopupAutomation, target, nil, func(e *audit.Entry) { e.Browser = l.ID })
 	}
-	return protocol.PopupAutomationResult{Stopped: l.popup.isStopped()}, nil
+	return protocol.PopupAutomationResult{Stopped: l.Stopped()}, nil
 }
 
 // namePicked fills in res for the picked element: its role, name, box and

@@ -13,14 +13,14 @@ import (
 // popupCallOf makes one popup-channel call as the fake extension and
 // returns the reply.
 func (e *fakeExt) popupCall(call int, method string, params any) map[string]any {
-	e.t.Helper()
+	e.T.Helper()
 	msg := map[string]any{"call": call, "method": method}
 	if params != nil {
 		msg["params"] = params
 	}
-	e.send(msg)
+	e.Send(msg)
 	for {
-		m := e.read()
+		m := e.Read()
 		if m["event"] == "callReply" && m["call"] == float64(call) {
 			return m
 		}
@@ -57,7 +57,7 @@ func TestStopAllAutomationRefusesAgentsUntilSwitchedBack(t *testing.T) {
 	defer stop()
 	done := make(chan error, 1)
 	go func() { done <- c.Call(cctx, protocol.MethodTabsList, nil, nil) }()
-	if m := ext.read(); m["op"] == nil {
+	if m := ext.Read(); m["op"] == nil {
 		t.Fatalf("after switching back on: got %v, want an op for the browser", m)
 	}
 	stop()
@@ -69,8 +69,8 @@ func TestStopAllAutomationRefusesAgentsUntilSwitchedBack(t *testing.T) {
 func TestStopAllAutomationComesWithTheHello(t *testing.T) {
 	f := newFixture(t)
 	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
-	ext.send(map[string]any{"event": "hello", "extensionId": testExt, "version": "0.1.0", "userAgent": "fake", "automationStopped": true})
-	if m := ext.read(); m["event"] != "welcome" {
+	ext.Send(map[string]any{"event": "hello", "extensionId": testExt, "version": "0.1.0", "userAgent": "fake", "automationStopped": true})
+	if m := ext.Read(); m["event"] != "welcome" {
 		t.Fatalf("after hello: got %v, want welcome", m)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -132,8 +132,8 @@ func TestPopupClearOfAnUnattachedTabAsksNothing(t *testing.T) {
 	f := newFixture(t)
 	ext := f.connectExt(t, "chrome-extension://"+testExt+"/")
 	ext.hello()
-	ext.send(map[string]any{"call": 1, "method": protocol.MethodPopupClear, "params": map[string]any{"tab": 5}})
-	m := ext.read()
+	ext.Send(map[string]any{"call": 1, "method": protocol.MethodPopupClear, "params": map[string]any{"tab": 5}})
+	m := ext.Read()
 	if m["event"] != "callReply" || m["result"].(map[string]any)["cleared"] != true {
 		t.Fatalf("got %v, want the call's reply (cleared) before any request to the extension", m)
 	}

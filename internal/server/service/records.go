@@ -29,7 +29,7 @@ func (s *Service) networkRequest(ctx context.Context, c *call, p protocol.Networ
 	if err != nil {
 		return nil, err
 	}
-	rec := tc.link.tabs.RecordOf(tc.tabID)
+	rec := tc.link.Tabs.RecordOf(tc.tabID)
 	if rec == nil {
 		return nil, protocol.Errorf(protocol.CodeDetached, "network.request: tab %d was detached", tc.tabID)
 	}
@@ -63,7 +63,7 @@ func (s *Service) tabRecordOf(ctx context.Context, c *call, t protocol.Target) (
 	if err != nil {
 		return nil, 0, err
 	}
-	tab, _, err := l.tabs.Open(ctx, id)
+	tab, _, err := l.Tabs.Open(ctx, id)
 	if err != nil {
 		return nil, 0, err
 	}

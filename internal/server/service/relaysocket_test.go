@@ -1,7 +1,6 @@
 package service
 
 import (
-	"context"
 	"errors"
 	"io/fs"
 	"net"
@@ -10,11 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/egohost/egohost/internal/peercred"
-	"github.com/egohost/egohost/nativemsg"
-	"github.com/egohost/egohost/protocol"
 )
 
 // README "Security": "the relay socket is 0600 in a 0700 folder", even
@@ -105,37 +101,6 @@ func TestCheckPeer(t *testing.T) {
 				t.Errorf("got %v, want an error with %q", err, tc.want)
 			}
 		})
-	}
-}
-
-// The check is the one the service makes of every relay: a relay of
-// another user is refused before its handshake is read, and no browser
-// link comes of it.
-func TestRelayOfAnotherUserRefused(t *testing.T) {
-	needsUnixOwnership(t)
-	me := uint32(os.Getuid())
-	f := newFixtureWith(t, nil, func(s *Service) {
-		s.peerUID = func(int) (uint32, error) { return me + 1, nil }
-	})
-	conn, err := net.Dial("unix", f.s.opts.Socket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	// The handshake and a hello, as a real relay sends them (the service
-	// may have closed the socket already: errors do not matter).
-	w := nativemsg.NewWriter(conn, 1<<20)
-	w.Write([]byte(`{"relay":"hello","origin":"chrome-extension://` + testExt + `/","pid":1}`))
-	w.Write([]byte(`{"event":"hello","extensionId":"` + testExt + `","version":"0.1.0","userAgent":"fake"}`))
-	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if n, err := conn.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
-		t.Fatalf("read from the service: %d bytes, %v; want the connection closed", n, err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	var bl protocol.BrowsersListResult
-	if err := f.agent(t).Call(ctx, protocol.MethodBrowsersList, nil, &bl); err != nil || len(bl.Browsers) != 0 {
-		t.Errorf("browsers.list after another user's relay: %+v, %v; want none", bl.Browsers, err)
 	}
 }
 

@@ -62,7 +62,7 @@ func (s *Service) scriptRun(ctx context.Context, c *call, p protocol.ScriptRunPa
 	// with the reason.
 	t := p.Target
 	if l, id, err := s.target(ctx, c, t); err == nil {
-		t = protocol.Target{Browser: l.id, Tab: id}
+		t = protocol.Target{Browser: l.ID, Tab: id}
 	}
 	return script.Run(ctx, scriptCalls{s: s, a: a, home: c.home}, p.Script, script.Options{
 		Target:    t,

@@ -5,49 +5,35 @@ package service
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/egohost/egohost"
-	"github.com/egohost/egohost/internal/engine/page"
-	"github.com/egohost/egohost/internal/link/browserlink"
-	"github.com/egohost/egohost/internal/link/cdptab"
-	"github.com/egohost/egohost/internal/link/chromeext"
-	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/internal/peercred"
 	"github.com/egohost/egohost/internal/server/agentconn"
 	"github.com/egohost/egohost/internal/server/audit"
-	"github.com/egohost/egohost/internal/server/browserids"
 	"github.com/egohost/egohost/internal/server/confirm"
 	"github.com/egohost/egohost/internal/server/confirm/asks"
 	"github.com/egohost/egohost/internal/server/filegate"
+	"github.com/egohost/egohost/internal/server/hub"
 	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/internal/server/privfile"
 	"github.com/egohost/egohost/internal/server/trace"
-	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/refmap"
 )
 
 // Version is the service's version, reported to agents and the extension.
 const Version = egohost.Version
-
-func pidOf() int { return os.Getpid() }
 
 // Options configure a Service.
 type Options struct {
@@ -110,18 +96,10 @@ type Service struct {
 	log   *slog.Logger
 	token string
 
-	mu           sync.Mutex
-	links        map[string]*link            // by browser ID, from their first hello
-	order        []string                    // link IDs in connection order
-	known        *browserids.Registry        // browser IDs by profile key, and when each was last connected
-	lastInfo     map[string]protocol.Browser // what the browsers that dropped said of themselves, by ID
-	waiting      int                         // relay connections that have not said hello yet
-	methods      map[string]method           // the agents' methods, their registry rows (registry.go), built once
-	popupMethods map[string]popupHandler     // the popup channel's own methods
-	ids          atomic.Int64                // request and chunk numbers of every link
-	refs         *refmap.Counter             // ref numbers of every tab of every link, kept across restarts
-	changed      chan struct{}               // closed and replaced whenever links change
-	spaces       *agentSpaces                // the agents' spaces (spaces.go)
+	hub          *hub.Hub[*link]         // the connected browsers
+	methods      map[string]method       // the agents' methods, their registry rows (registry.go), built once
+	popupMethods map[string]popupHandler // the popup channel's own methods
+	spaces       *agentSpaces            // the agents' spaces (spaces.go)
 
 	pairs    *pairing.Store   // paired agents (access.go, pairmethods.go)
 	pending  *pairing.Pending // pairing requests waiting for the person
@@ -138,7 +116,7 @@ type Service struct {
 
 	traces *trace.Recorder // the trace being recorded, if any (trace.go)
 
-	// peerUID names the user at the other end of a relay socket (the
+	// peerUID names the user at the other end of the agent socket (the
 	// kernel's answer; a test's own in tests): checkPeer refuses others.
 	peerUID func(fd int) (uint32, error)
 
@@ -185,14 +163,8 @@ func New(opts Options) (*Service, error) {
 	if opts.UploadMaxBytes <= 0 {
 		opts.UploadMaxBytes = 50 << 20
 	}
-	s := &Service{opts: opts, log: opts.Logger, links: make(map[string]*link), lastInfo: make(map[string]protocol.Browser), changed: make(chan struct{}), peerUID: peercred.Kernel}
+	s := &Service{opts: opts, log: opts.Logger, peerUID: peercred.Kernel}
 	var err error
-	// Start the numbering at a random point below 2^52 (exact in the
-	// extension's JavaScript numbers), so a restarted service does not
-	// reuse the numbers of the one before.
-	var seed [8]byte
-	_, _ = rand.Read(seed[:])
-	s.ids.Store(int64(binary.LittleEndian.Uint64(seed[:]) >> 13))
 	for _, dir := range []string{opts.StateDir, opts.DataDir, filepath.Dir(opts.Socket), filepath.Dir(opts.TokenFile)} {
 		if err := privfile.EnsureDir(dir); err != nil {
 			return nil, fmt.Errorf("start service: %w", err)
@@ -234,10 +206,6 @@ func New(opts Options) (*Service, error) {
 	}
 	s.confirms = asks.Load(opts.DataDir, s.log.Warn)
 	s.popupMethods = s.popupHandlers()
-	if s.known, err = browserids.Load(filepath.Join(opts.DataDir, browserids.File), time.Now); err != nil {
-		s.log.Warn("known browsers forgotten: browser IDs start over", "err", err)
-	}
-	s.refs = refCounter(filepath.Join(opts.DataDir, refsFile), s.log)
 	tok, err := LoadOrCreateToken(opts.TokenFile)
 	if err != nil {
 		return nil, fmt.Errorf("start service: %w", err)
@@ -280,6 +248,20 @@ func New(opts Options) (*Service, error) {
 		s.audit.Close()
 		return nil, fmt.Errorf("start service: %w", err)
 	}
+	s.hub = hub.New(hub.Options[*link]{
+		AllowedIDs:     opts.AllowedIDs,
+		MaxFrame:       opts.MaxBrowserFrame,
+		ReconnectGrace: opts.ReconnectGrace,
+		ReconnectWait:  opts.ReconnectWait,
+		DataDir:        opts.DataDir,
+		PeerUID:        peercred.Kernel,
+		Uploads:        s.uploads,
+		Log:            s.log,
+		New:            s.newLink,
+		Call:           s.popupCall,
+		ReplyError:     replyError,
+		Held:           s.heldByPerson,
+	})
 	return s, nil
 }
 
@@ -345,11 +327,9 @@ func (s *Service) Serve(ctx context.Context) error {
 	s.httpSrv.Close()
 	s.ln.Close()
 	s.agentLn.Close()
-	s.mu.Lock()
-	for _, l := range s.links {
+	for _, l := range s.hub.Links() {
 		l.Close()
 	}
-	s.mu.Unlock()
 	wg.Wait()
 	os.Remove(s.opts.Socket)
 	os.Remove(s.agentSocket())
@@ -364,7 +344,7 @@ func (s *Service) Serve(ctx context.Context) error {
 }
 
 func (s *Service) acceptRelays(ctx context.Context, wg *sync.WaitGroup) error {
-	return s.accept(ctx, wg, s.ln, "relay", s.serveRelay)
+	return s.accept(ctx, wg, s.ln, "relay", s.hub.Serve)
 }
 
 // accept serves each connection ln accepts (what names them in the log)
@@ -397,186 +377,6 @@ func (s *Service) accept(ctx context.Context, wg *sync.WaitGroup, ln net.Listene
 	}
 }
 
-func (s *Service) serveRelay(ctx context.Context, conn net.Conn) {
-	defer conn.Close()
-	if err := peercred.Check(conn, s.peerUID); err != nil {
-		s.log.Warn("relay refused", "err", err)
-		return
-	}
-	r := nativemsg.NewReader(conn, s.opts.MaxBrowserFrame)
-	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-	first, err := r.Read()
-	if err != nil {
-		s.log.Warn("relay handshake", "err", err)
-		return
-	}
-	conn.SetReadDeadline(time.Time{})
-	var h extwire.RelayHello
-	if err := json.Unmarshal(first, &h); err != nil || h.Relay != "hello" {
-		s.log.Warn("relay handshake: not a hello frame", "err", err)
-		writeError(conn, extwire.CodeBadFrame, "first frame must be the relay hello")
-		return
-	}
-	if !originAllowed(h.Origin, s.opts.AllowedIDs) {
-		s.log.Warn("relay refused: origin not allowed", "origin", h.Origin)
-		writeError(conn, extwire.CodeForbiddenOrigin, "extension origin "+h.Origin+" is not in allowed_extension_ids")
-		return
-	}
-	l := &link{relayPID: h.PID, origin: h.Origin, connected: time.Now(), uploads: s.uploads}
-	l.tabs = page.NewTabs(func(id int) cdptab.Sessions { return l.Session(id) }, s.refs)
-	l.person = &agent{s: s, person: true, name: personName, grant: personGrant}
-	l.held = func(tab int) bool { return s.heldByPerson(l, tab) }
-	l.Link = browserlink.New(conn, browserlink.Options{
-		IDs:            &s.ids,
-		Log:            s.log.With("relayPid", h.PID),
-		Hello:          func(in *extwire.Message) { s.register(l, in) },
-		Event:          l.event,
-		Closed:         l.tabs.CloseAll,
-		Call:           s.popupCall(l),
-		ReplyError:     replyError,
-		ServiceVersion: Version,
-		ServicePID:     pidOf(),
-	})
-	s.mu.Lock()
-	s.waiting++ // until its hello, the browser is on its way: agents wait for it
-	s.notifyChanged()
-	s.mu.Unlock()
-	s.log.Debug("relay connected", "origin", h.Origin, "relayPid", h.PID)
-
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	defer stop()
-	err = l.Serve(r)
-	s.unregister(l)
-	if l.id == "" {
-		s.log.Info("relay left before the browser said hello", "relayPid", h.PID)
-		return
-	}
-	if !errors.Is(err, net.ErrClosed) && !errors.Is(err, io.EOF) && ctx.Err() == nil { // Serve's error is never nil
-		s.log.Warn("browser link down", "browser", l.id, "err", err)
-	} else {
-		s.log.Info("browser link down", "browser", l.id)
-	}
-}
-
-// takeoverWait bounds how long a hello waits for an older link of the same
-// browser key to go (the same browser reconnecting while its previous
-// relay is still on its way out) before the newcomer gets a fresh ID.
-const takeoverWait = time.Second
-
-// register gives a link its browser ID at its first hello and makes it
-// reachable to agents. A browser that sends its key gets the ID the key
-// had before (the same across relay and service restarts); one without a
-// key, or a second live browser with the same key (a copied profile),
-// gets a fresh ID.
-func (s *Service) register(l *link, in *extwire.Message) {
-	key := in.BrowserKey
-	if key != "" && !browserids.KeyPattern().MatchString(key) {
-		s.log.With("relayPid", l.relayPID).Warn("hello with a malformed browser key: a fresh browser ID instead", "key", key)
-		key = ""
-	}
-	deadline := time.NewTimer(takeoverWait)
-	defer deadline.Stop()
-	s.mu.Lock()
-	for key != "" {
-		id, _ := s.known.IDFor(key)
-		if s.links[id] == nil {
-			break
-		}
-		changed := s.changed
-		s.mu.Unlock()
-		select {
-		case <-changed:
-			s.mu.Lock()
-			continue
-		case <-deadline.C:
-		}
-		s.mu.Lock()
-		if s.links[id] != nil {
-			s.log.With("relayPid", l.relayPID).Warn("another connected browser has the same browser key (a copied profile?): a fresh browser ID for this one", "other", id)
-			key = ""
-		}
-	}
-	if key != "" {
-		l.id, _ = s.known.IDFor(key)
-		s.known.SetConnected(key, true)
-	} else {
-		l.id = s.known.Fresh()
-	}
-	l.key = key
-	l.popup.setStopped(in.AutomationStopped) // the extension's switch survives its restarts
-	l.layout.Reset(in.Tabs)
-	l.log = s.log.With("browser", l.id)
-	l.tabs.SetLog(l.log)
-	l.SetID(l.id, l.log)
-	s.links[l.id] = l
-	s.order = append(s.order, l.id)
-	s.waiting--
-	s.saveKnown()
-	s.notifyChanged()
-	s.mu.Unlock()
-	s.log.Info("browser link up", "browser", l.id, "origin", l.origin, "relayPid", l.relayPID, "stableId", key != "")
-}
-
-// linkList is the connected browsers' links, in connection order: a copy,
-// to use without s.mu.
-func (s *Service) linkList() []*link {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.linksLocked()
-}
-
-// linksLocked is linkList with s.mu held.
-func (s *Service) linksLocked() []*link {
-	links := make([]*link, 0, len(s.order))
-	for _, id := range s.order {
-		links = append(links, s.links[id])
-	}
-	return links
-}
-
-// unregister removes a link that ended, and records when its browser was
-// last seen.
-func (s *Service) unregister(l *link) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if l.id == "" {
-		s.waiting--
-	} else if s.links[l.id] == l {
-		s.lastInfo[l.id] = l.info()
-		delete(s.links, l.id)
-		s.order = slices.DeleteFunc(s.order, func(id string) bool { return id == l.id })
-		if l.key != "" {
-			s.known.SetConnected(l.key, false)
-			s.saveKnown()
-		}
-	}
-	s.notifyChanged()
-}
-
-// saveKnown writes the known browsers. s.mu is held.
-func (s *Service) saveKnown() {
-	if err := s.known.Save(); err != nil {
-		s.log.Warn("remember browser IDs", "err", err)
-	}
-}
-
-// notifyChanged wakes whoever waits for links to change. s.mu is held.
-func (s *Service) notifyChanged() {
-	close(s.changed)
-	s.changed = make(chan struct{})
-}
-
-func writeError(conn net.Conn, code, msg string) {
-	b, _ := json.Marshal(extwire.Notice{Event: extwire.EventError, Code: code, Message: msg})
-	conn.SetWriteDeadline(time.Now().Add(time.Second))
-	_ = nativemsg.NewWriter(conn, nativemsg.MaxHostFrame).Write(b)
-}
-
-func originAllowed(origin string, ids []string) bool {
-	id, err := chromeext.ParseOrigin(origin)
-	return err == nil && slices.Contains(ids, id)
-}
-
 // agentsFile (in the data dir) holds the paired agents, their tokens
 // hashed; AuditFile the audit log.
 const agentsFile = "agents.json"
@@ -586,24 +386,3 @@ const agentsFile = "agents.json"
 const AuditFile = egohost.AuditFile
 
 func (s *Service) auditPath() string { return filepath.Join(s.opts.DataDir, AuditFile) }
-
-// refsFile (in the data dir) holds the first ref number the next service
-// may hand out.
-const refsFile = "refs-next"
-
-// refCounter continues the ref numbers where the last service reserved
-// them, so no ref is ever given to two elements, across relay reconnects
-// and service restarts.
-func refCounter(path string, log *slog.Logger) *refmap.Counter {
-	var start uint64 = 1
-	if b, err := os.ReadFile(path); err == nil {
-		if v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil {
-			start = v
-		}
-	}
-	return refmap.NewReservedCounter(start, func(upTo uint64) {
-		if err := privfile.Write(path, []byte(strconv.FormatUint(upTo, 10)+"\n")); err != nil {
-			log.Warn("reserve ref numbers", "err", err)
-		}
-	})
-}

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -16,7 +15,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/client"
-	"github.com/egohost/egohost/nativemsg"
+	"github.com/egohost/egohost/internal/testkit/fakeext"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -123,87 +122,15 @@ func callAsync(ctx context.Context, c *client.Client, method string, params any)
 }
 
 // fakeExt is a scripted extension speaking through the relay socket.
-type fakeExt struct {
-	t    *testing.T
-	conn net.Conn
-	r    *nativemsg.Reader
-	w    *nativemsg.Writer
-}
+type fakeExt struct{ *fakeext.Ext }
 
 func (f *fixture) connectExt(t *testing.T, origin string) *fakeExt {
 	t.Helper()
-	conn, err := net.Dial("unix", f.s.opts.Socket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	e := &fakeExt{t: t, conn: conn, r: nativemsg.NewReader(conn, 64<<20), w: nativemsg.NewWriter(conn, 64<<20)}
-	e.send(map[string]any{"relay": "hello", "origin": origin, "pid": 1})
-	return e
-}
-
-func (e *fakeExt) send(v any) {
-	b, _ := json.Marshal(v)
-	if err := e.w.Write(b); err != nil {
-		e.t.Fatalf("fake extension send: %v", err)
-	}
-}
-
-// read reads the next frame from the service, reassembling chunks.
-func (e *fakeExt) read() map[string]any {
-	e.t.Helper()
-	// Generous: 2 MiB under the race detector on a loaded machine takes seconds.
-	e.conn.SetReadDeadline(time.Now().Add(30 * time.Second))
-	var pieces []string
-	for {
-		b, err := e.r.Read()
-		if err != nil {
-			e.t.Fatalf("fake extension read: %v", err)
-		}
-		if len(b) > nativemsg.MaxHostFrame {
-			e.t.Fatalf("service sent a %d-byte frame, over Chrome's cap", len(b))
-		}
-		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			e.t.Fatalf("bad frame from service: %v", err)
-		}
-		if _, ok := m["chunk"]; !ok {
-			return m
-		}
-		pieces = append(pieces, m["data"].(string))
-		if int(m["index"].(float64)) == int(m["count"].(float64))-1 {
-			raw, err := base64.StdEncoding.DecodeString(strings.Join(pieces, ""))
-			if err != nil {
-				e.t.Fatalf("chunks: %v", err)
-			}
-			var whole map[string]any
-			if err := json.Unmarshal(raw, &whole); err != nil {
-				e.t.Fatalf("chunks: %v", err)
-			}
-			return whole
-		}
-	}
+	return &fakeExt{fakeext.Dial(t, f.s.opts.Socket, origin)}
 }
 
 func (e *fakeExt) hello() {
-	e.helloAs("")
-}
-
-// helloAs says hello with a browser key ("" = none, as an older
-// extension) and returns the browser ID the welcome gives.
-func (e *fakeExt) helloAs(key string) string {
-	e.t.Helper()
-	hello := map[string]any{"event": "hello", "extensionId": testExt, "version": "0.1.0", "userAgent": "fake"}
-	if key != "" {
-		hello["browserKey"] = key
-	}
-	e.send(hello)
-	m := e.read()
-	if m["event"] != "welcome" {
-		e.t.Fatalf("after hello: got %v, want welcome", m)
-	}
-	id, _ := m["browserId"].(string)
-	return id
+	e.HelloAs("")
 }
 
 func wantCode(t *testing.T, err error, want protocol.Code) {
@@ -238,14 +165,14 @@ func TestCDPRoundTripAndChunking(t *testing.T) {
 		err := a.Call(context.Background(), protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 7}, Method: "Runtime.evaluate", Params: params}, &raw)
 		resc <- result{raw, err}
 	}()
-	req := ext.read()
+	req := ext.Read()
 	if req["op"] != "cdp" || req["tabId"].(float64) != 7 || req["method"] != "Runtime.evaluate" {
 		t.Fatalf("request: got %v", req)
 	}
 	if got := req["params"].(map[string]any)["expression"].(string); got != big {
 		t.Fatalf("reassembled expression: got %d bytes, want %d", len(got), len(big))
 	}
-	ext.send(map[string]any{"id": req["id"], "result": map[string]any{"result": map[string]any{"value": 2}}})
+	ext.Send(map[string]any{"id": req["id"], "result": map[string]any{"result": map[string]any{"value": 2}}})
 	r := <-resc
 	if r.err != nil || !strings.Contains(string(r.raw), `"value":2`) {
 		t.Fatalf("cdp.send: got %s, %v", r.raw, r.err)
@@ -257,8 +184,8 @@ func TestPendingCallsFailWhenLinkDrops(t *testing.T) {
 	ext := f.linkedExt(t)
 	a := f.agent(t)
 	errc := callAsync(context.Background(), a, protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 3}, Method: "Page.reload"})
-	ext.read()
-	ext.conn.Close()
+	ext.Read()
+	ext.Conn.Close()
 	select {
 	case err := <-errc:
 		wantCode(t, err, protocol.CodeBrowserGone)
@@ -275,8 +202,8 @@ func TestDetachedEventFailsPendingCalls(t *testing.T) {
 	ext := f.linkedExt(t)
 	a := f.agent(t)
 	errc := callAsync(context.Background(), a, protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 3}, Method: "Page.reload"})
-	ext.read()
-	ext.send(map[string]any{"event": "detached", "tabId": 3, "reason": "canceled_by_user"})
+	ext.Read()
+	ext.Send(map[string]any{"event": "detached", "tabId": 3, "reason": "canceled_by_user"})
 	select {
 	case err := <-errc:
 		wantCode(t, err, protocol.CodeDetached)
@@ -299,68 +226,14 @@ func TestRequestTimeout(t *testing.T) {
 		t.Errorf("timeout took %v", time.Since(start))
 	}
 	// The late reply is dropped and the link still works.
-	req := ext.read()
-	ext.send(map[string]any{"id": req["id"], "result": map[string]any{}})
+	req := ext.Read()
+	ext.Send(map[string]any{"id": req["id"], "result": map[string]any{}})
 	go func() {
-		req := ext.read()
-		ext.send(map[string]any{"id": req["id"], "result": map[string]any{"tabs": []any{}}})
+		req := ext.Read()
+		ext.Send(map[string]any{"id": req["id"], "result": map[string]any{"tabs": []any{}}})
 	}()
 	if err := a.Call(context.Background(), protocol.MethodTabsList, nil, nil); err != nil {
 		t.Fatalf("after a timeout: %v", err)
-	}
-}
-
-func TestRelayRefusals(t *testing.T) {
-	f := newFixture(t)
-	t.Run("foreign extension", func(t *testing.T) {
-		ext := f.connectExt(t, "chrome-extension://bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb/")
-		m := ext.read()
-		if m["code"] != "forbidden_origin" {
-			t.Fatalf("got %v, want forbidden_origin", m)
-		}
-	})
-	t.Run("not a hello", func(t *testing.T) {
-		conn, err := net.Dial("unix", f.s.opts.Socket)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		nativemsg.NewWriter(conn, 1<<20).Write([]byte(`{"event":"hello"}`))
-		e := &fakeExt{t: t, conn: conn, r: nativemsg.NewReader(conn, 1<<20)}
-		if m := e.read(); m["code"] != "bad_frame" {
-			t.Fatalf("got %v, want bad_frame", m)
-		}
-	})
-	t.Run("malformed JSON frame", func(t *testing.T) {
-		ext := f.linkedExt(t)
-		ext.w.Write([]byte(`{not json`))
-		if m := ext.read(); m["code"] != "bad_frame" {
-			t.Fatalf("got %v, want bad_frame", m)
-		}
-	})
-	t.Run("oversized frame", func(t *testing.T) {
-		conn, err := net.Dial("unix", f.s.opts.Socket)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		w := nativemsg.NewWriter(conn, 1<<20)
-		w.Write([]byte(`{"relay":"hello","origin":"chrome-extension://` + testExt + `/"}`))
-		conn.Write([]byte{0xff, 0xff, 0xff, 0x7f}) // a 2 GiB length
-		e := &fakeExt{t: t, conn: conn, r: nativemsg.NewReader(conn, 1<<20)}
-		for {
-			m := e.read()
-			if m["event"] == "error" {
-				if m["code"] != "bad_frame" {
-					t.Fatalf("got %v, want bad_frame", m)
-				}
-				return
-			}
-		}
-	})
-	a := f.agent(t)
-	if err := a.Call(context.Background(), protocol.MethodPing, nil, nil); err != nil {
-		t.Fatalf("service broke: %v", err)
 	}
 }
 
@@ -416,8 +289,8 @@ func TestLateReplyFromOldLinkIsDropped(t *testing.T) {
 	old := f.connectExt(t, "chrome-extension://"+testExt+"/")
 	old.hello()
 	go a.Call(context.Background(), protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 1}, Method: "Runtime.evaluate", Params: json.RawMessage(`{"expression":"document.cookie"}`)}, nil)
-	first := old.read()
-	old.conn.Close()
+	first := old.Read()
+	old.Conn.Close()
 
 	fresh := f.connectExt(t, "chrome-extension://"+testExt+"/")
 	fresh.hello()
@@ -440,12 +313,12 @@ func TestLateReplyFromOldLinkIsDropped(t *testing.T) {
 			return
 		}
 	}()
-	second := fresh.read()
+	second := fresh.Read()
 	if second["id"] == first["id"] {
 		t.Fatalf("the new link reused request id %v", first["id"])
 	}
-	fresh.send(map[string]any{"id": first["id"], "result": map[string]any{"result": map[string]any{"value": "SECRET"}}})
-	fresh.send(map[string]any{"id": second["id"], "result": map[string]any{"result": map[string]any{"value": 4}}})
+	fresh.Send(map[string]any{"id": first["id"], "result": map[string]any{"result": map[string]any{"value": "SECRET"}}})
+	fresh.Send(map[string]any{"id": second["id"], "result": map[string]any{"result": map[string]any{"value": 4}}})
 	r := <-resc
 	if r.err != nil || strings.Contains(string(r.raw), "SECRET") || !strings.Contains(string(r.raw), `"value":4`) {
 		t.Fatalf("got %s, %v; want the new request's own answer", r.raw, r.err)
@@ -459,22 +332,22 @@ func TestDialogEventDuringPageOpen(t *testing.T) {
 	ext := f.linkedExt(t)
 	a := f.agent(t)
 	errc := callAsync(context.Background(), a, protocol.MethodSnapshot, protocol.SnapshotParams{Target: protocol.Target{Tab: 5}})
-	probe := ext.read() // Page.enable: the tab's first answer since the attach
+	probe := ext.Read() // Page.enable: the tab's first answer since the attach
 	if probe["method"] != "Page.enable" {
 		t.Fatalf("first request: got %v, want Page.enable", probe["method"])
 	}
-	ext.send(map[string]any{"id": probe["id"], "result": map[string]any{}})
-	req := ext.read() // Target.setAutoAttach from cdptab.Open
-	ext.send(map[string]any{"event": "cdp", "tabId": 5, "method": "Page.javascriptDialogOpening", "params": map[string]any{"type": "alert", "message": "hi", "url": "http://x/"}})
-	ext.send(map[string]any{"id": req["id"], "result": map[string]any{}})
+	ext.Send(map[string]any{"id": probe["id"], "result": map[string]any{}})
+	req := ext.Read() // Target.setAutoAttach from cdptab.Open
+	ext.Send(map[string]any{"event": "cdp", "tabId": 5, "method": "Page.javascriptDialogOpening", "params": map[string]any{"type": "alert", "message": "hi", "url": "http://x/"}})
+	ext.Send(map[string]any{"id": req["id"], "result": map[string]any{}})
 	// The opened page starts its console and network record (page.Record):
 	// Network.enable, then Runtime.enable.
 	for _, want := range []string{"Network.enable", "Runtime.enable"} {
-		r := ext.read()
+		r := ext.Read()
 		if r["method"] != want {
 			t.Fatalf("got %v, want %s", r["method"], want)
 		}
-		ext.send(map[string]any{"id": r["id"], "result": map[string]any{}})
+		ext.Send(map[string]any{"id": r["id"], "result": map[string]any{}})
 	}
 	select {
 	case err := <-errc:
@@ -518,7 +391,7 @@ func TestUnreportedDialog(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	errc := callAsync(ctx, a, protocol.MethodClick, protocol.ClickParams{Target: protocol.Target{Tab: 5}, Element: "#x", ActionOptions: protocol.ActionOptions{TimeoutMs: 500}})
-	probe := ext.read()
+	probe := ext.Read()
 	if probe["method"] != "Page.enable" {
 		t.Fatalf("first request: got %v, want Page.enable", probe["method"])
 	}
@@ -546,16 +419,16 @@ func TestUnreportedDialog(t *testing.T) {
 	}()
 	var navigated string
 	for navigated == "" {
-		req := ext.read()
+		req := ext.Read()
 		switch req["method"] {
 		case "Page.enable":
 			// stays unanswered, like the blocked page's
 		case "Page.getNavigationHistory":
-			ext.send(map[string]any{"id": req["id"], "result": map[string]any{"currentIndex": 0, "entries": []any{map[string]any{"id": 1, "url": "http://x/page", "title": "", "userTypedURL": "", "transitionType": "link"}}}})
+			ext.Send(map[string]any{"id": req["id"], "result": map[string]any{"currentIndex": 0, "entries": []any{map[string]any{"id": 1, "url": "http://x/page", "title": "", "userTypedURL": "", "transitionType": "link"}}}})
 		case "Page.navigate":
 			navigated, _ = req["params"].(map[string]any)["url"].(string)
-			ext.send(map[string]any{"id": req["id"], "result": map[string]any{"frameId": "F"}})
-			ext.send(map[string]any{"event": "cdp", "tabId": 5, "method": "Page.javascriptDialogClosed", "params": map[string]any{"result": false, "userInput": ""}})
+			ext.Send(map[string]any{"id": req["id"], "result": map[string]any{"frameId": "F"}})
+			ext.Send(map[string]any{"event": "cdp", "tabId": 5, "method": "Page.javascriptDialogClosed", "params": map[string]any{"result": false, "userInput": ""}})
 		default:
 			t.Fatalf("unexpected request %v", req)
 		}

@@ -112,7 +112,7 @@ func (s *Service) snapshotOnce(ctx context.Context, c *call, p protocol.Snapshot
 // DOMContentLoaded, so that a snapshot taken just after a tab opened
 // shows the page, not nothing.
 func (s *Service) waitParsed(ctx context.Context, c *call, tc *tabContext, d time.Duration) error {
-	_, err := s.withRunner(ctx, c, protocol.Target{Browser: tc.link.id, Tab: tc.tabID}, "snapshot", d, func(ctx context.Context, _ *tabContext, r *actions.Runner) (any, error) {
+	_, err := s.withRunner(ctx, c, protocol.Target{Browser: tc.link.ID, Tab: tc.tabID}, "snapshot", d, func(ctx context.Context, _ *tabContext, r *actions.Runner) (any, error) {
 		return r.WaitLoad(ctx, actions.LoadDOMContentLoaded, d)
 	})
 	return err

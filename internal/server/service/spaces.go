@@ -115,7 +115,7 @@ func (s *Service) checkSpace(ctx context.Context, c *call, l *link, tabID int) e
 		return nil
 	}
 	s.syncSpaces(ctx, l)
-	sp, inSpace := s.spaces.reg.ByGroup(l.id, l.layout.GroupOf(tabID))
+	sp, inSpace := s.spaces.reg.ByGroup(l.ID, l.Layout.GroupOf(tabID))
 	if inSpace {
 		// Noted before the state is read again: a take over from now on
 		// finds this call and ends it (takeover.go); one before, the
@@ -155,16 +155,16 @@ func errUserInControl(sp spaces.Space) error {
 // touch records the tab an agent used as its space's default tab, and
 // wakes an idle space.
 func (s *Service) touch(ctx context.Context, l *link, sp spaces.Space, tabID int) {
-	if !l.layout.IsActive(tabID) {
+	if !l.Layout.IsActive(tabID) {
 		// Make it the active tab of the space's own window (the person's
 		// focus stays): actions work on a background tab too (internal/engine/actions/,
 		// "A background tab"), but a shown tab draws its screenshots at
 		// once and its hover is the browser's own (CSS :hover follows).
 		raw, err := l.Call(ctx, extwire.TabsActivate{TabID: tabID, NoFocus: true})
 		if err != nil {
-			l.log.Warn("activate a space's tab", "space", sp.ID, "tab", tabID, "err", err)
+			l.Log.Warn("activate a space's tab", "space", sp.ID, "tab", tabID, "err", err)
 		} else if res, err := s.tabReply(raw, l, "tabs.activate"); err == nil {
-			l.layout.SetActive(tabID, res.Tab.WindowID)
+			l.Layout.SetActive(tabID, res.Tab.WindowID)
 		}
 	}
 	if sp.LastTab != tabID {
@@ -184,11 +184,11 @@ func (s *Service) defaultTab(ctx context.Context, c *call, l *link) (int, error)
 	name := c.conn.agentName()
 	s.syncSpaces(ctx, l)
 	sp, ok := s.spaces.reg.Current(name)
-	if !ok || sp.Browser != l.id {
-		return 0, protocol.Errorf(protocol.CodeNotInSpace, "agent %s has no space in browser %s yet, and names no tab: open one (tabs.open, `egohost --agent %s open URL`) or claim one (spaces.claim)", name, l.id, name).
+	if !ok || sp.Browser != l.ID {
+		return 0, protocol.Errorf(protocol.CodeNotInSpace, "agent %s has no space in browser %s yet, and names no tab: open one (tabs.open, `egohost --agent %s open URL`) or claim one (spaces.claim)", name, l.ID, name).
 			With("agent", name)
 	}
-	tabs := l.layout.TabsInGroup(sp.Group)
+	tabs := l.Layout.TabsInGroup(sp.Group)
 	if len(tabs) == 0 {
 		return 0, protocol.Errorf(protocol.CodeTabNotFound, "agent %s's space %s has no tab left: open one with tabs.open", name, sp.ID).With("space", sp.ID)
 	}
@@ -212,15 +212,13 @@ func (s *Service) needsFirstTab(ctx context.Context, c *call, browser string) bo
 	if browser != "" && browser != sp.Browser {
 		return false // another browser: the ordinary path says what is wrong
 	}
-	s.mu.Lock()
-	l := s.links[sp.Browser]
-	s.mu.Unlock()
+	l := s.hub.Get(sp.Browser)
 	if l == nil {
 		return false
 	}
 	s.syncSpaces(ctx, l)
 	sp, _ = s.spaces.reg.Get(sp.ID)
-	return len(l.layout.TabsInGroup(sp.Group)) == 0
+	return len(l.Layout.TabsInGroup(sp.Group)) == 0
 }
 
 // spaceOf returns the space a call names (the agent's current one when
@@ -261,22 +259,22 @@ func (s *Service) syncSpaces(ctx context.Context, l *link) {
 	}
 	raw, err := l.Call(ctx, extwire.GroupsList{})
 	if err != nil {
-		l.log.Warn("list tab groups: spaces not reconciled yet", "err", err)
+		l.Log.Warn("list tab groups: spaces not reconciled yet", "err", err)
 		return
 	}
 	var res struct {
 		Groups []extwire.Group `json:"groups"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		l.log.Warn("list tab groups: bad reply", "err", err)
+		l.Log.Warn("list tab groups: bad reply", "err", err)
 		return
 	}
 	groups := make([]spaces.Group, len(res.Groups))
 	for i, g := range res.Groups {
 		groups[i] = spaces.Group{ID: g.ID, Window: g.WindowID, Title: g.Title, Color: g.Color}
 	}
-	for _, sp := range s.spaces.reg.Reconcile(l.id, groups) {
-		l.log.Info("space rebuilt from its tab group", "space", sp.ID, "agent", sp.Agent, "group", sp.Group)
+	for _, sp := range s.spaces.reg.Reconcile(l.ID, groups) {
+		l.Log.Info("space rebuilt from its tab group", "space", sp.ID, "agent", sp.Agent, "group", sp.Group)
 	}
 	l.synced = true
 	s.saveSpaces()
@@ -296,7 +294,7 @@ func (s *Service) retitle(ctx context.Context, l *link, sp spaces.Space) {
 		return
 	}
 	if _, err := l.Call(ctx, extwire.GroupsUpdate{GroupID: sp.Group, Title: sp.Title(), Color: sp.Color}); err != nil {
-		l.log.Warn("retitle space group", "space", sp.ID, "group", sp.Group, "err", err)
+		l.Log.Warn("retitle space group", "space", sp.ID, "group", sp.Group, "err", err)
 	}
 }
 
@@ -304,7 +302,7 @@ func (s *Service) retitle(ctx context.Context, l *link, sp spaces.Space) {
 // none left) and returns the space as it is now.
 func (s *Service) addToSpace(ctx context.Context, l *link, sp spaces.Space, tabs ...int) (spaces.Space, error) {
 	op := extwire.GroupsAdd{TabIDs: tabs}
-	if sp.Group != 0 && len(l.layout.TabsInGroup(sp.Group)) > 0 {
+	if sp.Group != 0 && len(l.Layout.TabsInGroup(sp.Group)) > 0 {
 		op.GroupID = sp.Group
 	} else {
 		op.Title, op.Color = sp.Title(), sp.Color
@@ -320,7 +318,7 @@ func (s *Service) addToSpace(ctx context.Context, l *link, sp spaces.Space, tabs
 		return sp, protocol.Errorf(protocol.CodeExtension, "groups.add: bad reply %s", raw)
 	}
 	for _, t := range tabs {
-		l.layout.SetGroup(t, res.GroupID)
+		l.Layout.SetGroup(t, res.GroupID)
 	}
 	sp, _ = s.spaces.reg.Update(sp.ID, func(x *spaces.Space) { x.Group = res.GroupID; x.LastTab = tabs[len(tabs)-1] })
 	s.saveSpaces()
@@ -332,31 +330,29 @@ func (s *Service) addToSpace(ctx context.Context, l *link, sp spaces.Space, tabs
 func (s *Service) spaceFor(ctx context.Context, c *call, l *link) (spaces.Space, error) {
 	name := c.conn.agentName()
 	s.syncSpaces(ctx, l)
-	if sp, ok := s.spaces.reg.Current(name); ok && sp.Browser == l.id {
+	if sp, ok := s.spaces.reg.Current(name); ok && sp.Browser == l.ID {
 		if sp.State == spaces.Person {
 			return sp, errUserInControl(sp)
 		}
 		return sp, nil
 	}
 	for _, sp := range s.spaces.reg.List(name) { // its space in this browser
-		if sp.Browser == l.id {
+		if sp.Browser == l.ID {
 			s.spaces.reg.Use(name, sp.ID)
 			return s.spaceFor(ctx, c, l)
 		}
 	}
-	sp := s.spaces.reg.Add(name, "", l.id)
-	s.log.Info("space created", "space", sp.ID, "agent", name, "browser", l.id)
+	sp := s.spaces.reg.Add(name, "", l.ID)
+	s.log.Info("space created", "space", sp.ID, "agent", name, "browser", l.ID)
 	return sp, nil
 }
 
 // wire converts a space for agents, with its tabs as the link sees them.
 func (s *Service) wire(sp spaces.Space, caller string) protocol.Space {
 	out := protocol.Space{ID: sp.ID, Agent: sp.Agent, Task: sp.Task, Browser: sp.Browser, Group: sp.Group, Title: sp.Title(), Color: sp.Color, State: string(sp.State), LastTab: sp.LastTab, Tabs: []int{}}
-	s.mu.Lock()
-	l := s.links[sp.Browser]
-	s.mu.Unlock()
+	l := s.hub.Get(sp.Browser)
 	if l != nil && sp.Group != 0 {
-		out.Tabs = l.layout.TabsInGroup(sp.Group)
+		out.Tabs = l.Layout.TabsInGroup(sp.Group)
 	}
 	if cur, ok := s.spaces.reg.Current(caller); ok && cur.ID == sp.ID && !isPerson(caller) {
 		out.Current = true
@@ -388,7 +384,7 @@ func (s *Service) hello(ctx context.Context, c *call, p protocol.HelloParams) (a
 
 func (s *Service) spacesList(ctx context.Context, c *call, p protocol.SpacesListParams) (any, error) {
 	name := c.conn.agentName()
-	links := s.linkList()
+	links := s.hub.Links()
 	for _, l := range links {
 		s.syncSpaces(ctx, l)
 	}
@@ -426,10 +422,10 @@ func (s *Service) spacesNew(ctx context.Context, c *call, p protocol.SpacesNewPa
 	}
 	s.syncSpaces(ctx, l)
 	prev, hadPrev := s.spaces.reg.Current(name)
-	sp := s.spaces.reg.Add(name, p.Task, l.id)
-	s.log.Info("space created", "space", sp.ID, "agent", name, "browser", l.id, "task", p.Task)
+	sp := s.spaces.reg.Add(name, p.Task, l.ID)
+	s.log.Info("space created", "space", sp.ID, "agent", name, "browser", l.ID, "task", p.Task)
 	s.saveSpaces()
-	opened, err := s.tabsOpen(ctx, c, protocol.TabsOpenParams{Browser: l.id, URL: p.URL, Background: p.Background})
+	opened, err := s.tabsOpen(ctx, c, protocol.TabsOpenParams{Browser: l.ID, URL: p.URL, Background: p.Background})
 	if err != nil {
 		// No tab (the person said no, nobody answered, the browser
 		// refused): no space either, and the agent's current one is back.
@@ -485,7 +481,7 @@ func (s *Service) spacesClaim(ctx context.Context, c *call, p protocol.SpacesCla
 		return nil, err
 	}
 	s.syncSpaces(ctx, l)
-	if other, ok := s.spaces.reg.ByGroup(l.id, l.layout.GroupOf(p.Tab)); ok {
+	if other, ok := s.spaces.reg.ByGroup(l.ID, l.Layout.GroupOf(p.Tab)); ok {
 		if other.Agent == name {
 			return protocol.SpaceResult{Space: s.wire(other, name)}, nil
 		}
@@ -509,8 +505,8 @@ func (s *Service) spacesClaim(ctx context.Context, c *call, p protocol.SpacesCla
 		if sp, err = s.spaceOf(c.conn, p.Space); err != nil {
 			return nil, err
 		}
-		if sp.Browser != l.id {
-			return nil, protocol.Errorf(protocol.CodeInvalidParams, "spaces.claim: space %s is in browser %s, tab %d in browser %s", sp.ID, sp.Browser, p.Tab, l.id)
+		if sp.Browser != l.ID {
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "spaces.claim: space %s is in browser %s, tab %d in browser %s", sp.ID, sp.Browser, p.Tab, l.ID)
 		}
 		if sp.State == spaces.Person {
 			return nil, errUserInControl(sp)
@@ -536,11 +532,9 @@ func (s *Service) endSpace(ctx context.Context, c *call, id string, keep bool) (
 		return nil, errUserInControl(sp)
 	}
 	res := protocol.SpacesCompleteResult{Space: sp.ID, Closed: []int{}, Kept: []int{}}
-	s.mu.Lock()
-	l := s.links[sp.Browser]
-	s.mu.Unlock()
+	l := s.hub.Get(sp.Browser)
 	if l != nil && sp.Group != 0 {
-		tabs := l.layout.TabsInGroup(sp.Group)
+		tabs := l.Layout.TabsInGroup(sp.Group)
 		if keep {
 			if _, err := l.Call(ctx, extwire.GroupsUpdate{GroupID: sp.Group, Title: sp.DoneTitle()}); err != nil {
 				return nil, err
@@ -611,9 +605,7 @@ func (s *Service) control(ctx context.Context, c *call, op, id string, st spaces
 		st = spaces.Idle // handed back to an agent that is not there
 	}
 	sp, _ := s.spaces.reg.SetState(id, st)
-	s.mu.Lock()
-	l := s.links[sp.Browser]
-	s.mu.Unlock()
+	l := s.hub.Get(sp.Browser)
 	var calls, subs int
 	if st == spaces.Person {
 		calls, subs = s.stopAgentsIn(l, sp)
@@ -623,7 +615,7 @@ func (s *Service) control(ctx context.Context, c *call, op, id string, st spaces
 	if st == spaces.Person && l != nil && sp.LastTab != 0 {
 		// Bring the space's tab to the person: its window comes to the front.
 		if _, err := l.Call(ctx, extwire.TabsActivate{TabID: sp.LastTab}); err != nil {
-			l.log.Warn("show the taken-over space's tab", "space", sp.ID, "tab", sp.LastTab, "err", err)
+			l.Log.Warn("show the taken-over space's tab", "space", sp.ID, "tab", sp.LastTab, "err", err)
 		}
 	}
 	s.saveSpaces()
@@ -669,9 +661,7 @@ func (s *Service) spacesWaitForControl(ctx context.Context, c *call, p protocol.
 	}
 	if sp.State == spaces.Idle && sp.Agent == c.conn.agentName() { // its agent is back
 		sp, _ = s.spaces.reg.SetState(sp.ID, spaces.Working)
-		s.mu.Lock()
-		l := s.links[sp.Browser]
-		s.mu.Unlock()
+		l := s.hub.Get(sp.Browser)
 		s.retitle(ctx, l, sp)
 		s.saveSpaces()
 	}
@@ -686,9 +676,7 @@ func (s *Service) markIdle(ctx context.Context, now time.Time) {
 		return
 	}
 	for _, sp := range s.spaces.reg.MarkIdle(gone) {
-		s.mu.Lock()
-		l := s.links[sp.Browser]
-		s.mu.Unlock()
+		l := s.hub.Get(sp.Browser)
 		s.retitle(ctx, l, sp)
 		s.log.Info("space idle: its agent left", "space", sp.ID, "agent", sp.Agent)
 	}
@@ -743,8 +731,8 @@ func (s *Service) checkRef(ctx context.Context, c *call, tc *tabContext, target 
 
 // refTab finds the tab whose latest snapshot handed out ref.
 func (s *Service) refTab(ref string) (*link, int, bool) {
-	for _, l := range s.linkList() {
-		if tab, ok := l.tabs.WithRef(ref); ok {
+	for _, l := range s.hub.Links() {
+		if tab, ok := l.Tabs.WithRef(ref); ok {
 			return l, tab, true
 		}
 	}

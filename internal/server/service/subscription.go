@@ -52,7 +52,7 @@ const agentSubscriptionBuffer = 4096
 // tab (events flow only while the debugger is attached).
 func (s *Service) subscribe(ctx context.Context, c *call, l *link, tab int, methods []string) (protocol.CDPSubscribeResult, error) {
 	a := c.conn
-	sub := &cdpSubscription{s: s, a: a, browser: l.id, tab: tab, methods: make(map[string]bool, len(methods))}
+	sub := &cdpSubscription{s: s, a: a, browser: l.ID, tab: tab, methods: make(map[string]bool, len(methods))}
 	for _, m := range methods {
 		sub.methods[m] = true
 	}
@@ -76,7 +76,7 @@ func (s *Service) subscribe(ctx context.Context, c *call, l *link, tab int, meth
 		a.unsubscribe(sub.name)
 		return protocol.CDPSubscribeResult{}, err
 	}
-	return protocol.CDPSubscribeResult{Subscription: sub.name, Tab: tab, Browser: l.id}, nil
+	return protocol.CDPSubscribeResult{Subscription: sub.name, Tab: tab, Browser: l.ID}, nil
 }
 
 // stop ends the subscription without a notice (the agent asked, or left).
@@ -140,7 +140,7 @@ func (sub *cdpSubscription) listen(l *link) *browserlink.Queue[*extwire.Message]
 			return false
 		},
 		Deliver: func(in *extwire.Message) {
-			if agentsOnly && in.Event == "cdp" && sub.s.heldByPerson(l, sub.tab) {
+			if agentsOnly && in.Event == "cdp" && l.Held(sub.tab) {
 				return // the person's doings in a space they took over (takeover.go)
 			}
 			q.Put(in)
@@ -216,10 +216,8 @@ func (sub *cdpSubscription) resume(ctx context.Context, down time.Time) (q *brow
 	giveUp := time.NewTimer(time.Until(down.Add(s.opts.ReconnectGrace)))
 	defer giveUp.Stop()
 	for {
-		s.mu.Lock()
-		l := s.links[sub.browser]
-		changed := s.changed
-		s.mu.Unlock()
+		changed := s.hub.Changed()
+		l := s.hub.Get(sub.browser)
 		if l != nil {
 			select {
 			case <-l.Closed(): // dropped again, not yet taken out
@@ -284,14 +282,14 @@ func (sub *cdpSubscription) resumeOn(ctx context.Context, l *link, down time.Tim
 		}
 		for _, e := range sub.enabled() {
 			if _, err := l.Call(ctx, extwire.CDP{TabID: sub.tab, Method: e.method, Params: e.params}); err != nil {
-				l.log.Warn("a resumed subscription could not enable a domain again", "subscription", sub.name, "tab", sub.tab, "method", e.method, "err", err)
+				l.Log.Warn("a resumed subscription could not enable a domain again", "subscription", sub.name, "tab", sub.tab, "method", e.method, "err", err)
 				continue
 			}
 			res.Reenabled = append(res.Reenabled, e.method)
 		}
 	}
 	res.MissedMs = time.Since(down).Milliseconds()
-	l.log.Info("subscription resumed", "subscription", sub.name, "tab", sub.tab, "missed", time.Since(down).Round(time.Millisecond), "reattached", res.Reattached, "reenabled", res.Reenabled)
+	l.Log.Info("subscription resumed", "subscription", sub.name, "tab", sub.tab, "missed", time.Since(down).Round(time.Millisecond), "reattached", res.Reattached, "reenabled", res.Reenabled)
 	sub.a.notify(context.Background(), protocol.NotifySubscriptionResumed, res)
 	return q, nil
 }

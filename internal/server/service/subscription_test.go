@@ -13,15 +13,15 @@ import (
 // expectOp reads the service's frames until a request with op, answers it
 // with result, and returns it.
 func (e *fakeExt) expectOp(op string, result any) map[string]any {
-	e.t.Helper()
+	e.T.Helper()
 	for {
-		m := e.read()
+		m := e.Read()
 		if m["op"] == op {
-			e.send(map[string]any{"id": m["id"], "result": result})
+			e.Send(map[string]any{"id": m["id"], "result": result})
 			return m
 		}
 		if m["op"] != nil {
-			e.t.Fatalf("got request %v, want op %s", m, op)
+			e.T.Fatalf("got request %v, want op %s", m, op)
 		}
 	}
 }
@@ -56,7 +56,7 @@ func TestSubscriptionResumesOnTheBrowsersNextLink(t *testing.T) {
 	f := newFixtureIn(t, shortDir(t), nil)
 	agent := f.agent(t)
 	ext := f.connectExt(t, testOrigin)
-	id := ext.helloAs(keyA)
+	id := ext.HelloAs(keyA)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 
@@ -72,9 +72,9 @@ func TestSubscriptionResumesOnTheBrowsersNextLink(t *testing.T) {
 
 	// The relay restarts; the worker was stopped meanwhile: the tab is no
 	// longer attached.
-	ext.conn.Close()
+	ext.Conn.Close()
 	back := f.connectExt(t, testOrigin)
-	back.send(map[string]any{"event": "hello", "extensionId": testExt, "browserKey": keyA})
+	back.Send(map[string]any{"event": "hello", "extensionId": testExt, "browserKey": keyA})
 	back.expectOp("tabs.list", map[string]any{"tabs": []any{map[string]any{"id": 7, "url": "about:blank", "attached": false}}})
 	back.expectOp("attach", map[string]any{"attached": true})
 	enable := back.expectOp("cdp", map[string]any{})
@@ -89,7 +89,7 @@ func TestSubscriptionResumesOnTheBrowsersNextLink(t *testing.T) {
 	if resumed.Subscription != sub.Subscription || resumed.Tab != 7 || !resumed.Reattached || len(resumed.Reenabled) != 1 || resumed.MissedMs < 0 {
 		t.Errorf("cdp.subscriptionResumed: got %+v, want %s of tab 7 reattached, Network.enable again", resumed, sub.Subscription)
 	}
-	back.send(map[string]any{"event": "cdp", "tabId": 7, "method": "Network.dataReceived", "params": map[string]any{"n": 1}})
+	back.Send(map[string]any{"event": "cdp", "tabId": 7, "method": "Network.dataReceived", "params": map[string]any{"n": 1}})
 	var ev protocol.CDPEvent
 	waitNote(t, agent, protocol.NotifyCDPEvent, &ev)
 	if ev.Subscription != sub.Subscription || ev.Method != "Network.dataReceived" {
@@ -98,9 +98,9 @@ func TestSubscriptionResumesOnTheBrowsersNextLink(t *testing.T) {
 
 	// Back once more, still attached (only the relay restarted): nothing
 	// to attach or enable.
-	back.conn.Close()
+	back.Conn.Close()
 	again := f.connectExt(t, testOrigin)
-	again.send(map[string]any{"event": "hello", "extensionId": testExt, "browserKey": keyA})
+	again.Send(map[string]any{"event": "hello", "extensionId": testExt, "browserKey": keyA})
 	again.expectOp("tabs.list", map[string]any{"tabs": []any{map[string]any{"id": 7, "url": "about:blank", "attached": true}}})
 	resumed = protocol.SubscriptionResumed{}
 	waitNote(t, agent, protocol.NotifySubscriptionResumed, &resumed)
@@ -109,9 +109,9 @@ func TestSubscriptionResumesOnTheBrowsersNextLink(t *testing.T) {
 	}
 
 	// Back without the tab: the subscription ends.
-	again.conn.Close()
+	again.Conn.Close()
 	last := f.connectExt(t, testOrigin)
-	last.send(map[string]any{"event": "hello", "extensionId": testExt, "browserKey": keyA})
+	last.Send(map[string]any{"event": "hello", "extensionId": testExt, "browserKey": keyA})
 	last.expectOp("tabs.list", map[string]any{"tabs": []any{}})
 	var ended protocol.SubscriptionEnded
 	waitNote(t, agent, protocol.NotifySubscriptionEnded, &ended)
@@ -128,7 +128,7 @@ func TestSubscriptionEndsWhenTheBrowserStaysAway(t *testing.T) {
 	f := newFixtureIn(t, shortDir(t), func(o *Options) { o.ReconnectGrace = 300 * time.Millisecond })
 	agent := f.agent(t)
 	ext := f.connectExt(t, testOrigin)
-	id := ext.helloAs(keyA)
+	id := ext.HelloAs(keyA)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	subscribe := func() protocol.CDPSubscribeResult {
@@ -139,7 +139,7 @@ func TestSubscriptionEndsWhenTheBrowserStaysAway(t *testing.T) {
 	if err := agent.Call(ctx, protocol.MethodCDPUnsubscribe, protocol.CDPUnsubscribeParams{Subscription: first.Subscription}, nil); err != nil {
 		t.Fatal(err)
 	}
-	ext.conn.Close()
+	ext.Conn.Close()
 	var ended protocol.SubscriptionEnded
 	waitNote(t, agent, protocol.NotifySubscriptionEnded, &ended)
 	if ended.Subscription != second.Subscription || ended.Reason != "browser_disconnected" {

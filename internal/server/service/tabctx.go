@@ -34,7 +34,7 @@ func (tc *tabContext) pin() *actions.Pin {
 	if tc.reach == nil {
 		return nil
 	}
-	url, _ := tc.link.urls.Get(tc.tabID)
+	url, _ := tc.link.URLs.Get(tc.tabID)
 	return actions.NewPin(url, tc.reach)
 }
 
@@ -44,7 +44,7 @@ func (s *Service) tabContext(ctx context.Context, c *call, target protocol.Targe
 	if err != nil {
 		return nil, err
 	}
-	tab, eng, err := l.tabs.Open(ctx, id)
+	tab, eng, err := l.Tabs.Open(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func (s *Service) tabContextWithin(ctx context.Context, c *call, target protocol
 // checkDialog fails at once when a JavaScript dialog blocks the tab: the
 // page would answer nothing until someone answers the dialog.
 func (tc *tabContext) checkDialog(op string) error {
-	if d := tc.seen(tc.link.tabs.Dialog(tc.tabID)); d != nil {
+	if d := tc.seen(tc.link.Tabs.Dialog(tc.tabID)); d != nil {
 		return protocol.Errorf(protocol.CodeDialogOpen, "%s: a %s dialog blocks tab %d (%q): answer it with `egohost dialog accept|dismiss`", op, d.Type, tc.tabID, d.Message).With("dialog", d)
 	}
 	return nil
@@ -107,7 +107,7 @@ func (tc *tabContext) seen(d *protocol.Dialog) *protocol.Dialog {
 func (tc *tabContext) background(agent bool, prepare func(context.Context) error) func(context.Context) error {
 	return func(ctx context.Context) error {
 		return tc.tab.Background(ctx, func(ctx context.Context) error {
-			if agent && tc.link.held != nil && tc.link.held(tc.tabID) {
+			if agent && tc.link.Held != nil && tc.link.Held(tc.tabID) {
 				return nil
 			}
 			return prepare(ctx)

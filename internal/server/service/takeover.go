@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/egohost/egohost/internal/server/hub"
 	"github.com/egohost/egohost/internal/server/spaces"
 	"github.com/egohost/egohost/protocol"
 )
@@ -55,12 +56,12 @@ func takenOver(ctx context.Context, err error) error {
 
 // heldByPerson reports whether tab of l is in a space the person has
 // taken over.
-func (s *Service) heldByPerson(l *link, tab int) bool {
-	g := l.layout.GroupOf(tab)
+func (s *Service) heldByPerson(l *hub.Link, tab int) bool {
+	g := l.Layout.GroupOf(tab)
 	if g == 0 {
 		return false
 	}
-	sp, ok := s.spaces.reg.ByGroup(l.id, g)
+	sp, ok := s.spaces.reg.ByGroup(l.ID, g)
 	return ok && sp.State == spaces.Person
 }
 
@@ -70,7 +71,7 @@ func (s *Service) heldByPerson(l *link, tab int) bool {
 func (s *Service) stopAgentsIn(l *link, sp spaces.Space) (calls, subs int) {
 	var tabs []int
 	if l != nil && sp.Group != 0 {
-		tabs = l.layout.TabsInGroup(sp.Group)
+		tabs = l.Layout.TabsInGroup(sp.Group)
 	}
 	cause := errUserInControl(sp)
 	s.connMu.Lock()
@@ -95,7 +96,7 @@ func (s *Service) stopAgentsIn(l *link, sp spaces.Space) (calls, subs int) {
 		var ends []*cdpSubscription
 		if l != nil {
 			for name, sub := range a.subs {
-				if sub.browser == l.id && slices.Contains(tabs, sub.tab) {
+				if sub.browser == l.ID && slices.Contains(tabs, sub.tab) {
 					delete(a.subs, name)
 					ends = append(ends, sub)
 				}
@@ -115,7 +116,7 @@ func (s *Service) stopAgentsIn(l *link, sp spaces.Space) (calls, subs int) {
 	// preparation) ends too: it would go on in the person's tab.
 	if l != nil {
 		for _, id := range tabs {
-			if t := l.tabs.Followed(id); t != nil {
+			if t := l.Tabs.Followed(id); t != nil {
 				t.StopBackground()
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/egohost/egohost/internal/engine/page"
 	"github.com/egohost/egohost/internal/link/cdptab"
+	"github.com/egohost/egohost/internal/server/hub"
 	"github.com/egohost/egohost/internal/server/spaces"
 )
 
@@ -18,9 +19,9 @@ import (
 // tab.
 func TestTakeOverEndsTheTabsBackgroundWork(t *testing.T) {
 	held := false
-	l := &link{tabs: page.NewTabs(func(int) cdptab.Sessions { return nil }, nil), held: func(int) bool { return held }}
-	l.layout.SetGroup(7, 3)
-	tc := &tabContext{link: l, tabID: 7, tab: l.tabs.Tab(7)}
+	l := &link{Link: &hub.Link{Tabs: page.NewTabs(func(int) cdptab.Sessions { return nil }, nil), Held: func(int) bool { return held }}}
+	l.Layout.SetGroup(7, 3)
+	tc := &tabContext{link: l, tabID: 7, tab: l.Tabs.Tab(7)}
 
 	started, ended := make(chan struct{}), make(chan error, 1)
 	go func() {

@@ -95,7 +95,7 @@ func (s *Service) traceAfter(ctx context.Context, t *trace.Recording, st *trace.
 		shot, why = traceShot(ctx, tc)
 	}
 	var console, failed []string
-	if rec := tc.link.tabs.RecordOf(tc.tabID); rec != nil {
+	if rec := tc.link.Tabs.RecordOf(tc.tabID); rec != nil {
 		msgs, _ := rec.ConsoleMessages("error", false, nil)
 		reqs, _ := rec.NetworkRequests(true, false, nil)
 		console, failed = trace.TabLog(msgs, reqs, since)
@@ -116,7 +116,7 @@ func traceBox(c *call, b *actions.Box) {
 // wait for one (actions.Runner.Screenshot's captureHidden), so a trace
 // takes none there rather than slow the agent's call.
 func traceShot(ctx context.Context, tc *tabContext) (*trace.Shot, string) {
-	if tc.link.tabs.Dialog(tc.tabID) != nil {
+	if tc.link.Tabs.Dialog(tc.tabID) != nil {
 		return nil, "no screenshot: a dialog was open"
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), traceShotTimeout)

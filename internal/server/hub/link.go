@@ -1,0 +1,85 @@
+package hub
+
+import (
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/egohost/egohost/internal/engine/page"
+	"github.com/egohost/egohost/internal/link/browserlink"
+	"github.com/egohost/egohost/internal/link/extwire"
+	"github.com/egohost/egohost/internal/server/filegate"
+	"github.com/egohost/egohost/protocol"
+)
+
+// Link is one connected browser: its browser link (browserlink) and the
+// state the hub keeps of its tabs, in step with the browser's events.
+type Link struct {
+	*browserlink.Link
+
+	// ID and Log are set once, at the first hello, in the reader's
+	// goroutine; calls only reach a link after that.
+	ID        string
+	Log       *slog.Logger
+	key       string // the profile's browser key, "" when it sent none
+	relayPID  int
+	origin    string
+	connected time.Time
+	stopped   atomic.Bool // the person's Stop all automation switch
+
+	Tabs   *page.Tabs  // the tabs it follows: their page engines
+	Layout page.Layout // the tabs' groups and each window's active tab, from the hello and tab events
+	URLs   page.URLs   // each tab's current URL, for the origin rules
+
+	// Held reports whether a tab is in a space the person has taken over
+	// (Options.Held): its console and network are not recorded then.
+	Held      func(tab int) bool
+	uploads   *filegate.Store // the files the tabs were handed: they go with their tab
+	Downloads page.Downloads  // which tab each download came from
+}
+
+// Info describes the link for browsers.list.
+func (l *Link) Info() protocol.Browser {
+	b := protocol.Browser{ID: l.ID, ConnectedAt: l.connected, RelayPID: l.relayPID}
+	if h := l.Hello(); h != nil {
+		b.ExtensionID, b.Version, b.UserAgent = h.ExtensionID, h.Version, h.UserAgent
+	}
+	b.AutomationStopped = l.Stopped()
+	return b
+}
+
+// event keeps the tabs' state in step with the browser's events; the
+// link calls it in its reader's goroutine, before the subscribers.
+func (l *Link) event(in *extwire.Message) {
+	l.URLs.Track(in)
+	l.Layout.Track(in)
+	l.Downloads.Track(in)
+	l.Tabs.Track(in, l.Held)
+	if in.Event == "tab.removed" {
+		l.uploads.Drop(l.UploadOwner(in.TabID))
+	}
+}
+
+// UploadOwner is the upload store's key of a tab: its files go with it.
+func (l *Link) UploadOwner(tab int) string { return fmt.Sprintf("%s/%d", l.ID, tab) }
+
+// SetStopped turns the person's Stop all automation switch of the
+// browser on or off (the popup's, and the hello's: the extension's switch
+// survives its restarts).
+func (l *Link) SetStopped(on bool) { l.stopped.Store(on) }
+
+// Stopped reports whether the person has stopped all automation of the
+// browser.
+func (l *Link) Stopped() bool { return l.stopped.Load() }
+
+// CheckAutomation refuses every call that would reach a tab of l while
+// the person has stopped all automation of that browser.
+func (l *Link) CheckAutomation() error {
+	if !l.Stopped() {
+		return nil
+	}
+	return protocol.Errorf(protocol.CodeAutomationStopped,
+		"automation is stopped in browser %s: the person switched it off in the egohost popup (Stop all automation); nothing reaches its tabs until they switch it back on", l.ID).
+		With("browser", l.ID)
+}
