@@ -53,7 +53,16 @@ func (r *Runner) settle(w *watch, s Settle, el Element, back *readBack) (out Set
 	// (Options.Prepare), in parallel with the settle's watch of it.
 	var prep *preparing
 	loaded := false // the next round watches a document a navigation just loaded
+	// The value is read before the settle follows the first navigation,
+	// unless a round has read it: el's document lives until the new one
+	// commits, so it is as the action left it (after the settle el has
+	// gone with its page). A navigation whose commit is all the settle saw
+	// has taken the document already.
+	acted, want := el, back
 	follow := func(ev navEvent) {
+		if want != nil && !want.read && acted.ObjectID != "" && !out.Navigated && ev.kind == navStarted {
+			want.value, want.read = r.valueOf(ctx, acted), true
+		}
 		if r.followNavigation(ctx, w, ev, &out) {
 			loaded = true
 			// The element acted on went with its document: settle.js
@@ -74,12 +83,6 @@ func (r *Runner) settle(w *watch, s Settle, el Element, back *readBack) (out Set
 			break
 		}
 		if w.isMain(ev) && (ev.kind == navStarted || ev.kind == navCommitted) {
-			if back != nil && el.ObjectID != "" && ev.kind == navStarted {
-				// The element's document lives until the new one commits:
-				// its value is read now, as the action left it (after the
-				// settle the element has gone with its page).
-				back.value, back.read = r.valueOf(ctx, el), true
-			}
 			follow(ev)
 			break
 		}
