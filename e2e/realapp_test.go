@@ -24,6 +24,13 @@ func TestDokuWikiEditByRefs(t *testing.T) {
 	}
 	c := useSharedChain(t)
 	tab := c.openTab(t, wiki+"/doku.php?id=playground:playground&do=edit")
+	// DokuWiki's session cookie is 127.0.0.1's, whatever the port: the
+	// shared browser's other tests on loopback would see it.
+	t.Cleanup(func() {
+		if _, errOut, code := c.cli(tab, "cookies", "clear"); code != 0 {
+			t.Errorf("clear DokuWiki's cookies: exit %d: %s", code, errOut)
+		}
+	})
 	run := func(args ...string) string {
 		t.Helper()
 		out, errOut, code := c.cli(tab, args...)
