@@ -155,11 +155,25 @@ func TestImportEdges(t *testing.T) {
 	}
 	// The browser link is driven by the service through the hub, which
 	// owns the connected browsers (it makes and registers their links):
-	// only the two of them may import it.
+	// only the two of them may import it, and cdpsub, whose subscriptions
+	// listen on a link's events (browserlink.Subscriber, Queue).
 	for pkg, imps := range imports {
 		for _, imp := range imps {
-			if imp == mod+"/internal/link/browserlink" && pkg != "internal/server/service" && pkg != "internal/server/hub" {
-				t.Errorf("%s imports browserlink: only service and hub may", pkg)
+			if imp == mod+"/internal/link/browserlink" && pkg != "internal/server/service" && pkg != "internal/server/hub" && pkg != "internal/server/cdpsub" {
+				t.Errorf("%s imports browserlink: only service, hub and cdpsub may", pkg)
+			}
+		}
+	}
+	// A subscription delivers a link's events: of ours cdpsub knows the
+	// browser link and its wire, and the agents' wire types, not the
+	// service that grants a subscription nor the hub that keeps the links
+	// (its Browsers).
+	for _, imp := range imports["internal/server/cdpsub"] {
+		switch strings.TrimPrefix(imp, mod+"/") {
+		case "protocol", "internal/link/browserlink", "internal/link/extwire":
+		default:
+			if strings.HasPrefix(imp, mod+"/") {
+				t.Errorf("cdpsub imports %s: it may use only protocol, browserlink and extwire of ours", imp)
 			}
 		}
 	}

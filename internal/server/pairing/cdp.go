@@ -35,6 +35,9 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/security"
 	"github.com/chromedp/cdproto/webaudio"
+
+	"github.com/egohost/egohost/internal/server/weburl"
+	"github.com/egohost/egohost/protocol"
 )
 
 // This file is what raw CDP a paired agent holding the cdp scope may send
@@ -438,4 +441,39 @@ func ForeignCookies(method string, params json.RawMessage, tabURL string) string
 		}
 	}
 	return ""
+}
+
+// CheckCDPMethod refuses a CDP method the allow-list does not let a
+// paired agent send (CDPRefused).
+func CheckCDPMethod(method string) error {
+	if r := CDPRuleOf(method); !r.Allow {
+		return CDPRefused(method, r.Why)
+	}
+	return nil
+}
+
+// CDPRefused is the error of a raw CDP call a paired agent may not make,
+// and why (PROTOCOL.md §3.7.1).
+func CDPRefused(method, why string) error {
+	return protocol.Errorf(protocol.CodeScopeDenied, "cdp.send: %s is refused to paired agents: %s (PROTOCOL.md §3.7.1)", method, why).
+		With("need", NeedCDP.String()).With("method", method).With("why", why)
+}
+
+// CDPDestination is goto's check of an address for a raw navigation
+// (CheckNavigation): one goto takes as it is (no javascript:, no unknown
+// scheme, nothing a parser could read two ways), never a browser,
+// DevTools or extension page. It returns the address normalized, for the
+// caller's own destination check (the agent's origin rules).
+func CDPDestination(method, dest string) (string, error) {
+	n, err := weburl.Normalize(dest)
+	if err != nil {
+		return "", CDPRefused(method, err.Error())
+	}
+	if n != strings.TrimSpace(dest) {
+		return "", CDPRefused(method, "give a full URL ("+n+"), as Chrome needs")
+	}
+	if weburl.BrowserPage(n) {
+		return "", CDPRefused(method, "it goes to a browser, DevTools or extension page ("+n+"), which only the person may open")
+	}
+	return n, nil
 }

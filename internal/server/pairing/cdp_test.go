@@ -1,12 +1,15 @@
 package pairing
 
 import (
+	"errors"
 	"flag"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/egohost/egohost/protocol"
 )
 
 var update = flag.Bool("update", false, "rewrite the CDP table in ../PROTOCOL.md from the rules")
@@ -116,5 +119,56 @@ func TestCDPTableInProtocol(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("PROTOCOL.md's CDP table is not the rules' (-rules +doc; rewrite it with -update):\n%s", d)
+	}
+}
+
+// A method off the allow-list is refused with the scope it needs and why.
+func TestCheckCDPMethod(t *testing.T) {
+	for _, tt := range []struct {
+		method string
+		ok     bool
+	}{
+		{"Runtime.evaluate", true},
+		{"DOM.setFileInputFiles", false},
+		{"Target.createTarget", false},
+		{"Page.someNewMethod", false},
+	} {
+		err := CheckCDPMethod(tt.method)
+		if tt.ok {
+			if err != nil {
+				t.Errorf("%s: got %v, want it allowed", tt.method, err)
+			}
+			continue
+		}
+		var pe *protocol.Error
+		if !errors.As(err, &pe) || pe.Code != protocol.CodeScopeDenied || pe.Data["method"] != tt.method || pe.Data["need"] != NeedCDP.String() || pe.Data["why"] == "" {
+			t.Errorf("%s: got %v (data %v), want scope_denied with need, method and why", tt.method, err, pe)
+		}
+	}
+}
+
+// A raw navigation goes only where goto would, as goto writes it, and
+// never to a browser, DevTools or extension page.
+func TestCDPDestination(t *testing.T) {
+	for _, tt := range []struct {
+		dest string
+		want string // "": refused
+	}{
+		{"https://example.org/", "https://example.org/"},
+		{"chrome-extension://abcdefghijklmnopabcdefghijklmnop/popup.html", ""},
+		{"CHROME-EXTENSION://abcdefghijklmnopabcdefghijklmnop/popup.html", ""},
+		{"chrome://settings", ""},
+		{"view-source:chrome://settings", ""},
+		{"devtools://devtools/bundled/inspector.html", ""},
+		{"javascript:alert(1)", ""},
+		{"localhost:8080", ""},
+	} {
+		got, err := CDPDestination("Page.navigate", tt.dest)
+		if got != tt.want {
+			t.Errorf("%s: got %q (%v), want %q", tt.dest, got, err, tt.want)
+		}
+		if tt.want == "" && protocol.CodeOf(err) != protocol.CodeScopeDenied {
+			t.Errorf("%s: got %v, want scope_denied", tt.dest, err)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/internal/server/agentconn"
+	"github.com/egohost/egohost/internal/server/cdpsub"
 	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/internal/server/spaces"
 	"github.com/egohost/egohost/protocol"
@@ -79,7 +80,7 @@ func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
 		if err != nil {
 			return
 		}
-		a := &agent{s: s, conn: conn, subs: make(map[string]*cdpSubscription), grant: g, remote: r.RemoteAddr, id: s.connSeq.Add(1), since: time.Now()}
+		a := s.newAgent(conn, g, r.RemoteAddr)
 		if g.kind == grantUnpaired {
 			s.tokenless.conns.Add(1)
 		}
@@ -111,6 +112,13 @@ func (g grant) connName(name, where string) (string, error) {
 	return name, nil
 }
 
+// newAgent is the agent of a connection the grant g admitted from remote.
+func (s *Service) newAgent(conn *agentconn.Conn, g grant, remote string) *agent {
+	a := &agent{s: s, conn: conn, grant: g, remote: remote, id: s.connSeq.Add(1), since: time.Now()}
+	a.subs = cdpsub.NewSet(&s.subscriptions, a)
+	return a
+}
+
 // agent is one connected agent.
 type agent struct {
 	s    *Service
@@ -125,10 +133,8 @@ type agent struct {
 	// once, under mu; read it with agentName.
 	name string
 
-	mu      sync.Mutex
-	subs    map[string]*cdpSubscription // its cdp.subscribe subscriptions, by name (subscription.go), under mu
-	nextSub int
-	subWG   sync.WaitGroup // subscription forwarders
+	mu   sync.Mutex
+	subs *cdpsub.Set // its cdp.subscribe subscriptions
 
 	strikes atomic.Int64 // calls refused for want of a token (tokenless.go)
 
@@ -172,13 +178,7 @@ func (a *agent) serve(ctx context.Context) {
 			a.s.log.Warn("agent message too big", "limit", lim.MaxMessage)
 		}
 	}
-	a.mu.Lock()
-	for _, sub := range a.subs {
-		sub.stop()
-	}
-	a.subs = nil
-	a.mu.Unlock()
-	a.subWG.Wait()
+	a.subs.Close()
 	a.conn.Close()
 }
 
@@ -191,9 +191,9 @@ func (a *agent) Call(ctx context.Context, method string, params json.RawMessage)
 	return res, nil
 }
 
-// notify sends the agent a notification; the person agent gets none (the
-// popup channel carries no notifications).
-func (a *agent) notify(_ context.Context, method string, params any) {
+// Notify sends the agent a notification (cdpsub.Agent); the person agent
+// gets none (the popup channel carries no notifications).
+func (a *agent) Notify(method string, params any) {
 	if a.conn != nil {
 		a.conn.Notify(method, params)
 	}

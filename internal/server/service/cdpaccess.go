@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
-	"strings"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
@@ -30,16 +29,7 @@ func checkCDPMethod(a *agent, method string) error {
 	if a.grant.kind != grantPaired {
 		return nil
 	}
-	if r := pairing.CDPRuleOf(method); !r.Allow {
-		return cdpRefused(method, r.Why)
-	}
-	return nil
-}
-
-// cdpRefused is the error of a raw CDP call the caller may not make.
-func cdpRefused(method, why string) error {
-	return protocol.Errorf(protocol.CodeScopeDenied, "cdp.send: %s is refused to paired agents: %s (PROTOCOL.md §3.7.1)", method, why).
-		With("need", pairing.NeedCDP.String()).With("method", method).With("why", why)
+	return pairing.CheckCDPMethod(method)
 }
 
 // checkCDPParams checks, once the tab is known, what a CDP call's params
@@ -102,11 +92,11 @@ func (s *Service) checkChildSession(ctx context.Context, c *call, l *link, tab i
 			u = info.TargetInfo.URL
 		}
 		if weburl.BrowserPage(u) {
-			return cdpRefused(p.Method, "session "+p.SessionID+" is a browser, DevTools or extension page ("+pairing.Origin(u)+")")
+			return pairing.CDPRefused(p.Method, "session "+p.SessionID+" is a browser, DevTools or extension page ("+pairing.Origin(u)+")")
 		}
 		return s.checkOriginRead(c, u)
 	}
-	return cdpRefused(p.Method, "session "+p.SessionID+" is not a child session of tab "+strconv.Itoa(tab)+" (an out-of-process frame or worker egohost attached)")
+	return pairing.CDPRefused(p.Method, "session "+p.SessionID+" is not a child session of tab "+strconv.Itoa(tab)+" (an out-of-process frame or worker egohost attached)")
 }
 
 // checkCDPRule runs the check the method's rule names.
@@ -117,7 +107,12 @@ func (s *Service) checkCDPRule(ctx context.Context, c *call, l *link, tab int, s
 		if err != nil || dest == "" {
 			return err
 		}
-		if err := s.checkCDPDestination(c, p.Method, dest); err != nil {
+		// goto's check of the address, then the agent's origin rules.
+		n, err := pairing.CDPDestination(p.Method, dest)
+		if err != nil {
+			return err
+		}
+		if err := s.checkDestination(c, n); err != nil {
 			return err
 		}
 		// The tab's own session navigates the tab (or a frame of it: asked
@@ -137,7 +132,7 @@ func (s *Service) checkCDPRule(ctx context.Context, c *call, l *link, tab int, s
 			return err
 		}
 		if why := pairing.ForeignCookies(p.Method, p.Params, u); why != "" {
-			return cdpRefused(p.Method, why)
+			return pairing.CDPRefused(p.Method, why)
 		}
 		// A cookie written through raw CDP is asked as cookies.set is (a
 		// read, or a method added to the rule later, is not a write).
@@ -164,7 +159,7 @@ func navigationDest(ctx context.Context, sess cdp.Session, p protocol.CDPSendPar
 			URL string `json:"url"`
 		}
 		if err := json.Unmarshal(p.Params, &np); err != nil || np.URL == "" {
-			return "", cdpRefused(p.Method, "it needs a url")
+			return "", pairing.CDPRefused(p.Method, "it needs a url")
 		}
 		return np.URL, nil
 	case page.CommandNavigateToHistoryEntry:
@@ -185,24 +180,6 @@ func navigationDest(ctx context.Context, sess cdp.Session, p protocol.CDPSendPar
 	return "", nil
 }
 
-// checkCDPDestination is goto's destination check for a raw navigation: an
-// address goto takes as it is (no javascript:, no unknown scheme, nothing
-// a parser could read two ways), never a browser, DevTools or extension
-// page, and then the caller's destination check (origin rules).
-func (s *Service) checkCDPDestination(c *call, method, dest string) error {
-	n, err := weburl.Normalize(dest)
-	if err != nil {
-		return cdpRefused(method, err.Error())
-	}
-	if n != strings.TrimSpace(dest) {
-		return cdpRefused(method, "give a full URL ("+n+"), as Chrome needs")
-	}
-	if weburl.BrowserPage(n) {
-		return cdpRefused(method, "it goes to a browser, DevTools or extension page ("+n+"), which only the person may open")
-	}
-	return s.checkDestination(c, n)
-}
-
 // checkResourceRead checks that a resource a method reads (a request's
 // response, a frame's resource) is at a URL the agent's origin rules
 // permit: reading it past CORS must not reach an origin the agent may not.
@@ -221,7 +198,7 @@ func (s *Service) checkResourceRead(ctx context.Context, c *call, l *link, tab i
 	if u, ok := l.requestURL(tab, rp.RequestID); ok {
 		return s.checkOriginRead(c, u)
 	}
-	return cdpRefused(p.Method, "request "+rp.RequestID+" is not one egohost recorded on tab "+strconv.Itoa(tab)+", so its URL cannot be checked against the agent's origin rules (a followed tab's requests are recorded, PROTOCOL.md §3.1.1)")
+	return pairing.CDPRefused(p.Method, "request "+rp.RequestID+" is not one egohost recorded on tab "+strconv.Itoa(tab)+", so its URL cannot be checked against the agent's origin rules (a followed tab's requests are recorded, PROTOCOL.md §3.1.1)")
 }
 
 // checkOriginRead refuses to let a paired agent read what is at rawURL when

@@ -241,7 +241,7 @@ func (s *Service) askPerson(ctx context.Context, c *call, q protocol.Confirm, al
 	s.confirmChanged(q.Browser)
 	msg := "waiting for the person to confirm: " + q.Action
 	s.log.Info(msg+": allow or deny it in the extension's popup, or with `egohost confirm allow|deny "+q.ID+"`", "agent", q.Agent, "id", q.ID)
-	c.conn.notify(ctx, protocol.NotifyConfirmWaiting, protocol.ConfirmWaiting{ID: q.ID, Kind: q.Kind, Action: q.Action, Origin: q.Origin, Message: msg})
+	c.conn.Notify(protocol.NotifyConfirmWaiting, protocol.ConfirmWaiting{ID: q.ID, Kind: q.Kind, Action: q.Action, Origin: q.Origin, Message: msg})
 
 	decision, who, err := ask.Wait(ctx, wait)
 	s.writeAudit(audit.Entry{Agent: who, Method: "confirm.answer", Browser: q.Browser, Tab: q.Tab, Origin: q.Origin, Target: q.Agent + ": " + q.Action, Result: decision})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/egohost/egohost/internal/server/cdpsub"
 	"github.com/egohost/egohost/internal/server/hub"
 )
 
@@ -24,7 +25,9 @@ type link struct {
 
 // newLink is the service's link of a browser the hub accepted.
 func (s *Service) newLink(l *hub.Link) *link {
-	return &link{Link: l, person: &agent{s: s, person: true, name: personName, grant: personGrant}}
+	person := &agent{s: s, person: true, name: personName, grant: personGrant}
+	person.subs = cdpsub.NewSet(&s.subscriptions, person) // stays empty: the popup channel cannot subscribe
+	return &link{Link: l, person: person}
 }
 
 // tabURL returns the tab's URL now: from the registry, or, for a tab it

@@ -413,7 +413,7 @@ func (s *Service) cdpSend(ctx context.Context, c *call, p protocol.CDPSendParams
 		if err != nil {
 			return nil, err
 		}
-		a.noteCDPSend(l.ID, id, p.SessionID, p.Method, op.Params) // what a resumed subscription enables again
+		a.subs.NoteCDPSend(l.ID, id, p.SessionID, p.Method, op.Params) // what a resumed subscription enables again
 		if len(raw) == 0 {
 			raw = json.RawMessage("{}")
 		}
@@ -426,29 +426,11 @@ func (s *Service) cdpSubscribe(ctx context.Context, c *call, p protocol.CDPSubsc
 	if err != nil {
 		return nil, err
 	}
-	return s.subscribe(ctx, c, l, id, p.Methods) // subscription.go
-}
-
-// forget drops a subscription that already ended.
-func (a *agent) forget(name string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	delete(a.subs, name)
-}
-
-func (a *agent) unsubscribe(name string) bool {
-	a.mu.Lock()
-	sub, ok := a.subs[name]
-	delete(a.subs, name)
-	a.mu.Unlock()
-	if ok {
-		sub.stop()
-	}
-	return ok
+	return c.conn.subs.Subscribe(ctx, subLink{s: s, l: l}, l.ID, id, p.Methods)
 }
 
 func (s *Service) cdpUnsubscribe(ctx context.Context, c *call, p protocol.CDPUnsubscribeParams) (any, error) {
-	if !c.conn.unsubscribe(p.Subscription) {
+	if !c.conn.subs.Unsubscribe(p.Subscription) {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "no subscription %q", p.Subscription)
 	}
 	return map[string]any{"unsubscribed": true}, nil

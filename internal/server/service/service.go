@@ -22,6 +22,7 @@ import (
 	"github.com/egohost/egohost/internal/peercred"
 	"github.com/egohost/egohost/internal/server/agentconn"
 	"github.com/egohost/egohost/internal/server/audit"
+	"github.com/egohost/egohost/internal/server/cdpsub"
 	"github.com/egohost/egohost/internal/server/confirm"
 	"github.com/egohost/egohost/internal/server/confirm/asks"
 	"github.com/egohost/egohost/internal/server/filegate"
@@ -115,6 +116,8 @@ type Service struct {
 	tokenless tokenless // what connections without a valid token did (tokenless.go)
 
 	traces *trace.Recorder // the trace being recorded, if any (trace.go)
+
+	subscriptions cdpsub.Options // what the agents' cdp.subscribe subscriptions run on (subscription.go)
 
 	// peerUID names the user at the other end of the agent socket (the
 	// kernel's answer; a test's own in tests): checkPeer refuses others.
@@ -248,6 +251,7 @@ func New(opts Options) (*Service, error) {
 		s.audit.Close()
 		return nil, fmt.Errorf("start service: %w", err)
 	}
+	s.subscriptions = cdpsub.Options{Browsers: subBrowsers{s}, ReconnectGrace: opts.ReconnectGrace, RequestTimeout: opts.RequestTimeout, CodeOf: codeOf}
 	s.hub = hub.New(hub.Options[*link]{
 		AllowedIDs:     opts.AllowedIDs,
 		MaxFrame:       opts.MaxBrowserFrame,

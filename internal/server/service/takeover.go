@@ -93,24 +93,14 @@ func (s *Service) stopAgentsIn(l *link, sp spaces.Space) (calls, subs int) {
 			}
 			c.mu.Unlock()
 		}
-		var ends []*cdpSubscription
-		if l != nil {
-			for name, sub := range a.subs {
-				if sub.browser == l.ID && slices.Contains(tabs, sub.tab) {
-					delete(a.subs, name)
-					ends = append(ends, sub)
-				}
-			}
-		}
 		a.mu.Unlock()
 		for _, cancel := range cancels {
 			cancel(cause)
 		}
-		for _, sub := range ends {
-			sub.endNow("user_in_control", fmt.Sprintf("the person took over space %s: its events no longer reach agents; wait with spaces.waitForControl, then subscribe again", sp.ID))
+		if l != nil {
+			subs += a.subs.EndIn(l.ID, tabs, "user_in_control", fmt.Sprintf("the person took over space %s: its events no longer reach agents; wait with spaces.waitForControl, then subscribe again", sp.ID))
 		}
 		calls += len(cancels)
-		subs += len(ends)
 	}
 	// What calls started there and did not wait for (a new document's
 	// preparation) ends too: it would go on in the person's tab.
