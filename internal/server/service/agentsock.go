@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 	"path/filepath"
-	"time"
 
 	"github.com/egohost/egohost/internal/peercred"
 	"github.com/egohost/egohost/internal/server/agentconn"
@@ -31,7 +30,7 @@ func (s *Service) serveAgentSocket(ctx context.Context, conn net.Conn) {
 	if c == nil {
 		return
 	}
-	a := &agent{s: s, conn: c, subs: make(map[string]*cdpSubscription), grant: g.grant, remote: "unix:" + s.agentSocket(), id: s.connSeq.Add(1), since: time.Now()}
+	a := &agent{s: s, conn: c, subs: make(map[string]*cdpSubscription), grant: g.grant, remote: "unix:" + s.agentSocket()}
 	if g.name != "" {
 		a.setName(g.name)
 	}

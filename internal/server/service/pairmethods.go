@@ -202,27 +202,11 @@ func (s *Service) auditTail(ctx context.Context, _ *call, p protocol.AuditTailPa
 	return protocol.AuditTailResult{Entries: read.Entries, Skipped: read.Skipped}, nil
 }
 
-// connections: every live agent connection, so a revoke can cut them.
-
-func (s *Service) addConn(a *agent) {
-	s.connMu.Lock()
-	defer s.connMu.Unlock()
-	s.conns[a] = struct{}{}
-}
-
-func (s *Service) dropConn(a *agent) {
-	s.connMu.Lock()
-	defer s.connMu.Unlock()
-	delete(s.conns, a)
-}
-
 // connectedAs counts the live connections with a paired token's id.
 func (s *Service) connectedAs(tokenID string) int {
-	s.connMu.Lock()
-	defer s.connMu.Unlock()
 	n := 0
-	for a := range s.conns {
-		if a.grant.kind == grantPaired && a.grant.tokenID == tokenID {
+	for _, lc := range s.conns.List() {
+		if lc.Conn.grant.kind == grantPaired && lc.Conn.grant.tokenID == tokenID {
 			n++
 		}
 	}
@@ -233,21 +217,13 @@ func (s *Service) connectedAs(tokenID string) int {
 // longer valid, and returns how many it closed. Their calls in flight end
 // with their context.
 func (s *Service) cutRevoked() int {
-	s.connMu.Lock()
-	var cut []*agent
-	for a := range s.conns {
-		if a.grant.kind != grantPaired {
-			continue
+	return s.conns.Cut(func(lc liveConn) bool {
+		if lc.Conn.grant.kind != grantPaired {
+			return false
 		}
-		if _, ok := s.pairs.ByID(a.grant.tokenID); !ok {
-			cut = append(cut, a)
-		}
-	}
-	s.connMu.Unlock()
-	for _, a := range cut {
-		a.cut()
-	}
-	return len(cut)
+		_, ok := s.pairs.ByID(lc.Conn.grant.tokenID)
+		return !ok
+	})
 }
 
 // pairingChanged tells every browser's extension that pairing requests
