@@ -11,9 +11,11 @@ import (
 	"github.com/egohost/egohost/protocol"
 )
 
-// What the popup's Agents panel shows live (PROTOCOL.md §2.6): each
-// connection's calls in flight, each agent's last calls, and a way to cut
-// an agent's connections.
+// The live agent connections (s.conns, internal/server/agentlive) as the
+// service reads them: who is connected with which token, cutting the
+// revoked ones, and what the popup's Agents panel shows live (PROTOCOL.md
+// §2.6): each connection's calls in flight, each agent's last calls, and
+// a way to cut an agent's connections.
 
 // recentPerAgent is how many calls per agent the service keeps in memory.
 const recentPerAgent = 20
@@ -52,6 +54,30 @@ func (s *Service) liveConnections() []protocol.AgentConnection {
 		}
 	}
 	return out
+}
+
+// connectedAs counts the live connections with a paired token's id.
+func (s *Service) connectedAs(tokenID string) int {
+	n := 0
+	for _, lc := range s.conns.List() {
+		if lc.Conn.grant.kind == grantPaired && lc.Conn.grant.tokenID == tokenID {
+			n++
+		}
+	}
+	return n
+}
+
+// cutRevoked closes at once every connection whose paired token is no
+// longer valid, and returns how many it closed. Their calls in flight end
+// with their context.
+func (s *Service) cutRevoked() int {
+	return s.conns.Cut(func(lc liveConn) bool {
+		if lc.Conn.grant.kind != grantPaired {
+			return false
+		}
+		_, ok := s.pairs.ByID(lc.Conn.grant.tokenID)
+		return !ok
+	})
 }
 
 // popupDisconnect is the popup's Disconnect button: it cuts the named

@@ -162,30 +162,6 @@ func (s *Service) auditTail(ctx context.Context, _ *call, p protocol.AuditTailPa
 	return protocol.AuditTailResult{Entries: read.Entries, Skipped: read.Skipped}, nil
 }
 
-// connectedAs counts the live connections with a paired token's id.
-func (s *Service) connectedAs(tokenID string) int {
-	n := 0
-	for _, lc := range s.conns.List() {
-		if lc.Conn.grant.kind == grantPaired && lc.Conn.grant.tokenID == tokenID {
-			n++
-		}
-	}
-	return n
-}
-
-// cutRevoked closes at once every connection whose paired token is no
-// longer valid, and returns how many it closed. Their calls in flight end
-// with their context.
-func (s *Service) cutRevoked() int {
-	return s.conns.Cut(func(lc liveConn) bool {
-		if lc.Conn.grant.kind != grantPaired {
-			return false
-		}
-		_, ok := s.pairs.ByID(lc.Conn.grant.tokenID)
-		return !ok
-	})
-}
-
 // pairingChanged tells every browser's extension that pairing requests
 // came or went: the icon's badge counts them, the popup lists them.
 func (s *Service) pairingChanged() {
