@@ -138,19 +138,9 @@ func (s *Service) agentsRevoke(ctx context.Context, c *call, p protocol.AgentNam
 
 // auditTail returns the last calls from the audit log.
 func (s *Service) auditTail(ctx context.Context, _ *call, p protocol.AuditTailParams) (any, error) {
-	f := audit.Filter{Agent: p.Agent, Limit: p.Limit}
-	if f.Limit == 0 {
-		f.Limit = 50
-	}
-	if f.Limit < 0 || f.Limit > 1000 {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "audit.tail: limit must be between 1 and 1000")
-	}
-	if p.Since != "" {
-		t, err := time.Parse(time.RFC3339, p.Since)
-		if err != nil {
-			return nil, protocol.Errorf(protocol.CodeInvalidParams, "audit.tail: since: %v", err)
-		}
-		f.Since = t
+	f, err := audit.TailFilter(p)
+	if err != nil {
+		return nil, err
 	}
 	read, err := audit.Scan(s.auditPath(), f)
 	if err != nil {
