@@ -175,6 +175,27 @@ func (f Filter) Match(e Entry) bool {
 	return (f.Agent == "" || e.Agent == f.Agent) && (f.Since.IsZero() || !e.Time.Before(f.Since))
 }
 
+// TailFilter is the filter an audit.tail call asks for: its agent, its
+// since (RFC 3339), its limit (1 to 1000; 50 when not given). Its errors
+// are invalid_params.
+func TailFilter(p protocol.AuditTailParams) (Filter, error) {
+	f := Filter{Agent: p.Agent, Limit: p.Limit}
+	if f.Limit == 0 {
+		f.Limit = 50
+	}
+	if f.Limit < 0 || f.Limit > 1000 {
+		return Filter{}, protocol.Errorf(protocol.CodeInvalidParams, "audit.tail: limit must be between 1 and 1000")
+	}
+	if p.Since != "" {
+		t, err := time.Parse(time.RFC3339, p.Since)
+		if err != nil {
+			return Filter{}, protocol.Errorf(protocol.CodeInvalidParams, "audit.tail: since: %v", err)
+		}
+		f.Since = t
+	}
+	return f, nil
+}
+
 // Result is what Scan read.
 type Result struct {
 	Entries []Entry // oldest first

@@ -2,11 +2,15 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/egohost/egohost/protocol"
+	"github.com/google/go-cmp/cmp"
 )
 
 func entry(agent string, i int, at time.Time) Entry {
@@ -94,5 +98,38 @@ func TestFollow(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatal("Follow gave nothing within 10 s")
 		}
+	}
+}
+
+func TestTailFilter(t *testing.T) {
+	since := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name    string
+		p       protocol.AuditTailParams
+		want    Filter
+		wantErr bool
+	}{
+		{"the defaults", protocol.AuditTailParams{}, Filter{Limit: 50}, false},
+		{"all given", protocol.AuditTailParams{Agent: "bot", Limit: 1000, Since: "2026-12-01T10:00:00Z"}, Filter{Agent: "bot", Since: since, Limit: 1000}, false},
+		{"too many", protocol.AuditTailParams{Limit: 1001}, Filter{}, true},
+		{"a negative limit", protocol.AuditTailParams{Limit: -1}, Filter{}, true},
+		{"a since that is no time", protocol.AuditTailParams{Since: "yesterday"}, Filter{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := TailFilter(tc.p)
+			if tc.wantErr {
+				var e *protocol.Error
+				if !errors.As(err, &e) || e.Code != protocol.CodeInvalidParams {
+					t.Errorf("got %v, want invalid_params", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("got %v, want nil", err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("filter (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

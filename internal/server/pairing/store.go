@@ -196,6 +196,16 @@ func (s *Store) List() []Agent {
 	return out
 }
 
+// Live returns the pairing of name that is not revoked, if any.
+func (s *Store) Live(name string) (Agent, bool) {
+	for _, a := range s.List() {
+		if a.Name == name && !a.Revoked {
+			return a, true
+		}
+	}
+	return Agent{}, false
+}
+
 // save writes the store, owner-only, atomically. s.mu is held.
 func (s *Store) save() error {
 	b, err := json.MarshalIndent(storeFile{Agents: s.agents}, "", "  ")

@@ -174,6 +174,7 @@ type call struct {
 	home   *link  // the browser of the popup that made it (popupCall), nil for agents' calls
 	g      grant
 	method string
+	params params // its parameters, parsed once (the popup reads its target from them while it runs)
 	need   pairing.Need
 	kinds  []confirm.Kind // what its agent's policy may ask the person about (confirmKinds), reckoned once
 	agent  string         // the connection's name (hello, X-Egohost-Agent): the audit's name for an owner token that has one
@@ -216,13 +217,13 @@ func (s *Service) call(ctx context.Context, a *agent, home *link, method string,
 	defer stop()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	c := &call{conn: a, home: home, g: a.grant, method: method, need: need, kinds: kinds, agent: a.agentName(), cancel: cancel}
+	c := &call{conn: a, home: home, g: a.grant, method: method, params: in, need: need, kinds: kinds, agent: a.agentName(), cancel: cancel}
 	tr := s.traceFor(a, need)
 	if tr != nil {
 		c.step = &trace.Notes{}
 	}
 	start := time.Now()
-	defer a.track(c, in)()
+	defer s.conns.Track(a, c)() // the popup's Agents panel shows it (agentslive.go)
 	var res any
 	err := a.grant.permit(method, need)
 	if err == nil {

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/egohost/egohost/internal/server/agentconn"
 	"github.com/egohost/egohost/internal/server/cdpsub"
@@ -114,7 +113,7 @@ func (g grant) connName(name, where string) (string, error) {
 
 // newAgent is the agent of a connection the grant g admitted from remote.
 func (s *Service) newAgent(conn *agentconn.Conn, g grant, remote string) *agent {
-	a := &agent{s: s, conn: conn, grant: g, remote: remote, id: s.connSeq.Add(1), since: time.Now()}
+	a := &agent{s: s, conn: conn, grant: g, remote: remote}
 	a.subs = cdpsub.NewSet(&s.subscriptions, a)
 	return a
 }
@@ -142,23 +141,21 @@ type agent struct {
 	remote string             // its address, to find the process that asked to pair
 	stop   context.CancelFunc // ends serve: set before the connection is listed in s.conns
 
-	id       uint64             // the connection's number (popup.agents)
-	since    time.Time          // when it connected
-	inflight map[*call]inflight // its calls running now, under mu (agentslive.go)
 	procOnce sync.Once
 	proc     *pairing.Process // the process at the other end, looked up once when asked
 }
 
-// cut closes the connection at once (its token was revoked): the read
-// ends, and so do the contexts of its calls in flight.
-func (a *agent) cut() { a.stop() }
+// Cut closes the connection at once (its token was revoked, it was
+// disconnected at the popup, it made too many refused calls): the read
+// ends, and so do the contexts of its calls in flight (agentlive.Conn).
+func (a *agent) Cut() { a.stop() }
 
 // serve runs the agent's connection until the agent leaves or the
 // connection is cut.
 func (a *agent) serve(ctx context.Context) {
 	ctx, cancel := context.WithCancel(ctx)
 	a.stop = cancel
-	a.s.addConn(a)
+	a.s.conns.Add(a)
 	if a.grant.kind == grantPaired {
 		if _, ok := a.s.pairs.ByID(a.grant.tokenID); !ok {
 			cancel() // revoked between the handshake and now
@@ -169,7 +166,7 @@ func (a *agent) serve(ctx context.Context) {
 		lim.MaxMessage, lim.MaxInFlight = min(lim.MaxMessage, tokenlessReadLimit), min(lim.MaxInFlight, tokenlessInFlight)
 	}
 	err := a.conn.Serve(ctx, lim, a)
-	a.s.dropConn(a)
+	a.s.conns.Drop(a)
 	cancel()
 	if errors.Is(err, agentconn.ErrMessageTooBig) {
 		if a.grant.kind == grantUnpaired {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -30,7 +29,7 @@ func (s *Service) pairRequest(ctx context.Context, c *call, p protocol.PairReque
 	req, askErr := s.pending.Ask(ctx, req, wait, func() *pairing.Process { return pairing.LookupPeer(a.remote) })
 	if errors.Is(askErr, pairing.ErrBusy) {
 		s.strike(a)
-		return nil, protocol.Errorf(protocol.CodePairingBusy, "%v", askErr)
+		return nil, pairing.AskError(askErr)
 	}
 	res, err := s.pairAnswered(req, askErr)
 	// The caller is nobody yet: the line names it as such, and the name it
@@ -56,13 +55,8 @@ func (s *Service) pairRequest(ctx context.Context, c *call, p protocol.PairReque
 
 // pairAnswered turns the person's answer to req into pair.request's reply.
 func (s *Service) pairAnswered(req pairing.Request, err error) (any, error) {
-	switch {
-	case errors.Is(err, pairing.ErrDenied):
-		return nil, protocol.Errorf(protocol.CodePairingDenied, "%v", err).With("reason", "denied")
-	case errors.Is(err, pairing.ErrExpired):
-		return nil, protocol.Errorf(protocol.CodePairingDenied, "%v", err).With("reason", "expired")
-	case err != nil:
-		return nil, err
+	if err != nil {
+		return nil, pairing.AskError(err)
 	}
 	tok, ag, err := s.pairs.Add(req.Name, req.Scopes, req.Process)
 	if err != nil {
@@ -76,10 +70,7 @@ func (s *Service) pairAnswered(req pairing.Request, err error) (any, error) {
 func (s *Service) agentsList(ctx context.Context, _ *call, _ noParams) (any, error) {
 	res := protocol.AgentsListResult{Agents: []protocol.PairedAgent{}, Pending: []protocol.PairingRequest{}}
 	for _, ag := range s.pairs.List() {
-		res.Agents = append(res.Agents, protocol.PairedAgent{
-			Name: ag.Name, Scopes: pairing.ScopeNames(ag.Scopes), Paired: ag.Paired, Process: ag.Process.Wire(),
-			Revoked: ag.Revoked, Connected: s.connectedAs(ag.ID),
-		})
+		res.Agents = append(res.Agents, ag.Wire(s.connectedAs(ag.ID)))
 	}
 	res.Pending = s.pendingRequests()
 	return res, nil
@@ -103,15 +94,15 @@ func (s *Service) agentsDeny(ctx context.Context, c *call, p protocol.AgentNameP
 }
 
 // decide answers a pairing request for who (the audit log's name of the
-// person or the owner's CLI); the popup's buttons come here too. An
-// approval that would replace a live pairing of the same name needs
-// replace: the person saw that it does.
+// person or the owner's CLI), and audits the answer; the popup's buttons
+// come here too. An approval that would replace a live pairing of the
+// same name needs replace (pairing.DecideRequest).
 func (s *Service) decide(who, nameOrID string, ans pairing.Answer, replace bool) (any, error) {
 	method := protocol.MethodAgentsDeny
 	if ans.Approve {
 		method = protocol.MethodAgentsApprove
 	}
-	req, err := s.decideRequest(nameOrID, ans, replace)
+	req, err := pairing.DecideRequest(s.pending, s.pairs, nameOrID, ans, replace)
 	s.auditDecision(who, method, orNone(req.Name), err, func(e *audit.Entry) {
 		if ans.Approve && err == nil {
 			e.Scopes = pairing.ScopeNames(req.Scopes)
@@ -122,37 +113,6 @@ func (s *Service) decide(who, nameOrID string, ans pairing.Answer, replace bool)
 	}
 	s.log.Info("pairing answered", "agent", req.Name, "approved", ans.Approve, "by", who)
 	return map[string]any{"name": req.Name, "approved": ans.Approve, "scopes": pairing.ScopeNames(req.Scopes)}, nil
-}
-
-func (s *Service) decideRequest(nameOrID string, ans pairing.Answer, replace bool) (pairing.Request, error) {
-	req, ok := s.pending.Find(nameOrID)
-	if !ok {
-		return pairing.Request{Name: nameOrID}, protocol.Errorf(protocol.CodeInvalidParams, "no pairing request waiting for %q (see `egohost agents list`)", nameOrID)
-	}
-	if old, paired := s.livePairing(req.Name); ans.Approve && paired && !replace {
-		return req, protocol.Errorf(protocol.CodeInvalidParams, "%s is paired already (since %s, scopes %s): approving this request replaces that pairing and revokes its token; approve it with replace (`egohost agents approve %s --yes --replace`, or the popup's Replace pairing button) if that is what you want",
-			req.Name, old.Paired.Local().Format(time.DateTime), scopeList(old.Scopes), req.Name).With("replaces", req.Name)
-	}
-	// By its id: a request that ended meanwhile is never confused with a
-	// new one for the same name.
-	got, err := s.pending.Decide(req.ID, ans)
-	if errors.Is(err, pairing.ErrNoRequest) {
-		return req, protocol.Errorf(protocol.CodeInvalidParams, "%v (it ended meanwhile; see `egohost agents list`)", err)
-	}
-	if err != nil {
-		return req, protocol.Errorf(protocol.CodeInvalidParams, "%v", err)
-	}
-	return got, nil
-}
-
-// livePairing returns the pairing of name that is not revoked, if any.
-func (s *Service) livePairing(name string) (pairing.Agent, bool) {
-	for _, ag := range s.pairs.List() {
-		if ag.Name == name && !ag.Revoked {
-			return ag, true
-		}
-	}
-	return pairing.Agent{}, false
 }
 
 func (s *Service) agentsRevoke(ctx context.Context, c *call, p protocol.AgentNameParams) (any, error) {
@@ -178,19 +138,9 @@ func (s *Service) agentsRevoke(ctx context.Context, c *call, p protocol.AgentNam
 
 // auditTail returns the last calls from the audit log.
 func (s *Service) auditTail(ctx context.Context, _ *call, p protocol.AuditTailParams) (any, error) {
-	f := audit.Filter{Agent: p.Agent, Limit: p.Limit}
-	if f.Limit == 0 {
-		f.Limit = 50
-	}
-	if f.Limit < 0 || f.Limit > 1000 {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "audit.tail: limit must be between 1 and 1000")
-	}
-	if p.Since != "" {
-		t, err := time.Parse(time.RFC3339, p.Since)
-		if err != nil {
-			return nil, protocol.Errorf(protocol.CodeInvalidParams, "audit.tail: since: %v", err)
-		}
-		f.Since = t
+	f, err := audit.TailFilter(p)
+	if err != nil {
+		return nil, err
 	}
 	read, err := audit.Scan(s.auditPath(), f)
 	if err != nil {
@@ -202,58 +152,10 @@ func (s *Service) auditTail(ctx context.Context, _ *call, p protocol.AuditTailPa
 	return protocol.AuditTailResult{Entries: read.Entries, Skipped: read.Skipped}, nil
 }
 
-// connections: every live agent connection, so a revoke can cut them.
-
-func (s *Service) addConn(a *agent) {
-	s.connMu.Lock()
-	defer s.connMu.Unlock()
-	s.conns[a] = struct{}{}
-}
-
-func (s *Service) dropConn(a *agent) {
-	s.connMu.Lock()
-	defer s.connMu.Unlock()
-	delete(s.conns, a)
-}
-
-// connectedAs counts the live connections with a paired token's id.
-func (s *Service) connectedAs(tokenID string) int {
-	s.connMu.Lock()
-	defer s.connMu.Unlock()
-	n := 0
-	for a := range s.conns {
-		if a.grant.kind == grantPaired && a.grant.tokenID == tokenID {
-			n++
-		}
-	}
-	return n
-}
-
-// cutRevoked closes at once every connection whose paired token is no
-// longer valid, and returns how many it closed. Their calls in flight end
-// with their context.
-func (s *Service) cutRevoked() int {
-	s.connMu.Lock()
-	var cut []*agent
-	for a := range s.conns {
-		if a.grant.kind != grantPaired {
-			continue
-		}
-		if _, ok := s.pairs.ByID(a.grant.tokenID); !ok {
-			cut = append(cut, a)
-		}
-	}
-	s.connMu.Unlock()
-	for _, a := range cut {
-		a.cut()
-	}
-	return len(cut)
-}
-
 // pairingChanged tells every browser's extension that pairing requests
 // came or went: the icon's badge counts them, the popup lists them.
 func (s *Service) pairingChanged() {
-	n := s.pairingNotice()
+	n := pairing.Notice(s.pendingRequests())
 	for _, r := range n.Pending {
 		s.log.Info("pairing request waits: approve or deny it in the extension's popup, or with `egohost agents approve|deny "+r.Name+"`", "agent", r.Name, "scopes", strings.Join(r.Scopes, ","), "process", procSummary(r.Process))
 	}
@@ -263,14 +165,6 @@ func (s *Service) pairingChanged() {
 			s.log.Debug("pairing notice", "browser", l.ID, "err", err)
 		}
 	}
-}
-
-func (s *Service) pairingNotice() protocol.PairingNotice {
-	n := protocol.PairingNotice{Pending: s.pendingRequests()}
-	if len(n.Pending) > 0 {
-		n.Badge = strconv.Itoa(len(n.Pending))
-	}
-	return n
 }
 
 func procSummary(p *protocol.PeerProcess) string {
@@ -283,13 +177,12 @@ func procSummary(p *protocol.PeerProcess) string {
 func (s *Service) pendingRequests() []protocol.PairingRequest {
 	out := []protocol.PairingRequest{}
 	for _, r := range s.pending.List() {
-		pr := protocol.PairingRequest{
-			ID: r.ID, Name: r.Name, Scopes: pairing.ScopeNames(r.Scopes), Process: r.Process.Wire(), Asked: r.Asked, Expires: r.Expires,
+		var replaces *protocol.PairedAgent
+		if ag, ok := s.pairs.Live(r.Name); ok {
+			w := ag.Wire(s.connectedAs(ag.ID))
+			replaces = &w
 		}
-		if ag, ok := s.livePairing(r.Name); ok {
-			pr.Replaces = &protocol.PairedAgent{Name: ag.Name, Scopes: pairing.ScopeNames(ag.Scopes), Paired: ag.Paired, Process: ag.Process.Wire(), Connected: s.connectedAs(ag.ID)}
-		}
-		out = append(out, pr)
+		out = append(out, r.Wire(replaces))
 	}
 	return out
 }

@@ -15,12 +15,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/egohost/egohost"
 	"github.com/egohost/egohost/internal/peercred"
 	"github.com/egohost/egohost/internal/server/agentconn"
+	"github.com/egohost/egohost/internal/server/agentlive"
 	"github.com/egohost/egohost/internal/server/audit"
 	"github.com/egohost/egohost/internal/server/cdpsub"
 	"github.com/egohost/egohost/internal/server/confirm"
@@ -105,13 +105,14 @@ type Service struct {
 	pairs    *pairing.Store   // paired agents (access.go, pairmethods.go)
 	pending  *pairing.Pending // pairing requests waiting for the person
 	audit    *audit.Log       // every call that reaches a tab
-	connMu   sync.Mutex
-	conns    map[*agent]struct{} // live agent connections, so a revoke can cut them
-	connSeq  atomic.Uint64       // connection numbers (popup.agents, popup.disconnect)
-	recent   *audit.Recent       // each agent's last calls, for the popup (writeAudit feeds it)
-	files    filegate.Rules      // which of the person's files a call may reach (agentfiles.go)
-	uploads  *filegate.Store     // the files pages were handed, kept while their tab lives
-	confirms *asks.Store         // the acts waiting for the person, and their always answers (confirm.go)
+	recent   *audit.Recent    // each agent's last calls, for the popup (writeAudit feeds it)
+	files    filegate.Rules   // which of the person's files a call may reach (agentfiles.go)
+	uploads  *filegate.Store  // the files pages were handed, kept while their tab lives
+	confirms *asks.Store      // the acts waiting for the person, and their always answers (confirm.go)
+
+	// conns are the live agent connections and their calls in flight:
+	// the popup shows them, a revoke cuts them.
+	conns agentlive.Registry[*agent, *call]
 
 	tokenless tokenless // what connections without a valid token did (tokenless.go)
 
@@ -194,7 +195,6 @@ func New(opts Options) (*Service, error) {
 		lim = pairing.DefaultLimits
 	}
 	s.pending = pairing.NewPending(lim, time.Now, s.pairingChanged)
-	s.conns = make(map[*agent]struct{})
 	for name, r := range opts.OriginRules {
 		if err := r.CheckPatterns(); err != nil {
 			return nil, fmt.Errorf("start service: origin rules of %q: %w", name, err)

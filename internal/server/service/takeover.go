@@ -74,26 +74,20 @@ func (s *Service) stopAgentsIn(l *link, sp spaces.Space) (calls, subs int) {
 		tabs = l.Layout.TabsInGroup(sp.Group)
 	}
 	cause := errUserInControl(sp)
-	s.connMu.Lock()
-	conns := make([]*agent, 0, len(s.conns))
-	for a := range s.conns {
-		conns = append(conns, a)
-	}
-	s.connMu.Unlock()
-	for _, a := range conns {
+	for _, lc := range s.conns.List() {
+		a := lc.Conn
 		if isPerson(a.agentName()) {
 			continue
 		}
-		a.mu.Lock()
 		var cancels []context.CancelCauseFunc
-		for c := range a.inflight {
+		for _, r := range s.conns.Calls(a) {
+			c := r.Call
 			c.mu.Lock()
 			if slices.Contains(c.spaces, sp.ID) && c.cancel != nil {
 				cancels = append(cancels, c.cancel)
 			}
 			c.mu.Unlock()
 		}
-		a.mu.Unlock()
 		for _, cancel := range cancels {
 			cancel(cause)
 		}

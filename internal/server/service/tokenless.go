@@ -78,6 +78,6 @@ func (s *Service) strike(a *agent) {
 	}
 	s.tokenless.refused.Add(1)
 	if a.strikes.Add(1) >= tokenlessStrikes && a.stop != nil {
-		a.cut()
+		a.Cut()
 	}
 }
