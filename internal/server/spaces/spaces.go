@@ -1,7 +1,13 @@
 // Package spaces keeps the agents' spaces: which named agent owns which
 // Chrome tab group of which browser, each agent's current space, and
-// whether the person has taken a space over. It does no I/O: the service
-// drives Chrome and persists the State this package hands it.
+// whether the person has taken a space over. It makes the spaces'
+// decisions: which space an agent's call or new tab lands in (For,
+// DefaultTab), whether an agent may act on a tab (Check), what claiming,
+// touching, taking over, handing back and ending change in the registry,
+// what a browser's tab groups say after a restart (Reconcile), and when
+// a space is idle (Presence, MarkIdle). It does no I/O: the service
+// drives Chrome, words the agents' errors and persists the Saved state
+// this package hands it.
 package spaces
 
 import (
