@@ -35,6 +35,24 @@ func TestCheckName(t *testing.T) {
 	}
 }
 
+func TestCheckTask(t *testing.T) {
+	for _, tc := range []struct {
+		task string
+		ok   bool
+	}{
+		{"", true},
+		{"book a flight", true},
+		{string(make([]byte, MaxTask)), true},
+		{string(make([]byte, MaxTask+1)), false},
+		{"two\nlines", false},
+		{"a\rb", false},
+	} {
+		if err := CheckTask(tc.task); (err == nil) != tc.ok {
+			t.Errorf("CheckTask(%q) = %v, want ok %v", tc.task, err, tc.ok)
+		}
+	}
+}
+
 func TestTitleRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
 		name string
