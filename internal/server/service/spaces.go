@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -125,21 +124,19 @@ func (s *Service) checkSpace(ctx context.Context, c *call, l *link, tabID int) e
 			sp = cur
 		}
 	}
-	if inSpace && sp.State == spaces.Person && (sp.Agent == name || !ownSpacesOnly(a)) {
+	caller := spaces.Caller{Name: name, OwnOnly: ownSpacesOnly(a), AllTabs: s.allTabs(name) || slices.Contains(a.grant.scopes, pairing.AllTabs)}
+	switch spaces.Check(caller, sp, inSpace) {
+	case spaces.TakenOver:
 		return errUserInControl(sp)
-	}
-	if inSpace && sp.Agent == name {
+	case spaces.Own:
 		s.touch(ctx, l, sp, tabID)
 		return nil
-	}
-	if s.allTabs(name) || slices.Contains(a.grant.scopes, pairing.AllTabs) {
+	case spaces.Granted:
 		return nil
-	}
-	if inSpace && ownSpacesOnly(a) {
+	case spaces.UnnamedSpace:
 		return protocol.Errorf(protocol.CodeNotInSpace, "tab %d is in another agent's space, not in agent %s's spaces: use your own tabs (spaces.list), or open one (tabs.open)", tabID, name).
 			With("tab", tabID)
-	}
-	if inSpace {
+	case spaces.OthersSpace:
 		return protocol.Errorf(protocol.CodeNotInSpace, "tab %d is in agent %s's space %s, not in agent %s's spaces: use your own tabs (spaces.list), or open one (tabs.open)", tabID, sp.Agent, sp.ID, name).
 			With("tab", tabID).With("space", sp.ID).With("owner", sp.Agent)
 	}
@@ -167,14 +164,9 @@ func (s *Service) touch(ctx context.Context, l *link, sp spaces.Space, tabID int
 			l.Layout.SetActive(tabID, res.Tab.WindowID)
 		}
 	}
-	if sp.LastTab != tabID {
-		s.spaces.reg.Update(sp.ID, func(x *spaces.Space) { x.LastTab = tabID })
-	}
-	if sp.State == spaces.Idle {
-		if sp, ok := s.spaces.reg.SetState(sp.ID, spaces.Working); ok {
-			s.retitle(ctx, l, sp)
-			s.saveSpaces()
-		}
+	if sp, woke := s.spaces.reg.Touch(sp.ID, tabID); woke {
+		s.retitle(ctx, l, sp)
+		s.saveSpaces()
 	}
 }
 
@@ -188,14 +180,11 @@ func (s *Service) defaultTab(ctx context.Context, c *call, l *link) (int, error)
 		return 0, protocol.Errorf(protocol.CodeNotInSpace, "agent %s has no space in browser %s yet, and names no tab: open one (tabs.open, `egohost --agent %s open URL`) or claim one (spaces.claim)", name, l.ID, name).
 			With("agent", name)
 	}
-	tabs := l.Layout.TabsInGroup(sp.Group)
-	if len(tabs) == 0 {
+	tab, ok := sp.DefaultTab(l.Layout.TabsInGroup(sp.Group))
+	if !ok {
 		return 0, protocol.Errorf(protocol.CodeTabNotFound, "agent %s's space %s has no tab left: open one with tabs.open", name, sp.ID).With("space", sp.ID)
 	}
-	if slices.Contains(tabs, sp.LastTab) {
-		return sp.LastTab, nil
-	}
-	return tabs[len(tabs)-1], nil
+	return tab, nil
 }
 
 // needsFirstTab reports whether a named agent has no tab of its own to go
@@ -320,30 +309,23 @@ func (s *Service) addToSpace(ctx context.Context, l *link, sp spaces.Space, tabs
 	for _, t := range tabs {
 		l.Layout.SetGroup(t, res.GroupID)
 	}
-	sp, _ = s.spaces.reg.Update(sp.ID, func(x *spaces.Space) { x.Group = res.GroupID; x.LastTab = tabs[len(tabs)-1] })
+	sp, _ = s.spaces.reg.Grouped(sp.ID, res.GroupID, tabs[len(tabs)-1])
 	s.saveSpaces()
 	return sp, nil
 }
 
-// spaceFor returns the named agent's current space in browser l, making
-// one when it has none there.
+// spaceFor returns the space the named agent's new tab in browser l goes
+// to (spaces.Registry.For), making one when it has none there.
 func (s *Service) spaceFor(ctx context.Context, c *call, l *link) (spaces.Space, error) {
 	name := c.conn.agentName()
 	s.syncSpaces(ctx, l)
-	if sp, ok := s.spaces.reg.Current(name); ok && sp.Browser == l.ID {
-		if sp.State == spaces.Person {
-			return sp, errUserInControl(sp)
-		}
-		return sp, nil
+	sp, created := s.spaces.reg.For(name, l.ID)
+	if created {
+		s.log.Info("space created", "space", sp.ID, "agent", name, "browser", l.ID)
 	}
-	for _, sp := range s.spaces.reg.List(name) { // its space in this browser
-		if sp.Browser == l.ID {
-			s.spaces.reg.Use(name, sp.ID)
-			return s.spaceFor(ctx, c, l)
-		}
+	if sp.State == spaces.Person {
+		return sp, errUserInControl(sp)
 	}
-	sp := s.spaces.reg.Add(name, "", l.ID)
-	s.log.Info("space created", "space", sp.ID, "agent", name, "browser", l.ID)
 	return sp, nil
 }
 
@@ -413,15 +395,15 @@ func (s *Service) spacesNew(ctx context.Context, c *call, p protocol.SpacesNewPa
 	if err != nil {
 		return nil, err
 	}
-	if len(p.Task) > spaces.MaxTask || strings.ContainsAny(p.Task, "\n\r") {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "spaces.new: task must be one line of at most %d bytes", spaces.MaxTask)
+	if err := spaces.CheckTask(p.Task); err != nil {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "spaces.new: %v", err)
 	}
 	l, err := s.pickLink(ctx, c, p.Browser)
 	if err != nil {
 		return nil, err
 	}
 	s.syncSpaces(ctx, l)
-	prev, hadPrev := s.spaces.reg.Current(name)
+	prev, _ := s.spaces.reg.Current(name)
 	sp := s.spaces.reg.Add(name, p.Task, l.ID)
 	s.log.Info("space created", "space", sp.ID, "agent", name, "browser", l.ID, "task", p.Task)
 	s.saveSpaces()
@@ -429,11 +411,7 @@ func (s *Service) spacesNew(ctx context.Context, c *call, p protocol.SpacesNewPa
 	if err != nil {
 		// No tab (the person said no, nobody answered, the browser
 		// refused): no space either, and the agent's current one is back.
-		if now, ok := s.spaces.reg.Get(sp.ID); ok && now.Group == 0 {
-			s.spaces.reg.Remove(sp.ID)
-			if hadPrev {
-				s.spaces.reg.Use(name, prev.ID)
-			}
+		if s.spaces.reg.Abandon(sp.ID, prev.ID) {
 			s.saveSpaces()
 			s.log.Info("space dropped: its tab did not open", "space", sp.ID, "agent", name, "err", err)
 		}
@@ -588,8 +566,9 @@ func (s *Service) spacesClose(ctx context.Context, c *call, p protocol.SpacePara
 	return s.endSpace(ctx, c, p.Space, false)
 }
 
-// control moves a space between the agent and the person.
-func (s *Service) control(ctx context.Context, c *call, op, id string, st spaces.State) (any, error) {
+// control moves a space between the agent and the person: takeOver
+// gives it to the person, else it is handed back.
+func (s *Service) control(ctx context.Context, c *call, op, id string, takeOver bool) (any, error) {
 	a := c.conn
 	if !isPerson(a.agentName()) {
 		return nil, protocol.Errorf(protocol.CodeInvalidRequest, "%s is the person's (the popup, or the CLI without --agent): an agent cannot take a space over or hand it back", op)
@@ -601,18 +580,20 @@ func (s *Service) control(ctx context.Context, c *call, op, id string, st spaces
 	if err != nil {
 		return nil, err
 	}
-	if st == spaces.Working && !s.connected(cur.Agent) {
-		st = spaces.Idle // handed back to an agent that is not there
+	var sp spaces.Space
+	if takeOver {
+		sp, _ = s.spaces.reg.SetState(id, spaces.Person)
+	} else {
+		sp, _ = s.spaces.reg.HandBack(id, s.connected(cur.Agent))
 	}
-	sp, _ := s.spaces.reg.SetState(id, st)
 	l := s.hub.Get(sp.Browser)
 	var calls, subs int
-	if st == spaces.Person {
+	if takeOver {
 		calls, subs = s.stopAgentsIn(l, sp)
 	}
 	s.auditDecision(a.auditName(), op, sp.ID+" (agent "+sp.Agent+")", nil, func(e *audit.Entry) { e.Browser = sp.Browser })
 	s.retitle(ctx, l, sp)
-	if st == spaces.Person && l != nil && sp.LastTab != 0 {
+	if takeOver && l != nil && sp.LastTab != 0 {
 		// Bring the space's tab to the person: its window comes to the front.
 		if _, err := l.Call(ctx, extwire.TabsActivate{TabID: sp.LastTab}); err != nil {
 			l.Log.Warn("show the taken-over space's tab", "space", sp.ID, "tab", sp.LastTab, "err", err)
@@ -624,11 +605,11 @@ func (s *Service) control(ctx context.Context, c *call, op, id string, st spaces
 }
 
 func (s *Service) spacesTakeOver(ctx context.Context, c *call, p protocol.SpaceParams) (any, error) {
-	return s.control(ctx, c, "spaces.takeOver", p.Space, spaces.Person)
+	return s.control(ctx, c, "spaces.takeOver", p.Space, true)
 }
 
 func (s *Service) spacesHandBack(ctx context.Context, c *call, p protocol.SpaceParams) (any, error) {
-	return s.control(ctx, c, "spaces.handBack", p.Space, spaces.Working)
+	return s.control(ctx, c, "spaces.handBack", p.Space, false)
 }
 
 func (s *Service) spacesWaitForControl(ctx context.Context, c *call, p protocol.SpacesWaitParams) (any, error) {
@@ -659,11 +640,12 @@ func (s *Service) spacesWaitForControl(ctx context.Context, c *call, p protocol.
 	if !ok {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "space %s was ended while you waited", p.Space)
 	}
-	if sp.State == spaces.Idle && sp.Agent == c.conn.agentName() { // its agent is back
-		sp, _ = s.spaces.reg.SetState(sp.ID, spaces.Working)
-		l := s.hub.Get(sp.Browser)
-		s.retitle(ctx, l, sp)
-		s.saveSpaces()
+	if sp.Agent == c.conn.agentName() { // its agent is back
+		if now, woke := s.spaces.reg.Wake(sp.ID); woke {
+			sp = now
+			s.retitle(ctx, s.hub.Get(sp.Browser), sp)
+			s.saveSpaces()
+		}
 	}
 	return protocol.SpaceResult{Space: s.wire(sp, c.conn.agentName())}, nil
 }

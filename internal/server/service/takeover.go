@@ -57,12 +57,7 @@ func takenOver(ctx context.Context, err error) error {
 // heldByPerson reports whether tab of l is in a space the person has
 // taken over.
 func (s *Service) heldByPerson(l *hub.Link, tab int) bool {
-	g := l.Layout.GroupOf(tab)
-	if g == 0 {
-		return false
-	}
-	sp, ok := s.spaces.reg.ByGroup(l.ID, g)
-	return ok && sp.State == spaces.Person
+	return s.spaces.reg.Held(l.ID, l.Layout.GroupOf(tab))
 }
 
 // stopAgentsIn ends what agents have running in space sp of browser l,

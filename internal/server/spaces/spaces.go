@@ -1,7 +1,13 @@
 // Package spaces keeps the agents' spaces: which named agent owns which
 // Chrome tab group of which browser, each agent's current space, and
-// whether the person has taken a space over. It does no I/O: the service
-// drives Chrome and persists the State this package hands it.
+// whether the person has taken a space over. It makes the spaces'
+// decisions: which space an agent's call or new tab lands in (For,
+// DefaultTab), whether an agent may act on a tab (Check), what claiming,
+// touching, taking over, handing back and ending change in the registry,
+// what a browser's tab groups say after a restart (Reconcile), and when
+// a space is idle (Presence, MarkIdle). It does no I/O: the service
+// drives Chrome, words the agents' errors and persists the Saved state
+// this package hands it.
 package spaces
 
 import (
@@ -60,6 +66,15 @@ func NameFrom(client, fallback string) string {
 
 // MaxTask is the longest task text a space's title carries.
 const MaxTask = 80
+
+// CheckTask reports whether task can be a space's task: one line of at
+// most MaxTask bytes.
+func CheckTask(task string) error {
+	if len(task) > MaxTask || strings.ContainsAny(task, "\n\r") {
+		return fmt.Errorf("task must be one line of at most %d bytes", MaxTask)
+	}
+	return nil
+}
 
 // State says who is in control of a space.
 type State string
@@ -182,11 +197,31 @@ func (r *Registry) Save() Saved {
 func (r *Registry) Add(agent, task, browser string) Space {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	return r.addLocked(agent, task, browser)
+}
+
+func (r *Registry) addLocked(agent, task, browser string) Space {
 	r.next++
 	sp := &Space{ID: "s" + strconv.Itoa(r.next), Agent: agent, Task: task, Browser: browser, State: Working, Color: r.freeColor()}
 	r.spaces[sp.ID] = sp
 	r.current[agent] = sp.ID
 	return *sp
+}
+
+// For returns the space an agent's tab in browser goes to: its current
+// space when that is in browser, else its first space there (which
+// becomes its current one), else a new one (created is true).
+func (r *Registry) For(agent, browser string) (sp Space, created bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if cur := r.spaces[r.current[agent]]; cur != nil && cur.Browser == browser {
+		return *cur, false
+	}
+	if there := r.listLocked(func(sp *Space) bool { return sp.Agent == agent && sp.Browser == browser }); len(there) > 0 {
+		r.current[agent] = there[0].ID
+		return there[0], false
+	}
+	return r.addLocked(agent, "", browser), true
 }
 
 // Adopt records a space rebuilt from a group found in browser.
@@ -297,15 +332,90 @@ func (r *Registry) Update(id string, fn func(*Space)) (Space, bool) {
 	return *sp, true
 }
 
+// Grouped records that tabs put into space id are in group now, the
+// last of them, lastTab, its default tab.
+func (r *Registry) Grouped(id string, group, lastTab int) (Space, bool) {
+	return r.Update(id, func(x *Space) { x.Group, x.LastTab = group, lastTab })
+}
+
+// Touch records tab as the tab the agent of space id used last (its
+// default tab), and wakes the space if it is idle: woke says so.
+func (r *Registry) Touch(id string, tab int) (sp Space, woke bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.spaces[id]
+	if p == nil {
+		return Space{}, false
+	}
+	p.LastTab = tab
+	return r.wakeLocked(p)
+}
+
+// Wake moves space id from idle back to working (its agent is back):
+// woke says whether it was idle. The space is returned as it is now.
+func (r *Registry) Wake(id string) (sp Space, woke bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := r.spaces[id]
+	if p == nil {
+		return Space{}, false
+	}
+	return r.wakeLocked(p)
+}
+
+func (r *Registry) wakeLocked(p *Space) (Space, bool) {
+	if p.State != Idle {
+		return *p, false
+	}
+	r.setStateLocked(p, Working)
+	return *p, true
+}
+
+// HandBack ends the person's control of space id: it is working again,
+// or idle when its agent is not connected (present false).
+func (r *Registry) HandBack(id string, present bool) (Space, bool) {
+	if !present {
+		return r.SetState(id, Idle)
+	}
+	return r.SetState(id, Working)
+}
+
+// Held reports whether group of browser is a space the person has taken
+// over.
+func (r *Registry) Held(browser string, group int) bool {
+	sp, ok := r.ByGroup(browser, group)
+	return ok && sp.State == Person
+}
+
+// Abandon removes space id if it never got a tab (it has no group: its
+// first tab did not open), and makes prev its agent's current space
+// again unless prev is "". It reports whether it removed the space.
+func (r *Registry) Abandon(id, prev string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	sp := r.spaces[id]
+	if sp == nil || sp.Group != 0 {
+		return false
+	}
+	r.removeLocked(sp)
+	if prev != "" {
+		r.current[sp.Agent] = prev
+	}
+	return true
+}
+
 // Remove forgets a space; whoever waits for it to be handed back stops
 // waiting.
 func (r *Registry) Remove(id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	sp := r.spaces[id]
-	if sp == nil {
-		return
+	if sp := r.spaces[id]; sp != nil {
+		r.removeLocked(sp)
 	}
+}
+
+func (r *Registry) removeLocked(sp *Space) {
+	id := sp.ID
 	delete(r.spaces, id)
 	if r.current[sp.Agent] == id {
 		delete(r.current, sp.Agent)
@@ -325,16 +435,20 @@ func (r *Registry) SetState(id string, st State) (Space, bool) {
 	if sp == nil {
 		return Space{}, false
 	}
+	r.setStateLocked(sp, st)
+	return *sp, true
+}
+
+func (r *Registry) setStateLocked(sp *Space, st State) {
 	sp.State = st
-	ch := r.resumed[id]
+	ch := r.resumed[sp.ID]
 	switch {
 	case st == Person && ch == nil:
-		r.resumed[id] = make(chan struct{})
+		r.resumed[sp.ID] = make(chan struct{})
 	case st != Person && ch != nil:
 		close(ch)
-		delete(r.resumed, id)
+		delete(r.resumed, sp.ID)
 	}
-	return *sp, true
 }
 
 // Resumed returns a channel closed when the person hands the space back

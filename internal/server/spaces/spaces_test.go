@@ -35,6 +35,24 @@ func TestCheckName(t *testing.T) {
 	}
 }
 
+func TestCheckTask(t *testing.T) {
+	for _, tc := range []struct {
+		task string
+		ok   bool
+	}{
+		{"", true},
+		{"book a flight", true},
+		{string(make([]byte, MaxTask)), true},
+		{string(make([]byte, MaxTask+1)), false},
+		{"two\nlines", false},
+		{"a\rb", false},
+	} {
+		if err := CheckTask(tc.task); (err == nil) != tc.ok {
+			t.Errorf("CheckTask(%q) = %v, want ok %v", tc.task, err, tc.ok)
+		}
+	}
+}
+
 func TestTitleRoundTrip(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -202,5 +220,104 @@ func TestReconcileAndMarkIdle(t *testing.T) {
 		if sp.Agent != "a" || sp.State != Idle {
 			t.Errorf("got %+v idle, want a's spaces only, idle", sp)
 		}
+	}
+}
+
+// For: an agent's tab goes to its current space in that browser, else
+// to its first space there (made current), else to a new one.
+func TestFor(t *testing.T) {
+	r := New(Saved{})
+	a1 := r.Add("a", "", "b1")
+	a2 := r.Add("a", "", "b2")
+	if sp, created := r.For("a", "b2"); sp.ID != a2.ID || created {
+		t.Errorf("current space's browser: got %s, created %v, want %s", sp.ID, created, a2.ID)
+	}
+	if sp, created := r.For("a", "b1"); sp.ID != a1.ID || created {
+		t.Errorf("another browser with a space: got %s, created %v, want %s", sp.ID, created, a1.ID)
+	}
+	if cur, _ := r.Current("a"); cur.ID != a1.ID {
+		t.Errorf("got current %s, want %s (the space For chose)", cur.ID, a1.ID)
+	}
+	sp, created := r.For("a", "b3")
+	if !created || sp.Browser != "b3" || sp.Agent != "a" || sp.State != Working {
+		t.Errorf("a browser without its space: got %+v, created %v, want a new working space of a in b3", sp, created)
+	}
+	if cur, _ := r.Current("a"); cur.ID != sp.ID {
+		t.Errorf("got current %s, want the new %s", cur.ID, sp.ID)
+	}
+}
+
+// Touch records the tab and wakes an idle space only; Wake wakes an
+// idle space only; HandBack idles a space whose agent is away; the
+// waiters are released either way.
+func TestTouchWakeHandBack(t *testing.T) {
+	r := New(Saved{})
+	sp := r.Add("a", "", "b1")
+	if got, woke := r.Touch(sp.ID, 4); woke || got.LastTab != 4 || got.State != Working {
+		t.Errorf("touch a working space: got %+v, woke %v, want last tab 4, working, not woken", got, woke)
+	}
+	r.SetState(sp.ID, Idle)
+	if got, woke := r.Touch(sp.ID, 5); !woke || got.LastTab != 5 || got.State != Working {
+		t.Errorf("touch an idle space: got %+v, woke %v, want last tab 5, working, woken", got, woke)
+	}
+	r.SetState(sp.ID, Person)
+	if got, woke := r.Touch(sp.ID, 6); woke || got.State != Person {
+		t.Errorf("touch a taken-over space: got %+v, woke %v, want the person's still", got, woke)
+	}
+	if got, woke := r.Wake(sp.ID); woke || got.State != Person {
+		t.Errorf("wake a taken-over space: got %+v, woke %v, want the person's still", got, woke)
+	}
+	if _, woke := r.Touch("s99", 1); woke {
+		t.Error("touch of no space woke it")
+	}
+
+	for _, tc := range []struct {
+		present bool
+		want    State
+	}{{true, Working}, {false, Idle}} {
+		r.SetState(sp.ID, Person)
+		ch := r.Resumed(sp.ID)
+		if got, _ := r.HandBack(sp.ID, tc.present); got.State != tc.want {
+			t.Errorf("hand back, agent present %v: got %s, want %s", tc.present, got.State, tc.want)
+		}
+		<-ch
+	}
+	if got, woke := r.Wake(sp.ID); !woke || got.State != Working {
+		t.Errorf("wake an idle space: got %+v, woke %v, want working, woken", got, woke)
+	}
+	if got, _ := r.Grouped(sp.ID, 3, 7); got.Group != 3 || got.LastTab != 7 {
+		t.Errorf("grouped: got group %d, last tab %d, want 3, 7", got.Group, got.LastTab)
+	}
+	r.SetState(sp.ID, Person)
+	if !r.Held("b1", 3) || r.Held("b2", 3) || r.Held("b1", 0) {
+		t.Errorf("held: got b1/3 %v, b2/3 %v, b1/0 %v, want true, false, false", r.Held("b1", 3), r.Held("b2", 3), r.Held("b1", 0))
+	}
+}
+
+// Abandon drops a space whose first tab did not open, and gives its
+// agent the space it had before; a space with a group stays.
+func TestAbandon(t *testing.T) {
+	r := New(Saved{})
+	prev := r.Add("a", "", "b1")
+	r.Grouped(prev.ID, 1, 10)
+	grouped := r.Add("a", "", "b1")
+	r.Grouped(grouped.ID, 2, 20)
+	if r.Abandon(grouped.ID, prev.ID) {
+		t.Error("abandoned a space with a group")
+	}
+	empty := r.Add("a", "", "b1")
+	if !r.Abandon(empty.ID, prev.ID) {
+		t.Fatal("did not abandon a space without a tab")
+	}
+	if _, ok := r.Get(empty.ID); ok {
+		t.Error("the abandoned space is still there")
+	}
+	if cur, _ := r.Current("a"); cur.ID != prev.ID {
+		t.Errorf("got current %s, want the previous %s", cur.ID, prev.ID)
+	}
+	first := r.Add("b", "", "b1")
+	r.Abandon(first.ID, "")
+	if cur, ok := r.Current("b"); ok {
+		t.Errorf("an agent's only space abandoned: got current %s, want none", cur.ID)
 	}
 }
