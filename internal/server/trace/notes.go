@@ -23,7 +23,7 @@ const (
 func NewShot(data []byte, viewW, viewH float64) (*Shot, error) {
 	cfg, err := jpeg.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("Chrome's image: %w", err)
+		return nil, fmt.Errorf("read the JPEG: %w", err)
 	}
 	return &Shot{JPEG: data, Width: cfg.Width, Height: cfg.Height, ViewW: viewW, ViewH: viewH}, nil
 }
