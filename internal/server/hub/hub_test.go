@@ -177,6 +177,25 @@ func TestBrowserIDStableAcrossReconnectsAndRestarts(t *testing.T) {
 	}
 }
 
+// A call whose wait for a browser ends (its time is up, its context is
+// done) takes the browser there is then, but never one whose automation
+// the person stopped: the end of a wait is no way around Stop all.
+func TestAWaitsEndHonoursStopAll(t *testing.T) {
+	f := newFixture(t, shortDir(t), nil)
+	ext := f.connectExt(t, testOrigin)
+	id := ext.HelloAs(keyA)
+	f.h.Get(id).SetStopped(true)
+	for _, name := range []string{id, ""} {
+		if _, err := f.h.chooseNow(name); protocol.CodeOf(err) != protocol.CodeAutomationStopped {
+			t.Errorf("chooseNow(%q) with its automation stopped: got %v, want %v", name, err, protocol.CodeAutomationStopped)
+		}
+	}
+	f.h.Get(id).SetStopped(false)
+	if l, err := f.h.chooseNow(id); err != nil || l == nil {
+		t.Errorf("chooseNow(%q) with its automation on: got %v, %v; want the link", id, l, err)
+	}
+}
+
 // While a known browser is reconnecting, a call that needs it waits for it
 // within its own timeout: it succeeds when the browser is back in time, and
 // fails with browser_reconnecting (not no_browser) when it is not. A

@@ -58,11 +58,19 @@ func (h *Hub[L]) Pick(ctx context.Context, name string) (L, error) {
 }
 
 // chooseNow is choose's browser and error now: a wait for the browser
-// ended; the error says how long it has been gone by now.
+// ended; the error says how long it has been gone by now. A browser that
+// came in the meantime is refused, as Pick refuses it, while the person
+// has stopped its automation.
 func (h *Hub[L]) chooseNow(name string) (L, error) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	m, _, err := h.choose(name)
+	h.mu.Unlock()
+	if m.link != nil {
+		if err := m.link.CheckAutomation(); err != nil {
+			var none L
+			return none, err
+		}
+	}
 	return m.v, err
 }
 
