@@ -284,7 +284,7 @@ func (p *Pending) Decide(nameOrID string, a Answer) (Request, error) {
 			}
 			for _, sc := range a.Scopes {
 				if !slices.Contains(w.Scopes, sc) {
-					return w.Request, fmt.Errorf("decide %s: %s was not asked for (asked: %s): a grant can only narrow the request", nameOrID, sc, scopeWords(w.Scopes))
+					return w.Request, fmt.Errorf("decide %s: %s was not asked for (asked: %s): a grant can only narrow the request", nameOrID, sc, ScopeList(w.Scopes))
 				}
 			}
 		}
@@ -300,14 +300,6 @@ func (p *Pending) Decide(nameOrID string, a Answer) (Request, error) {
 		return r, nil
 	}
 	return Request{}, fmt.Errorf("decide %q: %w", nameOrID, ErrNoRequest)
-}
-
-func scopeWords(scopes []Scope) string {
-	out := make([]string, len(scopes))
-	for i, s := range scopes {
-		out[i] = string(s)
-	}
-	return strings.Join(out, ", ")
 }
 
 // List returns the requests waiting, oldest first.

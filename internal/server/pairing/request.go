@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/egohost/egohost/protocol"
@@ -45,6 +46,9 @@ func ScopeNames(scopes []Scope) []string {
 	return out
 }
 
+// ScopeList is scopes as the messages write them: "read, act".
+func ScopeList(scopes []Scope) string { return strings.Join(ScopeNames(scopes), ", ") }
+
 // Wire is the process as agents and the popup see it (nil for none),
 // saying whether it runs as another user than the service.
 func (p *Process) Wire() *protocol.PeerProcess {
@@ -82,7 +86,7 @@ func DecideRequest(p *Pending, store *Store, nameOrID string, a Answer, replace 
 	}
 	if old, paired := store.Live(req.Name); a.Approve && paired && !replace {
 		return req, protocol.Errorf(protocol.CodeInvalidParams, "%s is paired already (since %s, scopes %s): approving this request replaces that pairing and revokes its token; approve it with replace (`egohost agents approve %s --yes --replace`, or the popup's Replace pairing button) if that is what you want",
-			req.Name, old.Paired.Local().Format(time.DateTime), scopeWords(old.Scopes), req.Name).With("replaces", req.Name)
+			req.Name, old.Paired.Local().Format(time.DateTime), ScopeList(old.Scopes), req.Name).With("replaces", req.Name)
 	}
 	// By its id: a request that ended meanwhile is never confused with a
 	// new one for the same name.

@@ -160,11 +160,9 @@ func (g grant) permit(method string, need pairing.Need) error {
 	case pairing.Grants(g.scopes, need):
 		return nil
 	}
-	return protocol.Errorf(protocol.CodeScopeDenied, "%s: agent %q was not granted %s (its scopes: %s); pair again asking for it", method, g.name, pairing.ScopeFor(need), scopeList(g.scopes)).
+	return protocol.Errorf(protocol.CodeScopeDenied, "%s: agent %q was not granted %s (its scopes: %s); pair again asking for it", method, g.name, pairing.ScopeFor(need), pairing.ScopeList(g.scopes)).
 		With("need", need.String()).With("scope", pairing.ScopeFor(need))
 }
-
-func scopeList(scopes []pairing.Scope) string { return strings.Join(pairing.ScopeNames(scopes), ", ") }
 
 // call is one call in flight, as the access checks and the audit log see
 // it. Its handler gets it, and passes it to what judges the caller (the

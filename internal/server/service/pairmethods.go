@@ -63,7 +63,7 @@ func (s *Service) pairAnswered(req pairing.Request, err error) (any, error) {
 		return nil, protocol.Errorf(protocol.CodeInternal, "pair.request: %v", err)
 	}
 	s.cutRevoked() // an earlier pairing of the name (replaced with the person's approval) is revoked now
-	s.log.Info("agent paired", "agent", ag.Name, "scopes", scopeList(ag.Scopes))
+	s.log.Info("agent paired", "agent", ag.Name, "scopes", pairing.ScopeList(ag.Scopes))
 	return protocol.PairRequestResult{Name: ag.Name, Token: tok, Scopes: pairing.ScopeNames(ag.Scopes)}, nil
 }
 
