@@ -17,6 +17,7 @@ import (
 	"github.com/egohost/egohost/internal/server/confirm"
 	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/internal/server/trace"
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -338,17 +339,6 @@ func (s *Service) reachFor(g grant) cdptab.Reach {
 	}
 }
 
-// withheldError is the agent's error for a document its Reach refused.
-func withheldError(e *cdptab.WithheldError) *protocol.Error {
-	origin := cdptab.OriginOf(e.URL, e.Origin)
-	if e.Frame {
-		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "the target is in a frame showing %s, which this agent may not reach (%s): its content is withheld; take a new snapshot", origin, e.Why).
-			With("origin", origin).With("rule", e.Why).With("reason", "frame").With("frame", true)
-	}
-	return protocol.Errorf(protocol.CodeForbiddenOriginScope, "the tab is on %s now, which this agent may not reach (%s): nothing was read or done there", origin, e.Why).
-		With("origin", origin).With("rule", e.Why).With("reason", pairing.ReasonOf(e.Why))
-}
-
 // visibleTabs is what a caller may see of tabs: everything for the owner
 // and the person; for a paired agent only the tabs it could act on — those
 // of its own spaces (every tab with all-tabs), less those on an origin its
@@ -418,7 +408,7 @@ func (s *Service) callEntry(c *call, in params, err error, took time.Duration) a
 	c.mu.Unlock()
 	e.Result = "ok"
 	if err != nil {
-		e.Result = agentError(err).Code.Name()
+		e.Result = wireerr.Of(err).Code.Name()
 	}
 	e.Duration = float64(took.Microseconds()) / 1000
 	return e

@@ -16,6 +16,7 @@ import (
 	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/internal/server/spaces"
 	"github.com/egohost/egohost/internal/server/trace"
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -59,7 +60,7 @@ func (s *Service) traceFor(a *agent, need pairing.Need) *trace.Recording {
 func (s *Service) traceCall(t *trace.Recording, c *call, in params, res any, err error, took time.Duration) {
 	st := trace.Step{Call: s.callEntry(c, in, err, took)}
 	if err != nil {
-		st.Error = agentError(err).Message
+		st.Error = wireerr.Of(err).Message
 	}
 	st.Summary, st.Diff = trace.Summary(res, string(in.members["diff"]) == "true")
 	if c.step != nil {
