@@ -75,6 +75,13 @@ func TestImportEdges(t *testing.T) {
 			}
 		}
 	}
+	// A call's params are decoded by name and type, whoever calls: of ours
+	// rpcparams knows only the wire's error (invalid_params).
+	for _, imp := range imports["internal/server/rpcparams"] {
+		if strings.HasPrefix(imp, mod+"/") && imp != mod+"/protocol" {
+			t.Errorf("rpcparams imports %s: it may use only protocol of ours", imp)
+		}
+	}
 	// The MCP front end speaks to the service through the agent API only
 	// (protocol types), and only it and the command wiring know the SDK.
 	for _, imp := range imports["internal/front/mcpserver"] {

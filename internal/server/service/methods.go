@@ -16,13 +16,14 @@ import (
 	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/internal/server/confirm"
 	"github.com/egohost/egohost/internal/server/pairing"
+	"github.com/egohost/egohost/internal/server/rpcparams"
 	"github.com/egohost/egohost/internal/server/spaces"
 	"github.com/egohost/egohost/internal/server/weburl"
 	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 )
 
-func (s *Service) ping(ctx context.Context, c *call, _ noParams) (any, error) {
+func (s *Service) ping(ctx context.Context, c *call, _ rpcparams.None) (any, error) {
 	connected, reconnecting := s.hub.Browsers()
 	res := protocol.PingResult{Version: Version, PID: os.Getpid(), Browsers: len(connected), Reconnecting: len(reconnecting)}
 	if c.conn.grant.kind == grantOwner { // the owner's `egohost status`; not an agent's business
@@ -31,7 +32,7 @@ func (s *Service) ping(ctx context.Context, c *call, _ noParams) (any, error) {
 	return res, nil
 }
 
-func (s *Service) browsersList(ctx context.Context, _ *call, _ noParams) (any, error) {
+func (s *Service) browsersList(ctx context.Context, _ *call, _ rpcparams.None) (any, error) {
 	connected, reconnecting := s.hub.Browsers()
 	return protocol.BrowsersListResult{Browsers: connected, Reconnecting: reconnecting}, nil
 }

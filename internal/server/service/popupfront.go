@@ -16,6 +16,7 @@ import (
 	"github.com/egohost/egohost/internal/engine/overlay"
 	"github.com/egohost/egohost/internal/engine/snapshot"
 	"github.com/egohost/egohost/internal/server/audit"
+	"github.com/egohost/egohost/internal/server/rpcparams"
 	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
@@ -155,7 +156,7 @@ func (s *Service) popupPick(ctx context.Context, l *link, p protocol.PopupTabPar
 	return res, nil
 }
 
-func (s *Service) popupLastPick(ctx context.Context, l *link, _ noParams) (any, error) {
+func (s *Service) popupLastPick(ctx context.Context, l *link, _ rpcparams.None) (any, error) {
 	l.popup.mu.Lock()
 	defer l.popup.mu.Unlock()
 	return protocol.PopupLastPickResult{Pick: l.popup.pick}, nil
