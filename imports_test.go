@@ -75,6 +75,13 @@ func TestImportEdges(t *testing.T) {
 			}
 		}
 	}
+	// A call's params are decoded by name and type, whoever calls: of ours
+	// rpcparams knows only the wire's error (invalid_params).
+	for _, imp := range imports["internal/server/rpcparams"] {
+		if strings.HasPrefix(imp, mod+"/") && imp != mod+"/protocol" {
+			t.Errorf("rpcparams imports %s: it may use only protocol of ours", imp)
+		}
+	}
 	// The MCP front end speaks to the service through the agent API only
 	// (protocol types), and only it and the command wiring know the SDK.
 	for _, imp := range imports["internal/front/mcpserver"] {
@@ -134,7 +141,7 @@ func TestImportEdges(t *testing.T) {
 		}
 	}
 	// The browser link makes no agents' error codes: it returns its own
-	// errors (browserlink.Error) and the service words them.
+	// errors (browserlink.Error) and wireerr words them.
 	noCodes, err := exec.Command("grep", "-lE", `protocol\.(Errorf|Code[A-Z])`, "--include=*.go", "--exclude=*_test.go", "-r", "internal/link/browserlink").Output()
 	if len(noCodes) > 0 {
 		t.Errorf("browserlink makes agents' error codes (protocol.Errorf / protocol.Code…) in:\n%s", noCodes)
@@ -158,11 +165,31 @@ func TestImportEdges(t *testing.T) {
 	// The browser link is driven by the service through the hub, which
 	// owns the connected browsers (it makes and registers their links):
 	// only the two of them may import it, and cdpsub, whose subscriptions
-	// listen on a link's events (browserlink.Subscriber, Queue).
+	// listen on a link's events (browserlink.Subscriber, Queue), and
+	// wireerr, which words the link's errors (browserlink.Error, its
+	// refusals) with the agents' codes and never calls it.
 	for pkg, imps := range imports {
 		for _, imp := range imps {
-			if imp == mod+"/internal/link/browserlink" && pkg != "internal/server/service" && pkg != "internal/server/hub" && pkg != "internal/server/cdpsub" {
-				t.Errorf("%s imports browserlink: only service, hub and cdpsub may", pkg)
+			switch pkg {
+			case "internal/server/service", "internal/server/hub", "internal/server/cdpsub", "internal/server/wireerr":
+			default:
+				if imp == mod+"/internal/link/browserlink" {
+					t.Errorf("%s imports browserlink: only service, hub, cdpsub and wireerr may", pkg)
+				}
+			}
+		}
+	}
+	// The agents' error codes are a mapping of errors to the wire: of ours
+	// wireerr knows the wire types, the errors it maps (the page engine's,
+	// a tab's CDP session's, the browser link's and its wire's) and the
+	// origin rules' reasons (pairing), and nothing that would run anything.
+	for _, imp := range imports["internal/server/wireerr"] {
+		switch strings.TrimPrefix(imp, mod+"/") {
+		case "protocol", "resolver", "refmap", "internal/engine/actions", "internal/engine/snapshot", "internal/engine/locator",
+			"internal/link/cdptab", "internal/link/browserlink", "internal/link/extwire", "internal/server/pairing":
+		default:
+			if strings.HasPrefix(imp, mod+"/") {
+				t.Errorf("wireerr imports %s: it may use only protocol, the engine's and the link's errors, and pairing of ours", imp)
 			}
 		}
 	}

@@ -16,7 +16,9 @@ import (
 	"github.com/egohost/egohost/internal/server/audit"
 	"github.com/egohost/egohost/internal/server/confirm"
 	"github.com/egohost/egohost/internal/server/pairing"
+	"github.com/egohost/egohost/internal/server/rpcparams"
 	"github.com/egohost/egohost/internal/server/trace"
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -130,8 +132,8 @@ func (s *Service) proofKey(agentID string) (string, bool) {
 
 // waitNeed: a wait for a function (a JSON string that is not "") runs
 // page JavaScript.
-func waitNeed(in params) pairing.Need {
-	if f := in.members["function"]; len(f) > 2 && f[0] == '"' {
+func waitNeed(in rpcparams.Params) pairing.Need {
+	if f := in.Members()["function"]; len(f) > 2 && f[0] == '"' {
 		return pairing.NeedAct
 	}
 	return pairing.NeedRead
@@ -139,9 +141,9 @@ func waitNeed(in params) pairing.Need {
 
 // writesFile: a call that names files on disk (a screenshot saved to a
 // path, a script's files) does more than read the page.
-func writesFile(field string) func(params) pairing.Need {
-	return func(in params) pairing.Need {
-		if v, ok := in.members[field]; ok && string(v) != "null" && string(v) != `""` && string(v) != "[]" {
+func writesFile(field string) func(rpcparams.Params) pairing.Need {
+	return func(in rpcparams.Params) pairing.Need {
+		if v, ok := in.Members()[field]; ok && string(v) != "null" && string(v) != `""` && string(v) != "[]" {
 			return pairing.NeedAct
 		}
 		return pairing.NeedRead
@@ -172,7 +174,7 @@ type call struct {
 	home   *link  // the browser of the popup that made it (popupCall), nil for agents' calls
 	g      grant
 	method string
-	params params // its parameters, parsed once (the popup reads its target from them while it runs)
+	params rpcparams.Params // its parameters, parsed once (the popup reads its target from them while it runs)
 	need   pairing.Need
 	kinds  []confirm.Kind // what its agent's policy may ask the person about (confirmKinds), reckoned once
 	agent  string         // the connection's name (hello, X-Egohost-Agent): the audit's name for an owner token that has one
@@ -208,7 +210,7 @@ func (s *Service) call(ctx context.Context, a *agent, home *link, method string,
 	if m.need == 0 {
 		return nil, protocol.Errorf(protocol.CodeInternal, "%s: the method declares no scope, so nobody may call it (a bug: give its row in internal/server/service/registry.go a need)", method)
 	}
-	in := parseParams(raw) // once: the need, the audit line and the handler read it
+	in := rpcparams.Parse(raw) // once: the need, the audit line and the handler read it
 	need := m.needFor(in)
 	kinds := s.confirmKinds(a.grant, method)
 	ctx, stop := context.WithTimeout(ctx, m.deadline(s.opts, len(kinds) > 0))
@@ -336,17 +338,6 @@ func (s *Service) reachFor(g grant) cdptab.Reach {
 	}
 }
 
-// withheldError is the agent's error for a document its Reach refused.
-func withheldError(e *cdptab.WithheldError) *protocol.Error {
-	origin := cdptab.OriginOf(e.URL, e.Origin)
-	if e.Frame {
-		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "the target is in a frame showing %s, which this agent may not reach (%s): its content is withheld; take a new snapshot", origin, e.Why).
-			With("origin", origin).With("rule", e.Why).With("reason", "frame").With("frame", true)
-	}
-	return protocol.Errorf(protocol.CodeForbiddenOriginScope, "the tab is on %s now, which this agent may not reach (%s): nothing was read or done there", origin, e.Why).
-		With("origin", origin).With("rule", e.Why).With("reason", pairing.ReasonOf(e.Why))
-}
-
 // visibleTabs is what a caller may see of tabs: everything for the owner
 // and the person; for a paired agent only the tabs it could act on — those
 // of its own spaces (every tab with all-tabs), less those on an origin its
@@ -395,7 +386,7 @@ func (s *Service) rulesFor(name string) pairing.Rules {
 
 // auditCall appends the call's line to the audit log: what was asked and
 // how it ended, never a value the agent typed.
-func (s *Service) auditCall(c *call, in params, err error, took time.Duration) {
+func (s *Service) auditCall(c *call, in rpcparams.Params, err error, took time.Duration) {
 	if s.audit == nil {
 		return
 	}
@@ -403,8 +394,8 @@ func (s *Service) auditCall(c *call, in params, err error, took time.Duration) {
 }
 
 // callEntry is the call as the audit log (and a trace) has it.
-func (s *Service) callEntry(c *call, in params, err error, took time.Duration) audit.Entry {
-	e := audit.CallEntry(c.method, in.members)
+func (s *Service) callEntry(c *call, in rpcparams.Params, err error, took time.Duration) audit.Entry {
+	e := audit.CallEntry(c.method, in.Members())
 	e.Time = time.Now().UTC()
 	e.Agent = c.g.auditName()
 	if c.g.kind == grantOwner && c.g.name == "" && c.agent != "" {
@@ -416,7 +407,7 @@ func (s *Service) callEntry(c *call, in params, err error, took time.Duration) a
 	c.mu.Unlock()
 	e.Result = "ok"
 	if err != nil {
-		e.Result = agentError(err).Code.Name()
+		e.Result = wireerr.Of(err).Code.Name()
 	}
 	e.Duration = float64(took.Microseconds()) / 1000
 	return e

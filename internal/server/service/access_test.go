@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
-	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -14,6 +14,7 @@ import (
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/internal/server/audit"
 	"github.com/egohost/egohost/internal/server/pairing"
+	"github.com/egohost/egohost/internal/server/rpcparams"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -35,7 +36,7 @@ func TestEveryMethodDeclaresANeed(t *testing.T) {
 func TestUndeclaredMethodFailsClosed(t *testing.T) {
 	ran := false
 	f := newFixtureWith(t, nil, func(s *Service) {
-		s.methods["test.undeclared"] = method{name: "test.undeclared", handler: typed(func(context.Context, *call, noParams) (any, error) { ran = true; return nil, nil })}
+		s.methods["test.undeclared"] = method{name: "test.undeclared", handler: typed(func(context.Context, *call, rpcparams.None) (any, error) { ran = true; return nil, nil })}
 	})
 	err := f.agent(t).Call(context.Background(), "test.undeclared", nil, nil)
 	wantCode(t, err, protocol.CodeInternal)
@@ -169,7 +170,7 @@ func TestRefusedCallsReachNothing(t *testing.T) {
 	ctx := context.Background()
 	calls := 0
 	for method, m := range f.s.methods {
-		need := m.needFor(parseParams(nil))
+		need := m.needFor(rpcparams.Parse(nil))
 		if method == protocol.MethodPairRequest || need == pairing.NeedNone {
 			continue
 		}
@@ -456,21 +457,21 @@ func FuzzPairRequest(f *testing.F) {
 	f.Add([]byte(`{"Name":"x"}`))
 	f.Add([]byte(`[1,2]`))
 	f.Add([]byte(`null`))
-	fields := fieldNames(reflect.TypeOf(protocol.PairRequestParams{}))
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		var p protocol.PairRequestParams
-		if decodeParams(raw, fields, &p) != nil {
-			return
-		}
+	// The params decoded as pair.request's are (rpcparams.Strict), then
+	// checked; a request that passes both must be a valid one.
+	request := rpcparams.Strict(func(_ context.Context, _ struct{}, p protocol.PairRequestParams) (any, error) {
 		scopes, wait, err := pairing.CheckRequest(p)
 		if err != nil {
-			if protocol.CodeOf(err) != protocol.CodeInvalidParams {
-				t.Errorf("%s: got %v, want invalid_params", raw, err)
-			}
-			return
+			return nil, err
 		}
 		if pairing.CheckName(p.Name) != nil || len(scopes) == 0 || wait <= 0 || wait > pairing.MaxWait {
-			t.Errorf("%s: accepted name %q scopes %v wait %v", raw, p.Name, scopes, wait)
+			return nil, fmt.Errorf("accepted name %q scopes %v wait %v", p.Name, scopes, wait)
+		}
+		return nil, nil
+	})
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if _, err := request(context.Background(), struct{}{}, rpcparams.Parse(raw)); err != nil && protocol.CodeOf(err) != protocol.CodeInvalidParams {
+			t.Errorf("%s: got %v, want invalid_params", raw, err)
 		}
 	})
 }
@@ -591,7 +592,7 @@ func TestWaitNeed(t *testing.T) {
 		`{"text":"x"}`:              pairing.NeedRead,
 		`null`:                      pairing.NeedRead,
 	} {
-		if got := waitNeed(parseParams(json.RawMessage(raw))); got != want {
+		if got := waitNeed(rpcparams.Parse(json.RawMessage(raw))); got != want {
 			t.Errorf("%s: got %v, want %v", raw, got, want)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/internal/server/confirm"
 	"github.com/egohost/egohost/internal/server/pairing"
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
 )
@@ -40,7 +41,7 @@ func (s *Service) dialogUnreported(ctx context.Context, c *call, t protocol.Targ
 	}
 	res, err := actions.DismissUnreported(ctx, l.Session(id), timeout)
 	if err != nil {
-		return nil, true, classify(err)
+		return nil, true, wireerr.Classify(err)
 	}
 	return protocol.DialogResult{Tab: id, Accepted: res.Accepted, Dialog: dialogOf(res.Dialog), TookMs: tookMs(res.Took), Unreported: true}, true, nil
 }
@@ -107,9 +108,9 @@ func (s *Service) withRunnerOnce(ctx context.Context, c *call, t protocol.Target
 	}
 	res, err := fn(gctx, tc, r)
 	if err != nil {
-		err = classify(err)
+		err = wireerr.Classify(err)
 		var cause *protocol.Error
-		if ctx.Err() == nil && codeOf(err) == protocol.CodeTimeout && errors.As(context.Cause(gctx), &cause) {
+		if ctx.Err() == nil && wireerr.CodeOf(err) == protocol.CodeTimeout && errors.As(context.Cause(gctx), &cause) {
 			// The tab closed, its debugger detached or the browser went,
 			// which ended the call: say that, not "timed out".
 			return nil, cause
@@ -379,7 +380,7 @@ func (s *Service) gotoURL(ctx context.Context, c *call, p protocol.GotoParams) (
 		Interactive: p.Snapshot.Interactive, URLs: p.Snapshot.URLs, MaxChars: p.Snapshot.MaxChars,
 	})
 	if err != nil {
-		nav.SnapshotError = agentError(err)
+		nav.SnapshotError = wireerr.Of(err)
 		return nav, nil
 	}
 	sr := snap.(protocol.SnapshotResult)
@@ -632,7 +633,7 @@ func (s *Service) formFill(ctx context.Context, c *call, p protocol.FormFillPara
 			}
 			res, err := runField(ctx, r, f, o)
 			if err != nil {
-				return nil, fieldError(i, f, classify(err))
+				return nil, fieldError(i, f, wireerr.Classify(err))
 			}
 			traceBox(c, res.Box)
 			if res.Settled.URL != "" && s.checkLanded(c, tc.tabID, res.Settled.URL) != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/egohost/egohost/internal/server/cdpsub"
 	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/internal/server/spaces"
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -72,7 +73,7 @@ func (s *Service) routes(ctx context.Context, wg *sync.WaitGroup) http.Handler {
 		if err != nil {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
-			json.NewEncoder(w).Encode(map[string]any{"error": agentError(err)})
+			json.NewEncoder(w).Encode(map[string]any{"error": wireerr.Of(err)})
 			return
 		}
 		conn, err := agentconn.Accept(w, r, s.log)
@@ -183,7 +184,7 @@ func (a *agent) serve(ctx context.Context) {
 func (a *agent) Call(ctx context.Context, method string, params json.RawMessage) (any, error) {
 	res, err := a.s.call(ctx, a, nil, method, params)
 	if err != nil {
-		return nil, agentError(err)
+		return nil, wireerr.Of(err)
 	}
 	return res, nil
 }

@@ -39,7 +39,7 @@ func (s *Service) live(lc liveConn) protocol.AgentConnection {
 		c.mu.Lock()
 		tab := c.tab
 		c.mu.Unlock()
-		target := audit.Sanitise(audit.CallEntry(c.method, c.params.members)).Target // capped as in the log
+		target := audit.Sanitise(audit.CallEntry(c.method, c.params.Members())).Target // capped as in the log
 		conn.Calls = append(conn.Calls, protocol.CallInFlight{Method: c.method, Target: target, Tab: tab, Since: r.Since.UTC()})
 	}
 	return conn

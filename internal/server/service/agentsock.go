@@ -7,6 +7,7 @@ import (
 
 	"github.com/egohost/egohost/internal/peercred"
 	"github.com/egohost/egohost/internal/server/agentconn"
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -55,7 +56,7 @@ func (g *socketGate) Admit(auth protocol.SocketAuth) *protocol.Error {
 	}
 	name, err := gr.connName(auth.Agent, "agent")
 	if err != nil {
-		return agentError(err)
+		return wireerr.Of(err)
 	}
 	g.grant, g.name = gr, name
 	return nil

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/internal/server/audit"
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -35,7 +36,7 @@ func (s *Service) writeAudit(e audit.Entry) {
 func (s *Service) auditDecision(who, method, target string, err error, fill func(*audit.Entry)) {
 	e := audit.Entry{Agent: who, Method: method, Target: target, Result: "ok"}
 	if err != nil {
-		e.Result = agentError(err).Code.Name()
+		e.Result = wireerr.Of(err).Code.Name()
 	}
 	if fill != nil {
 		fill(&e)

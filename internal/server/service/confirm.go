@@ -16,6 +16,7 @@ import (
 	"github.com/egohost/egohost/internal/server/confirm"
 	"github.com/egohost/egohost/internal/server/confirm/asks"
 	"github.com/egohost/egohost/internal/server/pairing"
+	"github.com/egohost/egohost/internal/server/rpcparams"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -289,7 +290,7 @@ func (s *Service) answerConfirm(p protocol.ConfirmAnswerParams, who string) (any
 
 // popupConfirmList answers popup.confirm.list: the asks on this browser,
 // with their pictures.
-func (s *Service) popupConfirmList(ctx context.Context, l *link, _ noParams) (any, error) {
+func (s *Service) popupConfirmList(ctx context.Context, l *link, _ rpcparams.None) (any, error) {
 	return protocol.ConfirmListResult{Pending: s.confirms.List(l.ID, true)}, nil
 }
 

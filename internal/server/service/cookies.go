@@ -12,6 +12,7 @@ import (
 
 	"github.com/egohost/egohost/internal/link/browserlink"
 	"github.com/egohost/egohost/internal/server/confirm"
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -35,7 +36,7 @@ func (s *Service) cookieTab(ctx context.Context, c *call, t protocol.Target, op 
 	}
 	u := tree.FrameTree.Frame.URL
 	if err := s.reachFor(c.conn.grant).Check(u, tree.FrameTree.Frame.SecurityOrigin, false); err != nil {
-		return nil, nil, 0, "", classify(err)
+		return nil, nil, 0, "", wireerr.Classify(err)
 	}
 	if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") {
 		return nil, nil, 0, "", protocol.Errorf(protocol.CodeUnsupported, "%s: tab %d shows %q, which has no cookies: navigate to an http(s) page first", op, id, u)

@@ -2,10 +2,13 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 
+	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/internal/server/cdpsub"
 	"github.com/egohost/egohost/internal/server/hub"
+	"github.com/egohost/egohost/internal/server/wireerr"
 )
 
 // link is one connected browser as the service sees it: the hub's link
@@ -48,4 +51,10 @@ func (s *Service) tabURL(ctx context.Context, l *link, id int) (string, error) {
 		}
 	}
 	return url, nil
+}
+
+// Call sends op through the browser link; its error is the agents'.
+func (l *link) Call(ctx context.Context, op extwire.Op) (json.RawMessage, error) {
+	raw, err := l.Link.Call(ctx, op)
+	return raw, wireerr.FromLink(err)
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/internal/engine/overlay"
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
 )
@@ -40,7 +41,7 @@ func (s *Service) locators(ctx context.Context, c *call, p protocol.LocatorsPara
 	}
 	var named protocol.PopupPickResult
 	if err := s.namePicked(ctx, tc, picked, &named); err != nil {
-		return nil, classify(err)
+		return nil, wireerr.Classify(err)
 	}
 	if named.Candidates == nil {
 		named.Candidates = []protocol.PickCandidate{}
@@ -66,7 +67,7 @@ func oneMatch(ctx context.Context, tc *tabContext, target string, timeout time.D
 		return ms[0], nil
 	})
 	if err != nil {
-		return resolver.Match{}, classify(err)
+		return resolver.Match{}, wireerr.Classify(err)
 	}
 	return m, nil
 }

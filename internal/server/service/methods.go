@@ -16,12 +16,14 @@ import (
 	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/internal/server/confirm"
 	"github.com/egohost/egohost/internal/server/pairing"
+	"github.com/egohost/egohost/internal/server/rpcparams"
 	"github.com/egohost/egohost/internal/server/spaces"
 	"github.com/egohost/egohost/internal/server/weburl"
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 )
 
-func (s *Service) ping(ctx context.Context, c *call, _ noParams) (any, error) {
+func (s *Service) ping(ctx context.Context, c *call, _ rpcparams.None) (any, error) {
 	connected, reconnecting := s.hub.Browsers()
 	res := protocol.PingResult{Version: Version, PID: os.Getpid(), Browsers: len(connected), Reconnecting: len(reconnecting)}
 	if c.conn.grant.kind == grantOwner { // the owner's `egohost status`; not an agent's business
@@ -30,7 +32,7 @@ func (s *Service) ping(ctx context.Context, c *call, _ noParams) (any, error) {
 	return res, nil
 }
 
-func (s *Service) browsersList(ctx context.Context, _ *call, _ noParams) (any, error) {
+func (s *Service) browsersList(ctx context.Context, _ *call, _ rpcparams.None) (any, error) {
 	connected, reconnecting := s.hub.Browsers()
 	return protocol.BrowsersListResult{Browsers: connected, Reconnecting: reconnecting}, nil
 }
@@ -142,7 +144,7 @@ func (s *Service) tabsList(ctx context.Context, c *call, p protocol.TabsListPara
 		return nil, err
 	}
 	tabs, err := s.listTabs(ctx, l)
-	if codeOf(err) == protocol.CodeBrowserGone {
+	if wireerr.CodeOf(err) == protocol.CodeBrowserGone {
 		// It dropped under the call: it is reconnecting now.
 		if !slices.ContainsFunc(res.Reconnecting, func(b protocol.Browser) bool { return b.ID == l.ID }) {
 			b := l.Info()
@@ -271,7 +273,7 @@ func (s *Service) tabsOpen(ctx context.Context, c *call, p protocol.TabsOpenPara
 		op.Active, op.WindowID, op.NewWindow = true, space.Window, space.Window == 0
 	}
 	raw, err := l.Call(ctx, op)
-	if err != nil && space != nil && !op.NewWindow && codeOf(err) != protocol.CodeBrowserGone {
+	if err != nil && space != nil && !op.NewWindow && wireerr.CodeOf(err) != protocol.CodeBrowserGone {
 		op.WindowID, op.NewWindow = 0, true // its window was closed
 		raw, err = l.Call(ctx, op)
 	}
@@ -286,7 +288,7 @@ func (s *Service) tabsOpen(ctx context.Context, c *call, p protocol.TabsOpenPara
 		s.spaces.reg.Update(space.ID, func(x *spaces.Space) { x.Window = res.Tab.WindowID })
 		sp, err := s.addToSpace(ctx, l, *space, res.Tab.ID)
 		if err != nil {
-			return nil, protocol.Errorf(codeOf(err), "tabs.open: tab %d opened but not put into space %s: %v", res.Tab.ID, space.ID, err).With("tab", res.Tab.ID)
+			return nil, protocol.Errorf(wireerr.CodeOf(err), "tabs.open: tab %d opened but not put into space %s: %v", res.Tab.ID, space.ID, err).With("tab", res.Tab.ID)
 		}
 		res.Tab.GroupID, res.Tab.Space = sp.Group, sp.ID
 	}
@@ -336,7 +338,7 @@ func (s *Service) openIn(ctx context.Context, c *call, l *link, res protocol.Tab
 		return navResult(tc.tabID, n), nil
 	})
 	if err != nil {
-		err = linkError(err)
+		err = wireerr.FromLink(err)
 		var pe *protocol.Error
 		if errors.As(err, &pe) {
 			pe.With("tab", res.Tab.ID) // the tab is open: say which it is

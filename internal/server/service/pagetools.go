@@ -5,6 +5,7 @@ import (
 
 	"github.com/egohost/egohost/internal/engine/actions"
 	"github.com/egohost/egohost/internal/engine/page"
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -41,7 +42,7 @@ func (s *Service) resize(ctx context.Context, c *call, p protocol.ResizeParams) 
 	}
 	w, h, err := page.Resize(ctx, tc.page, tc.res, p.Width, p.Height)
 	if err != nil {
-		return nil, classify(err)
+		return nil, wireerr.Classify(err)
 	}
 	return protocol.ResizeResult{Tab: tc.tabID, Width: w, Height: h}, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/egohost/egohost/internal/server/audit"
 	"github.com/egohost/egohost/internal/server/pairing"
+	"github.com/egohost/egohost/internal/server/rpcparams"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -67,7 +68,7 @@ func (s *Service) pairAnswered(req pairing.Request, err error) (any, error) {
 	return protocol.PairRequestResult{Name: ag.Name, Token: tok, Scopes: pairing.ScopeNames(ag.Scopes)}, nil
 }
 
-func (s *Service) agentsList(ctx context.Context, _ *call, _ noParams) (any, error) {
+func (s *Service) agentsList(ctx context.Context, _ *call, _ rpcparams.None) (any, error) {
 	res := protocol.AgentsListResult{Agents: []protocol.PairedAgent{}, Pending: []protocol.PairingRequest{}}
 	for _, ag := range s.pairs.List() {
 		res.Agents = append(res.Agents, ag.Wire(s.connectedAs(ag.ID)))
@@ -199,7 +200,7 @@ func (s *Service) popupAgents(ctx context.Context, _ *link, p protocol.PopupAgen
 	if p.PerAgent < 0 || p.PerAgent > recentPerAgent {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "popup.agents: perAgent must be between 0 and %d", recentPerAgent)
 	}
-	l, err := s.agentsList(ctx, nil, noParams{})
+	l, err := s.agentsList(ctx, nil, rpcparams.None{})
 	if err != nil {
 		return nil, err
 	}

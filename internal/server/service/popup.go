@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/egohost/egohost/internal/server/pairing"
+	"github.com/egohost/egohost/internal/server/rpcparams"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -19,11 +20,11 @@ import (
 // popupHandler runs one popup.* method for the link whose extension asked.
 // Only popupTyped makes one, so its params are decoded strictly.
 type popupHandler struct {
-	run func(ctx context.Context, l *link, in params) (any, error)
+	run func(ctx context.Context, l *link, in rpcparams.Params) (any, error)
 }
 
 func popupTyped[P any](fn func(ctx context.Context, l *link, p P) (any, error)) popupHandler {
-	return popupHandler{run: strict(fn)}
+	return popupHandler{run: rpcparams.Strict(fn)}
 }
 
 func (s *Service) popupHandlers() map[string]popupHandler {
@@ -51,7 +52,7 @@ func (s *Service) popupCall(ctx context.Context, l *link, method string, params 
 		}
 		ctx, cancel := context.WithTimeout(ctx, s.opts.RequestTimeout)
 		defer cancel()
-		return h.run(ctx, l, parseParams(params))
+		return h.run(ctx, l, rpcparams.Parse(params))
 	}
 	if m, ok := s.methods[method]; ok && m.noPopup != "" {
 		return nil, protocol.Errorf(protocol.CodeMethodNotFound, "%s is for agent connections: the popup channel carries no notifications", method)
@@ -66,7 +67,7 @@ func (l *link) personCall(method string) *call {
 	return &call{conn: l.person, home: l, g: personGrant, method: method, need: pairing.NeedRead}
 }
 
-func (s *Service) popupStatus(ctx context.Context, l *link, _ noParams) (any, error) {
+func (s *Service) popupStatus(ctx context.Context, l *link, _ rpcparams.None) (any, error) {
 	return protocol.PopupStatusResult{
 		Browser:   l.ID,
 		Version:   Version,

@@ -16,6 +16,8 @@ import (
 	"github.com/egohost/egohost/internal/engine/overlay"
 	"github.com/egohost/egohost/internal/engine/snapshot"
 	"github.com/egohost/egohost/internal/server/audit"
+	"github.com/egohost/egohost/internal/server/rpcparams"
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
 )
@@ -60,7 +62,7 @@ func (s *Service) popupHighlight(ctx context.Context, l *link, p protocol.PopupH
 		}
 		ms, err := tc.res.All(ctx, target)
 		if err != nil {
-			return nil, classify(err)
+			return nil, wireerr.Classify(err)
 		}
 		for i, m := range ms {
 			h := protocol.PopupHighlight{Target: target, Role: m.Role, Name: m.Name}
@@ -74,7 +76,7 @@ func (s *Service) popupHighlight(ctx context.Context, l *link, p protocol.PopupH
 	}
 	res.Count = len(res.Matches)
 	if err := overlay.Show(ctx, tc.page, boxes); err != nil {
-		return nil, classify(err)
+		return nil, wireerr.Classify(err)
 	}
 	return res, nil
 }
@@ -114,7 +116,7 @@ func (s *Service) popupClear(ctx context.Context, l *link, p protocol.PopupTabPa
 		return nil, err
 	}
 	if err := overlay.Clear(ctx, tc.page); err != nil {
-		return nil, classify(err)
+		return nil, wireerr.Classify(err)
 	}
 	return struct {
 		Cleared bool `json:"cleared"`
@@ -136,10 +138,10 @@ func (s *Service) popupPick(ctx context.Context, l *link, p protocol.PopupTabPar
 	case errors.Is(err, overlay.ErrCancelled):
 		res.Cancelled = true
 	case err != nil:
-		return nil, classify(err)
+		return nil, wireerr.Classify(err)
 	default:
 		if err := s.namePicked(ctx, tc, picked, res); err != nil {
-			return nil, classify(err)
+			return nil, wireerr.Classify(err)
 		}
 	}
 	res.At = time.Now().UnixMilli()
@@ -154,7 +156,7 @@ func (s *Service) popupPick(ctx context.Context, l *link, p protocol.PopupTabPar
 	return res, nil
 }
 
-func (s *Service) popupLastPick(ctx context.Context, l *link, _ noParams) (any, error) {
+func (s *Service) popupLastPick(ctx context.Context, l *link, _ rpcparams.None) (any, error) {
 	l.popup.mu.Lock()
 	defer l.popup.mu.Unlock()
 	return protocol.PopupLastPickResult{Pick: l.popup.pick}, nil

@@ -1,10 +1,12 @@
 package service
 
 import (
+	"context"
 	"time"
 
 	"github.com/egohost/egohost/internal/server/confirm"
 	"github.com/egohost/egohost/internal/server/pairing"
+	"github.com/egohost/egohost/internal/server/rpcparams"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -18,7 +20,7 @@ type method struct {
 	// the method is refused to everyone, even the owner). raise may ask
 	// more of a call given its params.
 	need  pairing.Need
-	raise func(in params) pairing.Need
+	raise func(in rpcparams.Params) pairing.Need
 	// audited: the audit log gets its calls though it reaches no tab
 	// (calls that need read, act or cdp always get a line).
 	audited bool
@@ -39,6 +41,20 @@ type method struct {
 	noMCP, noCLI string
 
 	handler
+}
+
+// handler runs one method. Only typed makes one, so the params of every
+// method in the registry are decoded by rpcparams.Strict and by nothing
+// else: a new method cannot forget to refuse unknown fields or a wrong
+// JSON type.
+type handler struct {
+	run func(ctx context.Context, c *call, in rpcparams.Params) (any, error)
+}
+
+// typed makes the handler of a method whose params are a P (a struct;
+// rpcparams.None for methods that take none).
+func typed[P any](fn func(ctx context.Context, c *call, p P) (any, error)) handler {
+	return handler{run: rpcparams.Strict(fn)}
 }
 
 // timeoutClass is a method's deadline.
@@ -74,7 +90,7 @@ func (m method) deadline(o Options, mayAsk bool) time.Duration {
 }
 
 // needFor is what a call of the method with its params requires.
-func (m method) needFor(in params) pairing.Need {
+func (m method) needFor(in rpcparams.Params) pairing.Need {
 	if m.raise != nil {
 		return max(m.need, m.raise(in))
 	}

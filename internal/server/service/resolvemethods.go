@@ -7,6 +7,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
 )
@@ -50,7 +51,7 @@ func (s *Service) resolveOnce(ctx context.Context, c *call, p protocol.ResolvePa
 		ms, err = find(ctx)
 	}
 	if err != nil {
-		return nil, classify(err)
+		return nil, wireerr.Classify(err)
 	}
 	res := protocol.ResolveResult{Count: len(ms), Matches: make([]protocol.Match, 0, len(ms))}
 	for _, m := range ms {
@@ -87,7 +88,7 @@ func (s *Service) resolveOne(ctx context.Context, tc *tabContext, p protocol.Res
 		res, err = one(ctx)
 	}
 	if err != nil {
-		return nil, classify(err)
+		return nil, wireerr.Classify(err)
 	}
 	res.Matches = []protocol.Match{}
 	res.TookMs = float64(time.Since(start).Microseconds()) / 1000

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/egohost/egohost/internal/server/script"
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -24,7 +25,7 @@ func (c scriptCalls) Call(ctx context.Context, method string, params json.RawMes
 	}
 	res, err := c.s.call(ctx, c.a, c.home, method, params) // the agent's grant and the audit log, as for its own calls
 	if err != nil {
-		return nil, agentError(err)
+		return nil, wireerr.Of(err)
 	}
 	if raw, ok := res.(json.RawMessage); ok {
 		return raw, nil

@@ -30,6 +30,7 @@ import (
 	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/internal/server/privfile"
 	"github.com/egohost/egohost/internal/server/trace"
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -251,7 +252,7 @@ func New(opts Options) (*Service, error) {
 		s.audit.Close()
 		return nil, fmt.Errorf("start service: %w", err)
 	}
-	s.subscriptions = cdpsub.Options{Browsers: subBrowsers{s}, ReconnectGrace: opts.ReconnectGrace, RequestTimeout: opts.RequestTimeout, CodeOf: codeOf}
+	s.subscriptions = cdpsub.Options{Browsers: subBrowsers{s}, ReconnectGrace: opts.ReconnectGrace, RequestTimeout: opts.RequestTimeout, CodeOf: wireerr.CodeOf}
 	s.hub = hub.New(hub.Options[*link]{
 		AllowedIDs:     opts.AllowedIDs,
 		MaxFrame:       opts.MaxBrowserFrame,
@@ -263,7 +264,7 @@ func New(opts Options) (*Service, error) {
 		Log:            s.log,
 		New:            s.newLink,
 		Call:           s.popupCall,
-		ReplyError:     replyError,
+		ReplyError:     wireerr.Reply,
 		Held:           s.heldByPerson,
 	})
 	return s, nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/egohost/egohost/internal/engine/actions"
 	"github.com/egohost/egohost/internal/engine/snapshot"
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
 )
@@ -56,7 +57,7 @@ func (s *Service) snapshotOnce(ctx context.Context, c *call, p protocol.Snapshot
 		} else {
 			node, session, err := s.scopeNode(ctx, tc, p.Scope)
 			if err != nil {
-				return nil, classify(err)
+				return nil, wireerr.Classify(err)
 			}
 			opts.ScopeNode, opts.ScopeSession = node, session
 		}
@@ -72,7 +73,7 @@ func (s *Service) snapshotOnce(ctx context.Context, c *call, p protocol.Snapshot
 		snap, err = tc.snap.Snapshot(ctx, opts)
 	}
 	if err != nil {
-		return nil, classify(err)
+		return nil, wireerr.Classify(err)
 	}
 	text := snap.Text
 	if strings.TrimSpace(text) == "" {
@@ -95,7 +96,7 @@ func (s *Service) snapshotOnce(ctx context.Context, c *call, p protocol.Snapshot
 		// snapshot are left out.
 		entries, err := tc.snap.Resolve(ctx, snap.Entries)
 		if err != nil {
-			return nil, classify(err)
+			return nil, wireerr.Classify(err)
 		}
 		for _, e := range entries {
 			res.Refs = append(res.Refs, protocol.Ref{

@@ -16,6 +16,7 @@ import (
 	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/internal/server/privfile"
 	"github.com/egohost/egohost/internal/server/spaces"
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
 )
@@ -520,7 +521,7 @@ func (s *Service) endSpace(ctx context.Context, c *call, id string, keep bool) (
 			res.Kept = tabs
 		} else {
 			for _, t := range tabs {
-				if _, err := l.Call(ctx, extwire.TabsClose{TabID: t}); err != nil && codeOf(err) != protocol.CodeTabNotFound {
+				if _, err := l.Call(ctx, extwire.TabsClose{TabID: t}); err != nil && wireerr.CodeOf(err) != protocol.CodeTabNotFound {
 					return nil, err
 				}
 				res.Closed = append(res.Closed, t)

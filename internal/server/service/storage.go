@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/egohost/egohost/internal/engine/page"
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -31,7 +32,7 @@ func (s *Service) storageGet(ctx context.Context, c *call, p protocol.StorageGet
 	defer cancel()
 	origin, items, err := page.ReadStorage(ctx, tc.res, tc.tabID, kind, p.Name)
 	if err != nil {
-		return nil, classify(err)
+		return nil, wireerr.Classify(err)
 	}
 	return protocol.StorageGetResult{Tab: tc.tabID, Origin: origin, Kind: kind, Items: items}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/egohost/egohost/internal/engine/page"
 	"github.com/egohost/egohost/internal/engine/snapshot"
 	"github.com/egohost/egohost/internal/link/cdptab"
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
 )
@@ -65,7 +66,7 @@ func (s *Service) tabContextWithin(ctx context.Context, c *call, target protocol
 	sctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	tc, err := s.tabContext(sctx, c, target)
-	err = linkError(err)
+	err = wireerr.FromLink(err)
 	if err != nil && ctx.Err() == nil && sctx.Err() != nil {
 		var pe *protocol.Error
 		if !errors.As(err, &pe) || pe.Code == protocol.CodeTimeout {

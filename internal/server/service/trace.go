@@ -14,8 +14,10 @@ import (
 	"github.com/egohost/egohost"
 	"github.com/egohost/egohost/internal/engine/actions"
 	"github.com/egohost/egohost/internal/server/pairing"
+	"github.com/egohost/egohost/internal/server/rpcparams"
 	"github.com/egohost/egohost/internal/server/spaces"
 	"github.com/egohost/egohost/internal/server/trace"
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -56,12 +58,12 @@ func (s *Service) traceFor(a *agent, need pairing.Need) *trace.Recording {
 }
 
 // traceCall writes the call's step.
-func (s *Service) traceCall(t *trace.Recording, c *call, in params, res any, err error, took time.Duration) {
+func (s *Service) traceCall(t *trace.Recording, c *call, in rpcparams.Params, res any, err error, took time.Duration) {
 	st := trace.Step{Call: s.callEntry(c, in, err, took)}
 	if err != nil {
-		st.Error = agentError(err).Message
+		st.Error = wireerr.Of(err).Message
 	}
-	st.Summary, st.Diff = trace.Summary(res, string(in.members["diff"]) == "true")
+	st.Summary, st.Diff = trace.Summary(res, string(in.Members()["diff"]) == "true")
 	if c.step != nil {
 		c.step.Fill(&st)
 	}
@@ -165,7 +167,7 @@ func (s *Service) traceStart(ctx context.Context, c *call, p protocol.TraceStart
 	return s.startTrace(p.Agents, p.Out)
 }
 
-func (s *Service) traceStop(ctx context.Context, c *call, _ noParams) (any, error) {
+func (s *Service) traceStop(ctx context.Context, c *call, _ rpcparams.None) (any, error) {
 	res, ok, err := s.traces.Stop()
 	if !ok {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "trace.stop: no trace is being recorded (start one with `egohost trace start`)")
@@ -176,7 +178,7 @@ func (s *Service) traceStop(ctx context.Context, c *call, _ noParams) (any, erro
 	return res, nil
 }
 
-func (s *Service) traceList(ctx context.Context, c *call, _ noParams) (any, error) {
+func (s *Service) traceList(ctx context.Context, c *call, _ rpcparams.None) (any, error) {
 	res := protocol.TraceListResult{Traces: []protocol.TraceFile{}}
 	if t := s.traces.Current(); t != nil {
 		st := t.Status

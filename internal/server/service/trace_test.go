@@ -16,6 +16,7 @@ import (
 
 	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/internal/server/trace"
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -105,7 +106,7 @@ func TestTraceOwnerOnly(t *testing.T) {
 		a := &agent{s: s, grant: grant{kind: grantPaired, name: "bot", scopes: scopes}}
 		for _, m := range []string{protocol.MethodTraceStart, protocol.MethodTraceStop, protocol.MethodTraceList} {
 			_, err := s.call(context.Background(), a, nil, m, json.RawMessage(`{"out":"x"}`))
-			if codeOf(err) != protocol.CodeScopeDenied {
+			if wireerr.CodeOf(err) != protocol.CodeScopeDenied {
 				t.Errorf("%s by a paired agent with %v: got %v, want scope_denied", m, scopes, err)
 			}
 		}
@@ -118,16 +119,16 @@ func TestTraceOwnerOnly(t *testing.T) {
 	if _, err := s.call(context.Background(), owner, nil, protocol.MethodTraceStart, json.RawMessage(`{"out":"x"}`)); err != nil {
 		t.Fatalf("start: %v", err)
 	}
-	if _, err := s.call(context.Background(), owner, nil, protocol.MethodTraceStart, nil); codeOf(err) != protocol.CodeInvalidParams {
+	if _, err := s.call(context.Background(), owner, nil, protocol.MethodTraceStart, nil); wireerr.CodeOf(err) != protocol.CodeInvalidParams {
 		t.Errorf("second start: got %v, want invalid_params", err)
 	}
 	if _, err := s.call(context.Background(), owner, nil, protocol.MethodTraceStop, nil); err != nil {
 		t.Errorf("stop: %v", err)
 	}
-	if _, err := s.call(context.Background(), owner, nil, protocol.MethodTraceStop, nil); codeOf(err) != protocol.CodeInvalidParams {
+	if _, err := s.call(context.Background(), owner, nil, protocol.MethodTraceStop, nil); wireerr.CodeOf(err) != protocol.CodeInvalidParams {
 		t.Errorf("second stop: got %v, want invalid_params", err)
 	}
-	if _, err := s.call(context.Background(), owner, nil, protocol.MethodTraceStart, json.RawMessage(`{"out":"x"}`)); codeOf(err) != protocol.CodeForbiddenPath {
+	if _, err := s.call(context.Background(), owner, nil, protocol.MethodTraceStart, json.RawMessage(`{"out":"x"}`)); wireerr.CodeOf(err) != protocol.CodeForbiddenPath {
 		t.Errorf("start over an existing file: got %v, want forbidden_path", err)
 	}
 	res, err := s.call(context.Background(), owner, nil, protocol.MethodTraceList, nil)

@@ -1,8 +1,6 @@
-package service
+package wireerr
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 
 	"github.com/egohost/egohost/internal/link/browserlink"
@@ -11,7 +9,8 @@ import (
 )
 
 // The browser link returns its own errors (browserlink.Error, and its
-// refusals of the extension's calls); the agents' codes are made here.
+// refusals of the extension's calls); the agents' codes are made here. The
+// link is imported for its error types only: nothing here calls it.
 
 // extCodes are the agents' codes of the extension's error codes
 // (PROTOCOL.md §2.2); any other is extension_error.
@@ -63,13 +62,13 @@ func linkCode(e *browserlink.Error) *protocol.Error {
 	return pe
 }
 
-// linkError is err with a browser link's error (anywhere in its chain)
+// FromLink is err with a browser link's error (anywhere in its chain)
 // made the agents' error; any other error as it is. A link's error on its
 // own becomes the protocol error (a timeout keeps its context's error for
 // errors.Is); a wrapped one keeps its wrapping and its text, and matches
 // the protocol error with errors.As, as when the link made protocol
 // errors.
-func linkError(err error) error {
+func FromLink(err error) error {
 	var le *browserlink.Error
 	if err == nil || !errors.As(err, &le) {
 		return err
@@ -115,28 +114,28 @@ func asAgentError(err error) (*protocol.Error, bool) {
 	return nil, false
 }
 
-// codeOf is the agents' code of err: protocol.CodeOf, knowing the browser
+// CodeOf is the agents' code of err: protocol.CodeOf, knowing the browser
 // link's errors.
-func codeOf(err error) protocol.Code {
+func CodeOf(err error) protocol.Code {
 	if pe, ok := asAgentError(err); ok {
 		return pe.Code
 	}
 	return protocol.CodeInternal
 }
 
-// agentError is the wire form of any error a call ends with: the
-// protocol error it wraps, a browser link's error made one, a context
-// deadline as timeout, else internal.
-func agentError(err error) *protocol.Error {
+// Of is the wire form of any error a call ends with: the protocol error
+// it wraps, a browser link's error made one, a context deadline as
+// timeout, else internal.
+func Of(err error) *protocol.Error {
 	if pe, ok := asAgentError(err); ok {
 		return pe
 	}
 	return protocol.AsError(err)
 }
 
-// replyError words the error of a reply to the extension's call (the
-// popup channel): the link's own refusals get their codes.
-func replyError(err error) *protocol.Error {
+// Reply words the error of a reply to the extension's call (the popup
+// channel): the link's own refusals get their codes.
+func Reply(err error) *protocol.Error {
 	var busy *browserlink.BusyError
 	switch {
 	case errors.Is(err, browserlink.ErrNoCalls):
@@ -146,11 +145,5 @@ func replyError(err error) *protocol.Error {
 	case errors.As(err, &busy):
 		return protocol.Errorf(protocol.CodeBusy, "%v", err).With("limit", busy.Limit)
 	}
-	return agentError(err)
-}
-
-// Call sends op through the browser link; its error is the agents'.
-func (l *link) Call(ctx context.Context, op extwire.Op) (json.RawMessage, error) {
-	raw, err := l.Link.Call(ctx, op)
-	return raw, linkError(err)
+	return Of(err)
 }

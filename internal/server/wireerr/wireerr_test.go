@@ -1,4 +1,4 @@
-package service
+package wireerr
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/internal/engine/actions"
+	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
 )
@@ -35,11 +36,15 @@ func TestClassify(t *testing.T) {
 		{"navigation", &actions.NavigationError{Op: "goto", Text: "net::ERR_NAME_NOT_RESOLVED"}, protocol.CodeNavigation, map[string]any{"errorText": "net::ERR_NAME_NOT_RESOLVED"}},
 		{"invalid", fmt.Errorf("press: %w", actions.ErrInvalid), protocol.CodeInvalidParams, nil},
 		{"not found is transient", &resolver.Error{Op: "resolve", Target: "#x", Err: resolver.ErrNotFound}, protocol.CodeNotFound, map[string]any{"kind": "transient", "target": "#x"}},
+		{"a withheld tab", fmt.Errorf("click: %w", &cdptab.WithheldError{URL: "https://bank.example/login", Why: "deny *.bank.example"}),
+			protocol.CodeForbiddenOriginScope, map[string]any{"origin": "https://bank.example", "rule": "deny *.bank.example", "reason": "deny"}},
+		{"a withheld frame", &cdptab.WithheldError{URL: "https://ads.example/f", Why: "not in allow", Frame: true},
+			protocol.CodeForbiddenOriginScope, map[string]any{"origin": "https://ads.example", "reason": "frame", "frame": true}},
 		{"a deadline is a timeout", fmt.Errorf("snapshot: %w", context.DeadlineExceeded), protocol.CodeTimeout, map[string]any{"kind": "permanent"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := classify(tt.err)
+			err := Classify(tt.err)
 			if tt.err == nil {
 				if err != nil {
 					t.Fatalf("got %v, want nil", err)

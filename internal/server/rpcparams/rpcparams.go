@@ -1,4 +1,13 @@
-package service
+// Package rpcparams decodes the params of a JSON-RPC call strictly: by
+// name (a JSON object; absent, null or {} for a method that takes none),
+// every member one the method's params type decodes, spelled exactly, of
+// the right JSON type. Every failure is invalid_params, in words an agent
+// can act on: the field it likely meant, or the fields there are, or the
+// JSON type it sent instead of an object.
+//
+// A call's params are parsed once (Parse): its caller may read their
+// members before the method's handler, wrapped by Strict, decodes them.
+package rpcparams
 
 import (
 	"bytes"
@@ -12,25 +21,14 @@ import (
 	"github.com/egohost/egohost/protocol"
 )
 
-// handler runs one method. Only typed makes one, so the params of every
-// method in the registry are decoded by decodeParams and by nothing else:
-// a new method cannot forget to refuse unknown fields or a wrong JSON type.
-type handler struct {
-	run func(ctx context.Context, c *call, in params) (any, error)
-}
-
-// typed makes the handler of a method whose params are a P (a struct;
-// noParams for methods that take none).
-func typed[P any](fn func(ctx context.Context, c *call, p P) (any, error)) handler {
-	return handler{run: strict(fn)}
-}
-
-// strict wraps fn, called with a caller C (an agent's call, or the link of a
-// popup), so that its params are decoded by decodeParams.
-func strict[C, P any](fn func(ctx context.Context, c C, p P) (any, error)) func(context.Context, C, params) (any, error) {
+// Strict wraps fn, a method called by a caller C, so that its params are
+// decoded strictly into a P (a struct; None for a method that takes none)
+// before it runs: a decoding failure is the call's error, and fn does not
+// run.
+func Strict[C, P any](fn func(ctx context.Context, c C, p P) (any, error)) func(context.Context, C, Params) (any, error) {
 	var zero P
 	fields := fieldNames(reflect.TypeOf(zero))
-	return func(ctx context.Context, c C, in params) (any, error) {
+	return func(ctx context.Context, c C, in Params) (any, error) {
 		var p P
 		if err := in.decode(fields, &p); err != nil {
 			return nil, err
@@ -39,20 +37,22 @@ func strict[C, P any](fn func(ctx context.Context, c C, p P) (any, error)) func(
 	}
 }
 
-// noParams are the params of a method that takes none: absent, null or {}.
-type noParams struct{}
+// None are the params of a method that takes none: absent, null or {}.
+type None struct{}
 
-// params are a call's params, parsed once (parseParams): the scope check
-// (a raise), the audit line and the strict decode all read its members.
-type params struct {
+// Params are a call's params, parsed once (Parse): its caller's checks
+// (the service's scope check, its audit line) and the strict decode
+// (Strict) all read its members.
+type Params struct {
 	raw     []byte                     // trimmed
 	members map[string]json.RawMessage // nil when absent, null, or not an object
 	err     error                      // why raw is no object (decode answers it)
 }
 
-// parseParams parses a call's params into their members.
-func parseParams(raw json.RawMessage) params {
-	in := params{raw: bytes.TrimSpace(raw)}
+// Parse parses a call's params into their members. Params that are no
+// JSON object are not an error yet: decoding them is (Strict).
+func Parse(raw json.RawMessage) Params {
+	in := Params{raw: bytes.TrimSpace(raw)}
 	if len(in.raw) == 0 || string(in.raw) == "null" {
 		return in
 	}
@@ -66,16 +66,17 @@ func parseParams(raw json.RawMessage) params {
 	return in
 }
 
-// decodeParams decodes raw params strictly into v (see params.decode).
-func decodeParams(raw json.RawMessage, fields map[string]bool, v any) error {
-	return parseParams(raw).decode(fields, v)
+// Members are the params' members by name: nil when the params are
+// absent, null, or not a JSON object. They are the params', not a copy.
+func (in Params) Members() map[string]json.RawMessage {
+	return in.members
 }
 
 // decode unmarshals the params strictly into v: absent or null is the
 // zero value; anything else must be a JSON object whose every member is
 // one of fields, spelled exactly (encoding/json alone would take "Tab" for
 // "tab"), of the right JSON type. Every failure is invalid_params.
-func (in params) decode(fields map[string]bool, v any) error {
+func (in Params) decode(fields map[string]bool, v any) error {
 	if in.err != nil {
 		return in.err
 	}

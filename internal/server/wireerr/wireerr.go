@@ -1,4 +1,9 @@
-package service
+// Package wireerr names the failures of the page engine (actions, the
+// resolver, the snapshot, locators, the ref map, a tab's CDP session) and
+// of the browser link (browserlink, the extension's error codes) on the
+// agents' wire: the stable codes and kinds of PROTOCOL.md's error table,
+// with the data each carries. It maps errors only: it calls nothing.
+package wireerr
 
 import (
 	"context"
@@ -8,18 +13,19 @@ import (
 	"github.com/egohost/egohost/internal/engine/locator"
 	"github.com/egohost/egohost/internal/engine/snapshot"
 	"github.com/egohost/egohost/internal/link/cdptab"
+	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
 	"github.com/egohost/egohost/resolver"
 )
 
-// classify turns the errors of the page-level packages (actions,
+// Classify turns the errors of the page-level packages (actions,
 // resolver, snapshot, locator, refmap) into protocol errors with stable
 // codes and their kind (transient / permanent): the one mapping every
 // handler uses. A protocol error from the browser link (tab closed,
 // browser gone, …) wins over any wrapping: it says what really happened.
-func classify(err error) error {
-	err = linkError(err) // the browser link's errors, with the agents' codes
+func Classify(err error) error {
+	err = FromLink(err) // the browser link's errors, with the agents' codes
 	var (
 		pe *protocol.Error
 		te *actions.TimeoutError
@@ -49,7 +55,7 @@ func classify(err error) error {
 	switch {
 	case errors.As(err, &ce):
 		// The element the person confirmed changed while they were asked:
-		// refused, never acted on another (confirm.go).
+		// refused, never acted on another (the service's confirm.go).
 		return protocol.Errorf(protocol.CodeStaleRef, "%v", err).With("kind", "permanent").With("reason", "confirmed_element_changed")
 	case errors.As(err, &de):
 		return protocol.Errorf(protocol.CodeDialogOpen, "%v", err).With("dialog", de.Dialog)
@@ -88,14 +94,14 @@ func classify(err error) error {
 	return pageError(err)
 }
 
-// pageError is classify's part for the resolver's, snapshot's, locator's
+// pageError is Classify's part for the resolver's, snapshot's, locator's
 // and refmap's errors; it also names the last cause an action's timeout
 // saw (as it is, not as an action's error).
 func pageError(err error) error {
 	if err == nil {
 		return nil
 	}
-	err = linkError(err)
+	err = FromLink(err)
 	kind := "permanent"
 	var re *resolver.Error
 	if errors.As(err, &re) {
@@ -152,4 +158,15 @@ func pageError(err error) error {
 		}
 	}
 	return e
+}
+
+// withheldError is the agent's error for a document its Reach refused.
+func withheldError(e *cdptab.WithheldError) *protocol.Error {
+	origin := cdptab.OriginOf(e.URL, e.Origin)
+	if e.Frame {
+		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "the target is in a frame showing %s, which this agent may not reach (%s): its content is withheld; take a new snapshot", origin, e.Why).
+			With("origin", origin).With("rule", e.Why).With("reason", "frame").With("frame", true)
+	}
+	return protocol.Errorf(protocol.CodeForbiddenOriginScope, "the tab is on %s now, which this agent may not reach (%s): nothing was read or done there", origin, e.Why).
+		With("origin", origin).With("rule", e.Why).With("reason", pairing.ReasonOf(e.Why))
 }

@@ -1,4 +1,4 @@
-package service
+package wireerr
 
 import (
 	"context"
@@ -43,14 +43,17 @@ func TestLinkErrorCodes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := agentError(tt.err).Code; got != tt.want {
-				t.Errorf("agentError: got %s, want %s", got.Name(), tt.want.Name())
+			if got := Of(tt.err).Code; got != tt.want {
+				t.Errorf("Of: got %s, want %s", got.Name(), tt.want.Name())
 			}
-			if got := protocol.CodeOf(linkError(tt.err)); got != tt.want {
-				t.Errorf("linkError: got %s, want %s", got.Name(), tt.want.Name())
+			if got := CodeOf(tt.err); got != tt.want {
+				t.Errorf("CodeOf: got %s, want %s", got.Name(), tt.want.Name())
 			}
-			if got, want := linkError(tt.err).Error(), tt.err.Error(); tt.name == "wrapped" && got != want {
-				t.Errorf("linkError's text: got %q, want %q (the wrapping kept)", got, want)
+			if got := protocol.CodeOf(FromLink(tt.err)); got != tt.want {
+				t.Errorf("FromLink: got %s, want %s", got.Name(), tt.want.Name())
+			}
+			if got, want := FromLink(tt.err).Error(), tt.err.Error(); tt.name == "wrapped" && got != want {
+				t.Errorf("FromLink's text: got %q, want %q (the wrapping kept)", got, want)
 			}
 		})
 	}
@@ -64,7 +67,7 @@ func TestLinkTimeoutIsADeadline(t *testing.T) {
 	<-ctx.Done()
 	l := browserlink.New(nil, browserlink.Options{})
 	_, err := l.Call(ctx, extwire.TabsList{})
-	for _, err := range []error{linkError(err), linkError(fmt.Errorf("wait: %w", err))} {
+	for _, err := range []error{FromLink(err), FromLink(fmt.Errorf("wait: %w", err))} {
 		if !errors.Is(err, context.DeadlineExceeded) || protocol.CodeOf(err) != protocol.CodeTimeout {
 			t.Errorf("got %v (code %s), want a timeout that is a context deadline", err, protocol.CodeOf(err).Name())
 		}
@@ -72,7 +75,7 @@ func TestLinkTimeoutIsADeadline(t *testing.T) {
 }
 
 // The link's refusals of the extension's calls (the popup channel) get
-// their codes from the service.
+// their codes here.
 func TestReplyError(t *testing.T) {
 	tests := []struct {
 		err  error
@@ -85,11 +88,11 @@ func TestReplyError(t *testing.T) {
 		{errors.New("plain"), protocol.CodeInternal},
 	}
 	for _, tt := range tests {
-		if got := replyError(tt.err); got.Code != tt.want {
+		if got := Reply(tt.err); got.Code != tt.want {
 			t.Errorf("%v: got %s, want %s", tt.err, got.Code.Name(), tt.want.Name())
 		}
 	}
-	if got := replyError(&browserlink.BusyError{Method: "slow", Limit: 2}).Data["limit"]; got != 2 {
+	if got := Reply(&browserlink.BusyError{Method: "slow", Limit: 2}).Data["limit"]; got != 2 {
 		t.Errorf("busy's limit: got %v, want 2", got)
 	}
 }
