@@ -12,6 +12,15 @@ import (
 func TestImportEdges(t *testing.T) {
 	const mod = "github.com/egohost/egohost"
 	imports := moduleImports(t)
+	// onlyOurs checks that pkg (name in messages) imports of our packages
+	// only those allowed (paths in the module), saying why otherwise.
+	onlyOurs := func(pkg, name, why string, allowed ...string) {
+		for _, imp := range imports[pkg] {
+			if strings.HasPrefix(imp, mod+"/") && !slices.Contains(allowed, strings.TrimPrefix(imp, mod+"/")) {
+				t.Errorf("%s imports %s: %s", name, imp, why)
+			}
+		}
+	}
 	// The registry of live agent connections (agentlive) is generic over
 	// the service's connections and calls: it needs nothing of ours.
 	stdlibOnly := []string{"nativemsg", "internal/engine/locator", "internal/link/chromeext", "internal/server/weburl", "internal/server/spaces", "internal/server/filegate", "internal/server/confirm", "internal/server/agentlive"}
@@ -66,15 +75,7 @@ func TestImportEdges(t *testing.T) {
 	// the wire types, the framing and the in-flight slots, not the service
 	// that answers the calls (its Handler) nor the grants that admit a
 	// caller (its Gate).
-	for _, imp := range imports["internal/server/agentconn"] {
-		switch strings.TrimPrefix(imp, mod+"/") {
-		case "protocol", "nativemsg", "internal/server/slots":
-		default:
-			if strings.HasPrefix(imp, mod+"/") {
-				t.Errorf("agentconn imports %s: it may use only protocol, nativemsg and internal/server/slots of ours", imp)
-			}
-		}
-	}
+	onlyOurs("internal/server/agentconn", "agentconn", "it may use only protocol, nativemsg and internal/server/slots of ours", "protocol", "nativemsg", "internal/server/slots")
 	// The MCP front end speaks to the service through the agent API only
 	// (protocol types), and only it and the command wiring know the SDK.
 	for _, imp := range imports["internal/front/mcpserver"] {
@@ -108,15 +109,7 @@ func TestImportEdges(t *testing.T) {
 	// it knows the wire, the frames and the CDP session seam, not the
 	// agents' API, the tabs' state or the page logic above it; and only
 	// the service and its hub drive it.
-	for _, imp := range imports["internal/link/browserlink"] {
-		switch strings.TrimPrefix(imp, mod+"/") {
-		case "nativemsg", "internal/link/cdptab", "internal/link/extwire", "protocol", "internal/pending":
-		default:
-			if strings.HasPrefix(imp, mod+"/") {
-				t.Errorf("browserlink imports %s: it may use only nativemsg, cdptab, extwire, protocol and internal/pending of ours", imp)
-			}
-		}
-	}
+	onlyOurs("internal/link/browserlink", "browserlink", "it may use only nativemsg, cdptab, extwire, protocol and internal/pending of ours", "nativemsg", "internal/link/cdptab", "internal/link/extwire", "protocol", "internal/pending")
 	// The page packages meet in the ref map (its entries and the errors of
 	// looking a target up): the resolver and the snapshot do not import
 	// each other, and actions run through a finder, not the resolver.
@@ -170,15 +163,7 @@ func TestImportEdges(t *testing.T) {
 	// browser link and its wire, and the agents' wire types, not the
 	// service that grants a subscription nor the hub that keeps the links
 	// (its Browsers).
-	for _, imp := range imports["internal/server/cdpsub"] {
-		switch strings.TrimPrefix(imp, mod+"/") {
-		case "protocol", "internal/link/browserlink", "internal/link/extwire":
-		default:
-			if strings.HasPrefix(imp, mod+"/") {
-				t.Errorf("cdpsub imports %s: it may use only protocol, browserlink and extwire of ours", imp)
-			}
-		}
-	}
+	onlyOurs("internal/server/cdpsub", "cdpsub", "it may use only protocol, browserlink and extwire of ours", "protocol", "internal/link/browserlink", "internal/link/extwire")
 	noIO := []string{"refmap", "internal/engine/locator"}
 	for _, pkg := range noIO {
 		for _, imp := range imports[pkg] {
