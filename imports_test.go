@@ -76,6 +76,11 @@ func TestImportEdges(t *testing.T) {
 	// that answers the calls (its Handler) nor the grants that admit a
 	// caller (its Gate).
 	onlyOurs("internal/server/agentconn", "agentconn", "it may use only protocol, nativemsg and internal/server/slots of ours", "protocol", "nativemsg", "internal/server/slots")
+	// The page methods' wire mapping is a pure translation between the
+	// agents' wire and the page engine: of ours it knows protocol, the
+	// actions it maps to and weburl (the URLs goto loads), not the service
+	// that runs it on a tab.
+	onlyOurs("internal/server/actwire", "actwire", "it may use only protocol, actions and weburl of ours", "protocol", "internal/engine/actions", "internal/server/weburl")
 	// The MCP front end speaks to the service through the agent API only
 	// (protocol types), and only it and the command wiring know the SDK.
 	for _, imp := range imports["internal/front/mcpserver"] {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/internal/engine/overlay"
+	"github.com/egohost/egohost/internal/server/actwire"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
 )
@@ -17,7 +18,7 @@ func (s *Service) locators(ctx context.Context, c *call, p protocol.LocatorsPara
 	if p.Element == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "locators: target is empty")
 	}
-	tc, err := s.tabContextWithin(ctx, c, p.Target, "locators", millis(p.TimeoutMs))
+	tc, err := s.tabContextWithin(ctx, c, p.Target, "locators", actwire.Millis(p.TimeoutMs))
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/egohost/egohost/internal/engine/actions"
 	"github.com/egohost/egohost/internal/engine/page"
+	"github.com/egohost/egohost/internal/server/actwire"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -13,8 +14,8 @@ func (s *Service) inspect(ctx context.Context, c *call, p protocol.InspectParams
 	if p.Element == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "inspect: target is empty")
 	}
-	return s.withRunner(ctx, c, p.Target, "inspect", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
-		st, err := r.Inspect(ctx, p.Element, millis(p.TimeoutMs))
+	return s.withRunner(ctx, c, p.Target, "inspect", actwire.Millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		st, err := r.Inspect(ctx, p.Element, actwire.Millis(p.TimeoutMs))
 		if err != nil {
 			return nil, err
 		}
