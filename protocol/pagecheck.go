@@ -129,3 +129,29 @@ func (p EvalParams) Check(op string) error {
 	}
 	return nil
 }
+
+// needOne refuses a method that reads one element without a target.
+func needOne(op, element string) error {
+	if element == "" {
+		return Errorf(CodeInvalidParams, "%s: target is empty", op)
+	}
+	return nil
+}
+
+// Check checks inspect's params.
+func (p InspectParams) Check(op string) error { return needOne(op, p.Element) }
+
+// Check checks locators' params.
+func (p LocatorsParams) Check(op string) error { return needOne(op, p.Element) }
+
+// Check checks resize's params: both 0 (the window's own size), or each
+// 1 to MaxViewport.
+func (p ResizeParams) Check(op string) error {
+	if p.Width == 0 && p.Height == 0 {
+		return nil
+	}
+	if p.Width < 1 || p.Height < 1 || p.Width > MaxViewport || p.Height > MaxViewport {
+		return Errorf(CodeInvalidParams, "%s: width and height must be 1 to %d CSS pixels each (or both 0: the window's own size), not %d × %d", op, MaxViewport, p.Width, p.Height)
+	}
+	return nil
+}

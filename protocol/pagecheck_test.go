@@ -61,6 +61,14 @@ func TestParamsCheck(t *testing.T) {
 		{"goto negative maxChars first", GotoParams{Snapshot: &PageSnapshot{MaxChars: -1}}.Check(MethodGoto), "goto: snapshot.maxChars must not be negative"},
 		{"eval", EvalParams{Expression: "1"}.Check(MethodEval), ""},
 		{"eval no expression", EvalParams{Element: "@1"}.Check(MethodEval), "eval: expression is empty"},
+		{"inspect", InspectParams{Element: "@1"}.Check(MethodInspect), ""},
+		{"inspect no target", InspectParams{}.Check(MethodInspect), "inspect: target is empty"},
+		{"locators", LocatorsParams{Element: "@1"}.Check(MethodLocators), ""},
+		{"locators no target", LocatorsParams{}.Check(MethodLocators), "locators: target is empty"},
+		{"resize", ResizeParams{Width: 1, Height: MaxViewport}.Check(MethodResize), ""},
+		{"resize back to the window's", ResizeParams{}.Check(MethodResize), ""},
+		{"resize too wide", ResizeParams{Width: MaxViewport + 1, Height: 600}.Check(MethodResize), "resize: width and height must be 1 to 8192 CSS pixels each (or both 0: the window's own size), not 8193 × 600"},
+		{"resize one zero", ResizeParams{Width: 800}.Check(MethodResize), "resize: width and height must be 1 to 8192 CSS pixels each (or both 0: the window's own size), not 800 × 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
