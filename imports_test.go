@@ -12,6 +12,15 @@ import (
 func TestImportEdges(t *testing.T) {
 	const mod = "github.com/egohost/egohost"
 	imports := moduleImports(t)
+	// onlyOurs checks that pkg (name in messages) imports of our packages
+	// only those allowed (paths in the module), saying why otherwise.
+	onlyOurs := func(pkg, name, why string, allowed ...string) {
+		for _, imp := range imports[pkg] {
+			if strings.HasPrefix(imp, mod+"/") && !slices.Contains(allowed, strings.TrimPrefix(imp, mod+"/")) {
+				t.Errorf("%s imports %s: %s", name, imp, why)
+			}
+		}
+	}
 	// The registry of live agent connections (agentlive) is generic over
 	// the service's connections and calls: it needs nothing of ours.
 	stdlibOnly := []string{"nativemsg", "internal/engine/locator", "internal/link/chromeext", "internal/server/weburl", "internal/server/spaces", "internal/server/filegate", "internal/server/confirm", "internal/server/agentlive"}
@@ -66,22 +75,15 @@ func TestImportEdges(t *testing.T) {
 	// the wire types, the framing and the in-flight slots, not the service
 	// that answers the calls (its Handler) nor the grants that admit a
 	// caller (its Gate).
-	for _, imp := range imports["internal/server/agentconn"] {
-		switch strings.TrimPrefix(imp, mod+"/") {
-		case "protocol", "nativemsg", "internal/server/slots":
-		default:
-			if strings.HasPrefix(imp, mod+"/") {
-				t.Errorf("agentconn imports %s: it may use only protocol, nativemsg and internal/server/slots of ours", imp)
-			}
-		}
-	}
+	onlyOurs("internal/server/agentconn", "agentconn", "it may use only protocol, nativemsg and internal/server/slots of ours", "protocol", "nativemsg", "internal/server/slots")
+	// The page methods' wire mapping is a pure translation between the
+	// agents' wire and the page engine: of ours it knows protocol, the
+	// actions it maps to and weburl (the URLs goto loads), not the service
+	// that runs it on a tab.
+	onlyOurs("internal/server/actwire", "actwire", "it may use only protocol, actions and weburl of ours", "protocol", "internal/engine/actions", "internal/server/weburl")
 	// A call's params are decoded by name and type, whoever calls: of ours
 	// rpcparams knows only the wire's error (invalid_params).
-	for _, imp := range imports["internal/server/rpcparams"] {
-		if strings.HasPrefix(imp, mod+"/") && imp != mod+"/protocol" {
-			t.Errorf("rpcparams imports %s: it may use only protocol of ours", imp)
-		}
-	}
+	onlyOurs("internal/server/rpcparams", "rpcparams", "it may use only protocol of ours", "protocol")
 	// The MCP front end speaks to the service through the agent API only
 	// (protocol types), and only it and the command wiring know the SDK.
 	for _, imp := range imports["internal/front/mcpserver"] {
@@ -115,15 +117,7 @@ func TestImportEdges(t *testing.T) {
 	// it knows the wire, the frames and the CDP session seam, not the
 	// agents' API, the tabs' state or the page logic above it; and only
 	// the service and its hub drive it.
-	for _, imp := range imports["internal/link/browserlink"] {
-		switch strings.TrimPrefix(imp, mod+"/") {
-		case "nativemsg", "internal/link/cdptab", "internal/link/extwire", "protocol", "internal/pending":
-		default:
-			if strings.HasPrefix(imp, mod+"/") {
-				t.Errorf("browserlink imports %s: it may use only nativemsg, cdptab, extwire, protocol and internal/pending of ours", imp)
-			}
-		}
-	}
+	onlyOurs("internal/link/browserlink", "browserlink", "it may use only nativemsg, cdptab, extwire, protocol and internal/pending of ours", "nativemsg", "internal/link/cdptab", "internal/link/extwire", "protocol", "internal/pending")
 	// The page packages meet in the ref map (its entries and the errors of
 	// looking a target up): the resolver and the snapshot do not import
 	// each other, and actions run through a finder, not the resolver.
@@ -183,29 +177,14 @@ func TestImportEdges(t *testing.T) {
 	// wireerr knows the wire types, the errors it maps (the page engine's,
 	// a tab's CDP session's, the browser link's and its wire's) and the
 	// origin rules' reasons (pairing), and nothing that would run anything.
-	for _, imp := range imports["internal/server/wireerr"] {
-		switch strings.TrimPrefix(imp, mod+"/") {
-		case "protocol", "resolver", "refmap", "internal/engine/actions", "internal/engine/snapshot", "internal/engine/locator",
-			"internal/link/cdptab", "internal/link/browserlink", "internal/link/extwire", "internal/server/pairing":
-		default:
-			if strings.HasPrefix(imp, mod+"/") {
-				t.Errorf("wireerr imports %s: it may use only protocol, the engine's and the link's errors, and pairing of ours", imp)
-			}
-		}
-	}
+	onlyOurs("internal/server/wireerr", "wireerr", "it may use only protocol, the engine's and the link's errors, and pairing of ours",
+		"protocol", "resolver", "refmap", "internal/engine/actions", "internal/engine/snapshot", "internal/engine/locator",
+		"internal/link/cdptab", "internal/link/browserlink", "internal/link/extwire", "internal/server/pairing")
 	// A subscription delivers a link's events: of ours cdpsub knows the
 	// browser link and its wire, and the agents' wire types, not the
 	// service that grants a subscription nor the hub that keeps the links
 	// (its Browsers).
-	for _, imp := range imports["internal/server/cdpsub"] {
-		switch strings.TrimPrefix(imp, mod+"/") {
-		case "protocol", "internal/link/browserlink", "internal/link/extwire":
-		default:
-			if strings.HasPrefix(imp, mod+"/") {
-				t.Errorf("cdpsub imports %s: it may use only protocol, browserlink and extwire of ours", imp)
-			}
-		}
-	}
+	onlyOurs("internal/server/cdpsub", "cdpsub", "it may use only protocol, browserlink and extwire of ours", "protocol", "internal/link/browserlink", "internal/link/extwire")
 	noIO := []string{"refmap", "internal/engine/locator"}
 	for _, pkg := range noIO {
 		for _, imp := range imports[pkg] {

@@ -36,7 +36,7 @@ func isPairedCall(a *agent) bool { return a.grant.kind == grantPaired }
 // the caller) then p.Payloads (bytes, written into the upload store).
 // Everything is checked, copied and written before the page is touched.
 func (s *Service) upload(ctx context.Context, c *call, p protocol.UploadParams) (any, error) {
-	if err := needElement("upload", p.Element); err != nil {
+	if err := p.Check(protocol.MethodUpload); err != nil {
 		return nil, err
 	}
 	files, batch, err := s.stageUpload(ctx, c, p.Files, p.Payloads)

@@ -13,6 +13,7 @@ import (
 	"github.com/egohost/egohost/internal/engine/page"
 	"github.com/egohost/egohost/internal/link/browserlink"
 	"github.com/egohost/egohost/internal/link/extwire"
+	"github.com/egohost/egohost/internal/server/actwire"
 	"github.com/egohost/egohost/internal/server/confirm"
 	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/protocol"
@@ -64,7 +65,7 @@ func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadPara
 	if err != nil {
 		return nil, err
 	}
-	d := millis(p.TimeoutMs)
+	d := actwire.Millis(p.TimeoutMs)
 	if d <= 0 {
 		d = 30 * time.Second
 	}

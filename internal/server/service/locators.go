@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/internal/engine/overlay"
+	"github.com/egohost/egohost/internal/server/actwire"
 	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
@@ -15,10 +16,10 @@ import (
 // candidate locators in rank order, each checked by the resolver, the best
 // one that matches it alone, and its ref.
 func (s *Service) locators(ctx context.Context, c *call, p protocol.LocatorsParams) (any, error) {
-	if p.Element == "" {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "locators: target is empty")
+	if err := p.Check(protocol.MethodLocators); err != nil {
+		return nil, err
 	}
-	tc, err := s.tabContextWithin(ctx, c, p.Target, "locators", millis(p.TimeoutMs))
+	tc, err := s.tabContextWithin(ctx, c, p.Target, "locators", actwire.Millis(p.TimeoutMs))
 	if err != nil {
 		return nil, err
 	}

@@ -14,11 +14,11 @@ import (
 
 	"github.com/egohost/egohost/internal/engine/actions"
 	"github.com/egohost/egohost/internal/link/extwire"
+	"github.com/egohost/egohost/internal/server/actwire"
 	"github.com/egohost/egohost/internal/server/confirm"
 	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/internal/server/rpcparams"
 	"github.com/egohost/egohost/internal/server/spaces"
-	"github.com/egohost/egohost/internal/server/weburl"
 	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 )
@@ -175,25 +175,6 @@ func (s *Service) tabReply(raw json.RawMessage, l *link, op string) (protocol.Ta
 	return res, nil
 }
 
-// navURL turns what an agent gave as an address into the URL to load
-// (weburl.Normalize), or an invalid_params error saying why it cannot be.
-func navURL(op, raw string) (string, error) {
-	u, err := weburl.Normalize(raw)
-	if err != nil {
-		return "", protocol.Errorf(protocol.CodeInvalidParams, "%s: %v", op, err)
-	}
-	return u, nil
-}
-
-// checkUntil refuses an unknown load state before anything happens.
-func checkUntil(op, until string) error {
-	switch until {
-	case "", actions.LoadLoad, actions.LoadDOMContentLoaded, actions.LoadNetworkIdle, actions.LoadCommit:
-		return nil
-	}
-	return protocol.Errorf(protocol.CodeInvalidParams, "%s: unknown load state %q: want load, domcontentloaded, networkidle or commit", op, until)
-}
-
 // tabsOpen opens a tab and, unless noWait, loads the URL in it the way
 // goto does and waits for its load state: an agent's next call finds the
 // page there.
@@ -202,11 +183,11 @@ func (s *Service) tabsOpen(ctx context.Context, c *call, p protocol.TabsOpenPara
 	url := "about:blank"
 	if p.URL != "" {
 		var err error
-		if url, err = navURL("tabs.open", p.URL); err != nil {
+		if url, err = actwire.URL("tabs.open", p.URL); err != nil {
 			return nil, err
 		}
 	}
-	if err := checkUntil("tabs.open", p.Until); err != nil {
+	if err := actwire.CheckUntil("tabs.open", p.Until); err != nil {
 		return nil, err
 	}
 	if p.NoWait && (p.Until != "" || p.TimeoutMs != 0) {
@@ -330,12 +311,12 @@ func (s *Service) emptySpaceTab(ctx context.Context, l *link, sp spaces.Space) (
 
 // openIn loads url in tabs.open's tab and waits as p says.
 func (s *Service) openIn(ctx context.Context, c *call, l *link, res protocol.TabResult, url string, p protocol.TabsOpenParams) (any, error) {
-	nav, err := s.withRunner(ctx, c, protocol.Target{Browser: l.ID, Tab: res.Tab.ID}, "open", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
-		n, err := r.Goto(ctx, url, actions.NavOptions{Until: p.Until, Timeout: millis(p.TimeoutMs)})
+	nav, err := s.withRunner(ctx, c, protocol.Target{Browser: l.ID, Tab: res.Tab.ID}, "open", actwire.Millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		n, err := r.Goto(ctx, url, actions.NavOptions{Until: p.Until, Timeout: actwire.Millis(p.TimeoutMs)})
 		if err != nil {
 			return nil, err
 		}
-		return navResult(tc.tabID, n), nil
+		return actwire.NavResult(tc.tabID, n), nil
 	})
 	if err != nil {
 		err = wireerr.FromLink(err)

@@ -5,17 +5,18 @@ import (
 
 	"github.com/egohost/egohost/internal/engine/actions"
 	"github.com/egohost/egohost/internal/engine/page"
+	"github.com/egohost/egohost/internal/server/actwire"
 	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 )
 
 // inspect reads one element's state without acting on it.
 func (s *Service) inspect(ctx context.Context, c *call, p protocol.InspectParams) (any, error) {
-	if p.Element == "" {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "inspect: target is empty")
+	if err := p.Check(protocol.MethodInspect); err != nil {
+		return nil, err
 	}
-	return s.withRunner(ctx, c, p.Target, "inspect", millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
-		st, err := r.Inspect(ctx, p.Element, millis(p.TimeoutMs))
+	return s.withRunner(ctx, c, p.Target, "inspect", actwire.Millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		st, err := r.Inspect(ctx, p.Element, actwire.Millis(p.TimeoutMs))
 		if err != nil {
 			return nil, err
 		}
@@ -29,9 +30,8 @@ func (s *Service) inspect(ctx context.Context, c *call, p protocol.InspectParams
 // person's. The override lasts while egohost is attached to the tab;
 // 0 × 0 ends it.
 func (s *Service) resize(ctx context.Context, c *call, p protocol.ResizeParams) (any, error) {
-	reset := p.Width == 0 && p.Height == 0
-	if !reset && (p.Width < 1 || p.Height < 1 || p.Width > protocol.MaxViewport || p.Height > protocol.MaxViewport) {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "resize: width and height must be 1 to %d CSS pixels each (or both 0: the window's own size), not %d × %d", protocol.MaxViewport, p.Width, p.Height)
+	if err := p.Check(protocol.MethodResize); err != nil {
+		return nil, err
 	}
 	tc, err := s.tabContextWithin(ctx, c, p.Target, "resize", 0)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/egohost/egohost/internal/server/actwire"
 	"github.com/egohost/egohost/internal/server/confirm"
 	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/internal/server/rpcparams"
@@ -131,21 +132,21 @@ func (s *Service) registry() []method {
 		// A script's calls are checked one by one, as the agent's own.
 		{name: protocol.MethodScriptRun, need: pairing.NeedRead, raise: writesFile("files"), timeout: timeoutScript, noScript: "a script does not start scripts", handler: typed(s.scriptRun)},
 
-		{name: protocol.MethodClick, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.Purchase, confirm.NavigateNewOrigin}, handler: act(s, protocol.MethodClick, checkClick, runClick)},
-		{name: protocol.MethodHover, need: pairing.NeedAct, handler: act(s, protocol.MethodHover, checkElement, runHover)},
-		{name: protocol.MethodCheck, need: pairing.NeedAct, noMCP: formTool, handler: act(s, protocol.MethodCheck, checkElement, runCheck)},
-		{name: protocol.MethodUncheck, need: pairing.NeedAct, noMCP: formTool, handler: act(s, protocol.MethodUncheck, checkElement, runUncheck)},
-		{name: protocol.MethodFocus, need: pairing.NeedAct, noMCP: "click and type focus what they act on", handler: act(s, protocol.MethodFocus, checkElement, runFocus)},
-		{name: protocol.MethodFill, need: pairing.NeedAct, handler: act(s, protocol.MethodFill, checkFill, runFill)},
-		{name: protocol.MethodType, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.NavigateNewOrigin}, handler: act(s, protocol.MethodType, checkType, runType)},
-		{name: protocol.MethodPress, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.Purchase, confirm.NavigateNewOrigin}, handler: act(s, protocol.MethodPress, checkPress, runPress)},
-		{name: protocol.MethodSelect, need: pairing.NeedAct, handler: act(s, protocol.MethodSelect, checkSelect, runSelect)},
+		{name: protocol.MethodClick, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.Purchase, confirm.NavigateNewOrigin}, handler: act(s, protocol.MethodClick, actwire.Click)},
+		{name: protocol.MethodHover, need: pairing.NeedAct, handler: act(s, protocol.MethodHover, actwire.Hover)},
+		{name: protocol.MethodCheck, need: pairing.NeedAct, noMCP: formTool, handler: act(s, protocol.MethodCheck, actwire.Check)},
+		{name: protocol.MethodUncheck, need: pairing.NeedAct, noMCP: formTool, handler: act(s, protocol.MethodUncheck, actwire.Uncheck)},
+		{name: protocol.MethodFocus, need: pairing.NeedAct, noMCP: "click and type focus what they act on", handler: act(s, protocol.MethodFocus, actwire.Focus)},
+		{name: protocol.MethodFill, need: pairing.NeedAct, handler: act(s, protocol.MethodFill, actwire.Fill)},
+		{name: protocol.MethodType, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.NavigateNewOrigin}, handler: act(s, protocol.MethodType, actwire.Type)},
+		{name: protocol.MethodPress, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.Purchase, confirm.NavigateNewOrigin}, handler: act(s, protocol.MethodPress, actwire.Press)},
+		{name: protocol.MethodSelect, need: pairing.NeedAct, handler: act(s, protocol.MethodSelect, actwire.Select)},
 		// Several fields in one call: what browser_fill_form makes (fill,
 		// check, uncheck, select: no kind of theirs asks the person).
 		{name: protocol.MethodFormFill, need: pairing.NeedAct, noCLI: "a CLI call sets one field (fill, check, select); a script sets several in one call", handler: typed(s.formFill)},
-		{name: protocol.MethodDrag, need: pairing.NeedAct, handler: act(s, protocol.MethodDrag, checkDrag, runDrag)},
+		{name: protocol.MethodDrag, need: pairing.NeedAct, handler: act(s, protocol.MethodDrag, actwire.Drag)},
 		{name: protocol.MethodUpload, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Upload}, handler: typed(s.upload)},
-		{name: protocol.MethodScroll, need: pairing.NeedAct, noMCP: "actions scroll their element into view; the snapshot reads the whole page", handler: act(s, protocol.MethodScroll, checkScroll, runScroll)},
+		{name: protocol.MethodScroll, need: pairing.NeedAct, noMCP: "actions scroll their element into view; the snapshot reads the whole page", handler: act(s, protocol.MethodScroll, actwire.Scroll)},
 		{name: protocol.MethodGoto, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.NavigateNewOrigin}, handler: typed(s.gotoURL)},
 		{name: protocol.MethodBack, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.NavigateNewOrigin}, handler: s.history(protocol.MethodBack)},
 		{name: protocol.MethodForward, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.NavigateNewOrigin}, handler: s.history(protocol.MethodForward)},

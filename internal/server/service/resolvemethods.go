@@ -7,6 +7,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 
+	"github.com/egohost/egohost/internal/server/actwire"
 	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
@@ -20,7 +21,7 @@ func (s *Service) resolveOnce(ctx context.Context, c *call, p protocol.ResolvePa
 	if p.Element == "" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "resolve: target is empty")
 	}
-	tc, err := s.tabContextWithin(ctx, c, p.Target, "resolve", millis(p.TimeoutMs))
+	tc, err := s.tabContextWithin(ctx, c, p.Target, "resolve", actwire.Millis(p.TimeoutMs))
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +65,7 @@ func (s *Service) resolveOnce(ctx context.Context, c *call, p protocol.ResolvePa
 	if len(ms) == 1 && ms[0].Box != nil {
 		res.Center = &protocol.Point{X: ms[0].Box.X, Y: ms[0].Box.Y, SessionID: string(ms[0].SessionID)}
 	}
-	res.TookMs = float64(time.Since(start).Microseconds()) / 1000
+	res.TookMs = actwire.TookMs(time.Since(start))
 	return res, nil
 }
 
@@ -91,7 +92,7 @@ func (s *Service) resolveOne(ctx context.Context, tc *tabContext, p protocol.Res
 		return nil, wireerr.Classify(err)
 	}
 	res.Matches = []protocol.Match{}
-	res.TookMs = float64(time.Since(start).Microseconds()) / 1000
+	res.TookMs = actwire.TookMs(time.Since(start))
 	return res, nil
 }
 

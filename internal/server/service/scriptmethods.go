@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/egohost/egohost/internal/server/actwire"
 	"github.com/egohost/egohost/internal/server/script"
 	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
@@ -47,7 +48,7 @@ func (s *Service) scriptRun(ctx context.Context, c *call, p protocol.ScriptRunPa
 	case p.TimeoutMs < 0:
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "script.run: timeoutMs must not be negative")
 	case p.TimeoutMs > 0:
-		timeout = millis(p.TimeoutMs)
+		timeout = actwire.Millis(p.TimeoutMs)
 	}
 	if timeout > s.opts.ScriptMax {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "script.run: a timeout of %v exceeds timeouts.script_max (%v)", timeout, s.opts.ScriptMax)

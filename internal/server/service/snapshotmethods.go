@@ -9,6 +9,7 @@ import (
 
 	"github.com/egohost/egohost/internal/engine/actions"
 	"github.com/egohost/egohost/internal/engine/snapshot"
+	"github.com/egohost/egohost/internal/server/actwire"
 	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
@@ -66,7 +67,7 @@ func (s *Service) snapshotOnce(ctx context.Context, c *call, p protocol.Snapshot
 	if errors.Is(err, snapshot.ErrLoading) {
 		// Still being parsed: wait for DOMContentLoaded, then take it as
 		// it is then.
-		if err := s.waitParsed(ctx, c, tc, millis(p.TimeoutMs)); err != nil {
+		if err := s.waitParsed(ctx, c, tc, actwire.Millis(p.TimeoutMs)); err != nil {
 			return nil, err
 		}
 		opts.Parsed = false
@@ -84,7 +85,7 @@ func (s *Service) snapshotOnce(ctx context.Context, c *call, p protocol.Snapshot
 		Stats: protocol.SnapshotStats{
 			Elements: snap.Stats.Elements, Refs: snap.Stats.Refs, Frames: snap.Stats.Frames,
 			Chars: snap.Stats.Chars, Bytes: snap.Stats.Bytes,
-			TookMs:      float64(snap.Stats.Took.Microseconds()) / 1000,
+			TookMs:      actwire.TookMs(snap.Stats.Took),
 			FrameErrors: snap.Stats.FrameErrors,
 		},
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/internal/link/extwire"
+	"github.com/egohost/egohost/internal/server/actwire"
 	"github.com/egohost/egohost/internal/server/audit"
 	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/internal/server/privfile"
@@ -621,7 +622,7 @@ func (s *Service) spacesWaitForControl(ctx context.Context, c *call, p protocol.
 	if p.TimeoutMs < 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "spaces.waitForControl: timeoutMs must not be negative")
 	}
-	d := millis(p.TimeoutMs)
+	d := actwire.Millis(p.TimeoutMs)
 	if dl, ok := ctx.Deadline(); ok && (d == 0 || time.Until(dl)-time.Second < d) {
 		d = max(time.Until(dl)-time.Second, 0)
 	}
