@@ -92,6 +92,12 @@ func EvalResult(tab int, r *actions.EvalResult) protocol.EvalResult {
 	return protocol.EvalResult{Tab: tab, Value: r.Value, Type: r.Type, Description: r.Description, TookMs: TookMs(r.Took), Dialog: Dialog(r.Dialog)}
 }
 
+// InspectResult is inspect's result on the wire: the element's state st
+// in tab.
+func InspectResult(tab int, st *actions.State) protocol.InspectResult {
+	return protocol.InspectResult{Tab: tab, Element: st.Element, Visible: st.Visible, Enabled: st.Enabled, Checked: st.Checked, Value: st.Value}
+}
+
 // URL turns what an agent gave as an address into the URL to load
 // (weburl.Normalize), or an invalid_params error of op saying why it
 // cannot be.

@@ -75,6 +75,8 @@ func TestResults(t *testing.T) {
 			protocol.WaitResult{Tab: 2, What: "url", TookMs: 1, Attempts: 3, Value: json.RawMessage(`"https://a.example/"`), Element: "<a>"}},
 		{"wait with null", WaitResult(2, &actions.WaitResult{What: "text", Value: json.RawMessage("null")}), protocol.WaitResult{Tab: 2, What: "text"}},
 		{"wait with no value", WaitResult(2, &actions.WaitResult{What: "text"}), protocol.WaitResult{Tab: 2, What: "text"}},
+		{"inspect", InspectResult(5, &actions.State{Element: "<input id=q>", Visible: true, Checked: &checked, Value: &value}),
+			protocol.InspectResult{Tab: 5, Element: "<input id=q>", Visible: true, Checked: &checked, Value: &value}},
 		{"eval", EvalResult(4, &actions.EvalResult{Value: json.RawMessage("null"), Type: "number", Description: "NaN", Took: 2 * time.Millisecond, Dialog: dialog}),
 			protocol.EvalResult{Tab: 4, Value: json.RawMessage("null"), Type: "number", Description: "NaN", TookMs: 2, Dialog: wireDialog}},
 	}

@@ -20,7 +20,7 @@ func (s *Service) inspect(ctx context.Context, c *call, p protocol.InspectParams
 		if err != nil {
 			return nil, err
 		}
-		return protocol.InspectResult{Tab: tc.tabID, Element: st.Element, Visible: st.Visible, Enabled: st.Enabled, Checked: st.Checked, Value: st.Value}, nil
+		return actwire.InspectResult(tc.tabID, st), nil
 	})
 }
 
