@@ -144,6 +144,19 @@ func (p InspectParams) Check(op string) error { return needOne(op, p.Element) }
 // Check checks locators' params.
 func (p LocatorsParams) Check(op string) error { return needOne(op, p.Element) }
 
+// Check checks resolve's target (its mode is checked on the tab, after
+// the tab's own errors).
+func (p ResolveParams) Check(op string) error { return needOne(op, p.Element) }
+
+// Check checks snapshot's maxChars and start (its timeoutMs is checked on
+// the tab, after the tab's own errors).
+func (p SnapshotParams) Check(op string) error {
+	if p.MaxChars < 0 || p.Start < 0 {
+		return Errorf(CodeInvalidParams, "%s: maxChars and start must not be negative", op)
+	}
+	return nil
+}
+
 // Check checks resize's params: both 0 (the window's own size), or each
 // 1 to MaxViewport.
 func (p ResizeParams) Check(op string) error {

@@ -18,8 +18,8 @@ func (s *Service) resolve(ctx context.Context, c *call, p protocol.ResolveParams
 }
 
 func (s *Service) resolveOnce(ctx context.Context, c *call, p protocol.ResolveParams) (any, error) {
-	if p.Element == "" {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "resolve: target is empty")
+	if err := p.Check(protocol.MethodResolve); err != nil {
+		return nil, err
 	}
 	tc, err := s.tabContextWithin(ctx, c, p.Target, "resolve", actwire.Millis(p.TimeoutMs))
 	if err != nil {

@@ -20,8 +20,8 @@ func (s *Service) snapshot(ctx context.Context, c *call, p protocol.SnapshotPara
 }
 
 func (s *Service) snapshotOnce(ctx context.Context, c *call, p protocol.SnapshotParams) (any, error) {
-	if p.MaxChars < 0 || p.Start < 0 {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "snapshot: maxChars and start must not be negative")
+	if err := p.Check(protocol.MethodSnapshot); err != nil {
+		return nil, err
 	}
 	tc, err := s.tabContextWithin(ctx, c, p.Target, "snapshot", 0)
 	if err != nil {
