@@ -81,6 +81,12 @@ func TestImportEdges(t *testing.T) {
 	// actions it maps to and weburl (the URLs goto loads), not the service
 	// that runs it on a tab.
 	onlyOurs("internal/server/actwire", "actwire", "it may use only protocol, actions and weburl of ours", "protocol", "internal/engine/actions", "internal/server/weburl")
+	// The read methods' wire mapping is the same kind of pure translation,
+	// from what the engine reads (a snapshot, the resolver's matches, the
+	// overlay's boxes, the ref map's entries) to the wire; it takes the
+	// wire's units (TookMs) from actwire rather than keep a second copy.
+	onlyOurs("internal/server/readwire", "readwire", "it may use only protocol, snapshot, resolver, overlay, refmap and actwire of ours",
+		"protocol", "internal/engine/snapshot", "resolver", "internal/engine/overlay", "refmap", "internal/server/actwire")
 	// A call's params are decoded by name and type, whoever calls: of ours
 	// rpcparams knows only the wire's error (invalid_params).
 	onlyOurs("internal/server/rpcparams", "rpcparams", "it may use only protocol of ours", "protocol")

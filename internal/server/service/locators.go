@@ -6,6 +6,7 @@ import (
 
 	"github.com/egohost/egohost/internal/engine/overlay"
 	"github.com/egohost/egohost/internal/server/actwire"
+	"github.com/egohost/egohost/internal/server/readwire"
 	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
@@ -44,10 +45,7 @@ func (s *Service) locators(ctx context.Context, c *call, p protocol.LocatorsPara
 	if err := s.namePicked(ctx, tc, picked, &named); err != nil {
 		return nil, wireerr.Classify(err)
 	}
-	if named.Candidates == nil {
-		named.Candidates = []protocol.PickCandidate{}
-	}
-	return protocol.LocatorsResult{Tab: tc.tabID, Locator: named.Locator, Ref: named.Ref, Role: named.Role, Name: named.Name, Candidates: named.Candidates}, nil
+	return readwire.Locators(tc.tabID, named), nil
 }
 
 // oneMatch waits (up to timeout) for target to match exactly one element:

@@ -16,6 +16,7 @@ import (
 	"github.com/egohost/egohost/internal/engine/overlay"
 	"github.com/egohost/egohost/internal/engine/snapshot"
 	"github.com/egohost/egohost/internal/server/audit"
+	"github.com/egohost/egohost/internal/server/readwire"
 	"github.com/egohost/egohost/internal/server/rpcparams"
 	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
@@ -65,11 +66,9 @@ func (s *Service) popupHighlight(ctx context.Context, l *link, p protocol.PopupH
 			return nil, wireerr.Classify(err)
 		}
 		for i, m := range ms {
-			h := protocol.PopupHighlight{Target: target, Role: m.Role, Name: m.Name}
-			if m.Box != nil {
-				h.Box = &protocol.Box{X: m.Box.X, Y: m.Box.Y, Width: m.Box.Width, Height: m.Box.Height}
-				// The resolver's box is the centre and the size; the overlay draws from the top-left.
-				boxes = append(boxes, overlay.Box{X: m.Box.X - m.Box.Width/2, Y: m.Box.Y - m.Box.Height/2, Width: m.Box.Width, Height: m.Box.Height, Label: boxLabel(target, i, len(ms), m)})
+			h, box := readwire.Highlight(target, i, len(ms), m)
+			if box != nil {
+				boxes = append(boxes, *box)
 			}
 			res.Matches = append(res.Matches, h)
 		}
@@ -79,29 +78,6 @@ func (s *Service) popupHighlight(ctx context.Context, l *link, p protocol.PopupH
 		return nil, wireerr.Classify(err)
 	}
 	return res, nil
-}
-
-// boxLabel is what a highlight box says: the match's number when a
-// locator matches several (the popup lists who they are; long labels of
-// neighbours would cover each other), else the ref if it is one and the
-// element's role and name.
-func boxLabel(target string, i, n int, m resolver.Match) string {
-	if n > 1 {
-		return fmt.Sprintf("%d/%d", i+1, n)
-	}
-	var b strings.Builder
-	if strings.HasPrefix(target, "@") {
-		b.WriteString(target + " ")
-	}
-	b.WriteString(m.Role)
-	if m.Name != "" {
-		name := m.Name
-		if r := []rune(name); len(r) > 40 {
-			name = string(r[:40]) + "…"
-		}
-		fmt.Fprintf(&b, " %q", name)
-	}
-	return b.String()
 }
 
 func (s *Service) popupClear(ctx context.Context, l *link, p protocol.PopupTabParams) (any, error) {
@@ -185,11 +161,9 @@ func (s *Service) namePicked(ctx context.Context, tc *tabContext, picked overlay
 	if err != nil {
 		return fmt.Errorf("name the picked element: %w", err)
 	}
-	attrs := map[string]string{}
+	var flat []string
 	if node.Node != nil {
-		for i := 0; i+1 < len(node.Node.Attributes); i += 2 {
-			attrs[node.Node.Attributes[i]] = node.Node.Attributes[i+1]
-		}
+		flat = node.Node.Attributes
 	}
 	// Chrome's role and name, and the box, from the CSS path (unique in
 	// its document by construction, and checked here).
@@ -198,9 +172,7 @@ func (s *Service) namePicked(ctx context.Context, tc *tabContext, picked overlay
 			for _, m := range ms {
 				if m.BackendNodeID == picked.BackendNodeID {
 					res.Role, res.Name = m.Role, m.Name
-					if m.Box != nil {
-						res.Box = &protocol.Box{X: m.Box.X, Y: m.Box.Y, Width: m.Box.Width, Height: m.Box.Height}
-					}
+					res.Box = readwire.Box(m.Box)
 				}
 			}
 		}
@@ -210,7 +182,7 @@ func (s *Service) namePicked(ctx context.Context, tc *tabContext, picked overlay
 		tag = strings.ToLower(node.Node.LocalName)
 	}
 	var fallback string // the first candidate that matches it among others, with nth=
-	for _, lc := range locator.Candidates(locator.Element{Tag: tag, Role: res.Role, Name: res.Name, Text: picked.Text, CSS: picked.CSS, Attrs: attrs}) {
+	for _, lc := range locator.Candidates(locator.Element{Tag: tag, Role: res.Role, Name: res.Name, Text: picked.Text, CSS: picked.CSS, Attrs: readwire.Attrs(flat)}) {
 		c := protocol.PickCandidate{Kind: lc.Kind, Locator: lc.Locator}
 		ms, err := tc.res.All(ctx, c.Locator)
 		if err != nil {

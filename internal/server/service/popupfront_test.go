@@ -2,12 +2,10 @@ package service
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/egohost/egohost/protocol"
-	"github.com/egohost/egohost/resolver"
 )
 
 // popupCallOf makes one popup-channel call as the fake extension and
@@ -100,29 +98,6 @@ func TestPopupFrontParamsAreStrict(t *testing.T) {
 	}
 	if r := ext.popupCall(20, protocol.MethodPopupLastPick, nil); r["result"].(map[string]any)["pick"] != nil {
 		t.Errorf("popup.lastPick before any pick: got %v, want pick null", r)
-	}
-}
-
-func TestBoxLabel(t *testing.T) {
-	long := strings.Repeat("x", 50)
-	tests := []struct {
-		name, target string
-		i, n         int
-		m            resolver.Match
-		want         string
-	}{
-		{"a ref", "@12", 0, 1, resolver.Match{Role: "button", Name: "Save"}, `@12 button "Save"`},
-		{"one match of a locator", "#save", 0, 1, resolver.Match{Role: "button", Name: "Save"}, `button "Save"`},
-		{"one of several", "role=link", 1, 3, resolver.Match{Role: "link", Name: "More"}, "2/3"},
-		{"no name", "#x", 0, 1, resolver.Match{Role: "generic"}, "generic"},
-		{"a long name is cut", "#x", 0, 1, resolver.Match{Role: "heading", Name: long}, `heading "` + long[:40] + `…"`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := boxLabel(tt.target, tt.i, tt.n, tt.m); got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
 	}
 }
 

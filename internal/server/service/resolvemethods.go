@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/egohost/egohost/internal/server/actwire"
+	"github.com/egohost/egohost/internal/server/readwire"
 	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/resolver"
@@ -54,19 +55,7 @@ func (s *Service) resolveOnce(ctx context.Context, c *call, p protocol.ResolvePa
 	if err != nil {
 		return nil, wireerr.Classify(err)
 	}
-	res := protocol.ResolveResult{Count: len(ms), Matches: make([]protocol.Match, 0, len(ms))}
-	for _, m := range ms {
-		pm := protocol.Match{BackendNodeID: int64(m.BackendNodeID), Role: m.Role, Name: m.Name, FrameID: string(m.FrameID), SessionID: string(m.SessionID)}
-		if m.Box != nil {
-			pm.Box = &protocol.Box{X: m.Box.X, Y: m.Box.Y, Width: m.Box.Width, Height: m.Box.Height}
-		}
-		res.Matches = append(res.Matches, pm)
-	}
-	if len(ms) == 1 && ms[0].Box != nil {
-		res.Center = &protocol.Point{X: ms[0].Box.X, Y: ms[0].Box.Y, SessionID: string(ms[0].SessionID)}
-	}
-	res.TookMs = actwire.TookMs(time.Since(start))
-	return res, nil
+	return readwire.Matches(ms, time.Since(start)), nil
 }
 
 // resolveOne resolves to exactly one element: its centre or an object.
@@ -75,10 +64,10 @@ func (s *Service) resolveOne(ctx context.Context, tc *tabContext, p protocol.Res
 	one := func(ctx context.Context) (protocol.ResolveResult, error) {
 		if p.Mode == protocol.ResolveObject {
 			o, err := tc.res.Object(ctx, p.Element)
-			return protocol.ResolveResult{Count: 1, Object: &protocol.Object{ObjectID: string(o.ObjectID), SessionID: string(o.SessionID)}}, err
+			return protocol.ResolveResult{Count: 1, Object: readwire.Object(o)}, err
 		}
 		pt, err := tc.res.Center(ctx, p.Element)
-		return protocol.ResolveResult{Count: 1, Center: &protocol.Point{X: pt.X, Y: pt.Y, SessionID: string(pt.SessionID)}}, err
+		return protocol.ResolveResult{Count: 1, Center: readwire.Center(pt)}, err
 	}
 	var err error
 	if p.Wait {

@@ -3,13 +3,12 @@ package service
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/egohost/egohost/internal/engine/actions"
 	"github.com/egohost/egohost/internal/engine/snapshot"
 	"github.com/egohost/egohost/internal/server/actwire"
+	"github.com/egohost/egohost/internal/server/readwire"
 	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
@@ -76,22 +75,7 @@ func (s *Service) snapshotOnce(ctx context.Context, c *call, p protocol.Snapshot
 	if err != nil {
 		return nil, wireerr.Classify(err)
 	}
-	text := snap.Text
-	if strings.TrimSpace(text) == "" {
-		text = emptyText(p, snap.URL)
-	}
-	res := protocol.SnapshotResult{
-		Text: text, URL: snap.URL, Title: snap.Title, Tab: tc.tabID,
-		Stats: protocol.SnapshotStats{
-			Elements: snap.Stats.Elements, Refs: snap.Stats.Refs, Frames: snap.Stats.Frames,
-			Chars: snap.Stats.Chars, Bytes: snap.Stats.Bytes,
-			TookMs:      actwire.TookMs(snap.Stats.Took),
-			FrameErrors: snap.Stats.FrameErrors,
-		},
-	}
-	if t := snap.Truncated; t.Cut {
-		res.Truncated = &protocol.SnapshotCut{FirstLine: t.FirstLine, ShownLines: t.ShownLines, TotalLines: t.TotalLines, Next: t.Next, HiddenRefs: t.HiddenRefs}
-	}
+	res := readwire.Snapshot(tc.tabID, p, snap)
 	if p.Refs {
 		// One round trip per frame; refs whose element went since the
 		// snapshot are left out.
@@ -99,12 +83,7 @@ func (s *Service) snapshotOnce(ctx context.Context, c *call, p protocol.Snapshot
 		if err != nil {
 			return nil, wireerr.Classify(err)
 		}
-		for _, e := range entries {
-			res.Refs = append(res.Refs, protocol.Ref{
-				Ref: e.Ref, Role: e.Role, Name: e.Name, Nth: e.Nth, BackendNodeID: int64(e.BackendNodeID),
-				FrameID: string(e.FrameID), SessionID: string(e.SessionID),
-			})
-		}
+		res.Refs = readwire.Refs(entries)
 	}
 	return res, nil
 }
@@ -118,22 +97,4 @@ func (s *Service) waitParsed(ctx context.Context, c *call, tc *tabContext, d tim
 		return r.WaitLoad(ctx, actions.LoadDOMContentLoaded, d)
 	})
 	return err
-}
-
-// emptyText is the one line a snapshot that found nothing to show says
-// instead of nothing.
-func emptyText(p protocol.SnapshotParams, url string) string {
-	switch {
-	case p.Scope != "":
-		return fmt.Sprintf("(nothing to show in %s: %s)\n", p.Scope, url)
-	case p.Interactive && p.Viewport:
-		return fmt.Sprintf("(no interactive elements in the viewport: %s)\n", url)
-	case p.Interactive:
-		return fmt.Sprintf("(no interactive elements: %s)\n", url)
-	case p.Viewport:
-		return fmt.Sprintf("(nothing in the viewport: %s)\n", url)
-	case p.Start > 0:
-		return fmt.Sprintf("(nothing from line %d on: %s)\n", p.Start, url)
-	}
-	return fmt.Sprintf("(empty page: %s)\n", url)
 }
