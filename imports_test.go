@@ -23,12 +23,21 @@ func TestImportEdges(t *testing.T) {
 	}
 	// The registry of live agent connections (agentlive) is generic over
 	// the service's connections and calls: it needs nothing of ours.
-	stdlibOnly := []string{"nativemsg", "internal/engine/locator", "internal/link/chromeext", "internal/server/weburl", "internal/server/spaces", "internal/server/filegate", "internal/server/confirm", "internal/server/agentlive"}
+	stdlibOnly := []string{"nativemsg", "internal/engine/locator", "internal/link/chromeext", "internal/server/weburl", "internal/server/spaces", "internal/server/confirm", "internal/server/agentlive"}
 	for _, pkg := range stdlibOnly {
 		for _, imp := range imports[pkg] {
 			if strings.Contains(strings.Split(imp, "/")[0], ".") {
 				t.Errorf("%s imports %s: it must use the standard library only", pkg, imp)
 			}
+		}
+	}
+	// The file rules of the person's disk are also applied to an agent's
+	// call (its upload, script and screenshot files), worded with the
+	// wire's codes: beside the standard library, filegate knows the
+	// agents' wire types (protocol) and nothing else.
+	for _, imp := range imports["internal/server/filegate"] {
+		if strings.Contains(strings.Split(imp, "/")[0], ".") && imp != mod+"/protocol" {
+			t.Errorf("filegate imports %s: it may use only the standard library and protocol", imp)
 		}
 	}
 	only := map[string]string{ // dependency → the one package that may import it
