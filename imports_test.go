@@ -90,6 +90,10 @@ func TestImportEdges(t *testing.T) {
 	// actions it maps to and weburl (the URLs goto loads), not the service
 	// that runs it on a tab.
 	onlyOurs("internal/server/actwire", "actwire", "it may use only protocol, actions and weburl of ours", "protocol", "internal/engine/actions", "internal/server/weburl")
+	// The cookie methods' wire mapping is a pure translation between the
+	// agents' wire and CDP's Network domain: of ours it knows protocol,
+	// not the service that makes the calls on a tab.
+	onlyOurs("internal/server/cookiewire", "cookiewire", "it may use only protocol of ours", "protocol")
 	// A call's params are decoded by name and type, whoever calls: of ours
 	// rpcparams knows only the wire's error (invalid_params).
 	onlyOurs("internal/server/rpcparams", "rpcparams", "it may use only protocol of ours", "protocol")
