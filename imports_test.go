@@ -23,12 +23,21 @@ func TestImportEdges(t *testing.T) {
 	}
 	// The registry of live agent connections (agentlive) is generic over
 	// the service's connections and calls: it needs nothing of ours.
-	stdlibOnly := []string{"nativemsg", "internal/engine/locator", "internal/link/chromeext", "internal/server/weburl", "internal/server/spaces", "internal/server/filegate", "internal/server/confirm", "internal/server/agentlive"}
+	stdlibOnly := []string{"nativemsg", "internal/engine/locator", "internal/link/chromeext", "internal/server/weburl", "internal/server/spaces", "internal/server/confirm", "internal/server/agentlive"}
 	for _, pkg := range stdlibOnly {
 		for _, imp := range imports[pkg] {
 			if strings.Contains(strings.Split(imp, "/")[0], ".") {
 				t.Errorf("%s imports %s: it must use the standard library only", pkg, imp)
 			}
+		}
+	}
+	// The file rules of the person's disk are also applied to an agent's
+	// call (its upload, script and screenshot files), worded with the
+	// wire's codes: beside the standard library, filegate knows the
+	// agents' wire types (protocol) and nothing else.
+	for _, imp := range imports["internal/server/filegate"] {
+		if strings.Contains(strings.Split(imp, "/")[0], ".") && imp != mod+"/protocol" {
+			t.Errorf("filegate imports %s: it may use only the standard library and protocol", imp)
 		}
 	}
 	only := map[string]string{ // dependency → the one package that may import it
@@ -87,6 +96,10 @@ func TestImportEdges(t *testing.T) {
 	// wire's units (TookMs) from actwire rather than keep a second copy.
 	onlyOurs("internal/server/readwire", "readwire", "it may use only protocol, snapshot, resolver, overlay, refmap and actwire of ours",
 		"protocol", "internal/engine/snapshot", "resolver", "internal/engine/overlay", "refmap", "internal/server/actwire")
+	// The cookie methods' wire mapping is a pure translation between the
+	// agents' wire and CDP's Network domain: of ours it knows protocol,
+	// not the service that makes the calls on a tab.
+	onlyOurs("internal/server/cookiewire", "cookiewire", "it may use only protocol of ours", "protocol")
 	// A call's params are decoded by name and type, whoever calls: of ours
 	// rpcparams knows only the wire's error (invalid_params).
 	onlyOurs("internal/server/rpcparams", "rpcparams", "it may use only protocol of ours", "protocol")

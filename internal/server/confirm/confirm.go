@@ -178,6 +178,15 @@ func KeyVerb(key string) (verb string, enter, ok bool) {
 	return "", false, false
 }
 
+// UploadVerb words an upload of n files, as Describe takes it: "upload
+// 2 files to".
+func UploadVerb(n int) string {
+	if n == 1 {
+		return "upload 1 file to"
+	}
+	return fmt.Sprintf("upload %d files to", n)
+}
+
 // lastKey is the key a combo presses, lower case ("Control+Enter": enter).
 func lastKey(combo string) string {
 	if combo == " " || strings.HasSuffix(combo, "+ ") {

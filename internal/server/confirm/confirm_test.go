@@ -186,6 +186,21 @@ func TestKeyVerb(t *testing.T) {
 	}
 }
 
+func TestUploadVerb(t *testing.T) {
+	for _, tt := range []struct {
+		n    int
+		want string
+	}{
+		{1, "upload 1 file to"},
+		{2, "upload 2 files to"},
+		{0, "upload 0 files to"},
+	} {
+		if got := UploadVerb(tt.n); got != tt.want {
+			t.Errorf("UploadVerb(%d): got %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}
+
 // An agent's kinds are those of the method's that its rules name (its
 // own, else the default entry's, else Default), each once.
 func TestKindsOf(t *testing.T) {

@@ -7,6 +7,8 @@
 //
 // It also keeps the files a page was given by their bytes (Store): the
 // browser reads a file lazily, so they live as long as the tab does.
+// And it applies the rules to an agent's call (StageUpload, CheckScript,
+// CreateOutput), its refusals worded with the wire's codes (protocol).
 package filegate
 
 import (

@@ -1,7 +1,9 @@
 // Package privfile keeps the service's own files private to the user who
 // runs it: directories 0700, files 0600, written whole (a reader finds the
 // old file or the new one, never half of one), and moved from where an
-// older egohost kept them without replacing what is there (Move).
+// older egohost kept them without replacing what is there (Move); the
+// agents' token (LoadOrCreateToken) and the service's unix sockets
+// (ListenSocket) are this user's only too.
 package privfile
 
 import (

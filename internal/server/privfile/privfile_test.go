@@ -130,3 +130,24 @@ func TestMove(t *testing.T) {
 		t.Errorf("a symlink: got %v, %v, want nothing moved", moved, err)
 	}
 }
+
+func TestTokenFileMustBePrivate(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "token")
+	tok, err := LoadOrCreateToken(path)
+	if err != nil || len(tok) != 64 {
+		t.Fatalf("create: got %q, %v", tok, err)
+	}
+	fi, _ := os.Stat(path)
+	if got := fi.Mode().Perm(); got != 0o600 {
+		t.Errorf("token mode: got %v, want 0600", got)
+	}
+	again, err := LoadOrCreateToken(path)
+	if err != nil || again != tok {
+		t.Errorf("reload: got %q, %v; want the same token", again, err)
+	}
+	os.Chmod(path, 0o644)
+	if _, err := LoadOrCreateToken(path); err == nil {
+		t.Error("a world-readable token file was accepted")
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/internal/server/actwire"
 	"github.com/egohost/egohost/internal/server/confirm"
+	"github.com/egohost/egohost/internal/server/filegate"
 	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
@@ -357,14 +358,16 @@ func (s *Service) eval(ctx context.Context, c *call, p protocol.EvalParams) (any
 // screenshot answers the PNG, or writes it to a new file (p.Path, under
 // the rules of filegate.Rules.Create), made before the page is touched.
 func (s *Service) screenshot(ctx context.Context, c *call, p protocol.ScreenshotParams) (any, error) {
-	var out *newFile
+	var out *filegate.Output
 	if p.Path != "" {
-		f, err := s.createFile(ctx, c, "screenshot", p.Path)
+		c.noteFiles(p.Path)
+		f, err := s.files.CreateOutput("screenshot", p.Path, isPairedCall(c.conn))
 		if err != nil {
 			return nil, err
 		}
+		c.noteFiles(f.Path)
 		out = f
-		defer out.discard()
+		defer out.Discard()
 	}
 	return s.withRunner(ctx, c, p.Target, "screenshot", actwire.Millis(p.TimeoutMs), func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
 		start := time.Now()
@@ -381,10 +384,10 @@ func (s *Service) screenshot(ctx context.Context, c *call, p protocol.Screenshot
 		}
 		res := protocol.ScreenshotResult{Tab: tc.tabID, Bytes: len(shot.PNG), Width: shot.Width, Height: shot.Height, Element: shot.Element, FullPage: p.FullPage}
 		if out != nil {
-			if err := out.write(shot.PNG); err != nil {
+			if err := out.Write(shot.PNG); err != nil {
 				return nil, protocol.Errorf(protocol.CodeInternal, "screenshot: %v", err)
 			}
-			res.Path = out.path
+			res.Path = out.Path
 		} else {
 			res.Data = shot.PNG
 		}

@@ -2,16 +2,13 @@ package service
 
 import (
 	"context"
-	"net/url"
-	"slices"
-	"strings"
 
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 
 	"github.com/egohost/egohost/internal/link/browserlink"
 	"github.com/egohost/egohost/internal/server/confirm"
+	"github.com/egohost/egohost/internal/server/cookiewire"
 	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 )
@@ -38,8 +35,8 @@ func (s *Service) cookieTab(ctx context.Context, c *call, t protocol.Target, op 
 	if err := s.reachFor(c.conn.grant).Check(u, tree.FrameTree.Frame.SecurityOrigin, false); err != nil {
 		return nil, nil, 0, "", wireerr.Classify(err)
 	}
-	if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") {
-		return nil, nil, 0, "", protocol.Errorf(protocol.CodeUnsupported, "%s: tab %d shows %q, which has no cookies: navigate to an http(s) page first", op, id, u)
+	if err := cookiewire.CheckURL(op, id, u); err != nil {
+		return nil, nil, 0, "", err
 	}
 	return l, sess, id, u, nil
 }
@@ -49,21 +46,7 @@ func (s *Service) tabCookies(ctx context.Context, sess *browserlink.Session, u, 
 	if err := sess.Call(ctx, network.CommandGetCookies, network.GetCookiesParams{URLs: []string{u}}, &res); err != nil {
 		return nil, err
 	}
-	out := []protocol.Cookie{}
-	for _, c := range res.Cookies {
-		if name != "" && c.Name != name {
-			continue
-		}
-		pc := protocol.Cookie{
-			Name: c.Name, Value: c.Value, Domain: c.Domain, Path: c.Path,
-			HTTPOnly: c.HTTPOnly, Secure: c.Secure, SameSite: string(c.SameSite),
-		}
-		if !c.Session {
-			pc.Expires = c.Expires
-		}
-		out = append(out, pc)
-	}
-	return out, nil
+	return cookiewire.Cookies(res.Cookies, name), nil
 }
 
 func (s *Service) cookiesGet(ctx context.Context, c *call, p protocol.CookiesGetParams) (any, error) {
@@ -79,37 +62,18 @@ func (s *Service) cookiesGet(ctx context.Context, c *call, p protocol.CookiesGet
 }
 
 func (s *Service) cookiesSet(ctx context.Context, c *call, p protocol.CookiesSetParams) (any, error) {
-	if p.Name == "" {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cookies.set needs a name")
-	}
-	switch p.SameSite {
-	case "", "Strict", "Lax", "None":
-	default:
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cookies.set: sameSite %q is not Strict, Lax or None", p.SameSite)
+	if err := p.Check(protocol.MethodCookiesSet); err != nil {
+		return nil, err
 	}
 	l, sess, id, u, err := s.cookieTab(ctx, c, p.Target, "cookies.set")
 	if err != nil {
 		return nil, err
 	}
-	domain := p.Domain
-	if pu, err := url.Parse(u); err == nil && domain == "" {
-		domain = pu.Hostname()
-	}
-	q := protocol.Confirm{Action: confirm.DescribeCookies("set", []string{p.Name}, domain), Browser: l.ID, Tab: id}
+	q := protocol.Confirm{Action: confirm.DescribeCookies("set", []string{p.Name}, cookiewire.SetDomain(p, u)), Browser: l.ID, Tab: id}
 	if err := s.confirmCall(ctx, c, confirm.CookieWrite, u, q); err != nil {
 		return nil, err
 	}
-	cp := network.SetCookieParams{
-		Name: p.Name, Value: p.Value, URL: u, Domain: p.Domain, Path: p.Path,
-		SameSite: network.CookieSameSite(p.SameSite), Expires: cdp.TimeSinceEpoch(p.Expires),
-	}
-	if p.HTTPOnly {
-		cp.HTTPOnly = &p.HTTPOnly
-	}
-	if p.Secure {
-		cp.Secure = &p.Secure
-	}
-	if err := sess.Call(ctx, network.CommandSetCookie, cp, nil); err != nil {
+	if err := sess.Call(ctx, network.CommandSetCookie, cookiewire.SetParams(p, u), nil); err != nil {
 		return nil, err
 	}
 	cookies, err := s.tabCookies(ctx, sess, u, p.Name)
@@ -136,21 +100,14 @@ func (s *Service) cookiesClear(ctx context.Context, c *call, p protocol.CookiesC
 	if len(cookies) > 0 && s.mayAsk(c, confirm.CookieWrite) {
 		// The cookies read now are those cleared after a yes (by name,
 		// domain and path): a cookie the page sets meanwhile stays.
-		var names, domains []string
-		for _, c := range cookies {
-			names = append(names, c.Name)
-			if !slices.Contains(domains, c.Domain) {
-				domains = append(domains, c.Domain)
-			}
-		}
-		q := protocol.Confirm{Action: confirm.DescribeCookies("clear", names, strings.Join(domains, ", ")), Browser: l.ID, Tab: id}
+		names, domains := cookiewire.Cleared(cookies)
+		q := protocol.Confirm{Action: confirm.DescribeCookies("clear", names, domains), Browser: l.ID, Tab: id}
 		if err := s.confirmCall(ctx, c, confirm.CookieWrite, u, q); err != nil {
 			return nil, err
 		}
 	}
 	for _, c := range cookies {
-		dp := network.DeleteCookiesParams{Name: c.Name, Domain: c.Domain, Path: c.Path}
-		if err := sess.Call(ctx, network.CommandDeleteCookies, dp, nil); err != nil {
+		if err := sess.Call(ctx, network.CommandDeleteCookies, cookiewire.DeleteParams(c), nil); err != nil {
 			return nil, err
 		}
 	}

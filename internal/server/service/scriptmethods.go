@@ -55,7 +55,8 @@ func (s *Service) scriptRun(ctx context.Context, c *call, p protocol.ScriptRunPa
 	}
 	// The files it may hand setInputFiles: under upload's rules, checked
 	// now (and again by each upload call, as the agent's own).
-	files, err := s.checkScriptFiles(ctx, c, p.Files, p.Payloads)
+	files, named, err := s.files.CheckScript(s.opts.UploadMaxBytes, isPairedCall(c.conn), p.Files, p.Payloads)
+	c.noteFiles(named...)
 	if err != nil {
 		return nil, err
 	}

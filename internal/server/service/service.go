@@ -107,7 +107,7 @@ type Service struct {
 	pending  *pairing.Pending // pairing requests waiting for the person
 	audit    *audit.Log       // every call that reaches a tab
 	recent   *audit.Recent    // each agent's last calls, for the popup (writeAudit feeds it)
-	files    filegate.Rules   // which of the person's files a call may reach (agentfiles.go)
+	files    filegate.Rules   // which of the person's files a call may reach (filegate: wire.go)
 	uploads  *filegate.Store  // the files pages were handed, kept while their tab lives
 	confirms *asks.Store      // the acts waiting for the person, and their always answers (confirm.go)
 
@@ -210,7 +210,7 @@ func New(opts Options) (*Service, error) {
 	}
 	s.confirms = asks.Load(opts.DataDir, s.log.Warn)
 	s.popupMethods = s.popupHandlers()
-	tok, err := LoadOrCreateToken(opts.TokenFile)
+	tok, err := privfile.LoadOrCreateToken(opts.TokenFile)
 	if err != nil {
 		return nil, fmt.Errorf("start service: %w", err)
 	}
@@ -218,10 +218,10 @@ func New(opts Options) (*Service, error) {
 	if err := agentconn.CheckLoopback(opts.Listen); err != nil {
 		return nil, fmt.Errorf("start service: listen: %w", err)
 	}
-	if s.ln, err = listenSocket(opts.Socket); err != nil {
+	if s.ln, err = privfile.ListenSocket(opts.Socket); err != nil {
 		return nil, fmt.Errorf("start service: %w", err)
 	}
-	if s.agentLn, err = listenSocket(s.agentSocket()); err != nil {
+	if s.agentLn, err = privfile.ListenSocket(s.agentSocket()); err != nil {
 		s.ln.Close()
 		return nil, fmt.Errorf("start service: agent %w", err)
 	}

@@ -260,27 +260,6 @@ func TestMalformedRPC(t *testing.T) {
 	wantCode(t, err, protocol.CodeInvalidParams)
 }
 
-func TestTokenFileMustBePrivate(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "token")
-	tok, err := LoadOrCreateToken(path)
-	if err != nil || len(tok) != 64 {
-		t.Fatalf("create: got %q, %v", tok, err)
-	}
-	fi, _ := os.Stat(path)
-	if got := fi.Mode().Perm(); got != 0o600 {
-		t.Errorf("token mode: got %v, want 0600", got)
-	}
-	again, err := LoadOrCreateToken(path)
-	if err != nil || again != tok {
-		t.Errorf("reload: got %q, %v; want the same token", again, err)
-	}
-	os.Chmod(path, 0o644)
-	if _, err := LoadOrCreateToken(path); err == nil {
-		t.Error("a world-readable token file was accepted")
-	}
-}
-
 // A late reply to a request of a dropped link arrives through the relay's
 // next connection: it must never answer a request of the new link.
 func TestLateReplyFromOldLinkIsDropped(t *testing.T) {

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/egohost/egohost/internal/engine/page"
@@ -13,14 +14,10 @@ import (
 // scripts cannot change). Like cookies, what it reads may be credentials:
 // it needs act.
 func (s *Service) storageGet(ctx context.Context, c *call, p protocol.StorageGetParams) (any, error) {
-	kind := p.Kind
-	switch kind {
-	case "":
-		kind = "local"
-	case "local", "session":
-	default:
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "storage.get: kind %q is not local or session", p.Kind)
+	if err := p.Check(protocol.MethodStorageGet); err != nil {
+		return nil, err
 	}
+	kind := cmp.Or(p.Kind, "local")
 	tc, err := s.tabContextWithin(ctx, c, p.Target, "storage.get", 0)
 	if err != nil {
 		return nil, err

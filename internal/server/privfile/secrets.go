@@ -1,4 +1,4 @@
-package service
+package privfile
 
 import (
 	"crypto/rand"
@@ -11,8 +11,6 @@ import (
 	"runtime"
 	"strings"
 	"time"
-
-	"github.com/egohost/egohost/internal/server/privfile"
 )
 
 // LoadOrCreateToken reads the agents' token from path, or creates one
@@ -26,7 +24,7 @@ func LoadOrCreateToken(path string) (string, error) {
 			return "", fmt.Errorf("token: %w", err)
 		}
 		tok := hex.EncodeToString(raw[:])
-		if err := privfile.Write(path, []byte(tok+"\n")); err != nil {
+		if err := Write(path, []byte(tok+"\n")); err != nil {
 			return "", fmt.Errorf("token: create %s: %w", path, err)
 		}
 		return tok, nil
@@ -50,10 +48,10 @@ func LoadOrCreateToken(path string) (string, error) {
 	return tok, nil
 }
 
-// listenSocket listens on a unix socket that only this user may use. A
+// ListenSocket listens on a unix socket that only this user may use. A
 // stale socket file (no one answers) is removed; a live one means another
 // service is running.
-func listenSocket(path string) (net.Listener, error) {
+func ListenSocket(path string) (net.Listener, error) {
 	if c, err := net.DialTimeout("unix", path, 500*time.Millisecond); err == nil {
 		c.Close()
 		return nil, fmt.Errorf("socket %s: another egohost service is already running", path)
