@@ -194,12 +194,11 @@ type rawAgent struct {
 func dialRaw(t *testing.T, ctx context.Context, c *chain) *rawAgent {
 	t.Helper()
 	a := &rawAgent{}
-	dialer := &net.Dialer{}
+	dialer := &net.Dialer{Control: smallReceiveBuffer} // a 4 KiB window: the service's writes back up
 	transport := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 		conn, err := dialer.DialContext(ctx, network, addr)
 		if tc, ok := conn.(*net.TCPConn); ok {
 			a.tcp = tc
-			tc.SetReadBuffer(4096)
 		}
 		return conn, err
 	}}
