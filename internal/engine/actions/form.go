@@ -26,6 +26,11 @@ var (
 	valueJS string
 )
 
+// focusValueJS focuses an element and reads its value, in one call:
+// {focus: focus.js's answer, value: value.js's}. The value is read
+// first: what the element held before anything.
+var focusValueJS = "(el) => { const value = (" + valueJS + "\n)(el); return { focus: (" + focusJS + "\n)(el), value }; }"
+
 // FillOptions tune Fill.
 type FillOptions struct {
 	ActOptions
@@ -87,11 +92,18 @@ func (r *Runner) Fill(ctx context.Context, target, text string, o FillOptions) (
 
 // valueOf reads an editable element's value (nil when it has none).
 func (r *Runner) valueOf(ctx context.Context, el Element) *string {
+	v, _ := r.value(ctx, el)
+	return v
+}
+
+// value is valueOf with the error (a *NotActionableError NotAttached when
+// the element's document went away).
+func (r *Runner) value(ctx context.Context, el Element) (*string, error) {
 	var v *string
 	if err := r.callOn(ctx, el, valueJS, &v); err != nil {
-		return nil
+		return nil, err
 	}
-	return v
+	return v, nil
 }
 
 // SelectOptions tune Select: which options to select. A value matches an

@@ -77,11 +77,18 @@ func (r *Runner) Type(ctx context.Context, text string, o PressOptions) (*Result
 // keys runs do after focusing o.Target (when set), then settles.
 func (r *Runner) keys(ctx context.Context, op string, o PressOptions, do func(ctx context.Context) error) (*Result, error) {
 	if o.Target != "" {
-		// focus.js runs in the checks' call: one round trip less.
-		var focus json.RawMessage
-		c := checks{Enabled: true, then: focusJS, thenOut: &focus}
+		// focus.js runs in the checks' call (one round trip less), and
+		// reads the value the keys start from.
+		var raw json.RawMessage
+		c := checks{Enabled: true, then: focusValueJS, thenOut: &raw}
 		return r.actWith(ctx, op, o.Target, o.ActOptions, c, hooks{
 			do: func(ctx context.Context, el Element, _ Point, res *Result) error {
+				var then struct {
+					Focus json.RawMessage `json:"focus"`
+					Value *string         `json:"value"`
+				}
+				_ = json.Unmarshal(raw, &then) // none (null) when the checks did not run it: focused below
+				focus := then.Focus
 				err := focused(focus)
 				if len(focus) == 0 || string(focus) == "null" {
 					err = r.focusElement(ctx, el)
@@ -93,8 +100,17 @@ func (r *Runner) keys(ctx context.Context, op string, o PressOptions, do func(ct
 					return finalError{fmt.Errorf("%s: %w", op, err)}
 				}
 				// Read now, not in the settle: a key (Enter) often
-				// submits, and the field goes with its page.
-				res.Value = r.valueOf(ctx, el)
+				// submits, and the field goes with its page. Once that
+				// navigation has started, Chrome answers no call on the
+				// page until the next one commits, and then the field is
+				// gone: the value is the one the keys started from (Enter
+				// in a field changes nothing of it).
+				v, err := r.value(ctx, el)
+				var na *NotActionableError
+				if errors.As(err, &na) && na.Reason == NotAttached {
+					v = then.Value
+				}
+				res.Value = v
 				return nil
 			},
 			retryDo: true, // until the focus lands; keys sent are final
