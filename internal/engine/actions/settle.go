@@ -53,16 +53,7 @@ func (r *Runner) settle(w *watch, s Settle, el Element, back *readBack) (out Set
 	// (Options.Prepare), in parallel with the settle's watch of it.
 	var prep *preparing
 	loaded := false // the next round watches a document a navigation just loaded
-	// The value is read before the settle follows the first navigation,
-	// unless a round has read it: el's document lives until the new one
-	// commits, so it is as the action left it (after the settle el has
-	// gone with its page). A navigation whose commit is all the settle saw
-	// has taken the document already.
-	acted, want := el, back
 	follow := func(ev navEvent) {
-		if want != nil && !want.read && acted.ObjectID != "" && !out.Navigated && ev.kind == navStarted {
-			want.value, want.read = r.valueOf(ctx, acted), true
-		}
 		if r.followNavigation(ctx, w, ev, &out) {
 			loaded = true
 			// The element acted on went with its document: settle.js
@@ -75,7 +66,9 @@ func (r *Runner) settle(w *watch, s Settle, el Element, back *readBack) (out Set
 	}
 	// Navigation events that arrived with the action's own reply (Chrome
 	// sends them before it: once the watch has caught up, whatever the
-	// machine's load, they are all here).
+	// machine's load, they are all here). A navigation already started is
+	// followed at once: a call on the old page would get no answer before
+	// the new one commits.
 	w.caughtUp(ctx)
 	for {
 		ev, ok := w.next()
