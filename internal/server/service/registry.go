@@ -58,6 +58,14 @@ func typed[P any](fn func(ctx context.Context, c *call, p P) (any, error)) handl
 	return handler{run: rpcparams.Strict(fn)}
 }
 
+// bound makes the handler of a method whose package of its own runs it
+// (a handler family outside the service): as gives the call as the
+// interface that package declares of a call, so the compiler checks that
+// *call has what it asks.
+func bound[C, P any](as func(*call) C, fn func(ctx context.Context, c C, p P) (any, error)) handler {
+	return typed(func(ctx context.Context, c *call, p P) (any, error) { return fn(ctx, as(c), p) })
+}
+
 // timeoutClass is a method's deadline.
 type timeoutClass int
 
