@@ -63,9 +63,16 @@ type span struct{ lo, hi uint64 }
 // short decimal strings. It is safe for concurrent use.
 type Numbering struct {
 	mu     sync.Mutex
-	refs   map[Key]string
+	docs   map[docKey]map[int64]string // a document's nodes' refs
+	keys   int                         // how many nodes docs holds
 	c      *Counter
 	issued []span // runs of numbers handed out, in order
+}
+
+// docKey names one frame document.
+type docKey struct {
+	frame  cdp.FrameID
+	loader cdp.LoaderID
 }
 
 // NewNumbering returns a numbering with a counter of its own (from "1").
@@ -73,25 +80,52 @@ func NewNumbering() *Numbering { return NewSharedNumbering(NewCounter()) }
 
 // NewSharedNumbering returns a numbering that draws from c.
 func NewSharedNumbering(c *Counter) *Numbering {
-	return &Numbering{refs: make(map[Key]string), c: c}
+	return &Numbering{docs: make(map[docKey]map[int64]string), c: c}
 }
 
 // Ref returns k's ref, handing out the next number the first time.
 func (n *Numbering) Ref(k Key) string {
+	return n.Refs([]Key{k})[0]
+}
+
+// Refs returns the ref of each key, in order, handing out the next
+// numbers, in the keys' order, to those seen the first time. A snapshot
+// numbers its thousands of elements in one call (one lock, and a
+// document's table looked up once for a run of its nodes).
+func (n *Numbering) Refs(keys []Key) []string {
+	out := make([]string, len(keys))
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if r, ok := n.refs[k]; ok {
-		return r
+	var cur docKey
+	var refs map[int64]string
+	for i, k := range keys {
+		if dk := (docKey{k.FrameID, k.LoaderID}); refs == nil || dk != cur {
+			cur, refs = dk, n.docs[dk]
+			if refs == nil {
+				refs = make(map[int64]string)
+				n.docs[dk] = refs
+			}
+		}
+		r, ok := refs[k.Node]
+		if !ok {
+			r = n.next()
+			refs[k.Node] = r
+			n.keys++
+		}
+		out[i] = r
 	}
+	return out
+}
+
+// next hands out the next number; n.mu is held.
+func (n *Numbering) next() string {
 	v := n.c.take()
 	if last := len(n.issued) - 1; last >= 0 && n.issued[last].hi == v {
 		n.issued[last].hi++
 	} else {
 		n.issued = append(n.issued, span{v, v + 1})
 	}
-	r := strconv.FormatUint(v, 10)
-	n.refs[k] = r
-	return r
+	return strconv.FormatUint(v, 10)
 }
 
 // Issued reports whether ref is a number this numbering handed out.
@@ -116,9 +150,10 @@ func (n *Numbering) Issued(ref string) bool {
 func (n *Numbering) Forget(keep func(cdp.FrameID, cdp.LoaderID) bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	for k := range n.refs {
-		if !keep(k.FrameID, k.LoaderID) {
-			delete(n.refs, k)
+	for dk, refs := range n.docs {
+		if !keep(dk.frame, dk.loader) {
+			n.keys -= len(refs)
+			delete(n.docs, dk)
 		}
 	}
 }
@@ -127,5 +162,5 @@ func (n *Numbering) Forget(keep func(cdp.FrameID, cdp.LoaderID) bool) {
 func (n *Numbering) Len() int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return len(n.refs)
+	return n.keys
 }

@@ -52,8 +52,6 @@ var contextRoles = map[string]bool{
 }
 
 func header(n *Node, interactive bool) string {
-	var b strings.Builder
-	b.WriteString(n.Role)
 	name := n.Name
 	if (n.Role == "row" || n.Role == "cell" || n.Role == "gridcell") && !interactive && !allText(n.Kids) {
 		name = "" // the cells and their content say it
@@ -61,20 +59,40 @@ func header(n *Node, interactive bool) string {
 	if n.Role == "heading" && n.Ref == "" && !interactive && !allText(n.Kids) && !kidsLeftOut(n) && saidBy(n.Kids) == squeeze(name) {
 		name = "" // its lines say it: heading [level=3] over link "Ridge" @4
 	}
+	url := n.URL
+	if interactive {
+		url = ""
+	}
+	size := len(n.Role) + len(name) + 3 + len(n.Ref) + 2 + len(url) + 5 + len(n.Withheld) + 19
+	for _, st := range n.States {
+		size += len(st) + 1
+	}
+	var b strings.Builder
+	b.Grow(size)
+	b.WriteString(n.Role)
 	if name != "" {
 		b.WriteByte(' ')
-		b.WriteString(strconv.Quote(name))
+		writeQuoted(&b, name)
 	}
-	attrs := append([]string(nil), n.States...)
-	if n.URL != "" && !interactive {
-		attrs = append(attrs, "url="+n.URL)
-	}
-	if n.Withheld != "" {
-		attrs = append(attrs, "content withheld: "+n.Withheld)
-	}
-	if len(attrs) > 0 {
+	if len(n.States) > 0 || url != "" || n.Withheld != "" {
 		b.WriteString(" [")
-		b.WriteString(strings.Join(attrs, " "))
+		sep := ""
+		for _, st := range n.States {
+			b.WriteString(sep)
+			b.WriteString(st)
+			sep = " "
+		}
+		if url != "" {
+			b.WriteString(sep)
+			b.WriteString("url=")
+			b.WriteString(url)
+			sep = " "
+		}
+		if n.Withheld != "" {
+			b.WriteString(sep)
+			b.WriteString("content withheld: ")
+			b.WriteString(n.Withheld)
+		}
 		b.WriteByte(']')
 	}
 	if n.Ref != "" {
@@ -84,6 +102,20 @@ func header(n *Node, interactive bool) string {
 		b.WriteString(n.Ref)
 	}
 	return b.String()
+}
+
+// writeQuoted writes s as strconv.Quote does, without its allocation when
+// s is printable ASCII with no quote or backslash (most names).
+func writeQuoted(b *strings.Builder, s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c >= 0x7f || c == '"' || c == '\\' {
+			b.WriteString(strconv.Quote(s))
+			return
+		}
+	}
+	b.WriteByte('"')
+	b.WriteString(s)
+	b.WriteByte('"')
 }
 
 // plainText returns a text line as written: quoted when it has what
@@ -308,22 +340,55 @@ func buildInteractive(n *Node, depth int, out []line) []line {
 	}
 }
 
-// render fills s.Text, s.lines, s.Truncated and the line stats.
-func render(s *Snapshot, tree []*Node, opts Options) {
-	s.lines = build(tree, 0, opts.Interactive, nil)
+// render fills s.Text, s.lines, s.Truncated and the line stats; about is
+// how many nodes tree holds (room for its lines).
+func render(s *Snapshot, tree []*Node, opts Options, about int) {
+	s.lines = build(tree, 0, opts.Interactive, make([]line, 0, about))
 	s.Stats.Lines = len(s.lines)
-	out := make([]outLine, 0, len(s.lines))
-	for _, l := range s.lines {
-		str := l.String()
-		s.Stats.Chars += len(str) + 1
-		out = append(out, outLine{str, l.ref})
-	}
-	if opts.Diff != nil {
+	all, out := join(s.lines)
+	s.Stats.Chars = len(all)
+	switch {
+	case opts.Diff != nil:
 		out = diffLines(opts.Diff.lines, s.lines)
-	} else if opts.noDiff != "" {
+	case opts.noDiff != "":
 		out = append([]outLine{{text: opts.noDiff}}, out...)
+	case opts.Start <= 0 && (opts.MaxChars <= 0 || len(all) <= opts.MaxChars-markerReserve):
+		// Every line shown: the text is all of them (what cut would write).
+		s.Text, s.Truncated = all, Truncation{TotalLines: len(out), ShownLines: len(out)}
+		return
 	}
 	s.Text, s.Truncated = cut(out, opts.Start, opts.MaxChars)
+}
+
+// join writes the lines, each ended by a newline, into one string, and
+// returns each line's text (a part of it, without the newline).
+func join(ls []line) (string, []outLine) {
+	size := 0
+	for _, l := range ls {
+		size += len(indent)*l.depth + 2 + len(l.text) + 1
+	}
+	var b strings.Builder
+	b.Grow(size)
+	ends := make([]int, len(ls))
+	for i, l := range ls {
+		for range l.depth {
+			b.WriteString(indent)
+		}
+		if l.bullet {
+			b.WriteString("- ")
+		}
+		b.WriteString(l.text)
+		ends[i] = b.Len()
+		b.WriteByte('\n')
+	}
+	all := b.String()
+	out := make([]outLine, len(ls))
+	from := 0
+	for i, l := range ls {
+		out[i] = outLine{all[from:ends[i]], l.ref}
+		from = ends[i] + 1
+	}
+	return all, out
 }
 
 // outLine is a line of the text an agent reads.

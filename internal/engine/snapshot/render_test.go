@@ -1,11 +1,15 @@
 package snapshot
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/egohost/egohost/refmap"
 )
 
 func parseTree(t *testing.T, records string) []*Node {
@@ -63,7 +67,7 @@ func TestRender(t *testing.T) {
 				}
 			}
 			s := &Snapshot{}
-			render(s, tree, Options{Interactive: tt.interactive})
+			render(s, tree, Options{Interactive: tt.interactive}, 0)
 			if diff := cmp.Diff(tt.want, s.Text); diff != "" {
 				t.Errorf("text (-want +got):\n%s", diff)
 			}
@@ -135,5 +139,79 @@ func TestCut(t *testing.T) {
 	}
 	if text, tr := cut(out, 0, 0); tr.Cut || strings.Count(text, "\n") != 100 {
 		t.Errorf("no cap: %+v", tr)
+	}
+}
+
+func TestWriteQuotedIsStrconvQuote(t *testing.T) {
+	for _, s := range []string{"", "Save", `say "hi"`, `back\slash`, "tab\there", "naïve café", "日本語", "emoji 😀", "del\x7f", "bad \xff byte", "\u2028"} {
+		var b strings.Builder
+		writeQuoted(&b, s)
+		if got, want := b.String(), strconv.Quote(s); got != want {
+			t.Errorf("writeQuoted(%q): got %s, want %s", s, got, want)
+		}
+	}
+}
+
+func TestRenderWholeTextIsWhatCutWrites(t *testing.T) {
+	tree := parseTree(t, "0\tmain\n1\tlist\n2\tlistitem\n3\tlink\tA\t4\t\t/a\n2\tlistitem\n3\t\tb\n1\tbutton\tGo\t5")
+	for _, o := range []Options{{}, {MaxChars: 1000}, {Interactive: true}} {
+		s := &Snapshot{}
+		render(s, tree, o, 0)
+		text, tr := cut(outLines(s.lines), 0, o.MaxChars)
+		if s.Text != text || s.Truncated != tr {
+			t.Errorf("%+v: got %q %+v, want %q %+v", o, s.Text, s.Truncated, text, tr)
+		}
+		if s.Stats.Chars != len(text) {
+			t.Errorf("%+v: got %d chars, want %d", o, s.Stats.Chars, len(text))
+		}
+	}
+}
+
+func outLines(ls []line) []outLine {
+	out := make([]outLine, len(ls))
+	for i, l := range ls {
+		out[i] = outLine{l.String(), l.ref}
+	}
+	return out
+}
+
+// listRecords is what snapshot.js writes of the benchmark's list page
+// (internal/testkit/snapshotbench): n items of a link, a button and a span.
+func listRecords(n int, interactive bool) string {
+	var b strings.Builder
+	b.WriteString("1\t0\t0\thttp://x\thttp://x/\tlist\n")
+	if !interactive {
+		b.WriteString("0\tlist\n")
+	}
+	for i := range n {
+		id := strconv.Itoa(2*i + 1)
+		if interactive {
+			fmt.Fprintf(&b, "0\tlink\tLink %d\t%s\n0\tbutton\tButton %d\t%d\n", i, id, i, 2*i+2)
+			continue
+		}
+		fmt.Fprintf(&b, "1\tlistitem\n2\tlink\tLink %d\t%s\n3\t\tLink %d\n2\tbutton\tButton %d\t%d\n3\t\tButton %d\n2\t\tSpan %d\n", i, id, i, i, 2*i+2, i, i)
+	}
+	return b.String()
+}
+
+// BenchmarkParseNumberRender measures the service's side of a snapshot of
+// the 5,000-item list once the page's walk is back: reading its records,
+// numbering the refs and writing the text (no browser).
+func BenchmarkParseNumberRender(b *testing.B) {
+	frame := &cdp.Frame{ID: "0123456789ABCDEF0123456789ABCDEF", LoaderID: "FEDCBA9876543210FEDCBA9876543210"}
+	for _, interactive := range []bool{false, true} {
+		text := listRecords(5000, interactive)
+		num := refmap.NewNumbering()
+		b.Run(fmt.Sprintf("interactive=%v", interactive), func(b *testing.B) {
+			for b.Loop() {
+				d := &frameDoc{frame: frame}
+				tree, err := d.parse(text)
+				if err != nil {
+					b.Fatal(err)
+				}
+				s := &Snapshot{Entries: number(tree, num)}
+				render(s, tree, Options{Interactive: interactive}, d.nodes)
+			}
+		})
 	}
 }

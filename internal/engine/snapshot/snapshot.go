@@ -177,6 +177,7 @@ type frameDoc struct {
 	err      error
 	isScope  bool // the scope node lives here
 	pageMs   int  // time the script took in the page
+	nodes    int  // nodes in tree
 }
 
 func take(ctx context.Context, t cdptab.Tab, opts Options, sc *scope) (*Snapshot, error) {
@@ -245,7 +246,9 @@ func take(ctx context.Context, t cdptab.Tab, opts Options, sc *scope) (*Snapshot
 	stitch(ctx, t, docs, children)
 
 	s := &Snapshot{URL: main.url, Title: main.title}
+	nodes := 0
 	for _, d := range docs {
+		nodes += d.nodes
 		s.Stats.Elements += d.elems
 		s.Stats.Bytes += d.bytes
 		s.Stats.PageTime += time.Duration(d.pageMs) * time.Millisecond
@@ -260,7 +263,7 @@ func take(ctx context.Context, t cdptab.Tab, opts Options, sc *scope) (*Snapshot
 	}
 	s.Entries = number(top.tree, numbering)
 	s.Stats.Refs = len(s.Entries)
-	render(s, top.tree, opts)
+	render(s, top.tree, opts, nodes)
 	s.Stats.Took = time.Since(start)
 	return s, nil
 }
@@ -509,16 +512,18 @@ func walkIn(ctx context.Context, d *frameDoc, cid runtime.ExecutionContextID, js
 	if res == nil || res.DeepSerializedValue == nil {
 		return errors.New("walk frame: no result")
 	}
+	// The tree's text is most of the result (hundreds of KB on a large
+	// page): decoded straight into a string, in one pass.
 	var items []struct {
-		Type  string          `json:"type"`
-		Value json.RawMessage `json:"value"`
+		Type  string `json:"type"`
+		Value any    `json:"value"`
 	}
-	if err := json.Unmarshal(res.DeepSerializedValue.Value, &items); err != nil || len(items) == 0 {
+	if err := jsonv2.Unmarshal(res.DeepSerializedValue.Value, &items); err != nil || len(items) == 0 {
 		return fmt.Errorf("walk frame: decode result: %v", err)
 	}
-	var text string
-	if err := json.Unmarshal(items[0].Value, &text); err != nil {
-		return fmt.Errorf("walk frame: decode tree: %w", err)
+	text, ok := items[0].Value.(string)
+	if !ok {
+		return fmt.Errorf("walk frame: decode tree: a %s, not a string", items[0].Type)
 	}
 	d.bytes = len(text)
 	switch text {
@@ -531,11 +536,9 @@ func walkIn(ctx context.Context, d *frameDoc, cid runtime.ExecutionContextID, js
 		return ErrLoading
 	}
 	for _, it := range items[1:] {
-		var n struct {
-			BackendNodeID cdp.BackendNodeID `json:"backendNodeId"`
-		}
-		_ = json.Unmarshal(it.Value, &n)
-		d.owners = append(d.owners, n.BackendNodeID)
+		n, _ := it.Value.(map[string]any)
+		id, _ := n["backendNodeId"].(float64)
+		d.owners = append(d.owners, cdp.BackendNodeID(id))
 	}
 	d.places = make([]*Node, len(d.owners))
 	tree, err := d.parse(text)
@@ -581,23 +584,34 @@ func (d *frameDoc) parse(text string) ([]*Node, error) {
 	d.origin, d.url, d.title = hf[3], hf[4], hf[5]
 	var top []*Node
 	var stack []*Node // stack[i] is the latest node at depth i
-	for rec := range strings.SplitSeq(body, "\n") {
+	// One allocation for the nodes: a record a line.
+	slab := make([]Node, strings.Count(body, "\n")+1)
+	for body != "" {
+		rec := body
+		if i := strings.IndexByte(body, '\n'); i >= 0 {
+			rec, body = body[:i], body[i+1:]
+		} else {
+			body = ""
+		}
 		if rec == "" {
 			continue
 		}
 		var f [8]string
-		i := 0
-		for field := range strings.SplitSeq(rec, "\t") {
-			if i < len(f) {
-				f[i] = field
+		for i, rest := 0, rec; i < len(f); i++ {
+			k := strings.IndexByte(rest, '\t')
+			if k < 0 {
+				f[i] = rest
+				break
 			}
-			i++
+			f[i], rest = rest[:k], rest[k+1:]
 		}
 		depth, err := strconv.Atoi(f[0])
 		if err != nil || depth < 0 || depth > len(stack) {
 			return nil, fmt.Errorf("parse tree: bad record %q", rec)
 		}
-		n := &Node{placement: -1, frame: d}
+		n := &slab[d.nodes]
+		n.placement, n.frame = -1, d
+		d.nodes++
 		if f[1] == "" {
 			n.Text = f[2]
 		} else {
@@ -690,24 +704,33 @@ func stitch(ctx context.Context, t cdptab.Tab, docs []*frameDoc, kids []cdptab.C
 // number gives every element with a local id its tab-wide ref, in document
 // order, and returns the entries.
 func number(tree []*Node, numbering *refmap.Numbering) []refmap.Entry {
-	var out []refmap.Entry
-	seen := make(map[[2]string]int)
+	var nodes []*Node
 	var walkTree func([]*Node)
 	walkTree = func(ns []*Node) {
 		for _, n := range ns {
 			if n.local != 0 && n.frame != nil {
-				f := n.frame
-				n.Ref = numbering.Ref(refmap.Key{FrameID: f.frame.ID, LoaderID: f.frame.LoaderID, Node: n.local})
-				k := [2]string{n.Role, n.Name}
-				out = append(out, refmap.Entry{
-					Ref: n.Ref, Role: n.Role, Name: n.Name, Nth: seen[k],
-					FrameID: f.frame.ID, SessionID: f.sessionID, LoaderID: f.frame.LoaderID, Local: n.local,
-				})
-				seen[k]++
+				nodes = append(nodes, n)
 			}
 			walkTree(n.Kids)
 		}
 	}
 	walkTree(tree)
+	keys := make([]refmap.Key, len(nodes))
+	for i, n := range nodes {
+		keys[i] = refmap.Key{FrameID: n.frame.frame.ID, LoaderID: n.frame.frame.LoaderID, Node: n.local}
+	}
+	refs := numbering.Refs(keys)
+	out := make([]refmap.Entry, len(nodes))
+	seen := make(map[[2]string]int, len(nodes))
+	for i, n := range nodes {
+		f := n.frame
+		n.Ref = refs[i]
+		k := [2]string{n.Role, n.Name}
+		out[i] = refmap.Entry{
+			Ref: n.Ref, Role: n.Role, Name: n.Name, Nth: seen[k],
+			FrameID: f.frame.ID, SessionID: f.sessionID, LoaderID: f.frame.LoaderID, Local: n.local,
+		}
+		seen[k]++
+	}
 	return out
 }
