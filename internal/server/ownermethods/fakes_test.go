@@ -39,17 +39,25 @@ type fakeService struct {
 // wait under lim.
 func newMethods(t *testing.T, lim pairing.Limits) (*Methods, *fakeService) {
 	t.Helper()
-	dir := t.TempDir()
-	pairs, err := pairing.Open(filepath.Join(dir, "agents.json"), time.Now)
+	m, f, err := newFake(t.TempDir(), lim)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fakeService{pairs: pairs, recent: audit.NewRecent(20), dir: dir, revokedCut: 1,
-		traces: trace.NewRecorder(filepath.Join(dir, "traces"), 0, 0, slog.New(slog.NewTextHandler(io.Discard, nil)))}
-	m := New(f, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	f.pending = pairing.NewPending(lim, time.Now, m.PairingChanged)
 	t.Cleanup(func() { f.traces.Stop() })
 	return m, f
+}
+
+// newFake returns methods over a fakeService with its stores in dir.
+func newFake(dir string, lim pairing.Limits) (*Methods, *fakeService, error) {
+	pairs, err := pairing.Open(filepath.Join(dir, "agents.json"), time.Now)
+	if err != nil {
+		return nil, nil, err
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	f := &fakeService{pairs: pairs, recent: audit.NewRecent(20), traces: trace.NewRecorder(filepath.Join(dir, "traces"), 0, 0, log), dir: dir, revokedCut: 1}
+	m := New(f, log)
+	f.pending = pairing.NewPending(lim, time.Now, m.PairingChanged)
+	return m, f, nil
 }
 
 func (f *fakeService) Pairs() *pairing.Store                   { return f.pairs }
