@@ -103,6 +103,14 @@ func TestImportEdges(t *testing.T) {
 	// A call's params are decoded by name and type, whoever calls: of ours
 	// rpcparams knows only the wire's error (invalid_params).
 	onlyOurs("internal/server/rpcparams", "rpcparams", "it may use only protocol of ours", "protocol")
+	// The person's methods (pairing, agents.*, audit.tail, trace.* and
+	// the popup's views of them) answer from the pairing store and
+	// requests, the audit log and the trace recorder, and check a traced
+	// agent's name as spaces names agents; the live connections, the
+	// browsers and the calls are the service's, behind the interfaces
+	// ownermethods declares, so it imports neither the service nor the hub.
+	onlyOurs("internal/server/ownermethods", "ownermethods", "it may use only protocol, pairing, audit, trace, spaces and rpcparams of ours",
+		"protocol", "internal/server/pairing", "internal/server/audit", "internal/server/trace", "internal/server/spaces", "internal/server/rpcparams")
 	// The MCP front end speaks to the service through the agent API only
 	// (protocol types), and only it and the command wiring know the SDK.
 	for _, imp := range imports["internal/front/mcpserver"] {

@@ -32,6 +32,9 @@ func NewRecent(n int) *Recent {
 	return &Recent{n: n, by: make(map[string]*ring.Ring[Entry]), all: ring.New[Entry](recentAll)}
 }
 
+// PerAgent is how many calls of each agent it keeps.
+func (r *Recent) PerAgent() int { return r.n }
+
 // LoadRecent starts from the audit log at path: the last n calls of
 // each agent in it.
 func LoadRecent(path string, n int, log *slog.Logger) *Recent {

@@ -24,7 +24,7 @@ import (
 
 // This file is who may do what: the owner token, paired agents' tokens
 // and their scopes, the per-tab origin rules, and the audit log of every
-// call that reaches a tab. Pairing itself is in pairmethods.go.
+// call that reaches a tab. Pairing itself is in internal/server/ownermethods.
 
 // grantKind says how a connection authenticated.
 type grantKind int

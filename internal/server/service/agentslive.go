@@ -1,8 +1,6 @@
 package service
 
 import (
-	"context"
-	"fmt"
 	"slices"
 
 	"github.com/egohost/egohost/internal/server/agentlive"
@@ -80,21 +78,12 @@ func (s *Service) cutRevoked() int {
 	})
 }
 
-// popupDisconnect is the popup's Disconnect button: it cuts the named
-// agent's live connections (or the numbered ones) at once. Their calls in
-// flight end; nothing is revoked, so the agent may connect again.
-func (s *Service) popupDisconnect(ctx context.Context, l *link, p protocol.PopupDisconnectParams) (any, error) {
-	if (p.Agent == "") == (len(p.Connections) == 0) {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "popup.disconnect: give either agent (a name) or connections (ids from popup.agents)")
-	}
-	n := s.conns.Cut(func(lc liveConn) bool {
-		return (p.Agent != "" && lc.Conn.agentName() == p.Agent) || slices.Contains(p.Connections, lc.ID)
+// disconnect cuts at once the live connections of the named agent ("":
+// none) and those numbered ids (the popup's Disconnect button), and
+// returns how many it cut. Nothing is revoked: the agent may connect
+// again.
+func (s *Service) disconnect(agent string, ids []uint64) int {
+	return s.conns.Cut(func(lc liveConn) bool {
+		return (agent != "" && lc.Conn.agentName() == agent) || slices.Contains(ids, lc.ID)
 	})
-	s.log.Info("agent disconnected at the popup", "browser", l.ID, "agent", p.Agent, "connections", p.Connections, "cut", n)
-	target := p.Agent
-	if target == "" {
-		target = fmt.Sprintf("connections %v", p.Connections)
-	}
-	s.auditDecision(personName, protocol.MethodPopupDisconnect, target, nil, func(e *audit.Entry) { e.Browser = l.ID })
-	return protocol.PopupDisconnectResult{Cut: n}, nil
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/egohost/egohost/internal/server/audit"
 	"github.com/egohost/egohost/internal/server/wireerr"
-	"github.com/egohost/egohost/protocol"
 )
 
 // The audit log's other lines: what the person (the popup) or the owner's
@@ -54,12 +53,4 @@ func (a *agent) auditName() string {
 		}
 	}
 	return a.grant.auditName()
-}
-
-// procWords names a process in an audit line.
-func procWords(p *protocol.PeerProcess) string {
-	if p == nil {
-		return ""
-	}
-	return procSummary(p)
 }

@@ -27,13 +27,20 @@ func popupTyped[P any](fn func(ctx context.Context, l *link, p P) (any, error)) 
 	return popupHandler{run: rpcparams.Strict(fn)}
 }
 
+// popupBound makes the handler of a popup method whose package of its
+// own runs it, as bound does for the agents' methods: as gives the link
+// as the interface that package declares of it.
+func popupBound[L, P any](as func(*link) L, fn func(ctx context.Context, l L, p P) (any, error)) popupHandler {
+	return popupTyped(func(ctx context.Context, l *link, p P) (any, error) { return fn(ctx, as(l), p) })
+}
+
 func (s *Service) popupHandlers() map[string]popupHandler {
 	all := map[string]popupHandler{
 		protocol.MethodPopupStatus:        popupTyped(s.popupStatus),
-		protocol.MethodPopupAgents:        popupTyped(s.popupAgents),
-		protocol.MethodPopupPairingDecide: popupTyped(s.popupPairingDecide),
-		protocol.MethodPopupDisconnect:    popupTyped(s.popupDisconnect),
-		protocol.MethodPopupTrace:         popupTyped(s.popupTrace),
+		protocol.MethodPopupAgents:        popupBound(ownerPopup, s.owner().PopupAgents),
+		protocol.MethodPopupPairingDecide: popupBound(ownerPopup, s.owner().PopupPairingDecide),
+		protocol.MethodPopupDisconnect:    popupBound(ownerPopup, s.owner().PopupDisconnect),
+		protocol.MethodPopupTrace:         popupBound(ownerPopup, s.owner().PopupTrace),
 		protocol.MethodPopupConfirmList:   popupTyped(s.popupConfirmList),
 		protocol.MethodPopupConfirmAnswer: popupTyped(s.popupConfirmAnswer),
 	}

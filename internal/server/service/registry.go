@@ -176,18 +176,18 @@ func (s *Service) registry() []method {
 		{name: protocol.MethodNetworkRequest, need: pairing.NeedAct, noCLI: onlyMCP, handler: typed(s.networkRequest)},
 		{name: protocol.MethodStorageGet, need: pairing.NeedAct, noCLI: onlyMCP, handler: typed(s.storageGet)},
 
-		{name: protocol.MethodAgentsList, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.agentsList)},
-		{name: protocol.MethodAgentsApprove, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.agentsApprove)},
-		{name: protocol.MethodAgentsDeny, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.agentsDeny)},
-		{name: protocol.MethodAgentsRevoke, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.agentsRevoke)},
-		{name: protocol.MethodTraceStart, need: pairing.NeedOwner, audited: true, noMCP: ownerCLI, handler: typed(s.traceStart)},
-		{name: protocol.MethodTraceStop, need: pairing.NeedOwner, audited: true, noMCP: ownerCLI, handler: typed(s.traceStop)},
-		{name: protocol.MethodTraceList, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.traceList)},
+		{name: protocol.MethodAgentsList, need: pairing.NeedOwner, noMCP: ownerCLI, handler: bound(ownerCall, s.owner().AgentsList)},
+		{name: protocol.MethodAgentsApprove, need: pairing.NeedOwner, noMCP: ownerCLI, handler: bound(ownerCall, s.owner().AgentsApprove)},
+		{name: protocol.MethodAgentsDeny, need: pairing.NeedOwner, noMCP: ownerCLI, handler: bound(ownerCall, s.owner().AgentsDeny)},
+		{name: protocol.MethodAgentsRevoke, need: pairing.NeedOwner, noMCP: ownerCLI, handler: bound(ownerCall, s.owner().AgentsRevoke)},
+		{name: protocol.MethodTraceStart, need: pairing.NeedOwner, audited: true, noMCP: ownerCLI, handler: bound(ownerCall, s.owner().TraceStart)},
+		{name: protocol.MethodTraceStop, need: pairing.NeedOwner, audited: true, noMCP: ownerCLI, handler: bound(ownerCall, s.owner().TraceStop)},
+		{name: protocol.MethodTraceList, need: pairing.NeedOwner, noMCP: ownerCLI, handler: bound(ownerCall, s.owner().TraceList)},
 		{name: protocol.MethodConfirmList, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.confirmList)},
 		{name: protocol.MethodConfirmAnswer, need: pairing.NeedOwner, audited: true, noMCP: ownerCLI, handler: typed(s.confirmAnswer)},
-		{name: protocol.MethodAuditTail, need: pairing.NeedOwner, noMCP: ownerCLI, noCLI: "`egohost audit` reads the log's files itself (it works with the service down)", handler: typed(s.auditTail)},
+		{name: protocol.MethodAuditTail, need: pairing.NeedOwner, noMCP: ownerCLI, noCLI: "`egohost audit` reads the log's files itself (it works with the service down)", handler: bound(ownerCall, s.owner().AuditTail)},
 
-		{name: protocol.MethodPairRequest, need: pairing.NeedPairing, timeout: timeoutPairing, noScript: "a script's calls are its agent's, which is paired already", noMCP: "the MCP server pairs itself at start (client.Pair)", handler: typed(s.pairRequest)},
+		{name: protocol.MethodPairRequest, need: pairing.NeedPairing, timeout: timeoutPairing, noScript: "a script's calls are its agent's, which is paired already", noMCP: "the MCP server pairs itself at start (client.Pair)", handler: bound(ownerCall, s.owner().PairRequest)},
 
 		// Spaces (internal/server/service/spaces.go): an agent names itself, lists and
 		// waits on its own spaces; making and changing spaces acts on

@@ -103,7 +103,7 @@ type Service struct {
 	popupMethods map[string]popupHandler // the popup channel's own methods
 	spaces       *agentSpaces            // the agents' spaces (spaces.go)
 
-	pairs    *pairing.Store   // paired agents (access.go, pairmethods.go)
+	pairs    *pairing.Store   // paired agents (access.go, ownermethods)
 	pending  *pairing.Pending // pairing requests waiting for the person
 	audit    *audit.Log       // every call that reaches a tab
 	recent   *audit.Recent    // each agent's last calls, for the popup (writeAudit feeds it)
@@ -195,7 +195,7 @@ func New(opts Options) (*Service, error) {
 	if lim.MaxPending <= 0 {
 		lim = pairing.DefaultLimits
 	}
-	s.pending = pairing.NewPending(lim, time.Now, s.pairingChanged)
+	s.pending = pairing.NewPending(lim, time.Now, s.owner().PairingChanged)
 	for name, r := range opts.OriginRules {
 		if err := r.CheckPatterns(); err != nil {
 			return nil, fmt.Errorf("start service: origin rules of %q: %w", name, err)
@@ -240,7 +240,7 @@ func New(opts Options) (*Service, error) {
 	s.traces = trace.NewRecorder(filepath.Join(opts.DataDir, TracesDir), opts.TraceMaxBytes, opts.TraceMaxAge, s.log)
 	s.traces.Prune(time.Now())
 	if opts.TraceEnabled {
-		if _, err := s.startTrace(opts.TraceAgents, ""); err != nil {
+		if _, err := s.owner().StartTrace(opts.TraceAgents, ""); err != nil {
 			s.log.Warn("trace.enabled: no trace", "err", err)
 		}
 	}

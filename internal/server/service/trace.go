@@ -2,9 +2,6 @@ package service
 
 import (
 	"context"
-	"fmt"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -15,10 +12,8 @@ import (
 	"github.com/egohost/egohost/internal/engine/actions"
 	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/internal/server/rpcparams"
-	"github.com/egohost/egohost/internal/server/spaces"
 	"github.com/egohost/egohost/internal/server/trace"
 	"github.com/egohost/egohost/internal/server/wireerr"
-	"github.com/egohost/egohost/protocol"
 )
 
 // Traces (docs/trace.md): while the owner records one (trace.start, or
@@ -28,8 +23,9 @@ import (
 // the step's console errors and failed requests. s.call fills a step for
 // every call (traceFor, traceCall); withRunnerOnce adds the pictures of
 // the calls that act on a tab (traceBefore, traceAfter, into the call's
-// trace.Notes). trace.Recorder starts, stops and prunes the files. With
-// no trace on, a call pays one atomic load.
+// trace.Notes). trace.Recorder starts, stops and prunes the files (the
+// owner's trace methods: internal/server/ownermethods). With no trace
+// on, a call pays one atomic load.
 
 // TracesDir is the folder of the trace files in the data dir.
 const TracesDir = egohost.TracesDir
@@ -150,73 +146,4 @@ func traceShot(ctx context.Context, tc *tabContext) (*trace.Shot, string) {
 		return nil, "no screenshot: " + err.Error()
 	}
 	return shot, ""
-}
-
-// startTrace starts recording the agents' calls (none: every agent's)
-// into <data_dir>/traces/out.
-func (s *Service) startTrace(agents []string, out string) (protocol.TraceStatus, error) {
-	for _, n := range agents {
-		if err := spaces.CheckName(n); err != nil {
-			return protocol.TraceStatus{}, protocol.Errorf(protocol.CodeInvalidParams, "trace.start: agent %q: %v", n, err)
-		}
-	}
-	return s.traces.Start(agents, out, time.Now().UTC())
-}
-
-func (s *Service) traceStart(ctx context.Context, c *call, p protocol.TraceStartParams) (any, error) {
-	return s.startTrace(p.Agents, p.Out)
-}
-
-func (s *Service) traceStop(ctx context.Context, c *call, _ rpcparams.None) (any, error) {
-	res, ok, err := s.traces.Stop()
-	if !ok {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "trace.stop: no trace is being recorded (start one with `egohost trace start`)")
-	}
-	if err != nil {
-		return nil, protocol.Errorf(protocol.CodeInternal, "trace.stop: %v", err)
-	}
-	return res, nil
-}
-
-func (s *Service) traceList(ctx context.Context, c *call, _ rpcparams.None) (any, error) {
-	res := protocol.TraceListResult{Traces: []protocol.TraceFile{}}
-	if t := s.traces.Current(); t != nil {
-		st := t.Status
-		res.Recording = &st
-	}
-	var err error
-	if res.Traces, err = trace.List(filepath.Join(s.opts.DataDir, TracesDir)); err != nil {
-		return nil, protocol.Errorf(protocol.CodeInternal, "trace.list: %v", err)
-	}
-	return res, nil
-}
-
-// popupTrace is the popup's view of the trace being recorded: whom it
-// records, and given an agent, the viewer page of its last steps (the
-// popup opens it in a tab).
-func (s *Service) popupTrace(ctx context.Context, l *link, p protocol.PopupTraceParams) (any, error) {
-	t := s.traces.Current()
-	if t == nil {
-		return protocol.PopupTraceResult{}, nil
-	}
-	st := t.Status
-	res := protocol.PopupTraceResult{Recording: &st}
-	if p.Agent == "" {
-		return res, nil
-	}
-	last := p.Last
-	if last <= 0 {
-		last = 10
-	}
-	last = min(last, 50)
-	tr, err := t.LastSteps(p.Agent, last)
-	if err != nil {
-		return nil, protocol.Errorf(protocol.CodeInternal, "popup.trace: %v", err)
-	}
-	var b strings.Builder
-	if err := trace.WriteHTML(&b, tr, fmt.Sprintf("%s: %s's last %d steps", filepath.Base(st.File), p.Agent, len(tr.Steps))); err != nil {
-		return nil, protocol.Errorf(protocol.CodeInternal, "popup.trace: %v", err)
-	}
-	res.HTML, res.Steps = b.String(), len(tr.Steps)
-	return res, nil
 }

@@ -41,7 +41,7 @@ func traceService(t testing.TB) *Service {
 // agent's calls and the owner's own methods are not traced.
 func TestTraceRecordsCallsMasked(t *testing.T) {
 	s := traceService(t)
-	st, err := s.startTrace([]string{"bot"}, "t1")
+	st, err := s.owner().StartTrace([]string{"bot"}, "t1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func BenchmarkCallTraced(b *testing.B) {
 	a := &agent{s: s, grant: grant{kind: grantPaired, name: "bot", scopes: []pairing.Scope{pairing.Space}}}
 	for _, agents := range [][]string{{"other"}, {"bot"}} {
 		b.Run("trace-"+agents[0], func(b *testing.B) {
-			if _, err := s.startTrace(agents, ""); err != nil {
+			if _, err := s.owner().StartTrace(agents, ""); err != nil {
 				b.Fatal(err)
 			}
 			defer s.traces.Stop()

@@ -35,6 +35,9 @@ func NewRecorder(dir string, maxBytes int64, maxAge time.Duration, log *slog.Log
 	return &Recorder{dir: dir, maxBytes: maxBytes, maxAge: maxAge, log: log}
 }
 
+// Dir is the traces folder.
+func (r *Recorder) Dir() string { return r.dir }
+
 // Current is the trace being recorded, nil when none is (one atomic
 // load: every call asks).
 func (r *Recorder) Current() *Recording { return r.cur.Load() }

@@ -1,0 +1,67 @@
+package service
+
+import (
+	"context"
+
+	"github.com/egohost/egohost/internal/server/audit"
+	"github.com/egohost/egohost/internal/server/ownermethods"
+	"github.com/egohost/egohost/internal/server/pairing"
+	"github.com/egohost/egohost/internal/server/trace"
+	"github.com/egohost/egohost/protocol"
+)
+
+// The person's methods (pairing, agents.*, audit.tail, trace.* and the
+// popup's views of them) run in internal/server/ownermethods: a call is
+// its Call, a popup's browser its Popup, and ownerSide its Service.
+
+// owner is the person's methods on s.
+func (s *Service) owner() *ownermethods.Methods { return ownermethods.New(ownerSide{s}, s.log) }
+
+// ownerCall is c as the person's methods see a call.
+func ownerCall(c *call) ownermethods.Call { return c }
+
+// ownerPopup is l as the person's methods see a popup's browser.
+func ownerPopup(l *link) ownermethods.Popup { return l }
+
+// AuditName is the caller as the audit log names it.
+func (c *call) AuditName() string { return c.conn.auditName() }
+
+// Strike counts a refused call of a connection without a token (strike).
+func (c *call) Strike() { c.conn.s.strike(c.conn) }
+
+// Peer is the process at the other end of the call's connection.
+func (c *call) Peer() *pairing.Process { return pairing.LookupPeer(c.conn.remote) }
+
+// EndSpaces ends the spaces of the revoked agent (endSpacesOf).
+func (c *call) EndSpaces(ctx context.Context, agent string) { c.conn.s.endSpacesOf(ctx, c, agent) }
+
+// Browser is the link's browser ID.
+func (l *link) Browser() string { return l.ID }
+
+// AuditName is the person at the link's browser, as the audit log names them.
+func (l *link) AuditName() string { return l.person.auditName() }
+
+// ownerSide is the service as the person's methods need it.
+type ownerSide struct{ s *Service }
+
+func (o ownerSide) Pairs() *pairing.Store                     { return o.s.pairs }
+func (o ownerSide) Pending() *pairing.Pending                 { return o.s.pending }
+func (o ownerSide) ConnectedAs(tokenID string) int            { return o.s.connectedAs(tokenID) }
+func (o ownerSide) Connections() []protocol.AgentConnection   { return o.s.liveConnections() }
+func (o ownerSide) CutRevoked() int                           { return o.s.cutRevoked() }
+func (o ownerSide) Disconnect(agent string, ids []uint64) int { return o.s.disconnect(agent, ids) }
+func (o ownerSide) AuditPath() string                         { return o.s.auditPath() }
+func (o ownerSide) Recent() *audit.Recent                     { return o.s.recent }
+func (o ownerSide) Traces() *trace.Recorder                   { return o.s.traces }
+
+func (o ownerSide) Audit(who, method, target string, err error, fill func(*audit.Entry)) {
+	o.s.auditDecision(who, method, target, err, fill)
+}
+
+func (o ownerSide) NotifyPairing(n protocol.PairingNotice) {
+	for _, l := range o.s.hub.Links() {
+		if err := l.Notify(protocol.NoticePairing, n); err != nil {
+			o.s.log.Debug("pairing notice", "browser", l.ID, "err", err)
+		}
+	}
+}
