@@ -30,6 +30,7 @@ func TestFrontLinksNoHeavyPackage(t *testing.T) {
 		{"net/http/pprof", "the service's debug endpoint"},
 		{"encoding/gob", "the MCP SDK"},
 		{"github.com/egohost/egohost/internal/server/service", "the service"},
+		{"github.com/egohost/egohost/internal/server/cdpmethods", "the service's raw CDP methods"},
 		{"github.com/egohost/egohost/internal/link/relay", "relay mode"},
 		{"github.com/egohost/egohost/internal/front/mcpserver", "egohost mcp"},
 		{"github.com/egohost/egohost/internal/server/script", "the script sandbox"},
