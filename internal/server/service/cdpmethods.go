@@ -54,10 +54,8 @@ func (cc cdpCall) Target(ctx context.Context, t protocol.Target) (cdpmethods.Lin
 	return subLink{s: cc.s, l: l}, id, nil
 }
 
-func (cc cdpCall) CheckDestination(dest string) error { return cc.s.checkDestination(cc.c, dest) }
-func (cc cdpCall) CheckOriginRead(rawURL string) error {
-	return cc.s.checkOriginRead(cc.c, rawURL)
-}
+func (cc cdpCall) CheckDestination(dest string) error      { return cc.s.checkDestination(cc.c, dest) }
+func (cc cdpCall) CheckOriginRead(rawURL string) error     { return cc.s.checkOriginRead(cc.c, rawURL) }
 func (cc cdpCall) HasOriginRules() bool                    { return !cc.s.rulesFor(cc.c.g.name).Empty() }
 func (cc cdpCall) MayAsk(kind confirm.Kind) bool           { return cc.s.mayAsk(cc.c, kind) }
 func (cc cdpCall) Subscriptions() cdpmethods.Subscriptions { return cc.c.conn.subs }
