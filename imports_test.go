@@ -212,6 +212,16 @@ func TestImportEdges(t *testing.T) {
 	// service that grants a subscription nor the hub that keeps the links
 	// (its Browsers).
 	onlyOurs("internal/server/cdpsub", "cdpsub", "it may use only protocol, browserlink and extwire of ours", "protocol", "internal/link/browserlink", "internal/link/extwire")
+	// The raw CDP methods decide what a caller may send a tab: of ours
+	// they know the wire types, the allow-list and origin words (pairing),
+	// the confirmations' kinds, the URL kinds (weburl), the navigation
+	// that crashes the browser (actions.AboutFragment), the extension's
+	// CDP op and a page's children (extwire, cdptab) and the
+	// subscriptions they start (cdpsub), not the service that resolves
+	// the tab and judges the caller (its Call).
+	onlyOurs("internal/server/cdpmethods", "cdpmethods", "it may use only protocol, pairing, confirm, weburl, actions, extwire, cdptab and cdpsub of ours",
+		"protocol", "internal/server/pairing", "internal/server/confirm", "internal/server/weburl", "internal/engine/actions",
+		"internal/link/extwire", "internal/link/cdptab", "internal/server/cdpsub")
 	noIO := []string{"refmap", "internal/engine/locator"}
 	for _, pkg := range noIO {
 		for _, imp := range imports[pkg] {

@@ -18,6 +18,7 @@ import (
 	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/internal/server/rpcparams"
 	"github.com/egohost/egohost/internal/server/trace"
+	"github.com/egohost/egohost/internal/server/weburl"
 	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 )
@@ -320,6 +321,39 @@ func (s *Service) checkLanded(c *call, tabID int, landed string) error {
 			With("tab", tabID).With("origin", pairing.Origin(landed)).With("rule", d.Rule).With("reason", d.Reason).With("landed", true)
 	}
 	return nil
+}
+
+// checkOriginRead refuses to let a paired agent read what is at rawURL when
+// its origin rules deny that origin.
+func (s *Service) checkOriginRead(c *call, rawURL string) error {
+	if c.g.kind != grantPaired {
+		return nil
+	}
+	if ok, rule := s.rulesFor(c.g.name).Permits(rawURL); !ok {
+		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: %s is an origin agent %q may not read (%s)", c.method, orNone(pairing.Origin(rawURL)), c.g.name, rule).
+			With("origin", pairing.Origin(rawURL)).With("rule", rule)
+	}
+	return nil
+}
+
+// checkBrowserPage refuses a tab that shows a browser, DevTools or
+// extension page to everyone but the person: code run there would speak
+// with the extension's own rights (its popup approves pairings and stops
+// automation; issue 22).
+func (s *Service) checkBrowserPage(ctx context.Context, c *call, l *link, tab int) error {
+	if isPerson(c.conn.agentName()) {
+		return nil
+	}
+	u, err := s.tabURL(ctx, l, tab)
+	if err != nil {
+		return err
+	}
+	if !weburl.BrowserPage(u) {
+		return nil
+	}
+	const rule = "browser or extension page"
+	return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: tab %d shows %s, a %s that only the person may use", c.method, tab, orNone(pairing.Origin(u)), rule).
+		With("tab", tab).With("origin", pairing.Origin(u)).With("rule", rule)
 }
 
 // reachFor is what a caller may reach of a tab's documents, judged in the

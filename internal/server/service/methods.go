@@ -9,7 +9,6 @@ import (
 	"os"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/egohost/egohost/internal/engine/actions"
@@ -362,61 +361,6 @@ func (s *Service) tabsSelect(ctx context.Context, c *call, p protocol.TabParams)
 		return nil, err
 	}
 	return s.tabReply(raw, l, "tabs.select")
-}
-
-func (s *Service) cdpSend(ctx context.Context, c *call, p protocol.CDPSendParams) (any, error) {
-	a := c.conn
-	if p.Method == "" || !strings.Contains(p.Method, ".") {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cdp.send: method %q is not Domain.method", p.Method)
-	}
-	if len(p.Params) > 0 && p.Params[0] != '{' && string(p.Params) != "null" {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cdp.send: params must be a JSON object")
-	}
-	if err := checkCDPMethod(a, p.Method); err != nil {
-		return nil, err
-	}
-	if p.TimeoutMs > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(p.TimeoutMs)*time.Millisecond)
-		defer cancel()
-	}
-	return s.again(ctx, "cdp.send", func(ctx context.Context) (any, error) {
-		l, id, err := s.target(ctx, c, p.Target)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.checkCDPParams(ctx, c, l, id, p); err != nil {
-			return nil, err
-		}
-		op := extwire.CDP{TabID: id, Method: p.Method, SessionID: p.SessionID}
-		if len(p.Params) > 0 && string(p.Params) != "null" {
-			op.Params = p.Params
-		}
-		raw, err := l.Call(ctx, op)
-		if err != nil {
-			return nil, err
-		}
-		a.subs.NoteCDPSend(l.ID, id, p.SessionID, p.Method, op.Params) // what a resumed subscription enables again
-		if len(raw) == 0 {
-			raw = json.RawMessage("{}")
-		}
-		return raw, nil
-	})
-}
-
-func (s *Service) cdpSubscribe(ctx context.Context, c *call, p protocol.CDPSubscribeParams) (any, error) {
-	l, id, err := s.target(ctx, c, p.Target)
-	if err != nil {
-		return nil, err
-	}
-	return c.conn.subs.Subscribe(ctx, subLink{s: s, l: l}, l.ID, id, p.Methods)
-}
-
-func (s *Service) cdpUnsubscribe(ctx context.Context, c *call, p protocol.CDPUnsubscribeParams) (any, error) {
-	if !c.conn.subs.Unsubscribe(p.Subscription) {
-		return nil, protocol.Errorf(protocol.CodeInvalidParams, "no subscription %q", p.Subscription)
-	}
-	return map[string]any{"unsubscribed": true}, nil
 }
 
 // maxEcho caps debug.echo's data: enough for the tests of chunking (a few

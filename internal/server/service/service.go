@@ -119,7 +119,7 @@ type Service struct {
 
 	traces *trace.Recorder // the trace being recorded, if any (trace.go)
 
-	subscriptions cdpsub.Options // what the agents' cdp.subscribe subscriptions run on (subscription.go)
+	subscriptions cdpsub.Options // what the agents' cdp.subscribe subscriptions run on (cdpmethods.go)
 
 	// peerUID names the user at the other end of the agent socket (the
 	// kernel's answer; a test's own in tests): checkPeer refuses others.

@@ -1,0 +1,169 @@
+// Package cdpmethods runs the agents' raw CDP methods (cdp.send,
+// cdp.subscribe, cdp.unsubscribe; PROTOCOL.md §3.7.1) and decides what a
+// caller may send a tab through them: a paired agent's allow-list of
+// methods with the checks of their params, the child sessions it may
+// name, and the one navigation that crashes the browser, refused to
+// everyone. The service resolves the tab, judges the caller against its
+// origin rules and asks the person (Call); the subscriptions run in
+// internal/server/cdpsub.
+package cdpmethods
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+
+	"github.com/egohost/egohost/internal/link/cdptab"
+	"github.com/egohost/egohost/internal/link/extwire"
+	"github.com/egohost/egohost/internal/server/cdpsub"
+	"github.com/egohost/egohost/internal/server/confirm"
+	"github.com/egohost/egohost/protocol"
+)
+
+// Call is one call of a raw CDP method as the service runs it: who makes
+// it, and the service's judgements of that caller.
+type Call interface {
+	// Paired reports whether the caller is a paired agent, whom the
+	// allow-list, the origin rules and the confirmations hold to.
+	Paired() bool
+	// Target resolves the tab the call is for and checks that the caller
+	// may act on it: its browser's link and the tab's ID.
+	Target(ctx context.Context, t protocol.Target) (Link, int, error)
+	// CheckDestination refuses a URL the caller may not load.
+	CheckDestination(dest string) error
+	// CheckOriginRead refuses a URL whose origin the caller may not read.
+	CheckOriginRead(rawURL string) error
+	// HasOriginRules reports whether the caller's origin rules allow or
+	// deny anything.
+	HasOriginRules() bool
+	// MayAsk reports whether the call may wait for the person about an
+	// act of kind.
+	MayAsk(kind confirm.Kind) bool
+	// Confirm asks the person about an act of kind on actURL's origin
+	// when the caller's policy names it there: nil when nothing asks or
+	// the person said yes.
+	Confirm(ctx context.Context, kind confirm.Kind, actURL string, q protocol.Confirm) error
+	// Subscriptions are the cdp.subscribe subscriptions of the caller's
+	// connection.
+	Subscriptions() Subscriptions
+}
+
+// Subscriptions are a connection's subscriptions to tabs' events
+// (*cdpsub.Set).
+type Subscriptions interface {
+	Subscribe(ctx context.Context, l cdpsub.Link, browser string, tab int, methods []string) (protocol.CDPSubscribeResult, error)
+	Unsubscribe(name string) bool
+	// NoteCDPSend notes a call sent to a tab: what a resumed subscription
+	// enables again.
+	NoteCDPSend(browser string, tab int, sessionID, method string, params json.RawMessage)
+}
+
+// Link is the browser link of the tab a call reached: as a subscription
+// listens on it (cdpsub.Link; its Call sends the tab a CDP op), and what
+// the checks read of its tabs.
+type Link interface {
+	cdpsub.Link
+	// ID is the browser's ID.
+	ID() string
+	// Session is the tab's own CDP session through the link.
+	Session(tab int) Session
+	// Page opens the tab's page (attaching it): its attached children.
+	Page(ctx context.Context, tab int) (Page, error)
+	// TabURL is the tab's URL now.
+	TabURL(ctx context.Context, tab int) (string, error)
+	// RequestURL is the URL of a request the tab's record holds.
+	RequestURL(tab int, requestID string) (string, bool)
+}
+
+// Session is a tab's CDP session and its child sessions.
+type Session interface {
+	cdp.Session
+	Child(id target.SessionID) cdp.Session
+}
+
+// Page is what the child session check reads of a tab's page
+// (*cdptab.Page): the children egohost attached, and their sessions.
+type Page interface {
+	Children() []cdptab.Child
+	Child(id target.SessionID) cdp.Session
+}
+
+// Service is what the methods need of the service beyond a call.
+type Service interface {
+	// Again runs a page-level call, and once more when it failed and
+	// nothing it sent reached the page.
+	Again(ctx context.Context, op string, run func(context.Context) (any, error)) (any, error)
+	// TopURL is the URL of the document the tab shows (its top frame's).
+	TopURL(ctx context.Context, sess cdp.Session) (string, error)
+}
+
+// Methods runs the raw CDP methods.
+type Methods struct {
+	svc Service
+}
+
+// New returns the raw CDP methods of svc.
+func New(svc Service) *Methods { return &Methods{svc: svc} }
+
+// Send is cdp.send: one CDP command to a tab (or a child session of it),
+// once the caller may send it there.
+func (m *Methods) Send(ctx context.Context, c Call, p protocol.CDPSendParams) (any, error) {
+	if p.Method == "" || !strings.Contains(p.Method, ".") {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cdp.send: method %q is not Domain.method", p.Method)
+	}
+	if len(p.Params) > 0 && p.Params[0] != '{' && string(p.Params) != "null" {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cdp.send: params must be a JSON object")
+	}
+	if err := checkMethod(c, p.Method); err != nil {
+		return nil, err
+	}
+	if p.TimeoutMs > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(p.TimeoutMs)*time.Millisecond)
+		defer cancel()
+	}
+	return m.svc.Again(ctx, "cdp.send", func(ctx context.Context) (any, error) {
+		l, id, err := c.Target(ctx, p.Target)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.checkParams(ctx, c, l, id, p); err != nil {
+			return nil, err
+		}
+		op := extwire.CDP{TabID: id, Method: p.Method, SessionID: p.SessionID}
+		if len(p.Params) > 0 && string(p.Params) != "null" {
+			op.Params = p.Params
+		}
+		raw, err := l.Call(ctx, op)
+		if err != nil {
+			return nil, err
+		}
+		c.Subscriptions().NoteCDPSend(l.ID(), id, p.SessionID, p.Method, op.Params) // what a resumed subscription enables again
+		if len(raw) == 0 {
+			raw = json.RawMessage("{}")
+		}
+		return raw, nil
+	})
+}
+
+// Subscribe is cdp.subscribe: the tab's events, as notifications.
+func (m *Methods) Subscribe(ctx context.Context, c Call, p protocol.CDPSubscribeParams) (any, error) {
+	l, id, err := c.Target(ctx, p.Target)
+	if err != nil {
+		return nil, err
+	}
+	return c.Subscriptions().Subscribe(ctx, l, l.ID(), id, p.Methods)
+}
+
+// Unsubscribe is cdp.unsubscribe: it ends one of the connection's
+// subscriptions.
+func (m *Methods) Unsubscribe(_ context.Context, c Call, p protocol.CDPUnsubscribeParams) (any, error) {
+	if !c.Subscriptions().Unsubscribe(p.Subscription) {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "no subscription %q", p.Subscription)
+	}
+	return map[string]any{"unsubscribed": true}, nil
+}

@@ -1,0 +1,125 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+
+	"github.com/chromedp/cdproto/cdp"
+
+	"github.com/egohost/egohost/internal/link/browserlink"
+	"github.com/egohost/egohost/internal/link/extwire"
+	"github.com/egohost/egohost/internal/server/cdpmethods"
+	"github.com/egohost/egohost/internal/server/cdpsub"
+	"github.com/egohost/egohost/internal/server/confirm"
+	"github.com/egohost/egohost/protocol"
+)
+
+// The raw CDP methods run in internal/server/cdpmethods, and the agents'
+// cdp.subscribe subscriptions in internal/server/cdpsub; these are the
+// service's calls, browsers and links as they see them.
+
+// cdpMethods is the raw CDP methods' handlers (registry.go).
+func (s *Service) cdpMethods() *cdpmethods.Methods { return cdpmethods.New(cdpService{s}) }
+
+// cdpCall is call c as a raw CDP method sees it (cdpmethods.Call).
+func (s *Service) cdpCall(c *call) cdpmethods.Call { return cdpCall{s: s, c: c} }
+
+// cdpService is the service as the raw CDP methods use it
+// (cdpmethods.Service).
+type cdpService struct{ s *Service }
+
+func (cs cdpService) Again(ctx context.Context, op string, run func(context.Context) (any, error)) (any, error) {
+	return cs.s.again(ctx, op, run)
+}
+
+func (cs cdpService) TopURL(ctx context.Context, sess cdp.Session) (string, error) {
+	return topURL(ctx, sess)
+}
+
+// cdpCall is a call of a raw CDP method, judged by the service's access
+// checks (access.go) and confirmations (confirm.go).
+type cdpCall struct {
+	s *Service
+	c *call
+}
+
+func (cc cdpCall) Paired() bool { return cc.c.g.kind == grantPaired }
+
+func (cc cdpCall) Target(ctx context.Context, t protocol.Target) (cdpmethods.Link, int, error) {
+	l, id, err := cc.s.target(ctx, cc.c, t)
+	if err != nil {
+		return nil, 0, err
+	}
+	return subLink{s: cc.s, l: l}, id, nil
+}
+
+func (cc cdpCall) CheckDestination(dest string) error      { return cc.s.checkDestination(cc.c, dest) }
+func (cc cdpCall) CheckOriginRead(rawURL string) error     { return cc.s.checkOriginRead(cc.c, rawURL) }
+func (cc cdpCall) HasOriginRules() bool                    { return !cc.s.rulesFor(cc.c.g.name).Empty() }
+func (cc cdpCall) MayAsk(kind confirm.Kind) bool           { return cc.s.mayAsk(cc.c, kind) }
+func (cc cdpCall) Subscriptions() cdpmethods.Subscriptions { return cc.c.conn.subs }
+
+func (cc cdpCall) Confirm(ctx context.Context, kind confirm.Kind, actURL string, q protocol.Confirm) error {
+	return cc.s.confirmCall(ctx, cc.c, kind, actURL, q)
+}
+
+// subBrowsers is the connected browsers as a subscription finds its
+// browser's next link (cdpsub.Browsers).
+type subBrowsers struct{ s *Service }
+
+func (b subBrowsers) Changed() <-chan struct{} { return b.s.hub.Changed() }
+
+func (b subBrowsers) Link(browser string) cdpsub.Link {
+	l := b.s.hub.Get(browser)
+	if l == nil {
+		return nil
+	}
+	return subLink{s: b.s, l: l}
+}
+
+// subLink is a link as a subscription uses it (cdpsub.Link), and as the
+// raw CDP methods' checks read its tabs (cdpmethods.Link).
+type subLink struct {
+	s *Service
+	l *link
+}
+
+func (sl subLink) Subscribe(sub *browserlink.Subscriber) func() { return sl.l.Subscribe(sub) }
+
+func (sl subLink) Call(ctx context.Context, op extwire.Op) (json.RawMessage, error) {
+	return sl.l.Call(ctx, op)
+}
+
+func (sl subLink) Closed() <-chan struct{} { return sl.l.Closed() }
+func (sl subLink) Held(tab int) bool       { return sl.l.Held(tab) }
+func (sl subLink) Log() *slog.Logger       { return sl.l.Log }
+
+func (sl subLink) Tabs(ctx context.Context) ([]protocol.Tab, error) { return sl.s.listTabs(ctx, sl.l) }
+
+func (sl subLink) ID() string                         { return sl.l.ID }
+func (sl subLink) Session(tab int) cdpmethods.Session { return sl.l.Session(tab) }
+
+func (sl subLink) Page(ctx context.Context, tab int) (cdpmethods.Page, error) {
+	_, eng, err := sl.l.Tabs.Open(ctx, tab)
+	if err != nil {
+		return nil, err
+	}
+	return eng.Page, nil
+}
+
+func (sl subLink) TabURL(ctx context.Context, tab int) (string, error) {
+	return sl.s.tabURL(ctx, sl.l, tab)
+}
+
+// RequestURL returns the URL of a request the tab's record holds.
+func (sl subLink) RequestURL(tab int, requestID string) (string, bool) {
+	rec := sl.l.Tabs.RecordOf(tab)
+	if rec == nil {
+		return "", false
+	}
+	return rec.URLOf(requestID)
+}
+
+// IsPerson reports whether the agent is the person (cdpsub.Agent).
+func (a *agent) IsPerson() bool { return isPerson(a.agentName()) }
