@@ -222,6 +222,14 @@ func TestImportEdges(t *testing.T) {
 	onlyOurs("internal/server/cdpmethods", "cdpmethods", "it may use only protocol, pairing, confirm, weburl, actions, extwire, cdptab and cdpsub of ours",
 		"protocol", "internal/server/pairing", "internal/server/confirm", "internal/server/weburl", "internal/engine/actions",
 		"internal/link/extwire", "internal/link/cdptab", "internal/server/cdpsub")
+	// The spaces methods' handlers decide and word; what they reach (the
+	// call, the browsers, the rest of the service) is given them as their
+	// own interfaces. Of ours they know the wire types, the spaces
+	// registry, the extension's ops they send a browser (extwire), the
+	// wire's units (actwire) and codes (wireerr) and the origin rules
+	// (pairing): not the service, the hub or a browser link.
+	onlyOurs("internal/server/spacemethods", "spacemethods", "it may use only protocol, spaces, extwire, actwire, wireerr and pairing of ours",
+		"protocol", "internal/server/spaces", "internal/link/extwire", "internal/server/actwire", "internal/server/wireerr", "internal/server/pairing")
 	noIO := []string{"refmap", "internal/engine/locator"}
 	for _, pkg := range noIO {
 		for _, imp := range imports[pkg] {

@@ -220,7 +220,7 @@ func (s *Service) tabsOpen(ctx context.Context, c *call, p protocol.TabsOpenPara
 	}
 	var space *spaces.Space // a named agent's tabs open in its current space
 	if !isPerson(name) {
-		sp, err := s.spaceFor(ctx, c, l)
+		sp, err := s.spaceFor(ctx, name, l)
 		if err != nil {
 			return nil, err
 		}

@@ -189,19 +189,19 @@ func (s *Service) registry() []method {
 
 		{name: protocol.MethodPairRequest, need: pairing.NeedPairing, timeout: timeoutPairing, noScript: "a script's calls are its agent's, which is paired already", noMCP: "the MCP server pairs itself at start (client.Pair)", handler: bound(ownerCall, s.owner().PairRequest)},
 
-		// Spaces (internal/server/service/spaces.go): an agent names itself, lists and
+		// Spaces (internal/server/spacemethods): an agent names itself, lists and
 		// waits on its own spaces; making and changing spaces acts on
 		// tabs; taking over and handing back is the person's.
-		{name: protocol.MethodHello, need: pairing.NeedNone, noMCP: "the MCP server says hello when it connects (client.Dial)", handler: typed(s.hello)},
-		{name: protocol.MethodSpacesList, need: pairing.NeedNone, handler: typed(s.spacesList)},
-		{name: protocol.MethodSpacesWaitForControl, need: pairing.NeedNone, handler: typed(s.spacesWaitForControl)},
-		{name: protocol.MethodSpacesNew, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.NavigateNewOrigin}, handler: typed(s.spacesNew)},
-		{name: protocol.MethodSpacesUse, need: pairing.NeedAct, noMCP: "an MCP tool names its space in its params", handler: typed(s.spacesUse)},
-		{name: protocol.MethodSpacesClaim, need: pairing.NeedAct, noMCP: "claiming the person's tabs is the CLI's (`egohost space claim`)", handler: typed(s.spacesClaim)}, // and all-tabs for a paired agent (spacesClaim)
-		{name: protocol.MethodSpacesComplete, need: pairing.NeedAct, handler: typed(s.spacesComplete)},
-		{name: protocol.MethodSpacesClose, need: pairing.NeedAct, noMCP: "browser_space_complete ends a task; closing its tabs is the person's or the CLI's", handler: typed(s.spacesClose)},
-		{name: protocol.MethodSpacesTakeOver, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.spacesTakeOver)},
-		{name: protocol.MethodSpacesHandBack, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.spacesHandBack)},
+		{name: protocol.MethodHello, need: pairing.NeedNone, noMCP: "the MCP server says hello when it connects (client.Dial)", handler: bound(spaceCall, s.spaceMethods().Hello)},
+		{name: protocol.MethodSpacesList, need: pairing.NeedNone, handler: bound(spaceCall, s.spaceMethods().List)},
+		{name: protocol.MethodSpacesWaitForControl, need: pairing.NeedNone, handler: bound(spaceCall, s.spaceMethods().WaitForControl)},
+		{name: protocol.MethodSpacesNew, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.NavigateNewOrigin}, handler: bound(spaceCall, s.spaceMethods().NewSpace)},
+		{name: protocol.MethodSpacesUse, need: pairing.NeedAct, noMCP: "an MCP tool names its space in its params", handler: bound(spaceCall, s.spaceMethods().Use)},
+		{name: protocol.MethodSpacesClaim, need: pairing.NeedAct, noMCP: "claiming the person's tabs is the CLI's (`egohost space claim`)", handler: bound(spaceCall, s.spaceMethods().Claim)}, // and all-tabs for a paired agent (spacemethods.Methods.Claim)
+		{name: protocol.MethodSpacesComplete, need: pairing.NeedAct, handler: bound(spaceCall, s.spaceMethods().Complete)},
+		{name: protocol.MethodSpacesClose, need: pairing.NeedAct, noMCP: "browser_space_complete ends a task; closing its tabs is the person's or the CLI's", handler: bound(spaceCall, s.spaceMethods().Close)},
+		{name: protocol.MethodSpacesTakeOver, need: pairing.NeedOwner, noMCP: ownerCLI, handler: bound(spaceCall, s.spaceMethods().TakeOver)},
+		{name: protocol.MethodSpacesHandBack, need: pairing.NeedOwner, noMCP: ownerCLI, handler: bound(spaceCall, s.spaceMethods().HandBack)},
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/egohost/egohost/internal/server/hub"
+	"github.com/egohost/egohost/internal/server/spacemethods"
 	"github.com/egohost/egohost/internal/server/spaces"
 	"github.com/egohost/egohost/protocol"
 )
@@ -68,7 +69,7 @@ func (s *Service) stopAgentsIn(l *link, sp spaces.Space) (calls, subs int) {
 	if l != nil && sp.Group != 0 {
 		tabs = l.Layout.TabsInGroup(sp.Group)
 	}
-	cause := errUserInControl(sp)
+	cause := spacemethods.UserInControl(sp)
 	for _, lc := range s.conns.List() {
 		a := lc.Conn
 		if isPerson(a.agentName()) {
