@@ -585,3 +585,19 @@ func TestSnapshotParsedOfALoadingDocument(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestSnapshotOfLoneSurrogates: a page's text may hold a lone UTF-16
+// surrogate, which Chrome writes on a DevTools connection as a lone escape
+// that strict JSON decoders refuse: the snapshot failed as a whole
+// (cdpdirect.WellFormed). It shows U+FFFD in its place.
+func TestSnapshotOfLoneSurrogates(t *testing.T) {
+	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": `<button id=b>x</button><p id=p>y</p><script>document.getElementById('b').textContent = 'A\uD800B'; document.getElementById('p').textContent = 'C\uDC00D \uD83D\uDE00'</script>`}))
+	p, ctx := open(t, snapshot.SharedBrowsers.Launch(t), srv+"/")
+	s, err := snapshot.NewTab(p).Snapshot(ctx, snapshot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "button \"A\uFFFDB\" @1\nC\uFFFDD 😀\n"; s.Text != want {
+		t.Errorf("got %q, want %q", s.Text, want)
+	}
+}

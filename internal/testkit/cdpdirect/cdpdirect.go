@@ -93,7 +93,7 @@ func (c *Conn) readLoop(ctx context.Context) {
 			return
 		}
 		var m message
-		if err := json.Unmarshal(data, &m); err != nil {
+		if err := json.Unmarshal(WellFormed(data), &m); err != nil {
 			continue
 		}
 		c.mu.Lock()
