@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 
@@ -48,7 +47,7 @@ func (s *fakeService) TopURL(context.Context, cdp.Session) (string, error) {
 // newMethods returns the tools over a fakeService, logging nowhere.
 func newMethods() (*Methods, *fakeService) {
 	s := &fakeService{url: "https://example.test/form"}
-	return New(s, slog.New(slog.NewTextHandler(io.Discard, nil))), s
+	return New(s, slog.New(slog.DiscardHandler)), s
 }
 
 // fakePopup is browser "b1", whose tab (every ID reaches it) is tab, or
@@ -153,16 +152,12 @@ func snap(refs map[string]cdp.BackendNodeID) *snapshot.Snapshot {
 	return s
 }
 
-// codeOf is err's wire code (0 for nil, internal for one not the wire's).
+// codeOf is err's wire code (0 for nil; protocol.CodeOf).
 func codeOf(err error) protocol.Code {
 	if err == nil {
 		return 0
 	}
-	var pe *protocol.Error
-	if errors.As(err, &pe) {
-		return pe.Code
-	}
-	return protocol.CodeInternal
+	return protocol.CodeOf(err)
 }
 
 // drawn lists the overlay's ops the page ran, each with its argument
