@@ -111,6 +111,18 @@ func TestImportEdges(t *testing.T) {
 	// ownermethods declares, so it imports neither the service nor the hub.
 	onlyOurs("internal/server/ownermethods", "ownermethods", "it may use only protocol, pairing, audit, trace, spaces and rpcparams of ours",
 		"protocol", "internal/server/pairing", "internal/server/audit", "internal/server/trace", "internal/server/spaces", "internal/server/rpcparams")
+	// The popup's page tools draw with the overlay and name what the
+	// person picked with the engine's finders: of ours they know the
+	// wire types, the overlay, the locator candidates, the resolver's
+	// matches and the snapshot's refs (snapshot, refmap), their wire
+	// mapping (readwire), the wire's errors (wireerr), strict params
+	// (rpcparams) and the audit line's fields; the tab, the browser's
+	// link and the person's state are the service's, behind the
+	// interfaces popuptools declares, so it imports neither the service
+	// nor the hub.
+	onlyOurs("internal/server/popuptools", "popuptools", "it may use only protocol, overlay, locator, snapshot, refmap, resolver, readwire, wireerr, rpcparams and audit of ours",
+		"protocol", "internal/engine/overlay", "internal/engine/locator", "internal/engine/snapshot", "refmap", "resolver",
+		"internal/server/readwire", "internal/server/wireerr", "internal/server/rpcparams", "internal/server/audit")
 	// The MCP front end speaks to the service through the agent API only
 	// (protocol types), and only it and the command wiring know the SDK.
 	for _, imp := range imports["internal/front/mcpserver"] {

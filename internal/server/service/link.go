@@ -8,6 +8,7 @@ import (
 	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/internal/server/cdpsub"
 	"github.com/egohost/egohost/internal/server/hub"
+	"github.com/egohost/egohost/internal/server/popuptools"
 	"github.com/egohost/egohost/internal/server/wireerr"
 )
 
@@ -17,8 +18,8 @@ import (
 type link struct {
 	*hub.Link
 
-	person *agent     // the person at this browser: the popup's calls run as it
-	popup  popupState // the person's latest pick (popupfront.go)
+	person *agent            // the person at this browser: the popup's calls run as it
+	latest popuptools.Latest // the person's latest pick (popup.pick)
 
 	// syncMu guards synced: whether the spaces were reconciled with this
 	// browser's tab groups (internal/server/service/spaces.go), once per link.

@@ -13,7 +13,7 @@ import (
 )
 
 // locators names an element for an agent the way the popup's picker
-// names the element a person clicked (popupfront.go namePicked): the
+// names the element a person clicked (popuptools.Methods.Name): the
 // candidate locators in rank order, each checked by the resolver, the best
 // one that matches it alone, and its ref.
 func (s *Service) locators(ctx context.Context, c *call, p protocol.LocatorsParams) (any, error) {
@@ -42,7 +42,7 @@ func (s *Service) locators(ctx context.Context, c *call, p protocol.LocatorsPara
 		return nil, protocol.Errorf(protocol.CodeUnsupported, "locators: %s: %v (an element inside a frame gets no locator)", p.Element, err)
 	}
 	var named protocol.PopupPickResult
-	if err := s.namePicked(ctx, tc, picked, &named); err != nil {
+	if err := s.popupTools().Name(ctx, toolsTab{tc}, picked, &named); err != nil {
 		return nil, wireerr.Classify(err)
 	}
 	return readwire.Locators(tc.tabID, named), nil

@@ -35,7 +35,7 @@ func popupBound[L, P any](as func(*link) L, fn func(ctx context.Context, l L, p 
 }
 
 func (s *Service) popupHandlers() map[string]popupHandler {
-	all := map[string]popupHandler{
+	return map[string]popupHandler{
 		protocol.MethodPopupStatus:        popupTyped(s.popupStatus),
 		protocol.MethodPopupAgents:        popupBound(ownerPopup, s.owner().PopupAgents),
 		protocol.MethodPopupPairingDecide: popupBound(ownerPopup, s.owner().PopupPairingDecide),
@@ -43,11 +43,12 @@ func (s *Service) popupHandlers() map[string]popupHandler {
 		protocol.MethodPopupTrace:         popupBound(ownerPopup, s.owner().PopupTrace),
 		protocol.MethodPopupConfirmList:   popupTyped(s.popupConfirmList),
 		protocol.MethodPopupConfirmAnswer: popupTyped(s.popupConfirmAnswer),
+		protocol.MethodPopupHighlight:     popupBound(s.toolsPopup, s.popupTools().Highlight),
+		protocol.MethodPopupClear:         popupBound(s.toolsPopup, s.popupTools().Clear),
+		protocol.MethodPopupPick:          popupBound(s.toolsPopup, s.popupTools().Pick),
+		protocol.MethodPopupLastPick:      popupBound(s.toolsPopup, s.popupTools().LastPick),
+		protocol.MethodPopupAutomation:    popupBound(s.toolsPopup, s.popupTools().Automation),
 	}
-	for name, h := range s.popupFrontHandlers() {
-		all[name] = h
-	}
-	return all
 }
 
 // popupCall answers one call from l's extension.
