@@ -69,7 +69,7 @@ func TestEcho(t *testing.T) {
 			m, b, c := fixture("")
 			b.answer("echo", tt.reply)
 			got, err := m.Echo(context.Background(), c, protocol.DebugEchoParams{Data: tt.data})
-			if code := codeOf(t, err); code != tt.wantCode {
+			if code := codeOf(err); code != tt.wantCode {
 				t.Fatalf("got %v, want code %v", err, tt.wantCode)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {

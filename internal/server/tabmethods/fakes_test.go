@@ -3,9 +3,7 @@ package tabmethods
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"testing"
 	"time"
 
 	"github.com/egohost/egohost/internal/link/extwire"
@@ -228,17 +226,13 @@ func fixture(agent string) (*Methods, *fakeBrowser, *fakeCall) {
 	return New(svc, "1.2.3"), b, &fakeCall{svc: svc, agent: agent}
 }
 
-// codeOf is the wire code of a handler's error, 0 for none.
-func codeOf(t *testing.T, err error) protocol.Code {
-	t.Helper()
+// codeOf is the wire code of a handler's error, 0 for none (internal
+// for an error that is not the wire's).
+func codeOf(err error) protocol.Code {
 	if err == nil {
 		return 0
 	}
-	var pe *protocol.Error
-	if !errors.As(err, &pe) {
-		t.Fatalf("error %v is not a wire error", err)
-	}
-	return pe.Code
+	return protocol.AsError(err).Code
 }
 
 // opList names ops as "name {fields}", to compare them.

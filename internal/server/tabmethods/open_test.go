@@ -35,7 +35,7 @@ func TestOpenRefuses(t *testing.T) {
 			m, b, c := fixture("bot")
 			c.destErr = tt.destErr
 			_, err := m.Open(context.Background(), c, tt.p)
-			if code := codeOf(t, err); code != tt.wantCode || protocol.AsError(err).Message != tt.want {
+			if code := codeOf(err); code != tt.wantCode || protocol.AsError(err).Message != tt.want {
 				t.Fatalf("got %v, want %q (%v)", err, tt.want, tt.wantCode)
 			}
 			if len(c.picked) != 0 || len(b.ops) != 0 {
@@ -312,7 +312,7 @@ func TestOpenFails(t *testing.T) {
 			m, b, c := fixture(tt.agent)
 			tt.setup(b, c)
 			_, err := m.Open(context.Background(), c, protocol.TabsOpenParams{URL: "https://example.com/"})
-			if got := codeOf(t, err); got != tt.wantCode {
+			if got := codeOf(err); got != tt.wantCode {
 				t.Fatalf("got code %v (%v), want %v", got, err, tt.wantCode)
 			}
 			pe := protocol.AsError(err)

@@ -75,7 +75,7 @@ func TestTabs(t *testing.T) {
 			c.home = tt.home
 			tt.setup(b, c.svc)
 			got, err := m.Tabs(context.Background(), c, tt.p)
-			if code := codeOf(t, err); code != tt.wantCode {
+			if code := codeOf(err); code != tt.wantCode {
 				t.Fatalf("got %v, want code %v", err, tt.wantCode)
 			}
 			if err != nil {
@@ -112,7 +112,7 @@ func TestClose(t *testing.T) {
 		t.Errorf("ops (-want +got):\n%s", diff)
 	}
 	c.targetErr = protocol.Errorf(protocol.CodeNotInSpace, "not yours")
-	if _, err := m.Close(context.Background(), c, protocol.TabParams{Target: protocol.Target{Tab: 8}}); codeOf(t, err) != protocol.CodeNotInSpace {
+	if _, err := m.Close(context.Background(), c, protocol.TabParams{Target: protocol.Target{Tab: 8}}); codeOf(err) != protocol.CodeNotInSpace {
 		t.Errorf("a tab the caller may not reach: got %v, want not_in_space", err)
 	}
 	if len(b.ops) != 1 {
@@ -158,7 +158,7 @@ func TestSelect(t *testing.T) {
 			m, b, c := fixture("bot")
 			tt.setup(b)
 			got, err := m.Select(context.Background(), c, protocol.TabParams{Target: protocol.Target{Tab: tt.tab}})
-			if code := codeOf(t, err); code != tt.wantCode {
+			if code := codeOf(err); code != tt.wantCode {
 				t.Fatalf("got %v, want code %v", err, tt.wantCode)
 			}
 			if err == nil {
@@ -184,7 +184,7 @@ func TestTabReply(t *testing.T) {
 	}
 	_, err = TabReply([]byte(`{"tab":1}`), "b1", "tabs.activate")
 	want := "tabs.activate: bad reply: json: cannot unmarshal number into Go struct field TabResult.tab of type protocol.Tab"
-	if codeOf(t, err) != protocol.CodeExtension || protocol.AsError(err).Message != want {
+	if codeOf(err) != protocol.CodeExtension || protocol.AsError(err).Message != want {
 		t.Errorf("got %v, want extension_error %q", err, want)
 	}
 }
