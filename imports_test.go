@@ -242,6 +242,17 @@ func TestImportEdges(t *testing.T) {
 	// (pairing): not the service, the hub or a browser link.
 	onlyOurs("internal/server/spacemethods", "spacemethods", "it may use only protocol, spaces, extwire, actwire, wireerr and pairing of ours",
 		"protocol", "internal/server/spaces", "internal/link/extwire", "internal/server/actwire", "internal/server/wireerr", "internal/server/pairing")
+	// The browsers and tabs methods' handlers decide and word; the call,
+	// the browsers as it reaches them (their tab checks) and the rest of
+	// the service are given them as their own interfaces. Of ours they
+	// know the wire types and params (protocol, rpcparams), the
+	// extension's ops (extwire), goto's URL and load words (actwire), the
+	// wire's codes (wireerr), the spaces registry a new tab goes into,
+	// and a new origin's confirmation (pairing, confirm): not the
+	// service, the hub or a browser link.
+	onlyOurs("internal/server/tabmethods", "tabmethods", "it may use only protocol, rpcparams, extwire, actwire, wireerr, spaces, pairing and confirm of ours",
+		"protocol", "internal/server/rpcparams", "internal/link/extwire", "internal/server/actwire", "internal/server/wireerr",
+		"internal/server/spaces", "internal/server/pairing", "internal/server/confirm")
 	noIO := []string{"refmap", "internal/engine/locator"}
 	for _, pkg := range noIO {
 		for _, imp := range imports[pkg] {

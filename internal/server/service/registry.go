@@ -119,17 +119,17 @@ const (
 // registry is every agents' method (New builds it once).
 func (s *Service) registry() []method {
 	return []method{
-		{name: protocol.MethodPing, need: pairing.NeedNone, noMCP: noTool, handler: typed(s.ping)},
-		{name: protocol.MethodBrowsersList, need: pairing.NeedNone, noMCP: "browser_tabs lists the tabs; a tool names no browser", handler: typed(s.browsersList)},
-		{name: protocol.MethodTabsList, need: pairing.NeedNone, handler: typed(s.tabsList)},
-		{name: protocol.MethodTabsOpen, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.NavigateNewOrigin}, handler: typed(s.tabsOpen)},
-		{name: protocol.MethodTabsClose, need: pairing.NeedAct, handler: typed(s.tabsClose)},
-		{name: protocol.MethodTabsSelect, need: pairing.NeedAct, handler: typed(s.tabsSelect)},
+		{name: protocol.MethodPing, need: pairing.NeedNone, noMCP: noTool, handler: bound(s.tabCall, s.tabMethods().Ping)},
+		{name: protocol.MethodBrowsersList, need: pairing.NeedNone, noMCP: "browser_tabs lists the tabs; a tool names no browser", handler: bound(s.tabCall, s.tabMethods().Browsers)},
+		{name: protocol.MethodTabsList, need: pairing.NeedNone, handler: bound(s.tabCall, s.tabMethods().Tabs)},
+		{name: protocol.MethodTabsOpen, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.NavigateNewOrigin}, handler: bound(s.tabCall, s.tabMethods().Open)},
+		{name: protocol.MethodTabsClose, need: pairing.NeedAct, handler: bound(s.tabCall, s.tabMethods().Close)},
+		{name: protocol.MethodTabsSelect, need: pairing.NeedAct, handler: bound(s.tabCall, s.tabMethods().Select)},
 		{name: protocol.MethodCDPSend, need: pairing.NeedCDP, kinds: []confirm.Kind{confirm.CookieWrite, confirm.NavigateNewOrigin}, noMCP: rawCDP, handler: bound(s.cdpCall, s.cdpMethods().Send)},
 		{name: protocol.MethodCDPSubscribe, need: pairing.NeedCDP, noPopup: notifications, noMCP: rawCDP, handler: bound(s.cdpCall, s.cdpMethods().Subscribe)},
 		{name: protocol.MethodCDPUnsubscribe, need: pairing.NeedNone, noPopup: notifications, noMCP: rawCDP, noCLI: "the CLI's subscription ends with its connection", handler: bound(s.cdpCall, s.cdpMethods().Unsubscribe)},
 		// For tests: it crosses native messaging with up to 16 MiB.
-		{name: protocol.MethodDebugEcho, need: pairing.NeedOwner, audited: true, noMCP: "for tests", noCLI: "for tests", handler: typed(s.debugEcho)},
+		{name: protocol.MethodDebugEcho, need: pairing.NeedOwner, audited: true, noMCP: "for tests", noCLI: "for tests", handler: bound(s.tabCall, s.tabMethods().Echo)},
 
 		{name: protocol.MethodSnapshot, need: pairing.NeedRead, handler: typed(s.snapshot)},
 		{name: protocol.MethodResolve, need: pairing.NeedRead, handler: typed(s.resolve)},

@@ -16,6 +16,7 @@ import (
 	"github.com/egohost/egohost/internal/server/privfile"
 	"github.com/egohost/egohost/internal/server/spacemethods"
 	"github.com/egohost/egohost/internal/server/spaces"
+	"github.com/egohost/egohost/internal/server/tabmethods"
 	"github.com/egohost/egohost/protocol"
 	"github.com/egohost/egohost/refmap"
 )
@@ -155,7 +156,7 @@ func (s *Service) touch(ctx context.Context, l *link, sp spaces.Space, tabID int
 		raw, err := l.Call(ctx, extwire.TabsActivate{TabID: tabID, NoFocus: true})
 		if err != nil {
 			l.Log.Warn("activate a space's tab", "space", sp.ID, "tab", tabID, "err", err)
-		} else if res, err := s.tabReply(raw, l, "tabs.activate"); err == nil {
+		} else if res, err := tabmethods.TabReply(raw, l.ID, "tabs.activate"); err == nil {
 			l.Layout.SetActive(tabID, res.Tab.WindowID)
 		}
 	}

@@ -1,0 +1,86 @@
+package tabmethods
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/egohost/egohost/internal/link/extwire"
+	"github.com/egohost/egohost/internal/server/wireerr"
+	"github.com/egohost/egohost/protocol"
+)
+
+// Tabs is tabs.list. It describes the present: it never waits for a
+// browser. The tabs are those of the browser connected now, those the
+// caller may see, each with its space; a browser that is reconnecting is
+// listed as such (Reconnecting), with no tabs.
+func (m *Methods) Tabs(ctx context.Context, c Call, p protocol.TabsListParams) (any, error) {
+	name := p.Browser
+	if name == "" {
+		name = c.Home()
+	}
+	b, reconnecting, err := c.Now(name)
+	if err != nil {
+		return nil, err
+	}
+	res := protocol.TabsListResult{Tabs: []protocol.Tab{}, Reconnecting: reconnecting}
+	if b == nil {
+		return res, nil // on its way back: nothing of it is connected now
+	}
+	if err := b.CheckAutomation(); err != nil {
+		return nil, err
+	}
+	tabs, err := b.Tabs(ctx)
+	if wireerr.CodeOf(err) == protocol.CodeBrowserGone {
+		// It dropped under the call: it is reconnecting now.
+		if !slices.ContainsFunc(res.Reconnecting, func(r protocol.Browser) bool { return r.ID == b.ID() }) {
+			info := b.Info()
+			info.RelayPID, info.DisconnectedAt = 0, time.Now()
+			res.Reconnecting = append(res.Reconnecting, info)
+		}
+		return res, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	b.Sync(ctx)
+	reg := m.svc.Spaces()
+	for i := range tabs {
+		if sp, ok := reg.ByGroup(b.ID(), tabs[i].GroupID); ok {
+			tabs[i].Space = sp.ID
+		}
+	}
+	res.Tabs = b.Visible(tabs)
+	return res, nil
+}
+
+// Close is tabs.close.
+func (m *Methods) Close(ctx context.Context, c Call, p protocol.TabParams) (any, error) {
+	b, id, err := c.Target(ctx, p.Target)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := b.Call(ctx, extwire.TabsClose{TabID: id}); err != nil {
+		return nil, err
+	}
+	return map[string]any{"closed": true, "tab": id}, nil
+}
+
+// Select is tabs.select: it brings the named tab to the front.
+func (m *Methods) Select(ctx context.Context, c Call, p protocol.TabParams) (any, error) {
+	if p.Tab == 0 {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "tabs.select needs a tab")
+	}
+	b, _, err := c.Target(ctx, p.Target)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.CheckScope(ctx, p.Tab); err != nil {
+		return nil, err
+	}
+	raw, err := b.Call(ctx, extwire.TabsActivate{TabID: p.Tab})
+	if err != nil {
+		return nil, err
+	}
+	return TabReply(raw, b.ID(), "tabs.select")
+}
