@@ -32,6 +32,7 @@ func TestFrontLinksNoHeavyPackage(t *testing.T) {
 		{"github.com/egohost/egohost/internal/server/service", "the service"},
 		{"github.com/egohost/egohost/internal/server/ownermethods", "the person's methods (the service's)"},
 		{"github.com/egohost/egohost/internal/server/cdpmethods", "the service's raw CDP methods"},
+		{"github.com/egohost/egohost/internal/server/tabdata", "the service's methods of a tab's data"},
 		{"github.com/egohost/egohost/internal/link/relay", "relay mode"},
 		{"github.com/egohost/egohost/internal/front/mcpserver", "egohost mcp"},
 		{"github.com/egohost/egohost/internal/server/script", "the script sandbox"},
