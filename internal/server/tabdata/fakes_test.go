@@ -3,6 +3,7 @@ package tabdata
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -87,15 +88,10 @@ func (c *fakeCall) CheckOriginRead(rawURL string) error {
 	return nil
 }
 
-func (c *fakeCall) MayAsk(kind confirm.Kind) bool {
-	for _, k := range c.kinds {
-		if k == kind {
-			return true
-		}
-	}
-	return false
-}
+func (c *fakeCall) MayAsk(kind confirm.Kind) bool { return slices.Contains(c.kinds, kind) }
 
+// Confirm asks only about the kinds the policy names, as the service's
+// does: nil for the others.
 func (c *fakeCall) Confirm(_ context.Context, kind confirm.Kind, actURL string, q protocol.Confirm) error {
 	if !c.MayAsk(kind) {
 		return nil
