@@ -3,9 +3,7 @@ package tabdata
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
@@ -17,16 +15,6 @@ import (
 	"github.com/egohost/egohost/internal/testkit/cdpfake"
 	"github.com/egohost/egohost/protocol"
 )
-
-func testMethods() *Methods { return New(slog.New(slog.DiscardHandler), time.Second) }
-
-// codeOf is err's code on the wire, 0 for none.
-func codeOf(err error) protocol.Code {
-	if err == nil {
-		return 0
-	}
-	return protocol.CodeOf(err)
-}
 
 // cookieCall is a call on tab 7, whose session shows pageURL ("": no
 // main frame) with the cookies of jar; Network.setCookie adds its cookie

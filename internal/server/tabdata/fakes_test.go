@@ -3,8 +3,10 @@ package tabdata
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 
@@ -19,6 +21,17 @@ import (
 	"github.com/egohost/egohost/internal/testkit/cdpfake"
 	"github.com/egohost/egohost/protocol"
 )
+
+// testMethods are the methods, their reads of a page bounded by a second.
+func testMethods() *Methods { return New(slog.New(slog.DiscardHandler), time.Second) }
+
+// codeOf is err's code on the wire, 0 for none.
+func codeOf(err error) protocol.Code {
+	if err == nil {
+		return 0
+	}
+	return protocol.CodeOf(err)
+}
 
 // fakeCall is a caller: paired (held to its tabs and rules) or the
 // owner. Its rules deny the origins whose host ends in denied; its policy
