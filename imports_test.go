@@ -198,16 +198,17 @@ func TestImportEdges(t *testing.T) {
 	// The browser link is driven by the service through the hub, which
 	// owns the connected browsers (it makes and registers their links):
 	// only the two of them may import it, and cdpsub, whose subscriptions
-	// listen on a link's events (browserlink.Subscriber, Queue), and
-	// wireerr, which words the link's errors (browserlink.Error, its
-	// refusals) with the agents' codes and never calls it.
+	// listen on a link's events (browserlink.Subscriber, Queue), tabdata,
+	// whose download wait listens on them the same way, and wireerr,
+	// which words the link's errors (browserlink.Error, its refusals) with
+	// the agents' codes and never calls it.
 	for pkg, imps := range imports {
 		for _, imp := range imps {
 			switch pkg {
-			case "internal/server/service", "internal/server/hub", "internal/server/cdpsub", "internal/server/wireerr":
+			case "internal/server/service", "internal/server/hub", "internal/server/cdpsub", "internal/server/tabdata", "internal/server/wireerr":
 			default:
 				if imp == mod+"/internal/link/browserlink" {
-					t.Errorf("%s imports browserlink: only service, hub, cdpsub and wireerr may", pkg)
+					t.Errorf("%s imports browserlink: only service, hub, cdpsub, tabdata and wireerr may", pkg)
 				}
 			}
 		}
@@ -253,6 +254,18 @@ func TestImportEdges(t *testing.T) {
 	onlyOurs("internal/server/tabmethods", "tabmethods", "it may use only protocol, rpcparams, extwire, actwire, wireerr, spaces, pairing and confirm of ours",
 		"protocol", "internal/server/rpcparams", "internal/link/extwire", "internal/server/actwire", "internal/server/wireerr",
 		"internal/server/spaces", "internal/server/pairing", "internal/server/confirm")
+	// The methods of a tab's data decide what a call reads of a tab's
+	// cookies, storage, records and downloads: of ours they know the wire
+	// types, the page engine's records, storage and downloads (page), the
+	// click that starts a download (actions, actwire), the browser link's
+	// events and ops (browserlink, extwire), a caller's reach (cdptab),
+	// the cookies' wire (cookiewire), the confirmations' kinds and words
+	// (confirm, pairing's hosts) and the engine's errors on the wire
+	// (wireerr), not the service that resolves the tab and judges the
+	// caller (its Call).
+	onlyOurs("internal/server/tabdata", "tabdata", "it may use only protocol, page, actions, browserlink, cdptab, extwire, actwire, confirm, cookiewire, pairing and wireerr of ours",
+		"protocol", "internal/engine/page", "internal/engine/actions", "internal/link/browserlink", "internal/link/cdptab", "internal/link/extwire",
+		"internal/server/actwire", "internal/server/confirm", "internal/server/cookiewire", "internal/server/pairing", "internal/server/wireerr")
 	noIO := []string{"refmap", "internal/engine/locator"}
 	for _, pkg := range noIO {
 		for _, imp := range imports[pkg] {

@@ -134,8 +134,8 @@ func (s *Service) registry() []method {
 		{name: protocol.MethodSnapshot, need: pairing.NeedRead, handler: typed(s.snapshot)},
 		{name: protocol.MethodResolve, need: pairing.NeedRead, handler: typed(s.resolve)},
 		{name: protocol.MethodScreenshot, need: pairing.NeedRead, raise: writesFile("path"), handler: typed(s.screenshot)},
-		{name: protocol.MethodConsoleList, need: pairing.NeedRead, handler: typed(s.consoleList)},
-		{name: protocol.MethodNetworkList, need: pairing.NeedRead, handler: typed(s.networkList)},
+		{name: protocol.MethodConsoleList, need: pairing.NeedRead, handler: bound(s.dataCall, s.tabData().ConsoleList)},
+		{name: protocol.MethodNetworkList, need: pairing.NeedRead, handler: bound(s.dataCall, s.tabData().NetworkList)},
 		{name: protocol.MethodWait, need: pairing.NeedRead, raise: waitNeed, handler: typed(s.wait)},
 		// A script's calls are checked one by one, as the agent's own.
 		{name: protocol.MethodScriptRun, need: pairing.NeedRead, raise: writesFile("files"), timeout: timeoutScript, noScript: "a script does not start scripts", handler: typed(s.scriptRun)},
@@ -161,20 +161,21 @@ func (s *Service) registry() []method {
 		{name: protocol.MethodReload, need: pairing.NeedAct, handler: s.history(protocol.MethodReload)},
 		{name: protocol.MethodEval, need: pairing.NeedAct, handler: typed(s.eval)},
 		{name: protocol.MethodDialog, need: pairing.NeedAct, dialogs: true, handler: typed(s.dialog)},
-		{name: protocol.MethodDownload, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Download}, noMCP: "a download's file is the person's: no tool saves one", handler: typed(s.download)},
-		{name: protocol.MethodCookiesGet, need: pairing.NeedAct, handler: typed(s.cookiesGet)}, // session cookies are credentials
-		{name: protocol.MethodCookiesSet, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.CookieWrite}, handler: typed(s.cookiesSet)},
-		{name: protocol.MethodCookiesClear, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.CookieWrite}, handler: typed(s.cookiesClear)},
+		{name: protocol.MethodDownload, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Download}, noMCP: "a download's file is the person's: no tool saves one", handler: bound(s.dataCall, s.tabData().Download)},
+		{name: protocol.MethodCookiesGet, need: pairing.NeedAct, handler: bound(s.dataCall, s.tabData().CookiesGet)}, // session cookies are credentials
+		{name: protocol.MethodCookiesSet, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.CookieWrite}, handler: bound(s.dataCall, s.tabData().CookiesSet)},
+		{name: protocol.MethodCookiesClear, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.CookieWrite}, handler: bound(s.dataCall, s.tabData().CookiesClear)},
 
-		// The MCP tools' methods (pagetools.go): reading an element's state
+		// The MCP tools' methods (pagetools.go; network.request and
+		// storage.get in internal/server/tabdata): reading an element's state
 		// and naming it read the page; the viewport changes it; a request's
 		// headers and bodies and the page's storage may hold credentials,
 		// as cookies do.
 		{name: protocol.MethodInspect, need: pairing.NeedRead, handler: typed(s.inspect)},
 		{name: protocol.MethodLocators, need: pairing.NeedRead, noCLI: onlyMCP, handler: typed(s.locators)},
 		{name: protocol.MethodResize, need: pairing.NeedAct, noCLI: onlyMCP, handler: typed(s.resize)},
-		{name: protocol.MethodNetworkRequest, need: pairing.NeedAct, noCLI: onlyMCP, handler: typed(s.networkRequest)},
-		{name: protocol.MethodStorageGet, need: pairing.NeedAct, noCLI: onlyMCP, handler: typed(s.storageGet)},
+		{name: protocol.MethodNetworkRequest, need: pairing.NeedAct, noCLI: onlyMCP, handler: bound(s.dataCall, s.tabData().NetworkRequest)},
+		{name: protocol.MethodStorageGet, need: pairing.NeedAct, noCLI: onlyMCP, handler: bound(s.dataCall, s.tabData().StorageGet)},
 
 		{name: protocol.MethodAgentsList, need: pairing.NeedOwner, noMCP: ownerCLI, handler: bound(ownerCall, s.owner().AgentsList)},
 		{name: protocol.MethodAgentsApprove, need: pairing.NeedOwner, noMCP: ownerCLI, handler: bound(ownerCall, s.owner().AgentsApprove)},

@@ -1,4 +1,4 @@
-package service
+package tabdata
 
 import (
 	"context"
@@ -22,9 +22,9 @@ import (
 // Downloads come from chrome.downloads (the extension's "download"
 // events), which says nothing of the tab a download came from. A paired
 // agent may learn only of its own tabs' downloads (a download's URL can
-// carry a signed query, its file name is on the person's disk), so the
-// service attributes each download to a tab: the tab's own CDP session
-// reports Page.downloadWillBegin with the URL (on every tab egohost has
+// carry a signed query, its file name is on the person's disk), so each
+// download is attributed to a tab: the tab's own CDP session reports
+// Page.downloadWillBegin with the URL (on every tab egohost has
 // attached, with the Page domain on), and the download of that URL is
 // that tab's (page.Downloads). A download nothing attributes (the
 // person's tab that egohost never attached) is nobody's: no paired agent
@@ -34,16 +34,15 @@ import (
 // owner and the person; for a paired agent only when it came from a tab
 // the agent may see (its spaces' tabs, on an origin its rules allow),
 // and unknown while nothing attributes it.
-func (s *Service) downloadIsMine(a *agent, l *link, it extwire.Download) (mine, known bool) {
-	if a.grant.kind != grantPaired {
+func downloadIsMine(c Call, b Browser, it extwire.Download) (mine, known bool) {
+	if !c.Paired() {
 		return true, true
 	}
-	tab, ok := l.Downloads.TabOf(it)
+	tab, ok := b.Downloads().TabOf(it)
 	if !ok {
 		return false, false
 	}
-	url, _ := l.URLs.Get(tab)
-	return len(s.visibleTabs(a, l, []protocol.Tab{{ID: tab, GroupID: l.Layout.GroupOf(tab), URL: url}})) == 1, true
+	return b.Sees(tab), true
 }
 
 // downloadEvent is what the download method waits on: a download's
@@ -53,15 +52,14 @@ type downloadEvent struct {
 	item *extwire.Download
 }
 
-// download waits for the browser's next download (chrome.downloads events
-// from the extension) to start and to finish, after clicking p.Click when
-// given. A paired agent waits for the next download of its own tabs.
-// Only a download that starts after the call began is one: the
-// browser's earlier ones are never an answer.
-func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadParams) (any, error) {
-	a := c.conn
+// Download is download: it waits for the browser's next download
+// (chrome.downloads events from the extension) to start and to finish,
+// after clicking p.Click when given. A paired agent waits for the next
+// download of its own tabs. Only a download that starts after the call
+// began is one: the browser's earlier ones are never an answer.
+func (m *Methods) Download(ctx context.Context, c Call, p protocol.DownloadParams) (any, error) {
 	start := time.Now()
-	l, err := s.pickLink(ctx, c, p.Browser)
+	b, err := c.Browser(ctx, p.Browser)
 	if err != nil {
 		return nil, err
 	}
@@ -76,9 +74,9 @@ func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadPara
 	defer cancel()
 	// The wait is for a download that starts from now on: one seen
 	// before (it may still report a change, complete again) is not it.
-	w := l.Downloads.Wait(func(it extwire.Download) (bool, bool) { return s.downloadIsMine(a, l, it) })
+	w := b.Downloads().Wait(func(it extwire.Download) (bool, bool) { return downloadIsMine(c, b, it) })
 	q := browserlink.NewQueue[downloadEvent](256)
-	unsubscribe := l.Subscribe(&browserlink.Subscriber{
+	unsubscribe := b.Subscribe(&browserlink.Subscriber{
 		Filter: func(in *extwire.Message) bool {
 			return (in.Event == "download" && in.Download != nil) || (in.Event == "cdp" && in.Method == page.DownloadWillBegin)
 		},
@@ -87,7 +85,7 @@ func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadPara
 	})
 	defer unsubscribe()
 	if p.Click != "" {
-		_, err := s.withRunner(wctx, c, p.Target, "download", 0, func(ctx context.Context, tc *tabContext, r *actions.Runner) (any, error) {
+		_, err := c.Act(wctx, p.Target, "download", func(ctx context.Context, r actwire.Runner) (any, error) {
 			return r.Click(ctx, p.Click, actions.ClickOptions{ActOptions: actions.ActOptions{Settle: &actions.Settle{Off: true}}})
 		})
 		if err != nil {
@@ -107,17 +105,17 @@ func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadPara
 			return nil, protocol.Errorf(protocol.CodeTimeout, "download: download %d did not finish within %v", id, d).With("download", id)
 		case ev, ok := <-q.C:
 			if !ok {
-				return nil, protocol.Errorf(protocol.CodeBrowserGone, "download: browser %s disconnected", l.ID)
+				return nil, protocol.Errorf(protocol.CodeBrowserGone, "download: browser %s disconnected", b.ID())
 			}
 			it, first, ok := w.Take(ev.item)
 			if !ok {
 				continue
 			}
-			if first && s.mayAsk(c, confirm.Download) {
+			if first && c.MayAsk(confirm.Download) {
 				// Asked at the download's start, the first moment it is
 				// known (a click cannot tell it will download); Chrome
 				// goes on meanwhile, and a no deletes what it saved.
-				if err := s.confirmDownload(ctx, c, l, it); err != nil {
+				if err := m.confirmDownload(ctx, c, b, it); err != nil {
 					return nil, err
 				}
 				// The person's time is not the download's (once per
@@ -141,9 +139,9 @@ func (s *Service) download(ctx context.Context, c *call, p protocol.DownloadPara
 // there; a no or no answer cancels the download, deletes its file and
 // erases it from the browser's list before the error is returned: the
 // agent never gets it.
-func (s *Service) confirmDownload(ctx context.Context, c *call, l *link, it extwire.Download) error {
-	tab, _ := l.Downloads.TabOf(it)
-	page, _ := l.URLs.Get(tab)
+func (m *Methods) confirmDownload(ctx context.Context, c Call, b Browser, it extwire.Download) error {
+	tab, _ := b.Downloads().TabOf(it)
+	page, _ := b.TabURL(tab)
 	src := it.URL
 	if it.FinalURL != "" {
 		src = it.FinalURL
@@ -154,15 +152,15 @@ func (s *Service) confirmDownload(ctx context.Context, c *call, l *link, it extw
 			name = path.Base(u.Path)
 		}
 	}
-	q := protocol.Confirm{Action: confirm.DescribeDownload(name, pairing.Host(src)), Browser: l.ID, Tab: tab}
-	err := s.confirmCall(ctx, c, confirm.Download, page, q)
+	q := protocol.Confirm{Action: confirm.DescribeDownload(name, pairing.Host(src)), Browser: b.ID(), Tab: tab}
+	err := c.Confirm(ctx, confirm.Download, page, q)
 	if err == nil {
 		return nil
 	}
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
-	if _, derr := l.Call(dctx, extwire.DownloadsDiscard{DownloadID: it.ID}); derr != nil {
-		s.log.Warn("download: the refused download was not discarded", "download", it.ID, "err", derr)
+	if _, derr := b.Call(dctx, extwire.DownloadsDiscard{DownloadID: it.ID}); derr != nil {
+		m.log.Warn("download: the refused download was not discarded", "download", it.ID, "err", derr)
 		return fmt.Errorf("%w (and discarding download %d failed: %v)", err, it.ID, derr)
 	}
 	return err
