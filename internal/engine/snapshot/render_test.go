@@ -215,3 +215,23 @@ func BenchmarkParseNumberRender(b *testing.B) {
 		})
 	}
 }
+
+// TestFromContentIsTheWalksSet: snapshot.js leaves out the text children of
+// a named element of these roles (FROM_CONTENT), which the rendering
+// leaves out anyway (fromContent): the two lists must be one.
+func TestFromContentIsTheWalksSet(t *testing.T) {
+	_, rest, ok := strings.Cut(script, "const FROM_CONTENT = new Set([")
+	list, _, ok2 := strings.Cut(rest, "]);")
+	if !ok || !ok2 {
+		t.Fatal("snapshot.js has no FROM_CONTENT set")
+	}
+	js := map[string]bool{}
+	for _, f := range strings.Split(list, ",") {
+		if f = strings.Trim(strings.TrimSpace(f), "'"); f != "" {
+			js[f] = true
+		}
+	}
+	if diff := cmp.Diff(fromContent, js); diff != "" {
+		t.Errorf("FROM_CONTENT (snapshot.js) and fromContent (render.go) differ (-Go +JS):\n%s", diff)
+	}
+}

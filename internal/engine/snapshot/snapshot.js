@@ -36,6 +36,14 @@
     'blockquote', 'caption', 'rowgroup', 'sectionfooter', 'sectionheader', 'abbr', 'figure', 'group-unnamed',
     'Audio', 'DescriptionList', 'LineBreak', 'Ruby', 'Video',
   ]);
+  // Roles whose name is their text (render.go's fromContent, which a test
+  // keeps equal): a named one with no element inside has its text
+  // children left out of the text, so the walk does not gather them.
+  const FROM_CONTENT = new Set([
+    'button', 'link', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'heading',
+    'cell', 'gridcell', 'columnheader', 'rowheader', 'checkbox', 'radio', 'switch', 'treeitem',
+    'tooltip', 'DisclosureTriangle',
+  ]);
   // Roles kept as context lines in interactive-only snapshots.
   const CONTEXT = new Set([
     'banner', 'main', 'navigation', 'contentinfo', 'complementary', 'region', 'form', 'search',
@@ -180,7 +188,8 @@
       n.v = (el.type === 'password') ? '•'.repeat(Math.min(v.length, 8)) : ns.norm(String(v));
       if (n.v === '') delete n.v;
     }
-    const leaf = tag === 'input' || tag === 'textarea' || tag === 'img' || (role === 'img');
+    const leaf = tag === 'input' || tag === 'textarea' || tag === 'img' || (role === 'img') ||
+      (name && FROM_CONTENT.has(role) && el.firstElementChild === null && !el.shadowRoot);
     if (!leaf) {
       const kids = [];
       const wasClickable = S.inClickable;
