@@ -674,8 +674,14 @@
     }
 
     function fromContent(el, ctx) {
-      const sub = { recursion: true, labelledby: ctx.labelledby, hiddenOk: ctx.hiddenOk, visited: ctx.visited };
       let out = pseudo(el, '::before');
+      if (el.firstElementChild === null && !el.shadowRoot && el.localName !== 'slot') {
+        // Only text inside (most buttons and links): their text is the
+        // element's textContent (comments left out, as below), read in one
+        // call instead of one wrapper per text node.
+        return norm(out + el.textContent + pseudo(el, '::after'));
+      }
+      const sub = { recursion: true, labelledby: ctx.labelledby, hiddenOk: ctx.hiddenOk, visited: ctx.visited };
       const kids = el.shadowRoot || el.localName === 'slot' ? flatChildren(el) : el.childNodes;
       for (let i = 0; i < kids.length; i++) {
         const k = kids[i];
