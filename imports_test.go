@@ -242,6 +242,17 @@ func TestImportEdges(t *testing.T) {
 	// (pairing): not the service, the hub or a browser link.
 	onlyOurs("internal/server/spacemethods", "spacemethods", "it may use only protocol, spaces, extwire, actwire, wireerr and pairing of ours",
 		"protocol", "internal/server/spaces", "internal/link/extwire", "internal/server/actwire", "internal/server/wireerr", "internal/server/pairing")
+	// The confirmations ask the person and answer the asks: of ours they
+	// know the wire types, the policy and the asks waiting (confirm,
+	// confirm/asks), the origin words (pairing), the audit line's fields,
+	// strict params (rpcparams) and, to word and re-check the element an
+	// action acts on, the engine's facts of it (actions); the call, its
+	// tab and the browsers are the service's, behind the interfaces
+	// confirmmethods declares, so it imports neither the service nor the
+	// hub.
+	onlyOurs("internal/server/confirmmethods", "confirmmethods", "it may use only protocol, confirm, confirm/asks, pairing, audit, rpcparams and actions of ours",
+		"protocol", "internal/server/confirm", "internal/server/confirm/asks", "internal/server/pairing", "internal/server/audit",
+		"internal/server/rpcparams", "internal/engine/actions")
 	noIO := []string{"refmap", "internal/engine/locator"}
 	for _, pkg := range noIO {
 		for _, imp := range imports[pkg] {
