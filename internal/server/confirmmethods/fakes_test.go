@@ -77,10 +77,12 @@ func (s *fakeService) said() []string {
 }
 
 // fakeCall is agent bot's call of method click (kinds: what its policy
-// may ask), whose connection keeps its notifications.
+// may ask), whose connection keeps its notifications (and hands each
+// confirm.waiting to onWait, when set).
 type fakeCall struct {
 	kinds  []confirm.Kind
 	waited []protocol.ConfirmWaiting
+	onWait func(protocol.ConfirmWaiting)
 }
 
 func (c *fakeCall) Agent() string         { return "bot" }
@@ -91,6 +93,9 @@ func (c *fakeCall) AuditName() string     { return "owner" }
 func (c *fakeCall) Notify(method string, params any) {
 	if method == protocol.NotifyConfirmWaiting {
 		c.waited = append(c.waited, params.(protocol.ConfirmWaiting))
+		if c.onWait != nil {
+			c.onWait(params.(protocol.ConfirmWaiting))
+		}
 	}
 }
 
