@@ -68,9 +68,7 @@ func TestAnswer(t *testing.T) {
 				}
 			}
 			res, err := answer()
-			if got := codeOf(err); got != tt.wantCode || err != nil && !strings.Contains(err.Error(), tt.wantMsg) {
-				t.Fatalf("got error %v (code %v), want code %v with %q", err, got, tt.wantCode, tt.wantMsg)
-			}
+			checkErr(t, err, tt.wantCode, tt.wantMsg)
 			if err != nil {
 				return
 			}

@@ -3,7 +3,6 @@ package confirmmethods
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -178,9 +177,7 @@ func TestNavigation(t *testing.T) {
 			s.policy = confirm.Policy{Agents: map[string][]confirm.Rule{"bot": {{Origins: []string{"*"}, Actions: []confirm.Kind{confirm.NavigateNewOrigin}}}}}
 			s.answer = tt.answer
 			judged, err := m.Navigation(context.Background(), &fakeCall{kinds: []confirm.Kind{confirm.NavigateNewOrigin}}, tt.tab, tt.verb, tt.delta, tt.to)
-			if got := codeOf(err); got != tt.wantCode || err != nil && !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("got error %v (code %v), want code %v with %q", err, got, tt.wantCode, tt.wantErr)
-			}
+			checkErr(t, err, tt.wantCode, tt.wantErr)
 			if judged != tt.wantJudged {
 				t.Errorf("judged %q, want %q", judged, tt.wantJudged)
 			}

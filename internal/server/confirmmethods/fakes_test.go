@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,6 +139,15 @@ func (r *fakeRunner) Picture(context.Context, actions.Box) ([]byte, error) {
 		return nil, errors.New("it has an empty box")
 	}
 	return []byte("PNG"), nil
+}
+
+// checkErr fails the test at once unless err has the wire code want (0:
+// err is nil) and its message has msg.
+func checkErr(t *testing.T, err error, want protocol.Code, msg string) {
+	t.Helper()
+	if got := codeOf(err); got != want || err != nil && !strings.Contains(err.Error(), msg) {
+		t.Fatalf("got error %v (code %v), want code %v with %q", err, got, want, msg)
+	}
 }
 
 // codeOf is err's wire code (0 for nil; protocol.CodeOf).

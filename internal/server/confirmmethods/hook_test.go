@@ -2,7 +2,6 @@ package confirmmethods
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -131,9 +130,7 @@ func TestHook(t *testing.T) {
 			}
 			hook := m.Hook(&fakeCall{kinds: tt.kinds}, tab, tt.r, tt.verb, tt.enter, tt.always...)
 			acted, err := hook(context.Background(), actions.Element{})
-			if got := codeOf(err); got != tt.wantCode || err != nil && !strings.Contains(err.Error(), tt.wantErr) {
-				t.Fatalf("got error %v (code %v), want code %v with %q", err, got, tt.wantCode, tt.wantErr)
-			}
+			checkErr(t, err, tt.wantCode, tt.wantErr)
 			if acted != tt.wantActed {
 				t.Errorf("got judged %v, want %v", acted, tt.wantActed)
 			}
