@@ -266,6 +266,17 @@ func TestImportEdges(t *testing.T) {
 	onlyOurs("internal/server/tabdata", "tabdata", "it may use only protocol, page, actions, browserlink, cdptab, extwire, actwire, confirm, cookiewire, pairing and wireerr of ours",
 		"protocol", "internal/engine/page", "internal/engine/actions", "internal/link/browserlink", "internal/link/cdptab", "internal/link/extwire",
 		"internal/server/actwire", "internal/server/confirm", "internal/server/cookiewire", "internal/server/pairing", "internal/server/wireerr")
+	// The confirmations ask the person and answer the asks: of ours they
+	// know the wire types, the policy and the asks waiting (confirm,
+	// confirm/asks), the origin words (pairing), the audit line's fields,
+	// strict params (rpcparams) and, to word and re-check the element an
+	// action acts on, the engine's facts of it (actions); the call, its
+	// tab and the browsers are the service's, behind the interfaces
+	// confirmmethods declares, so it imports neither the service nor the
+	// hub.
+	onlyOurs("internal/server/confirmmethods", "confirmmethods", "it may use only protocol, confirm, confirm/asks, pairing, audit, rpcparams and actions of ours",
+		"protocol", "internal/server/confirm", "internal/server/confirm/asks", "internal/server/pairing", "internal/server/audit",
+		"internal/server/rpcparams", "internal/engine/actions")
 	noIO := []string{"refmap", "internal/engine/locator"}
 	for _, pkg := range noIO {
 		for _, imp := range imports[pkg] {

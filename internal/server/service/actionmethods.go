@@ -12,6 +12,7 @@ import (
 	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/internal/server/actwire"
 	"github.com/egohost/egohost/internal/server/confirm"
+	"github.com/egohost/egohost/internal/server/confirmmethods"
 	"github.com/egohost/egohost/internal/server/filegate"
 	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/internal/server/wireerr"
@@ -163,9 +164,9 @@ func act[P actParams](s *Service, op string, run func(context.Context, actwire.R
 			return nil, err
 		}
 		return s.runAct(ctx, c, p.TargetOf(), op, p.ActionOptionsOf(), func(ctx context.Context, tc *tabContext, r *actions.Runner, o actions.ActOptions) (*actions.Result, error) {
-			if verb, enter, ok := confirmVerb(p); ok {
+			if verb, enter, ok := confirmmethods.Verb(p); ok {
 				if o.Confirm = s.confirmHook(ctx, c, tc, r, verb, enter); o.Confirm != nil {
-					p = confirmTarget(p)
+					p = confirmmethods.Target(p)
 				}
 			}
 			return run(ctx, r, p, o)

@@ -12,6 +12,7 @@ import (
 	"github.com/egohost/egohost/internal/server/cdpmethods"
 	"github.com/egohost/egohost/internal/server/cdpsub"
 	"github.com/egohost/egohost/internal/server/confirm"
+	"github.com/egohost/egohost/internal/server/confirmmethods"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -34,11 +35,11 @@ func (cs cdpService) Again(ctx context.Context, op string, run func(context.Cont
 }
 
 func (cs cdpService) TopURL(ctx context.Context, sess cdp.Session) (string, error) {
-	return topURL(ctx, sess)
+	return confirmmethods.TopURL(ctx, sess)
 }
 
 // cdpCall is a call of a raw CDP method, judged by the service's access
-// checks (access.go) and confirmations (confirm.go).
+// checks (access.go) and confirmations (confirmmethods.go).
 type cdpCall struct {
 	s *Service
 	c *call

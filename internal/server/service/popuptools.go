@@ -6,6 +6,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 
 	"github.com/egohost/egohost/internal/server/audit"
+	"github.com/egohost/egohost/internal/server/confirmmethods"
 	"github.com/egohost/egohost/internal/server/popuptools"
 	"github.com/egohost/egohost/protocol"
 )
@@ -30,7 +31,7 @@ func (ts toolsService) Audit(who, method, target string, err error, fill func(*a
 }
 
 func (ts toolsService) TopURL(ctx context.Context, sess cdp.Session) (string, error) {
-	return topURL(ctx, sess)
+	return confirmmethods.TopURL(ctx, sess)
 }
 
 // toolsPopup is the browser of a popup's call, whose tabs it reaches as

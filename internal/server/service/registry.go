@@ -31,7 +31,7 @@ type method struct {
 	// blocks is where it works (the others fail at once with dialog_open).
 	dialogs bool
 	// kinds: the kinds of act a call of the method can be, which a paired
-	// agent's confirmation policy (agents.confirm, confirm.go) may make
+	// agent's confirmation policy (agents.confirm, confirmmethods.go) may make
 	// wait for the person; its deadline then has timeouts.confirm more.
 	kinds []confirm.Kind
 	// noPopup, noScript: why the popup channel (PROTOCOL.md §2.6) or a
@@ -184,8 +184,8 @@ func (s *Service) registry() []method {
 		{name: protocol.MethodTraceStart, need: pairing.NeedOwner, audited: true, noMCP: ownerCLI, handler: bound(ownerCall, s.owner().TraceStart)},
 		{name: protocol.MethodTraceStop, need: pairing.NeedOwner, audited: true, noMCP: ownerCLI, handler: bound(ownerCall, s.owner().TraceStop)},
 		{name: protocol.MethodTraceList, need: pairing.NeedOwner, noMCP: ownerCLI, handler: bound(ownerCall, s.owner().TraceList)},
-		{name: protocol.MethodConfirmList, need: pairing.NeedOwner, noMCP: ownerCLI, handler: typed(s.confirmList)},
-		{name: protocol.MethodConfirmAnswer, need: pairing.NeedOwner, audited: true, noMCP: ownerCLI, handler: typed(s.confirmAnswer)},
+		{name: protocol.MethodConfirmList, need: pairing.NeedOwner, noMCP: ownerCLI, handler: bound(confirmCallOf, s.confirmMethods().List)},
+		{name: protocol.MethodConfirmAnswer, need: pairing.NeedOwner, audited: true, noMCP: ownerCLI, handler: bound(confirmCallOf, s.confirmMethods().Answer)},
 		{name: protocol.MethodAuditTail, need: pairing.NeedOwner, noMCP: ownerCLI, noCLI: "`egohost audit` reads the log's files itself (it works with the service down)", handler: bound(ownerCall, s.owner().AuditTail)},
 
 		{name: protocol.MethodPairRequest, need: pairing.NeedPairing, timeout: timeoutPairing, noScript: "a script's calls are its agent's, which is paired already", noMCP: "the MCP server pairs itself at start (client.Pair)", handler: bound(ownerCall, s.owner().PairRequest)},

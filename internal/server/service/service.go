@@ -86,7 +86,7 @@ type Options struct {
 	TraceMaxAge   time.Duration
 	// Confirm is the confirmation policy (agents.confirm, confirm_words);
 	// ConfirmTimeout how long an ask waits for the person
-	// (timeouts.confirm; 0: 60 s). confirm.go.
+	// (timeouts.confirm; 0: 60 s). confirmmethods.go.
 	Confirm        confirm.Policy
 	ConfirmTimeout time.Duration
 	Logger         *slog.Logger
@@ -109,7 +109,7 @@ type Service struct {
 	recent   *audit.Recent    // each agent's last calls, for the popup (writeAudit feeds it)
 	files    filegate.Rules   // which of the person's files a call may reach (filegate: wire.go)
 	uploads  *filegate.Store  // the files pages were handed, kept while their tab lives
-	confirms *asks.Store      // the acts waiting for the person, and their always answers (confirm.go)
+	confirms *asks.Store      // the acts waiting for the person, and their always answers (confirmmethods.go)
 
 	// conns are the live agent connections and their calls in flight:
 	// the popup shows them, a revoke cuts them.

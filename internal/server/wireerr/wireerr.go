@@ -55,7 +55,7 @@ func Classify(err error) error {
 	switch {
 	case errors.As(err, &ce):
 		// The element the person confirmed changed while they were asked:
-		// refused, never acted on another (the service's confirm.go).
+		// refused, never acted on another (internal/server/confirmmethods' Hook).
 		return protocol.Errorf(protocol.CodeStaleRef, "%v", err).With("kind", "permanent").With("reason", "confirmed_element_changed")
 	case errors.As(err, &de):
 		return protocol.Errorf(protocol.CodeDialogOpen, "%v", err).With("dialog", de.Dialog)
