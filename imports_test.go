@@ -198,16 +198,18 @@ func TestImportEdges(t *testing.T) {
 	// The browser link is driven by the service through the hub, which
 	// owns the connected browsers (it makes and registers their links):
 	// only the two of them may import it, and cdpsub, whose subscriptions
-	// listen on a link's events (browserlink.Subscriber, Queue), and
+	// listen on a link's events (browserlink.Subscriber, Queue), the page
+	// methods, whose calls end when their tab's link says it closed or
+	// detached (a browserlink.Subscriber, through their Tab), and
 	// wireerr, which words the link's errors (browserlink.Error, its
 	// refusals) with the agents' codes and never calls it.
 	for pkg, imps := range imports {
 		for _, imp := range imps {
 			switch pkg {
-			case "internal/server/service", "internal/server/hub", "internal/server/cdpsub", "internal/server/wireerr":
+			case "internal/server/service", "internal/server/hub", "internal/server/cdpsub", "internal/server/pagemethods", "internal/server/wireerr":
 			default:
 				if imp == mod+"/internal/link/browserlink" {
-					t.Errorf("%s imports browserlink: only service, hub, cdpsub and wireerr may", pkg)
+					t.Errorf("%s imports browserlink: only service, hub, cdpsub, pagemethods and wireerr may", pkg)
 				}
 			}
 		}
@@ -242,6 +244,18 @@ func TestImportEdges(t *testing.T) {
 	// (pairing): not the service, the hub or a browser link.
 	onlyOurs("internal/server/spacemethods", "spacemethods", "it may use only protocol, spaces, extwire, actwire, wireerr and pairing of ours",
 		"protocol", "internal/server/spaces", "internal/link/extwire", "internal/server/actwire", "internal/server/wireerr", "internal/server/pairing")
+	// The page methods' handlers run the page engine's actions on a tab
+	// and word their results and errors: of ours they know the wire types,
+	// the actions (a Runner, the dialog Chrome did not report), their wire
+	// mapping (actwire) and codes (wireerr), the link's events that end a
+	// call (browserlink, extwire), the confirmations' kinds, the origin
+	// words (pairing) and a screenshot's output file (filegate); the tab,
+	// the caller's checks, confirmations and trace are the service's,
+	// behind the interfaces pagemethods declares (Tab, Call, Service), so
+	// it imports neither the service, the hub nor the resolver.
+	onlyOurs("internal/server/pagemethods", "pagemethods", "it may use only protocol, actions, actwire, wireerr, browserlink, extwire, confirm, pairing and filegate of ours",
+		"protocol", "internal/engine/actions", "internal/server/actwire", "internal/server/wireerr", "internal/link/browserlink",
+		"internal/link/extwire", "internal/server/confirm", "internal/server/pairing", "internal/server/filegate")
 	noIO := []string{"refmap", "internal/engine/locator"}
 	for _, pkg := range noIO {
 		for _, imp := range imports[pkg] {

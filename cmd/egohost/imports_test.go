@@ -33,6 +33,7 @@ func TestFrontLinksNoHeavyPackage(t *testing.T) {
 		{"github.com/egohost/egohost/internal/server/ownermethods", "the person's methods (the service's)"},
 		{"github.com/egohost/egohost/internal/server/cdpmethods", "the service's raw CDP methods"},
 		{"github.com/egohost/egohost/internal/server/popuptools", "the popup's page tools (the service's)"},
+		{"github.com/egohost/egohost/internal/server/pagemethods", "the page methods' handlers (the service's)"},
 		{"github.com/egohost/egohost/internal/link/relay", "relay mode"},
 		{"github.com/egohost/egohost/internal/front/mcpserver", "egohost mcp"},
 		{"github.com/egohost/egohost/internal/server/script", "the script sandbox"},

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -301,45 +300,4 @@ func (s *Service) popupConfirmAnswer(ctx context.Context, l *link, p protocol.Co
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "popup.confirm.answer: no act waits as %q on this browser", p.ID)
 	}
 	return s.answerConfirm(p, "person")
-}
-
-// confirmVerb words an element action the policy may ask about: a click
-// (or a Space pressed on a button, which clicks it), or an Enter pressed
-// or typed in an element (enter); ok is false for the others.
-func confirmVerb(p any) (verb string, enter, ok bool) {
-	switch p := p.(type) {
-	case protocol.ClickParams:
-		return "click", false, true
-	case protocol.PressParams:
-		return confirm.KeyVerb(p.Key)
-	case protocol.TypeParams:
-		if strings.ContainsAny(p.Text, "\r\n") {
-			return "type Enter in", true, true
-		}
-	}
-	return "", false, false
-}
-
-// focusedTarget is the element an Enter without a target goes to: the
-// focused one (the innermost, through shadow roots).
-const focusedTarget = "css=:focus >> last"
-
-// confirmTarget gives a press or a type without a target the focused
-// element as its target, so that the confirmation is bound to the
-// element the key goes to (the press focuses it first: it is focused
-// already).
-func confirmTarget[P any](p P) P {
-	switch pp := any(p).(type) {
-	case protocol.PressParams:
-		if pp.Element == "" {
-			pp.Element = focusedTarget
-			return any(pp).(P)
-		}
-	case protocol.TypeParams:
-		if pp.Element == "" {
-			pp.Element = focusedTarget
-			return any(pp).(P)
-		}
-	}
-	return p
 }
