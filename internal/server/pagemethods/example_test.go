@@ -3,18 +3,16 @@ package pagemethods_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/egohost/egohost/internal/server/pagemethods"
 	"github.com/egohost/egohost/protocol"
 )
 
-// service runs each call once.
+// service is the service's settings.
 type service struct{}
 
-func (service) Again(ctx context.Context, _ string, run func(context.Context) (any, error)) (any, error) {
-	return run(ctx)
-}
 func (service) AnswersDialogs(string) bool   { return false }
 func (service) ActionTimeout() time.Duration { return 5 * time.Second }
 
@@ -31,7 +29,7 @@ func (deniedCall) CheckDestination(url string) error {
 // A goto is judged against the caller's destinations before any tab is
 // reached: the URL as egohost would load it.
 func Example() {
-	m := pagemethods.New[pagemethods.Tab](service{})
+	m := pagemethods.New[pagemethods.Tab](service{}, slog.Default())
 	_, err := m.Goto(context.Background(), deniedCall{}, protocol.GotoParams{Target: protocol.Target{Tab: 7}, URL: "bank.example"})
 	fmt.Println(err)
 	// Output: goto: https://bank.example is an origin this agent may not load (forbidden_origin_scope 1141)

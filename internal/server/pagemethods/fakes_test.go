@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -18,16 +19,13 @@ import (
 // actionTimeout is the fakes' timeouts.action.
 const actionTimeout = 5 * time.Second
 
-// fakeService runs a call once (no browser link to lose); the methods
-// named in dialogs answer dialogs.
+// discard is the methods' log.
+var discard = slog.New(slog.DiscardHandler)
+
+// fakeService is a service whose methods named in dialogs answer
+// dialogs.
 type fakeService struct {
 	dialogs map[string]bool
-	ops     []string // the ops Again ran
-}
-
-func (s *fakeService) Again(ctx context.Context, op string, run func(context.Context) (any, error)) (any, error) {
-	s.ops = append(s.ops, op)
-	return run(ctx)
 }
 
 func (s *fakeService) AnswersDialogs(op string) bool { return s.dialogs[op] }

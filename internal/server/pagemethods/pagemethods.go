@@ -7,13 +7,14 @@
 // closes or its debugger detaches, the trace's pictures and the caller's
 // checks of where an action led. The service gives it the tab with the
 // caller's access checks applied (Tab), the caller's judgements and the
-// rest of what a handler reaches (Call), and the retry (Service); the
+// rest of what a handler reaches (Call), and its settings (Service); the
 // mapping between the wire and the engine is internal/server/actwire's.
 package pagemethods
 
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/egohost/egohost/internal/engine/actions"
@@ -118,9 +119,6 @@ type Call[T Tab] interface {
 
 // Service is what the methods need of the service beyond a call.
 type Service interface {
-	// Again runs a page-level call, and once more when it failed and
-	// nothing it sent reached the page.
-	Again(ctx context.Context, op string, run func(context.Context) (any, error)) (any, error)
 	// AnswersDialogs reports whether method op answers a JavaScript
 	// dialog, so that a tab a dialog blocks is where it works.
 	AnswersDialogs(op string) bool
@@ -132,10 +130,12 @@ type Service interface {
 // value: a copy runs the same.
 type Methods[T Tab] struct {
 	svc Service
+	log *slog.Logger
 }
 
-// New returns the page methods of svc.
-func New[T Tab](svc Service) Methods[T] { return Methods[T]{svc: svc} }
+// New returns the page methods of svc; log says when a call runs again
+// (Run).
+func New[T Tab](svc Service, log *slog.Logger) Methods[T] { return Methods[T]{svc: svc, log: log} }
 
 // unreportedProbe bounds how long the dialog method waits for a tab's
 // first answer before it treats the tab as blocked by a dialog Chrome did
@@ -165,14 +165,16 @@ func dialogUnreported[T Tab](ctx context.Context, c Call[T], t protocol.Target, 
 	return protocol.DialogResult{Tab: id, Accepted: res.Accepted, Dialog: actwire.Dialog(res.Dialog), TookMs: actwire.TookMs(res.Took), Unreported: true}, true, nil
 }
 
-// Run runs fn with an actions.Runner on the target's tab. The context fn
-// gets ends, with a clear cause, when the tab is closed, its debugger
+// Run runs fn with an actions.Runner on the target's tab, and once more
+// when nothing the first run sent reached the page (browserlink.Again: a
+// static call, so that fn and the closures of a call stay off the heap).
+// The context fn gets ends, with a clear cause, when the tab is closed, its debugger
 // detached or the browser gone, so nothing waits on a dead tab. timeout
 // is the call's own timeout (the default action timeout when zero): it
 // bounds reaching the tab too (the attach, and the wait for a tab that
 // answers nothing), so a blocked tab fails within it.
 func (m Methods[T]) Run(ctx context.Context, c Call[T], t protocol.Target, op string, timeout time.Duration, fn func(ctx context.Context, tab T, r *actions.Runner) (any, error)) (any, error) {
-	return m.svc.Again(ctx, op, func(ctx context.Context) (any, error) { return m.runOnce(ctx, c, t, op, timeout, fn) })
+	return browserlink.Again(ctx, m.log, op, func(ctx context.Context) (any, error) { return m.runOnce(ctx, c, t, op, timeout, fn) })
 }
 
 // runOnce is one run of Run.

@@ -23,7 +23,7 @@ import (
 
 // pageMethods are the page methods' handlers over this service.
 func (s *Service) pageMethods() pagemethods.Methods[*pageTab] {
-	return pagemethods.New[*pageTab](pageService{s})
+	return pagemethods.New[*pageTab](pageService{s}, s.log)
 }
 
 // pageCallOf gives a call to the page methods.
@@ -47,10 +47,6 @@ func (s *Service) withRunner(ctx context.Context, c *call, t protocol.Target, op
 // pageService is the service as the page methods use it
 // (pagemethods.Service).
 type pageService struct{ s *Service }
-
-func (ps pageService) Again(ctx context.Context, op string, run func(context.Context) (any, error)) (any, error) {
-	return ps.s.again(ctx, op, run)
-}
 
 func (ps pageService) AnswersDialogs(op string) bool { return ps.s.methods[op].dialogs }
 func (ps pageService) ActionTimeout() time.Duration  { return ps.s.opts.ActionTimeout }
