@@ -1,5 +1,5 @@
-// Package pagemethods answers the agents' page methods (PROTOCOL.md
-// §3.3): the element actions (click, hover, check, uncheck, focus, fill,
+// Package pagemethods answers the agents' page methods (PROTOCOL.md §3.1,
+// §3.4): the element actions (click, hover, check, uncheck, focus, fill,
 // type, press, select, drag, scroll, and form.fill), goto, back, forward,
 // reload, eval, screenshot, dialog and wait. It runs each on its tab with
 // an actions.Runner (Run): the retry of a call nothing of which reached
