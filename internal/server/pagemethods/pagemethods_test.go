@@ -216,9 +216,7 @@ func TestAct(t *testing.T) {
 				return &res, nil
 			}
 			got, err := Act(m, tt.op, run)(context.Background(), c, tt.p)
-			if code := codeOf(err); code != tt.want {
-				t.Fatalf("got error %v, want %s", err, tt.want.Name())
-			}
+			wantCode(t, err, tt.want)
 			if ran != tt.wantRun {
 				t.Fatalf("got the engine called %v, want %v", ran, tt.wantRun)
 			}
@@ -245,6 +243,22 @@ func TestAct(t *testing.T) {
 				t.Errorf("got %s on tab %d settled on %q, want %s on tab 7 settled on %q", ar.Action, ar.Tab, ar.Settled.URL, tt.op, tt.wantURL)
 			}
 		})
+	}
+}
+
+// wantCode stops t unless err has the wire code want (0: no error).
+func wantCode(t *testing.T, err error, want protocol.Code) {
+	t.Helper()
+	if got := codeOf(err); got != want {
+		t.Fatalf("got error %v, want %s", err, want.Name())
+	}
+}
+
+// wantOpened checks whether call c opened its tab.
+func wantOpened(t *testing.T, c *fakeCall, want bool) {
+	t.Helper()
+	if opened := len(c.timeouts) > 0; opened != want {
+		t.Errorf("got the tab opened %v, want %v", opened, want)
 	}
 }
 
@@ -308,9 +322,7 @@ func TestGoto(t *testing.T) {
 				c.tab = &fakeTab{}
 			}
 			got, err := New[*fakeTab](&fakeService{}, discard).Goto(context.Background(), c, tt.p)
-			if code := codeOf(err); code != tt.want {
-				t.Fatalf("got error %v, want %s", err, tt.want.Name())
-			}
+			wantCode(t, err, tt.want)
 			if err == nil {
 				if diff := cmp.Diff(tt.wantRes, got); diff != "" {
 					t.Errorf("result (-want +got):\n%s", diff)
@@ -322,9 +334,7 @@ func TestGoto(t *testing.T) {
 			if diff := cmp.Diff(tt.wantSnap, c.snapshots); diff != "" {
 				t.Errorf("snapshots (-want +got):\n%s", diff)
 			}
-			if opened := len(c.timeouts) > 0; opened != tt.wantTab {
-				t.Errorf("got the tab opened %v, want %v", opened, tt.wantTab)
-			}
+			wantOpened(t, c, tt.wantTab)
 		})
 	}
 }
@@ -387,9 +397,7 @@ func TestScreenshot(t *testing.T) {
 			c := &tt.call
 			c.tab = &tt.tab
 			_, err := New[*fakeTab](&fakeService{}, discard).Screenshot(context.Background(), c, tt.p)
-			if code := codeOf(err); code != tt.want {
-				t.Fatalf("got error %v, want %s", err, tt.want.Name())
-			}
+			wantCode(t, err, tt.want)
 			if !strings.Contains(err.Error(), tt.wantIn) {
 				t.Errorf("got error %q, want it to contain %q", err, tt.wantIn)
 			}
@@ -401,9 +409,7 @@ func TestScreenshot(t *testing.T) {
 			if diff := cmp.Diff(tt.wantOuts, c.outputs); diff != "" {
 				t.Errorf("files made (-want +got):\n%s", diff)
 			}
-			if opened := len(c.timeouts) > 0; opened != tt.wantTab {
-				t.Errorf("got the tab opened %v, want %v", opened, tt.wantTab)
-			}
+			wantOpened(t, c, tt.wantTab)
 		})
 	}
 }
