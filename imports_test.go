@@ -199,16 +199,18 @@ func TestImportEdges(t *testing.T) {
 	// owns the connected browsers (it makes and registers their links):
 	// only the two of them may import it, and cdpsub, whose subscriptions
 	// listen on a link's events (browserlink.Subscriber, Queue), tabdata,
-	// whose download wait listens on them the same way, and wireerr,
-	// which words the link's errors (browserlink.Error, its refusals) with
-	// the agents' codes and never calls it.
+	// whose download wait listens on them the same way, the page methods,
+	// whose calls end when their tab's link says it closed or detached (a
+	// browserlink.Subscriber, through their Tab), and wireerr, which words
+	// the link's errors (browserlink.Error, its refusals) with the agents'
+	// codes and never calls it.
 	for pkg, imps := range imports {
 		for _, imp := range imps {
 			switch pkg {
-			case "internal/server/service", "internal/server/hub", "internal/server/cdpsub", "internal/server/tabdata", "internal/server/wireerr":
+			case "internal/server/service", "internal/server/hub", "internal/server/cdpsub", "internal/server/tabdata", "internal/server/pagemethods", "internal/server/wireerr":
 			default:
 				if imp == mod+"/internal/link/browserlink" {
-					t.Errorf("%s imports browserlink: only service, hub, cdpsub, tabdata and wireerr may", pkg)
+					t.Errorf("%s imports browserlink: only service, hub, cdpsub, tabdata, pagemethods and wireerr may", pkg)
 				}
 			}
 		}
@@ -277,6 +279,19 @@ func TestImportEdges(t *testing.T) {
 	onlyOurs("internal/server/confirmmethods", "confirmmethods", "it may use only protocol, confirm, confirm/asks, pairing, audit, rpcparams and actions of ours",
 		"protocol", "internal/server/confirm", "internal/server/confirm/asks", "internal/server/pairing", "internal/server/audit",
 		"internal/server/rpcparams", "internal/engine/actions")
+	// The page methods' handlers run the page engine's actions on a tab
+	// and word their results and errors: of ours they know the wire types,
+	// the actions (a Runner, the dialog Chrome did not report), their wire
+	// mapping (actwire) and codes (wireerr), the link's events that end a
+	// call (browserlink, extwire), the confirmations' kinds and an act's
+	// words (confirm, confirmmethods), the origin words (pairing) and a
+	// screenshot's output file (filegate); the tab, the caller's checks,
+	// confirmations and trace are the service's,
+	// behind the interfaces pagemethods declares (Tab, Call, Service), so
+	// it imports neither the service, the hub nor the resolver.
+	onlyOurs("internal/server/pagemethods", "pagemethods", "it may use only protocol, actions, actwire, wireerr, browserlink, extwire, confirm, confirmmethods, pairing and filegate of ours",
+		"protocol", "internal/engine/actions", "internal/server/actwire", "internal/server/wireerr", "internal/link/browserlink",
+		"internal/link/extwire", "internal/server/confirm", "internal/server/confirmmethods", "internal/server/pairing", "internal/server/filegate")
 	noIO := []string{"refmap", "internal/engine/locator"}
 	for _, pkg := range noIO {
 		for _, imp := range imports[pkg] {

@@ -36,6 +36,7 @@ func TestFrontLinksNoHeavyPackage(t *testing.T) {
 		{"github.com/egohost/egohost/internal/server/tabmethods", "the service's browsers and tabs methods"},
 		{"github.com/egohost/egohost/internal/server/tabdata", "the service's methods of a tab's data"},
 		{"github.com/egohost/egohost/internal/server/confirmmethods", "the service's confirmations"},
+		{"github.com/egohost/egohost/internal/server/pagemethods", "the page methods' handlers (the service's)"},
 		{"github.com/egohost/egohost/internal/link/relay", "relay mode"},
 		{"github.com/egohost/egohost/internal/front/mcpserver", "egohost mcp"},
 		{"github.com/egohost/egohost/internal/server/script", "the script sandbox"},

@@ -43,7 +43,8 @@ func (s *Service) upload(ctx context.Context, c *call, p protocol.UploadParams) 
 		return nil, err
 	}
 	defer batch.Discard() // unless the page took them
-	return s.runAct(ctx, c, p.Target, "upload", p.ActionOptions, func(ctx context.Context, tc *tabContext, r *actions.Runner, o actions.ActOptions) (*actions.Result, error) {
+	return s.pageMethods().RunAct(ctx, pageCall{c}, p.Target, "upload", p.ActionOptions, func(ctx context.Context, pt *pageTab, r *actions.Runner, o actions.ActOptions) (*actions.Result, error) {
+		tc := pt.tc
 		o.Confirm = s.confirmHook(ctx, c, tc, r, confirm.UploadVerb(len(files)), false, confirm.Upload)
 		res, err := r.SetFiles(ctx, p.Element, files, o)
 		if err == nil {

@@ -21,9 +21,9 @@ import (
 // step of a file in <data_dir>/traces — the call as the audit log has it,
 // and, for an action, a screenshot before and after, the element's box,
 // the step's console errors and failed requests. s.call fills a step for
-// every call (traceFor, traceCall); withRunnerOnce adds the pictures of
-// the calls that act on a tab (traceBefore, traceAfter, into the call's
-// trace.Notes). trace.Recorder starts, stops and prunes the files (the
+// every call (traceFor, traceCall); a page method's run adds the pictures
+// of the calls that act on a tab (pagemethods.Methods.Run: traceBefore,
+// traceAfter, into the call's trace.Notes). trace.Recorder starts, stops and prunes the files (the
 // owner's trace methods: internal/server/ownermethods). With no trace
 // on, a call pays one atomic load.
 
