@@ -173,7 +173,6 @@ func (g grant) permit(method string, need pairing.Need) error {
 type call struct {
 	conn   *agent // the connection it came on: an agent's, or the person's at a browser (the popup's)
 	home   *link  // the browser of the popup that made it (popupCall), nil for agents' calls
-	g      grant
 	method string
 	params rpcparams.Params // its parameters, parsed once (the popup reads its target from them while it runs)
 	need   pairing.Need
@@ -218,7 +217,7 @@ func (s *Service) call(ctx context.Context, a *agent, home *link, method string,
 	defer stop()
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	c := &call{conn: a, home: home, g: a.grant, method: method, params: in, need: need, kinds: kinds, agent: a.agentName(), cancel: cancel}
+	c := &call{conn: a, home: home, method: method, params: in, need: need, kinds: kinds, agent: a.agentName(), cancel: cancel}
 	tr := s.traceFor(a, need)
 	if tr != nil {
 		c.step = &trace.Notes{}
@@ -251,7 +250,7 @@ func (s *Service) call(ctx context.Context, a *agent, home *link, method string,
 // again there, at the moment it happens (reachFor).
 func (s *Service) checkScope(ctx context.Context, c *call, l *link, tabID int) error {
 	var url string
-	if c.g.kind == grantOwner {
+	if c.conn.grant.kind == grantOwner {
 		url, _ = l.URLs.Get(tabID) // the audit's origin, when known: the owner has no rules to check
 	} else {
 		var err error
@@ -264,24 +263,24 @@ func (s *Service) checkScope(ctx context.Context, c *call, l *link, tabID int) e
 		c.browser, c.tab, c.origin = l.ID, tabID, pairing.Origin(url)
 	}
 	c.mu.Unlock()
-	if c.g.kind != grantPaired {
+	if c.conn.grant.kind != grantPaired {
 		return nil
 	}
-	d := s.rulesFor(c.g.name).Decide(url, "")
+	d := s.rulesFor(c.conn.grant.name).Decide(url, "")
 	if d.OK {
 		return nil
 	}
-	own := s.ownTab(c.g.name, l, tabID)
-	if !own && !slices.Contains(c.g.scopes, pairing.AllTabs) && !s.allTabs(c.g.name) {
+	own := s.ownTab(c.conn.grant.name, l, tabID)
+	if !own && !slices.Contains(c.conn.grant.scopes, pairing.AllTabs) && !s.allTabs(c.conn.grant.name) {
 		return nil // not its tab: checkSpace refuses it without a word of where it is
 	}
 	if !own {
 		// Not a tab of its own spaces (it holds all-tabs): tabs.list does
 		// not show it the tab, and neither does this error.
-		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: tab %d is on an origin agent %q may not reach", c.method, tabID, c.g.name).
+		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: tab %d is on an origin agent %q may not reach", c.method, tabID, c.conn.grant.name).
 			With("tab", tabID).With("reason", d.Reason)
 	}
-	return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: tab %d is on %s, which agent %q may not reach (%s)", c.method, tabID, orNone(pairing.Origin(url)), c.g.name, d.Rule).
+	return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: tab %d is on %s, which agent %q may not reach (%s)", c.method, tabID, orNone(pairing.Origin(url)), c.conn.grant.name, d.Rule).
 		With("tab", tabID).With("origin", pairing.Origin(url)).With("rule", d.Rule).With("reason", d.Reason)
 }
 
@@ -299,11 +298,11 @@ func (s *Service) ownTab(name string, l *link, tabID int) bool {
 // any later call could be refused. Where it leads after redirects is
 // judged again when it commits (checkLanded).
 func (s *Service) checkDestination(c *call, dest string) error {
-	if c.g.kind != grantPaired {
+	if c.conn.grant.kind != grantPaired {
 		return nil
 	}
-	if d := s.rulesFor(c.g.name).Decide(dest, ""); !d.OK {
-		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: %s is not a destination agent %q may load (%s)", c.method, orNone(pairing.Origin(dest)), c.g.name, d.Rule).
+	if d := s.rulesFor(c.conn.grant.name).Decide(dest, ""); !d.OK {
+		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: %s is not a destination agent %q may load (%s)", c.method, orNone(pairing.Origin(dest)), c.conn.grant.name, d.Rule).
 			With("origin", pairing.Origin(dest)).With("rule", d.Rule).With("reason", d.Reason)
 	}
 	return nil
@@ -313,11 +312,11 @@ func (s *Service) checkDestination(c *call, dest string) error {
 // redirects, or a page that moved on by itself): its URL and title are
 // not the agent's to read when its rules refuse that document.
 func (s *Service) checkLanded(c *call, tabID int, landed string) error {
-	if c.g.kind != grantPaired || landed == "" {
+	if c.conn.grant.kind != grantPaired || landed == "" {
 		return nil
 	}
-	if d := s.rulesFor(c.g.name).Decide(landed, ""); !d.OK {
-		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: tab %d ended on %s (a redirect, or the page moved on), which agent %q may not reach (%s): what it shows is withheld", c.method, tabID, orNone(pairing.Origin(landed)), c.g.name, d.Rule).
+	if d := s.rulesFor(c.conn.grant.name).Decide(landed, ""); !d.OK {
+		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: tab %d ended on %s (a redirect, or the page moved on), which agent %q may not reach (%s): what it shows is withheld", c.method, tabID, orNone(pairing.Origin(landed)), c.conn.grant.name, d.Rule).
 			With("tab", tabID).With("origin", pairing.Origin(landed)).With("rule", d.Rule).With("reason", d.Reason).With("landed", true)
 	}
 	return nil
@@ -326,11 +325,11 @@ func (s *Service) checkLanded(c *call, tabID int, landed string) error {
 // checkOriginRead refuses to let a paired agent read what is at rawURL when
 // its origin rules deny that origin.
 func (s *Service) checkOriginRead(c *call, rawURL string) error {
-	if c.g.kind != grantPaired {
+	if c.conn.grant.kind != grantPaired {
 		return nil
 	}
-	if ok, rule := s.rulesFor(c.g.name).Permits(rawURL); !ok {
-		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: %s is an origin agent %q may not read (%s)", c.method, orNone(pairing.Origin(rawURL)), c.g.name, rule).
+	if ok, rule := s.rulesFor(c.conn.grant.name).Permits(rawURL); !ok {
+		return protocol.Errorf(protocol.CodeForbiddenOriginScope, "%s: %s is an origin agent %q may not read (%s)", c.method, orNone(pairing.Origin(rawURL)), c.conn.grant.name, rule).
 			With("origin", pairing.Origin(rawURL)).With("rule", rule)
 	}
 	return nil
@@ -431,8 +430,8 @@ func (s *Service) auditCall(c *call, in rpcparams.Params, err error, took time.D
 func (s *Service) callEntry(c *call, in rpcparams.Params, err error, took time.Duration) audit.Entry {
 	e := audit.CallEntry(c.method, in.Members())
 	e.Time = time.Now().UTC()
-	e.Agent = c.g.auditName()
-	if c.g.kind == grantOwner && c.g.name == "" && c.agent != "" {
+	e.Agent = c.conn.grant.auditName()
+	if c.conn.grant.kind == grantOwner && c.conn.grant.name == "" && c.agent != "" {
 		e.Agent = c.agent // an owner-token agent that named itself
 	}
 	c.mu.Lock()

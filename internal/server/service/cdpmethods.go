@@ -45,7 +45,7 @@ type cdpCall struct {
 	c *call
 }
 
-func (cc cdpCall) Paired() bool { return cc.c.g.kind == grantPaired }
+func (cc cdpCall) Paired() bool { return cc.c.conn.grant.kind == grantPaired }
 
 func (cc cdpCall) Target(ctx context.Context, t protocol.Target) (cdpmethods.Link, int, error) {
 	l, id, err := cc.s.target(ctx, cc.c, t)
@@ -57,7 +57,7 @@ func (cc cdpCall) Target(ctx context.Context, t protocol.Target) (cdpmethods.Lin
 
 func (cc cdpCall) CheckDestination(dest string) error      { return cc.s.checkDestination(cc.c, dest) }
 func (cc cdpCall) CheckOriginRead(rawURL string) error     { return cc.s.checkOriginRead(cc.c, rawURL) }
-func (cc cdpCall) HasOriginRules() bool                    { return !cc.s.rulesFor(cc.c.g.name).Empty() }
+func (cc cdpCall) HasOriginRules() bool                    { return !cc.s.rulesFor(cc.c.conn.grant.name).Empty() }
 func (cc cdpCall) MayAsk(kind confirm.Kind) bool           { return cc.s.mayAsk(cc.c, kind) }
 func (cc cdpCall) Subscriptions() cdpmethods.Subscriptions { return cc.c.conn.subs }
 

@@ -86,7 +86,7 @@ func (s *Service) confirmNavigation(ctx context.Context, c *call, tc *tabContext
 // confirmingCall is a call as the confirmations see it.
 type confirmingCall struct{ c *call }
 
-func (cc confirmingCall) Agent() string                    { return cc.c.g.name }
+func (cc confirmingCall) Agent() string                    { return cc.c.conn.grant.name }
 func (cc confirmingCall) Method() string                   { return cc.c.method }
 func (cc confirmingCall) Kinds() []confirm.Kind            { return cc.c.kinds }
 func (cc confirmingCall) AuditName() string                { return cc.c.conn.auditName() }

@@ -110,7 +110,7 @@ func BenchmarkOriginCheck(b *testing.B) {
 	const url = "https://www.example.com/app/items?page=2#top"
 	l.URLs.Set(7, url)
 	g := grant{kind: grantPaired, name: "bot", scopes: []pairing.Scope{pairing.Space, pairing.AllTabs}}
-	c := &call{g: g, method: "click"}
+	c := &call{conn: &agent{grant: g}, method: "click"}
 	for b.Loop() {
 		if err := s.checkScope(context.Background(), c, l, 7); err != nil {
 			b.Fatal(err)

@@ -72,7 +72,7 @@ func (s *Service) popupCall(ctx context.Context, l *link, method string, params 
 // tabs it reaches are checked (and noted) as the person's; the popup's
 // views are not audited.
 func (l *link) personCall(method string) *call {
-	return &call{conn: l.person, home: l, g: personGrant, method: method, need: pairing.NeedRead}
+	return &call{conn: l.person, home: l, method: method, need: pairing.NeedRead}
 }
 
 func (s *Service) popupStatus(ctx context.Context, l *link, _ rpcparams.None) (any, error) {
