@@ -83,11 +83,6 @@ func NewSharedNumbering(c *Counter) *Numbering {
 	return &Numbering{docs: make(map[docKey]map[int64]string), c: c}
 }
 
-// Ref returns k's ref, handing out the next number the first time.
-func (n *Numbering) Ref(k Key) string {
-	return n.Refs([]Key{k})[0]
-}
-
 // Refs returns the ref of each key, in order, handing out the next
 // numbers, in the keys' order, to those seen the first time. A snapshot
 // numbers its thousands of elements in one call (one lock, and a

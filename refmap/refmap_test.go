@@ -256,21 +256,32 @@ func TestNumbering(t *testing.T) {
 	a := Key{FrameID: "F", LoaderID: "L1", Node: 1}
 	b := Key{FrameID: "F", LoaderID: "L1", Node: 2}
 	a2 := Key{FrameID: "F", LoaderID: "L2", Node: 1} // same node number, new document
-	got := []string{n.Ref(a), n.Ref(b), n.Ref(a), n.Ref(a2)}
+	got := n.Refs([]Key{a, b, a, a2})
 	if diff := cmp.Diff([]string{"1", "2", "1", "3"}, got); diff != "" {
 		t.Errorf("refs (-want +got):\n%s", diff)
+	}
+	// A later call: the same keys keep their refs; new ones, of documents
+	// interleaved, are numbered in the keys' order.
+	c := Key{FrameID: "G", LoaderID: "L9", Node: 1}
+	d := Key{FrameID: "F", LoaderID: "L1", Node: 3}
+	got = n.Refs([]Key{c, a, d, a2, c})
+	if diff := cmp.Diff([]string{"4", "1", "5", "3", "4"}, got); diff != "" {
+		t.Errorf("second call's refs (-want +got):\n%s", diff)
+	}
+	if n.Len() != 5 {
+		t.Errorf("Len: %d, want 5", n.Len())
 	}
 	n.Forget(func(_ cdp.FrameID, l cdp.LoaderID) bool { return l == "L2" })
 	if n.Len() != 1 {
 		t.Errorf("Len after Forget: %d, want 1", n.Len())
 	}
-	if r := n.Ref(a); r != "4" {
-		t.Errorf("a forgotten key got %q, want a new number 4", r)
+	if r := n.Refs([]Key{a})[0]; r != "6" {
+		t.Errorf("a forgotten key got %q, want a new number 6", r)
 	}
 	for _, tt := range []struct {
 		ref  string
 		want bool
-	}{{"1", true}, {"4", true}, {"5", false}, {"0", false}, {"x", false}} {
+	}{{"1", true}, {"6", true}, {"7", false}, {"0", false}, {"x", false}} {
 		if got := n.Issued(tt.ref); got != tt.want {
 			t.Errorf("Issued(%s): got %v, want %v", tt.ref, got, tt.want)
 		}
@@ -281,13 +292,13 @@ func TestReservedCounterContinuesAfterRestart(t *testing.T) {
 	var stored uint64
 	c := NewReservedCounter(0, func(upTo uint64) { stored = upTo })
 	n := NewSharedNumbering(c)
-	first := n.Ref(Key{Node: 1})
+	first := n.Refs([]Key{{Node: 1}})[0]
 	if first != "1" || stored != 1001 {
 		t.Fatalf("got ref %s and reservation %d, want 1 and 1001", first, stored)
 	}
 	// A restart starts where the last reservation ended: no number repeats.
 	again := NewSharedNumbering(NewReservedCounter(stored, func(upTo uint64) { stored = upTo }))
-	if got := again.Ref(Key{Node: 1}); got != "1001" {
+	if got := again.Refs([]Key{{Node: 1}})[0]; got != "1001" {
 		t.Errorf("after a restart: got ref %s, want 1001", got)
 	}
 	if stored != 2001 {

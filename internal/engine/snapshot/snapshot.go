@@ -586,6 +586,7 @@ func (d *frameDoc) parse(text string) ([]*Node, error) {
 	var stack []*Node // stack[i] is the latest node at depth i
 	// One allocation for the nodes: a record a line.
 	slab := make([]Node, strings.Count(body, "\n")+1)
+	used := 0
 	for body != "" {
 		rec := body
 		if i := strings.IndexByte(body, '\n'); i >= 0 {
@@ -609,9 +610,9 @@ func (d *frameDoc) parse(text string) ([]*Node, error) {
 		if err != nil || depth < 0 || depth > len(stack) {
 			return nil, fmt.Errorf("parse tree: bad record %q", rec)
 		}
-		n := &slab[d.nodes]
+		n := &slab[used]
 		n.placement, n.frame = -1, d
-		d.nodes++
+		used++
 		if f[1] == "" {
 			n.Text = f[2]
 		} else {
@@ -640,6 +641,7 @@ func (d *frameDoc) parse(text string) ([]*Node, error) {
 		}
 		stack = append(stack, n)
 	}
+	d.nodes = used
 	return top, nil
 }
 
