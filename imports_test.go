@@ -201,16 +201,19 @@ func TestImportEdges(t *testing.T) {
 	// listen on a link's events (browserlink.Subscriber, Queue), tabdata,
 	// whose download wait listens on them the same way, the page methods,
 	// whose calls end when their tab's link says it closed or detached (a
-	// browserlink.Subscriber, through their Tab), and wireerr, which words
-	// the link's errors (browserlink.Error, its refusals) with the agents'
-	// codes and never calls it.
+	// browserlink.Subscriber, through their Tab), the page methods and the
+	// raw CDP methods, whose calls run again when nothing they sent reached
+	// the page (browserlink.Again, a plain function: a closure handed to
+	// it stays on the stack of every relayed call), and wireerr, which
+	// words the link's errors (browserlink.Error, its refusals) with the
+	// agents' codes and never calls it.
 	for pkg, imps := range imports {
 		for _, imp := range imps {
 			switch pkg {
-			case "internal/server/service", "internal/server/hub", "internal/server/cdpsub", "internal/server/tabdata", "internal/server/pagemethods", "internal/server/wireerr":
+			case "internal/server/service", "internal/server/hub", "internal/server/cdpsub", "internal/server/tabdata", "internal/server/pagemethods", "internal/server/cdpmethods", "internal/server/wireerr":
 			default:
 				if imp == mod+"/internal/link/browserlink" {
-					t.Errorf("%s imports browserlink: only service, hub, cdpsub, tabdata, pagemethods and wireerr may", pkg)
+					t.Errorf("%s imports browserlink: only service, hub, cdpsub, tabdata, pagemethods, cdpmethods and wireerr may", pkg)
 				}
 			}
 		}
@@ -232,11 +235,12 @@ func TestImportEdges(t *testing.T) {
 	// the confirmations' kinds, the URL kinds (weburl), the navigation
 	// that crashes the browser (actions.AboutFragment), the extension's
 	// CDP op and a page's children (extwire, cdptab) and the
-	// subscriptions they start (cdpsub), not the service that resolves
-	// the tab and judges the caller (its Call).
-	onlyOurs("internal/server/cdpmethods", "cdpmethods", "it may use only protocol, pairing, confirm, weburl, actions, extwire, cdptab and cdpsub of ours",
+	// subscriptions they start (cdpsub), and the run again of a call
+	// nothing of which reached the page (browserlink.Again), not the
+	// service that resolves the tab and judges the caller (its Call).
+	onlyOurs("internal/server/cdpmethods", "cdpmethods", "it may use only protocol, pairing, confirm, weburl, actions, extwire, cdptab, browserlink and cdpsub of ours",
 		"protocol", "internal/server/pairing", "internal/server/confirm", "internal/server/weburl", "internal/engine/actions",
-		"internal/link/extwire", "internal/link/cdptab", "internal/server/cdpsub")
+		"internal/link/extwire", "internal/link/cdptab", "internal/link/browserlink", "internal/server/cdpsub")
 	// The spaces methods' handlers decide and word; what they reach (the
 	// call, the browsers, the rest of the service) is given them as their
 	// own interfaces. Of ours they know the wire types, the spaces

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -130,7 +131,7 @@ func TestChecks(t *testing.T) {
 			if tt.params != "" {
 				p.Params = json.RawMessage(tt.params)
 			}
-			_, err := New(&fakeService{top: url}).Send(context.Background(), c, p)
+			_, err := New(&fakeService{top: url}, slog.New(slog.DiscardHandler)).Send(context.Background(), c, p)
 			if tt.want == sent {
 				if err != nil {
 					t.Fatalf("got %v, want it sent", err)
@@ -164,7 +165,7 @@ func TestChildSessionShowsNow(t *testing.T) {
 	c := &fakeCall{paired: true, link: l, tab: 7, denied: "example.com", subs: &fakeSubs{}}
 	// C1 attached on about:blank, which the rules let through; it shows
 	// https://example.com/frame now.
-	_, err := New(&fakeService{}).Send(context.Background(), c, protocol.CDPSendParams{Method: "Runtime.evaluate", SessionID: "C1"})
+	_, err := New(&fakeService{}, slog.New(slog.DiscardHandler)).Send(context.Background(), c, protocol.CDPSendParams{Method: "Runtime.evaluate", SessionID: "C1"})
 	if protocol.CodeOf(err) != protocol.CodeForbiddenOriginScope || len(l.ops) > 0 {
 		t.Fatalf("got %v (the browser got %+v), want forbidden_origin_scope and nothing sent", err, l.ops)
 	}
@@ -221,7 +222,7 @@ func TestConfirmations(t *testing.T) {
 				l := tab("https://example.com/a")
 				c := &fakeCall{paired: true, link: l, tab: 7, kinds: tt.kinds, answer: answer, subs: &fakeSubs{}}
 				p := protocol.CDPSendParams{Method: tt.method, Params: json.RawMessage(tt.params), SessionID: tt.sessionID}
-				_, err := New(&fakeService{top: l.url}).Send(context.Background(), c, p)
+				_, err := New(&fakeService{top: l.url}, slog.New(slog.DiscardHandler)).Send(context.Background(), c, p)
 				if diff := cmp.Diff(tt.want, c.asked); diff != "" {
 					t.Fatalf("asked (-want +got):\n%s", diff)
 				}

@@ -11,12 +11,14 @@ package cdpmethods
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 
+	"github.com/egohost/egohost/internal/link/browserlink"
 	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/internal/server/cdpsub"
@@ -94,9 +96,6 @@ type Page interface {
 
 // Service is what the methods need of the service beyond a call.
 type Service interface {
-	// Again runs a page-level call, and once more when it failed and
-	// nothing it sent reached the page.
-	Again(ctx context.Context, op string, run func(context.Context) (any, error)) (any, error)
 	// TopURL is the URL of the document the tab shows (its top frame's).
 	TopURL(ctx context.Context, sess cdp.Session) (string, error)
 }
@@ -104,10 +103,12 @@ type Service interface {
 // Methods runs the raw CDP methods.
 type Methods struct {
 	svc Service
+	log *slog.Logger
 }
 
-// New returns the raw CDP methods of svc.
-func New(svc Service) *Methods { return &Methods{svc: svc} }
+// New returns the raw CDP methods of svc; log says when a call runs again
+// (browserlink.Again).
+func New(svc Service, log *slog.Logger) *Methods { return &Methods{svc: svc, log: log} }
 
 // Send is cdp.send: one CDP command to a tab (or a child session of it),
 // once the caller may send it there.
@@ -126,7 +127,9 @@ func (m *Methods) Send(ctx context.Context, c Call, p protocol.CDPSendParams) (a
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(p.TimeoutMs)*time.Millisecond)
 		defer cancel()
 	}
-	return m.svc.Again(ctx, "cdp.send", func(ctx context.Context) (any, error) {
+	// browserlink.Again called directly, not through Service: the closure
+	// stays on the stack of the relayed path's every call.
+	return browserlink.Again(ctx, m.log, "cdp.send", func(ctx context.Context) (any, error) {
 		l, id, err := c.Target(ctx, p.Target)
 		if err != nil {
 			return nil, err

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/egohost/egohost/internal/server/cdpmethods"
 	"github.com/egohost/egohost/protocol"
@@ -19,7 +20,7 @@ func (pairedAgent) Paired() bool { return true }
 // A paired agent's raw CDP meets the allow-list before its tab is looked
 // up: DOM.setFileInputFiles would hand a page any file of the person's.
 func Example() {
-	m := cdpmethods.New(nil) // the service is not reached either
+	m := cdpmethods.New(nil, slog.New(slog.DiscardHandler)) // the service is not reached either
 	_, err := m.Send(context.Background(), pairedAgent{}, protocol.CDPSendParams{
 		Target: protocol.Target{Tab: 7},
 		Method: "DOM.setFileInputFiles",

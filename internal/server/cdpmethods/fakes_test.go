@@ -16,16 +16,9 @@ import (
 	"github.com/egohost/egohost/protocol"
 )
 
-// fakeService runs a call once (no browser link to lose) and reads the
-// tab's top URL from top.
+// fakeService reads the tab's top URL from top.
 type fakeService struct {
-	ops []string // the ops Again ran
 	top string
-}
-
-func (s *fakeService) Again(ctx context.Context, op string, run func(context.Context) (any, error)) (any, error) {
-	s.ops = append(s.ops, op)
-	return run(ctx)
 }
 
 func (s *fakeService) TopURL(context.Context, cdp.Session) (string, error) { return s.top, nil }

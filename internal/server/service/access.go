@@ -254,7 +254,7 @@ func (s *Service) checkScope(ctx context.Context, c *call, l *link, tabID int) e
 		url, _ = l.URLs.Get(tabID) // the audit's origin, when known: the owner has no rules to check
 	} else {
 		var err error
-		if url, err = s.tabURL(ctx, l, tabID); err != nil {
+		if url, err = l.tabURL(ctx, tabID); err != nil {
 			return err
 		}
 	}
@@ -343,7 +343,7 @@ func (s *Service) checkBrowserPage(ctx context.Context, c *call, l *link, tab in
 	if isPerson(c.conn.agentName()) {
 		return nil
 	}
-	u, err := s.tabURL(ctx, l, tab)
+	u, err := l.tabURL(ctx, tab)
 	if err != nil {
 		return err
 	}

@@ -21,48 +21,45 @@ import (
 // service's calls, browsers and links as they see them.
 
 // cdpMethods is the raw CDP methods' handlers (registry.go).
-func (s *Service) cdpMethods() *cdpmethods.Methods { return cdpmethods.New(cdpService{s}) }
+func (s *Service) cdpMethods() *cdpmethods.Methods { return cdpmethods.New(cdpService{}, s.log) }
 
 // cdpCall is call c as a raw CDP method sees it (cdpmethods.Call).
-func (s *Service) cdpCall(c *call) cdpmethods.Call { return cdpCall{s: s, c: c} }
+func cdpCallOf(c *call) cdpmethods.Call { return cdpCall{c} }
 
 // cdpService is the service as the raw CDP methods use it
 // (cdpmethods.Service).
-type cdpService struct{ s *Service }
+type cdpService struct{}
 
-func (cs cdpService) Again(ctx context.Context, op string, run func(context.Context) (any, error)) (any, error) {
-	return cs.s.again(ctx, op, run)
-}
-
-func (cs cdpService) TopURL(ctx context.Context, sess cdp.Session) (string, error) {
+func (cdpService) TopURL(ctx context.Context, sess cdp.Session) (string, error) {
 	return confirmmethods.TopURL(ctx, sess)
 }
 
 // cdpCall is a call of a raw CDP method, judged by the service's access
 // checks (access.go) and confirmations (confirmmethods.go).
-type cdpCall struct {
-	s *Service
-	c *call
-}
+type cdpCall struct{ c *call }
 
 func (cc cdpCall) Paired() bool { return cc.c.conn.grant.kind == grantPaired }
 
 func (cc cdpCall) Target(ctx context.Context, t protocol.Target) (cdpmethods.Link, int, error) {
-	l, id, err := cc.s.target(ctx, cc.c, t)
+	l, id, err := cc.c.conn.s.target(ctx, cc.c, t)
 	if err != nil {
 		return nil, 0, err
 	}
-	return subLink{s: cc.s, l: l}, id, nil
+	return subLink{l}, id, nil
 }
 
-func (cc cdpCall) CheckDestination(dest string) error      { return cc.s.checkDestination(cc.c, dest) }
-func (cc cdpCall) CheckOriginRead(rawURL string) error     { return cc.s.checkOriginRead(cc.c, rawURL) }
-func (cc cdpCall) HasOriginRules() bool                    { return !cc.s.rulesFor(cc.c.conn.grant.name).Empty() }
-func (cc cdpCall) MayAsk(kind confirm.Kind) bool           { return cc.s.mayAsk(cc.c, kind) }
+func (cc cdpCall) CheckDestination(dest string) error {
+	return cc.c.conn.s.checkDestination(cc.c, dest)
+}
+func (cc cdpCall) CheckOriginRead(rawURL string) error {
+	return cc.c.conn.s.checkOriginRead(cc.c, rawURL)
+}
+func (cc cdpCall) HasOriginRules() bool                    { return !cc.c.conn.s.rulesFor(cc.c.conn.grant.name).Empty() }
+func (cc cdpCall) MayAsk(kind confirm.Kind) bool           { return cc.c.conn.s.mayAsk(cc.c, kind) }
 func (cc cdpCall) Subscriptions() cdpmethods.Subscriptions { return cc.c.conn.subs }
 
 func (cc cdpCall) Confirm(ctx context.Context, kind confirm.Kind, actURL string, q protocol.Confirm) error {
-	return cc.s.confirmCall(ctx, cc.c, kind, actURL, q)
+	return cc.c.conn.s.confirmCall(ctx, cc.c, kind, actURL, q)
 }
 
 // subBrowsers is the connected browsers as a subscription finds its
@@ -76,15 +73,12 @@ func (b subBrowsers) Link(browser string) cdpsub.Link {
 	if l == nil {
 		return nil
 	}
-	return subLink{s: b.s, l: l}
+	return subLink{l}
 }
 
 // subLink is a link as a subscription uses it (cdpsub.Link), and as the
 // raw CDP methods' checks read its tabs (cdpmethods.Link).
-type subLink struct {
-	s *Service
-	l *link
-}
+type subLink struct{ l *link }
 
 func (sl subLink) Subscribe(sub *browserlink.Subscriber) func() { return sl.l.Subscribe(sub) }
 
@@ -96,7 +90,7 @@ func (sl subLink) Closed() <-chan struct{} { return sl.l.Closed() }
 func (sl subLink) Held(tab int) bool       { return sl.l.Held(tab) }
 func (sl subLink) Log() *slog.Logger       { return sl.l.Log }
 
-func (sl subLink) Tabs(ctx context.Context) ([]protocol.Tab, error) { return sl.s.listTabs(ctx, sl.l) }
+func (sl subLink) Tabs(ctx context.Context) ([]protocol.Tab, error) { return sl.l.listTabs(ctx) }
 
 func (sl subLink) ID() string                         { return sl.l.ID }
 func (sl subLink) Session(tab int) cdpmethods.Session { return sl.l.Session(tab) }
@@ -110,7 +104,7 @@ func (sl subLink) Page(ctx context.Context, tab int) (cdpmethods.Page, error) {
 }
 
 func (sl subLink) TabURL(ctx context.Context, tab int) (string, error) {
-	return sl.s.tabURL(ctx, sl.l, tab)
+	return sl.l.tabURL(ctx, tab)
 }
 
 // RequestURL returns the URL of a request the tab's record holds.

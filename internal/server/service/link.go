@@ -10,6 +10,7 @@ import (
 	"github.com/egohost/egohost/internal/server/hub"
 	"github.com/egohost/egohost/internal/server/popuptools"
 	"github.com/egohost/egohost/internal/server/wireerr"
+	"github.com/egohost/egohost/protocol"
 )
 
 // link is one connected browser as the service sees it: the hub's link
@@ -34,13 +35,32 @@ func (s *Service) newLink(l *hub.Link) *link {
 	return &link{Link: l, person: person}
 }
 
+// listTabs asks the extension for the browser's tabs.
+func (l *link) listTabs(ctx context.Context) ([]protocol.Tab, error) {
+	raw, err := l.Call(ctx, extwire.TabsList{})
+	if err != nil {
+		return nil, err
+	}
+	var res protocol.TabsListResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, protocol.Errorf(protocol.CodeExtension, "tabs.list: bad reply: %v", err)
+	}
+	for i := range res.Tabs {
+		res.Tabs[i].Browser = l.ID
+	}
+	if res.Tabs == nil {
+		res.Tabs = []protocol.Tab{}
+	}
+	return res.Tabs, nil
+}
+
 // tabURL returns the tab's URL now: from the registry, or, for a tab it
 // has heard nothing of yet, from the browser (and remembered).
-func (s *Service) tabURL(ctx context.Context, l *link, id int) (string, error) {
+func (l *link) tabURL(ctx context.Context, id int) (string, error) {
 	if url, ok := l.URLs.Get(id); ok {
 		return url, nil
 	}
-	tabs, err := s.listTabs(ctx, l)
+	tabs, err := l.listTabs(ctx)
 	if err != nil {
 		return "", err
 	}

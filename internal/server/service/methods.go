@@ -2,10 +2,8 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"sort"
 
-	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -30,24 +28,6 @@ func orNone(s string) string {
 	return s
 }
 
-func (s *Service) listTabs(ctx context.Context, l *link) ([]protocol.Tab, error) {
-	raw, err := l.Call(ctx, extwire.TabsList{})
-	if err != nil {
-		return nil, err
-	}
-	var res protocol.TabsListResult
-	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, protocol.Errorf(protocol.CodeExtension, "tabs.list: bad reply: %v", err)
-	}
-	for i := range res.Tabs {
-		res.Tabs[i].Browser = l.ID
-	}
-	if res.Tabs == nil {
-		res.Tabs = []protocol.Tab{}
-	}
-	return res.Tabs, nil
-}
-
 // pickTab returns the tab ID: the given one; else, for the person, the
 // active tab of the last focused window; for a named agent, its space's
 // last active tab (never the person's focused tab).
@@ -58,7 +38,7 @@ func (s *Service) pickTab(ctx context.Context, c *call, l *link, tab int) (int, 
 	if !isPerson(c.conn.agentName()) {
 		return s.defaultTab(ctx, c, l)
 	}
-	tabs, err := s.listTabs(ctx, l)
+	tabs, err := l.listTabs(ctx)
 	if err != nil {
 		return 0, err
 	}

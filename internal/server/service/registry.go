@@ -125,9 +125,9 @@ func (s *Service) registry() []method {
 		{name: protocol.MethodTabsOpen, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.NavigateNewOrigin}, handler: bound(s.tabCall, s.tabMethods().Open)},
 		{name: protocol.MethodTabsClose, need: pairing.NeedAct, handler: bound(s.tabCall, s.tabMethods().Close)},
 		{name: protocol.MethodTabsSelect, need: pairing.NeedAct, handler: bound(s.tabCall, s.tabMethods().Select)},
-		{name: protocol.MethodCDPSend, need: pairing.NeedCDP, kinds: []confirm.Kind{confirm.CookieWrite, confirm.NavigateNewOrigin}, noMCP: rawCDP, handler: bound(s.cdpCall, s.cdpMethods().Send)},
-		{name: protocol.MethodCDPSubscribe, need: pairing.NeedCDP, noPopup: notifications, noMCP: rawCDP, handler: bound(s.cdpCall, s.cdpMethods().Subscribe)},
-		{name: protocol.MethodCDPUnsubscribe, need: pairing.NeedNone, noPopup: notifications, noMCP: rawCDP, noCLI: "the CLI's subscription ends with its connection", handler: bound(s.cdpCall, s.cdpMethods().Unsubscribe)},
+		{name: protocol.MethodCDPSend, need: pairing.NeedCDP, kinds: []confirm.Kind{confirm.CookieWrite, confirm.NavigateNewOrigin}, noMCP: rawCDP, handler: bound(cdpCallOf, s.cdpMethods().Send)},
+		{name: protocol.MethodCDPSubscribe, need: pairing.NeedCDP, noPopup: notifications, noMCP: rawCDP, handler: bound(cdpCallOf, s.cdpMethods().Subscribe)},
+		{name: protocol.MethodCDPUnsubscribe, need: pairing.NeedNone, noPopup: notifications, noMCP: rawCDP, noCLI: "the CLI's subscription ends with its connection", handler: bound(cdpCallOf, s.cdpMethods().Unsubscribe)},
 		// For tests: it crosses native messaging with up to 16 MiB.
 		{name: protocol.MethodDebugEcho, need: pairing.NeedOwner, audited: true, noMCP: "for tests", noCLI: "for tests", handler: bound(s.tabCall, s.tabMethods().Echo)},
 

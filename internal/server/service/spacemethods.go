@@ -80,7 +80,7 @@ func (b spaceBrowser) Call(ctx context.Context, op extwire.Op) (json.RawMessage,
 }
 
 func (b spaceBrowser) TabURL(ctx context.Context, tab int) (string, error) {
-	return b.s.tabURL(ctx, b.l, tab)
+	return b.l.tabURL(ctx, tab)
 }
 
 func (b spaceBrowser) SpaceFor(ctx context.Context, agent string) (spaces.Space, error) {

@@ -127,7 +127,7 @@ func (b tabBrowser) Call(ctx context.Context, op extwire.Op) (json.RawMessage, e
 }
 
 func (b tabBrowser) Tabs(ctx context.Context) ([]protocol.Tab, error) {
-	return b.tc.s.listTabs(ctx, b.l)
+	return b.l.listTabs(ctx)
 }
 
 func (b tabBrowser) SpaceFor(ctx context.Context, agent string) (spaces.Space, error) {
