@@ -75,6 +75,10 @@ type Result struct {
 	// hovered: they moved the mouse to the action point in the page
 	// (checks.Hover), so the action must not send a trusted mouse move.
 	hidden, hovered bool
+	// leaving is closed when the main frame starts to navigate after the
+	// action was dispatched (watch.leaving): a check after the dispatch
+	// need not wait for a document that is going away.
+	leaving <-chan struct{}
 	// readValue: the action wants Value read after it; the settle's call
 	// on the element reads it (one round trip less), else actWith does.
 	readValue bool
@@ -219,6 +223,7 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 		}
 		w.drain()
 		w.arm()
+		res.leaving = w.leaving
 		dispatched = true
 		release, acted = false, el
 		final = h.do(ctx, el, at.at, res)

@@ -189,7 +189,7 @@ func (r *Runner) SetChecked(ctx context.Context, target string, want bool, o Act
 		},
 		do: func(ctx context.Context, el Element, at Point, res *Result) error {
 			res.Point = &at
-			if err := r.guardedClick(ctx, el, at, "", o.Force, false, res.hidden, input.MouseButtonLeft, 1, 1, 0); err != nil {
+			if err := r.guardedClick(ctx, el, at, "", o.Force, false, res, input.MouseButtonLeft, 1, 1, 0); err != nil {
 				return fmt.Errorf("%s %s: %w", op, target, err)
 			}
 			// The state may follow the click a frame later (a framework

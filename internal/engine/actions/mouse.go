@@ -51,7 +51,7 @@ func (r *Runner) Click(ctx context.Context, target string, o ClickOptions) (*Res
 	return r.actWith(ctx, op, target, o.ActOptions, c, hooks{
 		do: func(ctx context.Context, el Element, at Point, res *Result) error {
 			res.Point = &at
-			if err := r.guardedClick(ctx, el, at, c.Retarget, o.Force, c.Guard, res.hidden, button, mask, count, mods); err != nil {
+			if err := r.guardedClick(ctx, el, at, c.Retarget, o.Force, c.Guard, res, button, mask, count, mods); err != nil {
 				return fmt.Errorf("%s %s: %w", op, target, err)
 			}
 			return nil
@@ -71,16 +71,19 @@ var (
 // press that lands on another element (one that slid over it since the
 // checks, or a viewport that changed) is stopped before the page sees it
 // and reported as covered, so the action retries. force clicks unguarded;
-// guarded says the checks' call started the guard already; hidden says
-// the document is hidden (a background tab: no mouse move, see clickAt).
-// Errors after the first event is sent are final.
-func (r *Runner) guardedClick(ctx context.Context, el Element, at Point, retarget string, force, guarded, hidden bool, button input.MouseButton, mask int64, count int, mods int64) error {
+// guarded says the checks' call started the guard already; res.hidden
+// says the document is hidden (a background tab: no mouse move, see
+// clickAt). Errors after the first event is sent are final. A click that
+// starts a navigation of the main frame happened: the guard's answer is
+// not waited for then (res.leaving; the old document may answer only once
+// the new one has loaded).
+func (r *Runner) guardedClick(ctx context.Context, el Element, at Point, retarget string, force, guarded bool, res *Result, button input.MouseButton, mask int64, count int, mods int64) error {
 	if !force && !guarded {
 		if err := r.callOn(ctx, el, interceptJS, nil, map[string]string{"retarget": retarget}); err != nil {
 			return err
 		}
 	}
-	if err := r.clickAt(ctx, at, !hidden, button, mask, count, mods); err != nil {
+	if err := r.clickAt(ctx, at, !res.hidden, button, mask, count, mods); err != nil {
 		return finalError{err}
 	}
 	if force {
@@ -90,13 +93,32 @@ func (r *Runner) guardedClick(ctx context.Context, el Element, at Point, retarge
 		Blocked string `json:"blocked"`
 		Seen    int    `json:"seen"`
 	}
-	if err := r.callOn(ctx, el, interceptedJS, &got); err != nil {
+	ictx, stop := untilClosed(ctx, res.leaving)
+	defer stop()
+	if err := r.callOn(ictx, el, interceptedJS, &got); err != nil {
 		return nil // the page went on (a navigation): the click happened
 	}
 	if got.Blocked != "" {
 		return &NotActionableError{Reason: Covered, Cover: got.Blocked, Detail: "the click landed on it and was stopped"}
 	}
 	return nil
+}
+
+// untilClosed returns a context that ends with ctx or when ch closes (a
+// nil ch never does), and the function that releases it.
+func untilClosed(ctx context.Context, ch <-chan struct{}) (context.Context, context.CancelFunc) {
+	cctx, cancel := context.WithCancel(ctx)
+	if ch == nil {
+		return cctx, cancel
+	}
+	go func() {
+		select {
+		case <-ch:
+			cancel()
+		case <-cctx.Done():
+		}
+	}()
+	return cctx, cancel
 }
 
 // Hover moves the mouse over the element target names, after the checks

@@ -59,6 +59,9 @@ type watch struct {
 	setupErr  error
 
 	nav chan navEvent
+	// leaving is closed at the first navigation of the main frame that
+	// starts (or commits) after arm: the action's document is going away.
+	leaving chan struct{}
 
 	mu     sync.Mutex
 	dialog *Dialog
@@ -66,6 +69,7 @@ type watch struct {
 	// from then on are the action's; reqs holds those still in flight,
 	// and idle is signalled when a request ends.
 	armed bool
+	left  bool // leaving is closed
 	reqs  map[network.RequestID]bool
 	idle  chan struct{}
 
@@ -107,7 +111,7 @@ type watchNeeds struct {
 
 func (r *Runner) watchWith(ctx context.Context, op string, needs watchNeeds) *watch {
 	wctx, cancel := context.WithCancelCause(ctx)
-	w := &watch{ctx: wctx, cancel: cancel, ready: make(chan struct{}), nav: make(chan navEvent, navBuffer), reqs: make(map[network.RequestID]bool), catchUp: make(chan chan struct{})}
+	w := &watch{ctx: wctx, cancel: cancel, ready: make(chan struct{}), nav: make(chan navEvent, navBuffer), leaving: make(chan struct{}), reqs: make(map[network.RequestID]bool), catchUp: make(chan chan struct{})}
 	// One stream for every method a watch needs, in arrival order: a call
 	// holds one small subscription, not one per method.
 	methods := []string{
@@ -188,6 +192,9 @@ func (r *Runner) watchWith(ctx context.Context, op string, needs watchNeeds) *wa
 // watch goes on (a dialog ends it).
 func (w *watch) handleEvents(op string) func(e cdptab.Event) bool {
 	put := func(e navEvent) {
+		if e.kind == navStarted || e.kind == navCommitted {
+			w.noteLeaving(e)
+		}
 		select {
 		case w.nav <- e:
 		default: // nobody reads: drop
@@ -326,6 +333,17 @@ func (w *watch) arm() {
 	w.mu.Lock()
 	w.armed = true
 	w.mu.Unlock()
+}
+
+// noteLeaving closes leaving when ev, after arm, is a navigation of the
+// main frame.
+func (w *watch) noteLeaving(ev navEvent) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.armed && !w.left && w.isMain(ev) {
+		w.left = true
+		close(w.leaving)
+	}
 }
 
 // drain forgets the navigation events seen so far (those before an action).
