@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -223,8 +222,7 @@ func (r *Resolver) localRef(ctx context.Context, p parsed) (localRef, bool, erro
 	if err := r.reachable(&d, w); err != nil {
 		return localRef{}, false, classify("lookup", p.input, err)
 	}
-	guard := "globalThis." + worldTokenKey + " !== " + strconv.Quote(w.token) + " ? " + strconv.Quote(wrongWorld) + " : "
-	return localRef{e: e, d: d, w: w, find: "(" + guard + find + ")"}, true, nil
+	return localRef{e: e, d: d, w: w, find: guarded(w.token, find)}, true, nil
 }
 
 // localObject is a ref's element found in one evaluation (see localRef):

@@ -297,6 +297,52 @@ func (r *Resolver) worldRef(ctx context.Context, d *doc, fresh bool) (worldRef, 
 	return w, nil
 }
 
+// World is egohost's isolated world in a frame as a Resolver made it:
+// its execution context and its document's loader. Its Guard wraps an
+// expression so that it runs only there: in another context (a context
+// ID that a new renderer handed out again) the expression evaluates to
+// WrongWorld, and nothing else of it runs.
+type World struct {
+	Frame   cdp.FrameID
+	Context runtime.ExecutionContextID
+	Loader  cdp.LoaderID
+	token   string
+}
+
+// WrongWorld is what a guarded expression (World.Guard) evaluates to
+// outside its world.
+const WrongWorld = wrongWorld
+
+// Guard wraps expr to run only in w (see World).
+func (w World) Guard(expr string) string { return guarded(w.token, expr) }
+
+// guarded wraps expr to run only in the world that holds token: elsewhere
+// it evaluates to wrongWorld.
+func guarded(token, expr string) string {
+	return "(globalThis." + worldTokenKey + " !== " + strconv.Quote(token) + " ? " + strconv.Quote(wrongWorld) + " : " + expr + ")"
+}
+
+// MainWorld returns egohost's world in the tab's main frame as r last
+// made it, after a Prepare that is making it now (within ctx); ok is false
+// when r has made none there. It makes nothing and asks nothing of the
+// page: the world may be an earlier document's (its Loader says which).
+// A snapshot walks there while it reads the frame tree, one round trip
+// less; the Guard keeps that walk out of any other context.
+func (r *Resolver) MainWorld(ctx context.Context) (World, bool) {
+	r.c.waitPrepare(ctx)
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	id, ok := r.c.roots[""]
+	if !ok {
+		return World{}, false
+	}
+	w, ok := r.c.worlds[frameKey{"", id}]
+	if !ok || w.loader == "" || w.token == "" {
+		return World{}, false
+	}
+	return World{Frame: id, Context: w.cid, Loader: w.loader, token: w.token}, true
+}
+
 // installOf says what a call of f in w sends: the function, unless a call
 // sent it to w before.
 func (r *Resolver) installOf(w worldRef, f aria.Func) aria.Install {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -217,8 +216,7 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 		fresh = false
 		// Only in egohost's own world (its token): a remembered context ID
 		// may name another context after a cross-site navigation.
-		guard := "globalThis." + worldTokenKey + " !== " + strconv.Quote(w.token) + " ? " + strconv.Quote(wrongWorld) + " : "
-		expr := "(" + guard + engine.Expr(in, b) + ")"
+		expr := guarded(w.token, engine.Expr(in, b))
 		params := runtime.EvaluateParams{Expression: expr, ContextID: w.cid, Silent: &yes}
 		switch {
 		case spec.Mode == modeObject && spec.call != nil:

@@ -247,7 +247,12 @@ func (t *Tab) Open(ctx context.Context) (Engine, error) {
 		return Engine{}, err
 	}
 	snap := snapshot.NewTabShared(p, t.refs)
-	t.eng = Engine{Page: p, Snap: snap, Res: resolver.New(p, snap), Acts: &actions.TabSetup{}}
+	res := resolver.New(p, snap)
+	snap.UseMainWorld(func(ctx context.Context) (snapshot.World, bool) {
+		w, ok := res.MainWorld(ctx)
+		return snapshot.World{Frame: w.Frame, Context: w.Context, Loader: w.Loader, Guard: w.Guard, Wrong: resolver.WrongWorld}, ok
+	})
+	t.eng = Engine{Page: p, Snap: snap, Res: res, Acts: &actions.TabSetup{}}
 	t.rec.Store(NewRecord())
 	if err := StartRecording(ctx, t.sess); err != nil {
 		t.log.Warn("record console and network", "tab", t.id, "err", err)

@@ -93,7 +93,26 @@ type Options struct {
 	allRefs bool        // tests: a ref on every element the text shows
 	noDiff  string      // a diff was asked with nothing to compare to: the marker line
 	loaded  *loadedDocs // a Tab's documents that hold snapshot.js (nil: ask each world)
+	world   MainWorld   // a Tab's: egohost's world in the main frame, when made already
 }
+
+// World is egohost's isolated world in the tab's main frame as another
+// part of the engine made it (the resolver: resolver.Resolver.MainWorld):
+// its execution context and its document's loader. Guard wraps an
+// expression so that it runs only in that world; elsewhere (a context ID
+// a new renderer handed out again) it evaluates to the string Wrong.
+type World struct {
+	Frame   cdp.FrameID
+	Context runtime.ExecutionContextID
+	Loader  cdp.LoaderID
+	Guard   func(expr string) string
+	Wrong   string
+}
+
+// MainWorld returns the main frame's World when one is made (ok false
+// when none is). It must not make one: a snapshot asks it before anything
+// else, and walks there while it reads the frame tree.
+type MainWorld func(ctx context.Context) (w World, ok bool)
 
 // Snapshot is one snapshot of a tab.
 type Snapshot struct {
@@ -143,6 +162,10 @@ type Stats struct {
 // ErrWrongFrame means a scope node is not in the frame asked.
 var errWrongFrame = errors.New("scope node is not in this frame")
 
+// errWrongWorld is a guarded walk (World) that found itself in another
+// context than egohost's world.
+var errWrongWorld = errors.New("not egohost's world")
+
 // ErrLoading is a snapshot with Options.Parsed of a main frame document
 // still being parsed.
 var ErrLoading = errors.New("the page is still being parsed")
@@ -175,9 +198,10 @@ type frameDoc struct {
 	elems    int
 	bytes    int
 	err      error
-	isScope  bool // the scope node lives here
-	pageMs   int  // time the script took in the page
-	nodes    int  // nodes in tree
+	isScope  bool   // the scope node lives here
+	pageMs   int    // time the script took in the page
+	nodes    int    // nodes in tree
+	guard    *World // the walk runs guarded in this world (early)
 }
 
 func take(ctx context.Context, t cdptab.Tab, opts Options, sc *scope) (*Snapshot, error) {
@@ -186,11 +210,12 @@ func take(ctx context.Context, t cdptab.Tab, opts Options, sc *scope) (*Snapshot
 	if numbering == nil {
 		numbering = refmap.NewNumbering()
 	}
+	jsOpts := map[string]any{"viewport": opts.Viewport, "interactive": opts.Interactive, "urls": opts.URLs, "allIds": opts.allRefs, "parsed": opts.Parsed}
+	early := walkEarly(ctx, t, opts, sc, jsOpts)
 	docs, children, err := frames(ctx, t, opts.Reach)
 	if err != nil {
 		return nil, err
 	}
-	jsOpts := map[string]any{"viewport": opts.Viewport, "interactive": opts.Interactive, "urls": opts.URLs, "allIds": opts.allRefs, "parsed": opts.Parsed}
 	// Walk every frame document at once.
 	var wg sync.WaitGroup
 	for _, d := range docs {
@@ -200,7 +225,9 @@ func take(ctx context.Context, t cdptab.Tab, opts Options, sc *scope) (*Snapshot
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d.err = walk(ctx, d, jsOpts, sc, opts.loaded)
+			if !(d.sessionID == "" && d.root && d.adopt(early)) {
+				d.err = walk(ctx, d, jsOpts, sc, opts.loaded)
+			}
 			// The walk's own report of its document decides: the frame
 			// may have navigated since the frame tree was read.
 			if d.err == nil && opts.Reach != nil {
@@ -336,6 +363,58 @@ func frames(ctx context.Context, t cdptab.Tab, reach cdptab.Reach) ([]*frameDoc,
 	return docs, kids, nil
 }
 
+// walkEarly starts the walk of the main frame's document in the world
+// opts.world names, beside the frame tree's read (one round trip less):
+// for a whole-tab snapshot, when the world is made already. The channel gives the walk's document once,
+// nil when there was no world to walk in (no channel: no early walk).
+func walkEarly(ctx context.Context, t cdptab.Tab, opts Options, sc *scope, jsOpts map[string]any) <-chan *frameDoc {
+	if sc != nil || opts.world == nil {
+		return nil
+	}
+	out := make(chan *frameDoc, 1)
+	go func() {
+		w, ok := opts.world(ctx) // may wait for the world's making
+		if !ok {
+			out <- nil
+			return
+		}
+		d := &frameDoc{session: t, root: true, frame: &cdp.Frame{ID: w.Frame, LoaderID: w.Loader}, guard: &w}
+		d.err = walkIn(ctx, d, w.Context, jsOpts, nil, opts.loaded, docKey{"", w.Frame, w.Loader})
+		out <- d
+	}()
+	return out
+}
+
+// isString reports whether a deep-serialized result is the string want.
+func isString(o *runtime.RemoteObject, want string) bool {
+	if o == nil || o.Type != "string" || o.DeepSerializedValue == nil {
+		return false
+	}
+	var s string
+	return json.Unmarshal(o.DeepSerializedValue.Value, &s) == nil && s == want
+}
+
+// adopt takes the early walk's result for d when it walked d's document
+// (the frame tree's frame and loader): it reports whether it did. A walk
+// in an earlier document, or in no world of ours, is dropped (d is walked
+// again).
+func (d *frameDoc) adopt(early <-chan *frameDoc) bool {
+	if early == nil {
+		return false
+	}
+	e := <-early
+	if e == nil || e.frame.ID != d.frame.ID || e.frame.LoaderID != d.frame.LoaderID {
+		return false
+	}
+	if e.err != nil && !errors.Is(e.err, ErrLoading) {
+		return false
+	}
+	d.tree, d.owners, d.places = e.tree, e.owners, e.places
+	d.url, d.origin, d.title = e.url, e.origin, e.title
+	d.elems, d.bytes, d.pageMs, d.nodes, d.err = e.elems, e.bytes, e.pageMs, e.nodes, e.err
+	return true
+}
+
 // world returns the execution context of egohost's isolated world in a
 // frame of a session.
 func world(ctx context.Context, s cdp.Session, frameID cdp.FrameID) (runtime.ExecutionContextID, error) {
@@ -453,8 +532,12 @@ func walkIn(ctx context.Context, d *frameDoc, cid runtime.ExecutionContextID, js
 	// By default the walk evaluates in the frame's world; a scope given as
 	// a backend node calls it on that node instead.
 	call := func(in aria.Install) (*runtime.RemoteObject, *runtime.ExceptionDetails, error) {
+		expr := walker.Expr(in, op, optsJSON)
+		if d.guard != nil {
+			expr = d.guard.Guard(expr)
+		}
 		r, err := cdp.Call(ctx, d.session, runtime.Evaluate, runtime.EvaluateParams{
-			Expression: walker.Expr(in, op, optsJSON),
+			Expression: expr,
 			ContextID:  cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
 		})
 		if err != nil {
@@ -489,7 +572,11 @@ func walkIn(ctx context.Context, d *frameDoc, cid runtime.ExecutionContextID, js
 	}
 	var res *runtime.RemoteObject
 	var exc *runtime.ExceptionDetails
-	for in := loaded.first(key); ; {
+	in := loaded.first(key)
+	if d.guard != nil && in == aria.InstallModule {
+		in = aria.InstallFunc // the world's maker installed the module
+	}
+	for {
 		if res, exc, err = call(in); err != nil {
 			return err
 		}
@@ -498,6 +585,9 @@ func walkIn(ctx context.Context, d *frameDoc, cid runtime.ExecutionContextID, js
 			break
 		}
 		in = next // a new document: load the module and snapshot.js
+	}
+	if d.guard != nil && exc == nil && isString(res, d.guard.Wrong) {
+		return errWrongWorld
 	}
 	if exc == nil {
 		loaded.add(key, cid)
