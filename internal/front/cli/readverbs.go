@@ -101,14 +101,10 @@ func readVerbs() map[string]verb {
 				}
 				return json.Marshal(r.Matches[0].Box)
 			},
-			human: func(w io.Writer, raw json.RawMessage) error {
-				var b protocol.Box
-				if err := json.Unmarshal(raw, &b); err != nil {
-					return err
-				}
+			human: printAs(func(w io.Writer, b protocol.Box) error {
 				_, err := fmt.Fprintf(w, "%g %g %g %g\n", b.X, b.Y, b.Width, b.Height)
 				return err
-			},
+			}),
 		},
 	}
 	for _, state := range []string{"visible", "enabled", "checked"} {
