@@ -10,14 +10,12 @@ import (
 // TestReadVerbsFinish checks what the get and is verbs make of the
 // service's answer (finishAs).
 func TestReadVerbsFinish(t *testing.T) {
-	box := protocol.ResolveParams{Element: "@4"}
+	verbs := readVerbs()
+	box := protocol.ResolveParams{Element: "@4"} // get box's params: its TARGET
 	tests := []struct {
-		name    string
-		verb    string
-		params  any
-		raw     string
-		want    string
-		wantErr string
+		name, verb         string
+		params             any
+		raw, want, wantErr string // the service's answer; the verb's, or its error
 	}{
 		{"get value", "get value", nil, `{"tab":7,"element":"@3","value":"a@b.c"}`, `{"tab":7,"element":"@3","value":"a@b.c"}`, ""},
 		{"get value of a div", "get value", nil, `{"tab":7,"element":"@3"}`, "", "get value: @3 holds no value (inputs, textareas, selects and contenteditable elements do)"},
@@ -28,7 +26,6 @@ func TestReadVerbsFinish(t *testing.T) {
 		{"is checked of a link", "is checked", nil, `{"tab":1,"element":"@2"}`, "", "is checked: @2 is not a checkbox, radio button or switch"},
 		{"a bad answer", "get count", nil, `[`, "", "unexpected end of JSON input"},
 	}
-	verbs := readVerbs()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := verbs[tt.verb].finish(nil, tt.params, json.RawMessage(tt.raw))
