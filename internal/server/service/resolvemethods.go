@@ -22,11 +22,8 @@ func (s *Service) resolveOnce(ctx context.Context, c *call, p protocol.ResolvePa
 	if err := p.Check(protocol.MethodResolve); err != nil {
 		return nil, err
 	}
-	tc, err := s.tabContextWithin(ctx, c, p.Target, "resolve", actwire.Millis(p.TimeoutMs))
+	tc, err := s.dialogFreeTab(ctx, c, p.Target, "resolve", actwire.Millis(p.TimeoutMs))
 	if err != nil {
-		return nil, err
-	}
-	if err := tc.checkDialog("resolve"); err != nil {
 		return nil, err
 	}
 	start := time.Now()
