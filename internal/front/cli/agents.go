@@ -366,16 +366,23 @@ func scopeWords(scope string) string {
 // and prints its answer (as it is with --json).
 func ownerCall(method string, params any, print func(w io.Writer, raw json.RawMessage) error) func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
 	return func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
-		var raw json.RawMessage
-		if err := e.withOwner(ctx, func(call ownerCaller) error { return call(method, params, &raw) }); err != nil {
-			return err
-		}
-		if e.json {
-			_, err := fmt.Fprintf(e.stdout, "%s\n", raw)
-			return err
-		}
-		return print(e.stdout, raw)
+		return e.printCall(ctx, e.dialOwner, "agents", method, params, print)
 	}
+}
+
+// printCall makes one call on a connection dial makes and prints its
+// answer with print (as it is with --json); a service that is gone is
+// said as verb's.
+func (e *env) printCall(ctx context.Context, dial func(context.Context, string) (*rpcclient.Client, error), verb, method string, params any, print func(w io.Writer, raw json.RawMessage) error) error {
+	var raw json.RawMessage
+	if err := e.withConn(ctx, dial, verb, func(call ownerCaller) error { return call(method, params, &raw) }); err != nil {
+		return err
+	}
+	if e.json {
+		_, err := fmt.Fprintf(e.stdout, "%s\n", raw)
+		return err
+	}
+	return print(e.stdout, raw)
 }
 
 // ownerCaller calls a method on the owner's connection; a service that is
