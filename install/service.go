@@ -206,24 +206,24 @@ func (s *Service) Install() error {
 
 // Uninstall disables and removes the service.
 func (s *Service) Uninstall() error {
-	if err := s.svc.Uninstall(); err != nil {
-		return fmt.Errorf("uninstall service: %w", mapErr(err))
-	}
-	return nil
+	return serviceErr("uninstall", s.svc.Uninstall())
 }
 
 // Start starts the installed service.
 func (s *Service) Start() error {
-	if err := s.svc.Start(); err != nil {
-		return fmt.Errorf("start service: %w", mapErr(err))
-	}
-	return nil
+	return serviceErr("start", s.svc.Start())
 }
 
 // Stop stops the running service.
 func (s *Service) Stop() error {
-	if err := s.svc.Stop(); err != nil {
-		return fmt.Errorf("stop service: %w", mapErr(err))
+	return serviceErr("stop", s.svc.Stop())
+}
+
+// serviceErr is the error of the service manager's op, mapped (mapErr)
+// and named; nil when err is.
+func serviceErr(op string, err error) error {
+	if err != nil {
+		return fmt.Errorf("%s service: %w", op, mapErr(err))
 	}
 	return nil
 }

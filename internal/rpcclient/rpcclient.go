@@ -170,11 +170,7 @@ func (c *Client) forget(id string) {
 
 // Close closes the connection.
 func (c *Client) Close() error {
-	c.closing.Store(true)
-	err := c.t.Close()
-	c.cancel()
-	<-c.done
-	return err
+	return c.end(c.t.Close)
 }
 
 // CloseNow ends the connection at once, without the closing handshake's
@@ -182,8 +178,14 @@ func (c *Client) Close() error {
 // that exits next, as a CLI call does. The service takes the end of the
 // connection as the agent's goodbye.
 func (c *Client) CloseNow() error {
+	return c.end(c.t.CloseNow)
+}
+
+// end closes the connection with closeConn, then stops the client and
+// waits for its reader.
+func (c *Client) end(closeConn func() error) error {
 	c.closing.Store(true)
-	err := c.t.CloseNow()
+	err := closeConn()
 	c.cancel()
 	<-c.done
 	return err

@@ -89,14 +89,6 @@ func printDialogOpened(w io.Writer, d *protocol.Dialog) error {
 	return err
 }
 
-func printNav(w io.Writer, raw json.RawMessage) error {
-	var r protocol.NavResult
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return err
-	}
-	return printNavResult(w, r)
-}
-
 func printNavResult(w io.Writer, r protocol.NavResult) error {
 	switch {
 	case r.Download:

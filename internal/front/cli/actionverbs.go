@@ -245,7 +245,7 @@ func actionVerbs() map[string]verb {
 				return protocol.GotoParams{Target: c.Target, URL: args[0], Until: *until, TimeoutMs: c.timeoutMs()}, nil
 			}
 		},
-		human: printNav,
+		human: printAs(printNavResult),
 	}
 	for name, short := range map[string]string{protocol.MethodBack: "go back in the tab's history", protocol.MethodForward: "go forward in the tab's history", protocol.MethodReload: "reload the page"} {
 		v[name] = verb{
@@ -257,7 +257,7 @@ func actionVerbs() map[string]verb {
 					return protocol.NavParams{Target: c.Target, Until: *until, TimeoutMs: c.timeoutMs()}, nil
 				}
 			},
-			human: printNav,
+			human: printAs(printNavResult),
 		}
 	}
 	v["eval"] = verb{

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -130,15 +131,11 @@ func (c *cli) agentsCommand() *cobra.Command {
 		Use:   "list",
 		Short: "paired agents (live connections) and the requests waiting",
 		Args:  nArgs(0, 0),
-		RunE: c.with(ownerCall(protocol.MethodAgentsList, nil, func(e *env, raw []byte) error {
-			var l protocol.AgentsListResult
-			if err := json.Unmarshal(raw, &l); err != nil {
-				return err
-			}
+		RunE: c.with(ownerCall(protocol.MethodAgentsList, nil, printAs(func(w io.Writer, l protocol.AgentsListResult) error {
 			for _, r := range l.Pending {
-				fmt.Fprintf(e.stdout, "WAITING  %-20s %-24s %s (expires %s)\n", r.Name, strings.Join(r.Scopes, ","), procWords(r.Process), r.Expires.Local().Format(time.TimeOnly))
+				fmt.Fprintf(w, "WAITING  %-20s %-24s %s (expires %s)\n", r.Name, strings.Join(r.Scopes, ","), procWords(r.Process), r.Expires.Local().Format(time.TimeOnly))
 				if r.Replaces != nil {
-					fmt.Fprintf(e.stdout, "         ! %s is paired already (%s, since %s): approving replaces that pairing\n", r.Name, strings.Join(r.Replaces.Scopes, ","), r.Replaces.Paired.Local().Format(time.DateTime))
+					fmt.Fprintf(w, "         ! %s is paired already (%s, since %s): approving replaces that pairing\n", r.Name, strings.Join(r.Replaces.Scopes, ","), r.Replaces.Paired.Local().Format(time.DateTime))
 				}
 			}
 			for _, a := range l.Agents {
@@ -146,31 +143,27 @@ func (c *cli) agentsCommand() *cobra.Command {
 				if a.Revoked {
 					state = "revoked"
 				}
-				fmt.Fprintf(e.stdout, "%-8s %-20s %-24s connected %d, paired %s by %s\n", state, a.Name, strings.Join(a.Scopes, ","), a.Connected, a.Paired.Local().Format(time.DateTime), procWords(a.Process))
+				fmt.Fprintf(w, "%-8s %-20s %-24s connected %d, paired %s by %s\n", state, a.Name, strings.Join(a.Scopes, ","), a.Connected, a.Paired.Local().Format(time.DateTime), procWords(a.Process))
 			}
 			if len(l.Pending)+len(l.Agents) == 0 {
-				fmt.Fprintln(e.stdout, "no paired agents and no requests (agents ask with `egohost pair --name NAME`)")
+				fmt.Fprintln(w, "no paired agents and no requests (agents ask with `egohost pair --name NAME`)")
 			}
 			return nil
-		})),
+		}))),
 	}
 	deny := &cobra.Command{Use: "deny NAME", Short: "deny the pairing request of NAME", Args: nArgs(1, 1)}
 	deny.RunE = func(cmd *cobra.Command, args []string) error {
-		return c.with(ownerCall(protocol.MethodAgentsDeny, protocol.AgentNameParams{Name: args[0]}, func(e *env, _ []byte) error {
-			fmt.Fprintf(e.stdout, "denied %s\n", args[0])
+		return c.with(ownerCall(protocol.MethodAgentsDeny, protocol.AgentNameParams{Name: args[0]}, func(w io.Writer, _ json.RawMessage) error {
+			fmt.Fprintf(w, "denied %s\n", args[0])
 			return nil
 		}))(cmd, args)
 	}
 	revoke := &cobra.Command{Use: "revoke NAME", Short: "revoke NAME's token and cut its live connections", Args: nArgs(1, 1)}
 	revoke.RunE = func(cmd *cobra.Command, args []string) error {
-		return c.with(ownerCall(protocol.MethodAgentsRevoke, protocol.AgentNameParams{Name: args[0]}, func(e *env, raw []byte) error {
-			var r protocol.AgentsRevokeResult
-			if err := json.Unmarshal(raw, &r); err != nil {
-				return err
-			}
-			fmt.Fprintf(e.stdout, "revoked %s (%d live connections cut)\n", r.Name, r.Cut)
+		return c.with(ownerCall(protocol.MethodAgentsRevoke, protocol.AgentNameParams{Name: args[0]}, printAs(func(w io.Writer, r protocol.AgentsRevokeResult) error {
+			fmt.Fprintf(w, "revoked %s (%d live connections cut)\n", r.Name, r.Cut)
 			return nil
-		}))(cmd, args)
+		})))(cmd, args)
 	}
 	cmd.AddCommand(list, c.approveCommand(), deny, revoke)
 	cmd.RunE = list.RunE
@@ -371,18 +364,25 @@ func scopeWords(scope string) string {
 
 // ownerCall is a command's run that makes one call with the owner token
 // and prints its answer (as it is with --json).
-func ownerCall(method string, params any, print func(e *env, raw []byte) error) func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
+func ownerCall(method string, params any, print func(w io.Writer, raw json.RawMessage) error) func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
 	return func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
-		var raw json.RawMessage
-		if err := e.withOwner(ctx, func(call ownerCaller) error { return call(method, params, &raw) }); err != nil {
-			return err
-		}
-		if e.json {
-			_, err := fmt.Fprintf(e.stdout, "%s\n", raw)
-			return err
-		}
-		return print(e, raw)
+		return e.printCall(ctx, e.dialOwner, "agents", method, params, print)
 	}
+}
+
+// printCall makes one call on a connection dial makes and prints its
+// answer with print (as it is with --json); a service that is gone is
+// said as verb's.
+func (e *env) printCall(ctx context.Context, dial func(context.Context, string) (*rpcclient.Client, error), verb, method string, params any, print func(w io.Writer, raw json.RawMessage) error) error {
+	var raw json.RawMessage
+	if err := e.withConn(ctx, dial, verb, func(call ownerCaller) error { return call(method, params, &raw) }); err != nil {
+		return err
+	}
+	if e.json {
+		_, err := fmt.Fprintf(e.stdout, "%s\n", raw)
+		return err
+	}
+	return print(e.stdout, raw)
 }
 
 // ownerCaller calls a method on the owner's connection; a service that is

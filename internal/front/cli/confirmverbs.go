@@ -25,39 +25,31 @@ func (c *cli) confirmCommand() *cobra.Command {
 		Use:   "list",
 		Short: "the acts waiting for the person's answer",
 		Args:  nArgs(0, 0),
-		RunE: c.with(ownerCall(protocol.MethodConfirmList, protocol.ConfirmListParams{}, func(e *env, raw []byte) error {
-			var l protocol.ConfirmListResult
-			if err := json.Unmarshal(raw, &l); err != nil {
-				return err
-			}
+		RunE: c.with(ownerCall(protocol.MethodConfirmList, protocol.ConfirmListParams{}, printAs(func(w io.Writer, l protocol.ConfirmListResult) error {
 			for _, q := range l.Pending {
-				fmt.Fprintf(e.stdout, "%-5s %-16s %s (%s; %ds left)\n", q.ID, q.Agent, q.Action, q.Kind, q.ExpiresMs/1000)
+				fmt.Fprintf(w, "%-5s %-16s %s (%s; %ds left)\n", q.ID, q.Agent, q.Action, q.Kind, q.ExpiresMs/1000)
 			}
 			if len(l.Pending) == 0 {
-				fmt.Fprintln(e.stdout, "no act waits for the person")
+				fmt.Fprintln(w, "no act waits for the person")
 			}
 			return nil
-		})),
+		}))),
 	}
 	allow := &cobra.Command{Use: "allow ID", Short: "let the act ID happen (once, or --always for that agent on that origin)", Args: nArgs(1, 1)}
 	always := allow.Flags().Bool("always", false, "let every later act of this kind by this agent on this origin through unasked")
 	allow.RunE = func(cmd *cobra.Command, args []string) error {
-		return c.with(ownerCall(protocol.MethodConfirmAnswer, protocol.ConfirmAnswerParams{ID: args[0], Allow: true, Always: *always}, printDecision))(cmd, args)
+		return c.with(ownerCall(protocol.MethodConfirmAnswer, protocol.ConfirmAnswerParams{ID: args[0], Allow: true, Always: *always}, printAs(printDecision)))(cmd, args)
 	}
 	deny := &cobra.Command{Use: "deny ID", Short: "refuse the act ID (the agent gets denied_by_person)", Args: nArgs(1, 1)}
 	deny.RunE = func(cmd *cobra.Command, args []string) error {
-		return c.with(ownerCall(protocol.MethodConfirmAnswer, protocol.ConfirmAnswerParams{ID: args[0]}, printDecision))(cmd, args)
+		return c.with(ownerCall(protocol.MethodConfirmAnswer, protocol.ConfirmAnswerParams{ID: args[0]}, printAs(printDecision)))(cmd, args)
 	}
 	cmd.AddCommand(list, allow, deny)
 	return cmd
 }
 
-func printDecision(e *env, raw []byte) error {
-	var r protocol.ConfirmAnswerResult
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(e.stdout, "%s %s\n", r.Decision, r.ID)
+func printDecision(w io.Writer, r protocol.ConfirmAnswerResult) error {
+	_, err := fmt.Fprintf(w, "%s %s\n", r.Decision, r.ID)
 	return err
 }
 

@@ -23,20 +23,16 @@ func readVerbs() map[string]verb {
 			use: "value TARGET", short: "the value of an input, textarea, select or contenteditable (a password's as dots)",
 			example: "  egohost get value label=Email",
 			args:    nArgs(1, 1), method: protocol.MethodInspect, flags: noFlags(inspectParams),
-			finish: func(_ *env, _ any, raw json.RawMessage) (json.RawMessage, error) {
-				var r protocol.InspectResult
-				if err := json.Unmarshal(raw, &r); err != nil {
-					return nil, err
-				}
+			finish: finishAs(func(_ any, r protocol.InspectResult) (any, error) {
 				if r.Value == nil {
 					return nil, fmt.Errorf("get value: %s holds no value (inputs, textareas, selects and contenteditable elements do)", r.Element)
 				}
-				return json.Marshal(struct {
+				return struct {
 					Tab     int    `json:"tab"`
 					Element string `json:"element"`
 					Value   string `json:"value"`
-				}{r.Tab, r.Element, *r.Value})
-			},
+				}{r.Tab, r.Element, *r.Value}, nil
+			}),
 			human: printField("value"),
 		},
 		"get attr": {
@@ -67,15 +63,11 @@ func readVerbs() map[string]verb {
 			flags: noFlags(func(c common, args []string) (any, error) {
 				return protocol.ResolveParams{Target: c.Target, Element: args[0], Mode: protocol.ResolveMatches}, nil
 			}),
-			finish: func(_ *env, _ any, raw json.RawMessage) (json.RawMessage, error) {
-				var r protocol.ResolveResult
-				if err := json.Unmarshal(raw, &r); err != nil {
-					return nil, err
-				}
-				return json.Marshal(struct {
+			finish: finishAs(func(_ any, r protocol.ResolveResult) (any, error) {
+				return struct {
 					Count int `json:"count"`
-				}{r.Count})
-			},
+				}{r.Count}, nil
+			}),
 			human: printField("count"),
 		},
 		"get box": {
@@ -85,11 +77,7 @@ func readVerbs() map[string]verb {
 			flags: noFlags(func(c common, args []string) (any, error) {
 				return protocol.ResolveParams{Target: c.Target, Element: args[0], Mode: protocol.ResolveMatches, Wait: true, TimeoutMs: c.timeoutMs()}, nil
 			}),
-			finish: func(_ *env, params any, raw json.RawMessage) (json.RawMessage, error) {
-				var r protocol.ResolveResult
-				if err := json.Unmarshal(raw, &r); err != nil {
-					return nil, err
-				}
+			finish: finishAs(func(params any, r protocol.ResolveResult) (any, error) {
 				target := params.(protocol.ResolveParams).Element
 				switch {
 				case r.Count > 1:
@@ -99,16 +87,12 @@ func readVerbs() map[string]verb {
 				case r.Matches[0].Box == nil:
 					return nil, fmt.Errorf("get box: %s is not rendered (it has no box)", target)
 				}
-				return json.Marshal(r.Matches[0].Box)
-			},
-			human: func(w io.Writer, raw json.RawMessage) error {
-				var b protocol.Box
-				if err := json.Unmarshal(raw, &b); err != nil {
-					return err
-				}
+				return r.Matches[0].Box, nil
+			}),
+			human: printAs(func(w io.Writer, b protocol.Box) error {
 				_, err := fmt.Fprintf(w, "%g %g %g %g\n", b.X, b.Y, b.Width, b.Height)
 				return err
-			},
+			}),
 		},
 	}
 	for _, state := range []string{"visible", "enabled", "checked"} {
@@ -123,11 +107,7 @@ func readVerbs() map[string]verb {
 			// An element that is not there is not visible: asked at once, as
 			// Playwright's isVisible does, instead of waiting for it.
 			first: isVisibleFirst(state),
-			finish: func(_ *env, _ any, raw json.RawMessage) (json.RawMessage, error) {
-				var r protocol.InspectResult
-				if err := json.Unmarshal(raw, &r); err != nil {
-					return nil, err
-				}
+			finish: finishAs(func(_ any, r protocol.InspectResult) (any, error) {
 				var is bool
 				switch state {
 				case "visible":
@@ -140,13 +120,28 @@ func readVerbs() map[string]verb {
 					}
 					is = *r.Checked
 				}
-				out := map[string]any{"tab": r.Tab, "element": r.Element, state: is}
-				return json.Marshal(out)
-			},
+				return map[string]any{"tab": r.Tab, "element": r.Element, state: is}, nil
+			}),
 			human: printField(state),
 		}
 	}
 	return v
+}
+
+// finishAs is a verb's finish step that reads the answer as an R and
+// answers what f makes of it (as JSON).
+func finishAs[R any](f func(params any, r R) (any, error)) func(*env, any, json.RawMessage) (json.RawMessage, error) {
+	return func(_ *env, params any, raw json.RawMessage) (json.RawMessage, error) {
+		var r R
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return nil, err
+		}
+		out, err := f(params, r)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(out)
+	}
 }
 
 // inspectParams are the params of inspect for a verb's one TARGET.

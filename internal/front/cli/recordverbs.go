@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -76,7 +75,7 @@ func recordVerbs() map[string]verb {
 			flags: noFlags(func(c common, args []string) (any, error) {
 				return protocol.CookiesGetParams{Target: c.Target, Name: optArg(args)}, nil
 			}),
-			human: printCookies,
+			human: printAs(printCookies),
 		},
 		"cookies set": {
 			use: "set NAME VALUE", short: "set a cookie for the tab's page", group: "read",
@@ -96,7 +95,7 @@ func recordVerbs() map[string]verb {
 					}, nil
 				}
 			},
-			human: printCookies,
+			human: printAs(printCookies),
 		},
 		"cookies clear": {
 			use: "clear [NAME]", short: "delete the tab's cookies (or one)", group: "read",
@@ -113,11 +112,7 @@ func recordVerbs() map[string]verb {
 	}
 }
 
-func printCookies(w io.Writer, raw json.RawMessage) error {
-	var r protocol.CookiesResult
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return err
-	}
+func printCookies(w io.Writer, r protocol.CookiesResult) error {
 	for _, c := range r.Cookies {
 		fmt.Fprintf(w, "%s=%s\tdomain=%s path=%s", c.Name, c.Value, c.Domain, c.Path)
 		if c.Expires > 0 {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -33,16 +32,12 @@ func resolveVerbs() map[string]verb {
 					return protocol.ResolveParams{Target: c.Target, Element: args[0], Mode: mode, Wait: *wait, TimeoutMs: c.timeoutMs()}, nil
 				}
 			},
-			human: printResolve,
+			human: printAs(printResolve),
 		},
 	}
 }
 
-func printResolve(w io.Writer, raw json.RawMessage) error {
-	var r protocol.ResolveResult
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return err
-	}
+func printResolve(w io.Writer, r protocol.ResolveResult) error {
 	if r.Object != nil {
 		_, err := fmt.Fprintf(w, "object %s (session %q) in %.1f ms\n", r.Object.ObjectID, r.Object.SessionID, r.TookMs)
 		return err

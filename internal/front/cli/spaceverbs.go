@@ -29,7 +29,7 @@ func spaceVerbs() map[string]verb {
 				all := fs.Bool("all", false, "every agent's spaces")
 				return func(c common, args []string) (any, error) { return protocol.SpacesListParams{All: *all}, nil }
 			},
-			human: printSpaces,
+			human: printAs(printSpaces),
 		},
 		"space new": {
 			use: "new [URL]", short: "make a new space (a tab group) with a tab, and use it", group: "agents",
@@ -74,12 +74,12 @@ func spaceVerbs() map[string]verb {
 					return protocol.SpacesCompleteParams{Keep: *keep, Space: optArg(args)}, nil
 				}
 			},
-			human: printEnded,
+			human: printAs(printEnded),
 		},
 		"space close": {
 			use: "close [SPACE]", short: "end a space and close its tabs", group: "agents",
 			args: nArgs(0, 1), method: protocol.MethodSpacesClose, flags: noFlags(one),
-			human: printEnded,
+			human: printAs(printEnded),
 		},
 		"space take-over": {
 			use: "take-over SPACE", short: "the person takes a space over: its agent's calls fail with user_in_control", group: "agents",
@@ -114,11 +114,7 @@ func spaceLine(sp protocol.Space) string {
 	return fmt.Sprintf("%s  %-7s  %s  %s  tabs [%s]%s", sp.ID, sp.State, sp.Color, sp.Title, strings.Join(tabs, " "), cur)
 }
 
-func printSpaces(w io.Writer, raw json.RawMessage) error {
-	var r protocol.SpacesListResult
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return err
-	}
+func printSpaces(w io.Writer, r protocol.SpacesListResult) error {
 	if len(r.Spaces) == 0 {
 		_, err := fmt.Fprintln(w, "no spaces")
 		return err
@@ -141,11 +137,7 @@ func printSpace(what string) func(w io.Writer, raw json.RawMessage) error {
 	})
 }
 
-func printEnded(w io.Writer, raw json.RawMessage) error {
-	var r protocol.SpacesCompleteResult
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return err
-	}
+func printEnded(w io.Writer, r protocol.SpacesCompleteResult) error {
 	_, err := fmt.Fprintf(w, "space %s ended: %d tab(s) closed, %d kept\n", r.Space, len(r.Closed), len(r.Kept))
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,64 +37,50 @@ func (c *cli) traceCommand() *cobra.Command {
 	}
 	// The methods are the owner's: under $EGOHOST_AGENT_TOKEN_FILE the
 	// CLI calls as that paired agent, and the service refuses it.
-	owner := func(ctx context.Context, e *env, method string, params, result any) error {
-		var raw json.RawMessage
-		if err := e.withConn(ctx, e.dialAs, "trace", func(call ownerCaller) error { return call(method, params, &raw) }); err != nil {
-			return err
-		}
-		if e.json {
-			_, err := fmt.Fprintf(e.stdout, "%s\n", raw)
-			return err
-		}
-		return json.Unmarshal(raw, result)
+	owner := func(ctx context.Context, e *env, method string, params any, print func(w io.Writer, raw json.RawMessage) error) error {
+		return e.printCall(ctx, e.dialAs, "trace", method, params, print)
 	}
 
 	start := &cobra.Command{Use: "start [--agent NAME]... [--out FILE]", Short: "start recording a trace", Args: nArgs(0, 0)}
 	agents := start.Flags().StringArray("agent", nil, "trace this agent's calls (repeat for several; none: every agent)")
 	out := start.Flags().String("out", "", "the trace file's `NAME` in <data_dir>/"+egohost.TracesDir+" (a plain file name)")
 	start.RunE = c.with(func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
-		var st protocol.TraceStatus
-		if err := owner(ctx, e, protocol.MethodTraceStart, protocol.TraceStartParams{Agents: *agents, Out: *out}, &st); err != nil || e.json {
-			return err
-		}
-		who := "every agent"
-		if len(st.Agents) > 0 {
-			who = strings.Join(st.Agents, ", ")
-		}
-		fmt.Fprintf(e.stdout, "tracing %s into %s (stop with `egohost trace stop`)\n", who, st.File)
-		return nil
+		return owner(ctx, e, protocol.MethodTraceStart, protocol.TraceStartParams{Agents: *agents, Out: *out}, printAs(func(w io.Writer, st protocol.TraceStatus) error {
+			who := "every agent"
+			if len(st.Agents) > 0 {
+				who = strings.Join(st.Agents, ", ")
+			}
+			fmt.Fprintf(w, "tracing %s into %s (stop with `egohost trace stop`)\n", who, st.File)
+			return nil
+		}))
 	})
 
 	stop := &cobra.Command{Use: "stop", Short: "stop the trace being recorded", Args: nArgs(0, 0)}
 	stop.RunE = c.with(func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
-		var r protocol.TraceStopResult
-		if err := owner(ctx, e, protocol.MethodTraceStop, nil, &r); err != nil || e.json {
-			return err
-		}
-		fmt.Fprintf(e.stdout, "trace stopped: %s (%d steps, %d bytes", r.File, r.Steps, r.Bytes)
-		if r.Dropped > 0 {
-			fmt.Fprintf(e.stdout, ", %d steps left out past the bound", r.Dropped)
-		}
-		fmt.Fprintf(e.stdout, ")\nview it: egohost trace show %s --open\n", filepath.Base(r.File))
-		return nil
+		return owner(ctx, e, protocol.MethodTraceStop, nil, printAs(func(w io.Writer, r protocol.TraceStopResult) error {
+			fmt.Fprintf(w, "trace stopped: %s (%d steps, %d bytes", r.File, r.Steps, r.Bytes)
+			if r.Dropped > 0 {
+				fmt.Fprintf(w, ", %d steps left out past the bound", r.Dropped)
+			}
+			fmt.Fprintf(w, ")\nview it: egohost trace show %s --open\n", filepath.Base(r.File))
+			return nil
+		}))
 	})
 
 	list := &cobra.Command{Use: "list", Short: "the trace files, newest first", Args: nArgs(0, 0)}
 	list.RunE = c.with(func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
-		var r protocol.TraceListResult
-		if err := owner(ctx, e, protocol.MethodTraceList, nil, &r); err != nil || e.json {
-			return err
-		}
-		if r.Recording != nil {
-			fmt.Fprintf(e.stdout, "recording %s since %s\n", r.Recording.File, r.Recording.Started.Local().Format(time.DateTime))
-		}
-		for _, t := range r.Traces {
-			fmt.Fprintf(e.stdout, "%-40s %10d bytes  %s\n", t.Name, t.Bytes, t.Modified.Local().Format(time.DateTime))
-		}
-		if len(r.Traces) == 0 {
-			fmt.Fprintln(e.stdout, "no traces (start one with `egohost trace start`)")
-		}
-		return nil
+		return owner(ctx, e, protocol.MethodTraceList, nil, printAs(func(w io.Writer, r protocol.TraceListResult) error {
+			if r.Recording != nil {
+				fmt.Fprintf(w, "recording %s since %s\n", r.Recording.File, r.Recording.Started.Local().Format(time.DateTime))
+			}
+			for _, t := range r.Traces {
+				fmt.Fprintf(w, "%-40s %10d bytes  %s\n", t.Name, t.Bytes, t.Modified.Local().Format(time.DateTime))
+			}
+			if len(r.Traces) == 0 {
+				fmt.Fprintln(w, "no traces (start one with `egohost trace start`)")
+			}
+			return nil
+		}))
 	})
 
 	show := &cobra.Command{Use: "show FILE [--html OUT] [--open]", Short: "write a trace as one self-contained HTML page", Args: nArgs(1, 1)}

@@ -554,7 +554,12 @@ func tabLine(i int, tab protocol.Tab, cur int) string {
 }
 
 func (t *tools) tabs(ctx context.Context, in tabsIn) *mcp.CallToolResult {
-	pick := func(tabs []protocol.Tab) (protocol.Tab, error) {
+	// pick is the tab of the list at in.Index.
+	pick := func() (protocol.Tab, error) {
+		tabs, _, err := t.tabList(ctx)
+		if err != nil {
+			return protocol.Tab{}, err
+		}
 		if in.Index == nil || *in.Index < 0 || *in.Index >= len(tabs) {
 			return protocol.Tab{}, protocol.Errorf(protocol.CodeInvalidParams, "index must be 0 to %d (see browser_tabs list)", len(tabs)-1)
 		}
@@ -588,11 +593,7 @@ func (t *tools) tabs(ctx context.Context, in tabsIn) *mcp.CallToolResult {
 		}
 		return t.page(ctx, outcome)
 	case "select":
-		tabs, _, err := t.tabList(ctx)
-		if err != nil {
-			return failure(err)
-		}
-		tab, err := pick(tabs)
+		tab, err := pick()
 		if err != nil {
 			return failure(err)
 		}
@@ -604,11 +605,7 @@ func (t *tools) tabs(ctx context.Context, in tabsIn) *mcp.CallToolResult {
 	case "close":
 		target := t.target()
 		if in.Index != nil {
-			tabs, _, err := t.tabList(ctx)
-			if err != nil {
-				return failure(err)
-			}
-			tab, err := pick(tabs)
+			tab, err := pick()
 			if err != nil {
 				return failure(err)
 			}
@@ -770,10 +767,7 @@ func (t *tools) console(ctx context.Context, in consoleIn) *mcp.CallToolResult {
 		return failure(err)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d console messages (tab %d)", len(r.Messages), r.Tab)
-	if r.Dropped > 0 {
-		fmt.Fprintf(&b, "; %d older ones were dropped", r.Dropped)
-	}
+	b.WriteString(recordHeader(len(r.Messages), "console messages", r.Tab, r.Dropped))
 	for _, m := range r.Messages {
 		fmt.Fprintf(&b, "\n[%s] %s", m.Level, m.Text)
 		if m.URL != "" {
@@ -789,14 +783,22 @@ func (t *tools) network(ctx context.Context, in networkIn) *mcp.CallToolResult {
 		return failure(err)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d requests (tab %d)", len(r.Requests), r.Tab)
-	if r.Dropped > 0 {
-		fmt.Fprintf(&b, "; %d older ones were dropped", r.Dropped)
-	}
+	b.WriteString(recordHeader(len(r.Requests), "requests", r.Tab, r.Dropped))
 	for _, q := range r.Requests {
 		fmt.Fprintf(&b, "\n%s", requestLine(q))
 	}
 	return text(b.String())
+}
+
+// recordHeader is the first line of what browser_console_messages and
+// browser_network_requests show: how many of what, the tab, and how many
+// older ones the service dropped.
+func recordHeader(n int, what string, tab, dropped int) string {
+	s := fmt.Sprintf("%d %s (tab %d)", n, what, tab)
+	if dropped > 0 {
+		s += fmt.Sprintf("; %d older ones were dropped", dropped)
+	}
+	return s
 }
 
 // requestLine renders a request as "#3 [GET] url => [200] OK": #3 is

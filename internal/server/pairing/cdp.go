@@ -396,6 +396,20 @@ func ForeignCookies(method string, params json.RawMessage, tabURL string) string
 	}
 	var urls []string
 	var domains []string
+	// where adds a cookie's url and domain to what is checked; false when
+	// it names neither.
+	where := func(c cookie) bool {
+		if c.URL == "" && c.Domain == nil {
+			return false
+		}
+		if c.URL != "" {
+			urls = append(urls, c.URL)
+		}
+		if c.Domain != nil {
+			domains = append(domains, *c.Domain)
+		}
+		return true
+	}
 	switch method {
 	case network.CommandGetCookies:
 		if p.URLs == nil || len(*p.URLs) == 0 {
@@ -407,25 +421,13 @@ func ForeignCookies(method string, params json.RawMessage, tabURL string) string
 			return ""
 		}
 		for _, c := range p.Cookies {
-			if c.URL == "" && c.Domain == nil {
+			if !where(c) {
 				return "every cookie needs a url or a domain of the tab's origin"
-			}
-			if c.URL != "" {
-				urls = append(urls, c.URL)
-			}
-			if c.Domain != nil {
-				domains = append(domains, *c.Domain)
 			}
 		}
 	default: // setCookie, deleteCookies
-		if p.URL == "" && p.Domain == nil {
+		if !where(p.cookie) {
 			return "give a url or a domain of the tab's origin"
-		}
-		if p.URL != "" {
-			urls = append(urls, p.URL)
-		}
-		if p.Domain != nil {
-			domains = append(domains, *p.Domain)
 		}
 	}
 	for _, raw := range urls {

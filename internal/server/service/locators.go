@@ -20,11 +20,8 @@ func (s *Service) locators(ctx context.Context, c *call, p protocol.LocatorsPara
 	if err := p.Check(protocol.MethodLocators); err != nil {
 		return nil, err
 	}
-	tc, err := s.tabContextWithin(ctx, c, p.Target, "locators", actwire.Millis(p.TimeoutMs))
+	tc, err := s.dialogFreeTab(ctx, c, p.Target, "locators", actwire.Millis(p.TimeoutMs))
 	if err != nil {
-		return nil, err
-	}
-	if err := tc.checkDialog("locators"); err != nil {
 		return nil, err
 	}
 	if err := s.checkRef(ctx, c, tc, p.Element); err != nil {

@@ -33,11 +33,8 @@ func (s *Service) resize(ctx context.Context, c *call, p protocol.ResizeParams) 
 	if err := p.Check(protocol.MethodResize); err != nil {
 		return nil, err
 	}
-	tc, err := s.tabContextWithin(ctx, c, p.Target, "resize", 0)
+	tc, err := s.dialogFreeTab(ctx, c, p.Target, "resize", 0)
 	if err != nil {
-		return nil, err
-	}
-	if err := tc.checkDialog("resize"); err != nil {
 		return nil, err
 	}
 	w, h, err := page.Resize(ctx, tc.page, tc.res, p.Width, p.Height)

@@ -22,11 +22,8 @@ func (s *Service) resolveOnce(ctx context.Context, c *call, p protocol.ResolvePa
 	if err := p.Check(protocol.MethodResolve); err != nil {
 		return nil, err
 	}
-	tc, err := s.tabContextWithin(ctx, c, p.Target, "resolve", actwire.Millis(p.TimeoutMs))
+	tc, err := s.dialogFreeTab(ctx, c, p.Target, "resolve", actwire.Millis(p.TimeoutMs))
 	if err != nil {
-		return nil, err
-	}
-	if err := tc.checkDialog("resolve"); err != nil {
 		return nil, err
 	}
 	start := time.Now()
@@ -44,14 +41,7 @@ func (s *Service) resolveOnce(ctx context.Context, c *call, p protocol.ResolvePa
 		}
 		return ms, err
 	}
-	var ms []resolver.Match
-	if p.Wait {
-		wctx, cancel := context.WithTimeout(ctx, s.actionTimeout(p.TimeoutMs))
-		defer cancel()
-		ms, err = resolver.Wait(wctx, find)
-	} else {
-		ms, err = find(ctx)
-	}
+	ms, err := waitIf(ctx, p.Wait, s.actionTimeout(p.TimeoutMs), find)
 	if err != nil {
 		return nil, wireerr.Classify(err)
 	}
@@ -60,7 +50,6 @@ func (s *Service) resolveOnce(ctx context.Context, c *call, p protocol.ResolvePa
 
 // resolveOne resolves to exactly one element: its centre or an object.
 func (s *Service) resolveOne(ctx context.Context, tc *tabContext, p protocol.ResolveParams, start time.Time) (any, error) {
-	var res protocol.ResolveResult
 	one := func(ctx context.Context) (protocol.ResolveResult, error) {
 		if p.Mode == protocol.ResolveObject {
 			o, err := tc.res.Object(ctx, p.Element)
@@ -69,20 +58,24 @@ func (s *Service) resolveOne(ctx context.Context, tc *tabContext, p protocol.Res
 		pt, err := tc.res.Center(ctx, p.Element)
 		return protocol.ResolveResult{Count: 1, Center: readwire.Center(pt)}, err
 	}
-	var err error
-	if p.Wait {
-		wctx, cancel := context.WithTimeout(ctx, s.actionTimeout(p.TimeoutMs))
-		defer cancel()
-		res, err = resolver.Wait(wctx, one)
-	} else {
-		res, err = one(ctx)
-	}
+	res, err := waitIf(ctx, p.Wait, s.actionTimeout(p.TimeoutMs), one)
 	if err != nil {
 		return nil, wireerr.Classify(err)
 	}
 	res.Matches = []protocol.Match{}
 	res.TookMs = actwire.TookMs(time.Since(start))
 	return res, nil
+}
+
+// waitIf calls fn once, or with wait retries it (resolver.Wait) until
+// timeout passes.
+func waitIf[T any](ctx context.Context, wait bool, timeout time.Duration, fn func(context.Context) (T, error)) (T, error) {
+	if !wait {
+		return fn(ctx)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return resolver.Wait(ctx, fn)
 }
 
 // actionTimeout is a call's auto-wait: its own timeoutMs, else timeouts.action.

@@ -22,11 +22,8 @@ func (s *Service) snapshotOnce(ctx context.Context, c *call, p protocol.Snapshot
 	if err := p.Check(protocol.MethodSnapshot); err != nil {
 		return nil, err
 	}
-	tc, err := s.tabContextWithin(ctx, c, p.Target, "snapshot", 0)
+	tc, err := s.dialogFreeTab(ctx, c, p.Target, "snapshot", 0)
 	if err != nil {
-		return nil, err
-	}
-	if err := tc.checkDialog("snapshot"); err != nil {
 		return nil, err
 	}
 	if p.TimeoutMs < 0 {

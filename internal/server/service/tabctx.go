@@ -76,6 +76,19 @@ func (s *Service) tabContextWithin(ctx context.Context, c *call, target protocol
 	return tc, err
 }
 
+// dialogFreeTab is tabContextWithin for a method that reads or changes
+// the page: it fails at once when a dialog blocks the tab (checkDialog).
+func (s *Service) dialogFreeTab(ctx context.Context, c *call, target protocol.Target, op string, timeout time.Duration) (*tabContext, error) {
+	tc, err := s.tabContextWithin(ctx, c, target, op, timeout)
+	if err != nil {
+		return nil, err
+	}
+	if err := tc.checkDialog(op); err != nil {
+		return nil, err
+	}
+	return tc, nil
+}
+
 // checkDialog fails at once when a JavaScript dialog blocks the tab: the
 // page would answer nothing until someone answers the dialog.
 func (tc *tabContext) checkDialog(op string) error {

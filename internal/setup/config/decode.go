@@ -310,24 +310,35 @@ func ParseSize(s string) (int, error) {
 	return int(n * mult), nil
 }
 
-func (d *decoder) extensionIDs(key string) []string {
-	var ids []string
+// list reads a list of values (a YAML list, or comma-separated from the
+// environment), each trimmed; what names the values in the error when
+// the setting is not a list. It reports false once it has failed.
+func (d *decoder) list(key, what string) ([]string, bool) {
+	var out []string
 	switch val := d.v.Get(key).(type) {
 	case nil:
-	case string: // from the environment: comma-separated
-		for id := range strings.SplitSeq(val, ",") {
-			if id = strings.TrimSpace(id); id != "" {
-				ids = append(ids, id)
+	case string:
+		for s := range strings.SplitSeq(val, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
 			}
 		}
 	case []any:
 		for _, item := range val {
-			ids = append(ids, strings.TrimSpace(fmt.Sprint(item)))
+			out = append(out, strings.TrimSpace(fmt.Sprint(item)))
 		}
 	case []string:
-		ids = append(ids, val...)
+		out = append(out, val...)
 	default:
-		d.fail(key, fmt.Sprint(val), "is not a list of extension IDs")
+		d.fail(key, fmt.Sprint(val), "is not a list of "+what)
+		return nil, false
+	}
+	return out, true
+}
+
+func (d *decoder) extensionIDs(key string) []string {
+	ids, ok := d.list(key, "extension IDs")
+	if !ok {
 		return nil
 	}
 	if len(ids) == 0 {
@@ -459,23 +470,8 @@ func (d *decoder) confirmRules(key string) map[string][]confirm.Rule {
 // words reads a list of words (a YAML list, or comma-separated from the
 // environment); none may be empty or hold a space.
 func (d *decoder) words(key string) []string {
-	var out []string
-	switch val := d.v.Get(key).(type) {
-	case nil:
-	case string:
-		for w := range strings.SplitSeq(val, ",") {
-			if w = strings.TrimSpace(w); w != "" {
-				out = append(out, w)
-			}
-		}
-	case []any:
-		for _, item := range val {
-			out = append(out, strings.TrimSpace(fmt.Sprint(item)))
-		}
-	case []string:
-		out = append(out, val...)
-	default:
-		d.fail(key, fmt.Sprint(val), "is not a list of words")
+	out, ok := d.list(key, "words")
+	if !ok {
 		return nil
 	}
 	for _, w := range out {
@@ -521,23 +517,8 @@ func (d *decoder) logLevel(key string) slog.Level {
 // agentNames reads a list of agent names (a YAML list, or comma-separated
 // from the environment); it may be empty.
 func (d *decoder) agentNames(key string) []string {
-	var names []string
-	switch val := d.v.Get(key).(type) {
-	case nil:
-	case string:
-		for n := range strings.SplitSeq(val, ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				names = append(names, n)
-			}
-		}
-	case []any:
-		for _, item := range val {
-			names = append(names, strings.TrimSpace(fmt.Sprint(item)))
-		}
-	case []string:
-		names = append(names, val...)
-	default:
-		d.fail(key, fmt.Sprint(val), "is not a list of agent names")
+	names, ok := d.list(key, "agent names")
+	if !ok {
 		return nil
 	}
 	for _, n := range names {

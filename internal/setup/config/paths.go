@@ -114,26 +114,11 @@ func (c *Config) resolveAgentPaths(goos, home string, getenv func(string) string
 func DefaultOutputDir(goos, home string, getenv func(string) string) (string, bool) {
 	switch goos {
 	case "windows":
-		if d := getenv("LOCALAPPDATA"); d != "" && isAbs(goos, d) {
-			return joinPath(goos, d, "egohost-output"), true
-		}
-		if home == "" {
-			return "", false
-		}
-		return joinPath(goos, home, "AppData", "Local", "egohost-output"), true
+		return userDir(goos, home, getenv, "LOCALAPPDATA", []string{"egohost-output"}, "AppData", "Local", "egohost-output")
 	case "darwin":
-		if home == "" {
-			return "", false
-		}
-		return joinPath(goos, home, "Library", "Caches", "egohost", "output"), true
+		return userDir(goos, home, getenv, "", nil, "Library", "Caches", "egohost", "output")
 	default:
-		if d := getenv("XDG_CACHE_HOME"); d != "" && isAbs(goos, d) {
-			return joinPath(goos, d, "egohost", "output"), true
-		}
-		if home == "" {
-			return "", false
-		}
-		return joinPath(goos, home, ".cache", "egohost", "output"), true
+		return userDir(goos, home, getenv, "XDG_CACHE_HOME", []string{"egohost", "output"}, ".cache", "egohost", "output")
 	}
 }
 
@@ -161,27 +146,27 @@ func inside(goos, p, dir string) bool {
 func DefaultStateDir(goos, home string, getenv func(string) string) (string, bool) {
 	switch goos {
 	case "windows":
-		if d := getenv("LOCALAPPDATA"); d != "" && isAbs(goos, d) {
-			return joinPath(goos, d, "egohost"), true
-		}
-		if home == "" {
-			return "", false
-		}
-		return joinPath(goos, home, "AppData", "Local", "egohost"), true
+		return userDir(goos, home, getenv, "LOCALAPPDATA", []string{"egohost"}, "AppData", "Local", "egohost")
 	case "darwin":
-		if home == "" {
-			return "", false
-		}
-		return joinPath(goos, home, "Library", "Application Support", "egohost"), true
+		return userDir(goos, home, getenv, "", nil, "Library", "Application Support", "egohost")
 	default:
-		if d := getenv("XDG_RUNTIME_DIR"); d != "" && isAbs(goos, d) {
-			return joinPath(goos, d, "egohost"), true
-		}
-		if home == "" {
-			return "", false
-		}
-		return joinPath(goos, home, ".cache", "egohost", "run"), true
+		return userDir(goos, home, getenv, "XDG_RUNTIME_DIR", []string{"egohost"}, ".cache", "egohost", "run")
 	}
+}
+
+// userDir is underEnv in the folder the environment variable env names
+// when that is an absolute path (no env: none), else underHome in home,
+// and false when home is not known either.
+func userDir(goos, home string, getenv func(string) string, env string, underEnv []string, underHome ...string) (string, bool) {
+	if env != "" {
+		if d := getenv(env); d != "" && isAbs(goos, d) {
+			return joinPath(goos, append([]string{d}, underEnv...)...), true
+		}
+	}
+	if home == "" {
+		return "", false
+	}
+	return joinPath(goos, append([]string{home}, underHome...)...), true
 }
 
 // DefaultDataDir returns the per-user folder of durable state used when
