@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/egohost/egohost/internal/testkit/sockdir"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -14,7 +15,7 @@ import (
 // command marked reattach; one whose command may have run (detached while
 // it ran) fails with detached and is not run again.
 func TestCallRunsAgainWhenNothingReachedThePage(t *testing.T) {
-	f := newFixtureIn(t, shortDir(t), nil)
+	f := newFixtureIn(t, sockdir.New(t), nil)
 	agent := f.agent(t)
 	ext := f.connectExt(t, testOrigin)
 	id := ext.HelloAs(keyA)

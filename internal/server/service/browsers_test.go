@@ -2,26 +2,16 @@ package service
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
+	"github.com/egohost/egohost/internal/testkit/sockdir"
 	"github.com/egohost/egohost/protocol"
 )
 
 const keyA = "0123456789abcdef0123456789abcdef"
 
 var testOrigin = "chrome-extension://" + testExt + "/"
-
-// shortDir is a state dir with a short path (unix socket paths are short).
-func shortDir(t *testing.T) string {
-	dir, err := os.MkdirTemp("", "egs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
 
 // waitGone waits until the service has no link with id.
 func waitGone(t *testing.T, f *fixture, id string) {
@@ -42,7 +32,7 @@ func waitGone(t *testing.T, f *fixture, id string) {
 // they answer at once with what is connected now, and list the
 // reconnecting browser as such, with when it went.
 func TestDescribingCallsDoNotWait(t *testing.T) {
-	f := newFixtureIn(t, shortDir(t), func(o *Options) {
+	f := newFixtureIn(t, sockdir.New(t), func(o *Options) {
 		o.RequestTimeout = time.Minute
 		o.ReconnectWait = time.Minute
 	})

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/internal/testkit/fakeext"
+	"github.com/egohost/egohost/internal/testkit/sockdir"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -38,13 +38,7 @@ func newFixture(t *testing.T) *fixture {
 // starts, changes to the service (tests add methods of their own).
 func newFixtureWith(t *testing.T, opts func(*Options), before func(*Service)) *fixture {
 	t.Helper()
-	// Unix socket paths are short: keep the dir short too.
-	dir, err := os.MkdirTemp("", "egs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return newFixtureAt(t, dir, opts, before)
+	return newFixtureAt(t, sockdir.New(t), opts, before)
 }
 
 // newFixtureIn runs a service on state dir dir; modify (if not nil)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/client"
+	"github.com/egohost/egohost/internal/testkit/sockdir"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -53,7 +54,7 @@ func waitNote(t *testing.T, agent *client.Client, method string, params any) {
 // events; it ends (cdp.subscriptionEnded, tab_closed) when the browser
 // comes back without the tab.
 func TestSubscriptionResumesOnTheBrowsersNextLink(t *testing.T) {
-	f := newFixtureIn(t, shortDir(t), nil)
+	f := newFixtureIn(t, sockdir.New(t), nil)
 	agent := f.agent(t)
 	ext := f.connectExt(t, testOrigin)
 	id := ext.HelloAs(keyA)
@@ -125,7 +126,7 @@ func TestSubscriptionResumesOnTheBrowsersNextLink(t *testing.T) {
 // A subscription whose browser is not back within timeouts.reconnect ends
 // (browser_disconnected); one the agent ended does not resume.
 func TestSubscriptionEndsWhenTheBrowserStaysAway(t *testing.T) {
-	f := newFixtureIn(t, shortDir(t), func(o *Options) { o.ReconnectGrace = 300 * time.Millisecond })
+	f := newFixtureIn(t, sockdir.New(t), func(o *Options) { o.ReconnectGrace = 300 * time.Millisecond })
 	agent := f.agent(t)
 	ext := f.connectExt(t, testOrigin)
 	id := ext.HelloAs(keyA)
