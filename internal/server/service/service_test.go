@@ -115,6 +115,19 @@ func callAsync(ctx context.Context, c *client.Client, method string, params any)
 	return errc
 }
 
+// awaitErr is the error that arrives on errc; none within d fails the test,
+// saying hung.
+func awaitErr(t *testing.T, errc <-chan error, d time.Duration, hung string) error {
+	t.Helper()
+	select {
+	case err := <-errc:
+		return err
+	case <-time.After(d):
+		t.Fatal(hung)
+		return nil
+	}
+}
+
 // fakeExt is a scripted extension speaking through the relay socket.
 type fakeExt struct{ *fakeext.Ext }
 
@@ -180,12 +193,8 @@ func TestPendingCallsFailWhenLinkDrops(t *testing.T) {
 	errc := callAsync(context.Background(), a, protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 3}, Method: "Page.reload"})
 	ext.Read()
 	ext.Conn.Close()
-	select {
-	case err := <-errc:
-		wantCode(t, err, protocol.CodeBrowserGone)
-	case <-time.After(5 * time.Second):
-		t.Fatal("pending call hung after the link dropped")
-	}
+	err := awaitErr(t, errc, 5*time.Second, "pending call hung after the link dropped")
+	wantCode(t, err, protocol.CodeBrowserGone)
 }
 
 // The extension answers each command of a detached tab itself (PROTOCOL.md
@@ -198,14 +207,10 @@ func TestDetachedEventFailsPendingCalls(t *testing.T) {
 	errc := callAsync(context.Background(), a, protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 3}, Method: "Page.reload"})
 	ext.Read()
 	ext.Send(map[string]any{"event": "detached", "tabId": 3, "reason": "canceled_by_user"})
-	select {
-	case err := <-errc:
-		wantCode(t, err, protocol.CodeDetached)
-		if !strings.Contains(err.Error(), "canceled_by_user") {
-			t.Errorf("error %q does not name the reason", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("pending call hung after detach")
+	err := awaitErr(t, errc, 5*time.Second, "pending call hung after detach")
+	wantCode(t, err, protocol.CodeDetached)
+	if !strings.Contains(err.Error(), "canceled_by_user") {
+		t.Errorf("error %q does not name the reason", err)
 	}
 }
 
@@ -322,12 +327,8 @@ func TestDialogEventDuringPageOpen(t *testing.T) {
 		}
 		ext.Send(map[string]any{"id": r["id"], "result": map[string]any{}})
 	}
-	select {
-	case err := <-errc:
-		wantCode(t, err, protocol.CodeDialogOpen)
-	case <-time.After(4 * time.Second):
-		t.Fatal("snapshot hung: the dialog event stalled the link")
-	}
+	err := awaitErr(t, errc, 4*time.Second, "snapshot hung: the dialog event stalled the link")
+	wantCode(t, err, protocol.CodeDialogOpen)
 }
 
 // A process that took the port while the service was down never receives
