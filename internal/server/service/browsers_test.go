@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/egohost/egohost/internal/testkit/sockdir"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -32,13 +31,12 @@ func waitGone(t *testing.T, f *fixture, id string) {
 // they answer at once with what is connected now, and list the
 // reconnecting browser as such, with when it went.
 func TestDescribingCallsDoNotWait(t *testing.T) {
-	f := newFixtureIn(t, sockdir.New(t), func(o *Options) {
+	f := newFixtureWith(t, func(o *Options) {
 		o.RequestTimeout = time.Minute
 		o.ReconnectWait = time.Minute
-	})
+	}, nil)
 	agent := f.agent(t)
-	ext := f.connectExt(t, testOrigin)
-	id := ext.HelloAs(keyA)
+	ext, id := f.keyedExt(t)
 	ext.Conn.Close()
 	waitGone(t, f, id)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a hang bound

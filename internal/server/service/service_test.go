@@ -41,13 +41,6 @@ func newFixtureWith(t *testing.T, opts func(*Options), before func(*Service)) *f
 	return newFixtureAt(t, sockdir.New(t), opts, before)
 }
 
-// newFixtureIn runs a service on state dir dir; modify (if not nil)
-// changes its options first.
-func newFixtureIn(t *testing.T, dir string, modify func(*Options)) *fixture {
-	t.Helper()
-	return newFixtureAt(t, dir, modify, nil)
-}
-
 // newFixtureAt runs a service on state dir dir; modify (if not nil)
 // changes its options first, before (if not nil) the service before
 // Serve starts.
@@ -105,6 +98,14 @@ func (f *fixture) linkedExt(t *testing.T) *fakeExt {
 	e := f.connectExt(t, testOrigin)
 	e.hello()
 	return e
+}
+
+// keyedExt connects a fake extension of the test's origin that says hello
+// with browser key keyA: it returns the extension and its browser's ID.
+func (f *fixture) keyedExt(t *testing.T) (*fakeExt, string) {
+	t.Helper()
+	e := f.connectExt(t, testOrigin)
+	return e, e.HelloAs(keyA)
 }
 
 // callAsync makes the call in a goroutine: its error arrives on the
