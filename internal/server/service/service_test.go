@@ -116,6 +116,13 @@ func callAsync(ctx context.Context, c *client.Client, method string, params any)
 	return errc
 }
 
+// callResult is a call's raw result and its error, for a call made in a
+// goroutine.
+type callResult struct {
+	raw json.RawMessage
+	err error
+}
+
 // awaitErr is the error that arrives on errc; none within d fails the test,
 // saying hung.
 func awaitErr(t *testing.T, errc <-chan error, d time.Duration, hung string) error {
@@ -162,16 +169,12 @@ func TestCDPRoundTripAndChunking(t *testing.T) {
 	ext := f.linkedExt(t)
 	a := f.agent(t)
 	big := strings.Repeat("é", 1<<20) // 2 MiB of UTF-8: must be chunked
-	type result struct {
-		raw json.RawMessage
-		err error
-	}
-	resc := make(chan result, 1)
+	resc := make(chan callResult, 1)
 	go func() {
 		var raw json.RawMessage
 		params, _ := json.Marshal(map[string]string{"expression": big})
 		err := a.Call(context.Background(), protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 7}, Method: "Runtime.evaluate", Params: params}, &raw)
-		resc <- result{raw, err}
+		resc <- callResult{raw, err}
 	}()
 	req := ext.Read()
 	if req["op"] != "cdp" || req["tabId"].(float64) != 7 || req["method"] != "Runtime.evaluate" {
@@ -273,11 +276,7 @@ func TestLateReplyFromOldLinkIsDropped(t *testing.T) {
 
 	fresh := f.connectExt(t, "chrome-extension://"+testExt+"/")
 	fresh.hello()
-	type result struct {
-		raw json.RawMessage
-		err error
-	}
-	resc := make(chan result, 1)
+	resc := make(chan callResult, 1)
 	go func() {
 		var raw json.RawMessage
 		// The old link may still be registered for a moment: name none and
@@ -288,7 +287,7 @@ func TestLateReplyFromOldLinkIsDropped(t *testing.T) {
 				time.Sleep(10 * time.Millisecond)
 				continue
 			}
-			resc <- result{raw, err}
+			resc <- callResult{raw, err}
 			return
 		}
 	}()
