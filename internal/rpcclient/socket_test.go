@@ -13,21 +13,10 @@ import (
 	"github.com/egohost/egohost/internal/rpcclient"
 	"github.com/egohost/egohost/internal/server/service"
 	"github.com/egohost/egohost/internal/testkit/servicetest"
+	"github.com/egohost/egohost/internal/testkit/sockdir"
 	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/protocol"
 )
-
-// shortDir is a private temporary folder with a short path (unix socket
-// paths are short).
-func shortDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "egr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
 
 // startService runs a real service on its own state dir and returns it.
 func startService(t *testing.T) (dir string, s *service.Service) {
@@ -67,7 +56,7 @@ func TestDialSocketRefuses(t *testing.T) {
 
 	// The socket's path replaced by a symlink (to the real socket, even):
 	// refused before dialing.
-	link := filepath.Join(shortDir(t), "link.sock")
+	link := filepath.Join(sockdir.New(t), "link.sock")
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +64,7 @@ func TestDialSocketRefuses(t *testing.T) {
 		t.Errorf("a symlink: got %v, want ErrNotService", err)
 	}
 	// A plain file where the socket should be.
-	file := filepath.Join(shortDir(t), "agent.sock")
+	file := filepath.Join(sockdir.New(t), "agent.sock")
 	os.WriteFile(file, nil, 0o600)
 	if _, err := dial(file, s.Token(), rpcclient.SocketOptions{}); !errors.Is(err, rpcclient.ErrNotService) {
 		t.Errorf("a file: got %v, want ErrNotService", err)
@@ -96,7 +85,7 @@ func TestDialSocketRefuses(t *testing.T) {
 		t.Errorf("no token: got %v, want ErrNoToken", err)
 	}
 	// No service.
-	if _, err := dial(filepath.Join(shortDir(t), "none.sock"), s.Token(), rpcclient.SocketOptions{}); err == nil || !strings.Contains(err.Error(), "egohost serve") {
+	if _, err := dial(filepath.Join(sockdir.New(t), "none.sock"), s.Token(), rpcclient.SocketOptions{}); err == nil || !strings.Contains(err.Error(), "egohost serve") {
 		t.Errorf("no service: got %v, want a hint to start it", err)
 	}
 }
@@ -105,7 +94,7 @@ func TestDialSocketRefuses(t *testing.T) {
 // service was down) answers the hello with a made-up proof: the client
 // leaves without sending the token.
 func TestDialSocketRefusesImpostor(t *testing.T) {
-	path := filepath.Join(shortDir(t), "agent.sock")
+	path := filepath.Join(sockdir.New(t), "agent.sock")
 	ln, err := net.Listen("unix", path)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"context"
 	"os"
 	"strings"
 	"testing"
@@ -60,10 +59,7 @@ func TestScreenshotFilenameAndAnnotations(t *testing.T) {
 	if isErr || !strings.Contains(got, "saved to /out/page.png") || len(f.calls) != 1 || !strings.Contains(f.calls[0], `"path":"page.png"`) {
 		t.Errorf("filename page.png: got %q (error %t), calls %q", got, isErr, f.calls)
 	}
-	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := listTools(t, cs)
 	for _, tl := range res.Tools {
 		if tl.Name != "browser_take_screenshot" {
 			continue

@@ -78,16 +78,23 @@ func connectAs(t *testing.T, c Caller, opts Options, client string, copts *mcp.C
 	return cs
 }
 
+// listTools is the tool list the client session is given.
+func listTools(t *testing.T, cs *mcp.ClientSession) *mcp.ListToolsResult {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // TestToolsGolden keeps the tool list (names, titles, descriptions, input
 // schemas, annotations; every group) a deliberate change: agents pay for
 // it on every turn, and prompts depend on it. Run with -update after
 // changing a tool.
 func TestToolsGolden(t *testing.T) {
 	cs := connect(t, &fakeService{})
-	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := listTools(t, cs)
 	type tool struct {
 		Name        string               `json:"name"`
 		Title       string               `json:"title"`

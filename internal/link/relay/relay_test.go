@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/egohost/egohost/internal/testkit/sockdir"
 	"github.com/egohost/egohost/nativemsg"
 )
 
@@ -55,12 +56,7 @@ func (b *syncBuffer) String() string {
 // socketPath returns a fresh unix socket path short enough for every OS.
 func socketPath(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "egr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return filepath.Join(dir, "s.sock")
+	return filepath.Join(sockdir.New(t), "s.sock")
 }
 
 // harness plays Chrome around one Run.

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/egohost/egohost/internal/testkit/sockdir"
 	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/protocol"
 )
@@ -59,12 +60,7 @@ func (g *fakeGate) refusals() []protocol.Code {
 // returns the socket's path.
 func serveSocket(t *testing.T, ctx context.Context, g Gate, h Handler) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "agentconn") // short: a socket path is capped
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	path := filepath.Join(dir, "s")
+	path := filepath.Join(sockdir.New(t), "s")
 	ln, err := net.Listen("unix", path)
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/internal/testkit/fakeext"
+	"github.com/egohost/egohost/internal/testkit/sockdir"
 	"github.com/egohost/egohost/nativemsg"
 	"github.com/egohost/egohost/protocol"
 )
@@ -35,16 +36,6 @@ type fixture struct {
 	h    *Hub[*Link]
 	sock string
 	stop func() // ends the hub's connections and waits for them
-}
-
-// shortDir is a data dir with a short path (unix socket paths are short).
-func shortDir(t *testing.T) string {
-	dir, err := os.MkdirTemp("", "egh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
 }
 
 // newFixture runs a hub on data dir dir; modify (if not nil) changes its
@@ -139,7 +130,7 @@ func pickAndEcho(f *fixture, timeout time.Duration, name, data string) error {
 // restarts; other profiles and key-less (older) extensions get new IDs that
 // never collide with a remembered one.
 func TestBrowserIDStableAcrossReconnectsAndRestarts(t *testing.T) {
-	dir := shortDir(t)
+	dir := sockdir.New(t)
 	f := newFixture(t, dir, nil)
 	a := f.connectExt(t, testOrigin)
 	if got := a.HelloAs(keyA); got != "b1" {
@@ -181,7 +172,7 @@ func TestBrowserIDStableAcrossReconnectsAndRestarts(t *testing.T) {
 // done) takes the browser there is then, but never one whose automation
 // the person stopped: the end of a wait is no way around Stop all.
 func TestAWaitsEndHonoursStopAll(t *testing.T) {
-	f := newFixture(t, shortDir(t), nil)
+	f := newFixture(t, sockdir.New(t), nil)
 	ext := f.connectExt(t, testOrigin)
 	id := ext.HelloAs(keyA)
 	f.h.Get(id).SetStopped(true)
@@ -203,7 +194,7 @@ func TestAWaitsEndHonoursStopAll(t *testing.T) {
 // the reconnect grace.
 func TestCallsWaitForAReconnectingBrowser(t *testing.T) {
 	const callTimeout = time.Second // the call's own timeout
-	f := newFixture(t, shortDir(t), func(o *Options[*Link]) {
+	f := newFixture(t, sockdir.New(t), func(o *Options[*Link]) {
 		o.ReconnectGrace = 2500 * time.Millisecond // ends halfway through the third call below
 		o.ReconnectWait = o.ReconnectGrace
 	})
@@ -261,7 +252,7 @@ func TestCallsWaitForAReconnectingBrowser(t *testing.T) {
 // A call that needs a reconnecting browser waits at most ReconnectWait,
 // not its whole timeout.
 func TestReconnectWaitBoundsACall(t *testing.T) {
-	f := newFixture(t, shortDir(t), func(o *Options[*Link]) { o.ReconnectWait = 200 * time.Millisecond })
+	f := newFixture(t, sockdir.New(t), func(o *Options[*Link]) { o.ReconnectWait = 200 * time.Millisecond })
 	ext := f.connectExt(t, testOrigin)
 	id := ext.HelloAs(keyA)
 	ext.Conn.Close()
@@ -276,7 +267,7 @@ func TestReconnectWaitBoundsACall(t *testing.T) {
 // takes its ID back; a second live browser with the same key (a copied
 // profile) gets a fresh ID rather than stealing it.
 func TestSameBrowserKeyTwice(t *testing.T) {
-	f := newFixture(t, shortDir(t), nil)
+	f := newFixture(t, sockdir.New(t), nil)
 	first := f.connectExt(t, testOrigin)
 	id := first.HelloAs(keyA)
 
@@ -301,7 +292,7 @@ func TestSameBrowserKeyTwice(t *testing.T) {
 // is a browser on its way: a call that needs it waits for its hello
 // instead of failing.
 func TestCallsWaitForABrowserThatHasNotSaidHello(t *testing.T) {
-	f := newFixture(t, shortDir(t), nil)
+	f := newFixture(t, sockdir.New(t), nil)
 	ext := f.connectExt(t, testOrigin)
 	deadline := time.Now().Add(5 * time.Second)
 	for { // the hub has taken the relay's handshake
@@ -331,7 +322,7 @@ func TestCallsWaitForABrowserThatHasNotSaidHello(t *testing.T) {
 }
 
 func TestRelayRefusals(t *testing.T) {
-	f := newFixture(t, shortDir(t), nil)
+	f := newFixture(t, sockdir.New(t), nil)
 	t.Run("foreign extension", func(t *testing.T) {
 		ext := f.connectExt(t, "chrome-extension://bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb/")
 		m := ext.Read()
@@ -392,7 +383,7 @@ func TestRelayOfAnotherUserRefused(t *testing.T) {
 		t.Skip("peer uids are checked on Linux and macOS")
 	}
 	me := uint32(os.Getuid())
-	f := newFixture(t, shortDir(t), func(o *Options[*Link]) {
+	f := newFixture(t, sockdir.New(t), func(o *Options[*Link]) {
 		o.PeerUID = func(int) (uint32, error) { return me + 1, nil }
 	})
 	conn, err := net.Dial("unix", f.sock)

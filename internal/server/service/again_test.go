@@ -14,10 +14,9 @@ import (
 // command marked reattach; one whose command may have run (detached while
 // it ran) fails with detached and is not run again.
 func TestCallRunsAgainWhenNothingReachedThePage(t *testing.T) {
-	f := newFixtureIn(t, shortDir(t), nil)
+	f := newFixture(t)
 	agent := f.agent(t)
-	ext := f.connectExt(t, testOrigin)
-	id := ext.HelloAs(keyA)
+	ext, id := f.keyedExt(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	send := func(method string) chan error {

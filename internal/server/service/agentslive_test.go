@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -40,11 +39,10 @@ func TestPopupAgentsInFlightAndDisconnect(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	you := f.agent(t) // the owner token without a name: the person's CLI
-	alice, err := client.Dial(ctx, f.s.Addr(), f.s.Token(), client.Options{Agent: "alice"})
+	alice, err := f.agentNamed(t, "alice")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer alice.Close()
 	if err := alice.Call(ctx, protocol.MethodPing, nil, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -91,11 +89,10 @@ func TestPopupAgentsInFlightAndDisconnect(t *testing.T) {
 	if err := alice.Call(ctx, protocol.MethodPing, nil, nil); err == nil {
 		t.Error("alice's cut connection still answers")
 	}
-	again, err := client.Dial(ctx, f.s.Addr(), f.s.Token(), client.Options{Agent: "alice"})
+	again, err := f.agentNamed(t, "alice")
 	if err != nil {
 		t.Fatalf("alice reconnects after Disconnect: %v", err)
 	}
-	defer again.Close()
 	if err := again.Call(ctx, protocol.MethodPing, nil, nil); err != nil {
 		t.Fatalf("alice's new connection: %v", err)
 	}

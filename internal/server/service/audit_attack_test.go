@@ -144,11 +144,10 @@ func TestTokenlessAgentHeaderIsNobody(t *testing.T) {
 	if f.s.connected("claude") {
 		t.Error("a connection without a token counts as agent claude being connected")
 	}
-	owner, err := client.Dial(ctx, f.s.Addr(), f.s.Token(), client.Options{Agent: "claude"})
+	owner, err := f.agentNamed(t, "claude")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer owner.Close()
 	if err := owner.Call(ctx, protocol.MethodPing, nil, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -12,16 +11,6 @@ import (
 const keyA = "0123456789abcdef0123456789abcdef"
 
 var testOrigin = "chrome-extension://" + testExt + "/"
-
-// shortDir is a state dir with a short path (unix socket paths are short).
-func shortDir(t *testing.T) string {
-	dir, err := os.MkdirTemp("", "egs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return dir
-}
 
 // waitGone waits until the service has no link with id.
 func waitGone(t *testing.T, f *fixture, id string) {
@@ -42,13 +31,12 @@ func waitGone(t *testing.T, f *fixture, id string) {
 // they answer at once with what is connected now, and list the
 // reconnecting browser as such, with when it went.
 func TestDescribingCallsDoNotWait(t *testing.T) {
-	f := newFixtureIn(t, shortDir(t), func(o *Options) {
+	f := newFixtureWith(t, func(o *Options) {
 		o.RequestTimeout = time.Minute
 		o.ReconnectWait = time.Minute
-	})
+	}, nil)
 	agent := f.agent(t)
-	ext := f.connectExt(t, testOrigin)
-	id := ext.HelloAs(keyA)
+	ext, id := f.keyedExt(t)
 	ext.Conn.Close()
 	waitGone(t, f, id)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second) // a hang bound

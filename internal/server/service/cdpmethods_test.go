@@ -34,6 +34,16 @@ func (e *fakeExt) frames() <-chan map[string]any {
 	return ch
 }
 
+// answerAll answers each request the fake extension reads, until its
+// connection ends, with the result answer makes of it.
+func (e *fakeExt) answerAll(answer func(req map[string]any) map[string]any) {
+	go func() {
+		for req := range e.frames() {
+			e.Send(map[string]any{"id": req["id"], "result": answer(req)})
+		}
+	}()
+}
+
 // cdpThrough makes a call while the fake extension answers every request
 // (groups.list with no groups, anything else with {}), and returns the
 // first cdp op that reached the extension (nil: none) and the call's error.

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -19,26 +18,16 @@ import (
 // and before anything changes in the browser (no group is made).
 func TestClaimChecksOriginRules(t *testing.T) {
 	ext, bot := bankDenied(t, "*", "https://www.bank.example/login?token=s3cret")
-	go func() { // the browser: no tab groups yet; anything else is answered empty
-		for {
-			b, err := ext.R.Read()
-			if err != nil {
-				return // the test ended
-			}
-			var req map[string]any
-			if json.Unmarshal(b, &req) != nil {
-				return
-			}
-			if req["op"] == "groups.add" {
-				t.Errorf("the refused claim made a group: %v", req)
-			}
-			res := map[string]any{}
-			if req["op"] == "groups.list" {
-				res["groups"] = []any{}
-			}
-			ext.Send(map[string]any{"id": req["id"], "result": res})
+	ext.answerAll(func(req map[string]any) map[string]any { // the browser: no tab groups yet; anything else is answered empty
+		if req["op"] == "groups.add" {
+			t.Errorf("the refused claim made a group: %v", req)
 		}
-	}()
+		res := map[string]any{}
+		if req["op"] == "groups.list" {
+			res["groups"] = []any{}
+		}
+		return res
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var claimed protocol.SpaceResult
@@ -55,29 +44,19 @@ func TestClaimChecksOriginRules(t *testing.T) {
 // and Network.getCookies is never sent.
 func TestCookiesJudgeTheURLTheyRead(t *testing.T) {
 	ext, bot := bankDenied(t, "bot", "https://fine.example/")
-	go func() { // the browser: the tab's main frame is on the bank now
-		for {
-			b, err := ext.R.Read()
-			if err != nil {
-				return // the test ended
-			}
-			var req map[string]any
-			if json.Unmarshal(b, &req) != nil {
-				return
-			}
-			res := map[string]any{}
-			switch {
-			case req["op"] == "groups.list":
-				res["groups"] = []any{}
-			case req["method"] == "Page.getFrameTree":
-				res["frameTree"] = map[string]any{"frame": map[string]any{"id": "MAIN", "loaderId": "L", "url": "https://www.bank.example/account", "securityOrigin": "https://www.bank.example", "mimeType": "text/html"}}
-			case req["method"] == "Network.getCookies":
-				t.Errorf("cookies of %v were read", req["params"])
-				res["cookies"] = []any{map[string]any{"name": "session", "value": "s3cret", "domain": "www.bank.example", "path": "/", "httpOnly": true}}
-			}
-			ext.Send(map[string]any{"id": req["id"], "result": res})
+	ext.answerAll(func(req map[string]any) map[string]any { // the browser: the tab's main frame is on the bank now
+		res := map[string]any{}
+		switch {
+		case req["op"] == "groups.list":
+			res["groups"] = []any{}
+		case req["method"] == "Page.getFrameTree":
+			res["frameTree"] = map[string]any{"frame": map[string]any{"id": "MAIN", "loaderId": "L", "url": "https://www.bank.example/account", "securityOrigin": "https://www.bank.example", "mimeType": "text/html"}}
+		case req["method"] == "Network.getCookies":
+			t.Errorf("cookies of %v were read", req["params"])
+			res["cookies"] = []any{map[string]any{"name": "session", "value": "s3cret", "domain": "www.bank.example", "path": "/", "httpOnly": true}}
 		}
-	}()
+		return res
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var got protocol.CookiesResult

@@ -11,17 +11,14 @@ import (
 	"testing"
 
 	"github.com/egohost/egohost/internal/peercred"
+	"github.com/egohost/egohost/internal/testkit/sockdir"
 )
 
 // README "Security": "the relay socket is 0600 in a 0700 folder", even
 // when its folder existed already, open to others.
 func TestRelaySocketIsOwnerOnly(t *testing.T) {
 	needsUnixOwnership(t)
-	dir, err := os.MkdirTemp("", "egs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := sockdir.New(t)
 	run := filepath.Join(dir, "run")
 	if err := os.Mkdir(run, 0o755); err != nil {
 		t.Fatal(err)
@@ -49,11 +46,7 @@ func TestRelaySocketIsOwnerOnly(t *testing.T) {
 // unixPair returns the service's end of a connected unix socket.
 func unixPair(t *testing.T) net.Conn {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "egs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := sockdir.New(t)
 	ln, err := net.Listen("unix", filepath.Join(dir, "s"))
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/egohost/egohost/client"
 	"github.com/egohost/egohost/internal/testkit/fakeext"
+	"github.com/egohost/egohost/internal/testkit/sockdir"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -38,20 +38,7 @@ func newFixture(t *testing.T) *fixture {
 // starts, changes to the service (tests add methods of their own).
 func newFixtureWith(t *testing.T, opts func(*Options), before func(*Service)) *fixture {
 	t.Helper()
-	// Unix socket paths are short: keep the dir short too.
-	dir, err := os.MkdirTemp("", "egs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return newFixtureAt(t, dir, opts, before)
-}
-
-// newFixtureIn runs a service on state dir dir; modify (if not nil)
-// changes its options first.
-func newFixtureIn(t *testing.T, dir string, modify func(*Options)) *fixture {
-	t.Helper()
-	return newFixtureAt(t, dir, modify, nil)
+	return newFixtureAt(t, sockdir.New(t), opts, before)
 }
 
 // newFixtureAt runs a service on state dir dir; modify (if not nil)
@@ -113,12 +100,40 @@ func (f *fixture) linkedExt(t *testing.T) *fakeExt {
 	return e
 }
 
+// keyedExt connects a fake extension of the test's origin that says hello
+// with browser key keyA: it returns the extension and its browser's ID.
+func (f *fixture) keyedExt(t *testing.T) (*fakeExt, string) {
+	t.Helper()
+	e := f.connectExt(t, testOrigin)
+	return e, e.HelloAs(keyA)
+}
+
 // callAsync makes the call in a goroutine: its error arrives on the
 // channel.
 func callAsync(ctx context.Context, c *client.Client, method string, params any) <-chan error {
 	errc := make(chan error, 1)
 	go func() { errc <- c.Call(ctx, method, params, nil) }()
 	return errc
+}
+
+// callResult is a call's raw result and its error, for a call made in a
+// goroutine.
+type callResult struct {
+	raw json.RawMessage
+	err error
+}
+
+// awaitErr is the error that arrives on errc; none within d fails the test,
+// saying hung.
+func awaitErr(t *testing.T, errc <-chan error, d time.Duration, hung string) error {
+	t.Helper()
+	select {
+	case err := <-errc:
+		return err
+	case <-time.After(d):
+		t.Fatal(hung)
+		return nil
+	}
 }
 
 // fakeExt is a scripted extension speaking through the relay socket.
@@ -154,16 +169,12 @@ func TestCDPRoundTripAndChunking(t *testing.T) {
 	ext := f.linkedExt(t)
 	a := f.agent(t)
 	big := strings.Repeat("é", 1<<20) // 2 MiB of UTF-8: must be chunked
-	type result struct {
-		raw json.RawMessage
-		err error
-	}
-	resc := make(chan result, 1)
+	resc := make(chan callResult, 1)
 	go func() {
 		var raw json.RawMessage
 		params, _ := json.Marshal(map[string]string{"expression": big})
 		err := a.Call(context.Background(), protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 7}, Method: "Runtime.evaluate", Params: params}, &raw)
-		resc <- result{raw, err}
+		resc <- callResult{raw, err}
 	}()
 	req := ext.Read()
 	if req["op"] != "cdp" || req["tabId"].(float64) != 7 || req["method"] != "Runtime.evaluate" {
@@ -186,12 +197,8 @@ func TestPendingCallsFailWhenLinkDrops(t *testing.T) {
 	errc := callAsync(context.Background(), a, protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 3}, Method: "Page.reload"})
 	ext.Read()
 	ext.Conn.Close()
-	select {
-	case err := <-errc:
-		wantCode(t, err, protocol.CodeBrowserGone)
-	case <-time.After(5 * time.Second):
-		t.Fatal("pending call hung after the link dropped")
-	}
+	err := awaitErr(t, errc, 5*time.Second, "pending call hung after the link dropped")
+	wantCode(t, err, protocol.CodeBrowserGone)
 }
 
 // The extension answers each command of a detached tab itself (PROTOCOL.md
@@ -204,14 +211,10 @@ func TestDetachedEventFailsPendingCalls(t *testing.T) {
 	errc := callAsync(context.Background(), a, protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 3}, Method: "Page.reload"})
 	ext.Read()
 	ext.Send(map[string]any{"event": "detached", "tabId": 3, "reason": "canceled_by_user"})
-	select {
-	case err := <-errc:
-		wantCode(t, err, protocol.CodeDetached)
-		if !strings.Contains(err.Error(), "canceled_by_user") {
-			t.Errorf("error %q does not name the reason", err)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("pending call hung after detach")
+	err := awaitErr(t, errc, 5*time.Second, "pending call hung after detach")
+	wantCode(t, err, protocol.CodeDetached)
+	if !strings.Contains(err.Error(), "canceled_by_user") {
+		t.Errorf("error %q does not name the reason", err)
 	}
 }
 
@@ -273,11 +276,7 @@ func TestLateReplyFromOldLinkIsDropped(t *testing.T) {
 
 	fresh := f.connectExt(t, "chrome-extension://"+testExt+"/")
 	fresh.hello()
-	type result struct {
-		raw json.RawMessage
-		err error
-	}
-	resc := make(chan result, 1)
+	resc := make(chan callResult, 1)
 	go func() {
 		var raw json.RawMessage
 		// The old link may still be registered for a moment: name none and
@@ -288,7 +287,7 @@ func TestLateReplyFromOldLinkIsDropped(t *testing.T) {
 				time.Sleep(10 * time.Millisecond)
 				continue
 			}
-			resc <- result{raw, err}
+			resc <- callResult{raw, err}
 			return
 		}
 	}()
@@ -328,12 +327,8 @@ func TestDialogEventDuringPageOpen(t *testing.T) {
 		}
 		ext.Send(map[string]any{"id": r["id"], "result": map[string]any{}})
 	}
-	select {
-	case err := <-errc:
-		wantCode(t, err, protocol.CodeDialogOpen)
-	case <-time.After(4 * time.Second):
-		t.Fatal("snapshot hung: the dialog event stalled the link")
-	}
+	err := awaitErr(t, errc, 4*time.Second, "snapshot hung: the dialog event stalled the link")
+	wantCode(t, err, protocol.CodeDialogOpen)
 }
 
 // A process that took the port while the service was down never receives

@@ -53,10 +53,9 @@ func waitNote(t *testing.T, agent *client.Client, method string, params any) {
 // events; it ends (cdp.subscriptionEnded, tab_closed) when the browser
 // comes back without the tab.
 func TestSubscriptionResumesOnTheBrowsersNextLink(t *testing.T) {
-	f := newFixtureIn(t, shortDir(t), nil)
+	f := newFixture(t)
 	agent := f.agent(t)
-	ext := f.connectExt(t, testOrigin)
-	id := ext.HelloAs(keyA)
+	ext, id := f.keyedExt(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 
@@ -125,10 +124,9 @@ func TestSubscriptionResumesOnTheBrowsersNextLink(t *testing.T) {
 // A subscription whose browser is not back within timeouts.reconnect ends
 // (browser_disconnected); one the agent ended does not resume.
 func TestSubscriptionEndsWhenTheBrowserStaysAway(t *testing.T) {
-	f := newFixtureIn(t, shortDir(t), func(o *Options) { o.ReconnectGrace = 300 * time.Millisecond })
+	f := newFixtureWith(t, func(o *Options) { o.ReconnectGrace = 300 * time.Millisecond }, nil)
 	agent := f.agent(t)
-	ext := f.connectExt(t, testOrigin)
-	id := ext.HelloAs(keyA)
+	ext, id := f.keyedExt(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	subscribe := func() protocol.CDPSubscribeResult {

@@ -22,8 +22,19 @@ import (
 
 func traceService(t testing.TB) *Service {
 	t.Helper()
-	dir := t.TempDir()
-	s, err := New(Options{Listen: "127.0.0.1:0", Socket: dir + "/relay.sock", StateDir: dir, TokenFile: dir + "/token", AllowedIDs: []string{testExt}, ReconnectWait: time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	return traceServiceIn(t, t.TempDir(), nil)
+}
+
+// traceServiceIn is a service on state dir dir that is not served, its
+// options changed by modify (if not nil) first; the test's end stops its
+// trace and closes it.
+func traceServiceIn(t testing.TB, dir string, modify func(*Options)) *Service {
+	t.Helper()
+	opts := Options{Listen: "127.0.0.1:0", Socket: dir + "/relay.sock", StateDir: dir, TokenFile: dir + "/token", AllowedIDs: []string{testExt}, ReconnectWait: time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if modify != nil {
+		modify(&opts)
+	}
+	s, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,18 +179,7 @@ func BenchmarkCallTraced(b *testing.B) {
 // named themselves, not the person (the popup, the owner's CLI without a
 // name). trace.enabled starts one with the service.
 func TestTraceEveryAgent(t *testing.T) {
-	dir := t.TempDir()
-	s, err := New(Options{Listen: "127.0.0.1:0", Socket: dir + "/relay.sock", StateDir: dir, TokenFile: dir + "/token", AllowedIDs: []string{testExt},
-		ReconnectWait: time.Millisecond, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), TraceEnabled: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		s.traces.Stop()
-		s.audit.Close()
-		s.ln.Close()
-		s.httpLn.Close()
-	}()
+	s := traceServiceIn(t, t.TempDir(), func(o *Options) { o.TraceEnabled = true })
 	if s.traces.Current() == nil {
 		t.Fatal("trace.enabled: no trace started")
 	}
@@ -234,14 +234,9 @@ func TestTraceMaxAgeAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log bytes.Buffer
-	s, err := New(Options{Listen: "127.0.0.1:0", Socket: state + "/relay.sock", StateDir: state, TokenFile: state + "/token", AllowedIDs: []string{testExt}, ReconnectWait: time.Millisecond, TraceMaxAge: maxAge, Logger: slog.New(slog.NewTextHandler(&log, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		s.audit.Close()
-		s.ln.Close()
-		s.httpLn.Close()
+	traceServiceIn(t, state, func(o *Options) {
+		o.TraceMaxAge = maxAge
+		o.Logger = slog.New(slog.NewTextHandler(&log, nil))
 	})
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("after the start, stat %s: %v, want it deleted", path, err)

@@ -7,7 +7,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/egohost/egohost/internal/rpcclient"
 	"github.com/egohost/egohost/internal/server/service"
+	"github.com/egohost/egohost/internal/testkit/sockdir"
 )
 
 // Running is a service that serves until the test ends (or Stop).
@@ -30,11 +30,7 @@ type Running struct {
 // written).
 func Start(t *testing.T) *Running {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "egs") // unix socket paths are short
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir := sockdir.New(t)
 	s, err := service.New(service.Options{
 		Listen:    "127.0.0.1:0",
 		Socket:    filepath.Join(dir, "relay.sock"),
