@@ -365,8 +365,9 @@ func frames(ctx context.Context, t cdptab.Tab, reach cdptab.Reach) ([]*frameDoc,
 
 // walkEarly starts the walk of the main frame's document in the world
 // opts.world names, beside the frame tree's read (one round trip less):
-// for a whole-tab snapshot, when the world is made already. The channel gives the walk's document once,
-// nil when there was no world to walk in (no channel: no early walk).
+// for a whole-tab snapshot, when the world is made already. The channel
+// gives the walk's document once, nil when there was no world to walk in
+// (no channel: no early walk).
 func walkEarly(ctx context.Context, t cdptab.Tab, opts Options, sc *scope, jsOpts map[string]any) <-chan *frameDoc {
 	if sc != nil || opts.world == nil {
 		return nil
@@ -409,6 +410,7 @@ func (d *frameDoc) adopt(early <-chan *frameDoc) bool {
 	if e.err != nil && !errors.Is(e.err, ErrLoading) {
 		return false
 	}
+	e.frame = d.frame // the frame tree's, for the refs of e's nodes (Node.frame is e)
 	d.tree, d.owners, d.places = e.tree, e.owners, e.places
 	d.url, d.origin, d.title = e.url, e.origin, e.title
 	d.elems, d.bytes, d.pageMs, d.nodes, d.err = e.elems, e.bytes, e.pageMs, e.nodes, e.err
