@@ -16,22 +16,6 @@ import (
 	"github.com/egohost/egohost/internal/testkit/browsertest"
 )
 
-// calls counts a page's calls by method.
-type calls struct {
-	*cdptab.Page
-	worlds, evals atomic.Int64
-}
-
-func (c *calls) Call(ctx context.Context, method string, params, result any) error {
-	switch method {
-	case page.CommandCreateIsolatedWorld:
-		c.worlds.Add(1)
-	case runtime.CommandEvaluate:
-		c.evals.Add(1)
-	}
-	return c.Page.Call(ctx, method, params, result)
-}
-
 // guardedBy is a World guard on a token no world holds unless set.
 func guardedBy(token string) func(string) string {
 	return func(expr string) string {
@@ -39,14 +23,21 @@ func guardedBy(token string) func(string) string {
 	}
 }
 
-// mainFrame is the tab's main frame and its document's loader.
-func mainFrame(t *testing.T, ctx context.Context, p *cdptab.Page) (cdp.FrameID, cdp.LoaderID) {
+// formPage opens the form in a tab: its page, a snapshot of it taken in
+// the snapshot's own world, its main frame and that document's loader.
+func formPage(t *testing.T) (*cdptab.Page, context.Context, *snapshot.Snapshot, cdp.FrameID, cdp.LoaderID) {
 	t.Helper()
+	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": form}))
+	p, ctx := open(t, snapshot.SharedBrowsers.Launch(t), srv+"/")
+	want, err := snapshot.NewTab(p).Snapshot(ctx, snapshot.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ft, err := cdp.Call(ctx, p, page.GetFrameTree, cdp.Empty{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ft.FrameTree.Frame.ID, ft.FrameTree.Frame.LoaderID
+	return p, ctx, want, ft.FrameTree.Frame.ID, ft.FrameTree.Frame.LoaderID
 }
 
 // A snapshot given the main frame's world (made by another part of the
@@ -54,14 +45,7 @@ func mainFrame(t *testing.T, ctx context.Context, p *cdptab.Page) (cdp.FrameID, 
 // world and evaluates once, and shows what a snapshot that makes its own
 // world shows.
 func TestSnapshotWalksInTheGivenWorld(t *testing.T) {
-	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": form}))
-	b := snapshot.SharedBrowsers.Launch(t)
-	p, ctx := open(t, b, srv+"/")
-	want, err := snapshot.NewTab(p).Snapshot(ctx, snapshot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	frame, loader := mainFrame(t, ctx, p)
+	p, ctx, want, frame, loader := formPage(t)
 	made, err := cdp.Call(ctx, p, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: "egohost"})
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +53,7 @@ func TestSnapshotWalksInTheGivenWorld(t *testing.T) {
 	if _, err := cdp.Call(ctx, p, runtime.Evaluate, runtime.EvaluateParams{Expression: "globalThis.__earlyTestToken = 'T'", ContextID: made.ExecutionContextID}); err != nil {
 		t.Fatal(err)
 	}
-	c := &calls{Page: p}
+	c := &countingTarget{Page: p}
 	tab := snapshot.NewTab(c)
 	var asked atomic.Int64
 	tab.UseMainWorld(func(context.Context) (snapshot.World, bool) {
@@ -92,14 +76,7 @@ func TestSnapshotWalksInTheGivenWorld(t *testing.T) {
 // page's own world: a new renderer hands IDs out again) is refused by its
 // guard: nothing runs there, and the snapshot walks in its own world.
 func TestSnapshotRefusesAWorldNotOurs(t *testing.T) {
-	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": form}))
-	b := snapshot.SharedBrowsers.Launch(t)
-	p, ctx := open(t, b, srv+"/")
-	want, err := snapshot.NewTab(p).Snapshot(ctx, snapshot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	frame, loader := mainFrame(t, ctx, p)
+	p, ctx, want, frame, loader := formPage(t)
 	pageWorld := pageContext(t, ctx, p, frame)
 	tab := snapshot.NewTab(p)
 	tab.UseMainWorld(func(context.Context) (snapshot.World, bool) {

@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/egohost/egohost/internal/engine/snapshot"
 	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/internal/testkit/browsertest"
@@ -122,11 +123,11 @@ func TestLazySnapshotTwentyCallers(t *testing.T) {
 	}
 }
 
-// countingTarget counts Page.getFrameTree calls (one per snapshot) and
-// Page.createIsolatedWorld calls.
+// countingTarget counts Page.getFrameTree calls (one per snapshot),
+// Page.createIsolatedWorld calls and Runtime.evaluate calls.
 type countingTarget struct {
 	*cdptab.Page
-	frameTrees, worlds atomic.Int64
+	frameTrees, worlds, evals atomic.Int64
 }
 
 func (c *countingTarget) Call(ctx context.Context, method string, params, result any) error {
@@ -135,6 +136,8 @@ func (c *countingTarget) Call(ctx context.Context, method string, params, result
 		c.frameTrees.Add(1)
 	case page.CommandCreateIsolatedWorld:
 		c.worlds.Add(1)
+	case runtime.CommandEvaluate:
+		c.evals.Add(1)
 	}
 	return c.Page.Call(ctx, method, params, result)
 }
