@@ -17,22 +17,7 @@
 // Chrome runs no animation frames and aligns timers to 1 s wake-ups) or
 // {ok: false, reason, cover, desc}.
 async (node, ns, o) => {
-  const describe = (n) => {
-    if (!n || n.nodeType !== 1) return String(n && n.nodeName ? n.nodeName.toLowerCase() : n);
-    let s = "<" + n.localName;
-    if (n.id) s += ' id="' + n.id + '"';
-    const cls = typeof n.className === "string" ? n.className.trim().split(/\s+/).filter(Boolean).slice(0, 3) : [];
-    if (cls.length) s += ' class="' + cls.join(" ") + '"';
-    for (const a of ["name", "role", "type", "aria-label", "data-testid"]) {
-      const v = n.getAttribute(a);
-      if (v) s += " " + a + '="' + v.slice(0, 40) + '"';
-    }
-    s += ">";
-    const text = (n.innerText || n.textContent || "").trim().replace(/\s+/g, " ");
-    if (text && n.children.length < 20) s += text.length > 40 ? text.slice(0, 39) + "…" : text;
-    const empty = /^(area|base|br|col|embed|hr|img|input|link|meta|source|track|wbr)$/.test(n.localName);
-    return empty ? s : s + "</" + n.localName + ">";
-  };
+  const describe = ns.describe;
   let el = node;
   if (!el || !el.isConnected) return { ok: false, reason: "not attached", desc: describe(el) };
   if (el.nodeType !== 1) el = el.parentElement;

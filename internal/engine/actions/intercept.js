@@ -23,17 +23,7 @@
     const label = t && t.closest ? t.closest("label") : null;
     return !!(label && label.control === expect);
   };
-  const describe = (n) => {
-    if (!n || n.nodeType !== 1) return String(n && n.nodeName ? n.nodeName.toLowerCase() : n);
-    let s = "<" + n.localName;
-    if (n.id) s += ' id="' + n.id + '"';
-    const cls = typeof n.className === "string" ? n.className.trim().split(/\s+/).filter(Boolean).slice(0, 3) : [];
-    if (cls.length) s += ' class="' + cls.join(" ") + '"';
-    s += ">";
-    const text = (n.innerText || n.textContent || "").trim().replace(/\s+/g, " ");
-    if (text && n.children.length < 20) s += text.length > 40 ? text.slice(0, 39) + "…" : text;
-    return s;
-  };
+  const describe = ns.describe;
   if (win.__egohostIntercept) win.__egohostIntercept.stop(); // one left by an action a dialog cut short
   const state = { blocked: "", seen: 0 };
   const types = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "auxclick", "dblclick", "contextmenu"];

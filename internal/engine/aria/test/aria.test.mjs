@@ -392,3 +392,16 @@ function varied() {
     h("footer", "Bottom"),
   );
 }
+
+test("describe: one line that names an element in an action's messages", () => {
+  const many = Array.from({ length: 20 }, () => h("span", {}, "x"));
+  const cases = [
+    [one("button", { id: "pay", class: " btn  primary big extra ", type: "submit" }, "Pay   now"), '<button id="pay" class="btn primary big" type="submit">Pay now</button>'],
+    [one("input", { name: "q", "aria-label": "Search" }), '<input name="q" aria-label="Search">'],
+    [one("div", {}, "y".repeat(50)), '<div>' + "y".repeat(39) + "…</div>"],
+    [one("ul", {}, ...many), '<ul></ul>'],
+    [one("p", { role: "note" }, "A".repeat(10)).firstChild, "#text"],
+    [null, "null"],
+  ];
+  for (const [node, want] of cases) assert.equal(ns.describe(node), want);
+});

@@ -94,6 +94,9 @@ class Text extends Node {
     super(doc, 3);
     this.data = data;
   }
+  get nodeName() {
+    return "#text";
+  }
   get nodeValue() {
     return this.data;
   }
@@ -121,6 +124,12 @@ class Element extends Node {
   }
   get nodeName() {
     return this.localName.toUpperCase();
+  }
+  get id() {
+    return this.getAttribute("id") ?? "";
+  }
+  get className() {
+    return this.getAttribute("class") ?? "";
   }
   getAttribute(n) {
     return this.attrs.has(n) ? this.attrs.get(n) : null;
