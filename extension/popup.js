@@ -171,22 +171,30 @@ function renderSnapshot(lines) {
 function setupSnapshotList() {
   const list = $("snapshot-lines");
   const hover = new Debouncer((ref, seq) => highlight(ref ? [ref] : [], seq, hover), 60);
-  let current = "";
-  const enter = (li) => {
-    const ref = li?.dataset.ref ?? "";
-    if (ref === current) return;
-    current = ref;
-    for (const el of list.querySelectorAll("li.active")) el.classList.remove("active");
-    if (li && ref) li.classList.add("active");
-    hover.call(ref);
-  };
-  list.addEventListener("mouseover", (e) => enter(e.target.closest("li.has-ref")));
-  list.addEventListener("focusin", (e) => enter(e.target.closest("li.has-ref")));
-  list.addEventListener("mouseleave", () => enter(null));
+  hoverItems(list, "li.has-ref", (li) => li.dataset.ref ?? "", (ref) => hover.call(ref));
   list.addEventListener("click", (e) => {
     const li = e.target.closest("li.has-ref");
     if (li) copy(li.dataset.ref);
   });
+}
+
+// hoverItems makes hovering or focusing an item of list (an li that selector matches) its active
+// item and calls onItem with the item's key(li), once per change; leaving the list calls it with ""
+// (no item is active then). It returns the function that makes an item (null: none) the active one.
+function hoverItems(list, selector, key, onItem) {
+  let current = "";
+  const enter = (li) => {
+    const k = li ? key(li) : "";
+    if (k === current) return;
+    current = k;
+    for (const el of list.querySelectorAll("li.active")) el.classList.remove("active");
+    if (li && k) li.classList.add("active");
+    onItem(k);
+  };
+  list.addEventListener("mouseover", (e) => enter(e.target.closest(selector)));
+  list.addEventListener("focusin", (e) => enter(e.target.closest(selector)));
+  list.addEventListener("mouseleave", () => enter(null));
+  return enter;
 }
 
 // highlight boxes the targets' elements in the page (none: takes the boxes off).
@@ -216,18 +224,7 @@ function setupTester() {
   // list boxes them all again. A click on its nth copies that locator.
   const list = $("tester-matches");
   const one = new Debouncer((target, seq) => highlight(target ? [target] : [], seq, one), 60);
-  let current = "";
-  const enter = (li) => {
-    const nth = li?.dataset.nth ?? "";
-    if (nth === current) return;
-    current = nth;
-    for (const el of list.querySelectorAll("li.active")) el.classList.remove("active");
-    if (li && nth) li.classList.add("active");
-    one.call(nth || input.value.trim());
-  };
-  list.addEventListener("mouseover", (e) => enter(e.target.closest("li[data-nth]")));
-  list.addEventListener("focusin", (e) => enter(e.target.closest("li[data-nth]")));
-  list.addEventListener("mouseleave", () => enter(null));
+  const enter = hoverItems(list, "li[data-nth]", (li) => li.dataset.nth ?? "", (nth) => one.call(nth || input.value.trim()));
   list.addEventListener("focusout", (e) => {
     if (!list.contains(e.relatedTarget)) enter(null);
   });
