@@ -29,11 +29,13 @@ func (s *Service) snapshotOnce(ctx context.Context, c *call, p protocol.Snapshot
 	if p.TimeoutMs < 0 {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "snapshot: timeoutMs must not be negative")
 	}
-	// The snapshot makes the page's world and installs the module itself:
-	// a preparation still running beside it (of a document an action just
-	// loaded) would only hold up its first evaluation in a renderer busy
-	// loading, as goto's NoPrepare says. The next action makes the
-	// resolver's world, where the module then is.
+	// The snapshot makes the page's world and installs the module itself
+	// (or walks in the world a preparation made already: a world it has
+	// begun is made in full, see snapshot.Tab.UseMainWorld): a preparation
+	// still running beside it (of a document an action just loaded) would
+	// only hold up its first evaluation in a renderer busy loading, as
+	// goto's NoPrepare says. The next action makes the resolver's world,
+	// where the module then is.
 	tc.tab.StopBackground()
 	opts := snapshot.Options{
 		Interactive:  p.Interactive,
