@@ -166,12 +166,7 @@ func BenchmarkSnapshotsRelayed(b *testing.B) {
 		}
 		script, _ := filepath.Abs("../bench/pw-snapshot.mjs")
 		pw, err := snapshotbench.Playwright(ctx, script, endpoint, []string{url}, runs)
-		switch {
-		case nodescript.MissingOutsideCI(err):
-			b.Logf("no Playwright column: %v", err)
-		case err != nil:
-			b.Fatal(err)
-		default:
+		if nodescript.Column(b, err) {
 			row.PW, row.HavePW = pw[0], true
 		}
 		rows = append(rows, row)
@@ -204,14 +199,7 @@ func BenchmarkResolveRelayed(b *testing.B) {
 	}
 	script, _ := filepath.Abs("../bench/pw-resolve.mjs")
 	pw, err := resolverbench.Playwright(ctx, script, endpoint, url, selectors, runs)
-	havePW := true
-	switch {
-	case nodescript.MissingOutsideCI(err):
-		b.Logf("no Playwright column: %v", err)
-		havePW = false
-	case err != nil:
-		b.Fatal(err)
-	}
+	havePW := nodescript.Column(b, err)
 	var rows []resolverbench.Row
 	for i, cs := range cases {
 		var times []float64
