@@ -30,11 +30,7 @@ const formFillPage = `<!doctype html><html><head><meta charset=utf-8><title>Form
 // default space scope; only the last field settles.
 func TestFormFillSetsEveryFieldInOneCall(t *testing.T) {
 	c := useSharedChain(t)
-	url := serve(t, map[string]string{"/form": formFillPage}) + "/form"
-	bot, tab := botSpace(t, c, "formfill-bot", url)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	formReady(t, ctx, bot, tab)
+	bot, tab, ctx, _ := formFillSpace(t, c, "formfill-bot")
 	var snap protocol.SnapshotResult
 	if err := bot.Call(ctx, protocol.MethodSnapshot, protocol.SnapshotParams{Target: tab, Interactive: true}, &snap); err != nil {
 		t.Fatal(err)
@@ -100,11 +96,7 @@ func TestFormFillSetsEveryFieldInOneCall(t *testing.T) {
 // field, the fields before it set, none after.
 func TestFormFillRefusesBadFieldsAndForeignRefs(t *testing.T) {
 	c := useSharedChain(t)
-	url := serve(t, map[string]string{"/form": formFillPage}) + "/form"
-	bot, tab := botSpace(t, c, "formfill-attacker", url)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	formReady(t, ctx, bot, tab)
+	bot, tab, ctx, url := formFillSpace(t, c, "formfill-attacker")
 	many := make([]protocol.FormField, 101)
 	for i := range many {
 		many[i] = protocol.FormField{Element: "label=Name", Action: "fill", Text: "x"}
@@ -170,6 +162,19 @@ func formEval(t *testing.T, ctx context.Context, cl *client.Client, tab protocol
 }
 
 // formReady waits until the form page has loaded in cl's tab.
+// formFillSpace serves formFillPage and opens it in the own space of a
+// paired agent called name (botSpace), with a minute for the test, and
+// waits until the form has loaded: the agent, its tab, the context and
+// the page's URL.
+func formFillSpace(t *testing.T, c *chain, name string) (*client.Client, protocol.Target, context.Context, string) {
+	t.Helper()
+	url := serve(t, map[string]string{"/form": formFillPage}) + "/form"
+	bot, tab := botSpace(t, c, name, url)
+	ctx := ctxT(t, 60*time.Second)
+	formReady(t, ctx, bot, tab)
+	return bot, tab, ctx, url
+}
+
 func formReady(t *testing.T, ctx context.Context, cl *client.Client, tab protocol.Target) {
 	t.Helper()
 	for formEval(t, ctx, cl, tab, `String(document.readyState === 'complete' && !!document.querySelector('button'))`) != "true" {
