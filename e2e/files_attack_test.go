@@ -53,6 +53,15 @@ func botSpace(t *testing.T, c *chain, name, url string) (*client.Client, protoco
 	return bot, protocol.Target{Tab: sp.Tab.ID}
 }
 
+// filesBot serves filesPage and opens it in the own space of a paired
+// agent called bot (botSpace), with a minute and a half for the test.
+func filesBot(t *testing.T, c *chain) (*client.Client, protocol.Target, context.Context) {
+	t.Helper()
+	base := serve(t, map[string]string{"/": filesPage})
+	bot, tab := botSpace(t, c, "bot", base+"/")
+	return bot, tab, ctxT(t, 90*time.Second)
+}
+
 // inputFiles reads the input's files as the page sees them, through cl.
 func inputFiles(t *testing.T, cl *client.Client, tab protocol.Target) string {
 	t.Helper()
@@ -73,9 +82,7 @@ func inputFiles(t *testing.T, cl *client.Client, tab protocol.Target) string {
 // either. Files given by their bytes work, and the audit log names them.
 func TestUploadOfPrivateFilesRefused(t *testing.T) {
 	c := useSharedChain(t)
-	base := serve(t, map[string]string{"/": filesPage})
-	bot, tab := botSpace(t, c, "bot", base+"/")
-	ctx := ctxT(t, 90*time.Second)
+	bot, tab, ctx := filesBot(t, c)
 
 	token := filepath.Join(c.svc.stateDir, "token")
 	secret := filepath.Join(t.TempDir(), "id_rsa")
@@ -158,9 +165,7 @@ func TestUploadOfPrivateFilesRefused(t *testing.T) {
 // dir, over an existing file or through a symlink either.
 func TestScreenshotOverPrivateFilesRefused(t *testing.T) {
 	c := useSharedChain(t)
-	base := serve(t, map[string]string{"/": filesPage})
-	bot, tab := botSpace(t, c, "bot", base+"/")
-	ctx := ctxT(t, 90*time.Second)
+	bot, tab, ctx := filesBot(t, c)
 
 	token := filepath.Join(c.svc.stateDir, "token")
 	tokenBefore, err := os.ReadFile(token)
@@ -229,9 +234,7 @@ func TestUploadDirsAndCaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := startChainIn(t, stateDir)
-	base := serve(t, map[string]string{"/": filesPage})
-	bot, tab := botSpace(t, c, "bot", base+"/")
-	ctx := ctxT(t, 90*time.Second)
+	bot, tab, ctx := filesBot(t, c)
 
 	write := func(path, content string) string {
 		t.Helper()
@@ -331,9 +334,7 @@ func TestScreenshotOutputFolder(t *testing.T) {
 	c := quietChain(t) // its agents.output_dir: out/ in the chain's files, made by the first screenshot there
 	stateDir, outDir := c.svc.stateDir, filepath.Join(c.files, "out")
 	t.Cleanup(func() { os.Remove(filepath.Join(outDir, "shot.png")) }) // the shared chain's folder: another test writes its own shot.png
-	base := serve(t, map[string]string{"/": filesPage})
-	bot, tab := botSpace(t, c, "bot", base+"/")
-	ctx := ctxT(t, 90*time.Second)
+	bot, tab, ctx := filesBot(t, c)
 
 	var r protocol.ScreenshotResult
 	if err := bot.Call(ctx, protocol.MethodScreenshot, protocol.ScreenshotParams{Target: tab, Path: "shot.png"}, &r); err != nil {
