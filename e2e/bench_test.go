@@ -12,7 +12,6 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
-	"github.com/chromedp/cdproto/target"
 
 	"github.com/egohost/egohost/internal/testkit/browsertest"
 	"github.com/egohost/egohost/internal/testkit/cdpdirect"
@@ -49,21 +48,7 @@ func (c *chain) directTab(tb testing.TB, url string) *cdpdirect.Session {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	targets, err := cdp.Call(ctx, c.direct.Browser(), target.GetTargets, target.GetTargetsParams{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, ti := range targets.TargetInfos {
-		if ti.Type == "page" && ti.URL == url {
-			s, err := c.direct.Attach(ctx, ti.TargetID)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			return s
-		}
-	}
-	tb.Fatalf("no page target at %s", url)
-	return nil
+	return attachTab(ctx, tb, c, url).s
 }
 
 // BenchmarkRoundTrip compares one Runtime.evaluate("document.title") on the
