@@ -481,13 +481,7 @@ func BenchmarkMCPCheckoutStages(b *testing.B) {
 			b.Fatalf("goto answered no snapshot: %+v", nav)
 		}
 		snap := *nav.Snapshot
-		ref := func(line string) string {
-			m := regexp.MustCompile(regexp.QuoteMeta(line) + `[^\n]*?(@\d+)`).FindStringSubmatch(snap.Text)
-			if m == nil {
-				b.Fatalf("no ref for %q in\n%s", line, snap.Text)
-			}
-			return m[1]
-		}
+		ref := func(line string) string { return refOf(b, snap.Text, line) }
 		var form protocol.FormFillResult
 		call("form.fill (5 fields, the last settles)", protocol.MethodFormFill, protocol.FormFillParams{Target: tab, Fields: []protocol.FormField{
 			{Element: ref(`textbox "Full name"`), Action: "fill", Text: "Ada Lovelace"},
