@@ -414,6 +414,16 @@ func waitTabDetached(ctx context.Context, t testing.TB, c *chain, sub string) pr
 	}
 }
 
+// tabOpen reports whether tabs.list, asked by the owner, lists the tab.
+func tabOpen(ctx context.Context, t testing.TB, c *chain, tabID int) bool {
+	t.Helper()
+	var tabs protocol.TabsListResult
+	if err := c.agent.Call(ctx, protocol.MethodTabsList, nil, &tabs); err != nil {
+		t.Fatalf("tabs.list: %v", err)
+	}
+	return slices.ContainsFunc(tabs.Tabs, func(tb protocol.Tab) bool { return tb.ID == tabID })
+}
+
 // tabAttached reports what tabs.list says of the tab's debugger.
 func tabAttached(ctx context.Context, t testing.TB, c *chain, tabID int) bool {
 	t.Helper()

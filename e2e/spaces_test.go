@@ -394,14 +394,8 @@ func TestSpacesThreeAgents(t *testing.T) {
 		if err := bob.c.Call(ctx, protocol.MethodSpacesClose, protocol.SpaceParams{}, &closed); err != nil {
 			t.Fatalf("close: %v", err)
 		}
-		var tabs protocol.TabsListResult
-		if err := c.agent.Call(ctx, protocol.MethodTabsList, nil, &tabs); err != nil {
-			t.Fatal(err)
-		}
-		for _, tab := range tabs.Tabs {
-			if tab.ID == bob.tab {
-				t.Fatalf("bob's tab %d is still open after spaces.close", bob.tab)
-			}
+		if tabOpen(ctx, t, c, bob.tab) {
+			t.Fatalf("bob's tab %d is still open after spaces.close", bob.tab)
 		}
 	})
 }
