@@ -62,6 +62,23 @@ func filesBot(t *testing.T, c *chain) (*client.Client, protocol.Target, context.
 	return bot, tab, ctxT(t, 90*time.Second)
 }
 
+// botAudit is the audit log's lines of the bot's calls of method since
+// the chain started, each as the files it names and its result.
+func botAudit(t *testing.T, c *chain, method string) []string {
+	t.Helper()
+	lines, err := audit.Read(filepath.Join(c.svc.stateDir, "audit.log"), audit.Filter{Agent: "bot", Since: c.since})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, l := range lines {
+		if l.Method == method {
+			files = append(files, strings.Join(l.Files, ",")+" "+l.Result)
+		}
+	}
+	return files
+}
+
 // inputFiles reads the input's files as the page sees them, through cl.
 func inputFiles(t *testing.T, cl *client.Client, tab protocol.Target) string {
 	t.Helper()
@@ -139,16 +156,7 @@ func TestUploadOfPrivateFilesRefused(t *testing.T) {
 		t.Errorf("after the script's upload the page holds %s, want %s", got, want)
 	}
 
-	lines, err := audit.Read(filepath.Join(c.svc.stateDir, "audit.log"), audit.Filter{Agent: "bot", Since: c.since})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var files []string
-	for _, l := range lines {
-		if l.Method == protocol.MethodUpload {
-			files = append(files, strings.Join(l.Files, ",")+" "+l.Result)
-		}
-	}
+	files := botAudit(t, c, protocol.MethodUpload)
 	want := []string{token + " forbidden_path", secret + " forbidden_path", link + " forbidden_path",
 		"note.txt (5 bytes),evil_.txt (1 bytes) ok", "a.csv (3 bytes) ok"}
 	if strings.Join(files, "\n") != strings.Join(want, "\n") {
@@ -348,16 +356,7 @@ func TestScreenshotOutputFolder(t *testing.T) {
 	}
 	refused(t, "the agent's second screenshot to shot.png", bot.Call(ctx, protocol.MethodScreenshot, protocol.ScreenshotParams{Target: tab, Path: "shot.png"}, nil), protocol.CodeForbiddenPath)
 	refused(t, "the agent's screenshot to sub/x.png", bot.Call(ctx, protocol.MethodScreenshot, protocol.ScreenshotParams{Target: tab, Path: "sub/x.png"}, nil), protocol.CodeForbiddenPath)
-	lines, err := audit.Read(filepath.Join(stateDir, "audit.log"), audit.Filter{Agent: "bot", Since: c.since})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var named []string
-	for _, l := range lines {
-		if l.Method == protocol.MethodScreenshot {
-			named = append(named, strings.Join(l.Files, ",")+" "+l.Result)
-		}
-	}
+	named := botAudit(t, c, protocol.MethodScreenshot)
 	if want := filepath.Join(outDir, "shot.png") + " ok"; len(named) == 0 || named[0] != want {
 		t.Errorf("the audit's screenshot lines: %q, want the first %q", named, want)
 	}
