@@ -458,10 +458,7 @@ func TestConfirmNotification(t *testing.T) {
 	base := serve(t, map[string]string{"/": confirmPage})
 	bot, tab := botSpace(t, c, "notified", base+"/")
 	ctx := ctxT(t, 3*time.Minute)
-	id, ok := workerTarget(ctx, t, c.direct)
-	if !ok {
-		t.Fatal("no service worker of the extension")
-	}
+	id := workerTarget(ctx, t, c.direct)
 	s, err := c.direct.Attach(ctx, id)
 	if err != nil {
 		t.Fatal(err)
