@@ -33,6 +33,14 @@ func (l latencies) pct(p float64) time.Duration {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
+// median is the middle one of xs (the upper middle of an even count); xs
+// stays as it is.
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
 // benchRuns is how many measured runs a benchmark makes: b.N, at most
 // most; one with -short (CI: the benchmark works; its figures need more).
 func benchRuns(b *testing.B, most int) int {
@@ -131,7 +139,7 @@ func BenchmarkSnapshotsRelayed(b *testing.B) {
 				return snapshotbench.Result{}, err
 			}
 			if i > 0 {
-				times = append(times, float64(time.Since(t).Microseconds())/1000)
+				times = append(times, ms(time.Since(t)))
 			}
 		}
 		slices.Sort(times)
@@ -195,7 +203,7 @@ func BenchmarkResolveRelayed(b *testing.B) {
 				b.Fatalf("%s: %v", cs.Egohost, err)
 			}
 			if j > 0 {
-				times = append(times, float64(time.Since(t).Microseconds())/1000)
+				times = append(times, ms(time.Since(t)))
 			}
 		}
 		if last.Center == nil {

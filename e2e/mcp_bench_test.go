@@ -113,7 +113,7 @@ func (a *mcpAgent) call(tool string, args map[string]any) string {
 	if a.err == nil {
 		a.calls++
 		a.chars += len([]rune(out))
-		a.ms += float64(time.Since(start).Microseconds()) / 1000
+		a.ms += ms(time.Since(start))
 	}
 	return out
 }
@@ -127,7 +127,7 @@ func (a *mcpAgent) setup(tool string, args map[string]any) string {
 	r := callTool(a.tb, a.cs, tool, args)
 	if os.Getenv("EGOHOST_BENCH_TRACE") != "" {
 		first, _, _ := strings.Cut(r.text, "\n") // the outcome line: what the server says it waited for
-		fmt.Fprintf(os.Stderr, "    %s %s: %.0f ms, %d chars: %.160s\n", a.name, tool, float64(time.Since(start).Microseconds())/1000, len([]rune(r.text)), first)
+		fmt.Fprintf(os.Stderr, "    %s %s: %.0f ms, %d chars: %.160s\n", a.name, tool, ms(time.Since(start)), len([]rune(r.text)), first)
 	}
 	if r.isErr {
 		a.failf("%s: %s", tool, strings.Join(strings.Fields(r.text), " "))
