@@ -109,11 +109,7 @@ func TestRevokeEndsTheAgentsSpaces(t *testing.T) {
 			t.Errorf("after the revoke, spaces.list has bot's space %+v; want it ended", s)
 		}
 	}
-	var tabs protocol.TabsListResult
-	if err := c.agent.Call(ctx, protocol.MethodTabsList, nil, &tabs); err != nil {
-		t.Fatal(err)
-	}
-	if !slices.ContainsFunc(tabs.Tabs, func(tb protocol.Tab) bool { return tb.ID == sp.Tab.ID }) {
+	if !tabOpen(ctx, t, c, sp.Tab.ID) {
 		t.Errorf("after the revoke, the space's tab %d is gone; want it kept for the person", sp.Tab.ID)
 	}
 

@@ -62,7 +62,7 @@ func BenchmarkActions(b *testing.B) {
 				b.Fatalf("%s: %v", op, err)
 			}
 			if i >= 0 {
-				times = append(times, float64(time.Since(start).Microseconds())/1000)
+				times = append(times, ms(time.Since(start)))
 			}
 		}
 		slices.Sort(times)
@@ -188,10 +188,6 @@ func BenchmarkActionsList(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
 	runs := benchRuns(b, 50)
-	median := func(xs []float64) float64 {
-		slices.Sort(xs)
-		return xs[len(xs)/2]
-	}
 	measure := func(op string, rpc func(i int) (float64, error), cli func(i int) []string) listRow {
 		var r, t, cl []float64
 		for i := -1; i < runs; i++ { // -1 is a warm-up
@@ -432,11 +428,6 @@ func interleaved(ctx context.Context, b *testing.B, c *chain, tab protocol.Targe
 	blocks := 7
 	if testing.Short() {
 		blocks = 1 // CI: the benchmark works; its figures need the 7
-	}
-	median := func(xs []float64) float64 {
-		xs = slices.Clone(xs)
-		slices.Sort(xs)
-		return xs[len(xs)/2]
 	}
 	type line struct {
 		Op       string  `json:"op"`

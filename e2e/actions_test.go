@@ -20,6 +20,17 @@ func (c *chain) cli(tab protocol.Target, args ...string) (stdout, stderr string,
 	return runEgohost(chainEnv(c.svc.stateDir), nil, append(args, "--tab", itoa(tab.Tab))...)
 }
 
+// cliOK runs cli and returns its stdout; an exit other than 0 ends the
+// test.
+func (c *chain) cliOK(t testing.TB, tab protocol.Target, args ...string) string {
+	t.Helper()
+	out, errOut, code := c.cli(tab, args...)
+	if code != 0 {
+		t.Fatalf("egohost %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
+	}
+	return out
+}
+
 // actionPages are the fixture pages of the action tests.
 func actionPages() map[string]string {
 	page := func(body string) string {
@@ -276,14 +287,7 @@ func TestActionsCLI(t *testing.T) {
 	c := useSharedChain(t)
 	base := serveActions(t)
 	tab := c.openTab(t, base+"/nav")
-	run := func(args ...string) string {
-		t.Helper()
-		out, errOut, code := c.cli(tab, args...)
-		if code != 0 {
-			t.Fatalf("egohost %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
-		}
-		return out
-	}
+	run := func(args ...string) string { t.Helper(); return c.cliOK(t, tab, args...) }
 	out := run("goto", base+"/form")
 	if !strings.Contains(out, `"form": load`) {
 		t.Errorf("goto: %q", out)

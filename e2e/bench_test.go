@@ -12,7 +12,6 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
-	"github.com/chromedp/cdproto/target"
 
 	"github.com/egohost/egohost/internal/testkit/browsertest"
 	"github.com/egohost/egohost/internal/testkit/cdpdirect"
@@ -34,6 +33,14 @@ func (l latencies) pct(p float64) time.Duration {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
+// median is the middle one of xs (the upper middle of an even count); xs
+// stays as it is.
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
 // benchRuns is how many measured runs a benchmark makes: b.N, at most
 // most; one with -short (CI: the benchmark works; its figures need more).
 func benchRuns(b *testing.B, most int) int {
@@ -49,21 +56,7 @@ func (c *chain) directTab(tb testing.TB, url string) *cdpdirect.Session {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	targets, err := cdp.Call(ctx, c.direct.Browser(), target.GetTargets, target.GetTargetsParams{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, ti := range targets.TargetInfos {
-		if ti.Type == "page" && ti.URL == url {
-			s, err := c.direct.Attach(ctx, ti.TargetID)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			return s
-		}
-	}
-	tb.Fatalf("no page target at %s", url)
-	return nil
+	return attachTab(ctx, tb, c, url).s
 }
 
 // BenchmarkRoundTrip compares one Runtime.evaluate("document.title") on the
@@ -146,7 +139,7 @@ func BenchmarkSnapshotsRelayed(b *testing.B) {
 				return snapshotbench.Result{}, err
 			}
 			if i > 0 {
-				times = append(times, float64(time.Since(t).Microseconds())/1000)
+				times = append(times, ms(time.Since(t)))
 			}
 		}
 		slices.Sort(times)
@@ -166,12 +159,7 @@ func BenchmarkSnapshotsRelayed(b *testing.B) {
 		}
 		script, _ := filepath.Abs("../bench/pw-snapshot.mjs")
 		pw, err := snapshotbench.Playwright(ctx, script, endpoint, []string{url}, runs)
-		switch {
-		case nodescript.MissingOutsideCI(err):
-			b.Logf("no Playwright column: %v", err)
-		case err != nil:
-			b.Fatal(err)
-		default:
+		if nodescript.Column(b, err) {
 			row.PW, row.HavePW = pw[0], true
 		}
 		rows = append(rows, row)
@@ -204,14 +192,7 @@ func BenchmarkResolveRelayed(b *testing.B) {
 	}
 	script, _ := filepath.Abs("../bench/pw-resolve.mjs")
 	pw, err := resolverbench.Playwright(ctx, script, endpoint, url, selectors, runs)
-	havePW := true
-	switch {
-	case nodescript.MissingOutsideCI(err):
-		b.Logf("no Playwright column: %v", err)
-		havePW = false
-	case err != nil:
-		b.Fatal(err)
-	}
+	havePW := nodescript.Column(b, err)
 	var rows []resolverbench.Row
 	for i, cs := range cases {
 		var times []float64
@@ -222,7 +203,7 @@ func BenchmarkResolveRelayed(b *testing.B) {
 				b.Fatalf("%s: %v", cs.Egohost, err)
 			}
 			if j > 0 {
-				times = append(times, float64(time.Since(t).Microseconds())/1000)
+				times = append(times, ms(time.Since(t)))
 			}
 		}
 		if last.Center == nil {

@@ -85,6 +85,26 @@ func waitDone(t *testing.T, done <-chan error) error {
 	}
 }
 
+// deny answers the ask no, as the person (once), and returns what the call
+// that asked ends with.
+func deny(t *testing.T, owner *client.Client, id string, done <-chan error) error {
+	t.Helper()
+	if err := answer(t, owner, id, false, false); err != nil {
+		t.Fatal(err)
+	}
+	return waitDone(t, done)
+}
+
+// allowOnce answers the ask yes, as the person, this once, and returns
+// what the call that asked ends with.
+func allowOnce(t *testing.T, owner *client.Client, id string, done <-chan error) error {
+	t.Helper()
+	if err := answer(t, owner, id, true, false); err != nil {
+		t.Fatal(err)
+	}
+	return waitDone(t, done)
+}
+
 // A paired agent's click on a form's submit button ("Place order") waits
 // for the person (default policy): allowed, it clicks; denied, it fails
 // with denied_by_person and the form is not submitted; a page that swaps
@@ -124,10 +144,7 @@ func TestConfirmClick(t *testing.T) {
 	t.Run("denied", func(t *testing.T) {
 		done := clickAsync(bot, tab, "#place")
 		q := pendingAsk(t, owner, "shopper")
-		if err := answer(t, owner, q.ID, false, false); err != nil {
-			t.Fatal(err)
-		}
-		pe := wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
+		pe := wantCode(t, deny(t, owner, q.ID, done), protocol.CodeDeniedByPerson)
 		if !strings.Contains(pe.Message, "Do not retry") {
 			t.Errorf("got message %q, want it to say not to retry", pe.Message)
 		}
@@ -145,10 +162,7 @@ func TestConfirmClick(t *testing.T) {
 		if again := pendingAsk(t, owner, "shopper"); again.ID != q.ID {
 			t.Errorf("got ask %s, want %s still waiting", again.ID, q.ID)
 		}
-		if err := answer(t, owner, q.ID, false, false); err != nil {
-			t.Fatal(err)
-		}
-		wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
+		wantCode(t, deny(t, owner, q.ID, done), protocol.CodeDeniedByPerson)
 		if got := pageInt(t, c, tab, "window.submitted"); got != "1" {
 			t.Errorf("submitted %s times, want still 1", got)
 		}
@@ -162,10 +176,7 @@ func TestConfirmClick(t *testing.T) {
 		if _, err := c.eval(ctxT(t, 10*time.Second), tab, `const b = document.getElementById("place"); const n = b.cloneNode(true); n.dataset.v = "swapped"; b.replaceWith(n); true`); err != nil {
 			t.Fatal(err)
 		}
-		if err := answer(t, owner, q.ID, true, false); err != nil {
-			t.Fatal(err)
-		}
-		wantCode(t, waitDone(t, done), protocol.CodeStaleRef)
+		wantCode(t, allowOnce(t, owner, q.ID, done), protocol.CodeStaleRef)
 		if got := pageInt(t, c, tab, "window.submitted"); got != before {
 			t.Errorf("submitted %s times, want still %s: nothing clicked after the swap", got, before)
 		}
@@ -198,19 +209,13 @@ func TestConfirmClick(t *testing.T) {
 		if q.Kind != "submit" || !strings.HasPrefix(q.Action, "press Enter in textbox") {
 			t.Errorf("got ask %q (%s), want a submit: press Enter in textbox …", q.Action, q.Kind)
 		}
-		if err := answer(t, owner, q.ID, false, false); err != nil {
-			t.Fatal(err)
-		}
-		wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
+		wantCode(t, deny(t, owner, q.ID, done), protocol.CodeDeniedByPerson)
 		// Without a target, Enter goes to the focused field: asked too.
 		go func() {
 			done <- bot.Call(ctxT(t, 120*time.Second), protocol.MethodPress, protocol.PressParams{Target: tab, Key: "Enter"}, nil)
 		}()
 		q = pendingAsk(t, owner, "shopper")
-		if err := answer(t, owner, q.ID, false, false); err != nil {
-			t.Fatal(err)
-		}
-		wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
+		wantCode(t, deny(t, owner, q.ID, done), protocol.CodeDeniedByPerson)
 		if got := pageInt(t, c, tab, "window.submitted"); got != "2" {
 			t.Errorf("submitted %s times, want still 2", got)
 		}
@@ -234,10 +239,7 @@ func TestConfirmClick(t *testing.T) {
 			if !strings.HasPrefix(q.Action, call.action) {
 				t.Errorf("%s: got ask %q, want %q…", call.method, q.Action, call.action)
 			}
-			if err := answer(t, owner, q.ID, false, false); err != nil {
-				t.Fatal(err)
-			}
-			wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
+			wantCode(t, deny(t, owner, q.ID, done), protocol.CodeDeniedByPerson)
 		}
 		if got := pageInt(t, c, tab, "window.submitted"); got != before {
 			t.Errorf("submitted %s times, want still %s", got, before)

@@ -147,10 +147,7 @@ func TestConfirmKinds(t *testing.T) {
 		if _, err := c.eval(ctxT(t, 10*time.Second), tab, `history.pushState({}, "", "/pushed"); true`); err != nil {
 			t.Fatal(err)
 		}
-		if err := answer(t, owner, q.ID, true, false); err != nil {
-			t.Fatal(err)
-		}
-		wantCode(t, waitDone(t, done), protocol.CodeStaleRef)
+		wantCode(t, allowOnce(t, owner, q.ID, done), protocol.CodeStaleRef)
 		if got := where(tab); got != bankHost+"/pushed" {
 			t.Errorf("after the history changed the tab shows %s, want %s/pushed", got, bankHost)
 		}
@@ -185,10 +182,7 @@ func TestConfirmKinds(t *testing.T) {
 		if strings.Contains(q.Action, "s3cret") {
 			t.Errorf("the ask %q shows the cookie's value", q.Action)
 		}
-		if err := answer(t, owner, q.ID, false, false); err != nil {
-			t.Fatal(err)
-		}
-		wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
+		wantCode(t, deny(t, owner, q.ID, done), protocol.CodeDeniedByPerson)
 		if got := cookie(); got != "" {
 			t.Errorf("after a no the cookie is %q, want none", got)
 		}
@@ -355,10 +349,7 @@ func TestConfirmKinds(t *testing.T) {
 			if q.Kind != "navigate_new_origin" || !strings.HasSuffix(q.Action, " to "+bankHost) {
 				t.Errorf("%s: got ask %q (%s), want navigate_new_origin to %s", el, q.Action, q.Kind, bankHost)
 			}
-			if err := answer(t, owner, q.ID, false, false); err != nil {
-				t.Fatal(err)
-			}
-			wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
+			wantCode(t, deny(t, owner, q.ID, done), protocol.CodeDeniedByPerson)
 			stays("a no to " + el)
 		}
 
@@ -369,10 +360,7 @@ func TestConfirmKinds(t *testing.T) {
 		if _, err := c.eval(ctxT(t, 10*time.Second), tab, `document.getElementById("swap").href = "https://`+bankHost+`/bank"; true`); err != nil {
 			t.Fatal(err)
 		}
-		if err := answer(t, owner, q.ID, true, false); err != nil {
-			t.Fatal(err)
-		}
-		wantCode(t, waitDone(t, done), protocol.CodeStaleRef)
+		wantCode(t, allowOnce(t, owner, q.ID, done), protocol.CodeStaleRef)
 		stays("a link that changed its scheme")
 	})
 
@@ -458,10 +446,7 @@ func TestConfirmNotification(t *testing.T) {
 	base := serve(t, map[string]string{"/": confirmPage})
 	bot, tab := botSpace(t, c, "notified", base+"/")
 	ctx := ctxT(t, 3*time.Minute)
-	id, ok := workerTarget(ctx, t, c.direct)
-	if !ok {
-		t.Fatal("no service worker of the extension")
-	}
+	id := workerTarget(ctx, t, c.direct)
 	s, err := c.direct.Attach(ctx, id)
 	if err != nil {
 		t.Fatal(err)

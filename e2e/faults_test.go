@@ -306,10 +306,7 @@ func TestSubscriptionSurvivesAWorkerStop(t *testing.T) {
 	sub := subscribeConsole(ctx, t, c, tab)
 	sub.console(ctx, t, tab, "before the worker stopped")
 
-	id, ok := workerTarget(ctx, t, c.direct)
-	if !ok {
-		t.Fatal("no service worker target for the extension")
-	}
+	id := workerTarget(ctx, t, c.direct)
 	stopped := time.Now()
 	if _, err := cdp.Call(ctx, c.direct.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: id}); err != nil {
 		t.Fatalf("Target.closeTarget on the worker: %v", err)

@@ -53,6 +53,32 @@ func botSpace(t *testing.T, c *chain, name, url string) (*client.Client, protoco
 	return bot, protocol.Target{Tab: sp.Tab.ID}
 }
 
+// filesBot serves filesPage and opens it in the own space of a paired
+// agent called bot (botSpace), with a minute and a half for the test.
+func filesBot(t *testing.T, c *chain) (*client.Client, protocol.Target, context.Context) {
+	t.Helper()
+	base := serve(t, map[string]string{"/": filesPage})
+	bot, tab := botSpace(t, c, "bot", base+"/")
+	return bot, tab, ctxT(t, 90*time.Second)
+}
+
+// botAudit is the audit log's lines of the bot's calls of method since
+// the chain started, each as the files it names and its result.
+func botAudit(t *testing.T, c *chain, method string) []string {
+	t.Helper()
+	lines, err := audit.Read(filepath.Join(c.svc.stateDir, "audit.log"), audit.Filter{Agent: "bot", Since: c.since})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, l := range lines {
+		if l.Method == method {
+			files = append(files, strings.Join(l.Files, ",")+" "+l.Result)
+		}
+	}
+	return files
+}
+
 // inputFiles reads the input's files as the page sees them, through cl.
 func inputFiles(t *testing.T, cl *client.Client, tab protocol.Target) string {
 	t.Helper()
@@ -73,9 +99,7 @@ func inputFiles(t *testing.T, cl *client.Client, tab protocol.Target) string {
 // either. Files given by their bytes work, and the audit log names them.
 func TestUploadOfPrivateFilesRefused(t *testing.T) {
 	c := useSharedChain(t)
-	base := serve(t, map[string]string{"/": filesPage})
-	bot, tab := botSpace(t, c, "bot", base+"/")
-	ctx := ctxT(t, 90*time.Second)
+	bot, tab, ctx := filesBot(t, c)
 
 	token := filepath.Join(c.svc.stateDir, "token")
 	secret := filepath.Join(t.TempDir(), "id_rsa")
@@ -132,16 +156,7 @@ func TestUploadOfPrivateFilesRefused(t *testing.T) {
 		t.Errorf("after the script's upload the page holds %s, want %s", got, want)
 	}
 
-	lines, err := audit.Read(filepath.Join(c.svc.stateDir, "audit.log"), audit.Filter{Agent: "bot", Since: c.since})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var files []string
-	for _, l := range lines {
-		if l.Method == protocol.MethodUpload {
-			files = append(files, strings.Join(l.Files, ",")+" "+l.Result)
-		}
-	}
+	files := botAudit(t, c, protocol.MethodUpload)
 	want := []string{token + " forbidden_path", secret + " forbidden_path", link + " forbidden_path",
 		"note.txt (5 bytes),evil_.txt (1 bytes) ok", "a.csv (3 bytes) ok"}
 	if strings.Join(files, "\n") != strings.Join(want, "\n") {
@@ -158,9 +173,7 @@ func TestUploadOfPrivateFilesRefused(t *testing.T) {
 // dir, over an existing file or through a symlink either.
 func TestScreenshotOverPrivateFilesRefused(t *testing.T) {
 	c := useSharedChain(t)
-	base := serve(t, map[string]string{"/": filesPage})
-	bot, tab := botSpace(t, c, "bot", base+"/")
-	ctx := ctxT(t, 90*time.Second)
+	bot, tab, ctx := filesBot(t, c)
 
 	token := filepath.Join(c.svc.stateDir, "token")
 	tokenBefore, err := os.ReadFile(token)
@@ -229,9 +242,7 @@ func TestUploadDirsAndCaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := startChainIn(t, stateDir)
-	base := serve(t, map[string]string{"/": filesPage})
-	bot, tab := botSpace(t, c, "bot", base+"/")
-	ctx := ctxT(t, 90*time.Second)
+	bot, tab, ctx := filesBot(t, c)
 
 	write := func(path, content string) string {
 		t.Helper()
@@ -331,9 +342,7 @@ func TestScreenshotOutputFolder(t *testing.T) {
 	c := quietChain(t) // its agents.output_dir: out/ in the chain's files, made by the first screenshot there
 	stateDir, outDir := c.svc.stateDir, filepath.Join(c.files, "out")
 	t.Cleanup(func() { os.Remove(filepath.Join(outDir, "shot.png")) }) // the shared chain's folder: another test writes its own shot.png
-	base := serve(t, map[string]string{"/": filesPage})
-	bot, tab := botSpace(t, c, "bot", base+"/")
-	ctx := ctxT(t, 90*time.Second)
+	bot, tab, ctx := filesBot(t, c)
 
 	var r protocol.ScreenshotResult
 	if err := bot.Call(ctx, protocol.MethodScreenshot, protocol.ScreenshotParams{Target: tab, Path: "shot.png"}, &r); err != nil {
@@ -347,16 +356,7 @@ func TestScreenshotOutputFolder(t *testing.T) {
 	}
 	refused(t, "the agent's second screenshot to shot.png", bot.Call(ctx, protocol.MethodScreenshot, protocol.ScreenshotParams{Target: tab, Path: "shot.png"}, nil), protocol.CodeForbiddenPath)
 	refused(t, "the agent's screenshot to sub/x.png", bot.Call(ctx, protocol.MethodScreenshot, protocol.ScreenshotParams{Target: tab, Path: "sub/x.png"}, nil), protocol.CodeForbiddenPath)
-	lines, err := audit.Read(filepath.Join(stateDir, "audit.log"), audit.Filter{Agent: "bot", Since: c.since})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var named []string
-	for _, l := range lines {
-		if l.Method == protocol.MethodScreenshot {
-			named = append(named, strings.Join(l.Files, ",")+" "+l.Result)
-		}
-	}
+	named := botAudit(t, c, protocol.MethodScreenshot)
 	if want := filepath.Join(outDir, "shot.png") + " ok"; len(named) == 0 || named[0] != want {
 		t.Errorf("the audit's screenshot lines: %q, want the first %q", named, want)
 	}

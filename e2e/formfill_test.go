@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -30,22 +29,12 @@ const formFillPage = `<!doctype html><html><head><meta charset=utf-8><title>Form
 // default space scope; only the last field settles.
 func TestFormFillSetsEveryFieldInOneCall(t *testing.T) {
 	c := useSharedChain(t)
-	url := serve(t, map[string]string{"/form": formFillPage}) + "/form"
-	bot, tab := botSpace(t, c, "formfill-bot", url)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	formReady(t, ctx, bot, tab)
+	bot, tab, ctx, _ := formFillSpace(t, c, "formfill-bot")
 	var snap protocol.SnapshotResult
 	if err := bot.Call(ctx, protocol.MethodSnapshot, protocol.SnapshotParams{Target: tab, Interactive: true}, &snap); err != nil {
 		t.Fatal(err)
 	}
-	ref := func(line string) string {
-		m := regexp.MustCompile(regexp.QuoteMeta(line) + `[^\n]*?(@\d+)`).FindStringSubmatch(snap.Text)
-		if m == nil {
-			t.Fatalf("no ref for %q in\n%s", line, snap.Text)
-		}
-		return m[1]
-	}
+	ref := func(line string) string { return refOf(t, snap.Text, line) }
 	var res protocol.FormFillResult
 	err := bot.Call(ctx, protocol.MethodFormFill, protocol.FormFillParams{Target: tab, Fields: []protocol.FormField{
 		{Element: ref(`textbox "Name"`), Action: "fill", Text: "Ada Lovelace"},
@@ -100,11 +89,7 @@ func TestFormFillSetsEveryFieldInOneCall(t *testing.T) {
 // field, the fields before it set, none after.
 func TestFormFillRefusesBadFieldsAndForeignRefs(t *testing.T) {
 	c := useSharedChain(t)
-	url := serve(t, map[string]string{"/form": formFillPage}) + "/form"
-	bot, tab := botSpace(t, c, "formfill-attacker", url)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	formReady(t, ctx, bot, tab)
+	bot, tab, ctx, url := formFillSpace(t, c, "formfill-attacker")
 	many := make([]protocol.FormField, 101)
 	for i := range many {
 		many[i] = protocol.FormField{Element: "label=Name", Action: "fill", Text: "x"}
@@ -132,13 +117,10 @@ func TestFormFillRefusesBadFieldsAndForeignRefs(t *testing.T) {
 	if err := c.agent.Call(ctx, protocol.MethodSnapshot, protocol.SnapshotParams{Target: person, Interactive: true}, &snap); err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`textbox "Email"[^\n]*?(@\d+)`).FindStringSubmatch(snap.Text)
-	if m == nil {
-		t.Fatalf("no ref in the person's snapshot:\n%s", snap.Text)
-	}
+	email := refOf(t, snap.Text, `textbox "Email"`)
 	err := bot.Call(ctx, protocol.MethodFormFill, protocol.FormFillParams{Target: tab, Fields: []protocol.FormField{
 		{Element: "label=Name", Action: "fill", Text: "Mallory"},
-		{Element: m[1], Action: "fill", Text: "stolen@example.com"},
+		{Element: email, Action: "fill", Text: "stolen@example.com"},
 		{Element: "label=Country", Action: "select", Values: []string{"fr"}},
 	}}, nil)
 	pe := wantCode(t, err, protocol.CodeNotInSpace)
@@ -170,6 +152,19 @@ func formEval(t *testing.T, ctx context.Context, cl *client.Client, tab protocol
 }
 
 // formReady waits until the form page has loaded in cl's tab.
+// formFillSpace serves formFillPage and opens it in the own space of a
+// paired agent called name (botSpace), with a minute for the test, and
+// waits until the form has loaded: the agent, its tab, the context and
+// the page's URL.
+func formFillSpace(t *testing.T, c *chain, name string) (*client.Client, protocol.Target, context.Context, string) {
+	t.Helper()
+	url := serve(t, map[string]string{"/form": formFillPage}) + "/form"
+	bot, tab := botSpace(t, c, name, url)
+	ctx := ctxT(t, 60*time.Second)
+	formReady(t, ctx, bot, tab)
+	return bot, tab, ctx, url
+}
+
 func formReady(t *testing.T, ctx context.Context, cl *client.Client, tab protocol.Target) {
 	t.Helper()
 	for formEval(t, ctx, cl, tab, `String(document.readyState === 'complete' && !!document.querySelector('button'))`) != "true" {
@@ -199,12 +194,9 @@ func TestGotoAnswersTheSnapshot(t *testing.T) {
 	if nav.Snapshot.Tab != tab.Tab || nav.Snapshot.URL != url+"?again" || !strings.Contains(nav.Snapshot.Text, `textbox "Name"`) || strings.Contains(nav.Snapshot.Text, "Form") {
 		t.Errorf("snapshot of tab %d at %s, want tab %d at %s, interactive:\n%s", nav.Snapshot.Tab, nav.Snapshot.URL, tab.Tab, url+"?again", nav.Snapshot.Text)
 	}
-	m := regexp.MustCompile(`textbox "Name"[^\n]*?(@\d+)`).FindStringSubmatch(nav.Snapshot.Text)
-	if m == nil {
-		t.Fatalf("no ref in\n%s", nav.Snapshot.Text)
-	}
-	if err := bot.Call(ctx, protocol.MethodFill, protocol.FillParams{Target: tab, Element: m[1], Text: "Ada"}, nil); err != nil {
-		t.Fatalf("fill %s from goto's snapshot: %v", m[1], err)
+	name := refOf(t, nav.Snapshot.Text, `textbox "Name"`)
+	if err := bot.Call(ctx, protocol.MethodFill, protocol.FillParams{Target: tab, Element: name, Text: "Ada"}, nil); err != nil {
+		t.Fatalf("fill %s from goto's snapshot: %v", name, err)
 	}
 	if got := formEval(t, ctx, bot, tab, `document.forms[0].name.value`); got != "Ada" {
 		t.Errorf("the name holds %q, want Ada", got)

@@ -295,11 +295,17 @@ func (s *svc) stop() {
 		return
 	}
 	s.cmd.Process.Signal(os.Interrupt)
+	killAfter(s.cmd.Process, s.done, 5*time.Second)
+}
+
+// killAfter waits for a process asked to end to have ended (done closed)
+// and kills it if it has not within grace.
+func killAfter(p *os.Process, done <-chan struct{}, grace time.Duration) {
 	select {
-	case <-s.done:
-	case <-time.After(5 * time.Second):
-		s.cmd.Process.Kill()
-		<-s.done
+	case <-done:
+	case <-time.After(grace):
+		p.Kill()
+		<-done
 	}
 }
 

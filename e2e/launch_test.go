@@ -172,12 +172,7 @@ func startLaunch(t *testing.T, stateDir string, env []string, args ...string) *l
 	go func() { l.cmd.Wait(); close(l.exited) }()
 	t.Cleanup(func() {
 		l.cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-l.exited:
-		case <-time.After(15 * time.Second):
-			l.cmd.Process.Kill()
-			<-l.exited
-		}
+		killAfter(l.cmd.Process, l.exited, 15*time.Second)
 	})
 	return l
 }

@@ -113,7 +113,7 @@ func (a *mcpAgent) call(tool string, args map[string]any) string {
 	if a.err == nil {
 		a.calls++
 		a.chars += len([]rune(out))
-		a.ms += float64(time.Since(start).Microseconds()) / 1000
+		a.ms += ms(time.Since(start))
 	}
 	return out
 }
@@ -127,7 +127,7 @@ func (a *mcpAgent) setup(tool string, args map[string]any) string {
 	r := callTool(a.tb, a.cs, tool, args)
 	if os.Getenv("EGOHOST_BENCH_TRACE") != "" {
 		first, _, _ := strings.Cut(r.text, "\n") // the outcome line: what the server says it waited for
-		fmt.Fprintf(os.Stderr, "    %s %s: %.0f ms, %d chars: %.160s\n", a.name, tool, float64(time.Since(start).Microseconds())/1000, len([]rune(r.text)), first)
+		fmt.Fprintf(os.Stderr, "    %s %s: %.0f ms, %d chars: %.160s\n", a.name, tool, ms(time.Since(start)), len([]rune(r.text)), first)
 	}
 	if r.isErr {
 		a.failf("%s: %s", tool, strings.Join(strings.Fields(r.text), " "))
@@ -481,13 +481,7 @@ func BenchmarkMCPCheckoutStages(b *testing.B) {
 			b.Fatalf("goto answered no snapshot: %+v", nav)
 		}
 		snap := *nav.Snapshot
-		ref := func(line string) string {
-			m := regexp.MustCompile(regexp.QuoteMeta(line) + `[^\n]*?(@\d+)`).FindStringSubmatch(snap.Text)
-			if m == nil {
-				b.Fatalf("no ref for %q in\n%s", line, snap.Text)
-			}
-			return m[1]
-		}
+		ref := func(line string) string { return refOf(b, snap.Text, line) }
 		var form protocol.FormFillResult
 		call("form.fill (5 fields, the last settles)", protocol.MethodFormFill, protocol.FormFillParams{Target: tab, Fields: []protocol.FormField{
 			{Element: ref(`textbox "Full name"`), Action: "fill", Text: "Ada Lovelace"},

@@ -132,10 +132,5 @@ func (p *mcpPeer) close() {
 	p.stdin.Close()
 	done := make(chan struct{})
 	go func() { p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		p.cmd.Process.Kill()
-		<-done
-	}
+	killAfter(p.cmd.Process, done, 5*time.Second)
 }

@@ -171,12 +171,13 @@ func fails(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any
 	}
 }
 
-// refOf finds the ref of a snapshot line such as `textbox "Email" @12`.
-func refOf(t *testing.T, snapshot, line string) string {
-	t.Helper()
-	m := regexp.MustCompile(regexp.QuoteMeta(line) + `[^\n@]*(@\d+)`).FindStringSubmatch(snapshot)
+// refOf finds the ref of a snapshot line such as `textbox "Email" @12`:
+// the first ref after the first place line stands, on the same line.
+func refOf(tb testing.TB, snapshot, line string) string {
+	tb.Helper()
+	m := regexp.MustCompile(regexp.QuoteMeta(line) + `[^\n]*?(@\d+)`).FindStringSubmatch(snapshot)
 	if m == nil {
-		t.Fatalf("no %q with a ref in:\n%s", line, snapshot)
+		tb.Fatalf("no %q with a ref in:\n%s", line, snapshot)
 	}
 	return m[1]
 }

@@ -151,14 +151,8 @@ func TestMCPToolsThroughChain(t *testing.T) {
 	})
 	t.Run("close", func(t *testing.T) {
 		ok(t, cs, "browser_close", nil, "closed tab "+itoa(tab))
-		var l protocol.TabsListResult
-		if err := c.agent.Call(ctx, protocol.MethodTabsList, nil, &l); err != nil {
-			t.Fatal(err)
-		}
-		for _, tb := range l.Tabs {
-			if tb.ID == tab {
-				t.Errorf("tab %d is still open", tab)
-			}
+		if tabOpen(ctx, t, c, tab) {
+			t.Errorf("tab %d is still open", tab)
 		}
 	})
 }
@@ -217,14 +211,8 @@ func TestMCPSpacesFlow(t *testing.T) {
 	}
 
 	ok(t, cs, "browser_space_complete", nil, "completed space "+space, "closed tab "+itoa(tab))
-	var l protocol.TabsListResult
-	if err := c.agent.Call(ctx, protocol.MethodTabsList, nil, &l); err != nil {
-		t.Fatal(err)
-	}
-	for _, tb := range l.Tabs {
-		if tb.ID == tab {
-			t.Errorf("tab %d of the completed space is still open", tab)
-		}
+	if tabOpen(ctx, t, c, tab) {
+		t.Errorf("tab %d of the completed space is still open", tab)
 	}
 	if err := c.agent.Call(ctx, protocol.MethodSpacesList, protocol.SpacesListParams{Agent: "spaces-e2e"}, &sl); err != nil || len(sl.Spaces) != 0 {
 		t.Errorf("spaces after complete: %+v, %v; want none", sl, err)

@@ -31,10 +31,7 @@ func TestPopupOpensOnTheActiveTab(t *testing.T) {
 		t.Fatalf("tabs.select %d: %v", first.Tab, err)
 	}
 
-	worker, ok := workerTarget(ctx, t, c.direct)
-	if !ok {
-		t.Fatal("no extension worker")
-	}
+	worker := workerTarget(ctx, t, c.direct)
 	ws, err := c.direct.Attach(ctx, worker)
 	if err != nil {
 		t.Fatal(err)

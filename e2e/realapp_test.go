@@ -31,14 +31,7 @@ func TestDokuWikiEditByRefs(t *testing.T) {
 			t.Errorf("clear DokuWiki's cookies: exit %d: %s", code, errOut)
 		}
 	})
-	run := func(args ...string) string {
-		t.Helper()
-		out, errOut, code := c.cli(tab, args...)
-		if code != 0 {
-			t.Fatalf("egohost %s: exit %d: %s%s", strings.Join(args, " "), code, out, errOut)
-		}
-		return out
-	}
+	run := func(args ...string) string { t.Helper(); return c.cliOK(t, tab, args...) }
 	refIn := func(snap, re string) string {
 		t.Helper()
 		m := regexp.MustCompile(re).FindStringSubmatch(snap)

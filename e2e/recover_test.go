@@ -37,8 +37,9 @@ import (
 const recoverBound = 10 * time.Second
 
 // workerTarget finds the extension's service worker among the browser's
-// targets through the test's direct DevTools connection.
-func workerTarget(ctx context.Context, t testing.TB, direct *cdpdirect.Conn) (target.ID, bool) {
+// targets through the test's direct DevTools connection; a browser without
+// one ends the test.
+func workerTarget(ctx context.Context, t testing.TB, direct *cdpdirect.Conn) target.ID {
 	t.Helper()
 	res, err := cdp.Call(ctx, direct.Browser(), target.GetTargets, target.GetTargetsParams{})
 	if err != nil {
@@ -46,10 +47,11 @@ func workerTarget(ctx context.Context, t testing.TB, direct *cdpdirect.Conn) (ta
 	}
 	for _, ti := range res.TargetInfos {
 		if ti.Type == "service_worker" && strings.HasPrefix(ti.URL, "chrome-extension://"+extension.ID+"/") {
-			return ti.TargetID, true
+			return ti.TargetID
 		}
 	}
-	return "", false
+	t.Fatal("no service worker target for the extension")
+	return ""
 }
 
 // waitNoBrowser waits until the service lists no browser: the link dropped.
@@ -113,10 +115,7 @@ func tabsWhenBack(ctx context.Context, c *chain) (protocol.TabsListResult, error
 // the call answered, and the answer.
 func stopWorkerAndList(ctx context.Context, tb testing.TB, c *chain, round int) (down, answered time.Duration, tabs protocol.TabsListResult) {
 	tb.Helper()
-	id, ok := workerTarget(ctx, tb, c.direct)
-	if !ok {
-		tb.Fatal("no service worker target for the extension")
-	}
+	id := workerTarget(ctx, tb, c.direct)
 	stopped := time.Now()
 	if round == 0 {
 		if _, err := cdp.Call(ctx, c.direct.Browser(), target.CloseTarget, target.CloseTargetParams{TargetID: id}); err != nil {
@@ -372,10 +371,7 @@ func keepInstalled(t testing.TB, udd, id string) {
 // learns it when it next asks Chrome.
 func detachBehindTheRelay(ctx context.Context, t testing.TB, c *chain, tabID int) {
 	t.Helper()
-	id, ok := workerTarget(ctx, t, c.direct)
-	if !ok {
-		t.Fatal("no service worker target for the extension")
-	}
+	id := workerTarget(ctx, t, c.direct)
 	yes := true
 	att, err := cdp.Call(ctx, c.direct.Browser(), target.AttachToTarget, target.AttachToTargetParams{TargetID: id, Flatten: &yes})
 	if err != nil {
@@ -412,6 +408,16 @@ func waitTabDetached(ctx context.Context, t testing.TB, c *chain, sub string) pr
 			}
 		}
 	}
+}
+
+// tabOpen reports whether tabs.list, asked by the owner, lists the tab.
+func tabOpen(ctx context.Context, t testing.TB, c *chain, tabID int) bool {
+	t.Helper()
+	var tabs protocol.TabsListResult
+	if err := c.agent.Call(ctx, protocol.MethodTabsList, nil, &tabs); err != nil {
+		t.Fatalf("tabs.list: %v", err)
+	}
+	return slices.ContainsFunc(tabs.Tabs, func(tb protocol.Tab) bool { return tb.ID == tabID })
 }
 
 // tabAttached reports what tabs.list says of the tab's debugger.

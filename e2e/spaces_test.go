@@ -19,7 +19,6 @@ import (
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/egohost/egohost/client"
-	"github.com/egohost/egohost/extension"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -394,14 +393,8 @@ func TestSpacesThreeAgents(t *testing.T) {
 		if err := bob.c.Call(ctx, protocol.MethodSpacesClose, protocol.SpaceParams{}, &closed); err != nil {
 			t.Fatalf("close: %v", err)
 		}
-		var tabs protocol.TabsListResult
-		if err := c.agent.Call(ctx, protocol.MethodTabsList, nil, &tabs); err != nil {
-			t.Fatal(err)
-		}
-		for _, tab := range tabs.Tabs {
-			if tab.ID == bob.tab {
-				t.Fatalf("bob's tab %d is still open after spaces.close", bob.tab)
-			}
+		if tabOpen(ctx, t, c, bob.tab) {
+			t.Fatalf("bob's tab %d is still open after spaces.close", bob.tab)
 		}
 	})
 }
@@ -444,33 +437,22 @@ func TestSpacesSameTabActionsDoNotInterleave(t *testing.T) {
 // and returns its value as JSON.
 func extensionEval(t testing.TB, ctx context.Context, c *chain, expr string) json.RawMessage {
 	t.Helper()
-	var targets target.GetTargetsResult
-	if err := c.direct.Browser().Call(ctx, target.CommandGetTargets, target.GetTargetsParams{}, &targets); err != nil {
-		t.Fatalf("Target.getTargets: %v", err)
+	sess, err := c.direct.Attach(ctx, workerTarget(ctx, t, c.direct))
+	if err != nil {
+		t.Fatalf("attach to the extension's worker: %v", err)
 	}
-	for _, ti := range targets.TargetInfos {
-		if ti.Type != "service_worker" || !strings.HasPrefix(ti.URL, "chrome-extension://"+extension.ID+"/") {
-			continue
-		}
-		sess, err := c.direct.Attach(ctx, ti.TargetID)
-		if err != nil {
-			t.Fatalf("attach to the extension's worker: %v", err)
-		}
-		// One session per look (waitTitle looks every 50 ms): on the
-		// shared chain, left attached, they would pile up on its worker.
-		defer cdp.Call(ctx, c.direct.Browser(), target.DetachFromTarget, target.DetachFromTargetParams{SessionID: sess.ID()})
-		yes := true
-		var res evalReply
-		if err := sess.Call(ctx, cdpruntime.CommandEvaluate, cdpruntime.EvaluateParams{Expression: expr, AwaitPromise: &yes, ReturnByValue: &yes}, &res); err != nil {
-			t.Fatalf("evaluate %q in the extension: %v", expr, err)
-		}
-		if res.ExceptionDetails != nil {
-			t.Fatalf("evaluate %q in the extension threw: %s", expr, res.ExceptionDetails.Text)
-		}
-		return res.Result.Value
+	// One session per look (waitTitle looks every 50 ms): on the
+	// shared chain, left attached, they would pile up on its worker.
+	defer cdp.Call(ctx, c.direct.Browser(), target.DetachFromTarget, target.DetachFromTargetParams{SessionID: sess.ID()})
+	yes := true
+	var res evalReply
+	if err := sess.Call(ctx, cdpruntime.CommandEvaluate, cdpruntime.EvaluateParams{Expression: expr, AwaitPromise: &yes, ReturnByValue: &yes}, &res); err != nil {
+		t.Fatalf("evaluate %q in the extension: %v", expr, err)
 	}
-	t.Fatal("the extension's service worker is not among the browser's targets")
-	return nil
+	if res.ExceptionDetails != nil {
+		t.Fatalf("evaluate %q in the extension threw: %s", expr, res.ExceptionDetails.Text)
+	}
+	return res.Result.Value
 }
 
 // groupTitles returns the titles of the browser's tab groups, as Chrome has them.

@@ -49,12 +49,7 @@ func BenchmarkResolve(b *testing.B) {
 	}
 	script, _ := filepath.Abs("../bench/pw-resolve.mjs")
 	pw, err := resolverbench.Playwright(ctx, script, endpoint, url, selectors, runs)
-	switch {
-	case nodescript.MissingOutsideCI(err):
-		b.Logf("no Playwright column: %v (install node and run npm ci in bench/)", err)
-	case err != nil:
-		b.Fatal(err)
-	default:
+	if nodescript.Column(b, err) {
 		for i := range rows {
 			rows[i].PW, rows[i].HavePW = pw[i], true
 			rows[i].SameSpot = math.Abs(pw[i].X-rows[i].Egohost.X) < 1 && math.Abs(pw[i].Y-rows[i].Egohost.Y) < 1

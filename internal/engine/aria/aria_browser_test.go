@@ -9,7 +9,6 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/egohost/egohost/internal/engine/aria"
 	"github.com/egohost/egohost/internal/setup/browser"
@@ -26,14 +25,7 @@ func TestCallsInChromium(t *testing.T) {
 	s := b.NewPage(t, url)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	tree, err := cdp.Call(ctx, s, page.GetFrameTree, cdp.Empty{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := cdp.Call(ctx, s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: tree.FrameTree.Frame.ID, WorldName: "aria-test"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	world := browsertest.MainWorld(ctx, t, s, "aria-test")
 	yes := true
 	// eval evaluates f's call (in the test's world, or the page's own for
 	// a Page function) and returns the installs it needed and its value.
@@ -44,7 +36,7 @@ func TestCallsInChromium(t *testing.T) {
 			ins = append(ins, in)
 			p := runtime.EvaluateParams{Expression: f.Expr(in, args...), ReturnByValue: &yes}
 			if !page {
-				p.ContextID = w.ExecutionContextID
+				p.ContextID = world
 			}
 			res, err := cdp.Call(ctx, s, runtime.Evaluate, p)
 			if err != nil || res.ExceptionDetails != nil {
@@ -72,7 +64,7 @@ func TestCallsInChromium(t *testing.T) {
 	}
 	// Sending it again (a caller that did not know) keeps the one there,
 	// and its state.
-	res, err := cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: counter.Expr(aria.InstallModule, json.RawMessage("1")), ContextID: w.ExecutionContextID, ReturnByValue: &yes})
+	res, err := cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: counter.Expr(aria.InstallModule, json.RawMessage("1")), ContextID: world, ReturnByValue: &yes})
 	if err != nil || res.ExceptionDetails != nil || string(res.Result.Value) != `{"n":6,"doc":true,"ns":"function"}` {
 		t.Errorf("sent again: %v %+v; want n 6", err, res)
 	}
@@ -95,7 +87,7 @@ func TestCallsInChromium(t *testing.T) {
 	}
 	// A declaration: the element is el.
 	node := browsertest.QuerySelector(ctx, t, s, "#b")
-	obj, err := cdp.Call(ctx, s, dom.ResolveNode, dom.ResolveNodeParams{NodeID: node, ExecutionContextID: w.ExecutionContextID})
+	obj, err := cdp.Call(ctx, s, dom.ResolveNode, dom.ResolveNodeParams{NodeID: node, ExecutionContextID: world})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +113,7 @@ func TestCallsInChromium(t *testing.T) {
 		t.Errorf("declaration: installs %v, value %s; want none then the function, and \"it: button Save\"", got, v)
 	}
 	// One function's marker is not another's.
-	res, err = cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: aria.Keep(`(el) => 1`).Expr(aria.InstallNone), ContextID: w.ExecutionContextID, ReturnByValue: &yes})
+	res, err = cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: aria.Keep(`(el) => 1`).Expr(aria.InstallNone), ContextID: world, ReturnByValue: &yes})
 	if err != nil {
 		t.Fatal(err)
 	}

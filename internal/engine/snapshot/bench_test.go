@@ -44,12 +44,7 @@ func BenchmarkSnapshots(b *testing.B) {
 		p.Close()
 		script, _ := filepath.Abs("../../../bench/pw-snapshot.mjs")
 		pw, err := snapshotbench.Playwright(ctx, script, endpoint, []string{url}, runs)
-		switch {
-		case nodescript.MissingOutsideCI(err):
-			b.Logf("no Playwright column: %v (install node and run npm ci in bench/)", err)
-		case err != nil:
-			b.Fatal(err)
-		default:
+		if nodescript.Column(b, err) {
 			row.PW, row.HavePW = pw[0], true
 		}
 		rows = append(rows, row)

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/egohost/egohost/internal/engine/aria"
@@ -93,18 +92,11 @@ func TestInteractiveWalkUnchanged(t *testing.T) {
 		name := strings.TrimPrefix(path, "/")
 		t.Run(name, func(t *testing.T) {
 			s, ctx := tab.Load(t, srv+path)
-			tree, err := cdp.Call(ctx, s, page.GetFrameTree, cdp.Empty{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			w, err := cdp.Call(ctx, s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: tree.FrameTree.Frame.ID, WorldName: "equiv"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			world := browsertest.MainWorld(ctx, t, s, "equiv")
 			yes := true
 			eval := func(expr string) string {
 				t.Helper()
-				res, err := cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ContextID: w.ExecutionContextID, ReturnByValue: &yes})
+				res, err := cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ContextID: world, ReturnByValue: &yes})
 				if err != nil {
 					t.Fatal(err)
 				}

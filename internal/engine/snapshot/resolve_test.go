@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/egohost/egohost/internal/engine/snapshot"
@@ -85,17 +84,10 @@ func TestLocalNamesTheRefsElement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ft, err := cdp.Call(ctx, p, page.GetFrameTree, cdp.Empty{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := cdp.Call(ctx, p, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: ft.FrameTree.Frame.ID, WorldName: "egohost"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	world := browsertest.MainWorld(ctx, t, p, "egohost")
 	eval := func(expr string) *runtime.RemoteObject {
 		t.Helper()
-		res, err := cdp.Call(ctx, p, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ContextID: w.ExecutionContextID, SerializationOptions: cdptab.DeepNodes()})
+		res, err := cdp.Call(ctx, p, runtime.Evaluate, runtime.EvaluateParams{Expression: expr, ContextID: world, SerializationOptions: cdptab.DeepNodes()})
 		if err != nil || res.ExceptionDetails != nil {
 			t.Fatalf("evaluate: %v %+v", err, res.ExceptionDetails)
 		}

@@ -265,6 +265,22 @@ func QuerySelector(ctx context.Context, tb testing.TB, s cdp.Session, sel string
 	return q.NodeID
 }
 
+// MainWorld makes an isolated world called name in the main frame of s's
+// page (Page.getFrameTree, then Page.createIsolatedWorld) and returns its
+// execution context.
+func MainWorld(ctx context.Context, tb testing.TB, s cdp.Session, name string) cdpruntime.ExecutionContextID {
+	tb.Helper()
+	tree, err := cdp.Call(ctx, s, page.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	w, err := cdp.Call(ctx, s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: tree.FrameTree.Frame.ID, WorldName: name})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return w.ExecutionContextID
+}
+
 // NewPage opens a page at url with a direct session and closes it at cleanup.
 func (b *Browser) NewPage(tb testing.TB, url string) *cdpdirect.Session {
 	tb.Helper()

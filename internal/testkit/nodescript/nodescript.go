@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"testing"
 )
 
 // ErrNoNode means Node.js or bench/'s playwright-core is not installed.
@@ -24,6 +25,22 @@ var ErrNoNode = errors.New("node or playwright-core not available (install Node.
 // (with CI=true they must be there, as Chromium must).
 func MissingOutsideCI(err error) bool {
 	return errors.Is(err, ErrNoNode) && os.Getenv("CI") != "true"
+}
+
+// Column reports whether a benchmark has Playwright's column, err being
+// what running its script returned: Node.js or playwright-core missing
+// outside CI is logged and leaves the column out; any other error ends
+// the benchmark.
+func Column(tb testing.TB, err error) bool {
+	tb.Helper()
+	switch {
+	case MissingOutsideCI(err):
+		tb.Logf("no Playwright column: %v", err)
+		return false
+	case err != nil:
+		tb.Fatal(err)
+	}
+	return true
 }
 
 // Lines runs `node script args…` and decodes each line it prints on stdout

@@ -3,6 +3,7 @@ package nodescript
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,5 +34,15 @@ func TestLines(t *testing.T) {
 	os.WriteFile(garbled, []byte(`console.log("not json")`), 0o600)
 	if _, err := Lines[line](context.Background(), garbled); err == nil {
 		t.Error("a line that is not JSON was accepted")
+	}
+}
+
+func TestColumn(t *testing.T) {
+	t.Setenv("CI", "")
+	if !Column(t, nil) {
+		t.Error("Column(nil): got false, want true")
+	}
+	if Column(t, fmt.Errorf("pw.mjs: %w", ErrNoNode)) {
+		t.Error("Column(ErrNoNode) outside CI: got true, want false")
 	}
 }
