@@ -16,8 +16,8 @@
 // hidden: the document is hidden, i.e. its tab is in the background, where
 // Chrome runs no animation frames and aligns timers to 1 s wake-ups) or
 // {ok: false, reason, cover, desc}.
+// describe (aria.WithDescribe: describe.js) is in scope.
 async (node, ns, o) => {
-  const describe = ns.describe;
   let el = node;
   if (!el || !el.isConnected) return { ok: false, reason: "not attached", desc: describe(el) };
   if (el.nodeType !== 1) el = el.parentElement;

@@ -21,7 +21,10 @@ import (
 
 var (
 	//go:embed check.js
-	checkJS string
+	checkSrc string
+	// checkJS is check.js with describe in its scope: it also runs in the
+	// page's own world (describeFocused), where there is no module.
+	checkJS = aria.WithDescribe(checkSrc)
 	//go:embed observe.js
 	observeJS string
 	//go:embed mutation.js

@@ -5,6 +5,7 @@
 // target is recorded. So a click that lands on something that slid over
 // the element between the checks and the click (a banner, a viewport that
 // shrank) changes nothing, and the action retries. o = {retarget}.
+// describe (aria.WithDescribe: describe.js) is in scope.
 (node, ns, o) => {
   const el = node.nodeType === 1 ? node : node.parentElement;
   if (!el) return;
@@ -23,7 +24,6 @@
     const label = t && t.closest ? t.closest("label") : null;
     return !!(label && label.control === expect);
   };
-  const describe = ns.describe;
   if (win.__egohostIntercept) win.__egohostIntercept.stop(); // one left by an action a dialog cut short
   const state = { blocked: "", seen: 0 };
   const types = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "auxclick", "dblclick", "contextmenu"];

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/input"
+	"github.com/egohost/egohost/internal/engine/aria"
 	"github.com/egohost/egohost/internal/link/cdptab"
 )
 
@@ -62,7 +63,9 @@ func (r *Runner) Click(ctx context.Context, target string, o ClickOptions) (*Res
 
 var (
 	//go:embed intercept.js
-	interceptJS string
+	interceptSrc string
+	// interceptJS is intercept.js with describe in its scope.
+	interceptJS = aria.WithDescribe(interceptSrc)
 	//go:embed intercepted.js
 	interceptedJS string
 )

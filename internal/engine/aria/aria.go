@@ -69,6 +69,17 @@ import (
 //go:embed aria.js
 var source string
 
+//go:embed describe.js
+var describeSource string
+
+// WithDescribe returns the source of a function that is src (a function's
+// source) with describe (describe.js: one line that names a node, as the
+// actions' messages quote it) in its scope. It needs no module, so the
+// function runs in any world.
+func WithDescribe(src string) string {
+	return "((describe) => " + src + "\n)(" + describeSource + "\n)"
+}
+
 // Source is the module's JavaScript: one expression whose value is the
 // namespace.
 func Source() string { return source }

@@ -72,27 +72,6 @@
     return out;
   }
 
-  // describe names a node for people in one line, as an action's messages
-  // quote it: an element's tag, id, first three classes, a few identifying
-  // attributes and the start of its text (`<button id="pay" type="submit">
-  // Pay now</button>`); another node by its name.
-  function describe(n) {
-    if (!n || n.nodeType !== 1) return String(n && n.nodeName ? n.nodeName.toLowerCase() : n);
-    let s = '<' + n.localName;
-    if (n.id) s += ' id="' + n.id + '"';
-    const cls = typeof n.className === 'string' ? n.className.trim().split(/\s+/).filter(Boolean).slice(0, 3) : [];
-    if (cls.length) s += ' class="' + cls.join(' ') + '"';
-    for (const a of ['name', 'role', 'type', 'aria-label', 'data-testid']) {
-      const v = n.getAttribute(a);
-      if (v) s += ' ' + a + '="' + v.slice(0, 40) + '"';
-    }
-    s += '>';
-    const text = (n.innerText || n.textContent || '').trim().replace(/\s+/g, ' ');
-    if (text && n.children.length < 20) s += text.length > 40 ? text.slice(0, 39) + '…' : text;
-    const empty = /^(area|base|br|col|embed|hr|img|input|link|meta|source|track|wbr)$/.test(n.localName);
-    return empty ? s : s + '</' + n.localName + '>';
-  }
-
   // byId is the element an ID reference (aria-labelledby, for…) names: in
   // el's own tree (its document or shadow root), as Chrome resolves it.
   function byId(el, id) {
@@ -861,7 +840,7 @@
     // text
     norm, normWS, SKIP,
     // the flat tree
-    parentComposed, flatChildren, openShadowRoots, byId, describe,
+    parentComposed, flatChildren, openShadowRoots, byId,
     // style, hidden, visible
     style, ariaHidden, isHidden, hiddenForAria, isBlock, visible,
     // generated content
