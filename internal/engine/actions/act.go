@@ -93,7 +93,7 @@ func (res *Result) unsettled(reason string, start time.Time) *Result {
 }
 
 // Waited is an auto-wait: how long, how many attempts, and the reasons
-// seen while waiting (e.g. "element is covered by <div id="banner">").
+// seen while waiting (e.g. "element is covered by <div id="banner"></div>").
 type Waited struct {
 	Took     time.Duration
 	Attempts int
