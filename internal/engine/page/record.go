@@ -3,6 +3,7 @@ package page
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -81,15 +82,15 @@ func NewRecord() *Record {
 const recordStartTimeout = 5 * time.Second
 
 // StartRecording turns on the CDP domains whose events the record needs on
-// the tab's main session. Runtime.enable also replays the console messages
-// the page logged before.
+// the tab's main session, both at once. Runtime.enable also replays the
+// console messages the page logged before.
 func StartRecording(ctx context.Context, s cdp.Session) error {
 	ctx, cancel := context.WithTimeout(ctx, recordStartTimeout)
 	defer cancel()
-	if err := s.Call(ctx, network.CommandEnable, network.EnableParams{}, nil); err != nil {
-		return err
-	}
-	return s.Call(ctx, runtime.CommandEnable, nil, nil)
+	netErr := make(chan error, 1)
+	go func() { netErr <- s.Call(ctx, network.CommandEnable, network.EnableParams{}, nil) }()
+	rtErr := s.Call(ctx, runtime.CommandEnable, nil, nil)
+	return errors.Join(<-netErr, rtErr)
 }
 
 // Records reports whether the record takes events of method (of a tab's

@@ -242,7 +242,17 @@ func (t *Tab) Open(ctx context.Context) (Engine, error) {
 	if t.closed {
 		return Engine{}, protocol.Errorf(protocol.CodeDetached, "tab %d was detached", t.id)
 	}
+	// The record's domains go on beside the page's auto-attach: one round
+	// trip less before the tab's first call. The record is in place before
+	// either (Runtime.enable replays the console into it).
+	rec := NewRecord()
+	t.rec.Store(rec)
+	recorded := make(chan error, 1)
+	go func() { recorded <- StartRecording(ctx, t.sess) }()
 	p, err := cdptab.Open(ctx, t.sess)
+	if rerr := <-recorded; rerr != nil && err == nil {
+		t.log.Warn("record console and network", "tab", t.id, "err", rerr)
+	}
 	if err != nil {
 		return Engine{}, err
 	}
@@ -253,10 +263,6 @@ func (t *Tab) Open(ctx context.Context) (Engine, error) {
 		return snapshot.World{Frame: w.Frame, Context: w.Context, Loader: w.Loader, Guard: w.Guard, Wrong: resolver.WrongWorld}, ok
 	})
 	t.eng = Engine{Page: p, Snap: snap, Res: res, Acts: &actions.TabSetup{}}
-	t.rec.Store(NewRecord())
-	if err := StartRecording(ctx, t.sess); err != nil {
-		t.log.Warn("record console and network", "tab", t.id, "err", err)
-	}
 	return t.eng, nil
 }
 
