@@ -315,15 +315,19 @@ func TestDialogEventDuringPageOpen(t *testing.T) {
 		t.Fatalf("first request: got %v, want Page.enable", probe["method"])
 	}
 	ext.Send(map[string]any{"id": probe["id"], "result": map[string]any{}})
-	req := ext.Read() // Target.setAutoAttach from cdptab.Open
-	ext.Send(map[string]any{"event": "cdp", "tabId": 5, "method": "Page.javascriptDialogOpening", "params": map[string]any{"type": "alert", "message": "hi", "url": "http://x/"}})
-	ext.Send(map[string]any{"id": req["id"], "result": map[string]any{}})
-	// The opened page starts its console and network record (page.Record):
-	// Network.enable, then Runtime.enable.
-	for _, want := range []string{"Network.enable", "Runtime.enable"} {
+	// Then, together and in any order: the page's auto-attach
+	// (cdptab.Open) and its console and network record's two domains
+	// (page.Record). The dialog opens while the auto-attach is unanswered.
+	want := map[string]bool{"Target.setAutoAttach": true, "Network.enable": true, "Runtime.enable": true}
+	for range len(want) {
 		r := ext.Read()
-		if r["method"] != want {
-			t.Fatalf("got %v, want %s", r["method"], want)
+		m, _ := r["method"].(string)
+		if !want[m] {
+			t.Fatalf("got %v, want one of %v", r["method"], want)
+		}
+		delete(want, m)
+		if m == "Target.setAutoAttach" {
+			ext.Send(map[string]any{"event": "cdp", "tabId": 5, "method": "Page.javascriptDialogOpening", "params": map[string]any{"type": "alert", "message": "hi", "url": "http://x/"}})
 		}
 		ext.Send(map[string]any{"id": r["id"], "result": map[string]any{}})
 	}
