@@ -322,7 +322,7 @@ func (r *Resolver) callObject(ctx context.Context, o Object, c *jsCall, connecte
 			in = next // a world no resolution or snapshot used yet: load the page module
 			continue
 		}
-		s, ok := stringValue(res.Result)
+		s, ok := aria.StringOf(res.Result)
 		if !ok {
 			return cdptab.Called{}, false, errors.New("call on the element: no envelope")
 		}

@@ -170,25 +170,8 @@ func toJSSteps(steps []locator.Step) []jsStep {
 const wrongWorld = "egohost:wrong-world"
 
 func isString(o *runtime.RemoteObject, want string) bool {
-	s, ok := stringValue(o)
+	s, ok := aria.StringOf(o)
 	return ok && s == want
-}
-
-// stringValue is a string result's value, returned by value or deep
-// serialized.
-func stringValue(o *runtime.RemoteObject) (string, bool) {
-	if o == nil || o.Type != "string" {
-		return "", false
-	}
-	var s string
-	raw := o.Value
-	if o.DeepSerializedValue != nil {
-		raw = o.DeepSerializedValue.Value
-	}
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
 }
 
 // eval runs the page script in one document.
@@ -280,7 +263,7 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 			}
 			return out, nil
 		}
-		s, ok := stringValue(res.Result)
+		s, ok := aria.StringOf(res.Result)
 		if !ok {
 			err = errors.New("neither an element nor a string")
 		} else {

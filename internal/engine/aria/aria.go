@@ -225,7 +225,7 @@ func (f Func) Marked(v string) string {
 // when in already installed what is asked (nothing more can help).
 func (f Func) Again(in Install, o *runtime.RemoteObject) (Install, bool) {
 	need := InstallNone
-	switch s, _ := stringOf(o); {
+	switch s, _ := StringOf(o); {
 	case s == noModule:
 		need = InstallModule
 	case f.key != nil && s == f.noFunc():
@@ -237,9 +237,9 @@ func (f Func) Again(in Install, o *runtime.RemoteObject) (Install, bool) {
 	return need, true
 }
 
-// stringOf is a result's string value, returned by value or deep
+// StringOf is a result's string value, returned by value or deep
 // serialized.
-func stringOf(o *runtime.RemoteObject) (string, bool) {
+func StringOf(o *runtime.RemoteObject) (string, bool) {
 	if o == nil || o.Type != runtime.RemoteObjectTypeString {
 		return "", false
 	}

@@ -386,15 +386,6 @@ func walkEarly(ctx context.Context, t cdptab.Tab, opts Options, sc *scope, jsOpt
 	return out
 }
 
-// isString reports whether a deep-serialized result is the string want.
-func isString(o *runtime.RemoteObject, want string) bool {
-	if o == nil || o.Type != "string" || o.DeepSerializedValue == nil {
-		return false
-	}
-	var s string
-	return json.Unmarshal(o.DeepSerializedValue.Value, &s) == nil && s == want
-}
-
 // adopt takes the early walk's result for d when it walked d's document
 // (the frame tree's frame and loader): it reports whether it did. A walk
 // in an earlier document, or in no world of ours, is dropped (d is walked
@@ -588,7 +579,7 @@ func walkIn(ctx context.Context, d *frameDoc, cid runtime.ExecutionContextID, js
 		}
 		in = next // a new document: load the module and snapshot.js
 	}
-	if d.guard != nil && exc == nil && isString(res, d.guard.Wrong) {
+	if w, ok := aria.StringOf(res); ok && d.guard != nil && exc == nil && w == d.guard.Wrong {
 		return errWrongWorld
 	}
 	if exc == nil {
