@@ -61,7 +61,8 @@ type watch struct {
 	nav chan navEvent
 	// leaving is closed at the first navigation of the main frame that
 	// starts (or commits) after arm: the action's document is going away.
-	leaving chan struct{}
+	leaving   chan struct{}
+	leaveOnce sync.Once
 
 	mu     sync.Mutex
 	dialog *Dialog
@@ -69,7 +70,6 @@ type watch struct {
 	// from then on are the action's; reqs holds those still in flight,
 	// and idle is signalled when a request ends.
 	armed bool
-	left  bool // leaving is closed
 	reqs  map[network.RequestID]bool
 	idle  chan struct{}
 
@@ -339,10 +339,10 @@ func (w *watch) arm() {
 // main frame.
 func (w *watch) noteLeaving(ev navEvent) {
 	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.armed && !w.left && w.isMain(ev) {
-		w.left = true
-		close(w.leaving)
+	armed := w.armed
+	w.mu.Unlock()
+	if armed && w.isMain(ev) {
+		w.leaveOnce.Do(func() { close(w.leaving) })
 	}
 }
 
