@@ -306,7 +306,10 @@ type World struct {
 	Frame   cdp.FrameID
 	Context runtime.ExecutionContextID
 	Loader  cdp.LoaderID
-	token   string
+	// URL and Origin are what the world's document said of itself when
+	// the world was made (the reach check's input).
+	URL, Origin string
+	token       string
 }
 
 // WrongWorld is what a guarded expression (World.Guard) evaluates to
@@ -340,7 +343,7 @@ func (r *Resolver) MainWorld(ctx context.Context) (World, bool) {
 	if !ok || w.loader == "" || w.token == "" {
 		return World{}, false
 	}
-	return World{Frame: id, Context: w.cid, Loader: w.loader, token: w.token}, true
+	return World{Frame: id, Context: w.cid, Loader: w.loader, URL: w.url, Origin: w.origin, token: w.token}, true
 }
 
 // installOf says what a call of f in w sends: the function, unless a call

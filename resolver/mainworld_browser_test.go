@@ -42,7 +42,7 @@ func TestMainWorldServesTheSnapshot(t *testing.T) {
 	r := resolver.New(p, st)
 	st.UseMainWorld(func(ctx context.Context) (snapshot.World, bool) {
 		w, ok := r.MainWorld(ctx)
-		return snapshot.World{Frame: w.Frame, Context: w.Context, Loader: w.Loader, Guard: w.Guard, Wrong: resolver.WrongWorld}, ok
+		return snapshot.World{Frame: w.Frame, Context: w.Context, Loader: w.Loader, URL: w.URL, Origin: w.Origin, Guard: w.Guard, Wrong: resolver.WrongWorld}, ok
 	})
 	if _, ok := r.MainWorld(ctx); ok {
 		t.Fatal("MainWorld before any world was made: got one")

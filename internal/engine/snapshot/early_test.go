@@ -3,6 +3,7 @@ package snapshot_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -126,5 +127,30 @@ func pageContext(t *testing.T, ctx context.Context, p *cdptab.Page, frame cdp.Fr
 				return ev.Context.ID
 			}
 		}
+	}
+}
+
+// A snapshot whose Reach refuses the given world's document walks
+// nowhere: not early in that world either (the walk's text would have
+// been dropped, but the world's latest-snapshot map, which the refs of
+// others read, would have changed).
+func TestSnapshotWalksEarlyOnlyWhereItMayReach(t *testing.T) {
+	p, ctx, _, frame, loader := formPage(t)
+	c := &countingTarget{Page: p}
+	tab := snapshot.NewTab(c)
+	tab.UseMainWorld(func(context.Context) (snapshot.World, bool) {
+		// A world the test does not make: only a walk that ignored the
+		// reach would evaluate there.
+		return snapshot.World{Frame: frame, Context: 1, Loader: loader, URL: "http://denied.example/", Origin: "http://denied.example", Guard: guardedBy("'T'"), Wrong: "wrong world"}, true
+	})
+	_, err := tab.Snapshot(ctx, snapshot.Options{Reach: func(url, origin string) (bool, string) {
+		return false, "not this agent's" // called at once from several goroutines: keeps nothing
+	}})
+	var we *cdptab.WithheldError
+	if !errors.As(err, &we) {
+		t.Fatalf("snapshot: got %v, want a *cdptab.WithheldError", err)
+	}
+	if n := c.evals.Load(); n != 0 {
+		t.Errorf("evaluations: got %d, want 0 (the reach refused the early walk's document)", n)
 	}
 }

@@ -105,8 +105,11 @@ type World struct {
 	Frame   cdp.FrameID
 	Context runtime.ExecutionContextID
 	Loader  cdp.LoaderID
-	Guard   func(expr string) string
-	Wrong   string
+	// URL and Origin are what the world's document said of itself: a
+	// snapshot with a Reach walks early only in a document it may reach.
+	URL, Origin string
+	Guard       func(expr string) string
+	Wrong       string
 }
 
 // MainWorld returns the main frame's World when one is made (ok false
@@ -375,6 +378,9 @@ func walkEarly(ctx context.Context, t cdptab.Tab, opts Options, sc *scope, jsOpt
 	out := make(chan *frameDoc, 1)
 	go func() {
 		w, ok := opts.world(ctx) // may wait for the world's making
+		if ok && opts.Reach != nil {
+			ok, _ = opts.Reach(w.URL, w.Origin) // never a walk the caller may not have
+		}
 		if !ok {
 			out <- nil
 			return
