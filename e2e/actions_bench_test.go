@@ -55,16 +55,7 @@ func BenchmarkActions(b *testing.B) {
 	tab := c.openTab(b, pageURL)
 	runs := benchRuns(b, 50)
 	measure := func(op string, call func(i int) error) actionTime {
-		var times []float64
-		for i := -1; i < runs; i++ { // -1 is a warm-up
-			start := time.Now()
-			if err := call(i); err != nil {
-				b.Fatalf("%s: %v", op, err)
-			}
-			if i >= 0 {
-				times = append(times, ms(time.Since(start)))
-			}
-		}
+		times := timeRuns(b, op, runs, call)
 		slices.Sort(times)
 		return actionTime{op: op, median: times[len(times)/2], min: times[0]}
 	}
@@ -135,21 +126,9 @@ func actionTable(rows []actionTime) string {
 // playwrightActions runs bench/pw-actions.mjs against the browser at
 // endpoint and returns the median ms per operation.
 func playwrightActions(ctx context.Context, endpoint, pageURL, otherURL string, runs int) (map[string]float64, error) {
-	script, err := filepath.Abs("../bench/pw-actions.mjs")
+	res, err := pwActionMedians(ctx, endpoint, runs, pageURL, otherURL)
 	if err != nil {
 		return nil, err
-	}
-	type line struct {
-		Op       string  `json:"op"`
-		MedianMs float64 `json:"medianMs"`
-	}
-	lines, err := nodescript.Lines[line](ctx, script, "--endpoint", endpoint, "--runs", fmt.Sprint(runs), pageURL, otherURL)
-	if err != nil {
-		return nil, err
-	}
-	res := make(map[string]float64)
-	for _, l := range lines {
-		res[l.Op] = l.MedianMs
 	}
 	if len(res) != 4 {
 		return nil, fmt.Errorf("playwright actions: got %d results, want 4", len(res))
@@ -189,30 +168,22 @@ func BenchmarkActionsList(b *testing.B) {
 	defer cancel()
 	runs := benchRuns(b, 50)
 	measure := func(op string, rpc func(i int) (float64, error), cli func(i int) []string) listRow {
-		var r, t, cl []float64
-		for i := -1; i < runs; i++ { // -1 is a warm-up
-			start := time.Now()
+		var t []float64
+		r := timeRuns(b, op, runs, func(i int) error {
 			took, err := rpc(i)
-			if err != nil {
-				b.Fatalf("%s: %v", op, err)
-			}
 			if i >= 0 {
-				r = append(r, ms(time.Since(start)))
 				t = append(t, took)
 			}
-		}
+			return err
+		})
 		row := listRow{op: op, rpc: median(r), took: median(t)}
 		if cli != nil {
-			for i := -1; i < runs; i++ {
-				start := time.Now()
+			row.cli = median(timeRuns(b, op+" (cli)", runs, func(i int) error {
 				if out, errOut, code := c.run(cli(i)...); code != 0 {
-					b.Fatalf("%s (cli): exit %d: %s%s", op, code, out, errOut)
+					return fmt.Errorf("exit %d: %s%s", code, out, errOut)
 				}
-				if i >= 0 {
-					cl = append(cl, ms(time.Since(start)))
-				}
-			}
-			row.cli = median(cl)
+				return nil
+			}))
 		}
 		return row
 	}
@@ -314,6 +285,21 @@ func listTable(rows []listRow) string {
 // endpoint: click by role and by css on the list page, fill and press on
 // the form page, ariaSnapshot of the list page; median ms per operation.
 func playwrightList(ctx context.Context, endpoint, pageURL, listURL string, runs int) (map[string]float64, error) {
+	res, err := pwActionMedians(ctx, endpoint, runs, "--list", listURL, pageURL, pageURL)
+	if err != nil {
+		return nil, err
+	}
+	for _, op := range []string{"click by role", "click by css", "fill", "press", "ariaSnapshot"} {
+		if res[op] <= 0 {
+			return nil, fmt.Errorf("playwright list actions: no %q result", op)
+		}
+	}
+	return res, nil
+}
+
+// pwActionMedians runs bench/pw-actions.mjs with args against the browser
+// at endpoint, runs times a cell, and returns its median ms per operation.
+func pwActionMedians(ctx context.Context, endpoint string, runs int, args ...string) (map[string]float64, error) {
 	script, err := filepath.Abs("../bench/pw-actions.mjs")
 	if err != nil {
 		return nil, err
@@ -322,18 +308,13 @@ func playwrightList(ctx context.Context, endpoint, pageURL, listURL string, runs
 		Op       string  `json:"op"`
 		MedianMs float64 `json:"medianMs"`
 	}
-	lines, err := nodescript.Lines[line](ctx, script, "--endpoint", endpoint, "--runs", fmt.Sprint(runs), "--list", listURL, pageURL, pageURL)
+	lines, err := nodescript.Lines[line](ctx, script, append([]string{"--endpoint", endpoint, "--runs", fmt.Sprint(runs)}, args...)...)
 	if err != nil {
 		return nil, err
 	}
 	res := make(map[string]float64)
 	for _, l := range lines {
 		res[l.Op] = l.MedianMs
-	}
-	for _, op := range []string{"click by role", "click by css", "fill", "press", "ariaSnapshot"} {
-		if res[op] <= 0 {
-			return nil, fmt.Errorf("playwright list actions: no %q result", op)
-		}
 	}
 	return res, nil
 }
@@ -420,18 +401,10 @@ type interleavedOp struct {
 func interleaved(ctx context.Context, b *testing.B, c *chain, tab protocol.Target, what string, ops []interleavedOp, pwArgs ...string) {
 	b.Helper()
 	endpoint := browsertest.DevToolsURL(ctx, b, c.proc)
-	script, err := filepath.Abs("../bench/pw-actions.mjs")
-	if err != nil {
-		b.Fatal(err)
-	}
 	runs := benchRuns(b, 50)
 	blocks := 7
 	if testing.Short() {
 		blocks = 1 // CI: the benchmark works; its figures need the 7
-	}
-	type line struct {
-		Op       string  `json:"op"`
-		MedianMs float64 `json:"medianMs"`
 	}
 	rpc, took, pw, ratio := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
 	for block := range blocks {
@@ -440,31 +413,26 @@ func interleaved(ctx context.Context, b *testing.B, c *chain, tab protocol.Targe
 		}
 		mine := map[string]float64{}
 		for _, op := range ops {
-			var r, t []float64
-			for i := -1; i < runs; i++ { // -1 is a warm-up
-				start := time.Now()
+			var t []float64
+			r := timeRuns(b, op.name, runs, func(i int) error {
 				tk, err := op.call(block*100 + i)
-				if err != nil {
-					b.Fatalf("%s: %v", op.name, err)
-				}
 				if i >= 0 {
-					r, t = append(r, ms(time.Since(start))), append(t, tk)
+					t = append(t, tk)
 				}
-			}
+				return err
+			})
 			mine[op.name] = median(r)
 			rpc[op.name] = append(rpc[op.name], median(r))
 			took[op.name] = append(took[op.name], median(t))
 		}
-		lines, err := nodescript.Lines[line](ctx, script, append([]string{"--endpoint", endpoint, "--runs", fmt.Sprint(runs)}, pwArgs...)...)
+		theirs, err := pwActionMedians(ctx, endpoint, runs, pwArgs...)
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, l := range lines {
-			for _, op := range ops {
-				if op.pwOp == l.Op && l.MedianMs > 0 {
-					pw[op.name] = append(pw[op.name], l.MedianMs)
-					ratio[op.name] = append(ratio[op.name], mine[op.name]/l.MedianMs)
-				}
+		for _, op := range ops {
+			if v := theirs[op.pwOp]; v > 0 {
+				pw[op.name] = append(pw[op.name], v)
+				ratio[op.name] = append(ratio[op.name], mine[op.name]/v)
 			}
 		}
 	}

@@ -41,6 +41,24 @@ func median(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
+// timeRuns calls call once to warm up (i = -1), then runs times (i = 0,
+// 1, …), and returns the wall time of each measured call in ms; the first
+// error ends the benchmark, named by what.
+func timeRuns(b *testing.B, what string, runs int, call func(i int) error) []float64 {
+	b.Helper()
+	var times []float64
+	for i := -1; i < runs; i++ {
+		start := time.Now()
+		if err := call(i); err != nil {
+			b.Fatalf("%s: %v", what, err)
+		}
+		if i >= 0 {
+			times = append(times, ms(time.Since(start)))
+		}
+	}
+	return times
+}
+
 // benchRuns is how many measured runs a benchmark makes: b.N, at most
 // most; one with -short (CI: the benchmark works; its figures need more).
 func benchRuns(b *testing.B, most int) int {

@@ -39,16 +39,7 @@ func BenchmarkCLICost(b *testing.B) {
 	}
 	var rows []row
 	measure := func(what string, f func() error) {
-		var times []float64
-		for i := -1; i < runs; i++ {
-			start := time.Now()
-			if err := f(); err != nil {
-				b.Fatalf("%s: %v", what, err)
-			}
-			if i >= 0 {
-				times = append(times, ms(time.Since(start)))
-			}
-		}
+		times := timeRuns(b, what, runs, func(int) error { return f() })
 		slices.Sort(times)
 		rows = append(rows, row{what, times[len(times)/2]})
 		b.ReportMetric(times[len(times)/2], strings.NewReplacer(" ", "", "`", "", ",", "", "(", "", ")", "").Replace(what)+"-ms")
