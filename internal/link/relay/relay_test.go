@@ -289,6 +289,25 @@ func accept(t *testing.T, ln net.Listener) *peer {
 	return p
 }
 
+// connected accepts the relay's connection on ln (checking its
+// handshake) and waits for the relay's connected event naming sock.
+func (h *harness) connected(ln net.Listener, sock string) *peer {
+	h.t.Helper()
+	p := accept(h.t, ln)
+	h.awaitConnected(sock)
+	return p
+}
+
+// startConnected starts a relay with a service listening on opts.Socket
+// and returns once the relay is connected to it: the relay, the service's
+// listener and its end of the connection.
+func startConnected(t *testing.T, opts Options) (*harness, net.Listener, *peer) {
+	t.Helper()
+	ln := listen(t, opts.Socket)
+	h := start(t, opts, harnessOpts{})
+	return h, ln, h.connected(ln, opts.Socket)
+}
+
 func (p *peer) read() []byte {
 	p.t.Helper()
 	p.conn.SetReadDeadline(time.Now().Add(patience))
@@ -414,10 +433,7 @@ func TestRelayFramesBothWays(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sock := socketPath(t)
-			ln := listen(t, sock)
-			h := start(t, Options{Socket: sock}, harnessOpts{})
-			p := accept(t, ln)
-			h.awaitConnected(sock)
+			h, _, p := startConnected(t, Options{Socket: sock})
 
 			// browser -> service
 			for _, w := range tt.split(all) {
@@ -444,10 +460,7 @@ func TestRelayFramesBothWays(t *testing.T) {
 
 func TestRelayLargeFrames(t *testing.T) {
 	sock := socketPath(t)
-	ln := listen(t, sock)
-	h := start(t, Options{Socket: sock, MaxBrowserFrame: 4 << 20}, harnessOpts{})
-	p := accept(t, ln)
-	h.awaitConnected(sock)
+	h, _, p := startConnected(t, Options{Socket: sock, MaxBrowserFrame: 4 << 20})
 
 	big := `"` + strings.Repeat("x", 3<<20) + `"` // browser -> host may exceed 1 MiB
 	h.send(big)
@@ -477,8 +490,7 @@ func TestRelayServiceDownThenUp(t *testing.T) {
 	h.awaitLog("dropped a frame from the browser")
 
 	ln := listen(t, sock)
-	p := accept(t, ln)
-	h.awaitConnected(sock)
+	p := h.connected(ln, sock)
 	h.send(`{"after":true}`)
 	if got := string(p.read()); got != `{"after":true}` {
 		t.Errorf("service got %q, want the frame sent after connecting", got)
@@ -499,10 +511,7 @@ func TestRelayBackoffDoubles(t *testing.T) {
 
 func TestRelayServiceRestart(t *testing.T) {
 	sock := socketPath(t)
-	ln := listen(t, sock)
-	h := start(t, Options{Socket: sock}, harnessOpts{})
-	p1 := accept(t, ln)
-	h.awaitConnected(sock)
+	h, ln, p1 := startConnected(t, Options{Socket: sock})
 	p1.writeRaw(frame(`{"from":"first"}`))
 	if got := string(h.next()); got != `{"from":"first"}` {
 		t.Fatalf("got %q, want the first service's frame", got)
@@ -516,8 +525,7 @@ func TestRelayServiceRestart(t *testing.T) {
 	}
 
 	ln2 := listen(t, sock)
-	p2 := accept(t, ln2)
-	h.awaitConnected(sock)
+	p2 := h.connected(ln2, sock)
 	h.send(`{"to":"second"}`)
 	if got := string(p2.read()); got != `{"to":"second"}` {
 		t.Errorf("second service got %q, want the browser's frame", got)
@@ -530,10 +538,7 @@ func TestRelayServiceRestart(t *testing.T) {
 
 func TestRelayOversizedFrameFromService(t *testing.T) {
 	sock := socketPath(t)
-	ln := listen(t, sock)
-	h := start(t, Options{Socket: sock}, harnessOpts{})
-	p1 := accept(t, ln)
-	h.awaitConnected(sock)
+	h, ln, p1 := startConnected(t, Options{Socket: sock})
 
 	p1.writeRaw(binary.NativeEndian.AppendUint32(nil, nativemsg.MaxHostFrame+1))
 	p1.readEOF() // the relay dropped the connection
@@ -541,8 +546,7 @@ func TestRelayOversizedFrameFromService(t *testing.T) {
 	if ev["state"] != "service_down" || !strings.Contains(ev["error"].(string), "frame too large") {
 		t.Errorf("got event %v, want service_down naming the oversized frame", ev)
 	}
-	p2 := accept(t, ln)
-	h.awaitConnected(sock)
+	p2 := h.connected(ln, sock)
 	p2.writeRaw(frame(`{"ok":true}`))
 	if got := string(h.next()); got != `{"ok":true}` {
 		t.Errorf("got %q, want the frame after reconnecting", got)
@@ -563,10 +567,7 @@ func TestRelayStdinEOF(t *testing.T) {
 			var p *peer
 			var h *harness
 			if tt.service {
-				ln := listen(t, sock)
-				h = start(t, Options{Socket: sock}, harnessOpts{})
-				p = accept(t, ln)
-				h.awaitConnected(sock)
+				h, _, p = startConnected(t, Options{Socket: sock})
 				h.send(`{"last":true}`)
 			} else {
 				h = start(t, Options{Socket: sock}, harnessOpts{})
@@ -611,8 +612,7 @@ func TestRelayBadFrameFromBrowser(t *testing.T) {
 					t.Fatalf("got event %v, want service_down", ev)
 				}
 			} else {
-				accept(t, listen(t, sock))
-				h.awaitConnected(sock)
+				h.connected(listen(t, sock), sock)
 			}
 			h.write(tt.input)
 			if tt.close {
@@ -649,8 +649,7 @@ func TestRelayContextCancel(t *testing.T) {
 				// The listener appears late: the relay may report the
 				// service down first, then connects.
 				ln := listen(t, sock)
-				p := accept(t, ln)
-				h.awaitConnected(sock)
+				p := h.connected(ln, sock)
 				defer p.readEOF()
 			} else if ev := h.event(); ev["state"] != "service_down" {
 				t.Fatalf("got event %v, want service_down", ev)
