@@ -130,42 +130,31 @@ func pickAndEcho(f *fixture, timeout time.Duration, name, data string) error {
 // restarts; other profiles and key-less (older) extensions get new IDs that
 // never collide with a remembered one.
 func TestBrowserIDStableAcrossReconnectsAndRestarts(t *testing.T) {
+	// hello connects an extension to f and wants the ID its hello with
+	// key gets.
+	hello := func(what string, f *fixture, key, want string) *fakeext.Ext {
+		t.Helper()
+		e := f.connectExt(t, testOrigin)
+		if got := e.HelloAs(key); got != want {
+			t.Fatalf("%s: got ID %q, want %s", what, got, want)
+		}
+		return e
+	}
 	dir := sockdir.New(t)
 	f := newFixture(t, dir, nil)
-	a := f.connectExt(t, testOrigin)
-	if got := a.HelloAs(keyA); got != "b1" {
-		t.Fatalf("first browser: got ID %q, want b1", got)
-	}
+	a := hello("first browser", f, keyA, "b1")
 	a.Conn.Close()
 	waitGone(t, f, "b1")
-	a = f.connectExt(t, testOrigin)
-	if got := a.HelloAs(keyA); got != "b1" {
-		t.Fatalf("same profile after a relay reconnect: got ID %q, want b1", got)
-	}
-	b := f.connectExt(t, testOrigin)
-	if got := b.HelloAs(keyB); got != "b2" {
-		t.Fatalf("second profile: got ID %q, want b2", got)
-	}
-	old := f.connectExt(t, testOrigin)
-	if got := old.HelloAs(""); got != "b3" {
-		t.Fatalf("an extension without a key: got ID %q, want b3", got)
-	}
+	hello("same profile after a relay reconnect", f, keyA, "b1")
+	hello("second profile", f, keyB, "b2")
+	hello("an extension without a key", f, "", "b3")
 	f.stop()
 	os.Remove(f.sock)
 
 	f2 := newFixture(t, dir, nil)
-	b2 := f2.connectExt(t, testOrigin)
-	if got := b2.HelloAs(keyB); got != "b2" {
-		t.Fatalf("second profile after a service restart: got ID %q, want b2", got)
-	}
-	a2 := f2.connectExt(t, testOrigin)
-	if got := a2.HelloAs(keyA); got != "b1" {
-		t.Fatalf("first profile after a service restart: got ID %q, want b1", got)
-	}
-	n := f2.connectExt(t, testOrigin)
-	if got := n.HelloAs(""); got != "b4" {
-		t.Fatalf("a key-less extension after a restart: got ID %q, want b4 (b3 was handed out before)", got)
-	}
+	hello("second profile after a service restart", f2, keyB, "b2")
+	hello("first profile after a service restart", f2, keyA, "b1")
+	hello("a key-less extension after a restart (b3 was handed out before)", f2, "", "b4")
 }
 
 // A call whose wait for a browser ends (its time is up, its context is
