@@ -262,16 +262,7 @@ func TestPairApproveRevoke(t *testing.T) {
 	owner := f.agent(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	type paired struct {
-		res *protocol.PairRequestResult
-		err error
-	}
-	got := make(chan paired, 1)
-	go func() {
-		res, err := client.Pair(ctx, f.s.Addr(), protocol.PairRequestParams{Name: "bot", Scopes: []string{"read"}}, client.Options{})
-		got <- paired{res, err}
-	}()
-	req := waitPending(t, owner, "bot")
+	req, errc, resc := askPair(t, ctx, f, owner, protocol.PairRequestParams{Name: "bot", Scopes: []string{"read"}})
 	if diff := strings.Join(req.Scopes, ","); diff != "read" {
 		t.Errorf("pending scopes: got %q, want read", diff)
 	}
@@ -284,26 +275,26 @@ func TestPairApproveRevoke(t *testing.T) {
 	if err := owner.Call(ctx, protocol.MethodAgentsApprove, protocol.AgentNameParams{Name: "bot"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	p := <-got
-	if p.err != nil {
-		t.Fatalf("pair: %v", p.err)
+	if err := <-errc; err != nil {
+		t.Fatalf("pair: %v", err)
 	}
-	if !strings.HasPrefix(p.res.Token, protocol.AgentTokenPrefix) {
-		t.Fatalf("token %q does not look like an agent token", p.res.Token)
+	res := <-resc
+	if !strings.HasPrefix(res.Token, protocol.AgentTokenPrefix) {
+		t.Fatalf("token %q does not look like an agent token", res.Token)
 	}
 	// The store keeps only the hash.
 	b, err := os.ReadFile(f.s.pairs.Path())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(b), p.res.Token) || strings.Contains(string(b), p.res.Token[len(protocol.AgentTokenPrefix)+17:]) {
+	if strings.Contains(string(b), res.Token) || strings.Contains(string(b), res.Token[len(protocol.AgentTokenPrefix)+17:]) {
 		t.Error("the agents file holds the token itself")
 	}
 	if st, err := os.Stat(f.s.pairs.Path()); err != nil || st.Mode().Perm() != 0o600 {
 		t.Errorf("agents file mode: got %v (%v), want 0600", st.Mode().Perm(), err)
 	}
 
-	bot, err := client.Dial(ctx, f.s.Addr(), p.res.Token, client.Options{})
+	bot, err := client.Dial(ctx, f.s.Addr(), res.Token, client.Options{})
 	if err != nil {
 		t.Fatalf("dial with the paired token: %v", err)
 	}
@@ -334,7 +325,7 @@ func TestPairApproveRevoke(t *testing.T) {
 	if err := bot.Call(ctx, protocol.MethodPing, nil, nil); err == nil {
 		t.Error("a call on the cut connection succeeded")
 	}
-	_, err = client.Dial(ctx, f.s.Addr(), p.res.Token, client.Options{SkipProof: true})
+	_, err = client.Dial(ctx, f.s.Addr(), res.Token, client.Options{SkipProof: true})
 	wantCode(t, err, protocol.CodeRevoked)
 }
 
