@@ -28,6 +28,24 @@ func TestMain(m *testing.M) {
 	os.Exit(browsers.Run(m))
 }
 
+// openPage serves h, opens path in a new tab of the shared browser and
+// returns the tab's page, a context that ends after d (or with the test)
+// and the server's base URL.
+func openPage(t *testing.T, h http.Handler, path string, d time.Duration) (*cdptab.Page, context.Context, string) {
+	t.Helper()
+	b := browsers.Launch(t)
+	base := browsertest.Serve(t, h)
+	s := b.NewPage(t, base+path)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	p, err := cdptab.Open(ctx, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p, ctx, base
+}
+
 // tab is a test's page: the Runner, the page, and a direct session.
 type tab struct {
 	t    *testing.T
@@ -46,16 +64,7 @@ func open(t *testing.T, pages map[string]string, path string) *tab {
 
 func openWith(t *testing.T, h http.Handler, path string, opts actions.Options) *tab {
 	t.Helper()
-	b := browsers.Launch(t)
-	base := browsertest.Serve(t, h)
-	s := b.NewPage(t, base+path)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	t.Cleanup(cancel)
-	p, err := cdptab.Open(ctx, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
+	p, ctx, base := openPage(t, h, path, 90*time.Second)
 	safe := safeTab{p}
 	res := resolver.New(safe, nil)
 	find := actions.FindCallers(res.Object, res.ObjectCall)

@@ -9,7 +9,6 @@ import (
 	"github.com/chromedp/cdproto/page"
 
 	"github.com/egohost/egohost/internal/engine/actions"
-	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/internal/testkit/browsertest"
 	"github.com/egohost/egohost/resolver"
 )
@@ -24,15 +23,7 @@ func TestFirstActionOnANewDocumentIsPrepared(t *testing.T) {
 		"/":     html(`<form action="/next"><label>Name <input name=name></label><button id=go>Go</button></form>`),
 		"/next": html(`<label>City <input name=city></label>`),
 	}
-	b := browsers.Launch(t)
-	base := browsertest.Serve(t, browsertest.Pages(pages))
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	p, err := cdptab.Open(ctx, b.NewPage(t, base+"/next"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
+	p, ctx, base := openPage(t, browsertest.Pages(pages), "/next", 90*time.Second)
 	rec := &recorder{safeTab: safeTab{p}}
 	res := resolver.New(rec, nil)
 	// The preparation runs in the background, past the call: the test
@@ -97,15 +88,8 @@ func TestFirstActionOnANewDocumentIsPrepared(t *testing.T) {
 // A goto with NoPrepare (its caller snapshots the page at once, which
 // makes the world itself) starts no preparation of the new document.
 func TestGotoNoPrepareLeavesTheDocumentUnprepared(t *testing.T) {
-	b := browsers.Launch(t)
-	base := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": html(`<button>Go</button>`), "/start": html(`start`)}))
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	p, err := cdptab.Open(ctx, b.NewPage(t, base+"/start"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
+	pages := map[string]string{"/": html(`<button>Go</button>`), "/start": html(`start`)}
+	p, ctx, base := openPage(t, browsertest.Pages(pages), "/start", 60*time.Second)
 	prepared := make(chan struct{}, 8)
 	r := actions.New(p, nil, actions.Options{Setup: &actions.TabSetup{}, Prepare: func(context.Context) error {
 		prepared <- struct{}{}
