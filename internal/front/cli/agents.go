@@ -286,7 +286,7 @@ func (c *cli) approveCommand() *cobra.Command {
 	replace := cmd.Flags().Bool("replace", false, "approve even though NAME is paired already: that pairing's token is revoked")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		return c.with(func(ctx context.Context, e *env, _ *cobra.Command, _ []string) error {
-			return e.withOwner(ctx, func(call ownerCaller) error { return approve(e, call, args[0], *scopes, *yes, *replace) })
+			return e.withOwner(ctx, func(call connCaller) error { return approve(e, call, args[0], *scopes, *yes, *replace) })
 		})(cmd, args)
 	}
 	return cmd
@@ -294,7 +294,7 @@ func (c *cli) approveCommand() *cobra.Command {
 
 // approve is `agents approve NAME`: it shows the request, and with yes
 // approves it.
-func approve(e *env, call ownerCaller, name string, scopes []string, yes, replace bool) error {
+func approve(e *env, call connCaller, name string, scopes []string, yes, replace bool) error {
 	var l protocol.AgentsListResult
 	if err := call(protocol.MethodAgentsList, nil, &l); err != nil {
 		return err
@@ -375,7 +375,7 @@ func ownerCall(method string, params any, print func(w io.Writer, raw json.RawMe
 // said as verb's.
 func (e *env) printCall(ctx context.Context, dial func(context.Context, string) (*rpcclient.Client, error), verb, method string, params any, print func(w io.Writer, raw json.RawMessage) error) error {
 	var raw json.RawMessage
-	if err := e.withConn(ctx, dial, verb, func(call ownerCaller) error { return call(method, params, &raw) }); err != nil {
+	if err := e.withConn(ctx, dial, verb, func(call connCaller) error { return call(method, params, &raw) }); err != nil {
 		return err
 	}
 	if e.json {
@@ -385,19 +385,19 @@ func (e *env) printCall(ctx context.Context, dial func(context.Context, string) 
 	return print(e.stdout, raw)
 }
 
-// ownerCaller calls a method on the owner's connection; a service that is
-// gone is said as the agents command's.
-type ownerCaller func(method string, params, result any) error
+// connCaller calls a method on withConn's connection; a service that is
+// gone is said as withConn's verb's.
+type connCaller func(method string, params, result any) error
 
 // withOwner runs fn with a connection of the owner token, within the
 // request timeout.
-func (e *env) withOwner(ctx context.Context, fn func(call ownerCaller) error) error {
+func (e *env) withOwner(ctx context.Context, fn func(call connCaller) error) error {
 	return e.withConn(ctx, e.dialOwner, "agents", fn)
 }
 
 // withConn runs fn with a connection dial makes, within the request
 // timeout; a service that is gone is said as verb's.
-func (e *env) withConn(ctx context.Context, dial func(context.Context, string) (*rpcclient.Client, error), verb string, fn func(call ownerCaller) error) error {
+func (e *env) withConn(ctx context.Context, dial func(context.Context, string) (*rpcclient.Client, error), verb string, fn func(call connCaller) error) error {
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Request)
 	defer cancel()
 	cl, err := dial(ctx, "")

@@ -371,6 +371,12 @@ func (e *env) agentSocket() string {
 // dial connects to the running service as the command's agent (--agent).
 func (e *env) dial(ctx context.Context) (*rpcclient.Client, error) { return e.dialAs(ctx, e.agent) }
 
+// dialAgent is dial in the shape withConn takes: it connects as the
+// command's agent (--agent), not as the agent withConn names (the person).
+func (e *env) dialAgent(ctx context.Context, _ string) (*rpcclient.Client, error) {
+	return e.dial(ctx)
+}
+
 // dialAs connects to the running service as the agent name ("" = the
 // person): as the paired agent whose token $EGOHOST_AGENT_TOKEN_FILE names,
 // else with the owner token.
@@ -405,20 +411,16 @@ func (e *env) dialWith(ctx context.Context, tok, agent string) (*rpcclient.Clien
 }
 
 func (e *env) status(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, e.cfg.Timeouts.Request)
-	defer cancel()
-	c, err := e.dial(ctx)
+	var ping protocol.PingResult
+	var bl protocol.BrowsersListResult
+	err := e.withConn(ctx, e.dialAgent, "status", func(call connCaller) error {
+		if err := call(protocol.MethodPing, nil, &ping); err != nil {
+			return err
+		}
+		return call(protocol.MethodBrowsersList, nil, &bl)
+	})
 	if err != nil {
 		return err
-	}
-	defer c.Close()
-	var ping protocol.PingResult
-	if err := c.Call(ctx, protocol.MethodPing, nil, &ping); err != nil {
-		return lostService("status", err)
-	}
-	var bl protocol.BrowsersListResult
-	if err := c.Call(ctx, protocol.MethodBrowsersList, nil, &bl); err != nil {
-		return lostService("status", err)
 	}
 	if e.json {
 		return printJSON(e.stdout, map[string]any{"service": ping, "browsers": bl.Browsers, "reconnecting": bl.Reconnecting})

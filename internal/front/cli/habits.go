@@ -123,17 +123,12 @@ func (c *cli) addIndex(cmd *cobra.Command) {
 			return err
 		}
 		browser, _ := cmd.Flags().GetString("browser")
-		lctx, cancel := context.WithTimeout(cmd.Context(), e.cfg.Timeouts.Request)
-		defer cancel()
-		cl, err := e.dial(lctx)
+		var list protocol.TabsListResult
+		err = e.withConn(cmd.Context(), e.dialAgent, "tab", func(call connCaller) error {
+			return call(protocol.MethodTabsList, protocol.TabsListParams{Browser: browser}, &list)
+		})
 		if err != nil {
 			return err
-		}
-		var list protocol.TabsListResult
-		err = cl.Call(lctx, protocol.MethodTabsList, protocol.TabsListParams{Browser: browser}, &list)
-		cl.Close()
-		if err != nil {
-			return lostService("tab", err)
 		}
 		id, err := tabAtIndex(list.Tabs, *index)
 		if err != nil {
