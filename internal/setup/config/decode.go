@@ -153,40 +153,45 @@ func checkLoopback(s string) error {
 	return nil
 }
 
-func (d *decoder) duration(key string) time.Duration {
+// parsed reads a scalar with parse: a value parse refuses fails with
+// notA ("is not a duration …"), a parsed one with what check says is
+// wrong with it ("" when nothing is).
+func parsed[T any](d *decoder, key string, parse func(string) (T, error), notA string, check func(T) string) T {
+	var zero T
 	s := d.str(key)
 	if d.err != nil {
-		return 0
+		return zero
 	}
-	dur, err := ParseDuration(s)
+	v, err := parse(s)
 	if err != nil {
-		d.fail(key, s, "is not a duration (e.g. 5000 for milliseconds, 500ms, 10s)")
-		return 0
+		d.fail(key, s, notA)
+		return zero
 	}
-	if dur <= 0 {
-		d.fail(key, s, "must be positive")
-		return 0
+	if why := check(v); why != "" {
+		d.fail(key, s, why)
+		return zero
 	}
-	return dur
+	return v
+}
+
+func (d *decoder) duration(key string) time.Duration {
+	return parsed(d, key, ParseDuration, "is not a duration (e.g. 5000 for milliseconds, 500ms, 10s)", func(dur time.Duration) string {
+		if dur <= 0 {
+			return "must be positive"
+		}
+		return ""
+	})
 }
 
 // age returns a duration that may be 0 (for "never"), in the units
 // duration takes or in days ("7d").
 func (d *decoder) age(key string) time.Duration {
-	s := d.str(key)
-	if d.err != nil {
-		return 0
-	}
-	dur, err := parseAge(s)
-	if err != nil {
-		d.fail(key, s, "is not an age (e.g. 7d, 36h, 0 for never)")
-		return 0
-	}
-	if dur < 0 {
-		d.fail(key, s, "must not be negative")
-		return 0
-	}
-	return dur
+	return parsed(d, key, parseAge, "is not an age (e.g. 7d, 36h, 0 for never)", func(dur time.Duration) string {
+		if dur < 0 {
+			return "must not be negative"
+		}
+		return ""
+	})
 }
 
 // parseAge parses a whole number of days ("7d") or what ParseDuration
@@ -223,45 +228,28 @@ func ParseDuration(s string) (time.Duration, error) {
 }
 
 func (d *decoder) size(key string, max int) int {
-	s := d.str(key)
-	if d.err != nil {
-		return 0
-	}
-	n, err := ParseSize(s)
-	if err != nil {
-		d.fail(key, s, "is not a size (e.g. 1048576, 1MB, 64MiB)")
-		return 0
-	}
-	switch {
-	case n <= 0:
-		d.fail(key, s, "must be positive")
-		return 0
-	case n > max:
-		d.fail(key, s, fmt.Sprintf("exceeds the maximum of %d bytes", max))
-		return 0
-	}
-	return n
+	return parsed(d, key, ParseSize, "is not a size (e.g. 1048576, 1MB, 64MiB)", func(n int) string {
+		switch {
+		case n <= 0:
+			return "must be positive"
+		case n > max:
+			return fmt.Sprintf("exceeds the maximum of %d bytes", max)
+		}
+		return ""
+	})
 }
 
 // count returns a whole number from 1 to max.
 func (d *decoder) count(key string, max int) int {
-	s := d.str(key)
-	if d.err != nil {
-		return 0
-	}
-	n, err := strconv.Atoi(s)
-	switch {
-	case err != nil:
-		d.fail(key, s, "is not a whole number")
-		return 0
-	case n <= 0:
-		d.fail(key, s, "must be positive")
-		return 0
-	case n > max:
-		d.fail(key, s, fmt.Sprintf("exceeds the maximum of %d", max))
-		return 0
-	}
-	return n
+	return parsed(d, key, strconv.Atoi, "is not a whole number", func(n int) string {
+		switch {
+		case n <= 0:
+			return "must be positive"
+		case n > max:
+			return fmt.Sprintf("exceeds the maximum of %d", max)
+		}
+		return ""
+	})
 }
 
 // sizeUnit returns the multiplier of a lower-case unit: SI units are
