@@ -17,37 +17,24 @@ import (
 // as the person at that browser (the link's person agent), whose calls
 // without a browser go to that same browser.
 
-// popupHandler runs one popup.* method for the link whose extension asked.
-// Only popupTyped makes one, so its params are decoded strictly.
-type popupHandler struct {
-	run func(ctx context.Context, l *link, in rpcparams.Params) (any, error)
-}
-
-func popupTyped[P any](fn func(ctx context.Context, l *link, p P) (any, error)) popupHandler {
-	return popupHandler{run: rpcparams.Strict(fn)}
-}
-
-// popupBound makes the handler of a popup method whose package of its
-// own runs it, as bound does for the agents' methods: as gives the link
-// as the interface that package declares of it.
-func popupBound[L, P any](as func(*link) L, fn func(ctx context.Context, l L, p P) (any, error)) popupHandler {
-	return popupTyped(func(ctx context.Context, l *link, p P) (any, error) { return fn(ctx, as(l), p) })
-}
+// popupHandler runs one popup.* method for the link whose extension asked
+// (typed and bound make one, as they do the agents' handlers).
+type popupHandler = methodHandler[*link]
 
 func (s *Service) popupHandlers() map[string]popupHandler {
 	return map[string]popupHandler{
-		protocol.MethodPopupStatus:        popupTyped(s.popupStatus),
-		protocol.MethodPopupAgents:        popupBound(ownerPopup, s.owner().PopupAgents),
-		protocol.MethodPopupPairingDecide: popupBound(ownerPopup, s.owner().PopupPairingDecide),
-		protocol.MethodPopupDisconnect:    popupBound(ownerPopup, s.owner().PopupDisconnect),
-		protocol.MethodPopupTrace:         popupBound(ownerPopup, s.owner().PopupTrace),
-		protocol.MethodPopupConfirmList:   popupBound(confirmPopup, s.confirmMethods().PopupList),
-		protocol.MethodPopupConfirmAnswer: popupBound(confirmPopup, s.confirmMethods().PopupAnswer),
-		protocol.MethodPopupHighlight:     popupBound(s.toolsPopup, s.popupTools().Highlight),
-		protocol.MethodPopupClear:         popupBound(s.toolsPopup, s.popupTools().Clear),
-		protocol.MethodPopupPick:          popupBound(s.toolsPopup, s.popupTools().Pick),
-		protocol.MethodPopupLastPick:      popupBound(s.toolsPopup, s.popupTools().LastPick),
-		protocol.MethodPopupAutomation:    popupBound(s.toolsPopup, s.popupTools().Automation),
+		protocol.MethodPopupStatus:        typed(s.popupStatus),
+		protocol.MethodPopupAgents:        bound(ownerPopup, s.owner().PopupAgents),
+		protocol.MethodPopupPairingDecide: bound(ownerPopup, s.owner().PopupPairingDecide),
+		protocol.MethodPopupDisconnect:    bound(ownerPopup, s.owner().PopupDisconnect),
+		protocol.MethodPopupTrace:         bound(ownerPopup, s.owner().PopupTrace),
+		protocol.MethodPopupConfirmList:   bound(confirmPopup, s.confirmMethods().PopupList),
+		protocol.MethodPopupConfirmAnswer: bound(confirmPopup, s.confirmMethods().PopupAnswer),
+		protocol.MethodPopupHighlight:     bound(s.toolsPopup, s.popupTools().Highlight),
+		protocol.MethodPopupClear:         bound(s.toolsPopup, s.popupTools().Clear),
+		protocol.MethodPopupPick:          bound(s.toolsPopup, s.popupTools().Pick),
+		protocol.MethodPopupLastPick:      bound(s.toolsPopup, s.popupTools().LastPick),
+		protocol.MethodPopupAutomation:    bound(s.toolsPopup, s.popupTools().Automation),
 	}
 }
 

@@ -44,26 +44,30 @@ type method struct {
 	handler
 }
 
-// handler runs one method. Only typed makes one, so the params of every
-// method in the registry are decoded by rpcparams.Strict and by nothing
-// else: a new method cannot forget to refuse unknown fields or a wrong
-// JSON type.
-type handler struct {
-	run func(ctx context.Context, c *call, in rpcparams.Params) (any, error)
+// methodHandler runs one method for its caller X: the agents' methods
+// run for a *call (handler), the popup channel's own for the *link whose
+// extension asked (popupHandler). Only typed makes one, so the params of
+// every method are decoded by rpcparams.Strict and by nothing else: a new
+// method cannot forget to refuse unknown fields or a wrong JSON type.
+type methodHandler[X any] struct {
+	run func(ctx context.Context, x X, in rpcparams.Params) (any, error)
 }
+
+// handler runs one agents' method (a row of the registry).
+type handler = methodHandler[*call]
 
 // typed makes the handler of a method whose params are a P (a struct;
 // rpcparams.None for methods that take none).
-func typed[P any](fn func(ctx context.Context, c *call, p P) (any, error)) handler {
-	return handler{run: rpcparams.Strict(fn)}
+func typed[X, P any](fn func(ctx context.Context, x X, p P) (any, error)) methodHandler[X] {
+	return methodHandler[X]{run: rpcparams.Strict(fn)}
 }
 
 // bound makes the handler of a method whose package of its own runs it
-// (a handler family outside the service): as gives the call as the
-// interface that package declares of a call, so the compiler checks that
-// *call has what it asks.
-func bound[C, P any](as func(*call) C, fn func(ctx context.Context, c C, p P) (any, error)) handler {
-	return typed(func(ctx context.Context, c *call, p P) (any, error) { return fn(ctx, as(c), p) })
+// (a handler family outside the service): as gives the caller (a *call,
+// a *link) as the interface that package declares of it, so the compiler
+// checks that the caller has what it asks.
+func bound[X, C, P any](as func(X) C, fn func(ctx context.Context, c C, p P) (any, error)) methodHandler[X] {
+	return typed(func(ctx context.Context, x X, p P) (any, error) { return fn(ctx, as(x), p) })
 }
 
 // timeoutClass is a method's deadline.
