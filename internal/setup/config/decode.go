@@ -228,28 +228,26 @@ func ParseDuration(s string) (time.Duration, error) {
 }
 
 func (d *decoder) size(key string, max int) int {
-	return parsed(d, key, ParseSize, "is not a size (e.g. 1048576, 1MB, 64MiB)", func(n int) string {
-		switch {
-		case n <= 0:
-			return "must be positive"
-		case n > max:
-			return fmt.Sprintf("exceeds the maximum of %d bytes", max)
-		}
-		return ""
-	})
+	return parsed(d, key, ParseSize, "is not a size (e.g. 1048576, 1MB, 64MiB)", upTo(max, " bytes"))
 }
 
 // count returns a whole number from 1 to max.
 func (d *decoder) count(key string, max int) int {
-	return parsed(d, key, strconv.Atoi, "is not a whole number", func(n int) string {
+	return parsed(d, key, strconv.Atoi, "is not a whole number", upTo(max, ""))
+}
+
+// upTo is parsed's check of a number from 1 to max; unit follows max in
+// the reason (" bytes").
+func upTo(max int, unit string) func(n int) string {
+	return func(n int) string {
 		switch {
 		case n <= 0:
 			return "must be positive"
 		case n > max:
-			return fmt.Sprintf("exceeds the maximum of %d", max)
+			return fmt.Sprintf("exceeds the maximum of %d%s", max, unit)
 		}
 		return ""
-	})
+	}
 }
 
 // sizeUnit returns the multiplier of a lower-case unit: SI units are
