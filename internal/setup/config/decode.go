@@ -340,17 +340,24 @@ func (d *decoder) extensionIDs(key string) []string {
 	return ids
 }
 
+// byAgent reads a map keyed by agent name: nil when the setting is unset
+// or is not such a map (an error whose what names its values).
+func (d *decoder) byAgent(key, what string) map[string]any {
+	raw, ok := d.v.Get(key).(map[string]any)
+	if !ok {
+		if v := d.v.Get(key); v != nil && fmt.Sprint(v) != "map[]" {
+			d.fail(key, fmt.Sprint(v), "is not a map of agent names to "+what)
+		}
+		return nil
+	}
+	return raw
+}
+
 // origins decodes agents.origins: agent name → {allow, deny} lists of
 // origin patterns and a schemes list (checked by the service at start).
 func (d *decoder) origins(key string) map[string]OriginRules {
 	out := make(map[string]OriginRules)
-	raw, ok := d.v.Get(key).(map[string]any)
-	if !ok {
-		if v := d.v.Get(key); v != nil && fmt.Sprint(v) != "map[]" {
-			d.fail(key, fmt.Sprint(v), "is not a map of agent names to {allow, deny}")
-		}
-		return out
-	}
+	raw := d.byAgent(key, "{allow, deny}")
 	for name, v := range raw {
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -390,13 +397,7 @@ func (d *decoder) origins(key string) map[string]OriginRules {
 // nothing of it.
 func (d *decoder) confirmRules(key string) map[string][]confirm.Rule {
 	out := make(map[string][]confirm.Rule)
-	raw, ok := d.v.Get(key).(map[string]any)
-	if !ok {
-		if v := d.v.Get(key); v != nil && fmt.Sprint(v) != "map[]" {
-			d.fail(key, fmt.Sprint(v), "is not a map of agent names to lists of {origins, actions}")
-		}
-		return out
-	}
+	raw := d.byAgent(key, "lists of {origins, actions}")
 	for name, v := range raw {
 		k := key + "." + name
 		if name != confirm.DefaultAgent {
