@@ -192,7 +192,9 @@ type worldRef struct {
 	loader cdp.LoaderID
 	// sent holds the keys of the functions a call sent to the world
 	// (guarded by the cache's mutex): the next call of one sends only its
-	// arguments, and the first sends it at once, not after a miss.
+	// arguments, and the first sends it at once, not after a miss. The
+	// engine's key is there once an evaluation that sends the engine and
+	// the page module went to the world.
 	sent map[string]bool
 }
 
@@ -309,7 +311,12 @@ type World struct {
 	// URL and Origin are what the world's document said of itself when
 	// the world was made (the reach check's input).
 	URL, Origin string
-	token       string
+	// Module says the page module is in the world, or on its way (an
+	// evaluation that sends it went there: the world runs what comes
+	// after it later). A world a preparation made and was stopped before
+	// its first evaluation has none.
+	Module bool
+	token  string
 }
 
 // WrongWorld is what a guarded expression (World.Guard) evaluates to
@@ -343,7 +350,7 @@ func (r *Resolver) MainWorld(ctx context.Context) (World, bool) {
 	if !ok || w.loader == "" || w.token == "" {
 		return World{}, false
 	}
-	return World{Frame: id, Context: w.cid, Loader: w.loader, URL: w.url, Origin: w.origin, token: w.token}, true
+	return World{Frame: id, Context: w.cid, Loader: w.loader, URL: w.url, Origin: w.origin, Module: w.sent[engine.Key()], token: w.token}, true
 }
 
 // installOf says what a call of f in w sends: the function, unless a call
@@ -355,6 +362,19 @@ func (r *Resolver) installOf(w worldRef, f aria.Func) aria.Install {
 		return aria.InstallNone
 	}
 	return aria.InstallFunc
+}
+
+// engineInstall says what an evaluation of the engine in w sends: nothing
+// once one ran there; else the module and the engine at once (the world
+// has no engine: only the resolver sends it), not after a miss. A module
+// another caller installed meanwhile (a snapshot's walk) stays as it is.
+func (r *Resolver) engineInstall(w worldRef) aria.Install {
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	if w.sent[engine.Key()] {
+		return aria.InstallNone
+	}
+	return aria.InstallModule
 }
 
 // sentTo records that a call sent f to w (or found it there).

@@ -190,6 +190,7 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 		if err != nil {
 			return jsResult{}, err
 		}
+		in = max(in, r.engineInstall(w)) // a world made anew has nothing
 		if spec.call != nil && attempt == 0 {
 			inCall = r.installOf(w, spec.call.f)
 		}
@@ -212,6 +213,13 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 			params.ReturnByValue = &yes
 		case spec.Mode == modeList:
 			params.SerializationOptions = cdptab.DeepNodes()
+		}
+		if in > aria.InstallNone {
+			// On its way: a world runs its evaluations in the order they
+			// came, so one sent after this finds the module and the engine
+			// there (a snapshot's walk, when a snapshot stops the
+			// preparation that sends this).
+			r.sentTo(w, engine)
 		}
 		res, err = cdp.Call(ctx, d.s, runtime.Evaluate, params)
 		if err != nil && !remade && cdperr.ContextGone(err) {

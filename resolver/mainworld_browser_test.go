@@ -7,21 +7,31 @@ import (
 	"testing"
 
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/egohost/egohost/internal/engine/snapshot"
 	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/internal/testkit/browsertest"
 	"github.com/egohost/egohost/resolver"
 )
 
-// worldsMade counts the isolated worlds a page is asked to make.
+// worldsMade counts the isolated worlds a page is asked to make, and its
+// evaluations.
 type worldsMade struct {
 	*cdptab.Page
-	n atomic.Int64
+	n     atomic.Int64
+	evals atomic.Int64
+	last  atomic.Int64 // the length of the last evaluation's expression
 }
 
 func (w *worldsMade) Call(ctx context.Context, method string, params, result any) error {
-	if method == page.CommandCreateIsolatedWorld {
+	switch method {
+	case page.CommandCreateIsolatedWorld:
 		w.n.Add(1)
+	case runtime.CommandEvaluate:
+		w.evals.Add(1)
+		if p, ok := params.(runtime.EvaluateParams); ok {
+			w.last.Store(int64(len(p.Expression)))
+		}
 	}
 	return w.Page.Call(ctx, method, params, result)
 }
@@ -42,7 +52,7 @@ func TestMainWorldServesTheSnapshot(t *testing.T) {
 	r := resolver.New(p, st)
 	st.UseMainWorld(func(ctx context.Context) (snapshot.World, bool) {
 		w, ok := r.MainWorld(ctx)
-		return snapshot.World{Frame: w.Frame, Context: w.Context, Loader: w.Loader, URL: w.URL, Origin: w.Origin, Guard: w.Guard, Wrong: resolver.WrongWorld}, ok
+		return snapshot.World{Frame: w.Frame, Context: w.Context, Loader: w.Loader, URL: w.URL, Origin: w.Origin, Module: w.Module, Guard: w.Guard, Wrong: resolver.WrongWorld}, ok
 	})
 	if _, ok := r.MainWorld(ctx); ok {
 		t.Fatal("MainWorld before any world was made: got one")
@@ -77,5 +87,52 @@ func TestMainWorldServesTheSnapshot(t *testing.T) {
 	}
 	if !strings.Contains(s.Text, `button "Two"`) || s.Title != "two" {
 		t.Errorf("snapshot after the navigation:\n%s", s.Text)
+	}
+}
+
+// The first evaluation of the engine in a world that has none sends the
+// page module and the engine with it, not after a miss; MainWorld says
+// whether the module is there: not in a world made and left before its
+// first evaluation (as a preparation a snapshot stopped leaves it), and
+// after an evaluation of the engine ran there.
+func TestMainWorldSaysWhetherTheModuleIsThere(t *testing.T) {
+	b := browsers.Launch(t)
+	base := browsertest.Serve(t, browsertest.Pages(map[string]string{
+		"/": `<!doctype html><title>one</title><button>One</button>`,
+	}))
+	p, ctx := tab0(t, b, base+"/")
+	counted := &worldsMade{Page: p}
+	r := resolver.New(counted, nil)
+	refused := r.Within(func(url, origin string) (bool, string) { return false, "a test refuses it" })
+	if _, err := refused.Count(ctx, "css=button"); err == nil {
+		t.Fatal("a resolution its reach refuses: got no error")
+	}
+	w, ok := r.MainWorld(ctx)
+	if !ok || w.Module {
+		t.Fatalf("MainWorld of a world made and left before its first evaluation: got %+v, %v; want one without the module", w, ok)
+	}
+	if counted.n.Load() != 1 || counted.evals.Load() != 1 {
+		t.Fatalf("made %d worlds, evaluated %d times before the first resolution: want 1, 1 (its token)", counted.n.Load(), counted.evals.Load())
+	}
+	var sent [2]int64
+	for i := range sent {
+		before := counted.evals.Load()
+		n, err := r.Count(ctx, "css=button")
+		if err != nil || n != 1 {
+			t.Fatalf("resolution %d: got %d, %v; want 1 match", i, n, err)
+		}
+		if got := counted.evals.Load() - before; got != 1 {
+			t.Errorf("resolution %d evaluated %d times, want 1 (the module and the engine sent with the first)", i, got)
+		}
+		sent[i] = counted.last.Load()
+	}
+	if sent[1]*4 > sent[0] {
+		t.Errorf("the second resolution's expression has %d characters, the first's %d: want the second to send neither the module nor the engine again", sent[1], sent[0])
+	}
+	if w, ok := r.MainWorld(ctx); !ok || !w.Module {
+		t.Errorf("MainWorld after an evaluation of the engine: got %+v, %v; want the module there", w, ok)
+	}
+	if counted.n.Load() != 1 {
+		t.Errorf("made %d worlds, want 1", counted.n.Load())
 	}
 }

@@ -260,7 +260,7 @@ func (t *Tab) Open(ctx context.Context) (Engine, error) {
 	res := resolver.New(p, snap)
 	snap.UseMainWorld(func(ctx context.Context) (snapshot.World, bool) {
 		w, ok := res.MainWorld(ctx)
-		return snapshot.World{Frame: w.Frame, Context: w.Context, Loader: w.Loader, URL: w.URL, Origin: w.Origin, Guard: w.Guard, Wrong: resolver.WrongWorld}, ok
+		return snapshot.World{Frame: w.Frame, Context: w.Context, Loader: w.Loader, URL: w.URL, Origin: w.Origin, Module: w.Module, Guard: w.Guard, Wrong: resolver.WrongWorld}, ok
 	})
 	t.eng = Engine{Page: p, Snap: snap, Res: res, Acts: &actions.TabSetup{}}
 	return t.eng, nil

@@ -59,7 +59,7 @@ func TestSnapshotWalksInTheGivenWorld(t *testing.T) {
 	var asked atomic.Int64
 	tab.UseMainWorld(func(context.Context) (snapshot.World, bool) {
 		asked.Add(1)
-		return snapshot.World{Frame: frame, Context: made.ExecutionContextID, Loader: loader, Guard: guardedBy("'T'"), Wrong: "wrong world"}, true
+		return snapshot.World{Frame: frame, Context: made.ExecutionContextID, Loader: loader, Module: true, Guard: guardedBy("'T'"), Wrong: "wrong world"}, true
 	})
 	got, err := tab.Snapshot(ctx, snapshot.Options{})
 	if err != nil {
@@ -70,6 +70,49 @@ func TestSnapshotWalksInTheGivenWorld(t *testing.T) {
 	}
 	if asked.Load() != 1 || c.worlds.Load() != 0 || c.evals.Load() != 1 {
 		t.Errorf("asked for the world %d times, made %d worlds, evaluated %d times: want 1, 0, 1", asked.Load(), c.worlds.Load(), c.evals.Load())
+	}
+}
+
+// A given world without the page module (a preparation stopped before its
+// first evaluation leaves one) gets it with the walk: one evaluation. A
+// world that says it has the module and has not costs a second, and shows
+// the same.
+func TestSnapshotSendsTheModuleWhereTheWorldHasNone(t *testing.T) {
+	p, ctx, want, frame, loader := formPage(t)
+	tests := []struct {
+		name   string
+		module bool
+		evals  int64
+	}{
+		{"a world without the module", false, 1},
+		{"a world that says it has the module and has not", true, 2},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// A world of another name: nothing of the snapshots' own is in it.
+			made, err := cdp.Call(ctx, p, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: "early-test-" + string(rune('a'+i))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cdp.Call(ctx, p, runtime.Evaluate, runtime.EvaluateParams{Expression: "globalThis.__earlyTestToken = 'T'", ContextID: made.ExecutionContextID}); err != nil {
+				t.Fatal(err)
+			}
+			c := &countingTarget{Page: p}
+			tab := snapshot.NewTab(c)
+			tab.UseMainWorld(func(context.Context) (snapshot.World, bool) {
+				return snapshot.World{Frame: frame, Context: made.ExecutionContextID, Loader: loader, Module: tt.module, Guard: guardedBy("'T'"), Wrong: "wrong world"}, true
+			})
+			got, err := tab.Snapshot(ctx, snapshot.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Text != want.Text {
+				t.Errorf("snapshot in the given world:\n%s\nwant what a snapshot in its own world shows:\n%s", got.Text, want.Text)
+			}
+			if c.worlds.Load() != 0 || c.evals.Load() != tt.evals {
+				t.Errorf("made %d worlds, evaluated %d times: want 0, %d", c.worlds.Load(), c.evals.Load(), tt.evals)
+			}
+		})
 	}
 }
 

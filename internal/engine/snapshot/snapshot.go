@@ -108,8 +108,11 @@ type World struct {
 	// URL and Origin are what the world's document said of itself: a
 	// snapshot with a Reach walks early only in a document it may reach.
 	URL, Origin string
-	Guard       func(expr string) string
-	Wrong       string
+	// Module says the page module is in the world already; without it
+	// the walk sends the module too.
+	Module bool
+	Guard  func(expr string) string
+	Wrong  string
 }
 
 // MainWorld returns the main frame's World when one is made (ok false
@@ -572,8 +575,8 @@ func walkIn(ctx context.Context, d *frameDoc, cid runtime.ExecutionContextID, js
 	var res *runtime.RemoteObject
 	var exc *runtime.ExceptionDetails
 	in := loaded.first(key)
-	if d.guard != nil && in == aria.InstallModule {
-		in = aria.InstallFunc // the world's maker installed the module
+	if d.guard != nil && d.guard.Module && in == aria.InstallModule {
+		in = aria.InstallFunc // the world has the module: send snapshot.js alone
 	}
 	for {
 		if res, exc, err = call(in); err != nil {
