@@ -1,7 +1,8 @@
 // observe starts the settle's watch on el's document when an action is
 // about to act on it (in the same call as the checks): the DOM mutations
 // from then on (in the element's document, and the top document when it is
-// reachable) and whether a navigation to another document began. settle.js
+// reachable), whether a navigation to another document began, and the
+// first animation frame after the action's events. settle.js
 // reads and ends it; it ends by itself after 30 s. mutation is mutation.js:
 // which mutations count.
 (node, ns, mutation) => {
@@ -32,6 +33,36 @@
     if (!e.destination || !e.destination.sameDocument) s.navigating = true;
   };
   for (const w of wins) if (w.navigation) w.navigation.addEventListener("navigate", onNavigate);
+  // The action's own events, as the page sees them: after the last one,
+  // one animation frame and a task after it (what settle.js waits for)
+  // are asked for here, so a frame that comes between the action and the
+  // settle's call counts. seq counts the events; done is the count a
+  // frame and its task came after (settled when done === seq > 0);
+  // waiting is settle.js's resolve while it waits for that.
+  s.seq = 0;
+  s.done = 0;
+  s.waiting = null;
+  let asked = false;
+  const onAction = () => {
+    s.seq++;
+    if (asked || win.document.hidden) return; // a hidden document runs no frames: settle.js's own wait
+    asked = true;
+    win.requestAnimationFrame(() => {
+      asked = false; // an event after this frame asks for the next
+      const seq = s.seq; // every event so far came before this frame's callbacks
+      win.setTimeout(() => {
+        if (seq > s.done) s.done = seq;
+        if (s.done === s.seq && s.waiting) s.waiting();
+      }, 0);
+    });
+  };
+  const actionEvents = [
+    "pointerdown", "pointerup", "pointermove", "mousedown", "mouseup", "mousemove", "click", "dblclick",
+    "auxclick", "contextmenu", "keydown", "keyup", "keypress", "beforeinput", "input", "change", "wheel",
+    "dragstart", "dragend", "drop", "touchstart", "touchend",
+  ];
+  const listen = { capture: true, passive: true };
+  for (const t of actionEvents) win.addEventListener(t, onAction, listen);
   let stopped = false;
   let timer = 0;
   s.stop = () => {
@@ -39,6 +70,8 @@
     stopped = true;
     obs.disconnect();
     win.clearTimeout(timer);
+    for (const t of actionEvents) win.removeEventListener(t, onAction, listen);
+    s.waiting = null;
     for (const w of wins) if (w.navigation) w.navigation.removeEventListener("navigate", onNavigate);
     if (win.__egohostSettle === s) delete win.__egohostSettle;
   };

@@ -1,13 +1,17 @@
 // settle waits, after an action on el, for what the action set off in
 // the page, with the watch observe.js started before the action. First one
 // animation frame and a task after it: the work the action scheduled for
-// now (microtasks, setTimeout(0), animation frames) has run. When nothing
+// now (microtasks, setTimeout(0), animation frames) has run. The frame is
+// the first after the action's last event when the watch saw its events
+// (it may have come before this call: then there is nothing to wait for),
+// else the first after this call begins, whichever comes first. When nothing
 // mutated the DOM since the action began and no navigation began, it is
 // done (early): nothing was set off. Otherwise something is going on, and
 // it waits until the DOM has gone quietMs without a mutation, counted from
 // the last mutation since the action began (the action itself when none),
-// or capMs. It resolves {quiet, early, mutations, ms, navigating}, or
-// {missing: true} when no watch was started.
+// or capMs. It resolves {quiet, early, caught, mutations, ms, navigating}
+// (caught: the frame after the action's events had come before this call),
+// or {missing: true} when no watch was started.
 //
 // A hidden document (a background tab) runs no animation frames and its
 // timers wait for Chrome's 1 s wake-ups: there the frame is a task
@@ -26,12 +30,22 @@ async (node, ns, quietMs, capMs, poll) => {
   let keep = false;
   try {
     if (!poll) {
-      await new Promise((resolve) => {
+      const caught = s.seq > 0 && s.done === s.seq; // the frame after the action's events came
+      if (!caught) await new Promise((resolve) => {
         let done = false;
         const next = () => {
           if (!done) {
             done = true;
+            s.waiting = null;
             win.setTimeout(resolve, 0);
+          }
+        };
+        // The frame after the action's events, and its task, came (observe.js).
+        s.waiting = () => {
+          if (!done) {
+            done = true;
+            s.waiting = null;
+            resolve();
           }
         };
         if (hidden) {
@@ -44,7 +58,7 @@ async (node, ns, quietMs, capMs, poll) => {
         win.setTimeout(next, 100); // a background tab runs no animation frames
       });
       if (s.last < 0 && !s.navigating) {
-        return { quiet: true, early: true, mutations: s.mutations, ms: performance.now() - begin };
+        return { quiet: true, early: true, caught, mutations: s.mutations, ms: performance.now() - begin };
       }
     }
     for (;;) {
