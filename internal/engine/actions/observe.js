@@ -38,7 +38,10 @@
   // are asked for here, so a frame that comes between the action and the
   // settle's call counts. seq counts the events; done is the count a
   // frame and its task came after (settled when done === seq > 0);
-  // waiting is settle.js's resolve while it waits for that.
+  // waiting is settle.js's resolve while it waits for that. A page that
+  // stops some of the action's events before this listener (its own
+  // capture listener on the window, added earlier) leaves the count at
+  // the events seen: none seen, settle.js waits its own frame as before.
   s.seq = 0;
   s.done = 0;
   s.waiting = null;
