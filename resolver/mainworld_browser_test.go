@@ -135,4 +135,21 @@ func TestMainWorldSaysWhetherTheModuleIsThere(t *testing.T) {
 	if counted.n.Load() != 1 {
 		t.Errorf("made %d worlds, want 1", counted.n.Load())
 	}
+
+	// A navigation egohost did not start: the remembered world is gone
+	// (one evaluation learns it), the new one is made (its token) and
+	// gets the module and the engine with its first evaluation.
+	if err := p.Call(ctx, page.CommandNavigate, page.NavigateParams{URL: base + "/?again"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := browsertest.WaitLoaded(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	before := counted.evals.Load()
+	if n, err := r.Count(ctx, "css=button"); err != nil || n != 1 {
+		t.Fatalf("resolution after a navigation: got %d, %v; want 1 match", n, err)
+	}
+	if got := counted.evals.Load() - before; got != 3 || counted.n.Load() != 2 {
+		t.Errorf("after a navigation: evaluated %d times, made %d worlds in all; want 3 (the gone world's, the new one's token, the resolution) and 2", got, counted.n.Load())
+	}
 }
