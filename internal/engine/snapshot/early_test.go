@@ -24,6 +24,20 @@ func guardedBy(token string) func(string) string {
 	}
 }
 
+// tokenWorld makes the isolated world named name in frame, with the
+// token guardedBy("'T'") checks, and returns its context.
+func tokenWorld(ctx context.Context, t *testing.T, p *cdptab.Page, frame cdp.FrameID, name string) runtime.ExecutionContextID {
+	t.Helper()
+	made, err := cdp.Call(ctx, p, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cdp.Call(ctx, p, runtime.Evaluate, runtime.EvaluateParams{Expression: "globalThis.__earlyTestToken = 'T'", ContextID: made.ExecutionContextID}); err != nil {
+		t.Fatal(err)
+	}
+	return made.ExecutionContextID
+}
+
 // formPage opens the form in a tab: its page, a snapshot of it taken in
 // the snapshot's own world, its main frame and that document's loader.
 func formPage(t *testing.T) (*cdptab.Page, context.Context, *snapshot.Snapshot, cdp.FrameID, cdp.LoaderID) {
@@ -47,19 +61,13 @@ func formPage(t *testing.T) (*cdptab.Page, context.Context, *snapshot.Snapshot, 
 // world shows.
 func TestSnapshotWalksInTheGivenWorld(t *testing.T) {
 	p, ctx, want, frame, loader := formPage(t)
-	made, err := cdp.Call(ctx, p, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: "egohost"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cdp.Call(ctx, p, runtime.Evaluate, runtime.EvaluateParams{Expression: "globalThis.__earlyTestToken = 'T'", ContextID: made.ExecutionContextID}); err != nil {
-		t.Fatal(err)
-	}
+	made := tokenWorld(ctx, t, p, frame, "egohost")
 	c := &countingTarget{Page: p}
 	tab := snapshot.NewTab(c)
 	var asked atomic.Int64
 	tab.UseMainWorld(func(context.Context) (snapshot.World, bool) {
 		asked.Add(1)
-		return snapshot.World{Frame: frame, Context: made.ExecutionContextID, Loader: loader, Module: true, Guard: guardedBy("'T'"), Wrong: "wrong world"}, true
+		return snapshot.World{Frame: frame, Context: made, Loader: loader, Module: true, Guard: guardedBy("'T'"), Wrong: "wrong world"}, true
 	})
 	got, err := tab.Snapshot(ctx, snapshot.Options{})
 	if err != nil {
@@ -90,17 +98,11 @@ func TestSnapshotSendsTheModuleWhereTheWorldHasNone(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// A world of another name: nothing of the snapshots' own is in it.
-			made, err := cdp.Call(ctx, p, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: "early-test-" + string(rune('a'+i))})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := cdp.Call(ctx, p, runtime.Evaluate, runtime.EvaluateParams{Expression: "globalThis.__earlyTestToken = 'T'", ContextID: made.ExecutionContextID}); err != nil {
-				t.Fatal(err)
-			}
+			made := tokenWorld(ctx, t, p, frame, "early-test-"+string(rune('a'+i)))
 			c := &countingTarget{Page: p}
 			tab := snapshot.NewTab(c)
 			tab.UseMainWorld(func(context.Context) (snapshot.World, bool) {
-				return snapshot.World{Frame: frame, Context: made.ExecutionContextID, Loader: loader, Module: tt.module, Guard: guardedBy("'T'"), Wrong: "wrong world"}, true
+				return snapshot.World{Frame: frame, Context: made, Loader: loader, Module: tt.module, Guard: guardedBy("'T'"), Wrong: "wrong world"}, true
 			})
 			got, err := tab.Snapshot(ctx, snapshot.Options{})
 			if err != nil {
