@@ -32,7 +32,9 @@ func BenchmarkRelayEcho(b *testing.B) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	ran := make(chan error, 1)
-	go func() { ran <- Run(ctx, inR, outW, Options{Origin: testOrigin, AllowedIDs: []string{testID}, Socket: sock}) }()
+	go func() {
+		ran <- Run(ctx, inR, outW, Options{Origin: testOrigin, AllowedIDs: []string{testID}, Socket: sock})
+	}()
 	defer func() {
 		cancel()
 		inW.Close()
