@@ -157,6 +157,7 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 		s = o.Settle.withDefaults()
 	}
 	c.Observe = !s.Off // the settle's watch starts with the checks
+	c.Final = finalEvents(op)
 	res := &Result{}
 	var log waitLog
 	dispatched := false
@@ -283,4 +284,26 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 	}
 	res.Took = time.Since(start)
 	return res, nil
+}
+
+// finalEvents are the events the page sees last of an action op (those
+// of its last dispatch): the settle counts a frame observe.js saw after
+// the action's events only once one of them came (a page that stops
+// them, or a later event that lands in another window, leaves the settle
+// its own frame, as before observe.js watched events). None for an
+// action the page sees no event of.
+func finalEvents(op string) []string {
+	switch op {
+	case "click", "dblclick", "check", "uncheck", "drag":
+		return []string{"pointerup", "mouseup", "click", "dblclick", "auxclick", "drop", "dragend"}
+	case "hover":
+		return []string{"pointermove", "mousemove"}
+	case "fill", "select", "upload":
+		return []string{"input", "change"}
+	case "press", "type":
+		return []string{"keyup"}
+	case "scroll":
+		return []string{"wheel"}
+	}
+	return nil
 }

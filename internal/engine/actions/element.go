@@ -43,7 +43,7 @@ var (
 // the calling convention of package aria: (el, ns, ...args).
 func actionableJS(then string) string {
 	s := "async (el, ns, o, a) => { const r = await (" + checkJS + "\n)(el, ns, o);\n" +
-		"if (r.ok && o.observe) (" + observeJS + "\n)(el, ns, " + mutationJS + ");\n"
+		"if (r.ok && o.observe) (" + observeJS + "\n)(el, ns, " + mutationJS + ", o.final);\n"
 	if then != "" {
 		s += "if (r.ok) r.then = await (" + then + "\n)(el, ns, a);\n"
 	}
@@ -72,8 +72,10 @@ type checks struct {
 	Inspect bool `json:"inspect,omitempty"`
 	// Guard starts a click's guard when the checks pass (guardedClick).
 	Guard bool `json:"guard,omitempty"`
-	// Observe starts the settle's watch when the checks pass.
-	Observe bool `json:"observe,omitempty"`
+	// Observe starts the settle's watch when the checks pass; Final are
+	// the events the page sees last of the action (finalEvents).
+	Observe bool     `json:"observe,omitempty"`
+	Final   []string `json:"final,omitempty"`
 	// Hover moves the mouse to the action point in the page when the
 	// checks pass and the document is hidden (a pointer action: the
 	// trusted move cannot complete there).
@@ -89,7 +91,7 @@ type checks struct {
 // forced keeps what force cannot skip: a box to point at, and the
 // settle's watch.
 func (c checks) forced() checks {
-	return checks{Retarget: c.Retarget, Scroll: c.Scroll, Observe: c.Observe, Hover: c.Hover, then: c.then, thenArg: c.thenArg, thenOut: c.thenOut}
+	return checks{Retarget: c.Retarget, Scroll: c.Scroll, Observe: c.Observe, Final: c.Final, Hover: c.Hover, then: c.then, thenArg: c.thenArg, thenOut: c.thenOut}
 }
 
 // checkResult is what check.js returns.

@@ -5,7 +5,7 @@
 // first animation frame after the action's events. settle.js
 // reads and ends it; it ends by itself after 30 s. mutation is mutation.js:
 // which mutations count.
-(node, ns, mutation) => {
+(node, ns, mutation, final) => {
   const el = node.nodeType === 1 ? node : node.parentElement;
   if (!el) return;
   const win = el.ownerDocument.defaultView;
@@ -34,29 +34,35 @@
   };
   for (const w of wins) if (w.navigation) w.navigation.addEventListener("navigate", onNavigate);
   // The action's own events, as the page sees them: after the last one,
-  // one animation frame and a task after it (what settle.js waits for)
+  // one animation frame and the tasks after it (what settle.js waits for)
   // are asked for here, so a frame that comes between the action and the
   // settle's call counts. seq counts the events; done is the count a
-  // frame and its task came after (settled when done === seq > 0);
-  // waiting is settle.js's resolve while it waits for that. A page that
-  // stops some of the action's events before this listener (its own
-  // capture listener on the window, added earlier) leaves the count at
-  // the events seen: none seen, settle.js waits its own frame as before.
+  // frame and its tasks came after; final says one of the events the
+  // page sees last of the action (final: their types) came. Settled when
+  // final and done === seq. Two task hops after the frame: the second
+  // comes after every timer the frame's other callbacks set (the page's
+  // run after this one, asked for later). waiting is settle.js's resolve
+  // while it waits for that. A page that stops the action's last events
+  // before this listener (its own capture listener on the window, added
+  // earlier) leaves final unset: settle.js waits its own frame, as before.
+  const finals = new Set(final || []);
   s.seq = 0;
   s.done = 0;
+  s.final = false;
   s.waiting = null;
   let asked = false;
-  const onAction = () => {
+  const onAction = (e) => {
     s.seq++;
+    if (finals.has(e.type)) s.final = true;
     if (asked || win.document.hidden) return; // a hidden document runs no frames: settle.js's own wait
     asked = true;
     win.requestAnimationFrame(() => {
       asked = false; // an event after this frame asks for the next
       const seq = s.seq; // every event so far came before this frame's callbacks
-      win.setTimeout(() => {
+      win.setTimeout(() => win.setTimeout(() => {
         if (seq > s.done) s.done = seq;
-        if (s.done === s.seq && s.waiting) s.waiting();
-      }, 0);
+        if (s.final && s.done === s.seq && s.waiting) s.waiting();
+      }, 0), 0);
     });
   };
   const actionEvents = [

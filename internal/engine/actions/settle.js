@@ -30,7 +30,7 @@ async (node, ns, quietMs, capMs, poll) => {
   let keep = false;
   try {
     if (!poll) {
-      const caught = s.seq > 0 && s.done === s.seq; // the frame after the action's events came
+      const caught = s.final === true && s.done === s.seq; // the frame after the action's last events came
       if (!caught) await new Promise((resolve) => {
         let done = false;
         const next = () => {
