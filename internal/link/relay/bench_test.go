@@ -2,12 +2,9 @@ package relay
 
 import (
 	"context"
-	"net"
 	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/egohost/egohost/internal/testkit/sockdir"
 	"github.com/egohost/egohost/nativemsg"
 )
 
@@ -16,12 +13,8 @@ import (
 // extension's echo op does): the relay's own share of a relayed call,
 // with real pipes for stdin and stdout and a real unix socket.
 func BenchmarkRelayEcho(b *testing.B) {
-	sock := filepath.Join(sockdir.New(b), "s.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ln.Close()
+	sock := socketPath(b)
+	ln := listen(b, sock)
 	inR, inW, err := os.Pipe() // the relay's stdin: what the browser writes
 	if err != nil {
 		b.Fatal(err)

@@ -54,7 +54,7 @@ func (b *syncBuffer) String() string {
 }
 
 // socketPath returns a fresh unix socket path short enough for every OS.
-func socketPath(t *testing.T) string {
+func socketPath(t testing.TB) string {
 	t.Helper()
 	return filepath.Join(sockdir.New(t), "s.sock")
 }
@@ -258,7 +258,7 @@ type peer struct {
 	w    *nativemsg.Writer
 }
 
-func listen(t *testing.T, path string) net.Listener {
+func listen(t testing.TB, path string) net.Listener {
 	t.Helper()
 	ln, err := net.Listen("unix", path)
 	if err != nil {
