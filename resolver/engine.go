@@ -214,11 +214,12 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 		case spec.Mode == modeList:
 			params.SerializationOptions = cdptab.DeepNodes()
 		}
-		if in > aria.InstallNone {
+		if in > aria.InstallNone && ctx.Err() == nil {
 			// On its way: a world runs its evaluations in the order they
 			// came, so one sent after this finds the module and the engine
 			// there (a snapshot's walk, when a snapshot stops the
-			// preparation that sends this).
+			// preparation that sends this). Not when ctx has ended: the
+			// call would not go out (a preparation stopped before it).
 			r.sentTo(w, engine)
 		}
 		res, err = cdp.Call(ctx, d.s, runtime.Evaluate, params)

@@ -114,6 +114,16 @@ func TestMainWorldSaysWhetherTheModuleIsThere(t *testing.T) {
 	if counted.n.Load() != 1 || counted.evals.Load() != 1 {
 		t.Fatalf("made %d worlds, evaluated %d times before the first resolution: want 1, 1 (its token)", counted.n.Load(), counted.evals.Load())
 	}
+	// A resolution whose context has ended sends nothing: the world still
+	// has no module.
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := r.Count(ended, "css=button"); err == nil {
+		t.Fatal("a resolution whose context has ended: got no error")
+	}
+	if w, ok := r.MainWorld(ctx); !ok || w.Module {
+		t.Fatalf("MainWorld after a resolution whose context had ended: got %+v, %v; want no module", w, ok)
+	}
 	var sent [2]int64
 	for i := range sent {
 		before := counted.evals.Load()
