@@ -40,7 +40,7 @@ async (node, ns, quietMs, capMs, poll) => {
             win.setTimeout(resolve, 0);
           }
         };
-        // The frame after the action's events, and its task, came (observe.js).
+        // The frame after the action's last events, and its tasks, came (observe.js).
         s.waiting = () => {
           if (!done) {
             done = true;
