@@ -254,6 +254,7 @@ func (t *Tab) Open(ctx context.Context) (Engine, error) {
 		t.log.Warn("record console and network", "tab", t.id, "err", rerr)
 	}
 	if err != nil {
+		t.rec.Store(nil) // no page open: no record (Record)
 		return Engine{}, err
 	}
 	snap := snapshot.NewTabShared(p, t.refs)

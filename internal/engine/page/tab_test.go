@@ -67,6 +67,30 @@ func TestTabOpensOnceAndNeverAfterClose(t *testing.T) {
 	}
 }
 
+// A page that fails to open leaves no record behind (Record is nil while
+// no page is open), though the record's domains went on beside the open;
+// the next Open starts both again.
+func TestTabWhosePageFailsToOpenHasNoRecord(t *testing.T) {
+	tab, sess := fakeTab(t)
+	defer tab.Close()
+	sess.Fail("Target.setAutoAttach", "auto-attach refused")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := tab.Open(ctx); err == nil {
+		t.Fatal("Open with auto-attach refused: got no error")
+	}
+	if tab.Record() != nil {
+		t.Error("a record for a page that did not open")
+	}
+	sess.Reply("Target.setAutoAttach", struct{}{})
+	if _, err := tab.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if tab.Record() == nil {
+		t.Error("no record after the page opened")
+	}
+}
+
 // A tab that answers nothing since the attach (a dialog Chrome never
 // reported) fails with dialog_open before the call's deadline, not with a
 // bare timeout.
