@@ -24,18 +24,16 @@ func guardedBy(token string) func(string) string {
 	}
 }
 
-// tokenWorld makes the isolated world named name in frame, with the
-// token guardedBy("'T'") checks, and returns its context.
-func tokenWorld(ctx context.Context, t *testing.T, p *cdptab.Page, frame cdp.FrameID, name string) runtime.ExecutionContextID {
+// tokenWorld makes the isolated world named name in the main frame
+// (browsertest.MainWorld), with the token guardedBy("'T'") checks, and
+// returns its context.
+func tokenWorld(ctx context.Context, t *testing.T, p *cdptab.Page, name string) runtime.ExecutionContextID {
 	t.Helper()
-	made, err := cdp.Call(ctx, p, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: frame, WorldName: name})
-	if err != nil {
+	made := browsertest.MainWorld(ctx, t, p, name)
+	if _, err := cdp.Call(ctx, p, runtime.Evaluate, runtime.EvaluateParams{Expression: "globalThis.__earlyTestToken = 'T'", ContextID: made}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := cdp.Call(ctx, p, runtime.Evaluate, runtime.EvaluateParams{Expression: "globalThis.__earlyTestToken = 'T'", ContextID: made.ExecutionContextID}); err != nil {
-		t.Fatal(err)
-	}
-	return made.ExecutionContextID
+	return made
 }
 
 // formPage opens the form in a tab: its page, a snapshot of it taken in
@@ -61,7 +59,7 @@ func formPage(t *testing.T) (*cdptab.Page, context.Context, *snapshot.Snapshot, 
 // world shows.
 func TestSnapshotWalksInTheGivenWorld(t *testing.T) {
 	p, ctx, want, frame, loader := formPage(t)
-	made := tokenWorld(ctx, t, p, frame, "egohost")
+	made := tokenWorld(ctx, t, p, "egohost")
 	c := &countingTarget{Page: p}
 	tab := snapshot.NewTab(c)
 	var asked atomic.Int64
@@ -98,7 +96,7 @@ func TestSnapshotSendsTheModuleWhereTheWorldHasNone(t *testing.T) {
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			// A world of another name: nothing of the snapshots' own is in it.
-			made := tokenWorld(ctx, t, p, frame, "early-test-"+string(rune('a'+i)))
+			made := tokenWorld(ctx, t, p, "early-test-"+string(rune('a'+i)))
 			c := &countingTarget{Page: p}
 			tab := snapshot.NewTab(c)
 			tab.UseMainWorld(func(context.Context) (snapshot.World, bool) {
