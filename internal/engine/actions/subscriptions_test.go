@@ -2,6 +2,7 @@ package actions_test
 
 import (
 	"context"
+	"encoding/json"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -57,5 +58,53 @@ func TestEvalOpensOneEventSubscription(t *testing.T) {
 	}
 	if got, want := tab.subscribes.Load()+tab.streams.Load(), int32(1); got != want {
 		t.Errorf("event subscriptions of one eval: got %d (%d per-method, %d streams), want %d", got, tab.subscribes.Load(), tab.streams.Load(), want)
+	}
+}
+
+// An eval that ends before Chrome answers Page.enable (the watch's setup
+// runs beside it) does not cut the setup short: the next calls find the
+// Page domain on and send it no more.
+func TestPageSetupOutlivesAQuickEval(t *testing.T) {
+	s := cdpfake.New()
+	release, answered := make(chan struct{}), make(chan struct{})
+	s.Handle("Page.enable", func(ctx context.Context, _ json.RawMessage) (any, error) {
+		select {
+		case <-release: // Chrome answers after the eval's own reply
+			return struct{}{}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
+	s.Handle("Page.setLifecycleEventsEnabled", func(context.Context, json.RawMessage) (any, error) {
+		close(answered)
+		return struct{}{}, nil
+	})
+	s.Reply("Page.getFrameTree", map[string]any{"frameTree": map[string]any{"frame": map[string]any{"id": "F", "loaderId": "L", "url": "https://example.test/"}}})
+	s.Reply("Runtime.evaluate", map[string]any{"result": map[string]any{"type": "number", "value": 3}})
+	tab := &countingTab{Session: s}
+	setup := &actions.TabSetup{}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	eval := func() {
+		t.Helper()
+		r := actions.New(tab, nil, actions.Options{Setup: setup})
+		if _, err := r.Evaluate(ctx, "1 + 2", 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eval() // answered while Page.enable is still in flight
+	close(release)
+	select {
+	case <-answered:
+	case <-time.After(2 * time.Second):
+		t.Fatal("the Page domain's setup ended with the eval that started it")
+	}
+	eval()
+	eval()
+	if got := s.Count("Page.enable"); got != 1 {
+		t.Errorf("Page.enable sent %d times over three evals, want once", got)
+	}
+	if got := s.Count("Page.setLifecycleEventsEnabled"); got != 1 {
+		t.Errorf("Page.setLifecycleEventsEnabled sent %d times over three evals, want once", got)
 	}
 }
