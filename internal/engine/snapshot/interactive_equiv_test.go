@@ -69,6 +69,16 @@ customElements.define('my-card', class extends HTMLElement { constructor() { sup
 <button aria-expanded=false aria-haspopup=menu>Menu</button>
 </main><footer><a href="/c">Contact</a></footer>
 <dialog id=d><button>In dialog</button></dialog>`,
+	"/hiddenkinds": `<!doctype html><body>
+<iframe style="visibility:hidden" title="Hidden frame" src="data:text/html,x"></iframe>
+<div style="visibility:hidden"><iframe style="visibility:visible" title="Shown frame" src="data:text/html,y"></iframe></div>
+<div style="visibility:hidden;cursor:pointer" onclick="1">hidden clickable <span style="cursor:pointer">pointer child</span> <button style="visibility:visible">Shown button</button></div>
+<h2 style="visibility:hidden">Hidden heading <a href="/v" style="visibility:visible">Shown link</a></h2>
+<nav aria-label=Hidden style="visibility:hidden"><a href="/n">Hidden nav link</a></nav>
+<div style="cursor:pointer"><div style="visibility:hidden"><span style="cursor:pointer;visibility:visible">under a pointer</span></div></div>
+<div style="visibility:hidden"><div style="cursor:pointer;visibility:visible">pointer in hidden</div></div>
+<div role=button style="visibility:hidden">Hidden role button <span style="visibility:visible" tabindex=0>Focusable inside</span></div>
+<ul style="visibility:collapse"><li><a href="/c">Collapsed link</a></li></ul>`,
 	"/modal": `<!doctype html><body><button>Behind</button><dialog id=d><h2>Modal</h2><button>Inside modal</button></dialog>
 <script>d.showModal()</script>`,
 }

@@ -113,14 +113,19 @@
     const st = ns.style(el);
     if (st.display === 'none') return;
     if (S.viewport && !inViewport(el)) return;
-    const parentCursor = S.cursor;
-    S.cursor = st.cursor;
-    visitElement(el, tag, st, parentCursor, out, visible);
-    S.cursor = parentCursor;
+    // The parent's style, whose cursor is read only when a child's is a
+    // pointer (most elements need neither: their role says what they are).
+    const parentStyle = S.style;
+    S.style = st;
+    visitElement(el, tag, st, parentStyle, out, visible);
+    S.style = parentStyle;
   }
 
-  function visitElement(el, tag, st, parentCursor, out, visible) {
-    const vis = st.visibility === 'visible';
+  function visitElement(el, tag, st, parentStyle, out, visible) {
+    // An interactive-only snapshot reads visibility only of the elements it
+    // would show (shown below): the others' children are visited the same
+    // either way.
+    const vis = S.interactive || st.visibility === 'visible';
     if (tag === 'slot') { visitChildren(el, out, visible); return; }
     // Text that is already a name: a table's caption, a fieldset's legend,
     // the label of a control.
@@ -137,6 +142,7 @@
     }
     let role = A.role(el);
     if (tag === 'iframe' || tag === 'frame') {
+      if (!shown(st)) { visitChildren(el, out, false); return; }
       const n = A.name(el) || el.getAttribute('title') || '';
       out.push({ r: 'iframe', n: ns.norm(n), f: S.frames.push(el) - 1 });
       return;
@@ -147,7 +153,7 @@
     let interactive = INTERACTIVE.has(role);
     if (role === 'option' && el.closest('select,datalist')) interactive = false;
     if (!interactive && !S.inClickable && (ns.focusable(el) || el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable) || el.hasAttribute('onclick') ||
-      (st.cursor === 'pointer' && parentCursor !== 'pointer'))) {
+      (st.cursor === 'pointer' && !(parentStyle && parentStyle.cursor === 'pointer')))) {
       if (el.isContentEditable && role === 'generic') role = 'textbox';
       interactive = role !== 'none' && role !== 'presentation' && tag !== 'body' && tag !== 'html' && tag !== 'label' && !(tag === 'svg' || el.closest('label'));
     }
@@ -167,7 +173,7 @@
       if (block) out.push(BREAK);
       return;
     }
-    if (S.interactive && !interactive && !CONTEXT.has(role)) {
+    if (S.interactive && !(interactive || CONTEXT.has(role)) || !shown(st)) {
       visitChildren(el, out, false);
       return;
     }
@@ -211,6 +217,13 @@
     if (block) out.push(BREAK);
   }
 
+  // shown says whether an element the walk would show is visible itself
+  // (visibility: a hidden element's visible descendants stay). A full
+  // snapshot has checked it already.
+  function shown(st) {
+    return !S.interactive || st.visibility === 'visible';
+  }
+
   // tidy merges text runs across breaks, normalises white space and drops
   // the break markers.
   function tidy(kids) {
@@ -242,7 +255,7 @@
     const t0 = performance.now();
     const doc = document;
     S = {
-      frames: [], count: 0, cursor: 'auto', viewport: !!opts.viewport, inClickable: false,
+      frames: [], count: 0, style: null, viewport: !!opts.viewport, inClickable: false,
       modal: null, inLabel: false, allIds: !!opts.allIds, interactive: !!opts.interactive,
       urls: !!opts.urls && !opts.interactive, origin: location.origin,
     };
