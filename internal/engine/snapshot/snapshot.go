@@ -9,11 +9,15 @@
 package snapshot
 
 import (
+	"bytes"
+	"compress/flate"
 	"context"
 	_ "embed"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"strconv"
 	"strings"
@@ -85,6 +89,13 @@ type Options struct {
 	// caller's name): a diff compares only with an earlier snapshot for
 	// the same viewer, so it never shows lines another saw.
 	Viewer string
+	// Pack: a frame's walk result of at least Pack characters crosses
+	// packed (deflated in the page, base64), at about a fifth of its size:
+	// what crosses chrome.debugger and native messaging costs ~80 ns a
+	// byte, deflating it ~25 (docs/benchmarks.md). 0: never (a direct
+	// DevTools connection gains nothing from it).
+	Pack int
+
 	// Parsed: a main frame document still being parsed is not walked;
 	// the snapshot fails with ErrLoading instead (the caller waits for
 	// DOMContentLoaded and takes it again). The check rides on the walk.
@@ -216,7 +227,7 @@ func take(ctx context.Context, t cdptab.Tab, opts Options, sc *scope) (*Snapshot
 	if numbering == nil {
 		numbering = refmap.NewNumbering()
 	}
-	jsOpts := map[string]any{"viewport": opts.Viewport, "interactive": opts.Interactive, "urls": opts.URLs, "allIds": opts.allRefs, "parsed": opts.Parsed}
+	jsOpts := map[string]any{"viewport": opts.Viewport, "interactive": opts.Interactive, "urls": opts.URLs, "allIds": opts.allRefs, "parsed": opts.Parsed, "pack": opts.Pack}
 	early := walkEarly(ctx, t, opts, sc, jsOpts)
 	docs, children, err := frames(ctx, t, opts.Reach)
 	if err != nil {
@@ -541,6 +552,7 @@ func walkIn(ctx context.Context, d *frameDoc, cid runtime.ExecutionContextID, js
 		r, err := cdp.Call(ctx, d.session, runtime.Evaluate, runtime.EvaluateParams{
 			Expression: expr,
 			ContextID:  cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
+			AwaitPromise: &yes, // a packed text comes as a promise
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("walk frame: evaluate: %w", err)
@@ -564,7 +576,7 @@ func walkIn(ctx context.Context, d *frameDoc, cid runtime.ExecutionContextID, js
 				FunctionDeclaration: walker.Decl(in),
 				ObjectID:            rn.Object.ObjectID,
 				Arguments:           []*runtime.CallArgument{{Value: jsonv2.Value(op)}, {Value: jsonv2.Value(optsJSON)}},
-				Silent:              &yes, SerializationOptions: cdptab.DeepNodes(),
+				Silent:              &yes, SerializationOptions: cdptab.DeepNodes(), AwaitPromise: &yes,
 			})
 			if err != nil {
 				return nil, nil, fmt.Errorf("walk frame: call: %w", err)
@@ -617,7 +629,12 @@ func walkIn(ctx context.Context, d *frameDoc, cid runtime.ExecutionContextID, js
 	if !ok {
 		return fmt.Errorf("walk frame: decode tree: a %s, not a string", items[0].Type)
 	}
-	d.bytes = len(text)
+	d.bytes = len(text) // what crossed
+	if z, ok := strings.CutPrefix(text, packedPrefix); ok {
+		if text, err = unpack(z, maxUnpacked); err != nil {
+			return fmt.Errorf("walk frame: %w", err)
+		}
+	}
 	switch text {
 	case "wrong-frame":
 		d.isScope = false
@@ -639,6 +656,37 @@ func walkIn(ctx context.Context, d *frameDoc, cid runtime.ExecutionContextID, js
 	}
 	d.tree = tree
 	return nil
+}
+
+// PackRelayed is the Pack of a snapshot whose walk crosses the extension
+// (the service's): from 32 KB of text, packing saves more than it costs.
+const PackRelayed = 32 << 10
+
+// packedPrefix starts a walk's text that snapshot.js packed (Options.Pack):
+// the raw deflate stream of the text follows, in base64.
+const packedPrefix = "z:"
+
+// maxUnpacked caps a packed text's size: Chrome's own cap on a message an
+// extension posts, which the text would have met unpacked.
+const maxUnpacked = 64 << 20
+
+// unpack reads a text snapshot.js packed, of at most limit bytes.
+func unpack(z string, limit int) (string, error) {
+	raw, err := base64.StdEncoding.DecodeString(z)
+	if err != nil {
+		return "", fmt.Errorf("unpack: %w", err)
+	}
+	r := flate.NewReader(bytes.NewReader(raw))
+	var b strings.Builder
+	b.Grow(min(len(raw)*6, limit))
+	n, err := io.Copy(&b, io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return "", fmt.Errorf("unpack: %w", err)
+	}
+	if n > int64(limit) {
+		return "", fmt.Errorf("unpack: the text is larger than %d bytes", limit)
+	}
+	return b.String(), nil
 }
 
 // Node is one node of a snapshot's tree: an element (Role set) or a run
