@@ -19,6 +19,7 @@ export function buildHandlers({ relay, tabOps, groupOps, downloadOps }) {
       await relay.reconcile(); // `attached` must be the truth, also after a detach Chrome did not report
       return tabOps.list();
     },
+    "tabs.focused": () => tabOps.focused(),
     "tabs.open": (req) => tabOps.open({ url: req.url, active: req.active ?? true, windowId: req.windowId, newWindow: req.newWindow }),
     "tabs.close": (req) => tabOps.close(req.tabId),
     "tabs.activate": (req) => tabOps.activate(req.tabId, { noFocus: req.noFocus }),

@@ -14,6 +14,7 @@ export const OPS = Object.freeze(
   "attach": { "tabId": "tabId" },
   "detach": { "tabId": "tabId" },
   "tabs.list": {},
+  "tabs.focused": {},
   "tabs.open": { "url": "string?", "active": "bool?", "windowId": "tabId?", "newWindow": "bool?" },
   "tabs.close": { "tabId": "tabId" },
   "tabs.activate": { "tabId": "tabId", "noFocus": "bool?" },

@@ -52,6 +52,18 @@ export class TabOps {
     };
   }
 
+  /**
+   * focused is the person's tab in one question, whatever the number of tabs: the active tab of
+   * the last focused window (focused: true), else any window's active tab; null when there is
+   * none. tabs.list answers the same from the whole list, which grows with the tabs.
+   */
+  async focused() {
+    const [mine] = await this.tabs.query({ active: true, lastFocusedWindow: true });
+    if (mine && typeof mine.id === "number") return { tab: { ...toTab(mine, this.isAttached), focused: true } };
+    const any = (await this.tabs.query({ active: true })).find((t) => typeof t.id === "number");
+    return { tab: any ? toTab(any, this.isAttached) : null };
+  }
+
   async get(tabId) {
     return toTab(await call(tabId, () => this.tabs.get(tabId)), this.isAttached);
   }

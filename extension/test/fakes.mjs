@@ -97,8 +97,12 @@ export class FakeTabs {
     if (!t) throw new Error(`No tab with id: ${tabId}.`);
     return t;
   }
-  async query() {
-    return [...this.tabs.values()].map((t) => ({ ...t }));
+  lastFocusedWindow = 1; // the window chrome.windows.getLastFocused names (none when null)
+  async query(filter = {}) {
+    return [...this.tabs.values()]
+      .filter((t) => filter.active === undefined || t.active === filter.active)
+      .filter((t) => !filter.lastFocusedWindow || t.windowId === this.lastFocusedWindow)
+      .map((t) => ({ ...t }));
   }
   async get(tabId) {
     return { ...this.#get(tabId) };

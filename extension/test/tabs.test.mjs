@@ -115,3 +115,18 @@ test("tabs.list marks the last focused window's tabs as focused", async () => {
     [5, true],
   ]);
 });
+
+test("tabs.focused is the last focused window's active tab, else any active tab, else none", async () => {
+  const tabs = new FakeTabs([...TABS, { id: 5, windowId: 2, url: "https://d.example/", title: "D", active: true, status: "complete" }]);
+  const tabOps = new TabOps({ tabs, isAttached: (id) => id === 5 });
+  tabs.lastFocusedWindow = 2;
+  assert.deepEqual(await tabOps.focused(), { tab: { ...toTab(tabs.tabs.get(5), () => true), focused: true } });
+  tabs.lastFocusedWindow = 1;
+  assert.equal((await tabOps.focused()).tab.id, 1);
+  tabs.lastFocusedWindow = null; // Chrome names no window: any window's active tab, not marked focused
+  const any = (await tabOps.focused()).tab;
+  assert.ok(any.id === 1 || any.id === 5);
+  assert.equal(any.focused, undefined);
+  for (const t of tabs.tabs.values()) t.active = false;
+  assert.deepEqual(await tabOps.focused(), { tab: null });
+});

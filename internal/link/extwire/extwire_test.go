@@ -21,6 +21,7 @@ func TestEncodeRequest(t *testing.T) {
 			`{"id":7,"op":"cdp","tabId":3,"method":"Page.enable","sessionId":"S1"}`},
 		{"attach", Attach{TabID: 3}, `{"id":7,"op":"attach","tabId":3}`},
 		{"tabs.list", TabsList{}, `{"id":7,"op":"tabs.list"}`},
+		{"tabs.focused", TabsFocused{}, `{"id":7,"op":"tabs.focused"}`},
 		{"tabs.open", TabsOpen{URL: "https://example.com/", Active: false}, `{"id":7,"op":"tabs.open","url":"https://example.com/","active":false}`},
 		{"tabs.close", TabsClose{TabID: 3}, `{"id":7,"op":"tabs.close","tabId":3}`},
 		{"tabs.activate", TabsActivate{TabID: 3}, `{"id":7,"op":"tabs.activate","tabId":3}`},

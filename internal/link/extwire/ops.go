@@ -51,6 +51,11 @@ type Attach struct {
 // TabsList lists the browser's tabs: {"tabs": [Tab]}.
 type TabsList struct{}
 
+// TabsFocused asks for the person's tab, in one question whatever the
+// number of tabs: {"tab": Tab or null}, the active tab of the last focused
+// window (focused: true), else any window's active tab.
+type TabsFocused struct{}
+
 // TabsOpen opens a tab: {"tab": Tab}.
 type TabsOpen struct {
 	URL    string `json:"url"`
@@ -107,6 +112,7 @@ type DownloadsDiscard struct {
 func (CDP) OpName() string              { return "cdp" }
 func (Attach) OpName() string           { return "attach" }
 func (TabsList) OpName() string         { return "tabs.list" }
+func (TabsFocused) OpName() string      { return "tabs.focused" }
 func (TabsOpen) OpName() string         { return "tabs.open" }
 func (TabsClose) OpName() string        { return "tabs.close" }
 func (TabsActivate) OpName() string     { return "tabs.activate" }
@@ -119,6 +125,7 @@ func (DownloadsDiscard) OpName() string { return "downloads.discard" }
 func (o CDP) OpTab() int            { return o.TabID }
 func (o Attach) OpTab() int         { return o.TabID }
 func (TabsList) OpTab() int         { return 0 }
+func (TabsFocused) OpTab() int      { return 0 }
 func (TabsOpen) OpTab() int         { return 0 }
 func (TabsClose) OpTab() int        { return 0 }
 func (TabsActivate) OpTab() int     { return 0 }
@@ -140,6 +147,11 @@ func EncodeRequest(id int64, op Op) ([]byte, error) {
 		msg = append(msg, ',')
 	}
 	return append(msg, fields[1:]...), nil
+}
+
+// TabsFocusedResult is the reply to TabsFocused.
+type TabsFocusedResult struct {
+	Tab *protocol.Tab `json:"tab"`
 }
 
 // TabsListResult is the reply to TabsList.

@@ -19,7 +19,7 @@ import (
 )
 
 // allOps is every op type the service sends (one value of each).
-var allOps = []Op{CDP{}, Attach{}, TabsList{}, TabsOpen{}, TabsClose{}, TabsActivate{}, Echo{}, GroupsAdd{}, GroupsUpdate{}, GroupsList{}, DownloadsDiscard{}}
+var allOps = []Op{CDP{}, Attach{}, TabsList{}, TabsFocused{}, TabsOpen{}, TabsClose{}, TabsActivate{}, Echo{}, GroupsAdd{}, GroupsUpdate{}, GroupsList{}, DownloadsDiscard{}}
 
 // notSent are the ops the extension answers that the service never sends
 // (the popup and tests use them).

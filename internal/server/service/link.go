@@ -3,8 +3,11 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"sort"
 	"sync"
 
+	"github.com/egohost/egohost/internal/link/browserlink"
 	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/internal/server/cdpsub"
 	"github.com/egohost/egohost/internal/server/hub"
@@ -52,6 +55,38 @@ func (l *link) listTabs(ctx context.Context) ([]protocol.Tab, error) {
 		res.Tabs = []protocol.Tab{}
 	}
 	return res.Tabs, nil
+}
+
+// focusedTab asks the extension for the person's tab: the active tab of
+// the last focused window, else any window's active tab (ok false: none).
+// An extension from before the tabs.focused op is asked for the whole list.
+func (l *link) focusedTab(ctx context.Context) (tab int, ok bool, err error) {
+	raw, err := l.Link.Call(ctx, extwire.TabsFocused{})
+	var le *browserlink.Error
+	if errors.As(err, &le) && le.Kind == browserlink.KindExtension && le.Ext != nil && le.Ext.Code == extwire.ErrUnknownOp {
+		tabs, err := l.listTabs(ctx)
+		if err != nil {
+			return 0, false, err
+		}
+		sort.SliceStable(tabs, func(i, j int) bool { return tabs[i].Focused && !tabs[j].Focused })
+		for _, t := range tabs {
+			if t.Active {
+				return t.ID, true, nil
+			}
+		}
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, wireerr.FromLink(err)
+	}
+	var res extwire.TabsFocusedResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return 0, false, protocol.Errorf(protocol.CodeExtension, "tabs.focused: bad reply: %v", err)
+	}
+	if res.Tab == nil {
+		return 0, false, nil
+	}
+	return res.Tab.ID, true, nil
 }
 
 // tabURL returns the tab's URL now: from the registry, or, for a tab it

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"sort"
 
 	"github.com/egohost/egohost/protocol"
 )
@@ -38,17 +37,14 @@ func (s *Service) pickTab(ctx context.Context, c *call, l *link, tab int) (int, 
 	if !isPerson(c.conn.agentName()) {
 		return s.defaultTab(ctx, c, l)
 	}
-	tabs, err := l.listTabs(ctx)
+	id, ok, err := l.focusedTab(ctx)
 	if err != nil {
 		return 0, err
 	}
-	sort.SliceStable(tabs, func(i, j int) bool { return tabs[i].Focused && !tabs[j].Focused })
-	for _, t := range tabs {
-		if t.Active {
-			return t.ID, nil
-		}
+	if !ok {
+		return 0, protocol.Errorf(protocol.CodeTabNotFound, "browser %s has no active tab", l.ID)
 	}
-	return 0, protocol.Errorf(protocol.CodeTabNotFound, "browser %s has no active tab", l.ID)
+	return id, nil
 }
 
 // target resolves the tab a call is for, and checks that the calling
