@@ -58,8 +58,19 @@ export class TabOps {
    * none. tabs.list answers the same from the whole list, which grows with the tabs.
    */
   async focused() {
-    const [mine] = await this.tabs.query({ active: true, lastFocusedWindow: true });
-    if (mine && typeof mine.id === "number") return { tab: { ...toTab(mine, this.isAttached), focused: true } };
+    // The window as tabs.list picks it (chrome.windows.getLastFocused: the last focused browser
+    // window); tabs.query's lastFocusedWindow counts an undocked DevTools window too, and then
+    // finds no tab.
+    let win;
+    try {
+      win = (await this.windows?.getLastFocused?.({ windowTypes: ["normal", "popup"] }))?.id;
+    } catch {
+      win = undefined;
+    }
+    if (win !== undefined) {
+      const [mine] = await this.tabs.query({ active: true, windowId: win });
+      if (mine && typeof mine.id === "number") return { tab: { ...toTab(mine, this.isAttached), focused: true } };
+    }
     const any = (await this.tabs.query({ active: true })).find((t) => typeof t.id === "number");
     return { tab: any ? toTab(any, this.isAttached) : null };
   }

@@ -97,11 +97,10 @@ export class FakeTabs {
     if (!t) throw new Error(`No tab with id: ${tabId}.`);
     return t;
   }
-  lastFocusedWindow = 1; // the window chrome.windows.getLastFocused names (none when null)
   async query(filter = {}) {
     return [...this.tabs.values()]
       .filter((t) => filter.active === undefined || t.active === filter.active)
-      .filter((t) => !filter.lastFocusedWindow || t.windowId === this.lastFocusedWindow)
+      .filter((t) => filter.windowId === undefined || t.windowId === filter.windowId)
       .map((t) => ({ ...t }));
   }
   async get(tabId) {

@@ -118,12 +118,13 @@ test("tabs.list marks the last focused window's tabs as focused", async () => {
 
 test("tabs.focused is the last focused window's active tab, else any active tab, else none", async () => {
   const tabs = new FakeTabs([...TABS, { id: 5, windowId: 2, url: "https://d.example/", title: "D", active: true, status: "complete" }]);
-  const tabOps = new TabOps({ tabs, isAttached: (id) => id === 5 });
-  tabs.lastFocusedWindow = 2;
+  let last = 2; // the window chrome.windows.getLastFocused names (none when null)
+  const windows = { getLastFocused: async ({ windowTypes }) => (assert.deepEqual(windowTypes, ["normal", "popup"]), last === null ? null : { id: last }) };
+  const tabOps = new TabOps({ tabs, windows, isAttached: (id) => id === 5 });
   assert.deepEqual(await tabOps.focused(), { tab: { ...toTab(tabs.tabs.get(5), () => true), focused: true } });
-  tabs.lastFocusedWindow = 1;
+  last = 1;
   assert.equal((await tabOps.focused()).tab.id, 1);
-  tabs.lastFocusedWindow = null; // Chrome names no window: any window's active tab, not marked focused
+  last = null; // Chrome names no window: any window's active tab, not marked focused
   const any = (await tabOps.focused()).tab;
   assert.ok(any.id === 1 || any.id === 5);
   assert.equal(any.focused, undefined);

@@ -434,9 +434,10 @@ func (l *Link) Serve(r *nativemsg.Reader) error {
 
 // decodeFrame reads a frame with cdproto's JSON (version 2: four times
 // encoding/json's speed on a large result, a snapshot's walk, which is then
-// decoded with it too), and with encoding/json when that refuses the frame,
-// so that what encoding/json took (names in another case, invalid UTF-8)
-// is still taken.
+// decoded with it too), and with encoding/json when that refuses the frame
+// (invalid UTF-8, a name twice), so that such a frame is still taken. Names
+// must be spelled as PROTOCOL.md spells them: one in another case is
+// ignored, where encoding/json matched it.
 func decodeFrame(frame []byte) (extwire.Message, error) {
 	var in extwire.Message
 	if jsonv2.Unmarshal(frame, &in) == nil {
