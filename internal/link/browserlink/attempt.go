@@ -36,7 +36,7 @@ func Track(ctx context.Context) (context.Context, *Attempt) {
 // op changes nothing whatever becomes of it.
 func attemptOf(ctx context.Context, op extwire.Op) *Attempt {
 	switch o := op.(type) {
-	case extwire.TabsList, extwire.GroupsList, extwire.Echo, extwire.Attach:
+	case extwire.TabsList, extwire.TabsFocused, extwire.GroupsList, extwire.Echo, extwire.Attach:
 		return nil
 	case extwire.CDP:
 		switch o.Method {

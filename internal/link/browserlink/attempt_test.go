@@ -228,3 +228,31 @@ func TestCallerEndedByTheDetachHearsTheRefusal(t *testing.T) {
 		t.Errorf("got Unreached false (error %v), want true: the fence refused the command", err)
 	}
 }
+
+// Asking for the tabs, or for the person's tab, reaches no page: a call
+// that asked for the person's tab and then had every command refused did
+// nothing, and may run again.
+func TestTabQuestionsDoNotCountAsReached(t *testing.T) {
+	for _, ask := range []extwire.Op{extwire.TabsList{}, extwire.TabsFocused{}} {
+		t.Run(ask.OpName(), func(t *testing.T) {
+			l, _ := attemptLink(t, func(req request) []string {
+				if req.Op == "cdp" {
+					return []string{refusedReply(req.ID)}
+				}
+				return []string{fmt.Sprintf(`{"id":%d,"result":{"tab":{"id":4}}}`, req.ID)}
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			ctx, att := Track(ctx)
+			if _, err := l.Call(ctx, ask); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := l.Call(ctx, extwire.CDP{TabID: 4, Method: "Runtime.evaluate"}); err == nil {
+				t.Fatal("the refused command succeeded")
+			}
+			if !att.Unreached() {
+				t.Errorf("after %s and a refused command: Unreached false, want true (nothing reached the page)", ask.OpName())
+			}
+		})
+	}
+}
