@@ -73,9 +73,11 @@ func (t *TabSetup) enable(ctx context.Context, s cdp.Session, withNetwork, repla
 }
 
 // pageDomain turns the Page domain and its lifecycle events on, once: it
-// starts the setup or waits, within ctx, for the one in flight (again
-// when that one ran out of its own time while ctx goes on). started says
-// this call started the setup that turned them on.
+// starts the setup or waits, within ctx, for the one in flight. When that
+// one failed, a call that did not start it starts its own (its commands
+// then count in its own browserlink.Attempt, which the setup's context
+// carries), and so does one whose setup ran out of its own time while ctx
+// goes on. started says this call started the setup that turned them on.
 func (t *TabSetup) pageDomain(ctx context.Context, s cdp.Session) (started bool, err error) {
 	for {
 		t.mu.Lock()
@@ -93,10 +95,9 @@ func (t *TabSetup) pageDomain(ctx context.Context, s cdp.Session) (started bool,
 		t.mu.Unlock()
 		select {
 		case <-ps.done:
-			if ps.err != nil && errors.Is(ps.err, context.DeadlineExceeded) && ctx.Err() == nil {
-				continue
+			if ps.err == nil || ctx.Err() != nil || started && !errors.Is(ps.err, context.DeadlineExceeded) {
+				return started, ps.err
 			}
-			return started, ps.err
 		case <-ctx.Done():
 			return false, ctx.Err()
 		}

@@ -108,3 +108,40 @@ func TestPageSetupOutlivesAQuickEval(t *testing.T) {
 		t.Errorf("Page.setLifecycleEventsEnabled sent %d times over three evals, want once", got)
 	}
 }
+
+// A call that joined another call's Page setup, which then failed, turns
+// the domain on with a setup of its own (whose commands count in its own
+// browserlink.Attempt), instead of taking the other call's error.
+func TestAJoinedPageSetupThatFailsIsTriedAgain(t *testing.T) {
+	s := cdpfake.New()
+	release, waiting := make(chan struct{}), make(chan struct{})
+	var enables atomic.Int32
+	s.Handle("Page.enable", func(ctx context.Context, _ json.RawMessage) (any, error) {
+		if enables.Add(1) == 1 {
+			close(waiting)
+			<-release // the first setup fails once the second call waits for it
+			return nil, &cdpfake.Error{Method: "Page.enable", Message: "session closed"}
+		}
+		return struct{}{}, nil
+	})
+	s.Reply("Page.setLifecycleEventsEnabled", struct{}{})
+	setup := &actions.TabSetup{}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	first := make(chan error, 1)
+	go func() { first <- setup.EnableOn(ctx, s, false, false) }()
+	<-waiting
+	second := make(chan error, 1)
+	go func() { second <- setup.EnableOn(ctx, s, false, false) }()
+	time.Sleep(50 * time.Millisecond) // the second call waits for the first's setup
+	close(release)
+	if err := <-first; err == nil {
+		t.Error("the call whose setup failed: no error")
+	}
+	if err := <-second; err != nil {
+		t.Errorf("the call that joined it: %v, want the domain on by a setup of its own", err)
+	}
+	if err := setup.EnableOn(ctx, s, false, false); err != nil || enables.Load() != 2 {
+		t.Errorf("a third call: %v, Page.enable sent %d times; want no error and 2 (the domain was on)", err, enables.Load())
+	}
+}
