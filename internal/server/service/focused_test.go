@@ -36,6 +36,15 @@ func TestThePersonsTabIsAskedInOneQuestion(t *testing.T) {
 	wantTab(errc, 7)
 
 	errc = send()
+	ext.expectOp("tabs.focused", map[string]any{"tab": nil})
+	select {
+	case err := <-errc:
+		wantCode(t, err, protocol.CodeTabNotFound)
+	case <-ctx.Done():
+		t.Fatal("no answer without an active tab")
+	}
+
+	errc = send()
 	m := ext.Read()
 	if m["op"] != "tabs.focused" {
 		t.Fatalf("got %v, want tabs.focused", m)
@@ -46,13 +55,8 @@ func TestThePersonsTabIsAskedInOneQuestion(t *testing.T) {
 		map[string]any{"id": 9, "windowId": 2, "active": true, "focused": true},
 	}})
 	wantTab(errc, 9)
+	errc = send() // that extension is not asked the question again
+	ext.expectOp("tabs.list", map[string]any{"tabs": []any{map[string]any{"id": 9, "windowId": 2, "active": true, "focused": true}}})
+	wantTab(errc, 9)
 
-	errc = send()
-	ext.expectOp("tabs.focused", map[string]any{"tab": nil})
-	select {
-	case err := <-errc:
-		wantCode(t, err, protocol.CodeTabNotFound)
-	case <-ctx.Done():
-		t.Fatal("no answer without an active tab")
-	}
 }

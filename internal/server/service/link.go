@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/egohost/egohost/internal/link/browserlink"
 	"github.com/egohost/egohost/internal/link/extwire"
@@ -29,6 +30,10 @@ type link struct {
 	// browser's tab groups (internal/server/service/spaces.go), once per link.
 	syncMu sync.Mutex
 	synced bool
+
+	// listOnly: this browser's extension answered tabs.focused with
+	// unknown_op (it predates the op): the person's tab comes from the list.
+	listOnly atomic.Bool
 }
 
 // newLink is the service's link of a browser the hub accepted.
@@ -61,9 +66,15 @@ func (l *link) listTabs(ctx context.Context) ([]protocol.Tab, error) {
 // the last focused window, else any window's active tab (ok false: none).
 // An extension from before the tabs.focused op is asked for the whole list.
 func (l *link) focusedTab(ctx context.Context) (tab int, ok bool, err error) {
-	raw, err := l.Link.Call(ctx, extwire.TabsFocused{})
-	var le *browserlink.Error
-	if errors.As(err, &le) && le.Kind == browserlink.KindExtension && le.Ext != nil && le.Ext.Code == extwire.ErrUnknownOp {
+	var raw json.RawMessage
+	if !l.listOnly.Load() {
+		raw, err = l.Link.Call(ctx, extwire.TabsFocused{})
+		var le *browserlink.Error
+		if errors.As(err, &le) && le.Kind == browserlink.KindExtension && le.Ext != nil && le.Ext.Code == extwire.ErrUnknownOp {
+			l.listOnly.Store(true)
+		}
+	}
+	if l.listOnly.Load() {
 		tabs, err := l.listTabs(ctx)
 		if err != nil {
 			return 0, false, err
