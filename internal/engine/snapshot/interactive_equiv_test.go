@@ -85,8 +85,9 @@ customElements.define('my-card', class extends HTMLElement { constructor() { sup
 
 var updateWalk = flag.Bool("update", false, "rewrite testdata/interactive/*.golden from the current walk")
 
-// TestInteractiveWalkUnchanged pins the interactive-only walk's records on
-// each page (the header, whose second field is the time taken, left out)
+// TestInteractiveWalkUnchanged pins the interactive-only walk's records
+// (and, in the -full files, the full walk's, recorded from the walk before
+// it read cursors and visibility lazily) on each page (the header, whose second field is the time taken, left out)
 // to the answers recorded in testdata/interactive/ from the walk as it was
 // before it skipped text nodes (the two gave the same records, side by
 // side, when the change was made). A change to what the walk decides is
@@ -120,7 +121,7 @@ func TestInteractiveWalkUnchanged(t *testing.T) {
 				return out
 			}
 			eval("globalThis.now = (" + string(now) + "\n); globalThis.ns = (" + aria.Source() + "\n); ''")
-			for _, v := range []struct{ suffix, opts string }{{"", `{interactive: true}`}, {"-viewport", `{interactive: true, viewport: true}`}} {
+			for _, v := range []struct{ suffix, opts string }{{"", `{interactive: true}`}, {"-viewport", `{interactive: true, viewport: true}`}, {"-full", `{}`}} {
 				got := eval("now(document, ns, 'walk', " + v.opts + ")[0].replace(/^[^\\n]*\\n?/, '')")
 				file := filepath.Join("testdata", "interactive", name+v.suffix+".golden")
 				if *updateWalk {
