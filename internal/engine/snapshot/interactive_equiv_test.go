@@ -87,8 +87,8 @@ var updateWalk = flag.Bool("update", false, "rewrite testdata/interactive/*.gold
 
 // TestInteractiveWalkUnchanged pins the interactive-only walk's records
 // (and, in the -full files, the full walk's, recorded from the walk before
-// it read cursors and visibility lazily) on each page (the header, whose second field is the time taken, left out)
-// to the answers recorded in testdata/interactive/ from the walk as it was
+// it read cursors and visibility lazily) on each page (the header, whose
+// second field is the time taken, left out) to the answers recorded in testdata/interactive/ from the walk as it was
 // before it skipped text nodes (the two gave the same records, side by
 // side, when the change was made). A change to what the walk decides is
 // interactive shows here; -update records the new answers after review.
