@@ -258,6 +258,7 @@ func (t *Tab) Open(ctx context.Context) (Engine, error) {
 		return Engine{}, err
 	}
 	snap := snapshot.NewTabShared(p, t.refs)
+	snap.PackOver(snapshot.PackRelayed) // its commands cross the extension
 	res := resolver.New(p, snap)
 	snap.UseMainWorld(func(ctx context.Context) (snapshot.World, bool) {
 		w, ok := res.MainWorld(ctx)

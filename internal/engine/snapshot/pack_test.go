@@ -56,6 +56,15 @@ func TestPackedWalkReadsTheSame(t *testing.T) {
 				return s
 			}
 			plain, packed, small := take(0), take(snapshot.PackRelayed), take(1<<30)
+			tab := snapshot.NewTab(p)
+			tab.PackOver(snapshot.PackRelayed) // a call that names no Pack takes the tab's
+			byTab, err := tab.Snapshot(ctx, o.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if byTab.Text != plain.Text || byTab.Stats.Bytes*3 > plain.Stats.Bytes {
+				t.Errorf("the tab's packing: %d bytes crossed of %d, want under a third, and the same text", byTab.Stats.Bytes, plain.Stats.Bytes)
+			}
 			if packed.Text != plain.Text || small.Text != plain.Text {
 				t.Errorf("packed text differs:\n%.300s\nwant:\n%.300s", packed.Text, plain.Text)
 			}

@@ -92,8 +92,9 @@ type Options struct {
 	// Pack: a frame's walk result of at least Pack characters crosses
 	// packed (deflated in the page, base64), at about a fifth of its size:
 	// what crosses chrome.debugger and native messaging costs ~80 ns a
-	// byte, deflating it ~25 (docs/benchmarks.md). 0: never (a direct
-	// DevTools connection gains nothing from it).
+	// byte, deflating it ~25 (docs/benchmarks.md). 0: the Tab's
+	// (PackOver), by default never (a direct DevTools connection gains
+	// nothing from it).
 	Pack int
 
 	// Parsed: a main frame document still being parsed is not walked;
@@ -658,8 +659,9 @@ func walkIn(ctx context.Context, d *frameDoc, cid runtime.ExecutionContextID, js
 	return nil
 }
 
-// PackRelayed is the Pack of a snapshot whose walk crosses the extension
-// (the service's): from 32 KB of text, packing saves more than it costs.
+// PackRelayed is the Pack of a tab whose snapshots cross the extension
+// (the page engine's, Tab.PackOver): from 32 KB of text, packing saves
+// more than it costs.
 const PackRelayed = 32 << 10
 
 // packedPrefix starts a walk's text that snapshot.js packed (Options.Pack):

@@ -39,6 +39,7 @@ type Tab struct {
 	numbering *refmap.Numbering
 	loaded    loadedDocs // the documents that hold snapshot.js
 	mainWorld MainWorld  // set by UseMainWorld before first use
+	pack      int        // set by PackOver before first use: the Options.Pack of a call that names none
 
 	mu   sync.Mutex // one snapshot at a time
 	prev *Snapshot  // the latest snapshot, of any shape
@@ -123,6 +124,11 @@ func NewTabShared(t cdptab.Tab, c *refmap.Counter) *Tab {
 // tree: one round trip less (World). Call it before the Tab's first use.
 func (t *Tab) UseMainWorld(f MainWorld) { t.mainWorld = f }
 
+// PackOver has the tab's snapshots pack a walk result of at least n
+// characters (Options.Pack), unless a call says otherwise: for a tab whose
+// commands cross the extension. Call it before the Tab's first use.
+func (t *Tab) PackOver(n int) { t.pack = n }
+
 // Refs returns the tab's ref map.
 func (t *Tab) Refs() *refmap.Map { return t.refs }
 
@@ -158,6 +164,9 @@ func (t *Tab) snapshot(ctx context.Context, opts Options, keep bool) (*Snapshot,
 		sc = &scope{session: opts.ScopeSession, backendNodeID: opts.ScopeNode}
 	}
 	opts.Numbering = t.numbering
+	if opts.Pack == 0 {
+		opts.Pack = t.pack
+	}
 	opts.loaded = &t.loaded
 	opts.world = t.mainWorld
 	t.mu.Lock()

@@ -46,7 +46,6 @@ func (s *Service) snapshotOnce(ctx context.Context, c *call, p protocol.Snapshot
 		DiffPrevious: p.Diff,
 		Reach:        tc.reach,
 		Parsed:       true, // a page still being parsed: see below
-		Pack:         snapshot.PackRelayed,
 	}
 	if tc.reach != nil {
 		opts.Viewer = c.conn.grant.name
