@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/runtime"
 
+	"github.com/egohost/egohost/internal/rpcclient"
 	"github.com/egohost/egohost/internal/testkit/browsertest"
 	"github.com/egohost/egohost/internal/testkit/cdpdirect"
 	"github.com/egohost/egohost/internal/testkit/nodescript"
@@ -101,11 +102,22 @@ func BenchmarkRoundTrip(b *testing.B) {
 	ping := func() error {
 		return c.agent.Call(ctx, protocol.MethodDebugEcho, protocol.DebugEchoParams{Data: "x"}, nil)
 	}
+	// The same call over the agent socket: the CLI's transport, open to any
+	// local agent of this user.
+	sock, err := rpcclient.DialSocket(ctx, filepath.Join(c.svc.stateDir, protocol.AgentSocketFile), c.svc.token, rpcclient.SocketOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sock.CloseNow()
+	viaSocket := func() error {
+		return sock.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: tab, Method: "Runtime.evaluate", Params: params}, nil)
+	}
 	n := max(b.N, 50)
-	var rel, dir, png latencies
-	for range 20 { // warm both paths
+	var rel, dir, png, skt latencies
+	for range 20 { // warm every path
 		relayed()
 		viaDirect()
+		viaSocket()
 	}
 	b.ResetTimer()
 	// Alternate the two paths, so machine noise hits both columns alike.
@@ -125,6 +137,11 @@ func BenchmarkRoundTrip(b *testing.B) {
 			b.Fatal(err)
 		}
 		png = append(png, time.Since(t))
+		t = time.Now()
+		if err := viaSocket(); err != nil {
+			b.Fatal(err)
+		}
+		skt = append(skt, time.Since(t))
 	}
 	b.StopTimer()
 	b.ReportMetric(ms(png.pct(0.5)), "echo-p50-ms")
@@ -133,8 +150,10 @@ func BenchmarkRoundTrip(b *testing.B) {
 	b.ReportMetric(ms(dir.pct(0.5)), "direct-p50-ms")
 	b.ReportMetric(ms(dir.pct(0.99)), "direct-p99-ms")
 	b.ReportMetric(ms(rel.pct(0.5)-dir.pct(0.5)), "added-p50-ms")
-	b.Logf("%d calls each: relayed median %.3f ms p99 %.3f ms; direct median %.3f ms p99 %.3f ms; added median %.3f ms; echo through the chain without CDP: median %.3f ms p99 %.3f ms",
-		n, ms(rel.pct(0.5)), ms(rel.pct(0.99)), ms(dir.pct(0.5)), ms(dir.pct(0.99)), ms(rel.pct(0.5)-dir.pct(0.5)), ms(png.pct(0.5)), ms(png.pct(0.99)))
+	b.ReportMetric(ms(skt.pct(0.5)), "socket-p50-ms")
+	b.ReportMetric(ms(skt.pct(0.5)-dir.pct(0.5)), "socket-added-p50-ms")
+	b.Logf("%d calls each: relayed median %.3f ms p99 %.3f ms; direct median %.3f ms p99 %.3f ms; added median %.3f ms; over the agent socket median %.3f ms p99 %.3f ms (added %.3f ms); echo through the chain without CDP: median %.3f ms p99 %.3f ms",
+		n, ms(rel.pct(0.5)), ms(rel.pct(0.99)), ms(dir.pct(0.5)), ms(dir.pct(0.99)), ms(rel.pct(0.5)-dir.pct(0.5)), ms(skt.pct(0.5)), ms(skt.pct(0.99)), ms(skt.pct(0.5)-dir.pct(0.5)), ms(png.pct(0.5)), ms(png.pct(0.99)))
 }
 
 // BenchmarkSnapshotsRelayed measures full and interactive-only snapshots

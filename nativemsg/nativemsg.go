@@ -1,6 +1,7 @@
 package nativemsg
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -81,6 +82,18 @@ func NewReader(r io.Reader, max int) *Reader {
 		max = 0
 	}
 	return &Reader{r: r, max: max}
+}
+
+// readAhead is how much a buffered Reader reads from its stream at once.
+const readAhead = 32 << 10
+
+// NewBufferedReader is NewReader over a buffer of the stream: a frame's
+// header and a small body then cost one read of the stream instead of two
+// (a system call each on a pipe or a socket). It reads ahead, so it must
+// be the last reader of the stream: what it buffered past a frame is lost
+// to any other.
+func NewBufferedReader(r io.Reader, max int) *Reader {
+	return NewReader(bufio.NewReaderSize(r, readAhead), max)
 }
 
 // Read returns the payload of the next frame.

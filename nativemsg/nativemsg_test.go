@@ -90,25 +90,75 @@ func TestReader(t *testing.T) {
 			wantErr: []error{errBoom}, notErr: []error{io.EOF, ErrTruncated},
 		},
 	}
+	readers := []struct {
+		name string
+		new  func(io.Reader, int) *Reader
+	}{{"unbuffered", NewReader}, {"buffered", NewBufferedReader}}
+	for _, rd := range readers {
+		for _, tt := range tests {
+			t.Run(rd.name+"/"+tt.name, func(t *testing.T) {
+				var src io.Reader = bytes.NewReader(tt.input)
+				if tt.stream != nil {
+					src = tt.stream(src)
+				}
+				got, err := readAll(rd.new(src, tt.max))
+				if !slices.Equal(got, tt.want) {
+					t.Errorf("got frames %q, want %q", got, tt.want)
+				}
+				for _, want := range tt.wantErr {
+					if !errors.Is(err, want) {
+						t.Errorf("got error %v, want it to match %v", err, want)
+					}
+				}
+				for _, not := range tt.notErr {
+					if errors.Is(err, not) {
+						t.Errorf("got error %v, want it not to match %v", err, not)
+					}
+				}
+			})
+		}
+	}
+}
+
+// countingReader counts the reads of the stream under a Reader.
+type countingReader struct {
+	r     io.Reader
+	reads int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	c.reads++
+	return c.r.Read(p)
+}
+
+func TestBufferedReaderReadsTheStreamOncePerSmallFrame(t *testing.T) {
+	big := strings.Repeat("b", 3*readAhead+5) // larger than the buffer: read past it
+	tests := []struct {
+		name      string
+		frames    []string
+		new       func(io.Reader, int) *Reader
+		wantReads int // reads of the stream until the clean EOF
+	}{
+		{name: "unbuffered: header and body each", frames: []string{"{}", "[1]", "{}"}, new: NewReader, wantReads: 7},
+		{name: "buffered: three frames at once", frames: []string{"{}", "[1]", "{}"}, new: NewBufferedReader, wantReads: 2},
+		{name: "buffered: a frame larger than the buffer", frames: []string{"{}", big, "[]"}, new: NewBufferedReader, wantReads: 4},
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var src io.Reader = bytes.NewReader(tt.input)
-			if tt.stream != nil {
-				src = tt.stream(src)
+			var input []byte
+			for _, f := range tt.frames {
+				input = append(input, frame(f)...)
 			}
-			got, err := readAll(NewReader(src, tt.max))
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got frames %q, want %q", got, tt.want)
+			src := &countingReader{r: bytes.NewReader(input)}
+			got, err := readAll(tt.new(src, 1<<20))
+			if err != io.EOF {
+				t.Fatalf("got error %v, want io.EOF", err)
 			}
-			for _, want := range tt.wantErr {
-				if !errors.Is(err, want) {
-					t.Errorf("got error %v, want it to match %v", err, want)
-				}
+			if !slices.Equal(got, tt.frames) {
+				t.Fatalf("got %d frames, want %d, the same", len(got), len(tt.frames))
 			}
-			for _, not := range tt.notErr {
-				if errors.Is(err, not) {
-					t.Errorf("got error %v, want it not to match %v", err, not)
-				}
+			if src.reads != tt.wantReads {
+				t.Errorf("got %d reads of the stream, want %d", src.reads, tt.wantReads)
 			}
 		})
 	}

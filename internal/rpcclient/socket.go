@@ -99,7 +99,7 @@ func handshake(ctx context.Context, conn net.Conn, token string, opts SocketOpti
 		return nil, fmt.Errorf("%w: it did not accept the token (no ok, no error)", ErrNotService)
 	}
 	conn.SetDeadline(time.Time{})
-	return &socketConn{c: conn, r: nativemsg.NewReader(conn, maxReply), w: nativemsg.NewWriter(conn, maxFrame)}, nil
+	return &socketConn{c: conn, r: nativemsg.NewBufferedReader(conn, maxReply), w: nativemsg.NewWriter(conn, maxFrame)}, nil
 }
 
 // maxReply is the largest message a client reads from the service.

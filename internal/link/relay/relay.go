@@ -208,7 +208,7 @@ func (r *relay) run(ctx context.Context, stdin io.Reader, stdout io.Writer) erro
 	eof := make(chan struct{}) // closed when stdin ends cleanly
 	wg.Go(func() {
 		defer close(stdinDone)
-		in := nativemsg.NewReader(stdin, r.opts.MaxBrowserFrame)
+		in := nativemsg.NewBufferedReader(stdin, r.opts.MaxBrowserFrame)
 		for {
 			msg, err := in.Read()
 			if err == io.EOF {
@@ -358,7 +358,7 @@ type pumpResult struct {
 
 // pump copies frames from the service to stdout until either fails.
 func (r *relay) pump(conn net.Conn) pumpResult {
-	in := nativemsg.NewReader(conn, nativemsg.MaxHostFrame)
+	in := nativemsg.NewBufferedReader(conn, nativemsg.MaxHostFrame)
 	for {
 		msg, err := in.Read()
 		if errors.Is(err, nativemsg.ErrFrameTooLarge) {

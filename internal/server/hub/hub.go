@@ -121,7 +121,7 @@ func (h *Hub[L]) Serve(ctx context.Context, conn net.Conn) {
 		h.log.Warn("relay refused", "err", err)
 		return
 	}
-	r := nativemsg.NewReader(conn, h.opts.MaxFrame)
+	r := nativemsg.NewBufferedReader(conn, h.opts.MaxFrame) // the link reads on with it
 	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
 	first, err := r.Read()
 	if err != nil {
