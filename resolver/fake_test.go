@@ -372,6 +372,9 @@ func TestLocatorErrors(t *testing.T) {
 		count  int
 	}{
 		{"no match", fakeDoc{}, "#missing", Transient, ErrNotFound, "css=#missing matched 0 elements", 0},
+		{"words as css", fakeDoc{}, "Create this page", Transient, ErrNotFound,
+			`css=Create this page matched 0 elements; a locator without an engine is CSS: for the text, try text="Create this page"`, 0},
+		{"one capitalised word as css", fakeDoc{}, "Save", Transient, ErrNotFound, `for the text, try text="Save"`, 0},
 		{"strict", fakeDoc{ids: ids(3), boxes: boxes(3)}, "button", Permanent, ErrAmbiguous,
 			"strict mode: css=button matched 3 elements; add nth=… or make it more specific", 3},
 		{"nth out of range", fakeDoc{ids: ids(2), boxes: boxes(2)}, "li >> nth=5", Transient, ErrNotFound, "nth=5 is out of range", 2},
@@ -390,6 +393,38 @@ func TestLocatorErrors(t *testing.T) {
 			}
 			if e.Target != tt.target {
 				t.Errorf("target: got %q, want %q", e.Target, tt.target)
+			}
+		})
+	}
+}
+
+func TestBareWordsGetAHint(t *testing.T) {
+	tests := []struct {
+		target string
+		want   string // "" when no hint
+	}{
+		{"Create this page", "Create this page"},
+		{"  Save  ", "Save"},
+		{"Step 2", "Step 2"},
+		{"Créer la page", "Créer la page"},
+		{"button", ""},
+		{"ul li", ""},
+		{"create this page", ""},
+		{"css=Create this page", ""},
+		{"#Save", ""},
+		{"div.Save", ""},
+		{"text=Save", ""},
+		{"Save >> nth=0", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.target, func(t *testing.T) {
+			p, err := parse(tt.target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := bareWords(p)
+			if ok != (tt.want != "") || got != tt.want {
+				t.Errorf("got %q, %v; want %q", got, ok, tt.want)
 			}
 		})
 	}

@@ -3,6 +3,9 @@ package resolver
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/egohost/egohost/internal/engine/locator"
 )
@@ -86,6 +89,11 @@ func (pl plan) notFound(n int, why string) error {
 	if why != "" {
 		msg += ": " + why
 	}
+	if n == 0 && why == "" {
+		if words, ok := bareWords(pl.p); ok {
+			msg += fmt.Sprintf("; a locator without an engine is CSS: for the text, try text=%s", strconv.Quote(words))
+		}
+	}
 	return &Error{Kind: Transient, Op: "resolve", Target: pl.p.input, Count: n, Err: causef(ErrNotFound, "%s", msg)}
 }
 
@@ -108,4 +116,30 @@ func (pl plan) scriptError(res jsResult) error {
 			Err: &locator.SyntaxError{Input: pl.p.input, Offset: -1, Msg: res.Error}}
 	}
 	return &Error{Kind: Permanent, Op: "resolve", Target: pl.p.input, Err: errors.New(res.Error)}
+}
+
+// bareWords reports whether p is a bare CSS selector that reads as words
+// rather than as element names: no engine named, letters, digits and
+// spaces only, with a capital letter (CSS's element names are written in
+// lower case: "button", "ul li"). "Create this page" is such a locator:
+// CSS reads it as elements named create, this and page, which no page
+// has; the text it meant is text="Create this page".
+func bareWords(p parsed) (string, bool) {
+	steps := p.loc.Steps
+	if len(steps) != 1 || steps[0].Op != locator.OpQuery || steps[0].Kind != locator.KindCSS {
+		return "", false
+	}
+	words := strings.TrimSpace(p.input)
+	if words != steps[0].Selector || words == "" {
+		return "", false // an engine was named (css=…), or the selector is not the input as it came
+	}
+	for _, r := range words {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != ' ' {
+			return "", false
+		}
+	}
+	if strings.ToLower(words) == words {
+		return "", false
+	}
+	return words, true
 }
