@@ -119,7 +119,9 @@ type socketConn struct {
 	w *nativemsg.Writer
 }
 
-func (s *socketConn) SetReadLimit(n int64) { s.r = nativemsg.NewBufferedReader(s.c, int(min(n, 1<<31-1))) }
+func (s *socketConn) SetReadLimit(n int64) {
+	s.r = nativemsg.NewBufferedReader(s.c, int(min(n, 1<<31-1)))
+}
 
 // Read returns the next frame; ctx's end ends it.
 func (s *socketConn) Read(ctx context.Context) (websocket.MessageType, []byte, error) {
