@@ -673,13 +673,18 @@
       return '';
     }
 
+    // fromContent is el's text from its content, white space as it is: a
+    // child's text goes into its parent's as it stands, so that the space
+    // at the end of <span>7. </span> still separates it from the text
+    // after it ("7. Input", as Chrome names it), and only the whole name is
+    // white-space-normalised (by name()'s callers).
     function fromContent(el, ctx) {
       let out = pseudo(el, '::before');
       if (el.firstElementChild === null && !el.shadowRoot && el.localName !== 'slot') {
         // Only text inside (most buttons and links): their text is the
         // element's textContent (comments left out, as below), read in one
         // call instead of one wrapper per text node.
-        return norm(out + el.textContent + pseudo(el, '::after'));
+        return out + el.textContent + pseudo(el, '::after');
       }
       const sub = { recursion: true, labelledby: ctx.labelledby, hiddenOk: ctx.hiddenOk, visited: ctx.visited };
       const kids = el.shadowRoot || el.localName === 'slot' ? flatChildren(el) : el.childNodes;
@@ -694,7 +699,7 @@
         else out += t;
       }
       out += pseudo(el, '::after');
-      return norm(out);
+      return out;
     }
 
     function labelsText(el, ctx) {

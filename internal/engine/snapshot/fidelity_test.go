@@ -50,6 +50,13 @@ var fidelityPages = map[string]string{
 	<div inert><button>inert</button></div><button style="opacity:0">Transparent</button>
 	<a href="/p"><span aria-hidden=true>★</span> Starred</a><button>A<span style="display:none">B</span>C</button>
 	<button aria-label="">Empty label</button><style>.i::before{content:"Icon "}</style><button class=i>text</button>`,
+	// White space inside inline children (Sphinx's numbered sections:
+	// <span class="section-number">7. </span>Input and Output).
+	"spaces": `<a href="/io"><span class=n>7. </span>Input and Output</a> <a href="/b">Input<span> and Output</span></a>
+	<a href="/c"><span>7.</span>Glued</a> <button><span><b>Save </b><i>all</i></span>!</button>
+	<a href="/d"><span>
+	  Indented
+	</span><em>  words </em>here</a>`,
 	"shadow": `<div id=host></div><script>
 	const r = document.getElementById('host').attachShadow({mode:'open'});
 	r.innerHTML = '<button>Shadow button</button><label for=si>Shadow input</label><input id=si><slot></slot>';

@@ -140,6 +140,11 @@ const nameCases = [
   ["generated strings are concatenated", () => one("button", { "::before": '"Sa" "ve"' }), "Save"],
   ["generated content's alternative text", () => one("button", { "::before": '"★" / "Starred"' }), "Starred"],
   ["inline generated content is glued to the text", () => one("button", { "::before": '"Icon"' }, "text"), "Icontext"],
+  // Sphinx's numbered sections: <a><span>7. </span>Input and Output</a>.
+  ["a child's trailing space separates it from the text after it", () => one("a", { href: "/io" }, h("span", "7. "), "Input and Output"), "7. Input and Output"],
+  ["a child's leading space too", () => one("a", { href: "/io" }, "Input", h("span", " and Output")), "Input and Output"],
+  ["no space, no separation", () => one("a", { href: "/io" }, h("span", "7."), "Input"), "7.Input"],
+  ["the space of a nested child", () => one("button", {}, h("span", h("b", "Save "), h("i", "all")), "!"), "Save all!"],
 ];
 
 function nameOf(el) {
