@@ -406,10 +406,12 @@
     const scope = (el.getAttribute('scope') || '').toLowerCase();
     if (scope === 'row' || scope === 'rowgroup') return 'rowheader';
     if (scope === 'col' || scope === 'colgroup') return 'columnheader';
+    // A th heads its row when the row has a td with anything in it (white
+    // space counts; an empty <td></td> does not), in a thead too; else its
+    // column. That is Chrome's rule, measured: <thead><tr><td> </td><th>
+    // is a row header.
     const tr = el.parentElement;
-    if (tr && tr.parentElement && tr.parentElement.localName === 'thead') return 'columnheader';
-    // A th with td siblings in its row heads that row.
-    if (tr) for (const c of tr.children) if (c.localName === 'td') return 'rowheader';
+    if (tr) for (const c of tr.children) if (c.localName === 'td' && c.firstChild !== null) return 'rowheader';
     return 'columnheader';
   }
 

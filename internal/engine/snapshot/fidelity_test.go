@@ -57,6 +57,12 @@ var fidelityPages = map[string]string{
 	<a href="/d"><span>
 	  Indented
 	</span><em>  words </em>here</a>`,
+	// Header cells: Chrome's row or column header (DokuWiki's tables put a
+	// th beside an empty-looking td in a thead).
+	"headers": `<table><thead><tr><td>   </td><th>H1</th><th>H2</th></tr></thead><tbody><tr><th>R</th><td>x</td><td>y</td></tr></tbody></table>
+	<table><thead><tr><td></td><th>C1</th><th>C2</th></tr></thead></table>
+	<table><tbody><tr><th>E1</th><td></td></tr><tr><td>a</td><td>b</td></tr></tbody></table>
+	<table><thead><tr><th>T1</th><td>x</td></tr></thead></table>`,
 	"shadow": `<div id=host></div><script>
 	const r = document.getElementById('host').attachShadow({mode:'open'});
 	r.innerHTML = '<button>Shadow button</button><label for=si>Shadow input</label><input id=si><slot></slot>';

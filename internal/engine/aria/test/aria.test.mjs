@@ -70,6 +70,11 @@ const roleCases = [
   ["cell", () => byTestId(page(h("table", h("tbody", h("tr", h("td", { "data-t": "x" }, "1"))))), "x"), "cell"],
   ["grid cell", () => byTestId(page(h("table", { role: "grid" }, h("tbody", h("tr", h("td", { "data-t": "x" }, "1"))))), "x"), "gridcell"],
   ["th in thead", () => byTestId(page(h("table", h("thead", h("tr", h("th", { "data-t": "x" }, "Name"))))), "x"), "columnheader"],
+  // Chrome's rule, measured on Chrome 156: a td with anything in it (white space too) makes the
+  // th of its row a row header, in a thead too; an empty td does not.
+  ["th beside a td in thead", () => byTestId(page(h("table", h("thead", h("tr", h("td", " "), h("th", { "data-t": "x" }, "H1"), h("th", "H2"))))), "x"), "rowheader"],
+  ["th beside an empty td", () => byTestId(page(h("table", h("tbody", h("tr", h("th", { "data-t": "x" }, "H1"), h("td"))))), "x"), "columnheader"],
+  ["th beside a td with text", () => byTestId(page(h("table", h("tbody", h("tr", h("th", { "data-t": "x" }, "H1"), h("td", "x"))))), "x"), "rowheader"],
   ["th scope=row", () => byTestId(page(h("table", h("tbody", h("tr", h("th", { scope: "row", "data-t": "x" }, "Ann"), h("td", "10"))))), "x"), "rowheader"],
   ["role fallback", () => one("div", { role: "foo link", tabindex: "0" }, "Fallback"), "link"],
   ["presentation on a focusable button", () => one("button", { role: "presentation" }, "Still"), "button"],
