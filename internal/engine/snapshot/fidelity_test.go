@@ -57,6 +57,23 @@ var fidelityPages = map[string]string{
 	<a href="/d"><span>
 	  Indented
 	</span><em>  words </em>here</a>`,
+	// Containers inside a name: Chrome leaves their content out (a
+	// treeitem's group, a menuitem's menu, a tab's panel, a nav or a figure
+	// in a link), keeps their label, an image's alt, a listbox's chosen
+	// option, a <progress>'s number, and shows a closed <details>' summary
+	// only. (A layout table's text stays too, but the snapshot does not
+	// tell layout tables from data tables.)
+	"containers": `<ul role=tree><li role=treeitem><img alt="-" src="data:image/gif;base64,R0lGODlhAQABAAAAACw="><div><a href="/r">[root]</a></div>
+	<ul role=group><li role=treeitem><img alt="+" src="data:image/gif;base64,R0lGODlhAQABAAAAACw="><div><a href="/w">wiki</a></div></li></ul></li></ul>
+	<div role=menu><div role=menuitem>File <div role=menu><div role=menuitem>Open</div></div></div></div>
+	<div role=tablist><div role=tab>Tab <div role=tabpanel>panel</div></div></div>
+	<button>Btn <span role=group>grp</span></button> <button>Lab <span role=group aria-label=Kids>grp</span></button>
+	<a href="/n">Go <nav>menu</nav></a> <a href="/f"><figure><img alt=Pic src="data:image/gif;base64,R0lGODlhAQABAAAAACw="><figcaption>Cap</figcaption></figure>Fig</a>
+	<a href="/d"><details><summary>S</summary>D</details></a> <a href="/fo"><form>F</form>orm</a>
+	<button>Pick <div role=listbox aria-label=L><div role=option aria-selected=true>Chosen</div></div></button>
+	<button>Box <div role=combobox aria-label=Lab><span aria-selected=true>Chosen</span></div></button>
+	<a href="/p">P <progress value=3 max=10></progress></a>
+	<button><img alt="Print" src="data:image/gif;base64,R0lGODlhAQABAAAAACw="> it</button>`,
 	// Header cells: Chrome's row or column header (DokuWiki's tables put a
 	// th beside an empty-looking td in a thead).
 	"headers": `<table><thead><tr><td>   </td><th>H1</th><th>H2</th></tr></thead><tbody><tr><th>R</th><td>x</td><td>y</td></tr></tbody></table>

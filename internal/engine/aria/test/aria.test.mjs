@@ -150,6 +150,16 @@ const nameCases = [
   ["a child's leading space too", () => one("a", { href: "/io" }, "Input", h("span", " and Output")), "Input and Output"],
   ["no space, no separation", () => one("a", { href: "/io" }, h("span", "7."), "Input"), "7.Input"],
   ["the space of a nested child", () => one("button", {}, h("span", h("b", "Save "), h("i", "all")), "!"), "Save all!"],
+  // Containers inside a name give their label only (Chrome 156, role by role).
+  ["a treeitem leaves its group out", () => one("div", { role: "treeitem" }, "Parent ", h("div", { role: "group" }, h("div", { role: "treeitem" }, "Child"))), "Parent"],
+  ["a menuitem leaves its submenu out", () => one("div", { role: "menuitem" }, "File ", h("div", { role: "menu" }, h("div", { role: "menuitem" }, "Open"))), "File"],
+  ["a container's label stays", () => one("button", {}, "Btn ", h("span", { role: "group", "aria-label": "Kids" }, "grp")), "Btn Kids"],
+  ["a nav in a link", () => one("a", { href: "/n" }, "Go ", h("nav", "menu")), "Go"],
+  ["a figure's caption in a link", () => one("a", { href: "/f" }, h("figure", h("figcaption", "Cap")), "Fig"), "Fig"],
+  ["an image's alt in a button", () => one("button", {}, h("img", { alt: "Print", src: GIF }), " it"), "Print it"],
+  ["a list in a link stays", () => one("a", { href: "/l" }, "Link ", h("ul", h("li", "one"))), "Link one"],
+  ["a closed details shows its summary", () => one("a", { href: "/d" }, h("details", h("summary", "S"), "D")), "S"],
+  ["a combobox gives its label, not its option", () => one("button", {}, "Box ", h("div", { role: "combobox", "aria-label": "Lab" }, h("span", { "aria-selected": "true" }, "Chosen"))), "Box Lab"],
 ];
 
 function nameOf(el) {
