@@ -200,6 +200,16 @@
 
   // ---- roles ----------------------------------------------------------------
 
+  const DPUB_ROLES = [
+    'doc-abstract', 'doc-acknowledgments', 'doc-afterword', 'doc-appendix', 'doc-backlink', 'doc-biblioentry',
+    'doc-bibliography', 'doc-biblioref', 'doc-chapter', 'doc-colophon', 'doc-conclusion', 'doc-cover',
+    'doc-credit', 'doc-credits', 'doc-dedication', 'doc-endnote', 'doc-endnotes', 'doc-epigraph',
+    'doc-epilogue', 'doc-errata', 'doc-example', 'doc-footnote', 'doc-foreword', 'doc-glossary',
+    'doc-glossref', 'doc-index', 'doc-introduction', 'doc-noteref', 'doc-notice', 'doc-pagebreak',
+    'doc-pagelist', 'doc-part', 'doc-preface', 'doc-prologue', 'doc-pullquote', 'doc-qna', 'doc-subtitle',
+    'doc-tip', 'doc-toc',
+  ];
+
   // ARIA_ROLES are the role attribute's tokens Chrome honours.
   const ARIA_ROLES = new Set([
     'alert', 'alertdialog', 'application', 'article', 'banner', 'blockquote', 'button', 'caption',
@@ -212,6 +222,9 @@
     'rowheader', 'scrollbar', 'search', 'searchbox', 'separator', 'slider', 'spinbutton', 'status',
     'strong', 'subscript', 'superscript', 'switch', 'tab', 'table', 'tablist', 'tabpanel', 'term',
     'textbox', 'time', 'timer', 'toolbar', 'tooltip', 'tree', 'treegrid', 'treeitem',
+    // DPUB-ARIA and the graphics roles, which Chrome honours and names as
+    // they are spelt (Sphinx marks footnote links doc-noteref).
+    ...DPUB_ROLES, 'graphics-document', 'graphics-object', 'graphics-symbol',
   ]);
 
   // canonRole folds synonyms: image → img, presentation → none.
@@ -339,6 +352,7 @@
     'pluginobject', 'pre', 'progressbar', 'radio', 'radiogroup', 'region', 'rootwebarea', 'row',
     'rowgroup', 'rowheader', 'ruby', 'scrollbar', 'search', 'searchbox', 'sectionfooter', 'sectionheader',
     'separator', 'slider', 'spinbutton', 'status', 'strong', 'subscript', 'superscript', 'svgroot',
+    ...DPUB_ROLES, 'graphics-object', 'graphics-symbol',
     'switch', 'tab', 'table', 'tablist', 'tabpanel', 'term', 'textbox', 'time', 'timer', 'toolbar',
     'tooltip', 'tree', 'treegrid', 'treeitem', 'video']);
 
@@ -423,6 +437,7 @@
     'menuitemcheckbox', 'menuitemradio', 'option', 'radio', 'rowheader', 'switch', 'tab',
     'tooltip', 'treeitem', 'DisclosureTriangle', 'term', 'caption', 'legend', 'code', 'deletion',
     'emphasis', 'insertion', 'mark', 'strong', 'subscript', 'superscript', 'time', 'sectionhead',
+    'doc-backlink', 'doc-biblioref', 'doc-glossref', 'doc-noteref', 'doc-subtitle', 'graphics-object',
   ]);
   // Roles whose content Chrome leaves out of the name of an element around
   // them (a treeitem's nested group, a menuitem's submenu, a nav or a

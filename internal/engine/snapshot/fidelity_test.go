@@ -74,6 +74,10 @@ var fidelityPages = map[string]string{
 	<button>Box <div role=combobox aria-label=Lab><span aria-selected=true>Chosen</span></div></button>
 	<a href="/p">P <progress value=3 max=10></progress></a>
 	<button><img alt="Print" src="data:image/gif;base64,R0lGODlhAQABAAAAACw="> it</button>`,
+	// DPUB-ARIA roles, as Sphinx's footnotes use them.
+	"dpub": `<section role=doc-chapter><h2>Chapter</h2><p role=doc-subtitle>Sub</p>
+	<p>Text<a href="#fn1" id=r1 role=doc-noteref>[1]</a>.</p>
+	<aside role=doc-footnote id=fn1><a href="#r1" role=doc-backlink>1</a> The note.</aside></section>`,
 	// Header cells: Chrome's row or column header (DokuWiki's tables put a
 	// th beside an empty-looking td in a thead).
 	"headers": `<table><thead><tr><td>   </td><th>H1</th><th>H2</th></tr></thead><tbody><tr><th>R</th><td>x</td><td>y</td></tr></tbody></table>

@@ -38,7 +38,9 @@ var fromContent = map[string]bool{
 	"button": true, "link": true, "tab": true, "menuitem": true, "menuitemcheckbox": true,
 	"menuitemradio": true, "option": true, "heading": true, "cell": true, "gridcell": true,
 	"columnheader": true, "rowheader": true, "checkbox": true, "radio": true, "switch": true,
-	"treeitem": true, "tooltip": true, "DisclosureTriangle": true,
+	"treeitem": true, "tooltip": true, "DisclosureTriangle": true, "doc-backlink": true,
+	"doc-biblioref": true, "doc-glossref": true, "doc-noteref": true, "doc-subtitle": true,
+	"graphics-object": true,
 }
 
 // contextRoles are kept in interactive-only snapshots when something

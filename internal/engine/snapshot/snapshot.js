@@ -42,7 +42,8 @@
   const FROM_CONTENT = new Set([
     'button', 'link', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option', 'heading',
     'cell', 'gridcell', 'columnheader', 'rowheader', 'checkbox', 'radio', 'switch', 'treeitem',
-    'tooltip', 'DisclosureTriangle',
+    'tooltip', 'DisclosureTriangle', 'doc-backlink', 'doc-biblioref', 'doc-glossref', 'doc-noteref',
+    'doc-subtitle', 'graphics-object',
   ]);
   // Roles kept as context lines in interactive-only snapshots.
   const CONTEXT = new Set([

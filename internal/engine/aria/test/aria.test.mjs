@@ -29,6 +29,8 @@ function roleOf(el) {
 const roleCases = [
   ["button", () => one("button", {}, "Save"), "button"],
   ["link", () => one("a", { href: "/a" }, "Home"), "link"],
+  ["DPUB role (Sphinx's footnote link)", () => one("a", { href: "#fn1", role: "doc-noteref" }, "[1]"), "doc-noteref"],
+  ["graphics role", () => one("div", { role: "graphics-symbol" }), "graphics-symbol"],
   ["a without href", () => one("a", {}, "No href"), "generic"],
   ["heading", () => one("h2", { "aria-level": "4" }, "Sub"), "heading"],
   ["named section", () => one("section", { "aria-label": "News" }), "region"],
@@ -150,6 +152,8 @@ const nameCases = [
   ["a child's leading space too", () => one("a", { href: "/io" }, "Input", h("span", " and Output")), "Input and Output"],
   ["no space, no separation", () => one("a", { href: "/io" }, h("span", "7."), "Input"), "7.Input"],
   ["the space of a nested child", () => one("button", {}, h("span", h("b", "Save "), h("i", "all")), "!"), "Save all!"],
+  ["a DPUB link's name is its content", () => one("a", { href: "#fn1", role: "doc-noteref" }, "[1]"), "[1]"],
+  ["a DPUB section's is not", () => one("section", { role: "doc-chapter" }, "Chapter one"), ""],
   // Containers inside a name give their label only (Chrome 156, role by role).
   ["a treeitem leaves its group out", () => one("div", { role: "treeitem" }, "Parent ", h("div", { role: "group" }, h("div", { role: "treeitem" }, "Child"))), "Parent"],
   ["a menuitem leaves its submenu out", () => one("div", { role: "menuitem" }, "File ", h("div", { role: "menu" }, h("div", { role: "menuitem" }, "Open"))), "File"],
