@@ -125,6 +125,17 @@
     return !(d.startsWith('inline') || d === 'contents' || d === 'ruby' || d === 'ruby-text');
   }
 
+  // REPLACED are the elements laid out as boxes of their own even when
+  // inline (and <br>, a line break).
+  const REPLACED = new Set(['img', 'svg', 'canvas', 'video', 'audio', 'iframe', 'object', 'embed', 'input', 'select', 'textarea', 'button', 'meter', 'progress', 'br']);
+
+  // ownBox says whether el's text stands apart from its neighbours' in a
+  // name made of content: a block, an inline-block or other atomic inline
+  // (display: inline-flex, inline-grid, inline-table), a replaced element.
+  function ownBox(el, st) {
+    return isBlock(st) || st.display.startsWith('inline-') || REPLACED.has(el.localName);
+  }
+
   // visible is Playwright's isElementVisible: a box with an area, or, for
   // display:contents, a visible child or text.
   function visible(el) {
@@ -666,7 +677,7 @@
         const lb = el.getAttribute('aria-labelledby');
         if (lb && lb.trim()) {
           const t = labelledbyText(el, lb);
-          if (t) return t;
+          if (t) return (ctx.src = 'other'), t;
         }
       }
       // Inside another element's name, a container (NOT_IN_NAMES) gives its
@@ -683,17 +694,17 @@
         const v = tag === 'progress' || tag === 'meter' ? String(el.value) : value(el, role);
         if (v !== null && role !== 'button') {
           const l = el.getAttribute('aria-label');
-          if (!(ctx.labelledby && ctx.visited.size === 1 && l)) return v;
+          if (!(ctx.labelledby && ctx.visited.size === 1 && l)) return (ctx.src = 'other'), v;
         }
       }
       // 2D: aria-label.
       const label = el.getAttribute('aria-label');
-      if (label && label.trim() && !(NO_NAME.has(role) && !inner)) return label;
+      if (label && label.trim() && !(NO_NAME.has(role) && !inner)) return (ctx.src = 'other'), label;
 
       // 2E: the host language's own label.
       if (role !== 'none' && role !== 'presentation' && !(contained && (tag === 'figure' || tag === 'fieldset'))) {
         const n = nativeName(el, tag, role, ctx);
-        if (n) return n;
+        if (n) return (ctx.src = 'other'), n;
       }
       // 2F: name from content; inside another element's name, not the
       // content of a container.
@@ -705,10 +716,10 @@
       }
       // 2I: tooltip attribute, then placeholder.
       const title = el.getAttribute('title');
-      if (title && title.trim()) return title;
+      if (title && title.trim()) return (ctx.src = 'other'), title;
       if (role === 'textbox' || role === 'searchbox' || role === 'combobox') {
         const ph = el.getAttribute('placeholder') || el.getAttribute('aria-placeholder');
-        if (ph && ph.trim()) return ph;
+        if (ph && ph.trim()) return (ctx.src = 'other'), ph;
       }
       return '';
     }
@@ -731,19 +742,35 @@
       // A closed <details> shows its summary only.
       const closed = el.localName === 'details' && !el.open;
       let summary = false;
+      // Chrome puts a space between two children when either is a box of
+      // its own (a block, an inline-block, a replaced element such as an
+      // image or a form control, a line break) or when their text comes
+      // from different sources (content, or a label such as aria-label or
+      // alt): <span>A</span>B is "AB", <span aria-label=A>x</span>B and
+      // <img alt=A>B are "A B". Measured on Chrome 156.
+      let prevSrc = '';
       for (let i = 0; i < kids.length; i++) {
         const k = kids[i];
         if (closed) {
           if (k.nodeType !== 1 || k.localName !== 'summary' || summary) continue;
           summary = true;
         }
-        if (k.nodeType === 3) { out += k.data; continue; }
+        if (k.nodeType === 3) {
+          if (prevSrc === 'other') out += ' ';
+          out += k.data;
+          prevSrc = 'contents';
+          continue;
+        }
         if (k.nodeType !== 1) continue;
         const kst = style(k);
         if (!ctx.hiddenOk && k.localName !== 'slot' && (kst.display === 'none' || ariaHidden(k) || kst.visibility !== 'visible')) continue;
+        if (k.localName === 'img' && k.getAttribute('alt') === '') continue; // presentational: no text, no space
+        sub.src = 'contents';
         const t = textAlt(k, sub);
-        if (k.localName !== 'slot' && isBlock(kst)) out += ' ' + t + ' ';
-        else out += t;
+        const src = sub.src;
+        if (k.localName !== 'slot' && ownBox(k, kst)) out += ' ' + t + ' ';
+        else out += (prevSrc && src !== prevSrc ? ' ' : '') + t;
+        prevSrc = src;
       }
       out += pseudo(el, '::after');
       return out;

@@ -74,6 +74,17 @@ var fidelityPages = map[string]string{
 	<button>Box <div role=combobox aria-label=Lab><span aria-selected=true>Chosen</span></div></button>
 	<a href="/p">P <progress value=3 max=10></progress></a>
 	<button><img alt="Print" src="data:image/gif;base64,R0lGODlhAQABAAAAACw="> it</button>`,
+	// Where a name made of content puts spaces: around a box of its own (an
+	// inline-block, an image, an svg, a form control, a line break) and
+	// between text from different sources (content, aria-label), not
+	// between inline spans nor around an image with an empty alt.
+	"separators": `<button>1<span style="display:inline-block">A</span>B</button> <button>2<span style="display:inline-flex">A</span>B</button>
+	<button>3<span>A</span>B</button> <button>4<svg width=5 height=5 role=img aria-label=A></svg>B</button>
+	<button>5<svg width=5 height=5><title>A</title></svg>B</button> <button>6A<br>B</button>
+	<button>10<img alt="" src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">B</button> <button>11<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=">B</button>
+	<button>15<span aria-label=A>x</span>B</button> <button>16<i class=fa></i>B</button>
+	<button><img alt="A" src="data:image/gif;base64,R0lGODlhAQABAAAAACw="><img alt="B" src="data:image/gif;base64,R0lGODlhAQABAAAAACw="></button>
+	<label>18Name<input>End</label> <label>19Lab<select><option selected>Opt</option></select>el</label>`,
 	// DPUB-ARIA roles, as Sphinx's footnotes use them.
 	"dpub": `<section role=doc-chapter><h2>Chapter</h2><p role=doc-subtitle>Sub</p>
 	<p>Text<a href="#fn1" id=r1 role=doc-noteref>[1]</a>.</p>

@@ -152,6 +152,11 @@ const nameCases = [
   ["a child's leading space too", () => one("a", { href: "/io" }, "Input", h("span", " and Output")), "Input and Output"],
   ["no space, no separation", () => one("a", { href: "/io" }, h("span", "7."), "Input"), "7.Input"],
   ["the space of a nested child", () => one("button", {}, h("span", h("b", "Save "), h("i", "all")), "!"), "Save all!"],
+  // Spaces Chrome puts between children: around an image or a text from another source.
+  ["two images' alts", () => one("button", {}, h("img", { alt: "A", src: GIF }), h("img", { alt: "B", src: GIF })), "A B"],
+  ["an aria-label beside text", () => one("button", {}, "15", h("span", { "aria-label": "A" }, "x"), "B"), "15 A B"],
+  ["an image with an empty alt adds no space", () => one("button", {}, "10", h("img", { alt: "", src: GIF }), "B"), "10B"],
+  ["inline spans stay glued", () => one("button", {}, "3", h("span", "A"), "B"), "3AB"],
   ["a DPUB link's name is its content", () => one("a", { href: "#fn1", role: "doc-noteref" }, "[1]"), "[1]"],
   ["a DPUB section's is not", () => one("section", { role: "doc-chapter" }, "Chapter one"), ""],
   // Containers inside a name give their label only (Chrome 156, role by role).
