@@ -55,7 +55,7 @@
     x += f.left; y += f.top;
   }
   return {
-    tag, role: A.role(el) || "", name: ns.norm(A.name(el) || ""), submits, inForm: !!form,
+    tag, role: A.role(el) || "", name: A.name(el) || "", submits, inForm: !!form,
     href,
     box: [x, y, r.width, r.height], url: el.ownerDocument.URL,
   };

@@ -363,9 +363,8 @@
     'pluginobject', 'pre', 'progressbar', 'radio', 'radiogroup', 'region', 'rootwebarea', 'row',
     'rowgroup', 'rowheader', 'ruby', 'scrollbar', 'search', 'searchbox', 'sectionfooter', 'sectionheader',
     'separator', 'slider', 'spinbutton', 'status', 'strong', 'subscript', 'superscript', 'svgroot',
-    ...DPUB_ROLES, 'graphics-object', 'graphics-symbol',
     'switch', 'tab', 'table', 'tablist', 'tabpanel', 'term', 'textbox', 'time', 'timer', 'toolbar',
-    'tooltip', 'tree', 'treegrid', 'treeitem', 'video']);
+    'tooltip', 'tree', 'treegrid', 'treeitem', 'video', ...ARIA_ROLES]);
 
   // INPUT_ALTS are the roles some <input> could have.
   const INPUT_ALTS = new Set([TEXT_INPUT, ...Object.values(INPUTS)].flatMap((k) => k.alts));
@@ -728,7 +727,7 @@
     // child's text goes into its parent's as it stands, so that the space
     // at the end of <span>7. </span> still separates it from the text
     // after it ("7. Input", as Chrome names it), and only the whole name is
-    // white-space-normalised (by name()'s callers).
+    // white-space-normalised (name()).
     function fromContent(el, ctx) {
       let out = pseudo(el, '::before');
       if (el.firstElementChild === null && !el.shadowRoot && el.localName !== 'slot') {
@@ -835,13 +834,13 @@
       }
     }
 
-    // name is el's accessible name as Chrome computes it (not yet white
-    // space normalised; "" for a role that takes no name is the caller's
-    // call: see NO_NAME). shown: the caller has checked that el is neither
+    // name is el's accessible name as Chrome computes it, white space
+    // normalised ("" for a role that takes no name is the caller's call:
+    // see NO_NAME). shown: the caller has checked that el is neither
     // aria-hidden nor display:none (a walk that skips those), so its style
     // is not read again.
     function name(el, shown) {
-      return textAlt(el, { visited: null, shown: !!shown });
+      return norm(textAlt(el, { visited: null, shown: !!shown }));
     }
 
     // --- the superset side: strings a name could be made from ------------

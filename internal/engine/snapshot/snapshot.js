@@ -179,7 +179,7 @@
       return;
     }
     const n = { r: role };
-    const name = ns.NO_NAME.has(role) ? '' : ns.norm(A.name(el, true)); // visit skipped the hidden
+    const name = ns.NO_NAME.has(role) ? '' : A.name(el, true); // visit skipped the hidden
     if (name) n.n = name;
     if (interactive || S.allIds) n.i = localId(el);
     const s = ns.states(el, role);
