@@ -84,8 +84,10 @@ func NewReader(r io.Reader, max int) *Reader {
 	return &Reader{r: r, max: max}
 }
 
-// readAhead is how much a buffered Reader reads from its stream at once.
-const readAhead = 32 << 10
+// readAhead is how much a buffered Reader reads from its stream at once:
+// enough for the header and body of most replies and events, small enough
+// that an agent connection, which holds one, costs little more than before.
+const readAhead = 4 << 10
 
 // NewBufferedReader is NewReader over a buffer of the stream: a frame's
 // header and a small body then cost one read of the stream instead of two
