@@ -415,6 +415,7 @@ func TestBareWordsGetAHint(t *testing.T) {
 		{"div.Save", ""},
 		{"text=Save", ""},
 		{"Save >> nth=0", ""},
+		{strings.Repeat("Word ", 20), ""}, // 100 characters: no hint
 	}
 	for _, tt := range tests {
 		t.Run(tt.target, func(t *testing.T) {

@@ -118,6 +118,10 @@ func (pl plan) scriptError(res jsResult) error {
 	return &Error{Kind: Permanent, Op: "resolve", Target: pl.p.input, Err: errors.New(res.Error)}
 }
 
+// maxHintWords bounds the locator a not_found hint quotes again: a longer
+// one is not a label someone copied, and its error stays its own size.
+const maxHintWords = 80
+
 // bareWords reports whether p is a bare CSS selector that reads as words
 // rather than as element names: no engine named, letters, digits and
 // spaces only, with a capital letter (CSS's element names are written in
@@ -130,7 +134,7 @@ func bareWords(p parsed) (string, bool) {
 		return "", false
 	}
 	words := strings.TrimSpace(p.input)
-	if words != steps[0].Selector || words == "" {
+	if words != steps[0].Selector || words == "" || len(words) > maxHintWords {
 		return "", false // an engine was named (css=…), or the selector is not the input as it came
 	}
 	for _, r := range words {
