@@ -15,9 +15,8 @@ import (
 // follows every change of it: tabs egohost opens, selects and closes (the
 // next call, at once), and a tab activated outside egohost (DevTools'
 // Target.activateTarget, as a click on the tab strip). None of them may
-// leave a call on the tab before (tabs.focused answers the tab of now: an
-// answer the extension kept between changes, tried for a fraction of a
-// millisecond a call, failed this test without every one of its forgets).
+// leave a call on the tab before: whatever the extension or the service
+// ever keeps of the person's tab must be forgotten at each of them.
 func TestThePersonsTabFollowsEveryChange(t *testing.T) {
 	c := startChain(t) // its own browser: no other test's tab may become the person's
 	base := serve(t, map[string]string{"/a": "<title>A</title>", "/b": "<title>B</title>", "/c": "<title>C</title>"})
