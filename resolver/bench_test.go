@@ -102,6 +102,12 @@ func TestSameElementsAsPlaywright(t *testing.T) {
 		{"#sbtn", "#sbtn"},
 		{"text=Shadow text", `internal:text="Shadow text"i`},
 		{`role=button[name="shadow"]`, `internal:role=button[name="shadow"i]`},
+		// A table's rows, which Chrome leaves unnamed, by their names from
+		// content.
+		{`role=row[name="ink"]`, `internal:role=row[name="ink"i]`},
+		{`role=row[name="Pick edit Ink 7"s]`, `internal:role=row[name="Pick edit Ink 7"s]`},
+		{`role=row[name=/^edit Pen/]`, `internal:role=row[name=/^edit Pen/]`},
+		{`role=row[name="Pen"] >> role=link`, `internal:role=row[name="Pen"i] >> internal:role=link`},
 		{"placeholder=Shadow field", `internal:attr=[placeholder="Shadow field"i]`},
 	}
 	var theirs []string

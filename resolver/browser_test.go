@@ -77,6 +77,9 @@ sr.innerHTML = '<button id=sbtn>Shadow button</button> <span id=stext>Shadow tex
 <iframe id=same src="/same" style="border:2px solid;padding:5px;width:220px;height:50px"></iframe>
 <iframe id=cross src="` + other + `/cross" style="border:4px solid;padding:3px;width:320px;height:120px"></iframe>
 <iframe id=oop src="` + oop + `/oop" style="border:1px solid;padding:6px;width:320px;height:90px"></iframe>
+<table id=stock><tr><th>Item</th><th>Qty</th></tr>
+<tr id=ink><td><img alt=Pick src="` + gif + `" width=8 height=8> <a href="#ink" onclick="return false">edit</a></td><td>Ink</td><td>7</td></tr>
+<tr id=pen><td><a href="#pen" onclick="return false">edit</a></td><td>Pen</td><td>3</td></tr></table>
 </body></html>`,
 		"/same": `<!doctype html><body style="margin:0">` + recordClicks + `<button id=fbtn style="margin:6px">Framed button</button>`,
 		"/home": `<!doctype html><title>home</title><button id=other>Other page</button>`,

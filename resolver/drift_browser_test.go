@@ -1,7 +1,9 @@
 package resolver_test
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/egohost/egohost/internal/engine/snapshot"
@@ -118,5 +120,64 @@ func TestEverySnapshotLineIsFoundByItsRoleAndNameInChromium(t *testing.T) {
 				t.Errorf("checked %d lines, want %d (every named line with a ref):\n%s", checked, pg.lines, snap.Text)
 			}
 		})
+	}
+}
+
+// rowsPage is a form laid out in a table (Adminer's login) and a data
+// table whose rows differ only in their text (Adminer's rows), a row longer
+// than the snapshot shows, and a grid's row (which Chrome names itself).
+const rowsPage = `<!doctype html><title>rows</title>
+<form><table>
+<tr><th>Username</th><td><input name=u></td></tr>
+<tr><th>Password</th><td><input type=password name=p value="hunter2secret"></td></tr>
+</table></form>
+<table>
+<tr><th>edit</th><th>id</th><th>name</th></tr>
+<tr><td><a href="#1">edit</a></td><td>1</td><td>Customer 1</td></tr>
+<tr><td><a href="#2">edit</a></td><td>2</td><td>Customer 2</td></tr>
+<tr><td><a href="#3">edit</a></td><td>3</td><td>` + "Customer 3 with a very long note that goes on and on past the hundred bytes an interactive snapshot shows" + `</td></tr>
+</table>
+<div role=grid><div role=row><div role=gridcell><button>Open</button></div><div role=gridcell>Grid row</div></div></div>`
+
+// An interactive-only snapshot names each row it shows with the name a
+// role locator matches: role=row[name="N"s] finds the row of every
+// `row "N"` line, and a name cut short (…) is still found by what it
+// shows. A password in a row shows as bullets, never as its value.
+func TestInteractiveRowNamesAreTheLocatorsInChromium(t *testing.T) {
+	b := browsers.Launch(t)
+	p, ctx := tab0(t, b, browsertest.Serve(t, browsertest.Pages(map[string]string{"/": rowsPage}))+"/")
+	st := snapshot.NewTab(p)
+	snap, err := st.Snapshot(ctx, snapshot.Options{Interactive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(snap.Text, "hunter2") {
+		t.Fatalf("the password's value is in the snapshot:\n%s", snap.Text)
+	}
+	r := resolver.New(p, st)
+	var names []string
+	for _, line := range strings.Split(snap.Text, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "row ")
+		if !ok {
+			continue
+		}
+		name, err := strconv.Unquote(rest)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		names = append(names, name)
+		target := "role=row[name=" + strconv.Quote(name) + "s]"
+		if cut, ok := strings.CutSuffix(name, "…"); ok {
+			target = "role=row[name=" + strconv.Quote(cut) + "]"
+		}
+		n, err := r.Count(ctx, target)
+		if err != nil || n != 1 {
+			t.Errorf("%s: %d matches (%v), want the row the snapshot names", target, n, err)
+		}
+	}
+	want := []string{"Username", "Password ••••••••", "edit 1 Customer 1", "edit 2 Customer 2",
+		"edit 3 Customer 3 with a very long note that goes on and on past the hundred bytes an interactive sn…", "Open Grid row"}
+	if !slices.Equal(names, want) {
+		t.Errorf("got rows %q, want %q (the header row, with nothing to act on, is not shown):\n%s", names, want, snap.Text)
 	}
 }

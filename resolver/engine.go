@@ -69,6 +69,10 @@ type (
 		Limit  *int     `json:"limit,omitempty"`
 		From   int      `json:"from,omitempty"`
 		Max    *int     `json:"max,omitempty"`
+		// RowNames: list mode also returns each match's name from its
+		// content (names), for a role=row step with a name (Chrome names
+		// only a grid's rows; Playwright every row).
+		RowNames bool `json:"rowNames,omitempty"`
 
 		// call, in object mode, runs a function on the element found in
 		// the same evaluation (ObjectCall).
@@ -91,6 +95,7 @@ type (
 		From   int      `json:"from"`
 		Box    *jsBox   `json:"box"`
 		Boxes  []*jsBox `json:"boxes"`
+		Names  []string `json:"names"`
 		Error  string   `json:"error"`
 		Syntax bool     `json:"syntax"`
 

@@ -430,7 +430,10 @@
       const part = spec.max === undefined ? els.slice(from) : els.slice(from, from + spec.max);
       const limit = spec.limit === undefined ? n : spec.limit;
       const boxes = part.length <= limit ? part.map(box) : null;
-      return [JSON.stringify({ n, frames, from, boxes }), ...part];
+      // Rows asked for by name: their names from content (Chrome names a
+      // table's rows with nothing; Playwright from their content).
+      const names = spec.rowNames ? part.map((el) => A.rowName(el)) : undefined;
+      return [JSON.stringify({ n, frames, from, boxes, names }), ...part];
     }
   }
   return { error: 'unknown mode ' + spec.mode };

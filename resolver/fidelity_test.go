@@ -100,8 +100,15 @@ func TestRoleCandidatesMissNothing(t *testing.T) {
 		if string(reach.Result.Value) != "true" {
 			continue
 		}
+		want := &locator.Text{Value: name, Exact: true}
+		if role == "row" && name == "" {
+			// A row Chrome leaves unnamed (a table's) has its name from
+			// content in a role locator, as in Playwright
+			// (TestSameElementsAsPlaywright): found by its role.
+			want = nil
+		}
 		l := locator.Locator{Steps: []locator.Step{{Op: locator.OpQuery, Kind: locator.KindRole,
-			Role: locator.Role{Role: role, Name: &locator.Text{Value: name, Exact: true}}}}}
+			Role: locator.Role{Role: role, Name: want}}}}
 		ms, err := r.All(ctx, l.String())
 		if err != nil {
 			t.Errorf("%s: %v", l, err)

@@ -54,6 +54,12 @@ func newPlan(p parsed) plan {
 	return pl
 }
 
+// rowNames says whether the page names the matches from their content:
+// the checked step asks for rows by name (see jsSpec.RowNames).
+func (pl plan) rowNames() bool {
+	return pl.verify != nil && pl.verify.Name != nil && canonRole(pl.verify.Role) == "row"
+}
+
 func (pl plan) jsPick() *jsPick {
 	if !pl.picked {
 		return &jsPick{Strict: true}

@@ -160,6 +160,7 @@ type found struct {
 	checked    bool
 	ok         bool
 	role, name string
+	rowName    string // the page's name of a row, from its content (jsSpec.RowNames)
 }
 
 // window is the part of a document's matches list mode returns: from
@@ -171,7 +172,7 @@ type window struct{ from, max int }
 // page without frames returns that part of its matches only.
 func (r *Resolver) list(ctx context.Context, pl plan, limit int, win window) ([]doc, []found, bool, error) {
 	main := r.mainDoc()
-	spec := jsSpec{Steps: pl.steps, Mode: modeList, Limit: &limit}
+	spec := jsSpec{Steps: pl.steps, Mode: modeList, Limit: &limit, RowNames: pl.rowNames()}
 	all := spec
 	if win.max > 0 {
 		spec.From, spec.Max = win.from, &win.max
@@ -220,6 +221,9 @@ func (r *Resolver) list(ctx context.Context, pl plan, limit int, win window) ([]
 			f := found{d: k, id: id}
 			if res.Boxes != nil && i < len(res.Boxes) {
 				f.box, f.measured = res.Boxes[i], true
+			}
+			if i < len(res.Names) {
+				f.rowName = res.Names[i]
 			}
 			out = append(out, f)
 		}

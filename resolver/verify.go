@@ -31,7 +31,13 @@ func (r *Resolver) check(ctx context.Context, pl plan, docs []doc, fs []found, i
 		}
 		f.checked = true
 		f.role, f.name = axRoleName(n)
-		f.ok = pl.verify == nil || roleOK(n, pl.verify)
+		if f.name == "" && f.rowName != "" && canonRole(f.role) == "row" {
+			// Chrome leaves a table's rows unnamed; Playwright names every
+			// row from its content, and so do role locators (the page
+			// computed it: rowNames).
+			f.name = f.rowName
+		}
+		f.ok = pl.verify == nil || roleOK(n, f.name, pl.verify)
 		return nil
 	})
 	if err != nil {
@@ -103,9 +109,9 @@ func prop(n *accessibility.Node, name string) (string, bool) {
 	return "", false
 }
 
-// roleOK reports whether an accessibility node matches a role step (its
-// name is checked here unless it is a regular expression).
-func roleOK(n *accessibility.Node, want *locator.Role) bool {
+// roleOK reports whether an accessibility node, named name, matches a role
+// step (its name is checked here unless it is a regular expression).
+func roleOK(n *accessibility.Node, name string, want *locator.Role) bool {
 	if n == nil {
 		return false
 	}
@@ -114,7 +120,7 @@ func roleOK(n *accessibility.Node, want *locator.Role) bool {
 		// candidate test stands.
 		return want.IncludeHidden
 	}
-	role, name := axRoleName(n)
+	role, _ := axRoleName(n)
 	if canonRole(role) != canonRole(want.Role) {
 		return false
 	}

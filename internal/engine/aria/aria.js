@@ -79,6 +79,13 @@
     return r.getElementById ? r.getElementById(id) : el.ownerDocument.getElementById(id);
   }
 
+  // bullets stands for a password's value wherever egohost shows one (the
+  // snapshot's value, a name made of content): never the value, nor more
+  // than its first 8 characters' count.
+  function bullets(v) {
+    return '•'.repeat(Math.min(v.length, 8));
+  }
+
   // ---- style and hidden -----------------------------------------------------
 
   function style(el, pseudo) {
@@ -690,7 +697,10 @@
       // (a <progress> or <meter> its number); Chrome gives a combobox that is
       // not a <select> or an <input> its label only (2D), never its option.
       if (inner && !ctx.isRootOfLabel && !(role === 'combobox' && tag !== 'select' && tag !== 'input')) {
-        const v = tag === 'progress' || tag === 'meter' ? String(el.value) : value(el, role);
+        let v = tag === 'progress' || tag === 'meter' ? String(el.value) : value(el, role);
+        // A password is never read into a name (a row's, a label's): its
+        // bullets stand for it, as the snapshot shows its value.
+        if (v && tag === 'input' && el.type === 'password') v = bullets(v);
         if (v !== null && role !== 'button') {
           const l = el.getAttribute('aria-label');
           if (!(ctx.labelledby && ctx.visited.size === 1 && l)) return (ctx.src = 'other'), v;
@@ -843,6 +853,15 @@
       return norm(textAlt(el, { visited: null, shown: !!shown }));
     }
 
+    // rowName is a row's name as Playwright computes it: from its content
+    // (Playwright names every row so; Chrome only a row of a grid or a
+    // treegrid, and gives a table's rows none). The resolver matches
+    // role=row[name=…] against it when Chrome's name is empty, and an
+    // interactive-only snapshot names its rows with it.
+    function rowName(el) {
+      return norm(fromContent(el, { visited: null }));
+    }
+
     // --- the superset side: strings a name could be made from ------------
 
     // deepText is el's text through open shadow roots; with alts, a
@@ -857,7 +876,8 @@
           if (c.nodeType !== 1) continue;
           if (alts) {
             const a = c.getAttribute('aria-label') || c.getAttribute('alt') ||
-              (c.localName === 'input' ? c.value : null) || c.getAttribute('title');
+              (c.localName === 'input' ? (c.type === 'password' && c.value ? bullets(c.value) : c.value) : null) ||
+              c.getAttribute('title');
             if (a) { out += ' ' + a + ' '; continue; }
           }
           walk(c);
@@ -911,12 +931,12 @@
       }
     }
 
-    return { role, name, value, hasName, pseudo, hasPseudo, nameSources, shadowRoots: rootsOf };
+    return { role, name, rowName, value, hasName, pseudo, hasPseudo, nameSources, shadowRoots: rootsOf };
   }
 
   return Object.freeze({
     // text
-    norm, normWS, SKIP,
+    norm, normWS, SKIP, bullets,
     // the flat tree
     parentComposed, flatChildren, openShadowRoots, byId,
     // style, hidden, visible

@@ -436,3 +436,20 @@ test("describe: one line that names an element in an action's messages", () => {
   ];
   for (const [node, want] of cases) assert.equal(describe(node), want);
 });
+
+test("rowName: a row's name from its content, as Playwright names rows (Chrome names a table's none)", () => {
+  const doc = page(
+    h("table",
+      h("tr", { "data-t": "ink" }, h("td", h("input", { type: "checkbox", "aria-label": "Pick" }), " ", h("a", { href: "#ink" }, "edit")), h("td", "Ink"), h("td", "7")),
+      h("tr", { "data-t": "pw" }, h("th", "Password"), h("td", h("input", { type: "password", props: { value: "hunter2secret" } }))),
+    ),
+    h("label", { "data-t": "label" }, "Key ", h("input", { type: "password", props: { value: "s3cret" } })),
+  );
+  const v = ns.view(doc);
+  assert.equal(v.rowName(byTestId(doc, "ink")), "Pick edit Ink 7");
+  assert.equal(nameOf(byTestId(doc, "ink")), "", "Chrome's name of a table's row");
+  // A password's value never goes into a name: its bullets do, capped
+  // as the snapshot caps them.
+  assert.equal(v.rowName(byTestId(doc, "pw")), "Password ••••••••");
+  assert.equal(ns.norm(v.rowName(byTestId(doc, "label"))), "Key ••••••");
+});
