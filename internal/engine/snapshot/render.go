@@ -58,6 +58,13 @@ func header(n *Node, interactive bool) string {
 	if (n.Role == "row" || n.Role == "cell" || n.Role == "gridcell") && !interactive && !allText(n.Kids) {
 		name = "" // the cells and their content say it
 	}
+	if n.Role == "row" && interactive {
+		// Its name from content stands for its text, which an
+		// interactive-only snapshot has none of: the start of it says
+		// which row it is (and still matches role=row[name="…"], a
+		// substring).
+		name = clip(name, rowNameMax)
+	}
 	if n.Role == "heading" && n.Ref == "" && !interactive && !allText(n.Kids) && !kidsLeftOut(n) && saidBy(n.Kids) == squeeze(name) {
 		name = "" // its lines say it: heading [level=3] over link "Ridge" @4
 	}
@@ -505,13 +512,22 @@ func textOf(ns []*Node, max int) string {
 		}
 	}
 	walk(ns)
-	s := b.String()
-	if len(s) > max {
-		cut := max
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
+	return clip(b.String(), max)
+}
+
+// rowNameMax is how much of a row's name an interactive-only snapshot
+// shows, in bytes.
+const rowNameMax = 100
+
+// clip cuts s to at most max bytes (on a character's start) and marks the
+// cut with "…".
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return s
 	}
-	return s
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -47,6 +47,8 @@ func TestRender(t *testing.T) {
 			"textbox \"Email\" [disabled required] @3: a@b.c\n"},
 		{"interactive keeps context", "0\tmain\n1\theading\tH\t\tlevel=2\n1\tlist\n2\tbutton\tB\t4\n0\tnavigation\n1\t\ttext", true,
 			"main\n heading \"H\" [level=2]\n button \"B\" @4\n"},
+		{"interactive names a row by the start of its content", "0\ttable\n1\trow\tUsername\n2\ttextbox\t\t3\n1\trow\tedit 7 Customer 7 " + strings.Repeat("x", 81) + "\u00e9xxxxxxxxx\n2\tlink\tedit\t4\n1\trow\tNothing to act on", true,
+			"table\n row \"Username\"\n  textbox @3\n row \"edit 7 Customer 7 " + strings.Repeat("x", 81) + "…\"\n  link \"edit\" @4\n"},
 		{"generic clickable shows its text", "0\tgeneric\t\t5\n1\t\tClick me", true,
 			"generic @5: Click me\n"},
 		{"text that reads as a ref is quoted", "0\t\tPrice @5\n0\t\tReply @12: ok\n0\t\tmail ada@5 or @6.50\n0\tlist\n1\tlistitem\n2\t\tItem @3\n0\tbutton\tSave @4\t9\n0\tstatus\n1\t\tsaved @2", false,

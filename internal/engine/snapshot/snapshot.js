@@ -192,7 +192,7 @@
     }
     const v = A.value(el, role);
     if (v !== null && v !== '' && role !== 'progressbar' && role !== 'meter' || (role === 'progressbar' || role === 'meter') && v) {
-      n.v = (el.type === 'password') ? '•'.repeat(Math.min(v.length, 8)) : ns.norm(String(v));
+      n.v = (el.type === 'password') ? ns.bullets(v) : ns.norm(String(v));
       if (n.v === '') delete n.v;
     }
     const leaf = tag === 'input' || tag === 'textarea' || tag === 'img' || (role === 'img') ||
@@ -212,10 +212,25 @@
       S.inClickable = wasClickable;
       const c = tidy(kids);
       if (c.length) n.c = c;
+      // An interactive-only snapshot shows no text: a row's name from its
+      // content (as Playwright names rows, and role=row[name=…] matches
+      // it) says which row its controls are in. Only a row with something
+      // to act on is shown.
+      if (!name && role === 'row' && S.interactive && hasRef(c)) {
+        const rn = A.rowName(el);
+        if (rn) n.n = rn;
+      }
     }
     if (block) out.push(BREAK);
     out.push(n);
     if (block) out.push(BREAK);
+  }
+
+  // hasRef says whether a list of the walk's nodes holds an element with a
+  // ref, at any depth.
+  function hasRef(c) {
+    for (const k of c) if (typeof k === 'object' && (k.i || k.c && hasRef(k.c))) return true;
+    return false;
   }
 
   // shown says whether an element the walk would show is visible itself
