@@ -95,6 +95,11 @@ var fidelityPages = map[string]string{
 	<table><thead><tr><td></td><th>C1</th><th>C2</th></tr></thead></table>
 	<table><tbody><tr><th>E1</th><td></td></tr><tr><td>a</td><td>b</td></tr></tbody></table>
 	<table><thead><tr><th>T1</th><td>x</td></tr></thead></table>`,
+	// A legend or a caption that holds a control: Adminer opens its
+	// Search and Sort fieldsets with a link in their legends.
+	"legends": `<form><fieldset><legend><a href="#fs">Search</a></legend><div hidden><input aria-label=Where></div></fieldset>
+	<fieldset><legend>Sort <button type=button>Toggle</button></legend><input aria-label=By></fieldset></form>
+	<table><caption><a href="/sort">Scores</a> by name</caption><tr><td>Ann</td><td>10</td></tr></table>`,
 	"shadow": `<div id=host></div><script>
 	const r = document.getElementById('host').attachShadow({mode:'open'});
 	r.innerHTML = '<button>Shadow button</button><label for=si>Shadow input</label><input id=si><slot></slot>';

@@ -129,12 +129,15 @@
     const vis = S.interactive || st.visibility === 'visible';
     if (tag === 'slot') { visitChildren(el, out, visible); return; }
     // Text that is already a name: a table's caption, a fieldset's legend,
-    // the label of a control.
-    if (tag === 'caption' || (tag === 'legend' && el.parentElement && el.parentElement.localName === 'fieldset')) return;
-    if (tag === 'label' && el.control && !S.inLabel) {
+    // the label of a control. Their elements stay (a link in a legend
+    // opens Adminer's fieldsets), their text does not.
+    if (tag === 'caption' || (tag === 'legend' && el.parentElement && el.parentElement.localName === 'fieldset') ||
+      tag === 'label' && el.control && !S.inLabel) {
+      if (!el.firstElementChild && !el.shadowRoot) return;
+      const was = S.inLabel;
       S.inLabel = true;
       visitChildren(el, out, false);
-      S.inLabel = false;
+      S.inLabel = was;
       return;
     }
     if (!vis) { // hidden itself; visible descendants stay
