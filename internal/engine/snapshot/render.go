@@ -336,6 +336,8 @@ func buildInteractive(n *Node, depth int, out []line) []line {
 		return build(n.Kids, depth+1, true, out)
 	case n.Role == "heading":
 		return append(out, line{depth: depth, text: header(n, true)})
+	case n.Role == "group" && n.Name == "":
+		return build(n.Kids, depth, true, out) // a fieldset without a legend places nothing
 	case contextRoles[n.Role]:
 		at := len(out)
 		out = append(out, line{depth: depth, text: header(n, true)})

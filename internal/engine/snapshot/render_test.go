@@ -49,6 +49,8 @@ func TestRender(t *testing.T) {
 			"main\n heading \"H\" [level=2]\n button \"B\" @4\n"},
 		{"interactive names a row by the start of its content", "0\ttable\n1\trow\tUsername\n2\ttextbox\t\t3\n1\trow\tedit 7 Customer 7 " + strings.Repeat("x", 81) + "\u00e9xxxxxxxxx\n2\tlink\tedit\t4\n1\trow\tNothing to act on", true,
 			"table\n row \"Username\"\n  textbox @3\n row \"edit 7 Customer 7 " + strings.Repeat("x", 81) + "…\"\n  link \"edit\" @4\n"},
+		{"interactive keeps a named group, not an unnamed one", "0\tform\n1\tgroup\tShipping\n2\ttextbox\tStreet\t3\n1\tgroup\tBilling\n2\ttextbox\tStreet\t4\n1\tgroup\n2\tbutton\tSend\t5", true,
+			"form\n group \"Shipping\"\n  textbox \"Street\" @3\n group \"Billing\"\n  textbox \"Street\" @4\n button \"Send\" @5\n"},
 		{"generic clickable shows its text", "0\tgeneric\t\t5\n1\t\tClick me", true,
 			"generic @5: Click me\n"},
 		{"text that reads as a ref is quoted", "0\t\tPrice @5\n0\t\tReply @12: ok\n0\t\tmail ada@5 or @6.50\n0\tlist\n1\tlistitem\n2\t\tItem @3\n0\tbutton\tSave @4\t9\n0\tstatus\n1\t\tsaved @2", false,

@@ -49,7 +49,7 @@
   const CONTEXT = new Set([
     'banner', 'main', 'navigation', 'contentinfo', 'complementary', 'region', 'form', 'search',
     'dialog', 'alertdialog', 'heading', 'menu', 'menubar', 'tablist', 'tabpanel', 'tree', 'grid',
-    'treegrid', 'toolbar', 'radiogroup', 'iframe', 'table', 'row', 'listbox',
+    'treegrid', 'toolbar', 'radiogroup', 'iframe', 'table', 'row', 'listbox', 'group',
   ]);
 
   // Per-snapshot state: the walk's (S), the page module (ns) and its view
