@@ -175,6 +175,17 @@ func TestInteractiveRowNamesAreTheLocatorsInChromium(t *testing.T) {
 			t.Errorf("%s: %d matches (%v), want the row the snapshot names", target, n, err)
 		}
 	}
+	// A row step in the middle of a chain tests the same name: its cells
+	// are apart ("edit 1 Customer 1" holds no "1Customer").
+	for target, want := range map[string]int{
+		`role=row[name="1 Customer"] >> role=link`:         1,
+		`role=row[name="1Customer"] >> role=link`:          0,
+		`role=row[name="edit 1 Customer 1"s] >> role=link`: 1,
+	} {
+		if n, err := r.Count(ctx, target); err != nil || n != want {
+			t.Errorf("%s: %d matches (%v), want %d", target, n, err, want)
+		}
+	}
 	want := []string{"Username", "Password ••••••••", "edit 1 Customer 1", "edit 2 Customer 2",
 		"edit 3 Customer 3 with a very long note that goes on and on past the hundred bytes an interactive sn…", "Open Grid row"}
 	if !slices.Equal(names, want) {

@@ -309,6 +309,18 @@
     return false;
   }
 
+  // rowNameMatches tests a row's name (from its content, as Playwright
+  // names rows: the name the final check uses where Chrome gives none)
+  // the way the final check does, so that a row step in the middle of a
+  // chain is as exact as one at its end (the superset test would let
+  // role=row[name="edit 1"] take "edit 10").
+  function rowNameMatches(el, t) {
+    const name = normWS(A.name(el) || A.rowName(el));
+    if (t.re !== undefined) return new RegExp(t.re, t.flags).test(name);
+    const want = normWS(t.v);
+    return t.exact ? name === want : name.toLowerCase().includes(want.toLowerCase());
+  }
+
   function queryRole(root, r) {
     const out = [];
     const mayHaveRole = ns.roleTest(r.role);
@@ -316,6 +328,7 @@
       if (!mayHaveRole(el)) continue;
       // A custom element may name itself through ElementInternals.
       if (r.name && !el.localName.includes('-') && !nameMayMatch(el, r.name)) continue;
+      if (r.name && r.role === 'row' && !el.localName.includes('-') && !rowNameMatches(el, r.name)) continue;
       if (!r.hidden && ns.hiddenForAria(el)) continue;
       out.push(el);
     }
