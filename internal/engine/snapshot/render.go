@@ -335,7 +335,10 @@ func buildInteractive(n *Node, depth int, out []line) []line {
 		out = append(out, line{depth: depth, text: text, ref: n.Ref})
 		return build(n.Kids, depth+1, true, out)
 	case n.Role == "heading":
-		return append(out, line{depth: depth, text: header(n, true)})
+		// Kept always; a control inside it (MediaWiki's [edit] link)
+		// under it.
+		out = append(out, line{depth: depth, text: header(n, true)})
+		return build(n.Kids, depth+1, true, out)
 	case n.Role == "group" && n.Name == "":
 		return build(n.Kids, depth, true, out) // a fieldset without a legend places nothing
 	case contextRoles[n.Role]:

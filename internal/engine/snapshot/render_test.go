@@ -51,6 +51,8 @@ func TestRender(t *testing.T) {
 			"table\n row \"Username\"\n  textbox @3\n row \"edit 7 Customer 7 " + strings.Repeat("x", 81) + "…\"\n  link \"edit\" @4\n"},
 		{"interactive keeps a named group, not an unnamed one", "0\tform\n1\tgroup\tShipping\n2\ttextbox\tStreet\t3\n1\tgroup\tBilling\n2\ttextbox\tStreet\t4\n1\tgroup\n2\tbutton\tSend\t5", true,
 			"form\n group \"Shipping\"\n  textbox \"Street\" @3\n group \"Billing\"\n  textbox \"Street\" @4\n button \"Send\" @5\n"},
+		{"interactive shows a control inside a heading", "0\theading\tGetting started[edit]\t\tlevel=2\n1\t\tGetting started[\n1\tlink\tedit\t5\n1\t\t]", true,
+			"heading \"Getting started[edit]\" [level=2]\n link \"edit\" @5\n"},
 		{"generic clickable shows its text", "0\tgeneric\t\t5\n1\t\tClick me", true,
 			"generic @5: Click me\n"},
 		{"text that reads as a ref is quoted", "0\t\tPrice @5\n0\t\tReply @12: ok\n0\t\tmail ada@5 or @6.50\n0\tlist\n1\tlistitem\n2\t\tItem @3\n0\tbutton\tSave @4\t9\n0\tstatus\n1\t\tsaved @2", false,
