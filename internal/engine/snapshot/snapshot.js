@@ -156,8 +156,11 @@
     const block = !S.interactive && ns.isBlock(st);
     let interactive = INTERACTIVE.has(role);
     if (role === 'option' && el.closest('select,datalist')) interactive = false;
-    if (!interactive && !S.inClickable && (ns.focusable(el) || el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable) || el.hasAttribute('onclick') ||
-      (st.cursor === 'pointer' && !(parentStyle && parentStyle.cursor === 'pointer')))) {
+    // A pointer cursor or an onclick makes an element one to act on only
+    // when there is something to click: not an empty anchor with no box
+    // (MediaWiki's <a id="top"></a>, under a pointer cursor on every page).
+    if (!interactive && !S.inClickable && (ns.focusable(el) || el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable) ||
+      (el.hasAttribute('onclick') || st.cursor === 'pointer' && !(parentStyle && parentStyle.cursor === 'pointer')) && ns.visible(el))) {
       if (el.isContentEditable && role === 'generic') role = 'textbox';
       interactive = role !== 'none' && role !== 'presentation' && tag !== 'body' && tag !== 'html' && tag !== 'label' && !(tag === 'svg' || el.closest('label'));
     }
