@@ -158,9 +158,10 @@
     if (role === 'option' && el.closest('select,datalist')) interactive = false;
     // A pointer cursor or an onclick makes an element one to act on only
     // when there is something to click: not an empty anchor with no box
-    // (MediaWiki's <a id="top"></a>, under a pointer cursor on every page).
+    // (MediaWiki's <a id="top"></a>, under a pointer cursor on every page),
+    // nor the empty picture a widget draws beside its own control.
     if (!interactive && !S.inClickable && (ns.focusable(el) || el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable) ||
-      (el.hasAttribute('onclick') || st.cursor === 'pointer' && !(parentStyle && parentStyle.cursor === 'pointer')) && ns.visible(el))) {
+      (el.hasAttribute('onclick') || st.cursor === 'pointer' && !(parentStyle && parentStyle.cursor === 'pointer') && !drawnFor(el)) && ns.visible(el))) {
       if (el.isContentEditable && role === 'generic') role = 'textbox';
       interactive = role !== 'none' && role !== 'presentation' && tag !== 'body' && tag !== 'html' && tag !== 'label' && !(tag === 'svg' || el.closest('label'));
     }
@@ -230,6 +231,18 @@
     if (block) out.push(BREAK);
     out.push(n);
     if (block) out.push(BREAK);
+  }
+
+  // drawnFor says whether el is an empty box beside a form control: the
+  // picture of a widget's checkbox or radio button (OOUI's check icon on
+  // MediaWiki's edit form, Material's checkbox background), which the
+  // control itself, with its name and state, stands for.
+  function drawnFor(el) {
+    if (el.firstElementChild || el.textContent.trim()) return false;
+    for (const s of [el.previousElementSibling, el.nextElementSibling]) {
+      if (s && (s.localName === 'input' || s.localName === 'select' || s.localName === 'textarea')) return true;
+    }
+    return false;
   }
 
   // hasRef says whether a list of the walk's nodes holds an element with a
