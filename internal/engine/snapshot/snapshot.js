@@ -227,6 +227,14 @@
         const rn = A.rowName(el);
         if (rn) n.n = rn;
       }
+      // An element to act on with no name (a message box that closes on a
+      // click, a div with a handler) is known by its text, which an
+      // interactive-only snapshot otherwise leaves out: its start (the
+      // line shows 80 characters).
+      if (S.interactive && interactive && !name && n.v === undefined && !hasRef(c)) {
+        const t = ns.norm(el.textContent.slice(0, 400));
+        if (t) n.c = [t, ...c];
+      }
     }
     if (block) out.push(BREAK);
     out.push(n);
