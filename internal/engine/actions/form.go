@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/input"
+	"github.com/egohost/egohost/internal/engine/locator"
 )
 
 var (
@@ -118,19 +120,98 @@ type SelectOptions struct {
 
 // Select selects options of a <select> (several when it is multiple),
 // after the checks for selectOption: visible, enabled. It waits for the
-// options to exist, then fires input and change.
+// options to exist, then fires input and change. A widget that acts as a
+// <select> (a combobox, a listbox, a button that opens a list) gets the
+// clicks a person gives it (selectInWidget), where Playwright's
+// selectOption gives up.
 func (r *Runner) Select(ctx context.Context, target string, o SelectOptions) (*Result, error) {
 	c := checks{Visible: true, Enabled: true, Retarget: "label"}
-	return r.actWith(ctx, "select", target, o.ActOptions, c, hooks{
+	res, err := r.actWith(ctx, "select", target, o.ActOptions, c, hooks{
 		do: func(ctx context.Context, el Element, _ Point, res *Result) error {
 			return r.selectOn(ctx, el, target, o, res)
 		},
 		retryDo: true, // the options may not be there yet
 	})
+	var we *widgetError
+	if errors.As(err, &we) {
+		return r.selectInWidget(ctx, target, o, we.widget)
+	}
+	return res, err
+}
+
+// widget is what select.js says of an element that is no <select> but
+// acts as one: its role, whether it is open, the id of the list it
+// controls (aria-controls or aria-owns) and the role of the list's
+// entries (option; menuitem for a menu button).
+type widget struct {
+	Role     string `json:"role"`
+	Expanded bool   `json:"expanded"`
+	List     string `json:"list"`
+	Item     string `json:"item"`
+}
+
+// widgetError ends Select's first try on a widget: selectInWidget goes on.
+type widgetError struct{ widget widget }
+
+func (e *widgetError) Error() string { return "a " + e.widget.Role + ", not a <select> element" }
+
+// selectInWidget selects the entry of a widget named by the one value, as
+// a person does: it opens the widget with a click (not a listbox, which
+// shows its entries, nor one already open), then clicks the visible entry
+// with exactly that name (white space normalised) in the list the widget
+// controls, else in the page; each click with its checks and its settle.
+// Selected is the name.
+func (r *Runner) selectInWidget(ctx context.Context, target string, o SelectOptions, w widget) (*Result, error) {
+	start := time.Now()
+	names := append(append([]string{}, o.Values...), o.Labels...)
+	if len(o.Indexes) > 0 || len(names) != 1 {
+		return nil, fmt.Errorf("select %s: %w", target, unsupported("a %s (not a <select>) takes one option, by its name: got %d names and %d indexes", w.Role, len(names), len(o.Indexes)))
+	}
+	if w.Item == "" {
+		w.Item = "option"
+	}
+	if w.Role != "listbox" && !w.Expanded {
+		if _, err := r.Click(ctx, target, ClickOptions{ActOptions: o.ActOptions}); err != nil {
+			return nil, fmt.Errorf("select %s: open the %s: %w", target, w.Role, err)
+		}
+	}
+	entry := locator.Locator{Steps: []locator.Step{
+		{Op: locator.OpQuery, Kind: locator.KindRole, Role: locator.Role{Role: w.Item, Name: &locator.Text{Value: names[0], Exact: true}}},
+		{Op: locator.OpVisible, Visible: true},
+	}}
+	if w.List != "" {
+		list := locator.Step{Op: locator.OpQuery, Kind: locator.KindCSS, Selector: `[id="` + cssEscape(w.List) + `"]`}
+		entry.Steps = append([]locator.Step{list}, entry.Steps...)
+	}
+	res, err := r.Click(ctx, entry.String(), ClickOptions{ActOptions: o.ActOptions})
+	if err != nil {
+		return nil, fmt.Errorf("select %s: the %s's %s %q: %w", target, w.Role, w.Item, names[0], err)
+	}
+	res.Selected = []string{names[0]}
+	res.Took = time.Since(start)
+	return res, nil
+}
+
+// cssEscape escapes s for a CSS string in double quotes.
+func cssEscape(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		switch {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(c)
+		case c < 0x20 || c == 0x7f:
+			fmt.Fprintf(&b, "\\%x ", c)
+		default:
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
 }
 
 func (r *Runner) selectOn(ctx context.Context, el Element, target string, o SelectOptions, res *Result) error {
 	var out struct {
+		Widget         *widget  `json:"widget"`
 		Selected       []string `json:"selected"`
 		Missing        []string `json:"missing"`
 		Have           []string `json:"have"`
@@ -142,6 +223,8 @@ func (r *Runner) selectOn(ctx context.Context, el Element, target string, o Sele
 		return fmt.Errorf("select %s: %w", target, err)
 	}
 	switch {
+	case out.Widget != nil:
+		return finalError{&widgetError{*out.Widget}}
 	case out.Error != "":
 		return fmt.Errorf("select %s: %w", target, unsupported("%s", out.Error))
 	case len(out.Missing) > 0:

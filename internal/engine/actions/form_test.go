@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -332,5 +333,61 @@ func TestGotoAndEvalAskNothingOfTheCurrentDocument(t *testing.T) {
 	}
 	if got, want := ct.Take(), map[string]int{cdpruntime.CommandEvaluate: 1}; !maps.Equal(got, want) {
 		t.Errorf("eval: got calls %v, want %v", got, want)
+	}
+}
+
+// widgetsPage has what sites build instead of a <select>: a combobox
+// whose list opens on a click and fills in late (OOUI's dropdown on
+// MediaWiki's preferences, React Select), a listbox that is always open, a
+// menu button, and a div that is none of them.
+const widgetsPage = `<div id=font role=combobox tabindex=0 aria-expanded=false aria-controls=fonts aria-label="Font">Monospaced</div>
+<div id=fonts role=listbox hidden></div>
+<div role=listbox aria-label=Colour><div role=option onclick="colour.textContent = this.textContent">Red</div><div role=option onclick="colour.textContent = this.textContent">Blue</div></div>
+<span id=colour></span>
+<button id=sort aria-haspopup=menu onclick="sorts.hidden = false">Sort</button>
+<div id=sorts role=menu hidden><div role=menuitem onclick="sorted.textContent = 'by ' + this.textContent">Name</div><div role=menuitem>Date</div></div>
+<span id=sorted></span>
+<div role=option>Serif</div>
+<div id=plain>Plain</div>
+<script>
+font.onclick = () => {
+  font.setAttribute('aria-expanded', 'true');
+  fonts.hidden = false;
+  setTimeout(() => {
+    for (const f of ['Monospaced', 'Sans-serif', 'Serif']) {
+      const o = document.createElement('div');
+      o.setAttribute('role', 'option');
+      o.textContent = f;
+      o.onclick = () => { font.textContent = f; font.setAttribute('aria-expanded', 'false'); fonts.hidden = true; fonts.textContent = ''; };
+      fonts.append(o);
+    }
+  }, 200);
+};
+</script>`
+
+// Select on a widget that acts as a <select> opens it and clicks the
+// entry with that name, in the list it controls (the page's other
+// "Serif" option is not taken), waiting for entries that come late.
+func TestSelectInAWidget(t *testing.T) {
+	tb := open(t, map[string]string{"/": html(widgetsPage)}, "/")
+	res := tb.ok(tb.r.Select(tb.ctx, "role=combobox[name=Font]", actions.SelectOptions{Values: []string{"Serif"}}))
+	if len(res.Selected) != 1 || res.Selected[0] != "Serif" {
+		t.Errorf("selected: got %v, want [Serif]", res.Selected)
+	}
+	tb.want("font.textContent", `"Serif"`)
+	tb.ok(tb.r.Select(tb.ctx, "role=listbox[name=Colour]", actions.SelectOptions{Labels: []string{"Blue"}}))
+	tb.want("colour.textContent", `"Blue"`)
+	tb.ok(tb.r.Select(tb.ctx, "#sort", actions.SelectOptions{Values: []string{"Name"}}))
+	tb.want("sorted.textContent", `"by Name"`)
+
+	short := actions.ActOptions{Timeout: 1500 * time.Millisecond}
+	if _, err := tb.r.Select(tb.ctx, "#plain", actions.SelectOptions{ActOptions: short, Values: []string{"x"}}); !errors.Is(err, actions.ErrUnsupported) {
+		t.Errorf("select on a div: got %v, want ErrUnsupported", err)
+	}
+	if _, err := tb.r.Select(tb.ctx, "role=listbox[name=Colour]", actions.SelectOptions{ActOptions: short, Values: []string{"Red", "Blue"}}); !errors.Is(err, actions.ErrUnsupported) {
+		t.Errorf("two entries: got %v, want ErrUnsupported", err)
+	}
+	if _, err := tb.r.Select(tb.ctx, "role=listbox[name=Colour]", actions.SelectOptions{ActOptions: short, Values: []string{"Green"}}); err == nil || !strings.Contains(err.Error(), `"Green"`) {
+		t.Errorf("a missing entry: got %v, want an error that names it", err)
 	}
 }

@@ -81,7 +81,7 @@ func actionVerbs() map[string]verb {
 		human: printKeys("pressed", "on", &pressed),
 	}
 	v["select"] = verb{
-		use: "select TARGET [VALUE…]", short: "select options of a <select> (no VALUE deselects all)", group: "act",
+		use: "select TARGET [VALUE…]", short: "select options of a <select>, or an entry of a combobox, listbox or menu button (no VALUE deselects all)", group: "act",
 		example: "  egohost select @9 blue\n  egohost select label=Size Large --by label",
 		args:    nArgs(1, -1), method: protocol.MethodSelect,
 		flags: func(fs *pflag.FlagSet) paramsFunc {

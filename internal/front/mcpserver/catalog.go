@@ -174,7 +174,7 @@ func catalog() []toolDef {
 		tool(GroupCore, "browser_click", "Click", "Click an element; returns what changed.", acts, func(t *tools) handler[clickIn] { return t.click }),
 		tool(GroupCore, "browser_type", "Type text", "Fill a text field (optionally key by key, then Enter); returns what changed.", acts, func(t *tools) handler[typeIn] { return t.typeText }),
 		tool(GroupCore, "browser_fill_form", "Fill form", "Fill several fields in one call; returns what changed.", sets, func(t *tools) handler[fillFormIn] { return t.fillForm }),
-		tool(GroupCore, "browser_select_option", "Select option", "Select options in a <select>; returns what changed.", sets, func(t *tools) handler[selectIn] { return t.selectOption }),
+		tool(GroupCore, "browser_select_option", "Select option", "Select options in a <select>, or one entry of a combobox, listbox or menu button by its name (opened and clicked as a person does); returns what changed.", sets, func(t *tools) handler[selectIn] { return t.selectOption }),
 		tool(GroupCore, "browser_press_key", "Press a key", "Press a key or combo; returns what changed.", acts, func(t *tools) handler[pressIn] { return t.press }),
 		tool(GroupCore, "browser_hover", "Hover mouse", "Move the mouse over an element; returns what changed.", hints{idempotent: true, openWorld: true}, func(t *tools) handler[elementArg] { return t.hover }),
 		tool(GroupCore, "browser_drag", "Drag mouse", "Drag an element onto another; returns what changed.", acts, func(t *tools) handler[dragIn] { return t.drag }),
