@@ -785,7 +785,13 @@
       return out;
     }
 
+    // labelsText is the text of el's <label>s. Inside another element's
+    // name (recursion) a control is not named by its labels: a label in
+    // that element gives its text where it stands, once (Chrome 156:
+    // <div role=option><input type=checkbox id=c><label for=c>First</label>
+    // is "First", not "First First").
     function labelsText(el, ctx) {
+      if (ctx.recursion) return '';
       const labels = el.labels;
       if (!labels || labels.length === 0) return '';
       const parts = [];

@@ -100,6 +100,17 @@ var fidelityPages = map[string]string{
 	"legends": `<form><fieldset><legend><a href="#fs">Search</a></legend><div hidden><input aria-label=Where></div></fieldset>
 	<fieldset><legend>Sort <button type=button>Toggle</button></legend><input aria-label=By></fieldset></form>
 	<table><caption><a href="/sort">Scores</a> by name</caption><tr><td>Ann</td><td>10</td></tr></table>`,
+	// A control and its label inside a name made of content (MediaWiki's
+	// filter menu: an option holds a checkbox and its label): the label's
+	// text counts once, where it stands.
+	"labelled": `<div role=listbox aria-label=L>
+	<div role=option><input type=checkbox id=c1><label for=c1>First <b>one</b></label></div>
+	<div role=option><label for=c2>Second</label><input type=checkbox id=c2></div>
+	<div role=option><label>Third <input type=checkbox></label></div>
+	<div role=option><input id=t1 value=val><label for=t1>Fourth</label></div>
+	<div role=option><span><input type=checkbox id=c5></span><span><label for=c5>Fifth</label> tail</span></div>
+	<div role=option><input type=checkbox id=c6 aria-label="Six label"><label for=c6>Sixth</label></div></div>
+	<a href="#x"><input type=checkbox id=c7><label for=c7>Seventh</label></a>`,
 	"shadow": `<div id=host></div><script>
 	const r = document.getElementById('host').attachShadow({mode:'open'});
 	r.innerHTML = '<button>Shadow button</button><label for=si>Shadow input</label><input id=si><slot></slot>';

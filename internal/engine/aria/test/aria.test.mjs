@@ -168,6 +168,8 @@ const nameCases = [
   ["an image's alt in a button", () => one("button", {}, h("img", { alt: "Print", src: GIF }), " it"), "Print it"],
   ["a list in a link stays", () => one("a", { href: "/l" }, "Link ", h("ul", h("li", "one"))), "Link one"],
   ["a closed details shows its summary", () => one("a", { href: "/d" }, h("details", h("summary", "S"), "D")), "S"],
+  ["a control's label inside a name counts once", () => one("div", { role: "option" }, h("input", { type: "checkbox", id: "c1" }), h("label", { for: "c1" }, "First")), "First"],
+  ["a label before its control too", () => one("div", { role: "option" }, h("label", { for: "c2" }, "Second"), h("input", { type: "checkbox", id: "c2" })), "Second"],
   ["a combobox gives its label, not its option", () => one("button", {}, "Box ", h("div", { role: "combobox", "aria-label": "Lab" }, h("span", { "aria-selected": "true" }, "Chosen"))), "Box Lab"],
 ];
 
