@@ -230,9 +230,10 @@
       // An element to act on with no name (a message box that closes on a
       // click, a div with a handler) is known by its text, which an
       // interactive-only snapshot otherwise leaves out: its start (the
-      // line shows 80 characters).
+      // line shows 80 characters), rendered text only (innerText: what is
+      // hidden stays out, as in a full snapshot).
       if (S.interactive && interactive && !name && n.v === undefined && !hasRef(c)) {
-        const t = ns.norm(el.textContent.slice(0, 400));
+        const t = ns.norm(String(el.innerText || '').slice(0, 400));
         if (t) n.c = [t, ...c];
       }
     }
