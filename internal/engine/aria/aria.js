@@ -171,9 +171,12 @@
   // concatenated; with an alternative text after a slash
   // (content: "★" / "Starred"), that text.
   function pseudoContent(el, which) {
-    const c = style(el, which).content;
+    let c = style(el, which).content;
     if (!c || c === 'none' || c === 'normal') return '';
-    // content: "x" / "x" "y" / counter(...) / url(...) / attr(...) — keep the strings.
+    // An image (url(...), in image-set() too) is no text, though its URL
+    // is a string: Bootstrap's content: url("data:image/svg+xml,…") icon.
+    if (c.includes('url(')) c = c.replace(/url\((?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^)]*)\)/g, ' ');
+    // content: "x" / "x" "y" / counter(...) / attr(...) — keep the strings.
     const out = [];
     const re = /"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'/g;
     let m;

@@ -49,7 +49,8 @@ var fidelityPages = map[string]string{
 	<div aria-hidden=true><button>aria hidden</button></div><button hidden>attr hidden</button>
 	<div inert><button>inert</button></div><button style="opacity:0">Transparent</button>
 	<a href="/p"><span aria-hidden=true>★</span> Starred</a><button>A<span style="display:none">B</span>C</button>
-	<button aria-label="">Empty label</button><style>.i::before{content:"Icon "}</style><button class=i>text</button>`,
+	<button aria-label="">Empty label</button><style>.i::before{content:"Icon "}</style><button class=i>text</button>
+	<style>.u::before{content:url("data:image/svg+xml,%3csvg xmlns='http://www.w3.org/2000/svg' width='16' height='16'%3e%3c/svg%3e")}</style><button class=u>Contents</button>`,
 	// White space inside inline children (Sphinx's numbered sections:
 	// <span class="section-number">7. </span>Input and Output).
 	"spaces": `<a href="/io"><span class=n>7. </span>Input and Output</a> <a href="/b">Input<span> and Output</span></a>

@@ -146,6 +146,8 @@ const nameCases = [
   ["generated content", () => one("button", { class: "i", "::before": '"Icon "' }, "text"), "Icon text"],
   ["generated strings are concatenated", () => one("button", { "::before": '"Sa" "ve"' }), "Save"],
   ["generated content's alternative text", () => one("button", { "::before": '"★" / "Starred"' }), "Starred"],
+  ["an image as generated content is no text (its URL is no name)", () => one("button", { "::before": `url("data:image/svg+xml,%3csvg xmlns='http://www.w3.org/2000/svg'%3e%3c/svg%3e")` }, "Contents"), "Contents"],
+  ["an image's alternative text after a slash", () => one("button", { "::before": 'url("next.svg") / "Next"' }), "Next"],
   ["inline generated content is glued to the text", () => one("button", { "::before": '"Icon"' }, "text"), "Icontext"],
   // Sphinx's numbered sections: <a><span>7. </span>Input and Output</a>.
   ["a child's trailing space separates it from the text after it", () => one("a", { href: "/io" }, h("span", "7. "), "Input and Output"), "7. Input and Output"],
