@@ -145,6 +145,7 @@ func (r *Runner) Select(ctx context.Context, target string, o SelectOptions) (*R
 // entries (option; menuitem for a menu button).
 type widget struct {
 	Role     string `json:"role"`
+	Editable bool   `json:"editable"`
 	Expanded bool   `json:"expanded"`
 	List     string `json:"list"`
 	Item     string `json:"item"`
@@ -157,7 +158,9 @@ func (e *widgetError) Error() string { return "a " + e.widget.Role + ", not a <s
 
 // selectInWidget selects the entry of a widget named by the one value, as
 // a person does: it opens the widget with a click (not a listbox, which
-// shows its entries, nor one already open), then clicks the visible entry
+// shows its entries, nor one already open; a combobox one types in gets
+// the name typed instead, which an autocomplete lists the entry for), then
+// clicks the visible entry
 // with exactly that name (white space normalised) in the list the widget
 // controls, else in the page; each click with its checks and its settle.
 // Selected is the name.
@@ -170,7 +173,12 @@ func (r *Runner) selectInWidget(ctx context.Context, target string, o SelectOpti
 	if w.Item == "" {
 		w.Item = "option"
 	}
-	if w.Role != "listbox" && !w.Expanded {
+	switch {
+	case w.Editable:
+		if _, err := r.Fill(ctx, target, names[0], FillOptions{ActOptions: o.ActOptions}); err != nil {
+			return nil, fmt.Errorf("select %s: type in the %s: %w", target, w.Role, err)
+		}
+	case w.Role != "listbox" && !w.Expanded:
 		if _, err := r.Click(ctx, target, ClickOptions{ActOptions: o.ActOptions}); err != nil {
 			return nil, fmt.Errorf("select %s: open the %s: %w", target, w.Role, err)
 		}

@@ -349,7 +349,18 @@ const widgetsPage = `<div id=font role=combobox tabindex=0 aria-expanded=false a
 <span id=sorted></span>
 <div role=option>Serif</div>
 <div id=plain>Plain</div>
+<input id=city role=combobox aria-label=City aria-controls=cities aria-autocomplete=list><div id=cities role=listbox></div>
 <script>
+city.oninput = () => {
+  cities.textContent = '';
+  for (const c of ['Paris', 'Parma', 'Perth'].filter((c) => c.toLowerCase().startsWith(city.value.toLowerCase().slice(0, 2)))) {
+    const o = document.createElement('div');
+    o.setAttribute('role', 'option');
+    o.textContent = c;
+    o.onclick = () => { city.value = c + ', chosen'; cities.textContent = ''; };
+    cities.append(o);
+  }
+};
 font.onclick = () => {
   font.setAttribute('aria-expanded', 'true');
   fonts.hidden = false;
@@ -379,6 +390,9 @@ func TestSelectInAWidget(t *testing.T) {
 	tb.want("colour.textContent", `"Blue"`)
 	tb.ok(tb.r.Select(tb.ctx, "#sort", actions.SelectOptions{Values: []string{"Name"}}))
 	tb.want("sorted.textContent", `"by Name"`)
+	// An autocomplete lists its entries as one types.
+	tb.ok(tb.r.Select(tb.ctx, "role=combobox[name=City]", actions.SelectOptions{Values: []string{"Parma"}}))
+	tb.want("city.value", `"Parma, chosen"`)
 
 	short := actions.ActOptions{Timeout: 1500 * time.Millisecond}
 	if _, err := tb.r.Select(tb.ctx, "#plain", actions.SelectOptions{ActOptions: short, Values: []string{"x"}}); !errors.Is(err, actions.ErrUnsupported) {

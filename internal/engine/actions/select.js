@@ -3,11 +3,11 @@
 // option's value or its label, a label its label, an index its position.
 // Then it fires input and change, as a person's choice does. An empty
 // request deselects all. Returns {selected: [values]} | {missing: [what]} |
-// {error} | {widget: {role, expanded, list, item}} for an element that is
-// no <select> but a widget that acts as one (a combobox, a listbox, a
-// button that opens a list): Go then selects with clicks, as a person
-// does; list is the id of the list it controls, item the role of its
-// entries.
+// {error} | {widget: {role, editable, expanded, list, item}} for an element
+// that is no <select> but a widget that acts as one (a combobox, a listbox,
+// a button that opens a list): Go then selects with clicks, as a person
+// does; editable: one types in it (an autocomplete), list is the id of the
+// list it controls, item the role of its entries.
 (node, ns, o) => {
   let el = node;
   if (el.nodeType !== 1) el = el.parentElement;
@@ -17,7 +17,8 @@
     const popup = (el.getAttribute("aria-haspopup") || "").trim().toLowerCase();
     if (role === "combobox" || role === "listbox" || (role === "button" && ["true", "listbox", "menu"].includes(popup))) {
       const ids = (el.getAttribute("aria-controls") || el.getAttribute("aria-owns") || "").trim().split(/\s+/);
-      return { widget: { role, expanded: el.getAttribute("aria-expanded") === "true", list: ids[0] || "", item: popup === "menu" ? "menuitem" : "option" } };
+      const editable = el.localName === "input" || el.localName === "textarea" || el.isContentEditable;
+      return { widget: { role, editable, expanded: el.getAttribute("aria-expanded") === "true", list: ids[0] || "", item: popup === "menu" ? "menuitem" : "option" } };
     }
   }
   if (!el || el.localName !== "select") return { error: "element is not a <select> element, a combobox or a listbox" };
