@@ -537,3 +537,56 @@ func TestConfirmOverMCP(t *testing.T) {
 		t.Errorf("got result %q (error %v), want denied_by_person saying not to retry", text, r.res.IsError)
 	}
 }
+
+// selectPage has a submit button a page marks as opening a list
+// (aria-haspopup), which select clicks as it clicks a widget, and a
+// <select>.
+const selectPage = `<!doctype html><title>shop</title>
+<form id=f onsubmit="event.preventDefault(); window.submitted++">
+<select id=size aria-label=Size><option>S</option><option>M</option></select>
+<button id=order type=submit aria-haspopup=true>Order now</button>
+</form>
+<script>window.submitted = 0;</script>`
+
+// A paired agent's select may not click what a click would have to ask
+// about: a select on a submit button that says it opens a list asks the
+// person as the click does (in select and in form.fill), and a no leaves
+// the form unsent; a <select> asks nothing.
+func TestConfirmSelectOnAWidget(t *testing.T) {
+	c := useSharedChain(t)
+	base := serve(t, map[string]string{"/": selectPage})
+	bot, tab := botSpace(t, c, "picker", base+"/")
+	owner := c.agent
+	call := func(method string, params any) <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+			defer cancel()
+			done <- bot.Call(ctx, method, params, nil)
+		}()
+		return done
+	}
+	if err := bot.Call(ctxT(t, 30*time.Second), protocol.MethodSelect, protocol.SelectParams{Target: tab, Element: "#size", Values: []string{"M"}}, nil); err != nil {
+		t.Fatalf("select on a <select>: %v", err)
+	}
+	for _, tc := range []struct {
+		name   string
+		method string
+		params any
+	}{
+		{"select", protocol.MethodSelect, protocol.SelectParams{Target: tab, Element: "#order", Values: []string{"Express"}}},
+		{"form.fill", protocol.MethodFormFill, protocol.FormFillParams{Target: tab, Fields: []protocol.FormField{{Action: protocol.MethodSelect, Element: "#order", Values: []string{"Express"}}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			done := call(tc.method, tc.params)
+			q := pendingAsk(t, owner, "picker")
+			if q.Kind != "submit" || !strings.Contains(q.Action, "Order now") {
+				t.Errorf("got ask %q (%s), want a submit of 'Order now'", q.Action, q.Kind)
+			}
+			wantCode(t, deny(t, owner, q.ID, done), protocol.CodeDeniedByPerson)
+			if got := pageInt(t, c, tab, "window.submitted"); got != "0" {
+				t.Errorf("submitted %s times, want 0", got)
+			}
+		})
+	}
+}

@@ -21,7 +21,7 @@ const (
 // clients wait timeouts.confirm more than a request's deadline.
 func MayConfirm(method string) bool {
 	switch method {
-	case MethodClick, MethodPress, MethodType, MethodUpload,
+	case MethodClick, MethodPress, MethodType, MethodUpload, MethodSelect, MethodFormFill,
 		MethodGoto, MethodTabsOpen, MethodSpacesNew, MethodBack, MethodForward,
 		MethodDownload, MethodCookiesSet, MethodCookiesClear, MethodCDPSend:
 		return true

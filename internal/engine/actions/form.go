@@ -126,7 +126,12 @@ type SelectOptions struct {
 // selectOption gives up.
 func (r *Runner) Select(ctx context.Context, target string, o SelectOptions) (*Result, error) {
 	c := checks{Visible: true, Enabled: true, Retarget: "label"}
-	res, err := r.actWith(ctx, "select", target, o.ActOptions, c, hooks{
+	// A <select> is no submit button, purchase or link: nothing to ask the
+	// person about (o.Confirm) before choosing its options. The clicks on
+	// a widget (selectInWidget) are asked about as any click.
+	first := o.ActOptions
+	first.Confirm = nil
+	res, err := r.actWith(ctx, "select", target, first, c, hooks{
 		do: func(ctx context.Context, el Element, _ Point, res *Result) error {
 			return r.selectOn(ctx, el, target, o, res)
 		},

@@ -124,6 +124,11 @@ func Verb(p any) (verb string, enter, ok bool) {
 	switch p := p.(type) {
 	case protocol.ClickParams:
 		return "click", false, true
+	case protocol.SelectParams:
+		// A <select> is none of the kinds; the clicks a select gives a
+		// widget that acts as one (actions.Runner.Select) are judged as
+		// clicks.
+		return "click", false, true
 	case protocol.PressParams:
 		return confirm.KeyVerb(p.Key)
 	case protocol.TypeParams:

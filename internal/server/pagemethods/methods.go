@@ -310,6 +310,10 @@ func (m Methods[T]) FormFill(ctx context.Context, c Call[T], p protocol.FormFill
 			if i < len(p.Fields)-1 {
 				o.Settle = &actions.Settle{Off: true}
 			}
+			if f.Action == protocol.MethodSelect {
+				// As the select method: its clicks on a widget are asked about.
+				o.Confirm = tab.ConfirmHook(ctx, r, "click", false)
+			}
 			res, err := actwire.Field(ctx, r, f, o)
 			if err != nil {
 				return nil, actwire.FieldError(i, f, wireerr.Classify(err))

@@ -152,10 +152,10 @@ func (s *Service) registry() []method {
 		{name: protocol.MethodFill, need: pairing.NeedAct, handler: pageAct(s, protocol.MethodFill, actwire.Fill)},
 		{name: protocol.MethodType, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.NavigateNewOrigin}, handler: pageAct(s, protocol.MethodType, actwire.Type)},
 		{name: protocol.MethodPress, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.Purchase, confirm.NavigateNewOrigin}, handler: pageAct(s, protocol.MethodPress, actwire.Press)},
-		{name: protocol.MethodSelect, need: pairing.NeedAct, handler: pageAct(s, protocol.MethodSelect, actwire.Select)},
+		{name: protocol.MethodSelect, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.Purchase, confirm.NavigateNewOrigin}, handler: pageAct(s, protocol.MethodSelect, actwire.Select)},
 		// Several fields in one call: what browser_fill_form makes (fill,
 		// check, uncheck, select: no kind of theirs asks the person).
-		{name: protocol.MethodFormFill, need: pairing.NeedAct, noCLI: "a CLI call sets one field (fill, check, select); a script sets several in one call", handler: bound(pageCallOf, s.pageMethods().FormFill)},
+		{name: protocol.MethodFormFill, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.Purchase, confirm.NavigateNewOrigin}, noCLI: "a CLI call sets one field (fill, check, select); a script sets several in one call", handler: bound(pageCallOf, s.pageMethods().FormFill)},
 		{name: protocol.MethodDrag, need: pairing.NeedAct, handler: pageAct(s, protocol.MethodDrag, actwire.Drag)},
 		{name: protocol.MethodUpload, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Upload}, handler: typed(s.upload)},
 		{name: protocol.MethodScroll, need: pairing.NeedAct, noMCP: "actions scroll their element into view; the snapshot reads the whole page", handler: pageAct(s, protocol.MethodScroll, actwire.Scroll)},
