@@ -164,11 +164,11 @@ func (e *widgetError) Error() string { return "a " + e.widget.Role + ", not a <s
 // selectInWidget selects the entry of a widget named by the one value, as
 // a person does: it opens the widget with a click (not a listbox, which
 // shows its entries, nor one already open; a combobox one types in gets
-// the name typed instead, which an autocomplete lists the entry for), then
-// clicks the visible entry
-// with exactly that name (white space normalised) in the list the widget
-// controls, else in the page; each click with its checks and its settle.
-// Selected is the name.
+// the name typed instead, which an autocomplete lists the entry for),
+// then clicks the visible entry with exactly that name (white space
+// normalised) in the list the widget controls, else in the page. Each
+// step is an action of its own: its checks, its wait (o.Timeout each),
+// its settle and its confirmation (o.Confirm). Selected is the name.
 func (r *Runner) selectInWidget(ctx context.Context, target string, o SelectOptions, w widget) (*Result, error) {
 	start := time.Now()
 	names := append(append([]string{}, o.Values...), o.Labels...)
