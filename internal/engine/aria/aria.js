@@ -642,6 +642,11 @@
     // for an element that is not a control.
     function value(el, role) {
       const tag = el.localName;
+      // A file input's files, by name (Chrome's value too; with none
+      // chosen, Chrome's localised "No file chosen", left out here).
+      if (tag === 'input' && el.type === 'file') {
+        return el.files && el.files.length ? Array.from(el.files, (f) => f.name).join(', ') : null;
+      }
       if (role === 'textbox' || role === 'searchbox') {
         if (tag === 'input' || tag === 'textarea') return el.value;
         return el.textContent;

@@ -441,6 +441,16 @@ test("describe: one line that names an element in an action's messages", () => {
   for (const [node, want] of cases) assert.equal(describe(node), want);
 });
 
+test("value: a file input's chosen files by name, none without", () => {
+  const doc = page(
+    h("input", { type: "file", "data-t": "two", props: { files: [{ name: "a.txt" }, { name: "b.sql" }] } }),
+    h("input", { type: "file", "data-t": "none", props: { files: [] } }),
+  );
+  const v = ns.view(doc);
+  assert.equal(v.value(byTestId(doc, "two"), "button"), "a.txt, b.sql");
+  assert.equal(v.value(byTestId(doc, "none"), "button"), null);
+});
+
 test("rowName: a row's name from its content, as Playwright names rows (Chrome names a table's none)", () => {
   const doc = page(
     h("table",

@@ -168,6 +168,9 @@ class Element extends Node {
   get checked() {
     return this.prop("checked", this.hasAttribute("checked"));
   }
+  get files() {
+    return this.localName === "input" && this.type === "file" ? this.prop("files", []) : null;
+  }
   get indeterminate() {
     return this.prop("indeterminate", false);
   }
