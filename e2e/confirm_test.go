@@ -57,16 +57,22 @@ func pageInt(t *testing.T, c *chain, tab protocol.Target, expr string) string {
 	return string(v)
 }
 
-// clickAsync clicks target as cl in the background; the channel gets its
+// callAsync calls method as cl in the background; the channel gets its
 // error.
-func clickAsync(cl *client.Client, tab protocol.Target, target string) <-chan error {
+func callAsync(cl *client.Client, method string, params any) <-chan error {
 	done := make(chan error, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 		defer cancel()
-		done <- cl.Call(ctx, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: target}, nil)
+		done <- cl.Call(ctx, method, params, nil)
 	}()
 	return done
+}
+
+// clickAsync clicks target as cl in the background; the channel gets its
+// error.
+func clickAsync(cl *client.Client, tab protocol.Target, target string) <-chan error {
+	return callAsync(cl, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: target})
 }
 
 func answer(t *testing.T, cl *client.Client, id string, allow, always bool) error {
@@ -557,15 +563,6 @@ func TestConfirmSelectOnAWidget(t *testing.T) {
 	base := serve(t, map[string]string{"/": selectPage})
 	bot, tab := botSpace(t, c, "picker", base+"/")
 	owner := c.agent
-	call := func(method string, params any) <-chan error {
-		done := make(chan error, 1)
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-			defer cancel()
-			done <- bot.Call(ctx, method, params, nil)
-		}()
-		return done
-	}
 	if err := bot.Call(ctxT(t, 30*time.Second), protocol.MethodSelect, protocol.SelectParams{Target: tab, Element: "#size", Values: []string{"M"}}, nil); err != nil {
 		t.Fatalf("select on a <select>: %v", err)
 	}
@@ -578,7 +575,7 @@ func TestConfirmSelectOnAWidget(t *testing.T) {
 		{"form.fill", protocol.MethodFormFill, protocol.FormFillParams{Target: tab, Fields: []protocol.FormField{{Action: protocol.MethodSelect, Element: "#order", Values: []string{"Express"}}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			done := call(tc.method, tc.params)
+			done := callAsync(bot, tc.method, tc.params)
 			q := pendingAsk(t, owner, "picker")
 			if q.Kind != "submit" || !strings.Contains(q.Action, "Order now") {
 				t.Errorf("got ask %q (%s), want a submit of 'Order now'", q.Action, q.Kind)

@@ -38,16 +38,6 @@ func TestConfirmKinds(t *testing.T) {
 	bank := "http://" + bankHost + "/bank"
 	owner := c.agent
 
-	// call runs method as cl in the background; the channel gets its error.
-	call := func(cl *client.Client, method string, params any) <-chan error {
-		done := make(chan error, 1)
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-			defer cancel()
-			done <- cl.Call(ctx, method, params, nil)
-		}()
-		return done
-	}
 	// asked waits for agent's ask, checks its kind and words, and answers
 	// it (allow, or deny).
 	asked := func(t *testing.T, agent, kind, action string, allow bool) {
@@ -89,7 +79,7 @@ func TestConfirmKinds(t *testing.T) {
 		}
 		tab := protocol.Target{Tab: sp.Tab.ID}
 
-		done := call(navbot, protocol.MethodGoto, protocol.GotoParams{Target: tab, URL: bank})
+		done := callAsync(navbot, protocol.MethodGoto, protocol.GotoParams{Target: tab, URL: bank})
 		asked(t, "navbot", "navigate_new_origin", "go to "+bankHost+" from "+shopHost, false)
 		pe := wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
 		if pe.Data["kind"] != "navigate_new_origin" {
@@ -102,7 +92,7 @@ func TestConfirmKinds(t *testing.T) {
 		// A data: page is a new (opaque) origin: its script could go
 		// anywhere, so it is asked too (navbot's origin rules grant the
 		// data: scheme; without that grant goto refuses it, 1141).
-		done = call(navbot, protocol.MethodGoto, protocol.GotoParams{Target: tab, URL: "data:text/html,<script>location='" + bank + "'</script>"})
+		done = callAsync(navbot, protocol.MethodGoto, protocol.GotoParams{Target: tab, URL: "data:text/html,<script>location='" + bank + "'</script>"})
 		asked(t, "navbot", "navigate_new_origin", "go to data: from "+shopHost, false)
 		wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
 		if got := where(tab); got != shopHost+"/" {
@@ -118,13 +108,13 @@ func TestConfirmKinds(t *testing.T) {
 		}
 
 		// A link to another origin: asked, with where it goes.
-		done = call(navbot, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#bank"})
+		done = callAsync(navbot, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#bank"})
 		asked(t, "navbot", "navigate_new_origin", "click link 'Bank' on "+shopHost+" to "+bankHost, false)
 		wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
 		if got := where(tab); got != shopHost+"/" {
 			t.Errorf("after a no the tab shows %s, want %s/", got, shopHost)
 		}
-		done = call(navbot, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#bank"})
+		done = callAsync(navbot, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#bank"})
 		asked(t, "navbot", "navigate_new_origin", "click link 'Bank' on "+shopHost+" to "+bankHost, true)
 		if err := waitDone(t, done); err != nil {
 			t.Fatalf("the allowed click: %v", err)
@@ -142,7 +132,7 @@ func TestConfirmKinds(t *testing.T) {
 
 		// The page changes its history while the person is asked: the
 		// yes was for the shop, and back would now load another page.
-		done = call(navbot, protocol.MethodBack, protocol.NavParams{Target: tab})
+		done = callAsync(navbot, protocol.MethodBack, protocol.NavParams{Target: tab})
 		q := pendingAsk(t, owner, "navbot")
 		if _, err := c.eval(ctxT(t, 10*time.Second), tab, `history.pushState({}, "", "/pushed"); true`); err != nil {
 			t.Fatal(err)
@@ -174,7 +164,7 @@ func TestConfirmKinds(t *testing.T) {
 		set := protocol.CookiesSetParams{Target: tab, Name: "sid", Value: "s3cret"}
 		shopDomain := strings.Split(shopHost, ":")[0]
 
-		done := call(cookiebot, protocol.MethodCookiesSet, set)
+		done := callAsync(cookiebot, protocol.MethodCookiesSet, set)
 		q := pendingAsk(t, owner, "cookiebot")
 		if want := "set cookie 'sid' on " + shopDomain; q.Kind != "cookie_write" || q.Action != want {
 			t.Errorf("got ask %q (%s), want %q (cookie_write)", q.Action, q.Kind, want)
@@ -187,7 +177,7 @@ func TestConfirmKinds(t *testing.T) {
 			t.Errorf("after a no the cookie is %q, want none", got)
 		}
 
-		done = call(cookiebot, protocol.MethodCookiesSet, set)
+		done = callAsync(cookiebot, protocol.MethodCookiesSet, set)
 		asked(t, "cookiebot", "cookie_write", "set cookie 'sid' on "+shopDomain, true)
 		if err := waitDone(t, done); err != nil {
 			t.Fatalf("the allowed set: %v", err)
@@ -228,7 +218,7 @@ func TestConfirmKinds(t *testing.T) {
 		filesHost := strings.TrimPrefix(files, "http://")
 		dlbot, tab := botSpace(t, c, "dlbot", files+"/")
 		download := func(link string) <-chan error {
-			return call(dlbot, protocol.MethodDownload, protocol.DownloadParams{Target: tab, Click: link, TimeoutMs: 60000})
+			return callAsync(dlbot, protocol.MethodDownload, protocol.DownloadParams{Target: tab, Click: link, TimeoutMs: 60000})
 		}
 
 		var got protocol.DownloadResult
@@ -324,7 +314,7 @@ func TestConfirmKinds(t *testing.T) {
 
 		// "Always" for the purchase of Buy; Checkout is a purchase and a
 		// link to another origin: the purchase goes unasked, the origin not.
-		done := call(mixbot, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#buy"})
+		done := callAsync(mixbot, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#buy"})
 		q := pendingAsk(t, owner, "mixbot")
 		if q.Kind != "purchase" {
 			t.Errorf("got ask %q (%s), want a purchase", q.Action, q.Kind)
@@ -335,7 +325,7 @@ func TestConfirmKinds(t *testing.T) {
 		if err := waitDone(t, done); err != nil {
 			t.Fatalf("the allowed Buy: %v", err)
 		}
-		done = call(mixbot, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#checkout"})
+		done = callAsync(mixbot, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#checkout"})
 		asked(t, "mixbot", "navigate_new_origin", "click link 'Checkout' on "+shopHost+" to "+bankHost, false)
 		wantCode(t, waitDone(t, done), protocol.CodeDeniedByPerson)
 		stays("a no to Checkout")
@@ -344,7 +334,7 @@ func TestConfirmKinds(t *testing.T) {
 		// link around a shadow host, a cross-origin frame's target=_top
 		// link to its own origin (which is the tab's new one).
 		for _, el := range []string{"#svglink", "#xlinked", "#inner", "#toplink"} {
-			done = call(mixbot, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: el})
+			done = callAsync(mixbot, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: el})
 			q := pendingAsk(t, owner, "mixbot")
 			if q.Kind != "navigate_new_origin" || !strings.HasSuffix(q.Action, " to "+bankHost) {
 				t.Errorf("%s: got ask %q (%s), want navigate_new_origin to %s", el, q.Action, q.Kind, bankHost)
@@ -355,7 +345,7 @@ func TestConfirmKinds(t *testing.T) {
 
 		// The link's scheme changes while the person is asked (the same
 		// host, another origin): the yes was not for it.
-		done = call(mixbot, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#swap"})
+		done = callAsync(mixbot, protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#swap"})
 		q = pendingAsk(t, owner, "mixbot")
 		if _, err := c.eval(ctxT(t, 10*time.Second), tab, `document.getElementById("swap").href = "https://`+bankHost+`/bank"; true`); err != nil {
 			t.Fatal(err)
@@ -375,7 +365,7 @@ func TestConfirmKinds(t *testing.T) {
 		tab := protocol.Target{Tab: sp.Tab.ID}
 		waitWhere(t, c, tab, shopHost+"/")
 		send := func(method, params string) <-chan error {
-			return call(cdpbot, protocol.MethodCDPSend, protocol.CDPSendParams{Target: tab, Method: method, Params: []byte(params)})
+			return callAsync(cdpbot, protocol.MethodCDPSend, protocol.CDPSendParams{Target: tab, Method: method, Params: []byte(params)})
 		}
 		done := send("Network.setCookie", `{"name": "raw", "value": "v", "url": "`+base+`/"}`)
 		asked(t, "cdpbot", "cookie_write", "send Network.setCookie on "+shopHost, false)
