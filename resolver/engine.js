@@ -309,26 +309,28 @@
     return false;
   }
 
-  // rowNameMatches tests a row's name (from its content, as Playwright
-  // names rows: the name the final check uses where Chrome gives none)
-  // the way the final check does, so that a row step in the middle of a
-  // chain is as exact as one at its end (the superset test would let
-  // role=row[name="edit 1"] take "edit 10").
-  function rowNameMatches(el, t) {
-    const name = normWS(A.name(el) || A.rowName(el));
-    if (t.re !== undefined) return new RegExp(t.re, t.flags).test(name);
-    const want = normWS(t.v);
-    return t.exact ? name === want : name.toLowerCase().includes(want.toLowerCase());
+  // rowNameOf is a row's name: its label, else its content (as Playwright
+  // names rows; Chrome gives a table's rows none), computed once a call.
+  const rowNames = new Map();
+  function rowNameOf(el) {
+    let n = rowNames.get(el);
+    if (n === undefined) rowNames.set(el, (n = normWS(A.name(el) || A.rowName(el))));
+    return n;
   }
 
   function queryRole(root, r) {
     const out = [];
     const mayHaveRole = ns.roleTest(r.role);
+    // A row's name is tested here as the final check tests it (the name
+    // matcher of text=), so that a row step in the middle of a chain is
+    // as exact as one at its end: the superset test alone would let
+    // role=row[name="edit 1"] take "edit 10".
+    const row = r.name && r.role === 'row' ? textMatcher(r.name) : null;
     for (const el of allElements(root)) {
       if (!mayHaveRole(el)) continue;
       // A custom element may name itself through ElementInternals.
       if (r.name && !el.localName.includes('-') && !nameMayMatch(el, r.name)) continue;
-      if (r.name && r.role === 'row' && !el.localName.includes('-') && !rowNameMatches(el, r.name)) continue;
+      if (row && !el.localName.includes('-') && !row.match({ full: rowNameOf(el), n: null, lo: null })) continue;
       if (!r.hidden && ns.hiddenForAria(el)) continue;
       out.push(el);
     }
@@ -445,7 +447,7 @@
       const boxes = part.length <= limit ? part.map(box) : null;
       // Rows asked for by name: their names from content (Chrome names a
       // table's rows with nothing; Playwright from their content).
-      const names = spec.rowNames ? part.map((el) => A.rowName(el)) : undefined;
+      const names = spec.rowNames ? part.map(rowNameOf) : undefined;
       return [JSON.stringify({ n, frames, from, boxes, names }), ...part];
     }
   }
