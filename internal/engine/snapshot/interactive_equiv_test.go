@@ -56,6 +56,7 @@ customElements.define('my-card', class extends HTMLElement { constructor() { sup
 <a id=top style="cursor:pointer"></a><span onclick="1"></span><div style="cursor:pointer;width:20px;height:20px"></div>
 <div onclick="1">Shown <span style="display:none">secret</span></div>
 <span><input type=checkbox aria-label="Watch this page" style="opacity:0"><span style="cursor:pointer;display:inline-block;width:20px;height:20px"></span></span>
+<form><input type=hidden name=csrf value=x><span class=icon-search style="cursor:pointer;display:inline-block;width:20px;height:20px"></span><input aria-label=Find></form>
 <div onclick="1">Onclick div</div>
 <span tabindex=0>Focusable span</span> <span tabindex=-1>Not in tab order</span>
 <div role=button>Role button</div> <div role=none tabindex=0>None but focusable</div>

@@ -242,14 +242,15 @@
     if (block) out.push(BREAK);
   }
 
-  // drawnFor says whether el is an empty box beside a form control: the
-  // picture of a widget's checkbox or radio button (OOUI's check icon on
+  // drawnFor says whether el is an empty box beside a checkbox or a radio
+  // button: the picture a widget draws of it (OOUI's check icon on
   // MediaWiki's edit form, Material's checkbox background), which the
-  // control itself, with its name and state, stands for.
+  // control itself, with its name and state, stands for. (An empty icon
+  // button beside a text field or a hidden input is a control of its own.)
   function drawnFor(el) {
     if (el.firstElementChild || el.textContent.trim()) return false;
     for (const s of [el.previousElementSibling, el.nextElementSibling]) {
-      if (s && (s.localName === 'input' || s.localName === 'select' || s.localName === 'textarea')) return true;
+      if (s && s.localName === 'input' && (s.type === 'checkbox' || s.type === 'radio')) return true;
     }
     return false;
   }
