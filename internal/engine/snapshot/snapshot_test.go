@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -602,5 +604,43 @@ func TestSnapshotOfLoneSurrogates(t *testing.T) {
 	}
 	if want := "button \"A\uFFFDB\" @1\nC\uFFFDD 😀\n"; s.Text != want {
 		t.Errorf("got %q, want %q", s.Text, want)
+	}
+}
+
+// A file input shows its chosen files by name, and nothing before any is
+// chosen (Chrome's own words for that are localised).
+func TestFileInputShowsItsFiles(t *testing.T) {
+	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": `<!doctype html><input type=file aria-label=CV multiple>`}))
+	b := snapshot.SharedBrowsers.Launch(t)
+	p, ctx := open(t, b, srv+"/")
+	st := snapshot.NewTab(p)
+	s, err := st.Snapshot(ctx, snapshot.Options{Interactive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "button \"CV\" @1\n"; s.Text != want {
+		t.Errorf("before: got %q, want %q", s.Text, want)
+	}
+	dir := t.TempDir()
+	var files []string
+	for _, n := range []string{"notes.sql", "cv.pdf"} {
+		f := filepath.Join(dir, n)
+		if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	in, err := cdp.Call(ctx, p, runtime.Evaluate, runtime.EvaluateParams{Expression: "document.querySelector('input')", ReturnByValue: new(bool)})
+	if err != nil || in.Result.ObjectID == "" {
+		t.Fatalf("the input: %v", err)
+	}
+	if _, err := cdp.Call(ctx, p, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: files, ObjectID: in.Result.ObjectID}); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = st.Snapshot(ctx, snapshot.Options{Interactive: true}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "button \"CV\" @1: notes.sql, cv.pdf\n"; s.Text != want {
+		t.Errorf("after: got %q, want %q", s.Text, want)
 	}
 }
