@@ -154,7 +154,8 @@ func (s *Service) registry() []method {
 		{name: protocol.MethodPress, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.Purchase, confirm.NavigateNewOrigin}, handler: pageAct(s, protocol.MethodPress, actwire.Press)},
 		{name: protocol.MethodSelect, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.Purchase, confirm.NavigateNewOrigin}, handler: pageAct(s, protocol.MethodSelect, actwire.Select)},
 		// Several fields in one call: what browser_fill_form makes (fill,
-		// check, uncheck, select: no kind of theirs asks the person).
+		// check, uncheck, select: a select's clicks on a widget that is no
+		// <select> are asked about as clicks).
 		{name: protocol.MethodFormFill, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Submit, confirm.Purchase, confirm.NavigateNewOrigin}, noCLI: "a CLI call sets one field (fill, check, select); a script sets several in one call", handler: bound(pageCallOf, s.pageMethods().FormFill)},
 		{name: protocol.MethodDrag, need: pairing.NeedAct, handler: pageAct(s, protocol.MethodDrag, actwire.Drag)},
 		{name: protocol.MethodUpload, need: pairing.NeedAct, kinds: []confirm.Kind{confirm.Upload}, handler: typed(s.upload)},
