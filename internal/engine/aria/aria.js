@@ -86,6 +86,12 @@
     return '•'.repeat(Math.min(v.length, 8));
   }
 
+  // inputValue is an <input>'s value as egohost shows it: a password's
+  // bullets.
+  function inputValue(el) {
+    return el.type === 'password' && el.value ? bullets(el.value) : el.value;
+  }
+
   // ---- style and hidden -----------------------------------------------------
 
   function style(el, pseudo) {
@@ -638,8 +644,9 @@
       return norm(parts.join(' '));
     }
 
-    // value is a control's value as its name and a snapshot show it; null
-    // for an element that is not a control.
+    // value is a control's value as its name and a snapshot show it (a
+    // password's bullets, never the value); null for an element that is
+    // not a control.
     function value(el, role) {
       const tag = el.localName;
       // A file input's files, by name (Chrome's value too; with none
@@ -648,7 +655,8 @@
         return el.files && el.files.length ? Array.from(el.files, (f) => f.name).join(', ') : null;
       }
       if (role === 'textbox' || role === 'searchbox') {
-        if (tag === 'input' || tag === 'textarea') return el.value;
+        if (tag === 'input') return inputValue(el);
+        if (tag === 'textarea') return el.value;
         return el.textContent;
       }
       if (role === 'combobox' || role === 'listbox') {
@@ -705,10 +713,8 @@
       // (a <progress> or <meter> its number); Chrome gives a combobox that is
       // not a <select> or an <input> its label only (2D), never its option.
       if (inner && !ctx.isRootOfLabel && !(role === 'combobox' && tag !== 'select' && tag !== 'input')) {
-        let v = tag === 'progress' || tag === 'meter' ? String(el.value) : value(el, role);
-        // A password is never read into a name (a row's, a label's): its
-        // bullets stand for it, as the snapshot shows its value.
-        if (v && tag === 'input' && el.type === 'password') v = bullets(v);
+        // (A password is its bullets: value, inputValue.)
+        const v = tag === 'progress' || tag === 'meter' ? String(el.value) : value(el, role);
         if (v !== null && role !== 'button') {
           const l = el.getAttribute('aria-label');
           if (!(ctx.labelledby && ctx.visited.size === 1 && l)) return (ctx.src = 'other'), v;
@@ -890,7 +896,7 @@
           if (c.nodeType !== 1) continue;
           if (alts) {
             const a = c.getAttribute('aria-label') || c.getAttribute('alt') ||
-              (c.localName === 'input' ? (c.type === 'password' && c.value ? bullets(c.value) : c.value) : null) ||
+              (c.localName === 'input' ? inputValue(c) : null) ||
               c.getAttribute('title');
             if (a) { out += ' ' + a + ' '; continue; }
           }
@@ -950,7 +956,7 @@
 
   return Object.freeze({
     // text
-    norm, normWS, SKIP, bullets,
+    norm, normWS, SKIP,
     // the flat tree
     parentComposed, flatChildren, openShadowRoots, byId,
     // style, hidden, visible

@@ -199,7 +199,7 @@
     }
     const v = A.value(el, role);
     if (v !== null && v !== '' && role !== 'progressbar' && role !== 'meter' || (role === 'progressbar' || role === 'meter') && v) {
-      n.v = (el.type === 'password') ? ns.bullets(v) : ns.norm(String(v));
+      n.v = ns.norm(String(v)); // a password's bullets (A.value)
       if (n.v === '') delete n.v;
     }
     const leaf = tag === 'input' || tag === 'textarea' || tag === 'img' || (role === 'img') ||
