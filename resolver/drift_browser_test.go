@@ -74,6 +74,19 @@ const realPagesDrift = `<!doctype html><title>real pages</title>
 <p>Text<a href="#fn1" id=r1 role=doc-noteref>[1]</a>.</p>
 <aside role=doc-footnote id=fn1><a href="#r1" role=doc-backlink>1</a> The note.</aside>`
 
+// iconFontsPage is Jupyter's notebook toolbar and file list (4 December
+// 2026): buttons drawn with an icon font's private-use glyphs, named by
+// their tooltips; Chrome names them "\uf0c7" (aria.Shown).
+const iconFontsPage = `<!doctype html><title>icon fonts</title>
+<style>.fa::before{font-family:monospace} .fa-save::before{content:"\f0c7"} .fa-plus::before{content:"\f067"}
+.fa-folder::before{content:"\f07b"} .fa-play::before{content:"\f04b"}</style>
+<button title="Save and Checkpoint"><i class="fa fa-save"></i></button>
+<button title="insert cell below"><i class="fa fa-plus"></i></button>
+<button title="run cell, select below"><i class="fa fa-play"></i><span> Run</span></button>
+<a href="/tree"><i class="fa fa-folder"></i> Home</a>
+<a href="/f"><i class="fa fa-folder" title="Folder"></i></a>
+<button>&#xf04b;&#x200b;Go</button>`
+
 // Every line of a snapshot with a role, a name and a ref is found by the
 // role locator with that exact name (role=R[name="N"s]): what a snapshot
 // shows is what a locator matches, on the pages where the two once drifted.
@@ -82,7 +95,14 @@ func TestEverySnapshotLineIsFoundByItsRoleAndNameInChromium(t *testing.T) {
 	for name, pg := range map[string]struct {
 		html  string
 		lines int // how many named lines with a ref the page has
-	}{"drift": {driftPage, 4}, "real pages": {realPagesDrift, 10}} {
+		want  []string // lines the snapshot has
+	}{
+		"drift":      {html: driftPage, lines: 4},
+		"real pages": {html: realPagesDrift, lines: 10},
+		"icon fonts": {html: iconFontsPage, lines: 6, want: []string{
+			`button "Save and Checkpoint" @`, `button "insert cell below" @`, `button "Run" @`,
+			`link "Home" @`, `link "Folder" @`, `button "Go" @`}},
+	} {
 		t.Run(name, func(t *testing.T) {
 			page := pg.html
 			p, ctx := tab0(t, b, browsertest.Serve(t, browsertest.Pages(map[string]string{"/": page}))+"/")
@@ -90,6 +110,11 @@ func TestEverySnapshotLineIsFoundByItsRoleAndNameInChromium(t *testing.T) {
 			snap, err := st.Snapshot(ctx, snapshot.Options{})
 			if err != nil {
 				t.Fatal(err)
+			}
+			for _, w := range pg.want {
+				if !strings.Contains(snap.Text, w) {
+					t.Errorf("no line %q in the snapshot:\n%s", w, snap.Text)
+				}
 			}
 			r := resolver.New(p, st)
 			checked := 0

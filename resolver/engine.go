@@ -69,10 +69,13 @@ type (
 		Limit  *int     `json:"limit,omitempty"`
 		From   int      `json:"from,omitempty"`
 		Max    *int     `json:"max,omitempty"`
-		// RowNames: list mode also returns each match's name from its
-		// content (names), for a role=row step with a name (Chrome names
-		// only a grid's rows; Playwright every row).
-		RowNames bool `json:"rowNames,omitempty"`
+		// Names: list mode also returns each match's name as the page
+		// computes it (names), for a checked role step with a name: "row"
+		// names rows from their content when they have no other (Chrome
+		// names only a grid's rows; Playwright every row), "name" is the
+		// page module's name. The check takes it where Chrome's differs
+		// by rule (pageName).
+		Names string `json:"names,omitempty"`
 
 		// call, in object mode, runs a function on the element found in
 		// the same evaluation (ObjectCall).

@@ -445,9 +445,11 @@
       const part = spec.max === undefined ? els.slice(from) : els.slice(from, from + spec.max);
       const limit = spec.limit === undefined ? n : spec.limit;
       const boxes = part.length <= limit ? part.map(box) : null;
-      // Rows asked for by name: their names from content (Chrome names a
-      // table's rows with nothing; Playwright from their content).
-      const names = spec.rowNames ? part.map(rowNameOf) : undefined;
+      // Names asked for: the page module's (Go takes them where Chrome's
+      // differ by rule: resolver/verify.go); rows' from their content when
+      // they have no other (Chrome names a table's rows with nothing;
+      // Playwright from their content).
+      const names = spec.names === 'row' ? part.map(rowNameOf) : spec.names ? part.map((el) => A.name(el)) : undefined;
       return [JSON.stringify({ n, frames, from, boxes, names }), ...part];
     }
   }

@@ -54,10 +54,17 @@ func newPlan(p parsed) plan {
 	return pl
 }
 
-// rowNames says whether the page names the matches from their content:
-// the checked step asks for rows by name (see jsSpec.RowNames).
-func (pl plan) rowNames() bool {
-	return pl.verify != nil && pl.verify.Name != nil && canonRole(pl.verify.Role) == "row"
+// pageNames says which names the page gives the matches (jsSpec.Names):
+// the checked step asks for a name ("name"), rows by name ("row": their
+// names from content), else none.
+func (pl plan) pageNames() string {
+	switch {
+	case pl.verify == nil || pl.verify.Name == nil:
+		return ""
+	case canonRole(pl.verify.Role) == "row":
+		return "row"
+	}
+	return "name"
 }
 
 func (pl plan) jsPick() *jsPick {

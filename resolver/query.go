@@ -160,7 +160,7 @@ type found struct {
 	checked    bool
 	ok         bool
 	role, name string
-	rowName    string // the page's name of a row, from its content (jsSpec.RowNames)
+	pageName   string // the page module's name of the match (jsSpec.Names)
 }
 
 // window is the part of a document's matches list mode returns: from
@@ -172,7 +172,7 @@ type window struct{ from, max int }
 // page without frames returns that part of its matches only.
 func (r *Resolver) list(ctx context.Context, pl plan, limit int, win window) ([]doc, []found, bool, error) {
 	main := r.mainDoc()
-	spec := jsSpec{Steps: pl.steps, Mode: modeList, Limit: &limit, RowNames: pl.rowNames()}
+	spec := jsSpec{Steps: pl.steps, Mode: modeList, Limit: &limit, Names: pl.pageNames()}
 	all := spec
 	if win.max > 0 {
 		spec.From, spec.Max = win.from, &win.max
@@ -223,7 +223,7 @@ func (r *Resolver) list(ctx context.Context, pl plan, limit int, win window) ([]
 				f.box, f.measured = res.Boxes[i], true
 			}
 			if i < len(res.Names) {
-				f.rowName = res.Names[i]
+				f.pageName = res.Names[i]
 			}
 			out = append(out, f)
 		}

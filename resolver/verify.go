@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/internal/engine/aria"
 	"github.com/egohost/egohost/internal/engine/cdperr"
 	"github.com/egohost/egohost/internal/engine/locator"
 )
@@ -31,12 +32,7 @@ func (r *Resolver) check(ctx context.Context, pl plan, docs []doc, fs []found, i
 		}
 		f.checked = true
 		f.role, f.name = axRoleName(n)
-		if f.name == "" && f.rowName != "" && canonRole(f.role) == "row" {
-			// Chrome leaves a table's rows unnamed; Playwright names every
-			// row from its content, and so do role locators (the page
-			// computed it: rowNames).
-			f.name = f.rowName
-		}
+		f.name = pageName(f.role, f.name, f.pageName)
 		f.ok = pl.verify == nil || roleOK(n, f.name, pl.verify)
 		return nil
 	})
@@ -47,6 +43,23 @@ func (r *Resolver) check(ctx context.Context, pl plan, docs []doc, fs []found, i
 		return r.checkRegex(ctx, v.Name, docs, fs, idx)
 	}
 	return nil
+}
+
+// pageName is a match's name as role locators match it, from Chrome's
+// name and the page module's (jsSpec.Names; "" when not asked). Chrome
+// leaves a table's rows unnamed; Playwright names every row from its
+// content, and so do role locators. And a name with characters that show
+// no text (an icon font's glyphs: aria.Shown) is the page's, which leaves
+// them out and names an element of glyphs alone by its tooltip, as the
+// snapshot shows it.
+func pageName(role, chrome, page string) string {
+	switch {
+	case chrome == "" && page != "" && canonRole(role) == "row":
+		return page
+	case aria.HasNoText(chrome) && page != "":
+		return page
+	}
+	return aria.Shown(chrome)
 }
 
 // axNode returns the accessibility node of a DOM node (nil when the node

@@ -24,8 +24,24 @@
 
   // ---- text ---------------------------------------------------------------
 
-  // norm is accname's white space: runs of white space become one space.
-  const norm = (s) => s.replace(/[\s\u00a0]+/g, ' ').trim();
+  // NO_TEXT: characters that show no text. An icon font draws its icons
+  // as private-use characters (Font Awesome's \uf0c7 is a floppy disk), a
+  // zero-width space or a byte order mark shows nothing: Chrome keeps them
+  // in names (button "\uf0c7"), which tells an agent nothing and cannot be
+  // typed back. egohost's names and text leave them out, and a name from
+  // content made of nothing else is no name: the tooltip (title) names
+  // the element, as it would an empty one. The supplementary private-use
+  // planes (U+F0000 to U+10FFFD) are the surrogate pairs from \udb80.
+  // aria.Shown (Go) is the same rule for the names Chrome gives.
+  const NO_TEXT_ANY = /[\u200b\ufeff\ue000-\uf8ff\udb80-\udbff]/;
+  const NO_TEXT = /[\u200b\ufeff\ue000-\uf8ff]|[\udb80-\udbff][\udc00-\udfff]/g;
+
+  // norm is accname's white space: runs of white space become one space;
+  // and what shows no text (NO_TEXT) is left out.
+  const norm = (s) => (NO_TEXT_ANY.test(s) ? s.replace(NO_TEXT, '') : s).replace(/[\s\u00a0]+/g, ' ').trim();
+
+  // hasText says whether s has a character that shows as text.
+  const hasText = (s) => !!s.trim() && (!NO_TEXT_ANY.test(s) || norm(s) !== '');
 
   // normWS is Playwright's normalizeWhiteSpace (locator text): zero-width
   // spaces and soft hyphens dropped, trimmed, runs of white space collapsed.
@@ -734,7 +750,7 @@
       if ((inner && !contained) || FROM_CONTENT.has(role) || tag === 'label' || tag === 'legend' || tag === 'caption' || tag === 'figcaption') {
         if (!(role === 'textbox' || role === 'searchbox' || role === 'combobox' || role === 'listbox' || tag === 'select')) {
           const t = fromContent(el, ctx);
-          if (t.trim()) return t;
+          if (hasText(t)) return t; // an icon font's glyph alone is no name (NO_TEXT)
         }
       }
       // 2I: tooltip attribute, then placeholder.

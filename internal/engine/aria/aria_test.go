@@ -71,3 +71,28 @@ func TestCallSends(t *testing.T) {
 		}
 	}
 }
+
+func TestShown(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+		hasNoText      bool
+	}{
+		{"plain name", "Save  all", "Save  all", false},
+		{"an icon font's glyph alone", "\uf0c7", "", true},
+		{"a glyph beside text", "\uf07b Home", "Home", true},
+		{"a glyph between words", "Run \uf04b cell", "Run cell", true},
+		{"a supplementary private-use glyph", "\U000F0001 Star", "Star", true},
+		{"zero-width space and byte order mark", "Sa\u200bve\ufeff", "Save", true},
+		{"other symbols stay", "★ Starred ✓", "★ Starred ✓", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Shown(tt.in); got != tt.want {
+				t.Errorf("Shown(%q): got %q, want %q", tt.in, got, tt.want)
+			}
+			if got := HasNoText(tt.in); got != tt.hasNoText {
+				t.Errorf("HasNoText(%q): got %v, want %v", tt.in, got, tt.hasNoText)
+			}
+		})
+	}
+}

@@ -16,7 +16,9 @@
     if (v) s += ' ' + a + '="' + v.slice(0, 40) + '"';
   }
   s += '>';
-  const text = (n.innerText || n.textContent || '').trim().replace(/\s+/g, ' ');
+  // What shows no text (an icon font's glyphs, zero-width spaces: aria.js
+  // NO_TEXT) is left out.
+  const text = (n.innerText || n.textContent || '').replace(/[\u200b\ufeff\ue000-\uf8ff]|[\udb80-\udbff][\udc00-\udfff]/g, '').trim().replace(/\s+/g, ' ');
   if (text && n.children.length < 20) s += text.length > 40 ? text.slice(0, 39) + '…' : text;
   const empty = /^(area|base|br|col|embed|hr|img|input|link|meta|source|track|wbr)$/.test(n.localName);
   return empty ? s : s + '</' + n.localName + '>';

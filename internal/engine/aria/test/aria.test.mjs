@@ -172,6 +172,15 @@ const nameCases = [
   ["a closed details shows its summary", () => one("a", { href: "/d" }, h("details", h("summary", "S"), "D")), "S"],
   ["a control's label inside a name counts once", () => one("div", { role: "option" }, h("input", { type: "checkbox", id: "c1" }), h("label", { for: "c1" }, "First")), "First"],
   ["a label before its control too", () => one("div", { role: "option" }, h("label", { for: "c2" }, "Second"), h("input", { type: "checkbox", id: "c2" })), "Second"],
+  // An icon font's glyph (a private-use character) shows no text: Chrome
+  // names these "\uf0c7"; egohost leaves the glyphs out (NO_TEXT).
+  ["an icon font's glyph alone is no name: the tooltip names it", () => one("button", { title: "Save and Checkpoint" }, h("i", { "::before": '"\uf0c7"' })), "Save and Checkpoint"],
+  ["a glyph beside text is left out", () => one("a", { href: "/tree" }, h("i", { "::before": '"\uf07b"' }), " Home"), "Home"],
+  ["a glyph in the text itself too", () => one("button", {}, "\uf04b Run"), "Run"],
+  ["a supplementary private-use glyph too", () => one("button", { title: "Star" }, "\u{F0001}"), "Star"],
+  ["a child's glyph gives way to the child's tooltip", () => one("a", { href: "/f" }, h("i", { title: "Folder", "::before": '"\uf07b"' })), "Folder"],
+  ["a glyph with no tooltip: no name", () => one("a", { href: "/h" }, h("i", { "::before": '"\uf015"' })), ""],
+  ["zero-width spaces show nothing", () => one("button", {}, "Sa\u200bve\ufeff"), "Save"],
   ["a combobox gives its label, not its option", () => one("button", {}, "Box ", h("div", { role: "combobox", "aria-label": "Lab" }, h("span", { "aria-selected": "true" }, "Chosen"))), "Box Lab"],
 ];
 
@@ -434,6 +443,7 @@ test("describe: one line that names an element in an action's messages", () => {
     [one("button", { id: "pay", class: " btn  primary big extra ", type: "submit" }, "Pay   now"), '<button id="pay" class="btn primary big" type="submit">Pay now</button>'],
     [one("input", { name: "q", "aria-label": "Search" }), '<input name="q" aria-label="Search">'],
     [one("div", {}, "y".repeat(50)), '<div>' + "y".repeat(39) + "…</div>"],
+    [one("div", { class: "cell" }, "In [ ]: \u200b\uf0c7"), '<div class="cell">In [ ]:</div>'],
     [one("ul", {}, ...many), '<ul></ul>'],
     [one("p", { role: "note" }, "A".repeat(10)).firstChild, "#text"],
     [null, "null"],
