@@ -94,7 +94,7 @@ func TestEverySnapshotLineIsFoundByItsRoleAndNameInChromium(t *testing.T) {
 	b := browsers.Launch(t)
 	for name, pg := range map[string]struct {
 		html  string
-		lines int // how many named lines with a ref the page has
+		lines int      // how many named lines with a ref the page has
 		want  []string // lines the snapshot has
 	}{
 		"drift":      {html: driftPage, lines: 4},
