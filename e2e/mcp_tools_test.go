@@ -29,6 +29,7 @@ const toolsPage = `<!doctype html><html><head><meta charset=utf-8><title>tools</
 <button id=place onclick="fetch('/api/echo', {method: 'POST', headers: {'Content-Type': 'application/json', 'X-Trace': 't1'}, body: JSON.stringify({order: 42})}).then(r => r.text()).then(t => { out.textContent = 'sent: ' + t; })">Place order</button>
 <p id=out></p>
 <a href="/b">next</a>
+<a id=help href="/b" target=_blank>help</a>
 </body></html>`
 
 // serveTools serves toolsPage, /b and an echo API that answers what it
@@ -148,6 +149,19 @@ func TestMCPToolsThroughChain(t *testing.T) {
 		}
 		fails(t, cs, "browser_resize", map[string]any{"width": 100000, "height": 100000}, "invalid_params")
 		fails(t, cs, "browser_resize", map[string]any{"width": 0, "height": 5}, "invalid_params")
+	})
+	t.Run("a click that opens a tab", func(t *testing.T) {
+		out := ok(t, cs, "browser_click", map[string]any{"target": "#help"}, "; opened tab ", " on "+base+"/b (browser_tabs select acts there; this tab stays current)")
+		m := regexp.MustCompile(`opened tab (\d+) on`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("no tab ID in:\n%s", out)
+		}
+		opened := atoi(t, m[1])
+		t.Cleanup(func() {
+			_ = c.agent.Call(ctxT(t, 10*time.Second), protocol.MethodTabsClose, protocol.TabParams{Target: protocol.Target{Tab: opened}}, nil)
+		})
+		ok(t, cs, "browser_tabs", map[string]any{"action": "list"}, base+"/b")
+		ok(t, cs, "browser_evaluate", map[string]any{"function": "() => location.pathname"}, `"/tools"`)
 	})
 	t.Run("close", func(t *testing.T) {
 		ok(t, cs, "browser_close", nil, "closed tab "+itoa(tab))

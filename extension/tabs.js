@@ -15,6 +15,9 @@ export function toTab(tab, isAttached = () => false) {
     attached: isAttached(tab.id),
     // Chrome's tab group (an egohost space when the service knows it); absent when ungrouped.
     ...(typeof tab.groupId === "number" && tab.groupId >= 0 ? { groupId: tab.groupId } : {}),
+    // The tab that opened this one (a link with target=_blank, window.open): what an action
+    // opened, for its result (PROTOCOL.md ActionResult.opened).
+    ...(typeof tab.openerTabId === "number" ? { openerTabId: tab.openerTabId } : {}),
   };
 }
 

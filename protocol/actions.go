@@ -185,6 +185,10 @@ type ActionResult struct {
 	Checked *bool `json:"checked,omitempty"`
 	// Scroll is the window's scroll position after scroll.
 	Scroll *Point `json:"scroll,omitempty"`
+	// Opened are the tabs the action opened (a link with target=_blank,
+	// window.open, a form with a target) that the caller may reach, in
+	// the order Chrome made them: Tab.ID is the tab to act in next.
+	Opened []Tab `json:"opened,omitempty"`
 }
 
 // FormFillParams are the params of form.fill: several fields set in one

@@ -73,6 +73,9 @@ type Tab struct {
 	Focused  bool   `json:"focused,omitempty"` // in the last focused window
 	GroupID  int    `json:"groupId,omitempty"` // Chrome's tab group, if any
 	Space    string `json:"space,omitempty"`   // the egohost space the tab is in, if any
+	// OpenerTabID is the tab that opened this one (a link with
+	// target=_blank, window.open), while that tab exists.
+	OpenerTabID int `json:"openerTabId,omitempty"`
 }
 
 // PingResult answers ping.

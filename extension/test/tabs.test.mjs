@@ -24,6 +24,9 @@ test("toTab gives the wire shape, pendingUrl while loading", () => {
   assert.equal(fresh.url, "https://c.example/");
   assert.equal(fresh.title, "");
   assert.equal(fresh.attached, false);
+  assert.equal("openerTabId" in fresh, false);
+  const opened = toTab({ id: 4, windowId: 1, url: "", pendingUrl: "https://a.example/next", openerTabId: 1, active: true, status: "loading" });
+  assert.equal(opened.openerTabId, 1);
 });
 
 function setup() {

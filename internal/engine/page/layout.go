@@ -1,8 +1,11 @@
 package page
 
 import (
+	"context"
+	"encoding/json"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/protocol"
@@ -19,6 +22,8 @@ type Layout struct {
 	// space's tab must be active in its window to render and take input.
 	active   map[int]int // window → tab
 	activeIn map[int]int // tab → window
+	// opened are the watches of the tabs a tab opens (WatchOpened).
+	opened []*OpenedWatch
 }
 
 // Reset records the tabs' groups and the active tabs the hello listed.
@@ -47,9 +52,16 @@ func (y *Layout) Track(in *extwire.Message) {
 			if in.Event == "tab.created" && in.Tab.Active {
 				y.SetActive(in.Tab.ID, in.Tab.WindowID)
 			}
+			if in.Event == "tab.created" && in.Tab.OpenerTabID != 0 {
+				y.created(*in.Tab)
+			}
 		}
 	case "tab.activated":
 		y.SetActive(in.TabID, in.WindowID)
+	case "cdp":
+		if in.Method == "Page.windowOpen" {
+			y.announced(in.TabID, in.Params)
+		}
 	case "tab.removed":
 		y.SetGroup(in.TabID, 0)
 		y.mu.Lock()
@@ -113,4 +125,126 @@ func (y *Layout) TabsInGroup(group int) []int {
 	y.mu.Unlock()
 	slices.Sort(out)
 	return out
+}
+
+// OpenedWatch collects the tabs one tab opens while it runs
+// (Layout.WatchOpened): the tabs Chrome creates with that tab as their
+// opener (a link with target=_blank, window.open, a form with a target).
+type OpenedWatch struct {
+	y      *Layout
+	opener int
+	tabs   []protocol.Tab
+	// announced are the windows the tab's page opened (Page.windowOpen,
+	// which Chrome sends before it makes the tab), and gestures how many
+	// of them came with a user gesture: Done waits a moment for their
+	// tabs. One opened without a gesture may be blocked as a popup: no
+	// tab to wait for.
+	announced []announcement
+	gestures  int
+	changed   chan struct{} // closed and replaced at each change
+}
+
+// announcement is a window a page opened (Page.windowOpen).
+type announcement struct {
+	url     string
+	gesture bool
+}
+
+// WatchOpened starts collecting the tabs that tab opens; Done ends it.
+// The opener's Page.windowOpen events count only where its Page domain is
+// on (an action's watch turns it on).
+func (y *Layout) WatchOpened(tab int) *OpenedWatch {
+	w := &OpenedWatch{y: y, opener: tab, changed: make(chan struct{})}
+	y.mu.Lock()
+	y.opened = append(y.opened, w)
+	y.mu.Unlock()
+	return w
+}
+
+// Done ends the watch and returns the tabs the opener opened meanwhile,
+// in the order Chrome created them. When the page announced more windows
+// with a gesture than have come, it waits for them up to wait (and ctx).
+// Chrome makes a tab before its first navigation: a tab's URL is the
+// one the page asked for when the announcements tell which that is.
+func (w *OpenedWatch) Done(ctx context.Context, wait time.Duration) []protocol.Tab {
+	y := w.y
+	var timeout <-chan time.Time
+	y.mu.Lock()
+wait:
+	for len(w.tabs) < w.gestures {
+		changed := w.changed
+		y.mu.Unlock()
+		if timeout == nil {
+			t := time.NewTimer(wait)
+			defer t.Stop()
+			timeout = t.C
+		}
+		select {
+		case <-changed:
+			y.mu.Lock()
+		case <-timeout:
+			y.mu.Lock()
+			break wait
+		case <-ctx.Done():
+			y.mu.Lock()
+			break wait
+		}
+	}
+	y.opened = slices.DeleteFunc(y.opened, func(o *OpenedWatch) bool { return o == w })
+	out := slices.Clone(w.tabs)
+	asked := w.announced
+	if len(asked) != len(out) {
+		asked = slices.DeleteFunc(slices.Clone(asked), func(a announcement) bool { return !a.gesture })
+	}
+	y.mu.Unlock()
+	if len(asked) == len(out) {
+		for i := range out {
+			if out[i].URL == "" {
+				out[i].URL = asked[i].url
+			}
+		}
+	}
+	return out
+}
+
+// created gives a tab Chrome made with an opener to that opener's
+// watches.
+func (y *Layout) created(t protocol.Tab) {
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	for _, w := range y.opened {
+		if w.opener == t.OpenerTabID {
+			w.tabs = append(w.tabs, t)
+			w.signal()
+		}
+	}
+}
+
+// announced notes a window a tab's page opened (Page.windowOpen's
+// params) for that tab's watches.
+func (y *Layout) announced(tab int, params json.RawMessage) {
+	var ev struct {
+		URL         string `json:"url"`
+		UserGesture bool   `json:"userGesture"`
+	}
+	if json.Unmarshal(params, &ev) != nil {
+		return
+	}
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	for _, w := range y.opened {
+		if w.opener == tab {
+			w.announced = append(w.announced, announcement{url: ev.URL, gesture: ev.UserGesture})
+			if ev.UserGesture {
+				w.gestures++
+			}
+			w.signal()
+		}
+	}
+}
+
+// signal wakes Done (under y.mu).
+func (w *OpenedWatch) signal() {
+	close(w.changed)
+	w.changed = make(chan struct{})
 }

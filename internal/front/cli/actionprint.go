@@ -75,6 +75,13 @@ func writeAction(w io.Writer, did string, r protocol.ActionResult) error {
 	if r.Settled.Navigated && r.Settled.URL != "" {
 		fmt.Fprintf(&b, "navigated to %s\n", r.Settled.URL)
 	}
+	for _, t := range r.Opened {
+		url := t.URL
+		if url == "" {
+			url = "about:blank"
+		}
+		fmt.Fprintf(&b, "opened tab %d: %s (act there with --tab %d)\n", t.ID, url, t.ID)
+	}
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return err
 	}

@@ -333,6 +333,9 @@ func (t *tools) acted(ctx context.Context, verb string, r protocol.ActionResult)
 	if r.Settled.Navigated {
 		line += "; navigated to " + r.Settled.URL
 	}
+	for _, o := range r.Opened {
+		line += fmt.Sprintf("; opened tab %d on %s (browser_tabs select acts there; this tab stays current)", o.ID, o.URL)
+	}
 	if r.Dialog != nil {
 		t.sawDialog(r.Dialog)
 		line += "; " + dialogLine(r.Dialog)

@@ -46,9 +46,12 @@ type fakeTab struct {
 	unsubbed int
 	locks    int // LockActions taken
 	unlocks  int
-	trace    []string // "before", "after"
-	hooked   []string // ConfirmHook's verb/enter
-	asked    []string // ConfirmNavigation's verb/delta/to
+	trace    []string       // "before", "after"
+	hooked   []string       // ConfirmHook's verb/enter
+	asked    []string       // ConfirmNavigation's verb/delta/to
+	opened   []protocol.Tab // the tabs an action opens (WatchOpened)
+	watches  int            // WatchOpened's watches started
+	ended    int            // and ended
 }
 
 func (t *fakeTab) ID() int         { return 7 }
@@ -79,6 +82,14 @@ func (t *fakeTab) Withheld(context.Context) ([]string, error) { return t.withhel
 
 func (t *fakeTab) Runner() *actions.Runner {
 	return actions.New(cdpfake.New(), nil, actions.Options{Timeout: 100 * time.Millisecond})
+}
+
+func (t *fakeTab) WatchOpened() func(context.Context, time.Duration) []protocol.Tab {
+	t.watches++
+	return func(context.Context, time.Duration) []protocol.Tab {
+		t.ended++
+		return t.opened
+	}
 }
 
 func (t *fakeTab) TraceBefore(context.Context) bool {

@@ -54,10 +54,15 @@ func (m Methods[T]) RunAct(ctx context.Context, c Call[T], t protocol.Target, op
 			return nil, err
 		}
 		defer unlock()
+		opened := tab.WatchOpened()
 		res, err := run(ctx, tab, r, actwire.ActOptions(o))
 		if err != nil {
+			opened(ctx, 0)
 			return nil, err
 		}
+		// The tabs the action opened: Chrome makes a tab a moment after
+		// the page asks for it, which the settle has mostly covered.
+		tabs := opened(ctx, openedWait)
 		c.TraceBox(res.Box)
 		if res.Settled.URL != "" && c.CheckLanded(tab.ID(), res.Settled.URL) != nil {
 			// The action led the page to a document the caller may not
@@ -65,9 +70,15 @@ func (m Methods[T]) RunAct(ctx context.Context, c Call[T], t protocol.Target, op
 			// but where it went is not the caller's to read.
 			res.Settled.URL = ""
 		}
-		return actwire.ActionResult(op, tab.ID(), res), nil
+		out := actwire.ActionResult(op, tab.ID(), res)
+		out.Opened = tabs
+		return out, nil
 	})
 }
+
+// openedWait bounds the wait for a tab the page announced it opens
+// (Page.windowOpen with a user gesture) and Chrome has not made yet.
+const openedWait = time.Second
 
 // Wait is the wait method.
 func (m Methods[T]) Wait(ctx context.Context, c Call[T], p protocol.WaitParams) (any, error) {

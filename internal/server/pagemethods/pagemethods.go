@@ -58,6 +58,11 @@ type Tab interface {
 	// Runner is the tab's actions.Runner for the call: it finds only what
 	// the caller may reach.
 	Runner() *actions.Runner
+	// WatchOpened starts watching for the tabs this tab opens (a link
+	// with target=_blank, window.open); the func it returns ends the
+	// watch and gives those the caller may reach, waiting up to wait for
+	// a window the page announced (ctx bounds it too).
+	WatchOpened() (done func(ctx context.Context, wait time.Duration) []protocol.Tab)
 	// TraceBefore starts the call's step in the trace that records it, if
 	// one does (the picture before a call that acts): false when none
 	// does. TraceAfter then ends it (the picture after, what the tab

@@ -179,6 +179,7 @@ func TestAct(t *testing.T) {
 		wantOn  string // the element the engine call got
 		hooked  []string
 		wantURL string // the result's settled URL
+		fails   error  // the engine call's error
 	}{
 		{name: "a click the policy may ask about", op: protocol.MethodClick, p: protocol.ClickParams{Element: "#buy"}, tab: fakeTab{hook: true},
 			wantRun: true, wantOn: "#buy", hooked: []string{`["click",false]`}},
@@ -193,6 +194,10 @@ func TestAct(t *testing.T) {
 			res: actions.Result{Box: box, Settled: actions.Settled{URL: "https://example.com/next"}}, wantRun: true, wantOn: "a", hooked: []string{`["click",false]`}, wantURL: "https://example.com/next"},
 		{name: "it led to a page the caller may not read", op: protocol.MethodClick, p: protocol.ClickParams{Element: "a"}, hidden: "bank",
 			res: actions.Result{Box: box, Settled: actions.Settled{URL: "https://bank.example/"}}, wantRun: true, wantOn: "a", hooked: []string{`["click",false]`}},
+		{name: "the tabs it opened are in its result", op: protocol.MethodClick, p: protocol.ClickParams{Element: "a"},
+			tab: fakeTab{opened: []protocol.Tab{{ID: 8, OpenerTabID: 7, URL: "https://example.com/new"}}}, wantRun: true, wantOn: "a", hooked: []string{`["click",false]`}},
+		{name: "a failed action ends its watch too", op: protocol.MethodClick, p: protocol.ClickParams{Element: "a"},
+			fails: protocol.Errorf(protocol.CodeNotFound, "no a"), want: protocol.CodeNotFound, wantRun: true, wantOn: "a", hooked: []string{`["click",false]`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -212,6 +217,9 @@ func TestAct(t *testing.T) {
 				case protocol.ElementParams:
 					on = p.Element
 				}
+				if tt.fails != nil {
+					return nil, tt.fails
+				}
 				res := tt.res
 				return &res, nil
 			}
@@ -221,6 +229,12 @@ func TestAct(t *testing.T) {
 				t.Fatalf("got the engine called %v, want %v", ran, tt.wantRun)
 			}
 			if !ran {
+				return
+			}
+			if tt.tab.watches != 1 || tt.tab.ended != 1 {
+				t.Errorf("got %d watches of the tabs it opens and %d ended, want 1 and 1", tt.tab.watches, tt.tab.ended)
+			}
+			if tt.fails != nil {
 				return
 			}
 			if on != tt.wantOn {
@@ -241,6 +255,9 @@ func TestAct(t *testing.T) {
 			ar := got.(protocol.ActionResult)
 			if ar.Action != tt.op || ar.Tab != 7 || ar.Settled.URL != tt.wantURL {
 				t.Errorf("got %s on tab %d settled on %q, want %s on tab 7 settled on %q", ar.Action, ar.Tab, ar.Settled.URL, tt.op, tt.wantURL)
+			}
+			if diff := cmp.Diff(tt.tab.opened, ar.Opened); diff != "" {
+				t.Errorf("opened tabs (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -146,6 +146,34 @@ func (pt *pageTab) Seen(d *protocol.Dialog) *protocol.Dialog     { return pt.tc.
 func (pt *pageTab) Limited() bool                                { return pt.tc.reach != nil }
 func (pt *pageTab) Subscribe(sub *browserlink.Subscriber) func() { return pt.tc.link.Subscribe(sub) }
 
+// WatchOpened watches the tab's browser for the tabs it opens
+// (page.Layout.WatchOpened); the caller sees those tabs.list would show
+// it.
+func (pt *pageTab) WatchOpened() func(context.Context, time.Duration) []protocol.Tab {
+	l := pt.tc.link
+	w := l.Layout.WatchOpened(pt.tc.tabID)
+	return func(ctx context.Context, wait time.Duration) []protocol.Tab {
+		tabs := w.Done(ctx, wait)
+		if len(tabs) == 0 {
+			return nil
+		}
+		for i := range tabs {
+			t := &tabs[i]
+			t.Browser, t.GroupID = l.ID, l.Layout.GroupOf(t.ID)
+			if sp, ok := pt.c.conn.s.spaces.reg.ByGroup(l.ID, t.GroupID); ok {
+				t.Space = sp.ID
+			}
+			if t.URL == "" {
+				t.URL, _ = l.URLs.Get(t.ID)
+			}
+			// What Chrome said as it made the tab (complete, no title)
+			// is no news of its page, which is only starting to load.
+			t.Status, t.Title = "", ""
+		}
+		return pt.c.conn.s.visibleTabs(pt.c.conn, l, tabs)
+	}
+}
+
 func (pt *pageTab) LockActions(ctx context.Context) (func(), error) {
 	return pt.tc.tab.LockActions(ctx)
 }

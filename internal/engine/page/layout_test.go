@@ -1,0 +1,129 @@
+package page
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/egohost/egohost/internal/link/extwire"
+	"github.com/egohost/egohost/protocol"
+)
+
+func created(id, opener int) *extwire.Message {
+	return &extwire.Message{Event: "tab.created", Tab: &protocol.Tab{ID: id, OpenerTabID: opener}}
+}
+
+func windowOpen(tab int, gesture bool) *extwire.Message {
+	return windowOpenURL(tab, gesture, "http://127.0.0.1/p2")
+}
+
+func windowOpenURL(tab int, gesture bool, url string) *extwire.Message {
+	params, _ := json.Marshal(map[string]any{"url": url, "userGesture": gesture})
+	return &extwire.Message{Event: "cdp", TabID: tab, Method: "Page.windowOpen", Params: params}
+}
+
+func ids(tabs []protocol.Tab) []int {
+	out := []int{}
+	for _, t := range tabs {
+		out = append(out, t.ID)
+	}
+	return out
+}
+
+func urls(tabs []protocol.Tab) []string {
+	out := []string{}
+	for _, t := range tabs {
+		out = append(out, t.URL)
+	}
+	return out
+}
+
+func TestWatchOpened(t *testing.T) {
+	tests := []struct {
+		name   string
+		events []*extwire.Message // before Done
+		late   []*extwire.Message // while Done waits
+		want   []int
+		urls   []string // the tabs' URLs, when not all http://127.0.0.1/p2
+	}{
+		{"a tab it opened", []*extwire.Message{windowOpen(1, true), created(7, 1)}, nil, []int{7}, nil},
+		{"two, in order", []*extwire.Message{created(7, 1), created(8, 1)}, nil, []int{7, 8}, []string{"", ""}},
+		{"another tab's opening is not its", []*extwire.Message{windowOpen(2, true), created(9, 2)}, nil, []int{}, nil},
+		{"a tab with no opener", []*extwire.Message{created(9, 0)}, nil, []int{}, nil},
+		{"a tab Chrome made before its navigation has the URL the page asked for", []*extwire.Message{
+			windowOpenURL(1, true, "http://127.0.0.1/a"), windowOpenURL(1, true, "http://127.0.0.1/b"), created(7, 1), created(8, 1)}, nil,
+			[]int{7, 8}, []string{"http://127.0.0.1/a", "http://127.0.0.1/b"}},
+		{"a blocked popup's URL is not taken for the tab that came", []*extwire.Message{
+			windowOpenURL(1, false, "http://127.0.0.1/blocked"), windowOpenURL(1, true, "http://127.0.0.1/b"), created(8, 1)}, nil,
+			[]int{8}, []string{"http://127.0.0.1/b"}},
+		{"a tab that came unannounced keeps its own URL", []*extwire.Message{created(7, 1)}, nil, []int{7}, []string{""}},
+		{"an announced tab that comes late is waited for", []*extwire.Message{windowOpen(1, true)}, []*extwire.Message{created(7, 1)}, []int{7}, nil},
+		{"an announced tab that never comes ends the wait at its bound", []*extwire.Message{windowOpen(1, true)}, nil, []int{}, nil},
+		{"a window opened without a gesture (a blocked popup) is not waited for", []*extwire.Message{windowOpen(1, false)}, nil, []int{}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var y Layout
+			w := y.WatchOpened(1)
+			for _, ev := range tt.events {
+				y.Track(ev)
+			}
+			go func() {
+				for _, ev := range tt.late {
+					time.Sleep(10 * time.Millisecond)
+					y.Track(ev)
+				}
+			}()
+			wait := 50 * time.Millisecond
+			if tt.late != nil {
+				wait = 10 * time.Second // ends when the tab comes
+			}
+			tabs := w.Done(context.Background(), wait)
+			got := ids(tabs)
+			wantURLs := tt.urls
+			if wantURLs == nil {
+				wantURLs = []string{}
+				for range tt.want {
+					wantURLs = append(wantURLs, "http://127.0.0.1/p2")
+				}
+			}
+			if g := urls(tabs); strings.Join(g, " ") != strings.Join(wantURLs, " ") {
+				t.Errorf("got URLs %q, want %q", g, wantURLs)
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got tabs %v, want %v", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Fatalf("got tabs %v, want %v", got, tt.want)
+				}
+			}
+			y.mu.Lock()
+			left := len(y.opened)
+			y.mu.Unlock()
+			if left != 0 {
+				t.Errorf("got %d watches after Done, want 0", left)
+			}
+		})
+	}
+}
+
+func TestWatchOpenedEndsWithItsContext(t *testing.T) {
+	var y Layout
+	w := y.WatchOpened(1)
+	y.Track(windowOpen(1, true))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	done := make(chan []protocol.Tab)
+	go func() { done <- w.Done(ctx, time.Hour) }()
+	select {
+	case got := <-done:
+		if len(got) != 0 {
+			t.Errorf("got %v, want no tabs", ids(got))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Done waited past its context")
+	}
+}
