@@ -52,7 +52,7 @@ func (y *Layout) Track(in *extwire.Message) {
 			if in.Event == "tab.created" && in.Tab.Active {
 				y.SetActive(in.Tab.ID, in.Tab.WindowID)
 			}
-			if in.Event == "tab.created" && in.Tab.OpenerTabID != 0 {
+			if in.Event == "tab.created" {
 				y.created(*in.Tab)
 			}
 		}
@@ -208,15 +208,30 @@ wait:
 }
 
 // created gives a tab Chrome made with an opener to that opener's
-// watches.
+// watches. Chrome gives no opener to a tab window.open('') made (Jupyter
+// opens its new notebooks so, then sends the tab to their address): a
+// tab without one, on no address yet or on the one announced, is the
+// window a watched tab announced (Page.windowOpen comes first) and has
+// no tab for yet, if one did.
 func (y *Layout) created(t protocol.Tab) {
 	y.mu.Lock()
 	defer y.mu.Unlock()
 	for _, w := range y.opened {
-		if w.opener == t.OpenerTabID {
-			w.tabs = append(w.tabs, t)
-			w.signal()
+		switch {
+		case t.OpenerTabID != 0 && w.opener != t.OpenerTabID:
+			continue
+		case t.OpenerTabID == 0:
+			if len(w.tabs) >= len(w.announced) {
+				continue
+			}
+			if next := w.announced[len(w.tabs)].url; t.URL != "" && t.URL != next {
+				continue
+			}
+			t.OpenerTabID = w.opener
 		}
+		w.tabs = append(w.tabs, t)
+		w.signal()
+		return // one watch a tab
 	}
 }
 

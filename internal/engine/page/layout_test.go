@@ -58,6 +58,12 @@ func TestWatchOpened(t *testing.T) {
 		{"a blocked popup's URL is not taken for the tab that came", []*extwire.Message{
 			windowOpenURL(1, false, "http://127.0.0.1/blocked"), windowOpenURL(1, true, "http://127.0.0.1/b"), created(8, 1)}, nil,
 			[]int{8}, []string{"http://127.0.0.1/b"}},
+		{"a tab window.open('') made comes with no opener: it is the announced window's", []*extwire.Message{
+			windowOpenURL(1, true, "about:blank"), created(7, 0)}, nil, []int{7}, []string{"about:blank"}},
+		{"one with no opener on another address is not", []*extwire.Message{
+			windowOpenURL(1, true, "about:blank"), {Event: "tab.created", Tab: &protocol.Tab{ID: 9, URL: "chrome://newtab/"}}}, nil, []int{}, nil},
+		{"one with no opener once the announced window has its tab is not", []*extwire.Message{
+			windowOpen(1, true), created(7, 1), created(9, 0)}, nil, []int{7}, nil},
 		{"a tab that came unannounced keeps its own URL", []*extwire.Message{created(7, 1)}, nil, []int{7}, []string{""}},
 		{"an announced tab that comes late is waited for", []*extwire.Message{windowOpen(1, true)}, []*extwire.Message{created(7, 1)}, []int{7}, nil},
 		{"an announced tab that never comes ends the wait at its bound", []*extwire.Message{windowOpen(1, true)}, nil, []int{}, nil},
