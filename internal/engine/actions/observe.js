@@ -4,16 +4,18 @@
 // reachable), whether a navigation to another document began, and the
 // first animation frame after the action's events. settle.js
 // reads and ends it; it ends by itself after 30 s. mutation is mutation.js:
-// which mutations count.
+// which mutations count, and what they touched.
 (node, ns, mutation, final) => {
   const el = node.nodeType === 1 ? node : node.parentElement;
   if (!el) return;
   const win = el.ownerDocument.defaultView;
   if (win.__egohostSettle) win.__egohostSettle.stop();
-  const s = { start: performance.now(), last: -1, mutations: 0, navigating: false };
-  const counts = mutation();
+  // track: what the mutations since the action touched, whose short
+  // animations settle.js waits for (mutation.js).
+  const track = mutation();
+  const s = { start: performance.now(), last: -1, mutations: 0, navigating: false, track };
   const obs = new MutationObserver((records) => {
-    const n = records.filter(counts).length;
+    const n = track.note(records);
     if (n === 0) return;
     s.last = performance.now();
     s.mutations += n;
@@ -81,9 +83,11 @@
     win.clearTimeout(timer);
     for (const t of actionEvents) win.removeEventListener(t, onAction, listen);
     s.waiting = null;
+    track.clear();
     for (const w of wins) if (w.navigation) w.navigation.removeEventListener("navigate", onNavigate);
     if (win.__egohostSettle === s) delete win.__egohostSettle;
   };
   timer = win.setTimeout(s.stop, 30000);
+  s.wins = wins;
   win.__egohostSettle = s;
 }

@@ -1,5 +1,7 @@
 // quiet resolves when the document has gone quietMs without a DOM mutation,
-// or after capMs. It resolves {quiet, mutations, ms}.
+// and the short animations of what the mutations touched have ended
+// (mutation.js; animated: there were some), or after capMs. It resolves
+// {quiet, animated, mutations, ms}.
 //
 // early (a document a navigation just loaded): after one animation frame
 // and a task, a document that has loaded (readyState "complete": its load
@@ -14,9 +16,9 @@
 // since the last mutation) and keeps its observer; the caller waits and
 // calls again with poll set, until it resolves {quiet: true}.
 // It runs in the page's own world (aria.Page): document is the page's, ns null.
-// mutation is mutation.js: which mutations count.
+// mutation is mutation.js: which mutations count, and what they touched.
 (document, ns, quietMs, capMs, poll, mutation, early) => {
-  const counts = mutation();
+  const track = mutation();
   const opts = { subtree: true, childList: true, attributes: true, attributeOldValue: true, characterData: true };
   const prev = window.__egohostQuiet;
   if (document.hidden || (poll && prev)) {
@@ -26,7 +28,7 @@
       const t0 = performance.now();
       q = { start: t0, last: t0, mutations: 0 };
       const obs = new MutationObserver((records) => {
-        const n = records.filter(counts).length;
+        const n = track.note(records);
         if (n === 0) return;
         q.last = performance.now();
         q.mutations += n;
@@ -60,21 +62,26 @@
       resolve(r);
     };
     const obs = new MutationObserver((records) => {
-      const n = records.filter(counts).length;
+      const n = track.note(records);
       if (n === 0) return;
       last = performance.now();
       mutations += n;
     });
     obs.observe(document, opts);
+    let animated = false;
     const tick = () => {
       if (finished) return;
       const now = performance.now();
-      const quiet = now - last >= quietMs;
+      const still = now - last >= quietMs;
+      // The short animations of what changed, as settle.js waits for them.
+      const anim = still ? track.animating([document], start) : 0;
+      if (anim > 0) animated = true;
+      const quiet = still && anim <= 0;
       if (quiet || now - start >= capMs) {
-        finish({ quiet, mutations, ms: now - start });
+        finish({ quiet, animated, mutations, ms: now - start });
         return;
       }
-      setTimeout(tick, Math.max(5, Math.min(quietMs - (now - last), capMs - (now - start))));
+      setTimeout(tick, Math.max(5, Math.min(anim > 0 ? anim : quietMs - (now - last), capMs - (now - start))));
     };
     if (!early) {
       setTimeout(tick, quietMs);

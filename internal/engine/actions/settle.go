@@ -91,11 +91,11 @@ func (r *Runner) settle(w *watch, s Settle, el Element, back *readBack) (out Set
 			back.value, back.read = q.Value, true
 		}
 		el, back = Element{}, nil // once: the later rounds watch the main frame's document
-		if !navigated && q.Early {
-			// Nothing in the page: a navigation or a request the action
-			// started may still be on its way. The events Chrome sent before
-			// the page's answer are read first (a request the page's load
-			// handler started just before it, say).
+		if !navigated && q.err == nil && (q.Early || q.Quiet) {
+			// Quiet in the page: a navigation or a request the action
+			// started may still be on its way, or in flight. The events
+			// Chrome sent before the page's answer are read first (a
+			// request the page's load handler started just before it, say).
 			w.caughtUp(ctx)
 			if ev, ok := w.nextNavigation(); ok {
 				nav, navigated = ev, true
@@ -124,6 +124,9 @@ func (r *Runner) settle(w *watch, s Settle, el Element, back *readBack) (out Set
 			}
 			return out
 		}
+		if q.Animated {
+			out.For = appendOnce(out.For, "animations")
+		}
 		out.For = appendOnce(out.For, "dom quiet")
 		if !q.Quiet {
 			out.Capped = true
@@ -142,8 +145,9 @@ type readBack struct {
 
 type quietResult struct {
 	Quiet     bool    `json:"quiet"`
-	Early     bool    `json:"early"`   // one frame with nothing in it (settle.js)
-	Missing   bool    `json:"missing"` // settle.js found no watch: use quiet.js
+	Early     bool    `json:"early"`    // one frame with nothing in it (settle.js)
+	Animated  bool    `json:"animated"` // it waited for the short animations of what the page added
+	Missing   bool    `json:"missing"`  // settle.js found no watch: use quiet.js
 	Mutations int     `json:"mutations"`
 	Ms        float64 `json:"ms"`
 	// Pending: a hidden document, not quiet yet; Since is how long it has

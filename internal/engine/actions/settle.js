@@ -9,9 +9,15 @@
 // done (early): nothing was set off. Otherwise something is going on, and
 // it waits until the DOM has gone quietMs without a mutation, counted from
 // the last mutation since the action began (the action itself when none),
-// or capMs. It resolves {quiet, early, caught, mutations, ms, navigating}
-// (caught: the frame after the action's events had come before this call),
-// or {missing: true} when no watch was started.
+// or capMs. The quiet includes the short animations (a CSS transition or
+// animation ending within a second) of the elements the page added since
+// the action, and of what is inside them: a page may wait for one to end
+// before it goes on (Bootstrap shows a modal once its backdrop has faded
+// in, 150 ms after the click), so it waits for them to end too, and then
+// for the quiet again (animated: it did). It resolves {quiet, early,
+// caught, animated, mutations, ms, navigating} (caught: the frame after
+// the action's events had come before this call), or {missing: true} when
+// no watch was started.
 //
 // A hidden document (a background tab) runs no animation frames and its
 // timers wait for Chrome's 1 s wake-ups: there the frame is a task
@@ -61,18 +67,23 @@ async (node, ns, quietMs, capMs, poll) => {
         return { quiet: true, early: true, caught, mutations: s.mutations, ms: performance.now() - begin };
       }
     }
+    let animated = false;
     for (;;) {
       const now = performance.now();
       const since = now - Math.max(s.last, s.start);
-      if (since >= quietMs || now - begin >= capMs) {
-        return { quiet: since >= quietMs, mutations: s.mutations, ms: now - begin, navigating: s.navigating };
+      // A hidden document runs no frames: its animations wait for it.
+      const anim = since >= quietMs && !hidden ? s.track.animating(s.wins.map((w) => w.document), s.start) : 0;
+      if (anim > 0) animated = true;
+      if (since >= quietMs && anim <= 0 || now - begin >= capMs) {
+        return { quiet: since >= quietMs && anim <= 0, animated, mutations: s.mutations, ms: now - begin, navigating: s.navigating };
       }
       if (hidden || poll) {
         keep = true;
         return { pending: true, since, mutations: s.mutations, ms: now - begin, navigating: s.navigating };
       }
+      const wait = anim > 0 ? anim : quietMs - since;
       await new Promise((resolve) =>
-        win.setTimeout(resolve, Math.max(5, Math.min(quietMs - since, capMs - (now - begin)))),
+        win.setTimeout(resolve, Math.max(5, Math.min(wait, capMs - (now - begin)))),
       );
     }
   } finally {

@@ -90,6 +90,83 @@ func TestSettleLooksPastAnimations(t *testing.T) {
 	}
 }
 
+// modalPage opens a dialog as Bootstrap does: a backdrop added with a
+// 150 ms opacity transition, then, once it has faded in, the dialog, which
+// slides in over 300 ms, and out again, before the page removes both; a
+// spinner added with an endless animation; a button whose colour fades
+// over 2 s when it is clicked.
+const modalPage = `<style>
+.backdrop { position: fixed; inset: 0; background: #000; opacity: 0; transition: opacity .15s linear }
+.backdrop.in { opacity: .5 }
+.dialog { position: relative; z-index: 2; background: #fff; transform: translateY(-25%); transition: transform .3s ease-out }
+.dialog.in { transform: none }
+.spin { animation: spin 1s linear infinite } @keyframes spin { to { transform: rotate(360deg) } }
+#tint { transition: background-color 2s } #tint:active, #tint.on { background-color: red }
+</style>
+<button id=open onclick="openModal()">Rename</button>
+<button id=spinner onclick="const s = document.createElement('div'); s.className = 'spin'; s.id = 'spun'; s.textContent = '*'; document.body.append(s)">Load</button>
+<button id=tint onclick="this.classList.add('on'); this.textContent = 'Tinted'">Tint</button>
+<script>
+function openModal() {
+  const b = document.createElement('div');
+  b.className = 'backdrop';
+  document.body.append(b);
+  b.offsetWidth; // reflow: the transition starts
+  b.classList.add('in');
+  b.addEventListener('transitionend', () => {
+    const d = document.createElement('div');
+    d.className = 'dialog';
+    d.setAttribute('role', 'dialog');
+    d.innerHTML = '<h4>Rename Notebook</h4><input id=newname value=Untitled><button id=close onclick="closeModal()">Rename</button>';
+    document.body.append(d);
+    d.offsetWidth;
+    d.classList.add('in');
+  }, {once: true});
+}
+// closeModal fades the dialog and the backdrop out, and removes them once
+// the dialog has.
+function closeModal() {
+  const d = document.querySelector('.dialog'), b = document.querySelector('.backdrop');
+  d.addEventListener('transitionend', () => { d.remove(); b.remove(); }, {once: true});
+  d.classList.remove('in');
+  b.classList.remove('in');
+}
+</script>`
+
+// The settle waits for the short animations of what the action added: a
+// page may go on when one ends (Bootstrap shows a modal once its backdrop
+// has faded in, 150 ms after the click: Jupyter's Rename dialog was not
+// in the snapshot after the click), and of what it changed (the modal,
+// faded out before the page removes it). Not for an endless one (a
+// spinner), nor for one longer than a second (a button's colour).
+func TestSettleWaitsForTheAnimationsOfWhatTheActionAdded(t *testing.T) {
+	tb := open(t, map[string]string{"/": html(modalPage)}, "/")
+	for _, c := range []struct {
+		name, click string
+		animated    bool
+		want        [2]string // an expression and its JSON once the click returns
+	}{
+		{"a modal shown once its backdrop has faded in", "#open", true, [2]string{"!!document.querySelector('[role=dialog] #newname')", "true"}},
+		{"a spinner that turns for ever", "#spinner", false, [2]string{"!!document.getElementById('spun')", "true"}},
+		{"a button's own fade", "#tint", false, [2]string{"tint.textContent", `"Tinted"`}},
+		{"a modal removed once it has faded out", "#close", true, [2]string{"!!document.querySelector('[role=dialog], .backdrop')", "false"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.click == "#close" {
+				tb.ok(tb.r.Click(tb.ctx, "#open", actions.ClickOptions{}))
+			} else if _, err := tb.r.Goto(tb.ctx, tb.base+"/", actions.NavOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			res := tb.ok(tb.r.Click(tb.ctx, c.click, actions.ClickOptions{}))
+			tb.want(c.want[0], c.want[1])
+			s := res.Settled
+			if s.Capped || slices.Contains(s.For, "animations") != c.animated || !slices.Contains(s.For, "dom quiet") {
+				t.Errorf("settled: got %+v, want dom quiet, animations %t, not capped", s, c.animated)
+			}
+		})
+	}
+}
+
 // callCountingTab counts the calls of Runtime.callFunctionOn after the last
 // mouse release.
 type callCountingTab struct {
