@@ -208,7 +208,7 @@ wait:
 }
 
 // created gives a tab Chrome made with an opener to that opener's
-// watches. Chrome gives no opener to a tab window.open(”) made (Jupyter
+// watches. Chrome gives no opener to a tab window.open made with no URL (Jupyter
 // opens its new notebooks so, then sends the tab to their address): a
 // tab without one, on no address yet or on the one announced, is the
 // window a watched tab announced (Page.windowOpen comes first) and has
