@@ -91,11 +91,14 @@ func (r *Runner) settle(w *watch, s Settle, el Element, back *readBack) (out Set
 			back.value, back.read = q.Value, true
 		}
 		el, back = Element{}, nil // once: the later rounds watch the main frame's document
-		if !navigated && q.err == nil && (q.Early || q.Quiet) {
-			// Quiet in the page: a navigation or a request the action
-			// started may still be on its way, or in flight. The events
-			// Chrome sent before the page's answer are read first (a
-			// request the page's load handler started just before it, say).
+		if !navigated && q.Early {
+			// Nothing in the page: a navigation or a request the action
+			// started may still be on its way. The events Chrome sent before
+			// the page's answer are read first (a request the page's load
+			// handler started just before it, say). (A page that changed at
+			// once is not waited for past its quiet: its requests may be a
+			// long poll it renews after each answer, as Syncthing's event
+			// poll is, which would hold every action to the cap.)
 			w.caughtUp(ctx)
 			if ev, ok := w.nextNavigation(); ok {
 				nav, navigated = ev, true

@@ -25,7 +25,6 @@ func settlePage() http.Handler {
 <button id=raf onclick="requestAnimationFrame(() => out.textContent = 'raf')">raf</button>
 <button id=chain onclick="setTimeout(() => { out.textContent = 'one'; setTimeout(() => out.textContent = 'chain', 30) }, 0)">chain</button>
 <button id=fetch onclick="fetch('/data').then(r => r.text()).then(t => out.textContent = t)">fetch</button>
-<button id=busy onclick="this.disabled = true; out.textContent = 'saving'; fetch('/data').then(r => r.text()).then(t => out.textContent = t)">busy</button>
 <button id=none>none</button>`)})
 	return withSlowData(pages)
 }
@@ -60,9 +59,6 @@ func TestSettleSeesTheEffect(t *testing.T) {
 		{"raf", "raf", "dom quiet"},
 		{"chain", "chain", "dom quiet"},
 		{"fetch", "fetched", "network"},
-		// A page that shows it is busy (a mutation at once: Jupyter's
-		// Rename dialog disables its field) while its request is out.
-		{"busy", "fetched", "network"},
 	} {
 		t.Run(c.button, func(t *testing.T) {
 			tb.eval(`out.textContent = '-'`)
