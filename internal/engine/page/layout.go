@@ -3,6 +3,10 @@ package page
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/chromedp/cdproto"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	cdppage "github.com/chromedp/cdproto/page"
 	"slices"
 	"sync"
 	"time"
@@ -59,7 +63,7 @@ func (y *Layout) Track(in *extwire.Message) {
 	case "tab.activated":
 		y.SetActive(in.TabID, in.WindowID)
 	case "cdp":
-		if in.Method == "Page.windowOpen" {
+		if in.Method == cdproto.EventPageWindowOpen {
 			y.announced(in.TabID, in.Params)
 		}
 	case "tab.removed":
@@ -238,11 +242,8 @@ func (y *Layout) created(t protocol.Tab) {
 // announced notes a window a tab's page opened (Page.windowOpen's
 // params) for that tab's watches.
 func (y *Layout) announced(tab int, params json.RawMessage) {
-	var ev struct {
-		URL         string `json:"url"`
-		UserGesture bool   `json:"userGesture"`
-	}
-	if json.Unmarshal(params, &ev) != nil {
+	var ev cdppage.EventWindowOpen
+	if jsonv2.Unmarshal(params, &ev) != nil {
 		return
 	}
 	y.mu.Lock()
