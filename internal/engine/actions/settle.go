@@ -285,14 +285,17 @@ func (r *Runner) settleOn(ctx context.Context, el Element, s Settle, capCtx cont
 	})
 }
 
-// requests waits, within ctx, until the requests the action started have
-// ended. It reports whether there were any.
+// requests waits, within ctx, until the requests the action started that
+// are in flight now have ended (not those they lead to: a page renews
+// its long poll as soon as an answer comes, as Syncthing's event poll
+// does after the request the action made; the DOM quiet after this sees
+// what a quick follow-up did). It reports whether there were any.
 func (r *Runner) requests(ctx context.Context, w *watch) bool {
-	n, idle := w.inFlight()
-	if n == 0 {
+	now, idle := w.inFlight(nil)
+	if len(now) == 0 {
 		return false
 	}
-	for n > 0 {
+	for pending := now; len(pending) > 0; {
 		select {
 		case <-ctx.Done():
 			return true
@@ -304,7 +307,7 @@ func (r *Runner) requests(ctx context.Context, w *watch) bool {
 				return true
 			}
 		}
-		n, idle = w.inFlight()
+		pending, idle = w.inFlight(now)
 	}
 	return true
 }

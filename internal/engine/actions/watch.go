@@ -2,6 +2,7 @@ package actions
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -72,6 +73,12 @@ type watch struct {
 	armed bool
 	reqs  map[network.RequestID]bool
 	idle  chan struct{}
+	// answered are the addresses (without their query) of the answers
+	// the page got while the watch ran to requests the action did not
+	// start: a request to one of them after arm renews what the page
+	// already had out (a long poll, answered and asked again at once:
+	// Syncthing's events), which the action's settle does not wait for.
+	answered map[string]bool
 
 	// catchUp asks the event reader to handle every event it has received
 	// (see caughtUp).
@@ -124,7 +131,7 @@ func (r *Runner) watchWith(ctx context.Context, op string, needs watchNeeds) *wa
 		page.FrameStoppedLoading.Method,
 	}
 	if needs.network {
-		methods = append(methods, network.RequestWillBeSent.Method, network.LoadingFinished.Method, network.LoadingFailed.Method)
+		methods = append(methods, network.RequestWillBeSent.Method, network.ResponseReceived.Method, network.LoadingFinished.Method, network.LoadingFailed.Method)
 	}
 	events, stop := r.tab.Stream(methods...)
 	w.stops = append(w.stops, stop)
@@ -243,8 +250,14 @@ func (w *watch) handleEvents(op string) func(e cdptab.Event) bool {
 			}
 		case network.RequestWillBeSent.Method:
 			var ev network.EventRequestWillBeSent
-			if jsonv2.Unmarshal(e.Params, &ev) == nil && ev.Type != network.ResourceTypeEventSource && ev.Type != network.ResourceTypeWebSocket {
+			if jsonv2.Unmarshal(e.Params, &ev) == nil && ev.Type != network.ResourceTypeEventSource && ev.Type != network.ResourceTypeWebSocket &&
+				ev.Request != nil && !w.renews(ev.Request.URL) {
 				w.request(ev.RequestID, true)
+			}
+		case network.ResponseReceived.Method:
+			var ev network.EventResponseReceived
+			if jsonv2.Unmarshal(e.Params, &ev) == nil && ev.Response != nil {
+				w.noteAnswer(ev.RequestID, ev.Response.URL)
 			}
 		case network.LoadingFinished.Method:
 			var ev network.EventLoadingFinished
@@ -297,6 +310,36 @@ func (w *watch) waitReady() error {
 	}
 }
 
+// noteAnswer notes the address of an answer to a request the action did
+// not start (answered).
+func (w *watch) noteAnswer(id network.RequestID, url string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.reqs[id] {
+		return
+	}
+	if w.answered == nil {
+		w.answered = make(map[string]bool)
+	}
+	w.answered[withoutQuery(url)] = true
+}
+
+// renews says whether a request to url asks again what the page had out
+// before the action (answered).
+func (w *watch) renews(url string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.answered[withoutQuery(url)]
+}
+
+// withoutQuery is url less its query and fragment.
+func withoutQuery(url string) string {
+	if i := strings.IndexAny(url, "?#"); i >= 0 {
+		return url[:i]
+	}
+	return url
+}
+
 // request records a network request starting or ending.
 func (w *watch) request(id network.RequestID, started bool) {
 	w.mu.Lock()
@@ -313,18 +356,25 @@ func (w *watch) request(id network.RequestID, started bool) {
 	}
 }
 
-// inFlight returns how many requests the action started are still in
-// flight and, when some are, a channel closed when one of them ends.
-func (w *watch) inFlight() (int, <-chan struct{}) {
+// inFlight returns the requests the action started that are still in
+// flight, of those in of (all of them when of is nil), and, when some are,
+// a channel closed when one of the action's requests ends.
+func (w *watch) inFlight(of map[network.RequestID]bool) (map[network.RequestID]bool, <-chan struct{}) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.reqs) == 0 {
-		return 0, nil
+	out := make(map[network.RequestID]bool)
+	for id := range w.reqs {
+		if of == nil || of[id] {
+			out[id] = true
+		}
+	}
+	if len(out) == 0 {
+		return nil, nil
 	}
 	if w.idle == nil {
 		w.idle = make(chan struct{})
 	}
-	return len(w.reqs), w.idle
+	return out, w.idle
 }
 
 // arm marks the dispatch of the action: the requests that start from now
