@@ -11,14 +11,14 @@
   if (n.id) s += ' id="' + n.id + '"';
   const cls = typeof n.className === 'string' ? n.className.trim().split(/\s+/).filter(Boolean).slice(0, 3) : [];
   if (cls.length) s += ' class="' + cls.join(' ') + '"';
-  for (const a of ['name', 'role', 'type', 'aria-label', 'data-testid']) {
+  // What shows no text (an icon font's glyphs, zero-width spaces: aria.js
+  // NO_TEXT) is left out; an element with no text is known by its tooltip.
+  const text = (n.innerText || n.textContent || '').replace(/[\u200b\ufeff\ue000-\uf8ff]|[\udb80-\udbff][\udc00-\udfff]/g, '').trim().replace(/\s+/g, ' ');
+  for (const a of ['name', 'role', 'type', 'aria-label', 'data-testid', 'title']) {
     const v = n.getAttribute(a);
-    if (v) s += ' ' + a + '="' + v.slice(0, 40) + '"';
+    if (v && (a !== 'title' || !text && !n.hasAttribute('aria-label'))) s += ' ' + a + '="' + v.slice(0, 40) + '"';
   }
   s += '>';
-  // What shows no text (an icon font's glyphs, zero-width spaces: aria.js
-  // NO_TEXT) is left out.
-  const text = (n.innerText || n.textContent || '').replace(/[\u200b\ufeff\ue000-\uf8ff]|[\udb80-\udbff][\udc00-\udfff]/g, '').trim().replace(/\s+/g, ' ');
   if (text && n.children.length < 20) s += text.length > 40 ? text.slice(0, 39) + '…' : text;
   const empty = /^(area|base|br|col|embed|hr|img|input|link|meta|source|track|wbr)$/.test(n.localName);
   return empty ? s : s + '</' + n.localName + '>';

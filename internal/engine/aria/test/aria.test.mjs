@@ -444,6 +444,8 @@ test("describe: one line that names an element in an action's messages", () => {
     [one("input", { name: "q", "aria-label": "Search" }), '<input name="q" aria-label="Search">'],
     [one("div", {}, "y".repeat(50)), '<div>' + "y".repeat(39) + "…</div>"],
     [one("div", { class: "cell" }, "In [ ]: \u200b\uf0c7"), '<div class="cell">In [ ]:</div>'],
+    [one("button", { class: "btn", title: "restart the kernel" }, h("i", "\uf01e")), '<button class="btn" title="restart the kernel"></button>'],
+    [one("button", { title: "Save it" }, "Save"), '<button>Save</button>'],
     [one("ul", {}, ...many), '<ul></ul>'],
     [one("p", { role: "note" }, "A".repeat(10)).firstChild, "#text"],
     [null, "null"],
