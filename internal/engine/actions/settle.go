@@ -149,7 +149,7 @@ type readBack struct {
 type quietResult struct {
 	Quiet     bool    `json:"quiet"`
 	Early     bool    `json:"early"`    // one frame with nothing in it (settle.js)
-	Animated  bool    `json:"animated"` // it waited for the short animations of what the page added
+	Animated  bool    `json:"animated"` // it waited for the short animations of what the page added or changed
 	Missing   bool    `json:"missing"`  // settle.js found no watch: use quiet.js
 	Mutations int     `json:"mutations"`
 	Ms        float64 `json:"ms"`

@@ -10,11 +10,11 @@
 // it waits until the DOM has gone quietMs without a mutation, counted from
 // the last mutation since the action began (the action itself when none),
 // or capMs. The quiet includes the short animations (a CSS transition or
-// animation ending within a second) of the elements the page added since
-// the action, and of what is inside them: a page may wait for one to end
-// before it goes on (Bootstrap shows a modal once its backdrop has faded
-// in, 150 ms after the click), so it waits for them to end too, and then
-// for the quiet again (animated: it did). It resolves {quiet, early,
+// animation ending within a second) of the elements the page added or
+// changed since the action, and of what is inside them (mutation.js): a
+// page may wait for one to end before it goes on (Bootstrap shows a modal
+// once its backdrop has faded in, 150 ms after the click), so it waits
+// for them to end too, and then for the quiet again (animated: it did). It resolves {quiet, early,
 // caught, animated, mutations, ms, navigating} (caught: the frame after
 // the action's events had come before this call), or {missing: true} when
 // no watch was started.

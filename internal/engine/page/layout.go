@@ -3,13 +3,13 @@ package page
 import (
 	"context"
 	"encoding/json"
+	"slices"
+	"sync"
+	"time"
 
 	"github.com/chromedp/cdproto"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	cdppage "github.com/chromedp/cdproto/page"
-	"slices"
-	"sync"
-	"time"
 
 	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/protocol"
@@ -212,11 +212,11 @@ wait:
 }
 
 // created gives a tab Chrome made with an opener to that opener's
-// watches. Chrome gives no opener to a tab window.open made with no URL (Jupyter
-// opens its new notebooks so, then sends the tab to their address): a
-// tab without one, on no address yet or on the one announced, is the
-// window a watched tab announced (Page.windowOpen comes first) and has
-// no tab for yet, if one did.
+// watches. Chrome gives no opener to a tab that window.open made with no
+// URL (Jupyter opens its new notebooks so, then sends the tab to their
+// address): a tab without one, on no address yet or on the one
+// announced, is the window a watched tab announced (Page.windowOpen comes
+// first) and has no tab for yet, if one did.
 func (y *Layout) created(t protocol.Tab) {
 	y.mu.Lock()
 	defer y.mu.Unlock()
