@@ -255,8 +255,15 @@ func (w *watch) handleEvents(op string) func(e cdptab.Event) bool {
 				w.request(ev.RequestID, true)
 			}
 		case network.ResponseReceived.Method:
-			var ev network.EventResponseReceived
-			if jsonv2.Unmarshal(e.Params, &ev) == nil && ev.Response != nil {
+			// Its address only (a response's headers and timing are most
+			// of the event, read for every resource a navigation loads).
+			var ev struct {
+				RequestID network.RequestID `json:"requestId"`
+				Response  struct {
+					URL string `json:"url"`
+				} `json:"response"`
+			}
+			if jsonv2.Unmarshal(e.Params, &ev) == nil {
 				w.noteAnswer(ev.RequestID, ev.Response.URL)
 			}
 		case network.LoadingFinished.Method:
