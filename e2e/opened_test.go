@@ -107,3 +107,25 @@ func TestOpenedTabsAreThoseTheAgentMayReach(t *testing.T) {
 		})
 	}
 }
+
+// A script takes the tab a click opened as Playwright's popup: start the
+// wait, click, await the page, read it.
+func TestScriptWaitsForThePopup(t *testing.T) {
+	c := useSharedChain(t)
+	base := serve(t, map[string]string{"/": openerPage, "/next": "<!doctype html><title>next</title><p>next"})
+	tab := c.openTab(t, base+"/")
+	var r protocol.ScriptRunResult
+	script := `const popup = page.waitForEvent('popup');
+await page.getByText('blank').click();
+const p = await popup;
+await p.waitForLoadState();
+const out = [await p.title(), p.id !== page.id];
+await p.close();
+out`
+	if err := c.agent.Call(ctxT(t, 60*time.Second), protocol.MethodScriptRun, protocol.ScriptRunParams{Target: tab, Script: script}, &r); err != nil {
+		t.Fatalf("script.run: %v", err)
+	}
+	if got := string(r.Value); got != `["next",true]` {
+		t.Errorf("got %s, want [\"next\",true] (the popup's title, another tab)", got)
+	}
+}

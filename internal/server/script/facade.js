@@ -103,6 +103,9 @@
       return call(method, {
         ...this._page._t, target: this._sel, timeoutMs: ms(o), force: o.force || undefined,
         noSettle: noSettle || undefined, ...extra,
+      }).then((r) => {
+        if (r && r.opened) this._page._opened(r.opened);
+        return r;
       });
     }
     click(o) {
@@ -222,7 +225,12 @@
 
   class Keyboard {
     constructor(page) { this._page = page; }
-    press(key, o) { return call('press', { ...this._page._t, key: String(key), timeoutMs: ms(o) }); }
+    press(key, o) {
+      return call('press', { ...this._page._t, key: String(key), timeoutMs: ms(o) }).then((r) => {
+        if (r && r.opened) this._page._opened(r.opened);
+        return r;
+      });
+    }
     type(text, o) { return call('type', { ...this._page._t, text: String(text), delayMs: o && o.delay }); }
     insertText(text) { return this.type(text); }
   }
@@ -255,6 +263,8 @@
       this._t = target;
       this.keyboard = new Keyboard(this);
       this.mouse = new Mouse(this);
+      this._popups = []; // pages of the tabs this page's actions opened, not yet waited for
+      this._waiting = []; // waitForEvent('popup')'s resolvers
     }
     get id() { return this._t.tab; }
     toString() { return 'page(tab ' + this._t.tab + ')'; }
@@ -299,6 +309,35 @@
     cdp(method, params) { return call('cdp.send', { ...this._t, method: String(method), params: params || {} }); }
     async bringToFront() { await call('tabs.select', { ...this._t }); }
     async close() { await call('tabs.close', { ...this._t }); }
+    // waitForEvent('popup') is the page of the next tab an action of this
+    // page opened (a link with target=_blank, window.open: the action's
+    // result names it), as Playwright's: start the wait, act, await it.
+    // Within {timeout} ms (5 s).
+    waitForEvent(event, o) {
+      if (event !== 'popup') fail("waitForEvent: only 'popup' (the tab an action of this page opens)");
+      if (this._popups.length) return Promise.resolve(this._popups.shift());
+      const t = ms(o) || 5000;
+      return new Promise((resolve, reject) => {
+        const entry = { resolve, timer: 0 };
+        entry.timer = host.setTimeout(() => {
+          this._waiting = this._waiting.filter((w) => w !== entry);
+          reject(new EgohostError('timeout', "waitForEvent('popup'): no action of " + this + ' opened a tab in ' + t + ' ms', 1004, { timeoutMs: t }));
+        }, t);
+        this._waiting.push(entry);
+      });
+    }
+    _opened(tabs) {
+      for (const t of tabs) {
+        const p = pageFor({ browser: t.browser || this._t.browser, tab: t.id });
+        const w = this._waiting.shift();
+        if (w) {
+          host.clearTimeout(w.timer);
+          w.resolve(p);
+        } else {
+          this._popups.push(p);
+        }
+      }
+    }
   }
   for (const [name, make] of Object.entries(getters)) {
     Page.prototype[name] = function (v, o) { return new Locator(this, make(v, o)); };
@@ -337,7 +376,7 @@
   browser.pages = async () => (await browser.tabs()).map((t) => browser.tab(t.id));
 
   const docs = {
-    page: 'page: the tab the script runs on (--tab, default the active tab). goto(url, {waitUntil, timeout}), reload(), goBack(), goForward(), url() (sync), title(), content(), evaluate(fn|string, arg), locator(sel), getByRole/Text/Label/Placeholder/AltText/Title/TestId, keyboard, mouse, waitForURL(url|RegExp), waitForLoadState(state), waitForFunction(fn|string, arg), waitForSelector(sel, {state}), waitForTimeout(ms), snapshot({interactive, scope, viewport, maxChars, start, diff}), screenshot({fullPage, name}), cdp(method, params), bringToFront(), close(); and page.click(sel)… shortcuts for every locator action.',
+    page: 'page: the tab the script runs on (--tab, default the active tab). goto(url, {waitUntil, timeout}), reload(), goBack(), goForward(), url() (sync), title(), content(), evaluate(fn|string, arg), locator(sel), getByRole/Text/Label/Placeholder/AltText/Title/TestId, keyboard, mouse, waitForURL(url|RegExp), waitForLoadState(state), waitForFunction(fn|string, arg), waitForSelector(sel, {state}), waitForTimeout(ms), waitForEvent("popup", {timeout}) (start it, act, await it: the page of the tab the action opened), snapshot({interactive, scope, viewport, maxChars, start, diff}), screenshot({fullPage, name}), cdp(method, params), bringToFront(), close(); and page.click(sel)… shortcuts for every locator action.',
     locator: 'locator: page.locator(sel) or page.getBy…(). Selectors are egohost targets: a @ref from page.snapshot(), or a locator (css, role=, text=, label=, … see docs/locators.md). Chaining: locator(sel), getBy…(), nth(i), first(), last(), filter({hasText, hasNotText, has, hasNot, visible}). Actions (auto-wait, strict; click, press and dragTo then wait for a navigation they started and a quiet DOM, the others do not unless {noWaitAfter: false}): click({button, clickCount, modifiers, force, timeout, noWaitAfter}), dblclick(), hover(), focus(), check(), uncheck(), setChecked(bool), fill(text), clear(), type(text, {delay}), pressSequentially(), press(key), selectOption(v|[v]|{label}|{index}), setInputFiles(paths run was given), dragTo(locator), scrollIntoViewIfNeeded(), waitFor({state: attached|visible|hidden|detached}). Reads: textContent(), innerText(), innerHTML(), inputValue(), getAttribute(name), isVisible(), isHidden(), isChecked(), isEnabled(), isDisabled(), isEditable(), count(), all(), allTextContents(), allInnerTexts(), boundingBox(), evaluate(fn, arg), screenshot({name}).',
     getByRole: "getByRole(role, {name, exact, checked, pressed, selected, expanded, disabled, level, includeHidden}): roles and names as Chrome computes them; name matches as a substring in any case unless exact: true, or a RegExp.",
     keyboard: 'page.keyboard: press(key) ("Enter", "Control+a", "ControlOrMeta+a"), type(text, {delay}), insertText(text); keys go to the focused element.',

@@ -179,6 +179,51 @@ func TestFailingCall(t *testing.T) {
 	}
 }
 
+// TestWaitForPopup: page.waitForEvent('popup') is the page of the tab an
+// action of the page opened (its result's opened), whether the wait began
+// before the action (Playwright's idiom) or after; a wait with no such tab
+// ends at its timeout.
+func TestWaitForPopup(t *testing.T) {
+	opens := func(json.RawMessage) (json.RawMessage, error) {
+		return json.RawMessage(`{"action":"click","tab":7,"opened":[{"id":9,"browser":"b1","openerTabId":7}]}`), nil
+	}
+	tests := []struct {
+		name, script, value string
+		code                protocol.Code
+	}{
+		{"the wait begun first", "const p = page.waitForEvent('popup');\nawait page.click('#new');\nconst popup = await p;\nawait popup.title();\npopup.id", `9`, 0},
+		{"the wait after the action", "await page.getByRole('link', {name: 'Help'}).click();\n(await page.waitForEvent('popup')).id", `9`, 0},
+		{"an Enter that opens one", "await page.keyboard.press('Enter');\n(await page.waitForEvent('popup')).id", `9`, 0},
+		// The facade's own errors are the script's (script_error), named.
+		{"no tab opened", "await page.waitForEvent('popup', {timeout: 50})", `timeout: waitForEvent('popup'): no action of page(tab 7) opened a tab in 50 ms`, protocol.CodeScript},
+		{"another event", "await page.waitForEvent('download')", `invalid_params: waitForEvent: only 'popup'`, protocol.CodeScript},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &fakeService{answers: map[string]func(json.RawMessage) (json.RawMessage, error){"click": opens, "press": opens}}
+			if tt.code != 0 {
+				f = &fakeService{}
+			}
+			res, err := run1(t, f, tt.script, Options{})
+			if tt.code != 0 {
+				if err == nil || err.Code != tt.code || !strings.Contains(err.Message, tt.value) {
+					t.Fatalf("Run: got %v, want %s: %s…", err, tt.code.Name(), tt.value)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Run: %v (data %v)", err, err.Data)
+			}
+			if string(res.Value) != tt.value {
+				t.Errorf("value: got %s, want %s", res.Value, tt.value)
+			}
+			if tt.name == "the wait begun first" && !strings.Contains(strings.Join(f.calls, "\n"), `eval {"browser":"b1","tab":9,`) {
+				t.Errorf("calls: got %q, want an eval on tab 9", f.calls)
+			}
+		})
+	}
+}
+
 func TestScriptErrors(t *testing.T) {
 	tests := []struct {
 		name, script string
