@@ -23,15 +23,34 @@
 // `since` (performance.now()) have left, among those of the elements the
 // page added or changed (a counted attribute change: a class, a style) and
 // what is inside them, when that is a second at most (an endless spinner,
-// or a long one, is not waited for); 0 when none has. The root and the
-// body count for themselves only (Bootstrap marks the body of a page with a
-// modal open): not for every animation of the page.
+// or a long one, is not waited for); 0 when none has. Only animations of
+// what shows, hides or moves an element count (GATES: opacity, visibility,
+// a transform, a height, a position): a fade or a slide is what a page
+// waits for, not a focused field's border colour or shadow (MediaWiki's
+// search box). The root and the body count for themselves only (Bootstrap
+// marks the body of a page with a modal open): not for every animation of
+// the page.
 () => {
   const SHOWN = [
     "display", "visibility", "content-visibility", "clip-path", "clip", "cursor", "opacity",
     "width", "height", "max-width", "max-height",
   ];
   const MAX = 1000; // elements kept of each kind
+  // GATES: the properties whose animation a page may wait for (in the
+  // keyframes' camelCase; a transition's property in CSS's).
+  const GATES = new Set([
+    "opacity", "visibility", "display", "transform", "translate", "scale", "rotate", "height", "maxHeight",
+    "top", "bottom", "left", "right", "clipPath", "contentVisibility",
+  ]);
+  const camel = (p) => p.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
+  const gates = (a) => {
+    if (a.transitionProperty !== undefined) return GATES.has(camel(a.transitionProperty));
+    try {
+      return a.effect.getKeyframes().some((k) => Object.keys(k).some((p) => GATES.has(p)));
+    } catch {
+      return true;
+    }
+  };
   let before = null; // a detached element to parse the old inline style
   const counts = (r) => {
     const el = r.target;
@@ -76,7 +95,7 @@
           const t = a.effect.getComputedTiming();
           const rest = t.endTime - t.localTime;
           if (!(rest > 0) || rest > 1000 || rest <= left) continue;
-          if (a.effect.target && inside(a.effect.target)) left = rest;
+          if (a.effect.target && inside(a.effect.target) && gates(a)) left = rest;
         }
       }
       return left;

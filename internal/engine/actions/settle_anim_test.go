@@ -94,7 +94,8 @@ func TestSettleLooksPastAnimations(t *testing.T) {
 // 150 ms opacity transition, then, once it has faded in, the dialog, which
 // slides in over 300 ms, and out again, before the page removes both; a
 // spinner added with an endless animation; a button whose colour fades
-// over 2 s when it is clicked.
+// over 2 s when it is clicked; a box that glows in (a shadow and a border
+// colour, as a focused field does).
 const modalPage = `<style>
 .backdrop { position: fixed; inset: 0; background: #000; opacity: 0; transition: opacity .15s linear }
 .backdrop.in { opacity: .5 }
@@ -102,10 +103,12 @@ const modalPage = `<style>
 .dialog.in { transform: none }
 .spin { animation: spin 1s linear infinite } @keyframes spin { to { transform: rotate(360deg) } }
 #tint { transition: background-color 2s } #tint:active, #tint.on { background-color: red }
+.glow { box-shadow: none; transition: box-shadow .3s, border-color .3s; border: 1px solid #fff } .glow.on { box-shadow: 0 0 9px red; border-color: red }
 </style>
 <button id=open onclick="openModal()">Rename</button>
 <button id=spinner onclick="const s = document.createElement('div'); s.className = 'spin'; s.id = 'spun'; s.textContent = '*'; document.body.append(s)">Load</button>
 <button id=tint onclick="this.classList.add('on'); this.textContent = 'Tinted'">Tint</button>
+<button id=glow onclick="const g = document.createElement('p'); g.className = 'glow'; g.id = 'glowing'; g.textContent = 'Focused'; document.body.append(g); g.offsetWidth; g.classList.add('on')">Glow</button>
 <script>
 function openModal() {
   const b = document.createElement('div');
@@ -138,7 +141,8 @@ function closeModal() {
 // has faded in, 150 ms after the click: Jupyter's Rename dialog was not
 // in the snapshot after the click), and of what it changed (the modal,
 // faded out before the page removes it). Not for an endless one (a
-// spinner), nor for one longer than a second (a button's colour).
+// spinner), nor for one longer than a second (a button's colour), nor for
+// one that shows, hides and moves nothing (a glow).
 func TestSettleWaitsForTheAnimationsOfWhatTheActionAdded(t *testing.T) {
 	tb := open(t, map[string]string{"/": html(modalPage)}, "/")
 	for _, c := range []struct {
@@ -149,6 +153,7 @@ func TestSettleWaitsForTheAnimationsOfWhatTheActionAdded(t *testing.T) {
 		{"a modal shown once its backdrop has faded in", "#open", true, [2]string{"!!document.querySelector('[role=dialog] #newname')", "true"}},
 		{"a spinner that turns for ever", "#spinner", false, [2]string{"!!document.getElementById('spun')", "true"}},
 		{"a button's own fade", "#tint", false, [2]string{"tint.textContent", `"Tinted"`}},
+		{"a glow that shows and hides nothing", "#glow", false, [2]string{"!!document.getElementById('glowing')", "true"}},
 		{"a modal removed once it has faded out", "#close", true, [2]string{"!!document.querySelector('[role=dialog], .backdrop')", "false"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
