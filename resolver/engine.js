@@ -318,6 +318,14 @@
     return n;
   }
 
+  // glyphName is the page module's name of an element whose Chrome name
+  // may hold characters that show no text (ns.showsNoText: an icon font's
+  // glyphs, in its text or its generated content), else '' (Chrome's name
+  // stands): the check needs it only there, and it costs a name a match.
+  function glyphName(el) {
+    return ns.showsNoText(el.textContent) || A.hasPseudo() ? A.name(el) : '';
+  }
+
   function queryRole(root, r) {
     const out = [];
     const mayHaveRole = ns.roleTest(r.role);
@@ -445,11 +453,11 @@
       const part = spec.max === undefined ? els.slice(from) : els.slice(from, from + spec.max);
       const limit = spec.limit === undefined ? n : spec.limit;
       const boxes = part.length <= limit ? part.map(box) : null;
-      // Names asked for: the page module's (Go takes them where Chrome's
-      // differ by rule: resolver/verify.go); rows' from their content when
-      // they have no other (Chrome names a table's rows with nothing;
-      // Playwright from their content).
-      const names = spec.names === 'row' ? part.map(rowNameOf) : spec.names ? part.map((el) => A.name(el)) : undefined;
+      // Names asked for: the page module's where it may differ from
+      // Chrome's by rule (Go takes them there: resolver/verify.go); rows'
+      // from their content when they have no other (Chrome names a
+      // table's rows with nothing; Playwright from their content).
+      const names = spec.names === 'row' ? part.map(rowNameOf) : spec.names ? part.map(glyphName) : undefined;
       return [JSON.stringify({ n, frames, from, boxes, names }), ...part];
     }
   }

@@ -40,8 +40,10 @@
   // and what shows no text (NO_TEXT) is left out.
   const norm = (s) => (NO_TEXT_ANY.test(s) ? s.replace(NO_TEXT, '') : s).replace(/[\s\u00a0]+/g, ' ').trim();
 
-  // hasText says whether s has a character that shows as text.
-  const hasText = (s) => !!s.trim() && (!NO_TEXT_ANY.test(s) || norm(s) !== '');
+  // hasText says whether s has a character that shows as text; showsNoText
+  // whether it has one that shows none.
+  const showsNoText = (s) => NO_TEXT_ANY.test(s);
+  const hasText = (s) => !!s.trim() && (!showsNoText(s) || norm(s) !== '');
 
   // normWS is Playwright's normalizeWhiteSpace (locator text): zero-width
   // spaces and soft hyphens dropped, trimmed, runs of white space collapsed.
@@ -972,7 +974,7 @@
 
   return Object.freeze({
     // text
-    norm, normWS, SKIP,
+    norm, normWS, showsNoText, SKIP,
     // the flat tree
     parentComposed, flatChildren, openShadowRoots, byId,
     // style, hidden, visible
