@@ -32,7 +32,8 @@
   // content made of nothing else is no name: the tooltip (title) names
   // the element, as it would an empty one. The supplementary private-use
   // planes (U+F0000 to U+10FFFD) are the surrogate pairs from \udb80.
-  // aria.Shown (Go) is the same rule for the names Chrome gives.
+  // aria.Shown (Go) is the same rule for the names Chrome gives, and
+  // describe.js has a copy (TestOneNoTextRule keeps them one).
   const NO_TEXT_ANY = /[\u200b\ufeff\ue000-\uf8ff\udb80-\udbff]/;
   const NO_TEXT = /[\u200b\ufeff\ue000-\uf8ff]|[\udb80-\udbff][\udc00-\udfff]/g;
 

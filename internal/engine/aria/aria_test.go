@@ -96,3 +96,27 @@ func TestShown(t *testing.T) {
 		})
 	}
 }
+
+// TestOneNoTextRule holds the three copies of the rule of what shows no
+// text to one: aria.js's (names and text in the page), describe.js's
+// (which runs without the module, so it cannot call it) and Shown's (the
+// names Chrome gives). (JavaScript's surrogate range takes the two
+// noncharacters at the end of each supplementary private-use plane too.)
+func TestOneNoTextRule(t *testing.T) {
+	const literal = `/[\u200b\ufeff\ue000-\uf8ff]|[\udb80-\udbff][\udc00-\udfff]/g`
+	for name, src := range map[string]string{"aria.js": source, "describe.js": describeSource} {
+		if !strings.Contains(src, literal) {
+			t.Errorf("%s has not the rule %s", name, literal)
+		}
+	}
+	for _, r := range []rune{0x200b, 0xfeff, 0xe000, 0xf0c7, 0xf8ff, 0xf0000, 0xffffd, 0x100000, 0x10fffd} {
+		if !noText(r) {
+			t.Errorf("noText(%U): got false, want true", r)
+		}
+	}
+	for _, r := range []rune{'a', ' ', 0x200a, 0x200c, 0x200d, 0xdfff, 0xf900, 0xeffff, 0x2605} {
+		if noText(r) {
+			t.Errorf("noText(%U): got true, want false", r)
+		}
+	}
+}

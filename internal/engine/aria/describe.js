@@ -12,7 +12,9 @@
   const cls = typeof n.className === 'string' ? n.className.trim().split(/\s+/).filter(Boolean).slice(0, 3) : [];
   if (cls.length) s += ' class="' + cls.join(' ') + '"';
   // What shows no text (an icon font's glyphs, zero-width spaces: aria.js
-  // NO_TEXT) is left out; an element with no text is known by its tooltip.
+  // NO_TEXT, copied: this runs without the module; TestOneNoTextRule keeps
+  // the copies one) is left out; an element with no text is known by its
+  // tooltip.
   const text = (n.innerText || n.textContent || '').replace(/[\u200b\ufeff\ue000-\uf8ff]|[\udb80-\udbff][\udc00-\udfff]/g, '').trim().replace(/\s+/g, ' ');
   for (const a of ['name', 'role', 'type', 'aria-label', 'data-testid', 'title']) {
     const v = n.getAttribute(a);
