@@ -59,9 +59,9 @@
     before.setAttribute("style", r.oldValue || "");
     return SHOWN.some((p) => before.style.getPropertyValue(p) !== el.style.getPropertyValue(p));
   };
-  const added = new Set();
-  const changed = new Set(); // for themselves only: the root, the body
-  const self = new Set();
+  const added = new Set(); // elements added, and what is inside them
+  const changed = new Set(); // elements changed, and what is inside them
+  const self = new Set(); // the root and the body, changed: for themselves only
   const keep = (set, el) => {
     if (set.size < MAX) set.add(el);
   };

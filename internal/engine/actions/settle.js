@@ -14,10 +14,10 @@
 // changed since the action, and of what is inside them (mutation.js): a
 // page may wait for one to end before it goes on (Bootstrap shows a modal
 // once its backdrop has faded in, 150 ms after the click), so it waits
-// for them to end too, and then for the quiet again (animated: it did). It resolves {quiet, early,
-// caught, animated, mutations, ms, navigating} (caught: the frame after
-// the action's events had come before this call), or {missing: true} when
-// no watch was started.
+// for them to end too, and then for the quiet again (animated: it did).
+// It resolves {quiet, early, caught, animated, mutations, ms, navigating}
+// (caught: the frame after the action's events had come before this
+// call), or {missing: true} when no watch was started.
 //
 // A hidden document (a background tab) runs no animation frames and its
 // timers wait for Chrome's 1 s wake-ups: there the frame is a task

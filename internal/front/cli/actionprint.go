@@ -76,11 +76,7 @@ func writeAction(w io.Writer, did string, r protocol.ActionResult) error {
 		fmt.Fprintf(&b, "navigated to %s\n", r.Settled.URL)
 	}
 	for _, t := range r.Opened {
-		url := t.URL
-		if url == "" {
-			url = "about:blank"
-		}
-		fmt.Fprintf(&b, "opened tab %d: %s (act there with --tab %d)\n", t.ID, url, t.ID)
+		fmt.Fprintf(&b, "opened tab %d: %s (act there with --tab %d)\n", t.ID, t.URL, t.ID)
 	}
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return err

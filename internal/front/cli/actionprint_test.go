@@ -17,7 +17,7 @@ func TestWriteAction(t *testing.T) {
 			"clicked <button>Go</button> in 12 ms\n"},
 		{"a click that navigated", protocol.ActionResult{Element: "<a>Next</a>", TookMs: 80, Settled: protocol.Settled{Ms: 60, For: []string{"navigation"}, Navigated: true, URL: "http://x.test/next"}},
 			"clicked <a>Next</a> in 80 ms (settled 60 ms: navigation)\nnavigated to http://x.test/next\n"},
-		{"a click that opened tabs", protocol.ActionResult{Element: "<a>New</a>", TookMs: 30, Opened: []protocol.Tab{{ID: 8, URL: "http://x.test/new"}, {ID: 9}}},
+		{"a click that opened tabs", protocol.ActionResult{Element: "<a>New</a>", TookMs: 30, Opened: []protocol.Tab{{ID: 8, URL: "http://x.test/new"}, {ID: 9, URL: "about:blank"}}},
 			"clicked <a>New</a> in 30 ms\nopened tab 8: http://x.test/new (act there with --tab 8)\nopened tab 9: about:blank (act there with --tab 9)\n"},
 	}
 	for _, tt := range tests {

@@ -166,6 +166,9 @@ func (pt *pageTab) WatchOpened() func(context.Context, time.Duration) []protocol
 			if t.URL == "" {
 				t.URL, _ = l.URLs.Get(t.ID)
 			}
+			if t.URL == "" {
+				t.URL = "about:blank" // a new tab's first document, before any navigation
+			}
 			// What Chrome said as it made the tab (complete, no title)
 			// is no news of its page, which is only starting to load.
 			t.Status, t.Title = "", ""
