@@ -91,9 +91,11 @@
       let left = 0;
       for (const d of docs) {
         for (const a of d.getAnimations()) {
-          if (a.playState !== "running" || !a.effect || a.startTime === null || a.startTime < since) continue;
+          // A pending one (no start time yet: its first frame has not come,
+          // as on a busy machine) is about to start, all of it to run.
+          if (a.playState !== "running" || !a.effect || a.startTime !== null && a.startTime < since) continue;
           const t = a.effect.getComputedTiming();
-          const rest = t.endTime - t.localTime;
+          const rest = t.endTime - (t.localTime ?? 0);
           if (!(rest > 0) || rest > 1000 || rest <= left) continue;
           if (a.effect.target && inside(a.effect.target) && gates(a)) left = rest;
         }
