@@ -143,8 +143,6 @@ type Runner struct {
 	opts  Options
 	kb    *keyboard
 	setup *TabSetup
-	// checkFn is the checks' script (actionableJS("")), built once.
-	checkFn string
 }
 
 // New returns a Runner for tab that finds elements with find (which may be
@@ -167,7 +165,7 @@ func New(tab Tab, find Finder, opts Options) *Runner {
 	if setup == nil {
 		setup = &TabSetup{}
 	}
-	return &Runner{tab: tab, find: find, opts: opts, kb: usKeyboard(), setup: setup, checkFn: actionableJS("")}
+	return &Runner{tab: tab, find: find, opts: opts, kb: usKeyboard(), setup: setup}
 }
 
 // session returns the CDP session of an element's frame.

@@ -6,7 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -35,21 +39,40 @@ var (
 
 // actionableJS runs check.js and, when the checks pass, in the same call
 // (one round trip per attempt): starts the settle's watch of the page
-// (observe.js), runs then (the first step of the action, e.g. fill.js,
-// with the second argument; its value is r.then), moves the mouse to the
-// action point in the page when the document is hidden (hover.js: Chrome
-// cannot complete a trusted mouse move there) and starts a click's guard
-// (intercept.js), just before the action. Every step, and the whole, has
-// the calling convention of package aria: (el, ns, ...args).
-func actionableJS(then string) string {
-	s := "async (el, ns, o, a) => { const r = await (" + checkJS + "\n)(el, ns, o);\n" +
-		"if (r.ok && o.observe) (" + observeJS + "\n)(el, ns, " + mutationJS + ", o.final);\n"
-	if then != "" {
-		s += "if (r.ok) r.then = await (" + then + "\n)(el, ns, a);\n"
+// (observe.js), runs o.then, the first step of the action named in steps
+// (e.g. "fill": fill.js, with the second argument; its value is r.then),
+// moves the mouse to the action point in the page when the document is
+// hidden (hover.js: Chrome cannot complete a trusted mouse move there)
+// and starts a click's guard (intercept.js), just before the action.
+// Every step, and the whole, has the calling convention of package aria:
+// (el, ns, ...args). Every action calls this one function, whatever its
+// step: one source, kept once per world, which a new document's
+// preparation can install before the first action (Kept).
+func actionableJS(steps map[string]string) string {
+	var t strings.Builder
+	for _, name := range slices.Sorted(maps.Keys(steps)) { // one source: one key
+		fmt.Fprintf(&t, "%q: (%s\n),\n", name, steps[name])
 	}
-	s += "if (r.ok && o.hover && r.hidden) r.hovered = (" + hoverJS + "\n)(el, ns, r.x, r.y);\n"
-	return s + "if (r.ok && o.guard) (" + interceptJS + "\n)(el, ns, {retarget: o.retarget});\nreturn r; }"
+	return "async (el, ns, o, a) => { const r = await (" + checkJS + "\n)(el, ns, o);\n" +
+		"if (r.ok && o.observe) (" + observeJS + "\n)(el, ns, " + mutationJS + ", o.final);\n" +
+		"if (r.ok && o.then) r.then = await ({\n" + t.String() + "})[o.then](el, ns, a);\n" +
+		"if (r.ok && o.hover && r.hidden) r.hovered = (" + hoverJS + "\n)(el, ns, r.x, r.y);\n" +
+		"if (r.ok && o.guard) (" + interceptJS + "\n)(el, ns, {retarget: o.retarget});\nreturn r; }"
 }
+
+// thenSteps are the first steps an action can run in its checks' call
+// (checks.Then names one).
+var thenSteps = map[string]string{"fill": fillJS, "focusValue": focusValueJS}
+
+// actionable is the checks' function (actionableJS over thenSteps).
+var actionable = sync.OnceValue(func() string { return actionableJS(thenSteps) })
+
+// Kept is the function every element action runs in egohost's world
+// (through the resolver's FindCall, kept there after its first call): a
+// new document's preparation installs it with the page module
+// (resolver.Resolver.Preload), so that the first action there sends a
+// few bytes, not the function.
+func Kept() aria.Func { return aria.Keep(actionable()) }
 
 // Point is a place in the tab's top-level viewport, in CSS pixels.
 type Point struct {
@@ -80,10 +103,10 @@ type checks struct {
 	// checks pass and the document is hidden (a pointer action: the
 	// trusted move cannot complete there).
 	Hover bool `json:"hover,omitempty"`
-	// then is the first step of the action, run in the checks' call when
-	// they pass (a script called as (el, ns, thenArg)); its value goes to
-	// *thenOut.
-	then    string
+	// Then names the first step of the action (thenSteps), run in the
+	// checks' call when they pass (a script called as (el, ns, thenArg));
+	// its value goes to *thenOut.
+	Then    string `json:"then,omitempty"`
 	thenArg any
 	thenOut *json.RawMessage
 }
@@ -91,7 +114,7 @@ type checks struct {
 // forced keeps what force cannot skip: a box to point at, and the
 // settle's watch.
 func (c checks) forced() checks {
-	return checks{Retarget: c.Retarget, Scroll: c.Scroll, Observe: c.Observe, Final: c.Final, Hover: c.Hover, then: c.then, thenArg: c.thenArg, thenOut: c.thenOut}
+	return checks{Retarget: c.Retarget, Scroll: c.Scroll, Observe: c.Observe, Final: c.Final, Hover: c.Hover, Then: c.Then, thenArg: c.thenArg, thenOut: c.thenOut}
 }
 
 // checkResult is what check.js returns.
@@ -246,11 +269,7 @@ func (r *Runner) checkScript(c checks, force bool, n int) (checks, string) {
 	if force {
 		c = c.forced()
 	}
-	fn := r.checkFn
-	if c.then != "" {
-		fn = actionableJS(c.then)
-	}
-	return c, fn
+	return c, actionable()
 }
 
 // findChecked finds target and runs the checks on it. With a FindCaller,

@@ -51,7 +51,7 @@ func (r *Runner) Fill(ctx context.Context, target, text string, o FillOptions) (
 	// fill.js runs in the checks' call: one round trip less.
 	arg := map[string]any{"value": text, "append": o.Append}
 	var prepped json.RawMessage
-	c := checks{Visible: true, Enabled: true, Editable: true, Retarget: "label", then: fillJS, thenArg: arg, thenOut: &prepped}
+	c := checks{Visible: true, Enabled: true, Editable: true, Retarget: "label", Then: "fill", thenArg: arg, thenOut: &prepped}
 	return r.act(ctx, "fill", target, o.ActOptions, c, func(ctx context.Context, el Element, _ Point, res *Result) error {
 		var prep struct {
 			Done       bool   `json:"done"`

@@ -80,7 +80,7 @@ func (r *Runner) keys(ctx context.Context, op string, o PressOptions, do func(ct
 		// focus.js runs in the checks' call (one round trip less), and
 		// reads the value the keys start from.
 		var raw json.RawMessage
-		c := checks{Enabled: true, then: focusValueJS, thenOut: &raw}
+		c := checks{Enabled: true, Then: "focusValue", thenOut: &raw}
 		return r.actWith(ctx, op, o.Target, o.ActOptions, c, hooks{
 			do: func(ctx context.Context, el Element, _ Point, res *Result) error {
 				var then struct {
