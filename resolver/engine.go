@@ -83,6 +83,9 @@ type (
 		// install is what the first evaluation sends (Prepare: the
 		// module and the engine at once, the document being new).
 		install aria.Install
+		// preload are kept functions the evaluation installs too, where
+		// the world lacks them (Prepare: Resolver.Preload's).
+		preload []aria.Func
 	}
 	jsBox struct {
 		X float64 `json:"x"`
@@ -208,7 +211,15 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 		fresh = false
 		// Only in egohost's own world (its token): a remembered context ID
 		// may name another context after a cross-site navigation.
-		expr := guarded(w.token, engine.Expr(in, b))
+		expr := engine.Expr(in, b)
+		var preload []aria.Func
+		if attempt == 0 {
+			preload = r.unsent(w, spec.preload)
+			if len(preload) > 0 {
+				expr = aria.Preloaded(expr, preload...)
+			}
+		}
+		expr = guarded(w.token, expr)
 		params := runtime.EvaluateParams{Expression: expr, ContextID: w.cid, Silent: &yes}
 		switch {
 		case spec.Mode == modeObject && spec.call != nil:
@@ -229,6 +240,9 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 			// preparation that sends this). Not when ctx has ended: the
 			// call would not go out (a preparation stopped before it).
 			r.sentTo(w, engine)
+			for _, f := range preload {
+				r.sentTo(w, f)
+			}
 		}
 		res, err = cdp.Call(ctx, d.s, runtime.Evaluate, params)
 		if err != nil && !remade && cdperr.ContextGone(err) {
