@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"fmt"
+	"regexp"
 	"testing"
 	"time"
 
@@ -91,5 +93,83 @@ func TestThePersonsTabFollowsEveryChange(t *testing.T) {
 			t.Fatalf("5 s after the person activated A, a call on the person's tab still acts on %s", persons())
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A ref names one element of one tab: the person's call that names no tab
+// acts in the tab whose latest snapshot handed the ref out, whichever tab
+// has the focus (and asks the browser nothing); a locator, or a ref no
+// tab's latest snapshot has, still goes to the focused tab.
+func TestARefActsInTheTabThatGaveIt(t *testing.T) {
+	c := startChain(t) // its own browser: the focused tab is this test's
+	page := `<title>%s</title><button onclick="document.title += ' clicked'">Go</button>`
+	base := serve(t, map[string]string{"/a": fmt.Sprintf(page, "A"), "/b": fmt.Sprintf(page, "B")})
+	ctx := ctxT(t, 60*time.Second)
+	a := c.openTab(t, base+"/a")
+	b := c.openTab(t, base+"/b") // opened last: the focused tab
+	var snap protocol.SnapshotResult
+	if err := c.agent.Call(ctx, protocol.MethodSnapshot, protocol.SnapshotParams{Target: a, Interactive: true}, &snap); err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`button "Go" (@\d+)`).FindStringSubmatch(snap.Text)
+	if m == nil {
+		t.Fatalf("tab A's snapshot has no button ref:\n%s", snap.Text)
+	}
+	ref := m[1]
+	title := func(tab protocol.Target) string {
+		t.Helper()
+		v, err := c.eval(ctx, tab, "document.title")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(v)
+	}
+
+	var res protocol.ActionResult
+	if err := c.agent.Call(ctx, protocol.MethodClick, protocol.ClickParams{Element: ref}, &res); err != nil {
+		t.Fatalf("click %s with no tab: %v", ref, err)
+	}
+	if got, want := title(a), `"A clicked"`; got != want {
+		t.Errorf("tab A's title: got %s, want %s", got, want)
+	}
+	if got, want := title(b), `"B"`; got != want {
+		t.Errorf("tab B's title: got %s, want %s (the focused tab is not the ref's)", got, want)
+	}
+
+	// The CLI, as an agent runs it: no --tab.
+	stdout, stderr, code := runEgohost(chainEnv(c.svc.stateDir), nil, "click", ref)
+	if code != 0 {
+		t.Fatalf("egohost click %s: exit %d: %s%s", ref, code, stdout, stderr)
+	}
+	if got, want := title(a), `"A clicked clicked"`; got != want {
+		t.Errorf("after the CLI's click, tab A's title: got %s, want %s", got, want)
+	}
+
+	// A locator names no tab: the focused one.
+	if err := c.agent.Call(ctx, protocol.MethodClick, protocol.ClickParams{Element: "text=Go"}, &res); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := title(b), `"B clicked"`; got != want {
+		t.Errorf("a locator with no tab: tab B's title: got %s, want %s", got, want)
+	}
+	if got, want := title(a), `"A clicked clicked"`; got != want {
+		t.Errorf("a locator with no tab: tab A's title: got %s, want %s", got, want)
+	}
+
+	// A ref no tab's latest snapshot has goes to the focused tab, and is
+	// refused there as before.
+	err := c.agent.Call(ctx, protocol.MethodClick, protocol.ClickParams{Element: "@999999"}, &res)
+	wantCode(t, err, protocol.CodeUnknownRef)
+	if got, want := title(b), `"B clicked"`; got != want {
+		t.Errorf("an unknown ref changed tab B's title: got %s, want %s", got, want)
+	}
+
+	// An explicit tab wins over the ref's: tab B has no such ref.
+	err = c.agent.Call(ctx, protocol.MethodClick, protocol.ClickParams{Target: b, Element: ref}, &res)
+	if err == nil {
+		t.Fatalf("click %s on tab B: no error, want the ref refused there", ref)
+	}
+	if got, want := title(a), `"A clicked clicked"`; got != want {
+		t.Errorf("a ref on an explicit other tab changed tab A's title: got %s, want %s", got, want)
 	}
 }

@@ -272,7 +272,7 @@ func (c *cli) verbCommand(name string, v verb) *cobra.Command {
 // commonFlags declares --browser, --tab and --timeout on fs.
 func commonFlags(fs *pflag.FlagSet) func() (common, error) {
 	browser := fs.String("browser", "", "the browser `ID` (see egohost status; needed when several are connected)")
-	tab := fs.String("tab", "", "the tab `ID` (default: the selected tab)")
+	tab := fs.String("tab", "", "the tab `ID` (default: a @ref's own tab, else the selected one)")
 	timeout := newDuration(fs, "timeout", true, "the verb's own wait (default timeouts.action)")
 	return func() (common, error) {
 		c := common{Target: protocol.Target{Browser: *browser}, timeout: *timeout}

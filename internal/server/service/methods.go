@@ -2,8 +2,10 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/egohost/egohost/protocol"
+	"github.com/egohost/egohost/refmap"
 )
 
 // How every method reaches its browser and tab: pickLink, pickTab,
@@ -27,15 +29,19 @@ func orNone(s string) string {
 	return s
 }
 
-// pickTab returns the tab ID: the given one; else, for the person, the
-// active tab of the last focused window; for a named agent, its space's
-// last active tab (never the person's focused tab).
+// pickTab returns the tab ID: the given one; else, for a named agent, its
+// space's last active tab (never the person's focused tab); for the
+// person, the tab whose latest snapshot handed out the ref the call's
+// element names (refTab), else the active tab of the last focused window.
 func (s *Service) pickTab(ctx context.Context, c *call, l *link, tab int) (int, error) {
 	if tab != 0 {
 		return tab, nil
 	}
 	if !isPerson(c.conn.agentName()) {
 		return s.defaultTab(ctx, c, l)
+	}
+	if id, ok := refTab(c, l); ok {
+		return id, nil
 	}
 	id, ok, err := l.focusedTab(ctx)
 	if err != nil {
@@ -45,6 +51,28 @@ func (s *Service) pickTab(ctx context.Context, c *call, l *link, tab int) (int, 
 		return 0, protocol.Errorf(protocol.CodeTabNotFound, "browser %s has no active tab", l.ID)
 	}
 	return id, nil
+}
+
+// refTab returns the tab of l whose latest snapshot handed out the ref
+// the call's element names (its "target" param, as every element action
+// has it): a ref names one element of one tab, so the person's call acts
+// there, whichever tab has the focus now, and costs no question to the
+// browser. ok is false when the call names no ref, or one no tab of l's
+// latest snapshots has.
+func refTab(c *call, l *link) (int, bool) {
+	raw, ok := c.params.Members()["target"]
+	if !ok {
+		return 0, false
+	}
+	var target string
+	if json.Unmarshal(raw, &target) != nil {
+		return 0, false
+	}
+	ref, ok := refmap.ParseRef(target)
+	if !ok {
+		return 0, false
+	}
+	return l.Tabs.WithRef(ref)
 }
 
 // target resolves the tab a call is for, and checks that the calling
