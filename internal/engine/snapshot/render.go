@@ -172,6 +172,59 @@ func namedByKids(n *Node) bool {
 	return true
 }
 
+// saysNothingMore reports whether an interactive-only snapshot's context
+// line for n says nothing the lines built under it (kids, the first at
+// depth) do not: a row named from its content when that content is the
+// names of the controls shown under it (Deluge's and every ExtJS
+// toolbar's layout tables: row "Add" over button "Add" @3), or an
+// unnamed table left with no row line (its rows said nothing more). A
+// row whose content holds text of its own (row "Username" over an
+// unlabelled textbox, row "Milk Buy" over button "Buy") says which row a
+// control is in, and stays.
+func saysNothingMore(n *Node, kids []line, depth int) bool {
+	if n.Ref != "" || n.Withheld != "" || len(n.States) > 0 {
+		return false
+	}
+	switch n.Role {
+	case "row":
+		return n.Name != "" && controlsSay(n.Kids) == squeeze(n.Name)
+	case "table":
+		if n.Name != "" {
+			return false
+		}
+		for _, l := range kids {
+			if l.depth == depth && (l.text == "row" || strings.HasPrefix(l.text, "row ")) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// controlsSay is what an interactive-only snapshot's lines for ns say,
+// in order, without white space: the names of the controls (the nodes
+// with a ref; an unnamed one by its text) and of the headings.
+func controlsSay(ns []*Node) string {
+	var b strings.Builder
+	var walk func([]*Node)
+	walk = func(ns []*Node) {
+		for _, n := range ns {
+			switch {
+			case (n.Ref != "" || n.Role == "heading") && n.Name != "":
+				b.WriteString(n.Name)
+			case n.Ref != "":
+				b.WriteString(textOf(n.Kids, 1<<20))
+				walk(n.Kids) // its controls have lines of their own
+			default:
+				walk(n.Kids)
+			}
+		}
+	}
+	walk(ns)
+	return squeeze(b.String())
+}
+
 // saidBy is what the lines of ns say, as names and text, without white
 // space (to compare with a name).
 func saidBy(ns []*Node) string {
@@ -345,8 +398,17 @@ func buildInteractive(n *Node, depth int, out []line) []line {
 		at := len(out)
 		out = append(out, line{depth: depth, text: header(n, true)})
 		out = build(n.Kids, depth+1, true, out)
-		if len(out) == at+1 && n.Withheld == "" {
+		switch {
+		case len(out) == at+1 && n.Withheld == "":
 			out = out[:at] // nothing inside to act on
+		case saysNothingMore(n, out[at+1:], depth+1):
+			// Its lines say all it would (a layout table's row named
+			// by its one button: row "Add" over button "Add" @3): they
+			// take its place.
+			out = append(out[:at], out[at+1:]...)
+			for i := at; i < len(out); i++ {
+				out[i].depth--
+			}
 		}
 		return out
 	default:
