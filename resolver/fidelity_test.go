@@ -107,6 +107,12 @@ func TestRoleCandidatesMissNothing(t *testing.T) {
 			// (TestSameElementsAsPlaywright): found by its role.
 			want = nil
 		}
+		if role == "term" {
+			// Chrome names a term from its content; ARIA forbids its
+			// name, and Playwright, the page module and role locators read
+			// none: found by its role and no name.
+			want = &locator.Text{Value: "", Exact: true}
+		}
 		l := locator.Locator{Steps: []locator.Step{{Op: locator.OpQuery, Kind: locator.KindRole,
 			Role: locator.Role{Role: role, Name: want}}}}
 		ms, err := r.All(ctx, l.String())

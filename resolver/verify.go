@@ -33,6 +33,9 @@ func (r *Resolver) check(ctx context.Context, pl plan, docs []doc, fs []found, i
 		f.checked = true
 		f.role, f.name = axRoleName(n)
 		f.name = pageName(f.role, f.name, f.pageName)
+		if unnamedHere(f.role, n) {
+			f.name = "" // Chrome's own rule: role locators read no name there
+		}
 		f.ok = pl.verify == nil || roleOK(n, f.name, pl.verify)
 		return nil
 	})
@@ -60,6 +63,38 @@ func pageName(role, chrome, page string) string {
 		return page
 	}
 	return aria.Shown(chrome)
+}
+
+// unnamedHere reports whether role locators read no name where Chrome
+// has one, by rule: a term (<dt>), which ARIA forbids to name and which
+// Playwright and the page module leave unnamed, where Chrome names it from
+// its content; and math named from its content, which ARIA names only from
+// author attributes (aria-label, aria-labelledby). The snapshot shows such
+// an element with no name, its text after it.
+func unnamedHere(role string, n *accessibility.Node) bool {
+	switch canonRole(role) {
+	case "term":
+		return true
+	case "math":
+		return namedByContent(n)
+	}
+	return false
+}
+
+// namedByContent reports whether Chrome's name of n came from its
+// content: the first of its name's sources that gave a value and was not
+// superseded.
+func namedByContent(n *accessibility.Node) bool {
+	if n == nil || n.Name == nil {
+		return false
+	}
+	for _, src := range n.Name.Sources {
+		if src.Value == nil || src.Superseded {
+			continue
+		}
+		return src.Type == accessibility.ValueSourceTypeContents
+	}
+	return false
 }
 
 // axNode returns the accessibility node of a DOM node (nil when the node
