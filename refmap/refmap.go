@@ -26,16 +26,24 @@ type Entry struct {
 	BackendNodeID cdp.BackendNodeID `json:"backendNodeId"`
 	Role          string            `json:"role"`
 	Name          string            `json:"name"`
-	Nth           int               `json:"nth"`                // index among entries with the same role and name
-	Selector      string            `json:"selector,omitempty"` // filled in when a stable selector is known
-	FrameID       cdp.FrameID       `json:"frameId,omitempty"`  // the frame the node lives in ("" = main frame)
-	SessionID     target.SessionID  `json:"sessionId,omitempty"`
-	LoaderID      cdp.LoaderID      `json:"loaderId,omitempty"` // the document the node came from
+	// Text is, for an element with no name, its text when that is one run
+	// of at most TextMax bytes (what a snapshot shows after it:
+	// `term @12: localclient@127.0.0.1`): the fallback for a removed
+	// element looks for it with its role and that text. "" otherwise.
+	Text      string           `json:"text,omitempty"`
+	Nth       int              `json:"nth"`                // index among entries with the same role and name
+	Selector  string           `json:"selector,omitempty"` // filled in when a stable selector is known
+	FrameID   cdp.FrameID      `json:"frameId,omitempty"`  // the frame the node lives in ("" = main frame)
+	SessionID target.SessionID `json:"sessionId,omitempty"`
+	LoaderID  cdp.LoaderID     `json:"loaderId,omitempty"` // the document the node came from
 	// Local is the node's number in the snapshot registry of its frame's
 	// document (snapshot resolves it to BackendNodeID when the ref is used,
 	// so a snapshot need not fetch every backendNodeId). 0 = none.
 	Local int64 `json:"local,omitempty"`
 }
+
+// TextMax bounds Entry.Text.
+const TextMax = 80
 
 // ParseRef returns the canonical ref ("21") for "@21", "ref=21" or "21",
 // and false for anything else (locator.ParseRef: the target syntax).

@@ -159,6 +159,8 @@ func TestRefFallbackNeverClicksTheWrongThingInChromium(t *testing.T) {
 <li id=pears>Pears <button id=openpears>Open</button></li></ul>`,
 		"/renamed": `<!doctype html><body>` + recordClicks + `<button id=save>Save</button> <button id=del>Delete</button>`,
 		"/terms":   `<!doctype html><body>` + recordClicks + `<dl id=hosts><dt id=host onclick="">localclient@127.0.0.1:58846</dt><dd>Online</dd></dl>`,
+		"/hostlist": `<!doctype html><body>` + recordClicks + `<dl><dt>Downloaded:</dt><dd>1 MB</dd><dt>Uploaded:</dt><dd>2 MB</dd></dl>
+<dl id=hosts><dt id=alpha onclick="">alpha:58846</dt><dt id=beta onclick="">beta:58846</dt><dt id=beta2 onclick="">beta:58846</dt></dl>`,
 	})) + "/"
 	type tc struct {
 		name   string
@@ -195,6 +197,14 @@ func TestRefFallbackNeverClicksTheWrongThingInChromium(t *testing.T) {
 		{name: "a term rendered again in its place", path: "terms", ref: [2]string{"term", ""}, refID: "host",
 			change: `document.getElementById('host').outerHTML = '<dt id=host2 onclick="">localclient@127.0.0.1:58846</dt>'`,
 			want:   "host2"},
+		// An unnamed element is known by its text: the host list rendered
+		// again (and the other terms of the page still there) takes the
+		// one with the ref's text, among those with it.
+		{name: "an unnamed term found by its text among others", path: "hostlist", ref: [2]string{"term", ""}, refID: "alpha",
+			change: `hosts.innerHTML = '<dt id=alpha2 onclick="">alpha:58846</dt><dt id=beta3 onclick="">beta:58846</dt><dt id=beta4 onclick="">beta:58846</dt>'`,
+			want:   "alpha2"},
+		{name: "an unnamed term whose text twin was rendered again too", path: "hostlist", ref: [2]string{"term", ""}, refID: "beta2",
+			change: `hosts.innerHTML = '<dt id=alpha2 onclick="">alpha:58846</dt><dt id=beta3 onclick="">beta:58846</dt><dt id=beta4 onclick="">beta:58846</dt>'`},
 	}
 	tab := b.Tab(t) // one tab, each page loaded in it afresh
 	for _, tt := range tests {

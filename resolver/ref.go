@@ -244,7 +244,8 @@ func (r *Resolver) resolveIn(ctx context.Context, d *doc, id cdp.BackendNodeID) 
 }
 
 // fallbackNode finds the element that took a removed ref's place: an
-// element of the ref's document with the ref's role and exactly its name.
+// element of the ref's document with the ref's role and exactly its name
+// (and, for an unnamed one, its text: Entry.Text).
 // It never guesses. With C the elements that have the role and name now
 // (checked against Chrome's accessibility tree, in document order) and T
 // the latest snapshot's refs with them in that document (the ref is T[k]),
@@ -255,6 +256,9 @@ func (r *Resolver) resolveIn(ctx context.Context, d *doc, id cdp.BackendNodeID) 
 // permanent ErrStaleRef naming the ref.
 func (r *Resolver) fallbackNode(ctx context.Context, p parsed, e refmap.Entry) ([]doc, found, error) {
 	what := fmt.Sprintf("role %s and name %q", e.Role, e.Name)
+	if e.Name == "" && e.Text != "" {
+		what = fmt.Sprintf("role %s, no name and the text %q", e.Role, e.Text)
+	}
 	stale := func(format string, args ...any) error {
 		return &Error{Kind: Permanent, Op: "fallback", Target: p.input,
 			Err: causef(ErrStaleRef, "stale ref @%s: the element was removed, and %s; not guessing: take a new snapshot", e.Ref, fmt.Sprintf(format, args...))}
@@ -269,6 +273,11 @@ func (r *Resolver) fallbackNode(ctx context.Context, p parsed, e refmap.Entry) (
 	}
 	role := locator.Role{Role: canonRole(e.Role), Name: &locator.Text{Value: e.Name, Exact: true}}
 	l := locator.Locator{Steps: []locator.Step{{Op: locator.OpQuery, Kind: locator.KindRole, Role: role}}}
+	if e.Name == "" && e.Text != "" {
+		// An unnamed element is known by its text (a host list's
+		// `term @12: localclient@127.0.0.1`), as its twins are.
+		l.Steps = append(l.Steps, locator.Step{Op: locator.OpHasText, Text: locator.Text{Value: e.Text, Exact: true}})
+	}
 	pl := newPlan(parsed{input: p.input, loc: l})
 	limit := measureLimit
 	res, err := r.eval(ctx, &d, jsSpec{Steps: pl.steps, Mode: modeList, Limit: &limit})

@@ -856,6 +856,19 @@ func stitch(ctx context.Context, t cdptab.Tab, docs []*frameDoc, kids []cdptab.C
 	wg.Wait()
 }
 
+// ownText is an unnamed element's text when it is one run of at most
+// refmap.TextMax bytes, white space squeezed (Entry.Text), else "".
+func ownText(n *Node) string {
+	if n.Name != "" || len(n.Kids) != 1 || n.Kids[0].Text == "" {
+		return ""
+	}
+	t := strings.Join(strings.Fields(n.Kids[0].Text), " ")
+	if len(t) > refmap.TextMax {
+		return ""
+	}
+	return t
+}
+
 // number gives every element with a local id its tab-wide ref, in document
 // order, and returns the entries.
 func number(tree []*Node, numbering *refmap.Numbering) []refmap.Entry {
@@ -882,7 +895,7 @@ func number(tree []*Node, numbering *refmap.Numbering) []refmap.Entry {
 		n.Ref = refs[i]
 		k := [2]string{n.Role, n.Name}
 		out[i] = refmap.Entry{
-			Ref: n.Ref, Role: n.Role, Name: n.Name, Nth: seen[k],
+			Ref: n.Ref, Role: n.Role, Name: n.Name, Text: ownText(n), Nth: seen[k],
 			FrameID: f.frame.ID, SessionID: f.sessionID, LoaderID: f.frame.LoaderID, Local: n.local,
 		}
 		seen[k]++
