@@ -180,13 +180,20 @@ func namedByKids(n *Node) bool {
 // unnamed table left with no row line (its rows said nothing more). A
 // row whose content holds text of its own (row "Username" over an
 // unlabelled textbox, row "Milk Buy" over button "Buy") says which row a
-// control is in, and stays.
+// control is in, and a row over cells with refs groups them (a grid's
+// row): they stay.
 func saysNothingMore(n *Node, kids []line, depth int) bool {
 	if n.Ref != "" || n.Withheld != "" || len(n.States) > 0 {
 		return false
 	}
 	switch n.Role {
 	case "row":
+		// A row of cells with refs groups them (a grid's row), and stays.
+		for _, l := range kids {
+			if l.depth == depth && isCellLine(l.text) {
+				return false
+			}
+		}
 		return n.Name != "" && controlsSay(n.Kids) == squeeze(n.Name)
 	case "table":
 		if n.Name != "" {
@@ -197,6 +204,16 @@ func saysNothingMore(n *Node, kids []line, depth int) bool {
 				return false
 			}
 		}
+		return true
+	}
+	return false
+}
+
+// isCellLine reports whether a line is a cell's (its role first).
+func isCellLine(text string) bool {
+	role, _, _ := strings.Cut(text, " ")
+	switch role {
+	case "cell", "gridcell", "columnheader", "rowheader":
 		return true
 	}
 	return false

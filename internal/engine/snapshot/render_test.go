@@ -51,6 +51,8 @@ func TestRender(t *testing.T) {
 			"table\n row \"Username\"\n  textbox @3\n row \"edit 7 Customer 7 " + strings.Repeat("x", 81) + "…\"\n  link \"edit\" @4\n"},
 		{"interactive leaves out a layout table's lines its buttons say", "0\ttable\n1\trow\tAdd Remove Help\n2\tcell\tAdd Remove\n3\ttable\n4\trow\tAdd Remove\n5\tcell\tAdd\n6\ttable\n7\trow\tAdd\n8\tcell\tAdd\n9\tbutton\tAdd\t3\n5\tcell\tRemove\n6\ttable\t\t4\n7\trow\tRemove\n8\tbutton\tRemove\t5\n2\tcell\tHelp\n3\tgeneric\t\t6\n4\t\tHelp", true,
 			"button \"Add\" @3\ntable @4\n button \"Remove\" @5\ngeneric @6: Help\n"},
+		{"interactive keeps a row of several controls", "0\ttable\n1\trow\t1 debian-test 0.0 KiB\n2\tcell\t1\t3\n3\t\t1\n2\tcell\tdebian-test\t4\n3\t\tdebian-test\n2\tcell\t0.0 KiB\t5\n3\t\t0.0 KiB\n1\trow\tAdd\n2\tbutton\tAdd\t6", true,
+			"table\n row \"1 debian-test 0.0 KiB\"\n  cell \"1\" @3\n  cell \"debian-test\" @4\n  cell \"0.0 KiB\" @5\n button \"Add\" @6\n"},
 		{"interactive keeps a row with text of its own, and its table", "0\ttable\n1\trow\tMilk Buy\n2\tcell\tMilk\n3\t\tMilk\n2\tcell\tBuy\n3\tbutton\tBuy\t3\n1\trow\tEdit\n2\tcell\tEdit\n3\tbutton\tEdit\t4\n0\ttable\tPrices\n1\trow\tBuy\n2\tbutton\tBuy\t5\n0\ttable\n1\trow\tPick\t\tselected\n2\tbutton\tPick\t6", true,
 			"table\n row \"Milk Buy\"\n  button \"Buy\" @3\n button \"Edit\" @4\ntable \"Prices\"\n button \"Buy\" @5\ntable\n row \"Pick\" [selected]\n  button \"Pick\" @6\n"},
 		{"interactive keeps a named group, not an unnamed one", "0\tform\n1\tgroup\tShipping\n2\ttextbox\tStreet\t3\n1\tgroup\tBilling\n2\ttextbox\tStreet\t4\n1\tgroup\n2\tbutton\tSend\t5", true,
