@@ -212,12 +212,11 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 		// Only in egohost's own world (its token): a remembered context ID
 		// may name another context after a cross-site navigation.
 		expr := engine.Expr(in, b)
-		var preload []aria.Func
-		if attempt == 0 {
-			preload = r.unsent(w, spec.preload)
-			if len(preload) > 0 {
-				expr = aria.Preloaded(expr, preload...)
-			}
+		// What the world lacks of spec.preload (a world made again after a
+		// wrong one lacks all of it).
+		preload := r.unsent(w, spec.preload)
+		if len(preload) > 0 {
+			expr = aria.Preloaded(expr, preload...)
 		}
 		expr = guarded(w.token, expr)
 		params := runtime.EvaluateParams{Expression: expr, ContextID: w.cid, Silent: &yes}
@@ -240,8 +239,10 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 			// preparation that sends this). Not when ctx has ended: the
 			// call would not go out (a preparation stopped before it).
 			r.sentTo(w, engine)
+		}
+		if len(preload) > 0 && ctx.Err() == nil {
 			for _, f := range preload {
-				r.sentTo(w, f)
+				r.sentTo(w, f) // on its way, as the engine above
 			}
 		}
 		res, err = cdp.Call(ctx, d.s, runtime.Evaluate, params)
