@@ -65,7 +65,7 @@ func header(n *Node, interactive bool) string {
 		// substring).
 		name = clip(name, rowNameMax)
 	}
-	if n.Role == "heading" && n.Ref == "" && !interactive && !allText(n.Kids) && !kidsLeftOut(n) && saidBy(n.Kids) == squeeze(name) {
+	if n.Role == "heading" && n.Ref == "" && !interactive && !allText(n.Kids) && !kidsLeftOut(n) && saidBy(n.Kids, false) == squeeze(name) {
 		name = "" // its lines say it: heading [level=3] over link "Ridge" @4
 	}
 	url := n.URL
@@ -194,7 +194,7 @@ func saysNothingMore(n *Node, kids []line, depth int) bool {
 				return false
 			}
 		}
-		return n.Name != "" && controlsSay(n.Kids) == squeeze(n.Name)
+		return n.Name != "" && saidBy(n.Kids, true) == squeeze(n.Name)
 	case "table":
 		if n.Name != "" {
 			return false
@@ -219,41 +219,23 @@ func isCellLine(text string) bool {
 	return false
 }
 
-// controlsSay is what an interactive-only snapshot's lines for ns say,
-// in order, without white space: the names of the controls (the nodes
-// with a ref; an unnamed one by its text) and of the headings.
-func controlsSay(ns []*Node) string {
+// saidBy is what the lines of ns say, without white space (to compare
+// with a name): in a full snapshot their text and names; in an
+// interactive-only one the names of the controls (the nodes with a ref;
+// an unnamed one by its text) and of the headings.
+func saidBy(ns []*Node, interactive bool) string {
 	var b strings.Builder
 	var walk func([]*Node)
 	walk = func(ns []*Node) {
 		for _, n := range ns {
 			switch {
-			case (n.Ref != "" || n.Role == "heading") && n.Name != "":
+			case !interactive && n.Text != "":
+				b.WriteString(n.Text)
+			case !interactive && n.Name != "", interactive && (n.Ref != "" || n.Role == "heading") && n.Name != "":
 				b.WriteString(n.Name)
-			case n.Ref != "":
+			case interactive && n.Ref != "":
 				b.WriteString(textOf(n.Kids, 1<<20))
 				walk(n.Kids) // its controls have lines of their own
-			default:
-				walk(n.Kids)
-			}
-		}
-	}
-	walk(ns)
-	return squeeze(b.String())
-}
-
-// saidBy is what the lines of ns say, as names and text, without white
-// space (to compare with a name).
-func saidBy(ns []*Node) string {
-	var b strings.Builder
-	var walk func([]*Node)
-	walk = func(ns []*Node) {
-		for _, n := range ns {
-			switch {
-			case n.Text != "":
-				b.WriteString(n.Text)
-			case n.Name != "":
-				b.WriteString(n.Name)
 			default:
 				walk(n.Kids)
 			}
