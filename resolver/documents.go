@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -317,13 +316,8 @@ type World struct {
 	// after it later). A world a preparation made and was stopped before
 	// its first evaluation has none.
 	Module bool
-	sent   map[string]bool
 	token  string
 }
-
-// Holds says that f is in the world, or on its way (an evaluation that
-// sends it went there), as Module says of the page module.
-func (w World) Holds(f aria.Func) bool { return w.sent[f.Key()] }
 
 // WrongWorld is what a guarded expression (World.Guard) evaluates to
 // outside its world.
@@ -356,7 +350,7 @@ func (r *Resolver) MainWorld(ctx context.Context) (World, bool) {
 	if !ok || w.loader == "" || w.token == "" {
 		return World{}, false
 	}
-	return World{Frame: id, Context: w.cid, Loader: w.loader, URL: w.url, Origin: w.origin, Module: w.sent[engine.Key()], sent: maps.Clone(w.sent), token: w.token}, true
+	return World{Frame: id, Context: w.cid, Loader: w.loader, URL: w.url, Origin: w.origin, Module: w.sent[engine.Key()], token: w.token}, true
 }
 
 // installOf says what a call of f in w sends: the function, unless a call
@@ -368,19 +362,6 @@ func (r *Resolver) installOf(w worldRef, f aria.Func) aria.Install {
 		return aria.InstallNone
 	}
 	return aria.InstallFunc
-}
-
-// unsent returns the functions of fs a call has not sent to w.
-func (r *Resolver) unsent(w worldRef, fs []aria.Func) []aria.Func {
-	r.c.mu.Lock()
-	defer r.c.mu.Unlock()
-	var out []aria.Func
-	for _, f := range fs {
-		if !w.sent[f.Key()] {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // engineInstall says what an evaluation of the engine in w sends: nothing

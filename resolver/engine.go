@@ -83,9 +83,6 @@ type (
 		// install is what the first evaluation sends (Prepare: the
 		// module and the engine at once, the document being new).
 		install aria.Install
-		// preload are kept functions the evaluation installs too, where
-		// the world lacks them (Prepare: Resolver.Preload's).
-		preload []aria.Func
 	}
 	jsBox struct {
 		X float64 `json:"x"`
@@ -211,14 +208,7 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 		fresh = false
 		// Only in egohost's own world (its token): a remembered context ID
 		// may name another context after a cross-site navigation.
-		expr := engine.Expr(in, b)
-		// What the world lacks of spec.preload (a world made again after a
-		// wrong one lacks all of it).
-		preload := r.unsent(w, spec.preload)
-		if len(preload) > 0 {
-			expr = aria.Preloaded(expr, preload...)
-		}
-		expr = guarded(w.token, expr)
+		expr := guarded(w.token, engine.Expr(in, b))
 		params := runtime.EvaluateParams{Expression: expr, ContextID: w.cid, Silent: &yes}
 		switch {
 		case spec.Mode == modeObject && spec.call != nil:
@@ -239,11 +229,6 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 			// preparation that sends this). Not when ctx has ended: the
 			// call would not go out (a preparation stopped before it).
 			r.sentTo(w, engine)
-		}
-		if len(preload) > 0 && ctx.Err() == nil {
-			for _, f := range preload {
-				r.sentTo(w, f) // on its way, as the engine above
-			}
 		}
 		res, err = cdp.Call(ctx, d.s, runtime.Evaluate, params)
 		if err != nil && !remade && cdperr.ContextGone(err) {

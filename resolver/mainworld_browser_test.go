@@ -3,13 +3,11 @@ package resolver_test
 import (
 	"context"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
-	"github.com/egohost/egohost/internal/engine/aria"
 	"github.com/egohost/egohost/internal/engine/snapshot"
 	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/internal/testkit/browsertest"
@@ -163,95 +161,5 @@ func TestMainWorldSaysWhetherTheModuleIsThere(t *testing.T) {
 	}
 	if got := counted.evals.Load() - before; got != 3 || counted.n.Load() != 2 {
 		t.Errorf("after a navigation: evaluated %d times, made %d worlds in all; want 3 (the gone world's, the new one's token, the resolution) and 2", got, counted.n.Load())
-	}
-}
-
-// evalsSeen records the expressions a page is asked to evaluate.
-type evalsSeen struct {
-	*cdptab.Page
-	mu    sync.Mutex
-	exprs []string
-}
-
-func (e *evalsSeen) Call(ctx context.Context, method string, params, result any) error {
-	if p, ok := params.(runtime.EvaluateParams); ok && method == runtime.CommandEvaluate {
-		e.mu.Lock()
-		e.exprs = append(e.exprs, p.Expression)
-		e.mu.Unlock()
-	}
-	return e.Page.Call(ctx, method, params, result)
-}
-
-// sentSince reports whether an expression evaluated since the n-th one
-// holds s.
-func (e *evalsSeen) sentSince(n int, s string) bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, x := range e.exprs[n:] {
-		if strings.Contains(x, s) {
-			return true
-		}
-	}
-	return false
-}
-
-func (e *evalsSeen) count() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return len(e.exprs)
-}
-
-// A preparation installs the kept functions Preload names with the page
-// module: the first call of one on the new document (an action's checks,
-// a snapshot's walk) sends its arguments, not the function, and runs.
-// Without Preload the first call sends the function.
-func TestAPreparationInstallsWhatTheFirstCallsRun(t *testing.T) {
-	b := browsers.Launch(t)
-	base := browsertest.Serve(t, browsertest.Pages(map[string]string{
-		"/": `<!doctype html><title>one</title><button>One</button>`,
-	}))
-	const marker = "preloadedFunctionMarker"
-	fn := `(el, ns, a) => "` + marker + ` " + el.textContent + " " + a`
-	walkerSource := snapshot.Walker().Source()
-	for _, preload := range []bool{true, false} {
-		p, ctx := tab0(t, b, base+"/")
-		seen := &evalsSeen{Page: p}
-		st := snapshot.NewTab(seen)
-		r := resolver.New(seen, st)
-		if preload {
-			r.Preload(aria.Keep(fn), snapshot.Walker())
-		}
-		st.UseMainWorld(func(ctx context.Context) (snapshot.World, bool) {
-			w, ok := r.MainWorld(ctx)
-			return snapshot.World{Frame: w.Frame, Context: w.Context, Loader: w.Loader, URL: w.URL, Origin: w.Origin, Module: w.Module, Walker: w.Holds(snapshot.Walker()), Guard: w.Guard, Wrong: resolver.WrongWorld}, ok
-		})
-		if err := r.Prepare(ctx); err != nil {
-			t.Fatal(err)
-		}
-		if got := seen.sentSince(0, marker); got != preload {
-			t.Errorf("preload %v: the preparation sent the function: %v", preload, got)
-		}
-		n := seen.count()
-		_, called, err := r.ObjectCall(ctx, "css=button", fn, "x")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := string(called.Value), `"`+marker+` One x"`; got != want {
-			t.Errorf("preload %v: the call answered %s, want %s", preload, got, want)
-		}
-		if got := seen.sentSince(n, marker); got == preload {
-			t.Errorf("preload %v: the first call sent the function: %v", preload, got)
-		}
-		n = seen.count()
-		s, err := st.Snapshot(ctx, snapshot.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(s.Text, `button "One"`) {
-			t.Errorf("preload %v: snapshot:\n%s", preload, s.Text)
-		}
-		if got := seen.sentSince(n, walkerSource); got == preload {
-			t.Errorf("preload %v: the first snapshot sent the walker: %v", preload, got)
-		}
 	}
 }

@@ -18,7 +18,6 @@ package resolver
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -101,9 +100,6 @@ type cache struct {
 	// a resolution that finds no world waits for it rather than make
 	// another one beside it.
 	prep chan struct{}
-	// preload are the kept functions Prepare installs with the module
-	// (Preload).
-	preload []aria.Func
 }
 
 // preparingKey marks Prepare's own context (its resolution must not wait
@@ -141,17 +137,6 @@ func New(tab cdptab.Tab, refs Refs) *Resolver {
 		refs: refs,
 		c:    &cache{worlds: make(map[frameKey]worldRef), roots: make(map[target.SessionID]cdp.FrameID)},
 	}
-}
-
-// Preload sets the kept functions a new document's preparation (Prepare)
-// installs in egohost's world with the page module and the engine: those
-// the first calls on a new document make there (an action's checks, a
-// snapshot's walk), which then send a few bytes, not the function, and
-// find it compiled. It applies to the Resolvers Within makes too.
-func (r *Resolver) Preload(fs ...aria.Func) {
-	r.c.mu.Lock()
-	defer r.c.mu.Unlock()
-	r.c.preload = slices.Clone(fs)
 }
 
 // Within returns a Resolver of the same tab (sharing what r remembers)
@@ -344,10 +329,7 @@ func (r *Resolver) Prepare(ctx context.Context) error {
 	r.c.mu.Lock()
 	delete(r.c.worlds, frameKey{main.sid, main.frameID})
 	r.c.mu.Unlock()
-	r.c.mu.Lock()
-	preload := r.c.preload
-	r.c.mu.Unlock()
-	if _, err := r.eval(ctx, &main, jsSpec{Steps: newPlan(p).steps, Mode: modeCount, install: aria.InstallModule, preload: preload}); err != nil {
+	if _, err := r.eval(ctx, &main, jsSpec{Steps: newPlan(p).steps, Mode: modeCount, install: aria.InstallModule}); err != nil {
 		return fmt.Errorf("prepare the main frame's document: %w", err)
 	}
 	return nil

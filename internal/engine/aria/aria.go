@@ -184,26 +184,6 @@ func (f Func) Call(in Install, el, args string) string {
 	}
 }
 
-// Preloaded returns an expression that installs the kept functions fs
-// in the world (each where a call of it would, unless it is there), then
-// evaluates expr and has its value: a caller that knows what a new
-// document's first calls will be sends their functions with its own
-// evaluation, and those calls then send a few bytes. A function sent
-// with every call, or run in the page's world, is not kept: it is left
-// out.
-func Preloaded(expr string, fs ...Func) string {
-	var b strings.Builder
-	b.WriteString("(")
-	for _, f := range fs {
-		if f.key == nil || f.page {
-			continue
-		}
-		b.WriteString("globalThis." + f.key() + " ??= (" + f.src + "\n), ")
-	}
-	b.WriteString(expr + ")")
-	return b.String()
-}
-
 // noFunc is what a call answers when its world does not keep f.
 // A function sent with every call has no key (and no marker of its own:
 // its calls can only lack the module).

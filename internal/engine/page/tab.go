@@ -260,12 +260,9 @@ func (t *Tab) Open(ctx context.Context) (Engine, error) {
 	snap := snapshot.NewTabShared(p, t.refs)
 	snap.PackOver(snapshot.PackRelayed) // its commands cross the extension
 	res := resolver.New(p, snap)
-	// A new document's first calls are an action's checks or a snapshot's
-	// walk: its preparation installs both with the page module.
-	res.Preload(actions.Kept(), snapshot.Walker())
 	snap.UseMainWorld(func(ctx context.Context) (snapshot.World, bool) {
 		w, ok := res.MainWorld(ctx)
-		return snapshot.World{Frame: w.Frame, Context: w.Context, Loader: w.Loader, URL: w.URL, Origin: w.Origin, Module: w.Module, Walker: w.Holds(snapshot.Walker()), Guard: w.Guard, Wrong: resolver.WrongWorld}, ok
+		return snapshot.World{Frame: w.Frame, Context: w.Context, Loader: w.Loader, URL: w.URL, Origin: w.Origin, Module: w.Module, Guard: w.Guard, Wrong: resolver.WrongWorld}, ok
 	})
 	t.eng = Engine{Page: p, Snap: snap, Res: res, Acts: &actions.TabSetup{}}
 	return t.eng, nil

@@ -123,9 +123,6 @@ type World struct {
 	// Module says the page module is in the world already; without it
 	// the walk sends the module too.
 	Module bool
-	// Walker says snapshot.js (Walker) is there too: the walk sends
-	// neither.
-	Walker bool
 	Guard  func(expr string) string
 	Wrong  string
 }
@@ -449,11 +446,6 @@ func world(ctx context.Context, s cdp.Session, frameID cdp.FrameID) (runtime.Exe
 // local ids) once a snapshot has run there.
 var walker = aria.Keep(script)
 
-// Walker is snapshot.js as kept in egohost's world: a new document's
-// preparation installs it with the page module (resolver.Resolver.Preload)
-// so that the first snapshot there sends a few bytes, not the walker.
-func Walker() aria.Func { return walker }
-
 // loadedDocs remembers the frame documents whose egohost world holds the
 // page module and snapshot.js (a Tab's, across its snapshots), and that
 // world's execution context: the first walk of a document makes the world
@@ -598,9 +590,6 @@ func walkIn(ctx context.Context, d *frameDoc, cid runtime.ExecutionContextID, js
 	in := loaded.first(key)
 	if d.guard != nil && d.guard.Module && in == aria.InstallModule {
 		in = aria.InstallFunc // the world has the module: send snapshot.js alone
-		if d.guard.Walker {
-			in = aria.InstallNone // and snapshot.js (a preparation sent both)
-		}
 	}
 	for {
 		if res, exc, err = call(in); err != nil {
