@@ -46,8 +46,9 @@ var (
 // and starts a click's guard (intercept.js), just before the action.
 // Every step, and the whole, has the calling convention of package aria:
 // (el, ns, ...args). Every action calls this one function, whatever its
-// step: one source, kept once per world, which a new document's
-// preparation can install before the first action (Kept).
+// step: one source, kept once per world (the resolver's FindCall keeps
+// it), so that a document's first action sends it and every later one,
+// of any kind (a select after a fill), a few bytes.
 func actionableJS(steps map[string]string) string {
 	var t strings.Builder
 	for _, name := range slices.Sorted(maps.Keys(steps)) { // one source: one key
@@ -66,13 +67,6 @@ var thenSteps = map[string]string{"fill": fillJS, "focusValue": focusValueJS}
 
 // actionable is the checks' function (actionableJS over thenSteps).
 var actionable = sync.OnceValue(func() string { return actionableJS(thenSteps) })
-
-// Kept is the function every element action runs in egohost's world
-// (through the resolver's FindCall, kept there after its first call): a
-// new document's preparation installs it with the page module
-// (resolver.Resolver.Preload), so that the first action there sends a
-// few bytes, not the function.
-func Kept() aria.Func { return aria.Keep(actionable()) }
 
 // Point is a place in the tab's top-level viewport, in CSS pixels.
 type Point struct {
