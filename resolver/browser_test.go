@@ -178,6 +178,15 @@ func clickAt(ctx context.Context, p *cdptab.Page, pt resolver.Point, o resolver.
 	if _, err := read("function() { this.ownerDocument.documentElement.dataset.clicked = ''; return ''; }"); err != nil {
 		return "", err
 	}
+	// Two animation frames of the element's document first, as an
+	// action's checks wait: an out-of-process frame whose content changed
+	// is hit-tested by its last frame's regions until it draws again.
+	if _, err := cdp.Call(ctx, s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+		FunctionDeclaration: "function() { const w = this.ownerDocument.defaultView; return new Promise((r) => { w.requestAnimationFrame(() => w.requestAnimationFrame(r)); w.setTimeout(r, 200); }); }",
+		ObjectID:            o.ObjectID, AwaitPromise: &yes,
+	}); err != nil {
+		return "", err
+	}
 	for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {
 		err := p.Call(ctx, input.CommandDispatchMouseEvent, input.DispatchMouseEventParams{
 			Type: typ, X: pt.X, Y: pt.Y, Button: input.MouseButtonLeft, ClickCount: 1,
