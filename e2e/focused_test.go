@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,6 +135,15 @@ func TestARefActsInTheTabThatGaveIt(t *testing.T) {
 	}
 	if got, want := title(b), `"B"`; got != want {
 		t.Errorf("tab B's title: got %s, want %s (the focused tab is not the ref's)", got, want)
+	}
+
+	// A snapshot scoped to the ref, with no tab: the ref's tab too.
+	var scoped protocol.SnapshotResult
+	if err := c.agent.Call(ctx, protocol.MethodSnapshot, protocol.SnapshotParams{Scope: ref}, &scoped); err != nil {
+		t.Fatalf("snapshot scoped to %s with no tab: %v", ref, err)
+	}
+	if scoped.Tab != a.Tab || !strings.Contains(scoped.Text, `button "Go"`) {
+		t.Errorf("snapshot scoped to %s with no tab: got tab %d:\n%s\nwant tab A's (%d) button", ref, scoped.Tab, scoped.Text, a.Tab)
 	}
 
 	// The CLI, as an agent runs it: no --tab.

@@ -55,24 +55,28 @@ func (s *Service) pickTab(ctx context.Context, c *call, l *link, tab int) (int, 
 
 // refTab returns the tab of l whose latest snapshot handed out the ref
 // the call's element names (its "target" param, as every element action
-// has it): a ref names one element of one tab, so the person's call acts
-// there, whichever tab has the focus now, and costs no question to the
-// browser. ok is false when the call names no ref, or one no tab of l's
-// latest snapshots has.
+// has it, or a snapshot's "scope"): a ref names one element of one tab,
+// so the person's call acts there, whichever tab has the focus now, and
+// costs no question to the browser. ok is false when the call names no
+// ref, or one no tab of l's latest snapshots has.
 func refTab(c *call, l *link) (int, bool) {
-	raw, ok := c.params.Members()["target"]
-	if !ok {
-		return 0, false
+	members := c.params.Members()
+	for _, key := range []string{"target", "scope"} {
+		raw, ok := members[key]
+		if !ok {
+			continue
+		}
+		var element string
+		if json.Unmarshal(raw, &element) != nil {
+			return 0, false
+		}
+		ref, ok := refmap.ParseRef(element)
+		if !ok {
+			return 0, false
+		}
+		return l.Tabs.WithRef(ref)
 	}
-	var target string
-	if json.Unmarshal(raw, &target) != nil {
-		return 0, false
-	}
-	ref, ok := refmap.ParseRef(target)
-	if !ok {
-		return 0, false
-	}
-	return l.Tabs.WithRef(ref)
+	return 0, false
 }
 
 // target resolves the tab a call is for, and checks that the calling
