@@ -165,8 +165,8 @@ func TestSelect(t *testing.T) {
 	if _, err := tb.r.Select(tb.ctx, "#color", actions.SelectOptions{ActOptions: short, Values: []string{"r", "g"}}); !errors.Is(err, actions.ErrUnsupported) {
 		t.Errorf("two options in a single select: got %v, want ErrUnsupported", err)
 	}
-	if _, err := tb.r.Select(tb.ctx, "#name", actions.SelectOptions{ActOptions: short, Values: []string{"r"}}); !errors.Is(err, actions.ErrUnsupported) {
-		t.Errorf("select on an input: got %v, want ErrUnsupported", err)
+	if _, err := tb.r.Select(tb.ctx, "#name", actions.SelectOptions{ActOptions: short, Values: []string{"r"}}); !errors.Is(err, actions.ErrUnsupported) || !strings.Contains(fmt.Sprint(err), "click the element, then the entry") {
+		t.Errorf("select on an input: got %v, want ErrUnsupported saying what to do instead", err)
 	}
 	// Options that arrive late are waited for.
 	tb.eval(`setTimeout(() => document.getElementById('color').add(new Option('Late', 'late')), 300)`)

@@ -21,7 +21,9 @@
       return { widget: { role, editable, expanded: el.getAttribute("aria-expanded") === "true", list: ids[0] || "", item: popup === "menu" ? "menuitem" : "option" } };
     }
   }
-  if (!el || el.localName !== "select") return { error: "element is not a <select> element, a combobox or a listbox" };
+  if (!el || el.localName !== "select") {
+    return { error: "element is not a <select> element, a combobox or a listbox; for a list the page draws itself, click the element, then the entry (click 'text=\"…\"')" };
+  }
   const options = [...el.options];
   const chosen = [];
   const missing = [];
