@@ -296,3 +296,29 @@ func nodeID(t *testing.T, ctx context.Context, p *cdptab.Page, id cdp.BackendNod
 	}
 	return got
 }
+
+// A ref's match has the name role locators read and the snapshot shows,
+// not Chrome's where Chrome's own rule differs: a term has none.
+func TestARefsMatchHasTheLocatorsName(t *testing.T) {
+	b := browsers.Launch(t)
+	url := browsertest.Serve(t, browsertest.Pages(map[string]string{
+		"/": `<!doctype html><body><dl><dt id=host onclick="">localclient:58846</dt><dd>Online</dd></dl>`,
+	})) + "/"
+	p, ctx := tab0(t, b, url)
+	st := snapshot.NewTab(p)
+	snap, err := st.Snapshot(ctx, snapshot.Options{Interactive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Entries) != 1 {
+		t.Fatalf("got entries %+v, want the term's\n%s", snap.Entries, snap.Text)
+	}
+	r := resolver.New(p, st)
+	ms, err := r.All(ctx, "@"+snap.Entries[0].Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 1 || ms[0].Role != "term" || ms[0].Name != "" {
+		t.Errorf("got %+v, want one term with no name (the snapshot's: %q)", ms, snap.Text)
+	}
+}

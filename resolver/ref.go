@@ -11,7 +11,6 @@ import (
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
-	"github.com/egohost/egohost/internal/engine/aria"
 	"github.com/egohost/egohost/internal/engine/cdperr"
 	"github.com/egohost/egohost/internal/engine/locator"
 	"github.com/egohost/egohost/refmap"
@@ -158,7 +157,7 @@ func (r *Resolver) refMatch(ctx context.Context, p parsed) (Match, error) {
 	}
 	m := Match{BackendNodeID: id, FrameID: d.matchFrame(), SessionID: d.sid}
 	m.Role, m.Name = axRoleName(n)
-	m.Name = aria.Shown(m.Name)
+	m.Name = locatorName(n, m.Role, m.Name, "")
 	if b, err := r.nodeBox(ctx, p, d.sid, d.s, id); err == nil {
 		m.Box = &b
 	}

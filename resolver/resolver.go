@@ -63,8 +63,10 @@ type Object = cdptab.Object
 // Match is one element a locator matches.
 type Match struct {
 	BackendNodeID cdp.BackendNodeID
-	// Role and Name are Chrome's computed role and accessible name ("none"
-	// and "" for an element hidden from the accessibility tree).
+	// Role is Chrome's computed role and Name the accessible name as role
+	// locators read it and the snapshot shows it (Chrome's, but for its
+	// own rules: locatorName); "none" and "" for an element hidden from
+	// the accessibility tree.
 	Role, Name string
 	FrameID    cdp.FrameID      // "" for the tab's main frame
 	SessionID  target.SessionID // "" for the tab's main session

@@ -32,10 +32,7 @@ func (r *Resolver) check(ctx context.Context, pl plan, docs []doc, fs []found, i
 		}
 		f.checked = true
 		f.role, f.name = axRoleName(n)
-		f.name = pageName(f.role, f.name, f.pageName)
-		if unnamedHere(f.role, n) {
-			f.name = "" // Chrome's own rule: role locators read no name there
-		}
+		f.name = locatorName(n, f.role, f.name, f.pageName)
 		f.ok = pl.verify == nil || roleOK(n, f.name, pl.verify)
 		return nil
 	})
@@ -48,37 +45,36 @@ func (r *Resolver) check(ctx context.Context, pl plan, docs []doc, fs []found, i
 	return nil
 }
 
-// pageName is a match's name as role locators match it, from Chrome's
-// name and the page module's (jsSpec.Names; "" when not asked). Chrome
-// leaves a table's rows unnamed; Playwright names every row from its
-// content, and so do role locators. And a name with characters that show
-// no text (an icon font's glyphs: aria.Shown) is the page's, which leaves
-// them out and names an element of glyphs alone by its tooltip, as the
-// snapshot shows it.
-func pageName(role, chrome, page string) string {
-	switch {
-	case chrome == "" && page != "" && canonRole(role) == "row":
-		return page
-	case aria.HasNoText(chrome) && page != "":
+// locatorName is a match's name as role locators match it and the
+// snapshot shows it, from Chrome's accessibility node n (its role and
+// name: role, chrome) and the page module's name (page: jsSpec.Names, ""
+// when not asked), where the two differ by rule:
+//   - Chrome names a term (<dt>) from its content, and math too; ARIA
+//     forbids a term's name and names math only from author attributes
+//     (aria-label, aria-labelledby), as Playwright and the page module
+//     do: no name.
+//   - Chrome leaves a table's rows unnamed; Playwright names every row
+//     from its content, and so does the page module.
+//   - Characters that show no text (an icon font's glyphs: aria.Shown)
+//     are no part of a name; an element of glyphs alone is named by its
+//     tooltip, as the page module names an empty one.
+func locatorName(n *accessibility.Node, role, chrome, page string) string {
+	switch canonRole(role) {
+	case "term":
+		return ""
+	case "math":
+		if namedByContent(n) {
+			return ""
+		}
+	case "row":
+		if chrome == "" && page != "" {
+			return page
+		}
+	}
+	if aria.HasNoText(chrome) && page != "" {
 		return page
 	}
 	return aria.Shown(chrome)
-}
-
-// unnamedHere reports whether role locators read no name where Chrome
-// has one, by rule: a term (<dt>), which ARIA forbids to name and which
-// Playwright and the page module leave unnamed, where Chrome names it from
-// its content; and math named from its content, which ARIA names only from
-// author attributes (aria-label, aria-labelledby). The snapshot shows such
-// an element with no name, its text after it.
-func unnamedHere(role string, n *accessibility.Node) bool {
-	switch canonRole(role) {
-	case "term":
-		return true
-	case "math":
-		return namedByContent(n)
-	}
-	return false
 }
 
 // namedByContent reports whether Chrome's name of n came from its
