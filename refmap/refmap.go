@@ -29,7 +29,8 @@ type Entry struct {
 	// Text is, for an element with no name, its text when that is one run
 	// of at most TextMax bytes (what a snapshot shows after it:
 	// `term @12: localclient@127.0.0.1`): the fallback for a removed
-	// element looks for it with its role and that text. "" otherwise.
+	// element looks for it with its role and that text first. ""
+	// otherwise.
 	Text      string           `json:"text,omitempty"`
 	Nth       int              `json:"nth"`                // index among entries with the same role and name
 	Selector  string           `json:"selector,omitempty"` // filled in when a stable selector is known

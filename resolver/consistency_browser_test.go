@@ -159,6 +159,8 @@ func TestRefFallbackNeverClicksTheWrongThingInChromium(t *testing.T) {
 <li id=pears>Pears <button id=openpears>Open</button></li></ul>`,
 		"/renamed": `<!doctype html><body>` + recordClicks + `<button id=save>Save</button> <button id=del>Delete</button>`,
 		"/terms":   `<!doctype html><body>` + recordClicks + `<dl id=hosts><dt id=host onclick="">localclient@127.0.0.1:58846</dt><dd>Online</dd></dl>`,
+		"/pseudo":  `<!doctype html><body>` + recordClicks + `<style>.h::before { content: "\2022  " }</style><dl id=hosts><dt class=h id=gamma onclick="">gamma:58846</dt></dl>`,
+		"/glyph":   `<!doctype html><body>` + recordClicks + `<dl id=hosts><dt id=delta onclick="">&#xf0c7; delta:58846</dt></dl>`,
 		"/hostlist": `<!doctype html><body>` + recordClicks + `<dl><dt>Downloaded:</dt><dd>1 MB</dd><dt>Uploaded:</dt><dd>2 MB</dd></dl>
 <dl id=hosts><dt id=alpha onclick="">alpha:58846</dt><dt id=beta onclick="">beta:58846</dt><dt id=beta2 onclick="">beta:58846</dt></dl>`,
 	})) + "/"
@@ -203,6 +205,15 @@ func TestRefFallbackNeverClicksTheWrongThingInChromium(t *testing.T) {
 		{name: "an unnamed term found by its text among others", path: "hostlist", ref: [2]string{"term", ""}, refID: "alpha",
 			change: `hosts.innerHTML = '<dt id=alpha2 onclick="">alpha:58846</dt><dt id=beta3 onclick="">beta:58846</dt><dt id=beta4 onclick="">beta:58846</dt>'`,
 			want:   "alpha2"},
+		// Its text in the page is not the snapshot's: generated content
+		// (the snapshot shows it), an icon font's glyph (the snapshot
+		// leaves it out). By role and name then, as any unnamed element.
+		{name: "an unnamed term with generated content rendered again", path: "pseudo", ref: [2]string{"term", ""}, refID: "gamma",
+			change: `hosts.innerHTML = '<dt class=h id=gamma2 onclick="">gamma:58846</dt>'`,
+			want:   "gamma2"},
+		{name: "an unnamed term with a glyph rendered again", path: "glyph", ref: [2]string{"term", ""}, refID: "delta",
+			change: `hosts.innerHTML = '<dt id=delta2 onclick="">\uf0c7 delta:58846</dt>'`,
+			want:   "delta2"},
 		{name: "an unnamed term whose text twin was rendered again too", path: "hostlist", ref: [2]string{"term", ""}, refID: "beta2",
 			change: `hosts.innerHTML = '<dt id=alpha2 onclick="">alpha:58846</dt><dt id=beta3 onclick="">beta:58846</dt><dt id=beta4 onclick="">beta:58846</dt>'`},
 	}

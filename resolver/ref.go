@@ -244,7 +244,21 @@ func (r *Resolver) resolveIn(ctx context.Context, d *doc, id cdp.BackendNodeID) 
 
 // fallbackNode finds the element that took a removed ref's place: an
 // element of the ref's document with the ref's role and exactly its name
-// (and, for an unnamed one, its text: Entry.Text).
+// (fallbackAs). An unnamed one is looked for by its text first
+// (Entry.Text), then, when no element has that text, by its role and no
+// name, as before texts were kept: the page's text of it may not be the
+// snapshot's (generated content the snapshot shows, an icon font's glyph
+// it leaves out).
+func (r *Resolver) fallbackNode(ctx context.Context, p parsed, e refmap.Entry) ([]doc, found, error) {
+	docs, f, err := r.fallbackAs(ctx, p, e)
+	if e.Text != "" && errors.Is(err, ErrNotFound) && IsTransient(err) {
+		e.Text = ""
+		return r.fallbackAs(ctx, p, e)
+	}
+	return docs, f, err
+}
+
+// fallbackAs is fallbackNode by e's role, name and text (none when "").
 // It never guesses. With C the elements that have the role and name now
 // (checked against Chrome's accessibility tree, in document order) and T
 // the latest snapshot's refs with them in that document (the ref is T[k]),
@@ -253,7 +267,7 @@ func (r *Resolver) resolveIn(ctx context.Context, d *doc, id cdp.BackendNodeID) 
 // rendered again in its place among its look-alikes. No C at all is a
 // transient ErrNotFound (it may be rendered again); anything else is a
 // permanent ErrStaleRef naming the ref.
-func (r *Resolver) fallbackNode(ctx context.Context, p parsed, e refmap.Entry) ([]doc, found, error) {
+func (r *Resolver) fallbackAs(ctx context.Context, p parsed, e refmap.Entry) ([]doc, found, error) {
 	what := fmt.Sprintf("role %s and name %q", e.Role, e.Name)
 	if e.Name == "" && e.Text != "" {
 		what = fmt.Sprintf("role %s, no name and the text %q", e.Role, e.Text)

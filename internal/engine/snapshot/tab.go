@@ -427,14 +427,14 @@ func (t *Tab) Resolve(ctx context.Context, entries []refmap.Entry) ([]refmap.Ent
 }
 
 // Twins returns the entries of the latest snapshot that have e's role and
-// name (and text, for an unnamed one: Entry.Text) in e's document (e among them), in document order, each with the
+// name (and text, when e has one: Entry.Text) in e's document (e among them), in document order, each with the
 // BackendNodeID of its element when that is still in the page and 0 when
 // it is not. An entry's Nth is its index among every entry of the tab
 // with its role and name; Twins keeps those of one document.
 func (t *Tab) Twins(ctx context.Context, e refmap.Entry) ([]refmap.Entry, error) {
 	var twins []refmap.Entry
 	for _, x := range t.refs.Entries() {
-		if x.Role == e.Role && x.Name == e.Name && x.Text == e.Text && x.FrameID == e.FrameID && x.LoaderID == e.LoaderID && x.SessionID == e.SessionID {
+		if x.Role == e.Role && x.Name == e.Name && (e.Text == "" || x.Text == e.Text) && x.FrameID == e.FrameID && x.LoaderID == e.LoaderID && x.SessionID == e.SessionID {
 			twins = append(twins, x)
 		}
 	}
