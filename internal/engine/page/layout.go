@@ -139,12 +139,10 @@ type OpenedWatch struct {
 	opener int
 	tabs   []protocol.Tab
 	// announced are the windows the tab's page opened (Page.windowOpen,
-	// which Chrome sends before it makes the tab), and gestures how many
-	// of them came with a user gesture: Done waits a moment for their
-	// tabs. One opened without a gesture may be blocked as a popup: no
-	// tab to wait for.
+	// which Chrome sends before it makes the tab): Done waits a moment
+	// for the tabs of those that came with a user gesture. One opened
+	// without a gesture may be blocked as a popup: no tab to wait for.
 	announced []announcement
-	gestures  int
 	changed   chan struct{} // closed and replaced at each change
 }
 
@@ -175,7 +173,7 @@ func (w *OpenedWatch) Done(ctx context.Context, wait time.Duration) []protocol.T
 	var timeout <-chan time.Time
 	y.mu.Lock()
 wait:
-	for len(w.tabs) < w.gestures {
+	for len(w.tabs) < w.gestured() {
 		changed := w.changed
 		y.mu.Unlock()
 		if timeout == nil {
@@ -251,12 +249,21 @@ func (y *Layout) announced(tab int, params json.RawMessage) {
 	for _, w := range y.opened {
 		if w.opener == tab {
 			w.announced = append(w.announced, announcement{url: ev.URL, gesture: ev.UserGesture})
-			if ev.UserGesture {
-				w.gestures++
-			}
 			w.signal()
 		}
 	}
+}
+
+// gestured is how many of the announced windows came with a user gesture
+// (under y.mu).
+func (w *OpenedWatch) gestured() int {
+	n := 0
+	for _, a := range w.announced {
+		if a.gesture {
+			n++
+		}
+	}
+	return n
 }
 
 // signal wakes Done (under y.mu).
