@@ -3,6 +3,7 @@ package e2e
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -104,5 +105,66 @@ func TestDialogOpenBeforeAttach(t *testing.T) {
 	v, err = c.eval(ctx, tab, "window.answer")
 	if err != nil || string(v) != "false" {
 		t.Errorf("confirm() returned %s (%v), want false (dismissed)", v, err)
+	}
+}
+
+// Closing a tab whose page asks whether to leave (a beforeunload handler,
+// after the page was used): the close fails at once with dialog_open
+// naming the question, not at the request's deadline; dismissing the
+// dialog keeps the tab with its page as it was, accepting it closes the
+// tab.
+func TestCloseATabThatAsksBeforeLeaving(t *testing.T) {
+	c := useSharedChain(t)
+	base := serveHandler(t, browsertest.Pages(map[string]string{"/": `<title>draft</title><textarea id=draft></textarea>
+<script>addEventListener('beforeunload', (e) => { e.preventDefault(); e.returnValue = '' })</script>`}))
+	ctx := ctxT(t, 60*time.Second)
+	tab := c.openTab(t, base+"/")
+	// Chrome asks only on a page the person (here egohost's input) used.
+	c.cliOK(t, tab, "click", "#draft")
+	c.cliOK(t, tab, "type", "#draft", "unsaved")
+
+	open := func() bool {
+		t.Helper()
+		var l protocol.TabsListResult
+		if err := c.agent.Call(ctx, protocol.MethodTabsList, nil, &l); err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(l.Tabs, func(x protocol.Tab) bool { return x.ID == tab.Tab })
+	}
+	closeHeld := func() {
+		t.Helper()
+		start := time.Now()
+		out, errOut, code := c.cli(tab, "close")
+		// Well under the request's 30 s: the dialog is seen as it opens.
+		if took := time.Since(start); took > 10*time.Second {
+			t.Errorf("egohost close took %v: it waited for a deadline, not for the dialog", took)
+		}
+		if code != 1 || !strings.Contains(errOut, "beforeunload") || !strings.Contains(errOut, "dialog_open") {
+			t.Fatalf("egohost close of a page that asks: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+		}
+	}
+
+	closeHeld()
+	var dr protocol.DialogResult
+	if err := c.agent.Call(ctx, protocol.MethodDialog, protocol.DialogParams{Target: tab}, &dr); err != nil {
+		t.Fatalf("dialog dismiss: %v", err)
+	}
+	if dr.Dialog == nil || dr.Dialog.Type != "beforeunload" {
+		t.Errorf("dismissed %+v, want the beforeunload dialog", dr.Dialog)
+	}
+	if !open() {
+		t.Fatal("the tab closed though its dialog was dismissed")
+	}
+	if v, err := c.eval(ctx, tab, "document.querySelector('#draft').value"); err != nil || string(v) != `"unsaved"` {
+		t.Errorf("the page after the dismiss: got %s (%v), want its draft", v, err)
+	}
+
+	closeHeld()
+	c.cliOK(t, tab, "dialog", "accept")
+	for deadline := time.Now().Add(5 * time.Second); open(); {
+		if time.Now().After(deadline) {
+			t.Fatal("the tab is still open 5 s after its dialog was accepted")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -298,15 +298,11 @@ func (e *env) callVerb(ctx context.Context, name string, v verb, timeout time.Du
 			return err
 		}
 	}
-	// --timeout is the verb's own wait; the call gets the request deadline,
-	// or a little more than the wait so that the service's answer (with the
-	// wait's last cause) arrives before the client gives up.
-	d := timeout
-	if d+5*time.Second > e.cfg.Timeouts.Request {
-		d += 5 * time.Second
-	} else {
-		d = e.cfg.Timeouts.Request
-	}
+	// --timeout is the verb's own wait; the service gives the call the
+	// request deadline, or the wait when longer. The client waits a little
+	// more, so that the service's answer (with the wait's last cause, or
+	// what held the call) arrives before the client gives up.
+	d := max(timeout, e.cfg.Timeouts.Request) + 5*time.Second
 	if protocol.MayConfirm(v.method) {
 		d += e.cfg.Timeouts.Confirm // the person may be asked first
 	}

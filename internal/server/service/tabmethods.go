@@ -145,3 +145,8 @@ func (b tabBrowser) Visible(tabs []protocol.Tab) []protocol.Tab {
 func (b tabBrowser) CheckScope(ctx context.Context, tab int) error {
 	return b.tc.s.checkScope(ctx, b.tc.c, b.l, tab)
 }
+
+func (b tabBrowser) Dialog(tab int) *protocol.Dialog {
+	tc := &tabContext{link: b.l, tabID: tab, reach: b.tc.s.reachFor(b.tc.c.conn.grant)}
+	return tc.seen(b.l.Tabs.Dialog(tab))
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/egohost/egohost/internal/link/extwire"
@@ -16,6 +17,10 @@ import (
 type reply struct {
 	raw string
 	err error
+	// hold: the browser answers nothing until the call gives up (a
+	// close a beforeunload dialog holds); dialog opens when the op is sent.
+	hold   bool
+	dialog *protocol.Dialog
 }
 
 // fakeBrowser is a browser that answers ops from a queue per op name
@@ -34,6 +39,7 @@ type fakeBrowser struct {
 	addErr     error
 	nextGroup  int
 	spaceState spaces.State // the state SpaceFor finds a space in
+	dialog     atomic.Pointer[protocol.Dialog] // the one open (a reply's dialog)
 }
 
 func newFakeBrowser(id string, reg *spaces.Registry) *fakeBrowser {
@@ -52,6 +58,13 @@ func (b *fakeBrowser) Call(ctx context.Context, op extwire.Op) (json.RawMessage,
 		return json.RawMessage(`{}`), nil
 	}
 	b.replies[op.OpName()] = q[1:]
+	if q[0].dialog != nil {
+		b.dialog.Store(q[0].dialog)
+	}
+	if q[0].hold {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
 	return json.RawMessage(q[0].raw), q[0].err
 }
 
@@ -101,6 +114,8 @@ func (b *fakeBrowser) Visible(tabs []protocol.Tab) []protocol.Tab {
 }
 
 func (b *fakeBrowser) CheckScope(ctx context.Context, tab int) error { return b.scopeErr[tab] }
+
+func (b *fakeBrowser) Dialog(tab int) *protocol.Dialog { return b.dialog.Load() }
 
 // fakeService has browsers; those in reconnecting are on their way back.
 type fakeService struct {

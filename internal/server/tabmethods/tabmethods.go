@@ -88,6 +88,9 @@ type Browser interface {
 	Visible(tabs []protocol.Tab) []protocol.Tab
 	// CheckScope refuses a tab the caller may not reach.
 	CheckScope(ctx context.Context, tab int) error
+	// Dialog is the JavaScript dialog open on the tab, as the caller may
+	// see it; nil when none is, or egohost is not attached to the tab.
+	Dialog(tab int) *protocol.Dialog
 }
 
 // Service is what the handlers need of the service beside the call.

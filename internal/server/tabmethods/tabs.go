@@ -54,16 +54,59 @@ func (m *Methods) Tabs(ctx context.Context, c Call, p protocol.TabsListParams) (
 	return res, nil
 }
 
-// Close is tabs.close.
+// closeDialogPoll is how often a close that has not ended looks for the
+// dialog that holds it.
+const closeDialogPoll = 20 * time.Millisecond
+
+// Close is tabs.close. A page that asks whether to leave (a beforeunload
+// dialog, after the person or an agent used it) holds Chrome's close until
+// someone answers: the call then fails at once with dialog_open, as goto
+// does, and the dialog's answer decides (accept closes the tab, dismiss
+// keeps it). Egohost sees the dialogs of the tabs it is attached to; on
+// another tab the close waits for its deadline and says what may hold it.
 func (m *Methods) Close(ctx context.Context, c Call, p protocol.TabParams) (any, error) {
 	b, id, err := c.Target(ctx, p.Target)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := b.Call(ctx, extwire.TabsClose{TabID: id}); err != nil {
-		return nil, err
+	cctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.Call(cctx, extwire.TabsClose{TabID: id})
+		done <- err
+	}()
+	var ended bool
+	defer func() {
+		if !ended {
+			// A dialog holds the close: stop waiting for it (the
+			// browser's late reply is dropped) before answering.
+			cancel()
+			<-done
+		}
+		cancel()
+	}()
+	tick := time.NewTicker(closeDialogPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			ended = true
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, protocol.Errorf(protocol.CodeTimeout, "tabs.close: tab %d did not close before the call's deadline: "+
+						"its page may be asking whether to leave (a beforeunload dialog egohost does not see on a tab it is not attached to); "+
+						"answer it in the browser: %v", id, err)
+				}
+				return nil, err
+			}
+			return map[string]any{"closed": true, "tab": id}, nil
+		case <-tick.C:
+			if d := b.Dialog(id); d != nil && d.Type == "beforeunload" {
+				return nil, protocol.Errorf(protocol.CodeDialogOpen, "tabs.close: the page in tab %d asks whether to leave (a beforeunload dialog): "+
+					"`egohost dialog accept` closes the tab, `egohost dialog dismiss` keeps it", id).With("dialog", d)
+			}
+		}
 	}
-	return map[string]any{"closed": true, "tab": id}, nil
 }
 
 // Select is tabs.select: it brings the named tab to the front.

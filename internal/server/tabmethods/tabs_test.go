@@ -2,6 +2,7 @@ package tabmethods
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -117,6 +118,50 @@ func TestClose(t *testing.T) {
 	}
 	if len(b.ops) != 1 {
 		t.Errorf("got ops %q, want the first close only", opList(b.ops))
+	}
+}
+
+// TestCloseHeldByADialog: a close that a page's beforeunload dialog holds
+// fails at once with dialog_open, naming the dialog and its two answers;
+// one that nothing answers fails at its deadline with a timeout that says
+// what may hold it.
+func TestCloseHeldByADialog(t *testing.T) {
+	m, b, c := fixture("")
+	leave := &protocol.Dialog{Type: "beforeunload", URL: "http://127.0.0.1/edit"}
+	b.answer("tabs.close", reply{hold: true, dialog: leave})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := m.Close(ctx, c, protocol.TabParams{Target: protocol.Target{Tab: 7}})
+	if codeOf(err) != protocol.CodeDialogOpen {
+		t.Fatalf("got %v, want dialog_open", err)
+	}
+	if ctx.Err() != nil {
+		t.Errorf("the close waited for the call's deadline: %v", err)
+	}
+	for _, want := range []string{"beforeunload", "dialog accept", "dialog dismiss"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("got %q, want it to say %q", err, want)
+		}
+	}
+	if d, _ := protocol.AsError(err).Data["dialog"].(*protocol.Dialog); d != leave {
+		t.Errorf("got the error's dialog %v, want %v", protocol.AsError(err).Data["dialog"], leave)
+	}
+
+	// An alert does not hold a close (Chrome closes the tab over it): only
+	// the page's question whether to leave is the close's.
+	b.dialog.Store(&protocol.Dialog{Type: "alert"})
+	b.answer("tabs.close", reply{raw: `{"closed":true}`})
+	if _, err := m.Close(ctx, c, protocol.TabParams{Target: protocol.Target{Tab: 8}}); err != nil {
+		t.Errorf("a close over an alert: got %v, want it closed", err)
+	}
+
+	b.dialog.Store(nil)
+	b.answer("tabs.close", reply{hold: true})
+	short, cancelShort := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancelShort()
+	_, err = m.Close(short, c, protocol.TabParams{Target: protocol.Target{Tab: 9}})
+	if codeOf(err) != protocol.CodeTimeout || !strings.Contains(err.Error(), "beforeunload") {
+		t.Errorf("a close nothing answers: got %v, want a timeout that names what may hold it", err)
 	}
 }
 
