@@ -38,7 +38,7 @@ type fakeBrowser struct {
 	scopeErr   map[int]error
 	addErr     error
 	nextGroup  int
-	spaceState spaces.State // the state SpaceFor finds a space in
+	spaceState spaces.State                    // the state SpaceFor finds a space in
 	dialog     atomic.Pointer[protocol.Dialog] // the one open (a reply's dialog)
 }
 
