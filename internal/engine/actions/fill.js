@@ -28,6 +28,10 @@
     }
   } else if (el.localName !== "textarea" && !el.isContentEditable) {
     return { error: "element is not an <input>, <textarea> or [contenteditable] element" };
+  } else if (el.classList.contains("xterm-helper-textarea")) {
+    // A terminal (xterm.js) reads keys from this hidden textarea: it has no
+    // value to replace, and the versions most pages ship drop inserted text.
+    return { error: "the element is a terminal's key input (xterm.js), which has no value to replace and takes keys, not inserted text: type the text key by key (the type verb; slowly in MCP's browser_type), then press Enter" };
   }
   el.focus();
   if (el.localName === "input" || el.localName === "textarea") {

@@ -100,6 +100,13 @@ func TestFill(t *testing.T) {
 	if _, err := tb.r.Fill(tb.ctx, "#num", "abc", short); !errors.Is(err, actions.ErrUnsupported) {
 		t.Errorf("fill a number with text: got %v, want ErrUnsupported", err)
 	}
+	// A terminal's key input (xterm.js, as Cockpit and Jupyter ship it):
+	// the text would be dropped while the textarea showed it as filled.
+	tb.eval(`document.body.insertAdjacentHTML("beforeend", '<textarea id=term class="xterm-helper-textarea" aria-label="Terminal input"></textarea>')`)
+	if _, err := tb.r.Fill(tb.ctx, "#term", "ls", short); !errors.Is(err, actions.ErrUnsupported) || !strings.Contains(err.Error(), "key by key") {
+		t.Errorf("fill a terminal's input: got %v, want ErrUnsupported saying to type", err)
+	}
+	tb.want("document.getElementById('term').value", `""`)
 }
 
 func TestTypeAndPress(t *testing.T) {
