@@ -192,11 +192,16 @@
   // ---- generated content (::before, ::after) --------------------------------
 
   // pseudoContent is the text of el's ::before or ::after content, as
-  // Chrome puts it in accessible names: the strings of `content`,
+  // Chrome puts it in accessible names (none when the pseudo-element is
+  // hidden): the strings of `content`,
   // concatenated; with an alternative text after a slash
   // (content: "★" / "Starred"), that text.
   function pseudoContent(el, which) {
-    let c = style(el, which).content;
+    const st = style(el, which);
+    // A pseudo-element its own rules hide is not rendered: no text (Cockpit's
+    // login brand, `.hide-before::before { display: none }`).
+    if (st.display === 'none' || st.visibility === 'hidden' || st.visibility === 'collapse') return '';
+    let c = st.content;
     if (!c || c === 'none' || c === 'normal') return '';
     // An image (url(...), in image-set() too) is no text, though its URL
     // is a string: Bootstrap's content: url("data:image/svg+xml,…") icon.

@@ -149,6 +149,8 @@ const nameCases = [
   ["an image as generated content is no text (its URL is no name)", () => one("button", { "::before": `url("data:image/svg+xml,%3csvg xmlns='http://www.w3.org/2000/svg'%3e%3c/svg%3e")` }, "Contents"), "Contents"],
   ["an image's alternative text after a slash", () => one("button", { "::before": 'url("next.svg") / "Next"' }), "Next"],
   ["inline generated content is glued to the text", () => one("button", { "::before": '"Icon"' }, "text"), "Icontext"],
+  ["generated content its rules hide is no text", () => one("h1", { "::before": { content: '"Debian"', display: "none" } }, "Debian"), "Debian"],
+  ["generated content made invisible is no text", () => one("button", { "::after": { content: '" (new)"', visibility: "hidden" } }, "Save"), "Save"],
   // Sphinx's numbered sections: <a><span>7. </span>Input and Output</a>.
   ["a child's trailing space separates it from the text after it", () => one("a", { href: "/io" }, h("span", "7. "), "Input and Output"), "7. Input and Output"],
   ["a child's leading space too", () => one("a", { href: "/io" }, "Input", h("span", " and Output")), "Input and Output"],

@@ -304,7 +304,12 @@ function styleOf(el) {
 // tag's default; `hidden` is display:none), visibility (inherited) and, for
 // a pseudo-element, content.
 function computed(el, pseudo) {
-  if (pseudo) return { display: "inline", visibility: "visible", content: el.pseudo[pseudo] ?? "none" };
+  if (pseudo) {
+    // A pseudo-element is its content, or {content, display, visibility}.
+    const p = el.pseudo[pseudo];
+    if (p && typeof p === "object") return { display: "inline", visibility: "visible", ...p };
+    return { display: "inline", visibility: "visible", content: p ?? "none" };
+  }
   const st = styleOf(el);
   const tag = el.localName;
   let display = st.display;
