@@ -7,8 +7,8 @@
 //   retarget: "label" checks a label's control instead (fill, select);
 //           "button" accepts a hit anywhere in the enclosing button or link.
 //   describe: only describe the element ({ok: true, desc}); nothing else.
-//   inspect: only read its states ({ok: true, desc, visible, enabled,
-//            secret: a password field}); nothing else.
+//   inspect: only read its states ({ok: true, desc, visible, enabled});
+//            nothing else.
 // It returns {ok: true, x, y, top, tx, ty, box, desc, hidden} (x, y: the action
 // point in the element's frame; tx, ty: the same in the top-level viewport
 // when every parent frame is reachable from here, top: whether it was; box:
@@ -38,8 +38,7 @@ async (node, ns, o) => {
     (typeof el.matches === "function" && el.matches(":disabled")) || !!el.closest('[aria-disabled="true"]');
   // inspect: only read the states, change nothing (no scrolling).
   if (o.inspect) {
-    const secret = el.localName === "input" && el.type === "password";
-    return { ok: true, desc, visible: visibleNow(), enabled: !disabledNow(), secret };
+    return { ok: true, desc, visible: visibleNow(), enabled: !disabledNow() };
   }
   if (o.visible && !visibleNow()) return fail("not visible");
 

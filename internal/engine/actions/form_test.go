@@ -107,6 +107,19 @@ func TestFill(t *testing.T) {
 		t.Errorf("fill a terminal's input: got %v, want ErrUnsupported saying to type", err)
 	}
 	tb.want("document.getElementById('term').value", `""`)
+
+	// A password's value never comes back: its bullets do (at most 8, as
+	// the snapshot shows them), after fill and after type alike.
+	tb.eval(`document.body.insertAdjacentHTML("beforeend", '<input id=pw type=password>')`)
+	res = tb.ok(tb.r.Fill(tb.ctx, "#pw", "hunter2-secret", actions.FillOptions{}))
+	if res.Value == nil || *res.Value != "••••••••" {
+		t.Errorf("fill a password: got the value %v, want 8 bullets", res.Value)
+	}
+	tb.want("document.getElementById('pw').value", `"hunter2-secret"`)
+	res = tb.ok(tb.r.Type(tb.ctx, "!", actions.PressOptions{Target: "#pw"}))
+	if res.Value == nil || strings.Trim(*res.Value, "•") != "" {
+		t.Errorf("type into a password: got the value %v, want bullets", res.Value)
+	}
 }
 
 func TestTypeAndPress(t *testing.T) {

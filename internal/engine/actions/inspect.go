@@ -3,7 +3,6 @@ package actions
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 )
 
@@ -40,7 +39,6 @@ func (r *Runner) Inspect(ctx context.Context, target string, d time.Duration) (*
 			Desc    string `json:"desc"`
 			Visible bool   `json:"visible"`
 			Enabled bool   `json:"enabled"`
-			Secret  bool   `json:"secret"`
 			Reason  string `json:"reason"`
 		}
 		if err := r.callOn(ctx, el, checkJS, &out, checks{Inspect: true, Retarget: "label"}); err != nil {
@@ -53,13 +51,7 @@ func (r *Runner) Inspect(ctx context.Context, target string, d time.Duration) (*
 		if state, _, err := r.checkedState(ctx, el); err == nil {
 			st.Checked = &state
 		}
-		if v := r.valueOf(ctx, el); v != nil {
-			if out.Secret {
-				dots := strings.Repeat("•", len([]rune(*v)))
-				v = &dots
-			}
-			st.Value = v
-		}
+		st.Value = r.valueOf(ctx, el) // a password's as bullets (value.js)
 		return nil
 	})
 	if err != nil {
