@@ -326,6 +326,10 @@ func TestActionsCLI(t *testing.T) {
 	if out = run("eval", "document.activeElement.id"); strings.TrimSpace(out) != "colour" {
 		t.Errorf("press Tab: the focus is on %q, want colour", out)
 	}
+	// eval JS TARGET calls JS with the element.
+	if out = run("eval", "(el) => el.id + ' ' + el.value", "label=Name"); strings.TrimSpace(out) != "name Grace" {
+		t.Errorf("eval on an element: got %q, want its id and value", out)
+	}
 	run("reload")
 
 	dir := t.TempDir()

@@ -261,11 +261,18 @@ func actionVerbs() map[string]verb {
 		}
 	}
 	v["eval"] = verb{
-		use: "eval JS", short: "evaluate JavaScript in the page, print its value", group: "read",
-		example: "  egohost eval document.title\n  egohost eval 'await fetch(\"/api\").then(r => r.status)'",
-		args:    nArgs(1, 1), method: protocol.MethodEval,
+		use: "eval JS [TARGET]", short: "evaluate JavaScript in the page, print its value", group: "read",
+		long: "Evaluates JS in the page's main frame and prints its value (promises awaited, top-level await allowed).\n" +
+			"With TARGET (a @ref or a locator of one element), JS is a function called with that element, in the\n" +
+			"page's own world of the element's frame (an iframe's too): egohost eval '(el) => el.outerHTML' @12.",
+		example: "  egohost eval document.title\n  egohost eval 'await fetch(\"/api\").then(r => r.status)'\n  egohost eval '(el) => el.outerHTML' @12",
+		args:    nArgs(1, 2), method: protocol.MethodEval,
 		flags: noFlags(func(c common, args []string) (any, error) {
-			return protocol.EvalParams{Target: c.Target, Expression: args[0], TimeoutMs: c.timeoutMs()}, nil
+			p := protocol.EvalParams{Target: c.Target, Expression: args[0], TimeoutMs: c.timeoutMs()}
+			if len(args) == 2 {
+				p.Element = args[1]
+			}
+			return p, nil
 		}),
 		human: func(w io.Writer, raw json.RawMessage) error {
 			var r struct {
