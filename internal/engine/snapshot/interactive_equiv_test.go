@@ -19,7 +19,8 @@ import (
 // equivPages exercise what the interactive-only walk decides: shadow
 // roots and slots, frames, aria-hidden, display:none, visibility, inert,
 // contenteditable, labels, cursor:pointer, onclick, tabindex, roles, a
-// modal dialog, tables and lists, and text that only the names use.
+// modal dialog, tables and lists, text that only the names use, and the
+// messages a page announces (alerts, statuses, live regions).
 var equivPages = map[string]string{
 	"/shadow": `<!doctype html><body><div id=host><span slot=s>slotted <a href="/x">Slotted link</a></span> light <b>text</b></div>
 <my-card><button slot=act>Act</button></my-card>
@@ -83,6 +84,15 @@ customElements.define('my-card', class extends HTMLElement { constructor() { sup
 <div style="visibility:hidden"><div style="cursor:pointer;visibility:visible">pointer in hidden</div></div>
 <div role=button style="visibility:hidden">Hidden role button <span style="visibility:visible" tabindex=0>Focusable inside</span></div>
 <ul style="visibility:collapse"><li><a href="/c">Collapsed link</a></li></ul>`,
+	"/messages": `<!doctype html><body><form>
+<label>Password <input type=password id=pw></label><div aria-live=polite class=error>The password is shorter than 8 characters</div>
+<div aria-live=polite></div><div aria-live=off>Not a message</div>
+<div role=alert>Could not save. <button>Retry</button></div>
+<p role=status>3 results</p><output>42</output>
+<div aria-live=assertive style="display:none">Hidden message</div>
+<div aria-live=polite>` + strings.Repeat("A live list of items. ", 20) + `<button>In a long region</button></div>
+<div aria-live=polite>Outer <div role=alert>inner</div></div>
+</form>`,
 	"/modal": `<!doctype html><body><button>Behind</button><dialog id=d><h2>Modal</h2><button>Inside modal</button></dialog>
 <script>d.showModal()</script>`,
 }

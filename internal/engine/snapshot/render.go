@@ -53,6 +53,10 @@ var contextRoles = map[string]bool{
 	"row": true, "listbox": true, "group": true,
 }
 
+// plainRole are the roles that say nothing of their element: a message
+// with one of them shows as its text alone.
+var plainRole = map[string]bool{"generic": true, "paragraph": true, "none": true, "presentation": true}
+
 func header(n *Node, interactive bool) string {
 	name := n.Name
 	if (n.Role == "row" || n.Role == "cell" || n.Role == "gridcell") && !interactive && !allText(n.Kids) {
@@ -386,6 +390,16 @@ func buildInteractive(n *Node, depth int, out []line) []line {
 		}
 		out = append(out, line{depth: depth, text: text, ref: n.Ref})
 		return build(n.Kids, depth+1, true, out)
+	case n.Message && len(n.Kids) > 0 && n.Kids[0].Text != "":
+		// Kept always, with its text: what the page announced (an
+		// alert, a form's "The passwords do not match"). A region with
+		// no role of its own (a div with aria-live) is its text alone.
+		text := plainText(n.Kids[0].Text)
+		if !plainRole[n.Role] || n.Name != "" {
+			text = header(n, true) + ": " + text
+		}
+		out = append(out, line{depth: depth, text: text})
+		return build(n.Kids[1:], depth+1, true, out)
 	case n.Role == "heading":
 		// Kept always; a control inside it (MediaWiki's [edit] link)
 		// under it.

@@ -705,6 +705,10 @@ type Node struct {
 	// Withheld, on an iframe, says whose document it shows and why the
 	// snapshot left it out (Options.Reach).
 	Withheld string
+	// Message: in an interactive-only snapshot, an element whose text the
+	// page announces (an alert, a status, a live region); its first kid
+	// is its text.
+	Message bool
 
 	local     int64
 	frame     *frameDoc
@@ -714,7 +718,7 @@ type Node struct {
 // parse reads snapshot.js's output: a header line (elements walked,
 // milliseconds, iframes, URL, title), then one record per node: depth,
 // role ("" for text), name or text, local id, states, url, value, iframe
-// index, split by tabs.
+// index, message (1), split by tabs.
 func (d *frameDoc) parse(text string) ([]*Node, error) {
 	head, body, _ := strings.Cut(text, "\n")
 	hf := strings.SplitN(head, "\t", 6)
@@ -739,7 +743,7 @@ func (d *frameDoc) parse(text string) ([]*Node, error) {
 		if rec == "" {
 			continue
 		}
-		var f [8]string
+		var f [9]string
 		for i, rest := 0, rec; i < len(f); i++ {
 			k := strings.IndexByte(rest, '\t')
 			if k < 0 {
@@ -766,6 +770,7 @@ func (d *frameDoc) parse(text string) ([]*Node, error) {
 				n.States = strings.Split(f[4], ",")
 			}
 			n.URL = f[5]
+			n.Message = f[8] == "1"
 			if f[7] != "" {
 				k, err := strconv.Atoi(f[7])
 				if err == nil && k >= 0 && k < len(d.places) {

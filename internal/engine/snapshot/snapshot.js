@@ -166,6 +166,7 @@
       interactive = role !== 'none' && role !== 'presentation' && tag !== 'body' && tag !== 'html' && tag !== 'label' && !(tag === 'svg' || el.closest('label'));
     }
     if (role === 'group' && (tag === 'details' || tag === 'optgroup') && !A.hasName(el) && tag !== 'optgroup') role = 'group';
+    if (S.interactive && !interactive && !S.inMessage && S.messages.has(el) && shown(st) && message(el, role, out)) return;
     const fold = !interactive && (FOLD.has(role) || (role === 'img' && tag === 'svg' && !A.hasName(el) && !el.querySelector('title')) || role === 'separator' || role === 'none' || role === 'presentation');
     if (fold) {
       if (block) out.push(BREAK);
@@ -242,6 +243,35 @@
     if (block) out.push(BREAK);
   }
 
+  // messages are the elements whose text a page announces when it
+  // changes (role alert or status, an aria-live region): a form's "The
+  // passwords do not match" (PatternFly's helper text), a "Saved" toast.
+  // An interactive-only snapshot shows their text, which it otherwise
+  // leaves out, so an agent sees why the form did not go through.
+  const MESSAGES = '[role=alert],[role=status],output,[aria-live=polite],[aria-live=assertive]';
+  // MESSAGE_MAX: a region with more text than this holds a page's content,
+  // not a message (a list a page updates live): it is walked as before.
+  const MESSAGE_MAX = 300;
+
+  // message adds el's node, a message with its text (m: the line says it),
+  // and its controls under it, to out; false when el says nothing now (an
+  // empty region waiting for its next message) or too much.
+  function message(el, role, out) {
+    if ((el.textContent || '').length > 4 * MESSAGE_MAX) return false;
+    const t = ns.norm(String(el.innerText || ''));
+    if (!t || t.length > MESSAGE_MAX) return false;
+    const n = { r: role, m: 1 };
+    const name = ns.NO_NAME.has(role) ? '' : A.name(el, true);
+    if (name) n.n = name;
+    const kids = [];
+    S.inMessage = true;
+    visitChildren(el, kids, true);
+    S.inMessage = false;
+    n.c = [t, ...tidy(kids)];
+    out.push(n);
+    return true;
+  }
+
   // drawnFor says whether el is an empty box beside a checkbox or a radio
   // button: the picture a widget draws of it (OOUI's check icon on
   // MediaWiki's edit form, Material's checkbox background), which the
@@ -302,10 +332,13 @@
     S = {
       frames: [], count: 0, style: null, viewport: !!opts.viewport, inClickable: false,
       modal: null, inLabel: false, allIds: !!opts.allIds, interactive: !!opts.interactive,
-      urls: !!opts.urls && !opts.interactive, origin: location.origin,
+      urls: !!opts.urls && !opts.interactive, origin: location.origin, messages: null, inMessage: false,
     };
     A = ns.view(doc);
     try { S.modal = doc.querySelector(':modal'); } catch (e) { S.modal = null; }
+    // One query, not an attribute read an element: the interactive walk
+    // touches as few of them as it can.
+    if (S.interactive) S.messages = new Set(doc.querySelectorAll(MESSAGES));
     if (scope && scope.ownerDocument !== doc) return ['wrong-frame'];
     live = new Map();
     const top = [];
@@ -361,11 +394,13 @@
 
   // emit writes the tree as one record per line, fields split by tabs
   // (names and text are white-space-normalised, so they hold neither):
-  //   depth, role ("" for text), name or text, local id, states, url, value, frame index
+  //   depth, role ("" for text), name or text, local id, states, url, value, frame index,
+  //   1 for a message (interactive-only: its first child is its text)
   function emit(nodes, depth, lines) {
     for (const n of nodes) {
       if (typeof n === 'string') { lines.push(depth + '\t\t' + n); continue; }
       let rec = depth + '\t' + n.r + '\t' + (n.n || '') + '\t' + (n.i || '') + '\t' + (n.s || '') + '\t' + (n.u || '') + '\t' + (n.v || '') + '\t' + (n.f === undefined ? '' : n.f);
+      if (n.m) rec += '\t1'; // a message (the walk's m)
       let end = rec.length;
       while (rec.charCodeAt(end - 1) === 9) end--;
       lines.push(end === rec.length ? rec : rec.slice(0, end));
