@@ -309,7 +309,7 @@ func (r *Resolver) fallbackAs(ctx context.Context, p parsed, e refmap.Entry) ([]
 		}
 	}
 	notFound := &Error{Kind: Transient, Op: "fallback", Target: p.input,
-		Err: causef(ErrNotFound, "ref @%s: the element was removed, and no element has its %s", e.Ref, what)}
+		Err: causef(ErrNotFound, "ref @%s: the element was removed, and no element has its %s (the page may have replaced it: take a new snapshot)", e.Ref, what)}
 	if len(fs) == 0 {
 		return nil, found{}, notFound
 	}
