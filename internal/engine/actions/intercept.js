@@ -1,8 +1,8 @@
-// intercept guards a pointer action on el: until it is read back, the
-// trusted pointer and mouse events of the element's window whose target is
-// not the element (or inside it, inside its enclosing button or link, or a
-// label of it) are stopped before the page sees them, and the first such
-// target is recorded. So a click that lands on something that slid over
+// intercept guards a pointer action on el: until it is read back, when
+// the first trusted pointer or mouse event of the element's window has a
+// target that is not the element (or inside it, inside its enclosing
+// button or link, or a label of it), that event and every one after it are
+// stopped before the page sees them, and the target is recorded. So a click that lands on something that slid over
 // the element between the checks and the click (a banner, a viewport that
 // shrank) changes nothing, and the action retries. o = {retarget}.
 // describe (aria.WithDescribe: describe.js) is in scope.
@@ -27,15 +27,24 @@
   if (win.__egohostIntercept) win.__egohostIntercept.stop(); // one left by an action a dialog cut short
   const state = { blocked: "", seen: 0 };
   const types = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "auxclick", "dblclick", "contextmenu"];
+  // The first event decides, as in Playwright: once the press landed on
+  // the element, the events after it are the page's own business, even
+  // when the press changed what is under the mouse (Gutenberg's block
+  // appender adds a block in its place on focus, a button turns into a
+  // spinner). Stopping them would leave a half click, and a retry would
+  // press again.
+  let landed = false;
   const handler = (e) => {
-    if (!e.isTrusted) return;
+    if (!e.isTrusted || landed) return;
     state.seen++;
     const t = e.composedPath()[0];
-    if (!accepts(t)) {
-      e.preventDefault();
-      e.stopImmediatePropagation();
-      if (!state.blocked) state.blocked = describe(t.nodeType === 1 ? t : t.parentElement);
+    if (!state.blocked && accepts(t)) {
+      landed = true;
+      return;
     }
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    if (!state.blocked) state.blocked = describe(t.nodeType === 1 ? t : t.parentElement);
   };
   for (const t of types) win.addEventListener(t, handler, true);
   let stopped = false;
