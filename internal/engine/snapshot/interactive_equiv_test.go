@@ -41,7 +41,8 @@ customElements.define('my-card', class extends HTMLElement { constructor() { sup
 <div contenteditable>Edit <b>me</b> <span contenteditable=false>not me</span></div>
 <p contenteditable=true><span>nested <i>inline</i></span></p>
 <div role=textbox contenteditable aria-label="Rich">x</div>
-<textarea aria-label=Notes>hello</textarea>`,
+<textarea aria-label=Notes>hello</textarea>
+<div role=document aria-label="Paragraph block" contenteditable>Typed <b>words</b></div>`,
 	"/labels": `<!doctype html><body><form>
 <label>Name <input id=n></label>
 <label for=e>Email</label> <input id=e type=email value="a@b.c">

@@ -236,12 +236,23 @@
       if (S.interactive && interactive && !name && n.v === undefined && !hasRef(c)) {
         const t = ns.norm(String(el.innerText || '').slice(0, 400));
         if (t) n.c = [t, ...c];
+      } else if (S.interactive && interactive && n.v === undefined && el.isContentEditable &&
+        !(el.parentElement && el.parentElement.isContentEditable)) {
+        // A named editor that is no text box (a block editor's paragraph,
+        // role document "Paragraph block") holds what was typed into it:
+        // its start is its value, as a text box's is.
+        const t = ns.norm(String(el.innerText || '').slice(0, 400));
+        if (t) n.v = t.length > EDITOR_MAX ? t.slice(0, EDITOR_MAX) + '…' : t;
       }
     }
     if (block) out.push(BREAK);
     out.push(n);
     if (block) out.push(BREAK);
   }
+
+  // EDITOR_MAX: how much of a named editor's text an interactive-only
+  // snapshot shows as its value.
+  const EDITOR_MAX = 200;
 
   // messages are the elements whose text a page announces when it
   // changes (role alert or status, an aria-live region): a form's "The
