@@ -3,6 +3,7 @@ package tabmethods
 import (
 	"context"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/egohost/egohost/internal/link/extwire"
@@ -70,27 +71,23 @@ func (m *Methods) Close(ctx context.Context, c Call, p protocol.TabParams) (any,
 		return nil, err
 	}
 	cctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	// Returning stops the wait for a close a dialog holds (the browser's
+	// late reply is dropped) and waits for the call to end.
+	defer wg.Wait()
+	defer cancel()
 	done := make(chan error, 1)
+	wg.Add(1)
 	go func() {
+		defer wg.Done()
 		_, err := b.Call(cctx, extwire.TabsClose{TabID: id})
 		done <- err
-	}()
-	var ended bool
-	defer func() {
-		if !ended {
-			// A dialog holds the close: stop waiting for it (the
-			// browser's late reply is dropped) before answering.
-			cancel()
-			<-done
-		}
-		cancel()
 	}()
 	tick := time.NewTicker(closeDialogPoll)
 	defer tick.Stop()
 	for {
 		select {
 		case err := <-done:
-			ended = true
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil, protocol.Errorf(protocol.CodeTimeout, "tabs.close: tab %d did not close before the call's deadline: "+
