@@ -115,7 +115,16 @@ async (node, ns, o) => {
   const right = Math.min(box.right, win.innerWidth);
   const bottom = Math.min(box.bottom, win.innerHeight);
   if (right <= left || bottom <= top) {
-    if (o.hit) return fail("outside the viewport");
+    if (o.hit) {
+      // Placed where no scrolling reaches (left of or above the page's
+      // start): a control the page moves off-screen until what holds it is
+      // hovered or it is focused (WordPress's row actions, at left -9999em).
+      const off = box.right <= 0 && win.scrollX <= 0 || box.bottom <= 0 && win.scrollY <= 0;
+      return fail("outside the viewport", off ? {
+        detail: `it is placed off-screen (at ${Math.round(box.left)}, ${Math.round(box.top)}), where no scrolling reaches; ` +
+          "the page likely shows it on hover or focus: hover over what holds it (its row, or another control in it), or focus it, then act",
+      } : undefined);
+    }
   }
   const x = right > left ? (left + right) / 2 : box.left + box.width / 2;
   const y = bottom > top ? (top + bottom) / 2 : box.top + box.height / 2;

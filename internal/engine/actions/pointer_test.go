@@ -254,3 +254,21 @@ appender.addEventListener('focus', () => {
 		t.Errorf("waited %+v, want the click done at the first attempt", res.Waited)
 	}
 }
+
+// A control the page keeps off-screen until its row is hovered (WordPress's
+// row actions, at left -9999em): the click says so and what to do, and
+// after a hover over the row it clicks.
+func TestClickOffScreenUntilHovered(t *testing.T) {
+	tb := open(t, map[string]string{"/": html(`
+<style>.row { padding: 20px } .actions { position: absolute; left: -9999em } .row:hover .actions, .actions:focus-within { position: static }</style>
+<div class=row id=row>Hello world <span class=actions><a id=trash href="#" onclick="log('trash'); return false">Trash</a></span></div>`)}, "/")
+	short := actions.ClickOptions{ActOptions: actions.ActOptions{Timeout: 700 * time.Millisecond}}
+	_, err := tb.r.Click(tb.ctx, "#trash", short)
+	var na *actions.NotActionableError
+	if !errors.As(err, &na) || na.Reason != actions.OutsideViewport || !strings.Contains(na.Detail, "off-screen") || !strings.Contains(na.Detail, "hover") {
+		t.Fatalf("click off-screen: got %v, want outside the viewport, saying it is off-screen and to hover", err)
+	}
+	tb.ok(tb.r.Hover(tb.ctx, "#row", actions.ActOptions{}))
+	tb.ok(tb.r.Click(tb.ctx, "#trash", short))
+	tb.want("window.events", `["trash"]`)
+}
