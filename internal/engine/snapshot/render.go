@@ -185,7 +185,8 @@ func namedByKids(n *Node) bool {
 // row whose content holds text of its own (row "Username" over an
 // unlabelled textbox, row "Milk Buy" over button "Buy") says which row a
 // control is in, and a row over cells with refs groups them (a grid's
-// row): they stay.
+// row): they stay. A row over one context line of its name (row
+// "Membership" over group "Membership") says nothing more either.
 func saysNothingMore(n *Node, kids []line, depth int) bool {
 	if n.Ref != "" || n.Withheld != "" || len(n.States) > 0 {
 		return false
@@ -193,12 +194,30 @@ func saysNothingMore(n *Node, kids []line, depth int) bool {
 	switch n.Role {
 	case "row":
 		// A row of cells with refs groups them (a grid's row), and stays.
+		var direct []line
 		for _, l := range kids {
-			if l.depth == depth && isCellLine(l.text) {
-				return false
+			if l.depth == depth {
+				if isCellLine(l.text) {
+					return false
+				}
+				direct = append(direct, l)
 			}
 		}
-		return n.Name != "" && saidBy(n.Kids, true) == squeeze(n.Name)
+		if n.Name == "" {
+			return false
+		}
+		// One context line under it with its name (a form table's row
+		// "Membership" over the fieldset's group "Membership", as
+		// WordPress's settings lay them out).
+		if len(direct) == 1 && direct[0].ref == "" {
+			var b strings.Builder
+			b.WriteByte(' ')
+			writeQuoted(&b, n.Name)
+			if strings.HasSuffix(direct[0].text, b.String()) {
+				return true
+			}
+		}
+		return saidBy(n.Kids, true) == squeeze(n.Name)
 	case "table":
 		if n.Name != "" {
 			return false

@@ -55,6 +55,8 @@ func TestRender(t *testing.T) {
 			"table\n row \"1 debian-test 0.0 KiB\"\n  cell \"1\" @3\n  cell \"debian-test\" @4\n  cell \"0.0 KiB\" @5\n button \"Add\" @6\n"},
 		{"interactive keeps a row with text of its own, and its table", "0\ttable\n1\trow\tMilk Buy\n2\tcell\tMilk\n3\t\tMilk\n2\tcell\tBuy\n3\tbutton\tBuy\t3\n1\trow\tEdit\n2\tcell\tEdit\n3\tbutton\tEdit\t4\n0\ttable\tPrices\n1\trow\tBuy\n2\tbutton\tBuy\t5\n0\ttable\n1\trow\tPick\t\tselected\n2\tbutton\tPick\t6", true,
 			"table\n row \"Milk Buy\"\n  button \"Buy\" @3\n button \"Edit\" @4\ntable \"Prices\"\n button \"Buy\" @5\ntable\n row \"Pick\" [selected]\n  button \"Pick\" @6\n"},
+		{"interactive leaves out a row over a group of its name", "0\ttable\n1\trow\tMembership\n2\tcell\tMembership\n3\t\tMembership\n2\tcell\n3\tgroup\tMembership\n4\tcheckbox\tAnyone can register\t3\n1\trow\tDate Format\n2\tgroup\tTime Format\n3\tradio\tH:i\t4", true,
+			"table\n group \"Membership\"\n  checkbox \"Anyone can register\" @3\n row \"Date Format\"\n  group \"Time Format\"\n   radio \"H:i\" @4\n"},
 		{"interactive keeps a named group, not an unnamed one", "0\tform\n1\tgroup\tShipping\n2\ttextbox\tStreet\t3\n1\tgroup\tBilling\n2\ttextbox\tStreet\t4\n1\tgroup\n2\tbutton\tSend\t5", true,
 			"form\n group \"Shipping\"\n  textbox \"Street\" @3\n group \"Billing\"\n  textbox \"Street\" @4\n button \"Send\" @5\n"},
 		{"interactive shows a control inside a heading", "0\theading\tGetting started[edit]\t\tlevel=2\n1\t\tGetting started[\n1\tlink\tedit\t5\n1\t\t]", true,
