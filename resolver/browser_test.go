@@ -402,7 +402,7 @@ func TestStrictnessAndErrorsInChromium(t *testing.T) {
 		msg    string
 		count  int
 	}{
-		{".dup", resolver.Permanent, resolver.ErrAmbiguous, "strict mode: css=.dup matched 3 elements; add nth=… or make it more specific", 3},
+		{".dup", resolver.Permanent, resolver.ErrAmbiguous, `strict mode: css=.dup matched 3 elements: button "Duplicate", button "Duplicate", button "Duplicate"; add nth=… or make it more specific`, 3},
 		{`role=button[name="Buy"]`, resolver.Permanent, resolver.ErrAmbiguous, `strict mode: role=button[name="Buy"i] matched 3 elements`, 3},
 		{"text=Duplicate", resolver.Permanent, resolver.ErrAmbiguous, "matched 3 elements", 3},
 		{"button", resolver.Permanent, resolver.ErrAmbiguous, "matched", 0}, // across all frames
@@ -704,5 +704,28 @@ func TestRefsAfterNavigationInChromium(t *testing.T) {
 	}
 	if n, err := r.Count(ctx, "#a"); err != nil || n != 1 {
 		t.Errorf("Count(#a) after a cross-site navigation: got %d, %v; want 1", n, err)
+	}
+}
+
+// An ambiguous locator's error names its first matches by role and name,
+// as Playwright's strict-mode error lists them, so the one meant can be
+// named at once (WordPress's login: label=Password finds the field and
+// its "Show password" button).
+func TestAmbiguousNamesItsMatchesInChromium(t *testing.T) {
+	b := browsers.Launch(t)
+	p, ctx := tab0(t, b, browsertest.Serve(t, browsertest.Pages(map[string]string{"/": `<!doctype html><title>ambiguous</title>
+<label>Password <input type=password id=pw></label><button aria-label="Show password">👁</button>
+<button>Save</button><button>Save draft</button>
+<ul><li>a</li><li>b</li><li>c</li><li>d</li><li>e</li></ul>`}))+"/")
+	r := resolver.New(p, nil)
+	for target, want := range map[string]string{
+		"label=Password":         `matched 2 elements: textbox "Password", button "Show password"; add nth=`,
+		"role=button[name=Save]": `matched 2 elements: button "Save", button "Save draft"; add nth=`,
+		"css=li":                 `matched 5 elements: listitem, listitem, listitem, 2 more; add nth=`,
+	} {
+		_, err := r.Center(ctx, target)
+		if !errors.Is(err, resolver.ErrAmbiguous) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want ambiguous, %q", target, err, want)
+		}
 	}
 }

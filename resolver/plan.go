@@ -83,7 +83,7 @@ func (pl plan) choose(total int) (int, error) {
 	case !pl.picked && total == 0:
 		return 0, pl.notFound(0, "")
 	case !pl.picked && total > 1:
-		return 0, pl.ambiguous(total, false)
+		return 0, pl.ambiguous(total, false, "")
 	case !pl.picked:
 		return 0, nil
 	case pl.nth == -1 && total > 0:
@@ -110,13 +110,56 @@ func (pl plan) notFound(n int, why string) error {
 	return &Error{Kind: Transient, Op: "resolve", Target: pl.p.input, Count: n, Err: causef(ErrNotFound, "%s", msg)}
 }
 
-func (pl plan) ambiguous(n int, atLeast bool) error {
+// ambiguous is the error of a strict locator that matched n elements (at
+// least n: not all were checked); cands names the first of them (their
+// roles and names, candidateList), "" when not known.
+func (pl plan) ambiguous(n int, atLeast bool, cands string) error {
 	count := fmt.Sprint(n)
 	if atLeast {
 		count = "at least " + count
 	}
+	if cands != "" {
+		cands = ": " + cands
+	}
 	return &Error{Kind: Permanent, Op: "resolve", Target: pl.p.input, Count: n,
-		Err: causef(ErrAmbiguous, "strict mode: %s matched %s elements; add nth=… or make it more specific", pl.p.loc, count)}
+		Err: causef(ErrAmbiguous, "strict mode: %s matched %s elements%s; add nth=… or make it more specific", pl.p.loc, count, cands)}
+}
+
+// maxCandidates is how many of an ambiguous locator's matches its error
+// names, as Playwright's strict-mode error lists them: enough to tell the
+// one meant apart by its role and name (role=R[name="N"]).
+const maxCandidates = 3
+
+// candidateList names the checked matches fs[idx] (at most maxCandidates)
+// by role and name, in document order, and says how many more of total
+// there are (atLeast: some more, uncounted): `textbox "Password", button
+// "Show password"`.
+func candidateList(fs []found, idx []int, total int, atLeast bool) string {
+	var parts []string
+	for _, i := range idx {
+		if len(parts) == maxCandidates {
+			break
+		}
+		f := fs[i]
+		if !f.checked || f.role == "" || f.role == "none" {
+			continue // hidden from the accessibility tree: no role to name
+		}
+		s := f.role
+		if f.name != "" {
+			s += " " + strconv.Quote(f.name)
+		}
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	switch more := total - len(parts); {
+	case atLeast:
+		parts = append(parts, "more")
+	case more > 0:
+		parts = append(parts, fmt.Sprintf("%d more", more))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // scriptError turns the script's own error report into a permanent error.

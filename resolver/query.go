@@ -68,7 +68,7 @@ func (r *Resolver) oneWith(ctx context.Context, p parsed, m mode, c *jsCall) (el
 	if res.Frames == 0 {
 		i, err := pl.choose(res.N)
 		if err != nil {
-			return element{}, err
+			return element{}, r.withCandidates(ctx, pl, res.N, err)
 		}
 		if i != res.At {
 			return element{}, classify("resolve", p.input, fmt.Errorf("page picked %d, want %d", res.At, i))
@@ -105,7 +105,7 @@ func (r *Resolver) oneWith(ctx context.Context, p parsed, m mode, c *jsCall) (el
 	}
 	g, err := pl.choose(total)
 	if err != nil {
-		return element{}, err
+		return element{}, r.withCandidates(ctx, pl, total, err)
 	}
 	k, local := 0, g
 	for local >= counts[k] {
@@ -127,6 +127,25 @@ func (r *Resolver) oneWith(ctx context.Context, p parsed, m mode, c *jsCall) (el
 		return element{}, pl.notFound(0, "the page changed while resolving")
 	}
 	return r.finish(ctx, pl, docs[k], again, m)
+}
+
+// withCandidates is err, the pick's error on total matches, naming the
+// first matches by their roles and names when it is ambiguous (one more
+// evaluation and a look at each in the accessibility tree, on the error's
+// path only); err as it is when they cannot be had.
+func (r *Resolver) withCandidates(ctx context.Context, pl plan, total int, err error) error {
+	if !errors.Is(err, ErrAmbiguous) {
+		return err
+	}
+	docs, fs, _, lerr := r.list(ctx, pl, 0, window{max: maxCandidates})
+	if lerr != nil || len(fs) == 0 {
+		return err
+	}
+	idx := allIndexes(min(len(fs), maxCandidates))
+	if r.check(ctx, pl, docs, fs, idx) != nil {
+		return err
+	}
+	return pl.ambiguous(total, false, candidateList(fs, idx, total, false))
 }
 
 // finish turns the script's pick in d into a point or an object.

@@ -103,7 +103,8 @@ func (r *Resolver) pickVerified(ctx context.Context, pl plan, docs []doc, fs []f
 	}
 	switch {
 	case !pl.picked && len(hits) > 1:
-		return found{}, pl.ambiguous(len(hits), !complete || len(fs) > verifyAll)
+		atLeast := !complete || len(fs) > verifyAll
+		return found{}, pl.ambiguous(len(hits), atLeast, candidateList(fs, hits, len(hits), atLeast))
 	case !complete:
 		// Not decided by the first (or last) candidates alone.
 		if pl.picked && (pl.nth == -1 && len(hits) > 0 || pl.nth >= 0 && len(hits) > pl.nth) {
