@@ -31,7 +31,7 @@ var (
 // focusValueJS focuses an element and reads its value, in one call:
 // {focus: focus.js's answer, value: value.js's}. The value is read
 // first: what the element held before anything.
-var focusValueJS = "(el) => { const value = (" + valueJS + "\n)(el); return { focus: (" + focusJS + "\n)(el), value }; }"
+var focusValueJS = "(el, ns) => { const value = (" + valueJS + "\n)(el, ns); return { focus: (" + focusJS + "\n)(el), value }; }"
 
 // FillOptions tune Fill.
 type FillOptions struct {

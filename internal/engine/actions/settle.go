@@ -26,7 +26,7 @@ var (
 	// (value.js) when it answers: an action's read-back of the value rides
 	// on the settle's call (Result.readValue).
 	settleValueJS = "async (node, ns, ...args) => {\nconst r = await (" + settleJS + ")(node, ns, ...args);\n" +
-		"if (r && !r.missing) { r.read = true; r.value = (" + valueJS + ")(node); }\nreturn r;\n}"
+		"if (r && !r.missing) { r.read = true; r.value = (" + valueJS + ")(node, ns); }\nreturn r;\n}"
 )
 
 // settle lets the page settle after an action, within s.Cap: it follows a

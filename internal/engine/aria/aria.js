@@ -989,6 +989,6 @@
     pseudoContent, hasPseudoRules,
     // roles, names, states
     ARIA_ROLES, NO_NAME, FROM_CONTENT, canonRole, explicitRole, inputRole, inputRoles, roleTest,
-    focusable, hasGlobalAria, states, view,
+    focusable, hasGlobalAria, states, view, inputValue,
   });
 })()
