@@ -1,10 +1,11 @@
 // intercept guards a pointer action on el: until it is read back, when
 // the first trusted pointer or mouse event of the element's window has a
 // target that is not the element (or inside it, inside its enclosing
-// button or link, or a label of it), that event and every one after it are
-// stopped before the page sees them, and the target is recorded. So a click that lands on something that slid over
-// the element between the checks and the click (a banner, a viewport that
-// shrank) changes nothing, and the action retries. o = {retarget}.
+// button or link, or a label of it), that event and every one after it
+// are stopped before the page sees them, and the target is recorded. So
+// a click that lands on something that slid over the element between the
+// checks and the click (a banner, a viewport that shrank) changes
+// nothing, and the action retries. o = {retarget}.
 // describe (aria.WithDescribe: describe.js) is in scope.
 (node, ns, o) => {
   const el = node.nodeType === 1 ? node : node.parentElement;
@@ -25,7 +26,7 @@
     return !!(label && label.control === expect);
   };
   if (win.__egohostIntercept) win.__egohostIntercept.stop(); // one left by an action a dialog cut short
-  const state = { blocked: "", seen: 0 };
+  const state = { blocked: "" };
   const types = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "auxclick", "dblclick", "contextmenu"];
   // The first event decides, as in Playwright: once the press landed on
   // the element, the events after it are the page's own business, even
@@ -36,7 +37,6 @@
   let landed = false;
   const handler = (e) => {
     if (!e.isTrusted || landed) return;
-    state.seen++;
     const t = e.composedPath()[0];
     if (!state.blocked && accepts(t)) {
       landed = true;

@@ -94,7 +94,6 @@ func (r *Runner) guardedClick(ctx context.Context, el Element, at Point, retarge
 	}
 	var got struct {
 		Blocked string `json:"blocked"`
-		Seen    int    `json:"seen"`
 	}
 	ictx, stop := untilClosed(ctx, res.leaving)
 	defer stop()

@@ -427,9 +427,9 @@ func (t *Tab) Resolve(ctx context.Context, entries []refmap.Entry) ([]refmap.Ent
 }
 
 // Twins returns the entries of the latest snapshot that have e's role and
-// name (and text, when e has one: Entry.Text) in e's document (e among them), in document order, each with the
-// BackendNodeID of its element when that is still in the page and 0 when
-// it is not. An entry's Nth is its index among every entry of the tab
+// name (and text, when e has one: Entry.Text) in e's document (e among
+// them), in document order, each with the BackendNodeID of its element
+// when that is still in the page and 0 when it is not. An entry's Nth is its index among every entry of the tab
 // with its role and name; Twins keeps those of one document.
 func (t *Tab) Twins(ctx context.Context, e refmap.Entry) ([]refmap.Entry, error) {
 	var twins []refmap.Entry
