@@ -98,14 +98,17 @@ func (tc *tabContext) checkDialog(op string) error {
 	return nil
 }
 
-// seen is a dialog as the caller may see it: what a document it may not
-// reach wrote in it (the message, the default prompt, the URL) is
-// withheld.
-func (tc *tabContext) seen(d *protocol.Dialog) *protocol.Dialog {
-	if d == nil || tc.reach == nil {
+// seen is a dialog as the caller may see it (seenWithin its reach).
+func (tc *tabContext) seen(d *protocol.Dialog) *protocol.Dialog { return seenWithin(tc.reach, d) }
+
+// seenWithin is a dialog as a caller with reach (nil: everything) may
+// see it: what a document it may not reach wrote in it (the message, the
+// default prompt, the URL) is withheld.
+func seenWithin(reach cdptab.Reach, d *protocol.Dialog) *protocol.Dialog {
+	if d == nil || reach == nil {
 		return d
 	}
-	if ok, _ := tc.reach(d.URL, ""); ok {
+	if ok, _ := reach(d.URL, ""); ok {
 		return d
 	}
 	return &protocol.Dialog{Type: d.Type, Message: "(withheld: opened by " + cdptab.OriginOf(d.URL, "") + ", which this agent may not reach)"}

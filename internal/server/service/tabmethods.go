@@ -147,6 +147,5 @@ func (b tabBrowser) CheckScope(ctx context.Context, tab int) error {
 }
 
 func (b tabBrowser) Dialog(tab int) *protocol.Dialog {
-	tc := &tabContext{link: b.l, tabID: tab, reach: b.tc.s.reachFor(b.tc.c.conn.grant)}
-	return tc.seen(b.l.Tabs.Dialog(tab))
+	return seenWithin(b.tc.s.reachFor(b.tc.c.conn.grant), b.l.Tabs.Dialog(tab))
 }
