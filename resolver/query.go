@@ -129,12 +129,18 @@ func (r *Resolver) oneWith(ctx context.Context, p parsed, m mode, c *jsCall) (el
 	return r.finish(ctx, pl, docs[k], again, m)
 }
 
+// candidatesUpTo bounds the matches withCandidates lists: a page with
+// frames lists every match of each (list), and three names among
+// hundreds tell nothing a count does not.
+const candidatesUpTo = 100
+
 // withCandidates is err, the pick's error on total matches, naming the
-// first matches by their roles and names when it is ambiguous (one more
-// evaluation and a look at each in the accessibility tree, on the error's
-// path only); err as it is when they cannot be had.
+// first matches by their roles and names when it is ambiguous among at
+// most candidatesUpTo (one more evaluation and a look at each in the
+// accessibility tree, on the error's path only); err as it is when they
+// cannot be had.
 func (r *Resolver) withCandidates(ctx context.Context, pl plan, total int, err error) error {
-	if !errors.Is(err, ErrAmbiguous) {
+	if !errors.Is(err, ErrAmbiguous) || total > candidatesUpTo {
 		return err
 	}
 	docs, fs, _, lerr := r.list(ctx, pl, 0, window{max: maxCandidates})
