@@ -375,6 +375,8 @@ func TestLocatorErrors(t *testing.T) {
 		{"words as css", fakeDoc{}, "Create this page", Transient, ErrNotFound,
 			`css=Create this page matched 0 elements; a locator without an engine is CSS: for the text, try text="Create this page"`, 0},
 		{"one capitalised word as css", fakeDoc{}, "Save", Transient, ErrNotFound, `for the text, try text="Save"`, 0},
+		{"label without a match", fakeDoc{}, "label=Search", Transient, ErrNotFound,
+			`label="Search"i matched 0 elements; label= reads a label's own text, not an image's alt or a title in it (as Playwright's getByLabel): a control its snapshot line names "Search" is found by role=ROLE[name="Search"] or by its ref`, 0},
 		{"strict", fakeDoc{ids: ids(3), boxes: boxes(3)}, "button", Permanent, ErrAmbiguous,
 			"strict mode: css=button matched 3 elements; add nth=… or make it more specific", 3},
 		{"nth out of range", fakeDoc{ids: ids(2), boxes: boxes(2)}, "li >> nth=5", Transient, ErrNotFound, "nth=5 is out of range", 2},
@@ -395,6 +397,16 @@ func TestLocatorErrors(t *testing.T) {
 				t.Errorf("target: got %q, want %q", e.Target, tt.target)
 			}
 		})
+	}
+}
+
+func TestOnlyAPlainLabelGetsTheLabelHint(t *testing.T) {
+	for _, target := range []string{"label=/Sea/", "label=Search >> nth=0", "text=Search", "#search"} {
+		f := newFakeTab(t, fakeDoc{})
+		_, err := New(f, nil).Center(ctxT(t), target)
+		if err == nil || strings.Contains(err.Error(), "label= reads") {
+			t.Errorf("%s: got %v, want not_found without the label hint", target, err)
+		}
 	}
 }
 

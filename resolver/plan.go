@@ -105,6 +105,9 @@ func (pl plan) notFound(n int, why string) error {
 	if n == 0 && why == "" {
 		if words, ok := bareWords(pl.p); ok {
 			msg += fmt.Sprintf("; a locator without an engine is CSS: for the text, try text=%s", strconv.Quote(words))
+		} else if name, ok := labelWords(pl.p); ok {
+			msg += fmt.Sprintf("; label= reads a label's own text, not an image's alt or a title in it (as Playwright's getByLabel): "+
+				"a control its snapshot line names %s is found by role=ROLE[name=%s] or by its ref", strconv.Quote(name), strconv.Quote(name))
 		}
 	}
 	return &Error{Kind: Transient, Op: "resolve", Target: pl.p.input, Count: n, Err: causef(ErrNotFound, "%s", msg)}
@@ -172,6 +175,20 @@ func (pl plan) scriptError(res jsResult) error {
 			Err: &locator.SyntaxError{Input: pl.p.input, Offset: -1, Msg: res.Error}}
 	}
 	return &Error{Kind: Permanent, Op: "resolve", Target: pl.p.input, Err: errors.New(res.Error)}
+}
+
+// labelWords reports whether p is one label= step with a plain text (not
+// a regular expression), and that text: a control named by an icon's alt
+// in its label (Django's search box: <label><img alt="Search"></label>)
+// shows in a snapshot as textbox "Search", which label=Search does not
+// find (Playwright's getByLabel does not either).
+func labelWords(p parsed) (string, bool) {
+	steps := p.loc.Steps
+	if len(steps) != 1 || steps[0].Op != locator.OpQuery || steps[0].Kind != locator.KindLabel ||
+		steps[0].Text.Regex || len(steps[0].Text.Value) > maxHintWords {
+		return "", false
+	}
+	return steps[0].Text.Value, true
 }
 
 // maxHintWords bounds the locator a not_found hint quotes again: a longer

@@ -20,7 +20,9 @@ import (
 // roots and slots, frames, aria-hidden, display:none, visibility, inert,
 // contenteditable, labels, cursor:pointer, onclick, tabindex, roles, a
 // modal dialog, tables and lists, text that only the names use, and the
-// messages a page announces (alerts, statuses, live regions).
+// messages a page announces (alerts, statuses, live regions) or marks by
+// class or id (Django's errornote, WordPress's notice, Bootstrap's
+// invalid-feedback; not a state class, a chat's messages, or past the cap).
 var equivPages = map[string]string{
 	"/shadow": `<!doctype html><body><div id=host><span slot=s>slotted <a href="/x">Slotted link</a></span> light <b>text</b></div>
 <my-card><button slot=act>Act</button></my-card>
@@ -94,6 +96,19 @@ customElements.define('my-card', class extends HTMLElement { constructor() { sup
 <div aria-live=polite>` + strings.Repeat("A live list of items. ", 20) + `<button>In a long region</button></div>
 <div aria-live=polite>Outer <div role=alert>inner</div></div>
 </form>`,
+	"/notices": `<!doctype html><body>
+<p class="errornote"><i class="icon-warning"></i>Please enter the correct username and password.</p>
+<ul class="messagelist"><li class="success">The product was added.</li></ul>
+<form class="ng-invalid ng-dirty"><div class="form-row errors field-name"><ul class="errorlist"><li>This field is required.</li></ul>
+<label>Name <input class="is-invalid"></label><div class="invalid-feedback">Enter a name.</div></div>
+<div class="has-error"><label>City <input></label></div>
+<div class="fieldError" style="display:none">Hidden error</div><span class="error"></span></form>
+<div id="setting-error-settings_updated" class="notice notice-success is-dismissible"><p><strong>Settings saved.</strong></p><button class="notice-dismiss"><span>Dismiss this notice.</span></button></div>
+<p id="message">Post updated.</p><div class="messages-list"><div class="message">A chat message</div></div>
+<div class="terrorism successor">Not a notice</div>
+<table><tr><td class="text-success">passed</td><td><a href="/r">Run</a></td></tr></table>
+` + strings.Repeat(`<span class="text-success">passed</span> <a href="/r">Run</a>`, 22) + `
+<p class="text-danger">After the cap</p>`,
 	"/modal": `<!doctype html><body><button>Behind</button><dialog id=d><h2>Modal</h2><button>Inside modal</button></dialog>
 <script>d.showModal()</script>`,
 }

@@ -55,7 +55,7 @@ var contextRoles = map[string]bool{
 
 // plainRole are the roles that say nothing of their element: a message
 // with one of them shows as its text alone.
-var plainRole = map[string]bool{"generic": true, "paragraph": true, "none": true, "presentation": true}
+var plainRole = map[string]bool{"generic": true, "paragraph": true, "none": true, "presentation": true, "list": true, "listitem": true}
 
 func header(n *Node, interactive bool) string {
 	name := n.Name

@@ -65,6 +65,8 @@ func TestRender(t *testing.T) {
 			"generic @5: Click me\n"},
 		{"interactive shows a message's text, under its role when it has one", "0\tform\n1\ttextbox\tPassword\t3\n1\tgeneric\t\t\t\t\t\t\t1\n2\t\tThe passwords do not match\n1\talert\t\t\t\t\t\t\t1\n2\t\tCould not save. Retry\n2\tbutton\tRetry\t4\n1\tstatus\t\t\t\t\t\t\t1\n2\t\tsaved @2", true,
 			"form\n textbox \"Password\" @3\n The passwords do not match\n alert: Could not save. Retry\n  button \"Retry\" @4\n status: \"saved @2\"\n"},
+		{"interactive shows a notice of a list or an item as its text alone", "0\tparagraph\t\t\t\t\t\t\t1\n1\t\tPlease correct the errors below.\n0\tlist\t\t\t\t\t\t\t1\n1\t\tThis field is required.\n0\tlistitem\t\t\t\t\t\t\t1\n1\t\tThe product was added.\n0\ttextbox\tName\t3", true,
+			"Please correct the errors below.\nThis field is required.\nThe product was added.\ntextbox \"Name\" @3\n"},
 		{"text that reads as a ref is quoted", "0\t\tPrice @5\n0\t\tReply @12: ok\n0\t\tmail ada@5 or @6.50\n0\tlist\n1\tlistitem\n2\t\tItem @3\n0\tbutton\tSave @4\t9\n0\tstatus\n1\t\tsaved @2", false,
 			"\"Price @5\"\n\"Reply @12: ok\"\nmail ada@5 or @6.50\n- \"Item @3\"\nbutton \"Save @4\" @9\nstatus: saved @2\n"},
 		{"an image its link names is not repeated", "0\tlink\tRidge Jacket in navy\t7\n1\timg\tRidge Jacket in navy\n0\tbutton\tAdd\t8\n1\timg\tcart icon", false,

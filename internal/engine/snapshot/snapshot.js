@@ -166,7 +166,14 @@
       interactive = role !== 'none' && role !== 'presentation' && tag !== 'body' && tag !== 'html' && tag !== 'label' && !(tag === 'svg' || el.closest('label'));
     }
     if (role === 'group' && (tag === 'details' || tag === 'optgroup') && !A.hasName(el) && tag !== 'optgroup') role = 'group';
-    if (S.interactive && !interactive && !S.inMessage && S.messages.has(el) && shown(st) && message(el, role, out)) return;
+    // Set lookups first: reading a computed style's visibility costs more.
+    if (S.interactive && !interactive && !S.inMessage) {
+      if (S.messages.has(el) && shown(st) && message(el, role, out)) return;
+      if (S.noticed < NOTICE_MAX && S.notices.has(el) && shown(st) && message(el, role, out)) {
+        S.noticed++;
+        return;
+      }
+    }
     const fold = !interactive && (FOLD.has(role) || (role === 'img' && tag === 'svg' && !A.hasName(el) && !el.querySelector('title')) || role === 'separator' || role === 'none' || role === 'presentation');
     if (fold) {
       if (block) out.push(BREAK);
@@ -260,6 +267,72 @@
   // An interactive-only snapshot shows their text, which it otherwise
   // leaves out, so an agent sees why the form did not go through.
   const MESSAGES = '[role=alert],[role=status],output,[aria-live=polite],[aria-live=assertive]';
+  // Many pages announce nothing to assistive technology and mark their
+  // messages by class or id alone: Django's errornote, errorlist and
+  // messagelist ("Please enter the correct username and password"),
+  // WordPress's notice ("Settings saved."), DokuWiki's div.error,
+  // Bootstrap's alert and invalid-feedback, Rails' #notice. NOTICES finds
+  // the candidates in one query; notice keeps those with a notice word
+  // in a class or the id.
+  const NOTICES = ['error', 'alert', 'notice', 'warning', 'success', 'danger', 'flash', 'message', 'invalid-feedback']
+    .map(w => `[class*=${w} i],[id*=${w} i]`).join(',');
+  // NOTICE_WORDS: a class's or an id's words (split at -, _ and a
+  // lowercase-uppercase step) that name a message. Not "message" alone
+  // (a chat's every message), nor "invalid" (Angular's ng-invalid on a
+  // whole form): the plural, the list, Bootstrap's invalid-feedback.
+  const NOTICE_WORDS = new Set(['error', 'errors', 'errornote', 'errorlist', 'errorbox', 'errormessage',
+    'alert', 'notice', 'notices', 'warning', 'warnings', 'warningbox', 'success', 'successbox',
+    'danger', 'flash', 'messages', 'messagelist']);
+  // NOTICE_MAX: how many such elements with text a document's interactive
+  // snapshot shows as messages; past it (a table whose every status cell is
+  // text-success) they are the page's content, left out as text is.
+  const NOTICE_MAX = 20;
+
+  // notice says whether el's class or id names it a message. A state
+  // class (is-invalid, has-error: a control or the field around it)
+  // does not.
+  function notice(el) {
+    for (const token of [...el.classList, el.id]) {
+      if (!token || token.startsWith('is-') || token.startsWith('has-')) continue;
+      if (token === 'invalid-feedback' || token === 'message' && token === el.id) return true;
+      for (const w of token.split(/[-_]+|(?<=[a-z])(?=[A-Z])/)) {
+        if (NOTICE_WORDS.has(w.toLowerCase())) return true;
+      }
+    }
+    return false;
+  }
+
+  // noticesOf gives the elements of doc whose class or id names them a
+  // message. Of two, one inside the other, the inner one is the message
+  // (Django's ul.errorlist, not the div.errors row around it and its
+  // field), and an element around a field is the field's box, not a
+  // message; nor is a tag of SKELETON or CONTROLS, an element with a role
+  // (a role alert or status is a message already: MESSAGES), or one with
+  // no text (an alert's icon, i.icon-warning, is not the alert).
+  function noticesOf(doc) {
+    const m = new Set();
+    for (const el of doc.querySelectorAll(NOTICES)) {
+      if (!SKELETON.has(el.localName) && !CONTROLS.has(el.localName) && !el.hasAttribute('role') && notice(el) &&
+        el.textContent.trim()) m.add(el);
+    }
+    for (const el of [...m]) {
+      for (let p = el.parentElement; p; p = p.parentElement) m.delete(p);
+    }
+    for (const el of m) {
+      if (el.querySelector(FIELDS)) m.delete(el);
+    }
+    return m;
+  }
+  const FIELDS = 'input:not([type=hidden]),select,textarea';
+  // CONTROLS: tags that are a control, never a message, whatever their
+  // class (WordPress's button.notice-dismiss inside its notice); an
+  // element with a role of its own says what it is by that.
+  const CONTROLS = new Set(['a', 'button', 'input', 'select', 'textarea', 'option', 'label', 'summary', 'img', 'svg']);
+  // SKELETON: tags no notice is, whatever their class says: the
+  // document's frame, a form, a table and its parts (a status cell,
+  // Bootstrap's td.success, is the row's content, which its name says).
+  const SKELETON = new Set(['html', 'head', 'body', 'main', 'form', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'td', 'th',
+    'script', 'style', 'template']);
   // MESSAGE_MAX: a region with more text than this holds a page's content,
   // not a message (a list a page updates live): it is walked as before.
   const MESSAGE_MAX = 300;
@@ -343,13 +416,16 @@
     S = {
       frames: [], count: 0, style: null, viewport: !!opts.viewport, inClickable: false,
       modal: null, inLabel: false, allIds: !!opts.allIds, interactive: !!opts.interactive,
-      urls: !!opts.urls && !opts.interactive, origin: location.origin, messages: null, inMessage: false,
+      urls: !!opts.urls && !opts.interactive, origin: location.origin, messages: null, notices: null, noticed: 0, inMessage: false,
     };
     A = ns.view(doc);
     try { S.modal = doc.querySelector(':modal'); } catch (e) { S.modal = null; }
     // One query, not an attribute read an element: the interactive walk
     // touches as few of them as it can.
-    if (S.interactive) S.messages = new Set(doc.querySelectorAll(MESSAGES));
+    if (S.interactive) {
+      S.messages = new Set(doc.querySelectorAll(MESSAGES));
+      S.notices = noticesOf(doc);
+    }
     if (scope && scope.ownerDocument !== doc) return ['wrong-frame'];
     live = new Map();
     const top = [];
