@@ -296,7 +296,7 @@ func TestActionsCLI(t *testing.T) {
 	if !strings.HasPrefix(out, `filled <input id="name" name="name"> → "Ada Lovelace"`) {
 		t.Errorf("fill: %q", out)
 	}
-	if out = run("select", "label=Colour", "Green"); !strings.Contains(out, "→ g") {
+	if out = run("select", "label=Colour", "Green"); !strings.Contains(out, `→ "Green" (g)`) {
 		t.Errorf("select: %q", out)
 	}
 	if out = run("check", "#agree"); !strings.Contains(out, "→ checked") {

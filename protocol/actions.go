@@ -1,5 +1,10 @@
 package protocol
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Actions, waits, navigation, evaluation, screenshots, dialogs and
 // downloads: the methods that act on a tab's page (docs/protocol-actions.md).
 // Every one takes a Target (browser, tab) and answers with a result that
@@ -181,6 +186,9 @@ type ActionResult struct {
 	Value *string `json:"value,omitempty"`
 	// Selected are the selected options' values after select.
 	Selected []string `json:"selected,omitempty"`
+	// SelectedLabels are their labels, in the same order, when one
+	// differs from its value (<option value="2">Games</option>).
+	SelectedLabels []string `json:"selectedLabels,omitempty"`
 	// Checked is the state after check or uncheck.
 	Checked *bool `json:"checked,omitempty"`
 	// Scroll is the window's scroll position after scroll.
@@ -189,6 +197,20 @@ type ActionResult struct {
 	// window.open, a form with a target) that the caller may reach, in
 	// the order Chrome made them: Tab.ID is the tab to act in next.
 	Opened []Tab `json:"opened,omitempty"`
+}
+
+// SelectedText says which options a select left selected: their values,
+// each with its label where they differ (`"Games" (2)`), which is what a
+// person reads on the page.
+func (r ActionResult) SelectedText() string {
+	parts := make([]string, len(r.Selected))
+	for i, v := range r.Selected {
+		parts[i] = v
+		if i < len(r.SelectedLabels) && r.SelectedLabels[i] != v {
+			parts[i] = fmt.Sprintf("%q (%s)", r.SelectedLabels[i], v)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // FormFillParams are the params of form.fill: several fields set in one

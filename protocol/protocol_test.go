@@ -47,3 +47,24 @@ func TestProof(t *testing.T) {
 		t.Errorf("Proof: got %q and %q; want 64 hex characters, keyed by the token and the challenge", a, b)
 	}
 }
+
+func TestSelectedText(t *testing.T) {
+	tests := []struct {
+		name string
+		r    ActionResult
+		want string
+	}{
+		{"values only", ActionResult{Selected: []string{"one", "three"}}, "one, three"},
+		{"a label that differs", ActionResult{Selected: []string{"2"}, SelectedLabels: []string{"Games"}}, `"Games" (2)`},
+		{"some differ", ActionResult{Selected: []string{"a", "b"}, SelectedLabels: []string{"a", "Bee"}}, `a, "Bee" (b)`},
+		{"fewer labels than values", ActionResult{Selected: []string{"a", "b"}, SelectedLabels: []string{"A"}}, `"A" (a), b`},
+		{"none", ActionResult{Selected: []string{}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.r.SelectedText(); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -63,6 +63,9 @@ type Result struct {
 	Value *string
 	// Selected lists the selected options' values after select.
 	Selected []string
+	// SelectedLabels are their labels, when one differs from its value
+	// (<option value="2">Games</option>); nil otherwise.
+	SelectedLabels []string
 	// Checked is the state after check or uncheck.
 	Checked *bool
 	// Scroll is the window's scroll position after scroll.

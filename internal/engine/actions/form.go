@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -226,6 +227,7 @@ func (r *Runner) selectOn(ctx context.Context, el Element, target string, o Sele
 	var out struct {
 		Widget         *widget  `json:"widget"`
 		Selected       []string `json:"selected"`
+		Labels         []string `json:"labels"`
 		Missing        []string `json:"missing"`
 		Have           []string `json:"have"`
 		DisabledOption *string  `json:"disabledOption"`
@@ -249,6 +251,9 @@ func (r *Runner) selectOn(ctx context.Context, el Element, target string, o Sele
 		out.Selected = []string{}
 	}
 	res.Selected = out.Selected
+	if !slices.Equal(out.Labels, out.Selected) {
+		res.SelectedLabels = out.Labels // an option's label that is not its value
+	}
 	return nil
 }
 

@@ -165,6 +165,9 @@ func TestSelect(t *testing.T) {
 	if len(res.Selected) != 1 || res.Selected[0] != "b" {
 		t.Errorf("selected: got %v, want [b]", res.Selected)
 	}
+	if fmt.Sprint(res.SelectedLabels) != "[Blue]" {
+		t.Errorf("selected labels: got %v, want [Blue] (the label of value b)", res.SelectedLabels)
+	}
 	tb.want("window.events", `["select input","select b"]`)
 	tb.ok(tb.r.Select(tb.ctx, "label=Colour", actions.SelectOptions{Values: []string{"Green"}}))
 	tb.want("document.getElementById('color').value", `"g"`)
@@ -175,6 +178,9 @@ func TestSelect(t *testing.T) {
 	res = tb.ok(tb.r.Select(tb.ctx, "#many", actions.SelectOptions{Values: []string{"one", "three"}}))
 	if len(res.Selected) != 2 {
 		t.Errorf("multiple: got %v, want [one three]", res.Selected)
+	}
+	if res.SelectedLabels != nil {
+		t.Errorf("labels that are their values: got %v, want none", res.SelectedLabels)
 	}
 	short := actions.ActOptions{Timeout: 1500 * time.Millisecond}
 	_, err := tb.r.Select(tb.ctx, "#color", actions.SelectOptions{ActOptions: short, Values: []string{"purple"}})

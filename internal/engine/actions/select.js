@@ -2,7 +2,7 @@
 // control) that match o = {values, labels, indexes}: a value matches an
 // option's value or its label, a label its label, an index its position.
 // Then it fires input and change, as a person's choice does. An empty
-// request deselects all. Returns {selected: [values]} | {missing: [what]} |
+// request deselects all. Returns {selected: [values], labels: [their labels]} | {missing: [what]} |
 // {error} | {widget: {role, editable, expanded, list, item}} for an element
 // that is no <select> but a widget that acts as one (a combobox, a listbox,
 // a button that opens a list): Go then selects with clicks, as a person
@@ -42,5 +42,6 @@
   for (const x of options) x.selected = chosen.includes(x);
   el.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
   el.dispatchEvent(new Event("change", { bubbles: true }));
-  return { selected: [...el.selectedOptions].map((x) => x.value) };
+  const now = [...el.selectedOptions];
+  return { selected: now.map((x) => x.value), labels: now.map((x) => x.label) };
 }

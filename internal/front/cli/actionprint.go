@@ -42,7 +42,7 @@ func writeAction(w io.Writer, did string, r protocol.ActionResult) error {
 	case r.Value != nil:
 		fmt.Fprintf(&b, " → %q", clip(*r.Value, 80))
 	case r.Selected != nil:
-		fmt.Fprintf(&b, " → %s", strings.Join(r.Selected, ", "))
+		fmt.Fprintf(&b, " → %s", r.SelectedText())
 	case r.Checked != nil:
 		if *r.Checked {
 			b.WriteString(" → checked")

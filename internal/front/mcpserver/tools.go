@@ -328,7 +328,7 @@ func (t *tools) acted(ctx context.Context, verb string, r protocol.ActionResult)
 	case r.Checked != nil:
 		line += fmt.Sprintf(" (checked: %t)", *r.Checked)
 	case r.Selected != nil:
-		line += fmt.Sprintf(" (selected: %s)", strings.Join(r.Selected, ", "))
+		line += fmt.Sprintf(" (selected: %s)", r.SelectedText())
 	}
 	if r.Settled.Navigated {
 		line += "; navigated to " + r.Settled.URL
