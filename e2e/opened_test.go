@@ -129,3 +129,40 @@ out`
 		t.Errorf("got %s, want [\"next\",true] (the popup's title, another tab)", got)
 	}
 }
+
+// A popup that closes itself once its form is sent (Django admin's "add
+// another" window, an OAuth window): the click that sends the form
+// succeeds, and its answer says the page closed its tab, not that the
+// settle was capped; a button that calls window.close() likewise.
+func TestAnActionWhosePageClosesItsTab(t *testing.T) {
+	c := useSharedChain(t)
+	base := serve(t, map[string]string{
+		"/":      `<!doctype html><title>opener</title><button id=popup onclick="window.open('/popup', 'pop', 'width=300,height=200')">popup</button>`,
+		"/popup": `<!doctype html><title>popup</title><form action="/done"><input name=name><button id=save>Save</button></form><button id=shut onclick="window.close()">Close</button>`,
+		"/done":  `<!doctype html><title>done</title><script>window.opener.document.title = 'saved'; window.close()</script>`,
+	})
+	tab := c.openTab(t, base+"/")
+	for _, tc := range []struct{ name, target string }{
+		{"a form whose answer closes the window", "#save"},
+		{"a button that calls window.close()", "#shut"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opened := clickOpening(t, c.agent, c.agent, tab, "#popup")
+			if len(opened) != 1 {
+				t.Fatalf("got %d tabs opened, want the popup", len(opened))
+			}
+			pop := protocol.Target{Tab: opened[0].ID}
+			ctx := ctxT(t, 30*time.Second)
+			if err := c.agent.Call(ctx, protocol.MethodWait, protocol.WaitParams{Target: pop, Element: tc.target}, nil); err != nil {
+				t.Fatalf("wait for %s in the popup: %v", tc.target, err)
+			}
+			out, errOut, code := c.cli(pop, "click", tc.target)
+			if code != 0 || !strings.Contains(out, "then the page closed its tab") || strings.Contains(out, "capped") {
+				t.Fatalf("egohost click %s: exit %d, want 0 and the tab's close said\nstdout: %s\nstderr: %s", tc.target, code, out, errOut)
+			}
+		})
+	}
+	if v, err := c.eval(ctxT(t, 10*time.Second), tab, "document.title"); err != nil || string(v) != `"saved"` {
+		t.Errorf("the opener's title: got %s (%v), want the popup's answer to have run", v, err)
+	}
+}

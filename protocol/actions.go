@@ -265,6 +265,11 @@ type Settled struct {
 	URL       string `json:"url,omitempty"`
 	// Capped is set when the settle ran out of time first.
 	Capped bool `json:"capped,omitempty"`
+	// Ended says what ended the settle before the page settled, the
+	// error code's name: tab_not_found (the page closed its tab, as a
+	// popup does once its form is sent), detached, browser_gone. The
+	// action itself happened.
+	Ended string `json:"ended,omitempty"`
 	// Skipped says why there was no settle: "off", "dialog", "no action".
 	Skipped string `json:"skipped,omitempty"`
 }

@@ -376,7 +376,7 @@ func TestLocatorErrors(t *testing.T) {
 			`css=Create this page matched 0 elements; a locator without an engine is CSS: for the text, try text="Create this page"`, 0},
 		{"one capitalised word as css", fakeDoc{}, "Save", Transient, ErrNotFound, `for the text, try text="Save"`, 0},
 		{"label without a match", fakeDoc{}, "label=Search", Transient, ErrNotFound,
-			`label="Search"i matched 0 elements; label= reads a label's own text, not an image's alt or a title in it (as Playwright's getByLabel): a control its snapshot line names "Search" is found by role=ROLE[name="Search"] or by its ref`, 0},
+			`label="Search"i matched 0 elements; label= reads a label's text only, not an image's alt or a title in it: a control a snapshot names "Search" is found by role=ROLE[name="Search"]`, 0},
 		{"strict", fakeDoc{ids: ids(3), boxes: boxes(3)}, "button", Permanent, ErrAmbiguous,
 			"strict mode: css=button matched 3 elements; add nth=… or make it more specific", 3},
 		{"nth out of range", fakeDoc{ids: ids(2), boxes: boxes(2)}, "li >> nth=5", Transient, ErrNotFound, "nth=5 is out of range", 2},

@@ -106,8 +106,8 @@ func (pl plan) notFound(n int, why string) error {
 		if words, ok := bareWords(pl.p); ok {
 			msg += fmt.Sprintf("; a locator without an engine is CSS: for the text, try text=%s", strconv.Quote(words))
 		} else if name, ok := labelWords(pl.p); ok {
-			msg += fmt.Sprintf("; label= reads a label's own text, not an image's alt or a title in it (as Playwright's getByLabel): "+
-				"a control its snapshot line names %s is found by role=ROLE[name=%s] or by its ref", strconv.Quote(name), strconv.Quote(name))
+			msg += fmt.Sprintf("; label= reads a label's text only, not an image's alt or a title in it: "+
+				"a control a snapshot names %s is found by role=ROLE[name=%s]", strconv.Quote(name), strconv.Quote(name))
 		}
 	}
 	return &Error{Kind: Transient, Op: "resolve", Target: pl.p.input, Count: n, Err: causef(ErrNotFound, "%s", msg)}

@@ -116,6 +116,10 @@ type Settled struct {
 	// Capped is set when the settle ran out of its cap before the page was
 	// quiet.
 	Capped bool
+	// Ended is what ended the call before the page settled (the tab
+	// closed: a popup that closes itself once its form is sent), nil
+	// otherwise. The action itself happened.
+	Ended error
 	// Skipped says why no settle happened ("off", "dialog", "no action").
 	Skipped string
 }

@@ -82,7 +82,7 @@ func (r *Runner) settle(w *watch, s Settle, el Element, back *readBack) (out Set
 	}
 	for round := 0; round < 4; round++ {
 		if ctx.Err() != nil {
-			out.Capped = true
+			stopped(ctx, &out)
 			return out
 		}
 		q, nav, navigated := r.quietOrNavigation(ctx, w, s, el, back != nil, loaded)
@@ -122,8 +122,17 @@ func (r *Runner) settle(w *watch, s Settle, el Element, back *readBack) (out Set
 				}
 				continue
 			}
+			if gone(q.err) {
+				// The tab closed or its debugger detached: the call's
+				// context ends as the service hears of it, which says
+				// which (its event may come just after the failed call).
+				select {
+				case <-ctx.Done():
+				case <-time.After(goneWait):
+				}
+			}
 			if ctx.Err() != nil {
-				out.Capped = true
+				stopped(ctx, &out)
 			}
 			return out
 		}
@@ -137,6 +146,31 @@ func (r *Runner) settle(w *watch, s Settle, el Element, back *readBack) (out Set
 		return out
 	}
 	return out
+}
+
+// stopped says why the settle's ctx ended before the page settled: its
+// cap (Capped), or what ended the call under it (Ended: the tab closed,
+// as a popup does after its form is sent; the debugger detached; the
+// browser went). A dialog that opened is said by the action's result.
+func stopped(ctx context.Context, out *Settled) {
+	cause := context.Cause(ctx)
+	var d *DialogOpenError
+	if cause == nil || errors.Is(cause, context.DeadlineExceeded) || errors.Is(cause, context.Canceled) || errors.As(cause, &d) {
+		out.Capped = true
+		return
+	}
+	out.Ended = cause
+}
+
+// goneWait bounds the wait for the call's context to end after the
+// settle's call failed because the tab or its debugger went.
+const goneWait = time.Second
+
+// gone says whether err is a link's error that no retry mends: the tab,
+// its debugger or the browser went (browserlink.Error's Permanent).
+func gone(err error) bool {
+	var p interface{ Permanent() bool }
+	return errors.As(err, &p) && p.Permanent()
 }
 
 // readBack is an element's value read by the settle's call on it
@@ -335,7 +369,7 @@ func (r *Runner) followNavigation(ctx context.Context, w *watch, first navEvent,
 	for {
 		select {
 		case <-ctx.Done():
-			out.Capped = true
+			stopped(ctx, out)
 			return false
 		case ev := <-w.nav:
 			if !w.isMain(ev) {

@@ -341,6 +341,13 @@ func (t *tools) acted(ctx context.Context, verb string, r protocol.ActionResult)
 		line += "; " + dialogLine(r.Dialog)
 		return text(line) // the page is blocked: a snapshot would fail
 	}
+	switch r.Settled.Ended {
+	case "":
+	case protocol.CodeTabNotFound.Name():
+		return text(line + "; then the page closed its tab (browser_tabs list shows the tabs left)") // nothing to snapshot
+	default:
+		return text(line + "; then the call ended: " + r.Settled.Ended)
+	}
 	return t.changes(ctx, line, r.Settled.Navigated)
 }
 

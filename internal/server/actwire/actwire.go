@@ -8,6 +8,7 @@
 package actwire
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -48,7 +49,7 @@ func ActionResult(op string, tab int, r *actions.Result) protocol.ActionResult {
 	out := protocol.ActionResult{
 		Action: op, Tab: tab, Element: r.Element, TookMs: TookMs(r.Took),
 		Waited:  protocol.Waited{Ms: TookMs(r.Waited.Took), Attempts: r.Waited.Attempts, Reasons: r.Waited.Reasons},
-		Settled: protocol.Settled{Ms: TookMs(r.Settled.Took), For: r.Settled.For, Navigated: r.Settled.Navigated, URL: r.Settled.URL, Capped: r.Settled.Capped, Skipped: r.Settled.Skipped},
+		Settled: protocol.Settled{Ms: TookMs(r.Settled.Took), For: r.Settled.For, Navigated: r.Settled.Navigated, URL: r.Settled.URL, Capped: r.Settled.Capped, Skipped: r.Settled.Skipped, Ended: ended(r.Settled.Ended)},
 		Dialog:  Dialog(r.Dialog), Value: r.Value, Selected: r.Selected, SelectedLabels: r.SelectedLabels, Checked: r.Checked,
 	}
 	if r.Point != nil {
@@ -58,6 +59,20 @@ func ActionResult(op string, tab int, r *actions.Result) protocol.ActionResult {
 		out.Scroll = &protocol.Point{X: r.Scroll.X, Y: r.Scroll.Y}
 	}
 	return out
+}
+
+// ended names what ended an action's settle (actions.Settled.Ended): the
+// code of the wire error that ended the call, "ended" for any other, ""
+// for none.
+func ended(err error) string {
+	var pe *protocol.Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &pe):
+		return pe.Code.Name()
+	}
+	return "ended"
 }
 
 // NavResult is a navigation's result on the wire (goto, back, forward,

@@ -237,7 +237,9 @@ func guard(ctx context.Context, tab Tab, op string) (context.Context, func()) {
 			return (in.Event == "tab.removed" || in.Event == "detached") && in.TabID == id
 		},
 		Deliver: func(in *extwire.Message) {
-			if in.Event == "tab.removed" {
+			if in.Event == "tab.removed" || in.Reason == "target_closed" {
+				// Chrome detaches a closing tab's debugger (target_closed)
+				// before the extension hears of the tab's removal.
 				cancel(protocol.Errorf(protocol.CodeTabNotFound, "%s: tab %d was closed", op, id))
 				return
 			}

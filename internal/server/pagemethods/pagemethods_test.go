@@ -39,8 +39,9 @@ func TestRun(t *testing.T) {
 		tab     fakeTab
 		// event, when set, is what the tab's link says while the call
 		// runs ("done": the link went); the call then fails with fnErr.
-		event string
-		fnErr error
+		event  string
+		reason string // the event's reason; canceled_by_user when not set
+		fnErr  error
 
 		want        protocol.Code
 		wantIn      string // in the error's message
@@ -64,6 +65,8 @@ func TestRun(t *testing.T) {
 		{name: "the dialog method: no such tab", op: protocol.MethodDialog,
 			call: fakeCall{linkErr: protocol.Errorf(protocol.CodeTabNotFound, "no tab 7")}, want: protocol.CodeTabNotFound},
 		{name: "the tab closes", event: "tab.removed", fnErr: protocol.Errorf(protocol.CodeTimeout, "timed out"),
+			want: protocol.CodeTabNotFound, wantIn: "click: tab 7 was closed", wantRan: true, wantTimeout: actionTimeout},
+		{name: "the debugger detaches as the tab closes", event: "detached", reason: "target_closed", fnErr: context.DeadlineExceeded,
 			want: protocol.CodeTabNotFound, wantIn: "click: tab 7 was closed", wantRan: true, wantTimeout: actionTimeout},
 		{name: "the debugger detaches", event: "detached", fnErr: context.DeadlineExceeded,
 			want: protocol.CodeDetached, wantIn: "click: the debugger was detached from tab 7 (canceled_by_user)", wantRan: true, wantTimeout: actionTimeout},
@@ -108,7 +111,11 @@ func TestRun(t *testing.T) {
 						sub.Deliver(in)
 					}
 				default:
-					in := &extwire.Message{Event: tt.event, TabID: 7, Reason: "canceled_by_user"}
+					reason := tt.reason
+					if reason == "" {
+						reason = "canceled_by_user"
+					}
+					in := &extwire.Message{Event: tt.event, TabID: 7, Reason: reason}
 					if !sub.Filter(in) {
 						t.Fatalf("the guard does not take %s of its tab", tt.event)
 					}
