@@ -51,6 +51,7 @@ customElements.define('my-card', class extends HTMLElement { constructor() { sup
 <label>Agree <input type=checkbox checked></label>
 <input type=radio name=r aria-labelledby=rl><span id=rl>Radio <em>label</em></span>
 <select aria-label=Pick><option>One</option><option selected>Two</option></select>
+<select><option value=""></option><option>ABS</option><option>ACOS</option></select><select multiple><option>new</option><option>sale</option></select>
 <input type=submit value=Send> <input type=image alt=Go src="data:,"> <button type=reset></button>
 <fieldset><legend>Group</legend><input placeholder="Placeholder only"></fieldset>
 <input type=password value=secret aria-label=Pw><input type=range aria-label=Vol value=3 min=0 max=10>

@@ -240,7 +240,11 @@
       // interactive-only snapshot otherwise leaves out: its start (the
       // line shows 80 characters), rendered text only (innerText: what is
       // hidden stays out, as in a full snapshot).
-      if (S.interactive && interactive && !name && n.v === undefined && !hasRef(c)) {
+      // Not a closed <select>'s: its text is every option's, not what it
+      // holds (phpMyAdmin's function menus, nothing chosen, showed
+      // "ABS ACOS AES_DECRYPT …" as if chosen); a list box shows its
+      // options, as its text does.
+      if (S.interactive && interactive && !name && n.v === undefined && !hasRef(c) && !(tag === 'select' && role === 'combobox')) {
         const t = ns.norm(String(el.innerText || '').slice(0, 400));
         if (t) n.c = [t, ...c];
       } else if (S.interactive && interactive && n.v === undefined && el.isContentEditable &&
