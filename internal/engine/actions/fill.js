@@ -3,7 +3,10 @@
 // typed (date, time, color, range…) get the value set directly with input
 // and change events. Others are focused with their text selected (or the
 // caret at the end when appending): the caller then inserts the text.
-// o = {value, append}. Returns {done, value} | {needsInput, prefix} | {error}.
+// A code editor's key input (CodeMirror 5, Ace: ns.editorOf) is
+// focused; the caller gives the editor the keys that select all its text
+// (editor says which editor). o = {value, append}. Returns {done, value} |
+// {needsInput, prefix, editor?} | {error}.
 (node, ns, o) => {
   let el = node;
   if (el.nodeType !== 1) el = el.parentElement;
@@ -34,6 +37,12 @@
     return { error: "the element is a terminal's key input (xterm.js), which has no value to replace and takes keys, not inserted text: type the text key by key (the type verb; slowly in MCP's browser_type), then press Enter" };
   }
   el.focus();
+  const ed = ns.editorOf(el);
+  if (ed) {
+    // A code editor's key input: the editor's own keys select its text
+    // (or go to its end); the caller presses them, then inserts the text.
+    return { needsInput: true, prefix: "", editor: ed.kind };
+  }
   if (el.localName === "input" || el.localName === "textarea") {
     if (!o.append) {
       el.select();

@@ -59,6 +59,7 @@ func (r *Runner) Fill(ctx context.Context, target, text string, o FillOptions) (
 			Value      string `json:"value"`
 			NeedsInput bool   `json:"needsInput"`
 			Prefix     string `json:"prefix"`
+			Editor     string `json:"editor"`
 			Error      string `json:"error"`
 		}
 		if len(prepped) == 0 || string(prepped) == "null" {
@@ -74,6 +75,22 @@ func (r *Runner) Fill(ctx context.Context, target, text string, o FillOptions) (
 		case prep.Done:
 			res.Value = &prep.Value
 			return nil
+		}
+		if prep.Editor != "" {
+			// A code editor empties its key input as it reads it: its
+			// text is selected (or the caret put at its end) with its own
+			// keys, as a person does, and the text typed over it.
+			keys := "ControlOrMeta+a"
+			if o.Append {
+				keys = "ControlOrMeta+End"
+			}
+			strokes, err := r.kb.parseCombo(keys, r.opts.GOOS)
+			if err == nil {
+				err = r.pressStrokes(ctx, strokes)
+			}
+			if err != nil {
+				return fmt.Errorf("fill %s: select the %s editor's text: %w", target, prep.Editor, err)
+			}
 		}
 		insert := prep.Prefix + text
 		if insert == "" {

@@ -431,3 +431,58 @@ func TestSelectInAWidget(t *testing.T) {
 		t.Errorf("a missing entry: got %v, want an error that names it", err)
 	}
 }
+
+// codeMirror5 returns CodeMirror 5's script and style, as bench/'s npm
+// install has them (scripts/setup.sh); the test skips without them, and
+// fails in CI.
+func codeMirror5(t *testing.T) (js, css string) {
+	t.Helper()
+	dir := filepath.Join("..", "..", "..", "bench", "node_modules", "codemirror", "lib")
+	j, err := os.ReadFile(filepath.Join(dir, "codemirror.js"))
+	if err == nil {
+		var c []byte
+		if c, err = os.ReadFile(filepath.Join(dir, "codemirror.css")); err == nil {
+			return string(j), string(c)
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("CodeMirror 5 is not in bench/node_modules (scripts/setup.sh installs it): %v", err)
+	}
+	t.Skipf("CodeMirror 5 is not in bench/node_modules (run scripts/setup.sh): %v", err)
+	return "", ""
+}
+
+// A code editor (CodeMirror 5, as phpMyAdmin's SQL box and Jupyter's
+// cells are) reads its hidden textarea and empties it: fill selects the
+// editor's text with its own keys and types over it, so the editor holds
+// the text and nothing else, and the read-back is the editor's text (the
+// textarea's would be ""; Playwright's fill puts the text before what the
+// editor held).
+func TestFillACodeEditor(t *testing.T) {
+	js, css := codeMirror5(t)
+	page := html(`<style>` + css + `</style><script>` + js + `</script>
+<form><textarea id=sql>SELECT * FROM items WHERE 1</textarea></form>
+<script>window.cm = CodeMirror.fromTextArea(document.getElementById('sql'), {lineNumbers: true})</script>`)
+	tb := open(t, map[string]string{"/": page}, "/")
+	const input = "css=.CodeMirror textarea"
+	res := tb.ok(tb.r.Fill(tb.ctx, input, "SELECT name\nFROM items", actions.FillOptions{}))
+	tb.want("cm.getValue()", `"SELECT name\nFROM items"`)
+	if got := valueText(res); got != "SELECT name\nFROM items" {
+		t.Errorf("fill's read-back: got %q, want the editor's text", got)
+	}
+	res = tb.ok(tb.r.Fill(tb.ctx, input, " WHERE price > 5", actions.FillOptions{Append: true}))
+	tb.want("cm.getValue()", `"SELECT name\nFROM items WHERE price > 5"`)
+	if got := valueText(res); got != "SELECT name\nFROM items WHERE price > 5" {
+		t.Errorf("append's read-back: got %q, want the editor's text", got)
+	}
+	tb.ok(tb.r.Fill(tb.ctx, input, "", actions.FillOptions{}))
+	tb.want("cm.getValue()", `""`)
+}
+
+// valueText is an action's read-back, "<none>" when it has none.
+func valueText(res *actions.Result) string {
+	if res.Value == nil {
+		return "<none>"
+	}
+	return *res.Value
+}

@@ -111,6 +111,27 @@
     return el.type === 'password' && el.value ? bullets(el.value) : el.value;
   }
 
+  // editorOf returns the code editor whose key input el is: the hidden
+  // textarea a CodeMirror 5 (phpMyAdmin's SQL box, Jupyter's cells) or an
+  // Ace editor reads keys and text from and then empties.
+  // What the editor holds is in its lines (editorText), not in el; null
+  // for any other element.
+  function editorOf(el) {
+    if (el.localName !== 'textarea') return null;
+    let root = el.closest('.CodeMirror');
+    if (root) return { kind: 'CodeMirror', root, lines: '.CodeMirror-line' };
+    root = el.classList.contains('ace_text-input') && el.closest('.ace_editor');
+    if (root) return { kind: 'Ace', root, lines: '.ace_text-layer .ace_line' };
+    return null;
+  }
+
+  // editorText is the text of an editor's lines (editorOf) as it draws
+  // them: the lines it has drawn (a long text's visible part), without
+  // the zero-width space an empty line holds.
+  function editorText(ed) {
+    return Array.from(ed.root.querySelectorAll(ed.lines), (l) => l.textContent.replace(/\u200b/g, '')).join('\n');
+  }
+
   // ---- style and hidden -----------------------------------------------------
 
   function style(el, pseudo) {
@@ -680,7 +701,10 @@
       }
       if (role === 'textbox' || role === 'searchbox') {
         if (tag === 'input') return inputValue(el);
-        if (tag === 'textarea') return el.value;
+        if (tag === 'textarea') {
+          const ed = editorOf(el);
+          return ed ? editorText(ed) : el.value;
+        }
         return el.textContent;
       }
       if (role === 'combobox' || role === 'listbox') {
@@ -989,6 +1013,6 @@
     pseudoContent, hasPseudoRules,
     // roles, names, states
     ARIA_ROLES, NO_NAME, FROM_CONTENT, canonRole, explicitRole, inputRole, inputRoles, roleTest,
-    focusable, hasGlobalAria, states, view, inputValue,
+    focusable, hasGlobalAria, states, view, inputValue, editorOf, editorText,
   });
 })()
