@@ -259,8 +259,13 @@ func (r *Runner) selectOn(ctx context.Context, el Element, target string, o Sele
 		return finalError{&widgetError{*out.Widget}}
 	case out.Error != "":
 		return fmt.Errorf("select %s: %w", target, unsupported("%s", out.Error))
+	case len(out.Missing) > 0 && len(out.Have) == 0:
+		// select2 and Django's autocomplete keep a hidden <select> that
+		// holds only the chosen option: the entries come as one types.
+		return &NotActionableError{Reason: NoOption, Detail: fmt.Sprintf("%s: the <select> has no options "+
+			"(a widget that lists them as one types keeps such a <select> hidden behind the control it draws: select in that combobox, which egohost opens, types in and picks from)", strings.Join(out.Missing, ", "))}
 	case len(out.Missing) > 0:
-		return &NotActionableError{Reason: NoOption, Detail: fmt.Sprintf("no option matches %s (options: %s)", strings.Join(out.Missing, ", "), strings.Join(out.Have, ", "))}
+		return &NotActionableError{Reason: NoOption, Detail: fmt.Sprintf("%s (options: %s)", strings.Join(out.Missing, ", "), strings.Join(out.Have, ", "))}
 	case out.DisabledOption != nil:
 		return &NotActionableError{Reason: Disabled, Detail: fmt.Sprintf("option %q is disabled", *out.DisabledOption)}
 	}

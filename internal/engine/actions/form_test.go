@@ -185,8 +185,15 @@ func TestSelect(t *testing.T) {
 	short := actions.ActOptions{Timeout: 1500 * time.Millisecond}
 	_, err := tb.r.Select(tb.ctx, "#color", actions.SelectOptions{ActOptions: short, Values: []string{"purple"}})
 	var na *actions.NotActionableError
-	if !errors.As(err, &na) || na.Reason != actions.NoOption {
-		t.Errorf("missing option: got %v, want no matching option", err)
+	if !errors.As(err, &na) || na.Reason != actions.NoOption || !strings.Contains(err.Error(), `no option matches: "purple" (options: r (Red), g (Green)`) {
+		t.Errorf("missing option: got %v, want no matching option, naming the options", err)
+	}
+	// An autocomplete's hidden <select> (select2, Django's autocomplete
+	// fields) holds no options until one types in the widget.
+	tb.eval(`document.body.insertAdjacentHTML("beforeend", '<select id=auto aria-hidden=true></select>')`)
+	_, err = tb.r.Select(tb.ctx, "#auto", actions.SelectOptions{ActOptions: short, Values: []string{"Games"}})
+	if !errors.As(err, &na) || na.Reason != actions.NoOption || !strings.Contains(err.Error(), "has no options") || !strings.Contains(err.Error(), "select in that combobox") {
+		t.Errorf("a <select> with no options: got %v, want no matching option saying it has none and where to select", err)
 	}
 	if _, err := tb.r.Select(tb.ctx, "#color", actions.SelectOptions{ActOptions: short, Values: []string{"r", "g"}}); !errors.Is(err, actions.ErrUnsupported) {
 		t.Errorf("two options in a single select: got %v, want ErrUnsupported", err)
