@@ -78,7 +78,8 @@ const realPagesDrift = `<!doctype html><title>real pages</title>
 <ul role=group><li role=treeitem tabindex=0><img alt="+" src="data:image/gif;base64,R0lGODlhAQABAAAAACw="><a href="/w">wiki</a></li></ul></li></ul>
 <div role=menu><div role=menuitem tabindex=0>File <div role=menu><div role=menuitem tabindex=0>Open</div></div></div></div>
 <p>Text<a href="#fn1" id=r1 role=doc-noteref>[1]</a>.</p>
-<aside role=doc-footnote id=fn1><a href="#r1" role=doc-backlink>1</a> The note.</aside>`
+<aside role=doc-footnote id=fn1><a href="#r1" role=doc-backlink>1</a> The note.</aside>
+<p><input aria-label=Released><a href="#">Today</a> | <a href="#" id=calendarlink0><span class=date-icon title="Choose a Date"></span></a></p>`
 
 // iconFontsPage is Jupyter's notebook toolbar and file list (4 December
 // 2026): buttons drawn with an icon font's private-use glyphs, named by
@@ -104,7 +105,7 @@ func TestEverySnapshotLineIsFoundByItsRoleAndNameInChromium(t *testing.T) {
 		want  []string // lines the snapshot has
 	}{
 		"drift":      {html: driftPage, lines: 6},
-		"real pages": {html: realPagesDrift, lines: 10},
+		"real pages": {html: realPagesDrift, lines: 13, want: []string{`link "Choose a Date" @`}},
 		"icon fonts": {html: iconFontsPage, lines: 6, want: []string{
 			`button "Save and Checkpoint" @`, `button "insert cell below" @`, `button "Run" @`,
 			`link "Home" @`, `link "Folder" @`, `button "Go" @`}},

@@ -319,11 +319,16 @@
   }
 
   // glyphName is the page module's name of an element whose Chrome name
+  // may differ from it by rule, else '' (Chrome's name stands): one that
   // may hold characters that show no text (ns.showsNoText: an icon font's
-  // glyphs, in its text or its generated content), else '' (Chrome's name
-  // stands): the check needs it only there, and it costs a name a match.
+  // glyphs, in its text or its generated content), and one with no text
+  // but elements, which a descendant's tooltip may name (Django's
+  // calendar link, <a><span title="Choose a Date"></span></a>: Chrome
+  // reads no title in content; Playwright and the page module do). The
+  // check needs it only there, and it costs a name a match.
   function glyphName(el) {
-    return ns.showsNoText(el.textContent) || A.hasPseudo() ? A.name(el) : '';
+    const text = el.textContent;
+    return ns.showsNoText(text) || A.hasPseudo() || (el.firstElementChild && !text.trim()) ? A.name(el) : '';
   }
 
   function queryRole(root, r) {

@@ -58,6 +58,12 @@ func (r *Resolver) check(ctx context.Context, pl plan, docs []doc, fs []found, i
 //   - Characters that show no text (an icon font's glyphs: aria.Shown)
 //     are no part of a name; an element of glyphs alone is named by its
 //     tooltip, as the page module names an empty one.
+//   - Chrome reads no descendant's tooltip when it names an element from
+//     its content; Playwright and the page module do (Django's calendar
+//     link, <a><span title="Choose a Date"></span></a>): a control named
+//     from its content (namedFromContent) that Chrome leaves unnamed
+//     takes the page module's name. (A role ARIA names from content only
+//     in recursion, emphasis or a caption, keeps Chrome's no name.)
 func locatorName(n *accessibility.Node, role, chrome, page string) string {
 	switch canonRole(role) {
 	case "term":
@@ -71,10 +77,18 @@ func locatorName(n *accessibility.Node, role, chrome, page string) string {
 			return page
 		}
 	}
-	if aria.HasNoText(chrome) && page != "" {
+	if page != "" && (aria.HasNoText(chrome) || chrome == "" && namedFromContent[canonRole(role)]) {
 		return page
 	}
 	return aria.Shown(chrome)
+}
+
+// namedFromContent are the roles that take their name from their content
+// and may carry one (accname; ARIA's prohibited-name roles left out).
+var namedFromContent = map[string]bool{
+	"button": true, "cell": true, "checkbox": true, "columnheader": true, "gridcell": true, "heading": true,
+	"link": true, "menuitem": true, "menuitemcheckbox": true, "menuitemradio": true, "option": true,
+	"radio": true, "rowheader": true, "switch": true, "tab": true, "tooltip": true, "treeitem": true,
 }
 
 // namedByContent reports whether Chrome's name of n came from its
