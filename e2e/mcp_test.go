@@ -257,7 +257,7 @@ func TestMCPThroughChain(t *testing.T) {
 	})
 	t.Run("select option", func(t *testing.T) {
 		ok(t, cs, "browser_navigate", map[string]any{"url": base + "/checkout"})
-		ok(t, cs, "browser_select_option", map[string]any{"target": "label=Country", "values": []string{"Germany"}}, "selected: de")
+		ok(t, cs, "browser_select_option", map[string]any{"target": "label=Country", "values": []string{"Germany"}}, `selected: "Germany" (de)`)
 		ok(t, cs, "browser_press_key", map[string]any{"key": "Tab", "target": "label=Country"}, "pressed Tab")
 		if got := evalTab("document.activeElement.type"); got != `"radio"` {
 			t.Errorf("focus after Tab: got %s, want the first radio button", got)
