@@ -716,16 +716,19 @@ func TestAmbiguousNamesItsMatchesInChromium(t *testing.T) {
 	p, ctx := tab0(t, b, browsertest.Serve(t, browsertest.Pages(map[string]string{"/": `<!doctype html><title>ambiguous</title>
 <label>Password <input type=password id=pw></label><button aria-label="Show password">👁</button>
 <button>Save</button><button>Save draft</button>
+<a href="#">Edit</a><a href="#">Edit</a><a href="#">Edit all</a>
 <ul><li>a</li><li>b</li><li>c</li><li>d</li><li>e</li></ul>` + strings.Repeat("<span>x</span>", 120)}))+"/")
 	r := resolver.New(p, nil)
 	for target, want := range map[string]string{
 		"label=Password":         `matched 2 elements: textbox "Password", button "Show password"; add nth=`,
-		"role=button[name=Save]": `matched 2 elements: button "Save", button "Save draft"; add nth=`,
+		"role=button[name=Save]": `matched 2 elements: button "Save", button "Save draft"; add nth=… or make it more specific (role=button[name="Save"s] takes the one named exactly so)`,
+		// Two named exactly so: no exact locator takes one.
+		"role=link[name=Edit]": `matched 3 elements: link "Edit", link "Edit", link "Edit all"; add nth=… or make it more specific`,
 		"css=li":                 `matched 5 elements: listitem, listitem, listitem, 2 more; add nth=`,
 		"css=span":               `matched 120 elements; add nth=`, // three among many would tell nothing
 	} {
 		_, err := r.Center(ctx, target)
-		if !errors.Is(err, resolver.ErrAmbiguous) || !strings.Contains(err.Error(), want) {
+		if !errors.Is(err, resolver.ErrAmbiguous) || !strings.Contains(err.Error(), want) || target == "role=link[name=Edit]" && strings.Contains(err.Error(), "exactly") {
 			t.Errorf("%s: got %v, want ambiguous, %q", target, err, want)
 		}
 	}

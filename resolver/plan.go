@@ -83,7 +83,7 @@ func (pl plan) choose(total int) (int, error) {
 	case !pl.picked && total == 0:
 		return 0, pl.notFound(0, "")
 	case !pl.picked && total > 1:
-		return 0, pl.ambiguous(total, false, "")
+		return 0, pl.ambiguous(total, false, "", "")
 	case !pl.picked:
 		return 0, nil
 	case pl.nth == -1 && total > 0:
@@ -115,8 +115,10 @@ func (pl plan) notFound(n int, why string) error {
 
 // ambiguous is the error of a strict locator that matched n elements (at
 // least n: not all were checked); cands names the first of them (their
-// roles and names, candidateList), "" when not known.
-func (pl plan) ambiguous(n int, atLeast bool, cands string) error {
+// roles and names, candidateList), "" when not known; exact is the
+// locator that takes the one match named exactly as asked (exactName),
+// "" when there is none.
+func (pl plan) ambiguous(n int, atLeast bool, cands, exact string) error {
 	count := fmt.Sprint(n)
 	if atLeast {
 		count = "at least " + count
@@ -124,9 +126,43 @@ func (pl plan) ambiguous(n int, atLeast bool, cands string) error {
 	if cands != "" {
 		cands = ": " + cands
 	}
+	if exact != "" {
+		exact = fmt.Sprintf(" (%s takes the one named exactly so)", exact)
+	}
 	return &Error{Kind: Permanent, Op: "resolve", Target: pl.p.input, Count: n,
-		Err: causef(ErrAmbiguous, "strict mode: %s matched %s elements%s; add nth=… or make it more specific", pl.p.loc, count, cands)}
+		Err: causef(ErrAmbiguous, "strict mode: %s matched %s elements%s; add nth=… or make it more specific%s", pl.p.loc, count, cands, exact)}
 }
+
+// exactName is, for a locator that is one role step with a name matched
+// as a substring (role=button[name="Save"]), the same step with the name
+// matched exactly (role=button[name="Save"s]) when exactly one of the
+// checked matches fs[idx] has that name: Django's Save beside "Save and
+// add another" and "Save and continue editing". "" otherwise.
+func (pl plan) exactName(fs []found, idx []int) string {
+	steps := pl.p.loc.Steps
+	if len(steps) != 1 || steps[0].Op != locator.OpQuery || steps[0].Kind != locator.KindRole {
+		return ""
+	}
+	r := steps[0].Role
+	if r.Name == nil || r.Name.Exact || r.Name.Regex {
+		return ""
+	}
+	want := normSpace(r.Name.Value)
+	n := 0
+	for _, i := range idx {
+		if fs[i].checked && fs[i].ok && normSpace(fs[i].name) == want {
+			n++
+		}
+	}
+	if n != 1 {
+		return ""
+	}
+	r.Name = &locator.Text{Value: r.Name.Value, Exact: true}
+	return locator.Locator{Steps: []locator.Step{{Op: locator.OpQuery, Kind: locator.KindRole, Role: r}}}.String()
+}
+
+// normSpace trims s and collapses its runs of white space.
+func normSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // maxCandidates is how many of an ambiguous locator's matches its error
 // names, as Playwright's strict-mode error lists them: enough to tell the

@@ -104,7 +104,11 @@ func (r *Resolver) pickVerified(ctx context.Context, pl plan, docs []doc, fs []f
 	switch {
 	case !pl.picked && len(hits) > 1:
 		atLeast := !complete || len(fs) > verifyAll
-		return found{}, pl.ambiguous(len(hits), atLeast, candidateList(fs, hits, len(hits), atLeast))
+		exact := ""
+		if !atLeast {
+			exact = pl.exactName(fs, hits) // every match checked: one named exactly so is the only one
+		}
+		return found{}, pl.ambiguous(len(hits), atLeast, candidateList(fs, hits, len(hits), atLeast), exact)
 	case !complete:
 		// Not decided by the first (or last) candidates alone.
 		if pl.picked && (pl.nth == -1 && len(hits) > 0 || pl.nth >= 0 && len(hits) > pl.nth) {
