@@ -724,8 +724,8 @@ func TestAmbiguousNamesItsMatchesInChromium(t *testing.T) {
 		"role=button[name=Save]": `matched 2 elements: button "Save", button "Save draft"; add nth=… or make it more specific (role=button[name="Save"s] takes the one named exactly so)`,
 		// Two named exactly so: no exact locator takes one.
 		"role=link[name=Edit]": `matched 3 elements: link "Edit", link "Edit", link "Edit all"; add nth=… or make it more specific`,
-		"css=li":                 `matched 5 elements: listitem, listitem, listitem, 2 more; add nth=`,
-		"css=span":               `matched 120 elements; add nth=`, // three among many would tell nothing
+		"css=li":               `matched 5 elements: listitem, listitem, listitem, 2 more; add nth=`,
+		"css=span":             `matched 120 elements; add nth=`, // three among many would tell nothing
 	} {
 		_, err := r.Center(ctx, target)
 		if !errors.Is(err, resolver.ErrAmbiguous) || !strings.Contains(err.Error(), want) || target == "role=link[name=Edit]" && strings.Contains(err.Error(), "exactly") {
