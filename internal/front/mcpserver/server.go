@@ -100,6 +100,16 @@ func (t *tools) setTab(id int) {
 	t.mu.Unlock()
 }
 
+// forgetTab makes the browser's active tab the session's tab again when
+// the session's tab was id (a page closed it).
+func (t *tools) forgetTab(id int) {
+	t.mu.Lock()
+	if t.tab == id {
+		t.tab = 0
+	}
+	t.mu.Unlock()
+}
+
 // call calls the service on the session's tab. When that tab is gone it
 // forgets it, so the next call goes to the browser's active tab.
 func (t *tools) call(ctx context.Context, method string, params, result any) error {

@@ -361,3 +361,31 @@ func TestNavigateIsOneServiceCall(t *testing.T) {
 		})
 	}
 }
+
+// An action whose page closes its tab (a popup once its form is sent)
+// says so, takes no snapshot of a tab that is gone, and the next call
+// acts in the browser's active tab, not the closed one.
+func TestAPageThatClosesItsTab(t *testing.T) {
+	f := &fakeService{answers: map[string]any{
+		protocol.MethodTabsList: protocol.TabsListResult{Tabs: []protocol.Tab{{ID: 9, URL: "https://a.example/popup"}}},
+		protocol.MethodClick:    protocol.ActionResult{Tab: 9, Element: "<button>Save</button>", Settled: protocol.Settled{Navigated: true, Ended: "tab_not_found"}},
+	}}
+	cs := connect(t, f)
+	if got, isErr := callText(t, cs, "browser_tabs", map[string]any{"action": "select", "index": 0}); isErr {
+		t.Fatalf("browser_tabs select: %s", got)
+	}
+	got, isErr := callText(t, cs, "browser_click", map[string]any{"target": "#save"})
+	if isErr || !strings.Contains(got, "then the page closed its tab") {
+		t.Fatalf("click: got %q (error %t), want the tab's close said", got, isErr)
+	}
+	f.calls = nil
+	callText(t, cs, "browser_click", map[string]any{"target": "#other"})
+	if len(f.calls) == 0 || strings.Contains(f.calls[0], `"tab":9`) || !strings.HasPrefix(f.calls[0], protocol.MethodClick) {
+		t.Errorf("the call after: got %q, want a click in the active tab (no tab 9)", f.calls)
+	}
+	for _, c := range f.calls {
+		if strings.HasPrefix(c, protocol.MethodSnapshot) {
+			t.Errorf("a snapshot was taken: %q", c)
+		}
+	}
+}

@@ -344,7 +344,8 @@ func (t *tools) acted(ctx context.Context, verb string, r protocol.ActionResult)
 	switch r.Settled.Ended {
 	case "":
 	case protocol.CodeTabNotFound.Name():
-		return text(line + "; then the page closed its tab (browser_tabs list shows the tabs left)") // nothing to snapshot
+		t.forgetTab(r.Tab)
+		return text(line + "; then the page closed its tab: the next call acts in the browser's active tab (browser_tabs list shows the tabs left)") // nothing to snapshot
 	default:
 		return text(line + "; then the call ended: " + r.Settled.Ended)
 	}
