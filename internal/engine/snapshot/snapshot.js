@@ -278,7 +278,7 @@
   // Bootstrap's alert and invalid-feedback, Rails' #notice. NOTICES finds
   // the candidates in one query; notice keeps those with a notice word
   // in a class or the id.
-  const NOTICES = ['error', 'alert', 'notice', 'warning', 'success', 'danger', 'flash', 'message', 'invalid-feedback']
+  const NOTICES = ['error', 'alert', 'notice', 'warning', 'success', 'danger', 'flash', 'message', 'invalid-feedback', 'dialog', 'modal', 'dlg']
     .map(w => `[class*=${w} i],[id*=${w} i]`).join(',');
   // NOTICE_WORDS: a class's or an id's words (split at -, _ and a
   // lowercase-uppercase step) that name a message. Not "message" alone
@@ -286,7 +286,11 @@
   // whole form): the plural, the list, Bootstrap's invalid-feedback.
   const NOTICE_WORDS = new Set(['error', 'errors', 'errornote', 'errorlist', 'errorbox', 'errormessage',
     'alert', 'notice', 'notices', 'warning', 'warnings', 'warningbox', 'success', 'successbox',
-    'danger', 'flash', 'messages', 'messagelist']);
+    'danger', 'flash', 'messages', 'messagelist',
+    // A dialog a page draws without a role (ExtJS's x-window-dlg: Deluge's
+    // "Would you like to change it now?" over Yes and No; jQuery UI's
+    // ui-dialog-content; Bootstrap's modal-body): its question.
+    'dialog', 'modal', 'dlg']);
   // NOTICE_MAX: how many such elements with text a document's interactive
   // snapshot shows as messages; past it (a table whose every status cell is
   // text-success) they are the page's content, left out as text is.
@@ -309,10 +313,12 @@
   // noticesOf gives the elements of doc whose class or id names them a
   // message. Of two, one inside the other, the inner one is the message
   // (Django's ul.errorlist, not the div.errors row around it and its
-  // field), and an element around a field is the field's box, not a
-  // message; nor is a tag of SKELETON or CONTROLS, an element with a role
+  // field), and an element around a field it shows is the field's box,
+  // not a message (a field it hides, the prompt input of ExtJS's message
+  // box, does not count); nor is a tag of SKELETON or CONTROLS, an element with a role
   // (a role alert or status is a message already: MESSAGES), or one with
-  // no text (an alert's icon, i.icon-warning, is not the alert).
+  // no text (an alert's icon, i.icon-warning, is not the alert) or none
+  // outside its controls (ownText).
   function noticesOf(doc) {
     const m = new Set();
     for (const el of doc.querySelectorAll(NOTICES)) {
@@ -323,10 +329,25 @@
       for (let p = el.parentElement; p; p = p.parentElement) m.delete(p);
     }
     for (const el of m) {
-      if (el.querySelector(FIELDS)) m.delete(el);
+      if (!ownText(el) || [...el.querySelectorAll(FIELDS)].some(ns.visible)) m.delete(el);
     }
     return m;
   }
+
+  // ownText says whether el has text outside its controls: a box of
+  // buttons alone (a dialog's footer, Bootstrap's modal-footer) says
+  // nothing of its own. (Past MESSAGE_MAX's bound it is no message.)
+  function ownText(el) {
+    if (el.textContent.length > 4 * MESSAGE_MAX) return false;
+    const w = el.ownerDocument.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let t = w.nextNode(); t; t = w.nextNode()) {
+      if (!t.nodeValue.trim()) continue;
+      const c = t.parentElement.closest(OWN_TEXT_NOT);
+      if (!c || !el.contains(c)) return true;
+    }
+    return false;
+  }
+  const OWN_TEXT_NOT = 'a,button,select,textarea,label,summary,[role=button],[role=link],[role=menuitem],[role=tab]';
   const FIELDS = 'input:not([type=hidden]),select,textarea';
   // CONTROLS: tags that are a control, never a message, whatever their
   // class (WordPress's button.notice-dismiss inside its notice); an
