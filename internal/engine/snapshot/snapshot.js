@@ -278,8 +278,13 @@
   // Bootstrap's alert and invalid-feedback, Rails' #notice. NOTICES finds
   // the candidates in one query; notice keeps those with a notice word
   // in a class or the id.
-  const NOTICES = ['error', 'alert', 'notice', 'warning', 'success', 'danger', 'flash', 'message', 'invalid-feedback', 'dialog', 'modal', 'dlg']
-    .map(w => `[class*=${w} i],[id*=${w} i]`).join(',');
+  // (A substring test costs: on 20,000 elements with a class each, the
+  // query takes ~20 ms, ~1 ms on a page with 2,000; the [class] and [id]
+  // guards skip the elements with none at once. An id is looked at for
+  // the words pages give ids to: WordPress's #login_error and #message,
+  // Rails' #notice, #alert and #error_explanation.)
+  const NOTICES = '[class]:is(' + ['error', 'alert', 'notice', 'warning', 'success', 'danger', 'flash', 'message', 'invalid-feedback', 'dialog', 'modal', 'dlg']
+    .map(w => `[class*=${w} i]`).join(',') + '),[id]:is(' + ['error', 'alert', 'notice', 'flash', 'message'].map(w => `[id*=${w} i]`).join(',') + ')';
   // NOTICE_WORDS: a class's or an id's words (split at -, _ and a
   // lowercase-uppercase step) that name a message. Not "message" alone
   // (a chat's every message), nor "invalid" (Angular's ng-invalid on a
