@@ -110,6 +110,7 @@ customElements.define('my-card', class extends HTMLElement { constructor() { sup
 <div class="x-window x-window-dlg"><div class="x-window-header-text">Change Default Password</div><div class="ext-mb-text">Would you like to change it now?</div><div><button>Yes</button> <button>No</button></div><input class=ext-mb-input style="display:none"></div>
 <div class="modal-content"><div class="modal-header">Delete item?<button>×</button></div><div class="modal-body"><p>This cannot be undone.</p></div><div class="modal-footer"><button>Cancel</button><button>Delete</button></div></div>
 <div class="modal-body"><label>Name <input></label></div>
+<div role=dialog aria-label="Delete file"><h2>Delete "Report.pdf"?</h2><p>This cannot be undone.</p><p></p><button>Delete</button></div>
 <table><tr><td class="text-success">passed</td><td><a href="/r">Run</a></td></tr></table>
 ` + strings.Repeat(`<span class="text-success">passed</span> <a href="/r">Run</a>`, 22) + `
 <p class="text-danger">After the cap</p>`,

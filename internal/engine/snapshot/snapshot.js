@@ -323,12 +323,17 @@
   // box, does not count); nor is a tag of SKELETON or CONTROLS, an element with a role
   // (a role alert or status is a message already: MESSAGES), or one with
   // no text (an alert's icon, i.icon-warning, is not the alert) or none
-  // outside its controls (ownText).
+  // outside its controls (ownText). A dialog's paragraphs are notices too.
   function noticesOf(doc) {
     const m = new Set();
     for (const el of doc.querySelectorAll(NOTICES)) {
       if (!SKELETON.has(el.localName) && !CONTROLS.has(el.localName) && !el.hasAttribute('role') && notice(el) &&
         el.textContent.trim()) m.add(el);
+    }
+    // A dialog's paragraphs say what it asks ("This cannot be undone."),
+    // which its name, its title, often does not.
+    for (const el of doc.querySelectorAll(DIALOG_TEXT)) {
+      if (el.textContent.trim()) m.add(el);
     }
     for (const el of [...m]) {
       for (let p = el.parentElement; p; p = p.parentElement) m.delete(p);
@@ -354,6 +359,7 @@
   }
   const OWN_TEXT_NOT = 'a,button,select,textarea,label,summary,[role=button],[role=link],[role=menuitem],[role=tab]';
   const FIELDS = 'input:not([type=hidden]),select,textarea';
+  const DIALOG_TEXT = 'dialog p,[role=dialog] p,[role=alertdialog] p';
   // CONTROLS: tags that are a control, never a message, whatever their
   // class (WordPress's button.notice-dismiss inside its notice); an
   // element with a role of its own says what it is by that.
