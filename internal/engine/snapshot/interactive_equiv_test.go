@@ -107,6 +107,7 @@ customElements.define('my-card', class extends HTMLElement { constructor() { sup
 <div id="setting-error-settings_updated" class="notice notice-success is-dismissible"><p><strong>Settings saved.</strong></p><button class="notice-dismiss"><span>Dismiss this notice.</span></button></div>
 <p id="message">Post updated.</p><div class="messages-list"><div class="message">A chat message</div></div>
 <div class="terrorism successor">Not a notice</div>
+<p class="error">Please <a href="/login">log in</a> to go on.</p>
 <div class="x-window x-window-dlg"><div class="x-window-header-text">Change Default Password</div><div class="ext-mb-text">Would you like to change it now?</div><div><button>Yes</button> <button>No</button></div><input class=ext-mb-input style="display:none"></div>
 <div class="modal-content"><div class="modal-header">Delete item?<button>×</button></div><div class="modal-body"><p>This cannot be undone.</p></div><div class="modal-footer"><button>Cancel</button><button>Delete</button></div></div>
 <div class="modal-body"><label>Name <input></label></div>

@@ -378,8 +378,10 @@
   // empty region waiting for its next message) or too much.
   function message(el, role, out) {
     if ((el.textContent || '').length > 4 * MESSAGE_MAX) return false;
-    const t = ns.norm(String(el.innerText || ''));
+    let t = ns.norm(String(el.innerText || ''));
     if (!t || t.length > MESSAGE_MAX) return false;
+    t = withoutTrailingControls(el, t);
+    if (!t) return false;
     const n = { r: role, m: 1 };
     const name = ns.NO_NAME.has(role) ? '' : A.name(el, true);
     if (name) n.n = name;
@@ -391,6 +393,23 @@
     out.push(n);
     return true;
   }
+
+  // withoutTrailingControls is a message's text t without the text of the
+  // controls that end it, which show under it with their refs: WordPress's
+  // "Settings saved." without "Dismiss this notice.", "Could not save."
+  // without "Retry", Deluge's question without "Yes No". A control in the
+  // middle of the text ("Please log in to go on") stays in it.
+  function withoutTrailingControls(el, t) {
+    const ctrls = el.querySelectorAll(MESSAGE_CONTROLS);
+    for (let i = ctrls.length - 1; i >= 0; i--) {
+      const c = ns.norm(String(ctrls[i].innerText || ''));
+      if (!c) continue;
+      if (!t.endsWith(c)) break;
+      t = t.slice(0, t.length - c.length).trimEnd();
+    }
+    return t;
+  }
+  const MESSAGE_CONTROLS = 'button,a[href],[role=button],[role=link],input[type=button],input[type=submit]';
 
   // drawnFor says whether el is an empty box beside a checkbox or a radio
   // button: the picture a widget draws of it (OOUI's check icon on
