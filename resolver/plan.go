@@ -147,22 +147,19 @@ func (pl plan) exactName(fs []found, idx []int) string {
 	if r.Name == nil || r.Name.Exact || r.Name.Regex {
 		return ""
 	}
-	want := normSpace(r.Name.Value)
+	exact := locator.Text{Value: r.Name.Value, Exact: true}
 	n := 0
 	for _, i := range idx {
-		if fs[i].checked && fs[i].ok && normSpace(fs[i].name) == want {
+		if fs[i].checked && fs[i].ok && nameMatches(fs[i].name, exact) {
 			n++
 		}
 	}
 	if n != 1 {
 		return ""
 	}
-	r.Name = &locator.Text{Value: r.Name.Value, Exact: true}
+	r.Name = &exact
 	return locator.Locator{Steps: []locator.Step{{Op: locator.OpQuery, Kind: locator.KindRole, Role: r}}}.String()
 }
-
-// normSpace trims s and collapses its runs of white space.
-func normSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // maxCandidates is how many of an ambiguous locator's matches its error
 // names, as Playwright's strict-mode error lists them: enough to tell the

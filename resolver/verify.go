@@ -54,7 +54,7 @@ func (r *Resolver) check(ctx context.Context, pl plan, docs []doc, fs []found, i
 //     (aria-label, aria-labelledby), as Playwright and the page module
 //     do: no name.
 //   - Chrome leaves a table's rows unnamed; Playwright names every row
-//     from its content, and so does the page module.
+//     from its content, and so does the page module (namedFromContent).
 //   - Characters that show no text (an icon font's glyphs: aria.Shown)
 //     are no part of a name; an element of glyphs alone is named by its
 //     tooltip, as the page module names an empty one.
@@ -72,10 +72,6 @@ func locatorName(n *accessibility.Node, role, chrome, page string) string {
 		if namedByContent(n) {
 			return ""
 		}
-	case "row":
-		if chrome == "" && page != "" {
-			return page
-		}
 	}
 	if page != "" && (aria.HasNoText(chrome) || chrome == "" && namedFromContent[canonRole(role)]) {
 		return page
@@ -88,7 +84,7 @@ func locatorName(n *accessibility.Node, role, chrome, page string) string {
 var namedFromContent = map[string]bool{
 	"button": true, "cell": true, "checkbox": true, "columnheader": true, "gridcell": true, "heading": true,
 	"link": true, "menuitem": true, "menuitemcheckbox": true, "menuitemradio": true, "option": true,
-	"radio": true, "rowheader": true, "switch": true, "tab": true, "tooltip": true, "treeitem": true,
+	"radio": true, "row": true, "rowheader": true, "switch": true, "tab": true, "tooltip": true, "treeitem": true,
 }
 
 // namedByContent reports whether Chrome's name of n came from its
