@@ -1,8 +1,9 @@
 // value returns what an editable element holds: an input's value as
 // egohost shows it (the page module's inputValue: a password's bullets, so
-// no action's result, trace or transcript holds a password), a textarea's
-// or select's value (a code editor's text for its key input), or the text of a contenteditable element (a label
-// stands for its control). ns is the page module.
+// no action's result, trace or transcript holds a password), a code
+// editor's text for its key input (editorOf), a textarea's or select's
+// value, or the text of a contenteditable element (a label stands for its
+// control). ns is the page module.
 (node, ns) => {
   let el = node;
   if (el.nodeType !== 1) el = el.parentElement;

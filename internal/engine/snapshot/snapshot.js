@@ -305,9 +305,10 @@
   // class (is-invalid, has-error: a control or the field around it)
   // does not.
   function notice(el) {
+    if (el.id === 'message') return true; // WordPress's div#message
     for (const token of [...el.classList, el.id]) {
       if (!token || token.startsWith('is-') || token.startsWith('has-')) continue;
-      if (token === 'invalid-feedback' || token === 'message' && token === el.id) return true;
+      if (token === 'invalid-feedback') return true;
       for (const w of token.split(/[-_]+|(?<=[a-z])(?=[A-Z])/)) {
         if (NOTICE_WORDS.has(w.toLowerCase())) return true;
       }
@@ -320,10 +321,11 @@
   // (Django's ul.errorlist, not the div.errors row around it and its
   // field), and an element around a field it shows is the field's box,
   // not a message (a field it hides, the prompt input of ExtJS's message
-  // box, does not count); nor is a tag of SKELETON or CONTROLS, an element with a role
-  // (a role alert or status is a message already: MESSAGES), or one with
-  // no text (an alert's icon, i.icon-warning, is not the alert) or none
-  // outside its controls (ownText). A dialog's paragraphs are notices too.
+  // box, does not count); nor is a tag of SKELETON or CONTROLS, an element
+  // with a role (a role alert or status is a message already: MESSAGES),
+  // or one with no text (an alert's icon, i.icon-warning, is not the
+  // alert) or none outside its controls (ownText). A dialog's paragraphs
+  // are notices too.
   function noticesOf(doc) {
     const m = new Set();
     for (const el of doc.querySelectorAll(NOTICES)) {
@@ -352,12 +354,11 @@
     const w = el.ownerDocument.createTreeWalker(el, NodeFilter.SHOW_TEXT);
     for (let t = w.nextNode(); t; t = w.nextNode()) {
       if (!t.nodeValue.trim()) continue;
-      const c = t.parentElement.closest(OWN_TEXT_NOT);
+      const c = t.parentElement.closest(MESSAGE_CONTROLS);
       if (!c || !el.contains(c)) return true;
     }
     return false;
   }
-  const OWN_TEXT_NOT = 'a,button,select,textarea,label,summary,[role=button],[role=link],[role=menuitem],[role=tab]';
   const FIELDS = 'input:not([type=hidden]),select,textarea';
   const DIALOG_TEXT = 'dialog p,[role=dialog] p,[role=alertdialog] p';
   // CONTROLS: tags that are a control, never a message, whatever their
@@ -409,7 +410,11 @@
     }
     return t;
   }
-  const MESSAGE_CONTROLS = 'button,a[href],[role=button],[role=link],input[type=button],input[type=submit]';
+  // MESSAGE_CONTROLS: what in a message is a control of its own, shown
+  // under it with its ref: its text is no part of the message's
+  // (ownText, withoutTrailingControls).
+  const MESSAGE_CONTROLS = 'a[href],button,select,textarea,label,summary,input[type=button],input[type=submit],' +
+    '[role=button],[role=link],[role=menuitem],[role=tab]';
 
   // drawnFor says whether el is an empty box beside a checkbox or a radio
   // button: the picture a widget draws of it (OOUI's check icon on
