@@ -339,6 +339,14 @@ func TestDeniedFramesAreWithheld(t *testing.T) {
 		t.Fatal(err)
 	}
 	refusedOrigin(t, "click a ref into the denied frame", bot.Call(ctx, protocol.MethodClick, map[string]any{"tab": tab, "target": innerRef(), "timeoutMs": 3000}, nil), "frame")
+	// eval with an element runs in the element's frame (egohost eval JS
+	// TARGET): not in a denied one, by ref or by a locator only it has.
+	var ev protocol.EvalResult
+	refusedOrigin(t, "eval on a ref into the denied frame", bot.Call(ctx, protocol.MethodEval, map[string]any{"tab": tab, "target": innerRef(), "expression": "(el) => el.ownerDocument.body.innerText", "timeoutMs": 3000}, &ev), "frame")
+	e = bot.Call(ctx, protocol.MethodEval, map[string]any{"tab": tab, "target": "#inner", "expression": "(el) => el.ownerDocument.body.innerText", "timeoutMs": 1500}, &ev)
+	if protocol.CodeOf(e) != protocol.CodeNotFound && protocol.CodeOf(e) != protocol.CodeTimeout || strings.Contains(fmt.Sprint(ev.Value), "SECRET") {
+		t.Errorf("eval on a locator only the denied frame has: got %v (%s), want not_found", e, ev.Value)
+	}
 	refusedOrigin(t, "screenshot of a tab showing the denied frame", bot.Call(ctx, protocol.MethodScreenshot, map[string]any{"tab": tab}, nil), "frame")
 	if got := ownerEval(t, c, tab, `String(window.innerClicks || 0)`); got != "0" {
 		t.Errorf("the denied frame was clicked %s times", got)
