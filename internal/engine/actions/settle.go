@@ -122,15 +122,10 @@ func (r *Runner) settle(w *watch, s Settle, el Element, back *readBack) (out Set
 				}
 				continue
 			}
-			if gone(q.err) {
-				// The tab closed or its debugger detached: the call's
-				// context ends as the service hears of it, which says
-				// which (its event may come just after the failed call).
-				select {
-				case <-ctx.Done():
-				case <-time.After(goneWait):
-				}
-			}
+			// The tab closed or its debugger detached, most likely: the
+			// call's context ends as the service hears of it, which says
+			// which (its event may come just after the failed call).
+			awaitEnd(ctx)
 			if ctx.Err() != nil {
 				stopped(ctx, &out)
 			}
@@ -153,18 +148,38 @@ func (r *Runner) settle(w *watch, s Settle, el Element, back *readBack) (out Set
 // as a popup does after its form is sent; the debugger detached; the
 // browser went). A dialog that opened is said by the action's result.
 func stopped(ctx context.Context, out *Settled) {
+	if out.Ended = endedBy(ctx); out.Ended == nil {
+		out.Capped = true
+	}
+}
+
+// endedBy is what ended ctx under the call, when that is neither its
+// deadline nor a dialog (which the action's result says): the tab closed,
+// its debugger detached, the browser went. nil otherwise.
+func endedBy(ctx context.Context) error {
 	cause := context.Cause(ctx)
 	var d *DialogOpenError
 	if cause == nil || errors.Is(cause, context.DeadlineExceeded) || errors.Is(cause, context.Canceled) || errors.As(cause, &d) {
-		out.Capped = true
-		return
+		return nil
 	}
-	out.Ended = cause
+	return cause
 }
 
-// goneWait bounds the wait for the call's context to end after the
-// settle's call failed because the tab or its debugger went.
+// goneWait bounds the wait for the call's context to end after a call
+// of the action failed, the tab or its debugger likely gone (awaitEnd).
 const goneWait = time.Second
+
+// awaitEnd waits for ctx to end, goneWait at most: after a call of the
+// action failed, the service's word that the tab closed (tab.removed, a
+// detach) may come just after the failed call's answer.
+func awaitEnd(ctx context.Context) {
+	t := time.NewTimer(goneWait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
 
 // gone says whether err is a link's error that no retry mends: the tab,
 // its debugger or the browser went (browserlink.Error's Permanent).
