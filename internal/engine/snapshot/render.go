@@ -76,7 +76,7 @@ func header(n *Node, interactive bool) string {
 	if interactive {
 		url = ""
 	}
-	size := len(n.Role) + len(name) + 3 + len(n.Ref) + 2 + len(url) + 5 + len(n.Withheld) + 19
+	size := len(n.Role) + len(name) + 3 + len(n.Ref) + 2 + len(url) + 5 + len(n.Withheld) + 19 + len(n.Beside) + len(n.Column) + len(n.Title) + 30
 	for _, st := range n.States {
 		size += len(st) + 1
 	}
@@ -87,13 +87,21 @@ func header(n *Node, interactive bool) string {
 		b.WriteByte(' ')
 		writeQuoted(&b, name)
 	}
-	if len(n.States) > 0 || url != "" || n.Withheld != "" {
+	if len(n.States) > 0 || url != "" || n.Withheld != "" || n.Beside != "" || n.Column != "" || n.Title != "" {
 		b.WriteString(" [")
 		sep := ""
 		for _, st := range n.States {
 			b.WriteString(sep)
 			b.WriteString(st)
 			sep = " "
+		}
+		for _, kv := range [...][2]string{{"column=", n.Column}, {"beside=", n.Beside}, {"title=", n.Title}} {
+			if kv[1] != "" {
+				b.WriteString(sep)
+				b.WriteString(kv[0])
+				writeQuoted(&b, kv[1])
+				sep = " "
+			}
 		}
 		if url != "" {
 			b.WriteString(sep)

@@ -63,6 +63,8 @@ func TestRender(t *testing.T) {
 			"heading \"Getting started[edit]\" [level=2]\n link \"edit\" @5\n"},
 		{"generic clickable shows its text", "0\tgeneric\t\t5\n1\t\tClick me", true,
 			"generic @5: Click me\n"},
+		{"interactive shows the text beside an unnamed field, its column, a title", "0\ttextbox\t\t3\t\t\t\t\t\tName of new wiki page:\n0\tcombobox\t\t4\t\t\tMarkdown\t\t\tMarkup \"style\":\n0\ttextbox\t\t5\trequired\t\tx\t\t\t\tValue\n0\tgeneric\t\t6\t\t\t\t\t\t\t\tOpen Torrent", true,
+			"textbox [beside=\"Name of new wiki page:\"] @3\ncombobox [beside=\"Markup \\\"style\\\":\"] @4: Markdown\ntextbox [required column=\"Value\"] @5: x\ngeneric [title=\"Open Torrent\"] @6\n"},
 		{"interactive shows a message's text, under its role when it has one", "0\tform\n1\ttextbox\tPassword\t3\n1\tgeneric\t\t\t\t\t\t\t1\n2\t\tThe passwords do not match\n1\talert\t\t\t\t\t\t\t1\n2\t\tCould not save. Retry\n2\tbutton\tRetry\t4\n1\tstatus\t\t\t\t\t\t\t1\n2\t\tsaved @2", true,
 			"form\n textbox \"Password\" @3\n The passwords do not match\n alert: Could not save. Retry\n  button \"Retry\" @4\n status: \"saved @2\"\n"},
 		{"interactive shows a notice of a list or an item as its text alone", "0\tparagraph\t\t\t\t\t\t\t1\n1\t\tPlease correct the errors below.\n0\tlist\t\t\t\t\t\t\t1\n1\t\tThis field is required.\n0\tlistitem\t\t\t\t\t\t\t1\n1\t\tThe product was added.\n0\ttextbox\tName\t3", true,

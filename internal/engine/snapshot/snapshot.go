@@ -709,6 +709,15 @@ type Node struct {
 	// page announces (an alert, a status, a live region); its first kid
 	// is its text.
 	Message bool
+	// Beside: in an interactive-only snapshot, the text beside a field
+	// with no name ("Name of new wiki page:"), shown as beside="…".
+	Beside string
+	// Column: in an interactive-only snapshot, the header of the table
+	// column of a field with no name ("Value"), shown as column="…".
+	Column string
+	// Title: in an interactive-only snapshot, the tooltip of an element
+	// to act on with no name and no text, shown as title="…".
+	Title string
 
 	local     int64
 	frame     *frameDoc
@@ -718,7 +727,8 @@ type Node struct {
 // parse reads snapshot.js's output: a header line (elements walked,
 // milliseconds, iframes, URL, title), then one record per node: depth,
 // role ("" for text), name or text, local id, states, url, value, iframe
-// index, message (1), split by tabs.
+// index, message (1), the text beside an unnamed field, its column's
+// header, the title of an unnamed element with no text, split by tabs.
 func (d *frameDoc) parse(text string) ([]*Node, error) {
 	head, body, _ := strings.Cut(text, "\n")
 	hf := strings.SplitN(head, "\t", 6)
@@ -743,7 +753,7 @@ func (d *frameDoc) parse(text string) ([]*Node, error) {
 		if rec == "" {
 			continue
 		}
-		var f [9]string
+		var f [12]string
 		for i, rest := 0, rec; i < len(f); i++ {
 			k := strings.IndexByte(rest, '\t')
 			if k < 0 {
@@ -771,6 +781,7 @@ func (d *frameDoc) parse(text string) ([]*Node, error) {
 			}
 			n.URL = f[5]
 			n.Message = f[8] == "1"
+			n.Beside, n.Column, n.Title = f[9], f[10], f[11]
 			if f[7] != "" {
 				k, err := strconv.Atoi(f[7])
 				if err == nil && k >= 0 && k < len(d.places) {

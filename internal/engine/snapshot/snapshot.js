@@ -14,7 +14,7 @@
 // ids, for the life of the document.
 // Tree node shapes (short keys keep the bytes that cross chrome.debugger few):
 //   "text"                                   a run of text
-//   {r: role, n: name, i: localId, s: {...}, c: [children], v: value, u: url}
+//   {r: role, n: name, i: localId, s: {...}, c: [children], v: value, u: url, b: text beside, h: column header, t: title}
 //   {r: "iframe", n: name, f: index}         a child frame placeholder (index into frames)
 (() => {
   'use strict';
@@ -210,6 +210,19 @@
       n.v = ns.norm(String(v)); // a password's bullets (A.value)
       if (n.v === '') delete n.v;
     }
+    // A field of an older page often has no label, only text beside it
+    // (Fossil's "Name of new wiki page: <input>", "<input type=checkbox>
+    // Remember me"); an interactive-only snapshot, which shows no text,
+    // shows that text with the field, so an agent knows what it is for.
+    if (S.interactive && interactive && !name && VALUE_ROLES.has(role)) {
+      const cell = el.closest('td,th');
+      const h = cell && columnHeader(cell);
+      if (h) n.h = h; // in a table, its column says what it is
+      else {
+        const b = beside(el, role === 'checkbox' || role === 'radio' || role === 'switch');
+        if (b) n.b = b;
+      }
+    }
     const leaf = tag === 'input' || tag === 'textarea' || tag === 'img' || (role === 'img') ||
       (name && FROM_CONTENT.has(role) && el.firstElementChild === null && !el.shadowRoot);
     if (!leaf) {
@@ -247,6 +260,10 @@
       if (S.interactive && interactive && !name && n.v === undefined && !hasRef(c) && !(tag === 'select' && role === 'combobox')) {
         const t = ns.norm(String(el.innerText || '').slice(0, 400));
         if (t) n.c = [t, ...c];
+        // With no text either, its tooltip, which no name of a generic
+        // carries: Transmission's toolbar of drawn buttons,
+        // <div title="Open Torrent">.
+        else if (!c.length) n.t = ns.norm(el.getAttribute('title') || '').slice(0, 400);
       } else if (S.interactive && interactive && n.v === undefined && el.isContentEditable &&
         !(el.parentElement && el.parentElement.isContentEditable)) {
         // A named editor that is no text box (a block editor's paragraph,
@@ -264,6 +281,114 @@
   // EDITOR_MAX: how much of a named editor's text an interactive-only
   // snapshot shows as its value.
   const EDITOR_MAX = 200;
+
+  // VALUE_ROLES are the roles of the controls that take a value: an unnamed one
+  // shows the text beside it in an interactive-only snapshot (beside).
+  const VALUE_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'listbox', 'spinbutton', 'slider', 'checkbox', 'radio', 'switch']);
+  // BESIDE_MAX: how much of the text beside a field the snapshot shows.
+  const BESIDE_MAX = 80;
+  // BESIDE_STOPS: what the text beside a field does not reach past: a line
+  // break, a rule, another control.
+  const BESIDE_STOPS = 'br,hr,input,select,textarea,button';
+  // A block that gives a field its text holds no control and no link (a
+  // menu or a toolbar before a field is not its label).
+  const NOT_A_LABEL = BESIDE_STOPS + ',a[href],[role],[tabindex],[contenteditable]';
+  // SAYS: text with a letter or a digit (not ":" alone).
+  const SAYS = /[\p{L}\p{N}]/u;
+
+  // beside gives the text on el's line before it (after it, for a checkbox
+  // or a radio, whose text follows it), up to the edge of its block, a line
+  // break or another control: "Name of new wiki page:", "Markup style:"
+  // (the text of a link in it too). With none, a block's text: the one
+  // that ends the walk ("<p>Name:</p><input>"), or, at the edge of the
+  // field's block, the block beside that one (a label in the cell or the
+  // <div> before the field's), when it holds no control or link and is
+  // short (BESIDE_MAX). '' when neither has a letter or a digit. Of a
+  // longer text on the field's line, the part nearest the field is kept.
+  function beside(el, after) {
+    let text = '';
+    let node = el;
+    let stop = null;
+    walk: for (;;) {
+      // A flex or grid row lays its items out side by side, though each
+      // is a block (Fossil's "Local edits (<code>localStorage</code>):").
+      const ps = node.parentElement && ns.style(node.parentElement);
+      const row = !!ps && /flex|grid/.test(ps.display) && !ps.flexDirection.startsWith('column');
+      for (let s = after ? node.nextSibling : node.previousSibling; s; s = after ? s.nextSibling : s.previousSibling) {
+        let t = '';
+        if (s.nodeType === 3) {
+          t = s.data;
+        } else if (s.nodeType === 1) {
+          if (ns.SKIP.has(s.localName)) continue;
+          const st = ns.style(s);
+          if (st.display === 'none') continue;
+          if (s.matches(BESIDE_STOPS)) { stop = s; break walk; }
+          if (s.querySelector(BESIDE_STOPS)) break walk;
+          t = s.innerText || '';
+          // A block ends the line, unless it shows nothing (an icon, a
+          // spacer: Fossil's help button between "Local edits:" and its
+          // list).
+          if (ns.isBlock(st) && !row && t.trim()) { stop = s; break walk; }
+        }
+        text = after ? text + t : t + text;
+        if (text.length > 4 * BESIDE_MAX) break walk;
+      }
+      const p = node.parentElement;
+      if (!p || p.localName === 'label' || ns.isBlock(ps)) {
+        // The edge of the field's block: the block beside it.
+        if (p && !SAYS.test(text)) {
+          let b = after ? p.nextElementSibling : p.previousElementSibling;
+          while (b && ns.style(b).display === 'none') b = after ? b.nextElementSibling : b.previousElementSibling;
+          stop = b;
+        }
+        break;
+      }
+      node = p;
+    }
+    let t = ns.norm(text);
+    if (!SAYS.test(t)) {
+      t = '';
+      if (stop && !stop.matches(NOT_A_LABEL) && !stop.querySelector(NOT_A_LABEL)) t = ns.norm(stop.innerText || '');
+      // A label is short: a paragraph before the field is the page's text
+      // (DokuWiki's "…you can only view the source…" over its editor).
+      if (!SAYS.test(t) || t.length > BESIDE_MAX) return '';
+    }
+    return clipped(t, !after);
+  }
+
+  // columnHeader gives the text of the header of cell's column, when its
+  // table has a header row (a <thead>'s, or a first row of <th> cells) and
+  // cell is not in it: phpMyAdmin's insert form, "Column Type Function Null
+  // Value", whose unnamed fields are a row's "Function" and "Value". ''
+  // without one.
+  function columnHeader(cell) {
+    const row = cell.parentElement;
+    const table = row && row.closest('table');
+    if (!table || !row.cells) return '';
+    const head = table.tHead && table.tHead.rows[0] || table.rows[0];
+    if (!head || head === row || head.closest('table') !== table || [...head.cells].some(c => c.localName !== 'th')) return '';
+    let col = 0;
+    for (const c of row.cells) {
+      if (c === cell) break;
+      col += c.colSpan;
+    }
+    let at = 0;
+    for (const h of head.cells) {
+      if (col < at + h.colSpan) {
+        // Its name, as a role=columnheader locator matches it.
+        const t = A.name(h, true);
+        return SAYS.test(t) ? clipped(t, false) : '';
+      }
+      at += h.colSpan;
+    }
+    return '';
+  }
+
+  // clipped keeps BESIDE_MAX characters of t: its start, or (end) its end.
+  function clipped(t, end) {
+    if (t.length <= BESIDE_MAX) return t;
+    return end ? '…' + t.slice(t.length - BESIDE_MAX) : t.slice(0, BESIDE_MAX) + '…';
+  }
 
   // messages are the elements whose text a page announces when it
   // changes (role alert or status, an aria-live region): a form's "The
@@ -367,9 +492,11 @@
   const CONTROLS = new Set(['a', 'button', 'input', 'select', 'textarea', 'option', 'label', 'summary', 'img', 'svg']);
   // SKELETON: tags no notice is, whatever their class says: the
   // document's frame, a form, a table and its parts (a status cell,
-  // Bootstrap's td.success, is the row's content, which its name says).
+  // Bootstrap's td.success, is the row's content, which its name says), a
+  // heading (Transmission's h2.dialog_heading is its dialog's title, a
+  // heading line already).
   const SKELETON = new Set(['html', 'head', 'body', 'main', 'form', 'table', 'thead', 'tbody', 'tfoot', 'tr', 'td', 'th',
-    'script', 'style', 'template']);
+    'script', 'style', 'template', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
   // MESSAGE_MAX: a region with more text than this holds a page's content,
   // not a message (a list a page updates live): it is walked as before.
   const MESSAGE_MAX = 300;
@@ -542,12 +669,14 @@
   // emit writes the tree as one record per line, fields split by tabs
   // (names and text are white-space-normalised, so they hold neither):
   //   depth, role ("" for text), name or text, local id, states, url, value, frame index,
-  //   1 for a message (interactive-only: its first child is its text)
+  //   1 for a message (interactive-only: its first child is its text),
+  //   the text beside an unnamed field, its column's header, the title of
+  //   an unnamed element with no text (interactive-only)
   function emit(nodes, depth, lines) {
     for (const n of nodes) {
       if (typeof n === 'string') { lines.push(depth + '\t\t' + n); continue; }
-      let rec = depth + '\t' + n.r + '\t' + (n.n || '') + '\t' + (n.i || '') + '\t' + (n.s || '') + '\t' + (n.u || '') + '\t' + (n.v || '') + '\t' + (n.f === undefined ? '' : n.f);
-      if (n.m) rec += '\t1'; // a message (the walk's m)
+      let rec = depth + '\t' + n.r + '\t' + (n.n || '') + '\t' + (n.i || '') + '\t' + (n.s || '') + '\t' + (n.u || '') + '\t' + (n.v || '') + '\t' + (n.f === undefined ? '' : n.f) +
+        '\t' + (n.m ? '1' : '') + '\t' + (n.b || '') + '\t' + (n.h || '') + '\t' + (n.t || ''); // a message (the walk's m); a field's text beside, its column; a title
       let end = rec.length;
       while (rec.charCodeAt(end - 1) === 9) end--;
       lines.push(end === rec.length ? rec : rec.slice(0, end));

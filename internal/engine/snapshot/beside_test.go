@@ -1,0 +1,74 @@
+package snapshot_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/egohost/egohost/internal/engine/snapshot"
+	"github.com/egohost/egohost/internal/testkit/browsertest"
+)
+
+// TestUnnamedFieldsShowWhatTheyAreFor: an interactive-only snapshot shows
+// no text, so a field an older page labels with plain text beside it
+// (Fossil's forms), or a column header (phpMyAdmin's insert form), or an
+// element drawn as a button with only a tooltip (Transmission's toolbar)
+// would be a bare "textbox @3". Each case is the page's markup and the
+// lines the snapshot must show for it.
+func TestUnnamedFieldsShowWhatTheyAreFor(t *testing.T) {
+	tests := []struct {
+		name, html, want string
+	}{
+		{"text before a field on its line, a link's text in it",
+			`<form><p>Name of new wiki page: <input name=n><br><a href=/h>Markup style</a>: <select><option>Markdown</select><br><input type=submit value=Create></p></form>`,
+			"form\n textbox [beside=\"Name of new wiki page:\"] @1\n link \"Markup style\" @2\n combobox [beside=\"Markup style:\"] @3: Markdown\n button \"Create\" @4\n"},
+		{"the text after a checkbox or a radio",
+			`<div><input type=checkbox> Remember me <input type=radio name=r> Daily</div>`,
+			"checkbox [beside=\"Remember me\"] @1\nradio [beside=\"Daily\"] @2\n"},
+		{"a label in the block before the field's, not a paragraph",
+			`<div><div>Email</div><div><input></div></div><div><p>Phone:</p><input type=tel></div><p>` + strings.Repeat("A paragraph, not a label. ", 4) + `</p><div><input></div>`,
+			"textbox [beside=\"Email\"] @1\ntextbox [beside=\"Phone:\"] @2\ntextbox @3\n"},
+		{"a flex row's items are one line; an empty icon is passed over",
+			`<div style="display:flex">Local edits (<code>localStorage</code>):<div style="width:9px;height:9px"></div><select><option>Mine</select></div>`,
+			"combobox [beside=\"Local edits (localStorage):\"] @1: Mine\n"},
+		{"a table's column header, else the cell before",
+			`<table><tr><th>Column<th>Value</tr><tr><td>id<td><input></tr></table><table><tr><td>User ID:<td><input id=u></tr></table>`,
+			"table\n row \"id\"\n  textbox [column=\"Value\"] @1\ntable\n row \"User ID:\"\n  textbox [beside=\"User ID:\"] @2\n"},
+		{"the end of a long text, the start of a long text after",
+			`<p>` + strings.Repeat("x", 100) + ` Enter the code: <input></p><p><input type=checkbox> I agree ` + strings.Repeat("y", 100) + `</p>`,
+			"textbox [beside=\"…" + strings.Repeat("x", 64) + " Enter the code:\"] @1\ncheckbox [beside=\"I agree " + strings.Repeat("y", 72) + "…\"] @2\n"},
+		{"no hint: a named field, punctuation alone, a menu before it, a control between",
+			`<label>Named <input></label><p>: <input></p><nav><a href=/a>Home</a></nav><div><input></div><p>Old <button>B</button><input></p>`,
+			"textbox \"Named\" @1\ntextbox @2\nnavigation\n link \"Home\" @3\ntextbox @4\nbutton \"B\" @5\ntextbox @6\n"},
+		{"a drawn button's tooltip, not when it has text",
+			`<div title="Open Torrent" onclick="1" style="width:20px;height:20px"></div><div title="Hint" onclick="1">Start</div>`,
+			"generic [title=\"Open Torrent\"] @1\ngeneric @2: Start\n"},
+		{"a heading is no notice, whatever its class",
+			`<div class="dialog_container"><h2 class="dialog_heading">Upload Torrent Files</h2><form><label>URL <input></label></form></div>`,
+			"heading \"Upload Torrent Files\" [level=2]\nform\n textbox \"URL\" @1\n"},
+	}
+	pages := map[string]string{}
+	for i, tc := range tests {
+		pages["/"+string(rune('a'+i))] = "<!doctype html><body>" + tc.html
+	}
+	srv := browsertest.Serve(t, browsertest.Pages(pages))
+	b := snapshot.SharedBrowsers.Launch(t)
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, ctx := open(t, b, srv+"/"+string(rune('a'+i)))
+			got, err := snapshot.NewTab(p).Snapshot(ctx, snapshot.Options{Interactive: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Text != tc.want {
+				t.Errorf("got:\n%s\nwant:\n%s", got.Text, tc.want)
+			}
+			full, err := snapshot.NewTab(p).Snapshot(ctx, snapshot.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(full.Text, "beside=") || strings.Contains(full.Text, "column=") || strings.Contains(full.Text, "title=") {
+				t.Errorf("a full snapshot shows the text itself, got:\n%s", full.Text)
+			}
+		})
+	}
+}
