@@ -261,6 +261,10 @@ func TestKindsAndFramesInChromium(t *testing.T) {
 		{"title=helpful", "tip"},
 		{"testid=row-1", "row"},
 		{`testid="row"i`, "row"},
+		// Playwright's attribute engines, exact, through shadow roots.
+		{"id=row", "row"},
+		{`data-testid="row-1"`, "row"},
+		{"id=sbtn", "sbtn"},
 		// filters and chaining.
 		{`css=li >> has-text="Eggs"i >> css=button`, "buyeggs"},
 		{`css=li >> has-text="Eggs Buy" >> css=button`, "buyeggs"},

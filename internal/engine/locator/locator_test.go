@@ -112,6 +112,12 @@ var parseTests = []struct {
 	{"visible", `button >> visible=true`, loc(css("button"), Step{Op: OpVisible, Visible: true})},
 	{"visible false", `button >> visible=false`, loc(css("button"), Step{Op: OpVisible})},
 	{"seed facade", `loc=testid:exact:"action" >> nth=1`, loc(query(KindTestID, Text{Value: "action", Exact: true}), nth(1))},
+	// Playwright's attribute engines: exact, as CSS finds them.
+	{"id=", `id=wikiedit-content-editor`, loc(css(`[id="wikiedit-content-editor"]`))},
+	{"id= quoted, chained", `id="a b\"c" >> nth=0`, loc(css(`[id="a b\"c"]`), nth(0))},
+	{"data-testid=", `data-testid=submit`, loc(css(`[data-testid="submit"]`))},
+	{"data-test-id=", `form >> data-test-id=directions`, loc(css("form"), css(`[data-test-id="directions"]`))},
+	{"data-test= with a backslash and a newline", `data-test="a\\b\nc"`, loc(css(`[data-test="a\\b\a c"]`))},
 }
 
 func TestParse(t *testing.T) {
@@ -195,6 +201,8 @@ func TestParseErrors(t *testing.T) {
 		{`role=button junk`, 12, "after the value"},
 		{`role:button[name={"regex":"[a"}]`, 17, "bad regular expression"},
 		{`role:button[name={"x":1}]`, 17, "want {"},
+		{`id=`, 0, "empty selector"},
+		{`id="a" b`, 0, "id= wants one value"},
 		{`nth=x`, 4, "nth= wants"},
 		{`nth=-2`, 4, "nth= wants"},
 		{`nth=1 2`, 6, "after the value"},

@@ -127,6 +127,7 @@ var eqNames = map[string]bool{
 	"css": true, "xpath": true, "text": true, "role": true, "label": true, "placeholder": true,
 	"alt": true, "title": true, "testid": true, "nth": true, "has-text": true, "has-not-text": true,
 	"has": true, "has-not": true, "visible": true,
+	"id": true, "data-testid": true, "data-test-id": true, "data-test": true,
 }
 
 var colonKinds = map[string]Kind{
@@ -307,6 +308,25 @@ done:
 	return sel, nil
 }
 
+// cssString writes s as a CSS string literal.
+func cssString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, "\\%x ", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
 // css reads a CSS selector and splits off trailing :has-text("…") filters.
 func (p *parser) css(start int) ([]Step, error) {
 	sel, err := p.raw(true, start)
@@ -372,6 +392,22 @@ func (p *parser) eqStep(name string, start, depth int) ([]Step, error) {
 			return nil, err
 		}
 		return []Step{{Op: OpQuery, Kind: KindRole, Role: r}}, p.endStep()
+	case "id", "data-testid", "data-test-id", "data-test":
+		// Playwright's attribute engines: the element whose attribute is
+		// exactly the value (quotes around it are taken off), through open
+		// shadow roots, as CSS [attr="value"] finds it.
+		v, err := p.raw(true, start) // a quoted value may hold \" and >>
+		if err != nil {
+			return nil, err
+		}
+		if v[0] == '"' || v[0] == '\'' {
+			s, n, err := unquote(v)
+			if err != nil || n != len(v) {
+				return nil, p.errf(start, "%s= wants one value, quoted or not", name)
+			}
+			v = s
+		}
+		return []Step{{Op: OpQuery, Kind: KindCSS, Selector: "[" + name + "=" + cssString(v) + "]"}}, nil
 	case "nth":
 		return p.nth()
 	case "visible":
