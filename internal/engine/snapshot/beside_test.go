@@ -15,9 +15,7 @@ import (
 // would be a bare "textbox @3". Each case is the page's markup and the
 // lines the snapshot must show for it.
 func TestUnnamedFieldsShowWhatTheyAreFor(t *testing.T) {
-	tests := []struct {
-		name, html, want string
-	}{
+	tests := []struct{ name, html, want string }{
 		{"text before a field on its line, a link's text in it",
 			`<form><p>Name of new wiki page: <input name=n><br><a href=/h>Markup style</a>: <select><option>Markdown</select><br><input type=submit value=Create></p></form>`,
 			"form\n textbox [beside=\"Name of new wiki page:\"] @1\n link \"Markup style\" @2\n combobox [beside=\"Markup style:\"] @3: Markdown\n button \"Create\" @4\n"},
@@ -46,6 +44,29 @@ func TestUnnamedFieldsShowWhatTheyAreFor(t *testing.T) {
 			`<div class="dialog_container"><h2 class="dialog_heading">Upload Torrent Files</h2><form><label>URL <input></label></form></div>`,
 			"heading \"Upload Torrent Files\" [level=2]\nform\n textbox \"URL\" @1\n"},
 	}
+	checkInteractive(t, tests)
+}
+
+// TestStatusBarsAndToastsAreMessages: where a page says what an action
+// did, in a status bar or a toast marked by class or id alone (Fossil's
+// "Saved page: [AgentPage]."), an interactive-only snapshot shows it, as
+// it shows an error marked so; "status" alone is no such mark.
+func TestStatusBarsAndToastsAreMessages(t *testing.T) {
+	checkInteractive(t, []struct{ name, html, want string }{
+		{"a status bar, a toast, a snackbar",
+			`<div id="fossil-status-bar">Saved page: [AgentPage].</div><div class="toast"><div class="toast-body">Link copied.</div></div><div class="app-statusBar">Ready</div><span class="mdc-snackbar__label">Archived.</span><button>Undo</button>`,
+			"Saved page: [AgentPage].\nLink copied.\nReady\nArchived.\nbutton \"Undo\" @1\n"},
+		{"not a status cell or a login status",
+			`<div class="status">admin</div><table><tr><td class="status">Shipped</td><td><a href="/o">Order 7</a></td></tr></table><p id="status">Online</p>`,
+			"table\n row \"Shipped Order 7\"\n  link \"Order 7\" @1\n"},
+	})
+}
+
+// checkInteractive loads each case's markup in a page of its own and
+// compares its interactive-only snapshot with want; a full snapshot of
+// it shows none of the hints, whose text it shows itself.
+func checkInteractive(t *testing.T, tests []struct{ name, html, want string }) {
+	t.Helper()
 	pages := map[string]string{}
 	for i, tc := range tests {
 		pages["/"+string(rune('a'+i))] = "<!doctype html><body>" + tc.html

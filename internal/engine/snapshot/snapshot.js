@@ -408,8 +408,9 @@
   // guards skip the elements with none at once. An id is looked at for
   // the words pages give ids to: WordPress's #login_error and #message,
   // Rails' #notice, #alert and #error_explanation.)
-  const NOTICES = '[class]:is(' + ['error', 'alert', 'notice', 'warning', 'success', 'danger', 'flash', 'message', 'invalid-feedback', 'dialog', 'modal', 'dlg']
-    .map(w => `[class*=${w} i]`).join(',') + '),[id]:is(' + ['error', 'alert', 'notice', 'flash', 'message'].map(w => `[id*=${w} i]`).join(',') + ')';
+  const NOTICES = '[class]:is(' + ['error', 'alert', 'notice', 'warning', 'success', 'danger', 'flash', 'message', 'invalid-feedback', 'dialog', 'modal', 'dlg',
+    'toast', 'snackbar', 'status'].map(w => `[class*=${w} i]`).join(',') + '),[id]:is(' +
+    ['error', 'alert', 'notice', 'flash', 'message', 'toast', 'status'].map(w => `[id*=${w} i]`).join(',') + ')';
   // NOTICE_WORDS: a class's or an id's words (split at -, _ and a
   // lowercase-uppercase step) that name a message. Not "message" alone
   // (a chat's every message), nor "invalid" (Angular's ng-invalid on a
@@ -420,7 +421,12 @@
     // A dialog a page draws without a role (ExtJS's x-window-dlg: Deluge's
     // "Would you like to change it now?" over Yes and No; jQuery UI's
     // ui-dialog-content; Bootstrap's modal-body): its question.
-    'dialog', 'modal', 'dlg']);
+    'dialog', 'modal', 'dlg',
+    // A toast, a snackbar, a status bar: where a page says what an action
+    // did (Fossil's #fossil-status-bar, "Saved page: [AgentPage].", and its
+    // .fossil-toast-message; Bootstrap's toast-body). Not "status" alone
+    // (an order's status cell, a user's login status).
+    'toast', 'snackbar', 'statusbar']);
   // NOTICE_MAX: how many such elements with text a document's interactive
   // snapshot shows as messages; past it (a table whose every status cell is
   // text-success) they are the page's content, left out as text is.
@@ -434,8 +440,10 @@
     for (const token of [...el.classList, el.id]) {
       if (!token || token.startsWith('is-') || token.startsWith('has-')) continue;
       if (token === 'invalid-feedback') return true;
-      for (const w of token.split(/[-_]+|(?<=[a-z])(?=[A-Z])/)) {
-        if (NOTICE_WORDS.has(w.toLowerCase())) return true;
+      const words = token.split(/[-_]+|(?<=[a-z])(?=[A-Z])/);
+      for (let i = 0; i < words.length; i++) {
+        const w = words[i].toLowerCase();
+        if (NOTICE_WORDS.has(w) || w === 'status' && (words[i + 1] || '').toLowerCase() === 'bar') return true;
       }
     }
     return false;
