@@ -194,7 +194,8 @@ func namedByKids(n *Node) bool {
 // unlabelled textbox, row "Milk Buy" over button "Buy") says which row a
 // control is in, and a row over cells with refs groups them (a grid's
 // row): they stay. A row over one context line of its name (row
-// "Membership" over group "Membership") says nothing more either.
+// "Membership" over group "Membership") says nothing more either, nor
+// does an unnamed row.
 func saysNothingMore(n *Node, kids []line, depth int) bool {
 	if n.Ref != "" || n.Withheld != "" || len(n.States) > 0 {
 		return false
@@ -212,7 +213,10 @@ func saysNothingMore(n *Node, kids []line, depth int) bool {
 			}
 		}
 		if n.Name == "" {
-			return false
+			// Named by its content when it has a control: one with no
+			// text places nothing (Deluge's status bar, a message in
+			// nested layout tables, showed as table, row, table, row).
+			return true
 		}
 		// One context line under it with its name (a form table's row
 		// "Membership" over the fieldset's group "Membership", as

@@ -61,6 +61,8 @@ func TestRender(t *testing.T) {
 			"form\n group \"Shipping\"\n  textbox \"Street\" @3\n group \"Billing\"\n  textbox \"Street\" @4\n button \"Send\" @5\n"},
 		{"interactive shows a control inside a heading", "0\theading\tGetting started[edit]\t\tlevel=2\n1\t\tGetting started[\n1\tlink\tedit\t5\n1\t\t]", true,
 			"heading \"Getting started[edit]\" [level=2]\n link \"edit\" @5\n"},
+		{"interactive leaves out unnamed rows and the tables they leave empty", "0\ttable\n1\trow\n2\tcell\n3\ttable\n4\trow\n5\tgeneric\t\t\t\t\t\t\t1\n6\t\tNot Connected\n0\ttable\n1\trow\n2\ttextbox\t\t3", true,
+			"Not Connected\ntextbox @3\n"},
 		{"generic clickable shows its text", "0\tgeneric\t\t5\n1\t\tClick me", true,
 			"generic @5: Click me\n"},
 		{"interactive shows the text beside an unnamed field, its column, a title", "0\ttextbox\t\t3\t\t\t\t\t\tName of new wiki page:\n0\tcombobox\t\t4\t\t\tMarkdown\t\t\tMarkup \"style\":\n0\ttextbox\t\t5\trequired\t\tx\t\t\t\tValue\n0\tgeneric\t\t6\t\t\t\t\t\t\t\tOpen Torrent", true,
