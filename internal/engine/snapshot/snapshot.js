@@ -299,7 +299,8 @@
   // beside gives the text on el's line before it (after it, for a checkbox
   // or a radio, whose text follows it), up to the edge of its block, a line
   // break or another control: "Name of new wiki page:", "Markup style:"
-  // (the text of a link in it too). With none, a block's text: the one
+  // (the text of a link in it too); for a field first on its line, the
+  // line above it. With none, a block's text: the one
   // that ends the walk ("<p>Name:</p><input>"), or, at the edge of the
   // field's block, the block beside that one (a label in the cell or the
   // <div> before the field's), when it holds no control or link and is
@@ -309,6 +310,7 @@
     let text = '';
     let node = el;
     let stop = null;
+    let above = false; // passed a line break: the field's label is on the line above
     walk: for (;;) {
       // A flex or grid row lays its items out side by side, though each
       // is a block (Fossil's "Local edits (<code>localStorage</code>):").
@@ -322,6 +324,10 @@
           if (ns.SKIP.has(s.localName)) continue;
           const st = ns.style(s);
           if (st.display === 'none') continue;
+          // A field first on its line is labelled by the line above
+          // ("Enter a one-line summary of the ticket:<br><input>", Fossil's
+          // new ticket).
+          if (s.localName === 'br' && !after && !above && !SAYS.test(text)) { above = true; continue; }
           if (s.matches(BESIDE_STOPS)) { stop = s; break walk; }
           if (s.querySelector(BESIDE_STOPS)) break walk;
           t = s.innerText || '';
