@@ -257,7 +257,8 @@ func isCellLine(text string) bool {
 // saidBy is what the lines of ns say, without white space (to compare
 // with a name): in a full snapshot their text and names; in an
 // interactive-only one the names of the controls (the nodes with a ref;
-// an unnamed one by its text) and of the headings.
+// an unnamed one by its text, or the text beside it and its value) and of
+// the headings.
 func saidBy(ns []*Node, interactive bool) string {
 	var b strings.Builder
 	var walk func([]*Node)
@@ -269,6 +270,12 @@ func saidBy(ns []*Node, interactive bool) string {
 			case !interactive && n.Name != "", interactive && (n.Ref != "" || n.Role == "heading") && n.Name != "":
 				b.WriteString(n.Name)
 			case interactive && n.Ref != "":
+				// An unnamed control by its text; a field by the text
+				// beside it and its value, as a row's name from its
+				// content reads it (Adminer's row "System MySQL" over
+				// combobox [beside="System"] @3: MySQL).
+				b.WriteString(n.Beside)
+				b.WriteString(n.Value)
 				b.WriteString(textOf(n.Kids, 1<<20))
 				walk(n.Kids) // its controls have lines of their own
 			default:

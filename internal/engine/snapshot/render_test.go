@@ -63,6 +63,8 @@ func TestRender(t *testing.T) {
 			"heading \"Getting started[edit]\" [level=2]\n link \"edit\" @5\n"},
 		{"interactive leaves out unnamed rows and the tables they leave empty", "0\ttable\n1\trow\n2\tcell\n3\ttable\n4\trow\n5\tgeneric\t\t\t\t\t\t\t1\n6\t\tNot Connected\n0\ttable\n1\trow\n2\ttextbox\t\t3", true,
 			"Not Connected\ntextbox @3\n"},
+		{"interactive leaves out a row its field's beside text and value say", "0\ttable\n1\trow\tSystem MySQL\n2\tcell\tSystem\n3\t\tSystem\n2\tcell\n3\tcombobox\t\t3\t\t\tMySQL\t\t\tSystem\n1\trow\tUsername\n2\tcell\tUsername\n2\tcell\n3\ttextbox\t\t4\t\t\t\t\t\tUsername\n1\trow\tServer\n2\tcell\tServer\n2\tcell\n3\ttextbox\thostname\t5", true,
+			"table\n combobox [beside=\"System\"] @3: MySQL\n textbox [beside=\"Username\"] @4\n row \"Server\"\n  textbox \"hostname\" @5\n"},
 		{"generic clickable shows its text", "0\tgeneric\t\t5\n1\t\tClick me", true,
 			"generic @5: Click me\n"},
 		{"interactive shows the text beside an unnamed field, its column, a title", "0\ttextbox\t\t3\t\t\t\t\t\tName of new wiki page:\n0\tcombobox\t\t4\t\t\tMarkdown\t\t\tMarkup \"style\":\n0\ttextbox\t\t5\trequired\t\tx\t\t\t\tValue\n0\tgeneric\t\t6\t\t\t\t\t\t\t\tOpen Torrent", true,
