@@ -11,8 +11,8 @@ import (
 // TestUnnamedFieldsShowWhatTheyAreFor: an interactive-only snapshot shows
 // no text, so a field an older page labels with plain text beside it
 // (Fossil's forms), or a column header (phpMyAdmin's insert form), or an
-// element drawn as a button with only a tooltip (Transmission's toolbar)
-// would be a bare "textbox @3". Each case is the page's markup and the
+// element drawn as a button with only a tooltip (Transmission's toolbar),
+// or a link with nothing in it, would be a bare "textbox @3", "link @4". Each case is the page's markup and the
 // lines the snapshot must show for it.
 func TestUnnamedFieldsShowWhatTheyAreFor(t *testing.T) {
 	tests := []struct{ name, html, want string }{
@@ -40,9 +40,10 @@ func TestUnnamedFieldsShowWhatTheyAreFor(t *testing.T) {
 		{"no hint: a named field, punctuation alone, a menu before it, a control between",
 			`<label>Named <input></label><p>: <input></p><nav><a href=/a>Home</a></nav><div><input></div><p>Old <button>B</button><input></p>`,
 			"textbox \"Named\" @1\ntextbox @2\nnavigation\n link \"Home\" @3\ntextbox @4\nbutton \"B\" @5\ntextbox @6\n"},
-		{"a drawn button's tooltip, not when it has text",
-			`<div title="Open Torrent" onclick="1" style="width:20px;height:20px"></div><div title="Hint" onclick="1">Start</div>`,
-			"generic [title=\"Open Torrent\"] @1\ngeneric @2: Start\n"},
+		{"a drawn button's tooltip, not when it has text; an empty link's URL",
+			`<div title="Open Torrent" onclick="1" style="width:20px;height:20px"></div><div title="Hint" onclick="1">Start</div>` +
+				`<div title="Peers" onclick="1"><a href="/inspector#peers" style="display:block;width:20px;height:20px"></a></div><a href="/files/"><i style="display:inline-block;width:9px;height:9px"></i></a><a href="/named/">Named</a>`,
+			"generic [title=\"Open Torrent\"] @1\ngeneric @2: Start\ngeneric [title=\"Peers\"] @3\n link [url=/inspector#peers] @4\nlink [url=/files/] @5\nlink \"Named\" @6\n"},
 		{"a heading is no notice, whatever its class",
 			`<div class="dialog_container"><h2 class="dialog_heading">Upload Torrent Files</h2><form><label>URL <input></label></form></div>`,
 			"heading \"Upload Torrent Files\" [level=2]\nform\n textbox \"URL\" @1\n"},

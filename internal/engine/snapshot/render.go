@@ -72,8 +72,8 @@ func header(n *Node, interactive bool) string {
 	if n.Role == "heading" && n.Ref == "" && !interactive && !allText(n.Kids) && !kidsLeftOut(n) && saidBy(n.Kids, false) == squeeze(name) {
 		name = "" // its lines say it: heading [level=3] over link "Ridge" @4
 	}
-	url := n.URL
-	if interactive {
+	url := n.URL // an interactive-only snapshot has one for an empty link alone
+	if interactive && n.Name != "" {
 		url = ""
 	}
 	size := len(n.Role) + len(name) + 3 + len(n.Ref) + 2 + len(url) + 5 + len(n.Withheld) + 19 + len(n.Beside) + len(n.Column) + len(n.Title) + 30

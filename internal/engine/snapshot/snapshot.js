@@ -202,8 +202,7 @@
     // S.urls first: reading a link's href builds its absolute URL (7 % of
     // the interactive walk's CPU samples on the 5,000-item list).
     if (S.urls && role === 'link' && el.href) {
-      const h = String(el.href);
-      n.u = h.startsWith(S.origin + '/') ? h.slice(S.origin.length) : h;
+      n.u = shortURL(String(el.href));
     }
     const v = A.value(el, role);
     if (v !== null && v !== '' && role !== 'progressbar' && role !== 'meter' || (role === 'progressbar' || role === 'meter') && v) {
@@ -260,10 +259,6 @@
       if (S.interactive && interactive && !name && n.v === undefined && !hasRef(c) && !(tag === 'select' && role === 'combobox')) {
         const t = ns.norm(String(el.innerText || '').slice(0, 400));
         if (t) n.c = [t, ...c];
-        // With no text either, its tooltip, which no name of a generic
-        // carries: Transmission's toolbar of drawn buttons,
-        // <div title="Open Torrent">.
-        else if (!c.length) n.t = ns.norm(el.getAttribute('title') || '').slice(0, 400);
       } else if (S.interactive && interactive && n.v === undefined && el.isContentEditable &&
         !(el.parentElement && el.parentElement.isContentEditable)) {
         // A named editor that is no text box (a block editor's paragraph,
@@ -273,9 +268,25 @@
         if (t) n.v = t.length > EDITOR_MAX ? t.slice(0, EDITOR_MAX) + '…' : t;
       }
     }
+    // An element to act on with no name and no text at all: its tooltip,
+    // which no name of a generic carries (Transmission's toolbar of drawn
+    // buttons, <div title="Open Torrent">, and its inspector's tabs, a
+    // <div title="Peers"> around an empty link); else an empty link's URL,
+    // the one thing that tells it apart.
+    if (S.interactive && interactive && !name && n.v === undefined && !leaf && !(el.innerText || '').trim()) {
+      const title = ns.norm(el.getAttribute('title') || '');
+      if (title) n.t = title.slice(0, 400);
+      else if (role === 'link' && el.href) n.u = shortURL(String(el.href));
+    }
     if (block) out.push(BREAK);
     out.push(n);
     if (block) out.push(BREAK);
+  }
+
+  // shortURL is a link's URL as a snapshot writes it: a path for one of the
+  // document's origin.
+  function shortURL(h) {
+    return h.startsWith(S.origin + '/') ? h.slice(S.origin.length) : h;
   }
 
   // EDITOR_MAX: how much of a named editor's text an interactive-only
