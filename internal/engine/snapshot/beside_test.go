@@ -28,6 +28,11 @@ func TestUnnamedFieldsShowWhatTheyAreFor(t *testing.T) {
 		{"a label in the block before the field's, not a paragraph",
 			`<div><div>Email</div><div><input></div></div><div><p>Phone:</p><input type=tel></div><p>` + strings.Repeat("A paragraph, not a label. ", 4) + `</p><div><input></div>`,
 			"textbox [beside=\"Email\"] @1\ntextbox [beside=\"Phone:\"] @2\ntextbox @3\n"},
+		{"a label outside the blocks around a field it is first in, not out of a section, not a legend",
+			`<div><label for="gone">Move completed to:</label><div><div><table><tr><td><div><input type=checkbox id=cb><label for=cb>&nbsp;</label></div></td><td><input disabled></td></tr></table></div></div></div>` +
+				`<section><p>Shipping</p></section><section><div><div><input></div></div></section>` +
+				`<fieldset><legend>Incoming Address</legend><div><div><input></div></div></fieldset>`,
+			"checkbox [beside=\"Move completed to:\"] @1\ntextbox [disabled] @2\ntextbox @3\ngroup \"Incoming Address\"\n textbox @4\n"},
 		{"a flex row's items are one line; an empty icon is passed over",
 			`<div style="display:flex">Local edits (<code>localStorage</code>):<div style="width:9px;height:9px"></div><select><option>Mine</select></div>`,
 			"combobox [beside=\"Local edits (localStorage):\"] @1: Mine\n"},

@@ -311,12 +311,10 @@
   // or a radio, whose text follows it), up to the edge of its block, a line
   // break or another control: "Name of new wiki page:", "Markup style:"
   // (the text of a link in it too); for a field first on its line, the
-  // line above it. With none, a block's text: the one
-  // that ends the walk ("<p>Name:</p><input>"), or, at the edge of the
-  // field's block, the block beside that one (a label in the cell or the
-  // <div> before the field's), when it holds no control or link and is
-  // short (BESIDE_MAX). '' when neither has a letter or a digit. Of a
-  // longer text on the field's line, the part nearest the field is kept.
+  // line above it. With none, a label around it (outside). Of a longer
+  // text on the field's line, the part nearest the field is kept. '' when
+  // nothing with a letter or a digit is found. A checkbox with nothing
+  // after it takes what is before it.
   function beside(el, after) {
     let text = '';
     let node = el;
@@ -352,25 +350,59 @@
       }
       const p = node.parentElement;
       if (!p || p.localName === 'label' || ns.isBlock(ps)) {
-        // The edge of the field's block: the block beside it.
-        if (p && !SAYS.test(text)) {
-          let b = after ? p.nextElementSibling : p.previousElementSibling;
-          while (b && ns.style(b).display === 'none') b = after ? b.nextElementSibling : b.previousElementSibling;
-          stop = b;
-        }
+        // The edge of the field's block: a label outside it.
+        if (p && !SAYS.test(text) && !above) text = outside(p, after);
         break;
       }
       node = p;
     }
     let t = ns.norm(text);
-    if (!SAYS.test(t)) {
-      t = '';
-      if (stop && !stop.matches(NOT_A_LABEL) && !stop.querySelector(NOT_A_LABEL)) t = ns.norm(stop.innerText || '');
-      // A label is short: a paragraph before the field is the page's text
-      // (DokuWiki's "…you can only view the source…" over its editor).
-      if (!SAYS.test(t) || t.length > BESIDE_MAX) return '';
-    }
+    if (!SAYS.test(t) && stop) t = labelText(stop);
+    if (!SAYS.test(t)) return after ? beside(el, false) : '';
     return clipped(t, !after);
+  }
+
+  // outside gives the label before (after) block, the edge of a field's
+  // block, that nothing else stands between: the first thing with text
+  // before it, or before the block around it when it is the first thing
+  // there, and so on out (a label in the cell or the <div> before the
+  // field's; ExtJS's form item, "Move completed to:" in a <label> beside a
+  // panel, a table and a cell around a checkbox, Deluge's preferences), up
+  // to BESIDE_OUT levels, not out of a form, a fieldset, a section, a
+  // list item or an element with a role. '' when what comes first holds a
+  // control or a link, or is long (a paragraph is no label).
+  function outside(block, after) {
+    let node = block;
+    for (let level = 0; node && level < BESIDE_OUT && !LABEL_BOUNDS.has(node.localName) && !node.hasAttribute('role'); level++) {
+      for (let s = after ? node.nextSibling : node.previousSibling; s; s = after ? s.nextSibling : s.previousSibling) {
+        if (s.nodeType === 3) {
+          if (SAYS.test(s.data)) return labelText(s);
+          continue;
+        }
+        if (s.nodeType !== 1 || ns.SKIP.has(s.localName) || ns.style(s).display === 'none') continue;
+        // A group's legend names the group, whose line says it.
+        if (s.localName === 'legend' || s.matches(NOT_A_LABEL) || s.querySelector(NOT_A_LABEL)) return '';
+        if (SAYS.test(s.innerText || '')) return labelText(s);
+        // an icon, a clearing <div>: on to the one before
+      }
+      node = node.parentElement;
+    }
+    return '';
+  }
+  // BESIDE_OUT: how many blocks out outside looks.
+  const BESIDE_OUT = 10;
+  // LABEL_BOUNDS: what outside does not look out of: a label outside
+  // them belongs to more than one field, or to none.
+  const LABEL_BOUNDS = new Set(['body', 'form', 'fieldset', 'section', 'article', 'aside', 'nav', 'header', 'footer', 'main', 'dialog', 'details', 'li', 'ul', 'ol']);
+
+  // labelText is the text of node when it can be a field's label: short
+  // (BESIDE_MAX; a paragraph before a field is the page's text, as
+  // DokuWiki's "…you can only view the source…" over its editor), with no
+  // control or link in it. '' otherwise.
+  function labelText(node) {
+    if (node.nodeType === 1 && (node.matches(NOT_A_LABEL) || node.querySelector(NOT_A_LABEL))) return '';
+    const t = ns.norm(node.nodeType === 3 ? node.data : node.innerText || '');
+    return SAYS.test(t) && t.length <= BESIDE_MAX ? t : '';
   }
 
   // columnHeader gives the text of the header of cell's column, when its
