@@ -211,7 +211,7 @@ func (r *Runner) selectInWidget(ctx context.Context, target string, o SelectOpti
 		{Op: locator.OpVisible, Visible: true},
 	}}
 	if w.List != "" {
-		list := locator.Step{Op: locator.OpQuery, Kind: locator.KindCSS, Selector: `[id="` + cssEscape(w.List) + `"]`}
+		list := locator.Step{Op: locator.OpQuery, Kind: locator.KindCSS, Selector: "[id=" + locator.CSSString(w.List) + "]"}
 		entry.Steps = append([]locator.Step{list}, entry.Steps...)
 	}
 	res, err := r.Click(ctx, entry.String(), ClickOptions{ActOptions: o.ActOptions})
@@ -221,23 +221,6 @@ func (r *Runner) selectInWidget(ctx context.Context, target string, o SelectOpti
 	res.Selected = []string{names[0]}
 	res.Took = time.Since(start)
 	return res, nil
-}
-
-// cssEscape escapes s for a CSS string in double quotes.
-func cssEscape(s string) string {
-	var b strings.Builder
-	for _, c := range s {
-		switch {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(c)
-		case c < 0x20 || c == 0x7f:
-			fmt.Fprintf(&b, "\\%x ", c)
-		default:
-			b.WriteRune(c)
-		}
-	}
-	return b.String()
 }
 
 func (r *Runner) selectOn(ctx context.Context, el Element, target string, o SelectOptions, res *Result) error {

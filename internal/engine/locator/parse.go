@@ -308,8 +308,9 @@ done:
 	return sel, nil
 }
 
-// cssString writes s as a CSS string literal.
-func cssString(s string) string {
+// CSSString writes s as a CSS string literal, in double quotes: the value
+// of an attribute selector, [id="…"].
+func CSSString(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for _, r := range s {
@@ -407,7 +408,7 @@ func (p *parser) eqStep(name string, start, depth int) ([]Step, error) {
 			}
 			v = s
 		}
-		return []Step{{Op: OpQuery, Kind: KindCSS, Selector: "[" + name + "=" + cssString(v) + "]"}}, nil
+		return []Step{{Op: OpQuery, Kind: KindCSS, Selector: "[" + name + "=" + CSSString(v) + "]"}}, nil
 	case "nth":
 		return p.nth()
 	case "visible":
