@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian/Ubuntu machine lacks to build, demo and test
-# egohost: Debian's Chromium (never a downloaded browser), the Go modules,
+# egohost: Debian's Chromium (never a downloaded browser) and Fossil (a real
+# application the e2e tests drive), the Go modules,
 # and the npm peers (playwright-core, @playwright/mcp, agent-browser's native
 # CLI) for the same-run benchmarks. Safe to rerun.
 set -euo pipefail
@@ -12,10 +13,16 @@ if ! command -v go >/dev/null 2>&1; then
   echo "setup: Go is not installed (need Go 1.26): https://go.dev/doc/install" >&2
   exit 1
 fi
+need=()
 if [ ! -x /usr/lib/chromium/chromium ] && ! command -v chromium >/dev/null 2>&1; then
-  echo "setup: installing Debian's chromium (about a minute)..." >&2
+  need+=(chromium)
+fi
+# Fossil (3 MB): a real web application the e2e tests drive (e2e/fossil_test.go).
+command -v fossil >/dev/null 2>&1 || need+=(fossil)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing Debian's ${need[*]} (about a minute)..." >&2
   sudo_ apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive sudo_ apt-get install -y -qq chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive sudo_ apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 go mod download
 # The linter scripts/test.sh runs, at the version it was made clean with.
