@@ -175,6 +175,8 @@ const rowsPage = `<!doctype html><title>rows</title>
 // role locator matches: role=row[name="N"s] finds the row of every
 // `row "N"` line, and a name cut short (…) is still found by what it
 // shows. A password in a row shows as bullets, never as its value.
+// (Rows whose fields' beside texts and values say their names are left
+// out: their fields stand in their place.)
 func TestInteractiveRowNamesAreTheLocatorsInChromium(t *testing.T) {
 	b := browsers.Launch(t)
 	p, ctx := tab0(t, b, browsertest.Serve(t, browsertest.Pages(map[string]string{"/": rowsPage}))+"/")
@@ -213,14 +215,22 @@ func TestInteractiveRowNamesAreTheLocatorsInChromium(t *testing.T) {
 		`role=row[name="1 Customer"] >> role=link`:         1,
 		`role=row[name="1Customer"] >> role=link`:          0,
 		`role=row[name="edit 1 Customer 1"s] >> role=link`: 1,
+		// A row the snapshot leaves out, its field's beside text and
+		// value saying it (textbox [beside="Password"] @2: ••••••••), has
+		// the same name: a password is its bullets there too.
+		`role=row[name="Password ••••••••"s] >> role=textbox`: 1,
 	} {
 		if n, err := r.Count(ctx, target); err != nil || n != want {
 			t.Errorf("%s: %d matches (%v), want %d", target, n, err, want)
 		}
 	}
-	want := []string{"Username", "Password ••••••••", "edit 1 Customer 1", "edit 2 Customer 2",
+	want := []string{"edit 1 Customer 1", "edit 2 Customer 2",
 		"edit 3 Customer 3 with a very long note that goes on and on past the hundred bytes an interactive sn…", "Open Grid row"}
 	if !slices.Equal(names, want) {
-		t.Errorf("got rows %q, want %q (the header row, with nothing to act on, is not shown):\n%s", names, want, snap.Text)
+		t.Errorf("got rows %q, want %q (the header row, with nothing to act on, is not shown; nor are the rows of "+
+			"Username and Password, which their fields' beside texts say):\n%s", names, want, snap.Text)
+	}
+	if !strings.Contains(snap.Text, `textbox [beside="Password"] @2: ••••••••`) {
+		t.Errorf("want the password field with its beside text and bullets:\n%s", snap.Text)
 	}
 }
