@@ -113,6 +113,36 @@ func TestSameElementsAsPlaywright(t *testing.T) {
 		{`role=row[name="Pen"] >> role=link`, `internal:role=row[name="Pen"i] >> internal:role=link`},
 		{"placeholder=Shadow field", `internal:attr=[placeholder="Shadow field"i]`},
 	}
+	sameAsPlaywright(ctx, t, b, url, r, cases)
+}
+
+// A row's name is its content as Playwright reads it: a field in it gives
+// its value, not the label its aria-labelledby points at when that label
+// is in the row already (Fossil's login: row "User ID:", not "User ID:
+// User ID:"), nor its aria-label.
+func TestRowNamesAsPlaywright(t *testing.T) {
+	b := browsertest.Launch(t, browser.Options{})
+	url := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": `<!doctype html><body><table>
+<tr><th>Field</th><th>Value</th></tr>
+<tr><td id=l>User ID:</td><td><input aria-labelledby=l></td></tr>
+<tr><td>Pw</td><td><input aria-label="Secret"></td></tr>
+<tr><td id=m>Mail</td><td><input aria-labelledby=m value="a@b"></td></tr>
+<tr><td>Elsewhere</td><td><input aria-labelledby=far></td></tr></table><p id=far>Far label</p>`})) + "/"
+	p, ctx := tab0(t, b, url)
+	r := resolver.New(p, nil)
+	sameAsPlaywright(ctx, t, b, url, r, []struct{ ours, theirs string }{
+		{`role=row[name="User ID:"s]`, `internal:role=row[name="User ID:"s]`},
+		{`role=row[name="Pw"s]`, `internal:role=row[name="Pw"s]`},
+		{`role=row[name="Mail a@b"s]`, `internal:role=row[name="Mail a@b"s]`},
+		{`role=row[name="Elsewhere Far label"s]`, `internal:role=row[name="Elsewhere Far label"s]`},
+	})
+}
+
+// sameAsPlaywright checks that each case's locator finds, by r, the
+// element Playwright's finds on url in the same browser b (their centres
+// within a pixel).
+func sameAsPlaywright(ctx context.Context, t *testing.T, b *browsertest.Browser, url string, r *resolver.Resolver, cases []struct{ ours, theirs string }) {
+	t.Helper()
 	var theirs []string
 	for _, c := range cases {
 		theirs = append(theirs, c.theirs)

@@ -680,11 +680,15 @@
 
     // --- accessible names (accname 1.2, as Chrome implements it) ---------
 
-    function labelledbyText(el, value) {
+    // labelledbyText is the text of the elements el's aria-labelledby
+    // (value) names; not those an outer name's walk has visited already
+    // (a row's name from its content, whose first cell labels the field
+    // in its second: Playwright's row "User ID:", not "User ID: User ID:").
+    function labelledbyText(el, value, visited) {
       const parts = [];
       for (const id of value.trim().split(/\s+/)) {
         const ref = byId(el, id);
-        if (ref) parts.push(textAlt(ref, { labelledby: true, visited: new Set([el]), hiddenOk: isHidden(ref) }));
+        if (ref && !(visited && visited.has(ref))) parts.push(textAlt(ref, { labelledby: true, visited: new Set([el]), hiddenOk: isHidden(ref) }));
       }
       return norm(parts.join(' '));
     }
@@ -746,7 +750,7 @@
       if (!ctx.labelledby) {
         const lb = el.getAttribute('aria-labelledby');
         if (lb && lb.trim()) {
-          const t = labelledbyText(el, lb);
+          const t = labelledbyText(el, lb, ctx.visited);
           if (t) return (ctx.src = 'other'), t;
         }
       }
@@ -927,14 +931,15 @@
     // role=row[name=…] against it when Chrome's name is empty, and an
     // interactive-only snapshot names its rows with it.
     function rowName(el) {
-      return norm(fromContent(el, { visited: null }));
+      return norm(fromContent(el, { visited: new Set([el]) }));
     }
 
     // --- the superset side: strings a name could be made from ------------
 
     // deepText is el's text through open shadow roots; with alts, a
     // descendant's aria-label / alt / value / title stands for its content
-    // (the way name-from-content reads it).
+    // (the way name-from-content reads it); with LABELLED, first its
+    // aria-labelledby's text.
     function deepText(el, alts) {
       if (!alts && !rootsOf().length) return el.textContent || '';
       let out = '';
@@ -943,7 +948,7 @@
           if (c.nodeType === 3) { out += c.nodeValue; continue; }
           if (c.nodeType !== 1) continue;
           if (alts) {
-            const a = c.getAttribute('aria-label') || c.getAttribute('alt') ||
+            const a = alts === LABELLED && labelledbyOf(c) || c.getAttribute('aria-label') || c.getAttribute('alt') ||
               (c.localName === 'input' ? inputValue(c) : null) ||
               c.getAttribute('title');
             if (a) { out += ' ' + a + ' '; continue; }
@@ -954,6 +959,19 @@
       };
       walk(el);
       return out;
+    }
+
+    // LABELLED: deepText's alts that also let a descendant with
+    // aria-labelledby stand by its labels' text (a row named by its content,
+    // whose field a label elsewhere names).
+    const LABELLED = 2;
+
+    // labelledbyOf is the text of the elements c's aria-labelledby names,
+    // '' without one.
+    function labelledbyOf(c) {
+      const lb = c.getAttribute('aria-labelledby');
+      if (!lb) return '';
+      return lb.trim().split(/\s+/).map((id) => { const r = byId(c, id); return r ? r.textContent : ''; }).join(' ');
     }
 
     // nameSources lists strings Chrome's accessible name of el could be
@@ -988,6 +1006,7 @@
       if (el.firstElementChild || el.shadowRoot) {
         yield deepText(el, true);
         yield el.innerText; // without hidden descendants' text
+        yield deepText(el, LABELLED);
       }
       if (hasPseudo()) {
         // Generated content next to the text: glued to it when inline (a
