@@ -736,4 +736,22 @@ func TestAmbiguousNamesItsMatchesInChromium(t *testing.T) {
 			t.Errorf("%s: got %v, want ambiguous, %q", target, err, want)
 		}
 	}
+	// After a snapshot, each match is named with its ref too: two alike
+	// ("link "Edit", link "Edit"") are told apart, and either can be used.
+	st := snapshot.NewTab(p)
+	snap, err := st.Snapshot(ctx, snapshot.Options{Interactive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = resolver.New(p, st)
+	for target, want := range map[string]string{
+		"role=link[name=Edit]":   `matched 3 elements: link "Edit" @5, link "Edit" @6, link "Edit all" @7; use one of their refs, add nth=`,
+		"label=Password":         `matched 2 elements: textbox "Password" @1, button "Show password" @2; use one of their refs, add nth=`,
+		"role=button[name=Save]": `button "Save" @3, button "Save draft" @4; use one of their refs, add nth=`,
+	} {
+		_, err := r.Center(ctx, target)
+		if !errors.Is(err, resolver.ErrAmbiguous) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want ambiguous, %q; the snapshot:\n%s", target, err, want, snap.Text)
+		}
+	}
 }

@@ -1,13 +1,17 @@
 package resolver
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/egohost/egohost/internal/engine/locator"
+	"github.com/egohost/egohost/refmap"
 )
 
 // plan is a parsed locator ready to run: its steps without the trailing
@@ -123,14 +127,19 @@ func (pl plan) ambiguous(n int, atLeast bool, cands, exact string) error {
 	if atLeast {
 		count = "at least " + count
 	}
-	if cands != "" {
+	switch {
+	case cands == "":
+		cands = ";"
+	case !strings.HasSuffix(cands, ","): // a list with refs ends "use one of their refs,"
+		cands = ": " + cands + ";"
+	default:
 		cands = ": " + cands
 	}
 	if exact != "" {
 		exact = fmt.Sprintf(" (%s takes the one named exactly so)", exact)
 	}
 	return &Error{Kind: Permanent, Op: "resolve", Target: pl.p.input, Count: n,
-		Err: causef(ErrAmbiguous, "strict mode: %s matched %s elements%s; add nth=… or make it more specific%s", pl.p.loc, count, cands, exact)}
+		Err: causef(ErrAmbiguous, "strict mode: %s matched %s elements%s add nth=… or make it more specific%s", pl.p.loc, count, cands, exact)}
 }
 
 // exactName is, for a locator that is one role step with a name matched
@@ -166,12 +175,66 @@ func (pl plan) exactName(fs []found, idx []int) string {
 // one meant apart by its role and name (role=R[name="N"]).
 const maxCandidates = 3
 
+// namedRefs is what a tab's snapshot refs tell an ambiguous locator's
+// error: the refs its latest snapshot gave the elements of the main
+// document with a role and name (*snapshot.Tab).
+type namedRefs interface {
+	Named(ctx context.Context, mainFrame cdp.FrameID, role, name string) ([]refmap.Entry, error)
+}
+
+// candidateRefs gives the refs the tab's latest snapshot gave the matches
+// candidateList names (of fs[idx]), by their index in fs: only those in
+// the main document; none when r's refs cannot tell or do not answer
+// within a second (the error's extra, never its cause).
+func (r *Resolver) candidateRefs(ctx context.Context, docs []doc, fs []found, idx []int) map[int]string {
+	nr, ok := r.refs.(namedRefs)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	type roleName struct{ role, name string } // of one document: the main one
+	named := make(map[roleName][]refmap.Entry)
+	out := make(map[int]string)
+	listed := 0
+	for _, i := range idx {
+		f := fs[i]
+		if listed == maxCandidates {
+			break
+		}
+		if !f.checked || f.role == "" || f.role == "none" {
+			continue // as candidateList skips it
+		}
+		listed++
+		d := docs[f.d]
+		if d.sid != "" || !d.root || d.frameID == "" {
+			continue // in a frame (or the main frame's ID not known)
+		}
+		k := roleName{f.role, f.name}
+		es, ok := named[k]
+		if !ok {
+			es, _ = nr.Named(ctx, d.frameID, f.role, f.name)
+			named[k] = es
+		}
+		for _, e := range es {
+			if e.BackendNodeID == f.id {
+				out[i] = e.Ref
+			}
+		}
+	}
+	return out
+}
+
 // candidateList names the checked matches fs[idx] (at most maxCandidates)
-// by role and name, in document order, and says how many more of total
-// there are (atLeast: some more, uncounted): `textbox "Password", button
-// "Show password"`.
-func candidateList(fs []found, idx []int, total int, atLeast bool) string {
+// by role and name, in document order, with the ref the tab's latest
+// snapshot gave each (refs, by candidateRefs; none without one), and says
+// how many more of total there are (atLeast: some more, uncounted), and,
+// with a ref, that one can be used: `textbox "Password" @3, button "Show
+// password"; use one of their refs`, `link "Login" @1, link "Login" @10;
+// use one of their refs`.
+func candidateList(fs []found, idx []int, total int, atLeast bool, refs map[int]string) string {
 	var parts []string
+	withRefs := false
 	for _, i := range idx {
 		if len(parts) == maxCandidates {
 			break
@@ -184,6 +247,10 @@ func candidateList(fs []found, idx []int, total int, atLeast bool) string {
 		if f.name != "" {
 			s += " " + strconv.Quote(f.name)
 		}
+		if ref := refs[i]; ref != "" {
+			s += " @" + ref
+			withRefs = true
+		}
 		parts = append(parts, s)
 	}
 	if len(parts) == 0 {
@@ -195,7 +262,11 @@ func candidateList(fs []found, idx []int, total int, atLeast bool) string {
 	case more > 0:
 		parts = append(parts, fmt.Sprintf("%d more", more))
 	}
-	return strings.Join(parts, ", ")
+	list := strings.Join(parts, ", ")
+	if withRefs {
+		list += "; use one of their refs,"
+	}
+	return list
 }
 
 // scriptError turns the script's own error report into a permanent error.

@@ -151,7 +151,7 @@ func (r *Resolver) withCandidates(ctx context.Context, pl plan, total int, err e
 	if r.check(ctx, pl, docs, fs, idx) != nil {
 		return err
 	}
-	return pl.ambiguous(total, false, candidateList(fs, idx, total, false), "")
+	return pl.ambiguous(total, false, candidateList(fs, idx, total, false, r.candidateRefs(ctx, docs, fs, idx)), "")
 }
 
 // finish turns the script's pick in d into a point or an object.

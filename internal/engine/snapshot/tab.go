@@ -426,6 +426,29 @@ func (t *Tab) Resolve(ctx context.Context, entries []refmap.Entry) ([]refmap.Ent
 	return out, nil
 }
 
+// Named returns the entries of the latest snapshot with role and name in
+// the tab's main document (its frame mainFrame), each with its element's BackendNodeID (those
+// whose element is gone, or whose document navigated, left out): what an
+// ambiguous locator's error names its matches by, their refs. (Only the
+// main document's: it asks nothing of a frame, which an agent's reach may
+// refuse.)
+func (t *Tab) Named(ctx context.Context, mainFrame cdp.FrameID, role, name string) ([]refmap.Entry, error) {
+	var named []refmap.Entry
+	for _, x := range t.refs.Entries() {
+		if x.Role == role && x.Name == name && x.SessionID == "" && x.FrameID == mainFrame {
+			named = append(named, x)
+		}
+	}
+	if len(named) == 0 {
+		return nil, nil
+	}
+	live, err := t.Resolve(ctx, named)
+	if err != nil {
+		return nil, fmt.Errorf("refs named %s %q: %w", role, name, err)
+	}
+	return live, nil
+}
+
 // Twins returns the entries of the latest snapshot that have e's role and
 // name (and text, when e has one: Entry.Text) in e's document (e among
 // them), in document order, each with the BackendNodeID of its element
