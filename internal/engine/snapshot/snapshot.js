@@ -273,7 +273,10 @@
     // buttons, <div title="Open Torrent">, and its inspector's tabs, a
     // <div title="Peers"> around an empty link); else an empty link's URL,
     // the one thing that tells it apart.
-    if (S.interactive && interactive && !name && n.v === undefined && !leaf && !(el.innerText || '').trim()) {
+    // (The attribute tests first: a list a click handler watches as a
+    // whole may hold thousands of items, whose text is not read again.)
+    if (S.interactive && interactive && !name && n.v === undefined && !leaf &&
+      (el.hasAttribute('title') || role === 'link' && el.hasAttribute('href')) && !(el.innerText || '').trim()) {
       const title = ns.norm(el.getAttribute('title') || '');
       if (title) n.t = title.slice(0, 400);
       else if (role === 'link' && el.href) n.u = shortURL(String(el.href));
