@@ -42,9 +42,10 @@ func TestUnnamedFieldsShowWhatTheyAreFor(t *testing.T) {
 		{"the end of a long text, the start of a long text after",
 			`<p>` + strings.Repeat("x", 100) + ` Enter the code: <input></p><p><input type=checkbox> I agree ` + strings.Repeat("y", 100) + `</p>`,
 			"textbox [beside=\"…" + strings.Repeat("x", 64) + " Enter the code:\"] @1\ncheckbox [beside=\"I agree " + strings.Repeat("y", 72) + "…\"] @2\n"},
-		{"no hint: a named field, punctuation alone, a menu before it, a control between",
-			`<label>Named <input></label><p>: <input></p><nav><a href=/a>Home</a></nav><div><input></div><p>Old <button>B</button><input></p>`,
-			"textbox \"Named\" @1\ntextbox @2\nnavigation\n link \"Home\" @3\ntextbox @4\nbutton \"B\" @5\ntextbox @6\n"},
+		{"no hint: a named field, punctuation alone, a menu before it, a control between, a clickable block",
+			`<label>Named <input></label><p>: <input></p><nav><a href=/a>Home</a></nav><div><input></div><p>Old <button>B</button><input></p>` +
+				`<div ondblclick="1">dbl</div><input>`,
+			"textbox \"Named\" @1\ntextbox @2\nnavigation\n link \"Home\" @3\ntextbox @4\nbutton \"B\" @5\ntextbox @6\ntextbox @7\n"},
 		{"a drawn button's tooltip, not when it has text; an empty link's URL",
 			`<div title="Open Torrent" onclick="1" style="width:20px;height:20px"></div><div title="Hint" onclick="1">Start</div>` +
 				`<div title="Peers" onclick="1"><a href="/inspector#peers" style="display:block;width:20px;height:20px"></a></div><a href="/files/"><i style="display:inline-block;width:9px;height:9px"></i></a><a href="/named/">Named</a>`,

@@ -305,8 +305,8 @@
   // break, a rule, another control.
   const BESIDE_STOPS = 'br,hr,input,select,textarea,button';
   // A block that gives a field its text holds no control and no link (a
-  // menu or a toolbar before a field is not its label).
-  const NOT_A_LABEL = BESIDE_STOPS + ',a[href],[role],[tabindex],[contenteditable]';
+  // menu or a toolbar before a field is not its label), nor is one itself.
+  const NOT_A_LABEL = BESIDE_STOPS + ',a[href],[role],[tabindex],[contenteditable],[onclick],[ondblclick]';
   // SAYS: text with a letter or a digit (not ":" alone).
   const SAYS = /[\p{L}\p{N}]/u;
 
