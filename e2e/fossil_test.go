@@ -19,8 +19,8 @@ import (
 // TestFossilThroughTheCLI drives a real application, Debian's Fossil (its
 // web UI: login, wiki, tickets; forms of the older kind, whose fields are
 // labelled by the text beside them), through the CLI as an agent does: it
-// reads what each unnamed field is for from snapshot -i, fills and selects
-// by the refs that gives, saves the wiki page's editor found by id=, sees
+// reads what each unnamed field is for from snapshot -i (and a select's
+// options), fills and selects by the refs that gives, saves the wiki page's editor found by id=, sees
 // the save's word in the status bar, and reads the saved page. Fossil is
 // one small package (apt-get install fossil): .ci/run installs it, and
 // the test fails without it when CI=true, skips otherwise.
@@ -64,7 +64,7 @@ func TestFossilThroughTheCLI(t *testing.T) {
 	run("goto", site+"/wikinew")
 	form := run("snapshot", "-i")
 	name := refIn(form, `textbox \[beside="Name of new wiki page:"\] @(\d+)`)
-	style := refIn(form, `combobox \[beside="Markup style:"\] @(\d+): Markdown`)
+	style := refIn(form, `combobox \[beside="Markup style:" options: "Fossil Wiki", "Markdown", "Plain Text"\] @(\d+): Markdown`)
 	run("fill", name, "AgentPage")
 	run("select", style, "Fossil Wiki")
 	run("click", `role=button[name="Create"]`)
@@ -90,7 +90,7 @@ func TestFossilThroughTheCLI(t *testing.T) {
 	run("goto", site+"/tktnew")
 	ticket := run("snapshot", "-i")
 	refIn(ticket, `textbox \[beside="Enter a one-line summary of the ticket:"\] @(\d+)`)
-	refIn(ticket, `combobox \[beside="Type:"\] @(\d+): Code_Defect`)
+	refIn(ticket, `combobox \[beside="Type:" options: [^\]]*"Feature_Request"[^\]]*\] @(\d+): Code_Defect`)
 }
 
 // fossilPassword is the admin's password of the test's repository.

@@ -18,10 +18,10 @@ func TestUnnamedFieldsShowWhatTheyAreFor(t *testing.T) {
 	tests := []struct{ name, html, want string }{
 		{"text before a field on its line, a link's text in it",
 			`<form><p>Name of new wiki page: <input name=n><br><a href=/h>Markup style</a>: <select><option>Markdown</select><br><input type=submit value=Create></p></form>`,
-			"form\n textbox [beside=\"Name of new wiki page:\"] @1\n link \"Markup style\" @2\n combobox [beside=\"Markup style:\"] @3: Markdown\n button \"Create\" @4\n"},
+			"form\n textbox [beside=\"Name of new wiki page:\"] @1\n link \"Markup style\" @2\n combobox [beside=\"Markup style:\" options: \"Markdown\"] @3: Markdown\n button \"Create\" @4\n"},
 		{"a field first on its line: the line above, not two lines above, not past a control",
 			`<div>Intro line<br>Enter a one-line summary:<br><input></div><div>Two lines up<br><br><input></div><div><select><option>md</select><br><textarea></textarea></div>`,
-			"textbox [beside=\"Enter a one-line summary:\"] @1\ntextbox @2\ncombobox @3: md\ntextbox @4\n"},
+			"textbox [beside=\"Enter a one-line summary:\"] @1\ntextbox @2\ncombobox [options: \"md\"] @3: md\ntextbox @4\n"},
 		{"the text after a checkbox or a radio",
 			`<div><input type=checkbox> Remember me <input type=radio name=r> Daily</div>`,
 			"checkbox [beside=\"Remember me\"] @1\nradio [beside=\"Daily\"] @2\n"},
@@ -35,7 +35,7 @@ func TestUnnamedFieldsShowWhatTheyAreFor(t *testing.T) {
 			"checkbox [beside=\"Move completed to:\"] @1\ntextbox [disabled] @2\ntextbox @3\ngroup \"Incoming Address\"\n textbox @4\n"},
 		{"a flex row's items are one line; an empty icon is passed over",
 			`<div style="display:flex">Local edits (<code>localStorage</code>):<div style="width:9px;height:9px"></div><select><option>Mine</select></div>`,
-			"combobox [beside=\"Local edits (localStorage):\"] @1: Mine\n"},
+			"combobox [beside=\"Local edits (localStorage):\" options: \"Mine\"] @1: Mine\n"},
 		{"a table's column header, else the cell before (and no row line that says it again)",
 			`<table><tr><th>Column<th>Value</tr><tr><td>id<td><input></tr></table><table><tr><td>User ID:<td><input id=u></tr></table>`,
 			"table\n row \"id\"\n  textbox [column=\"Value\"] @1\ntextbox [beside=\"User ID:\"] @2\n"},
@@ -50,6 +50,13 @@ func TestUnnamedFieldsShowWhatTheyAreFor(t *testing.T) {
 			`<div title="Open Torrent" onclick="1" style="width:20px;height:20px"></div><div title="Hint" onclick="1">Start</div>` +
 				`<div title="Peers" onclick="1"><a href="/inspector#peers" style="display:block;width:20px;height:20px"></a></div><a href="/files/"><i style="display:inline-block;width:9px;height:9px"></i></a><a href="/named/">Named</a>`,
 			"generic [title=\"Open Torrent\"] @1\ngeneric @2: Start\ngeneric [title=\"Peers\"] @3\n link [url=/inspector#peers] @4\nlink [url=/files/] @5\nlink \"Named\" @6\n"},
+		{"a select lists its few options, counts many",
+			`<label>Markup <select><option>Fossil Wiki<option selected>Markdown<option>Plain "Text"</select></label>` +
+				`<label>Function <select>` + strings.Repeat("<option>ABS", 13) + `</select></label>` +
+				`<label>Long <select><option>` + strings.Repeat("x", 250) + `</select></label>` +
+				`<label>Box <select size=3><option>A<option>B</select></label>`,
+			"combobox \"Markup\" [options: \"Fossil Wiki\", \"Markdown\", \"Plain \\\"Text\\\"\"] @1: Markdown\ncombobox \"Function\" [13 options] @2: ABS\n" +
+				"combobox \"Long\" [1 option] @3: " + strings.Repeat("x", 250) + "\nlistbox \"Box\" [options: \"A\", \"B\"] @4\n"},
 		{"a heading is no notice, whatever its class",
 			`<div class="dialog_container"><h2 class="dialog_heading">Upload Torrent Files</h2><form><label>URL <input></label></form></div>`,
 			"heading \"Upload Torrent Files\" [level=2]\nform\n textbox \"URL\" @1\n"},

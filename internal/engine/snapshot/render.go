@@ -80,6 +80,9 @@ func header(n *Node, interactive bool) string {
 	for _, st := range n.States {
 		size += len(st) + 1
 	}
+	for _, o := range n.Options {
+		size += len(o) + 4
+	}
 	var b strings.Builder
 	b.Grow(size)
 	b.WriteString(n.Role)
@@ -87,7 +90,7 @@ func header(n *Node, interactive bool) string {
 		b.WriteByte(' ')
 		writeQuoted(&b, name)
 	}
-	if len(n.States) > 0 || url != "" || n.Withheld != "" || n.Beside != "" || n.Column != "" || n.Title != "" {
+	if len(n.States) > 0 || url != "" || n.Withheld != "" || n.Beside != "" || n.Column != "" || n.Title != "" || len(n.Options) > 0 || n.OptionCount > 0 {
 		b.WriteString(" [")
 		sep := ""
 		for _, st := range n.States {
@@ -102,6 +105,27 @@ func header(n *Node, interactive bool) string {
 				writeQuoted(&b, kv[1])
 				sep = " "
 			}
+		}
+		switch {
+		case len(n.Options) > 0:
+			b.WriteString(sep)
+			b.WriteString("options:")
+			for i, o := range n.Options {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteByte(' ')
+				writeQuoted(&b, o)
+			}
+			sep = " "
+		case n.OptionCount > 0:
+			b.WriteString(sep)
+			b.WriteString(strconv.Itoa(n.OptionCount))
+			b.WriteString(" option")
+			if n.OptionCount != 1 {
+				b.WriteByte('s')
+			}
+			sep = " "
 		}
 		if url != "" {
 			b.WriteString(sep)

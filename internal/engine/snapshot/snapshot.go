@@ -718,6 +718,10 @@ type Node struct {
 	// Title: in an interactive-only snapshot, the tooltip of an element
 	// to act on with no name and no text, shown as title="…".
 	Title string
+	// Options, OptionCount: in an interactive-only snapshot, a closed
+	// select's options' labels when they are few, else how many it has.
+	Options     []string
+	OptionCount int
 
 	local     int64
 	frame     *frameDoc
@@ -728,7 +732,9 @@ type Node struct {
 // milliseconds, iframes, URL, title), then one record per node: depth,
 // role ("" for text), name or text, local id, states, url, value, iframe
 // index, message (1), the text beside an unnamed field, its column's
-// header, the title of an unnamed element with no text, split by tabs.
+// header, the title of an unnamed element with no text, a closed
+// select's options ("L" and labels split by U+001F, or "N" and a count),
+// split by tabs.
 func (d *frameDoc) parse(text string) ([]*Node, error) {
 	head, body, _ := strings.Cut(text, "\n")
 	hf := strings.SplitN(head, "\t", 6)
@@ -753,7 +759,7 @@ func (d *frameDoc) parse(text string) ([]*Node, error) {
 		if rec == "" {
 			continue
 		}
-		var f [12]string
+		var f [13]string
 		for i, rest := 0, rec; i < len(f); i++ {
 			k := strings.IndexByte(rest, '\t')
 			if k < 0 {
@@ -782,6 +788,14 @@ func (d *frameDoc) parse(text string) ([]*Node, error) {
 			n.URL = f[5]
 			n.Message = f[8] == "1"
 			n.Beside, n.Column, n.Title = f[9], f[10], f[11]
+			if o := f[12]; o != "" {
+				switch o[0] {
+				case 'L':
+					n.Options = strings.Split(o[1:], "\x1f")
+				case 'N':
+					n.OptionCount, _ = strconv.Atoi(o[1:])
+				}
+			}
 			if f[7] != "" {
 				k, err := strconv.Atoi(f[7])
 				if err == nil && k >= 0 && k < len(d.places) {

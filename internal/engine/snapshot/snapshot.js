@@ -14,7 +14,7 @@
 // ids, for the life of the document.
 // Tree node shapes (short keys keep the bytes that cross chrome.debugger few):
 //   "text"                                   a run of text
-//   {r: role, n: name, i: localId, s: {...}, c: [children], v: value, u: url, b: text beside, h: column header, t: title}
+//   {r: role, n: name, i: localId, s: {...}, c: [children], v: value, u: url, b: text beside, h: column header, t: title, o: options}
 //   {r: "iframe", n: name, f: index}         a child frame placeholder (index into frames)
 (() => {
   'use strict';
@@ -222,6 +222,11 @@
         if (b) n.b = b;
       }
     }
+    // A <select>'s options, which an interactive-only snapshot otherwise
+    // leaves out (they are no elements to act on by themselves), so an
+    // agent knows what it can select: their labels when they are few
+    // (OPTIONS_MAX), else how many.
+    if (S.interactive && tag === 'select') n.o = optionsOf(el);
     const leaf = tag === 'input' || tag === 'textarea' || tag === 'img' || (role === 'img') ||
       (name && FROM_CONTENT.has(role) && el.firstElementChild === null && !el.shadowRoot);
     if (!leaf) {
@@ -252,11 +257,11 @@
       // interactive-only snapshot otherwise leaves out: its start (the
       // line shows 80 characters), rendered text only (innerText: what is
       // hidden stays out, as in a full snapshot).
-      // Not a closed <select>'s: its text is every option's, not what it
-      // holds (phpMyAdmin's function menus, nothing chosen, showed
-      // "ABS ACOS AES_DECRYPT …" as if chosen); a list box shows its
-      // options, as its text does.
-      if (S.interactive && interactive && !name && n.v === undefined && !hasRef(c) && !(tag === 'select' && role === 'combobox')) {
+      // Not a <select>'s: its text is every option's, not what it holds
+      // (phpMyAdmin's function menus, nothing chosen, showed "ABS ACOS
+      // AES_DECRYPT …" as if chosen); its options are listed as such
+      // (optionsOf).
+      if (S.interactive && interactive && !name && n.v === undefined && !hasRef(c) && tag !== 'select') {
         const t = ns.norm(String(el.innerText || '').slice(0, 400));
         if (t) n.c = [t, ...c];
       } else if (S.interactive && interactive && n.v === undefined && el.isContentEditable &&
@@ -285,6 +290,29 @@
     out.push(n);
     if (block) out.push(BREAK);
   }
+
+  // optionsOf gives a <select>'s options as a record's field: "L" and
+  // their labels split by U+001F when there are at most OPTIONS_MAX of them
+  // and their labels are short, else "N" and how many; '' with none.
+  function optionsOf(sel) {
+    const opts = sel.options;
+    if (!opts || !opts.length) return '';
+    if (opts.length > OPTIONS_MAX) return 'N' + opts.length;
+    const labels = [];
+    let size = 0;
+    for (const o of opts) {
+      const l = ns.norm(o.label || o.text || '').replace(/\u001f/g, '');
+      size += l.length;
+      if (size > OPTIONS_CHARS) return 'N' + opts.length;
+      labels.push(l);
+    }
+    return 'L' + labels.join('\u001f');
+  }
+  // OPTIONS_MAX, OPTIONS_CHARS: the most options, and characters of their
+  // labels, a closed <select> lists in an interactive-only snapshot; past
+  // them it says how many (phpMyAdmin's function menus: 105).
+  const OPTIONS_MAX = 12;
+  const OPTIONS_CHARS = 240;
 
   // shortURL is a link's URL as a snapshot writes it: a path for one of the
   // document's origin.
@@ -731,12 +759,13 @@
   //   depth, role ("" for text), name or text, local id, states, url, value, frame index,
   //   1 for a message (interactive-only: its first child is its text),
   //   the text beside an unnamed field, its column's header, the title of
-  //   an unnamed element with no text (interactive-only)
+  //   an unnamed element with no text, a closed select's options
+  //   (interactive-only)
   function emit(nodes, depth, lines) {
     for (const n of nodes) {
       if (typeof n === 'string') { lines.push(depth + '\t\t' + n); continue; }
       let rec = depth + '\t' + n.r + '\t' + (n.n || '') + '\t' + (n.i || '') + '\t' + (n.s || '') + '\t' + (n.u || '') + '\t' + (n.v || '') + '\t' + (n.f === undefined ? '' : n.f) +
-        '\t' + (n.m ? '1' : '') + '\t' + (n.b || '') + '\t' + (n.h || '') + '\t' + (n.t || ''); // a message (the walk's m); a field's text beside, its column; a title
+        '\t' + (n.m ? '1' : '') + '\t' + (n.b || '') + '\t' + (n.h || '') + '\t' + (n.t || '') + '\t' + (n.o || ''); // a message (the walk's m); a field's text beside, its column; a title; a select's options
       let end = rec.length;
       while (rec.charCodeAt(end - 1) === 9) end--;
       lines.push(end === rec.length ? rec : rec.slice(0, end));
