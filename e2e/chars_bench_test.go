@@ -2,10 +2,7 @@ package e2e
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -112,38 +109,15 @@ func startDokuWiki(ctx context.Context, tb testing.TB) (string, error) {
 	if _, err := exec.LookPath("php"); err != nil {
 		return "", fmt.Errorf("DokuWiki needs php-cli: %w", err)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freePort()
 	if err != nil {
 		return "", err
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 	script, _ := filepath.Abs("../scripts/dokuwiki.sh")
-	cmd := exec.Command("sh", script, tb.TempDir(), strconv.Itoa(port))
-	logs := &logBuffer{}
-	cmd.Stdout, cmd.Stderr = logs, logs
-	if err := cmd.Start(); err != nil {
-		return "", fmt.Errorf("start DokuWiki: %w", err)
-	}
-	tb.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/doku.php", nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return base, nil
-			}
-			err = errors.New(resp.Status)
-		}
-		if time.Now().After(deadline) {
-			return "", fmt.Errorf("DokuWiki did not answer in 60 s: %w\n%s", err, logs)
-		}
-		time.Sleep(200 * time.Millisecond)
+	cmd := exec.Command("sh", script, tb.TempDir(), strconv.Itoa(port))
+	if err := serveApp(ctx, tb, "DokuWiki", cmd, base+"/doku.php", 60*time.Second); err != nil {
+		return "", err
 	}
+	return base, nil
 }

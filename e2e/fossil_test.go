@@ -2,14 +2,10 @@ package e2e
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,8 +16,9 @@ import (
 // web UI: login, wiki, tickets; forms of the older kind, whose fields are
 // labelled by the text beside them), through the CLI as an agent does: it
 // reads what each unnamed field is for from snapshot -i (and a select's
-// options), fills and selects by the refs that gives, saves the wiki page's editor found by id=, sees
-// the save's word in the status bar, and reads the saved page. Fossil is
+// options), fills and selects by the refs that gives, saves the wiki
+// page's editor found by id=, sees the save's word in the status bar, and
+// reads the saved page. Fossil is
 // one small package (apt-get install fossil): .ci/run installs it, and
 // the test fails without it when CI=true, skips otherwise.
 func TestFossilThroughTheCLI(t *testing.T) {
@@ -36,22 +33,7 @@ func TestFossilThroughTheCLI(t *testing.T) {
 	}
 	c := useSharedChain(t)
 	tab := c.openTab(t, site+"/login")
-	// Fossil's login cookie is 127.0.0.1's, whatever the port: the shared
-	// browser's other tests on loopback would see it.
-	t.Cleanup(func() {
-		if _, errOut, code := c.cli(tab, "cookies", "clear"); code != 0 {
-			t.Errorf("clear Fossil's cookies: exit %d: %s", code, errOut)
-		}
-	})
-	run := func(args ...string) string { t.Helper(); return c.cliOK(t, tab, args...) }
-	refIn := func(snap, re string) string {
-		t.Helper()
-		m := regexp.MustCompile(re).FindStringSubmatch(snap)
-		if m == nil {
-			t.Fatalf("no %s in the snapshot:\n%s", re, snap)
-		}
-		return "@" + m[1]
-	}
+	run, refIn := appCLI(t, c, tab, "Fossil")
 
 	run("fill", `role=textbox[name="User ID:"]`, "admin")
 	run("fill", `role=textbox[name="Password:"]`, fossilPassword)
@@ -117,41 +99,15 @@ func startFossil(ctx context.Context, tb testing.TB) (string, error) {
 			return "", fmt.Errorf("fossil %s: %w\n%s", args[0], err, out)
 		}
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freePort()
 	if err != nil {
 		return "", err
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	cmd := exec.Command(bin, "server", "--localhost", "--port", strconv.Itoa(port), repo)
 	cmd.Env = env
-	logs := &logBuffer{}
-	cmd.Stdout, cmd.Stderr = logs, logs
-	// The server forks a child for each connection, which keeps the
-	// output pipe open for a while after the server is killed.
-	cmd.WaitDelay = time.Second
-	if err := cmd.Start(); err != nil {
-		return "", fmt.Errorf("start fossil: %w", err)
+	if err := serveApp(ctx, tb, "fossil", cmd, base+"/login", 30*time.Second); err != nil {
+		return "", err
 	}
-	tb.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/login", nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return base, nil
-			}
-			err = errors.New(resp.Status)
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return "", fmt.Errorf("fossil did not answer in 30 s: %w\n%s", err, logs)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	return base, nil
 }

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -24,22 +23,7 @@ func TestDokuWikiEditByRefs(t *testing.T) {
 	}
 	c := useSharedChain(t)
 	tab := c.openTab(t, wiki+"/doku.php?id=playground:playground&do=edit")
-	// DokuWiki's session cookie is 127.0.0.1's, whatever the port: the
-	// shared browser's other tests on loopback would see it.
-	t.Cleanup(func() {
-		if _, errOut, code := c.cli(tab, "cookies", "clear"); code != 0 {
-			t.Errorf("clear DokuWiki's cookies: exit %d: %s", code, errOut)
-		}
-	})
-	run := func(args ...string) string { t.Helper(); return c.cliOK(t, tab, args...) }
-	refIn := func(snap, re string) string {
-		t.Helper()
-		m := regexp.MustCompile(re).FindStringSubmatch(snap)
-		if m == nil {
-			t.Fatalf("no %s in the snapshot:\n%s", re, snap)
-		}
-		return "@" + m[1]
-	}
+	run, refIn := appCLI(t, c, tab, "DokuWiki")
 	editor := run("snapshot", "-i")
 	text, save := refIn(editor, `(?m)^\s*textbox @(\d+): =+ PlayGround`), refIn(editor, `button "Save" @(\d+)`)
 	const words = "egohost was here, by its refs"
