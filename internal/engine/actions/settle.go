@@ -102,7 +102,7 @@ func (r *Runner) settle(w *watch, s Settle, el Element, back *readBack) (out Set
 			w.caughtUp(ctx)
 			if ev, ok := w.nextNavigation(); ok {
 				nav, navigated = ev, true
-			} else if r.requests(ctx, w) {
+			} else if r.requests(ctx, w, !out.Navigated) {
 				out.For = appendOnce(out.For, "network")
 				continue // then the DOM quiet window
 			}
@@ -338,12 +338,22 @@ func (r *Runner) settleOn(ctx context.Context, el Element, s Settle, capCtx cont
 // are in flight now have ended (not those they lead to: a page renews
 // its long poll as soon as an answer comes, as Syncthing's event poll
 // does after the request the action made; the DOM quiet after this sees
-// what a quick follow-up did). It reports whether there were any.
-func (r *Runner) requests(ctx context.Context, w *watch) bool {
+// what a quick follow-up did). It reports whether there were any in
+// flight, or, with ownDoc (the action's document: no navigation
+// followed), any that ended since it last looked.
+func (r *Runner) requests(ctx context.Context, w *watch, ownDoc bool) bool {
+	ended := w.takeEnded()
 	now, idle := w.inFlight(nil)
 	if len(now) == 0 {
-		return false
+		// One that has ended already may not have been handled yet: the
+		// page reads its answer, then updates the DOM (a fetch, its
+		// body, a setTimeout(0): in a hidden tab that took longer than
+		// the settle's first task, under load, and the next snapshot
+		// missed it). Not after a navigation: a new document's own
+		// loads ended before its load event, whose handlers have run.
+		return ownDoc && ended > 0
 	}
+	defer w.takeEnded() // those are waited for now
 	for pending := now; len(pending) > 0; {
 		select {
 		case <-ctx.Done():

@@ -17,7 +17,8 @@ const slowData = 400 * time.Millisecond
 
 // settlePage has buttons whose handlers change the page later than the
 // click: in a microtask, a setTimeout(0), an animation frame, a chain of
-// timers, and after a fetch; #none changes nothing.
+// timers, after a fetch, and a while after a fetch answered at once;
+// #none changes nothing.
 func settlePage() http.Handler {
 	pages := browsertest.Pages(map[string]string{"/": html(`
 <p id=out>-</p>
@@ -27,6 +28,7 @@ func settlePage() http.Handler {
 <button id=chain onclick="setTimeout(() => { out.textContent = 'one'; setTimeout(() => out.textContent = 'chain', 30) }, 0)">chain</button>
 <button id=fetch onclick="fetch('/data').then(r => r.text()).then(t => out.textContent = t)">fetch</button>
 <button id=save onclick="fetch('/save', {method: 'POST'}).then(r => r.text()).then(t => out.textContent = t)">save</button>
+<button id=quick onclick="fetch('/quick').then(r => r.text()).then(t => setTimeout(() => out.textContent = t, 40)); const end = performance.now() + 80; while (performance.now() < end);">quick</button>
 <script>
 // A long poll of the server's events, renewed as soon as it answers
 // (Syncthing's GUI): /save wakes it.
@@ -38,7 +40,7 @@ events();
 }
 
 // withSlowData serves pages, /data, which answers "fetched" after
-// slowData, and a long poll of events: /events answers when /save (which
+// slowData, /quick, which answers "quick" at once, and a long poll of events: /events answers when /save (which
 // answers "saved") comes, or when the page goes.
 func withSlowData(pages http.Handler) http.Handler {
 	mux := http.NewServeMux()
@@ -61,6 +63,7 @@ func withSlowData(pages http.Handler) http.Handler {
 		mu.Unlock()
 		w.Write([]byte("saved"))
 	})
+	mux.HandleFunc("/quick", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("quick")) })
 	mux.HandleFunc("/data", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-time.After(slowData):
@@ -87,6 +90,11 @@ func TestSettleSeesTheEffect(t *testing.T) {
 		{"raf", "raf", "dom quiet"},
 		{"chain", "chain", "dom quiet"},
 		{"fetch", "fetched", "network"},
+		// A request answered before the settle first looks (the handler
+		// keeps the page busy for 80 ms after starting it) is waited for
+		// too: the page handles its answer after (here a timer of its
+		// own), and the quiet window sees that.
+		{"quick", "quick", "network"},
 		// A save that wakes the page's long poll, which the page renews at
 		// once (Syncthing's events): the save is seen (its answer may come
 		// within the first frame), the renewed poll is not waited for (it

@@ -73,6 +73,9 @@ type watch struct {
 	armed bool
 	reqs  map[network.RequestID]bool
 	idle  chan struct{}
+	// ended counts the action's requests that ended since takeEnded
+	// last looked.
+	ended int
 	// answered are the addresses (without their query) of the answers
 	// the page got while the watch ran to requests the action did not
 	// start: a request to one of them after arm renews what the page
@@ -356,6 +359,7 @@ func (w *watch) request(id network.RequestID, started bool) {
 		w.reqs[id] = true
 	case !started && w.reqs[id]:
 		delete(w.reqs, id)
+		w.ended++
 		if w.idle != nil {
 			close(w.idle)
 			w.idle = nil
@@ -382,6 +386,16 @@ func (w *watch) inFlight(of map[network.RequestID]bool) (map[network.RequestID]b
 		w.idle = make(chan struct{})
 	}
 	return out, w.idle
+}
+
+// takeEnded reports how many of the action's requests ended since it last
+// looked.
+func (w *watch) takeEnded() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := w.ended
+	w.ended = 0
+	return n
 }
 
 // arm marks the dispatch of the action: the requests that start from now
