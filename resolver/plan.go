@@ -87,7 +87,7 @@ func (pl plan) choose(total int) (int, error) {
 	case !pl.picked && total == 0:
 		return 0, pl.notFound(0, "")
 	case !pl.picked && total > 1:
-		return 0, pl.ambiguous(total, false, "", "")
+		return 0, pl.ambiguous(total, false, candidates{}, "")
 	case !pl.picked:
 		return 0, nil
 	case pl.nth == -1 && total > 0:
@@ -118,28 +118,27 @@ func (pl plan) notFound(n int, why string) error {
 }
 
 // ambiguous is the error of a strict locator that matched n elements (at
-// least n: not all were checked); cands names the first of them (their
-// roles and names, candidateList), "" when not known; exact is the
-// locator that takes the one match named exactly as asked (exactName),
-// "" when there is none.
-func (pl plan) ambiguous(n int, atLeast bool, cands, exact string) error {
+// least n: not all were checked); cands names the first of them
+// (r.candidates), empty when not known; exact is the locator that takes the
+// one match named exactly as asked (exactName), "" when there is none.
+func (pl plan) ambiguous(n int, atLeast bool, cands candidates, exact string) error {
 	count := fmt.Sprint(n)
 	if atLeast {
 		count = "at least " + count
 	}
-	switch {
-	case cands == "":
-		cands = ";"
-	case !strings.HasSuffix(cands, ","): // a list with refs ends "use one of their refs,"
-		cands = ": " + cands + ";"
-	default:
-		cands = ": " + cands
+	list := ""
+	if cands.list != "" {
+		list = ": " + cands.list
+	}
+	next := "add nth=… or make it more specific"
+	if cands.refs {
+		next = "use one of their refs, " + next
 	}
 	if exact != "" {
 		exact = fmt.Sprintf(" (%s takes the one named exactly so)", exact)
 	}
 	return &Error{Kind: Permanent, Op: "resolve", Target: pl.p.input, Count: n,
-		Err: causef(ErrAmbiguous, "strict mode: %s matched %s elements%s add nth=… or make it more specific%s", pl.p.loc, count, cands, exact)}
+		Err: causef(ErrAmbiguous, "strict mode: %s matched %s elements%s; %s%s", pl.p.loc, count, list, next, exact)}
 }
 
 // exactName is, for a locator that is one role step with a name matched
@@ -182,79 +181,59 @@ type namedRefs interface {
 	Named(ctx context.Context, mainFrame cdp.FrameID, role, name string) ([]refmap.Entry, error)
 }
 
-// candidateRefs gives the refs the tab's latest snapshot gave the matches
-// candidateList names (of fs[idx]), by their index in fs: only those in
-// the main document; none when r's refs cannot tell or do not answer
-// within a second (the error's extra, never its cause).
-func (r *Resolver) candidateRefs(ctx context.Context, docs []doc, fs []found, idx []int) map[int]string {
-	nr, ok := r.refs.(namedRefs)
-	if !ok {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
-	defer cancel()
-	type roleName struct{ role, name string } // of one document: the main one
-	named := make(map[roleName][]refmap.Entry)
-	out := make(map[int]string)
-	listed := 0
-	for _, i := range idx {
-		f := fs[i]
-		if listed == maxCandidates {
-			break
-		}
-		if !f.checked || f.role == "" || f.role == "none" {
-			continue // as candidateList skips it
-		}
-		listed++
-		d := docs[f.d]
-		if d.sid != "" || !d.root || d.frameID == "" {
-			continue // in a frame (or the main frame's ID not known)
-		}
-		k := roleName{f.role, f.name}
-		es, ok := named[k]
-		if !ok {
-			es, _ = nr.Named(ctx, d.frameID, f.role, f.name)
-			named[k] = es
-		}
-		for _, e := range es {
-			if e.BackendNodeID == f.id {
-				out[i] = e.Ref
-			}
-		}
-	}
-	return out
+// candidates is how an ambiguous locator's error names its first matches:
+// list, `textbox "Password" @3, button "Show password", 2 more`; refs,
+// whether one of them has a ref to use.
+type candidates struct {
+	list string
+	refs bool
 }
 
-// candidateList names the checked matches fs[idx] (at most maxCandidates)
-// by role and name, in document order, with the ref the tab's latest
-// snapshot gave each (refs, by candidateRefs; none without one), and says
-// how many more of total there are (atLeast: some more, uncounted), and,
-// with a ref, that one can be used: `textbox "Password" @3, button "Show
-// password"; use one of their refs`, `link "Login" @1, link "Login" @10;
-// use one of their refs`.
-func candidateList(fs []found, idx []int, total int, atLeast bool, refs map[int]string) string {
+// candidates names the checked matches fs[idx] (at most maxCandidates;
+// those hidden from the accessibility tree have no role to name) by role
+// and name, in document order, each with the ref the tab's latest snapshot
+// gave it (its main document's elements only: a frame, which an agent's
+// reach may refuse, is not asked; within a second: the error's extra,
+// never its cause), and says how many more of total there are (atLeast:
+// some more, uncounted).
+func (r *Resolver) candidates(ctx context.Context, docs []doc, fs []found, idx []int, total int, atLeast bool) candidates {
+	nr, _ := r.refs.(namedRefs)
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	type roleName struct{ role, name string } // of the main document
+	named := make(map[roleName][]refmap.Entry)
+	var out candidates
 	var parts []string
-	withRefs := false
 	for _, i := range idx {
 		if len(parts) == maxCandidates {
 			break
 		}
 		f := fs[i]
 		if !f.checked || f.role == "" || f.role == "none" {
-			continue // hidden from the accessibility tree: no role to name
+			continue
 		}
 		s := f.role
 		if f.name != "" {
 			s += " " + strconv.Quote(f.name)
 		}
-		if ref := refs[i]; ref != "" {
-			s += " @" + ref
-			withRefs = true
+		if d := docs[f.d]; nr != nil && d.sid == "" && d.root && d.frameID != "" {
+			k := roleName{f.role, f.name}
+			es, ok := named[k]
+			if !ok {
+				es, _ = nr.Named(ctx, d.frameID, f.role, f.name)
+				named[k] = es
+			}
+			for _, e := range es {
+				if e.BackendNodeID == f.id {
+					s += " @" + e.Ref
+					out.refs = true
+				}
+			}
 		}
 		parts = append(parts, s)
 	}
 	if len(parts) == 0 {
-		return ""
+		return candidates{}
 	}
 	switch more := total - len(parts); {
 	case atLeast:
@@ -262,11 +241,8 @@ func candidateList(fs []found, idx []int, total int, atLeast bool, refs map[int]
 	case more > 0:
 		parts = append(parts, fmt.Sprintf("%d more", more))
 	}
-	list := strings.Join(parts, ", ")
-	if withRefs {
-		list += "; use one of their refs,"
-	}
-	return list
+	out.list = strings.Join(parts, ", ")
+	return out
 }
 
 // scriptError turns the script's own error report into a permanent error.

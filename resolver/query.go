@@ -151,7 +151,7 @@ func (r *Resolver) withCandidates(ctx context.Context, pl plan, total int, err e
 	if r.check(ctx, pl, docs, fs, idx) != nil {
 		return err
 	}
-	return pl.ambiguous(total, false, candidateList(fs, idx, total, false, r.candidateRefs(ctx, docs, fs, idx)), "")
+	return pl.ambiguous(total, false, r.candidates(ctx, docs, fs, idx, total, false), "")
 }
 
 // finish turns the script's pick in d into a point or an object.

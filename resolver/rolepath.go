@@ -108,7 +108,7 @@ func (r *Resolver) pickVerified(ctx context.Context, pl plan, docs []doc, fs []f
 		if !atLeast {
 			exact = pl.exactName(fs, hits) // every match checked: one named exactly so is the only one
 		}
-		return found{}, pl.ambiguous(len(hits), atLeast, candidateList(fs, hits, len(hits), atLeast, r.candidateRefs(ctx, docs, fs, hits)), exact)
+		return found{}, pl.ambiguous(len(hits), atLeast, r.candidates(ctx, docs, fs, hits, len(hits), atLeast), exact)
 	case !complete:
 		// Not decided by the first (or last) candidates alone.
 		if pl.picked && (pl.nth == -1 && len(hits) > 0 || pl.nth >= 0 && len(hits) > pl.nth) {
