@@ -199,6 +199,22 @@ type ActionResult struct {
 	Opened []Tab `json:"opened,omitempty"`
 }
 
+// TabClosed says whether the page closed its tab in answer to the action
+// (Ended is tab_not_found).
+func (s Settled) TabClosed() bool { return s.Ended == CodeTabNotFound.Name() }
+
+// EndNote says, for a person or an agent, what ended the settle: "" when
+// nothing did.
+func (s Settled) EndNote() string {
+	switch {
+	case s.Ended == "":
+		return ""
+	case s.TabClosed():
+		return "then the page closed its tab"
+	}
+	return "then the call ended: " + s.Ended
+}
+
 // SelectedText says which options a select left selected: their values,
 // each with its label where they differ (`"Games" (2)`), which is what a
 // person reads on the page.

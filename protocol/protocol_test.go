@@ -68,3 +68,24 @@ func TestSelectedText(t *testing.T) {
 		})
 	}
 }
+
+func TestSettledEndNote(t *testing.T) {
+	tests := []struct {
+		name, ended, want string
+	}{
+		{"nothing ended it", "", ""},
+		{"the page closed its tab", CodeTabNotFound.Name(), "then the page closed its tab"},
+		{"the debugger detached", CodeDetached.Name(), "then the call ended: detached"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Settled{Ended: tc.ended}
+			if got := s.EndNote(); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			if got, want := s.TabClosed(), tc.ended == CodeTabNotFound.Name(); got != want {
+				t.Errorf("TabClosed: got %v, want %v", got, want)
+			}
+		})
+	}
+}

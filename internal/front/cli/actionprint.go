@@ -68,12 +68,8 @@ func writeAction(w io.Writer, did string, r protocol.ActionResult) error {
 		}
 		notes = append(notes, n)
 	}
-	switch r.Settled.Ended {
-	case "":
-	case protocol.CodeTabNotFound.Name():
-		notes = append(notes, "then the page closed its tab")
-	default:
-		notes = append(notes, "then the call ended: "+r.Settled.Ended)
+	if n := r.Settled.EndNote(); n != "" {
+		notes = append(notes, n)
 	}
 	if len(notes) > 0 {
 		fmt.Fprintf(&b, " (%s)", strings.Join(notes, "; "))

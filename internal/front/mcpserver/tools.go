@@ -341,13 +341,12 @@ func (t *tools) acted(ctx context.Context, verb string, r protocol.ActionResult)
 		line += "; " + dialogLine(r.Dialog)
 		return text(line) // the page is blocked: a snapshot would fail
 	}
-	switch r.Settled.Ended {
-	case "":
-	case protocol.CodeTabNotFound.Name():
+	switch n := r.Settled.EndNote(); {
+	case r.Settled.TabClosed():
 		t.forgetTab(r.Tab)
-		return text(line + "; then the page closed its tab: the next call acts in the browser's active tab (browser_tabs list shows the tabs left)") // nothing to snapshot
-	default:
-		return text(line + "; then the call ended: " + r.Settled.Ended)
+		return text(line + "; " + n + ": the next call acts in the browser's active tab (browser_tabs list shows the tabs left)") // nothing to snapshot
+	case n != "":
+		return text(line + "; " + n)
 	}
 	return t.changes(ctx, line, r.Settled.Navigated)
 }
