@@ -356,7 +356,7 @@
       // is a block (Fossil's "Local edits (<code>localStorage</code>):").
       const ps = node.parentElement && ns.style(node.parentElement);
       const row = !!ps && /flex|grid/.test(ps.display) && !ps.flexDirection.startsWith('column');
-      for (let s = after ? node.nextSibling : node.previousSibling; s; s = after ? s.nextSibling : s.previousSibling) {
+      for (let s = sibling(node, after); s; s = sibling(s, after)) {
         let t = '';
         if (s.nodeType === 3) {
           t = s.data;
@@ -393,6 +393,11 @@
     return clipped(t, !after);
   }
 
+  // sibling is the node after n (before it, unless after).
+  function sibling(n, after) {
+    return after ? n.nextSibling : n.previousSibling;
+  }
+
   // outside gives the label before (after) block, the edge of a field's
   // block, that nothing else stands between: the first thing with text
   // before it, or before the block around it when it is the first thing
@@ -405,7 +410,7 @@
   function outside(block, after) {
     let node = block;
     for (let level = 0; node && level < BESIDE_OUT && !LABEL_BOUNDS.has(node.localName) && !node.hasAttribute('role'); level++) {
-      for (let s = after ? node.nextSibling : node.previousSibling; s; s = after ? s.nextSibling : s.previousSibling) {
+      for (let s = sibling(node, after); s; s = sibling(s, after)) {
         if (s.nodeType === 3) {
           if (SAYS.test(s.data)) return labelText(s);
           continue;
