@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/egohost/egohost/internal/engine/aria"
 )
@@ -130,6 +131,10 @@ func (r *Runner) settle(w *watch, s Settle, el Element, back *readBack) (out Set
 				stopped(ctx, &out)
 			}
 			return out
+		}
+		if !q.Early && !out.Navigated && r.frameLoads(ctx, w) {
+			out.For = appendOnce(out.For, "network")
+			continue // then what the frame's answer did
 		}
 		if q.Animated {
 			out.For = appendOnce(out.For, "animations")
@@ -354,21 +359,48 @@ func (r *Runner) requests(ctx context.Context, w *watch, ownDoc bool) bool {
 		return ownDoc && ended > 0
 	}
 	defer w.takeEnded() // those are waited for now
+	awaitRequests(ctx, w, now, idle)
+	return true
+}
+
+// frameLoads waits, within ctx, for the documents the action started
+// loading into the page's frames (a form posted into a hidden frame:
+// Roundcube's Send, whose frame's answer tells the page how it went), and
+// reports whether there were any. Unlike its other requests they are
+// waited for after a page that changed at once: a document is no poll the
+// page renews.
+func (r *Runner) frameLoads(ctx context.Context, w *watch) bool {
+	loads := w.loadsInFlight()
+	if loads == nil {
+		return false
+	}
+	now, idle := w.inFlight(loads)
+	if len(now) == 0 {
+		return false
+	}
+	awaitRequests(ctx, w, now, idle)
+	return true
+}
+
+// awaitRequests waits, within ctx, until the requests now (in flight,
+// idle signalled when one of the action's requests ends) have ended, or
+// a navigation of the main frame starts (left for the settle's next
+// round to follow).
+func awaitRequests(ctx context.Context, w *watch, now map[network.RequestID]bool, idle <-chan struct{}) {
 	for pending := now; len(pending) > 0; {
 		select {
 		case <-ctx.Done():
-			return true
+			return
 		case <-idle:
 		case ev := <-w.nav:
 			if w.isMain(ev) && (ev.kind == navStarted || ev.kind == navCommitted) {
 				// A navigation: the settle's next round follows it.
 				w.unread(ev)
-				return true
+				return
 			}
 		}
 		pending, idle = w.inFlight(now)
 	}
-	return true
 }
 
 // followNavigation waits, within ctx, for a navigation of the main frame

@@ -35,7 +35,9 @@ func settlePage() http.Handler {
 function events() { fetch('/events').then(r => r.text()).then(events, () => setTimeout(events, 1000)) }
 events();
 </script>
-<button id=none>none</button>`)})
+<button id=none>none</button>
+<form action="/send" method=post target=sink><button id=framed onclick="out.textContent = 'sending'">framed</button></form>
+<iframe name=sink style="display:none"></iframe>`)})
 	return withSlowData(pages)
 }
 
@@ -62,6 +64,15 @@ func withSlowData(pages http.Handler) http.Handler {
 		event = make(chan struct{})
 		mu.Unlock()
 		w.Write([]byte("saved"))
+	})
+	// /send answers a form posted into a hidden frame after slowData, with
+	// a script that tells the page (Roundcube's Send).
+	mux.HandleFunc("/send", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(slowData):
+		case <-r.Context().Done():
+		}
+		w.Write([]byte(`<script>parent.document.getElementById('out').textContent = 'sent'</script>`))
 	})
 	mux.HandleFunc("/quick", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("quick")) })
 	mux.HandleFunc("/data", func(w http.ResponseWriter, r *http.Request) {
@@ -100,6 +111,11 @@ func TestSettleSeesTheEffect(t *testing.T) {
 		// within the first frame), the renewed poll is not waited for (it
 		// held every such action to the 2 s cap).
 		{"save", "saved", ""},
+		// A form posted into a hidden frame (Roundcube's Send, older
+		// pages' uploads): the page changes at once ("sending"), and the
+		// frame's answer says how it went; the frame's load is the
+		// action's, waited for as a request the action started is.
+		{"framed", "sent", "network"},
 	} {
 		t.Run(c.button, func(t *testing.T) {
 			tb.eval(`out.textContent = '-'`)

@@ -73,6 +73,9 @@ type watch struct {
 	armed bool
 	reqs  map[network.RequestID]bool
 	idle  chan struct{}
+	// loads are the documents of those (a form posted into a frame):
+	// never a poll the page renews.
+	loads map[network.RequestID]bool
 	// ended counts the action's requests that ended since takeEnded
 	// last looked.
 	ended int
@@ -121,7 +124,7 @@ type watchNeeds struct {
 
 func (r *Runner) watchWith(ctx context.Context, op string, needs watchNeeds) *watch {
 	wctx, cancel := context.WithCancelCause(ctx)
-	w := &watch{ctx: wctx, cancel: cancel, ready: make(chan struct{}), nav: make(chan navEvent, navBuffer), leaving: make(chan struct{}), reqs: make(map[network.RequestID]bool), catchUp: make(chan chan struct{})}
+	w := &watch{ctx: wctx, cancel: cancel, ready: make(chan struct{}), nav: make(chan navEvent, navBuffer), leaving: make(chan struct{}), reqs: make(map[network.RequestID]bool), loads: make(map[network.RequestID]bool), catchUp: make(chan chan struct{})}
 	// One stream for every method a watch needs, in arrival order: a call
 	// holds one small subscription, not one per method.
 	methods := []string{
@@ -255,7 +258,7 @@ func (w *watch) handleEvents(op string) func(e cdptab.Event) bool {
 			var ev network.EventRequestWillBeSent
 			if jsonv2.Unmarshal(e.Params, &ev) == nil && ev.Type != network.ResourceTypeEventSource && ev.Type != network.ResourceTypeWebSocket &&
 				ev.Request != nil && !w.renews(ev.Request.URL) {
-				w.request(ev.RequestID, true)
+				w.request(ev.RequestID, true, ev.Type == network.ResourceTypeDocument)
 			}
 		case network.ResponseReceived.Method:
 			// Its address only (a response's headers and timing are most
@@ -272,12 +275,12 @@ func (w *watch) handleEvents(op string) func(e cdptab.Event) bool {
 		case network.LoadingFinished.Method:
 			var ev network.EventLoadingFinished
 			if jsonv2.Unmarshal(e.Params, &ev) == nil {
-				w.request(ev.RequestID, false)
+				w.request(ev.RequestID, false, false)
 			}
 		case network.LoadingFailed.Method:
 			var ev network.EventLoadingFailed
 			if jsonv2.Unmarshal(e.Params, &ev) == nil {
-				w.request(ev.RequestID, false)
+				w.request(ev.RequestID, false, false)
 			}
 		case page.FrameStoppedLoading.Method:
 			var ev page.EventFrameStoppedLoading
@@ -350,15 +353,20 @@ func withoutQuery(url string) string {
 	return url
 }
 
-// request records a network request starting or ending.
-func (w *watch) request(id network.RequestID, started bool) {
+// request records a network request starting (doc: a document's) or
+// ending.
+func (w *watch) request(id network.RequestID, started, doc bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch {
 	case started && w.armed:
 		w.reqs[id] = true
+		if doc {
+			w.loads[id] = true
+		}
 	case !started && w.reqs[id]:
 		delete(w.reqs, id)
+		delete(w.loads, id)
 		w.ended++
 		if w.idle != nil {
 			close(w.idle)
@@ -386,6 +394,21 @@ func (w *watch) inFlight(of map[network.RequestID]bool) (map[network.RequestID]b
 		w.idle = make(chan struct{})
 	}
 	return out, w.idle
+}
+
+// loadsInFlight returns the documents the action started loading that
+// are still in flight (nil with none).
+func (w *watch) loadsInFlight() map[network.RequestID]bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.loads) == 0 {
+		return nil
+	}
+	out := make(map[network.RequestID]bool, len(w.loads))
+	for id := range w.loads {
+		out[id] = true
+	}
+	return out
 }
 
 // takeEnded reports how many of the action's requests ended since it last
