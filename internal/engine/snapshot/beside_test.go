@@ -50,6 +50,11 @@ func TestUnnamedFieldsShowWhatTheyAreFor(t *testing.T) {
 			`<div title="Open Torrent" onclick="1" style="width:20px;height:20px"></div><div title="Hint" onclick="1">Start</div>` +
 				`<div title="Peers" onclick="1"><a href="/inspector#peers" style="display:block;width:20px;height:20px"></a></div><a href="/files/"><i style="display:inline-block;width:9px;height:9px"></i></a><a href="/named/">Named</a>`,
 			"generic [title=\"Open Torrent\"] @1\ngeneric @2: Start\ngeneric [title=\"Peers\"] @3\n link [url=/inspector#peers] @4\nlink [url=/files/] @5\nlink \"Named\" @6\n"},
+		{"a tooltip on the lone element inside; an empty item a role alone makes is left out",
+			`<span class=flag style="cursor:pointer;display:inline-block;width:9px;height:9px"><span title="Not Flagged"></span></span>` +
+				`<ul role=toolbar aria-label=Mail><li role=menuitem><a href="/r">Reply</a></li><li role=menuitem class=spacer style="display:inline-block;width:9px"></li>` +
+				`<li role=menuitem><a href="/h" title="Hidden link" style="display:none">Hidden</a></li><li role=menuitem tabindex=0></li><li role=menuitemcheckbox aria-checked=true></li></ul><button></button>`,
+			"generic [title=\"Not Flagged\"] @1\ntoolbar \"Mail\"\n menuitem \"Reply\" @2\n  link \"Reply\" @3\n menuitem @4\n menuitemcheckbox [checked] @5\nbutton @6\n"},
 		{"a select lists its few options, counts many",
 			`<label>Markup <select><option>Fossil Wiki<option selected>Markdown<option>Plain "Text"</select></label>` +
 				`<label>Function <select>` + strings.Repeat("<option>ABS", 13) + `</select></label>` +
@@ -73,6 +78,10 @@ func TestStatusBarsAndToastsAreMessages(t *testing.T) {
 		{"a status bar, a toast, a snackbar",
 			`<div id="fossil-status-bar">Saved page: [AgentPage].</div><div class="toast"><div class="toast-body">Link copied.</div></div><div class="app-statusBar">Ready</div><span class="mdc-snackbar__label">Archived.</span><button>Undo</button>`,
 			"Saved page: [AgentPage].\nLink copied.\nReady\nArchived.\nbutton \"Undo\" @1\n"},
+		{"not a mailbox's list or its header, whose ids name it a message list",
+			`<div id="messagelist-header"><span>Inbox</span> <a href="#s">Select</a></div><div id="messagelist-content"><table class="messagelist"><tr><td>Colleague 6 <a href="/m/6">Quarterly report</a></td></tr></table></div>` +
+				`<div class="flash">Mail moved. <table><tr><td><a href="/u">Undo</a></td></tr></table></div><ul class="messagelist"><li>Saved.</li></ul>`,
+			"link \"Select\" @1\ntable\n row \"Colleague 6 Quarterly report\"\n  link \"Quarterly report\" @2\nlink \"Undo\" @3\nSaved.\n"},
 		{"not a status cell or a login status",
 			`<div class="status">admin</div><table><tr><td class="status">Shipped</td><td><a href="/o">Order 7</a></td></tr></table><p id="status">Online</p>`,
 			"table\n row \"Shipped Order 7\"\n  link \"Order 7\" @1\n"},

@@ -280,15 +280,43 @@
     // the one thing that tells it apart.
     // (The attribute tests first: a list a click handler watches as a
     // whole may hold thousands of items, whose text is not read again.)
-    if (S.interactive && interactive && !name && n.v === undefined && !leaf &&
-      (el.hasAttribute('title') || role === 'link' && el.hasAttribute('href')) && !(el.innerText || '').trim()) {
-      const title = ns.norm(el.getAttribute('title') || '');
-      if (title) n.t = title.slice(0, 400);
-      else if (role === 'link' && el.href) n.u = shortURL(String(el.href));
+    if (S.interactive && interactive && !name && n.v === undefined && !leaf) {
+      const tipped = titled(el);
+      if ((tipped || role === 'link' && el.hasAttribute('href')) && !(el.innerText || '').trim()) {
+        const title = tipped ? ns.norm(tipped.getAttribute('title')) : '';
+        if (title) n.t = title.slice(0, 400);
+        else if (role === 'link' && el.href) n.u = shortURL(String(el.href));
+      }
+      // An item a role alone makes one to act on, with nothing in it and
+      // nothing to say (Roundcube's toolbar spacer, <li role=menuitem
+      // class=spacer></li>, and the items whose only link a narrow layout
+      // hides), is no element to act on: no focus, no pointer, no handler,
+      // no state, not a native control (an empty <button> is an icon's).
+      if (!n.c && !n.t && !n.u && !n.s && !n.b && !n.h && INTERACTIVE.has(role) && !CONTROLS.has(tag) && !ns.focusable(el) &&
+        st.cursor !== 'pointer' && !el.hasAttribute('onclick') && !(el.innerText || '').trim()) {
+        live.delete(n.i);
+        return;
+      }
     }
     if (block) out.push(BREAK);
     out.push(n);
     if (block) out.push(BREAK);
+  }
+
+  // titled gives the element whose tooltip says what el is: el, or the
+  // one element a chain of lone children ends in (Roundcube's flag,
+  // <span class=flag><span title="Not Flagged"></span></span>, clickable
+  // as a whole); null with none or a hidden one. Three levels at the most: a list a click
+  // handler watches as a whole is not searched.
+  function titled(el) {
+    for (let e = el, depth = 0; e && depth < 4; e = e.firstElementChild, depth++) {
+      // A hidden one's is nobody's (Roundcube's toolbar item around the
+      // Compose link a narrow layout hides).
+      if (e !== el && ns.style(e).display === 'none') return null;
+      if (e.hasAttribute('title')) return e.getAttribute('title').trim() ? e : null;
+      if (e.firstElementChild !== e.lastElementChild) return null;
+    }
+    return null;
   }
 
   // optionsOf gives a <select>'s options as a record's field: "L" and
@@ -502,7 +530,7 @@
   // whole form): the plural, the list, Bootstrap's invalid-feedback.
   const NOTICE_WORDS = new Set(['error', 'errors', 'errornote', 'errorlist', 'errorbox', 'errormessage',
     'alert', 'notice', 'notices', 'warning', 'warnings', 'warningbox', 'success', 'successbox',
-    'danger', 'flash', 'messages', 'messagelist',
+    'danger', 'flash', 'messages',
     // A dialog a page draws without a role (ExtJS's x-window-dlg: Deluge's
     // "Would you like to change it now?" over Yes and No; jQuery UI's
     // ui-dialog-content; Bootstrap's modal-body): its question.
@@ -522,6 +550,10 @@
   // does not.
   function notice(el) {
     if (el.id === 'message') return true; // WordPress's div#message
+    // Django's ul.messagelist, the token whole: a word of a longer one
+    // names a mailbox (Roundcube's #messagelist-header over its toolbar,
+    // #messagelist-content around the list of mails).
+    if (el.classList.contains('messagelist')) return true;
     for (const token of [...el.classList, el.id]) {
       if (!token || token.startsWith('is-') || token.startsWith('has-')) continue;
       if (token === 'invalid-feedback') return true;
@@ -559,7 +591,7 @@
       for (let p = el.parentElement; p; p = p.parentElement) m.delete(p);
     }
     for (const el of m) {
-      if (!ownText(el) || [...el.querySelectorAll(FIELDS)].some(ns.visible)) m.delete(el);
+      if (!ownText(el) || [...el.querySelectorAll(FIELDS)].some(ns.visible) || el.querySelector(CONTENT)) m.delete(el);
     }
     return m;
   }
@@ -578,6 +610,9 @@
     return false;
   }
   const FIELDS = 'input:not([type=hidden]),select,textarea';
+  // CONTENT: what no message holds: a table, a grid, a tree or a list to
+  // choose from is the page's content, whatever the class around it.
+  const CONTENT = 'table,[role=grid],[role=treegrid],[role=table],[role=tree],[role=listbox]';
   const DIALOG_TEXT = 'dialog p,[role=dialog] p,[role=alertdialog] p';
   // CONTROLS: tags that are a control, never a message, whatever their
   // class (WordPress's button.notice-dismiss inside its notice); an
