@@ -716,7 +716,7 @@
           const o = el.selectedOptions;
           return Array.from(o).map((x) => norm(x.label || x.textContent)).join(' ');
         }
-        if (tag === 'input') return el.value;
+        if (tag === 'input' || tag === 'textarea') return el.value;
         const sel = el.querySelector('[aria-selected="true"]');
         return sel ? textAlt(sel, { recursion: true, visited: new Set() }) : '';
       }

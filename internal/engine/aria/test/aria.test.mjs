@@ -336,9 +336,11 @@ test("value: a control's value as a snapshot shows it", () => {
     h("select", { "data-t": "select" }, h("option", "S"), h("option", { selected: "" }, "M")),
     h("div", { role: "slider", "aria-valuenow": "5", "data-t": "slider" }),
     h("div", { role: "slider", "aria-valuenow": "5", "aria-valuetext": "five", "data-t": "valuetext" }),
+    // Roundcube's recipients: a text area made a combobox holds them.
+    h("textarea", { role: "combobox", "data-t": "recipients", props: { value: "Colleague 3 <c3@example.test>," } }),
   );
   const v = ns.view(doc);
-  const want = { text: "ada", select: "M", slider: "5", valuetext: "five" };
+  const want = { text: "ada", select: "M", slider: "5", valuetext: "five", recipients: "Colleague 3 <c3@example.test>," };
   for (const [t, val] of Object.entries(want)) {
     const el = byTestId(doc, t);
     assert.equal(v.value(el, v.role(el)), val, t);
