@@ -204,11 +204,16 @@ func (r *Resolver) candidates(ctx context.Context, docs []doc, fs []found, idx [
 	named := make(map[roleName][]refmap.Entry)
 	var out candidates
 	var parts []string
+	hidden := 0
 	for _, i := range idx {
 		if len(parts) == maxCandidates {
 			break
 		}
 		f := fs[i]
+		if f.checked && f.hidden {
+			hidden++ // no role or name to tell: said as a count
+			continue
+		}
 		if !f.checked || f.role == "" || f.role == "none" {
 			continue
 		}
@@ -235,7 +240,14 @@ func (r *Resolver) candidates(ctx context.Context, docs []doc, fs []found, idx [
 	if len(parts) == 0 {
 		return candidates{}
 	}
-	switch more := total - len(parts); {
+	more := total - len(parts) - hidden
+	if hidden > 0 {
+		// Matches an agent cannot see in a snapshot (Roundcube's hidden
+		// Reply-To and Followup-To beside its To, for label=To) are
+		// matches still, as Playwright counts them.
+		parts = append(parts, fmt.Sprintf("%d hidden", hidden))
+	}
+	switch {
 	case atLeast:
 		parts = append(parts, "more")
 	case more > 0:

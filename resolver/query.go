@@ -185,6 +185,7 @@ type found struct {
 	checked    bool
 	ok         bool
 	role, name string
+	hidden     bool   // not rendered, hidden or inert (Chrome's accessibility tree ignores it so)
 	pageName   string // the page module's name of the match (jsSpec.Names)
 }
 

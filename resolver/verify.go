@@ -31,6 +31,7 @@ func (r *Resolver) check(ctx context.Context, pl plan, docs []doc, fs []found, i
 			return err
 		}
 		f.checked = true
+		f.hidden = axHidden(n)
 		f.role, f.name = axRoleName(n)
 		f.name = locatorName(n, f.role, f.name, f.pageName)
 		f.ok = pl.verify == nil || roleOK(n, f.name, pl.verify)
@@ -132,6 +133,24 @@ func axRoleName(n *accessibility.Node) (string, string) {
 		return "none", ""
 	}
 	return axValue(n.Role), axValue(n.Name)
+}
+
+// axHidden says whether Chrome's accessibility tree leaves n out because
+// it is hidden: not rendered (display:none), not visible, aria-hidden or
+// inert; not an element it finds uninteresting (a plain <div>).
+func axHidden(n *accessibility.Node) bool {
+	if n == nil || !n.Ignored {
+		return false
+	}
+	for _, p := range n.IgnoredReasons {
+		switch p.Name {
+		case accessibility.PropertyNameNotRendered, accessibility.PropertyNameNotVisible,
+			accessibility.PropertyNameAriaHiddenElement, accessibility.PropertyNameAriaHiddenSubtree,
+			accessibility.PropertyNameInertElement, accessibility.PropertyNameInertSubtree:
+			return true
+		}
+	}
+	return false
 }
 
 func axValue(v *accessibility.Value) string {
