@@ -365,21 +365,39 @@ func (r *Runner) requests(ctx context.Context, w *watch, ownDoc bool) bool {
 
 // frameLoads waits, within ctx, for the documents the action started
 // loading into the page's frames (a form posted into a hidden frame:
-// Roundcube's Send, whose frame's answer tells the page how it went), and
+// Roundcube's Send, whose frame's answer tells the page how it went; a
+// frame whose load event hides the page's "Loading...": Roundcube's new
+// contact form), each until its frame stopped loading (or, for a frame
+// whose events the tab's session does not get, its request ended), and
 // reports whether there were any. Unlike its other requests they are
 // waited for after a page that changed at once: a document is no poll the
-// page renews.
+// page renews. A navigation of the main frame ends the wait (the
+// settle's next round follows it).
 func (r *Runner) frameLoads(ctx context.Context, w *watch) bool {
-	loads := w.loadsInFlight()
-	if loads == nil {
-		return false
+	var main cdp.FrameID
+	select {
+	case <-w.ready:
+		main = w.mainFrame
+	default:
 	}
-	now, idle := w.inFlight(loads)
-	if len(now) == 0 {
-		return false
+	waited := false
+	for {
+		pending, changed := w.loadsPending(main)
+		if !pending {
+			return waited
+		}
+		waited = true
+		select {
+		case <-ctx.Done():
+			return true
+		case <-changed:
+		case ev := <-w.nav:
+			if w.isMain(ev) && (ev.kind == navStarted || ev.kind == navCommitted) {
+				w.unread(ev)
+				return true
+			}
+		}
 	}
-	awaitRequests(ctx, w, now, idle)
-	return true
 }
 
 // awaitRequests waits, within ctx, until the requests now (in flight,

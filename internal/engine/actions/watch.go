@@ -71,11 +71,16 @@ type watch struct {
 	// from then on are the action's; reqs holds those still in flight,
 	// and idle is signalled when a request ends.
 	armed bool
-	reqs  map[network.RequestID]bool
+	reqs  map[network.RequestID]cdp.FrameID // by the frame that made each
 	idle  chan struct{}
-	// loads are the documents of those (a form posted into a frame):
-	// never a poll the page renews.
-	loads map[network.RequestID]bool
+	// loads are the documents of those (a form posted into a frame),
+	// by the frame they load into: never a poll the page renews.
+	// docFrames are those frames; loading, the frames that started
+	// loading after arm and have not stopped (frameStartedLoading to
+	// frameStoppedLoading: their subresources and load event).
+	loads     map[network.RequestID]cdp.FrameID
+	docFrames map[cdp.FrameID]bool
+	loading   map[cdp.FrameID]bool
 	// ended counts the action's requests that ended since takeEnded
 	// last looked.
 	ended int
@@ -124,7 +129,7 @@ type watchNeeds struct {
 
 func (r *Runner) watchWith(ctx context.Context, op string, needs watchNeeds) *watch {
 	wctx, cancel := context.WithCancelCause(ctx)
-	w := &watch{ctx: wctx, cancel: cancel, ready: make(chan struct{}), nav: make(chan navEvent, navBuffer), leaving: make(chan struct{}), reqs: make(map[network.RequestID]bool), loads: make(map[network.RequestID]bool), catchUp: make(chan chan struct{})}
+	w := &watch{ctx: wctx, cancel: cancel, ready: make(chan struct{}), nav: make(chan navEvent, navBuffer), leaving: make(chan struct{}), reqs: make(map[network.RequestID]cdp.FrameID), loads: make(map[network.RequestID]cdp.FrameID), docFrames: make(map[cdp.FrameID]bool), loading: make(map[cdp.FrameID]bool), catchUp: make(chan chan struct{})}
 	// One stream for every method a watch needs, in arrival order: a call
 	// holds one small subscription, not one per method.
 	methods := []string{
@@ -135,6 +140,9 @@ func (r *Runner) watchWith(ctx context.Context, op string, needs watchNeeds) *wa
 		page.NavigatedWithinDocument.Method,
 		page.LifecycleEvent.Method,
 		page.FrameStoppedLoading.Method,
+	}
+	if needs.network {
+		methods = append(methods, page.FrameStartedLoading.Method, page.FrameDetached.Method)
 	}
 	if needs.network {
 		methods = append(methods, network.RequestWillBeSent.Method, network.ResponseReceived.Method, network.LoadingFinished.Method, network.LoadingFailed.Method)
@@ -258,7 +266,7 @@ func (w *watch) handleEvents(op string) func(e cdptab.Event) bool {
 			var ev network.EventRequestWillBeSent
 			if jsonv2.Unmarshal(e.Params, &ev) == nil && ev.Type != network.ResourceTypeEventSource && ev.Type != network.ResourceTypeWebSocket &&
 				ev.Request != nil && !w.renews(ev.Request.URL) {
-				w.request(ev.RequestID, true, ev.Type == network.ResourceTypeDocument)
+				w.request(ev.RequestID, true, ev.FrameID, ev.Type == network.ResourceTypeDocument)
 			}
 		case network.ResponseReceived.Method:
 			// Its address only (a response's headers and timing are most
@@ -275,16 +283,27 @@ func (w *watch) handleEvents(op string) func(e cdptab.Event) bool {
 		case network.LoadingFinished.Method:
 			var ev network.EventLoadingFinished
 			if jsonv2.Unmarshal(e.Params, &ev) == nil {
-				w.request(ev.RequestID, false, false)
+				w.request(ev.RequestID, false, "", false)
 			}
 		case network.LoadingFailed.Method:
 			var ev network.EventLoadingFailed
 			if jsonv2.Unmarshal(e.Params, &ev) == nil {
-				w.request(ev.RequestID, false, false)
+				w.request(ev.RequestID, false, "", false)
+			}
+		case page.FrameDetached.Method:
+			var ev page.EventFrameDetached
+			if jsonv2.Unmarshal(e.Params, &ev) == nil {
+				w.frameGone(ev.FrameID)
+			}
+		case page.FrameStartedLoading.Method:
+			var ev page.EventFrameStartedLoading
+			if jsonv2.Unmarshal(e.Params, &ev) == nil {
+				w.frameLoading(ev.FrameID)
 			}
 		case page.FrameStoppedLoading.Method:
 			var ev page.EventFrameStoppedLoading
 			if jsonv2.Unmarshal(e.Params, &ev) == nil {
+				w.frameStopped(ev.FrameID)
 				put(navEvent{kind: navStopped, frameID: ev.FrameID})
 			}
 		}
@@ -328,7 +347,7 @@ func (w *watch) waitReady() error {
 func (w *watch) noteAnswer(id network.RequestID, url string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.reqs[id] {
+	if _, ours := w.reqs[id]; ours {
 		return
 	}
 	if w.answered == nil {
@@ -353,25 +372,24 @@ func withoutQuery(url string) string {
 	return url
 }
 
-// request records a network request starting (doc: a document's) or
-// ending.
-func (w *watch) request(id network.RequestID, started, doc bool) {
+// request records a network request of frame starting (doc: a
+// document, which loads into frame) or ending.
+func (w *watch) request(id network.RequestID, started bool, frame cdp.FrameID, doc bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	_, ours := w.reqs[id]
 	switch {
 	case started && w.armed:
-		w.reqs[id] = true
+		w.reqs[id] = frame
 		if doc {
-			w.loads[id] = true
+			w.loads[id] = frame
+			w.docFrames[frame] = true
 		}
-	case !started && w.reqs[id]:
+	case !started && ours:
 		delete(w.reqs, id)
 		delete(w.loads, id)
 		w.ended++
-		if w.idle != nil {
-			close(w.idle)
-			w.idle = nil
-		}
+		w.signal()
 	}
 }
 
@@ -396,19 +414,76 @@ func (w *watch) inFlight(of map[network.RequestID]bool) (map[network.RequestID]b
 	return out, w.idle
 }
 
-// loadsInFlight returns the documents the action started loading that
-// are still in flight (nil with none).
-func (w *watch) loadsInFlight() map[network.RequestID]bool {
+// frameLoading notes, after arm, that frame started loading.
+func (w *watch) frameLoading(frame cdp.FrameID) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if len(w.loads) == 0 {
-		return nil
+	if w.armed {
+		w.loading[frame] = true
 	}
-	out := make(map[network.RequestID]bool, len(w.loads))
-	for id := range w.loads {
-		out[id] = true
+}
+
+// frameGone notes that frame left the tab's session: removed, or swapped
+// for a frame of another process (a cross-site navigation), whose
+// requests and load the tab's session hears no more of. Its requests
+// and its load are no longer waited for.
+func (w *watch) frameGone(frame cdp.FrameID) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	changed := w.loading[frame]
+	delete(w.loading, frame)
+	for id, f := range w.reqs {
+		if f == frame {
+			delete(w.reqs, id)
+			delete(w.loads, id)
+			changed = true
+		}
 	}
-	return out
+	if changed {
+		w.signal()
+	}
+}
+
+// frameStopped notes that frame stopped loading: its load event has run.
+func (w *watch) frameStopped(frame cdp.FrameID) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.loading[frame] {
+		delete(w.loading, frame)
+		w.signal()
+	}
+}
+
+// loadsPending reports whether a document the action started loading
+// into a frame other than main is still on its way: its request in
+// flight, or its frame loading (its subresources, its load event, where
+// a page hides its "Loading..."); when one is, a channel closed at the
+// next change.
+func (w *watch) loadsPending(main cdp.FrameID) (bool, <-chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	pending := false
+	for _, f := range w.loads {
+		pending = pending || f != main
+	}
+	for f := range w.docFrames {
+		pending = pending || w.loading[f] && f != main
+	}
+	if !pending {
+		return false, nil
+	}
+	if w.idle == nil {
+		w.idle = make(chan struct{})
+	}
+	return true, w.idle
+}
+
+// signal closes idle, under w.mu: something the settle waits for ended.
+func (w *watch) signal() {
+	if w.idle != nil {
+		close(w.idle)
+		w.idle = nil
+	}
 }
 
 // takeEnded reports how many of the action's requests ended since it last
