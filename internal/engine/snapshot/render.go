@@ -280,9 +280,9 @@ func isCellLine(text string) bool {
 
 // saidBy is what the lines of ns say, without white space (to compare
 // with a name): in a full snapshot their text and names; in an
-// interactive-only one the names of the controls (the nodes with a ref;
-// an unnamed one by its text, or the text beside it and its value) and of
-// the headings.
+// interactive-only one the names and values of the controls (the nodes
+// with a ref; an unnamed one by its text, or the text beside it and its
+// value) and the headings' names.
 func saidBy(ns []*Node, interactive bool) string {
 	var b strings.Builder
 	var walk func([]*Node)
@@ -291,8 +291,15 @@ func saidBy(ns []*Node, interactive bool) string {
 			switch {
 			case !interactive && n.Text != "":
 				b.WriteString(n.Text)
-			case !interactive && n.Name != "", interactive && (n.Ref != "" || n.Role == "heading") && n.Name != "":
+			case !interactive && n.Name != "":
 				b.WriteString(n.Name)
+			case interactive && (n.Ref != "" || n.Role == "heading") && n.Name != "":
+				// A named control by its name and its value, as a row's
+				// name from its content reads a field (Roundcube's row
+				// "Compose HTML messages never" over combobox "Compose
+				// HTML messages" @3: never).
+				b.WriteString(n.Name)
+				b.WriteString(n.Value)
 			case interactive && n.Ref != "":
 				// An unnamed control by its text; a field by the text
 				// beside it and its value, as a row's name from its

@@ -65,6 +65,8 @@ func TestRender(t *testing.T) {
 			"Not Connected\ntextbox @3\n"},
 		{"interactive leaves out a row its field's beside text and value say", "0\ttable\n1\trow\tSystem MySQL\n2\tcell\tSystem\n3\t\tSystem\n2\tcell\n3\tcombobox\t\t3\t\t\tMySQL\t\t\tSystem\n1\trow\tUsername\n2\tcell\tUsername\n2\tcell\n3\ttextbox\t\t4\t\t\t\t\t\tUsername\n1\trow\tServer\n2\tcell\tServer\n2\tcell\n3\ttextbox\thostname\t5", true,
 			"table\n combobox [beside=\"System\"] @3: MySQL\n textbox [beside=\"Username\"] @4\n row \"Server\"\n  textbox \"hostname\" @5\n"},
+		{"interactive leaves out a row a named field and its value say", "0\ttable\n1\trow\tCompose HTML messages never\n2\tcell\tCompose HTML messages\n2\tcell\n3\tcombobox\tCompose HTML messages\t3\t\t\tnever\n1\trow\tFont Verdana 10pt\n2\tcombobox\tFont\t4\t\t\tVerdana\n2\tcombobox\t\t5\t\t\t10pt\n1\trow\tTheme Elastic\n2\tcell\tTheme\n2\tcell\n3\ttextbox\tName\t6\t\t\tElastic", true,
+			"table\n combobox \"Compose HTML messages\" @3: never\n combobox \"Font\" @4: Verdana\n combobox @5: 10pt\n row \"Theme Elastic\"\n  textbox \"Name\" @6: Elastic\n"},
 		{"generic clickable shows its text", "0\tgeneric\t\t5\n1\t\tClick me", true,
 			"generic @5: Click me\n"},
 		{"interactive shows the text beside an unnamed field, its column, a title", "0\ttextbox\t\t3\t\t\t\t\t\tName of new wiki page:\n0\tcombobox\t\t4\t\t\tMarkdown\t\t\tMarkup \"style\":\n0\ttextbox\t\t5\trequired\t\tx\t\t\t\tValue\n0\tgeneric\t\t6\t\t\t\t\t\t\t\tOpen Torrent", true,
