@@ -333,3 +333,55 @@ func TestARefsMatchHasTheLocatorsName(t *testing.T) {
 		t.Errorf("got %+v, want one term with no name (the snapshot's: %q)", ms, snap.Text)
 	}
 }
+
+// TestRolesChromeDropsOutOfContext: Chrome drops an option's or a tree
+// item's role outside the context ARIA requires (Roundcube's settings
+// sections, <table role=listbox><tr role=option>, with the implicit
+// <tbody> between, are generic to Chrome); Playwright and the snapshot
+// keep the author's role, and so does the role locator: each option and
+// tree item the snapshot shows is found by its role and name, and is the
+// ref's element.
+func TestRolesChromeDropsOutOfContext(t *testing.T) {
+	b := browsers.Launch(t)
+	url := browsertest.Serve(t, browsertest.Pages(map[string]string{
+		"/": `<!doctype html><body>
+<table role=listbox aria-label=Sections><tr role=option aria-labelledby=l1><td id=l1>User Interface</td></tr><tr role=option><td>Composing Messages</td></tr></table>
+<div role=option>Loose</div>
+<table role=tree aria-label=Folders><tr role=treeitem><td>Inbox</td></tr></table>
+<ul role=listbox aria-label=Plain><li role=option>Fine</li></ul>
+<div role=listbox aria-label=Rows><div role=row>Not an option</div></div>`,
+	})) + "/"
+	p, ctx := tab0(t, b, url)
+	st := snapshot.NewTab(p)
+	snap, err := st.Snapshot(ctx, snapshot.Options{Interactive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := resolver.New(p, st)
+	seen := map[string]int{}
+	for _, e := range snap.Entries {
+		if e.Role != "option" && e.Role != "treeitem" {
+			continue
+		}
+		seen[e.Role]++
+		ref, err := r.All(ctx, "@"+e.Ref)
+		if err != nil || len(ref) != 1 {
+			t.Fatalf("@%s: got %+v, %v", e.Ref, ref, err)
+		}
+		ms, err := r.All(ctx, fmt.Sprintf("role=%s[name=%q s]", e.Role, e.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ms) != 1 || ms[0].BackendNodeID != ref[0].BackendNodeID || ms[0].Role != e.Role || ms[0].Name != e.Name {
+			t.Errorf("role=%s[name=%q]: got %+v, want the element of @%s", e.Role, e.Name, ms, e.Ref)
+		}
+	}
+	if seen["option"] != 4 || seen["treeitem"] != 1 {
+		t.Fatalf("got %v in the snapshot, want 4 options and 1 tree item:\n%s", seen, snap.Text)
+	}
+	for role, want := range map[string]int{"option": 4, "treeitem": 1, "row": 1} {
+		if n, err := r.Count(ctx, "role="+role); err != nil || n != want {
+			t.Errorf("role=%s: got %d (%v), want %d", role, n, err, want)
+		}
+	}
+}

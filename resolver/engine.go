@@ -76,6 +76,10 @@ type (
 		// page module's name. The check takes it where Chrome's differs
 		// by rule (pageName).
 		Names string `json:"names,omitempty"`
+		// Roles: list mode also returns each match's role as the page
+		// module computes it (roles), for a checked role step whose role
+		// Chrome drops outside its required context (contextRoles).
+		Roles bool `json:"roles,omitempty"`
 
 		// call, in object mode, runs a function on the element found in
 		// the same evaluation (ObjectCall).
@@ -99,6 +103,7 @@ type (
 		Box    *jsBox   `json:"box"`
 		Boxes  []*jsBox `json:"boxes"`
 		Names  []string `json:"names"`
+		Roles  []string `json:"roles"`
 		Error  string   `json:"error"`
 		Syntax bool     `json:"syntax"`
 

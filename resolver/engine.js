@@ -462,8 +462,14 @@
       // Chrome's by rule (Go takes them there: resolver/verify.go); rows'
       // from their content when they have no other (Chrome names a
       // table's rows with nothing; Playwright from their content).
-      const names = spec.names === 'row' ? part.map(rowNameOf) : spec.names ? part.map(glyphName) : undefined;
-      return [JSON.stringify({ n, frames, from, boxes, names }), ...part];
+      // With the roles (below), the page module's whole names: Chrome
+      // names an element whose role it dropped as the generic it is.
+      const names = spec.names === 'row' ? part.map(rowNameOf) : spec.names && spec.roles ? part.map((el) => A.name(el)) :
+        spec.names ? part.map(glyphName) : undefined;
+      // Roles asked for: the page module's, which Go takes where Chrome
+      // drops a role outside its required context (resolver/verify.go).
+      const roles = spec.roles ? part.map((el) => A.role(el) || '') : undefined;
+      return [JSON.stringify({ n, frames, from, boxes, names, roles }), ...part];
     }
   }
   return { error: 'unknown mode ' + spec.mode };

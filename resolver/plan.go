@@ -71,6 +71,13 @@ func (pl plan) pageNames() string {
 	return "name"
 }
 
+// pageRoles says whether the page gives the matches' roles
+// (jsSpec.Roles): for a checked role step whose role Chrome drops outside
+// its required context (contextRoles).
+func (pl plan) pageRoles() bool {
+	return pl.verify != nil && contextRoles[canonRole(pl.verify.Role)]
+}
+
 func (pl plan) jsPick() *jsPick {
 	if !pl.picked {
 		return &jsPick{Strict: true}

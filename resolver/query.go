@@ -187,6 +187,7 @@ type found struct {
 	role, name string
 	hidden     bool   // not rendered, hidden or inert (Chrome's accessibility tree ignores it so)
 	pageName   string // the page module's name of the match (jsSpec.Names)
+	pageRole   string // the page module's role of the match (jsSpec.Roles)
 }
 
 // window is the part of a document's matches list mode returns: from
@@ -198,7 +199,7 @@ type window struct{ from, max int }
 // page without frames returns that part of its matches only.
 func (r *Resolver) list(ctx context.Context, pl plan, limit int, win window) ([]doc, []found, bool, error) {
 	main := r.mainDoc()
-	spec := jsSpec{Steps: pl.steps, Mode: modeList, Limit: &limit, Names: pl.pageNames()}
+	spec := jsSpec{Steps: pl.steps, Mode: modeList, Limit: &limit, Names: pl.pageNames(), Roles: pl.pageRoles()}
 	all := spec
 	if win.max > 0 {
 		spec.From, spec.Max = win.from, &win.max
@@ -250,6 +251,9 @@ func (r *Resolver) list(ctx context.Context, pl plan, limit int, win window) ([]
 			}
 			if i < len(res.Names) {
 				f.pageName = res.Names[i]
+			}
+			if i < len(res.Roles) {
+				f.pageRole = res.Roles[i]
 			}
 			out = append(out, f)
 		}

@@ -33,8 +33,12 @@ func (r *Resolver) check(ctx context.Context, pl plan, docs []doc, fs []found, i
 		f.checked = true
 		f.hidden = axHidden(n)
 		f.role, f.name = axRoleName(n)
+		adopted := !f.hidden && outOfContext(n, f.role, f.pageRole)
+		if adopted {
+			f.role = f.pageRole
+		}
 		f.name = locatorName(n, f.role, f.name, f.pageName)
-		f.ok = pl.verify == nil || roleOK(n, f.name, pl.verify)
+		f.ok = pl.verify == nil || roleOK(n, f.role, f.name, adopted, pl.verify)
 		return nil
 	})
 	if err != nil {
@@ -44,6 +48,33 @@ func (r *Resolver) check(ctx context.Context, pl plan, docs []doc, fs []found, i
 		return r.checkRegex(ctx, v.Name, docs, fs, idx)
 	}
 	return nil
+}
+
+// contextRoles are the roles Chrome drops from an element outside the
+// context ARIA requires of it, where Playwright and the page module keep
+// the author's role: an option whose parent is no listbox or group, a
+// tree item outside a tree or group. Roundcube's settings sections,
+// <table role=listbox><tr role=option> (the implicit <tbody> between),
+// are generic to Chrome and options to Playwright and the snapshot.
+var contextRoles = map[string]bool{"option": true, "treeitem": true}
+
+// outOfContext reports whether Chrome's role of a match, chrome (of its
+// node n), is the fallback of an author's role the page module gives it,
+// page, that Chrome dropped for its context (contextRoles): a generic
+// element (which Chrome leaves out of its tree when nothing else makes
+// it interesting), a table's row, a list item. Then page is its role.
+func outOfContext(n *accessibility.Node, chrome, page string) bool {
+	if !contextRoles[canonRole(page)] {
+		return false
+	}
+	if n != nil && n.Ignored {
+		return true // not hidden (the caller's test): an uninteresting generic
+	}
+	switch canonRole(chrome) {
+	case "generic", "row", "layouttablerow", "listitem":
+		return true
+	}
+	return false
 }
 
 // locatorName is a match's name as role locators match it and the
@@ -182,18 +213,19 @@ func prop(n *accessibility.Node, name string) (string, bool) {
 	return "", false
 }
 
-// roleOK reports whether an accessibility node, named name, matches a role
-// step (its name is checked here unless it is a regular expression).
-func roleOK(n *accessibility.Node, name string, want *locator.Role) bool {
+// roleOK reports whether an accessibility node, of role and named name,
+// matches a role step (its name is checked here unless it is a regular
+// expression). adopted: the role is the page module's, for a node Chrome
+// dropped it from (outOfContext), which may be out of Chrome's tree.
+func roleOK(n *accessibility.Node, role, name string, adopted bool, want *locator.Role) bool {
 	if n == nil {
 		return false
 	}
-	if n.Ignored {
+	if n.Ignored && !adopted {
 		// Hidden from the tree: Chrome no longer says its role; the page's
 		// candidate test stands.
 		return want.IncludeHidden
 	}
-	role, _ := axRoleName(n)
 	if canonRole(role) != canonRole(want.Role) {
 		return false
 	}
