@@ -385,3 +385,44 @@ func TestRolesChromeDropsOutOfContext(t *testing.T) {
 		}
 	}
 }
+
+// TestHiddenLabelNamesItsControl: a control whose labels are all hidden
+// (Roundcube's login, <label for> hidden beside the placeholder) is
+// unnamed to Chrome, which leaves the labels' text out and passes over
+// the placeholder; the snapshot names it by its placeholder, and so does
+// the role locator. (One with no placeholder is unnamed to both.)
+func TestHiddenLabelNamesItsControl(t *testing.T) {
+	b := browsers.Launch(t)
+	url := browsertest.Serve(t, browsertest.Pages(map[string]string{
+		"/": `<!doctype html><body><form>
+<label for=u style="display:none">Username</label><input id=u placeholder="Username">
+<label for=p style="display:none">Password</label><input id=p type=password>
+<label for=v>Visible</label><input id=v placeholder="Other"></form>`,
+	})) + "/"
+	p, ctx := tab0(t, b, url)
+	st := snapshot.NewTab(p)
+	snap, err := st.Snapshot(ctx, snapshot.Options{Interactive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "form\n textbox \"Username\" @1\n textbox @2\n textbox \"Visible\" @3\n"; snap.Text != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", snap.Text, want)
+	}
+	r := resolver.New(p, st)
+	for _, e := range snap.Entries {
+		if e.Name == "" {
+			continue
+		}
+		ref, err := r.All(ctx, "@"+e.Ref)
+		if err != nil || len(ref) != 1 {
+			t.Fatalf("@%s: got %+v, %v", e.Ref, ref, err)
+		}
+		ms, err := r.All(ctx, fmt.Sprintf("role=%s[name=%q s]", e.Role, e.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ms) != 1 || ms[0].BackendNodeID != ref[0].BackendNodeID {
+			t.Errorf("role=%s[name=%q]: got %+v, want the element of @%s\n%s", e.Role, e.Name, ms, e.Ref, snap.Text)
+		}
+	}
+}

@@ -328,7 +328,18 @@
   // check needs it only there, and it costs a name a match.
   function glyphName(el) {
     const text = el.textContent;
-    return ns.showsNoText(text) || A.hasPseudo() || (el.firstElementChild && !text.trim()) ? A.name(el) : '';
+    return ns.showsNoText(text) || A.hasPseudo() || (el.firstElementChild && !text.trim()) || hiddenLabels(el) ? A.name(el) : '';
+  }
+
+  // hiddenLabels says whether el is a control whose every label is hidden
+  // (Roundcube's login: Chrome names it "", its hidden label's text left
+  // out and its placeholder passed over; the page module names it by its
+  // placeholder).
+  function hiddenLabels(el) {
+    const ls = el.labels;
+    if (!ls || !ls.length) return false;
+    for (const l of ls) if (!ns.isHidden(l)) return false;
+    return true;
   }
 
   function queryRole(root, r) {

@@ -96,6 +96,11 @@ func outOfContext(n *accessibility.Node, chrome, page string) bool {
 //     from its content (namedFromContent) that Chrome leaves unnamed
 //     takes the page module's name. (A role ARIA names from content only
 //     in recursion, emphasis or a caption, keeps Chrome's no name.)
+//   - A control whose labels are all hidden: Chrome leaves their text out
+//     and names it "" (the labels still take the place of its
+//     placeholder); the page module names it by its placeholder, as the
+//     snapshot shows it (Roundcube's login, textbox "Username"): the page
+//     module's name (labelledByNothing).
 func locatorName(n *accessibility.Node, role, chrome, page string) string {
 	switch canonRole(role) {
 	case "term":
@@ -105,7 +110,7 @@ func locatorName(n *accessibility.Node, role, chrome, page string) string {
 			return ""
 		}
 	}
-	if page != "" && (aria.HasNoText(chrome) || chrome == "" && namedFromContent[canonRole(role)]) {
+	if page != "" && (aria.HasNoText(chrome) || chrome == "" && (namedFromContent[canonRole(role)] || labelledByNothing(n))) {
 		return page
 	}
 	return aria.Shown(chrome)
@@ -117,6 +122,25 @@ var namedFromContent = map[string]bool{
 	"button": true, "cell": true, "checkbox": true, "columnheader": true, "gridcell": true, "heading": true,
 	"link": true, "menuitem": true, "menuitemcheckbox": true, "menuitemradio": true, "option": true,
 	"radio": true, "row": true, "rowheader": true, "switch": true, "tab": true, "tooltip": true, "treeitem": true,
+}
+
+// labelledByNothing reports whether Chrome's name of n came from its
+// <label>s and they gave nothing: hidden labels, whose text Chrome leaves
+// out, yet which take the place of the placeholder or title that would
+// name it (Roundcube's login: <label for> hidden beside the placeholder
+// "Username", which names it to the page module and in the snapshot).
+func labelledByNothing(n *accessibility.Node) bool {
+	if n == nil || n.Name == nil {
+		return false
+	}
+	for _, src := range n.Name.Sources {
+		if src.Value == nil || src.Superseded {
+			continue
+		}
+		return (src.NativeSource == accessibility.ValueNativeSourceTypeLabelfor || src.NativeSource == accessibility.ValueNativeSourceTypeLabelwrapped) &&
+			valueString(src.Value.Value) == ""
+	}
+	return false
 }
 
 // namedByContent reports whether Chrome's name of n came from its
