@@ -26,10 +26,14 @@ func freePort() (int, error) {
 }
 
 // serveApp starts cmd, a real application's server (its output kept for
-// the error), stops it when the test ends, and waits up to wait for url
-// to answer 200. name names it in errors.
+// the error, in the logBuffer cmd writes to if it has one), stops it when
+// the test ends, and waits up to wait for url to answer 200. name names
+// it in errors.
 func serveApp(ctx context.Context, tb testing.TB, name string, cmd *exec.Cmd, url string, wait time.Duration) error {
-	logs := &logBuffer{}
+	logs, ok := cmd.Stdout.(*logBuffer)
+	if !ok {
+		logs = &logBuffer{}
+	}
 	cmd.Stdout, cmd.Stderr = logs, logs
 	// A server that forks a child for each connection (Fossil's) keeps
 	// the output pipe open for a while after it is killed.

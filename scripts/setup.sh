@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian/Ubuntu machine lacks to build, demo and test
-# egohost: Debian's Chromium (never a downloaded browser) and Fossil (a real
-# application the e2e tests drive), the Go modules,
+# egohost: Debian's Chromium (never a downloaded browser), Fossil and
+# Roundcube with Dovecot (real applications the e2e tests drive), the Go
+# modules,
 # and the npm peers (playwright-core, @playwright/mcp, agent-browser's native
 # CLI) for the same-run benchmarks. Safe to rerun.
 set -euo pipefail
@@ -19,10 +20,23 @@ if [ ! -x /usr/lib/chromium/chromium ] && ! command -v chromium >/dev/null 2>&1;
 fi
 # Fossil (3 MB): a real web application the e2e tests drive (e2e/fossil_test.go).
 command -v fossil >/dev/null 2>&1 || need+=(fossil)
-if [ ${#need[@]} -gt 0 ]; then
-  echo "setup: installing Debian's ${need[*]} (about a minute)..." >&2
+# Roundcube and Dovecot's IMAP (about 40 MB with PHP): a real webmail the e2e
+# tests drive (e2e/roundcube_test.go), without recommends, and with php-cgi,
+# which satisfies Debian's php without Apache; dbconfig sets up no database
+# (the test makes its own SQLite one).
+webmail=()
+[ -f /usr/share/roundcube/index.php ] || webmail+=(roundcube-core roundcube-sqlite3 php-cgi)
+[ -x /usr/sbin/dovecot ] || webmail+=(dovecot-imapd)
+if [ ${#need[@]} -gt 0 ] || [ ${#webmail[@]} -gt 0 ]; then
+  echo "setup: installing Debian's ${need[*]} ${webmail[*]} (a minute or two)..." >&2
   sudo_ apt-get update -qq
+fi
+if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive sudo_ apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if [ ${#webmail[@]} -gt 0 ]; then
+  echo "roundcube-core roundcube/dbconfig-install boolean false" | sudo_ debconf-set-selections
+  DEBIAN_FRONTEND=noninteractive sudo_ apt-get install -y -qq --no-install-recommends "${webmail[@]}" >/dev/null
 fi
 go mod download
 # The linter scripts/test.sh runs, at the version it was made clean with.
