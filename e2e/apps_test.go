@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"regexp"
 	"testing"
@@ -61,6 +62,20 @@ func serveApp(ctx context.Context, tb testing.TB, name string, cmd *exec.Cmd, ur
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// needApp ends a test whose real application could not start (err): it
+// fails when CI=true, where .ci/run installs every application such a test
+// needs, and skips elsewhere.
+func needApp(t *testing.T, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal(err)
+	}
+	t.Skip(err)
 }
 
 // appCLI is how a test drives a real application's tab through the CLI:

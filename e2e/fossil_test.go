@@ -25,12 +25,7 @@ func TestFossilThroughTheCLI(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	site, err := startFossil(ctx, t)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	needApp(t, err)
 	c := useSharedChain(t)
 	tab := c.openTab(t, site+"/login")
 	run, refIn := appCLI(t, c, tab, "Fossil")

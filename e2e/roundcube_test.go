@@ -34,12 +34,7 @@ func TestRoundcubeThroughTheCLI(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	rc, err := startRoundcube(ctx, t)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	needApp(t, err)
 	c := useSharedChain(t)
 	tab := c.openTab(t, rc.url+"/")
 	run, refIn := appCLI(t, c, tab, "Roundcube")

@@ -16,6 +16,7 @@ import (
 	"github.com/egohost/egohost/internal/engine/snapshot"
 	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/internal/testkit/browsertest"
+	"github.com/egohost/egohost/refmap"
 	"github.com/egohost/egohost/resolver"
 )
 
@@ -311,20 +312,10 @@ func nodeID(t *testing.T, ctx context.Context, p *cdptab.Page, id cdp.BackendNod
 // A ref's match has the name role locators read and the snapshot shows,
 // not Chrome's where Chrome's own rule differs: a term has none.
 func TestARefsMatchHasTheLocatorsName(t *testing.T) {
-	b := browsers.Launch(t)
-	url := browsertest.Serve(t, browsertest.Pages(map[string]string{
-		"/": `<!doctype html><body><dl><dt id=host onclick="">localclient:58846</dt><dd>Online</dd></dl>`,
-	})) + "/"
-	p, ctx := tab0(t, b, url)
-	st := snapshot.NewTab(p)
-	snap, err := st.Snapshot(ctx, snapshot.Options{Interactive: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, r, snap := interactiveOf(t, `<!doctype html><body><dl><dt id=host onclick="">localclient:58846</dt><dd>Online</dd></dl>`)
 	if len(snap.Entries) != 1 {
 		t.Fatalf("got entries %+v, want the term's\n%s", snap.Entries, snap.Text)
 	}
-	r := resolver.New(p, st)
 	ms, err := r.All(ctx, "@"+snap.Entries[0].Ref)
 	if err != nil {
 		t.Fatal(err)
@@ -342,39 +333,19 @@ func TestARefsMatchHasTheLocatorsName(t *testing.T) {
 // tree item the snapshot shows is found by its role and name, and is the
 // ref's element.
 func TestRolesChromeDropsOutOfContext(t *testing.T) {
-	b := browsers.Launch(t)
-	url := browsertest.Serve(t, browsertest.Pages(map[string]string{
-		"/": `<!doctype html><body>
+	ctx, r, snap := interactiveOf(t, `<!doctype html><body>
 <table role=listbox aria-label=Sections><tr role=option aria-labelledby=l1><td id=l1>User Interface</td></tr><tr role=option><td>Composing Messages</td></tr></table>
 <div role=option>Loose</div>
 <table role=tree aria-label=Folders><tr role=treeitem><td>Inbox</td></tr></table>
 <ul role=listbox aria-label=Plain><li role=option>Fine</li></ul>
-<div role=listbox aria-label=Rows><div role=row>Not an option</div></div>`,
-	})) + "/"
-	p, ctx := tab0(t, b, url)
-	st := snapshot.NewTab(p)
-	snap, err := st.Snapshot(ctx, snapshot.Options{Interactive: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := resolver.New(p, st)
+<div role=listbox aria-label=Rows><div role=row>Not an option</div></div>`)
 	seen := map[string]int{}
 	for _, e := range snap.Entries {
 		if e.Role != "option" && e.Role != "treeitem" {
 			continue
 		}
 		seen[e.Role]++
-		ref, err := r.All(ctx, "@"+e.Ref)
-		if err != nil || len(ref) != 1 {
-			t.Fatalf("@%s: got %+v, %v", e.Ref, ref, err)
-		}
-		ms, err := r.All(ctx, fmt.Sprintf("role=%s[name=%q s]", e.Role, e.Name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ms) != 1 || ms[0].BackendNodeID != ref[0].BackendNodeID || ms[0].Role != e.Role || ms[0].Name != e.Name {
-			t.Errorf("role=%s[name=%q]: got %+v, want the element of @%s", e.Role, e.Name, ms, e.Ref)
-		}
+		roleFindsRef(ctx, t, r, e)
 	}
 	if seen["option"] != 4 || seen["treeitem"] != 1 {
 		t.Fatalf("got %v in the snapshot, want 4 options and 1 tree item:\n%s", seen, snap.Text)
@@ -392,37 +363,49 @@ func TestRolesChromeDropsOutOfContext(t *testing.T) {
 // the placeholder; the snapshot names it by its placeholder, and so does
 // the role locator. (One with no placeholder is unnamed to both.)
 func TestHiddenLabelNamesItsControl(t *testing.T) {
-	b := browsers.Launch(t)
-	url := browsertest.Serve(t, browsertest.Pages(map[string]string{
-		"/": `<!doctype html><body><form>
+	ctx, r, snap := interactiveOf(t, `<!doctype html><body><form>
 <label for=u style="display:none">Username</label><input id=u placeholder="Username">
 <label for=p style="display:none">Password</label><input id=p type=password>
-<label for=v>Visible</label><input id=v placeholder="Other"></form>`,
-	})) + "/"
-	p, ctx := tab0(t, b, url)
+<label for=v>Visible</label><input id=v placeholder="Other"></form>`)
+	if want := "form\n textbox \"Username\" @1\n textbox @2\n textbox \"Visible\" @3\n"; snap.Text != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", snap.Text, want)
+	}
+	for _, e := range snap.Entries {
+		if e.Name != "" {
+			roleFindsRef(ctx, t, r, e)
+		}
+	}
+}
+
+// interactiveOf serves html as a page of its own, takes its interactive
+// snapshot in a tab of the shared browser, and returns the call's context
+// and a resolver of the tab over that snapshot's refs.
+func interactiveOf(t *testing.T, html string) (context.Context, *resolver.Resolver, *snapshot.Snapshot) {
+	t.Helper()
+	url := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": html})) + "/"
+	p, ctx := tab0(t, browsers.Launch(t), url)
 	st := snapshot.NewTab(p)
 	snap, err := st.Snapshot(ctx, snapshot.Options{Interactive: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "form\n textbox \"Username\" @1\n textbox @2\n textbox \"Visible\" @3\n"; snap.Text != want {
-		t.Fatalf("got:\n%s\nwant:\n%s", snap.Text, want)
+	return ctx, resolver.New(p, st), snap
+}
+
+// roleFindsRef checks that role=R[name="N"s], with the role and name a
+// snapshot shows for entry e, finds e's element alone, with that role and
+// name.
+func roleFindsRef(ctx context.Context, t *testing.T, r *resolver.Resolver, e refmap.Entry) {
+	t.Helper()
+	ref, err := r.All(ctx, "@"+e.Ref)
+	if err != nil || len(ref) != 1 {
+		t.Fatalf("@%s: got %+v, %v", e.Ref, ref, err)
 	}
-	r := resolver.New(p, st)
-	for _, e := range snap.Entries {
-		if e.Name == "" {
-			continue
-		}
-		ref, err := r.All(ctx, "@"+e.Ref)
-		if err != nil || len(ref) != 1 {
-			t.Fatalf("@%s: got %+v, %v", e.Ref, ref, err)
-		}
-		ms, err := r.All(ctx, fmt.Sprintf("role=%s[name=%q s]", e.Role, e.Name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ms) != 1 || ms[0].BackendNodeID != ref[0].BackendNodeID {
-			t.Errorf("role=%s[name=%q]: got %+v, want the element of @%s\n%s", e.Role, e.Name, ms, e.Ref, snap.Text)
-		}
+	ms, err := r.All(ctx, fmt.Sprintf("role=%s[name=%q s]", e.Role, e.Name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 1 || ms[0].BackendNodeID != ref[0].BackendNodeID || ms[0].Role != e.Role || ms[0].Name != e.Name {
+		t.Errorf("role=%s[name=%q]: got %+v, want the element of @%s", e.Role, e.Name, ms, e.Ref)
 	}
 }

@@ -130,33 +130,31 @@ var namedFromContent = map[string]bool{
 // name it (Roundcube's login: <label for> hidden beside the placeholder
 // "Username", which names it to the page module and in the snapshot).
 func labelledByNothing(n *accessibility.Node) bool {
+	src := nameSource(n)
+	return src != nil && (src.NativeSource == accessibility.ValueNativeSourceTypeLabelfor || src.NativeSource == accessibility.ValueNativeSourceTypeLabelwrapped) &&
+		valueString(src.Value.Value) == ""
+}
+
+// nameSource is the source Chrome's name of n came from: the first that
+// gave a value and was not superseded (nil with none).
+func nameSource(n *accessibility.Node) *accessibility.ValueSource {
 	if n == nil || n.Name == nil {
-		return false
+		return nil
 	}
 	for _, src := range n.Name.Sources {
-		if src.Value == nil || src.Superseded {
-			continue
+		if src.Value != nil && !src.Superseded {
+			return src
 		}
-		return (src.NativeSource == accessibility.ValueNativeSourceTypeLabelfor || src.NativeSource == accessibility.ValueNativeSourceTypeLabelwrapped) &&
-			valueString(src.Value.Value) == ""
 	}
-	return false
+	return nil
 }
 
 // namedByContent reports whether Chrome's name of n came from its
 // content: the first of its name's sources that gave a value and was not
 // superseded.
 func namedByContent(n *accessibility.Node) bool {
-	if n == nil || n.Name == nil {
-		return false
-	}
-	for _, src := range n.Name.Sources {
-		if src.Value == nil || src.Superseded {
-			continue
-		}
-		return src.Type == accessibility.ValueSourceTypeContents
-	}
-	return false
+	src := nameSource(n)
+	return src != nil && src.Type == accessibility.ValueSourceTypeContents
 }
 
 // axNode returns the accessibility node of a DOM node (nil when the node
