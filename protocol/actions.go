@@ -184,6 +184,10 @@ type ActionResult struct {
 	Dialog *Dialog `json:"dialog,omitempty"`
 	// Value is the element's value after fill, type or press in an element.
 	Value *string `json:"value,omitempty"`
+	// FocusMovedTo names the element the page moved the focus to when
+	// fill focused its element: the text went there, not into the element
+	// (whose value is Value).
+	FocusMovedTo string `json:"focusMovedTo,omitempty"`
 	// Selected are the selected options' values after select.
 	Selected []string `json:"selected,omitempty"`
 	// SelectedLabels are their labels, in the same order, when one

@@ -61,6 +61,11 @@ type Result struct {
 
 	// Value is the element's value after fill or type.
 	Value *string
+	// FocusMovedTo names the element the page moved the focus to when
+	// fill focused its element (Roundcube's hidden To text area hands it
+	// to its recipient widget): the text went there, not into the
+	// element, whose Value says so. "" when the focus stayed.
+	FocusMovedTo string
 	// Selected lists the selected options' values after select.
 	Selected []string
 	// SelectedLabels are their labels, when one differs from its value

@@ -6,7 +6,8 @@
 // A code editor's key input (CodeMirror 5, Ace: ns.editorOf) is
 // focused; the caller gives the editor the keys that select all its text
 // (editor says which editor). o = {value, append}. Returns {done, value} |
-// {needsInput, prefix, editor?} | {error}.
+// {needsInput, prefix, editor?, moved?} | {error}; moved names the element
+// the page moved the focus to when el took it.
 (node, ns, o) => {
   let el = node;
   if (el.nodeType !== 1) el = el.parentElement;
@@ -37,24 +38,32 @@
     return { error: "the element is a terminal's key input (xterm.js), which has no value to replace and takes keys, not inserted text: type the text key by key (the type verb; slowly in MCP's browser_type), then press Enter" };
   }
   el.focus();
+  // A page may move the focus on: Roundcube's hidden To text area hands
+  // it to the recipient widget's input. The text goes where the focus is,
+  // as a person's typing would (and Playwright's insertText): the caller
+  // says so (moved), since the element's own value stays as it was.
+  let active = el.ownerDocument.activeElement;
+  while (active && active.shadowRoot && active.shadowRoot.activeElement) active = active.shadowRoot.activeElement;
+  const moved = active && active !== el && !el.contains(active) ? brief(active) : undefined;
+  const input = (prefix, editor) => ({ needsInput: true, prefix, editor, moved });
   const ed = ns.editorOf(el);
   if (ed) {
     // A code editor's key input: the editor's own keys select its text
     // (or go to its end); the caller presses them, then inserts the text.
-    return { needsInput: true, prefix: "", editor: ed.kind };
+    return input("", ed.kind);
   }
   if (el.localName === "input" || el.localName === "textarea") {
     if (!o.append) {
       el.select();
-      return { needsInput: true, prefix: "" };
+      return input("");
     }
     try {
       el.setSelectionRange(el.value.length, el.value.length);
-      return { needsInput: true, prefix: "" };
+      return input("");
     } catch {
       // email and number inputs have no caret API: replace everything.
       el.select();
-      return { needsInput: true, prefix: el.value };
+      return input(el.value);
     }
   }
   const range = el.ownerDocument.createRange();
@@ -63,5 +72,16 @@
   const sel = el.ownerDocument.defaultView.getSelection();
   sel.removeAllRanges();
   sel.addRange(range);
-  return { needsInput: true, prefix: "" };
+  return input("");
+
+  // brief names an element by its tag and the attributes that tell it
+  // apart: <input role="combobox" type="text">.
+  function brief(e) {
+    let s = "<" + e.localName;
+    for (const a of ["id", "name", "role", "type"]) {
+      const v = e.getAttribute(a);
+      if (v) s += " " + a + '="' + v.slice(0, 40) + '"';
+    }
+    return s + ">";
+  }
 }

@@ -60,6 +60,7 @@ func (r *Runner) Fill(ctx context.Context, target, text string, o FillOptions) (
 			NeedsInput bool   `json:"needsInput"`
 			Prefix     string `json:"prefix"`
 			Editor     string `json:"editor"`
+			Moved      string `json:"moved"`
 			Error      string `json:"error"`
 		}
 		if len(prepped) == 0 || string(prepped) == "null" {
@@ -92,6 +93,7 @@ func (r *Runner) Fill(ctx context.Context, target, text string, o FillOptions) (
 				return fmt.Errorf("fill %s: select the %s editor's text: %w", target, prep.Editor, err)
 			}
 		}
+		res.FocusMovedTo = prep.Moved
 		insert := prep.Prefix + text
 		if insert == "" {
 			// Nothing to type: delete the selection, as a person would.

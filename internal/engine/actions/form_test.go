@@ -116,10 +116,30 @@ func TestFill(t *testing.T) {
 		t.Errorf("fill a password: got the value %v, want 8 bullets", res.Value)
 	}
 	tb.want("document.getElementById('pw').value", `"hunter2-secret"`)
+	if res.FocusMovedTo != "" {
+		t.Errorf("fill a password: got the focus moved to %q, want it kept", res.FocusMovedTo)
+	}
 	res = tb.ok(tb.r.Type(tb.ctx, "!", actions.PressOptions{Target: "#pw"}))
 	if res.Value == nil || strings.Trim(*res.Value, "•") != "" {
 		t.Errorf("type into a password: got the value %v, want bullets", res.Value)
 	}
+}
+
+// TestFillSaysWhereThePageMovedTheFocus: a page that hands the focus on
+// when a field takes it (Roundcube's hidden To text area, to its
+// recipient widget's input) gets the text where the focus is, as typing
+// would; the result says so, and the element's own value is as it was.
+func TestFillSaysWhereThePageMovedTheFocus(t *testing.T) {
+	tb := open(t, map[string]string{"/": html(`<textarea id=to aria-label=To onfocus="document.getElementById('widget').focus()"></textarea>` +
+		`<input id=widget role=combobox type=text>`)}, "/")
+	res := tb.ok(tb.r.Fill(tb.ctx, "#to", "boss@example.test", actions.FillOptions{}))
+	if res.FocusMovedTo != `<input id="widget" role="combobox" type="text">` {
+		t.Errorf("got the focus moved to %q, want the widget's input", res.FocusMovedTo)
+	}
+	if res.Value == nil || *res.Value != "" {
+		t.Errorf("got the text area's value %v, want it empty", res.Value)
+	}
+	tb.want("document.getElementById('widget').value", `"boss@example.test"`)
 }
 
 func TestTypeAndPress(t *testing.T) {

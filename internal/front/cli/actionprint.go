@@ -75,6 +75,9 @@ func writeAction(w io.Writer, did string, r protocol.ActionResult) error {
 		fmt.Fprintf(&b, " (%s)", strings.Join(notes, "; "))
 	}
 	b.WriteByte('\n')
+	if r.FocusMovedTo != "" {
+		fmt.Fprintf(&b, "the page moved the focus to %s: the text went there\n", clip(r.FocusMovedTo, 80))
+	}
 	if r.Settled.Navigated && r.Settled.URL != "" {
 		fmt.Fprintf(&b, "navigated to %s\n", r.Settled.URL)
 	}

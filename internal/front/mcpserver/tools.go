@@ -330,6 +330,9 @@ func (t *tools) acted(ctx context.Context, verb string, r protocol.ActionResult)
 	case r.Selected != nil:
 		line += fmt.Sprintf(" (selected: %s)", r.SelectedText())
 	}
+	if r.FocusMovedTo != "" {
+		line += "; the page moved the focus to " + r.FocusMovedTo + ": the text went there"
+	}
 	if r.Settled.Navigated {
 		line += "; navigated to " + r.Settled.URL
 	}
