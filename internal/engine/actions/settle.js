@@ -68,12 +68,35 @@ async (node, ns, quietMs, capMs, poll) => {
       }
     }
     let animated = false;
+    let ended = false; // the animations seen have ended, and a frame has passed since
     for (;;) {
       const now = performance.now();
       const since = now - Math.max(s.last, s.start);
       // A hidden document runs no frames: its animations wait for it.
       const anim = since >= quietMs && !hidden ? s.track.animating(s.wins.map((w) => w.document), s.start) : 0;
-      if (anim > 0) animated = true;
+      if (anim > 0) {
+        animated = true;
+        ended = false;
+      }
+      if (since >= quietMs && anim <= 0 && animated && !ended && now - begin < capMs) {
+        // An animation that has just ended sends its end event in the
+        // next frame, and the page acts on it then (Bootstrap removes a
+        // modal once it has faded out): one frame and a task, then the
+        // quiet is looked at again.
+        ended = true;
+        await new Promise((resolve) => {
+          let done = false;
+          const next = () => {
+            if (!done) {
+              done = true;
+              win.setTimeout(resolve, 0);
+            }
+          };
+          win.requestAnimationFrame(next);
+          win.setTimeout(next, 100);
+        });
+        continue;
+      }
       if (since >= quietMs && anim <= 0 || now - begin >= capMs) {
         return { quiet: since >= quietMs && anim <= 0, animated, mutations: s.mutations, ms: now - begin, navigating: s.navigating };
       }

@@ -136,7 +136,10 @@ function closeModal() {
 }
 </script>`
 
-// The settle waits for the short animations of what the action added: a
+// The settle waits for the short animations of what the action added, and
+// for the frame after they end, where their end events come (the page
+// acts on them then: under load the settle ended before the dialog was
+// added or removed, 2 runs in 15 with two busy cores): a
 // page may go on when one ends (Bootstrap shows a modal once its backdrop
 // has faded in, 150 ms after the click: Jupyter's Rename dialog was not
 // in the snapshot after the click), and of what it changed (the modal,
