@@ -55,6 +55,10 @@ func TestUnnamedFieldsShowWhatTheyAreFor(t *testing.T) {
 				`<ul role=toolbar aria-label=Mail><li role=menuitem><a href="/r">Reply</a></li><li role=menuitem class=spacer style="display:inline-block;width:9px"></li>` +
 				`<li role=menuitem><a href="/h" title="Hidden link" style="display:none">Hidden</a></li><li role=menuitem tabindex=0></li><li role=menuitemcheckbox aria-checked=true></li></ul><button></button>`,
 			"generic [title=\"Not Flagged\"] @1\ntoolbar \"Mail\"\n menuitem \"Reply\" @2\n  link \"Reply\" @3\n menuitem @4\n menuitemcheckbox [checked] @5\nbutton @6\n"},
+		{"a focusable list's clickable parts stay elements of their own, a clickable one's do not",
+			`<table tabindex=0 aria-label=Mails><tr><td><a href="/m/1">Report</a> <span title="Not Flagged" style="cursor:pointer;display:inline-block;width:9px;height:9px"></span></td></tr></table>` +
+				`<div tabindex=0 style="cursor:pointer">Open <span title="Star" style="cursor:default"><span style="cursor:pointer;display:inline-block;width:9px;height:9px"></span></span></div>`,
+			"table \"Mails\" @1\n row \"Report Not Flagged\"\n  link \"Report\" @2\n  generic [title=\"Not Flagged\"] @3\ngeneric @4: Open\n"},
 		{"a select lists its few options, counts many",
 			`<label>Markup <select><option>Fossil Wiki<option selected>Markdown<option>Plain "Text"</select></label>` +
 				`<label>Function <select>` + strings.Repeat("<option>ABS", 13) + `</select></label>` +

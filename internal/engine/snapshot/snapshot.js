@@ -155,6 +155,7 @@
     // interactive-only snapshot has none of.
     const block = !S.interactive && ns.isBlock(st);
     let interactive = INTERACTIVE.has(role);
+    let focusOnly = false;
     if (role === 'option' && el.closest('select,datalist')) interactive = false;
     // A pointer cursor or an onclick makes an element one to act on only
     // when there is something to click: not an empty anchor with no box
@@ -164,6 +165,11 @@
       (el.hasAttribute('onclick') || st.cursor === 'pointer' && !(parentStyle && parentStyle.cursor === 'pointer') && !drawnFor(el)) && ns.visible(el))) {
       if (el.isContentEditable && role === 'generic') role = 'textbox';
       interactive = role !== 'none' && role !== 'presentation' && tag !== 'body' && tag !== 'html' && tag !== 'label' && !(tag === 'svg' || el.closest('label'));
+      // Focusable and nothing more (no handler, no pointer): a list or a
+      // table a page lets the keys move in (Roundcube's mail list, given
+      // a tabindex once it is searched), whose own clickable parts (each
+      // mail's flag) stay elements of their own.
+      focusOnly = interactive && !el.isContentEditable && !el.hasAttribute('onclick') && st.cursor !== 'pointer';
     }
     if (role === 'group' && (tag === 'details' || tag === 'optgroup') && !A.hasName(el) && tag !== 'optgroup') role = 'group';
     // Set lookups first: reading a computed style's visibility costs more.
@@ -232,7 +238,7 @@
     if (!leaf) {
       const kids = [];
       const wasClickable = S.inClickable;
-      if (interactive) S.inClickable = true;
+      if (interactive && !focusOnly) S.inClickable = true;
       const b = S.interactive ? '' : A.pseudo(el, '::before');
       if (b) pushText(kids, b);
       const wasLabel = S.inLabel;
