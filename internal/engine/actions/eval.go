@@ -43,6 +43,15 @@ func (r *Runner) Evaluate(ctx context.Context, expr string, d time.Duration) (*E
 	if errors.As(err, &je) && strings.Contains(je.Text, "await is only valid") {
 		// Top-level await: evaluate as the console does.
 		res, err = r.evaluate(w.ctx, expr, true)
+	} else if errors.As(err, &je) && strings.Contains(je.Text, "has already been declared") {
+		// A let or const an earlier evaluation declared (an agent's
+		// second `const rows = …`): this evaluation's own, in a block.
+		// (The console's REPL mode would allow it only after a REPL
+		// declaration, and loses an exception's position.)
+		res, err = r.evaluate(w.ctx, "{\n"+expr+"\n}", false)
+		if errors.As(err, &je) && je.Line > 0 {
+			je.Line-- // the block's first line
+		}
 	}
 	if err == nil && res.Type == "function" {
 		res, err = r.evaluate(w.ctx, "("+expr+")()", false)

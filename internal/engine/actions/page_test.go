@@ -236,6 +236,11 @@ func TestEvaluate(t *testing.T) {
 		{"() => 6 * 7", "42", "number", ""},
 		{"async () => { await new Promise(r => setTimeout(r, 10)); return 'late'; }", `"late"`, "string", ""},
 		{"let x = 3; x * 2", "6", "number", ""},
+		// Declared again, as an agent's next evaluation does: allowed, as
+		// in the console (a SyntaxError before).
+		{"let x = 4; x * 2", "8", "number", ""},
+		{"const rows = 2; rows", "2", "number", ""},
+		{"const rows = 3; rows", "3", "number", ""},
 		{"await Promise.resolve('top')", `"top"`, "string", ""},
 		{"undefined", "null", "undefined", ""},
 		{"NaN", "null", "number", "NaN"},
@@ -255,6 +260,11 @@ func TestEvaluate(t *testing.T) {
 		t.Fatalf("throw: got %v, want a JSError", err)
 	}
 	contains(t, "exception", je.Text, "RangeError: too far")
+	// Declared again, an exception is where it is in the expression.
+	_, err = tb.r.Evaluate(tb.ctx, "const rows = 4;\n  nothingHere", 0)
+	if !errors.As(err, &je) || je.Line != 1 || je.Column != 2 || !strings.Contains(je.Text, "nothingHere") {
+		t.Errorf("an exception after a declaration again: got %v (line %d, column %d), want nothingHere at line 1, column 2", err, je.Line, je.Column)
+	}
 	_, err = tb.r.Evaluate(tb.ctx, "new Promise(() => {})", 300*time.Millisecond)
 	var te *actions.TimeoutError
 	if !errors.As(err, &te) {
