@@ -59,6 +59,10 @@ func TestUnnamedFieldsShowWhatTheyAreFor(t *testing.T) {
 			`<table tabindex=0 aria-label=Mails><tr><td><a href="/m/1">Report</a> <span title="Not Flagged" style="cursor:pointer;display:inline-block;width:9px;height:9px"></span></td></tr></table>` +
 				`<div tabindex=0 style="cursor:pointer">Open <span title="Star" style="cursor:default"><span style="cursor:pointer;display:inline-block;width:9px;height:9px"></span></span></div>`,
 			"table \"Mails\" @1\n row \"Report Not Flagged\"\n  link \"Report\" @2\n  generic [title=\"Not Flagged\"] @3\ngeneric @4: Open\n"},
+		{"a clickable box drawn around one control is that control; not one with text of its own",
+			`<table class=x-btn style="cursor:pointer"><tr><td><i>&nbsp;</i></td></tr><tr><td><em><button type=button>Preferences</button></em></td></tr><tr><td><i>&nbsp;</i></td></tr></table>` +
+				`<div style="cursor:pointer"><button>Inner</button> and text</div>`,
+			"button \"Preferences\" @1\ngeneric @2\n button \"Inner\" @3\n"},
 		{"a select lists its few options, counts many",
 			`<label>Markup <select><option>Fossil Wiki<option selected>Markdown<option>Plain "Text"</select></label>` +
 				`<label>Function <select>` + strings.Repeat("<option>ABS", 13) + `</select></label>` +

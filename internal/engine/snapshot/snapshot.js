@@ -156,6 +156,7 @@
     const block = !S.interactive && ns.isBlock(st);
     let interactive = INTERACTIVE.has(role);
     let focusOnly = false;
+    let drawn = false; // one to act on by its pointer or handler alone (not its role, not focusable)
     if (role === 'option' && el.closest('select,datalist')) interactive = false;
     // A pointer cursor or an onclick makes an element one to act on only
     // when there is something to click: not an empty anchor with no box
@@ -170,6 +171,7 @@
       // a tabindex once it is searched), whose own clickable parts (each
       // mail's flag) stay elements of their own.
       focusOnly = interactive && !el.isContentEditable && !el.hasAttribute('onclick') && st.cursor !== 'pointer';
+      drawn = interactive && !focusOnly && !el.isContentEditable && !ns.focusable(el);
     }
     if (role === 'group' && (tag === 'details' || tag === 'optgroup') && !A.hasName(el) && tag !== 'optgroup') role = 'group';
     // Set lookups first: reading a computed style's visibility costs more.
@@ -249,6 +251,20 @@
       if (a) pushText(kids, a);
       S.inClickable = wasClickable;
       const c = tidy(kids);
+      // A clickable box drawn around one control and nothing else of its
+      // own (ExtJS draws each toolbar button as a <table class=x-btn>,
+      // cursor:pointer, around its <button>: Deluge's "table @9" over
+      // "button "Preferences" @10") is that control: its line alone. (Not
+      // one with a tooltip of its own: Transmission's tabs, a titled div
+      // around an empty link.)
+      const sole = S.interactive && drawn && !name && !el.getAttribute('title') ? soleControl(c) : null;
+      if (sole && ns.norm(String(el.innerText || '')) === ns.norm(String(live.get(sole.i).innerText || ''))) {
+        live.delete(n.i);
+        if (block) out.push(BREAK);
+        out.push(sole);
+        if (block) out.push(BREAK);
+        return;
+      }
       if (c.length) n.c = c;
       // An interactive-only snapshot shows no text: a row's name from its
       // content (as Playwright names rows, and role=row[name=…] matches
@@ -307,6 +323,21 @@
     if (block) out.push(BREAK);
     out.push(n);
     if (block) out.push(BREAK);
+  }
+
+  // soleControl is the one control (by its role) a walk's nodes c hold,
+  // through wrappers with nothing else (a layout table's row, named by
+  // that control), or null.
+  function soleControl(c) {
+    // Wrappers with nothing in them (an ExtJS button's border rows) are
+    // passed over.
+    while (c && (c = c.filter((k) => typeof k !== 'object' || k.i || k.c || k.m || k.n)).length === 1 && typeof c[0] === 'object') {
+      const k = c[0];
+      if (k.i) return INTERACTIVE.has(k.r) ? k : null;
+      if (k.s || k.m || k.n && k.r !== 'row') return null; // a row's name is its content's
+      c = k.c;
+    }
+    return null;
   }
 
   // titled gives the element whose tooltip says what el is: el, or the
