@@ -43,11 +43,15 @@ func (r *Runner) Evaluate(ctx context.Context, expr string, d time.Duration) (*E
 	if errors.As(err, &je) && strings.Contains(je.Text, "await is only valid") {
 		// Top-level await: evaluate as the console does.
 		res, err = r.evaluate(w.ctx, expr, true)
-	} else if errors.As(err, &je) && strings.Contains(je.Text, "has already been declared") {
+	} else if errors.As(err, &je) && strings.Contains(je.Text, "has already been declared") && je.Line == 0 && je.Column == 0 {
 		// A let or const an earlier evaluation declared (an agent's
 		// second `const rows = …`): this evaluation's own, in a block.
-		// (The console's REPL mode would allow it only after a REPL
-		// declaration, and loses an exception's position.)
+		// Chrome refuses the script before it runs any of it, and says
+		// so at its very start (line 0, column 0): the same error thrown
+		// while it ran (an eval inside it) is not retried, which would
+		// run what came before twice. (The console's REPL mode would
+		// allow it only after a REPL declaration, and loses an
+		// exception's position.)
 		res, err = r.evaluate(w.ctx, "{\n"+expr+"\n}", false)
 		if errors.As(err, &je) && je.Line > 0 {
 			je.Line-- // the block's first line

@@ -260,6 +260,15 @@ func TestEvaluate(t *testing.T) {
 		t.Fatalf("throw: got %v, want a JSError", err)
 	}
 	contains(t, "exception", je.Text, "RangeError: too far")
+	// The same error thrown while the expression runs is the page's: what
+	// ran before it is not run again.
+	_, err = tb.r.Evaluate(tb.ctx, `window.ran = (window.ran || 0) + 1; eval("let q = 1; let q = 2")`, 0)
+	if !errors.As(err, &je) || !strings.Contains(je.Text, "'q' has already been declared") {
+		t.Errorf("a redeclaration while running: got %v, want the page's SyntaxError", err)
+	}
+	if res, err := tb.r.Evaluate(tb.ctx, "window.ran", 0); err != nil || string(res.Value) != "1" {
+		t.Errorf("window.ran: got %v, %v, want 1 (run once)", res, err)
+	}
 	// Declared again, an exception is where it is in the expression.
 	_, err = tb.r.Evaluate(tb.ctx, "const rows = 4;\n  nothingHere", 0)
 	if !errors.As(err, &je) || je.Line != 1 || je.Column != 2 || !strings.Contains(je.Text, "nothingHere") {
