@@ -142,10 +142,8 @@ func (r *Runner) watchWith(ctx context.Context, op string, needs watchNeeds) *wa
 		page.FrameStoppedLoading.Method,
 	}
 	if needs.network {
-		methods = append(methods, page.FrameStartedLoading.Method, page.FrameDetached.Method)
-	}
-	if needs.network {
-		methods = append(methods, network.RequestWillBeSent.Method, network.ResponseReceived.Method, network.LoadingFinished.Method, network.LoadingFailed.Method)
+		methods = append(methods, network.RequestWillBeSent.Method, network.ResponseReceived.Method, network.LoadingFinished.Method, network.LoadingFailed.Method,
+			page.FrameStartedLoading.Method, page.FrameDetached.Method) // the frames the action loads (frameLoads)
 	}
 	events, stop := r.tab.Stream(methods...)
 	w.stops = append(w.stops, stop)

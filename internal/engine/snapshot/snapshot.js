@@ -347,10 +347,14 @@
   // handler watches as a whole is not searched.
   function titled(el) {
     for (let e = el, depth = 0; e && depth < 4; e = e.firstElementChild, depth++) {
-      // A hidden one's is nobody's (Roundcube's toolbar item around the
-      // Compose link a narrow layout hides).
-      if (e !== el && ns.style(e).display === 'none') return null;
-      if (e.hasAttribute('title')) return e.getAttribute('title').trim() ? e : null;
+      if (e.hasAttribute('title')) {
+        if (!e.getAttribute('title').trim()) return null;
+        // A hidden one's is nobody's (Roundcube's toolbar item around
+        // the Compose link a narrow layout hides). Styles are read only
+        // here: most elements on the way have no tooltip.
+        for (let h = e; h !== el; h = h.parentElement) if (ns.style(h).display === 'none') return null;
+        return e;
+      }
       if (e.firstElementChild !== e.lastElementChild) return null;
     }
     return null;
