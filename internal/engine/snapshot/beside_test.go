@@ -63,6 +63,13 @@ func TestUnnamedFieldsShowWhatTheyAreFor(t *testing.T) {
 			`<table class=x-btn style="cursor:pointer"><tr><td><i>&nbsp;</i></td></tr><tr><td><em><button type=button>Preferences</button></em></td></tr><tr><td><i>&nbsp;</i></td></tr></table>` +
 				`<div style="cursor:pointer"><button>Inner</button> and text</div>`,
 			"button \"Preferences\" @1\ngeneric @2\n button \"Inner\" @3\n"},
+		{"an icon with nothing else to tell it by: its class names that say what it does",
+			`<a class="button icon remove" onclick="1" style="display:inline-block;width:9px;height:9px"></a>` +
+				`<div class="x-tool x-tool-toggle x-tool-collapse-west" style="cursor:pointer;width:9px;height:9px">&nbsp;</div>` +
+				`<div class="css-1x2y3 sc-bdVaJa" onclick="1" style="width:9px;height:9px"></div>` +
+				`<span onclick="1" style="display:inline-block"><i class="fa fa-trashCan" style="display:inline-block;width:9px;height:9px"></i></span>` +
+				`<div class="closeButton" title="Close it" onclick="1" style="width:9px;height:9px"></div><button class="btn-close">Close</button>`,
+			"generic [class=\"remove\"] @1\ngeneric [class=\"x-tool-toggle x-tool-collapse-west\"] @2\ngeneric @3\ngeneric [class=\"fa-trashCan\"] @4\ngeneric [title=\"Close it\"] @5\nbutton \"Close\" @6\n"},
 		{"a select lists its few options, counts many",
 			`<label>Markup <select><option>Fossil Wiki<option selected>Markdown<option>Plain "Text"</select></label>` +
 				`<label>Function <select>` + strings.Repeat("<option>ABS", 13) + `</select></label>` +
@@ -121,7 +128,7 @@ func checkInteractive(t *testing.T, tests []struct{ name, html, want string }) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if strings.Contains(full.Text, "beside=") || strings.Contains(full.Text, "column=") || strings.Contains(full.Text, "title=") {
+			if strings.Contains(full.Text, "beside=") || strings.Contains(full.Text, "column=") || strings.Contains(full.Text, "title=") || strings.Contains(full.Text, "class=") {
 				t.Errorf("a full snapshot shows the text itself, got:\n%s", full.Text)
 			}
 		})

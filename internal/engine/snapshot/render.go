@@ -76,7 +76,7 @@ func header(n *Node, interactive bool) string {
 	if interactive && n.Name != "" {
 		url = ""
 	}
-	size := len(n.Role) + len(name) + 3 + len(n.Ref) + 2 + len(url) + 5 + len(n.Withheld) + 19 + len(n.Beside) + len(n.Column) + len(n.Title) + 30
+	size := len(n.Role) + len(name) + 3 + len(n.Ref) + 2 + len(url) + 5 + len(n.Withheld) + 19 + len(n.Beside) + len(n.Column) + len(n.Title) + len(n.Class) + 38
 	for _, st := range n.States {
 		size += len(st) + 1
 	}
@@ -90,7 +90,7 @@ func header(n *Node, interactive bool) string {
 		b.WriteByte(' ')
 		writeQuoted(&b, name)
 	}
-	if len(n.States) > 0 || url != "" || n.Withheld != "" || n.Beside != "" || n.Column != "" || n.Title != "" || len(n.Options) > 0 || n.OptionCount > 0 {
+	if len(n.States) > 0 || url != "" || n.Withheld != "" || n.Beside != "" || n.Column != "" || n.Title != "" || n.Class != "" || len(n.Options) > 0 || n.OptionCount > 0 {
 		b.WriteString(" [")
 		sep := ""
 		for _, st := range n.States {
@@ -98,7 +98,7 @@ func header(n *Node, interactive bool) string {
 			b.WriteString(st)
 			sep = " "
 		}
-		for _, kv := range [...][2]string{{"column=", n.Column}, {"beside=", n.Beside}, {"title=", n.Title}} {
+		for _, kv := range [...][2]string{{"column=", n.Column}, {"beside=", n.Beside}, {"title=", n.Title}, {"class=", n.Class}} {
 			if kv[1] != "" {
 				b.WriteString(sep)
 				b.WriteString(kv[0])

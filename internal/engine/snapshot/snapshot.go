@@ -718,6 +718,10 @@ type Node struct {
 	// Title: in an interactive-only snapshot, the tooltip of an element
 	// to act on with no name and no text, shown as title="…".
 	Title string
+	// Class: in an interactive-only snapshot, the class names that say
+	// what an element to act on with nothing else to tell it by does (an
+	// icon: "x-tool-close"), shown as class="…".
+	Class string
 	// Options, OptionCount: in an interactive-only snapshot, a closed
 	// select's options' labels when they are few, else how many it has.
 	Options     []string
@@ -759,7 +763,7 @@ func (d *frameDoc) parse(text string) ([]*Node, error) {
 		if rec == "" {
 			continue
 		}
-		var f [13]string
+		var f [14]string
 		for i, rest := 0, rec; i < len(f); i++ {
 			k := strings.IndexByte(rest, '\t')
 			if k < 0 {
@@ -787,7 +791,7 @@ func (d *frameDoc) parse(text string) ([]*Node, error) {
 			}
 			n.URL = f[5]
 			n.Message = f[8] == "1"
-			n.Beside, n.Column, n.Title = f[9], f[10], f[11]
+			n.Beside, n.Column, n.Title, n.Class = f[9], f[10], f[11], f[13]
 			if o := f[12]; o != "" {
 				switch o[0] {
 				case 'L':

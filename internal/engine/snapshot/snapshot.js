@@ -309,12 +309,20 @@
         if (title) n.t = title.slice(0, 400);
         else if (role === 'link' && el.href) n.u = shortURL(String(el.href));
       }
+      // With nothing else to tell it by, an icon's class names that say
+      // what it does (Roundcube's recipient remove button, <a class="button
+      // icon remove">; ExtJS's panel tools, <div class="x-tool
+      // x-tool-close">): class="remove", class="x-tool-close".
+      if (!n.t && !n.u && !n.c && !(el.innerText || '').trim()) {
+        const k = actionClasses(el);
+        if (k) n.k = k;
+      }
       // An item a role alone makes one to act on, with nothing in it and
       // nothing to say (Roundcube's toolbar spacer, <li role=menuitem
       // class=spacer></li>, and the items whose only link a narrow layout
       // hides), is no element to act on: no focus, no pointer, no handler,
       // no state, not a native control (an empty <button> is an icon's).
-      if (!n.c && !n.t && !n.u && !n.s && !n.b && !n.h && INTERACTIVE.has(role) && !CONTROLS.has(tag) && !ns.focusable(el) &&
+      if (!n.c && !n.t && !n.u && !n.k && !n.s && !n.b && !n.h && INTERACTIVE.has(role) && !CONTROLS.has(tag) && !ns.focusable(el) &&
         st.cursor !== 'pointer' && !el.hasAttribute('onclick') && !(el.innerText || '').trim()) {
         live.delete(n.i);
         return;
@@ -323,6 +331,30 @@
     if (block) out.push(BREAK);
     out.push(n);
     if (block) out.push(BREAK);
+  }
+
+  // ACTION_WORDS: words of a class name that say what an icon does.
+  const ACTION_WORDS = new Set(['close', 'remove', 'delete', 'del', 'trash', 'cancel', 'clear', 'dismiss', 'toggle',
+    'collapse', 'expand', 'edit', 'add', 'plus', 'minus', 'new', 'create', 'menu', 'more', 'options', 'settings',
+    'config', 'search', 'refresh', 'reload', 'sync', 'next', 'prev', 'previous', 'back', 'forward', 'first', 'last',
+    'play', 'pause', 'stop', 'star', 'flag', 'pin', 'like', 'favorite', 'share', 'copy', 'download', 'upload',
+    'save', 'print', 'attach', 'help', 'info', 'filter', 'sort', 'zoom', 'fullscreen', 'minimize', 'maximize',
+    'undo', 'redo', 'send', 'reply', 'archive', 'lock', 'unlock', 'logout', 'login', 'home', 'calendar']);
+
+  // actionClasses gives the class names of el, or of the element a chain
+  // of lone children ends in, that hold a word of ACTION_WORDS (split at
+  // -, _ and a lowercase-uppercase step, as notice splits them), three at
+  // most: '' with none (a styling library's generated names say nothing).
+  function actionClasses(el) {
+    const out = [];
+    for (let e = el, depth = 0; e && depth < 4 && !out.length; e = e.firstElementChild, depth++) {
+      for (const token of e.classList) {
+        const words = token.split(/[-_]+|(?<=[a-z])(?=[A-Z])/);
+        if (words.some((w) => ACTION_WORDS.has(w.toLowerCase())) && out.length < 3) out.push(token.slice(0, 40));
+      }
+      if (e.firstElementChild !== e.lastElementChild) break;
+    }
+    return out.join(' ');
   }
 
   // soleControl is the one control (by its role) a walk's nodes c hold,
@@ -840,13 +872,14 @@
   //   depth, role ("" for text), name or text, local id, states, url, value, frame index,
   //   1 for a message (interactive-only: its first child is its text),
   //   the text beside an unnamed field, its column's header, the title of
-  //   an unnamed element with no text, a closed select's options
+  //   an unnamed element with no text, a closed select's options, the
+  //   class names that say what an icon with nothing else does
   //   (interactive-only)
   function emit(nodes, depth, lines) {
     for (const n of nodes) {
       if (typeof n === 'string') { lines.push(depth + '\t\t' + n); continue; }
       let rec = depth + '\t' + n.r + '\t' + (n.n || '') + '\t' + (n.i || '') + '\t' + (n.s || '') + '\t' + (n.u || '') + '\t' + (n.v || '') + '\t' + (n.f === undefined ? '' : n.f) +
-        '\t' + (n.m ? '1' : '') + '\t' + (n.b || '') + '\t' + (n.h || '') + '\t' + (n.t || '') + '\t' + (n.o || ''); // a message (the walk's m); a field's text beside, its column; a title; a select's options
+        '\t' + (n.m ? '1' : '') + '\t' + (n.b || '') + '\t' + (n.h || '') + '\t' + (n.t || '') + '\t' + (n.o || '') + '\t' + (n.k || ''); // a message (the walk's m); a field's text beside, its column; a title; a select's options; an icon's classes
       let end = rec.length;
       while (rec.charCodeAt(end - 1) === 9) end--;
       lines.push(end === rec.length ? rec : rec.slice(0, end));
