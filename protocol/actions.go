@@ -460,6 +460,10 @@ type DialogResult struct {
 	// Chrome never said what it was (Dialog.Type is "unknown") and lets
 	// egohost only dismiss it, so Accepted is false even for accept.
 	Unreported bool `json:"unreported,omitempty"`
+	// TabClosed is set when the tab closed as the dialog was answered,
+	// before Chrome's reply came (a beforeunload dialog that held the
+	// tab's close, accepted).
+	TabClosed bool `json:"tabClosed,omitempty"`
 }
 
 // DownloadParams are the params of download: wait for the next download

@@ -364,7 +364,11 @@ func actionVerbs() map[string]verb {
 				_, err := fmt.Fprintf(w, "%s the dialog\n", verb)
 				return err
 			}
-			_, err := fmt.Fprintf(w, "%s %s %q\n", verb, r.Dialog.Type, r.Dialog.Message)
+			closed := ""
+			if r.TabClosed {
+				closed = " (the tab closed)"
+			}
+			_, err := fmt.Fprintf(w, "%s %s %q%s\n", verb, r.Dialog.Type, r.Dialog.Message, closed)
 			return err
 		}),
 	}

@@ -527,6 +527,10 @@ func (t *tools) dialog(ctx context.Context, in dialogIn) *mcp.CallToolResult {
 	if r.Dialog != nil {
 		line = fmt.Sprintf("%s the %s dialog %q", verb, r.Dialog.Type, r.Dialog.Message)
 	}
+	if r.TabClosed {
+		t.forgetTab(r.Tab)
+		return text(line + "; the tab closed: the next call acts in the browser's active tab (browser_tabs list shows the tabs left)")
+	}
 	return t.changes(ctx, line, false)
 }
 

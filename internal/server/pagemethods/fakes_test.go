@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	cdppage "github.com/chromedp/cdproto/page"
+
 	"github.com/egohost/egohost/internal/engine/actions"
 	"github.com/egohost/egohost/internal/link/browserlink"
 	"github.com/egohost/egohost/internal/server/confirm"
@@ -41,6 +43,9 @@ type fakeTab struct {
 	hook     bool  // ConfirmHook gives a hook
 	navErr   error // ConfirmNavigation's
 	navTo    string
+	// dialogErr, when set, is what Chrome's Page.handleJavaScriptDialog
+	// fails with (the page answers no other command).
+	dialogErr error
 
 	subs     []*browserlink.Subscriber
 	unsubbed int
@@ -81,7 +86,11 @@ func (t *fakeTab) LockActions(context.Context) (func(), error) {
 func (t *fakeTab) Withheld(context.Context) ([]string, error) { return t.withheld, nil }
 
 func (t *fakeTab) Runner() *actions.Runner {
-	return actions.New(cdpfake.New(), nil, actions.Options{Timeout: 100 * time.Millisecond})
+	page := cdpfake.New()
+	if t.dialogErr != nil {
+		page.Handle(cdppage.CommandHandleJavaScriptDialog, func(context.Context, json.RawMessage) (any, error) { return nil, t.dialogErr })
+	}
+	return actions.New(page, nil, actions.Options{Timeout: 100 * time.Millisecond})
 }
 
 func (t *fakeTab) WatchOpened() func(context.Context, time.Duration) []protocol.Tab {

@@ -286,8 +286,15 @@ func (m Methods[T]) Dialog(ctx context.Context, c Call[T], p protocol.DialogPara
 		// A dialog an earlier call opened: the runner's own watch starts
 		// after it, so the tab's record is what says which one this is.
 		seen := tab.Seen(tab.Dialog())
+		start := time.Now()
 		res, err := r.HandleDialog(ctx, p.Accept, p.PromptText, actwire.Millis(p.TimeoutMs))
 		if err != nil {
+			if seen != nil && protocol.CodeOf(wireerr.Classify(err)) == protocol.CodeTabNotFound {
+				// The answer let the page go, and the tab closed before
+				// Chrome's reply came: a beforeunload dialog that held the
+				// tab's close, accepted. The dialog was answered.
+				return protocol.DialogResult{Tab: tab.ID(), Accepted: p.Accept, Dialog: seen, TabClosed: true, TookMs: actwire.TookMs(time.Since(start))}, nil
+			}
 			return nil, err
 		}
 		d := tab.Seen(actwire.Dialog(res.Dialog))

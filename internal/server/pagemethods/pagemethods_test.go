@@ -168,6 +168,26 @@ func TestUnreportedProbe(t *testing.T) {
 	}
 }
 
+// The dialog that held a tab's close, accepted: the tab may close before
+// Chrome's reply comes (the call then ends as its tab closed). The dialog
+// was answered: a result saying the tab closed, not tab_not_found. With
+// no dialog known to be open, the same failure is the tab's.
+func TestDialogAnsweredAsTheTabCloses(t *testing.T) {
+	leave := &protocol.Dialog{Type: "beforeunload"}
+	closed := protocol.Errorf(protocol.CodeTabNotFound, "dialog: tab 7 was closed")
+	m := New[*fakeTab](&fakeService{dialogs: map[string]bool{protocol.MethodDialog: true}}, discard)
+	c := &fakeCall{tab: &fakeTab{dialog: leave, dialogErr: closed}, link: &fakeLink{}}
+	res, err := m.Dialog(context.Background(), c, protocol.DialogParams{Target: protocol.Target{Tab: 7}, Accept: true})
+	got, ok := res.(protocol.DialogResult)
+	if err != nil || !ok || !got.TabClosed || !got.Accepted || got.Dialog != leave {
+		t.Errorf("got %+v, %v, want the beforeunload accepted and the tab closed", res, err)
+	}
+	c = &fakeCall{tab: &fakeTab{dialogErr: closed}, link: &fakeLink{}}
+	if _, err := m.Dialog(context.Background(), c, protocol.DialogParams{Target: protocol.Target{Tab: 7}, Accept: true}); codeOf(err) != protocol.CodeTabNotFound {
+		t.Errorf("no dialog known: got %v, want tab_not_found", err)
+	}
+}
+
 // TestAct is an element action's decisions around its engine call: the
 // params' check, the confirmation (and the focused element a key without
 // a target goes to, when it asks), the tab's action lock, the trace's box
