@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/network"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/egohost/egohost/internal/engine/aria"
 )
@@ -348,7 +347,7 @@ func (r *Runner) settleOn(ctx context.Context, el Element, s Settle, capCtx cont
 // followed), any that ended since it last looked.
 func (r *Runner) requests(ctx context.Context, w *watch, ownDoc bool) bool {
 	ended := w.takeEnded()
-	now, idle := w.inFlight(nil)
+	now, _ := w.inFlight(nil)
 	if len(now) == 0 {
 		// One that has ended already may not have been handled yet: the
 		// page reads its answer, then updates the DOM (a fetch, its
@@ -359,7 +358,10 @@ func (r *Runner) requests(ctx context.Context, w *watch, ownDoc bool) bool {
 		return ownDoc && ended > 0
 	}
 	defer w.takeEnded() // those are waited for now
-	awaitRequests(ctx, w, now, idle)
+	waitWhile(ctx, w, func() (bool, <-chan struct{}) {
+		left, idle := w.inFlight(now)
+		return len(left) > 0, idle
+	})
 	return true
 }
 
@@ -371,53 +373,36 @@ func (r *Runner) requests(ctx context.Context, w *watch, ownDoc bool) bool {
 // whose events the tab's session does not get, its request ended), and
 // reports whether there were any. Unlike its other requests they are
 // waited for after a page that changed at once: a document is no poll the
-// page renews. A navigation of the main frame ends the wait (the
-// settle's next round follows it).
+// page renews.
 func (r *Runner) frameLoads(ctx context.Context, w *watch) bool {
-	var main cdp.FrameID
-	select {
-	case <-w.ready:
-		main = w.mainFrame
-	default:
+	main := w.main()
+	if pending, _ := w.loadsPending(main); !pending {
+		return false
 	}
-	waited := false
+	waitWhile(ctx, w, func() (bool, <-chan struct{}) { return w.loadsPending(main) })
+	return true
+}
+
+// waitWhile waits, within ctx, while pending says something the settle
+// waits for is still on its way (its channel is closed at the next
+// change), or until a navigation of the main frame starts (left for the
+// settle's next round to follow).
+func waitWhile(ctx context.Context, w *watch, pending func() (bool, <-chan struct{})) {
 	for {
-		pending, changed := w.loadsPending(main)
-		if !pending {
-			return waited
+		more, changed := pending()
+		if !more {
+			return
 		}
-		waited = true
 		select {
 		case <-ctx.Done():
-			return true
+			return
 		case <-changed:
 		case ev := <-w.nav:
 			if w.isMain(ev) && (ev.kind == navStarted || ev.kind == navCommitted) {
 				w.unread(ev)
-				return true
-			}
-		}
-	}
-}
-
-// awaitRequests waits, within ctx, until the requests now (in flight,
-// idle signalled when one of the action's requests ends) have ended, or
-// a navigation of the main frame starts (left for the settle's next
-// round to follow).
-func awaitRequests(ctx context.Context, w *watch, now map[network.RequestID]bool, idle <-chan struct{}) {
-	for pending := now; len(pending) > 0; {
-		select {
-		case <-ctx.Done():
-			return
-		case <-idle:
-		case ev := <-w.nav:
-			if w.isMain(ev) && (ev.kind == navStarted || ev.kind == navCommitted) {
-				// A navigation: the settle's next round follows it.
-				w.unread(ev)
 				return
 			}
 		}
-		pending, idle = w.inFlight(now)
 	}
 }
 
@@ -518,12 +503,18 @@ func (w *watch) next() (navEvent, bool) {
 // isMain reports whether ev is about the main frame (navCommitted events
 // are main-frame only already).
 func (w *watch) isMain(ev navEvent) bool {
+	main := w.main()
+	return ev.kind == navCommitted || main != "" && ev.frameID == main
+}
+
+// main is the main frame's ID once the watch is ready, "" before.
+func (w *watch) main() cdp.FrameID {
 	select {
 	case <-w.ready:
+		return w.mainFrame
 	default:
-		return ev.kind == navCommitted
+		return ""
 	}
-	return ev.kind == navCommitted || ev.frameID == w.mainFrame
 }
 
 func appendOnce(list []string, s string) []string {
