@@ -46,19 +46,35 @@ func serveApp(ctx context.Context, tb testing.TB, name string, cmd *exec.Cmd, ur
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	deadline := time.Now().Add(wait)
-	for {
+	err := waitUntil(ctx, wait, func() error {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return errors.New(resp.Status)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s did not answer in %s: %w\n%s", name, wait, err, logs)
+	}
+	return nil
+}
+
+// waitUntil tries probe every 100 ms until it succeeds, for wait at most
+// (or until ctx ends): its last error then.
+func waitUntil(ctx context.Context, wait time.Duration, probe func() error) error {
+	deadline := time.Now().Add(wait)
+	for {
+		err := probe()
 		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			err = errors.New(resp.Status)
+			return nil
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("%s did not answer in %s: %w\n%s", name, wait, err, logs)
+			return err
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -224,8 +224,14 @@ userdb {
 		dc.Process.Kill()
 		dc.Wait()
 	})
-	if err := waitPort(ctx, imapPort, 30*time.Second); err != nil {
-		return nil, fmt.Errorf("dovecot: %w\n%s", err, logs)
+	if err := waitUntil(ctx, 30*time.Second, func() error {
+		conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", imapPort), time.Second)
+		if err == nil {
+			conn.Close()
+		}
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("dovecot's IMAP port did not open: %w\n%s", err, logs)
 	}
 
 	sink, err := newSMTPSink(tb)
@@ -287,22 +293,6 @@ func writeFile(path, s string) error {
 		return err
 	}
 	return os.WriteFile(path, []byte(s), 0o644)
-}
-
-// waitPort waits up to wait for a loopback TCP port to take connections.
-func waitPort(ctx context.Context, port int, wait time.Duration) error {
-	deadline := time.Now().Add(wait)
-	for {
-		conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
-		if err == nil {
-			conn.Close()
-			return nil
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return fmt.Errorf("port %d did not open in %s: %w", port, wait, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 // smtpAccept is how long the sink takes to accept a mail.
