@@ -313,7 +313,8 @@
       // what it does (Roundcube's recipient remove button, <a class="button
       // icon remove">; ExtJS's panel tools, <div class="x-tool
       // x-tool-close">): class="remove", class="x-tool-close".
-      if (!n.t && !n.u && !n.c && !(el.innerText || '').trim()) {
+      // (No n.c: no text and no element with a ref inside, as read above.)
+      if (!n.t && !n.u && !n.c) {
         const k = actionClasses(el);
         if (k) n.k = k;
       }
@@ -323,7 +324,7 @@
       // hides), is no element to act on: no focus, no pointer, no handler,
       // no state, not a native control (an empty <button> is an icon's).
       if (!n.c && !n.t && !n.u && !n.k && !n.s && !n.b && !n.h && INTERACTIVE.has(role) && !CONTROLS.has(tag) && !ns.focusable(el) &&
-        st.cursor !== 'pointer' && !el.hasAttribute('onclick') && !(el.innerText || '').trim()) {
+        st.cursor !== 'pointer' && !el.hasAttribute('onclick')) {
         live.delete(n.i);
         return;
       }
