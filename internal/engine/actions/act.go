@@ -279,7 +279,7 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 	if res.readValue {
 		back = &readBack{}
 	}
-	res.Settled = r.settle(w, s, acted, back)
+	res.Settled = r.settle(w, s, acted, false, back)
 	if back != nil && w.opened() == nil {
 		if back.read {
 			res.Value = back.value

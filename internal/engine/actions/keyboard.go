@@ -116,8 +116,8 @@ func (r *Runner) keys(ctx context.Context, op string, o PressOptions, do func(ct
 			retryDo: true, // until the focus lands; keys sent are final
 		})
 	}
-	return r.unbound(ctx, op, o.ActOptions, func(ctx context.Context, res *Result) error {
-		desc, err := r.describeFocused(ctx)
+	return r.unbound(ctx, op, o.ActOptions, func(ctx context.Context, res *Result, observe string) error {
+		desc, err := r.describeFocused(ctx, observe)
 		if err != nil {
 			return fmt.Errorf("%s: %w", op, err)
 		}
@@ -131,8 +131,10 @@ func (r *Runner) keys(ctx context.Context, op string, o PressOptions, do func(ct
 
 // unbound runs an action that needs no element (keys to the focused
 // element, a wheel over the viewport) with the same dialog watch and
-// settle as element actions.
-func (r *Runner) unbound(ctx context.Context, op string, o ActOptions, do func(ctx context.Context, res *Result) error) (*Result, error) {
+// settle as element actions. do runs observe (observePage; "" when the
+// action is not settled) in its first evaluation, before the action's
+// events.
+func (r *Runner) unbound(ctx context.Context, op string, o ActOptions, do func(ctx context.Context, res *Result, observe string) error) (*Result, error) {
 	start := time.Now()
 	w := r.actionWatch(ctx, op)
 	defer w.close()
@@ -145,7 +147,15 @@ func (r *Runner) unbound(ctx context.Context, op string, o ActOptions, do func(c
 	}
 	w.drain()
 	w.arm()
-	err := do(w.ctx, res)
+	s := r.opts.Settle
+	if o.Settle != nil {
+		s = o.Settle.withDefaults()
+	}
+	observe := ""
+	if !s.Off {
+		observe = observePage(op)
+	}
+	err := do(w.ctx, res, observe)
 	if d := w.opened(); d != nil {
 		res.Dialog = d
 		return res.unsettled("dialog", start), nil
@@ -153,11 +163,7 @@ func (r *Runner) unbound(ctx context.Context, op string, o ActOptions, do func(c
 	if err != nil {
 		return nil, err
 	}
-	s := r.opts.Settle
-	if o.Settle != nil {
-		s = o.Settle.withDefaults()
-	}
-	res.Settled = r.settle(w, s, Element{}, nil)
+	res.Settled = r.settle(w, s, Element{}, observe != "", nil)
 	res.Dialog = w.opened()
 	res.Took = time.Since(start)
 	return res, nil
@@ -246,9 +252,9 @@ const focusedJS = `(document) => {
 // keys for). One evaluation: the focused element and its description. Its
 // one error is a document the Runner's Pin refuses: the keys must not go
 // there.
-func (r *Runner) describeFocused(ctx context.Context) (string, error) {
+func (r *Runner) describeFocused(ctx context.Context, observe string) (string, error) {
 	yes := true
-	expr := aria.Page("async (document, ns) => { const a = (" + focusedJS + ")(document); return a ? (" + checkJS + "\n)(a, ns, { describe: true }) : null; }").Expr(aria.InstallNone)
+	expr := aria.Page("async (document, ns) => {\n" + observe + "const a = (" + focusedJS + ")(document); return a ? (" + checkJS + "\n)(a, ns, { describe: true }) : null; }").Expr(aria.InstallNone)
 	res, err := r.pageEval(ctx, cdpruntime.EvaluateParams{Expression: expr, Silent: &yes, ReturnByValue: &yes, AwaitPromise: &yes})
 	var we *cdptab.WithheldError
 	if errors.As(err, &we) || errors.Is(err, errPageMoves) {

@@ -82,9 +82,9 @@ func (r *Runner) Scroll(ctx context.Context, o ScrollOptions) (*Result, error) {
 			return wheel(ctx, at, res)
 		})
 	}
-	return r.unbound(ctx, "scroll", o.ActOptions, func(ctx context.Context, res *Result) error {
+	return r.unbound(ctx, "scroll", o.ActOptions, func(ctx context.Context, res *Result, observe string) error {
 		var vp struct{ W, H float64 }
-		if err := r.evalMain(ctx, "({W: innerWidth, H: innerHeight})", &vp); err != nil {
+		if err := r.evalMain(ctx, "(() => {\n"+observe+"return {W: innerWidth, H: innerHeight};\n})()", &vp); err != nil {
 			return fmt.Errorf("scroll: %w", err)
 		}
 		return wheel(ctx, Point{X: vp.W / 2, Y: vp.H / 2}, res)

@@ -21,6 +21,9 @@ var (
 
 	// quietFn runs in the page's own world, on its document.
 	quietFn = aria.Page(quietJS)
+	// settlePageFn is settle.js in the page's own world, where observePage
+	// starts its watch.
+	settlePageFn = aria.Page(settleJS)
 
 	// settleValueJS is settle.js that also reads what the element holds
 	// (value.js) when it answers: an action's read-back of the value rides
@@ -40,8 +43,11 @@ var (
 // the action when el is set. A document a navigation just loaded ends the
 // same way after one frame when it has loaded and nothing changed it
 // (quiet.js early), and no request is in flight.
+// With page (no el: an action with no element, whose call started
+// observe.js on the main frame's document in the page's own world:
+// observePage), it ends in the same ways as with el.
 // With back, the settle's first call on el also reads its value into it.
-func (r *Runner) settle(w *watch, s Settle, el Element, back *readBack) (out Settled) {
+func (r *Runner) settle(w *watch, s Settle, el Element, page bool, back *readBack) (out Settled) {
 	if s.Off {
 		return Settled{Skipped: "off"}
 	}
@@ -85,12 +91,12 @@ func (r *Runner) settle(w *watch, s Settle, el Element, back *readBack) (out Set
 			stopped(ctx, &out)
 			return out
 		}
-		q, nav, navigated := r.quietOrNavigation(ctx, w, s, el, back != nil, loaded)
+		q, nav, navigated := r.quietOrNavigation(ctx, w, s, el, page, back != nil, loaded)
 		loaded = false // once: after the network, the full window
 		if q.Read && back != nil {
 			back.value, back.read = q.Value, true
 		}
-		el, back = Element{}, nil // once: the later rounds watch the main frame's document
+		el, page, back = Element{}, false, nil // once: the later rounds watch the main frame's document
 		if !navigated && q.Early {
 			// Nothing in the page: a navigation or a request the action
 			// started may still be on its way. The events Chrome sent before
@@ -220,16 +226,23 @@ type quietResult struct {
 // quietOrNavigation runs the DOM-quiet observer in the main frame while
 // watching for a navigation of the main frame; a navigation wins.
 //
-// With el it watches the element acted on (settle.js); else, quiet.js on
-// the main frame's document, with loaded (a document a navigation just
-// loaded) its early end.
-func (r *Runner) quietOrNavigation(ctx context.Context, w *watch, s Settle, el Element, readValue, loaded bool) (quietResult, navEvent, bool) {
+// With el it watches the element acted on (settle.js), with page the main
+// frame's document observePage watches (settle.js in the page's world);
+// else, or when that found no watch, quiet.js on the main frame's
+// document, with loaded (a document a navigation just loaded) its early
+// end.
+func (r *Runner) quietOrNavigation(ctx context.Context, w *watch, s Settle, el Element, page, readValue, loaded bool) (quietResult, navEvent, bool) {
 	qctx, qcancel := context.WithCancel(ctx)
 	defer qcancel()
 	done := make(chan quietResult, 1)
 	go func() {
 		if el.ObjectID != "" {
 			if q := r.settleOn(qctx, el, s, ctx, readValue); !q.Missing {
+				done <- q
+				return
+			}
+		} else if page {
+			if q := r.settlePage(qctx, s, ctx); !q.Missing {
 				done <- q
 				return
 			}
@@ -262,10 +275,27 @@ func capLeft(s Settle, capCtx context.Context) int64 {
 // quiet evaluates quiet.js in the main frame's page world (early: see
 // quiet.js).
 func (r *Runner) quiet(ctx context.Context, s Settle, capCtx context.Context, early bool) quietResult {
+	return r.quietIn(ctx, s, capCtx, func(poll bool, capMs int64) string {
+		return quietFn.Call(aria.InstallNone, "document", fmt.Sprintf("%d, %d, %t, (%s\n), %t", s.Quiet.Milliseconds(), capMs, poll, mutationJS, early))
+	})
+}
+
+// settlePage evaluates settle.js on the main frame's document, in the
+// page's own world, where observePage started its watch.
+func (r *Runner) settlePage(ctx context.Context, s Settle, capCtx context.Context) quietResult {
+	return r.quietIn(ctx, s, capCtx, func(poll bool, capMs int64) string {
+		return settlePageFn.Call(aria.InstallNone, "document.documentElement", fmt.Sprintf("%d, %d, %t", s.Quiet.Milliseconds(), capMs, poll))
+	})
+}
+
+// quietIn evaluates a quiet observer's expression (expr: for a poll or
+// not, the ms the page may wait) in the main frame's page world, as
+// pollCapped asks.
+func (r *Runner) quietIn(ctx context.Context, s Settle, capCtx context.Context, expr func(poll bool, capMs int64) string) quietResult {
 	return pollCapped(ctx, s, capCtx, func(poll bool, capMs int64) quietResult {
 		yes := true
 		res, err := cdp.Call(ctx, r.tab, cdpruntime.Evaluate, cdpruntime.EvaluateParams{
-			Expression:    quietFn.Call(aria.InstallNone, "document", fmt.Sprintf("%d, %d, %t, (%s\n), %t", s.Quiet.Milliseconds(), capMs, poll, mutationJS, early)),
+			Expression:    expr(poll, capMs),
 			ReturnByValue: &yes,
 			AwaitPromise:  &yes,
 			Silent:        &yes,
@@ -285,6 +315,20 @@ func (r *Runner) quiet(ctx context.Context, s Settle, capCtx context.Context, ea
 		}
 		return q
 	})
+}
+
+// observePage is a statement that starts observe.js on the main frame's
+// document, in the page's own world, for an action op with no element (keys
+// to the focused element, a wheel over the viewport), run in the action's
+// call before its events: the settle then reads it (settlePage) as it reads
+// an element action's, and sees what the action's own events changed (a
+// dialog Escape starts fading out, which a watch started after them
+// missed).
+func observePage(op string) string {
+	final, _ := json.Marshal(finalEvents(op)) // a list of strings
+	// An empty document has no element to watch: the settle then finds no
+	// watch, and falls back to quiet.js.
+	return "try { (" + observeJS + "\n)(document.documentElement, null, (" + mutationJS + "\n), " + string(final) + "); } catch {}\n"
 }
 
 // pollCapped is pollQuiet for an observer that waits in the page up to

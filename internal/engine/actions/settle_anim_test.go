@@ -134,6 +134,8 @@ function closeModal() {
   d.classList.remove('in');
   b.classList.remove('in');
 }
+// Escape closes the dialog, as Bootstrap's keyboard option does.
+document.addEventListener('keydown', (e) => { if (e.key === 'Escape' && document.querySelector('.dialog.in')) closeModal(); });
 </script>`
 
 // The settle waits for the short animations of what the action added, and
@@ -172,6 +174,28 @@ func TestSettleWaitsForTheAnimationsOfWhatTheActionAdded(t *testing.T) {
 				t.Errorf("settled: got %+v, want dom quiet, animations %t, not capped", s, c.animated)
 			}
 		})
+	}
+}
+
+// A key pressed with no element named (Escape to the focused element) is
+// waited for as a click is: the page changed what it animates in the
+// key's own events, before a watch started after them could see it, and
+// the settle ended at its quiet window with the dialog still fading out.
+func TestSettleWaitsForTheAnimationsAKeyStarted(t *testing.T) {
+	tb := open(t, map[string]string{"/": html(modalPage)}, "/")
+	for i := range 3 {
+		tb.ok(tb.r.Click(tb.ctx, "#open", actions.ClickOptions{}))
+		tb.want("!!document.querySelector('.dialog.in')", "true")
+		res := tb.ok(tb.r.Press(tb.ctx, "Escape", actions.PressOptions{}))
+		tb.want("!!document.querySelector('[role=dialog], .backdrop')", "false")
+		if s := res.Settled; s.Capped || !slices.Contains(s.For, "animations") || !slices.Contains(s.For, "dom quiet") {
+			t.Errorf("press %d: settled %+v, want dom quiet after animations, not capped", i, s)
+		}
+	}
+	// A key that changes nothing ends after a frame, as a click does.
+	res := tb.ok(tb.r.Press(tb.ctx, "Shift", actions.PressOptions{}))
+	if s := res.Settled; s.Capped || slices.Contains(s.For, "animations") {
+		t.Errorf("a key that changes nothing: settled %+v, want dom quiet, no animations", s)
 	}
 }
 
