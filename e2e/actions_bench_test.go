@@ -80,6 +80,9 @@ func BenchmarkActions(b *testing.B) {
 		measure("press, no settle", func(int) error {
 			return rpc(protocol.MethodPress, protocol.PressParams{Target: tab, Element: "#name", Key: "Enter", ActionOptions: noSettle})
 		}),
+		measure("press, focused element", func(int) error {
+			return rpc(protocol.MethodPress, protocol.PressParams{Target: tab, Key: "Shift"})
+		}),
 		measure("goto (load)", func(i int) error {
 			url := otherURL
 			if i%2 != 0 {
