@@ -98,6 +98,19 @@ func (f *fixture) connectExt(t *testing.T, origin string) *fakeext.Ext {
 	return fakeext.Dial(t, f.sock, origin)
 }
 
+// dialRaw connects to the hub's socket as a relay that has sent nothing
+// yet (connectExt's relay sends its handshake first), for tests that send
+// what a relay should not; the connection closes when t ends.
+func (f *fixture) dialRaw(t *testing.T) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("unix", f.sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
 // waitGone waits until the hub has no link with id.
 func waitGone(t *testing.T, f *fixture, id string) {
 	t.Helper()
@@ -320,11 +333,7 @@ func TestRelayRefusals(t *testing.T) {
 		}
 	})
 	t.Run("not a hello", func(t *testing.T) {
-		conn, err := net.Dial("unix", f.sock)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
+		conn := f.dialRaw(t)
 		nativemsg.NewWriter(conn, 1<<20).Write([]byte(`{"event":"hello"}`))
 		e := &fakeext.Ext{T: t, Conn: conn, R: nativemsg.NewReader(conn, 1<<20)}
 		if m := e.Read(); m["code"] != "bad_frame" {
@@ -340,11 +349,7 @@ func TestRelayRefusals(t *testing.T) {
 		}
 	})
 	t.Run("oversized frame", func(t *testing.T) {
-		conn, err := net.Dial("unix", f.sock)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
+		conn := f.dialRaw(t)
 		w := nativemsg.NewWriter(conn, 1<<20)
 		w.Write([]byte(`{"relay":"hello","origin":"chrome-extension://` + testExt + `/"}`))
 		conn.Write([]byte{0xff, 0xff, 0xff, 0x7f}) // a 2 GiB length
@@ -375,11 +380,7 @@ func TestRelayOfAnotherUserRefused(t *testing.T) {
 	f := newFixture(t, sockdir.New(t), func(o *Options[*Link]) {
 		o.PeerUID = func(int) (uint32, error) { return me + 1, nil }
 	})
-	conn, err := net.Dial("unix", f.sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := f.dialRaw(t)
 	// The handshake and a hello, as a real relay sends them (the hub may
 	// have closed the socket already: errors do not matter).
 	w := nativemsg.NewWriter(conn, 1<<20)

@@ -149,31 +149,23 @@ func (s *Store) Lookup(token string) (Agent, error) {
 // ByID returns the agent whose token has the id part id (the service's
 // hello proof for paired tokens is keyed with its hash).
 func (s *Store) ByID(id string) (Agent, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, a := range s.agents {
-		if a.ID == id && !a.Revoked {
-			return *a, true
-		}
-	}
-	return Agent{}, false
+	return s.liveCopy(func(a *Agent) bool { return a.ID == id })
 }
 
 // Revoke revokes name's token and returns the revoked agent's token id.
 func (s *Store) Revoke(name string) (Agent, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, a := range s.agents {
-		if a.Name == name && !a.Revoked {
-			a.Revoked, a.RevokedAt = true, s.now().UTC()
-			if err := s.save(); err != nil {
-				a.Revoked, a.RevokedAt = false, time.Time{}
-				return Agent{}, err
-			}
-			return *a, nil
-		}
+	a := s.live(func(a *Agent) bool { return a.Name == name })
+	if a == nil {
+		return Agent{}, fmt.Errorf("revoke %q: %w", name, ErrNoAgent)
 	}
-	return Agent{}, fmt.Errorf("revoke %q: %w", name, ErrNoAgent)
+	a.Revoked, a.RevokedAt = true, s.now().UTC()
+	if err := s.save(); err != nil {
+		a.Revoked, a.RevokedAt = false, time.Time{}
+		return Agent{}, err
+	}
+	return *a, nil
 }
 
 // List returns every pairing, the live ones first, each group by name.
@@ -198,12 +190,28 @@ func (s *Store) List() []Agent {
 
 // Live returns the pairing of name that is not revoked, if any.
 func (s *Store) Live(name string) (Agent, bool) {
-	for _, a := range s.List() {
-		if a.Name == name && !a.Revoked {
-			return a, true
-		}
+	return s.liveCopy(func(a *Agent) bool { return a.Name == name })
+}
+
+// liveCopy is live under s.mu: a copy of the pairing, if any.
+func (s *Store) liveCopy(is func(*Agent) bool) (Agent, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if a := s.live(is); a != nil {
+		return *a, true
 	}
 	return Agent{}, false
+}
+
+// live returns the first pairing that is not revoked and for which is
+// holds, or nil. s.mu is held.
+func (s *Store) live(is func(*Agent) bool) *Agent {
+	for _, a := range s.agents {
+		if !a.Revoked && is(a) {
+			return a
+		}
+	}
+	return nil
 }
 
 // save writes the store, owner-only, atomically. s.mu is held.

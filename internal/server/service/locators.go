@@ -17,10 +17,7 @@ import (
 // candidate locators in rank order, each checked by the resolver, the best
 // one that matches it alone, and its ref.
 func (s *Service) locators(ctx context.Context, c *call, p protocol.LocatorsParams) (any, error) {
-	if err := p.Check(protocol.MethodLocators); err != nil {
-		return nil, err
-	}
-	tc, err := s.dialogFreeTab(ctx, c, p.Target, "locators", actwire.Millis(p.TimeoutMs))
+	tc, err := s.pageTab(ctx, c, protocol.MethodLocators, p, p.Target, actwire.Millis(p.TimeoutMs))
 	if err != nil {
 		return nil, err
 	}

@@ -30,10 +30,7 @@ func (s *Service) inspect(ctx context.Context, c *call, p protocol.InspectParams
 // person's. The override lasts while egohost is attached to the tab;
 // 0 × 0 ends it.
 func (s *Service) resize(ctx context.Context, c *call, p protocol.ResizeParams) (any, error) {
-	if err := p.Check(protocol.MethodResize); err != nil {
-		return nil, err
-	}
-	tc, err := s.dialogFreeTab(ctx, c, p.Target, "resize", 0)
+	tc, err := s.pageTab(ctx, c, protocol.MethodResize, p, p.Target, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -19,10 +19,7 @@ func (s *Service) resolve(ctx context.Context, c *call, p protocol.ResolveParams
 }
 
 func (s *Service) resolveOnce(ctx context.Context, c *call, p protocol.ResolveParams) (any, error) {
-	if err := p.Check(protocol.MethodResolve); err != nil {
-		return nil, err
-	}
-	tc, err := s.dialogFreeTab(ctx, c, p.Target, "resolve", actwire.Millis(p.TimeoutMs))
+	tc, err := s.pageTab(ctx, c, protocol.MethodResolve, p, p.Target, actwire.Millis(p.TimeoutMs))
 	if err != nil {
 		return nil, err
 	}

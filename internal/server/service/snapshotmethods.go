@@ -19,10 +19,7 @@ func (s *Service) snapshot(ctx context.Context, c *call, p protocol.SnapshotPara
 }
 
 func (s *Service) snapshotOnce(ctx context.Context, c *call, p protocol.SnapshotParams) (any, error) {
-	if err := p.Check(protocol.MethodSnapshot); err != nil {
-		return nil, err
-	}
-	tc, err := s.dialogFreeTab(ctx, c, p.Target, "snapshot", 0)
+	tc, err := s.pageTab(ctx, c, protocol.MethodSnapshot, p, p.Target, 0)
 	if err != nil {
 		return nil, err
 	}

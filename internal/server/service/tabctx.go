@@ -89,6 +89,21 @@ func (s *Service) dialogFreeTab(ctx context.Context, c *call, target protocol.Ta
 	return tc, nil
 }
 
+// checker is the params of a method that check themselves (protocol's
+// Check methods), op naming the method in their errors.
+type checker interface {
+	Check(op string) error
+}
+
+// pageTab checks p, the params of method, which reads or changes the
+// page, and reaches its tab (dialogFreeTab, within timeout).
+func (s *Service) pageTab(ctx context.Context, c *call, method string, p checker, target protocol.Target, timeout time.Duration) (*tabContext, error) {
+	if err := p.Check(method); err != nil {
+		return nil, err
+	}
+	return s.dialogFreeTab(ctx, c, target, method, timeout)
+}
+
 // checkDialog fails at once when a JavaScript dialog blocks the tab: the
 // page would answer nothing until someone answers the dialog.
 func (tc *tabContext) checkDialog(op string) error {

@@ -42,10 +42,7 @@ func TestFileName(t *testing.T) {
 func TestRecording(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "t.jsonl")
-	w, err := Create(path, Header{Agents: []string{"bot"}}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := createBotTrace(t, path)
 	r := NewRecording(w, path, []string{"bot"}, time.Now())
 	defer r.W.Close()
 	if r.EveryAgent() || !r.Records("bot") || r.Records("other") {

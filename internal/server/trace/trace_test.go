@@ -29,12 +29,19 @@ func testStep(method string) Step {
 	}
 }
 
-func TestRoundTrip(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "t.jsonl")
+// createBotTrace creates a trace at path for a recording of bot.
+func createBotTrace(tb testing.TB, path string) *Writer {
+	tb.Helper()
 	w, err := Create(path, Header{Agents: []string{"bot"}}, 0)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+	return w
+}
+
+func TestRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.jsonl")
+	w := createBotTrace(t, path)
 	steps := []Step{testStep("click"), {Call: protocol.AuditEntry{Method: "fill", Agent: "bot", Target: "#pw", Length: intp(7), Result: "ok"}}}
 	for _, s := range steps {
 		if err := w.Write(s); err != nil {
@@ -199,10 +206,7 @@ func TestHTML(t *testing.T) {
 // trace read back renders.
 func FuzzRead(f *testing.F) {
 	path := filepath.Join(f.TempDir(), "seed.jsonl")
-	w, err := Create(path, Header{Agents: []string{"bot"}}, 0)
-	if err != nil {
-		f.Fatal(err)
-	}
+	w := createBotTrace(f, path)
 	w.Write(testStep("click"))
 	w.Close()
 	seed, _ := os.ReadFile(path)
@@ -223,10 +227,7 @@ func FuzzRead(f *testing.F) {
 // IsTrace knows a file Create made from anything else.
 func TestIsTrace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.jsonl")
-	w, err := Create(path, Header{Agents: []string{"bot"}}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := createBotTrace(t, path)
 	if _, err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
