@@ -263,8 +263,9 @@ func (s subscription) resumed(ctx context.Context, t testing.TB, bound time.Dura
 	return r
 }
 
-// console logs text in the tab and waits for the subscription's event of it.
-func (s subscription) console(ctx context.Context, t testing.TB, tab protocol.Target, text string) {
+// console logs text in the tab, waits for the subscription's event of it
+// and returns that event.
+func (s subscription) console(ctx context.Context, t testing.TB, tab protocol.Target, text string) protocol.CDPEvent {
 	t.Helper()
 	if _, err := s.c.eval(ctx, tab, "console.log("+jsonString(text)+")"); err != nil {
 		t.Fatal(err)
@@ -273,7 +274,7 @@ func (s subscription) console(ctx context.Context, t testing.TB, tab protocol.Ta
 		var ev protocol.CDPEvent
 		s.next(ctx, t, protocol.NotifyCDPEvent, &ev)
 		if strings.Contains(string(ev.Params), text) {
-			return
+			return ev
 		}
 	}
 }
