@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"regexp"
 	"testing"
@@ -78,20 +77,6 @@ func waitUntil(ctx context.Context, wait time.Duration, probe func() error) erro
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-// needApp ends a test whose real application could not start (err): it
-// fails when CI=true, where .ci/run installs every application such a test
-// needs, and skips elsewhere.
-func needApp(t *testing.T, err error) {
-	t.Helper()
-	if err == nil {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal(err)
-	}
-	t.Skip(err)
 }
 
 // appCLI is how a test drives a real application's tab through the CLI:

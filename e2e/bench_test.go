@@ -120,28 +120,19 @@ func BenchmarkRoundTrip(b *testing.B) {
 		viaSocket()
 	}
 	b.ResetTimer()
-	// Alternate the two paths, so machine noise hits both columns alike.
-	for range n {
+	timed := func(call func() error, into *latencies) {
 		t := time.Now()
-		if err := relayed(); err != nil {
+		if err := call(); err != nil {
 			b.Fatal(err)
 		}
-		rel = append(rel, time.Since(t))
-		t = time.Now()
-		if err := viaDirect(); err != nil {
-			b.Fatal(err)
-		}
-		dir = append(dir, time.Since(t))
-		t = time.Now()
-		if err := ping(); err != nil {
-			b.Fatal(err)
-		}
-		png = append(png, time.Since(t))
-		t = time.Now()
-		if err := viaSocket(); err != nil {
-			b.Fatal(err)
-		}
-		skt = append(skt, time.Since(t))
+		*into = append(*into, time.Since(t))
+	}
+	// Alternate the paths, so machine noise hits every column alike.
+	for range n {
+		timed(relayed, &rel)
+		timed(viaDirect, &dir)
+		timed(ping, &png)
+		timed(viaSocket, &skt)
 	}
 	b.StopTimer()
 	b.ReportMetric(ms(png.pct(0.5)), "echo-p50-ms")

@@ -70,33 +70,10 @@ func TestChainEvaluateDOMAndEvents(t *testing.T) {
 		t.Errorf("DOM.getDocument: the tree does not hold the page's text")
 	}
 
-	var sub protocol.CDPSubscribeResult
-	if err := c.agent.Call(ctx, protocol.MethodCDPSubscribe, protocol.CDPSubscribeParams{Target: tab, Methods: []string{"Runtime.consoleAPICalled"}}, &sub); err != nil {
-		t.Fatal(err)
+	sub := subscribeConsole(ctx, t, c, tab)
+	if ev := sub.console(ctx, t, tab, "ping from page"); ev.Tab != tab.Tab || ev.Method != "Runtime.consoleAPICalled" {
+		t.Errorf("event: got tab %d method %s, want tab %d Runtime.consoleAPICalled", ev.Tab, ev.Method, tab.Tab)
 	}
-	if err := c.agent.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: tab, Method: "Runtime.enable"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.eval(ctx, tab, `console.log("ping from page", 42)`); err != nil {
-		t.Fatal(err)
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			t.Fatal("no Runtime.consoleAPICalled event within 20 s")
-		case m := <-c.agent.Notifications():
-			var ev protocol.CDPEvent
-			json.Unmarshal(m.Params, &ev)
-			if m.Method != protocol.NotifyCDPEvent || ev.Subscription != sub.Subscription || !strings.Contains(string(ev.Params), "ping from page") {
-				continue
-			}
-			if ev.Tab != tab.Tab || ev.Method != "Runtime.consoleAPICalled" {
-				t.Errorf("event: got tab %d method %s, want tab %d Runtime.consoleAPICalled", ev.Tab, ev.Method, tab.Tab)
-			}
-			goto unsubscribed
-		}
-	}
-unsubscribed:
 	if err := c.agent.Call(ctx, protocol.MethodCDPUnsubscribe, protocol.CDPUnsubscribeParams{Subscription: sub.Subscription}, nil); err != nil {
 		t.Errorf("unsubscribe: %v", err)
 	}

@@ -187,13 +187,16 @@ func TestSilentDetachNextCommandReattaches(t *testing.T) {
 	}
 }
 
-// killPID kills process pid at once (SIGKILL on Unix).
-func killPID(pid int) error {
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return err
+// killRelay kills browser b's relay at once (SIGKILL on Unix).
+func killRelay(t testing.TB, b protocol.Browser) {
+	t.Helper()
+	relay, err := os.FindProcess(b.RelayPID)
+	if err == nil {
+		err = relay.Kill()
 	}
-	return p.Kill()
+	if err != nil {
+		t.Fatalf("kill the relay (pid %d): %v", b.RelayPID, err)
+	}
 }
 
 // subscription is a cdp.subscribe subscription to a tab's console, with
@@ -247,8 +250,22 @@ func (s subscription) next(ctx context.Context, t testing.TB, method string, par
 	}
 }
 
-// console logs text in the tab and waits for the subscription's event of it.
-func (s subscription) console(ctx context.Context, t testing.TB, tab protocol.Target, text string) {
+// resumed waits, within bound, for the subscription's
+// cdp.subscriptionResumed after what happened at since, and logs how long
+// it took and how long events were missed.
+func (s subscription) resumed(ctx context.Context, t testing.TB, bound time.Duration, what string, since time.Time) protocol.SubscriptionResumed {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	var r protocol.SubscriptionResumed
+	s.next(ctx, t, protocol.NotifySubscriptionResumed, &r)
+	t.Logf("resumed %v after the %s; events missed for %d ms", time.Since(since).Round(time.Millisecond), what, r.MissedMs)
+	return r
+}
+
+// console logs text in the tab, waits for the subscription's event of it
+// and returns that event.
+func (s subscription) console(ctx context.Context, t testing.TB, tab protocol.Target, text string) protocol.CDPEvent {
 	t.Helper()
 	if _, err := s.c.eval(ctx, tab, "console.log("+jsonString(text)+")"); err != nil {
 		t.Fatal(err)
@@ -257,7 +274,7 @@ func (s subscription) console(ctx context.Context, t testing.TB, tab protocol.Ta
 		var ev protocol.CDPEvent
 		s.next(ctx, t, protocol.NotifyCDPEvent, &ev)
 		if strings.Contains(string(ev.Params), text) {
-			return
+			return ev
 		}
 	}
 }
@@ -278,15 +295,9 @@ func TestSubscriptionSurvivesARelayRestart(t *testing.T) {
 
 	b := c.waitLink(t)
 	killed := time.Now()
-	if err := killPID(b.RelayPID); err != nil {
-		t.Fatalf("kill the relay (pid %d): %v", b.RelayPID, err)
-	}
+	killRelay(t, b)
 	// Hang bound: the relay is back within about 1.5 s (docs/recovery.md).
-	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	var resumed protocol.SubscriptionResumed
-	sub.next(rctx, t, protocol.NotifySubscriptionResumed, &resumed)
-	t.Logf("resumed %v after the kill; events missed for %d ms", time.Since(killed).Round(time.Millisecond), resumed.MissedMs)
+	resumed := sub.resumed(ctx, t, 10*time.Second, "kill", killed)
 	if resumed.Tab != tab.Tab || resumed.Browser != b.ID || resumed.MissedMs <= 0 || resumed.Reattached {
 		t.Errorf("cdp.subscriptionResumed: got %+v, want tab %d of %s, missed > 0, not reattached (the session lived on)", resumed, tab.Tab, b.ID)
 	}
@@ -312,11 +323,7 @@ func TestSubscriptionSurvivesAWorkerStop(t *testing.T) {
 		t.Fatalf("Target.closeTarget on the worker: %v", err)
 	}
 	// Hang bound: the worker is back within about 2 s (docs/recovery.md).
-	rctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	var resumed protocol.SubscriptionResumed
-	sub.next(rctx, t, protocol.NotifySubscriptionResumed, &resumed)
-	t.Logf("resumed %v after the stop; events missed for %d ms", time.Since(stopped).Round(time.Millisecond), resumed.MissedMs)
+	resumed := sub.resumed(ctx, t, 15*time.Second, "stop", stopped)
 	if !resumed.Reattached || len(resumed.Reenabled) != 1 || resumed.Reenabled[0] != "Runtime.enable" {
 		t.Errorf("cdp.subscriptionResumed: got %+v, want the tab attached again and Runtime.enable again", resumed)
 	}
@@ -333,9 +340,7 @@ func TestSubscriptionEndsWhenItsTabIsGone(t *testing.T) {
 	ctx := ctxT(t, 90*time.Second)
 	sub := subscribeConsole(ctx, t, c, tab)
 	b := c.waitLink(t)
-	if err := killPID(b.RelayPID); err != nil {
-		t.Fatalf("kill the relay (pid %d): %v", b.RelayPID, err)
-	}
+	killRelay(t, b)
 	res, err := cdp.Call(ctx, c.direct.Browser(), target.GetTargets, target.GetTargetsParams{})
 	if err != nil {
 		t.Fatal(err)

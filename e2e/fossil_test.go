@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/egohost/egohost/internal/testkit/ci"
 )
 
 // TestFossilThroughTheCLI drives a real application, Debian's Fossil (its
@@ -25,7 +27,7 @@ func TestFossilThroughTheCLI(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	site, err := startFossil(ctx, t)
-	needApp(t, err)
+	ci.Need(t, err) // the application could not start
 	c := useSharedChain(t)
 	tab := c.openTab(t, site+"/login")
 	run, refIn := appCLI(t, c, tab, "Fossil")

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/egohost/egohost/internal/testkit/browsertest"
+	"github.com/egohost/egohost/internal/testkit/ci"
 	"github.com/egohost/egohost/internal/testkit/snapshotbench"
 	"github.com/egohost/egohost/protocol"
 )
@@ -370,10 +371,7 @@ func startPlaywrightMCP(ctx context.Context, b *testing.B, endpoint string) *mcp
 	cli, _ := filepath.Abs("../bench/node_modules/@playwright/mcp/cli.js")
 	node, nodeErr := exec.LookPath("node")
 	if _, err := os.Stat(cli); err != nil || nodeErr != nil {
-		if os.Getenv("CI") == "true" {
-			b.Fatalf("Playwright MCP is missing (install Node.js and run npm ci in bench/): %v %v", err, nodeErr)
-		}
-		b.Skipf("Playwright MCP is missing (install Node.js and run npm ci in bench/)")
+		ci.Need(b, fmt.Errorf("Playwright MCP is missing (install Node.js and run npm ci in bench/): %v %v", err, nodeErr))
 	}
 	out := b.TempDir() // Playwright MCP writes logs and snapshots under its working directory
 	pwCmd := exec.Command(node, cli, "--cdp-endpoint", endpoint, "--timeout-action", "120000", "--timeout-navigation", "120000", "--output-dir", out)

@@ -487,14 +487,8 @@ func TestChainBrowserIDSurvivesRelayAndServiceRestarts(t *testing.T) {
 	tab := c.openTab(t, serve(t, map[string]string{"/": `<title>ids</title>`})+"/")
 	ctx := ctxT(t, 60*time.Second)
 
-	relay, err := os.FindProcess(b.RelayPID)
-	if err != nil {
-		t.Fatal(err)
-	}
 	killed := time.Now()
-	if err := relay.Kill(); err != nil {
-		t.Fatalf("kill relay %d: %v", b.RelayPID, err)
-	}
+	killRelay(t, b)
 	// Named, once the service has seen the link go (a request written
 	// just before that may be lost with the relay: browser_gone): the
 	// service waits for the known browser.

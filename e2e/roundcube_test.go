@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/egohost/egohost/internal/testkit/ci"
 )
 
 // TestRoundcubeThroughTheCLI drives a real webmail, Debian's Roundcube 1.6
@@ -34,7 +36,7 @@ func TestRoundcubeThroughTheCLI(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	rc, err := startRoundcube(ctx, t)
-	needApp(t, err)
+	ci.Need(t, err) // the application could not start
 	c := useSharedChain(t)
 	tab := c.openTab(t, rc.url+"/")
 	run, refIn := appCLI(t, c, tab, "Roundcube")

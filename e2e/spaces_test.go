@@ -330,13 +330,7 @@ func TestSpacesThreeAgents(t *testing.T) {
 	}
 	b := c.waitLink(t)
 	t.Run("spaces survive a relay kill", func(t *testing.T) {
-		relay, err := os.FindProcess(b.RelayPID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := relay.Kill(); err != nil {
-			t.Fatalf("kill relay %d: %v", b.RelayPID, err)
-		}
+		killRelay(t, b)
 		for {
 			if after := c.waitLink(t); after.RelayPID != b.RelayPID {
 				break

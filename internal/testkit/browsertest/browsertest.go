@@ -22,6 +22,7 @@ import (
 	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/internal/setup/browser"
 	"github.com/egohost/egohost/internal/testkit/cdpdirect"
+	"github.com/egohost/egohost/internal/testkit/ci"
 )
 
 // Binary returns the browser binary, or ends the test: it fails when CI=true
@@ -30,10 +31,7 @@ func Binary(tb testing.TB) string {
 	tb.Helper()
 	bin, err := FindBinary()
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("CI=true but no browser: %v", err)
-		}
-		tb.Skipf("no browser: %v", err)
+		ci.Need(tb, fmt.Errorf("no browser: %w", err))
 	}
 	return bin
 }

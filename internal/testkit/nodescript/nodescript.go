@@ -10,11 +10,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/egohost/egohost/internal/testkit/ci"
 )
 
 // ErrNoNode means Node.js or bench/'s playwright-core is not installed.
@@ -24,7 +25,7 @@ var ErrNoNode = errors.New("node or playwright-core not available (install Node.
 // missing where a test may go on without Playwright's side: outside CI
 // (with CI=true they must be there, as Chromium must).
 func MissingOutsideCI(err error) bool {
-	return errors.Is(err, ErrNoNode) && os.Getenv("CI") != "true"
+	return errors.Is(err, ErrNoNode) && !ci.On()
 }
 
 // Column reports whether a benchmark has Playwright's column, err being

@@ -8,15 +8,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/egohost/egohost/internal/testkit/ci"
 )
 
 func TestLines(t *testing.T) {
-	if _, err := exec.LookPath("node"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true but node is missing")
-		}
-		t.Skip("no node")
-	}
+	_, err := exec.LookPath("node")
+	ci.Need(t, err)
 	dir := t.TempDir()
 	ok := filepath.Join(dir, "ok.mjs")
 	os.WriteFile(ok, []byte(`console.log(JSON.stringify({n: Number(process.argv[2])})); console.log('{"n": 2}');`), 0o600)
