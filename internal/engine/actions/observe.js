@@ -3,7 +3,9 @@
 // from then on (in the element's document, and the top document when it is
 // reachable), whether a navigation to another document began, and the
 // first animation frame after the action's events. settle.js
-// reads and ends it; it ends by itself after 30 s. mutation is mutation.js:
+// reads it, and ends it when its cap has passed since it last answered (a
+// later round of the same settle reads it again); it ends by itself after
+// 30 s, or when another action's watch starts. mutation is mutation.js:
 // which mutations count, and what they touched.
 (node, ns, mutation, final) => {
   const el = node.nodeType === 1 ? node : node.parentElement;
@@ -88,6 +90,13 @@
     if (win.__egohostSettle === s) delete win.__egohostSettle;
   };
   timer = win.setTimeout(s.stop, 30000);
+  // expire ends the watch ms from now (settle.js: a later round of the
+  // same settle comes within its cap).
+  s.expire = (ms) => {
+    if (stopped) return;
+    win.clearTimeout(timer);
+    timer = win.setTimeout(s.stop, ms);
+  };
   s.wins = wins;
   win.__egohostSettle = s;
 }

@@ -65,7 +65,7 @@ func (r *Runner) settle(w *watch, s Settle, el Element, page bool, back *readBac
 			// The element acted on went with its document: settle.js
 			// would only find it gone (a round trip in a document being
 			// torn down); the rounds after watch the new document.
-			el = Element{}
+			el, page = Element{}, false
 			prep.stop()
 			prep = r.prepare(ctx)
 		}
@@ -91,12 +91,12 @@ func (r *Runner) settle(w *watch, s Settle, el Element, page bool, back *readBac
 			stopped(ctx, &out)
 			return out
 		}
-		q, nav, navigated := r.quietOrNavigation(ctx, w, s, el, page, back != nil, loaded)
+		q, nav, navigated := r.quietOrNavigation(ctx, w, s, el, page, back != nil, loaded, round > 0)
 		loaded = false // once: after the network, the full window
 		if q.Read && back != nil {
 			back.value, back.read = q.Value, true
 		}
-		el, page, back = Element{}, false, nil // once: the later rounds watch the main frame's document
+		back = nil // once: the value the action left
 		if !navigated && q.Early {
 			// Nothing in the page: a navigation or a request the action
 			// started may still be on its way. The events Chrome sent before
@@ -227,22 +227,22 @@ type quietResult struct {
 // watching for a navigation of the main frame; a navigation wins.
 //
 // With el it watches the element acted on (settle.js), with page the main
-// frame's document observePage watches (settle.js in the page's world);
-// else, or when that found no watch, quiet.js on the main frame's
-// document, with loaded (a document a navigation just loaded) its early
-// end.
-func (r *Runner) quietOrNavigation(ctx context.Context, w *watch, s Settle, el Element, page, readValue, loaded bool) (quietResult, navEvent, bool) {
+// frame's document observePage watches (settle.js in the page's world),
+// again in a later round of the same settle (see settle.js); else, or
+// when that found no watch, quiet.js on the main frame's document, with
+// loaded (a document a navigation just loaded) its early end.
+func (r *Runner) quietOrNavigation(ctx context.Context, w *watch, s Settle, el Element, page, readValue, loaded, again bool) (quietResult, navEvent, bool) {
 	qctx, qcancel := context.WithCancel(ctx)
 	defer qcancel()
 	done := make(chan quietResult, 1)
 	go func() {
 		if el.ObjectID != "" {
-			if q := r.settleOn(qctx, el, s, ctx, readValue); !q.Missing {
+			if q := r.settleOn(qctx, el, s, ctx, readValue, again); !q.Missing {
 				done <- q
 				return
 			}
 		} else if page {
-			if q := r.settlePage(qctx, s, ctx); !q.Missing {
+			if q := r.settlePage(qctx, s, ctx, again); !q.Missing {
 				done <- q
 				return
 			}
@@ -282,9 +282,9 @@ func (r *Runner) quiet(ctx context.Context, s Settle, capCtx context.Context, ea
 
 // settlePage evaluates settle.js on the main frame's document, in the
 // page's own world, where observePage started its watch.
-func (r *Runner) settlePage(ctx context.Context, s Settle, capCtx context.Context) quietResult {
+func (r *Runner) settlePage(ctx context.Context, s Settle, capCtx context.Context, again bool) quietResult {
 	return r.quietIn(ctx, s, capCtx, func(poll bool, capMs int64) string {
-		return settlePageFn.Call(aria.InstallNone, "document.documentElement", fmt.Sprintf("%d, %d, %t", s.Quiet.Milliseconds(), capMs, poll))
+		return settlePageFn.Call(aria.InstallNone, "document.documentElement", fmt.Sprintf("%d, %d, %t, %t", s.Quiet.Milliseconds(), capMs, poll, again))
 	})
 }
 
@@ -366,14 +366,14 @@ func pollQuiet(ctx context.Context, s Settle, call func(poll bool) quietResult) 
 }
 
 // settleOn runs settle.js on the element acted on.
-func (r *Runner) settleOn(ctx context.Context, el Element, s Settle, capCtx context.Context, readValue bool) quietResult {
+func (r *Runner) settleOn(ctx context.Context, el Element, s Settle, capCtx context.Context, readValue, again bool) quietResult {
 	fn := settleJS
 	if readValue {
 		fn = settleValueJS
 	}
 	return pollCapped(ctx, s, capCtx, func(poll bool, capMs int64) quietResult {
 		var q quietResult
-		if err := r.callOn(ctx, el, fn, &q, s.Quiet.Milliseconds(), capMs, poll); err != nil {
+		if err := r.callOn(ctx, el, fn, &q, s.Quiet.Milliseconds(), capMs, poll, again); err != nil {
 			var na *NotActionableError
 			// The element's document went away: a navigation.
 			return quietResult{err: err, gone: errors.As(err, &na) && na.Reason == NotAttached}

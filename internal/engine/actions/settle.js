@@ -19,23 +19,34 @@
 // (caught: the frame after the action's events had come before this
 // call), or {missing: true} when no watch was started.
 //
+// again: a later round of the same settle (after the requests the action
+// started, or the documents it loaded into frames, were waited for): no
+// first frame; the quiet counts from this call or the last mutation,
+// whichever is later (the page may still be handling an answer), and the
+// animations are still those of everything changed since the action, so
+// what an answer added before this call is waited for too. The watch is
+// kept for capMs after each answer, for such a round.
+//
 // A hidden document (a background tab) runs no animation frames and its
 // timers wait for Chrome's 1 s wake-ups: there the frame is a task
 // (MessageChannel), and instead of waiting it resolves at once
 // {pending: true, since} (since: ms since the last mutation), keeping the
 // watch; the caller waits and calls again with poll set (no first frame),
 // until it resolves {quiet: true}.
-async (node, ns, quietMs, capMs, poll) => {
+async (node, ns, quietMs, capMs, poll, again) => {
   const el = node.nodeType === 1 ? node : node.parentElement;
   const win = (el || node).ownerDocument.defaultView;
   const s = win && win.__egohostSettle;
   if (!s) return { missing: true };
   const hidden = !!win.document.hidden;
-  if (!poll) s.begin = performance.now();
+  if (!poll) {
+    s.begin = performance.now();
+    s.from = again ? s.begin : s.start;
+  }
   const begin = s.begin || performance.now();
-  let keep = false;
+  const from = s.from === undefined ? s.start : s.from;
   try {
-    if (!poll) {
+    if (!poll && !again) {
       const caught = s.final === true && s.done === s.seq; // the frame after the action's last events came
       if (!caught) await new Promise((resolve) => {
         let done = false;
@@ -71,7 +82,7 @@ async (node, ns, quietMs, capMs, poll) => {
     let ended = false; // the animations seen have ended, and a frame has passed since
     for (;;) {
       const now = performance.now();
-      const since = now - Math.max(s.last, s.start);
+      const since = now - Math.max(s.last, from);
       // A hidden document runs no frames: its animations wait for it.
       const anim = since >= quietMs && !hidden ? s.track.animating(s.wins.map((w) => w.document), s.start) : 0;
       if (anim > 0) {
@@ -101,7 +112,6 @@ async (node, ns, quietMs, capMs, poll) => {
         return { quiet: since >= quietMs && anim <= 0, animated, mutations: s.mutations, ms: now - begin, navigating: s.navigating };
       }
       if (hidden || poll) {
-        keep = true;
         return { pending: true, since, mutations: s.mutations, ms: now - begin, navigating: s.navigating };
       }
       const wait = anim > 0 ? anim : quietMs - since;
@@ -110,6 +120,6 @@ async (node, ns, quietMs, capMs, poll) => {
       );
     }
   } finally {
-    if (!keep) s.stop();
+    s.expire(capMs);
   }
 }

@@ -177,6 +177,30 @@ func TestSettleWaitsForTheAnimationsOfWhatTheActionAdded(t *testing.T) {
 	}
 }
 
+// What a request's answer adds is waited for to the end of its
+// animations and the frame after them, as what the action added at once
+// is: the settle's round after the request watched the document anew,
+// from after the answer, whose handler had already added the backdrop
+// (the dialog was never there after the click).
+func TestSettleWaitsForTheAnimationsOfWhatAnAnswerAdded(t *testing.T) {
+	tb := open(t, map[string]string{
+		"/":     html(modalPage + `<button id=fetch onclick="fetch('/data').then((r) => r.text()).then(openModal)">Fetch</button>`),
+		"/data": "ok",
+	}, "/")
+	for i := range 5 {
+		if _, err := tb.r.Goto(tb.ctx, tb.base+"/", actions.NavOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		res := tb.ok(tb.r.Click(tb.ctx, "#fetch", actions.ClickOptions{}))
+		tb.want("!!document.querySelector('[role=dialog] #newname')", "true")
+		// (network when the answer came after the frame the settle's
+		// first round waited for, as it mostly does.)
+		if s := res.Settled; s.Capped || !slices.Contains(s.For, "animations") || !slices.Contains(s.For, "dom quiet") {
+			t.Errorf("click %d: settled %+v, want animations, dom quiet; not capped", i, s)
+		}
+	}
+}
+
 // A key pressed with no element named (Escape to the focused element) is
 // waited for as a click is: the page changed what it animates in the
 // key's own events, before a watch started after them could see it, and
