@@ -80,14 +80,8 @@ func (c *jsCall) around(expr string, in aria.Install) string {
 
 // decodeBoxed reads [envelope, node].
 func decodeBoxed(v *runtime.DeepSerializedValue) (cdptab.Called, error) {
-	if v == nil {
-		return cdptab.Called{}, errors.New("no deep value")
-	}
-	var items []struct {
-		Type  string          `json:"type"`
-		Value json.RawMessage `json:"value"`
-	}
-	if err := json.Unmarshal(v.Value, &items); err != nil {
+	items, err := deepItems(v)
+	if err != nil {
 		return cdptab.Called{}, err
 	}
 	if len(items) != 2 || items[0].Type != "string" || items[1].Type != "node" {
