@@ -42,8 +42,7 @@ func (r *Resolver) nodeBox(ctx context.Context, p parsed, sid target.SessionID, 
 	}
 	b, ok := borderBox(border, quads.Quads)
 	if !ok {
-		return Box{}, &Error{Kind: Transient, Op: "box", Target: p.input, Count: 1,
-			Err: causef(ErrNoBox, "%s: the element has no box (not rendered, hidden or zero-sized)", p)}
+		return Box{}, locatorNoBox("box", p)
 	}
 	off, err := r.newOffsets().session(ctx, sid)
 	if err != nil {

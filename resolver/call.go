@@ -43,6 +43,15 @@ type envelope struct {
 	Gone bool            `json:"gone"`
 }
 
+// enveloped is JavaScript statements that await call (an expression that
+// calls f) and leave its envelope in __egohostR; a marker of f's (a world
+// that lacks the module or f) is returned as it is, for Again.
+func enveloped(f aria.Func, call string) string {
+	return "let __egohostR; try { const __egohostV = await " + call + "; " +
+		"if (" + f.Marked("__egohostV") + ") return __egohostV; __egohostR = { v: __egohostV }; } " +
+		"catch (__egohostE) { __egohostR = { x: String(__egohostE) }; } "
+}
+
 func (e envelope) called() cdptab.Called {
 	if e.X != nil {
 		return cdptab.Called{Exception: *e.X}
@@ -65,21 +74,14 @@ func (c *jsCall) around(expr string, in aria.Install) string {
 	// The arrow's names are unlikely ones, as the function's source sits
 	// in their scope when it is sent.
 	return "(async (__egohostEl) => { if (__egohostEl === null || typeof __egohostEl !== \"object\") return __egohostEl; " +
-		"let __egohostR; try { const __egohostV = await " + c.f.Call(in, "__egohostEl", "..."+string(c.args)) + "; " +
-		"if (" + c.f.Marked("__egohostV") + ") return __egohostV; __egohostR = { v: __egohostV }; } " +
-		"catch (__egohostE) { __egohostR = { x: String(__egohostE) }; } return [JSON.stringify(__egohostR), __egohostEl]; })(" + expr + ")"
+		enveloped(c.f, c.f.Call(in, "__egohostEl", "..."+string(c.args))) +
+		"return [JSON.stringify(__egohostR), __egohostEl]; })(" + expr + ")"
 }
 
 // decodeBoxed reads [envelope, node].
 func decodeBoxed(v *runtime.DeepSerializedValue) (cdptab.Called, error) {
-	if v == nil {
-		return cdptab.Called{}, errors.New("no deep value")
-	}
-	var items []struct {
-		Type  string          `json:"type"`
-		Value json.RawMessage `json:"value"`
-	}
-	if err := json.Unmarshal(v.Value, &items); err != nil {
+	items, err := deepItems(v)
+	if err != nil {
 		return cdptab.Called{}, err
 	}
 	if len(items) != 2 || items[0].Type != "string" || items[1].Type != "node" {
@@ -301,9 +303,7 @@ func (r *Resolver) callObject(ctx context.Context, o Object, c *jsCall, connecte
 	f := aria.Send(c.f.Source())
 	yes := true
 	for in := aria.InstallNone; ; {
-		body := "let __egohostR; try { const __egohostV = await " + f.Call(in, "this", "...__egohostA") + "; " +
-			"if (" + f.Marked("__egohostV") + ") return __egohostV; __egohostR = { v: __egohostV }; } " +
-			"catch (__egohostE) { __egohostR = { x: String(__egohostE) }; } return JSON.stringify(__egohostR);"
+		body := enveloped(f, f.Call(in, "this", "...__egohostA")) + "return JSON.stringify(__egohostR);"
 		res, err := cdp.Call(ctx, r.session(o.SessionID), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 			FunctionDeclaration: "async function(...__egohostA) { " + check + body + " }",
 			ObjectID:            o.ObjectID,

@@ -389,14 +389,11 @@ func (r *Resolver) sentTo(w worldRef, f aria.Func) {
 // decodeWhere reads [location.href, location.origin, document], deep
 // serialized: the document's URL, origin and loader ID.
 func decodeWhere(o *runtime.RemoteObject) (url, origin string, loader cdp.LoaderID, err error) {
-	if o == nil || o.DeepSerializedValue == nil {
+	if o == nil {
 		return "", "", "", errors.New("no location")
 	}
-	var items []struct {
-		Type  string          `json:"type"`
-		Value json.RawMessage `json:"value"`
-	}
-	if err := json.Unmarshal(o.DeepSerializedValue.Value, &items); err != nil || len(items) != 3 ||
+	items, err := deepItems(o.DeepSerializedValue)
+	if err != nil || len(items) != 3 ||
 		json.Unmarshal(items[0].Value, &url) != nil || json.Unmarshal(items[1].Value, &origin) != nil {
 		return "", "", "", errors.New("no location")
 	}

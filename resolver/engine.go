@@ -300,16 +300,29 @@ func (r *Resolver) eval(ctx context.Context, d *doc, spec jsSpec) (jsResult, err
 	return out, nil
 }
 
+// deepItem is one value of a deep-serialized array: its type ("string",
+// "node", …) and its value as JSON.
+type deepItem struct {
+	Type  string          `json:"type"`
+	Value json.RawMessage `json:"value"`
+}
+
+// deepItems reads the values of a deep-serialized array.
+func deepItems(v *runtime.DeepSerializedValue) ([]deepItem, error) {
+	if v == nil {
+		return nil, errors.New("no deep value")
+	}
+	var items []deepItem
+	if err := json.Unmarshal(v.Value, &items); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 // decodeList reads [JSON string, node, node, …].
 func decodeList(v *runtime.DeepSerializedValue) (jsResult, error) {
-	if v == nil {
-		return jsResult{}, errors.New("no deep value")
-	}
-	var items []struct {
-		Type  string          `json:"type"`
-		Value json.RawMessage `json:"value"`
-	}
-	if err := json.Unmarshal(v.Value, &items); err != nil {
+	items, err := deepItems(v)
+	if err != nil {
 		return jsResult{}, err
 	}
 	if len(items) == 0 || items[0].Type != "string" {

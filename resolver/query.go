@@ -164,8 +164,7 @@ func (r *Resolver) finish(ctx context.Context, pl plan, d doc, res jsResult, m m
 		return element{object: Object{ObjectID: res.object, SessionID: d.sid, Boxed: res.boxed}, called: res.called}, nil
 	default:
 		if res.Box == nil {
-			return element{}, &Error{Kind: Transient, Op: "resolve", Target: pl.p.input, Count: 1,
-				Err: causef(ErrNoBox, "%s: the element has no box (not rendered, hidden or zero-sized)", pl.p.loc)}
+			return element{}, locatorNoBox("resolve", pl.p)
 		}
 		off, err := r.newOffsets().doc(ctx, d)
 		if err != nil {

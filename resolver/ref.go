@@ -97,6 +97,13 @@ func noBox(p parsed, e refmap.Entry) error {
 		Err: causef(ErrNoBox, "ref @%s (%s %q) has no box (not rendered, hidden or zero-sized)", e.Ref, e.Role, e.Name)}
 }
 
+// locatorNoBox is the error of the element a locator found when it has
+// no box (a ref's: noBox); op is what asked for the box.
+func locatorNoBox(op string, p parsed) error {
+	return &Error{Kind: Transient, Op: op, Target: p.input, Count: 1,
+		Err: causef(ErrNoBox, "%s: the element has no box (not rendered, hidden or zero-sized)", p)}
+}
+
 // refObject: the ref's element found by the snapshot script in one
 // evaluation (localObject), else DOM.resolveNode of the ref's node in
 // egohost's world; when the node is gone, the unique element with its

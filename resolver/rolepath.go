@@ -154,8 +154,7 @@ func (r *Resolver) finishNode(ctx context.Context, p parsed, d doc, f found, m m
 	default:
 		if f.measured {
 			if f.box == nil {
-				return element{}, &Error{Kind: Transient, Op: "box", Target: p.input, Count: 1,
-					Err: causef(ErrNoBox, "%s: the element has no box (not rendered, hidden or zero-sized)", p)}
+				return element{}, locatorNoBox("box", p)
 			}
 			off, err := r.newOffsets().doc(ctx, d)
 			if err != nil {

@@ -244,12 +244,7 @@ func (r *Record) Add(method string, params json.RawMessage) {
 				Headers     map[string]any `json:"headers"`
 				HasPostData bool           `json:"hasPostData"`
 			} `json:"request"`
-			RedirectResponse *struct {
-				Status     int            `json:"status"`
-				StatusText string         `json:"statusText"`
-				MimeType   string         `json:"mimeType"`
-				Headers    map[string]any `json:"headers"`
-			} `json:"redirectResponse"`
+			RedirectResponse *response `json:"redirectResponse"`
 		}
 		if json.Unmarshal(params, &ev) != nil {
 			return
@@ -258,9 +253,10 @@ func (r *Record) Add(method string, params json.RawMessage) {
 		defer r.mu.Unlock()
 		if prev := r.byID[ev.RequestID]; prev != nil && ev.RedirectResponse != nil {
 			// A redirect ends the previous hop under the same ID.
-			prev.Status, prev.StatusText, prev.MimeType, prev.Finished = ev.RedirectResponse.Status, ev.RedirectResponse.StatusText, ev.RedirectResponse.MimeType, true
+			r.answered(prev, *ev.RedirectResponse)
+			prev.Finished = true
 			if d := r.details[prev]; d != nil {
-				d.responseHeaders, d.redirected = headerMap(ev.RedirectResponse.Headers), true
+				d.redirected = true
 			}
 		}
 		r.seq++
@@ -279,14 +275,9 @@ func (r *Record) Add(method string, params json.RawMessage) {
 		r.docs[req] = ev.DocumentURL
 	case network.ResponseReceived.Method:
 		var ev struct {
-			RequestID string `json:"requestId"`
-			Type      string `json:"type"`
-			Response  struct {
-				Status     int            `json:"status"`
-				StatusText string         `json:"statusText"`
-				MimeType   string         `json:"mimeType"`
-				Headers    map[string]any `json:"headers"`
-			} `json:"response"`
+			RequestID string   `json:"requestId"`
+			Type      string   `json:"type"`
+			Response  response `json:"response"`
 		}
 		if json.Unmarshal(params, &ev) != nil {
 			return
@@ -294,12 +285,9 @@ func (r *Record) Add(method string, params json.RawMessage) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		if req := r.byID[ev.RequestID]; req != nil {
-			req.Status, req.StatusText, req.MimeType = ev.Response.Status, ev.Response.StatusText, ev.Response.MimeType
+			r.answered(req, ev.Response)
 			if req.Type == "" {
 				req.Type = ev.Type
-			}
-			if d := r.details[req]; d != nil {
-				d.responseHeaders = headerMap(ev.Response.Headers)
 			}
 		}
 	case network.LoadingFinished.Method:
@@ -337,6 +325,23 @@ func (r *Record) Add(method string, params json.RawMessage) {
 
 // levelRank orders console levels by severity.
 var levelRank = map[string]int{"debug": 0, "info": 1, "warning": 2, "error": 3}
+
+// response is what the record keeps of a CDP Network.Response: a
+// request's answer, or the redirect that ended a hop.
+type response struct {
+	Status     int            `json:"status"`
+	StatusText string         `json:"statusText"`
+	MimeType   string         `json:"mimeType"`
+	Headers    map[string]any `json:"headers"`
+}
+
+// answered records resp as req's response. r.mu is held.
+func (r *Record) answered(req *protocol.NetworkRequest, resp response) {
+	req.Status, req.StatusText, req.MimeType = resp.Status, resp.StatusText, resp.MimeType
+	if d := r.details[req]; d != nil {
+		d.responseHeaders = headerMap(resp.Headers)
+	}
+}
 
 // KnownLevel reports whether level is a console level (debug, info,
 // warning, error).

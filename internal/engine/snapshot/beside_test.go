@@ -117,17 +117,11 @@ func checkInteractive(t *testing.T, tests []struct{ name, html, want string }) {
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p, ctx := open(t, b, srv+"/"+string(rune('a'+i)))
-			got, err := snapshot.NewTab(p).Snapshot(ctx, snapshot.Options{Interactive: true})
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := snap(t, ctx, snapshot.NewTab(p), snapshot.Options{Interactive: true})
 			if got.Text != tc.want {
 				t.Errorf("got:\n%s\nwant:\n%s", got.Text, tc.want)
 			}
-			full, err := snapshot.NewTab(p).Snapshot(ctx, snapshot.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			full := snap(t, ctx, snapshot.NewTab(p), snapshot.Options{})
 			if strings.Contains(full.Text, "beside=") || strings.Contains(full.Text, "column=") || strings.Contains(full.Text, "title=") || strings.Contains(full.Text, "class=") {
 				t.Errorf("a full snapshot shows the text itself, got:\n%s", full.Text)
 			}

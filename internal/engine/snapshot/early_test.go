@@ -42,10 +42,7 @@ func formPage(t *testing.T) (*cdptab.Page, context.Context, *snapshot.Snapshot, 
 	t.Helper()
 	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": form}))
 	p, ctx := open(t, snapshot.SharedBrowsers.Launch(t), srv+"/")
-	want, err := snapshot.NewTab(p).Snapshot(ctx, snapshot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := snap(t, ctx, snapshot.NewTab(p), snapshot.Options{})
 	ft, err := cdp.Call(ctx, p, page.GetFrameTree, cdp.Empty{})
 	if err != nil {
 		t.Fatal(err)
@@ -67,10 +64,7 @@ func TestSnapshotWalksInTheGivenWorld(t *testing.T) {
 		asked.Add(1)
 		return snapshot.World{Frame: frame, Context: made, Loader: loader, Module: true, Guard: guardedBy("'T'"), Wrong: "wrong world"}, true
 	})
-	got, err := tab.Snapshot(ctx, snapshot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := snap(t, ctx, tab, snapshot.Options{})
 	if got.Text != want.Text {
 		t.Errorf("snapshot in the given world:\n%s\nwant what a snapshot in its own world shows:\n%s", got.Text, want.Text)
 	}
@@ -102,10 +96,7 @@ func TestSnapshotSendsTheModuleWhereTheWorldHasNone(t *testing.T) {
 			tab.UseMainWorld(func(context.Context) (snapshot.World, bool) {
 				return snapshot.World{Frame: frame, Context: made, Loader: loader, Module: tt.module, Guard: guardedBy("'T'"), Wrong: "wrong world"}, true
 			})
-			got, err := tab.Snapshot(ctx, snapshot.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := snap(t, ctx, tab, snapshot.Options{})
 			if got.Text != want.Text {
 				t.Errorf("snapshot in the given world:\n%s\nwant what a snapshot in its own world shows:\n%s", got.Text, want.Text)
 			}
@@ -126,10 +117,7 @@ func TestSnapshotRefusesAWorldNotOurs(t *testing.T) {
 	tab.UseMainWorld(func(context.Context) (snapshot.World, bool) {
 		return snapshot.World{Frame: frame, Context: pageWorld, Loader: loader, Guard: guardedBy("'T'"), Wrong: "wrong world"}, true
 	})
-	got, err := tab.Snapshot(ctx, snapshot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := snap(t, ctx, tab, snapshot.Options{})
 	if got.Text != want.Text {
 		t.Errorf("snapshot:\n%s\nwant:\n%s", got.Text, want.Text)
 	}

@@ -77,10 +77,7 @@ func TestPackedWalkReadsTheSame(t *testing.T) {
 			}
 		})
 	}
-	s, err := snapshot.NewTab(p).Snapshot(ctx, snapshot.Options{Pack: snapshot.PackRelayed})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := snap(t, ctx, snapshot.NewTab(p), snapshot.Options{Pack: snapshot.PackRelayed})
 	for _, want := range []string{`heading "Ünïcode — 日本語 😀"`, `button "In frame"`, "lone \uFFFD surrogate", `link "Link 1499 — é"`} {
 		if !strings.Contains(s.Text, want) {
 			t.Errorf("the packed snapshot lacks %q", want)

@@ -21,7 +21,16 @@ const indent = " "
 
 func (l line) String() string {
 	var b strings.Builder
-	b.Grow(len(indent)*l.depth + 2 + len(l.text))
+	b.Grow(l.size())
+	l.write(&b)
+	return b.String()
+}
+
+// size is room for the line's text: its indent, bullet and text.
+func (l line) size() int { return len(indent)*l.depth + 2 + len(l.text) }
+
+// write writes the line's text (no newline) to b.
+func (l line) write(b *strings.Builder) {
 	for range l.depth {
 		b.WriteString(indent)
 	}
@@ -29,7 +38,6 @@ func (l line) String() string {
 		b.WriteString("- ")
 	}
 	b.WriteString(l.text)
-	return b.String()
 }
 
 // fromContent lists the roles whose name is their text: their text
@@ -523,19 +531,13 @@ func render(s *Snapshot, tree []*Node, opts Options, about int) {
 func join(ls []line) (string, []outLine) {
 	size := 0
 	for _, l := range ls {
-		size += len(indent)*l.depth + 2 + len(l.text) + 1
+		size += l.size() + 1
 	}
 	var b strings.Builder
 	b.Grow(size)
 	ends := make([]int, len(ls))
 	for i, l := range ls {
-		for range l.depth {
-			b.WriteString(indent)
-		}
-		if l.bullet {
-			b.WriteString("- ")
-		}
-		b.WriteString(l.text)
+		l.write(&b)
 		ends[i] = b.Len()
 		b.WriteByte('\n')
 	}

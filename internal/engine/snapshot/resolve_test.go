@@ -80,10 +80,7 @@ func TestLocalNamesTheRefsElement(t *testing.T) {
 	p, ctx := b.OpenTab(t, base+"/")
 	calls := &allCalls{Page: p}
 	tab := snapshot.NewTab(calls)
-	snap, err := tab.Snapshot(ctx, snapshot.Options{Interactive: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := snap(t, ctx, tab, snapshot.Options{Interactive: true})
 	world := browsertest.MainWorld(ctx, t, p, "egohost")
 	eval := func(expr string) *runtime.RemoteObject {
 		t.Helper()

@@ -29,6 +29,16 @@ func open(t *testing.T, b *browsertest.Browser, url string) (*cdptab.Page, conte
 	return b.OpenTab(t, url)
 }
 
+// snap takes a snapshot of tab with opts; an error ends the test.
+func snap(t *testing.T, ctx context.Context, tab *snapshot.Tab, opts snapshot.Options) *snapshot.Snapshot {
+	t.Helper()
+	s, err := tab.Snapshot(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func entry(t *testing.T, s *snapshot.Snapshot, role, name string) refmap.Entry {
 	t.Helper()
 	for _, e := range s.Entries {
@@ -49,20 +59,14 @@ func TestRebuildOnEverySnapshot(t *testing.T) {
 	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/")
 	tab := snapshot.NewTab(p)
-	s1, err := tab.Snapshot(ctx, snapshot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s1 := snap(t, ctx, tab, snapshot.Options{})
 	gen := tab.Refs().Generation()
 	goRef := entry(t, s1, "button", "Go").Ref
 	if _, err := cdp.Call(ctx, p, runtimeEvaluate, evalParams(`document.getElementById('go').remove();
 		document.getElementById('more').innerHTML = '<button>New</button>'`)); err != nil {
 		t.Fatal(err)
 	}
-	s2, err := tab.Snapshot(ctx, snapshot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s2 := snap(t, ctx, tab, snapshot.Options{})
 	if tab.Refs().Generation() == gen {
 		t.Errorf("the map was not rebuilt")
 	}
@@ -149,10 +153,7 @@ func TestStaleAfterNavigation(t *testing.T) {
 	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/")
 	tab := snapshot.NewTab(p)
-	s, err := tab.Snapshot(ctx, snapshot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := snap(t, ctx, tab, snapshot.Options{})
 	ref := entry(t, s, "button", "Go").Ref
 	if _, err := tab.Lookup(ctx, "@"+ref); err != nil {
 		t.Fatal(err)
@@ -165,17 +166,14 @@ func TestStaleAfterNavigation(t *testing.T) {
 	}
 	// The same page at another URL has a Go button too: the ref must not
 	// resolve to it.
-	_, err = tab.Lookup(ctx, "@"+ref)
+	_, err := tab.Lookup(ctx, "@"+ref)
 	if !errors.Is(err, snapshot.ErrStaleRef) {
 		t.Fatalf("lookup after navigation: got %v, want ErrStaleRef", err)
 	}
 	if want := fmt.Sprintf("stale ref @%s: the page navigated; take a new snapshot", ref); err.Error() != want {
 		t.Errorf("error: got %q, want %q", err, want)
 	}
-	s2, err := tab.Snapshot(ctx, snapshot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s2 := snap(t, ctx, tab, snapshot.Options{})
 	if r := entry(t, s2, "button", "Go").Ref; r == ref {
 		t.Errorf("the new document's button reuses ref @%s", ref)
 	}
@@ -269,10 +267,7 @@ func TestReachWithholdsFrames(t *testing.T) {
 	p, ctx := open(t, b, srv+"/")
 	tab := snapshot.NewTab(p)
 	for ctx.Err() == nil { // wait until every frame has loaded
-		s, err := tab.Snapshot(ctx, snapshot.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := snap(t, ctx, tab, snapshot.Options{})
 		if len(s.Entries) == 3 {
 			break
 		}
@@ -285,10 +280,7 @@ func TestReachWithholdsFrames(t *testing.T) {
 		return true, ""
 	}
 	for _, interactive := range []bool{false, true} {
-		s, err := tab.Snapshot(ctx, snapshot.Options{Reach: noLocalhost, Interactive: interactive})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := snap(t, ctx, tab, snapshot.Options{Reach: noLocalhost, Interactive: interactive})
 		t.Logf("snapshot:\n%s", s.Text)
 		if want := `iframe "Other site" [content withheld: ` + oop + `, deny localhost]`; !strings.Contains(s.Text, want) {
 			t.Errorf("interactive %v: text lacks %q", interactive, want)
@@ -315,17 +307,14 @@ func TestReachWithholdsFrames(t *testing.T) {
 		}
 		return true, ""
 	}
-	s, err := tab.Snapshot(ctx, snapshot.Options{Reach: noOtherPort})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := snap(t, ctx, tab, snapshot.Options{Reach: noOtherPort})
 	if want := `iframe "Cross port" [content withheld: ` + other + `, deny the other port]`; !strings.Contains(s.Text, want) || strings.Count(s.Text, "secret text") != 1 {
 		t.Errorf("in-process frame: text lacks %q or shows its content:\n%s", want, s.Text)
 	}
 	if strings.Count(s.Text, `button "Cross"`) != 1 {
 		t.Errorf("in-process frame: want only the other site's Cross button:\n%s", s.Text)
 	}
-	_, err = tab.Snapshot(ctx, snapshot.Options{Reach: func(string, string) (bool, string) { return false, "deny *" }})
+	_, err := tab.Snapshot(ctx, snapshot.Options{Reach: func(string, string) (bool, string) { return false, "deny *" }})
 	var we *cdptab.WithheldError
 	if !errors.As(err, &we) || we.Frame {
 		t.Errorf("main frame refused: got %v, want a *cdptab.WithheldError of the main frame", err)
@@ -340,10 +329,7 @@ func TestHiddenElementsGetNoRef(t *testing.T) {
 <template><button>Template</button></template>`}))
 	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/")
-	s, err := snapshot.NewTab(p).Snapshot(ctx, snapshot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := snap(t, ctx, snapshot.NewTab(p), snapshot.Options{})
 	if len(s.Entries) != 1 || s.Entries[0].Name != "Shown" {
 		t.Errorf("entries: got %+v, want only the shown button", s.Entries)
 	}
@@ -363,10 +349,7 @@ func TestLargePageCompletes(t *testing.T) {
 	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": page.String()}))
 	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/")
-	s, err := snapshot.NewTab(p).Snapshot(ctx, snapshot.Options{MaxChars: 20000})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := snap(t, ctx, snapshot.NewTab(p), snapshot.Options{MaxChars: 20000})
 	if s.Stats.Elements < 15000 || len(s.Entries) != 10000 {
 		t.Errorf("got %d elements, %d refs; want ≥ 15000 and 10000", s.Stats.Elements, len(s.Entries))
 	}
@@ -384,10 +367,7 @@ func TestTabsAreIsolated(t *testing.T) {
 	pa, ctx := open(t, b, srv+"/a")
 	pb, _ := open(t, b, srv+"/b")
 	ta, tb := snapshot.NewTab(pa), snapshot.NewTab(pb)
-	s, err := ta.Snapshot(ctx, snapshot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := snap(t, ctx, ta, snapshot.Options{})
 	ref := entry(t, s, "button", "A3").Ref
 	if _, err := ta.Lookup(ctx, "@"+ref); err != nil {
 		t.Fatal(err)
@@ -408,22 +388,13 @@ func TestOptions(t *testing.T) {
 	p, ctx := open(t, b, srv+"/")
 	tab := snapshot.NewTab(p)
 
-	full, err := tab.Snapshot(ctx, snapshot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	i, err := tab.Snapshot(ctx, snapshot.Options{Interactive: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	full := snap(t, ctx, tab, snapshot.Options{})
+	i := snap(t, ctx, tab, snapshot.Options{Interactive: true})
 	if strings.Contains(i.Text, "Footer text") || !strings.Contains(i.Text, `button "Item 59"`) || len(i.Text) >= len(full.Text) {
 		t.Errorf("interactive:\n%s", i.Text)
 	}
 
-	v, err := tab.Snapshot(ctx, snapshot.Options{Viewport: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := snap(t, ctx, tab, snapshot.Options{Viewport: true})
 	if !strings.Contains(v.Text, `button "Item 0"`) || strings.Contains(v.Text, `button "Item 59"`) {
 		t.Errorf("viewport: want the first items only:\n%s", v.Text)
 	}
@@ -433,25 +404,16 @@ func TestOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := tab.Snapshot(ctx, snapshot.Options{ScopeNode: d.Node.BackendNodeID, URLs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := snap(t, ctx, tab, snapshot.Options{ScopeNode: d.Node.BackendNodeID, URLs: true})
 	if want := "navigation\n link \"Home\" [url=/home] @1\n"; sc.Text != want {
 		t.Errorf("scope node: got %q, want %q", sc.Text, want)
 	}
-	sr, err := tab.Snapshot(ctx, snapshot.Options{Scope: "@1"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sr := snap(t, ctx, tab, snapshot.Options{Scope: "@1"})
 	if want := "link \"Home\" @1\n"; sr.Text != want { // no URLs unless asked
 		t.Errorf("scope ref: got %q, want %q", sr.Text, want)
 	}
 
-	base, err := tab.Snapshot(ctx, snapshot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	base := snap(t, ctx, tab, snapshot.Options{})
 	// An interactive snapshot in between: the full diff below must still
 	// compare with the full snapshot, not report the plain text as removed.
 	if _, err := tab.Snapshot(ctx, snapshot.Options{Interactive: true}); err != nil {
@@ -460,26 +422,17 @@ func TestOptions(t *testing.T) {
 	if _, err := cdp.Call(ctx, p, runtimeEvaluate, evalParams(`document.querySelector('#list li:nth-child(30) button').textContent = 'Changed'`)); err != nil {
 		t.Fatal(err)
 	}
-	diff, err := tab.Snapshot(ctx, snapshot.Options{DiffPrevious: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	diff := snap(t, ctx, tab, snapshot.Options{DiffPrevious: true})
 	if !strings.Contains(diff.Text, "1 added, 1 removed") || !strings.Contains(diff.Text, `+ - button "Changed"`) || !strings.Contains(diff.Text, `- - button "Item 29"`) || !strings.Contains(diff.Text, "unchanged lines") || len(diff.Text) > len(base.Text)/4 {
 		t.Errorf("diff:\n%s", diff.Text)
 	}
-	idiff, err := tab.Snapshot(ctx, snapshot.Options{Interactive: true, DiffPrevious: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	idiff := snap(t, ctx, tab, snapshot.Options{Interactive: true, DiffPrevious: true})
 	if !strings.Contains(idiff.Text, "1 added, 1 removed") {
 		t.Errorf("interactive diff against the earlier interactive snapshot:\n%s", idiff.Text)
 	}
 	// No earlier interactive viewport snapshot: say so, then the whole
 	// snapshot.
-	vdiff, err := tab.Snapshot(ctx, snapshot.Options{Interactive: true, Viewport: true, DiffPrevious: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	vdiff := snap(t, ctx, tab, snapshot.Options{Interactive: true, Viewport: true, DiffPrevious: true})
 	if want := "[diff: no earlier interactive (-i), viewport snapshot of this tab to compare with (a diff compares like with like); the whole snapshot follows]\n"; !strings.HasPrefix(vdiff.Text, want) || !strings.Contains(vdiff.Text, "@") {
 		t.Errorf("viewport diff with nothing to compare: got\n%s\nwant it to start with %q", vdiff.Text, want)
 	}
@@ -598,10 +551,7 @@ func TestSnapshotParsedOfALoadingDocument(t *testing.T) {
 func TestSnapshotOfLoneSurrogates(t *testing.T) {
 	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": `<button id=b>x</button><p id=p>y</p><script>document.getElementById('b').textContent = 'A\uD800B'; document.getElementById('p').textContent = 'C\uDC00D \uD83D\uDE00'</script>`}))
 	p, ctx := open(t, snapshot.SharedBrowsers.Launch(t), srv+"/")
-	s, err := snapshot.NewTab(p).Snapshot(ctx, snapshot.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := snap(t, ctx, snapshot.NewTab(p), snapshot.Options{})
 	if want := "button \"A\uFFFDB\" @1\nC\uFFFDD 😀\n"; s.Text != want {
 		t.Errorf("got %q, want %q", s.Text, want)
 	}
@@ -614,10 +564,7 @@ func TestFileInputShowsItsFiles(t *testing.T) {
 	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/")
 	st := snapshot.NewTab(p)
-	s, err := st.Snapshot(ctx, snapshot.Options{Interactive: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := snap(t, ctx, st, snapshot.Options{Interactive: true})
 	if want := "button \"CV\" @1\n"; s.Text != want {
 		t.Errorf("before: got %q, want %q", s.Text, want)
 	}

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -264,38 +265,22 @@ func (t *Tab) Local(input string) (e refmap.Entry, expr string, ok bool) {
 // isolated world, and checks that the frame still shows the document the
 // ref came from.
 func (t *Tab) resolve(ctx context.Context, e refmap.Entry) (refmap.Entry, error) {
-	s := cdp.Session(t.t)
-	if e.SessionID != "" {
-		if !t.hasChild(e.SessionID) {
-			return e, fmt.Errorf("%w @%s: its frame is gone (the page navigated); take a new snapshot", ErrStaleRef, e.Ref)
-		}
-		s = t.t.Child(e.SessionID)
+	s, ok := t.session(e.SessionID)
+	if !ok {
+		return e, frameGone(e.Ref)
 	}
 	cid, err := world(ctx, s, e.FrameID)
 	if err != nil {
 		if ctx.Err() == nil && !t.hasFrame(ctx, s, e.FrameID) {
-			return e, fmt.Errorf("%w @%s: its frame is gone (the page navigated); take a new snapshot", ErrStaleRef, e.Ref)
+			return e, frameGone(e.Ref)
 		}
 		return e, fmt.Errorf("lookup @%s: %w", e.Ref, err)
 	}
-	r, err := askWalker(ctx, s, cid, "lookup", e.Local)
+	items, err := askWalker(ctx, s, cid, "lookup", e.Local, 3)
 	if err != nil {
-		return e, fmt.Errorf("lookup @%s: evaluate: %w", e.Ref, err)
+		return e, fmt.Errorf("lookup @%s: %w", e.Ref, err)
 	}
-	if r.ExceptionDetails != nil || r.Result == nil || r.Result.DeepSerializedValue == nil {
-		return e, fmt.Errorf("lookup @%s: resolve script failed", e.Ref)
-	}
-	var items []struct {
-		Type  string          `json:"type"`
-		Value json.RawMessage `json:"value"`
-	}
-	if err := json.Unmarshal(r.Result.DeepSerializedValue.Value, &items); err != nil || len(items) != 3 {
-		return e, fmt.Errorf("lookup @%s: decode: %v", e.Ref, err)
-	}
-	var doc, el struct {
-		BackendNodeID cdp.BackendNodeID `json:"backendNodeId"`
-		LoaderID      cdp.LoaderID      `json:"loaderId"`
-	}
+	var doc, el walkerNode
 	_ = json.Unmarshal(items[0].Value, &doc)
 	if doc.LoaderID != e.LoaderID {
 		return e, fmt.Errorf("%w @%s: the page navigated; take a new snapshot", ErrStaleRef, e.Ref)
@@ -313,13 +298,24 @@ func (t *Tab) resolve(ctx context.Context, e refmap.Entry) (refmap.Entry, error)
 	return e, nil
 }
 
-func (t *Tab) hasChild(id target.SessionID) bool {
+// session returns the session of a ref's frame document: the tab's main
+// session for id "", else the child session id while the tab has it
+// (ok false once it is gone: the frame's process went with a navigation).
+func (t *Tab) session(id target.SessionID) (s cdp.Session, ok bool) {
+	if id == "" {
+		return t.t, true
+	}
 	for _, c := range t.t.Children() {
 		if c.SessionID == id {
-			return true
+			return t.t.Child(id), true
 		}
 	}
-	return false
+	return nil, false
+}
+
+// frameGone is the error of a ref whose frame is gone.
+func frameGone(ref string) error {
+	return fmt.Errorf("%w @%s: its frame is gone (the page navigated); take a new snapshot", ErrStaleRef, ref)
 }
 
 func (t *Tab) hasFrame(ctx context.Context, s cdp.Session, id cdp.FrameID) bool {
@@ -369,12 +365,9 @@ func (t *Tab) Resolve(ctx context.Context, entries []refmap.Entry) ([]refmap.Ent
 	resolved := make(map[int]cdp.BackendNodeID)
 	for _, k := range order {
 		idx := groups[k]
-		s := cdp.Session(t.t)
-		if k.session != "" {
-			if !t.hasChild(k.session) {
-				continue // the frame's process is gone
-			}
-			s = t.t.Child(k.session)
+		s, ok := t.session(k.session)
+		if !ok {
+			continue // the frame's process is gone
 		}
 		cid, err := world(ctx, s, k.frame)
 		if err != nil {
@@ -384,24 +377,11 @@ func (t *Tab) Resolve(ctx context.Context, entries []refmap.Entry) ([]refmap.Ent
 		for j, i := range idx {
 			locals[j] = entries[i].Local
 		}
-		r, err := askWalker(ctx, s, cid, "resolve", locals)
+		items, err := askWalker(ctx, s, cid, "resolve", locals, len(idx)+1)
 		if err != nil {
 			return nil, fmt.Errorf("resolve refs: %w", err)
 		}
-		if r.ExceptionDetails != nil || r.Result == nil || r.Result.DeepSerializedValue == nil {
-			return nil, fmt.Errorf("resolve refs: the resolve script failed")
-		}
-		var items []struct {
-			Type  string          `json:"type"`
-			Value json.RawMessage `json:"value"`
-		}
-		if err := json.Unmarshal(r.Result.DeepSerializedValue.Value, &items); err != nil || len(items) != len(idx)+1 {
-			return nil, fmt.Errorf("resolve refs: decode: %v", err)
-		}
-		var node struct {
-			BackendNodeID cdp.BackendNodeID `json:"backendNodeId"`
-			LoaderID      cdp.LoaderID      `json:"loaderId"`
-		}
+		var node walkerNode
 		_ = json.Unmarshal(items[0].Value, &node)
 		if len(idx) > 0 && node.LoaderID != entries[idx[0]].LoaderID {
 			continue // the frame navigated since the snapshot
@@ -487,12 +467,9 @@ func (t *Tab) Owner(ctx context.Context, e refmap.Entry, id cdp.BackendNodeID) (
 			return true, x.Ref, nil // an entry that came with its backendNodeId
 		}
 	}
-	s := cdp.Session(t.t)
-	if e.SessionID != "" {
-		if !t.hasChild(e.SessionID) {
-			return false, "", fmt.Errorf("%w @%s: its frame is gone (the page navigated); take a new snapshot", ErrStaleRef, e.Ref)
-		}
-		s = t.t.Child(e.SessionID)
+	s, ok := t.session(e.SessionID)
+	if !ok {
+		return false, "", frameGone(e.Ref)
 	}
 	cid, err := world(ctx, s, e.FrameID)
 	if err != nil {
@@ -545,17 +522,32 @@ func (t *Tab) Owner(ctx context.Context, e refmap.Entry, id cdp.BackendNodeID) (
 	return true, "", nil
 }
 
+// walkerItem is one deep-serialized value of snapshot.js's answer to
+// lookup or resolve: a node (Type "node", Value a walkerNode) or another.
+type walkerItem struct {
+	Type  string          `json:"type"`
+	Value json.RawMessage `json:"value"`
+}
+
+// walkerNode is a deep-serialized node: its backendNodeId and, for a
+// document, its loader.
+type walkerNode struct {
+	BackendNodeID cdp.BackendNodeID `json:"backendNodeId"`
+	LoaderID      cdp.LoaderID      `json:"loaderId"`
+}
+
 // askWalker asks snapshot.js in egohost's world of a frame (op lookup or
 // resolve), loading it when the world has none (a document no snapshot
-// walked: it has no refs, and the answer says so).
-func askWalker(ctx context.Context, s cdp.Session, cid runtime.ExecutionContextID, op string, arg any) (runtime.EvaluateResult, error) {
+// walked: it has no refs, and the answer says so), and returns its
+// answer's want values, the first of them the document.
+func askWalker(ctx context.Context, s cdp.Session, cid runtime.ExecutionContextID, op string, arg any, want int) ([]walkerItem, error) {
 	opJSON, err := json.Marshal(op)
 	if err != nil {
-		return runtime.EvaluateResult{}, err
+		return nil, err
 	}
 	argJSON, err := json.Marshal(arg)
 	if err != nil {
-		return runtime.EvaluateResult{}, err
+		return nil, err
 	}
 	yes := true
 	var r runtime.EvaluateResult
@@ -565,12 +557,20 @@ func askWalker(ctx context.Context, s cdp.Session, cid runtime.ExecutionContextI
 			ContextID:  cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
 		})
 		if err != nil {
-			return r, err
+			return nil, fmt.Errorf("evaluate: %w", err)
 		}
 		next, again := walker.Again(in, r.Result)
 		if !again {
-			return r, nil
+			break
 		}
 		in = next
 	}
+	if r.ExceptionDetails != nil || r.Result == nil || r.Result.DeepSerializedValue == nil {
+		return nil, errors.New("the resolve script failed")
+	}
+	var items []walkerItem
+	if err := json.Unmarshal(r.Result.DeepSerializedValue.Value, &items); err != nil || len(items) != want {
+		return nil, fmt.Errorf("decode: %v", err)
+	}
+	return items, nil
 }

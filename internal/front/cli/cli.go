@@ -99,7 +99,7 @@ func coreVerbs() map[string]verb {
 			example: "  egohost open example.com\n  egohost open localhost:3000/login --until networkidle\n  egohost open https://example.com --no-wait",
 			args:    nArgs(1, 1), method: protocol.MethodTabsOpen,
 			flags: func(fs *pflag.FlagSet) paramsFunc {
-				until := fs.String("until", "", "wait for load|domcontentloaded|networkidle|commit (default load)")
+				until := untilFlag(fs)
 				noWait := fs.Bool("no-wait", false, "return as soon as the tab exists")
 				return func(c common, args []string) (any, error) {
 					p := protocol.TabsOpenParams{Browser: c.Browser, URL: args[0], Until: *until, NoWait: *noWait, TimeoutMs: c.timeoutMs()}

@@ -57,19 +57,16 @@ type toolDef struct {
 	add func(t *tools, srv *mcp.Server, d toolDef) error
 }
 
-// handler is a tool's body: it returns the tool's result, already
-// rendered (errors too).
-type handler[In any] func(ctx context.Context, in In) *mcp.CallToolResult
-
-// tool defines a tool whose arguments are an In.
-func tool[In any](group, name, title, desc string, h hints, body func(*tools) handler[In]) toolDef {
+// tool defines a tool whose arguments are an In. body is its method on
+// the session's tools, as a method expression ((*tools).navigate): it
+// returns the tool's result, already rendered (errors too).
+func tool[In any](group, name, title, desc string, h hints, body func(t *tools, ctx context.Context, in In) *mcp.CallToolResult) toolDef {
 	return toolDef{name: name, title: title, desc: desc, group: group, hints: h,
 		add: func(t *tools, srv *mcp.Server, d toolDef) error {
 			ts, err := schemasFor[In]()
 			if err != nil {
 				return fmt.Errorf("tool %s: %w", d.name, err)
 			}
-			run := body(t)
 			// The SDK's raw AddTool: the arguments are checked here, so that
 			// a bad one gets the one-line invalid_params every error has.
 			srv.AddTool(d.mcpTool(ts), func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -86,7 +83,7 @@ func tool[In any](group, name, title, desc string, h hints, body func(*tools) ha
 						return badArgs(fmt.Errorf("arguments: %w", err)), nil
 					}
 				}
-				return run(withWaiting(ctx, req), in), nil
+				return body(t, withWaiting(ctx, req), in), nil
 			})
 			return nil
 		}}
@@ -166,46 +163,46 @@ func (o Options) Check() error {
 // here), and egohost's own besides.
 func catalog() []toolDef {
 	return []toolDef{
-		tool(GroupCore, "browser_navigate", "Navigate to a URL", "Open a URL in the current tab; returns the page's snapshot (interactive elements by default).", acts, func(t *tools) handler[navigateIn] { return t.navigate }),
-		tool(GroupCore, "browser_navigate_back", "Go back", "Go back in the current tab's history; returns the page's snapshot.", acts, func(t *tools) handler[noIn] { return t.back }),
-		tool(GroupCore, "browser_navigate_forward", "Go forward", "Go forward in the current tab's history; returns the page's snapshot.", acts, func(t *tools) handler[noIn] { return t.forward }),
-		tool(GroupCore, "browser_reload", "Reload the page", "Reload the current tab; returns the page's snapshot.", acts, func(t *tools) handler[noIn] { return t.reload }),
-		tool(GroupCore, "browser_snapshot", "Page snapshot", "The current page as an accessibility tree with @refs (interactive elements only unless interactive=false).", reads, func(t *tools) handler[snapshotIn] { return t.snapshotTool }),
-		tool(GroupCore, "browser_click", "Click", "Click an element; returns what changed.", acts, func(t *tools) handler[clickIn] { return t.click }),
-		tool(GroupCore, "browser_type", "Type text", "Fill a text field (optionally key by key, then Enter); returns what changed.", acts, func(t *tools) handler[typeIn] { return t.typeText }),
-		tool(GroupCore, "browser_fill_form", "Fill form", "Fill several fields in one call; returns what changed.", sets, func(t *tools) handler[fillFormIn] { return t.fillForm }),
-		tool(GroupCore, "browser_select_option", "Select option", "Select options in a <select>, or one entry of a combobox, listbox or menu button by its name (opened and clicked as a person does); returns what changed.", sets, func(t *tools) handler[selectIn] { return t.selectOption }),
-		tool(GroupCore, "browser_press_key", "Press a key", "Press a key or combo; returns what changed.", acts, func(t *tools) handler[pressIn] { return t.press }),
-		tool(GroupCore, "browser_hover", "Hover mouse", "Move the mouse over an element; returns what changed.", hints{idempotent: true, openWorld: true}, func(t *tools) handler[elementArg] { return t.hover }),
-		tool(GroupCore, "browser_drag", "Drag mouse", "Drag an element onto another; returns what changed.", acts, func(t *tools) handler[dragIn] { return t.drag }),
-		tool(GroupCore, "browser_file_upload", "Upload files", "Set the files of a file input (default: the page's only input[type=file]): files you give by their content, or paths inside the folders the user allowed.", sets, func(t *tools) handler[uploadIn] { return t.upload }),
-		tool(GroupCore, "browser_handle_dialog", "Handle a dialog", "Accept or dismiss the open (or next) JavaScript dialog.", acts, func(t *tools) handler[dialogIn] { return t.dialog }),
-		tool(GroupCore, "browser_wait_for", "Wait for", "Wait for text to appear or go, an element state, a URL, or some seconds.", reads, func(t *tools) handler[waitIn] { return t.waitFor }),
-		tool(GroupCore, "browser_evaluate", "Evaluate JavaScript", "Run JavaScript in the page (with target: a function of that element) and return its JSON value.", acts, func(t *tools) handler[evaluateIn] { return t.evaluate }),
-		tool(GroupCore, "browser_run_script", "Run a script", "Run a whole task as one script in egohost's sandbox (Playwright-shaped page API, no file or network access): fewer calls and tokens than one tool per step.", acts, func(t *tools) handler[runScriptIn] { return t.runScript }),
+		tool(GroupCore, "browser_navigate", "Navigate to a URL", "Open a URL in the current tab; returns the page's snapshot (interactive elements by default).", acts, (*tools).navigate),
+		tool(GroupCore, "browser_navigate_back", "Go back", "Go back in the current tab's history; returns the page's snapshot.", acts, (*tools).back),
+		tool(GroupCore, "browser_navigate_forward", "Go forward", "Go forward in the current tab's history; returns the page's snapshot.", acts, (*tools).forward),
+		tool(GroupCore, "browser_reload", "Reload the page", "Reload the current tab; returns the page's snapshot.", acts, (*tools).reload),
+		tool(GroupCore, "browser_snapshot", "Page snapshot", "The current page as an accessibility tree with @refs (interactive elements only unless interactive=false).", reads, (*tools).snapshotTool),
+		tool(GroupCore, "browser_click", "Click", "Click an element; returns what changed.", acts, (*tools).click),
+		tool(GroupCore, "browser_type", "Type text", "Fill a text field (optionally key by key, then Enter); returns what changed.", acts, (*tools).typeText),
+		tool(GroupCore, "browser_fill_form", "Fill form", "Fill several fields in one call; returns what changed.", sets, (*tools).fillForm),
+		tool(GroupCore, "browser_select_option", "Select option", "Select options in a <select>, or one entry of a combobox, listbox or menu button by its name (opened and clicked as a person does); returns what changed.", sets, (*tools).selectOption),
+		tool(GroupCore, "browser_press_key", "Press a key", "Press a key or combo; returns what changed.", acts, (*tools).press),
+		tool(GroupCore, "browser_hover", "Hover mouse", "Move the mouse over an element; returns what changed.", hints{idempotent: true, openWorld: true}, (*tools).hover),
+		tool(GroupCore, "browser_drag", "Drag mouse", "Drag an element onto another; returns what changed.", acts, (*tools).drag),
+		tool(GroupCore, "browser_file_upload", "Upload files", "Set the files of a file input (default: the page's only input[type=file]): files you give by their content, or paths inside the folders the user allowed.", sets, (*tools).upload),
+		tool(GroupCore, "browser_handle_dialog", "Handle a dialog", "Accept or dismiss the open (or next) JavaScript dialog.", acts, (*tools).dialog),
+		tool(GroupCore, "browser_wait_for", "Wait for", "Wait for text to appear or go, an element state, a URL, or some seconds.", reads, (*tools).waitFor),
+		tool(GroupCore, "browser_evaluate", "Evaluate JavaScript", "Run JavaScript in the page (with target: a function of that element) and return its JSON value.", acts, (*tools).evaluate),
+		tool(GroupCore, "browser_run_script", "Run a script", "Run a whole task as one script in egohost's sandbox (Playwright-shaped page API, no file or network access): fewer calls and tokens than one tool per step.", acts, (*tools).runScript),
 		// With a filename it writes a new file (never over one): not
 		// read-only, not destructive.
-		tool(GroupCore, "browser_take_screenshot", "Take a screenshot", "PNG of the viewport, the full page or one element.", hints{openWorld: true}, func(t *tools) handler[screenshotIn] { return t.screenshot }),
-		tool(GroupCore, "browser_console_messages", "Get console messages", "Console messages and uncaught errors of the current tab, oldest first.", reads, func(t *tools) handler[consoleIn] { return t.console }),
-		tool(GroupCore, "browser_network_requests", "List network requests", "Requests of the current tab, oldest first, numbered for browser_network_request (static resources left out by default).", reads, func(t *tools) handler[networkIn] { return t.network }),
-		tool(GroupCore, "browser_network_request", "Show network request details", "One request's headers and bodies, by its number in browser_network_requests.", reads, func(t *tools) handler[networkRequestIn] { return t.networkRequest }),
-		tool(GroupCore, "browser_resolve", "Resolve a locator", "What a locator or @ref matches: the count and each element.", reads, func(t *tools) handler[resolveIn] { return t.resolve }),
-		tool(GroupCore, "browser_resize", "Resize the viewport", "Set the current tab's viewport size in CSS pixels (0 × 0: back to its window's).", hints{idempotent: true}, func(t *tools) handler[resizeIn] { return t.resize }),
-		tool(GroupCore, "browser_close", "Close the page", "Close the current tab (to finish the whole task, browser_space_complete).", hints{destructive: true}, func(t *tools) handler[noIn] { return t.closePage }),
+		tool(GroupCore, "browser_take_screenshot", "Take a screenshot", "PNG of the viewport, the full page or one element.", hints{openWorld: true}, (*tools).screenshot),
+		tool(GroupCore, "browser_console_messages", "Get console messages", "Console messages and uncaught errors of the current tab, oldest first.", reads, (*tools).console),
+		tool(GroupCore, "browser_network_requests", "List network requests", "Requests of the current tab, oldest first, numbered for browser_network_request (static resources left out by default).", reads, (*tools).network),
+		tool(GroupCore, "browser_network_request", "Show network request details", "One request's headers and bodies, by its number in browser_network_requests.", reads, (*tools).networkRequest),
+		tool(GroupCore, "browser_resolve", "Resolve a locator", "What a locator or @ref matches: the count and each element.", reads, (*tools).resolve),
+		tool(GroupCore, "browser_resize", "Resize the viewport", "Set the current tab's viewport size in CSS pixels (0 × 0: back to its window's).", hints{idempotent: true}, (*tools).resize),
+		tool(GroupCore, "browser_close", "Close the page", "Close the current tab (to finish the whole task, browser_space_complete).", hints{destructive: true}, (*tools).closePage),
 
-		tool(GroupTabs, "browser_tabs", "Manage tabs", "List, open, select or close tabs; new and select return the page's snapshot.", acts, func(t *tools) handler[tabsIn] { return t.tabs }),
+		tool(GroupTabs, "browser_tabs", "Manage tabs", "List, open, select or close tabs; new and select return the page's snapshot.", acts, (*tools).tabs),
 
-		tool(GroupSpaces, "browser_spaces", "List your spaces", "Your spaces (the tab groups your tabs live in), who is in control of each, and their tabs.", hints{readOnly: true, idempotent: true}, func(t *tools) handler[noIn] { return t.spacesList }),
-		tool(GroupSpaces, "browser_space_new", "Start a space", "Start a new task in a space of its own (a tab group the user sees titled with the task); returns its first page.", hints{openWorld: true}, func(t *tools) handler[spaceNewIn] { return t.spaceNew }),
-		tool(GroupSpaces, "browser_space_wait", "Wait for the user", "After user_in_control: wait until the user hands your space back; returns the page as they left it.", reads, func(t *tools) handler[spaceWaitIn] { return t.spaceWait }),
-		tool(GroupSpaces, "browser_space_complete", "Complete the task", "End your space when the task is done: its tabs are closed, or with keep left to the user.", hints{destructive: true}, func(t *tools) handler[spaceCompleteIn] { return t.spaceComplete }),
+		tool(GroupSpaces, "browser_spaces", "List your spaces", "Your spaces (the tab groups your tabs live in), who is in control of each, and their tabs.", hints{readOnly: true, idempotent: true}, (*tools).spacesList),
+		tool(GroupSpaces, "browser_space_new", "Start a space", "Start a new task in a space of its own (a tab group the user sees titled with the task); returns its first page.", hints{openWorld: true}, (*tools).spaceNew),
+		tool(GroupSpaces, "browser_space_wait", "Wait for the user", "After user_in_control: wait until the user hands your space back; returns the page as they left it.", reads, (*tools).spaceWait),
+		tool(GroupSpaces, "browser_space_complete", "Complete the task", "End your space when the task is done: its tabs are closed, or with keep left to the user.", hints{destructive: true}, (*tools).spaceComplete),
 
-		tool(GroupStorage, "browser_cookies", "Cookies", "The current page's cookies. set and clear change the user's real browser profile.", acts, func(t *tools) handler[cookiesIn] { return t.cookies }),
-		tool(GroupStorage, "browser_storage", "Read web storage", "The current page's localStorage or sessionStorage items.", reads, func(t *tools) handler[storageIn] { return t.storage }),
+		tool(GroupStorage, "browser_cookies", "Cookies", "The current page's cookies. set and clear change the user's real browser profile.", acts, (*tools).cookies),
+		tool(GroupStorage, "browser_storage", "Read web storage", "The current page's localStorage or sessionStorage items.", reads, (*tools).storage),
 
-		tool(GroupTesting, "browser_generate_locator", "Create locator for element", "Locators for an element, best first, each checked to match it alone.", reads, func(t *tools) handler[elementArg] { return t.generateLocator }),
-		tool(GroupTesting, "browser_verify_element_visible", "Verify element visible", "Check that an element with this role and accessible name is visible (waits up to 5 s).", reads, func(t *tools) handler[verifyElementIn] { return t.verifyElement }),
-		tool(GroupTesting, "browser_verify_text_visible", "Verify text visible", "Check that this text is visible on the page (waits up to 5 s).", reads, func(t *tools) handler[verifyTextIn] { return t.verifyText }),
-		tool(GroupTesting, "browser_verify_value", "Verify value", "Check a field's value, or a checkbox's or radio button's state.", reads, func(t *tools) handler[verifyValueIn] { return t.verifyValue }),
+		tool(GroupTesting, "browser_generate_locator", "Create locator for element", "Locators for an element, best first, each checked to match it alone.", reads, (*tools).generateLocator),
+		tool(GroupTesting, "browser_verify_element_visible", "Verify element visible", "Check that an element with this role and accessible name is visible (waits up to 5 s).", reads, (*tools).verifyElement),
+		tool(GroupTesting, "browser_verify_text_visible", "Verify text visible", "Check that this text is visible on the page (waits up to 5 s).", reads, (*tools).verifyText),
+		tool(GroupTesting, "browser_verify_value", "Verify value", "Check a field's value, or a checkbox's or radio button's state.", reads, (*tools).verifyValue),
 	}
 }
