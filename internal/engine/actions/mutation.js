@@ -20,7 +20,11 @@
 // shows a modal once its backdrop has faded in (150 ms after the click),
 // and hides it once it has faded out. animating(docs, since) is how long,
 // in ms, the running CSS transitions and animations that started since
-// `since` (performance.now()) have left, among those of the elements the
+// `since` have left (a time of the document's timeline, read when the
+// watch began: an animation a script starts between two frames gets the
+// last frame's time as its start, earlier than performance.now() then, so
+// one the action started in the frame interval the watch began in was
+// passed over), among those of the elements the
 // page added or changed (a counted attribute change: a class, a style) and
 // what is inside them, when that is a second at most (an endless spinner,
 // or a long one, is not waited for); 0 when none has. Only animations of

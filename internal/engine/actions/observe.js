@@ -15,7 +15,10 @@
   // track: what the mutations since the action touched, whose short
   // animations settle.js waits for (mutation.js).
   const track = mutation();
+  // since: the timeline's time, for the animations started from now on
+  // (mutation.js; less a ms: the page reads it coarsened).
   const s = { start: performance.now(), last: -1, mutations: 0, navigating: false, track };
+  s.since = (win.document.timeline.currentTime ?? s.start) - 1;
   const obs = new MutationObserver((records) => {
     const n = track.note(records);
     if (n === 0) return;

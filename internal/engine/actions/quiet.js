@@ -52,6 +52,7 @@
   }
   return new Promise((resolve) => {
     const start = performance.now();
+    const since = (document.timeline.currentTime ?? start) - 1; // for the animations (mutation.js; less a ms: it is coarsened)
     let last = start;
     let mutations = 0;
     let finished = false;
@@ -74,7 +75,7 @@
       const now = performance.now();
       const still = now - last >= quietMs;
       // The short animations of what changed, as settle.js waits for them.
-      const anim = still ? track.animating([document], start) : 0;
+      const anim = still ? track.animating([document], since) : 0;
       if (anim > 0) animated = true;
       const quiet = still && anim <= 0;
       if (quiet || now - start >= capMs) {

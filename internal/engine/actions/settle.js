@@ -84,7 +84,7 @@ async (node, ns, quietMs, capMs, poll, again) => {
       const now = performance.now();
       const since = now - Math.max(s.last, from);
       // A hidden document runs no frames: its animations wait for it.
-      const anim = since >= quietMs && !hidden ? s.track.animating(s.wins.map((w) => w.document), s.start) : 0;
+      const anim = since >= quietMs && !hidden ? s.track.animating(s.wins.map((w) => w.document), s.since ?? s.start) : 0;
       if (anim > 0) {
         animated = true;
         ended = false;
