@@ -45,9 +45,10 @@
 // The module is installed once per world (egohost's isolated world of a
 // frame, and the overlay's), under Key. A call made in a world that lacks
 // the module or the kept function answers a marker instead of running;
-// Func.Again reads it and says what to install, and the caller sends the
-// call again with that (Func.Call's in): at most two more round trips, the
-// first time a world is used.
+// Func.Again reads it and says what to install, and the call is sent
+// again with that (Func.Call's in): at most two more round trips, the
+// first time a world is used. Func.Evaluate and Func.CallOn send a call
+// that way, one CDP method each.
 //
 // The script sandbox's facade (internal/server/script/facade.js) is not injected into a
 // page: it runs in goja, around the service's methods, and is not under
@@ -55,14 +56,18 @@
 package aria
 
 import (
+	"context"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/runtime"
 )
 
@@ -235,6 +240,71 @@ func (f Func) Again(in Install, o *runtime.RemoteObject) (Install, bool) {
 		return in, false
 	}
 	return need, true
+}
+
+// Evaluate calls the function with the document and args (JSON values)
+// by Runtime.evaluate with p (Evaluate writes its Expression) on s, and
+// again with what the world lacked (Again). The result is the last
+// call's: its exception, if any, is the caller's to read.
+func (f Func) Evaluate(ctx context.Context, s cdp.Session, p runtime.EvaluateParams, args ...any) (runtime.EvaluateResult, error) {
+	raw, err := encode(args)
+	if err != nil {
+		return runtime.EvaluateResult{}, err
+	}
+	for in := InstallNone; ; {
+		p.Expression = f.Expr(in, raw...)
+		res, err := cdp.Call(ctx, s, runtime.Evaluate, p)
+		if err != nil {
+			return runtime.EvaluateResult{}, err
+		}
+		next, again := f.Again(in, res.Result)
+		if !again {
+			return res, nil
+		}
+		in = next
+	}
+}
+
+// CallOn calls the function by Runtime.callFunctionOn with p (on the
+// object p.ObjectID; CallOn writes its declaration, decl(in), and its
+// Arguments, args as JSON values) on s, and again with what the world
+// lacked (Again). decl is f.Decl, or a declaration around f.Call. The
+// result is the last call's: its exception, if any, is the caller's to
+// read.
+func (f Func) CallOn(ctx context.Context, s cdp.Session, p runtime.CallFunctionOnParams, decl func(in Install) string, args ...any) (runtime.CallFunctionOnResult, error) {
+	raw, err := encode(args)
+	if err != nil {
+		return runtime.CallFunctionOnResult{}, err
+	}
+	p.Arguments = make([]*runtime.CallArgument, len(raw))
+	for i, v := range raw {
+		p.Arguments[i] = &runtime.CallArgument{Value: jsonv2.Value(v)}
+	}
+	for in := InstallNone; ; {
+		p.FunctionDeclaration = decl(in)
+		res, err := cdp.Call(ctx, s, runtime.CallFunctionOn, p)
+		if err != nil {
+			return runtime.CallFunctionOnResult{}, err
+		}
+		next, again := f.Again(in, res.Result)
+		if !again {
+			return res, nil
+		}
+		in = next
+	}
+}
+
+// encode returns a call's arguments as JSON values.
+func encode(args []any) ([]json.RawMessage, error) {
+	raw := make([]json.RawMessage, len(args))
+	for i, a := range args {
+		b, err := json.Marshal(a)
+		if err != nil {
+			return nil, fmt.Errorf("encode argument: %w", err)
+		}
+		raw[i] = b
+	}
+	return raw, nil
 }
 
 // StringOf is a result's string value, returned by value or deep

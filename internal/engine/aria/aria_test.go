@@ -1,10 +1,15 @@
 package aria
 
 import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
 
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/runtime"
 )
 
@@ -118,5 +123,78 @@ func TestOneNoTextRule(t *testing.T) {
 		if noText(r) {
 			t.Errorf("noText(%U): got true, want false", r)
 		}
+	}
+}
+
+// answers is a cdp.Session that answers each Runtime.evaluate or
+// Runtime.callFunctionOn with the next of its results, and keeps what
+// it was sent.
+type answers struct {
+	results []*runtime.RemoteObject
+	sent    []any // the params
+}
+
+func (a *answers) Call(ctx context.Context, method string, params, result any) error {
+	a.sent = append(a.sent, params)
+	if len(a.results) == 0 {
+		return errors.New("no more answers")
+	}
+	r := a.results[0]
+	a.results = a.results[1:]
+	switch res := result.(type) {
+	case *runtime.EvaluateResult:
+		res.Result = r
+	case *runtime.CallFunctionOnResult:
+		res.Result = r
+	default:
+		return fmt.Errorf("unexpected %s", method)
+	}
+	return nil
+}
+
+func (a *answers) Subscribe(string) (<-chan jsonv2.Value, func()) { return nil, func() {} }
+
+// Evaluate and CallOn send a call, then again with what the world lacked,
+// until it runs; the arguments go as JSON values.
+func TestEvaluateAndCallOn(t *testing.T) {
+	ctx := context.Background()
+	f := Keep("(el, ns, a, b) => a + b")
+	s := &answers{results: []*runtime.RemoteObject{str(noModule), str("done")}}
+	res, err := f.Evaluate(ctx, s, runtime.EvaluateParams{ContextID: 7}, "x", 1)
+	if err != nil || res.Result == nil || string(res.Result.Value) != `"done"` {
+		t.Fatalf("Evaluate: %v %+v; want the second answer", err, res.Result)
+	}
+	want := []any{
+		runtime.EvaluateParams{Expression: f.Expr(InstallNone, []byte(`"x"`), []byte("1")), ContextID: 7},
+		runtime.EvaluateParams{Expression: f.Expr(InstallModule, []byte(`"x"`), []byte("1")), ContextID: 7},
+	}
+	if !reflect.DeepEqual(s.sent, want) {
+		t.Errorf("Evaluate sent %+v; want %+v", s.sent, want)
+	}
+
+	s = &answers{results: []*runtime.RemoteObject{str(f.noFunc()), str("done")}}
+	boxed := func(in Install) string { return "box(" + f.Decl(in) + ")" }
+	cres, err := f.CallOn(ctx, s, runtime.CallFunctionOnParams{ObjectID: "o"}, boxed, "x", 1)
+	if err != nil || cres.Result == nil || string(cres.Result.Value) != `"done"` {
+		t.Fatalf("CallOn: %v %+v; want the second answer", err, cres.Result)
+	}
+	args := []*runtime.CallArgument{{Value: []byte(`"x"`)}, {Value: []byte("1")}}
+	want = []any{
+		runtime.CallFunctionOnParams{FunctionDeclaration: boxed(InstallNone), ObjectID: "o", Arguments: args},
+		runtime.CallFunctionOnParams{FunctionDeclaration: boxed(InstallFunc), ObjectID: "o", Arguments: args},
+	}
+	if !reflect.DeepEqual(s.sent, want) {
+		t.Errorf("CallOn sent %+v; want %+v", s.sent, want)
+	}
+
+	// A world that still lacks the module once it was sent: the answer
+	// is the caller's to read, no third call.
+	s = &answers{results: []*runtime.RemoteObject{str(noModule), str(noModule), str("done")}}
+	res, err = f.Evaluate(ctx, s, runtime.EvaluateParams{})
+	if m, _ := StringOf(res.Result); err != nil || len(s.sent) != 2 || m != noModule {
+		t.Errorf("Evaluate in a world that keeps nothing: %v, %d calls, answer %q; want no error, 2 calls and the marker", err, len(s.sent), m)
+	}
+	if _, err := f.CallOn(ctx, s, runtime.CallFunctionOnParams{}, f.Decl, make(chan int)); err == nil || !strings.HasPrefix(err.Error(), "encode argument: ") {
+		t.Errorf("CallOn with an argument JSON cannot hold: %v; want encode argument: …", err)
 	}
 }
