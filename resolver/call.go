@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/chromedp/cdproto/cdp"
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/egohost/egohost/internal/engine/aria"
 	"github.com/egohost/egohost/internal/engine/cdperr"
@@ -292,47 +291,35 @@ func (r *Resolver) callObject(ctx context.Context, o Object, c *jsCall, connecte
 	if err := json.Unmarshal(c.args, &args); err != nil {
 		return cdptab.Called{}, false, fmt.Errorf("decode arguments: %w", err)
 	}
-	cargs := make([]*runtime.CallArgument, 0, len(args))
-	for _, a := range args {
-		b, err := json.Marshal(a)
-		if err != nil {
-			return cdptab.Called{}, false, fmt.Errorf("encode argument: %w", err)
-		}
-		cargs = append(cargs, &runtime.CallArgument{Value: jsonv2.Value(b)})
-	}
 	f := aria.Send(c.f.Source())
 	yes := true
-	for in := aria.InstallNone; ; {
+	// A world no resolution or snapshot used yet lacks the page module:
+	// CallOn loads it.
+	res, err := f.CallOn(ctx, r.session(o.SessionID), runtime.CallFunctionOnParams{
+		ObjectID:      o.ObjectID,
+		ReturnByValue: &yes,
+		AwaitPromise:  &yes,
+		Silent:        &yes,
+	}, func(in aria.Install) string {
 		body := enveloped(f, f.Call(in, "this", "...__egohostA")) + "return JSON.stringify(__egohostR);"
-		res, err := cdp.Call(ctx, r.session(o.SessionID), runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-			FunctionDeclaration: "async function(...__egohostA) { " + check + body + " }",
-			ObjectID:            o.ObjectID,
-			Arguments:           cargs,
-			ReturnByValue:       &yes,
-			AwaitPromise:        &yes,
-			Silent:              &yes,
-		})
-		if err != nil {
-			return cdptab.Called{}, false, fmt.Errorf("call on the element: %w", err)
-		}
-		if res.ExceptionDetails != nil {
-			return cdptab.Called{Exception: cdperr.ExceptionText(res.ExceptionDetails)}, true, nil
-		}
-		if next, again := f.Again(in, res.Result); again {
-			in = next // a world no resolution or snapshot used yet: load the page module
-			continue
-		}
-		s, ok := aria.StringOf(res.Result)
-		if !ok {
-			return cdptab.Called{}, false, errors.New("call on the element: no envelope")
-		}
-		var e envelope
-		if err := json.Unmarshal([]byte(s), &e); err != nil {
-			return cdptab.Called{}, false, fmt.Errorf("call on the element: envelope: %w", err)
-		}
-		if e.Gone {
-			return cdptab.Called{}, false, nil
-		}
-		return e.called(), true, nil
+		return "async function(...__egohostA) { " + check + body + " }"
+	}, args...)
+	if err != nil {
+		return cdptab.Called{}, false, fmt.Errorf("call on the element: %w", err)
 	}
+	if res.ExceptionDetails != nil {
+		return cdptab.Called{Exception: cdperr.ExceptionText(res.ExceptionDetails)}, true, nil
+	}
+	s, ok := aria.StringOf(res.Result)
+	if !ok {
+		return cdptab.Called{}, false, errors.New("call on the element: no envelope")
+	}
+	var e envelope
+	if err := json.Unmarshal([]byte(s), &e); err != nil {
+		return cdptab.Called{}, false, fmt.Errorf("call on the element: envelope: %w", err)
+	}
+	if e.Gone {
+		return cdptab.Called{}, false, nil
+	}
+	return e.called(), true, nil
 }

@@ -13,7 +13,6 @@ import (
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
@@ -153,45 +152,27 @@ type spot struct {
 // The function is sent with the call. A script exception is an error; the
 // element's document going away is a transient NotAttached.
 func (r *Runner) callOn(ctx context.Context, el Element, fn string, out any, args ...any) error {
-	var cargs []*cdpruntime.CallArgument
-	for _, a := range args {
-		b, err := json.Marshal(a)
-		if err != nil {
-			return fmt.Errorf("encode argument: %w", err)
-		}
-		cargs = append(cargs, &cdpruntime.CallArgument{Value: jsonv2.Value(b)})
-	}
 	f := aria.Send(fn)
 	yes := true
-	var res cdpruntime.CallFunctionOnResult
-	for in := aria.InstallNone; ; {
-		decl := f.Decl(in)
+	res, err := f.CallOn(ctx, r.session(el.SessionID), cdpruntime.CallFunctionOnParams{
+		ObjectID:      el.ObjectID,
+		ReturnByValue: &yes,
+		AwaitPromise:  &yes,
+		Silent:        &yes,
+	}, func(in aria.Install) string {
 		if el.Boxed {
-			decl = cdptab.Boxed(decl)
+			return cdptab.Boxed(f.Decl(in))
 		}
-		var err error
-		res, err = cdp.Call(ctx, r.session(el.SessionID), cdpruntime.CallFunctionOn, cdpruntime.CallFunctionOnParams{
-			FunctionDeclaration: decl,
-			ObjectID:            el.ObjectID,
-			Arguments:           cargs,
-			ReturnByValue:       &yes,
-			AwaitPromise:        &yes,
-			Silent:              &yes,
-		})
-		if err != nil {
-			if chromeContextGone(err) {
-				return &NotActionableError{Reason: NotAttached, Detail: "its document went away"}
-			}
-			return err
+		return f.Decl(in)
+	}, args...)
+	if err != nil {
+		if chromeContextGone(err) {
+			return &NotActionableError{Reason: NotAttached, Detail: "its document went away"}
 		}
-		if res.ExceptionDetails != nil {
-			return &JSError{Op: "injected script", Text: exceptionText(res.ExceptionDetails), Line: res.ExceptionDetails.LineNumber, Column: res.ExceptionDetails.ColumnNumber}
-		}
-		next, again := f.Again(in, res.Result)
-		if !again {
-			break
-		}
-		in = next // a world without the page module: load it
+		return err
+	}
+	if res.ExceptionDetails != nil {
+		return &JSError{Op: "injected script", Text: exceptionText(res.ExceptionDetails), Line: res.ExceptionDetails.LineNumber, Column: res.ExceptionDetails.ColumnNumber}
 	}
 	if out != nil && res.Result != nil && len(res.Result.Value) > 0 {
 		if err := json.Unmarshal(res.Result.Value, out); err != nil {

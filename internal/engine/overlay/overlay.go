@@ -152,22 +152,9 @@ func Describe(ctx context.Context, s cdp.Session, id cdp.BackendNodeID) (Picked,
 		cancel()
 	}()
 	yes := true
-	var res runtime.CallFunctionOnResult
-	for in := aria.InstallNone; ; {
-		res, err = cdp.Call(ctx, s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-			FunctionDeclaration: overlay.Decl(in),
-			ObjectID:            obj.Object.ObjectID,
-			Arguments:           []*runtime.CallArgument{{Value: jsonv2.Value(`"describe"`)}},
-			ReturnByValue:       &yes,
-		})
-		if err != nil {
-			return Picked{}, fmt.Errorf("describe node %d: %w", id, err)
-		}
-		next, again := overlay.Again(in, res.Result)
-		if !again {
-			break
-		}
-		in = next // a new document: load overlay.js
+	res, err := overlay.CallOn(ctx, s, runtime.CallFunctionOnParams{ObjectID: obj.Object.ObjectID, ReturnByValue: &yes}, overlay.Decl, "describe")
+	if err != nil {
+		return Picked{}, fmt.Errorf("describe node %d: %w", id, err)
 	}
 	if res.ExceptionDetails != nil {
 		return Picked{}, fmt.Errorf("describe node %d: %s", id, exceptionText(res.ExceptionDetails))
@@ -219,31 +206,15 @@ func eval(ctx context.Context, s cdp.Session, op string, arg any) (*runtime.Remo
 	if err != nil {
 		return nil, err
 	}
-	opJSON, err := json.Marshal(op)
-	if err != nil {
-		return nil, err
-	}
-	argJSON, err := json.Marshal(arg)
-	if err != nil {
-		return nil, err
-	}
 	yes := true
-	for in := aria.InstallNone; ; {
-		res, err := cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
-			Expression: overlay.Expr(in, opJSON, argJSON), ContextID: cid, Silent: &yes, ReturnByValue: &yes,
-		})
-		if err != nil {
-			return nil, err
-		}
-		if res.ExceptionDetails != nil {
-			return nil, fmt.Errorf("page script: %s", exceptionText(res.ExceptionDetails))
-		}
-		next, again := overlay.Again(in, res.Result)
-		if !again {
-			return res.Result, nil
-		}
-		in = next // a new document: load overlay.js
+	res, err := overlay.Evaluate(ctx, s, runtime.EvaluateParams{ContextID: cid, Silent: &yes, ReturnByValue: &yes}, op, arg)
+	if err != nil {
+		return nil, err
 	}
+	if res.ExceptionDetails != nil {
+		return nil, fmt.Errorf("page script: %s", exceptionText(res.ExceptionDetails))
+	}
+	return res.Result, nil
 }
 
 func exceptionText(d *runtime.ExceptionDetails) string {

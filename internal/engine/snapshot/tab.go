@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -488,21 +487,11 @@ func (t *Tab) Owner(ctx context.Context, e refmap.Entry, id cdp.BackendNodeID) (
 		_ = s.Call(rctx, runtime.CommandReleaseObject, runtime.ReleaseObjectParams{ObjectID: rn.Object.ObjectID}, nil)
 	}()
 	yes := true
-	var c runtime.CallFunctionOnResult
-	for in := aria.InstallNone; ; {
-		c, err = cdp.Call(ctx, s, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-			FunctionDeclaration: walker.Decl(in),
-			Arguments:           []*runtime.CallArgument{{Value: jsonv2.Value(`"localOf"`)}},
-			ObjectID:            rn.Object.ObjectID, ReturnByValue: &yes, Silent: &yes,
-		})
-		if err != nil {
-			return false, "", fmt.Errorf("owner of node %d: %w", id, err)
-		}
-		next, again := walker.Again(in, c.Result)
-		if !again {
-			break
-		}
-		in = next // a document no snapshot walked: it gave no refs
+	// A document no snapshot walked lacks the walker (CallOn loads it): it
+	// gave no refs.
+	c, err := walker.CallOn(ctx, s, runtime.CallFunctionOnParams{ObjectID: rn.Object.ObjectID, ReturnByValue: &yes, Silent: &yes}, walker.Decl, "localOf")
+	if err != nil {
+		return false, "", fmt.Errorf("owner of node %d: %w", id, err)
 	}
 	if c.ExceptionDetails != nil || c.Result == nil {
 		return false, "", fmt.Errorf("owner of node %d: the script failed", id)
@@ -541,29 +530,10 @@ type walkerNode struct {
 // walked: it has no refs, and the answer says so), and returns its
 // answer's want values, the first of them the document.
 func askWalker(ctx context.Context, s cdp.Session, cid runtime.ExecutionContextID, op string, arg any, want int) ([]walkerItem, error) {
-	opJSON, err := json.Marshal(op)
-	if err != nil {
-		return nil, err
-	}
-	argJSON, err := json.Marshal(arg)
-	if err != nil {
-		return nil, err
-	}
 	yes := true
-	var r runtime.EvaluateResult
-	for in := aria.InstallNone; ; {
-		r, err = cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{
-			Expression: walker.Expr(in, opJSON, argJSON),
-			ContextID:  cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes(),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("evaluate: %w", err)
-		}
-		next, again := walker.Again(in, r.Result)
-		if !again {
-			break
-		}
-		in = next
+	r, err := walker.Evaluate(ctx, s, runtime.EvaluateParams{ContextID: cid, Silent: &yes, SerializationOptions: cdptab.DeepNodes()}, op, arg)
+	if err != nil {
+		return nil, fmt.Errorf("evaluate: %w", err)
 	}
 	if r.ExceptionDetails != nil || r.Result == nil || r.Result.DeepSerializedValue == nil {
 		return nil, errors.New("the resolve script failed")
