@@ -134,7 +134,7 @@ func (r *Resolver) ObjectCall(ctx context.Context, target, fn string, args ...an
 	// Found another way (a role locator, a frame's pick): call it now.
 	called, _, err := r.callObject(ctx, el.object, c, false)
 	if err != nil {
-		release(ctx, r.session(el.object.SessionID), el.object.ObjectID)
+		aria.Release(ctx, r.session(el.object.SessionID), el.object.ObjectID)
 		return Object{}, cdptab.Called{}, classify("call", p.input, err)
 	}
 	return el.object, called, nil
@@ -163,13 +163,13 @@ func (r *Resolver) refObjectCall(ctx context.Context, p parsed, c *jsCall) (Obje
 			o := Object{ObjectID: obj, SessionID: e.SessionID}
 			called, alive, err := r.callObject(ctx, o, c, true)
 			if err != nil {
-				release(ctx, d.s, obj)
+				aria.Release(ctx, d.s, obj)
 				return Object{}, cdptab.Called{}, false, classify("object", p.input, err)
 			}
 			if alive {
 				return o, called, true, nil
 			}
-			release(ctx, d.s, obj)
+			aria.Release(ctx, d.s, obj)
 		}
 	}
 	el, err := r.fallback(ctx, p, e, modeObject)
@@ -271,7 +271,7 @@ func (r *Resolver) localCall(ctx context.Context, p parsed, c *jsCall) (Object, 
 		r.sentTo(l.w, c.f)
 		called, err := decodeBoxed(res.Result.DeepSerializedValue)
 		if err != nil {
-			release(ctx, l.d.s, res.Result.ObjectID)
+			aria.Release(ctx, l.d.s, res.Result.ObjectID)
 			return Object{}, cdptab.Called{}, false, nil
 		}
 		return Object{ObjectID: res.Result.ObjectID, SessionID: l.e.SessionID, Boxed: true}, called, true, nil

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/internal/engine/aria"
 	"github.com/egohost/egohost/internal/engine/cdperr"
 	"github.com/egohost/egohost/internal/engine/locator"
 	"github.com/egohost/egohost/refmap"
@@ -184,7 +184,7 @@ func (r *Resolver) connected(ctx context.Context, s cdp.Session, id cdp.BackendN
 		return false, nil
 	}
 	defer func() {
-		release(ctx, s, res.Object.ObjectID)
+		aria.Release(ctx, s, res.Object.ObjectID)
 	}()
 	return isConnected(ctx, s, res.Object.ObjectID)
 }
@@ -213,7 +213,7 @@ func (r *Resolver) resolveConnected(ctx context.Context, d *doc, id cdp.BackendN
 	}
 	alive, err := isConnected(ctx, d.s, obj)
 	if err != nil || !alive {
-		release(ctx, d.s, obj)
+		aria.Release(ctx, d.s, obj)
 		return "", false, err
 	}
 	return obj, true, nil
@@ -426,14 +426,6 @@ func (r *Resolver) fallback(ctx context.Context, p parsed, e refmap.Entry, m mod
 // Object, ObjectCall), also after ctx ended, within 2 s.
 func (r *Resolver) Release(ctx context.Context, o Object) {
 	if o.ObjectID != "" {
-		release(ctx, r.session(o.SessionID), o.ObjectID)
+		aria.Release(ctx, r.session(o.SessionID), o.ObjectID)
 	}
-}
-
-// release frees a remote object, also after ctx ended, but never waits
-// long: a page blocked by a dialog answers nothing.
-func release(ctx context.Context, s cdp.Session, obj runtime.RemoteObjectID) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-	defer cancel()
-	_ = s.Call(rctx, runtime.CommandReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj}, nil)
 }

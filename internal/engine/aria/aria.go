@@ -65,6 +65,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -292,6 +293,15 @@ func (f Func) CallOn(ctx context.Context, s cdp.Session, p runtime.CallFunctionO
 		}
 		in = next
 	}
+}
+
+// Release lets the page forget a remote object (one a call returned, or
+// was made on), also after ctx ended, but within 2 s: a page a dialog
+// blocks answers nothing.
+func Release(ctx context.Context, s cdp.Session, id runtime.RemoteObjectID) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	_, _ = cdp.Call(rctx, s, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: id})
 }
 
 // encode returns a call's arguments as JSON values.

@@ -198,3 +198,33 @@ func TestEvaluateAndCallOn(t *testing.T) {
 		t.Errorf("CallOn with an argument JSON cannot hold: %v; want encode argument: …", err)
 	}
 }
+
+// released is a cdp.Session that keeps what it was asked to release, and
+// whether the call's context was live and bounded.
+type released struct {
+	ids     []runtime.RemoteObjectID
+	bounded bool
+}
+
+func (r *released) Call(ctx context.Context, method string, params, result any) error {
+	if p, ok := params.(runtime.ReleaseObjectParams); ok && method == runtime.CommandReleaseObject {
+		r.ids = append(r.ids, p.ObjectID)
+		_, deadline := ctx.Deadline()
+		r.bounded = ctx.Err() == nil && deadline
+	}
+	return nil
+}
+
+func (r *released) Subscribe(string) (<-chan jsonv2.Value, func()) { return nil, func() {} }
+
+// Release releases also after the caller's context ended, on a context
+// of its own with a deadline.
+func TestRelease(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s := &released{}
+	Release(ctx, s, "o")
+	if len(s.ids) != 1 || s.ids[0] != "o" || !s.bounded {
+		t.Errorf("released %v (on a live context with a deadline: %v); want o, on one", s.ids, s.bounded)
+	}
+}

@@ -146,11 +146,7 @@ func Describe(ctx context.Context, s cdp.Session, id cdp.BackendNodeID) (Picked,
 	if obj.Object == nil || obj.Object.ObjectID == "" {
 		return Picked{}, fmt.Errorf("describe node %d: no object", id)
 	}
-	defer func() {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		_, _ = cdp.Call(rctx, s, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj.Object.ObjectID})
-		cancel()
-	}()
+	defer aria.Release(ctx, s, obj.Object.ObjectID)
 	yes := true
 	res, err := overlay.CallOn(ctx, s, runtime.CallFunctionOnParams{ObjectID: obj.Object.ObjectID, ReturnByValue: &yes}, overlay.Decl, "describe")
 	if err != nil {

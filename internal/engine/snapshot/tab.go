@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
@@ -481,11 +480,7 @@ func (t *Tab) Owner(ctx context.Context, e refmap.Entry, id cdp.BackendNodeID) (
 	if rn.Object == nil || rn.Object.ObjectID == "" {
 		return false, "", fmt.Errorf("owner of node %d: no object", id)
 	}
-	defer func() {
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-		defer cancel()
-		_ = s.Call(rctx, runtime.CommandReleaseObject, runtime.ReleaseObjectParams{ObjectID: rn.Object.ObjectID}, nil)
-	}()
+	defer aria.Release(ctx, s, rn.Object.ObjectID)
 	yes := true
 	// A document no snapshot walked lacks the walker (CallOn loads it): it
 	// gave no refs.
