@@ -83,6 +83,19 @@ func TestRoundcubeThroughTheCLI(t *testing.T) {
 		t.Errorf("the SMTP server got:\n%s\nwant the reply to c2@example.test with %q", got, words)
 	}
 
+	// Roundcube leaves the compose page for the mail list 500 ms after
+	// its word: a goto while that navigation of the page's own is on its
+	// way is aborted by it (net::ERR_ABORTED, seen once on a loaded
+	// machine), as Playwright's would be. Wait until the page has left.
+	if err := waitUntil(ctx, 10*time.Second, func() error {
+		if url := run("get", "url"); strings.Contains(url, "_action=compose") {
+			return fmt.Errorf("still on %s 10 s after the Send", strings.TrimSpace(url))
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+
 	// Settings: its sections are options to Playwright and the snapshot,
 	// generic to Chrome (the implicit tbody between): the role locator
 	// finds them; the form's rows, which its fields' names and values
