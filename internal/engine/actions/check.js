@@ -71,6 +71,7 @@ async (node, ns, o) => {
   // The next frame; a hidden document runs no animation frames (and its
   // timers wait for Chrome's 1 s wake-ups): there, the next task.
   const hidden = !!win.document.hidden;
+  let framed = false; // a frame ended the last wait, not the timer
   const frame = () =>
     new Promise((resolve) => {
       if (hidden) {
@@ -86,10 +87,29 @@ async (node, ns, o) => {
           resolve();
         }
       };
-      win.requestAnimationFrame(finish);
-      // A background tab runs no animation frames: do not wait for them.
+      win.requestAnimationFrame(() => {
+        framed = true;
+        finish();
+      });
+      // A tab that runs no animation frames (a busy machine, a window the
+      // page cannot paint in): do not wait for them.
       win.setTimeout(finish, 100);
     });
+  // moving says an animation that can move or resize the element runs on
+  // it or on what holds it (a transition, a CSS or script animation of
+  // anything but paint: colours, opacity, shadows, filters).
+  const paintOnly = /^(offset|computedOffset|easing|composite|opacity|color|background.*|boxShadow|textShadow|outline.*|filter|fill|stroke|border.*Color|caretColor|textDecorationColor|visibility)$/;
+  const moving = () => {
+    for (let n = el; n; n = n.parentNode || n.host) {
+      if (n.nodeType !== 1 || typeof n.getAnimations !== "function") continue;
+      for (const a of n.getAnimations()) {
+        if (a.playState !== "running") continue;
+        const kf = a.effect && typeof a.effect.getKeyframes === "function" ? a.effect.getKeyframes() : [];
+        if (kf.length === 0 || kf.some((k) => Object.keys(k).some((p) => !paintOnly.test(p)))) return true;
+      }
+    }
+    return false;
+  };
   const rect = () => {
     const r = el.getBoundingClientRect();
     return [r.left, r.top, r.width, r.height];
@@ -103,6 +123,10 @@ async (node, ns, o) => {
     const b = rect();
     if (!el.isConnected) return fail("not attached");
     if (a.some((v, i) => v !== b[i])) return fail("not stable");
+    // No frame came in time (the timer ended the wait): an animation did
+    // not tick between the two reads, so the same box proves nothing
+    // while one runs (the element would move under the click).
+    if (!hidden && !framed && moving()) return fail("not stable");
   }
   if (o.visible && !visibleNow()) return fail("not visible");
 

@@ -14,3 +14,7 @@ func SettleScripts() (observe, mutation, settle string) { return observeJS, muta
 func (t *TabSetup) EnableOn(ctx context.Context, s cdp.Session, withNetwork, replay bool) error {
 	return t.enable(ctx, s, withNetwork, replay)
 }
+
+// CheckScript is check.js with describe in its scope, for the tests that
+// run the checks in a page whose frames they control.
+func CheckScript() string { return checkJS }

@@ -1,0 +1,87 @@
+package actions_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/chromedp/cdproto/animation"
+	"github.com/chromedp/cdproto/cdp"
+
+	"github.com/egohost/egohost/internal/engine/actions"
+)
+
+// The stable check compares the element's box across one animation frame,
+// or across 100 ms when no frame comes (a tab that paints nothing). On a
+// busy machine a frame can come later than that: an animation then did
+// not tick between the two reads, and the same box said "stable" while
+// the element slid (CI once clicked a moving button that had slid away
+// between the press and the release: the click reached neither). Without
+// a frame, a running animation that can move the element, on it or on
+// what holds it, now says "not stable"; one that only paints does not.
+// The test takes the page's animation frames away (its rAF) and stops its
+// timeline (Animation.setPlaybackRate 0): a late frame, as the page sees
+// it.
+func TestStableWithoutAFrame(t *testing.T) {
+	tb := open(t, map[string]string{"/": html(`
+<style>
+@keyframes slide { from { margin-left: 0 } to { margin-left: 300px } }
+@keyframes glow { from { background-color: white } to { background-color: yellow } }
+.slide { animation: slide 60s linear infinite }
+.glow { animation: glow 60s linear infinite }
+.done { animation: slide 1ms linear 1 forwards }
+</style>
+<button id=plain>Plain</button>
+<button id=sliding class=slide>Sliding</button>
+<div class=slide><button id=inner>Inside a sliding box</button></div>
+<button id=glowing class=glow>Glowing</button>
+<button id=done class=done>Slid</button>`)}, "/")
+	check := actions.CheckScript()
+	tests := []struct {
+		id     string
+		frames bool // animation frames come
+		want   string
+	}{
+		{"plain", false, ""},
+		{"sliding", false, "not stable"},
+		{"inner", false, "not stable"},
+		{"glowing", false, ""},
+		{"done", false, ""},
+		{"sliding", true, "not stable"},
+		{"glowing", true, ""},
+	}
+	for _, tt := range tests {
+		name := tt.id + ", no frames"
+		if tt.frames {
+			name = tt.id + ", frames"
+		}
+		t.Run(name, func(t *testing.T) {
+			stub, rate := "true", 1.0
+			if !tt.frames {
+				stub, rate = "window.requestAnimationFrame = () => 0", 0
+			}
+			if _, err := cdp.Call(tb.ctx, tb.p, animation.SetPlaybackRate, animation.SetPlaybackRateParams{PlaybackRate: rate}); err != nil {
+				t.Fatal(err)
+			}
+			defer cdp.Call(tb.ctx, tb.p, animation.SetPlaybackRate, animation.SetPlaybackRateParams{PlaybackRate: 1})
+			answer := tb.eval(`(async () => {
+const raf = window.requestAnimationFrame;
+` + stub + `;
+try {
+  return await (` + check + `)(document.getElementById('` + tt.id + `'), null, {stable: true});
+} finally {
+  window.requestAnimationFrame = raf;
+}
+})()`)
+			var got struct {
+				OK     bool   `json:"ok"`
+				Reason string `json:"reason"`
+			}
+			if err := json.Unmarshal([]byte(answer), &got); err != nil {
+				t.Fatal(err)
+			}
+			if got.Reason != tt.want || got.OK != (tt.want == "") {
+				t.Errorf("got %s, want reason %q", answer, tt.want)
+			}
+		})
+	}
+}
