@@ -88,8 +88,9 @@
       setTimeout(tick, quietMs);
       return;
     }
-    // afterFrame runs then after one animation frame and a task (or 100 ms
-    // without frames), once.
+    // afterFrame runs then after one animation frame and a task (or 500 ms
+    // without frames, as settle.js: a frame can come 100 ms late on a busy
+    // machine), once.
     const afterFrame = (then) => {
       let done = false;
       const once = () => {
@@ -98,7 +99,7 @@
         setTimeout(then, 0);
       };
       requestAnimationFrame(once);
-      setTimeout(once, 100); // no animation frames
+      setTimeout(once, 500); // no animation frames
     };
     const quietIfLoaded = () => {
       if (mutations === 0 && document.readyState === "complete") {

@@ -39,6 +39,11 @@ async (node, ns, quietMs, capMs, poll, again) => {
   const s = win && win.__egohostSettle;
   if (!s) return { missing: true };
   const hidden = !!win.document.hidden;
+  // A visible document whose frame has not come in this long paints
+  // nothing: go on without it. Not shorter: on a busy machine a frame can
+  // come 100 ms late, and the settle then ended before the page's handler
+  // of the frame ran (a fade-out's end, under two busy cores).
+  const noFrameMs = 500;
   if (!poll) {
     s.begin = performance.now();
     s.from = again ? s.begin : s.start;
@@ -72,7 +77,7 @@ async (node, ns, quietMs, capMs, poll, again) => {
           return;
         }
         win.requestAnimationFrame(next);
-        win.setTimeout(next, 100); // a background tab runs no animation frames
+        win.setTimeout(next, noFrameMs);
       });
       if (s.last < 0 && !s.navigating) {
         return { quiet: true, early: true, caught, mutations: s.mutations, ms: performance.now() - begin };
@@ -104,7 +109,7 @@ async (node, ns, quietMs, capMs, poll, again) => {
             }
           };
           win.requestAnimationFrame(next);
-          win.setTimeout(next, 100);
+          win.setTimeout(next, noFrameMs);
         });
         continue;
       }

@@ -42,6 +42,9 @@ i.addEventListener('change', () => requestAnimationFrame(() => setTimeout(() => 
 		{"a handler's frame changed the page", `el.dispatchEvent(new KeyboardEvent('keydown', {bubbles: true})); ` + twoFrames, map[string]any{"early": nil, "quiet": true}, "frame"},
 		// The settle's call comes inside the frame, after the page's
 		// callback set its timer: it waits for that timer.
+		// Every frame comes 250 ms late (a busy machine): the settle waits
+		// for it, not only 100 ms, and sees what the handler's frame did.
+		{"a frame that comes late", `const raf = window.__raf = requestAnimationFrame; window.requestAnimationFrame = (cb) => raf((t) => setTimeout(() => cb(t), 250)); el.dispatchEvent(new KeyboardEvent('keydown', {bubbles: true}))`, map[string]any{"early": nil, "quiet": true}, "frame"},
 		{"a timer a handler's frame set", `el.dispatchEvent(new Event('change', {bubbles: true})); await new Promise((r) => requestAnimationFrame(r))`, map[string]any{"early": nil, "quiet": true}, "late"},
 	}
 	for _, tt := range tests {
@@ -53,6 +56,10 @@ out.textContent = '-';
 ` + tt.act + `;
 const r = await (` + settle + `)(el, null, 20, 5000, false);
 r.out = out.textContent;
+if (window.__raf) {
+  window.requestAnimationFrame = window.__raf;
+  delete window.__raf;
+}
 return r;
 })()`
 			answer := tb.eval(expr)
