@@ -299,33 +299,6 @@ func (r *Resolver) worldRef(ctx context.Context, d *doc, fresh bool) (worldRef, 
 	return w, nil
 }
 
-// World is egohost's isolated world in a frame as a Resolver made it:
-// its execution context and its document's loader. Its Guard wraps an
-// expression so that it runs only there: in another context (a context
-// ID that a new renderer handed out again) the expression evaluates to
-// WrongWorld, and nothing else of it runs.
-type World struct {
-	Frame   cdp.FrameID
-	Context runtime.ExecutionContextID
-	Loader  cdp.LoaderID
-	// URL and Origin are what the world's document said of itself when
-	// the world was made (the reach check's input).
-	URL, Origin string
-	// Module says the page module is in the world, or on its way (an
-	// evaluation that sends it went there: the world runs what comes
-	// after it later). A world a preparation made and was stopped before
-	// its first evaluation has none.
-	Module bool
-	token  string
-}
-
-// WrongWorld is what a guarded expression (World.Guard) evaluates to
-// outside its world.
-const WrongWorld = wrongWorld
-
-// Guard wraps expr to run only in w (see World).
-func (w World) Guard(expr string) string { return guarded(w.token, expr) }
-
 // guarded wraps expr to run only in the world that holds token: elsewhere
 // it evaluates to wrongWorld.
 func guarded(token, expr string) string {
@@ -338,19 +311,24 @@ func guarded(token, expr string) string {
 // page: the world may be an earlier document's (its Loader says which).
 // A snapshot walks there while it reads the frame tree, one round trip
 // less; the Guard keeps that walk out of any other context.
-func (r *Resolver) MainWorld(ctx context.Context) (World, bool) {
+func (r *Resolver) MainWorld(ctx context.Context) (aria.World, bool) {
 	r.c.waitPrepare(ctx)
 	r.c.mu.Lock()
 	defer r.c.mu.Unlock()
 	id, ok := r.c.roots[""]
 	if !ok {
-		return World{}, false
+		return aria.World{}, false
 	}
 	w, ok := r.c.worlds[frameKey{"", id}]
 	if !ok || w.loader == "" || w.token == "" {
-		return World{}, false
+		return aria.World{}, false
 	}
-	return World{Frame: id, Context: w.cid, Loader: w.loader, URL: w.url, Origin: w.origin, Module: w.sent[engine.Key()], token: w.token}, true
+	token := w.token
+	return aria.World{
+		Frame: id, Context: w.cid, Loader: w.loader, URL: w.url, Origin: w.origin, Module: w.sent[engine.Key()],
+		Guard: func(expr string) string { return guarded(token, expr) },
+		Wrong: wrongWorld,
+	}, true
 }
 
 // installOf says what a call of f in w sends: the function, unless a call

@@ -50,10 +50,7 @@ func TestMainWorldServesTheSnapshot(t *testing.T) {
 	counted := &worldsMade{Page: p}
 	st := snapshot.NewTab(counted)
 	r := resolver.New(p, st)
-	st.UseMainWorld(func(ctx context.Context) (snapshot.World, bool) {
-		w, ok := r.MainWorld(ctx)
-		return snapshot.World{Frame: w.Frame, Context: w.Context, Loader: w.Loader, URL: w.URL, Origin: w.Origin, Module: w.Module, Guard: w.Guard, Wrong: resolver.WrongWorld}, ok
-	})
+	st.UseMainWorld(r.MainWorld)
 	if _, ok := r.MainWorld(ctx); ok {
 		t.Fatal("MainWorld before any world was made: got one")
 	}

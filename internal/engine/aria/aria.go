@@ -333,3 +333,24 @@ func StringOf(o *runtime.RemoteObject) (string, bool) {
 	}
 	return s, true
 }
+
+// World is egohost's isolated world in a tab's main frame as the
+// resolver made it (resolver.Resolver.MainWorld), for the other parts of
+// the engine that run there (the snapshot's walk): its execution context
+// and its document's loader. Guard wraps an expression so that it runs
+// only in that world; elsewhere (a context ID a new renderer handed out
+// again) it evaluates to the string Wrong, and nothing else of it runs.
+type World struct {
+	Frame   cdp.FrameID
+	Context runtime.ExecutionContextID
+	Loader  cdp.LoaderID
+	// URL and Origin are what the world's document said of itself when
+	// the world was made (the reach checks' input).
+	URL, Origin string
+	// Module says the page module is in the world, or on its way (an
+	// evaluation that sends it went there first: the world runs what
+	// comes after it later). Without it, a call sends the module too.
+	Module bool
+	Guard  func(expr string) string
+	Wrong  string
+}

@@ -260,10 +260,7 @@ func (t *Tab) Open(ctx context.Context) (Engine, error) {
 	snap := snapshot.NewTabShared(p, t.refs)
 	snap.PackOver(snapshot.PackRelayed) // its commands cross the extension
 	res := resolver.New(p, snap)
-	snap.UseMainWorld(func(ctx context.Context) (snapshot.World, bool) {
-		w, ok := res.MainWorld(ctx)
-		return snapshot.World{Frame: w.Frame, Context: w.Context, Loader: w.Loader, URL: w.URL, Origin: w.Origin, Module: w.Module, Guard: w.Guard, Wrong: resolver.WrongWorld}, ok
-	})
+	snap.UseMainWorld(res.MainWorld)
 	t.eng = Engine{Page: p, Snap: snap, Res: res, Acts: &actions.TabSetup{}}
 	return t.eng, nil
 }

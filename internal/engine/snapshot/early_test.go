@@ -12,6 +12,7 @@ import (
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/egohost/egohost/internal/engine/aria"
 	"github.com/egohost/egohost/internal/engine/snapshot"
 	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/internal/testkit/browsertest"
@@ -60,9 +61,9 @@ func TestSnapshotWalksInTheGivenWorld(t *testing.T) {
 	c := &countingTarget{Page: p}
 	tab := snapshot.NewTab(c)
 	var asked atomic.Int64
-	tab.UseMainWorld(func(context.Context) (snapshot.World, bool) {
+	tab.UseMainWorld(func(context.Context) (aria.World, bool) {
 		asked.Add(1)
-		return snapshot.World{Frame: frame, Context: made, Loader: loader, Module: true, Guard: guardedBy("'T'"), Wrong: "wrong world"}, true
+		return aria.World{Frame: frame, Context: made, Loader: loader, Module: true, Guard: guardedBy("'T'"), Wrong: "wrong world"}, true
 	})
 	got := snap(t, ctx, tab, snapshot.Options{})
 	if got.Text != want.Text {
@@ -93,8 +94,8 @@ func TestSnapshotSendsTheModuleWhereTheWorldHasNone(t *testing.T) {
 			made := tokenWorld(ctx, t, p, "early-test-"+string(rune('a'+i)))
 			c := &countingTarget{Page: p}
 			tab := snapshot.NewTab(c)
-			tab.UseMainWorld(func(context.Context) (snapshot.World, bool) {
-				return snapshot.World{Frame: frame, Context: made, Loader: loader, Module: tt.module, Guard: guardedBy("'T'"), Wrong: "wrong world"}, true
+			tab.UseMainWorld(func(context.Context) (aria.World, bool) {
+				return aria.World{Frame: frame, Context: made, Loader: loader, Module: tt.module, Guard: guardedBy("'T'"), Wrong: "wrong world"}, true
 			})
 			got := snap(t, ctx, tab, snapshot.Options{})
 			if got.Text != want.Text {
@@ -114,8 +115,8 @@ func TestSnapshotRefusesAWorldNotOurs(t *testing.T) {
 	p, ctx, want, frame, loader := formPage(t)
 	pageWorld := pageContext(t, ctx, p, frame)
 	tab := snapshot.NewTab(p)
-	tab.UseMainWorld(func(context.Context) (snapshot.World, bool) {
-		return snapshot.World{Frame: frame, Context: pageWorld, Loader: loader, Guard: guardedBy("'T'"), Wrong: "wrong world"}, true
+	tab.UseMainWorld(func(context.Context) (aria.World, bool) {
+		return aria.World{Frame: frame, Context: pageWorld, Loader: loader, Guard: guardedBy("'T'"), Wrong: "wrong world"}, true
 	})
 	got := snap(t, ctx, tab, snapshot.Options{})
 	if got.Text != want.Text {
@@ -169,10 +170,10 @@ func TestSnapshotWalksEarlyOnlyWhereItMayReach(t *testing.T) {
 	p, ctx, _, frame, loader := formPage(t)
 	c := &countingTarget{Page: p}
 	tab := snapshot.NewTab(c)
-	tab.UseMainWorld(func(context.Context) (snapshot.World, bool) {
+	tab.UseMainWorld(func(context.Context) (aria.World, bool) {
 		// A world the test does not make: only a walk that ignored the
 		// reach would evaluate there.
-		return snapshot.World{Frame: frame, Context: 1, Loader: loader, URL: "http://denied.example/", Origin: "http://denied.example", Guard: guardedBy("'T'"), Wrong: "wrong world"}, true
+		return aria.World{Frame: frame, Context: 1, Loader: loader, URL: "http://denied.example/", Origin: "http://denied.example", Guard: guardedBy("'T'"), Wrong: "wrong world"}, true
 	})
 	_, err := tab.Snapshot(ctx, snapshot.Options{Reach: func(url, origin string) (bool, string) {
 		return false, "not this agent's" // called at once from several goroutines: keeps nothing

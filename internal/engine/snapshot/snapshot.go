@@ -108,29 +108,10 @@ type Options struct {
 	world   MainWorld   // a Tab's: egohost's world in the main frame, when made already
 }
 
-// World is egohost's isolated world in the tab's main frame as another
-// part of the engine made it (the resolver: resolver.Resolver.MainWorld):
-// its execution context and its document's loader. Guard wraps an
-// expression so that it runs only in that world; elsewhere (a context ID
-// a new renderer handed out again) it evaluates to the string Wrong.
-type World struct {
-	Frame   cdp.FrameID
-	Context runtime.ExecutionContextID
-	Loader  cdp.LoaderID
-	// URL and Origin are what the world's document said of itself: a
-	// snapshot with a Reach walks early only in a document it may reach.
-	URL, Origin string
-	// Module says the page module is in the world already; without it
-	// the walk sends the module too.
-	Module bool
-	Guard  func(expr string) string
-	Wrong  string
-}
-
 // MainWorld returns the main frame's World when one is made (ok false
 // when none is). It must not make one: a snapshot asks it before anything
 // else, and walks there while it reads the frame tree.
-type MainWorld func(ctx context.Context) (w World, ok bool)
+type MainWorld func(ctx context.Context) (w aria.World, ok bool)
 
 // Snapshot is one snapshot of a tab.
 type Snapshot struct {
@@ -180,7 +161,7 @@ type Stats struct {
 // ErrWrongFrame means a scope node is not in the frame asked.
 var errWrongFrame = errors.New("scope node is not in this frame")
 
-// errWrongWorld is a guarded walk (World) that found itself in another
+// errWrongWorld is a guarded walk (aria.World) that found itself in another
 // context than egohost's world.
 var errWrongWorld = errors.New("not egohost's world")
 
@@ -216,10 +197,10 @@ type frameDoc struct {
 	elems    int
 	bytes    int
 	err      error
-	isScope  bool   // the scope node lives here
-	pageMs   int    // time the script took in the page
-	nodes    int    // nodes in tree
-	guard    *World // the walk runs guarded in this world (early)
+	isScope  bool        // the scope node lives here
+	pageMs   int         // time the script took in the page
+	nodes    int         // nodes in tree
+	guard    *aria.World // the walk runs guarded in this world (early)
 }
 
 func take(ctx context.Context, t cdptab.Tab, opts Options, sc *scope) (*Snapshot, error) {
