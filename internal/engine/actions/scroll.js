@@ -1,7 +1,8 @@
 // scrolled reports the scroll positions under a point of the main frame's
 // viewport (the window and every scrolling ancestor of the element there).
 // With `before` (an earlier report) it waits, up to waitMs, for them to
-// change and then to hold still for two frames. It returns {key, x, y}: key
+// change and then to hold still for two frames (frames in which the
+// document's timeline moved on). It returns {key, x, y}: key
 // fingerprints the positions, x and y are the window's scroll position,
 // hidden says the document is hidden (a background tab: no animation
 // frames, so a frame is a task there).
@@ -33,11 +34,19 @@ async (document, ns, px, py, before, waitMs) => {
       await frame();
       key = snap();
     }
+    // A frame counts as still only when the document's timeline moved on
+    // since the last read: a third of the frames run at the time a read
+    // between frames saw, and then no scrolling moved either.
+    const time = () => (document.timeline && typeof document.timeline.currentTime === "number" ? document.timeline.currentTime : null);
+    let t = time();
     for (let still = 0; still < 2 && performance.now() - start < waitMs; ) {
       await frame();
       const k = snap();
-      still = k === key ? still + 1 : 0;
+      const now = time();
+      if (k !== key) still = 0;
+      else if (hidden || t === null || now > t) still++;
       key = k;
+      t = now;
     }
   }
   return { key, x: window.scrollX, y: window.scrollY, hidden };
