@@ -20,7 +20,8 @@ import (
 // what holds it, now says "not stable"; one that only paints does not.
 // The test takes the page's animation frames away (its rAF) and stops its
 // timeline (Animation.setPlaybackRate 0): a late frame, as the page sees
-// it.
+// it. Frames with the timeline stopped (DevTools paused the animations)
+// move nothing: stable.
 func TestStableWithoutAFrame(t *testing.T) {
 	tb := open(t, map[string]string{"/": html(`
 <style>
@@ -40,6 +41,7 @@ func TestStableWithoutAFrame(t *testing.T) {
 		frames  = iota // animation frames come
 		late           // none comes in time, and the timeline stands still (Animation.setPlaybackRate 0)
 		noFrame        // none comes in time; the timeline runs (a finished animation stays finished)
+		paused         // frames come, the timeline stands still (DevTools paused the animations)
 	)
 	tests := []struct {
 		id   string
@@ -53,15 +55,16 @@ func TestStableWithoutAFrame(t *testing.T) {
 		{"done", noFrame, ""},
 		{"sliding", frames, "not stable"},
 		{"glowing", frames, ""},
+		{"sliding", paused, ""},
 	}
 	for _, tt := range tests {
-		name := tt.id + []string{", frames", ", a late frame", ", no frame"}[tt.when]
+		name := tt.id + []string{", frames", ", a late frame", ", no frame", ", paused"}[tt.when]
 		t.Run(name, func(t *testing.T) {
 			stub, rate := "true", 1.0
-			if tt.when != frames {
+			if tt.when == late || tt.when == noFrame {
 				stub = "window.requestAnimationFrame = () => 0"
 			}
-			if tt.when == late {
+			if tt.when == late || tt.when == paused {
 				rate = 0
 			}
 			if _, err := cdp.Call(tb.ctx, tb.p, animation.SetPlaybackRate, animation.SetPlaybackRateParams{PlaybackRate: rate}); err != nil {
