@@ -22,6 +22,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/egohost/egohost/internal/testkit/sockbuf"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -194,7 +195,7 @@ type rawAgent struct {
 func dialRaw(t *testing.T, ctx context.Context, c *chain) *rawAgent {
 	t.Helper()
 	a := &rawAgent{}
-	dialer := &net.Dialer{Control: smallReceiveBuffer} // a 4 KiB window: the service's writes back up
+	dialer := &net.Dialer{Control: sockbuf.Small} // a 4 KiB window: the service's writes back up
 	transport := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 		conn, err := dialer.DialContext(ctx, network, addr)
 		if tc, ok := conn.(*net.TCPConn); ok {
