@@ -258,6 +258,33 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// A layout shift between the press and the release (a page that inserts a
+// banner above the form as the press comes, once): the press lands on the
+// checkbox, the release beside it, and the page sees no click of it. The
+// guard saw where the release went, so check clicks again, not "did not
+// change its state" (e2e's script test met this under load: the page's
+// paragraph came 300 ms after its load, between a press and its release).
+func TestCheckAgainWhenTheReleaseLandsElsewhere(t *testing.T) {
+	tb := open(t, map[string]string{"/": html(`
+<label style="display:block;margin-top:20px"><input type=checkbox id=terms onchange="log('terms ' + this.checked)"> I accept</label>
+<script>
+document.getElementById('terms').addEventListener('mousedown', () => {
+  if (window.shifted) return;
+  window.shifted = true;
+  const b = document.createElement('div');
+  b.style.height = '200px';
+  b.textContent = 'banner';
+  document.body.prepend(b);
+}, {once: true});
+</script>`)}, "/")
+	res := tb.ok(tb.r.SetChecked(tb.ctx, "#terms", true, actions.ActOptions{}))
+	tb.want("window.events", `["terms true"]`)
+	tb.want("window.shifted", "true")
+	if res.Waited.Attempts < 2 {
+		t.Errorf("attempts: got %d, want a second click after the split one", res.Waited.Attempts)
+	}
+}
+
 func TestUploadFocusScroll(t *testing.T) {
 	tb := open(t, map[string]string{"/": html(formPage + `<div id=tall style="height:4000px"></div><p id=end>end</p>`)}, "/")
 	dir := t.TempDir()

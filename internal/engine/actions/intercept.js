@@ -26,7 +26,7 @@
     return !!(label && label.control === expect);
   };
   if (win.__egohostIntercept) win.__egohostIntercept.stop(); // one left by an action a dialog cut short
-  const state = { blocked: "" };
+  const state = { blocked: "", split: "" };
   const types = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "auxclick", "dblclick", "contextmenu"];
   // The first event decides, as in Playwright: once the press landed on
   // the element, the events after it are the page's own business, even
@@ -34,10 +34,18 @@
   // appender adds a block in its place on focus, a button turns into a
   // spinner). Stopping them would leave a half click, and a retry would
   // press again.
+  // The release is recorded (split) when it lands elsewhere: the press
+  // went to the element and the page saw no click of it (a layout shift
+  // between the two moved it away). A check that verifies its state can
+  // then retry; a click cannot tell, and leaves it to the page.
   let landed = false;
   const handler = (e) => {
-    if (!e.isTrusted || landed) return;
+    if (!e.isTrusted) return;
     const t = e.composedPath()[0];
+    if (landed) {
+      if (e.type === "mouseup" && !state.split && !accepts(t)) state.split = describe(t.nodeType === 1 ? t : t.parentElement);
+      return;
+    }
     if (!state.blocked && accepts(t)) {
       landed = true;
       return;

@@ -79,8 +79,11 @@ var (
 // clickAt). Errors after the first event is sent are final. A click that
 // starts a navigation of the main frame happened: the guard's answer is
 // not waited for then (res.leaving; the old document may answer only once
-// the new one has loaded).
+// the new one has loaded). res.split names where the release landed when
+// the press landed on the element and the release did not (no click of
+// it happened: a layout shift between them).
 func (r *Runner) guardedClick(ctx context.Context, el Element, at Point, retarget string, force, guarded bool, res *Result, button input.MouseButton, mask int64, count int, mods int64) error {
+	res.split = ""
 	if !force && !guarded {
 		if err := r.callOn(ctx, el, interceptJS, nil, map[string]string{"retarget": retarget}); err != nil {
 			return err
@@ -94,6 +97,7 @@ func (r *Runner) guardedClick(ctx context.Context, el Element, at Point, retarge
 	}
 	var got struct {
 		Blocked string `json:"blocked"`
+		Split   string `json:"split"`
 	}
 	ictx, stop := untilClosed(ctx, res.leaving)
 	defer stop()
@@ -103,6 +107,7 @@ func (r *Runner) guardedClick(ctx context.Context, el Element, at Point, retarge
 	if got.Blocked != "" {
 		return &NotActionableError{Reason: Covered, Cover: got.Blocked, Detail: "the click landed on it and was stopped"}
 	}
+	res.split = got.Split
 	return nil
 }
 
