@@ -47,6 +47,10 @@ func TestRoundcubeThroughTheCLI(t *testing.T) {
 	run("fill", `role=textbox[name="Username"]`, roundcubeUser)
 	run("fill", `role=textbox[name="Password"]`, roundcubePassword)
 	run("click", `role=button[name="Login"]`)
+	// The list comes by a request the inbox's own script sends after its
+	// load, which the login's settle does not wait for: on a loaded machine
+	// the snapshot found "Loading..." and an empty list.
+	run("wait", "--text", "Quarterly report part 2")
 	inbox := run("snapshot", "-i")
 	// The list, not a message: its ids (#messagelist-header and
 	// #messagelist-content) hold the words "message list".
