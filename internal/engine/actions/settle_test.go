@@ -2,6 +2,8 @@ package actions_test
 
 import (
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -115,7 +117,10 @@ func TestSettleSeesTheEffect(t *testing.T) {
 		// keeps the page busy for 80 ms after starting it) is waited for
 		// too: the page handles its answer after (here a timer of its
 		// own), and the quiet window sees that.
-		{"quick", "quick", "network"},
+		// On a busy machine its frame comes late, and the answer and its
+		// timer's change are in the page by the settle's first look: the
+		// quiet window sees them as a change then, not the network wait.
+		{"quick", "quick", "network|dom quiet"},
 		// A save that wakes the page's long poll, which the page renews at
 		// once (Syncthing's events): the save is seen (its answer may come
 		// within the first frame), the renewed poll is not waited for (it
@@ -143,7 +148,7 @@ func TestSettleSeesTheEffect(t *testing.T) {
 			}
 			found := c.waited == ""
 			for _, f := range res.Settled.For {
-				found = found || f == c.waited
+				found = found || slices.Contains(strings.Split(c.waited, "|"), f)
 			}
 			if !found || res.Settled.Capped {
 				t.Errorf("settled: got %+v, want it to have waited for %s, not capped", res.Settled, c.waited)
