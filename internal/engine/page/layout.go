@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/chromedp/cdproto"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	cdppage "github.com/chromedp/cdproto/page"
 
@@ -63,7 +62,7 @@ func (y *Layout) Track(in *extwire.Message) {
 	case "tab.activated":
 		y.SetActive(in.TabID, in.WindowID)
 	case "cdp":
-		if in.Method == cdproto.EventPageWindowOpen {
+		if in.Method == cdppage.WindowOpen.Method {
 			y.announced(in.TabID, in.Params)
 		}
 	case "tab.removed":
