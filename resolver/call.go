@@ -132,7 +132,7 @@ func (r *Resolver) ObjectCall(ctx context.Context, target, fn string, args ...an
 		return el.object, el.called, nil
 	}
 	// Found another way (a role locator, a frame's pick): call it now.
-	called, _, err := r.callObject(ctx, el.object, c, false)
+	called, _, err := r.callObject(ctx, el.object, c, false, el.world)
 	if err != nil {
 		aria.Release(ctx, r.session(el.object.SessionID), el.object.ObjectID)
 		return Object{}, cdptab.Called{}, classify("call", p.input, err)
@@ -155,13 +155,13 @@ func (r *Resolver) refObjectCall(ctx context.Context, p parsed, c *jsCall) (Obje
 		if err != nil {
 			return Object{}, cdptab.Called{}, false, classify("object", p.input, err)
 		}
-		obj, err := r.resolveIn(ctx, &d, e.BackendNodeID)
+		obj, w, err := r.resolveIn(ctx, &d, e.BackendNodeID)
 		if err != nil {
 			return Object{}, cdptab.Called{}, false, classify("object", p.input, err)
 		}
 		if obj != "" {
 			o := Object{ObjectID: obj, SessionID: e.SessionID}
-			called, alive, err := r.callObject(ctx, o, c, true)
+			called, alive, err := r.callObject(ctx, o, c, true, &w)
 			if err != nil {
 				aria.Release(ctx, d.s, obj)
 				return Object{}, cdptab.Called{}, false, classify("object", p.input, err)
@@ -281,8 +281,11 @@ func (r *Resolver) localCall(ctx context.Context, p parsed, c *jsCall) (Object, 
 
 // callObject runs c on an element's object; with connected, it first
 // checks that the element is in its document (alive false when not, and
-// c does not run). The function is sent with the call.
-func (r *Resolver) callObject(ctx context.Context, o Object, c *jsCall, connected bool) (cdptab.Called, bool, error) {
+// c does not run). In the world w the object lives in, the function is
+// kept, as an evaluation keeps it: sent with the first call there, named
+// by the later ones (its source is tens of kilobytes: an action's checks);
+// in a world not known (w nil), it is sent with the call.
+func (r *Resolver) callObject(ctx context.Context, o Object, c *jsCall, connected bool, w *worldRef) (cdptab.Called, bool, error) {
 	check := ""
 	if connected {
 		check = "if (!this.isConnected) return JSON.stringify({ gone: true }); "
@@ -291,16 +294,19 @@ func (r *Resolver) callObject(ctx context.Context, o Object, c *jsCall, connecte
 	if err := json.Unmarshal(c.args, &args); err != nil {
 		return cdptab.Called{}, false, fmt.Errorf("decode arguments: %w", err)
 	}
-	f := aria.Send(c.f.Source())
+	f, from := aria.Send(c.f.Source()), aria.InstallNone
+	if w != nil {
+		f, from = c.f, r.installOf(*w, c.f)
+	}
 	yes := true
 	// A world no resolution or snapshot used yet lacks the page module:
-	// CallOn loads it.
-	res, err := f.CallOn(ctx, r.session(o.SessionID), runtime.CallFunctionOnParams{
+	// CallOnFrom loads it.
+	res, err := f.CallOnFrom(ctx, r.session(o.SessionID), runtime.CallFunctionOnParams{
 		ObjectID:      o.ObjectID,
 		ReturnByValue: &yes,
 		AwaitPromise:  &yes,
 		Silent:        &yes,
-	}, func(in aria.Install) string {
+	}, from, func(in aria.Install) string {
 		body := enveloped(f, f.Call(in, "this", "...__egohostA")) + "return JSON.stringify(__egohostR);"
 		return "async function(...__egohostA) { " + check + body + " }"
 	}, args...)
@@ -319,7 +325,10 @@ func (r *Resolver) callObject(ctx context.Context, o Object, c *jsCall, connecte
 		return cdptab.Called{}, false, fmt.Errorf("call on the element: envelope: %w", err)
 	}
 	if e.Gone {
-		return cdptab.Called{}, false, nil
+		return cdptab.Called{}, false, nil // the function did not run: nor was it kept
+	}
+	if w != nil {
+		r.sentTo(*w, c.f)
 	}
 	return e.called(), true, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -216,4 +217,89 @@ func TestPagePlantedGlobalsAreNeverCalled(t *testing.T) {
 	if got := string(res.Result.Value); got != "[]" {
 		t.Errorf("the page's planted globals were touched: %s", got)
 	}
+}
+
+// declarations records the function declarations a tab's
+// Runtime.callFunctionOn commands send.
+type declarations struct {
+	*cdptab.Page
+	mu    sync.Mutex
+	decls []string
+}
+
+func (d *declarations) Call(ctx context.Context, method string, params, result any) error {
+	if p, ok := params.(runtime.CallFunctionOnParams); ok {
+		d.mu.Lock()
+		d.decls = append(d.decls, p.FunctionDeclaration)
+		d.mu.Unlock()
+	}
+	return d.Page.Call(ctx, method, params, result)
+}
+
+// take returns the declarations sent since the last take.
+func (d *declarations) take() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := d.decls
+	d.decls = nil
+	return out
+}
+
+// A function run on an element a role locator found (the actions' checks,
+// tens of kilobytes) crosses to the page once per document, as an
+// evaluation's does: the first call sends it at once (no miss first),
+// later calls only name it, and a new document gets it again.
+func TestObjectCallKeepsItsFunctionPerDocument(t *testing.T) {
+	b := browsers.Launch(t)
+	base := browsertest.Serve(t, browsertest.Pages(map[string]string{
+		"/one": `<!doctype html><title>one</title><button id=a>Save draft</button>`,
+		"/two": `<!doctype html><title>two</title><button id=b>Save draft</button>`,
+	}))
+	p, ctx := tab0(t, b, base+"/one")
+	d := &declarations{Page: p}
+	r := resolver.New(d, nil)
+	padding := "/* " + strings.Repeat("x", 20000) + " */"
+	fn := `(el, ns, n) => { ` + padding + ` return el.id + ":" + n; }`
+	call := func(what string, n int, wantID string, wantSent bool) {
+		t.Helper()
+		obj, called, err := r.ObjectCall(ctx, `role=button[name="Save draft"]`, fn, n)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		aria.Release(ctx, p, obj.ObjectID)
+		if want := fmt.Sprintf("%q", wantID+":"+fmt.Sprint(n)); string(called.Value) != want {
+			t.Errorf("%s: got %s (exception %q), want %s", what, called.Value, called.Exception, want)
+		}
+		var sent, named int
+		for _, decl := range d.take() {
+			switch {
+			case strings.Contains(decl, padding):
+				sent++
+			case strings.Contains(decl, "__egohostA"): // the call on the element
+				named++
+			}
+		}
+		switch {
+		case wantSent && (sent != 1 || named != 0):
+			t.Errorf("%s: sent the function %d times and named it alone %d times, want it sent once", what, sent, named)
+		case !wantSent && (sent != 0 || named != 1):
+			t.Errorf("%s: sent the function %d times and named it alone %d times, want it named once, not sent", what, sent, named)
+		}
+	}
+	call("the first call", 1, "a", true)
+	call("the second call", 2, "a", false)
+	call("the third call", 3, "a", false)
+	if _, err := cdp.Call(ctx, p, page.Navigate, page.NavigateParams{URL: base + "/two"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := resolver.Wait(ctx, func(ctx context.Context) (bool, error) {
+		if n, err := resolver.New(p, nil).Count(ctx, "#b"); err != nil || n != 1 {
+			return false, &resolver.Error{Kind: resolver.Transient, Op: "setup", Err: fmt.Errorf("the second page is not there (%d, %v)", n, err)}
+		}
+		return true, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	call("the first call in a new document", 4, "b", true)
+	call("the next call there", 5, "b", false)
 }

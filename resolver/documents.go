@@ -209,14 +209,21 @@ const worldTokenKey = "__egohostWorld1"
 // frame, creating it when needed. fresh forgets the remembered one (after
 // Chrome said it is gone, or its token did not match).
 func (r *Resolver) world(ctx context.Context, d *doc, fresh bool) (runtime.ExecutionContextID, error) {
+	w, err := r.reachableWorld(ctx, d, fresh)
+	return w.cid, err
+}
+
+// reachableWorld is world's worldRef: what a call that runs there may
+// have sent it before.
+func (r *Resolver) reachableWorld(ctx context.Context, d *doc, fresh bool) (worldRef, error) {
 	w, err := r.worldRef(ctx, d, fresh)
 	if err != nil {
-		return 0, err
+		return worldRef{}, err
 	}
 	if err := r.reachable(d, w); err != nil {
-		return 0, err
+		return worldRef{}, err
 	}
-	return w.cid, nil
+	return w, nil
 }
 
 // reachable asks the Resolver's reach about the document a world of d

@@ -34,6 +34,9 @@ type element struct {
 	point  Point
 	object Object
 	called cdptab.Called // the call's outcome, when object is boxed
+	// world is the world object lives in, when the resolution knows it
+	// (nil: unknown, and a call on it sends its function).
+	world *worldRef
 }
 
 // one resolves a locator to exactly one element (or the picked one).

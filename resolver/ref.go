@@ -207,7 +207,7 @@ func isConnected(ctx context.Context, s cdp.Session, obj runtime.RemoteObjectID)
 // and reports whether it is still in its document (the object is released
 // when not).
 func (r *Resolver) resolveConnected(ctx context.Context, d *doc, id cdp.BackendNodeID) (runtime.RemoteObjectID, bool, error) {
-	obj, err := r.resolveIn(ctx, d, id)
+	obj, _, err := r.resolveIn(ctx, d, id)
 	if err != nil || obj == "" {
 		return "", false, err
 	}
@@ -220,15 +220,16 @@ func (r *Resolver) resolveConnected(ctx context.Context, d *doc, id cdp.BackendN
 }
 
 // resolveIn resolves a node to an object in egohost's world of d ("" when
-// Chrome no longer has the node).
-func (r *Resolver) resolveIn(ctx context.Context, d *doc, id cdp.BackendNodeID) (runtime.RemoteObjectID, error) {
+// Chrome no longer has the node), and says which world.
+func (r *Resolver) resolveIn(ctx context.Context, d *doc, id cdp.BackendNodeID) (runtime.RemoteObjectID, worldRef, error) {
 	var res dom.ResolveNodeResult
+	var w worldRef
 	for attempt := 0; ; attempt++ {
-		cid, err := r.world(ctx, d, attempt > 0)
-		if err != nil {
-			return "", err
+		var err error
+		if w, err = r.reachableWorld(ctx, d, attempt > 0); err != nil {
+			return "", w, err
 		}
-		res, err = cdp.Call(ctx, d.s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id, ExecutionContextID: cid})
+		res, err = cdp.Call(ctx, d.s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: id, ExecutionContextID: w.cid})
 		// A remembered world of an older document makes Chrome say the
 		// node does not belong to it: try once more in a fresh world
 		// before believing the node is gone.
@@ -237,16 +238,16 @@ func (r *Resolver) resolveIn(ctx context.Context, d *doc, id cdp.BackendNodeID) 
 		}
 		if err != nil {
 			if cdperr.NodeGone(err) {
-				return "", nil
+				return "", w, nil
 			}
-			return "", fmt.Errorf("resolve node: %w", err)
+			return "", w, fmt.Errorf("resolve node: %w", err)
 		}
 		break
 	}
 	if res.Object == nil {
-		return "", nil
+		return "", w, nil
 	}
-	return res.Object.ObjectID, nil
+	return res.Object.ObjectID, w, nil
 }
 
 // fallbackNode finds the element that took a removed ref's place: an

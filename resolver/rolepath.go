@@ -134,14 +134,14 @@ func (r *Resolver) pickVerified(ctx context.Context, pl plan, docs []doc, fs []f
 func (r *Resolver) finishNode(ctx context.Context, p parsed, d doc, f found, m mode) (element, error) {
 	switch m {
 	case modeObject:
-		cid, err := r.world(ctx, &d, false)
+		w, err := r.reachableWorld(ctx, &d, false)
 		if err != nil {
 			return element{}, classify("object", p.input, err)
 		}
-		res, err := cdp.Call(ctx, d.s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: f.id, ExecutionContextID: cid})
+		res, err := cdp.Call(ctx, d.s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: f.id, ExecutionContextID: w.cid})
 		if err != nil && cdperr.ContextGone(err) {
-			if cid, err = r.world(ctx, &d, true); err == nil {
-				res, err = cdp.Call(ctx, d.s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: f.id, ExecutionContextID: cid})
+			if w, err = r.reachableWorld(ctx, &d, true); err == nil {
+				res, err = cdp.Call(ctx, d.s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: f.id, ExecutionContextID: w.cid})
 			}
 		}
 		if err != nil {
@@ -150,7 +150,7 @@ func (r *Resolver) finishNode(ctx context.Context, p parsed, d doc, f found, m m
 		if res.Object == nil || res.Object.ObjectID == "" {
 			return element{}, classify("object", p.input, errors.New("no object id"))
 		}
-		return element{object: Object{ObjectID: res.Object.ObjectID, SessionID: d.sid}}, nil
+		return element{object: Object{ObjectID: res.Object.ObjectID, SessionID: d.sid}, world: &w}, nil
 	default:
 		if f.measured {
 			if f.box == nil {

@@ -77,6 +77,11 @@ func step(method string, params any) string {
 				return s.step + ": " + method
 			}
 		}
+		if strings.Contains(p.FunctionDeclaration, "__egohostA") {
+			// The resolver's call on the element it found (the checks),
+			// once the world keeps them: named, not sent.
+			return "actionability (scroll, visible, stable, enabled, hit-test): " + method
+		}
 	case cdpruntime.EvaluateParams:
 		if strings.Contains(p.Expression, "quietMs") {
 			return "settle (dom quiet): " + method

@@ -273,6 +273,13 @@ func (f Func) Evaluate(ctx context.Context, s cdp.Session, p runtime.EvaluatePar
 // result is the last call's: its exception, if any, is the caller's to
 // read.
 func (f Func) CallOn(ctx context.Context, s cdp.Session, p runtime.CallFunctionOnParams, decl func(in Install) string, args ...any) (runtime.CallFunctionOnResult, error) {
+	return f.CallOnFrom(ctx, s, p, InstallNone, decl, args...)
+}
+
+// CallOnFrom is CallOn whose first call sends what from says: a caller
+// that knows the world lacks a kept function sends it at once, not after
+// a miss.
+func (f Func) CallOnFrom(ctx context.Context, s cdp.Session, p runtime.CallFunctionOnParams, from Install, decl func(in Install) string, args ...any) (runtime.CallFunctionOnResult, error) {
 	raw, err := encode(args)
 	if err != nil {
 		return runtime.CallFunctionOnResult{}, err
@@ -281,7 +288,7 @@ func (f Func) CallOn(ctx context.Context, s cdp.Session, p runtime.CallFunctionO
 	for i, v := range raw {
 		p.Arguments[i] = &runtime.CallArgument{Value: jsonv2.Value(v)}
 	}
-	for in := InstallNone; ; {
+	for in := from; ; {
 		p.FunctionDeclaration = decl(in)
 		res, err := cdp.Call(ctx, s, runtime.CallFunctionOn, p)
 		if err != nil {
