@@ -22,7 +22,7 @@ var engineJS string
 
 // engine is engine.js, kept in egohost's world of a frame, so it crosses
 // chrome.debugger and is compiled once per document, not on every call.
-var engine = aria.Keep(engineJS)
+var engine = aria.Keep(aria.Compact(engineJS))
 
 // mode is what the page script returns.
 type mode string

@@ -500,7 +500,7 @@ func TestStaleWorldIsRemade(t *testing.T) {
 	}
 	var installs int
 	for _, c := range f.Calls() {
-		if c.Method == runtime.CommandEvaluate && strings.Contains(string(c.Params), "= ("+quoteJSON(engineJS)[1:20]) {
+		if c.Method == runtime.CommandEvaluate && strings.Contains(string(c.Params), "= ("+quoteJSON(engine.Source())[1:20]) {
 			installs++
 		}
 	}

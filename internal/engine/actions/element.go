@@ -64,8 +64,9 @@ func actionableJS(steps map[string]string) string {
 // (checks.Then names one).
 var thenSteps = map[string]string{"fill": fillJS, "focusValue": focusValueJS}
 
-// actionable is the checks' function (actionableJS over thenSteps).
-var actionable = sync.OnceValue(func() string { return actionableJS(thenSteps) })
+// actionable is the checks' function (actionableJS over thenSteps),
+// compacted: it goes to every new document.
+var actionable = sync.OnceValue(func() string { return aria.Compact(actionableJS(thenSteps)) })
 
 // Point is a place in the tab's top-level viewport, in CSS pixels.
 type Point struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -68,7 +69,7 @@ func TestCallSends(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got := tt.f.Call(tt.in, "document", "1")
-		if m := strings.Contains(got, source); m != tt.module {
+		if m := strings.Contains(got, module()); m != tt.module {
 			t.Errorf("%s: sends the module: %v, want %v", tt.name, m, tt.module)
 		}
 		if fn := strings.Contains(got, "'SRC'"); fn != tt.function {
@@ -226,5 +227,43 @@ func TestRelease(t *testing.T) {
 	Release(ctx, s, "o")
 	if len(s.ids) != 1 || s.ids[0] != "o" || !s.bounded {
 		t.Errorf("released %v (on a live context with a deadline: %v); want o, on one", s.ids, s.bounded)
+	}
+}
+
+func TestCompact(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+	}{
+		{"whole-line comments and indentation go, every line stays",
+			"(() => {\n  // a comment\n  const a = 1; // kept: not a whole line\n\n    // another\n  return a;\n})",
+			"(() => {\n\nconst a = 1; // kept: not a whole line\n\n\nreturn a;\n})"},
+		{"a template on one line", "(x) => {\n  // c\n  return `a${x}b`;\n}", "(x) => {\n\nreturn `a${x}b`;\n}"},
+		{"a template over lines: as it is", "(x) => `\n  // not a comment\n`", "(x) => `\n  // not a comment\n`"},
+		{"a block comment: as it is", "/*\n  // in it\n*/ 1", "/*\n  // in it\n*/ 1"},
+		{"a string continued on the next line: as it is", "'a\\\n  // in it\n'", "'a\\\n  // in it\n'"},
+		{"nothing to take out", "1", "1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Compact(tt.src); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// The module a page gets is aria.js compacted: as many lines (an
+// exception's line is the file's), a third smaller.
+func TestTheModuleGoesCompacted(t *testing.T) {
+	src, err := os.ReadFile("aria.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Source()
+	if n, want := strings.Count(got, "\n"), strings.Count(string(src), "\n"); n != want {
+		t.Errorf("the module has %d lines, aria.js %d", n, want)
+	}
+	if len(got)*4 > len(src)*3 {
+		t.Errorf("the module is %d bytes of aria.js's %d: want it at most three quarters", len(got), len(src))
 	}
 }

@@ -425,7 +425,7 @@ func world(ctx context.Context, s cdp.Session, frameID cdp.FrameID) (runtime.Exe
 
 // walker is snapshot.js, kept in egohost's world of each frame (with its
 // local ids) once a snapshot has run there.
-var walker = aria.Keep(script)
+var walker = aria.Keep(aria.Compact(script))
 
 // loadedDocs remembers the frame documents whose egohost world holds the
 // page module and snapshot.js (a Tab's, across its snapshots), and that
