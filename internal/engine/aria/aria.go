@@ -102,7 +102,8 @@ var Key = sync.OnceValue(func() string { return "__egohostAria_" + digest(module
 // Compact returns src, our own JavaScript, without what a page does not
 // need to run it: its whole-line comments and the indentation of its
 // lines. Every line stays (an empty or a shorter one), so that an
-// exception's line and column are still the file's lines. About a third
+// exception's line is still the file's (its column counts from the
+// line's first character that is not a space). About a third
 // of aria.js, snapshot.js and the actions' checks is comments, which
 // otherwise cross chrome.debugger (about 0.12 ms a kilobyte through the
 // extension) and the page scans again in each new document. A source
