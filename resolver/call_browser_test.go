@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -219,32 +218,6 @@ func TestPagePlantedGlobalsAreNeverCalled(t *testing.T) {
 	}
 }
 
-// declarations records the function declarations a tab's
-// Runtime.callFunctionOn commands send.
-type declarations struct {
-	*cdptab.Page
-	mu    sync.Mutex
-	decls []string
-}
-
-func (d *declarations) Call(ctx context.Context, method string, params, result any) error {
-	if p, ok := params.(runtime.CallFunctionOnParams); ok {
-		d.mu.Lock()
-		d.decls = append(d.decls, p.FunctionDeclaration)
-		d.mu.Unlock()
-	}
-	return d.Page.Call(ctx, method, params, result)
-}
-
-// take returns the declarations sent since the last take.
-func (d *declarations) take() []string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	out := d.decls
-	d.decls = nil
-	return out
-}
-
 // A function run on an element a role locator found (the actions' checks,
 // tens of kilobytes) crosses to the page once per document, as an
 // evaluation's does: the first call sends it at once (no miss first),
@@ -256,7 +229,7 @@ func TestObjectCallKeepsItsFunctionPerDocument(t *testing.T) {
 		"/two": `<!doctype html><title>two</title><button id=b>Save draft</button>`,
 	}))
 	p, ctx := tab0(t, b, base+"/one")
-	d := &declarations{Page: p}
+	d := &cdpcount.Params[runtime.CallFunctionOnParams]{Page: p}
 	r := resolver.New(d, nil)
 	padding := "/* " + strings.Repeat("x", 20000) + " */"
 	fn := `(el, ns, n) => { ` + padding + ` return el.id + ":" + n; }`
@@ -271,8 +244,8 @@ func TestObjectCallKeepsItsFunctionPerDocument(t *testing.T) {
 			t.Errorf("%s: got %s (exception %q), want %s", what, called.Value, called.Exception, want)
 		}
 		var sent, named int
-		for _, decl := range d.take() {
-			switch {
+		for _, call := range d.Take() {
+			switch decl := call.FunctionDeclaration; {
 			case strings.Contains(decl, padding):
 				sent++
 			case strings.Contains(decl, "__egohostA"): // the call on the element

@@ -1,9 +1,7 @@
 package snapshot_test
 
 import (
-	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,34 +10,9 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/egohost/egohost/internal/engine/aria"
 	"github.com/egohost/egohost/internal/engine/snapshot"
-	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/internal/testkit/browsertest"
+	"github.com/egohost/egohost/internal/testkit/cdpcount"
 )
-
-// evaluations records the expressions a tab evaluates.
-type evaluations struct {
-	*cdptab.Page
-	mu    sync.Mutex
-	exprs []string
-}
-
-func (e *evaluations) Call(ctx context.Context, method string, params, result any) error {
-	if p, ok := params.(runtime.EvaluateParams); ok {
-		e.mu.Lock()
-		e.exprs = append(e.exprs, p.Expression)
-		e.mu.Unlock()
-	}
-	return e.Page.Call(ctx, method, params, result)
-}
-
-// take returns the expressions evaluated since the last take.
-func (e *evaluations) take() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	out := e.exprs
-	e.exprs = nil
-	return out
-}
 
 // The page module and snapshot.js cross chrome.debugger once per
 // document: the first snapshot of a document sends them in its one
@@ -49,22 +22,22 @@ func TestScriptsGoOncePerDocument(t *testing.T) {
 	srv := browsertest.Serve(t, browsertest.Pages(map[string]string{"/a": form, "/b": form}))
 	b := snapshot.SharedBrowsers.Launch(t)
 	p, ctx := open(t, b, srv+"/a")
-	ev := &evaluations{Page: p}
+	ev := &cdpcount.Params[runtime.EvaluateParams]{Page: p}
 	tab := snapshot.NewTab(ev)
 	check := func(what string, wantModule bool) {
 		t.Helper()
 		if _, err := tab.Snapshot(ctx, snapshot.Options{}); err != nil {
 			t.Fatal(err)
 		}
-		exprs := ev.take()
+		exprs := ev.Take()
 		if len(exprs) != 1 {
 			t.Fatalf("%s: %d evaluations, want 1", what, len(exprs))
 		}
-		if got := strings.Contains(exprs[0], aria.Source()); got != wantModule {
-			t.Errorf("%s: sends the page module: %v, want %v (%d bytes)", what, got, wantModule, len(exprs[0]))
+		if got := strings.Contains(exprs[0].Expression, aria.Source()); got != wantModule {
+			t.Errorf("%s: sends the page module: %v, want %v (%d bytes)", what, got, wantModule, len(exprs[0].Expression))
 		}
-		if !wantModule && len(exprs[0]) > 1000 {
-			t.Errorf("%s: %d bytes evaluated, want a few hundred", what, len(exprs[0]))
+		if !wantModule && len(exprs[0].Expression) > 1000 {
+			t.Errorf("%s: %d bytes evaluated, want a few hundred", what, len(exprs[0].Expression))
 		}
 	}
 	check("first snapshot", true)
