@@ -4,10 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/dom"
-	"github.com/egohost/egohost/internal/engine/cdperr"
 )
 
 // Limits of the role path.
@@ -134,23 +130,14 @@ func (r *Resolver) pickVerified(ctx context.Context, pl plan, docs []doc, fs []f
 func (r *Resolver) finishNode(ctx context.Context, p parsed, d doc, f found, m mode) (element, error) {
 	switch m {
 	case modeObject:
-		w, err := r.reachableWorld(ctx, &d, false)
-		if err != nil {
-			return element{}, classify("object", p.input, err)
-		}
-		res, err := cdp.Call(ctx, d.s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: f.id, ExecutionContextID: w.cid})
-		if err != nil && cdperr.ContextGone(err) {
-			if w, err = r.reachableWorld(ctx, &d, true); err == nil {
-				res, err = cdp.Call(ctx, d.s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: f.id, ExecutionContextID: w.cid})
-			}
+		obj, w, err := r.resolveIn(ctx, &d, f.id)
+		if err == nil && obj == "" {
+			err = errors.New("the element is gone")
 		}
 		if err != nil {
 			return element{}, classify("object", p.input, err)
 		}
-		if res.Object == nil || res.Object.ObjectID == "" {
-			return element{}, classify("object", p.input, errors.New("no object id"))
-		}
-		return element{object: Object{ObjectID: res.Object.ObjectID, SessionID: d.sid}, world: &w}, nil
+		return element{object: Object{ObjectID: obj, SessionID: d.sid}, world: &w}, nil
 	default:
 		if f.measured {
 			if f.box == nil {
