@@ -113,30 +113,21 @@ func (c *Client) Notifications() <-chan protocol.Message { return c.notes }
 // Call calls method with params and decodes the result into result (which
 // may be nil, or a *json.RawMessage). A service error is a *protocol.Error.
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
-	var raw json.RawMessage
-	if params != nil {
-		b, err := json.Marshal(params)
-		if err != nil {
-			return fmt.Errorf("%s: encode params: %w", method, err)
-		}
-		raw = b
+	id := strconv.FormatInt(c.nextID.Add(1), 10)
+	b, err := encodeRequest(id, method, params)
+	if err != nil {
+		return fmt.Errorf("%s: encode params: %w", method, err)
 	}
 	ch := make(chan protocol.Message, 1)
-	id := strconv.FormatInt(c.nextID.Add(1), 10)
 	if err := c.pending.Add(id, ch); err != nil {
 		return fmt.Errorf("%s: %w", method, err)
 	}
-	b, err := json.Marshal(protocol.Request{JSONRPC: protocol.Version, ID: json.RawMessage(id), Method: method, Params: raw})
-	if err == nil {
-		if err = c.write(b); err != nil {
-			if cerr := c.pending.Err(); cerr != nil { // the reader saw why first
-				err = cerr
-			} else {
-				err = fmt.Errorf("%w (%v)", ErrConnectionLost, err)
-			}
+	if err := c.write(b); err != nil {
+		if cerr := c.pending.Err(); cerr != nil { // the reader saw why first
+			err = cerr
+		} else {
+			err = fmt.Errorf("%w (%v)", ErrConnectionLost, err)
 		}
-	}
-	if err != nil {
 		c.forget(id)
 		return fmt.Errorf("%s: %w", method, err)
 	}
@@ -162,6 +153,22 @@ func (c *Client) Call(ctx context.Context, method string, params, result any) er
 		c.forget(id)
 		return fmt.Errorf("%s: %w", method, ctx.Err())
 	}
+}
+
+// request is protocol.Request with the params as the caller gave them: the
+// encoder writes them into the frame in one pass, where params encoded
+// first as a json.RawMessage were scanned and copied a second time.
+type request struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  any             `json:"params,omitempty"`
+}
+
+// encodeRequest is the frame of a call: protocol.Request's JSON, params
+// (nil: none) encoded as json.Marshal encodes them.
+func encodeRequest(id, method string, params any) ([]byte, error) {
+	return json.Marshal(request{JSONRPC: protocol.Version, ID: json.RawMessage(id), Method: method, Params: params})
 }
 
 func (c *Client) forget(id string) {
