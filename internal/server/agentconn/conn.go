@@ -152,27 +152,37 @@ func (c *Conn) reply(id json.RawMessage, result any, err error) {
 	if len(id) == 0 {
 		id = json.RawMessage("null")
 	}
-	resp := protocol.Response{JSONRPC: protocol.Version, ID: id}
-	if err != nil {
-		resp.Error = protocol.AsError(err)
-	} else {
-		b, merr := json.Marshal(result)
-		if merr != nil {
-			resp.Error = protocol.Errorf(protocol.CodeInternal, "encode result: %v", merr)
-		} else {
-			resp.Result = b
+	if err == nil {
+		b, merr := json.Marshal(success{JSONRPC: protocol.Version, ID: id, Result: result})
+		if merr == nil {
+			c.send(b)
+			return
 		}
+		err = protocol.Errorf(protocol.CodeInternal, "encode result: %v", merr)
 	}
-	c.write(resp)
+	c.write(protocol.Response{JSONRPC: protocol.Version, ID: id, Error: protocol.AsError(err)})
+}
+
+// success and notification are protocol.Response (with a result) and
+// protocol.Message (a notification) with the payload as the handler gave
+// it: the encoder writes it into the frame in one pass, where a payload
+// encoded first as a json.RawMessage was scanned and copied a second
+// time (a snapshot's text, a relayed CDP reply).
+type success struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Result  any             `json:"result"`
+}
+
+type notification struct {
+	JSONRPC string `json:"jsonrpc"`
+	Method  string `json:"method"`
+	Params  any    `json:"params"`
 }
 
 // Notify sends the agent a notification, in turn with the replies.
 func (c *Conn) Notify(method string, params any) {
-	b, err := json.Marshal(params)
-	if err != nil {
-		return
-	}
-	c.write(protocol.Message{JSONRPC: protocol.Version, Method: method, Params: b})
+	c.write(notification{JSONRPC: protocol.Version, Method: method, Params: params})
 }
 
 // writeTimeout bounds one message's write: a stuck agent is cut off
@@ -184,6 +194,11 @@ func (c *Conn) write(v any) {
 	if err != nil {
 		return
 	}
+	c.send(b)
+}
+
+// send writes one message, whole, after those before it.
+func (c *Conn) send(b []byte) {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	// Not the request's context: the WebSocket library closes the whole
