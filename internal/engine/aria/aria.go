@@ -103,10 +103,11 @@ var Key = sync.OnceValue(func() string { return "__egohostAria_" + digest(module
 // need to run it: its whole-line comments and the indentation of its
 // lines. Every line stays (an empty or a shorter one), so that an
 // exception's line is still the file's (its column counts from the
-// line's first character that is not a space). About a third
-// of aria.js, snapshot.js and the actions' checks is comments, which
-// otherwise cross chrome.debugger (about 0.12 ms a kilobyte through the
-// extension) and the page scans again in each new document. A source
+// line's first character that is not a space). Whole-line comments and
+// indentation were 45 % of what a new document gets (aria.js, snapshot.js,
+// engine.js, the actions' checks: docs/benchmarks.md), which otherwise
+// cross chrome.debugger (~80 ns a byte through the extension) and the page
+// scans again in each new document. A source
 // whose lines a string, a template or a block comment may span (a line
 // with an odd number of backticks, a "/*", a line that ends with a
 // backslash) comes back as it is: a line of it that starts with "//" may
