@@ -1,0 +1,5 @@
+//go:build !windows
+
+package typeerror
+
+func n() int { return 1 }

@@ -1,0 +1,3 @@
+package typeerror
+
+func n() int { return "one" }
