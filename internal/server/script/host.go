@@ -94,7 +94,11 @@ func (r *run) install(ctx context.Context) error {
 		return goja.Undefined()
 	})
 
-	v, err := vm.RunScript("egohost-facade.js", facadeJS)
+	prog, err := facadeProgram()
+	if err != nil {
+		return err
+	}
+	v, err := vm.RunProgram(prog)
 	if err != nil {
 		return err
 	}

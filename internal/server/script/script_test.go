@@ -414,3 +414,51 @@ func TestSetInputFilesBuffers(t *testing.T) {
 		t.Errorf("a buffer that is no buffer: got %v, want a TypeError", err)
 	}
 }
+
+// Scripts run at once share the compiled facade (facadeProgram): each
+// gets a facade of its own that calls its own service, and the race
+// detector sees no shared state written.
+func TestConcurrentScriptsShareTheFacade(t *testing.T) {
+	const n = 8
+	var wg sync.WaitGroup
+	svcs := make([]*fakeService, n)
+	results := make([]string, n)
+	errs := make([]error, n)
+	for i := range n {
+		svcs[i] = &fakeService{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			src := "await page.locator('#f" + string(rune('a'+i)) + "').fill('x'); 'done ' + " + string(rune('0'+i))
+			res, err := Run(context.Background(), svcs[i], src, Options{Target: protocol.Target{Browser: "b1", Tab: 7}, Timeout: 20 * time.Second})
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			results[i] = string(res.Value)
+		}()
+	}
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("script %d: %v", i, errs[i])
+		}
+		if want := `"done ` + string(rune('0'+i)) + `"`; results[i] != want {
+			t.Errorf("script %d: got %s, want %s", i, results[i], want)
+		}
+		if len(svcs[i].calls) != 1 || !strings.Contains(svcs[i].calls[0], `#f`+string(rune('a'+i))) {
+			t.Errorf("script %d's service got %q, want its one fill of #f%c", i, svcs[i].calls, 'a'+i)
+		}
+	}
+}
+
+// BenchmarkScriptStart: a script that does nothing (`1`), start to
+// result: the runtime, the facade, the event loop.
+func BenchmarkScriptStart(b *testing.B) {
+	opts := Options{Target: protocol.Target{Browser: "b1", Tab: 7}, Timeout: 5 * time.Second}
+	for b.Loop() {
+		if _, err := Run(context.Background(), &fakeService{}, "1", opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
