@@ -113,6 +113,21 @@ all_pkgs=$(go list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestIm
 browser_pkgs=$(echo "$all_pkgs" | awk '$1 ~ /\/internal\/testkit\/browsertest$/ || / github.com\/egohost\/egohost\/internal\/testkit\/browsertest( |$)/ {print $1}')
 other_pkgs=$(echo "$all_pkgs" | awk '{print $1}' | grep -vxF "$browser_pkgs")
 [ -n "$browser_pkgs" ] && [ -n "$other_pkgs" ] || { echo "test.sh: found no packages that drive Chromium, or none that do not" >&2; exit 1; }
+# Every benchmark of the packages once, for its correctness, not its
+# timing: the code behind docs/benchmarks.md's figures still runs. 2x:
+# b.N == 1 is the testing package's probe run, which the long benchmarks
+# skip. e2e's benchmarks (14 chains and the
+# peers' comparisons: 624 s alone on 2 cores) do not fit CI's 10 minutes;
+# run them with: go test -short -run '^$' -bench . -benchtime 2x ./e2e/
+# The browser-free packages' benchmarks run in their tests' process, after
+# the tests (-bench with the tests: one link and one start a package, ~20 s
+# of CPU less than a second go test of them; none of them reads -short).
+# Those of the packages that drive Chromium run with -short (fewer items,
+# no peer), so in a go test of their own: job bench, below.
+bench_pkgs=$(grep -l '^func Benchmark' $(git ls-files '*_test.go' 2>/dev/null || find . -name '*_test.go') | xargs -n1 dirname | sort -u | grep -v '^e2e$' | sed 's|^|./|; s|^\./\./|./|')
+bench_pkgs=$(go list $bench_pkgs)
+browser_bench_pkgs=$(echo "$bench_pkgs" | grep -xF "$browser_pkgs" || true)
+[ -n "$browser_bench_pkgs" ] && [ "$browser_bench_pkgs" != "$bench_pkgs" ] || { echo "test.sh: found no benchmarks in the packages that drive Chromium, or none in the others" >&2; exit 1; }
 # unit-other starts once e2e-build has built the binaries: cmd/egohost's
 # tests run them too (EGOHOST_E2E_BIN), instead of linking their own
 # (when that build failed, they build their own: one failure, one report).
@@ -120,22 +135,15 @@ unit_other() {
   wait_for "$e2e_build_pid"
   read -r rc _ <"$logs/e2e-build.status"
   if [ "$rc" = 0 ]; then export EGOHOST_E2E_BIN="$logs/e2e-bin"; fi
-  go test -vet=off -race -count=1 -timeout 15m -p 1 "$@"
+  go test -vet=off -race -count=1 -timeout 15m -p 1 -bench . -benchtime 2x "$@"
 }
 job unit-other unit_other $(echo $other_pkgs)
 job unit-browser go test -vet=off -race -count=1 -timeout 15m -p 1 $(echo $browser_pkgs)
-# Every benchmark of the packages once, for its correctness, not its
-# timing: the code behind docs/benchmarks.md's figures still runs. 2x:
-# b.N == 1 is the testing package's probe run, which the long benchmarks
-# skip. -race reuses the tests' build. e2e's benchmarks (14 chains and the
-# peers' comparisons: 624 s alone on 2 cores) do not fit CI's 10 minutes;
-# run them with: go test -short -run '^$' -bench . -benchtime 2x ./e2e/
 # They start when the unit tests that drive Chromium end (three browser-driving go tests at
 # once on 2 cores made page loads miss their 15 s bound).
-bench_pkgs=$(grep -l '^func Benchmark' $(git ls-files '*_test.go' 2>/dev/null || find . -name '*_test.go') | xargs -n1 dirname | sort -u | grep -v '^e2e$' | sed 's|^|./|; s|^\./\./|./|')
 unit_pid=${pids[-1]} # unit-browser's
 bench_once() { wait_for "$unit_pid"; nice -n 10 go test -vet=off -race -count=1 -short -timeout 15m -p 1 -run '^$' -bench . -benchtime 2x "$@"; }
-job bench bench_once $(echo $bench_pkgs)
+job bench bench_once $(echo $browser_bench_pkgs)
 job node nice -n 10 node --test extension/test/ internal/engine/aria/test/
 # staticcheck loads its packages' dependencies from export data that it
 # has go list build: with -race, the build go vet -race just made (measured
