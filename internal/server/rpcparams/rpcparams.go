@@ -28,9 +28,10 @@ import (
 func Strict[C, P any](fn func(ctx context.Context, c C, p P) (any, error)) func(context.Context, C, Params) (any, error) {
 	var zero P
 	fields := fieldNames(reflect.TypeOf(zero))
+	nested := hasNestedStruct(reflect.TypeOf(zero))
 	return func(ctx context.Context, c C, in Params) (any, error) {
 		var p P
-		if err := in.decode(fields, &p); err != nil {
+		if err := in.decode(fields, nested, &p); err != nil {
 			return nil, err
 		}
 		return fn(ctx, c, p)
@@ -75,8 +76,13 @@ func (in Params) Members() map[string]json.RawMessage {
 // decode unmarshals the params strictly into v: absent or null is the
 // zero value; anything else must be a JSON object whose every member is
 // one of fields, spelled exactly (encoding/json alone would take "Tab" for
-// "tab"), of the right JSON type. Every failure is invalid_params.
-func (in Params) decode(fields map[string]bool, v any) error {
+// "tab"), of the right JSON type. nested says v holds structs below its
+// top level, whose members a decoder that refuses unknown fields checks;
+// without them the members checked here are all there are, and
+// json.Unmarshal decodes the same without the decoder's pass and copies
+// of the params (service.BenchmarkCallLargeParams; docs/benchmarks.md,
+// "Large params"). Every failure is invalid_params.
+func (in Params) decode(fields map[string]bool, nested bool, v any) error {
 	if in.err != nil {
 		return in.err
 	}
@@ -88,12 +94,54 @@ func (in Params) decode(fields map[string]bool, v any) error {
 			return protocol.Errorf(protocol.CodeInvalidParams, "invalid params: unknown field %q%s", name, suggest(name, fields))
 		}
 	}
+	if !nested {
+		if err := json.Unmarshal(in.raw, v); err != nil {
+			return protocol.Errorf(protocol.CodeInvalidParams, "invalid params: %v", err)
+		}
+		return nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(in.raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return protocol.Errorf(protocol.CodeInvalidParams, "invalid params: %v", err)
 	}
 	return nil
+}
+
+// hasNestedStruct reports whether a struct type t (or what it points to)
+// has a field that is, holds or points to a struct: an object below the
+// top level, whose unknown members only a strict decoder refuses.
+// Embedded structs' fields are top-level members, looked into.
+func hasNestedStruct(t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return false
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" && f.Tag.Get("json") != "-" {
+			if hasNestedStruct(f.Type) {
+				return true
+			}
+			continue
+		}
+		ft := f.Type
+		for {
+			switch ft.Kind() {
+			case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+				ft = ft.Elem()
+				continue
+			}
+			break
+		}
+		if ft.Kind() == reflect.Struct {
+			return true
+		}
+	}
+	return false
 }
 
 // suggest names the known field that differs from name only in case.

@@ -125,3 +125,48 @@ func TestStrictDoesNotRunRefused(t *testing.T) {
 		t.Errorf("got %v, %v, ran %v; want ok and a run", res, err, ran)
 	}
 }
+
+// Params with objects below their top level are decoded by a decoder that
+// refuses their unknown members too; flat ones by json.Unmarshal, after
+// decode has checked every member's name.
+func TestHasNestedStruct(t *testing.T) {
+	type inner struct{ A int }
+	tests := []struct {
+		name string
+		typ  any
+		want bool
+	}{
+		{"none", None{}, false},
+		{"strings and numbers", protocol.DebugEchoParams{}, false},
+		{"an embedded target", protocol.TabParams{}, false},
+		{"a slice of strings", struct{ S []string }{}, false},
+		{"any", struct{ V any }{}, false},
+		{"a slice of structs", protocol.FormFillParams{}, true},
+		{"a struct", struct{ In inner }{}, true},
+		{"a pointer to a struct", struct{ In *inner }{}, true},
+		{"a map of structs", struct{ M map[string]inner }{}, true},
+		{"an embedded struct holding one", struct{ protocol.FormFillParams }{}, true},
+		{"a pointer to params", &protocol.TabParams{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := hasNestedStruct(reflect.TypeOf(tt.typ)); got != tt.want {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// A nested object's unknown member is refused as the top level's is; a
+// flat type's members decode as before.
+func TestNestedUnknownFieldsRefused(t *testing.T) {
+	err := decodeAs[protocol.FormFillParams](`{"tab":1,"fields":[{"target":"#a","action":"fill","text":"x","bogus":1}]}`)
+	var pe *protocol.Error
+	if !errors.As(err, &pe) || pe.Code != protocol.CodeInvalidParams || !strings.Contains(pe.Message, `unknown field "bogus"`) {
+		t.Errorf("got %v, want invalid_params naming the unknown nested field", err)
+	}
+	got, err := decoded[protocol.DebugEchoParams](`{"browser":"b1","data":"a\u00e9\n"}`)
+	if want := (protocol.DebugEchoParams{Browser: "b1", Data: "aé\n"}); err != nil || got != want {
+		t.Errorf("got %+v, %v; want %+v", got, err, want)
+	}
+}
