@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -64,10 +65,38 @@ type members map[string]json.RawMessage
 // reports whether it is a string.
 func (in members) str(name string) (v string, ok bool) {
 	m, present := in[name]
-	if !present || len(m) == 0 || m[0] != '"' || json.Unmarshal(m, &v) != nil {
+	if !present || len(m) == 0 || m[0] != '"' {
+		return "", false
+	}
+	if v, ok := plainString(m); ok {
+		return v, true
+	}
+	if json.Unmarshal(m, &v) != nil {
 		return "", false
 	}
 	return v, true
+}
+
+// plainString is the JSON string m when it needs no decoding: quoted, and
+// inside no escape, quote or control character and nothing but valid
+// UTF-8 (which json.Unmarshal would replace). It is then what
+// json.Unmarshal returns, without its two passes over a text that can be
+// 16 MiB (debug.echo's data, an upload's base64, a script). ok is false
+// for any other m.
+func plainString(m []byte) (string, bool) {
+	if len(m) < 2 || m[0] != '"' || m[len(m)-1] != '"' {
+		return "", false
+	}
+	inner := m[1 : len(m)-1]
+	if bytes.IndexByte(inner, '\\') >= 0 || bytes.IndexByte(inner, '"') >= 0 || !utf8.Valid(inner) {
+		return "", false
+	}
+	for _, c := range inner {
+		if c < 0x20 {
+			return "", false
+		}
+	}
+	return string(inner), true
 }
 
 // formFields is what the audit log shows of form.fill's fields: how many,

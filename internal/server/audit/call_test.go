@@ -84,3 +84,34 @@ func TestStripQuery(t *testing.T) {
 		}
 	}
 }
+
+// A string member read without decoding is what json.Unmarshal returns;
+// any string that needs decoding (escapes, invalid UTF-8) goes through it,
+// and what is no JSON string is no string.
+func TestStrIsWhatUnmarshalReads(t *testing.T) {
+	for _, raw := range []string{
+		`""`, `"plain"`, `"é ü 日本 🙂"`, "\"\u2028 line separator\"", `"tab\there"`, `"quote \" inside"`,
+		`"back\\slash"`, `"\u00e9"`, `"\ud83d\ude42"`, "\"bad \xff utf-8\"", "\"raw\ttab\"", "\"raw\nnewline\"",
+		`"unterminated`, `"`, `"a"b"`, `5`, `null`, `["x"]`, `{"a":"b"}`, `"x" `,
+	} {
+		var want string
+		wantOK := len(raw) > 0 && raw[0] == '"' && json.Unmarshal([]byte(raw), &want) == nil
+		got, ok := members{"text": json.RawMessage(raw)}.str("text")
+		if ok != wantOK || got != want {
+			t.Errorf("str(%q): got %q, %v; want %q, %v", raw, got, ok, want, wantOK)
+		}
+	}
+}
+
+// BenchmarkCallEntryLargeText: the audit line of a call with 16 MiB of
+// text (debug.echo's bound): its length, read without decoding it.
+func BenchmarkCallEntryLargeText(b *testing.B) {
+	raw, _ := json.Marshal(strings.Repeat("x", 16<<20))
+	params := map[string]json.RawMessage{"data": raw}
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		if e := CallEntry("debug.echo", params); e.Length == nil || *e.Length != 16<<20 {
+			b.Fatalf("got %v, want the length", e.Length)
+		}
+	}
+}
