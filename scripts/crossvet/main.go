@@ -11,8 +11,9 @@
 //
 //	crossvet -goos windows [-C dir] package...
 //
-// It exits 1 when a package does not type-check or an analyzer reports
-// something, 2 when it cannot load them.
+// It exits 1 when a package is missing or does not type-check, or an
+// analyzer reports something; 2 on a bad command line or when go list
+// cannot run (an OS Go does not know).
 package main
 
 import (
