@@ -522,12 +522,7 @@ func TestPairingAtThePopup(t *testing.T) {
 // a call (need read: audited; need none: not), measured in process
 // without a browser or the WebSocket.
 func BenchmarkCallOverhead(b *testing.B) {
-	dir := b.TempDir()
-	s, err := New(Options{Listen: "127.0.0.1:0", Socket: dir + "/relay.sock", StateDir: dir, TokenFile: dir + "/token", AllowedIDs: []string{testExt}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.audit.Close()
+	s := benchService(b, nil)
 	noop := typed(func(context.Context, *call, protocol.ElementParams) (any, error) { return nil, nil })
 	s.methods["bench.audited"] = method{name: "bench.audited", need: pairing.NeedRead, handler: noop}
 	s.methods["bench.plain"] = method{name: "bench.plain", need: pairing.NeedNone, handler: noop}

@@ -170,12 +170,7 @@ func errAs(err error, pe **protocol.Error) bool { return errors.As(err, pe) }
 // a browser (the handler stops where the tab would be looked up: no
 // browser is connected). Issue 22 asks for at most 30 µs.
 func BenchmarkCDPSendAccess(b *testing.B) {
-	dir := b.TempDir()
-	s, err := New(Options{Listen: "127.0.0.1:0", Socket: dir + "/relay.sock", StateDir: dir, TokenFile: dir + "/token", AllowedIDs: []string{testExt}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.audit.Close()
+	s := benchService(b, nil)
 	a := &agent{s: s, grant: grant{kind: grantPaired, name: "bot", scopes: []pairing.Scope{pairing.Space, pairing.CDP}}}
 	for _, tc := range []struct {
 		name   string

@@ -21,12 +21,7 @@ var largeParams = flag.Int("large-params", 1<<20, "BenchmarkCallLargeParams: the
 //
 //	go test ./internal/server/service -run '^$' -bench CallLargeParams -benchtime 10x -args -large-params 16777217
 func BenchmarkCallLargeParams(b *testing.B) {
-	dir := b.TempDir()
-	s, err := New(Options{Listen: "127.0.0.1:0", Socket: dir + "/relay.sock", StateDir: dir, TokenFile: dir + "/token", AllowedIDs: []string{testExt}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.audit.Close()
+	s := benchService(b, nil)
 	params, err := json.Marshal(protocol.DebugEchoParams{Data: strings.Repeat("x", *largeParams)})
 	if err != nil {
 		b.Fatal(err)
@@ -43,4 +38,21 @@ func BenchmarkCallLargeParams(b *testing.B) {
 			b.Fatalf("got %v, want %v", err, want)
 		}
 	}
+}
+
+// benchService is a service for a benchmark of its calls in process: no
+// browser, no listener started; modify (if not nil) changes its options.
+func benchService(b *testing.B, modify func(*Options)) *Service {
+	b.Helper()
+	dir := b.TempDir()
+	opts := Options{Listen: "127.0.0.1:0", Socket: dir + "/relay.sock", StateDir: dir, TokenFile: dir + "/token", AllowedIDs: []string{testExt}}
+	if modify != nil {
+		modify(&opts)
+	}
+	s, err := New(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.audit.Close() })
+	return s
 }

@@ -75,16 +75,12 @@ func TestCookiesJudgeTheURLTheyRead(t *testing.T) {
 // evaluations that happen anyway): BenchmarkOriginChecks in e2e measures
 // them through the chain.
 func BenchmarkOriginCheck(b *testing.B) {
-	dir := b.TempDir()
-	s, err := New(Options{Listen: "127.0.0.1:0", Socket: dir + "/relay.sock", StateDir: dir, TokenFile: dir + "/token", AllowedIDs: []string{testExt},
-		OriginRules: map[string]pairing.Rules{
+	s := benchService(b, func(o *Options) {
+		o.OriginRules = map[string]pairing.Rules{
 			"*":   {Deny: []string{"*.bank.example", "mail.example", "*.internal.example"}},
 			"bot": {Deny: []string{"https://*.corp.example"}, Schemes: []string{"data"}},
-		}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.audit.Close()
+		}
+	})
 	l := &link{Link: &hub.Link{ID: "b1"}}
 	const url = "https://www.example.com/app/items?page=2#top"
 	l.URLs.Set(7, url)
