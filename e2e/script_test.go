@@ -96,7 +96,11 @@ func TestScriptFacade(t *testing.T) {
 			"", `["abc","Tab"]`},
 		{"waitFor", `await page.locator('#late').waitFor(); await page.locator('#late').textContent()`, "", `"late"`},
 		{"waitForSelector", `await (await page.waitForSelector('#late')).textContent()`, "", `"late"`},
-		{"click navigates, waitForURL, goBack, goForward, reload", `await page.getByLabel('Name').fill('Zoe'); await page.getByTestId('place-order').click(); await page.waitForURL(/\/thanks/); const t = await page.title(); await page.goBack(); const b = await page.title(); await page.goForward(); await page.reload(); [t, b, await page.locator('#msg').textContent()]`,
+		// #late first, as the mouse cases above: the paragraph it prepends 300 ms after the load
+		// moves the button down; landing between the press and the release it takes the release,
+		// and the page sees no click of the button (CI, once: waitForURL timed out on /shop). A
+		// click cannot tell that from a page that acted on the press, so it does not press again.
+		{"click navigates, waitForURL, goBack, goForward, reload", `await page.getByLabel('Name').fill('Zoe'); await page.locator('#late').waitFor(); await page.getByTestId('place-order').click(); await page.waitForURL(/\/thanks/); const t = await page.title(); await page.goBack(); const b = await page.title(); await page.goForward(); await page.reload(); [t, b, await page.locator('#msg').textContent()]`,
 			"", `["Thanks","Shop","Zoe"]`},
 		{"waitForLoadState, waitForTimeout, waitForFunction", `await page.waitForLoadState('load'); await page.waitForTimeout(10); await page.waitForFunction(() => document.querySelector('#late') !== null)`, "", `true`},
 		{"evaluate function with arg, and string", `[await page.evaluate((a) => a.x * 2, {x: 21}), await page.evaluate('1+1'), (await page.content()).includes('<h1>Checkout</h1>'), await page.locator('h1').evaluate((el, s) => el.textContent + s, '!')]`, "", `[42,2,true,"Checkout!"]`},
