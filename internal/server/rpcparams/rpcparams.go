@@ -27,8 +27,7 @@ import (
 // run.
 func Strict[C, P any](fn func(ctx context.Context, c C, p P) (any, error)) func(context.Context, C, Params) (any, error) {
 	var zero P
-	fields := fieldNames(reflect.TypeOf(zero))
-	nested := hasNestedStruct(reflect.TypeOf(zero))
+	fields, nested := shape(reflect.TypeOf(zero))
 	return func(ctx context.Context, c C, in Params) (any, error) {
 		var p P
 		if err := in.decode(fields, nested, &p); err != nil {
@@ -108,42 +107,6 @@ func (in Params) decode(fields map[string]bool, nested bool, v any) error {
 	return nil
 }
 
-// hasNestedStruct reports whether a struct type t (or what it points to)
-// has a field that is, holds or points to a struct: an object below the
-// top level, whose unknown members only a strict decoder refuses.
-// Embedded structs' fields are top-level members, looked into.
-func hasNestedStruct(t reflect.Type) bool {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct {
-		return false
-	}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if f.Anonymous && name == "" && f.Tag.Get("json") != "-" {
-			if hasNestedStruct(f.Type) {
-				return true
-			}
-			continue
-		}
-		ft := f.Type
-		for {
-			switch ft.Kind() {
-			case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
-				ft = ft.Elem()
-				continue
-			}
-			break
-		}
-		if ft.Kind() == reflect.Struct {
-			return true
-		}
-	}
-	return false
-}
-
 // suggest names the known field that differs from name only in case.
 func suggest(name string, fields map[string]bool) string {
 	for f := range fields {
@@ -162,15 +125,17 @@ func suggest(name string, fields map[string]bool) string {
 	return " (known: " + strings.Join(known, ", ") + ")"
 }
 
-// fieldNames returns the JSON member names a struct type decodes,
-// embedded structs' included.
-func fieldNames(t reflect.Type) map[string]bool {
-	names := make(map[string]bool)
+// shape returns the JSON member names a struct type t (or what it points
+// to) decodes, embedded structs' included, and whether one of those
+// members is, holds or points to a struct: an object below the top level,
+// whose unknown members only a strict decoder refuses.
+func shape(t reflect.Type) (names map[string]bool, nested bool) {
+	names = make(map[string]bool)
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t.Kind() != reflect.Struct {
-		return names
+		return names, false
 	}
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -180,9 +145,11 @@ func fieldNames(t reflect.Type) map[string]bool {
 		}
 		name, _, _ := strings.Cut(tag, ",")
 		if f.Anonymous && name == "" {
-			for n := range fieldNames(f.Type) {
-				names[n] = true
+			inner, n := shape(f.Type)
+			for m := range inner {
+				names[m] = true
 			}
+			nested = nested || n
 			continue
 		}
 		if !f.IsExported() {
@@ -192,8 +159,13 @@ func fieldNames(t reflect.Type) map[string]bool {
 			name = f.Name
 		}
 		names[name] = true
+		ft := f.Type
+		for k := ft.Kind(); k == reflect.Pointer || k == reflect.Slice || k == reflect.Array || k == reflect.Map; k = ft.Kind() {
+			ft = ft.Elem()
+		}
+		nested = nested || ft.Kind() == reflect.Struct
 	}
-	return names
+	return names, nested
 }
 
 // jsonKind names the JSON type that starts with c.

@@ -85,12 +85,12 @@ func TestFieldNames(t *testing.T) {
 		Skipped string `json:"-"`
 		hidden  string
 	}
-	got := fieldNames(reflect.TypeOf(&params{hidden: "not a member"}))
+	got, _ := shape(reflect.TypeOf(&params{hidden: "not a member"}))
 	want := map[string]bool{"deep": true, "tagged": true, "Plain": true}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("fields (-want +got):\n%s", diff)
 	}
-	if got := fieldNames(reflect.TypeOf(0)); len(got) != 0 {
+	if got, _ := shape(reflect.TypeOf(0)); len(got) != 0 {
 		t.Errorf("fields of an int: got %v, want none", got)
 	}
 }
@@ -129,7 +129,7 @@ func TestStrictDoesNotRunRefused(t *testing.T) {
 // Params with objects below their top level are decoded by a decoder that
 // refuses their unknown members too; flat ones by json.Unmarshal, after
 // decode has checked every member's name.
-func TestHasNestedStruct(t *testing.T) {
+func TestNestedShape(t *testing.T) {
 	type inner struct{ A int }
 	tests := []struct {
 		name string
@@ -147,10 +147,15 @@ func TestHasNestedStruct(t *testing.T) {
 		{"a map of structs", struct{ M map[string]inner }{}, true},
 		{"an embedded struct holding one", struct{ protocol.FormFillParams }{}, true},
 		{"a pointer to params", &protocol.TabParams{}, false},
+		{"a struct no member holds", struct {
+			In  inner `json:"-"`
+			in  inner
+			Tab int
+		}{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := hasNestedStruct(reflect.TypeOf(tt.typ)); got != tt.want {
+			if _, got := shape(reflect.TypeOf(tt.typ)); got != tt.want {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
 		})
