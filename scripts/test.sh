@@ -170,8 +170,8 @@ windows_only=$(other_os_pkgs windows)
 darwin_only=$(other_os_pkgs darwin)
 [ -n "$windows_only" ] && [ -n "$darwin_only" ] || { echo "test.sh: no package has files of its own on Windows or on macOS: the other OSes' vet would check nothing" >&2; exit 1; }
 # scripts/crossvet does it from source: go vet for another GOOS compiled
-# that OS's standard library (101 s of CPU for both OSes in a cold cache;
-# this job ~45, its own build and test included). Its own module
+# that OS's standard library (101 s of CPU for both OSes in a cold cache,
+# alone; this job 60–70 s in the run, its own build and test included). Its own module
 # (golang.org/x/tools stays out of egohost's), built without -race: its
 # dependencies are those staticcheck's build in scripts/setup.sh compiled.
 # Its test checks it finds what it is for; it vets itself as it vets the

@@ -82,7 +82,9 @@ func (in members) str(name string) (v string, ok bool) {
 // UTF-8 (which json.Unmarshal would replace). It is then what
 // json.Unmarshal returns, without its two passes over a text that can be
 // 16 MiB (debug.echo's data, an upload's base64, a script). ok is false
-// for any other m.
+// for any other m. Not cdproto's faster JSON, as the service's other hot
+// decodes use: the CLI links this package, and keeps cdproto out of its
+// start (cmd/egohost's TestFrontLinksNoHeavyPackage).
 func plainString(m []byte) (string, bool) {
 	if len(m) < 2 || m[0] != '"' || m[len(m)-1] != '"' {
 		return "", false

@@ -80,9 +80,9 @@ var facadeJS string
 
 // facadeProgram is facade.js compiled, once: every script's runtime runs
 // the same program (a goja.Program is bound to no runtime and may run in
-// several at once). Compiling it per script cost 1.6–1.8 ms and 790 KB
-// (10–15 ms race-built); running the compiled one 2 µs
-// (BenchmarkFacadeSetup).
+// several at once). Compiled per script, a script that does nothing took
+// 1.93–1.99 ms and 1.18 MB; now 0.68–0.70 ms and 394 KB
+// (BenchmarkScriptStart, docs/benchmarks.md).
 var facadeProgram = sync.OnceValues(func() (*goja.Program, error) {
 	return goja.Compile("egohost-facade.js", facadeJS, false)
 })
