@@ -28,24 +28,14 @@ func runBin(t *testing.T, bin string, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
-// Both binaries build their help from one command tree: every command's
-// help reads the same in egohost and egohost-host.
+// Both binaries build their help from one command tree (every command's
+// help is compared in process by cmd/egohost-host's
+// TestHelpIsTheSameWithoutTheHost): the binaries say the same too, for a
+// client verb, a command only egohost-host runs, the root, the version
+// and a mistyped verb.
 func TestHelpIsTheSameInBothBinaries(t *testing.T) {
 	front, full := binary(t, "egohost"), binary(t, "egohost-host")
-	list, _, _ := runBin(t, front, "__complete", "")
-	var cmds [][]string
-	for _, line := range strings.Split(list, "\n") {
-		name, _, _ := strings.Cut(line, "\t")
-		if name == "" || strings.HasPrefix(name, ":") {
-			continue
-		}
-		cmds = append(cmds, []string{name, "--help"})
-	}
-	if len(cmds) < 40 {
-		t.Fatalf("egohost __complete listed %d commands; want them all:\n%s", len(cmds), list)
-	}
-	cmds = append(cmds, []string{"--help"}, []string{"--version"}, []string{"help", "cookies", "set"}, []string{"clik"}, []string{"serve", "x"})
-	for _, args := range cmds {
+	for _, args := range [][]string{{"--help"}, {"--version"}, {"tabs", "--help"}, {"serve", "--help"}, {"clik"}, {"serve", "x"}} {
 		o1, e1, c1 := runBin(t, front, args...)
 		o2, e2, c2 := runBin(t, full, args...)
 		if o1 != o2 || e1 != e2 || c1 != c2 {
