@@ -116,6 +116,33 @@ func TestActionsThroughChain(t *testing.T) {
 		}
 	})
 
+	t.Run("a release that lands elsewhere", func(t *testing.T) {
+		// The press shifts the button down (a banner inserted above it),
+		// so the release lands on the banner: no click of the button, and
+		// the result says where the release went.
+		tab := load(t, "/overlay")
+		shift := `document.getElementById('overlay').remove();
+document.getElementById('b').addEventListener('mousedown', () => {
+  const d = document.createElement('div');
+  d.id = 'banner';
+  d.style.height = '300px';
+  document.body.prepend(d);
+}, {once: true})`
+		if _, err := c.eval(ctx, tab, shift); err != nil {
+			t.Fatal(err)
+		}
+		var r protocol.ActionResult
+		if err := call(protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#b"}, &r); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(r.ReleasedOn, `id="banner"`) {
+			t.Errorf("releasedOn: got %q, want the banner", r.ReleasedOn)
+		}
+		if v, _ := c.eval(ctx, tab, "JSON.stringify(window.events)"); string(v) != `"[]"` {
+			t.Errorf("events: got %s, want no click", v)
+		}
+	})
+
 	t.Run("covered for good", func(t *testing.T) {
 		tab := load(t, "/banner")
 		err := call(protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#b", ActionOptions: protocol.ActionOptions{TimeoutMs: 2000}}, nil)

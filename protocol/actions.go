@@ -188,6 +188,11 @@ type ActionResult struct {
 	// fill focused its element: the text went there, not into the element
 	// (whose value is Value).
 	FocusMovedTo string `json:"focusMovedTo,omitempty"`
+	// ReleasedOn (click) names the element the click's release landed on
+	// when its press landed on the element and its release did not: the
+	// element moved between the two (a layout shift), and the page saw
+	// no click of it. The click is not made again.
+	ReleasedOn string `json:"releasedOn,omitempty"`
 	// Selected are the selected options' values after select.
 	Selected []string `json:"selected,omitempty"`
 	// SelectedLabels are their labels, in the same order, when one

@@ -71,6 +71,13 @@ type Result struct {
 	// SelectedLabels are their labels, when one differs from its value
 	// (<option value="2">Games</option>); nil otherwise.
 	SelectedLabels []string
+	// ReleasedOn names the element a click's release landed on when its
+	// press landed on the element and its release did not: the element
+	// moved away between the two (a layout shift), and the page saw no
+	// click of it. "" otherwise. Click does not click again (the press
+	// went in, and a page may act on it); check and uncheck do, as the
+	// state tells them no click happened.
+	ReleasedOn string
 	// Checked is the state after check or uncheck.
 	Checked *bool
 	// Scroll is the window's scroll position after scroll.

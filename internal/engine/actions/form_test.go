@@ -285,6 +285,42 @@ document.getElementById('terms').addEventListener('mousedown', () => {
 	}
 }
 
+// The same layout shift under a click: the press lands on the button, the
+// release on the banner that took its place, and the page sees no click
+// of it. Click does not press again (a page may act on the press), so its
+// result says where the release went; a click whose press and release
+// both land on the button says nothing of it.
+func TestClickSaysWhereASplitReleaseLanded(t *testing.T) {
+	tb := open(t, map[string]string{"/": html(`
+<button id=go style="margin-top:20px" onclick="log('go clicked')">Go</button>
+<script>
+document.getElementById('go').addEventListener('mousedown', () => {
+  if (window.shift) {
+    window.shift = false;
+    const b = document.createElement('div');
+    b.id = 'banner';
+    b.style.height = '200px';
+    b.textContent = 'banner';
+    document.body.prepend(b);
+  }
+});
+</script>`)}, "/")
+	res := tb.ok(tb.r.Click(tb.ctx, "#go", actions.ClickOptions{}))
+	if res.ReleasedOn != "" {
+		t.Errorf("a whole click: got the release on %q, want it on the button (no ReleasedOn)", res.ReleasedOn)
+	}
+	tb.want("window.events", `["go clicked"]`)
+	tb.want("window.shift = true", "true")
+	res = tb.ok(tb.r.Click(tb.ctx, "#go", actions.ClickOptions{}))
+	if !strings.Contains(res.ReleasedOn, `id="banner"`) {
+		t.Errorf("a split click: got ReleasedOn %q, want the banner", res.ReleasedOn)
+	}
+	tb.want("window.events", `["go clicked"]`) // no second click, and none made again
+	if res.Waited.Attempts != 1 {
+		t.Errorf("attempts: got %d, want 1 (a click is not made again)", res.Waited.Attempts)
+	}
+}
+
 func TestUploadFocusScroll(t *testing.T) {
 	tb := open(t, map[string]string{"/": html(formPage + `<div id=tall style="height:4000px"></div><p id=end>end</p>`)}, "/")
 	dir := t.TempDir()

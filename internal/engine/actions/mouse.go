@@ -55,6 +55,7 @@ func (r *Runner) Click(ctx context.Context, target string, o ClickOptions) (*Res
 			if err := r.guardedClick(ctx, el, at, c.Retarget, o.Force, c.Guard, res, button, mask, count, mods); err != nil {
 				return fmt.Errorf("%s %s: %w", op, target, err)
 			}
+			res.ReleasedOn = res.split
 			return nil
 		},
 		retryDo: true, // a click the guard stopped changed nothing

@@ -78,6 +78,9 @@ func writeAction(w io.Writer, did string, r protocol.ActionResult) error {
 	if r.FocusMovedTo != "" {
 		fmt.Fprintf(&b, "the page moved the focus to %s: the text went there\n", clip(r.FocusMovedTo, 80))
 	}
+	if r.ReleasedOn != "" {
+		fmt.Fprintf(&b, "the element moved between the press and the release, which landed on %s: the page saw no click of it\n", clip(r.ReleasedOn, 80))
+	}
 	if r.Settled.Navigated && r.Settled.URL != "" {
 		fmt.Fprintf(&b, "navigated to %s\n", r.Settled.URL)
 	}

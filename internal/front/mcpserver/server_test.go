@@ -389,3 +389,16 @@ func TestAPageThatClosesItsTab(t *testing.T) {
 		}
 	}
 }
+
+// A click whose release landed elsewhere says so on its line: the page saw
+// no click of the element.
+func TestAClickWhoseReleaseLandedElsewhere(t *testing.T) {
+	f := &fakeService{answers: map[string]any{
+		protocol.MethodClick: protocol.ActionResult{Tab: 3, Element: "<button>Go</button>", ReleasedOn: `<div id="banner">`},
+	}}
+	cs := connect(t, f)
+	got, isErr := callText(t, cs, "browser_click", map[string]any{"target": "#go"})
+	if want := `clicked <button>Go</button>; the element moved between the press and the release, which landed on <div id="banner">: the page saw no click of it`; isErr || !strings.Contains(got, want) {
+		t.Errorf("click: got %q (error %t), want %q", got, isErr, want)
+	}
+}

@@ -333,6 +333,9 @@ func (t *tools) acted(ctx context.Context, verb string, r protocol.ActionResult)
 	if r.FocusMovedTo != "" {
 		line += "; the page moved the focus to " + r.FocusMovedTo + ": the text went there"
 	}
+	if r.ReleasedOn != "" {
+		line += "; the element moved between the press and the release, which landed on " + r.ReleasedOn + ": the page saw no click of it"
+	}
 	if r.Settled.Navigated {
 		line += "; navigated to " + r.Settled.URL
 	}

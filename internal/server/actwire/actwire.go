@@ -50,7 +50,7 @@ func ActionResult(op string, tab int, r *actions.Result) protocol.ActionResult {
 		Action: op, Tab: tab, Element: r.Element, TookMs: TookMs(r.Took),
 		Waited:  protocol.Waited{Ms: TookMs(r.Waited.Took), Attempts: r.Waited.Attempts, Reasons: r.Waited.Reasons},
 		Settled: protocol.Settled{Ms: TookMs(r.Settled.Took), For: r.Settled.For, Navigated: r.Settled.Navigated, URL: r.Settled.URL, Capped: r.Settled.Capped, Skipped: r.Settled.Skipped, Ended: ended(r.Settled.Ended)},
-		Dialog:  Dialog(r.Dialog), Value: r.Value, FocusMovedTo: r.FocusMovedTo, Selected: r.Selected, SelectedLabels: r.SelectedLabels, Checked: r.Checked,
+		Dialog:  Dialog(r.Dialog), Value: r.Value, FocusMovedTo: r.FocusMovedTo, ReleasedOn: r.ReleasedOn, Selected: r.Selected, SelectedLabels: r.SelectedLabels, Checked: r.Checked,
 	}
 	if r.Point != nil {
 		out.Point = &protocol.Point{X: r.Point.X, Y: r.Point.Y}
