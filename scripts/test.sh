@@ -94,7 +94,8 @@ e2e_half() { echo "$e2e_split" | awk -v h="$1" '$1 == h {print $2}' | paste -sd'
 # 19 s of CPU per half; 5 s even when the build cache has them all). The
 # halves run the test binary in e2e/, as go test would, once it is built,
 # and TestMain takes the binaries from EGOHOST_E2E_BIN.
-job e2e-build sh -c "go test -vet=off -race -c -o '$logs/e2e.test' ./e2e/ && go build -race -o '$logs/e2e-bin/' ./cmd/egohost ./cmd/egohost-host"
+# GOGC=400: a build collects garbage less often (as .ci/run's).
+job e2e-build env GOGC=400 sh -c "go test -vet=off -race -c -o '$logs/e2e.test' ./e2e/ && go build -race -o '$logs/e2e-bin/' ./cmd/egohost ./cmd/egohost-host"
 e2e_build_pid=${pids[-1]}
 e2e_run() {
   wait_for "$e2e_build_pid"
@@ -151,7 +152,9 @@ job node nice -n 10 node --test extension/test/ internal/engine/aria/test/
 # compiled every dependency a second time). The one difference in what it
 # checks: the tests' raceDetector constant is read from race_test.go, not
 # norace_test.go, two one-line files.
-job staticcheck env GOFLAGS="-race${GOFLAGS:+ $GOFLAGS}" nice -n 10 "$staticcheck" ./...
+# GOGC=400: it keeps every package's syntax trees and SSA; fewer
+# collections cost it 10-15 % less CPU here (1.3 GB at most).
+job staticcheck env GOFLAGS="-race${GOFLAGS:+ $GOFLAGS}" GOGC=400 nice -n 10 "$staticcheck" ./...
 # The per-OS files (registry, launchd, peer credentials) type-check and
 # pass go vet's analyzers on every OS they are for, so they never rot
 # unseen on Linux CI: on Windows and macOS, the packages whose files there
