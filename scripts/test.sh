@@ -7,9 +7,9 @@
 # figures): `go vet -race` first compiles every package once, with the
 # flags `go test -race` uses, so the tests reuse that build; then the Go
 # tests run (e2e, the longest, in its own process from the start) while
-# staticcheck, the extension's tests, every benchmark once and the vet for
-# Windows and macOS run beside them at a lower priority, in the CPU the
-# browser tests leave idle. Each job's output is printed whole, in a fixed order, at the end.
+# staticcheck, the extension's tests and the vet for Windows and macOS
+# run beside them at a lower priority, in the CPU the browser tests leave
+# idle; every benchmark runs once, after its package's tests. Each job's output is printed whole, in a fixed order, at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -120,15 +120,17 @@ other_pkgs=$(echo "$all_pkgs" | awk '{print $1}' | grep -vxF "$browser_pkgs")
 # skip. e2e's benchmarks (14 chains and the
 # peers' comparisons: 624 s alone on 2 cores) do not fit CI's 10 minutes;
 # run them with: go test -short -run '^$' -bench . -benchtime 2x ./e2e/
-# The browser-free packages' benchmarks run in their tests' process, after
-# the tests (-bench with the tests: one link and one start a package, ~20 s
-# of CPU less than a second go test of them; none of them reads -short).
-# Those of the packages that drive Chromium run with -short (fewer items,
-# no peer), so in a go test of their own: job bench, below.
-bench_pkgs=$(grep -l '^func Benchmark' $(git ls-files '*_test.go' 2>/dev/null || find . -name '*_test.go') | xargs -n1 dirname | sort -u | grep -v '^e2e$' | sed 's|^|./|; s|^\./\./|./|')
-bench_pkgs=$(go list $bench_pkgs)
-browser_bench_pkgs=$(echo "$bench_pkgs" | grep -xF "$browser_pkgs" || true)
-[ -n "$browser_bench_pkgs" ] && [ "$browser_bench_pkgs" != "$bench_pkgs" ] || { echo "test.sh: found no benchmarks in the packages that drive Chromium, or none in the others" >&2; exit 1; }
+# Each package's benchmarks run in its tests' process, after the tests
+# (one link, one start and, for the packages that drive Chromium, one
+# shared browser a package fewer than a go test of their own). Those that
+# drive Chromium run with -short: their benchmarks take fewer items and
+# no peer; none of their other functions reads it (checked here: each
+# testing.Short() in their test files is inside a func Benchmark).
+short_outside=$(for pkg in $browser_pkgs; do
+  dir=${pkg#github.com/egohost/egohost}
+  awk '/^func / { f = $2 } /testing\.Short\(\)/ && f !~ /^Benchmark/ { print FILENAME ": " f }' ".${dir:-/}"/*_test.go
+done)
+[ -z "$short_outside" ] || { echo "test.sh: the packages that drive Chromium run their tests with -short (for their benchmarks), and these read it: $short_outside" >&2; exit 1; }
 # unit-other starts once e2e-build has built the binaries: cmd/egohost's
 # tests run them too (EGOHOST_E2E_BIN), instead of linking their own
 # (when that build failed, they build their own: one failure, one report).
@@ -139,12 +141,7 @@ unit_other() {
   go test -vet=off -race -count=1 -timeout 15m -p 1 -bench . -benchtime 2x "$@"
 }
 job unit-other unit_other $(echo $other_pkgs)
-job unit-browser go test -vet=off -race -count=1 -timeout 15m -p 1 $(echo $browser_pkgs)
-# They start when the unit tests that drive Chromium end (three browser-driving go tests at
-# once on 2 cores made page loads miss their 15 s bound).
-unit_pid=${pids[-1]} # unit-browser's
-bench_once() { wait_for "$unit_pid"; nice -n 10 go test -vet=off -race -count=1 -short -timeout 15m -p 1 -run '^$' -bench . -benchtime 2x "$@"; }
-job bench bench_once $(echo $browser_bench_pkgs)
+job unit-browser go test -vet=off -race -count=1 -short -timeout 15m -p 1 -bench . -benchtime 2x $(echo $browser_pkgs)
 job node nice -n 10 node --test extension/test/ internal/engine/aria/test/
 # staticcheck loads its packages' dependencies from export data that it
 # has go list build: with -race, the build go vet -race just made (measured
@@ -191,7 +188,7 @@ wait
 failed=()
 times >"$logs/all.times"
 echo "--- go vet -race: ${vet_secs}s; all of test.sh: ${SECONDS}s, $(cpu_of "$logs/all.times")s of CPU"
-for name in vet-other-os staticcheck node bench unit-other unit-browser e2e-build e2e-1 e2e-2; do
+for name in vet-other-os staticcheck node unit-other unit-browser e2e-build e2e-1 e2e-2; do
   read -r rc secs cpu <"$logs/$name.status"
   echo "--- $name: exit $rc after ${secs}s, ${cpu}s of CPU"
   cat "$logs/$name"
