@@ -190,8 +190,9 @@ type ActionResult struct {
 	FocusMovedTo string `json:"focusMovedTo,omitempty"`
 	// ReleasedOn (click) names the element the click's release landed on
 	// when its press landed on the element and its release did not: the
-	// element moved between the two (a layout shift), and the page saw
-	// no click of it. The click is not made again.
+	// element moved between the two (a layout shift) or was replaced, and
+	// the page saw a press of it and no click. The click is not made
+	// again.
 	ReleasedOn string `json:"releasedOn,omitempty"`
 	// Selected are the selected options' values after select.
 	Selected []string `json:"selected,omitempty"`

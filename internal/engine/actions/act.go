@@ -73,10 +73,11 @@ type Result struct {
 	SelectedLabels []string
 	// ReleasedOn names the element a click's release landed on when its
 	// press landed on the element and its release did not: the element
-	// moved away between the two (a layout shift), and the page saw no
-	// click of it. "" otherwise. Click does not click again (the press
-	// went in, and a page may act on it); check and uncheck do, as the
-	// state tells them no click happened.
+	// moved away between the two (a layout shift) or the page replaced
+	// it, and the page saw a press of it and no click. "" otherwise.
+	// Click does not click again (the press went in, and a page may have
+	// acted on it); check and uncheck do, as the state tells them no
+	// click happened.
 	ReleasedOn string
 	// Checked is the state after check or uncheck.
 	Checked *bool

@@ -79,7 +79,7 @@ func writeAction(w io.Writer, did string, r protocol.ActionResult) error {
 		fmt.Fprintf(&b, "the page moved the focus to %s: the text went there\n", clip(r.FocusMovedTo, 80))
 	}
 	if r.ReleasedOn != "" {
-		fmt.Fprintf(&b, "the element moved between the press and the release, which landed on %s: the page saw no click of it\n", clip(r.ReleasedOn, 80))
+		fmt.Fprintf(&b, "the release landed on %s, not on the element (it moved or was replaced after the press): the page saw a press of it and no click\n", clip(r.ReleasedOn, 80))
 	}
 	if r.Settled.Navigated && r.Settled.URL != "" {
 		fmt.Fprintf(&b, "navigated to %s\n", r.Settled.URL)

@@ -22,7 +22,7 @@ func TestWriteAction(t *testing.T) {
 		{"a fill whose page moved the focus", protocol.ActionResult{Element: `<textarea id="_to">`, Value: new(string), FocusMovedTo: `<input role="combobox" type="text">`, TookMs: 20},
 			"clicked <textarea id=\"_to\"> → \"\" in 20 ms\nthe page moved the focus to <input role=\"combobox\" type=\"text\">: the text went there\n"},
 		{"a click whose release landed elsewhere", protocol.ActionResult{Element: "<button>Go</button>", ReleasedOn: `<div id="banner">`, TookMs: 15},
-			"clicked <button>Go</button> in 15 ms\nthe element moved between the press and the release, which landed on <div id=\"banner\">: the page saw no click of it\n"},
+			"clicked <button>Go</button> in 15 ms\nthe release landed on <div id=\"banner\">, not on the element (it moved or was replaced after the press): the page saw a press of it and no click\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -334,7 +334,7 @@ func (t *tools) acted(ctx context.Context, verb string, r protocol.ActionResult)
 		line += "; the page moved the focus to " + r.FocusMovedTo + ": the text went there"
 	}
 	if r.ReleasedOn != "" {
-		line += "; the element moved between the press and the release, which landed on " + r.ReleasedOn + ": the page saw no click of it"
+		line += "; the release landed on " + r.ReleasedOn + ", not on the element (it moved or was replaced after the press): the page saw a press of it and no click"
 	}
 	if r.Settled.Navigated {
 		line += "; navigated to " + r.Settled.URL
