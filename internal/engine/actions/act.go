@@ -91,9 +91,6 @@ type Result struct {
 	// hovered: they moved the mouse to the action point in the page
 	// (checks.Hover), so the action must not send a trusted mouse move.
 	hidden, hovered bool
-	// split: the guarded click's press landed on the element and its
-	// release on this one instead (guardedClick), "" otherwise.
-	split string
 	// leaving is closed when the main frame starts to navigate after the
 	// action was dispatched (watch.leaving): a check after the dispatch
 	// need not wait for a document that is going away.

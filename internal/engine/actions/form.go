@@ -317,10 +317,10 @@ func (r *Runner) SetChecked(ctx context.Context, target string, want bool, o Act
 				}
 			}
 			res.Checked = &state
-			if state != want && res.split != "" {
+			if state != want && res.ReleasedOn != "" {
 				// The release landed elsewhere: no click happened, so
 				// clicking again is what was asked (retried).
-				return &NotActionableError{Reason: NotStable, Cover: res.split, Detail: "the element moved between the press and the release, which landed on " + res.split + ": no click happened"}
+				return &NotActionableError{Reason: NotStable, Cover: res.ReleasedOn, Detail: "the element moved between the press and the release, which landed on " + res.ReleasedOn + ": no click happened"}
 			}
 			if state != want {
 				return finalError{fmt.Errorf("%s %s: %w", op, target, unsupported("clicking the element did not change its state (still %s)", onOff(state)))}

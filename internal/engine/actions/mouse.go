@@ -55,7 +55,6 @@ func (r *Runner) Click(ctx context.Context, target string, o ClickOptions) (*Res
 			if err := r.guardedClick(ctx, el, at, c.Retarget, o.Force, c.Guard, res, button, mask, count, mods); err != nil {
 				return fmt.Errorf("%s %s: %w", op, target, err)
 			}
-			res.ReleasedOn = res.split
 			return nil
 		},
 		retryDo: true, // a click the guard stopped changed nothing
@@ -80,11 +79,11 @@ var (
 // clickAt). Errors after the first event is sent are final. A click that
 // starts a navigation of the main frame happened: the guard's answer is
 // not waited for then (res.leaving; the old document may answer only once
-// the new one has loaded). res.split names where the release landed when
+// the new one has loaded). res.ReleasedOn names where the release landed when
 // the press landed on the element and the release did not (no click of
 // it happened: a layout shift between them).
 func (r *Runner) guardedClick(ctx context.Context, el Element, at Point, retarget string, force, guarded bool, res *Result, button input.MouseButton, mask int64, count int, mods int64) error {
-	res.split = ""
+	res.ReleasedOn = ""
 	if !force && !guarded {
 		if err := r.callOn(ctx, el, interceptJS, nil, map[string]string{"retarget": retarget}); err != nil {
 			return err
@@ -108,7 +107,7 @@ func (r *Runner) guardedClick(ctx context.Context, el Element, at Point, retarge
 	if got.Blocked != "" {
 		return &NotActionableError{Reason: Covered, Cover: got.Blocked, Detail: "the click landed on it and was stopped"}
 	}
-	res.split = got.Split
+	res.ReleasedOn = got.Split
 	return nil
 }
 
