@@ -261,6 +261,15 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 			err, final = final, nil
 			return err
 		}
+		if final != nil && !bound && h.retryDo && ctx.Err() != nil && !errors.As(final, new(finalError)) {
+			// The wait's deadline passed inside the step (its CDP call cut
+			// short): a timeout, as when it passes in the checks, whose
+			// last attempt says what was awaited, not the call's bare
+			// "context deadline exceeded".
+			release, acted = true, Element{}
+			err, final = final, nil
+			return err
+		}
 		return nil
 	})
 	res.Waited = Waited{Took: log.took, Attempts: log.attempts, Reasons: log.reasons}

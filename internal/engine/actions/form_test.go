@@ -362,6 +362,23 @@ func TestUploadFocusScroll(t *testing.T) {
 // A fill's read-back of the value rides on the settle's call on the
 // element (one round trip less); without a settle it is a call of its
 // own. Both read the value as the page's handlers left it.
+// TestAWaitThatEndsInsideAStep: when an action's wait ends inside a step
+// it retries (here the focus, whose page handler takes a second and then
+// moves the focus away), the error is the timeout with the reason of the
+// attempt before, as when the wait ends in the checks, not the cut CDP
+// call's bare "context deadline exceeded" (a <select> waiting for its
+// options met that under load). The second attempt runs from ~1.0 to
+// ~2.0 s: a 1.5 s wait ends inside it.
+func TestAWaitThatEndsInsideAStep(t *testing.T) {
+	tb := open(t, map[string]string{"/": html(`<input id=slow onfocus="const end = performance.now() + 1000; while (performance.now() < end) {} this.blur()">`)}, "/")
+	_, err := tb.r.Focus(tb.ctx, "#slow", actions.ActOptions{Timeout: 1500 * time.Millisecond})
+	var te *actions.TimeoutError
+	var na *actions.NotActionableError
+	if !errors.As(err, &te) || te.Attempts < 2 || !errors.As(err, &na) || na.Reason != actions.NotFocused {
+		t.Errorf("got %v, want a timeout after two attempts whose first found the focus elsewhere", err)
+	}
+}
+
 func TestFillReadsTheValueInTheSettle(t *testing.T) {
 	tb := open(t, map[string]string{"/": html(`<input id=up oninput="this.value = this.value.toUpperCase()">`)}, "/")
 	ctx := tb.ctx
