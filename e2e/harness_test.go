@@ -378,6 +378,7 @@ func startChainUntil(t testing.TB, stateDir string, onEnd func(func())) *chain {
 		ExtensionIDs: []string{extension.ID},
 		ExtensionDir: filepath.Join(stateDir, "extension"),
 		Headless:     true,
+		Args:         browsertest.Flags(),
 		Env:          chainEnv(stateDir),
 		Stderr:       c.stderr,
 		// The oracle and the baselines talk to the browser directly.

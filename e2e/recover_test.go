@@ -21,6 +21,7 @@ import (
 	"github.com/egohost/egohost/extension"
 	"github.com/egohost/egohost/internal/setup/browser"
 	"github.com/egohost/egohost/internal/setup/launcher"
+	"github.com/egohost/egohost/internal/testkit/browsertest"
 	"github.com/egohost/egohost/internal/testkit/cdpdirect"
 	"github.com/egohost/egohost/protocol"
 )
@@ -206,7 +207,7 @@ func launchProfile(t testing.TB, c *chain, udd string, args ...string) *browser.
 		UserDataDir:  udd,
 		Headless:     true,
 		Env:          chainEnv(c.svc.stateDir),
-		Args:         args,
+		Args:         append(browsertest.Flags(), args...),
 		Stderr:       c.stderr,
 		// A throwaway test profile: the direct connection is the test's
 		// oracle and its way to stop the worker.
