@@ -29,6 +29,11 @@ vet_secs=$((SECONDS - vet_start))
 # Every go test below runs with -vet=off: go test's own vet is a subset of
 # the analyzers go vet just ran on the same packages and their tests
 # (measured in a cold cache after it: 22 s of CPU for nothing).
+# Every test binary, and the binaries e2e runs, link with -ldflags=-w: no
+# DWARF, which no test reads (stack traces and race reports come from the
+# binary's own tables); linking the 66 race-built test binaries took 71.5
+# s of CPU with it, 52.9 without (docs/testing.md).
+nodwarf=-ldflags=-w
 
 # A race-built process sleeps a second before it exits (the race
 # runtime's atexit_sleep_ms, to catch races of goroutines still running
@@ -95,7 +100,7 @@ e2e_half() { echo "$e2e_split" | awk -v h="$1" '$1 == h {print $2}' | paste -sd'
 # halves run the test binary in e2e/, as go test would, once it is built,
 # and TestMain takes the binaries from EGOHOST_E2E_BIN.
 # GOGC=400: a build collects garbage less often (as .ci/run's).
-job e2e-build env GOGC=400 sh -c "go test -vet=off -race -c -o '$logs/e2e.test' ./e2e/ && go build -race -o '$logs/e2e-bin/' ./cmd/egohost ./cmd/egohost-host"
+job e2e-build env GOGC=400 sh -c "go test -vet=off -race $nodwarf -c -o '$logs/e2e.test' ./e2e/ && go build -race $nodwarf -o '$logs/e2e-bin/' ./cmd/egohost ./cmd/egohost-host"
 e2e_build_pid=${pids[-1]}
 e2e_run() {
   wait_for "$e2e_build_pid"
@@ -140,10 +145,10 @@ unit_other() {
   wait_for "$e2e_build_pid"
   read -r rc _ <"$logs/e2e-build.status"
   if [ "$rc" = 0 ]; then export EGOHOST_E2E_BIN="$logs/e2e-bin"; fi
-  go test -vet=off -race -count=1 -timeout 15m -p 1 -bench . -benchtime 1x "$@"
+  go test -vet=off -race $nodwarf -count=1 -timeout 15m -p 1 -bench . -benchtime 1x "$@"
 }
 job unit-other unit_other $(echo $other_pkgs)
-job unit-browser go test -vet=off -race -count=1 -short -timeout 15m -p 1 -bench . -benchtime 1x $(echo $browser_pkgs)
+job unit-browser go test -vet=off -race $nodwarf -count=1 -short -timeout 15m -p 1 -bench . -benchtime 1x $(echo $browser_pkgs)
 job node nice -n 10 node --test extension/test/ internal/engine/aria/test/
 # staticcheck loads its packages' dependencies from export data that it
 # has go list build: with -race, the build go vet -race just made (measured
