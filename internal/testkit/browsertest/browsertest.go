@@ -44,7 +44,7 @@ func FindBinary() (string, error) { return browser.FindHere(os.Getenv("EGOHOST_B
 // (software, headless) in the browser process instead of a process of its
 // own, whose every frame crossed a process boundary. On the 2-core CI
 // machine, where a syscall is dear, it took Chromium's CPU over four e2e
-// tests from 38.9–40.0 s to 34.8–37.3 s (docs/testing.md). Nothing a test
+// tests from 38.9–40.2 s to 34.8–38.3 s (docs/testing.md). Nothing a test
 // checks depends on the process model; egohost launch does not set it.
 func Flags() []string { return []string{"--in-process-gpu"} }
 
