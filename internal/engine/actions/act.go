@@ -248,29 +248,32 @@ func (r *Runner) actWith(ctx context.Context, op, target string, o ActOptions, c
 		dispatched = true
 		release, acted = false, el
 		final = h.do(ctx, el, at.at, res)
-		if final != nil && bound && h.retryDo && r.transient(final) && !errors.As(final, new(finalError)) {
+		if final == nil || !h.retryDo || errors.As(final, new(finalError)) {
+			return nil
+		}
+		// A step that may run again failed: a transient error is tried
+		// again, and a deadline that cut the step short is the wait's
+		// timeout; any other error ends the action.
+		switch {
+		case r.transient(final) && bound:
 			// A retry would find the target again: maybe another element.
 			dispatched = false
 			release, acted = true, Element{}
 			final = &ChangedError{Op: op, Target: target, Err: final}
 			return nil
-		}
-		if final != nil && h.retryDo && r.transient(final) && !errors.As(final, new(finalError)) {
+		case r.transient(final):
 			dispatched = false
-			release, acted = true, Element{}
-			err, final = final, nil
-			return err
-		}
-		if final != nil && !bound && h.retryDo && ctx.Err() != nil && !errors.As(final, new(finalError)) {
+		case ctx.Err() != nil && !bound:
 			// The wait's deadline passed inside the step (its CDP call cut
 			// short): a timeout, as when it passes in the checks, whose
 			// last attempt says what was awaited, not the call's bare
 			// "context deadline exceeded".
-			release, acted = true, Element{}
-			err, final = final, nil
-			return err
+		default:
+			return nil
 		}
-		return nil
+		release, acted = true, Element{}
+		err, final = final, nil
+		return err
 	})
 	res.Waited = Waited{Took: log.took, Attempts: log.attempts, Reasons: log.reasons}
 	if d := w.opened(); d != nil {
