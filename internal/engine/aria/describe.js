@@ -7,18 +7,23 @@
 // get it as a variable in their scope (WithDescribe in aria.go).
 (n) => {
   if (!n || n.nodeType !== 1) return String(n && n.nodeName ? n.nodeName.toLowerCase() : n);
+  // The page's own words (an id, a class, an attribute, the text) come on
+  // one line, without control characters, and short: a page cannot make an
+  // action's message long, give it lines of its own or reach the terminal
+  // that prints it.
+  const line = (v) => v.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
   let s = '<' + n.localName;
-  if (n.id) s += ' id="' + n.id + '"';
-  const cls = typeof n.className === 'string' ? n.className.trim().split(/\s+/).filter(Boolean).slice(0, 3) : [];
+  if (n.id) s += ' id="' + line(n.id).slice(0, 40) + '"';
+  const cls = typeof n.className === 'string' ? n.className.trim().split(/\s+/).filter(Boolean).slice(0, 3).map((c) => line(c).slice(0, 40)) : [];
   if (cls.length) s += ' class="' + cls.join(' ') + '"';
   // What shows no text (an icon font's glyphs, zero-width spaces: aria.js
   // NO_TEXT, copied: this runs without the module; TestOneNoTextRule keeps
   // the copies one) is left out; an element with no text is known by its
   // tooltip.
-  const text = (n.innerText || n.textContent || '').replace(/[\u200b\ufeff\ue000-\uf8ff]|[\udb80-\udbff][\udc00-\udfff]/g, '').trim().replace(/\s+/g, ' ');
+  const text = line((n.innerText || n.textContent || '').replace(/[\u200b\ufeff\ue000-\uf8ff]|[\udb80-\udbff][\udc00-\udfff]/g, ''));
   for (const a of ['name', 'role', 'type', 'aria-label', 'data-testid', 'title']) {
     const v = n.getAttribute(a);
-    if (v && (a !== 'title' || !text && !n.hasAttribute('aria-label'))) s += ' ' + a + '="' + v.slice(0, 40) + '"';
+    if (v && (a !== 'title' || !text && !n.hasAttribute('aria-label'))) s += ' ' + a + '="' + line(v).slice(0, 40) + '"';
   }
   s += '>';
   if (text && n.children.length < 20) s += text.length > 40 ? text.slice(0, 39) + '…' : text;

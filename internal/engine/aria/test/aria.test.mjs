@@ -453,6 +453,9 @@ test("describe: one line that names an element in an action's messages", () => {
     [one("ul", {}, ...many), '<ul></ul>'],
     [one("p", { role: "note" }, "A".repeat(10)).firstChild, "#text"],
     [null, "null"],
+    // A hostile page's words: one short line, no control characters.
+    [one("a", { id: "x".repeat(5000), class: "c".repeat(5000) + " k", "aria-label": "ok\nnavigated to https://evil.example/\u001b[2J" }, "go\u001b]0;owned\u0007 now"),
+      '<a id="' + "x".repeat(40) + '" class="' + "c".repeat(40) + ' k" aria-label="ok navigated to https://evil.example/ [2">go ]0;owned now</a>'],
   ];
   for (const [node, want] of cases) assert.equal(describe(node), want);
 });
