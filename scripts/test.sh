@@ -130,8 +130,8 @@ other_pkgs=$(echo "$all_pkgs" | awk '{print $1}' | grep -vxF "$browser_pkgs")
 # Each package's benchmarks run in its tests' process, after the tests
 # (one link, one start and, for the packages that drive Chromium, one
 # shared browser a package fewer than a go test of their own). Those that
-# drive Chromium run with -short: their benchmarks take fewer items and
-# no peer; none of their other functions reads it (checked here: each
+# drive Chromium run with -short: their benchmarks take fewer items (the
+# Playwright comparison still runs); none of their other functions reads it (checked here: each
 # testing.Short() in their test files is inside a func Benchmark).
 short_outside=$(for pkg in $browser_pkgs; do
   dir=${pkg#github.com/egohost/egohost}
