@@ -50,6 +50,12 @@ export class DebuggerRelay {
   // knew runs on a new session behind its back (it was meant for the old one's state; refused,
   // it did not run, and the service may send it again).
   #fenced = new Set();
+  // The CDP events the service said it does not read (the events.quiet op): not forwarded. Chrome
+  // sends them to the extension all the same; leaving them here spares the browser, the relay and
+  // the service the copies. Empty (forward everything) until the service says otherwise, and again
+  // after a worker restart.
+  #quiet = new Set();
+  #quietLifecycle = new Set(); // Page.lifecycleEvent names, likewise
 
   constructor({ dbg, emit, onChange = () => {}, attachTimeoutMs = ATTACH_TIMEOUT_MS, reconcileGraceMs = RECONCILE_GRACE_MS, guard = () => null, pages = null }) {
     this.dbg = dbg;
@@ -237,10 +243,22 @@ export class DebuggerRelay {
     );
   }
 
+  /**
+   * setQuiet replaces the set of CDP events not forwarded: those methods, and the Page.lifecycleEvent
+   * events of those names. The pageguard sees every event all the same. Returns {quiet: n}, the
+   * number of entries now quiet.
+   */
+  setQuiet(methods, lifecycle) {
+    this.#quiet = new Set(methods);
+    this.#quietLifecycle = new Set(lifecycle);
+    return { quiet: this.#quiet.size + this.#quietLifecycle.size };
+  }
+
   /** handleEvent forwards a chrome.debugger.onEvent as a `cdp` event. */
   handleEvent(source, method, params) {
     if (typeof source?.tabId !== "number") return;
     if (this.pages?.noteEvent(source, method, params)) this.detach(source.tabId, FORBIDDEN_PAGE).catch(() => {});
+    if (this.#quiet.has(method) || (method === "Page.lifecycleEvent" && this.#quietLifecycle.has(params?.name))) return;
     const event = { event: "cdp", tabId: source.tabId };
     if (source.sessionId !== undefined) event.sessionId = source.sessionId;
     event.method = method;

@@ -50,6 +50,8 @@ function hasKind(value, kind) {
       return Array.isArray(value) && value.length > 0 && value.every((v) => Number.isInteger(v) && v >= 0);
     case "color":
       return GROUP_COLORS.includes(value);
+    case "names":
+      return Array.isArray(value) && value.length <= 256 && value.every((v) => typeof v === "string" && v.length <= 100);
     default:
       return true;
   }
@@ -63,6 +65,7 @@ function describeKind(kind) {
     bool: "a boolean",
     object: "a JSON object",
     color: `one of ${GROUP_COLORS.join(", ")}`,
+    names: "an array of at most 256 strings of at most 100 characters",
   }[kind.replace("?", "")] ?? kind;
 }
 

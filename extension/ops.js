@@ -28,5 +28,6 @@ export function buildHandlers({ relay, tabOps, groupOps, downloadOps }) {
     "groups.update": (req) => groupOps.update(req),
     "groups.list": () => groupOps.list(),
     "downloads.discard": (req) => downloadOps.discard(req.downloadId),
+    "events.quiet": async (req) => relay.setQuiet(req.methods, req.lifecycle),
   };
 }

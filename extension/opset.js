@@ -5,8 +5,9 @@
 // JSON, which that Go test reads: keep it so.
 //
 // Field kinds: "tabId" (non-negative integer), "tabIds" (non-empty array of them), "string",
-// "bool", "object" (plain JSON object), "color" (a tab group colour), "any"; a trailing "?" makes
-// the field optional.
+// "bool", "object" (plain JSON object), "color" (a tab group colour), "names" (an array of at most
+// 256 strings of at most 100 characters each, possibly empty), "any"; a trailing "?" makes the
+// field optional.
 export const OPS = Object.freeze(
 {
   "ping": {},
@@ -22,6 +23,7 @@ export const OPS = Object.freeze(
   "groups.add": { "tabIds": "tabIds", "groupId": "tabId?", "title": "string?", "color": "color?" },
   "groups.update": { "groupId": "tabId", "title": "string?", "color": "color?" },
   "groups.list": {},
-  "downloads.discard": { "downloadId": "tabId" }
+  "downloads.discard": { "downloadId": "tabId" },
+  "events.quiet": { "methods": "names", "lifecycle": "names" }
 }
 );

@@ -244,6 +244,25 @@ test("CDP events are forwarded with tabId and sessionId", () => {
   ]);
 });
 
+test("events the service made quiet are not forwarded; the page guard sees them all the same", () => {
+  const seen = [];
+  const { events, emit } = collector();
+  const relay = new DebuggerRelay({ dbg: new FakeDebugger(), emit, pages: { noteEvent: (source, method, params) => void seen.push(params?.name ?? method) } });
+  const fire = (method, params) => relay.handleEvent({ tabId: 3 }, method, params);
+  assert.deepEqual(relay.setQuiet(["Network.dataReceived"], ["firstPaint"]), { quiet: 2 });
+  fire("Network.dataReceived", { requestId: "1" });
+  fire("Network.loadingFinished", { requestId: "1" });
+  fire("Page.lifecycleEvent", { name: "firstPaint" });
+  fire("Page.lifecycleEvent", { name: "load" });
+  assert.deepEqual(events.map((e) => e.params.name ?? e.method), ["Network.loadingFinished", "load"]);
+  assert.deepEqual(seen, ["Network.dataReceived", "Network.loadingFinished", "firstPaint", "load"]);
+  // A new set replaces the old one; an empty one forwards everything.
+  relay.setQuiet([], []);
+  fire("Network.dataReceived", { requestId: "2" });
+  fire("Page.lifecycleEvent", { name: "firstPaint" });
+  assert.deepEqual(events.slice(2).map((e) => e.params.name ?? e.method), ["Network.dataReceived", "firstPaint"]);
+});
+
 test("onDetach of a tab we did not track still tells the service", () => {
   const { dbg, events } = setup();
   dbg.onDetach.fire({ tabId: 12 }, "target_closed");

@@ -31,6 +31,11 @@ test("validateRequest: bad_request and unknown_op", () => {
     ["method number", { id: 1, op: "cdp", tabId: 1, method: 5 }, "bad_request", /`method` must be a string/],
     ["sessionId number", { id: 1, op: "cdp", tabId: 1, method: "X.y", sessionId: 1 }, "bad_request", /`sessionId`/],
     ["active string", { id: 1, op: "tabs.open", url: "about:blank", active: "yes" }, "bad_request", /`active` must be a boolean/],
+    ["quiet methods a string", { id: 1, op: "events.quiet", methods: "Network.dataReceived", lifecycle: [] }, "bad_request", /`methods` must be an array/],
+    ["quiet lifecycle missing", { id: 1, op: "events.quiet", methods: [] }, "bad_request", /missing field `lifecycle`/],
+    ["quiet method a number", { id: 1, op: "events.quiet", methods: [7], lifecycle: [] }, "bad_request", /`methods`/],
+    ["quiet method too long", { id: 1, op: "events.quiet", methods: ["N." + "x".repeat(99)], lifecycle: [] }, "bad_request", /`methods`/],
+    ["quiet too many", { id: 1, op: "events.quiet", methods: Array.from({ length: 257 }, (_, i) => `A.b${i}`), lifecycle: [] }, "bad_request", /at most 256/],
   ];
   for (const [name, msg, code, pattern] of cases) {
     const got = validateRequest(msg);
@@ -49,6 +54,8 @@ test("validateRequest accepts well-formed requests", () => {
     { id: 5, op: "tabs.open", url: "about:blank", active: false },
     { id: 6, op: "echo", data: [1, "two"] },
     { id: 7, op: "tabs.list" },
+    { id: 8, op: "events.quiet", methods: [], lifecycle: [] },
+    { id: 9, op: "events.quiet", methods: ["Network.dataReceived"], lifecycle: ["firstPaint"] },
   ]) {
     assert.equal(validateRequest(msg), null, JSON.stringify(msg));
   }

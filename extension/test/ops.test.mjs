@@ -14,7 +14,7 @@ test("ops.js handles exactly the ops of opset.js", () => {
 });
 
 test("opset.js declares every field with a known kind", () => {
-  const kinds = new Set(["tabId", "tabIds", "string", "bool", "object", "color", "any"]);
+  const kinds = new Set(["tabId", "tabIds", "string", "bool", "object", "color", "names", "any"]);
   for (const [op, fields] of Object.entries(OPS)) {
     for (const [field, kind] of Object.entries(fields)) {
       assert.ok(kinds.has(kind.replace(/\?$/, "")), `${op}.${field}: unknown kind ${kind}`);

@@ -109,6 +109,29 @@ type DownloadsDiscard struct {
 	DownloadID int `json:"downloadId"`
 }
 
+// EventsQuiet replaces the set of CDP events the extension does not
+// forward (the service reads none of them, and no agent subscribed to
+// them): those Methods, and the Page.lifecycleEvent events whose name is
+// in Lifecycle. Empty lists forward everything, as the extension does
+// until it is told otherwise: {"quiet": n}. Both fields are always sent
+// (nil is sent as []).
+type EventsQuiet struct {
+	Methods   []string `json:"methods"`
+	Lifecycle []string `json:"lifecycle"`
+}
+
+// MarshalJSON sends nil lists as [].
+func (o EventsQuiet) MarshalJSON() ([]byte, error) {
+	type plain EventsQuiet
+	if o.Methods == nil {
+		o.Methods = []string{}
+	}
+	if o.Lifecycle == nil {
+		o.Lifecycle = []string{}
+	}
+	return json.Marshal(plain(o))
+}
+
 func (CDP) OpName() string              { return "cdp" }
 func (Attach) OpName() string           { return "attach" }
 func (TabsList) OpName() string         { return "tabs.list" }
@@ -121,6 +144,7 @@ func (GroupsAdd) OpName() string        { return "groups.add" }
 func (GroupsUpdate) OpName() string     { return "groups.update" }
 func (GroupsList) OpName() string       { return "groups.list" }
 func (DownloadsDiscard) OpName() string { return "downloads.discard" }
+func (EventsQuiet) OpName() string      { return "events.quiet" }
 
 func (o CDP) OpTab() int            { return o.TabID }
 func (o Attach) OpTab() int         { return o.TabID }
@@ -134,6 +158,7 @@ func (GroupsAdd) OpTab() int        { return 0 }
 func (GroupsUpdate) OpTab() int     { return 0 }
 func (GroupsList) OpTab() int       { return 0 }
 func (DownloadsDiscard) OpTab() int { return 0 }
+func (EventsQuiet) OpTab() int      { return 0 }
 
 // EncodeRequest is the request's JSON: {"id", "op", …the op's fields}.
 func EncodeRequest(id int64, op Op) ([]byte, error) {

@@ -19,7 +19,7 @@ import (
 )
 
 // allOps is every op type the service sends (one value of each).
-var allOps = []Op{CDP{}, Attach{}, TabsList{}, TabsFocused{}, TabsOpen{}, TabsClose{}, TabsActivate{}, Echo{}, GroupsAdd{}, GroupsUpdate{}, GroupsList{}, DownloadsDiscard{}}
+var allOps = []Op{CDP{}, Attach{}, TabsList{}, TabsFocused{}, TabsOpen{}, TabsClose{}, TabsActivate{}, Echo{}, GroupsAdd{}, GroupsUpdate{}, GroupsList{}, DownloadsDiscard{}, EventsQuiet{}}
 
 // notSent are the ops the extension answers that the service never sends
 // (the popup and tests use them).
@@ -177,6 +177,8 @@ func fits(t reflect.Type, kind string) bool {
 		return t.Kind() == reflect.Bool
 	case "object":
 		return t == reflect.TypeOf(json.RawMessage(nil)) || t.Kind() == reflect.Map || t.Kind() == reflect.Struct
+	case "names":
+		return t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String
 	case "any":
 		return true
 	}
