@@ -55,6 +55,11 @@ type Link interface {
 	Tabs(ctx context.Context) ([]protocol.Tab, error)
 	// Log is the link's logger.
 	Log() *slog.Logger
+	// WantEvents makes the browser's extension forward the events of
+	// methods (all when empty), which it may hold back when no one reads
+	// them (extwire.EventsQuiet), until release is called; release must
+	// not block.
+	WantEvents(ctx context.Context, methods []string) (release func(), err error)
 }
 
 // Browsers is where a subscription finds its browser's next link.
@@ -119,6 +124,10 @@ func (s *Set) Subscribe(ctx context.Context, l Link, browser string, tab int, me
 
 	q := sub.listen(l)
 	go sub.run(runCtx, q)
+	if err := sub.want(ctx, l); err != nil {
+		s.Unsubscribe(sub.name)
+		return protocol.CDPSubscribeResult{}, err
+	}
 	if _, err := l.Call(ctx, extwire.Attach{TabID: tab}); err != nil {
 		s.Unsubscribe(sub.name)
 		return protocol.CDPSubscribeResult{}, err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"sync"
 	"testing"
 	"time"
@@ -27,6 +28,7 @@ type fakeLink struct {
 	subs   map[int]*browserlink.Subscriber
 	nextID int
 	calls  []extwire.Op
+	wants  map[string]int // WantEvents' methods ("": every event) → wants not released
 	closed chan struct{}
 }
 
@@ -56,6 +58,37 @@ func (l *fakeLink) Call(_ context.Context, op extwire.Op) (json.RawMessage, erro
 	defer l.mu.Unlock()
 	l.calls = append(l.calls, op)
 	return json.RawMessage(`{}`), nil
+}
+
+func (l *fakeLink) WantEvents(_ context.Context, methods []string) (func(), error) {
+	keys := methods
+	if len(keys) == 0 {
+		keys = []string{""}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.wants == nil {
+		l.wants = map[string]int{}
+	}
+	for _, k := range keys {
+		l.wants[k]++
+	}
+	return sync.OnceFunc(func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		for _, k := range keys {
+			if l.wants[k]--; l.wants[k] == 0 {
+				delete(l.wants, k)
+			}
+		}
+	}), nil
+}
+
+// wanted is the wants not released: method ("": every event) → count.
+func (l *fakeLink) wanted() map[string]int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return maps.Clone(l.wants)
 }
 
 func (l *fakeLink) Closed() <-chan struct{}                      { return l.closed }
@@ -196,6 +229,9 @@ func TestDeliverAndTabClosed(t *testing.T) {
 	if got, want := l.ops(), []extwire.Op{extwire.Attach{TabID: 7}}; !cmp.Equal(got, want) {
 		t.Errorf("calls: got %v, want %v", got, want)
 	}
+	if got, want := l.wanted(), map[string]int{"Network.dataReceived": 1}; !cmp.Equal(got, want) {
+		t.Errorf("wanted events: got %v, want %v", got, want)
+	}
 	l.emit(&extwire.Message{Event: "cdp", TabID: 8, Method: "Network.dataReceived"})
 	l.emit(&extwire.Message{Event: "cdp", TabID: 7, Method: "Page.loadEventFired"})
 	l.emit(&extwire.Message{Event: "cdp", TabID: 7, SessionID: "S", Method: "Network.dataReceived", Params: json.RawMessage(`{"n":1}`)})
@@ -214,6 +250,9 @@ func TestDeliverAndTabClosed(t *testing.T) {
 	}
 	if f.set.Unsubscribe(name) {
 		t.Errorf("Unsubscribe of the ended %s: got true, want false", name)
+	}
+	if got := l.wanted(); len(got) != 0 {
+		t.Errorf("wanted events after the end: got %v, want none", got)
 	}
 }
 
@@ -268,8 +307,14 @@ func TestResumeOnTheNextLink(t *testing.T) {
 		}
 		f.set.NoteCDPSend("b1", c.tab, c.sessionID, c.method, p)
 	}
+	if got, want := l.wanted(), map[string]int{"": 2}; !cmp.Equal(got, want) {
+		t.Errorf("wanted events: got %v, want %v", got, want)
+	}
 	if !f.set.Unsubscribe(other) {
 		t.Fatalf("Unsubscribe %s: got false, want true", other)
+	}
+	if got, want := l.wanted(), map[string]int{"": 1}; !cmp.Equal(got, want) {
+		t.Errorf("wanted events after an unsubscribe: got %v, want %v", got, want)
 	}
 	l.close()
 	back := newFakeLink(protocol.Tab{ID: 7, Attached: false})
@@ -294,6 +339,12 @@ func TestResumeOnTheNextLink(t *testing.T) {
 	if got := f.agent.next(t); got.method != protocol.NotifyCDPEvent {
 		t.Errorf("after the resume: got %+v, want a cdp.event", got)
 	}
+	if got, want := back.wanted(), map[string]int{"": 1}; !cmp.Equal(got, want) {
+		t.Errorf("wanted events on the new link: got %v, want %v", got, want)
+	}
+	if got := l.wanted(); len(got) != 0 {
+		t.Errorf("wanted events on the old link: got %v, want none", got)
+	}
 
 	// Back without the tab: it ends.
 	back.close()
@@ -303,6 +354,9 @@ func TestResumeOnTheNextLink(t *testing.T) {
 		t.Errorf("got %+v, want cdp.subscriptionEnded, tab_closed", n)
 	}
 	f.agent.none(t)
+	if got := back.wanted(); len(got) != 0 {
+		t.Errorf("wanted events after the end: got %v, want none", got)
+	}
 }
 
 // A subscription whose browser stays away ends (browser_disconnected);

@@ -23,6 +23,7 @@ type subscription struct {
 	mu       sync.Mutex
 	enables  []enableCall // the domains the agent enabled on the tab while it was live, in order
 	unlisten func()       // ends delivery from the current link
+	unwant   func()       // lets the current link's extension hold back the events again (Link.WantEvents)
 	stopped  bool         // the agent ended it, or left: no notice
 	cancel   context.CancelFunc
 }
@@ -37,15 +38,44 @@ func (sub *subscription) stop() {
 	sub.cancel()
 }
 
-// dropListener ends the delivery listen started, if one runs.
+// dropListener ends the delivery listen started, if one runs, and the
+// want of its events.
 func (sub *subscription) dropListener() {
 	sub.mu.Lock()
-	unlisten := sub.unlisten
-	sub.unlisten = nil
+	unlisten, unwant := sub.unlisten, sub.unwant
+	sub.unlisten, sub.unwant = nil, nil
 	sub.mu.Unlock()
 	if unlisten != nil {
 		unlisten()
 	}
+	if unwant != nil {
+		unwant()
+	}
+}
+
+// want makes l's extension forward the events the subscription wants (it
+// holds back some no one reads); dropListener ends that.
+func (sub *subscription) want(ctx context.Context, l Link) error {
+	methods := make([]string, 0, len(sub.methods))
+	for m := range sub.methods {
+		methods = append(methods, m)
+	}
+	release, err := l.WantEvents(ctx, methods)
+	if err != nil {
+		return err
+	}
+	sub.mu.Lock()
+	if sub.stopped {
+		sub.mu.Unlock()
+		release()
+		return nil
+	}
+	if sub.unwant != nil {
+		sub.unwant() // a want of a link before: it does not block
+	}
+	sub.unwant = release
+	sub.mu.Unlock()
+	return nil
 }
 
 func (sub *subscription) isStopped() bool {
@@ -139,6 +169,7 @@ func (sub *subscription) deliver(q *browserlink.Queue[*extwire.Message]) (closed
 // end drops the subscription and tells the agent why, once.
 func (sub *subscription) end(reason, msg string) {
 	sub.set.forget(sub.name)
+	sub.dropListener()
 	sub.cancel()
 	sub.notifyEnded(reason, msg)
 }
@@ -215,6 +246,10 @@ func (sub *subscription) resumeOn(ctx context.Context, l Link, down time.Time) (
 	q := sub.listen(l)
 	if err := ctx.Err(); err != nil {
 		return nil, err // stopped meanwhile
+	}
+	if err := sub.want(ctx, l); err != nil {
+		sub.unlistenFrom(q)
+		return nil, err
 	}
 	res := protocol.SubscriptionResumed{Subscription: sub.name, Browser: sub.browser, Tab: sub.tab, Reattached: !tab.Attached}
 	if res.Reattached {

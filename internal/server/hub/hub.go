@@ -145,9 +145,12 @@ func (h *Hub[L]) Serve(ctx context.Context, conn net.Conn) {
 	l.Held = func(tab int) bool { return h.opts.Held(l, tab) }
 	m := member[L]{link: l, v: h.opts.New(l)}
 	l.Link = browserlink.New(conn, browserlink.Options{
-		IDs:    &h.ids,
-		Log:    h.log.With("relayPid", hello.PID),
-		Hello:  func(in *extwire.Message) { h.register(m, in) },
+		IDs: &h.ids,
+		Log: h.log.With("relayPid", hello.PID),
+		Hello: func(in *extwire.Message) {
+			h.register(m, in)
+			go l.quietEvents(ctx)
+		},
 		Event:  l.event,
 		Closed: l.Tabs.CloseAll,
 		Call: func(ctx context.Context, method string, params json.RawMessage) (any, error) {

@@ -335,7 +335,7 @@ func TestRelayRefusals(t *testing.T) {
 	t.Run("not a hello", func(t *testing.T) {
 		conn := f.dialRaw(t)
 		nativemsg.NewWriter(conn, 1<<20).Write([]byte(`{"event":"hello"}`))
-		e := &fakeext.Ext{T: t, Conn: conn, R: nativemsg.NewReader(conn, 1<<20)}
+		e := fakeext.On(t, conn, 1<<20)
 		if m := e.Read(); m["code"] != "bad_frame" {
 			t.Fatalf("got %v, want bad_frame", m)
 		}
@@ -353,7 +353,7 @@ func TestRelayRefusals(t *testing.T) {
 		w := nativemsg.NewWriter(conn, 1<<20)
 		w.Write([]byte(`{"relay":"hello","origin":"chrome-extension://` + testExt + `/"}`))
 		conn.Write([]byte{0xff, 0xff, 0xff, 0x7f}) // a 2 GiB length
-		e := &fakeext.Ext{T: t, Conn: conn, R: nativemsg.NewReader(conn, 1<<20)}
+		e := fakeext.On(t, conn, 1<<20)
 		for {
 			m := e.Read()
 			if m["event"] == "error" {

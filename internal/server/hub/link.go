@@ -37,6 +37,7 @@ type Link struct {
 	Held      func(tab int) bool
 	uploads   *filegate.Store // the files the tabs were handed: they go with their tab
 	Downloads page.Downloads  // which tab each download came from
+	events    events          // the CDP events its extension forwards (WantEvents)
 }
 
 // Info describes the link for browsers.list.

@@ -92,6 +92,10 @@ func (sl subLink) Log() *slog.Logger       { return sl.l.Log }
 
 func (sl subLink) Tabs(ctx context.Context) ([]protocol.Tab, error) { return sl.l.listTabs(ctx) }
 
+func (sl subLink) WantEvents(ctx context.Context, methods []string) (func(), error) {
+	return sl.l.WantEvents(ctx, methods)
+}
+
 func (sl subLink) ID() string                         { return sl.l.ID }
 func (sl subLink) Session(tab int) cdpmethods.Session { return sl.l.Session(tab) }
 

@@ -14,25 +14,9 @@ import (
 	"github.com/egohost/egohost/protocol"
 )
 
-// frames reads the fake extension's frames into a channel (closed when
-// the connection ends), so a test can wait for a frame or a call's end.
-func (e *fakeExt) frames() <-chan map[string]any {
-	ch := make(chan map[string]any, 16)
-	go func() {
-		defer close(ch)
-		for {
-			b, err := e.R.Read()
-			if err != nil {
-				return
-			}
-			var m map[string]any
-			if json.Unmarshal(b, &m) == nil {
-				ch <- m
-			}
-		}
-	}()
-	return ch
-}
+// frames is the fake extension's frames (closed when the connection
+// ends), so a test can wait for a frame or a call's end.
+func (e *fakeExt) frames() <-chan map[string]any { return e.Frames() }
 
 // answerAll answers each request the fake extension reads, until its
 // connection ends, with the result answer makes of it.
