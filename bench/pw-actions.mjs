@@ -3,12 +3,14 @@
 // Playwright's run on the same browser and the same pages in the same run.
 //
 //   node pw-actions.mjs --endpoint ws://127.0.0.1:PORT/devtools/browser/ID \
-//        [--runs 20] [--form | --clicks | --list LIST_URL] PAGE_URL OTHER_URL
+//        [--runs 20] [--form | --clicks | --goto | --list LIST_URL] PAGE_URL OTHER_URL
 //
 // With --form it times fill and press on PAGE_URL only (one block of
 // e2e.BenchmarkFillPressInterleaved).
 // With --clicks it times click by role and by css on PAGE_URL, the
 // 5,000-item list (one block of e2e.BenchmarkClickInterleaved).
+// With --goto it times goto only, alternating between OTHER_URL and PAGE_URL
+// (one block of e2e.BenchmarkGotoManyRequests).
 // With --list it times click by role and by css and ariaSnapshot on
 // LIST_URL (e2e.BenchmarkActionsList's 5,000-item page), then fill and
 // press on PAGE_URL, and no goto.
@@ -19,7 +21,7 @@
 import { run, timed, withContext } from './measure.mjs';
 
 function parseArgs(argv) {
-  const opts = { endpoint: '', runs: 20, urls: [], list: '', form: false, clicks: false };
+  const opts = { endpoint: '', runs: 20, urls: [], list: '', form: false, clicks: false, goto: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--endpoint') opts.endpoint = argv[++i];
@@ -27,6 +29,7 @@ function parseArgs(argv) {
     else if (a === '--list') opts.list = argv[++i];
     else if (a === '--form') opts.form = true;
     else if (a === '--clicks') opts.clicks = true;
+    else if (a === '--goto') opts.goto = true;
     else if (a.startsWith('--')) throw new Error(`unknown flag ${a}`);
     else opts.urls.push(a);
   }
@@ -65,6 +68,14 @@ async function main() {
         await page.bringToFront();
         await time('click by role', opts.runs, () => page.getByRole('button', { name: 'Button 4999', exact: true }).click());
         await time('click by css', opts.runs, () => page.click('css=li:last-child > button'));
+        return;
+      }
+      if (opts.goto) {
+        // One block of e2e.BenchmarkGotoManyRequests, in a tab brought to
+        // the front.
+        await page.goto(pageURL, { waitUntil: 'load' });
+        await page.bringToFront();
+        await time('goto', opts.runs, (i) => page.goto(i % 2 ? pageURL : otherURL, { waitUntil: 'load' }));
         return;
       }
       if (opts.list) {
