@@ -30,6 +30,21 @@ func quiet(t *testing.T, e *fakeext.Ext) fakeext.Quiet {
 	return fakeext.Quiet{}
 }
 
+// noMoreQuiets checks that the extension of l got no events.quiet request
+// more before an echo.
+func noMoreQuiets(t *testing.T, f *fixture, e *fakeext.Ext, l *Link) {
+	t.Helper()
+	go pickAndEcho(f, 5*time.Second, l.ID, "x")
+	if m := e.Read(); m["op"] != "echo" {
+		t.Errorf("got %v, want the echo", m)
+	}
+	select {
+	case q := <-e.Quiets():
+		t.Errorf("an events.quiet request more: %+v", q)
+	default:
+	}
+}
+
 // want runs l.WantEvents in the background: its result comes on the
 // channel.
 func want(l *Link, methods ...string) <-chan error {
@@ -95,16 +110,7 @@ func TestQuietEventsFollowTheWants(t *testing.T) {
 	}
 	quiet(t, e)
 
-	// Nothing else was sent: an echo is the next request.
-	go pickAndEcho(f, 5*time.Second, l.ID, "x")
-	if m := e.Read(); m["op"] != "echo" {
-		t.Errorf("got %v, want the echo", m)
-	}
-	select {
-	case q := <-e.Quiets():
-		t.Errorf("an events.quiet request more: %+v", q)
-	default:
-	}
+	noMoreQuiets(t, f, e, l)
 }
 
 // A want the extension could not be told of fails (the subscription
@@ -142,15 +148,7 @@ func TestAnExtensionWithoutQuietEvents(t *testing.T) {
 	if err := <-want(l, "Network.dataReceived"); err != nil {
 		t.Fatalf("WantEvents: %v", err)
 	}
-	go pickAndEcho(f, 5*time.Second, l.ID, "x")
-	if m := e.Read(); m["op"] != "echo" {
-		t.Errorf("got %v, want the echo", m)
-	}
-	select {
-	case q := <-e.Quiets():
-		t.Errorf("asked again: %+v", q)
-	default:
-	}
+	noMoreQuiets(t, f, e, l)
 }
 
 // No code of the service reads a quiet event: the extension does not
