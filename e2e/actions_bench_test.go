@@ -388,7 +388,7 @@ func BenchmarkClickInterleaved(b *testing.B) {
 // Every request of such a page is four to seven CDP events, which the
 // extension relays (or, for those the service does not read, holds back:
 // hub's quietMethods).
-// Run: go test ./e2e -run '^$' -bench GotoManyRequests -benchtime 10x -timeout 30m
+// Run: go test ./e2e -run '^$' -bench GotoManyRequests -benchtime 8x -timeout 30m
 func BenchmarkGotoManyRequests(b *testing.B) {
 	if b.N == 1 {
 		return // the testing package's probe run: measure once, in the real run
