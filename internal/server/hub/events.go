@@ -60,9 +60,12 @@ const quietTimeout = 10 * time.Second
 // events is what a browser's extension forwards of the CDP events: all
 // but the quiet ones no subscription wants.
 type events struct {
-	// mu is held while a set is sent, so that the extension gets the sets
-	// in the order they were made, and a want returns only once the
-	// extension forwards what it wants.
+	// turn is held while a set is sent, so that the extension gets the
+	// sets in the order they were made, and a want returns only once the
+	// extension forwards what it wants; a want waits for it within its
+	// context.
+	turn chan struct{}
+
 	mu    sync.Mutex
 	wants map[string]int // CDP method → the subscriptions that want it; "" → those that want every event
 	sent  extwire.EventsQuiet
@@ -87,20 +90,43 @@ func (e *events) quiet() extwire.EventsQuiet {
 	return q
 }
 
-// syncQuiet sends the extension the quiet set when it is not the one it
-// has. l.events.mu is held.
+// want counts keys' subscriptions up (by 1) or down (by -1).
+func (e *events) want(keys []string, by int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.wants == nil {
+		e.wants = make(map[string]int)
+	}
+	for _, k := range keys {
+		if e.wants[k] += by; e.wants[k] <= 0 {
+			delete(e.wants, k)
+		}
+	}
+}
+
+// syncQuiet sends the extension the quiet set of now when it is not the
+// one it has, and returns once the extension has it.
 func (l *Link) syncQuiet(ctx context.Context) error {
 	e := &l.events
-	if e.off {
-		return nil
+	select {
+	case e.turn <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("events.quiet: %w", ctx.Err())
 	}
+	defer func() { <-e.turn }()
+	e.mu.Lock()
 	q := e.quiet()
-	if e.known && slices.Equal(q.Methods, e.sent.Methods) && slices.Equal(q.Lifecycle, e.sent.Lifecycle) {
+	same := e.off || e.known && slices.Equal(q.Methods, e.sent.Methods) && slices.Equal(q.Lifecycle, e.sent.Lifecycle)
+	e.mu.Unlock()
+	if same {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, quietTimeout)
 	defer cancel()
-	if _, err := l.Call(ctx, q); err != nil {
+	_, err := l.Call(ctx, q)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err != nil {
 		var le *browserlink.Error
 		if errors.As(err, &le) && le.Kind == browserlink.KindExtension && le.Ext != nil && le.Ext.Code == extwire.ErrUnknownOp {
 			e.off = true // it forwards everything
@@ -115,8 +141,6 @@ func (l *Link) syncQuiet(ctx context.Context) error {
 
 // quietEvents gives the extension its first quiet set, after its hello.
 func (l *Link) quietEvents(ctx context.Context) {
-	l.events.mu.Lock()
-	defer l.events.mu.Unlock()
 	if err := l.syncQuiet(ctx); err != nil && ctx.Err() == nil {
 		l.Log.Debug("quiet events not set: the extension forwards every event", "err", err)
 	}
@@ -124,43 +148,32 @@ func (l *Link) quietEvents(ctx context.Context) {
 
 // WantEvents makes the extension forward the CDP events of methods (every
 // event when methods is empty) until release is called: a cdp.subscribe
-// subscription's. It returns once the extension forwards them. release
-// may be called more than once, and with locks held: it does not block.
+// subscription's. It returns once the extension forwards them, or fails
+// when it could not be told within ctx. release may be called more than
+// once, and with locks held: it does not block.
 func (l *Link) WantEvents(ctx context.Context, methods []string) (release func(), err error) {
 	keys := methods
 	if len(keys) == 0 {
 		keys = []string{""}
 	}
 	e := &l.events
-	e.mu.Lock()
-	if e.wants == nil {
-		e.wants = make(map[string]int)
-	}
-	for _, k := range keys {
-		e.wants[k]++
-	}
-	err = l.syncQuiet(ctx)
-	e.mu.Unlock()
+	e.want(keys, 1)
 	release = sync.OnceFunc(func() {
+		e.want(keys, -1)
 		go func() {
-			e.mu.Lock()
-			defer e.mu.Unlock()
-			for _, k := range keys {
-				if e.wants[k]--; e.wants[k] <= 0 {
-					delete(e.wants, k)
-				}
-			}
 			select {
 			case <-l.Closed():
 				return // nothing to tell
 			default:
 			}
-			if err := l.syncQuiet(context.Background()); err != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*quietTimeout) // a turn, then a call
+			defer cancel()
+			if err := l.syncQuiet(ctx); err != nil {
 				l.Log.Debug("quiet events not set again", "err", err)
 			}
 		}()
 	})
-	if err != nil {
+	if err := l.syncQuiet(ctx); err != nil {
 		release()
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -132,6 +133,27 @@ func TestAWantTheExtensionMissedFails(t *testing.T) {
 	// is unknown).
 	if q := quiet(t, e); !slices.Equal(q.Methods, quietMethods) || q.Refused != "" {
 		t.Errorf("after the failure: got %+v, want %v", q, quietMethods)
+	}
+}
+
+// A want waits for its turn to tell the extension (another's set in
+// flight, to an extension that may not answer) only within its context.
+func TestAWantWaitsWithinItsContext(t *testing.T) {
+	f := newFixture(t, sockdir.New(t), nil)
+	e := f.connectExt(t, testOrigin)
+	l := f.h.Get(e.HelloAs(keyA))
+	quiet(t, e)
+	l.events.turn <- struct{}{} // a set in flight
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := l.WantEvents(ctx, []string{"Network.dataReceived"}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("WantEvents while the turn is taken: got %v, want its deadline", err)
+	}
+	<-l.events.turn
+	// Its release left the set as it was: nothing is sent.
+	noMoreQuiets(t, f, e, l)
+	if err := <-want(l, "Network.dataReceived"); err != nil {
+		t.Errorf("WantEvents after: %v", err)
 	}
 }
 
