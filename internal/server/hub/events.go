@@ -67,7 +67,8 @@ type events struct {
 	turn chan struct{}
 
 	mu    sync.Mutex
-	wants map[string]int // CDP method → the subscriptions that want it; "" → those that want every event
+	wants map[string]int // CDP method → the subscriptions that want it
+	all   int            // the subscriptions that want every event
 	sent  extwire.EventsQuiet
 	known bool // sent is what the extension has (false before the first set, and after a failed call)
 	off   bool // the extension has no events.quiet op (an older one): it forwards every event
@@ -76,7 +77,7 @@ type events struct {
 // quiet is the set the extension should have now. e.mu is held.
 func (e *events) quiet() extwire.EventsQuiet {
 	var q extwire.EventsQuiet
-	if e.wants[""] > 0 {
+	if e.all > 0 {
 		return q
 	}
 	for _, m := range quietMethods {
@@ -90,16 +91,21 @@ func (e *events) quiet() extwire.EventsQuiet {
 	return q
 }
 
-// want counts keys' subscriptions up (by 1) or down (by -1).
-func (e *events) want(keys []string, by int) {
+// want counts a subscription to methods (every event when empty) up (by
+// 1) or down (by -1).
+func (e *events) want(methods []string, by int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if len(methods) == 0 {
+		e.all += by
+		return
+	}
 	if e.wants == nil {
 		e.wants = make(map[string]int)
 	}
-	for _, k := range keys {
-		if e.wants[k] += by; e.wants[k] <= 0 {
-			delete(e.wants, k)
+	for _, m := range methods {
+		if e.wants[m] += by; e.wants[m] <= 0 {
+			delete(e.wants, m)
 		}
 	}
 }
@@ -152,14 +158,11 @@ func (l *Link) quietEvents(ctx context.Context) {
 // when it could not be told within ctx. release may be called more than
 // once, and with locks held: it does not block.
 func (l *Link) WantEvents(ctx context.Context, methods []string) (release func(), err error) {
-	keys := methods
-	if len(keys) == 0 {
-		keys = []string{""}
-	}
+	methods = slices.Clone(methods) // counted down with release
 	e := &l.events
-	e.want(keys, 1)
+	e.want(methods, 1)
 	release = sync.OnceFunc(func() {
-		e.want(keys, -1)
+		e.want(methods, -1)
 		go func() {
 			select {
 			case <-l.Closed():

@@ -102,6 +102,11 @@ func TestQuietEventsFollowTheWants(t *testing.T) {
 	}
 	quiet(t, e)
 
+	// A method named "" is one no event has, not every event.
+	if err := <-want(l, ""); err != nil {
+		t.Fatalf("WantEvents: %v", err)
+	}
+
 	done = want(l)
 	if q = quiet(t, e); len(q.Methods)+len(q.Lifecycle) != 0 {
 		t.Errorf("with every event wanted: got %v %v, want none quiet", q.Methods, q.Lifecycle)
