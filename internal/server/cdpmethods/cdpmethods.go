@@ -113,7 +113,7 @@ func New(svc Service, log *slog.Logger) *Methods { return &Methods{svc: svc, log
 // Send is cdp.send: one CDP command to a tab (or a child session of it),
 // once the caller may send it there.
 func (m *Methods) Send(ctx context.Context, c Call, p protocol.CDPSendParams) (any, error) {
-	if p.Method == "" || !strings.Contains(p.Method, ".") {
+	if !domainName(p.Method) {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cdp.send: method %q is not Domain.method", p.Method)
 	}
 	if len(p.Params) > 0 && p.Params[0] != '{' && string(p.Params) != "null" {
@@ -153,8 +153,20 @@ func (m *Methods) Send(ctx context.Context, c Call, p protocol.CDPSendParams) (a
 	})
 }
 
+// domainName reports whether name is a CDP command's or event's name:
+// Domain.name.
+func domainName(name string) bool {
+	domain, rest, ok := strings.Cut(name, ".")
+	return ok && domain != "" && rest != ""
+}
+
 // Subscribe is cdp.subscribe: the tab's events, as notifications.
 func (m *Methods) Subscribe(ctx context.Context, c Call, p protocol.CDPSubscribeParams) (any, error) {
+	for _, name := range p.Methods {
+		if !domainName(name) {
+			return nil, protocol.Errorf(protocol.CodeInvalidParams, "cdp.subscribe: method %q is not Domain.event (leave methods out for every event)", name)
+		}
+	}
 	l, id, err := c.Target(ctx, p.Target)
 	if err != nil {
 		return nil, err

@@ -155,6 +155,15 @@ func TestSubscribe(t *testing.T) {
 	if _, err := New(&fakeService{}, slog.New(slog.DiscardHandler)).Subscribe(context.Background(), c, protocol.CDPSubscribeParams{Target: protocol.Target{Tab: 9}}); !errors.Is(err, gone) || len(subs.subscribed) != 1 {
 		t.Errorf("got %v (subscribed %v), want the lookup's error and no subscription", err, subs.subscribed)
 	}
+
+	// A name no event has is refused before anything is looked up.
+	for _, bad := range []string{"", "consoleAPICalled", ".x", "Runtime."} {
+		c = &fakeCall{paired: true, link: l, tab: 7, subs: subs}
+		_, err := New(&fakeService{}, slog.New(slog.DiscardHandler)).Subscribe(context.Background(), c, protocol.CDPSubscribeParams{Target: protocol.Target{Tab: 7}, Methods: []string{"Runtime.consoleAPICalled", bad}})
+		if protocol.CodeOf(err) != protocol.CodeInvalidParams || len(subs.subscribed) != 1 {
+			t.Errorf("methods with %q: got %v (subscribed %v), want invalid_params and no subscription", bad, err, subs.subscribed)
+		}
+	}
 }
 
 // cdp.unsubscribe ends one of the connection's subscriptions; a name it
