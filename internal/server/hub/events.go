@@ -63,7 +63,7 @@ type events struct {
 	// turn is held while a set is sent, so that the extension gets the
 	// sets in the order they were made, and a want returns only once the
 	// extension forwards what it wants; a want waits for it within its
-	// context.
+	// context. Made at first use (the zero value is ready).
 	turn chan struct{}
 
 	mu    sync.Mutex
@@ -114,12 +114,18 @@ func (e *events) want(methods []string, by int) {
 // one it has, and returns once the extension has it.
 func (l *Link) syncQuiet(ctx context.Context) error {
 	e := &l.events
+	e.mu.Lock()
+	if e.turn == nil {
+		e.turn = make(chan struct{}, 1)
+	}
+	turn := e.turn
+	e.mu.Unlock()
 	select {
-	case e.turn <- struct{}{}:
+	case turn <- struct{}{}:
 	case <-ctx.Done():
 		return fmt.Errorf("events.quiet: %w", ctx.Err())
 	}
-	defer func() { <-e.turn }()
+	defer func() { <-turn }()
 	e.mu.Lock()
 	q := e.quiet()
 	same := e.off || e.known && slices.Equal(q.Methods, e.sent.Methods) && slices.Equal(q.Lifecycle, e.sent.Lifecycle)

@@ -147,7 +147,7 @@ func TestAWantWaitsWithinItsContext(t *testing.T) {
 	f := newFixture(t, sockdir.New(t), nil)
 	e := f.connectExt(t, testOrigin)
 	l := f.h.Get(e.HelloAs(keyA))
-	quiet(t, e)
+	quiet(t, e)                 // the turn is made
 	l.events.turn <- struct{}{} // a set in flight
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()

@@ -140,7 +140,7 @@ func (h *Hub[L]) Serve(ctx context.Context, conn net.Conn) {
 		writeError(conn, extwire.CodeForbiddenOrigin, "extension origin "+hello.Origin+" is not in allowed_extension_ids")
 		return
 	}
-	l := &Link{relayPID: hello.PID, origin: hello.Origin, connected: time.Now(), uploads: h.opts.Uploads, events: events{turn: make(chan struct{}, 1)}}
+	l := &Link{relayPID: hello.PID, origin: hello.Origin, connected: time.Now(), uploads: h.opts.Uploads}
 	l.Tabs = page.NewTabs(func(id int) cdptab.Sessions { return l.Session(id) }, h.refs)
 	l.Held = func(tab int) bool { return h.opts.Held(l, tab) }
 	m := member[L]{link: l, v: h.opts.New(l)}
