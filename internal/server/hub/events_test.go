@@ -147,14 +147,17 @@ func TestAWantWaitsWithinItsContext(t *testing.T) {
 	f := newFixture(t, sockdir.New(t), nil)
 	e := f.connectExt(t, testOrigin)
 	l := f.h.Get(e.HelloAs(keyA))
-	quiet(t, e)                 // the turn is made
-	l.events.turn <- struct{}{} // a set in flight
+	quiet(t, e) // the turn is made
+	l.events.mu.Lock()
+	turn := l.events.turn
+	l.events.mu.Unlock()
+	turn <- struct{}{} // a set in flight
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	if _, err := l.WantEvents(ctx, []string{"Network.dataReceived"}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("WantEvents while the turn is taken: got %v, want its deadline", err)
 	}
-	<-l.events.turn
+	<-turn
 	// Its release left the set as it was: nothing is sent.
 	noMoreQuiets(t, f, e, l)
 	if err := <-want(l, "Network.dataReceived"); err != nil {
