@@ -29,6 +29,8 @@ type fakeBrowser struct {
 	id         string
 	reg        *spaces.Registry
 	tabs       []protocol.Tab
+	tabsLater  []protocol.Tab // when set, what Tabs answers from its second call on
+	tabsCalls  int
 	tabsErr    error
 	replies    map[string][]reply
 	ops        []extwire.Op
@@ -75,7 +77,11 @@ func (b *fakeBrowser) Tabs(ctx context.Context) ([]protocol.Tab, error) {
 	if b.tabsErr != nil {
 		return nil, b.tabsErr
 	}
+	b.tabsCalls++
 	out := append([]protocol.Tab(nil), b.tabs...)
+	if b.tabsLater != nil && b.tabsCalls > 1 {
+		out = append([]protocol.Tab(nil), b.tabsLater...)
+	}
 	for i := range out {
 		out[i].Browser = b.id
 	}

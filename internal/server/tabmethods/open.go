@@ -3,6 +3,7 @@ package tabmethods
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/internal/server/actwire"
@@ -118,33 +119,60 @@ func (m *Methods) Open(ctx context.Context, c Call, p protocol.TabsOpenParams) (
 }
 
 // emptySpaceTab returns a tab of the space that shows nothing (about:blank
-// or the new tab page, loaded), the space's last tab first.
+// or the new tab page, loaded), the space's last tab first. A blank tab
+// still loading (the one spaces.new just made, for a few ms; or one on its
+// way to another page) is looked at again, a few times within
+// blankSettle, before it is passed over.
 func emptySpaceTab(ctx context.Context, b Browser, sp spaces.Space) (protocol.Tab, bool) {
 	if sp.Group == 0 {
 		return protocol.Tab{}, false
 	}
-	tabs, err := b.Tabs(ctx)
-	if err != nil {
-		return protocol.Tab{}, false
+	deadline := time.Now().Add(blankSettle)
+	for {
+		tabs, err := b.Tabs(ctx)
+		if err != nil {
+			return protocol.Tab{}, false
+		}
+		t, ok, loading := blankTab(tabs, sp)
+		if ok || !loading || time.Now().After(deadline) {
+			return t, ok
+		}
+		select {
+		case <-ctx.Done():
+			return protocol.Tab{}, false
+		case <-time.After(blankSettle / 10):
+		}
 	}
+}
+
+// blankSettle bounds the wait for a space's blank tab that is loading.
+const blankSettle = 200 * time.Millisecond
+
+// blankTab is emptySpaceTab's pick among tabs; loading says a blank tab of
+// the space was passed over because it is loading.
+func blankTab(tabs []protocol.Tab, sp spaces.Space) (_ protocol.Tab, ok, loading bool) {
 	var found []protocol.Tab
 	for _, t := range tabs {
-		if t.GroupID != sp.Group || t.Status == "loading" {
+		if t.GroupID != sp.Group {
 			continue
 		}
 		switch t.URL {
 		case "about:blank", "chrome://newtab/", "chrome://new-tab-page/":
+			if t.Status == "loading" {
+				loading = true
+				continue
+			}
 			t.Space = sp.ID
 			if t.ID == sp.LastTab {
-				return t, true
+				return t, true, false
 			}
 			found = append(found, t)
 		}
 	}
 	if len(found) == 0 {
-		return protocol.Tab{}, false
+		return protocol.Tab{}, false, loading
 	}
-	return found[0], true
+	return found[0], true, false
 }
 
 // openIn loads url in tabs.open's tab and waits as p says. An error

@@ -132,6 +132,15 @@ func TestOpen(t *testing.T) {
 			want:      protocol.TabResult{Tab: protocol.Tab{ID: 5, Browser: "b1", WindowID: 9, URL: url, Title: "Title of " + url, GroupID: 7, Space: "s1"}, Nav: nav(5)},
 		},
 		{
+			name: "the blank tab spaces.new just made, still loading: reused once loaded", agent: "bot", p: protocol.TabsOpenParams{URL: url},
+			setup: func(b *fakeBrowser) {
+				spaceWith(protocol.Tab{ID: 3, GroupID: 7, URL: "about:blank", Status: "loading"})(b)
+				b.tabsLater = []protocol.Tab{{ID: 3, GroupID: 7, URL: "about:blank", Status: "complete"}}
+			},
+			wantLoads: []string{"3 " + url},
+			want:      protocol.TabResult{Tab: protocol.Tab{ID: 3, Browser: "b1", GroupID: 7, Space: "s1", URL: url, Title: "Title of " + url}, Nav: nav(3), Reused: true},
+		},
+		{
 			name: "the space's window was closed: a new one", agent: "bot", p: protocol.TabsOpenParams{URL: url},
 			setup: func(b *fakeBrowser) {
 				spaceWith()(b)
