@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -190,6 +191,9 @@ type worldRef struct {
 	url, origin string
 	// loader is that document's loader ID ("" when Chrome did not say).
 	loader cdp.LoaderID
+	// unique is the context's system-unique ID, when Chrome said it
+	// (a world it made in a new document: newDocWorldRef).
+	unique string
 	// sent holds the keys of the functions a call sent to the world
 	// (guarded by the cache's mutex): the next call of one sends only its
 	// arguments, and the first sends it at once, not after a miss. The
@@ -277,32 +281,51 @@ func (r *Resolver) worldRef(ctx context.Context, d *doc, fresh bool) (worldRef, 
 		sctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), worldSetupTimeout)
 		defer cancel()
 	}
-	no := false
-	made, err := cdp.Call(sctx, d.s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
-		FrameID: d.frameID, WorldName: worldName, GrantUniveralAccess: &no,
-	})
-	if err != nil {
-		return worldRef{}, fmt.Errorf("isolated world in frame %s: %w", d.frameID, err)
-	}
-	var tok [12]byte
-	_, _ = rand.Read(tok[:])
-	w = worldRef{cid: made.ExecutionContextID, token: hex.EncodeToString(tok[:]), sent: map[string]bool{}}
-	yes := true
-	res, err := cdp.Call(sctx, d.s, runtime.Evaluate, runtime.EvaluateParams{
-		Expression:           "globalThis." + worldTokenKey + " = " + strconv.Quote(w.token) + ", [location.href, location.origin, document]",
-		ContextID:            w.cid,
-		Silent:               &yes,
-		SerializationOptions: cdptab.DeepNodes(),
-	})
-	if err != nil {
-		return worldRef{}, fmt.Errorf("isolated world in frame %s: %w", d.frameID, err)
-	}
-	if w.url, w.origin, w.loader, err = decodeWhere(res.Result); err != nil {
-		return worldRef{}, fmt.Errorf("isolated world in frame %s: %w", d.frameID, err)
+	w, _, ok = r.newDocWorldRef(ctx, sctx, d, "", "")
+	if !ok {
+		no := false
+		made, err := cdp.Call(sctx, d.s, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
+			FrameID: d.frameID, WorldName: worldName, GrantUniveralAccess: &no,
+		})
+		if err != nil {
+			return worldRef{}, fmt.Errorf("isolated world in frame %s: %w", d.frameID, err)
+		}
+		if w, err = r.setToken(sctx, d, runtime.EvaluateParams{ContextID: made.ExecutionContextID}, ""); err != nil {
+			return worldRef{}, err
+		}
+		w.cid = made.ExecutionContextID
 	}
 	r.c.mu.Lock()
 	r.c.worlds[key] = w
 	r.c.mu.Unlock()
+	return w, nil
+}
+
+// setToken stores a new token in the world at (the context of) at, and
+// reads where its document is: the world's worldRef, but for its cid.
+// also, when not "", is an expression evaluated there in the same go,
+// after the token (an exception in it fails the whole).
+func (r *Resolver) setToken(ctx context.Context, d *doc, at runtime.EvaluateParams, also string) (worldRef, error) {
+	var tok [12]byte
+	_, _ = rand.Read(tok[:])
+	w := worldRef{token: hex.EncodeToString(tok[:]), sent: map[string]bool{}}
+	yes := true
+	if also != "" {
+		also = ", " + also
+	}
+	at.Expression = "globalThis." + worldTokenKey + " = " + strconv.Quote(w.token) + ", [location.href, location.origin, document" + also + "]"
+	at.Silent = &yes
+	at.SerializationOptions = cdptab.DeepNodes()
+	res, err := cdp.Call(ctx, d.s, runtime.Evaluate, at)
+	if err != nil {
+		return worldRef{}, fmt.Errorf("isolated world in frame %s: %w", d.frameID, err)
+	}
+	if res.ExceptionDetails != nil {
+		return worldRef{}, fmt.Errorf("isolated world in frame %s: %s", d.frameID, res.ExceptionDetails.Text)
+	}
+	if w.url, w.origin, w.loader, err = decodeWhere(res.Result); err != nil {
+		return worldRef{}, fmt.Errorf("isolated world in frame %s: %w", d.frameID, err)
+	}
 	return w, nil
 }
 
@@ -332,7 +355,7 @@ func (r *Resolver) MainWorld(ctx context.Context) (aria.World, bool) {
 	}
 	token := w.token
 	return aria.World{
-		Frame: id, Context: w.cid, Loader: w.loader, URL: w.url, Origin: w.origin, Module: w.sent[engine.Key()],
+		Frame: id, Context: w.cid, Loader: w.loader, URL: w.url, Origin: w.origin, Module: w.sent[engine.Key()], Kept: maps.Clone(w.sent),
 		Guard: func(expr string) string { return guarded(token, expr) },
 		Wrong: wrongWorld,
 	}, true
@@ -371,14 +394,14 @@ func (r *Resolver) sentTo(w worldRef, f aria.Func) {
 	}
 }
 
-// decodeWhere reads [location.href, location.origin, document], deep
+// decodeWhere reads [location.href, location.origin, document, …], deep
 // serialized: the document's URL, origin and loader ID.
 func decodeWhere(o *runtime.RemoteObject) (url, origin string, loader cdp.LoaderID, err error) {
 	if o == nil {
 		return "", "", "", errors.New("no location")
 	}
 	items, err := deepItems(o.DeepSerializedValue)
-	if err != nil || len(items) != 3 ||
+	if err != nil || len(items) < 3 ||
 		json.Unmarshal(items[0].Value, &url) != nil || json.Unmarshal(items[1].Value, &origin) != nil {
 		return "", "", "", errors.New("no location")
 	}

@@ -21,6 +21,7 @@ type worldsMade struct {
 	n     atomic.Int64
 	evals atomic.Int64
 	last  atomic.Int64 // the length of the last evaluation's expression
+	big   atomic.Int64 // evaluations that sent the module (over 10,000 characters)
 }
 
 func (w *worldsMade) Call(ctx context.Context, method string, params, result any) error {
@@ -31,6 +32,9 @@ func (w *worldsMade) Call(ctx context.Context, method string, params, result any
 		w.evals.Add(1)
 		if p, ok := params.(runtime.EvaluateParams); ok {
 			w.last.Store(int64(len(p.Expression)))
+			if len(p.Expression) > 10_000 {
+				w.big.Add(1)
+			}
 		}
 	}
 	return w.Page.Call(ctx, method, params, result)

@@ -18,6 +18,7 @@ package resolver
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -102,6 +103,12 @@ type cache struct {
 	// a resolution that finds no world waits for it rather than make
 	// another one beside it.
 	prep chan struct{}
+	// newDocs follows the worlds Chrome makes in the main session's new
+	// documents (FollowNewDocuments); nil when not followed.
+	newDocs *newDocs
+	// keep are the functions a preparation sends with the module
+	// (KeepOnPrepare).
+	keep []aria.Func
 }
 
 // preparingKey marks Prepare's own context (its resolution must not wait
@@ -289,11 +296,25 @@ func (r *Resolver) preparedDoc(ctx context.Context) (doc, error) {
 	return docs[0], nil
 }
 
+// KeepOnPrepare has a preparation that finds the world Chrome made
+// (FollowNewDocuments) send fs too, kept there (aria.Func.Keeper): the
+// functions the first action or snapshot on a new document would
+// otherwise send on its reply's path (the actions' checks, the snapshot's
+// walk), in the same evaluation as the module, where the page's loading
+// leaves time.
+func (r *Resolver) KeepOnPrepare(fs ...aria.Func) {
+	r.c.mu.Lock()
+	defer r.c.mu.Unlock()
+	r.c.keep = slices.Clone(fs)
+}
+
 // prepareTarget is what Prepare counts: the root element, found at once.
 const prepareTarget = "css=:root"
 
 // Prepare readies egohost's world in the main frame's current document:
-// it makes the world and installs the page module and the engine there,
+// it makes the world (or takes the one Chrome made at the document's
+// start: FollowNewDocuments, prepareAtOnce) and installs the page module
+// and the engine there (and the functions of KeepOnPrepare),
 // which the first resolution in a new document otherwise does on its
 // reply's path (two to four round trips more, and the module's
 // compilation). A caller that has just navigated starts it in the
@@ -328,10 +349,19 @@ func (r *Resolver) Prepare(ctx context.Context) error {
 	}
 	// The remembered world is the old document's: make the new one at
 	// once, and send the module with the first evaluation.
+	key := frameKey{main.sid, main.frameID}
 	r.c.mu.Lock()
-	delete(r.c.worlds, frameKey{main.sid, main.frameID})
+	last := r.c.worlds[key].unique
+	delete(r.c.worlds, key)
 	r.c.mu.Unlock()
-	if _, err := r.eval(ctx, &main, jsSpec{Steps: newPlan(p).steps, Mode: modeCount, install: aria.InstallModule}); err != nil {
+	spec := jsSpec{Steps: newPlan(p).steps, Mode: modeCount, install: aria.InstallModule}
+	if r.reach == nil {
+		if r.prepareAtOnce(ctx, &main, spec, last) {
+			return nil
+		}
+		ctx = context.WithValue(ctx, waitedKey{}, true) // it waited for Chrome's world
+	}
+	if _, err := r.eval(ctx, &main, spec); err != nil {
 		return fmt.Errorf("prepare the main frame's document: %w", err)
 	}
 	return nil

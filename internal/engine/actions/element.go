@@ -68,6 +68,12 @@ var thenSteps = map[string]string{"fill": fillJS, "focusValue": focusValueJS}
 // compacted: it goes to every new document.
 var actionable = sync.OnceValue(func() string { return aria.Compact(actionableJS(thenSteps)) })
 
+// Checks is the function every action on an element calls first (the
+// checks, and its first step), as the resolver keeps it in a world: what
+// a preparation of a new document may send ahead
+// (resolver.Resolver.KeepOnPrepare).
+func Checks() aria.Func { return aria.Keep(actionable()) }
+
 // Point is a place in the tab's top-level viewport, in CSS pixels.
 type Point struct {
 	X float64 `json:"x"`

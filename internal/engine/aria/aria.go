@@ -202,6 +202,16 @@ func (f Func) Key() string {
 // Source is the function's source.
 func (f Func) Source() string { return f.src }
 
+// Keeper returns an expression that keeps the function in the world it is
+// evaluated in (where none is kept yet) and calls nothing: a world gets it
+// ahead of its first call. "" for a function not kept (Send, Page).
+func (f Func) Keeper() string {
+	if f.key == nil || f.page {
+		return ""
+	}
+	return "(globalThis." + f.key() + " ??= (" + f.src + "\n), 0)"
+}
+
 // Call returns an expression that calls the function with el and args:
 // JavaScript expressions (el is "document", "this", a variable…; args is
 // an argument list, e.g. JSON texts joined by commas, or "...a"). Outside
@@ -400,6 +410,10 @@ type World struct {
 	// evaluation that sends it went there first: the world runs what
 	// comes after it later). Without it, a call sends the module too.
 	Module bool
-	Guard  func(expr string) string
-	Wrong  string
+	// Kept holds the keys of the functions sent to the world (Func.Key),
+	// as Module says of the module: a call of one sends none of its
+	// source.
+	Kept  map[string]bool
+	Guard func(expr string) string
+	Wrong string
 }

@@ -112,6 +112,21 @@ func TestCallsInChromium(t *testing.T) {
 	if !same(got, []aria.Install{aria.InstallNone, aria.InstallFunc}) || v != `"it: button Save"` {
 		t.Errorf("declaration: installs %v, value %s; want none then the function, and \"it: button Save\"", got, v)
 	}
+	// A function kept ahead (Keeper) runs nothing, and its first call
+	// sends none of it; a kept one is left as it is (its state too).
+	ahead := aria.Keep(`(el, ns) => "ahead " + typeof ns.norm`)
+	for _, k := range []string{ahead.Keeper(), counter.Keeper()} {
+		res, err := cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: k, ContextID: world, ReturnByValue: &yes})
+		if err != nil || res.ExceptionDetails != nil || string(res.Result.Value) != "0" {
+			t.Fatalf("keeper: %v %+v; want 0", err, res)
+		}
+	}
+	if ins, v = eval(t, ahead, false); !same(ins, none) || v != `"ahead function"` {
+		t.Errorf("kept ahead: installs %v, value %s; want none and \"ahead function\"", ins, v)
+	}
+	if ins, v = eval(t, counter, false, json.RawMessage("1")); !same(ins, none) || v != `{"n":7,"doc":true,"ns":"function"}` {
+		t.Errorf("kept ahead again: installs %v, value %s; want none and n 7", ins, v)
+	}
 	// One function's marker is not another's.
 	res, err = cdp.Call(ctx, s, runtime.Evaluate, runtime.EvaluateParams{Expression: aria.Keep(`(el) => 1`).Expr(aria.InstallNone), ContextID: world, ReturnByValue: &yes})
 	if err != nil {

@@ -267,3 +267,18 @@ func TestTheModuleGoesCompacted(t *testing.T) {
 		t.Errorf("the module is %d bytes of aria.js's %d: want it at most three quarters", len(got), len(src))
 	}
 }
+
+// Only a kept function has a keeper, which names its key and holds its
+// source.
+func TestKeeper(t *testing.T) {
+	src := `(el, ns) => 1`
+	for name, f := range map[string]Func{"sent": Send(src), "page": Page(src)} {
+		if got := f.Keeper(); got != "" {
+			t.Errorf("%s function: got keeper %q, want none", name, got)
+		}
+	}
+	k := Keep(src)
+	if got := k.Keeper(); !strings.Contains(got, "globalThis."+k.Key()+" ??= (") || !strings.Contains(got, src) {
+		t.Errorf("kept function: got keeper %q, want it to keep %s under %s", got, src, k.Key())
+	}
+}

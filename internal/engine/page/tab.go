@@ -55,6 +55,11 @@ type Tab struct {
 	answered  chan struct{}
 	stopProbe context.CancelFunc
 
+	// worlds follows the worlds Chrome makes in the tab's new documents
+	// for the resolver, while the page is open (nil when it could not
+	// start); under mu.
+	worlds *resolver.NewDocuments
+
 	// rec records the tab's console and network while the page is open.
 	// Atomic: the link's reader feeds it.
 	rec atomic.Pointer[Record]
@@ -215,10 +220,13 @@ func (t *Tab) Close() {
 		t.stopProbe()
 	}
 	answered := t.answered
-	p := t.eng.Page
-	t.eng, t.closed = Engine{}, true
+	p, worlds := t.eng.Page, t.worlds
+	t.eng, t.worlds, t.closed = Engine{}, nil, true
 	t.rec.Store(nil)
 	t.mu.Unlock()
+	if worlds != nil {
+		worlds.Stop()
+	}
 	if p != nil {
 		p.Close()
 	}
@@ -249,18 +257,40 @@ func (t *Tab) Open(ctx context.Context) (Engine, error) {
 	t.rec.Store(rec)
 	recorded := make(chan error, 1)
 	go func() { recorded <- StartRecording(ctx, t.sess) }()
+	// Chrome makes egohost's world in each new document from now on, so
+	// that a first action after a navigation finds it made (the record's
+	// Runtime.enable sends its events); without it, worlds are made as
+	// they are needed.
+	worlds := make(chan *resolver.NewDocuments, 1)
+	go func() {
+		fctx, cancel := context.WithTimeout(ctx, recordStartTimeout) // as the record's
+		defer cancel()
+		nd, err := resolver.FollowNewDocuments(fctx, t.sess)
+		if err != nil {
+			t.log.Warn("follow new documents' worlds", "tab", t.id, "err", err)
+		}
+		worlds <- nd
+	}()
 	p, err := cdptab.Open(ctx, t.sess)
 	if rerr := <-recorded; rerr != nil && err == nil {
 		t.log.Warn("record console and network", "tab", t.id, "err", rerr)
 	}
 	if err != nil {
 		t.rec.Store(nil) // no page open: no record (Record)
+		if nd := <-worlds; nd != nil {
+			nd.Stop()
+		}
 		return Engine{}, err
 	}
 	snap := snapshot.NewTabShared(p, t.refs)
 	snap.PackOver(snapshot.PackRelayed) // its commands cross the extension
 	res := resolver.New(p, snap)
 	snap.UseMainWorld(res.MainWorld)
+	if nd := <-worlds; nd != nil {
+		res.UseNewDocuments(nd)
+		res.KeepOnPrepare(actions.Checks(), snapshot.Walker())
+		t.worlds = nd
+	}
 	t.eng = Engine{Page: p, Snap: snap, Res: res, Acts: &actions.TabSetup{}}
 	return t.eng, nil
 }

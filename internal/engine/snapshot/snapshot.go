@@ -423,6 +423,11 @@ func world(ctx context.Context, s cdp.Session, frameID cdp.FrameID) (runtime.Exe
 	return w.ExecutionContextID, nil
 }
 
+// Walker is the snapshot's walk (snapshot.js), kept in egohost's world of
+// each frame: what a preparation of a new document may send ahead
+// (resolver.Resolver.KeepOnPrepare).
+func Walker() aria.Func { return walker }
+
 // walker is snapshot.js, kept in egohost's world of each frame (with its
 // local ids) once a snapshot has run there.
 var walker = aria.Keep(aria.Compact(script))
@@ -571,6 +576,9 @@ func walkIn(ctx context.Context, d *frameDoc, cid runtime.ExecutionContextID, js
 	in := loaded.first(key)
 	if d.guard != nil && d.guard.Module && in == aria.InstallModule {
 		in = aria.InstallFunc // the world has the module: send snapshot.js alone
+		if d.guard.Kept[walker.Key()] {
+			in = aria.InstallNone // and snapshot.js (a preparation sent it)
+		}
 	}
 	for {
 		if res, exc, err = call(in); err != nil {
