@@ -494,3 +494,70 @@ func interleaved(ctx context.Context, b *testing.B, c *chain, tab protocol.Targe
 	}
 	fmt.Printf("%s relayed vs Playwright direct, %d blocks of %d runs each, alternating (medians)\n%s", what, blocks, runs, s.String())
 }
+
+// BenchmarkFirstFillAfterGoto: what the first action on a new document
+// waits for. Each run navigates (until load) to a form on a page that is
+// busy while it loads (300 list items, two 10 ms scripts), then fills a
+// field at once, then again: the first fill finds egohost's world as the
+// navigation left it (docs/benchmarks.md, "The first action after a
+// navigation"). Client-side wall times through the chain, medians (and of
+// each run's goto and first fill together); the figures compare builds
+// (EGOHOST_E2E_BIN) run one after the other.
+func BenchmarkFirstFillAfterGoto(b *testing.B) {
+	if b.N == 1 {
+		return // the testing package's probe run: measure once, in the real run
+	}
+	c := startChain(b)
+	var list strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&list, `<li><a href="/x%d">item %d</a></li>`, i, i)
+	}
+	busy := `<script>{ const t = Date.now(); while (Date.now() - t < 10); }</script>`
+	page := func(next string) string {
+		return `<!doctype html><title>busy form</title>` + busy + `<label>Name <input id=name></label> <a id=next href="` + next + `">next</a><ul>` + list.String() + `</ul>` + busy
+	}
+	srv := browsertest.Serve(b, browsertest.Pages(map[string]string{"/a": page("/b"), "/b": page("/a")}))
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	tab := c.openTab(b, srv+"/b")
+	runs := benchRuns(b, 40)
+	var gotos, firsts, seconds, both, clicks, afterClick, clickBoth, snapClicks, snaps, snapBoth []float64
+	timed := func(method string, params any, into *[]float64) {
+		start := time.Now()
+		if err := c.agent.Call(ctx, method, params, nil); err != nil {
+			b.Fatalf("%s: %v", method, err)
+		}
+		*into = append(*into, float64(time.Since(start).Microseconds())/1000)
+	}
+	b.ResetTimer()
+	for i := range runs {
+		url := srv + "/a"
+		if i%2 != 0 {
+			url = srv + "/b"
+		}
+		timed(protocol.MethodGoto, protocol.GotoParams{Target: tab, URL: url, Until: "load"}, &gotos)
+		timed(protocol.MethodFill, protocol.FillParams{Target: tab, Element: "#name", Text: "Ada"}, &firsts)
+		both = append(both, gotos[i]+firsts[i])
+		timed(protocol.MethodFill, protocol.FillParams{Target: tab, Element: "#name", Text: "Lovelace"}, &seconds)
+		// A click that navigates (its settle follows the new document to
+		// its DOMContentLoaded and a quiet window), then a fill at once.
+		timed(protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#next"}, &clicks)
+		timed(protocol.MethodFill, protocol.FillParams{Target: tab, Element: "#name", Text: "Ada"}, &afterClick)
+		clickBoth = append(clickBoth, clicks[i]+afterClick[i])
+		// The same, then an interactive snapshot at once.
+		timed(protocol.MethodClick, protocol.ClickParams{Target: tab, Element: "#next"}, &snapClicks)
+		timed(protocol.MethodSnapshot, protocol.SnapshotParams{Target: tab, Interactive: true}, &snaps)
+		snapBoth = append(snapBoth, snapClicks[i]+snaps[i])
+	}
+	b.StopTimer()
+	b.ReportMetric(median(gotos), "goto-ms")
+	b.ReportMetric(median(firsts), "firstfill-ms")
+	b.ReportMetric(median(seconds), "secondfill-ms")
+	b.ReportMetric(median(both), "goto+firstfill-ms")
+	b.ReportMetric(median(clickBoth), "click+fill-ms")
+	b.ReportMetric(median(snapBoth), "click+snapshot-ms")
+	b.Logf("%d runs, medians: goto %.1f ms, first fill %.1f ms (the two %.1f ms), second fill %.1f ms; "+
+		"click that navigates %.1f ms, fill %.1f ms (the two %.1f ms); click that navigates %.1f ms, snapshot -i %.1f ms (the two %.1f ms)",
+		runs, median(gotos), median(firsts), median(both), median(seconds), median(clicks), median(afterClick), median(clickBoth),
+		median(snapClicks), median(snaps), median(snapBoth))
+}
