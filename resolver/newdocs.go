@@ -192,7 +192,8 @@ func (nd *newDocs) add(ev cdptab.Event) {
 // world returns frame's world, other than one whose unique ID is in
 // tried, waiting until deadline for Chrome's word of it (within ctx).
 func (nd *newDocs) world(ctx context.Context, frame cdp.FrameID, deadline time.Time, tried []string) (newDocWorld, bool) {
-	var timeout <-chan time.Time
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
 	for {
 		nd.mu.Lock()
 		w, ok := nd.byFrame[frame]
@@ -201,19 +202,8 @@ func (nd *newDocs) world(ctx context.Context, frame cdp.FrameID, deadline time.T
 		if ok && !slices.Contains(tried, w.unique) {
 			return w, true
 		}
-		wait := time.Until(deadline)
-		if wait <= 0 {
-			return newDocWorld{}, false
-		}
-		if timeout == nil {
-			t := time.NewTimer(wait)
-			defer t.Stop()
-			timeout = t.C
-		}
 		select {
 		case <-changed:
-		case <-timeout:
-			return newDocWorld{}, false
 		case <-ctx.Done():
 			return newDocWorld{}, false
 		}
