@@ -55,6 +55,10 @@ type newDocs struct {
 	mu      sync.Mutex
 	byFrame map[cdp.FrameID]newDocWorld
 	changed chan struct{} // closed (and replaced) when a world is added
+	// missed says a preparation waited for a world that did not come
+	// (Chrome made none: an agent with raw CDP removed the script, say);
+	// the next ones do not wait, until a world comes again.
+	missed bool
 }
 
 // maxNewDocFrames bounds the worlds remembered (one per frame).
@@ -64,7 +68,8 @@ const maxNewDocFrames = 4096
 // waits for Chrome's word of the new document's world before it makes the
 // world itself. The word comes a few ms after the commit (before the
 // page's first script runs); a document Chrome made no world in (one that
-// committed before FollowNewDocuments) costs the preparation this much.
+// committed before FollowNewDocuments) costs the preparation this much,
+// once: the next ones do not wait until a world comes again (missed).
 const newDocWorldWait = 500 * time.Millisecond
 
 // NewDocuments follows egohost's worlds that Chrome makes in the new
@@ -169,6 +174,7 @@ func (nd *newDocs) add(ev cdptab.Event) {
 			return
 		}
 		nd.byFrame[c.AuxData.FrameID] = newDocWorld{id: c.ID, unique: c.UniqueID, origin: c.Origin, seen: time.Now()}
+		nd.missed = false
 		close(nd.changed)
 		nd.changed = make(chan struct{})
 	case runtime.ExecutionContextDestroyed.Method:
@@ -239,13 +245,21 @@ func (r *Resolver) newDocWorldRef(ctx, sctx context.Context, d *doc, also, last 
 	}
 	start := time.Now()
 	deadline := start
-	if ctx.Value(preparingKey{}) != nil && ctx.Value(waitedKey{}) == nil {
+	nd.mu.Lock()
+	wait := ctx.Value(preparingKey{}) != nil && ctx.Value(waitedKey{}) == nil && !nd.missed
+	nd.mu.Unlock()
+	if wait {
 		deadline = deadline.Add(newDocWorldWait)
 	}
 	var tried []string
 	for len(tried) < 4 {
 		known, ok := nd.world(ctx, d.frameID, deadline, tried)
 		if !ok {
+			if wait && ctx.Err() == nil {
+				nd.mu.Lock()
+				nd.missed = true
+				nd.mu.Unlock()
+			}
 			return worldRef{}, false, false
 		}
 		tried = append(tried, known.unique)

@@ -91,3 +91,29 @@ func TestNewDocumentsWorldWaits(t *testing.T) {
 		t.Fatal("a cancelled wait: got a world")
 	}
 }
+
+// A preparation that waited for a world that did not come (Chrome made
+// none: an agent with raw CDP removed the script, say) makes the next ones
+// not wait, until Chrome tells of a world again.
+func TestNewDocumentsMissedWorldStopsTheWaits(t *testing.T) {
+	r := New(nil, nil)
+	nd := &newDocs{byFrame: make(map[cdp.FrameID]newDocWorld), changed: make(chan struct{})}
+	r.c.newDocs = nd
+	ctx := context.WithValue(context.Background(), preparingKey{}, true)
+	if _, _, ok := r.newDocWorldRef(ctx, ctx, &doc{frameID: "F1"}, "", ""); ok {
+		t.Fatal("no world: got one")
+	}
+	if !nd.missed {
+		t.Fatal("a preparation's wait for a world ran out: not remembered")
+	}
+	nd.add(created(`{"context":{"id":1,"uniqueId":"u1","origin":"http://a.test","name":"egohost","auxData":{"frameId":"F2","type":"isolated"}}}`))
+	if nd.missed {
+		t.Fatal("a world came: the next preparations still would not wait")
+	}
+	// A wait cut short by its own context is not a miss.
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, _, ok := r.newDocWorldRef(cctx, cctx, &doc{frameID: "F1"}, "", ""); ok || nd.missed {
+		t.Fatalf("a cancelled preparation: got a world %v, missed %v; want neither", ok, nd.missed)
+	}
+}
