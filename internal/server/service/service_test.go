@@ -316,9 +316,11 @@ func TestDialogEventDuringPageOpen(t *testing.T) {
 	}
 	ext.Send(map[string]any{"id": probe["id"], "result": map[string]any{}})
 	// Then, together and in any order: the page's auto-attach
-	// (cdptab.Open) and its console and network record's two domains
-	// (page.Record). The dialog opens while the auto-attach is unanswered.
-	want := map[string]bool{"Target.setAutoAttach": true, "Network.enable": true, "Runtime.enable": true}
+	// (cdptab.Open), its console and network record's two domains
+	// (page.Record) and the world Chrome is to make in each new document
+	// (resolver.FollowNewDocuments). The dialog opens while the
+	// auto-attach is unanswered.
+	want := map[string]bool{"Target.setAutoAttach": true, "Network.enable": true, "Runtime.enable": true, "Page.addScriptToEvaluateOnNewDocument": true}
 	for range len(want) {
 		r := ext.Read()
 		m, _ := r["method"].(string)
