@@ -30,7 +30,7 @@ import (
 // (FollowNewDocuments, UseNewDocuments); a preparation then sends the
 // token, the module, the engine and the functions the first action or
 // snapshot needs in one evaluation (prepareAtOnce). On a page busy while
-// it loads, the first fill after a goto took 85–110 ms before, 49–60 ms
+// it loads, the first fill after a goto took 95–109 ms before, 51–60 ms
 // after (e2e BenchmarkFirstFillAfterGoto; docs/benchmarks.md).
 //
 // A world found that way is used only through its system-unique ID
@@ -301,22 +301,15 @@ func (r *Resolver) prepareAtOnce(ctx context.Context, main *doc, spec jsSpec, la
 	r.c.mu.Lock()
 	keep := r.c.keep
 	r.c.mu.Unlock()
-	also := engine.Expr(aria.InstallModule, b)
-	for _, f := range keep {
-		if k := f.Keeper(); k != "" {
-			also += ", " + k
-		}
-	}
+	also := engine.Expr(aria.InstallModule, b) + keep.expr
 	w, sent, ok := r.newDocWorldRef(ctx, sctx, main, also, last)
 	if !ok {
 		return false
 	}
 	if sent {
 		w.sent[engine.Key()] = true
-		for _, f := range keep {
-			if f.Keeper() != "" {
-				w.sent[f.Key()] = true
-			}
+		for _, k := range keep.keys {
+			w.sent[k] = true
 		}
 	}
 	r.c.mu.Lock()

@@ -18,7 +18,6 @@ package resolver
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -108,7 +107,14 @@ type cache struct {
 	newDocs *newDocs
 	// keep are the functions a preparation sends with the module
 	// (KeepOnPrepare).
-	keep []aria.Func
+	keep kept
+}
+
+// kept is what KeepOnPrepare keeps: the functions' keepers (aria.Func.
+// Keeper), each after a comma, made once, and their keys.
+type kept struct {
+	expr string
+	keys []string
 }
 
 // preparingKey marks Prepare's own context (its resolution must not wait
@@ -303,9 +309,16 @@ func (r *Resolver) preparedDoc(ctx context.Context) (doc, error) {
 // walk), in the same evaluation as the module, where the page's loading
 // leaves time.
 func (r *Resolver) KeepOnPrepare(fs ...aria.Func) {
+	var k kept
+	for _, f := range fs {
+		if src := f.Keeper(); src != "" {
+			k.expr += ", " + src
+			k.keys = append(k.keys, f.Key())
+		}
+	}
 	r.c.mu.Lock()
 	defer r.c.mu.Unlock()
-	r.c.keep = slices.Clone(fs)
+	r.c.keep = k
 }
 
 // prepareTarget is what Prepare counts: the root element, found at once.
