@@ -55,6 +55,8 @@ export class DebuggerRelay {
   // the service the copies. Empty (forward everything) until the service says otherwise, and again
   // after a worker restart.
   #quiet = new Set();
+  // How many Page.javascriptDialogOpening events each tab has had (sendThen's check).
+  #dialogs = new Map();
   #quietLifecycle = new Set(); // Page.lifecycleEvent names, likewise
 
   constructor({ dbg, emit, onChange = () => {}, attachTimeoutMs = ATTACH_TIMEOUT_MS, reconcileGraceMs = RECONCILE_GRACE_MS, guard = () => null, pages = null }) {
@@ -89,6 +91,7 @@ export class DebuggerRelay {
   /** forgetTab drops what is known of a closed tab. */
   forgetTab(tabId) {
     this.#controlled.delete(tabId);
+    this.#dialogs.delete(tabId);
     this.pages?.forget(tabId);
   }
 
@@ -214,6 +217,30 @@ export class DebuggerRelay {
   }
 
   /**
+   * sendThen sends a command as send does and, as soon as Chrome has answered it, a second one
+   * (then: {method, params?}) on the same session: a mouse press and its release, with no round
+   * trip to the service between them (the page would run its timers there, and a layout shift
+   * then puts the release on another element). Not when Chrome reported a JavaScript dialog on
+   * the tab meanwhile (the press opened one): a person's release does not reach a page behind a
+   * dialog, so the second is not sent. Returns {result, then} or {result, skipped: "dialog"}; a
+   * failure of the second throws its error with then: true.
+   */
+  async sendThen(tabId, method, params, sessionId, reattach, then) {
+    if (typeof then?.method !== "string" || (then.params !== undefined && (then.params === null || typeof then.params !== "object" || Array.isArray(then.params)))) {
+      throw new WireError(Code.badRequest, "then must be {method: string, params?: object}");
+    }
+    const dialogs = this.#dialogs.get(tabId) ?? 0;
+    const result = await this.send(tabId, method, params, sessionId, reattach);
+    if ((this.#dialogs.get(tabId) ?? 0) !== dialogs) return { result, skipped: "dialog" };
+    try {
+      return { result, then: await this.send(tabId, then.method, then.params, sessionId) };
+    } catch (err) {
+      if (err instanceof WireError) err.extra = { ...err.extra, then: true };
+      throw err;
+    }
+  }
+
+  /**
    * reconcile ends, like any detach, the sessions Chrome no longer has: something other than this
    * relay detached them, and Chrome sends no onDetach for that. chrome.debugger.getTargets tells
    * whether any debugger is attached to a tab; a session attached before the question and not
@@ -258,6 +285,7 @@ export class DebuggerRelay {
   handleEvent(source, method, params) {
     if (typeof source?.tabId !== "number") return;
     if (this.pages?.noteEvent(source, method, params)) this.detach(source.tabId, FORBIDDEN_PAGE).catch(() => {});
+    if (method === "Page.javascriptDialogOpening") this.#dialogs.set(source.tabId, (this.#dialogs.get(source.tabId) ?? 0) + 1);
     if (this.#quiet.has(method) || (method === "Page.lifecycleEvent" && this.#quietLifecycle.has(params?.name))) return;
     const event = { event: "cdp", tabId: source.tabId };
     if (source.sessionId !== undefined) event.sessionId = source.sessionId;

@@ -6,7 +6,10 @@ import { echoResult } from "./dispatch.js";
 export function buildHandlers({ relay, tabOps, groupOps, downloadOps }) {
   return {
     ping: async () => ({ pong: true }),
-    cdp: (req) => relay.send(req.tabId, req.method, req.params, req.sessionId, req.reattach === true),
+    cdp: (req) =>
+      req.then === undefined
+        ? relay.send(req.tabId, req.method, req.params, req.sessionId, req.reattach === true)
+        : relay.sendThen(req.tabId, req.method, req.params, req.sessionId, req.reattach === true, req.then),
     attach: async (req) => {
       if (!relay.isAttached(req.tabId)) await tabOps.get(req.tabId); // no_tab before attach_failed
       return relay.attach(req.tabId);

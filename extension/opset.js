@@ -11,7 +11,7 @@
 export const OPS = Object.freeze(
 {
   "ping": {},
-  "cdp": { "tabId": "tabId", "method": "string", "params": "object?", "sessionId": "string?", "reattach": "bool?" },
+  "cdp": { "tabId": "tabId", "method": "string", "params": "object?", "sessionId": "string?", "reattach": "bool?", "then": "object?" },
   "attach": { "tabId": "tabId" },
   "detach": { "tabId": "tabId" },
   "tabs.list": {},

@@ -91,6 +91,65 @@ test("command failures: cdp_error with Chrome's code and message", async () => {
   assert.equal(relay.isAttached(1), true, "a CDP error leaves the session alone");
 });
 
+test("sendThen sends the second command on the first's answer, not when a dialog opened meanwhile", async () => {
+  const { dbg, relay } = setup();
+  const press = deferred();
+  dbg.commandImpl = async (target, method, params) => {
+    if (params?.type === "mousePressed") await press.promise;
+    return { method, type: params?.type };
+  };
+  const down = { type: "mousePressed", x: 1, y: 2 };
+  const up = { type: "mouseReleased", x: 1, y: 2 };
+  // Both answered: the release went only once the press had its answer.
+  const both = relay.sendThen(4, "Input.dispatchMouseEvent", down, undefined, false, { method: "Input.dispatchMouseEvent", params: up });
+  await tick();
+  assert.deepEqual(dbg.calls.filter((c) => c[0] === "sendCommand").map((c) => c[3].type), ["mousePressed"], "the release waits for the press's answer");
+  press.resolve();
+  assert.deepEqual(await both, {
+    result: { method: "Input.dispatchMouseEvent", type: "mousePressed" },
+    then: { method: "Input.dispatchMouseEvent", type: "mouseReleased" },
+  });
+  // A dialog the press opened: Chrome answers the press once the dialog is closed, and the
+  // release is not sent.
+  const gate = deferred();
+  dbg.commandImpl = async (target, method, params) => {
+    if (params?.type === "mousePressed") await gate.promise;
+    return {};
+  };
+  const sent = dbg.count("sendCommand");
+  const stopped = relay.sendThen(4, "Input.dispatchMouseEvent", down, undefined, false, { method: "Input.dispatchMouseEvent", params: up });
+  await tick();
+  dbg.onEvent.fire({ tabId: 4 }, "Page.javascriptDialogOpening", { type: "alert", message: "pressed" });
+  gate.resolve();
+  assert.deepEqual(await stopped, { result: {}, skipped: "dialog" });
+  assert.equal(dbg.count("sendCommand"), sent + 1, "the release never reached Chrome");
+  // Another tab's dialog changes nothing.
+  const other = relay.sendThen(4, "Input.dispatchMouseEvent", down, undefined, false, { method: "Input.dispatchMouseEvent", params: up });
+  dbg.onEvent.fire({ tabId: 5 }, "Page.javascriptDialogOpening", { type: "alert", message: "elsewhere" });
+  assert.deepEqual(await other, { result: {}, then: {} });
+});
+
+test("sendThen: a failing second command says so (then: true); a bad then is bad_request", async () => {
+  const { dbg, relay } = setup();
+  dbg.commandImpl = async (target, method) => {
+    if (method === "Foo.bar") throw new Error(`{"code":-32601,"message":"'Foo.bar' wasn't found"}`);
+    return {};
+  };
+  assert.deepEqual((await rejection(relay.sendThen(2, "Page.enable", {}, undefined, false, { method: "Foo.bar" }))).toWire(), {
+    code: "cdp_error",
+    message: "'Foo.bar' wasn't found",
+    cdpCode: -32601,
+    then: true,
+  });
+  const first = (await rejection(relay.sendThen(2, "Foo.bar", {}, undefined, false, { method: "Page.enable" }))).toWire();
+  assert.equal(first.then, undefined, "the first command's failure is not the second's");
+  for (const bad of [{}, { method: 5 }, { method: "Page.enable", params: [] }, { method: "Page.enable", params: null }]) {
+    const sent = dbg.count("sendCommand");
+    assert.equal((await rejection(relay.sendThen(2, "Page.enable", {}, undefined, false, bad))).code, "bad_request", JSON.stringify(bad));
+    assert.equal(dbg.count("sendCommand"), sent, "nothing is sent for a bad then");
+  }
+});
+
 test("onDetach: detached event, in-flight commands fail with the reason, the tab fenced until the service's next command re-attaches", async () => {
   const { dbg, events, relay } = setup();
   await relay.attach(9);

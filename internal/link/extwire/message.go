@@ -76,6 +76,9 @@ type ExtError struct {
 	// Refused, with detached: Chrome refused the command because the
 	// session was already gone; it did not run.
 	Refused bool `json:"refused,omitempty"`
+	// Then: the error is the second command's of a CDP op with Then (the
+	// first was answered).
+	Then bool `json:"then,omitempty"`
 }
 
 // Download is a download as the extension reports it in a "download"

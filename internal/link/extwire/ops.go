@@ -37,10 +37,29 @@ type CDP struct {
 	// detach, attaches again for it. The link sets it on the tab's first
 	// command after that event.
 	Reattach bool `json:"reattach,omitempty"`
+	// Then, when set, is a second command the extension sends on the
+	// same session as soon as Chrome has answered this one, unless Chrome
+	// reported a JavaScript dialog on the tab meanwhile: the reply is then
+	// CDPThenResult, and a failure of the second is an error with Then set.
+	Then *CDPThen `json:"then,omitempty"`
 	// Epoch, when not 0, is the tab's debugger session generation the
 	// command was made for (browserlink.Session): the link does not send
 	// it once it has heard of a later detach. Not on the wire.
 	Epoch uint64 `json:"-"`
+}
+
+// CDPThen is the second command of a CDP op (CDP.Then).
+type CDPThen struct {
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+// CDPThenResult is the reply of a CDP op with Then: both results, or the
+// first and why the second was not sent ("dialog").
+type CDPThenResult struct {
+	Result  json.RawMessage `json:"result"`
+	Then    json.RawMessage `json:"then,omitempty"`
+	Skipped string          `json:"skipped,omitempty"`
 }
 
 // Attach attaches the debugger to a tab: {"attached", "already"}.

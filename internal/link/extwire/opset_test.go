@@ -176,7 +176,8 @@ func fits(t reflect.Type, kind string) bool {
 	case "bool":
 		return t.Kind() == reflect.Bool
 	case "object":
-		return t == reflect.TypeOf(json.RawMessage(nil)) || t.Kind() == reflect.Map || t.Kind() == reflect.Struct
+		return t == reflect.TypeOf(json.RawMessage(nil)) || t.Kind() == reflect.Map || t.Kind() == reflect.Struct ||
+			t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct
 	case "names":
 		return t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.String
 	case "any":
