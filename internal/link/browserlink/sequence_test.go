@@ -127,3 +127,84 @@ func TestCallSequenceWithin(t *testing.T) {
 		t.Error("without a bound: got no error, want the move's timeout")
 	}
 }
+
+// A command's Then goes in the same request (the extension sends it on
+// the first's answer) and its result lands in the Then's own; a failure
+// the extension marks as the Then's is a *cdptab.ThenError, the first's
+// is not; a Then the extension skipped (a dialog) leaves its result as it
+// was.
+func TestCallSequenceThen(t *testing.T) {
+	l, ext := pipeLink(t, Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	type request struct {
+		ID     int64           `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+		Then   *struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		} `json:"then"`
+	}
+	replies := []func(q request) map[string]any{
+		func(q request) map[string]any {
+			return map[string]any{"id": q.ID, "result": map[string]any{"result": map[string]string{"echo": q.Method}, "then": map[string]string{"echo": q.Then.Method + string(q.Then.Params)}}}
+		},
+		func(q request) map[string]any {
+			return map[string]any{"id": q.ID, "error": map[string]any{"code": "detached", "message": "gone", "reason": "target_closed", "then": true}}
+		},
+		func(q request) map[string]any {
+			return map[string]any{"id": q.ID, "error": map[string]any{"code": "cdp_error", "message": "no such thing"}}
+		},
+		func(q request) map[string]any {
+			return map[string]any{"id": q.ID, "result": map[string]any{"result": map[string]string{"echo": q.Method}, "skipped": "dialog"}}
+		},
+	}
+	go func() {
+		r := nativemsg.NewReader(ext, nativemsg.MaxHostFrame)
+		w := nativemsg.NewWriter(ext, nativemsg.MaxHostFrame)
+		for _, reply := range replies {
+			frame, err := r.Read()
+			if err != nil {
+				return
+			}
+			var q request
+			json.Unmarshal(frame, &q)
+			if q.Then == nil {
+				q.Then = &struct {
+					Method string          `json:"method"`
+					Params json.RawMessage `json:"params"`
+				}{Method: "none"}
+			}
+			b, _ := json.Marshal(reply(q))
+			w.Write(b)
+		}
+	}()
+	s := l.Session(3)
+	type echo struct {
+		Echo string `json:"echo"`
+	}
+	var press, release echo
+	cmd := func() cdptab.Command {
+		press, release = echo{}, echo{}
+		return cdptab.Command{Method: "Input.press", Result: &press, Then: &cdptab.Command{Method: "Input.release", Params: map[string]int{"x": 1}, Result: &release}}
+	}
+	if err := s.CallSequence(ctx, []cdptab.Command{cmd()}); err != nil {
+		t.Fatal(err)
+	}
+	if press.Echo != "Input.press" || release.Echo != `Input.release{"x":1}` {
+		t.Errorf("results: got %q and %q, want each its own (the release with its params)", press.Echo, release.Echo)
+	}
+	var then *cdptab.ThenError
+	if err := s.CallSequence(ctx, []cdptab.Command{cmd()}); !errors.As(err, &then) {
+		t.Errorf("the release's failure: got %v, want a ThenError", err)
+	} else if e := (*Error)(nil); !errors.As(err, &e) || !e.Permanent() {
+		t.Errorf("the release's failure: got %v, want the link's detached error inside", err)
+	}
+	if err := s.CallSequence(ctx, []cdptab.Command{cmd()}); err == nil || errors.As(err, &then) {
+		t.Errorf("the press's failure: got %v, want an error that is not a ThenError", err)
+	}
+	if err := s.CallSequence(ctx, []cdptab.Command{cmd()}); err != nil || press.Echo != "Input.press" || release.Echo != "" {
+		t.Errorf("a skipped release: got %v, %q and %q, want no error, the press's result and none for the release", err, press.Echo, release.Echo)
+	}
+}

@@ -2,6 +2,8 @@ package browserlink
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -40,23 +42,15 @@ func (l *Link) Session(tabID int) *Session {
 // Call sends one CDP command through the extension and decodes its result.
 func (s *Session) Call(ctx context.Context, method string, params, result any) error {
 	op := extwire.CDP{TabID: s.tabID, Method: method, SessionID: s.sessionID, Epoch: s.epoch}
-	if params != nil {
-		raw, err := jsonv2.Marshal(params)
-		if err != nil {
-			return fmt.Errorf("%s: encode params: %w", method, err)
-		}
-		op.Params = raw
+	var err error
+	if op.Params, err = encodeParams(method, params); err != nil {
+		return err
 	}
 	res, err := s.l.Call(ctx, op)
 	if err != nil {
 		return err
 	}
-	if result != nil && len(res) > 0 {
-		if err := jsonv2.Unmarshal(res, result); err != nil {
-			return fmt.Errorf("%s: decode result: %w", method, err)
-		}
-	}
-	return nil
+	return decodeResult(method, res, result)
 }
 
 // CallSequence sends CDP commands through the extension in order, each
@@ -68,25 +62,63 @@ func (s *Session) CallSequence(ctx context.Context, cmds []cdptab.Command) error
 	for i, c := range cmds {
 		within[i] = c.Within
 		op := extwire.CDP{TabID: s.tabID, Method: c.Method, SessionID: s.sessionID, Epoch: s.epoch}
-		if c.Params != nil {
-			raw, err := jsonv2.Marshal(c.Params)
-			if err != nil {
-				return fmt.Errorf("%s: encode params: %w", c.Method, err)
+		var err error
+		if op.Params, err = encodeParams(c.Method, c.Params); err != nil {
+			return err
+		}
+		if c.Then != nil {
+			op.Then = &extwire.CDPThen{Method: c.Then.Method}
+			if op.Then.Params, err = encodeParams(c.Then.Method, c.Then.Params); err != nil {
+				return err
 			}
-			op.Params = raw
 		}
 		ops[i] = op
 	}
 	res, err := s.l.CallSequence(ctx, ops, within)
 	if err != nil {
+		if e := (*Error)(nil); errors.As(err, &e) && e.Ext != nil && e.Ext.Then {
+			return &cdptab.ThenError{Err: err}
+		}
 		return err
 	}
 	for i, c := range cmds {
-		if c.Result != nil && len(res[i]) > 0 {
-			if err := jsonv2.Unmarshal(res[i], c.Result); err != nil {
+		raw := res[i]
+		if c.Then != nil && len(raw) > 0 {
+			var both extwire.CDPThenResult
+			if err := jsonv2.Unmarshal(raw, &both); err != nil {
 				return fmt.Errorf("%s: decode result: %w", c.Method, err)
 			}
+			if err := decodeResult(c.Then.Method, both.Then, c.Then.Result); err != nil {
+				return err
+			}
+			raw = both.Result
 		}
+		if err := decodeResult(c.Method, raw, c.Result); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// encodeParams is a command's params on the wire (nil: none).
+func encodeParams(method string, params any) (json.RawMessage, error) {
+	if params == nil {
+		return nil, nil
+	}
+	raw, err := jsonv2.Marshal(params)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode params: %w", method, err)
+	}
+	return raw, nil
+}
+
+// decodeResult decodes a command's result into result (nil: not read).
+func decodeResult(method string, raw json.RawMessage, result any) error {
+	if result == nil || len(raw) == 0 {
+		return nil
+	}
+	if err := jsonv2.Unmarshal(raw, result); err != nil {
+		return fmt.Errorf("%s: decode result: %w", method, err)
 	}
 	return nil
 }

@@ -91,7 +91,23 @@ type Command struct {
 	// that does not come in time is not waited for, and is not an error
 	// (the commands after it were sent all the same).
 	Within time.Duration
+	// Then, when set, is sent on the same session as soon as this command
+	// is answered, as near the browser as the session can (the extension:
+	// no round trip to the service between the two), and not at all when
+	// this one fails or its context ended meanwhile — or, through the
+	// extension, when Chrome reported a JavaScript dialog on the tab
+	// meanwhile (a mouse press that opened one: a person's release does
+	// not reach a page behind a dialog). Its failure is a *ThenError. Its
+	// own Within and Then are not used.
+	Then *Command
 }
+
+// ThenError is the failure of a Command's Then (the command itself was
+// answered).
+type ThenError struct{ Err error }
+
+func (e *ThenError) Error() string { return e.Err.Error() }
+func (e *ThenError) Unwrap() error { return e.Err }
 
 // Sequencer is a session that sends several commands in one go, in order,
 // without waiting for each reply before sending the next: Chrome runs a
@@ -114,8 +130,39 @@ func CallSequence(ctx context.Context, s cdp.Session, cmds []Command) error {
 		if err := callWithin(ctx, s, c); err != nil {
 			return err
 		}
+		if err := CallThen(ctx, s, c); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// CallThen sends c.Then, if any, on s once c was answered: ctx still
+// going (a dialog the command opened ends an action's context). For a
+// Sequencer whose far side cannot send it (see SplitAtThen).
+func CallThen(ctx context.Context, s cdp.Session, c Command) error {
+	if c.Then == nil {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := s.Call(ctx, c.Then.Method, c.Then.Params, c.Then.Result); err != nil {
+		return &ThenError{err}
+	}
+	return nil
+}
+
+// SplitAtThen splits cmds after the first command with a Then: a
+// Sequencer that cannot have its far side send a Then sends head in one
+// go, then (CallThen) the Then, then the rest.
+func SplitAtThen(cmds []Command) (head, rest []Command) {
+	for i, c := range cmds {
+		if c.Then != nil {
+			return cmds[:i+1], cmds[i+1:]
+		}
+	}
+	return cmds, nil
 }
 
 // callWithin calls c on s, bounded by c.Within (see Within).

@@ -47,6 +47,9 @@ func (c *Tab) Call(ctx context.Context, method string, params, result any) error
 func (c *Tab) CallSequence(ctx context.Context, cmds []cdptab.Command) error {
 	for _, cmd := range cmds {
 		c.count(cmd.Method)
+		if cmd.Then != nil {
+			c.count(cmd.Then.Method)
+		}
 	}
 	return cdptab.CallSequence(ctx, c.Counted, cmds)
 }

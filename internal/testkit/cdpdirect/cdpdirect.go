@@ -324,7 +324,25 @@ func (s *Session) Call(ctx context.Context, method string, params, result any) e
 
 // CallSequence writes commands in order, each without waiting for the
 // previous reply, then waits for every reply (cdptab.Sequencer).
+// A command's Then is sent once its reply came (cdptab.SplitAtThen), with
+// no check for a dialog but the context's.
 func (s *Session) CallSequence(ctx context.Context, cmds []cdptab.Command) error {
+	head, rest := cdptab.SplitAtThen(cmds)
+	if err := s.callSequence(ctx, head); err != nil {
+		return err
+	}
+	if len(head) > 0 {
+		if err := cdptab.CallThen(ctx, s, head[len(head)-1]); err != nil {
+			return err
+		}
+	}
+	if len(rest) > 0 {
+		return s.CallSequence(ctx, rest)
+	}
+	return nil
+}
+
+func (s *Session) callSequence(ctx context.Context, cmds []cdptab.Command) error {
 	ps := make([]sent, 0, len(cmds))
 	var first error
 	for _, cmd := range cmds {
