@@ -10,6 +10,7 @@ import (
 	cdpruntime "github.com/chromedp/cdproto/runtime"
 
 	"github.com/egohost/egohost/internal/engine/actions"
+	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/resolver"
 )
 
@@ -243,6 +244,23 @@ func (c *callCountingTab) Call(ctx context.Context, method string, params, resul
 	}
 	c.mu.Unlock()
 	return c.safeTab.Call(ctx, method, params, result)
+}
+
+// CallSequence sends cmds as the page does; a release sent as a press's
+// Then (clickAt) counts as the last.
+func (c *callCountingTab) CallSequence(ctx context.Context, cmds []cdptab.Command) error {
+	err := c.safeTab.CallSequence(ctx, cmds)
+	for _, cmd := range cmds {
+		if cmd.Then == nil {
+			continue
+		}
+		if p, ok := cmd.Then.Params.(input.DispatchMouseEventParams); ok && p.Type == input.DispatchMouseEventTypeMouseReleased {
+			c.mu.Lock()
+			c.released, c.calls = true, 0
+			c.mu.Unlock()
+		}
+	}
+	return err
 }
 
 func (c *callCountingTab) count() int {
