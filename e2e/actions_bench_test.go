@@ -3,11 +3,13 @@ package e2e
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -560,4 +562,72 @@ func BenchmarkFirstFillAfterGoto(b *testing.B) {
 		"click that navigates %.1f ms, fill %.1f ms (the two %.1f ms); click that navigates %.1f ms, snapshot -i %.1f ms (the two %.1f ms)",
 		runs, median(gotos), median(firsts), median(both), median(seconds), median(clicks), median(afterClick), median(clickBoth),
 		median(snapClicks), median(snaps), median(snapBoth))
+}
+
+// BenchmarkClickWhileThePageShifts clicks a button on a page that moves it
+// 40 px up or down at random times (every 40–90 ms, a timer: as a page
+// whose late content pushes the form down): a click whose release comes
+// after such a shift lands on something else, and the page sees a press
+// of the button and no click (the result's ReleasedOn). How likely that
+// is depends on how long the press and the release are apart, which it
+// measures on a page that does not move (the page's own clock, from the
+// press's mousedown to the release's mouseup), with the click's time.
+func BenchmarkClickWhileThePageShifts(b *testing.B) {
+	if b.N == 1 {
+		return // the testing package's probe run: measure once, in the real run
+	}
+	c := startChain(b)
+	const counted = `<button id=b onclick="window.clicks = (window.clicks || 0) + 1">Order</button>`
+	srv := browsertest.Serve(b, browsertest.Pages(map[string]string{
+		"/shifting": `<!doctype html><title>shifting</title><div id=shim style="height:0"></div>` + counted + `
+<script>(function shift() { shim.style.height = shim.style.height === '0px' ? '40px' : '0px'; setTimeout(shift, 40 + Math.random() * 50); })();</script>`,
+		"/still": `<!doctype html><title>still</title>` + counted + `
+<script>window.gaps = []; let down = 0;
+b.addEventListener('mousedown', () => { down = performance.now(); });
+b.addEventListener('mouseup', () => { window.gaps.push(performance.now() - down); });</script>`,
+	}))
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	shifting, still := c.openTab(b, srv+"/shifting"), c.openTab(b, srv+"/still")
+	runs := benchRuns(b, 200)
+	split := 0
+	var stills []float64
+	noSettle := protocol.ActionOptions{NoSettle: true}
+	b.ResetTimer()
+	for range runs {
+		var r protocol.ActionResult
+		if err := c.agent.Call(ctx, protocol.MethodClick, protocol.ClickParams{Target: shifting, Element: "#b", ActionOptions: noSettle}, &r); err != nil {
+			b.Fatalf("click: %v", err)
+		}
+		if r.ReleasedOn != "" {
+			split++
+		}
+		start := time.Now()
+		if err := c.agent.Call(ctx, protocol.MethodClick, protocol.ClickParams{Target: still, Element: "#b", ActionOptions: noSettle}, nil); err != nil {
+			b.Fatalf("click: %v", err)
+		}
+		stills = append(stills, float64(time.Since(start).Microseconds())/1000)
+	}
+	b.StopTimer()
+	v, err := c.eval(ctx, shifting, "window.clicks || 0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if clicked, _ := strconv.Atoi(string(v)); clicked+split != runs {
+		b.Errorf("the page counted %d clicks and %d were split, of %d: want every click either made or reported split", clicked, split, runs)
+	}
+	v, err = c.eval(ctx, still, "JSON.stringify(window.gaps)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var raw string
+	var gaps []float64
+	if err := json.Unmarshal(v, &raw); err != nil || json.Unmarshal([]byte(raw), &gaps) != nil || len(gaps) != runs {
+		b.Fatalf("the still page's press-release gaps: got %s (%v), want %d", v, err, runs)
+	}
+	b.ReportMetric(100*float64(split)/float64(runs), "split-%")
+	b.ReportMetric(median(gaps), "press-release-ms")
+	b.ReportMetric(median(stills), "click-ms")
+	b.Logf("%d clicks on a page that shifts every 40-90 ms: %d released elsewhere (%.1f %%); on a still page, press to release median %.2f ms (max %.2f), the click %.1f ms",
+		runs, split, 100*float64(split)/float64(runs), median(gaps), slices.Max(gaps), median(stills))
 }
