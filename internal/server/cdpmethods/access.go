@@ -2,10 +2,10 @@ package cdpmethods
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 
 	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
@@ -56,7 +56,7 @@ func (m *Methods) checkParams(ctx context.Context, c Call, l Link, tab int, p pr
 			URL     string      `json:"url"`
 			FrameID cdp.FrameID `json:"frameId"`
 		}
-		_ = json.Unmarshal(p.Params, &np)
+		_ = jsonv2.Unmarshal(p.Params, &np)
 		crashes, _, err := actions.AboutFragment(ctx, sess, np.URL, np.FrameID)
 		if err != nil {
 			return err
@@ -145,6 +145,14 @@ func (m *Methods) checkRule(ctx context.Context, c Call, l Link, tab int, sess c
 		}
 	case pairing.CheckOriginRead:
 		return checkResourceRead(c, l, tab, p)
+	case pairing.CheckWorldName:
+		var wp struct {
+			WorldName string `json:"worldName"`
+		}
+		_ = jsonv2.Unmarshal(p.Params, &wp)
+		if pairing.EgohostWorld(wp.WorldName) {
+			return pairing.CDPRefused(p.Method, "worldName "+strconv.Quote(wp.WorldName)+" is egohost's own: its engine takes a world of that name for its own, and the agent would hold it (name the world otherwise)")
+		}
 	}
 	return nil
 }
@@ -158,7 +166,7 @@ func navigationDest(ctx context.Context, sess cdp.Session, p protocol.CDPSendPar
 		var np struct {
 			URL string `json:"url"`
 		}
-		if err := json.Unmarshal(p.Params, &np); err != nil || np.URL == "" {
+		if err := jsonv2.Unmarshal(p.Params, &np); err != nil || np.URL == "" {
 			return "", pairing.CDPRefused(p.Method, "it needs a url")
 		}
 		return np.URL, nil
@@ -166,7 +174,7 @@ func navigationDest(ctx context.Context, sess cdp.Session, p protocol.CDPSendPar
 		var hp struct {
 			EntryID int64 `json:"entryId"`
 		}
-		_ = json.Unmarshal(p.Params, &hp)
+		_ = jsonv2.Unmarshal(p.Params, &hp)
 		h, err := cdp.Call(ctx, sess, page.GetNavigationHistory, cdp.Empty{})
 		if err != nil {
 			return "", err
@@ -188,7 +196,7 @@ func checkResourceRead(c Call, l Link, tab int, p protocol.CDPSendParams) error 
 		URL       string `json:"url"`
 		RequestID string `json:"requestId"`
 	}
-	_ = json.Unmarshal(p.Params, &rp)
+	_ = jsonv2.Unmarshal(p.Params, &rp)
 	if rp.URL != "" {
 		return c.CheckOriginRead(rp.URL)
 	}

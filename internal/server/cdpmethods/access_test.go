@@ -91,21 +91,35 @@ func TestChecks(t *testing.T) {
 		{name: "back to a denied origin", method: "Page.navigateToHistoryEntry", params: `{"entryId":3}`, want: forbidden},
 		{name: "forward to an allowed one", method: "Page.navigateToHistoryEntry", params: `{"entryId":5}`, want: sent},
 		{name: "an entry the tab does not have", method: "Page.navigateToHistoryEntry", params: `{"entryId":99}`, want: sent},
+		// Chrome reads names as they are spelt; so do the checks: a "URL"
+		// beside the "url" is another member, which Chrome ignores.
+		{name: "navigate to a denied origin, an allowed URL beside it", method: "Page.navigate", params: `{"url":"https://www.bank.example/","URL":"https://example.org/"}`, want: forbidden},
+		{name: "navigate to the popup, a Url beside it", method: "Page.navigate", params: `{"url":"chrome-extension://abcdefghijklmnopabcdefghijklmnop/popup.html","Url":"https://example.org/"}`, want: scopeDenied},
 		{name: "owner: navigate to the popup", owner: true, method: "Page.navigate", params: `{"url":"chrome-extension://abcdefghijklmnopabcdefghijklmnop/popup.html"}`, want: sent},
 
 		// The navigation that crashes the browser: refused to everyone.
 		{name: "a fragment of about:blank", url: "about:blank", method: "Page.navigate", params: `{"url":"about:blank#x"}`, want: protocol.CodeUnsupported, wantIn: "crashes the whole browser"},
 		{name: "owner: a fragment of about:blank", owner: true, url: "about:blank", method: "Page.navigate", params: `{"url":"about:blank#x"}`, want: protocol.CodeUnsupported},
 		{name: "a fragment of about:blank in a child frame", url: "about:blank", method: "Page.navigate", params: `{"url":"about:blank#x","frameId":"CHILD"}`, want: sent},
+		{name: "a fragment of about:blank, a URL beside it", url: "about:blank", method: "Page.navigate", params: `{"url":"about:blank#x","URL":"https://example.org/"}`, want: protocol.CodeUnsupported},
 		{name: "a fragment of about:blank from another page", method: "Page.navigate", params: `{"url":"about:blank#x"}`, want: sent},
 
 		// Cookies (pairing.CheckOwnCookies): the tab's origin only.
 		{name: "cookies of another origin", method: "Network.getCookies", params: `{"urls":["https://bank.example/"]}`, want: scopeDenied},
 		{name: "cookies without urls", method: "Network.getCookies", want: scopeDenied},
 		{name: "cookies of its origin", method: "Network.getCookies", params: `{"urls":["https://example.com/x"]}`, want: sent},
+		{name: "cookies of another origin, its own beside them", method: "Network.getCookies", params: `{"urls":["https://bank.example/"],"Urls":["https://example.com/x"]}`, want: scopeDenied},
 		{name: "set a cookie for another domain", method: "Network.setCookie", params: `{"name":"a","value":"b","domain":".bank.example"}`, want: scopeDenied},
 		{name: "set a cookie for its domain", method: "Network.setCookie", params: `{"name":"a","value":"b","url":"https://example.com/"}`, want: sent},
 		{name: "owner: cookies of another origin", owner: true, method: "Network.getCookies", params: `{"urls":["https://bank.example/"]}`, want: sent},
+
+		// egohost's own worlds (pairing.CheckWorldName): its engine takes a
+		// world of its name in a new document for its own.
+		{name: "a world named egohost", method: "Page.createIsolatedWorld", params: `{"frameId":"MAIN","worldName":"egohost"}`, want: scopeDenied, wantIn: `worldName "egohost" is egohost's own`},
+		{name: "a world named as the overlay's", method: "Page.createIsolatedWorld", params: `{"frameId":"MAIN","worldName":"egohost-overlay"}`, want: scopeDenied},
+		{name: "a world of its own", method: "Page.createIsolatedWorld", params: `{"frameId":"MAIN","worldName":"mine"}`, want: sent},
+		{name: "a world without a name", method: "Page.createIsolatedWorld", params: `{"frameId":"MAIN"}`, want: sent},
+		{name: "owner: a world named egohost", owner: true, method: "Page.createIsolatedWorld", params: `{"frameId":"MAIN","worldName":"egohost"}`, want: sent},
 
 		// Resources read past CORS (pairing.CheckOriginRead).
 		{name: "a denied origin's script", method: "Page.getResourceContent", params: `{"frameId":"F","url":"https://cdn.bank.example/app.js"}`, want: forbidden},

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/egohost/egohost/internal/link/browserlink"
@@ -119,6 +120,9 @@ func (m *Methods) Send(ctx context.Context, c Call, p protocol.CDPSendParams) (a
 	if len(p.Params) > 0 && p.Params[0] != '{' && string(p.Params) != "null" {
 		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cdp.send: params must be a JSON object")
 	}
+	if err := oneReading(p.Params); err != nil {
+		return nil, protocol.Errorf(protocol.CodeInvalidParams, "cdp.send: params: %v", err)
+	}
 	if err := checkMethod(c, p.Method); err != nil {
 		return nil, err
 	}
@@ -151,6 +155,19 @@ func (m *Methods) Send(ctx context.Context, c Call, p protocol.CDPSendParams) (a
 		}
 		return raw, nil
 	})
+}
+
+// oneReading fails for params that Chrome and the checks could read two
+// ways: a name twice in an object (which one counts is the parser's
+// choice), or text that is not valid JSON (invalid UTF-8 too). The checks
+// read names as Chrome does, case and all (jsonv2): a "URL" beside a "url"
+// is another member, which Chrome ignores.
+func oneReading(params json.RawMessage) error {
+	if len(params) == 0 {
+		return nil
+	}
+	var v any
+	return jsonv2.Unmarshal(params, &v)
 }
 
 // domainName reports whether name is a CDP command's or event's name:

@@ -27,6 +27,11 @@ func TestSendParams(t *testing.T) {
 		{"params an array", "Runtime.evaluate", `[1]`, protocol.CodeInvalidParams},
 		{"params a string", "Runtime.evaluate", `"x"`, protocol.CodeInvalidParams},
 		{"a method the allow-list refuses", "DOM.setFileInputFiles", `{}`, protocol.CodeScopeDenied},
+		// A name twice: which one counts would be the parser's choice
+		// (Chrome's and the checks' could differ).
+		{"a name twice", "Page.navigate", `{"url":"https://example.org/","url":"https://www.bank.example/"}`, protocol.CodeInvalidParams},
+		{"a name twice, deeper", "Network.setCookies", `{"cookies":[{"name":"a","value":"b","url":"https://example.com/","url":"https://bank.example/"}]}`, protocol.CodeInvalidParams},
+		{"invalid UTF-8", "Runtime.evaluate", "{\"expression\":\"\xff\"}", protocol.CodeInvalidParams},
 		{"params null", "Runtime.evaluate", `null`, 0},
 		{"no params", "Runtime.evaluate", ``, 0},
 		{"params an object", "Runtime.evaluate", `{"expression":"1"}`, 0},

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/animation"
 	"github.com/chromedp/cdproto/audits"
 	"github.com/chromedp/cdproto/browser"
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/css"
 	"github.com/chromedp/cdproto/deviceorientation"
 	"github.com/chromedp/cdproto/dom"
@@ -66,7 +67,16 @@ const (
 	// CheckOriginRead: the resource read (a request's response, a frame's
 	// resource) is at a URL the agent's origin rules permit.
 	CheckOriginRead CDPCheck = "origin read"
+	// CheckWorldName: the isolated world's name is not one of egohost's
+	// own (EgohostWorld): egohost's engine takes a world of that name in
+	// a new document for its own, and the agent would hold its context.
+	CheckWorldName CDPCheck = "world name"
 )
+
+// EgohostWorld says whether an isolated world's name is one egohost's
+// engine names its worlds with ("egohost", "egohost-overlay", any name
+// that starts so).
+func EgohostWorld(name string) bool { return strings.HasPrefix(name, "egohost") }
 
 // CDPRule is the rule of one CDP method, or of a whole domain, for a
 // paired agent with the cdp scope.
@@ -207,7 +217,7 @@ var cdpRules = sync.OnceValue(func() []CDPRule {
 			overlay.CommandSetShowScrollBottleneckRects, overlay.CommandSetShowViewportSizeOnResize, overlay.CommandSetShowHinge,
 			overlay.CommandSetShowDisplayCutout, overlay.CommandSetShowIsolatedElements, overlay.CommandSetShowWindowControlsOverlay),
 		allow(CheckNone,
-			page.CommandBringToFront, page.CommandCaptureScreenshot, page.CommandClose, page.CommandCreateIsolatedWorld,
+			page.CommandBringToFront, page.CommandCaptureScreenshot, page.CommandClose,
 			page.CommandEnable, page.CommandGetAppManifest, page.CommandGetInstallabilityErrors, page.CommandGetAppID,
 			page.CommandGetAdScriptAncestry, page.CommandGetFrameTree, page.CommandGetLayoutMetrics,
 			page.CommandGetNavigationHistory, page.CommandResetNavigationHistory, page.CommandGetResourceTree,
@@ -218,6 +228,7 @@ var cdpRules = sync.OnceValue(func() []CDPRule {
 			page.CommandStopLoading, page.CommandSetWebLifecycleState, page.CommandSetInterceptFileChooserDialog,
 			page.CommandGetAnnotatedPageContent, page.CommandSetInputVisualization),
 		allow(CheckNavigation, page.CommandNavigate, page.CommandNavigateToHistoryEntry),
+		allow(CheckWorldName, page.CommandCreateIsolatedWorld),
 		allow(CheckOriginRead, page.CommandGetResourceContent, page.CommandSearchInResource),
 		allow(CheckNone, performance.CommandDisable, performance.CommandEnable, performance.CommandGetMetrics),
 		allow(CheckNone, performancetimeline.CommandEnable),
@@ -391,7 +402,7 @@ func ForeignCookies(method string, params json.RawMessage, tabURL string) string
 		Cookies []cookie  `json:"cookies"`
 		cookie
 	}
-	if err := json.Unmarshal(params, &p); err != nil {
+	if err := jsonv2.Unmarshal(params, &p); err != nil {
 		return "its params do not decode: " + err.Error()
 	}
 	var urls []string
