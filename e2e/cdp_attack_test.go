@@ -296,6 +296,72 @@ func TestCDPCookiesRefused(t *testing.T) {
 	}
 }
 
+// A paired agent with raw CDP may make isolated worlds of its own, never
+// one named as egohost's: egohost's engine takes a world of that name in a
+// new document for its own (its token, its functions, the text a fill
+// types), and the agent would hold its context. Params that Chrome and the
+// checks could read two ways are refused: a name twice; a "URL" beside the
+// "url" is checked as Chrome reads it (the "url"). egohost's own calls on
+// the tab go on as before.
+func TestCDPEgohostWorldRefused(t *testing.T) {
+	c := useSharedChain(t)
+	base := serve(t, map[string]string{"/": `<title>w</title><label>Name <input id=name></label>`})
+	bot := dialToken(t, c, pairDirect(t, c, "bot", "space", "cdp"))
+	tab := openAs(t, bot, base+"/")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var tree struct {
+		FrameTree struct {
+			Frame struct {
+				ID string `json:"id"`
+			} `json:"frame"`
+		} `json:"frameTree"`
+	}
+	if err := cdpSend(ctx, bot, tab, "Page.getFrameTree", nil, &tree); err != nil {
+		t.Fatal(err)
+	}
+	frame := tree.FrameTree.Frame.ID
+	for _, name := range []string{"egohost", "egohost-overlay", "egohost2"} {
+		err := cdpSend(ctx, bot, tab, "Page.createIsolatedWorld", map[string]any{"frameId": frame, "worldName": name}, nil)
+		var pe *protocol.Error
+		if !errors.As(err, &pe) || pe.Code != protocol.CodeScopeDenied || pe.Data["method"] != "Page.createIsolatedWorld" {
+			t.Errorf("a world named %q: got %v, want scope_denied", name, err)
+		}
+	}
+	var mine struct {
+		ContextID int64 `json:"executionContextId"`
+	}
+	if err := cdpSend(ctx, bot, tab, "Page.createIsolatedWorld", map[string]any{"frameId": frame, "worldName": "mine"}, &mine); err != nil || mine.ContextID == 0 {
+		t.Errorf("a world of the agent's own: got %+v, %v, want its context", mine, err)
+	}
+	for _, tt := range []struct {
+		params string
+		want   protocol.Code
+	}{
+		{`{"url":"` + base + `/","url":"chrome://settings"}`, protocol.CodeInvalidParams},
+		{`{"url":"chrome://settings","URL":"` + base + `/"}`, protocol.CodeScopeDenied},
+		{`{"frameId":"` + frame + `","worldName":"mine","worldName":"egohost"}`, protocol.CodeInvalidParams},
+	} {
+		method := "Page.navigate"
+		if strings.Contains(tt.params, "worldName") {
+			method = "Page.createIsolatedWorld"
+		}
+		if err := cdpSend(ctx, bot, tab, method, json.RawMessage(tt.params), nil); protocol.CodeOf(err) != tt.want {
+			t.Errorf("%s %s: got %v, want %s", method, tt.params, err, tt.want.Name())
+		}
+	}
+	v, err := evalWith(ctx, c.agent, protocol.Target{Tab: tab}, "location.href")
+	if err != nil || string(v) != `"`+base+`/"` {
+		t.Errorf("the tab is at %s (%v), want it still at %s/", v, err, base)
+	}
+	if err := bot.Call(ctx, protocol.MethodFill, protocol.FillParams{Target: protocol.Target{Tab: tab}, Element: "label=Name", Text: "Ada"}, nil); err != nil {
+		t.Fatalf("fill after the refusals: %v", err)
+	}
+	if v, err := evalWith(ctx, c.agent, protocol.Target{Tab: tab}, "document.getElementById('name').value"); err != nil || string(v) != `"Ada"` {
+		t.Errorf("the field holds %s (%v), want Ada", v, err)
+	}
+}
+
 // browserAlive fails the test when the browser is gone or the person's
 // tab at url no longer exists.
 func browserAlive(t *testing.T, c *chain, url, after string) {
