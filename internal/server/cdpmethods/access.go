@@ -151,7 +151,9 @@ func (m *Methods) checkRule(ctx context.Context, c Call, l Link, tab int, sess c
 		}
 		_ = jsonv2.Unmarshal(p.Params, &wp)
 		if pairing.EgohostWorld(wp.WorldName) {
-			return pairing.CDPRefused(p.Method, "worldName "+strconv.Quote(wp.WorldName)+" is egohost's own: its engine takes a world of that name for its own, and the agent would hold it (name the world otherwise)")
+			// The why is the same whatever the name: the agent's text is
+			// not echoed (nor written to the audit log).
+			return pairing.CDPRefused(p.Method, "a worldName that starts with \"egohost\" is egohost's own: its engine takes a world of that name for its own, and the agent would hold it (name the world otherwise)")
 		}
 	}
 	return nil

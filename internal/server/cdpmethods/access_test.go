@@ -115,7 +115,7 @@ func TestChecks(t *testing.T) {
 
 		// egohost's own worlds (pairing.CheckWorldName): its engine takes a
 		// world of its name in a new document for its own.
-		{name: "a world named egohost", method: "Page.createIsolatedWorld", params: `{"frameId":"MAIN","worldName":"egohost"}`, want: scopeDenied, wantIn: `worldName "egohost" is egohost's own`},
+		{name: "a world named egohost", method: "Page.createIsolatedWorld", params: `{"frameId":"MAIN","worldName":"egohost"}`, want: scopeDenied, wantIn: `a worldName that starts with "egohost" is egohost's own`},
 		{name: "a world named as the overlay's", method: "Page.createIsolatedWorld", params: `{"frameId":"MAIN","worldName":"egohost-overlay"}`, want: scopeDenied},
 		{name: "a world of its own", method: "Page.createIsolatedWorld", params: `{"frameId":"MAIN","worldName":"mine"}`, want: sent},
 		{name: "a world without a name", method: "Page.createIsolatedWorld", params: `{"frameId":"MAIN"}`, want: sent},
