@@ -106,11 +106,25 @@ func TestClickAtAfterAMoveWithoutAnswer(t *testing.T) {
 type sequencingTab struct {
 	fakeTab
 	seqs [][]cdptab.Command
+	err  error // every sequence's
+}
+
+// A release the extension did not send (a dialog opened on the press) is
+// the click's error, not a click that happened.
+func TestClickAtReleaseSkipped(t *testing.T) {
+	tab := &sequencingTab{fakeTab: fakeTab{cdpfake.New()}, err: &cdptab.ThenError{Err: cdptab.ErrThenSkipped}}
+	r := New(tab, nil, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the dialog ended the action (its watcher cancels the call)
+	err := r.clickAt(ctx, Point{X: 10, Y: 20}, true, input.MouseButtonLeft, 1, 1, 0)
+	if !errors.Is(err, cdptab.ErrThenSkipped) {
+		t.Errorf("got %v, want the skipped release", err)
+	}
 }
 
 func (t *sequencingTab) CallSequence(ctx context.Context, cmds []cdptab.Command) error {
 	t.seqs = append(t.seqs, cmds)
-	return nil
+	return t.err
 }
 
 // A click's move and first press go in one sequence (the press dispatches

@@ -81,6 +81,7 @@ func (s *Session) CallSequence(ctx context.Context, cmds []cdptab.Command) error
 		}
 		return err
 	}
+	var skipped error // a Then the extension did not send (a dialog)
 	for i, c := range cmds {
 		raw := res[i]
 		if c.Then != nil && len(raw) > 0 {
@@ -88,7 +89,9 @@ func (s *Session) CallSequence(ctx context.Context, cmds []cdptab.Command) error
 			if err := jsonv2.Unmarshal(raw, &both); err != nil {
 				return fmt.Errorf("%s: decode result: %w", c.Method, err)
 			}
-			if err := decodeResult(c.Then.Method, both.Then, c.Then.Result); err != nil {
+			if both.Skipped != "" {
+				skipped = &cdptab.ThenError{Err: fmt.Errorf("%s: %w", c.Then.Method, cdptab.ErrThenSkipped)}
+			} else if err := decodeResult(c.Then.Method, both.Then, c.Then.Result); err != nil {
 				return err
 			}
 			raw = both.Result
@@ -97,7 +100,7 @@ func (s *Session) CallSequence(ctx context.Context, cmds []cdptab.Command) error
 			return err
 		}
 	}
-	return nil
+	return skipped
 }
 
 // encodeParams is a command's params on the wire (nil: none).

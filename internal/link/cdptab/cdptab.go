@@ -8,6 +8,7 @@ package cdptab
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -97,14 +98,19 @@ type Command struct {
 	// this one fails or its context ended meanwhile — or, through the
 	// extension, when Chrome reported a JavaScript dialog on the tab
 	// meanwhile (a mouse press that opened one: a person's release does
-	// not reach a page behind a dialog). Its failure is a *ThenError. Its
-	// own Within and Then are not used.
+	// not reach a page behind a dialog). Its failure, or its not being
+	// sent for a dialog, is a *ThenError. Its own Within and Then are not
+	// used.
 	Then *Command
 }
 
 // ThenError is the failure of a Command's Then (the command itself was
-// answered).
+// answered), or ErrThenSkipped.
 type ThenError struct{ Err error }
+
+// ErrThenSkipped is a Then the extension did not send: Chrome reported a
+// JavaScript dialog on the tab while the command ran.
+var ErrThenSkipped = errors.New("not sent: a JavaScript dialog opened on the tab meanwhile")
 
 func (e *ThenError) Error() string { return e.Err.Error() }
 func (e *ThenError) Unwrap() error { return e.Err }
