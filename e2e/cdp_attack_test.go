@@ -443,7 +443,11 @@ func TestAboutBlankFragmentDoesNotCrash(t *testing.T) {
 
 // A sessionId reaches only a child session of the agent's own tab, on an
 // origin its rules permit: here an out-of-process frame from localhost,
-// which bot's rules deny, inside a page of 127.0.0.1.
+// which bot's rules deny, inside a page of 127.0.0.1. And while the tab
+// shows that frame, bot's raw CDP reaches nothing of the tab, its own
+// session included (a screenshot would show the frame, a click could land
+// in it); once the frame is gone it does. An agent with origin rules
+// subscribes to no events.
 func TestCDPChildSessions(t *testing.T) {
 	c := originsChain(t) // "bot" may not reach localhost
 	var base string
@@ -487,13 +491,29 @@ func TestCDPChildSessions(t *testing.T) {
 	if err := eval(free, child); err != nil {
 		t.Fatalf("an agent without rules, in the frame's session: %v", err)
 	}
-	if err := eval(bot, child); protocol.CodeOf(err) != protocol.CodeForbiddenOriginScope {
-		t.Errorf("bot in the frame's session (localhost, denied): got %v, want forbidden_origin_scope", err)
+	refusedOrigin(t, "bot in the frame's session (localhost, denied)", eval(bot, child), "frame")
+	refusedOrigin(t, "bot in its tab's own session, the frame shown", eval(bot, ""), "frame")
+	shot := bot.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: tab}, Method: "Page.captureScreenshot"}, nil)
+	refusedOrigin(t, "bot's screenshot of the tab, the frame shown", shot, "frame")
+	sub := bot.Call(ctx, protocol.MethodCDPSubscribe, protocol.CDPSubscribeParams{Target: protocol.Target{Tab: tab}}, nil)
+	refusedOrigin(t, "bot subscribing to the tab's events", sub, "cdp_events")
+	if err := free.Call(ctx, protocol.MethodCDPSubscribe, protocol.CDPSubscribeParams{Target: protocol.Target{Tab: tab}, Methods: []string{"Page.frameDetached"}}, nil); err != nil {
+		t.Errorf("an agent without rules subscribing: %v", err)
+	}
+
+	// The frame goes: bot's calls on its tab reach it again.
+	ownerEval(t, c, tab, `document.querySelector("iframe").remove(), "gone"`)
+	for {
+		err := eval(bot, "")
+		if err == nil {
+			break
+		}
+		if protocol.CodeOf(err) != protocol.CodeForbiddenOriginScope || ctx.Err() != nil {
+			t.Fatalf("bot in its tab's own session, the frame gone: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 	if err := eval(bot, "0123456789ABCDEF0123456789ABCDEF"); protocol.CodeOf(err) != protocol.CodeScopeDenied {
 		t.Errorf("bot in a session that is no child of its tab: got %v, want scope_denied", err)
-	}
-	if err := eval(bot, ""); err != nil {
-		t.Errorf("bot in its tab's own session: %v", err)
 	}
 }

@@ -42,6 +42,9 @@ func (m *Methods) checkParams(ctx context.Context, c Call, l Link, tab int, p pr
 		sess = l.Session(tab).Child(target.SessionID(p.SessionID))
 	}
 	if c.Paired() {
+		if err := checkFrames(ctx, c, l, tab, p.Method); err != nil {
+			return err
+		}
 		if p.SessionID != "" {
 			if err := checkChildSession(ctx, c, l, tab, p); err != nil {
 				return err
@@ -67,6 +70,27 @@ func (m *Methods) checkParams(ctx context.Context, c Call, l Link, tab int, p pr
 		}
 	}
 	return nil
+}
+
+// checkFrames refuses raw CDP on a tab that shows a frame the caller may
+// not reach (its origin rules, a scheme not granted, an extension's
+// frame): a command is not bound to one frame. From the tab's own session
+// the DOM, scripts and accessibility tree of a frame in the same process
+// are one call away, and every frame's pixels (Page.captureScreenshot)
+// and input (Input.dispatchMouseEvent at its place) whatever its process.
+// Judged at the call, as screenshot is: a frame that navigates between
+// this check and the command is not covered.
+func checkFrames(ctx context.Context, c Call, l Link, tab int, method string) error {
+	reach := c.Reach()
+	if reach == nil {
+		return nil
+	}
+	frames, err := l.Withheld(ctx, tab, reach)
+	if err != nil || len(frames) == 0 {
+		return err
+	}
+	return protocol.Errorf(protocol.CodeForbiddenOriginScope, "cdp.send: tab %d shows a frame of %s, which this agent may not reach: raw CDP reaches every frame of the tab (its DOM and scripts, its pixels, the input sent to it)", tab, frames[0]).
+		With("method", method).With("tab", tab).With("origin", frames[0]).With("reason", "frame").With("frame", true)
 }
 
 // checkChildSession lets a paired agent name only a child session of that

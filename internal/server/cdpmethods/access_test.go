@@ -40,6 +40,9 @@ func tab(url string) *fakeLink {
 	}}
 }
 
+// bankFrame is a tab's frames: the page, and a frame of a denied origin.
+var bankFrame = []string{"https://example.com/a", "https://pay.bank.example/card"}
+
 // TestChecks is every decision of cdp.send's access checks: each refusal
 // (its code, and nothing sent to the browser) and each call let through,
 // for a paired agent whose origin rules deny bank.example, and for the
@@ -56,6 +59,7 @@ func TestChecks(t *testing.T) {
 		noRules   bool   // the paired agent has no origin rules
 		url       string // the tab's ("" https://example.com/a)
 		pageErr   error
+		frames    []string // the URLs of the tab's frames
 		method    string
 		params    string
 		sessionID string
@@ -128,6 +132,16 @@ func TestChecks(t *testing.T) {
 		{name: "a denied origin's response", method: "Network.getResponseBody", params: `{"requestId":"r1"}`, want: forbidden},
 		{name: "an allowed origin's response", method: "Network.getResponseBody", params: `{"requestId":"r2"}`, want: sent},
 		{name: "any response, without origin rules", noRules: true, method: "Network.getResponseBody", params: `{"requestId":"1000.1"}`, want: sent},
+
+		// A tab that shows a frame the agent may not reach: no raw CDP at
+		// all, whatever the method (its DOM and scripts, pixels, input).
+		{name: "evaluate on a tab showing a denied frame", frames: bankFrame, method: "Runtime.evaluate", params: `{"expression":"1"}`, want: forbidden, wantIn: "tab 7 shows a frame of https://pay.bank.example"},
+		{name: "a screenshot of a tab showing a denied frame", frames: bankFrame, method: "Page.captureScreenshot", want: forbidden},
+		{name: "a click on a tab showing a denied frame", frames: bankFrame, method: "Input.dispatchMouseEvent", params: `{"type":"mousePressed","x":10,"y":10,"button":"left","clickCount":1}`, want: forbidden},
+		{name: "the DOM of a tab showing a denied frame", frames: bankFrame, method: "DOM.getDocument", params: `{"depth":-1,"pierce":true}`, want: forbidden},
+		{name: "an extension's frame, without origin rules", noRules: true, frames: []string{"https://example.com/a", "chrome-extension://abcdefghijklmnopabcdefghijklmnop/menu.html"}, method: "Input.dispatchMouseEvent", params: `{"type":"mousePressed","x":10,"y":10}`, want: forbidden, wantIn: "chrome-extension://abcdefghijklmnopabcdefghijklmnop"},
+		{name: "a tab whose frames are all allowed", frames: []string{"https://example.com/a", "https://ads.example.org/x"}, method: "Runtime.evaluate", params: `{"expression":"1"}`, want: sent},
+		{name: "owner: a tab showing a denied frame", owner: true, frames: bankFrame, method: "Page.captureScreenshot", want: sent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,7 +150,7 @@ func TestChecks(t *testing.T) {
 				url = "https://example.com/a"
 			}
 			l := tab(url)
-			l.pageErr = tt.pageErr
+			l.pageErr, l.frames = tt.pageErr, tt.frames
 			c := &fakeCall{paired: !tt.owner, link: l, tab: 7, subs: &fakeSubs{}}
 			if !tt.owner && !tt.noRules {
 				c.denied = "bank.example"

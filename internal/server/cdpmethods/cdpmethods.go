@@ -43,6 +43,9 @@ type Call interface {
 	// HasOriginRules reports whether the caller's origin rules allow or
 	// deny anything.
 	HasOriginRules() bool
+	// Reach is what the caller may reach of a tab's documents, frame by
+	// frame (nil: everything).
+	Reach() cdptab.Reach
 	// MayAsk reports whether the call may wait for the person about an
 	// act of kind.
 	MayAsk(kind confirm.Kind) bool
@@ -80,6 +83,9 @@ type Link interface {
 	TabURL(ctx context.Context, tab int) (string, error)
 	// RequestURL is the URL of a request the tab's record holds.
 	RequestURL(tab int, requestID string) (string, bool)
+	// Withheld returns the origins of the tab's frames (every session's)
+	// that reach refuses, and of the frames inside them.
+	Withheld(ctx context.Context, tab int, reach cdptab.Reach) ([]string, error)
 }
 
 // Session is a tab's CDP session and its child sessions.
@@ -181,6 +187,15 @@ func (m *Methods) Subscribe(ctx context.Context, c Call, p protocol.CDPSubscribe
 		if !domainName(name) {
 			return nil, protocol.Errorf(protocol.CodeInvalidParams, "cdp.subscribe: method %q is not Domain.event (leave methods out for every event)", name)
 		}
+	}
+	if c.Paired() && c.HasOriginRules() {
+		// A subscription streams every event of the tab, whichever
+		// frame or later document it comes from, before anything could
+		// judge it: a denied frame's requests (their cookies and
+		// headers), its console, its DOM; and the tab's next document,
+		// wherever a link or a redirect takes it.
+		return nil, protocol.Errorf(protocol.CodeForbiddenOriginScope, "cdp.subscribe: this agent has origin rules, and a subscription would stream every frame's and every later document's events (requests with their cookies, console, DOM), which the rules could not hold back: use console.list and network.list, which they filter").
+			With("reason", "cdp_events")
 	}
 	l, id, err := c.Target(ctx, p.Target)
 	if err != nil {

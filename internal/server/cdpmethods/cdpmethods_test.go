@@ -171,6 +171,39 @@ func TestSubscribe(t *testing.T) {
 	}
 }
 
+// An agent with origin rules subscribes to nothing: events of every frame
+// and of the tab's later documents would stream past the rules. The
+// owner, and an agent without rules, subscribe.
+func TestSubscribeWithOriginRules(t *testing.T) {
+	tests := []struct {
+		name   string
+		paired bool
+		denied string
+		want   protocol.Code
+	}{
+		{name: "an agent with origin rules", paired: true, denied: "bank.example", want: protocol.CodeForbiddenOriginScope},
+		{name: "an agent without", paired: true},
+		{name: "the owner", denied: "bank.example"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			subs := &fakeSubs{}
+			c := &fakeCall{paired: tt.paired, denied: tt.denied, link: tab("https://example.com/a"), tab: 7, subs: subs}
+			_, err := New(&fakeService{}, slog.New(slog.DiscardHandler)).Subscribe(context.Background(), c, protocol.CDPSubscribeParams{Target: protocol.Target{Tab: 7}})
+			if tt.want == 0 && err != nil || tt.want != 0 && protocol.CodeOf(err) != tt.want {
+				t.Fatalf("got %v, want %s", err, tt.want.Name())
+			}
+			if subscribed := len(subs.subscribed) == 1; subscribed != (tt.want == 0) {
+				t.Errorf("subscribed %v, want a subscription only when it is let through", subs.subscribed)
+			}
+			var pe *protocol.Error
+			if tt.want != 0 && (!errors.As(err, &pe) || pe.Data["reason"] != "cdp_events" || len(c.targeted) != 0) {
+				t.Errorf("got %+v (looked up %v), want data.reason cdp_events and no tab looked up", pe, c.targeted)
+			}
+		})
+	}
+}
+
 // cdp.unsubscribe ends one of the connection's subscriptions; a name it
 // does not have is invalid_params.
 func TestUnsubscribe(t *testing.T) {

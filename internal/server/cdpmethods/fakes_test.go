@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 
+	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/internal/server/cdpsub"
 	"github.com/egohost/egohost/internal/server/confirm"
@@ -62,7 +63,24 @@ func (c *fakeCall) Target(_ context.Context, t protocol.Target) (Link, int, erro
 func (c *fakeCall) CheckDestination(dest string) error  { return c.deny(dest, "load") }
 func (c *fakeCall) CheckOriginRead(rawURL string) error { return c.deny(rawURL, "read") }
 func (c *fakeCall) HasOriginRules() bool                { return c.denied != "" }
-func (c *fakeCall) Subscriptions() Subscriptions        { return c.subs }
+
+// Reach is the fake's origin rules frame by frame (every paired agent has
+// one: the schemes it was not granted).
+func (c *fakeCall) Reach() cdptab.Reach {
+	if !c.paired {
+		return nil
+	}
+	return func(rawURL, _ string) (bool, string) {
+		if strings.HasPrefix(rawURL, "chrome-extension:") {
+			return false, "scheme"
+		}
+		if c.deny(rawURL, "reach") != nil {
+			return false, "deny"
+		}
+		return true, ""
+	}
+}
+func (c *fakeCall) Subscriptions() Subscriptions { return c.subs }
 
 func (c *fakeCall) MayAsk(kind confirm.Kind) bool {
 	for _, k := range c.kinds {
@@ -92,6 +110,8 @@ type fakeLink struct {
 	sess     *cdpfake.Session  // the tab's session, with its children
 	pageErr  error             // Page's
 	requests map[string]string // the tab's record: request ID → URL
+	frames   []string          // the URLs of the tab's frames
+	reaches  int               // Withheld's calls
 	reply    json.RawMessage
 
 	ops []extwire.CDP
@@ -111,6 +131,17 @@ func (l *fakeLink) Page(context.Context, int) (Page, error) {
 func (l *fakeLink) RequestURL(_ int, requestID string) (string, bool) {
 	u, ok := l.requests[requestID]
 	return u, ok
+}
+
+func (l *fakeLink) Withheld(_ context.Context, _ int, reach cdptab.Reach) ([]string, error) {
+	l.reaches++
+	var out []string
+	for _, u := range l.frames {
+		if ok, _ := reach(u, ""); !ok {
+			out = append(out, pairing.Origin(u))
+		}
+	}
+	return out, nil
 }
 
 func (l *fakeLink) Call(_ context.Context, op extwire.Op) (json.RawMessage, error) {

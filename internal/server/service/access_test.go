@@ -388,18 +388,11 @@ func TestAuditLogsCallsWithoutValues(t *testing.T) {
 	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs, pairing.CDP)
 	waitForRegistry(t, f, 7)
 	ctx := context.Background()
-	done := make(chan error, 1)
-	go func() {
-		done <- bot.Call(ctx, protocol.MethodCDPSend, map[string]any{"tab": 7, "method": "Runtime.evaluate", "params": map[string]any{"expression": "'hunter2'"}}, nil)
-	}()
-	// The spaces check asks the browser for its tab groups first.
-	req := ext.Read()
-	for req["op"] != "cdp" {
-		ext.Send(map[string]any{"id": req["id"], "result": map[string]any{"groups": []any{}}})
-		req = ext.Read()
-	}
-	ext.Send(map[string]any{"id": req["id"], "result": map[string]any{}})
-	if err := <-done; err != nil {
+	// The spaces check asks the browser for its tab groups first, and the
+	// frames check opens the tab's page.
+	if _, err := cdpThrough(t, ext, ext.frames(), func() error {
+		return bot.Call(ctx, protocol.MethodCDPSend, map[string]any{"tab": 7, "method": "Runtime.evaluate", "params": map[string]any{"expression": "'hunter2'"}}, nil)
+	}); err != nil {
 		t.Fatal(err)
 	}
 	err := bot.Call(ctx, protocol.MethodEval, map[string]any{"tab": 7, "expression": "'hunter2'", "timeoutMs": 1}, nil)

@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 
 	"github.com/egohost/egohost/internal/link/browserlink"
+	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/internal/server/cdpmethods"
 	"github.com/egohost/egohost/internal/server/cdpsub"
@@ -55,6 +56,7 @@ func (cc cdpCall) CheckOriginRead(rawURL string) error {
 	return cc.c.conn.s.checkOriginRead(cc.c, rawURL)
 }
 func (cc cdpCall) HasOriginRules() bool                    { return !cc.c.conn.s.rulesFor(cc.c.conn.grant.name).Empty() }
+func (cc cdpCall) Reach() cdptab.Reach                     { return cc.c.conn.s.reachFor(cc.c.conn.grant) }
 func (cc cdpCall) MayAsk(kind confirm.Kind) bool           { return cc.c.conn.s.mayAsk(cc.c, kind) }
 func (cc cdpCall) Subscriptions() cdpmethods.Subscriptions { return cc.c.conn.subs }
 
@@ -118,6 +120,15 @@ func (sl subLink) RequestURL(tab int, requestID string) (string, bool) {
 		return "", false
 	}
 	return rec.URLOf(requestID)
+}
+
+// Withheld returns the origins of the tab's frames reach refuses.
+func (sl subLink) Withheld(ctx context.Context, tab int, reach cdptab.Reach) ([]string, error) {
+	_, eng, err := sl.l.Tabs.Open(ctx, tab)
+	if err != nil {
+		return nil, err
+	}
+	return eng.Res.Within(reach).Withheld(ctx)
 }
 
 // IsPerson reports whether the agent is the person (cdpsub.Agent).

@@ -29,11 +29,17 @@ func (e *fakeExt) answerAll(answer func(req map[string]any) map[string]any) {
 }
 
 // cdpThrough makes a call while the fake extension answers every request
-// (groups.list with no groups, anything else with {}), and returns the
-// first cdp op that reached the extension (nil: none) and the call's error.
+// (groups.list with no groups, Page.getFrameTree with one frame on
+// https://example.com/a, anything else with {}), and returns the last cdp
+// op that reached the extension (nil: none; the call's own comes after
+// what opening the tab's page sends) and the call's error.
 func cdpThrough(t *testing.T, ext *fakeExt, frames <-chan map[string]any, call func() error) (map[string]any, error) {
 	return cdpAnswering(t, ext, frames, nil, call)
 }
+
+// oneFrame is the frame tree of a tab with one frame, on
+// https://example.com/a.
+var oneFrame = map[string]any{"frameTree": map[string]any{"frame": map[string]any{"id": "MAIN", "loaderId": "L", "url": "https://example.com/a", "securityOrigin": "https://example.com", "mimeType": "text/html"}}}
 
 // cdpAnswering is cdpThrough with the results of some CDP methods given.
 func cdpAnswering(t *testing.T, ext *fakeExt, frames <-chan map[string]any, answers map[string]any, call func() error) (map[string]any, error) {
@@ -52,7 +58,9 @@ func cdpAnswering(t *testing.T, ext *fakeExt, frames <-chan map[string]any, answ
 			var result any = map[string]any{}
 			if a, ok := answers[fmt.Sprint(req["method"])]; ok && req["op"] == "cdp" {
 				result = a
-			} else if req["op"] == "cdp" && op == nil {
+			} else if req["op"] == "cdp" && req["method"] == "Page.getFrameTree" {
+				result = oneFrame
+			} else if req["op"] == "cdp" {
 				op = req
 			}
 			if req["op"] == "groups.list" {
@@ -194,6 +202,13 @@ func TestCDPOriginRules(t *testing.T) {
 	ext.Send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://example.com/a", "windowId": 1}})
 	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs, pairing.CDP)
 	waitForRegistry(t, f, 7)
+	frames := ext.frames()
+	// The first call opens the tab's page (its record with it).
+	if _, err := cdpThrough(t, ext, frames, func() error {
+		return bot.Call(context.Background(), protocol.MethodCDPSend, map[string]any{"tab": 7, "method": "Runtime.evaluate", "params": map[string]any{"expression": "1"}}, nil)
+	}); err != nil {
+		t.Fatal(err)
+	}
 	// Two requests of the tab, as the record keeps them once it is followed.
 	for _, l := range f.s.hub.Links() {
 		rec := page.NewRecord()
@@ -202,7 +217,6 @@ func TestCDPOriginRules(t *testing.T) {
 		}
 		l.Tabs.Tab(7).SetRecord(rec)
 	}
-	frames := ext.frames()
 	history := map[string]any{"Page.getNavigationHistory": map[string]any{"currentIndex": 1, "entries": []any{
 		map[string]any{"id": 3, "url": "https://www.bank.example/", "userTypedURL": "", "title": "", "transitionType": "link"},
 		map[string]any{"id": 4, "url": "https://example.com/a", "userTypedURL": "", "title": "", "transitionType": "link"},
