@@ -362,6 +362,130 @@ func TestCDPEgohostWorldRefused(t *testing.T) {
 	}
 }
 
+// A paired agent with cdp is kept out of egohost's own worlds however it
+// names them: every context ID of the tab's session and of an
+// out-of-process frame's (egohost's worlds there made by a fill and a
+// snapshot) probed one by one, the unique ID and the ID the agent's own
+// subscription reports for the world Chrome makes in a new document, and
+// a binding for worlds of egohost's name. resolve's object is in the
+// page's own world, which the agent may use.
+func TestCDPEgohostContextsRefused(t *testing.T) {
+	c := useSharedChain(t)
+	var base string
+	base = browsertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		if r.URL.Path == "/frame" {
+			w.Write([]byte(`<title>frame</title><input aria-label=Inner>`))
+			return
+		}
+		frame := strings.Replace(base, "127.0.0.1", "localhost", 1) + "/frame"
+		w.Write([]byte(`<title>outer</title><script>window.mark = "page"</script><label>Name <input id=name></label><iframe src="` + frame + `"></iframe>`))
+	}))
+	bot := dialToken(t, c, pairDirect(t, c, "bot", "space", "cdp"))
+	tab := openAs(t, bot, base+"/")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	// egohost's worlds in both sessions: a fill in each, and a snapshot.
+	if err := bot.Call(ctx, protocol.MethodFill, protocol.FillParams{Target: protocol.Target{Tab: tab}, Element: "label=Name", Text: "Ada"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := bot.Call(ctx, protocol.MethodFill, protocol.FillParams{Target: protocol.Target{Tab: tab}, Element: "label=Inner", Text: "Bo"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var snap protocol.SnapshotResult
+	if err := bot.Call(ctx, protocol.MethodSnapshot, protocol.SnapshotParams{Target: protocol.Target{Tab: tab}, Refs: true}, &snap); err != nil {
+		t.Fatal(err)
+	}
+	child := ""
+	for _, r := range snap.Refs {
+		if r.SessionID != "" {
+			child = string(r.SessionID)
+		}
+	}
+	if child == "" {
+		t.Fatalf("no out-of-process frame in the snapshot:\n%s", snap.Text)
+	}
+	const probe = `{"expression":"typeof globalThis.__egohostWorld1","returnByValue":true,"contextId":%d}`
+	evalIn := func(who *client.Client, session, params string) (string, error) {
+		var res struct {
+			Result struct {
+				Value string `json:"value"`
+			} `json:"result"`
+		}
+		err := who.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: tab}, SessionID: session, Method: "Runtime.evaluate", Params: json.RawMessage(params)}, &res)
+		return res.Result.Value, err
+	}
+	for _, session := range []string{"", child} {
+		worlds := 0
+		for id := 1; id <= 40; id++ {
+			params := fmt.Sprintf(probe, id)
+			owners, _ := evalIn(c.agent, session, params)
+			got, err := evalIn(bot, session, params)
+			if got == "string" {
+				t.Errorf("session %q, context %d: the agent evaluated in egohost's world", session, id)
+			}
+			if owners != "string" {
+				continue
+			}
+			worlds++
+			if protocol.CodeOf(err) != protocol.CodeScopeDenied {
+				t.Errorf("session %q, context %d (egohost's world): got %v, want scope_denied", session, id, err)
+			}
+		}
+		if worlds == 0 {
+			t.Errorf("session %q: the owner's probe found no egohost world among contexts 1–40: the probe proves nothing", session)
+		}
+	}
+
+	// A binding in every world of egohost's name.
+	err := cdpSend(ctx, bot, tab, "Runtime.addBinding", map[string]any{"name": "leak", "executionContextName": "egohost"}, nil)
+	if protocol.CodeOf(err) != protocol.CodeScopeDenied {
+		t.Errorf("a binding for egohost's worlds: got %v, want scope_denied", err)
+	}
+
+	// The agent's own subscription tells it of the world Chrome makes
+	// in the next document: its IDs are refused too.
+	var sub protocol.CDPSubscribeResult
+	if err := bot.Call(ctx, protocol.MethodCDPSubscribe, protocol.CDPSubscribeParams{Target: protocol.Target{Tab: tab}, Methods: []string{"Runtime.executionContextCreated"}}, &sub); err != nil {
+		t.Fatal(err)
+	}
+	if err := cdpSend(ctx, bot, tab, "Page.reload", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	var made struct {
+		Context struct {
+			ID       int64  `json:"id"`
+			Name     string `json:"name"`
+			UniqueID string `json:"uniqueId"`
+		} `json:"context"`
+	}
+	waitNotice(t, ctx, bot, "egohost's world in the new document", func(m protocol.Message) bool {
+		var ev protocol.CDPEvent
+		return m.Method == protocol.NotifyCDPEvent && json.Unmarshal(m.Params, &ev) == nil && ev.SessionID == "" &&
+			json.Unmarshal(ev.Params, &made) == nil && made.Context.Name == "egohost"
+	})
+	if _, err := evalIn(bot, "", `{"expression":"1","uniqueContextId":"`+made.Context.UniqueID+`"}`); protocol.CodeOf(err) != protocol.CodeScopeDenied {
+		t.Errorf("the new world by its unique ID: got %v, want scope_denied", err)
+	}
+	if _, err := evalIn(bot, "", fmt.Sprintf(probe, made.Context.ID)); protocol.CodeOf(err) != protocol.CodeScopeDenied {
+		t.Errorf("the new world by its ID: got %v, want scope_denied", err)
+	}
+
+	// resolve's object: in the page's world, the agent's to use.
+	var one protocol.ResolveResult
+	if err := bot.Call(ctx, protocol.MethodResolve, protocol.ResolveParams{Target: protocol.Target{Tab: tab}, Element: "label=Name", Mode: protocol.ResolveObject, Wait: true}, &one); err != nil || one.Object == nil {
+		t.Fatalf("resolve an object: %+v, %v", one.Object, err)
+	}
+	var called struct {
+		Result struct {
+			Value string `json:"value"`
+		} `json:"result"`
+	}
+	if err := cdpSend(ctx, bot, tab, "Runtime.callFunctionOn", map[string]any{"objectId": one.Object.ObjectID, "functionDeclaration": "function() { return window.mark + ' ' + this.id }", "returnByValue": true}, &called); err != nil || called.Result.Value != "page name" {
+		t.Errorf("a call on resolve's object: got %q, %v; want \"page name\" (the page's world)", called.Result.Value, err)
+	}
+}
+
 // browserAlive fails the test when the browser is gone or the person's
 // tab at url no longer exists.
 func browserAlive(t *testing.T, c *chain, url, after string) {

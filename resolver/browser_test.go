@@ -389,6 +389,52 @@ func TestCenterIsTheBorderQuadCentre(t *testing.T) {
 	}
 }
 
+// PageObject hands out the element in its frame's page world, where the
+// page's own globals are (egohost's world has none of them); Object's is
+// egohost's world.
+func TestPageObjectIsInThePageWorld(t *testing.T) {
+	b := browsers.Launch(t)
+	url := browsertest.Serve(t, browsertest.Pages(map[string]string{"/": `<!doctype html><script>window.mark = "page"</script>
+<button id=top>top</button><iframe srcdoc="<script>window.mark = 'frame'</script><button id=inner>in the frame</button>"></iframe>`})) + "/"
+	p, ctx := tab0(t, b, url)
+	r := resolver.New(p, nil)
+	if _, err := resolver.Wait(ctx, func(ctx context.Context) (bool, error) {
+		if n, err := r.Count(ctx, "#inner"); err != nil || n != 1 {
+			return false, &resolver.Error{Kind: resolver.Transient, Op: "setup", Err: fmt.Errorf("frame not loaded (%v)", err)}
+		}
+		return true, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	yes := true
+	seen := func(o resolver.Object) string {
+		t.Helper()
+		res, err := cdp.Call(ctx, p, runtime.CallFunctionOn, runtime.CallFunctionOnParams{ObjectID: o.ObjectID, FunctionDeclaration: "function() { return String(window.mark) + ' ' + this.id }", ReturnByValue: &yes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v string
+		json.Unmarshal(res.Result.Value, &v)
+		return v
+	}
+	for _, tt := range []struct{ target, want string }{{"#top", "page top"}, {"text=in the frame", "frame inner"}} {
+		o, err := r.PageObject(ctx, tt.target)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.target, err)
+		}
+		if got := seen(o); got != tt.want {
+			t.Errorf("PageObject(%s) sees %q, want %q (the page's world)", tt.target, got, tt.want)
+		}
+	}
+	o, err := r.Object(ctx, "#top")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := seen(o); got != "undefined top" {
+		t.Errorf("Object(#top) sees %q, want egohost's world (no page globals)", got)
+	}
+}
+
 // tab0 opens url in a fresh tab (no frames to wait for).
 func tab0(t *testing.T, b *browsertest.Browser, url string) (*cdptab.Page, context.Context) {
 	t.Helper()

@@ -21,6 +21,7 @@ import (
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/target"
 	"github.com/egohost/egohost/internal/engine/aria"
 	"github.com/egohost/egohost/internal/engine/locator"
@@ -222,6 +223,35 @@ func (r *Resolver) Object(ctx context.Context, target string) (Object, error) {
 		return Object{}, err
 	}
 	return el.object, nil
+}
+
+// PageObject resolves target as Object does, and returns the element as
+// an object of its frame's page world (the document's own), not of
+// egohost's: what a caller is handed (resolve's object mode) to use with
+// its own CDP, which is kept out of egohost's worlds. Two round trips more
+// than Object (the node's ID, then its object there).
+func (r *Resolver) PageObject(ctx context.Context, target string) (Object, error) {
+	o, err := r.Object(ctx, target)
+	if err != nil {
+		return Object{}, err
+	}
+	s := r.session(o.SessionID)
+	defer aria.Release(ctx, s, o.ObjectID)
+	n, err := cdp.Call(ctx, s, dom.DescribeNode, dom.DescribeNodeParams{ObjectID: o.ObjectID})
+	if err != nil {
+		return Object{}, classify("object", target, err)
+	}
+	if n.Node == nil {
+		return Object{}, classify("object", target, fmt.Errorf("describe node: no node"))
+	}
+	res, err := cdp.Call(ctx, s, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: n.Node.BackendNodeID})
+	if err != nil {
+		return Object{}, classify("object", target, err)
+	}
+	if res.Object == nil || res.Object.ObjectID == "" {
+		return Object{}, classify("object", target, fmt.Errorf("resolve node: no object"))
+	}
+	return Object{ObjectID: res.Object.ObjectID, SessionID: o.SessionID}, nil
 }
 
 // All returns every element target matches, in document order (the main

@@ -114,6 +114,9 @@ type Link struct {
 	detaches map[int]uint64
 	hello    *extwire.Message
 	closed   chan struct{}
+	// worlds are the tabs' execution contexts that are egohost's own
+	// isolated worlds (worlds.go).
+	worlds ownWorlds
 
 	calls    chan struct{}   // slots of the extension's calls running
 	callCtx  context.Context // ends with the link: cancels those calls
@@ -520,6 +523,7 @@ func (l *Link) handle(in *extwire.Message) {
 		delete(l.detaches, in.TabID)
 		l.mu.Unlock()
 	}
+	l.worlds.event(in)
 	if l.opts.Event != nil {
 		l.opts.Event(in)
 	}

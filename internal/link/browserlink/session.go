@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/egohost/egohost/internal/link/cdptab"
@@ -50,7 +51,22 @@ func (s *Session) Call(ctx context.Context, method string, params, result any) e
 	if err != nil {
 		return err
 	}
+	if method == page.CommandCreateIsolatedWorld {
+		s.madeWorld(res)
+	}
 	return decodeResult(method, res, result)
+}
+
+// madeWorld remembers the world a Page.createIsolatedWorld of the service
+// made as egohost's own (worlds.go): every world the service makes through
+// a Session is (an agent's raw CDP goes to the link as an op).
+func (s *Session) madeWorld(res json.RawMessage) {
+	var w struct {
+		ID int64 `json:"executionContextId"`
+	}
+	if jsonv2.Unmarshal(res, &w) == nil && w.ID != 0 {
+		s.l.worlds.add(s.tabID, s.sessionID, w.ID, "")
+	}
 }
 
 // CallSequence sends CDP commands through the extension in order, each

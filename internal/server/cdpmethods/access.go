@@ -3,6 +3,7 @@ package cdpmethods
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -43,6 +44,9 @@ func (m *Methods) checkParams(ctx context.Context, c Call, l Link, tab int, p pr
 	}
 	if c.Paired() {
 		if err := checkFrames(ctx, c, l, tab, p.Method); err != nil {
+			return err
+		}
+		if err := checkContexts(l, tab, p); err != nil {
 			return err
 		}
 		if p.SessionID != "" {
@@ -91,6 +95,67 @@ func checkFrames(ctx context.Context, c Call, l Link, tab int, method string) er
 	}
 	return protocol.Errorf(protocol.CodeForbiddenOriginScope, "cdp.send: tab %d shows a frame of %s, which this agent may not reach: raw CDP reaches every frame of the tab (its DOM and scripts, its pixels, the input sent to it)", tab, frames[0]).
 		With("method", method).With("tab", tab).With("origin", frames[0]).With("reason", "frame").With("frame", true)
+}
+
+// contextRefs are the members of a command's params that name an
+// execution context, directly or by an object that lives in one (Runtime's
+// methods, DOM.resolveNode, and any other that takes them). An object ID
+// is "isolate.context.object" (V8's RemoteObjectId).
+type contextRefs struct {
+	ContextID          *int64 `json:"contextId"`
+	ExecutionContextID *int64 `json:"executionContextId"`
+	UniqueContextID    string `json:"uniqueContextId"`
+	ContextName        string `json:"executionContextName"`
+	ObjectID           string `json:"objectId"`
+	PromiseObjectID    string `json:"promiseObjectId"`
+	PrototypeObjectID  string `json:"prototypeObjectId"`
+	ErrorObjectID      string `json:"errorObjectId"`
+}
+
+// objectContext is the execution context an object ID names.
+func objectContext(objectID string) (int64, bool) {
+	_, rest, ok := strings.Cut(objectID, ".")
+	if !ok {
+		return 0, false
+	}
+	id, _, ok := strings.Cut(rest, ".")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(id, 10, 64)
+	return n, err == nil
+}
+
+// checkContexts keeps a paired agent out of egohost's own isolated
+// worlds: its engine, the token that tells its world from another, the
+// functions the service calls there for every caller of the tab (the
+// person's too). A context named by ID, by its unique ID, by an object
+// that lives in it (resolve's objects do not: they are in the page's
+// world), or a binding added to worlds of egohost's name, is refused.
+func checkContexts(l Link, tab int, p protocol.CDPSendParams) error {
+	if len(p.Params) == 0 {
+		return nil
+	}
+	var r contextRefs
+	if jsonv2.Unmarshal(p.Params, &r) != nil {
+		// Refused, not let through: Chrome ignores a member its method
+		// does not take, so a mistyped one beside a context could hide it.
+		return protocol.Errorf(protocol.CodeInvalidParams, "cdp.send: a member that names an execution context or an object (contextId, executionContextId, uniqueContextId, executionContextName, objectId, promiseObjectId, prototypeObjectId, errorObjectId) has the wrong type").With("method", p.Method)
+	}
+	own := false
+	for _, id := range []*int64{r.ContextID, r.ExecutionContextID} {
+		own = own || id != nil && l.OwnContext(tab, p.SessionID, *id)
+	}
+	for _, obj := range []string{r.ObjectID, r.PromiseObjectID, r.PrototypeObjectID, r.ErrorObjectID} {
+		if id, ok := objectContext(obj); ok && l.OwnContext(tab, p.SessionID, id) {
+			own = true
+		}
+	}
+	own = own || r.UniqueContextID != "" && l.OwnUniqueContext(r.UniqueContextID) || pairing.EgohostWorld(r.ContextName)
+	if !own {
+		return nil
+	}
+	return pairing.CDPRefused(p.Method, "it names an execution context of egohost's own isolated world (its engine, for every caller of the tab): use the page's world, or a world of the agent's own (Page.createIsolatedWorld)")
 }
 
 // checkChildSession lets a paired agent name only a child session of that

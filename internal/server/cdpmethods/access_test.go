@@ -11,8 +11,10 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/egohost/egohost/internal/link/browserlink"
 	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/internal/server/confirm"
+	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/internal/testkit/cdpfake"
 	"github.com/egohost/egohost/protocol"
 )
@@ -34,11 +36,15 @@ func tab(url string) *fakeLink {
 		kid := sess.AddChild(cdptab.Child{SessionID: target.SessionID(id), Type: "iframe", URL: "about:blank"})
 		kid.Reply("Target.getTargetInfo", map[string]any{"targetInfo": map[string]any{"targetId": id, "type": "iframe", "title": "", "url": shows, "attached": true, "canAccessOpener": false}})
 	}
-	return &fakeLink{id: "B1", url: url, sess: sess, reply: json.RawMessage(`{"ok":true}`), requests: map[string]string{
+	return &fakeLink{id: "B1", url: url, sess: sess, reply: json.RawMessage(`{"ok":true}`), own: egohostWorlds, requests: map[string]string{
 		"r1": "https://api.bank.example/me",
 		"r2": "https://example.com/data",
 	}}
 }
+
+// egohostWorlds are the tab's contexts of egohost's own worlds: 3 in its
+// own session, 4 in C1's, and one known by its unique ID.
+var egohostWorlds = map[string]bool{"/3": true, "C1/4": true, "-77.-88": true}
 
 // bankFrame is a tab's frames: the page, and a frame of a denied origin.
 var bankFrame = []string{"https://example.com/a", "https://pay.bank.example/card"}
@@ -142,6 +148,28 @@ func TestChecks(t *testing.T) {
 		{name: "an extension's frame, without origin rules", noRules: true, frames: []string{"https://example.com/a", "chrome-extension://abcdefghijklmnopabcdefghijklmnop/menu.html"}, method: "Input.dispatchMouseEvent", params: `{"type":"mousePressed","x":10,"y":10}`, want: forbidden, wantIn: "chrome-extension://abcdefghijklmnopabcdefghijklmnop"},
 		{name: "a tab whose frames are all allowed", frames: []string{"https://example.com/a", "https://ads.example.org/x"}, method: "Runtime.evaluate", params: `{"expression":"1"}`, want: sent},
 		{name: "owner: a tab showing a denied frame", owner: true, frames: bankFrame, method: "Page.captureScreenshot", want: sent},
+
+		// egohost's own worlds, named by context, unique ID, object or name.
+		{name: "evaluate in egohost's world", method: "Runtime.evaluate", params: `{"expression":"1","contextId":3}`, want: scopeDenied, wantIn: "egohost's own isolated world"},
+		{name: "evaluate in another context", method: "Runtime.evaluate", params: `{"expression":"1","contextId":5}`, want: sent},
+		{name: "evaluate in egohost's world by its unique ID", method: "Runtime.evaluate", params: `{"expression":"1","uniqueContextId":"-77.-88"}`, want: scopeDenied},
+		{name: "evaluate by another unique ID", method: "Runtime.evaluate", params: `{"expression":"1","uniqueContextId":"-1.-2"}`, want: sent},
+		{name: "call on an object of egohost's world", method: "Runtime.callFunctionOn", params: `{"functionDeclaration":"function(){return globalThis}","objectId":"-4242.3.17"}`, want: scopeDenied},
+		{name: "call on an object of the page's world", method: "Runtime.callFunctionOn", params: `{"functionDeclaration":"function(){return 1}","objectId":"-4242.1.17"}`, want: sent},
+		{name: "call in egohost's world by context", method: "Runtime.callFunctionOn", params: `{"functionDeclaration":"function(){}","executionContextId":3}`, want: scopeDenied},
+		{name: "a frame's world of egohost, in its session", method: "Runtime.evaluate", params: `{"expression":"1","contextId":4}`, sessionID: "C1", want: scopeDenied},
+		{name: "the same number in the tab's own session", method: "Runtime.evaluate", params: `{"expression":"1","contextId":4}`, want: sent},
+		{name: "properties of egohost's objects", method: "Runtime.getProperties", params: `{"objectId":"1.3.2"}`, want: scopeDenied},
+		{name: "a promise of egohost's world", method: "Runtime.awaitPromise", params: `{"promiseObjectId":"1.3.2"}`, want: scopeDenied},
+		{name: "objects of a prototype in egohost's world", method: "Runtime.queryObjects", params: `{"prototypeObjectId":"1.3.2"}`, want: scopeDenied},
+		{name: "an error of egohost's world", method: "Runtime.getExceptionDetails", params: `{"errorObjectId":"1.3.2"}`, want: scopeDenied},
+		{name: "a node in egohost's world", method: "DOM.resolveNode", params: `{"backendNodeId":9,"executionContextId":3}`, want: scopeDenied},
+		{name: "a node in the page's world", method: "DOM.resolveNode", params: `{"backendNodeId":9}`, want: sent},
+		{name: "a binding in worlds of egohost's name", method: "Runtime.addBinding", params: `{"name":"leak","executionContextName":"egohost"}`, want: scopeDenied},
+		{name: "a binding in egohost's world", method: "Runtime.addBinding", params: `{"name":"leak","executionContextId":3}`, want: scopeDenied},
+		{name: "a context ID as text", method: "Runtime.evaluate", params: `{"expression":"1","contextId":"3"}`, want: protocol.CodeInvalidParams},
+		{name: "a mistyped object beside egohost's context", method: "Runtime.evaluate", params: `{"expression":"1","contextId":3,"objectId":7}`, want: protocol.CodeInvalidParams},
+		{name: "owner: evaluate in egohost's world", owner: true, method: "Runtime.evaluate", params: `{"expression":"1","contextId":3}`, want: sent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -268,5 +296,16 @@ func TestConfirmations(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The names an agent may not give its worlds are those the link counts as
+// egohost's own when Chrome reports a world made under them: one rule in
+// two packages (pairing may import nothing of the link).
+func TestWorldNamesAgree(t *testing.T) {
+	for _, name := range []string{"egohost", "egohost-overlay", "egohostx", "", "mine", "Egohost", " egohost", "my-egohost"} {
+		if a, b := pairing.EgohostWorld(name), browserlink.OwnWorldName(name); a != b {
+			t.Errorf("world %q: pairing says egohost's %v, the link %v", name, a, b)
+		}
 	}
 }

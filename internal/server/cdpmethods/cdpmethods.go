@@ -86,6 +86,11 @@ type Link interface {
 	// Withheld returns the origins of the tab's frames (every session's)
 	// that reach refuses, and of the frames inside them.
 	Withheld(ctx context.Context, tab int, reach cdptab.Reach) ([]string, error)
+	// OwnContext reports whether an execution context of the tab's
+	// session ("" its own) is one of egohost's own isolated worlds;
+	// OwnUniqueContext the same of a context's system-unique ID.
+	OwnContext(tab int, session string, id int64) bool
+	OwnUniqueContext(unique string) bool
 }
 
 // Session is a tab's CDP session and its child sessions.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -111,6 +112,7 @@ type fakeLink struct {
 	pageErr  error             // Page's
 	requests map[string]string // the tab's record: request ID → URL
 	frames   []string          // the URLs of the tab's frames
+	own      map[string]bool   // egohost's worlds: "session/context ID" and unique IDs
 	reaches  int               // Withheld's calls
 	reply    json.RawMessage
 
@@ -143,6 +145,12 @@ func (l *fakeLink) Withheld(_ context.Context, _ int, reach cdptab.Reach) ([]str
 	}
 	return out, nil
 }
+
+func (l *fakeLink) OwnContext(_ int, session string, id int64) bool {
+	return l.own[session+"/"+strconv.FormatInt(id, 10)]
+}
+
+func (l *fakeLink) OwnUniqueContext(unique string) bool { return l.own[unique] }
 
 func (l *fakeLink) Call(_ context.Context, op extwire.Op) (json.RawMessage, error) {
 	l.ops = append(l.ops, op.(extwire.CDP))

@@ -131,5 +131,15 @@ func (sl subLink) Withheld(ctx context.Context, tab int, reach cdptab.Reach) ([]
 	return eng.Res.Within(reach).Withheld(ctx)
 }
 
+// OwnContext reports whether a context of the tab's session is one of
+// egohost's own worlds.
+func (sl subLink) OwnContext(tab int, session string, id int64) bool {
+	return sl.l.Link.OwnContext(tab, session, id)
+}
+
+// OwnUniqueContext reports whether a unique context ID is one of
+// egohost's own worlds.
+func (sl subLink) OwnUniqueContext(unique string) bool { return sl.l.Link.OwnUniqueContext(unique) }
+
 // IsPerson reports whether the agent is the person (cdpsub.Agent).
 func (a *agent) IsPerson() bool { return isPerson(a.agentName()) }

@@ -49,7 +49,7 @@ func (s *Service) resolveOnce(ctx context.Context, c *call, p protocol.ResolvePa
 func (s *Service) resolveOne(ctx context.Context, tc *tabContext, p protocol.ResolveParams, start time.Time) (any, error) {
 	one := func(ctx context.Context) (protocol.ResolveResult, error) {
 		if p.Mode == protocol.ResolveObject {
-			o, err := tc.res.Object(ctx, p.Element)
+			o, err := tc.res.PageObject(ctx, p.Element)
 			return protocol.ResolveResult{Count: 1, Object: readwire.Object(o)}, err
 		}
 		pt, err := tc.res.Center(ctx, p.Element)
