@@ -16,9 +16,11 @@ import (
 
 // request is a request the extension side of attemptLink read.
 type request struct {
-	ID       int64 `json:"id"`
-	Op       string
-	Reattach bool
+	ID        int64 `json:"id"`
+	Op        string
+	Reattach  bool
+	Method    string
+	SessionID string
 }
 
 // attemptLink is a link over a pipe whose extension side answers each

@@ -2,7 +2,6 @@ package browserlink
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -10,8 +9,6 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
-
-	"github.com/egohost/egohost/nativemsg"
 )
 
 // worldsLink is a link over a pipe whose extension sends, before it
@@ -19,42 +16,22 @@ import (
 // is answered with context 11 in the tab's own session and 4 in a child's.
 func worldsLink(t *testing.T) (*Link, chan<- []string) {
 	t.Helper()
-	l, ext := pipeLink(t, Options{})
 	events := make(chan []string, 16)
-	go func() {
-		r, w := nativemsg.NewReader(ext, nativemsg.MaxHostFrame), nativemsg.NewWriter(ext, nativemsg.MaxHostFrame)
-		for {
-			b, err := r.Read()
-			if err != nil {
-				return
-			}
-			var req struct {
-				ID        int64  `json:"id"`
-				Method    string `json:"method"`
-				SessionID string `json:"sessionId"`
-			}
-			json.Unmarshal(b, &req)
-			select {
-			case evs := <-events:
-				for _, ev := range evs {
-					if w.Write([]byte(ev)) != nil {
-						return
-					}
-				}
-			default:
-			}
-			result := `{}`
-			if req.Method == page.CommandCreateIsolatedWorld {
-				result = `{"executionContextId":11}`
-				if req.SessionID != "" {
-					result = `{"executionContextId":4}`
-				}
-			}
-			if w.Write(fmt.Appendf(nil, `{"id":%d,"result":%s}`, req.ID, result)) != nil {
-				return
+	l, _ := pipeLinkWith(t, Options{}, func(req request) []string {
+		var frames []string
+		select {
+		case frames = <-events:
+		default:
+		}
+		result := `{}`
+		if req.Method == page.CommandCreateIsolatedWorld {
+			result = `{"executionContextId":11}`
+			if req.SessionID != "" {
+				result = `{"executionContextId":4}`
 			}
 		}
-	}()
+		return append(frames, fmt.Sprintf(`{"id":%d,"result":%s}`, req.ID, result))
+	})
 	return l, events
 }
 
