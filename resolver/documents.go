@@ -11,6 +11,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -80,8 +81,39 @@ func (r *Resolver) frames(ctx context.Context) ([]doc, []string, error) {
 	var out []string
 	withheld := make(map[cdp.FrameID]bool)
 	var mainErr error
-	add := func(sid target.SessionID, s cdp.Session, parent target.SessionID) error {
-		ft, err := cdp.Call(ctx, s, page.GetFrameTree, cdp.Empty{})
+	// Out-of-process frames: parents before children, then by target ID
+	// (Chrome does not say where they sit among their siblings). Every
+	// session's tree is asked for at once (one round trip, not one a
+	// frame), and walked in that order: a frame inside a withheld one is
+	// withheld too.
+	var kids []pageChild
+	for _, c := range r.tab.Children() {
+		if c.Type == "iframe" {
+			kids = append(kids, c)
+		}
+	}
+	slices.SortFunc(kids, func(a, b pageChild) int {
+		if c := cmp.Compare(depth(kids, a), depth(kids, b)); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.TargetID, b.TargetID)
+	})
+	type asked struct {
+		ft  page.GetFrameTreeResult
+		err error
+	}
+	kidTrees := make([]asked, len(kids))
+	var wg sync.WaitGroup
+	for i, c := range kids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			kidTrees[i].ft, kidTrees[i].err = cdp.Call(ctx, r.tab.Child(c.SessionID), page.GetFrameTree, cdp.Empty{})
+		}()
+	}
+	mainTree, mainTreeErr := cdp.Call(ctx, r.tab, page.GetFrameTree, cdp.Empty{})
+	wg.Wait()
+	add := func(sid target.SessionID, s cdp.Session, parent target.SessionID, ft page.GetFrameTreeResult, err error) error {
 		if err != nil {
 			return fmt.Errorf("frame tree: %w", err)
 		}
@@ -114,26 +146,14 @@ func (r *Resolver) frames(ctx context.Context) ([]doc, []string, error) {
 		walk(ft.FrameTree, true, false)
 		return nil
 	}
-	if err := add("", r.tab, ""); err != nil {
+	if err := add("", r.tab, "", mainTree, mainTreeErr); err != nil {
 		return nil, nil, err
 	}
 	if mainErr != nil {
 		return nil, nil, mainErr
 	}
-	// Out-of-process frames: parents before children, then by target ID
-	// (Chrome does not say where they sit among their siblings).
-	kids := r.tab.Children()
-	slices.SortFunc(kids, func(a, b pageChild) int {
-		if c := cmp.Compare(depth(kids, a), depth(kids, b)); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.TargetID, b.TargetID)
-	})
-	for _, c := range kids {
-		if c.Type != "iframe" {
-			continue
-		}
-		if err := add(c.SessionID, r.tab.Child(c.SessionID), c.Parent); err != nil {
+	for i, c := range kids {
+		if err := add(c.SessionID, r.tab.Child(c.SessionID), c.Parent, kidTrees[i].ft, kidTrees[i].err); err != nil {
 			// A frame that detaches while we look is not an error.
 			continue
 		}
