@@ -138,6 +138,11 @@ func TestChecks(t *testing.T) {
 		{name: "a denied origin's response", method: "Network.getResponseBody", params: `{"requestId":"r1"}`, want: forbidden},
 		{name: "an allowed origin's response", method: "Network.getResponseBody", params: `{"requestId":"r2"}`, want: sent},
 		{name: "any response, without origin rules", noRules: true, method: "Network.getResponseBody", params: `{"requestId":"1000.1"}`, want: sent},
+		{name: "a denied origin's posted body", method: "Network.getRequestPostData", params: `{"requestId":"r1"}`, want: forbidden},
+		{name: "an allowed origin's posted body", method: "Network.getRequestPostData", params: `{"requestId":"r2"}`, want: sent},
+		{name: "a posted body egohost did not record", method: "Network.getRequestPostData", params: `{"requestId":"1000.1"}`, want: scopeDenied},
+		{name: "a denied origin's request sent again", method: "Network.replayXHR", params: `{"requestId":"r1"}`, want: forbidden},
+		{name: "an allowed origin's request sent again", method: "Network.replayXHR", params: `{"requestId":"r2"}`, want: sent},
 
 		// A tab that shows a frame the agent may not reach: no raw CDP at
 		// all, whatever the method (its DOM and scripts, pixels, input).

@@ -64,8 +64,9 @@ const (
 	// CheckOwnCookies: only cookies of the tab's own origin (urls, url,
 	// domain name it; none given is refused).
 	CheckOwnCookies CDPCheck = "own cookies"
-	// CheckOriginRead: the resource read (a request's response, a frame's
-	// resource) is at a URL the agent's origin rules permit.
+	// CheckOriginRead: the resource read (a request's response or posted
+	// body, a frame's resource) or the request sent again is at a URL the
+	// agent's origin rules permit.
 	CheckOriginRead CDPCheck = "origin read"
 	// CheckWorldName: the isolated world's name is not one of egohost's
 	// own (EgohostWorld): egohost's engine takes a world of that name in
@@ -199,12 +200,12 @@ var cdpRules = sync.OnceValue(func() []CDPRule {
 		allow(CheckNone, media.CommandEnable, media.CommandDisable),
 		allow(CheckNone,
 			network.CommandEnable, network.CommandEmulateNetworkConditionsByRule, network.CommandOverrideNetworkState,
-			network.CommandConfigureDurableMessages, network.CommandGetRequestPostData, network.CommandReplayXHR,
-			network.CommandSetBlockedURLs, network.CommandSetBypassServiceWorker, network.CommandSetCacheDisabled,
+			network.CommandConfigureDurableMessages, network.CommandSetBlockedURLs, network.CommandSetBypassServiceWorker, network.CommandSetCacheDisabled,
 			network.CommandSetAttachDebugStack, network.CommandGetSecurityIsolationStatus,
 			network.CommandEnableReportingAPI, network.CommandFetchSchemefulSite),
 		allow(CheckOwnCookies, network.CommandGetCookies, network.CommandSetCookie, network.CommandSetCookies, network.CommandDeleteCookies),
-		allow(CheckOriginRead, network.CommandGetResponseBody, network.CommandSearchInResponseBody, network.CommandStreamResourceContent),
+		allow(CheckOriginRead, network.CommandGetResponseBody, network.CommandSearchInResponseBody, network.CommandStreamResourceContent,
+			network.CommandGetRequestPostData, network.CommandReplayXHR),
 		allow(CheckNone,
 			overlay.CommandEnable, overlay.CommandGetHighlightObjectForTest, overlay.CommandGetGridHighlightObjectsForTest,
 			overlay.CommandGetSourceOrderHighlightObjectForTest, overlay.CommandHideHighlight, overlay.CommandHighlightNode,
