@@ -367,8 +367,8 @@ func TestCDPEgohostWorldRefused(t *testing.T) {
 // out-of-process frame's (egohost's worlds there made by a fill and a
 // snapshot) probed one by one, the unique ID and the ID the agent's own
 // subscription reports for the world Chrome makes in a new document, and
-// a binding for worlds of egohost's name. resolve's object is in the
-// page's own world, which the agent may use.
+// a binding for worlds of egohost's name or for every world. resolve's
+// object is in the page's own world, which the agent may use.
 func TestCDPEgohostContextsRefused(t *testing.T) {
 	c := useSharedChain(t)
 	var base string
@@ -441,6 +441,13 @@ func TestCDPEgohostContextsRefused(t *testing.T) {
 	err := cdpSend(ctx, bot, tab, "Runtime.addBinding", map[string]any{"name": "leak", "executionContextName": "egohost"}, nil)
 	if protocol.CodeOf(err) != protocol.CodeScopeDenied {
 		t.Errorf("a binding for egohost's worlds: got %v, want scope_denied", err)
+	}
+	err = cdpSend(ctx, bot, tab, "Runtime.addBinding", map[string]any{"name": "String"}, nil)
+	if protocol.CodeOf(err) != protocol.CodeScopeDenied {
+		t.Errorf("a binding in every world: got %v, want scope_denied", err)
+	}
+	if err := cdpSend(ctx, bot, tab, "Runtime.addBinding", map[string]any{"name": "mine", "executionContextName": "mine"}, nil); err != nil {
+		t.Errorf("a binding in the agent's own worlds: %v", err)
 	}
 
 	// The agent's own subscription tells it of the world Chrome makes

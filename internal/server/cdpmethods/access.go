@@ -9,6 +9,7 @@ import (
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 
 	"github.com/egohost/egohost/internal/engine/actions"
@@ -152,6 +153,12 @@ func checkContexts(l Link, tab int, p protocol.CDPSendParams) error {
 		}
 	}
 	own = own || r.UniqueContextID != "" && l.OwnUniqueContext(r.UniqueContextID) || pairing.EgohostWorld(r.ContextName)
+	if p.Method == runtime.CommandAddBinding && r.ExecutionContextID == nil && r.ContextName == "" {
+		// Chrome adds it to every context of the target, egohost's worlds
+		// included (and a binding named as a global egohost's engine calls,
+		// String, would hand the agent what it is called with).
+		return pairing.CDPRefused(p.Method, "without executionContextId or executionContextName it reaches every world of the tab, egohost's own too: name the context or a world of the agent's own")
+	}
 	if !own {
 		return nil
 	}
