@@ -94,7 +94,7 @@ func checkFrames(ctx context.Context, c Call, l Link, tab int, method string) er
 	if err != nil || len(frames) == 0 {
 		return err
 	}
-	return protocol.Errorf(protocol.CodeForbiddenOriginScope, "cdp.send: tab %d shows a frame of %s, which this agent may not reach: raw CDP reaches every frame of the tab (its DOM and scripts, its pixels, the input sent to it)", tab, frames[0]).
+	return protocol.Errorf(protocol.CodeForbiddenOriginScope, "cdp.send: tab %d shows a frame of %s, which this agent may not reach: raw CDP reaches every frame of the tab (its DOM and scripts, its pixels, the input sent to it); snapshot, the element actions and eval leave that frame out", tab, frames[0]).
 		With("method", method).With("tab", tab).With("origin", frames[0]).With("reason", "frame").With("frame", true)
 }
 
