@@ -431,6 +431,28 @@ func TestCDPEgohostContextsRefused(t *testing.T) {
 			if protocol.CodeOf(err) != protocol.CodeScopeDenied {
 				t.Errorf("session %q, context %d (egohost's world): got %v, want scope_denied", session, id, err)
 			}
+			if worlds > 1 {
+				continue
+			}
+			// An object of the first such world (the owner's), its ID
+			// spelt as V8 also reads it.
+			var obj struct {
+				Result struct {
+					ObjectID string `json:"objectId"`
+				} `json:"result"`
+			}
+			if err := c.agent.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: tab}, SessionID: session, Method: "Runtime.evaluate", Params: json.RawMessage(fmt.Sprintf(`{"expression":"globalThis","contextId":%d}`, id))}, &obj); err != nil {
+				t.Fatal(err)
+			}
+			iso, rest, _ := strings.Cut(obj.Result.ObjectID, ".")
+			ctxID, n, _ := strings.Cut(rest, ".")
+			for _, spelt := range []string{obj.Result.ObjectID, iso + ". " + ctxID + "." + n, iso + ".+0" + ctxID + "." + n} {
+				p, _ := json.Marshal(map[string]any{"objectId": spelt, "functionDeclaration": "function() { return typeof this.__egohostWorld1 }", "returnByValue": true})
+				err := bot.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: tab}, SessionID: session, Method: "Runtime.callFunctionOn", Params: p}, nil)
+				if protocol.CodeOf(err) != protocol.CodeScopeDenied {
+					t.Errorf("session %q: a call on egohost's global as %q: got %v, want scope_denied", session, spelt, err)
+				}
+			}
 		}
 		if worlds == 0 {
 			t.Errorf("session %q: the owner's probe found no egohost world among contexts 1–40: the probe proves nothing", session)

@@ -2,6 +2,8 @@ package cdpmethods
 
 import (
 	"context"
+	"errors"
+	"math"
 	"strconv"
 	"strings"
 
@@ -113,18 +115,68 @@ type contextRefs struct {
 	ErrorObjectID      string `json:"errorObjectId"`
 }
 
-// objectContext is the execution context an object ID names.
+// objectContext is the execution context an object ID names, read as
+// V8 reads it ("isolate.context.object", each part as C's strtoll reads
+// it: leading white space, a sign and leading zeros let through, so
+// " +03" is context 3); ok is false for an ID V8 would refuse.
 func objectContext(objectID string) (int64, bool) {
-	_, rest, ok := strings.Cut(objectID, ".")
+	isolate, rest, ok := strings.Cut(objectID, ".")
 	if !ok {
 		return 0, false
 	}
-	id, _, ok := strings.Cut(rest, ".")
+	id, obj, ok := strings.Cut(rest, ".")
 	if !ok {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(id, 10, 64)
-	return n, err == nil
+	if _, ok := v8Int(isolate, 64); !ok {
+		return 0, false
+	}
+	if _, ok := v8Int(obj, 32); !ok {
+		return 0, false
+	}
+	return v8Int(id, 32)
+}
+
+// uniqueContext is a system-unique context ID as Chrome writes it
+// ("first.second", each an int64), read as V8 reads one (each half as
+// strtoll reads it, a half out of range read as the nearest int64).
+func uniqueContext(unique string) (string, bool) {
+	first, second, ok := strings.Cut(unique, ".")
+	if !ok {
+		return "", false
+	}
+	a, ok := v8Int(first, 64)
+	if !ok {
+		return "", false
+	}
+	b, ok := v8Int(second, 64)
+	if !ok {
+		return "", false
+	}
+	return strconv.FormatInt(a, 10) + "." + strconv.FormatInt(b, 10), true
+}
+
+// v8Int reads a number as V8's inspector does (String16::toInteger64, C's
+// strtoll in base 10, and for 32 bits its range check after): leading
+// white space skipped, a sign, digits to the end; an int64 out of range is
+// the nearest one (strtoll's), a 32-bit one out of range is refused.
+func v8Int(s string, bits int) (int64, bool) {
+	s = strings.TrimLeft(s, " \t\n\v\f\r")
+	if s == "" {
+		return 0, true // strtoll read nothing, and the whole (empty) rest: 0
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if !errors.As(err, &ne) || ne.Err != strconv.ErrRange {
+			return 0, false
+		}
+		// strtoll's clamp: n is already the nearest int64.
+	}
+	if bits == 32 && (n > math.MaxInt32 || n < math.MinInt32) {
+		return 0, false
+	}
+	return n, true
 }
 
 // checkContexts keeps a paired agent out of egohost's own isolated
@@ -148,11 +200,23 @@ func checkContexts(l Link, tab int, p protocol.CDPSendParams) error {
 		own = own || id != nil && l.OwnContext(tab, p.SessionID, *id)
 	}
 	for _, obj := range []string{r.ObjectID, r.PromiseObjectID, r.PrototypeObjectID, r.ErrorObjectID} {
-		if id, ok := objectContext(obj); ok && l.OwnContext(tab, p.SessionID, id) {
-			own = true
+		if obj == "" {
+			continue
 		}
+		id, ok := objectContext(obj)
+		if !ok {
+			return protocol.Errorf(protocol.CodeInvalidParams, "cdp.send: an object ID is not one Chrome gives (isolate.context.object)").With("method", p.Method)
+		}
+		own = own || l.OwnContext(tab, p.SessionID, id)
 	}
-	own = own || r.UniqueContextID != "" && l.OwnUniqueContext(r.UniqueContextID) || pairing.EgohostWorld(r.ContextName)
+	if r.UniqueContextID != "" {
+		unique, ok := uniqueContext(r.UniqueContextID)
+		if !ok {
+			return protocol.Errorf(protocol.CodeInvalidParams, "cdp.send: uniqueContextId is not one Chrome gives (two numbers and a dot)").With("method", p.Method)
+		}
+		own = own || l.OwnUniqueContext(unique)
+	}
+	own = own || pairing.EgohostWorld(r.ContextName)
 	if p.Method == runtime.CommandAddBinding && r.ExecutionContextID == nil && r.ContextName == "" {
 		// Chrome adds it to every context of the target, egohost's worlds
 		// included (and a binding named as a global egohost's engine calls,

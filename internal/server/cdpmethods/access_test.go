@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"math"
 	"strings"
 	"testing"
 
@@ -160,6 +161,12 @@ func TestChecks(t *testing.T) {
 		{name: "evaluate in egohost's world by its unique ID", method: "Runtime.evaluate", params: `{"expression":"1","uniqueContextId":"-77.-88"}`, want: scopeDenied},
 		{name: "evaluate by another unique ID", method: "Runtime.evaluate", params: `{"expression":"1","uniqueContextId":"-1.-2"}`, want: sent},
 		{name: "call on an object of egohost's world", method: "Runtime.callFunctionOn", params: `{"functionDeclaration":"function(){return globalThis}","objectId":"-4242.3.17"}`, want: scopeDenied},
+		{name: "an object of egohost's world, its context spelt with a space", method: "Runtime.getProperties", params: `{"objectId":"-4242. 3.17"}`, want: scopeDenied},
+		{name: "an object of egohost's world, its context spelt +03", method: "Runtime.getProperties", params: `{"objectId":"-4242.+03.17"}`, want: scopeDenied},
+		{name: "an object ID V8 would refuse", method: "Runtime.getProperties", params: `{"objectId":"-4242.x3.17"}`, want: protocol.CodeInvalidParams},
+		{name: "an object ID of two parts", method: "Runtime.getProperties", params: `{"objectId":"3.17"}`, want: protocol.CodeInvalidParams},
+		{name: "egohost's unique ID spelt with leading zeros", method: "Runtime.evaluate", params: `{"expression":"1","uniqueContextId":" -077.-0088"}`, want: scopeDenied},
+		{name: "a unique ID V8 would refuse", method: "Runtime.evaluate", params: `{"expression":"1","uniqueContextId":"junk"}`, want: protocol.CodeInvalidParams},
 		{name: "call on an object of the page's world", method: "Runtime.callFunctionOn", params: `{"functionDeclaration":"function(){return 1}","objectId":"-4242.1.17"}`, want: sent},
 		{name: "call in egohost's world by context", method: "Runtime.callFunctionOn", params: `{"functionDeclaration":"function(){}","executionContextId":3}`, want: scopeDenied},
 		{name: "a frame's world of egohost, in its session", method: "Runtime.evaluate", params: `{"expression":"1","contextId":4}`, sessionID: "C1", want: scopeDenied},
@@ -315,6 +322,38 @@ func TestWorldNamesAgree(t *testing.T) {
 	for _, name := range []string{"egohost", "egohost-overlay", "egohostx", "", "mine", "Egohost", " egohost", "my-egohost"} {
 		if a, b := pairing.EgohostWorld(name), browserlink.OwnWorldName(name); a != b {
 			t.Errorf("world %q: pairing says egohost's %v, the link %v", name, a, b)
+		}
+	}
+}
+
+// V8's inspector reads the numbers of object and context IDs with C's
+// strtoll: the check reads them the same way, or a spelling V8 takes
+// would name a context the check did not see.
+func TestV8Int(t *testing.T) {
+	tests := []struct {
+		in   string
+		bits int
+		want int64
+		ok   bool
+	}{
+		{"3", 32, 3, true},
+		{" \t3", 32, 3, true},
+		{"+3", 32, 3, true},
+		{"003", 32, 3, true},
+		{"-12", 32, -12, true},
+		{"", 32, 0, true},
+		{"3 ", 32, 0, false},
+		{"0x3", 32, 0, false},
+		{"+", 32, 0, false},
+		{"\u00a03", 32, 0, false},
+		{"2147483648", 32, 0, false},
+		{"99999999999999999999", 64, math.MaxInt64, true},
+		{"-99999999999999999999", 64, math.MinInt64, true},
+	}
+	for _, tt := range tests {
+		got, ok := v8Int(tt.in, tt.bits)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("v8Int(%q, %d): got %d, %v; want %d, %v", tt.in, tt.bits, got, ok, tt.want, tt.ok)
 		}
 	}
 }
