@@ -11,7 +11,6 @@ import (
 	"maps"
 	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -98,30 +97,17 @@ func (r *Resolver) frames(ctx context.Context) ([]doc, []string, error) {
 		}
 		return cmp.Compare(a.TargetID, b.TargetID)
 	})
-	type asked struct {
-		ft  page.GetFrameTreeResult
-		err error
+	ss := []cdp.Session{r.tab}
+	for _, c := range kids {
+		ss = append(ss, r.tab.Child(c.SessionID))
 	}
-	kidTrees := make([]asked, len(kids))
-	var wg sync.WaitGroup
-	for i, c := range kids {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			kidTrees[i].ft, kidTrees[i].err = cdp.Call(ctx, r.tab.Child(c.SessionID), page.GetFrameTree, cdp.Empty{})
-		}()
-	}
-	mainTree, mainTreeErr := cdp.Call(ctx, r.tab, page.GetFrameTree, cdp.Empty{})
-	wg.Wait()
-	add := func(sid target.SessionID, s cdp.Session, parent target.SessionID, ft page.GetFrameTreeResult, err error) error {
+	trees, errs := cdptab.FrameTrees(ctx, ss)
+	add := func(sid target.SessionID, s cdp.Session, parent target.SessionID, tree *page.FrameTree, err error) error {
 		if err != nil {
 			return fmt.Errorf("frame tree: %w", err)
 		}
-		if ft.FrameTree == nil || ft.FrameTree.Frame == nil {
-			return fmt.Errorf("frame tree: empty")
-		}
 		r.c.mu.Lock()
-		r.c.roots[sid] = ft.FrameTree.Frame.ID
+		r.c.roots[sid] = tree.Frame.ID
 		r.c.mu.Unlock()
 		var walk func(t *page.FrameTree, root, inside bool)
 		walk = func(t *page.FrameTree, root, inside bool) {
@@ -143,17 +129,17 @@ func (r *Resolver) frames(ctx context.Context) ([]doc, []string, error) {
 				walk(c, false, inside)
 			}
 		}
-		walk(ft.FrameTree, true, false)
+		walk(tree, true, false)
 		return nil
 	}
-	if err := add("", r.tab, "", mainTree, mainTreeErr); err != nil {
+	if err := add("", r.tab, "", trees[0], errs[0]); err != nil {
 		return nil, nil, err
 	}
 	if mainErr != nil {
 		return nil, nil, mainErr
 	}
 	for i, c := range kids {
-		if err := add(c.SessionID, r.tab.Child(c.SessionID), c.Parent, kidTrees[i].ft, kidTrees[i].err); err != nil {
+		if err := add(c.SessionID, ss[i+1], c.Parent, trees[i+1], errs[i+1]); err != nil {
 			// A frame that detaches while we look is not an error.
 			continue
 		}

@@ -311,22 +311,11 @@ func frames(ctx context.Context, t cdptab.Tab, reach cdptab.Reach) ([]*frameDoc,
 			list = append(list, sess{c.SessionID, t.Child(c.SessionID)})
 		}
 	}
-	trees := make([]*page.FrameTree, len(list))
-	errs := make([]error, len(list))
-	var wg sync.WaitGroup
+	ss := make([]cdp.Session, len(list))
 	for i, s := range list {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			res, err := cdp.Call(ctx, s.s, page.GetFrameTree, cdp.Empty{})
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			trees[i] = res.FrameTree
-		}()
+		ss[i] = s.s
 	}
-	wg.Wait()
+	trees, errs := cdptab.FrameTrees(ctx, ss)
 	if errs[0] != nil {
 		return nil, nil, fmt.Errorf("snapshot: get frame tree: %w", errs[0])
 	}

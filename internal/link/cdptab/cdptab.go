@@ -18,6 +18,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 )
@@ -157,6 +158,32 @@ func CallThen(ctx context.Context, s cdp.Session, c Command) error {
 		return &ThenError{err}
 	}
 	return nil
+}
+
+// FrameTrees asks each session for its frame tree, all at once (a page of
+// many out-of-process frames costs one round trip, not one a frame), and
+// returns them in the order of ss, with each one's error.
+func FrameTrees(ctx context.Context, ss []cdp.Session) ([]*page.FrameTree, []error) {
+	trees := make([]*page.FrameTree, len(ss))
+	errs := make([]error, len(ss))
+	var wg sync.WaitGroup
+	for i, s := range ss {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := cdp.Call(ctx, s, page.GetFrameTree, cdp.Empty{})
+			switch {
+			case err != nil:
+				errs[i] = err
+			case res.FrameTree == nil || res.FrameTree.Frame == nil:
+				errs[i] = errors.New("empty frame tree")
+			default:
+				trees[i] = res.FrameTree
+			}
+		}()
+	}
+	wg.Wait()
+	return trees, errs
 }
 
 // SplitAtThen splits cmds after the first command with a Then: a
