@@ -21,6 +21,7 @@ type request struct {
 	Reattach  bool
 	Method    string
 	SessionID string
+	Then      *struct{ Method string }
 }
 
 // attemptLink is a link over a pipe whose extension side answers each

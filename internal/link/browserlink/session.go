@@ -51,15 +51,20 @@ func (s *Session) Call(ctx context.Context, method string, params, result any) e
 	if err != nil {
 		return err
 	}
-	if method == page.CommandCreateIsolatedWorld {
-		s.madeWorld(res)
-	}
-	return decodeResult(method, res, result)
+	return s.decode(method, res, result)
 }
 
-// madeWorld remembers the world a Page.createIsolatedWorld of the service
-// made as egohost's own (worlds.go): every world the service makes through
-// a Session is (an agent's raw CDP goes to the link as an op).
+// decode decodes a command's result into result (nil: not read), and
+// remembers the world a Page.createIsolatedWorld made as egohost's own
+// (worlds.go): every world the service makes through a Session is (an
+// agent's raw CDP goes to the link as an op).
+func (s *Session) decode(method string, raw json.RawMessage, result any) error {
+	if method == page.CommandCreateIsolatedWorld {
+		s.madeWorld(raw)
+	}
+	return decodeResult(method, raw, result)
+}
+
 func (s *Session) madeWorld(res json.RawMessage) {
 	var w struct {
 		ID int64 `json:"executionContextId"`
@@ -107,12 +112,12 @@ func (s *Session) CallSequence(ctx context.Context, cmds []cdptab.Command) error
 			}
 			if both.Skipped != "" {
 				skipped = &cdptab.ThenError{Err: fmt.Errorf("%s: %w", c.Then.Method, cdptab.ErrThenSkipped)}
-			} else if err := decodeResult(c.Then.Method, both.Then, c.Then.Result); err != nil {
+			} else if err := s.decode(c.Then.Method, both.Then, c.Then.Result); err != nil {
 				return err
 			}
 			raw = both.Result
 		}
-		if err := decodeResult(c.Method, raw, c.Result); err != nil {
+		if err := s.decode(c.Method, raw, c.Result); err != nil {
 			return err
 		}
 	}

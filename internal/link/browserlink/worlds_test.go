@@ -9,11 +9,14 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
+
+	"github.com/egohost/egohost/internal/link/cdptab"
 )
 
 // worldsLink is a link over a pipe whose extension sends, before it
 // answers each request, the events queued for it; a Page.createIsolatedWorld
-// is answered with context 11 in the tab's own session and 4 in a child's.
+// (alone, or as a command's then) is answered with context 11 in the tab's
+// own session and 4 in a child's.
 func worldsLink(t *testing.T) (*Link, chan<- []string) {
 	t.Helper()
 	events := make(chan []string, 16)
@@ -24,11 +27,15 @@ func worldsLink(t *testing.T) (*Link, chan<- []string) {
 		default:
 		}
 		result := `{}`
-		if req.Method == page.CommandCreateIsolatedWorld {
-			result = `{"executionContextId":11}`
-			if req.SessionID != "" {
-				result = `{"executionContextId":4}`
-			}
+		world := `{"executionContextId":11}`
+		if req.SessionID != "" {
+			world = `{"executionContextId":4}`
+		}
+		switch {
+		case req.Method == page.CommandCreateIsolatedWorld:
+			result = world
+		case req.Then != nil && req.Then.Method == page.CommandCreateIsolatedWorld:
+			result = `{"result":{},"then":` + world + `}`
 		}
 		return append(frames, fmt.Sprintf(`{"id":%d,"result":%s}`, req.ID, result))
 	})
@@ -84,11 +91,17 @@ func TestOwnWorlds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// One made in a sequence, as another command's Then (context 4 of C2).
+	made := page.CreateIsolatedWorldParams{FrameID: "F2", WorldName: "egohost"}
+	seq := []cdptab.Command{{Method: "Page.enable", Then: &cdptab.Command{Method: page.CommandCreateIsolatedWorld, Params: made}}}
+	if err := l.Session(3).Child("C2").(*Session).CallSequence(ctx, seq); err != nil {
+		t.Fatal(err)
+	}
 	call(cdpEvent("", "Runtime.executionContextCreated", `{"context":{"id":30,"origin":"https://a.example","name":"egohost","uniqueId":"u-30","auxData":{"type":"isolated"}}}`),
 		cdpEvent("", "Runtime.executionContextCreated", `{"context":{"id":31,"origin":"https://a.example","name":"mine","uniqueId":"u-31"}}`),
 		cdpEvent("", "Runtime.executionContextCreated", `{"context":{"id":1,"origin":"https://a.example","name":"","uniqueId":"u-1"}}`))
 	check("made", map[ctxAt]bool{
-		{3, "", 11}: true, {3, "C1", 4}: true, {3, "", 4}: false, {3, "C1", 11}: false, {4, "", 11}: false,
+		{3, "", 11}: true, {3, "C1", 4}: true, {3, "C2", 4}: true, {3, "", 4}: false, {3, "C1", 11}: false, {4, "", 11}: false,
 		{3, "", 30}: true, {3, "", 31}: false, {3, "", 1}: false,
 	}, map[string]bool{"u-30": true, "u-31": false, "u-1": false})
 
