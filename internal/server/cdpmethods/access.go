@@ -46,10 +46,12 @@ func (m *Methods) checkParams(ctx context.Context, c Call, l Link, tab int, p pr
 		sess = l.Session(tab).Child(target.SessionID(p.SessionID))
 	}
 	if c.Paired() {
-		if err := checkFrames(ctx, c, l, tab, p.Method); err != nil {
+		// The check that asks nothing of the browser first, then the one
+		// that does, then those that may ask the person.
+		if err := checkContexts(l, tab, p); err != nil {
 			return err
 		}
-		if err := checkContexts(l, tab, p); err != nil {
+		if err := checkFrames(ctx, c, l, tab, p.Method); err != nil {
 			return err
 		}
 		if p.SessionID != "" {
