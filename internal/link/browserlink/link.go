@@ -112,6 +112,9 @@ type Link struct {
 	// generation is one more (epoch). A Session made before a detach
 	// sends nothing after the link heard of it.
 	detaches map[int]uint64
+	// agentCDP are the tabs an agent's raw CDP reached since the debugger
+	// last attached (agentcdp.go).
+	agentCDP map[int]bool
 	hello    *extwire.Message
 	closed   chan struct{}
 	// worlds are the tabs' execution contexts that are egohost's own
@@ -144,6 +147,7 @@ func New(conn net.Conn, opts Options) *Link {
 		subs:     make(map[int]*Subscriber),
 		reattach: make(map[int]bool),
 		detaches: make(map[int]uint64),
+		agentCDP: make(map[int]bool),
 		closed:   make(chan struct{}),
 	}
 }
@@ -521,6 +525,7 @@ func (l *Link) handle(in *extwire.Message) {
 		l.mu.Lock()
 		delete(l.reattach, in.TabID) // tab IDs are not reused
 		delete(l.detaches, in.TabID)
+		delete(l.agentCDP, in.TabID)
 		l.mu.Unlock()
 	}
 	l.worlds.event(in)
@@ -557,6 +562,7 @@ func (l *Link) detached(in *extwire.Message) []pendingCall {
 	defer l.mu.Unlock()
 	l.detaches[in.TabID]++
 	l.reattach[in.TabID] = true
+	delete(l.agentCDP, in.TabID) // Chrome ended the session, and what was left on it
 	if in.Refused {
 		return l.pending.TakeIf(func(p pendingCall) bool { return p.tabID == in.TabID && p.op == "cdp" })
 	}

@@ -67,6 +67,14 @@ type Attach struct {
 	TabID int `json:"tabId"`
 }
 
+// Detach ends the debugger's session of a tab, and with it every state
+// commands left on that session (overrides, bindings, interceptions):
+// {"detached": true}. The extension sends a detached event, reason
+// requested, and does not fence the tab: the next command attaches again.
+type Detach struct {
+	TabID int `json:"tabId"`
+}
+
 // TabsList lists the browser's tabs: {"tabs": [Tab]}.
 type TabsList struct{}
 
@@ -153,6 +161,7 @@ func (o EventsQuiet) MarshalJSON() ([]byte, error) {
 
 func (CDP) OpName() string              { return "cdp" }
 func (Attach) OpName() string           { return "attach" }
+func (Detach) OpName() string           { return "detach" }
 func (TabsList) OpName() string         { return "tabs.list" }
 func (TabsFocused) OpName() string      { return "tabs.focused" }
 func (TabsOpen) OpName() string         { return "tabs.open" }
@@ -167,6 +176,7 @@ func (EventsQuiet) OpName() string      { return "events.quiet" }
 
 func (o CDP) OpTab() int            { return o.TabID }
 func (o Attach) OpTab() int         { return o.TabID }
+func (o Detach) OpTab() int         { return o.TabID }
 func (TabsList) OpTab() int         { return 0 }
 func (TabsFocused) OpTab() int      { return 0 }
 func (TabsOpen) OpTab() int         { return 0 }

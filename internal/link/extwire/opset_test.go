@@ -19,11 +19,11 @@ import (
 )
 
 // allOps is every op type the service sends (one value of each).
-var allOps = []Op{CDP{}, Attach{}, TabsList{}, TabsFocused{}, TabsOpen{}, TabsClose{}, TabsActivate{}, Echo{}, GroupsAdd{}, GroupsUpdate{}, GroupsList{}, DownloadsDiscard{}, EventsQuiet{}}
+var allOps = []Op{CDP{}, Attach{}, Detach{}, TabsList{}, TabsFocused{}, TabsOpen{}, TabsClose{}, TabsActivate{}, Echo{}, GroupsAdd{}, GroupsUpdate{}, GroupsList{}, DownloadsDiscard{}, EventsQuiet{}}
 
 // notSent are the ops the extension answers that the service never sends
 // (the popup and tests use them).
-var notSent = []string{"ping", "detach"}
+var notSent = []string{"ping"}
 
 // opSet reads the op set the extension declares (extension/opset.js): op
 // → field → kind ("tabId", "string?", …).

@@ -30,6 +30,7 @@ func (s *fakeService) TopURL(context.Context, cdp.Session) (string, error) { ret
 // kinds, and the person answers with answer.
 type fakeCall struct {
 	paired bool
+	person bool
 	link   *fakeLink
 	tab    int
 	err    error // Target's
@@ -52,6 +53,7 @@ func (c *fakeCall) deny(rawURL, what string) error {
 }
 
 func (c *fakeCall) Paired() bool { return c.paired }
+func (c *fakeCall) Person() bool { return c.person }
 
 func (c *fakeCall) Target(_ context.Context, t protocol.Target) (Link, int, error) {
 	c.targeted = append(c.targeted, t)
@@ -116,7 +118,16 @@ type fakeLink struct {
 	reaches  int               // Withheld's calls
 	reply    json.RawMessage
 
-	ops []extwire.CDP
+	ops      []extwire.CDP
+	marked   map[int]bool // MarkAgentCDP's tabs
+	markedAt []bool       // for each op, whether its tab was marked when it was sent
+}
+
+func (l *fakeLink) MarkAgentCDP(tab int) {
+	if l.marked == nil {
+		l.marked = map[int]bool{}
+	}
+	l.marked[tab] = true
 }
 
 func (l *fakeLink) ID() string                                  { return l.id }
@@ -153,7 +164,9 @@ func (l *fakeLink) OwnContext(_ int, session string, id int64) bool {
 func (l *fakeLink) OwnUniqueContext(unique string) bool { return l.own[unique] }
 
 func (l *fakeLink) Call(_ context.Context, op extwire.Op) (json.RawMessage, error) {
-	l.ops = append(l.ops, op.(extwire.CDP))
+	o := op.(extwire.CDP)
+	l.ops = append(l.ops, o)
+	l.markedAt = append(l.markedAt, l.marked[o.TabID])
 	return l.reply, nil
 }
 
