@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,7 +54,9 @@ func consoleEvent(sub, text string) func(protocol.Message) bool {
 // the space is handed back.
 func TestTakeOverStopsTheAgentsStreams(t *testing.T) {
 	c := useSharedChain(t)
-	base := serve(t, map[string]string{"/": `<title>stream</title><p>the agent's page</p>`})
+	// The page logs the time every 20 ms, whoever holds the tab.
+	base := serve(t, map[string]string{"/": `<title>stream</title><p>the agent's page</p>
+<script>setInterval(() => console.log("tick " + Date.now()), 20)</script>`})
 	ctx := ctxT(t, 150*time.Second)
 	bot := dialToken(t, c, pairDirect(t, c, "bot", "space", "cdp"))
 
@@ -86,6 +89,9 @@ func TestTakeOverStopsTheAgentsStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitNotice(t, ctx, bot, "the agent's own console event", consoleEvent(sub, "agent before"))
+	// What its raw CDP sets on the tab's debugger session: the person is
+	// not to find it there once they take the space over.
+	agentOverrides(t, ctx, c, bot, tab)
 
 	// A call in flight on the space: an eval that waits 40 s, started for
 	// sure (the page says so) before the person takes over.
@@ -101,6 +107,7 @@ func TestTakeOverStopsTheAgentsStreams(t *testing.T) {
 	if out, errOut, code := cliAs(c, "", "space", "take-over", space); code != 0 {
 		t.Fatalf("egohost space take-over %s: %d %s %s", space, code, out, errOut)
 	}
+	tookOver := time.Now()
 	wantCode(t, wantCut(t, inFlight, "the agent's eval in flight (timeoutMs 60000, within the 30 s request deadline)", "`egohost space take-over`"), protocol.CodeUserInControl)
 	var ended protocol.SubscriptionEnded
 	waitNotice(t, ctx, bot, "cdp.subscriptionEnded for the taken space", func(m protocol.Message) bool {
@@ -110,11 +117,17 @@ func TestTakeOverStopsTheAgentsStreams(t *testing.T) {
 		t.Errorf("the notice: got %+v, want reason user_in_control for tab %d", ended, tab.Tab)
 	}
 
+	// The person gets the tab as the browser shows it without the agent.
+	if got := pageText(t, ctx, c, tab.Tab, overridden); got == agentView {
+		t.Errorf("the person's view of the taken tab: got %q, the agent's overrides", got)
+	}
 	// The person works in the taken space; the agent is refused there.
 	if _, err := c.eval(ctx, tab, `console.log("person secret"), 1`); err != nil {
 		t.Fatalf("the person's eval in the taken space: %v", err)
 	}
 	wantCode(t, bot.Call(ctx, protocol.MethodConsoleList, protocol.ConsoleListParams{Target: tab}, nil), protocol.CodeUserInControl)
+	time.Sleep(200 * time.Millisecond) // the page logs while the person has it
+	handedBack := time.Now()
 	if out, errOut, code := cliAs(c, "", "space", "hand-back", space); code != 0 {
 		t.Fatalf("egohost space hand-back %s: %d %s %s", space, code, out, errOut)
 	}
@@ -125,8 +138,25 @@ func TestTakeOverStopsTheAgentsStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	var texts []string
+	ticksBefore := 0
 	for _, m := range cl.Messages {
-		texts = append(texts, m.Text)
+		var ms int64
+		if _, err := fmt.Sscanf(m.Text, "tick %d", &ms); err != nil {
+			texts = append(texts, m.Text)
+			continue
+		}
+		// The ticks Chrome replays when egohost attaches again (the take
+		// over detached it: the agent's raw CDP had reached the tab): the
+		// agent's from before, none of the person's time.
+		switch at := time.UnixMilli(ms); {
+		case !at.Before(tookOver) && !at.After(handedBack):
+			t.Errorf("console.list after hand back has a line the page logged while the person had the tab: %q (taken %v, handed back %v)", m.Text, tookOver, handedBack)
+		case at.Before(tookOver):
+			ticksBefore++
+		}
+	}
+	if ticksBefore == 0 {
+		t.Errorf("console.list after hand back has no line from before the take over (%d lines)", len(cl.Messages))
 	}
 	if all := strings.Join(texts, "|"); strings.Contains(all, "person secret") || !strings.Contains(all, "agent before") {
 		t.Errorf("console.list after hand back: %q, want the agent's line and not the person's", all)
@@ -139,6 +169,82 @@ func TestTakeOverStopsTheAgentsStreams(t *testing.T) {
 		if strings.Contains(string(m.Params), "person secret") {
 			t.Errorf("the person's console line reached the agent: %s %s", m.Method, m.Params)
 		}
+	}
+}
+
+// overridden reads what agentOverrides sets: the user agent and the
+// viewport's width.
+const overridden, agentView = `navigator.userAgent + " " + innerWidth`, "agent-ua/1 412"
+
+// agentOverrides has agent set, through its raw CDP on tab, a user agent
+// and a phone's viewport, and waits until the page shows them.
+func agentOverrides(t *testing.T, ctx context.Context, c *chain, agent *client.Client, tab protocol.Target) {
+	t.Helper()
+	for method, params := range map[string]string{
+		"Emulation.setUserAgentOverride":     `{"userAgent":"agent-ua/1"}`,
+		"Emulation.setDeviceMetricsOverride": `{"width":412,"height":640,"deviceScaleFactor":1,"mobile":false}`,
+	} {
+		if err := agent.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: tab, Method: method, Params: json.RawMessage(params)}, nil); err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+	}
+	for got := ""; got != agentView; got = pageText(t, ctx, c, tab.Tab, overridden) {
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A space's tab the person drags out of the group, and a space completed
+// with keep, leave the tabs to the person without what the agent's raw
+// CDP set on them; closing the agent's connection alone does not end it
+// (the agent may come back: a CLI call is a connection).
+func TestKeptSpaceLosesTheAgentsOverrides(t *testing.T) {
+	c := useSharedChain(t)
+	base := serve(t, map[string]string{"/": `<title>kept</title><p>the agent's page</p>`})
+	ctx := ctxT(t, 60*time.Second)
+	tok := pairDirect(t, c, "keeper-bot", "space", "cdp")
+	bot := dialToken(t, c, tok)
+	var opened protocol.TabResult
+	if err := bot.Call(ctx, protocol.MethodTabsOpen, protocol.TabsOpenParams{URL: base + "/"}, &opened); err != nil {
+		t.Fatal(err)
+	}
+	tab := protocol.Target{Tab: opened.Tab.ID}
+	agentOverrides(t, ctx, c, bot, tab)
+	bot.Close()
+	again := dialToken(t, c, tok)
+	if got := pageText(t, ctx, c, tab.Tab, overridden); got != agentView {
+		t.Errorf("after the agent's connection closed: got %q, want its overrides still (%q)", got, agentView)
+	}
+	var done protocol.SpacesCompleteResult
+	if err := again.Call(ctx, protocol.MethodSpacesComplete, protocol.SpacesCompleteParams{Keep: true}, &done); err != nil {
+		t.Fatal(err)
+	}
+	if len(done.Kept) != 1 || done.Kept[0] != tab.Tab {
+		t.Fatalf("kept: got %v, want [%d]", done.Kept, tab.Tab)
+	}
+	if got := pageText(t, ctx, c, tab.Tab, overridden); got == agentView {
+		t.Errorf("the person's view of the kept tab: got %q, the agent's overrides", got)
+	}
+	if err := c.agent.Call(ctx, protocol.MethodTabsClose, protocol.TabParams{Target: tab}, nil); err != nil {
+		t.Error(err)
+	}
+
+	// A new space; the person drags its tab out of the group (the detach
+	// follows Chrome's report of the move: wait for it).
+	if err := again.Call(ctx, protocol.MethodTabsOpen, protocol.TabsOpenParams{URL: base + "/"}, &opened); err != nil {
+		t.Fatal(err)
+	}
+	tab = protocol.Target{Tab: opened.Tab.ID}
+	agentOverrides(t, ctx, c, again, tab)
+	extensionEval(t, ctx, c, fmt.Sprintf("chrome.tabs.ungroup(%d)", tab.Tab))
+	for got := agentView; got == agentView; got = pageText(t, ctx, c, tab.Tab, overridden) {
+		if ctx.Err() != nil {
+			t.Fatalf("the person's view of the tab dragged out of the space: still %q, the agent's overrides", got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	wantCode(t, again.Call(ctx, protocol.MethodSnapshot, protocol.SnapshotParams{Target: tab}, nil), protocol.CodeNotInSpace)
+	if err := c.agent.Call(ctx, protocol.MethodTabsClose, protocol.TabParams{Target: tab}, nil); err != nil {
+		t.Error(err)
 	}
 }
 

@@ -106,6 +106,23 @@ func Records(method string) bool {
 	return false
 }
 
+// loggedAt is when the page logged a console message or threw an
+// exception (the event's timestamp: Chrome replays the messages logged
+// before when Runtime is enabled again, each with its own time); the zero
+// time for any other event, or one whose time cannot be read.
+func loggedAt(method string, params json.RawMessage) time.Time {
+	if method != runtime.ConsoleAPICalled.Method && method != runtime.ExceptionThrown.Method {
+		return time.Time{}
+	}
+	var ev struct {
+		Timestamp float64 `json:"timestamp"` // ms since the epoch (Runtime.Timestamp)
+	}
+	if json.Unmarshal(params, &ev) != nil || ev.Timestamp <= 0 {
+		return time.Time{}
+	}
+	return time.UnixMicro(int64(ev.Timestamp * 1000))
+}
+
 // remoteValue is the part of a Runtime.RemoteObject a console line shows.
 type remoteValue struct {
 	Type                string          `json:"type"`

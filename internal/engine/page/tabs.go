@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/internal/link/extwire"
@@ -143,8 +144,11 @@ func (ts *Tabs) WithRef(ref string) (int, bool) {
 // Track follows one event of the browser's link: a closed or detached
 // tab's engine goes; a CDP event of a tab's main session feeds the tab's
 // dialog state and, unless held says the person holds the tab, its
-// record. It runs in the link's reader.
-func (ts *Tabs) Track(in *extwire.Message, held func(tab int) bool) {
+// record. held is asked about the event's own time for a console message
+// or an exception (Chrome replays those logged before when the debugger
+// attaches: one logged while the person held the tab is theirs), about
+// now (the zero time) for the rest. It runs in the link's reader.
+func (ts *Tabs) Track(in *extwire.Message, held func(tab int, at time.Time) bool) {
 	switch in.Event {
 	case "tab.removed", "detached":
 		ts.Drop(in.TabID)
@@ -155,7 +159,7 @@ func (ts *Tabs) Track(in *extwire.Message, held func(tab int) bool) {
 	}
 }
 
-func (ts *Tabs) follow(in *extwire.Message, held func(tab int) bool) {
+func (ts *Tabs) follow(in *extwire.Message, held func(tab int, at time.Time) bool) {
 	if DialogEvent(in.Method) {
 		// Followed or not: a dialog that opens now blocks the tab's next call.
 		ts.Tab(in.TabID).FollowDialog(in.Method, in.Params)
@@ -165,7 +169,7 @@ func (ts *Tabs) follow(in *extwire.Message, held func(tab int) bool) {
 		return
 	}
 	t := ts.Followed(in.TabID)
-	if t == nil || (held != nil && held(in.TabID)) {
+	if t == nil || (held != nil && held(in.TabID, loggedAt(in.Method, in.Params))) {
 		return // not followed, or the person's own doings
 	}
 	if rec := t.Record(); rec != nil {

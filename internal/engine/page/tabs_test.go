@@ -65,15 +65,38 @@ func TestTabsFollowAndDrop(t *testing.T) {
 	if ts.Followed(7) != tab || !ts.HasPage(7) || ts.RecordOf(7) == nil {
 		t.Fatal("an opened tab is not followed with its page and record")
 	}
+	// The person holds the tab at times 2000–3000 ms after the epoch (a
+	// message replayed later still has its own time), and now while held.
 	held := false
-	logged := func(text string) *extwire.Message {
-		return &extwire.Message{Event: "cdp", TabID: 7, Method: "Runtime.consoleAPICalled", Params: json.RawMessage(`{"type":"error","args":[{"type":"string","value":"` + text + `"}],"timestamp":1}`)}
+	var asked []time.Time
+	heldAt := func(_ int, at time.Time) bool {
+		asked = append(asked, at)
+		return held || (!at.IsZero() && !at.Before(time.UnixMilli(2000)) && at.Before(time.UnixMilli(3000)))
 	}
-	ts.Track(logged("mine"), func(int) bool { return held })
+	logged := func(text, stamp string) *extwire.Message {
+		return &extwire.Message{Event: "cdp", TabID: 7, Method: "Runtime.consoleAPICalled", Params: json.RawMessage(`{"type":"error","args":[{"type":"string","value":"` + text + `"}],"timestamp":` + stamp + `}`)}
+	}
+	ts.Track(logged("mine", "1000.5"), heldAt)
+	ts.Track(logged("the person's, replayed", "2500"), heldAt)
+	ts.Track(&extwire.Message{Event: "cdp", TabID: 7, Method: "Runtime.exceptionThrown", Params: json.RawMessage(`{"timestamp":2600,"exceptionDetails":{"exceptionId":1,"text":"the person's error","lineNumber":0,"columnNumber":0}}`)}, heldAt)
+	ts.Track(logged("mine again", "3000"), heldAt)
 	held = true
-	ts.Track(logged("the person's"), func(int) bool { return held })
-	if msgs, _ := ts.RecordOf(7).ConsoleMessages("", false, nil); len(msgs) != 1 || msgs[0].Text != "mine" {
-		t.Errorf("got console %+v, want the one logged while the person did not hold the tab", msgs)
+	ts.Track(logged("the person's, now", "4000"), heldAt)
+	msgs, _ := ts.RecordOf(7).ConsoleMessages("", false, nil)
+	var texts []string
+	for _, m := range msgs {
+		texts = append(texts, m.Text)
+	}
+	if want := []string{"mine", "mine again"}; !slices.Equal(texts, want) {
+		t.Errorf("got console %q, want %q: those logged while the person did not hold the tab", texts, want)
+	}
+	if len(asked) != 5 || !asked[0].Equal(time.UnixMicro(1000500)) || !asked[2].Equal(time.UnixMilli(2600)) {
+		t.Errorf("held asked at %v, want each message's own time (1000.5 ms, …, the exception's 2600 ms)", asked)
+	}
+	asked = nil
+	ts.Track(&extwire.Message{Event: "cdp", TabID: 7, Method: "Network.requestWillBeSent", Params: json.RawMessage(`{"requestId":"1","timestamp":5,"wallTime":6000,"request":{"url":"https://a.example/","method":"GET"}}`)}, heldAt)
+	if len(asked) != 1 || !asked[0].IsZero() {
+		t.Errorf("held asked about a request at %v, want now (the zero time)", asked)
 	}
 	ts.Track(&extwire.Message{Event: "cdp", TabID: 8, Method: "Page.javascriptDialogOpening", Params: json.RawMessage(`{"url":"https://a.example/","message":"hi","type":"alert"}`)}, nil)
 	if ts.Dialog(8) == nil {

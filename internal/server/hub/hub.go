@@ -68,8 +68,14 @@ type Options[L any] struct {
 	// reply (browserlink.Options).
 	Call       func(ctx context.Context, v L, method string, params json.RawMessage) (any, error)
 	ReplyError func(err error) *protocol.Error
-	// Held reports whether a tab of l is one the person holds (Link.Held).
-	Held func(l *Link, tab int) bool
+	// Held reports whether a tab of l is one the person holds now, or
+	// held at time at (Link.Held, Link.HeldAt; at zero: now).
+	Held func(l *Link, tab int, at time.Time) bool
+	// Regrouped is told that a tab of l moved from group from to group
+	// to (0: none), as the browser reported it (the person dragged it, or
+	// egohost grouped it). It runs in the link's reader: it must not
+	// block. Optional.
+	Regrouped func(l *Link, tab, from, to int)
 }
 
 // Hub is the set of connected browsers.
@@ -142,7 +148,11 @@ func (h *Hub[L]) Serve(ctx context.Context, conn net.Conn) {
 	}
 	l := &Link{relayPID: hello.PID, origin: hello.Origin, connected: time.Now(), uploads: h.opts.Uploads}
 	l.Tabs = page.NewTabs(func(id int) cdptab.Sessions { return l.Session(id) }, h.refs)
-	l.Held = func(tab int) bool { return h.opts.Held(l, tab) }
+	l.Held = func(tab int) bool { return h.opts.Held(l, tab, time.Time{}) }
+	l.HeldAt = func(tab int, at time.Time) bool { return h.opts.Held(l, tab, at) }
+	if h.opts.Regrouped != nil {
+		l.regrouped = func(tab, from, to int) { h.opts.Regrouped(l, tab, from, to) }
+	}
 	m := member[L]{link: l, v: h.opts.New(l)}
 	l.Link = browserlink.New(conn, browserlink.Options{
 		IDs: &h.ids,

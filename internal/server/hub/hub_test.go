@@ -55,7 +55,7 @@ func newFixture(t *testing.T, dir string, modify func(*Options[*Link])) *fixture
 			return nil, errors.New("no calls in this test")
 		},
 		ReplyError: protocol.AsError,
-		Held:       func(*Link, int) bool { return false },
+		Held:       func(*Link, int, time.Time) bool { return false },
 	}
 	if modify != nil {
 		modify(&opts)

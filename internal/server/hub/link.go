@@ -34,10 +34,15 @@ type Link struct {
 
 	// Held reports whether a tab is in a space the person has taken over
 	// (Options.Held): its console and network are not recorded then.
+	// HeldAt also reports a time within one of the person's past holds of
+	// it: a console message the page logged then, which Chrome replays
+	// when the debugger attaches again, is not recorded either.
 	Held      func(tab int) bool
+	HeldAt    func(tab int, at time.Time) bool
 	uploads   *filegate.Store // the files the tabs were handed: they go with their tab
 	Downloads page.Downloads  // which tab each download came from
 	events    events          // the CDP events its extension forwards (WantEvents)
+	regrouped func(tab, from, to int)
 }
 
 // Info describes the link for browsers.list.
@@ -54,9 +59,14 @@ func (l *Link) Info() protocol.Browser {
 // link calls it in its reader's goroutine, before the subscribers.
 func (l *Link) event(in *extwire.Message) {
 	l.URLs.Track(in)
+	if in.Event == "tab.updated" && in.Tab != nil && l.regrouped != nil {
+		if from := l.Layout.GroupOf(in.Tab.ID); from != in.Tab.GroupID {
+			defer l.regrouped(in.Tab.ID, from, in.Tab.GroupID)
+		}
+	}
 	l.Layout.Track(in)
 	l.Downloads.Track(in)
-	l.Tabs.Track(in, l.Held)
+	l.Tabs.Track(in, l.HeldAt)
 	if in.Event == "tab.removed" {
 		l.uploads.Drop(l.UploadOwner(in.TabID))
 	}

@@ -266,6 +266,7 @@ func New(opts Options) (*Service, error) {
 		Call:           s.popupCall,
 		ReplyError:     wireerr.Reply,
 		Held:           s.heldByPerson,
+		Regrouped:      s.regrouped,
 	})
 	return s, nil
 }

@@ -92,6 +92,9 @@ func (b spaceBrowser) AddTab(ctx context.Context, sp spaces.Space, tab int) (spa
 }
 
 func (b spaceBrowser) Retitle(ctx context.Context, sp spaces.Space) { b.s.retitle(ctx, b.l, sp) }
+func (b spaceBrowser) EndAgentSessions(ctx context.Context, tabs []int) int {
+	return endAgentSessions(ctx, b.l.Link, tabs)
+}
 
 // spaceService is the service as the spaces methods see it
 // (spacemethods.Service).

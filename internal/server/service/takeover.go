@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
+	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/internal/server/hub"
 	"github.com/egohost/egohost/internal/server/spacemethods"
 	"github.com/egohost/egohost/internal/server/spaces"
+	"github.com/egohost/egohost/internal/server/wireerr"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -28,7 +31,13 @@ import (
 //     new document's preparation: tabContext.background) ends, and an
 //     agent's call starts none there while the person has it;
 //   - the space's tabs record no console messages or network requests
-//     (console.list, network.list) while the person has it.
+//     (console.list, network.list) while the person has it, nor, once it
+//     is handed back, the messages the page logged meanwhile that Chrome
+//     replays when egohost's debugger attaches again;
+//   - the debugger is detached from each of its tabs an agent's raw CDP
+//     reached since it attached (endAgentSessions): what that left on the
+//     tab's session (an emulated device or user agent, blocked URLs, a
+//     binding, script turned off) ends with it.
 //
 // The person's own connections (the popup, the owner's CLI without a name)
 // are not agents: their calls and subscriptions go on.
@@ -55,10 +64,56 @@ func takenOver(ctx context.Context, err error) error {
 	return err
 }
 
+// endSessionTimeout bounds the detach of one tab: a browser that does not
+// answer must not hold the person's take over.
+const endSessionTimeout = 5 * time.Second
+
+// endAgentSessions detaches the debugger from each of tabs of l that an
+// agent's raw CDP reached since it attached (browserlink.MarkAgentCDP), so
+// that what it left on the tab's one debugger session ends: Chrome drops a
+// session's overrides, interceptions and bindings with it, those no
+// method could undo included. The tab is not fenced (a requested detach):
+// the next call attaches again. It returns how many it detached.
+func endAgentSessions(ctx context.Context, l *hub.Link, tabs []int) int {
+	n := 0
+	for _, tab := range tabs {
+		if !l.AgentCDP(tab) {
+			continue
+		}
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), endSessionTimeout)
+		_, err := l.Call(cctx, extwire.Detach{TabID: tab})
+		cancel()
+		if err != nil && wireerr.CodeOf(err) != protocol.CodeTabNotFound {
+			l.Log.Warn("detach a tab an agent's raw CDP reached", "tab", tab, "err", err)
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// regrouped hears that a tab of l moved from group from to group to: one
+// that left a space (the person dragged it out, into their own tabs or
+// another group) is theirs now, and what agents' raw CDP left on its
+// debugger session ends, as at a take over. It runs in the link's reader,
+// so the detach runs beside it.
+func (s *Service) regrouped(l *hub.Link, tab, from, to int) {
+	if from == 0 || !l.AgentCDP(tab) {
+		return
+	}
+	if _, ok := s.spaces.reg.ByGroup(l.ID, from); !ok {
+		return
+	}
+	go endAgentSessions(context.Background(), l, []int{tab})
+}
+
 // heldByPerson reports whether tab of l is in a space the person has
-// taken over.
-func (s *Service) heldByPerson(l *hub.Link, tab int) bool {
-	return s.spaces.reg.Held(l.ID, l.Layout.GroupOf(tab))
+// taken over, or (at not zero) was in one the person had at time at.
+func (s *Service) heldByPerson(l *hub.Link, tab int, at time.Time) bool {
+	if at.IsZero() {
+		return s.spaces.reg.Held(l.ID, l.Layout.GroupOf(tab))
+	}
+	return s.spaces.reg.HeldAt(l.ID, l.Layout.GroupOf(tab), at)
 }
 
 // stopAgentsIn ends what agents have running in space sp of browser l,

@@ -41,12 +41,18 @@ func (m *Methods) control(ctx context.Context, c Call, op, id string, takeOver b
 	} else {
 		sp, _ = reg.HandBack(id, m.svc.Connected(cur.Agent))
 	}
-	var calls, subs int
+	var calls, subs, ended int
 	if takeOver {
 		calls, subs = m.svc.StopAgentsIn(sp)
 	}
 	m.svc.Audit(c.AuditName(), op, sp.ID+" (agent "+sp.Agent+")", sp.Browser)
 	if b, ok := m.svc.Browser(sp.Browser); ok {
+		if takeOver && sp.Group != 0 {
+			// What the agents' raw CDP left on the tabs' debugger
+			// sessions goes with them: the person gets the tabs as a
+			// browser without egohost would show them.
+			ended = b.EndAgentSessions(ctx, b.TabsInGroup(sp.Group))
+		}
 		b.Retitle(ctx, sp)
 		if takeOver && sp.LastTab != 0 {
 			// Bring the space's tab to the person: its window comes to the front.
@@ -56,7 +62,7 @@ func (m *Methods) control(ctx context.Context, c Call, op, id string, takeOver b
 		}
 	}
 	m.svc.Save()
-	m.log.Info("space control", "space", sp.ID, "agent", sp.Agent, "state", sp.State, "callsEnded", calls, "subscriptionsEnded", subs)
+	m.log.Info("space control", "space", sp.ID, "agent", sp.Agent, "state", sp.State, "callsEnded", calls, "subscriptionsEnded", subs, "sessionsEnded", ended)
 	return protocol.SpaceResult{Space: m.wire(sp, c)}, nil
 }
 

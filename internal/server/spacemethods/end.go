@@ -38,6 +38,7 @@ func (m *Methods) endSpace(ctx context.Context, c Call, id string, keep bool) (a
 			if _, err := b.Call(ctx, extwire.GroupsUpdate{GroupID: sp.Group, Title: sp.DoneTitle()}); err != nil {
 				return nil, err
 			}
+			b.EndAgentSessions(ctx, tabs) // the tabs are the person's now
 			res.Kept = tabs
 		} else {
 			for _, t := range tabs {

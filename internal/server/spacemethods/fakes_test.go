@@ -87,6 +87,12 @@ type fakeBrowser struct {
 	titles  []string // Retitle's titles, in order
 	warns   []string
 	nextGrp int
+	ended   [][]int // EndAgentSessions' tabs, call by call
+}
+
+func (b *fakeBrowser) EndAgentSessions(_ context.Context, tabs []int) int {
+	b.ended = append(b.ended, tabs)
+	return len(tabs)
 }
 
 func (b *fakeBrowser) ID() string           { return b.id }

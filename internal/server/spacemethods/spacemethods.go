@@ -75,6 +75,12 @@ type Browser interface {
 	AddTab(ctx context.Context, sp spaces.Space, tab int) (spaces.Space, error)
 	// Retitle writes a space's title and colour to its group.
 	Retitle(ctx context.Context, sp spaces.Space)
+	// EndAgentSessions detaches the debugger from each of tabs that an
+	// agent's raw CDP reached since it attached, so that nothing it set
+	// on the tab's session (an emulated device, a user agent, blocked
+	// URLs, a binding) lasts into the person's use of the tab; it returns
+	// how many it detached.
+	EndAgentSessions(ctx context.Context, tabs []int) int
 }
 
 // Service is what the handlers need of the service beside the call.

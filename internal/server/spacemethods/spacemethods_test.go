@@ -273,22 +273,23 @@ func TestEnd(t *testing.T) {
 		ops     []extwire.Op
 		res     *protocol.SpacesCompleteResult
 		removed bool
+		ended   [][]int // the tabs whose agents' debugger sessions end
 	}{
 		{"closes its tabs", "alice", false, false, nil, 0,
 			[]extwire.Op{extwire.TabsClose{TabID: 50}, extwire.TabsClose{TabID: 51}},
-			&protocol.SpacesCompleteResult{Space: "s1", Closed: []int{50, 51}, Kept: []int{}}, true},
+			&protocol.SpacesCompleteResult{Space: "s1", Closed: []int{50, 51}, Kept: []int{}}, true, nil},
 		{"a tab closed already", "alice", false, false, map[string]error{"tabs.close {TabID:50}": gone}, 0,
 			[]extwire.Op{extwire.TabsClose{TabID: 50}, extwire.TabsClose{TabID: 51}},
-			&protocol.SpacesCompleteResult{Space: "s1", Closed: []int{50, 51}, Kept: []int{}}, true},
+			&protocol.SpacesCompleteResult{Space: "s1", Closed: []int{50, 51}, Kept: []int{}}, true, nil},
 		{"a tab that would not close", "alice", false, false, map[string]error{"tabs.close {TabID:51}": protocol.Errorf(protocol.CodeTimeout, "slow")}, protocol.CodeTimeout,
-			[]extwire.Op{extwire.TabsClose{TabID: 50}, extwire.TabsClose{TabID: 51}}, nil, false},
+			[]extwire.Op{extwire.TabsClose{TabID: 50}, extwire.TabsClose{TabID: 51}}, nil, false, nil},
 		{"keeps its tabs for the person", "alice", true, false, nil, 0,
 			[]extwire.Op{extwire.GroupsUpdate{GroupID: 5, Title: "✅ alice"}},
-			&protocol.SpacesCompleteResult{Space: "s1", Closed: []int{}, Kept: []int{50, 51}}, true},
-		{"not while the person has it", "alice", false, true, nil, protocol.CodeUserInControl, nil, nil, false},
+			&protocol.SpacesCompleteResult{Space: "s1", Closed: []int{}, Kept: []int{50, 51}}, true, [][]int{{50, 51}}},
+		{"not while the person has it", "alice", false, true, nil, protocol.CodeUserInControl, nil, nil, false, nil},
 		{"the person ends it while they have it", "", false, true, nil, 0,
 			[]extwire.Op{extwire.TabsClose{TabID: 50}, extwire.TabsClose{TabID: 51}},
-			&protocol.SpacesCompleteResult{Space: "s1", Closed: []int{50, 51}, Kept: []int{}}, true},
+			&protocol.SpacesCompleteResult{Space: "s1", Closed: []int{50, 51}, Kept: []int{}}, true, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, svc, c := fixture(tc.caller)
@@ -312,6 +313,9 @@ func TestEnd(t *testing.T) {
 			}
 			if _, ok := svc.reg.Get("s1"); ok == tc.removed {
 				t.Errorf("space s1 still there: %t, want %t", ok, !tc.removed)
+			}
+			if diff := cmp.Diff(tc.ended, b.ended); diff != "" {
+				t.Errorf("tabs whose agents' sessions ended (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -348,10 +352,11 @@ func TestControl(t *testing.T) {
 		ops       []extwire.Op
 		stopped   []string
 		audit     string
+		ended     [][]int
 	}{
-		{"take over", true, true, "person", []extwire.Op{extwire.TabsActivate{TabID: 51}}, []string{"s1"}, "audit:person spaces.takeOver s1 (agent alice) in b1"},
-		{"hand back to an agent that is there", false, true, "working", nil, nil, "audit:person spaces.handBack s1 (agent alice) in b1"},
-		{"hand back to an agent that left", false, false, "idle", nil, nil, "audit:person spaces.handBack s1 (agent alice) in b1"},
+		{"take over", true, true, "person", []extwire.Op{extwire.TabsActivate{TabID: 51}}, []string{"s1"}, "audit:person spaces.takeOver s1 (agent alice) in b1", [][]int{{50, 51}}},
+		{"hand back to an agent that is there", false, true, "working", nil, nil, "audit:person spaces.handBack s1 (agent alice) in b1", nil},
+		{"hand back to an agent that left", false, false, "idle", nil, nil, "audit:person spaces.handBack s1 (agent alice) in b1", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, svc, person := fixture("")
@@ -377,6 +382,9 @@ func TestControl(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.stopped, svc.stopped); diff != "" {
 				t.Errorf("spaces whose agents were stopped (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.ended, b.ended); diff != "" {
+				t.Errorf("tabs whose agents' sessions ended (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff([]string{tc.audit}, svc.audits); diff != "" {
 				t.Errorf("audit (-want +got):\n%s", diff)

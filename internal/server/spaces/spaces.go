@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // MaxName is the longest agent name.
@@ -151,7 +152,16 @@ type Registry struct {
 	spaces  map[string]*Space
 	current map[string]string        // agent → its current space's ID
 	resumed map[string]chan struct{} // space ID → closed when the person hands it back
+	holds   map[string][]hold        // space ID → the person's latest holds of it (HeldAt)
 }
+
+// hold is a time the person had a space: from its take over until it was
+// handed back (to zero: still held). A space the service found held at
+// its start was held from the zero time, as far as it knows.
+type hold struct{ from, to time.Time }
+
+// maxHolds bounds the holds remembered of a space (the oldest go).
+const maxHolds = 16
 
 // Saved is what a Registry persists.
 type Saved struct {
@@ -162,7 +172,7 @@ type Saved struct {
 
 // New returns a registry holding what was saved.
 func New(saved Saved) *Registry {
-	r := &Registry{next: saved.Next, spaces: make(map[string]*Space), current: make(map[string]string), resumed: make(map[string]chan struct{})}
+	r := &Registry{next: saved.Next, spaces: make(map[string]*Space), current: make(map[string]string), resumed: make(map[string]chan struct{}), holds: make(map[string][]hold)}
 	for _, sp := range saved.Spaces {
 		if sp.ID == "" || CheckName(sp.Agent) != nil {
 			continue
@@ -170,6 +180,7 @@ func New(saved Saved) *Registry {
 		r.spaces[sp.ID] = &sp
 		if sp.State == Person {
 			r.resumed[sp.ID] = make(chan struct{})
+			r.holds[sp.ID] = []hold{{}}
 		}
 	}
 	for a, id := range saved.Current {
@@ -233,6 +244,7 @@ func (r *Registry) Adopt(agent, task, browser string, group, window int, color s
 	r.spaces[sp.ID] = sp
 	if st == Person {
 		r.resumed[sp.ID] = make(chan struct{})
+		r.holds[sp.ID] = []hold{{}} // held since before the service knew
 	}
 	if _, ok := r.current[agent]; !ok {
 		r.current[agent] = sp.ID
@@ -424,6 +436,7 @@ func (r *Registry) removeLocked(sp *Space) {
 		close(ch)
 		delete(r.resumed, id)
 	}
+	delete(r.holds, id)
 }
 
 // SetState moves a space to st. Taking it over (Person) makes Resumed
@@ -440,6 +453,7 @@ func (r *Registry) SetState(id string, st State) (Space, bool) {
 }
 
 func (r *Registry) setStateLocked(sp *Space, st State) {
+	was := sp.State
 	sp.State = st
 	ch := r.resumed[sp.ID]
 	switch {
@@ -449,6 +463,38 @@ func (r *Registry) setStateLocked(sp *Space, st State) {
 		close(ch)
 		delete(r.resumed, sp.ID)
 	}
+	holds := r.holds[sp.ID]
+	switch {
+	case st == Person && was != Person:
+		if len(holds) >= maxHolds {
+			holds = slices.Delete(holds, 0, len(holds)-maxHolds+1)
+		}
+		r.holds[sp.ID] = append(holds, hold{from: time.Now()})
+	case st != Person && was == Person && len(holds) > 0:
+		holds[len(holds)-1].to = time.Now()
+	}
+}
+
+// HeldAt reports whether group of browser is a space the person holds
+// now, or held at time at (a console message's time: one the page logged
+// while the person had the space, which Chrome replays when egohost's
+// debugger attaches again after it was handed back, is theirs).
+func (r *Registry) HeldAt(browser string, group int, at time.Time) bool {
+	sp, ok := r.ByGroup(browser, group)
+	if !ok {
+		return false
+	}
+	if sp.State == Person {
+		return true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, h := range r.holds[sp.ID] {
+		if !at.Before(h.from) && (h.to.IsZero() || at.Before(h.to)) {
+			return true
+		}
+	}
+	return false
 }
 
 // Resumed returns a channel closed when the person hands the space back

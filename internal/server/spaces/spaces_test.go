@@ -321,3 +321,66 @@ func TestAbandon(t *testing.T) {
 		t.Errorf("an agent's only space abandoned: got current %s, want none", cur.ID)
 	}
 }
+
+// HeldAt: a space held now is held at any time; once handed back, a time
+// within one of the person's holds is theirs, a time before or after is
+// not; a space found held at the start was held since before; the oldest
+// holds go past the bound; a removed space's holds go with it.
+func TestHeldAt(t *testing.T) {
+	r := New(Saved{})
+	sp := r.Add("a", "", "b1")
+	r.Grouped(sp.ID, 3, 7)
+	before := time.Now()
+	time.Sleep(2 * time.Millisecond)
+	if r.HeldAt("b1", 3, before) {
+		t.Error("a space never taken over: held at a time")
+	}
+	r.SetState(sp.ID, Person)
+	if !r.HeldAt("b1", 3, before) || !r.HeldAt("b1", 3, time.Now()) {
+		t.Error("a space the person has now: not held at every time")
+	}
+	time.Sleep(2 * time.Millisecond)
+	during := time.Now()
+	time.Sleep(2 * time.Millisecond)
+	r.HandBack(sp.ID, true)
+	time.Sleep(2 * time.Millisecond)
+	after := time.Now()
+	for _, tc := range []struct {
+		name string
+		at   time.Time
+		want bool
+	}{{"before the take over", before, false}, {"during the hold", during, true}, {"after the hand back", after, false}} {
+		if got := r.HeldAt("b1", 3, tc.at); got != tc.want {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if r.HeldAt("b2", 3, during) || r.HeldAt("b1", 4, during) {
+		t.Error("another browser's or group's time is held")
+	}
+	for range maxHolds {
+		r.SetState(sp.ID, Person)
+		r.SetState(sp.ID, Working)
+	}
+	if r.HeldAt("b1", 3, during) {
+		t.Errorf("the first hold is still remembered after %d more", maxHolds)
+	}
+	if n := len(r.holds[sp.ID]); n != maxHolds {
+		t.Errorf("holds remembered: got %d, want %d", n, maxHolds)
+	}
+	r.Remove(sp.ID)
+	if _, ok := r.holds[sp.ID]; ok {
+		t.Error("a removed space's holds are remembered")
+	}
+
+	saved := New(Saved{Next: 1, Spaces: []Space{{ID: "s1", Agent: "a", Browser: "b1", Group: 5, State: Person}}})
+	saved.HandBack("s1", true)
+	if !saved.HeldAt("b1", 5, before) || saved.HeldAt("b1", 5, time.Now().Add(time.Second)) {
+		t.Error("a space held at the start: want held at any time before its hand back, not after")
+	}
+	adopted := New(Saved{})
+	adopted.Adopt("a", "", "b1", 6, 0, "blue", Person)
+	adopted.HandBack("s1", true)
+	if !adopted.HeldAt("b1", 6, before) {
+		t.Error("a space adopted held: not held before its hand back")
+	}
+}
