@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -244,6 +245,80 @@ func TestKeptSpaceLosesTheAgentsOverrides(t *testing.T) {
 	}
 	wantCode(t, again.Call(ctx, protocol.MethodSnapshot, protocol.SnapshotParams{Target: tab}, nil), protocol.CodeNotInSpace)
 	if err := c.agent.Call(ctx, protocol.MethodTabsClose, protocol.TabParams{Target: tab}, nil); err != nil {
+		t.Error(err)
+	}
+}
+
+// An agent that ran its own script in a page can read what the person
+// types there after a take over (a key listener outlives the agent's
+// call): the take over says which tabs (the CLI, spaces.list), a reload
+// makes the page the site's own again, and a tab whose page the agent only
+// acted on is not named.
+func TestTakeOverSaysTheAgentScriptedThePage(t *testing.T) {
+	c := useSharedChain(t)
+	base := serve(t, map[string]string{"/": `<title>sign in</title><input id="pw" type="password" aria-label="Password">`})
+	ctx := ctxT(t, 60*time.Second)
+	bot := dialToken(t, c, pairDirect(t, c, "keys-bot", "space", "cdp"))
+	var scripted, acted protocol.TabResult
+	for _, r := range []*protocol.TabResult{&scripted, &acted} {
+		if err := bot.Call(ctx, protocol.MethodTabsOpen, protocol.TabsOpenParams{URL: base + "/"}, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	space := scripted.Tab.Space
+	if acted.Tab.Space != space {
+		t.Fatalf("the agent's tabs are in spaces %q and %q, want one", space, acted.Tab.Space)
+	}
+	if err := bot.Call(ctx, protocol.MethodFill, protocol.FillParams{Target: protocol.Target{Tab: acted.Tab.ID}, Element: "#pw", Text: "agent's"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// The agent's key listener: every key typed in the page, kept for it.
+	if err := bot.Call(ctx, protocol.MethodEval, protocol.EvalParams{Target: protocol.Target{Tab: scripted.Tab.ID},
+		Expression: `document.addEventListener("keydown", (e) => { window.keys = (window.keys ?? "") + e.key }, true), 1`}, nil); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := cliAs(c, "", "space", "take-over", space)
+	if code != 0 {
+		t.Fatalf("egohost space take-over %s: %d %s %s", space, code, out, errOut)
+	}
+	warning := fmt.Sprintf("! tab %d: keys-bot ran its own script in this page", scripted.Tab.ID)
+	if !strings.Contains(out, warning) || strings.Contains(out, fmt.Sprintf("! tab %d:", acted.Tab.ID)) {
+		t.Errorf("egohost space take-over says:\n%s\nwant %q, and nothing of tab %d", out, warning, acted.Tab.ID)
+	}
+	scriptedTabs := func() []int {
+		t.Helper()
+		var list protocol.SpacesListResult
+		if err := c.agent.Call(ctx, protocol.MethodSpacesList, protocol.SpacesListParams{}, &list); err != nil {
+			t.Fatal(err)
+		}
+		for _, sp := range list.Spaces {
+			if sp.ID == space {
+				return sp.Scripted
+			}
+		}
+		t.Fatalf("space %s is not in the person's spaces.list", space)
+		return nil
+	}
+	if got := scriptedTabs(); !slices.Equal(got, []int{scripted.Tab.ID}) {
+		t.Errorf("spaces.list to the person: scripted %v, want [%d]", got, scripted.Tab.ID)
+	}
+	// The person reloads, then types a password: the page is the site's.
+	if out, errOut, code := cliAs(c, "", "reload", "--tab", fmt.Sprint(scripted.Tab.ID)); code != 0 {
+		t.Fatalf("egohost reload: %d %s %s", code, out, errOut)
+	}
+	if got := scriptedTabs(); len(got) != 0 {
+		t.Errorf("after the reload: scripted %v, want none", got)
+	}
+	if out, errOut, code := cliAs(c, "", "type", "--tab", fmt.Sprint(scripted.Tab.ID), "#pw", "hunter2"); code != 0 {
+		t.Fatalf("egohost type: %d %s %s", code, out, errOut)
+	}
+	if got := pageText(t, ctx, c, scripted.Tab.ID, `String(window.keys) + " " + document.querySelector("#pw").value`); got != "undefined hunter2" {
+		t.Errorf("after the reload the person typed: got %q, want no keys kept and the password in the field", got)
+	}
+	if out, errOut, code := cliAs(c, "", "space", "hand-back", space); code != 0 {
+		t.Fatalf("egohost space hand-back %s: %d %s %s", space, code, out, errOut)
+	}
+	if err := bot.Call(ctx, protocol.MethodSpacesClose, protocol.SpaceParams{Space: space}, nil); err != nil {
 		t.Error(err)
 	}
 }

@@ -149,9 +149,24 @@ func TestPopupAgentsTab(t *testing.T) {
 	})
 
 	t.Run("take over and hand back", func(t *testing.T) {
+		// alice's own script in her page: the person is told once they
+		// have the space, and the Reload button gives the page back.
+		if out, errb, code := cliAs(c, "alice", "eval", "document.title"); code != 0 {
+			t.Fatalf("alice's eval: exit %d\n%s%s", code, out, errb)
+		}
 		toggle := fmt.Sprintf(`#agents-list li.agent-card[data-agent="alice"] li[data-space=%q] button.space-toggle`, alice.space)
+		note := fmt.Sprintf(`#agents-list li.agent-card[data-agent="alice"] li[data-space=%q] .space-scripted`, alice.space)
+		var warned bool
+		pop.eval(ctx, fmt.Sprintf(`document.querySelector(%q) !== null`, note), &warned)
+		if warned {
+			t.Error("before the take over, the popup warns of alice's script")
+		}
 		pop.click(ctx, toggle)
 		pop.waitFor(ctx, "alice's space taken over", fmt.Sprintf(`document.querySelector(%q)?.textContent === 'Hand back'`, toggle))
+		pop.waitFor(ctx, "the warning that alice ran script in her page, with its Reload button", fmt.Sprintf(`document.querySelector(%q)?.textContent.includes('alice ran its own script in') && document.querySelector(%q + ' button')?.textContent === 'Reload'`, note, note))
+		pop.screenshot(ctx, "popup-agents-scripted")
+		pop.click(ctx, note+" button")
+		pop.waitFor(ctx, "no warning once the page was reloaded", fmt.Sprintf(`document.querySelector(%q) === null`, note))
 		if out, errb, code := cliAs(c, "alice", "click", "#b"); code == 0 || !strings.Contains(errb, "user_in_control") {
 			t.Fatalf("alice's CLI click in a taken-over space: exit %d, stderr %q, want user_in_control\n%s", code, errb, out)
 		}
@@ -161,8 +176,8 @@ func TestPopupAgentsTab(t *testing.T) {
 		if out, errb, code := cliAs(c, "alice", "click", "#b"); code != 0 {
 			t.Fatalf("alice's CLI click after Hand back: exit %d\n%s%s", code, out, errb)
 		}
-		if got := pageText(t, ctx, c, alice.tab, "document.getElementById('c').textContent"); got != "2" {
-			t.Errorf("alice's page counted %s clicks, want 2 (the refused one never landed)", got)
+		if got := pageText(t, ctx, c, alice.tab, "document.getElementById('c').textContent"); got != "1" {
+			t.Errorf("alice's page counted %s clicks since the person's reload, want 1 (the refused one never landed)", got)
 		}
 	})
 

@@ -248,6 +248,18 @@ function spaces(card) {
     sub.title = sp.tabs.map((t) => `${t.title} (tab ${t.id})`).join("\n");
     sub.append(el("span", `space-state ${sp.state}`, sp.stateLabel), " · ", tabs);
     li.append(row, sub);
+    for (const t of sp.scripted) {
+      const note = el("div", "note warn space-scripted", t.warning);
+      const reload = button("Reload", `reload-${t.id}`, async () => {
+        reload.disabled = true;
+        const answer = await call("reload", { tab: t.id });
+        if (answer.error) showError(`Reload: ${answer.error.message}`);
+        refresh();
+      });
+      reload.setAttribute("aria-label", `Reload ${t.title}`);
+      note.append(" ", reload);
+      li.append(note);
+    }
     list.append(li);
   }
   return [list];

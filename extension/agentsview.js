@@ -172,6 +172,9 @@ export function agentCards(res, spacesResult, titles, now) {
     const c = card(keyOf(sp.agent));
     const taken = sp.state === "person";
     const tabs = (sp.tabs ?? []).map((id) => ({ id, title: titles?.get?.(id) ?? titles?.[id] ?? `tab ${id}` }));
+    // Once the person has it: the tabs whose page ran the agent's own
+    // script, which can read what the person types there until a reload.
+    const scripted = taken ? tabs.filter((t) => (sp.scripted ?? []).includes(t.id)) : [];
     c.spaces.push({
       id: String(sp.id ?? ""),
       title: sp.title || `${sp.agent ?? "?"}${sp.task ? `: ${sp.task}` : ""}`,
@@ -180,6 +183,11 @@ export function agentCards(res, spacesResult, titles, now) {
       stateLabel: SPACE_STATES[sp.state] ?? sp.state ?? "",
       tabs,
       tabsText: tabs.length ? tabs.map((t) => t.title).join(" · ") : "no tab",
+      scripted: scripted.map((t) => ({
+        id: t.id,
+        title: t.title,
+        warning: `${sp.agent ?? "The agent"} ran its own script in “${t.title}”: it can read what you type there. Reload the page first.`,
+      })),
       button: taken ? "Hand back" : "Take over",
       method: taken ? "spaces.handBack" : "spaces.takeOver",
     });

@@ -46,6 +46,11 @@ type Space struct {
 	Tabs    []int  `json:"tabs"`
 	LastTab int    `json:"lastTab,omitempty"` // the agent's default tab
 	Current bool   `json:"current,omitempty"` // the calling agent's current space
+	// Scripted, to the person only, are the space's tabs whose document
+	// ran an agent's own script (eval, a wait's function, raw CDP): what
+	// the person types there could reach the agent until the tab loads a
+	// new document (reload it first).
+	Scripted []int `json:"scripted,omitempty"`
 }
 
 // SpacesListParams are the params of spaces.list.

@@ -124,6 +124,24 @@ test("agentCards: one card per agent, sorted, you (CLI) last, the person's popup
   assert.deepEqual(disconnectParams(bob), { agent: "bob" });
 });
 
+test("a space the person has says which of its tabs ran the agent's own script; one the agent has does not", () => {
+  const res = {
+    spaces: [
+      { id: "s1", agent: "bob", title: "✋ bob", color: "blue", state: "person", tabs: [3, 4, 5], scripted: [4, 5, 9] },
+      { id: "s2", agent: "eve", title: "🤖 eve", color: "red", state: "working", tabs: [6], scripted: [6] },
+    ],
+  };
+  const cards = agentCards({}, res, new Map([[4, "Sign in"]]), 0);
+  const bob = cards.find((c) => c.key === "bob");
+  const eve = cards.find((c) => c.key === "eve");
+  assert.deepEqual(bob.spaces[0].scripted, [
+    { id: 4, title: "Sign in", warning: "bob ran its own script in “Sign in”: it can read what you type there. Reload the page first." },
+    { id: 5, title: "tab 5", warning: "bob ran its own script in “tab 5”: it can read what you type there. Reload the page first." },
+  ]);
+  assert.deepEqual(eve.spaces[0].scripted, []);
+  assert.deepEqual(agentCards({}, spacesRes, new Map(), 0)[0].spaces[0].scripted, [], "no scripted member: none");
+});
+
 test("agentCards survives a missing or odd answer", () => {
   assert.deepEqual(agentCards(null, null, null, 0), []);
   assert.deepEqual(agentCards({ connections: [{ id: 1, agent: "x", calls: [{ method: "m", since: "bad" }] }] }, { spaces: [] }, new Map(), 0)[0].doing, [

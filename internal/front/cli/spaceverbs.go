@@ -111,7 +111,11 @@ func spaceLine(sp protocol.Space) string {
 	if sp.Current {
 		cur = " (current)"
 	}
-	return fmt.Sprintf("%s  %-7s  %s  %s  tabs [%s]%s", sp.ID, sp.State, sp.Color, sp.Title, strings.Join(tabs, " "), cur)
+	line := fmt.Sprintf("%s  %-7s  %s  %s  tabs [%s]%s", sp.ID, sp.State, sp.Color, sp.Title, strings.Join(tabs, " "), cur)
+	for _, t := range sp.Scripted {
+		line += fmt.Sprintf("\n  ! tab %d: %s ran its own script in this page, which can read what you type there: reload it first (egohost reload --tab %d)", t, sp.Agent, t)
+	}
+	return line
 }
 
 func printSpaces(w io.Writer, r protocol.SpacesListResult) error {

@@ -43,6 +43,7 @@ type Link struct {
 	Downloads page.Downloads  // which tab each download came from
 	events    events          // the CDP events its extension forwards (WantEvents)
 	regrouped func(tab, from, to int)
+	scripted  scriptedDocs // the documents agents ran script in (scripted.go)
 }
 
 // Info describes the link for browsers.list.
@@ -67,6 +68,7 @@ func (l *Link) event(in *extwire.Message) {
 	l.Layout.Track(in)
 	l.Downloads.Track(in)
 	l.Tabs.Track(in, l.HeldAt)
+	l.scripted.event(in)
 	if in.Event == "tab.removed" {
 		l.uploads.Drop(l.UploadOwner(in.TabID))
 	}

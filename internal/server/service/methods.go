@@ -105,5 +105,23 @@ func (s *Service) target(ctx context.Context, c *call, t protocol.Target) (*link
 	if err := s.checkBrowserPage(ctx, c, l, id); err != nil {
 		return nil, 0, err
 	}
+	if runsScript(c) && !isPerson(c.conn.agentName()) {
+		// Before it runs: a take over that begins meanwhile must find it.
+		l.MarkScripted(id)
+	}
 	return l, id, nil
+}
+
+// runsScript reports whether call c runs the caller's own script in the
+// tab's page: eval, a wait for a function, raw CDP (any command: a DOM
+// write can add a handler as well as Runtime.evaluate can run one).
+func runsScript(c *call) bool {
+	switch c.method {
+	case protocol.MethodEval, protocol.MethodCDPSend:
+		return true
+	case protocol.MethodWait:
+		fn, ok := c.params.Members()["function"]
+		return ok && string(fn) != `""` && string(fn) != "null"
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -9,7 +10,9 @@ import (
 	"github.com/egohost/egohost/internal/engine/page"
 	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/internal/server/hub"
+	"github.com/egohost/egohost/internal/server/rpcparams"
 	"github.com/egohost/egohost/internal/server/spaces"
+	"github.com/egohost/egohost/protocol"
 )
 
 // A new document's preparation, which an agent's call starts and does not
@@ -58,6 +61,29 @@ func TestTakeOverEndsTheTabsBackgroundWork(t *testing.T) {
 		}
 		if ran != tc2.want {
 			t.Errorf("%s on a held tab: prepared %t, want %t", tc2.name, ran, tc2.want)
+		}
+	}
+}
+
+// What runs the caller's own script in a page: eval, raw CDP, a wait for a
+// function; not a wait for text, nor an action.
+func TestRunsScript(t *testing.T) {
+	for _, tt := range []struct {
+		method, params string
+		want           bool
+	}{
+		{protocol.MethodEval, `{"expression":"1"}`, true},
+		{protocol.MethodCDPSend, `{"method":"DOM.getDocument"}`, true},
+		{protocol.MethodWait, `{"function":"() => window.ready"}`, true},
+		{protocol.MethodWait, `{"text":"Done"}`, false},
+		{protocol.MethodWait, `{"function":""}`, false},
+		{protocol.MethodWait, `{"function":null}`, false},
+		{protocol.MethodClick, `{"target":"@1"}`, false},
+		{protocol.MethodFill, `{"target":"@1","value":"<script>"}`, false},
+	} {
+		c := &call{method: tt.method, params: rpcparams.Parse(json.RawMessage(tt.params))}
+		if got := runsScript(c); got != tt.want {
+			t.Errorf("%s %s: got %v, want %v", tt.method, tt.params, got, tt.want)
 		}
 	}
 }

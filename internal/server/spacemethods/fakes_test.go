@@ -77,18 +77,21 @@ func (c *fakeCall) OpenTab(ctx context.Context, p protocol.TabsOpenParams) (prot
 
 // fakeBrowser is a browser whose tabs are in groups.
 type fakeBrowser struct {
-	id      string
-	reg     *spaces.Registry
-	groups  map[int]int      // tab → group
-	urls    map[int]string   // tab → URL
-	failOp  map[string]error // by "op {fields}": "tabs.close {TabID:50}"
-	ops     []extwire.Op
-	synced  int
-	titles  []string // Retitle's titles, in order
-	warns   []string
-	nextGrp int
-	ended   [][]int // EndAgentSessions' tabs, call by call
+	id       string
+	reg      *spaces.Registry
+	groups   map[int]int      // tab → group
+	urls     map[int]string   // tab → URL
+	failOp   map[string]error // by "op {fields}": "tabs.close {TabID:50}"
+	ops      []extwire.Op
+	synced   int
+	titles   []string // Retitle's titles, in order
+	warns    []string
+	nextGrp  int
+	ended    [][]int // EndAgentSessions' tabs, call by call
+	scripted map[int]bool
 }
+
+func (b *fakeBrowser) Scripted(tab int) bool { return b.scripted[tab] }
 
 func (b *fakeBrowser) EndAgentSessions(_ context.Context, tabs []int) int {
 	b.ended = append(b.ended, tabs)

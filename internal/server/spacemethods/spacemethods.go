@@ -81,6 +81,9 @@ type Browser interface {
 	// URLs, a binding) lasts into the person's use of the tab; it returns
 	// how many it detached.
 	EndAgentSessions(ctx context.Context, tabs []int) int
+	// Scripted reports whether an agent ran its own script in the
+	// document a tab shows.
+	Scripted(tab int) bool
 }
 
 // Service is what the handlers need of the service beside the call.
@@ -157,6 +160,13 @@ func (m *Methods) wire(sp spaces.Space, c Call) protocol.Space {
 	out := protocol.Space{ID: sp.ID, Agent: sp.Agent, Task: sp.Task, Browser: sp.Browser, Group: sp.Group, Title: sp.Title(), Color: sp.Color, State: string(sp.State), LastTab: sp.LastTab, Tabs: []int{}}
 	if b, ok := m.svc.Browser(sp.Browser); ok && sp.Group != 0 {
 		out.Tabs = b.TabsInGroup(sp.Group)
+		if c.Person() {
+			for _, tab := range out.Tabs {
+				if b.Scripted(tab) {
+					out.Scripted = append(out.Scripted, tab)
+				}
+			}
+		}
 	}
 	if cur, ok := m.svc.Spaces().Current(c.Agent()); ok && cur.ID == sp.ID && !c.Person() {
 		out.Current = true

@@ -179,6 +179,41 @@ func TestList(t *testing.T) {
 	}
 }
 
+// The tabs whose document ran an agent's script are the person's to know
+// (Space.Scripted), in every answer that shows them a space: the take
+// over's too.
+func TestScriptedTabsToThePerson(t *testing.T) {
+	ctx := context.Background()
+	m, svc, alice := fixture("alice")
+	grouped(svc, "alice", 5, 50, 51, 52)
+	b, _ := svc.browser("b1")
+	b.scripted = map[int]bool{51: true, 52: true, 60: true}
+	scripted := func(res any, err error) []int {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch r := res.(type) {
+		case protocol.SpacesListResult:
+			return r.Spaces[0].Scripted
+		case protocol.SpaceResult:
+			return r.Space.Scripted
+		}
+		t.Fatalf("answer %T", res)
+		return nil
+	}
+	person := &fakeCall{svc: svc, browser: "b1"}
+	if got := scripted(m.List(ctx, person, protocol.SpacesListParams{})); !cmp.Equal(got, []int{51, 52}) {
+		t.Errorf("spaces.list to the person: scripted %v, want [51 52]", got)
+	}
+	if got := scripted(m.TakeOver(ctx, person, protocol.SpaceParams{Space: "s1"})); !cmp.Equal(got, []int{51, 52}) {
+		t.Errorf("spaces.takeOver: scripted %v, want [51 52]", got)
+	}
+	if got := scripted(m.List(ctx, alice, protocol.SpacesListParams{})); got != nil {
+		t.Errorf("spaces.list to the agent: scripted %v, want none", got)
+	}
+}
+
 func TestNewSpace(t *testing.T) {
 	ctx := context.Background()
 	m, svc, alice := fixture("alice")
