@@ -13,14 +13,7 @@ func TestAgentCDPMark(t *testing.T) {
 	l, events := worldsLink(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	// call makes a round trip on tab 5 after the extension sent evs.
-	call := func(evs ...string) {
-		t.Helper()
-		events <- evs
-		if err := l.Session(5).Call(ctx, "Runtime.runIfWaitingForDebugger", nil, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
+	call := afterEvents(t, ctx, l, events)
 	check := func(when string, want3, want4 bool) {
 		t.Helper()
 		if got3, got4 := l.AgentCDP(3), l.AgentCDP(4); got3 != want3 || got4 != want4 {

@@ -52,13 +52,10 @@ func cdpEvent(session, method, params string) string {
 // name; it forgets them when Chrome says they are gone, their session
 // detaches or their tab closes, not at a debugger's detach (the page's
 // worlds outlive it).
-func TestOwnWorlds(t *testing.T) {
-	l, events := worldsLink(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	// call makes a round trip, after the extension sent evs (handled in
-	// order, before the reply).
-	call := func(evs ...string) {
+// afterEvents returns a function that makes a round trip on l, after its
+// extension sent the events given (handled in order, before the reply).
+func afterEvents(t *testing.T, ctx context.Context, l *Link, events chan<- []string) func(evs ...string) {
+	return func(evs ...string) {
 		t.Helper()
 		events <- evs
 		// On another tab: a tab.removed fails tab 3's calls.
@@ -66,6 +63,13 @@ func TestOwnWorlds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+func TestOwnWorlds(t *testing.T) {
+	l, events := worldsLink(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	call := afterEvents(t, ctx, l, events)
 	type ctxAt struct {
 		tab     int
 		session string
