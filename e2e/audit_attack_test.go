@@ -210,6 +210,15 @@ func TestKeptSpaceLosesTheAgentsOverrides(t *testing.T) {
 	}
 	tab := protocol.Target{Tab: opened.Tab.ID}
 	agentOverrides(t, ctx, c, bot, tab)
+	// What the detach would not end is not the agent's to set.
+	for method, params := range map[string]string{
+		"Emulation.setVirtualTimePolicy": `{"policy":"pause"}`,
+		"Page.setWebLifecycleState":      `{"state":"frozen"}`,
+		"Page.setFontFamilies":           `{"fontFamilies":{"serif":"monospace"}}`,
+		"Page.setFontSizes":              `{"fontSizes":{"standard":40}}`,
+	} {
+		wantCode(t, bot.Call(ctx, protocol.MethodCDPSend, protocol.CDPSendParams{Target: tab, Method: method, Params: json.RawMessage(params)}, nil), protocol.CodeScopeDenied)
+	}
 	bot.Close()
 	again := dialToken(t, c, tok)
 	if got := pageText(t, ctx, c, tab.Tab, overridden); got != agentView {

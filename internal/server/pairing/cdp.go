@@ -118,6 +118,12 @@ func CDPRules() []CDPRule { return slices.Clone(cdpRules()) }
 // one debugger session, which egohost's own calls share.
 const sharedSession = "egohost's own calls (waits, dialogs, recording, the person's highlights) rely on it on the tab's one debugger session"
 
+// Why state that outlives egohost's debugger session is refused: the
+// service ends the session when a tab goes back to the person (PROTOCOL.md
+// §3.6), and Chrome drops the other overrides with it, not these
+// (measured in Chromium 156).
+const outlivesSession = "what it sets outlives egohost's debugger session of the tab, which ends when the person takes the tab back: "
+
 // Why code that outlives the document is refused.
 const laterDocuments = "it would run in every later document of the tab, whatever its origin, also after the person takes the tab over; the origin rules could not stop it"
 
@@ -180,7 +186,7 @@ var cdpRules = sync.OnceValue(func() []CDPRule {
 			emulation.CommandSetPressureSourceOverrideEnabled, emulation.CommandSetPressureStateOverride,
 			emulation.CommandSetIdleOverride, emulation.CommandClearIdleOverride, emulation.CommandSetPageScaleFactor,
 			emulation.CommandSetScriptExecutionDisabled, emulation.CommandSetTouchEmulationEnabled,
-			emulation.CommandSetVirtualTimePolicy, emulation.CommandSetLocaleOverride, emulation.CommandSetTimezoneOverride,
+			emulation.CommandSetLocaleOverride, emulation.CommandSetTimezoneOverride,
 			emulation.CommandSetDisabledImageTypes, emulation.CommandSetDataSaverOverride,
 			emulation.CommandSetHardwareConcurrencyOverride, emulation.CommandSetCPUPerformanceOverride,
 			emulation.CommandSetUserAgentOverride, emulation.CommandSetAutomationOverride,
@@ -224,9 +230,9 @@ var cdpRules = sync.OnceValue(func() []CDPRule {
 			page.CommandGetNavigationHistory, page.CommandResetNavigationHistory, page.CommandGetResourceTree,
 			page.CommandHandleJavaScriptDialog, page.CommandPrintToPDF, page.CommandReload,
 			page.CommandRemoveScriptToEvaluateOnNewDocument, page.CommandScreencastFrameAck, page.CommandSetAdBlockingEnabled,
-			page.CommandGetPermissionsPolicyState, page.CommandGetOriginTrials, page.CommandSetFontFamilies,
-			page.CommandSetFontSizes, page.CommandSetDocumentContent, page.CommandStartScreencast, page.CommandStopScreencast,
-			page.CommandStopLoading, page.CommandSetWebLifecycleState, page.CommandSetInterceptFileChooserDialog,
+			page.CommandGetPermissionsPolicyState, page.CommandGetOriginTrials,
+			page.CommandSetDocumentContent, page.CommandStartScreencast, page.CommandStopScreencast,
+			page.CommandStopLoading, page.CommandSetInterceptFileChooserDialog,
 			page.CommandGetAnnotatedPageContent, page.CommandSetInputVisualization),
 		allow(CheckNavigation, page.CommandNavigate, page.CommandNavigateToHistoryEntry),
 		allow(CheckWorldName, page.CommandCreateIsolatedWorld),
@@ -299,6 +305,10 @@ var cdpRules = sync.OnceValue(func() []CDPRule {
 			deny(page.CommandWaitForDebugger, "it holds the page until a debugger resumes it"),
 			deny(page.CommandAddCompilationCache, "it plants compiled code for a script URL the page will load"),
 			deny(page.CommandSetSPCTransactionMode, "it confirms payments for the person"),
+			deny(emulation.CommandSetVirtualTimePolicy, outlivesSession+"a paused clock would stop the person's page"),
+			deny(page.CommandSetWebLifecycleState, outlivesSession+"a frozen page would stay frozen for the person"),
+			deny(page.CommandSetFontFamilies, outlivesSession+"the tab's fonts would stay changed for the person"),
+			deny(page.CommandSetFontSizes, outlivesSession+"the tab's font sizes would stay changed for the person"),
 			deny(page.CommandSetRPHRegistrationMode, "it accepts protocol handlers for the person"),
 			deny(page.CommandGetSpellCheckCustomDictionary, "the person's own dictionary words"),
 			deny(page.CommandDisable, sharedSession),
