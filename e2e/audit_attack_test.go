@@ -197,7 +197,8 @@ func agentOverrides(t *testing.T, ctx context.Context, c *chain, agent *client.C
 // A space's tab the person drags out of the group, and a space completed
 // with keep, leave the tabs to the person without what the agent's raw
 // CDP set on them; closing the agent's connection alone does not end it
-// (the agent may come back: a CLI call is a connection).
+// (the agent may come back: a CLI call is a connection). Revoking an agent
+// with all-tabs ends what it set on the person's own tab.
 func TestKeptSpaceLosesTheAgentsOverrides(t *testing.T) {
 	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": `<title>kept</title><p>the agent's page</p>`})
@@ -254,6 +255,20 @@ func TestKeptSpaceLosesTheAgentsOverrides(t *testing.T) {
 	}
 	wantCode(t, again.Call(ctx, protocol.MethodSnapshot, protocol.SnapshotParams{Target: tab}, nil), protocol.CodeNotInSpace)
 	if err := c.agent.Call(ctx, protocol.MethodTabsClose, protocol.TabParams{Target: tab}, nil); err != nil {
+		t.Error(err)
+	}
+
+	// An agent with all-tabs, on the person's own tab; then revoked.
+	roamer := dialToken(t, c, pairDirect(t, c, "roamer-bot", "all-tabs", "cdp"))
+	mine := c.openTab(t, base+"/")
+	agentOverrides(t, ctx, c, roamer, mine)
+	if out, errOut, code := cliAs(c, "", "agents", "revoke", "roamer-bot"); code != 0 {
+		t.Fatalf("egohost agents revoke: %d %s %s", code, out, errOut)
+	}
+	if got := pageText(t, ctx, c, mine.Tab, overridden); got == agentView {
+		t.Errorf("the person's own tab after the agent was revoked: got %q, its overrides", got)
+	}
+	if err := c.agent.Call(ctx, protocol.MethodTabsClose, protocol.TabParams{Target: mine}, nil); err != nil {
 		t.Error(err)
 	}
 }

@@ -2,6 +2,7 @@ package browserlink
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 )
@@ -21,14 +22,24 @@ func TestAgentCDPMark(t *testing.T) {
 		}
 	}
 	check("at first", false, false)
-	l.MarkAgentCDP(3)
-	l.MarkAgentCDP(4)
+	l.MarkAgentCDP(3, "alice")
+	l.MarkAgentCDP(4, "bob")
+	l.MarkAgentCDP(4, "alice")
 	check("marked", true, true)
+	if got := l.AgentCDPTabs("alice"); !slices.Equal(got, []int{3, 4}) {
+		t.Errorf("alice's tabs: got %v, want [3 4]", got)
+	}
+	if got := l.AgentCDPTabs("carol"); len(got) != 0 {
+		t.Errorf("carol's tabs: got %v, want none", got)
+	}
 	call(cdpEvent("", "Runtime.consoleAPICalled", `{"type":"log","args":[],"timestamp":1}`))
 	check("after an event of the tab", true, true)
 	call(`{"event":"detached","tabId":3,"reason":"requested"}`)
 	check("tab 3's debugger detached", false, true)
-	l.MarkAgentCDP(3)
+	if got := l.AgentCDPTabs("alice"); !slices.Equal(got, []int{4}) {
+		t.Errorf("alice's tabs after tab 3's detach: got %v, want [4]", got)
+	}
+	l.MarkAgentCDP(3, "alice")
 	call(`{"event":"tab.removed","tabId":4}`)
 	check("tab 4 closed", true, false)
 }

@@ -113,8 +113,8 @@ type Link struct {
 	// sends nothing after the link heard of it.
 	detaches map[int]uint64
 	// agentCDP are the tabs an agent's raw CDP reached since the debugger
-	// last attached (agentcdp.go).
-	agentCDP map[int]bool
+	// last attached, and the agents' names (agentcdp.go).
+	agentCDP map[int]map[string]bool
 	hello    *extwire.Message
 	closed   chan struct{}
 	// worlds are the tabs' execution contexts that are egohost's own
@@ -147,7 +147,7 @@ func New(conn net.Conn, opts Options) *Link {
 		subs:     make(map[int]*Subscriber),
 		reattach: make(map[int]bool),
 		detaches: make(map[int]uint64),
-		agentCDP: make(map[int]bool),
+		agentCDP: make(map[int]map[string]bool),
 		closed:   make(chan struct{}),
 	}
 }

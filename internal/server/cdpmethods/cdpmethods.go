@@ -36,6 +36,8 @@ type Call interface {
 	// Person reports whether the caller is the person (the popup, the
 	// owner's CLI without an agent name): not an agent.
 	Person() bool
+	// Agent is the caller's agent name.
+	Agent() string
 	// Target resolves the tab the call is for and checks that the caller
 	// may act on it: its browser's link and the tab's ID.
 	Target(ctx context.Context, t protocol.Target) (Link, int, error)
@@ -94,10 +96,11 @@ type Link interface {
 	// OwnUniqueContext the same of a context's system-unique ID.
 	OwnContext(tab int, session string, id int64) bool
 	OwnUniqueContext(unique string) bool
-	// MarkAgentCDP notes that an agent's raw CDP is about to reach tab:
-	// what it leaves on the tab's debugger session is ended when the
-	// person takes the tab back (the session is detached).
-	MarkAgentCDP(tab int)
+	// MarkAgentCDP notes that the named agent's raw CDP is about to reach
+	// tab: what it leaves on the tab's debugger session is ended when the
+	// person takes the tab back or revokes the agent (the session is
+	// detached).
+	MarkAgentCDP(tab int, agent string)
 }
 
 // Session is a tab's CDP session and its child sessions.
@@ -167,7 +170,7 @@ func (m *Methods) Send(ctx context.Context, c Call, p protocol.CDPSendParams) (a
 			// Before the command is sent, so that a take over that
 			// begins meanwhile finds the mark (an agent's call it
 			// cancels may still have reached Chrome).
-			l.MarkAgentCDP(id)
+			l.MarkAgentCDP(id, c.Agent())
 		}
 		raw, err := l.Call(ctx, op)
 		if err != nil {

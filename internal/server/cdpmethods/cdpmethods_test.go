@@ -123,7 +123,7 @@ func TestSendMarksTheTabForAnAgent(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			l := tab("https://example.com/a")
 			l.reply = json.RawMessage(`{}`)
-			c := &fakeCall{paired: tt.paired, person: tt.person, link: l, tab: 7, subs: &fakeSubs{}}
+			c := &fakeCall{paired: tt.paired, person: tt.person, agent: "bot", link: l, tab: 7, subs: &fakeSubs{}}
 			p := protocol.CDPSendParams{Target: protocol.Target{Tab: 7}, Method: "Emulation.setUserAgentOverride", Params: json.RawMessage(`{"userAgent":"x"}`)}
 			if _, err := New(&fakeService{}, slog.New(slog.DiscardHandler)).Send(context.Background(), c, p); err != nil {
 				t.Fatal(err)
@@ -133,6 +133,9 @@ func TestSendMarksTheTabForAnAgent(t *testing.T) {
 			}
 			if len(l.markedAt) != 1 || l.markedAt[0] != tt.want {
 				t.Errorf("marked when the command was sent: got %v, want [%v]", l.markedAt, tt.want)
+			}
+			if tt.want && (len(l.markedBy) != 1 || l.markedBy[0] != "bot") {
+				t.Errorf("marked for agents %q, want [bot]", l.markedBy)
 			}
 		})
 	}

@@ -31,6 +31,7 @@ func (s *fakeService) TopURL(context.Context, cdp.Session) (string, error) { ret
 type fakeCall struct {
 	paired bool
 	person bool
+	agent  string
 	link   *fakeLink
 	tab    int
 	err    error // Target's
@@ -52,8 +53,9 @@ func (c *fakeCall) deny(rawURL, what string) error {
 	return protocol.Errorf(protocol.CodeForbiddenOriginScope, "cdp.send: %s is an origin agent %q may not %s", pairing.Origin(rawURL), "bot", what)
 }
 
-func (c *fakeCall) Paired() bool { return c.paired }
-func (c *fakeCall) Person() bool { return c.person }
+func (c *fakeCall) Paired() bool  { return c.paired }
+func (c *fakeCall) Person() bool  { return c.person }
+func (c *fakeCall) Agent() string { return c.agent }
 
 func (c *fakeCall) Target(_ context.Context, t protocol.Target) (Link, int, error) {
 	c.targeted = append(c.targeted, t)
@@ -120,10 +122,12 @@ type fakeLink struct {
 
 	ops      []extwire.CDP
 	marked   map[int]bool // MarkAgentCDP's tabs
+	markedBy []string     // and the agents' names
 	markedAt []bool       // for each op, whether its tab was marked when it was sent
 }
 
-func (l *fakeLink) MarkAgentCDP(tab int) {
+func (l *fakeLink) MarkAgentCDP(tab int, agent string) {
+	l.markedBy = append(l.markedBy, agent)
 	if l.marked == nil {
 		l.marked = map[int]bool{}
 	}

@@ -22,9 +22,19 @@ func (s *Service) spaceMethods() *spacemethods.Methods {
 func spaceCall(c *call) spacemethods.Call { return c }
 
 // endSpacesOf ends the spaces of a revoked agent, c being the revoking
-// call (spacemethods.Methods.EndSpacesOf).
+// call (spacemethods.Methods.EndSpacesOf), and what its raw CDP left on
+// any tab's debugger session (those of the person's own tabs too, which
+// an agent with all-tabs may reach): each such tab is detached.
 func (s *Service) endSpacesOf(ctx context.Context, c *call, agent string) {
 	s.spaceMethods().EndSpacesOf(ctx, c, agent)
+	if agent == "" {
+		return
+	}
+	for _, l := range s.hub.Links() {
+		if tabs := l.AgentCDPTabs(agent); len(tabs) > 0 {
+			endAgentSessions(ctx, l.Link, tabs)
+		}
+	}
 }
 
 // What the spaces methods need of a call (spacemethods.Call).
