@@ -14,39 +14,46 @@ import (
 // was, and a closed tab is forgotten.
 func TestScriptedFollowsTheDocument(t *testing.T) {
 	var s scriptedDocs
-	navigated := func(tab int, session, parent, loader, typ string) {
-		s.event(&extwire.Message{Event: "cdp", TabID: tab, SessionID: session, Method: "Page.frameNavigated",
-			Params: []byte(fmt.Sprintf(`{"frame":{"id":"F","parentId":%q,"loaderId":%q,"url":"https://a.example/"},"type":%q}`, parent, loader, typ))})
+	// A step: an agent's script in tab mark (0: none), then the main
+	// frame's documents of tab 3 or 4 given (session, parent, loader, type).
+	type nav struct {
+		tab                          int
+		session, parent, loader, typ string
 	}
-	check := func(when string, want3, want4 bool) {
-		t.Helper()
-		if got3, got4 := s.shown(3), s.shown(4); got3 != want3 || got4 != want4 {
-			t.Errorf("%s: tabs 3 and 4 scripted: got %v %v, want %v %v", when, got3, got4, want3, want4)
+	steps := []struct {
+		name         string
+		mark         int
+		navs         []nav
+		closed       int
+		want3, want4 bool
+	}{
+		{name: "at first", navs: []nav{{3, "", "", "L1", "Navigation"}}},
+		{name: "an agent ran script in tab 3", mark: 3, want3: true},
+		{name: "a frame's and a child session's documents", navs: []nav{{3, "", "MAIN", "L9", "Navigation"}, {3, "C1", "", "L8", "Navigation"}}, want3: true},
+		{name: "tab 3 loaded a new document", navs: []nav{{3, "", "", "L2", "Navigation"}}},
+		{name: "tab 3 went back to the scripted document, from the cache", mark: 3, navs: []nav{{3, "", "", "L3", "Navigation"}, {3, "", "", "L2", "BackForwardCacheRestore"}}, want3: true},
+		{name: "tab 3 went back, from the cache, to a document the link cannot tell", navs: []nav{{3, "", "", "L4", "Navigation"}, {3, "", "", "L3", "BackForwardCacheRestore"}}, want3: true},
+		{name: "a tab no agent ran script in, from the cache", navs: []nav{{4, "", "", "L1", "BackForwardCacheRestore"}}, want3: true},
+		{name: "tab 3 closed", closed: 3},
+	}
+	for _, st := range steps {
+		if st.mark != 0 {
+			s.mark(st.mark)
+		}
+		for _, n := range st.navs {
+			s.event(&extwire.Message{Event: "cdp", TabID: n.tab, SessionID: n.session, Method: "Page.frameNavigated",
+				Params: []byte(fmt.Sprintf(`{"frame":{"id":"F","parentId":%q,"loaderId":%q,"url":"https://a.example/"},"type":%q}`, n.parent, n.loader, n.typ))})
+		}
+		if st.closed != 0 {
+			s.event(&extwire.Message{Event: "tab.removed", TabID: st.closed})
+		}
+		if got3, got4 := s.shown(3), s.shown(4); got3 != st.want3 || got4 != st.want4 {
+			t.Errorf("%s: tabs 3 and 4 scripted: got %v %v, want %v %v", st.name, got3, got4, st.want3, st.want4)
 		}
 	}
-	navigated(3, "", "", "L1", "Navigation")
-	check("at first", false, false)
-	s.mark(3)
-	check("an agent ran script in tab 3", true, false)
-	navigated(3, "", "MAIN", "L9", "Navigation")
-	navigated(3, "C1", "", "L8", "Navigation")
-	check("a frame's and a child session's documents", true, false)
-	navigated(3, "", "", "L2", "Navigation")
-	check("tab 3 loaded a new document", false, false)
-	s.mark(3)
-	navigated(3, "", "", "L3", "Navigation")
-	navigated(3, "", "", "L2", "BackForwardCacheRestore")
-	check("tab 3 went back to the scripted document, from the cache", true, false)
-	navigated(3, "", "", "L4", "Navigation")
-	navigated(3, "", "", "L3", "BackForwardCacheRestore")
-	check("tab 3 went back, from the cache, to a document the link cannot tell", true, false)
-	navigated(4, "", "", "L1", "BackForwardCacheRestore")
-	check("a tab no agent ran script in, from the cache", true, false)
-	s.event(&extwire.Message{Event: "tab.removed", TabID: 3})
-	check("tab 3 closed", false, false)
-	for range maxScriptedDocs + 1 {
+	for i := range maxScriptedDocs + 1 {
 		s.mark(4)
-		navigated(4, "", "", fmt.Sprint("N", len(s.tabs[4].scripted)), "Navigation")
+		s.event(&extwire.Message{Event: "cdp", TabID: 4, Method: "Page.frameNavigated", Params: []byte(fmt.Sprintf(`{"frame":{"id":"F","loaderId":"N%d"},"type":"Navigation"}`, i))})
 	}
 	if n := len(s.tabs[4].scripted); n > maxScriptedDocs {
 		t.Errorf("documents remembered of tab 4: got %d, want at most %d", n, maxScriptedDocs)
