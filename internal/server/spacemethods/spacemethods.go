@@ -78,7 +78,7 @@ type Browser interface {
 	// EndAgentSessions detaches the debugger from each of tabs that an
 	// agent's raw CDP reached since it attached, so that nothing it set
 	// on the tab's session (an emulated device, a user agent, blocked
-	// URLs, a binding) lasts into the person's use of the tab; it returns
+	// URLs) lasts into the person's use of the tab; it returns
 	// how many it detached.
 	EndAgentSessions(ctx context.Context, tabs []int) int
 	// Scripted reports whether an agent ran its own script in the
