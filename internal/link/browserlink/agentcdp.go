@@ -5,12 +5,11 @@ import "slices"
 // A tab has one debugger session, which egohost's engine, the person and
 // every agent share; what an agent's raw CDP sets on it (an emulated
 // device or user agent, a time zone, blocked URLs, script turned off)
-// lasts as long as the session, into later
-// documents, whoever holds the tab. The link remembers which agents' raw
-// CDP reached each tab since the debugger last attached, so that the
-// service can end the session (Detach) when the tab goes back to the
-// person or the agent is revoked (PROTOCOL.md §3.6): Chrome then drops
-// all of it.
+// lasts as long as the session, into later documents, whoever holds the
+// tab. The link remembers which agents' raw CDP reached each tab since
+// the debugger last attached, so that the service can end the session
+// (Detach) when the tab goes back to the person or the agent is revoked
+// (PROTOCOL.md §3.6): Chrome then drops all of it.
 
 // MarkAgentCDP notes that the raw CDP of the named agent is about to
 // reach tab.
