@@ -36,8 +36,8 @@ import (
 //     replays when egohost's debugger attaches again;
 //   - the debugger is detached from each of its tabs an agent's raw CDP
 //     reached since it attached (endAgentSessions): what that left on the
-//     tab's session (an emulated device or user agent, blocked URLs, a
-//     binding, script turned off) ends with it.
+//     tab's session (an emulated device or user agent, blocked URLs,
+//     script turned off) ends with it.
 //
 // The person's own connections (the popup, the owner's CLI without a name)
 // are not agents: their calls and subscriptions go on.
@@ -71,8 +71,9 @@ const endSessionTimeout = 5 * time.Second
 // endAgentSessions detaches the debugger from each of tabs of l that an
 // agent's raw CDP reached since it attached (browserlink.MarkAgentCDP), so
 // that what it left on the tab's one debugger session ends: Chrome drops a
-// session's overrides, interceptions and bindings with it, those no
-// method could undo included. The tab is not fenced (a requested detach):
+// session's overrides with it, those no method could undo included (the
+// few it keeps are refused to paired agents: pairing/cdp.go's
+// outlivesSession). The tab is not fenced (a requested detach):
 // the next call attaches again. It returns how many it detached.
 func endAgentSessions(ctx context.Context, l *hub.Link, tabs []int) int {
 	n := 0
