@@ -152,13 +152,17 @@ type Registry struct {
 	spaces  map[string]*Space
 	current map[string]string        // agent → its current space's ID
 	resumed map[string]chan struct{} // space ID → closed when the person hands it back
-	holds   map[string][]hold        // space ID → the person's latest holds of it (HeldAt)
+	holds   map[string][]Hold        // space ID → the person's latest holds of it (HeldAt)
 }
 
-// hold is a time the person had a space: from its take over until it was
-// handed back (to zero: still held). A space the service found held at
-// its start was held from the zero time, as far as it knows.
-type hold struct{ from, to time.Time }
+// Hold is a time the person had a space: from its take over until it was
+// handed back (To zero: still held). A space the service found held at
+// its start, with no hold saved, was held from the zero time, as far as
+// it knows.
+type Hold struct {
+	From time.Time `json:"from"`
+	To   time.Time `json:"to,omitzero"`
+}
 
 // maxHolds bounds the holds remembered of a space (the oldest go).
 const maxHolds = 16
@@ -168,19 +172,32 @@ type Saved struct {
 	Next    int               `json:"next"`
 	Spaces  []Space           `json:"spaces"`
 	Current map[string]string `json:"current,omitempty"`
+	// Holds are the person's latest holds of each space, by its ID: a
+	// console message the page logged in one is not an agent's to read,
+	// also when Chrome replays it after a restart of the service.
+	Holds map[string][]Hold `json:"holds,omitempty"`
 }
 
 // New returns a registry holding what was saved.
 func New(saved Saved) *Registry {
-	r := &Registry{next: saved.Next, spaces: make(map[string]*Space), current: make(map[string]string), resumed: make(map[string]chan struct{}), holds: make(map[string][]hold)}
+	r := &Registry{next: saved.Next, spaces: make(map[string]*Space), current: make(map[string]string), resumed: make(map[string]chan struct{}), holds: make(map[string][]Hold)}
 	for _, sp := range saved.Spaces {
 		if sp.ID == "" || CheckName(sp.Agent) != nil {
 			continue
 		}
 		r.spaces[sp.ID] = &sp
+		holds := saved.Holds[sp.ID]
+		if len(holds) > maxHolds {
+			holds = holds[len(holds)-maxHolds:]
+		}
+		if len(holds) > 0 {
+			r.holds[sp.ID] = slices.Clone(holds)
+		}
 		if sp.State == Person {
 			r.resumed[sp.ID] = make(chan struct{})
-			r.holds[sp.ID] = []hold{{}}
+			if len(holds) == 0 || !holds[len(holds)-1].To.IsZero() {
+				r.holds[sp.ID] = append(r.holds[sp.ID], Hold{}) // held since before the service knew
+			}
 		}
 	}
 	for a, id := range saved.Current {
@@ -198,6 +215,12 @@ func (r *Registry) Save() Saved {
 	s := Saved{Next: r.next, Spaces: r.listLocked(func(*Space) bool { return true }), Current: make(map[string]string, len(r.current))}
 	for a, id := range r.current {
 		s.Current[a] = id
+	}
+	for id, holds := range r.holds {
+		if s.Holds == nil {
+			s.Holds = make(map[string][]Hold, len(r.holds))
+		}
+		s.Holds[id] = slices.Clone(holds)
 	}
 	return s
 }
@@ -244,7 +267,7 @@ func (r *Registry) Adopt(agent, task, browser string, group, window int, color s
 	r.spaces[sp.ID] = sp
 	if st == Person {
 		r.resumed[sp.ID] = make(chan struct{})
-		r.holds[sp.ID] = []hold{{}} // held since before the service knew
+		r.holds[sp.ID] = []Hold{{}} // held since before the service knew
 	}
 	if _, ok := r.current[agent]; !ok {
 		r.current[agent] = sp.ID
@@ -469,9 +492,9 @@ func (r *Registry) setStateLocked(sp *Space, st State) {
 		if len(holds) >= maxHolds {
 			holds = slices.Delete(holds, 0, len(holds)-maxHolds+1)
 		}
-		r.holds[sp.ID] = append(holds, hold{from: time.Now()})
+		r.holds[sp.ID] = append(holds, Hold{From: time.Now()})
 	case st != Person && was == Person && len(holds) > 0:
-		holds[len(holds)-1].to = time.Now()
+		holds[len(holds)-1].To = time.Now()
 	}
 }
 
@@ -490,7 +513,7 @@ func (r *Registry) HeldAt(browser string, group int, at time.Time) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, h := range r.holds[sp.ID] {
-		if !at.Before(h.from) && (h.to.IsZero() || at.Before(h.to)) {
+		if !at.Before(h.From) && (h.To.IsZero() || at.Before(h.To)) {
 			return true
 		}
 	}

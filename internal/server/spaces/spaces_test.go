@@ -1,6 +1,7 @@
 package spaces
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -357,6 +358,19 @@ func TestHeldAt(t *testing.T) {
 	if r.HeldAt("b2", 3, during) || r.HeldAt("b1", 4, during) {
 		t.Error("another browser's or group's time is held")
 	}
+	// Saved (spaces.json) and read back by a new service: the same.
+	raw, err := json.Marshal(r.Save())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved Saved
+	if err := json.Unmarshal(raw, &saved); err != nil {
+		t.Fatal(err)
+	}
+	if again := New(saved); !again.HeldAt("b1", 3, during) || again.HeldAt("b1", 3, before) || again.HeldAt("b1", 3, after) {
+		t.Errorf("the holds saved and read back: held before %v, during %v, after %v; want false, true, false (%s)",
+			again.HeldAt("b1", 3, before), again.HeldAt("b1", 3, during), again.HeldAt("b1", 3, after), raw)
+	}
 	for range maxHolds {
 		r.SetState(sp.ID, Person)
 		r.SetState(sp.ID, Working)
@@ -367,15 +381,26 @@ func TestHeldAt(t *testing.T) {
 	if n := len(r.holds[sp.ID]); n != maxHolds {
 		t.Errorf("holds remembered: got %d, want %d", n, maxHolds)
 	}
+	tooMany := r.Save()
+	tooMany.Holds[sp.ID] = append(tooMany.Holds[sp.ID], tooMany.Holds[sp.ID]...)
+	if n := len(New(tooMany).holds[sp.ID]); n != maxHolds {
+		t.Errorf("holds read back from a file with %d: got %d, want %d", len(tooMany.Holds[sp.ID]), n, maxHolds)
+	}
 	r.Remove(sp.ID)
 	if _, ok := r.holds[sp.ID]; ok {
 		t.Error("a removed space's holds are remembered")
 	}
 
-	saved := New(Saved{Next: 1, Spaces: []Space{{ID: "s1", Agent: "a", Browser: "b1", Group: 5, State: Person}}})
-	saved.HandBack("s1", true)
-	if !saved.HeldAt("b1", 5, before) || saved.HeldAt("b1", 5, time.Now().Add(time.Second)) {
+	held := New(Saved{Next: 1, Spaces: []Space{{ID: "s1", Agent: "a", Browser: "b1", Group: 5, State: Person}}})
+	held.HandBack("s1", true)
+	if !held.HeldAt("b1", 5, before) || held.HeldAt("b1", 5, time.Now().Add(time.Second)) {
 		t.Error("a space held at the start: want held at any time before its hand back, not after")
+	}
+	since := time.Now().Add(-time.Hour)
+	open := New(Saved{Next: 1, Spaces: []Space{{ID: "s1", Agent: "a", Browser: "b1", Group: 5, State: Person}}, Holds: map[string][]Hold{"s1": {{From: since}}}})
+	open.HandBack("s1", true)
+	if open.HeldAt("b1", 5, since.Add(-time.Minute)) || !open.HeldAt("b1", 5, since.Add(time.Minute)) {
+		t.Error("a space held at the start since a saved time: want held from that time, not before")
 	}
 	adopted := New(Saved{})
 	adopted.Adopt("a", "", "b1", 6, 0, "blue", Person)
