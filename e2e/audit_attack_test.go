@@ -277,7 +277,8 @@ func TestKeptSpaceLosesTheAgentsOverrides(t *testing.T) {
 // types there after a take over (a key listener outlives the agent's
 // call): the take over says which tabs (the CLI, spaces.list), a reload
 // makes the page the site's own again, and a tab whose page the agent only
-// acted on is not named.
+// acted on is not named. Tabs left to the person with keep: the group's
+// title says to reload.
 func TestTakeOverSaysTheAgentScriptedThePage(t *testing.T) {
 	c := useSharedChain(t)
 	base := serve(t, map[string]string{"/": `<title>sign in</title><input id="pw" type="password" aria-label="Password">`})
@@ -342,8 +343,23 @@ func TestTakeOverSaysTheAgentScriptedThePage(t *testing.T) {
 	if out, errOut, code := cliAs(c, "", "space", "hand-back", space); code != 0 {
 		t.Fatalf("egohost space hand-back %s: %d %s %s", space, code, out, errOut)
 	}
-	if err := bot.Call(ctx, protocol.MethodSpacesClose, protocol.SpaceParams{Space: space}, nil); err != nil {
-		t.Error(err)
+	// The agent scripts the page again, then leaves its tabs to the
+	// person: the group's title, in the tab strip, says to reload.
+	if err := bot.Call(ctx, protocol.MethodEval, protocol.EvalParams{Target: protocol.Target{Tab: scripted.Tab.ID}, Expression: "document.title"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var done protocol.SpacesCompleteResult
+	if err := bot.Call(ctx, protocol.MethodSpacesComplete, protocol.SpacesCompleteParams{Space: space, Keep: true}, &done); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(done.Scripted, []int{scripted.Tab.ID}) {
+		t.Errorf("spaces.complete with keep: scripted %v, want [%d]", done.Scripted, scripted.Tab.ID)
+	}
+	waitTitle(t, ctx, c, "✅ keys-bot ⚠ reload before typing")
+	for _, tab := range []int{scripted.Tab.ID, acted.Tab.ID} {
+		if err := c.agent.Call(ctx, protocol.MethodTabsClose, protocol.TabParams{Target: protocol.Target{Tab: tab}}, nil); err != nil {
+			t.Error(err)
+		}
 	}
 }
 

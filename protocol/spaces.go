@@ -105,6 +105,10 @@ type SpacesCompleteResult struct {
 	Space  string `json:"space"`
 	Closed []int  `json:"closed"` // the tabs closed
 	Kept   []int  `json:"kept"`   // the tabs left to the person
+	// Scripted are the kept tabs whose document ran an agent's own
+	// script: the group's title tells the person to reload them before
+	// typing there (Space.Scripted).
+	Scripted []int `json:"scripted,omitempty"`
 }
 
 // SpacesWaitParams are the params of spaces.waitForControl.

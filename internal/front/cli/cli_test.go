@@ -421,3 +421,24 @@ func TestTakeOverSaysWhichTabsRanTheAgentsScript(t *testing.T) {
 		})
 	}
 }
+
+// A space completed with keep names its tabs whose page ran an agent's
+// script; one without such a tab prints its one line.
+func TestKeptTabsThatRanAnAgentsScriptAreNamed(t *testing.T) {
+	for _, tt := range []struct {
+		res  protocol.SpacesCompleteResult
+		want string
+	}{
+		{protocol.SpacesCompleteResult{Space: "s1", Closed: []int{}, Kept: []int{50}}, "space s1 ended: 0 tab(s) closed, 1 kept\n"},
+		{protocol.SpacesCompleteResult{Space: "s1", Closed: []int{}, Kept: []int{50, 51}, Scripted: []int{51}},
+			"space s1 ended: 0 tab(s) closed, 2 kept\n  ! tab 51 ran an agent's own script, which can read what is typed there: reload it before typing (egohost reload --tab 51)\n"},
+	} {
+		var out bytes.Buffer
+		if err := printEnded(&out, tt.res); err != nil {
+			t.Fatal(err)
+		}
+		if got := out.String(); got != tt.want {
+			t.Errorf("got\n%s\nwant\n%s", got, tt.want)
+		}
+	}
+}

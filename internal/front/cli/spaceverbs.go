@@ -143,5 +143,10 @@ func printSpace(what string) func(w io.Writer, raw json.RawMessage) error {
 
 func printEnded(w io.Writer, r protocol.SpacesCompleteResult) error {
 	_, err := fmt.Fprintf(w, "space %s ended: %d tab(s) closed, %d kept\n", r.Space, len(r.Closed), len(r.Kept))
+	for _, t := range r.Scripted {
+		if err == nil {
+			_, err = fmt.Fprintf(w, "  ! tab %d ran an agent's own script, which can read what is typed there: reload it before typing (egohost reload --tab %d)\n", t, t)
+		}
+	}
 	return err
 }

@@ -35,7 +35,18 @@ func (m *Methods) endSpace(ctx context.Context, c Call, id string, keep bool) (a
 	if b, ok := m.svc.Browser(sp.Browser); ok && sp.Group != 0 {
 		tabs := b.TabsInGroup(sp.Group)
 		if keep {
-			if _, err := b.Call(ctx, extwire.GroupsUpdate{GroupID: sp.Group, Title: sp.DoneTitle()}); err != nil {
+			title := sp.DoneTitle()
+			for _, t := range tabs {
+				if b.Scripted(t) {
+					res.Scripted = append(res.Scripted, t)
+				}
+			}
+			if len(res.Scripted) > 0 {
+				// The person is not asked to look: the group's title,
+				// in the tab strip, says it.
+				title += spaces.ScriptedSuffix
+			}
+			if _, err := b.Call(ctx, extwire.GroupsUpdate{GroupID: sp.Group, Title: title}); err != nil {
 				return nil, err
 			}
 			b.EndAgentSessions(ctx, tabs) // the tabs are the person's now

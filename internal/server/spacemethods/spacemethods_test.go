@@ -299,30 +299,34 @@ func TestEnd(t *testing.T) {
 	ctx := context.Background()
 	gone := protocol.Errorf(protocol.CodeTabNotFound, "closed already")
 	for _, tc := range []struct {
-		name    string
-		caller  string
-		keep    bool
-		held    bool
-		failOp  map[string]error
-		want    protocol.Code
-		ops     []extwire.Op
-		res     *protocol.SpacesCompleteResult
-		removed bool
-		ended   [][]int // the tabs whose agents' debugger sessions end
+		name     string
+		caller   string
+		keep     bool
+		held     bool
+		failOp   map[string]error
+		scripted map[int]bool
+		want     protocol.Code
+		ops      []extwire.Op
+		res      *protocol.SpacesCompleteResult
+		removed  bool
+		ended    [][]int // the tabs whose agents' debugger sessions end
 	}{
-		{"closes its tabs", "alice", false, false, nil, 0,
+		{"closes its tabs", "alice", false, false, nil, nil, 0,
 			[]extwire.Op{extwire.TabsClose{TabID: 50}, extwire.TabsClose{TabID: 51}},
 			&protocol.SpacesCompleteResult{Space: "s1", Closed: []int{50, 51}, Kept: []int{}}, true, nil},
-		{"a tab closed already", "alice", false, false, map[string]error{"tabs.close {TabID:50}": gone}, 0,
+		{"a tab closed already", "alice", false, false, map[string]error{"tabs.close {TabID:50}": gone}, nil, 0,
 			[]extwire.Op{extwire.TabsClose{TabID: 50}, extwire.TabsClose{TabID: 51}},
 			&protocol.SpacesCompleteResult{Space: "s1", Closed: []int{50, 51}, Kept: []int{}}, true, nil},
-		{"a tab that would not close", "alice", false, false, map[string]error{"tabs.close {TabID:51}": protocol.Errorf(protocol.CodeTimeout, "slow")}, protocol.CodeTimeout,
+		{"a tab that would not close", "alice", false, false, map[string]error{"tabs.close {TabID:51}": protocol.Errorf(protocol.CodeTimeout, "slow")}, nil, protocol.CodeTimeout,
 			[]extwire.Op{extwire.TabsClose{TabID: 50}, extwire.TabsClose{TabID: 51}}, nil, false, nil},
-		{"keeps its tabs for the person", "alice", true, false, nil, 0,
+		{"keeps its tabs for the person", "alice", true, false, nil, nil, 0,
 			[]extwire.Op{extwire.GroupsUpdate{GroupID: 5, Title: "✅ alice"}},
 			&protocol.SpacesCompleteResult{Space: "s1", Closed: []int{}, Kept: []int{50, 51}}, true, [][]int{{50, 51}}},
-		{"not while the person has it", "alice", false, true, nil, protocol.CodeUserInControl, nil, nil, false, nil},
-		{"the person ends it while they have it", "", false, true, nil, 0,
+		{"keeps a tab that ran the agent's script: the title says to reload", "alice", true, false, nil, map[int]bool{51: true}, 0,
+			[]extwire.Op{extwire.GroupsUpdate{GroupID: 5, Title: "✅ alice ⚠ reload before typing"}},
+			&protocol.SpacesCompleteResult{Space: "s1", Closed: []int{}, Kept: []int{50, 51}, Scripted: []int{51}}, true, [][]int{{50, 51}}},
+		{"not while the person has it", "alice", false, true, nil, nil, protocol.CodeUserInControl, nil, nil, false, nil},
+		{"the person ends it while they have it", "", false, true, nil, nil, 0,
 			[]extwire.Op{extwire.TabsClose{TabID: 50}, extwire.TabsClose{TabID: 51}},
 			&protocol.SpacesCompleteResult{Space: "s1", Closed: []int{50, 51}, Kept: []int{}}, true, nil},
 	} {
@@ -333,7 +337,7 @@ func TestEnd(t *testing.T) {
 				svc.reg.SetState("s1", spaces.Person)
 			}
 			b, _ := svc.browser("b1")
-			b.failOp = tc.failOp
+			b.failOp, b.scripted = tc.failOp, tc.scripted
 			res, err := m.Complete(ctx, c, protocol.SpacesCompleteParams{Space: "s1", Keep: tc.keep})
 			if got := codeOf(t, err); got != tc.want {
 				t.Fatalf("got code %d (%v), want %d", got, err, tc.want)

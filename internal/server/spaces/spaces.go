@@ -128,6 +128,10 @@ func (sp Space) DoneTitle() string {
 	return doneMarker + " " + strings.TrimPrefix(sp.Title(), markers[sp.State]+" ")
 }
 
+// ScriptedSuffix ends the title of a kept group one of whose pages ran an
+// agent's own script, which could read what the person types there.
+const ScriptedSuffix = " ⚠ reload before typing"
+
 // ParseTitle reads a group title written by Title: ok is false for any
 // other title (the person's own groups, completed spaces).
 func ParseTitle(title string) (agent, task string, st State, ok bool) {
