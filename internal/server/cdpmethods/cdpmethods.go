@@ -33,11 +33,6 @@ type Call interface {
 	// Paired reports whether the caller is a paired agent, whom the
 	// allow-list, the origin rules and the confirmations hold to.
 	Paired() bool
-	// Person reports whether the caller is the person (the popup, the
-	// owner's CLI without an agent name): not an agent.
-	Person() bool
-	// Agent is the caller's agent name.
-	Agent() string
 	// Target resolves the tab the call is for and checks that the caller
 	// may act on it: its browser's link and the tab's ID.
 	Target(ctx context.Context, t protocol.Target) (Link, int, error)
@@ -96,11 +91,6 @@ type Link interface {
 	// OwnUniqueContext the same of a context's system-unique ID.
 	OwnContext(tab int, session string, id int64) bool
 	OwnUniqueContext(unique string) bool
-	// MarkAgentCDP notes that the named agent's raw CDP is about to reach
-	// tab: what it leaves on the tab's debugger session is ended when the
-	// person takes the tab back or revokes the agent (the session is
-	// detached).
-	MarkAgentCDP(tab int, agent string)
 }
 
 // Session is a tab's CDP session and its child sessions.
@@ -165,12 +155,6 @@ func (m *Methods) Send(ctx context.Context, c Call, p protocol.CDPSendParams) (a
 		op := extwire.CDP{TabID: id, Method: p.Method, SessionID: p.SessionID}
 		if len(p.Params) > 0 && string(p.Params) != "null" {
 			op.Params = p.Params
-		}
-		if !c.Person() {
-			// Before the command is sent, so that a take over that
-			// begins meanwhile finds the mark (an agent's call it
-			// cancels may still have reached Chrome).
-			l.MarkAgentCDP(id, c.Agent())
 		}
 		raw, err := l.Call(ctx, op)
 		if err != nil {

@@ -107,40 +107,6 @@ func TestSend(t *testing.T) {
 	}
 }
 
-// An agent's raw CDP marks its tab before the command goes out (what it
-// leaves on the tab's debugger session ends when the person takes the tab
-// back); the person's does not.
-func TestSendMarksTheTabForAnAgent(t *testing.T) {
-	for _, tt := range []struct {
-		name           string
-		paired, person bool
-		want           bool
-	}{
-		{name: "a paired agent", paired: true, want: true},
-		{name: "an agent named on the owner's token", want: true},
-		{name: "the person", person: true, want: false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			l := tab("https://example.com/a")
-			l.reply = json.RawMessage(`{}`)
-			c := &fakeCall{paired: tt.paired, person: tt.person, agent: "bot", link: l, tab: 7, subs: &fakeSubs{}}
-			p := protocol.CDPSendParams{Target: protocol.Target{Tab: 7}, Method: "Emulation.setUserAgentOverride", Params: json.RawMessage(`{"userAgent":"x"}`)}
-			if _, err := New(&fakeService{}, slog.New(slog.DiscardHandler)).Send(context.Background(), c, p); err != nil {
-				t.Fatal(err)
-			}
-			if got := l.marked[7]; got != tt.want {
-				t.Errorf("tab 7 marked: got %v, want %v", got, tt.want)
-			}
-			if len(l.markedAt) != 1 || l.markedAt[0] != tt.want {
-				t.Errorf("marked when the command was sent: got %v, want [%v]", l.markedAt, tt.want)
-			}
-			if tt.want && (len(l.markedBy) != 1 || l.markedBy[0] != "bot") {
-				t.Errorf("marked for agents %q, want [bot]", l.markedBy)
-			}
-		})
-	}
-}
-
 // timeoutMs bounds the call (the tab's lookup included); a failed lookup
 // is the call's answer.
 func TestSendTimeoutAndTarget(t *testing.T) {

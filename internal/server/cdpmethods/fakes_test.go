@@ -30,8 +30,6 @@ func (s *fakeService) TopURL(context.Context, cdp.Session) (string, error) { ret
 // kinds, and the person answers with answer.
 type fakeCall struct {
 	paired bool
-	person bool
-	agent  string
 	link   *fakeLink
 	tab    int
 	err    error // Target's
@@ -53,9 +51,7 @@ func (c *fakeCall) deny(rawURL, what string) error {
 	return protocol.Errorf(protocol.CodeForbiddenOriginScope, "cdp.send: %s is an origin agent %q may not %s", pairing.Origin(rawURL), "bot", what)
 }
 
-func (c *fakeCall) Paired() bool  { return c.paired }
-func (c *fakeCall) Person() bool  { return c.person }
-func (c *fakeCall) Agent() string { return c.agent }
+func (c *fakeCall) Paired() bool { return c.paired }
 
 func (c *fakeCall) Target(_ context.Context, t protocol.Target) (Link, int, error) {
 	c.targeted = append(c.targeted, t)
@@ -120,18 +116,7 @@ type fakeLink struct {
 	reaches  int               // Withheld's calls
 	reply    json.RawMessage
 
-	ops      []extwire.CDP
-	marked   map[int]bool // MarkAgentCDP's tabs
-	markedBy []string     // and the agents' names
-	markedAt []bool       // for each op, whether its tab was marked when it was sent
-}
-
-func (l *fakeLink) MarkAgentCDP(tab int, agent string) {
-	l.markedBy = append(l.markedBy, agent)
-	if l.marked == nil {
-		l.marked = map[int]bool{}
-	}
-	l.marked[tab] = true
+	ops []extwire.CDP
 }
 
 func (l *fakeLink) ID() string                                  { return l.id }
@@ -168,9 +153,7 @@ func (l *fakeLink) OwnContext(_ int, session string, id int64) bool {
 func (l *fakeLink) OwnUniqueContext(unique string) bool { return l.own[unique] }
 
 func (l *fakeLink) Call(_ context.Context, op extwire.Op) (json.RawMessage, error) {
-	o := op.(extwire.CDP)
-	l.ops = append(l.ops, o)
-	l.markedAt = append(l.markedAt, l.marked[o.TabID])
+	l.ops = append(l.ops, op.(extwire.CDP))
 	return l.reply, nil
 }
 

@@ -39,9 +39,7 @@ func (cdpService) TopURL(ctx context.Context, sess cdp.Session) (string, error) 
 // checks (access.go) and confirmations (confirmmethods.go).
 type cdpCall struct{ c *call }
 
-func (cc cdpCall) Paired() bool  { return cc.c.conn.grant.kind == grantPaired }
-func (cc cdpCall) Person() bool  { return isPerson(cc.c.conn.agentName()) }
-func (cc cdpCall) Agent() string { return cc.c.conn.agentName() }
+func (cc cdpCall) Paired() bool { return cc.c.conn.grant.kind == grantPaired }
 
 func (cc cdpCall) Target(ctx context.Context, t protocol.Target) (cdpmethods.Link, int, error) {
 	l, id, err := cc.c.conn.s.target(ctx, cc.c, t)
@@ -132,9 +130,6 @@ func (sl subLink) Withheld(ctx context.Context, tab int, reach cdptab.Reach) ([]
 	}
 	return eng.Res.Within(reach).Withheld(ctx)
 }
-
-// MarkAgentCDP notes that an agent's raw CDP is about to reach the tab.
-func (sl subLink) MarkAgentCDP(tab int, agent string) { sl.l.Link.MarkAgentCDP(tab, agent) }
 
 // OwnContext reports whether a context of the tab's session is one of
 // egohost's own worlds.

@@ -105,23 +105,35 @@ func (s *Service) target(ctx context.Context, c *call, t protocol.Target) (*link
 	if err := s.checkBrowserPage(ctx, c, l, id); err != nil {
 		return nil, 0, err
 	}
-	if runsScript(c) && !isPerson(c.conn.agentName()) {
-		// Before it runs: a take over that begins meanwhile must find it.
-		l.MarkScripted(id)
+	if name := c.conn.agentName(); !isPerson(name) {
+		// Marked before the call runs: a take over that begins meanwhile
+		// must find it (takeover.go).
+		session, page := leaves(c)
+		if session {
+			l.MarkAgentCDP(id, name)
+		}
+		if page {
+			l.MarkScripted(id)
+		}
 	}
 	return l, id, nil
 }
 
-// runsScript reports whether call c runs the caller's own script in the
-// tab's page: eval, a wait for a function, raw CDP (any command: a DOM
-// write can add a handler as well as Runtime.evaluate can run one).
-func runsScript(c *call) bool {
+// leaves reports what an agent's call c may leave on its tab for whoever
+// holds the tab next: state on the tab's debugger session (raw CDP: an
+// emulated device, blocked URLs, …), which ends when the session is
+// detached; and its own script in the page (eval, a wait for a function,
+// raw CDP: a DOM write can add a handler as well as Runtime.evaluate can
+// run one), which lasts as long as the document.
+func leaves(c *call) (session, page bool) {
 	switch c.method {
-	case protocol.MethodEval, protocol.MethodCDPSend:
-		return true
+	case protocol.MethodCDPSend:
+		return true, true
+	case protocol.MethodEval:
+		return false, true
 	case protocol.MethodWait:
 		fn, ok := c.params.Members()["function"]
-		return ok && string(fn) != `""` && string(fn) != "null"
+		return false, ok && string(fn) != `""` && string(fn) != "null"
 	}
-	return false
+	return false, false
 }

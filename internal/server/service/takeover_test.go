@@ -22,7 +22,7 @@ import (
 // tab.
 func TestTakeOverEndsTheTabsBackgroundWork(t *testing.T) {
 	held := false
-	l := &link{Link: &hub.Link{Tabs: page.NewTabs(func(int) cdptab.Sessions { return nil }, nil), Held: func(int) bool { return held }}}
+	l := &link{Link: &hub.Link{Tabs: page.NewTabs(func(int) cdptab.Sessions { return nil }, nil), HeldAt: func(int, time.Time) bool { return held }}}
 	l.Layout.SetGroup(7, 3)
 	tc := &tabContext{link: l, tabID: 7, tab: l.Tabs.Tab(7)}
 
@@ -65,25 +65,26 @@ func TestTakeOverEndsTheTabsBackgroundWork(t *testing.T) {
 	}
 }
 
-// What runs the caller's own script in a page: eval, raw CDP, a wait for a
-// function; not a wait for text, nor an action.
-func TestRunsScript(t *testing.T) {
+// What an agent's call may leave on its tab: raw CDP, state on the
+// debugger session and script in the page; eval and a wait for a
+// function, script in the page; a wait for text and an action, nothing.
+func TestLeaves(t *testing.T) {
 	for _, tt := range []struct {
 		method, params string
-		want           bool
+		session, page  bool
 	}{
-		{protocol.MethodEval, `{"expression":"1"}`, true},
-		{protocol.MethodCDPSend, `{"method":"DOM.getDocument"}`, true},
-		{protocol.MethodWait, `{"function":"() => window.ready"}`, true},
-		{protocol.MethodWait, `{"text":"Done"}`, false},
-		{protocol.MethodWait, `{"function":""}`, false},
-		{protocol.MethodWait, `{"function":null}`, false},
-		{protocol.MethodClick, `{"target":"@1"}`, false},
-		{protocol.MethodFill, `{"target":"@1","value":"<script>"}`, false},
+		{protocol.MethodCDPSend, `{"method":"Emulation.setUserAgentOverride","params":{"userAgent":"x"}}`, true, true},
+		{protocol.MethodEval, `{"expression":"1"}`, false, true},
+		{protocol.MethodWait, `{"function":"() => window.ready"}`, false, true},
+		{protocol.MethodWait, `{"text":"Done"}`, false, false},
+		{protocol.MethodWait, `{"function":""}`, false, false},
+		{protocol.MethodWait, `{"function":null}`, false, false},
+		{protocol.MethodClick, `{"target":"@1"}`, false, false},
+		{protocol.MethodFill, `{"target":"@1","text":"<script>"}`, false, false},
 	} {
 		c := &call{method: tt.method, params: rpcparams.Parse(json.RawMessage(tt.params))}
-		if got := runsScript(c); got != tt.want {
-			t.Errorf("%s %s: got %v, want %v", tt.method, tt.params, got, tt.want)
+		if session, page := leaves(c); session != tt.session || page != tt.page {
+			t.Errorf("%s %s: got session %v, page %v; want %v, %v", tt.method, tt.params, session, page, tt.session, tt.page)
 		}
 	}
 }
