@@ -148,7 +148,6 @@ func (h *Hub[L]) Serve(ctx context.Context, conn net.Conn) {
 	}
 	l := &Link{relayPID: hello.PID, origin: hello.Origin, connected: time.Now(), uploads: h.opts.Uploads}
 	l.Tabs = page.NewTabs(func(id int) cdptab.Sessions { return l.Session(id) }, h.refs)
-	l.Held = func(tab int) bool { return h.opts.Held(l, tab, time.Time{}) }
 	l.HeldAt = func(tab int, at time.Time) bool { return h.opts.Held(l, tab, at) }
 	if h.opts.Regrouped != nil {
 		l.regrouped = func(tab, from, to int) { h.opts.Regrouped(l, tab, from, to) }

@@ -32,12 +32,11 @@ type Link struct {
 	Layout page.Layout // the tabs' groups and each window's active tab, from the hello and tab events
 	URLs   page.URLs   // each tab's current URL, for the origin rules
 
-	// Held reports whether a tab is in a space the person has taken over
-	// (Options.Held): its console and network are not recorded then.
-	// HeldAt also reports a time within one of the person's past holds of
-	// it: a console message the page logged then, which Chrome replays
-	// when the debugger attaches again, is not recorded either.
-	Held      func(tab int) bool
+	// HeldAt reports whether a tab is in a space the person has taken
+	// over (Options.Held; at zero), or was at time at, within one of the
+	// person's past holds of it: its console and network are not recorded
+	// then, nor a console message the page logged then that Chrome
+	// replays when the debugger attaches again.
 	HeldAt    func(tab int, at time.Time) bool
 	uploads   *filegate.Store // the files the tabs were handed: they go with their tab
 	Downloads page.Downloads  // which tab each download came from
@@ -60,12 +59,15 @@ func (l *Link) Info() protocol.Browser {
 // link calls it in its reader's goroutine, before the subscribers.
 func (l *Link) event(in *extwire.Message) {
 	l.URLs.Track(in)
-	if in.Event == "tab.updated" && in.Tab != nil && l.regrouped != nil {
-		if from := l.Layout.GroupOf(in.Tab.ID); from != in.Tab.GroupID {
-			defer l.regrouped(in.Tab.ID, from, in.Tab.GroupID)
-		}
+	from, moved := 0, false
+	if in.Event == "tab.updated" && in.Tab != nil {
+		from = l.Layout.GroupOf(in.Tab.ID)
+		moved = from != in.Tab.GroupID
 	}
 	l.Layout.Track(in)
+	if moved && l.regrouped != nil {
+		l.regrouped(in.Tab.ID, from, in.Tab.GroupID) // once the layout has the new group
+	}
 	l.Downloads.Track(in)
 	l.Tabs.Track(in, l.HeldAt)
 	l.scripted.event(in)
@@ -73,6 +75,9 @@ func (l *Link) event(in *extwire.Message) {
 		l.uploads.Drop(l.UploadOwner(in.TabID))
 	}
 }
+
+// Held reports whether a tab is in a space the person has taken over.
+func (l *Link) Held(tab int) bool { return l.HeldAt != nil && l.HeldAt(tab, time.Time{}) }
 
 // UploadOwner is the upload store's key of a tab: its files go with it.
 func (l *Link) UploadOwner(tab int) string { return fmt.Sprintf("%s/%d", l.ID, tab) }

@@ -139,7 +139,7 @@ func seenWithin(reach cdptab.Reach, d *protocol.Dialog) *protocol.Dialog {
 func (tc *tabContext) background(agent bool, prepare func(context.Context) error) func(context.Context) error {
 	return func(ctx context.Context) error {
 		return tc.tab.Background(ctx, func(ctx context.Context) error {
-			if agent && tc.link.Held != nil && tc.link.Held(tc.tabID) {
+			if agent && tc.link.Held(tc.tabID) {
 				return nil
 			}
 			return prepare(ctx)
