@@ -67,8 +67,10 @@ func (s *scriptedDocs) shown(id int) bool {
 	return t != nil && t.scripted[t.current]
 }
 
-// event follows the tabs' documents: a main frame's new document (a
-// cross-document navigation: a reload too) is a document no agent ran
+// event follows the tabs' documents, every tab's (so that a mark names
+// the document by its loader ID: a frameNavigated that names the same
+// document again leaves its mark): a main frame's new document (a
+// cross-document navigation, a reload too) is a document no agent ran
 // script in, unless it is one the back/forward cache gave back (the same
 // document, with what ran in it: taken as scripted when the tab ever
 // was, its loader ID being the old one's only as far as Chrome keeps it);
@@ -92,10 +94,7 @@ func (s *scriptedDocs) event(in *extwire.Message) {
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		t := s.tabs[in.TabID]
-		if t == nil {
-			return // no agent ran script in the tab
-		}
+		t := s.tab(in.TabID)
 		t.current = ev.Frame.LoaderID
 		if ev.Type == string(cdppage.NavigationTypeBackForwardCacheRestore) && t.ever {
 			t.scripted[t.current] = true

@@ -30,6 +30,7 @@ func TestScriptedFollowsTheDocument(t *testing.T) {
 		{name: "at first", navs: []nav{{3, "", "", "L1", "Navigation"}}},
 		{name: "an agent ran script in tab 3", mark: 3, want3: true},
 		{name: "a frame's and a child session's documents", navs: []nav{{3, "", "MAIN", "L9", "Navigation"}, {3, "C1", "", "L8", "Navigation"}}, want3: true},
+		{name: "the same document named again", navs: []nav{{3, "", "", "L1", "Navigation"}}, want3: true},
 		{name: "tab 3 loaded a new document", navs: []nav{{3, "", "", "L2", "Navigation"}}},
 		{name: "tab 3 went back to the scripted document, from the cache", mark: 3, navs: []nav{{3, "", "", "L3", "Navigation"}, {3, "", "", "L2", "BackForwardCacheRestore"}}, want3: true},
 		{name: "tab 3 went back, from the cache, to a document the link cannot tell", navs: []nav{{3, "", "", "L4", "Navigation"}, {3, "", "", "L3", "BackForwardCacheRestore"}}, want3: true},
