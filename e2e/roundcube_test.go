@@ -49,8 +49,11 @@ func TestRoundcubeThroughTheCLI(t *testing.T) {
 	run("click", `role=button[name="Login"]`)
 	// The list comes by a request the inbox's own script sends after its
 	// load, which the login's settle does not wait for: on a loaded machine
-	// the snapshot found "Loading..." and an empty list.
-	run("wait", "--text", "Quarterly report part 2")
+	// the snapshot found "Loading..." and an empty list. The wait's
+	// default 5 s bound was passed once in a CI-sized run at a load
+	// average of 12 (php -S serves one request at a time): 30 s, a bound
+	// for a hang, not a speed.
+	run("wait", "--text", "Quarterly report part 2", "--timeout", "30s")
 	inbox := run("snapshot", "-i")
 	// The list, not a message: its ids (#messagelist-header and
 	// #messagelist-content) hold the words "message list".
