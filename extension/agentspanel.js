@@ -248,6 +248,18 @@ function spaces(card) {
     sub.title = sp.tabs.map((t) => `${t.title} (tab ${t.id})`).join("\n");
     sub.append(el("span", `space-state ${sp.state}`, sp.stateLabel), " · ", tabs);
     li.append(row, sub);
+    for (const t of sp.closeFirst) {
+      const note = el("div", "note warn space-close-first", t.warning);
+      const close = button("Close", `close-${t.id}`, async () => {
+        close.disabled = true;
+        const answer = await call("tabs.close", { tab: t.id });
+        if (answer.error) showError(`Close: ${answer.error.message}`);
+        refresh();
+      });
+      close.setAttribute("aria-label", `Close ${t.title}`);
+      note.append(" ", close);
+      li.append(note);
+    }
     for (const t of sp.scripted) {
       const note = el("div", "note warn space-scripted", t.warning);
       const reload = button("Reload", `reload-${t.id}`, async () => {

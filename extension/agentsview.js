@@ -171,10 +171,15 @@ export function agentCards(res, spacesResult, titles, now) {
   for (const sp of spacesResult?.spaces ?? []) {
     const c = card(keyOf(sp.agent));
     const taken = sp.state === "person";
-    const tabs = (sp.tabs ?? []).map((id) => ({ id, title: titles?.get?.(id) ?? titles?.[id] ?? `tab ${id}` }));
+    const titleOf = (id) => titles?.get?.(id) ?? titles?.[id] ?? `tab ${id}`;
+    const tabs = (sp.tabs ?? []).map((id) => ({ id, title: titleOf(id) }));
+    const agent = sp.agent ?? "The agent";
     // Once the person has it: the tabs whose page ran the agent's own
-    // script, which can read what the person types there until a reload.
+    // script, which can read what the person types there until a reload,
+    // and first the tabs linked to them (one opened the other, maybe
+    // outside the space), which a reload does not make safe: to close.
     const scripted = taken ? tabs.filter((t) => (sp.scripted ?? []).includes(t.id)) : [];
+    const closeFirst = taken ? (sp.closeFirst ?? []).filter((id) => typeof id === "number") : [];
     c.spaces.push({
       id: String(sp.id ?? ""),
       title: sp.title || `${sp.agent ?? "?"}${sp.task ? `: ${sp.task}` : ""}`,
@@ -183,10 +188,15 @@ export function agentCards(res, spacesResult, titles, now) {
       stateLabel: SPACE_STATES[sp.state] ?? sp.state ?? "",
       tabs,
       tabsText: tabs.length ? tabs.map((t) => t.title).join(" · ") : "no tab",
+      closeFirst: closeFirst.map((id) => ({
+        id,
+        title: titleOf(id),
+        warning: `A page ${agent}'s script ran in opened “${titleOf(id)}”, or was opened by it: the script may run there too, and put itself back into that page after a reload. Close this tab first.`,
+      })),
       scripted: scripted.map((t) => ({
         id: t.id,
         title: t.title,
-        warning: `${sp.agent ?? "The agent"} ran its own script in “${t.title}”: it can read what you type there. Reload the page first.`,
+        warning: `${agent} ran its own script in “${t.title}”: it can read what you type there. Reload the page first.`,
       })),
       button: taken ? "Hand back" : "Take over",
       method: taken ? "spaces.handBack" : "spaces.takeOver",

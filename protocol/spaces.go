@@ -47,10 +47,16 @@ type Space struct {
 	LastTab int    `json:"lastTab,omitempty"` // the agent's default tab
 	Current bool   `json:"current,omitempty"` // the calling agent's current space
 	// Scripted, to the person only, are the space's tabs whose document
-	// ran an agent's own script (eval, a wait's function, raw CDP): what
-	// the person types there could reach the agent until the tab loads a
-	// new document (reload it first).
+	// ran an agent's own script (eval, a wait's function, raw CDP), or a
+	// tab linked to it did: what the person types there could reach the
+	// agent until the tab loads a new document (reload it first).
 	Scripted []int `json:"scripted,omitempty"`
+	// CloseFirst, to the person only, are tabs linked to the scripted
+	// ones (one opened the other: window.open, a link with a target),
+	// the space's or not, that an agent's script may run in and that can
+	// put it back into the others' next documents: close them before
+	// reloading the scripted tabs (a reload does not make them safe).
+	CloseFirst []int `json:"closeFirst,omitempty"`
 }
 
 // SpacesListParams are the params of spaces.list.
@@ -107,8 +113,10 @@ type SpacesCompleteResult struct {
 	Kept   []int  `json:"kept"`   // the tabs left to the person
 	// Scripted are the kept tabs whose document ran an agent's own
 	// script: the group's title tells the person to reload them before
-	// typing there (Space.Scripted).
-	Scripted []int `json:"scripted,omitempty"`
+	// typing there (Space.Scripted), after closing the tabs in
+	// CloseFirst (Space.CloseFirst).
+	Scripted   []int `json:"scripted,omitempty"`
+	CloseFirst []int `json:"closeFirst,omitempty"`
 }
 
 // SpacesWaitParams are the params of spaces.waitForControl.

@@ -127,18 +127,26 @@ test("agentCards: one card per agent, sorted, you (CLI) last, the person's popup
 test("a space the person has says which of its tabs ran the agent's own script; one the agent has does not", () => {
   const res = {
     spaces: [
-      { id: "s1", agent: "bob", title: "✋ bob", color: "blue", state: "person", tabs: [3, 4, 5], scripted: [4, 5, 9] },
-      { id: "s2", agent: "eve", title: "🤖 eve", color: "red", state: "working", tabs: [6], scripted: [6] },
+      { id: "s1", agent: "bob", title: "✋ bob", color: "blue", state: "person", tabs: [3, 4, 5], scripted: [4, 5, 9], closeFirst: [3, 7, "x"] },
+      { id: "s2", agent: "eve", title: "🤖 eve", color: "red", state: "working", tabs: [6], scripted: [6], closeFirst: [6] },
     ],
   };
-  const cards = agentCards({}, res, new Map([[4, "Sign in"]]), 0);
+  const cards = agentCards({}, res, new Map([[4, "Sign in"], [7, "Helper"]]), 0);
   const bob = cards.find((c) => c.key === "bob");
   const eve = cards.find((c) => c.key === "eve");
   assert.deepEqual(bob.spaces[0].scripted, [
     { id: 4, title: "Sign in", warning: "bob ran its own script in “Sign in”: it can read what you type there. Reload the page first." },
     { id: 5, title: "tab 5", warning: "bob ran its own script in “tab 5”: it can read what you type there. Reload the page first." },
   ]);
+  // The linked tabs to close first, the space's or not.
+  const linked = (title) =>
+    `A page bob's script ran in opened “${title}”, or was opened by it: the script may run there too, and put itself back into that page after a reload. Close this tab first.`;
+  assert.deepEqual(bob.spaces[0].closeFirst, [
+    { id: 3, title: "tab 3", warning: linked("tab 3") },
+    { id: 7, title: "Helper", warning: linked("Helper") },
+  ]);
   assert.deepEqual(eve.spaces[0].scripted, []);
+  assert.deepEqual(eve.spaces[0].closeFirst, []);
   assert.deepEqual(agentCards({}, spacesRes, new Map(), 0)[0].spaces[0].scripted, [], "no scripted member: none");
 });
 

@@ -408,6 +408,11 @@ func TestTakeOverSaysWhichTabsRanTheAgentsScript(t *testing.T) {
 			"you have space s1  person   blue  ✋ alice  tabs [50 51]\n" +
 				"  ! tab 50: alice ran its own script in this page, which can read what you type there: reload it first (egohost reload --tab 50)\n" +
 				"  ! tab 51: alice ran its own script in this page, which can read what you type there: reload it first (egohost reload --tab 51)\n"},
+		{"a tab linked to a scripted one, and one outside the space", protocol.Space{ID: "s1", Agent: "alice", State: "person", Color: "blue", Title: "✋ alice", Tabs: []int{50, 51}, Scripted: []int{50}, CloseFirst: []int{51, 60}},
+			"you have space s1  person   blue  ✋ alice  tabs [50 51]\n" +
+				"  ! tab 51: a page alice's script ran in opened this one, or was opened by it, so the script may run here too and put itself back into that page after a reload: close this tab first (egohost close --tab 51)\n" +
+				"  ! tab 60: a page alice's script ran in opened this one, or was opened by it, so the script may run here too and put itself back into that page after a reload: close this tab first (egohost close --tab 60)\n" +
+				"  ! tab 50: alice ran its own script in this page, which can read what you type there: reload it first (egohost reload --tab 50)\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			raw, _ := json.Marshal(protocol.SpaceResult{Space: tt.space})
@@ -432,6 +437,10 @@ func TestKeptTabsThatRanAnAgentsScriptAreNamed(t *testing.T) {
 		{protocol.SpacesCompleteResult{Space: "s1", Closed: []int{}, Kept: []int{50}}, "space s1 ended: 0 tab(s) closed, 1 kept\n"},
 		{protocol.SpacesCompleteResult{Space: "s1", Closed: []int{}, Kept: []int{50, 51}, Scripted: []int{51}},
 			"space s1 ended: 0 tab(s) closed, 2 kept\n  ! tab 51 ran an agent's own script, which can read what is typed there: reload it before typing (egohost reload --tab 51)\n"},
+		{protocol.SpacesCompleteResult{Space: "s1", Closed: []int{}, Kept: []int{50, 51}, Scripted: []int{51}, CloseFirst: []int{50}},
+			"space s1 ended: 0 tab(s) closed, 2 kept\n" +
+				"  ! tab 50: a page an agent's script ran in opened this one, or was opened by it, so the script may run here too and put itself back into that page after a reload: close this tab first (egohost close --tab 50)\n" +
+				"  ! tab 51 ran an agent's own script, which can read what is typed there: reload it before typing (egohost reload --tab 51)\n"},
 	} {
 		var out bytes.Buffer
 		if err := printEnded(&out, tt.res); err != nil {

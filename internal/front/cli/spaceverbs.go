@@ -112,10 +112,23 @@ func spaceLine(sp protocol.Space) string {
 		cur = " (current)"
 	}
 	line := fmt.Sprintf("%s  %-7s  %s  %s  tabs [%s]%s", sp.ID, sp.State, sp.Color, sp.Title, strings.Join(tabs, " "), cur)
+	for _, t := range closeFirstLines(sp.Agent, sp.CloseFirst) {
+		line += "\n  " + t
+	}
 	for _, t := range sp.Scripted {
 		line += fmt.Sprintf("\n  ! tab %d: %s ran its own script in this page, which can read what you type there: reload it first (egohost reload --tab %d)", t, sp.Agent, t)
 	}
 	return line
+}
+
+// closeFirstLines say which tabs linked to scripted ones to close before
+// reloading those (protocol.Space.CloseFirst); who ran the script.
+func closeFirstLines(who string, tabs []int) []string {
+	lines := make([]string, len(tabs))
+	for i, t := range tabs {
+		lines[i] = fmt.Sprintf("! tab %d: a page %s's script ran in opened this one, or was opened by it, so the script may run here too and put itself back into that page after a reload: close this tab first (egohost close --tab %d)", t, who, t)
+	}
+	return lines
 }
 
 func printSpaces(w io.Writer, r protocol.SpacesListResult) error {
@@ -143,6 +156,11 @@ func printSpace(what string) func(w io.Writer, raw json.RawMessage) error {
 
 func printEnded(w io.Writer, r protocol.SpacesCompleteResult) error {
 	_, err := fmt.Fprintf(w, "space %s ended: %d tab(s) closed, %d kept\n", r.Space, len(r.Closed), len(r.Kept))
+	for _, line := range closeFirstLines("an agent", r.CloseFirst) {
+		if err == nil {
+			_, err = fmt.Fprintf(w, "  %s\n", line)
+		}
+	}
 	for _, t := range r.Scripted {
 		if err == nil {
 			_, err = fmt.Fprintf(w, "  ! tab %d ran an agent's own script, which can read what is typed there: reload it before typing (egohost reload --tab %d)\n", t, t)

@@ -2,6 +2,7 @@ package hub
 
 import (
 	"encoding/json"
+	"slices"
 	"sync"
 
 	cdppage "github.com/chromedp/cdproto/page"
@@ -18,22 +19,43 @@ import (
 // shows now, and the service says so when the person takes the tab
 // (protocol.Space.Scripted): a reload gives a document of the site's own
 // scripts only.
+//
+// Unless another tab can reach it. A page and a window it opened
+// (window.open, a link with a target) hold each other (opener, the
+// window open returned) and, on one origin, script each other: an agent's
+// script in one tab can put its own script in the other, which puts it
+// back into the first tab's next document after the person reloads it
+// (measured through Chromium: the password typed after the reload was
+// read). So the link also keeps which tab opened which (the tabs' opener,
+// in tab.created and tab.updated), and an agent's script in a tab reaches
+// every tab linked to it that way, directly or through others: their
+// documents count as scripted, and so does a new document in a tab whose
+// linked tabs still show one. Chrome does not say whether an opener is
+// still reachable (a link's noopener), so every opener counts. A linked
+// tab whose documents the link does not follow (no debugger on it) stays
+// scripted until it closes; the person is told to close such tabs, then
+// reload the others (Scripted).
 
 // maxScriptedDocs bounds the documents remembered of one tab.
 const maxScriptedDocs = 64
 
 // scriptedDocs is what the link knows of each tab's documents: which one
-// it shows (its main frame's loader ID, "" before Chrome said), and which
-// of them an agent ran script in.
+// it shows (its main frame's loader ID, "" before Chrome said), which of
+// them an agent's script reached, and which tabs opened which.
 type scriptedDocs struct {
-	mu   sync.Mutex
-	tabs map[int]*tabDocs
+	mu    sync.Mutex
+	tabs  map[int]*tabDocs
+	links map[int]map[int]bool // both ways: tab → the tabs it opened or was opened by
 }
 
 type tabDocs struct {
 	current  string
+	followed bool            // the link heard which document the tab shows
 	scripted map[string]bool // by loader ID; "" a document shown before Chrome named it
-	ever     bool            // an agent ran script in one of the tab's documents
+	ever     bool            // an agent's script reached one of the tab's documents
+	// reached: a linked tab's script reached this tab, whose documents
+	// the link does not follow: until the tab closes.
+	reached bool
 }
 
 func (s *scriptedDocs) tab(id int) *tabDocs {
@@ -48,23 +70,125 @@ func (s *scriptedDocs) tab(id int) *tabDocs {
 	return t
 }
 
-// mark notes that an agent runs script in the document tab shows.
-func (s *scriptedDocs) mark(id int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// reach notes that an agent's script reached the document tab id shows
+// (or, when the link does not follow its documents, the tab).
+func (s *scriptedDocs) reach(id int) {
 	t := s.tab(id)
+	if !t.followed && len(s.links[id]) > 0 {
+		t.reached = true
+	}
 	if !t.scripted[t.current] && len(t.scripted) >= maxScriptedDocs {
 		clear(t.scripted) // forgets documents the tab left; its current one is marked below
 	}
 	t.scripted[t.current], t.ever = true, true
 }
 
-// shown reports whether an agent ran script in the document tab shows.
+// atRisk reports whether an agent's script may run in the document tab id
+// shows.
+func (s *scriptedDocs) atRisk(id int) bool {
+	t := s.tabs[id]
+	return t != nil && (t.reached || t.scripted[t.current])
+}
+
+// linked returns the tabs linked to id (it included), directly or
+// through others, in ascending order.
+func (s *scriptedDocs) linked(id int) []int {
+	seen := map[int]bool{id: true}
+	todo := []int{id}
+	for len(todo) > 0 {
+		at := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		for next := range s.links[at] {
+			if !seen[next] {
+				seen[next] = true
+				todo = append(todo, next)
+			}
+		}
+	}
+	out := make([]int, 0, len(seen))
+	for t := range seen {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// spread makes every tab linked to id scripted when one of them is.
+func (s *scriptedDocs) spread(id int) {
+	group := s.linked(id)
+	if !slices.ContainsFunc(group, s.atRisk) {
+		return
+	}
+	for _, t := range group {
+		if !s.atRisk(t) {
+			s.reach(t)
+		}
+	}
+}
+
+// mark notes that an agent runs script in the document tab shows: it
+// reaches the tabs linked to it too.
+func (s *scriptedDocs) mark(id int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// The agent's script went through the tab's debugger: the link hears
+	// of the tab's next documents (and counts the one it shows as its
+	// last, when it did not hear of it).
+	s.tab(id).followed = true
+	s.reach(id)
+	s.spread(id)
+}
+
+// shown reports whether an agent's script may run in the document tab
+// shows: one ran there, or in a tab linked to it.
 func (s *scriptedDocs) shown(id int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := s.tabs[id]
-	return t != nil && t.scripted[t.current]
+	return s.atRisk(id)
+}
+
+// advise splits tabs into those whose page an agent's script may run in
+// and a reload makes the site's own again (reload), once the tabs in
+// closeFirst are closed: the others linked to them that are scripted too
+// (they may be outside tabs), but the first one the link follows of each
+// group of linked tabs (the oldest: Chrome numbers tabs in order).
+func (s *scriptedDocs) advise(tabs []int) (reload, closeFirst []int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range tabs {
+		if !s.atRisk(id) {
+			continue
+		}
+		group := slices.DeleteFunc(s.linked(id), func(t int) bool { return !s.atRisk(t) })
+		keep := slices.IndexFunc(group, func(t int) bool { return !s.tabs[t].reached })
+		if keep >= 0 && group[keep] == id {
+			reload = append(reload, id)
+		}
+		for i, t := range group {
+			if i != keep && !slices.Contains(closeFirst, t) {
+				closeFirst = append(closeFirst, t)
+			}
+		}
+	}
+	slices.Sort(closeFirst)
+	return reload, closeFirst
+}
+
+// link notes that tab opened was opened by opener.
+func (s *scriptedDocs) link(opened, opener int) {
+	if opened == opener || opener == 0 || s.links[opened][opener] {
+		return
+	}
+	if s.links == nil {
+		s.links = make(map[int]map[int]bool)
+	}
+	for _, p := range [][2]int{{opened, opener}, {opener, opened}} {
+		if s.links[p[0]] == nil {
+			s.links[p[0]] = make(map[int]bool)
+		}
+		s.links[p[0]][p[1]] = true
+	}
+	s.spread(opened)
 }
 
 // event follows the tabs' documents, every tab's (so that a mark names
@@ -73,14 +197,23 @@ func (s *scriptedDocs) shown(id int) bool {
 // cross-document navigation, a reload too) is a document no agent ran
 // script in, unless it is one the back/forward cache gave back (the same
 // document, with what ran in it: taken as scripted when the tab ever
-// was, its loader ID being the old one's only as far as Chrome keeps it);
-// a closed tab goes.
+// was, its loader ID being the old one's only as far as Chrome keeps it)
+// or a tab linked to it shows a scripted one; a tab's opener links the
+// two; a closed tab goes, with its links.
 func (s *scriptedDocs) event(in *extwire.Message) {
 	switch {
 	case in.Event == "tab.removed":
 		s.mu.Lock()
+		defer s.mu.Unlock()
 		delete(s.tabs, in.TabID)
-		s.mu.Unlock()
+		for t := range s.links[in.TabID] {
+			delete(s.links[t], in.TabID)
+		}
+		delete(s.links, in.TabID)
+	case (in.Event == "tab.created" || in.Event == "tab.updated") && in.Tab != nil && in.Tab.OpenerTabID != 0:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.link(in.Tab.ID, in.Tab.OpenerTabID)
 	case in.Event == "cdp" && in.SessionID == "" && in.Method == cdppage.FrameNavigated.Method:
 		var ev struct {
 			Frame struct {
@@ -95,10 +228,11 @@ func (s *scriptedDocs) event(in *extwire.Message) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		t := s.tab(in.TabID)
-		t.current = ev.Frame.LoaderID
+		t.current, t.followed = ev.Frame.LoaderID, true
 		if ev.Type == string(cdppage.NavigationTypeBackForwardCacheRestore) && t.ever {
 			t.scripted[t.current] = true
 		}
+		s.spread(in.TabID)
 	}
 }
 
@@ -106,7 +240,12 @@ func (s *scriptedDocs) event(in *extwire.Message) {
 // tab shows.
 func (l *Link) MarkScripted(tab int) { l.scripted.mark(tab) }
 
-// Scripted reports whether an agent ran its own script in the document
-// tab shows (as far as the link heard of the tab's navigations: a new
-// document it did not hear of counts as the one before).
-func (l *Link) Scripted(tab int) bool { return l.scripted.shown(tab) }
+// ScriptedAdvice splits tabs into those an agent's own script may run in
+// and a reload makes the site's own again (reload), once the tabs in
+// closeFirst are closed: scripted tabs linked to them (one opened the
+// other), maybe not among tabs, that a reload would not make safe. A
+// tab's script is as far as the link heard of its navigations: a new
+// document it did not hear of counts as the one before.
+func (l *Link) ScriptedAdvice(tabs []int) (reload, closeFirst []int) {
+	return l.scripted.advise(tabs)
+}

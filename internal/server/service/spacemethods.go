@@ -102,7 +102,7 @@ func (b spaceBrowser) AddTab(ctx context.Context, sp spaces.Space, tab int) (spa
 }
 
 func (b spaceBrowser) Retitle(ctx context.Context, sp spaces.Space) { b.s.retitle(ctx, b.l, sp) }
-func (b spaceBrowser) Scripted(tab int) bool                        { return b.l.Scripted(tab) }
+func (b spaceBrowser) ScriptedAdvice(tabs []int) ([]int, []int)     { return b.l.ScriptedAdvice(tabs) }
 func (b spaceBrowser) EndAgentSessions(ctx context.Context, tabs []int) int {
 	return endAgentSessions(ctx, b.l.Link, tabs)
 }

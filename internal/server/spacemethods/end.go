@@ -36,12 +36,8 @@ func (m *Methods) endSpace(ctx context.Context, c Call, id string, keep bool) (a
 		tabs := b.TabsInGroup(sp.Group)
 		if keep {
 			title := sp.DoneTitle()
-			for _, t := range tabs {
-				if b.Scripted(t) {
-					res.Scripted = append(res.Scripted, t)
-				}
-			}
-			if len(res.Scripted) > 0 {
+			res.Scripted, res.CloseFirst = b.ScriptedAdvice(tabs)
+			if len(res.Scripted)+len(res.CloseFirst) > 0 {
 				// The person is not asked to look: the group's title,
 				// in the tab strip, says it.
 				title += spaces.ScriptedSuffix

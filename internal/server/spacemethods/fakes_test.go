@@ -89,9 +89,18 @@ type fakeBrowser struct {
 	nextGrp  int
 	ended    [][]int // EndAgentSessions' tabs, call by call
 	scripted map[int]bool
+	// closeFirst is ScriptedAdvice's, whatever the tabs asked about.
+	closeFirst []int
 }
 
-func (b *fakeBrowser) Scripted(tab int) bool { return b.scripted[tab] }
+func (b *fakeBrowser) ScriptedAdvice(tabs []int) (reload, closeFirst []int) {
+	for _, t := range tabs {
+		if b.scripted[t] && !slices.Contains(b.closeFirst, t) {
+			reload = append(reload, t)
+		}
+	}
+	return reload, b.closeFirst
+}
 
 func (b *fakeBrowser) EndAgentSessions(_ context.Context, tabs []int) int {
 	b.ended = append(b.ended, tabs)

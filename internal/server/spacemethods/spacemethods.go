@@ -81,9 +81,12 @@ type Browser interface {
 	// URLs) lasts into the person's use of the tab; it returns
 	// how many it detached.
 	EndAgentSessions(ctx context.Context, tabs []int) int
-	// Scripted reports whether an agent ran its own script in the
-	// document a tab shows.
-	Scripted(tab int) bool
+	// ScriptedAdvice splits tabs into those an agent's own script may
+	// run in and a reload makes the site's own again (reload), once the
+	// tabs in closeFirst are closed: scripted tabs linked to them (one
+	// opened the other), maybe not among tabs, that a reload would not
+	// make safe.
+	ScriptedAdvice(tabs []int) (reload, closeFirst []int)
 }
 
 // Service is what the handlers need of the service beside the call.
@@ -161,11 +164,7 @@ func (m *Methods) wire(sp spaces.Space, c Call) protocol.Space {
 	if b, ok := m.svc.Browser(sp.Browser); ok && sp.Group != 0 {
 		out.Tabs = b.TabsInGroup(sp.Group)
 		if c.Person() {
-			for _, tab := range out.Tabs {
-				if b.Scripted(tab) {
-					out.Scripted = append(out.Scripted, tab)
-				}
-			}
+			out.Scripted, out.CloseFirst = b.ScriptedAdvice(out.Tabs)
 		}
 	}
 	if cur, ok := m.svc.Spaces().Current(c.Agent()); ok && cur.ID == sp.ID && !c.Person() {

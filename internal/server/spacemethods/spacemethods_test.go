@@ -180,37 +180,38 @@ func TestList(t *testing.T) {
 }
 
 // The tabs whose document ran an agent's script are the person's to know
-// (Space.Scripted), in every answer that shows them a space: the take
-// over's too.
+// (Space.Scripted), with the linked tabs to close first (Space.CloseFirst),
+// in every answer that shows them a space: the take over's too.
 func TestScriptedTabsToThePerson(t *testing.T) {
 	ctx := context.Background()
 	m, svc, alice := fixture("alice")
 	grouped(svc, "alice", 5, 50, 51, 52)
 	b, _ := svc.browser("b1")
-	b.scripted = map[int]bool{51: true, 52: true, 60: true}
-	scripted := func(res any, err error) []int {
+	b.scripted, b.closeFirst = map[int]bool{51: true, 52: true, 60: true}, []int{52, 60}
+	scripted := func(res any, err error) [2][]int {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
 		switch r := res.(type) {
 		case protocol.SpacesListResult:
-			return r.Spaces[0].Scripted
+			return [2][]int{r.Spaces[0].Scripted, r.Spaces[0].CloseFirst}
 		case protocol.SpaceResult:
-			return r.Space.Scripted
+			return [2][]int{r.Space.Scripted, r.Space.CloseFirst}
 		}
 		t.Fatalf("answer %T", res)
-		return nil
+		return [2][]int{}
 	}
 	person := &fakeCall{svc: svc, browser: "b1"}
-	if got := scripted(m.List(ctx, person, protocol.SpacesListParams{})); !cmp.Equal(got, []int{51, 52}) {
-		t.Errorf("spaces.list to the person: scripted %v, want [51 52]", got)
+	want := [2][]int{{51}, {52, 60}}
+	if got := scripted(m.List(ctx, person, protocol.SpacesListParams{})); !cmp.Equal(got, want) {
+		t.Errorf("spaces.list to the person: scripted, close first %v, want %v", got, want)
 	}
-	if got := scripted(m.TakeOver(ctx, person, protocol.SpaceParams{Space: "s1"})); !cmp.Equal(got, []int{51, 52}) {
-		t.Errorf("spaces.takeOver: scripted %v, want [51 52]", got)
+	if got := scripted(m.TakeOver(ctx, person, protocol.SpaceParams{Space: "s1"})); !cmp.Equal(got, want) {
+		t.Errorf("spaces.takeOver: scripted, close first %v, want %v", got, want)
 	}
-	if got := scripted(m.List(ctx, alice, protocol.SpacesListParams{})); got != nil {
-		t.Errorf("spaces.list to the agent: scripted %v, want none", got)
+	if got := scripted(m.List(ctx, alice, protocol.SpacesListParams{})); got[0] != nil || got[1] != nil {
+		t.Errorf("spaces.list to the agent: scripted, close first %v, want none", got)
 	}
 }
 
@@ -305,28 +306,32 @@ func TestEnd(t *testing.T) {
 		held     bool
 		failOp   map[string]error
 		scripted map[int]bool
+		close    []int // the tabs linked to them to close first
 		want     protocol.Code
 		ops      []extwire.Op
 		res      *protocol.SpacesCompleteResult
 		removed  bool
 		ended    [][]int // the tabs whose agents' debugger sessions end
 	}{
-		{"closes its tabs", "alice", false, false, nil, nil, 0,
+		{"closes its tabs", "alice", false, false, nil, nil, nil, 0,
 			[]extwire.Op{extwire.TabsClose{TabID: 50}, extwire.TabsClose{TabID: 51}},
 			&protocol.SpacesCompleteResult{Space: "s1", Closed: []int{50, 51}, Kept: []int{}}, true, nil},
-		{"a tab closed already", "alice", false, false, map[string]error{"tabs.close {TabID:50}": gone}, nil, 0,
+		{"a tab closed already", "alice", false, false, map[string]error{"tabs.close {TabID:50}": gone}, nil, nil, 0,
 			[]extwire.Op{extwire.TabsClose{TabID: 50}, extwire.TabsClose{TabID: 51}},
 			&protocol.SpacesCompleteResult{Space: "s1", Closed: []int{50, 51}, Kept: []int{}}, true, nil},
-		{"a tab that would not close", "alice", false, false, map[string]error{"tabs.close {TabID:51}": protocol.Errorf(protocol.CodeTimeout, "slow")}, nil, protocol.CodeTimeout,
+		{"a tab that would not close", "alice", false, false, map[string]error{"tabs.close {TabID:51}": protocol.Errorf(protocol.CodeTimeout, "slow")}, nil, nil, protocol.CodeTimeout,
 			[]extwire.Op{extwire.TabsClose{TabID: 50}, extwire.TabsClose{TabID: 51}}, nil, false, nil},
-		{"keeps its tabs for the person", "alice", true, false, nil, nil, 0,
+		{"keeps its tabs for the person", "alice", true, false, nil, nil, nil, 0,
 			[]extwire.Op{extwire.GroupsUpdate{GroupID: 5, Title: "✅ alice"}},
 			&protocol.SpacesCompleteResult{Space: "s1", Closed: []int{}, Kept: []int{50, 51}}, true, [][]int{{50, 51}}},
-		{"keeps a tab that ran the agent's script: the title says to reload", "alice", true, false, nil, map[int]bool{51: true}, 0,
+		{"keeps a tab that ran the agent's script: the title says to reload", "alice", true, false, nil, map[int]bool{51: true}, nil, 0,
 			[]extwire.Op{extwire.GroupsUpdate{GroupID: 5, Title: "✅ alice ⚠ reload before typing"}},
 			&protocol.SpacesCompleteResult{Space: "s1", Closed: []int{}, Kept: []int{50, 51}, Scripted: []int{51}}, true, [][]int{{50, 51}}},
-		{"not while the person has it", "alice", false, true, nil, nil, protocol.CodeUserInControl, nil, nil, false, nil},
-		{"the person ends it while they have it", "", false, true, nil, nil, 0,
+		{"keeps a tab linked to one that ran the agent's script: close it first", "alice", true, false, nil, map[int]bool{51: true}, []int{50}, 0,
+			[]extwire.Op{extwire.GroupsUpdate{GroupID: 5, Title: "✅ alice ⚠ reload before typing"}},
+			&protocol.SpacesCompleteResult{Space: "s1", Closed: []int{}, Kept: []int{50, 51}, Scripted: []int{51}, CloseFirst: []int{50}}, true, [][]int{{50, 51}}},
+		{"not while the person has it", "alice", false, true, nil, nil, nil, protocol.CodeUserInControl, nil, nil, false, nil},
+		{"the person ends it while they have it", "", false, true, nil, nil, nil, 0,
 			[]extwire.Op{extwire.TabsClose{TabID: 50}, extwire.TabsClose{TabID: 51}},
 			&protocol.SpacesCompleteResult{Space: "s1", Closed: []int{50, 51}, Kept: []int{}}, true, nil},
 	} {
@@ -337,7 +342,7 @@ func TestEnd(t *testing.T) {
 				svc.reg.SetState("s1", spaces.Person)
 			}
 			b, _ := svc.browser("b1")
-			b.failOp, b.scripted = tc.failOp, tc.scripted
+			b.failOp, b.scripted, b.closeFirst = tc.failOp, tc.scripted, tc.close
 			res, err := m.Complete(ctx, c, protocol.SpacesCompleteParams{Space: "s1", Keep: tc.keep})
 			if got := codeOf(t, err); got != tc.want {
 				t.Fatalf("got code %d (%v), want %d", got, err, tc.want)
