@@ -149,13 +149,19 @@ func TestPopupAgentsTab(t *testing.T) {
 	})
 
 	t.Run("take over and hand back", func(t *testing.T) {
-		// alice's own script in her page: the person is told once they
-		// have the space, and the Reload button gives the page back.
-		if out, errb, code := cliAs(c, "alice", "eval", "document.title"); code != 0 {
+		// alice's own script in her page, which then opens a window that
+		// keeps it as its opener: the person is told once they have the
+		// space, the Close button closes the window, and the Reload
+		// button gives the page back.
+		if out, errb, code := cliAs(c, "alice", "eval", `document.body.insertAdjacentHTML("beforeend", '<a id="h" href="/p?who=helper" target="helper">h</a>'), 1`); code != 0 {
 			t.Fatalf("alice's eval: exit %d\n%s%s", code, out, errb)
+		}
+		if out, errb, code := cliAs(c, "alice", "click", "#h"); code != 0 || !strings.Contains(out, "opened tab") {
+			t.Fatalf("alice's click on a link to a named window: exit %d, want a tab opened\n%s%s", code, out, errb)
 		}
 		toggle := fmt.Sprintf(`#agents-list li.agent-card[data-agent="alice"] li[data-space=%q] button.space-toggle`, alice.space)
 		note := fmt.Sprintf(`#agents-list li.agent-card[data-agent="alice"] li[data-space=%q] .space-scripted`, alice.space)
+		closeFirst := fmt.Sprintf(`#agents-list li.agent-card[data-agent="alice"] li[data-space=%q] .space-close-first`, alice.space)
 		var warned bool
 		pop.eval(ctx, fmt.Sprintf(`document.querySelector(%q) !== null`, note), &warned)
 		if warned {
@@ -164,7 +170,10 @@ func TestPopupAgentsTab(t *testing.T) {
 		pop.click(ctx, toggle)
 		pop.waitFor(ctx, "alice's space taken over", fmt.Sprintf(`document.querySelector(%q)?.textContent === 'Hand back'`, toggle))
 		pop.waitFor(ctx, "the warning that alice ran script in her page, with its Reload button", fmt.Sprintf(`document.querySelector(%q)?.textContent.includes('alice ran its own script in') && document.querySelector(%q + ' button')?.textContent === 'Reload'`, note, note))
+		pop.waitFor(ctx, "the warning to close the window the page opened first, with its Close button", fmt.Sprintf(`document.querySelector(%q)?.textContent.includes("A page alice's script ran in opened") && document.querySelector(%q + ' button')?.textContent === 'Close'`, closeFirst, closeFirst))
 		pop.screenshot(ctx, "popup-agents-scripted")
+		pop.click(ctx, closeFirst+" button")
+		pop.waitFor(ctx, "no window left to close", fmt.Sprintf(`document.querySelector(%q) === null && document.querySelector(%q) !== null`, closeFirst, note))
 		pop.click(ctx, note+" button")
 		pop.waitFor(ctx, "no warning once the page was reloaded", fmt.Sprintf(`document.querySelector(%q) === null`, note))
 		if out, errb, code := cliAs(c, "alice", "click", "#b"); code == 0 || !strings.Contains(errb, "user_in_control") {
