@@ -47,3 +47,39 @@ func (l *Link) AgentCDPTabs(agent string) []int {
 	slices.Sort(tabs)
 	return tabs
 }
+
+// AgentCDPMarks returns every tab's agents whose raw CDP reached it, for
+// the link that follows this one to the same browser (ResumeAgentCDP).
+func (l *Link) AgentCDPMarks() map[int][]string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	marks := make(map[int][]string, len(l.agentCDP))
+	for tab, names := range l.agentCDP {
+		for name := range names {
+			marks[tab] = append(marks[tab], name)
+		}
+	}
+	return marks
+}
+
+// ResumeAgentCDP takes over the marks of the link this one follows to the
+// same browser (a relay restart, a stop of the extension's worker) for the
+// tabs still open: their debugger sessions may have lasted through it,
+// with what the agents set on them (a detach the link did not hear of
+// leaves a mark too many, and the service's detach at the take over then
+// finds no session: nothing lost).
+func (l *Link) ResumeAgentCDP(marks map[int][]string, open func(tab int) bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for tab, names := range marks {
+		if !open(tab) {
+			continue
+		}
+		if l.agentCDP[tab] == nil {
+			l.agentCDP[tab] = make(map[string]bool)
+		}
+		for _, name := range names {
+			l.agentCDP[tab][name] = true
+		}
+	}
+}

@@ -90,6 +90,7 @@ type Hub[L any] struct {
 	links    map[string]member[L]        // by browser ID, from their first hello
 	order    []string                    // link IDs in connection order
 	lastInfo map[string]protocol.Browser // what the browsers that dropped said of themselves, by ID
+	carried  map[string]carried          // what the links that dropped knew of their tabs' pages, by ID (scripted.go)
 	waiting  int                         // relay connections that have not said hello yet
 	changed  chan struct{}               // closed and replaced whenever links change
 }
@@ -115,6 +116,9 @@ func New[L any](opts Options[L]) *Hub[L] {
 		h.log.Warn("known browsers forgotten: browser IDs start over", "err", err)
 	}
 	h.refs = refCounter(filepath.Join(opts.DataDir, RefsFile), h.log)
+	if h.carried, err = loadMarks(filepath.Join(opts.DataDir, MarksFile)); err != nil {
+		h.log.Warn("what agents left in pages forgotten", "err", err)
+	}
 	return h
 }
 
@@ -238,6 +242,13 @@ func (h *Hub[L]) register(m member[L], in *extwire.Message) {
 	l.key = key
 	l.SetStopped(in.AutomationStopped) // the extension's switch survives its restarts
 	l.Layout.Reset(in.Tabs)
+	if c, ok := h.carried[l.ID]; ok {
+		delete(h.carried, l.ID)
+		h.saveMarks() // the link has them now
+		l.resume(c, in.Tabs)
+	} else {
+		l.resume(carried{}, in.Tabs)
+	}
 	l.Log = h.log.With("browser", l.ID)
 	l.Tabs.SetLog(l.Log)
 	l.SetID(l.ID, l.Log)
@@ -259,6 +270,8 @@ func (h *Hub[L]) unregister(l *Link) {
 		h.waiting--
 	} else if h.links[l.ID].link == l {
 		h.lastInfo[l.ID] = l.Info()
+		h.carried[l.ID] = l.carry()
+		h.saveMarks()
 		delete(h.links, l.ID)
 		h.order = slices.DeleteFunc(h.order, func(id string) bool { return id == l.ID })
 		if l.key != "" {

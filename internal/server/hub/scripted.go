@@ -8,6 +8,7 @@ import (
 	cdppage "github.com/chromedp/cdproto/page"
 
 	"github.com/egohost/egohost/internal/link/extwire"
+	"github.com/egohost/egohost/protocol"
 )
 
 // An agent that runs its own script in a page (eval, a wait's function,
@@ -234,6 +235,73 @@ func (s *scriptedDocs) event(in *extwire.Message) {
 		}
 		s.spread(in.TabID)
 	}
+}
+
+// carried are a link's marks of its tabs' documents, for the link that
+// follows it to the same browser (Hub.register): a relay restart or a
+// stop of the extension's worker does not end a page, nor what an
+// agent's script left in it.
+type carried struct {
+	tabs  map[int]*tabDocs
+	links map[int]map[int]bool
+	cdp   map[int][]string // browserlink.Link.AgentCDPMarks
+}
+
+// take hands over what s knows, and forgets it.
+func (s *scriptedDocs) take() (map[int]*tabDocs, map[int]map[int]bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tabs, links := s.tabs, s.links
+	s.tabs, s.links = nil, nil
+	return tabs, links
+}
+
+// resume takes over what the link before this one knew of the tabs still
+// open (a tab's documents as it last heard of them: a navigation it did
+// not hear of counts as the document before), and the openers of the
+// tabs the browser lists now (those opened before the link heard of it).
+func (s *scriptedDocs) resume(tabs map[int]*tabDocs, links map[int]map[int]bool, open []protocol.Tab) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	isOpen := make(map[int]bool, len(open))
+	for _, t := range open {
+		isOpen[t.ID] = true
+	}
+	for id, t := range tabs {
+		if isOpen[id] {
+			if s.tabs == nil {
+				s.tabs = make(map[int]*tabDocs)
+			}
+			s.tabs[id] = t
+		}
+	}
+	for a, to := range links {
+		for b := range to {
+			if isOpen[a] && isOpen[b] {
+				s.link(a, b)
+			}
+		}
+	}
+	for _, t := range open {
+		s.link(t.ID, t.OpenerTabID)
+	}
+}
+
+// carry hands over the link's marks of its tabs (scripted documents,
+// agents' raw CDP) for the link that follows it to the same browser.
+func (l *Link) carry() carried {
+	tabs, links := l.scripted.take()
+	return carried{tabs: tabs, links: links, cdp: l.AgentCDPMarks()}
+}
+
+// resume takes over the marks c of the link before this one to the same
+// browser (none for its first), for the tabs open now.
+func (l *Link) resume(c carried, open []protocol.Tab) {
+	l.scripted.resume(c.tabs, c.links, open)
+	isOpen := func(tab int) bool {
+		return slices.ContainsFunc(open, func(t protocol.Tab) bool { return t.ID == tab })
+	}
+	l.ResumeAgentCDP(c.cdp, isOpen)
 }
 
 // MarkScripted notes that an agent runs its own script in the document

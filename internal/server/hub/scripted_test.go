@@ -2,10 +2,13 @@ package hub
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/egohost/egohost/internal/link/extwire"
+	"github.com/egohost/egohost/internal/testkit/fakeext"
+	"github.com/egohost/egohost/internal/testkit/sockdir"
 	"github.com/egohost/egohost/protocol"
 )
 
@@ -115,5 +118,63 @@ func TestScriptedReachesLinkedTabs(t *testing.T) {
 		if !slices.Equal(got, st.want) || !slices.Equal(reload, st.reload) || !slices.Equal(closeFirst, st.closeFirst) {
 			t.Errorf("%s: scripted %v, reload %v, close first %v; want %v, %v, %v", st.name, got, reload, closeFirst, st.want, st.reload, st.closeFirst)
 		}
+	}
+}
+
+// What a link knew of its tabs' pages (an agent's script in one, a tab it
+// opened, an agent's raw CDP on its session) goes on with the next link to
+// the same browser: a relay restart, a stop of the extension's worker or
+// of the service ends neither the page nor the debugger session. A tab
+// closed meanwhile is forgotten, and the openers in the browser's hello
+// are learned.
+func TestMarksOutliveTheLink(t *testing.T) {
+	dir := sockdir.New(t)
+	f := newFixture(t, dir, nil)
+	hello := func(tabs ...protocol.Tab) (*fakeext.Ext, *Link) {
+		t.Helper()
+		e := f.connectExt(t, testOrigin)
+		e.Send(map[string]any{"event": "hello", "extensionId": e.ID, "version": "0.1.0", "browserKey": keyA, "tabs": tabs})
+		if m := e.Read(); m["event"] != "welcome" || m["browserId"] != "b1" {
+			t.Fatalf("after hello: got %v, want b1's welcome", m)
+		}
+		return e, f.h.Get("b1")
+	}
+	check := func(what string, l *Link, wantReload, wantClose []int, wantCDP map[int]bool) {
+		t.Helper()
+		reload, closeFirst := l.ScriptedAdvice([]int{3, 5, 7})
+		if !slices.Equal(reload, wantReload) || !slices.Equal(closeFirst, wantClose) {
+			t.Errorf("%s: reload %v, close first %v; want %v, %v", what, reload, closeFirst, wantReload, wantClose)
+		}
+		for _, tab := range []int{3, 5, 7} {
+			if got := l.AgentCDP(tab); got != wantCDP[tab] {
+				t.Errorf("%s: tab %d reached by an agent's raw CDP: %v, want %v", what, tab, got, wantCDP[tab])
+			}
+		}
+	}
+	// Tab 5 was opened by tab 3 before the link: the hello says so.
+	e, l := hello(protocol.Tab{ID: 3}, protocol.Tab{ID: 5, OpenerTabID: 3}, protocol.Tab{ID: 7})
+	l.MarkScripted(3)
+	l.MarkAgentCDP(3, "alice")
+	l.MarkAgentCDP(7, "bob")
+	check("the first link", l, []int{3}, []int{5}, map[int]bool{3: true, 7: true})
+	e.Conn.Close()
+	waitGone(t, f, "b1")
+	// Tab 7 closed while no link was up.
+	e, l = hello(protocol.Tab{ID: 3}, protocol.Tab{ID: 5, OpenerTabID: 3})
+	check("the next link", l, []int{3}, []int{5}, map[int]bool{3: true})
+	l.event(&extwire.Message{Event: "cdp", TabID: 5, Method: "Page.frameNavigated", Params: []byte(`{"frame":{"id":"F","loaderId":"L5"},"type":"Navigation"}`)})
+	e.Conn.Close()
+	waitGone(t, f, "b1")
+	// The service restarts; its browser's hello lists tab 5 as opened
+	// by nobody now.
+	f.stop()
+	f = newFixture(t, dir, nil)
+	_, l = hello(protocol.Tab{ID: 3}, protocol.Tab{ID: 5})
+	check("after a restart of the service", l, []int{3}, []int{5}, map[int]bool{3: true})
+	// The link took them: a service killed now would find none of them
+	// (the next documents of its tabs are the link's to hear of).
+	saved, err := loadMarks(filepath.Join(dir, MarksFile))
+	if _, ok := saved["b1"]; err != nil || ok {
+		t.Errorf("%s while b1's link is up: %v, %v; want nothing of b1", MarksFile, saved, err)
 	}
 }
