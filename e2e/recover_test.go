@@ -482,11 +482,23 @@ func TestChainReportsADetachItDidNotCause(t *testing.T) {
 
 // The same browser keeps its ID when its relay is killed and when the
 // service restarts, and an agent that named it is served across the blip.
+// What the link knew of a page the agent's script ran in lasts through
+// the relay's restart and the service's: the take over still says to
+// reload it.
 func TestChainBrowserIDSurvivesRelayAndServiceRestarts(t *testing.T) {
 	c := startChain(t)
 	b := c.waitLink(t)
-	tab := c.openTab(t, serve(t, map[string]string{"/": `<title>ids</title>`})+"/")
+	base := serve(t, map[string]string{"/": `<title>ids</title>`})
+	tab := c.openTab(t, base+"/")
 	ctx := ctxT(t, 60*time.Second)
+	bot := dialToken(t, c, pairDirect(t, c, "restart-bot", "space"))
+	var scripted protocol.TabResult
+	if err := bot.Call(ctx, protocol.MethodTabsOpen, protocol.TabsOpenParams{URL: base + "/"}, &scripted); err != nil {
+		t.Fatal(err)
+	}
+	if err := bot.Call(ctx, protocol.MethodEval, protocol.EvalParams{Target: protocol.Target{Tab: scripted.Tab.ID}, Expression: "1"}, nil); err != nil {
+		t.Fatal(err)
+	}
 
 	killed := time.Now()
 	killRelay(t, b)
@@ -502,6 +514,13 @@ func TestChainBrowserIDSurvivesRelayAndServiceRestarts(t *testing.T) {
 	if after.ID != b.ID || after.RelayPID == b.RelayPID {
 		t.Fatalf("after the relay was killed: got browser %s (relay %d), want %s with a new relay", after.ID, after.RelayPID, b.ID)
 	}
+	var taken protocol.SpaceResult
+	if err := c.agent.Call(ctx, protocol.MethodSpacesTakeOver, protocol.SpaceParams{Space: scripted.Tab.Space}, &taken); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(taken.Space.Scripted, []int{scripted.Tab.ID}) {
+		t.Errorf("take over after the relay's restart: scripted %v, want [%d]", taken.Space.Scripted, scripted.Tab.ID)
+	}
 
 	c.svc.stop()
 	c.svc = startService(t, c.svc.stateDir)
@@ -513,5 +532,12 @@ func TestChainBrowserIDSurvivesRelayAndServiceRestarts(t *testing.T) {
 	t.Logf("service restarted: cdp.send answered %v after the new service was up", time.Since(restarted).Round(time.Millisecond))
 	if again := c.waitLink(t); again.ID != b.ID {
 		t.Fatalf("after a service restart: got browser %s, want %s", again.ID, b.ID)
+	}
+	var list protocol.SpacesListResult
+	if err := c.agent.Call(ctx, protocol.MethodSpacesList, protocol.SpacesListParams{}, &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Spaces) != 1 || !slices.Equal(list.Spaces[0].Scripted, []int{scripted.Tab.ID}) {
+		t.Errorf("spaces.list after the service's restart: %+v, want its one space with scripted [%d]", list.Spaces, scripted.Tab.ID)
 	}
 }
