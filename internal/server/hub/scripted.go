@@ -116,6 +116,9 @@ func (s *scriptedDocs) linked(id int) []int {
 
 // spread makes every tab linked to id scripted when one of them is.
 func (s *scriptedDocs) spread(id int) {
+	if len(s.links[id]) == 0 {
+		return // a tab alone: nothing to spread
+	}
 	group := s.linked(id)
 	if !slices.ContainsFunc(group, s.atRisk) {
 		return

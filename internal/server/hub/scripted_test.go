@@ -178,3 +178,41 @@ func TestMarksOutliveTheLink(t *testing.T) {
 		t.Errorf("%s while b1's link is up: %v, %v; want nothing of b1", MarksFile, saved, err)
 	}
 }
+
+// What the scripted pages' bookkeeping adds to the link's reader, per
+// event: a main frame's new document in a tab on its own and in one of 20
+// linked tabs (one opened the next) an agent's script ran in, and a
+// tab.updated naming an opener the link knows already.
+// Run: go test ./internal/server/hub -run '^$' -bench ScriptedEvent
+func BenchmarkScriptedEvent(b *testing.B) {
+	nav := func(tab int) *extwire.Message {
+		return &extwire.Message{Event: "cdp", TabID: tab, Method: "Page.frameNavigated",
+			Params: []byte(`{"frame":{"id":"F","loaderId":"L","url":"https://a.example/"},"type":"Navigation"}`)}
+	}
+	b.Run("new document, a tab alone", func(b *testing.B) {
+		var s scriptedDocs
+		in := nav(1)
+		for b.Loop() {
+			s.event(in)
+		}
+	})
+	b.Run("new document, 20 linked tabs scripted", func(b *testing.B) {
+		var s scriptedDocs
+		for i := 2; i <= 20; i++ {
+			s.event(&extwire.Message{Event: "tab.created", Tab: &protocol.Tab{ID: i, OpenerTabID: i - 1}})
+		}
+		s.mark(1)
+		in := nav(10)
+		for b.Loop() {
+			s.event(in)
+		}
+	})
+	b.Run("tab.updated, a known opener", func(b *testing.B) {
+		var s scriptedDocs
+		in := &extwire.Message{Event: "tab.updated", Tab: &protocol.Tab{ID: 2, OpenerTabID: 1}}
+		s.event(in)
+		for b.Loop() {
+			s.event(in)
+		}
+	})
+}
