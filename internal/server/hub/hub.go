@@ -270,8 +270,10 @@ func (h *Hub[L]) unregister(l *Link) {
 		h.waiting--
 	} else if h.links[l.ID].link == l {
 		h.lastInfo[l.ID] = l.Info()
-		h.carried[l.ID] = l.carry()
-		h.saveMarks()
+		if l.key != "" { // a browser without a key comes back under a new ID
+			h.carried[l.ID] = l.carry()
+			h.saveMarks()
+		}
 		delete(h.links, l.ID)
 		h.order = slices.DeleteFunc(h.order, func(id string) bool { return id == l.ID })
 		if l.key != "" {

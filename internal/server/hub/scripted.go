@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
+	"time"
 
 	cdppage "github.com/chromedp/cdproto/page"
 
@@ -47,6 +48,58 @@ type scriptedDocs struct {
 	mu    sync.Mutex
 	tabs  map[int]*tabDocs
 	links map[int]map[int]bool // both ways: tab → the tabs it opened or was opened by
+	// opening are the windows pages announced (Page.windowOpen) that no
+	// tab came for yet, and made the tabs Chrome made that no
+	// announcement came for yet, oldest first: Chrome gives no opener to
+	// the tab of a window.open with no URL (an about:blank window, as
+	// scriptable as its opener), and the two may come in either order.
+	opening, made []announced
+}
+
+// announced is a window a tab announced, or a tab made (by opener, when
+// Chrome named one), at a time, with the window's address.
+type announced struct {
+	tab, opener int
+	url         string // "" for about:blank
+	at          time.Time
+}
+
+// blankless is a window's address as announced and made alike: "" for
+// about:blank (window.open with no URL announces one, Chrome's tab shows
+// the other, or no address yet).
+func blankless(url string) string {
+	if url == "about:blank" {
+		return ""
+	}
+	return url
+}
+
+// Bounds of scriptedDocs.opening and made: how many each keeps, and how
+// long one waits for its match (Chrome sends both within milliseconds).
+const (
+	maxOpening  = 64
+	openingWait = 2 * time.Second
+)
+
+// pair takes the entry of *list within openingWait of now that match
+// accepts, the newest, and returns it (ok false: none).
+func pair(list *[]announced, now time.Time, match func(announced) bool) (announced, bool) {
+	*list = slices.DeleteFunc(*list, func(a announced) bool { return now.Sub(a.at) > openingWait })
+	for i := len(*list) - 1; i >= 0; i-- {
+		if a := (*list)[i]; match(a) {
+			*list = slices.Delete(*list, i, i+1)
+			return a, true
+		}
+	}
+	return announced{}, false
+}
+
+// note appends a at the end of *list, the oldest going past maxOpening.
+func note(list *[]announced, a announced) {
+	if len(*list) >= maxOpening {
+		*list = (*list)[1:]
+	}
+	*list = append(*list, a)
 }
 
 type tabDocs struct {
@@ -154,8 +207,9 @@ func (s *scriptedDocs) shown(id int) bool {
 // advise splits tabs into those whose page an agent's script may run in
 // and a reload makes the site's own again (reload), once the tabs in
 // closeFirst are closed: the others linked to them that are scripted too
-// (they may be outside tabs), but the first one the link follows of each
-// group of linked tabs (the oldest: Chrome numbers tabs in order).
+// (they may be outside tabs), but the first one of tabs the link follows
+// in each group of linked tabs (the oldest: Chrome numbers tabs in
+// order); a group with none of those is all to close.
 func (s *scriptedDocs) advise(tabs []int) (reload, closeFirst []int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -164,7 +218,7 @@ func (s *scriptedDocs) advise(tabs []int) (reload, closeFirst []int) {
 			continue
 		}
 		group := slices.DeleteFunc(s.linked(id), func(t int) bool { return !s.atRisk(t) })
-		keep := slices.IndexFunc(group, func(t int) bool { return !s.tabs[t].reached })
+		keep := slices.IndexFunc(group, func(t int) bool { return !s.tabs[t].reached && slices.Contains(tabs, t) })
 		if keep >= 0 && group[keep] == id {
 			reload = append(reload, id)
 		}
@@ -176,6 +230,25 @@ func (s *scriptedDocs) advise(tabs []int) (reload, closeFirst []int) {
 	}
 	slices.Sort(closeFirst)
 	return reload, closeFirst
+}
+
+// openerOf is the opener of a tab Chrome made (0: none): the one Chrome
+// names (whose announcement it takes), else the tab whose page announced
+// a window to the tab's address last (within openingWait) and got no tab
+// for it yet; without one, the tab waits for its announcement.
+func (s *scriptedDocs) openerOf(t protocol.Tab, now time.Time) int {
+	url := blankless(t.URL)
+	if t.OpenerTabID != 0 {
+		if _, ok := pair(&s.opening, now, func(a announced) bool { return a.tab == t.OpenerTabID }); !ok {
+			note(&s.made, announced{tab: t.ID, opener: t.OpenerTabID, url: url, at: now})
+		}
+		return t.OpenerTabID
+	}
+	if a, ok := pair(&s.opening, now, func(a announced) bool { return a.url == url }); ok {
+		return a.tab
+	}
+	note(&s.made, announced{tab: t.ID, url: url, at: now})
+	return 0
 }
 
 // link notes that tab opened was opened by opener.
@@ -203,21 +276,53 @@ func (s *scriptedDocs) link(opened, opener int) {
 // document, with what ran in it: taken as scripted when the tab ever
 // was, its loader ID being the old one's only as far as Chrome keeps it)
 // or a tab linked to it shows a scripted one; a tab's opener links the
-// two; a closed tab goes, with its links.
+// two; a closed tab goes, the tabs it linked left linked to each other.
 func (s *scriptedDocs) event(in *extwire.Message) {
 	switch {
 	case in.Event == "tab.removed":
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		delete(s.tabs, in.TabID)
+		gone := func(a announced) bool { return a.tab == in.TabID }
+		s.opening, s.made = slices.DeleteFunc(s.opening, gone), slices.DeleteFunc(s.made, gone)
+		var linked []int
 		for t := range s.links[in.TabID] {
 			delete(s.links[t], in.TabID)
+			linked = append(linked, t)
 		}
 		delete(s.links, in.TabID)
-	case (in.Event == "tab.created" || in.Event == "tab.updated") && in.Tab != nil && in.Tab.OpenerTabID != 0:
+		// The pages it linked keep each other: one may hold the other's
+		// window from before (opener.opener).
+		for i := 1; i < len(linked); i++ {
+			s.link(linked[i], linked[0])
+		}
+	case in.Event == "tab.created" && in.Tab != nil:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.link(in.Tab.ID, s.openerOf(*in.Tab, time.Now()))
+	case in.Event == "tab.updated" && in.Tab != nil && in.Tab.OpenerTabID != 0:
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.link(in.Tab.ID, in.Tab.OpenerTabID)
+	case in.Event == "cdp" && in.Method == cdppage.WindowOpen.Method:
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		var ev struct {
+			URL string `json:"url"`
+		}
+		_ = json.Unmarshal(in.Params, &ev)
+		now, url := time.Now(), blankless(ev.URL)
+		// The tab may have come first: Chrome named this opener for
+		// it, or none, on this address.
+		made, ok := pair(&s.made, now, func(a announced) bool { return a.opener == in.TabID })
+		if !ok {
+			made, ok = pair(&s.made, now, func(a announced) bool { return a.opener == 0 && a.url == url })
+		}
+		if ok {
+			s.link(made.tab, in.TabID)
+		} else {
+			note(&s.opening, announced{tab: in.TabID, url: url, at: now})
+		}
 	case in.Event == "cdp" && in.SessionID == "" && in.Method == cdppage.FrameNavigated.Method:
 		var ev struct {
 			Frame struct {
@@ -263,12 +368,18 @@ func (s *scriptedDocs) take() (map[int]*tabDocs, map[int]map[int]bool) {
 // open (a tab's documents as it last heard of them: a navigation it did
 // not hear of counts as the document before), and the openers of the
 // tabs the browser lists now (those opened before the link heard of it).
+// A browser that lists no tab (its list failed) keeps them all.
 func (s *scriptedDocs) resume(tabs map[int]*tabDocs, links map[int]map[int]bool, open []protocol.Tab) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	isOpen := make(map[int]bool, len(open))
 	for _, t := range open {
 		isOpen[t.ID] = true
+	}
+	if len(open) == 0 {
+		for id := range tabs {
+			isOpen[id] = true
+		}
 	}
 	for id, t := range tabs {
 		if isOpen[id] {
@@ -302,7 +413,7 @@ func (l *Link) carry() carried {
 func (l *Link) resume(c carried, open []protocol.Tab) {
 	l.scripted.resume(c.tabs, c.links, open)
 	isOpen := func(tab int) bool {
-		return slices.ContainsFunc(open, func(t protocol.Tab) bool { return t.ID == tab })
+		return len(open) == 0 || slices.ContainsFunc(open, func(t protocol.Tab) bool { return t.ID == tab })
 	}
 	l.ResumeAgentCDP(c.cdp, isOpen)
 }

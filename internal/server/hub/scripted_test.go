@@ -97,12 +97,14 @@ func TestScriptedReachesLinkedTabs(t *testing.T) {
 		{name: "an agent ran script in tab 3", do: func() { s.mark(3) }, want: []int{3, 5, 6}, reload: []int{3}, closeFirst: []int{5, 6}},
 		{name: "tab 3 reloaded while 5 and 6 are open", do: func() { nav(3, "L2") }, want: []int{3, 5, 6}, reload: []int{3}, closeFirst: []int{5, 6}},
 		{name: "tab 6 reloaded while 3 and 5 are open", do: func() { nav(6, "M2"); opened("tab.updated", 6, 5) }, want: []int{3, 5, 6}, reload: []int{3}, closeFirst: []int{5, 6}},
-		{name: "tab 5 closed: 3 and 6 are no longer linked", do: func() { s.event(&extwire.Message{Event: "tab.removed", TabID: 5}) }, want: []int{3, 6}, reload: []int{3, 6}},
-		{name: "tabs 3 and 6 reloaded", do: func() { nav(3, "L3"); nav(6, "M3") }},
+		{name: "tab 5 closed: 3 and 6 stay linked (6 may hold 3's window: opener.opener)", do: func() { s.event(&extwire.Message{Event: "tab.removed", TabID: 5}) }, want: []int{3, 6}, reload: []int{3}, closeFirst: []int{6}},
+		{name: "tab 3 reloaded while 6 is open", do: func() { nav(3, "L3") }, want: []int{3, 6}, reload: []int{3}, closeFirst: []int{6}},
+		{name: "tab 6 closed, then tab 3 reloaded", do: func() { s.event(&extwire.Message{Event: "tab.removed", TabID: 6}); nav(3, "L4") }},
 		{name: "a clean tab opened one", do: func() { opened("tab.created", 7, 3); nav(7, "N1") }},
-		{name: "an agent ran script in tab 6, then it opened tab 8", do: func() { s.mark(6); opened("tab.created", 8, 6) }, want: []int{6, 8}, reload: []int{6}, closeFirst: []int{8}},
-		{name: "tab 6 closed; tab 8's opener is tab 9, whose documents the link never followed: close both", do: func() {
-			s.event(&extwire.Message{Event: "tab.removed", TabID: 6})
+		{name: "an agent ran script in tab 7, then it opened tab 8", do: func() { s.mark(7); opened("tab.created", 8, 7) }, want: []int{3, 7, 8}, reload: []int{3}, closeFirst: []int{7, 8}},
+		{name: "tabs 7 and 3 closed; tab 8's opener is tab 9, whose documents the link never followed: close both", do: func() {
+			s.event(&extwire.Message{Event: "tab.removed", TabID: 7})
+			s.event(&extwire.Message{Event: "tab.removed", TabID: 3})
 			opened("tab.updated", 8, 9)
 		}, want: []int{8}, closeFirst: []int{8, 9}},
 	}
@@ -118,6 +120,15 @@ func TestScriptedReachesLinkedTabs(t *testing.T) {
 		if !slices.Equal(got, st.want) || !slices.Equal(reload, st.reload) || !slices.Equal(closeFirst, st.closeFirst) {
 			t.Errorf("%s: scripted %v, reload %v, close first %v; want %v, %v, %v", st.name, got, reload, closeFirst, st.want, st.reload, st.closeFirst)
 		}
+	}
+	// The tab to reload is one asked about: the person's tab 20 opened
+	// tab 21, which an agent's space took, and its script reached 20.
+	nav(20, "P1")
+	opened("tab.created", 21, 20)
+	nav(21, "Q1")
+	s.mark(21)
+	if reload, closeFirst := s.advise([]int{21}); !slices.Equal(reload, []int{21}) || !slices.Equal(closeFirst, []int{20}) {
+		t.Errorf("the space's tab 21, opened by the person's tab 20: reload %v, close first %v; want [21], [20]", reload, closeFirst)
 	}
 }
 
@@ -162,6 +173,11 @@ func TestMarksOutliveTheLink(t *testing.T) {
 	// Tab 7 closed while no link was up.
 	e, l = hello(protocol.Tab{ID: 3}, protocol.Tab{ID: 5, OpenerTabID: 3})
 	check("the next link", l, []int{3}, []int{5}, map[int]bool{3: true})
+	// A hello whose tab list failed (none listed) forgets nothing.
+	e.Conn.Close()
+	waitGone(t, f, "b1")
+	e, l = hello()
+	check("a link whose hello listed no tab", l, []int{3}, []int{5}, map[int]bool{3: true})
 	l.event(&extwire.Message{Event: "cdp", TabID: 5, Method: "Page.frameNavigated", Params: []byte(`{"frame":{"id":"F","loaderId":"L5"},"type":"Navigation"}`)})
 	e.Conn.Close()
 	waitGone(t, f, "b1")
@@ -215,4 +231,35 @@ func BenchmarkScriptedEvent(b *testing.B) {
 			s.event(in)
 		}
 	})
+}
+
+// Chrome names no opener for the tab of a window.open with no URL: the
+// window the page announced (Page.windowOpen) and a tab made with no
+// opener on its address are paired, in either order; a tab on another
+// address is not.
+func TestScriptedPairsAnnouncedWindows(t *testing.T) {
+	var s scriptedDocs
+	announce := func(tab int, url string) {
+		s.event(&extwire.Message{Event: "cdp", TabID: tab, Method: "Page.windowOpen", Params: []byte(fmt.Sprintf(`{"url":%q,"windowName":"","windowFeatures":[],"userGesture":true}`, url))})
+	}
+	made := func(tab int, url string) {
+		s.event(&extwire.Message{Event: "tab.created", Tab: &protocol.Tab{ID: tab, URL: url}})
+	}
+	s.event(&extwire.Message{Event: "cdp", TabID: 30, Method: "Page.frameNavigated", Params: []byte(`{"frame":{"id":"F","loaderId":"L1"},"type":"Navigation"}`)})
+	s.mark(30)
+	announce(30, "about:blank")
+	made(31, "") // window.open() with no URL
+	made(32, "chrome://newtab/")
+	announce(30, "https://c.example/")
+	made(33, "https://b.example/x") // before its announcement
+	announce(30, "https://b.example/x")
+	var got []int
+	for _, tab := range []int{31, 32, 33} {
+		if s.shown(tab) {
+			got = append(got, tab)
+		}
+	}
+	if want := []int{31, 33}; !slices.Equal(got, want) {
+		t.Errorf("tabs tab 30's script reached: got %v, want %v", got, want)
+	}
 }
