@@ -2,6 +2,7 @@ package spacemethods
 
 import (
 	"context"
+	"slices"
 
 	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/internal/server/spaces"
@@ -36,10 +37,21 @@ func (m *Methods) endSpace(ctx context.Context, c Call, id string, keep bool) (a
 		tabs := b.TabsInGroup(sp.Group)
 		if keep {
 			title := sp.DoneTitle()
-			res.Scripted, res.CloseFirst = b.ScriptedAdvice(tabs)
-			if len(res.Scripted)+len(res.CloseFirst) > 0 {
-				// The person is not asked to look: the group's title,
-				// in the tab strip, says it.
+			reload, closeFirst := b.ScriptedAdvice(tabs)
+			res.Scripted = reload
+			// The answer goes to the agent: of the tabs to close, it
+			// names the space's, not the person's own.
+			for _, t := range closeFirst {
+				if slices.Contains(tabs, t) {
+					res.CloseFirst = append(res.CloseFirst, t)
+				}
+			}
+			// The person is not asked to look: the group's title, in
+			// the tab strip, says it.
+			switch {
+			case len(closeFirst) > 0:
+				title += spaces.CloseFirstSuffix
+			case len(reload) > 0:
 				title += spaces.ScriptedSuffix
 			}
 			if _, err := b.Call(ctx, extwire.GroupsUpdate{GroupID: sp.Group, Title: title}); err != nil {

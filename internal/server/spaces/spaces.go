@@ -132,6 +132,10 @@ func (sp Space) DoneTitle() string {
 // agent's own script, which could read what the person types there.
 const ScriptedSuffix = " ⚠ reload before typing"
 
+// CloseFirstSuffix ends it instead when a tab linked to such a page (one
+// opened the other) could put the script back after a reload.
+const CloseFirstSuffix = " ⚠ close linked tabs, reload before typing"
+
 // ParseTitle reads a group title written by Title: ok is false for any
 // other title (the person's own groups, completed spaces).
 func ParseTitle(title string) (agent, task string, st State, ok bool) {
