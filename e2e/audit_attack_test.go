@@ -311,20 +311,7 @@ func TestTakeOverSaysTheAgentScriptedThePage(t *testing.T) {
 	if !strings.Contains(out, warning) || strings.Contains(out, fmt.Sprintf("! tab %d:", acted.Tab.ID)) {
 		t.Errorf("egohost space take-over says:\n%s\nwant %q, and nothing of tab %d", out, warning, acted.Tab.ID)
 	}
-	scriptedTabs := func() []int {
-		t.Helper()
-		var list protocol.SpacesListResult
-		if err := c.agent.Call(ctx, protocol.MethodSpacesList, protocol.SpacesListParams{}, &list); err != nil {
-			t.Fatal(err)
-		}
-		for _, sp := range list.Spaces {
-			if sp.ID == space {
-				return sp.Scripted
-			}
-		}
-		t.Fatalf("space %s is not in the person's spaces.list", space)
-		return nil
-	}
+	scriptedTabs := func() []int { return personSpace(t, ctx, c, space).Scripted }
 	if got := scriptedTabs(); !slices.Equal(got, []int{scripted.Tab.ID}) {
 		t.Errorf("spaces.list to the person: scripted %v, want [%d]", got, scripted.Tab.ID)
 	}
@@ -364,132 +351,175 @@ func TestTakeOverSaysTheAgentScriptedThePage(t *testing.T) {
 	}
 }
 
+// personSpace is the space id as the person's spaces.list shows it.
+func personSpace(t *testing.T, ctx context.Context, c *chain, id string) protocol.Space {
+	t.Helper()
+	var list protocol.SpacesListResult
+	if err := c.agent.Call(ctx, protocol.MethodSpacesList, protocol.SpacesListParams{}, &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, sp := range list.Spaces {
+		if sp.ID == id {
+			return sp
+		}
+	}
+	t.Fatalf("space %s is not in the person's spaces.list", id)
+	return protocol.Space{}
+}
+
 // A window the agent's script opened on the page's origin holds its
 // opener, and scripts it back: after the person reloads the page the
 // agent scripted, the window puts the agent's key listener into the new
 // document (a reload alone is not enough: shown below, the key typed
-// after it is read). The take over names that window to close first; the
-// warning stays through a reload alone, and once the window is closed, a
-// reload gives the site's own page.
+// after it is read). The take over names that window to close first,
+// whichever way it was opened (Chrome names no opener for a window.open
+// with no URL: the service pairs the page's announcement with the tab);
+// the warning stays through a reload alone, and once the window is
+// closed, a reload gives the site's own page.
 func TestTakeOverSaysWhichTabToCloseBeforeTheReload(t *testing.T) {
 	c := useSharedChain(t)
 	base := serve(t, map[string]string{
 		"/":       `<title>sign in</title><input id="pw" type="password" aria-label="Password"><button id="go">open</button>`,
 		"/helper": `<title>helper</title><p>helper</p>`,
 	})
-	ctx := ctxT(t, 60*time.Second)
-	bot := dialToken(t, c, pairDirect(t, c, "opener-bot", "space", "cdp"))
-	var page protocol.TabResult
-	if err := bot.Call(ctx, protocol.MethodTabsOpen, protocol.TabsOpenParams{URL: base + "/"}, &page); err != nil {
-		t.Fatal(err)
-	}
-	tab, space := page.Tab.ID, page.Tab.Space
-	// The agent's script: the button opens a window on the same origin,
-	// and a script of the window's own document hooks every document its
-	// opener shows from then on.
-	hook := `document.querySelector("#go").onclick = () => {
-  const w = window.open("/helper", "helper");
-  w.addEventListener("load", () => {
+	for _, way := range []struct {
+		name, open string
+		loads      bool // the window loads a page: its script goes in after the load
+		typed      bool // the keys typed are checked too
+	}{
+		{"a named window", `window.open("/helper", "helper")`, true, true},
+		{"a window with no address", `window.open()`, false, false},
+		{"a popup", `window.open("/helper", "pop", "popup")`, true, false},
+	} {
+		t.Run(way.name, func(t *testing.T) {
+			ctx := ctxT(t, 60*time.Second)
+			bot := dialToken(t, c, pairDirect(t, c, "opener-bot", "space", "cdp"))
+			var page protocol.TabResult
+			if err := bot.Call(ctx, protocol.MethodTabsOpen, protocol.TabsOpenParams{URL: base + "/"}, &page); err != nil {
+				t.Fatal(err)
+			}
+			tab, space := page.Tab.ID, page.Tab.Space
+			// The agent's script: the button opens a window on the same
+			// origin, and a script of the window's own document hooks
+			// every document its opener shows from then on.
+			hook := `document.querySelector("#go").onclick = () => {
+  const w = ` + way.open + `;
+  const hook = () => {
     const s = w.document.createElement("script");
     s.textContent = 'setInterval(() => { try { const d = opener.document; if (!d.hooked) { d.hooked = "yes"; d.addEventListener("keydown", (e) => { opener.keys = (opener.keys ?? "") + e.key }, true) } } catch {} }, 20)';
     w.document.body.append(s);
-  });
+  };
+  if (` + fmt.Sprint(way.loads) + `) w.addEventListener("load", hook); else hook();
 }, 1`
-	if err := bot.Call(ctx, protocol.MethodEval, protocol.EvalParams{Target: protocol.Target{Tab: tab}, Expression: hook}, nil); err != nil {
-		t.Fatal(err)
-	}
-	var clicked protocol.ActionResult
-	if err := bot.Call(ctx, protocol.MethodClick, protocol.ClickParams{Target: protocol.Target{Tab: tab}, Element: "#go"}, &clicked); err != nil {
-		t.Fatal(err)
-	}
-	if len(clicked.Opened) != 1 {
-		t.Fatalf("the click opened %v, want one tab", clicked.Opened)
-	}
-	helper := clicked.Opened[0].ID
-	hooked := func() {
-		t.Helper()
-		if err := waitUntil(ctx, 10*time.Second, func() error {
-			if got := pageText(t, ctx, c, tab, "String(document.hooked)"); got != "yes" {
-				return fmt.Errorf("document.hooked is %s", got)
+			if err := bot.Call(ctx, protocol.MethodEval, protocol.EvalParams{Target: protocol.Target{Tab: tab}, Expression: hook}, nil); err != nil {
+				t.Fatal(err)
 			}
-			return nil
-		}); err != nil {
-			t.Fatalf("the helper window did not hook tab %d: %v", tab, err)
-		}
-	}
-	hooked()
-	advice := func() [2][]int {
-		t.Helper()
-		var list protocol.SpacesListResult
-		if err := c.agent.Call(ctx, protocol.MethodSpacesList, protocol.SpacesListParams{}, &list); err != nil {
-			t.Fatal(err)
-		}
-		for _, sp := range list.Spaces {
-			if sp.ID == space {
+			var clicked protocol.ActionResult
+			if err := bot.Call(ctx, protocol.MethodClick, protocol.ClickParams{Target: protocol.Target{Tab: tab}, Element: "#go"}, &clicked); err != nil {
+				t.Fatal(err)
+			}
+			// The window: the tab the click's answer names (it names none
+			// for a popup window), else the one Chrome says this tab opened.
+			helper := 0
+			if err := waitUntil(ctx, 5*time.Second, func() error {
+				if len(clicked.Opened) == 1 {
+					helper = clicked.Opened[0].ID
+					return nil
+				}
+				var list protocol.TabsListResult
+				if err := c.agent.Call(ctx, protocol.MethodTabsList, nil, &list); err != nil {
+					return err
+				}
+				for _, o := range list.Tabs {
+					if o.OpenerTabID == tab {
+						helper = o.ID
+						return nil
+					}
+				}
+				return fmt.Errorf("the click opened %v, and no tab's opener is tab %d", clicked.Opened, tab)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			hooked := func() {
+				t.Helper()
+				if err := waitUntil(ctx, 10*time.Second, func() error {
+					if got := pageText(t, ctx, c, tab, "String(document.hooked)"); got != "yes" {
+						return fmt.Errorf("document.hooked is %s", got)
+					}
+					return nil
+				}); err != nil {
+					t.Fatalf("the helper window did not hook tab %d: %v", tab, err)
+				}
+			}
+			hooked()
+			advice := func() [2][]int {
+				sp := personSpace(t, ctx, c, space)
 				return [2][]int{sp.Scripted, sp.CloseFirst}
 			}
-		}
-		t.Fatalf("space %s is not in the person's spaces.list", space)
-		return [2][]int{}
-	}
-	out, errOut, code := cliAs(c, "", "space", "take-over", space)
-	if code != 0 {
-		t.Fatalf("egohost space take-over %s: %d %s %s", space, code, out, errOut)
-	}
-	for _, want := range []string{
-		fmt.Sprintf("! tab %d: a page opener-bot's script ran in opened this one, or was opened by it, so the script may run here too and put itself back into that page after a reload: close this tab first (egohost close --tab %d)", helper, helper),
-		fmt.Sprintf("! tab %d: opener-bot ran its own script in this page", tab),
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("egohost space take-over says:\n%s\nwant %q", out, want)
-		}
-	}
-	want := [2][]int{{tab}, {helper}}
-	if got := advice(); !reflect.DeepEqual(got, want) {
-		t.Errorf("spaces.list to the person: scripted, close first %v, want %v", got, want)
-	}
-	reload := func() {
-		t.Helper()
-		if out, errOut, code := cliAs(c, "", "reload", "--tab", fmt.Sprint(tab)); code != 0 {
-			t.Fatalf("egohost reload: %d %s %s", code, out, errOut)
-		}
-	}
-	typed := func(text string) string {
-		t.Helper()
-		if out, errOut, code := cliAs(c, "", "type", "--tab", fmt.Sprint(tab), "#pw", text); code != 0 {
-			t.Fatalf("egohost type: %d %s %s", code, out, errOut)
-		}
-		return pageText(t, ctx, c, tab, `String(window.keys) + " " + document.querySelector("#pw").value`)
-	}
-	// A reload alone: the window hooks the new document, and the warning
-	// stays.
-	reload()
-	hooked()
-	if got := typed("x"); got != "x x" {
-		t.Errorf("typed after a reload alone: got %q, want the key read by the agent's script (\"x x\")", got)
-	}
-	if got := advice(); !reflect.DeepEqual(got, want) {
-		t.Errorf("after a reload alone: scripted, close first %v, want %v", got, want)
-	}
-	// The window closed, then a reload: the site's own page.
-	if out, errOut, code := cliAs(c, "", "close", "--tab", fmt.Sprint(helper)); code != 0 {
-		t.Fatalf("egohost close --tab %d: %d %s %s", helper, code, out, errOut)
-	}
-	if got := advice(); !reflect.DeepEqual(got, [2][]int{{tab}, nil}) {
-		t.Errorf("after the window closed: scripted, close first %v, want [[%d] []]", got, tab)
-	}
-	reload()
-	if got := advice(); got[0] != nil || got[1] != nil {
-		t.Errorf("after the window closed and a reload: scripted, close first %v, want none", got)
-	}
-	if got := typed("hunter2"); got != "undefined hunter2" {
-		t.Errorf("typed after the window closed and a reload: got %q, want no keys kept and the password in the field", got)
-	}
-	if out, errOut, code := cliAs(c, "", "space", "hand-back", space); code != 0 {
-		t.Fatalf("egohost space hand-back %s: %d %s %s", space, code, out, errOut)
-	}
-	if err := c.agent.Call(ctx, protocol.MethodTabsClose, protocol.TabParams{Target: protocol.Target{Tab: tab}}, nil); err != nil {
-		t.Error(err)
+			out, errOut, code := cliAs(c, "", "space", "take-over", space)
+			if code != 0 {
+				t.Fatalf("egohost space take-over %s: %d %s %s", space, code, out, errOut)
+			}
+			for _, want := range []string{
+				fmt.Sprintf("! tab %d: a page opener-bot's script ran in opened this one, or was opened by it, so the script may run here too and put itself back into that page after a reload: close this tab first (egohost close --tab %d)", helper, helper),
+				fmt.Sprintf("! tab %d: opener-bot ran its own script in this page", tab),
+			} {
+				if !strings.Contains(out, want) {
+					t.Errorf("egohost space take-over says:\n%s\nwant %q", out, want)
+				}
+			}
+			want := [2][]int{{tab}, {helper}}
+			if got := advice(); !reflect.DeepEqual(got, want) {
+				t.Errorf("spaces.list to the person: scripted, close first %v, want %v", got, want)
+			}
+			reload := func() {
+				t.Helper()
+				if out, errOut, code := cliAs(c, "", "reload", "--tab", fmt.Sprint(tab)); code != 0 {
+					t.Fatalf("egohost reload: %d %s %s", code, out, errOut)
+				}
+			}
+			typed := func(text string) string {
+				t.Helper()
+				if out, errOut, code := cliAs(c, "", "type", "--tab", fmt.Sprint(tab), "#pw", text); code != 0 {
+					t.Fatalf("egohost type: %d %s %s", code, out, errOut)
+				}
+				return pageText(t, ctx, c, tab, `String(window.keys) + " " + document.querySelector("#pw").value`)
+			}
+			// A reload alone: the window hooks the new document, and the
+			// warning stays.
+			reload()
+			hooked()
+			if way.typed {
+				if got := typed("x"); got != "x x" {
+					t.Errorf("typed after a reload alone: got %q, want the key read by the agent's script (\"x x\")", got)
+				}
+			}
+			if got := advice(); !reflect.DeepEqual(got, want) {
+				t.Errorf("after a reload alone: scripted, close first %v, want %v", got, want)
+			}
+			// The window closed, then a reload: the site's own page.
+			if out, errOut, code := cliAs(c, "", "close", "--tab", fmt.Sprint(helper)); code != 0 {
+				t.Fatalf("egohost close --tab %d: %d %s %s", helper, code, out, errOut)
+			}
+			if got := advice(); !reflect.DeepEqual(got, [2][]int{{tab}, nil}) {
+				t.Errorf("after the window closed: scripted, close first %v, want [[%d] []]", got, tab)
+			}
+			reload()
+			if got := advice(); got[0] != nil || got[1] != nil {
+				t.Errorf("after the window closed and a reload: scripted, close first %v, want none", got)
+			}
+			if way.typed {
+				if got := typed("hunter2"); got != "undefined hunter2" {
+					t.Errorf("typed after the window closed and a reload: got %q, want no keys kept and the password in the field", got)
+				}
+			}
+			if out, errOut, code := cliAs(c, "", "space", "hand-back", space); code != 0 {
+				t.Fatalf("egohost space hand-back %s: %d %s %s", space, code, out, errOut)
+			}
+			if err := c.agent.Call(ctx, protocol.MethodTabsClose, protocol.TabParams{Target: protocol.Target{Tab: tab}}, nil); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 }
 

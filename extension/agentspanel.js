@@ -248,33 +248,28 @@ function spaces(card) {
     sub.title = sp.tabs.map((t) => `${t.title} (tab ${t.id})`).join("\n");
     sub.append(el("span", `space-state ${sp.state}`, sp.stateLabel), " · ", tabs);
     li.append(row, sub);
-    for (const t of sp.closeFirst) {
-      const note = el("div", "note warn space-close-first", t.warning);
-      const close = button("Close", `close-${t.id}`, async () => {
-        close.disabled = true;
-        const answer = await call("tabs.close", { tab: t.id });
-        if (answer.error) showError(`Close: ${answer.error.message}`);
-        refresh();
-      });
-      close.setAttribute("aria-label", `Close ${t.title}`);
-      note.append(" ", close);
-      li.append(note);
-    }
-    for (const t of sp.scripted) {
-      const note = el("div", "note warn space-scripted", t.warning);
-      const reload = button("Reload", `reload-${t.id}`, async () => {
-        reload.disabled = true;
-        const answer = await call("reload", { tab: t.id });
-        if (answer.error) showError(`Reload: ${answer.error.message}`);
-        refresh();
-      });
-      reload.setAttribute("aria-label", `Reload ${t.title}`);
-      note.append(" ", reload);
-      li.append(note);
-    }
+    // The tabs to close first (a window a scripted page opened), then
+    // those to reload.
+    for (const t of sp.closeFirst) li.append(tabNote(t, "space-close-first", "Close", "tabs.close"));
+    for (const t of sp.scripted) li.append(tabNote(t, "space-scripted", "Reload", "reload"));
     list.append(li);
   }
   return [list];
+}
+
+// tabNote is a warning about tab t ({id, title, warning}) with a button
+// that calls method on the tab.
+function tabNote(t, cls, label, method) {
+  const note = el("div", `note warn ${cls}`, t.warning);
+  const b = button(label, `${label.toLowerCase()}-${t.id}`, async () => {
+    b.disabled = true;
+    const answer = await call(method, { tab: t.id });
+    if (answer.error) showError(`${label}: ${answer.error.message}`);
+    refresh();
+  });
+  b.setAttribute("aria-label", `${label} ${t.title}`);
+  note.append(" ", b);
+  return note;
 }
 
 function doing(card) {
