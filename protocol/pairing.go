@@ -98,6 +98,13 @@ type AgentsListResult struct {
 type AgentsRevokeResult struct {
 	Name string `json:"name"`
 	Cut  int    `json:"cut"` // live connections closed
+	// Scripted are the person's tabs (in no agent's space) whose page ran
+	// an agent's own script, or a tab linked to it did: an agent with
+	// all-tabs leaves its script in the person's own pages, which a
+	// revocation does not end (reload them before typing there), once
+	// the tabs in CloseFirst are closed (Space.CloseFirst).
+	Scripted   []Target `json:"scripted,omitempty"`
+	CloseFirst []Target `json:"closeFirst,omitempty"`
 }
 
 // AuditTailParams are the params of audit.tail.

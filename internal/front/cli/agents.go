@@ -160,10 +160,7 @@ func (c *cli) agentsCommand() *cobra.Command {
 	}
 	revoke := &cobra.Command{Use: "revoke NAME", Short: "revoke NAME's token and cut its live connections", Args: nArgs(1, 1)}
 	revoke.RunE = func(cmd *cobra.Command, args []string) error {
-		return c.with(ownerCall(protocol.MethodAgentsRevoke, protocol.AgentNameParams{Name: args[0]}, printAs(func(w io.Writer, r protocol.AgentsRevokeResult) error {
-			fmt.Fprintf(w, "revoked %s (%d live connections cut)\n", r.Name, r.Cut)
-			return nil
-		})))(cmd, args)
+		return c.with(ownerCall(protocol.MethodAgentsRevoke, protocol.AgentNameParams{Name: args[0]}, printAs(printRevoked)))(cmd, args)
 	}
 	cmd.AddCommand(list, c.approveCommand(), deny, revoke)
 	cmd.RunE = list.RunE
@@ -411,4 +408,21 @@ func (e *env) withConn(ctx context.Context, dial func(context.Context, string) (
 		}
 		return nil
 	})
+}
+
+// printRevoked says what a revocation ended, and which of the person's
+// pages still run an agent's own script (a revocation does not end it).
+func printRevoked(w io.Writer, r protocol.AgentsRevokeResult) error {
+	_, err := fmt.Fprintf(w, "revoked %s (%d live connections cut)\n", r.Name, r.Cut)
+	for _, t := range r.CloseFirst {
+		if err == nil {
+			_, err = fmt.Fprintf(w, "  ! tab %d of %s: a page an agent's script ran in opened this one, or was opened by it, so the script may run here too and put itself back into that page after a reload: close this tab first (egohost close --browser %s --tab %d)\n", t.Tab, t.Browser, t.Browser, t.Tab)
+		}
+	}
+	for _, t := range r.Scripted {
+		if err == nil {
+			_, err = fmt.Fprintf(w, "  ! tab %d of %s: an agent ran its own script in this page, which can read what you type there, revoked or not: reload it first (egohost reload --browser %s --tab %d)\n", t.Tab, t.Browser, t.Browser, t.Tab)
+		}
+	}
+	return err
 }

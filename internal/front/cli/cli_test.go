@@ -427,6 +427,22 @@ func TestTakeOverSaysWhichTabsRanTheAgentsScript(t *testing.T) {
 	}
 }
 
+// A revocation names the person's pages an agent's own script still
+// runs in, the tabs to close first above those to reload.
+func TestRevokedNamesThePagesAScriptRunsIn(t *testing.T) {
+	var out bytes.Buffer
+	r := protocol.AgentsRevokeResult{Name: "roamer", Cut: 1, Scripted: []protocol.Target{{Browser: "b1", Tab: 7}}, CloseFirst: []protocol.Target{{Browser: "b1", Tab: 9}}}
+	if err := printRevoked(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	want := "revoked roamer (1 live connections cut)\n" +
+		"  ! tab 9 of b1: a page an agent's script ran in opened this one, or was opened by it, so the script may run here too and put itself back into that page after a reload: close this tab first (egohost close --browser b1 --tab 9)\n" +
+		"  ! tab 7 of b1: an agent ran its own script in this page, which can read what you type there, revoked or not: reload it first (egohost reload --browser b1 --tab 7)\n"
+	if got := out.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
 // A space completed with keep names its tabs whose page ran an agent's
 // script; one without such a tab prints its one line.
 func TestKeptTabsThatRanAnAgentsScriptAreNamed(t *testing.T) {

@@ -422,6 +422,21 @@ func (l *Link) resume(c carried, open []protocol.Tab) {
 // tab shows.
 func (l *Link) MarkScripted(tab int) { l.scripted.mark(tab) }
 
+// ScriptedTabs are the tabs an agent's own script may run in, in order.
+func (l *Link) ScriptedTabs() []int {
+	s := &l.scripted
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var tabs []int
+	for id := range s.tabs {
+		if s.atRisk(id) {
+			tabs = append(tabs, id)
+		}
+	}
+	slices.Sort(tabs)
+	return tabs
+}
+
 // ScriptedAdvice splits tabs into those an agent's own script may run in
 // and a reload makes the site's own again (reload), once the tabs in
 // closeFirst are closed: scripted tabs linked to them (one opened the

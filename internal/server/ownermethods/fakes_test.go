@@ -104,6 +104,8 @@ type fakeCall struct {
 	name    string
 	strikes int
 	ended   []string
+	// scripted, closeFirst are ScriptedOwnTabs' answer.
+	scripted, closeFirst []protocol.Target
 }
 
 func (c *fakeCall) AuditName() string { return c.name }
@@ -113,6 +115,9 @@ func (c *fakeCall) Peer() *pairing.Process {
 }
 func (c *fakeCall) EndSpaces(ctx context.Context, agent string) {
 	c.ended = append(c.ended, agent)
+}
+func (c *fakeCall) ScriptedOwnTabs() (reload, closeFirst []protocol.Target) {
+	return c.scripted, c.closeFirst
 }
 
 // fakePopup is the popup of browser "b1".

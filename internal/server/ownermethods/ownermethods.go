@@ -30,6 +30,10 @@ type Call interface {
 	Peer() *pairing.Process
 	// EndSpaces ends the spaces of the revoked agent, as this call.
 	EndSpaces(ctx context.Context, agent string)
+	// ScriptedOwnTabs are the person's tabs (in no agent's space) whose
+	// page an agent's own script may run in, to reload, and the tabs
+	// linked to them to close first (hub.Link.ScriptedAdvice).
+	ScriptedOwnTabs() (reload, closeFirst []protocol.Target)
 }
 
 // Popup is the browser whose popup made a popup.* call.

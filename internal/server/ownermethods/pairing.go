@@ -144,7 +144,11 @@ func (m *Methods) AgentsRevoke(ctx context.Context, c Call, p protocol.AgentName
 	if err != nil {
 		return nil, err
 	}
-	return protocol.AgentsRevokeResult{Name: ag.Name, Cut: n}, nil
+	res := protocol.AgentsRevokeResult{Name: ag.Name, Cut: n}
+	// What the agent's script left in the person's own pages outlives
+	// it: the person is told where (its spaces' kept tabs included).
+	res.Scripted, res.CloseFirst = c.ScriptedOwnTabs()
+	return res, nil
 }
 
 // PairingChanged tells every browser's extension that pairing requests

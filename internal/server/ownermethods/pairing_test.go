@@ -170,8 +170,9 @@ func TestDecideRefused(t *testing.T) {
 	}
 }
 
-// agents.revoke: a known agent's connections are cut and its spaces end;
-// an unknown name is invalid_params. Both are audited.
+// agents.revoke: a known agent's connections are cut and its spaces end,
+// and the answer names the person's pages an agent's script ran in; an
+// unknown name is invalid_params. Both are audited.
 func TestAgentsRevoke(t *testing.T) {
 	for _, tt := range []struct {
 		name, agent string
@@ -185,7 +186,8 @@ func TestAgentsRevoke(t *testing.T) {
 			if _, _, err := f.pairs.Add("bot", []pairing.Scope{pairing.Space}, nil); err != nil {
 				t.Fatal(err)
 			}
-			c := &fakeCall{name: "owner"}
+			own := []protocol.Target{{Browser: "b1", Tab: 7}}
+			c := &fakeCall{name: "owner", scripted: own}
 			res, err := m.AgentsRevoke(context.Background(), c, protocol.AgentNameParams{Name: tt.agent})
 			if codeOf(err) != tt.code {
 				t.Fatalf("got %v, want code %s", err, tt.code.Name())
@@ -199,8 +201,8 @@ func TestAgentsRevoke(t *testing.T) {
 				}
 				return
 			}
-			if r := res.(protocol.AgentsRevokeResult); r.Name != "bot" || r.Cut != 1 {
-				t.Errorf("got %+v, want bot, 1 cut", r)
+			if r := res.(protocol.AgentsRevokeResult); r.Name != "bot" || r.Cut != 1 || !slices.Equal(r.Scripted, own) {
+				t.Errorf("got %+v, want bot, 1 cut, tab 7 of b1 scripted", r)
 			}
 			if !slices.Equal(c.ended, []string{"bot"}) {
 				t.Errorf("got spaces ended of %v, want bot's", c.ended)

@@ -35,6 +35,29 @@ func (c *call) Peer() *pairing.Process { return pairing.LookupPeer(c.conn.remote
 // EndSpaces ends the spaces of the revoked agent (endSpacesOf).
 func (c *call) EndSpaces(ctx context.Context, agent string) { c.conn.s.endSpacesOf(ctx, c, agent) }
 
+// ScriptedOwnTabs are the tabs of every connected browser, in no
+// space, whose page an agent's own script may run in, and those to close
+// first (hub.Link.ScriptedAdvice).
+func (c *call) ScriptedOwnTabs() (reload, closeFirst []protocol.Target) {
+	s := c.conn.s
+	for _, l := range s.hub.Links() {
+		var own []int
+		for _, tab := range l.ScriptedTabs() {
+			if _, inSpace := s.spaces.reg.ByGroup(l.ID, l.Layout.GroupOf(tab)); !inSpace {
+				own = append(own, tab)
+			}
+		}
+		r, cf := l.ScriptedAdvice(own)
+		for _, tab := range r {
+			reload = append(reload, protocol.Target{Browser: l.ID, Tab: tab})
+		}
+		for _, tab := range cf {
+			closeFirst = append(closeFirst, protocol.Target{Browser: l.ID, Tab: tab})
+		}
+	}
+	return reload, closeFirst
+}
+
 // Browser is the link's browser ID.
 func (l *link) Browser() string { return l.ID }
 
