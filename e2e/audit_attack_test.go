@@ -263,8 +263,14 @@ func TestKeptSpaceLosesTheAgentsOverrides(t *testing.T) {
 	roamer := dialToken(t, c, pairDirect(t, c, "roamer-bot", "all-tabs", "cdp"))
 	mine := c.openTab(t, base+"/")
 	agentOverrides(t, ctx, c, roamer, mine)
-	if out, errOut, code := cliAs(c, "", "agents", "revoke", "roamer-bot"); code != 0 {
+	out, errOut, code := cliAs(c, "", "agents", "revoke", "roamer-bot")
+	if code != 0 {
 		t.Fatalf("egohost agents revoke: %d %s %s", code, out, errOut)
+	}
+	// Its raw CDP ran in the page too, which the revocation does not end:
+	// the answer says to reload it.
+	if want := fmt.Sprintf("! tab %d of ", mine.Tab); !strings.Contains(out, want) || !strings.Contains(out, "an agent ran its own script in this page") {
+		t.Errorf("egohost agents revoke says:\n%s\nwant a line %q… that an agent ran its own script in the page", out, want)
 	}
 	if got := pageText(t, ctx, c, mine.Tab, overridden); got == agentView {
 		t.Errorf("the person's own tab after the agent was revoked: got %q, its overrides", got)

@@ -196,6 +196,11 @@ func TestPopupAgentsTab(t *testing.T) {
 		if err := dave.Call(ctx, protocol.MethodSpacesNew, protocol.SpacesNewParams{Task: "task of dave", URL: base + "/p?who=dave"}, nil); err != nil {
 			t.Fatalf("dave: spaces.new: %v", err)
 		}
+		// dave's own script in its page, which the revocation leaves to
+		// the person (its space ends with keep): the popup says so.
+		if err := dave.Call(ctx, protocol.MethodEval, protocol.EvalParams{Expression: "1"}, nil); err != nil {
+			t.Fatalf("dave: eval: %v", err)
+		}
 		waited := make(chan error, 1)
 		go func() {
 			waited <- dave.Call(ctx, protocol.MethodWait, protocol.WaitParams{Element: "#never", TimeoutMs: 30000}, nil)
@@ -206,6 +211,7 @@ func TestPopupAgentsTab(t *testing.T) {
 		pop.waitFor(ctx, "Revoke asking to be pressed again", fmt.Sprintf(`document.querySelector(%q)?.textContent === 'Really revoke?'`, revoke))
 		pop.click(ctx, revoke)
 		wantCut(t, waited, "dave's wait (timeoutMs 30000)", "Revoke in the popup")
+		pop.waitFor(ctx, "the warning that a script still runs in dave's page", `document.getElementById('agents-revoked')?.textContent.startsWith("dave is revoked, but an agent's own script still runs in “dave")`)
 		if _, err := client.Dial(ctx, c.svc.addr, tok, client.Options{SkipProof: true}); protocol.CodeOf(err) != protocol.CodeRevoked {
 			t.Errorf("dial with dave's revoked token: got %v, want revoked", err)
 		}

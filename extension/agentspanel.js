@@ -5,7 +5,7 @@
 // popup.pairing.decide; PROTOCOL.md §2.6) every second while the popup is open, and updates only the
 // parts of a card that changed, so nothing flickers and a focused button keeps its focus.
 
-import { agentCards, describeAgents, disconnectParams } from "./agentsview.js";
+import { agentCards, describeAgents, disconnectParams, revokedWarning } from "./agentsview.js";
 import { pathNodes } from "./pathview.js";
 import { call, el } from "./popupdom.js";
 
@@ -21,6 +21,7 @@ function button(text, focusKey, onClick, cls = "") {
 
 let refreshing = false;
 let recording = null; // the trace being recorded (popup.trace), null when none
+let titles = new Map(); // the tabs' titles, by ID, as the last refresh read them
 
 async function refresh() {
   if (refreshing) return;
@@ -35,7 +36,7 @@ async function refresh() {
     const problem = agents.error?.message ?? spaces.error?.message ?? "";
     showError(problem ? `Agents: ${problem}` : "");
     if (agents.error) return;
-    const titles = new Map(tabs.map((t) => [t.id, t.title || t.url || `tab ${t.id}`]));
+    titles = new Map(tabs.map((t) => [t.id, t.title || t.url || `tab ${t.id}`]));
     const now = Date.now();
     renderPending(describeAgents(agents.result, now).pending);
     recording = trace.result?.recording ?? null;
@@ -47,6 +48,13 @@ async function refresh() {
 
 function showError(text) {
   const note = $("agents-error");
+  note.textContent = text;
+  note.hidden = !text;
+}
+
+// showRevoked keeps, while the popup is open, where a revoked agent's script still runs.
+function showRevoked(text) {
+  const note = $("agents-revoked");
   note.textContent = text;
   note.hidden = !text;
 }
@@ -180,6 +188,7 @@ function head(card) {
       b.disabled = true;
       const answer = await call("agents.revoke", { name: card.key });
       if (answer.error) showError(`Could not revoke ${card.name}: ${answer.error.message}`);
+      else showRevoked(revokedWarning(card.name, answer.result, titles));
       refresh();
     }, "revoke");
     b.title = `Revoke ${card.name}'s pairing: its token stops working; it must pair again`;

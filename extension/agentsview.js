@@ -235,3 +235,22 @@ export function agentCards(res, spacesResult, titles, now) {
 export function disconnectParams(card) {
   return card.key === YOU ? { connections: card.connections } : { agent: card.key };
 }
+
+/**
+ * revokedWarning is what the person is told after revoking an agent when an agent's own script
+ * still runs in pages of theirs (agents.revoke's scripted and closeFirst: {browser, tab}); ""
+ * when none does. titles maps a tab ID to its title.
+ */
+export function revokedWarning(name, result, titles) {
+  const named = (ts) =>
+    (Array.isArray(ts) ? ts : [])
+      .filter((t) => typeof t?.tab === "number")
+      .map((t) => `“${titles?.get?.(t.tab) ?? titles?.[t.tab] ?? `tab ${t.tab}`}”`);
+  const reload = named(result?.scripted);
+  const close = named(result?.closeFirst);
+  if (!reload.length && !close.length) return "";
+  let text = `${name} is revoked, but an agent's own script still runs in ${[...close, ...reload].join(", ")}, and can read what you type there.`;
+  if (close.length) text += ` Close ${close.join(", ")} first (a page the script ran in opened it, or was opened by it).`;
+  if (reload.length) text += ` Reload ${reload.join(", ")} before typing there.`;
+  return text;
+}

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { agentCards, ago, callWords, clock, describeAgents, disconnectParams, processShort, processWords, replacesWords, scopeWords, secondsLeft } from "../agentsview.js";
+import { agentCards, ago, callWords, clock, describeAgents, disconnectParams, processShort, processWords, replacesWords, revokedWarning, scopeWords, secondsLeft } from "../agentsview.js";
 
 test("a pending request names the agent, its scopes in words and the process", () => {
   const now = Date.parse("2026-12-01T10:00:00Z");
@@ -185,4 +185,18 @@ test("processShort names the program, in full on hover (processWords)", () => {
   assert.equal(processShort({ pid: 7 }), "? (pid 7)");
   assert.match(processShort({ uid: 1001, otherUser: true }), /ANOTHER OS USER/);
   assert.match(processShort(null), /unknown process/);
+});
+
+test("after a revocation, the pages an agent's script still runs in: the tabs to close first, then to reload", () => {
+  const titles = new Map([[7, "Bank"]]);
+  assert.equal(revokedWarning("dave", { name: "dave", cut: 1 }, titles), "");
+  assert.equal(
+    revokedWarning("dave", { scripted: [{ browser: "b1", tab: 7 }], closeFirst: [{ browser: "b1", tab: 9 }, { tab: "x" }] }, titles),
+    "dave is revoked, but an agent's own script still runs in “tab 9”, “Bank”, and can read what you type there. " +
+      "Close “tab 9” first (a page the script ran in opened it, or was opened by it). Reload “Bank” before typing there.",
+  );
+  assert.equal(
+    revokedWarning("dave", { scripted: [{ browser: "b1", tab: 7 }] }, titles),
+    "dave is revoked, but an agent's own script still runs in “Bank”, and can read what you type there. Reload “Bank” before typing there.",
+  );
 });
