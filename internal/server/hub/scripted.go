@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
-	"time"
 
 	cdppage "github.com/chromedp/cdproto/page"
 
@@ -29,7 +28,8 @@ import (
 // back into the first tab's next document after the person reloads it
 // (measured through Chromium: the password typed after the reload was
 // read). So the link also keeps which tab opened which (the tabs' opener,
-// in tab.created and tab.updated), and an agent's script in a tab reaches
+// in tab.created, tab.updated and the browser's hello: Chromium 156 names
+// it for a window.open with no address and for a popup window too), and an agent's script in a tab reaches
 // every tab linked to it that way, directly or through others: their
 // documents count as scripted, and so does a new document in a tab whose
 // linked tabs still show one. Chrome does not say whether an opener is
@@ -48,58 +48,6 @@ type scriptedDocs struct {
 	mu    sync.Mutex
 	tabs  map[int]*tabDocs
 	links map[int]map[int]bool // both ways: tab → the tabs it opened or was opened by
-	// opening are the windows pages announced (Page.windowOpen) that no
-	// tab came for yet, and made the tabs Chrome made that no
-	// announcement came for yet, oldest first: Chrome gives no opener to
-	// the tab of a window.open with no URL (an about:blank window, as
-	// scriptable as its opener), and the two may come in either order.
-	opening, made []announced
-}
-
-// announced is a window a tab announced, or a tab made (by opener, when
-// Chrome named one), at a time, with the window's address.
-type announced struct {
-	tab, opener int
-	url         string // "" for about:blank
-	at          time.Time
-}
-
-// blankless is a window's address as announced and made alike: "" for
-// about:blank (window.open with no URL announces one, Chrome's tab shows
-// the other, or no address yet).
-func blankless(url string) string {
-	if url == "about:blank" {
-		return ""
-	}
-	return url
-}
-
-// Bounds of scriptedDocs.opening and made: how many each keeps, and how
-// long one waits for its match (Chrome sends both within milliseconds).
-const (
-	maxOpening  = 64
-	openingWait = 2 * time.Second
-)
-
-// pair takes the entry of *list within openingWait of now that match
-// accepts, the newest, and returns it (ok false: none).
-func pair(list *[]announced, now time.Time, match func(announced) bool) (announced, bool) {
-	*list = slices.DeleteFunc(*list, func(a announced) bool { return now.Sub(a.at) > openingWait })
-	for i := len(*list) - 1; i >= 0; i-- {
-		if a := (*list)[i]; match(a) {
-			*list = slices.Delete(*list, i, i+1)
-			return a, true
-		}
-	}
-	return announced{}, false
-}
-
-// note appends a at the end of *list, the oldest going past maxOpening.
-func note(list *[]announced, a announced) {
-	if len(*list) >= maxOpening {
-		*list = (*list)[1:]
-	}
-	*list = append(*list, a)
 }
 
 type tabDocs struct {
@@ -232,25 +180,6 @@ func (s *scriptedDocs) advise(tabs []int) (reload, closeFirst []int) {
 	return reload, closeFirst
 }
 
-// openerOf is the opener of a tab Chrome made (0: none): the one Chrome
-// names (whose announcement it takes), else the tab whose page announced
-// a window to the tab's address last (within openingWait) and got no tab
-// for it yet; without one, the tab waits for its announcement.
-func (s *scriptedDocs) openerOf(t protocol.Tab, now time.Time) int {
-	url := blankless(t.URL)
-	if t.OpenerTabID != 0 {
-		if _, ok := pair(&s.opening, now, func(a announced) bool { return a.tab == t.OpenerTabID }); !ok {
-			note(&s.made, announced{tab: t.ID, opener: t.OpenerTabID, url: url, at: now})
-		}
-		return t.OpenerTabID
-	}
-	if a, ok := pair(&s.opening, now, func(a announced) bool { return a.url == url }); ok {
-		return a.tab
-	}
-	note(&s.made, announced{tab: t.ID, url: url, at: now})
-	return 0
-}
-
 // link notes that tab opened was opened by opener.
 func (s *scriptedDocs) link(opened, opener int) {
 	if opened == opener || opener == 0 || s.links[opened][opener] {
@@ -283,8 +212,6 @@ func (s *scriptedDocs) event(in *extwire.Message) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		delete(s.tabs, in.TabID)
-		gone := func(a announced) bool { return a.tab == in.TabID }
-		s.opening, s.made = slices.DeleteFunc(s.opening, gone), slices.DeleteFunc(s.made, gone)
 		var linked []int
 		for t := range s.links[in.TabID] {
 			delete(s.links[t], in.TabID)
@@ -296,33 +223,10 @@ func (s *scriptedDocs) event(in *extwire.Message) {
 		for i := 1; i < len(linked); i++ {
 			s.link(linked[i], linked[0])
 		}
-	case in.Event == "tab.created" && in.Tab != nil:
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.link(in.Tab.ID, s.openerOf(*in.Tab, time.Now()))
-	case in.Event == "tab.updated" && in.Tab != nil && in.Tab.OpenerTabID != 0:
+	case (in.Event == "tab.created" || in.Event == "tab.updated") && in.Tab != nil && in.Tab.OpenerTabID != 0:
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.link(in.Tab.ID, in.Tab.OpenerTabID)
-	case in.Event == "cdp" && in.Method == cdppage.WindowOpen.Method:
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		var ev struct {
-			URL string `json:"url"`
-		}
-		_ = json.Unmarshal(in.Params, &ev)
-		now, url := time.Now(), blankless(ev.URL)
-		// The tab may have come first: Chrome named this opener for
-		// it, or none, on this address.
-		made, ok := pair(&s.made, now, func(a announced) bool { return a.opener == in.TabID })
-		if !ok {
-			made, ok = pair(&s.made, now, func(a announced) bool { return a.opener == 0 && a.url == url })
-		}
-		if ok {
-			s.link(made.tab, in.TabID)
-		} else {
-			note(&s.opening, announced{tab: in.TabID, url: url, at: now})
-		}
 	case in.Event == "cdp" && in.SessionID == "" && in.Method == cdppage.FrameNavigated.Method:
 		var ev struct {
 			Frame struct {

@@ -232,34 +232,3 @@ func BenchmarkScriptedEvent(b *testing.B) {
 		}
 	})
 }
-
-// Chrome names no opener for the tab of a window.open with no URL: the
-// window the page announced (Page.windowOpen) and a tab made with no
-// opener on its address are paired, in either order; a tab on another
-// address is not.
-func TestScriptedPairsAnnouncedWindows(t *testing.T) {
-	var s scriptedDocs
-	announce := func(tab int, url string) {
-		s.event(&extwire.Message{Event: "cdp", TabID: tab, Method: "Page.windowOpen", Params: []byte(fmt.Sprintf(`{"url":%q,"windowName":"","windowFeatures":[],"userGesture":true}`, url))})
-	}
-	made := func(tab int, url string) {
-		s.event(&extwire.Message{Event: "tab.created", Tab: &protocol.Tab{ID: tab, URL: url}})
-	}
-	s.event(&extwire.Message{Event: "cdp", TabID: 30, Method: "Page.frameNavigated", Params: []byte(`{"frame":{"id":"F","loaderId":"L1"},"type":"Navigation"}`)})
-	s.mark(30)
-	announce(30, "about:blank")
-	made(31, "") // window.open() with no URL
-	made(32, "chrome://newtab/")
-	announce(30, "https://c.example/")
-	made(33, "https://b.example/x") // before its announcement
-	announce(30, "https://b.example/x")
-	var got []int
-	for _, tab := range []int{31, 32, 33} {
-		if s.shown(tab) {
-			got = append(got, tab)
-		}
-	}
-	if want := []int{31, 33}; !slices.Equal(got, want) {
-		t.Errorf("tabs tab 30's script reached: got %v, want %v", got, want)
-	}
-}
