@@ -139,7 +139,13 @@ func (s *scriptedDocs) mark(id int) {
 	// The agent's script went through the tab's debugger: the link hears
 	// of the tab's next documents (and counts the one it shows as its
 	// last, when it did not hear of it).
-	s.tab(id).followed = true
+	t := s.tab(id)
+	t.followed = true
+	if t.scripted[t.current] {
+		// Marked already, and spread then (a link or a document since
+		// spreads itself): nothing to walk on every call of the agent.
+		return
+	}
 	s.reach(id)
 	s.spread(id)
 }

@@ -223,6 +223,16 @@ func BenchmarkScriptedEvent(b *testing.B) {
 			s.event(in)
 		}
 	})
+	b.Run("an agent's call (mark) on a scripted tab of 20 linked", func(b *testing.B) {
+		var s scriptedDocs
+		for i := 2; i <= 20; i++ {
+			s.event(&extwire.Message{Event: "tab.created", Tab: &protocol.Tab{ID: i, OpenerTabID: i - 1}})
+		}
+		s.mark(1)
+		for b.Loop() {
+			s.mark(10)
+		}
+	})
 	b.Run("tab.updated, a known opener", func(b *testing.B) {
 		var s scriptedDocs
 		in := &extwire.Message{Event: "tab.updated", Tab: &protocol.Tab{ID: 2, OpenerTabID: 1}}
