@@ -416,7 +416,7 @@ func printRevoked(w io.Writer, r protocol.AgentsRevokeResult) error {
 	_, err := fmt.Fprintf(w, "revoked %s (%d live connections cut)\n", r.Name, r.Cut)
 	for _, t := range r.CloseFirst {
 		if err == nil {
-			_, err = fmt.Fprintf(w, "  ! tab %d of %s: a page an agent's script ran in opened this one, or was opened by it, so the script may run here too and put itself back into that page after a reload: close this tab first (egohost close --browser %s --tab %d)\n", t.Tab, t.Browser, t.Browser, t.Tab)
+			_, err = fmt.Fprintf(w, "  %s\n", closeFirstLine("an agent", t))
 		}
 	}
 	for _, t := range r.Scripted {

@@ -126,9 +126,19 @@ func spaceLine(sp protocol.Space) string {
 func closeFirstLines(who string, tabs []int) []string {
 	lines := make([]string, len(tabs))
 	for i, t := range tabs {
-		lines[i] = fmt.Sprintf("! tab %d: a page %s's script ran in opened this one, or was opened by it, so the script may run here too and put itself back into that page after a reload: close this tab first (egohost close --tab %d)", t, who, t)
+		lines[i] = closeFirstLine(who, protocol.Target{Tab: t})
 	}
 	return lines
+}
+
+// closeFirstLine is closeFirstLines' line of one tab (of t.Browser, when
+// the line names one).
+func closeFirstLine(who string, t protocol.Target) string {
+	of, flag := "", ""
+	if t.Browser != "" {
+		of, flag = " of "+t.Browser, "--browser "+t.Browser+" "
+	}
+	return fmt.Sprintf("! tab %d%s: a page %s's script ran in opened this one, or was opened by it, so the script may run here too and put itself back into that page after a reload: close this tab first (egohost close %s--tab %d)", t.Tab, of, who, flag, t.Tab)
 }
 
 func printSpaces(w io.Writer, r protocol.SpacesListResult) error {
