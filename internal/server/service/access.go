@@ -184,6 +184,7 @@ type call struct {
 	cancel context.CancelCauseFunc
 
 	mu      sync.Mutex
+	marks   []func() // what target marked on the call's tabs, to mark again when it ends
 	browser string
 	tab     int
 	origin  string
@@ -229,6 +230,12 @@ func (s *Service) call(ctx context.Context, a *agent, home *link, method string,
 	if err == nil {
 		res, err = m.run(ctx, c, in)
 		err = takenOver(ctx, err)
+	}
+	c.mu.Lock()
+	marks := c.marks
+	c.mu.Unlock()
+	for _, mark := range marks {
+		mark()
 	}
 	took := time.Since(start)
 	if need >= pairing.NeedRead && need <= pairing.NeedCDP || m.audited {

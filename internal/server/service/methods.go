@@ -107,13 +107,22 @@ func (s *Service) target(ctx context.Context, c *call, t protocol.Target) (*link
 	}
 	if name := c.conn.agentName(); !isPerson(name) {
 		// Marked before the call runs: a take over that begins meanwhile
-		// must find it (takeover.go).
-		session, page := leaves(c)
-		if session {
-			l.MarkAgentCDP(id, name)
-		}
-		if page {
-			l.MarkScripted(id)
+		// must find it (takeover.go); and again when it ends (access.go),
+		// for a detach (which forgets a tab's session marks) or a new
+		// document between the two (a confirmation's wait, a navigation).
+		if session, page := leaves(c); session || page {
+			mark := func() {
+				if session {
+					l.MarkAgentCDP(id, name)
+				}
+				if page {
+					l.MarkScripted(id)
+				}
+			}
+			mark()
+			c.mu.Lock()
+			c.marks = append(c.marks, mark)
+			c.mu.Unlock()
 		}
 	}
 	return l, id, nil
@@ -129,6 +138,9 @@ func leaves(c *call) (session, page bool) {
 	switch c.method {
 	case protocol.MethodCDPSend:
 		return true, true
+	case protocol.MethodResize:
+		// Emulation's device metrics, which last as long as the session.
+		return true, false
 	case protocol.MethodEval:
 		return false, true
 	case protocol.MethodWait:

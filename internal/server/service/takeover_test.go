@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/egohost/egohost/internal/server/pairing"
 	"testing"
 	"time"
 
@@ -81,10 +82,45 @@ func TestLeaves(t *testing.T) {
 		{protocol.MethodWait, `{"function":null}`, false, false},
 		{protocol.MethodClick, `{"target":"@1"}`, false, false},
 		{protocol.MethodFill, `{"target":"@1","text":"<script>"}`, false, false},
+		{protocol.MethodResize, `{"width":400,"height":300}`, true, false},
 	} {
 		c := &call{method: tt.method, params: rpcparams.Parse(json.RawMessage(tt.params))}
 		if session, page := leaves(c); session != tt.session || page != tt.page {
 			t.Errorf("%s %s: got session %v, page %v; want %v, %v", tt.method, tt.params, session, page, tt.session, tt.page)
 		}
+	}
+}
+
+// A detach between an agent's raw CDP call's start and its command (a
+// confirmation's wait, the person's Cancel in the infobar) forgets the
+// tab's session marks; the command then attaches again and runs: the
+// call marks its tab again when it ends, so a take over still detaches.
+func TestAgentCDPMarkedAgainWhenTheCallEnds(t *testing.T) {
+	f := newFixture(t)
+	ext := f.linkedExt(t)
+	ext.Send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 3, "url": "https://example.com/a", "windowId": 1}})
+	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs, pairing.CDP)
+	waitForRegistry(t, f, 3)
+	errc := callAsync(context.Background(), bot, protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 3}, Method: "Emulation.setUserAgentOverride", Params: json.RawMessage(`{"userAgent":"x"}`)})
+	req := ext.Read()
+	for req["method"] != "Emulation.setUserAgentOverride" { // the checks' questions first
+		ext.Send(map[string]any{"id": req["id"], "result": map[string]any{"groups": []any{},
+			"frameTree": map[string]any{"frame": map[string]any{"id": "F", "loaderId": "L", "url": "https://example.com/a", "securityOrigin": "https://example.com", "mimeType": "text/html"}}}})
+		req = ext.Read()
+	}
+	l := f.s.hub.Links()[0]
+	if !l.AgentCDP(3) {
+		t.Fatalf("tab 3 not marked while bot's call runs")
+	}
+	ext.Send(map[string]any{"event": "detached", "tabId": 3, "reason": "canceled_by_user"})
+	for deadline := time.Now().Add(5 * time.Second); l.AgentCDP(3); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the detach did not forget tab 3's marks")
+		}
+	}
+	ext.Send(map[string]any{"id": req["id"], "result": map[string]any{}})
+	_ = awaitErr(t, errc, 5*time.Second, "bot's call hung")
+	if !l.AgentCDP(3) {
+		t.Error("after bot's call ended: tab 3 not marked, want it marked again")
 	}
 }
