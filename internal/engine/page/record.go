@@ -106,21 +106,37 @@ func Records(method string) bool {
 	return false
 }
 
-// loggedAt is when the page logged a console message or threw an
-// exception (the event's timestamp: Chrome replays the messages logged
-// before when Runtime is enabled again, each with its own time); the zero
-// time for any other event, or one whose time cannot be read.
-func loggedAt(method string, params json.RawMessage) time.Time {
-	if method != runtime.ConsoleAPICalled.Method && method != runtime.ExceptionThrown.Method {
+// LoggedAt is when the page logged a console message or a log entry, or
+// threw an exception (the event's timestamp: Chrome replays the messages
+// logged before when Runtime or Log is enabled again, each with its own
+// time); the zero time for any other event, or one whose time cannot be
+// read.
+func LoggedAt(method string, params json.RawMessage) time.Time {
+	var ms float64 // since the epoch (Runtime.Timestamp, Network.TimeSinceEpoch in ms)
+	switch method {
+	case runtime.ConsoleAPICalled.Method, runtime.ExceptionThrown.Method:
+		var ev struct {
+			Timestamp float64 `json:"timestamp"`
+		}
+		if json.Unmarshal(params, &ev) != nil {
+			return time.Time{}
+		}
+		ms = ev.Timestamp
+	case "Log.entryAdded":
+		var ev struct {
+			Entry struct {
+				Timestamp float64 `json:"timestamp"`
+			} `json:"entry"`
+		}
+		if json.Unmarshal(params, &ev) != nil {
+			return time.Time{}
+		}
+		ms = ev.Entry.Timestamp
+	}
+	if ms <= 0 {
 		return time.Time{}
 	}
-	var ev struct {
-		Timestamp float64 `json:"timestamp"` // ms since the epoch (Runtime.Timestamp)
-	}
-	if json.Unmarshal(params, &ev) != nil || ev.Timestamp <= 0 {
-		return time.Time{}
-	}
-	return time.UnixMicro(int64(ev.Timestamp * 1000))
+	return time.UnixMicro(int64(ms * 1000))
 }
 
 // remoteValue is the part of a Runtime.RemoteObject a console line shows.

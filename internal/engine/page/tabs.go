@@ -169,7 +169,7 @@ func (ts *Tabs) follow(in *extwire.Message, held func(tab int, at time.Time) boo
 		return
 	}
 	t := ts.Followed(in.TabID)
-	if t == nil || (held != nil && held(in.TabID, loggedAt(in.Method, in.Params))) {
+	if t == nil || (held != nil && held(in.TabID, LoggedAt(in.Method, in.Params))) {
 		return // not followed, or the person's own doings
 	}
 	if rec := t.Record(); rec != nil {

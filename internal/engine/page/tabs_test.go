@@ -118,3 +118,23 @@ func TestTabsFollowAndDrop(t *testing.T) {
 		t.Error("CloseAll left a tab followed")
 	}
 }
+
+// LoggedAt reads the page's own time of the events Chrome replays at an
+// enable: a console line, an exception, a log entry; none for the rest.
+func TestLoggedAt(t *testing.T) {
+	for _, tt := range []struct {
+		method, params string
+		want           time.Time
+	}{
+		{"Runtime.consoleAPICalled", `{"type":"log","args":[],"timestamp":2500.5}`, time.UnixMicro(2500500)},
+		{"Runtime.exceptionThrown", `{"timestamp":2600,"exceptionDetails":{}}`, time.UnixMilli(2600)},
+		{"Log.entryAdded", `{"entry":{"source":"network","level":"error","text":"x","timestamp":2700}}`, time.UnixMilli(2700)},
+		{"Network.requestWillBeSent", `{"timestamp":5,"wallTime":6000}`, time.Time{}},
+		{"Log.entryAdded", `{"entry":{"timestamp":"soon"}}`, time.Time{}},
+		{"Runtime.consoleAPICalled", `{"timestamp":-1}`, time.Time{}},
+	} {
+		if got := LoggedAt(tt.method, json.RawMessage(tt.params)); !got.Equal(tt.want) {
+			t.Errorf("%s %s: got %v, want %v", tt.method, tt.params, got, tt.want)
+		}
+	}
+}

@@ -48,9 +48,10 @@ type Link interface {
 	Subscribe(*browserlink.Subscriber) (cancel func())
 	Call(ctx context.Context, op extwire.Op) (json.RawMessage, error)
 	Closed() <-chan struct{}
-	// Held reports whether tab is in a space the person took over: its
-	// CDP events are not the agents'.
-	Held(tab int) bool
+	// HeldEvent reports whether an event is the person's (hub.Link's):
+	// its tab is in a space they took over, or the page logged it while
+	// they held it (replayed at an enable): not the agents'.
+	HeldEvent(in *extwire.Message) bool
 	// Tabs lists the browser's tabs (tabs.list).
 	Tabs(ctx context.Context) ([]protocol.Tab, error)
 	// Log is the link's logger.

@@ -92,7 +92,7 @@ func (l *fakeLink) wanted() map[string]int {
 }
 
 func (l *fakeLink) Closed() <-chan struct{}                      { return l.closed }
-func (l *fakeLink) Held(int) bool                                { return l.held }
+func (l *fakeLink) HeldEvent(*extwire.Message) bool              { return l.held }
 func (l *fakeLink) Tabs(context.Context) ([]protocol.Tab, error) { return l.tabs, nil }
 func (l *fakeLink) Log() *slog.Logger                            { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 

@@ -107,8 +107,8 @@ func (sub *subscription) listen(l Link) *browserlink.Queue[*extwire.Message] {
 			return false
 		},
 		Deliver: func(in *extwire.Message) {
-			if agentsOnly && in.Event == "cdp" && l.Held(sub.tab) {
-				return // the person's doings in a space they took over
+			if agentsOnly && in.Event == "cdp" && l.HeldEvent(in) {
+				return // the person's doings in a space they took over, or replayed from that time
 			}
 			q.Put(in)
 		},

@@ -79,6 +79,14 @@ func (l *Link) event(in *extwire.Message) {
 // Held reports whether a tab is in a space the person has taken over.
 func (l *Link) Held(tab int) bool { return l.HeldAt != nil && l.HeldAt(tab, time.Time{}) }
 
+// HeldEvent reports whether an event of the browser is the person's: its
+// tab is in a space they hold, or the page logged it (a console line, a
+// log entry, an exception: Chrome replays those at an enable) while they
+// held it.
+func (l *Link) HeldEvent(in *extwire.Message) bool {
+	return l.HeldAt != nil && l.HeldAt(in.TabID, page.LoggedAt(in.Method, in.Params))
+}
+
 // UploadOwner is the upload store's key of a tab: its files go with it.
 func (l *Link) UploadOwner(tab int) string { return fmt.Sprintf("%s/%d", l.ID, tab) }
 

@@ -88,9 +88,9 @@ func (sl subLink) Call(ctx context.Context, op extwire.Op) (json.RawMessage, err
 	return sl.l.Call(ctx, op)
 }
 
-func (sl subLink) Closed() <-chan struct{} { return sl.l.Closed() }
-func (sl subLink) Held(tab int) bool       { return sl.l.Held(tab) }
-func (sl subLink) Log() *slog.Logger       { return sl.l.Log }
+func (sl subLink) Closed() <-chan struct{}            { return sl.l.Closed() }
+func (sl subLink) HeldEvent(in *extwire.Message) bool { return sl.l.HeldEvent(in) }
+func (sl subLink) Log() *slog.Logger                  { return sl.l.Log }
 
 func (sl subLink) Tabs(ctx context.Context) ([]protocol.Tab, error) { return sl.l.listTabs(ctx) }
 
