@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/egohost/egohost/internal/link/extwire"
@@ -74,23 +76,32 @@ const endSessionTimeout = 5 * time.Second
 // session's overrides with it, those no method could undo included (the
 // few it keeps are refused to paired agents: pairing/cdp.go's
 // outlivesSession). The tab is not fenced (a requested detach):
-// the next call attaches again. It returns how many it detached.
+// the next call attaches again. The detaches go out together, so a
+// browser that does not answer holds the person's take over
+// endSessionTimeout at most, whatever the number of tabs. It returns how
+// many it detached.
 func endAgentSessions(ctx context.Context, l *hub.Link, tabs []int) int {
-	n := 0
+	var (
+		wg sync.WaitGroup
+		n  atomic.Int32
+	)
 	for _, tab := range tabs {
 		if !l.AgentCDP(tab) {
 			continue
 		}
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), endSessionTimeout)
-		_, err := l.Call(cctx, extwire.Detach{TabID: tab})
-		cancel()
-		if err != nil && wireerr.CodeOf(err) != protocol.CodeTabNotFound {
-			l.Log.Warn("detach a tab an agent's raw CDP reached", "tab", tab, "err", err)
-			continue
-		}
-		n++
+		wg.Go(func() {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), endSessionTimeout)
+			defer cancel()
+			_, err := l.Call(cctx, extwire.Detach{TabID: tab})
+			if err != nil && wireerr.CodeOf(err) != protocol.CodeTabNotFound {
+				l.Log.Warn("detach a tab an agent's raw CDP reached", "tab", tab, "err", err)
+				return
+			}
+			n.Add(1)
+		})
 	}
-	return n
+	wg.Wait()
+	return int(n.Load())
 }
 
 // regrouped hears that a tab of l moved from group from to group to: one

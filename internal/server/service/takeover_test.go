@@ -124,3 +124,46 @@ func TestAgentCDPMarkedAgainWhenTheCallEnds(t *testing.T) {
 		t.Error("after bot's call ended: tab 3 not marked, want it marked again")
 	}
 }
+
+// The detaches of a take over go out together: a browser slow to answer
+// the first holds the others no longer than it. Every detach is read
+// before any is answered; sent one after the other, the second went out
+// only once the first timed out, and the first two counted as failed.
+func TestEndAgentSessionsDetachesTogether(t *testing.T) {
+	f := newFixture(t)
+	ext := f.linkedExt(t)
+	for _, tab := range []int{3, 4, 5, 6} {
+		ext.Send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": tab, "url": "https://example.com/", "windowId": 1}})
+	}
+	waitForRegistry(t, f, 6)
+	l := f.s.hub.Links()[0]
+	for _, tab := range []int{3, 4, 5} { // 6: no agent's raw CDP reached it
+		l.MarkAgentCDP(tab, "bot")
+	}
+	done := make(chan int, 1)
+	go func() { done <- endAgentSessions(context.Background(), l.Link, []int{3, 4, 5, 6}) }()
+	var ids []any
+	tabs := map[int]bool{}
+	for len(ids) < 3 {
+		m := ext.Read()
+		if m["op"] != "detach" {
+			t.Fatalf("got request %v, want a detach", m)
+		}
+		ids = append(ids, m["id"])
+		tabs[int(m["tabId"].(float64))] = true
+	}
+	for _, id := range ids {
+		ext.Send(map[string]any{"id": id, "result": map[string]any{}})
+	}
+	select {
+	case n := <-done:
+		if n != 3 {
+			t.Errorf("detached %d tabs, want 3", n)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("endAgentSessions did not return")
+	}
+	if len(tabs) != 3 || !tabs[3] || !tabs[4] || !tabs[5] {
+		t.Errorf("detached tabs %v, want 3, 4 and 5", tabs)
+	}
+}
