@@ -483,8 +483,8 @@ func TestChainReportsADetachItDidNotCause(t *testing.T) {
 // The same browser keeps its ID when its relay is killed and when the
 // service restarts, and an agent that named it is served across the blip.
 // What the link knew of a page the agent's script ran in lasts through
-// the relay's restart and the service's: the take over still says to
-// reload it.
+// the relay's restart and the service's, a service killed (SIGKILL) with
+// its link up included: the take over still says to reload it.
 func TestChainBrowserIDSurvivesRelayAndServiceRestarts(t *testing.T) {
 	c := startChain(t)
 	b := c.waitLink(t)
@@ -522,7 +522,12 @@ func TestChainBrowserIDSurvivesRelayAndServiceRestarts(t *testing.T) {
 		t.Errorf("take over after the relay's restart: scripted %v, want [%d]", taken.Space.Scripted, scripted.Tab.ID)
 	}
 
-	c.svc.stop()
+	// Killed: its link never ends, so only what it wrote of the marks as
+	// it made and took them is left.
+	if err := c.svc.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-c.svc.done
 	c.svc = startService(t, c.svc.stateDir)
 	c.agent = c.svc.dial(t)
 	restarted := time.Now()
@@ -538,6 +543,6 @@ func TestChainBrowserIDSurvivesRelayAndServiceRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(list.Spaces) != 1 || !slices.Equal(list.Spaces[0].Scripted, []int{scripted.Tab.ID}) {
-		t.Errorf("spaces.list after the service's restart: %+v, want its one space with scripted [%d]", list.Spaces, scripted.Tab.ID)
+		t.Errorf("spaces.list after the service was killed and started again: %+v, want its one space with scripted [%d]", list.Spaces, scripted.Tab.ID)
 	}
 }

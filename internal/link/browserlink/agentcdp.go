@@ -12,8 +12,8 @@ import "slices"
 // (PROTOCOL.md §3.6): Chrome then drops all of it.
 
 // MarkAgentCDP notes that the raw CDP of the named agent is about to
-// reach tab.
-func (l *Link) MarkAgentCDP(tab int, agent string) {
+// reach tab; it reports whether that is new.
+func (l *Link) MarkAgentCDP(tab int, agent string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	names := l.agentCDP[tab]
@@ -21,7 +21,11 @@ func (l *Link) MarkAgentCDP(tab int, agent string) {
 		names = make(map[string]bool)
 		l.agentCDP[tab] = names
 	}
+	if names[agent] {
+		return false
+	}
 	names[agent] = true
+	return true
 }
 
 // AgentCDP reports whether an agent's raw CDP reached tab since its

@@ -242,17 +242,19 @@ func (h *Hub[L]) register(m member[L], in *extwire.Message) {
 	l.key = key
 	l.SetStopped(in.AutomationStopped) // the extension's switch survives its restarts
 	l.Layout.Reset(in.Tabs)
-	if c, ok := h.carried[l.ID]; ok {
-		delete(h.carried, l.ID)
-		h.saveMarks() // the link has them now
-		l.resume(c, in.Tabs)
-	} else {
-		l.resume(carried{}, in.Tabs)
+	c, hadMarks := h.carried[l.ID]
+	delete(h.carried, l.ID)
+	l.resume(c, in.Tabs)
+	if key != "" {
+		l.saveMarks = h.saveLiveMarks
 	}
 	l.Log = h.log.With("browser", l.ID)
 	l.Tabs.SetLog(l.Log)
 	l.SetID(l.ID, l.Log)
 	h.links[l.ID] = m
+	if hadMarks {
+		h.saveMarks() // the link has them now: those of the tabs it found
+	}
 	h.order = append(h.order, l.ID)
 	h.waiting--
 	h.saveKnown()

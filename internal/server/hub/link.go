@@ -43,6 +43,7 @@ type Link struct {
 	events    events          // the CDP events its extension forwards (WantEvents)
 	regrouped func(tab, from, to int)
 	scripted  scriptedDocs // the documents agents ran script in (scripted.go)
+	saveMarks func()       // writes the marks file when a mark is made (nil: a browser without a key, whose marks no later link takes)
 }
 
 // Info describes the link for browsers.list.
@@ -70,7 +71,9 @@ func (l *Link) event(in *extwire.Message) {
 	}
 	l.Downloads.Track(in)
 	l.Tabs.Track(in, l.HeldAt)
-	l.scripted.event(in)
+	if l.scripted.event(in) {
+		l.marked()
+	}
 	if in.Event == "tab.removed" {
 		l.uploads.Drop(l.UploadOwner(in.TabID))
 	}

@@ -11,13 +11,16 @@ import (
 	"github.com/egohost/egohost/internal/server/privfile"
 )
 
-// MarksFile (in the data dir) keeps what the links that ended knew of
-// their tabs' pages (carried: the documents an agent's script ran in, the
-// tabs' openers, the agents whose raw CDP reached a tab's session), by
-// browser ID, so that a restart of the service does not forget them
-// either: the browser's pages, and what agents left in them, outlive it.
-// A link takes its browser's marks at its hello; a service that ends
-// without its links ending (killed) leaves none of theirs.
+// MarksFile (in the data dir) keeps what the links knew of their tabs'
+// pages (carried: the documents an agent's script ran in, the tabs'
+// openers, the agents whose raw CDP reached a tab's session), by browser
+// ID, so that a restart of the service does not forget them either: the
+// browser's pages, and what agents left in them, outlive it. It is
+// written when a link ends, at a hello that takes marks, and when a link
+// makes a mark, so that a service killed or failed leaves what its links
+// knew then (a page a tab left since counts as shown still: a warning
+// too many, never one too few). A link takes its browser's marks at its
+// hello.
 const MarksFile = "page-marks.json"
 
 // savedTab is a tab's marks in MarksFile.
@@ -99,10 +102,24 @@ func loadMarks(path string) (map[string]carried, error) {
 	return out, nil
 }
 
-// saveMarks writes h.carried to MarksFile; h.mu is held.
+// saveLiveMarks writes MarksFile after a link made a mark.
+func (h *Hub[L]) saveLiveMarks() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.saveMarks()
+}
+
+// saveMarks writes h.carried and the marks of the links up (those of a
+// browser with a key: one without comes back under a new ID) to
+// MarksFile; h.mu is held.
 func (h *Hub[L]) saveMarks() {
-	saved := make(map[string]map[int]savedTab, len(h.carried))
-	for browser, c := range h.carried {
+	saved := make(map[string]map[int]savedTab, len(h.carried)+len(h.links))
+	for browser, m := range h.links {
+		if m.link.key != "" {
+			saved[browser] = m.link.saved()
+		}
+	}
+	for browser, c := range h.carried { // a link that ended: carry took its marks
 		saved[browser] = c.saved()
 	}
 	b, err := json.Marshal(saved)

@@ -48,6 +48,7 @@ type scriptedDocs struct {
 	mu    sync.Mutex
 	tabs  map[int]*tabDocs
 	links map[int]map[int]bool // both ways: tab → the tabs it opened or was opened by
+	marks int                  // the marks made so far (reach), to tell that one was
 }
 
 type tabDocs struct {
@@ -83,6 +84,7 @@ func (s *scriptedDocs) reach(id int) {
 		clear(t.scripted) // forgets documents the tab left; its current one is marked below
 	}
 	t.scripted[t.current], t.ever = true, true
+	s.marks++
 }
 
 // atRisk reports whether an agent's script may run in the document tab id
@@ -132,8 +134,8 @@ func (s *scriptedDocs) spread(id int) {
 }
 
 // mark notes that an agent runs script in the document tab shows: it
-// reaches the tabs linked to it too.
-func (s *scriptedDocs) mark(id int) {
+// reaches the tabs linked to it too. It reports whether that is new.
+func (s *scriptedDocs) mark(id int) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	// The agent's script went through the tab's debugger: the link hears
@@ -144,10 +146,11 @@ func (s *scriptedDocs) mark(id int) {
 	if t.scripted[t.current] {
 		// Marked already, and spread then (a link or a document since
 		// spreads itself): nothing to walk on every call of the agent.
-		return
+		return false
 	}
 	s.reach(id)
 	s.spread(id)
+	return true
 }
 
 // shown reports whether an agent's script may run in the document tab
@@ -212,11 +215,16 @@ func (s *scriptedDocs) link(opened, opener int) {
 // was, its loader ID being the old one's only as far as Chrome keeps it)
 // or a tab linked to it shows a scripted one; a tab's opener links the
 // two; a closed tab goes, the tabs it linked left linked to each other.
-func (s *scriptedDocs) event(in *extwire.Message) {
+// It reports whether the event marked a tab's document.
+func (s *scriptedDocs) event(in *extwire.Message) (marked bool) {
+	// marks tells, before the lock is let go, whether a mark was made
+	// since before.
+	marks := func(before int) { marked = s.marks != before }
 	switch {
 	case in.Event == "tab.removed":
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		defer marks(s.marks)
 		delete(s.tabs, in.TabID)
 		var linked []int
 		for t := range s.links[in.TabID] {
@@ -232,6 +240,7 @@ func (s *scriptedDocs) event(in *extwire.Message) {
 	case (in.Event == "tab.created" || in.Event == "tab.updated") && in.Tab != nil && in.Tab.OpenerTabID != 0:
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		defer marks(s.marks)
 		s.link(in.Tab.ID, in.Tab.OpenerTabID)
 	case in.Event == "cdp" && in.SessionID == "" && in.Method == cdppage.FrameNavigated.Method:
 		var ev struct {
@@ -246,13 +255,16 @@ func (s *scriptedDocs) event(in *extwire.Message) {
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		defer marks(s.marks)
 		t := s.tab(in.TabID)
 		t.current, t.followed = ev.Frame.LoaderID, true
-		if ev.Type == string(cdppage.NavigationTypeBackForwardCacheRestore) && t.ever {
+		if ev.Type == string(cdppage.NavigationTypeBackForwardCacheRestore) && t.ever && !t.scripted[t.current] {
 			t.scripted[t.current] = true
+			s.marks++
 		}
 		s.spread(in.TabID)
 	}
+	return marked
 }
 
 // carried are a link's marks of its tabs' documents, for the link that
@@ -330,7 +342,37 @@ func (l *Link) resume(c carried, open []protocol.Tab) {
 
 // MarkScripted notes that an agent runs its own script in the document
 // tab shows.
-func (l *Link) MarkScripted(tab int) { l.scripted.mark(tab) }
+func (l *Link) MarkScripted(tab int) {
+	if l.scripted.mark(tab) {
+		l.marked()
+	}
+}
+
+// MarkAgentCDP notes that the raw CDP of the named agent is about to
+// reach tab (browserlink.Link.MarkAgentCDP).
+func (l *Link) MarkAgentCDP(tab int, agent string) {
+	if l.Link.MarkAgentCDP(tab, agent) {
+		l.marked()
+	}
+}
+
+// marked writes the link's new mark to the marks file (Hub.saveLiveMarks),
+// so that a service that is killed, or fails, leaves it behind too.
+func (l *Link) marked() {
+	if l.saveMarks != nil {
+		l.saveMarks()
+	}
+}
+
+// saved is what the link knows now of its tabs' pages, as MarksFile
+// keeps it.
+func (l *Link) saved() map[int]savedTab {
+	cdp := l.AgentCDPMarks()
+	s := &l.scripted
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return carried{tabs: s.tabs, links: s.links, cdp: cdp}.saved()
+}
 
 // ScriptedTabs are the tabs an agent's own script may run in, in order.
 func (l *Link) ScriptedTabs() []int {

@@ -2,11 +2,13 @@ package hub
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/egohost/egohost/internal/link/extwire"
+	"github.com/egohost/egohost/internal/server/browserids"
 	"github.com/egohost/egohost/internal/testkit/fakeext"
 	"github.com/egohost/egohost/internal/testkit/sockdir"
 	"github.com/egohost/egohost/protocol"
@@ -185,14 +187,26 @@ func TestMarksOutliveTheLink(t *testing.T) {
 	// by nobody now.
 	f.stop()
 	f = newFixture(t, dir, nil)
-	_, l = hello(protocol.Tab{ID: 3}, protocol.Tab{ID: 5})
+	_, l = hello(protocol.Tab{ID: 3}, protocol.Tab{ID: 5}, protocol.Tab{ID: 7})
 	check("after a restart of the service", l, []int{3}, []int{5}, map[int]bool{3: true})
-	// The link took them: a service killed now would find none of them
-	// (the next documents of its tabs are the link's to hear of).
-	saved, err := loadMarks(filepath.Join(dir, MarksFile))
-	if _, ok := saved["b1"]; err != nil || ok {
-		t.Errorf("%s while b1's link is up: %v, %v; want nothing of b1", MarksFile, saved, err)
+	// The link took them, and the file keeps them with the marks the link
+	// makes: a service killed now (its links never end) leaves them all
+	// to the next one, started here on a copy of the data dir.
+	l.MarkScripted(7)
+	l.MarkAgentCDP(7, "carol")
+	killed := sockdir.New(t)
+	for _, name := range []string{MarksFile, browserids.File} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(killed, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
+	f = newFixture(t, killed, nil)
+	_, l = hello(protocol.Tab{ID: 3}, protocol.Tab{ID: 5}, protocol.Tab{ID: 7})
+	check("after the service was killed", l, []int{3, 7}, []int{5}, map[int]bool{3: true, 7: true})
 }
 
 // What the scripted pages' bookkeeping adds to the link's reader, per
@@ -241,4 +255,43 @@ func BenchmarkScriptedEvent(b *testing.B) {
 			s.event(in)
 		}
 	})
+}
+
+// An event says when it marked a tab (the link then writes MarksFile): a
+// tab opened by a scripted one, a new document of a tab linked to one, a
+// page the back/forward cache gave back to a tab ever scripted; not a
+// new document or a link that marks nothing.
+func TestEventSaysWhenItMarks(t *testing.T) {
+	var s scriptedDocs
+	opened := func(tab, opener int) *extwire.Message {
+		return &extwire.Message{Event: "tab.created", Tab: &protocol.Tab{ID: tab, OpenerTabID: opener}}
+	}
+	nav := func(tab int, loader, typ string) *extwire.Message {
+		return &extwire.Message{Event: "cdp", TabID: tab, Method: "Page.frameNavigated",
+			Params: fmt.Appendf(nil, `{"frame":{"id":"F","loaderId":%q},"type":%q}`, loader, typ)}
+	}
+	for _, step := range []struct {
+		what   string
+		do     func() bool
+		marked bool
+	}{
+		{"tab 2 opened by tab 1, nothing scripted", func() bool { return s.event(opened(2, 1)) }, false},
+		{"an agent's script in tab 1", func() bool { return s.mark(1) }, true},
+		{"the same again", func() bool { return s.mark(1) }, false},
+		{"tab 3 opened by tab 1", func() bool { return s.event(opened(3, 1)) }, true},
+		{"tab 4 on its own navigates", func() bool { return s.event(nav(4, "A", "Navigation")) }, false},
+		{"tab 5 shows a document", func() bool { return s.event(nav(5, "D", "Navigation")) }, false},
+		{"tab 5 said to be opened by tab 1", func() bool {
+			return s.event(&extwire.Message{Event: "tab.updated", Tab: &protocol.Tab{ID: 5, OpenerTabID: 1}})
+		}, true},
+		{"tab 5's next document, tab 1 still scripted", func() bool { return s.event(nav(5, "E", "Navigation")) }, true},
+		{"tab 4 navigates again, then is scripted", func() bool { s.event(nav(4, "C", "Navigation")); return s.mark(4) }, true},
+		{"tab 4's first document back from the cache", func() bool { return s.event(nav(4, "A", "BackForwardCacheRestore")) }, true},
+		{"tab 4's next document", func() bool { return s.event(nav(4, "G", "Navigation")) }, false},
+		{"tab 3 closes", func() bool { return s.event(&extwire.Message{Event: "tab.removed", TabID: 3}) }, false},
+	} {
+		if got := step.do(); got != step.marked {
+			t.Errorf("%s: marked %v, want %v", step.what, got, step.marked)
+		}
+	}
 }
