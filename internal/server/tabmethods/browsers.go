@@ -32,9 +32,11 @@ func (m *Methods) Browsers(ctx context.Context, _ Call, _ rpcparams.None) (any, 
 	return protocol.BrowsersListResult{Browsers: connected, Reconnecting: reconnecting}, nil
 }
 
-// maxEcho caps debug.echo's data: enough for the tests of chunking (a few
-// MiB), far from native messaging's 64 MiB.
-const maxEcho = 16 << 20
+// maxEcho caps debug.echo's data: enough for the tests of chunking (3
+// MiB the most), far from native messaging's 64 MiB, and a refusal that
+// costs the tests little (the race-built service decoded 16 MiB + 1 in
+// about 5 s of CPU).
+const maxEcho = 4 << 20
 
 // Echo is debug.echo: it sends data to the extension and back (the
 // owner's, for tests of the chain).
