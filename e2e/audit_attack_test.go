@@ -424,8 +424,9 @@ func TestTakeOverSaysWhichTabToCloseBeforeTheReload(t *testing.T) {
 			if err := bot.Call(ctx, protocol.MethodClick, protocol.ClickParams{Target: protocol.Target{Tab: tab}, Element: "#go"}, &clicked); err != nil {
 				t.Fatal(err)
 			}
-			// The window: the tab the click's answer names (it names none
-			// for a popup window), else the one Chrome says this tab opened.
+			// The window: the tab the click's answer names, else the one
+			// Chrome says this tab opened (an answer that came before the
+			// window did).
 			helper := 0
 			if err := waitUntil(ctx, 5*time.Second, func() error {
 				if len(clicked.Opened) == 1 {

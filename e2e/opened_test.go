@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -76,36 +77,77 @@ func TestActionsSayWhichTabsTheyOpened(t *testing.T) {
 }
 
 // A paired agent learns only of the tabs it may reach: a tab its space's
-// page opened in the same tab group is its own; a popup window outside the
-// group is not named to it (tabs.list would not show it either).
+// page opened in the same tab group is its own, and so is a popup window
+// that page opened (a sign-in window: Chrome groups no popup window's tab,
+// so egohost counts it in its opener's space), named in the click's
+// result and in tabs.list, and the agent acts in it. A popup window the
+// person's own tab opened is not the agent's. The person who takes the
+// space over takes its popup window too.
 func TestOpenedTabsAreThoseTheAgentMayReach(t *testing.T) {
 	c := useSharedChain(t)
-	base := serve(t, map[string]string{"/": openerPage, "/next": "<!doctype html><title>next</title><p>next"})
+	base := serve(t, map[string]string{"/": openerPage, "/next": "<!doctype html><title>next</title><p>next <button onclick=\"document.title = 'allowed'\">Allow</button>"})
 	bot, tab := botSpace(t, c, "opener", base+"/")
+	ctx := ctxT(t, 60*time.Second)
+	var space string
+	listed := func() map[int]protocol.Tab {
+		t.Helper()
+		var list protocol.TabsListResult
+		if err := bot.Call(ctx, protocol.MethodTabsList, struct{}{}, &list); err != nil {
+			t.Fatal(err)
+		}
+		out := map[int]protocol.Tab{}
+		for _, l := range list.Tabs {
+			out[l.ID] = l
+		}
+		return out
+	}
 	for _, target := range []string{"#blank", "#popup"} {
 		t.Run(target, func(t *testing.T) {
 			opened := clickOpening(t, bot, c.agent, tab, target)
-			var list protocol.TabsListResult
-			if err := bot.Call(ctxT(t, 30*time.Second), protocol.MethodTabsList, struct{}{}, &list); err != nil {
+			if len(opened) != 1 || opened[0].Space == "" || opened[0].Popup != (target == "#popup") {
+				t.Fatalf("got %+v, want one tab in the agent's space (popup: %v)", opened, target == "#popup")
+			}
+			space = opened[0].Space
+			if l, ok := listed()[opened[0].ID]; !ok || l.Space != space {
+				t.Errorf("the result names tab %d, which tabs.list shows the agent as %+v (listed: %v)", opened[0].ID, l, ok)
+			}
+			in := protocol.Target{Tab: opened[0].ID}
+			if err := bot.Call(ctx, protocol.MethodWait, protocol.WaitParams{Target: in, Text: "next"}, nil); err != nil {
+				t.Fatalf("the agent waits for the opened tab's text: %v", err)
+			}
+			if err := bot.Call(ctx, protocol.MethodClick, protocol.ClickParams{Target: in, Element: "role=button[name=Allow]"}, nil); err != nil {
+				t.Fatalf("the agent clicks in the opened tab: %v", err)
+			}
+			if v, err := c.eval(ctx, in, "document.title"); err != nil || string(v) != `"allowed"` {
+				t.Errorf("the opened tab's title after the agent's click: %s, %v; want allowed", v, err)
+			}
+			if target != "#popup" {
+				return
+			}
+			// The person takes the space over: its popup window with it.
+			var taken protocol.SpaceResult
+			if err := c.agent.Call(ctx, protocol.MethodSpacesTakeOver, protocol.SpaceParams{Space: space}, &taken); err != nil {
 				t.Fatal(err)
 			}
-			listed := map[int]bool{}
-			for _, l := range list.Tabs {
-				listed[l.ID] = true
+			if !slices.Contains(taken.Space.Tabs, opened[0].ID) {
+				t.Errorf("the space taken over has tabs %v, want its popup window's %d among them", taken.Space.Tabs, opened[0].ID)
 			}
-			for _, o := range opened {
-				if !listed[o.ID] {
-					t.Errorf("the result names tab %d, which tabs.list does not show the agent", o.ID)
-				}
-			}
-			switch {
-			case target == "#blank" && (len(opened) != 1 || opened[0].Space == ""):
-				t.Errorf("got %+v, want the tab in the agent's space (Chrome puts a tab a link opened in its opener's group)", opened)
-			case target == "#popup" && len(opened) != 0:
-				t.Errorf("got %+v, want no tab named: a popup window is in no group, outside the agent's space", opened)
+			refused(t, "the agent's eval in the popup window of the space taken over", bot.Call(ctx, protocol.MethodEval, protocol.EvalParams{Target: in, Expression: "1"}, nil), protocol.CodeUserInControl)
+			if err := c.agent.Call(ctx, protocol.MethodSpacesHandBack, protocol.SpaceParams{Space: space}, nil); err != nil {
+				t.Fatal(err)
 			}
 		})
 	}
+	// The person's own tab opens a popup window: not the agent's.
+	mine := c.openTab(t, base+"/")
+	opened := clickOpening(t, c.agent, c.agent, mine, "#popup")
+	if len(opened) != 1 || !opened[0].Popup || opened[0].Space != "" {
+		t.Fatalf("the person's click opened %+v, want one popup window in no space", opened)
+	}
+	if _, ok := listed()[opened[0].ID]; ok {
+		t.Errorf("tabs.list shows the agent the person's popup window %d", opened[0].ID)
+	}
+	refused(t, "the agent's eval in the person's popup window", bot.Call(ctx, protocol.MethodEval, protocol.EvalParams{Target: protocol.Target{Tab: opened[0].ID}, Expression: "1"}, nil), protocol.CodeNotInSpace)
 }
 
 // A script takes the tab a click opened as Playwright's popup: start the

@@ -14,7 +14,7 @@ import { PageGuard } from "./pageguard.js";
 import { Router } from "./router.js";
 import { popupSenderRefusal } from "./senders.js";
 import { Notices, ServiceCalls } from "./servicecalls.js";
-import { TabOps, installTabEvents, toTab } from "./tabs.js";
+import { PopupWindows, TabOps, installTabEvents, toTab } from "./tabs.js";
 import { ALARM, ensureWakeAlarm } from "./wake.js";
 
 const HOST_NAME = "com.egohost.host";
@@ -48,7 +48,10 @@ const automation = new AutomationSwitch({ storage: chrome.storage.local });
 const pages = new PageGuard({ tabs: chrome.tabs });
 const relay = new DebuggerRelay({ dbg: chrome.debugger, emit, onChange: () => saveStatusSoon(), guard: () => automation.refusal(), pages });
 const isAttached = (tabId) => relay.isAttached(tabId);
-const tabOps = new TabOps({ tabs: chrome.tabs, windows: chrome.windows, isAttached });
+// Registers chrome.windows' listeners, synchronously at the top level like the others below.
+const popupWindows = new PopupWindows(chrome.windows);
+const isPopup = (windowId) => popupWindows.has(windowId);
+const tabOps = new TabOps({ tabs: chrome.tabs, windows: chrome.windows, isAttached, isPopup });
 const groupOps = new GroupOps({ tabs: chrome.tabs, tabGroups: chrome.tabGroups });
 const dispatcher = new Dispatcher({ handlers: buildHandlers({ relay, tabOps, groupOps, downloadOps: downloadOps(chrome.downloads) }), post });
 const router = new Router({
@@ -106,7 +109,7 @@ link = new NativeLink({
 
 // Listeners are registered synchronously, at the top level, so Chrome can wake the worker for them.
 relay.install();
-installTabEvents(chrome.tabs, emit, isAttached);
+installTabEvents(chrome.tabs, emit, isAttached, isPopup);
 installDownloadEvents(chrome.downloads, emit);
 chrome.runtime.onMessage.addListener(onPopupMessage);
 chrome.notifications.onButtonClicked.addListener((id, index) => void asks.onButton(id, index));
@@ -119,7 +122,12 @@ chrome.tabs.onRemoved.addListener((tabId) => relay.forgetTab(tabId));
 chrome.runtime.onConnect.addListener(onPopupPort);
 // Connect once the sessions a previous worker left are dropped (they would answer the new link)
 // and the Stop-all switch is read (the hello carries it).
-const cleaned = Promise.all([dropStaleSessions(), automation.load().then(showStopped)]);
+// The popup windows opened before this worker are known before the hello too (its tabs say so).
+const cleaned = Promise.all([
+  dropStaleSessions(),
+  automation.load().then(showStopped),
+  popupWindows.load().catch((err) => console.warn(`egohost: listing popup windows: ${err.message}`)),
+]);
 cleaned.finally(() => link.connect());
 // Events that start a stopped worker. Starting runs this file, which connects (above); the
 // listeners make sure Chrome starts the worker for them: the browser started (with no tab event,
@@ -180,7 +188,7 @@ async function statusSnapshot() {
   const attached = [];
   for (const tabId of relay.attachedTabIds()) {
     try {
-      attached.push(toTab(await chrome.tabs.get(tabId), isAttached));
+      attached.push(toTab(await chrome.tabs.get(tabId), isAttached, isPopup));
     } catch {
       attached.push({ id: tabId, title: "", url: "", attached: true });
     }

@@ -2,8 +2,11 @@
 
 import { Code, WireError, classifyChromeError, messageOf } from "./errors.js";
 
-/** toTab converts a chrome.tabs.Tab to the wire's Tab. isAttached(tabId) tells whether we debug it. */
-export function toTab(tab, isAttached = () => false) {
+/**
+ * toTab converts a chrome.tabs.Tab to the wire's Tab. isAttached(tabId) tells whether we debug it,
+ * isPopup(windowId) whether its window is a popup window (PopupWindows.has).
+ */
+export function toTab(tab, isAttached = () => false, isPopup = () => false) {
   return {
     id: tab.id,
     windowId: tab.windowId,
@@ -18,7 +21,34 @@ export function toTab(tab, isAttached = () => false) {
     // The tab that opened this one (a link with target=_blank, window.open): what an action
     // opened, for its result (PROTOCOL.md ActionResult.opened).
     ...(typeof tab.openerTabId === "number" ? { openerTabId: tab.openerTabId } : {}),
+    // A popup window's tab (window.open with features: a sign-in or payment window): Chrome groups
+    // none, so the service counts it in its opener's space.
+    ...(isPopup(tab.windowId) ? { popup: true } : {}),
   };
+}
+
+/**
+ * PopupWindows knows which windows are popup windows (chrome.windows.Window.type "popup"), which
+ * chrome.tabs.Tab does not say: from chrome.windows' events, and the list load() reads (a
+ * worker that starts finds the windows opened before it).
+ */
+export class PopupWindows {
+  constructor(windows) {
+    this.windows = windows;
+    this.ids = new Set();
+    windows.onCreated.addListener((w) => {
+      if (w?.type === "popup") this.ids.add(w.id);
+    });
+    windows.onRemoved.addListener((id) => this.ids.delete(id));
+  }
+
+  async load() {
+    for (const w of await this.windows.getAll({ windowTypes: ["popup"] })) this.ids.add(w.id);
+  }
+
+  has(windowId) {
+    return this.ids.has(windowId);
+  }
 }
 
 /**
@@ -26,10 +56,11 @@ export function toTab(tab, isAttached = () => false) {
  * methods return promises).
  */
 export class TabOps {
-  constructor({ tabs, windows, isAttached = () => false }) {
+  constructor({ tabs, windows, isAttached = () => false, isPopup = () => false }) {
     this.tabs = tabs;
     this.windows = windows;
     this.isAttached = isAttached;
+    this.isPopup = isPopup;
   }
 
   async list() {
@@ -48,7 +79,7 @@ export class TabOps {
       tabs: all
         .filter((t) => typeof t.id === "number")
         .map((t) => {
-          const out = toTab(t, this.isAttached);
+          const out = toTab(t, this.isAttached, this.isPopup);
           if (focusedWindow !== undefined && t.windowId === focusedWindow) out.focused = true;
           return out;
         }),
@@ -72,14 +103,14 @@ export class TabOps {
     }
     if (win !== undefined) {
       const [mine] = await this.tabs.query({ active: true, windowId: win });
-      if (mine && typeof mine.id === "number") return { tab: { ...toTab(mine, this.isAttached), focused: true } };
+      if (mine && typeof mine.id === "number") return { tab: { ...toTab(mine, this.isAttached, this.isPopup), focused: true } };
     }
     const any = (await this.tabs.query({ active: true })).find((t) => typeof t.id === "number");
-    return { tab: any ? toTab(any, this.isAttached) : null };
+    return { tab: any ? toTab(any, this.isAttached, this.isPopup) : null };
   }
 
   async get(tabId) {
-    return toTab(await call(tabId, () => this.tabs.get(tabId)), this.isAttached);
+    return toTab(await call(tabId, () => this.tabs.get(tabId)), this.isAttached, this.isPopup);
   }
 
   /**
@@ -92,13 +123,13 @@ export class TabOps {
       const props = { focused: false };
       if (url !== undefined) props.url = url;
       const win = await call(undefined, () => this.windows.create(props));
-      return { tab: toTab(win.tabs[0], this.isAttached) };
+      return { tab: toTab(win.tabs[0], this.isAttached, this.isPopup) };
     }
     const props = { active };
     if (url !== undefined) props.url = url;
     if (windowId !== undefined) props.windowId = windowId;
     const tab = await call(undefined, () => this.tabs.create(props));
-    return { tab: toTab(tab, this.isAttached) };
+    return { tab: toTab(tab, this.isAttached, this.isPopup) };
   }
 
   async close(tabId) {
@@ -113,7 +144,7 @@ export class TabOps {
       await call(tabId, () => this.windows.update(tab.windowId, { focused: true }));
       tab = await call(tabId, () => this.tabs.get(tabId));
     }
-    return { tab: toTab(tab, this.isAttached) };
+    return { tab: toTab(tab, this.isAttached, this.isPopup) };
   }
 }
 
@@ -136,10 +167,10 @@ const TAB_FIELDS = ["url", "title", "status", "discarded", "groupId"];
  * installTabEvents forwards chrome.tabs events to the service as tab.created, tab.updated,
  * tab.removed and tab.activated.
  */
-export function installTabEvents(tabs, emit, isAttached = () => false) {
-  tabs.onCreated.addListener((tab) => emit({ event: "tab.created", tab: toTab(tab, isAttached) }));
+export function installTabEvents(tabs, emit, isAttached = () => false, isPopup = () => false) {
+  tabs.onCreated.addListener((tab) => emit({ event: "tab.created", tab: toTab(tab, isAttached, isPopup) }));
   tabs.onUpdated.addListener((tabId, change, tab) => {
-    if (TAB_FIELDS.some((f) => f in change)) emit({ event: "tab.updated", tab: toTab(tab, isAttached) });
+    if (TAB_FIELDS.some((f) => f in change)) emit({ event: "tab.updated", tab: toTab(tab, isAttached, isPopup) });
   });
   tabs.onRemoved.addListener((tabId) => emit({ event: "tab.removed", tabId }));
   tabs.onActivated.addListener(({ tabId, windowId }) => emit({ event: "tab.activated", tabId, windowId }));

@@ -71,11 +71,16 @@ type Tab struct {
 	Status   string `json:"status,omitempty"`
 	Attached bool   `json:"attached"`
 	Focused  bool   `json:"focused,omitempty"` // in the last focused window
-	GroupID  int    `json:"groupId,omitempty"` // Chrome's tab group, if any
-	Space    string `json:"space,omitempty"`   // the egohost space the tab is in, if any
+	// GroupID is Chrome's tab group, if any; a popup window's tab, which
+	// Chrome groups in none, has its opener's.
+	GroupID int    `json:"groupId,omitempty"`
+	Space   string `json:"space,omitempty"` // the egohost space the tab is in, if any
 	// OpenerTabID is the tab that opened this one (a link with
 	// target=_blank, window.open), while that tab exists.
 	OpenerTabID int `json:"openerTabId,omitempty"`
+	// Popup: the tab is a popup window's (window.open with features: a
+	// sign-in or payment window).
+	Popup bool `json:"popup,omitempty"`
 }
 
 // PingResult answers ping.

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { buildHandlers } from "../ops.js";
 import { DebuggerRelay } from "../debugger.js";
-import { TabOps, installTabEvents, toTab } from "../tabs.js";
+import { PopupWindows, TabOps, installTabEvents, toTab } from "../tabs.js";
 import { FakeDebugger, FakeTabs, collector } from "./fakes.mjs";
 
 const TABS = [
@@ -131,4 +131,34 @@ test("tabs.focused is the last focused window's active tab, else any active tab,
   assert.deepEqual(await tabOps.focused(), { tab: toTab(tabs.tabs.get(1)) }); // the first window's, not marked focused
   for (const t of tabs.tabs.values()) t.active = false;
   assert.deepEqual(await tabOps.focused(), { tab: null });
+});
+
+test("a popup window's tab says so: from the windows listed at start, then from chrome.windows' events", async () => {
+  const listeners = { created: [], removed: [] };
+  const windows = {
+    onCreated: { addListener: (f) => listeners.created.push(f) },
+    onRemoved: { addListener: (f) => listeners.removed.push(f) },
+    getAll: async ({ windowTypes }) => (assert.deepEqual(windowTypes, ["popup"]), [{ id: 7, type: "popup" }]),
+  };
+  const popups = new PopupWindows(windows);
+  assert.equal(popups.has(7), false, "not before the list is read");
+  await popups.load();
+  assert.equal(popups.has(7), true);
+  for (const f of listeners.created) f({ id: 8, type: "popup" });
+  for (const f of listeners.created) f({ id: 9, type: "normal" });
+  assert.deepEqual([7, 8, 9].map((id) => popups.has(id)), [true, true, false]);
+  for (const f of listeners.removed) f(7);
+  assert.equal(popups.has(7), false, "a closed window is forgotten");
+
+  const isPopup = (id) => popups.has(id);
+  const signIn = { id: 12, windowId: 8, url: "https://id.example/", openerTabId: 1, active: true, status: "loading" };
+  assert.equal(toTab(signIn, () => false, isPopup).popup, true);
+  assert.equal("popup" in toTab(TABS[0], () => false, isPopup), false, "a normal window's tab has no popup field");
+  const tabs = new FakeTabs([...TABS, signIn]);
+  const { events, emit } = collector();
+  installTabEvents(tabs, emit, () => false, isPopup);
+  tabs.onCreated.fire(signIn);
+  assert.equal(events[0].tab.popup, true);
+  const listed = (await new TabOps({ tabs, windows: {}, isPopup }).list()).tabs;
+  assert.deepEqual(listed.filter((t) => t.popup).map((t) => t.id), [12]);
 });

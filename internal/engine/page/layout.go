@@ -17,9 +17,16 @@ import (
 // Layout is a browser's tabs as its windows and tab groups hold them: each
 // tab's group, each window's active tab. It is kept from the hello's tab
 // list and the tab events (Track). The zero value is ready to use.
+//
+// Chrome puts a tab a page opened in the opener's tab group, but no tab of
+// a popup window (window.open with features: a sign-in, a payment) in any
+// group: such a tab counts in its opener's group (GroupOf, TabsInGroup),
+// so that it is in the space of the page that opened it, and the
+// person's when that page is.
 type Layout struct {
 	mu     sync.Mutex
 	groups map[int]int // tab → its Chrome tab group (tabs in none are absent)
+	popups map[int]int // a popup window's tab → the tab that opened it
 	// active is each window's active tab, and activeIn the window a tab
 	// was last seen active in (tab.activated events, the hello): a
 	// space's tab must be active in its window to render and take input.
@@ -33,11 +40,14 @@ type Layout struct {
 func (y *Layout) Reset(tabs []protocol.Tab) {
 	y.mu.Lock()
 	defer y.mu.Unlock()
-	y.groups = make(map[int]int)
+	y.groups, y.popups = make(map[int]int), make(map[int]int)
 	y.active, y.activeIn = make(map[int]int), make(map[int]int)
 	for _, t := range tabs {
 		if t.GroupID > 0 {
 			y.groups[t.ID] = t.GroupID
+		}
+		if t.Popup && t.OpenerTabID != 0 {
+			y.popups[t.ID] = t.OpenerTabID
 		}
 		if t.Active {
 			y.active[t.WindowID], y.activeIn[t.ID] = t.ID, t.WindowID
@@ -52,6 +62,7 @@ func (y *Layout) Track(in *extwire.Message) {
 	case "tab.created", "tab.updated":
 		if in.Tab != nil {
 			y.SetGroup(in.Tab.ID, in.Tab.GroupID)
+			y.setPopup(*in.Tab)
 			if in.Event == "tab.created" && in.Tab.Active {
 				y.SetActive(in.Tab.ID, in.Tab.WindowID)
 			}
@@ -69,6 +80,12 @@ func (y *Layout) Track(in *extwire.Message) {
 		y.SetGroup(in.TabID, 0)
 		y.mu.Lock()
 		delete(y.activeIn, in.TabID)
+		delete(y.popups, in.TabID)
+		for t, opener := range y.popups {
+			if opener == in.TabID {
+				delete(y.popups, t) // the person's from now on, in no group
+			}
+		}
 		y.mu.Unlock()
 	}
 }
@@ -106,14 +123,96 @@ func (y *Layout) SetGroup(tab, group int) {
 	}
 }
 
-// GroupOf returns a tab's group, 0 when it is in none.
+// setPopup records that t is a popup window's tab and which tab opened
+// it. A tab.updated that does not say so (Chrome names an opener only
+// while it is open; a worker that just started may not know the window
+// yet) changes nothing: the tab goes with its opener's group, none once
+// that has closed.
+func (y *Layout) setPopup(t protocol.Tab) {
+	if !t.Popup || t.OpenerTabID == 0 || t.OpenerTabID == t.ID {
+		return
+	}
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	if y.popups == nil {
+		y.popups = make(map[int]int)
+	}
+	y.popups[t.ID] = t.OpenerTabID
+}
+
+// GroupOf returns a tab's group, 0 when it is in none: Chrome's, or for a
+// popup window's tab its opener's (SpaceGroup).
 func (y *Layout) GroupOf(tab int) int {
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	return y.groupOf(tab)
+}
+
+// maxPopupChain bounds the openers followed from a popup window's tab (a
+// popup a popup opened, …).
+const maxPopupChain = 8
+
+// groupOf is GroupOf under y.mu.
+func (y *Layout) groupOf(tab int) int {
+	for range maxPopupChain {
+		if g, ok := y.groups[tab]; ok {
+			return g
+		}
+		opener, ok := y.popups[tab]
+		if !ok {
+			return 0
+		}
+		tab = opener
+	}
+	return 0
+}
+
+// PopupsOf returns the popup windows' tabs that tab opened, directly or
+// through others (they go where it goes: GroupOf), in ID order.
+func (y *Layout) PopupsOf(tab int) []int {
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	var out []int
+	for t := range y.popups {
+		at := t
+		for range maxPopupChain {
+			opener, ok := y.popups[at]
+			if !ok {
+				break
+			}
+			if opener == tab {
+				out = append(out, t)
+				break
+			}
+			at = opener
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ChromeGroupOf returns the tab group Chrome has the tab in, 0 for none
+// (a popup window's tab: always none).
+func (y *Layout) ChromeGroupOf(tab int) int {
 	y.mu.Lock()
 	defer y.mu.Unlock()
 	return y.groups[tab]
 }
 
-// TabsInGroup returns the tabs of a group, in ID order.
+// SpaceGroup returns the group tab t counts in, t as a tab list or event
+// of the browser gives it: its own, or for a popup window's tab its
+// opener's (GroupOf).
+func (y *Layout) SpaceGroup(t protocol.Tab) int {
+	if t.GroupID > 0 || !t.Popup || t.OpenerTabID == 0 {
+		return t.GroupID
+	}
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	return y.groupOf(t.OpenerTabID)
+}
+
+// TabsInGroup returns the tabs of a group, in ID order: those Chrome has
+// in it, and the popup windows' tabs they opened (GroupOf).
 func (y *Layout) TabsInGroup(group int) []int {
 	out := []int{}
 	if group <= 0 {
@@ -122,6 +221,11 @@ func (y *Layout) TabsInGroup(group int) []int {
 	y.mu.Lock()
 	for t, g := range y.groups {
 		if g == group {
+			out = append(out, t)
+		}
+	}
+	for t := range y.popups {
+		if y.groupOf(t) == group {
 			out = append(out, t)
 		}
 	}

@@ -3,6 +3,7 @@ package page
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -132,4 +133,64 @@ func TestWatchOpenedEndsWithItsContext(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("Done waited past its context")
 	}
+}
+
+// A popup window's tab, which Chrome groups in none, counts in its
+// opener's group, through a popup the popup opened too, and goes where
+// its opener goes: out of the group with it, none once it closed. The
+// person's popups (an opener in no group) are in none; a tab.updated
+// that does not say popup changes nothing.
+func TestPopupsCountInTheirOpenersGroup(t *testing.T) {
+	var y Layout
+	y.Reset([]protocol.Tab{
+		{ID: 1, GroupID: 50},
+		{ID: 2},                               // the person's
+		{ID: 3, Popup: true, OpenerTabID: 1},  // the space's sign-in window
+		{ID: 4, Popup: true, OpenerTabID: 2},  // the person's
+		{ID: 5, OpenerTabID: 1, GroupID: 50},  // a tab Chrome grouped itself
+		{ID: 6, Popup: true, OpenerTabID: 6},  // its own opener: ignored
+		{ID: 9, Popup: false, OpenerTabID: 1}, // a normal window's tab dragged out: not the space's
+	})
+	track := func(in *extwire.Message) { y.Track(in) }
+	popup := func(id, opener int) *extwire.Message {
+		return &extwire.Message{Event: "tab.created", Tab: &protocol.Tab{ID: id, OpenerTabID: opener, Popup: true}}
+	}
+	check := func(what string, wantGroups map[int]int, wantTabs []int) {
+		t.Helper()
+		for tab, want := range wantGroups {
+			if got := y.GroupOf(tab); got != want {
+				t.Errorf("%s: GroupOf(%d) = %d, want %d", what, tab, got, want)
+			}
+		}
+		if got := y.TabsInGroup(50); !slices.Equal(got, wantTabs) {
+			t.Errorf("%s: TabsInGroup(50) = %v, want %v", what, got, wantTabs)
+		}
+	}
+	check("at the hello", map[int]int{1: 50, 2: 0, 3: 50, 4: 0, 5: 50, 6: 0, 9: 0}, []int{1, 3, 5})
+	if got := y.ChromeGroupOf(3); got != 0 {
+		t.Errorf("ChromeGroupOf(3) = %d, want 0", got)
+	}
+	if got := y.SpaceGroup(protocol.Tab{ID: 3, Popup: true, OpenerTabID: 1}); got != 50 {
+		t.Errorf("SpaceGroup of the listed popup 3 = %d, want 50", got)
+	}
+	if got := y.SpaceGroup(protocol.Tab{ID: 9, OpenerTabID: 1}); got != 0 {
+		t.Errorf("SpaceGroup of tab 9 = %d, want 0", got)
+	}
+
+	track(popup(7, 3)) // the sign-in window opens another
+	track(&extwire.Message{Event: "tab.updated", Tab: &protocol.Tab{ID: 3}})
+	check("a popup's popup; an update that does not say popup", map[int]int{3: 50, 7: 50}, []int{1, 3, 5, 7})
+	if got := y.PopupsOf(1); !slices.Equal(got, []int{3, 7}) {
+		t.Errorf("PopupsOf(1) = %v, want [3 7]", got)
+	}
+
+	track(&extwire.Message{Event: "tab.updated", Tab: &protocol.Tab{ID: 1}}) // dragged out of the group
+	check("the opener dragged out", map[int]int{1: 0, 3: 0, 7: 0}, []int{5})
+	track(&extwire.Message{Event: "tab.updated", Tab: &protocol.Tab{ID: 1, GroupID: 50}})
+	check("and back", map[int]int{3: 50, 7: 50}, []int{1, 3, 5, 7})
+
+	track(&extwire.Message{Event: "tab.removed", TabID: 1})
+	check("the opener closed", map[int]int{3: 0, 7: 0}, []int{5})
+	track(&extwire.Message{Event: "tab.created", Tab: &protocol.Tab{ID: 1, GroupID: 50}}) // the number again (a test's fake): its opener's popups stay the person's
+	check("a new tab of the old opener's number", map[int]int{3: 0, 7: 0}, []int{1, 5})
 }

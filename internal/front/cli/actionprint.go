@@ -85,7 +85,7 @@ func writeAction(w io.Writer, did string, r protocol.ActionResult) error {
 		fmt.Fprintf(&b, "navigated to %s\n", r.Settled.URL)
 	}
 	for _, t := range r.Opened {
-		fmt.Fprintf(&b, "opened tab %d: %s (act there with --tab %d)\n", t.ID, t.URL, t.ID)
+		fmt.Fprintf(&b, "opened tab %d%s: %s (act there with --tab %d)\n", t.ID, popupWords(t), t.URL, t.ID)
 	}
 	if _, err := w.Write(b.Bytes()); err != nil {
 		return err
@@ -131,4 +131,13 @@ func size(n int) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// popupWords says that an opened tab is a popup window's (a sign-in or
+// payment window): it has a window of its own.
+func popupWords(t protocol.Tab) string {
+	if t.Popup {
+		return ", a popup window"
+	}
+	return ""
 }

@@ -19,6 +19,8 @@ func TestWriteAction(t *testing.T) {
 			"clicked <a>Next</a> in 80 ms (settled 60 ms: navigation)\nnavigated to http://x.test/next\n"},
 		{"a click that opened tabs", protocol.ActionResult{Element: "<a>New</a>", TookMs: 30, Opened: []protocol.Tab{{ID: 8, URL: "http://x.test/new"}, {ID: 9, URL: "about:blank"}}},
 			"clicked <a>New</a> in 30 ms\nopened tab 8: http://x.test/new (act there with --tab 8)\nopened tab 9: about:blank (act there with --tab 9)\n"},
+		{"a click that opened a popup window", protocol.ActionResult{Element: "<button>Sign in</button>", TookMs: 30, Opened: []protocol.Tab{{ID: 8, URL: "http://id.test/", Popup: true}}},
+			"clicked <button>Sign in</button> in 30 ms\nopened tab 8, a popup window: http://id.test/ (act there with --tab 8)\n"},
 		{"a fill whose page moved the focus", protocol.ActionResult{Element: `<textarea id="_to">`, Value: new(string), FocusMovedTo: `<input role="combobox" type="text">`, TookMs: 20},
 			"clicked <textarea id=\"_to\"> → \"\" in 20 ms\nthe page moved the focus to <input role=\"combobox\" type=\"text\">: the text went there\n"},
 		{"a click whose release landed elsewhere", protocol.ActionResult{Element: "<button>Go</button>", ReleasedOn: `<div id="banner">`, TookMs: 15},

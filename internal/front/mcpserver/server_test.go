@@ -402,3 +402,21 @@ func TestAClickWhoseReleaseLandedElsewhere(t *testing.T) {
 		t.Errorf("click: got %q (error %t), want %q", got, isErr, want)
 	}
 }
+
+// A click that opened a tab names it, and a popup window (a sign-in
+// window) as such.
+func TestAClickSaysWhatItOpened(t *testing.T) {
+	f := &fakeService{answers: map[string]any{
+		protocol.MethodClick: protocol.ActionResult{Tab: 3, Element: "<button>Sign in</button>", Opened: []protocol.Tab{{ID: 8, URL: "https://id.example/", Popup: true}, {ID: 9, URL: "https://a.example/help"}}},
+	}}
+	cs := connect(t, f)
+	got, isErr := callText(t, cs, "browser_click", map[string]any{"target": "#go"})
+	for _, want := range []string{
+		"; opened popup window, tab 8 on https://id.example/ (browser_tabs select acts there; this tab stays current)",
+		"; opened tab 9 on https://a.example/help (browser_tabs select acts there; this tab stays current)",
+	} {
+		if isErr || !strings.Contains(got, want) {
+			t.Errorf("click: got %q (error %t), want %q in it", got, isErr, want)
+		}
+	}
+}

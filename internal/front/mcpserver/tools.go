@@ -340,7 +340,11 @@ func (t *tools) acted(ctx context.Context, verb string, r protocol.ActionResult)
 		line += "; navigated to " + r.Settled.URL
 	}
 	for _, o := range r.Opened {
-		line += fmt.Sprintf("; opened tab %d on %s (browser_tabs select acts there; this tab stays current)", o.ID, o.URL)
+		kind := "tab"
+		if o.Popup {
+			kind = "popup window, tab"
+		}
+		line += fmt.Sprintf("; opened %s %d on %s (browser_tabs select acts there; this tab stays current)", kind, o.ID, o.URL)
 	}
 	if r.Dialog != nil {
 		t.sawDialog(r.Dialog)

@@ -62,7 +62,7 @@ func (l *Link) event(in *extwire.Message) {
 	l.URLs.Track(in)
 	from, moved := 0, false
 	if in.Event == "tab.updated" && in.Tab != nil {
-		from = l.Layout.GroupOf(in.Tab.ID)
+		from = l.Layout.ChromeGroupOf(in.Tab.ID)
 		moved = from != in.Tab.GroupID
 	}
 	l.Layout.Track(in)

@@ -55,6 +55,7 @@ func (l *link) listTabs(ctx context.Context) ([]protocol.Tab, error) {
 	}
 	for i := range res.Tabs {
 		res.Tabs[i].Browser = l.ID
+		res.Tabs[i].GroupID = l.Layout.SpaceGroup(res.Tabs[i])
 	}
 	if res.Tabs == nil {
 		res.Tabs = []protocol.Tab{}

@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/egohost/egohost/internal/server/pairing"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/egohost/egohost/internal/engine/page"
 	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/internal/server/hub"
+	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/internal/server/rpcparams"
 	"github.com/egohost/egohost/internal/server/spaces"
 	"github.com/egohost/egohost/protocol"
@@ -165,5 +166,36 @@ func TestEndAgentSessionsDetachesTogether(t *testing.T) {
 	}
 	if len(tabs) != 3 || !tabs[3] || !tabs[4] || !tabs[5] {
 		t.Errorf("detached tabs %v, want 3, 4 and 5", tabs)
+	}
+}
+
+// A tab the person drags out of a space is theirs, with the popup windows
+// it opened (in the space through it): the debugger sessions of both,
+// which an agent's raw CDP reached, end.
+func TestDraggedOutTabTakesItsPopupsAlong(t *testing.T) {
+	f := newFixture(t)
+	ext := f.linkedExt(t)
+	ext.Send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 3, "url": "https://example.com/", "windowId": 1, "groupId": 50}})
+	ext.Send(map[string]any{"event": "tab.created", "tab": map[string]any{"id": 4, "url": "https://id.example/", "windowId": 2, "openerTabId": 3, "popup": true}})
+	waitForRegistry(t, f, 4)
+	l := f.s.hub.Links()[0]
+	f.s.spaces.reg.Adopt("bot", "", l.ID, 50, 1, "blue", spaces.Working)
+	if got := l.Layout.TabsInGroup(50); !slices.Equal(got, []int{3, 4}) {
+		t.Fatalf("the space's tabs: %v, want [3 4]", got)
+	}
+	l.MarkAgentCDP(3, "bot")
+	l.MarkAgentCDP(4, "bot")
+	ext.Send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 3, "url": "https://example.com/", "windowId": 1}})
+	detached := map[int]bool{}
+	for len(detached) < 2 {
+		m := ext.Read()
+		if m["op"] != "detach" {
+			t.Fatalf("got request %v, want a detach", m)
+		}
+		detached[int(m["tabId"].(float64))] = true
+		ext.Send(map[string]any{"id": m["id"], "result": map[string]any{}})
+	}
+	if !detached[3] || !detached[4] {
+		t.Errorf("detached %v, want tabs 3 and 4", detached)
 	}
 }
