@@ -2,6 +2,8 @@ package hub
 
 import (
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -293,5 +295,25 @@ func TestEventSaysWhenItMarks(t *testing.T) {
 		if got := step.do(); got != step.marked {
 			t.Errorf("%s: marked %v, want %v", step.what, got, step.marked)
 		}
+	}
+}
+
+// What a mark costs the call that makes it: MarksFile written whole, for
+// a browser with 20 tabs an agent's script ran in (the file is written
+// at a link's first mark of a document, not at every call).
+// Run: go test ./internal/server/hub -run '^$' -bench SaveMarks
+func BenchmarkSaveMarks(b *testing.B) {
+	h := New(Options[*Link]{DataDir: b.TempDir(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	var s scriptedDocs
+	for i := 1; i <= 20; i++ {
+		s.event(&extwire.Message{Event: "cdp", TabID: i, Method: "Page.frameNavigated", Params: fmt.Appendf(nil, `{"frame":{"id":"F","loaderId":"L%d"},"type":"Navigation"}`, i)})
+		s.mark(i)
+	}
+	tabs, links := s.take()
+	h.carried["b1"] = carried{tabs: tabs, links: links, cdp: map[int][]string{1: {"bot"}}}
+	for b.Loop() {
+		h.mu.Lock()
+		h.saveMarks()
+		h.mu.Unlock()
 	}
 }
