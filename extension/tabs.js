@@ -164,8 +164,8 @@ async function call(tabId, fn) {
 const TAB_FIELDS = ["url", "title", "status", "discarded", "groupId"];
 
 /**
- * installTabEvents forwards chrome.tabs events to the service as tab.created, tab.updated,
- * tab.removed and tab.activated.
+ * installTabEvents forwards chrome.tabs events to the service as tab.created, tab.updated (a move
+ * to another window too), tab.removed and tab.activated.
  */
 export function installTabEvents(tabs, emit, isAttached = () => false, isPopup = () => false) {
   tabs.onCreated.addListener((tab) => emit({ event: "tab.created", tab: toTab(tab, isAttached, isPopup) }));
@@ -173,5 +173,14 @@ export function installTabEvents(tabs, emit, isAttached = () => false, isPopup =
     if (TAB_FIELDS.some((f) => f in change)) emit({ event: "tab.updated", tab: toTab(tab, isAttached, isPopup) });
   });
   tabs.onRemoved.addListener((tabId) => emit({ event: "tab.removed", tabId }));
+  // A tab moved to another window (dragged out of one, a popup window's "Show as tab"): its windowId
+  // changed, which onUpdated does not report; a popup window's tab that leaves its window leaves the
+  // space it was in.
+  tabs.onAttached.addListener((tabId) =>
+    tabs
+      .get(tabId)
+      .then((tab) => emit({ event: "tab.updated", tab: toTab(tab, isAttached, isPopup) }))
+      .catch(() => {}),
+  );
   tabs.onActivated.addListener(({ tabId, windowId }) => emit({ event: "tab.activated", tabId, windowId }));
 }

@@ -88,6 +88,7 @@ export class FakeTabs {
   onUpdated = new FakeEvent();
   onRemoved = new FakeEvent();
   onActivated = new FakeEvent();
+  onAttached = new FakeEvent();
   nextId = 100;
   constructor(tabs = []) {
     this.tabs = new Map(tabs.map((t) => [t.id, { ...t }]));

@@ -65,7 +65,7 @@ test("groups ops are validated", () => {
 test("a tab dragged out of its group is a tab.updated without groupId", () => {
   const listeners = {};
   const on = (name) => ({ addListener: (fn) => (listeners[name] = fn) });
-  const tabs = { onCreated: on("created"), onUpdated: on("updated"), onRemoved: on("removed"), onActivated: on("activated") };
+  const tabs = { onCreated: on("created"), onUpdated: on("updated"), onRemoved: on("removed"), onActivated: on("activated"), onAttached: on("attached") };
   const events = [];
   installTabEvents(tabs, (e) => events.push(e));
   listeners.updated(5, { groupId: 7 }, { id: 5, windowId: 1, url: "https://a/", groupId: 7 });

@@ -161,4 +161,9 @@ test("a popup window's tab says so: from the windows listed at start, then from 
   assert.equal(events[0].tab.popup, true);
   const listed = (await new TabOps({ tabs, windows: {}, isPopup }).list()).tabs;
   assert.deepEqual(listed.filter((t) => t.popup).map((t) => t.id), [12]);
+  // Shown as a tab: Chrome moves it to a new normal window, which only onAttached tells.
+  tabs.tabs.get(12).windowId = 13;
+  tabs.onAttached.fire(12, { newWindowId: 13, newPosition: 0 });
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(events.at(-1), { event: "tab.updated", tab: toTab({ ...signIn, windowId: 13 }) });
 });

@@ -3,6 +3,7 @@ package page
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -20,13 +21,16 @@ import (
 //
 // Chrome puts a tab a page opened in the opener's tab group, but no tab of
 // a popup window (window.open with features: a sign-in, a payment) in any
-// group: such a tab counts in its opener's group (GroupOf, TabsInGroup),
-// so that it is in the space of the page that opened it, and the
-// person's when that page is.
+// group: such a tab counts in the group its opener was in when it came
+// (GroupOf, TabsInGroup), so that it is in the space of the page that
+// opened it, and stays there when that page moves or closes; a popup the
+// person's tab opened is the person's even if that tab later joins a
+// space. A popup window's tab that moves to another window (Chrome's
+// "Show as tab") is an ordinary tab from then on, in Chrome's group.
 type Layout struct {
 	mu     sync.Mutex
-	groups map[int]int // tab → its Chrome tab group (tabs in none are absent)
-	popups map[int]int // a popup window's tab → the tab that opened it
+	groups map[int]int      // tab → its Chrome tab group (tabs in none are absent)
+	popups map[int]PopupTab // the tabs of popup windows a grouped tab opened
 	// active is each window's active tab, and activeIn the window a tab
 	// was last seen active in (tab.activated events, the hello): a
 	// space's tab must be active in its window to render and take input.
@@ -36,22 +40,56 @@ type Layout struct {
 	opened []*OpenedWatch
 }
 
+// PopupTab is a popup window's tab that a grouped tab opened: the group
+// its opener was in then, and its window.
+type PopupTab struct {
+	Group  int `json:"group"`
+	Window int `json:"window"`
+}
+
 // Reset records the tabs' groups and the active tabs the hello listed.
 func (y *Layout) Reset(tabs []protocol.Tab) {
 	y.mu.Lock()
 	defer y.mu.Unlock()
-	y.groups, y.popups = make(map[int]int), make(map[int]int)
+	y.groups, y.popups = make(map[int]int), make(map[int]PopupTab)
 	y.active, y.activeIn = make(map[int]int), make(map[int]int)
 	for _, t := range tabs {
 		if t.GroupID > 0 {
 			y.groups[t.ID] = t.GroupID
 		}
-		if t.Popup && t.OpenerTabID != 0 {
-			y.popups[t.ID] = t.OpenerTabID
-		}
 		if t.Active {
 			y.active[t.WindowID], y.activeIn[t.ID] = t.ID, t.WindowID
 		}
+	}
+}
+
+// Popups returns the popup windows' tabs the layout counts in a group,
+// for the link that follows this one to the same browser (KeepPopups): a
+// hello's tab list says which tabs are popups' and their openers, not
+// which group each opener was in when its popup came.
+func (y *Layout) Popups() map[int]PopupTab {
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	return maps.Clone(y.popups)
+}
+
+// KeepPopups takes over the popups of the layout before this one
+// (Popups) whose tab is still open in the same window (open: the hello's
+// tabs; none listed keeps them all). A link that knows none (a fresh
+// service without them, a browser without a key) counts the popup
+// windows it finds open in no group: the person's, as a popup the link
+// cannot place must be.
+func (y *Layout) KeepPopups(popups map[int]PopupTab, open []protocol.Tab) {
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	for tab, p := range popups {
+		if len(open) > 0 && !slices.ContainsFunc(open, func(t protocol.Tab) bool { return t.ID == tab && t.WindowID == p.Window }) {
+			continue
+		}
+		if y.popups == nil {
+			y.popups = make(map[int]PopupTab)
+		}
+		y.popups[tab] = p
 	}
 }
 
@@ -81,11 +119,6 @@ func (y *Layout) Track(in *extwire.Message) {
 		y.mu.Lock()
 		delete(y.activeIn, in.TabID)
 		delete(y.popups, in.TabID)
-		for t, opener := range y.popups {
-			if opener == in.TabID {
-				delete(y.popups, t) // the person's from now on, in no group
-			}
-		}
 		y.mu.Unlock()
 	}
 }
@@ -123,96 +156,69 @@ func (y *Layout) SetGroup(tab, group int) {
 	}
 }
 
-// setPopup records that t is a popup window's tab and which tab opened
-// it. A tab.updated that does not say so (Chrome names an opener only
-// while it is open; a worker that just started may not know the window
-// yet) changes nothing: the tab goes with its opener's group, none once
-// that has closed.
+// setPopup follows what t, as an event gives it, says of a popup
+// window's tab: one a grouped tab opened counts in that tab's group from
+// now on (the first time the link hears it is a popup's: Chrome names an
+// opener only while it is open, and a worker that just started may not
+// know the window yet); one now in another window than its popup's was
+// moved out of it, and is an ordinary tab.
 func (y *Layout) setPopup(t protocol.Tab) {
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	y.setPopupLocked(t)
+}
+
+func (y *Layout) setPopupLocked(t protocol.Tab) {
+	if p, ok := y.popups[t.ID]; ok {
+		if t.WindowID != 0 && t.WindowID != p.Window {
+			delete(y.popups, t.ID)
+		}
+		return
+	}
 	if !t.Popup || t.OpenerTabID == 0 || t.OpenerTabID == t.ID {
 		return
 	}
-	y.mu.Lock()
-	defer y.mu.Unlock()
-	if y.popups == nil {
-		y.popups = make(map[int]int)
+	if g := y.groupOf(t.OpenerTabID); g > 0 {
+		if y.popups == nil {
+			y.popups = make(map[int]PopupTab)
+		}
+		y.popups[t.ID] = PopupTab{Group: g, Window: t.WindowID}
 	}
-	y.popups[t.ID] = t.OpenerTabID
 }
 
 // GroupOf returns a tab's group, 0 when it is in none: Chrome's, or for a
-// popup window's tab its opener's (SpaceGroup).
+// popup window's tab the one its opener was in (SpaceGroup).
 func (y *Layout) GroupOf(tab int) int {
 	y.mu.Lock()
 	defer y.mu.Unlock()
 	return y.groupOf(tab)
 }
 
-// maxPopupChain bounds the openers followed from a popup window's tab (a
-// popup a popup opened, …).
-const maxPopupChain = 8
-
 // groupOf is GroupOf under y.mu.
 func (y *Layout) groupOf(tab int) int {
-	for range maxPopupChain {
-		if g, ok := y.groups[tab]; ok {
-			return g
-		}
-		opener, ok := y.popups[tab]
-		if !ok {
-			return 0
-		}
-		tab = opener
+	if g, ok := y.groups[tab]; ok {
+		return g
 	}
-	return 0
+	return y.popups[tab].Group
 }
 
-// PopupsOf returns the popup windows' tabs that tab opened, directly or
-// through others (they go where it goes: GroupOf), in ID order.
-func (y *Layout) PopupsOf(tab int) []int {
-	y.mu.Lock()
-	defer y.mu.Unlock()
-	var out []int
-	for t := range y.popups {
-		at := t
-		for range maxPopupChain {
-			opener, ok := y.popups[at]
-			if !ok {
-				break
-			}
-			if opener == tab {
-				out = append(out, t)
-				break
-			}
-			at = opener
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// ChromeGroupOf returns the tab group Chrome has the tab in, 0 for none
-// (a popup window's tab: always none).
-func (y *Layout) ChromeGroupOf(tab int) int {
-	y.mu.Lock()
-	defer y.mu.Unlock()
-	return y.groups[tab]
-}
-
-// SpaceGroup returns the group tab t counts in, t as a tab list or event
-// of the browser gives it: its own, or for a popup window's tab its
-// opener's (GroupOf).
+// SpaceGroup returns the group tab t counts in, t as a tab list of the
+// browser gives it: Chrome's, or for a popup window's tab the one its
+// opener was in (GroupOf), as long as it is in its popup window.
 func (y *Layout) SpaceGroup(t protocol.Tab) int {
-	if t.GroupID > 0 || !t.Popup || t.OpenerTabID == 0 {
+	if t.GroupID > 0 {
 		return t.GroupID
 	}
 	y.mu.Lock()
 	defer y.mu.Unlock()
-	return y.groupOf(t.OpenerTabID)
+	if p, ok := y.popups[t.ID]; ok && (t.WindowID == 0 || t.WindowID == p.Window) {
+		return p.Group
+	}
+	return 0
 }
 
 // TabsInGroup returns the tabs of a group, in ID order: those Chrome has
-// in it, and the popup windows' tabs they opened (GroupOf).
+// in it, and the popup windows' tabs its tabs opened (GroupOf).
 func (y *Layout) TabsInGroup(group int) []int {
 	out := []int{}
 	if group <= 0 {
@@ -224,8 +230,8 @@ func (y *Layout) TabsInGroup(group int) []int {
 			out = append(out, t)
 		}
 	}
-	for t := range y.popups {
-		if y.groupOf(t) == group {
+	for t, p := range y.popups {
+		if p.Group == group {
 			out = append(out, t)
 		}
 	}

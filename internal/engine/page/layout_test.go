@@ -135,62 +135,62 @@ func TestWatchOpenedEndsWithItsContext(t *testing.T) {
 	}
 }
 
-// A popup window's tab, which Chrome groups in none, counts in its
-// opener's group, through a popup the popup opened too, and goes where
-// its opener goes: out of the group with it, none once it closed. The
-// person's popups (an opener in no group) are in none; a tab.updated
-// that does not say popup changes nothing.
+// A popup window's tab, which Chrome groups in none, counts in the group
+// its opener was in when it came (a popup's popup too), and stays there
+// when the opener moves or closes; the person's popups (an opener in no
+// group then) are in none, even once their opener joins a group; a tab
+// moved out of its popup window is an ordinary tab. A hello's list places
+// no popup: a layout takes them from the one before (KeepPopups), for
+// the tabs still in the same window.
 func TestPopupsCountInTheirOpenersGroup(t *testing.T) {
 	var y Layout
 	y.Reset([]protocol.Tab{
-		{ID: 1, GroupID: 50},
-		{ID: 2},                               // the person's
-		{ID: 3, Popup: true, OpenerTabID: 1},  // the space's sign-in window
-		{ID: 4, Popup: true, OpenerTabID: 2},  // the person's
-		{ID: 5, OpenerTabID: 1, GroupID: 50},  // a tab Chrome grouped itself
-		{ID: 6, Popup: true, OpenerTabID: 6},  // its own opener: ignored
-		{ID: 9, Popup: false, OpenerTabID: 1}, // a normal window's tab dragged out: not the space's
+		{ID: 1, GroupID: 50, WindowID: 1},
+		{ID: 2, WindowID: 1},                               // the person's
+		{ID: 20, Popup: true, OpenerTabID: 1, WindowID: 9}, // from before this link: placed by no one
 	})
 	track := func(in *extwire.Message) { y.Track(in) }
-	popup := func(id, opener int) *extwire.Message {
-		return &extwire.Message{Event: "tab.created", Tab: &protocol.Tab{ID: id, OpenerTabID: opener, Popup: true}}
-	}
+	tab := func(event string, t protocol.Tab) { track(&extwire.Message{Event: event, Tab: &t}) }
 	check := func(what string, wantGroups map[int]int, wantTabs []int) {
 		t.Helper()
-		for tab, want := range wantGroups {
-			if got := y.GroupOf(tab); got != want {
-				t.Errorf("%s: GroupOf(%d) = %d, want %d", what, tab, got, want)
+		for id, want := range wantGroups {
+			if got := y.GroupOf(id); got != want {
+				t.Errorf("%s: GroupOf(%d) = %d, want %d", what, id, got, want)
 			}
 		}
 		if got := y.TabsInGroup(50); !slices.Equal(got, wantTabs) {
 			t.Errorf("%s: TabsInGroup(50) = %v, want %v", what, got, wantTabs)
 		}
 	}
-	check("at the hello", map[int]int{1: 50, 2: 0, 3: 50, 4: 0, 5: 50, 6: 0, 9: 0}, []int{1, 3, 5})
-	if got := y.ChromeGroupOf(3); got != 0 {
-		t.Errorf("ChromeGroupOf(3) = %d, want 0", got)
-	}
-	if got := y.SpaceGroup(protocol.Tab{ID: 3, Popup: true, OpenerTabID: 1}); got != 50 {
+	check("at the hello", map[int]int{1: 50, 2: 0, 20: 0}, []int{1})
+
+	tab("tab.created", protocol.Tab{ID: 3, Popup: true, OpenerTabID: 1, WindowID: 3}) // the space's sign-in window
+	tab("tab.created", protocol.Tab{ID: 4, Popup: true, OpenerTabID: 2, WindowID: 4}) // the person's
+	tab("tab.created", protocol.Tab{ID: 5, OpenerTabID: 1, GroupID: 50, WindowID: 1}) // a tab Chrome grouped itself
+	tab("tab.created", protocol.Tab{ID: 6, Popup: true, OpenerTabID: 6, WindowID: 6}) // its own opener
+	tab("tab.created", protocol.Tab{ID: 7, Popup: true, OpenerTabID: 3, WindowID: 7}) // the sign-in window's own popup
+	tab("tab.updated", protocol.Tab{ID: 3, WindowID: 3})                              // an update that does not say popup
+	check("popups opened", map[int]int{3: 50, 4: 0, 5: 50, 6: 0, 7: 50}, []int{1, 3, 5, 7})
+	if got := y.SpaceGroup(protocol.Tab{ID: 3, Popup: true, OpenerTabID: 1, WindowID: 3}); got != 50 {
 		t.Errorf("SpaceGroup of the listed popup 3 = %d, want 50", got)
 	}
-	if got := y.SpaceGroup(protocol.Tab{ID: 9, OpenerTabID: 1}); got != 0 {
-		t.Errorf("SpaceGroup of tab 9 = %d, want 0", got)
-	}
 
-	track(popup(7, 3)) // the sign-in window opens another
-	track(&extwire.Message{Event: "tab.updated", Tab: &protocol.Tab{ID: 3}})
-	check("a popup's popup; an update that does not say popup", map[int]int{3: 50, 7: 50}, []int{1, 3, 5, 7})
-	if got := y.PopupsOf(1); !slices.Equal(got, []int{3, 7}) {
-		t.Errorf("PopupsOf(1) = %v, want [3 7]", got)
-	}
-
-	track(&extwire.Message{Event: "tab.updated", Tab: &protocol.Tab{ID: 1}}) // dragged out of the group
-	check("the opener dragged out", map[int]int{1: 0, 3: 0, 7: 0}, []int{5})
-	track(&extwire.Message{Event: "tab.updated", Tab: &protocol.Tab{ID: 1, GroupID: 50}})
-	check("and back", map[int]int{3: 50, 7: 50}, []int{1, 3, 5, 7})
-
+	tab("tab.updated", protocol.Tab{ID: 2, GroupID: 50, WindowID: 1}) // the person's tab joins the group
+	tab("tab.updated", protocol.Tab{ID: 1, WindowID: 1})              // the opener dragged out
+	check("openers moved", map[int]int{1: 0, 2: 50, 3: 50, 4: 0, 7: 50}, []int{2, 3, 5, 7})
 	track(&extwire.Message{Event: "tab.removed", TabID: 1})
-	check("the opener closed", map[int]int{3: 0, 7: 0}, []int{5})
-	track(&extwire.Message{Event: "tab.created", Tab: &protocol.Tab{ID: 1, GroupID: 50}}) // the number again (a test's fake): its opener's popups stay the person's
-	check("a new tab of the old opener's number", map[int]int{3: 0, 7: 0}, []int{1, 5})
+	check("the opener closed", map[int]int{3: 50, 7: 50}, []int{2, 3, 5, 7})
+
+	tab("tab.updated", protocol.Tab{ID: 3, Popup: true, OpenerTabID: 1, WindowID: 30}) // shown as a tab in a new window
+	check("moved out of its window", map[int]int{3: 0, 7: 50}, []int{2, 5, 7})
+	if got := y.SpaceGroup(protocol.Tab{ID: 7, WindowID: 70}); got != 0 {
+		t.Errorf("SpaceGroup of popup 7 listed in another window = %d, want 0", got)
+	}
+
+	var next Layout
+	next.Reset([]protocol.Tab{{ID: 5, GroupID: 50, WindowID: 1}, {ID: 7, Popup: true, WindowID: 7}, {ID: 20, Popup: true, WindowID: 9}})
+	next.KeepPopups(y.Popups(), []protocol.Tab{{ID: 5, WindowID: 1}, {ID: 7, WindowID: 7}, {ID: 4, WindowID: 44}})
+	if got := next.TabsInGroup(50); !slices.Equal(got, []int{5, 7}) {
+		t.Errorf("the next link's TabsInGroup(50) = %v, want [5 7]", got)
+	}
 }

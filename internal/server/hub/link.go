@@ -60,14 +60,18 @@ func (l *Link) Info() protocol.Browser {
 // link calls it in its reader's goroutine, before the subscribers.
 func (l *Link) event(in *extwire.Message) {
 	l.URLs.Track(in)
-	from, moved := 0, false
-	if in.Event == "tab.updated" && in.Tab != nil {
-		from = l.Layout.ChromeGroupOf(in.Tab.ID)
-		moved = from != in.Tab.GroupID
+	// A tab that changed groups: Chrome's (the person dragged it), or a
+	// popup window's tab moved out of its window.
+	updated := in.Event == "tab.updated" && in.Tab != nil
+	from := 0
+	if updated {
+		from = l.Layout.GroupOf(in.Tab.ID)
 	}
 	l.Layout.Track(in)
-	if moved && l.regrouped != nil {
-		l.regrouped(in.Tab.ID, from, in.Tab.GroupID) // once the layout has the new group
+	if updated && l.regrouped != nil {
+		if to := l.Layout.GroupOf(in.Tab.ID); to != from {
+			l.regrouped(in.Tab.ID, from, to) // once the layout has the new group
+		}
 	}
 	l.Downloads.Track(in)
 	l.Tabs.Track(in, l.HeldAt)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/egohost/egohost/internal/engine/page"
 	"github.com/egohost/egohost/internal/server/privfile"
 )
 
@@ -32,6 +33,9 @@ type savedTab struct {
 	Scripted []string `json:"scripted,omitempty"` // loader IDs
 	Linked   []int    `json:"linked,omitempty"`
 	CDP      []string `json:"cdp,omitempty"` // agents
+	// Popup: the tab is a popup window's, counted in this group, while it
+	// is in this window (page.PopupTab).
+	Popup *page.PopupTab `json:"popup,omitempty"`
 }
 
 func (c carried) saved() map[int]savedTab {
@@ -58,11 +62,16 @@ func (c carried) saved() map[int]savedTab {
 		s.CDP = agents
 		out[id] = s
 	}
+	for id, p := range c.popups {
+		s := out[id]
+		s.Popup = &p
+		out[id] = s
+	}
 	return out
 }
 
 func carriedFrom(saved map[int]savedTab) carried {
-	c := carried{tabs: make(map[int]*tabDocs), links: make(map[int]map[int]bool), cdp: make(map[int][]string)}
+	c := carried{tabs: make(map[int]*tabDocs), links: make(map[int]map[int]bool), cdp: make(map[int][]string), popups: make(map[int]page.PopupTab)}
 	for id, s := range saved {
 		t := &tabDocs{current: s.Current, followed: s.Followed, ever: s.Ever, reached: s.Reached, scripted: make(map[string]bool)}
 		for _, doc := range s.Scripted {
@@ -77,6 +86,9 @@ func carriedFrom(saved map[int]savedTab) carried {
 		}
 		if len(s.CDP) > 0 {
 			c.cdp[id] = s.CDP
+		}
+		if s.Popup != nil {
+			c.popups[id] = *s.Popup
 		}
 	}
 	return c

@@ -7,6 +7,7 @@ import (
 
 	cdppage "github.com/chromedp/cdproto/page"
 
+	"github.com/egohost/egohost/internal/engine/page"
 	"github.com/egohost/egohost/internal/link/extwire"
 	"github.com/egohost/egohost/protocol"
 )
@@ -272,9 +273,10 @@ func (s *scriptedDocs) event(in *extwire.Message) (marked bool) {
 // stop of the extension's worker does not end a page, nor what an
 // agent's script left in it.
 type carried struct {
-	tabs  map[int]*tabDocs
-	links map[int]map[int]bool
-	cdp   map[int][]string // browserlink.Link.AgentCDPMarks
+	tabs   map[int]*tabDocs
+	links  map[int]map[int]bool
+	cdp    map[int][]string      // browserlink.Link.AgentCDPMarks
+	popups map[int]page.PopupTab // page.Layout.Popups: the spaces' popup windows
 }
 
 // take hands over what s knows, and forgets it.
@@ -327,7 +329,7 @@ func (s *scriptedDocs) resume(tabs map[int]*tabDocs, links map[int]map[int]bool,
 // agents' raw CDP) for the link that follows it to the same browser.
 func (l *Link) carry() carried {
 	tabs, links := l.scripted.take()
-	return carried{tabs: tabs, links: links, cdp: l.AgentCDPMarks()}
+	return carried{tabs: tabs, links: links, cdp: l.AgentCDPMarks(), popups: l.Layout.Popups()}
 }
 
 // resume takes over the marks c of the link before this one to the same
@@ -338,6 +340,7 @@ func (l *Link) resume(c carried, open []protocol.Tab) {
 		return len(open) == 0 || slices.ContainsFunc(open, func(t protocol.Tab) bool { return t.ID == tab })
 	}
 	l.ResumeAgentCDP(c.cdp, isOpen)
+	l.Layout.KeepPopups(c.popups, open)
 }
 
 // MarkScripted notes that an agent runs its own script in the document
@@ -371,7 +374,7 @@ func (l *Link) saved() map[int]savedTab {
 	s := &l.scripted
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return carried{tabs: s.tabs, links: s.links, cdp: cdp}.saved()
+	return carried{tabs: s.tabs, links: s.links, cdp: cdp, popups: l.Layout.Popups()}.saved()
 }
 
 // ScriptedTabs are the tabs an agent's own script may run in, in order.

@@ -317,3 +317,49 @@ func BenchmarkSaveMarks(b *testing.B) {
 		h.mu.Unlock()
 	}
 }
+
+// A space's popup window stays in its space through a relay restart and a
+// service restart (a hello's list cannot say which group its opener was
+// in when it came), while it is in the same window.
+func TestPopupsOutliveTheLink(t *testing.T) {
+	dir := sockdir.New(t)
+	f := newFixture(t, dir, nil)
+	hello := func(tabs ...protocol.Tab) (*fakeext.Ext, *Link) {
+		t.Helper()
+		e := f.connectExt(t, testOrigin)
+		e.Send(map[string]any{"event": "hello", "extensionId": e.ID, "version": "0.1.0", "browserKey": keyA, "tabs": tabs})
+		if m := e.Read(); m["event"] != "welcome" || m["browserId"] != "b1" {
+			t.Fatalf("after hello: got %v, want b1's welcome", m)
+		}
+		return e, f.h.Get("b1")
+	}
+	opener := protocol.Tab{ID: 3, WindowID: 1, GroupID: 50}
+	popup := protocol.Tab{ID: 9, WindowID: 9, Popup: true, OpenerTabID: 3}
+	e, l := hello(opener)
+	l.event(&extwire.Message{Event: "tab.created", Tab: &popup})
+	if got := l.Layout.GroupOf(9); got != 50 {
+		t.Fatalf("the popup's group: %d, want 50", got)
+	}
+	e.Conn.Close()
+	waitGone(t, f, "b1")
+	e, l = hello(opener, popup)
+	if got := l.Layout.GroupOf(9); got != 50 {
+		t.Errorf("after a relay restart: the popup's group %d, want 50", got)
+	}
+	e.Conn.Close()
+	waitGone(t, f, "b1")
+	f.stop()
+	f = newFixture(t, dir, nil)
+	e, l = hello(opener, popup)
+	if got := l.Layout.GroupOf(9); got != 50 {
+		t.Errorf("after a service restart: the popup's group %d, want 50", got)
+	}
+	e.Conn.Close()
+	waitGone(t, f, "b1")
+	moved := popup
+	moved.WindowID = 10
+	_, l = hello(opener, moved)
+	if got := l.Layout.GroupOf(9); got != 0 {
+		t.Errorf("the popup in another window at the hello: group %d, want 0", got)
+	}
+}

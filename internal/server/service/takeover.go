@@ -106,20 +106,17 @@ func endAgentSessions(ctx context.Context, l *hub.Link, tabs []int) int {
 
 // regrouped hears that a tab of l moved from group from to group to: one
 // that left a space (the person dragged it out, into their own tabs or
-// another group) is theirs now, with the popup windows it opened, and
-// what agents' raw CDP left on their debugger sessions ends, as at a take
-// over. It runs in the link's reader, so the detach runs beside it.
+// another group; a space's popup window shown as a tab) is theirs now,
+// and what agents' raw CDP left on its debugger session ends, as at a
+// take over. It runs in the link's reader, so the detach runs beside it.
 func (s *Service) regrouped(l *hub.Link, tab, from, to int) {
-	if from == 0 {
+	if from == 0 || !l.AgentCDP(tab) {
 		return
 	}
 	if _, ok := s.spaces.reg.ByGroup(l.ID, from); !ok {
 		return
 	}
-	tabs := slices.DeleteFunc(append([]int{tab}, l.Layout.PopupsOf(tab)...), func(t int) bool { return !l.AgentCDP(t) })
-	if len(tabs) > 0 {
-		go endAgentSessions(context.Background(), l, tabs)
-	}
+	go endAgentSessions(context.Background(), l, []int{tab})
 }
 
 // heldByPerson reports whether tab of l is in a space the person has

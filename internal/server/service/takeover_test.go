@@ -169,10 +169,11 @@ func TestEndAgentSessionsDetachesTogether(t *testing.T) {
 	}
 }
 
-// A tab the person drags out of a space is theirs, with the popup windows
-// it opened (in the space through it): the debugger sessions of both,
-// which an agent's raw CDP reached, end.
-func TestDraggedOutTabTakesItsPopupsAlong(t *testing.T) {
+// A space's popup window stays the space's when the person drags its
+// opener out (that tab alone is theirs: its debugger session ends), and
+// leaves it when it is shown as a tab in a window of its own: its session
+// ends then.
+func TestASpacesPopupLeavesItWithItsWindow(t *testing.T) {
 	f := newFixture(t)
 	ext := f.linkedExt(t)
 	ext.Send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 3, "url": "https://example.com/", "windowId": 1, "groupId": 50}})
@@ -185,17 +186,27 @@ func TestDraggedOutTabTakesItsPopupsAlong(t *testing.T) {
 	}
 	l.MarkAgentCDP(3, "bot")
 	l.MarkAgentCDP(4, "bot")
-	ext.Send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 3, "url": "https://example.com/", "windowId": 1}})
-	detached := map[int]bool{}
-	for len(detached) < 2 {
+	detached := func() int {
+		t.Helper()
 		m := ext.Read()
 		if m["op"] != "detach" {
 			t.Fatalf("got request %v, want a detach", m)
 		}
-		detached[int(m["tabId"].(float64))] = true
 		ext.Send(map[string]any{"id": m["id"], "result": map[string]any{}})
+		return int(m["tabId"].(float64))
 	}
-	if !detached[3] || !detached[4] {
-		t.Errorf("detached %v, want tabs 3 and 4", detached)
+	ext.Send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 3, "url": "https://example.com/", "windowId": 1}})
+	if got := detached(); got != 3 {
+		t.Errorf("the opener dragged out: detached tab %d, want 3", got)
+	}
+	if got := l.Layout.TabsInGroup(50); !slices.Equal(got, []int{4}) {
+		t.Errorf("the space's tabs after: %v, want [4]", got)
+	}
+	ext.Send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 4, "url": "https://id.example/", "windowId": 5}})
+	if got := detached(); got != 4 {
+		t.Errorf("the popup shown as a tab: detached tab %d, want 4", got)
+	}
+	if got := l.Layout.TabsInGroup(50); len(got) != 0 {
+		t.Errorf("the space's tabs at the end: %v, want none", got)
 	}
 }

@@ -153,7 +153,7 @@ const blankSettle = 200 * time.Millisecond
 func blankTab(tabs []protocol.Tab, sp spaces.Space) (_ protocol.Tab, ok, loading bool) {
 	var found []protocol.Tab
 	for _, t := range tabs {
-		if t.GroupID != sp.Group {
+		if t.GroupID != sp.Group || t.Popup { // a popup window's tab is the page's, not a tab to reuse
 			continue
 		}
 		switch t.URL {
