@@ -145,15 +145,7 @@ func TestScriptedReachesLinkedTabs(t *testing.T) {
 func TestMarksOutliveTheLink(t *testing.T) {
 	dir := sockdir.New(t)
 	f := newFixture(t, dir, nil)
-	hello := func(tabs ...protocol.Tab) (*fakeext.Ext, *Link) {
-		t.Helper()
-		e := f.connectExt(t, testOrigin)
-		e.Send(map[string]any{"event": "hello", "extensionId": e.ID, "version": "0.1.0", "browserKey": keyA, "tabs": tabs})
-		if m := e.Read(); m["event"] != "welcome" || m["browserId"] != "b1" {
-			t.Fatalf("after hello: got %v, want b1's welcome", m)
-		}
-		return e, f.h.Get("b1")
-	}
+	hello := func(tabs ...protocol.Tab) (*fakeext.Ext, *Link) { t.Helper(); return helloB1(t, f, tabs...) }
 	check := func(what string, l *Link, wantReload, wantClose []int, wantCDP map[int]bool) {
 		t.Helper()
 		reload, closeFirst := l.ScriptedAdvice([]int{3, 5, 7})
@@ -324,15 +316,7 @@ func BenchmarkSaveMarks(b *testing.B) {
 func TestPopupsOutliveTheLink(t *testing.T) {
 	dir := sockdir.New(t)
 	f := newFixture(t, dir, nil)
-	hello := func(tabs ...protocol.Tab) (*fakeext.Ext, *Link) {
-		t.Helper()
-		e := f.connectExt(t, testOrigin)
-		e.Send(map[string]any{"event": "hello", "extensionId": e.ID, "version": "0.1.0", "browserKey": keyA, "tabs": tabs})
-		if m := e.Read(); m["event"] != "welcome" || m["browserId"] != "b1" {
-			t.Fatalf("after hello: got %v, want b1's welcome", m)
-		}
-		return e, f.h.Get("b1")
-	}
+	hello := func(tabs ...protocol.Tab) (*fakeext.Ext, *Link) { t.Helper(); return helloB1(t, f, tabs...) }
 	opener := protocol.Tab{ID: 3, WindowID: 1, GroupID: 50}
 	popup := protocol.Tab{ID: 9, WindowID: 9, Popup: true, OpenerTabID: 3}
 	e, l := hello(opener)
@@ -362,4 +346,16 @@ func TestPopupsOutliveTheLink(t *testing.T) {
 	if got := l.Layout.GroupOf(9); got != 0 {
 		t.Errorf("the popup in another window at the hello: group %d, want 0", got)
 	}
+}
+
+// helloB1 connects a fake extension to f that says hello with browser key
+// keyA and tabs, and returns it and its link, b1.
+func helloB1(t *testing.T, f *fixture, tabs ...protocol.Tab) (*fakeext.Ext, *Link) {
+	t.Helper()
+	e := f.connectExt(t, testOrigin)
+	e.Send(map[string]any{"event": "hello", "extensionId": e.ID, "version": "0.1.0", "browserKey": keyA, "tabs": tabs})
+	if m := e.Read(); m["event"] != "welcome" || m["browserId"] != "b1" {
+		t.Fatalf("after hello: got %v, want b1's welcome", m)
+	}
+	return e, f.h.Get("b1")
 }
