@@ -352,7 +352,10 @@ func waitPending(t *testing.T, owner *client.Client, name string) protocol.Pairi
 func TestPairDeniedAndBusy(t *testing.T) {
 	f := newFixtureWith(t, func(o *Options) { o.PairLimits = pairing.Limits{MaxPending: 1, Burst: 3, Every: time.Hour} }, nil)
 	owner := f.agent(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	// A bound for a hang: each request reads /proc to name its process
+	// (every process's fd table), which took "three" past a bound of 20 s
+	// in a run of every package's race-built tests at once.
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	errc := make(chan error, 1)
 	go func() {
