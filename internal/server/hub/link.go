@@ -61,16 +61,20 @@ func (l *Link) Info() protocol.Browser {
 func (l *Link) event(in *extwire.Message) {
 	l.URLs.Track(in)
 	// A tab that changed groups: Chrome's (the person dragged it), or a
-	// popup window's tab moved out of its window.
-	updated := in.Event == "tab.updated" && in.Tab != nil
+	// popup window's tab moved out of its window; or a popup window's
+	// tab placed in its opener's group, which the marks file keeps.
 	from := 0
-	if updated {
+	if in.Tab != nil {
 		from = l.Layout.GroupOf(in.Tab.ID)
 	}
 	l.Layout.Track(in)
-	if updated && l.regrouped != nil {
-		if to := l.Layout.GroupOf(in.Tab.ID); to != from {
+	if in.Tab != nil {
+		to := l.Layout.GroupOf(in.Tab.ID)
+		if in.Event == "tab.updated" && to != from && l.regrouped != nil {
 			l.regrouped(in.Tab.ID, from, to) // once the layout has the new group
+		}
+		if in.Tab.Popup && from == 0 && to > 0 {
+			l.marked()
 		}
 	}
 	l.Downloads.Track(in)

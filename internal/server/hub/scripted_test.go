@@ -189,15 +189,7 @@ func TestMarksOutliveTheLink(t *testing.T) {
 	l.MarkScripted(7)
 	l.MarkAgentCDP(7, "carol")
 	killed := sockdir.New(t)
-	for _, name := range []string{MarksFile, browserids.File} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(killed, name), b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	copyFiles(t, dir, killed, MarksFile, browserids.File)
 	f = newFixture(t, killed, nil)
 	_, l = hello(protocol.Tab{ID: 3}, protocol.Tab{ID: 5}, protocol.Tab{ID: 7})
 	check("after the service was killed", l, []int{3, 7}, []int{5}, map[int]bool{3: true, 7: true})
@@ -324,6 +316,13 @@ func TestPopupsOutliveTheLink(t *testing.T) {
 	if got := l.Layout.GroupOf(9); got != 50 {
 		t.Fatalf("the popup's group: %d, want 50", got)
 	}
+	// A service killed now (its link up) leaves it too: a service started
+	// on a copy of the data dir places it.
+	killed := sockdir.New(t)
+	copyFiles(t, dir, killed, MarksFile, browserids.File)
+	if _, k := helloB1(t, newFixture(t, killed, nil), opener, popup); k.Layout.GroupOf(9) != 50 {
+		t.Errorf("after the service was killed: the popup's group %d, want 50", k.Layout.GroupOf(9))
+	}
 	e.Conn.Close()
 	waitGone(t, f, "b1")
 	e, l = hello(opener, popup)
@@ -358,4 +357,19 @@ func helloB1(t *testing.T, f *fixture, tabs ...protocol.Tab) (*fakeext.Ext, *Lin
 		t.Fatalf("after hello: got %v, want b1's welcome", m)
 	}
 	return e, f.h.Get("b1")
+}
+
+// copyFiles copies the named files of dir from to dir to, as a service
+// killed at that moment leaves them.
+func copyFiles(t *testing.T, from, to string, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join(from, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, name), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
