@@ -165,10 +165,6 @@ func (y *Layout) SetGroup(tab, group int) {
 func (y *Layout) setPopup(t protocol.Tab) {
 	y.mu.Lock()
 	defer y.mu.Unlock()
-	y.setPopupLocked(t)
-}
-
-func (y *Layout) setPopupLocked(t protocol.Tab) {
 	if p, ok := y.popups[t.ID]; ok {
 		if t.WindowID != 0 && t.WindowID != p.Window {
 			delete(y.popups, t.ID)

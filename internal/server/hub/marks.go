@@ -14,8 +14,8 @@ import (
 
 // MarksFile (in the data dir) keeps what the links knew of their tabs'
 // pages (carried: the documents an agent's script ran in, the tabs'
-// openers, the agents whose raw CDP reached a tab's session), by browser
-// ID, so that a restart of the service does not forget them either: the
+// openers, the agents whose raw CDP reached a tab's session, the spaces'
+// popup windows), by browser ID, so that a restart of the service does not forget them either: the
 // browser's pages, and what agents left in them, outlive it. It is
 // written when a link ends, at a hello that takes marks, and when a link
 // makes a mark, so that a service killed or failed leaves what its links
