@@ -74,16 +74,15 @@ func (y *Layout) Popups() map[int]PopupTab {
 }
 
 // KeepPopups takes over the popups of the layout before this one
-// (Popups) whose tab is still open in the same window (open: the hello's
-// tabs; none listed keeps them all). A link that knows none (a fresh
-// service without them, a browser without a key) counts the popup
-// windows it finds open in no group: the person's, as a popup the link
-// cannot place must be.
-func (y *Layout) KeepPopups(popups map[int]PopupTab, open []protocol.Tab) {
+// (Popups) whose tab is still open in the same window (open). A link that
+// knows none (a fresh service without them, a browser without a key)
+// counts the popup windows it finds open in no group: the person's, as a
+// popup the link cannot place must be.
+func (y *Layout) KeepPopups(popups map[int]PopupTab, open func(tab, window int) bool) {
 	y.mu.Lock()
 	defer y.mu.Unlock()
 	for tab, p := range popups {
-		if len(open) > 0 && !slices.ContainsFunc(open, func(t protocol.Tab) bool { return t.ID == tab && t.WindowID == p.Window }) {
+		if !open(tab, p.Window) {
 			continue
 		}
 		if y.popups == nil {

@@ -189,7 +189,11 @@ func TestPopupsCountInTheirOpenersGroup(t *testing.T) {
 
 	var next Layout
 	next.Reset([]protocol.Tab{{ID: 5, GroupID: 50, WindowID: 1}, {ID: 7, Popup: true, WindowID: 7}, {ID: 20, Popup: true, WindowID: 9}})
-	next.KeepPopups(y.Popups(), []protocol.Tab{{ID: 5, WindowID: 1}, {ID: 7, WindowID: 7}, {ID: 4, WindowID: 44}})
+	carried := y.Popups()
+	carried[8] = PopupTab{Group: 50, Window: 8}   // its tab is open in another window now
+	carried[11] = PopupTab{Group: 50, Window: 11} // closed meanwhile
+	windows := map[int]int{5: 1, 7: 7, 8: 80, 20: 9}
+	next.KeepPopups(carried, func(tab, window int) bool { w, ok := windows[tab]; return ok && w == window })
 	if got := next.TabsInGroup(50); !slices.Equal(got, []int{5, 7}) {
 		t.Errorf("the next link's TabsInGroup(50) = %v, want [5 7]", got)
 	}

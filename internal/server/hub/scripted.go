@@ -217,15 +217,12 @@ func (s *scriptedDocs) link(opened, opener int) {
 // or a tab linked to it shows a scripted one; a tab's opener links the
 // two; a closed tab goes, the tabs it linked left linked to each other.
 // It reports whether the event marked a tab's document.
-func (s *scriptedDocs) event(in *extwire.Message) (marked bool) {
-	// marks tells, before the lock is let go, whether a mark was made
-	// since before.
-	marks := func(before int) { marked = s.marks != before }
+func (s *scriptedDocs) event(in *extwire.Message) bool {
 	switch {
 	case in.Event == "tab.removed":
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		defer marks(s.marks)
+		before := s.marks
 		delete(s.tabs, in.TabID)
 		var linked []int
 		for t := range s.links[in.TabID] {
@@ -238,11 +235,13 @@ func (s *scriptedDocs) event(in *extwire.Message) (marked bool) {
 		for i := 1; i < len(linked); i++ {
 			s.link(linked[i], linked[0])
 		}
+		return s.marks != before
 	case (in.Event == "tab.created" || in.Event == "tab.updated") && in.Tab != nil && in.Tab.OpenerTabID != 0:
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		defer marks(s.marks)
+		before := s.marks
 		s.link(in.Tab.ID, in.Tab.OpenerTabID)
+		return s.marks != before
 	case in.Event == "cdp" && in.SessionID == "" && in.Method == cdppage.FrameNavigated.Method:
 		var ev struct {
 			Frame struct {
@@ -252,11 +251,11 @@ func (s *scriptedDocs) event(in *extwire.Message) (marked bool) {
 			Type string `json:"type"`
 		}
 		if json.Unmarshal(in.Params, &ev) != nil || ev.Frame.ParentID != "" {
-			return
+			return false
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		defer marks(s.marks)
+		before := s.marks
 		t := s.tab(in.TabID)
 		t.current, t.followed = ev.Frame.LoaderID, true
 		if ev.Type == string(cdppage.NavigationTypeBackForwardCacheRestore) && t.ever && !t.scripted[t.current] {
@@ -264,8 +263,9 @@ func (s *scriptedDocs) event(in *extwire.Message) (marked bool) {
 			s.marks++
 		}
 		s.spread(in.TabID)
+		return s.marks != before
 	}
-	return marked
+	return false
 }
 
 // carried are a link's marks of its tabs' documents, for the link that
@@ -289,24 +289,15 @@ func (s *scriptedDocs) take() (map[int]*tabDocs, map[int]map[int]bool) {
 }
 
 // resume takes over what the link before this one knew of the tabs still
-// open (a tab's documents as it last heard of them: a navigation it did
-// not hear of counts as the document before), and the openers of the
-// tabs the browser lists now (those opened before the link heard of it).
-// A browser that lists no tab (its list failed) keeps them all.
-func (s *scriptedDocs) resume(tabs map[int]*tabDocs, links map[int]map[int]bool, open []protocol.Tab) {
+// open (isOpen; a tab's documents as it last heard of them: a navigation
+// it did not hear of counts as the document before), and the openers of
+// the tabs the browser lists now (those opened before the link heard of
+// it).
+func (s *scriptedDocs) resume(tabs map[int]*tabDocs, links map[int]map[int]bool, isOpen func(tab int) bool, open []protocol.Tab) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	isOpen := make(map[int]bool, len(open))
-	for _, t := range open {
-		isOpen[t.ID] = true
-	}
-	if len(open) == 0 {
-		for id := range tabs {
-			isOpen[id] = true
-		}
-	}
 	for id, t := range tabs {
-		if isOpen[id] {
+		if isOpen(id) {
 			if s.tabs == nil {
 				s.tabs = make(map[int]*tabDocs)
 			}
@@ -315,7 +306,7 @@ func (s *scriptedDocs) resume(tabs map[int]*tabDocs, links map[int]map[int]bool,
 	}
 	for a, to := range links {
 		for b := range to {
-			if isOpen[a] && isOpen[b] {
+			if isOpen(a) && isOpen(b) {
 				s.link(a, b)
 			}
 		}
@@ -333,14 +324,23 @@ func (l *Link) carry() carried {
 }
 
 // resume takes over the marks c of the link before this one to the same
-// browser (none for its first), for the tabs open now.
+// browser (none for its first), for the tabs open now: those the hello
+// lists, or all of them when it lists none (its list failed).
 func (l *Link) resume(c carried, open []protocol.Tab) {
-	l.scripted.resume(c.tabs, c.links, open)
-	isOpen := func(tab int) bool {
-		return len(open) == 0 || slices.ContainsFunc(open, func(t protocol.Tab) bool { return t.ID == tab })
+	windows := make(map[int]int, len(open)) // tab → window
+	for _, t := range open {
+		windows[t.ID] = t.WindowID
 	}
+	isOpen := func(tab int) bool {
+		_, ok := windows[tab]
+		return ok || len(open) == 0
+	}
+	l.scripted.resume(c.tabs, c.links, isOpen, open)
 	l.ResumeAgentCDP(c.cdp, isOpen)
-	l.Layout.KeepPopups(c.popups, open)
+	l.Layout.KeepPopups(c.popups, func(tab, window int) bool {
+		w, ok := windows[tab]
+		return ok && w == window || len(open) == 0
+	})
 }
 
 // MarkScripted notes that an agent runs its own script in the document
