@@ -212,23 +212,25 @@ func BenchmarkScriptedEvent(b *testing.B) {
 			s.event(in)
 		}
 	})
-	b.Run("new document, 20 linked tabs scripted", func(b *testing.B) {
-		var s scriptedDocs
+	// linked20 is 20 tabs, each opened by the one before, the first
+	// scripted.
+	linked20 := func() *scriptedDocs {
+		s := new(scriptedDocs)
 		for i := 2; i <= 20; i++ {
 			s.event(&extwire.Message{Event: "tab.created", Tab: &protocol.Tab{ID: i, OpenerTabID: i - 1}})
 		}
 		s.mark(1)
+		return s
+	}
+	b.Run("new document, 20 linked tabs scripted", func(b *testing.B) {
+		s := linked20()
 		in := nav(10)
 		for b.Loop() {
 			s.event(in)
 		}
 	})
 	b.Run("an agent's call (mark) on a scripted tab of 20 linked", func(b *testing.B) {
-		var s scriptedDocs
-		for i := 2; i <= 20; i++ {
-			s.event(&extwire.Message{Event: "tab.created", Tab: &protocol.Tab{ID: i, OpenerTabID: i - 1}})
-		}
-		s.mark(1)
+		s := linked20()
 		for b.Loop() {
 			s.mark(10)
 		}
@@ -352,9 +354,8 @@ func TestPopupsOutliveTheLink(t *testing.T) {
 func helloB1(t *testing.T, f *fixture, tabs ...protocol.Tab) (*fakeext.Ext, *Link) {
 	t.Helper()
 	e := f.connectExt(t, testOrigin)
-	e.Send(map[string]any{"event": "hello", "extensionId": e.ID, "version": "0.1.0", "browserKey": keyA, "tabs": tabs})
-	if m := e.Read(); m["event"] != "welcome" || m["browserId"] != "b1" {
-		t.Fatalf("after hello: got %v, want b1's welcome", m)
+	if id := e.HelloAs(keyA, tabs...); id != "b1" {
+		t.Fatalf("after hello: browser %q, want b1", id)
 	}
 	return e, f.h.Get("b1")
 }

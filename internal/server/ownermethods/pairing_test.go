@@ -186,8 +186,8 @@ func TestAgentsRevoke(t *testing.T) {
 			if _, _, err := f.pairs.Add("bot", []pairing.Scope{pairing.Space}, nil); err != nil {
 				t.Fatal(err)
 			}
-			own := []protocol.Target{{Browser: "b1", Tab: 7}}
-			c := &fakeCall{name: "owner", scripted: own}
+			own, linked := []protocol.Target{{Browser: "b1", Tab: 7}}, []protocol.Target{{Browser: "b1", Tab: 9}}
+			c := &fakeCall{name: "owner", scripted: own, closeFirst: linked}
 			res, err := m.AgentsRevoke(context.Background(), c, protocol.AgentNameParams{Name: tt.agent})
 			if codeOf(err) != tt.code {
 				t.Fatalf("got %v, want code %s", err, tt.code.Name())
@@ -201,8 +201,8 @@ func TestAgentsRevoke(t *testing.T) {
 				}
 				return
 			}
-			if r := res.(protocol.AgentsRevokeResult); r.Name != "bot" || r.Cut != 1 || !slices.Equal(r.Scripted, own) {
-				t.Errorf("got %+v, want bot, 1 cut, tab 7 of b1 scripted", r)
+			if r := res.(protocol.AgentsRevokeResult); r.Name != "bot" || r.Cut != 1 || !slices.Equal(r.Scripted, own) || !slices.Equal(r.CloseFirst, linked) {
+				t.Errorf("got %+v, want bot, 1 cut, tab 7 of b1 scripted, tab 9 to close first", r)
 			}
 			if !slices.Equal(c.ended, []string{"bot"}) {
 				t.Errorf("got spaces ended of %v, want bot's", c.ended)

@@ -386,10 +386,7 @@ func TestPairDeniedAndBusy(t *testing.T) {
 // but never the typed text or the CDP params.
 func TestAuditLogsCallsWithoutValues(t *testing.T) {
 	f := newFixture(t)
-	ext := f.linkedExt(t)
-	ext.Send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://example.com/a?x=1", "windowId": 1}})
-	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs, pairing.CDP)
-	waitForRegistry(t, f, 7)
+	ext, bot := f.cdpBot(t, 7, "https://example.com/a?x=1")
 	ctx := context.Background()
 	// The spaces check asks the browser for its tab groups first, and the
 	// frames check opens the tab's page.

@@ -78,12 +78,9 @@ func cdpAnswering(t *testing.T, ext *fakeExt, frames <-chan map[string]any, answ
 // nothing to the browser. The owner keeps everything.
 func TestCDPAllowList(t *testing.T) {
 	f := newFixture(t)
-	ext := f.linkedExt(t)
-	ext.Send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://example.com/a", "windowId": 1}})
+	ext, bot := f.cdpBot(t, 7, "https://example.com/a")
 	ext.Send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 8, "url": "chrome-extension://" + testExt + "/popup.html", "windowId": 1}})
-	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs, pairing.CDP)
 	owner := f.agent(t)
-	waitForRegistry(t, f, 7)
 	waitForRegistry(t, f, 8)
 	frames := ext.frames()
 	ctx := context.Background()
@@ -198,10 +195,7 @@ func TestCDPOriginRules(t *testing.T) {
 	f := newFixtureWith(t, func(o *Options) {
 		o.OriginRules = map[string]pairing.Rules{"bot": {Deny: []string{"*.bank.example"}}}
 	}, nil)
-	ext := f.linkedExt(t)
-	ext.Send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 7, "url": "https://example.com/a", "windowId": 1}})
-	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs, pairing.CDP)
-	waitForRegistry(t, f, 7)
+	ext, bot := f.cdpBot(t, 7, "https://example.com/a")
 	frames := ext.frames()
 	// The first call opens the tab's page (its record with it).
 	if _, err := cdpThrough(t, ext, frames, func() error {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/egohost/egohost/client"
+	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/internal/testkit/fakeext"
 	"github.com/egohost/egohost/internal/testkit/sockdir"
 	"github.com/egohost/egohost/protocol"
@@ -98,6 +99,18 @@ func (f *fixture) linkedExt(t *testing.T) *fakeExt {
 	e := f.connectExt(t, testOrigin)
 	e.hello()
 	return e
+}
+
+// cdpBot connects a fake extension with tab on url, pairs agent bot with
+// the space, all-tabs and cdp scopes, and waits until the service knows
+// the tab.
+func (f *fixture) cdpBot(t *testing.T, tab int, url string) (*fakeExt, *client.Client) {
+	t.Helper()
+	ext := f.linkedExt(t)
+	ext.Send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": tab, "url": url, "windowId": 1}})
+	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs, pairing.CDP)
+	waitForRegistry(t, f, tab)
+	return ext, bot
 }
 
 // keyedExt connects a fake extension of the test's origin that says hello

@@ -11,7 +11,6 @@ import (
 	"github.com/egohost/egohost/internal/engine/page"
 	"github.com/egohost/egohost/internal/link/cdptab"
 	"github.com/egohost/egohost/internal/server/hub"
-	"github.com/egohost/egohost/internal/server/pairing"
 	"github.com/egohost/egohost/internal/server/rpcparams"
 	"github.com/egohost/egohost/internal/server/spaces"
 	"github.com/egohost/egohost/protocol"
@@ -98,15 +97,11 @@ func TestLeaves(t *testing.T) {
 // call marks its tab again when it ends, so a take over still detaches.
 func TestAgentCDPMarkedAgainWhenTheCallEnds(t *testing.T) {
 	f := newFixture(t)
-	ext := f.linkedExt(t)
-	ext.Send(map[string]any{"event": "tab.updated", "tab": map[string]any{"id": 3, "url": "https://example.com/a", "windowId": 1}})
-	bot, _ := f.pairAgent(t, "bot", pairing.Space, pairing.AllTabs, pairing.CDP)
-	waitForRegistry(t, f, 3)
+	ext, bot := f.cdpBot(t, 3, "https://example.com/a")
 	errc := callAsync(context.Background(), bot, protocol.MethodCDPSend, protocol.CDPSendParams{Target: protocol.Target{Tab: 3}, Method: "Emulation.setUserAgentOverride", Params: json.RawMessage(`{"userAgent":"x"}`)})
 	req := ext.Read()
 	for req["method"] != "Emulation.setUserAgentOverride" { // the checks' questions first
-		ext.Send(map[string]any{"id": req["id"], "result": map[string]any{"groups": []any{},
-			"frameTree": map[string]any{"frame": map[string]any{"id": "F", "loaderId": "L", "url": "https://example.com/a", "securityOrigin": "https://example.com", "mimeType": "text/html"}}}})
+		ext.Send(map[string]any{"id": req["id"], "result": map[string]any{"groups": []any{}, "frameTree": oneFrame["frameTree"]}})
 		req = ext.Read()
 	}
 	l := f.s.hub.Links()[0]
@@ -163,6 +158,13 @@ func TestEndAgentSessionsDetachesTogether(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("endAgentSessions did not return")
+	}
+	// It returned, so any detach it sent has arrived: tab 6's would be
+	// the one left.
+	select {
+	case m := <-ext.frames():
+		t.Errorf("a request after the three detaches: %v", m)
+	default:
 	}
 	if len(tabs) != 3 || !tabs[3] || !tabs[4] || !tabs[5] {
 		t.Errorf("detached tabs %v, want 3, 4 and 5", tabs)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/egohost/egohost/internal/link/chromeext"
 	"github.com/egohost/egohost/nativemsg"
+	"github.com/egohost/egohost/protocol"
 )
 
 // Ext is a fake extension on one relay connection. It reads the
@@ -185,11 +186,14 @@ func names(v any) []string {
 
 // HelloAs says hello with a browser key ("" = none, as an older
 // extension) and returns the browser ID the welcome gives.
-func (e *Ext) HelloAs(key string) string {
+func (e *Ext) HelloAs(key string, tabs ...protocol.Tab) string {
 	e.T.Helper()
 	hello := map[string]any{"event": "hello", "extensionId": e.ID, "version": "0.1.0", "userAgent": "fake"}
 	if key != "" {
 		hello["browserKey"] = key
+	}
+	if len(tabs) > 0 {
+		hello["tabs"] = tabs
 	}
 	e.Send(hello)
 	m := e.Read()
