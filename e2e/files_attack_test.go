@@ -467,8 +467,8 @@ func TestDebugEchoOwnerOnly(t *testing.T) {
 	// service reads and decodes 4 MiB); 16 MiB, the bound before, took 82
 	// s at a load average of 20: the bound is for a hang, not a speed.
 	ctx := ctxT(t, 180*time.Second)
-	reader := dialToken(t, c, pairDirect(t, c, "reader", "read"))
-	bot := dialToken(t, c, pairDirect(t, c, "bot"))
+	reader := dialToken(t, c, pairDirect(t, c, "echo-reader", "read"))
+	bot := dialToken(t, c, pairDirect(t, c, "echo-bot"))
 	refused(t, "debug.echo as reader", reader.Call(ctx, protocol.MethodDebugEcho, protocol.DebugEchoParams{Data: "x"}, nil), protocol.CodeScopeDenied)
 	refused(t, "debug.echo as bot", bot.Call(ctx, protocol.MethodDebugEcho, protocol.DebugEchoParams{Data: "x"}, nil), protocol.CodeScopeDenied)
 	refused(t, "debug.echo of 4 MiB + 1", c.agent.Call(ctx, protocol.MethodDebugEcho, protocol.DebugEchoParams{Data: strings.Repeat("x", tooMuch)}, nil), protocol.CodeTooLarge)
@@ -490,7 +490,7 @@ func TestDebugEchoOwnerOnly(t *testing.T) {
 			echoes = append(echoes, l.Agent+" "+itoa(n)+" "+l.Result)
 		}
 	}
-	want := []string{"reader 1 scope_denied", "bot 1 scope_denied", "owner " + itoa(tooMuch) + " too_large", "owner 10 ok"}
+	want := []string{"echo-reader 1 scope_denied", "echo-bot 1 scope_denied", "owner " + itoa(tooMuch) + " too_large", "owner 10 ok"}
 	if strings.Join(echoes, "\n") != strings.Join(want, "\n") {
 		t.Errorf("debug.echo's audit lines:\n%s\nwant:\n%s", strings.Join(echoes, "\n"), strings.Join(want, "\n"))
 	}

@@ -89,7 +89,7 @@ func TestOpenedTabsAreThoseTheAgentMayReach(t *testing.T) {
 	bot, tab := botSpace(t, c, "opener", base+"/")
 	ctx := ctxT(t, 60*time.Second)
 	var space string
-	listed := func() map[int]protocol.Tab {
+	listed := func(t *testing.T) map[int]protocol.Tab {
 		t.Helper()
 		var list protocol.TabsListResult
 		if err := bot.Call(ctx, protocol.MethodTabsList, struct{}{}, &list); err != nil {
@@ -108,7 +108,7 @@ func TestOpenedTabsAreThoseTheAgentMayReach(t *testing.T) {
 				t.Fatalf("got %+v, want one tab in the agent's space (popup: %v)", opened, target == "#popup")
 			}
 			space = opened[0].Space
-			if l, ok := listed()[opened[0].ID]; !ok || l.Space != space {
+			if l, ok := listed(t)[opened[0].ID]; !ok || l.Space != space {
 				t.Errorf("the result names tab %d, which tabs.list shows the agent as %+v (listed: %v)", opened[0].ID, l, ok)
 			}
 			in := protocol.Target{Tab: opened[0].ID}
@@ -144,7 +144,7 @@ func TestOpenedTabsAreThoseTheAgentMayReach(t *testing.T) {
 	if len(opened) != 1 || !opened[0].Popup || opened[0].Space != "" {
 		t.Fatalf("the person's click opened %+v, want one popup window in no space", opened)
 	}
-	if _, ok := listed()[opened[0].ID]; ok {
+	if _, ok := listed(t)[opened[0].ID]; ok {
 		t.Errorf("tabs.list shows the agent the person's popup window %d", opened[0].ID)
 	}
 	refused(t, "the agent's eval in the person's popup window", bot.Call(ctx, protocol.MethodEval, protocol.EvalParams{Target: protocol.Target{Tab: opened[0].ID}, Expression: "1"}, nil), protocol.CodeNotInSpace)
